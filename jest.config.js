@@ -1,0 +1,30 @@
+/**
+ * Nest 12 and several of its dependencies ship ES modules only. Jest runs CommonJS here, so
+ * node_modules are transformed too: ts-jest for our TypeScript, SWC for JavaScript.
+ */
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+  '^.+\\.(m?js)$': ['@swc/jest', { module: { type: 'commonjs' }, jsc: { target: 'es2022' } }],
+};
+
+const common = {
+  rootDir: __dirname,
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  transform,
+  transformIgnorePatterns: [],
+  testEnvironment: 'node',
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      testTimeout: 60_000,
+    },
+  ],
+};

@@ -1,0 +1,78 @@
+import helmet from '@fastify/helmet';
+import { ConfigService } from '@nestjs/config';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Logger } from 'nestjs-pino';
+import { randomUUID } from 'node:crypto';
+import secureJson from 'secure-json-parse';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app.config';
+import { validateEnvironment } from './config/env.validation';
+import { setupSwagger } from './swagger';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps a caller's request id when it is safe to log, else makes one. */
+function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/** Builds the fully configured application, not yet listening. Used by `main.ts` and the tests. */
+export async function createApp(): Promise<NestFastifyApplication> {
+  const env = validateEnvironment(process.env);
+  const adapter = new FastifyAdapter({
+    bodyLimit: env.BODY_LIMIT,
+    genReqId: requestId,
+    requestIdHeader: false,
+    // Nest's logger (pino) logs requests; Fastify's own logger would log them twice.
+    logger: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
+    bufferLogs: true,
+    // The JSON parser is registered below, with its own rules.
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
+  const fastify = app.getHttpAdapter().getInstance();
+
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  // JSON only: anything else on a body is 415. An empty JSON body counts as no body, so bodiless
+  // actions (confirm, restore, ...) work whether or not a client sets the content type.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    (_request: FastifyRequest, payload: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
+      const text = payload.toString();
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+      } catch {
+        done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 }));
+      }
+    },
+  );
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: [`'self'`],
+        styleSrc: [`'self'`, `'unsafe-inline'`],
+        imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
+        scriptSrc: [`'self'`, `'unsafe-inline'`],
+      },
+    },
+  });
+  app.enableCors({
+    origin: config.corsOrigins.includes('*') ? true : config.corsOrigins.length > 0 ? config.corsOrigins : false,
+    exposedHeaders: ['X-Request-Id', 'X-Total-Count', 'Idempotent-Replayed', 'Retry-After'],
+  });
+  setupSwagger(app);
+  return app;
+}

@@ -1,0 +1,48 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule, ConfigService } from '@nestjs/config';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import { LoggerModule } from 'nestjs-pino';
+import { AuthModule } from './auth/auth.module';
+import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { createValidationPipe } from './common/pipes/validation.pipe';
+import { appConfig, AppConfig } from './config/app.config';
+import { authConfig } from './config/auth.config';
+import { databaseConfig } from './config/database.config';
+import { DatabaseModule } from './database/database.module';
+import { HealthModule } from './health/health.module';
+
+@Module({
+  imports: [
+    ConfigModule.forRoot({ isGlobal: true, load: [appConfig, authConfig, databaseConfig] }),
+    LoggerModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService) => {
+        const app = config.getOrThrow<AppConfig>('app');
+        return {
+          pinoHttp: {
+            level: app.logLevel,
+            // Fastify already assigned the id (from X-Request-Id or a fresh UUID).
+            genReqId: (request) => request.id,
+            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'], censor: '[redacted]' },
+            customLogLevel: (_request, response, error) =>
+              error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
+            serializers: {
+              req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
+              res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
+            },
+          },
+        };
+      },
+    }),
+    EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+    DatabaseModule,
+    HealthModule,
+    AuthModule,
+  ],
+  providers: [
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,78 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsDateString,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUrl,
+  MaxLength,
+  Min,
+  MinLength,
+  Validate,
+} from 'class-validator';
+import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
+import { MaxBytes } from '../../common/validators/max-bytes.validator';
+
+export class SignupDto {
+  @ApiProperty({ example: 'Ada', maxLength: 100 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  firstName: string;
+
+  @ApiProperty({ example: 'Lovelace', maxLength: 100 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  lastName: string;
+
+  @ApiProperty({ example: 'ada@example.com', format: 'email', maxLength: 254 })
+  @IsEmail({}, { message: 'email must be an email' })
+  @MaxLength(254)
+  email: string;
+
+  @ApiProperty({ example: 'correct horse battery', minLength: 8, description: '8 characters to 72 bytes' })
+  @IsString()
+  @MinLength(8, { message: 'password must be at least 8 characters long' })
+  @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
+  password: string;
+
+  @ApiProperty({
+    enum: USER_ROLES,
+    example: 'developer',
+    description: 'The first user of an empty system may take any role; after that manager and admin need an admin token',
+  })
+  @IsIn(USER_ROLES, { message: `role must be one of: ${USER_ROLES.join(', ')}` })
+  role: UserRole;
+
+  @ApiPropertyOptional({ type: 'integer', example: 5551234567, minimum: 0 })
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  phoneNumber?: number;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { city: 'London', country: 'GB' } })
+  @IsOptional()
+  @IsObject()
+  address?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ example: 'https://example.com/ada.png', format: 'uri' })
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true }, { message: 'avatar must be an http(s) URL' })
+  @MaxLength(2048)
+  avatar?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Accepted for compatibility and ignored: the server sets timestamps' })
+  @IsOptional()
+  @IsDateString()
+  createdAt?: string;
+
+  @ApiPropertyOptional({ format: 'date-time', description: 'Accepted for compatibility and ignored: the server sets timestamps' })
+  @IsOptional()
+  @IsDateString()
+  updatedAt?: string;
+}

@@ -1,0 +1,46 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsInt, IsMongoId, IsOptional, Max, Min } from 'class-validator';
+import { trusted } from 'mongoose';
+
+export const FINANCE_PAGE_DEFAULT = 20;
+export const FINANCE_PAGE_MAX = 100;
+
+/** Cursor paging of the finance lists: newest first, `startingAfter` is the last id already seen. */
+export class FinanceListQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(FINANCE_PAGE_MAX)
+  limit: number = FINANCE_PAGE_DEFAULT;
+
+  @ApiPropertyOptional({ description: 'Id of the last object of the previous page', example: '6650c0ffee0000000000a001' })
+  @IsOptional()
+  @IsMongoId({ message: 'startingAfter must be a valid id' })
+  startingAfter?: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+}
+
+/** Builds a page from `limit + 1` rows fetched newest first. */
+export function toPage<Row, T>(rows: Row[], limit: number, map: (row: Row) => T): Page<T> {
+  return { data: rows.slice(0, limit).map(map), hasMore: rows.length > limit };
+}
+
+/**
+ * Filter fragment for "older than the cursor" on `_id` order (ObjectIds grow with time).
+ * `trusted` because the global `sanitizeFilter` would otherwise neutralise the operator.
+ */
+export function cursorFilter(startingAfter?: string): Record<string, unknown> {
+  return startingAfter ? { _id: trusted({ $lt: startingAfter }) } : {};
+}
+
+export class PageMetaDto {
+  @ApiProperty({ description: 'Whether more objects follow this page' })
+  hasMore: boolean;
+}

@@ -1,0 +1,31 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../dto/error-response.dto';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid input: validation failure, malformed id or malformed JSON',
+  401: 'Missing, malformed, expired or otherwise invalid bearer token',
+  403: 'The caller lacks the role this operation needs',
+  404: 'No such resource',
+  409: 'Conflict with the current state (duplicate, or a request with this key still running)',
+  413: 'Request body over the size limit',
+  415: 'Request body is not application/json',
+  422: 'Idempotency-Key reused with a different request body',
+  429: 'Too many requests',
+  500: 'Unexpected server error (no internals are disclosed)',
+  503: 'Database unavailable',
+};
+
+/** Documents the error statuses of a route with the shared error body. */
+export function ApiErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto }),
+    ),
+  );
+}
+
+/** Statuses any authenticated JSON route can answer. */
+export const COMMON_ERRORS = [401, 500, 503] as const;
+/** Statuses any route with a JSON body can answer besides its own. */
+export const BODY_ERRORS = [400, 413, 415] as const;

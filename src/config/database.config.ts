@@ -1,0 +1,13 @@
+import { registerAs } from '@nestjs/config';
+import { validateEnvironment } from './env.validation';
+
+export const databaseConfig = registerAs('database', () => {
+  const env = validateEnvironment(process.env);
+  return {
+    uri: env.MONGODB_URI,
+    dataDir: env.DATA_DIR,
+    ferretdbBin: env.FERRETDB_BIN,
+  };
+});
+
+export type DatabaseConfig = ReturnType<typeof databaseConfig>;

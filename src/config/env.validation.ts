@@ -1,0 +1,114 @@
+import { plainToInstance } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+} from 'class-validator';
+
+export const NODE_ENVIRONMENTS = ['development', 'production', 'test'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** Every variable the service reads. `.env.example` documents the same list. */
+export class EnvironmentVariables {
+  @IsOptional()
+  @IsIn(NODE_ENVIRONMENTS)
+  NODE_ENV: (typeof NODE_ENVIRONMENTS)[number] = 'development';
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT: number = 3000;
+
+  @IsOptional()
+  @IsString()
+  HOST: string = '0.0.0.0';
+
+  @IsOptional()
+  @Matches(/^mongodb(\+srv)?:\/\/.+/, { message: 'MONGODB_URI must start with mongodb:// or mongodb+srv://' })
+  MONGODB_URI?: string;
+
+  @IsOptional()
+  @IsString()
+  DATA_DIR: string = '.data';
+
+  @IsOptional()
+  @IsString()
+  FERRETDB_BIN?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
+  JWT_SECRET?: string;
+
+  @IsOptional()
+  @Matches(/^\d+[smhd]?$/, { message: 'JWT_EXPIRES_IN must be a number of seconds or a duration like 15m, 1h, 7d' })
+  JWT_EXPIRES_IN: string = '1h';
+
+  @IsOptional()
+  @IsInt()
+  @Min(4)
+  @Max(15)
+  BCRYPT_ROUNDS: number = 12;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES: number = 5;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  LOGIN_FAILURE_WINDOW_SECONDS: number = 900;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1024)
+  BODY_LIMIT: number = 1_048_576;
+
+  @IsOptional()
+  @IsString()
+  CORS_ORIGINS: string = '';
+
+  @IsOptional()
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32, { message: 'CARD_FINGERPRINT_KEY must be at least 32 characters long' })
+  CARD_FINGERPRINT_KEY?: string;
+}
+
+/**
+ * Validates `process.env` at start-up. A wrong value stops the service with a message that names
+ * the variable, so a typo in a deployment fails loudly instead of running with a default.
+ */
+export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
+  const known = Object.keys(new EnvironmentVariables());
+  const input: Record<string, unknown> = {};
+  for (const key of [...known, 'MONGODB_URI', 'FERRETDB_BIN', 'JWT_SECRET', 'CARD_FINGERPRINT_KEY']) {
+    const value = raw[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const env = plainToInstance(EnvironmentVariables, input, { enableImplicitConversion: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  const problems = errors.flatMap((error) =>
+    Object.values(error.constraints ?? {}).map((message) =>
+      message.startsWith(error.property) ? message : `${error.property}: ${message}`,
+    ),
+  );
+  if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
+    problems.push('JWT_SECRET is required when NODE_ENV is production');
+  }
+  if (problems.length > 0) {
+    throw new Error(`Invalid environment configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+  return env;
+}

@@ -1,0 +1,48 @@
+import { Injectable, Logger, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectConnection, MongooseModule } from '@nestjs/mongoose';
+import mongoose, { Connection } from 'mongoose';
+import { DatabaseConfig } from '../config/database.config';
+
+// Operator injection guard: query filters built from request values cannot smuggle `$` operators.
+mongoose.set('sanitizeFilter', true);
+mongoose.set('strictQuery', true);
+
+/**
+ * Builds every model's indexes before the service takes traffic, so that a unique index already
+ * stands when the first concurrent writes arrive.
+ */
+@Injectable()
+class IndexesReady implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Database');
+
+  constructor(@InjectConnection() private readonly connection: Connection) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await Promise.all(Object.values(this.connection.models).map((model) => model.init()));
+    this.logger.log(`Indexes ready for ${Object.keys(this.connection.models).length} models`);
+  }
+}
+
+@Module({
+  imports: [
+    MongooseModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService) => {
+        const database = config.getOrThrow<DatabaseConfig>('database');
+        if (!database.uri) {
+          throw new Error('MONGODB_URI is not set and no embedded database was provisioned');
+        }
+        return {
+          uri: database.uri,
+          // Fail fast while the database is away: requests get 503 instead of hanging.
+          serverSelectionTimeoutMS: 3_000,
+          bufferTimeoutMS: 3_000,
+          autoIndex: true,
+        };
+      },
+    }),
+  ],
+  providers: [IndexesReady],
+})
+export class DatabaseModule {}

@@ -1,0 +1,52 @@
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.factory';
+import { validateEnvironment } from './config/env.validation';
+import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-database';
+
+async function bootstrap(): Promise<void> {
+  const logger = new Logger('Bootstrap');
+  let env;
+  try {
+    env = validateEnvironment(process.env);
+  } catch (error) {
+    logger.error((error as Error).message);
+    process.exit(1);
+  }
+
+  let embedded: EmbeddedDatabase | undefined;
+  if (!env.MONGODB_URI) {
+    embedded = await startEmbeddedDatabase({
+      dataDir: env.DATA_DIR,
+      ferretdbBin: env.FERRETDB_BIN,
+      log: (message) => logger.log(message),
+    });
+    process.env.MONGODB_URI = `${embedded.uri}platform`;
+    logger.log(`MONGODB_URI is not set: using an embedded ${embedded.engine} with data under ${env.DATA_DIR}/`);
+  }
+
+  const app = await createApp();
+  await app.listen(env.PORT, env.HOST);
+  logger.log(`Listening on http://${env.HOST}:${env.PORT} (Swagger UI at /docs)`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal} received: finishing in-flight requests`);
+    try {
+      await app.close();
+      await embedded?.stop();
+      process.exit(0);
+    } catch (error) {
+      logger.error(`Shutdown failed: ${(error as Error).message}`);
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+bootstrap().catch((error: Error) => {
+  new Logger('Bootstrap').error(error.message);
+  process.exit(1);
+});

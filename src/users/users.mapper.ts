@@ -1,0 +1,21 @@
+import type { UserResponse } from './dto/user.response';
+import type { User } from './user.schema';
+
+/** Builds exactly the contract's user fields; the password hash is never among them. */
+export function toUserResponse(user: User): UserResponse {
+  return {
+    id: String(user._id),
+    firstName: user.firstName,
+    lastName: user.lastName,
+    userName: user.userName ?? '',
+    email: user.email,
+    role: user.role,
+    status: user.status,
+    phoneNumber: user.phoneNumber ?? null,
+    avatar: user.avatar ?? null,
+    address: user.address ?? null,
+    defaultCompany: user.defaultCompany ?? null,
+    createdAt: new Date(user.createdAt).toISOString(),
+    updatedAt: new Date(user.updatedAt).toISOString(),
+  };
+}

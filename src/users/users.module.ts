@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { SystemFlag, SystemFlagSchema, User, UserSchema } from './user.schema';
+import { UsersService } from './users.service';
+
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: User.name, schema: UserSchema },
+      { name: SystemFlag.name, schema: SystemFlagSchema },
+    ]),
+  ],
+  providers: [UsersService],
+  exports: [UsersService],
+})
+export class UsersModule {}

@@ -1,0 +1,21 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedDatabase } from '../../src/database/embedded-database';
+
+/**
+ * One throwaway database server per test run; each test file takes its own database on it.
+ * A MONGODB_URI given by the caller (a real MongoDB) is used instead.
+ */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.MONGODB_URI) {
+    process.env.TEST_MONGODB_BASE_URI = process.env.MONGODB_URI.replace(/\/[^/?]*(\?.*)?$/, '/');
+    return;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-db-'));
+  const database = await startEmbeddedDatabase({ dataDir, ferretdbBin: process.env.FERRETDB_BIN, log: () => undefined });
+  process.env.TEST_MONGODB_BASE_URI = database.uri;
+  process.env.TEST_DATABASE_DIR = dataDir;
+  (globalThis as { __TEST_DATABASE__?: typeof database }).__TEST_DATABASE__ = database;
+  process.stderr.write(`\nTest database: embedded ${database.engine} at ${database.uri}\n`);
+}

@@ -1,0 +1,58 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { getConnectionToken } from '@nestjs/mongoose';
+import type { Connection } from 'mongoose';
+import { randomBytes } from 'node:crypto';
+import { createApp } from '../../src/app.factory';
+import { HttpClient } from './http';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  http: HttpClient;
+  baseUrl: string;
+  /** The test file's own database, for asserting what is stored. */
+  db: Connection;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real application on its own database and a real port. Each call gets a fresh database,
+ * so test files never see each other's data. `env` overrides variables for this app only.
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const base = process.env.TEST_MONGODB_BASE_URI;
+  if (!base) throw new Error('TEST_MONGODB_BASE_URI is not set: run the e2e tests through jest (global setup)');
+  const databaseName = `test_${randomBytes(6).toString('hex')}`;
+  const previous = { ...process.env };
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    JWT_SECRET: TEST_JWT_SECRET,
+    BCRYPT_ROUNDS: '4',
+    LOG_LEVEL: 'silent',
+    MONGODB_URI: `${base}${databaseName}`,
+    ...env,
+  });
+  try {
+    const app = await createApp();
+    await app.init();
+    await app.getHttpAdapter().getInstance().ready();
+    await app.listen(0, '127.0.0.1');
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const db = app.get<Connection>(getConnectionToken());
+    return {
+      app,
+      http: new HttpClient(baseUrl),
+      baseUrl,
+      db,
+      close: async () => {
+        await db.dropDatabase().catch(() => undefined);
+        await app.close();
+      },
+    };
+  } finally {
+    process.env = previous;
+  }
+}
