@@ -1,0 +1,6 @@
+/** Emitted (awaited, with `emitAsync`) after a channel is deleted, so its projects go with it. */
+export const CHANNEL_DELETED = 'channel.deleted';
+
+export interface ChannelDeletedEvent {
+  channelId: string;
+}
