@@ -26,6 +26,8 @@ export async function createApp(): Promise<NestFastifyApplication> {
     bodyLimit: env.BODY_LIMIT,
     genReqId: requestId,
     requestIdHeader: false,
+    // The spec writes some paths with a trailing slash (`/v1/customers/`): both forms route the same.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Nest's logger (pino) logs requests; Fastify's own logger would log them twice.
     logger: false,
   });

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { ConflictException, Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
+import { isDuplicateKey } from '../common/database/duplicate-key';
 import { SystemFlag, User } from './user.schema';
 
 const FIRST_USER_FLAG = 'first-user';
@@ -26,10 +27,15 @@ export class UsersService {
     @InjectModel(SystemFlag.name) private readonly flags: Model<SystemFlag>,
   ) {}
 
-  /** A duplicate email surfaces as the driver's duplicate-key error, answered 409 by the filter. */
+  /** The unique index on email decides duplicates, also between concurrent signups. */
   async create(user: NewUser): Promise<User> {
-    const created = await this.users.create(user);
-    return created.toObject();
+    try {
+      const created = await this.users.create(user);
+      return created.toObject();
+    } catch (error) {
+      if (isDuplicateKey(error)) throw new ConflictException('A user with this email already exists');
+      throw error;
+    }
   }
 
   findById(id: string): Promise<User | null> {
@@ -54,7 +60,7 @@ export class UsersService {
       await this.flags.create({ _id: FIRST_USER_FLAG });
       return true;
     } catch (error) {
-      if ((error as { code?: number }).code === 11000) return false;
+      if (isDuplicateKey(error)) return false;
       throw error;
     }
   }

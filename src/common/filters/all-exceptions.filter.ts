@@ -44,8 +44,10 @@ export function toErrorBody(exception: unknown): ErrorBody {
   const error = exception as { name?: string; code?: unknown; statusCode?: unknown; message?: string; keyValue?: object };
   if (error?.name === 'MongoServerError' || error?.name === 'MongoBulkWriteError') {
     if (error.code === 11000) {
+      // MongoDB names the fields in keyValue; FerretDB does not, so services that know which
+      // unique field collided throw their own ConflictException with a precise message.
       const fields = Object.keys(error.keyValue ?? {});
-      return body(409, fields.length ? `A record with this ${fields.join(', ')} already exists` : 'Duplicate record');
+      return body(409, fields.length ? `A record with this ${fields.join(', ')} already exists` : 'A record with these unique values already exists');
     }
   }
   if (error?.name === 'CastError' || error?.name === 'BSONError') {

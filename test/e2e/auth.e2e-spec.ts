@@ -1,0 +1,282 @@
+import { createHmac } from 'node:crypto';
+import { createFirstAdmin, createUser, signupBody, uniqueEmail } from '../support/auth';
+import { expectError, expectValidationError } from '../support/expect-error';
+import { createTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
+
+const USER_FIELDS = [
+  'address', 'avatar', 'createdAt', 'defaultCompany', 'email', 'firstName', 'id', 'lastName',
+  'phoneNumber', 'role', 'status', 'updatedAt', 'userName',
+].sort();
+
+function base64url(value: object | string): string {
+  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+}
+
+function signToken(payload: object, secret = TEST_JWT_SECRET, header: object = { alg: 'HS256', typ: 'JWT' }): string {
+  const unsigned = `${base64url(header)}.${base64url(payload)}`;
+  const signature = createHmac('sha256', secret).update(unsigned).digest('base64url');
+  return `${unsigned}.${signature}`;
+}
+
+describe('authentication and roles', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '1000' });
+  });
+  afterAll(() => t.close());
+
+  describe('signup', () => {
+    it('lets the first user of an empty system take the admin role, then refuses a public admin signup', async () => {
+      const first = await t.http.post('/api/v1/singup', signupBody({ role: 'admin', email: uniqueEmail('first') }));
+      expect(first.status).toBe(201);
+      expect(first.body.message).toBe('User created');
+      expect(first.body.data.user.role).toBe('admin');
+
+      const second = await t.http.post('/api/v1/singup', signupBody({ role: 'admin' }));
+      expectError(second, 403, 'Only an admin can create a admin account');
+      const manager = await t.http.post('/api/v1/signup', signupBody({ role: 'manager' }));
+      expectError(manager, 403);
+    });
+
+    it('returns the contract user object without password or hash, with defaults', async () => {
+      const body = signupBody({ email: uniqueEmail('shape') });
+      const res = await t.http.post('/api/v1/singup', body);
+      expect(res.status).toBe(201);
+      const user = res.body.data.user;
+      expect(Object.keys(user).sort()).toEqual(USER_FIELDS);
+      expect(user).toMatchObject({
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        userName: '',
+        email: body.email,
+        role: 'developer',
+        status: 'active',
+        phoneNumber: null,
+        avatar: null,
+        address: null,
+        defaultCompany: null,
+      });
+      expect(user.id).toMatch(/^[0-9a-f]{24}$/);
+      expect(new Date(user.createdAt).toISOString()).toBe(user.createdAt);
+      expect(res.text).not.toContain(body.password);
+      expect(res.text).not.toMatch(/passwordHash|\$2[aby]\$/);
+    });
+
+    it('keeps optional profile fields and ignores client timestamps', async () => {
+      const res = await t.http.post(
+        '/api/v1/signup',
+        signupBody({
+          phoneNumber: 5551234567,
+          address: { city: 'London' },
+          avatar: 'https://example.com/a.png',
+          createdAt: '2000-01-01T00:00:00.000Z',
+        }),
+      );
+      expect(res.status).toBe(201);
+      expect(res.body.data.user).toMatchObject({ phoneNumber: 5551234567, address: { city: 'London' }, avatar: 'https://example.com/a.png' });
+      expect(res.body.data.user.createdAt).not.toBe('2000-01-01T00:00:00.000Z');
+    });
+
+    it('stores a bcrypt hash, never the password', async () => {
+      const body = signupBody({ email: uniqueEmail('hash') });
+      await t.http.post('/api/v1/singup', body);
+      const stored = await t.db.collection('users').findOne({ email: body.email });
+      expect(stored).not.toBeNull();
+      expect(stored!.passwordHash).toMatch(/^\$2[aby]\$04\$/);
+      expect(JSON.stringify(stored)).not.toContain(body.password);
+    });
+
+    it('rejects a duplicate email with 409, case-insensitively', async () => {
+      const body = signupBody({ email: uniqueEmail('dup') });
+      expect((await t.http.post('/api/v1/singup', body)).status).toBe(201);
+      const again = await t.http.post('/api/v1/singup', { ...body, email: body.email.toUpperCase() });
+      expectError(again, 409, /email/);
+    });
+
+    it.each([
+      ['email', { email: 'not-an-email' }, 'email must be an email'],
+      ['password', { password: 'short' }, 'password must be at least 8 characters long'],
+      ['password', { password: 'é'.repeat(40) }, 'password must be at most 72 bytes long'],
+      ['role', { role: 'owner' }, 'role must be one of: developer, manager, admin'],
+      ['firstName', { firstName: '' }, undefined],
+      ['phoneNumber', { phoneNumber: 12.5 }, undefined],
+      ['phoneNumber', { phoneNumber: '555' }, undefined],
+      ['avatar', { avatar: 'javascript:alert(1)' }, 'avatar must be an http(s) URL'],
+      ['address', { address: 'Baker Street' }, undefined],
+    ])('rejects an invalid %s with 400 naming the field', async (field, overrides, message) => {
+      const res = await t.http.post('/api/v1/singup', signupBody(overrides));
+      expectValidationError(res, field, message);
+    });
+
+    it('rejects missing required fields', async () => {
+      const res = await t.http.post('/api/v1/singup', { email: uniqueEmail() });
+      for (const field of ['firstName', 'lastName', 'password', 'role']) expectValidationError(res, field);
+    });
+
+    it('rejects unknown fields, so status, _id or passwordHash cannot be mass-assigned', async () => {
+      for (const extra of [{ status: 'suspended' }, { _id: '6650c0ffee0000000000a001' }, { passwordHash: 'x' }, { userName: 'x' }]) {
+        const res = await t.http.post('/api/v1/singup', signupBody(extra));
+        expectValidationError(res, Object.keys(extra)[0], /should not exist/);
+      }
+    });
+  });
+
+  describe('roles at signup', () => {
+    let app: TestApp;
+    beforeAll(async () => {
+      app = await createTestApp();
+    });
+    afterAll(() => app.close());
+
+    it('lets an admin create managers and admins, and refuses a developer or manager token', async () => {
+      const admin = await createFirstAdmin(app.http);
+      const manager = await createUser(app.http, 'manager', admin.token);
+      expect(manager.role).toBe('manager');
+      const secondAdmin = await createUser(app.http, 'admin', admin.token);
+      expect(secondAdmin.role).toBe('admin');
+
+      const developer = await createUser(app.http, 'developer');
+      expectError(await app.http.post('/api/v1/singup', signupBody({ role: 'admin' }), { token: developer.token }), 403);
+      expectError(await app.http.post('/api/v1/singup', signupBody({ role: 'manager' }), { token: manager.token }), 403);
+    });
+
+    it('gives the first-user privilege to exactly one of several racing signups', async () => {
+      const fresh = await createTestApp();
+      try {
+        const results = await Promise.all(
+          Array.from({ length: 8 }, () => fresh.http.post('/api/v1/singup', signupBody({ role: 'admin' }))),
+        );
+        expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+        expect(results.filter((r) => r.status === 403)).toHaveLength(7);
+      } finally {
+        await fresh.close();
+      }
+    });
+  });
+
+  describe('login', () => {
+    const email = uniqueEmail('login');
+    const password = 'a very good password';
+
+    beforeAll(async () => {
+      const res = await t.http.post('/api/v1/singup', signupBody({ email, password }));
+      expect(res.status).toBe(201);
+    });
+
+    it('returns 200, the message, an HS256 token with sub and role, and the user', async () => {
+      const res = await t.http.post('/api/v1/login', { email, password });
+      expect(res.status).toBe(200);
+      expect(res.body.message).toBe('Login successful');
+      expect(Object.keys(res.body.data.user).sort()).toEqual(USER_FIELDS);
+      expect(res.text).not.toMatch(/passwordHash|\$2[aby]\$/);
+      const [header, payload] = res.body.accessToken.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+      expect(header.alg).toBe('HS256');
+      expect(payload).toMatchObject({ sub: res.body.data.user.id, role: 'developer' });
+      expect(payload.exp - payload.iat).toBe(3600);
+    });
+
+    it('accepts the email in any case', async () => {
+      expect((await t.http.post('/api/v1/login', { email: email.toUpperCase(), password })).status).toBe(200);
+    });
+
+    it('answers unknown email and wrong password with the same 401', async () => {
+      const unknown = await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password });
+      const wrong = await t.http.post('/api/v1/login', { email, password: 'not the password' });
+      expectError(unknown, 401, 'Invalid email or password');
+      expectError(wrong, 401, 'Invalid email or password');
+      expect(unknown.body).toEqual(wrong.body);
+    });
+
+    it('validates the body', async () => {
+      expectValidationError(await t.http.post('/api/v1/login', { email: 'x', password }), 'email');
+      expectValidationError(await t.http.post('/api/v1/login', { email }), 'password');
+      expectValidationError(await t.http.post('/api/v1/login', { email, password, role: 'admin' }), 'role', /should not exist/);
+    });
+  });
+
+  describe('bearer tokens', () => {
+    let token: string;
+    let userId: string;
+
+    beforeAll(async () => {
+      const user = await createUser(t.http, 'developer');
+      token = user.token;
+      userId = user.id;
+    });
+
+    it('GET /api/v1/me returns the token user', async () => {
+      const res = await t.http.get('/api/v1/me', { token });
+      expect(res.status).toBe(200);
+      expect(res.body.data.user.id).toBe(userId);
+      expect(Object.keys(res.body.data.user).sort()).toEqual(USER_FIELDS);
+    });
+
+    it('rejects a missing or malformed Authorization header', async () => {
+      expectError(await t.http.get('/api/v1/me'), 401, /Missing bearer token/);
+      expectError(await t.http.get('/api/v1/me', { headers: { authorization: `Token ${token}` } }), 401);
+      expectError(await t.http.get('/api/v1/me', { headers: { authorization: 'Bearer not.a.jwt' } }), 401);
+    });
+
+    it('rejects a tampered token', async () => {
+      const [header, , signature] = token.split('.');
+      const payload = base64url({ sub: userId, role: 'admin', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600 });
+      expectError(await t.http.get('/api/v1/me', { token: `${header}.${payload}.${signature}` }), 401, 'Invalid or expired token');
+    });
+
+    it('rejects a token signed with another secret', async () => {
+      const forged = signToken({ sub: userId, role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 }, 'another-secret-another-secret-another-secret');
+      expectError(await t.http.get('/api/v1/me', { token: forged }), 401);
+    });
+
+    it('rejects an expired token', async () => {
+      const expired = signToken({ sub: userId, role: 'developer', iat: 1_600_000_000, exp: 1_600_000_060 });
+      expectError(await t.http.get('/api/v1/me', { token: expired }), 401, 'Invalid or expired token');
+    });
+
+    it('rejects alg: none', async () => {
+      const none = `${base64url({ alg: 'none', typ: 'JWT' })}.${base64url({ sub: userId, role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 })}.`;
+      expectError(await t.http.get('/api/v1/me', { token: none }), 401);
+    });
+
+    it('rejects HS512 even with the right secret (algorithm pinned)', async () => {
+      const header = { alg: 'HS512', typ: 'JWT' };
+      const unsigned = `${base64url(header)}.${base64url({ sub: userId, role: 'developer', exp: Math.floor(Date.now() / 1000) + 600 })}`;
+      const signature = createHmac('sha512', TEST_JWT_SECRET).update(unsigned).digest('base64url');
+      expectError(await t.http.get('/api/v1/me', { token: `${unsigned}.${signature}` }), 401);
+    });
+
+    it('rejects a well-signed token with an unknown role', async () => {
+      const odd = signToken({ sub: userId, role: 'root', exp: Math.floor(Date.now() / 1000) + 600 });
+      expectError(await t.http.get('/api/v1/me', { token: odd }), 401);
+    });
+
+    it('answers 401 when the token user no longer exists', async () => {
+      const ghost = signToken({ sub: '6650c0ffee0000000000a001', role: 'developer', exp: Math.floor(Date.now() / 1000) + 600 });
+      expectError(await t.http.get('/api/v1/me', { token: ghost }), 401);
+    });
+  });
+});
+
+describe('login throttling', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '3' });
+  });
+  afterAll(() => t.close());
+
+  it('answers 429 after repeated failures, also for the right password, and does not count successes', async () => {
+    const body = signupBody({ email: uniqueEmail('throttle') });
+    expect((await t.http.post('/api/v1/singup', body)).status).toBe(201);
+    for (let i = 0; i < 5; i++) {
+      expect((await t.http.post('/api/v1/login', { email: body.email, password: body.password })).status).toBe(200);
+    }
+    for (let i = 0; i < 3; i++) {
+      expectError(await t.http.post('/api/v1/login', { email: body.email, password: 'wrong password' }), 401);
+    }
+    const blocked = await t.http.post('/api/v1/login', { email: body.email, password: 'wrong password' });
+    expectError(blocked, 429, /Too many failed login attempts/);
+    expectError(await t.http.post('/api/v1/login', { email: body.email, password: body.password }), 429);
+  });
+});
