@@ -22,7 +22,7 @@ export class AuthController {
       'The path is spelled `singup` as in the original interface; `/api/v1/signup` is an alias. ' +
       'The first user of an empty system may take any role; after that `manager` and `admin` need an admin bearer token.',
   })
-  @ApiBearerAuth()
+  @ApiBearerAuth('bearer')
   @ApiCreatedResponse({ type: SignupResponse })
   @ApiErrorResponses(400, 403, 409, 413, 415, 500, 503)
   signup(@Body() dto: SignupDto, @CurrentUser() caller?: AuthenticatedUser): Promise<SignupResponse> {
@@ -32,7 +32,7 @@ export class AuthController {
   @Public()
   @Post('signup')
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
-  @ApiBearerAuth()
+  @ApiBearerAuth('bearer')
   @ApiCreatedResponse({ type: SignupResponse })
   @ApiErrorResponses(400, 403, 409, 413, 415, 500, 503)
   signupAlias(@Body() dto: SignupDto, @CurrentUser() caller?: AuthenticatedUser): Promise<SignupResponse> {
@@ -53,7 +53,6 @@ export class AuthController {
   }
 
   @Get('me')
-  @ApiBearerAuth()
   @ApiOperation({ summary: 'The user of the bearer token' })
   @ApiOkResponse({ type: UserDataResponse })
   @ApiErrorResponses(401, 500, 503)

@@ -18,7 +18,7 @@ export class HealthController {
   @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({ summary: 'Liveness and database reachability' })
   @ApiOkResponse({ type: HealthResponse })
-  @ApiErrorResponses(503)
+  @ApiErrorResponses(500, 503)
   check() {
     return this.health.check([() => this.mongoose.pingCheck('database', { timeout: 1_500 })]);
   }

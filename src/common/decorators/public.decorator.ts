@@ -1,6 +1,11 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiSecurity } from '@nestjs/swagger';
 
 export const IS_PUBLIC = 'isPublic';
 
-/** Opts a route out of the global bearer-token guard. Everything else needs a token. */
-export const Public = () => SetMetadata(IS_PUBLIC, true);
+/**
+ * Opts a route out of the global bearer-token guard. Everything else needs a token.
+ * In the OpenAPI document the route gets an empty security requirement (anonymous allowed),
+ * which overrides the document-wide bearer requirement.
+ */
+export const Public = () => applyDecorators(SetMetadata(IS_PUBLIC, true), ApiSecurity({}));
