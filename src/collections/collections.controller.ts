@@ -1,0 +1,104 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Roles } from '../common/decorators/roles.decorator';
+import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
+import { IncludeDeletedQuery } from '../common/paging/content-list.query';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { CollectionsService } from './collections.service';
+import { CollectionResponse } from './dto/collection.response';
+import { CreateCollectionDto } from './dto/create-collection.dto';
+import { ListCollectionsQuery } from './dto/list-collections.query';
+import { UpdateCollectionDto } from './dto/update-collection.dto';
+
+const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
+
+@ApiTags('collections')
+@Controller('collections')
+export class CollectionsController {
+  constructor(private readonly collections: CollectionsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a collection', description: 'Only `name` is required.' })
+  @ApiCreatedResponse({ type: MessageWithIdResponseDto, example: { message: 'Collection created', id: '6650c0ffee0000000000c001' } })
+  @ApiErrorResponses(400, 401, 413, 415, 500, 503)
+  async createCollection(@Body() dto: CreateCollectionDto): Promise<MessageWithIdResponseDto> {
+    return { message: 'Collection created', id: await this.collections.create(dto) };
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List collections',
+    description:
+      'Newest first, bounded by `limit` (default 100, max 500) and `skip`. Soft-deleted collections are left out ' +
+      'unless `includeDeleted=true`. The total of matching collections is in the `X-Total-Count` header.',
+  })
+  @ApiOkResponse({
+    type: [CollectionResponse],
+    headers: { 'X-Total-Count': { description: 'Number of collections matching the filter, ignoring limit and skip', schema: { type: 'integer', example: 42 } } },
+  })
+  @ApiErrorResponses(400, 401, 500, 503)
+  async listCollections(
+    @Query() query: ListCollectionsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CollectionResponse[]> {
+    const { items, total } = await this.collections.list(query);
+    reply.header('X-Total-Count', String(total));
+    return items;
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a collection', description: 'A soft-deleted collection is 404 unless `includeDeleted=true`.' })
+  @ApiOkResponse({ type: CollectionResponse })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  getCollection(@Param('id', ParseObjectIdPipe) id: string, @Query() query: IncludeDeletedQuery): Promise<CollectionResponse> {
+    return this.collections.get(id, query.includeDeleted);
+  }
+
+  @Put(':id')
+  @ApiOperation({
+    summary: 'Update a collection',
+    description: 'Takes any subset of the writable fields. A soft-deleted collection is 404: restore it first.',
+  })
+  @ApiOkResponse(message('Collection updated'))
+  @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
+  async updateCollection(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCollectionDto): Promise<MessageResponseDto> {
+    await this.collections.update(id, dto);
+    return { message: 'Collection updated' };
+  }
+
+  @Patch(':id/soft-delete')
+  @ApiOperation({
+    summary: 'Soft-delete a collection',
+    description: 'Sets `deletedAt`; the collection leaves lists and reads until restored. Already soft-deleted is 404.',
+  })
+  @ApiOkResponse(message('Collection soft-deleted'))
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async softDeleteCollection(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.collections.softDelete(id);
+    return { message: 'Collection soft-deleted' };
+  }
+
+  @Patch(':id/restore')
+  @ApiOperation({
+    summary: 'Restore a soft-deleted collection',
+    description: 'Clears `deletedAt`. Only a soft-deleted collection can be restored: an unknown or live id is 404.',
+  })
+  @ApiOkResponse(message('Collection restored'))
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async restoreCollection(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.collections.restore(id);
+    return { message: 'Collection restored' };
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @ApiOperation({ summary: 'Hard-delete a collection', description: 'Admin only. Permanently removes a live or soft-deleted collection.' })
+  @ApiOkResponse(message('Collection hard-deleted'))
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async hardDeleteCollection(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.collections.hardDelete(id);
+    return { message: 'Collection hard-deleted' };
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { Collection, CollectionSchema } from './collection.schema';
+import { CollectionsController } from './collections.controller';
+import { CollectionsService } from './collections.service';
+
+@Module({
+  imports: [MongooseModule.forFeature([{ name: Collection.name, schema: CollectionSchema }])],
+  controllers: [CollectionsController],
+  providers: [CollectionsService],
+  exports: [CollectionsService],
+})
+export class CollectionsModule {}
