@@ -1,0 +1,21 @@
+import { ConflictException, Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from '../clients/clients.events';
+import { ChannelsService } from './channels.service';
+
+@Injectable()
+export class ChannelsListener {
+  constructor(private readonly channels: ChannelsService) {}
+
+  /**
+   * A client that still owns channels cannot be hard-deleted: the error travels back through the
+   * awaited emit and the delete answers 409 without removing anything. `suppressErrors: false`
+   * because the event-emitter module swallows listener errors by default.
+   */
+  @OnEvent(CLIENT_HARD_DELETING, { suppressErrors: false })
+  async onClientHardDeleting(event: ClientHardDeletingEvent): Promise<void> {
+    if (await this.channels.clientOwnsChannels(event.clientId)) {
+      throw new ConflictException('Client still owns channels');
+    }
+  }
+}
