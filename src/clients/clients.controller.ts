@@ -1,0 +1,109 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Roles } from '../common/decorators/roles.decorator';
+import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
+import { IncludeDeletedQuery } from '../common/paging/content-list.query';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { ClientsService } from './clients.service';
+import { ClientResponse } from './dto/client.response';
+import { CreateClientDto } from './dto/create-client.dto';
+import { ListClientsQuery } from './dto/list-clients.query';
+import { UpdateClientDto } from './dto/update-client.dto';
+
+const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
+
+@ApiTags('clients')
+@Controller('clients')
+export class ClientsController {
+  constructor(private readonly clients: ClientsService) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Create a client', description: '`name` and `email` are required. The email is not unique.' })
+  @ApiCreatedResponse({ type: MessageWithIdResponseDto, example: { message: 'Client created', id: '6650c0ffee0000000000d001' } })
+  @ApiErrorResponses(400, 401, 413, 415, 500, 503)
+  async createClient(@Body() dto: CreateClientDto): Promise<MessageWithIdResponseDto> {
+    return { message: 'Client created', id: await this.clients.create(dto) };
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List clients',
+    description:
+      'Newest first, bounded by `limit` (default 100, max 500) and `skip`. Soft-deleted clients are left out ' +
+      'unless `includeDeleted=true`. The total of matching clients is in the `X-Total-Count` header.',
+  })
+  @ApiOkResponse({
+    type: [ClientResponse],
+    headers: { 'X-Total-Count': { description: 'Number of clients matching the filter, ignoring limit and skip', schema: { type: 'integer', example: 42 } } },
+  })
+  @ApiErrorResponses(400, 401, 500, 503)
+  async listClients(
+    @Query() query: ListClientsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ClientResponse[]> {
+    const { items, total } = await this.clients.list(query);
+    reply.header('X-Total-Count', String(total));
+    return items;
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a client', description: 'A soft-deleted client is 404 unless `includeDeleted=true`.' })
+  @ApiOkResponse({ type: ClientResponse })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  getClient(@Param('id', ParseObjectIdPipe) id: string, @Query() query: IncludeDeletedQuery): Promise<ClientResponse> {
+    return this.clients.get(id, query.includeDeleted);
+  }
+
+  @Put(':id')
+  @ApiOperation({
+    summary: 'Update a client',
+    description: 'Takes any subset of the writable fields. A soft-deleted client is 404: restore it first.',
+  })
+  @ApiOkResponse(message('Client updated'))
+  @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
+  async updateClient(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateClientDto): Promise<MessageResponseDto> {
+    await this.clients.update(id, dto);
+    return { message: 'Client updated' };
+  }
+
+  @Patch(':id/soft-delete')
+  @ApiOperation({
+    summary: 'Soft-delete a client',
+    description: 'Sets `deletedAt`; the client leaves lists and reads until restored. Already soft-deleted is 404.',
+  })
+  @ApiOkResponse(message('Client soft-deleted'))
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async softDeleteClient(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.clients.softDelete(id);
+    return { message: 'Client soft-deleted' };
+  }
+
+  @Patch(':id/restore')
+  @ApiOperation({
+    summary: 'Restore a soft-deleted client',
+    description: 'Clears `deletedAt`. Only a soft-deleted client can be restored: an unknown or live id is 404.',
+  })
+  @ApiOkResponse(message('Client restored'))
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async restoreClient(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.clients.restore(id);
+    return { message: 'Client restored' };
+  }
+
+  @Delete(':id')
+  @Roles('admin')
+  @ApiOperation({
+    summary: 'Hard-delete a client',
+    description:
+      'Admin only. Permanently removes a live or soft-deleted client. A client that still owns channels is 409 ' +
+      'and nothing is removed: delete or move its channels first.',
+  })
+  @ApiOkResponse(message('Client hard-deleted'))
+  @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
+  async hardDeleteClient(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.clients.hardDelete(id);
+    return { message: 'Client hard-deleted' };
+  }
+}
