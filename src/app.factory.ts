@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import secureJson from 'secure-json-parse';
 import { AppModule } from './app.module';
+import { installMethodNotAllowed } from './common/http/method-not-allowed';
 import { AppConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
 import { setupSwagger } from './swagger';
@@ -39,6 +40,7 @@ export async function createApp(): Promise<NestFastifyApplication> {
   app.useLogger(app.get(Logger));
   const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
   const fastify = app.getHttpAdapter().getInstance();
+  installMethodNotAllowed(fastify);
 
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('X-Request-Id', request.id);

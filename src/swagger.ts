@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyServiceWideRules } from './common/swagger/openapi-post-process';
 
 export const BEARER = 'bearer';
 
@@ -31,7 +32,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  return sortKeys(document);
+  return sortKeys(applyServiceWideRules(document));
 }
 
 export function setupSwagger(app: INestApplication): void {

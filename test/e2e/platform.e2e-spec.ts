@@ -51,6 +51,26 @@ describe('platform (health, docs, errors, headers)', () => {
     expectError(await t.http.post('/api/v1/login', undefined, { raw: big }), 413, 'Request body is too large');
   });
 
+  it('answers 405 with Allow for a known path and an unsupported method, before reading any body', async () => {
+    const res = await t.http.request('PUT', '/api/v1/login', undefined, { raw: 'not json', headers: { 'content-type': 'text/plain' } });
+    expectError(res, 405, /Method PUT is not allowed on \/api\/v1\/login/);
+    expect(res.headers.get('allow')).toBe('POST');
+    const remove = await t.http.request('DELETE', '/health', undefined);
+    expect(remove.status).toBe(405);
+    expect(remove.headers.get('allow')).toContain('GET');
+  });
+
+  it('refuses a JSON body that is not an object', async () => {
+    expectError(await t.http.post('/api/v1/login', [1, 2]), 400, 'Request body must be a JSON object');
+    expectError(await t.http.post('/api/v1/login', undefined, { raw: 'null' }), 400, 'Request body must be a JSON object');
+  });
+
+  it('validates a missing body as an empty object, naming the required fields', async () => {
+    const res = await t.http.post('/api/v1/login');
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['email', 'password']);
+  });
+
   it('serves the Swagger UI and the OpenAPI document', async () => {
     const ui = await t.http.get('/docs');
     expect(ui.status).toBe(200);

@@ -8,7 +8,7 @@ export const FINANCE_PAGE_MAX = 100;
 
 /** Cursor paging of the finance lists: newest first, `startingAfter` is the last id already seen. */
 export class FinanceListQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -16,7 +16,11 @@ export class FinanceListQuery {
   @Max(FINANCE_PAGE_MAX)
   limit: number = FINANCE_PAGE_DEFAULT;
 
-  @ApiPropertyOptional({ description: 'Id of the last object of the previous page', example: '6650c0ffee0000000000a001' })
+  @ApiPropertyOptional({
+    description: 'Id of the last object of the previous page',
+    example: '6650c0ffee0000000000a001',
+    pattern: '^[0-9a-fA-F]{24}$',
+  })
   @IsOptional()
   @IsMongoId({ message: 'startingAfter must be a valid id' })
   startingAfter?: string;

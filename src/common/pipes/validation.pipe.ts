@@ -1,4 +1,4 @@
-import { BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
 
 export interface FieldError {
   field: string;
@@ -21,8 +21,24 @@ export class RequestValidationException extends BadRequestException {
   }
 }
 
+/**
+ * A missing body validates as `{}` (so a DTO with required fields names them, and one without
+ * accepts it); a body that is not a JSON object is refused outright.
+ */
+class BodyAwareValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && metadata.metatype && metadata.metatype !== Object) {
+      if (value === undefined) value = {};
+      else if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        throw new BadRequestException('Request body must be a JSON object');
+      }
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new BodyAwareValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,

@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+
+interface PathMethods {
+  pattern: RegExp;
+  methods: Set<string>;
+}
+
+function toPattern(url: string): RegExp {
+  const source = url
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}/?$`);
+}
+
+/**
+ * Answers 405 with an `Allow` header when a path exists but not for the request's method (Fastify
+ * alone says 404). It runs in `onRequest`, before any body is read, so an unsupported method never
+ * reaches content-type or JSON checks. Must be installed before the routes are registered.
+ */
+export function installMethodNotAllowed(fastify: FastifyInstance): void {
+  const byUrl = new Map<string, Set<string>>();
+  let compiled: PathMethods[] | undefined;
+
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (route.url.includes('*')) return;
+    const methods = byUrl.get(route.url) ?? new Set<string>();
+    for (const method of ([] as string[]).concat(route.method)) methods.add(method.toUpperCase());
+    byUrl.set(route.url, methods);
+    compiled = undefined;
+  });
+
+  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions.url !== undefined) return;
+    compiled ??= [...byUrl].map(([url, methods]) => ({ pattern: toPattern(url), methods }));
+    const path = request.url.split('?')[0];
+    const allowed = new Set<string>();
+    for (const route of compiled) if (route.pattern.test(path)) route.methods.forEach((method) => allowed.add(method));
+    if (allowed.size === 0 || allowed.has(request.method)) return;
+    const allow = [...allowed].sort().join(', ');
+    await reply
+      .code(405)
+      .header('Allow', allow)
+      .send({ statusCode: 405, error: STATUS_CODES[405], message: `Method ${request.method} is not allowed on ${path}; allowed: ${allow}` });
+  });
+}

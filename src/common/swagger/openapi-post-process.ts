@@ -1,0 +1,60 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+type Schema = Record<string, any>;
+const OBJECT_ID_PATTERN = '^[0-9a-fA-F]{24}$';
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+function refName(ref: string): string {
+  return ref.replace('#/components/schemas/', '');
+}
+
+/** Component schemas reachable from a schema through $ref, properties, items and compositions. */
+function collectRefs(schema: Schema | undefined, schemas: Record<string, Schema>, seen: Set<string>): void {
+  if (!schema || typeof schema !== 'object') return;
+  if (typeof schema.$ref === 'string') {
+    const name = refName(schema.$ref);
+    if (seen.has(name)) return;
+    seen.add(name);
+    collectRefs(schemas[name], schemas, seen);
+    return;
+  }
+  for (const key of ['items', 'additionalProperties']) collectRefs(schema[key], schemas, seen);
+  for (const key of ['allOf', 'oneOf', 'anyOf']) (schema[key] ?? []).forEach((part: Schema) => collectRefs(part, schemas, seen));
+  Object.values(schema.properties ?? {}).forEach((property) => collectRefs(property as Schema, schemas, seen));
+}
+
+/**
+ * States in the document what the service enforces everywhere, so clients and contract tests see
+ * the real rules: every path parameter is an ObjectId, request bodies take no unknown fields, and a
+ * body is required exactly when its schema has required fields (a missing body validates as `{}`).
+ */
+export function applyServiceWideRules(document: OpenAPIObject): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  const requestSchemas = new Set<string>();
+
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const operation = (item as Record<string, any>)[method];
+      if (!operation) continue;
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'path') {
+          parameter.schema = { ...(parameter.schema ?? {}), type: 'string', pattern: OBJECT_ID_PATTERN };
+          parameter.example ??= '6650c0ffee0000000000a001';
+        }
+      }
+      const body = operation.requestBody?.content?.['application/json'];
+      if (body?.schema) {
+        const reachable = new Set<string>();
+        collectRefs(body.schema, schemas, reachable);
+        reachable.forEach((name) => requestSchemas.add(name));
+        const root = body.schema.$ref ? schemas[refName(body.schema.$ref)] : body.schema;
+        operation.requestBody.required = Array.isArray(root?.required) && root.required.length > 0;
+      }
+    }
+  }
+  for (const name of requestSchemas) {
+    const schema = schemas[name];
+    if (schema && (schema.type === 'object' || schema.properties)) schema.additionalProperties = false;
+  }
+  return document;
+}
