@@ -1,0 +1,145 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsMongoId,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+import {
+  CONTENT_UPLOAD_TYPES,
+  type ContentUploadType,
+  PROJECT_ACCESS,
+  PROJECT_STATUSES,
+  PROJECT_TYPES,
+  type ProjectAccess,
+  type ProjectStatus,
+  type ProjectType,
+  SUPPORTED_FEATURES,
+  SUPPORTED_FORMATS,
+  SUPPORTED_MODES,
+  type SupportedFeature,
+  type SupportedFormat,
+  type SupportedMode,
+} from '../project.schema';
+
+/** Optional, but when present it must be valid: an explicit `null` is rejected, not stored. */
+const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+
+const oneOf = (field: string, values: readonly string[]) => `${field} must be one of: ${values.join(', ')}`;
+const eachOneOf = (field: string, values: readonly string[]) => `each value in ${field} must be one of: ${values.join(', ')}`;
+const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true };
+
+/**
+ * The project fields. Optional text fields take `null` to mean "none" (how they read back when
+ * unset); `access`, `status` and the lists have defaults instead and do not take `null`.
+ */
+export class CreateProjectDto {
+  @ApiPropertyOptional({
+    example: '6650c0ffee0000000000b001',
+    description: 'Optional on create; when sent it must equal the channel in the path',
+  })
+  @IsOptionalNotNull()
+  @IsMongoId({ message: 'channelId must be a valid id' })
+  channelId?: string;
+
+  @ApiProperty({ enum: PROJECT_TYPES, example: 'album' })
+  @IsIn(PROJECT_TYPES, { message: oneOf('projectTypeId', PROJECT_TYPES) })
+  projectTypeId: ProjectType;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'jazz', maxLength: 100, description: 'Free text, for example a music subtype' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  subTypeId?: string | null;
+
+  @ApiProperty({ example: 'Blue Hours', maxLength: 300 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(300)
+  primaryTitle: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Late-night piano sessions', maxLength: 10000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(10_000)
+  description?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', example: 'https://cdn.example.com/p/blue-portrait.jpg', maxLength: 2048 })
+  @IsOptional()
+  @IsUrl(HTTP_URL, { message: 'portraitImg must be an http(s) URL' })
+  @MaxLength(2048)
+  portraitImg?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', example: 'https://cdn.example.com/p/blue-landscape.jpg', maxLength: 2048 })
+  @IsOptional()
+  @IsUrl(HTTP_URL, { message: 'landscapeImg must be an http(s) URL' })
+  @MaxLength(2048)
+  landscapeImg?: string | null;
+
+  @ApiPropertyOptional({ enum: CONTENT_UPLOAD_TYPES, nullable: true, example: 'youtube' })
+  @IsOptional()
+  @IsIn(CONTENT_UPLOAD_TYPES, { message: oneOf('contentUploadType', CONTENT_UPLOAD_TYPES) })
+  contentUploadType?: ContentUploadType | null;
+
+  @ApiPropertyOptional({ enum: PROJECT_ACCESS, default: 'public' })
+  @IsOptionalNotNull()
+  @IsIn(PROJECT_ACCESS, { message: oneOf('access', PROJECT_ACCESS) })
+  access?: ProjectAccess;
+
+  @ApiPropertyOptional({ enum: PROJECT_STATUSES, default: 'draft' })
+  @IsOptionalNotNull()
+  @IsIn(PROJECT_STATUSES, { message: oneOf('status', PROJECT_STATUSES) })
+  status?: ProjectStatus;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'en', maxLength: 35, description: 'Language code (BCP 47), such as en or pt-BR' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(35)
+  @Matches(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, { message: 'primaryLanguageId must be a language code such as en or pt-BR' })
+  primaryLanguageId?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'music', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  categoryId?: string | null;
+
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'jazz', maxLength: 100 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  subCategoryId?: string | null;
+
+  @ApiPropertyOptional({ type: [String], default: [], example: ['piano', 'night'], maxItems: 100 })
+  @IsOptionalNotNull()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  topicIds?: string[];
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FORMATS] }, default: [], example: ['audio'] })
+  @IsOptionalNotNull()
+  @IsArray()
+  @IsIn(SUPPORTED_FORMATS, { each: true, message: eachOneOf('supportedFormats', SUPPORTED_FORMATS) })
+  supportedFormats?: SupportedFormat[];
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_MODES] }, default: [], example: ['listen'] })
+  @IsOptionalNotNull()
+  @IsArray()
+  @IsIn(SUPPORTED_MODES, { each: true, message: eachOneOf('supportedModes', SUPPORTED_MODES) })
+  supportedModes?: SupportedMode[];
+
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FEATURES] }, default: [], example: ['comments', 'like'] })
+  @IsOptionalNotNull()
+  @IsArray()
+  @IsIn(SUPPORTED_FEATURES, { each: true, message: eachOneOf('supportedFeatures', SUPPORTED_FEATURES) })
+  supportedFeatures?: SupportedFeature[];
+}

@@ -1,0 +1,97 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+
+export const PROJECT_TYPES = ['project', 'show', 'album', 'podcasts', 'playlist'] as const;
+export const CONTENT_UPLOAD_TYPES = ['serverVideo', 'externalUrl', 'youtube'] as const;
+export const PROJECT_ACCESS = ['public', 'permissions', 'linkPrivate'] as const;
+export const PROJECT_STATUSES = ['draft', 'published', 'archived'] as const;
+export const SUPPORTED_FORMATS = ['audio', 'video', 'text'] as const;
+export const SUPPORTED_MODES = ['read', 'listen', 'watch', 'chat', 'go'] as const;
+export const SUPPORTED_FEATURES = [
+  'comments',
+  'remix',
+  'like',
+  'likeDislikeVotes',
+  'polls',
+  'download',
+  'translate',
+  'entTranscribe',
+  'voiceover',
+] as const;
+
+export type ProjectType = (typeof PROJECT_TYPES)[number];
+export type ContentUploadType = (typeof CONTENT_UPLOAD_TYPES)[number];
+export type ProjectAccess = (typeof PROJECT_ACCESS)[number];
+export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
+export type SupportedFormat = (typeof SUPPORTED_FORMATS)[number];
+export type SupportedMode = (typeof SUPPORTED_MODES)[number];
+export type SupportedFeature = (typeof SUPPORTED_FEATURES)[number];
+
+@Schema({ collection: 'projects', timestamps: true, versionKey: false })
+export class Project {
+  _id: Types.ObjectId;
+
+  @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
+  channelId: Types.ObjectId;
+
+  @Prop({ type: String, required: true, enum: PROJECT_TYPES })
+  projectTypeId: ProjectType;
+
+  @Prop({ type: String, default: null })
+  subTypeId: string | null;
+
+  @Prop({ type: String, required: true })
+  primaryTitle: string;
+
+  @Prop({ type: String, default: null })
+  description: string | null;
+
+  @Prop({ type: String, default: null })
+  portraitImg: string | null;
+
+  @Prop({ type: String, default: null })
+  landscapeImg: string | null;
+
+  @Prop({ type: String, enum: CONTENT_UPLOAD_TYPES, default: null })
+  contentUploadType: ContentUploadType | null;
+
+  @Prop({ type: String, required: true, enum: PROJECT_ACCESS, default: 'public' })
+  access: ProjectAccess;
+
+  @Prop({ type: String, required: true, enum: PROJECT_STATUSES, default: 'draft' })
+  status: ProjectStatus;
+
+  @Prop({ type: String, default: null })
+  primaryLanguageId: string | null;
+
+  @Prop({ type: String, default: null })
+  categoryId: string | null;
+
+  @Prop({ type: String, default: null })
+  subCategoryId: string | null;
+
+  @Prop({ type: [String], default: [] })
+  topicIds: string[];
+
+  @Prop({ type: [String], enum: SUPPORTED_FORMATS, default: [] })
+  supportedFormats: SupportedFormat[];
+
+  @Prop({ type: [String], enum: SUPPORTED_MODES, default: [] })
+  supportedModes: SupportedMode[];
+
+  @Prop({ type: [String], enum: SUPPORTED_FEATURES, default: [] })
+  supportedFeatures: SupportedFeature[];
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type ProjectDocument = HydratedDocument<Project>;
+export const ProjectSchema = SchemaFactory.createForClass(Project);
+
+// Every list is scoped to one channel, so each filterable field is indexed behind `channelId`;
+// the first one also serves the plain list, its paging order and the cascade on channel delete.
+ProjectSchema.index({ channelId: 1, _id: 1 });
+ProjectSchema.index({ channelId: 1, status: 1 });
+ProjectSchema.index({ channelId: 1, projectTypeId: 1 });
+ProjectSchema.index({ channelId: 1, access: 1 });

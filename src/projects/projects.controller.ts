@@ -1,0 +1,81 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { CreateProjectDto } from './dto/create-project.dto';
+import { ListProjectsQuery } from './dto/list-projects.query';
+import { ProjectDeletedResponse, ProjectResponse } from './dto/project.response';
+import { UpdateProjectDto } from './dto/update-project.dto';
+import { ProjectsService } from './projects.service';
+
+const TOTAL_COUNT_HEADER = {
+  'X-Total-Count': { description: 'Number of matching records across all pages', schema: { type: 'integer' as const } },
+};
+
+@ApiTags('projects')
+@ApiBearerAuth()
+@Controller()
+export class ProjectsController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Post('channels/:channelId/projects')
+  @ApiOperation({
+    summary: 'Create a project in a channel',
+    description:
+      "The project's id is added to the channel's `projectIds`. A `channelId` in the body must equal the path's. " +
+      '`status` defaults to draft, `access` to public, lists to [].',
+  })
+  @ApiCreatedResponse({ type: ProjectResponse })
+  @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
+  createProject(@Param('channelId', ParseObjectIdPipe) channelId: string, @Body() dto: CreateProjectDto): Promise<ProjectResponse> {
+    return this.projects.create(channelId, dto);
+  }
+
+  @Get('channels/:channelId/projects')
+  @ApiOperation({
+    summary: "List a channel's projects",
+    description:
+      'Filtered by `status`, `projectTypeId`, `access` and `q` (text in primaryTitle or description, any case). ' +
+      'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
+  })
+  @ApiOkResponse({ type: [ProjectResponse], headers: TOTAL_COUNT_HEADER })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async listChannelProjects(
+    @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Query() query: ListProjectsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProjectResponse[]> {
+    const { items, total } = await this.projects.listByChannel(channelId, query);
+    reply.header('X-Total-Count', String(total));
+    return items;
+  }
+
+  @Get('projects/:project_id')
+  @ApiOperation({ summary: 'Get a project' })
+  @ApiOkResponse({ type: ProjectResponse })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  getProject(@Param('project_id', ParseObjectIdPipe) projectId: string): Promise<ProjectResponse> {
+    return this.projects.findOne(projectId);
+  }
+
+  @Put('projects/:projectId')
+  @ApiOperation({
+    summary: 'Update a project',
+    description: 'Any subset of the fields. Another `channelId` moves the project to that channel (404 when it does not exist).',
+  })
+  @ApiOkResponse({ type: ProjectResponse })
+  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
+  updateProject(@Param('projectId', ParseObjectIdPipe) projectId: string, @Body() dto: UpdateProjectDto): Promise<ProjectResponse> {
+    return this.projects.update(projectId, dto);
+  }
+
+  @Delete('projects/:projectId')
+  @ApiOperation({ summary: 'Delete a project', description: "Its id is removed from the channel's `projectIds`." })
+  @ApiOkResponse({ type: ProjectDeletedResponse })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async deleteProject(@Param('projectId', ParseObjectIdPipe) projectId: string): Promise<ProjectDeletedResponse> {
+    await this.projects.remove(projectId);
+    return { message: 'Project deleted' };
+  }
+}

@@ -1,0 +1,165 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model } from 'mongoose';
+import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
+import { CreateProjectDto } from './dto/create-project.dto';
+import { ListProjectsQuery } from './dto/list-projects.query';
+import { ProjectResponse } from './dto/project.response';
+import { UpdateProjectDto } from './dto/update-project.dto';
+import { Project } from './project.schema';
+import { toProjectResponse } from './projects.mapper';
+
+const PROJECT_NOT_FOUND = 'Project not found';
+
+/** The fields a request may write, all but `channelId` (which decides where the project lives). */
+const WRITABLE_FIELDS = [
+  'projectTypeId',
+  'subTypeId',
+  'primaryTitle',
+  'description',
+  'portraitImg',
+  'landscapeImg',
+  'contentUploadType',
+  'access',
+  'status',
+  'primaryLanguageId',
+  'categoryId',
+  'subCategoryId',
+  'topicIds',
+  'supportedFormats',
+  'supportedModes',
+  'supportedFeatures',
+] as const;
+const LIST_FIELDS = new Set<string>(['topicIds', 'supportedFormats', 'supportedModes', 'supportedFeatures']);
+
+/** Copies the fields the request carries, by name, so nothing else reaches the database. Lists lose duplicates. */
+export function projectFields(dto: UpdateProjectDto): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const name of WRITABLE_FIELDS) {
+    const value = dto[name];
+    if (value === undefined) continue;
+    fields[name] = LIST_FIELDS.has(name) && Array.isArray(value) ? [...new Set(value)] : value;
+  }
+  return fields;
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/**
+ * The list filter. Enum values were validated at the edge; `q` becomes a RegExp value (which
+ * `sanitizeFilter` leaves alone, unlike a `$regex` object) matching the literal text, any case.
+ */
+export function projectListFilter(channelId: string, query: Pick<ListProjectsQuery, 'status' | 'projectTypeId' | 'access' | 'q'>) {
+  const filter: Record<string, unknown> = { channelId };
+  if (query.status !== undefined) filter.status = query.status;
+  if (query.projectTypeId !== undefined) filter.projectTypeId = query.projectTypeId;
+  if (query.access !== undefined) filter.access = query.access;
+  if (query.q !== undefined && query.q !== '') {
+    const text = new RegExp(escapeRegExp(query.q), 'i');
+    filter.$or = [{ primaryTitle: text }, { description: text }];
+  }
+  return filter;
+}
+
+export interface ProjectList {
+  items: ProjectResponse[];
+  total: number;
+}
+
+/**
+ * A project's `channelId` is the source of truth: lists and the channel-delete cascade go by it.
+ * The channel's `projectIds` is a copy kept in step without transactions, so the writes are
+ * ordered for the failures that matter:
+ * - create: insert the project, then add its id to the channel. If the channel vanished in
+ *   between, the project removes itself, so no project outlives its channel. A crash in between
+ *   leaves a working project that `projectIds` does not list yet.
+ * - delete: remove the project, then pull its id. A crash in between leaves a stale id that
+ *   resolves to 404, never a project without a channel.
+ * - move: check the target, switch `channelId` (guarded on the old value, so concurrent moves
+ *   cannot both win), add the id to the target, then pull it from the source.
+ */
+@Injectable()
+export class ProjectsService {
+  constructor(
+    @InjectModel(Project.name) private readonly projects: Model<Project>,
+    private readonly channels: ChannelsService,
+  ) {}
+
+  async create(channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
+    if (dto.channelId !== undefined && dto.channelId.toLowerCase() !== channelId) {
+      throw new BadRequestException('channelId in the body must match the channel in the path');
+    }
+    await this.assertChannel(channelId);
+    const created = await this.projects.create({ ...projectFields(dto), channelId });
+    const id = String(created._id);
+    if (!(await this.channels.addProject(channelId, id))) {
+      await this.projects.deleteOne({ _id: id }).exec();
+      throw new NotFoundException(CHANNEL_NOT_FOUND);
+    }
+    return toProjectResponse(created.toObject());
+  }
+
+  async listByChannel(channelId: string, query: ListProjectsQuery): Promise<ProjectList> {
+    await this.assertChannel(channelId);
+    const filter = projectListFilter(channelId, query);
+    const [rows, total] = await Promise.all([
+      this.projects.find(filter).sort({ _id: 1 }).skip(query.skip).limit(query.limit).lean<Project[]>().exec(),
+      this.projects.countDocuments(filter).exec(),
+    ]);
+    return { items: rows.map(toProjectResponse), total };
+  }
+
+  async findOne(id: string): Promise<ProjectResponse> {
+    const project = await this.projects.findById(id).lean<Project>().exec();
+    if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+    return toProjectResponse(project);
+  }
+
+  async update(id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
+    const current = await this.projects.findById(id).select('channelId').lean<Pick<Project, '_id' | 'channelId'>>().exec();
+    if (!current) throw new NotFoundException(PROJECT_NOT_FOUND);
+    const from = String(current.channelId);
+    const to = dto.channelId?.toLowerCase();
+    const moving = to !== undefined && to !== from;
+    if (moving) await this.assertChannel(to);
+
+    const set = { ...projectFields(dto), ...(moving ? { channelId: to } : {}) };
+    const updated = await this.projects
+      .findOneAndUpdate({ _id: id, channelId: from }, { $set: set }, { returnDocument: 'after', runValidators: true })
+      .lean<Project>()
+      .exec();
+    if (!updated) {
+      if (await this.projects.exists({ _id: id }).exec()) {
+        throw new ConflictException('The project was moved to another channel meanwhile; retry the update');
+      }
+      throw new NotFoundException(PROJECT_NOT_FOUND);
+    }
+
+    if (moving) {
+      if (!(await this.channels.addProject(to, id))) {
+        // The target was deleted after the check, and its cascade may have missed this project.
+        await this.projects.updateOne({ _id: id, channelId: to }, { $set: { channelId: from } }).exec();
+        throw new NotFoundException(CHANNEL_NOT_FOUND);
+      }
+      await this.channels.removeProject(from, id);
+    }
+    return toProjectResponse(updated);
+  }
+
+  async remove(id: string): Promise<void> {
+    const deleted = await this.projects.findOneAndDelete({ _id: id }).lean<Project>().exec();
+    if (!deleted) throw new NotFoundException(PROJECT_NOT_FOUND);
+    await this.channels.removeProject(String(deleted.channelId), id);
+  }
+
+  /** The cascade of a channel delete. */
+  async removeAllOfChannel(channelId: string): Promise<void> {
+    await this.projects.deleteMany({ channelId }).exec();
+  }
+
+  private async assertChannel(channelId: string): Promise<void> {
+    if (!(await this.channels.exists(channelId))) throw new NotFoundException(CHANNEL_NOT_FOUND);
+  }
+}
