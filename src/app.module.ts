@@ -11,6 +11,10 @@ import { authConfig } from './config/auth.config';
 import { databaseConfig } from './config/database.config';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { ChannelsModule } from './channels/channels.module';
+import { ProjectsModule } from './projects/projects.module';
+import { ClientsModule } from './clients/clients.module';
+import { CollectionsModule } from './collections/collections.module';
 
 @Module({
   imports: [
@@ -39,6 +43,10 @@ import { HealthModule } from './health/health.module';
     DatabaseModule,
     HealthModule,
     AuthModule,
+    ChannelsModule,
+    ProjectsModule,
+    CollectionsModule,
+    ClientsModule,
   ],
   providers: [
     { provide: APP_PIPE, useFactory: createValidationPipe },
