@@ -27,7 +27,7 @@ export class ChannelsController {
       'Answers 200 (not 201), as the original interface does. `clientId` must name an existing, live client (else 400); ' +
       '`username` must be free, compared without regard to case (else 409).',
   })
-  @ApiOkResponse({ type: ChannelCreatedResponse })
+  @ApiOkResponse({ type: ChannelCreatedResponse, description: 'Channel created' })
   @ApiErrorResponses(400, 401, 409, 413, 415, 500, 503)
   async createChannel(@Body() dto: CreateChannelDto): Promise<ChannelCreatedResponse> {
     return { message: 'Channel created', id: await this.channels.create(dto) };
@@ -38,7 +38,7 @@ export class ChannelsController {
     summary: "List a client's channels",
     description: 'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`. A client without channels (or an unknown one) gives an empty array.',
   })
-  @ApiOkResponse({ type: [ChannelResponse], headers: TOTAL_COUNT_HEADER })
+  @ApiOkResponse({ type: [ChannelResponse], headers: TOTAL_COUNT_HEADER, description: "The client's channels" })
   @ApiErrorResponses(400, 401, 500, 503)
   async listClientChannels(
     @Param('clientId', ParseObjectIdPipe) clientId: string,
@@ -52,7 +52,7 @@ export class ChannelsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a channel' })
-  @ApiOkResponse({ type: ChannelResponse })
+  @ApiOkResponse({ type: ChannelResponse, description: 'The channel' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   getChannel(@Param('id', ParseObjectIdPipe) id: string): Promise<ChannelResponse> {
     return this.channels.findOne(id);
@@ -63,7 +63,7 @@ export class ChannelsController {
     summary: 'Update a channel',
     description: 'Any subset of the fields; `clientId` cannot change. A username taken by another channel is 409.',
   })
-  @ApiOkResponse({ type: ChannelUpdatedResponse })
+  @ApiOkResponse({ type: ChannelUpdatedResponse, description: 'Channel updated' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
   async updateChannel(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateChannelDto): Promise<ChannelUpdatedResponse> {
     await this.channels.update(id, dto);
@@ -72,7 +72,7 @@ export class ChannelsController {
 
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a channel', description: "The channel's projects are deleted with it." })
-  @ApiOkResponse({ type: ChannelDeletedResponse })
+  @ApiOkResponse({ type: ChannelDeletedResponse, description: 'Channel and its projects deleted' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async deleteChannel(@Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
     await this.channels.remove(id);

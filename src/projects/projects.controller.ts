@@ -26,7 +26,7 @@ export class ProjectsController {
       "The project's id is added to the channel's `projectIds`. A `channelId` in the body must equal the path's. " +
       '`status` defaults to draft, `access` to public, lists to [].',
   })
-  @ApiCreatedResponse({ type: ProjectResponse })
+  @ApiCreatedResponse({ type: ProjectResponse, description: 'The created project' })
   @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
   createProject(@Param('channelId', ParseObjectIdPipe) channelId: string, @Body() dto: CreateProjectDto): Promise<ProjectResponse> {
     return this.projects.create(channelId, dto);
@@ -39,7 +39,7 @@ export class ProjectsController {
       'Filtered by `status`, `projectTypeId`, `access` and `q` (text in primaryTitle or description, any case). ' +
       'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
   })
-  @ApiOkResponse({ type: [ProjectResponse], headers: TOTAL_COUNT_HEADER })
+  @ApiOkResponse({ type: [ProjectResponse], headers: TOTAL_COUNT_HEADER, description: "The channel's matching projects" })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async listChannelProjects(
     @Param('channelId', ParseObjectIdPipe) channelId: string,
@@ -53,7 +53,7 @@ export class ProjectsController {
 
   @Get('projects/:project_id')
   @ApiOperation({ summary: 'Get a project' })
-  @ApiOkResponse({ type: ProjectResponse })
+  @ApiOkResponse({ type: ProjectResponse, description: 'The project' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   getProject(@Param('project_id', ParseObjectIdPipe) projectId: string): Promise<ProjectResponse> {
     return this.projects.findOne(projectId);
@@ -64,7 +64,7 @@ export class ProjectsController {
     summary: 'Update a project',
     description: 'Any subset of the fields. Another `channelId` moves the project to that channel (404 when it does not exist).',
   })
-  @ApiOkResponse({ type: ProjectResponse })
+  @ApiOkResponse({ type: ProjectResponse, description: 'The updated project' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
   updateProject(@Param('projectId', ParseObjectIdPipe) projectId: string, @Body() dto: UpdateProjectDto): Promise<ProjectResponse> {
     return this.projects.update(projectId, dto);
@@ -72,7 +72,7 @@ export class ProjectsController {
 
   @Delete('projects/:projectId')
   @ApiOperation({ summary: 'Delete a project', description: "Its id is removed from the channel's `projectIds`." })
-  @ApiOkResponse({ type: ProjectDeletedResponse })
+  @ApiOkResponse({ type: ProjectDeletedResponse, description: 'Project deleted' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async deleteProject(@Param('projectId', ParseObjectIdPipe) projectId: string): Promise<ProjectDeletedResponse> {
     await this.projects.remove(projectId);

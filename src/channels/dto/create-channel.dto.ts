@@ -16,6 +16,8 @@ import {
   ValidateNested,
 } from 'class-validator';
 
+const OBJECT_ID_PATTERN = '^[0-9a-fA-F]{24}$';
+
 /** Optional, but when present it must be valid: an explicit `null` is rejected, not stored. */
 const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
@@ -47,7 +49,11 @@ export class MembershipTierDto {
 }
 
 export class CreateChannelDto {
-  @ApiProperty({ example: '6650c0ffee0000000000c001', description: 'Id of an existing, live (not soft-deleted) client' })
+  @ApiProperty({
+    example: '6650c0ffee0000000000c001',
+    pattern: OBJECT_ID_PATTERN,
+    description: 'Id of an existing, live (not soft-deleted) client',
+  })
   @IsMongoId({ message: 'clientId must be a valid id' })
   clientId: string;
 
@@ -78,7 +84,13 @@ export class CreateChannelDto {
   @MaxLength(50)
   role: string;
 
-  @ApiPropertyOptional({ type: [String], example: ['6650c0ffee0000000000d001'], default: [], maxItems: 1000 })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', pattern: OBJECT_ID_PATTERN },
+    example: ['6650c0ffee0000000000d001'],
+    default: [],
+    maxItems: 1000,
+  })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(1000)

@@ -43,6 +43,7 @@ const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true };
 export class CreateProjectDto {
   @ApiPropertyOptional({
     example: '6650c0ffee0000000000b001',
+    pattern: '^[0-9a-fA-F]{24}$',
     description: 'Optional on create; when sent it must equal the channel in the path',
   })
   @IsOptionalNotNull()

@@ -5,6 +5,7 @@ import { CreateProjectDto } from './create-project.dto';
 export class UpdateProjectDto extends PartialType(CreateProjectDto, { skipNullProperties: false }) {
   @ApiPropertyOptional({
     example: '6650c0ffee0000000000b002',
+    pattern: '^[0-9a-fA-F]{24}$',
     description: "Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds",
   })
   declare channelId?: string;
