@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { isDuplicateKey } from '../common/database/duplicate-key';
 import { ClientsService } from '../clients/clients.service';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { Channel, usernameKey } from './channel.schema';
@@ -144,14 +145,4 @@ function toTier(tier: MembershipTierDto) {
 function usernameConflictOr(error: unknown): unknown {
   // The username key is the only unique field besides `_id`, which the database generates.
   return isDuplicateKey(error) ? new ConflictException(USERNAME_TAKEN) : error;
-}
-
-/**
- * MongoDB reports a unique-index violation as code 11000. FerretDB on SQLite does so for inserts,
- * but for updates it answers an InternalError (code 1) naming SQLite's unique constraint.
- */
-export function isDuplicateKey(error: unknown): boolean {
-  const failure = error as { code?: unknown; message?: unknown } | null;
-  if (failure?.code === 11000) return true;
-  return failure?.code === 1 && typeof failure.message === 'string' && failure.message.includes('UNIQUE constraint failed');
 }

@@ -68,13 +68,13 @@ describe('authentication and roles', () => {
         '/api/v1/signup',
         signupBody({
           phoneNumber: 5551234567,
-          address: { city: 'London' },
+          address: { city: 'London', floor: 2 },
           avatar: 'https://example.com/a.png',
           createdAt: '2000-01-01T00:00:00.000Z',
         }),
       );
       expect(res.status).toBe(201);
-      expect(res.body.data.user).toMatchObject({ phoneNumber: 5551234567, address: { city: 'London' }, avatar: 'https://example.com/a.png' });
+      expect(res.body.data.user).toMatchObject({ phoneNumber: 5551234567, address: { city: 'London', floor: 2 }, avatar: 'https://example.com/a.png' });
       expect(res.body.data.user.createdAt).not.toBe('2000-01-01T00:00:00.000Z');
     });
 
@@ -104,6 +104,8 @@ describe('authentication and roles', () => {
       ['phoneNumber', { phoneNumber: '555' }, undefined],
       ['avatar', { avatar: 'javascript:alert(1)' }, 'avatar must be an http(s) URL'],
       ['address', { address: 'Baker Street' }, undefined],
+      ['address', { address: { lines: ['221B', 'Baker Street'] } }, undefined],
+      ['address', { address: { $where: 'sleep(1000)' } }, undefined],
     ])('rejects an invalid %s with 400 naming the field', async (field, overrides, message) => {
       const res = await t.http.post('/api/v1/singup', signupBody(overrides));
       expectValidationError(res, field, message);

@@ -5,26 +5,27 @@ import {
   IsIn,
   IsInt,
   IsNotEmpty,
-  IsObject,
   IsOptional,
   IsString,
   IsUrl,
+  Max,
   MaxLength,
   Min,
   MinLength,
   Validate,
 } from 'class-validator';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
+import { ApiFlatJsonObject } from '../../common/validators/flat-json-object';
 import { MaxBytes } from '../../common/validators/max-bytes.validator';
 
 export class SignupDto {
-  @ApiProperty({ example: 'Ada', maxLength: 100 })
+  @ApiProperty({ example: 'Ada', minLength: 1, maxLength: 100 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
   firstName: string;
 
-  @ApiProperty({ example: 'Lovelace', maxLength: 100 })
+  @ApiProperty({ example: 'Lovelace', minLength: 1, maxLength: 100 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
@@ -49,15 +50,15 @@ export class SignupDto {
   @IsIn(USER_ROLES, { message: `role must be one of: ${USER_ROLES.join(', ')}` })
   role: UserRole;
 
-  @ApiPropertyOptional({ type: 'integer', example: 5551234567, minimum: 0 })
+  @ApiPropertyOptional({ type: 'integer', example: 5551234567, minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
   @IsOptional()
   @IsInt()
   @Min(0)
+  @Max(Number.MAX_SAFE_INTEGER)
   phoneNumber?: number;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, example: { city: 'London', country: 'GB' } })
   @IsOptional()
-  @IsObject()
+  @ApiFlatJsonObject({ example: { line1: '12 Analytical Row', city: 'London', country: 'GB' } })
   address?: Record<string, unknown>;
 
   @ApiPropertyOptional({ example: 'https://example.com/ada.png', format: 'uri' })

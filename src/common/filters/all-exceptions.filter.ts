@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { STATUS_CODES } from 'node:http';
+import { isDuplicateKey } from '../database/duplicate-key';
 import { RequestValidationException } from '../pipes/validation.pipe';
 
 export interface ErrorBody {
@@ -43,7 +44,7 @@ export function toErrorBody(exception: unknown): ErrorBody {
   }
   const error = exception as { name?: string; code?: unknown; statusCode?: unknown; message?: string; keyValue?: object };
   if (error?.name === 'MongoServerError' || error?.name === 'MongoBulkWriteError') {
-    if (error.code === 11000) {
+    if (isDuplicateKey(error)) {
       // MongoDB names the fields in keyValue; FerretDB does not, so services that know which
       // unique field collided throw their own ConflictException with a precise message.
       const fields = Object.keys(error.keyValue ?? {});
