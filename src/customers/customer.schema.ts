@@ -1,0 +1,67 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+
+@Schema({
+  collection: 'customers',
+  timestamps: true,
+  versionKey: false,
+  toJSON: {
+    // Second line of defence: whatever serialises a customer document, the social number stays inside.
+    transform: (_doc, ret: Record<string, unknown>) => {
+      ret.id = String(ret._id);
+      delete ret._id;
+      delete ret.SocialNumber;
+      return ret;
+    },
+  },
+})
+export class Customer {
+  _id: Types.ObjectId;
+
+  /** Required through the API; null only for a customer created implicitly with a card. */
+  @Prop({ type: String, default: null, trim: true })
+  email: string | null;
+
+  @Prop({ type: String, default: null })
+  firstName: string | null;
+
+  @Prop({ type: String, default: null })
+  lastName: string | null;
+
+  /** ISO 3166-1 alpha-2, upper case. */
+  @Prop({ type: String, default: null })
+  country: string | null;
+
+  @Prop({ type: MongooseSchema.Types.Mixed, default: () => ({}) })
+  address: Record<string, unknown>;
+
+  @Prop({ type: String, default: null })
+  phone: string | null;
+
+  /** Write-only: stored, never selected by default, never returned. */
+  @Prop({ type: String, default: null, select: false })
+  SocialNumber: string | null;
+
+  @Prop({ type: Boolean, default: false })
+  liveMode: boolean;
+
+  @Prop({ type: Boolean, default: false })
+  verified: boolean;
+
+  @Prop({ type: Boolean, default: false })
+  Taxable: boolean;
+
+  @Prop({ type: Number, default: 0 })
+  balance: number;
+
+  /** Id of one of this customer's cards, or null. */
+  @Prop({ type: String, default: null })
+  defaultMethod: string | null;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type CustomerDocument = HydratedDocument<Customer>;
+export const CustomerSchema = SchemaFactory.createForClass(Customer);
+// Lists page on _id (newest first) and lookups are by _id: the default _id index serves both.
