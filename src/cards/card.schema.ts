@@ -1,0 +1,63 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { HydratedDocument, Types } from 'mongoose';
+import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type CardFailureCode, type CardFunding } from './test-cards';
+
+/**
+ * A saved test card. The card number and the CVC are never stored: only what can be shown (brand,
+ * funding, country, last4, expiry) and a keyed hash of the number.
+ */
+@Schema({
+  collection: 'cards',
+  timestamps: true,
+  versionKey: false,
+  toJSON: {
+    transform: (_doc, ret: Record<string, unknown>) => {
+      ret.id = String(ret._id);
+      delete ret._id;
+      delete ret.failureCode;
+      return ret;
+    },
+  },
+})
+export class Card {
+  _id: Types.ObjectId;
+
+  /** Id of the owning customer (lower-case hex). */
+  @Prop({ type: String, required: true })
+  customer: string;
+
+  @Prop({ type: String, required: true, enum: CARD_BRANDS })
+  brand: CardBrand;
+
+  @Prop({ type: String, required: true, enum: CARD_FUNDING })
+  funding: CardFunding;
+
+  @Prop({ type: String, required: true })
+  country: string;
+
+  @Prop({ type: String, required: true })
+  last4: string;
+
+  @Prop({ type: Number, required: true, min: 1, max: 12 })
+  expMonth: number;
+
+  @Prop({ type: Number, required: true })
+  expYear: number;
+
+  /** HMAC-SHA256 of the normalised number with the finance key: the same number gives the same value. */
+  @Prop({ type: String, required: true })
+  fingerprint: string;
+
+  /** Why a charge on this test card fails (from the test-card table); null for cards that charge. Internal. */
+  @Prop({ type: String, enum: [...CARD_FAILURE_CODES, null], default: null })
+  failureCode: CardFailureCode | null;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type CardDocument = HydratedDocument<Card>;
+export const CardSchema = SchemaFactory.createForClass(Card);
+
+// A customer's cards, newest first (list, cascade delete, ownership lookups).
+CardSchema.index({ customer: 1, _id: -1 });

@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import {
+  CUSTOMER_DELETED,
+  CUSTOMER_PAYMENT_METHOD_LOOKUP,
+  CustomerDeletedEvent,
+  CustomerPaymentMethodLookupEvent,
+} from '../customers/customers.events';
+import { CardsService } from './cards.service';
+
+/**
+ * The cards' side of the customer events. `suppressErrors: false` because the event-emitter module
+ * swallows listener errors by default: a failure here must reach the customer request that emitted.
+ */
+@Injectable()
+export class CardsListener {
+  constructor(private readonly cards: CardsService) {}
+
+  /** A deleted customer's cards go with it. */
+  @OnEvent(CUSTOMER_DELETED, { suppressErrors: false })
+  async onCustomerDeleted(event: CustomerDeletedEvent): Promise<void> {
+    await this.cards.deleteAllOfCustomer(event.customerId);
+  }
+
+  /** Answers whether the payment method is one of the customer's cards. */
+  @OnEvent(CUSTOMER_PAYMENT_METHOD_LOOKUP, { suppressErrors: false })
+  onPaymentMethodLookup(event: CustomerPaymentMethodLookupEvent): Promise<boolean> {
+    return this.cards.belongsTo(event.methodId, event.customerId);
+  }
+}

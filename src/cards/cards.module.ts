@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { CustomersModule } from '../customers/customers.module';
+import { Card, CardSchema } from './card.schema';
+import { CardsController } from './cards.controller';
+import { CardsListener } from './cards.listener';
+import { CardsService } from './cards.service';
+
+@Module({
+  imports: [MongooseModule.forFeature([{ name: Card.name, schema: CardSchema }]), CustomersModule],
+  controllers: [CardsController],
+  providers: [CardsService, CardsListener],
+  exports: [CardsService],
+})
+export class CardsModule {}

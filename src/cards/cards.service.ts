@@ -1,0 +1,182 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model } from 'mongoose';
+import { createHmac } from 'node:crypto';
+import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';
+import { isValidObjectId } from '../common/pipes/object-id';
+import { RequestValidationException } from '../common/pipes/validation.pipe';
+import type { FinanceConfig } from '../config/finance.config';
+import { CUSTOMER_NOT_FOUND, CustomersService } from '../customers/customers.service';
+import { CustomerResponse } from '../customers/dto/customer.response';
+import { Card } from './card.schema';
+import { checkExpiry, checkNewCard, isExpired } from './card-validation';
+import { toCardResponse } from './cards.mapper';
+import { CardResponse } from './dto/card.response';
+import { CreateCardDto } from './dto/create-card.dto';
+import { ListCardsQuery } from './dto/list-cards.query';
+import { UpdateCardDto } from './dto/update-card.dto';
+
+export const CARD_NOT_FOUND = 'Card not found';
+const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
+
+/** What a payment needs to charge a customer: the default card and, for a decline test card, why it fails. */
+export interface ChargeableCard {
+  cardId: string;
+  failureCode: string | null;
+}
+
+@Injectable()
+export class CardsService {
+  private readonly fingerprintKey: string;
+
+  constructor(
+    @InjectModel(Card.name) private readonly cards: Model<Card>,
+    private readonly customers: CustomersService,
+    config: ConfigService,
+  ) {
+    this.fingerprintKey = config.getOrThrow<FinanceConfig>('finance').cardFingerprintKey;
+  }
+
+  /**
+   * Checks the card (test number, expiry, CVC), then saves what may be kept of it. Without a
+   * customer a blank one is created. A customer without a default card gets this one as default
+   * (a conditional update, so concurrent first cards leave exactly one default).
+   */
+  async create(dto: CreateCardDto): Promise<CardResponse> {
+    const { errors, card: checked } = checkNewCard(dto, new Date());
+    if (!checked) throw new RequestValidationException(errors);
+
+    let customerId: string;
+    if (dto.customer) {
+      customerId = dto.customer.toLowerCase();
+      if (!(await this.customers.exists(customerId))) throw new BadRequestException(UNKNOWN_CUSTOMER);
+    } else {
+      customerId = await this.customers.createBlank();
+    }
+
+    const created = await this.cards.create({
+      customer: customerId,
+      brand: checked.card.brand,
+      funding: checked.card.funding,
+      country: checked.card.country,
+      last4: checked.number.slice(-4),
+      expMonth: checked.expMonth,
+      expYear: checked.expYear,
+      fingerprint: this.fingerprint(checked.number),
+      failureCode: checked.card.failureCode,
+    });
+    const cardId = String(created._id);
+    const isDefault = await this.customers.setDefaultMethodIfUnset(customerId, cardId);
+    if (!isDefault && !(await this.customers.exists(customerId))) {
+      // The customer was deleted while this card was being saved: do not leave an orphan behind.
+      await this.cards.deleteOne({ _id: cardId }).exec();
+      throw new BadRequestException(UNKNOWN_CUSTOMER);
+    }
+    return toCardResponse(created.toObject(), isDefault);
+  }
+
+  async get(id: string): Promise<CardResponse> {
+    const card = await this.cards.findById(id).lean<Card>().exec();
+    if (!card) throw new NotFoundException(CARD_NOT_FOUND);
+    return toCardResponse(card, await this.isDefault(card));
+  }
+
+  /** A customer's cards, newest first, cursor-paged. An unknown customer is 404. */
+  async list(query: ListCardsQuery): Promise<Page<CardResponse>> {
+    const customerId = query.customer.toLowerCase();
+    const customer = await this.customers.findById(customerId);
+    if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+    const rows = await this.cards
+      .find({ customer: customerId, ...cursorFilter(query.startingAfter) })
+      .sort({ _id: -1 })
+      .limit(query.limit + 1)
+      .lean<Card[]>()
+      .exec();
+    return toPage(rows, query.limit, (card) => toCardResponse(card, String(card._id) === customer.defaultMethod));
+  }
+
+  /**
+   * Changes the expiry. The merged month and year are checked, and the write is guarded by the values
+   * they were merged with, so two concurrent partial updates cannot combine into an unchecked expiry.
+   */
+  async update(id: string, dto: UpdateCardDto): Promise<CardResponse> {
+    const card = await this.cards.findById(id).lean<Card>().exec();
+    if (!card) throw new NotFoundException(CARD_NOT_FOUND);
+    if (dto.expMonth === undefined && dto.expYear === undefined) return toCardResponse(card, await this.isDefault(card));
+
+    const expiry = checkExpiry(dto.expMonth ?? String(card.expMonth), dto.expYear ?? String(card.expYear), new Date());
+    if (!expiry.value) throw new RequestValidationException(expiry.errors);
+    const updated = await this.cards
+      .findOneAndUpdate(
+        { _id: id, expMonth: card.expMonth, expYear: card.expYear },
+        { $set: { expMonth: expiry.value.expMonth, expYear: expiry.value.expYear } },
+        { returnDocument: 'after' },
+      )
+      .lean<Card>()
+      .exec();
+    if (!updated) {
+      if ((await this.cards.exists({ _id: id }).exec()) === null) throw new NotFoundException(CARD_NOT_FOUND);
+      throw new ConflictException('The card was changed by another request: retry');
+    }
+    return toCardResponse(updated, await this.isDefault(updated));
+  }
+
+  /** Removes the card; when it was its customer's default, the customer is left without one. */
+  async delete(id: string): Promise<void> {
+    const card = await this.cards.findOneAndDelete({ _id: id }).lean<Card>().exec();
+    if (!card) throw new NotFoundException(CARD_NOT_FOUND);
+    await this.customers.clearDefaultMethodIf(card.customer, id);
+  }
+
+  /** Makes the card its customer's default; returns the customer. */
+  async setDefault(id: string): Promise<CustomerResponse> {
+    const card = await this.cards.findById(id).lean<Card>().exec();
+    if (!card) throw new NotFoundException(CARD_NOT_FOUND);
+    const customer = await this.customers.setDefaultMethod(card.customer, id);
+    if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+    if ((await this.cards.exists({ _id: id }).exec()) === null) {
+      // Deleted meanwhile: its delete may have run before the default was set, so undo it here.
+      await this.customers.clearDefaultMethodIf(card.customer, id);
+      throw new NotFoundException(CARD_NOT_FOUND);
+    }
+    return customer;
+  }
+
+  /**
+   * The customer's default card for a charge, or null when there is none. `failureCode` says why a
+   * charge fails: the decline test cards' code, `expired_card` for a card past its expiry, else null.
+   */
+  async getDefaultCardForCharge(customerId: string): Promise<ChargeableCard | null> {
+    const customer = await this.customers.findById(customerId);
+    if (!customer?.defaultMethod || !isValidObjectId(customer.defaultMethod)) return null;
+    const card = await this.cards
+      .findOne({ _id: customer.defaultMethod, customer: customer.id })
+      .lean<Card>()
+      .exec();
+    if (!card) return null;
+    const failureCode = card.failureCode ?? (isExpired(card.expMonth, card.expYear, new Date()) ? 'expired_card' : null);
+    return { cardId: String(card._id), failureCode };
+  }
+
+  /** Whether this customer owns a card with this id. */
+  async belongsTo(cardId: string, customerId: string): Promise<boolean> {
+    if (!isValidObjectId(cardId) || !isValidObjectId(customerId)) return false;
+    return (await this.cards.exists({ _id: cardId, customer: customerId.toLowerCase() }).exec()) !== null;
+  }
+
+  /** Removes every card of a customer; the number removed. */
+  async deleteAllOfCustomer(customerId: string): Promise<number> {
+    const result = await this.cards.deleteMany({ customer: customerId.toLowerCase() }).exec();
+    return result.deletedCount;
+  }
+
+  fingerprint(number: string): string {
+    return createHmac('sha256', this.fingerprintKey).update(number).digest('hex');
+  }
+
+  private async isDefault(card: Card): Promise<boolean> {
+    const customer = await this.customers.findById(card.customer);
+    return customer?.defaultMethod === String(card._id);
+  }
+}
