@@ -11,18 +11,20 @@ import {
   IsString,
   IsUrl,
   MaxLength,
+  Max,
   Min,
-  ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
+import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
 
-const OBJECT_ID_PATTERN = '^[0-9a-fA-F]{24}$';
-
-/** Optional, but when present it must be valid: an explicit `null` is rejected, not stored. */
-const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
+/** Bounds on money, so every stored amount reads back as the plain number it was. */
+export const TIER_PRICE_MAX = 1_000_000;
+export const REVENUE_MAX = 1_000_000_000_000;
+const HTTP_URL_PATTERN = '^[hH][tT][tT][pP][sS]?://';
 
 export class MembershipTierDto {
-  @ApiProperty({ example: 'Supporter', maxLength: 100 })
+  @ApiProperty({ example: 'Supporter', minLength: 1, maxLength: 100 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(100)
@@ -34,12 +36,13 @@ export class MembershipTierDto {
   @MaxLength(1000)
   description?: string | null;
 
-  @ApiProperty({ example: 4.99, minimum: 0, description: 'Price per period, in the channel currency' })
+  @ApiProperty({ example: 4.99, minimum: 0, maximum: TIER_PRICE_MAX, description: 'Price per period, in the channel currency' })
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
+  @Max(TIER_PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ type: [String], example: ['Early access', 'Badge'], maxItems: 50 })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 200 }, example: ['Early access', 'Badge'], maxItems: 50 })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(50)
@@ -57,7 +60,7 @@ export class CreateChannelDto {
   @IsMongoId({ message: 'clientId must be a valid id' })
   clientId: string;
 
-  @ApiProperty({ example: 'Ada Sings', maxLength: 200 })
+  @ApiProperty({ example: 'Ada Sings', minLength: 1, maxLength: 200 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -65,6 +68,7 @@ export class CreateChannelDto {
 
   @ApiProperty({
     example: 'adasings',
+    minLength: 1,
     maxLength: 100,
     description: 'Unique across all channels, compared without regard to case; a taken username is 409',
   })
@@ -73,12 +77,18 @@ export class CreateChannelDto {
   @MaxLength(100)
   username: string;
 
-  @ApiProperty({ example: 'https://cdn.example.com/avatars/ada.png', format: 'uri', maxLength: 2048 })
+  @ApiProperty({
+    example: 'https://cdn.example.com/avatars/ada.png',
+    format: 'uri',
+    pattern: HTTP_URL_PATTERN,
+    maxLength: 2048,
+    description: 'An http(s) URL',
+  })
   @IsUrl({ protocols: ['http', 'https'], require_protocol: true }, { message: 'avatarUrl must be an http(s) URL' })
   @MaxLength(2048)
   avatarUrl: string;
 
-  @ApiProperty({ example: 'creator', maxLength: 50, description: 'Free text, for example creator, admin or moderator' })
+  @ApiProperty({ example: 'creator', minLength: 1, maxLength: 50, description: 'Free text, for example creator, admin or moderator' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(50)
@@ -115,9 +125,10 @@ export class CreateChannelDto {
   @IsBoolean()
   monetizationEnabled?: boolean;
 
-  @ApiPropertyOptional({ type: Number, example: 1250.5, default: 0, minimum: 0, description: 'Total revenue' })
+  @ApiPropertyOptional({ type: Number, example: 1250.5, default: 0, minimum: 0, maximum: REVENUE_MAX, description: 'Total revenue' })
   @IsOptionalNotNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
+  @Max(REVENUE_MAX)
   revenue?: number;
 }

@@ -1,39 +1,47 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsEmail, IsMongoId, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsMongoId, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
+import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
+import { NOT_BLANK_PATTERN, trimWithin } from '../../common/validators/trimmed-text';
 
-/** Optional, but when present it must be a real value: `null` is validated (and refused) like any other. */
-const present = (_object: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const NAME_MAX = 200;
+const EMAIL_MAX = 254;
 
 export class CreateClientDto {
-  @ApiProperty({ example: 'Acme Media', minLength: 1, maxLength: 200 })
-  @Transform(trim)
+  @ApiProperty({
+    example: 'Acme Media',
+    minLength: 1,
+    maxLength: NAME_MAX,
+    pattern: NOT_BLANK_PATTERN,
+    description: 'Not blank; surrounding whitespace is trimmed',
+  })
+  @Transform(trimWithin(NAME_MAX))
   @IsString()
   @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(200)
+  @MaxLength(NAME_MAX)
   name: string;
 
-  @ApiProperty({ example: 'contact@acme.example', format: 'email', maxLength: 254 })
-  @Transform(trim)
+  @ApiProperty({ example: 'contact@acme.example', format: 'email', maxLength: EMAIL_MAX })
+  @Transform(trimWithin(EMAIL_MAX))
   @IsEmail({}, { message: 'email must be an email' })
-  @MaxLength(254)
+  @MaxLength(EMAIL_MAX)
   email: string;
 
   @ApiPropertyOptional({ example: '+44 20 7946 0000', maxLength: 50 })
-  @ValidateIf(present)
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(50)
   phone?: string;
 
   @ApiPropertyOptional({
-    type: String,
-    isArray: true,
+    type: 'array',
+    items: { type: 'string', pattern: OBJECT_ID_PATTERN },
     maxItems: 1000,
     example: ['6650c0ffee0000000000b001'],
     description: 'Project identifiers (ObjectId hex strings)',
   })
-  @ValidateIf(present)
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(1000)
   @IsMongoId({ each: true, message: 'each value in projectIds must be a valid id' })

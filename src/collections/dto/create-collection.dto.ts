@@ -1,66 +1,72 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsInt,
-  IsNotEmpty,
-  IsNumber,
-  IsString,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
+import { NOT_BLANK_PATTERN, trimWithin } from '../../common/validators/trimmed-text';
 
-/** Optional, but when present it must be a real value: `null` is validated (and refused) like any other. */
-const present = (_object: object, value: unknown) => value !== undefined;
-const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
+const NAME_MAX = 200;
+/** Counts and endpoint numbers stay within the integers JSON clients read back exactly. */
+const INT_MAX = Number.MAX_SAFE_INTEGER;
+export const PRICING_MAX = 1_000_000_000;
 
 export class CreateCollectionDto {
-  @ApiProperty({ example: 'Starter', minLength: 1, maxLength: 200 })
-  @Transform(trim)
+  @ApiProperty({
+    example: 'Starter',
+    minLength: 1,
+    maxLength: NAME_MAX,
+    pattern: NOT_BLANK_PATTERN,
+    description: 'Not blank; surrounding whitespace is trimmed',
+  })
+  @Transform(trimWithin(NAME_MAX))
   @IsString()
   @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(200)
+  @MaxLength(NAME_MAX)
   name: string;
 
   @ApiPropertyOptional({ example: 'Entry-level bundle of endpoints', maxLength: 5000 })
-  @ValidateIf(present)
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(5000)
   description?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, example: 12 })
-  @ValidateIf(present)
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: INT_MAX, example: 12 })
+  @IsOptionalNotNull()
   @IsInt()
   @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @Max(INT_MAX)
   numberOfClients?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, example: 340 })
-  @ValidateIf(present)
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: INT_MAX, example: 340 })
+  @IsOptionalNotNull()
   @IsInt()
   @Min(0)
-  @Max(Number.MAX_SAFE_INTEGER)
+  @Max(INT_MAX)
   numberOfUsers?: number;
 
   @ApiPropertyOptional({ example: 'internal analytics', maxLength: 1000 })
-  @ValidateIf(present)
+  @IsOptionalNotNull()
   @IsString()
   @MaxLength(1000)
   usage?: string;
 
-  @ApiPropertyOptional({ type: Number, minimum: 0, example: 49.99 })
-  @ValidateIf(present)
+  @ApiPropertyOptional({ type: Number, minimum: 0, maximum: PRICING_MAX, example: 49.99 })
+  @IsOptionalNotNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
+  @Max(PRICING_MAX)
   pricing?: number;
 
-  @ApiPropertyOptional({ type: 'integer', isArray: true, maxItems: 1000, example: [1, 2, 3] })
-  @ValidateIf(present)
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'integer', minimum: -INT_MAX, maximum: INT_MAX },
+    maxItems: 1000,
+    example: [1, 2, 3],
+  })
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(1000)
   @IsInt({ each: true })
+  @Min(-INT_MAX, { each: true })
+  @Max(INT_MAX, { each: true })
   endpoints?: number[];
 }

@@ -10,8 +10,9 @@ import {
   IsUrl,
   Matches,
   MaxLength,
-  ValidateIf,
 } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
+import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
 import {
   CONTENT_UPLOAD_TYPES,
   type ContentUploadType,
@@ -29,12 +30,11 @@ import {
   type SupportedMode,
 } from '../project.schema';
 
-/** Optional, but when present it must be valid: an explicit `null` is rejected, not stored. */
-const IsOptionalNotNull = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
-
 const oneOf = (field: string, values: readonly string[]) => `${field} must be one of: ${values.join(', ')}`;
 const eachOneOf = (field: string, values: readonly string[]) => `each value in ${field} must be one of: ${values.join(', ')}`;
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true };
+const HTTP_URL_PATTERN = '^[hH][tT][tT][pP][sS]?://';
+const LANGUAGE_CODE = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$';
 
 /**
  * The project fields. Optional text fields take `null` to mean "none" (how they read back when
@@ -43,7 +43,7 @@ const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true };
 export class CreateProjectDto {
   @ApiPropertyOptional({
     example: '6650c0ffee0000000000b001',
-    pattern: '^[0-9a-fA-F]{24}$',
+    pattern: OBJECT_ID_PATTERN,
     description: 'Optional on create; when sent it must equal the channel in the path',
   })
   @IsOptionalNotNull()
@@ -60,7 +60,7 @@ export class CreateProjectDto {
   @MaxLength(100)
   subTypeId?: string | null;
 
-  @ApiProperty({ example: 'Blue Hours', maxLength: 300 })
+  @ApiProperty({ example: 'Blue Hours', minLength: 1, maxLength: 300 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(300)
@@ -72,13 +72,13 @@ export class CreateProjectDto {
   @MaxLength(10_000)
   description?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', example: 'https://cdn.example.com/p/blue-portrait.jpg', maxLength: 2048 })
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', pattern: HTTP_URL_PATTERN, example: 'https://cdn.example.com/p/blue-portrait.jpg', maxLength: 2048 })
   @IsOptional()
   @IsUrl(HTTP_URL, { message: 'portraitImg must be an http(s) URL' })
   @MaxLength(2048)
   portraitImg?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', example: 'https://cdn.example.com/p/blue-landscape.jpg', maxLength: 2048 })
+  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', pattern: HTTP_URL_PATTERN, example: 'https://cdn.example.com/p/blue-landscape.jpg', maxLength: 2048 })
   @IsOptional()
   @IsUrl(HTTP_URL, { message: 'landscapeImg must be an http(s) URL' })
   @MaxLength(2048)
@@ -99,11 +99,18 @@ export class CreateProjectDto {
   @IsIn(PROJECT_STATUSES, { message: oneOf('status', PROJECT_STATUSES) })
   status?: ProjectStatus;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'en', maxLength: 35, description: 'Language code (BCP 47), such as en or pt-BR' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'en',
+    maxLength: 35,
+    pattern: LANGUAGE_CODE,
+    description: 'Language code (BCP 47), such as en or pt-BR',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(35)
-  @Matches(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, { message: 'primaryLanguageId must be a language code such as en or pt-BR' })
+  @Matches(new RegExp(LANGUAGE_CODE), { message: 'primaryLanguageId must be a language code such as en or pt-BR' })
   primaryLanguageId?: string | null;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'music', maxLength: 100 })
@@ -118,7 +125,7 @@ export class CreateProjectDto {
   @MaxLength(100)
   subCategoryId?: string | null;
 
-  @ApiPropertyOptional({ type: [String], default: [], example: ['piano', 'night'], maxItems: 100 })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 100 }, default: [], example: ['piano', 'night'], maxItems: 100 })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
