@@ -164,14 +164,14 @@ function toPayment(payment) {
   const major = (minor) => minor / 10 ** decimals;
   return {
     id: String(payment._id),
-    amount: major(payment.amount),
+    amount: major(payment.amountMinor),
     currency: payment.currency,
     customer: String(payment.customer),
     reciver: payment.reciver ? String(payment.reciver) : null,
     description: payment.description ?? null,
     status: payment.status,
     failureCode: payment.failureCode ?? null,
-    amountRefunded: major(payment.amountRefunded ?? 0),
+    amountRefunded: major(payment.amountRefundedMinor ?? 0),
     createdAt: iso(payment.createdAt),
     updatedAt: iso(payment.updatedAt),
   };
@@ -276,6 +276,8 @@ async function main() {
     channels.createIndex({ clientId: 1, _id: 1 }),
     collections.createIndex({ deletedAt: 1, _id: -1 }),
     payments.createIndex({ customer: 1, _id: -1 }),
+    payments.createIndex({ status: 1, _id: -1 }),
+    payments.createIndex({ customer: 1, status: 1, _id: -1 }),
   ]);
 
   const dummyHash = await bcrypt.hash('not-a-real-password', BCRYPT_ROUNDS);
@@ -497,14 +499,15 @@ async function main() {
     if (reciver && !payee) throw httpError(400, 'reciver does not match an existing customer');
     const now = new Date();
     const payment = {
-      amount: minor,
+      amountMinor: minor,
       currency,
       customer,
       reciver,
       description: body.description ?? null,
       status: 'requires_confirmation',
       failureCode: null,
-      amountRefunded: 0,
+      card: null,
+      amountRefundedMinor: 0,
       createdAt: now,
       updatedAt: now,
     };
