@@ -38,8 +38,11 @@ export class Customer {
   @Prop({ type: String, default: null })
   phone: string | null;
 
-  /** Write-only: stored, never selected by default, never returned. */
-  @Prop({ type: String, default: null, select: false })
+  /**
+   * Write-only: stored, never returned (no mapper copies it; toJSON drops it). Not `select: false`:
+   * that adds a projection to findOneAndUpdate, which FerretDB does not support.
+   */
+  @Prop({ type: String, default: null })
   SocialNumber: string | null;
 
   @Prop({ type: Boolean, default: false })

@@ -12,6 +12,7 @@ import {
   CustomerPaymentMethodLookupEvent,
 } from './customers.events';
 import { toCustomerCreatedData, toCustomerResponse } from './customers.mapper';
+import { PerKeyQueue } from './per-key-queue';
 import { CreateCustomerDto } from './dto/create-customer.dto';
 import { CustomerCreatedData, CustomerResponse } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
@@ -49,6 +50,9 @@ export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): Cust
 
 @Injectable()
 export class CustomersService {
+  /** Writes of one customer's defaultMethod, in order (see PerKeyQueue). */
+  private readonly defaultMethodWrites = new PerKeyQueue();
+
   constructor(
     @InjectModel(Customer.name) private readonly customers: Model<Customer>,
     private readonly events: EventEmitter2,
@@ -108,10 +112,9 @@ export class CustomersService {
       if (!(await this.ownsPaymentMethod(id, defaultMethod))) throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
     }
     if (Object.keys(set).length === 0) return this.get(id);
-    const updated = await this.customers
-      .findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after', runValidators: true })
-      .lean<Customer>()
-      .exec();
+    const write = () =>
+      this.customers.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after', runValidators: true }).lean<Customer>().exec();
+    const updated = defaultMethod !== undefined ? await this.defaultMethodWrites.run(id, write) : await write();
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (defaultMethod && !(await this.ownsPaymentMethod(id, defaultMethod))) {
       await this.clearDefaultMethodIf(id, defaultMethod);
@@ -130,26 +133,28 @@ export class CustomersService {
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
   async setDefaultMethodIfUnset(customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.customers
-      .updateOne({ _id: customerId, defaultMethod: null }, { $set: { defaultMethod: cardId } })
-      .exec();
+    const result = await this.defaultMethodWrites.run(customerId, () =>
+      this.customers.updateOne({ _id: customerId, defaultMethod: null }, { $set: { defaultMethod: cardId } }).exec(),
+    );
     return result.modifiedCount > 0;
   }
 
   /** Makes `cardId` the default; the updated customer, or null when the customer does not exist. */
   async setDefaultMethod(customerId: string, cardId: string): Promise<CustomerResponse | null> {
-    const updated = await this.customers
-      .findOneAndUpdate({ _id: customerId }, { $set: { defaultMethod: cardId } }, { returnDocument: 'after' })
-      .lean<Customer>()
-      .exec();
+    const updated = await this.defaultMethodWrites.run(customerId, () =>
+      this.customers
+        .findOneAndUpdate({ _id: customerId }, { $set: { defaultMethod: cardId } }, { returnDocument: 'after' })
+        .lean<Customer>()
+        .exec(),
+    );
     return updated ? toCustomerResponse(updated) : null;
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.customers
-      .updateOne({ _id: customerId, defaultMethod: cardId }, { $set: { defaultMethod: null } })
-      .exec();
+    const result = await this.defaultMethodWrites.run(customerId, () =>
+      this.customers.updateOne({ _id: customerId, defaultMethod: cardId }, { $set: { defaultMethod: null } }).exec(),
+    );
     return result.modifiedCount > 0;
   }
 
