@@ -2,6 +2,8 @@ import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 import type { HttpResponse } from '../support/http';
+import { CardsService } from '../../src/cards/cards.service';
+import { CustomersService } from '../../src/customers/customers.service';
 
 const CARD_FIELDS = ['id', 'customer', 'brand', 'funding', 'country', 'last4', 'expMonth', 'expYear', 'fingerprint', 'isDefault', 'createdAt', 'updatedAt'].sort();
 const UNKNOWN_ID = '6650c0ffee0000000000ffff';
@@ -205,7 +207,7 @@ describe('cards /v1/cards', () => {
     const docs = await t.db.collection('cards').find({ customer }).toArray();
     expect(docs).toHaveLength(2);
     const stored = JSON.stringify(docs);
-    for (const secret of ['4000056655665556', '378282246310005', '5566', '8224631', '"987"', '"4321"', 'cvc', 'cardNumber']) {
+    for (const secret of ['4000056655665556', '378282246310005', '400005665566', '37828224631', '"987"', '"4321"', 'cvc', 'cardNumber']) {
       expect(stored).not.toContain(secret);
     }
     for (const doc of docs) {
@@ -389,6 +391,53 @@ describe('cards /v1/cards', () => {
     it('malformed id 400, no token 401', async () => {
       expectError(await t.http.delete('/v1/cards/zzz', { token: developer.token }), 400);
       expectUnauthorized(await t.http.delete(`/v1/cards/${UNKNOWN_ID}`));
+    });
+  });
+
+  describe('for payments (exported services)', () => {
+    it('getDefaultCardForCharge: the default card, with the failure code of a decline test card', async () => {
+      const cards = t.app.get(CardsService);
+      const customer = await createCustomer();
+      expect(await cards.getDefaultCardForCharge(customer)).toBeNull();
+
+      const good = (await createCard({ customer })).body.data;
+      expect(await cards.getDefaultCardForCharge(customer)).toEqual({ cardId: good.id, failureCode: null });
+
+      const declines: [string, string][] = [
+        ['4000000000000002', 'card_declined'],
+        ['4000000000009995', 'insufficient_funds'],
+        ['4000000000009987', 'lost_card'],
+        ['4000000000009979', 'stolen_card'],
+        ['4000000000000069', 'expired_card'],
+        ['4000000000000127', 'incorrect_cvc'],
+        ['4000000000000119', 'processing_error'],
+        ['4000000000000341', 'card_declined'],
+      ];
+      for (const [cardNumber, failureCode] of declines) {
+        const card = (await createCard({ customer, cardNumber })).body.data;
+        expect((await post(`/v1/cards/${card.id}/default`)).status).toBe(200);
+        expect(await cards.getDefaultCardForCharge(customer)).toEqual({ cardId: card.id, failureCode });
+      }
+
+      const current = (await get(`/v1/customers/${customer}`)).body.data.defaultMethod;
+      await t.http.delete(`/v1/cards/${current}`, { token: developer.token });
+      expect(await cards.getDefaultCardForCharge(customer)).toBeNull();
+      expect(await cards.getDefaultCardForCharge(UNKNOWN_ID)).toBeNull();
+      expect(await cards.getDefaultCardForCharge('not-an-id')).toBeNull();
+    });
+
+    it('getDefaultCardForCharge: a default card past its expiry fails with expired_card', async () => {
+      const cards = t.app.get(CardsService);
+      const card = (await createCard()).body.data;
+      await t.db.collection('cards').updateOne({ customer: card.customer }, { $set: { expYear: THIS_YEAR - 1 } });
+      expect(await cards.getDefaultCardForCharge(card.customer)).toEqual({ cardId: card.id, failureCode: 'expired_card' });
+    });
+
+    it('CustomersService.exists: true for a customer, false for unknown or malformed ids', async () => {
+      const customers = t.app.get(CustomersService);
+      expect(await customers.exists(await createCustomer())).toBe(true);
+      expect(await customers.exists(UNKNOWN_ID)).toBe(false);
+      expect(await customers.exists('nope')).toBe(false);
     });
   });
 

@@ -143,6 +143,25 @@ describe('customers /v1/customers', () => {
     });
   });
 
+  it('no customer response ever carries the social number: create, get, update, list', async () => {
+    const secret = '987-65-4329';
+    const created = await create({ email: 'secret@example.com', SocialNumber: secret });
+    const id = created.body.data.id;
+    const responses = [
+      created,
+      await t.http.get(`/v1/customers/${id}`, { token: developer.token }),
+      await t.http.post(`/v1/customers/${id}`, { SocialNumber: secret, firstName: 'Sam' }, { token: developer.token }),
+      await t.http.get('/v1/customers?limit=100', { token: developer.token }),
+    ];
+    expect(responses.map((res) => res.status)).toEqual([201, 200, 200, 200]);
+    for (const res of responses) {
+      expect(res.text).not.toContain(secret);
+      expect(res.text).not.toContain('SocialNumber');
+    }
+    expect(responses[3].body.data.some((customer: { id: string }) => customer.id === id)).toBe(true);
+    expect((await t.db.collection('customers').findOne({ email: 'secret@example.com' }))?.SocialNumber).toBe(secret);
+  });
+
   describe('get', () => {
     it('returns the read customer with phone and Taxable', async () => {
       const id = await createCustomer({ phone: '+44 20 7946 0000', Taxable: true, SocialNumber: SOCIAL_NUMBER });
