@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { documentIdempotency } from './common/idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
 
 export const BEARER = 'bearer';
@@ -32,7 +33,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  return sortKeys(applyServiceWideRules(document));
+  return sortKeys(documentIdempotency(applyServiceWideRules(document)));
 }
 
 export function setupSwagger(app: INestApplication): void {

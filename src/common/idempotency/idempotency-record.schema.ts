@@ -1,0 +1,45 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { HydratedDocument, Types } from 'mongoose';
+
+export const IDEMPOTENCY_STATES = ['in_progress', 'completed'] as const;
+export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
+
+/**
+ * One POST that carried an `Idempotency-Key`: its fingerprint while it runs, then the answer it
+ * got, so a retry with the same key gets the same answer without running again.
+ */
+@Schema({ collection: 'idempotency_keys', timestamps: true, versionKey: false })
+export class IdempotencyRecord {
+  _id: Types.ObjectId;
+
+  /** Whose key and for which route: `<user id> POST /api/v1/payments`. */
+  @Prop({ type: String, required: true })
+  scope: string;
+
+  @Prop({ type: String, required: true })
+  key: string;
+
+  /** Hash of method, URL and canonical body: the same key with another request is refused. */
+  @Prop({ type: String, required: true })
+  fingerprint: string;
+
+  @Prop({ type: String, required: true, enum: IDEMPOTENCY_STATES, default: 'in_progress' })
+  state: IdempotencyState;
+
+  @Prop({ type: Number, default: null })
+  statusCode: number | null;
+
+  /** The response body as JSON text (kept as text, so any JSON the route answered is stored as is). */
+  @Prop({ type: String, default: null })
+  responseBody: string | null;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type IdempotencyRecordDocument = HydratedDocument<IdempotencyRecord>;
+export const IdempotencyRecordSchema = SchemaFactory.createForClass(IdempotencyRecord);
+
+// One record per key and caller/route; decides which of concurrent retries runs.
+IdempotencyRecordSchema.index({ scope: 1, key: 1 }, { unique: true });
+// The TTL index on createdAt is created by IdempotencyStore where the database supports it.

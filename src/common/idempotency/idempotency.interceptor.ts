@@ -1,0 +1,74 @@
+import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import type { AuthenticatedUser } from '../decorators/current-user.decorator';
+import { IS_PUBLIC } from '../decorators/public.decorator';
+import { IdempotencyStore } from './idempotency.store';
+import { idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey, requestFingerprint } from './request-fingerprint';
+
+/**
+ * `Idempotency-Key` on POST requests. The first request with a key runs and its answer is stored;
+ * a retry with the same key and the same request gets that answer again (same status, same body,
+ * `Idempotent-Replayed: true`) and runs nothing; the same key with another request is 422; a retry
+ * while the first still runs is 409.
+ *
+ * - Keys are scoped to the authenticated caller and the route, and live 24 hours.
+ * - A request that fails (any error status) stores nothing: its key is released and a retry runs again.
+ * - Anonymous routes (login, signup) check the header's form but do not store: replaying a login
+ *   would hand out an old token, and a repeated signup is already a 409.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger(IdempotencyInterceptor.name);
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly reflector: Reflector,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
+    if (request.method !== 'POST') return next.handle();
+    const key = readIdempotencyKey(request.headers);
+    if (key === undefined) return next.handle();
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    if (isPublic || !request.user) return next.handle();
+
+    const reply = http.getResponse<FastifyReply>();
+    const scope = idempotencyScope(request.user.id, request.method, request.url);
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+
+    return from(this.store.begin(scope, key, fingerprint)).pipe(
+      mergeMap((start) => {
+        if (start.kind === 'replay') {
+          reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+          reply.status(start.statusCode);
+          return of(start.body);
+        }
+        return next.handle().pipe(
+          catchError((error: unknown) =>
+            from(this.store.release(start.recordId)).pipe(
+              catchError((failure: Error) => {
+                this.logger.warn(`Releasing an idempotency key failed: ${failure.message}`);
+                return of(undefined);
+              }),
+              mergeMap(() => throwError(() => error)),
+            ),
+          ),
+          // Nest set the route's status (its @HttpCode, else 201 for POST) before the handler ran.
+          mergeMap((body) =>
+            from(
+              this.store.complete(start.recordId, reply.statusCode, body).catch((failure: Error) => {
+                // The work is done: answer it. Retries of this key get 409 until the key expires.
+                this.logger.error(`Storing an idempotent response failed: ${failure.message}`);
+              }),
+            ).pipe(mergeMap(() => of(body))),
+          ),
+        );
+      }),
+    );
+  }
+}

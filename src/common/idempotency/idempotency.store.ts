@@ -1,0 +1,111 @@
+import { ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, trusted, Types } from 'mongoose';
+import { isDuplicateKey } from '../database/duplicate-key';
+import { IdempotencyRecord } from './idempotency-record.schema';
+import { IDEMPOTENCY_KEY_TTL_SECONDS } from './request-fingerprint';
+
+export type IdempotencyStart =
+  | { kind: 'started'; recordId: Types.ObjectId }
+  | { kind: 'replay'; statusCode: number; body: unknown };
+
+/** Rounds of "insert, else read" before giving up on a key that keeps appearing and vanishing. */
+const MAX_ATTEMPTS = 5;
+/** How often expired records are swept where the database has no TTL index. */
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * Remembers requests by `Idempotency-Key`. The unique index on (scope, key) decides which of
+ * several concurrent requests runs; the others see its record and wait for nothing: they get 409
+ * while it runs and its stored answer once it is done.
+ */
+@Injectable()
+export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(IdempotencyStore.name);
+  private purgeTimer?: NodeJS.Timeout;
+
+  constructor(@InjectModel(IdempotencyRecord.name) private readonly records: Model<IdempotencyRecord>) {}
+
+  /**
+   * Lets MongoDB drop expired keys by itself. FerretDB has no TTL indexes; there, and in any case,
+   * a record older than 24 hours counts as absent and is replaced when its key comes back.
+   */
+  async onModuleInit(): Promise<void> {
+    try {
+      await this.records.collection.createIndex(
+        { createdAt: 1 },
+        { expireAfterSeconds: IDEMPOTENCY_KEY_TTL_SECONDS, name: 'createdAt_ttl' },
+      );
+    } catch (error) {
+      this.logger.debug(`No TTL index on idempotency keys (${(error as Error).message}); expired keys are swept hourly`);
+      this.purgeTimer = setInterval(() => {
+        this.purgeExpired().catch((failure: Error) => this.logger.warn(`Sweeping expired idempotency keys failed: ${failure.message}`));
+      }, PURGE_INTERVAL_MS);
+      this.purgeTimer.unref();
+    }
+  }
+
+  onModuleDestroy(): void {
+    if (this.purgeTimer) clearInterval(this.purgeTimer);
+  }
+
+  async begin(scope: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      try {
+        const created = await this.records.create({ scope, key, fingerprint, state: 'in_progress' });
+        return { kind: 'started', recordId: created._id };
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const existing = await this.records.findOne({ scope, key }).lean<IdempotencyRecord>().exec();
+      // Gone in between: the request that held the key failed and released it. Try again.
+      if (!existing) continue;
+      if (this.isExpired(existing)) {
+        await this.records.deleteOne({ _id: existing._id, createdAt: existing.createdAt }).exec();
+        continue;
+      }
+      if (existing.fingerprint !== fingerprint) {
+        throw new UnprocessableEntityException(
+          'This Idempotency-Key was already used with a different request; use a new key for a new request',
+        );
+      }
+      if (existing.state !== 'completed' || existing.statusCode === null) {
+        throw new ConflictException(
+          'A request with this Idempotency-Key is still being processed; retry it shortly to get its result',
+        );
+      }
+      return {
+        kind: 'replay',
+        statusCode: existing.statusCode,
+        body: existing.responseBody === null ? undefined : JSON.parse(existing.responseBody),
+      };
+    }
+    throw new ConflictException('A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
+  }
+
+  /** Stores the answer of the request that ran, for its retries. */
+  async complete(recordId: Types.ObjectId, statusCode: number, body: unknown): Promise<void> {
+    await this.records
+      .updateOne(
+        { _id: recordId, state: 'in_progress' },
+        { $set: { state: 'completed', statusCode, responseBody: body === undefined ? null : JSON.stringify(body) } },
+      )
+      .exec();
+  }
+
+  /** Frees the key of a request that failed, so the client can retry it. */
+  async release(recordId: Types.ObjectId): Promise<void> {
+    await this.records.deleteOne({ _id: recordId, state: 'in_progress' }).exec();
+  }
+
+  /** Drops records past their 24 hours (MongoDB's TTL index does it by itself; FerretDB needs this). */
+  async purgeExpired(now = new Date()): Promise<number> {
+    const cutoff = new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_SECONDS * 1000);
+    const result = await this.records.deleteMany({ createdAt: trusted({ $lt: cutoff }) }).exec();
+    return result.deletedCount;
+  }
+
+  private isExpired(record: IdempotencyRecord, now = Date.now()): boolean {
+    return now - new Date(record.createdAt).getTime() >= IDEMPOTENCY_KEY_TTL_SECONDS * 1000;
+  }
+}
