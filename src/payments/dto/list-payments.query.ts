@@ -1,0 +1,16 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsMongoId, IsOptional } from 'class-validator';
+import { FinanceListQuery } from '../../common/paging/finance-list.query';
+import { PAYMENT_STATUSES, type PaymentStatus } from '../payment.schema';
+
+export class ListPaymentsQuery extends FinanceListQuery {
+  @ApiPropertyOptional({ description: "Only this customer's payments", example: '6650c0ffee0000000000f001', pattern: '^[0-9a-fA-F]{24}$' })
+  @IsOptional()
+  @IsMongoId({ message: 'customer must be a valid id' })
+  customer?: string;
+
+  @ApiPropertyOptional({ enum: PAYMENT_STATUSES, description: 'Only payments in this status' })
+  @IsOptional()
+  @IsIn(PAYMENT_STATUSES)
+  status?: PaymentStatus;
+}

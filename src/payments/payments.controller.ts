@@ -1,0 +1,87 @@
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Roles } from '../common/decorators/roles.decorator';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { CreatePaymentDto } from './dto/create-payment.dto';
+import { ListPaymentsQuery } from './dto/list-payments.query';
+import { PaymentListResponse, PaymentResponse } from './dto/payment.response';
+import { RefundPaymentDto } from './dto/refund-payment.dto';
+import { PaymentsService } from './payments.service';
+
+const IDEMPOTENCY_NOTE =
+  ' Send an `Idempotency-Key` header to make retries safe: a retry with the same key and body returns the first response ' +
+  '(with `Idempotent-Replayed: true`) and changes nothing.';
+
+@ApiTags('payments')
+@Controller('api/v1/payments')
+export class PaymentsController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create a payment',
+    description:
+      'Without `confirm: true` the payment waits in `requires_confirmation`. With it, the customer\'s default card is charged at once: ' +
+      '`succeeded`, `failed` with a `failureCode` for a declining test card, or `requires_payment_method` when the customer has no default card. ' +
+      'An unknown `customer` or `reciver`, or a `reciver` equal to `customer`, is 400. Returns the payment itself, not wrapped.' +
+      IDEMPOTENCY_NOTE,
+  })
+  @ApiCreatedResponse({ type: PaymentResponse, description: 'The payment' })
+  @ApiErrorResponses(400, 401, 409, 413, 415, 422, 500, 503)
+  createPayment(@Body() dto: CreatePaymentDto): Promise<PaymentResponse> {
+    return this.payments.create(dto);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List payments',
+    description: 'Newest first, cursor-paged with `limit` and `startingAfter`; filter by `customer` and `status`.',
+  })
+  @ApiOkResponse({ type: PaymentListResponse, description: 'A page of payments' })
+  @ApiErrorResponses(400, 401, 500, 503)
+  listPayments(@Query() query: ListPaymentsQuery): Promise<PaymentListResponse> {
+    return this.payments.list(query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get a payment', description: 'The payment itself, not wrapped.' })
+  @ApiOkResponse({ type: PaymentResponse, description: 'The payment' })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  getPayment(@Param('id', ParseObjectIdPipe) id: string): Promise<PaymentResponse> {
+    return this.payments.get(id);
+  }
+
+  @Post(':id/confirm')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Confirm a payment',
+    description:
+      "Charges the customer's default card, for a payment in `requires_confirmation` or `requires_payment_method`: it becomes " +
+      '`succeeded`, `failed` (see `failureCode`), or stays `requires_payment_method` while the customer has no default card. ' +
+      'Any other status is 409; of concurrent confirmations exactly one charges.' +
+      IDEMPOTENCY_NOTE,
+  })
+  @ApiOkResponse({ type: PaymentResponse, description: 'The confirmed payment' })
+  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 422, 500, 503)
+  confirmPayment(@Param('id', ParseObjectIdPipe) id: string): Promise<PaymentResponse> {
+    return this.payments.confirm(id);
+  }
+
+  @Post(':id/refund')
+  @HttpCode(HttpStatus.OK)
+  @Roles('manager', 'admin')
+  @ApiOperation({
+    summary: 'Refund a payment (manager or admin)',
+    description:
+      'Refunds `amount` (omitted: everything not yet refunded) of a `succeeded` or `partially_refunded` payment; it becomes ' +
+      '`refunded` once nothing is left, else `partially_refunded`. More than what is left is 400 (also when concurrent refunds ' +
+      'used it up); a payment in another status, a fully refunded one included, is 409.' +
+      IDEMPOTENCY_NOTE,
+  })
+  @ApiOkResponse({ type: PaymentResponse, description: 'The payment after the refund' })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
+  refundPayment(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: RefundPaymentDto): Promise<PaymentResponse> {
+    return this.payments.refund(id, dto);
+  }
+}

@@ -1,0 +1,23 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { CardsModule } from '../cards/cards.module';
+import { CustomersModule } from '../customers/customers.module';
+import { PaymentLock, PaymentLockSchema } from './payment-lock.schema';
+import { PaymentLocks } from './payment-locks';
+import { Payment, PaymentSchema } from './payment.schema';
+import { PaymentsController } from './payments.controller';
+import { PaymentsService } from './payments.service';
+
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: Payment.name, schema: PaymentSchema },
+      { name: PaymentLock.name, schema: PaymentLockSchema },
+    ]),
+    CustomersModule,
+    CardsModule,
+  ],
+  controllers: [PaymentsController],
+  providers: [PaymentsService, PaymentLocks],
+})
+export class PaymentsModule {}

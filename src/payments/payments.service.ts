@@ -1,0 +1,165 @@
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, trusted } from 'mongoose';
+import { CardsService } from '../cards/cards.service';
+import { formatMinorUnits, MoneyError, toMinorUnits } from '../common/money/money';
+import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';
+import { CustomersService } from '../customers/customers.service';
+import { CreatePaymentDto } from './dto/create-payment.dto';
+import { ListPaymentsQuery } from './dto/list-payments.query';
+import { PaymentResponse } from './dto/payment.response';
+import { RefundPaymentDto } from './dto/refund-payment.dto';
+import { CONFIRMABLE_STATUSES, Payment, REFUNDABLE_STATUSES } from './payment.schema';
+import { PaymentLocks } from './payment-locks';
+import { toPaymentResponse } from './payments.mapper';
+import { chargeOutcome, statusAfterRefund } from './payments.rules';
+
+export const PAYMENT_NOT_FOUND = 'Payment not found';
+
+
+@Injectable()
+export class PaymentsService {
+  constructor(
+    @InjectModel(Payment.name) private readonly payments: Model<Payment>,
+    private readonly customers: CustomersService,
+    private readonly cards: CardsService,
+    private readonly locks: PaymentLocks,
+  ) {}
+
+  async create(dto: CreatePaymentDto): Promise<PaymentResponse> {
+    const currency = dto.currency.toLowerCase();
+    const amountMinor = minorUnits(dto.amount, currency);
+    const customer = dto.customer.toLowerCase();
+    const reciver = dto.reciver ? dto.reciver.toLowerCase() : null;
+    if (reciver === customer) throw new BadRequestException('reciver must be a different customer than customer');
+
+    const [customerExists, reciverExists] = await Promise.all([
+      this.customers.exists(customer),
+      reciver ? this.customers.exists(reciver) : Promise.resolve(true),
+    ]);
+    if (!customerExists) throw new BadRequestException('customer does not exist');
+    if (!reciverExists) throw new BadRequestException('reciver does not exist');
+
+    const charge = dto.confirm
+      ? chargeOutcome(await this.cards.getDefaultCardForCharge(customer))
+      : { status: 'requires_confirmation' as const, failureCode: null, card: null };
+    const created = await this.payments.create({
+      amountMinor,
+      currency,
+      customer,
+      reciver,
+      description: dto.description ?? null,
+      status: charge.status,
+      failureCode: charge.failureCode,
+      card: charge.card,
+      amountRefundedMinor: 0,
+    });
+    return toPaymentResponse(created.toObject());
+  }
+
+  async get(id: string): Promise<PaymentResponse> {
+    return toPaymentResponse(await this.findOrThrow(id));
+  }
+
+  async list(query: ListPaymentsQuery): Promise<Page<PaymentResponse>> {
+    const filter: Record<string, unknown> = { ...cursorFilter(query.startingAfter) };
+    if (query.customer) filter.customer = query.customer.toLowerCase();
+    if (query.status) filter.status = query.status;
+    const rows = await this.payments
+      .find(filter)
+      .sort({ _id: -1 })
+      .limit(query.limit + 1)
+      .lean<Payment[]>()
+      .exec();
+    return toPage(rows, query.limit, toPaymentResponse);
+  }
+
+  /**
+   * Charges the customer's default card. Confirmations of one payment run one at a time, and the
+   * update applies only while the payment is still confirmable, so of concurrent confirmations
+   * exactly one charges; the others get 409.
+   */
+  async confirm(id: string): Promise<PaymentResponse> {
+    await this.findOrThrow(id);
+    return this.locks.withLock(id, async () => {
+      const payment = await this.findOrThrow(id);
+      if (!CONFIRMABLE_STATUSES.includes(payment.status)) throw notConfirmable(payment.status);
+      const charge = chargeOutcome(await this.cards.getDefaultCardForCharge(String(payment.customer)));
+      const updated = await this.payments
+        .findOneAndUpdate(
+          { _id: payment._id, status: trusted({ $in: CONFIRMABLE_STATUSES }) },
+          { $set: { status: charge.status, failureCode: charge.failureCode, card: charge.card } },
+          { returnDocument: 'after' },
+        )
+        .lean<Payment>()
+        .exec();
+      if (updated) return toPaymentResponse(updated);
+      throw notConfirmable((await this.findOrThrow(id)).status);
+    });
+  }
+
+  /**
+   * Refunds `amount` (default: all that is left). Refunds of one payment run one at a time, and the
+   * update is conditional: it applies only if the refunded total is still the one read and the
+   * refund fits in what is left. So concurrent refunds never add up to more than the payment.
+   */
+  async refund(id: string, dto: RefundPaymentDto): Promise<PaymentResponse> {
+    await this.findOrThrow(id);
+    return this.locks.withLock(id, async () => {
+      const payment = await this.findOrThrow(id);
+      if (!REFUNDABLE_STATUSES.includes(payment.status)) {
+        throw new ConflictException(
+          payment.status === 'refunded'
+            ? 'Payment is already fully refunded'
+            : `Payment cannot be refunded: its status is ${payment.status}; only succeeded or partially refunded payments can be`,
+        );
+      }
+      const { amountMinor, amountRefundedMinor, currency } = payment;
+      const leftMinor = amountMinor - amountRefundedMinor;
+      const refundMinor = dto.amount === undefined ? leftMinor : minorUnits(dto.amount, currency, 'refund amount');
+      if (refundMinor > leftMinor) {
+        throw new BadRequestException(
+          `Refund amount ${formatMinorUnits(refundMinor, currency)} exceeds the ${formatMinorUnits(leftMinor, currency)} ${currency} left to refund`,
+        );
+      }
+      const refundedMinor = amountRefundedMinor + refundMinor;
+      const updated = await this.payments
+        .findOneAndUpdate(
+          {
+            _id: payment._id,
+            amountMinor,
+            status: trusted({ $in: REFUNDABLE_STATUSES }),
+            amountRefundedMinor: trusted({ $eq: amountRefundedMinor, $lte: amountMinor - refundMinor }),
+          },
+          { $set: { amountRefundedMinor: refundedMinor, status: statusAfterRefund(amountMinor, refundedMinor) } },
+          { returnDocument: 'after' },
+        )
+        .lean<Payment>()
+        .exec();
+      // Only a writer that bypassed the lease (an expired one) can have changed it in between.
+      if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
+      return toPaymentResponse(updated);
+    });
+  }
+
+  private async findOrThrow(id: string): Promise<Payment> {
+    const payment = await this.payments.findById(id).lean<Payment>().exec();
+    if (!payment) throw new NotFoundException(PAYMENT_NOT_FOUND);
+    return payment;
+  }
+}
+
+function minorUnits(amount: number, currency: string, what = 'amount'): number {
+  try {
+    return toMinorUnits(amount, currency);
+  } catch (error) {
+    if (error instanceof MoneyError) throw new BadRequestException(error.message.replace(/^amount/, what));
+    throw error;
+  }
+}
+
+function notConfirmable(status: string): ConflictException {
+  return new ConflictException(
+    `Payment cannot be confirmed: its status is ${status}; only a payment in requires_confirmation or requires_payment_method can be`,
+  );
+}
