@@ -14,7 +14,7 @@
  * Tuning (environment): BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (10),
  * BENCH_LOG_LEVEL (service LOG_LEVEL, info), BENCH_BCRYPT_ROUNDS (both servers, 12: the service
  * default), BENCH_BOUNDS_SEED (10000), BENCH_ONLY (comma-separated scenario keys, e.g. "channel,login"
- * or "bounds"), FERRETDB_BIN / MONGOMS_SYSTEM_BINARY as for the service.
+ * or "bounds"), BENCH_NODE_ARGS (extra Node options for both servers), FERRETDB_BIN / MONGOMS_SYSTEM_BINARY as for the service.
  */
 const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -38,6 +38,8 @@ const settings = {
   logLevel: process.env.BENCH_LOG_LEVEL || 'info',
   bcryptRounds: positiveNumber('BENCH_BCRYPT_ROUNDS', 12),
   boundsSeed: positiveNumber('BENCH_BOUNDS_SEED', 10_000),
+  // Extra Node options for both servers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles".
+  nodeArgs: (process.env.BENCH_NODE_ARGS || '').split(/\s+/).filter(Boolean),
   only: (process.env.BENCH_ONLY || '')
     .split(',')
     .map((key) => key.trim())
@@ -107,7 +109,7 @@ async function startServer(name, entry, env) {
   const port = await freePort();
   const logFile = path.join(RESULTS_DIR, `${name}.log`);
   const fd = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, [...settings.nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', fd, fd],
@@ -634,6 +636,9 @@ async function main() {
     if (row.service?.failed) failures.push(`${row.label} on service: ${row.service.failed}`);
     if (row.baseline?.failed) failures.push(`${row.label} on baseline: ${row.baseline.failed}`);
   }
+  const sizes = results
+    .filter(({ service: s, baseline: b }) => s?.bytesPerResponse && b?.bytesPerResponse)
+    .map(({ scenario, service: s, baseline: b }) => `${scenario.title} ${s.bytesPerResponse.toFixed(0)} vs ${b.bytesPerResponse.toFixed(0)}`);
   const memorySource = results.concat(bounds).map((r) => r.service?.memorySource).find(Boolean) ?? 'VmHWM';
   const notes = [
     `Peak RSS: per measured run, from /proc/<pid>/status (${memorySource}, reset before each run).`,
@@ -642,6 +647,7 @@ async function main() {
     'Client (autocannon, in the orchestrating Node process), service, baseline and database share the same cores.',
     `Load average before ${loadBefore}, after ${loadAfter}.`,
   ];
+  if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
 
   log('');
   log(main.text);
