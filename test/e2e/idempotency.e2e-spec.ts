@@ -1,0 +1,232 @@
+import { Types } from 'mongoose';
+import { idempotencyScope, requestFingerprint } from '../../src/common/idempotency/request-fingerprint';
+import { createStaff, TestUser } from '../support/auth';
+import { expectError } from '../support/expect-error';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const PAYMENTS = '/api/v1/payments';
+const REPLAYED = 'idempotent-replayed';
+
+describe('Idempotency-Key', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  let manager: TestUser;
+  let developer: TestUser;
+  let keyCounter = 0;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ({ admin, manager, developer } = await createStaff(t.http));
+  });
+  afterAll(() => t.close());
+
+  const newKey = () => `key-${Date.now()}-${++keyCounter}`;
+  const records = () => t.db.collection('idempotency_keys');
+  const paymentsOf = (customer: string) => t.db.collection('payments').countDocuments({ customer: new Types.ObjectId(customer) });
+
+  async function createCustomer(): Promise<string> {
+    const res = await t.http.post('/v1/customers', { email: `c.${new Types.ObjectId().toHexString()}@example.com` }, { token: admin.token });
+    if (res.status !== 201) throw new Error(`customer: ${res.status} ${res.text}`);
+    return res.body.data.id;
+  }
+
+  async function customerWithCard(): Promise<string> {
+    const customer = await createCustomer();
+    const card = await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+      { token: admin.token },
+    );
+    if (card.status !== 201) throw new Error(`card: ${card.status} ${card.text}`);
+    return customer;
+  }
+
+  function post(path: string, body: unknown, key: string | undefined, token = developer.token) {
+    return t.http.post(path, body, { token, headers: key === undefined ? {} : { 'Idempotency-Key': key } });
+  }
+
+  it('a retry with the same key and body returns the first response, marked as replayed, and creates nothing', async () => {
+    const customer = await customerWithCard();
+    const key = newKey();
+    const body = { amount: 12.34, currency: 'usd', customer, confirm: true, description: 'first' };
+    const first = await post(PAYMENTS, body, key);
+    expect(first.status).toBe(201);
+    expect(first.headers.get(REPLAYED)).toBeNull();
+    expect(first.body.status).toBe('succeeded');
+
+    const retry = await post(PAYMENTS, body, key);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get(REPLAYED)).toBe('true');
+    expect(retry.headers.get('content-type')).toMatch(/application\/json/);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.text).toBe(first.text);
+
+    // The order of the fields does not make it another request.
+    const reordered = await post(PAYMENTS, { description: 'first', confirm: true, customer, currency: 'usd', amount: 12.34 }, key);
+    expect(reordered.status).toBe(201);
+    expect(reordered.headers.get(REPLAYED)).toBe('true');
+    expect(reordered.body.id).toBe(first.body.id);
+
+    expect(await paymentsOf(customer)).toBe(1);
+    const stored = await records().findOne({ key });
+    expect(stored).toMatchObject({ state: 'completed', statusCode: 201 });
+    expect(stored?.scope).toBe(`${developer.id} POST ${PAYMENTS}`);
+  });
+
+  it('the same key with a different body is 422 and creates nothing', async () => {
+    const customer = await createCustomer();
+    const key = newKey();
+    expect((await post(PAYMENTS, { amount: 1, currency: 'usd', customer }, key)).status).toBe(201);
+    const other = await post(PAYMENTS, { amount: 2, currency: 'usd', customer }, key);
+    expectError(other, 422, /different request/);
+    expect(other.headers.get(REPLAYED)).toBeNull();
+    expect(await paymentsOf(customer)).toBe(1);
+  });
+
+  it('requests without a key are not deduplicated', async () => {
+    const customer = await createCustomer();
+    const body = { amount: 1, currency: 'usd', customer };
+    const [a, b] = [await post(PAYMENTS, body, undefined), await post(PAYMENTS, body, undefined)];
+    expect(a.body.id).not.toBe(b.body.id);
+    expect(await paymentsOf(customer)).toBe(2);
+  });
+
+  it('keys are scoped to the caller and the route', async () => {
+    const customer = await createCustomer();
+    const key = newKey();
+    const body = { amount: 3, currency: 'usd', customer };
+    const mine = await post(PAYMENTS, body, key, developer.token);
+    const theirs = await post(PAYMENTS, body, key, manager.token);
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    expect(theirs.headers.get(REPLAYED)).toBeNull();
+    expect(theirs.body.id).not.toBe(mine.body.id);
+
+    // The same key on another route is another key.
+    await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, { token: admin.token });
+    const confirm = await post(`${PAYMENTS}/${mine.body.id}/confirm`, undefined, key, developer.token);
+    expect(confirm.status).toBe(200);
+    expect(confirm.headers.get(REPLAYED)).toBeNull();
+    expect(confirm.body.status).toBe('succeeded');
+    expect(await paymentsOf(customer)).toBe(2);
+  });
+
+  it('replays an action with its own status: a retried refund refunds once', async () => {
+    const customer = await customerWithCard();
+    const payment = await post(PAYMENTS, { amount: 10, currency: 'usd', customer, confirm: true }, undefined);
+    const key = newKey();
+    const first = await post(`${PAYMENTS}/${payment.body.id}/refund`, { amount: 4 }, key, manager.token);
+    const retry = await post(`${PAYMENTS}/${payment.body.id}/refund`, { amount: 4 }, key, manager.token);
+    expect([first.status, retry.status]).toEqual([200, 200]);
+    expect(retry.headers.get(REPLAYED)).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    const now = await t.http.get(`${PAYMENTS}/${payment.body.id}`, { token: developer.token });
+    expect(now.body).toMatchObject({ amountRefunded: 4, status: 'partially_refunded' });
+  });
+
+  it('a failed request stores nothing, so a retry runs again', async () => {
+    const key = newKey();
+    const body = { amount: 1, currency: 'usd', customer: '6650c0ffee0000000000dead' };
+    const first = await post(PAYMENTS, body, key);
+    expectError(first, 400, 'customer does not exist');
+    expect(await records().countDocuments({ key })).toBe(0);
+    const retry = await post(PAYMENTS, body, key);
+    expectError(retry, 400, 'customer does not exist');
+    expect(retry.headers.get(REPLAYED)).toBeNull();
+
+    const invalid = await post(PAYMENTS, { amount: 10.005, currency: 'usd', customer: body.customer }, newKey());
+    expectError(invalid, 400);
+    expect(await records().countDocuments({ state: 'in_progress' })).toBe(0);
+  });
+
+  it('a retry while the first request still runs is 409', async () => {
+    const customer = await createCustomer();
+    const key = newKey();
+    const body = { amount: 5, currency: 'usd', customer };
+    // The state a concurrent first request leaves while it runs.
+    await records().insertOne({
+      scope: idempotencyScope(developer.id, 'POST', PAYMENTS),
+      key,
+      fingerprint: requestFingerprint('POST', PAYMENTS, body),
+      state: 'in_progress',
+      statusCode: null,
+      responseBody: null,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    const retry = await post(PAYMENTS, body, key);
+    expectError(retry, 409, /still being processed; retry/);
+    expect(await paymentsOf(customer)).toBe(0);
+    expectError(await post(PAYMENTS, { ...body, amount: 6 }, key), 422);
+  });
+
+  it('20 concurrent retries with one key create exactly one payment', async () => {
+    const customer = await customerWithCard();
+    const key = newKey();
+    const body = { amount: 99.99, currency: 'eur', customer, confirm: true };
+    const results = await Promise.all(Array.from({ length: 20 }, () => post(PAYMENTS, body, key)));
+
+    expect(await paymentsOf(customer)).toBe(1);
+    const created = results.filter((res) => res.status === 201);
+    const conflicts = results.filter((res) => res.status === 409);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(created.length + conflicts.length).toBe(20);
+    expect(new Set(created.map((res) => res.body.id)).size).toBe(1);
+    expect(created.filter((res) => res.headers.get(REPLAYED) === null)).toHaveLength(1);
+    for (const res of created) expect(res.body).toEqual(created[0].body);
+    for (const res of conflicts) expectError(res, 409, /retry/);
+
+    const later = await post(PAYMENTS, body, key);
+    expect(later.status).toBe(201);
+    expect(later.headers.get(REPLAYED)).toBe('true');
+    expect(later.body.id).toBe(created[0].body.id);
+  });
+
+  it('a key is forgotten after 24 hours', async () => {
+    const customer = await createCustomer();
+    const key = newKey();
+    const body = { amount: 2, currency: 'usd', customer };
+    const first = await post(PAYMENTS, body, key);
+    await records().updateOne({ key }, { $set: { createdAt: new Date(Date.now() - 24 * 3600 * 1000 - 1000) } });
+    const again = await post(PAYMENTS, body, key);
+    expect(again.status).toBe(201);
+    expect(again.headers.get(REPLAYED)).toBeNull();
+    expect(again.body.id).not.toBe(first.body.id);
+    expect(await paymentsOf(customer)).toBe(2);
+    expect(await records().countDocuments({ key })).toBe(1);
+  });
+
+  it('refuses a key that is empty or longer than 255 characters with 400', async () => {
+    const customer = await createCustomer();
+    const body = { amount: 1, currency: 'usd', customer };
+    expectError(await post(PAYMENTS, body, 'k'.repeat(256)), 400, /Idempotency-Key must be 1 to 255/);
+    expectError(await post(PAYMENTS, body, ''), 400, /Idempotency-Key/);
+    expect(await paymentsOf(customer)).toBe(0);
+    expect((await post(PAYMENTS, body, 'k'.repeat(255))).status).toBe(201);
+  });
+
+  it('is ignored on GET and not stored on anonymous routes', async () => {
+    const get = await t.http.get(PAYMENTS, { token: developer.token, headers: { 'Idempotency-Key': newKey() } });
+    expect(get.status).toBe(200);
+    const key = newKey();
+    const login = { email: developer.email, password: developer.password };
+    const first = await post('/api/v1/login', login, key, '');
+    const second = await post('/api/v1/login', login, key, '');
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(second.headers.get(REPLAYED)).toBeNull();
+    expect(await records().countDocuments({ key })).toBe(0);
+    expectError(await post('/api/v1/login', login, 'k'.repeat(256), ''), 400);
+  });
+
+  it('is documented on every POST operation', async () => {
+    const document = (await t.http.get('/docs-json')).body;
+    const posts = Object.values(document.paths as Record<string, { post?: any }>).filter((item) => item.post);
+    expect(posts.length).toBeGreaterThan(5);
+    for (const item of posts) {
+      const parameter = item.post.parameters.find((p: { name: string }) => p.name === 'Idempotency-Key');
+      expect(parameter).toMatchObject({ in: 'header', required: false, schema: { maxLength: 255 } });
+    }
+    const create = document.paths[PAYMENTS].post;
+    expect(create.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['409', '422']));
+  });
+});
