@@ -27,7 +27,17 @@ export class ChannelsController {
       'Answers 200 (not 201), as the original interface does. `clientId` must name an existing, live client (else 400); ' +
       '`username` must be free, compared without regard to case (else 409).',
   })
-  @ApiOkResponse({ type: ChannelCreatedResponse, description: 'Channel created' })
+  @ApiOkResponse({
+    type: ChannelCreatedResponse,
+    description: 'Channel created',
+    links: {
+      GetChannel: { operationId: 'getChannel', parameters: { id: '$response.body#/id' } },
+      UpdateChannel: { operationId: 'updateChannel', parameters: { id: '$response.body#/id' } },
+      DeleteChannel: { operationId: 'deleteChannel', parameters: { id: '$response.body#/id' } },
+      CreateProjectInChannel: { operationId: 'createProject', parameters: { channelId: '$response.body#/id' } },
+      ListChannelProjects: { operationId: 'listChannelProjects', parameters: { channelId: '$response.body#/id' } },
+    },
+  })
   @ApiErrorResponses(400, 401, 409, 413, 415, 500, 503)
   async createChannel(@Body() dto: CreateChannelDto): Promise<ChannelCreatedResponse> {
     return { message: 'Channel created', id: await this.channels.create(dto) };

@@ -21,7 +21,15 @@ export class ClientsController {
 
   @Post()
   @ApiOperation({ summary: 'Create a client', description: '`name` and `email` are required. The email is not unique.' })
-  @ApiCreatedResponse({ type: MessageWithIdResponseDto, example: { message: 'Client created', id: '6650c0ffee0000000000d001' } })
+  @ApiCreatedResponse({
+    type: MessageWithIdResponseDto,
+    example: { message: 'Client created', id: '6650c0ffee0000000000d001' },
+    links: {
+      GetClient: { operationId: 'getClient', parameters: { id: '$response.body#/id' } },
+      CreateChannelOfClient: { operationId: 'createChannel', requestBody: { clientId: '$response.body#/id' } },
+      ListClientChannels: { operationId: 'listClientChannels', parameters: { clientId: '$response.body#/id' } },
+    },
+  })
   @ApiErrorResponses(400, 401, 413, 415, 500, 503)
   async createClient(@Body() dto: CreateClientDto): Promise<MessageWithIdResponseDto> {
     return { message: 'Client created', id: await this.clients.create(dto) };

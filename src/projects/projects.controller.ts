@@ -26,7 +26,15 @@ export class ProjectsController {
       "The project's id is added to the channel's `projectIds`. A `channelId` in the body must equal the path's. " +
       '`status` defaults to draft, `access` to public, lists to [].',
   })
-  @ApiCreatedResponse({ type: ProjectResponse, description: 'The created project' })
+  @ApiCreatedResponse({
+    type: ProjectResponse,
+    description: 'The created project',
+    links: {
+      GetProject: { operationId: 'getProject', parameters: { project_id: '$response.body#/_id' } },
+      UpdateProject: { operationId: 'updateProject', parameters: { projectId: '$response.body#/_id' } },
+      DeleteProject: { operationId: 'deleteProject', parameters: { projectId: '$response.body#/_id' } },
+    },
+  })
   @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
   createProject(@Param('channelId', ParseObjectIdPipe) channelId: string, @Body() dto: CreateProjectDto): Promise<ProjectResponse> {
     return this.projects.create(channelId, dto);

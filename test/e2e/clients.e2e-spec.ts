@@ -73,6 +73,8 @@ describe('clients', () => {
       ['blank name', { name: '  ' }, 'name'],
       ['name of the wrong type', { name: 7 }, 'name'],
       ['name too long', { name: 'n'.repeat(201) }, 'name'],
+      ['name too long before trimming', { name: ` ${'n'.repeat(200)}` }, 'name'],
+      ['phone too long', { phone: '1'.repeat(51) }, 'phone'],
       ['missing email', { email: undefined }, 'email'],
       ['malformed email', { email: 'not-an-email' }, 'email'],
       ['email of the wrong type', { email: 12 }, 'email'],

@@ -69,6 +69,13 @@ describe('collections', () => {
       expect(await stored(id)).toMatchObject({ numberOfClients: 0, numberOfUsers: 0, pricing: 0, endpoints: [] });
     });
 
+    it('accepts the documented bounds: safe-integer counts and endpoints, pricing at its maximum', async () => {
+      const max = Number.MAX_SAFE_INTEGER;
+      const id = await newCollection({ numberOfClients: max, numberOfUsers: max, pricing: 1_000_000_000, endpoints: [-max, max] });
+      const read = await t.http.get(`/collections/${id}`, { token: developer.token });
+      expect(read.body).toMatchObject({ numberOfClients: max, numberOfUsers: max, pricing: 1_000_000_000, endpoints: [-max, max] });
+    });
+
     it('trims the name', async () => {
       const id = await newCollection({ name: '  Padded  ' });
       expect((await stored(id))?.name).toBe('Padded');
@@ -89,7 +96,13 @@ describe('collections', () => {
       ['numberOfClients as a string', { numberOfClients: '3' }, 'numberOfClients'],
       ['negative numberOfUsers', { numberOfUsers: -5 }, 'numberOfUsers'],
       ['non-integer numberOfUsers', { numberOfUsers: 2.25 }, 'numberOfUsers'],
+      ['numberOfClients beyond the safe integers', { numberOfClients: Number.MAX_SAFE_INTEGER + 1 }, 'numberOfClients'],
+      ['numberOfUsers beyond the safe integers', { numberOfUsers: 1e22 }, 'numberOfUsers'],
       ['negative pricing', { pricing: -0.01 }, 'pricing'],
+      ['pricing over its maximum', { pricing: 1_000_000_000.01 }, 'pricing'],
+      ['an endpoint beyond the safe integers', { endpoints: [1, 2 ** 60] }, 'endpoints'],
+      ['an endpoint below the safe integers', { endpoints: [-1e22] }, 'endpoints'],
+      ['a blank name padded past its maximum', { name: ` ${'x'.repeat(200)} ` }, 'name'],
       ['pricing as a string', { pricing: '10' }, 'pricing'],
       ['endpoints not an array', { endpoints: 3 }, 'endpoints'],
       ['non-integer endpoints', { endpoints: [1, 2.5] }, 'endpoints'],

@@ -193,6 +193,8 @@ describe('projects', () => {
       ['primaryTitle', '', undefined],
       ['primaryTitle', null, undefined],
       ['primaryLanguageId', 'english language', undefined],
+      ['primaryLanguageId', '', undefined],
+      ['topicIds', ['t'.repeat(101)], undefined],
       ['description', 42, undefined],
     ])('rejects %s = %j', async (field, value, message) => {
       const body = { primaryTitle: 'T', projectTypeId: 'show', [field]: value };
