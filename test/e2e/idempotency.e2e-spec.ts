@@ -157,6 +157,13 @@ describe('Idempotency-Key', () => {
     expectError(retry, 409, /still being processed; retry/);
     expect(await paymentsOf(customer)).toBe(0);
     expectError(await post(PAYMENTS, { ...body, amount: 6 }, key), 422);
+
+    // Still in progress after 5 minutes: its server stopped mid-request, so the key is free again.
+    await records().updateOne({ key }, { $set: { createdAt: new Date(Date.now() - 6 * 60 * 1000) } });
+    const afterStop = await post(PAYMENTS, body, key);
+    expect(afterStop.status).toBe(201);
+    expect(afterStop.headers.get(REPLAYED)).toBeNull();
+    expect(await paymentsOf(customer)).toBe(1);
   });
 
   it('20 concurrent retries with one key create exactly one payment', async () => {

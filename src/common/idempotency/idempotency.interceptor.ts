@@ -15,6 +15,7 @@ import { idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey, reque
  *
  * - Keys are scoped to the authenticated caller and the route, and live 24 hours.
  * - A request that fails (any error status) stores nothing: its key is released and a retry runs again.
+ * - A record left in progress for 5 minutes (its server stopped mid-request) no longer blocks its key.
  * - Anonymous routes (login, signup) check the header's form but do not store: replaying a login
  *   would hand out an old token, and a repeated signup is already a 409.
  */

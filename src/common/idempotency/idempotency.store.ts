@@ -11,6 +11,11 @@ export type IdempotencyStart =
 
 /** Rounds of "insert, else read" before giving up on a key that keeps appearing and vanishing. */
 const MAX_ATTEMPTS = 5;
+/**
+ * A record still in progress after this long belongs to a request whose server stopped before it
+ * answered; it is dropped so the key does not answer 409 for a whole day.
+ */
+export const IN_PROGRESS_LEASE_MS = 5 * 60 * 1000;
 /** How often expired records are swept where the database has no TTL index. */
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -60,7 +65,7 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
       const existing = await this.records.findOne({ scope, key }).lean<IdempotencyRecord>().exec();
       // Gone in between: the request that held the key failed and released it. Try again.
       if (!existing) continue;
-      if (this.isExpired(existing)) {
+      if (this.isExpired(existing) || this.isAbandoned(existing)) {
         await this.records.deleteOne({ _id: existing._id, createdAt: existing.createdAt }).exec();
         continue;
       }
@@ -103,6 +108,10 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     const cutoff = new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_SECONDS * 1000);
     const result = await this.records.deleteMany({ createdAt: trusted({ $lt: cutoff }) }).exec();
     return result.deletedCount;
+  }
+
+  private isAbandoned(record: IdempotencyRecord, now = Date.now()): boolean {
+    return record.state === 'in_progress' && now - new Date(record.createdAt).getTime() >= IN_PROGRESS_LEASE_MS;
   }
 
   private isExpired(record: IdempotencyRecord, now = Date.now()): boolean {
