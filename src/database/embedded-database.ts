@@ -22,6 +22,15 @@ export interface EmbeddedDatabaseOptions {
   log?: (message: string) => void;
 }
 
+export interface FerretdbServerOptions {
+  /** Folder for FerretDB's SQLite files, state and log. */
+  stateDir: string;
+  /** A fixed port, so a stopped server can be started again at the same address. Default: a free port. */
+  port?: number;
+  ferretdbBin?: string;
+  log?: (message: string) => void;
+}
+
 const FERRETDB_VERSION = 'v1.24.2';
 const HOW_TO_PROVIDE =
   'Set MONGODB_URI to a MongoDB server (for example mongodb://127.0.0.1:27017/platform), ' +
@@ -51,6 +60,19 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   }
 
   throw new Error(`No database available. ${HOW_TO_PROVIDE}\n  - ${failures.join('\n  - ')}`);
+}
+
+/**
+ * Starts FerretDB alone (no mongod attempt) on `stateDir`. Stopping it and starting it again with the
+ * same `stateDir` and `port` brings the same data back at the same address, which is how a database
+ * outage and its recovery can be reproduced.
+ */
+export async function startFerretdbServer(options: FerretdbServerOptions): Promise<EmbeddedDatabase & { port: number }> {
+  const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const binary = await findOrBuildFerretdb(options.ferretdbBin, log);
+  const port = options.port ?? (await freePort());
+  const server = await startFerretdb(binary, options.stateDir, port);
+  return { ...server, port };
 }
 
 async function startMongod(dbPath: string): Promise<EmbeddedDatabase> {
@@ -109,9 +131,9 @@ async function findOrBuildFerretdb(configured: string | undefined, log: (message
   return goBin;
 }
 
-async function startFerretdb(binary: string, stateDir: string): Promise<EmbeddedDatabase> {
+async function startFerretdb(binary: string, stateDir: string, fixedPort?: number): Promise<EmbeddedDatabase> {
   mkdirSync(stateDir, { recursive: true });
-  const port = await freePort();
+  const port = fixedPort ?? (await freePort());
   const logFd = openSync(join(stateDir, 'ferretdb.log'), 'a');
   const child = spawn(
     binary,
