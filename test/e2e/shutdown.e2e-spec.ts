@@ -1,0 +1,81 @@
+import { MongoClient } from 'mongodb';
+import { randomBytes } from 'node:crypto';
+import { createFirstAdmin, TestUser } from '../support/auth';
+import { pollUntil, withDeadline } from '../support/deadline';
+import { HttpClient } from '../support/http';
+import { ServiceProcess, spawnBuiltService, trackedPost } from '../support/service-process';
+import { TEST_JWT_SECRET } from '../support/test-app';
+
+// jest reads testTimeout from the top-level configuration only, not from a project's.
+jest.setTimeout(120_000);
+
+/**
+ * The built service as it runs in production: SIGTERM while logins (bcrypt at full cost, so each
+ * takes a while) are in flight. Every one of them must be answered before the process exits 0.
+ */
+describe('graceful shutdown on SIGTERM', () => {
+  const base = process.env.TEST_MONGODB_BASE_URI;
+  const mongodbUri = `${base}shutdown_${randomBytes(6).toString('hex')}`;
+  let service: ServiceProcess | undefined;
+
+  afterAll(async () => {
+    if (service && service.child.exitCode === null && service.child.signalCode === null) {
+      service.child.kill('SIGKILL');
+      await service.exited;
+    }
+    const client = new MongoClient(mongodbUri, { serverSelectionTimeoutMS: 5_000 });
+    try {
+      await client.db().dropDatabase();
+    } catch {
+      // Nothing to clean when the database was never created.
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('drains in-flight requests, then exits with code 0', async () => {
+    if (!base) throw new Error('TEST_MONGODB_BASE_URI is not set: run through jest (global setup)');
+    service = await spawnBuiltService({
+      NODE_ENV: 'production',
+      MONGODB_URI: mongodbUri,
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: 'silent',
+      BCRYPT_ROUNDS: '12',
+    });
+    const running = service;
+    const http = new HttpClient(running.baseUrl);
+
+    const up = await pollUntil(async () => (await http.get('/health')).status === 200, 30_000);
+    if (!up) throw new Error(`the service did not report healthy within 30 s:\n${running.output()}`);
+    const user: TestUser = await createFirstAdmin(http);
+
+    const logins = Array.from({ length: 20 }, () =>
+      trackedPost(`${running.baseUrl}/api/v1/login`, { email: user.email, password: user.password }),
+    );
+    await withDeadline(Promise.all(logins.map((login) => login.sent)), 15_000, 'sending the logins');
+    // The first answer means the server is well into the batch: it has read every request (a few
+    // milliseconds of work) while the password hashes queue up behind each other (hundreds).
+    await withDeadline(Promise.race(logins.map((login) => login.response)), 30_000, 'the first login');
+
+    const inFlight = logins.filter((login) => !login.done).length;
+    running.child.kill('SIGTERM');
+    // Otherwise the test would prove nothing about draining.
+    if (inFlight === 0) throw new Error('every login finished before SIGTERM was sent: nothing was in flight');
+
+    const outcomes = await withDeadline(Promise.allSettled(logins.map((login) => login.response)), 60_000, 'the in-flight logins');
+    const answers = outcomes.map((outcome) =>
+      outcome.status === 'fulfilled' ? outcome.value.status : `failed: ${(outcome.reason as Error).message}`,
+    );
+    expect(answers).toEqual(logins.map(() => 200));
+    for (const outcome of outcomes) {
+      if (outcome.status !== 'fulfilled') continue;
+      expect(JSON.parse(outcome.value.body)).toMatchObject({ message: 'Login successful', accessToken: expect.any(String) });
+    }
+
+    const exit = await withDeadline(running.exited, 30_000, 'process exit after SIGTERM');
+    expect({ ...exit, output: exit.code === 0 ? '' : running.output() }).toEqual({ code: 0, signal: null, output: '' });
+
+    // Nothing listens any more.
+    await expect(http.get('/health')).rejects.toThrow();
+  });
+});
