@@ -26,5 +26,12 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       testTimeout: 60_000,
     },
+    {
+      ...common,
+      displayName: 'browser',
+      testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
   ],
 };

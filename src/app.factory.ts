@@ -70,6 +70,10 @@ export async function createApp(): Promise<NestFastifyApplication> {
         styleSrc: [`'self'`, `'unsafe-inline'`],
         imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
         scriptSrc: [`'self'`, `'unsafe-inline'`],
+        // Helmet's default would make browsers fetch the Swagger UI's scripts and styles over https
+        // whenever the service is reached over plain http by a host name (not localhost), so /docs
+        // would render blank. HSTS still tells browsers to prefer https where it is served.
+        upgradeInsecureRequests: null,
       },
     },
   });
