@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, MongooseHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/decorators/public.decorator';
@@ -19,7 +19,13 @@ export class HealthController {
   @ApiOperation({ summary: 'Liveness and database reachability' })
   @ApiOkResponse({ type: HealthResponse })
   @ApiErrorResponses(500, 503)
-  check() {
-    return this.health.check([() => this.mongoose.pingCheck('database', { timeout: 1_500 })]);
+  async check() {
+    try {
+      return await this.health.check([() => this.mongoose.pingCheck('database', { timeout: 1_500 })]);
+    } catch (error) {
+      // Terminus reports through an exception whose body is its own report; callers get the service's error body.
+      if (error instanceof ServiceUnavailableException) throw new ServiceUnavailableException('Database unavailable, try again shortly');
+      throw error;
+    }
   }
 }

@@ -70,6 +70,7 @@ describe('database outage and recovery', () => {
 
     const health = await withDeadline(t.http.get('/health'), ANSWER_WITHIN_MS, 'GET /health');
     expectUnavailable(health);
+    expect(health.body.message).toBe('Database unavailable, try again shortly');
 
     // Several at once, as real traffic arrives: each one answered, none a 500.
     const burst = await withDeadline(

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
+import { STATUS_CODES } from 'node:http';
 import { ErrorResponseDto } from '../dto/error-response.dto';
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -16,11 +17,30 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'Database unavailable',
 };
 
-/** Documents the error statuses of a route with the shared error body. */
+const EXAMPLE_MESSAGES: Record<number, string> = {
+  400: 'Validation failed: email must be an email',
+  401: 'Missing bearer token: send Authorization: Bearer <accessToken>',
+  403: 'This operation needs the role admin',
+  404: 'Not found',
+  409: 'Conflict with the current state',
+  413: 'Request body is too large',
+  415: 'Unsupported content type: send the body as application/json',
+  422: 'Idempotency-Key was already used with a different request body',
+  429: 'Too many requests',
+  500: 'Internal server error',
+  503: 'Database unavailable, try again shortly',
+};
+
+function example(status: number) {
+  const body = { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message: EXAMPLE_MESSAGES[status] ?? 'Error' };
+  return status === 400 ? { ...body, errors: [{ field: 'email', messages: ['email must be an email'] }] } : body;
+}
+
+/** Documents the error statuses of a route with the shared error body and a fitting example. */
 export function ApiErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...statuses.map((status) =>
-      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto }),
+      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto, example: example(status) }),
     ),
   );
 }
