@@ -27,8 +27,11 @@ const { MongoClient } = require('mongodb');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
-const SERVICE_ENTRY = path.join(ROOT, 'dist', 'main.js');
-const EMBEDDED_DB = path.join(ROOT, 'dist', 'database', 'embedded-database.js');
+const DIST = path.join(ROOT, 'dist');
+const SERVICE_ENTRY = path.join(DIST, 'main.js');
+const EMBEDDED_DB = path.join(DIST, 'database', 'embedded-database.js');
+// The service runs from a copy of dist/, so a rebuild during the run cannot pull it away.
+const DIST_SNAPSHOT = path.join(RESULTS_DIR, 'dist-snapshot');
 const BASELINE_ENTRY = path.join(__dirname, 'baseline', 'server.js');
 
 const settings = {
@@ -499,6 +502,9 @@ async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-'));
   cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+  fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true });
+  cleanups.push(() => fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true }));
+  fs.cpSync(DIST, DIST_SNAPSHOT, { recursive: true });
   const { startEmbeddedDatabase } = require(EMBEDDED_DB);
   const database = await startEmbeddedDatabase({
     dataDir: path.join(tmp, 'db'),
@@ -514,7 +520,7 @@ async function main() {
 
   const secret = crypto.randomBytes(32).toString('hex');
   const shared = { JWT_SECRET: secret, BCRYPT_ROUNDS: String(settings.bcryptRounds) };
-  const service = await startServer('service', SERVICE_ENTRY, {
+  const service = await startServer('service', path.join(DIST_SNAPSHOT, 'main.js'), {
     ...shared,
     NODE_ENV: 'production',
     LOG_LEVEL: settings.logLevel,
