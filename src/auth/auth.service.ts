@@ -2,6 +2,7 @@ import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import * as bcrypt from 'bcrypt';
+import { toAddress } from '../common/dto/address.dto';
 import { AuthenticatedUser } from '../common/decorators/current-user.decorator';
 import { authConfig } from '../config/auth.config';
 import { toUserResponse } from '../users/users.mapper';
@@ -45,7 +46,7 @@ export class AuthService {
         passwordHash,
         role: dto.role,
         phoneNumber: dto.phoneNumber,
-        address: dto.address,
+        address: dto.address && toAddress(dto.address),
         avatar: dto.avatar,
       });
       return { message: 'User created', data: { user: toUserResponse(user) } };

@@ -1,3 +1,4 @@
+import { toAddress } from '../common/dto/address.dto';
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
@@ -43,7 +44,7 @@ type CustomerFields = Partial<Pick<Customer, (typeof WRITABLE_FIELDS)[number]>>;
 export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): CustomerFields {
   const fields: Record<string, unknown> = {};
   for (const key of WRITABLE_FIELDS) {
-    if (dto[key] !== undefined) fields[key] = dto[key];
+    if (dto[key] !== undefined) fields[key] = key === 'address' && dto.address ? toAddress(dto.address) : dto[key];
   }
   return fields as CustomerFields;
 }

@@ -123,7 +123,9 @@ describe('customers /v1/customers', () => {
       expectValidationError(await create({ email: 'c@example.com', verified: 'yes' }), 'verified');
       expectValidationError(await create({ email: 'c@example.com', Taxable: 1 }), 'Taxable');
       expectValidationError(await create({ email: 'c@example.com', address: 'Main St' }), 'address');
-      expectValidationError(await create({ email: 'c@example.com', address: { nested: { deep: true } } }), 'address');
+      expectValidationError(await create({ email: 'c@example.com', address: { nested: { deep: true } } }), 'address.nested');
+      expectValidationError(await create({ email: 'c@example.com', address: { city: ['x'] } }), 'address.city');
+      expectValidationError(await create({ email: 'c@example.com', country: 'Us' }), 'country');
       expectValidationError(await create({ email: 'c@example.com', SocialNumber: 123 }), 'SocialNumber');
     });
 

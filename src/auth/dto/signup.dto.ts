@@ -15,7 +15,7 @@ import {
   Validate,
 } from 'class-validator';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
-import { ApiFlatJsonObject } from '../../common/validators/flat-json-object';
+import { AddressDto, ApiAddress } from '../../common/dto/address.dto';
 import { MaxBytes } from '../../common/validators/max-bytes.validator';
 
 export class SignupDto {
@@ -58,8 +58,8 @@ export class SignupDto {
   phoneNumber?: number;
 
   @IsOptional()
-  @ApiFlatJsonObject({ example: { line1: '12 Analytical Row', city: 'London', country: 'GB' } })
-  address?: Record<string, unknown>;
+  @ApiAddress({ example: { line1: '12 Analytical Row', city: 'London', country: 'GB' } })
+  address?: AddressDto;
 
   @ApiPropertyOptional({ example: 'https://example.com/ada.png', format: 'uri' })
   @IsOptional()

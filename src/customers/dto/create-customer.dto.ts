@@ -4,7 +4,6 @@ import {
   IsBoolean,
   IsEmail,
   IsIn,
-  IsISO31661Alpha2,
   IsNotEmpty,
   IsNumber,
   IsOptional,
@@ -14,12 +13,13 @@ import {
   Min,
   ValidateIf,
 } from 'class-validator';
-import { ApiFlatJsonObject } from '../../common/validators/flat-json-object';
+import { AddressDto, ApiAddress } from '../../common/dto/address.dto';
+import { ApiCountryCode } from '../../common/validators/country-code';
+import { NOT_BLANK_PATTERN } from '../../common/validators/trimmed-text';
 
 /** Optional, but when present it must be a real value: `null` is validated (and refused) like any other. */
 const present = (_object: object, value: unknown) => value !== undefined;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-const upper = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toUpperCase() : value);
 
 export const BALANCE_LIMIT = 1e12;
 
@@ -30,7 +30,7 @@ export class CreateCustomerDto {
   @MaxLength(254)
   email: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Jenny', maxLength: 100, default: null })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Jenny', minLength: 1, maxLength: 100, pattern: NOT_BLANK_PATTERN, default: null })
   @IsOptional()
   @Transform(trim)
   @IsString()
@@ -38,7 +38,7 @@ export class CreateCustomerDto {
   @MaxLength(100)
   firstName?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Rosen', maxLength: 100, default: null })
+  @ApiPropertyOptional({ type: String, nullable: true, example: 'Rosen', minLength: 1, maxLength: 100, pattern: NOT_BLANK_PATTERN, default: null })
   @IsOptional()
   @Transform(trim)
   @IsString()
@@ -46,22 +46,13 @@ export class CreateCustomerDto {
   @MaxLength(100)
   lastName?: string | null;
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    example: 'US',
-    pattern: '^[A-Za-z]{2}$',
-    default: null,
-    description: 'ISO 3166-1 alpha-2 country code, any case; stored and returned in upper case',
-  })
   @IsOptional()
-  @Transform(upper)
-  @IsISO31661Alpha2({ message: 'country must be an ISO 3166-1 alpha-2 country code' })
+  @ApiCountryCode()
   country?: string | null;
 
   @ValidateIf(present)
-  @ApiFlatJsonObject({ example: { line1: '510 Townsend St', city: 'San Francisco', postalCode: '94103' } })
-  address?: Record<string, unknown>;
+  @ApiAddress({ example: { line1: '510 Townsend St', city: 'San Francisco', postalCode: '94103' } })
+  address?: AddressDto;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: '+1 415 555 0100', maxLength: 50 })
   @IsOptional()
