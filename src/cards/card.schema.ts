@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Types } from 'mongoose';
 import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type CardFailureCode, type CardFunding } from './test-cards';
 
@@ -6,19 +7,7 @@ import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type Car
  * A saved test card. The card number and the CVC are never stored: only what can be shown (brand,
  * funding, country, last4, expiry) and a keyed hash of the number.
  */
-@Schema({
-  collection: 'cards',
-  timestamps: true,
-  versionKey: false,
-  toJSON: {
-    transform: (_doc, ret: Record<string, unknown>) => {
-      ret.id = String(ret._id);
-      delete ret._id;
-      delete ret.failureCode;
-      return ret;
-    },
-  },
-})
+@Schema(schemaOptions('cards', ['failureCode']))
 export class Card {
   _id: Types.ObjectId;
 

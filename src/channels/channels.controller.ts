@@ -1,17 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { ContentListQuery } from '../common/paging/content-list.query';
+import { ContentListQuery, TOTAL_COUNT_HEADER } from '../common/paging/content-list.query';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { ChannelsService } from './channels.service';
 import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, ChannelUpdatedResponse } from './dto/channel.response';
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
-
-const TOTAL_COUNT_HEADER = {
-  'X-Total-Count': { description: 'Number of matching records across all pages', schema: { type: 'integer' as const } },
-};
 
 @ApiTags('channels')
 @ApiBearerAuth()

@@ -3,7 +3,7 @@ import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestj
 import type { FastifyReply } from 'fastify';
 import { Roles } from '../common/decorators/roles.decorator';
 import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
-import { IncludeDeletedQuery } from '../common/paging/content-list.query';
+import { IncludeDeletedQuery, TOTAL_COUNT_HEADER } from '../common/paging/content-list.query';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { ClientsService } from './clients.service';
@@ -44,7 +44,7 @@ export class ClientsController {
   })
   @ApiOkResponse({
     type: [ClientResponse],
-    headers: { 'X-Total-Count': { description: 'Number of clients matching the filter, ignoring limit and skip', schema: { type: 'integer', example: 42 } } },
+    headers: TOTAL_COUNT_HEADER,
   })
   @ApiErrorResponses(400, 401, 500, 503)
   async listClients(

@@ -1,20 +1,8 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
 
-@Schema({
-  collection: 'customers',
-  timestamps: true,
-  versionKey: false,
-  toJSON: {
-    // Second line of defence: whatever serialises a customer document, the social number stays inside.
-    transform: (_doc, ret: Record<string, unknown>) => {
-      ret.id = String(ret._id);
-      delete ret._id;
-      delete ret.SocialNumber;
-      return ret;
-    },
-  },
-})
+@Schema(schemaOptions('customers', ['SocialNumber']))
 export class Customer {
   _id: Types.ObjectId;
 

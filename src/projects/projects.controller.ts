@@ -2,16 +2,13 @@ import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@ne
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { TOTAL_COUNT_HEADER } from '../common/paging/content-list.query';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
 import { ProjectDeletedResponse, ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
-
-const TOTAL_COUNT_HEADER = {
-  'X-Total-Count': { description: 'Number of matching records across all pages', schema: { type: 'integer' as const } },
-};
 
 @ApiTags('projects')
 @ApiBearerAuth()

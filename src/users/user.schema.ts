@@ -1,24 +1,12 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
 import { USER_ROLES, type UserRole } from '../common/decorators/roles.decorator';
 
 export const USER_STATUSES = ['active'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 
-@Schema({
-  collection: 'users',
-  timestamps: true,
-  versionKey: false,
-  toJSON: {
-    // Last line of defence: whatever serialises a user document, the hash stays inside.
-    transform: (_doc, ret: Record<string, unknown>) => {
-      ret.id = String(ret._id);
-      delete ret._id;
-      delete ret.passwordHash;
-      return ret;
-    },
-  },
-})
+@Schema(schemaOptions('users', ['passwordHash']))
 export class User {
   _id: Types.ObjectId;
 
