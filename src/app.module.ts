@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, RequestMethod } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
@@ -30,6 +30,8 @@ import { PaymentsModule } from './payments/payments.module';
       useFactory: (config: ConfigService) => {
         const app = config.getOrThrow<AppConfig>('app');
         return {
+          // The module's default route pattern matches nothing under Nest 12 on Fastify: no request was logged.
+          forRoutes: [{ path: '*splat', method: RequestMethod.ALL }],
           pinoHttp: {
             level: app.logLevel,
             // Fastify already assigned the id (from X-Request-Id or a fresh UUID).

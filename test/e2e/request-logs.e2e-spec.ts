@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { spawnBuiltService, ServiceProcess } from '../support/service-process';
+import { TEST_JWT_SECRET } from '../support/test-app';
+
+/** The built service at LOG_LEVEL=info writes one structured line per request, with its id. */
+describe('request logs', () => {
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    service = await spawnBuiltService({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      JWT_SECRET: TEST_JWT_SECRET,
+      MONGODB_URI: `${process.env.TEST_MONGODB_BASE_URI}logs_${randomBytes(4).toString('hex')}`,
+    });
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const up = await fetch(`${service.baseUrl}/health`).then((res) => res.ok, () => false);
+      if (up) return;
+      await new Promise((done) => setTimeout(done, 200));
+    }
+    throw new Error(`the service did not start:\n${service.output()}`);
+  });
+
+  afterAll(async () => {
+    service.child.kill('SIGTERM');
+    await service.exited;
+  });
+
+  function requestLines(): { req?: { id?: string; url?: string; headers?: unknown }; res?: { statusCode?: number } }[] {
+    return service
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.req);
+  }
+
+  it('logs method, url, status and the request id, and never the token', async () => {
+    const token = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2VjcmV0LXNpZ25hdHVyZQ';
+    const res = await fetch(`${service.baseUrl}/api/v1/me`, {
+      headers: { 'x-request-id': 'log-test-1', authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('x-request-id')).toBe('log-test-1');
+
+    const deadline = Date.now() + 5_000;
+    while (!requestLines().some((line) => line.req?.id === 'log-test-1') && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    const line = requestLines().find((entry) => entry.req?.id === 'log-test-1');
+    expect(line).toMatchObject({ req: { id: 'log-test-1', method: 'GET', url: '/api/v1/me' }, res: { statusCode: 401 } });
+    expect(service.output()).not.toContain(token);
+  });
+});
