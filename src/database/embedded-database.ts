@@ -180,7 +180,8 @@ async function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-function freePort(): Promise<number> {
+/** A TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
     const server = createServer();
     server.unref();

@@ -1,25 +1,15 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsEmail, IsMongoId, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsEmail, IsMongoId, IsString, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
-import { NOT_BLANK_PATTERN, trimWithin } from '../../common/validators/trimmed-text';
+import { NotBlankText, trimWithin } from '../../common/validators/trimmed-text';
 
 const NAME_MAX = 200;
 const EMAIL_MAX = 254;
 
 export class CreateClientDto {
-  @ApiProperty({
-    example: 'Acme Media',
-    minLength: 1,
-    maxLength: NAME_MAX,
-    pattern: NOT_BLANK_PATTERN,
-    description: 'Not blank; surrounding whitespace is trimmed',
-  })
-  @Transform(trimWithin(NAME_MAX))
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(NAME_MAX)
+  @NotBlankText(NAME_MAX, 'Acme Media')
   name: string;
 
   @ApiProperty({ example: 'contact@acme.example', format: 'email', maxLength: EMAIL_MAX })

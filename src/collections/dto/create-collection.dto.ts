@@ -1,8 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsInt, IsNumber, IsString, Max, MaxLength, Min } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { NOT_BLANK_PATTERN, trimWithin } from '../../common/validators/trimmed-text';
+import { NotBlankText } from '../../common/validators/trimmed-text';
 
 const NAME_MAX = 200;
 /** Counts and endpoint numbers stay within the integers JSON clients read back exactly. */
@@ -10,17 +9,7 @@ const INT_MAX = Number.MAX_SAFE_INTEGER;
 export const PRICING_MAX = 1_000_000_000;
 
 export class CreateCollectionDto {
-  @ApiProperty({
-    example: 'Starter',
-    minLength: 1,
-    maxLength: NAME_MAX,
-    pattern: NOT_BLANK_PATTERN,
-    description: 'Not blank; surrounding whitespace is trimmed',
-  })
-  @Transform(trimWithin(NAME_MAX))
-  @IsString()
-  @IsNotEmpty({ message: 'name must not be empty' })
-  @MaxLength(NAME_MAX)
+  @NotBlankText(NAME_MAX, 'Starter')
   name: string;
 
   @ApiPropertyOptional({ example: 'Entry-level bundle of endpoints', maxLength: 5000 })

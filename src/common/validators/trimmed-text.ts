@@ -1,3 +1,8 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+
 /**
  * The characters `String.prototype.trim()` removes, spelled out so that every regex engine (the
  * service's and a client's) reads the same set: `\s` differs between JavaScript and other engines.
@@ -14,4 +19,18 @@ export const NOT_BLANK_PATTERN = `[^${TRIMMED}]`;
  */
 export function trimWithin(max: number) {
   return ({ value }: { value: unknown }): unknown => (typeof value === 'string' && value.length <= max ? value.trim() : value);
+}
+
+/**
+ * A required, not-blank text of at most `max` characters, trimmed: validation and its OpenAPI
+ * schema in one decorator.
+ */
+export function NotBlankText(max: number, example: string): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ example, minLength: 1, maxLength: max, pattern: NOT_BLANK_PATTERN, description: 'Not blank; surrounding whitespace is trimmed' }),
+    Transform(trimWithin(max)),
+    IsString(),
+    IsNotEmpty({ message: '$property must not be empty' }),
+    MaxLength(max),
+  );
 }
