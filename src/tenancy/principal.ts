@@ -1,0 +1,31 @@
+import type { ApiName } from './api-names';
+import type { UserRole } from '../common/decorators/roles.decorator';
+import type { TenantScope } from './tenant-scope';
+
+/** Who is calling: a logged-in user (their token names an account, or none yet) or an API key. */
+export type Principal =
+  | { readonly kind: 'user'; readonly userId: string; readonly accountId: string | null }
+  | {
+      readonly kind: 'apiKey';
+      readonly keyId: string;
+      readonly accountId: string;
+      readonly projectId: string;
+      /** The APIs this key may call; null means every API enabled in its project. */
+      readonly scopes: readonly ApiName[] | null;
+    };
+
+/** The caller's standing in the account a request acts in. */
+export interface AccountAccess {
+  readonly accountId: string;
+  readonly role: UserRole;
+  readonly owner: boolean;
+}
+
+/** What the guards attach to a request. */
+export interface RequestContext {
+  principal?: Principal;
+  /** Set on routes that act inside the token's account (members, platform projects, data routes). */
+  account?: AccountAccess;
+  /** Set on data routes: the platform project the request acts in. */
+  tenant?: TenantScope;
+}

@@ -1,0 +1,35 @@
+import { Types } from 'mongoose';
+
+declare const scopeBrand: unique symbol;
+
+/**
+ * The platform project a request acts in, and its account. Every service or repository method that
+ * reads or writes a tenant's record takes one as a required argument, so forgetting the tenant fails
+ * to compile. Only the tenancy guard (and the migration) make scopes: the brand keeps an object
+ * literal from passing for one.
+ */
+export interface TenantScope {
+  readonly accountId: string;
+  readonly projectId: string;
+  readonly [scopeBrand]: true;
+}
+
+export function tenantScope(accountId: string, projectId: string): TenantScope {
+  return Object.freeze({ accountId, projectId }) as TenantScope;
+}
+
+/** The field every tenant-owned document carries. */
+export const TENANT_FIELD = 'projectId';
+
+/**
+ * A filter narrowed to the scope's platform project. Use it for every query of a tenant-owned
+ * model; the tenantOwned plugin refuses a query that lacks it.
+ */
+export function inScope<F extends object>(scope: TenantScope, filter?: F): F & { projectId: Types.ObjectId } {
+  return { ...(filter ?? ({} as F)), projectId: new Types.ObjectId(scope.projectId) };
+}
+
+/** The scope's project id as stored in documents. */
+export function scopeProjectId(scope: TenantScope): Types.ObjectId {
+  return new Types.ObjectId(scope.projectId);
+}
