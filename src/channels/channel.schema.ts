@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 /** A paid membership level of a channel. Some tiers in use carry only a name and a price. */
 @Schema({ _id: false, versionKey: false })
@@ -22,6 +23,9 @@ export const MembershipTierSchema = SchemaFactory.createForClass(MembershipTier)
 export class Channel {
   _id: Types.ObjectId;
 
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
+
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
   clientId: Types.ObjectId;
 
@@ -33,8 +37,8 @@ export class Channel {
 
   /**
    * The username folded to lower case: uniqueness is case-insensitive (`Ada` and `ada` are the same
-   * channel name to a reader). Kept in its own field because the database offers no collation.
-   * Never returned.
+   * channel name to a reader) and per platform project. Kept in its own field because the database
+   * offers no collation. Never returned.
    */
   @Prop({ type: String, required: true })
   usernameKey: string;
@@ -66,10 +70,12 @@ export class Channel {
 
 export type ChannelDocument = HydratedDocument<Channel>;
 export const ChannelSchema = SchemaFactory.createForClass(Channel);
+tenantOwned(ChannelSchema);
 
-ChannelSchema.index({ usernameKey: 1 }, { unique: true });
+// A username is unique inside one platform project; two projects may each have an `ada`.
+ChannelSchema.index({ projectId: 1, usernameKey: 1 }, { unique: true });
 // Lists by client, and the "does this client still own channels" check before a client is hard-deleted.
-ChannelSchema.index({ clientId: 1, _id: 1 });
+ChannelSchema.index({ projectId: 1, clientId: 1, _id: 1 });
 
 export function usernameKey(username: string): string {
   return username.toLowerCase();

@@ -1,9 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
-import { ContentListQuery, TOTAL_COUNT_HEADER } from '../common/paging/content-list.query';
+import { ContentListQuery } from '../common/paging/content-list.query';
+import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { ChannelsService } from './channels.service';
 import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, ChannelUpdatedResponse } from './dto/channel.response';
 import { CreateChannelDto } from './dto/create-channel.dto';
@@ -11,6 +13,7 @@ import { UpdateChannelDto } from './dto/update-channel.dto';
 
 @ApiTags('channels')
 @ApiBearerAuth()
+@PlatformApi('channels')
 @Controller('channels')
 export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
@@ -20,8 +23,8 @@ export class ChannelsController {
   @ApiOperation({
     summary: 'Create a channel',
     description:
-      'Answers 200 (not 201), as the original interface does. `clientId` must name an existing, live client (else 400); ' +
-      '`username` must be free, compared without regard to case (else 409).',
+      'Answers 200 (not 201), as the original interface does. `clientId` must name an existing, live client of the same ' +
+      'platform project (else 400); `username` must be free in the project, compared without regard to case (else 409).',
   })
   @ApiOkResponse({
     type: ChannelCreatedResponse,
@@ -35,33 +38,33 @@ export class ChannelsController {
     },
   })
   @ApiErrorResponses(400, 401, 409, 413, 415, 500, 503)
-  async createChannel(@Body() dto: CreateChannelDto): Promise<ChannelCreatedResponse> {
-    return { message: 'Channel created', id: await this.channels.create(dto) };
+  async createChannel(@Tenant() scope: TenantScope, @Body() dto: CreateChannelDto): Promise<ChannelCreatedResponse> {
+    return { message: 'Channel created', id: await this.channels.create(scope, dto) };
   }
 
   @Get('client/:clientId')
   @ApiOperation({
     summary: "List a client's channels",
-    description: 'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`. A client without channels (or an unknown one) gives an empty array.',
+    description:
+      'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`. A client without channels ' +
+      '(or an unknown one, which includes a client of another platform project) gives an empty array.',
   })
-  @ApiOkResponse({ type: [ChannelResponse], headers: TOTAL_COUNT_HEADER, description: "The client's channels" })
+  @ContentListResponse(ChannelResponse, "The client's channels")
   @ApiErrorResponses(400, 401, 500, 503)
-  async listClientChannels(
+  listClientChannels(
+    @Tenant() scope: TenantScope,
     @Param('clientId', ParseObjectIdPipe) clientId: string,
     @Query() query: ContentListQuery,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ChannelResponse[]> {
-    const { items, total } = await this.channels.listByClient(clientId, query);
-    reply.header('X-Total-Count', String(total));
-    return items;
+  ): Promise<ContentPage<ChannelResponse>> {
+    return this.channels.listByClient(scope, clientId, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a channel' })
   @ApiOkResponse({ type: ChannelResponse, description: 'The channel' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getChannel(@Param('id', ParseObjectIdPipe) id: string): Promise<ChannelResponse> {
-    return this.channels.findOne(id);
+  getChannel(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelResponse> {
+    return this.channels.findOne(scope, id);
   }
 
   @Put(':id')
@@ -71,8 +74,12 @@ export class ChannelsController {
   })
   @ApiOkResponse({ type: ChannelUpdatedResponse, description: 'Channel updated' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
-  async updateChannel(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateChannelDto): Promise<ChannelUpdatedResponse> {
-    await this.channels.update(id, dto);
+  async updateChannel(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: UpdateChannelDto,
+  ): Promise<ChannelUpdatedResponse> {
+    await this.channels.update(scope, id, dto);
     return { message: 'Channel updated' };
   }
 
@@ -80,8 +87,8 @@ export class ChannelsController {
   @ApiOperation({ summary: 'Delete a channel', description: "The channel's projects are deleted with it." })
   @ApiOkResponse({ type: ChannelDeletedResponse, description: 'Channel and its projects deleted' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async deleteChannel(@Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
-    await this.channels.remove(id);
+  async deleteChannel(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
+    await this.channels.remove(scope, id);
     return { message: 'Channel deleted' };
   }
 }

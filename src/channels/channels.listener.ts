@@ -14,7 +14,7 @@ export class ChannelsListener {
    */
   @OnEvent(CLIENT_HARD_DELETING, { suppressErrors: false })
   async onClientHardDeleting(event: ClientHardDeletingEvent): Promise<void> {
-    if (await this.channels.clientOwnsChannels(event.clientId)) {
+    if (await this.channels.clientOwnsChannels(event.scope, event.clientId)) {
       throw new ConflictException('Client still owns channels');
     }
   }

@@ -2,12 +2,15 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { isDuplicateKey } from '../common/database/duplicate-key';
 import { ClientsService } from '../clients/clients.service';
+import { isDuplicateKey } from '../common/database/duplicate-key';
+import { pickDefined } from '../common/fields/pick-defined';
 import { ContentListQuery } from '../common/paging/content-list.query';
+import type { ContentPage } from '../common/paging/total-count';
+import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { Channel, usernameKey } from './channel.schema';
-import { toChannelResponse } from './channels.mapper';
 import { CHANNEL_DELETED, ChannelDeletedEvent } from './channels.events';
+import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
@@ -15,9 +18,17 @@ import { UpdateChannelDto } from './dto/update-channel.dto';
 export const CHANNEL_NOT_FOUND = 'Channel not found';
 const USERNAME_TAKEN = 'Channel username already taken';
 
-export interface ChannelList {
-  items: ChannelResponse[];
-  total: number;
+/** The fields a request writes as they are; the username, lists and tiers are shaped on the way. */
+const PLAIN_FIELDS = ['name', 'avatarUrl', 'role', 'membershipsEnabled', 'monetizationEnabled', 'revenue'] as const;
+
+/** Copies only the writable fields the request carries, so nothing else reaches the update document. */
+export function channelFields(dto: UpdateChannelDto): Record<string, unknown> {
+  return {
+    ...pickDefined(dto, PLAIN_FIELDS),
+    ...(dto.username !== undefined ? { username: dto.username, usernameKey: usernameKey(dto.username) } : {}),
+    ...(dto.projectIds !== undefined ? { projectIds: unique(dto.projectIds) } : {}),
+    ...(dto.membershipTiers !== undefined ? { membershipTiers: dto.membershipTiers.map(toTier) } : {}),
+  };
 }
 
 @Injectable()
@@ -28,23 +39,17 @@ export class ChannelsService {
     private readonly events: EventEmitter2,
   ) {}
 
-  async create(dto: CreateChannelDto): Promise<string> {
-    if (!(await this.clients.isLive(dto.clientId))) {
+  /** The client must be live in the same platform project: another project's client is as unknown as a missing one. */
+  async create(scope: TenantScope, dto: CreateChannelDto): Promise<string> {
+    if (!(await this.clients.isLive(scope, dto.clientId))) {
       throw new BadRequestException('clientId does not match an existing client');
     }
     try {
+      // Fields the request leaves out take the schema's defaults.
       const created = await this.channels.create({
+        ...channelFields(dto),
         clientId: dto.clientId,
-        name: dto.name,
-        username: dto.username,
-        usernameKey: usernameKey(dto.username),
-        avatarUrl: dto.avatarUrl,
-        role: dto.role,
-        projectIds: unique(dto.projectIds ?? []),
-        membershipsEnabled: dto.membershipsEnabled ?? false,
-        membershipTiers: (dto.membershipTiers ?? []).map(toTier),
-        monetizationEnabled: dto.monetizationEnabled ?? false,
-        revenue: dto.revenue ?? 0,
+        projectId: scopeProjectId(scope),
       });
       return String(created._id);
     } catch (error) {
@@ -52,8 +57,8 @@ export class ChannelsService {
     }
   }
 
-  async listByClient(clientId: string, page: ContentListQuery): Promise<ChannelList> {
-    const filter = { clientId };
+  async listByClient(scope: TenantScope, clientId: string, page: ContentListQuery): Promise<ContentPage<ChannelResponse>> {
+    const filter = inScope(scope, { clientId });
     const [rows, total] = await Promise.all([
       this.channels.find(filter).sort({ _id: 1 }).skip(page.skip).limit(page.limit).lean<Channel[]>().exec(),
       this.channels.countDocuments(filter).exec(),
@@ -61,31 +66,18 @@ export class ChannelsService {
     return { items: rows.map(toChannelResponse), total };
   }
 
-  async findOne(id: string): Promise<ChannelResponse> {
-    const channel = await this.channels.findById(id).lean<Channel>().exec();
+  async findOne(scope: TenantScope, id: string): Promise<ChannelResponse> {
+    const channel = await this.channels.findOne(inScope(scope, { _id: id })).lean<Channel>().exec();
     if (!channel) throw new NotFoundException(CHANNEL_NOT_FOUND);
     return toChannelResponse(channel);
   }
 
-  async update(id: string, dto: UpdateChannelDto): Promise<void> {
-    // Built field by field, so nothing outside the DTO can reach the update document.
-    const set: Record<string, unknown> = {};
-    if (dto.name !== undefined) set.name = dto.name;
-    if (dto.username !== undefined) {
-      set.username = dto.username;
-      set.usernameKey = usernameKey(dto.username);
-    }
-    if (dto.avatarUrl !== undefined) set.avatarUrl = dto.avatarUrl;
-    if (dto.role !== undefined) set.role = dto.role;
-    if (dto.projectIds !== undefined) set.projectIds = unique(dto.projectIds);
-    if (dto.membershipsEnabled !== undefined) set.membershipsEnabled = dto.membershipsEnabled;
-    if (dto.membershipTiers !== undefined) set.membershipTiers = dto.membershipTiers.map(toTier);
-    if (dto.monetizationEnabled !== undefined) set.monetizationEnabled = dto.monetizationEnabled;
-    if (dto.revenue !== undefined) set.revenue = dto.revenue;
-
+  async update(scope: TenantScope, id: string, dto: UpdateChannelDto): Promise<void> {
     let matched: number;
     try {
-      const result = await this.channels.updateOne({ _id: id }, { $set: set }, { runValidators: true }).exec();
+      const result = await this.channels
+        .updateOne(inScope(scope, { _id: id }), { $set: channelFields(dto) }, { runValidators: true })
+        .exec();
       matched = result.matchedCount;
     } catch (error) {
       throw usernameConflictOr(error);
@@ -101,31 +93,31 @@ export class ChannelsService {
    * process stop between the two steps, a retried DELETE answers 404 but still runs the cascade,
    * so the channel's leftover projects are removed then.
    */
-  async remove(id: string): Promise<void> {
-    const { deletedCount } = await this.channels.deleteOne({ _id: id }).exec();
-    const event: ChannelDeletedEvent = { channelId: id };
+  async remove(scope: TenantScope, id: string): Promise<void> {
+    const { deletedCount } = await this.channels.deleteOne(inScope(scope, { _id: id })).exec();
+    const event: ChannelDeletedEvent = { scope, channelId: id };
     await this.events.emitAsync(CHANNEL_DELETED, event);
     if (deletedCount === 0) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }
 
   // ---- for child modules (projects) and the clients event ----
 
-  async exists(channelId: string): Promise<boolean> {
-    return (await this.channels.exists({ _id: channelId }).exec()) !== null;
+  async exists(scope: TenantScope, channelId: string): Promise<boolean> {
+    return (await this.channels.exists(inScope(scope, { _id: channelId })).exec()) !== null;
   }
 
   /** Adds a project to the channel's `projectIds`; false when the channel does not exist (any more). */
-  async addProject(channelId: string, projectId: string): Promise<boolean> {
-    const result = await this.channels.updateOne({ _id: channelId }, { $addToSet: { projectIds: projectId } }).exec();
+  async addProject(scope: TenantScope, channelId: string, projectId: string): Promise<boolean> {
+    const result = await this.channels.updateOne(inScope(scope, { _id: channelId }), { $addToSet: { projectIds: projectId } }).exec();
     return result.matchedCount > 0;
   }
 
-  async removeProject(channelId: string, projectId: string): Promise<void> {
-    await this.channels.updateOne({ _id: channelId }, { $pull: { projectIds: projectId } }).exec();
+  async removeProject(scope: TenantScope, channelId: string, projectId: string): Promise<void> {
+    await this.channels.updateOne(inScope(scope, { _id: channelId }), { $pull: { projectIds: projectId } }).exec();
   }
 
-  async clientOwnsChannels(clientId: string): Promise<boolean> {
-    return (await this.channels.exists({ clientId }).exec()) !== null;
+  async clientOwnsChannels(scope: TenantScope, clientId: string): Promise<boolean> {
+    return (await this.channels.exists(inScope(scope, { clientId })).exec()) !== null;
   }
 }
 
@@ -143,6 +135,6 @@ function toTier(tier: MembershipTierDto) {
 }
 
 function usernameConflictOr(error: unknown): unknown {
-  // The username key is the only unique field besides `_id`, which the database generates.
+  // Inside a project the username key is the only unique field besides `_id`, which the database generates.
   return isDuplicateKey(error) ? new ConflictException(USERNAME_TAKEN) : error;
 }

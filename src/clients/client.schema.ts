@@ -1,9 +1,13 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { HydratedDocument, Types } from 'mongoose';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 @Schema({ collection: 'clients', timestamps: true, versionKey: false })
 export class Client {
   _id: Types.ObjectId;
+
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
 
   @Prop({ type: String, required: true, trim: true })
   name: string;
@@ -28,6 +32,8 @@ export class Client {
 
 export type ClientDocument = HydratedDocument<Client>;
 export const ClientSchema = SchemaFactory.createForClass(Client);
+tenantOwned(ClientSchema);
 
-// Lists filter by deletedAt and page newest first; lookups by id (isLive included) also check deletedAt.
-ClientSchema.index({ deletedAt: 1, _id: -1 });
+// Every query is inside one platform project. Lists filter by deletedAt and page newest first;
+// lookups by id (isLive included) also check deletedAt.
+ClientSchema.index({ projectId: 1, deletedAt: 1, _id: -1 });

@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { Roles } from '../common/decorators/roles.decorator';
 import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
-import { IncludeDeletedQuery, TOTAL_COUNT_HEADER } from '../common/paging/content-list.query';
+import { IncludeDeletedQuery } from '../common/paging/content-list.query';
+import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
 import { CreateClientDto } from './dto/create-client.dto';
@@ -15,6 +17,7 @@ import { UpdateClientDto } from './dto/update-client.dto';
 const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
 
 @ApiTags('clients')
+@PlatformApi('clients')
 @Controller('clients')
 export class ClientsController {
   constructor(private readonly clients: ClientsService) {}
@@ -31,8 +34,8 @@ export class ClientsController {
     },
   })
   @ApiErrorResponses(400, 401, 413, 415, 500, 503)
-  async createClient(@Body() dto: CreateClientDto): Promise<MessageWithIdResponseDto> {
-    return { message: 'Client created', id: await this.clients.create(dto) };
+  async createClient(@Tenant() scope: TenantScope, @Body() dto: CreateClientDto): Promise<MessageWithIdResponseDto> {
+    return { message: 'Client created', id: await this.clients.create(scope, dto) };
   }
 
   @Get()
@@ -42,26 +45,22 @@ export class ClientsController {
       'Newest first, bounded by `limit` (default 100, max 500) and `skip`. Soft-deleted clients are left out ' +
       'unless `includeDeleted=true`. The total of matching clients is in the `X-Total-Count` header.',
   })
-  @ApiOkResponse({
-    type: [ClientResponse],
-    headers: TOTAL_COUNT_HEADER,
-  })
+  @ContentListResponse(ClientResponse)
   @ApiErrorResponses(400, 401, 500, 503)
-  async listClients(
-    @Query() query: ListClientsQuery,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ClientResponse[]> {
-    const { items, total } = await this.clients.list(query);
-    reply.header('X-Total-Count', String(total));
-    return items;
+  listClients(@Tenant() scope: TenantScope, @Query() query: ListClientsQuery): Promise<ContentPage<ClientResponse>> {
+    return this.clients.list(scope, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a client', description: 'A soft-deleted client is 404 unless `includeDeleted=true`.' })
   @ApiOkResponse({ type: ClientResponse })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getClient(@Param('id', ParseObjectIdPipe) id: string, @Query() query: IncludeDeletedQuery): Promise<ClientResponse> {
-    return this.clients.get(id, query.includeDeleted);
+  getClient(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Query() query: IncludeDeletedQuery,
+  ): Promise<ClientResponse> {
+    return this.clients.get(scope, id, query.includeDeleted);
   }
 
   @Put(':id')
@@ -71,8 +70,12 @@ export class ClientsController {
   })
   @ApiOkResponse(message('Client updated'))
   @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
-  async updateClient(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateClientDto): Promise<MessageResponseDto> {
-    await this.clients.update(id, dto);
+  async updateClient(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: UpdateClientDto,
+  ): Promise<MessageResponseDto> {
+    await this.clients.update(scope, id, dto);
     return { message: 'Client updated' };
   }
 
@@ -83,8 +86,8 @@ export class ClientsController {
   })
   @ApiOkResponse(message('Client soft-deleted'))
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async softDeleteClient(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
-    await this.clients.softDelete(id);
+  async softDeleteClient(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.clients.softDelete(scope, id);
     return { message: 'Client soft-deleted' };
   }
 
@@ -95,8 +98,8 @@ export class ClientsController {
   })
   @ApiOkResponse(message('Client restored'))
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async restoreClient(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
-    await this.clients.restore(id);
+  async restoreClient(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.clients.restore(scope, id);
     return { message: 'Client restored' };
   }
 
@@ -110,8 +113,8 @@ export class ClientsController {
   })
   @ApiOkResponse(message('Client hard-deleted'))
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
-  async hardDeleteClient(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
-    await this.clients.hardDelete(id);
+  async hardDeleteClient(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.clients.hardDelete(scope, id);
     return { message: 'Client hard-deleted' };
   }
 }

@@ -1,9 +1,13 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { HydratedDocument, Types } from 'mongoose';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 @Schema({ collection: 'collections', timestamps: true, versionKey: false })
 export class Collection {
   _id: Types.ObjectId;
+
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
 
   @Prop({ type: String, required: true, trim: true })
   name: string;
@@ -36,6 +40,8 @@ export class Collection {
 
 export type CollectionDocument = HydratedDocument<Collection>;
 export const CollectionSchema = SchemaFactory.createForClass(Collection);
+tenantOwned(CollectionSchema);
 
-// Lists filter by deletedAt and page newest first; lookups by id also check deletedAt.
-CollectionSchema.index({ deletedAt: 1, _id: -1 });
+// Every query is inside one platform project. Lists filter by deletedAt and page newest first;
+// lookups by id also check deletedAt.
+CollectionSchema.index({ projectId: 1, deletedAt: 1, _id: -1 });

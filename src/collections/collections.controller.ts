@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { Roles } from '../common/decorators/roles.decorator';
 import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
-import { IncludeDeletedQuery, TOTAL_COUNT_HEADER } from '../common/paging/content-list.query';
+import { IncludeDeletedQuery } from '../common/paging/content-list.query';
+import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { CollectionsService } from './collections.service';
 import { CollectionResponse } from './dto/collection.response';
 import { CreateCollectionDto } from './dto/create-collection.dto';
@@ -15,6 +17,7 @@ import { UpdateCollectionDto } from './dto/update-collection.dto';
 const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
 
 @ApiTags('collections')
+@PlatformApi('collections')
 @Controller('collections')
 export class CollectionsController {
   constructor(private readonly collections: CollectionsService) {}
@@ -23,8 +26,8 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Create a collection', description: 'Only `name` is required.' })
   @ApiCreatedResponse({ type: MessageWithIdResponseDto, example: { message: 'Collection created', id: '6650c0ffee0000000000c001' } })
   @ApiErrorResponses(400, 401, 413, 415, 500, 503)
-  async createCollection(@Body() dto: CreateCollectionDto): Promise<MessageWithIdResponseDto> {
-    return { message: 'Collection created', id: await this.collections.create(dto) };
+  async createCollection(@Tenant() scope: TenantScope, @Body() dto: CreateCollectionDto): Promise<MessageWithIdResponseDto> {
+    return { message: 'Collection created', id: await this.collections.create(scope, dto) };
   }
 
   @Get()
@@ -34,26 +37,22 @@ export class CollectionsController {
       'Newest first, bounded by `limit` (default 100, max 500) and `skip`. Soft-deleted collections are left out ' +
       'unless `includeDeleted=true`. The total of matching collections is in the `X-Total-Count` header.',
   })
-  @ApiOkResponse({
-    type: [CollectionResponse],
-    headers: TOTAL_COUNT_HEADER,
-  })
+  @ContentListResponse(CollectionResponse)
   @ApiErrorResponses(400, 401, 500, 503)
-  async listCollections(
-    @Query() query: ListCollectionsQuery,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<CollectionResponse[]> {
-    const { items, total } = await this.collections.list(query);
-    reply.header('X-Total-Count', String(total));
-    return items;
+  listCollections(@Tenant() scope: TenantScope, @Query() query: ListCollectionsQuery): Promise<ContentPage<CollectionResponse>> {
+    return this.collections.list(scope, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a collection', description: 'A soft-deleted collection is 404 unless `includeDeleted=true`.' })
   @ApiOkResponse({ type: CollectionResponse })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getCollection(@Param('id', ParseObjectIdPipe) id: string, @Query() query: IncludeDeletedQuery): Promise<CollectionResponse> {
-    return this.collections.get(id, query.includeDeleted);
+  getCollection(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Query() query: IncludeDeletedQuery,
+  ): Promise<CollectionResponse> {
+    return this.collections.get(scope, id, query.includeDeleted);
   }
 
   @Put(':id')
@@ -63,8 +62,12 @@ export class CollectionsController {
   })
   @ApiOkResponse(message('Collection updated'))
   @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
-  async updateCollection(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCollectionDto): Promise<MessageResponseDto> {
-    await this.collections.update(id, dto);
+  async updateCollection(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: UpdateCollectionDto,
+  ): Promise<MessageResponseDto> {
+    await this.collections.update(scope, id, dto);
     return { message: 'Collection updated' };
   }
 
@@ -75,8 +78,8 @@ export class CollectionsController {
   })
   @ApiOkResponse(message('Collection soft-deleted'))
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async softDeleteCollection(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
-    await this.collections.softDelete(id);
+  async softDeleteCollection(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.collections.softDelete(scope, id);
     return { message: 'Collection soft-deleted' };
   }
 
@@ -87,8 +90,8 @@ export class CollectionsController {
   })
   @ApiOkResponse(message('Collection restored'))
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async restoreCollection(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
-    await this.collections.restore(id);
+  async restoreCollection(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.collections.restore(scope, id);
     return { message: 'Collection restored' };
   }
 
@@ -97,8 +100,8 @@ export class CollectionsController {
   @ApiOperation({ summary: 'Hard-delete a collection', description: 'Admin only. Permanently removes a live or soft-deleted collection.' })
   @ApiOkResponse(message('Collection hard-deleted'))
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async hardDeleteCollection(@Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
-    await this.collections.hardDelete(id);
+  async hardDeleteCollection(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.collections.hardDelete(scope, id);
     return { message: 'Collection hard-deleted' };
   }
 }

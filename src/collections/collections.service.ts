@@ -1,6 +1,10 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted } from 'mongoose';
+import { Model } from 'mongoose';
+import { pickDefined } from '../common/fields/pick-defined';
+import type { ContentPage } from '../common/paging/total-count';
+import { SoftDeletableRecords } from '../common/soft-delete/soft-deletable-records';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { Collection } from './collection.schema';
 import { toCollectionResponse } from './collections.mapper';
 import { CollectionResponse } from './dto/collection.response';
@@ -8,71 +12,48 @@ import { CreateCollectionDto } from './dto/create-collection.dto';
 import { ListCollectionsQuery } from './dto/list-collections.query';
 import { UpdateCollectionDto } from './dto/update-collection.dto';
 
-const NOT_FOUND = 'Collection not found';
 const WRITABLE_FIELDS = ['name', 'description', 'numberOfClients', 'numberOfUsers', 'usage', 'pricing', 'endpoints'] as const;
 
-type CollectionFields = Partial<Pick<Collection, (typeof WRITABLE_FIELDS)[number]>>;
-
 /** Copies only the contract's writable fields, so nothing else of a body reaches the database. */
-export function collectionFields(dto: UpdateCollectionDto): CollectionFields {
-  const fields: Record<string, unknown> = {};
-  for (const key of WRITABLE_FIELDS) {
-    if (dto[key] !== undefined) fields[key] = dto[key];
-  }
-  return fields as CollectionFields;
+export function collectionFields(dto: UpdateCollectionDto): Partial<Collection> {
+  return pickDefined(dto, WRITABLE_FIELDS);
 }
-
-const live = { deletedAt: null };
-const softDeleted = { deletedAt: trusted({ $ne: null }) };
 
 @Injectable()
 export class CollectionsService {
-  constructor(@InjectModel(Collection.name) private readonly collections: Model<Collection>) {}
+  private readonly records: SoftDeletableRecords<Collection>;
 
-  async create(dto: CreateCollectionDto): Promise<string> {
-    const created = await this.collections.create(collectionFields(dto));
-    return String(created._id);
+  constructor(@InjectModel(Collection.name) collections: Model<Collection>) {
+    this.records = new SoftDeletableRecords(collections, 'Collection not found');
   }
 
-  /** One page, newest first, and the total of the filter for `X-Total-Count`. */
-  async list(query: ListCollectionsQuery): Promise<{ items: CollectionResponse[]; total: number }> {
-    const filter = query.includeDeleted ? {} : live;
-    const [rows, total] = await Promise.all([
-      this.collections.find(filter).sort({ _id: -1 }).skip(query.skip).limit(query.limit).lean<Collection[]>().exec(),
-      this.collections.countDocuments(filter).exec(),
-    ]);
+  create(scope: TenantScope, dto: CreateCollectionDto): Promise<string> {
+    return this.records.create(scope, collectionFields(dto));
+  }
+
+  async list(scope: TenantScope, query: ListCollectionsQuery): Promise<ContentPage<CollectionResponse>> {
+    const { rows, total } = await this.records.list(scope, query);
     return { items: rows.map(toCollectionResponse), total };
   }
 
-  async get(id: string, includeDeleted: boolean): Promise<CollectionResponse> {
-    const collection = await this.collections
-      .findOne({ _id: id, ...(includeDeleted ? {} : live) })
-      .lean<Collection>()
-      .exec();
-    if (!collection) throw new NotFoundException(NOT_FOUND);
-    return toCollectionResponse(collection);
+  async get(scope: TenantScope, id: string, includeDeleted: boolean): Promise<CollectionResponse> {
+    return toCollectionResponse(await this.records.get(scope, id, includeDeleted));
   }
 
-  /** Only a live collection can be updated; the guard sits in the filter, so a concurrent soft delete wins cleanly. */
-  async update(id: string, dto: UpdateCollectionDto): Promise<void> {
-    const result = await this.collections.updateOne({ _id: id, ...live }, { $set: collectionFields(dto) }).exec();
-    if (result.matchedCount === 0) throw new NotFoundException(NOT_FOUND);
+  update(scope: TenantScope, id: string, dto: UpdateCollectionDto): Promise<void> {
+    return this.records.update(scope, id, collectionFields(dto));
   }
 
-  async softDelete(id: string): Promise<void> {
-    const result = await this.collections.updateOne({ _id: id, ...live }, { $set: { deletedAt: new Date() } }).exec();
-    if (result.matchedCount === 0) throw new NotFoundException(NOT_FOUND);
+  softDelete(scope: TenantScope, id: string): Promise<void> {
+    return this.records.softDelete(scope, id);
   }
 
-  /** Only a soft-deleted collection can be restored; a live or unknown id is 404. */
-  async restore(id: string): Promise<void> {
-    const result = await this.collections.updateOne({ _id: id, ...softDeleted }, { $set: { deletedAt: null } }).exec();
-    if (result.matchedCount === 0) throw new NotFoundException(NOT_FOUND);
+  restore(scope: TenantScope, id: string): Promise<void> {
+    return this.records.restore(scope, id);
   }
 
   /** Removes the collection whether live or soft-deleted. */
-  async hardDelete(id: string): Promise<void> {
-    const result = await this.collections.deleteOne({ _id: id }).exec();
-    if (result.deletedCount === 0) throw new NotFoundException(NOT_FOUND);
+  hardDelete(scope: TenantScope, id: string): Promise<void> {
+    return this.records.hardDelete(scope, id);
   }
 }

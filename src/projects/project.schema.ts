@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 export const PROJECT_TYPES = ['project', 'show', 'album', 'podcasts', 'playlist'] as const;
 export const CONTENT_UPLOAD_TYPES = ['serverVideo', 'externalUrl', 'youtube'] as const;
@@ -30,6 +31,9 @@ export type SupportedFeature = (typeof SUPPORTED_FEATURES)[number];
 @Schema({ collection: 'projects', timestamps: true, versionKey: false })
 export class Project {
   _id: Types.ObjectId;
+
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
 
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
   channelId: Types.ObjectId;
@@ -88,10 +92,12 @@ export class Project {
 
 export type ProjectDocument = HydratedDocument<Project>;
 export const ProjectSchema = SchemaFactory.createForClass(Project);
+// `projectId` is the platform project (the tenant); this record is a content project.
+tenantOwned(ProjectSchema);
 
-// Every list is scoped to one channel, so each filterable field is indexed behind `channelId`;
-// the first one also serves the plain list, its paging order and the cascade on channel delete.
-ProjectSchema.index({ channelId: 1, _id: 1 });
-ProjectSchema.index({ channelId: 1, status: 1 });
-ProjectSchema.index({ channelId: 1, projectTypeId: 1 });
-ProjectSchema.index({ channelId: 1, access: 1 });
+// Every list is scoped to one platform project and one channel, so each filterable field is indexed
+// behind both; the first one also serves the plain list, its paging order and the cascade on channel delete.
+ProjectSchema.index({ projectId: 1, channelId: 1, _id: 1 });
+ProjectSchema.index({ projectId: 1, channelId: 1, status: 1 });
+ProjectSchema.index({ projectId: 1, channelId: 1, projectTypeId: 1 });
+ProjectSchema.index({ projectId: 1, channelId: 1, access: 1 });

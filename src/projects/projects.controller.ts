@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
-import { TOTAL_COUNT_HEADER } from '../common/paging/content-list.query';
+import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
 import { ProjectDeletedResponse, ProjectResponse } from './dto/project.response';
@@ -12,6 +13,7 @@ import { ProjectsService } from './projects.service';
 
 @ApiTags('projects')
 @ApiBearerAuth()
+@PlatformApi('projects')
 @Controller()
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
@@ -33,8 +35,12 @@ export class ProjectsController {
     },
   })
   @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
-  createProject(@Param('channelId', ParseObjectIdPipe) channelId: string, @Body() dto: CreateProjectDto): Promise<ProjectResponse> {
-    return this.projects.create(channelId, dto);
+  createProject(
+    @Tenant() scope: TenantScope,
+    @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Body() dto: CreateProjectDto,
+  ): Promise<ProjectResponse> {
+    return this.projects.create(scope, channelId, dto);
   }
 
   @Get('channels/:channelId/projects')
@@ -44,24 +50,22 @@ export class ProjectsController {
       'Filtered by `status`, `projectTypeId`, `access` and `q` (text in primaryTitle or description, any case). ' +
       'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
   })
-  @ApiOkResponse({ type: [ProjectResponse], headers: TOTAL_COUNT_HEADER, description: "The channel's matching projects" })
+  @ContentListResponse(ProjectResponse, "The channel's matching projects")
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async listChannelProjects(
+  listChannelProjects(
+    @Tenant() scope: TenantScope,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Query() query: ListProjectsQuery,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<ProjectResponse[]> {
-    const { items, total } = await this.projects.listByChannel(channelId, query);
-    reply.header('X-Total-Count', String(total));
-    return items;
+  ): Promise<ContentPage<ProjectResponse>> {
+    return this.projects.listByChannel(scope, channelId, query);
   }
 
   @Get('projects/:project_id')
   @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectResponse, description: 'The project' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getProject(@Param('project_id', ParseObjectIdPipe) projectId: string): Promise<ProjectResponse> {
-    return this.projects.findOne(projectId);
+  getProject(@Tenant() scope: TenantScope, @Param('project_id', ParseObjectIdPipe) projectId: string): Promise<ProjectResponse> {
+    return this.projects.findOne(scope, projectId);
   }
 
   @Put('projects/:projectId')
@@ -71,16 +75,23 @@ export class ProjectsController {
   })
   @ApiOkResponse({ type: ProjectResponse, description: 'The updated project' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
-  updateProject(@Param('projectId', ParseObjectIdPipe) projectId: string, @Body() dto: UpdateProjectDto): Promise<ProjectResponse> {
-    return this.projects.update(projectId, dto);
+  updateProject(
+    @Tenant() scope: TenantScope,
+    @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Body() dto: UpdateProjectDto,
+  ): Promise<ProjectResponse> {
+    return this.projects.update(scope, projectId, dto);
   }
 
   @Delete('projects/:projectId')
   @ApiOperation({ summary: 'Delete a project', description: "Its id is removed from the channel's `projectIds`." })
   @ApiOkResponse({ type: ProjectDeletedResponse, description: 'Project deleted' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async deleteProject(@Param('projectId', ParseObjectIdPipe) projectId: string): Promise<ProjectDeletedResponse> {
-    await this.projects.remove(projectId);
+  async deleteProject(
+    @Tenant() scope: TenantScope,
+    @Param('projectId', ParseObjectIdPipe) projectId: string,
+  ): Promise<ProjectDeletedResponse> {
+    await this.projects.remove(scope, projectId);
     return { message: 'Project deleted' };
   }
 }

@@ -10,6 +10,6 @@ export class ProjectsListener {
   /** A channel's projects go with it. Errors reach the awaited emit, so the delete does not answer 200 regardless. */
   @OnEvent(CHANNEL_DELETED, { suppressErrors: false })
   async onChannelDeleted(event: ChannelDeletedEvent): Promise<void> {
-    await this.projects.removeAllOfChannel(event.channelId);
+    await this.projects.removeAllOfChannel(event.scope, event.channelId);
   }
 }

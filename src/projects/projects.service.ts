@@ -2,6 +2,9 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
+import { pickDefined } from '../common/fields/pick-defined';
+import type { ContentPage } from '../common/paging/total-count';
+import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
 import { ProjectResponse } from './dto/project.response';
@@ -30,15 +33,14 @@ const WRITABLE_FIELDS = [
   'supportedModes',
   'supportedFeatures',
 ] as const;
-const LIST_FIELDS = new Set<string>(['topicIds', 'supportedFormats', 'supportedModes', 'supportedFeatures']);
+const LIST_FIELDS = ['topicIds', 'supportedFormats', 'supportedModes', 'supportedFeatures'] as const;
 
 /** Copies the fields the request carries, by name, so nothing else reaches the database. Lists lose duplicates. */
 export function projectFields(dto: UpdateProjectDto): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const name of WRITABLE_FIELDS) {
-    const value = dto[name];
-    if (value === undefined) continue;
-    fields[name] = LIST_FIELDS.has(name) && Array.isArray(value) ? [...new Set(value)] : value;
+  const fields: Record<string, unknown> = pickDefined(dto, WRITABLE_FIELDS);
+  for (const name of LIST_FIELDS) {
+    const value = fields[name];
+    if (Array.isArray(value)) fields[name] = [...new Set(value)];
   }
   return fields;
 }
@@ -48,8 +50,9 @@ export function escapeRegExp(text: string): string {
 }
 
 /**
- * The list filter. Enum values were validated at the edge; `q` becomes a RegExp value (which
- * `sanitizeFilter` leaves alone, unlike a `$regex` object) matching the literal text, any case.
+ * The list filter inside one channel (the caller adds the platform project with `inScope`). Enum
+ * values were validated at the edge; `q` becomes a RegExp value (which `sanitizeFilter` leaves
+ * alone, unlike a `$regex` object) matching the literal text, any case.
  */
 export function projectListFilter(channelId: string, query: Pick<ListProjectsQuery, 'status' | 'projectTypeId' | 'access' | 'q'>) {
   const filter: Record<string, unknown> = { channelId };
@@ -63,12 +66,10 @@ export function projectListFilter(channelId: string, query: Pick<ListProjectsQue
   return filter;
 }
 
-export interface ProjectList {
-  items: ProjectResponse[];
-  total: number;
-}
-
 /**
+ * Every read and write is inside the caller's platform project (`scope`), and so is the channel a
+ * project lives in: another project's channel is as unknown as a missing one.
+ *
  * A project's `channelId` is the source of truth: lists and the channel-delete cascade go by it.
  * The channel's `projectIds` is a copy kept in step without transactions, so the writes are
  * ordered for the failures that matter:
@@ -87,23 +88,23 @@ export class ProjectsService {
     private readonly channels: ChannelsService,
   ) {}
 
-  async create(channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
+  async create(scope: TenantScope, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
     if (dto.channelId !== undefined && dto.channelId.toLowerCase() !== channelId) {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
-    await this.assertChannel(channelId);
-    const created = await this.projects.create({ ...projectFields(dto), channelId });
+    await this.assertChannel(scope, channelId);
+    const created = await this.projects.create({ ...projectFields(dto), channelId, projectId: scopeProjectId(scope) });
     const id = String(created._id);
-    if (!(await this.channels.addProject(channelId, id))) {
-      await this.projects.deleteOne({ _id: id }).exec();
+    if (!(await this.channels.addProject(scope, channelId, id))) {
+      await this.projects.deleteOne(inScope(scope, { _id: id })).exec();
       throw new NotFoundException(CHANNEL_NOT_FOUND);
     }
     return toProjectResponse(created.toObject());
   }
 
-  async listByChannel(channelId: string, query: ListProjectsQuery): Promise<ProjectList> {
-    await this.assertChannel(channelId);
-    const filter = projectListFilter(channelId, query);
+  async listByChannel(scope: TenantScope, channelId: string, query: ListProjectsQuery): Promise<ContentPage<ProjectResponse>> {
+    await this.assertChannel(scope, channelId);
+    const filter = inScope(scope, projectListFilter(channelId, query));
     const [rows, total] = await Promise.all([
       this.projects.find(filter).sort({ _id: 1 }).skip(query.skip).limit(query.limit).lean<Project[]>().exec(),
       this.projects.countDocuments(filter).exec(),
@@ -111,55 +112,59 @@ export class ProjectsService {
     return { items: rows.map(toProjectResponse), total };
   }
 
-  async findOne(id: string): Promise<ProjectResponse> {
-    const project = await this.projects.findById(id).lean<Project>().exec();
+  async findOne(scope: TenantScope, id: string): Promise<ProjectResponse> {
+    const project = await this.projects.findOne(inScope(scope, { _id: id })).lean<Project>().exec();
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     return toProjectResponse(project);
   }
 
-  async update(id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
-    const current = await this.projects.findById(id).select('channelId').lean<Pick<Project, '_id' | 'channelId'>>().exec();
+  async update(scope: TenantScope, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
+    const current = await this.projects
+      .findOne(inScope(scope, { _id: id }))
+      .select('channelId')
+      .lean<Pick<Project, '_id' | 'channelId'>>()
+      .exec();
     if (!current) throw new NotFoundException(PROJECT_NOT_FOUND);
     const from = String(current.channelId);
     const to = dto.channelId?.toLowerCase();
     const moving = to !== undefined && to !== from;
-    if (moving) await this.assertChannel(to);
+    if (moving) await this.assertChannel(scope, to);
 
     const set = { ...projectFields(dto), ...(moving ? { channelId: to } : {}) };
     const updated = await this.projects
-      .findOneAndUpdate({ _id: id, channelId: from }, { $set: set }, { returnDocument: 'after', runValidators: true })
+      .findOneAndUpdate(inScope(scope, { _id: id, channelId: from }), { $set: set }, { returnDocument: 'after', runValidators: true })
       .lean<Project>()
       .exec();
     if (!updated) {
-      if (await this.projects.exists({ _id: id }).exec()) {
+      if (await this.projects.exists(inScope(scope, { _id: id })).exec()) {
         throw new ConflictException('The project was moved to another channel meanwhile; retry the update');
       }
       throw new NotFoundException(PROJECT_NOT_FOUND);
     }
 
     if (moving) {
-      if (!(await this.channels.addProject(to, id))) {
+      if (!(await this.channels.addProject(scope, to, id))) {
         // The target was deleted after the check, and its cascade may have missed this project.
-        await this.projects.updateOne({ _id: id, channelId: to }, { $set: { channelId: from } }).exec();
+        await this.projects.updateOne(inScope(scope, { _id: id, channelId: to }), { $set: { channelId: from } }).exec();
         throw new NotFoundException(CHANNEL_NOT_FOUND);
       }
-      await this.channels.removeProject(from, id);
+      await this.channels.removeProject(scope, from, id);
     }
     return toProjectResponse(updated);
   }
 
-  async remove(id: string): Promise<void> {
-    const deleted = await this.projects.findOneAndDelete({ _id: id }).lean<Project>().exec();
+  async remove(scope: TenantScope, id: string): Promise<void> {
+    const deleted = await this.projects.findOneAndDelete(inScope(scope, { _id: id })).lean<Project>().exec();
     if (!deleted) throw new NotFoundException(PROJECT_NOT_FOUND);
-    await this.channels.removeProject(String(deleted.channelId), id);
+    await this.channels.removeProject(scope, String(deleted.channelId), id);
   }
 
-  /** The cascade of a channel delete. */
-  async removeAllOfChannel(channelId: string): Promise<void> {
-    await this.projects.deleteMany({ channelId }).exec();
+  /** The cascade of a channel delete, inside the channel's platform project. */
+  async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
+    await this.projects.deleteMany(inScope(scope, { channelId })).exec();
   }
 
-  private async assertChannel(channelId: string): Promise<void> {
-    if (!(await this.channels.exists(channelId))) throw new NotFoundException(CHANNEL_NOT_FOUND);
+  private async assertChannel(scope: TenantScope, channelId: string): Promise<void> {
+    if (!(await this.channels.exists(scope, channelId))) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }
 }

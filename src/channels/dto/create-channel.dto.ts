@@ -55,7 +55,7 @@ export class CreateChannelDto {
   @ApiProperty({
     example: '6650c0ffee0000000000c001',
     pattern: OBJECT_ID_PATTERN,
-    description: 'Id of an existing, live (not soft-deleted) client',
+    description: 'Id of an existing, live (not soft-deleted) client of the same platform project',
   })
   @IsMongoId({ message: 'clientId must be a valid id' })
   clientId: string;
@@ -70,7 +70,7 @@ export class CreateChannelDto {
     example: 'adasings',
     minLength: 1,
     maxLength: 100,
-    description: 'Unique across all channels, compared without regard to case; a taken username is 409',
+    description: 'Unique among the channels of the platform project, compared without regard to case; a taken username is 409',
   })
   @IsString()
   @IsNotEmpty()

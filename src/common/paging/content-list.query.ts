@@ -32,11 +32,3 @@ export class IncludeDeletedQuery {
   @IsBoolean({ message: 'includeDeleted must be true or false' })
   includeDeleted: boolean = false;
 }
-
-/** OpenAPI description of the `X-Total-Count` header every content list sends. */
-export const TOTAL_COUNT_HEADER = {
-  'X-Total-Count': {
-    description: 'Number of matching records across all pages, ignoring limit and skip',
-    schema: { type: 'integer' as const, minimum: 0, example: 42 },
-  },
-};
