@@ -1,9 +1,16 @@
 import { Module, RequestMethod } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
+import { AccountsModule } from './accounts/accounts.module';
 import { AuthModule } from './auth/auth.module';
+import { JwtAuthGuard } from './auth/jwt-auth.guard';
+import { RolesGuard } from './auth/roles.guard';
+import { InvitationsModule } from './invitations/invitations.module';
+import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
+import { TenancyGuard } from './tenancy/tenancy.guard';
+import { TenancyModule } from './tenancy/tenancy.module';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './common/idempotency/idempotency.module';
@@ -51,6 +58,10 @@ import { PaymentsModule } from './payments/payments.module';
     DatabaseModule,
     HealthModule,
     AuthModule,
+    AccountsModule,
+    InvitationsModule,
+    PlatformProjectsModule,
+    TenancyModule,
     ChannelsModule,
     ProjectsModule,
     CollectionsModule,
@@ -61,6 +72,10 @@ import { PaymentsModule } from './payments/payments.module';
     IdempotencyModule,
   ],
   providers: [
+    // In this order: who is calling, where the request acts, whether their role allows it.
+    { provide: APP_GUARD, useExisting: JwtAuthGuard },
+    { provide: APP_GUARD, useExisting: TenancyGuard },
+    { provide: APP_GUARD, useExisting: RolesGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },

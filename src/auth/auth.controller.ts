@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { AuthenticatedUser, CurrentUser } from '../common/decorators/current-user.decorator';
+import { Caller } from '../tenancy/tenancy.decorators';
+import type { Principal } from '../tenancy/principal';
 import { Public } from '../common/decorators/public.decorator';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { AuthService } from './auth.service';
-import { LoginResponse, SignupResponse, UserDataResponse } from './dto/auth.response';
+import { LoginResponse, MeResponse, SignupResponse } from './dto/auth.response';
 import { LoginDto } from './dto/login.dto';
 import { SignupDto } from './dto/signup.dto';
 
@@ -20,23 +21,23 @@ export class AuthController {
     summary: 'Create an account',
     description:
       'The path is spelled `singup` as in the original interface; `/api/v1/signup` is an alias. ' +
-      'The first user of an empty system may take any role; after that `manager` and `admin` need an admin bearer token.',
+      'Without `invitationToken` it creates the user, a new account they own (`accountType`, `accountName`) with its ' +
+      'default platform project, and their membership with the `role` asked for. With `invitationToken` the user joins ' +
+      "the inviting account with the invitation's role instead. `defaultCompany` is that account.",
   })
-  @ApiBearerAuth('bearer')
   @ApiCreatedResponse({ type: SignupResponse })
   @ApiErrorResponses(400, 403, 409, 413, 415, 500, 503)
-  signup(@Body() dto: SignupDto, @CurrentUser() caller?: AuthenticatedUser): Promise<SignupResponse> {
-    return this.auth.signup(dto, caller);
+  signup(@Body() dto: SignupDto): Promise<SignupResponse> {
+    return this.auth.signup(dto);
   }
 
   @Public()
   @Post('signup')
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
-  @ApiBearerAuth('bearer')
   @ApiCreatedResponse({ type: SignupResponse })
   @ApiErrorResponses(400, 403, 409, 413, 415, 500, 503)
-  signupAlias(@Body() dto: SignupDto, @CurrentUser() caller?: AuthenticatedUser): Promise<SignupResponse> {
-    return this.auth.signup(dto, caller);
+  signupAlias(@Body() dto: SignupDto): Promise<SignupResponse> {
+    return this.auth.signup(dto);
   }
 
   @Public()
@@ -44,19 +45,24 @@ export class AuthController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Log in and get an access token',
-    description: 'Unknown email and wrong password get the same 401. Repeated failures from one client get 429.',
+    description:
+      'Unknown email and wrong password get the same 401. Repeated failures from one client get 429. ' +
+      "The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.",
   })
   @ApiOkResponse({ type: LoginResponse })
-  @ApiErrorResponses(400, 401, 413, 415, 429, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest): Promise<LoginResponse> {
     return this.auth.login(dto, request.ip);
   }
 
   @Get('me')
-  @ApiOperation({ summary: 'The user of the bearer token' })
-  @ApiOkResponse({ type: UserDataResponse })
-  @ApiErrorResponses(401, 500, 503)
-  me(@CurrentUser() caller: AuthenticatedUser): Promise<UserDataResponse> {
+  @ApiOperation({
+    summary: 'The user of the bearer token',
+    description: "The user, the token's account (with the user's role in it) and every account the user belongs to.",
+  })
+  @ApiOkResponse({ type: MeResponse })
+  @ApiErrorResponses(401, 403, 500, 503)
+  me(@Caller() caller: Principal): Promise<MeResponse> {
     return this.auth.me(caller);
   }
 }

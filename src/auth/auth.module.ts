@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { createSecretKey } from 'node:crypto';
 import { ConfigType } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { authConfig } from '../config/auth.config';
 import { UsersModule } from '../users/users.module';
+import { AccountsModule } from '../accounts/accounts.module';
+import { InvitationsModule } from '../invitations/invitations.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtAuthGuard } from './jwt-auth.guard';
@@ -14,6 +15,8 @@ import { RolesGuard } from './roles.guard';
 @Module({
   imports: [
     UsersModule,
+    AccountsModule,
+    InvitationsModule,
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
       useFactory: (config: ConfigType<typeof authConfig>) => {
@@ -35,9 +38,10 @@ import { RolesGuard } from './roles.guard';
   providers: [
     AuthService,
     LoginFailuresService,
-    // Order matters: authentication first, then the role check that reads its result.
-    { provide: APP_GUARD, useClass: JwtAuthGuard },
-    { provide: APP_GUARD, useClass: RolesGuard },
+    JwtAuthGuard,
+    RolesGuard,
   ],
+  // AppModule registers the guards globally, in order: authentication, tenancy, roles.
+  exports: [JwtAuthGuard, RolesGuard],
 })
 export class AuthModule {}

@@ -1,14 +1,21 @@
-import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import * as bcrypt from 'bcrypt';
+import { AccountsService } from '../accounts/accounts.service';
+import { AccountView } from '../accounts/dto/account.response';
+import { MembershipsService } from '../accounts/memberships.service';
 import { toAddress } from '../common/dto/address.dto';
-import { AuthenticatedUser } from '../common/decorators/current-user.decorator';
 import { authConfig } from '../config/auth.config';
+import { Invitation } from '../invitations/invitation.schema';
+import { InvitationsService } from '../invitations/invitations.service';
+import { NOT_A_MEMBER } from '../accounts/accounts.service';
+import type { Principal } from '../tenancy/principal';
+import type { User } from '../users/user.schema';
 import { toUserResponse } from '../users/users.mapper';
 import { UsersService } from '../users/users.service';
+import { LoginResponse, MeResponse, SignupResponse } from './dto/auth.response';
 import { LoginDto } from './dto/login.dto';
-import { LoginResponse, SignupResponse, UserDataResponse } from './dto/auth.response';
 import { SignupDto } from './dto/signup.dto';
 import { AccessTokenClaims } from './jwt-auth.guard';
 import { LoginFailuresService } from './login-failures.service';
@@ -22,6 +29,9 @@ export class AuthService {
 
   constructor(
     private readonly users: UsersService,
+    private readonly accounts: AccountsService,
+    private readonly memberships: MembershipsService,
+    private readonly invitations: InvitationsService,
     private readonly jwt: JwtService,
     private readonly loginFailures: LoginFailuresService,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
@@ -29,31 +39,31 @@ export class AuthService {
     this.dummyHash = bcrypt.hash('not-a-real-password', this.config.bcryptRounds);
   }
 
-  async signup(dto: SignupDto, caller?: AuthenticatedUser): Promise<SignupResponse> {
-    const privileged = dto.role !== 'developer';
-    const callerIsAdmin = caller?.role === 'admin';
-    const claimedFirst = privileged && !callerIsAdmin ? await this.users.claimFirstUser() : false;
-    if (privileged && !callerIsAdmin && !claimedFirst) {
-      throw new ForbiddenException(`Only an admin can create a ${dto.role} account`);
-    }
-
+  /**
+   * Without an invitation: the user, a new account they own (with its default project) and their
+   * membership with the role they asked for. With one: the user joins the inviting account. The
+   * invitation is checked before anything is written.
+   */
+  async signup(dto: SignupDto): Promise<SignupResponse> {
+    const invitation = dto.invitationToken ? await this.checkInvitation(dto, dto.invitationToken) : null;
+    const role = invitation?.role ?? dto.role!;
     const passwordHash = await bcrypt.hash(dto.password, this.config.bcryptRounds);
-    try {
-      const user = await this.users.create({
-        firstName: dto.firstName,
-        lastName: dto.lastName,
-        email: dto.email,
-        passwordHash,
-        role: dto.role,
-        phoneNumber: dto.phoneNumber,
-        address: dto.address && toAddress(dto.address),
-        avatar: dto.avatar,
-      });
-      return { message: 'User created', data: { user: toUserResponse(user) } };
-    } catch (error) {
-      if (claimedFirst) await this.users.releaseFirstUser();
-      throw error;
-    }
+    const user = await this.users.create({
+      firstName: dto.firstName,
+      lastName: dto.lastName,
+      email: dto.email,
+      passwordHash,
+      role,
+      phoneNumber: dto.phoneNumber,
+      address: dto.address && toAddress(dto.address),
+      avatar: dto.avatar,
+    });
+    const userId = String(user._id);
+    const account = invitation
+      ? await this.invitations.join(invitation, userId)
+      : await this.accounts.create(userId, dto.accountName ?? `${user.firstName} ${user.lastName}`, dto.accountType ?? 'developer', role);
+    const updated = (await this.users.setDefaultCompany(userId, account.id)) ?? user;
+    return { message: 'User created', data: { user: toUserResponse(updated, account.role), account } };
   }
 
   async login(dto: LoginDto, client: string): Promise<LoginResponse> {
@@ -65,17 +75,51 @@ export class AuthService {
       throw new UnauthorizedException(INVALID_CREDENTIALS);
     }
     this.loginFailures.reset(client);
-    const claims: AccessTokenClaims = { sub: String(user._id), role: user.role };
+    const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
+    const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null };
     return {
       message: 'Login successful',
       accessToken: await this.jwt.signAsync(claims),
-      data: { user: toUserResponse(user) },
+      data: { user: toUserResponse(user, account?.role), account },
     };
   }
 
-  async me(caller: AuthenticatedUser): Promise<UserDataResponse> {
-    const user = await this.users.findById(caller.id);
-    if (!user) throw new UnauthorizedException('The account of this token no longer exists');
-    return { data: { user: toUserResponse(user) } };
+  async me(caller: Principal): Promise<MeResponse> {
+    if (caller.kind !== 'user') throw new ForbiddenException('API keys cannot manage the platform');
+    const user = await this.users.findById(caller.userId);
+    if (!user) throw new UnauthorizedException('The user of this token no longer exists');
+    const memberships = await this.accounts.listForUser(caller.userId);
+    const account = memberships.find((view) => view.id === caller.accountId) ?? null;
+    return { data: { user: toUserResponse(user, account?.role), account, memberships } };
+  }
+
+  /**
+   * The account a login acts in: the one asked for (the user must be a member), else their
+   * defaultCompany while they still belong to it, else the account they joined first, else none.
+   */
+  private async loginAccount(user: User, accountId: string | undefined): Promise<AccountView | null> {
+    const userId = String(user._id);
+    if (accountId) {
+      const view = await this.accounts.view(accountId, userId);
+      if (!view) throw new ForbiddenException(NOT_A_MEMBER);
+      return view;
+    }
+    if (user.defaultCompany) {
+      const view = await this.accounts.view(user.defaultCompany, userId);
+      if (view) return view;
+    }
+    const [first] = await this.memberships.listForUser(userId);
+    return first ? this.accounts.view(String(first.accountId), userId) : null;
+  }
+
+  private async checkInvitation(dto: SignupDto, token: string): Promise<Invitation> {
+    if (dto.accountType !== undefined || dto.accountName !== undefined) {
+      throw new BadRequestException('accountType and accountName cannot be given with an invitationToken: the account is the inviting one');
+    }
+    const invitation = await this.invitations.check(token, dto.email);
+    if (dto.role !== undefined && dto.role !== invitation.role) {
+      throw new BadRequestException(`role must be left out or equal the invitation's role (${invitation.role})`);
+    }
+    return invitation;
   }
 }

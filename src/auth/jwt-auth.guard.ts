@@ -2,21 +2,19 @@ import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from
 import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
-import { AuthenticatedUser } from '../common/decorators/current-user.decorator';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
-import { USER_ROLES, UserRole } from '../common/decorators/roles.decorator';
+import type { Principal, RequestContext } from '../tenancy/principal';
 
+/** What an access token carries: the user and the account it acts in (null for a user with none). */
 export interface AccessTokenClaims {
   sub: string;
-  role: UserRole;
+  acc: string | null;
 }
 
-type RequestWithUser = FastifyRequest & { user?: AuthenticatedUser };
-
 /**
- * Deny by default: every route needs a valid bearer token unless marked `@Public()`. On a public
- * route a valid token is still read (signup needs to know whether an admin is asking), and an
- * invalid one is ignored.
+ * Deny by default: every route needs a valid bearer token unless marked `@Public()`; public routes
+ * ignore tokens. Who the caller is goes on the request as its principal; where it acts (account,
+ * project) is the tenancy guard's question.
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
@@ -26,34 +24,31 @@ export class JwtAuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<RequestWithUser>();
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
+    if (isPublic) return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
     const token = bearerToken(request.headers.authorization);
-
-    if (isPublic) {
-      if (token) request.user = (await this.verify(token)) ?? undefined;
-      return true;
-    }
     if (!token) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <accessToken>');
-    const user = await this.verify(token);
-    if (!user) throw new UnauthorizedException('Invalid or expired token');
-    request.user = user;
+    const principal = await this.verify(token);
+    if (!principal) throw new UnauthorizedException('Invalid or expired token');
+    request.principal = principal;
     return true;
   }
 
-  private async verify(token: string): Promise<AuthenticatedUser | null> {
+  private async verify(token: string): Promise<Principal | null> {
     try {
       // The algorithm list is pinned in JwtModule's verifyOptions, so `alg: none` and RS/HS confusion fail here.
       const claims = await this.jwt.verifyAsync<AccessTokenClaims>(token);
-      if (typeof claims.sub !== 'string' || !USER_ROLES.includes(claims.role)) return null;
-      return { id: claims.sub, role: claims.role };
+      if (typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
+      const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
+      return { kind: 'user', userId: claims.sub, accountId };
     } catch {
       return null;
     }
   }
 }
 
-function bearerToken(header: string | undefined): string | undefined {
+export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];

@@ -1,8 +1,12 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AuthenticatedUser } from '../common/decorators/current-user.decorator';
 import { ROLES, UserRole } from '../common/decorators/roles.decorator';
+import type { RequestContext } from '../tenancy/principal';
 
+/**
+ * `@Roles(...)`: the caller's role in the request's account (set by the tenancy guard, which runs
+ * first). The owner counts as admin; an API key acts as admin over its scopes.
+ */
 @Injectable()
 export class RolesGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
@@ -10,8 +14,9 @@ export class RolesGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(ROLES, [context.getHandler(), context.getClass()]);
     if (!roles?.length) return true;
-    const user = context.switchToHttp().getRequest<{ user?: AuthenticatedUser }>().user;
-    if (user && roles.includes(user.role)) return true;
+    const account = context.switchToHttp().getRequest<RequestContext>().account;
+    const role: UserRole | undefined = account?.owner ? 'admin' : account?.role;
+    if (role && roles.includes(role)) return true;
     throw new ForbiddenException(`This operation needs the role ${roles.join(' or ')}`);
   }
 }

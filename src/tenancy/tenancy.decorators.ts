@@ -1,11 +1,10 @@
-import { createParamDecorator, ExecutionContext, InternalServerErrorException, SetMetadata } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException, SetMetadata } from '@nestjs/common';
 import type { ApiName } from './api-names';
 import type { AccountAccess, Principal, RequestContext } from './principal';
 import type { TenantScope } from './tenant-scope';
 
 export const PLATFORM_API = 'platformApi';
 export const IN_ACCOUNT = 'inAccount';
-export const USER_ONLY = 'userOnly';
 
 /**
  * The API a route belongs to. Declared next to the route (or on its controller); the tenancy guard
@@ -14,11 +13,12 @@ export const USER_ONLY = 'userOnly';
  */
 export const PlatformApi = (api: ApiName) => SetMetadata(PLATFORM_API, api);
 
-/** The route acts inside the token's account (no project): membership is checked, `@Account()` is set. */
+/**
+ * The route acts inside the token's account, in no project (platform projects, API keys):
+ * membership is checked on every request and `@Account()` is set. API keys reach only `@PlatformApi`
+ * routes; every other authenticated route answers them 403.
+ */
 export const InAccount = () => SetMetadata(IN_ACCOUNT, true);
-
-/** The route manages the platform or the user: an API key gets 403. */
-export const UserOnly = () => SetMetadata(USER_ONLY, true);
 
 function context(execution: ExecutionContext): RequestContext {
   return execution.switchToHttp().getRequest<RequestContext>();
@@ -43,4 +43,12 @@ export const Caller = createParamDecorator((_data: unknown, execution: Execution
   const principal = context(execution).principal;
   if (!principal) throw new InternalServerErrorException('This route has no caller');
   return principal;
+});
+
+/** The calling user's id. Routes that take it are the user's own: an API key never reaches them (403). */
+export const UserId = createParamDecorator((_data: unknown, execution: ExecutionContext): string => {
+  const principal = context(execution).principal;
+  if (!principal) throw new InternalServerErrorException('This route has no caller');
+  if (principal.kind !== 'user') throw new ForbiddenException('API keys cannot manage the platform');
+  return principal.userId;
 });

@@ -41,7 +41,7 @@ export function tenantOwned(schema: Schema): void {
   }
 
   schema.pre('aggregate', function guardScope() {
-    const [first] = this.pipeline() as Array<Record<string, Record<string, unknown> | undefined>>;
+    const [first] = this.pipeline() as unknown as Array<Record<string, Record<string, unknown> | undefined>>;
     if (first?.$match?.[TENANT_FIELD] == null) throw new UnscopedQueryError(this.model().collection.collectionName, 'aggregate');
   });
 

@@ -25,6 +25,10 @@ export class User {
   @Prop({ type: String, required: true, select: false })
   passwordHash: string;
 
+  /**
+   * The role asked for at signup (and, for users of the single-tenant build, their only role).
+   * A response shows the role in the account it concerns instead.
+   */
   @Prop({ type: String, required: true, enum: USER_ROLES })
   role: UserRole;
 
@@ -40,8 +44,9 @@ export class User {
   @Prop({ type: MongooseSchema.Types.Mixed, default: null })
   address: Record<string, unknown> | null;
 
-  @Prop({ type: MongooseSchema.Types.Mixed, default: null })
-  defaultCompany: unknown;
+  /** The account a login acts in when it names none (the account made or joined at signup). */
+  @Prop({ type: String, default: null })
+  defaultCompany: string | null;
 
   createdAt: Date;
   updatedAt: Date;
@@ -50,16 +55,3 @@ export class User {
 export type UserDocument = HydratedDocument<User>;
 export const UserSchema = SchemaFactory.createForClass(User);
 
-/**
- * One document marks that the first account of an empty system has been taken, so two racing
- * "first" signups cannot both choose their role.
- */
-@Schema({ collection: 'system_flags', versionKey: false })
-export class SystemFlag {
-  @Prop({ type: String, required: true })
-  _id: string;
-
-  @Prop({ type: Date, default: () => new Date() })
-  setAt: Date;
-}
-export const SystemFlagSchema = SchemaFactory.createForClass(SystemFlag);

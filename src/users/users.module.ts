@@ -1,14 +1,11 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { SystemFlag, SystemFlagSchema, User, UserSchema } from './user.schema';
+import { User, UserSchema } from './user.schema';
 import { UsersService } from './users.service';
 
 @Module({
   imports: [
-    MongooseModule.forFeature([
-      { name: User.name, schema: UserSchema },
-      { name: SystemFlag.name, schema: SystemFlagSchema },
-    ]),
+    MongooseModule.forFeature([{ name: User.name, schema: UserSchema }]),
   ],
   providers: [UsersService],
   exports: [UsersService],

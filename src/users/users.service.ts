@@ -1,11 +1,9 @@
-import { ConflictException, Injectable } from '@nestjs/common';
+import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
+import { Model, trusted, Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { SystemFlag, User } from './user.schema';
-
-const FIRST_USER_FLAG = 'first-user';
+import { User } from './user.schema';
 
 export interface NewUser {
   firstName: string;
@@ -20,12 +18,10 @@ export interface NewUser {
 
 export type UserWithHash = User & { passwordHash: string };
 
+/** People who log in. Emails are unique across the service; users belong to accounts through memberships. */
 @Injectable()
 export class UsersService {
-  constructor(
-    @InjectModel(User.name) private readonly users: Model<User>,
-    @InjectModel(SystemFlag.name) private readonly flags: Model<SystemFlag>,
-  ) {}
+  constructor(@InjectModel(User.name) private readonly users: Model<User>) {}
 
   /** The unique index on email decides duplicates, also between concurrent signups. */
   async create(user: NewUser): Promise<User> {
@@ -39,7 +35,16 @@ export class UsersService {
   }
 
   findById(id: string): Promise<User | null> {
+    if (!Types.ObjectId.isValid(id)) return Promise.resolve(null);
     return this.users.findById(id).lean<User>().exec();
+  }
+
+  findByIds(ids: string[]): Promise<User[]> {
+    return this.users.find({ _id: trusted({ $in: ids }) }).lean<User[]>().exec();
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.users.findOne({ email: email.trim().toLowerCase() }).lean<User>().exec();
   }
 
   findByEmailWithHash(email: string): Promise<UserWithHash | null> {
@@ -50,25 +55,16 @@ export class UsersService {
       .exec();
   }
 
-  /**
-   * Claims the right to be the system's first user. True for exactly one caller, and only while
-   * no user exists; the unique `_id` of the flag settles races.
-   */
-  async claimFirstUser(): Promise<boolean> {
-    if ((await this.users.estimatedDocumentCount()) > 0) return false;
-    try {
-      await this.flags.create({ _id: FIRST_USER_FLAG });
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
-    }
+  /** The email of a token's user; a token whose user is gone is no longer valid. */
+  async emailOf(id: string): Promise<string> {
+    const user = await this.findById(id);
+    if (!user) throw new UnauthorizedException('The user of this token no longer exists');
+    return user.email;
   }
 
-  /** Gives the claim back when the first signup failed after claiming (a duplicate email, say). */
-  async releaseFirstUser(): Promise<void> {
-    if ((await this.users.estimatedDocumentCount()) === 0) {
-      await this.flags.deleteOne({ _id: FIRST_USER_FLAG });
-    }
+  /** Update then read: FerretDB refuses findOneAndUpdate with the projection `select: false` implies. */
+  async setDefaultCompany(id: string, accountId: string | null): Promise<User | null> {
+    await this.users.updateOne({ _id: id }, { $set: { defaultCompany: accountId } }).exec();
+    return this.findById(id);
   }
 }

@@ -27,16 +27,23 @@ describe('authentication and roles', () => {
   afterAll(() => t.close());
 
   describe('signup', () => {
-    it('lets the first user of an empty system take the admin role, then refuses a public admin signup', async () => {
+    it('lets every public signup take any role in an account of its own, and see only that account', async () => {
       const first = await t.http.post('/api/v1/singup', signupBody({ role: 'admin', email: uniqueEmail('first') }));
       expect(first.status).toBe(201);
       expect(first.body.message).toBe('User created');
       expect(first.body.data.user.role).toBe('admin');
-
-      const second = await t.http.post('/api/v1/singup', signupBody({ role: 'admin' }));
-      expectError(second, 403, 'Only an admin can create a admin account');
+      const second = await t.http.post('/api/v1/singup', signupBody({ role: 'admin', email: uniqueEmail('second') }));
+      expect(second.status).toBe(201);
+      expect(second.body.data.user.role).toBe('admin');
       const manager = await t.http.post('/api/v1/signup', signupBody({ role: 'manager' }));
-      expectError(manager, 403);
+      expect(manager.status).toBe(201);
+
+      const accounts = [first, second, manager].map((res) => res.body.data.account.id);
+      expect(new Set(accounts).size).toBe(3);
+      for (const res of [first, second, manager]) {
+        expect(res.body.data.user.defaultCompany).toBe(res.body.data.account.id);
+        expect(res.body.data.account).toMatchObject({ owner: true, type: 'developer', name: 'Ada Lovelace' });
+      }
     });
 
     it('returns the contract user object without password or hash, with defaults', async () => {
@@ -55,8 +62,9 @@ describe('authentication and roles', () => {
         phoneNumber: null,
         avatar: null,
         address: null,
-        defaultCompany: null,
+        defaultCompany: res.body.data.account.id,
       });
+      expect(Object.keys(res.body.data.account).sort()).toEqual(['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'role', 'type']);
       expect(user.id).toMatch(/^[0-9a-f]{24}$/);
       expect(new Date(user.createdAt).toISOString()).toBe(user.createdAt);
       expect(res.text).not.toContain(body.password);
@@ -132,29 +140,20 @@ describe('authentication and roles', () => {
     });
     afterAll(() => app.close());
 
-    it('lets an admin create managers and admins, and refuses a developer or manager token', async () => {
+    it("ignores a bearer token on signup: an admin's token does not put the new user in the admin's account", async () => {
       const admin = await createFirstAdmin(app.http);
-      const manager = await createUser(app.http, 'manager', admin.token);
-      expect(manager.role).toBe('manager');
-      const secondAdmin = await createUser(app.http, 'admin', admin.token);
-      expect(secondAdmin.role).toBe('admin');
-
-      const developer = await createUser(app.http, 'developer');
-      expectError(await app.http.post('/api/v1/singup', signupBody({ role: 'admin' }), { token: developer.token }), 403);
-      expectError(await app.http.post('/api/v1/singup', signupBody({ role: 'manager' }), { token: manager.token }), 403);
+      const res = await app.http.post('/api/v1/singup', signupBody({ role: 'manager' }), { token: admin.token });
+      expect(res.status).toBe(201);
+      expect(res.body.data.account.id).not.toBe(admin.accountId);
+      expect(res.body.data.account.owner).toBe(true);
     });
 
-    it('gives the first-user privilege to exactly one of several racing signups', async () => {
-      const fresh = await createTestApp();
-      try {
-        const results = await Promise.all(
-          Array.from({ length: 8 }, () => fresh.http.post('/api/v1/singup', signupBody({ role: 'admin' }))),
-        );
-        expect(results.filter((r) => r.status === 201)).toHaveLength(1);
-        expect(results.filter((r) => r.status === 403)).toHaveLength(7);
-      } finally {
-        await fresh.close();
-      }
+    it('gives each of several racing admin signups its own account', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, () => app.http.post('/api/v1/singup', signupBody({ role: 'admin' }))),
+      );
+      expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+      expect(new Set(results.map((r) => r.body.data.account.id)).size).toBe(8);
     });
   });
 
@@ -167,7 +166,7 @@ describe('authentication and roles', () => {
       expect(res.status).toBe(201);
     });
 
-    it('returns 200, the message, an HS256 token with sub and role, and the user', async () => {
+    it('returns 200, the message, an HS256 token with sub and acc, and the user', async () => {
       const res = await t.http.post('/api/v1/login', { email, password });
       expect(res.status).toBe(200);
       expect(res.body.message).toBe('Login successful');
@@ -175,7 +174,7 @@ describe('authentication and roles', () => {
       expect(res.text).not.toMatch(/passwordHash|\$2[aby]\$/);
       const [header, payload] = res.body.accessToken.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
       expect(header.alg).toBe('HS256');
-      expect(payload).toMatchObject({ sub: res.body.data.user.id, role: 'developer' });
+      expect(payload).toMatchObject({ sub: res.body.data.user.id, acc: res.body.data.user.defaultCompany });
       expect(payload.exp - payload.iat).toBe(3600);
     });
 
@@ -249,8 +248,8 @@ describe('authentication and roles', () => {
       expectError(await t.http.get('/api/v1/me', { token: `${unsigned}.${signature}` }), 401);
     });
 
-    it('rejects a well-signed token with an unknown role', async () => {
-      const odd = signToken({ sub: userId, role: 'root', exp: Math.floor(Date.now() / 1000) + 600 });
+    it('rejects a well-signed token whose subject is not a user id', async () => {
+      const odd = signToken({ sub: 'root', acc: null, exp: Math.floor(Date.now() / 1000) + 600 });
       expectError(await t.http.get('/api/v1/me', { token: odd }), 401);
     });
 

@@ -9,6 +9,10 @@ export interface TestUser {
   password: string;
   role: Role;
   token: string;
+  /** The account the token acts in. */
+  accountId: string;
+  /** That account's default platform project. */
+  projectId: string;
 }
 
 export function uniqueEmail(prefix = 'user'): string {
@@ -26,32 +30,66 @@ export function signupBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-async function signupAndLogin(http: HttpClient, role: Role, adminToken?: string): Promise<TestUser> {
-  const body = signupBody({ role, email: uniqueEmail(role) });
-  const signup = await http.post('/api/v1/singup', body, { token: adminToken });
+/** The account an access token acts in (its `acc` claim). */
+export function tokenAccount(token: string): string {
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')).acc;
+}
+
+export async function login(http: HttpClient, email: string, password: string, accountId?: string) {
+  const res = await http.post('/api/v1/login', { email, password, ...(accountId ? { accountId } : {}) });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return res;
+}
+
+async function signupAndLogin(http: HttpClient, body: Record<string, unknown>, role: Role): Promise<TestUser> {
+  const signup = await http.post('/api/v1/singup', body);
   if (signup.status !== 201) throw new Error(`signup as ${role} failed: ${signup.status} ${signup.text}`);
-  const login = await http.post('/api/v1/login', { email: body.email, password: body.password });
-  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
-  return { id: signup.body.data.user.id, email: body.email as string, password: body.password as string, role, token: login.body.accessToken };
+  const res = await login(http, body.email as string, body.password as string);
+  return {
+    id: signup.body.data.user.id,
+    email: body.email as string,
+    password: body.password as string,
+    role,
+    token: res.body.accessToken,
+    accountId: signup.body.data.account.id,
+    projectId: signup.body.data.account.defaultProjectId,
+  };
+}
+
+/** Invites `email` into the admin's account with `role`; returns the invitation token. */
+export async function invite(http: HttpClient, adminToken: string, email: string, role: Role): Promise<string> {
+  const res = await http.post(`/api/v1/accounts/${tokenAccount(adminToken)}/invitations`, { email, role }, { token: adminToken });
+  if (res.status !== 201) throw new Error(`invitation failed: ${res.status} ${res.text}`);
+  return res.body.data.token;
+}
+
+/** A new user who owns a new account (and its default project), as admin. */
+export function createFirstAdmin(http: HttpClient): Promise<TestUser> {
+  return createOwner(http, 'admin');
+}
+
+/** A new user who owns a new account, with the given role recorded for them. */
+export function createOwner(http: HttpClient, role: Role = 'admin', overrides: Record<string, unknown> = {}): Promise<TestUser> {
+  return signupAndLogin(http, signupBody({ role, email: uniqueEmail(role), ...overrides }), role);
 }
 
 /**
- * The first user of an empty database may take any role, so the first call makes the admin.
- * Call it once per test app, before anything else signs up.
+ * A user of the given role. With an admin's token they are invited into that admin's account (and
+ * share its default project); without one they own an account of their own.
  */
-export function createFirstAdmin(http: HttpClient): Promise<TestUser> {
-  return signupAndLogin(http, 'admin');
+export async function createUser(http: HttpClient, role: Role, adminToken?: string): Promise<TestUser> {
+  if (!adminToken) return createOwner(http, role);
+  const email = uniqueEmail(role);
+  const invitationToken = await invite(http, adminToken, email, role);
+  const body = signupBody({ email, invitationToken });
+  delete (body as Record<string, unknown>).role;
+  return signupAndLogin(http, body, role);
 }
 
-/** Creates a user of any role; manager and admin need the admin's token. */
-export function createUser(http: HttpClient, role: Role, adminToken?: string): Promise<TestUser> {
-  return signupAndLogin(http, role, adminToken);
-}
-
-/** Admin, manager and developer of a fresh app, for role tests. */
+/** Admin (the owner), manager and developer of one account, for role tests. */
 export async function createStaff(http: HttpClient) {
   const admin = await createFirstAdmin(http);
   const manager = await createUser(http, 'manager', admin.token);
-  const developer = await createUser(http, 'developer');
+  const developer = await createUser(http, 'developer', admin.token);
   return { admin, manager, developer };
 }

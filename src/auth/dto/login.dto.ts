@@ -1,5 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsEmail, IsMongoId, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 export class LoginDto {
   @ApiProperty({ example: 'ada@example.com', format: 'email' })
@@ -12,4 +12,13 @@ export class LoginDto {
   @MinLength(1, { message: 'password must not be empty' })
   @MaxLength(1024)
   password: string;
+
+  @ApiPropertyOptional({
+    example: '6650c0ffee0000000000e001',
+    pattern: '^[0-9a-fA-F]{24}$',
+    description: 'The account the token acts in; default: the user\'s defaultCompany',
+  })
+  @IsOptional()
+  @IsMongoId({ message: 'accountId must be a valid id' })
+  accountId?: string;
 }

@@ -12,8 +12,13 @@ import {
   MaxLength,
   Min,
   MinLength,
+  Length,
   Validate,
+  ValidateIf,
 } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { ACCOUNT_TYPES, type AccountType } from '../../accounts/account.schema';
+import { trimWithin } from '../../common/validators/trimmed-text';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
 import { AddressDto, ApiAddress } from '../../common/dto/address.dto';
 import { MaxBytes } from '../../common/validators/max-bytes.validator';
@@ -42,13 +47,44 @@ export class SignupDto {
   @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
   password: string;
 
-  @ApiProperty({
+  @ApiPropertyOptional({
     enum: USER_ROLES,
-    example: 'developer',
-    description: 'The first user of an empty system may take any role; after that manager and admin need an admin token',
+    example: 'admin',
+    description:
+      'Without an invitation: required, any of the three (the new account is yours anyway). ' +
+      "With `invitationToken`: may be left out, or must equal the invitation's role.",
   })
+  @ValidateIf((dto: SignupDto) => dto.role !== undefined || dto.invitationToken === undefined)
   @IsIn(USER_ROLES, { message: `role must be one of: ${USER_ROLES.join(', ')}` })
-  role: UserRole;
+  role?: UserRole;
+
+  @ApiPropertyOptional({ enum: ACCOUNT_TYPES, default: 'developer', description: 'Type of the new account; refused with an invitation' })
+  @IsOptional()
+  @IsIn(ACCOUNT_TYPES, { message: `accountType must be one of: ${ACCOUNT_TYPES.join(', ')}` })
+  accountType?: AccountType;
+
+  @ApiPropertyOptional({
+    example: 'Analytical Engines Ltd',
+    maxLength: 100,
+    description: 'Name of the new account (default "<firstName> <lastName>"); refused with an invitation',
+  })
+  @IsOptional()
+  @Transform(trimWithin(100))
+  @IsString()
+  @IsNotEmpty({ message: 'accountName must not be empty' })
+  @MaxLength(100)
+  accountName?: string;
+
+  @ApiPropertyOptional({
+    example: 'inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U',
+    minLength: 10,
+    maxLength: 200,
+    description: "Join the inviting account with the invitation's role instead of creating one",
+  })
+  @IsOptional()
+  @IsString()
+  @Length(10, 200)
+  invitationToken?: string;
 
   @ApiPropertyOptional({ type: 'integer', example: 5551234567, minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
   @IsOptional()

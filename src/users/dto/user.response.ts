@@ -18,7 +18,7 @@ export class UserResponse {
   @ApiProperty({ example: 'ada@example.com', format: 'email' })
   email: string;
 
-  @ApiProperty({ enum: USER_ROLES, example: 'developer' })
+  @ApiProperty({ enum: USER_ROLES, example: 'developer', description: "The user's role in the account this response concerns" })
   role: UserRole;
 
   @ApiProperty({ enum: USER_STATUSES, example: 'active' })
@@ -33,8 +33,8 @@ export class UserResponse {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: null })
   address: Record<string, unknown> | null;
 
-  @ApiProperty({ nullable: true, example: null, description: 'Reserved; always null for now' })
-  defaultCompany: unknown;
+  @ApiProperty({ type: String, nullable: true, example: '6650c0ffee0000000000e001', description: 'The account a login acts in when it names none' })
+  defaultCompany: string | null;
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;

@@ -1,0 +1,109 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { MessageResponseDto } from '../common/dto/error-response.dto';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { UserId } from '../tenancy/tenancy.decorators';
+import { AccountsService } from './accounts.service';
+import { ChangeRoleDto, CreateAccountDto, TransferOwnershipDto, UpdateAccountDto } from './dto/account.dto';
+import { AccountEnvelope, AccountListResponse, MemberEnvelope, MemberListResponse } from './dto/account.response';
+
+const ACCOUNT_ID = 'accountId';
+
+@ApiTags('accounts')
+@Controller('api/v1/accounts')
+export class AccountsController {
+  constructor(private readonly accounts: AccountsService) {}
+
+  @Get()
+  @ApiOperation({ summary: "List the caller's accounts", description: 'Every account the caller is a member of, with their role in it.' })
+  @ApiOkResponse({ type: AccountListResponse })
+  @ApiErrorResponses(401, 403, 500, 503)
+  async listAccounts(@UserId() userId: string): Promise<AccountListResponse> {
+    return { data: await this.accounts.listForUser(userId) };
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create an account',
+    description: 'The caller becomes its owner (role admin); its default platform project is created with every API enabled.',
+  })
+  @ApiCreatedResponse({ type: AccountEnvelope })
+  @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
+  async createAccount(@UserId() userId: string, @Body() dto: CreateAccountDto): Promise<AccountEnvelope> {
+    return { data: await this.accounts.create(userId, dto.name, dto.type, 'admin') };
+  }
+
+  @Get(':accountId')
+  @ApiOperation({ summary: 'Get an account', description: 'Members only: any other account is 404.' })
+  @ApiOkResponse({ type: AccountEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async getAccount(@UserId() userId: string, @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string): Promise<AccountEnvelope> {
+    return { data: await this.accounts.get(accountId, userId) };
+  }
+
+  @Patch(':accountId')
+  @ApiOperation({ summary: 'Rename an account or change its type', description: 'Admins and the owner.' })
+  @ApiOkResponse({ type: AccountEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  async updateAccount(
+    @UserId() userId: string,
+    @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
+    @Body() dto: UpdateAccountDto,
+  ): Promise<AccountEnvelope> {
+    return { data: await this.accounts.update(accountId, userId, dto) };
+  }
+
+  @Post(':accountId/ownership')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Transfer ownership',
+    description: 'The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role.',
+  })
+  @ApiOkResponse({ type: AccountEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  async transferOwnership(
+    @UserId() userId: string,
+    @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
+    @Body() dto: TransferOwnershipDto,
+  ): Promise<AccountEnvelope> {
+    return { data: await this.accounts.transferOwnership(accountId, userId, dto.userId.toLowerCase()) };
+  }
+
+  @Get(':accountId/members')
+  @ApiOperation({ summary: 'List members', description: 'Any member of the account.' })
+  @ApiOkResponse({ type: MemberListResponse })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async listMembers(@UserId() userId: string, @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string): Promise<MemberListResponse> {
+    return { data: await this.accounts.listMembers(accountId, userId) };
+  }
+
+  @Patch(':accountId/members/:userId')
+  @ApiOperation({ summary: "Change a member's role", description: "Admins and the owner. The owner's role cannot be changed (403)." })
+  @ApiOkResponse({ type: MemberEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  async changeMemberRole(
+    @UserId() callerId: string,
+    @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
+    @Param('userId', ParseObjectIdPipe) memberId: string,
+    @Body() dto: ChangeRoleDto,
+  ): Promise<MemberEnvelope> {
+    return { data: await this.accounts.changeRole(accountId, callerId, memberId, dto.role) };
+  }
+
+  @Delete(':accountId/members/:userId')
+  @ApiOperation({
+    summary: 'Remove a member, or leave',
+    description: 'Admins remove anyone but the owner; any member may remove themself (leave). The owner: 409, transfer ownership first.',
+  })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Member removed' } })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
+  async removeMember(
+    @UserId() callerId: string,
+    @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
+    @Param('userId', ParseObjectIdPipe) memberId: string,
+  ): Promise<MessageResponseDto> {
+    await this.accounts.removeMember(accountId, callerId, memberId);
+    return { message: 'Member removed' };
+  }
+}

@@ -1,0 +1,151 @@
+import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, Types, trusted } from 'mongoose';
+import type { UserRole } from '../common/decorators/roles.decorator';
+import { UsersService } from '../users/users.service';
+import { Account, type AccountType } from './account.schema';
+import { ACCOUNT_CREATED, AccountCreatedEvent } from './accounts.events';
+import { hasAdminRights, toAccountView, toMemberView } from './accounts.mapper';
+import { AccountView, MemberView } from './dto/account.response';
+import { UpdateAccountDto } from './dto/account.dto';
+import { Membership } from './membership.schema';
+import { MembershipsService } from './memberships.service';
+
+export const ACCOUNT_NOT_FOUND = 'Account not found';
+export const NOT_A_MEMBER = 'You are not a member of this account';
+const ADMIN_ONLY = 'This operation needs the role admin';
+const MEMBER_NOT_FOUND = 'Member not found';
+
+/** Accounts and their members. Every method is asked by a user about an account they must belong to. */
+@Injectable()
+export class AccountsService {
+  constructor(
+    @InjectModel(Account.name) private readonly accounts: Model<Account>,
+    private readonly memberships: MembershipsService,
+    private readonly users: UsersService,
+    private readonly events: EventEmitter2,
+  ) {}
+
+  /**
+   * Creates an account owned by `ownerId`, their membership, and (through the awaited event) its
+   * default platform project, whose id is chosen here so the account never names a missing one.
+   */
+  async create(ownerId: string, name: string, type: AccountType, role: UserRole): Promise<AccountView> {
+    const defaultProjectId = new Types.ObjectId();
+    const created = await this.accounts.create({ name, type, ownerId, defaultProjectId });
+    const account = created.toObject();
+    const event: AccountCreatedEvent = { accountId: account._id, defaultProjectId };
+    await this.events.emitAsync(ACCOUNT_CREATED, event);
+    const membership = await this.memberships.add(account._id, ownerId, role, true);
+    return toAccountView(account, membership);
+  }
+
+  async listForUser(userId: string): Promise<AccountView[]> {
+    const memberships = await this.memberships.listForUser(userId);
+    if (memberships.length === 0) return [];
+    const accounts = await this.accounts
+      .find({ _id: trusted({ $in: memberships.map((membership) => membership.accountId) }) })
+      .lean<Account[]>()
+      .exec();
+    const byId = new Map(accounts.map((account) => [String(account._id), account]));
+    return memberships.flatMap((membership) => {
+      const account = byId.get(String(membership.accountId));
+      return account ? [toAccountView(account, membership)] : [];
+    });
+  }
+
+  async get(accountId: string, userId: string): Promise<AccountView> {
+    const { account, membership } = await this.requireMember(accountId, userId);
+    return toAccountView(account, membership);
+  }
+
+  /** The account's name and type, or null: for responses that show a membership's account. */
+  async view(accountId: string, userId: string): Promise<AccountView | null> {
+    const found = await this.findMember(accountId, userId);
+    return found && toAccountView(found.account, found.membership);
+  }
+
+  async update(accountId: string, userId: string, dto: UpdateAccountDto): Promise<AccountView> {
+    const { membership } = await this.requireAdmin(accountId, userId);
+    const set: Partial<Pick<Account, 'name' | 'type'>> = {};
+    if (dto.name !== undefined) set.name = dto.name;
+    if (dto.type !== undefined) set.type = dto.type;
+    const account = await this.accounts.findOneAndUpdate({ _id: accountId }, { $set: set }, { returnDocument: 'after' }).lean<Account>().exec();
+    if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
+    return toAccountView(account, membership);
+  }
+
+  /**
+   * Hands the account to another member, who becomes admin. The new owner's membership is marked
+   * first, so at every instant at least one member holds the owner's rights.
+   */
+  async transferOwnership(accountId: string, ownerId: string, newOwnerId: string): Promise<AccountView> {
+    const { membership } = await this.requireMember(accountId, ownerId);
+    if (!membership.owner) throw new ForbiddenException('Only the owner can transfer ownership');
+    if (newOwnerId === ownerId) return this.get(accountId, ownerId);
+    const target = await this.memberships.find(accountId, newOwnerId);
+    if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
+    await this.memberships.setOwner(accountId, newOwnerId, true, 'admin');
+    await this.accounts.updateOne({ _id: accountId }, { $set: { ownerId: new Types.ObjectId(newOwnerId) } }).exec();
+    await this.memberships.setOwner(accountId, ownerId, false);
+    return this.get(accountId, ownerId);
+  }
+
+  async listMembers(accountId: string, userId: string): Promise<MemberView[]> {
+    await this.requireMember(accountId, userId);
+    const memberships = await this.memberships.listForAccount(accountId);
+    const users = await this.users.findByIds(memberships.map((membership) => String(membership.userId)));
+    const byId = new Map(users.map((user) => [String(user._id), user]));
+    return memberships.flatMap((membership) => {
+      const user = byId.get(String(membership.userId));
+      return user ? [toMemberView(membership, user)] : [];
+    });
+  }
+
+  async changeRole(accountId: string, callerId: string, memberId: string, role: UserRole): Promise<MemberView> {
+    await this.requireAdmin(accountId, callerId);
+    const target = await this.memberships.find(accountId, memberId);
+    if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
+    if (target.owner) throw new ForbiddenException("The owner's role cannot be changed: transfer ownership first");
+    const updated = await this.memberships.setRole(accountId, memberId, role);
+    const user = await this.users.findById(memberId);
+    if (!updated || !user) throw new NotFoundException(MEMBER_NOT_FOUND);
+    return toMemberView(updated, user);
+  }
+
+  /** An admin removes a member, or a member leaves. The owner stays until ownership is handed on. */
+  async removeMember(accountId: string, callerId: string, memberId: string): Promise<void> {
+    if (callerId === memberId) await this.requireMember(accountId, callerId);
+    else await this.requireAdmin(accountId, callerId);
+    const target = await this.memberships.find(accountId, memberId);
+    if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
+    if (target.owner) throw new ConflictException('Transfer ownership first');
+    if (!(await this.memberships.removeNonOwner(accountId, memberId))) {
+      // Became the owner in between, or left already.
+      const now = await this.memberships.find(accountId, memberId);
+      if (now?.owner) throw new ConflictException('Transfer ownership first');
+      throw new NotFoundException(MEMBER_NOT_FOUND);
+    }
+  }
+
+  /** The account and the caller's membership; 404 when the caller is not a member, as if it did not exist. */
+  async requireMember(accountId: string, userId: string): Promise<{ account: Account; membership: Membership }> {
+    const found = await this.findMember(accountId, userId);
+    if (!found) throw new NotFoundException(ACCOUNT_NOT_FOUND);
+    return found;
+  }
+
+  async requireAdmin(accountId: string, userId: string): Promise<{ account: Account; membership: Membership }> {
+    const found = await this.requireMember(accountId, userId);
+    if (!hasAdminRights(found.membership)) throw new ForbiddenException(ADMIN_ONLY);
+    return found;
+  }
+
+  private async findMember(accountId: string, userId: string): Promise<{ account: Account; membership: Membership } | null> {
+    const membership = await this.memberships.find(accountId, userId);
+    if (!membership) return null;
+    const account = await this.accounts.findById(accountId).lean<Account>().exec();
+    return account ? { account, membership } : null;
+  }
+}

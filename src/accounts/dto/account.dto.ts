@@ -1,0 +1,29 @@
+import { ApiProperty, PartialType } from '@nestjs/swagger';
+import { IsIn, IsMongoId } from 'class-validator';
+import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
+import { NotBlankText } from '../../common/validators/trimmed-text';
+import { ACCOUNT_TYPES, type AccountType } from '../account.schema';
+
+export class CreateAccountDto {
+  @NotBlankText(100, 'Analytical Engines Ltd')
+  name: string;
+
+  @ApiProperty({ enum: ACCOUNT_TYPES, example: 'company' })
+  @IsIn(ACCOUNT_TYPES, { message: `type must be one of: ${ACCOUNT_TYPES.join(', ')}` })
+  type: AccountType;
+}
+
+export class UpdateAccountDto extends PartialType(CreateAccountDto) {}
+
+export class TransferOwnershipDto {
+  @ApiProperty({ example: '6650c0ffee0000000000a002', description: 'A member of the account', pattern: '^[0-9a-fA-F]{24}$' })
+  @IsMongoId({ message: 'userId must be a valid id' })
+  userId: string;
+}
+
+export class ChangeRoleDto {
+  @ApiProperty({ enum: USER_ROLES, example: 'manager' })
+  @IsIn(USER_ROLES, { message: `role must be one of: ${USER_ROLES.join(', ')}` })
+  role: UserRole;
+}
+

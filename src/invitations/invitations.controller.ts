@@ -1,0 +1,65 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AccountEnvelope } from '../accounts/dto/account.response';
+import { MessageResponseDto } from '../common/dto/error-response.dto';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { UserId } from '../tenancy/tenancy.decorators';
+import { AcceptInvitationDto, CreatedInvitationEnvelope, CreateInvitationDto, InvitationListResponse } from './dto/invitation.dto';
+import { InvitationsService } from './invitations.service';
+
+@ApiTags('accounts')
+@Controller('api/v1')
+export class InvitationsController {
+  constructor(private readonly invitations: InvitationsService) {}
+
+  @Post('accounts/:accountId/invitations')
+  @ApiOperation({
+    summary: 'Invite someone into the account',
+    description:
+      'Admins and the owner. The token is shown once, in this answer: pass it on (no email is sent). Valid 7 days, single use, ' +
+      'only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced.',
+  })
+  @ApiCreatedResponse({ type: CreatedInvitationEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
+  async createInvitation(
+    @UserId() userId: string,
+    @Param('accountId', ParseObjectIdPipe) accountId: string,
+    @Body() dto: CreateInvitationDto,
+  ): Promise<CreatedInvitationEnvelope> {
+    return { data: await this.invitations.create(accountId, userId, dto) };
+  }
+
+  @Get('accounts/:accountId/invitations')
+  @ApiOperation({ summary: 'List pending invitations', description: 'Admins and the owner. Tokens are never shown again.' })
+  @ApiOkResponse({ type: InvitationListResponse })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async listInvitations(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string): Promise<InvitationListResponse> {
+    return { data: await this.invitations.listPending(accountId, userId) };
+  }
+
+  @Delete('accounts/:accountId/invitations/:invitationId')
+  @ApiOperation({ summary: 'Revoke an invitation', description: 'Admins and the owner. Only a pending invitation can be revoked.' })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Invitation revoked' } })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async revokeInvitation(
+    @UserId() userId: string,
+    @Param('accountId', ParseObjectIdPipe) accountId: string,
+    @Param('invitationId', ParseObjectIdPipe) invitationId: string,
+  ): Promise<MessageResponseDto> {
+    await this.invitations.revoke(accountId, userId, invitationId);
+    return { message: 'Invitation revoked' };
+  }
+
+  @Post('invitations/accept')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Accept an invitation',
+    description: "Joins the inviting account with the invitation's role. Only the invited email may accept (403 otherwise).",
+  })
+  @ApiOkResponse({ type: AccountEnvelope })
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 500, 503)
+  async acceptInvitation(@UserId() userId: string, @Body() dto: AcceptInvitationDto): Promise<AccountEnvelope> {
+    return { data: await this.invitations.accept(dto.token, userId) };
+  }
+}

@@ -1,0 +1,115 @@
+import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, trusted } from 'mongoose';
+import { createHash, randomBytes } from 'node:crypto';
+import { AccountsService } from '../accounts/accounts.service';
+import { AccountView } from '../accounts/dto/account.response';
+import { MembershipsService } from '../accounts/memberships.service';
+import { UsersService } from '../users/users.service';
+import { CreatedInvitationView, CreateInvitationDto, InvitationView } from './dto/invitation.dto';
+import { Invitation } from './invitation.schema';
+
+export const INVITATION_INVALID = 'Invitation is invalid or has expired';
+export const INVITATION_OTHER_EMAIL = 'This invitation is for another email address';
+const INVITATION_NOT_FOUND = 'Invitation not found';
+const VALID_FOR_MS = 7 * 24 * 60 * 60 * 1000;
+const TOKEN_PREFIX = 'inv_';
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function toInvitationView(invitation: Invitation): InvitationView {
+  return {
+    id: String(invitation._id),
+    email: invitation.email,
+    role: invitation.role,
+    status: invitation.status,
+    expiresAt: new Date(invitation.expiresAt).toISOString(),
+    createdAt: new Date(invitation.createdAt).toISOString(),
+  };
+}
+
+/** Invitations into an account: created by an admin, shown once, accepted once by the invited email. */
+@Injectable()
+export class InvitationsService {
+  constructor(
+    @InjectModel(Invitation.name) private readonly invitations: Model<Invitation>,
+    private readonly accounts: AccountsService,
+    private readonly memberships: MembershipsService,
+    private readonly users: UsersService,
+  ) {}
+
+  /** A new pending invitation; a pending one for the same email is replaced (revoked). */
+  async create(accountId: string, callerId: string, dto: CreateInvitationDto, now = new Date()): Promise<CreatedInvitationView> {
+    await this.accounts.requireAdmin(accountId, callerId);
+    const email = dto.email.toLowerCase();
+    const invited = await this.users.findByEmail(email);
+    if (invited && (await this.memberships.find(accountId, String(invited._id)))) {
+      throw new ConflictException('This user is already a member of the account');
+    }
+    await this.invitations.updateMany({ accountId, email, status: 'pending' }, { $set: { status: 'revoked' } }).exec();
+    const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    const created = await this.invitations.create({
+      accountId,
+      email,
+      role: dto.role,
+      tokenHash: hashToken(token),
+      expiresAt: new Date(now.getTime() + VALID_FOR_MS),
+      invitedBy: callerId,
+    });
+    return { ...toInvitationView(created.toObject()), token };
+  }
+
+  /** Pending invitations that have not expired; the token is never shown again. */
+  async listPending(accountId: string, callerId: string, now = new Date()): Promise<InvitationView[]> {
+    await this.accounts.requireAdmin(accountId, callerId);
+    const rows = await this.invitations
+      .find({ accountId, status: 'pending', expiresAt: trusted({ $gt: now }) })
+      .sort({ _id: -1 })
+      .lean<Invitation[]>()
+      .exec();
+    return rows.map(toInvitationView);
+  }
+
+  async revoke(accountId: string, callerId: string, invitationId: string): Promise<void> {
+    await this.accounts.requireAdmin(accountId, callerId);
+    const result = await this.invitations.updateOne({ _id: invitationId, accountId, status: 'pending' }, { $set: { status: 'revoked' } }).exec();
+    if (result.matchedCount === 0) throw new NotFoundException(INVITATION_NOT_FOUND);
+  }
+
+  /**
+   * The pending, unexpired invitation of this token, checked against the email that will use it.
+   * Read-only: signup checks it before creating the user.
+   */
+  async check(token: string, email: string, now = new Date()): Promise<Invitation> {
+    const invitation = await this.invitations.findOne({ tokenHash: hashToken(token) }).lean<Invitation>().exec();
+    if (!invitation || invitation.status !== 'pending' || new Date(invitation.expiresAt).getTime() <= now.getTime()) {
+      throw new BadRequestException(INVITATION_INVALID);
+    }
+    if (invitation.email !== email.trim().toLowerCase()) throw new ForbiddenException(INVITATION_OTHER_EMAIL);
+    return invitation;
+  }
+
+  /** A logged-in user accepts: the invitation must be for their email. */
+  async accept(token: string, userId: string, now = new Date()): Promise<AccountView> {
+    const invitation = await this.check(token, await this.users.emailOf(userId), now);
+    return this.join(invitation, userId);
+  }
+
+  /**
+   * Joins the invitation's account. Single use: the invitation moves from pending to accepted, and
+   * the membership's unique (account, user) index stops a second join even if two accepts race
+   * (only the invited email can accept, and emails are unique).
+   */
+  async join(invitation: Invitation, userId: string): Promise<AccountView> {
+    const accountId = String(invitation.accountId);
+    if (await this.memberships.find(accountId, userId)) throw new ConflictException('You are already a member of this account');
+    const claimed = await this.invitations
+      .updateOne({ _id: invitation._id, status: 'pending' }, { $set: { status: 'accepted', acceptedBy: userId } })
+      .exec();
+    if (claimed.modifiedCount === 0) throw new BadRequestException(INVITATION_INVALID);
+    await this.memberships.add(accountId, userId, invitation.role);
+    return this.accounts.get(accountId, userId);
+  }
+}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { PlatformProject, PlatformProjectSchema } from './platform-project.schema';
+import { PlatformProjectsService } from './platform-projects.service';
+
+@Module({
+  imports: [MongooseModule.forFeature([{ name: PlatformProject.name, schema: PlatformProjectSchema }])],
+  providers: [PlatformProjectsService],
+  exports: [PlatformProjectsService],
+})
+export class PlatformProjectsModule {}

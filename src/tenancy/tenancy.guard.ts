@@ -1,0 +1,79 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
+import { NOT_A_MEMBER } from '../accounts/accounts.service';
+import { MembershipsService } from '../accounts/memberships.service';
+import { PlatformProjectsService } from '../platform-projects/platform-projects.service';
+import type { ApiName } from './api-names';
+import type { RequestContext } from './principal';
+import { IN_ACCOUNT, PLATFORM_API } from './tenancy.decorators';
+import { tenantScope } from './tenant-scope';
+
+export const PROJECT_HEADER = 'x-project-id';
+export const PROJECT_NOT_FOUND = 'Platform project not found';
+export const KEYS_CANNOT_MANAGE = 'API keys cannot manage the platform';
+export const NO_ACCOUNT = 'Create or join an account first';
+
+/**
+ * Where a request acts. Runs after authentication and before the role check, on every request:
+ * membership is read each time (no cache), so a removed member is refused at their next request on
+ * any instance. On `@PlatformApi` routes it resolves the platform project (the token account's
+ * default, or `X-Project-Id`; an API key's own), refuses an API the project has not enabled or a
+ * key's scopes leave out, and sets the request's `TenantScope`.
+ */
+@Injectable()
+export class TenancyGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly memberships: MembershipsService,
+    private readonly projects: PlatformProjectsService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
+    const principal = request.principal;
+    if (!principal) return true; // a public route
+    const targets = [context.getHandler(), context.getClass()];
+    const api = this.reflector.getAllAndOverride<ApiName | undefined>(PLATFORM_API, targets);
+    const inAccount = this.reflector.getAllAndOverride<boolean | undefined>(IN_ACCOUNT, targets) ?? false;
+    const requestedProject = projectHeader(request.headers[PROJECT_HEADER]);
+
+    if (principal.kind === 'apiKey') {
+      if (!api) throw new ForbiddenException(KEYS_CANNOT_MANAGE);
+      if (requestedProject !== undefined && requestedProject.toLowerCase() !== principal.projectId) {
+        throw new NotFoundException(PROJECT_NOT_FOUND);
+      }
+      const project = await this.projects.resolve(principal.accountId, principal.projectId);
+      if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+      assertEnabled(project.enabledApis, api);
+      if (principal.scopes && !principal.scopes.includes(api)) {
+        throw new ForbiddenException(`This API key's scopes do not include the ${api} API`);
+      }
+      request.account = { accountId: principal.accountId, role: 'admin', owner: false };
+      request.tenant = tenantScope(principal.accountId, String(project._id));
+      return true;
+    }
+
+    if (!api && !inAccount) return true;
+    if (!principal.accountId) throw new ForbiddenException(NO_ACCOUNT);
+    const membership = await this.memberships.find(principal.accountId, principal.userId);
+    if (!membership) throw new ForbiddenException(NOT_A_MEMBER);
+    request.account = { accountId: principal.accountId, role: membership.role, owner: membership.owner };
+    if (!api) return true;
+
+    const project = await this.projects.resolve(principal.accountId, requestedProject);
+    if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+    assertEnabled(project.enabledApis, api);
+    request.tenant = tenantScope(principal.accountId, String(project._id));
+    return true;
+  }
+}
+
+function assertEnabled(enabled: readonly string[], api: ApiName): void {
+  if (!enabled.includes(api)) throw new ForbiddenException(`The ${api} API is not enabled for this project`);
+}
+
+/** The header's value; repeated, the first. An empty header names no project that exists: 404. */
+function projectHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
