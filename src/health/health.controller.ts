@@ -1,9 +1,16 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { HealthCheck, HealthCheckService, MongooseHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckService, HealthIndicatorService, MongooseHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/decorators/public.decorator';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { HealthResponse } from './health.response';
+import { HealthResponse, LivenessResponse, ReadinessResponse } from './health.response';
+import { Readiness, ReadinessState } from './readiness.service';
+
+const NOT_READY: Record<Exclude<ReadinessState, 'ready'>, string> = {
+  'building-indexes': 'Not ready: indexes are still being built',
+  'index-build-failed': 'Not ready: the index build failed',
+  'shutting-down': 'Not ready: shutting down',
+};
 
 @ApiTags('operations')
 @Controller('health')
@@ -11,6 +18,8 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly mongoose: MongooseHealthIndicator,
+    private readonly indicators: HealthIndicatorService,
+    private readonly lifecycle: Readiness,
   ) {}
 
   @Public()
@@ -27,5 +36,49 @@ export class HealthController {
       if (error instanceof ServiceUnavailableException) throw new ServiceUnavailableException('Database unavailable, try again shortly');
       throw error;
     }
+  }
+
+  @Public()
+  @Get('live')
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
+  @ApiOperation({
+    summary: 'Liveness: the process runs and answers',
+    description: 'Touches no database: an orchestrator restarts the instance only when this fails.',
+  })
+  @ApiOkResponse({ type: LivenessResponse })
+  @ApiErrorResponses(500)
+  liveness(): LivenessResponse {
+    return { status: 'ok' };
+  }
+
+  @Public()
+  @Get('ready')
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
+  @ApiOperation({
+    summary: 'Readiness: the database answers a ping and every index is built',
+    description: '`503` while indexes are being built at start-up, while the database is unreachable, and while shutting down.',
+  })
+  @ApiOkResponse({ type: ReadinessResponse })
+  @ApiErrorResponses(500, 503)
+  async readiness() {
+    try {
+      return await this.health.check([
+        () => this.mongoose.pingCheck('database', { timeout: 1_500 }),
+        () => this.indexes(),
+      ]);
+    } catch (error) {
+      if (error instanceof ServiceUnavailableException) {
+        const state = this.lifecycle.state;
+        throw new ServiceUnavailableException(state === 'ready' ? 'Not ready: database unavailable' : NOT_READY[state]);
+      }
+      throw error;
+    }
+  }
+
+  private indexes() {
+    const indicator = this.indicators.check('indexes');
+    return this.lifecycle.state === 'ready'
+      ? indicator.up({ models: this.lifecycle.models })
+      : indicator.down({ message: this.lifecycle.state });
   }
 }
