@@ -1,25 +1,89 @@
 import { Logger } from '@nestjs/common';
 import { registerAs } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { validateEnvironment } from './env.validation';
 
-/** Kept for the life of the process so every token of a development run verifies. */
-let generatedSecret: string | undefined;
+export const DEVELOPMENT_SECRET_FILE = 'jwt-secret';
+const MIN_SECRET_LENGTH = 32;
 
-function developmentSecret(): string {
-  if (!generatedSecret) {
-    generatedSecret = randomBytes(48).toString('base64url');
-    new Logger('AuthConfig').warn(
-      'JWT_SECRET is not set: using a random secret for this process. Tokens stop working on restart. Set JWT_SECRET outside development.',
+/** Secrets already settled in this process, by file (or by `test` for the in-memory one). */
+const settled = new Map<string, string>();
+
+function readSecret(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const secret = text.trim();
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new Error(
+      `${file} holds no usable JWT secret (at least ${MIN_SECRET_LENGTH} characters): delete it to have a new one made, or set JWT_SECRET`,
     );
   }
-  return generatedSecret;
+  return secret;
+}
+
+/**
+ * The development token secret kept in `DATA_DIR/jwt-secret`: read when the file exists, otherwise
+ * made once (48 random bytes, file mode 0600). Every instance started with the same `DATA_DIR`
+ * signs and verifies with the same secret, across restarts too. Two instances starting at the same
+ * moment agree: the file appears whole or not at all (written aside, then hard-linked into place),
+ * and whoever loses the race reads the winner's.
+ */
+export function developmentSecretFromDataDir(dataDir: string): { secret: string; file: string; created: boolean } {
+  const file = resolve(join(dataDir, DEVELOPMENT_SECRET_FILE));
+  const existing = readSecret(file);
+  if (existing) return { secret: existing, file, created: false };
+
+  mkdirSync(dataDir, { recursive: true });
+  const candidate = randomBytes(48).toString('base64url');
+  const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  writeFileSync(aside, `${candidate}\n`, { mode: 0o600, flag: 'wx' });
+  let created = true;
+  try {
+    linkSync(aside, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    created = false;
+  } finally {
+    unlinkSync(aside);
+  }
+  const secret = readSecret(file);
+  if (!secret) throw new Error(`${file} disappeared while it was being created`);
+  return { secret, file, created };
+}
+
+function unsetSecret(nodeEnv: string, dataDir: string): string {
+  if (nodeEnv === 'test') {
+    // Test runs leave no files behind: one random secret for the life of the process.
+    const known = settled.get('test');
+    if (known) return known;
+    const secret = randomBytes(48).toString('base64url');
+    settled.set('test', secret);
+    return secret;
+  }
+  const key = resolve(join(dataDir, DEVELOPMENT_SECRET_FILE));
+  const known = settled.get(key);
+  if (known) return known;
+  const { secret, file, created } = developmentSecretFromDataDir(dataDir);
+  settled.set(key, secret);
+  new Logger('AuthConfig').warn(
+    `JWT_SECRET is not set: ${created ? 'created' : 'using'} the development secret in ${file}, ` +
+      'shared by every instance with this DATA_DIR. Set JWT_SECRET outside development.',
+  );
+  return secret;
 }
 
 export const authConfig = registerAs('auth', () => {
   const env = validateEnvironment(process.env);
   return {
-    jwtSecret: env.JWT_SECRET ?? developmentSecret(),
+    // Production refuses to start without JWT_SECRET (env.validation).
+    jwtSecret: env.JWT_SECRET ?? unsetSecret(env.NODE_ENV, env.DATA_DIR),
     jwtExpiresIn: env.JWT_EXPIRES_IN,
     bcryptRounds: env.BCRYPT_ROUNDS,
     loginMaxFailures: env.LOGIN_MAX_FAILURES,
