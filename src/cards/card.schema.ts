@@ -1,6 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Types } from 'mongoose';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type CardFailureCode, type CardFunding } from './test-cards';
 
 /**
@@ -10,6 +11,9 @@ import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type Car
 @Schema(schemaOptions('cards', ['failureCode']))
 export class Card {
   _id: Types.ObjectId;
+
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
 
   /** Id of the owning customer (lower-case hex). */
   @Prop({ type: String, required: true })
@@ -33,7 +37,10 @@ export class Card {
   @Prop({ type: Number, required: true })
   expYear: number;
 
-  /** HMAC-SHA256 of the normalised number with the finance key: the same number gives the same value. */
+  /**
+   * HMAC-SHA256 of the normalised number with its account's key (derived from the finance key): the
+   * same number gives the same value within an account, and another value in another account.
+   */
   @Prop({ type: String, required: true })
   fingerprint: string;
 
@@ -47,6 +54,7 @@ export class Card {
 
 export type CardDocument = HydratedDocument<Card>;
 export const CardSchema = SchemaFactory.createForClass(Card);
+tenantOwned(CardSchema);
 
-// A customer's cards, newest first (list, cascade delete, ownership lookups).
-CardSchema.index({ customer: 1, _id: -1 });
+// A customer's cards in a project, newest first (list, cascade delete, ownership lookups).
+CardSchema.index({ projectId: 1, customer: 1, _id: -1 });

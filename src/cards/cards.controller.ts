@@ -8,8 +8,11 @@ import { CardDeletedResponse, CardEnvelope, CardListResponse } from './dto/card.
 import { CreateCardDto } from './dto/create-card.dto';
 import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
 
 @ApiTags('cards')
+@PlatformApi('cards')
 @Controller('v1/cards')
 export class CardsController {
   constructor(private readonly cards: CardsService) {}
@@ -27,8 +30,8 @@ export class CardsController {
   })
   @ApiCreatedResponse({ type: CardEnvelope, description: 'The saved card' })
   @ApiErrorResponses(400, 401, 413, 415, 500, 503)
-  async createCard(@Body() dto: CreateCardDto): Promise<CardEnvelope> {
-    return { data: await this.cards.create(dto) };
+  async createCard(@Tenant() scope: TenantScope, @Body() dto: CreateCardDto): Promise<CardEnvelope> {
+    return { data: await this.cards.create(scope, dto) };
   }
 
   @Get()
@@ -40,16 +43,16 @@ export class CardsController {
   })
   @ApiOkResponse({ type: CardListResponse, description: "One page of the customer's cards" })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  listCards(@Query() query: ListCardsQuery): Promise<CardListResponse> {
-    return this.cards.list(query);
+  listCards(@Tenant() scope: TenantScope, @Query() query: ListCardsQuery): Promise<CardListResponse> {
+    return this.cards.list(scope, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a card' })
   @ApiOkResponse({ type: CardEnvelope, description: 'The card' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async getCard(@Param('id', ParseObjectIdPipe) id: string): Promise<CardEnvelope> {
-    return { data: await this.cards.get(id) };
+  async getCard(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CardEnvelope> {
+    return { data: await this.cards.get(scope, id) };
   }
 
   @Post(':id')
@@ -62,8 +65,8 @@ export class CardsController {
   })
   @ApiOkResponse({ type: CardEnvelope, description: 'The updated card' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
-  async updateCard(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCardDto): Promise<CardEnvelope> {
-    return { data: await this.cards.update(id, dto) };
+  async updateCard(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCardDto): Promise<CardEnvelope> {
+    return { data: await this.cards.update(scope, id, dto) };
   }
 
   @Post(':id/default')
@@ -74,8 +77,8 @@ export class CardsController {
   })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer, with this card as defaultMethod' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async setDefaultCard(@Param('id', ParseObjectIdPipe) id: string): Promise<CustomerEnvelope> {
-    return { data: await this.cards.setDefault(id) };
+  async setDefaultCard(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CustomerEnvelope> {
+    return { data: await this.cards.setDefault(scope, id) };
   }
 
   @Delete(':id')
@@ -85,8 +88,8 @@ export class CardsController {
   })
   @ApiOkResponse({ type: CardDeletedResponse, description: 'The card is gone' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async deleteCard(@Param('id', ParseObjectIdPipe) id: string): Promise<CardDeletedResponse> {
-    await this.cards.delete(id);
+  async deleteCard(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CardDeletedResponse> {
+    await this.cards.delete(scope, id);
     return { id, deleted: true, message: 'Card deleted' };
   }
 }

@@ -16,15 +16,15 @@ import { CardsService } from './cards.service';
 export class CardsListener {
   constructor(private readonly cards: CardsService) {}
 
-  /** A deleted customer's cards go with it. */
+  /** A deleted customer's cards go with it (in the customer's project). */
   @OnEvent(CUSTOMER_DELETED, { suppressErrors: false })
   async onCustomerDeleted(event: CustomerDeletedEvent): Promise<void> {
-    await this.cards.deleteAllOfCustomer(event.customerId);
+    await this.cards.deleteAllOfCustomer(event.scope, event.customerId);
   }
 
-  /** Answers whether the payment method is one of the customer's cards. */
+  /** Answers whether the payment method is one of the customer's cards, in the scope's project. */
   @OnEvent(CUSTOMER_PAYMENT_METHOD_LOOKUP, { suppressErrors: false })
   onPaymentMethodLookup(event: CustomerPaymentMethodLookupEvent): Promise<boolean> {
-    return this.cards.belongsTo(event.methodId, event.customerId);
+    return this.cards.belongsTo(event.scope, event.methodId, event.customerId);
   }
 }

@@ -16,6 +16,7 @@ import { CardResponse } from './dto/card.response';
 import { CreateCardDto } from './dto/create-card.dto';
 import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
+import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 
 export const CARD_NOT_FOUND = 'Card not found';
 const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
@@ -26,6 +27,10 @@ export interface ChargeableCard {
   failureCode: string | null;
 }
 
+/**
+ * The saved cards of a platform project. Every method takes the request's scope first: a card or a
+ * customer of another project is exactly as absent as one that does not exist.
+ */
 @Injectable()
 export class CardsService {
   private readonly fingerprintKey: string;
@@ -43,19 +48,20 @@ export class CardsService {
    * customer a blank one is created. A customer without a default card gets this one as default
    * (a conditional update, so concurrent first cards leave exactly one default).
    */
-  async create(dto: CreateCardDto): Promise<CardResponse> {
+  async create(scope: TenantScope, dto: CreateCardDto): Promise<CardResponse> {
     const { errors, card: checked } = checkNewCard(dto, new Date());
     if (!checked) throw new RequestValidationException(errors);
 
     let customerId: string;
     if (dto.customer) {
       customerId = dto.customer.toLowerCase();
-      if (!(await this.customers.exists(customerId))) throw new BadRequestException(UNKNOWN_CUSTOMER);
+      if (!(await this.customers.exists(scope, customerId))) throw new BadRequestException(UNKNOWN_CUSTOMER);
     } else {
-      customerId = await this.customers.createBlank();
+      customerId = await this.customers.createBlank(scope);
     }
 
     const created = await this.cards.create({
+      projectId: scopeProjectId(scope),
       customer: customerId,
       brand: checked.card.brand,
       funding: checked.card.funding,
@@ -63,32 +69,32 @@ export class CardsService {
       last4: checked.number.slice(-4),
       expMonth: checked.expMonth,
       expYear: checked.expYear,
-      fingerprint: this.fingerprint(checked.number),
+      fingerprint: this.fingerprint(scope, checked.number),
       failureCode: checked.card.failureCode,
     });
     const cardId = String(created._id);
-    const isDefault = await this.customers.setDefaultMethodIfUnset(customerId, cardId);
-    if (!isDefault && !(await this.customers.exists(customerId))) {
+    const isDefault = await this.customers.setDefaultMethodIfUnset(scope, customerId, cardId);
+    if (!isDefault && !(await this.customers.exists(scope, customerId))) {
       // The customer was deleted while this card was being saved: do not leave an orphan behind.
-      await this.cards.deleteOne({ _id: cardId }).exec();
+      await this.cards.deleteOne(inScope(scope, { _id: cardId })).exec();
       throw new BadRequestException(UNKNOWN_CUSTOMER);
     }
     return toCardResponse(created.toObject(), isDefault);
   }
 
-  async get(id: string): Promise<CardResponse> {
-    const card = await this.cards.findById(id).lean<Card>().exec();
+  async get(scope: TenantScope, id: string): Promise<CardResponse> {
+    const card = await this.findCard(scope, id);
     if (!card) throw new NotFoundException(CARD_NOT_FOUND);
-    return toCardResponse(card, await this.isDefault(card));
+    return toCardResponse(card, await this.isDefault(scope, card));
   }
 
   /** A customer's cards, newest first, cursor-paged. An unknown customer is 404. */
-  async list(query: ListCardsQuery): Promise<Page<CardResponse>> {
+  async list(scope: TenantScope, query: ListCardsQuery): Promise<Page<CardResponse>> {
     const customerId = query.customer.toLowerCase();
-    const customer = await this.customers.findById(customerId);
+    const customer = await this.customers.findById(scope, customerId);
     if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     const rows = await this.cards
-      .find({ customer: customerId, ...cursorFilter(query.startingAfter) })
+      .find(inScope(scope, { customer: customerId, ...cursorFilter(query.startingAfter) }))
       .sort({ _id: -1 })
       .limit(query.limit + 1)
       .lean<Card[]>()
@@ -100,44 +106,44 @@ export class CardsService {
    * Changes the expiry. The merged month and year are checked, and the write is guarded by the values
    * they were merged with, so two concurrent partial updates cannot combine into an unchecked expiry.
    */
-  async update(id: string, dto: UpdateCardDto): Promise<CardResponse> {
-    const card = await this.cards.findById(id).lean<Card>().exec();
+  async update(scope: TenantScope, id: string, dto: UpdateCardDto): Promise<CardResponse> {
+    const card = await this.findCard(scope, id);
     if (!card) throw new NotFoundException(CARD_NOT_FOUND);
-    if (dto.expMonth === undefined && dto.expYear === undefined) return toCardResponse(card, await this.isDefault(card));
+    if (dto.expMonth === undefined && dto.expYear === undefined) return toCardResponse(card, await this.isDefault(scope, card));
 
     const expiry = checkExpiry(dto.expMonth ?? String(card.expMonth), dto.expYear ?? String(card.expYear), new Date());
     if (!expiry.value) throw new RequestValidationException(expiry.errors);
     const updated = await this.cards
       .findOneAndUpdate(
-        { _id: id, expMonth: card.expMonth, expYear: card.expYear },
+        inScope(scope, { _id: id, expMonth: card.expMonth, expYear: card.expYear }),
         { $set: { expMonth: expiry.value.expMonth, expYear: expiry.value.expYear } },
         { returnDocument: 'after' },
       )
       .lean<Card>()
       .exec();
     if (!updated) {
-      if ((await this.cards.exists({ _id: id }).exec()) === null) throw new NotFoundException(CARD_NOT_FOUND);
+      if (!(await this.cardExists(scope, id))) throw new NotFoundException(CARD_NOT_FOUND);
       throw new ConflictException('The card was changed by another request: retry');
     }
-    return toCardResponse(updated, await this.isDefault(updated));
+    return toCardResponse(updated, await this.isDefault(scope, updated));
   }
 
   /** Removes the card; when it was its customer's default, the customer is left without one. */
-  async delete(id: string): Promise<void> {
-    const card = await this.cards.findOneAndDelete({ _id: id }).lean<Card>().exec();
+  async delete(scope: TenantScope, id: string): Promise<void> {
+    const card = await this.cards.findOneAndDelete(inScope(scope, { _id: id })).lean<Card>().exec();
     if (!card) throw new NotFoundException(CARD_NOT_FOUND);
-    await this.customers.clearDefaultMethodIf(card.customer, id);
+    await this.customers.clearDefaultMethodIf(scope, card.customer, id);
   }
 
   /** Makes the card its customer's default; returns the customer. */
-  async setDefault(id: string): Promise<CustomerResponse> {
-    const card = await this.cards.findById(id).lean<Card>().exec();
+  async setDefault(scope: TenantScope, id: string): Promise<CustomerResponse> {
+    const card = await this.findCard(scope, id);
     if (!card) throw new NotFoundException(CARD_NOT_FOUND);
-    const customer = await this.customers.setDefaultMethod(card.customer, id);
+    const customer = await this.customers.setDefaultMethod(scope, card.customer, id);
     if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-    if ((await this.cards.exists({ _id: id }).exec()) === null) {
+    if (!(await this.cardExists(scope, id))) {
       // Deleted meanwhile: its delete may have run before the default was set, so undo it here.
-      await this.customers.clearDefaultMethodIf(card.customer, id);
+      await this.customers.clearDefaultMethodIf(scope, card.customer, id);
       throw new NotFoundException(CARD_NOT_FOUND);
     }
     return customer;
@@ -147,11 +153,11 @@ export class CardsService {
    * The customer's default card for a charge, or null when there is none. `failureCode` says why a
    * charge fails: the decline test cards' code, `expired_card` for a card past its expiry, else null.
    */
-  async getDefaultCardForCharge(customerId: string): Promise<ChargeableCard | null> {
-    const customer = await this.customers.findById(customerId);
+  async getDefaultCardForCharge(scope: TenantScope, customerId: string): Promise<ChargeableCard | null> {
+    const customer = await this.customers.findById(scope, customerId);
     if (!customer?.defaultMethod || !isValidObjectId(customer.defaultMethod)) return null;
     const card = await this.cards
-      .findOne({ _id: customer.defaultMethod, customer: customer.id })
+      .findOne(inScope(scope, { _id: customer.defaultMethod, customer: customer.id }))
       .lean<Card>()
       .exec();
     if (!card) return null;
@@ -159,24 +165,38 @@ export class CardsService {
     return { cardId: String(card._id), failureCode };
   }
 
-  /** Whether this customer owns a card with this id. */
-  async belongsTo(cardId: string, customerId: string): Promise<boolean> {
+  /** Whether this customer owns a card with this id in the scope's project. */
+  async belongsTo(scope: TenantScope, cardId: string, customerId: string): Promise<boolean> {
     if (!isValidObjectId(cardId) || !isValidObjectId(customerId)) return false;
-    return (await this.cards.exists({ _id: cardId, customer: customerId.toLowerCase() }).exec()) !== null;
+    return (await this.cards.exists(inScope(scope, { _id: cardId, customer: customerId.toLowerCase() })).exec()) !== null;
   }
 
-  /** Removes every card of a customer; the number removed. */
-  async deleteAllOfCustomer(customerId: string): Promise<number> {
-    const result = await this.cards.deleteMany({ customer: customerId.toLowerCase() }).exec();
+  /** Removes every card of a customer of the scope's project; the number removed. */
+  async deleteAllOfCustomer(scope: TenantScope, customerId: string): Promise<number> {
+    const result = await this.cards.deleteMany(inScope(scope, { customer: customerId.toLowerCase() })).exec();
     return result.deletedCount;
   }
 
-  fingerprint(number: string): string {
-    return createHmac('sha256', this.fingerprintKey).update(number).digest('hex');
+  /**
+   * Keyed hash of a card number, keyed per account: the account's key is HMAC(finance key, account
+   * id), so one number gives one fingerprint in every project of an account and an unrelated one in
+   * another account (fingerprints cannot be matched across tenants).
+   */
+  fingerprint(scope: TenantScope, number: string): string {
+    const accountKey = createHmac('sha256', this.fingerprintKey).update(`account:${scope.accountId}`).digest();
+    return createHmac('sha256', accountKey).update(number).digest('hex');
   }
 
-  private async isDefault(card: Card): Promise<boolean> {
-    const customer = await this.customers.findById(card.customer);
+  private findCard(scope: TenantScope, id: string): Promise<Card | null> {
+    return this.cards.findOne(inScope(scope, { _id: id })).lean<Card>().exec();
+  }
+
+  private async cardExists(scope: TenantScope, id: string): Promise<boolean> {
+    return (await this.cards.exists(inScope(scope, { _id: id })).exec()) !== null;
+  }
+
+  private async isDefault(scope: TenantScope, card: Card): Promise<boolean> {
+    const customer = await this.customers.findById(scope, card.customer);
     return customer?.defaultMethod === String(card._id);
   }
 }

@@ -4,10 +4,11 @@ import { authConfig } from './auth.config';
 import { validateEnvironment } from './env.validation';
 
 /**
- * Key of the card fingerprints (HMAC-SHA256 of the card number). `CARD_FINGERPRINT_KEY` when set;
- * otherwise a key derived from the token secret, so a deployment needs one secret less. Changing
- * either secret changes every new fingerprint, so set `CARD_FINGERPRINT_KEY` where fingerprints
- * must stay comparable across secret rotations.
+ * Master key of the card fingerprints: each account's key is HMAC-SHA256(master key, account id),
+ * and a fingerprint is HMAC-SHA256 of the card number with its account's key. `CARD_FINGERPRINT_KEY`
+ * when set; otherwise a key derived from the token secret, so a deployment needs one secret less.
+ * Changing either secret changes every new fingerprint, so set `CARD_FINGERPRINT_KEY` where
+ * fingerprints must stay comparable across secret rotations.
  */
 export const financeConfig = registerAs('finance', () => {
   const env = validateEnvironment(process.env);

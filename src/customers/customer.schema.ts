@@ -1,10 +1,14 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 @Schema(schemaOptions('customers', ['SocialNumber']))
 export class Customer {
   _id: Types.ObjectId;
+
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
 
   /** Required through the API; null only for a customer created implicitly with a card. */
   @Prop({ type: String, default: null, trim: true })
@@ -55,4 +59,7 @@ export class Customer {
 
 export type CustomerDocument = HydratedDocument<Customer>;
 export const CustomerSchema = SchemaFactory.createForClass(Customer);
-// Lists page on _id (newest first) and lookups are by _id: the default _id index serves both.
+tenantOwned(CustomerSchema);
+
+// A project's customers, newest first (the list); lookups by _id also carry the project.
+CustomerSchema.index({ projectId: 1, _id: -1 });

@@ -13,8 +13,11 @@ import {
   CustomerListResponse,
 } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
 
 @ApiTags('customers')
+@PlatformApi('customers')
 @Controller('v1/customers')
 export class CustomersController {
   constructor(private readonly customers: CustomersService) {}
@@ -28,8 +31,8 @@ export class CustomersController {
   })
   @ApiCreatedResponse({ type: CustomerCreatedEnvelope, description: 'The new customer' })
   @ApiErrorResponses(400, 401, 413, 415, 500, 503)
-  async createCustomer(@Body() dto: CreateCustomerDto): Promise<CustomerCreatedEnvelope> {
-    return { data: await this.customers.create(dto) };
+  async createCustomer(@Tenant() scope: TenantScope, @Body() dto: CreateCustomerDto): Promise<CustomerCreatedEnvelope> {
+    return { data: await this.customers.create(scope, dto) };
   }
 
   @Get()
@@ -39,16 +42,16 @@ export class CustomersController {
   })
   @ApiOkResponse({ type: CustomerListResponse, description: 'One page of customers' })
   @ApiErrorResponses(400, 401, 500, 503)
-  listCustomers(@Query() query: FinanceListQuery): Promise<CustomerListResponse> {
-    return this.customers.list(query);
+  listCustomers(@Tenant() scope: TenantScope, @Query() query: FinanceListQuery): Promise<CustomerListResponse> {
+    return this.customers.list(scope, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a customer', description: 'Returns the customer with `phone` and `Taxable`; never `SocialNumber`.' })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async getCustomer(@Param('id', ParseObjectIdPipe) id: string): Promise<CustomerEnvelope> {
-    return { data: await this.customers.get(id) };
+  async getCustomer(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CustomerEnvelope> {
+    return { data: await this.customers.get(scope, id) };
   }
 
   @Post(':id')
@@ -61,8 +64,8 @@ export class CustomersController {
   })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The updated customer' })
   @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
-  async updateCustomer(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCustomerDto): Promise<CustomerEnvelope> {
-    return { data: await this.customers.update(id, dto) };
+  async updateCustomer(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCustomerDto): Promise<CustomerEnvelope> {
+    return { data: await this.customers.update(scope, id, dto) };
   }
 
   @Delete(':id')
@@ -74,8 +77,8 @@ export class CustomersController {
   })
   @ApiOkResponse({ type: CustomerDeletedResponse, description: 'The customer is gone' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async deleteCustomer(@Param('id', ParseObjectIdPipe) id: string): Promise<CustomerDeletedResponse> {
-    await this.customers.delete(id);
+  async deleteCustomer(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CustomerDeletedResponse> {
+    await this.customers.delete(scope, id);
     return { id, deleted: true, message: 'Customer deleted' };
   }
 }

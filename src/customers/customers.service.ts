@@ -1,10 +1,12 @@
-import { toAddress } from '../common/dto/address.dto';
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { toAddress } from '../common/dto/address.dto';
+import { pickDefined } from '../common/fields/pick-defined';
 import { cursorFilter, FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
 import { isValidObjectId } from '../common/pipes/object-id';
+import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { Customer } from './customer.schema';
 import {
   CUSTOMER_DELETED,
@@ -42,16 +44,17 @@ type CustomerFields = Partial<Pick<Customer, (typeof WRITABLE_FIELDS)[number]>>;
  * database. `defaultMethod` is not among them: it changes only through the checked paths.
  */
 export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): CustomerFields {
-  const fields: Record<string, unknown> = {};
-  for (const key of WRITABLE_FIELDS) {
-    if (dto[key] !== undefined) fields[key] = key === 'address' && dto.address ? toAddress(dto.address) : dto[key];
-  }
-  return fields as CustomerFields;
+  const { address, ...fields } = pickDefined(dto, WRITABLE_FIELDS);
+  return address === undefined ? fields : { ...fields, address: address ? toAddress(address) : address };
 }
 
+/**
+ * The customers of a platform project. Every method takes the request's scope first: a customer of
+ * another project is exactly as absent as one that does not exist.
+ */
 @Injectable()
 export class CustomersService {
-  /** Writes of one customer's defaultMethod, in order (see PerKeyQueue). */
+  /** Writes of one customer's defaultMethod, in order (see PerKeyQueue). Customer ids are unique across projects. */
   private readonly defaultMethodWrites = new PerKeyQueue();
 
   constructor(
@@ -59,21 +62,21 @@ export class CustomersService {
     private readonly events: EventEmitter2,
   ) {}
 
-  async create(dto: CreateCustomerDto): Promise<CustomerCreatedData> {
-    const created = await this.customers.create(customerFields(dto));
+  async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
+    const created = await this.customers.create({ ...customerFields(dto), projectId: scopeProjectId(scope) });
     return toCustomerCreatedData(created.toObject());
   }
 
   /** A customer with no fields set (email null), for a card created without one. Returns its id. */
-  async createBlank(): Promise<string> {
-    const created = await this.customers.create({});
+  async createBlank(scope: TenantScope): Promise<string> {
+    const created = await this.customers.create({ projectId: scopeProjectId(scope) });
     return String(created._id);
   }
 
   /** Newest first, `limit` per page, after the `startingAfter` cursor. */
-  async list(query: FinanceListQuery): Promise<Page<CustomerResponse>> {
+  async list(scope: TenantScope, query: FinanceListQuery): Promise<Page<CustomerResponse>> {
     const rows = await this.customers
-      .find(cursorFilter(query.startingAfter))
+      .find(inScope(scope, cursorFilter(query.startingAfter)))
       .sort({ _id: -1 })
       .limit(query.limit + 1)
       .lean<Customer[]>()
@@ -81,70 +84,73 @@ export class CustomersService {
     return toPage(rows, query.limit, toCustomerResponse);
   }
 
-  async get(id: string): Promise<CustomerResponse> {
-    const customer = await this.findById(id);
+  async get(scope: TenantScope, id: string): Promise<CustomerResponse> {
+    const customer = await this.findById(scope, id);
     if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     return customer;
   }
 
-  /** The customer, or null when there is none with this id (a malformed id included). */
-  async findById(id: string): Promise<CustomerResponse | null> {
+  /** The customer, or null when the project has none with this id (a malformed id included). */
+  async findById(scope: TenantScope, id: string): Promise<CustomerResponse | null> {
     if (!isValidObjectId(id)) return null;
-    const customer = await this.customers.findById(id).lean<Customer>().exec();
+    const customer = await this.customers.findOne(inScope(scope, { _id: id })).lean<Customer>().exec();
     return customer ? toCustomerResponse(customer) : null;
   }
 
-  /** True when a customer with this id exists. A malformed id is simply false. */
-  async exists(id: string): Promise<boolean> {
+  /** True when the project has a customer with this id. A malformed id is simply false. */
+  async exists(scope: TenantScope, id: string): Promise<boolean> {
     if (!isValidObjectId(id)) return false;
-    return (await this.customers.exists({ _id: id }).exec()) !== null;
+    return (await this.customers.exists(inScope(scope, { _id: id })).exec()) !== null;
   }
 
   /**
    * Partial update. A `defaultMethod` must name one of this customer's cards; it is checked before
    * the write and again after it, so a card deleted in between does not stay behind as the default.
    */
-  async update(id: string, dto: UpdateCustomerDto): Promise<CustomerResponse> {
+  async update(scope: TenantScope, id: string, dto: UpdateCustomerDto): Promise<CustomerResponse> {
     const set: Record<string, unknown> = customerFields(dto);
     const defaultMethod = typeof dto.defaultMethod === 'string' ? dto.defaultMethod.toLowerCase() : dto.defaultMethod;
     if (defaultMethod !== undefined) set.defaultMethod = defaultMethod;
     if (defaultMethod) {
-      if (!(await this.exists(id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-      if (!(await this.ownsPaymentMethod(id, defaultMethod))) throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
+      if (!(await this.exists(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+      if (!(await this.ownsPaymentMethod(scope, id, defaultMethod))) throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
     }
-    if (Object.keys(set).length === 0) return this.get(id);
+    if (Object.keys(set).length === 0) return this.get(scope, id);
     const write = () =>
-      this.customers.findOneAndUpdate({ _id: id }, { $set: set }, { returnDocument: 'after', runValidators: true }).lean<Customer>().exec();
+      this.customers
+        .findOneAndUpdate(inScope(scope, { _id: id }), { $set: set }, { returnDocument: 'after', runValidators: true })
+        .lean<Customer>()
+        .exec();
     const updated = defaultMethod !== undefined ? await this.defaultMethodWrites.run(id, write) : await write();
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-    if (defaultMethod && !(await this.ownsPaymentMethod(id, defaultMethod))) {
-      await this.clearDefaultMethodIf(id, defaultMethod);
+    if (defaultMethod && !(await this.ownsPaymentMethod(scope, id, defaultMethod))) {
+      await this.clearDefaultMethodIf(scope, id, defaultMethod);
       throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
     }
     return toCustomerResponse(updated);
   }
 
   /** Removes the customer, then its cards (through the awaited CUSTOMER_DELETED event). */
-  async delete(id: string): Promise<void> {
-    const result = await this.customers.deleteOne({ _id: id }).exec();
+  async delete(scope: TenantScope, id: string): Promise<void> {
+    const result = await this.customers.deleteOne(inScope(scope, { _id: id })).exec();
     if (result.deletedCount === 0) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-    const event: CustomerDeletedEvent = { customerId: id };
+    const event: CustomerDeletedEvent = { scope, customerId: id };
     await this.events.emitAsync(CUSTOMER_DELETED, event);
   }
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
-  async setDefaultMethodIfUnset(customerId: string, cardId: string): Promise<boolean> {
+  async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
     const result = await this.defaultMethodWrites.run(customerId, () =>
-      this.customers.updateOne({ _id: customerId, defaultMethod: null }, { $set: { defaultMethod: cardId } }).exec(),
+      this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: null }), { $set: { defaultMethod: cardId } }).exec(),
     );
     return result.modifiedCount > 0;
   }
 
-  /** Makes `cardId` the default; the updated customer, or null when the customer does not exist. */
-  async setDefaultMethod(customerId: string, cardId: string): Promise<CustomerResponse | null> {
+  /** Makes `cardId` the default; the updated customer, or null when the project has no such customer. */
+  async setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<CustomerResponse | null> {
     const updated = await this.defaultMethodWrites.run(customerId, () =>
       this.customers
-        .findOneAndUpdate({ _id: customerId }, { $set: { defaultMethod: cardId } }, { returnDocument: 'after' })
+        .findOneAndUpdate(inScope(scope, { _id: customerId }), { $set: { defaultMethod: cardId } }, { returnDocument: 'after' })
         .lean<Customer>()
         .exec(),
     );
@@ -152,15 +158,15 @@ export class CustomersService {
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
-  async clearDefaultMethodIf(customerId: string, cardId: string): Promise<boolean> {
+  async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
     const result = await this.defaultMethodWrites.run(customerId, () =>
-      this.customers.updateOne({ _id: customerId, defaultMethod: cardId }, { $set: { defaultMethod: null } }).exec(),
+      this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: cardId }), { $set: { defaultMethod: null } }).exec(),
     );
     return result.modifiedCount > 0;
   }
 
-  private async ownsPaymentMethod(customerId: string, methodId: string): Promise<boolean> {
-    const event: CustomerPaymentMethodLookupEvent = { customerId, methodId };
+  private async ownsPaymentMethod(scope: TenantScope, customerId: string, methodId: string): Promise<boolean> {
+    const event: CustomerPaymentMethodLookupEvent = { scope, customerId, methodId };
     const answers: unknown[] = await this.events.emitAsync(CUSTOMER_PAYMENT_METHOD_LOOKUP, event);
     return answers.includes(true);
   }

@@ -1,5 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 export const PAYMENT_STATUSES = [
   'requires_confirmation',
@@ -25,6 +26,9 @@ const isInteger = { validator: Number.isSafeInteger, message: '{PATH} must be a 
 @Schema({ collection: 'payments', timestamps: true, versionKey: false })
 export class Payment {
   _id: Types.ObjectId;
+
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
 
   @Prop({ type: Number, required: true, min: 1, validate: isInteger })
   amountMinor: number;
@@ -62,8 +66,10 @@ export class Payment {
 
 export type PaymentDocument = HydratedDocument<Payment>;
 export const PaymentSchema = SchemaFactory.createForClass(Payment);
+tenantOwned(PaymentSchema);
 
-// The list filters, newest first.
-PaymentSchema.index({ customer: 1, _id: -1 });
-PaymentSchema.index({ status: 1, _id: -1 });
-PaymentSchema.index({ customer: 1, status: 1, _id: -1 });
+// A project's payments newest first, and the list filters.
+PaymentSchema.index({ projectId: 1, _id: -1 });
+PaymentSchema.index({ projectId: 1, customer: 1, _id: -1 });
+PaymentSchema.index({ projectId: 1, status: 1, _id: -1 });
+PaymentSchema.index({ projectId: 1, customer: 1, status: 1, _id: -1 });

@@ -8,12 +8,15 @@ import { ListPaymentsQuery } from './dto/list-payments.query';
 import { PaymentListResponse, PaymentResponse } from './dto/payment.response';
 import { RefundPaymentDto } from './dto/refund-payment.dto';
 import { PaymentsService } from './payments.service';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
 
 const IDEMPOTENCY_NOTE =
   ' Send an `Idempotency-Key` header to make retries safe: a retry with the same key and body returns the first response ' +
   '(with `Idempotent-Replayed: true`) and changes nothing.';
 
 @ApiTags('payments')
+@PlatformApi('payments')
 @Controller('api/v1/payments')
 export class PaymentsController {
   constructor(private readonly payments: PaymentsService) {}
@@ -29,8 +32,8 @@ export class PaymentsController {
   })
   @ApiCreatedResponse({ type: PaymentResponse, description: 'The payment' })
   @ApiErrorResponses(400, 401, 409, 413, 415, 422, 500, 503)
-  createPayment(@Body() dto: CreatePaymentDto): Promise<PaymentResponse> {
-    return this.payments.create(dto);
+  createPayment(@Tenant() scope: TenantScope, @Body() dto: CreatePaymentDto): Promise<PaymentResponse> {
+    return this.payments.create(scope, dto);
   }
 
   @Get()
@@ -40,16 +43,16 @@ export class PaymentsController {
   })
   @ApiOkResponse({ type: PaymentListResponse, description: 'A page of payments' })
   @ApiErrorResponses(400, 401, 500, 503)
-  listPayments(@Query() query: ListPaymentsQuery): Promise<PaymentListResponse> {
-    return this.payments.list(query);
+  listPayments(@Tenant() scope: TenantScope, @Query() query: ListPaymentsQuery): Promise<PaymentListResponse> {
+    return this.payments.list(scope, query);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'Get a payment', description: 'The payment itself, not wrapped.' })
   @ApiOkResponse({ type: PaymentResponse, description: 'The payment' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getPayment(@Param('id', ParseObjectIdPipe) id: string): Promise<PaymentResponse> {
-    return this.payments.get(id);
+  getPayment(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<PaymentResponse> {
+    return this.payments.get(scope, id);
   }
 
   @Post(':id/confirm')
@@ -64,8 +67,8 @@ export class PaymentsController {
   })
   @ApiOkResponse({ type: PaymentResponse, description: 'The confirmed payment' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 422, 500, 503)
-  confirmPayment(@Param('id', ParseObjectIdPipe) id: string): Promise<PaymentResponse> {
-    return this.payments.confirm(id);
+  confirmPayment(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<PaymentResponse> {
+    return this.payments.confirm(scope, id);
   }
 
   @Post(':id/refund')
@@ -81,7 +84,7 @@ export class PaymentsController {
   })
   @ApiOkResponse({ type: PaymentResponse, description: 'The payment after the refund' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
-  refundPayment(@Param('id', ParseObjectIdPipe) id: string, @Body() dto: RefundPaymentDto): Promise<PaymentResponse> {
-    return this.payments.refund(id, dto);
+  refundPayment(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: RefundPaymentDto): Promise<PaymentResponse> {
+    return this.payments.refund(scope, id, dto);
   }
 }

@@ -77,13 +77,14 @@ describe('RefundPaymentDto', () => {
 });
 
 describe('toPaymentResponse', () => {
-  it('returns the amounts in major units and the ids as strings', () => {
+  it('returns the amounts in major units and the ids as strings, never the project', () => {
     const id = new Types.ObjectId();
     const customer = new Types.ObjectId();
     const now = new Date('2024-05-24T10:00:00.000Z');
     expect(
       toPaymentResponse({
         _id: id,
+        projectId: new Types.ObjectId(),
         amountMinor: 1005,
         amountRefundedMinor: 5,
         currency: 'kwd',

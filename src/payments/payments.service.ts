@@ -13,10 +13,14 @@ import { CONFIRMABLE_STATUSES, Payment, REFUNDABLE_STATUSES } from './payment.sc
 import { PaymentLocks } from './payment-locks';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
+import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 
 export const PAYMENT_NOT_FOUND = 'Payment not found';
 
-
+/**
+ * The payments of a platform project. Every method takes the request's scope first: a payment, a
+ * customer or a reciver of another project is exactly as absent as one that does not exist.
+ */
 @Injectable()
 export class PaymentsService {
   constructor(
@@ -26,7 +30,7 @@ export class PaymentsService {
     private readonly locks: PaymentLocks,
   ) {}
 
-  async create(dto: CreatePaymentDto): Promise<PaymentResponse> {
+  async create(scope: TenantScope, dto: CreatePaymentDto): Promise<PaymentResponse> {
     const currency = dto.currency.toLowerCase();
     const amountMinor = minorUnits(dto.amount, currency);
     const customer = dto.customer.toLowerCase();
@@ -34,16 +38,17 @@ export class PaymentsService {
     if (reciver === customer) throw new BadRequestException('reciver must be a different customer than customer');
 
     const [customerExists, reciverExists] = await Promise.all([
-      this.customers.exists(customer),
-      reciver ? this.customers.exists(reciver) : Promise.resolve(true),
+      this.customers.exists(scope, customer),
+      reciver ? this.customers.exists(scope, reciver) : Promise.resolve(true),
     ]);
     if (!customerExists) throw new BadRequestException('customer does not exist');
     if (!reciverExists) throw new BadRequestException('reciver does not exist');
 
     const charge = dto.confirm
-      ? chargeOutcome(await this.cards.getDefaultCardForCharge(customer))
+      ? chargeOutcome(await this.cards.getDefaultCardForCharge(scope, customer))
       : { status: 'requires_confirmation' as const, failureCode: null, card: null };
     const created = await this.payments.create({
+      projectId: scopeProjectId(scope),
       amountMinor,
       currency,
       customer,
@@ -57,16 +62,16 @@ export class PaymentsService {
     return toPaymentResponse(created.toObject());
   }
 
-  async get(id: string): Promise<PaymentResponse> {
-    return toPaymentResponse(await this.findOrThrow(id));
+  async get(scope: TenantScope, id: string): Promise<PaymentResponse> {
+    return toPaymentResponse(await this.findOrThrow(scope, id));
   }
 
-  async list(query: ListPaymentsQuery): Promise<Page<PaymentResponse>> {
+  async list(scope: TenantScope, query: ListPaymentsQuery): Promise<Page<PaymentResponse>> {
     const filter: Record<string, unknown> = { ...cursorFilter(query.startingAfter) };
     if (query.customer) filter.customer = query.customer.toLowerCase();
     if (query.status) filter.status = query.status;
     const rows = await this.payments
-      .find(filter)
+      .find(inScope(scope, filter))
       .sort({ _id: -1 })
       .limit(query.limit + 1)
       .lean<Payment[]>()
@@ -79,22 +84,23 @@ export class PaymentsService {
    * update applies only while the payment is still confirmable, so of concurrent confirmations
    * exactly one charges; the others get 409.
    */
-  async confirm(id: string): Promise<PaymentResponse> {
-    await this.findOrThrow(id);
+  async confirm(scope: TenantScope, id: string): Promise<PaymentResponse> {
+    // Found in the caller's project before any lease is taken: another project's payment is a 404.
+    await this.findOrThrow(scope, id);
     return this.locks.withLock(id, async () => {
-      const payment = await this.findOrThrow(id);
+      const payment = await this.findOrThrow(scope, id);
       if (!CONFIRMABLE_STATUSES.includes(payment.status)) throw notConfirmable(payment.status);
-      const charge = chargeOutcome(await this.cards.getDefaultCardForCharge(String(payment.customer)));
+      const charge = chargeOutcome(await this.cards.getDefaultCardForCharge(scope, String(payment.customer)));
       const updated = await this.payments
         .findOneAndUpdate(
-          { _id: payment._id, status: trusted({ $in: CONFIRMABLE_STATUSES }) },
+          inScope(scope, { _id: payment._id, status: trusted({ $in: CONFIRMABLE_STATUSES }) }),
           { $set: { status: charge.status, failureCode: charge.failureCode, card: charge.card } },
           { returnDocument: 'after' },
         )
         .lean<Payment>()
         .exec();
       if (updated) return toPaymentResponse(updated);
-      throw notConfirmable((await this.findOrThrow(id)).status);
+      throw notConfirmable((await this.findOrThrow(scope, id)).status);
     });
   }
 
@@ -103,10 +109,10 @@ export class PaymentsService {
    * update is conditional: it applies only if the refunded total is still the one read and the
    * refund fits in what is left. So concurrent refunds never add up to more than the payment.
    */
-  async refund(id: string, dto: RefundPaymentDto): Promise<PaymentResponse> {
-    await this.findOrThrow(id);
+  async refund(scope: TenantScope, id: string, dto: RefundPaymentDto): Promise<PaymentResponse> {
+    await this.findOrThrow(scope, id);
     return this.locks.withLock(id, async () => {
-      const payment = await this.findOrThrow(id);
+      const payment = await this.findOrThrow(scope, id);
       if (!REFUNDABLE_STATUSES.includes(payment.status)) {
         throw new ConflictException(
           payment.status === 'refunded'
@@ -125,12 +131,12 @@ export class PaymentsService {
       const refundedMinor = amountRefundedMinor + refundMinor;
       const updated = await this.payments
         .findOneAndUpdate(
-          {
+          inScope(scope, {
             _id: payment._id,
             amountMinor,
             status: trusted({ $in: REFUNDABLE_STATUSES }),
             amountRefundedMinor: trusted({ $eq: amountRefundedMinor, $lte: amountMinor - refundMinor }),
-          },
+          }),
           { $set: { amountRefundedMinor: refundedMinor, status: statusAfterRefund(amountMinor, refundedMinor) } },
           { returnDocument: 'after' },
         )
@@ -142,8 +148,8 @@ export class PaymentsService {
     });
   }
 
-  private async findOrThrow(id: string): Promise<Payment> {
-    const payment = await this.payments.findById(id).lean<Payment>().exec();
+  private async findOrThrow(scope: TenantScope, id: string): Promise<Payment> {
+    const payment = await this.payments.findOne(inScope(scope, { _id: id })).lean<Payment>().exec();
     if (!payment) throw new NotFoundException(PAYMENT_NOT_FOUND);
     return payment;
   }

@@ -4,6 +4,7 @@ import { createTestApp, TestApp } from '../support/test-app';
 import type { HttpResponse } from '../support/http';
 import { CardsService } from '../../src/cards/cards.service';
 import { CustomersService } from '../../src/customers/customers.service';
+import { tenantScope, type TenantScope } from '../../src/tenancy/tenant-scope';
 
 const CARD_FIELDS = ['id', 'customer', 'brand', 'funding', 'country', 'last4', 'expMonth', 'expYear', 'fingerprint', 'isDefault', 'createdAt', 'updatedAt'].sort();
 const UNKNOWN_ID = '6650c0ffee0000000000ffff';
@@ -395,13 +396,19 @@ describe('cards /v1/cards', () => {
   });
 
   describe('for payments (exported services)', () => {
+    // The scope the tenancy guard gives the developer's requests: their account's default project.
+    let scope: TenantScope;
+    beforeAll(() => {
+      scope = tenantScope(developer.accountId, developer.projectId);
+    });
+
     it('getDefaultCardForCharge: the default card, with the failure code of a decline test card', async () => {
       const cards = t.app.get(CardsService);
       const customer = await createCustomer();
-      expect(await cards.getDefaultCardForCharge(customer)).toBeNull();
+      expect(await cards.getDefaultCardForCharge(scope, customer)).toBeNull();
 
       const good = (await createCard({ customer })).body.data;
-      expect(await cards.getDefaultCardForCharge(customer)).toEqual({ cardId: good.id, failureCode: null });
+      expect(await cards.getDefaultCardForCharge(scope, customer)).toEqual({ cardId: good.id, failureCode: null });
 
       const declines: [string, string][] = [
         ['4000000000000002', 'card_declined'],
@@ -416,28 +423,28 @@ describe('cards /v1/cards', () => {
       for (const [cardNumber, failureCode] of declines) {
         const card = (await createCard({ customer, cardNumber })).body.data;
         expect((await post(`/v1/cards/${card.id}/default`)).status).toBe(200);
-        expect(await cards.getDefaultCardForCharge(customer)).toEqual({ cardId: card.id, failureCode });
+        expect(await cards.getDefaultCardForCharge(scope, customer)).toEqual({ cardId: card.id, failureCode });
       }
 
       const current = (await get(`/v1/customers/${customer}`)).body.data.defaultMethod;
       await t.http.delete(`/v1/cards/${current}`, { token: developer.token });
-      expect(await cards.getDefaultCardForCharge(customer)).toBeNull();
-      expect(await cards.getDefaultCardForCharge(UNKNOWN_ID)).toBeNull();
-      expect(await cards.getDefaultCardForCharge('not-an-id')).toBeNull();
+      expect(await cards.getDefaultCardForCharge(scope, customer)).toBeNull();
+      expect(await cards.getDefaultCardForCharge(scope, UNKNOWN_ID)).toBeNull();
+      expect(await cards.getDefaultCardForCharge(scope, 'not-an-id')).toBeNull();
     });
 
     it('getDefaultCardForCharge: a default card past its expiry fails with expired_card', async () => {
       const cards = t.app.get(CardsService);
       const card = (await createCard()).body.data;
       await t.db.collection('cards').updateOne({ customer: card.customer }, { $set: { expYear: THIS_YEAR - 1 } });
-      expect(await cards.getDefaultCardForCharge(card.customer)).toEqual({ cardId: card.id, failureCode: 'expired_card' });
+      expect(await cards.getDefaultCardForCharge(scope, card.customer)).toEqual({ cardId: card.id, failureCode: 'expired_card' });
     });
 
     it('CustomersService.exists: true for a customer, false for unknown or malformed ids', async () => {
       const customers = t.app.get(CustomersService);
-      expect(await customers.exists(await createCustomer())).toBe(true);
-      expect(await customers.exists(UNKNOWN_ID)).toBe(false);
-      expect(await customers.exists('nope')).toBe(false);
+      expect(await customers.exists(scope, await createCustomer())).toBe(true);
+      expect(await customers.exists(scope, UNKNOWN_ID)).toBe(false);
+      expect(await customers.exists(scope, 'nope')).toBe(false);
     });
   });
 
