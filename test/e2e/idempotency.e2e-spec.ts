@@ -70,7 +70,8 @@ describe('Idempotency-Key', () => {
     expect(await paymentsOf(customer)).toBe(1);
     const stored = await records().findOne({ key });
     expect(stored).toMatchObject({ state: 'completed', statusCode: 201 });
-    expect(stored?.scope).toBe(`${developer.id} POST ${PAYMENTS}`);
+    expect(stored?.scope).toBe(`user:${developer.id} POST ${PAYMENTS}`);
+    expect(String(stored?.projectId)).toBe(developer.projectId);
   });
 
   it('the same key with a different body is 422 and creates nothing', async () => {
@@ -144,7 +145,8 @@ describe('Idempotency-Key', () => {
     const body = { amount: 5, currency: 'usd', customer };
     // The state a concurrent first request leaves while it runs.
     await records().insertOne({
-      scope: idempotencyScope(developer.id, 'POST', PAYMENTS),
+      projectId: new Types.ObjectId(developer.projectId),
+      scope: idempotencyScope(`user:${developer.id}`, 'POST', PAYMENTS),
       key,
       fingerprint: requestFingerprint('POST', PAYMENTS, body),
       state: 'in_progress',

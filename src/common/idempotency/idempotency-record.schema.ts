@@ -1,18 +1,23 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { HydratedDocument, Types } from 'mongoose';
+import { tenantOwned } from '../../tenancy/tenant-owned.plugin';
 
 export const IDEMPOTENCY_STATES = ['in_progress', 'completed'] as const;
 export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
 
 /**
  * One POST that carried an `Idempotency-Key`: its fingerprint while it runs, then the answer it
- * got, so a retry with the same key gets the same answer without running again.
+ * got, so a retry with the same key gets the same answer without running again. Owned by the
+ * platform project the request acted in: keys are per project and caller.
  */
 @Schema({ collection: 'idempotency_keys', timestamps: true, versionKey: false })
 export class IdempotencyRecord {
   _id: Types.ObjectId;
 
-  /** Whose key and for which route: `<user id> POST /api/v1/payments`. */
+  /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
+  projectId: Types.ObjectId;
+
+  /** Whose key and for which route: `user:<user id> POST /api/v1/payments` (or `key:<API key id> ...`). */
   @Prop({ type: String, required: true })
   scope: string;
 
@@ -40,6 +45,8 @@ export class IdempotencyRecord {
 export type IdempotencyRecordDocument = HydratedDocument<IdempotencyRecord>;
 export const IdempotencyRecordSchema = SchemaFactory.createForClass(IdempotencyRecord);
 
-// One record per key and caller/route; decides which of concurrent retries runs.
-IdempotencyRecordSchema.index({ scope: 1, key: 1 }, { unique: true });
+tenantOwned(IdempotencyRecordSchema);
+
+// One record per project, caller/route and key; decides which of concurrent retries runs.
+IdempotencyRecordSchema.index({ projectId: 1, scope: 1, key: 1 }, { unique: true });
 // The TTL index on createdAt is created by IdempotencyStore where the database supports it.

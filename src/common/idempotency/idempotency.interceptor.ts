@@ -2,10 +2,10 @@ import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } fr
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
-import type { AuthenticatedUser } from '../decorators/current-user.decorator';
+import type { RequestContext } from '../../tenancy/principal';
 import { IS_PUBLIC } from '../decorators/public.decorator';
 import { IdempotencyStore } from './idempotency.store';
-import { idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey, requestFingerprint } from './request-fingerprint';
+import { callerId, idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey, requestFingerprint } from './request-fingerprint';
 
 /**
  * `Idempotency-Key` on POST requests. The first request with a key runs and its answer is stored;
@@ -13,7 +13,11 @@ import { idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey, reque
  * `Idempotent-Replayed: true`) and runs nothing; the same key with another request is 422; a retry
  * while the first still runs is 409.
  *
- * - Keys are scoped to the authenticated caller and the route, and live 24 hours.
+ * - Keys are scoped to the platform project the request acts in (`request.tenant`, set by the
+ *   tenancy guard), the caller (`request.principal`: a user or an API key) and the route, and live
+ *   24 hours. The same key in two projects, or from two callers, is two keys.
+ * - Routes that act in no platform project (the platform's own management routes) check the
+ *   header's form but do not store: their records would belong to no tenant.
  * - A request that fails (any error status) stores nothing: its key is released and a retry runs again.
  * - A record left in progress for 5 minutes (its server stopped mid-request) no longer blocks its key.
  * - Anonymous routes (login, signup) check the header's form but do not store: replaying a login
@@ -31,18 +35,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest & { user?: AuthenticatedUser }>();
+    const request = http.getRequest<FastifyRequest & RequestContext>();
     if (request.method !== 'POST') return next.handle();
     const key = readIdempotencyKey(request.headers);
     if (key === undefined) return next.handle();
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    if (isPublic || !request.user) return next.handle();
+    const { tenant, principal } = request;
+    if (isPublic || !tenant || !principal) return next.handle();
 
     const reply = http.getResponse<FastifyReply>();
-    const scope = idempotencyScope(request.user.id, request.method, request.url);
+    const callerRoute = idempotencyScope(callerId(principal), request.method, request.url);
     const fingerprint = requestFingerprint(request.method, request.url, request.body);
 
-    return from(this.store.begin(scope, key, fingerprint)).pipe(
+    return from(this.store.begin(tenant, callerRoute, key, fingerprint)).pipe(
       mergeMap((start) => {
         if (start.kind === 'replay') {
           reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
@@ -51,7 +56,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         }
         return next.handle().pipe(
           catchError((error: unknown) =>
-            from(this.store.release(start.recordId)).pipe(
+            from(this.store.release(tenant, start.recordId)).pipe(
               catchError((failure: Error) => {
                 this.logger.warn(`Releasing an idempotency key failed: ${failure.message}`);
                 return of(undefined);
@@ -62,7 +67,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // Nest set the route's status (its @HttpCode, else 201 for POST) before the handler ran.
           mergeMap((body) =>
             from(
-              this.store.complete(start.recordId, reply.statusCode, body).catch((failure: Error) => {
+              this.store.complete(tenant, start.recordId, reply.statusCode, body).catch((failure: Error) => {
                 // The work is done: answer it. Retries of this key get 409 until the key expires.
                 this.logger.error(`Storing an idempotent response failed: ${failure.message}`);
               }),

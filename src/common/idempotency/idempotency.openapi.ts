@@ -4,10 +4,12 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENT_REPLAYED_HEADER } from './reques
 type Operation = Record<string, any>;
 
 const KEY_DESCRIPTION =
-  'Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, on the same path) ' +
+  'Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same ' +
+  'platform project, on the same path) ' +
   'returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; ' +
   'the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). ' +
-  'Failed requests are not stored: retrying one with the same key runs it again.';
+  'Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself ' +
+  '(accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.';
 
 const PUBLIC_KEY_DESCRIPTION =
   'Accepted for uniformity (1 to 255 characters, else 400), but anonymous requests are not stored or replayed: ' +

@@ -1,6 +1,7 @@
 import { ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted, Types } from 'mongoose';
+import { Model, Types } from 'mongoose';
+import { inScope, scopeProjectId, type TenantScope } from '../../tenancy/tenant-scope';
 import { isDuplicateKey } from '../database/duplicate-key';
 import { IdempotencyRecord } from './idempotency-record.schema';
 import { IDEMPOTENCY_KEY_TTL_SECONDS } from './request-fingerprint';
@@ -20,9 +21,9 @@ export const IN_PROGRESS_LEASE_MS = 5 * 60 * 1000;
 const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
- * Remembers requests by `Idempotency-Key`. The unique index on (scope, key) decides which of
- * several concurrent requests runs; the others see its record and wait for nothing: they get 409
- * while it runs and its stored answer once it is done.
+ * Remembers requests by `Idempotency-Key`, per platform project. The unique index on (project,
+ * caller and route, key) decides which of several concurrent requests runs; the others see its
+ * record and wait for nothing: they get 409 while it runs and its stored answer once it is done.
  */
 @Injectable()
 export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
@@ -54,19 +55,26 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     if (this.purgeTimer) clearInterval(this.purgeTimer);
   }
 
-  async begin(scope: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
+  /** `callerRoute` names the caller and the route (`idempotencyScope`); the tenant scope, the project. */
+  async begin(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        const created = await this.records.create({ scope, key, fingerprint, state: 'in_progress' });
+        const created = await this.records.create({
+          projectId: scopeProjectId(scope),
+          scope: callerRoute,
+          key,
+          fingerprint,
+          state: 'in_progress',
+        });
         return { kind: 'started', recordId: created._id };
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
-      const existing = await this.records.findOne({ scope, key }).lean<IdempotencyRecord>().exec();
+      const existing = await this.records.findOne(inScope(scope, { scope: callerRoute, key })).lean<IdempotencyRecord>().exec();
       // Gone in between: the request that held the key failed and released it. Try again.
       if (!existing) continue;
       if (this.isExpired(existing) || this.isAbandoned(existing)) {
-        await this.records.deleteOne({ _id: existing._id, createdAt: existing.createdAt }).exec();
+        await this.records.deleteOne(inScope(scope, { _id: existing._id, createdAt: existing.createdAt })).exec();
         continue;
       }
       if (existing.fingerprint !== fingerprint) {
@@ -89,24 +97,28 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Stores the answer of the request that ran, for its retries. */
-  async complete(recordId: Types.ObjectId, statusCode: number, body: unknown): Promise<void> {
+  async complete(scope: TenantScope, recordId: Types.ObjectId, statusCode: number, body: unknown): Promise<void> {
     await this.records
       .updateOne(
-        { _id: recordId, state: 'in_progress' },
+        inScope(scope, { _id: recordId, state: 'in_progress' as const }),
         { $set: { state: 'completed', statusCode, responseBody: body === undefined ? null : JSON.stringify(body) } },
       )
       .exec();
   }
 
   /** Frees the key of a request that failed, so the client can retry it. */
-  async release(recordId: Types.ObjectId): Promise<void> {
-    await this.records.deleteOne({ _id: recordId, state: 'in_progress' }).exec();
+  async release(scope: TenantScope, recordId: Types.ObjectId): Promise<void> {
+    await this.records.deleteOne(inScope(scope, { _id: recordId, state: 'in_progress' as const })).exec();
   }
 
-  /** Drops records past their 24 hours (MongoDB's TTL index does it by itself; FerretDB needs this). */
+  /**
+   * Drops records past their 24 hours (MongoDB's TTL index does it by itself; FerretDB needs this).
+   * A maintenance sweep over every project, by age alone: like the TTL index, it reads nothing and
+   * answers nobody, so it goes to the collection directly, past the tenantOwned guard.
+   */
   async purgeExpired(now = new Date()): Promise<number> {
     const cutoff = new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_SECONDS * 1000);
-    const result = await this.records.deleteMany({ createdAt: trusted({ $lt: cutoff }) }).exec();
+    const result = await this.records.collection.deleteMany({ createdAt: { $lt: cutoff } });
     return result.deletedCount;
   }
 

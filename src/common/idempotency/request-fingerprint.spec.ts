@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { canonicalJson, idempotencyScope, readIdempotencyKey, requestFingerprint } from './request-fingerprint';
+import { callerId, canonicalJson, idempotencyScope, readIdempotencyKey, requestFingerprint } from './request-fingerprint';
 
 describe('readIdempotencyKey', () => {
   it('is undefined without the header', () => {
@@ -49,5 +49,12 @@ describe('idempotencyScope', () => {
     expect(idempotencyScope('u1', 'post', '/api/v1/payments/?x=1')).toBe('u1 POST /api/v1/payments');
     expect(idempotencyScope('u1', 'POST', '/api/v1/payments')).toBe('u1 POST /api/v1/payments');
     expect(idempotencyScope('u2', 'POST', '/api/v1/payments')).not.toBe(idempotencyScope('u1', 'POST', '/api/v1/payments'));
+  });
+});
+
+describe('callerId', () => {
+  it('tells a user from an API key, even with the same id', () => {
+    expect(callerId({ kind: 'user', userId: 'a1', accountId: 'acc' })).toBe('user:a1');
+    expect(callerId({ kind: 'apiKey', keyId: 'a1', accountId: 'acc', projectId: 'p', scopes: null })).toBe('key:a1');
   });
 });

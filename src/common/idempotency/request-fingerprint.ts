@@ -1,5 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import type { Principal } from '../../tenancy/principal';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -46,6 +47,11 @@ function sortKeys(value: unknown): unknown {
 /** What makes two requests "the same request": method, URL (with query) and body. */
 export function requestFingerprint(method: string, url: string, body: unknown): string {
   return createHash('sha256').update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body)}`).digest('hex');
+}
+
+/** Who owns a key: a user (`user:<id>`) or an API key (`key:<id>`), never the one taken for the other. */
+export function callerId(principal: Principal): string {
+  return principal.kind === 'user' ? `user:${principal.userId}` : `key:${principal.keyId}`;
 }
 
 /** Keys belong to a caller and a route: the same key on another route is another key. */
