@@ -53,7 +53,8 @@ describe('channels', () => {
   beforeAll(async () => {
     t = await createTestApp();
     admin = await createFirstAdmin(t.http);
-    developer = await createUser(t.http, 'developer');
+    // Invited into the admin's account: both act in its default platform project.
+    developer = await createUser(t.http, 'developer', admin.token);
     clientId = await createClient();
   });
   afterAll(() => t.close());

@@ -3,7 +3,8 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from '../../src/clients/clients.events';
 import { ClientsService } from '../../src/clients/clients.service';
-import { createStaff, TestUser, uniqueEmail } from '../support/auth';
+import { tenantScope, TenantScope } from '../../src/tenancy/tenant-scope';
+import { createFirstAdmin, createStaff, TestUser, uniqueEmail } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -41,6 +42,8 @@ describe('clients', () => {
   const liveCount = () => t.db.collection('clients').countDocuments({ deletedAt: null });
   const softDelete = (id: string, token = developer.token) => t.http.patch(`/clients/${id}/soft-delete`, undefined, { token });
   const ids = (body: { _id: string }[]) => body.map((item) => item._id);
+  /** The platform project a user's requests act in by default: their account's default project. */
+  const scopeOf = (user: TestUser): TenantScope => tenantScope(user.accountId, user.projectId);
 
   describe('POST /clients', () => {
     it('creates a client and answers 201 with its id', async () => {
@@ -325,7 +328,7 @@ describe('clients', () => {
       expect(await stored(id)).toBeNull();
     });
 
-    it('asks listeners first with the client id; a conflict is 409 and nothing is removed', async () => {
+    it('asks listeners first with the scope and the client id; a conflict is 409 and nothing is removed', async () => {
       const id = await newClient();
       const events = t.app.get(EventEmitter2);
       const seen: ClientHardDeletingEvent[] = [];
@@ -339,7 +342,7 @@ describe('clients', () => {
       } finally {
         events.off(CLIENT_HARD_DELETING, refuse);
       }
-      expect(seen).toEqual([{ clientId: id }]);
+      expect(seen).toEqual([{ scope: scopeOf(admin), clientId: id }]);
       expect(await stored(id)).not.toBeNull();
     });
 
@@ -379,15 +382,18 @@ describe('clients', () => {
   });
 
   describe('ClientsService.isLive', () => {
-    it('is true for a live client only', async () => {
+    it('is true for a live client of the scope’s project only', async () => {
       const clients = t.app.get(ClientsService);
+      const scope = scopeOf(developer);
+      const otherAccount = scopeOf(await createFirstAdmin(t.http));
       const live = await newClient();
       const softDeleted = await newClient();
       await softDelete(softDeleted);
-      await expect(clients.isLive(live)).resolves.toBe(true);
-      await expect(clients.isLive(softDeleted)).resolves.toBe(false);
-      await expect(clients.isLive(UNKNOWN_ID)).resolves.toBe(false);
-      await expect(clients.isLive('not-an-id')).resolves.toBe(false);
+      await expect(clients.isLive(scope, live)).resolves.toBe(true);
+      await expect(clients.isLive(otherAccount, live)).resolves.toBe(false);
+      await expect(clients.isLive(scope, softDeleted)).resolves.toBe(false);
+      await expect(clients.isLive(scope, UNKNOWN_ID)).resolves.toBe(false);
+      await expect(clients.isLive(scope, 'not-an-id')).resolves.toBe(false);
     });
   });
 

@@ -74,7 +74,8 @@ describe('projects', () => {
   beforeAll(async () => {
     t = await createTestApp();
     admin = await createFirstAdmin(t.http);
-    developer = await createUser(t.http, 'developer');
+    // Invited into the admin's account: both act in its default platform project.
+    developer = await createUser(t.http, 'developer', admin.token);
     const client = await t.http.post('/clients', { name: 'Acme Media', email: 'acme@example.com' }, { token: admin.token });
     clientId = client.body.id;
     channelId = await createChannel();
