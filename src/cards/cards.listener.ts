@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import {
-  CUSTOMER_DELETED,
+  CUSTOMER_DELETING,
   CUSTOMER_PAYMENT_METHOD_LOOKUP,
-  CustomerDeletedEvent,
+  CustomerDeletingEvent,
   CustomerPaymentMethodLookupEvent,
 } from '../customers/customers.events';
 import { CardsService } from './cards.service';
@@ -16,9 +16,9 @@ import { CardsService } from './cards.service';
 export class CardsListener {
   constructor(private readonly cards: CardsService) {}
 
-  /** A deleted customer's cards go with it (in the customer's project). */
-  @OnEvent(CUSTOMER_DELETED, { suppressErrors: false })
-  async onCustomerDeleted(event: CustomerDeletedEvent): Promise<void> {
+  /** A deleted customer's cards go with it (in the customer's project). Idempotent: it runs twice per delete. */
+  @OnEvent(CUSTOMER_DELETING, { suppressErrors: false })
+  async onCustomerDeleting(event: CustomerDeletingEvent): Promise<void> {
     await this.cards.deleteAllOfCustomer(event.scope, event.customerId);
   }
 

@@ -1,12 +1,15 @@
 import type { TenantScope } from '../tenancy/tenant-scope';
 
 /**
- * Emitted (awaited, with `emitAsync`) after a customer is deleted, so its cards go with it. Carries
- * the scope: the listener acts inside the same platform project.
+ * Emitted (awaited, with `emitAsync`) while a customer is being deleted, so its cards go with it:
+ * first before the customer itself goes (children first, so a failure part-way leaves the customer
+ * in place and a retried delete finishes the cascade), then once more after, for a card saved in
+ * between. A listener must therefore be idempotent. Carries the scope: the listener acts inside the
+ * same platform project.
  */
-export const CUSTOMER_DELETED = 'customer.deleted';
+export const CUSTOMER_DELETING = 'customer.deleting';
 
-export interface CustomerDeletedEvent {
+export interface CustomerDeletingEvent {
   scope: TenantScope;
   customerId: string;
 }

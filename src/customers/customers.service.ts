@@ -9,9 +9,9 @@ import { isValidObjectId } from '../common/pipes/object-id';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { Customer } from './customer.schema';
 import {
-  CUSTOMER_DELETED,
+  CUSTOMER_DELETING,
   CUSTOMER_PAYMENT_METHOD_LOOKUP,
-  CustomerDeletedEvent,
+  CustomerDeletingEvent,
   CustomerPaymentMethodLookupEvent,
 } from './customers.events';
 import { toCustomerCreatedData, toCustomerResponse } from './customers.mapper';
@@ -130,12 +130,19 @@ export class CustomersService {
     return toCustomerResponse(updated);
   }
 
-  /** Removes the customer, then its cards (through the awaited CUSTOMER_DELETED event). */
+  /**
+   * Removes the customer's cards, then the customer (children first): a failure in between leaves
+   * the customer in place, so a retried delete finishes the cascade instead of answering 404 over
+   * orphan cards. The cards are swept once more after the customer is gone, for a card saved in the
+   * meantime (a card saved after that sees its customer gone and removes itself).
+   */
   async delete(scope: TenantScope, id: string): Promise<void> {
+    if (!(await this.exists(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+    const event: CustomerDeletingEvent = { scope, customerId: id };
+    await this.events.emitAsync(CUSTOMER_DELETING, event);
     const result = await this.customers.deleteOne(inScope(scope, { _id: id })).exec();
     if (result.deletedCount === 0) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-    const event: CustomerDeletedEvent = { scope, customerId: id };
-    await this.events.emitAsync(CUSTOMER_DELETED, event);
+    await this.events.emitAsync(CUSTOMER_DELETING, event);
   }
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */

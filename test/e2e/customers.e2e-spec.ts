@@ -1,3 +1,6 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Types } from 'mongoose';
+import { CUSTOMER_DELETING } from '../../src/customers/customers.events';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -318,6 +321,30 @@ describe('customers /v1/customers', () => {
       expect(await t.db.collection('cards').countDocuments({ customer: id })).toBe(0);
       expect(await t.db.collection('cards').countDocuments({ customer: other })).toBe(1);
       expect((await t.http.get(`/v1/cards/${kept}`, { token: developer.token })).status).toBe(200);
+    });
+
+    it('a failure part-way leaves the customer in place, and a retried delete finishes the cascade', async () => {
+      const id = await createCustomer();
+      const card = await addCard(id);
+      // The cascade fails once (as if the process stopped part-way through the delete).
+      const events = t.app.get(EventEmitter2);
+      const failOnce = async () => {
+        events.off(CUSTOMER_DELETING, failOnce);
+        throw new Error('stopped part-way');
+      };
+      events.on(CUSTOMER_DELETING, failOnce);
+      const failed = await t.http.delete(`/v1/customers/${id}`, { token: admin.token });
+      events.off(CUSTOMER_DELETING, failOnce);
+      expectError(failed, 500);
+      // The customer is still there to delete again: no card is left without its customer.
+      expect((await t.http.get(`/v1/customers/${id}`, { token: developer.token })).status).toBe(200);
+
+      const retry = await t.http.delete(`/v1/customers/${id}`, { token: admin.token });
+      expect(retry.status).toBe(200);
+      expect(retry.body).toEqual({ id, deleted: true, message: 'Customer deleted' });
+      expectNotFound(await t.http.get(`/v1/customers/${id}`, { token: developer.token }), 'Customer not found');
+      expectNotFound(await t.http.get(`/v1/cards/${card}`, { token: developer.token }), 'Card not found');
+      expect(await t.db.collection('cards').countDocuments({ _id: new Types.ObjectId(card) })).toBe(0);
     });
 
     it('unknown id is 404 and malformed id 400', async () => {
