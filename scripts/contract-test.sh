@@ -16,7 +16,7 @@ log="$report_dir/service.log"
 
 PORT="$port" HOST=127.0.0.1 DATA_DIR="$data_dir" NODE_ENV=test LOG_LEVEL=warn \
   JWT_SECRET="contract-test-secret-0123456789abcdef0123456789" BCRYPT_ROUNDS=4 \
-  LOGIN_MAX_FAILURES=100000 MONGODB_URI= node dist/main.js >"$log" 2>&1 &
+  LOGIN_MAX_FAILURES=100000 LOGIN_MAX_FAILURES_PER_CLIENT=100000 SIGNUP_MAX_PER_CLIENT=100000 MONGODB_URI= node dist/main.js >"$log" 2>&1 &
 service=$!
 cleanup() {
   kill -TERM "$service" 2>/dev/null || true

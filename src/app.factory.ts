@@ -20,11 +20,28 @@ function requestId(request: { headers: Record<string, string | string[] | undefi
   return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/**
+ * `TRUST_PROXY` as Fastify's `trustProxy`: nothing trusted by default, so a client cannot pick its
+ * own address (and its own throttling bucket) with X-Forwarded-For. A hop count trusts that many
+ * proxies in front of the service whatever their address (Fastify itself refuses a bare number for
+ * that reason): use it only where the service cannot be reached but through them; prefer a list.
+ */
+export function trustProxySetting(value: string): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    return (_address, hop) => hop < hops;
+  }
+  return value.split(',').map((entry) => entry.trim());
+}
+
 /** Builds the fully configured application, not yet listening. Used by `main.ts` and the tests. */
 export async function createApp(): Promise<NestFastifyApplication> {
   const env = validateEnvironment(process.env);
   const adapter = new FastifyAdapter({
     bodyLimit: env.BODY_LIMIT,
+    trustProxy: trustProxySetting(env.TRUST_PROXY),
     genReqId: requestId,
     requestIdHeader: false,
     // The spec writes some paths with a trailing slash (`/v1/customers/`): both forms route the same.

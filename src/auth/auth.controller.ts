@@ -23,21 +23,22 @@ export class AuthController {
       'The path is spelled `singup` as in the original interface; `/api/v1/signup` is an alias. ' +
       'Without `invitationToken` it creates the user, a new account they own (`accountType`, `accountName`) with its ' +
       'default platform project, and their membership with the `role` asked for. With `invitationToken` the user joins ' +
-      "the inviting account with the invitation's role instead. `defaultCompany` is that account.",
+      "the inviting account with the invitation's role instead. `defaultCompany` is that account. Signups are limited per " +
+      'client address (429 beyond the limit).',
   })
   @ApiCreatedResponse({ type: SignupResponse })
-  @ApiErrorResponses(400, 403, 409, 413, 415, 500, 503)
-  signup(@Body() dto: SignupDto): Promise<SignupResponse> {
-    return this.auth.signup(dto);
+  @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
+  signup(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
+    return this.auth.signup(dto, request.ip);
   }
 
   @Public()
   @Post('signup')
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
   @ApiCreatedResponse({ type: SignupResponse })
-  @ApiErrorResponses(400, 403, 409, 413, 415, 500, 503)
-  signupAlias(@Body() dto: SignupDto): Promise<SignupResponse> {
-    return this.auth.signup(dto);
+  @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
+  signupAlias(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
+    return this.auth.signup(dto, request.ip);
   }
 
   @Public()
@@ -46,7 +47,8 @@ export class AuthController {
   @ApiOperation({
     summary: 'Log in and get an access token',
     description:
-      'Unknown email and wrong password get the same 401. Repeated failures from one client get 429. ' +
+      'Unknown email and wrong password get the same 401. Attempts are limited per target email and per client address ' +
+      'within a window (429 beyond); a successful login clears only the attempts on that email from that address. ' +
       "The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.",
   })
   @ApiOkResponse({ type: LoginResponse })

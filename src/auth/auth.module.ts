@@ -9,7 +9,9 @@ import { InvitationsModule } from '../invitations/invitations.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtAuthGuard } from './jwt-auth.guard';
-import { LoginFailuresService } from './login-failures.service';
+import { MongooseModule } from '@nestjs/mongoose';
+import { AttemptLimiter } from './attempts/attempt-limiter.service';
+import { AuthAttempt, AuthAttemptSchema } from './attempts/auth-attempt.schema';
 import { RolesGuard } from './roles.guard';
 
 @Module({
@@ -17,6 +19,7 @@ import { RolesGuard } from './roles.guard';
     UsersModule,
     AccountsModule,
     InvitationsModule,
+    MongooseModule.forFeature([{ name: AuthAttempt.name, schema: AuthAttemptSchema }]),
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
       useFactory: (config: ConfigType<typeof authConfig>) => {
@@ -37,7 +40,7 @@ import { RolesGuard } from './roles.guard';
   controllers: [AuthController],
   providers: [
     AuthService,
-    LoginFailuresService,
+    AttemptLimiter,
     JwtAuthGuard,
     RolesGuard,
   ],

@@ -18,7 +18,7 @@ import { LoginResponse, MeResponse, SignupResponse } from './dto/auth.response';
 import { LoginDto } from './dto/login.dto';
 import { SignupDto } from './dto/signup.dto';
 import { AccessTokenClaims } from './jwt-auth.guard';
-import { LoginFailuresService } from './login-failures.service';
+import { AttemptLimiter } from './attempts/attempt-limiter.service';
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
 
@@ -33,7 +33,7 @@ export class AuthService {
     private readonly memberships: MembershipsService,
     private readonly invitations: InvitationsService,
     private readonly jwt: JwtService,
-    private readonly loginFailures: LoginFailuresService,
+    private readonly attempts: AttemptLimiter,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
   ) {
     this.dummyHash = bcrypt.hash('not-a-real-password', this.config.bcryptRounds);
@@ -44,7 +44,8 @@ export class AuthService {
    * membership with the role they asked for. With one: the user joins the inviting account. The
    * invitation is checked before anything is written.
    */
-  async signup(dto: SignupDto): Promise<SignupResponse> {
+  async signup(dto: SignupDto, client: string): Promise<SignupResponse> {
+    await this.attempts.beginSignup(client);
     const invitation = dto.invitationToken ? await this.checkInvitation(dto, dto.invitationToken) : null;
     const role = invitation?.role ?? dto.role!;
     const passwordHash = await bcrypt.hash(dto.password, this.config.bcryptRounds);
@@ -67,14 +68,11 @@ export class AuthService {
   }
 
   async login(dto: LoginDto, client: string): Promise<LoginResponse> {
-    this.loginFailures.assertNotBlocked(client);
+    await this.attempts.beginLogin(dto.email, client);
     const user = await this.users.findByEmailWithHash(dto.email);
     const matches = await bcrypt.compare(dto.password, user?.passwordHash ?? (await this.dummyHash));
-    if (!user || !matches) {
-      this.loginFailures.recordFailure(client);
-      throw new UnauthorizedException(INVALID_CREDENTIALS);
-    }
-    this.loginFailures.reset(client);
+    if (!user || !matches) throw new UnauthorizedException(INVALID_CREDENTIALS);
+    await this.attempts.loginSucceeded(dto.email, client);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
     const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null };
     return {

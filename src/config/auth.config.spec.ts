@@ -84,11 +84,9 @@ describe('development JWT secret in DATA_DIR', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 
-  it('test runs use an in-memory secret and write no file', () => {
+  it('test runs need their own JWT_SECRET: no secret is made for them', () => {
     withEnv({ NODE_ENV: 'test', DATA_DIR: dataDir });
-    const secret = authConfig().jwtSecret;
-    expect(secret.length).toBeGreaterThanOrEqual(32);
-    expect(authConfig().jwtSecret).toBe(secret);
+    expect(() => authConfig()).toThrow(/JWT_SECRET is required outside development/);
     expect(existsSync(dataDir)).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ import { validateEnvironment } from './env.validation';
 export const DEVELOPMENT_SECRET_FILE = 'jwt-secret';
 const MIN_SECRET_LENGTH = 32;
 
-/** Secrets already settled in this process, by file (or by `test` for the in-memory one). */
+/** Secrets already settled in this process, by file. */
 const settled = new Map<string, string>();
 
 function readSecret(file: string): string | undefined {
@@ -58,15 +58,8 @@ export function developmentSecretFromDataDir(dataDir: string): { secret: string;
   return { secret, file, created };
 }
 
-function unsetSecret(nodeEnv: string, dataDir: string): string {
-  if (nodeEnv === 'test') {
-    // Test runs leave no files behind: one random secret for the life of the process.
-    const known = settled.get('test');
-    if (known) return known;
-    const secret = randomBytes(48).toString('base64url');
-    settled.set('test', secret);
-    return secret;
-  }
+/** Development only: env validation requires JWT_SECRET under any other NODE_ENV. */
+function developmentSecret(dataDir: string): string {
   const key = resolve(join(dataDir, DEVELOPMENT_SECRET_FILE));
   const known = settled.get(key);
   if (known) return known;
@@ -82,12 +75,14 @@ function unsetSecret(nodeEnv: string, dataDir: string): string {
 export const authConfig = registerAs('auth', () => {
   const env = validateEnvironment(process.env);
   return {
-    // Production refuses to start without JWT_SECRET (env.validation).
-    jwtSecret: env.JWT_SECRET ?? unsetSecret(env.NODE_ENV, env.DATA_DIR),
+    jwtSecret: env.JWT_SECRET ?? developmentSecret(env.DATA_DIR),
     jwtExpiresIn: env.JWT_EXPIRES_IN,
     bcryptRounds: env.BCRYPT_ROUNDS,
     loginMaxFailures: env.LOGIN_MAX_FAILURES,
     loginFailureWindowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
+    loginMaxFailuresPerClient: env.LOGIN_MAX_FAILURES_PER_CLIENT,
+    signupMaxPerClient: env.SIGNUP_MAX_PER_CLIENT,
+    signupWindowSeconds: env.SIGNUP_WINDOW_SECONDS,
   };
 });
 

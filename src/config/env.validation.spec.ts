@@ -29,8 +29,15 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment(env)).toThrow(new RegExp(`\\b${variable}\\b`));
   });
 
-  it('requires JWT_SECRET in production', () => {
-    expect(() => validateEnvironment({ NODE_ENV: 'production' })).toThrow('JWT_SECRET is required when NODE_ENV is production');
-    expect(() => validateEnvironment({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
+  it.each(['production', 'test'])('requires JWT_SECRET outside development (NODE_ENV=%s)', (nodeEnv) => {
+    expect(() => validateEnvironment({ NODE_ENV: nodeEnv })).toThrow(`JWT_SECRET is required outside development (NODE_ENV is ${nodeEnv})`);
+    expect(() => validateEnvironment({ NODE_ENV: nodeEnv, JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
+  });
+
+  it('accepts TRUST_PROXY as false, a hop count or a list of addresses, and nothing else', () => {
+    for (const value of ['false', '1', '10.0.0.1', '10.0.0.0/8, 192.168.1.1', '::1']) {
+      expect(validateEnvironment({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+    }
+    expect(() => validateEnvironment({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
   });
 });

@@ -68,6 +68,32 @@ export class EnvironmentVariables {
   @Min(1)
   LOGIN_FAILURE_WINDOW_SECONDS: number = 900;
 
+  /** Higher than the per-email limit: many people may share one address (an office, a proxy). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_CLIENT: number = 20;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  SIGNUP_MAX_PER_CLIENT: number = 10;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  SIGNUP_WINDOW_SECONDS: number = 3600;
+
+  /**
+   * Which proxies to trust for the client address (X-Forwarded-For): unset or `false` trusts none;
+   * a hop count (`1` behind one load balancer); or a comma-separated list of addresses or CIDRs.
+   */
+  @IsOptional()
+  @Matches(/^(false|true|\d+|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/, {
+    message: 'TRUST_PROXY must be false, a hop count, or a comma-separated list of addresses or CIDRs',
+  })
+  TRUST_PROXY: string = 'false';
+
   @IsOptional()
   @IsInt()
   @Min(1024)
@@ -105,8 +131,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
       message.startsWith(error.property) ? message : `${error.property}: ${message}`,
     ),
   );
-  if (env.NODE_ENV === 'production' && !env.JWT_SECRET) {
-    problems.push('JWT_SECRET is required when NODE_ENV is production');
+  // Only development may run on a generated secret: a test or production deployment signs with its own.
+  if (env.NODE_ENV !== 'development' && !env.JWT_SECRET) {
+    problems.push(`JWT_SECRET is required outside development (NODE_ENV is ${env.NODE_ENV})`);
   }
   if (problems.length > 0) {
     throw new Error(`Invalid environment configuration:\n  - ${problems.join('\n  - ')}`);

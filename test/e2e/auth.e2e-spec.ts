@@ -282,3 +282,80 @@ describe('login throttling', () => {
     expectError(await t.http.post('/api/v1/login', { email: body.email, password: body.password }), 429);
   });
 });
+
+describe('login and signup throttling (shared in the database, per email and per client)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_CLIENT: '8', TRUST_PROXY: '1' });
+  });
+  afterAll(() => t.close());
+
+  const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+
+  async function account(address: string) {
+    const body = signupBody({ email: uniqueEmail('own') });
+    expect((await t.http.post('/api/v1/singup', body, from(address))).status).toBe(201);
+    return body;
+  }
+
+  it("does not let a login to one's own account reset the count on another user's email", async () => {
+    const victim = await account('198.51.100.1');
+    const attacker = await account('198.51.100.2');
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 4 - round * 3; i++) {
+        expectError(await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.2')), 401);
+      }
+      expect((await t.http.post('/api/v1/login', { email: attacker.email, password: attacker.password }, from('198.51.100.2'))).status).toBe(200);
+    }
+    // Five guesses on the victim so far (4 + 1), each followed by the attacker's own login: the sixth is refused.
+    expectError(await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.2')), 429);
+  });
+
+  it('counts concurrent guesses before checking them: 20 at once let at most 5 through', async () => {
+    const victim = await account('198.51.100.3');
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => t.http.post('/api/v1/login', { email: victim.email, password: `guess ${i}` }, from(`203.0.113.${i + 1}`))),
+    );
+    const statuses = results.map((res) => res.status);
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(5);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(15);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+  });
+
+  it('limits one client address across emails, and tells addresses apart only through a trusted proxy', async () => {
+    for (let i = 0; i < 8; i++) {
+      expectError(await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.50')), 401);
+    }
+    expectError(await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.50')), 429);
+    expectError(await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.51')), 401);
+
+    const direct = await createTestApp({ LOGIN_MAX_FAILURES_PER_CLIENT: '3' });
+    try {
+      for (let i = 0; i < 3; i++) {
+        await direct.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from(`192.0.2.${60 + i}`));
+      }
+      // Without TRUST_PROXY the forwarded address is the client's own claim: ignored, one bucket.
+      expectError(await direct.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.99')), 429);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it('throttles signups per client address', async () => {
+    const limited = await createTestApp({ SIGNUP_MAX_PER_CLIENT: '2' });
+    try {
+      expect((await limited.http.post('/api/v1/singup', signupBody())).status).toBe(201);
+      expect((await limited.http.post('/api/v1/signup', signupBody())).status).toBe(201);
+      expectError(await limited.http.post('/api/v1/singup', signupBody()), 429, /Too many signups/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('keeps the counts in the database, where every instance sees them', async () => {
+    const victim = await account('198.51.100.9');
+    expectError(await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.9')), 401);
+    expect(await t.db.collection('auth_attempts').countDocuments({ kind: 'login', email: victim.email.toLowerCase() })).toBe(1);
+  });
+});

@@ -29,6 +29,9 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     NODE_ENV: 'test',
     JWT_SECRET: TEST_JWT_SECRET,
     BCRYPT_ROUNDS: '4',
+    // Every test signs up and logs in from one address; throttling tests set their own limits.
+    LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
+    SIGNUP_MAX_PER_CLIENT: '100000',
     LOG_LEVEL: 'silent',
     MONGODB_URI: `${base}${databaseName}`,
     ...env,

@@ -1,0 +1,33 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Types } from 'mongoose';
+
+export const ATTEMPT_KINDS = ['login', 'signup'] as const;
+export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
+
+/**
+ * One login or signup attempt. Attempts are counted by inserting one document each, then counting:
+ * an insert is atomic on MongoDB and FerretDB alike, so concurrent attempts cannot all slip under
+ * the limit (a counter update would be a read-modify-write on FerretDB). Shared by every instance.
+ */
+@Schema({ collection: 'auth_attempts', versionKey: false })
+export class AuthAttempt {
+  _id: Types.ObjectId;
+
+  @Prop({ type: String, required: true, enum: ATTEMPT_KINDS })
+  kind: AttemptKind;
+
+  /** The target email of a login, lower case; null for a signup. */
+  @Prop({ type: String, default: null })
+  email: string | null;
+
+  /** The client address (behind a trusted proxy, the forwarded one). */
+  @Prop({ type: String, required: true })
+  client: string;
+
+  @Prop({ type: Date, required: true })
+  at: Date;
+}
+
+export const AuthAttemptSchema = SchemaFactory.createForClass(AuthAttempt);
+AuthAttemptSchema.index({ kind: 1, email: 1, at: 1 });
+AuthAttemptSchema.index({ kind: 1, client: 1, at: 1 });
