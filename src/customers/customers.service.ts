@@ -104,8 +104,12 @@ export class CustomersService {
   }
 
   /**
-   * Partial update. A `defaultMethod` must name one of this customer's cards; it is checked before
-   * the write and again after it, so a card deleted in between does not stay behind as the default.
+   * Partial update, all or nothing: every check (the customer exists, a `defaultMethod` names one of
+   * its cards) runs before the single write, so a refused update has written nothing.
+   *
+   * The card is looked up again after the write: when it was deleted in between, its delete may have
+   * cleared the default before this write set it. The default is then cleared here, as that delete
+   * would have, and the update stands: the outcome is that of the update followed by the delete.
    */
   async update(scope: TenantScope, id: string, dto: UpdateCustomerDto): Promise<CustomerResponse> {
     const set: Record<string, unknown> = customerFields(dto);
@@ -125,7 +129,7 @@ export class CustomersService {
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (defaultMethod && !(await this.ownsPaymentMethod(scope, id, defaultMethod))) {
       await this.clearDefaultMethodIf(scope, id, defaultMethod);
-      throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
+      return this.get(scope, id);
     }
     return toCustomerResponse(updated);
   }

@@ -1,6 +1,6 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
-import { CUSTOMER_DELETING } from '../../src/customers/customers.events';
+import { CUSTOMER_DELETING, CUSTOMER_PAYMENT_METHOD_LOOKUP, CustomerPaymentMethodLookupEvent } from '../../src/customers/customers.events';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -245,6 +245,38 @@ describe('customers /v1/customers', () => {
 
       const cleared = await t.http.post(`/v1/customers/${id}`, { defaultMethod: null }, { token: developer.token });
       expect(cleared.body.data.defaultMethod).toBeNull();
+    });
+
+    it('a refused defaultMethod writes nothing: the other fields of the update stay as they were', async () => {
+      const id = await createCustomer({ email: 'before@example.com', firstName: 'Before' });
+      const other = await createCustomer();
+      const othersCard = await addCard(other);
+      for (const defaultMethod of [othersCard, UNKNOWN_ID]) {
+        const res = await t.http.post(`/v1/customers/${id}`, { email: 'after@example.com', firstName: 'After', defaultMethod }, { token: developer.token });
+        expectError(res, 400, "defaultMethod must be the id of one of this customer's cards");
+      }
+      const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
+      expect(stored).toMatchObject({ email: 'before@example.com', firstName: 'Before', defaultMethod: null });
+    });
+
+    it('a card deleted between the check and the write: the update stands and the default is cleared, never a 400 after a write', async () => {
+      const id = await createCustomer({ email: 'race.before@example.com' });
+      // A card that exists when the update checks it and is gone by the time it has written.
+      const vanishing = '6650c0ffee0000000000e0e0';
+      const events = t.app.get(EventEmitter2);
+      const existsOnce = (event: CustomerPaymentMethodLookupEvent) => {
+        if (event.methodId !== vanishing) return undefined;
+        events.off(CUSTOMER_PAYMENT_METHOD_LOOKUP, existsOnce);
+        return true;
+      };
+      events.on(CUSTOMER_PAYMENT_METHOD_LOOKUP, existsOnce);
+      const res = await t.http.post(`/v1/customers/${id}`, { email: 'race.after@example.com', defaultMethod: vanishing }, { token: developer.token });
+      events.off(CUSTOMER_PAYMENT_METHOD_LOOKUP, existsOnce);
+
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ id, email: 'race.after@example.com', defaultMethod: null });
+      const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
+      expect(stored).toMatchObject({ email: 'race.after@example.com', defaultMethod: null });
     });
 
     it('unknown id is 404, malformed id 400, unknown field 400, no token 401', async () => {
