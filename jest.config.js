@@ -29,6 +29,13 @@ module.exports = {
     },
     {
       ...common,
+      displayName: 'multi',
+      testMatch: ['<rootDir>/test/multi/**/*.multi-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...common,
       displayName: 'browser',
       testMatch: ['<rootDir>/test/browser/**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',

@@ -1,0 +1,285 @@
+import { randomBytes } from 'node:crypto';
+import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import type { HttpResponse, RequestOptions } from '../support/http';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The isolation matrix. Every operation of the served OpenAPI document (so a route added later is
+ * covered without editing this file) is called with tenant A's ids by callers who must not see
+ * them: the owner of another account, A's own owner acting in another project of the account
+ * (`X-Project-Id`), and API keys of those projects. Each answer must be exactly the answer the same
+ * caller gets for an id that does not exist (same status, same body), lists must never carry one of
+ * A's ids, and A's records must be unchanged afterwards.
+ */
+
+type Operation = { operationId: string; security?: Record<string, string[]>[]; parameters?: Parameter[] };
+type Parameter = { name: string; in: string; required?: boolean };
+type Endpoint = { path: string; method: string; operation: Operation };
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const UNKNOWN_ID = '6650c0ffee00000000000bad';
+
+/** Bodies that pass validation, so a request reaches the lookup of its ids. Others send `{}`. */
+const BODIES: Record<string, (ids: FixtureIds) => unknown> = {
+  createProject: () => ({ primaryTitle: 'Matrix', projectTypeId: 'album' }),
+  createInvitation: () => ({ email: `matrix.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }),
+  transferOwnership: (ids) => ({ userId: ids.memberUserId }),
+  changeMemberRole: () => ({ role: 'manager' }),
+  createApiKey: () => ({ name: 'matrix' }),
+  rollApiKey: () => ({ expiresInHours: 1 }),
+};
+
+/**
+ * Operations left out, each with its reason. Public routes hold no tenant data; the caller's own
+ * user, accounts list and account creation are not id-bearing and are the caller's by definition.
+ */
+const EXEMPT: Record<string, string> = {
+  login: 'public: no tenant data',
+  signup: 'public: no tenant data',
+  signupAlias: 'public: no tenant data',
+  createAccount: 'creates an account of the caller: no id of anyone else',
+  acceptInvitation: 'takes a token, not an id: invitation misuse is tested in the accounts suite',
+};
+
+/** Account-level routes: the account is their boundary, not the project, so another project of the same account is not a stranger to them. */
+const ACCOUNT_LEVEL = /^\/api\/v1\/(accounts|platform|me)/;
+
+interface FixtureIds {
+  accountId: string;
+  projectId: string;
+  memberUserId: string;
+  invitationId: string;
+  keyId: string;
+  client: string;
+  collection: string;
+  channel: string;
+  contentProject: string;
+  customer: string;
+  card: string;
+  payment: string;
+}
+
+describe('tenant isolation matrix (every operation of the OpenAPI document)', () => {
+  let t: TestApp;
+  let document: { paths: Record<string, Record<string, Operation>> };
+  let ownerA: TestUser;
+  let ownerB: TestUser;
+  let ids: FixtureIds;
+  let secondProjectA: string;
+  let keyB: string;
+  let keySecondProjectA: string;
+  let snapshot: Record<string, string>;
+
+  function ok<T>(res: HttpResponse<T>, label: string): HttpResponse<T> {
+    if (res.status >= 300) throw new Error(`${label} failed: ${res.status} ${res.text}`);
+    return res;
+  }
+
+  async function createFixtures(owner: TestUser): Promise<FixtureIds> {
+    const as = { token: owner.token };
+    const client = ok(await t.http.post('/clients', { name: 'Acme', email: 'acme@example.com' }, as), 'client').body.id;
+    const collection = ok(await t.http.post('/collections', { name: 'Weather' }, as), 'collection').body.id;
+    const channel = ok(
+      await t.http.post(
+        '/channels',
+        { clientId: client, name: 'Studio', username: `studio_${randomBytes(4).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+        as,
+      ),
+      'channel',
+    ).body.id;
+    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
+    const card = ok(
+      await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
+      'card',
+    ).body.data.id;
+    const payment = ok(await t.http.post('/api/v1/payments', { amount: 12.5, currency: 'usd', customer, confirm: true }, as), 'payment').body.id;
+    const member = await createUser(t.http, 'developer', owner.token);
+    const invitation = ok(
+      await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }, as),
+      'invitation',
+    ).body.data.id;
+    const key = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
+    return {
+      accountId: owner.accountId,
+      projectId: owner.projectId,
+      memberUserId: member.id,
+      invitationId: invitation,
+      keyId: key,
+      client,
+      collection,
+      channel,
+      contentProject,
+      customer,
+      card,
+      payment,
+    };
+  }
+
+  /** Which of A's ids a path parameter names, from the parameter's name and the path it is in. */
+  function idFor(name: string, path: string, fixture: FixtureIds): string {
+    switch (name) {
+      case 'accountId':
+        return fixture.accountId;
+      case 'userId':
+        return fixture.memberUserId;
+      case 'invitationId':
+        return fixture.invitationId;
+      case 'keyId':
+        return fixture.keyId;
+      case 'clientId':
+        return fixture.client;
+      case 'channelId':
+        return fixture.channel;
+      case 'project_id':
+      case 'projectId':
+        return fixture.contentProject;
+      case 'customer':
+        return fixture.customer;
+    }
+    const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
+    const byResource: Record<string, string> = {
+      customers: fixture.customer,
+      cards: fixture.card,
+      payments: fixture.payment,
+      channels: fixture.channel,
+      projects: fixture.contentProject,
+      collections: fixture.collection,
+      clients: fixture.client,
+      platform: fixture.projectId,
+    };
+    const id = byResource[resource];
+    if (!id) throw new Error(`the matrix does not know which id ${name} of ${path} names: teach idFor`);
+    return id;
+  }
+
+  function endpoints(): Endpoint[] {
+    return Object.entries(document.paths).flatMap(([path, item]) =>
+      METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })),
+    );
+  }
+
+  function isPublic(operation: Operation): boolean {
+    return operation.security?.some((requirement) => Object.keys(requirement).length === 0) ?? false;
+  }
+
+  /** The URL with every path parameter and required query id filled by `pick`. */
+  function url(endpoint: Endpoint, pick: (name: string) => string): string {
+    let result = endpoint.path.replace(/\{([^}]+)\}/g, (_match, name: string) => pick(name));
+    const query = (endpoint.operation.parameters ?? []).filter((parameter) => parameter.in === 'query' && parameter.required);
+    if (query.length) result += '?' + query.map((parameter) => `${parameter.name}=${pick(parameter.name)}`).join('&');
+    return result;
+  }
+
+  function hasIds(endpoint: Endpoint): boolean {
+    return /\{/.test(endpoint.path) || (endpoint.operation.parameters ?? []).some((parameter) => parameter.in === 'query' && parameter.required);
+  }
+
+  function call(endpoint: Endpoint, path: string, options: RequestOptions): Promise<HttpResponse> {
+    const makeBody = BODIES[endpoint.operation.operationId];
+    const body = ['post', 'put', 'patch'].includes(endpoint.method) ? (makeBody ? makeBody(ids) : {}) : undefined;
+    return t.http.request(endpoint.method.toUpperCase(), path, body, options);
+  }
+
+  /** Status and body, without what differs between any two calls. */
+  function comparable(res: HttpResponse): unknown {
+    return { status: res.status, body: res.body };
+  }
+
+  const A_IDS = (): string[] => [ids.accountId, ids.projectId, ids.invitationId, ids.keyId, ids.client, ids.collection, ids.channel, ids.contentProject, ids.customer, ids.card, ids.payment];
+
+  async function readAll(): Promise<Record<string, string>> {
+    const as = { token: ownerA.token };
+    const reads: Record<string, string> = {
+      client: `/clients/${ids.client}`,
+      collection: `/collections/${ids.collection}`,
+      channel: `/channels/${ids.channel}`,
+      contentProject: `/projects/${ids.contentProject}`,
+      customer: `/v1/customers/${ids.customer}`,
+      card: `/v1/cards/${ids.card}`,
+      payment: `/api/v1/payments/${ids.payment}`,
+      account: `/api/v1/accounts/${ids.accountId}`,
+      members: `/api/v1/accounts/${ids.accountId}/members`,
+      invitations: `/api/v1/accounts/${ids.accountId}/invitations`,
+      project: `/api/v1/platform/projects/${ids.projectId}`,
+      keys: `/api/v1/platform/projects/${ids.projectId}/keys`,
+    };
+    const out: Record<string, string> = {};
+    for (const [name, path] of Object.entries(reads)) out[name] = ok(await t.http.get(path, as), `read ${name}`).text;
+    return out;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '1000' });
+    document = (await t.http.get('/docs-json')).body;
+    ownerA = await createFirstAdmin(t.http);
+    ownerB = await createFirstAdmin(t.http);
+    ids = await createFixtures(ownerA);
+    await createFixtures(ownerB);
+    secondProjectA = ok(await t.http.post('/api/v1/platform/projects', { name: 'Second' }, { token: ownerA.token }), 'second project').body.data.id;
+    keyB = ok(await t.http.post(`/api/v1/platform/projects/${ownerB.projectId}/keys`, { name: 'b' }, { token: ownerB.token }), 'key b').body.data.key;
+    keySecondProjectA = ok(
+      await t.http.post(`/api/v1/platform/projects/${secondProjectA}/keys`, { name: 'a2' }, { token: ownerA.token }),
+      'key a2',
+    ).body.data.key;
+    snapshot = await readAll();
+  });
+  afterAll(() => t.close());
+
+  it('covers every operation of the document, apart from a short list of exemptions with reasons', () => {
+    const all = endpoints();
+    expect(all.length).toBeGreaterThan(40);
+    const ids = all.map((endpoint) => endpoint.operation.operationId);
+    for (const exempt of Object.keys(EXEMPT)) expect(ids).toContain(exempt);
+    expect(Object.keys(EXEMPT).length).toBeLessThanOrEqual(6);
+  });
+
+  const strangers: { name: string; options: () => RequestOptions; accountLevel: boolean }[] = [
+    { name: 'the owner of another account', options: () => ({ token: ownerB.token }), accountLevel: true },
+    {
+      name: "A's owner acting in another project of A's account (X-Project-Id)",
+      options: () => ({ token: ownerA.token, headers: { 'x-project-id': secondProjectA } }),
+      accountLevel: false,
+    },
+    { name: "an API key of another account's project", options: () => ({ token: keyB }), accountLevel: true },
+    { name: "an API key of another project of A's account", options: () => ({ token: keySecondProjectA }), accountLevel: true },
+  ];
+
+  describe.each(strangers)('as $name', ({ options, accountLevel }) => {
+    function covered(): Endpoint[] {
+      // Deletes last, so every other operation still meets A's records.
+      return endpoints()
+        .filter((endpoint) => !isPublic(endpoint.operation) && !EXEMPT[endpoint.operation.operationId])
+        .filter((endpoint) => accountLevel || !ACCOUNT_LEVEL.test(endpoint.path))
+        .sort((a, b) => Number(a.method === 'delete') - Number(b.method === 'delete'));
+    }
+
+    it("answers each id-bearing operation with A's ids exactly as with an unknown id", async () => {
+      const mismatches: unknown[] = [];
+      for (const endpoint of covered().filter(hasIds)) {
+        const foreign = await call(endpoint, url(endpoint, (name) => idFor(name, endpoint.path, ids)), options());
+        const unknown = await call(endpoint, url(endpoint, () => UNKNOWN_ID), options());
+        if (foreign.status < 300 && foreign.status !== unknown.status) {
+          mismatches.push({ operation: endpoint.operation.operationId, leaked: comparable(foreign) });
+        } else if (JSON.stringify(comparable(foreign)) !== JSON.stringify(comparable(unknown))) {
+          mismatches.push({ operation: endpoint.operation.operationId, foreign: comparable(foreign), unknown: comparable(unknown) });
+        }
+      }
+      expect(mismatches).toEqual([]);
+    });
+
+    it("never shows one of A's records in a list or any other answer without ids", async () => {
+      const leaks: unknown[] = [];
+      for (const endpoint of covered().filter((endpoint) => !hasIds(endpoint) && endpoint.method === 'get')) {
+        const res = await call(endpoint, endpoint.path, options());
+        const found = A_IDS().filter((id) => res.text.includes(id));
+        if (found.length) leaks.push({ operation: endpoint.operation.operationId, found });
+      }
+      expect(leaks).toEqual([]);
+    });
+  });
+
+  it("leaves every record of A as it was", async () => {
+    expect(await readAll()).toEqual(snapshot);
+  });
+});

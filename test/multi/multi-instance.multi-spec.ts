@@ -1,0 +1,187 @@
+import { MongoClient } from 'mongodb';
+import { randomBytes } from 'node:crypto';
+import { createFirstAdmin, createUser, signupBody, TestUser, uniqueEmail } from '../support/auth';
+import { pollUntil } from '../support/deadline';
+import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
+import { ServiceProcess, spawnBuiltService } from '../support/service-process';
+import { TEST_JWT_SECRET } from '../support/test-app';
+
+jest.setTimeout(180_000);
+
+const INSTANCES = 3;
+const LOGIN_MAX_FAILURES = 6;
+
+/** Spreads requests over several base URLs in turn, as a round-robin load balancer does. */
+class RoundRobinClient extends HttpClient {
+  private next = 0;
+  constructor(private readonly clients: HttpClient[]) {
+    super(clients[0].baseUrl);
+  }
+  override request<T = any>(method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const client = this.clients[this.next++ % this.clients.length];
+    return client.request<T>(method, path, body, options);
+  }
+}
+
+/**
+ * Several instances of the built service on one database, behind a round-robin client: every
+ * guarantee must hold across processes, not only inside one.
+ */
+describe(`${INSTANCES} service instances on one database`, () => {
+  const base = process.env.TEST_MONGODB_BASE_URI;
+  const mongodbUri = `${base}multi_${randomBytes(6).toString('hex')}`;
+  const services: ServiceProcess[] = [];
+  let instances: HttpClient[];
+  let http: RoundRobinClient;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    if (!base) throw new Error('TEST_MONGODB_BASE_URI is not set: run through jest (global setup)');
+    for (let i = 0; i < INSTANCES; i++) {
+      services.push(
+        await spawnBuiltService({
+          NODE_ENV: 'test',
+          MONGODB_URI: mongodbUri,
+          JWT_SECRET: TEST_JWT_SECRET,
+          CARD_FINGERPRINT_KEY: 'multi-instance-card-fingerprint-key-0123456789',
+          FIELD_ENCRYPTION_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+          LOG_LEVEL: 'silent',
+          BCRYPT_ROUNDS: '4',
+          LOGIN_MAX_FAILURES: String(LOGIN_MAX_FAILURES),
+          LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
+          SIGNUP_MAX_PER_CLIENT: '100000',
+        }),
+      );
+    }
+    instances = services.map((service) => new HttpClient(service.baseUrl));
+    for (const [i, instance] of instances.entries()) {
+      const up = await pollUntil(async () => (await instance.get('/health')).status === 200, 60_000);
+      if (!up) throw new Error(`instance ${i} did not become healthy:\n${services[i].output()}`);
+    }
+    http = new RoundRobinClient(instances);
+    owner = await createFirstAdmin(http);
+  });
+
+  afterAll(async () => {
+    await Promise.all(
+      services.map(async (service) => {
+        if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+        await service.exited;
+      }),
+    );
+    const client = new MongoClient(mongodbUri, { serverSelectionTimeoutMS: 5_000 });
+    try {
+      await client.db().dropDatabase();
+    } catch {
+      // Nothing to drop when the database was never created.
+    } finally {
+      await client.close();
+    }
+  });
+
+  const as = () => ({ token: owner.token });
+
+  async function customerWithCard(): Promise<string> {
+    const customer = (await http.post('/v1/customers', { email: uniqueEmail('payer') }, as())).body.data.id;
+    const card = await http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as());
+    expect(card.status).toBe(201);
+    return customer;
+  }
+
+  it('20 concurrent retries of one Idempotency-Key create exactly one payment', async () => {
+    const customer = await customerWithCard();
+    const key = `multi-${randomBytes(8).toString('hex')}`;
+    const body = { amount: 20, currency: 'usd', customer, confirm: true };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => http.post('/api/v1/payments', body, { ...as(), headers: { 'idempotency-key': key } })),
+    );
+    const created = results.filter((res) => res.status === 201);
+    expect(results.every((res) => res.status === 201 || res.status === 409)).toBe(true);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((res) => res.body.id)).size).toBe(1);
+    const list = await http.get('/api/v1/payments?limit=100', as());
+    expect(list.body.data.filter((payment: { customer: string }) => payment.customer === customer)).toHaveLength(1);
+  });
+
+  it('concurrent refunds never exceed the payment', async () => {
+    const customer = await customerWithCard();
+    const payment = await http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, as());
+    expect(payment.body.status).toBe('succeeded');
+    const results = await Promise.all(
+      Array.from({ length: 9 }, () => http.post(`/api/v1/payments/${payment.body.id}/refund`, { amount: 3 }, as())),
+    );
+    const refunded = results.filter((res) => res.status < 300).length;
+    expect(refunded).toBeLessThanOrEqual(3);
+    const after = await http.get(`/api/v1/payments/${payment.body.id}`, as());
+    expect(after.body.amountRefunded).toBe(refunded * 3);
+    expect(after.body.amountRefunded).toBeLessThanOrEqual(10);
+  });
+
+  it('concurrent first cards and default-card changes leave exactly one default', async () => {
+    const customer = (await http.post('/v1/customers', { email: uniqueEmail('cards') }, as())).body.data.id;
+    const created = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as()),
+      ),
+    );
+    expect(created.every((res) => res.status === 201)).toBe(true);
+    expect(created.filter((res) => res.body.data.isDefault)).toHaveLength(1);
+    const cards: string[] = created.map((res) => res.body.data.id);
+
+    await Promise.all(cards.flatMap((card) => [http.post(`/v1/cards/${card}/default`, undefined, as()), http.post(`/v1/cards/${card}/default`, undefined, as())]));
+    const listed = await http.get(`/v1/cards?customer=${customer}`, as());
+    const defaults = listed.body.data.filter((card: { isDefault: boolean }) => card.isDefault);
+    expect(defaults).toHaveLength(1);
+    const stored = await http.get(`/v1/customers/${customer}`, as());
+    expect(stored.body.data.defaultMethod).toBe(defaults[0].id);
+  });
+
+  it('20 concurrent creates of one channel username give one success', async () => {
+    const client = (await http.post('/clients', { name: 'Acme', email: 'acme@example.com' }, as())).body.id;
+    const username = `multi_${randomBytes(4).toString('hex')}`;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        http.post('/channels', { clientId: client, name: 'Studio', username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' }, as()),
+      ),
+    );
+    expect(results.filter((res) => res.status === 200)).toHaveLength(1);
+    expect(results.filter((res) => res.status === 409)).toHaveLength(19);
+  });
+
+  it('failed logins spread across instances reach the 429 limit at the configured count', async () => {
+    const body = signupBody({ email: uniqueEmail('throttled') });
+    expect((await http.post('/api/v1/singup', body)).status).toBe(201);
+    for (let i = 0; i < LOGIN_MAX_FAILURES; i++) {
+      expect((await http.post('/api/v1/login', { email: body.email, password: 'wrong password' })).status).toBe(401);
+    }
+    for (const instance of instances) {
+      expect((await instance.post('/api/v1/login', { email: body.email, password: 'wrong password' })).status).toBe(429);
+    }
+  });
+
+  it('a member removed through one instance is refused by the others at their next request', async () => {
+    const member = await createUser(http, 'developer', owner.token);
+    for (const instance of instances) expect((await instance.get('/clients', { token: member.token })).status).toBe(200);
+    const removed = await instances[0].delete(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, as());
+    expect(removed.status).toBe(200);
+    for (const instance of instances.slice(1)) {
+      const res = await instance.get('/clients', { token: member.token });
+      expect(res.status).toBe(403);
+      expect(res.body.message).toBe('You are not a member of this account');
+    }
+  });
+
+  it('an API key revoked through one instance is refused by the others at their next request', async () => {
+    const created = await http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'multi' }, as());
+    expect(created.status).toBe(201);
+    const key = created.body.data.key;
+    for (const instance of instances) expect((await instance.get('/v1/customers', { token: key })).status).toBe(200);
+    const revoked = await instances[0].delete(`/api/v1/platform/projects/${owner.projectId}/keys/${created.body.data.id}`, as());
+    expect(revoked.status).toBe(200);
+    for (const instance of instances.slice(1)) {
+      const res = await instance.get('/v1/customers', { token: key });
+      expect(res.status).toBe(401);
+      expect(res.body.message).toBe('Invalid API key');
+    }
+  });
+});
