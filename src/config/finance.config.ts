@@ -14,7 +14,13 @@ export const financeConfig = registerAs('finance', () => {
   const env = validateEnvironment(process.env);
   const cardFingerprintKey =
     env.CARD_FINGERPRINT_KEY ?? createHmac('sha256', authConfig().jwtSecret).update('card-fingerprint-key').digest('hex');
-  return { cardFingerprintKey };
+  /**
+   * Key of the Idempotency-Key request fingerprints (HMAC-SHA256 of method, URL and body), derived
+   * from the same key: a stored fingerprint cannot be matched against guessed bodies (a card number
+   * in a card's body, say) without the server's secret.
+   */
+  const idempotencyFingerprintKey = createHmac('sha256', cardFingerprintKey).update('idempotency-request-fingerprint').digest('hex');
+  return { cardFingerprintKey, idempotencyFingerprintKey };
 });
 
 export type FinanceConfig = ReturnType<typeof financeConfig>;

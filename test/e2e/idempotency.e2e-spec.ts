@@ -1,5 +1,8 @@
+import { ConfigService } from '@nestjs/config';
 import { Types } from 'mongoose';
-import { idempotencyScope, requestFingerprint } from '../../src/common/idempotency/request-fingerprint';
+import { createHash } from 'node:crypto';
+import { canonicalJson, idempotencyScope, requestFingerprint } from '../../src/common/idempotency/request-fingerprint';
+import type { FinanceConfig } from '../../src/config/finance.config';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -21,6 +24,7 @@ describe('Idempotency-Key', () => {
   afterAll(() => t.close());
 
   const newKey = () => `key-${Date.now()}-${++keyCounter}`;
+  const fingerprintKey = () => t.app.get(ConfigService).getOrThrow<FinanceConfig>('finance').idempotencyFingerprintKey;
   const records = () => t.db.collection('idempotency_keys');
   const paymentsOf = (customer: string) => t.db.collection('payments').countDocuments({ customer: new Types.ObjectId(customer) });
 
@@ -72,6 +76,20 @@ describe('Idempotency-Key', () => {
     expect(stored).toMatchObject({ state: 'completed', statusCode: 201 });
     expect(stored?.scope).toBe(`user:${developer.id} POST ${PAYMENTS}`);
     expect(String(stored?.projectId)).toBe(developer.projectId);
+  });
+
+  it('stores a keyed fingerprint of the request, which cannot be matched against a guessed body', async () => {
+    const customer = await createCustomer();
+    const key = newKey();
+    const body = { customer, cardNumber: '4000056655665556', expMonth: '12', expYear: '2035', cvc: '123' };
+    const res = await post('/v1/cards', body, key);
+    expect(res.status).toBe(201);
+    const stored = await records().findOne({ key });
+    const unkeyed = createHash('sha256').update(`POST\n/v1/cards\n${canonicalJson(body)}`).digest('hex');
+    expect(stored?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored?.fingerprint).not.toBe(unkeyed);
+    expect(stored?.fingerprint).toBe(requestFingerprint(fingerprintKey(), 'POST', '/v1/cards', body));
+    expect(JSON.stringify(stored)).not.toContain('4000056655665556');
   });
 
   it('the same key with a different body is 422 and creates nothing', async () => {
@@ -148,7 +166,7 @@ describe('Idempotency-Key', () => {
       projectId: new Types.ObjectId(developer.projectId),
       scope: idempotencyScope(`user:${developer.id}`, 'POST', PAYMENTS),
       key,
-      fingerprint: requestFingerprint('POST', PAYMENTS, body),
+      fingerprint: requestFingerprint(fingerprintKey(), 'POST', PAYMENTS, body),
       state: 'in_progress',
       statusCode: null,
       responseBody: null,

@@ -24,7 +24,7 @@ export class IdempotencyRecord {
   @Prop({ type: String, required: true })
   key: string;
 
-  /** Hash of method, URL and canonical body: the same key with another request is refused. */
+  /** Keyed hash (HMAC) of method, URL and canonical body: the same key with another request is refused. */
   @Prop({ type: String, required: true })
   fingerprint: string;
 

@@ -1,7 +1,9 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import type { FinanceConfig } from '../../config/finance.config';
 import type { RequestContext } from '../../tenancy/principal';
 import { IS_PUBLIC } from '../decorators/public.decorator';
 import { IdempotencyStore } from './idempotency.store';
@@ -26,11 +28,16 @@ import { callerId, idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotency
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
   private readonly logger = new Logger(IdempotencyInterceptor.name);
+  /** Key of the request fingerprints (an HMAC, so stored fingerprints reveal nothing of the bodies). */
+  private readonly fingerprintKey: string;
 
   constructor(
     private readonly store: IdempotencyStore,
     private readonly reflector: Reflector,
-  ) {}
+    config: ConfigService,
+  ) {
+    this.fingerprintKey = config.getOrThrow<FinanceConfig>('finance').idempotencyFingerprintKey;
+  }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
@@ -45,7 +52,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
     const reply = http.getResponse<FastifyReply>();
     const callerRoute = idempotencyScope(callerId(principal), request.method, request.url);
-    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    const fingerprint = requestFingerprint(this.fingerprintKey, request.method, request.url, request.body);
 
     return from(this.store.begin(tenant, callerRoute, key, fingerprint)).pipe(
       mergeMap((start) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { BadRequestException } from '@nestjs/common';
 import { callerId, canonicalJson, idempotencyScope, readIdempotencyKey, requestFingerprint } from './request-fingerprint';
 
@@ -27,20 +28,30 @@ describe('readIdempotencyKey', () => {
 });
 
 describe('requestFingerprint', () => {
+  const KEY = 'server-key-of-the-request-fingerprints';
+  const fingerprint = (method: string, url: string, body: unknown) => requestFingerprint(KEY, method, url, body);
+
   it('ignores the order of object keys at every level', () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}');
-    expect(requestFingerprint('POST', '/p', { amount: 1, currency: 'usd' })).toBe(
-      requestFingerprint('post', '/p', { currency: 'usd', amount: 1 }),
-    );
+    expect(fingerprint('POST', '/p', { amount: 1, currency: 'usd' })).toBe(fingerprint('post', '/p', { currency: 'usd', amount: 1 }));
   });
 
   it('differs when the body, the path or the method differs', () => {
-    const base = requestFingerprint('POST', '/p', { amount: 1 });
-    expect(requestFingerprint('POST', '/p', { amount: 2 })).not.toBe(base);
-    expect(requestFingerprint('POST', '/q', { amount: 1 })).not.toBe(base);
-    expect(requestFingerprint('PUT', '/p', { amount: 1 })).not.toBe(base);
-    expect(requestFingerprint('POST', '/p', undefined)).not.toBe(base);
-    expect(requestFingerprint('POST', '/p', [1, 2])).not.toBe(requestFingerprint('POST', '/p', [2, 1]));
+    const base = fingerprint('POST', '/p', { amount: 1 });
+    expect(fingerprint('POST', '/p', { amount: 2 })).not.toBe(base);
+    expect(fingerprint('POST', '/q', { amount: 1 })).not.toBe(base);
+    expect(fingerprint('PUT', '/p', { amount: 1 })).not.toBe(base);
+    expect(fingerprint('POST', '/p', undefined)).not.toBe(base);
+    expect(fingerprint('POST', '/p', [1, 2])).not.toBe(fingerprint('POST', '/p', [2, 1]));
+  });
+
+  it('is keyed: not the plain SHA-256 of the request, and another key gives another value', () => {
+    const body = { cardNumber: '4242424242424242', cvc: '123' };
+    const plain = createHash('sha256').update(`POST\n/v1/cards\n${canonicalJson(body)}`).digest('hex');
+    const keyed = fingerprint('POST', '/v1/cards', body);
+    expect(keyed).toMatch(/^[0-9a-f]{64}$/);
+    expect(keyed).not.toBe(plain);
+    expect(requestFingerprint('another-key', 'POST', '/v1/cards', body)).not.toBe(keyed);
   });
 });
 

@@ -1,5 +1,5 @@
 import { BadRequestException } from '@nestjs/common';
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Principal } from '../../tenancy/principal';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
@@ -44,9 +44,13 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-/** What makes two requests "the same request": method, URL (with query) and body. */
-export function requestFingerprint(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body)}`).digest('hex');
+/**
+ * What makes two requests "the same request": method, URL (with query) and body, as an HMAC with
+ * the server's key. Keyed, so the stored value reveals nothing of a body: an unkeyed hash could be
+ * matched against guesses (every test card number in a card's body, for one).
+ */
+export function requestFingerprint(key: string, method: string, url: string, body: unknown): string {
+  return createHmac('sha256', key).update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body)}`).digest('hex');
 }
 
 /** Who owns a key: a user (`user:<id>`) or an API key (`key:<id>`), never the one taken for the other. */
