@@ -2,8 +2,10 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './common/idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
+import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
-export const BEARER = 'bearer';
+export const BEARER = USER_BEARER_SCHEME;
+export const API_KEY = API_KEY_SCHEME;
 
 /** Object keys sorted, so the document is a stable artifact that diffs cleanly. */
 function sortKeys<T>(value: T): T {
@@ -24,16 +26,44 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setDescription(
       'Accounts, finance (customers, test-mode cards, payments) and content (channels, projects, collections, clients).\n\n' +
         'Every route needs `Authorization: Bearer <accessToken>` from `POST /api/v1/login`, except login, signup, `/health` and the docs. ' +
+        "The data routes (customers, cards, payments, channels, projects, collections, clients) also take a platform project's API key " +
+        'instead, `Authorization: Bearer sk_test_...` (the `apiKey` scheme); a key acts only in its own project and never manages the platform. ' +
         'Errors share one body: `{ statusCode, error, message }`, plus `errors` on validation failures.',
     )
     .setVersion('1.0.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/login' }, BEARER)
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'sk_test_...',
+        description: "A platform project's API key (POST /api/v1/platform/projects/{id}/keys); data routes only",
+      },
+      API_KEY,
+    )
     .addSecurityRequirements(BEARER)
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  return sortKeys(documentIdempotency(applyServiceWideRules(document)));
+  return sortKeys(documentIdempotency(applyServiceWideRules(dedupeSecurity(document))));
+}
+
+/** A controller that names the user scheme itself and is also `@PlatformApi` lists it twice: once is enough. */
+function dedupeSecurity(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { security?: Record<string, string[]>[] }>)) {
+      if (!Array.isArray(operation?.security)) continue;
+      const seen = new Set<string>();
+      operation.security = operation.security.filter((requirement) => {
+        const key = JSON.stringify(requirement);
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+    }
+  }
+  return document;
 }
 
 export function setupSwagger(app: INestApplication): void {

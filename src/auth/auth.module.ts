@@ -5,6 +5,7 @@ import { JwtModule } from '@nestjs/jwt';
 import { authConfig } from '../config/auth.config';
 import { UsersModule } from '../users/users.module';
 import { AccountsModule } from '../accounts/accounts.module';
+import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
@@ -19,6 +20,7 @@ import { RolesGuard } from './roles.guard';
     UsersModule,
     AccountsModule,
     InvitationsModule,
+    ApiKeysModule,
     MongooseModule.forFeature([{ name: AuthAttempt.name, schema: AuthAttemptSchema }]),
     JwtModule.registerAsync({
       inject: [authConfig.KEY],

@@ -2,6 +2,8 @@ import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from
 import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
+import { ANY_API_KEY_PREFIX } from '../api-keys/api-key-secret';
+import { ApiKeysService } from '../api-keys/api-keys.service';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
 import type { Principal, RequestContext } from '../tenancy/principal';
 
@@ -11,16 +13,23 @@ export interface AccessTokenClaims {
   acc: string | null;
 }
 
+export const INVALID_API_KEY = 'Invalid API key';
+
 /**
  * Deny by default: every route needs a valid bearer token unless marked `@Public()`; public routes
- * ignore tokens. Who the caller is goes on the request as its principal; where it acts (account,
- * project) is the tenancy guard's question.
+ * (login, signup) ignore tokens, an API key included: they neither read nor check one. Who the
+ * caller is goes on the request as its principal; where it acts (account, project) is the tenancy
+ * guard's question.
+ *
+ * A bearer token starting with `sk_` is an API key, never a user's access token (a JWT starts with
+ * `eyJ`): a live `sk_test_` key of this service (one indexed read, no cache) or `401 Invalid API key`.
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly jwt: JwtService,
+    private readonly apiKeys: ApiKeysService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -29,6 +38,12 @@ export class JwtAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
     const token = bearerToken(request.headers.authorization);
     if (!token) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <accessToken>');
+    if (token.startsWith(ANY_API_KEY_PREFIX)) {
+      const key = await this.apiKeys.authenticate(token);
+      if (!key) throw new UnauthorizedException(INVALID_API_KEY);
+      request.principal = key;
+      return true;
+    }
     const principal = await this.verify(token);
     if (!principal) throw new UnauthorizedException('Invalid or expired token');
     request.principal = principal;

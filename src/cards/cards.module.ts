@@ -5,11 +5,12 @@ import { Card, CardSchema } from './card.schema';
 import { CardsController } from './cards.controller';
 import { CardsListener } from './cards.listener';
 import { CardsService } from './cards.service';
+import { CardsPlatformListener } from './cards.platform-listener';
 
 @Module({
   imports: [MongooseModule.forFeature([{ name: Card.name, schema: CardSchema }]), CustomersModule],
   controllers: [CardsController],
-  providers: [CardsService, CardsListener],
+  providers: [CardsService, CardsListener, CardsPlatformListener],
   exports: [CardsService],
 })
 export class CardsModule {}

@@ -7,6 +7,7 @@ import { PaymentLocks } from './payment-locks';
 import { Payment, PaymentSchema } from './payment.schema';
 import { PaymentsController } from './payments.controller';
 import { PaymentsService } from './payments.service';
+import { PaymentsPlatformListener } from './payments.platform-listener';
 
 @Module({
   imports: [
@@ -18,6 +19,6 @@ import { PaymentsService } from './payments.service';
     CardsModule,
   ],
   controllers: [PaymentsController],
-  providers: [PaymentsService, PaymentLocks],
+  providers: [PaymentsService, PaymentLocks, PaymentsPlatformListener],
 })
 export class PaymentsModule {}

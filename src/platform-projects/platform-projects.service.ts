@@ -1,16 +1,42 @@
-import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
-import { API_NAMES } from '../tenancy/api-names';
+import { API_NAMES, type ApiName } from '../tenancy/api-names';
+import { tenantScope } from '../tenancy/tenant-scope';
+import { CreatePlatformProjectDto, UpdatePlatformProjectDto } from './dto/platform-project.dto';
+import { PlatformProjectView } from './dto/platform-project.response';
 import { PlatformProject } from './platform-project.schema';
+import { toPlatformProjectView } from './platform-projects.mapper';
+import {
+  PLATFORM_PROJECT_DELETED,
+  PLATFORM_PROJECT_DELETING,
+  PlatformProjectDeletedEvent,
+  PlatformProjectDeletingEvent,
+} from './platform-projects.events';
 
 export const DEFAULT_PROJECT_NAME = 'Default project';
+export const PLATFORM_PROJECT_NOT_FOUND = 'Platform project not found';
+export const PLATFORM_PROJECT_NOT_EMPTY = 'Platform project is not empty';
+export const DEFAULT_PROJECT_UNDELETABLE = 'The default project cannot be deleted';
 
+/** A set of API names in the one fixed order of `API_NAMES`, so stored and shown lists compare equal. */
+export function normaliseApis(apis: readonly ApiName[]): ApiName[] {
+  const wanted = new Set(apis);
+  return API_NAMES.filter((name) => wanted.has(name));
+}
+
+/**
+ * The platform projects of an account. Every method takes the account the caller acts in (checked
+ * by the tenancy guard): a project of another account is exactly as absent as one that does not exist.
+ */
 @Injectable()
 export class PlatformProjectsService {
-  constructor(@InjectModel(PlatformProject.name) private readonly projects: Model<PlatformProject>) {}
+  constructor(
+    @InjectModel(PlatformProject.name) private readonly projects: Model<PlatformProject>,
+    private readonly events: EventEmitter2,
+  ) {}
 
   /** Every new account gets its default project, with every API enabled, under the id the account already names. */
   @OnEvent(ACCOUNT_CREATED, { suppressErrors: false })
@@ -31,5 +57,64 @@ export class PlatformProjectsService {
     }
     if (!Types.ObjectId.isValid(projectId) || !/^[0-9a-fA-F]{24}$/.test(projectId)) return Promise.resolve(null);
     return this.projects.findOne({ _id: projectId, accountId }).lean<PlatformProject>().exec();
+  }
+
+  /** The account's project, or `404 Platform project not found`. */
+  async require(accountId: string, projectId: string): Promise<PlatformProject> {
+    const project = await this.resolve(accountId, projectId);
+    if (!project) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
+    return project;
+  }
+
+  /** Oldest first, so the default project (made with the account) leads. */
+  async list(accountId: string): Promise<PlatformProjectView[]> {
+    const projects = await this.projects.find({ accountId }).sort({ createdAt: 1, _id: 1 }).lean<PlatformProject[]>().exec();
+    return projects.map(toPlatformProjectView);
+  }
+
+  async get(accountId: string, projectId: string): Promise<PlatformProjectView> {
+    return toPlatformProjectView(await this.require(accountId, projectId));
+  }
+
+  async create(accountId: string, dto: CreatePlatformProjectDto): Promise<PlatformProjectView> {
+    const created = await this.projects.create({
+      accountId: new Types.ObjectId(accountId),
+      name: dto.name,
+      enabledApis: normaliseApis(dto.enabledApis ?? API_NAMES),
+      isDefault: false,
+    });
+    return toPlatformProjectView(created.toObject());
+  }
+
+  /** Disabling an API keeps its records: the tenancy guard refuses its routes until it is enabled again. */
+  async update(accountId: string, projectId: string, dto: UpdatePlatformProjectDto): Promise<PlatformProjectView> {
+    const set: Partial<Pick<PlatformProject, 'name' | 'enabledApis'>> = {};
+    if (dto.name !== undefined) set.name = dto.name;
+    if (dto.enabledApis !== undefined) set.enabledApis = normaliseApis(dto.enabledApis);
+    if (Object.keys(set).length === 0) return this.get(accountId, projectId);
+    const project = await this.projects
+      .findOneAndUpdate({ _id: projectId, accountId }, { $set: set }, { returnDocument: 'after', runValidators: true })
+      .lean<PlatformProject>()
+      .exec();
+    if (!project) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
+    return toPlatformProjectView(project);
+  }
+
+  /**
+   * Deletes an empty project that is not the account's default. Every data module is asked (an
+   * awaited event) whether it still holds records in the project; then the project goes, and with it
+   * its API keys. A record created by a request already past the tenancy guard while the delete runs
+   * is not seen: deletes are an admin's deliberate act, and no transaction spans the modules.
+   */
+  async delete(accountId: string, projectId: string): Promise<void> {
+    const project = await this.require(accountId, projectId);
+    if (project.isDefault) throw new ConflictException(DEFAULT_PROJECT_UNDELETABLE);
+    const question: PlatformProjectDeletingEvent = { scope: tenantScope(accountId, String(project._id)) };
+    const answers: unknown[] = await this.events.emitAsync(PLATFORM_PROJECT_DELETING, question);
+    if (answers.some((holdsRecords) => holdsRecords === true)) throw new ConflictException(PLATFORM_PROJECT_NOT_EMPTY);
+    const result = await this.projects.deleteOne({ _id: project._id, accountId, isDefault: false }).exec();
+    if (result.deletedCount === 0) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
+    const deleted: PlatformProjectDeletedEvent = { accountId, projectId: String(project._id) };
+    await this.events.emitAsync(PLATFORM_PROJECT_DELETED, deleted);
   }
 }

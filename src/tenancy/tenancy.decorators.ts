@@ -1,4 +1,7 @@
-import { createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException, SetMetadata } from '@nestjs/common';
+import { ApiHeader, ApiResponse, ApiSecurity } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
+import { API_KEY_SCHEME, PROJECT_HEADER_NAME, USER_BEARER_SCHEME } from '../common/swagger/security-schemes';
 import type { ApiName } from './api-names';
 import type { AccountAccess, Principal, RequestContext } from './principal';
 import type { TenantScope } from './tenant-scope';
@@ -11,7 +14,40 @@ export const IN_ACCOUNT = 'inAccount';
  * reads it to resolve the request's platform project, refuse an API the project has not enabled or
  * a key's scopes leave out, and hand the route its `TenantScope`.
  */
-export const PlatformApi = (api: ApiName) => SetMetadata(PLATFORM_API, api);
+export const PlatformApi = (api: ApiName) => applyDecorators(SetMetadata(PLATFORM_API, api), DocumentPlatformApi(api));
+
+/**
+ * What every `@PlatformApi` route shares in the OpenAPI document, stated once here so a route added
+ * later is covered: a user's token or an API key (alternatives), the optional `X-Project-Id`, and the
+ * tenancy guard's 403 and 404. A route's own 403 or 404 replaces these (its description wins).
+ */
+function DocumentPlatformApi(api: ApiName) {
+  const error = (status: number, message: string) => ({ statusCode: status, error: status === 403 ? 'Forbidden' : 'Not Found', message });
+  return applyDecorators(
+    ApiSecurity(USER_BEARER_SCHEME),
+    ApiSecurity(API_KEY_SCHEME),
+    ApiHeader({
+      name: PROJECT_HEADER_NAME,
+      required: false,
+      description:
+        "The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. " +
+        'A project of another account, or an unknown id: 404.',
+      schema: { type: 'string', pattern: '^[0-9a-fA-F]{24}$', example: '6650c0ffee0000000000f001' },
+    }),
+    ApiResponse({
+      status: 403,
+      description: `The project has not enabled the ${api} API, or the API key's scopes leave it out`,
+      type: ErrorResponseDto,
+      example: error(403, `The ${api} API is not enabled for this project`),
+    }),
+    ApiResponse({
+      status: 404,
+      description: 'No such resource in the project, or X-Project-Id names no platform project of the account',
+      type: ErrorResponseDto,
+      example: error(404, 'Platform project not found'),
+    }),
+  );
+}
 
 /**
  * The route acts inside the token's account, in no project (platform projects, API keys):

@@ -1,0 +1,50 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
+import { schemaOptions } from '../common/database/schema-options';
+import { API_NAMES, type ApiName } from '../tenancy/api-names';
+
+/**
+ * A platform project's API key. The key itself is never stored: only its SHA-256 (`hash`, looked up
+ * once per request through its unique index) and its first characters (`start`) for lists.
+ */
+@Schema(schemaOptions('api_keys', ['hash']))
+export class ApiKey {
+  _id: Types.ObjectId;
+
+  @Prop({ type: String, required: true })
+  hash: string;
+
+  @Prop({ type: String, required: true })
+  start: string;
+
+  @Prop({ type: String, required: true, trim: true })
+  name: string;
+
+  @Prop({ type: MongooseSchema.Types.ObjectId, required: true, immutable: true })
+  accountId: Types.ObjectId;
+
+  @Prop({ type: MongooseSchema.Types.ObjectId, required: true, immutable: true })
+  projectId: Types.ObjectId;
+
+  /** The APIs the key may call; null: every API enabled in its project. */
+  @Prop({ type: [String], enum: API_NAMES, default: null })
+  scopes: ApiName[] | null;
+
+  @Prop({ type: Date, default: null })
+  expiresAt: Date | null;
+
+  @Prop({ type: Date, default: null })
+  revokedAt: Date | null;
+
+  /** Written at most once a minute per key, off the request's path. */
+  @Prop({ type: Date, default: null })
+  lastUsedAt: Date | null;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const ApiKeySchema = SchemaFactory.createForClass(ApiKey);
+ApiKeySchema.index({ hash: 1 }, { unique: true });
+// Lists and key routes read a project's keys, newest first.
+ApiKeySchema.index({ projectId: 1, createdAt: -1 });

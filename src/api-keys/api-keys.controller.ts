@@ -1,0 +1,87 @@
+import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { MessageResponseDto } from '../common/dto/error-response.dto';
+import { Roles } from '../common/decorators/roles.decorator';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import type { AccountAccess } from '../tenancy/principal';
+import { Account, InAccount } from '../tenancy/tenancy.decorators';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyListResponse, CreatedApiKeyEnvelope } from './dto/api-key.response';
+import { CreateApiKeyDto } from './dto/create-api-key.dto';
+import { RollApiKeyDto } from './dto/roll-api-key.dto';
+
+/**
+ * The API keys of a platform project of the token's account. Admins and the owner, with a user
+ * token: an API key is 403 here. A project or key of another account is 404, as an unknown id.
+ */
+@ApiTags('api keys')
+@InAccount()
+@Roles('admin')
+@Controller('api/v1/platform/projects/:id/keys')
+export class ApiKeysController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create an API key',
+    description:
+      'The key (`sk_test_...`) is in this answer only: it is stored as a hash and never shown again. It acts in this project only, ' +
+      'with admin rights over the APIs of its `scopes` (default: every API the project enables), and never manages the platform. ' +
+      'Scopes must be enabled in the project (400 otherwise).',
+  })
+  @ApiCreatedResponse({ type: CreatedApiKeyEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  async createApiKey(
+    @Account() account: AccountAccess,
+    @Param('id', ParseObjectIdPipe) projectId: string,
+    @Body() dto: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyEnvelope> {
+    return { data: await this.keys.create(account.accountId, projectId, dto) };
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: "List a project's API keys",
+    description: 'Newest first, revoked and expired keys included. Each shows `start` (its first 12 characters), never the key.',
+  })
+  @ApiOkResponse({ type: ApiKeyListResponse })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async listApiKeys(@Account() account: AccountAccess, @Param('id', ParseObjectIdPipe) projectId: string): Promise<ApiKeyListResponse> {
+    return { data: await this.keys.list(account.accountId, projectId) };
+  }
+
+  @Delete(':keyId')
+  @ApiOperation({
+    summary: 'Revoke an API key',
+    description: 'The key fails (401) from its next request on, on every instance. Revoking a revoked key answers the same.',
+  })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'API key revoked' } })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async revokeApiKey(
+    @Account() account: AccountAccess,
+    @Param('id', ParseObjectIdPipe) projectId: string,
+    @Param('keyId', ParseObjectIdPipe) keyId: string,
+  ): Promise<MessageResponseDto> {
+    await this.keys.revoke(account.accountId, projectId, keyId);
+    return { message: 'API key revoked' };
+  }
+
+  @Post(':keyId/roll')
+  @ApiOperation({
+    summary: 'Roll an API key',
+    description:
+      'A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more ' +
+      '(0 to 168, default 0: it stops now), never beyond its own expiry. A revoked or expired key cannot be rolled (409).',
+  })
+  @ApiCreatedResponse({ type: CreatedApiKeyEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
+  async rollApiKey(
+    @Account() account: AccountAccess,
+    @Param('id', ParseObjectIdPipe) projectId: string,
+    @Param('keyId', ParseObjectIdPipe) keyId: string,
+    @Body() dto: RollApiKeyDto,
+  ): Promise<CreatedApiKeyEnvelope> {
+    return { data: await this.keys.roll(account.accountId, projectId, keyId, dto.expiresInHours ?? 0) };
+  }
+}

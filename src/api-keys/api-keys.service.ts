@@ -1,0 +1,146 @@
+import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, trusted, Types } from 'mongoose';
+import { Clock } from '../common/clock/clock';
+import { RequestValidationException } from '../common/pipes/validation.pipe';
+import { PlatformProject } from '../platform-projects/platform-project.schema';
+import { PLATFORM_PROJECT_DELETED, PlatformProjectDeletedEvent } from '../platform-projects/platform-projects.events';
+import { normaliseApis, PlatformProjectsService } from '../platform-projects/platform-projects.service';
+import type { ApiName } from '../tenancy/api-names';
+import type { Principal } from '../tenancy/principal';
+import { ApiKey } from './api-key.schema';
+import { generateApiKey, hasApiKeyForm, hashApiKey } from './api-key-secret';
+import { toApiKeyView, toCreatedApiKeyView } from './api-keys.mapper';
+import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.response';
+import { CreateApiKeyDto } from './dto/create-api-key.dto';
+
+export const API_KEY_NOT_FOUND = 'API key not found';
+/** `lastUsedAt` is written at most this often per key. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+const HOUR_MS = 3_600_000;
+
+type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
+
+/**
+ * API keys of platform projects: issued, listed, revoked and rolled by the account's admins inside
+ * the token's account, and checked on every request that presents one. Nothing is cached: a revoked
+ * or expired key fails at its next request on every instance.
+ */
+@Injectable()
+export class ApiKeysService {
+  private readonly logger = new Logger(ApiKeysService.name);
+
+  constructor(
+    @InjectModel(ApiKey.name) private readonly keys: Model<ApiKey>,
+    private readonly projects: PlatformProjectsService,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(accountId: string, projectId: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
+    const project = await this.projects.require(accountId, projectId);
+    const scopes = dto.scopes ? normaliseApis(dto.scopes) : null;
+    const disabled = (scopes ?? []).filter((api) => !project.enabledApis.includes(api));
+    if (disabled.length > 0) {
+      throw new RequestValidationException([
+        { field: 'scopes', messages: [`scopes must be enabled in the project; not enabled: ${disabled.join(', ')}`] },
+      ]);
+    }
+    const expiresAt = dto.expiresAt == null ? null : new Date(dto.expiresAt);
+    if (expiresAt && expiresAt.getTime() <= this.clock.now().getTime()) {
+      throw new RequestValidationException([{ field: 'expiresAt', messages: ['expiresAt must be in the future'] }]);
+    }
+    return this.issue(project, dto.name, scopes, expiresAt);
+  }
+
+  /** Newest first, revoked and expired ones included (their dates say so); never the key or its hash. */
+  async list(accountId: string, projectId: string): Promise<ApiKeyView[]> {
+    const project = await this.projects.require(accountId, projectId);
+    const keys = await this.keys.find({ projectId: project._id, accountId }).sort({ createdAt: -1, _id: -1 }).lean<ApiKey[]>().exec();
+    return keys.map(toApiKeyView);
+  }
+
+  /** Stops the key at once. Revoking a revoked key changes nothing and answers the same. */
+  async revoke(accountId: string, projectId: string, keyId: string): Promise<void> {
+    const project = await this.projects.require(accountId, projectId);
+    const owned = { _id: keyId, projectId: project._id, accountId };
+    const result = await this.keys.updateOne({ ...owned, revokedAt: null }, { $set: { revokedAt: this.clock.now() } }).exec();
+    if (result.matchedCount === 0 && !(await this.keys.exists(owned).exec())) throw new NotFoundException(API_KEY_NOT_FOUND);
+  }
+
+  /**
+   * A new key with the old one's name, scopes and expiry; the old one keeps working for
+   * `graceHours` more (never longer than it would have anyway). The new key exists before the old
+   * one's end is moved, so a failure in between leaves the caller with a working key.
+   */
+  async roll(accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
+    const project = await this.projects.require(accountId, projectId);
+    const old = await this.keys.findOne({ _id: keyId, projectId: project._id, accountId }).lean<ApiKey>().exec();
+    if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
+    const now = this.clock.now();
+    if (old.revokedAt) throw new ConflictException('API key is revoked: create a new one');
+    if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
+    const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
+    const oldEnd = old.expiresAt && old.expiresAt.getTime() < graceEnd.getTime() ? old.expiresAt : graceEnd;
+    const created = await this.issue(project, old.name, old.scopes, old.expiresAt);
+    await this.keys.updateOne({ _id: old._id, revokedAt: null }, { $set: { expiresAt: oldEnd } }).exec();
+    return created;
+  }
+
+  /**
+   * The principal of a bearer token that is a live key of this service, else null. One indexed read
+   * by the key's SHA-256; a token not of the issued form is refused without one.
+   */
+  async authenticate(token: string): Promise<ApiKeyPrincipal | null> {
+    if (!hasApiKeyForm(token)) return null;
+    const key = await this.keys.findOne({ hash: hashApiKey(token) }).lean<ApiKey>().exec();
+    if (!key || key.revokedAt) return null;
+    const now = this.clock.now();
+    if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return null;
+    this.recordUse(key, now);
+    return {
+      kind: 'apiKey',
+      keyId: String(key._id),
+      accountId: String(key.accountId),
+      projectId: String(key.projectId),
+      scopes: key.scopes ? [...key.scopes] : null,
+    };
+  }
+
+  /** A deleted project's keys go with it. */
+  @OnEvent(PLATFORM_PROJECT_DELETED, { suppressErrors: false })
+  async onPlatformProjectDeleted(event: PlatformProjectDeletedEvent): Promise<void> {
+    await this.keys.deleteMany({ projectId: event.projectId, accountId: event.accountId }).exec();
+  }
+
+  private async issue(project: PlatformProject, name: string, scopes: ApiName[] | null, expiresAt: Date | null): Promise<CreatedApiKeyView> {
+    const secret = generateApiKey();
+    const created = await this.keys.create({
+      hash: secret.hash,
+      start: secret.start,
+      name,
+      accountId: project.accountId,
+      projectId: project._id,
+      scopes,
+      expiresAt,
+    });
+    return toCreatedApiKeyView(created.toObject(), secret.key);
+  }
+
+  /**
+   * `lastUsedAt`, at most once a minute per key and off the request's path: not awaited, its
+   * failure only logged. The guard in the filter keeps concurrent requests of one key from all
+   * writing (on MongoDB; FerretDB may let a few through, which only rewrites the same minute).
+   */
+  private recordUse(key: ApiKey, now: Date): void {
+    const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    if (key.lastUsedAt && key.lastUsedAt.getTime() >= cutoff.getTime()) return;
+    this.keys
+      .updateOne(
+        { _id: new Types.ObjectId(key._id), $or: [{ lastUsedAt: null }, { lastUsedAt: trusted({ $lt: cutoff }) }] },
+        { $set: { lastUsedAt: now } },
+      )
+      .exec()
+      .catch((error: Error) => this.logger.warn(`Recording the use of API key ${String(key._id)} failed: ${error.message}`));
+  }
+}

@@ -1,0 +1,36 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsOptional } from 'class-validator';
+import { NotBlankText } from '../../common/validators/trimmed-text';
+import { API_NAMES, type ApiName } from '../../tenancy/api-names';
+
+export class CreateApiKeyDto {
+  @NotBlankText(100, 'Checkout server')
+  name: string;
+
+  @ApiPropertyOptional({
+    type: [String],
+    enum: API_NAMES,
+    uniqueItems: true,
+    minItems: 1,
+    nullable: true,
+    example: ['customers', 'cards', 'payments'],
+    description:
+      "The APIs the key may call, each enabled in the project (400 otherwise). Left out or null: every API the project enables, now or later.",
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1, { message: 'scopes must name at least one API (leave it out for every enabled API)' })
+  @ArrayUnique({ message: 'scopes must not repeat an API' })
+  @IsIn(API_NAMES, { each: true, message: `each value in scopes must be one of: ${API_NAMES.join(', ')}` })
+  scopes?: ApiName[] | null;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    nullable: true,
+    example: '2030-01-01T00:00:00.000Z',
+    description: 'When the key stops working; must be in the future. Left out or null: never.',
+  })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'expiresAt must be an ISO 8601 date-time' })
+  expiresAt?: string | null;
+}
