@@ -1,6 +1,7 @@
 import { ConflictException, Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from '../clients/clients.events';
+import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { ChannelsService } from './channels.service';
 
 @Injectable()
@@ -17,5 +18,11 @@ export class ChannelsListener {
     if (await this.channels.clientOwnsChannels(event.scope, event.clientId)) {
       throw new ConflictException('Client still owns channels');
     }
+  }
+
+  /** A platform project that still holds channels is not empty: the answer `true` refuses its delete. */
+  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
+    return this.channels.holdsRecords(event.scope);
   }
 }

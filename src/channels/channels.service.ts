@@ -116,6 +116,11 @@ export class ChannelsService {
     await this.channels.updateOne(inScope(scope, { _id: channelId }), { $pull: { projectIds: projectId } }).exec();
   }
 
+  /** Whether the scope's project still holds any channel (a platform project delete asks). */
+  async holdsRecords(scope: TenantScope): Promise<boolean> {
+    return (await this.channels.exists(inScope(scope, {})).exec()) !== null;
+  }
+
   async clientOwnsChannels(scope: TenantScope, clientId: string): Promise<boolean> {
     return (await this.channels.exists(inScope(scope, { clientId })).exec()) !== null;
   }

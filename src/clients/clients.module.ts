@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { Client, ClientSchema } from './client.schema';
 import { ClientsController } from './clients.controller';
+import { ClientsListener } from './clients.listener';
 import { ClientsService } from './clients.service';
 
 @Module({
   imports: [MongooseModule.forFeature([{ name: Client.name, schema: ClientSchema }])],
   controllers: [ClientsController],
-  providers: [ClientsService],
+  providers: [ClientsService, ClientsListener],
   exports: [ClientsService],
 })
 export class ClientsModule {}

@@ -38,6 +38,11 @@ export class ClientsService {
     return this.records.isLive(scope, clientId);
   }
 
+  /** Whether the scope's project still holds any client, live or soft-deleted (a platform project delete asks). */
+  holdsRecords(scope: TenantScope): Promise<boolean> {
+    return this.records.holdsAny(scope);
+  }
+
   create(scope: TenantScope, dto: CreateClientDto): Promise<string> {
     return this.records.create(scope, clientFields(dto));
   }

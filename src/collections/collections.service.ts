@@ -27,6 +27,11 @@ export class CollectionsService {
     this.records = new SoftDeletableRecords(collections, 'Collection not found');
   }
 
+  /** Whether the scope's project still holds any collection, live or soft-deleted (a platform project delete asks). */
+  holdsRecords(scope: TenantScope): Promise<boolean> {
+    return this.records.holdsAny(scope);
+  }
+
   create(scope: TenantScope, dto: CreateCollectionDto): Promise<string> {
     return this.records.create(scope, collectionFields(dto));
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { CHANNEL_DELETED, ChannelDeletedEvent } from '../channels/channels.events';
+import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { ProjectsService } from './projects.service';
 
 @Injectable()
@@ -11,5 +12,11 @@ export class ProjectsListener {
   @OnEvent(CHANNEL_DELETED, { suppressErrors: false })
   async onChannelDeleted(event: ChannelDeletedEvent): Promise<void> {
     await this.projects.removeAllOfChannel(event.scope, event.channelId);
+  }
+
+  /** A platform project that still holds content projects is not empty: the answer `true` refuses its delete. */
+  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
+    return this.projects.holdsRecords(event.scope);
   }
 }

@@ -159,6 +159,11 @@ export class ProjectsService {
     await this.channels.removeProject(scope, String(deleted.channelId), id);
   }
 
+  /** Whether the scope's platform project still holds any content project (a platform project delete asks). */
+  async holdsRecords(scope: TenantScope): Promise<boolean> {
+    return (await this.projects.exists(inScope(scope, {})).exec()) !== null;
+  }
+
   /** The cascade of a channel delete, inside the channel's platform project. */
   async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
     await this.projects.deleteMany(inScope(scope, { channelId })).exec();

@@ -69,6 +69,11 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
     return (await this.model.exists(this.filter(scope, { _id: id, ...LIVE })).exec()) !== null;
   }
 
+  /** True when the scope's project holds any record, live or soft-deleted. */
+  async holdsAny(scope: TenantScope): Promise<boolean> {
+    return (await this.model.exists(this.filter(scope, {})).exec()) !== null;
+  }
+
   /** Sets the fields on a live record; a soft-deleted or unknown one is 404. */
   async update(scope: TenantScope, id: string, fields: Partial<T>): Promise<void> {
     await this.updateOne(scope, { _id: id, ...LIVE }, fields);
