@@ -28,7 +28,9 @@ describe('content tenancy: every record lives in one platform project', () => {
   let aDeveloper: Tenant;
   /** Owner of account B, acting in B's default project. */
   let b: Tenant;
-  /** Every tenant that must not see A's records. */
+  /** A's owner, acting in a second platform project of account A. */
+  let a2: Tenant;
+  /** Every tenant that must not see A's records: another account, and another project of A's account. */
   let others: Tenant[];
 
   const as = (tenant: Tenant): RequestOptions => ({
@@ -59,6 +61,13 @@ describe('content tenancy: every record lives in one platform project', () => {
   const newProject = async (tenant: Tenant, channelId: string, primaryTitle = 'Blue Hours') =>
     createdId(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle, projectTypeId: 'album' }, as(tenant)), 201);
 
+  const newPlatformProject = async (owner: TestUser, enabledApis?: string[]): Promise<string> => {
+    const body = { name: unique('Project'), ...(enabledApis ? { enabledApis } : {}) };
+    const res = await t.http.post('/api/v1/platform/projects', body, { token: owner.token });
+    if (res.status !== 201) throw new Error(`platform project create failed: ${res.status} ${res.text}`);
+    return res.body.data.id;
+  };
+
   const stored = (collection: string, id: string) => t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) });
 
   beforeAll(async () => {
@@ -68,13 +77,14 @@ describe('content tenancy: every record lives in one platform project', () => {
     a = { user: ownerA };
     b = { user: ownerB };
     aDeveloper = { user: await createUser(t.http, 'developer', ownerA.token) };
-    others = [b];
+    a2 = { user: ownerA, project: await newPlatformProject(ownerA) };
+    others = [b, a2];
   });
   afterAll(() => t.close());
 
-  it('the tenants are two accounts, and an invited developer shares the default project', async () => {
+  it('the tenants are two accounts and two projects of one account; an invited developer shares the default project', async () => {
     expect(a.user.accountId).not.toBe(b.user.accountId);
-    expect(a.user.projectId).not.toBe(b.user.projectId);
+    expect(new Set([a.user.projectId, b.user.projectId, a2.project]).size).toBe(3);
     expect(aDeveloper.user.projectId).toBe(a.user.projectId);
   });
 
@@ -93,7 +103,10 @@ describe('content tenancy: every record lives in one platform project', () => {
       for (const item of list.body) expect(item).not.toHaveProperty('projectId');
     });
 
-    it.each([['another account', () => b]])('from %s, a record answers exactly as an unknown id, and stays unchanged', async (_case, other) => {
+    it.each([
+      ['another account', () => b],
+      ['another project of the same account', () => a2],
+    ])('from %s, a record answers exactly as an unknown id, and stays unchanged', async (_case, other) => {
       const id = await create(a);
       const before = await stored(path, id);
       const unknown = new Types.ObjectId().toHexString();
@@ -190,7 +203,7 @@ describe('content tenancy: every record lives in one platform project', () => {
       }
     });
 
-    it('one username in two accounts: both succeed; inside one project it is still 409', async () => {
+    it('one username in two accounts and in two projects of one account: all succeed; inside one project it is still 409', async () => {
       const username = unique('Shared');
       const ids = [];
       for (const tenant of [a, ...others]) ids.push(await newChannel(tenant, await newClient(tenant), username));
@@ -245,7 +258,8 @@ describe('content tenancy: every record lives in one platform project', () => {
 
     it.each(['projectId', 'accountId'])('refuses %s in a body as an unknown field', async (field) => {
       const username = unique('sneaky');
-      const res = await t.http.post('/channels', { ...channelBody(await newClient(a), username), [field]: new Types.ObjectId().toHexString() }, as(a));
+      const body = { ...channelBody(await newClient(a), username), [field]: new Types.ObjectId().toHexString() };
+      const res = await t.http.post('/channels', body, as(a));
       expectValidationError(res, field);
       expect(await t.db.collection('channels').countDocuments({ username })).toBe(0);
     });
@@ -295,7 +309,8 @@ describe('content tenancy: every record lives in one platform project', () => {
 
     it('a project body naming projectId or accountId is 400 as an unknown field', async () => {
       for (const field of ['projectId', 'accountId']) {
-        const res = await t.http.post(`/channels/${channelOfA}/projects`, { primaryTitle: 'X', projectTypeId: 'show', [field]: new Types.ObjectId().toHexString() }, as(a));
+        const body = { primaryTitle: 'X', projectTypeId: 'show', [field]: new Types.ObjectId().toHexString() };
+        const res = await t.http.post(`/channels/${channelOfA}/projects`, body, as(a));
         expectValidationError(res, field);
         expectValidationError(await t.http.put(`/projects/${projectOfA}`, { [field]: new Types.ObjectId().toHexString() }, as(a)), field);
       }
@@ -316,6 +331,61 @@ describe('content tenancy: every record lives in one platform project', () => {
       expect((await t.http.delete(`/channels/${channel}`, as(a))).status).toBe(200);
       expect(await t.db.collection('projects').countDocuments({ primaryTitle: 'Goes with it' })).toBe(0);
       expect(await t.db.collection('projects').countDocuments({ _id: stray.insertedId })).toBe(1);
+    });
+  });
+
+  it('a project whose content APIs are off answers 403 on each content route family', async () => {
+    const financeOnly: Tenant = { user: a.user, project: await newPlatformProject(a.user, ['customers']) };
+    const unknown = new Types.ObjectId().toHexString();
+    const routes: [string, string][] = [
+      ['/clients', 'clients'],
+      ['/collections', 'collections'],
+      [`/channels/client/${unknown}`, 'channels'],
+      [`/projects/${unknown}`, 'projects'],
+    ];
+    for (const [path, api] of routes) {
+      expectError(await t.http.get(path, as(financeOnly)), 403, `The ${api} API is not enabled for this project`);
+    }
+  });
+
+  describe('deleting a platform project', () => {
+    const deleteProject = (id: string) => t.http.delete(`/api/v1/platform/projects/${id}`, { token: a.user.token });
+
+    it.each([
+      ['a soft-deleted client', async (tenant: Tenant) => {
+        const id = await newClient(tenant);
+        await t.http.patch(`/clients/${id}/soft-delete`, undefined, as(tenant));
+      }],
+      ['a soft-deleted collection', async (tenant: Tenant) => {
+        const id = await newCollection(tenant);
+        await t.http.patch(`/collections/${id}/soft-delete`, undefined, as(tenant));
+      }],
+      ['a channel', async (tenant: Tenant) => {
+        await newChannel(tenant, await newClient(tenant));
+        await t.db.collection('clients').deleteMany({ projectId: projectOf(tenant) });
+      }],
+      ['a content project', async (tenant: Tenant) => {
+        await newProject(tenant, await newChannel(tenant, await newClient(tenant)));
+        await t.db.collection('channels').deleteMany({ projectId: projectOf(tenant) });
+        await t.db.collection('clients').deleteMany({ projectId: projectOf(tenant) });
+      }],
+    ])('is 409 while it holds %s', async (_case, fill) => {
+      const tenant: Tenant = { user: a.user, project: await newPlatformProject(a.user) };
+      await fill(tenant);
+      expectError(await deleteProject(tenant.project as string), 409, 'Platform project is not empty');
+    });
+
+    it('goes through once its content is gone', async () => {
+      const tenant: Tenant = { user: a.user, project: await newPlatformProject(a.user) };
+      const client = await newClient(tenant);
+      const channel = await newChannel(tenant, client);
+      await newProject(tenant, channel);
+      const collection = await newCollection(tenant);
+      expectError(await deleteProject(tenant.project as string), 409, 'Platform project is not empty');
+      expect((await t.http.delete(`/channels/${channel}`, as(tenant))).status).toBe(200);
+      expect((await t.http.delete(`/clients/${client}`, as(tenant))).status).toBe(200);
+      expect((await t.http.delete(`/collections/${collection}`, as(tenant))).status).toBe(200);
+      expect((await deleteProject(tenant.project as string)).status).toBe(200);
     });
   });
 
