@@ -1,6 +1,9 @@
-import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { Roles } from '../common/decorators/roles.decorator';
+import { Idempotency, type IdempotentRequest } from '../common/idempotency/idempotent-request';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/request-fingerprint';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { CreatePaymentDto } from './dto/create-payment.dto';
@@ -14,6 +17,10 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 const IDEMPOTENCY_NOTE =
   ' Send an `Idempotency-Key` header to make retries safe: a retry with the same key and body returns the first response ' +
   '(with `Idempotent-Replayed: true`) and changes nothing.';
+const CREATE_IDEMPOTENCY_NOTE =
+  IDEMPOTENCY_NOTE +
+  ' A payment keeps its key for 24 hours: a retry never creates a second payment, even when the first request was cut off ' +
+  'mid-way; it gets the payment as it now stands.';
 
 @ApiTags('payments')
 @PlatformApi('payments')
@@ -28,12 +35,19 @@ export class PaymentsController {
       'Without `confirm: true` the payment waits in `requires_confirmation`. With it, the customer\'s default card is charged at once: ' +
       '`succeeded`, `failed` with a `failureCode` for a declining test card, or `requires_payment_method` when the customer has no default card. ' +
       'An unknown `customer` or `reciver`, or a `reciver` equal to `customer`, is 400. Returns the payment itself, not wrapped.' +
-      IDEMPOTENCY_NOTE,
+      CREATE_IDEMPOTENCY_NOTE,
   })
   @ApiCreatedResponse({ type: PaymentResponse, description: 'The payment' })
   @ApiErrorResponses(400, 401, 409, 413, 415, 422, 500, 503)
-  createPayment(@Tenant() scope: TenantScope, @Body() dto: CreatePaymentDto): Promise<PaymentResponse> {
-    return this.payments.create(scope, dto);
+  async createPayment(
+    @Tenant() scope: TenantScope,
+    @Body() dto: CreatePaymentDto,
+    @Idempotency() idempotency: IdempotentRequest | null,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PaymentResponse> {
+    const { payment, replayed } = await this.payments.create(scope, dto, idempotency);
+    if (replayed) reply.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return payment;
   }
 
   @Get()

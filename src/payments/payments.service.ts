@@ -1,6 +1,8 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted } from 'mongoose';
+import { Model, trusted, Types } from 'mongoose';
+import { isDuplicateKey } from '../common/database/duplicate-key';
+import type { IdempotentRequest } from '../common/idempotency/idempotent-request';
 import { CardsService } from '../cards/cards.service';
 import { formatMinorUnits, MoneyError, toMinorUnits } from '../common/money/money';
 import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';
@@ -10,12 +12,19 @@ import { ListPaymentsQuery } from './dto/list-payments.query';
 import { PaymentResponse } from './dto/payment.response';
 import { RefundPaymentDto } from './dto/refund-payment.dto';
 import { CONFIRMABLE_STATUSES, Payment, REFUNDABLE_STATUSES } from './payment.schema';
+import { PaymentKeys } from './payment-keys';
 import { PaymentLocks } from './payment-locks';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 
 export const PAYMENT_NOT_FOUND = 'Payment not found';
+
+/** A created payment, or the one an earlier run under the same Idempotency-Key created (`replayed`). */
+export interface CreatedPayment {
+  payment: PaymentResponse;
+  replayed: boolean;
+}
 
 /**
  * The payments of a platform project. Every method takes the request's scope first: a payment, a
@@ -28,14 +37,29 @@ export class PaymentsService {
     private readonly customers: CustomersService,
     private readonly cards: CardsService,
     private readonly locks: PaymentLocks,
+    private readonly paymentKeys: PaymentKeys,
   ) {}
 
-  async create(scope: TenantScope, dto: CreatePaymentDto): Promise<PaymentResponse> {
+  /**
+   * Creates a payment. With an `Idempotency-Key` (`idempotency`), the key is claimed for the new
+   * payment's id before the payment is written (see PaymentKeys): a request that runs again under
+   * the same key, after the interceptor dropped its record, finds that payment and answers it
+   * (`replayed`), or creates it under the same id when the first run stopped before writing it; the
+   * same key with another request is 422. Every check that can refuse the request runs first, so a
+   * refused request claims nothing.
+   */
+  async create(scope: TenantScope, dto: CreatePaymentDto, idempotency: IdempotentRequest | null): Promise<CreatedPayment> {
     const currency = dto.currency.toLowerCase();
     const amountMinor = minorUnits(dto.amount, currency);
     const customer = dto.customer.toLowerCase();
     const reciver = dto.reciver ? dto.reciver.toLowerCase() : null;
     if (reciver === customer) throw new BadRequestException('reciver must be a different customer than customer');
+
+    if (idempotency) {
+      const earlier = await this.paymentKeys.find(scope, idempotency);
+      const payment = earlier && (await this.findById(scope, earlier));
+      if (payment) return { payment: toPaymentResponse(payment), replayed: true };
+    }
 
     const [customerExists, reciverExists] = await Promise.all([
       this.customers.exists(scope, customer),
@@ -44,22 +68,37 @@ export class PaymentsService {
     if (!customerExists) throw new BadRequestException('customer does not exist');
     if (!reciverExists) throw new BadRequestException('reciver does not exist');
 
+    let paymentId = new Types.ObjectId();
+    if (idempotency) {
+      paymentId = await this.paymentKeys.reserve(scope, idempotency, paymentId);
+      const payment = await this.findById(scope, paymentId);
+      if (payment) return { payment: toPaymentResponse(payment), replayed: true };
+    }
+
     const charge = dto.confirm
       ? chargeOutcome(await this.cards.getDefaultCardForCharge(scope, customer))
       : { status: 'requires_confirmation' as const, failureCode: null, card: null };
-    const created = await this.payments.create({
-      projectId: scopeProjectId(scope),
-      amountMinor,
-      currency,
-      customer,
-      reciver,
-      description: dto.description ?? null,
-      status: charge.status,
-      failureCode: charge.failureCode,
-      card: charge.card,
-      amountRefundedMinor: 0,
-    });
-    return toPaymentResponse(created.toObject());
+    try {
+      const created = await this.payments.create({
+        _id: paymentId,
+        projectId: scopeProjectId(scope),
+        amountMinor,
+        currency,
+        customer,
+        reciver,
+        description: dto.description ?? null,
+        status: charge.status,
+        failureCode: charge.failureCode,
+        card: charge.card,
+        amountRefundedMinor: 0,
+      });
+      return { payment: toPaymentResponse(created.toObject()), replayed: false };
+    } catch (error) {
+      // Another run under the same key wrote this id first: answer its payment.
+      const payment = idempotency && isDuplicateKey(error) ? await this.findById(scope, paymentId) : null;
+      if (payment) return { payment: toPaymentResponse(payment), replayed: true };
+      throw error;
+    }
   }
 
   async get(scope: TenantScope, id: string): Promise<PaymentResponse> {
@@ -146,6 +185,10 @@ export class PaymentsService {
       if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
       return toPaymentResponse(updated);
     });
+  }
+
+  private findById(scope: TenantScope, id: Types.ObjectId): Promise<Payment | null> {
+    return this.payments.findOne(inScope(scope, { _id: id })).lean<Payment>().exec();
   }
 
   private async findOrThrow(scope: TenantScope, id: string): Promise<Payment> {

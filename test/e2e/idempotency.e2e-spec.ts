@@ -26,6 +26,8 @@ describe('Idempotency-Key', () => {
   const newKey = () => `key-${Date.now()}-${++keyCounter}`;
   const fingerprintKey = () => t.app.get(ConfigService).getOrThrow<FinanceConfig>('finance').idempotencyFingerprintKey;
   const records = () => t.db.collection('idempotency_keys');
+  const paymentKeys = () => t.db.collection<{ _id: string; [field: string]: unknown }>('payment_keys');
+  const paymentKeyId = (key: string) => `${developer.projectId}:user:${developer.id}:${key}`;
   const paymentsOf = (customer: string) => t.db.collection('payments').countDocuments({ customer: new Types.ObjectId(customer) });
 
   async function createCustomer(): Promise<string> {
@@ -178,11 +180,63 @@ describe('Idempotency-Key', () => {
     expect(await paymentsOf(customer)).toBe(0);
     expectError(await post(PAYMENTS, { ...body, amount: 6 }, key), 422);
 
-    // Still in progress after 5 minutes: its server stopped mid-request, so the key is free again.
+    // Still in progress after 5 minutes: its server stopped mid-request before it wrote anything,
+    // so the key no longer blocks and the request runs.
     await records().updateOne({ key }, { $set: { createdAt: new Date(Date.now() - 6 * 60 * 1000) } });
     const afterStop = await post(PAYMENTS, body, key);
     expect(afterStop.status).toBe(201);
     expect(afterStop.headers.get(REPLAYED)).toBeNull();
+    expect(await paymentsOf(customer)).toBe(1);
+  });
+
+  it('a request cut off after it created its payment: a retry past the 5-minute lease answers that payment, never a second', async () => {
+    const customer = await customerWithCard();
+    const key = newKey();
+    const body = { amount: 8.5, currency: 'usd', customer, confirm: true };
+    const first = await post(PAYMENTS, body, key);
+    expect(first.status).toBe(201);
+    // Its server stopped after writing the payment and before storing the answer: the record is
+    // left in progress, and 5 minutes later it no longer blocks the key.
+    const cutOff = () =>
+      records().updateOne(
+        { key },
+        { $set: { state: 'in_progress', statusCode: null, responseBody: null, createdAt: new Date(Date.now() - 6 * 60 * 1000) } },
+      );
+    await cutOff();
+    const retry = await post(PAYMENTS, body, key);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get(REPLAYED)).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await paymentsOf(customer)).toBe(1);
+
+    // Once more, with another body under the same key: 422, as while the record lived.
+    await cutOff();
+    expectError(await post(PAYMENTS, { ...body, amount: 9 }, key), 422, /already used with a different request/);
+    // And with the record gone altogether.
+    await records().deleteOne({ key });
+    const again = await post(PAYMENTS, body, key);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect(await paymentsOf(customer)).toBe(1);
+  });
+
+  it('a request cut off after it claimed the key but before it wrote the payment: the retry creates it, under the claimed id', async () => {
+    const customer = await createCustomer();
+    const key = newKey();
+    const body = { amount: 4, currency: 'usd', customer };
+    const claimed = new Types.ObjectId();
+    await paymentKeys().insertOne({
+      _id: paymentKeyId(key),
+      projectId: new Types.ObjectId(developer.projectId),
+      paymentId: claimed,
+      fingerprint: requestFingerprint(fingerprintKey(), 'POST', PAYMENTS, body),
+      createdAt: new Date(Date.now() - 6 * 60 * 1000),
+    });
+    const retry = await post(PAYMENTS, body, key);
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(claimed.toHexString());
+    expect(await paymentsOf(customer)).toBe(1);
+    expect((await post(PAYMENTS, body, key)).headers.get(REPLAYED)).toBe('true');
     expect(await paymentsOf(customer)).toBe(1);
   });
 
@@ -213,7 +267,10 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const body = { amount: 2, currency: 'usd', customer };
     const first = await post(PAYMENTS, body, key);
-    await records().updateOne({ key }, { $set: { createdAt: new Date(Date.now() - 24 * 3600 * 1000 - 1000) } });
+    // A day later: the key's record and the payment's copy of the key are both past their 24 hours.
+    const dayAgo = new Date(Date.now() - 24 * 3600 * 1000 - 1000);
+    await records().updateOne({ key }, { $set: { createdAt: dayAgo } });
+    await paymentKeys().updateOne({ _id: paymentKeyId(key) }, { $set: { createdAt: dayAgo } });
     const again = await post(PAYMENTS, body, key);
     expect(again.status).toBe(201);
     expect(again.headers.get(REPLAYED)).toBeNull();

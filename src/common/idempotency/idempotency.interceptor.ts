@@ -7,6 +7,7 @@ import type { FinanceConfig } from '../../config/finance.config';
 import type { RequestContext } from '../../tenancy/principal';
 import { IS_PUBLIC } from '../decorators/public.decorator';
 import { IdempotencyStore } from './idempotency.store';
+import type { IdempotentRequestContext } from './idempotent-request';
 import { callerId, idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotencyKey, requestFingerprint } from './request-fingerprint';
 
 /**
@@ -22,6 +23,8 @@ import { callerId, idempotencyScope, IDEMPOTENT_REPLAYED_HEADER, readIdempotency
  *   header's form but do not store: their records would belong to no tenant.
  * - A request that fails (any error status) stores nothing: its key is released and a retry runs again.
  * - A record left in progress for 5 minutes (its server stopped mid-request) no longer blocks its key.
+ *   The request then runs again: a route whose effect must not happen twice keeps the key with what
+ *   it creates (`IdempotentRequest`; payments do) and answers the earlier result instead.
  * - Anonymous routes (login, signup) check the header's form but do not store: replaying a login
  *   would hand out an old token, and a repeated signup is already a 409.
  */
@@ -42,7 +45,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     if (context.getType() !== 'http') return next.handle();
     const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest & RequestContext>();
+    const request = http.getRequest<FastifyRequest & RequestContext & IdempotentRequestContext>();
     if (request.method !== 'POST') return next.handle();
     const key = readIdempotencyKey(request.headers);
     if (key === undefined) return next.handle();
@@ -51,7 +54,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
     if (isPublic || !tenant || !principal) return next.handle();
 
     const reply = http.getResponse<FastifyReply>();
-    const callerRoute = idempotencyScope(callerId(principal), request.method, request.url);
+    const caller = callerId(principal);
+    const callerRoute = idempotencyScope(caller, request.method, request.url);
     const fingerprint = requestFingerprint(this.fingerprintKey, request.method, request.url, request.body);
 
     return from(this.store.begin(tenant, callerRoute, key, fingerprint)).pipe(
@@ -61,6 +65,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
           reply.status(start.statusCode);
           return of(start.body);
         }
+        // For routes that keep the key with what they create (payments): see IdempotentRequest.
+        request.idempotency = { caller, key, fingerprint };
         return next.handle().pipe(
           catchError((error: unknown) =>
             from(this.store.release(tenant, start.recordId)).pipe(

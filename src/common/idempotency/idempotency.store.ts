@@ -3,8 +3,9 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { inScope, scopeProjectId, type TenantScope } from '../../tenancy/tenant-scope';
 import { isDuplicateKey } from '../database/duplicate-key';
+import { expireByAge, sweepExpired } from './expire-by-age';
 import { IdempotencyRecord } from './idempotency-record.schema';
-import { IDEMPOTENCY_KEY_TTL_SECONDS } from './request-fingerprint';
+import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from './request-fingerprint';
 
 export type IdempotencyStart =
   | { kind: 'started'; recordId: Types.ObjectId }
@@ -17,8 +18,6 @@ const MAX_ATTEMPTS = 5;
  * answered; it is dropped so the key does not answer 409 for a whole day.
  */
 export const IN_PROGRESS_LEASE_MS = 5 * 60 * 1000;
-/** How often expired records are swept where the database has no TTL index. */
-const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
  * Remembers requests by `Idempotency-Key`, per platform project. The unique index on (project,
@@ -28,7 +27,7 @@ const PURGE_INTERVAL_MS = 60 * 60 * 1000;
 @Injectable()
 export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(IdempotencyStore.name);
-  private purgeTimer?: NodeJS.Timeout;
+  private stopExpiry: () => void = () => undefined;
 
   constructor(@InjectModel(IdempotencyRecord.name) private readonly records: Model<IdempotencyRecord>) {}
 
@@ -37,22 +36,11 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
    * a record older than 24 hours counts as absent and is replaced when its key comes back.
    */
   async onModuleInit(): Promise<void> {
-    try {
-      await this.records.collection.createIndex(
-        { createdAt: 1 },
-        { expireAfterSeconds: IDEMPOTENCY_KEY_TTL_SECONDS, name: 'createdAt_ttl' },
-      );
-    } catch (error) {
-      this.logger.debug(`No TTL index on idempotency keys (${(error as Error).message}); expired keys are swept hourly`);
-      this.purgeTimer = setInterval(() => {
-        this.purgeExpired().catch((failure: Error) => this.logger.warn(`Sweeping expired idempotency keys failed: ${failure.message}`));
-      }, PURGE_INTERVAL_MS);
-      this.purgeTimer.unref();
-    }
+    this.stopExpiry = await expireByAge(this.records.collection, IDEMPOTENCY_KEY_TTL_SECONDS, this.logger);
   }
 
   onModuleDestroy(): void {
-    if (this.purgeTimer) clearInterval(this.purgeTimer);
+    this.stopExpiry();
   }
 
   /** `callerRoute` names the caller and the route (`idempotencyScope`); the tenant scope, the project. */
@@ -78,9 +66,7 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
         continue;
       }
       if (existing.fingerprint !== fingerprint) {
-        throw new UnprocessableEntityException(
-          'This Idempotency-Key was already used with a different request; use a new key for a new request',
-        );
+        throw new UnprocessableEntityException(KEY_REUSED_MESSAGE);
       }
       if (existing.state !== 'completed' || existing.statusCode === null) {
         throw new ConflictException(
@@ -111,15 +97,9 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     await this.records.deleteOne(inScope(scope, { _id: recordId, state: 'in_progress' as const })).exec();
   }
 
-  /**
-   * Drops records past their 24 hours (MongoDB's TTL index does it by itself; FerretDB needs this).
-   * A maintenance sweep over every project, by age alone: like the TTL index, it reads nothing and
-   * answers nobody, so it goes to the collection directly, past the tenantOwned guard.
-   */
-  async purgeExpired(now = new Date()): Promise<number> {
-    const cutoff = new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_SECONDS * 1000);
-    const result = await this.records.collection.deleteMany({ createdAt: { $lt: cutoff } });
-    return result.deletedCount;
+  /** Drops records past their 24 hours, in every project (see `expireByAge`). */
+  purgeExpired(now = new Date()): Promise<number> {
+    return sweepExpired(this.records.collection, IDEMPOTENCY_KEY_TTL_SECONDS, now);
   }
 
   private isAbandoned(record: IdempotencyRecord, now = Date.now()): boolean {

@@ -7,6 +7,8 @@ export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** How long a key is remembered. */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
+/** The 422 of a key used again with another request. */
+export const KEY_REUSED_MESSAGE = 'This Idempotency-Key was already used with a different request; use a new key for a new request';
 
 const PRINTABLE = /^[\x20-\x7e]+$/;
 

@@ -1,0 +1,25 @@
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+
+/**
+ * The `Idempotency-Key` of the request a route is running, as the idempotency interceptor read it:
+ * set only on routes of a platform project whose request carried a key and is running for the first
+ * time (a replay never reaches the route). A route that creates something can store it with what it
+ * creates, so that a retry finds it even after the interceptor's own record is gone.
+ */
+export interface IdempotentRequest {
+  /** `user:<id>` or `key:<id>` (see `callerId`). */
+  readonly caller: string;
+  readonly key: string;
+  /** The request's keyed fingerprint (`requestFingerprint`): another request under the same key differs. */
+  readonly fingerprint: string;
+}
+
+export interface IdempotentRequestContext {
+  idempotency?: IdempotentRequest;
+}
+
+/** The running request's `IdempotentRequest`, or null when it carried no key. */
+export const Idempotency = createParamDecorator(
+  (_data: unknown, execution: ExecutionContext): IdempotentRequest | null =>
+    execution.switchToHttp().getRequest<IdempotentRequestContext>().idempotency ?? null,
+);
