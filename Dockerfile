@@ -1,22 +1,26 @@
 # syntax=docker/dockerfile:1
-# Production image. It expects MONGODB_URI (see docker-compose.yml); the embedded database is for
-# development machines only.
-FROM node:20-bookworm-slim AS build
+# Production image. It expects MONGODB_URI and JWT_SECRET (see docker-compose.yml); the embedded
+# database is for development machines only.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production PORT=3000
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
-COPY --chown=node:node package.json ./
+# Owned by root: the service (user node) reads its code and dependencies but cannot change them.
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
 USER node
 EXPOSE 3000
-HEALTHCHECK --interval=15s --timeout=3s --start-period=20s \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
+# Ready = the database answers and the indexes are built (GET /health/live only says the process runs).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# main.ts drains in-flight requests on SIGTERM and exits 0.
+STOPSIGNAL SIGTERM
 CMD ["node", "dist/main.js"]
