@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
@@ -19,7 +20,7 @@ export class MembershipTier {
 }
 export const MembershipTierSchema = SchemaFactory.createForClass(MembershipTier);
 
-@Schema({ collection: 'channels', timestamps: true, versionKey: false })
+@Schema(schemaOptions('channels'))
 export class Channel {
   _id: Types.ObjectId;
 

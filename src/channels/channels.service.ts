@@ -16,6 +16,7 @@ import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 
 export const CHANNEL_NOT_FOUND = 'Channel not found';
+const UNKNOWN_CLIENT = 'clientId does not match an existing client';
 const USERNAME_TAKEN = 'Channel username already taken';
 
 /** The fields a request writes as they are; the username, lists and tiers are shaped on the way. */
@@ -39,11 +40,14 @@ export class ChannelsService {
     private readonly events: EventEmitter2,
   ) {}
 
-  /** The client must be live in the same platform project: another project's client is as unknown as a missing one. */
+  /**
+   * The client must be live in the same platform project: another project's client is as unknown as
+   * a missing one. It is asked again after the insert: a hard delete of the client that started
+   * meanwhile has marked it, and the channel withdraws rather than point at a deleted client.
+   */
   async create(scope: TenantScope, dto: CreateChannelDto): Promise<string> {
-    if (!(await this.clients.isLive(scope, dto.clientId))) {
-      throw new BadRequestException('clientId does not match an existing client');
-    }
+    if (!(await this.clients.isLive(scope, dto.clientId))) throw new BadRequestException(UNKNOWN_CLIENT);
+    let id: string;
     try {
       // Fields the request leaves out take the schema's defaults.
       const created = await this.channels.create({
@@ -51,10 +55,15 @@ export class ChannelsService {
         clientId: dto.clientId,
         projectId: scopeProjectId(scope),
       });
-      return String(created._id);
+      id = String(created._id);
     } catch (error) {
       throw usernameConflictOr(error);
     }
+    if (!(await this.clients.acceptsChannels(scope, dto.clientId))) {
+      await this.channels.deleteOne(inScope(scope, { _id: id })).exec();
+      throw new BadRequestException(UNKNOWN_CLIENT);
+    }
+    return id;
   }
 
   async listByClient(scope: TenantScope, clientId: string, page: ContentListQuery): Promise<ContentPage<ChannelResponse>> {

@@ -1,8 +1,9 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
-@Schema({ collection: 'clients', timestamps: true, versionKey: false })
+@Schema(schemaOptions('clients'))
 export class Client {
   _id: Types.ObjectId;
 
@@ -21,6 +22,14 @@ export class Client {
 
   @Prop({ type: [String], default: [] })
   projectIds: string[];
+
+  /**
+   * Set while a hard delete is checking for channels: a channel created meanwhile sees it and
+   * withdraws, so no channel is left pointing at a deleted client. Older than a minute, it belongs
+   * to a delete whose server stopped, and is ignored.
+   */
+  @Prop({ type: Date, default: null })
+  deletingAt: Date | null;
 
   /** Set by a soft delete, cleared by a restore; null while the client is live. */
   @Prop({ type: Date, default: null })

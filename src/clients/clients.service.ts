@@ -1,11 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
 import { SoftDeletableRecords } from '../common/soft-delete/soft-deletable-records';
-import type { TenantScope } from '../tenancy/tenant-scope';
+import { isValidObjectId } from '../common/pipes/object-id';
+import { inScope, type TenantScope } from '../tenancy/tenant-scope';
 import { Client } from './client.schema';
 import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from './clients.events';
 import { toClientResponse } from './clients.mapper';
@@ -14,6 +15,9 @@ import { CreateClientDto } from './dto/create-client.dto';
 import { ListClientsQuery } from './dto/list-clients.query';
 import { UpdateClientDto } from './dto/update-client.dto';
 
+const CLIENT_NOT_FOUND = 'Client not found';
+/** A deleting mark older than this belongs to a delete whose server stopped part-way. */
+const DELETING_LEASE_MS = 60_000;
 const WRITABLE_FIELDS = ['name', 'email', 'phone', 'projectIds'] as const;
 
 /** Copies only the contract's writable fields, so nothing else of a body reaches the database. */
@@ -27,10 +31,10 @@ export class ClientsService {
   private readonly records: SoftDeletableRecords<Client>;
 
   constructor(
-    @InjectModel(Client.name) clients: Model<Client>,
+    @InjectModel(Client.name) private readonly clients: Model<Client>,
     private readonly events: EventEmitter2,
   ) {
-    this.records = new SoftDeletableRecords(clients, 'Client not found');
+    this.records = new SoftDeletableRecords(clients, CLIENT_NOT_FOUND);
   }
 
   /** True when a live client with this id exists in the scope's project. A malformed id is simply false. */
@@ -69,11 +73,32 @@ export class ClientsService {
   }
 
   /**
-   * Removes the client whether live or soft-deleted. Child modules are asked first: a listener
-   * that still finds channels of this client throws a ConflictException and nothing is removed.
+   * True while a live client can take a new channel: live, and no hard delete under way. A channel
+   * create asks again after its insert, which closes the window between a delete's check for
+   * channels and its removal (see hardDelete).
    */
-  hardDelete(scope: TenantScope, id: string): Promise<void> {
+  async acceptsChannels(scope: TenantScope, clientId: string, now = new Date()): Promise<boolean> {
+    if (!isValidObjectId(clientId)) return false;
+    const client = await this.clients.findOne(inScope(scope, { _id: clientId, deletedAt: null })).lean<Client>().exec();
+    if (!client) return false;
+    return !client.deletingAt || now.getTime() - new Date(client.deletingAt).getTime() >= DELETING_LEASE_MS;
+  }
+
+  /**
+   * Removes the client whether live or soft-deleted. It is marked as deleting first, then child
+   * modules are asked (a listener that still finds channels throws a ConflictException, the mark is
+   * lifted and nothing is removed), then it is removed. A channel create that raced the check sees
+   * the mark after its own insert and withdraws.
+   */
+  async hardDelete(scope: TenantScope, id: string): Promise<void> {
+    const marked = await this.clients.updateOne(inScope(scope, { _id: id }), { $set: { deletingAt: new Date() } }).exec();
+    if (marked.matchedCount === 0) throw new NotFoundException(CLIENT_NOT_FOUND);
     const event: ClientHardDeletingEvent = { scope, clientId: id };
-    return this.records.hardDelete(scope, id, () => this.events.emitAsync(CLIENT_HARD_DELETING, event));
+    try {
+      await this.records.hardDelete(scope, id, () => this.events.emitAsync(CLIENT_HARD_DELETING, event));
+    } catch (error) {
+      await this.clients.updateOne(inScope(scope, { _id: id }), { $set: { deletingAt: null } }).exec();
+      throw error;
+    }
   }
 }

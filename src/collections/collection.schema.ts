@@ -1,8 +1,9 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
-@Schema({ collection: 'collections', timestamps: true, versionKey: false })
+@Schema(schemaOptions('collections'))
 export class Collection {
   _id: Types.ObjectId;
 

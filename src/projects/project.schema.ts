@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
@@ -28,7 +29,7 @@ export type SupportedFormat = (typeof SUPPORTED_FORMATS)[number];
 export type SupportedMode = (typeof SUPPORTED_MODES)[number];
 export type SupportedFeature = (typeof SUPPORTED_FEATURES)[number];
 
-@Schema({ collection: 'projects', timestamps: true, versionKey: false })
+@Schema(schemaOptions('projects'))
 export class Project {
   _id: Types.ObjectId;
 

@@ -365,6 +365,39 @@ describe('clients', () => {
       expect((await t.http.get(`/clients/${id}`, { token: admin.token })).status).toBe(200);
     });
 
+    it('leaves no channel pointing at a deleted client when a channel is created while the delete checks', async () => {
+      const id = await newClient();
+      const events = t.app.get(EventEmitter2);
+      let created: { status: number; body: { id?: string } } | undefined;
+      // Runs beside the channels module's check, between that check and the removal.
+      const createChannelMeanwhile = async () => {
+        created = await t.http.post(
+          '/channels',
+          { clientId: id, name: 'Racer', username: `racer-${new Types.ObjectId().toHexString()}`, avatarUrl: 'https://example.com/r.png', role: 'owner' },
+          { token: developer.token },
+        );
+      };
+      events.on(CLIENT_HARD_DELETING, createChannelMeanwhile);
+      let deleted;
+      try {
+        deleted = await t.http.delete(`/clients/${id}`, { token: admin.token });
+      } finally {
+        events.off(CLIENT_HARD_DELETING, createChannelMeanwhile);
+      }
+      const orphans = await t.db.collection('channels').countDocuments({ clientId: id });
+      if (deleted.status === 200) {
+        expect(await stored(id)).toBeNull();
+        expectError(created as never, 400, 'clientId does not match an existing client');
+        expect(orphans).toBe(0);
+      } else {
+        expectError(deleted, 409, 'Client still owns channels');
+        expect(await stored(id)).not.toBeNull();
+      }
+      // The deleting mark is lifted or gone: the client (if still there) takes channels again.
+      const stillThere = await stored(id);
+      expect(stillThere?.deletingAt ?? null).toBeNull();
+    });
+
     it('is 403 for a developer or a manager, and the client stays', async () => {
       const id = await newClient();
       expectError(await t.http.delete(`/clients/${id}`, { token: developer.token }), 403);
