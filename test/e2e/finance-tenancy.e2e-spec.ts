@@ -246,4 +246,121 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
       expect((await get(a, `/v1/cards?customer=${customer}`)).body.data.map((c: { id: string }) => c.id)).toEqual([card]);
     });
   });
+
+  describe('two projects of one account', () => {
+    let one: Tenant;
+    let two: Tenant;
+    let recordsOne: Records;
+    let recordsTwo: Records;
+
+    beforeAll(async () => {
+      const project = await t.http.post('/api/v1/platform/projects', { name: 'Second project' }, { token: ownerA.token });
+      if (project.status !== 201) throw new Error(`platform project: ${project.status} ${project.text}`);
+      one = a;
+      two = { user: ownerA, projectId: project.body.data.id, headers: { 'X-Project-Id': project.body.data.id } };
+      recordsOne = recordsA;
+      recordsTwo = await seed(two, '4242424242424242');
+    });
+
+    it('records are created in the project the request names', async () => {
+      expect(two.projectId).not.toBe(one.projectId);
+      expect(String((await stored('customers', recordsTwo.customer))?.projectId)).toBe(two.projectId);
+      expect(String((await stored('payments', recordsTwo.pending))?.projectId)).toBe(two.projectId);
+    });
+
+    it("the other project's customer, card and payment are the same 404 as unknown ones", async () => {
+      expectSameAsUnknown(await get(two, `/v1/customers/${recordsOne.customer}`), await get(two, `/v1/customers/${UNKNOWN_ID}`), 404, 'Customer not found');
+      expectSameAsUnknown(await get(one, `/v1/customers/${recordsTwo.customer}`), await get(one, `/v1/customers/${UNKNOWN_ID}`), 404, 'Customer not found');
+      expectSameAsUnknown(await get(two, `/v1/cards?customer=${recordsOne.customer}`), await get(two, `/v1/cards?customer=${UNKNOWN_ID}`), 404, 'Customer not found');
+      expectSameAsUnknown(await get(two, `/v1/cards/${recordsOne.card}`), await get(two, `/v1/cards/${UNKNOWN_ID}`), 404, 'Card not found');
+      expectSameAsUnknown(await post(two, `/v1/cards/${recordsOne.card}/default`), await post(two, `/v1/cards/${UNKNOWN_ID}/default`), 404, 'Card not found');
+      expectSameAsUnknown(await del(two, `/v1/cards/${recordsOne.card}`), await del(two, `/v1/cards/${UNKNOWN_ID}`), 404, 'Card not found');
+      expectSameAsUnknown(await get(two, `${PAYMENTS}/${recordsOne.pending}`), await get(two, `${PAYMENTS}/${UNKNOWN_ID}`), 404, 'Payment not found');
+      expectSameAsUnknown(
+        await post(two, `${PAYMENTS}/${recordsOne.pending}/confirm`),
+        await post(two, `${PAYMENTS}/${UNKNOWN_ID}/confirm`),
+        404,
+        'Payment not found',
+      );
+      expectSameAsUnknown(
+        await post(two, `${PAYMENTS}/${recordsOne.succeeded}/refund`, {}),
+        await post(two, `${PAYMENTS}/${UNKNOWN_ID}/refund`, {}),
+        404,
+        'Payment not found',
+      );
+      expect((await stored('payments', recordsOne.pending))?.status).toBe('requires_confirmation');
+      expect((await stored('payments', recordsOne.succeeded))?.amountRefundedMinor).toBe(0);
+      expect(await stored('cards', recordsOne.card)).not.toBeNull();
+    });
+
+    it('lists and cross-references stay inside the project', async () => {
+      const customersTwo = (await get(two, '/v1/customers?limit=100')).body.data.map((c: { id: string }) => c.id);
+      expect(customersTwo).toEqual([recordsTwo.customer]);
+      const paymentsTwo = (await get(two, `${PAYMENTS}?limit=100`)).body.data.map((p: { id: string }) => p.id);
+      expect(paymentsTwo.sort()).toEqual([recordsTwo.pending, recordsTwo.succeeded].sort());
+
+      const before = await counts();
+      expectSameAsUnknown(
+        await post(two, PAYMENTS, { amount: 1, currency: 'usd', customer: recordsOne.customer }),
+        await post(two, PAYMENTS, { amount: 1, currency: 'usd', customer: UNKNOWN_ID }),
+        400,
+        'customer does not exist',
+      );
+      expectSameAsUnknown(
+        await post(two, PAYMENTS, { amount: 1, currency: 'usd', customer: recordsTwo.customer, reciver: recordsOne.customer }),
+        await post(two, PAYMENTS, { amount: 1, currency: 'usd', customer: recordsTwo.customer, reciver: UNKNOWN_ID }),
+        400,
+        'reciver does not exist',
+      );
+      expect(await counts()).toEqual(before);
+    });
+
+    it('the same card number has the same fingerprint in both projects of the account', async () => {
+      const fingerprintOne = (await get(one, `/v1/cards/${recordsOne.card}`)).body.data.fingerprint;
+      const fingerprintTwo = (await get(two, `/v1/cards/${recordsTwo.card}`)).body.data.fingerprint;
+      expect(fingerprintTwo).toBe(fingerprintOne);
+    });
+
+    it('the same Idempotency-Key in two projects creates two payments', async () => {
+      const key = newKey();
+      const inOne = await post(one, PAYMENTS, { amount: 3, currency: 'usd', customer: recordsOne.customer }, { 'Idempotency-Key': key });
+      const inTwo = await post(two, PAYMENTS, { amount: 3, currency: 'usd', customer: recordsTwo.customer }, { 'Idempotency-Key': key });
+      expect([inOne.status, inTwo.status]).toEqual([201, 201]);
+      expect(inTwo.headers.get(REPLAYED)).toBeNull();
+      expect(inTwo.body.id).not.toBe(inOne.body.id);
+      expect(String((await stored('payments', inTwo.body.id))?.projectId)).toBe(two.projectId);
+    });
+  });
+
+  describe('an API key of a project', () => {
+    let keyed: Tenant;
+
+    beforeAll(async () => {
+      const res = await t.http.post(`/api/v1/platform/projects/${ownerB.projectId}/keys`, { name: 'Checkout server' }, { token: ownerB.token });
+      if (res.status !== 201) throw new Error(`API key: ${res.status} ${res.text}`);
+      // The key acts in its own project, with the key as the bearer token.
+      keyed = { user: { ...ownerB, token: res.body.data.key }, projectId: ownerB.projectId, headers: {} };
+    });
+
+    it("acts in its project only: another account's records are unknown ids to it", async () => {
+      expect((await get(keyed, `/v1/customers/${recordsB.customer}`)).status).toBe(200);
+      expectSameAsUnknown(await get(keyed, `/v1/customers/${recordsA.customer}`), await get(keyed, `/v1/customers/${UNKNOWN_ID}`), 404, 'Customer not found');
+      expectSameAsUnknown(await get(keyed, `${PAYMENTS}/${recordsA.pending}`), await get(keyed, `${PAYMENTS}/${UNKNOWN_ID}`), 404, 'Payment not found');
+    });
+
+    it('is another caller than the user: the same Idempotency-Key from each creates two payments', async () => {
+      const key = newKey();
+      const body = { amount: 2, currency: 'usd', customer: recordsB.customer };
+      const byUser = await post(b, PAYMENTS, body, { 'Idempotency-Key': key });
+      const byKey = await post(keyed, PAYMENTS, body, { 'Idempotency-Key': key });
+      expect([byUser.status, byKey.status]).toEqual([201, 201]);
+      expect(byKey.headers.get(REPLAYED)).toBeNull();
+      expect(byKey.body.id).not.toBe(byUser.body.id);
+      const retry = await post(keyed, PAYMENTS, body, { 'Idempotency-Key': key });
+      expect(retry.headers.get(REPLAYED)).toBe('true');
+      expect(retry.body.id).toBe(byKey.body.id);
+      const callers = (await t.db.collection('idempotency_keys').find({ key }).toArray()).map((record) => String(record.scope).split(' ')[0]);
+      expect(callers.sort()).toEqual([expect.stringMatching(/^key:[0-9a-f]{24}$/), `user:${ownerB.id}`]);
+    });
+  });
 });
