@@ -8,6 +8,7 @@ import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { RolesGuard } from './auth/roles.guard';
 import { InvitationsModule } from './invitations/invitations.module';
+import { MigrationsModule } from './migrations/migrations.module';
 import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
 import { TenancyGuard } from './tenancy/tenancy.guard';
 import { TenancyModule } from './tenancy/tenancy.module';
@@ -70,6 +71,7 @@ import { PaymentsModule } from './payments/payments.module';
     CardsModule,
     PaymentsModule,
     IdempotencyModule,
+    MigrationsModule,
   ],
   providers: [
     // In this order: who is calling, where the request acts, whether their role allows it.
