@@ -16,7 +16,8 @@ WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
-USER node
+# The image's unprivileged `node` user, by number so an orchestrator can check it is not root.
+USER 1000:1000
 EXPOSE 3000
 # Ready = the database answers and the indexes are built (GET /health/live only says the process runs).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
