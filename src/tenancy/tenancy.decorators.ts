@@ -32,7 +32,8 @@ function DocumentPlatformApi(api: ApiName) {
       description:
         "The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. " +
         'A project of another account, or an unknown id: 404.',
-      schema: { type: 'string', pattern: '^[0-9a-fA-F]{24}$', example: '6650c0ffee0000000000f001' },
+      // No example: the Swagger UI would send it with "Try it out" and act in a project that does not exist.
+      schema: { type: 'string', pattern: '^[0-9a-fA-F]{24}$' },
     }),
     ApiResponse({
       status: 403,
