@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Types } from 'mongoose';
+import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type CardFailureCode, type CardFunding } from './test-cards';
 
@@ -15,9 +15,9 @@ export class Card {
   /** The platform project that owns the record: added by `tenantOwned`, set on create, never returned. */
   projectId: Types.ObjectId;
 
-  /** Id of the owning customer (lower-case hex). */
-  @Prop({ type: String, required: true })
-  customer: string;
+  /** Id of the owning customer: an ObjectId, the type of `customers._id` and of `payments.customer`. */
+  @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
+  customer: Types.ObjectId;
 
   @Prop({ type: String, required: true, enum: CARD_BRANDS })
   brand: CardBrand;

@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
+import { Model, Types } from 'mongoose';
 import { createHmac } from 'node:crypto';
 import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';
 import { isValidObjectId } from '../common/pipes/object-id';
@@ -62,7 +62,7 @@ export class CardsService {
 
     const created = await this.cards.create({
       projectId: scopeProjectId(scope),
-      customer: customerId,
+      customer: new Types.ObjectId(customerId),
       brand: checked.card.brand,
       funding: checked.card.funding,
       country: checked.card.country,
@@ -94,7 +94,7 @@ export class CardsService {
     const customer = await this.customers.findById(scope, customerId);
     if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     const rows = await this.cards
-      .find(inScope(scope, { customer: customerId, ...cursorFilter(query.startingAfter) }))
+      .find(inScope(scope, { customer: new Types.ObjectId(customerId), ...cursorFilter(query.startingAfter) }))
       .sort({ _id: -1 })
       .limit(query.limit + 1)
       .lean<Card[]>()
@@ -132,18 +132,18 @@ export class CardsService {
   async delete(scope: TenantScope, id: string): Promise<void> {
     const card = await this.cards.findOneAndDelete(inScope(scope, { _id: id })).lean<Card>().exec();
     if (!card) throw new NotFoundException(CARD_NOT_FOUND);
-    await this.customers.clearDefaultMethodIf(scope, card.customer, id);
+    await this.customers.clearDefaultMethodIf(scope, String(card.customer), id);
   }
 
   /** Makes the card its customer's default; returns the customer. */
   async setDefault(scope: TenantScope, id: string): Promise<CustomerResponse> {
     const card = await this.findCard(scope, id);
     if (!card) throw new NotFoundException(CARD_NOT_FOUND);
-    const customer = await this.customers.setDefaultMethod(scope, card.customer, id);
+    const customer = await this.customers.setDefaultMethod(scope, String(card.customer), id);
     if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (!(await this.cardExists(scope, id))) {
       // Deleted meanwhile: its delete may have run before the default was set, so undo it here.
-      await this.customers.clearDefaultMethodIf(scope, card.customer, id);
+      await this.customers.clearDefaultMethodIf(scope, String(card.customer), id);
       throw new NotFoundException(CARD_NOT_FOUND);
     }
     return customer;
@@ -157,7 +157,7 @@ export class CardsService {
     const customer = await this.customers.findById(scope, customerId);
     if (!customer?.defaultMethod || !isValidObjectId(customer.defaultMethod)) return null;
     const card = await this.cards
-      .findOne(inScope(scope, { _id: customer.defaultMethod, customer: customer.id }))
+      .findOne(inScope(scope, { _id: customer.defaultMethod, customer: new Types.ObjectId(customer.id) }))
       .lean<Card>()
       .exec();
     if (!card) return null;
@@ -168,12 +168,13 @@ export class CardsService {
   /** Whether this customer owns a card with this id in the scope's project. */
   async belongsTo(scope: TenantScope, cardId: string, customerId: string): Promise<boolean> {
     if (!isValidObjectId(cardId) || !isValidObjectId(customerId)) return false;
-    return (await this.cards.exists(inScope(scope, { _id: cardId, customer: customerId.toLowerCase() })).exec()) !== null;
+    return (await this.cards.exists(inScope(scope, { _id: cardId, customer: new Types.ObjectId(customerId) })).exec()) !== null;
   }
 
   /** Removes every card of a customer of the scope's project; the number removed. */
   async deleteAllOfCustomer(scope: TenantScope, customerId: string): Promise<number> {
-    const result = await this.cards.deleteMany(inScope(scope, { customer: customerId.toLowerCase() })).exec();
+    if (!isValidObjectId(customerId)) return 0;
+    const result = await this.cards.deleteMany(inScope(scope, { customer: new Types.ObjectId(customerId) })).exec();
     return result.deletedCount;
   }
 
@@ -196,7 +197,7 @@ export class CardsService {
   }
 
   private async isDefault(scope: TenantScope, card: Card): Promise<boolean> {
-    const customer = await this.customers.findById(scope, card.customer);
+    const customer = await this.customers.findById(scope, String(card.customer));
     return customer?.defaultMethod === String(card._id);
   }
 }

@@ -1,3 +1,4 @@
+import { Types } from 'mongoose';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -201,11 +202,29 @@ describe('cards /v1/cards', () => {
     });
   });
 
+  it("stores the card's customer as an ObjectId, the type of the customer's _id and of a payment's customer", async () => {
+    const customer = await createCustomer();
+    const card = (await createCard({ customer })).body.data;
+    const payment = await post('/api/v1/payments', { amount: 1, currency: 'usd', customer });
+    expect(payment.status).toBe(201);
+    const storedCard = await t.db.collection('cards').findOne({ _id: new Types.ObjectId(card.id) });
+    const storedPayment = await t.db.collection('payments').findOne({ _id: new Types.ObjectId(payment.body.id) });
+    expect(storedCard?.customer?._bsontype).toBe('ObjectId');
+    expect(String(storedCard?.customer)).toBe(customer);
+    expect(storedCard?.customer).toEqual(storedPayment?.customer);
+    // One value finds the customer, its cards and its payments alike.
+    const id = new Types.ObjectId(customer);
+    expect(await t.db.collection('customers').countDocuments({ _id: id })).toBe(1);
+    expect(await t.db.collection('cards').countDocuments({ customer: id })).toBe(1);
+    expect(await t.db.collection('payments').countDocuments({ customer: id })).toBe(1);
+    expect(card.customer).toBe(customer);
+  });
+
   it('never stores the card number or the cvc', async () => {
     const customer = await createCustomer();
     await createCard({ customer, cardNumber: '4000 0566 5566 5556', cvc: '987' });
     await createCard({ customer, cardNumber: '378282246310005', cvc: '4321' });
-    const docs = await t.db.collection('cards').find({ customer }).toArray();
+    const docs = await t.db.collection('cards').find({ customer: new Types.ObjectId(customer) }).toArray();
     expect(docs).toHaveLength(2);
     const stored = JSON.stringify(docs);
     for (const secret of ['4000056655665556', '378282246310005', '400005665566', '37828224631', '"987"', '"4321"', 'cvc', 'cardNumber']) {
@@ -385,7 +404,7 @@ describe('cards /v1/cards', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: card.id, deleted: true, message: 'Card deleted' });
       expectNotFound(await get(`/v1/cards/${card.id}`), 'Card not found');
-      expect(await t.db.collection('cards').countDocuments({ customer: card.customer })).toBe(0);
+      expect(await t.db.collection('cards').countDocuments({ customer: new Types.ObjectId(card.customer) })).toBe(0);
       expectNotFound(await t.http.delete(`/v1/cards/${card.id}`, { token: developer.token }), 'Card not found');
     });
 
@@ -436,7 +455,7 @@ describe('cards /v1/cards', () => {
     it('getDefaultCardForCharge: a default card past its expiry fails with expired_card', async () => {
       const cards = t.app.get(CardsService);
       const card = (await createCard()).body.data;
-      await t.db.collection('cards').updateOne({ customer: card.customer }, { $set: { expYear: THIS_YEAR - 1 } });
+      await t.db.collection('cards').updateOne({ customer: new Types.ObjectId(card.customer) }, { $set: { expYear: THIS_YEAR - 1 } });
       expect(await cards.getDefaultCardForCharge(scope, card.customer)).toEqual({ cardId: card.id, failureCode: 'expired_card' });
     });
 
@@ -454,7 +473,7 @@ describe('cards /v1/cards', () => {
       const { admin, developer: dev } = await createStaff(fresh.http);
       const card = await fresh.http.post('/v1/cards', cardBody(), { token: dev.token });
       const customer = card.body.data.customer;
-      expect(await fresh.db.collection('cards').countDocuments({ customer })).toBe(1);
+      expect(await fresh.db.collection('cards').countDocuments({ customer: new Types.ObjectId(customer) })).toBe(1);
       expect((await fresh.http.delete(`/v1/customers/${customer}`, { token: admin.token })).status).toBe(200);
       expect(await fresh.db.collection('cards').countDocuments({})).toBe(0);
       expectNotFound(await fresh.http.get(`/v1/cards/${card.body.data.id}`, { token: dev.token }), 'Card not found');

@@ -350,8 +350,8 @@ describe('customers /v1/customers', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id, deleted: true, message: 'Customer deleted' });
       expectNotFound(await t.http.get(`/v1/customers/${id}`, { token: developer.token }), 'Customer not found');
-      expect(await t.db.collection('cards').countDocuments({ customer: id })).toBe(0);
-      expect(await t.db.collection('cards').countDocuments({ customer: other })).toBe(1);
+      expect(await t.db.collection('cards').countDocuments({ customer: new Types.ObjectId(id) })).toBe(0);
+      expect(await t.db.collection('cards').countDocuments({ customer: new Types.ObjectId(other) })).toBe(1);
       expect((await t.http.get(`/v1/cards/${kept}`, { token: developer.token })).status).toBe(200);
     });
 
