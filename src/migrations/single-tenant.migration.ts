@@ -23,6 +23,8 @@ export interface MigrationReport {
   membersAdded: number;
   defaultCompaniesSet: number;
   recordsMoved: Record<TenantCollection, number>;
+  /** Cards whose `customer` was stored as a hex string (the single-tenant build's type), now an ObjectId. */
+  cardCustomersConverted: number;
   legacyIndexesDropped: string[];
 }
 
@@ -46,6 +48,9 @@ const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
  * Users of the single-tenant build are told apart by `defaultCompany`: that build never set it,
  * and every signup since sets it to the account it made or joined. So a user who joined through the
  * new signup, or who was migrated and has left the account since, is not (re-)added.
+ *
+ * It also converts what the current schemas store differently: `cards.customer`, a hex string in
+ * the single-tenant build, is an ObjectId now.
  *
  * Tenant collections are written through the raw driver: the tenantOwned plugin refuses unscoped
  * Mongoose queries, and these filters are unscoped on purpose.
@@ -73,6 +78,7 @@ export class SingleTenantMigration {
       membersAdded: 0,
       defaultCompaniesSet: 0,
       recordsMoved: Object.fromEntries(TENANT_COLLECTIONS.map((name) => [name, 0])) as Record<TenantCollection, number>,
+      cardCustomersConverted: await this.convertCardCustomers(),
       legacyIndexesDropped: await this.dropLegacyIndexes(),
     };
 
@@ -157,6 +163,23 @@ export class SingleTenantMigration {
     return true;
   }
 
+  /**
+   * `cards.customer` was a hex string; it is an ObjectId now, like `customers._id` and
+   * `payments.customer`, and a string no longer matches a customer's id. One guarded update per card:
+   * FerretDB 1.24 has no pipeline updates to convert in place.
+   */
+  private async convertCardCustomers(): Promise<number> {
+    const cards = this.connection.collection<{ _id: Types.ObjectId; customer: unknown }>('cards');
+    let converted = 0;
+    for await (const card of cards.find({ customer: { $type: 'string' } }, { projection: { customer: 1 } })) {
+      const customer = card.customer as string;
+      if (!/^[0-9a-fA-F]{24}$/.test(customer)) continue;
+      const result = await cards.updateOne({ _id: card._id, customer }, { $set: { customer: new Types.ObjectId(customer.toLowerCase()) } });
+      converted += result.modifiedCount;
+    }
+    return converted;
+  }
+
   /** Drops what is left of the single-tenant build's indexes; returns them as `collection.index`. */
   private async dropLegacyIndexes(): Promise<string[]> {
     const dropped: string[] = [];
@@ -185,6 +208,7 @@ function finish(report: MigrationReport): MigrationReport {
     report.defaultProjectCreated ||
     report.membersAdded > 0 ||
     report.defaultCompaniesSet > 0 ||
+    report.cardCustomersConverted > 0 ||
     report.legacyIndexesDropped.length > 0 ||
     Object.values(report.recordsMoved).some((count) => count > 0);
   return report;
@@ -210,12 +234,15 @@ export function describeMigration(report: MigrationReport): string[] {
         : 'Nothing to migrate: no records or users of a single-tenant build were found.',
     ];
   }
-  const lines = [
-    `${report.accountCreated ? 'Created' : 'Using'} "${MIGRATED_ACCOUNT_NAME}" ${report.accountId}, owned by user ${report.ownerId}.`,
-    `${report.defaultProjectCreated ? 'Created' : 'Using'} its default platform project ${report.defaultProjectId}.`,
-    `Memberships added: ${report.membersAdded}; defaultCompany set for ${report.defaultCompaniesSet} user(s).`,
-    `Records moved into the default project: ${TENANT_COLLECTIONS.map((name) => `${name} ${report.recordsMoved[name]}`).join(', ')}.`,
-  ];
+  const lines = report.accountId
+    ? [
+        `${report.accountCreated ? 'Created' : 'Using'} "${MIGRATED_ACCOUNT_NAME}" ${report.accountId}, owned by user ${report.ownerId}.`,
+        `${report.defaultProjectCreated ? 'Created' : 'Using'} its default platform project ${report.defaultProjectId}.`,
+        `Memberships added: ${report.membersAdded}; defaultCompany set for ${report.defaultCompaniesSet} user(s).`,
+        `Records moved into the default project: ${TENANT_COLLECTIONS.map((name) => `${name} ${report.recordsMoved[name]}`).join(', ')}.`,
+      ]
+    : ['No records or users of a single-tenant build: no account was made.'];
+  if (report.cardCustomersConverted > 0) lines.push(`Cards whose customer id was a string, now an ObjectId: ${report.cardCustomersConverted}.`);
   if (report.legacyIndexesDropped.length > 0) lines.push(`Single-tenant indexes dropped: ${report.legacyIndexesDropped.join(', ')}.`);
   return lines;
 }

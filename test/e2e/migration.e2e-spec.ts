@@ -44,6 +44,8 @@ async function seedSingleTenantData(t: TestApp, tag: string) {
   });
   // The earliest user is a developer: the owner must be the earliest *admin*.
   const users = [user('developer', 'Dev', 1), user('admin', 'Ada', 2), user('admin', 'Alan', 3), user('manager', 'Mia', 4)];
+  // Written before the field existed: no defaultCompany at all.
+  delete (users[3] as Partial<(typeof users)[number]>).defaultCompany;
   await t.db.collection('users').insertMany(users);
 
   const stamp = { createdAt: at(10), updatedAt: at(10) };
@@ -206,6 +208,31 @@ describe('migration of single-tenant data (npm run migrate)', () => {
     expect(await t.app.get(UnmigratedDataCheck).check()).toBeNull();
   });
 
+  it("converts a card's customer stored as a hex string (the single-tenant type) to an ObjectId, without making an account", async () => {
+    const customer = await t.http.post('/v1/customers', { email: 'early@example.com' }, { token: newcomer.token });
+    const card = await t.http.post(
+      '/v1/cards',
+      { customer: customer.body.data.id, cardNumber: '4242424242424242', expMonth: '12', expYear: '2040', cvc: '123' },
+      { token: newcomer.token },
+    );
+    expect(card.status).toBe(201);
+    const cardId = new Types.ObjectId(card.body.data.id as string);
+    await t.db.collection('cards').updateOne({ _id: cardId }, { $set: { customer: customer.body.data.id } });
+    const list = () => t.http.get(`/v1/cards?customer=${customer.body.data.id}`, { token: newcomer.token });
+    expect((await list()).body.data).toEqual([]);
+
+    const report = await migration.run();
+    expect(report).toMatchObject({ changed: true, accountId: null, accountCreated: false, cardCustomersConverted: 1 });
+    expect(describeMigration(report)).toEqual([
+      'No records or users of a single-tenant build: no account was made.',
+      'Cards whose customer id was a string, now an ObjectId: 1.',
+    ]);
+    expect(typeof (await t.db.collection('cards').findOne({ _id: cardId }))!.customer).toBe('object');
+    expect((await list()).body.data.map((listed: { id: string }) => listed.id)).toEqual([String(cardId)]);
+    expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(0);
+    expect((await migration.run()).changed).toBe(false);
+  });
+
   describe('before the migration', () => {
     beforeAll(async () => {
       seeded = await seedSingleTenantData(t, 'one');
@@ -235,7 +262,7 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       expect(session.body.data.account).toBeNull();
       expectError(await t.http.get('/clients', { token: session.body.accessToken }), 403, NO_ACCOUNT);
       expect((await t.http.get('/clients', { token: newcomer.token })).body).toEqual([]);
-      expect((await t.http.get('/v1/customers', { token: newcomer.token })).body.data).toEqual([]);
+      expect((await t.http.get('/v1/customers', { token: newcomer.token })).body.data.map((customer: { email: string }) => customer.email)).toEqual(['early@example.com']);
     });
   });
 
@@ -259,11 +286,13 @@ describe('migration of single-tenant data (npm run migrate)', () => {
         membersAdded: 4,
         defaultCompaniesSet: 4,
         recordsMoved: { customers: 2, cards: 1, payments: 1, idempotency_keys: 1, channels: 1, projects: 1, collections: 1, clients: 2 },
+        cardCustomersConverted: 1,
       });
       expect(report.legacyIndexesDropped.sort()).toEqual(['channels.usernameKey_1', 'clients.deletedAt_1__id_-1', 'idempotency_keys.scope_1_key_1']);
       const lines = describeMigration(report).join('\n');
       expect(lines).toContain(`Created "${MIGRATED_ACCOUNT_NAME}" ${accountId}, owned by user ${seeded.owner._id}`);
       expect(lines).toContain('customers 2, cards 1, payments 1, idempotency_keys 1, channels 1, projects 1, collections 1, clients 2');
+      expect(lines).toContain('Cards whose customer id was a string, now an ObjectId: 1.');
     });
 
     it('creates one company account owned by the earliest admin, with its default project holding every API', async () => {
@@ -341,7 +370,7 @@ describe('migration of single-tenant data (npm run migrate)', () => {
 
     it('another account still sees none of it, and channel usernames are unique per project again', async () => {
       expect((await t.http.get('/clients', { token: newcomer.token })).body).toEqual([]);
-      expect((await t.http.get('/v1/customers', { token: newcomer.token })).body.data).toEqual([]);
+      expect((await t.http.get('/v1/customers', { token: newcomer.token })).body.data.map((customer: { email: string }) => customer.email)).toEqual(['early@example.com']);
       // The single-tenant unique index on usernameKey would have refused this: same username, another project.
       const client = await t.http.post('/clients', { name: 'Newcomer Media', email: 'n@example.com' }, { token: newcomer.token });
       const channel = await t.http.post(
@@ -375,6 +404,7 @@ describe('migration of single-tenant data (npm run migrate)', () => {
         defaultProjectCreated: false,
         membersAdded: 0,
         defaultCompaniesSet: 0,
+        cardCustomersConverted: 0,
         legacyIndexesDropped: [],
       });
       expect(Object.values(report.recordsMoved)).toEqual(TENANT_COLLECTIONS.map(() => 0));
@@ -450,6 +480,7 @@ describe('npm run migrate (the built command)', () => {
     expect(first.output).toContain(`Created "${MIGRATED_ACCOUNT_NAME}"`);
     expect(first.output).toContain(`owned by user ${seeded.owner._id}`);
     expect(first.output).toContain('customers 2, cards 1, payments 1');
+    expect(first.output).toContain('Cards whose customer id was a string, now an ObjectId: 1.');
     expect(await t.db.collection('customers').countDocuments({ projectId: { $exists: false } })).toBe(0);
 
     const second = await runCommand(env);
