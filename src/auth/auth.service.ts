@@ -61,7 +61,7 @@ export class AuthService {
     });
     const userId = String(user._id);
     const account = invitation
-      ? await this.invitations.join(invitation, userId)
+      ? await this.joinOrUndo(invitation, userId)
       : await this.accounts.create(userId, dto.accountName ?? `${user.firstName} ${user.lastName}`, dto.accountType ?? 'developer', role);
     const updated = (await this.users.setDefaultCompany(userId, account.id)) ?? user;
     return { message: 'User created', data: { user: toUserResponse(updated, account.role), account } };
@@ -108,6 +108,21 @@ export class AuthService {
     }
     const [first] = await this.memberships.listForUser(userId);
     return first ? this.accounts.view(String(first.accountId), userId) : null;
+  }
+
+  /**
+   * The invitation was checked before the user was written, but it may have been revoked, replaced
+   * or used in between: then the new user is removed again, so the refused signup leaves no login
+   * behind and the same email can sign up with a fresh invitation.
+   */
+  private async joinOrUndo(invitation: Invitation, userId: string): Promise<AccountView> {
+    try {
+      return await this.invitations.join(invitation, userId);
+    } catch (error) {
+      // Only while nothing points at the user: a membership written before a later failure keeps it.
+      if (!(await this.memberships.find(String(invitation.accountId), userId))) await this.users.remove(userId);
+      throw error;
+    }
   }
 
   private async checkInvitation(dto: SignupDto, token: string): Promise<Invitation> {

@@ -62,6 +62,11 @@ export class UsersService {
     return user.email;
   }
 
+  /** Undoes a signup that could not finish (its user has no membership yet). */
+  async remove(id: string): Promise<void> {
+    await this.users.deleteOne({ _id: id }).exec();
+  }
+
   /** Update then read: FerretDB refuses findOneAndUpdate with the projection `select: false` implies. */
   async setDefaultCompany(id: string, accountId: string | null): Promise<User | null> {
     await this.users.updateOne({ _id: id }, { $set: { defaultCompany: accountId } }).exec();

@@ -1,5 +1,6 @@
 import { Types } from 'mongoose';
 import { createHash } from 'node:crypto';
+import { InvitationsService } from '../../src/invitations/invitations.service';
 import { createFirstAdmin, createStaff, createUser, login, signupBody, tokenAccount, TestUser, uniqueEmail } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -231,6 +232,31 @@ describe('invitations', () => {
       expect((await signupWith(invitation.token, email)).status).toBe(201);
       expectError(await signupWith(invitation.token, uniqueEmail('second')), 400, INVALID);
       expectError(await signupWith(invitation.token, email), 400, INVALID);
+    });
+
+    it('an invitation revoked while the signup is running refuses the signup and leaves no user behind', async () => {
+      const email = uniqueEmail('raced');
+      const invitation = await invite(email);
+      // The revoke lands after the signup checked the token and wrote the user, before it joins.
+      const invitations = t.app.get(InvitationsService);
+      const join = invitations.join.bind(invitations);
+      const spy = jest.spyOn(invitations, 'join').mockImplementationOnce(async (checked, userId) => {
+        expect((await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: staff.admin.token })).status).toBe(200);
+        return join(checked, userId);
+      });
+      try {
+        expectError(await signupWith(invitation.token, email), 400, INVALID);
+        expect(spy).toHaveBeenCalledTimes(1);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(await userCount(email)).toBe(0);
+      expect(await t.db.collection('memberships').countDocuments({ accountId: new Types.ObjectId(staff.admin.accountId) })).toBe(
+        (await t.http.get(`/api/v1/accounts/${staff.admin.accountId}/members`, { token: staff.admin.token })).body.data.length,
+      );
+      // The email is free: a fresh invitation works.
+      const again = await signupWith((await invite(email)).token, email);
+      expect(again.status).toBe(201);
     });
 
     it('an unknown token is 400 Invitation is invalid or has expired; a malformed one fails validation', async () => {
