@@ -86,7 +86,8 @@ export class AccountsService {
     if (newOwnerId === ownerId) return this.get(accountId, ownerId);
     const target = await this.memberships.find(accountId, newOwnerId);
     if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
-    await this.memberships.setOwner(accountId, newOwnerId, true, 'admin');
+    // The member may have left or been removed since: then the account keeps its owner.
+    if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
     await this.accounts.updateOne({ _id: accountId }, { $set: { ownerId: new Types.ObjectId(newOwnerId) } }).exec();
     await this.memberships.setOwner(accountId, ownerId, false);
     return this.get(accountId, ownerId);

@@ -43,8 +43,10 @@ export class MembershipsService {
       .exec();
   }
 
-  async setOwner(accountId: string, userId: string, owner: boolean, role?: UserRole): Promise<void> {
-    await this.memberships.updateOne({ accountId, userId }, { $set: { owner, ...(role ? { role } : {}) } }).exec();
+  /** False when the user has no membership here (any more): nothing was written. */
+  async setOwner(accountId: string, userId: string, owner: boolean, role?: UserRole): Promise<boolean> {
+    const result = await this.memberships.updateOne({ accountId, userId }, { $set: { owner, ...(role ? { role } : {}) } }).exec();
+    return result.matchedCount > 0;
   }
 
   /** Never removes the owner's membership: the filter says so, so a concurrent transfer cannot slip through. */

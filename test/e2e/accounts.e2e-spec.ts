@@ -1,4 +1,5 @@
 import { Types } from 'mongoose';
+import { MembershipsService } from '../../src/accounts/memberships.service';
 import { API_NAMES } from '../../src/tenancy/api-names';
 import { createFirstAdmin, createOwner, createStaff, createUser, login, signupBody, tokenAccount, TestUser, uniqueEmail } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
@@ -379,6 +380,31 @@ describe('accounts and members', () => {
       expectNotFound(await t.http.post(accountPath(owner.accountId, '/ownership'), { userId: stranger.id }, { token: stranger.token }), 'Account not found');
       const account = await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(owner.accountId) });
       expect(String(account!.ownerId)).toBe(owner.id);
+    });
+
+    it('a member who leaves while the transfer to them is running does not take the account along: 404, the owner stays', async () => {
+      const { admin: owner, developer } = await createStaff(t.http);
+      // The developer's leave lands after the transfer found their membership, before it writes.
+      const memberships = t.app.get(MembershipsService);
+      const find = memberships.find.bind(memberships);
+      const spy = jest.spyOn(memberships, 'find').mockImplementation(async (accountId, userId) => {
+        const found = await find(accountId, userId);
+        if (userId === developer.id && found) {
+          spy.mockRestore();
+          expect((await t.http.delete(accountPath(owner.accountId, `/members/${developer.id}`), { token: developer.token })).status).toBe(200);
+        }
+        return found;
+      });
+      try {
+        const res = await t.http.post(accountPath(owner.accountId, '/ownership'), { userId: developer.id }, { token: owner.token });
+        expectNotFound(res, 'Member not found');
+      } finally {
+        spy.mockRestore();
+      }
+      const account = await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(owner.accountId) });
+      expect(String(account!.ownerId)).toBe(owner.id);
+      expect(await members(owner.accountId, owner.token)).toContainEqual(expect.objectContaining({ userId: owner.id, owner: true }));
+      expect(await t.db.collection('memberships').countDocuments({ accountId: new Types.ObjectId(owner.accountId), owner: true })).toBe(1);
     });
 
     it('the new owner must be a member (404 otherwise) and given as a valid id (400)', async () => {
