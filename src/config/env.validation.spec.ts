@@ -29,9 +29,23 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment(env)).toThrow(new RegExp(`\\b${variable}\\b`));
   });
 
-  it.each(['production', 'test'])('requires JWT_SECRET outside development (NODE_ENV=%s)', (nodeEnv) => {
-    expect(() => validateEnvironment({ NODE_ENV: nodeEnv })).toThrow(`JWT_SECRET is required outside development (NODE_ENV is ${nodeEnv})`);
-    expect(() => validateEnvironment({ NODE_ENV: nodeEnv, JWT_SECRET: 'x'.repeat(32) })).not.toThrow();
+  const secrets = {
+    JWT_SECRET: 'x'.repeat(32),
+    CARD_FINGERPRINT_KEY: 'y'.repeat(32),
+    FIELD_ENCRYPTION_KEY: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+  };
+
+  it.each(['production', 'test'])('requires every secret outside development (NODE_ENV=%s)', (nodeEnv) => {
+    for (const name of Object.keys(secrets)) {
+      const missing = { ...secrets, NODE_ENV: nodeEnv, [name]: undefined };
+      expect(() => validateEnvironment(missing)).toThrow(`${name} is required outside development (NODE_ENV is ${nodeEnv})`);
+    }
+    expect(() => validateEnvironment({ NODE_ENV: nodeEnv, ...secrets })).not.toThrow();
+    expect(() => validateEnvironment({ NODE_ENV: 'development' })).not.toThrow();
+  });
+
+  it('names FIELD_ENCRYPTION_KEY when its keys are malformed', () => {
+    expect(() => validateEnvironment({ FIELD_ENCRYPTION_KEY: 'k1:short' })).toThrow(/FIELD_ENCRYPTION_KEY key "k1" must be 32 bytes/);
   });
 
   it('accepts TRUST_PROXY as false, a hop count or a list of addresses, and nothing else', () => {

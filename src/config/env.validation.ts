@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { parseEncryptionKeys } from '../common/crypto/field-encryption';
 import { plainToInstance } from 'class-transformer';
 import {
   IsIn,
@@ -111,6 +112,11 @@ export class EnvironmentVariables {
   @IsString()
   @MinLength(32, { message: 'CARD_FINGERPRINT_KEY must be at least 32 characters long' })
   CARD_FINGERPRINT_KEY?: string;
+
+  /** `<id>:<base64 of 32 bytes>`, comma-separated, newest first (see FieldEncryption). */
+  @IsOptional()
+  @IsString()
+  FIELD_ENCRYPTION_KEY?: string;
 }
 
 /**
@@ -120,7 +126,7 @@ export class EnvironmentVariables {
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
   const input: Record<string, unknown> = {};
-  for (const key of [...known, 'MONGODB_URI', 'FERRETDB_BIN', 'JWT_SECRET', 'CARD_FINGERPRINT_KEY']) {
+  for (const key of [...known, 'MONGODB_URI', 'FERRETDB_BIN', 'JWT_SECRET', 'CARD_FINGERPRINT_KEY', 'FIELD_ENCRYPTION_KEY']) {
     const value = raw[key];
     if (value !== undefined && value !== '') input[key] = value;
   }
@@ -132,8 +138,17 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
     ),
   );
   // Only development may run on a generated secret: a test or production deployment signs with its own.
-  if (env.NODE_ENV !== 'development' && !env.JWT_SECRET) {
-    problems.push(`JWT_SECRET is required outside development (NODE_ENV is ${env.NODE_ENV})`);
+  if (env.NODE_ENV !== 'development') {
+    for (const secret of ['JWT_SECRET', 'CARD_FINGERPRINT_KEY', 'FIELD_ENCRYPTION_KEY'] as const) {
+      if (!env[secret]) problems.push(`${secret} is required outside development (NODE_ENV is ${env.NODE_ENV})`);
+    }
+  }
+  if (env.FIELD_ENCRYPTION_KEY) {
+    try {
+      parseEncryptionKeys(env.FIELD_ENCRYPTION_KEY);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
   }
   if (problems.length > 0) {
     throw new Error(`Invalid environment configuration:\n  - ${problems.join('\n  - ')}`);

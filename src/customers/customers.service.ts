@@ -2,7 +2,9 @@ import { BadRequestException, Injectable, NotFoundException } from '@nestjs/comm
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { FieldEncryption } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';
+import { Leases } from '../common/leases/leases.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import { cursorFilter, FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
 import { isValidObjectId } from '../common/pipes/object-id';
@@ -15,13 +17,15 @@ import {
   CustomerPaymentMethodLookupEvent,
 } from './customers.events';
 import { toCustomerCreatedData, toCustomerResponse } from './customers.mapper';
-import { PerKeyQueue } from './per-key-queue';
 import { CreateCustomerDto } from './dto/create-customer.dto';
 import { CustomerCreatedData, CustomerResponse } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
 
 export const CUSTOMER_NOT_FOUND = 'Customer not found';
 export const DEFAULT_METHOD_NOT_OWNED = "defaultMethod must be the id of one of this customer's cards";
+const DEFAULT_METHOD_BUSY = "Another change to this customer's default card is in progress; retry the request";
+/** The field name bound into its ciphertext. */
+export const SOCIAL_NUMBER = 'SocialNumber';
 
 const WRITABLE_FIELDS = [
   'email',
@@ -54,16 +58,15 @@ export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): Cust
  */
 @Injectable()
 export class CustomersService {
-  /** Writes of one customer's defaultMethod, in order (see PerKeyQueue). Customer ids are unique across projects. */
-  private readonly defaultMethodWrites = new PerKeyQueue();
-
   constructor(
     @InjectModel(Customer.name) private readonly customers: Model<Customer>,
     private readonly events: EventEmitter2,
+    private readonly leases: Leases,
+    private readonly encryption: FieldEncryption,
   ) {}
 
   async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
-    const created = await this.customers.create({ ...customerFields(dto), projectId: scopeProjectId(scope) });
+    const created = await this.customers.create({ ...this.storedFields(dto), projectId: scopeProjectId(scope) });
     return toCustomerCreatedData(created.toObject());
   }
 
@@ -112,7 +115,7 @@ export class CustomersService {
    * would have, and the update stands: the outcome is that of the update followed by the delete.
    */
   async update(scope: TenantScope, id: string, dto: UpdateCustomerDto): Promise<CustomerResponse> {
-    const set: Record<string, unknown> = customerFields(dto);
+    const set: Record<string, unknown> = this.storedFields(dto);
     const defaultMethod = typeof dto.defaultMethod === 'string' ? dto.defaultMethod.toLowerCase() : dto.defaultMethod;
     if (defaultMethod !== undefined) set.defaultMethod = defaultMethod;
     if (defaultMethod) {
@@ -125,7 +128,7 @@ export class CustomersService {
         .findOneAndUpdate(inScope(scope, { _id: id }), { $set: set }, { returnDocument: 'after', runValidators: true })
         .lean<Customer>()
         .exec();
-    const updated = defaultMethod !== undefined ? await this.defaultMethodWrites.run(id, write) : await write();
+    const updated = defaultMethod !== undefined ? await this.withDefaultMethodLease(id, write) : await write();
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (defaultMethod && !(await this.ownsPaymentMethod(scope, id, defaultMethod))) {
       await this.clearDefaultMethodIf(scope, id, defaultMethod);
@@ -151,7 +154,7 @@ export class CustomersService {
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
   async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.defaultMethodWrites.run(customerId, () =>
+    const result = await this.withDefaultMethodLease(customerId, () =>
       this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: null }), { $set: { defaultMethod: cardId } }).exec(),
     );
     return result.modifiedCount > 0;
@@ -159,7 +162,7 @@ export class CustomersService {
 
   /** Makes `cardId` the default; the updated customer, or null when the project has no such customer. */
   async setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<CustomerResponse | null> {
-    const updated = await this.defaultMethodWrites.run(customerId, () =>
+    const updated = await this.withDefaultMethodLease(customerId, () =>
       this.customers
         .findOneAndUpdate(inScope(scope, { _id: customerId }), { $set: { defaultMethod: cardId } }, { returnDocument: 'after' })
         .lean<Customer>()
@@ -170,10 +173,26 @@ export class CustomersService {
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.defaultMethodWrites.run(customerId, () =>
+    const result = await this.withDefaultMethodLease(customerId, () =>
       this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: cardId }), { $set: { defaultMethod: null } }).exec(),
     );
     return result.modifiedCount > 0;
+  }
+
+  /**
+   * Writes of one customer's defaultMethod, one at a time across every instance: FerretDB does not
+   * apply "set only while unset" atomically, so concurrent first cards could each become the default.
+   * Customer ids are unique across projects, so the lease key needs no tenant.
+   */
+  private withDefaultMethodLease<T>(customerId: string, write: () => Promise<T>): Promise<T> {
+    return this.leases.withLease(`customer-default:${customerId}`, DEFAULT_METHOD_BUSY, write);
+  }
+
+  /** The writable fields as stored: the social number encrypted, never in plain text. */
+  private storedFields(dto: CreateCustomerDto | UpdateCustomerDto): CustomerFields {
+    const fields = customerFields(dto);
+    if (typeof fields.SocialNumber === 'string') fields.SocialNumber = this.encryption.encrypt(fields.SocialNumber, SOCIAL_NUMBER);
+    return fields;
   }
 
   private async ownsPaymentMethod(scope: TenantScope, customerId: string, methodId: string): Promise<boolean> {

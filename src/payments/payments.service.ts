@@ -13,11 +13,12 @@ import { PaymentResponse } from './dto/payment.response';
 import { RefundPaymentDto } from './dto/refund-payment.dto';
 import { CONFIRMABLE_STATUSES, Payment, REFUNDABLE_STATUSES } from './payment.schema';
 import { PaymentKeys } from './payment-keys';
-import { PaymentLocks } from './payment-locks';
+import { Leases } from '../common/leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 
+const PAYMENT_BUSY = 'Another change to this payment is in progress; retry the request';
 export const PAYMENT_NOT_FOUND = 'Payment not found';
 
 /** A created payment, or the one an earlier run under the same Idempotency-Key created (`replayed`). */
@@ -36,7 +37,7 @@ export class PaymentsService {
     @InjectModel(Payment.name) private readonly payments: Model<Payment>,
     private readonly customers: CustomersService,
     private readonly cards: CardsService,
-    private readonly locks: PaymentLocks,
+    private readonly leases: Leases,
     private readonly paymentKeys: PaymentKeys,
   ) {}
 
@@ -126,7 +127,7 @@ export class PaymentsService {
   async confirm(scope: TenantScope, id: string): Promise<PaymentResponse> {
     // Found in the caller's project before any lease is taken: another project's payment is a 404.
     await this.findOrThrow(scope, id);
-    return this.locks.withLock(id, async () => {
+    return this.leases.withLease(`payment:${id}`, PAYMENT_BUSY, async () => {
       const payment = await this.findOrThrow(scope, id);
       if (!CONFIRMABLE_STATUSES.includes(payment.status)) throw notConfirmable(payment.status);
       const charge = chargeOutcome(await this.cards.getDefaultCardForCharge(scope, String(payment.customer)));
@@ -150,7 +151,7 @@ export class PaymentsService {
    */
   async refund(scope: TenantScope, id: string, dto: RefundPaymentDto): Promise<PaymentResponse> {
     await this.findOrThrow(scope, id);
-    return this.locks.withLock(id, async () => {
+    return this.leases.withLease(`payment:${id}`, PAYMENT_BUSY, async () => {
       const payment = await this.findOrThrow(scope, id);
       if (!REFUNDABLE_STATUSES.includes(payment.status)) {
         throw new ConflictException(

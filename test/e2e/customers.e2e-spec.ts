@@ -1,9 +1,20 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
+import { getModelToken } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
 import { CUSTOMER_DELETING, CUSTOMER_PAYMENT_METHOD_LOOKUP, CustomerPaymentMethodLookupEvent } from '../../src/customers/customers.events';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
-import { createTestApp, TestApp } from '../support/test-app';
+import { FieldEncryption, parseEncryptionKeys } from '../../src/common/crypto/field-encryption';
+import { SocialNumberReencryption } from '../../src/customers/social-number-reencryption';
+import { createTestApp, TEST_FIELD_ENCRYPTION_KEY, TestApp } from '../support/test-app';
+
+/** The social number as stored: encrypted at rest, readable only with the server's key. */
+function storedSocialNumber(stored: unknown): string {
+  const value = (stored as { SocialNumber?: unknown } | null)?.SocialNumber;
+  if (typeof value !== 'string') throw new Error(`no stored social number: ${JSON.stringify(value)}`);
+  expect(value).toMatch(/^enc:v1:t1:/);
+  return new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY)).decrypt(value, 'SocialNumber');
+}
 
 const CREATE_FIELDS = [
   'id',
@@ -99,7 +110,9 @@ describe('customers /v1/customers', () => {
       });
       expect(res.text).not.toContain(SOCIAL_NUMBER);
       const stored = await t.db.collection('customers').findOne({ email: 'full@example.com' });
-      expect(stored).toMatchObject({ SocialNumber: SOCIAL_NUMBER, phone: '+1 415 555 0100', Taxable: true });
+      expect(stored).toMatchObject({ phone: '+1 415 555 0100', Taxable: true });
+      expect(JSON.stringify(stored)).not.toContain(SOCIAL_NUMBER);
+      expect(storedSocialNumber(stored)).toBe(SOCIAL_NUMBER);
     });
 
     it('answers on the trailing-slash path of the spec too', async () => {
@@ -164,7 +177,9 @@ describe('customers /v1/customers', () => {
       expect(res.text).not.toContain('SocialNumber');
     }
     expect(responses[3].body.data.some((customer: { id: string }) => customer.id === id)).toBe(true);
-    expect((await t.db.collection('customers').findOne({ email: 'secret@example.com' }))?.SocialNumber).toBe(secret);
+    const stored = await t.db.collection('customers').findOne({ email: 'secret@example.com' });
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    expect(storedSocialNumber(stored)).toBe(secret);
   });
 
   describe('get', () => {
@@ -199,7 +214,7 @@ describe('customers /v1/customers', () => {
       expect(res.body.data).toMatchObject({ id, firstName: 'Jenny', lastName: 'Rosen', country: 'US', verified: true, balance: -3, email: 'someone@example.com' });
       expect(res.text).not.toContain(SOCIAL_NUMBER);
       const stored = await t.db.collection('customers').findOne({ lastName: 'Rosen', verified: true });
-      expect(stored?.SocialNumber).toBe(SOCIAL_NUMBER);
+      expect(storedSocialNumber(stored)).toBe(SOCIAL_NUMBER);
     });
 
     it('takes a new email, refuses an invalid or null one', async () => {
@@ -383,5 +398,39 @@ describe('customers /v1/customers', () => {
       expectNotFound(await t.http.delete(`/v1/customers/${UNKNOWN_ID}`, { token: admin.token }), 'Customer not found');
       expectError(await t.http.delete('/v1/customers/xyz', { token: admin.token }), 400);
     });
+  });
+});
+
+describe('social numbers at rest', () => {
+  let t: TestApp;
+  let developer: TestUser;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    ({ developer } = await createStaff(t.http));
+  });
+  afterAll(() => t.close());
+
+  it('stores the social number encrypted (never in plain text) and re-encryption moves old values to the current key', async () => {
+    const created = await t.http.post('/v1/customers', { email: 'enc@example.com', SocialNumber: '111-22-3333' }, { token: developer.token });
+    expect(created.status).toBe(201);
+    const customers = t.db.collection('customers');
+    const stored = await customers.findOne({ email: 'enc@example.com' });
+    expect(stored?.SocialNumber).not.toContain('111-22-3333');
+
+    // A value written in plain text by an older build, and one under a retired key.
+    const id = new Types.ObjectId(created.body.data.id);
+    const retired = new FieldEncryption(parseEncryptionKeys(`old:${Buffer.alloc(32, 9).toString('base64')}`));
+    const plainId = new Types.ObjectId();
+    await customers.insertOne({ ...stored, _id: plainId, email: 'plain@example.com', SocialNumber: '444-55-6666' });
+    await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', 'SocialNumber') } });
+
+    const current = new FieldEncryption(parseEncryptionKeys(`${TEST_FIELD_ENCRYPTION_KEY},old:${Buffer.alloc(32, 9).toString('base64')}`));
+    const job = new SocialNumberReencryption(t.app.get(getModelToken('Customer')), current);
+    const first = await job.run();
+    expect(first).toMatchObject({ encrypted: 1, rotated: 1 });
+    expect(storedSocialNumber(await customers.findOne({ _id: plainId }))).toBe('444-55-6666');
+    expect(storedSocialNumber(await customers.findOne({ _id: id }))).toBe('111-22-3333');
+    expect(await job.run()).toMatchObject({ encrypted: 0, rotated: 0 });
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { spawnBuiltService, ServiceProcess } from '../support/service-process';
-import { TEST_JWT_SECRET } from '../support/test-app';
+import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
 
 /** The built service at LOG_LEVEL=info writes one structured line per request, with its id. */
 describe('request logs', () => {
@@ -11,6 +11,8 @@ describe('request logs', () => {
       NODE_ENV: 'production',
       LOG_LEVEL: 'info',
       JWT_SECRET: TEST_JWT_SECRET,
+      CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
+      FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
       MONGODB_URI: `${process.env.TEST_MONGODB_BASE_URI}logs_${randomBytes(4).toString('hex')}`,
     });
     const deadline = Date.now() + 30_000;

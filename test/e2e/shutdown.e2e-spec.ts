@@ -4,7 +4,7 @@ import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil, withDeadline } from '../support/deadline';
 import { HttpClient } from '../support/http';
 import { ServiceProcess, spawnBuiltService, trackedPost } from '../support/service-process';
-import { TEST_JWT_SECRET } from '../support/test-app';
+import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -39,8 +39,12 @@ describe('graceful shutdown on SIGTERM', () => {
       NODE_ENV: 'production',
       MONGODB_URI: mongodbUri,
       JWT_SECRET: TEST_JWT_SECRET,
+      CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
+      FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
       LOG_LEVEL: 'silent',
       BCRYPT_ROUNDS: '12',
+      // Twenty logins of one user from one address at once: more than the default attempt limit.
+      LOGIN_MAX_FAILURES: '1000',
     });
     const running = service;
     const http = new HttpClient(running.baseUrl);

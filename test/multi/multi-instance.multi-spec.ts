@@ -4,7 +4,7 @@ import { createFirstAdmin, createUser, signupBody, TestUser, uniqueEmail } from 
 import { pollUntil } from '../support/deadline';
 import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
 import { ServiceProcess, spawnBuiltService } from '../support/service-process';
-import { TEST_JWT_SECRET } from '../support/test-app';
+import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
 
 jest.setTimeout(180_000);
 
@@ -43,8 +43,8 @@ describe(`${INSTANCES} service instances on one database`, () => {
           NODE_ENV: 'test',
           MONGODB_URI: mongodbUri,
           JWT_SECRET: TEST_JWT_SECRET,
-          CARD_FINGERPRINT_KEY: 'multi-instance-card-fingerprint-key-0123456789',
-          FIELD_ENCRYPTION_KEY: `k1:${Buffer.alloc(32, 7).toString('base64')}`,
+          CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
+          FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
           LOG_LEVEL: 'silent',
           BCRYPT_ROUNDS: '4',
           LOGIN_MAX_FAILURES: String(LOGIN_MAX_FAILURES),

@@ -6,6 +6,8 @@ import { createApp } from '../../src/app.factory';
 import { HttpClient } from './http';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+export const TEST_CARD_FINGERPRINT_KEY = 'test-card-fingerprint-key-0123456789abcdef';
+export const TEST_FIELD_ENCRYPTION_KEY = `t1:${Buffer.alloc(32, 42).toString('base64')}`;
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -28,6 +30,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   Object.assign(process.env, {
     NODE_ENV: 'test',
     JWT_SECRET: TEST_JWT_SECRET,
+    CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
+    FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
     BCRYPT_ROUNDS: '4',
     // Every test signs up and logs in from one address; throttling tests set their own limits.
     LOGIN_MAX_FAILURES_PER_CLIENT: '100000',

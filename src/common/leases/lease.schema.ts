@@ -1,0 +1,26 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+
+/**
+ * A short lease on one thing (a payment, one customer's default card), held while it changes. The
+ * unique `_id` (`payment:<id>`, `customer-default:<id>`) makes taking it atomic on every supported
+ * database and across every instance.
+ *
+ * Not tenant-owned, on purpose: the ids inside the keys are ObjectIds, unique across every project,
+ * so a lease cannot collide with another tenant's; it holds no tenant data (a key, a holder token and
+ * an expiry) and is only ever taken after the record was found in the caller's project.
+ */
+@Schema({ collection: 'leases', versionKey: false })
+export class Lease {
+  @Prop({ type: String, required: true })
+  _id: string;
+
+  /** Identifies the holder, so only it releases the lease. */
+  @Prop({ type: String, required: true })
+  holder: string;
+
+  /** After this the lease counts as abandoned (its holder crashed) and may be taken over. */
+  @Prop({ type: Date, required: true })
+  expiresAt: Date;
+}
+
+export const LeaseSchema = SchemaFactory.createForClass(Lease);

@@ -1,0 +1,53 @@
+import { ConflictException, Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model } from 'mongoose';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDuplicateKey } from '../database/duplicate-key';
+import { Lease } from './lease.schema';
+
+/** Longest a holder may keep a lease; far above any confirmation, refund or default-card change. */
+const LEASE_MS = 15_000;
+/** Longest a request waits for another one on the same key before answering 409. */
+const WAIT_MS = 5_000;
+
+/**
+ * Serialises changes of one thing across every instance. A conditional `findOneAndUpdate` is atomic
+ * on MongoDB but not on FerretDB, which reads and then writes; a unique index is atomic on both. So
+ * such changes run one at a time under a lease taken by inserting a document with the key as its
+ * `_id`, and their updates still carry their guards in the filter.
+ */
+@Injectable()
+export class Leases {
+  constructor(@InjectModel(Lease.name) private readonly leases: Model<Lease>) {}
+
+  async withLease<T>(key: string, busyMessage: string, work: () => Promise<T>): Promise<T> {
+    const holder = await this.acquire(key, busyMessage);
+    try {
+      return await work();
+    } finally {
+      await this.leases.deleteOne({ _id: key, holder }).exec();
+    }
+  }
+
+  private async acquire(key: string, busyMessage: string): Promise<string> {
+    const holder = randomUUID();
+    const deadline = Date.now() + WAIT_MS;
+    for (let round = 0; ; round++) {
+      try {
+        await this.leases.create({ _id: key, holder, expiresAt: new Date(Date.now() + LEASE_MS) });
+        return holder;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const current = await this.leases.findById(key).lean<Lease>().exec();
+      if (current && new Date(current.expiresAt).getTime() < Date.now()) {
+        // Abandoned by a holder that never finished: take it over.
+        await this.leases.deleteOne({ _id: key, holder: current.holder }).exec();
+        continue;
+      }
+      if (Date.now() >= deadline) throw new ConflictException(busyMessage);
+      await sleep(Math.min(5 + round * 5, 50) + Math.random() * 10);
+    }
+  }
+}
