@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
@@ -9,7 +10,7 @@ import { tenantOwned } from '../tenancy/tenant-owned.plugin';
  * payments' own unique `_id` lets that id be created once. So a retry, even one that runs again
  * after the idempotency record was dropped, finds the payment instead of making a second.
  */
-@Schema({ collection: 'payment_keys', versionKey: false, timestamps: { createdAt: true, updatedAt: false } })
+@Schema({ ...schemaOptions('payment_keys'), timestamps: { createdAt: true, updatedAt: false } })
 export class PaymentKey {
   /** `<project id>:<caller>:<key>`; the project id has a fixed length, so the parts never run together. */
   @Prop({ type: String, required: true })

@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
@@ -23,7 +24,7 @@ const isInteger = { validator: Number.isSafeInteger, message: '{PATH} must be a 
  * A payment. Money is kept as integer counts of the currency's minor units (cents for USD, yen for
  * JPY, fils for KWD), so sums and refunds are exact; the API speaks major units.
  */
-@Schema({ collection: 'payments', timestamps: true, versionKey: false })
+@Schema(schemaOptions('payments'))
 export class Payment {
   _id: Types.ObjectId;
 

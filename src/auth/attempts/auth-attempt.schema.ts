@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../../common/database/schema-options';
 import { Types } from 'mongoose';
 
 export const ATTEMPT_KINDS = ['login', 'signup'] as const;
@@ -9,7 +10,7 @@ export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
  * an insert is atomic on MongoDB and FerretDB alike, so concurrent attempts cannot all slip under
  * the limit (a counter update would be a read-modify-write on FerretDB). Shared by every instance.
  */
-@Schema({ collection: 'auth_attempts', versionKey: false })
+@Schema({ ...schemaOptions('auth_attempts'), timestamps: false })
 export class AuthAttempt {
   _id: Types.ObjectId;
 

@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../database/schema-options';
 import { HydratedDocument, Types } from 'mongoose';
 import { tenantOwned } from '../../tenancy/tenant-owned.plugin';
 
@@ -10,7 +11,7 @@ export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
  * got, so a retry with the same key gets the same answer without running again. Owned by the
  * platform project the request acted in: keys are per project and caller.
  */
-@Schema({ collection: 'idempotency_keys', timestamps: true, versionKey: false })
+@Schema(schemaOptions('idempotency_keys', ['fingerprint', 'responseBody']))
 export class IdempotencyRecord {
   _id: Types.ObjectId;
 

@@ -1,4 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { schemaOptions } from '../database/schema-options';
 
 /**
  * A short lease on one thing (a payment, one customer's default card), held while it changes. The
@@ -9,7 +10,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
  * so a lease cannot collide with another tenant's; it holds no tenant data (a key, a holder token and
  * an expiry) and is only ever taken after the record was found in the caller's project.
  */
-@Schema({ collection: 'leases', versionKey: false })
+@Schema({ ...schemaOptions('leases'), timestamps: false })
 export class Lease {
   @Prop({ type: String, required: true })
   _id: string;
