@@ -5,5 +5,8 @@ export type UserRole = (typeof USER_ROLES)[number];
 
 export const ROLES = 'roles';
 
-/** Restricts a route to callers whose token carries one of these roles. */
+/**
+ * Restricts a route to callers with one of these roles in the request's account (their membership's
+ * role; the owner counts as admin, an API key acts as admin). Checked by RolesGuard.
+ */
 export const Roles = (...roles: UserRole[]) => SetMetadata(ROLES, roles);
