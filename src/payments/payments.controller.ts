@@ -8,9 +8,12 @@ import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { CreatePaymentDto } from './dto/create-payment.dto';
 import { ListPaymentsQuery } from './dto/list-payments.query';
+import { PaymentSummaryQuery } from './dto/payment-summary.query';
+import { PaymentSummaryResponse } from './dto/payment-summary.response';
 import { PaymentListResponse, PaymentResponse } from './dto/payment.response';
 import { RefundPaymentDto } from './dto/refund-payment.dto';
 import { PaymentsService } from './payments.service';
+import { PaymentsSummaryService } from './payments-summary.service';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 
@@ -26,7 +29,10 @@ const CREATE_IDEMPOTENCY_NOTE =
 @PlatformApi('payments')
 @Controller('api/v1/payments')
 export class PaymentsController {
-  constructor(private readonly payments: PaymentsService) {}
+  constructor(
+    private readonly payments: PaymentsService,
+    private readonly summaries: PaymentsSummaryService,
+  ) {}
 
   @Post()
   @ApiOperation({
@@ -59,6 +65,23 @@ export class PaymentsController {
   @ApiErrorResponses(400, 401, 500, 503)
   listPayments(@Tenant() scope: TenantScope, @Query() query: ListPaymentsQuery): Promise<PaymentListResponse> {
     return this.payments.list(scope, query);
+  }
+
+  // Declared before `:id`, so `summary` is never read as a payment id.
+  @Get('summary')
+  @ApiOperation({
+    summary: 'Payment volume per day',
+    description:
+      'For one `currency`, per UTC day of the period (`from` to `to`, inclusive; default the last 30 days, at most 366): ' +
+      '`gross` (the amounts of payments that were charged: `succeeded`, `partially_refunded`, `refunded`), `refunded` ' +
+      '(what has been refunded of them so far), `net` and `count`, in major units, and the totals. A payment counts on the day it ' +
+      'was created, its refunds with it. Every day of the period is listed, oldest first. `from` after `to`, or a longer ' +
+      'period, is 400.',
+  })
+  @ApiOkResponse({ type: PaymentSummaryResponse, description: 'The volume per day and the totals' })
+  @ApiErrorResponses(400, 401, 500, 503)
+  getPaymentSummary(@Tenant() scope: TenantScope, @Query() query: PaymentSummaryQuery): Promise<PaymentSummaryResponse> {
+    return this.summaries.summarize(scope, query);
   }
 
   @Get(':id')

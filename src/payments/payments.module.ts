@@ -8,6 +8,7 @@ import { PaymentKeys } from './payment-keys';
 import { Payment, PaymentSchema } from './payment.schema';
 import { PaymentsController } from './payments.controller';
 import { PaymentsService } from './payments.service';
+import { PaymentsSummaryService } from './payments-summary.service';
 import { PaymentsPlatformListener } from './payments.platform-listener';
 
 @Module({
@@ -21,6 +22,6 @@ import { PaymentsPlatformListener } from './payments.platform-listener';
     LeasesModule,
   ],
   controllers: [PaymentsController],
-  providers: [PaymentsService, PaymentKeys, PaymentsPlatformListener],
+  providers: [PaymentsService, PaymentsSummaryService, PaymentKeys, PaymentsPlatformListener],
 })
 export class PaymentsModule {}
