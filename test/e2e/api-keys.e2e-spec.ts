@@ -81,6 +81,15 @@ describe('API keys', () => {
       expect(indexes.find((index) => index.key.hash === 1)).toMatchObject({ unique: true });
     });
 
+    it('stores no answer of a key route for Idempotency-Key replays: the secret would sit in the database', async () => {
+      const headers = { 'idempotency-key': `key-create-${randomBytes(4).toString('hex')}` };
+      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys`, { name: 'Idempotent' }, { token: admin.token, headers });
+      expect(res.status).toBe(201);
+      secrets.push(res.body.data.key, sha256(res.body.data.key));
+      const stored = JSON.stringify(await t.db.collection('idempotency_keys').find({}).toArray());
+      expect(stored).not.toContain(res.body.data.key);
+    });
+
     it('lists keys newest first, with their start and never the key or its hash (admin only)', async () => {
       const older = await createKey(secondProject, { name: 'Older' });
       const newer = await createKey(secondProject, { name: 'Newer', scopes: ['payments', 'customers'] });
