@@ -55,7 +55,8 @@ import { PaymentsModule } from './payments/payments.module';
         };
       },
     }),
-    EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+    // One listener per data module answers the platform's questions (is this project empty?): above the default ten.
+    EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false, maxListeners: 50 }),
     DatabaseModule,
     HealthModule,
     AuthModule,

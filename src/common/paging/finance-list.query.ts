@@ -17,8 +17,8 @@ export class FinanceListQuery {
   limit: number = FINANCE_PAGE_DEFAULT;
 
   @ApiPropertyOptional({
+    // No example: Swagger UI would pre-fill it and "Try it out" would page past every record.
     description: 'Id of the last object of the previous page',
-    example: '6650c0ffee0000000000a001',
     pattern: '^[0-9a-fA-F]{24}$',
   })
   @IsOptional()
