@@ -7,47 +7,64 @@
  *
  * Starts one throwaway database server (the service's own embedded-database provisioning), the
  * service (dist/main.js, NODE_ENV=production) and the baseline on it, each with its own database,
- * seeds both through their HTTP APIs, then runs autocannon from this process over loopback.
- * Prints a table and writes it to bench/results/latest.md. Everything it starts is stopped, also on
- * failure; the exit code is non-zero when anything failed.
+ * seeds both, checks that both answer every scenario with bodies of the same shape, then measures
+ * each scenario in alternating rounds (service, baseline, service, baseline, ...; the side that
+ * starts alternates from one scenario to the next) with autocannon from this process over loopback.
+ * Prints a table, writes bench/results/latest.md and bench/results/latest.json. Everything it starts
+ * is stopped, also on failure; the exit code is non-zero when anything failed.
  *
- * Tuning (environment): BENCH_DURATION (s, 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (10),
- * BENCH_LOG_LEVEL (service LOG_LEVEL, info), BENCH_BCRYPT_ROUNDS (both servers, 12: the service
- * default), BENCH_BOUNDS_SEED (10000), BENCH_ONLY (comma-separated scenario keys, e.g. "channel,login"
- * or "bounds"), BENCH_NODE_ARGS (extra Node options for both servers), FERRETDB_BIN / MONGOMS_SYSTEM_BINARY as for the service.
+ * Environment (bench/README.md has the full list): BENCH_ROUNDS (4), BENCH_SECONDS (5),
+ * BENCH_WARMUP (2), BENCH_CONNECTIONS (10), BENCH_ONLY (comma-separated substrings of scenario keys
+ * or titles, "bounds" for the bounds runs), BENCH_NODE_ARGS (both servers), BENCH_SERVICE_NODE_ARGS,
+ * BENCH_BASELINE_NODE_ARGS, BENCH_PROFILE (service|baseline|both: CPU profiles, summarised per
+ * scenario), BENCH_HEAP_SNAPSHOT (1: a heap snapshot of the service under load per scenario),
+ * BENCH_LOG_LEVEL, BENCH_BCRYPT_ROUNDS, BENCH_BOUNDS_SEED, BENCH_BOUNDS_CONNECTIONS, BENCH_DIST.
  */
-const { spawn } = require('node:child_process');
+const { spawn, execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { MongoClient } = require('mongodb');
+const { MongoClient, ObjectId } = require('mongodb');
+const { analyseProfile, formatAnalysis } = require('./cpuprofile');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
-const DIST = path.join(ROOT, 'dist');
+const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
+const DIST = path.resolve(ROOT, process.env.BENCH_DIST || 'dist');
 const SERVICE_ENTRY = path.join(DIST, 'main.js');
 const EMBEDDED_DB = path.join(DIST, 'database', 'embedded-database.js');
 // The service runs from a copy of dist/, so a rebuild during the run cannot pull it away.
 const DIST_SNAPSHOT = path.join(RESULTS_DIR, 'dist-snapshot');
 const BASELINE_ENTRY = path.join(__dirname, 'baseline', 'server.js');
 
+const words = (name) => (process.env[name] || '').split(/\s+/).filter(Boolean);
+
 const settings = {
-  duration: positiveNumber('BENCH_DURATION', 10),
+  rounds: positiveInteger('BENCH_ROUNDS', 4),
+  seconds: positiveNumber('BENCH_SECONDS', 5),
   warmup: positiveNumber('BENCH_WARMUP', 2),
-  connections: positiveNumber('BENCH_CONNECTIONS', 10),
+  connections: positiveInteger('BENCH_CONNECTIONS', 10),
   logLevel: process.env.BENCH_LOG_LEVEL || 'info',
-  bcryptRounds: positiveNumber('BENCH_BCRYPT_ROUNDS', 12),
-  boundsSeed: positiveNumber('BENCH_BOUNDS_SEED', 10_000),
-  boundsConnections: positiveNumber('BENCH_BOUNDS_CONNECTIONS', 2),
-  // Extra Node options for both servers, e.g. "--cpu-prof --cpu-prof-dir=/tmp/profiles".
-  nodeArgs: (process.env.BENCH_NODE_ARGS || '').split(/\s+/).filter(Boolean),
+  bcryptRounds: positiveInteger('BENCH_BCRYPT_ROUNDS', 12),
+  boundsSeed: positiveInteger('BENCH_BOUNDS_SEED', 10_000),
+  boundsConnections: positiveInteger('BENCH_BOUNDS_CONNECTIONS', 2),
+  // Extra Node options: for both servers, then for one side only (e.g. "--cpu-prof --cpu-prof-dir=bench/results/profiles").
+  nodeArgs: words('BENCH_NODE_ARGS'),
+  serviceNodeArgs: words('BENCH_SERVICE_NODE_ARGS'),
+  baselineNodeArgs: words('BENCH_BASELINE_NODE_ARGS'),
+  profile: profileSides(process.env.BENCH_PROFILE),
+  heapSnapshot: ['1', 'true', 'yes'].includes((process.env.BENCH_HEAP_SNAPSHOT || '').toLowerCase()),
   only: (process.env.BENCH_ONLY || '')
     .split(',')
-    .map((key) => key.trim())
+    .map((part) => part.trim().toLowerCase())
     .filter(Boolean),
+  /** Members of the seeded account, the admin included; login rotates over them. */
+  members: 10,
+  customers: 25,
+  shapeSamples: 3,
 };
 
 function positiveNumber(name, fallback) {
@@ -58,9 +75,27 @@ function positiveNumber(name, fallback) {
   return value;
 }
 
-const wanted = (key) => settings.only.length === 0 || settings.only.includes(key);
+function positiveInteger(name, fallback) {
+  const value = positiveNumber(name, fallback);
+  if (!Number.isInteger(value)) throw new Error(`${name} must be a whole number, got ${value}`);
+  return value;
+}
+
+function profileSides(raw) {
+  const value = (raw || '').trim().toLowerCase();
+  if (!value || value === '0' || value === 'none') return [];
+  if (value === 'both') return ['service', 'baseline'];
+  if (value === 'service' || value === 'baseline' || value === '1') return [value === '1' ? 'service' : value];
+  throw new Error(`BENCH_PROFILE must be service, baseline or both, got ${raw}`);
+}
+
+/** BENCH_ONLY: comma-separated, case-insensitive substrings of a scenario's key or title. */
+const wanted = (key, title = key) =>
+  settings.only.length === 0 || settings.only.some((part) => key.toLowerCase().includes(part) || title.toLowerCase().includes(part));
 const log = (message) => process.stdout.write(`${message}\n`);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+/** The monotonic clock the V8 CPU profiler stamps its samples with, in microseconds. */
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 // ---------------------------------------------------------------- cleanup, also on signals
 
@@ -109,18 +144,18 @@ function tail(file, lines = 30) {
 }
 
 /** Spawns a server, logs to bench/results/<name>.log, waits for GET /health to answer 200. */
-async function startServer(name, entry, env) {
+async function startServer(name, entry, env, nodeArgs) {
   const port = await freePort();
   const logFile = path.join(RESULTS_DIR, `${name}.log`);
   const fd = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [...settings.nodeArgs, entry], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', fd, fd],
   });
   fs.closeSync(fd);
   const exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
-  const server = { name, child, port, base: `http://127.0.0.1:${port}`, logFile, exited, alive: true };
+  const server = { name, child, port, base: `http://127.0.0.1:${port}`, logFile, exited, alive: true, nodeArgs };
   exited.then(() => (server.alive = false));
   cleanups.push(() => stopServer(server));
 
@@ -141,7 +176,8 @@ async function startServer(name, entry, env) {
 async function stopServer(server) {
   if (!server.alive) return;
   server.child.kill('SIGTERM');
-  const stopped = await Promise.race([server.exited.then(() => true), sleep(10_000).then(() => false)]);
+  // A CPU profile is written at exit: give it time.
+  const stopped = await Promise.race([server.exited.then(() => true), sleep(30_000).then(() => false)]);
   if (!stopped) {
     server.child.kill('SIGKILL');
     await server.exited;
@@ -189,14 +225,14 @@ function watchMemory(pid) {
 
 // ---------------------------------------------------------------- HTTP helpers
 
-async function call(server, method, route, { body, token } = {}) {
-  const headers = {};
+async function call(server, method, route, { body, token, headers: extra = {} } = {}) {
+  const headers = { ...extra };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
   const response = await fetch(server.base + route, {
     method,
     headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(30_000),
   });
   const text = await response.text();
@@ -210,11 +246,18 @@ async function call(server, method, route, { body, token } = {}) {
 }
 
 function describe(response) {
-  return `${response.status} ${response.text.slice(0, 200)}`;
+  return `${response.status} ${response.text.slice(0, 300)}`;
+}
+
+async function expectStatus(server, what, status, promise) {
+  const response = await promise;
+  if (response.status !== status) throw new Error(`${server.name}: ${what} answered ${describe(response)} (expected ${status})`);
+  return response;
 }
 
 // ---------------------------------------------------------------- seeding
 
+const PASSWORD = 'bench password 123';
 const COLLECTION_BODY = {
   name: 'Bench post',
   description: 'Created by the benchmark',
@@ -225,26 +268,43 @@ const COLLECTION_BODY = {
   endpoints: [1, 2, 3],
 };
 
-/** Creates what the scenarios need through the server's own API. Missing endpoints are recorded, not fatal. */
-async function seed(server) {
+/**
+ * What every scenario needs, made through the server's own HTTP API where it has the route: the
+ * admin (signup, login), a client and a channel, 50 collections, customers, and the members, the
+ * saved card and the API key in the way each side can (see `seedMembers`, `seedCard`, `seedApiKey`).
+ */
+async function seed(server, db) {
   const tag = crypto.randomBytes(4).toString('hex');
-  const credentials = { email: `bench.${tag}@example.com`, password: 'bench password 123' };
-  const state = { credentials, problems: {} };
-
-  const signup = await call(server, 'POST', '/api/v1/singup', {
-    body: { firstName: 'Bench', lastName: 'Mark', role: 'admin', ...credentials },
-  });
-  if (signup.status !== 201) throw new Error(`${server.name}: signup failed: ${describe(signup)}`);
-  const login = await call(server, 'POST', '/api/v1/login', { body: credentials });
-  if (login.status !== 200 || !login.json?.accessToken) throw new Error(`${server.name}: login failed: ${describe(login)}`);
+  const state = { tag, server, db };
+  const admin = { email: `bench.admin.${tag}@example.com`, password: PASSWORD };
+  const signup = await expectStatus(
+    server,
+    'signup',
+    201,
+    call(server, 'POST', '/api/v1/singup', {
+      body: { firstName: 'Bench', lastName: 'Admin', role: 'admin', accountName: 'Bench account', ...admin },
+    }),
+  );
+  state.accountId = signup.json.data.account.id;
+  state.projectId = signup.json.data.account.defaultProjectId;
+  const login = await expectStatus(server, 'login', 200, call(server, 'POST', '/api/v1/login', { body: admin }));
   state.token = login.json.accessToken;
+  state.logins = [admin];
   const token = state.token;
 
-  const client = await call(server, 'POST', '/clients', { token, body: { name: 'Bench client', email: `client.${tag}@example.com` } });
-  if (client.status !== 201 || !client.json?.id) {
-    state.problems.channel = `POST /clients answered ${describe(client)}`;
-  } else {
-    const channel = await call(server, 'POST', '/channels', {
+  await seedMembers(state);
+
+  const client = await expectStatus(
+    server,
+    'POST /clients',
+    201,
+    call(server, 'POST', '/clients', { token, body: { name: 'Bench client', email: `client.${tag}@example.com` } }),
+  );
+  const channel = await expectStatus(
+    server,
+    'POST /channels',
+    200,
+    call(server, 'POST', '/channels', {
       token,
       body: {
         clientId: client.json.id,
@@ -253,42 +313,167 @@ async function seed(server) {
         avatarUrl: 'https://cdn.example.com/avatars/bench.png',
         role: 'creator',
       },
-    });
-    if (channel.status !== 200 || !channel.json?.id) state.problems.channel = `POST /channels answered ${describe(channel)}`;
-    else state.channelId = channel.json.id;
-  }
+    }),
+  );
+  state.channelId = channel.json.id;
 
   for (let i = 0; i < 50; i += 1) {
-    const created = await call(server, 'POST', '/collections', {
-      token,
-      body: { ...COLLECTION_BODY, name: `Bench seed ${i}`, numberOfClients: i, endpoints: [i, i + 1] },
-    });
-    if (created.status !== 201) {
-      state.problems.collections = `POST /collections answered ${describe(created)}`;
-      break;
-    }
+    await expectStatus(
+      server,
+      'POST /collections',
+      201,
+      call(server, 'POST', '/collections', { token, body: { ...COLLECTION_BODY, name: `Bench seed ${i}`, numberOfClients: i, endpoints: [i, i + 1] } }),
+    );
   }
 
-  const customer = await call(server, 'POST', '/v1/customers', { token, body: { email: `customer.${tag}@example.com` } });
-  if (customer.status !== 201 || !customer.json?.data?.id) state.problems.payment = `POST /v1/customers answered ${describe(customer)}`;
-  else state.customerId = customer.json.data.id;
+  state.customerIds = [];
+  for (let i = 0; i < settings.customers; i += 1) {
+    const customer = await expectStatus(
+      server,
+      'POST /v1/customers',
+      201,
+      call(server, 'POST', '/v1/customers', {
+        token,
+        body: { email: `customer.${i}.${tag}@example.com`, firstName: 'Bench', lastName: `Customer ${i}`, country: 'US', phone: '+1 415 555 0100' },
+      }),
+    );
+    state.customerIds.push(customer.json.data.id);
+  }
+  // The newest customer pays (it leads the list page) and reads as the API key's customer.
+  state.customerId = state.customerIds[state.customerIds.length - 1];
+  await seedCard(state);
+  await seedApiKey(state);
   return state;
+}
+
+/**
+ * Members of the admin's account. The service invites them and they sign up with the invitation;
+ * the baseline has no invitation routes, so its members sign up (each then owns an account of
+ * their own) and the harness adds their membership of the admin's account and makes it their
+ * default, as joining by invitation does.
+ */
+async function seedMembers(state) {
+  const { server, db, tag, token, accountId } = state;
+  for (let i = 1; i < settings.members; i += 1) {
+    const member = { email: `bench.member.${i}.${tag}@example.com`, password: PASSWORD };
+    const person = { firstName: 'Bench', lastName: `Member ${i}`, ...member };
+    if (server.name === 'service') {
+      const invitation = await expectStatus(
+        server,
+        'POST /api/v1/accounts/:id/invitations',
+        201,
+        call(server, 'POST', `/api/v1/accounts/${accountId}/invitations`, { token, body: { email: member.email, role: 'developer' } }),
+      );
+      await expectStatus(server, 'signup by invitation', 201, call(server, 'POST', '/api/v1/singup', { body: { ...person, invitationToken: invitation.json.data.token } }));
+    } else {
+      const signup = await expectStatus(server, 'signup', 201, call(server, 'POST', '/api/v1/singup', { body: { ...person, role: 'developer' } }));
+      const userId = new ObjectId(signup.json.data.user.id);
+      // The account the signup made goes again, so both databases hold the same accounts, projects
+      // and memberships (FerretDB scans small collections: their sizes should match).
+      const own = new ObjectId(signup.json.data.account.id);
+      await db.collection('accounts').deleteOne({ _id: own });
+      await db.collection('platform_projects').deleteMany({ accountId: own });
+      await db.collection('memberships').deleteMany({ accountId: own });
+      const now = new Date();
+      await db.collection('memberships').insertOne({ accountId: new ObjectId(accountId), userId, role: 'developer', owner: false, createdAt: now, updatedAt: now });
+      await db.collection('users').updateOne({ _id: userId }, { $set: { defaultCompany: accountId } });
+    }
+    state.logins.push(member);
+  }
+}
+
+/**
+ * The paying customer's default card, so `confirm: true` charges it (status `succeeded`). The
+ * service takes a test card through POST /v1/cards; the baseline has no card routes, so the harness
+ * stores the same card document (Visa 4242, keyed fingerprint) and sets it as the default.
+ */
+async function seedCard(state) {
+  const { server, db, token, customerId, projectId } = state;
+  const expYear = new Date().getUTCFullYear() + 5;
+  if (server.name === 'service') {
+    await expectStatus(
+      server,
+      'POST /v1/cards',
+      201,
+      call(server, 'POST', '/v1/cards', { token, body: { customer: customerId, cardNumber: '4242424242424242', expMonth: '12', expYear: String(expYear), cvc: '123' } }),
+    );
+    return;
+  }
+  const now = new Date();
+  const { insertedId } = await db.collection('cards').insertOne({
+    customer: new ObjectId(customerId),
+    brand: 'visa',
+    funding: 'credit',
+    country: 'US',
+    last4: '4242',
+    expMonth: 12,
+    expYear,
+    fingerprint: crypto.createHmac('sha256', state.tag).update('4242424242424242').digest('hex'),
+    failureCode: null,
+    projectId: new ObjectId(projectId),
+    createdAt: now,
+    updatedAt: now,
+  });
+  await db.collection('customers').updateOne({ _id: new ObjectId(customerId) }, { $set: { defaultMethod: String(insertedId) } });
+}
+
+/**
+ * An API key of the default project. The service issues it through its route; the baseline has no
+ * key routes, so the harness stores a key of the same form as the service stores one (its SHA-256,
+ * its first 12 characters), every API enabled in the project.
+ */
+async function seedApiKey(state) {
+  const { server, db, token, projectId, accountId } = state;
+  if (server.name === 'service') {
+    const created = await expectStatus(
+      server,
+      'POST /api/v1/platform/projects/:id/keys',
+      201,
+      call(server, 'POST', `/api/v1/platform/projects/${projectId}/keys`, { token, body: { name: 'Bench key' } }),
+    );
+    state.apiKey = created.json.data.key;
+    return;
+  }
+  const key = `sk_test_${crypto.randomBytes(32).toString('base64url')}`;
+  const now = new Date();
+  await db.collection('api_keys').insertOne({
+    hash: crypto.createHash('sha256').update(key, 'utf8').digest('hex'),
+    start: key.slice(0, 12),
+    name: 'Bench key',
+    accountId: new ObjectId(accountId),
+    projectId: new ObjectId(projectId),
+    scopes: null,
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  state.apiKey = key;
 }
 
 // ---------------------------------------------------------------- scenarios
 
+/**
+ * A scenario gives, per server, the request to send: method, path, bearer token, body (or
+ * `bodies`, taken in turn), `freshIdempotencyKey` (a new Idempotency-Key on every request), the
+ * expected status; `check` (what the body must say beyond its shape, the same on both sides) and
+ * `reset` (run on each side's database before its warm-up and before each of its rounds).
+ */
 const SCENARIOS = [
   {
     key: 'channel',
     title: 'GET /channels/:id',
-    needs: 'channel',
     request: (s) => ({ method: 'GET', path: `/channels/${s.channelId}`, token: s.token, expect: 200 }),
   },
   {
     key: 'collections',
     title: 'GET /collections (50 docs, default page)',
-    needs: 'collections',
     request: (s) => ({ method: 'GET', path: '/collections', token: s.token, expect: 200 }),
+    check: (response) =>
+      Array.isArray(response.json) && response.json.length === 50 && response.headers.get('x-total-count') === '50'
+        ? undefined
+        : `expected 50 collections and X-Total-Count 50, got ${Array.isArray(response.json) ? response.json.length : typeof response.json} and ${response.headers.get('x-total-count')}`,
   },
   {
     key: 'create-collection',
@@ -298,55 +483,108 @@ const SCENARIOS = [
   {
     key: 'payment',
     title: 'POST /api/v1/payments',
-    needs: 'payment',
+    request: (s) => ({ method: 'POST', path: '/api/v1/payments', token: s.token, body: { amount: 12.34, currency: 'usd', customer: s.customerId }, expect: 201 }),
+    check: (response) => (response.json?.status === 'requires_confirmation' ? undefined : `status ${response.json?.status}`),
+  },
+  {
+    key: 'login',
+    title: `POST /api/v1/login (bcrypt cost ${settings.bcryptRounds})`,
+    // Rotates over the account's members: one email logging in from 10 connections at once would be
+    // throttled (the limiter counts the attempts in flight: 5 per email).
+    request: (s) => ({ method: 'POST', path: '/api/v1/login', bodies: s.logins, expect: 200 }),
+  },
+  {
+    key: 'customer-key',
+    title: 'GET /v1/customers/:id (API key)',
+    request: (s) => ({ method: 'GET', path: `/v1/customers/${s.customerId}`, token: s.apiKey, expect: 200 }),
+  },
+  {
+    key: 'customers',
+    title: 'GET /v1/customers (page of 20)',
+    request: (s) => ({ method: 'GET', path: '/v1/customers', token: s.token, expect: 200 }),
+    check: (response) =>
+      response.json?.data?.length === 20 && response.json.hasMore === true ? undefined : `expected 20 customers and hasMore, got ${response.text.slice(0, 80)}`,
+  },
+  {
+    key: 'members',
+    title: 'GET /api/v1/accounts/:id/members',
+    request: (s) => ({ method: 'GET', path: `/api/v1/accounts/${s.accountId}/members`, token: s.token, expect: 200 }),
+    check: (response) => (response.json?.data?.length === settings.members ? undefined : `expected ${settings.members} members, got ${response.json?.data?.length}`),
+  },
+  {
+    key: 'payment-confirm',
+    title: 'POST /api/v1/payments (confirm, Idempotency-Key)',
     request: (s) => ({
       method: 'POST',
       path: '/api/v1/payments',
       token: s.token,
-      body: { amount: 12.34, currency: 'usd', customer: s.customerId },
+      body: { amount: 12.34, currency: 'usd', customer: s.customerId, confirm: true },
+      freshIdempotencyKey: true,
       expect: 201,
     }),
-  },
-  {
-    key: 'login',
-    title: 'POST /api/v1/login (bcrypt cost 12)',
-    request: (s) => ({ method: 'POST', path: '/api/v1/login', body: s.credentials, expect: 200 }),
+    // Every request leaves a payment and two key records, and on FerretDB (SQLite) some reads and
+    // updates scan their collection: each round starts from none of them, on both sides, so rounds
+    // compare like with like (bench/README.md, "Where the time goes").
+    reset: async (db) => {
+      await db.collection('idempotency_keys').deleteMany({});
+      await db.collection('payment_keys').deleteMany({});
+      await db.collection('payments').deleteMany({});
+    },
+    check: (response) => (response.json?.status === 'succeeded' ? undefined : `status ${response.json?.status} (expected succeeded: the default card is charged)`),
   },
 ];
 
+let rotation = 0;
+
+/** One concrete request of a scenario: the next body of a rotation, a fresh idempotency key. */
+function instance(request) {
+  const headers = {};
+  if (request.freshIdempotencyKey) headers['idempotency-key'] = `bench-${crypto.randomUUID()}`;
+  const body = request.bodies ? request.bodies[rotation++ % request.bodies.length] : request.body;
+  return { body, headers };
+}
+
+async function send(server, request) {
+  const { body, headers } = instance(request);
+  return call(server, request.method, request.path, { body, token: request.token, headers });
+}
+
 function runAutocannon(server, request, duration, connections = settings.connections) {
   const headers = {};
-  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  if (request.body !== undefined || request.bodies) headers['content-type'] = 'application/json';
   if (request.token) headers.authorization = `Bearer ${request.token}`;
+  // autocannon puts a fresh id in place of [<id>] in every request it sends.
+  if (request.freshIdempotencyKey) headers['idempotency-key'] = 'bench-[<id>]';
+  const options = {
+    url: server.base + request.path,
+    method: request.method,
+    headers,
+    body: request.body === undefined ? undefined : JSON.stringify(request.body),
+    connections,
+    duration,
+    timeout: 30,
+    idReplacement: Boolean(request.freshIdempotencyKey),
+  };
+  if (request.bodies) {
+    const bodies = request.bodies.map((body) => JSON.stringify(body));
+    let next = 0;
+    options.requests = [{ setupRequest: (req) => ({ ...req, body: bodies[next++ % bodies.length] }) }];
+  }
   return new Promise((done, fail) => {
-    autocannon(
-      {
-        url: server.base + request.path,
-        method: request.method,
-        headers,
-        body: request.body === undefined ? undefined : JSON.stringify(request.body),
-        connections,
-        duration,
-        timeout: 30,
-      },
-      (error, result) => (error ? fail(error) : done(result)),
-    );
+    autocannon(options, (error, result) => (error ? fail(error) : done(result)));
   });
 }
 
-/** One scenario on one server: a probe request, a warm-up, then the measured run. */
-async function measure(server, request, connections = settings.connections) {
+/** One measured round on one server. */
+async function round(server, request, seconds, connections = settings.connections) {
   if (!server.alive) return { failed: `${server.name} is not running` };
-  const probe = await call(server, request.method, request.path, { body: request.body, token: request.token });
-  if (probe.status !== request.expect) {
-    return { failed: `${request.method} ${request.path} answered ${describe(probe)} (expected ${request.expect})` };
-  }
-  await runAutocannon(server, request, settings.warmup, connections);
-  // Requests the warm-up left in flight still run on the server; one more request, answered after
-  // them, lets that backlog drain before the measured run starts.
-  await call(server, request.method, request.path, { body: request.body, token: request.token });
+  // Requests an earlier run left in flight still run on the server; one more request, answered
+  // after them, lets that backlog drain before this run starts.
+  await send(server, request);
   const stopWatch = watchMemory(server.child.pid);
-  const result = await runAutocannon(server, request, settings.duration, connections);
+  const startedAt = monotonicMicros();
+  const result = await runAutocannon(server, request, seconds, connections);
+  const endedAt = monotonicMicros();
   const memory = stopWatch();
   if (!server.alive) return { failed: `${server.name} exited during the run. Log:\n${tail(server.logFile)}` };
   const codes = Object.entries(result.statusCodeStats ?? {})
@@ -356,22 +594,22 @@ async function measure(server, request, connections = settings.connections) {
   const completed = result.requests.total;
   return {
     // Completed requests over the run's real duration: per-second averages read 0 when requests take over a second.
-    rps: completed / (result.duration || settings.duration),
-    total: result.requests.total,
+    rps: completed / (result.duration || seconds),
+    total: completed,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    bytesPerResponse: result.requests.total > 0 ? result.throughput.total / result.requests.total : 0,
+    bytesPerResponse: completed > 0 ? result.throughput.total / completed : 0,
     peakKb: memory.peakKb,
     memorySource: memory.source,
+    window: { startedAt, endedAt },
     codes,
     failed:
       bad > 0
         ? `${bad} of ${completed + result.errors} requests failed (${codes}; errors ${result.errors}, timeouts ${result.timeouts})`
         : completed === 0 && !request.mayBeSlow
-          ? `no request completed within the ${settings.duration} s run`
+          ? `no request completed within the ${seconds} s run`
           : undefined,
     noneCompleted: completed === 0,
-    probe,
   };
 }
 
@@ -380,47 +618,135 @@ async function sequentialLatency(server, request, count = 5) {
   const times = [];
   for (let i = 0; i < count; i += 1) {
     const started = performance.now();
-    const response = await call(server, request.method, request.path, { body: request.body, token: request.token });
+    const response = await send(server, request);
     times.push(performance.now() - started);
     if (response.status !== request.expect) return undefined;
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return median(times);
 }
 
 // ---------------------------------------------------------------- response shape check
 
-function shape(value) {
-  if (Array.isArray(value)) return value.length > 0 ? [shape(value[0])] : [];
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shape(value[key])]));
+/**
+ * The type of every field: 'string', 'number', 'boolean', 'null', objects field by field, arrays as
+ * the set of their elements' shapes (every element, not only the first).
+ */
+function shapeOf(value) {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    const elements = new Map();
+    for (const element of value) {
+      const shape = shapeOf(element);
+      elements.set(JSON.stringify(shape), shape);
+    }
+    return { '[]': [...elements.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, shape]) => shape) };
   }
-  return value === null ? 'null' : typeof value;
+  if (typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf(value[key])]));
+  return typeof value;
 }
 
-function shapeDifferences(a, b, where = '') {
-  const sa = shape(a);
-  const sb = shape(b);
+/** Every difference between two shapes, by path; null against a string is a difference. */
+function shapeDifferences(service, baseline, at = '') {
+  const here = at || '(body)';
+  if (typeof service === 'string' || typeof baseline === 'string') {
+    return JSON.stringify(service) === JSON.stringify(baseline) ? [] : [`${here}: service ${describeShape(service)}, baseline ${describeShape(baseline)}`];
+  }
+  const serviceArray = '[]' in service;
+  const baselineArray = '[]' in baseline;
+  if (serviceArray !== baselineArray) return [`${here}: service ${describeShape(service)}, baseline ${describeShape(baseline)}`];
+  if (serviceArray) {
+    const [a, b] = [service['[]'], baseline['[]']];
+    if (a.length === 1 && b.length === 1) return shapeDifferences(a[0], b[0], `${at}[]`);
+    if (JSON.stringify(a) === JSON.stringify(b)) return [];
+    if (a.length === 0 || b.length === 0) return [`${here}: service has ${a.length ? 'elements' : 'no elements'}, baseline ${b.length ? 'elements' : 'no elements'}`];
+    return [`${here}[]: element shapes differ: service ${JSON.stringify(a)}, baseline ${JSON.stringify(b)}`];
+  }
   const out = [];
-  const walk = (x, y, at) => {
-    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) {
-      if (x !== y && x !== 'null' && y !== 'null') out.push(`${at || '(root)'}: ${JSON.stringify(x)} vs ${JSON.stringify(y)}`);
-      return;
-    }
-    const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
-    for (const key of keys) {
-      if (!(key in x)) out.push(`${at}${at ? '.' : ''}${key}: only in baseline`);
-      else if (!(key in y)) out.push(`${at}${at ? '.' : ''}${key}: only in service`);
-      else walk(x[key], y[key], `${at}${at ? '.' : ''}${key}`);
-    }
-  };
-  walk(sa, sb, where);
+  for (const key of new Set([...Object.keys(service), ...Object.keys(baseline)])) {
+    const where = at ? `${at}.${key}` : key;
+    if (!(key in service)) out.push(`${where}: only in the baseline`);
+    else if (!(key in baseline)) out.push(`${where}: only in the service`);
+    else out.push(...shapeDifferences(service[key], baseline[key], where));
+  }
   return out;
+}
+
+function describeShape(shape) {
+  if (typeof shape === 'string') return shape;
+  return '[]' in shape ? 'an array' : 'an object';
+}
+
+/**
+ * Sends `settings.shapeSamples` requests of the scenario to each side: every one must answer the
+ * expected status and pass the scenario's check, and the i-th bodies of the two sides must have
+ * the same shape. Returns the problems (none: the scenario may be measured) and the sample sizes.
+ */
+async function compareShapes(scenario, servers, seeds) {
+  const problems = [];
+  const samples = {};
+  for (const server of servers) {
+    const request = scenario.request(seeds[server.name]);
+    samples[server.name] = [];
+    for (let i = 0; i < settings.shapeSamples; i += 1) {
+      const response = await send(server, request);
+      if (response.status !== request.expect) {
+        problems.push(`${server.name} answered ${describe(response)} (expected ${request.expect})`);
+        break;
+      }
+      const wrong = scenario.check?.(response);
+      if (wrong) {
+        problems.push(`${server.name}: ${wrong}`);
+        break;
+      }
+      samples[server.name].push(response);
+    }
+  }
+  if (problems.length > 0) return { problems };
+  const differences = new Set();
+  for (let i = 0; i < settings.shapeSamples; i += 1) {
+    for (const difference of shapeDifferences(shapeOf(samples.service[i].json), shapeOf(samples.baseline[i].json))) differences.add(difference);
+  }
+  if (differences.size > 0) problems.push(`response bodies differ in shape: ${[...differences].join('; ')}`);
+  return { problems, bodyBytes: { service: Buffer.byteLength(samples.service[0].text), baseline: Buffer.byteLength(samples.baseline[0].text) } };
+}
+
+// ---------------------------------------------------------------- statistics
+
+function median(values) {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Medians over the rounds of each side, and the ratio of the paired rounds (service ÷ baseline). */
+function summarise(rounds) {
+  const side = (name) => {
+    const list = rounds.map((r) => r[name]).filter((r) => r && !r.failed);
+    return {
+      rps: median(list.map((r) => r.rps)),
+      p50: median(list.map((r) => r.p50)),
+      p99: median(list.map((r) => r.p99)),
+      peakKb: Math.max(0, ...list.map((r) => r.peakKb)),
+      bytesPerResponse: median(list.map((r) => r.bytesPerResponse)),
+    };
+  };
+  const ratios = rounds
+    .filter((r) => r.service && r.baseline && !r.service.failed && !r.baseline.failed && r.baseline.rps > 0)
+    .map((r) => r.service.rps / r.baseline.rps);
+  return {
+    service: side('service'),
+    baseline: side('baseline'),
+    ratio: median(ratios),
+    ratioMin: ratios.length ? Math.min(...ratios) : undefined,
+    ratioMax: ratios.length ? Math.max(...ratios) : undefined,
+    ratios,
+  };
 }
 
 // ---------------------------------------------------------------- bounds
 
-function bulkCollections(count) {
+function bulkCollections(count, projectId) {
   const now = Date.now();
   return Array.from({ length: count }, (_, i) => {
     const at = new Date(now - (count - i) * 1000);
@@ -433,6 +759,7 @@ function bulkCollections(count) {
       pricing: (i % 100) + 0.99,
       endpoints: [i % 7, i % 11, i % 13],
       deletedAt: null,
+      projectId,
       createdAt: at,
       updatedAt: at,
     };
@@ -448,14 +775,18 @@ async function insertInBatches(collection, documents, size = 1000) {
 // ---------------------------------------------------------------- output
 
 const fmt = {
-  rps: (r) => (r && !r.failed ? r.rps.toFixed(r.rps < 100 ? 1 : 0) : '-'),
-  latOrNone: (r) => (r?.noneCompleted && !r.failed ? `none in ${settings.duration} s` : fmt.lat(r)),
+  rps: (value) => (value === undefined ? '-' : value.toFixed(value < 100 ? 1 : 0)),
+  ratio: (value) => (value === undefined ? '-' : value.toFixed(2)),
+  spread: (s) => (s.ratioMin === undefined ? '-' : `${s.ratioMin.toFixed(2)}–${s.ratioMax.toFixed(2)}`),
+  lat: (s) => (s.p50 === undefined ? '-' : `${fmtMs(s.p50)} / ${fmtMs(s.p99)}`),
+  mb: (kb) => (kb ? `${(kb / 1024).toFixed(0)} MB` : '-'),
   ms: (value) => (value === undefined ? '-' : value.toFixed(1)),
-  lat: (r) => (r && !r.failed ? `${r.p50} / ${r.p99}` : '-'),
-  mb: (r) => (r && r.peakKb ? `${(r.peakKb / 1024).toFixed(0)} MB` : '-'),
-  ratio: (a, b) => (a && b && !a.failed && !b.failed && b.rps > 0 ? `${(a.rps / b.rps).toFixed(2)}` : '-'),
-  bytes: (r) => (r?.probe ? `${(Buffer.byteLength(r.probe.text) / 1024).toFixed(1)} KiB` : '-'),
+  roundRps: (r) => (r && !r.failed ? r.rps.toFixed(r.rps < 100 ? 1 : 0) : '-'),
+  roundLat: (r, seconds) => (r?.noneCompleted && !r.failed ? `none in ${seconds} s` : r && !r.failed ? `${fmtMs(r.p50)} / ${fmtMs(r.p99)}` : '-'),
 };
+function fmtMs(value) {
+  return value < 10 ? String(Math.round(value * 10) / 10) : String(Math.round(value));
+}
 
 function table(header, rows) {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
@@ -480,6 +811,28 @@ function machine() {
   };
 }
 
+function gitDescription() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return `${commit}${dirty ? ' (src/ with uncommitted changes)' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The CPU profiles a server wrote (--cpu-prof names them CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile). */
+function profilesOf(server, dir) {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith('.cpuprofile') && name.split('.')[3] === String(server.child.pid))
+      .map((name) => path.join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
 // ---------------------------------------------------------------- main
 
 async function main() {
@@ -489,13 +842,16 @@ async function main() {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const info = machine();
   const loadBefore = os.loadavg().map((n) => n.toFixed(2)).join(' ');
+  const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.key, scenario.title));
+  const boundsWanted = wanted('bounds');
+  if (scenarios.length === 0 && !boundsWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
 
-  log('Benchmark: service (dist/main.js) vs bare Fastify + mongodb baseline');
+  log('Benchmark: service (dist/main.js) vs bare Fastify + mongodb baseline, both multi-tenant');
   log(`Machine: ${info.cores} cores, ${info.cpu}, ${info.memory} RAM, Node ${info.node}, ${info.platform}`);
   log(`Load average before: ${loadBefore}`);
   log(
-    `Runs: ${settings.connections} connections, ${settings.warmup} s warm-up + ${settings.duration} s measured per scenario and server; ` +
-      `service NODE_ENV=production LOG_LEVEL=${settings.logLevel} (logs to bench/results/service.log); bcrypt cost ${settings.bcryptRounds} on both`,
+    `Rounds: ${settings.rounds} x ${settings.seconds} s per side and scenario, alternating sides, after a ${settings.warmup} s warm-up per side; ` +
+      `${settings.connections} connections; service NODE_ENV=production LOG_LEVEL=${settings.logLevel}; bcrypt cost ${settings.bcryptRounds} on both`,
   );
   log('Load generator, service, baseline and database all share this machine (autocannon runs in this process).');
 
@@ -505,7 +861,7 @@ async function main() {
   fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true });
   cleanups.push(() => fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true }));
   fs.cpSync(DIST, DIST_SNAPSHOT, { recursive: true });
-  const { startEmbeddedDatabase } = require(EMBEDDED_DB);
+  const { startEmbeddedDatabase } = require(path.join(DIST_SNAPSHOT, 'database', 'embedded-database.js'));
   const database = await startEmbeddedDatabase({
     dataDir: path.join(tmp, 'db'),
     ferretdbBin: process.env.FERRETDB_BIN,
@@ -518,53 +874,90 @@ async function main() {
   await mongo.connect();
   cleanups.push(() => mongo.close());
 
+  const profileDir = PROFILE_DIR;
+  const argsFor = (side) => {
+    const args = [...settings.nodeArgs, ...(side === 'service' ? settings.serviceNodeArgs : settings.baselineNodeArgs)];
+    if (settings.profile.includes(side)) args.push('--cpu-prof', `--cpu-prof-dir=${path.relative(ROOT, profileDir)}`);
+    if (side === 'service' && settings.heapSnapshot) args.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.relative(ROOT, profileDir)}`);
+    return args;
+  };
+  if (settings.profile.length > 0 || settings.heapSnapshot) fs.mkdirSync(profileDir, { recursive: true });
+
   const secret = crypto.randomBytes(32).toString('hex');
-  const shared = { JWT_SECRET: secret, BCRYPT_ROUNDS: String(settings.bcryptRounds) };
-  const service = await startServer('service', path.join(DIST_SNAPSHOT, 'main.js'), {
-    ...shared,
-    NODE_ENV: 'production',
-    LOG_LEVEL: settings.logLevel,
-    MONGODB_URI: `${database.uri}bench_service`,
-  });
-  const baseline = await startServer('baseline', BASELINE_ENTRY, {
-    ...shared,
-    NODE_ENV: 'production',
-    MONGODB_URI: `${database.uri}bench_baseline`,
-  });
+  // The seed signs up every member from this one address: above the per-address signup limit (10 an hour).
+  const shared = {
+    JWT_SECRET: secret,
+    // Required outside development: the card fingerprint key (from which both derive the Idempotency-Key
+    // fingerprint key) and the service's field encryption key (`<id>:<base64 of 32 bytes>`).
+    CARD_FINGERPRINT_KEY: crypto.randomBytes(32).toString('hex'),
+    FIELD_ENCRYPTION_KEY: `bench:${crypto.randomBytes(32).toString('base64')}`,
+    BCRYPT_ROUNDS: String(settings.bcryptRounds),
+    SIGNUP_MAX_PER_CLIENT: '1000',
+  };
+  const service = await startServer(
+    'service',
+    path.join(DIST_SNAPSHOT, 'main.js'),
+    { ...shared, NODE_ENV: 'production', LOG_LEVEL: settings.logLevel, MONGODB_URI: `${database.uri}bench_service` },
+    argsFor('service'),
+  );
+  const baseline = await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline` }, argsFor('baseline'));
   const servers = [service, baseline];
+  const byName = { service, baseline };
   const dbs = { service: mongo.db('bench_service'), baseline: mongo.db('bench_baseline') };
   log(`Started service on :${service.port} (pid ${service.child.pid}) and baseline on :${baseline.port} (pid ${baseline.child.pid})`);
+  for (const server of servers) if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
 
   const seeds = {};
-  for (const server of servers) seeds[server.name] = await seed(server);
-  log('Seeded both: an admin user, a client and a channel, 50 collections, a customer.');
+  for (const server of servers) seeds[server.name] = await seed(server, dbs[server.name]);
+  log(
+    `Seeded both: an account with ${settings.members} members (the admin included), a client and a channel, 50 collections, ` +
+      `${settings.customers} customers, a saved card as the paying customer's default, an API key of the default project.`,
+  );
 
   const results = [];
-  const shapeNotes = [];
-  for (const scenario of SCENARIOS) {
-    if (!wanted(scenario.key)) continue;
-    const row = { scenario, service: undefined, baseline: undefined };
-    for (const server of servers) {
-      const state = seeds[server.name];
-      const problem = scenario.needs && state.problems[scenario.needs];
-      if (problem) {
-        row[server.name] = { failed: `not measured: seeding failed, ${problem}` };
-        continue;
-      }
-      log(`  ${scenario.title} on ${server.name}...`);
-      row[server.name] = await measure(server, scenario.request(state));
-    }
-    const [a, b] = [row.service, row.baseline];
-    if (a?.probe?.json !== undefined && b?.probe?.json !== undefined) {
-      const differences = shapeDifferences(a.probe.json, b.probe.json);
-      if (differences.length > 0) shapeNotes.push(`${scenario.title}: ${differences.join('; ')}`);
-    }
+  for (const [index, scenario] of scenarios.entries()) {
+    const row = { key: scenario.key, title: scenario.title, rounds: [], failed: [] };
     results.push(row);
+    log(`  ${scenario.title}`);
+    const shapes = await compareShapes(scenario, servers, seeds);
+    row.bodyBytes = shapes.bodyBytes;
+    if (shapes.problems.length > 0) {
+      row.failed.push(...shapes.problems);
+      log(`    FAILED, not measured: ${shapes.problems.join(' | ')}`);
+      continue;
+    }
+    // A B A B ..., the side that starts alternating from one scenario to the next.
+    const order = index % 2 === 0 ? [service, baseline] : [baseline, service];
+    row.order = order.map((server) => server.name);
+    for (const server of order) {
+      await scenario.reset?.(dbs[server.name]);
+      await runAutocannon(server, scenario.request(seeds[server.name]), settings.warmup);
+    }
+    for (let r = 0; r < settings.rounds; r += 1) {
+      const pair = {};
+      for (const server of order) {
+        await scenario.reset?.(dbs[server.name]);
+        pair[server.name] = await round(server, scenario.request(seeds[server.name]), settings.seconds);
+        if (pair[server.name].failed) row.failed.push(`${server.name}, round ${r + 1}: ${pair[server.name].failed}`);
+      }
+      row.rounds.push(pair);
+      const ratio = pair.service.rps && pair.baseline.rps ? (pair.service.rps / pair.baseline.rps).toFixed(2) : '-';
+      log(`    round ${r + 1}: service ${fmt.roundRps(pair.service)} req/s, baseline ${fmt.roundRps(pair.baseline)} req/s, ratio ${ratio}`);
+    }
+    row.summary = summarise(row.rounds);
+    if (settings.heapSnapshot && service.alive) {
+      // Unmeasured: the snapshot stops the process for a while. Taken half-way through a load run.
+      const load = runAutocannon(service, scenario.request(seeds.service), settings.seconds);
+      await sleep((settings.seconds * 1000) / 2);
+      service.child.kill('SIGUSR2');
+      await load;
+      log(`    heap snapshot of the service requested under load (written to ${path.relative(ROOT, profileDir)}/)`);
+    }
   }
 
   // Bounds: the same list with limit=500 over 50 documents, then over 50 + BENCH_BOUNDS_SEED.
   const bounds = [];
-  if (wanted('bounds')) {
+  if (boundsWanted) {
     // Few connections: over a large collection one request can take seconds on FerretDB.
     const request = (state) => ({ method: 'GET', path: '/collections?limit=500', token: state.token, expect: 200, mayBeSlow: true });
     const small = { label: 'GET /collections?limit=500, 50 documents' };
@@ -573,43 +966,71 @@ async function main() {
       const collections = dbs[server.name].collection('collections');
       // Documents left by the POST /collections scenario go, so the small case has its 50 seeded ones.
       await collections.deleteMany({ name: COLLECTION_BODY.name });
+      const probe = await send(server, request(seeds[server.name]));
+      small[`${server.name}Probe`] = probe;
       log(`  bounds, ${await collections.countDocuments({})} documents, on ${server.name}...`);
-      small[server.name] = await measure(server, request(seeds[server.name]), settings.boundsConnections);
+      small[server.name] = await round(server, request(seeds[server.name]), settings.seconds * 2, settings.boundsConnections);
       small[`${server.name}Alone`] = await sequentialLatency(server, request(seeds[server.name]));
     }
     log(`  bulk-inserting ${settings.boundsSeed} collections into each database...`);
-    const documents = bulkCollections(settings.boundsSeed);
     for (const server of servers) {
-      await insertInBatches(dbs[server.name].collection('collections'), documents.map((d) => ({ ...d })));
+      await insertInBatches(dbs[server.name].collection('collections'), bulkCollections(settings.boundsSeed, new ObjectId(seeds[server.name].projectId)));
     }
     for (const server of servers) {
       log(`  bounds, ${await dbs[server.name].collection('collections').countDocuments({})} documents, on ${server.name}...`);
       large[`${server.name}Alone`] = await sequentialLatency(server, request(seeds[server.name]));
-      large[server.name] = await measure(server, request(seeds[server.name]), settings.boundsConnections);
+      large[`${server.name}Probe`] = await send(server, request(seeds[server.name]));
+      large[server.name] = await round(server, request(seeds[server.name]), settings.seconds * 2, settings.boundsConnections);
     }
     for (const row of [small, large]) {
-      const total = row.service?.probe?.headers.get('x-total-count');
-      row.returned = Array.isArray(row.service?.probe?.json) ? row.service.probe.json.length : '-';
-      row.total = total ?? '-';
+      row.returned = Array.isArray(row.serviceProbe?.json) ? row.serviceProbe.json.length : '-';
+      row.total = row.serviceProbe?.headers.get('x-total-count') ?? '-';
+      row.bodyKiB = row.serviceProbe ? Buffer.byteLength(row.serviceProbe.text) / 1024 : undefined;
     }
     bounds.push(small, large);
   }
 
   const loadAfter = os.loadavg().map((n) => n.toFixed(2)).join(' ');
 
+  // Profiles are written when the servers exit.
+  const profiles = [];
+  if (settings.profile.length > 0) {
+    for (const side of settings.profile) {
+      const server = byName[side];
+      await stopServer(server);
+      for (const file of profilesOf(server, profileDir)) profiles.push({ side, file });
+    }
+  }
+
   // ---- report
+  const measured = results.filter((row) => row.summary);
   const main = table(
-    ['Scenario', 'service req/s', 'baseline req/s', 'service/baseline', 'service p50/p99 ms', 'baseline p50/p99 ms', 'service peak RSS', 'baseline peak RSS'],
-    results.map(({ scenario, service: s, baseline: b }) => [
-      scenario.title,
-      fmt.rps(s),
-      fmt.rps(b),
-      fmt.ratio(s, b),
-      fmt.lat(s),
-      fmt.lat(b),
-      fmt.mb(s),
-      fmt.mb(b),
-    ]),
+    [
+      'Scenario',
+      'service req/s',
+      'baseline req/s',
+      'service/baseline',
+      'spread',
+      'service p50/p99 ms',
+      'baseline p50/p99 ms',
+      'service peak RSS',
+      'baseline peak RSS',
+    ],
+    results.map((row) =>
+      row.summary
+        ? [
+            row.title,
+            fmt.rps(row.summary.service.rps),
+            fmt.rps(row.summary.baseline.rps),
+            fmt.ratio(row.summary.ratio),
+            fmt.spread(row.summary),
+            fmt.lat(row.summary.service),
+            fmt.lat(row.summary.baseline),
+            fmt.mb(row.summary.service.peakKb),
+            fmt.mb(row.summary.baseline.peakKb),
+          ]
+        : [row.title, 'FAILED', '-', '-', '-', '-', '-', '-', '-'],
+    ),
   );
   const boundsTable = table(
     [
@@ -622,43 +1043,44 @@ async function main() {
       'baseline alone ms',
       'baseline req/s',
       'baseline p50/p99 ms',
-      'service peak RSS',
-      'baseline peak RSS',
     ],
     bounds.map((row) => [
       row.label,
       `${row.returned} / ${row.total}`,
-      fmt.bytes(row.service),
+      row.bodyKiB === undefined ? '-' : `${row.bodyKiB.toFixed(1)} KiB`,
       fmt.ms(row.serviceAlone),
-      fmt.rps(row.service),
-      fmt.latOrNone(row.service),
+      fmt.roundRps(row.service),
+      fmt.roundLat(row.service, settings.seconds * 2),
       fmt.ms(row.baselineAlone),
-      fmt.rps(row.baseline),
-      fmt.latOrNone(row.baseline),
-      fmt.mb(row.service),
-      fmt.mb(row.baseline),
+      fmt.roundRps(row.baseline),
+      fmt.roundLat(row.baseline, settings.seconds * 2),
     ]),
   );
   const failures = [];
-  for (const { scenario, service: s, baseline: b } of results) {
-    if (s?.failed) failures.push(`${scenario.title} on service: ${s.failed}`);
-    if (b?.failed) failures.push(`${scenario.title} on baseline: ${b.failed}`);
-  }
+  for (const row of results) for (const failure of row.failed) failures.push(`${row.title}: ${failure}`);
   for (const row of bounds) {
     if (row.service?.failed) failures.push(`${row.label} on service: ${row.service.failed}`);
     if (row.baseline?.failed) failures.push(`${row.label} on baseline: ${row.baseline.failed}`);
   }
-  const sizes = results
-    .filter(({ service: s, baseline: b }) => s?.bytesPerResponse && b?.bytesPerResponse)
-    .map(({ scenario, service: s, baseline: b }) => `${scenario.title} ${s.bytesPerResponse.toFixed(0)} vs ${b.bytesPerResponse.toFixed(0)}`);
-  const memorySource = results.concat(bounds).map((r) => r.service?.memorySource).find(Boolean) ?? 'VmHWM';
+  const sizes = measured
+    .filter((row) => row.summary.service.bytesPerResponse && row.summary.baseline.bytesPerResponse)
+    .map((row) => `${row.title} ${row.summary.service.bytesPerResponse.toFixed(0)} vs ${row.summary.baseline.bytesPerResponse.toFixed(0)}`);
+  const memorySource = measured.flatMap((row) => row.rounds.map((r) => r.service?.memorySource)).find(Boolean) ?? 'VmHWM';
   const notes = [
-    `Peak RSS: per measured run, from /proc/<pid>/status (${memorySource}, reset before each run).`,
-    `Bounds: "alone" is the median of 5 requests sent one at a time; req/s and p50/p99 come from a run with ${settings.boundsConnections} connections.`,
-    `Latency from autocannon, in ms. ${settings.connections} connections, ${settings.duration} s after a ${settings.warmup} s warm-up.`,
+    `req/s: completed requests over each ${settings.seconds} s round; the table shows the median round of each side, the median of the ` +
+      `per-round ratios (service ÷ baseline, rounds paired in order) and their min–max. ${settings.rounds} rounds per side, alternating, ` +
+      `after a ${settings.warmup} s warm-up per side; ${settings.connections} connections.`,
+    'p50/p99: autocannon latencies in ms, median over the rounds. Peak RSS: the highest of the rounds, from /proc/<pid>/status ' +
+      `(${memorySource}, reset before each round).`,
+    `Response shapes: ${settings.shapeSamples} responses per side and scenario compared field by field (types, null included) before measuring.`,
     'Client (autocannon, in the orchestrating Node process), service, baseline and database share the same cores.',
     `Load average before ${loadBefore}, after ${loadAfter}.`,
   ];
+  if (bounds.length > 0) {
+    notes.push(
+      `Bounds: "alone" is the median of 5 requests sent one at a time; req/s and p50/p99 come from one ${settings.seconds * 2} s run with ${settings.boundsConnections} connections.`,
+    );
+  }
   if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
 
   log('');
@@ -669,22 +1091,37 @@ async function main() {
   }
   log('');
   for (const note of notes) log(note);
-  if (shapeNotes.length > 0) {
-    log('Response shape differences between service and baseline:');
-    for (const note of shapeNotes) log(`  - ${note}`);
-  } else {
-    log('Response shapes: service and baseline bodies have the same fields in every measured scenario.');
+
+  // CPU profiles: self time by package/file and pipeline stage, per scenario (the rounds of that side only).
+  const profileSummaries = [];
+  for (const { side, file } of profiles) {
+    const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+    for (const row of measured) {
+      const windows = row.rounds.map((r) => r[side]?.window).filter(Boolean);
+      const requests = row.rounds.reduce((sum, r) => sum + (r[side]?.total ?? 0), 0);
+      const analysis = analyseProfile(profile, { windows, requests });
+      const text = formatAnalysis(analysis, { title: `${side}: ${row.title} (${path.relative(ROOT, file)})` });
+      const out = path.join(RESULTS_DIR, `profile-${side}-${row.key}.txt`);
+      fs.writeFileSync(out, `${text}\n`);
+      profileSummaries.push({ side, scenario: row.key, file: path.relative(ROOT, file), summary: path.relative(ROOT, out), analysis });
+      log('');
+      log(text);
+    }
   }
+
   if (failures.length > 0) {
     log('');
     log('FAILED:');
     for (const failure of failures) log(`  - ${failure}`);
+  } else {
+    log('Response shapes: the service and the baseline answered every measured scenario with bodies of the same shape.');
   }
 
+  const commit = gitDescription();
   const markdown = [
     '# Benchmark results',
     '',
-    `Generated ${new Date().toISOString()} by \`npm run bench\`.`,
+    `Generated ${new Date().toISOString()} by \`npm run bench\` at ${commit}.`,
     '',
     `Machine: ${info.cores} cores, ${info.cpu}, ${info.memory} RAM, Node ${info.node}, ${info.platform}.`,
     `Database: embedded ${database.engine}. Service: NODE_ENV=production, LOG_LEVEL=${settings.logLevel}. bcrypt cost ${settings.bcryptRounds} on both servers.`,
@@ -693,12 +1130,60 @@ async function main() {
     '',
     ...(bounds.length > 0 ? [boundsTable.markdown, ''] : []),
     ...notes.map((note) => `- ${note}`),
-    ...(shapeNotes.length > 0 ? ['', 'Response shape differences:', ...shapeNotes.map((note) => `- ${note}`)] : []),
     ...(failures.length > 0 ? ['', '**Failed:**', ...failures.map((failure) => `- ${failure.replace(/\n/g, ' ')}`)] : []),
     '',
   ].join('\n');
   fs.writeFileSync(path.join(RESULTS_DIR, 'latest.md'), markdown);
-  log(`\nWritten to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.md'))}`);
+
+  const json = {
+    generatedAt: new Date().toISOString(),
+    commit,
+    machine: info,
+    database: database.engine,
+    loadAverage: { before: loadBefore, after: loadAfter },
+    settings: {
+      rounds: settings.rounds,
+      seconds: settings.seconds,
+      warmup: settings.warmup,
+      connections: settings.connections,
+      logLevel: settings.logLevel,
+      bcryptRounds: settings.bcryptRounds,
+      only: settings.only,
+      serviceNodeArgs: service.nodeArgs,
+      baselineNodeArgs: baseline.nodeArgs,
+    },
+    pids: { service: service.child.pid, baseline: baseline.child.pid },
+    scenarios: results.map((row) => ({
+      key: row.key,
+      title: row.title,
+      order: row.order,
+      bodyBytes: row.bodyBytes,
+      failed: row.failed,
+      summary: row.summary,
+      // Windows are on the monotonic clock of V8's CPU profiler (µs): bench/cpuprofile.js cuts profiles with them.
+      rounds: row.rounds.map((pair) =>
+        Object.fromEntries(
+          Object.entries(pair).map(([side, r]) => [
+            side,
+            { rps: r.rps, total: r.total, p50: r.p50, p99: r.p99, peakKb: r.peakKb, bytesPerResponse: r.bytesPerResponse, codes: r.codes, failed: r.failed, window: r.window },
+          ]),
+        ),
+      ),
+    })),
+    bounds: bounds.map((row) => ({
+      label: row.label,
+      returned: row.returned,
+      total: row.total,
+      serviceAlone: row.serviceAlone,
+      baselineAlone: row.baselineAlone,
+      service: row.service && { rps: row.service.rps, p50: row.service.p50, p99: row.service.p99, failed: row.service.failed },
+      baseline: row.baseline && { rps: row.baseline.rps, p50: row.baseline.p50, p99: row.baseline.p99, failed: row.baseline.failed },
+    })),
+    profiles: profileSummaries.map(({ side, scenario, file, summary, analysis }) => ({ side, scenario, file, summary, perRequestMicros: analysis.perRequestMicros, busyShare: analysis.busyShare })),
+    failures,
+  };
+  fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
+  log(`\nWritten to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.md'))} and latest.json`);
   return failures.length === 0;
 }
 

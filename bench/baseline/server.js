@@ -1,16 +1,31 @@
 'use strict';
 /**
  * Baseline for the benchmark: the benchmarked routes written with bare Fastify and the `mongodb`
- * driver, no framework on top. Same reads and writes as the service, same response shapes, same
- * JWT (HS256, verified with node:crypto on every authenticated route) and the same bcrypt cost.
+ * driver, no framework on top. It does what the platform contract requires of the service on every
+ * request, with the same reads and writes and the same response bodies:
+ *
+ * - authentication: an HS256 JWT verified with node:crypto (algorithm pinned, signature, expiry,
+ *   `sub`/`acc` claims), or an API key (`sk_test_...`) looked up by its SHA-256 in `api_keys`
+ *   (revoked, expired: 401), whose `lastUsedAt` is written at most once a minute, off the request;
+ * - tenancy: a user's membership `{accountId, userId}` read on every request, then the platform
+ *   project (the account's default, or `X-Project-Id`); a key's own project; the route's API must be
+ *   enabled (and in the key's scopes); every tenant query and insert carries the `projectId`;
+ * - the attempt limiter of login (an attempt recorded and counted per email and per client before
+ *   the password check, cleared on success), bcrypt with the same cost;
+ * - `Idempotency-Key` on POST /api/v1/payments: a record per project, caller and route under a unique
+ *   index, the answer stored after the payment is made, replays and conflicts answered as the service
+ *   does; and the payment's own key record (`payment_keys`), claimed for the new payment's id.
  *
  * What it deliberately leaves out, because the service pays for it and the comparison should show it:
  * request logging, class-validator DTOs (bodies are checked with Fastify's JSON schemas instead),
  * helmet and CORS headers, request ids, the Nest pipeline (guards, pipes, interceptors, filters),
- * Mongoose documents.
+ * Mongoose documents and its query casting. Signups are recorded and throttled per client as the
+ * service does, but only without an invitation (the baseline has no invitation routes).
  *
  * Environment: PORT, HOST (127.0.0.1), MONGODB_URI (with a database name), JWT_SECRET,
- * JWT_EXPIRES_IN (seconds, 3600), BCRYPT_ROUNDS (12).
+ * JWT_EXPIRES_IN (seconds, 3600), BCRYPT_ROUNDS (12), LOGIN_MAX_FAILURES (5),
+ * LOGIN_MAX_FAILURES_PER_CLIENT (20), LOGIN_FAILURE_WINDOW_SECONDS (900), SIGNUP_MAX_PER_CLIENT (10),
+ * SIGNUP_WINDOW_SECONDS (3600), CARD_FINGERPRINT_KEY.
  */
 const crypto = require('node:crypto');
 const bcrypt = require('bcrypt');
@@ -26,14 +41,27 @@ function loadFastify() {
   }
 }
 
-const PORT = Number(process.env.PORT ?? 3100);
-const HOST = process.env.HOST ?? '127.0.0.1';
-const MONGODB_URI = process.env.MONGODB_URI;
-const JWT_SECRET = process.env.JWT_SECRET;
-const JWT_EXPIRES_IN = Number(process.env.JWT_EXPIRES_IN ?? 3600);
-const BCRYPT_ROUNDS = Number(process.env.BCRYPT_ROUNDS ?? 12);
+const env = process.env;
+const PORT = Number(env.PORT ?? 3100);
+const HOST = env.HOST ?? '127.0.0.1';
+const MONGODB_URI = env.MONGODB_URI;
+const JWT_SECRET = env.JWT_SECRET;
+const JWT_EXPIRES_IN = Number(env.JWT_EXPIRES_IN ?? 3600);
+const BCRYPT_ROUNDS = Number(env.BCRYPT_ROUNDS ?? 12);
+const LOGIN_MAX_FAILURES = Number(env.LOGIN_MAX_FAILURES ?? 5);
+const LOGIN_MAX_FAILURES_PER_CLIENT = Number(env.LOGIN_MAX_FAILURES_PER_CLIENT ?? 20);
+const LOGIN_FAILURE_WINDOW_SECONDS = Number(env.LOGIN_FAILURE_WINDOW_SECONDS ?? 900);
+const SIGNUP_MAX_PER_CLIENT = Number(env.SIGNUP_MAX_PER_CLIENT ?? 10);
+const SIGNUP_WINDOW_SECONDS = Number(env.SIGNUP_WINDOW_SECONDS ?? 3600);
 const ROLES = ['developer', 'manager', 'admin'];
+const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
+const LOWER_OBJECT_ID = /^[0-9a-f]{24}$/;
+const API_KEY_FORM = /^sk_test_[A-Za-z0-9_-]{43}$/;
+const LAST_USED_RESOLUTION_MS = 60_000;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+const IN_PROGRESS_LEASE_MS = 5 * 60 * 1000;
+const PRINTABLE = /^[\x20-\x7e]+$/;
 const CURRENCY_DECIMALS = { usd: 2, eur: 2, gbp: 2, cad: 2, brl: 2, jpy: 0 };
 
 if (!MONGODB_URI || !JWT_SECRET) {
@@ -41,19 +69,28 @@ if (!MONGODB_URI || !JWT_SECRET) {
   process.exit(1);
 }
 
+// The same derivation as the service's finance config: the request fingerprints of Idempotency-Key
+// are HMACs under a key derived from the card fingerprint key (itself derived from the JWT secret).
+const CARD_FINGERPRINT_KEY =
+  env.CARD_FINGERPRINT_KEY ?? crypto.createHmac('sha256', JWT_SECRET).update('card-fingerprint-key').digest('hex');
+const IDEMPOTENCY_FINGERPRINT_KEY = crypto
+  .createHmac('sha256', CARD_FINGERPRINT_KEY)
+  .update('idempotency-request-fingerprint')
+  .digest('hex');
+
 // ---------------------------------------------------------------- JWT (HS256) with node:crypto
 
-const b64url = (buffer) => Buffer.from(buffer).toString('base64url');
-const JWT_HEADER = b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+const JWT_KEY = crypto.createSecretKey(Buffer.from(JWT_SECRET, 'utf8'));
+const JWT_HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
 function signJwt(claims) {
   const now = Math.floor(Date.now() / 1000);
-  const payload = b64url(JSON.stringify({ ...claims, iat: now, exp: now + JWT_EXPIRES_IN }));
-  const signature = crypto.createHmac('sha256', JWT_SECRET).update(`${JWT_HEADER}.${payload}`).digest('base64url');
+  const payload = Buffer.from(JSON.stringify({ ...claims, iat: now, exp: now + JWT_EXPIRES_IN })).toString('base64url');
+  const signature = crypto.createHmac('sha256', JWT_KEY).update(`${JWT_HEADER}.${payload}`).digest('base64url');
   return `${JWT_HEADER}.${payload}.${signature}`;
 }
 
-/** Same checks as the service's verification: pinned algorithm, signature, expiry, claim types. */
+/** The service's checks: pinned algorithm, signature, expiry, `sub` an id, `acc` an id or none. */
 function verifyJwt(token) {
   const parts = token.split('.');
   if (parts.length !== 3) return null;
@@ -66,15 +103,16 @@ function verifyJwt(token) {
   } catch {
     return null;
   }
-  if (!header || header.alg !== 'HS256') return null;
-  const expected = crypto.createHmac('sha256', JWT_SECRET).update(`${headerPart}.${payloadPart}`).digest();
+  if (!header || header.alg !== 'HS256' || !claims || typeof claims !== 'object') return null;
+  const expected = crypto.createHmac('sha256', JWT_KEY).update(`${headerPart}.${payloadPart}`).digest();
   const given = Buffer.from(signaturePart, 'base64url');
   if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) return null;
   const now = Math.floor(Date.now() / 1000);
   if (typeof claims.exp !== 'number' || claims.exp <= now) return null;
   if (typeof claims.nbf === 'number' && claims.nbf > now) return null;
-  if (typeof claims.sub !== 'string' || !ROLES.includes(claims.role)) return null;
-  return { id: claims.sub, role: claims.role };
+  if (typeof claims.sub !== 'string' || !LOWER_OBJECT_ID.test(claims.sub)) return null;
+  const accountId = typeof claims.acc === 'string' && LOWER_OBJECT_ID.test(claims.acc) ? claims.acc : null;
+  return { kind: 'user', userId: claims.sub, accountId };
 }
 
 // ---------------------------------------------------------------- errors and mappers
@@ -84,15 +122,16 @@ function httpError(statusCode, message) {
 }
 
 const iso = (date) => new Date(date).toISOString();
+const isoOrNull = (date) => (date ? new Date(date).toISOString() : null);
 
-function toUser(user) {
+function toUser(user, role) {
   return {
     id: String(user._id),
     firstName: user.firstName,
     lastName: user.lastName,
     userName: user.userName ?? '',
     email: user.email,
-    role: user.role,
+    role: role ?? user.role,
     status: user.status,
     phoneNumber: user.phoneNumber ?? null,
     avatar: user.avatar ?? null,
@@ -100,6 +139,30 @@ function toUser(user) {
     defaultCompany: user.defaultCompany ?? null,
     createdAt: iso(user.createdAt),
     updatedAt: iso(user.updatedAt),
+  };
+}
+
+function toAccountView(account, membership) {
+  return {
+    id: String(account._id),
+    name: account.name,
+    type: account.type,
+    role: membership.role,
+    owner: membership.owner,
+    defaultProjectId: String(account.defaultProjectId),
+    createdAt: iso(account.createdAt),
+  };
+}
+
+function toMemberView(membership, user) {
+  return {
+    userId: String(membership.userId),
+    firstName: user.firstName,
+    lastName: user.lastName,
+    email: user.email,
+    role: membership.role,
+    owner: membership.owner,
+    joinedAt: iso(membership.createdAt),
   };
 }
 
@@ -138,25 +201,29 @@ function toCollection(collection) {
     endpoints: collection.endpoints ?? [],
     createdAt: iso(collection.createdAt),
     updatedAt: iso(collection.updatedAt),
-    deletedAt: collection.deletedAt ? iso(collection.deletedAt) : null,
+    deletedAt: isoOrNull(collection.deletedAt),
   };
 }
 
 function toCustomerCreated(customer) {
   return {
     id: String(customer._id),
-    email: customer.email,
-    firstName: customer.firstName,
-    lastName: customer.lastName,
-    address: customer.address,
-    country: customer.country,
-    balance: customer.balance,
-    verified: customer.verified,
-    liveMode: customer.liveMode,
+    email: customer.email ?? null,
+    firstName: customer.firstName ?? null,
+    lastName: customer.lastName ?? null,
+    address: customer.address ?? {},
+    country: customer.country ?? null,
+    balance: customer.balance ?? 0,
+    verified: customer.verified ?? false,
+    liveMode: customer.liveMode ?? false,
     createdAt: iso(customer.createdAt),
     updatedAt: iso(customer.updatedAt),
-    defaultMethod: customer.defaultMethod,
+    defaultMethod: customer.defaultMethod ?? null,
   };
+}
+
+function toCustomer(customer) {
+  return { ...toCustomerCreated(customer), phone: customer.phone ?? null, Taxable: customer.Taxable ?? false };
 }
 
 function toPayment(payment) {
@@ -186,18 +253,27 @@ const closed = (properties, required) => ({ type: 'object', additionalProperties
 const schemas = {
   signup: closed(
     {
-      firstName: str(100),
-      lastName: str(100),
+      firstName: { type: 'string', minLength: 1, maxLength: 100 },
+      lastName: { type: 'string', minLength: 1, maxLength: 100 },
       email: { type: 'string', format: 'email', maxLength: 254 },
       password: { type: 'string', minLength: 8, maxLength: 72 },
       role: { type: 'string', enum: ROLES },
-      phoneNumber: { type: 'integer' },
+      accountType: { type: 'string', enum: ['developer', 'company'] },
+      accountName: { type: 'string', minLength: 1, maxLength: 100 },
+      phoneNumber: { type: 'integer', minimum: 0 },
       address: { type: 'object' },
       avatar: str(2048),
     },
     ['firstName', 'lastName', 'email', 'password', 'role'],
   ),
-  login: closed({ email: { type: 'string', format: 'email', maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 1024 } }, ['email', 'password']),
+  login: closed(
+    {
+      email: { type: 'string', format: 'email', maxLength: 254 },
+      password: { type: 'string', minLength: 1, maxLength: 1024 },
+      accountId: objectId,
+    },
+    ['email', 'password'],
+  ),
   client: closed({ name: str(200), email: { type: 'string', format: 'email' }, phone: str(50), projectIds: { type: 'array', items: objectId } }, ['name', 'email']),
   channel: closed(
     {
@@ -243,16 +319,44 @@ const schemas = {
   ),
   payment: closed(
     {
-      amount: { type: 'number', exclusiveMinimum: 0 },
+      amount: { type: 'number', exclusiveMinimum: 0, maximum: 99_999_999 },
       currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
       customer: objectId,
-      reciver: objectId,
+      reciver: { anyOf: [objectId, { type: 'null' }] },
       confirm: { type: 'boolean' },
-      description: str(1000),
+      description: { anyOf: [str(1000), { type: 'null' }] },
     },
     ['amount', 'currency', 'customer'],
   ),
 };
+
+// ---------------------------------------------------------------- idempotency (as the service's store)
+
+function canonicalJson(value) {
+  if (value === undefined) return '';
+  const sortKeys = (v) => {
+    if (Array.isArray(v)) return v.map(sortKeys);
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((key) => [key, sortKeys(v[key])]),
+      );
+    }
+    return v;
+  };
+  return JSON.stringify(sortKeys(value));
+}
+
+function readIdempotencyKey(headers) {
+  const value = headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) throw httpError(400, 'Send the Idempotency-Key header once');
+  if (value.length < 1 || value.length > 255 || !PRINTABLE.test(value)) {
+    throw httpError(400, 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+  }
+  return value;
+}
 
 // ---------------------------------------------------------------- server
 
@@ -261,24 +365,48 @@ async function main() {
   await client.connect();
   const db = client.db();
   const users = db.collection('users');
-  const flags = db.collection('system_flags');
+  const accounts = db.collection('accounts');
+  const memberships = db.collection('memberships');
+  const platformProjects = db.collection('platform_projects');
+  const apiKeys = db.collection('api_keys');
+  const attempts = db.collection('auth_attempts');
   const clients = db.collection('clients');
   const channels = db.collection('channels');
   const collections = db.collection('collections');
   const customers = db.collection('customers');
+  const cards = db.collection('cards');
   const payments = db.collection('payments');
+  const idempotency = db.collection('idempotency_keys');
+  const paymentKeys = db.collection('payment_keys');
 
   // The same indexes as the service's schemas declare.
   await Promise.all([
     users.createIndex({ email: 1 }, { unique: true }),
-    clients.createIndex({ deletedAt: 1, _id: -1 }),
-    channels.createIndex({ usernameKey: 1 }, { unique: true }),
-    channels.createIndex({ clientId: 1, _id: 1 }),
-    collections.createIndex({ deletedAt: 1, _id: -1 }),
-    payments.createIndex({ customer: 1, _id: -1 }),
-    payments.createIndex({ status: 1, _id: -1 }),
-    payments.createIndex({ customer: 1, status: 1, _id: -1 }),
+    accounts.createIndex({ migrated: 1 }, { sparse: true }),
+    memberships.createIndex({ accountId: 1, userId: 1 }, { unique: true }),
+    memberships.createIndex({ userId: 1, createdAt: 1 }),
+    platformProjects.createIndex({ accountId: 1, _id: 1 }),
+    platformProjects.createIndex({ accountId: 1, isDefault: 1 }),
+    apiKeys.createIndex({ hash: 1 }, { unique: true }),
+    apiKeys.createIndex({ projectId: 1, createdAt: -1 }),
+    attempts.createIndex({ kind: 1, email: 1, at: 1 }),
+    attempts.createIndex({ kind: 1, client: 1, at: 1 }),
+    clients.createIndex({ projectId: 1, deletedAt: 1, _id: -1 }),
+    channels.createIndex({ projectId: 1, usernameKey: 1 }, { unique: true }),
+    channels.createIndex({ projectId: 1, clientId: 1, _id: 1 }),
+    collections.createIndex({ projectId: 1, deletedAt: 1, _id: -1 }),
+    customers.createIndex({ projectId: 1, _id: -1 }),
+    cards.createIndex({ projectId: 1, customer: 1, _id: -1 }),
+    payments.createIndex({ projectId: 1, _id: -1 }),
+    payments.createIndex({ projectId: 1, customer: 1, _id: -1 }),
+    payments.createIndex({ projectId: 1, status: 1, _id: -1 }),
+    payments.createIndex({ projectId: 1, customer: 1, status: 1, _id: -1 }),
+    idempotency.createIndex({ projectId: 1, scope: 1, key: 1 }, { unique: true }),
   ]);
+  // As the service: a TTL index where the database has them (FerretDB has none; the age check below stays).
+  for (const collection of [idempotency, paymentKeys]) {
+    await collection.createIndex({ createdAt: 1 }, { expireAfterSeconds: IDEMPOTENCY_TTL_SECONDS, name: 'createdAt_ttl' }).catch(() => undefined);
+  }
 
   const dummyHash = await bcrypt.hash('not-a-real-password', BCRYPT_ROUNDS);
 
@@ -292,7 +420,7 @@ async function main() {
   fastify.setErrorHandler((error, _request, reply) => {
     const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (statusCode === 500) process.stderr.write(`${error.stack ?? error}\n`);
-    const names = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict' };
+    const names = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 422: 'Unprocessable Entity', 429: 'Too Many Requests' };
     reply.code(statusCode).send({
       statusCode,
       error: names[statusCode] ?? 'Internal Server Error',
@@ -300,18 +428,86 @@ async function main() {
     });
   });
 
-  // Authentication: every route needs a valid bearer token unless it is marked public.
+  // ---- who is calling, and where the request acts
+
+  /**
+   * Every route needs a bearer token unless `config.public`; `config.api` names the platform API of
+   * the route (membership, project and enabled API checked, `request.tenant` set), `config.userOnly`
+   * a user's route outside any project (API keys: 403).
+   */
   fastify.addHook('onRoute', (route) => {
     if (route.config?.public) return;
-    route.preHandler = [authenticate];
+    route.preHandler = [authenticate, ...(route.config?.api ? [tenancy] : []), ...(route.config?.userOnly ? [userOnly] : [])];
   });
+
   async function authenticate(request) {
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw httpError(401, 'Missing bearer token: send Authorization: Bearer <accessToken>');
-    const user = verifyJwt(match[1]);
-    if (!user) throw httpError(401, 'Invalid or expired token');
-    request.user = user;
+    const token = match[1];
+    if (token.startsWith('sk_')) {
+      const key = await authenticateKey(token);
+      if (!key) throw httpError(401, 'Invalid API key');
+      request.principal = key;
+      return;
+    }
+    const principal = verifyJwt(token);
+    if (!principal) throw httpError(401, 'Invalid or expired token');
+    request.principal = principal;
+  }
+
+  /** One indexed read by the key's SHA-256; `lastUsedAt` at most once a minute, not awaited. */
+  async function authenticateKey(token) {
+    if (!API_KEY_FORM.test(token)) return null;
+    const hash = crypto.createHash('sha256').update(token, 'utf8').digest('hex');
+    const key = await apiKeys.findOne({ hash });
+    if (!key || key.revokedAt) return null;
+    const now = new Date();
+    if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return null;
+    const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+    if (!key.lastUsedAt || key.lastUsedAt.getTime() < cutoff.getTime()) {
+      apiKeys
+        .updateOne({ _id: key._id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] }, { $set: { lastUsedAt: now } })
+        .catch((error) => process.stderr.write(`Recording the use of an API key failed: ${error.message}\n`));
+    }
+    return {
+      kind: 'apiKey',
+      keyId: String(key._id),
+      accountId: String(key.accountId),
+      projectId: String(key.projectId),
+      scopes: key.scopes ? [...key.scopes] : null,
+    };
+  }
+
+  async function tenancy(request) {
+    const api = request.routeOptions.config.api;
+    const principal = request.principal;
+    const header = request.headers['x-project-id'];
+    const requested = Array.isArray(header) ? header[0] : header;
+    let project;
+    if (principal.kind === 'apiKey') {
+      if (requested !== undefined && requested.toLowerCase() !== principal.projectId) throw httpError(404, 'Platform project not found');
+      project = await platformProjects.findOne({ _id: new ObjectId(principal.projectId), accountId: new ObjectId(principal.accountId) });
+      if (!project) throw httpError(404, 'Platform project not found');
+      if (!project.enabledApis.includes(api)) throw httpError(403, `The ${api} API is not enabled for this project`);
+      if (principal.scopes && !principal.scopes.includes(api)) throw httpError(403, `This API key's scopes do not include the ${api} API`);
+      request.account = { accountId: principal.accountId, role: 'admin', owner: false };
+    } else {
+      if (!principal.accountId) throw httpError(403, 'Create or join an account first');
+      const accountId = new ObjectId(principal.accountId);
+      const membership = await memberships.findOne({ accountId, userId: new ObjectId(principal.userId) });
+      if (!membership) throw httpError(403, 'You are not a member of this account');
+      request.account = { accountId: principal.accountId, role: membership.role, owner: membership.owner };
+      if (requested === undefined) project = await platformProjects.findOne({ accountId, isDefault: true });
+      else if (OBJECT_ID.test(requested)) project = await platformProjects.findOne({ _id: new ObjectId(requested.toLowerCase()), accountId });
+      if (!project) throw httpError(404, 'Platform project not found');
+      if (!project.enabledApis.includes(api)) throw httpError(403, `The ${api} API is not enabled for this project`);
+    }
+    request.tenant = { accountId: principal.accountId, projectId: project._id };
+  }
+
+  async function userOnly(request) {
+    if (request.principal.kind !== 'user') throw httpError(403, 'API keys cannot manage the platform');
   }
 
   const validId = (id, name) => {
@@ -319,20 +515,20 @@ async function main() {
     return new ObjectId(id.toLowerCase());
   };
 
+  // ---- public routes
+
   fastify.get('/health', { config: { public: true } }, async () => {
     await db.command({ ping: 1 });
     return { status: 'ok' };
   });
 
+  /** Signup without an invitation: the user, their account, its default project, their membership. */
   fastify.post('/api/v1/singup', { config: { public: true }, schema: { body: schemas.signup } }, async (request, reply) => {
     const body = request.body;
-    if (body.role !== 'developer') {
-      // The first user of an empty system may take any role.
-      const first = (await users.estimatedDocumentCount()) === 0;
-      if (!first) throw httpError(403, `Only an admin can create a ${body.role} account`);
-      await flags.insertOne({ _id: 'first-user', setAt: new Date() });
-    }
     const now = new Date();
+    await attempts.insertOne({ kind: 'signup', email: null, client: request.ip, at: now });
+    const signups = await attempts.countDocuments({ kind: 'signup', client: request.ip, at: { $gt: new Date(now.getTime() - SIGNUP_WINDOW_SECONDS * 1000) } });
+    if (signups > SIGNUP_MAX_PER_CLIENT) throw httpError(429, `Too many signups from this client. Try again in ${SIGNUP_WINDOW_SECONDS} seconds`);
     const user = {
       firstName: body.firstName.trim(),
       lastName: body.lastName.trim(),
@@ -349,29 +545,107 @@ async function main() {
       updatedAt: now,
     };
     try {
-      const { insertedId } = await users.insertOne(user);
-      user._id = insertedId;
+      user._id = (await users.insertOne(user)).insertedId;
     } catch (error) {
       if (error.code === 11000) throw httpError(409, 'A user with this email already exists');
       throw error;
     }
+    const defaultProjectId = new ObjectId();
+    const account = {
+      name: body.accountName ?? `${user.firstName} ${user.lastName}`,
+      type: body.accountType ?? 'developer',
+      ownerId: user._id,
+      defaultProjectId,
+      createdAt: now,
+      updatedAt: now,
+    };
+    account._id = (await accounts.insertOne(account)).insertedId;
+    await platformProjects.insertOne({
+      _id: defaultProjectId,
+      accountId: account._id,
+      name: 'Default project',
+      enabledApis: [...API_NAMES],
+      isDefault: true,
+      createdAt: now,
+      updatedAt: now,
+    });
+    const membership = { accountId: account._id, userId: user._id, role: body.role, owner: true, createdAt: now, updatedAt: now };
+    await memberships.insertOne(membership);
+    user.defaultCompany = String(account._id);
+    await users.updateOne({ _id: user._id }, { $set: { defaultCompany: user.defaultCompany, updatedAt: new Date() } });
     reply.code(201);
-    return { message: 'User created', data: { user: toUser(user) } };
+    return { message: 'User created', data: { user: toUser(user, body.role), account: toAccountView(account, membership) } };
   });
 
+  /** The account's view for a member, or null (one membership read, one account read). */
+  async function accountView(accountId, userId) {
+    if (!OBJECT_ID.test(String(accountId))) return null;
+    const id = new ObjectId(String(accountId));
+    const membership = await memberships.findOne({ accountId: id, userId });
+    if (!membership) return null;
+    const account = await accounts.findOne({ _id: id });
+    return account ? toAccountView(account, membership) : null;
+  }
+
   fastify.post('/api/v1/login', { config: { public: true }, schema: { body: schemas.login } }, async (request) => {
-    const { email, password } = request.body;
-    const user = await users.findOne({ email: email.trim().toLowerCase() });
+    const { email, password, accountId } = request.body;
+    const target = email.trim().toLowerCase();
+    const client = request.ip;
+    // The attempt is recorded, then counted per email and per client, before the password check.
+    const now = new Date();
+    await attempts.insertOne({ kind: 'login', email: target, client, at: now });
+    const since = { $gt: new Date(now.getTime() - LOGIN_FAILURE_WINDOW_SECONDS * 1000) };
+    const [forEmail, fromClient] = await Promise.all([
+      attempts.countDocuments({ kind: 'login', email: target, at: since }),
+      attempts.countDocuments({ kind: 'login', client, at: since }),
+    ]);
+    if (forEmail > LOGIN_MAX_FAILURES || fromClient > LOGIN_MAX_FAILURES_PER_CLIENT) {
+      throw httpError(429, `Too many failed login attempts. Try again in ${LOGIN_FAILURE_WINDOW_SECONDS} seconds`);
+    }
+    const user = await users.findOne({ email: target });
     const matches = await bcrypt.compare(password, user?.passwordHash ?? dummyHash);
     if (!user || !matches) throw httpError(401, 'Invalid email or password');
+    await attempts.deleteMany({ kind: 'login', email: target, client });
+    let account = null;
+    if (accountId) {
+      account = await accountView(accountId.toLowerCase(), user._id);
+      if (!account) throw httpError(403, 'You are not a member of this account');
+    } else {
+      if (user.defaultCompany) account = await accountView(user.defaultCompany, user._id);
+      if (!account) {
+        const [first] = await memberships.find({ userId: user._id }).sort({ createdAt: 1, _id: 1 }).limit(1).toArray();
+        if (first) account = await accountView(first.accountId, user._id);
+      }
+    }
     return {
       message: 'Login successful',
-      accessToken: signJwt({ sub: String(user._id), role: user.role }),
-      data: { user: toUser(user) },
+      accessToken: signJwt({ sub: String(user._id), acc: account?.id ?? null }),
+      data: { user: toUser(user, account?.role), account },
     };
   });
 
-  fastify.post('/clients', { schema: { body: schemas.client } }, async (request, reply) => {
+  // ---- accounts (a user's routes, outside any project)
+
+  fastify.get('/api/v1/accounts/:accountId/members', { config: { userOnly: true } }, async (request) => {
+    const accountId = validId(request.params.accountId, 'accountId');
+    const userId = new ObjectId(request.principal.userId);
+    const membership = await memberships.findOne({ accountId, userId });
+    const account = membership && (await accounts.findOne({ _id: accountId }));
+    if (!account) throw httpError(404, 'Account not found');
+    const members = await memberships.find({ accountId }).sort({ createdAt: 1, _id: 1 }).toArray();
+    const people = await users.find({ _id: { $in: members.map((member) => member.userId) } }).toArray();
+    const byId = new Map(people.map((user) => [String(user._id), user]));
+    return {
+      data: members.flatMap((member) => {
+        const user = byId.get(String(member.userId));
+        return user ? [toMemberView(member, user)] : [];
+      }),
+    };
+  });
+
+  // ---- content
+
+  fastify.post('/clients', { config: { api: 'clients' }, schema: { body: schemas.client } }, async (request, reply) => {
     const body = request.body;
     const now = new Date();
     const { insertedId } = await clients.insertOne({
@@ -380,6 +654,7 @@ async function main() {
       phone: body.phone ?? null,
       projectIds: (body.projectIds ?? []).map((id) => id.toLowerCase()),
       deletedAt: null,
+      projectId: request.tenant.projectId,
       createdAt: now,
       updatedAt: now,
     });
@@ -387,10 +662,11 @@ async function main() {
     return { message: 'Client created', id: String(insertedId) };
   });
 
-  fastify.post('/channels', { schema: { body: schemas.channel } }, async (request) => {
+  fastify.post('/channels', { config: { api: 'channels' }, schema: { body: schemas.channel } }, async (request) => {
     const body = request.body;
+    const { projectId } = request.tenant;
     const clientId = new ObjectId(body.clientId.toLowerCase());
-    const live = await clients.findOne({ _id: clientId, deletedAt: null }, { projection: { _id: 1 } });
+    const live = await clients.findOne({ _id: clientId, deletedAt: null, projectId }, { projection: { _id: 1 } });
     if (!live) throw httpError(400, 'clientId does not match an existing client');
     const now = new Date();
     try {
@@ -406,6 +682,7 @@ async function main() {
         membershipTiers: [],
         monetizationEnabled: body.monetizationEnabled ?? false,
         revenue: body.revenue ?? 0,
+        projectId,
         createdAt: now,
         updatedAt: now,
       });
@@ -416,13 +693,13 @@ async function main() {
     }
   });
 
-  fastify.get('/channels/:id', async (request) => {
-    const channel = await channels.findOne({ _id: validId(request.params.id, 'id') });
+  fastify.get('/channels/:id', { config: { api: 'channels' } }, async (request) => {
+    const channel = await channels.findOne({ _id: validId(request.params.id, 'id'), projectId: request.tenant.projectId });
     if (!channel) throw httpError(404, 'Channel not found');
     return toChannel(channel);
   });
 
-  fastify.post('/collections', { schema: { body: schemas.collection } }, async (request, reply) => {
+  fastify.post('/collections', { config: { api: 'collections' }, schema: { body: schemas.collection } }, async (request, reply) => {
     const body = request.body;
     const now = new Date();
     const { insertedId } = await collections.insertOne({
@@ -434,6 +711,7 @@ async function main() {
       pricing: body.pricing ?? null,
       endpoints: body.endpoints ?? [],
       deletedAt: null,
+      projectId: request.tenant.projectId,
       createdAt: now,
       updatedAt: now,
     });
@@ -441,13 +719,14 @@ async function main() {
     return { message: 'Collection created', id: String(insertedId) };
   });
 
-  fastify.get('/collections', async (request, reply) => {
+  fastify.get('/collections', { config: { api: 'collections' } }, async (request, reply) => {
     const query = request.query;
     const limit = query.limit === undefined ? 100 : Number(query.limit);
     const skip = query.skip === undefined ? 0 : Number(query.skip);
     if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw httpError(400, 'limit must be an integer from 1 to 500');
     if (!Number.isInteger(skip) || skip < 0 || skip > 1_000_000) throw httpError(400, 'skip must be an integer from 0 to 1000000');
     const filter = query.includeDeleted === 'true' ? {} : { deletedAt: null };
+    filter.projectId = request.tenant.projectId;
     const [rows, total] = await Promise.all([
       collections.find(filter).sort({ _id: -1 }).skip(skip).limit(limit).toArray(),
       collections.countDocuments(filter),
@@ -456,7 +735,9 @@ async function main() {
     return rows.map(toCollection);
   });
 
-  fastify.post('/v1/customers', { schema: { body: schemas.customer } }, async (request, reply) => {
+  // ---- finance
+
+  fastify.post('/v1/customers', { config: { api: 'customers' }, schema: { body: schemas.customer } }, async (request, reply) => {
     const body = request.body;
     const now = new Date();
     const customer = {
@@ -472,49 +753,211 @@ async function main() {
       Taxable: body.Taxable ?? false,
       balance: body.balance ?? 0,
       defaultMethod: null,
+      projectId: request.tenant.projectId,
       createdAt: now,
       updatedAt: now,
     };
-    const { insertedId } = await customers.insertOne(customer);
-    customer._id = insertedId;
+    customer._id = (await customers.insertOne(customer)).insertedId;
     reply.code(201);
     return { data: toCustomerCreated(customer) };
   });
 
-  fastify.post('/api/v1/payments', { schema: { body: schemas.payment } }, async (request, reply) => {
-    const body = request.body;
-    const currency = body.currency.toLowerCase();
-    const decimals = CURRENCY_DECIMALS[currency] ?? 2;
-    const minor = Math.round(body.amount * 10 ** decimals);
-    if (Math.abs(minor - body.amount * 10 ** decimals) > 1e-6) {
-      throw httpError(400, `amount has more than ${decimals} decimals for ${currency}`);
+  fastify.get('/v1/customers', { config: { api: 'customers' } }, async (request) => {
+    const query = request.query;
+    const limit = query.limit === undefined ? 20 : Number(query.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw httpError(400, 'limit must not be greater than 100');
+    const filter = { projectId: request.tenant.projectId };
+    if (query.startingAfter !== undefined) filter._id = { $lt: validId(query.startingAfter, 'startingAfter') };
+    const rows = await customers.find(filter).sort({ _id: -1 }).limit(limit + 1).toArray();
+    return { data: rows.slice(0, limit).map(toCustomer), hasMore: rows.length > limit };
+  });
+
+  fastify.get('/v1/customers/:id', { config: { api: 'customers' } }, async (request) => {
+    const customer = await customers.findOne({ _id: validId(request.params.id, 'id'), projectId: request.tenant.projectId });
+    if (!customer) throw httpError(404, 'Customer not found');
+    return { data: toCustomer(customer) };
+  });
+
+  /**
+   * `Idempotency-Key`: a record per project, caller and route (unique index) before the work, the
+   * answer stored after it; a failed request releases its key. Replays, 409 and 422 as the service.
+   * The work gets `{ caller, key, fingerprint }` (null without a key), as the service's routes do.
+   */
+  async function idempotent(request, reply, work) {
+    const key = readIdempotencyKey(request.headers);
+    if (key === undefined) return work(null);
+    const { projectId } = request.tenant;
+    const principal = request.principal;
+    const caller = principal.kind === 'user' ? `user:${principal.userId}` : `key:${principal.keyId}`;
+    const path = request.url.split('?')[0].replace(/\/+$/, '') || '/';
+    const scope = `${caller} ${request.method} ${path}`;
+    const fingerprint = crypto
+      .createHmac('sha256', IDEMPOTENCY_FINGERPRINT_KEY)
+      .update(`${request.method}\n${request.url}\n${canonicalJson(request.body)}`)
+      .digest('hex');
+    let recordId;
+    for (let attempt = 0; attempt < 5 && recordId === undefined; attempt++) {
+      const now = new Date();
+      try {
+        const record = { projectId, scope, key, fingerprint, state: 'in_progress', statusCode: null, responseBody: null, createdAt: now, updatedAt: now };
+        recordId = (await idempotency.insertOne(record)).insertedId;
+        break;
+      } catch (error) {
+        if (error.code !== 11000) throw error;
+      }
+      const existing = await idempotency.findOne({ projectId, scope, key });
+      if (!existing) continue;
+      const age = Date.now() - existing.createdAt.getTime();
+      if (age >= IDEMPOTENCY_TTL_SECONDS * 1000 || (existing.state === 'in_progress' && age >= IN_PROGRESS_LEASE_MS)) {
+        await idempotency.deleteOne({ _id: existing._id, projectId, createdAt: existing.createdAt });
+        continue;
+      }
+      if (existing.fingerprint !== fingerprint) {
+        throw httpError(422, 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+      }
+      if (existing.state !== 'completed' || existing.statusCode === null) {
+        throw httpError(409, 'A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
+      }
+      reply.header('Idempotent-Replayed', 'true');
+      reply.code(existing.statusCode);
+      return existing.responseBody === null ? undefined : JSON.parse(existing.responseBody);
     }
-    const customer = new ObjectId(body.customer.toLowerCase());
-    const reciver = body.reciver ? new ObjectId(body.reciver.toLowerCase()) : null;
-    const [payer, payee] = await Promise.all([
-      customers.findOne({ _id: customer }, { projection: { _id: 1 } }),
-      reciver ? customers.findOne({ _id: reciver }, { projection: { _id: 1 } }) : null,
-    ]);
-    if (!payer) throw httpError(400, 'customer does not match an existing customer');
-    if (reciver && !payee) throw httpError(400, 'reciver does not match an existing customer');
+    if (recordId === undefined) throw httpError(409, 'A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
+    let body;
+    try {
+      body = await work({ caller, key, fingerprint });
+    } catch (error) {
+      await idempotency.deleteOne({ _id: recordId, projectId, state: 'in_progress' }).catch(() => undefined);
+      throw error;
+    }
+    await idempotency
+      .updateOne(
+        { _id: recordId, projectId, state: 'in_progress' },
+        { $set: { state: 'completed', statusCode: reply.statusCode, responseBody: body === undefined ? null : JSON.stringify(body), updatedAt: new Date() } },
+      )
+      .catch((error) => process.stderr.write(`Storing an idempotent response failed: ${error.message}\n`));
+    return body;
+  }
+
+  /** The customer's default card in the project, as the service charges it. */
+  async function defaultCardForCharge(projectId, customerId) {
+    const customer = await customers.findOne({ _id: customerId, projectId });
+    if (!customer?.defaultMethod || !OBJECT_ID.test(customer.defaultMethod)) return null;
+    const card = await cards.findOne({ _id: new ObjectId(customer.defaultMethod), customer: customer._id, projectId });
+    if (!card) return null;
     const now = new Date();
-    const payment = {
-      amountMinor: minor,
-      currency,
-      customer,
-      reciver,
-      description: body.description ?? null,
-      status: 'requires_confirmation',
-      failureCode: null,
-      card: null,
-      amountRefundedMinor: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const { insertedId } = await payments.insertOne(payment);
-    payment._id = insertedId;
+    const expired = card.expYear < now.getUTCFullYear() || (card.expYear === now.getUTCFullYear() && card.expMonth < now.getUTCMonth() + 1);
+    return { cardId: card._id, failureCode: card.failureCode ?? (expired ? 'expired_card' : null) };
+  }
+
+  /**
+   * The payments' own record of a key (as the service's PaymentKeys): the key, in a project and for
+   * a caller, stands for one payment id by its unique `_id`; the same key with another request is 422.
+   */
+  const paymentKeyId = (projectId, request) => `${projectId}:${request.caller}:${request.key}`;
+  const isExpiredKey = (record) => Date.now() - record.createdAt.getTime() >= IDEMPOTENCY_TTL_SECONDS * 1000;
+  const checkedKey = (record, request) => {
+    if (record.fingerprint !== request.fingerprint) {
+      throw httpError(422, 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+    }
+    return record;
+  };
+  async function findPaymentKey(projectId, request) {
+    const existing = await paymentKeys.findOne({ _id: paymentKeyId(projectId, request), projectId });
+    if (!existing || isExpiredKey(existing)) return null;
+    return checkedKey(existing, request).paymentId;
+  }
+  async function reservePaymentKey(projectId, request, candidate) {
+    const _id = paymentKeyId(projectId, request);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await paymentKeys.insertOne({ _id, projectId, paymentId: candidate, fingerprint: request.fingerprint, createdAt: new Date() });
+        return candidate;
+      } catch (error) {
+        if (error.code !== 11000) throw error;
+      }
+      const existing = await paymentKeys.findOne({ _id, projectId });
+      if (!existing) continue;
+      if (isExpiredKey(existing)) {
+        await paymentKeys.deleteOne({ _id, projectId, createdAt: existing.createdAt });
+        continue;
+      }
+      return checkedKey(existing, request).paymentId;
+    }
+    throw new Error(`Could not claim the payment key ${_id}`);
+  }
+
+  fastify.post('/api/v1/payments', { config: { api: 'payments' }, schema: { body: schemas.payment } }, async (request, reply) => {
     reply.code(201);
-    return toPayment(payment);
+    return idempotent(request, reply, async (idempotencyKey) => {
+      const body = request.body;
+      const { projectId } = request.tenant;
+      const currency = body.currency.toLowerCase();
+      const decimals = CURRENCY_DECIMALS[currency] ?? 2;
+      const minor = Math.round(body.amount * 10 ** decimals);
+      if (Math.abs(minor - body.amount * 10 ** decimals) > 1e-6) {
+        throw httpError(400, `amount has more than ${decimals} decimals, the smallest unit of ${currency.toUpperCase()}`);
+      }
+      const customer = new ObjectId(body.customer.toLowerCase());
+      const reciver = body.reciver ? new ObjectId(body.reciver.toLowerCase()) : null;
+      if (reciver && reciver.equals(customer)) throw httpError(400, 'reciver must be a different customer than customer');
+      const replay = (payment) => {
+        reply.header('Idempotent-Replayed', 'true');
+        return toPayment(payment);
+      };
+      if (idempotencyKey) {
+        const earlier = await findPaymentKey(projectId, idempotencyKey);
+        const payment = earlier && (await payments.findOne({ _id: earlier, projectId }));
+        if (payment) return replay(payment);
+      }
+      const [payer, payee] = await Promise.all([
+        customers.findOne({ _id: customer, projectId }, { projection: { _id: 1 } }),
+        reciver ? customers.findOne({ _id: reciver, projectId }, { projection: { _id: 1 } }) : true,
+      ]);
+      if (!payer) throw httpError(400, 'customer does not exist');
+      if (!payee) throw httpError(400, 'reciver does not exist');
+      const candidate = new ObjectId();
+      let paymentId = candidate;
+      if (idempotencyKey) {
+        paymentId = await reservePaymentKey(projectId, idempotencyKey, candidate);
+        // Only a key claimed earlier can stand for a payment that exists. The service also looks up
+        // a just-claimed id, which cannot exist: on FerretDB that read scans the payments collection.
+        const payment = paymentId.equals(candidate) ? null : await payments.findOne({ _id: paymentId, projectId });
+        if (payment) return replay(payment);
+      }
+      let charge = { status: 'requires_confirmation', failureCode: null, card: null };
+      if (body.confirm) {
+        const card = await defaultCardForCharge(projectId, customer);
+        if (!card) charge = { status: 'requires_payment_method', failureCode: null, card: null };
+        else if (card.failureCode) charge = { status: 'failed', failureCode: card.failureCode, card: card.cardId };
+        else charge = { status: 'succeeded', failureCode: null, card: card.cardId };
+      }
+      const now = new Date();
+      const payment = {
+        _id: paymentId,
+        projectId,
+        amountMinor: minor,
+        currency,
+        customer,
+        reciver,
+        description: body.description ?? null,
+        status: charge.status,
+        failureCode: charge.failureCode,
+        card: charge.card,
+        amountRefundedMinor: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await payments.insertOne(payment);
+      } catch (error) {
+        // Another run under the same key wrote this id first: answer its payment.
+        const earlier = idempotencyKey && error.code === 11000 ? await payments.findOne({ _id: paymentId, projectId }) : null;
+        if (earlier) return replay(earlier);
+        throw error;
+      }
+      return toPayment(payment);
+    });
   });
 
   await fastify.listen({ port: PORT, host: HOST });
