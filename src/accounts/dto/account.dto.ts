@@ -13,7 +13,7 @@ export class CreateAccountDto {
   type: AccountType;
 }
 
-export class UpdateAccountDto extends PartialType(CreateAccountDto) {}
+export class UpdateAccountDto extends PartialType(CreateAccountDto, { skipNullProperties: false }) {}
 
 export class TransferOwnershipDto {
   @ApiProperty({ example: '6650c0ffee0000000000a002', description: 'A member of the account', pattern: '^[0-9a-fA-F]{24}$' })

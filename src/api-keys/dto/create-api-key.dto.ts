@@ -25,6 +25,7 @@ export class CreateApiKeyDto {
   scopes?: ApiName[] | null;
 
   @ApiPropertyOptional({
+    type: String,
     format: 'date-time',
     nullable: true,
     example: '2030-01-01T00:00:00.000Z',

@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import { Transform } from 'class-transformer';
 import { ACCOUNT_TYPES, type AccountType } from '../../accounts/account.schema';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { trimWithin } from '../../common/validators/trimmed-text';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
 import { AddressDto, ApiAddress } from '../../common/dto/address.dto';
@@ -59,7 +60,7 @@ export class SignupDto {
   role?: UserRole;
 
   @ApiPropertyOptional({ enum: ACCOUNT_TYPES, default: 'developer', description: 'Type of the new account; refused with an invitation' })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsIn(ACCOUNT_TYPES, { message: `accountType must be one of: ${ACCOUNT_TYPES.join(', ')}` })
   accountType?: AccountType;
 
@@ -68,7 +69,7 @@ export class SignupDto {
     maxLength: 100,
     description: 'Name of the new account (default "<firstName> <lastName>"); refused with an invitation',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @Transform(trimWithin(100))
   @IsString()
   @IsNotEmpty({ message: 'accountName must not be empty' })
@@ -81,7 +82,7 @@ export class SignupDto {
     maxLength: 200,
     description: "Join the inviting account with the invitation's role instead of creating one",
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsString()
   @Length(10, 200)
   invitationToken?: string;

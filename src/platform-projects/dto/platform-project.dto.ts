@@ -1,5 +1,6 @@
 import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { ArrayUnique, IsArray, IsIn, IsOptional } from 'class-validator';
+import { ArrayUnique, IsArray, IsIn } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { NotBlankText } from '../../common/validators/trimmed-text';
 import { API_NAMES, type ApiName } from '../../tenancy/api-names';
 
@@ -14,11 +15,11 @@ export class CreatePlatformProjectDto {
     example: ['customers', 'cards', 'payments'],
     description: 'The APIs this project serves; default: all of them. A disabled API keeps its data and answers 403 until enabled again.',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsArray()
   @ArrayUnique({ message: 'enabledApis must not repeat an API' })
   @IsIn(API_NAMES, { each: true, message: `each value in enabledApis must be one of: ${API_NAMES.join(', ')}` })
   enabledApis?: ApiName[];
 }
 
-export class UpdatePlatformProjectDto extends PartialType(CreatePlatformProjectDto) {}
+export class UpdatePlatformProjectDto extends PartialType(CreatePlatformProjectDto, { skipNullProperties: false }) {}
