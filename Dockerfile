@@ -7,6 +7,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
+# The finance dashboard, built by `npm run build` into dashboard/dist and served at /dashboard.
+COPY dashboard ./dashboard
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
@@ -15,6 +17,7 @@ WORKDIR /app
 # Owned by root: the service (user node) reads its code and dependencies but cannot change them.
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/dashboard/dist ./dashboard/dist
 COPY package.json ./
 # The image's unprivileged `node` user, by number so an orchestrator can check it is not root.
 USER 1000:1000

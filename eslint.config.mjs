@@ -3,7 +3,9 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-artifacts/**', 'bench/results/**'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-artifacts/**', 'bench/results/**', 'dashboard/src/api/schema.d.ts'],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,5 +23,9 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: { sourceType: 'module', globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly' } },
   },
 );

@@ -10,6 +10,7 @@ import { AppModule } from './app.module';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
 import { AppConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
+import { serveDashboard } from './dashboard';
 import { setupSwagger } from './swagger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -100,5 +101,7 @@ export async function createApp(): Promise<NestFastifyApplication> {
     exposedHeaders: ['X-Request-Id', 'X-Total-Count', 'Idempotent-Replayed', 'Retry-After'],
   });
   setupSwagger(app);
+  // The finance dashboard's static files; helmet's policy above already allows them (same-origin scripts and styles).
+  await serveDashboard(app);
   return app;
 }

@@ -1,0 +1,260 @@
+import { useState, type FormEvent } from 'react';
+import { api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction, useResource } from '../hooks';
+import { formatDate } from '../money';
+import { href } from '../router';
+import { groupCardNumber, TEST_CARDS } from '../test-cards';
+import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, Spinner, useCursor } from '../ui';
+import { NewPaymentForm, PaymentsTable } from './payments-shared';
+
+type Card = Schemas['CardResponse'];
+
+/** One customer: their details, their cards (add one, choose the default), their payments. */
+export function CustomerPage({ id }: { id: string }) {
+  const customer = useResource(() => call(api.GET('/v1/customers/{id}', { params: { path: { id } } })), [id]);
+  const cards = useResource(() => call(api.GET('/v1/cards', { params: { query: { customer: id, limit: 100 } } })), [id]);
+  const cursor = useCursor();
+  const payments = useResource(
+    () =>
+      call(
+        api.GET('/api/v1/payments', {
+          params: { query: { customer: id, limit: 10, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } },
+        }),
+      ),
+    [id, cursor.startingAfter],
+  );
+  const [addingCard, setAddingCard] = useState(false);
+  const [paying, setPaying] = useState(false);
+  const data = customer.data?.data;
+  const cardRows = cards.data?.data ?? [];
+  const paymentRows = payments.data?.data ?? [];
+
+  if (customer.error) {
+    return (
+      <section aria-labelledby="customer-heading">
+        <h1 id="customer-heading">Customer</h1>
+        <LoadError error={customer.error} retry={customer.reload} />
+        <p>
+          <a href={href('customers')}>Back to the customers</a>
+        </p>
+      </section>
+    );
+  }
+  if (!data) return <Spinner label="Loading the customer" />;
+  const name = [data.firstName, data.lastName].filter(Boolean).join(' ');
+
+  return (
+    <section aria-labelledby="customer-heading">
+      <p className="breadcrumb">
+        <a href={href('customers')}>Customers</a> /
+      </p>
+      <h1 id="customer-heading">{data.email ?? name ?? data.id}</h1>
+      <dl className="details">
+        <div>
+          <dt>Name</dt>
+          <dd>{name || '—'}</dd>
+        </div>
+        <div>
+          <dt>Id</dt>
+          <dd className="mono">{data.id}</dd>
+        </div>
+        <div>
+          <dt>Country</dt>
+          <dd>{data.country ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatDate(data.createdAt)}</dd>
+        </div>
+      </dl>
+
+      <div className="page-head">
+        <h2>Cards</h2>
+        {!addingCard && <Button onClick={() => setAddingCard(true)}>Add a card</Button>}
+      </div>
+      {addingCard && (
+        <AddCardForm
+          customerId={id}
+          onCancel={() => setAddingCard(false)}
+          onAdded={() => {
+            setAddingCard(false);
+            cards.reload();
+            customer.reload();
+          }}
+        />
+      )}
+      {cards.error && <LoadError error={cards.error} retry={cards.reload} />}
+      {cards.loading && !cards.data && <Spinner label="Loading cards" />}
+      {cards.data && cardRows.length === 0 && !addingCard && (
+        <EmptyState title="No cards yet.">
+          Add a test card with <strong>Add a card</strong>: the first card becomes the default, and payments charge the default card.
+        </EmptyState>
+      )}
+      {cardRows.length > 0 && (
+        <ul className="cards" aria-busy={cards.loading || undefined}>
+          {cardRows.map((card) => (
+            <CardItem
+              key={card.id}
+              card={card}
+              isDefault={card.id === data.defaultMethod}
+              onDefault={() => {
+                cards.reload();
+                customer.reload();
+              }}
+            />
+          ))}
+        </ul>
+      )}
+
+      <div className="page-head">
+        <h2>Payments</h2>
+        {!paying && (
+          <Button onClick={() => setPaying(true)}>
+            New payment
+          </Button>
+        )}
+      </div>
+      {paying && (
+        <NewPaymentForm
+          customerId={id}
+          onCancel={() => setPaying(false)}
+          onCreated={() => {
+            setPaying(false);
+            cursor.reset();
+            payments.reload();
+          }}
+        />
+      )}
+      {payments.error && <LoadError error={payments.error} retry={payments.reload} />}
+      {payments.loading && !payments.data && <Spinner label="Loading payments" />}
+      {payments.data && paymentRows.length === 0 && cursor.page === 0 && !paying && (
+        <EmptyState title="No payments from this customer yet.">
+          {data.defaultMethod ? 'Charge their default card with New payment.' : 'Add a card first, then charge it with New payment.'}
+        </EmptyState>
+      )}
+      {paymentRows.length > 0 && <PaymentsTable payments={paymentRows} caption={`Payments of ${data.email ?? data.id}`} showCustomer={false} onChanged={payments.reload} />}
+      <Pager
+        page={cursor.page}
+        hasMore={payments.data?.hasMore ?? false}
+        busy={payments.loading}
+        onPrevious={cursor.previous}
+        onNext={() => cursor.next(paymentRows.at(-1)?.id)}
+      />
+    </section>
+  );
+}
+
+function CardItem({ card, isDefault, onDefault }: { card: Card; isDefault: boolean; onDefault: () => void }) {
+  const makeDefault = useAction(async () => {
+    await call(api.POST('/v1/cards/{id}/default', { params: { path: { id: card.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
+    onDefault();
+  });
+  const label = `${card.brand} •••• ${card.last4}`;
+  return (
+    <li className="card card-item" data-card={card.id}>
+      <div>
+        <strong className="card-brand">{card.brand}</strong> <span className="mono">•••• {card.last4}</span>
+        <div className="muted small">
+          {card.funding}, {card.country}, expires {String(card.expMonth).padStart(2, '0')}/{card.expYear}
+        </div>
+      </div>
+      <div className="row-actions">
+        {isDefault ? (
+          <Badge tone="good">Default</Badge>
+        ) : (
+          <Button variant="secondary" busy={makeDefault.busy} onClick={() => void makeDefault.run()} aria-label={`Make default: ${label}`}>
+            Make default
+          </Button>
+        )}
+        {makeDefault.error && (
+          <span className="field-error" role="alert">
+            {makeDefault.error.message}
+          </span>
+        )}
+      </div>
+    </li>
+  );
+}
+
+function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; onCancel: () => void; onAdded: () => void }) {
+  const nextYear = String(new Date().getFullYear() + 3);
+  const [form, setForm] = useState({ cardNumber: '', expMonth: '12', expYear: nextYear, cvc: '' });
+  const [key] = useState(idempotencyKey);
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [name]: event.target.value });
+  const add = useAction(async () => {
+    await call(api.POST('/v1/cards', { body: { customer: customerId, ...form }, params: { header: { 'Idempotency-Key': key } } }));
+    onAdded();
+  });
+  const error = (field: string) => fieldError(add.error, field);
+  return (
+    <form
+      className="card"
+      aria-labelledby="add-card-heading"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void add.run();
+      }}
+    >
+      <h3 id="add-card-heading">Add a test card</h3>
+      <Field
+        label="Card number"
+        inputMode="numeric"
+        autoComplete="off"
+        required
+        className="mono"
+        value={form.cardNumber}
+        onChange={set('cardNumber')}
+        error={error('cardNumber')}
+        hint="Test mode: only the test card numbers below are accepted; real cards are refused."
+      />
+      <div className="grid-3">
+        <Field label="Expiry month" inputMode="numeric" required value={form.expMonth} onChange={set('expMonth')} error={error('expMonth')} />
+        <Field label="Expiry year" inputMode="numeric" required value={form.expYear} onChange={set('expYear')} error={error('expYear')} />
+        <Field label="CVC" inputMode="numeric" autoComplete="off" required value={form.cvc} onChange={set('cvc')} error={error('cvc')} hint="3 digits; 4 for American Express." />
+      </div>
+      <details className="test-cards">
+        <summary>Test card numbers</summary>
+        <p className="muted small">Any future expiry and any CVC work. Choose one to fill it in.</p>
+        <table>
+          <caption className="visually-hidden">Test cards</caption>
+          <thead>
+            <tr>
+              <th scope="col">Number</th>
+              <th scope="col">Brand</th>
+              <th scope="col">Charges</th>
+            </tr>
+          </thead>
+          <tbody>
+            {TEST_CARDS.map((card) => (
+              <tr key={card.number}>
+                <td>
+                  <Button
+                    variant="link"
+                    className="mono"
+                    onClick={() => setForm({ ...form, cardNumber: card.number, cvc: card.brand === 'American Express' ? '1234' : '123' })}
+                    aria-label={`${groupCardNumber(card.number)}: use this ${card.brand} ${card.funding} card${card.failureCode ? `, whose charges fail with ${card.failureCode}` : ''}`}
+                  >
+                    {groupCardNumber(card.number)}
+                  </Button>
+                </td>
+                <td>
+                  {card.brand} {card.funding}, {card.country}
+                </td>
+                <td>{card.failureCode ? <Badge tone="bad">fails: {card.failureCode.replace(/_/g, ' ')}</Badge> : <Badge tone="good">succeed</Badge>}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+      <FormError error={add.error} fields={['cardNumber', 'expMonth', 'expYear', 'cvc']} />
+      <div className="actions">
+        <Button type="submit" busy={add.busy}>
+          Add card
+        </Button>
+        <Button variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,124 @@
+import { useState, type FormEvent } from 'react';
+import { api, call, idempotencyKey } from '../api/client';
+import { useAction, useResource } from '../hooks';
+import { formatDate } from '../money';
+import { href, navigate } from '../router';
+import { useSession } from '../session';
+import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, Spinner, useCursor } from '../ui';
+
+const PAGE_SIZE = 20;
+
+export function CustomersPage() {
+  const session = useSession();
+  const cursor = useCursor();
+  const customers = useResource(
+    () => call(api.GET('/v1/customers', { params: { query: { limit: PAGE_SIZE, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } })),
+    [cursor.startingAfter],
+  );
+  const [creating, setCreating] = useState(false);
+  const rows = customers.data?.data ?? [];
+
+  return (
+    <section aria-labelledby="customers-heading">
+      <div className="page-head">
+        <h1 id="customers-heading">Customers</h1>
+        {!creating && <Button onClick={() => setCreating(true)}>New customer</Button>}
+      </div>
+      <p className="muted">The people and companies that pay, in {session.project?.name ?? 'this project'}. Open one to add a test card and charge it.</p>
+      {creating && (
+        <NewCustomer
+          onCancel={() => setCreating(false)}
+          onCreated={(id) => {
+            setCreating(false);
+            navigate('customers', id);
+          }}
+        />
+      )}
+      {customers.error && <LoadError error={customers.error} retry={customers.reload} />}
+      {customers.loading && !customers.data && <Spinner label="Loading customers" />}
+      {customers.data && rows.length === 0 && cursor.page === 0 && (
+        <EmptyState title="No customers yet.">
+          Create your first customer with <strong>New customer</strong>: an email is all it takes. Then add a test card to it and take a payment.
+        </EmptyState>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap" aria-busy={customers.loading || undefined}>
+          <table>
+            <caption className="visually-hidden">Customers, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Customer</th>
+                <th scope="col">Name</th>
+                <th scope="col">Country</th>
+                <th scope="col">Default card</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((customer) => (
+                <tr key={customer.id}>
+                  <th scope="row">
+                    <a href={href('customers', customer.id)}>{customer.email ?? <span className="mono">{customer.id}</span>}</a>
+                  </th>
+                  <td>{[customer.firstName, customer.lastName].filter(Boolean).join(' ') || '—'}</td>
+                  <td>{customer.country ?? '—'}</td>
+                  <td>{customer.defaultMethod ? <Badge tone="good">Set</Badge> : <Badge tone="warn">None</Badge>}</td>
+                  <td>{formatDate(customer.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager
+        page={cursor.page}
+        hasMore={customers.data?.hasMore ?? false}
+        busy={customers.loading}
+        onPrevious={cursor.previous}
+        onNext={() => cursor.next(rows.at(-1)?.id)}
+      />
+    </section>
+  );
+}
+
+function NewCustomer({ onCancel, onCreated }: { onCancel: () => void; onCreated: (id: string) => void }) {
+  const [form, setForm] = useState({ email: '', firstName: '', lastName: '' });
+  const [key] = useState(idempotencyKey);
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [name]: event.target.value });
+  const create = useAction(async () => {
+    const body = {
+      email: form.email.trim(),
+      ...(form.firstName.trim() ? { firstName: form.firstName.trim() } : {}),
+      ...(form.lastName.trim() ? { lastName: form.lastName.trim() } : {}),
+    };
+    const created = await call(api.POST('/v1/customers', { body, params: { header: { 'Idempotency-Key': key } } }));
+    onCreated(created.data.id);
+  });
+  const error = (field: string) => fieldError(create.error, field);
+  return (
+    <form
+      className="card"
+      aria-labelledby="new-customer-heading"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void create.run();
+      }}
+    >
+      <h2 id="new-customer-heading">New customer</h2>
+      <Field label="Email" type="email" required autoFocus value={form.email} onChange={set('email')} error={error('email')} />
+      <div className="grid-2">
+        <Field label="First name" value={form.firstName} onChange={set('firstName')} error={error('firstName')} />
+        <Field label="Last name" value={form.lastName} onChange={set('lastName')} error={error('lastName')} />
+      </div>
+      <FormError error={create.error} fields={['email', 'firstName', 'lastName']} />
+      <div className="actions">
+        <Button type="submit" busy={create.busy}>
+          Create customer
+        </Button>
+        <Button variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+    </form>
+  );
+}

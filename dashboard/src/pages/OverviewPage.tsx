@@ -1,0 +1,183 @@
+import { useState } from 'react';
+import { api, call, type Schemas } from '../api/client';
+import { useResource } from '../hooks';
+import { COMMON_CURRENCIES, formatDay, formatMoney } from '../money';
+import { href } from '../router';
+import { useSession } from '../session';
+import { EmptyState, Field, fieldError, LoadError, SelectField, Spinner } from '../ui';
+
+type Summary = Schemas['PaymentSummaryResponse'];
+
+function isoDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/** The volume of payments per day, for one currency and period, from GET /api/v1/payments/summary. */
+export function OverviewPage() {
+  const session = useSession();
+  const today = new Date();
+  const [currency, setCurrency] = useState('usd');
+  const [from, setFrom] = useState(isoDay(new Date(today.getTime() - 29 * 86_400_000)));
+  const [to, setTo] = useState(isoDay(today));
+  const summary = useResource(
+    () => call(api.GET('/api/v1/payments/summary', { params: { query: { currency, ...(from ? { from } : {}), ...(to ? { to } : {}) } } })),
+    [currency, from, to],
+  );
+  const data = summary.data;
+
+  return (
+    <section aria-labelledby="overview-heading">
+      <h1 id="overview-heading">Overview</h1>
+      <p className="muted">
+        Payment volume per day in {session.project?.name ?? 'this project'}: what was charged (gross), what was refunded of it, and what stays
+        (net). Days are UTC; a payment counts on the day it was created, its refunds with it.
+      </p>
+      <form className="filters" aria-label="Period and currency" onSubmit={(event) => event.preventDefault()}>
+        <SelectField label="Currency" value={currency} onChange={(event) => setCurrency(event.target.value)} error={fieldError(summary.error, 'currency')}>
+          {COMMON_CURRENCIES.map((code) => (
+            <option key={code} value={code}>
+              {code.toUpperCase()}
+            </option>
+          ))}
+        </SelectField>
+        <Field label="From" type="date" value={from} max={to} onChange={(event) => setFrom(event.target.value)} error={fieldError(summary.error, 'from')} />
+        <Field label="To" type="date" value={to} min={from} onChange={(event) => setTo(event.target.value)} error={fieldError(summary.error, 'to')} />
+        {summary.loading && <Spinner label="Loading the summary" />}
+      </form>
+
+      {summary.error && !['currency', 'from', 'to'].some((field) => summary.error?.fields[field]) && <LoadError error={summary.error} retry={summary.reload} />}
+
+      {data && (
+        <div aria-busy={summary.loading || undefined}>
+          <dl className="stats" aria-label="Totals of the period">
+            <Stat label="Gross" value={formatMoney(data.totals.gross, data.currency)} />
+            <Stat label="Refunded" value={formatMoney(data.totals.refunded, data.currency)} />
+            <Stat label="Net" value={formatMoney(data.totals.net, data.currency)} />
+            <Stat label="Payments" value={String(data.totals.count)} />
+          </dl>
+          {data.totals.count === 0 ? (
+            <EmptyState title={`No ${data.currency.toUpperCase()} payments from ${formatDay(data.from)} to ${formatDay(data.to)}.`}>
+              Add a customer and a test card on the <a href={href('customers')}>Customers</a> page, then charge it on the{' '}
+              <a href={href('payments')}>Payments</a> page; or pick another currency or period.
+            </EmptyState>
+          ) : (
+            <VolumeChart summary={data} />
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Stat({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="stat">
+      <dt>{label}</dt>
+      <dd data-stat={label.toLowerCase()}>{value}</dd>
+    </div>
+  );
+}
+
+const WIDTH = 760;
+const HEIGHT = 280;
+const PAD = { top: 16, right: 16, bottom: 36, left: 72 };
+
+/** A rounded-up axis maximum: 1, 2 or 5 times a power of ten. */
+function niceMax(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((step) => step * power).find((candidate) => candidate >= value) ?? value;
+}
+
+/** Bars of gross volume per day, the refunded part of each drawn over it, and a line of the net. Drawn by hand in SVG. */
+export function VolumeChart({ summary }: { summary: Summary }) {
+  const days = summary.days;
+  const max = niceMax(Math.max(...days.map((day) => day.gross)));
+  const innerWidth = WIDTH - PAD.left - PAD.right;
+  const innerHeight = HEIGHT - PAD.top - PAD.bottom;
+  const slot = innerWidth / days.length;
+  const barWidth = Math.max(2, Math.min(28, slot * 0.7));
+  const y = (value: number) => PAD.top + innerHeight - (value / max) * innerHeight;
+  const x = (index: number) => PAD.left + slot * index + slot / 2;
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => share * max);
+  const labelEvery = Math.ceil(days.length / 8);
+  const netPoints = days.map((day, index) => `${x(index).toFixed(1)},${y(day.net).toFixed(1)}`).join(' ');
+  const money = (value: number) => formatMoney(value, summary.currency);
+
+  return (
+    <figure className="chart">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-labelledby="chart-title"
+        data-gross={summary.totals.gross}
+        data-refunded={summary.totals.refunded}
+        data-net={summary.totals.net}
+      >
+        <title id="chart-title">
+          {`Payment volume per day in ${summary.currency.toUpperCase()}, ${summary.from} to ${summary.to}: gross ${money(summary.totals.gross)}, refunded ${money(summary.totals.refunded)}, net ${money(summary.totals.net)}`}
+        </title>
+        {ticks.map((tick) => (
+          <g key={tick} className="chart-grid">
+            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(tick)} y2={y(tick)} />
+            <text x={PAD.left - 8} y={y(tick)} dy="0.32em" textAnchor="end">
+              {money(tick)}
+            </text>
+          </g>
+        ))}
+        {days.map((day, index) => (
+          <g key={day.date} className="chart-day" data-date={day.date} data-gross={day.gross} data-refunded={day.refunded} data-net={day.net}>
+            <title>{`${formatDay(day.date)}: gross ${money(day.gross)}, refunded ${money(day.refunded)}, net ${money(day.net)}, ${day.count} payments`}</title>
+            <rect className="bar-gross" x={x(index) - barWidth / 2} width={barWidth} y={y(day.gross)} height={Math.max(0, y(0) - y(day.gross))} />
+            <rect className="bar-refunded" x={x(index) - barWidth / 2} width={barWidth} y={y(day.refunded)} height={Math.max(0, y(0) - y(day.refunded))} />
+            {index % labelEvery === 0 && (
+              <text className="chart-label" x={x(index)} y={HEIGHT - PAD.bottom + 18} textAnchor="middle">
+                {formatDay(day.date)}
+              </text>
+            )}
+          </g>
+        ))}
+        <polyline className="line-net" points={netPoints} fill="none" />
+      </svg>
+      <figcaption className="legend">
+        <span className="legend-item">
+          <span className="swatch swatch-gross" aria-hidden="true" /> Gross
+        </span>
+        <span className="legend-item">
+          <span className="swatch swatch-refunded" aria-hidden="true" /> Refunded
+        </span>
+        <span className="legend-item">
+          <span className="swatch swatch-net" aria-hidden="true" /> Net
+        </span>
+      </figcaption>
+      <details>
+        <summary>Show the numbers</summary>
+        <table>
+          <caption className="visually-hidden">Payment volume per day</caption>
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Gross</th>
+              <th scope="col">Refunded</th>
+              <th scope="col">Net</th>
+              <th scope="col">Payments</th>
+            </tr>
+          </thead>
+          <tbody>
+            {days
+              .filter((day) => day.count > 0)
+              .map((day) => (
+                <tr key={day.date}>
+                  <th scope="row">{formatDay(day.date)}</th>
+                  <td className="num">{money(day.gross)}</td>
+                  <td className="num">{money(day.refunded)}</td>
+                  <td className="num">{money(day.net)}</td>
+                  <td className="num">{day.count}</td>
+                </tr>
+              ))}
+          </tbody>
+        </table>
+      </details>
+    </figure>
+  );
+}

@@ -1,0 +1,89 @@
+import { useState } from 'react';
+import { api, call, type Schemas } from '../api/client';
+import { useResource } from '../hooks';
+import { useSession } from '../session';
+import { Button, EmptyState, LoadError, Pager, SelectField, Spinner, useCursor } from '../ui';
+import { NewPaymentForm, PaymentsTable } from './payments-shared';
+
+type Status = Schemas['PaymentResponse']['status'];
+const STATUSES: { value: Status; label: string }[] = [
+  { value: 'requires_confirmation', label: 'Awaiting confirmation' },
+  { value: 'requires_payment_method', label: 'Needs a card' },
+  { value: 'succeeded', label: 'Succeeded' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'partially_refunded', label: 'Partially refunded' },
+  { value: 'refunded', label: 'Refunded' },
+];
+
+export function PaymentsPage() {
+  const session = useSession();
+  const cursor = useCursor();
+  const [status, setStatus] = useState<Status | ''>('');
+  const [creating, setCreating] = useState(false);
+  const payments = useResource(
+    () =>
+      call(
+        api.GET('/api/v1/payments', {
+          params: { query: { limit: 20, ...(status ? { status } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } },
+        }),
+      ),
+    [status, cursor.startingAfter],
+  );
+  const rows = payments.data?.data ?? [];
+
+  return (
+    <section aria-labelledby="payments-heading">
+      <div className="page-head">
+        <h1 id="payments-heading">Payments</h1>
+        {!creating && <Button onClick={() => setCreating(true)}>New payment</Button>}
+      </div>
+      <p className="muted">Payments in {session.project?.name ?? 'this project'}, newest first. Confirm the ones waiting; refund charged ones in part or in full.</p>
+      {creating && (
+        <NewPaymentForm
+          onCancel={() => setCreating(false)}
+          onCreated={() => {
+            setCreating(false);
+            cursor.reset();
+            payments.reload();
+          }}
+        />
+      )}
+      <div className="filters">
+        <SelectField
+          label="Status"
+          value={status}
+          onChange={(event) => {
+            setStatus(event.target.value as Status | '');
+            cursor.reset();
+          }}
+        >
+          <option value="">Any status</option>
+          {STATUSES.map((candidate) => (
+            <option key={candidate.value} value={candidate.value}>
+              {candidate.label}
+            </option>
+          ))}
+        </SelectField>
+        {payments.loading && <Spinner label="Loading payments" />}
+      </div>
+      {payments.error && <LoadError error={payments.error} retry={payments.reload} />}
+      {payments.data && rows.length === 0 && cursor.page === 0 && (
+        <EmptyState title={status ? 'No payments with this status.' : 'No payments yet.'}>
+          {status ? 'Choose another status, or Any status.' : 'Create one with New payment: pick a customer with a card, an amount and a currency.'}
+        </EmptyState>
+      )}
+      {rows.length > 0 && (
+        <div aria-busy={payments.loading || undefined}>
+          <PaymentsTable payments={rows} caption="Payments, newest first" onChanged={payments.reload} />
+        </div>
+      )}
+      <Pager
+        page={cursor.page}
+        hasMore={payments.data?.hasMore ?? false}
+        busy={payments.loading}
+        onPrevious={cursor.previous}
+        onNext={() => cursor.next(rows.at(-1)?.id)}
+      />
+    </section>
+  );
+}

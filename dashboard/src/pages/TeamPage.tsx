@@ -1,0 +1,236 @@
+import { useState, type FormEvent } from 'react';
+import { api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction, useResource } from '../hooks';
+import { formatDate } from '../money';
+import { useSession } from '../session';
+import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, SelectField, Spinner } from '../ui';
+
+type Member = Schemas['MemberView'];
+type Role = Member['role'];
+type CreatedInvitation = Schemas['CreatedInvitationView'];
+const ROLES: Role[] = ['developer', 'manager', 'admin'];
+
+/** The account's members (change a role, remove) and its invitations (invite, copy the token, revoke). */
+export function TeamPage() {
+  const session = useSession();
+  const accountId = session.account?.id ?? '';
+  const members = useResource(() => call(api.GET('/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } })), [accountId]);
+  const invitations = useResource(
+    () => (session.isAdmin ? call(api.GET('/api/v1/accounts/{accountId}/invitations', { params: { path: { accountId } } })) : Promise.resolve(undefined)),
+    [accountId, session.isAdmin],
+  );
+  const [created, setCreated] = useState<CreatedInvitation | undefined>();
+  const rows = members.data?.data ?? [];
+  const pending = invitations.data?.data ?? [];
+
+  return (
+    <section aria-labelledby="team-heading">
+      <h1 id="team-heading">Team</h1>
+      <p className="muted">
+        The people of {session.account?.name}. Every member reads and writes records; managers also refund; admins manage members, invitations, projects and
+        keys.
+      </p>
+
+      <h2>Members</h2>
+      {members.error && <LoadError error={members.error} retry={members.reload} />}
+      {members.loading && !members.data && <Spinner label="Loading members" />}
+      {rows.length > 0 && (
+        <div className="table-wrap" aria-busy={members.loading || undefined}>
+          <table>
+            <caption className="visually-hidden">Members</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Joined</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((member) => (
+                <MemberRow key={member.userId} member={member} onChanged={members.reload} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {members.data && rows.length === 1 && (
+        <EmptyState title="You are the only member.">
+          {session.isAdmin ? 'Invite a colleague below: they sign up with the token you pass on.' : 'An admin can invite colleagues.'}
+        </EmptyState>
+      )}
+
+      {session.isAdmin && (
+        <>
+          <InviteForm
+            accountId={accountId}
+            onInvited={(invitation) => {
+              setCreated(invitation);
+              invitations.reload();
+            }}
+          />
+          {created && (
+            <Secret
+              label={`Invitation token for ${created.email}`}
+              value={created.token}
+              note={
+                <>
+                  Shown only now: pass it on to {created.email}, who signs up with it (or, already registered, accepts it) at{' '}
+                  <span className="mono break">{`${window.location.origin}${window.location.pathname}#/signup?invitation=${encodeURIComponent(created.token)}`}</span>. Valid
+                  once, until {formatDate(created.expiresAt)}.
+                </>
+              }
+            />
+          )}
+          <h2>Pending invitations</h2>
+          {invitations.error && <LoadError error={invitations.error} retry={invitations.reload} />}
+          {invitations.loading && !invitations.data && <Spinner label="Loading invitations" />}
+          {invitations.data && pending.length === 0 && <EmptyState title="No pending invitations.">Invite someone with the form above.</EmptyState>}
+          {pending.length > 0 && (
+            <ul className="list" aria-busy={invitations.loading || undefined}>
+              {pending.map((invitation) => (
+                <InvitationItem key={invitation.id} accountId={accountId} invitation={invitation} onRevoked={invitations.reload} />
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function MemberRow({ member, onChanged }: { member: Member; onChanged: () => void }) {
+  const session = useSession();
+  const accountId = session.account?.id ?? '';
+  const isSelf = member.userId === session.me.user.id;
+  const [role, setRole] = useState<Role>(member.role);
+  const changeRole = useAction(async (next: Role) => {
+    await call(api.PATCH('/api/v1/accounts/{accountId}/members/{userId}', { params: { path: { accountId, userId: member.userId } }, body: { role: next } }));
+    onChanged();
+  });
+  const remove = useAction(async () => {
+    await call(api.DELETE('/api/v1/accounts/{accountId}/members/{userId}', { params: { path: { accountId, userId: member.userId } } }));
+    if (isSelf) session.logout();
+    else onChanged();
+  });
+  const name = `${member.firstName} ${member.lastName}`;
+  const canManage = session.isAdmin && !member.owner;
+  return (
+    <tr>
+      <th scope="row">
+        {name} {member.owner && <Badge tone="info">Owner</Badge>} {isSelf && <span className="muted small">(you)</span>}
+      </th>
+      <td>{member.email}</td>
+      <td>
+        {canManage ? (
+          <SelectField
+            label={`Role of ${name}`}
+            className="compact"
+            value={role}
+            disabled={changeRole.busy}
+            error={fieldError(changeRole.error, 'role') ?? changeRole.error?.message}
+            onChange={(event) => {
+              const next = event.target.value as Role;
+              setRole(next);
+              void changeRole.run(next);
+            }}
+          >
+            {ROLES.map((candidate) => (
+              <option key={candidate} value={candidate}>
+                {candidate}
+              </option>
+            ))}
+          </SelectField>
+        ) : (
+          member.role
+        )}
+        {changeRole.busy && <Spinner label="Saving the role" />}
+      </td>
+      <td>{formatDate(member.joinedAt)}</td>
+      <td className="row-actions">
+        {(canManage || (isSelf && !member.owner)) && (
+          <Button
+            variant="danger"
+            busy={remove.busy}
+            onClick={() => {
+              if (window.confirm(isSelf ? 'Leave this account?' : `Remove ${name} from the account?`)) void remove.run();
+            }}
+          >
+            {isSelf ? 'Leave' : 'Remove'}
+          </Button>
+        )}
+        {remove.error && (
+          <span className="field-error" role="alert">
+            {remove.error.message}
+          </span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (invitation: CreatedInvitation) => void }) {
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<Role>('developer');
+  const invite = useAction(async () => {
+    const created = await call(
+      api.POST('/api/v1/accounts/{accountId}/invitations', {
+        params: { path: { accountId }, header: { 'Idempotency-Key': idempotencyKey() } },
+        body: { email: email.trim(), role },
+      }),
+    );
+    setEmail('');
+    onInvited(created.data);
+  });
+  return (
+    <form
+      className="card"
+      aria-labelledby="invite-heading"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void invite.run();
+      }}
+    >
+      <h2 id="invite-heading">Invite someone</h2>
+      <div className="grid-2">
+        <Field label="Email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} error={fieldError(invite.error, 'email')} />
+        <SelectField label="Role" value={role} onChange={(event) => setRole(event.target.value as Role)} error={fieldError(invite.error, 'role')}>
+          {ROLES.map((candidate) => (
+            <option key={candidate} value={candidate}>
+              {candidate}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      <FormError error={invite.error} fields={['email', 'role']} />
+      <Button type="submit" busy={invite.busy}>
+        Create invitation
+      </Button>
+    </form>
+  );
+}
+
+function InvitationItem({ accountId, invitation, onRevoked }: { accountId: string; invitation: Schemas['InvitationView']; onRevoked: () => void }) {
+  const revoke = useAction(async () => {
+    await call(api.DELETE('/api/v1/accounts/{accountId}/invitations/{invitationId}', { params: { path: { accountId, invitationId: invitation.id } } }));
+    onRevoked();
+  });
+  return (
+    <li className="list-item">
+      <span>
+        <strong>{invitation.email}</strong> as {invitation.role} <span className="muted small">until {formatDate(invitation.expiresAt)}</span>
+      </span>
+      <span className="row-actions">
+        <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={`Revoke the invitation of ${invitation.email}`}>
+          Revoke
+        </Button>
+        {revoke.error && (
+          <span className="field-error" role="alert">
+            {revoke.error.message}
+          </span>
+        )}
+      </span>
+    </li>
+  );
+}

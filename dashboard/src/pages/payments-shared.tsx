@@ -1,0 +1,270 @@
+import { useState, type FormEvent } from 'react';
+import { api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction, useResource } from '../hooks';
+import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
+import { href } from '../router';
+import { useSession } from '../session';
+import { Button, Field, fieldError, FormError, SelectField, StatusBadge } from '../ui';
+
+export type Payment = Schemas['PaymentResponse'];
+type PaymentStatus = Payment['status'];
+
+const CONFIRMABLE: readonly PaymentStatus[] = ['requires_confirmation', 'requires_payment_method'];
+const REFUNDABLE: readonly PaymentStatus[] = ['succeeded', 'partially_refunded'];
+
+/** Create a payment for a customer (given, or picked from the project's customers), charged now or confirmed later. */
+export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId?: string; onCreated: (payment: Payment) => void; onCancel?: () => void }) {
+  const [form, setForm] = useState({ customer: customerId ?? '', amount: '', currency: 'usd', description: '', confirm: true });
+  const [key, setKey] = useState(idempotencyKey);
+  const customers = useResource(
+    () => (customerId ? Promise.resolve(undefined) : call(api.GET('/v1/customers', { params: { query: { limit: 100 } } }))),
+    [customerId],
+  );
+  const create = useAction(async () => {
+    const payment = await call(
+      api.POST('/api/v1/payments', {
+        body: {
+          customer: form.customer,
+          amount: Number(form.amount),
+          currency: form.currency,
+          confirm: form.confirm,
+          ...(form.description.trim() ? { description: form.description.trim() } : {}),
+        },
+        params: { header: { 'Idempotency-Key': key } },
+      }),
+    );
+    setKey(idempotencyKey());
+    setForm({ ...form, amount: '', description: '' });
+    onCreated(payment);
+  });
+  const error = (field: string) => fieldError(create.error, field);
+  const set = (name: 'customer' | 'amount' | 'currency' | 'description') => (event: { target: { value: string } }) => {
+    setForm({ ...form, [name]: event.target.value });
+    // Another request: another key.
+    setKey(idempotencyKey());
+  };
+  const customerOptions = customers.data?.data ?? [];
+
+  return (
+    <form
+      className="card"
+      aria-labelledby="new-payment-heading"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void create.run();
+      }}
+    >
+      <h2 id="new-payment-heading">New payment</h2>
+      {!customerId && (
+        <SelectField
+          label="Customer"
+          required
+          value={form.customer}
+          onChange={set('customer')}
+          error={error('customer')}
+          hint={customers.data && customerOptions.length === 0 ? <>No customers yet: <a href={href('customers')}>create one</a> first.</> : 'The customer whose default card is charged.'}
+        >
+          <option value="">{customers.loading ? 'Loading customers…' : 'Choose a customer'}</option>
+          {customerOptions.map((customer) => (
+            <option key={customer.id} value={customer.id}>
+              {customer.email ?? customer.id}
+              {customer.defaultMethod ? '' : ' (no card)'}
+            </option>
+          ))}
+        </SelectField>
+      )}
+      <div className="grid-2">
+        <Field
+          label="Amount"
+          type="number"
+          inputMode="decimal"
+          required
+          min={0}
+          step={amountStep(form.currency)}
+          value={form.amount}
+          onChange={set('amount')}
+          error={error('amount')}
+          hint="In the currency's major units, e.g. 19.99."
+        />
+        <SelectField label="Currency" value={form.currency} onChange={set('currency')} error={error('currency')}>
+          {COMMON_CURRENCIES.map((code) => (
+            <option key={code} value={code}>
+              {code.toUpperCase()}
+            </option>
+          ))}
+        </SelectField>
+      </div>
+      <Field label="Description" value={form.description} onChange={set('description')} error={error('description')} placeholder="Order #1042" />
+      <fieldset>
+        <legend>When to charge</legend>
+        <div className="radio-row">
+          <label>
+            <input type="radio" name="confirm" checked={form.confirm} onChange={() => setForm({ ...form, confirm: true })} /> Charge the default card now
+          </label>
+          <label>
+            <input type="radio" name="confirm" checked={!form.confirm} onChange={() => setForm({ ...form, confirm: false })} /> Confirm later
+          </label>
+        </div>
+      </fieldset>
+      <FormError error={create.error} fields={['customer', 'amount', 'currency', 'description']} />
+      <div className="actions">
+        <Button type="submit" busy={create.busy}>
+          {form.confirm ? 'Create and charge' : 'Create payment'}
+        </Button>
+        {onCancel && (
+          <Button variant="secondary" onClick={onCancel}>
+            Cancel
+          </Button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** Payments as table rows, each with its actions: confirm a pending one, refund a charged one in part or in full. */
+export function PaymentsTable({
+  payments,
+  caption,
+  onChanged,
+  showCustomer = true,
+}: {
+  payments: Payment[];
+  caption: string;
+  onChanged: (payment: Payment) => void;
+  showCustomer?: boolean;
+}) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption className="visually-hidden">{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">Amount</th>
+            <th scope="col">Status</th>
+            {showCustomer && <th scope="col">Customer</th>}
+            <th scope="col">Description</th>
+            <th scope="col">Created</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {payments.map((payment) => (
+            <PaymentRow key={payment.id} payment={payment} onChanged={onChanged} showCustomer={showCustomer} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function PaymentRow({ payment, onChanged, showCustomer }: { payment: Payment; onChanged: (payment: Payment) => void; showCustomer: boolean }) {
+  const session = useSession();
+  const [refunding, setRefunding] = useState(false);
+  const confirm = useAction(async () => {
+    onChanged(await call(api.POST('/api/v1/payments/{id}/confirm', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': idempotencyKey() } } })));
+  });
+  const canRefund = session.account?.owner || session.account?.role === 'admin' || session.account?.role === 'manager';
+  const scale = 10 ** currencyDecimals(payment.currency);
+  const left = Math.round((payment.amount - payment.amountRefunded) * scale) / scale;
+
+  return (
+    <>
+      <tr data-payment={payment.id} data-status={payment.status}>
+        <td className="num">
+          <span className="amount">{formatMoney(payment.amount, payment.currency)}</span>
+          {payment.amountRefunded > 0 && <span className="muted small"> ({formatMoney(payment.amountRefunded, payment.currency)} refunded)</span>}
+        </td>
+        <td>
+          <StatusBadge status={payment.status} />
+          {payment.failureCode && <span className="muted small"> {payment.failureCode.replace(/_/g, ' ')}</span>}
+        </td>
+        {showCustomer && (
+          <td>
+            <a href={href('customers', payment.customer)} className="mono small">
+              {payment.customer.slice(-8)}
+            </a>
+          </td>
+        )}
+        <td>{payment.description ?? '—'}</td>
+        <td>{formatDate(payment.createdAt)}</td>
+        <td className="row-actions">
+          {CONFIRMABLE.includes(payment.status) && (
+            <Button variant="secondary" busy={confirm.busy} onClick={() => void confirm.run()} aria-label={`Confirm payment of ${formatMoney(payment.amount, payment.currency)}`}>
+              Confirm
+            </Button>
+          )}
+          {REFUNDABLE.includes(payment.status) && canRefund && !refunding && (
+            <Button variant="secondary" onClick={() => setRefunding(true)} aria-label={`Refund payment of ${formatMoney(payment.amount, payment.currency)}`}>
+              Refund
+            </Button>
+          )}
+          {confirm.error && (
+            <span className="field-error" role="alert">
+              {confirm.error.message}
+            </span>
+          )}
+        </td>
+      </tr>
+      {refunding && (
+        <tr className="subrow">
+          <td colSpan={showCustomer ? 6 : 5}>
+            <RefundForm
+              payment={payment}
+              left={left}
+              onCancel={() => setRefunding(false)}
+              onRefunded={(updated) => {
+                setRefunding(false);
+                onChanged(updated);
+              }}
+            />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment; left: number; onCancel: () => void; onRefunded: (payment: Payment) => void }) {
+  const [amount, setAmount] = useState('');
+  const [key, setKey] = useState(idempotencyKey);
+  const refund = useAction(async () => {
+    const body = amount.trim() ? { amount: Number(amount) } : {};
+    onRefunded(await call(api.POST('/api/v1/payments/{id}/refund', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': key } }, body })));
+  });
+  return (
+    <form
+      className="inline-form"
+      aria-label={`Refund ${formatMoney(payment.amount, payment.currency)}`}
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void refund.run();
+      }}
+    >
+      <Field
+        label={`Refund amount (${payment.currency.toUpperCase()})`}
+        type="number"
+        inputMode="decimal"
+        min={0}
+        step={amountStep(payment.currency)}
+        autoFocus
+        value={amount}
+        onChange={(event) => {
+          setAmount(event.target.value);
+          setKey(idempotencyKey());
+        }}
+        placeholder={String(left)}
+        hint={`Leave empty to refund all that is left: ${formatMoney(left, payment.currency)}.`}
+        error={fieldError(refund.error, 'amount') ?? (refund.error && !Object.keys(refund.error.fields).length ? refund.error.message : undefined)}
+      />
+      <div className="actions">
+        <Button type="submit" variant="danger" busy={refund.busy}>
+          {amount.trim() ? `Refund ${formatMoney(Number(amount) || 0, payment.currency)}` : 'Refund in full'}
+        </Button>
+        <Button variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+      </div>
+      {refund.error && Object.keys(refund.error.fields).some((field) => field !== 'amount') && <FormError error={refund.error} fields={['amount']} />}
+    </form>
+  );
+}

@@ -1,0 +1,235 @@
+import { useId, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import type { ApiError } from './api/client';
+
+export function Spinner({ label = 'Loading' }: { label?: string }) {
+  return (
+    <span className="spinner" role="status">
+      <span className="visually-hidden">{label}</span>
+    </span>
+  );
+}
+
+/** A button that shows a spinner and refuses clicks while its request runs. */
+export function Button({
+  busy = false,
+  variant = 'primary',
+  children,
+  disabled,
+  className,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { busy?: boolean; variant?: 'primary' | 'secondary' | 'danger' | 'link' }) {
+  return (
+    <button className={`button button-${variant}${className ? ` ${className}` : ''}`} disabled={disabled || busy} aria-busy={busy || undefined} type="button" {...rest}>
+      {busy && <span className="spinner spinner-small" aria-hidden="true" />}
+      {children}
+    </button>
+  );
+}
+
+/** The messages the API gave for one field, or none. */
+export function fieldError(error: ApiError | undefined, ...fields: string[]): string | undefined {
+  if (!error) return undefined;
+  const messages = fields.flatMap((field) => error.fields[field] ?? []);
+  return messages.length ? messages.join('; ') : undefined;
+}
+
+interface FieldProps {
+  label: string;
+  error?: string;
+  hint?: ReactNode;
+}
+
+/** A labelled input with its hint and its error (from the API), tied together for screen readers. */
+export function Field({ label, error, hint, id, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  const generated = useId();
+  const inputId = id ?? generated;
+  const hintId = `${inputId}-hint`;
+  const errorId = `${inputId}-error`;
+  const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' field-invalid' : ''}`}>
+      <label htmlFor={inputId}>{label}</label>
+      <input id={inputId} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      {hint && (
+        <div className="field-hint" id={hintId}>
+          {hint}
+        </div>
+      )}
+      {error && (
+        <div className="field-error" id={errorId}>
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}
+
+export function SelectField({ label, error, hint, id, children, ...select }: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
+  const generated = useId();
+  const selectId = id ?? generated;
+  const errorId = `${selectId}-error`;
+  const hintId = `${selectId}-hint`;
+  const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={`field${error ? ' field-invalid' : ''}`}>
+      <label htmlFor={selectId}>{label}</label>
+      <select id={selectId} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...select}>
+        {children}
+      </select>
+      {hint && (
+        <div className="field-hint" id={hintId}>
+          {hint}
+        </div>
+      )}
+      {error && (
+        <div className="field-error" id={errorId}>
+          {error}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The error of a request that no field shows: the message when the API named no field this form
+ * has, or a summary when it did (the fields show the details).
+ */
+export function FormError({ error, fields = [] }: { error: ApiError | undefined; fields?: string[] }) {
+  if (!error) return null;
+  const shown = Object.keys(error.fields).filter((field) => fields.includes(field));
+  const others = Object.entries(error.fields).filter(([field]) => !fields.includes(field));
+  if (shown.length > 0 && others.length === 0) {
+    return (
+      <p className="form-error" role="alert">
+        Please correct the highlighted {shown.length === 1 ? 'field' : 'fields'}.
+      </p>
+    );
+  }
+  return (
+    <div className="form-error" role="alert">
+      <p>{others.length ? 'The service refused this:' : error.message}</p>
+      {others.length > 0 && (
+        <ul>
+          {others.map(([field, messages]) => (
+            <li key={field}>
+              <strong>{field}</strong>: {messages.join('; ')}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** A failed load, with a way to try again. */
+export function LoadError({ error, retry }: { error: ApiError; retry: () => void }) {
+  return (
+    <div className="form-error" role="alert">
+      <p>{error.message}</p>
+      <Button variant="secondary" onClick={retry}>
+        Try again
+      </Button>
+    </div>
+  );
+}
+
+export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <div className="empty-state">
+      <p className="empty-title">{title}</p>
+      {children && <div className="empty-next">{children}</div>}
+    </div>
+  );
+}
+
+const STATUS_LABELS: Record<string, string> = {
+  requires_confirmation: 'Awaiting confirmation',
+  requires_payment_method: 'Needs a card',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  refunded: 'Refunded',
+  partially_refunded: 'Partially refunded',
+};
+
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status}`}>{STATUS_LABELS[status] ?? status}</span>;
+}
+
+export function Badge({ children, tone = 'neutral' }: { children: ReactNode; tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' }) {
+  return <span className={`badge badge-tone-${tone}`}>{children}</span>;
+}
+
+/** A secret or token shown once, with a copy button (and the text selectable where the clipboard is unavailable). */
+export function Secret({ label, value, note }: { label: string; value: string; note: ReactNode }) {
+  const [copied, setCopied] = useState<'yes' | 'no' | undefined>();
+  const id = useId();
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('yes');
+    } catch {
+      (document.getElementById(id) as HTMLInputElement | null)?.select();
+      setCopied('no');
+    }
+  }
+  return (
+    <div className="secret" role="region" aria-label={label}>
+      <label htmlFor={id}>{label}</label>
+      <div className="secret-row">
+        <input id={id} readOnly value={value} className="mono" onFocus={(event) => event.currentTarget.select()} />
+        <Button variant="secondary" onClick={copy}>
+          Copy
+        </Button>
+      </div>
+      <p className="field-hint">{note}</p>
+      <p className="visually-hidden" aria-live="polite">
+        {copied === 'yes' ? 'Copied to the clipboard' : copied === 'no' ? 'Selected: press Ctrl+C to copy' : ''}
+      </p>
+      {copied && (
+        <p className="field-hint" aria-hidden="true">
+          {copied === 'yes' ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.'}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Previous / next for the finance lists' cursor paging (`startingAfter`). */
+export function Pager({
+  page,
+  hasMore,
+  onPrevious,
+  onNext,
+  busy,
+}: {
+  page: number;
+  hasMore: boolean;
+  onPrevious: () => void;
+  onNext: () => void;
+  busy?: boolean;
+}) {
+  if (page === 0 && !hasMore) return null;
+  return (
+    <nav className="pager" aria-label="Pages">
+      <Button variant="secondary" onClick={onPrevious} disabled={page === 0 || busy}>
+        Previous
+      </Button>
+      <span>Page {page + 1}</span>
+      <Button variant="secondary" onClick={onNext} disabled={!hasMore || busy}>
+        Next
+      </Button>
+    </nav>
+  );
+}
+
+/** Cursor paging state: the `startingAfter` of each page seen so far. */
+export function useCursor() {
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  return {
+    page: cursors.length - 1,
+    startingAfter: cursors[cursors.length - 1],
+    next: (lastId: string | undefined) => lastId && setCursors((stack) => [...stack, lastId]),
+    previous: () => setCursors((stack) => (stack.length > 1 ? stack.slice(0, -1) : stack)),
+    reset: () => setCursors([undefined]),
+  };
+}
