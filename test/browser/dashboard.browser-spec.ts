@@ -1,0 +1,302 @@
+import type { AxeResults } from 'axe-core';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { DASHBOARD_DIR } from '../../src/dashboard';
+import { signupBody, uniqueEmail } from '../support/auth';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
+// jest reads testTimeout from the top-level configuration only, not from a project's.
+jest.setTimeout(120_000);
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * axe-core's browser script, the same code as its `axe.source`: read from the package, because the
+ * test transpiler breaks the module wrapper it would be required through.
+ */
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * A new company user's whole journey through the finance dashboard, served by the service at
+ * /dashboard from the built files (`npm run build`): sign up, create a customer, add a test card,
+ * pay, refund half, see the chart change, invite a member, create an API key and see it once. Each
+ * main page is saved as a screenshot under test-artifacts/ and checked with axe-core: no serious or
+ * critical violation, in the light theme and, for the overview, the dark one.
+ */
+describe('finance dashboard in a browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const pageProblems: string[] = [];
+  const accessibility: { page: string; violations: string[] }[] = [];
+  const person = signupBody({ firstName: 'Grace', lastName: 'Hopper', email: uniqueEmail('grace'), password: 'a long enough password' });
+  let customerId: string;
+  let paymentId: string;
+
+  /** Runs axe on the page as it stands and records its serious and critical violations. */
+  async function checkAccessibility(name: string): Promise<void> {
+    await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      // Runs in the page (the test's TypeScript has no DOM types).
+      const inPage = globalThis as unknown as { axe: { run: (context: unknown, options: object) => Promise<AxeResults> }; document: unknown };
+      const result = await inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
+      return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact: impact ?? null, help, nodes: nodes.map((node) => ({ target: node.target.map(String) })) }));
+    });
+    const severe = (violations as AxeViolation[])
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.impact} ${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    accessibility.push({ page: name, violations: severe });
+  }
+
+  async function screenshot(name: string): Promise<void> {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`) });
+  }
+
+  /** Opens a section from the navigation and waits for its heading. */
+  async function openSection(link: string, heading: string): Promise<void> {
+    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: link }).click();
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  /** Waits until no request is under way (the progress bar is idle) and no spinner shows. */
+  async function settled(): Promise<void> {
+    await page.locator('.progress-active').waitFor({ state: 'detached' });
+    await page.locator('[role="status"].spinner').first().waitFor({ state: 'detached' });
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
+      throw new Error(`The dashboard is not built (${DASHBOARD_DIR}): run npm run build first`);
+    }
+    t = await createTestApp();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
+    page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    // A blocked script or style (Content-Security-Policy), a failed request or a script error shows up here.
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      const text = message.text();
+      // The API's own refusals are part of the journey's checks, not page problems.
+      if (/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) return;
+      pageProblems.push(text);
+    });
+    page.on('pageerror', (error) => pageProblems.push(error.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('signs up a company user and lands on the overview, with an empty state that says what to do', async () => {
+    await page.goto(`${t.baseUrl}/dashboard`);
+    await page.getByRole('link', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { name: 'Sign up', level: 2 }).waitFor();
+    await page.getByLabel('First name').fill(person.firstName);
+    await page.getByLabel('Last name').fill(person.lastName);
+    await page.getByLabel('Email').fill(person.email);
+    await page.getByLabel('Password').fill(person.password);
+    await page.getByLabel('Account type').selectOption('company');
+    await page.getByLabel('Account name').fill('Hopper Compilers');
+    await checkAccessibility('signup');
+    await screenshot('signup');
+
+    // A refused signup shows the API's message next to the field it concerns.
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.locator('.field-invalid').filter({ has: page.getByLabel('Password') }).locator('.field-error').innerText()).resolves.toMatch(/password/i);
+
+    await page.getByLabel('Password').fill(person.password);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await settled();
+    await expect(page.getByText('No USD payments').innerText()).resolves.toContain('No USD payments');
+    await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain('Hopper Compilers');
+
+    const stored = await t.db.collection('accounts').findOne({ name: 'Hopper Compilers' });
+    expect(stored).toMatchObject({ type: 'company' });
+  });
+
+  it('creates a customer from the empty list', async () => {
+    await openSection('Customers', 'Customers');
+    await settled();
+    await page.getByText('No customers yet.').waitFor();
+    await checkAccessibility('customers-empty');
+
+    await page.getByRole('button', { name: 'New customer' }).click();
+    await page.getByLabel('Email').fill('ada@example.com');
+    await page.getByLabel('First name').fill('Ada');
+    await page.getByLabel('Last name').fill('Lovelace');
+    await page.getByRole('button', { name: 'Create customer' }).click();
+    await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor();
+    customerId = decodeURIComponent(new URL(page.url()).hash.split('/').pop() ?? '');
+    expect(customerId).toMatch(/^[0-9a-f]{24}$/);
+
+    await openSection('Customers', 'Customers');
+    await page.getByRole('link', { name: 'ada@example.com' }).waitFor();
+    await settled();
+    await checkAccessibility('customers');
+    await screenshot('customers');
+  });
+
+  it('adds a test card picked from the hint, which becomes the default', async () => {
+    await page.getByRole('link', { name: 'ada@example.com' }).click();
+    await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor();
+    await page.getByRole('button', { name: 'Add a card' }).click();
+
+    // A real card number is refused, next to the field.
+    await page.getByLabel('Card number').fill('4111 1111 1111 1111');
+    await page.getByLabel('CVC', { exact: true }).fill('123');
+    await page.getByRole('button', { name: 'Add card' }).click();
+    await expect(page.locator('.field-invalid').filter({ has: page.getByLabel('Card number') }).innerText()).resolves.toMatch(/real cards are not accepted/i);
+
+    await page.getByText('Test card numbers', { exact: true }).click();
+    await page.getByRole('button', { name: '4242 4242 4242 4242: use this Visa credit card' }).click();
+    await expect(page.getByLabel('Card number').inputValue()).resolves.toBe('4242424242424242');
+    await page.getByRole('button', { name: 'Add card' }).click();
+    const card = page.locator('[data-card]');
+    await card.getByText('Default').waitFor();
+    await expect(card.innerText()).resolves.toContain('4242');
+    await page.getByText('Add a card first').waitFor({ state: 'detached' });
+  });
+
+  it('charges the card now and shows the payment succeeded', async () => {
+    await page.getByRole('button', { name: 'New payment' }).click();
+    await page.getByLabel('Amount', { exact: true }).fill('40');
+    await page.getByLabel('Currency', { exact: true }).selectOption('usd');
+    await page.getByLabel('Charge the default card now').check();
+    await page.getByRole('button', { name: 'Create and charge' }).click();
+    const row = page.locator('tr[data-payment]');
+    await row.getByText('Succeeded').waitFor();
+    await expect(row.locator('.amount').innerText()).resolves.toBe('$40.00');
+    paymentId = (await row.getAttribute('data-payment')) ?? '';
+    await settled();
+    await checkAccessibility('customer');
+    await screenshot('customer');
+  });
+
+  it('shows the payment in the chart', async () => {
+    await openSection('Overview', 'Overview');
+    const chart = page.locator('figure.chart svg');
+    await chart.waitFor();
+    await expect(page.locator('[data-stat="gross"]').innerText()).resolves.toBe('$40.00');
+    await expect(page.locator('[data-stat="refunded"]').innerText()).resolves.toBe('$0.00');
+    await expect(page.locator('[data-stat="net"]').innerText()).resolves.toBe('$40.00');
+    await expect(chart.getAttribute('data-net')).resolves.toBe('40');
+  });
+
+  it('refunds half of the payment from the payments list', async () => {
+    await openSection('Payments', 'Payments');
+    const row = page.locator(`tr[data-payment="${paymentId}"]`);
+    await row.getByText('Succeeded').waitFor();
+    await row.getByRole('button', { name: 'Refund payment of $40.00' }).click();
+    // More than the payment: the API's message shows at the amount.
+    await page.getByLabel('Refund amount (USD)').fill('50');
+    await page.getByRole('button', { name: 'Refund $50.00' }).click();
+    await expect(page.locator('.field-invalid').filter({ has: page.getByLabel('Refund amount (USD)') }).innerText()).resolves.toMatch(/exceeds/);
+
+    await page.getByLabel('Refund amount (USD)').fill('20');
+    await page.getByRole('button', { name: 'Refund $20.00' }).click();
+    await row.getByText('Partially refunded').waitFor();
+    await expect(row.innerText()).resolves.toContain('$20.00 refunded');
+    const stored = await t.db.collection('payments').findOne({ customer: { $exists: true }, amountRefundedMinor: 2000 });
+    expect(stored).toMatchObject({ amountMinor: 4000, status: 'partially_refunded' });
+    await settled();
+    await checkAccessibility('payments');
+    await screenshot('payments');
+  });
+
+  it('sees the chart change: half of the volume refunded', async () => {
+    await openSection('Overview', 'Overview');
+    const chart = page.locator('figure.chart svg');
+    await chart.waitFor();
+    await expect(page.locator('[data-stat="gross"]').innerText()).resolves.toBe('$40.00');
+    await expect(page.locator('[data-stat="refunded"]').innerText()).resolves.toBe('$20.00');
+    await expect(page.locator('[data-stat="net"]').innerText()).resolves.toBe('$20.00');
+    await expect(chart.getAttribute('data-net')).resolves.toBe('20');
+    const today = new Date().toISOString().slice(0, 10);
+    const bar = chart.locator(`[data-date="${today}"]`);
+    await expect(bar.getAttribute('data-refunded')).resolves.toBe('20');
+    // The refunded part is drawn over half of the day's gross bar.
+    const [gross, refunded] = await Promise.all([bar.locator('.bar-gross').getAttribute('height'), bar.locator('.bar-refunded').getAttribute('height')]);
+    expect(Number(refunded) / Number(gross)).toBeCloseTo(0.5, 5);
+    await settled();
+    await checkAccessibility('overview');
+    await screenshot('overview');
+
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkAccessibility('overview-dark');
+    await screenshot('overview-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
+  it('invites a member and shows the token once, which signs them up into the account', async () => {
+    await openSection('Team', 'Team');
+    await page.getByText('You are the only member.').waitFor();
+    const invitee = uniqueEmail('linus');
+    await page.getByLabel('Email').fill(invitee);
+    await page.getByLabel('Role', { exact: true }).selectOption('developer');
+    await page.getByRole('button', { name: 'Create invitation' }).click();
+    const secret = page.getByRole('region', { name: `Invitation token for ${invitee}` });
+    const token = await secret.getByRole('textbox').inputValue();
+    expect(token).toMatch(/^inv_/);
+    await page.getByRole('listitem').filter({ hasText: invitee }).waitFor();
+    await settled();
+    await checkAccessibility('team');
+    await screenshot('team');
+
+    const joined = await t.http.post('/api/v1/singup', { ...signupBody({ email: invitee, invitationToken: token }), role: undefined });
+    expect(joined.status).toBe(201);
+    expect(joined.body.data.account.name).toBe('Hopper Compilers');
+  });
+
+  it('creates an API key, shows it once, and the key works', async () => {
+    await openSection('Projects & keys', 'Projects & keys');
+    await page.getByRole('heading', { name: /API keys of Default project/ }).waitFor();
+    await page.getByLabel('Key name').fill('Checkout server');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = page.getByRole('region', { name: 'API key Checkout server' });
+    const key = await secret.getByRole('textbox').inputValue();
+    expect(key).toMatch(/^sk_test_/);
+    const row = page.locator('tr[data-key]').filter({ hasText: 'Checkout server' });
+    await expect(row.innerText()).resolves.toContain(key.slice(0, 12));
+    await settled();
+    await checkAccessibility('projects');
+    await screenshot('projects');
+
+    // The key acts in the project: it lists the customer made above.
+    const customers = await t.http.get('/v1/customers', { token: key });
+    expect(customers.status).toBe(200);
+    expect(customers.body.data.map((customer: { id: string }) => customer.id)).toEqual([customerId]);
+
+    // Shown once: after leaving the page, only its start remains.
+    await openSection('Overview', 'Overview');
+    await openSection('Projects & keys', 'Projects & keys');
+    await row.waitFor();
+    await expect(page.getByRole('region', { name: 'API key Checkout server' }).count()).resolves.toBe(0);
+    await expect(page.locator('body').innerText()).resolves.not.toContain(key);
+  });
+
+  it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
+    expect(accessibility.map(({ page: name }) => name)).toEqual(
+      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects']),
+    );
+    expect(accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
+    expect(pageProblems).toEqual([]);
+  });
+});
