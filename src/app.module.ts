@@ -10,11 +10,10 @@ import { RolesGuard } from './auth/roles.guard';
 import { InvitationsModule } from './invitations/invitations.module';
 import { MigrationsModule } from './migrations/migrations.module';
 import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
-import { TenancyGuard } from './tenancy/tenancy.guard';
-import { TenancyModule } from './tenancy/tenancy.module';
+import { TenancyGuard } from './auth/tenancy.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { IdempotencyInterceptor } from './common/idempotency/idempotency.interceptor';
-import { IdempotencyModule } from './common/idempotency/idempotency.module';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { appConfig, AppConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
@@ -63,7 +62,6 @@ import { PaymentsModule } from './payments/payments.module';
     AccountsModule,
     InvitationsModule,
     PlatformProjectsModule,
-    TenancyModule,
     ChannelsModule,
     ProjectsModule,
     CollectionsModule,

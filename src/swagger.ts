@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { documentIdempotency } from './common/idempotency/idempotency.openapi';
+import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
 import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 

@@ -7,6 +7,8 @@ import { UsersModule } from '../users/users.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InvitationsModule } from '../invitations/invitations.module';
+import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
+import { TenancyGuard } from './tenancy.guard';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtAuthGuard } from './jwt-auth.guard';
@@ -21,6 +23,7 @@ import { RolesGuard } from './roles.guard';
     AccountsModule,
     InvitationsModule,
     ApiKeysModule,
+    PlatformProjectsModule,
     MongooseModule.forFeature([{ name: AuthAttempt.name, schema: AuthAttemptSchema }]),
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
@@ -44,9 +47,10 @@ import { RolesGuard } from './roles.guard';
     AuthService,
     AttemptLimiter,
     JwtAuthGuard,
+    TenancyGuard,
     RolesGuard,
   ],
   // AppModule registers the guards globally, in order: authentication, tenancy, roles.
-  exports: [JwtAuthGuard, RolesGuard],
+  exports: [JwtAuthGuard, TenancyGuard, RolesGuard],
 })
 export class AuthModule {}

@@ -4,7 +4,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
-import { SoftDeletableRecords } from '../common/soft-delete/soft-deletable-records';
+import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { inScope, type TenantScope } from '../tenancy/tenant-scope';
 import { Client } from './client.schema';

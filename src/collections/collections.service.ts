@@ -3,7 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
-import { SoftDeletableRecords } from '../common/soft-delete/soft-deletable-records';
+import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Collection } from './collection.schema';
 import { toCollectionResponse } from './collections.mapper';

@@ -2,9 +2,9 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit, UnprocessableEntityE
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { expireByAge } from '../common/idempotency/expire-by-age';
-import type { IdempotentRequest } from '../common/idempotency/idempotent-request';
-import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from '../common/idempotency/request-fingerprint';
+import { expireByAge } from '../idempotency/expire-by-age';
+import type { IdempotentRequest } from '../idempotency/idempotent-request';
+import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { PaymentKey } from './payment-key.schema';
 

@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } 
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Roles } from '../common/decorators/roles.decorator';
-import { Idempotency, type IdempotentRequest } from '../common/idempotency/idempotent-request';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../common/idempotency/request-fingerprint';
+import { Idempotency, type IdempotentRequest } from '../idempotency/idempotent-request';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/request-fingerprint';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { CreatePaymentDto } from './dto/create-payment.dto';

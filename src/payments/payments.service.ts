@@ -2,7 +2,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, trusted, Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import type { IdempotentRequest } from '../common/idempotency/idempotent-request';
+import type { IdempotentRequest } from '../idempotency/idempotent-request';
 import { CardsService } from '../cards/cards.service';
 import { formatMinorUnits, MoneyError, toMinorUnits } from '../common/money/money';
 import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';

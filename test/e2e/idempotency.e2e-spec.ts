@@ -1,7 +1,7 @@
 import { ConfigService } from '@nestjs/config';
 import { Types } from 'mongoose';
 import { createHash } from 'node:crypto';
-import { canonicalJson, idempotencyScope, requestFingerprint } from '../../src/common/idempotency/request-fingerprint';
+import { canonicalJson, idempotencyScope, requestFingerprint } from '../../src/idempotency/request-fingerprint';
 import type { FinanceConfig } from '../../src/config/finance.config';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError } from '../support/expect-error';

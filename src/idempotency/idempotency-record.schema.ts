@@ -1,7 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { schemaOptions } from '../database/schema-options';
+import { schemaOptions } from '../common/database/schema-options';
 import { HydratedDocument, Types } from 'mongoose';
-import { tenantOwned } from '../../tenancy/tenant-owned.plugin';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 export const IDEMPOTENCY_STATES = ['in_progress', 'completed'] as const;
 export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];

@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
-import type { Principal } from '../../tenancy/principal';
+import type { Principal } from '../tenancy/principal';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';

@@ -4,10 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import { NOT_A_MEMBER } from '../accounts/accounts.service';
 import { MembershipsService } from '../accounts/memberships.service';
 import { PlatformProjectsService } from '../platform-projects/platform-projects.service';
-import type { ApiName } from './api-names';
-import type { RequestContext } from './principal';
-import { IN_ACCOUNT, PLATFORM_API } from './tenancy.decorators';
-import { tenantScope } from './tenant-scope';
+import type { ApiName } from '../tenancy/api-names';
+import type { RequestContext } from '../tenancy/principal';
+import { IN_ACCOUNT, PLATFORM_API } from '../tenancy/tenancy.decorators';
+import { tenantScope } from '../tenancy/tenant-scope';
 
 export const PROJECT_HEADER = 'x-project-id';
 export const PROJECT_NOT_FOUND = 'Platform project not found';

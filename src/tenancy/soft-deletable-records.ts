@@ -1,7 +1,7 @@
 import { NotFoundException } from '@nestjs/common';
 import { Model, QueryFilter, trusted, Types } from 'mongoose';
-import { inScope, scopeProjectId, type TenantScope } from '../../tenancy/tenant-scope';
-import { isValidObjectId } from '../pipes/object-id';
+import { inScope, scopeProjectId, type TenantScope } from './tenant-scope';
+import { isValidObjectId } from '../common/pipes/object-id';
 
 /** A tenant-owned record that a soft delete hides (`deletedAt` set) until a restore clears it. */
 export interface SoftDeletable {

@@ -1,8 +1,8 @@
 import { ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
-import { inScope, scopeProjectId, type TenantScope } from '../../tenancy/tenant-scope';
-import { isDuplicateKey } from '../database/duplicate-key';
+import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
+import { isDuplicateKey } from '../common/database/duplicate-key';
 import { expireByAge, sweepExpired } from './expire-by-age';
 import { IdempotencyRecord } from './idempotency-record.schema';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from './request-fingerprint';
