@@ -495,7 +495,7 @@ describe('npm run migrate (the built command)', () => {
     try {
       const run = await runCommand({ NODE_ENV: 'development', DATA_DIR: dataDir, ...(process.env.FERRETDB_BIN ? { FERRETDB_BIN: process.env.FERRETDB_BIN } : {}) });
       expect(run.code).toBe(0);
-      expect(run.output).toMatch(/MONGODB_URI is not set: migrating the embedded \w+ database under/);
+      expect(run.output).toMatch(/MONGODB_URI is not set: using the embedded \w+ database under/);
       expect(run.output).toContain('Nothing to migrate');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,67 @@
+import { ConfigFactory, ConfigModule } from '@nestjs/config';
+import { NestFactory } from '@nestjs/core';
+import { EventEmitterModule } from '@nestjs/event-emitter';
+import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
+import { databaseConfig } from '../config/database.config';
+import { validateEnvironment } from '../config/env.validation';
+import { DatabaseModule } from '../database/database.module';
+import { EmbeddedDatabase, startEmbeddedDatabase } from '../database/embedded-database';
+
+/**
+ * Runs an operator's command (`npm run migrate`, `npm run reencrypt`) in an application context
+ * with only the given modules: no HTTP. Uses MONGODB_URI; without it, the embedded database under
+ * DATA_DIR that the service uses in development (stop the service first: one process at a time on
+ * those files). Exits 0 when `work` succeeds, else prints `<name> failed: <why>` and exits 1.
+ */
+export function runCommand(
+  name: string,
+  options: { config?: ConfigFactory[]; imports: Array<Type | DynamicModule> },
+  work: (context: INestApplicationContext) => Promise<string[]>,
+): void {
+  main(options, work).then(
+    (lines) => {
+      for (const line of lines) console.log(line);
+      process.exit(0);
+    },
+    (error: Error) => {
+      console.error(`${name} failed: ${error.message}`);
+      process.exit(1);
+    },
+  );
+}
+
+async function main(
+  options: { config?: ConfigFactory[]; imports: Array<Type | DynamicModule> },
+  work: (context: INestApplicationContext) => Promise<string[]>,
+): Promise<string[]> {
+  const env = validateEnvironment(process.env);
+  let embedded: EmbeddedDatabase | undefined;
+  const lines: string[] = [];
+  if (!env.MONGODB_URI) {
+    embedded = await startEmbeddedDatabase({ dataDir: env.DATA_DIR, ferretdbBin: env.FERRETDB_BIN, log: (message) => console.error(message) });
+    // The same database name as the service's (main.ts).
+    process.env.MONGODB_URI = `${embedded.uri}platform`;
+    lines.push(`MONGODB_URI is not set: using the embedded ${embedded.engine} database under ${env.DATA_DIR}/`);
+  }
+  try {
+    const context = await NestFactory.createApplicationContext(
+      {
+        module: class CommandModule {},
+        imports: [
+          ConfigModule.forRoot({ isGlobal: true, load: [databaseConfig, ...(options.config ?? [])] }),
+          EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+          DatabaseModule,
+          ...options.imports,
+        ],
+      },
+      { logger: ['error', 'fatal'] },
+    );
+    try {
+      return [...lines, ...(await work(context))];
+    } finally {
+      await context.close();
+    }
+  } finally {
+    await embedded?.stop();
+  }
+}
