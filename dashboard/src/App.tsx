@@ -9,7 +9,7 @@ import { OverviewPage } from './pages/OverviewPage';
 import { PaymentsPage } from './pages/PaymentsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { TeamPage } from './pages/TeamPage';
-import { href, useRoute, type Route } from './router';
+import { href, navigate, useRoute, type Route } from './router';
 import { useSession, useSessionControl } from './session';
 import { Button, Field, FormError, SelectField, Spinner } from './ui';
 
@@ -78,7 +78,13 @@ function Shell({ route }: { route: Route }) {
             {session.me.user.firstName} {session.me.user.lastName}
             {session.account && <span className="user-role"> · {session.account.owner ? 'owner' : session.account.role}</span>}
           </span>
-          <Button variant="secondary" onClick={session.logout}>
+          <Button
+            variant="secondary"
+            onClick={() => {
+              session.logout();
+              navigate('login');
+            }}
+          >
             Log out
           </Button>
         </div>

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { api, call, onUnauthorized, setCredentials, type Schemas } from './api/client';
+import { navigate } from './router';
 
 const STORAGE_KEY = 'finance-dashboard.session';
 
@@ -99,6 +100,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       const loaded = await loadAccountState();
       begin({ token: answer.accessToken, projectId: null });
       setState(loaded);
+      // From the login or signup page to the overview; a page that asked for a new login stays.
+      if (/^#?\/?(login|signup)?([/?].*)?$/.test(window.location.hash)) navigate('overview');
     },
     [begin],
   );

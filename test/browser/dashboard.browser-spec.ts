@@ -292,6 +292,39 @@ describe('finance dashboard in a browser', () => {
     await expect(page.locator('body').innerText()).resolves.not.toContain(key);
   });
 
+  it('switches the platform project (X-Project-Id) and the account (a new login with accountId)', async () => {
+    const { body: loggedIn } = await t.http.post('/api/v1/login', { email: person.email, password: person.password });
+    const staging = await t.http.post('/api/v1/platform/projects', { name: 'Staging' }, { token: loggedIn.accessToken });
+    expect(staging.status).toBe(201);
+    const side = await t.http.post('/api/v1/accounts', { name: 'Side Project Ltd', type: 'company' }, { token: loggedIn.accessToken });
+    expect(side.status).toBe(201);
+    // The header reads projects and accounts at login: log in again to see the new ones.
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByLabel('Email').fill(person.email);
+    await page.getByLabel('Password').fill(person.password);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+
+    await openSection('Customers', 'Customers');
+    await page.getByRole('link', { name: 'ada@example.com' }).waitFor();
+    await page.getByLabel('Project').selectOption({ label: 'Staging' });
+    await page.getByText('No customers yet.').waitFor();
+    await page.getByLabel('Project').selectOption({ label: 'Default project (default)' });
+    await page.getByRole('link', { name: 'ada@example.com' }).waitFor();
+
+    await page.getByLabel('Account', { exact: true }).selectOption({ label: 'Side Project Ltd (owner)' });
+    await page.getByLabel('Password to switch to Side Project Ltd').fill('not the password');
+    await page.getByRole('button', { name: 'Switch account' }).click();
+    await page.locator('.switch-account .field-error').waitFor();
+    await page.getByLabel('Password to switch to Side Project Ltd').fill(person.password);
+    await page.getByRole('button', { name: 'Switch account' }).click();
+    await page.getByRole('button', { name: 'Switch account' }).waitFor({ state: 'detached' });
+    await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain('Side Project Ltd');
+    await openSection('Customers', 'Customers');
+    await page.getByText('No customers yet.').waitFor();
+    await checkAccessibility('customers-other-account');
+  });
+
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(accessibility.map(({ page: name }) => name)).toEqual(
       expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects']),
