@@ -12,6 +12,7 @@ import { API_NAMES } from '../../src/tenancy/api-names';
 import { createFirstAdmin, login, tokenAccount, TestUser } from '../support/auth';
 import { expectError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
+import { testDatabaseUri } from '../support/test-database';
 
 const PASSWORD = 'single tenant password';
 const NO_ACCOUNT = 'Create or join an account first';
@@ -248,7 +249,7 @@ describe('migration of single-tenant data (npm run migrate)', () => {
     it('the service logs that warning when it starts on such a database', async () => {
       const warn = jest.spyOn(Logger.prototype, 'warn');
       try {
-        const second = await createTestApp({ MONGODB_URI: `${process.env.TEST_MONGODB_BASE_URI}${t.db.name}` });
+        const second = await createTestApp({ MONGODB_URI: testDatabaseUri(t.db.name) });
         await second.app.close(); // not second.close(): that would drop the shared database
         const warnings = warn.mock.calls.map((call) => String(call[0]));
         expect(warnings).toContainEqual(expect.stringContaining('Run `npm run migrate`'));
@@ -475,7 +476,7 @@ describe('npm run migrate (the built command)', () => {
   it('migrates the database MONGODB_URI names, prints the counts, and a second run says there is nothing to do', async () => {
     const seeded = await seedSingleTenantData(t, 'cli');
     // Development needs no secrets; production needs the service's own environment (JWT_SECRET and the like).
-    const env = { NODE_ENV: 'development', MONGODB_URI: `${process.env.TEST_MONGODB_BASE_URI}${t.db.name}` };
+    const env = { NODE_ENV: 'development', MONGODB_URI: testDatabaseUri(t.db.name) };
     const first = await runCommand(env);
     expect(first.output).toContain(`Created "${MIGRATED_ACCOUNT_NAME}"`);
     expect(first.code).toBe(0);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { spawnBuiltService, ServiceProcess } from '../support/service-process';
 import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
+import { testDatabaseUri } from '../support/test-database';
 
 /** The built service at LOG_LEVEL=info writes one structured line per request, with its id. */
 describe('request logs', () => {
@@ -13,7 +14,7 @@ describe('request logs', () => {
       JWT_SECRET: TEST_JWT_SECRET,
       CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
       FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
-      MONGODB_URI: `${process.env.TEST_MONGODB_BASE_URI}logs_${randomBytes(4).toString('hex')}`,
+      MONGODB_URI: testDatabaseUri(`logs_${randomBytes(4).toString('hex')}`),
     });
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {

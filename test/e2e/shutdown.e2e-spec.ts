@@ -1,10 +1,10 @@
-import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil, withDeadline } from '../support/deadline';
 import { HttpClient } from '../support/http';
 import { ServiceProcess, spawnBuiltService, trackedPost } from '../support/service-process';
 import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
+import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -14,8 +14,7 @@ jest.setTimeout(120_000);
  * takes a while) are in flight. Every one of them must be answered before the process exits 0.
  */
 describe('graceful shutdown on SIGTERM', () => {
-  const base = process.env.TEST_MONGODB_BASE_URI;
-  const mongodbUri = `${base}shutdown_${randomBytes(6).toString('hex')}`;
+  const mongodbUri = testDatabaseUri(`shutdown_${randomBytes(6).toString('hex')}`);
   let service: ServiceProcess | undefined;
 
   afterAll(async () => {
@@ -23,18 +22,10 @@ describe('graceful shutdown on SIGTERM', () => {
       service.child.kill('SIGKILL');
       await service.exited;
     }
-    const client = new MongoClient(mongodbUri, { serverSelectionTimeoutMS: 5_000 });
-    try {
-      await client.db().dropDatabase();
-    } catch {
-      // Nothing to clean when the database was never created.
-    } finally {
-      await client.close();
-    }
+    await dropTestDatabase(mongodbUri);
   });
 
   it('drains in-flight requests, then exits with code 0', async () => {
-    if (!base) throw new Error('TEST_MONGODB_BASE_URI is not set: run through jest (global setup)');
     service = await spawnBuiltService({
       NODE_ENV: 'production',
       MONGODB_URI: mongodbUri,

@@ -1,10 +1,10 @@
-import { MongoClient } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, createUser, signupBody, TestUser, uniqueEmail } from '../support/auth';
 import { pollUntil } from '../support/deadline';
 import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
 import { ServiceProcess, spawnBuiltService } from '../support/service-process';
 import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
+import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
 
 jest.setTimeout(180_000);
 
@@ -28,15 +28,13 @@ class RoundRobinClient extends HttpClient {
  * guarantee must hold across processes, not only inside one.
  */
 describe(`${INSTANCES} service instances on one database`, () => {
-  const base = process.env.TEST_MONGODB_BASE_URI;
-  const mongodbUri = `${base}multi_${randomBytes(6).toString('hex')}`;
+  const mongodbUri = testDatabaseUri(`multi_${randomBytes(6).toString('hex')}`);
   const services: ServiceProcess[] = [];
   let instances: HttpClient[];
   let http: RoundRobinClient;
   let owner: TestUser;
 
   beforeAll(async () => {
-    if (!base) throw new Error('TEST_MONGODB_BASE_URI is not set: run through jest (global setup)');
     for (let i = 0; i < INSTANCES; i++) {
       services.push(
         await spawnBuiltService({
@@ -69,14 +67,7 @@ describe(`${INSTANCES} service instances on one database`, () => {
         await service.exited;
       }),
     );
-    const client = new MongoClient(mongodbUri, { serverSelectionTimeoutMS: 5_000 });
-    try {
-      await client.db().dropDatabase();
-    } catch {
-      // Nothing to drop when the database was never created.
-    } finally {
-      await client.close();
-    }
+    await dropTestDatabase(mongodbUri);
   });
 
   const as = () => ({ token: owner.token });

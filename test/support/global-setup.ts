@@ -9,7 +9,10 @@ import { startEmbeddedDatabase } from '../../src/database/embedded-database';
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env.MONGODB_URI) {
-    process.env.TEST_MONGODB_BASE_URI = process.env.MONGODB_URI.replace(/\/[^/?]*(\?.*)?$/, '/');
+    const match = /^(.*?\/)[^/?]*(\?.*)?$/.exec(process.env.MONGODB_URI.replace(/^(mongodb(\+srv)?:\/\/[^/?]*)(\?|$)/, '$1/$3'));
+    process.env.TEST_MONGODB_BASE_URI = match?.[1] ?? process.env.MONGODB_URI;
+    // Options such as replicaSet=rs0 travel with every test database's URI (testDatabaseUri).
+    process.env.TEST_MONGODB_URI_OPTIONS = match?.[2] ?? '';
     return;
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-db-'));

@@ -4,6 +4,7 @@ import type { Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import { createApp } from '../../src/app.factory';
 import { HttpClient } from './http';
+import { testDatabaseUri } from './test-database';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
 export const TEST_CARD_FINGERPRINT_KEY = 'test-card-fingerprint-key-0123456789abcdef';
@@ -23,8 +24,6 @@ export interface TestApp {
  * so test files never see each other's data. `env` overrides variables for this app only.
  */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const base = process.env.TEST_MONGODB_BASE_URI;
-  if (!base) throw new Error('TEST_MONGODB_BASE_URI is not set: run the e2e tests through jest (global setup)');
   const databaseName = `test_${randomBytes(6).toString('hex')}`;
   const previous = { ...process.env };
   Object.assign(process.env, {
@@ -37,7 +36,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
     SIGNUP_MAX_PER_CLIENT: '100000',
     LOG_LEVEL: 'silent',
-    MONGODB_URI: `${base}${databaseName}`,
+    MONGODB_URI: testDatabaseUri(databaseName),
     ...env,
   });
   try {
