@@ -1314,7 +1314,7 @@ export interface components {
              * @description When the key stops working; must be in the future. Left out or null: never.
              * @example 2030-01-01T00:00:00.000Z
              */
-            expiresAt?: Record<string, never> | null;
+            expiresAt?: string | null;
             /**
              * @description Not blank; surrounding whitespace is trimmed
              * @example Checkout server
