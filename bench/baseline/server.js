@@ -920,8 +920,8 @@ async function main() {
       let paymentId = candidate;
       if (idempotencyKey) {
         paymentId = await reservePaymentKey(projectId, idempotencyKey, candidate);
-        // Only a key claimed earlier can stand for a payment that exists. The service also looks up
-        // a just-claimed id, which cannot exist: on FerretDB that read scans the payments collection.
+        // Only a key claimed earlier can stand for a payment that exists (the service skips the read
+        // alike: on FerretDB it scans the project's payments).
         const payment = paymentId.equals(candidate) ? null : await payments.findOne({ _id: paymentId, projectId });
         if (payment) return replay(payment);
       }

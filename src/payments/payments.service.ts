@@ -69,10 +69,13 @@ export class PaymentsService {
     if (!customerExists) throw new BadRequestException('customer does not exist');
     if (!reciverExists) throw new BadRequestException('reciver does not exist');
 
-    let paymentId = new Types.ObjectId();
+    const candidate = new Types.ObjectId();
+    let paymentId = candidate;
     if (idempotency) {
-      paymentId = await this.paymentKeys.reserve(scope, idempotency, paymentId);
-      const payment = await this.findById(scope, paymentId);
+      paymentId = await this.paymentKeys.reserve(scope, idempotency, candidate);
+      // A key this request just claimed stands for the fresh candidate id, which no payment can have
+      // yet: only an earlier claim's id is looked up (on FerretDB that read scans the project's payments).
+      const payment = paymentId.equals(candidate) ? null : await this.findById(scope, paymentId);
       if (payment) return { payment: toPaymentResponse(payment), replayed: true };
     }
 
