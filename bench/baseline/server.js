@@ -830,9 +830,11 @@ async function main() {
       await idempotency.deleteOne({ _id: recordId, projectId, state: 'in_progress' }).catch(() => undefined);
       throw error;
     }
+    // By the record's id alone, as the service does (its own insert, in this project): the one filter
+    // FerretDB narrows in SQL.
     await idempotency
       .updateOne(
-        { _id: recordId, projectId, state: 'in_progress' },
+        { _id: recordId },
         { $set: { state: 'completed', statusCode: reply.statusCode, responseBody: body === undefined ? null : JSON.stringify(body), updatedAt: new Date() } },
       )
       .catch((error) => process.stderr.write(`Storing an idempotent response failed: ${error.message}\n`));

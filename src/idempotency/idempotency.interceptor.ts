@@ -80,7 +80,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
           // Nest set the route's status (its @HttpCode, else 201 for POST) before the handler ran.
           mergeMap((body) =>
             from(
-              this.store.complete(tenant, start.recordId, reply.statusCode, body).catch((failure: Error) => {
+              this.store.complete(start.recordId, reply.statusCode, body).catch((failure: Error) => {
                 // The work is done: answer it. Retries of this key get 409 until the key expires.
                 this.logger.error(`Storing an idempotent response failed: ${failure.message}`);
               }),
