@@ -7,8 +7,8 @@
  * - authentication: an HS256 JWT verified with node:crypto (algorithm pinned, signature, expiry,
  *   `sub`/`acc` claims), or an API key (`sk_test_...`) looked up by its SHA-256 in `api_keys`
  *   (revoked, expired: 401), whose `lastUsedAt` is written at most once a minute, off the request;
- * - tenancy: a user's membership `{accountId, userId}` read on every request, then the platform
- *   project (the account's default, or `X-Project-Id`); a key's own project; the route's API must be
+ * - tenancy: a user's membership `{accountId, userId}` read on every request, with the platform
+ *   project (the account's default, or `X-Project-Id`) read beside it; a key's own project; the route's API must be
  *   enabled (and in the key's scopes); every tenant query and insert carries the `projectId`;
  * - the attempt limiter of login (an attempt recorded and counted per email and per client before
  *   the password check, cleared on success), bcrypt with the same cost;
@@ -495,11 +495,18 @@ async function main() {
     } else {
       if (!principal.accountId) throw httpError(403, 'Create or join an account first');
       const accountId = new ObjectId(principal.accountId);
-      const membership = await memberships.findOne({ accountId, userId: new ObjectId(principal.userId) });
+      // Both reads at once, as the service does; the membership decides first.
+      const [membership, found] = await Promise.all([
+        memberships.findOne({ accountId, userId: new ObjectId(principal.userId) }),
+        requested === undefined
+          ? platformProjects.findOne({ accountId, isDefault: true })
+          : OBJECT_ID.test(requested)
+            ? platformProjects.findOne({ _id: new ObjectId(requested.toLowerCase()), accountId })
+            : null,
+      ]);
       if (!membership) throw httpError(403, 'You are not a member of this account');
       request.account = { accountId: principal.accountId, role: membership.role, owner: membership.owner };
-      if (requested === undefined) project = await platformProjects.findOne({ accountId, isDefault: true });
-      else if (OBJECT_ID.test(requested)) project = await platformProjects.findOne({ _id: new ObjectId(requested.toLowerCase()), accountId });
+      project = found;
       if (!project) throw httpError(404, 'Platform project not found');
       if (!project.enabledApis.includes(api)) throw httpError(403, `The ${api} API is not enabled for this project`);
     }

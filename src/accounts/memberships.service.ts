@@ -10,10 +10,23 @@ import { Membership } from './membership.schema';
 export class MembershipsService {
   constructor(@InjectModel(Membership.name) private readonly memberships: Model<Membership>) {}
 
-  /** One indexed read: the per-request membership check. A malformed id is simply no membership. */
+  /** One indexed read. A malformed id is simply no membership. */
   find(accountId: string, userId: string): Promise<Membership | null> {
     if (!Types.ObjectId.isValid(accountId) || !Types.ObjectId.isValid(userId)) return Promise.resolve(null);
     return this.memberships.findOne({ accountId, userId }).lean<Membership>().exec();
+  }
+
+  /**
+   * The per-request membership check (the tenancy guard's): the same indexed read as `find`, with
+   * only the role and the owner flag, sent to the collection directly. It runs on every request,
+   * where Mongoose's query building and casting would cost about a tenth of the read itself.
+   */
+  roleOf(accountId: string, userId: string): Promise<Pick<Membership, 'role' | 'owner'> | null> {
+    if (!Types.ObjectId.isValid(accountId) || !Types.ObjectId.isValid(userId)) return Promise.resolve(null);
+    return this.memberships.collection.findOne<Pick<Membership, 'role' | 'owner'>>(
+      { accountId: new Types.ObjectId(accountId), userId: new Types.ObjectId(userId) },
+      { projection: { _id: 0, role: 1, owner: 1 } },
+    );
   }
 
   /** Oldest first: the order accounts were joined. */

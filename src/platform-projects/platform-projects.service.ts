@@ -59,6 +59,19 @@ export class PlatformProjectsService {
     return this.projects.findOne({ _id: projectId, accountId }).lean<PlatformProject>().exec();
   }
 
+  /**
+   * What the tenancy guard needs of the project a request acts in: `resolve`'s read, with only the
+   * id and the enabled APIs, sent to the collection directly. It runs on every request, where
+   * Mongoose's query building and casting would cost about a tenth of the read itself.
+   */
+  resolveForRequest(accountId: string, projectId: string | undefined): Promise<Pick<PlatformProject, '_id' | 'enabledApis'> | null> {
+    if (!Types.ObjectId.isValid(accountId)) return Promise.resolve(null);
+    const account = new Types.ObjectId(accountId);
+    if (projectId !== undefined && (!Types.ObjectId.isValid(projectId) || !/^[0-9a-fA-F]{24}$/.test(projectId))) return Promise.resolve(null);
+    const filter = projectId === undefined ? { accountId: account, isDefault: true } : { _id: new Types.ObjectId(projectId), accountId: account };
+    return this.projects.collection.findOne<Pick<PlatformProject, '_id' | 'enabledApis'>>(filter, { projection: { enabledApis: 1 } });
+  }
+
   /** The account's project, or `404 Platform project not found`. */
   async require(accountId: string, projectId: string): Promise<PlatformProject> {
     const project = await this.resolve(accountId, projectId);
