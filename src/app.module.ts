@@ -14,6 +14,7 @@ import { TenancyGuard } from './auth/tenancy.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyModule } from './idempotency/idempotency.module';
+import { logStream } from './common/logging/log-stream';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { appConfig, AppConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
@@ -39,18 +40,22 @@ import { PaymentsModule } from './payments/payments.module';
         return {
           // The module's default route pattern matches nothing under Nest 12 on Fastify: no request was logged.
           forRoutes: [{ path: '*splat', method: RequestMethod.ALL }],
-          pinoHttp: {
-            level: app.logLevel,
-            // Fastify already assigned the id (from X-Request-Id or a fresh UUID).
-            genReqId: (request) => request.id,
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'], censor: '[redacted]' },
-            customLogLevel: (_request, response, error) =>
-              error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
-            serializers: {
-              req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
-              res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
+          pinoHttp: [
+            {
+              level: app.logLevel,
+              // Fastify already assigned the id (from X-Request-Id or a fresh UUID).
+              genReqId: (request) => request.id,
+              redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'], censor: '[redacted]' },
+              customLogLevel: (_request, response, error) =>
+                error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
+              serializers: {
+                req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
+                res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
+              },
             },
-          },
+            // Stdout, in batches written off the request's path (see logStream).
+            logStream(),
+          ],
         };
       },
     }),

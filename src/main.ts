@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
+import { flushLogs } from './common/logging/log-stream';
 import { validateEnvironment } from './config/env.validation';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-database';
 
@@ -36,9 +37,12 @@ async function bootstrap(): Promise<void> {
     try {
       await app.close();
       await embedded?.stop();
+      // Log lines are written asynchronously: the last ones go out before the process does.
+      await flushLogs();
       process.exit(0);
     } catch (error) {
       logger.error(`Shutdown failed: ${(error as Error).message}`);
+      await flushLogs();
       process.exit(1);
     }
   };
