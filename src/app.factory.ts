@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -8,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import secureJson from 'secure-json-parse';
 import { AppModule } from './app.module';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
+import { API_SECURITY_HEADERS, helmetHeaders, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
 import { AppConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
 import { serveDashboard } from './dashboard';
@@ -61,8 +61,13 @@ export async function createApp(): Promise<NestFastifyApplication> {
   const fastify = app.getHttpAdapter().getInstance();
   installMethodNotAllowed(fastify);
 
-  fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Helmet's headers on the pages (/docs, /dashboard), computed once; JSON answers get only what
+  // matters for an API (see security-headers.ts).
+  const pageHeaders = helmetHeaders(PAGE_HELMET_OPTIONS);
+  fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.header('X-Request-Id', request.id);
+    reply.headers(PAGE_PATH.test(request.url) ? pageHeaders : API_SECURITY_HEADERS);
+    done();
   });
 
   // JSON only: anything else on a body is 415. An empty JSON body counts as no body, so bodiless
@@ -82,26 +87,12 @@ export async function createApp(): Promise<NestFastifyApplication> {
     },
   );
 
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: [`'self'`],
-        styleSrc: [`'self'`, `'unsafe-inline'`],
-        imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
-        scriptSrc: [`'self'`, `'unsafe-inline'`],
-        // Helmet's default would make browsers fetch the Swagger UI's scripts and styles over https
-        // whenever the service is reached over plain http by a host name (not localhost), so /docs
-        // would render blank. HSTS still tells browsers to prefer https where it is served.
-        upgradeInsecureRequests: null,
-      },
-    },
-  });
   app.enableCors({
     origin: config.corsOrigins.includes('*') ? true : config.corsOrigins.length > 0 ? config.corsOrigins : false,
     exposedHeaders: ['X-Request-Id', 'X-Total-Count', 'Idempotent-Replayed', 'Retry-After'],
   });
   setupSwagger(app);
-  // The finance dashboard's static files; helmet's policy above already allows them (same-origin scripts and styles).
+  // The finance dashboard's static files; helmet's page policy above already allows them (same-origin scripts and styles).
   await serveDashboard(app);
   return app;
 }

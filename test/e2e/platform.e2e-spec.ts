@@ -22,10 +22,20 @@ describe('platform (health, docs, errors, headers)', () => {
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('sets security headers (helmet)', async () => {
-    const res = await t.http.get('/health');
-    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+  it('sets helmet headers on the pages, and no content sniffing on every answer', async () => {
+    const api = await t.http.get('/health');
+    expect(api.headers.get('x-content-type-options')).toBe('nosniff');
+    // A JSON answer is no document a browser renders: no content security policy to carry.
+    expect(api.headers.get('content-security-policy')).toBeNull();
+    expect((await t.http.get('/no/such/route')).headers.get('x-content-type-options')).toBe('nosniff');
+
+    for (const page of ['/docs', '/docs/', '/dashboard']) {
+      const res = await t.http.get(page);
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=/);
+    }
   });
 
   it('unknown route is 404 with the error body', async () => {
