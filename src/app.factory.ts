@@ -2,11 +2,12 @@ import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import secureJson from 'secure-json-parse';
 import { AppModule } from './app.module';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
+import { installRequestLogging } from './common/logging/request-logging';
 import { API_SECURITY_HEADERS, helmetHeaders, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
 import { AppConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
@@ -69,6 +70,7 @@ export async function createApp(): Promise<NestFastifyApplication> {
     reply.headers(PAGE_PATH.test(request.url) ? pageHeaders : API_SECURITY_HEADERS);
     done();
   });
+  installRequestLogging(fastify, await app.resolve(PinoLogger));
 
   // JSON only: anything else on a body is 415. An empty JSON body counts as no body, so bodiless
   // actions (confirm, restore, ...) work whether or not a client sets the content type.

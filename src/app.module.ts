@@ -1,4 +1,4 @@
-import { Module, RequestMethod } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
@@ -38,16 +38,13 @@ import { PaymentsModule } from './payments/payments.module';
       useFactory: (config: ConfigService) => {
         const app = config.getOrThrow<AppConfig>('app');
         return {
-          // The module's default route pattern matches nothing under Nest 12 on Fastify: no request was logged.
-          forRoutes: [{ path: '*splat', method: RequestMethod.ALL }],
+          // No Nest middleware: requests are logged, and run in the logging context, from two Fastify
+          // hooks (installRequestLogging in app.factory.ts). The root logger is made from these options.
+          forRoutes: [],
           pinoHttp: [
             {
               level: app.logLevel,
-              // Fastify already assigned the id (from X-Request-Id or a fresh UUID).
-              genReqId: (request) => request.id,
               redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'], censor: '[redacted]' },
-              customLogLevel: (_request, response, error) =>
-                error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
               serializers: {
                 req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
                 res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
