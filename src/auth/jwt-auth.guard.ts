@@ -1,14 +1,11 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
+import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
-import { createSecretKey, type KeyObject } from 'node:crypto';
 import { ANY_API_KEY_PREFIX } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
-import { authConfig } from '../config/auth.config';
 import type { Principal, RequestContext } from '../tenancy/principal';
-import { verifyHs256 } from './access-token';
 
 /** What an access token carries: the user and the account it acts in (null for a user with none). */
 export interface AccessTokenClaims {
@@ -29,16 +26,11 @@ export const INVALID_API_KEY = 'Invalid API key';
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
-  /** The key tokens are signed with (by @nestjs/jwt, as configured in AuthModule). */
-  private readonly tokenKey: KeyObject;
-
   constructor(
     private readonly reflector: Reflector,
+    private readonly jwt: JwtService,
     private readonly apiKeys: ApiKeysService,
-    @Inject(authConfig.KEY) config: ConfigType<typeof authConfig>,
-  ) {
-    this.tokenKey = createSecretKey(Buffer.from(config.jwtSecret, 'utf8'));
-  }
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
@@ -52,18 +44,22 @@ export class JwtAuthGuard implements CanActivate {
       request.principal = key;
       return true;
     }
-    const principal = this.verify(token);
+    const principal = await this.verify(token);
     if (!principal) throw new UnauthorizedException('Invalid or expired token');
     request.principal = principal;
     return true;
   }
 
-  private verify(token: string): Principal | null {
-    // HS256 only: `alg: none` and any other algorithm fail here.
-    const claims = verifyHs256(token, this.tokenKey) as Partial<AccessTokenClaims> | null;
-    if (!claims || typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
-    const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
-    return { kind: 'user', userId: claims.sub, accountId };
+  private async verify(token: string): Promise<Principal | null> {
+    try {
+      // The algorithm list is pinned in JwtModule's verifyOptions, so `alg: none` and RS/HS confusion fail here.
+      const claims = await this.jwt.verifyAsync<AccessTokenClaims>(token);
+      if (typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
+      const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
+      return { kind: 'user', userId: claims.sub, accountId };
+    } catch {
+      return null;
+    }
   }
 }
 
