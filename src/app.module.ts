@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountsModule } from './accounts/accounts.module';
@@ -12,7 +12,7 @@ import { MigrationsModule } from './migrations/migrations.module';
 import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
 import { TenancyGuard } from './auth/tenancy.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { bindIdempotencyToPostRoutes } from './idempotency/idempotency.binding';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { logStream } from './common/logging/log-stream';
 import { createValidationPipe } from './common/pipes/validation.pipe';
@@ -81,7 +81,9 @@ import { PaymentsModule } from './payments/payments.module';
     { provide: APP_GUARD, useExisting: RolesGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
   ],
 })
 export class AppModule {}
+
+// Idempotency-Key on every POST route, bound before Nest reads the routes' decorators.
+bindIdempotencyToPostRoutes(AppModule);

@@ -1,13 +1,14 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { IdempotencyRecord, IdempotencyRecordSchema } from './idempotency-record.schema';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyStore } from './idempotency.store';
 
 /**
- * The store behind `Idempotency-Key`. The application registers `IdempotencyInterceptor` as a
- * global interceptor (`APP_INTERCEPTOR`), which needs this module imported.
+ * The store behind `Idempotency-Key`. `IdempotencyInterceptor` is bound to every POST route
+ * (`bindIdempotencyToPostRoutes`); each controller's module builds it, hence global.
  */
+@Global()
 @Module({
   imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }])],
   providers: [IdempotencyStore, IdempotencyInterceptor],

@@ -1,6 +1,12 @@
 import { ConfigService } from '@nestjs/config';
 import { Types } from 'mongoose';
 import { createHash } from 'node:crypto';
+import { RequestMethod } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService } from '@nestjs/core';
+import { AppModule } from '../../src/app.module';
+import { postHandlers } from '../../src/idempotency/idempotency.binding';
+import { IdempotencyInterceptor } from '../../src/idempotency/idempotency.interceptor';
 import { canonicalJson, idempotencyScope, requestFingerprint } from '../../src/idempotency/request-fingerprint';
 import type { FinanceConfig } from '../../src/config/finance.config';
 import { createStaff, TestUser } from '../support/auth';
@@ -8,6 +14,7 @@ import { expectError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const PAYMENTS = '/api/v1/payments';
+const interceptorsOf = (handler: object): unknown[] => Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? [];
 const REPLAYED = 'idempotent-replayed';
 
 describe('Idempotency-Key', () => {
@@ -299,6 +306,27 @@ describe('Idempotency-Key', () => {
     expect(second.headers.get(REPLAYED)).toBeNull();
     expect(await records().countDocuments({ key })).toBe(0);
     expectError(await post('/api/v1/login', login, 'k'.repeat(256), ''), 400);
+  });
+
+  it('is bound to every POST route, and to no other', () => {
+    const posts = postHandlers(AppModule);
+    expect(posts.length).toBeGreaterThan(15);
+    for (const { name, handler } of posts) expect({ name, bound: interceptorsOf(handler) }).toEqual({ name, bound: [IdempotencyInterceptor] });
+    let others = 0;
+    for (const wrapper of t.app.get(DiscoveryService).getControllers()) {
+      const prototype = (wrapper.metatype as { prototype: Record<string, object> }).prototype;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const method = typeof prototype[name] === 'function' ? Reflect.getMetadata(METHOD_METADATA, prototype[name]) : undefined;
+        if (method === undefined) continue;
+        if (method === RequestMethod.POST) {
+          expect(posts.some((post) => post.handler === prototype[name])).toBe(true);
+          continue;
+        }
+        others++;
+        expect({ name, bound: interceptorsOf(prototype[name]).includes(IdempotencyInterceptor) }).toEqual({ name, bound: false });
+      }
+    }
+    expect(others).toBeGreaterThan(15);
   });
 
   it('is documented on every POST operation', async () => {
