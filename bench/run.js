@@ -143,6 +143,24 @@ function tail(file, lines = 30) {
   }
 }
 
+/**
+ * The Node options the service runs with in production: those `npm run start:prod` puts between
+ * `node` and `dist/main.js` (the Dockerfile's CMD has the same), so the service is measured as it is
+ * deployed. BENCH_NODE_ARGS and BENCH_SERVICE_NODE_ARGS come after them (for V8 flags, the last wins).
+ */
+function productionNodeArgs() {
+  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts ?? {})['start:prod'] ?? '';
+  const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(script.trim());
+  if (!match) throw new Error(`package.json's start:prod is not "node [--options] dist/main.js": ${script}`);
+  const args = match[1].split(/\s+/).filter(Boolean);
+  const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
+  const image = cmd ? JSON.parse(cmd[1]) : [];
+  if (JSON.stringify(image) !== JSON.stringify(['node', ...args, 'dist/main.js'])) {
+    throw new Error(`The Dockerfile's CMD (${cmd?.[1]}) and start:prod (${script}) run the service with different Node options`);
+  }
+  return args;
+}
+
 /** Spawns a server, logs to bench/results/<name>.log, waits for GET /health to answer 200. */
 async function startServer(name, entry, env, nodeArgs) {
   const port = await freePort();
@@ -876,7 +894,11 @@ async function main() {
 
   const profileDir = PROFILE_DIR;
   const argsFor = (side) => {
-    const args = [...settings.nodeArgs, ...(side === 'service' ? settings.serviceNodeArgs : settings.baselineNodeArgs)];
+    const args = [
+      ...(side === 'service' ? productionNodeArgs() : []),
+      ...settings.nodeArgs,
+      ...(side === 'service' ? settings.serviceNodeArgs : settings.baselineNodeArgs),
+    ];
     if (settings.profile.includes(side)) args.push('--cpu-prof', `--cpu-prof-dir=${path.relative(ROOT, profileDir)}`);
     if (side === 'service' && settings.heapSnapshot) args.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.relative(ROOT, profileDir)}`);
     return args;
