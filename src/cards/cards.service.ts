@@ -17,6 +17,7 @@ import { CreateCardDto } from './dto/create-card.dto';
 import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
+import { insertDocument } from '../common/database/insert-document';
 
 export const CARD_NOT_FOUND = 'Card not found';
 const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
@@ -60,7 +61,7 @@ export class CardsService {
       customerId = await this.customers.createBlank(scope);
     }
 
-    const created = await this.cards.create({
+    const created = await insertDocument(this.cards, {
       projectId: scopeProjectId(scope),
       customer: new Types.ObjectId(customerId),
       brand: checked.card.brand,
@@ -79,7 +80,7 @@ export class CardsService {
       await this.cards.deleteOne(inScope(scope, { _id: cardId })).exec();
       throw new BadRequestException(UNKNOWN_CUSTOMER);
     }
-    return toCardResponse(created.toObject(), isDefault);
+    return toCardResponse(created, isDefault);
   }
 
   async get(scope: TenantScope, id: string): Promise<CardResponse> {
@@ -154,10 +155,10 @@ export class CardsService {
    * charge fails: the decline test cards' code, `expired_card` for a card past its expiry, else null.
    */
   async getDefaultCardForCharge(scope: TenantScope, customerId: string): Promise<ChargeableCard | null> {
-    const customer = await this.customers.findById(scope, customerId);
-    if (!customer?.defaultMethod || !isValidObjectId(customer.defaultMethod)) return null;
+    const defaultMethod = await this.customers.defaultMethodOf(scope, customerId);
+    if (!defaultMethod || !isValidObjectId(defaultMethod)) return null;
     const card = await this.cards
-      .findOne(inScope(scope, { _id: customer.defaultMethod, customer: new Types.ObjectId(customer.id) }))
+      .findOne(inScope(scope, { _id: defaultMethod, customer: new Types.ObjectId(customerId) }))
       .lean<Card>()
       .exec();
     if (!card) return null;
@@ -197,7 +198,6 @@ export class CardsService {
   }
 
   private async isDefault(scope: TenantScope, card: Card): Promise<boolean> {
-    const customer = await this.customers.findById(scope, String(card.customer));
-    return customer?.defaultMethod === String(card._id);
+    return (await this.customers.defaultMethodOf(scope, String(card.customer))) === String(card._id);
   }
 }

@@ -14,6 +14,7 @@ import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
+import { insertDocument } from '../common/database/insert-document';
 
 export const CHANNEL_NOT_FOUND = 'Channel not found';
 const UNKNOWN_CLIENT = 'clientId does not match an existing client';
@@ -50,7 +51,7 @@ export class ChannelsService {
     let id: string;
     try {
       // Fields the request leaves out take the schema's defaults.
-      const created = await this.channels.create({
+      const created = await insertDocument(this.channels, {
         ...channelFields(dto),
         clientId: dto.clientId,
         projectId: scopeProjectId(scope),

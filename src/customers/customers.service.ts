@@ -20,6 +20,7 @@ import { toCustomerCreatedData, toCustomerResponse } from './customers.mapper';
 import { CreateCustomerDto } from './dto/create-customer.dto';
 import { CustomerCreatedData, CustomerResponse } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
+import { insertDocument } from '../common/database/insert-document';
 
 export const CUSTOMER_NOT_FOUND = 'Customer not found';
 export const DEFAULT_METHOD_NOT_OWNED = "defaultMethod must be the id of one of this customer's cards";
@@ -66,13 +67,13 @@ export class CustomersService {
   ) {}
 
   async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
-    const created = await this.customers.create({ ...this.storedFields(dto), projectId: scopeProjectId(scope) });
-    return toCustomerCreatedData(created.toObject());
+    const created = await insertDocument(this.customers, { ...this.storedFields(dto), projectId: scopeProjectId(scope) });
+    return toCustomerCreatedData(created);
   }
 
   /** A customer with no fields set (email null), for a card created without one. Returns its id. */
   async createBlank(scope: TenantScope): Promise<string> {
-    const created = await this.customers.create({ projectId: scopeProjectId(scope) });
+    const created = await insertDocument(this.customers, { projectId: scopeProjectId(scope) });
     return String(created._id);
   }
 
@@ -98,6 +99,20 @@ export class CustomersService {
     if (!isValidObjectId(id)) return null;
     const customer = await this.customers.findOne(inScope(scope, { _id: id })).lean<Customer>().exec();
     return customer ? toCustomerResponse(customer) : null;
+  }
+
+  /**
+   * The customer's default card id (null when it has none), or undefined when the project has no
+   * customer with this id. Reads that one field: the charge path needs nothing else, and the whole
+   * customer would be decrypted and mapped for it.
+   */
+  async defaultMethodOf(scope: TenantScope, id: string): Promise<string | null | undefined> {
+    if (!isValidObjectId(id)) return undefined;
+    const customer = await this.customers
+      .findOne(inScope(scope, { _id: id }), { defaultMethod: 1 })
+      .lean<Pick<Customer, 'defaultMethod'>>()
+      .exec();
+    return customer ? (customer.defaultMethod ?? null) : undefined;
   }
 
   /** True when the project has a customer with this id. A malformed id is simply false. */

@@ -6,6 +6,7 @@ import { isDuplicateKey } from '../common/database/duplicate-key';
 import { expireByAge, sweepExpired } from './expire-by-age';
 import { IdempotencyRecord } from './idempotency-record.schema';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from './request-fingerprint';
+import { insertDocument } from '../common/database/insert-document';
 
 export type IdempotencyStart =
   | { kind: 'started'; recordId: Types.ObjectId }
@@ -47,7 +48,7 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   async begin(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        const created = await this.records.create({
+        const created = await insertDocument(this.records, {
           projectId: scopeProjectId(scope),
           scope: callerRoute,
           key,

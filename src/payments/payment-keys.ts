@@ -7,6 +7,7 @@ import type { IdempotentRequest } from '../idempotency/idempotent-request';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { PaymentKey } from './payment-key.schema';
+import { insertDocument } from '../common/database/insert-document';
 
 /** Rounds of "insert, else read" before giving up on a key that keeps expiring under us. */
 const MAX_ATTEMPTS = 5;
@@ -52,7 +53,7 @@ export class PaymentKeys implements OnModuleInit, OnModuleDestroy {
     const _id = keyId(scope, request);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        await this.keys.create({ _id, projectId: scopeProjectId(scope), paymentId: candidate, fingerprint: request.fingerprint });
+        await insertDocument(this.keys, { _id, projectId: scopeProjectId(scope), paymentId: candidate, fingerprint: request.fingerprint });
         return candidate;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;

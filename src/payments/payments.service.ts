@@ -17,6 +17,7 @@ import { Leases } from '../common/leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
+import { insertDocument } from '../common/database/insert-document';
 
 const PAYMENT_BUSY = 'Another change to this payment is in progress; retry the request';
 export const PAYMENT_NOT_FOUND = 'Payment not found';
@@ -83,7 +84,7 @@ export class PaymentsService {
       ? chargeOutcome(await this.cards.getDefaultCardForCharge(scope, customer))
       : { status: 'requires_confirmation' as const, failureCode: null, card: null };
     try {
-      const created = await this.payments.create({
+      const created = await insertDocument(this.payments, {
         _id: paymentId,
         projectId: scopeProjectId(scope),
         amountMinor,
@@ -96,7 +97,7 @@ export class PaymentsService {
         card: charge.card,
         amountRefundedMinor: 0,
       });
-      return { payment: toPaymentResponse(created.toObject()), replayed: false };
+      return { payment: toPaymentResponse(created), replayed: false };
     } catch (error) {
       // Another run under the same key wrote this id first: answer its payment.
       const payment = idempotency && isDuplicateKey(error) ? await this.findById(scope, paymentId) : null;

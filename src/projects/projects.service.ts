@@ -11,6 +11,7 @@ import { ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { Project } from './project.schema';
 import { toProjectResponse } from './projects.mapper';
+import { insertDocument } from '../common/database/insert-document';
 
 const PROJECT_NOT_FOUND = 'Project not found';
 
@@ -93,13 +94,13 @@ export class ProjectsService {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
     await this.assertChannel(scope, channelId);
-    const created = await this.projects.create({ ...projectFields(dto), channelId, projectId: scopeProjectId(scope) });
+    const created = await insertDocument(this.projects, { ...projectFields(dto), channelId, projectId: scopeProjectId(scope) });
     const id = String(created._id);
     if (!(await this.channels.addProject(scope, channelId, id))) {
       await this.projects.deleteOne(inScope(scope, { _id: id })).exec();
       throw new NotFoundException(CHANNEL_NOT_FOUND);
     }
-    return toProjectResponse(created.toObject());
+    return toProjectResponse(created);
   }
 
   async listByChannel(scope: TenantScope, channelId: string, query: ListProjectsQuery): Promise<ContentPage<ProjectResponse>> {

@@ -2,6 +2,7 @@ import { NotFoundException } from '@nestjs/common';
 import { Model, QueryFilter, trusted, Types } from 'mongoose';
 import { inScope, scopeProjectId, type TenantScope } from './tenant-scope';
 import { isValidObjectId } from '../common/pipes/object-id';
+import { insertDocument } from '../common/database/insert-document';
 
 /** A tenant-owned record that a soft delete hides (`deletedAt` set) until a restore clears it. */
 export interface SoftDeletable {
@@ -39,7 +40,7 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
 
   /** Inserts the fields into the scope's project; returns the new id. */
   async create(scope: TenantScope, fields: Partial<T>): Promise<string> {
-    const created = await this.model.create({ ...fields, projectId: scopeProjectId(scope) });
+    const created = await insertDocument(this.model, { ...fields, projectId: scopeProjectId(scope) });
     return String(created._id);
   }
 

@@ -4,6 +4,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, trusted } from 'mongoose';
 import { authConfig } from '../../config/auth.config';
 import { AuthAttempt } from './auth-attempt.schema';
+import { insertDocument } from '../../common/database/insert-document';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -42,7 +43,7 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   /** Records a login attempt; 429 when the email or the client is past its limit within the window. */
   async beginLogin(email: string, client: string, now = new Date()): Promise<void> {
     const target = email.trim().toLowerCase();
-    await this.attempts.create({ kind: 'login', email: target, client, at: now });
+    await insertDocument(this.attempts, { kind: 'login', email: target, client, at: now });
     const since = trusted({ $gt: new Date(now.getTime() - this.config.loginFailureWindowSeconds * 1000) });
     const [forEmail, fromClient] = await Promise.all([
       this.attempts.countDocuments({ kind: 'login', email: target, at: since }).exec(),
@@ -60,7 +61,7 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
 
   /** Records a signup; 429 when the client is past its limit within the window. */
   async beginSignup(client: string, now = new Date()): Promise<void> {
-    await this.attempts.create({ kind: 'signup', email: null, client, at: now });
+    await insertDocument(this.attempts, { kind: 'signup', email: null, client, at: now });
     const since = new Date(now.getTime() - this.config.signupWindowSeconds * 1000);
     const count = await this.attempts.countDocuments({ kind: 'signup', client, at: trusted({ $gt: since }) }).exec();
     if (count > this.config.signupMaxPerClient) throw tooMany('Too many signups from this client', this.config.signupWindowSeconds);

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isDuplicateKey } from '../database/duplicate-key';
 import { Lease } from './lease.schema';
+import { insertDocument } from '../database/insert-document';
 
 /** Longest a holder may keep a lease; far above any confirmation, refund or default-card change. */
 const LEASE_MS = 15_000;
@@ -35,7 +36,7 @@ export class Leases {
     const deadline = Date.now() + WAIT_MS;
     for (let round = 0; ; round++) {
       try {
-        await this.leases.create({ _id: key, holder, expiresAt: new Date(Date.now() + LEASE_MS) });
+        await insertDocument(this.leases, { _id: key, holder, expiresAt: new Date(Date.now() + LEASE_MS) });
         return holder;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
