@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, UnauthorizedException } from
 import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { ANY_API_KEY_PREFIX } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
@@ -11,7 +12,12 @@ import type { Principal, RequestContext } from '../tenancy/principal';
 export interface AccessTokenClaims {
   sub: string;
   acc: string | null;
+  /** Expiry, in seconds since the epoch (set by JwtService.sign from JWT_EXPIRES_IN). */
+  exp?: number;
 }
+
+/** Verified access tokens kept at most: a few MB at the worst, for one verification per token and instance. */
+const VERIFIED_TOKENS_MAX = 10_000;
 
 export const INVALID_API_KEY = 'Invalid API key';
 
@@ -23,6 +29,11 @@ export const INVALID_API_KEY = 'Invalid API key';
  *
  * A bearer token starting with `sk_` is an API key, never a user's access token (a JWT starts with
  * `eyJ`): a live `sk_test_` key of this service (one indexed read, no cache) or `401 Invalid API key`.
+ *
+ * An access token that verified once is remembered, by its exact text, until its `exp`: a signed
+ * token cannot change, so its next verification would give the same answer (jsonwebtoken costs
+ * about 60-100 µs a request). What a token grants is still decided on every request: membership,
+ * role and project are read each time by the tenancy guard, never from this cache.
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
@@ -31,6 +42,8 @@ export class JwtAuthGuard implements CanActivate {
     private readonly jwt: JwtService,
     private readonly apiKeys: ApiKeysService,
   ) {}
+
+  private readonly verified = new LRUCache<string, Principal>({ max: VERIFIED_TOKENS_MAX });
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
@@ -51,15 +64,22 @@ export class JwtAuthGuard implements CanActivate {
   }
 
   private async verify(token: string): Promise<Principal | null> {
+    const known = this.verified.get(token);
+    if (known) return known;
+    let claims: AccessTokenClaims;
     try {
       // The algorithm list is pinned in JwtModule's verifyOptions, so `alg: none` and RS/HS confusion fail here.
-      const claims = await this.jwt.verifyAsync<AccessTokenClaims>(token);
-      if (typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
-      const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
-      return { kind: 'user', userId: claims.sub, accountId };
+      claims = await this.jwt.verifyAsync<AccessTokenClaims>(token);
     } catch {
       return null;
     }
+    if (typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
+    const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
+    const principal: Principal = Object.freeze({ kind: 'user', userId: claims.sub, accountId });
+    // Kept no longer than the token is valid (the cache drops an entry at its ttl); a token without an expiry is not kept.
+    const ttl = typeof claims.exp === 'number' ? claims.exp * 1000 - Date.now() : 0;
+    if (ttl > 0) this.verified.set(token, principal, { ttl });
+    return principal;
   }
 }
 

@@ -1,0 +1,50 @@
+import { ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { JwtService } from '@nestjs/jwt';
+import type { ApiKeysService } from '../api-keys/api-keys.service';
+import { JwtAuthGuard } from './jwt-auth.guard';
+
+const USER = '64b7f0c2a1b2c3d4e5f60718';
+const ACCOUNT = '64b7f0c2a1b2c3d4e5f60719';
+
+function httpContext(authorization: string): { context: ExecutionContext; request: Record<string, unknown> } {
+  const request: Record<string, unknown> = { headers: { authorization } };
+  const context = {
+    getHandler: () => function route() {},
+    getClass: () => class Controller {},
+    switchToHttp: () => ({ getRequest: () => request }),
+  } as unknown as ExecutionContext;
+  return { context, request };
+}
+
+describe('JwtAuthGuard', () => {
+  const jwt = new JwtService({ secret: 'a-test-secret-of-enough-length-0123456789', verifyOptions: { algorithms: ['HS256'] } });
+  const guard = new JwtAuthGuard(new Reflector(), jwt, {} as ApiKeysService);
+
+  it('accepts a valid token, and the same token again from memory, as the same principal', async () => {
+    const token = jwt.sign({ sub: USER, acc: ACCOUNT }, { expiresIn: 60 });
+    const first = httpContext(`Bearer ${token}`);
+    await expect(guard.canActivate(first.context)).resolves.toBe(true);
+    const again = httpContext(`Bearer ${token}`);
+    await expect(guard.canActivate(again.context)).resolves.toBe(true);
+    expect(again.request.principal).toEqual({ kind: 'user', userId: USER, accountId: ACCOUNT });
+    expect(again.request.principal).toBe(first.request.principal);
+    expect(Object.isFrozen(again.request.principal)).toBe(true);
+  });
+
+  it('refuses a remembered token once it has expired', async () => {
+    const token = jwt.sign({ sub: USER, acc: ACCOUNT }, { expiresIn: 1 });
+    await expect(guard.canActivate(httpContext(`Bearer ${token}`).context)).resolves.toBe(true);
+    // exp is in whole seconds: the token is past it within a second and a bit.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await expect(guard.canActivate(httpContext(`Bearer ${token}`).context)).rejects.toThrow('Invalid or expired token');
+  });
+
+  it('refuses a token altered after a remembered one: the cache answers only for the exact text it verified', async () => {
+    const token = jwt.sign({ sub: USER, acc: ACCOUNT }, { expiresIn: 60 });
+    await guard.canActivate(httpContext(`Bearer ${token}`).context);
+    const [header, , signature] = token.split('.');
+    const forged = `${header}.${Buffer.from(JSON.stringify({ sub: USER, acc: null, exp: 9_999_999_999 })).toString('base64url')}.${signature}`;
+    await expect(guard.canActivate(httpContext(`Bearer ${forged}`).context)).rejects.toThrow('Invalid or expired token');
+  });
+});
