@@ -38,7 +38,7 @@ describe('insertDocument', () => {
     );
     expect(schemas.length).toBeGreaterThanOrEqual(15);
     for (const [index, schema] of schemas.entries()) {
-      const model = offline.model(`Schema${index}`, schema);
+      const model = offline.model<Record<string, unknown>>(`Schema${index}`, schema as Schema<Record<string, unknown>>);
       const failure = await insertDocument(model, {}).catch((error: Error) => error);
       expect(String(failure)).not.toContain('save middleware');
     }
