@@ -15,6 +15,7 @@ import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { insertDocument } from '../common/database/insert-document';
+import { findOneInScope } from '../tenancy/find-in-scope';
 
 export const CHANNEL_NOT_FOUND = 'Channel not found';
 const UNKNOWN_CLIENT = 'clientId does not match an existing client';
@@ -77,7 +78,7 @@ export class ChannelsService {
   }
 
   async findOne(scope: TenantScope, id: string): Promise<ChannelResponse> {
-    const channel = await this.channels.findOne(inScope(scope, { _id: id })).lean<Channel>().exec();
+    const channel = await findOneInScope(this.channels, scope, id);
     if (!channel) throw new NotFoundException(CHANNEL_NOT_FOUND);
     return toChannelResponse(channel);
   }

@@ -21,6 +21,7 @@ import { CreateCustomerDto } from './dto/create-customer.dto';
 import { CustomerCreatedData, CustomerResponse } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
 import { insertDocument } from '../common/database/insert-document';
+import { findOneInScope } from '../tenancy/find-in-scope';
 
 export const CUSTOMER_NOT_FOUND = 'Customer not found';
 export const DEFAULT_METHOD_NOT_OWNED = "defaultMethod must be the id of one of this customer's cards";
@@ -96,8 +97,7 @@ export class CustomersService {
 
   /** The customer, or null when the project has none with this id (a malformed id included). */
   async findById(scope: TenantScope, id: string): Promise<CustomerResponse | null> {
-    if (!isValidObjectId(id)) return null;
-    const customer = await this.customers.findOne(inScope(scope, { _id: id })).lean<Customer>().exec();
+    const customer = await findOneInScope(this.customers, scope, id);
     return customer ? toCustomerResponse(customer) : null;
   }
 

@@ -18,6 +18,7 @@ import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { insertDocument } from '../common/database/insert-document';
+import { findOneInScope } from '../tenancy/find-in-scope';
 
 const PAYMENT_BUSY = 'Another change to this payment is in progress; retry the request';
 export const PAYMENT_NOT_FOUND = 'Payment not found';
@@ -197,7 +198,7 @@ export class PaymentsService {
   }
 
   private async findOrThrow(scope: TenantScope, id: string): Promise<Payment> {
-    const payment = await this.payments.findOne(inScope(scope, { _id: id })).lean<Payment>().exec();
+    const payment = await findOneInScope(this.payments, scope, id);
     if (!payment) throw new NotFoundException(PAYMENT_NOT_FOUND);
     return payment;
   }

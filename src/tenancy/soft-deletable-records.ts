@@ -1,5 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
 import { Model, QueryFilter, trusted, Types } from 'mongoose';
+import { findOneInScope } from './find-in-scope';
 import { inScope, scopeProjectId, type TenantScope } from './tenant-scope';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { insertDocument } from '../common/database/insert-document';
@@ -56,10 +57,7 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
 
   /** The record, or 404; a soft-deleted one only when asked for. */
   async get(scope: TenantScope, id: string, includeDeleted: boolean): Promise<T> {
-    const record = await this.model
-      .findOne(this.filter(scope, { _id: id, ...(includeDeleted ? {} : LIVE) }))
-      .lean<T>()
-      .exec();
+    const record = await findOneInScope(this.model, scope, id, includeDeleted ? {} : LIVE);
     if (!record) throw this.notFound();
     return record;
   }
