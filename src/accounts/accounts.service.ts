@@ -11,6 +11,7 @@ import { AccountView, MemberView } from './dto/account.response';
 import { UpdateAccountDto } from './dto/account.dto';
 import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
+import { insertDocument } from '../common/database/insert-document';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 export const NOT_A_MEMBER = 'You are not a member of this account';
@@ -33,8 +34,7 @@ export class AccountsService {
    */
   async create(ownerId: string, name: string, type: AccountType, role: UserRole): Promise<AccountView> {
     const defaultProjectId = new Types.ObjectId();
-    const created = await this.accounts.create({ name, type, ownerId, defaultProjectId });
-    const account = created.toObject();
+    const account = await insertDocument(this.accounts, { name, type, ownerId, defaultProjectId });
     const event: AccountCreatedEvent = { accountId: account._id, defaultProjectId };
     await this.events.emitAsync(ACCOUNT_CREATED, event);
     const membership = await this.memberships.add(account._id, ownerId, role, true);

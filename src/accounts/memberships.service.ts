@@ -4,6 +4,7 @@ import { Model, Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Membership } from './membership.schema';
+import { insertDocument } from '../common/database/insert-document';
 
 /** The memberships collection: who belongs to which account, with which role. */
 @Injectable()
@@ -41,8 +42,7 @@ export class MembershipsService {
   /** The unique (account, user) index makes a second join of the same user a 409, also under races. */
   async add(accountId: Types.ObjectId | string, userId: Types.ObjectId | string, role: UserRole, owner = false): Promise<Membership> {
     try {
-      const created = await this.memberships.create({ accountId, userId, role, owner });
-      return created.toObject();
+      return await insertDocument(this.memberships, { accountId, userId, role, owner });
     } catch (error) {
       if (isDuplicateKey(error)) throw new ConflictException('This user is already a member of the account');
       throw error;

@@ -14,6 +14,7 @@ import { generateApiKey, hasApiKeyForm, hashApiKey } from './api-key-secret';
 import { toApiKeyView, toCreatedApiKeyView } from './api-keys.mapper';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.response';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
+import { insertDocument } from '../common/database/insert-document';
 
 export const API_KEY_NOT_FOUND = 'API key not found';
 /** `lastUsedAt` is written at most this often per key. */
@@ -120,7 +121,7 @@ export class ApiKeysService {
 
   private async issue(project: PlatformProject, name: string, scopes: ApiName[] | null, expiresAt: Date | null): Promise<CreatedApiKeyView> {
     const secret = generateApiKey();
-    const created = await this.keys.create({
+    const created = await insertDocument(this.keys, {
       hash: secret.hash,
       start: secret.start,
       name,
@@ -129,7 +130,7 @@ export class ApiKeysService {
       scopes,
       expiresAt,
     });
-    return toCreatedApiKeyView(created.toObject(), secret.key);
+    return toCreatedApiKeyView(created, secret.key);
   }
 
   /**

@@ -18,6 +18,7 @@ import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { insertDocument } from '../common/database/insert-document';
+import { findOneInScope } from '../tenancy/find-in-scope';
 
 export const CARD_NOT_FOUND = 'Card not found';
 const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
@@ -190,7 +191,7 @@ export class CardsService {
   }
 
   private findCard(scope: TenantScope, id: string): Promise<Card | null> {
-    return this.cards.findOne(inScope(scope, { _id: id })).lean<Card>().exec();
+    return findOneInScope(this.cards, scope, id);
   }
 
   private async cardExists(scope: TenantScope, id: string): Promise<boolean> {

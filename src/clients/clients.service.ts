@@ -5,7 +5,6 @@ import { Model } from 'mongoose';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
 import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
-import { isValidObjectId } from '../common/pipes/object-id';
 import { inScope, type TenantScope } from '../tenancy/tenant-scope';
 import { Client } from './client.schema';
 import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from './clients.events';
@@ -14,6 +13,7 @@ import { ClientResponse } from './dto/client.response';
 import { CreateClientDto } from './dto/create-client.dto';
 import { ListClientsQuery } from './dto/list-clients.query';
 import { UpdateClientDto } from './dto/update-client.dto';
+import { findOneInScope } from '../tenancy/find-in-scope';
 
 const CLIENT_NOT_FOUND = 'Client not found';
 /** A deleting mark older than this belongs to a delete whose server stopped part-way. */
@@ -78,8 +78,7 @@ export class ClientsService {
    * channels and its removal (see hardDelete).
    */
   async acceptsChannels(scope: TenantScope, clientId: string, now = new Date()): Promise<boolean> {
-    if (!isValidObjectId(clientId)) return false;
-    const client = await this.clients.findOne(inScope(scope, { _id: clientId, deletedAt: null })).lean<Client>().exec();
+    const client = await findOneInScope(this.clients, scope, clientId, { deletedAt: null });
     if (!client) return false;
     return !client.deletingAt || now.getTime() - new Date(client.deletingAt).getTime() >= DELETING_LEASE_MS;
   }

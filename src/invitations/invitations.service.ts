@@ -8,6 +8,7 @@ import { MembershipsService } from '../accounts/memberships.service';
 import { UsersService } from '../users/users.service';
 import { CreatedInvitationView, CreateInvitationDto, InvitationView } from './dto/invitation.dto';
 import { Invitation } from './invitation.schema';
+import { insertDocument } from '../common/database/insert-document';
 
 export const INVITATION_INVALID = 'Invitation is invalid or has expired';
 export const INVITATION_OTHER_EMAIL = 'This invitation is for another email address';
@@ -50,7 +51,7 @@ export class InvitationsService {
     }
     await this.invitations.updateMany({ accountId, email, status: 'pending' }, { $set: { status: 'revoked' } }).exec();
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const created = await this.invitations.create({
+    const created = await insertDocument(this.invitations, {
       accountId,
       email,
       role: dto.role,
@@ -58,7 +59,7 @@ export class InvitationsService {
       expiresAt: new Date(now.getTime() + VALID_FOR_MS),
       invitedBy: callerId,
     });
-    return { ...toInvitationView(created.toObject()), token };
+    return { ...toInvitationView(created), token };
   }
 
   /** Pending invitations that have not expired; the token is never shown again. */

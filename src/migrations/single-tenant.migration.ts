@@ -8,6 +8,7 @@ import { MembershipsService } from '../accounts/memberships.service';
 import { USER_ROLES, type UserRole } from '../common/decorators/roles.decorator';
 import { PlatformProjectsService } from '../platform-projects/platform-projects.service';
 import { LEGACY_INDEXES, TENANT_COLLECTIONS, type TenantCollection, WITHOUT_PROJECT } from './tenant-collections';
+import { insertDocument } from '../common/database/insert-document';
 
 export const MIGRATED_ACCOUNT_NAME = 'Migrated account';
 
@@ -146,14 +147,13 @@ export class SingleTenantMigration {
    */
   private async createAccount(owner: StoredUser): Promise<Account> {
     const accounts = this.connection.model<Account>(Account.name);
-    const created = await accounts.create({
+    return insertDocument(accounts, {
       name: MIGRATED_ACCOUNT_NAME,
       type: 'company',
       ownerId: owner._id,
       defaultProjectId: new Types.ObjectId(),
       migrated: true,
     });
-    return created.toObject();
   }
 
   /** Adds the membership unless the user has one in this account already; true when added. */

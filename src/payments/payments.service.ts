@@ -194,7 +194,7 @@ export class PaymentsService {
   }
 
   private findById(scope: TenantScope, id: Types.ObjectId): Promise<Payment | null> {
-    return this.payments.findOne(inScope(scope, { _id: id })).lean<Payment>().exec();
+    return findOneInScope(this.payments, scope, String(id));
   }
 
   private async findOrThrow(scope: TenantScope, id: string): Promise<Payment> {

@@ -15,6 +15,7 @@ import {
   PlatformProjectDeletedEvent,
   PlatformProjectDeletingEvent,
 } from './platform-projects.events';
+import { insertDocument } from '../common/database/insert-document';
 
 export const DEFAULT_PROJECT_NAME = 'Default project';
 export const PLATFORM_PROJECT_NOT_FOUND = 'Platform project not found';
@@ -41,7 +42,7 @@ export class PlatformProjectsService {
   /** Every new account gets its default project, with every API enabled, under the id the account already names. */
   @OnEvent(ACCOUNT_CREATED, { suppressErrors: false })
   async createDefault(event: AccountCreatedEvent): Promise<void> {
-    await this.projects.create({
+    await insertDocument(this.projects, {
       _id: event.defaultProjectId,
       accountId: event.accountId,
       name: DEFAULT_PROJECT_NAME,
@@ -90,13 +91,13 @@ export class PlatformProjectsService {
   }
 
   async create(accountId: string, dto: CreatePlatformProjectDto): Promise<PlatformProjectView> {
-    const created = await this.projects.create({
+    const created = await insertDocument(this.projects, {
       accountId: new Types.ObjectId(accountId),
       name: dto.name,
       enabledApis: normaliseApis(dto.enabledApis ?? API_NAMES),
       isDefault: false,
     });
-    return toPlatformProjectView(created.toObject());
+    return toPlatformProjectView(created);
   }
 
   /** Disabling an API keeps its records: the tenancy guard refuses its routes until it is enabled again. */

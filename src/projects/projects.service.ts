@@ -12,6 +12,7 @@ import { UpdateProjectDto } from './dto/update-project.dto';
 import { Project } from './project.schema';
 import { toProjectResponse } from './projects.mapper';
 import { insertDocument } from '../common/database/insert-document';
+import { findOneInScope } from '../tenancy/find-in-scope';
 
 const PROJECT_NOT_FOUND = 'Project not found';
 
@@ -114,7 +115,7 @@ export class ProjectsService {
   }
 
   async findOne(scope: TenantScope, id: string): Promise<ProjectResponse> {
-    const project = await this.projects.findOne(inScope(scope, { _id: id })).lean<Project>().exec();
+    const project = await findOneInScope(this.projects, scope, id);
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     return toProjectResponse(project);
   }

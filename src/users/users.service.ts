@@ -4,6 +4,7 @@ import { Model, trusted, Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { User } from './user.schema';
+import { insertDocument } from '../common/database/insert-document';
 
 export interface NewUser {
   firstName: string;
@@ -26,8 +27,7 @@ export class UsersService {
   /** The unique index on email decides duplicates, also between concurrent signups. */
   async create(user: NewUser): Promise<User> {
     try {
-      const created = await this.users.create(user);
-      return created.toObject();
+      return await insertDocument(this.users, user);
     } catch (error) {
       if (isDuplicateKey(error)) throw new ConflictException('A user with this email already exists');
       throw error;
