@@ -8,6 +8,8 @@ import secureJson from 'secure-json-parse';
 import { AppModule } from './app.module';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
 import { installRequestLogging } from './common/logging/request-logging';
+import { IdempotencyStore } from './idempotency/idempotency.store';
+import { settleIdempotentResponses } from './idempotency/idempotent-responses';
 import { API_SECURITY_HEADERS, helmetHeaders, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
 import { AppConfig } from './config/app.config';
 import { validateEnvironment } from './config/env.validation';
@@ -71,6 +73,7 @@ export async function createApp(): Promise<NestFastifyApplication> {
     done();
   });
   installRequestLogging(fastify, await app.resolve(PinoLogger));
+  settleIdempotentResponses(fastify, app.get(IdempotencyStore));
 
   // JSON only: anything else on a body is 415. An empty JSON body counts as no body, so bodiless
   // actions (confirm, restore, ...) work whether or not a client sets the content type.

@@ -1,6 +1,7 @@
-import { RequestMethod, type Type, UseInterceptors } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { RequestMethod, type Type, UseFilters, UseGuards } from '@nestjs/common';
+import { GUARDS_METADATA, METHOD_METADATA, MODULE_METADATA } from '@nestjs/common/constants';
+import { IdempotencyGuard } from './idempotency.guard';
+import { IdempotentReplayFilter } from './idempotent-replay';
 
 /** A controller method routed as POST. */
 export interface PostHandler {
@@ -10,18 +11,21 @@ export interface PostHandler {
 }
 
 /**
- * Binds `IdempotencyInterceptor` to every POST route of the controllers reachable from `root`, as if
- * each POST handler carried `@UseInterceptors(IdempotencyInterceptor)`; call it before Nest scans
- * the modules (`app.module.ts` does, when it loads). Not a global interceptor (`APP_INTERCEPTOR`):
- * that would wrap every GET, PUT, PATCH and DELETE in Nest's rxjs pipeline on every request, for a
- * header only POSTs read. Binding twice changes nothing.
+ * Binds `IdempotencyGuard` (and the filter that answers its replays) to every POST route of the
+ * controllers reachable from `root`, as if each POST handler carried `@UseGuards(IdempotencyGuard)
+ * @UseFilters(IdempotentReplayFilter)`; call it before Nest scans the modules (`app.module.ts` does,
+ * when it loads). Route guards run after the global ones, so the request's tenant is known. Not a
+ * global guard: every GET, PUT, PATCH and DELETE would run it for a header only POSTs read. Binding
+ * twice changes nothing.
  */
 export function bindIdempotencyToPostRoutes(root: Type): void {
   for (const { controller, name, handler } of postHandlers(root)) {
-    const bound = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
-    if (bound.includes(IdempotencyInterceptor)) continue;
+    const bound = (Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? [];
+    if (bound.includes(IdempotencyGuard)) continue;
     const descriptor = descriptorOf(controller.prototype as object, name);
-    if (descriptor) UseInterceptors(IdempotencyInterceptor)(controller.prototype as object, name, descriptor);
+    if (!descriptor) continue;
+    UseGuards(IdempotencyGuard)(controller.prototype as object, name, descriptor);
+    UseFilters(IdempotentReplayFilter)(controller.prototype as object, name, descriptor);
   }
 }
 

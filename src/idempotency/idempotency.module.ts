@@ -1,17 +1,18 @@
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { IdempotencyRecord, IdempotencyRecordSchema } from './idempotency-record.schema';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency.store';
 
 /**
- * The store behind `Idempotency-Key`. `IdempotencyInterceptor` is bound to every POST route
- * (`bindIdempotencyToPostRoutes`); each controller's module builds it, hence global.
+ * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route
+ * (`bindIdempotencyToPostRoutes`); each controller's module builds it, hence global. The answers
+ * settle the records through a response hook (`settleIdempotentResponses`, installed by `createApp`).
  */
 @Global()
 @Module({
   imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }])],
-  providers: [IdempotencyStore, IdempotencyInterceptor],
-  exports: [IdempotencyStore, IdempotencyInterceptor],
+  providers: [IdempotencyStore, IdempotencyGuard],
+  exports: [IdempotencyStore, IdempotencyGuard],
 })
 export class IdempotencyModule {}

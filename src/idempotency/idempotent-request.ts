@@ -1,10 +1,12 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
+import type { Types } from 'mongoose';
+import type { TenantScope } from '../tenancy/tenant-scope';
 
 /**
- * The `Idempotency-Key` of the request a route is running, as the idempotency interceptor read it:
+ * The `Idempotency-Key` of the request a route is running, as `IdempotencyGuard` read it:
  * set only on routes of a platform project whose request carried a key and is running for the first
  * time (a replay never reaches the route). A route that creates something can store it with what it
- * creates, so that a retry finds it even after the interceptor's own record is gone.
+ * creates, so that a retry finds it even after the guard's own record is gone.
  */
 export interface IdempotentRequest {
   /** `user:<id>` or `key:<id>` (see `callerId`). */
@@ -16,6 +18,8 @@ export interface IdempotentRequest {
 
 export interface IdempotentRequestContext {
   idempotency?: IdempotentRequest;
+  /** The key's record, opened by the guard and settled by the request's answer (`settleIdempotentResponses`). */
+  idempotencyRecord?: { readonly tenant: TenantScope; readonly recordId: Types.ObjectId };
 }
 
 /** The running request's `IdempotentRequest`, or null when it carried no key. */

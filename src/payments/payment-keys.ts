@@ -13,7 +13,7 @@ import { insertDocument } from '../common/database/insert-document';
 const MAX_ATTEMPTS = 5;
 
 /**
- * The payments' own record of their `Idempotency-Key`s. The idempotency interceptor already
+ * The payments' own record of their `Idempotency-Key`s. `IdempotencyGuard` already
  * replays a finished request and refuses one still running; but it drops a record left in progress
  * for 5 minutes (its server stopped), and the request then runs again. This is what stops that run
  * from creating a second payment: a key, in a project and for a caller, stands for one payment id,

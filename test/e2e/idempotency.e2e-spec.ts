@@ -2,11 +2,12 @@ import { ConfigService } from '@nestjs/config';
 import { Types } from 'mongoose';
 import { createHash } from 'node:crypto';
 import { RequestMethod } from '@nestjs/common';
-import { INTERCEPTORS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
+import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService } from '@nestjs/core';
 import { AppModule } from '../../src/app.module';
 import { postHandlers } from '../../src/idempotency/idempotency.binding';
-import { IdempotencyInterceptor } from '../../src/idempotency/idempotency.interceptor';
+import { IdempotencyGuard } from '../../src/idempotency/idempotency.guard';
+import { IdempotentReplayFilter } from '../../src/idempotency/idempotent-replay';
 import { canonicalJson, idempotencyScope, requestFingerprint } from '../../src/idempotency/request-fingerprint';
 import type { FinanceConfig } from '../../src/config/finance.config';
 import { createStaff, TestUser } from '../support/auth';
@@ -14,7 +15,8 @@ import { expectError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const PAYMENTS = '/api/v1/payments';
-const interceptorsOf = (handler: object): unknown[] => Reflect.getMetadata(INTERCEPTORS_METADATA, handler) ?? [];
+const guardsOf = (handler: object): unknown[] => Reflect.getMetadata(GUARDS_METADATA, handler) ?? [];
+const filtersOf = (handler: object): unknown[] => Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, handler) ?? [];
 const REPLAYED = 'idempotent-replayed';
 
 describe('Idempotency-Key', () => {
@@ -311,7 +313,9 @@ describe('Idempotency-Key', () => {
   it('is bound to every POST route, and to no other', () => {
     const posts = postHandlers(AppModule);
     expect(posts.length).toBeGreaterThan(15);
-    for (const { name, handler } of posts) expect({ name, bound: interceptorsOf(handler) }).toEqual({ name, bound: [IdempotencyInterceptor] });
+    for (const { name, handler } of posts) {
+      expect({ name, guard: guardsOf(handler).includes(IdempotencyGuard), filter: filtersOf(handler).includes(IdempotentReplayFilter) }).toEqual({ name, guard: true, filter: true });
+    }
     let others = 0;
     for (const wrapper of t.app.get(DiscoveryService).getControllers()) {
       const prototype = (wrapper.metatype as { prototype: Record<string, object> }).prototype;
@@ -323,7 +327,7 @@ describe('Idempotency-Key', () => {
           continue;
         }
         others++;
-        expect({ name, bound: interceptorsOf(prototype[name]).includes(IdempotencyInterceptor) }).toEqual({ name, bound: false });
+        expect({ name, bound: guardsOf(prototype[name]).includes(IdempotencyGuard) }).toEqual({ name, bound: false });
       }
     }
     expect(others).toBeGreaterThan(15);

@@ -1,0 +1,34 @@
+import { Logger } from '@nestjs/common';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IdempotentRequestContext } from './idempotent-request';
+import type { IdempotencyStore } from './idempotency.store';
+
+const logger = new Logger('Idempotency');
+
+/**
+ * Settles the record `IdempotencyGuard` opened, from the answer itself, before it is sent: a success
+ * (below 400) is stored for the key's retries, as sent (status and serialised body); an error status,
+ * whatever raised it (the route, a pipe after the guard, the exception filter), releases the key so
+ * that a retry runs again. Requests without a record pass straight through.
+ */
+export function settleIdempotentResponses(fastify: FastifyInstance, store: IdempotencyStore): void {
+  fastify.addHook(
+    'onSend',
+    (request: FastifyRequest & IdempotentRequestContext, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+      const record = request.idempotencyRecord;
+      if (!record) return done(null, payload);
+      request.idempotencyRecord = undefined;
+      const statusCode = reply.statusCode;
+      const settled =
+        statusCode >= 400
+          ? store.release(record.tenant, record.recordId).catch((failure: Error) => {
+              logger.warn(`Releasing an idempotency key failed: ${failure.message}`);
+            })
+          : store.complete(record.recordId, statusCode, typeof payload === 'string' && payload !== '' ? payload : null).catch((failure: Error) => {
+              // The work is done: answer it. Retries of this key get 409 until the key expires.
+              logger.error(`Storing an idempotent response failed: ${failure.message}`);
+            });
+      void settled.then(() => done(null, payload));
+    },
+  );
+}
