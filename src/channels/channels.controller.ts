@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ContentListQuery } from '../common/paging/content-list.query';
-import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
+import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
@@ -51,12 +52,13 @@ export class ChannelsController {
   })
   @ContentListResponse(ChannelResponse, "The client's channels")
   @ApiErrorResponses(400, 401, 500, 503)
-  listClientChannels(
+  async listClientChannels(
     @Tenant() scope: TenantScope,
     @Param('clientId', ParseObjectIdPipe) clientId: string,
     @Query() query: ContentListQuery,
-  ): Promise<ContentPage<ChannelResponse>> {
-    return this.channels.listByClient(scope, clientId, query);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ChannelResponse[]> {
+    return withTotalCount(reply, await this.channels.listByClient(scope, clientId, query));
   }
 
   @Get(':id')

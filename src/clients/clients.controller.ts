@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../common/decorators/roles.decorator';
 import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
 import { IncludeDeletedQuery } from '../common/paging/content-list.query';
-import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
+import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
@@ -47,8 +48,12 @@ export class ClientsController {
   })
   @ContentListResponse(ClientResponse)
   @ApiErrorResponses(400, 401, 500, 503)
-  listClients(@Tenant() scope: TenantScope, @Query() query: ListClientsQuery): Promise<ContentPage<ClientResponse>> {
-    return this.clients.list(scope, query);
+  async listClients(
+    @Tenant() scope: TenantScope,
+    @Query() query: ListClientsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ClientResponse[]> {
+    return withTotalCount(reply, await this.clients.list(scope, query));
   }
 
   @Get(':id')

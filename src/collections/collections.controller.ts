@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Roles } from '../common/decorators/roles.decorator';
 import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
 import { IncludeDeletedQuery } from '../common/paging/content-list.query';
-import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
+import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
@@ -39,8 +40,12 @@ export class CollectionsController {
   })
   @ContentListResponse(CollectionResponse)
   @ApiErrorResponses(400, 401, 500, 503)
-  listCollections(@Tenant() scope: TenantScope, @Query() query: ListCollectionsQuery): Promise<ContentPage<CollectionResponse>> {
-    return this.collections.list(scope, query);
+  async listCollections(
+    @Tenant() scope: TenantScope,
+    @Query() query: ListCollectionsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CollectionResponse[]> {
+    return withTotalCount(reply, await this.collections.list(scope, query));
   }
 
   @Get(':id')

@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
-import { ContentListResponse, type ContentPage } from '../common/paging/total-count';
+import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -52,12 +53,13 @@ export class ProjectsController {
   })
   @ContentListResponse(ProjectResponse, "The channel's matching projects")
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  listChannelProjects(
+  async listChannelProjects(
     @Tenant() scope: TenantScope,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Query() query: ListProjectsQuery,
-  ): Promise<ContentPage<ProjectResponse>> {
-    return this.projects.listByChannel(scope, channelId, query);
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProjectResponse[]> {
+    return withTotalCount(reply, await this.projects.listByChannel(scope, channelId, query));
   }
 
   @Get('projects/:project_id')

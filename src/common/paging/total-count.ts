@@ -1,7 +1,6 @@
-import { applyDecorators, CallHandler, ExecutionContext, Injectable, NestInterceptor, Type, UseInterceptors } from '@nestjs/common';
+import { Type } from '@nestjs/common';
 import { ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { map, Observable } from 'rxjs';
 
 export const TOTAL_COUNT = 'X-Total-Count';
 
@@ -19,27 +18,17 @@ export interface ContentPage<T> {
   total: number;
 }
 
-/** Sends a handler's `ContentPage` as the plain array the contract shows, the total in `X-Total-Count`. */
-@Injectable()
-export class TotalCountInterceptor<T> implements NestInterceptor<ContentPage<T>, T[]> {
-  intercept(context: ExecutionContext, next: CallHandler<ContentPage<T>>): Observable<T[]> {
-    const reply = context.switchToHttp().getResponse<FastifyReply>();
-    return next.handle().pipe(
-      map((page) => {
-        reply.header(TOTAL_COUNT, String(page.total));
-        return page.items;
-      }),
-    );
-  }
+/**
+ * A content list's answer: the page's items, the plain array the contract shows, with the total in
+ * `X-Total-Count`. The handler takes the reply with `@Res({ passthrough: true })`; an interceptor
+ * would put the route through Nest's rxjs pipeline on every request for one header.
+ */
+export function withTotalCount<T>(reply: FastifyReply, page: ContentPage<T>): T[] {
+  void reply.header(TOTAL_COUNT, String(page.total));
+  return page.items;
 }
 
-/**
- * A content list route: the handler returns a `ContentPage<T>`; the response is its items as a JSON
- * array with the total in `X-Total-Count`, and the document says so.
- */
-export function ContentListResponse(type: Type<unknown>, description?: string) {
-  return applyDecorators(
-    UseInterceptors(TotalCountInterceptor),
-    ApiOkResponse({ type: [type], headers: TOTAL_COUNT_HEADER, ...(description ? { description } : {}) }),
-  );
+/** Documents a content list route: an array of `type`, the total in `X-Total-Count` (see `withTotalCount`). */
+export function ContentListResponse(type: Type<unknown>, description?: string): MethodDecorator & ClassDecorator {
+  return ApiOkResponse({ type: [type], headers: TOTAL_COUNT_HEADER, ...(description ? { description } : {}) });
 }
