@@ -12,6 +12,7 @@ import { UpdateAccountDto } from './dto/account.dto';
 import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
 import { insertDocument } from '../common/database/insert-document';
+import { findOneLean } from '../common/database/lean-read';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 export const NOT_A_MEMBER = 'You are not a member of this account';
@@ -146,7 +147,7 @@ export class AccountsService {
   private async findMember(accountId: string, userId: string): Promise<{ account: Account; membership: Membership } | null> {
     const membership = await this.memberships.find(accountId, userId);
     if (!membership) return null;
-    const account = await this.accounts.findById(accountId).lean<Account>().exec();
+    const account = await findOneLean(this.accounts, { _id: new Types.ObjectId(accountId) });
     return account ? { account, membership } : null;
   }
 }

@@ -5,6 +5,7 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Membership } from './membership.schema';
 import { insertDocument } from '../common/database/insert-document';
+import { findLean, findOneLean } from '../common/database/lean-read';
 
 /** The memberships collection: who belongs to which account, with which role. */
 @Injectable()
@@ -14,7 +15,7 @@ export class MembershipsService {
   /** One indexed read. A malformed id is simply no membership. */
   find(accountId: string, userId: string): Promise<Membership | null> {
     if (!Types.ObjectId.isValid(accountId) || !Types.ObjectId.isValid(userId)) return Promise.resolve(null);
-    return this.memberships.findOne({ accountId, userId }).lean<Membership>().exec();
+    return findOneLean(this.memberships, { accountId: new Types.ObjectId(accountId), userId: new Types.ObjectId(userId) });
   }
 
   /**
@@ -36,7 +37,8 @@ export class MembershipsService {
   }
 
   listForAccount(accountId: string): Promise<Membership[]> {
-    return this.memberships.find({ accountId }).sort({ createdAt: 1, _id: 1 }).lean<Membership[]>().exec();
+    if (!Types.ObjectId.isValid(accountId)) return Promise.resolve([]);
+    return findLean(this.memberships, { accountId: new Types.ObjectId(accountId) }, { sort: { createdAt: 1, _id: 1 } });
   }
 
   /** The unique (account, user) index makes a second join of the same user a 409, also under races. */

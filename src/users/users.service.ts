@@ -1,10 +1,11 @@
 import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted, Types } from 'mongoose';
+import { Model, Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { User } from './user.schema';
 import { insertDocument } from '../common/database/insert-document';
+import { findLean } from '../common/database/lean-read';
 
 export interface NewUser {
   firstName: string;
@@ -39,8 +40,10 @@ export class UsersService {
     return this.users.findById(id).lean<User>().exec();
   }
 
+  /** Without their password hashes (`select: false`), like every read here but `findByEmailWithHash`. */
   findByIds(ids: string[]): Promise<User[]> {
-    return this.users.find({ _id: trusted({ $in: ids }) }).lean<User[]>().exec();
+    const valid = ids.filter((id) => Types.ObjectId.isValid(id)).map((id) => new Types.ObjectId(id));
+    return findLean(this.users, { _id: { $in: valid } });
   }
 
   findByEmail(email: string): Promise<User | null> {

@@ -1,0 +1,18 @@
+import { Schema } from 'mongoose';
+import { UserSchema } from '../../users/user.schema';
+import { hiddenFields } from './lean-read';
+
+describe('hiddenFields', () => {
+  it("leaves out the schema's select: false paths, as a Mongoose query would", () => {
+    const schema = new Schema({ name: String, secret: { type: String, select: false }, nested: { token: { type: String, select: false } } });
+    expect(hiddenFields(schema)).toEqual({ secret: 0, 'nested.token': 0 });
+  });
+
+  it("keeps the users' password hashes out of every lean read", () => {
+    expect(hiddenFields(UserSchema)).toEqual({ passwordHash: 0 });
+  });
+
+  it('projects nothing when the schema hides nothing', () => {
+    expect(hiddenFields(new Schema({ name: String }))).toBeUndefined();
+  });
+});

@@ -1,0 +1,38 @@
+import type { Model, mongo, Schema } from 'mongoose';
+
+export interface LeanReadOptions {
+  sort?: Record<string, 1 | -1>;
+  limit?: number;
+}
+
+/**
+ * The documents `model.find(filter).lean()` gives, read straight from the collection, without
+ * Mongoose's query building, casting and middleware (about 30 µs of CPU per query, a tenth of a small
+ * read). Fields the schema hides (`select: false`) are left out, as Mongoose leaves them out.
+ *
+ * The filter reaches the database as written: nothing casts it, so ids must be ObjectIds. For
+ * account-level records (users, accounts, memberships); a tenant's records are read in scope
+ * (`findOneInScope`), with the project in the filter by construction.
+ */
+export function findLean<T>(model: Model<T>, filter: mongo.Filter<mongo.Document>, options: LeanReadOptions = {}): Promise<T[]> {
+  return model.collection.find(filter, { ...options, projection: hiddenFields(model.schema) }).toArray() as Promise<T[]>;
+}
+
+/** One document as `model.findOne(filter).lean()` gives it; see `findLean`. */
+export function findOneLean<T>(model: Model<T>, filter: mongo.Filter<mongo.Document>): Promise<T | null> {
+  return model.collection.findOne<T>(filter, { projection: hiddenFields(model.schema) });
+}
+
+const hidden = new WeakMap<Schema, Record<string, 0> | undefined>();
+
+/** The projection that leaves out the schema's `select: false` paths; none: undefined. */
+export function hiddenFields(schema: Schema): Record<string, 0> | undefined {
+  if (!hidden.has(schema)) {
+    const fields: Record<string, 0> = {};
+    schema.eachPath((path, type) => {
+      if ((type.options as { select?: unknown } | undefined)?.select === false) fields[path] = 0;
+    });
+    hidden.set(schema, Object.keys(fields).length > 0 ? fields : undefined);
+  }
+  return hidden.get(schema);
+}
