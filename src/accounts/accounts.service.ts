@@ -1,7 +1,7 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types, trusted } from 'mongoose';
+import { Model, Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
@@ -12,7 +12,8 @@ import { UpdateAccountDto } from './dto/account.dto';
 import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
 import { insertDocument } from '../common/database/insert-document';
-import { findOneLean } from '../common/database/lean-read';
+
+import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 export const NOT_A_MEMBER = 'You are not a member of this account';
@@ -45,10 +46,7 @@ export class AccountsService {
   async listForUser(userId: string): Promise<AccountView[]> {
     const memberships = await this.memberships.listForUser(userId);
     if (memberships.length === 0) return [];
-    const accounts = await this.accounts
-      .find({ _id: trusted({ $in: memberships.map((membership) => membership.accountId) }) })
-      .lean<Account[]>()
-      .exec();
+    const accounts = await findLean(this.accounts, { _id: { $in: memberships.map((membership) => new Types.ObjectId(String(membership.accountId))) } });
     const byId = new Map(accounts.map((account) => [String(account._id), account]));
     return memberships.flatMap((membership) => {
       const account = byId.get(String(membership.accountId));

@@ -5,6 +5,7 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Membership } from './membership.schema';
 import { insertDocument } from '../common/database/insert-document';
+
 import { findLean, findOneLean } from '../common/database/lean-read';
 
 /** The memberships collection: who belongs to which account, with which role. */
@@ -12,28 +13,19 @@ import { findLean, findOneLean } from '../common/database/lean-read';
 export class MembershipsService {
   constructor(@InjectModel(Membership.name) private readonly memberships: Model<Membership>) {}
 
-  /** One indexed read. A malformed id is simply no membership. */
+  /**
+   * One indexed read, straight from the collection (the tenancy guard's check, on every request).
+   * A malformed id is simply no membership.
+   */
   find(accountId: string, userId: string): Promise<Membership | null> {
     if (!Types.ObjectId.isValid(accountId) || !Types.ObjectId.isValid(userId)) return Promise.resolve(null);
     return findOneLean(this.memberships, { accountId: new Types.ObjectId(accountId), userId: new Types.ObjectId(userId) });
   }
 
-  /**
-   * The per-request membership check (the tenancy guard's): the same indexed read as `find`, with
-   * only the role and the owner flag, sent to the collection directly. It runs on every request,
-   * where Mongoose's query building and casting would cost about a tenth of the read itself.
-   */
-  roleOf(accountId: string, userId: string): Promise<Pick<Membership, 'role' | 'owner'> | null> {
-    if (!Types.ObjectId.isValid(accountId) || !Types.ObjectId.isValid(userId)) return Promise.resolve(null);
-    return this.memberships.collection.findOne<Pick<Membership, 'role' | 'owner'>>(
-      { accountId: new Types.ObjectId(accountId), userId: new Types.ObjectId(userId) },
-      { projection: { _id: 0, role: 1, owner: 1 } },
-    );
-  }
-
   /** Oldest first: the order accounts were joined. */
   listForUser(userId: string): Promise<Membership[]> {
-    return this.memberships.find({ userId }).sort({ createdAt: 1, _id: 1 }).lean<Membership[]>().exec();
+    if (!Types.ObjectId.isValid(userId)) return Promise.resolve([]);
+    return findLean(this.memberships, { userId: new Types.ObjectId(userId) }, { sort: { createdAt: 1, _id: 1 } });
   }
 
   listForAccount(accountId: string): Promise<Membership[]> {

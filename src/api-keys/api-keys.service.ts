@@ -15,6 +15,7 @@ import { toApiKeyView, toCreatedApiKeyView } from './api-keys.mapper';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.response';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { insertDocument } from '../common/database/insert-document';
+import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const API_KEY_NOT_FOUND = 'API key not found';
 /** `lastUsedAt` is written at most this often per key. */
@@ -57,7 +58,7 @@ export class ApiKeysService {
   /** Newest first, revoked and expired ones included (their dates say so); never the key or its hash. */
   async list(accountId: string, projectId: string): Promise<ApiKeyView[]> {
     const project = await this.projects.require(accountId, projectId);
-    const keys = await this.keys.find({ projectId: project._id, accountId }).sort({ createdAt: -1, _id: -1 }).lean<ApiKey[]>().exec();
+    const keys = await findLean(this.keys, { projectId: project._id, accountId: project.accountId }, { sort: { createdAt: -1, _id: -1 } });
     return keys.map(toApiKeyView);
   }
 
@@ -76,7 +77,9 @@ export class ApiKeysService {
    */
   async roll(accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
-    const old = await this.keys.findOne({ _id: keyId, projectId: project._id, accountId }).lean<ApiKey>().exec();
+    const old = Types.ObjectId.isValid(keyId)
+      ? await findOneLean(this.keys, { _id: new Types.ObjectId(keyId), projectId: project._id, accountId: project.accountId })
+      : null;
     if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
     const now = this.clock.now();
     if (old.revokedAt) throw new ConflictException('API key is revoked: create a new one');

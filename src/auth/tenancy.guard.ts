@@ -43,7 +43,7 @@ export class TenancyGuard implements CanActivate {
       if (requestedProject !== undefined && requestedProject.toLowerCase() !== principal.projectId) {
         throw new NotFoundException(PROJECT_NOT_FOUND);
       }
-      const project = await this.projects.resolveForRequest(principal.accountId, principal.projectId);
+      const project = await this.projects.resolve(principal.accountId, principal.projectId);
       if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
       assertEnabled(project.enabledApis, api);
       if (principal.scopes && !principal.scopes.includes(api)) {
@@ -59,8 +59,8 @@ export class TenancyGuard implements CanActivate {
     // Both reads need only the token's account and the header, so they run together; the membership
     // still decides first: a non-member is 403 whatever the project, and learns nothing of it.
     const [membership, project] = await Promise.all([
-      this.memberships.roleOf(principal.accountId, principal.userId),
-      api ? this.projects.resolveForRequest(principal.accountId, requestedProject) : null,
+      this.memberships.find(principal.accountId, principal.userId),
+      api ? this.projects.resolve(principal.accountId, requestedProject) : null,
     ]);
     if (!membership) throw new ForbiddenException(NOT_A_MEMBER);
     request.account = { accountId: principal.accountId, role: membership.role, owner: membership.owner };

@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted } from 'mongoose';
+import { Model, Types } from 'mongoose';
 import { createHash, randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountView } from '../accounts/dto/account.response';
@@ -9,6 +9,7 @@ import { UsersService } from '../users/users.service';
 import { CreatedInvitationView, CreateInvitationDto, InvitationView } from './dto/invitation.dto';
 import { Invitation } from './invitation.schema';
 import { insertDocument } from '../common/database/insert-document';
+import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const INVITATION_INVALID = 'Invitation is invalid or has expired';
 export const INVITATION_OTHER_EMAIL = 'This invitation is for another email address';
@@ -65,11 +66,7 @@ export class InvitationsService {
   /** Pending invitations that have not expired; the token is never shown again. */
   async listPending(accountId: string, callerId: string, now = new Date()): Promise<InvitationView[]> {
     await this.accounts.requireAdmin(accountId, callerId);
-    const rows = await this.invitations
-      .find({ accountId, status: 'pending', expiresAt: trusted({ $gt: now }) })
-      .sort({ _id: -1 })
-      .lean<Invitation[]>()
-      .exec();
+    const rows = await findLean(this.invitations, { accountId: new Types.ObjectId(accountId), status: 'pending', expiresAt: { $gt: now } }, { sort: { _id: -1 } });
     return rows.map(toInvitationView);
   }
 
@@ -84,7 +81,7 @@ export class InvitationsService {
    * Read-only: signup checks it before creating the user.
    */
   async check(token: string, email: string, now = new Date()): Promise<Invitation> {
-    const invitation = await this.invitations.findOne({ tokenHash: hashToken(token) }).lean<Invitation>().exec();
+    const invitation = await findOneLean(this.invitations, { tokenHash: hashToken(token) });
     if (!invitation || invitation.status !== 'pending' || new Date(invitation.expiresAt).getTime() <= now.getTime()) {
       throw new BadRequestException(INVITATION_INVALID);
     }

@@ -5,7 +5,8 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { User } from './user.schema';
 import { insertDocument } from '../common/database/insert-document';
-import { findLean } from '../common/database/lean-read';
+
+import { findLean, findOneLean } from '../common/database/lean-read';
 
 export interface NewUser {
   firstName: string;
@@ -37,7 +38,7 @@ export class UsersService {
 
   findById(id: string): Promise<User | null> {
     if (!Types.ObjectId.isValid(id)) return Promise.resolve(null);
-    return this.users.findById(id).lean<User>().exec();
+    return findOneLean(this.users, { _id: new Types.ObjectId(id) });
   }
 
   /** Without their password hashes (`select: false`), like every read here but `findByEmailWithHash`. */
@@ -47,15 +48,11 @@ export class UsersService {
   }
 
   findByEmail(email: string): Promise<User | null> {
-    return this.users.findOne({ email: email.trim().toLowerCase() }).lean<User>().exec();
+    return findOneLean(this.users, { email: email.trim().toLowerCase() });
   }
 
   findByEmailWithHash(email: string): Promise<UserWithHash | null> {
-    return this.users
-      .findOne({ email: email.trim().toLowerCase() })
-      .select('+passwordHash')
-      .lean<UserWithHash>()
-      .exec();
+    return findOneLean<User, UserWithHash>(this.users, { email: email.trim().toLowerCase() }, { include: ['passwordHash'] });
   }
 
   /** The email of a token's user; a token whose user is gone is no longer valid. */
