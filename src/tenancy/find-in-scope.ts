@@ -1,5 +1,5 @@
 import { Model, Types } from 'mongoose';
-import { findOneLean } from '../common/database/lean-read';
+import { findLean, findOneLean, type LeanReadOptions } from '../common/database/lean-read';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { TENANT_FIELD, type TenantScope } from './tenant-scope';
 
@@ -16,9 +16,23 @@ export type StoredFieldConditions = Readonly<Record<string, string | number | bo
  */
 export function findOneInScope<T>(model: Model<T>, scope: TenantScope, id: string, conditions: StoredFieldConditions = {}): Promise<T | null> {
   if (!isValidObjectId(id)) return Promise.resolve(null);
-  return findOneLean(model, {
-    _id: new Types.ObjectId(id),
-    ...conditions,
-    [TENANT_FIELD]: new Types.ObjectId(scope.projectId),
-  });
+  return findOneLean(model, scoped(scope, { _id: new Types.ObjectId(id), ...conditions }));
+}
+
+/** The scope's filter over stored fields: the conditions, and the project, last, so no condition can replace it. */
+function scoped(scope: TenantScope, conditions: StoredFieldConditions): Record<string, unknown> {
+  return { ...conditions, [TENANT_FIELD]: new Types.ObjectId(scope.projectId) };
+}
+
+/**
+ * The scope's records matching `conditions`, as a lean `find(inScope(scope, conditions))` gives them,
+ * read straight from the collection (`findLean`), the project in the filter by construction.
+ */
+export function findInScope<T>(model: Model<T>, scope: TenantScope, conditions: StoredFieldConditions, options: LeanReadOptions = {}): Promise<T[]> {
+  return findLean(model, scoped(scope, conditions), options);
+}
+
+/** How many of the scope's records match `conditions` (see `findInScope`). */
+export function countInScope<T>(model: Model<T>, scope: TenantScope, conditions: StoredFieldConditions): Promise<number> {
+  return model.collection.countDocuments(scoped(scope, conditions));
 }

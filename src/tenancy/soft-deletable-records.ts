@@ -1,6 +1,6 @@
 import { NotFoundException } from '@nestjs/common';
 import { Model, QueryFilter, trusted, Types } from 'mongoose';
-import { findOneInScope } from './find-in-scope';
+import { countInScope, findInScope, findOneInScope } from './find-in-scope';
 import { inScope, scopeProjectId, type TenantScope } from './tenant-scope';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { insertDocument } from '../common/database/insert-document';
@@ -47,10 +47,10 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
 
   /** One page, newest first; soft-deleted records only when asked for. */
   async list(scope: TenantScope, query: RecordListQuery): Promise<RecordPage<T>> {
-    const filter = this.filter(scope, query.includeDeleted ? {} : LIVE);
+    const conditions = query.includeDeleted ? {} : LIVE;
     const [rows, total] = await Promise.all([
-      this.model.find(filter).sort({ _id: -1 }).skip(query.skip).limit(query.limit).lean<T[]>().exec(),
-      this.model.countDocuments(filter).exec(),
+      findInScope(this.model, scope, conditions, { sort: { _id: -1 }, skip: query.skip, limit: query.limit }),
+      countInScope(this.model, scope, conditions),
     ]);
     return { rows, total };
   }

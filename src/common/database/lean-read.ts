@@ -2,6 +2,7 @@ import type { Model, mongo, Schema } from 'mongoose';
 
 export interface LeanReadOptions {
   sort?: Record<string, 1 | -1>;
+  skip?: number;
   limit?: number;
 }
 
