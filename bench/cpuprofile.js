@@ -104,7 +104,7 @@ const STAGES = [
   },
   {
     name: 'tenancy: TenancyGuard, membership and project reads',
-    match: (f, pkg, own) => /^(tenancy\/tenancy\.guard|accounts\/memberships\.service|platform-projects\/platform-projects\.service)/.test(own ?? ''),
+    match: (f, pkg, own) => /^(auth\/tenancy\.guard|accounts\/memberships\.service|platform-projects\/platform-projects\.service)/.test(own ?? ''),
   },
   { name: 'roles guard', match: (f, pkg, own) => own?.startsWith('auth/roles.guard') ?? false },
   {
@@ -112,8 +112,8 @@ const STAGES = [
     match: (f, pkg, own) => ['class-validator', 'class-transformer', 'validator', 'libphonenumber-js'].includes(pkg) || (own?.startsWith('common/pipes/') ?? false),
   },
   {
-    name: 'interceptors: rxjs, IdempotencyInterceptor, X-Total-Count',
-    match: (f, pkg, own) => pkg === 'rxjs' || /^common\/(idempotency|paging\/total-count)/.test(own ?? ''),
+    name: 'Idempotency-Key and X-Total-Count: IdempotencyGuard, its response hook, withTotalCount, rxjs',
+    match: (f, pkg, own) => pkg === 'rxjs' || /^(idempotency\/|common\/paging\/total-count)/.test(own ?? ''),
   },
   {
     name: 'Nest core: router, guards/pipes/interceptors consumers, param factories',
