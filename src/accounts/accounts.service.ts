@@ -12,7 +12,6 @@ import { UpdateAccountDto } from './dto/account.dto';
 import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
 import { insertDocument } from '../common/database/insert-document';
-
 import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
@@ -46,7 +45,7 @@ export class AccountsService {
   async listForUser(userId: string): Promise<AccountView[]> {
     const memberships = await this.memberships.listForUser(userId);
     if (memberships.length === 0) return [];
-    const accounts = await findLean(this.accounts, { _id: { $in: memberships.map((membership) => new Types.ObjectId(String(membership.accountId))) } });
+    const accounts = await findLean(this.accounts, { _id: { $in: memberships.map((membership) => membership.accountId) } });
     const byId = new Map(accounts.map((account) => [String(account._id), account]));
     return memberships.flatMap((membership) => {
       const account = byId.get(String(membership.accountId));

@@ -5,7 +5,6 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Membership } from './membership.schema';
 import { insertDocument } from '../common/database/insert-document';
-
 import { findLean, findOneLean } from '../common/database/lean-read';
 
 /** The memberships collection: who belongs to which account, with which role. */

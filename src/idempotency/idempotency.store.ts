@@ -84,12 +84,13 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Stores the answer of the request that ran (its JSON body as sent, or null for none), for its retries. The filter is the record's id alone:
-   * `begin` inserted it in this request's project a moment ago, so the id already names the project's
-   * record (or nothing, when an abandoned record was dropped meanwhile), and only the request that
-   * made it completes it. An id alone is also the one filter FerretDB narrows in SQL; with the project
-   * and state beside it, it decodes and filters every record of the last 24 hours. So this one write
-   * goes to the collection past the tenantOwned guard, like the expiry sweep.
+   * Stores the answer of the request that ran (its JSON body as sent, or null for none), for its
+   * retries. The filter is the record's id alone: `begin` inserted it in this request's project a
+   * moment ago, so the id already names the project's record (or nothing, when an abandoned record
+   * was dropped meanwhile), and only the request that made it completes it. An id alone is also the
+   * one filter FerretDB narrows in SQL; with the project and state beside it, it decodes and filters
+   * every record of the last 24 hours. So this one write goes to the collection past the
+   * tenantOwned guard, like the expiry sweep.
    */
   async complete(recordId: Types.ObjectId, statusCode: number, responseBody: string | null): Promise<void> {
     await this.records.collection.updateOne({ _id: recordId }, { $set: { state: 'completed', statusCode, responseBody, updatedAt: new Date() } });
