@@ -241,6 +241,46 @@ function watchMemory(pid) {
   };
 }
 
+// ---------------------------------------------------------------- CPU of a round
+
+/** utime + stime, in clock ticks, from a /proc/.../stat line (fields 14 and 15, after the command's parentheses). */
+function statTicks(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Busy ticks of the whole machine (all cores, idle and iowait left out), from /proc/stat. */
+function machineBusyTicks() {
+  const [, ...values] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = values;
+  return user + nice + system + irq + softirq + steal;
+}
+
+/**
+ * CPU spent during one measurement, in clock ticks: the server process (every thread: the main one,
+ * the garbage collector's helpers, libuv's pool), its main thread alone, and the whole machine
+ * (database server and load generator included). Divided by the requests completed, they say where
+ * a difference in throughput comes from when the main thread's own CPU does not.
+ */
+function watchCpu(pid) {
+  const read = () => {
+    try {
+      return { process: statTicks(`/proc/${pid}/stat`), main: statTicks(`/proc/${pid}/task/${pid}/stat`), machine: machineBusyTicks() };
+    } catch {
+      return undefined;
+    }
+  };
+  const before = read();
+  return () => {
+    const after = read();
+    if (!before || !after) return undefined;
+    return { process: after.process - before.process, main: after.main - before.main, machine: after.machine - before.machine };
+  };
+}
+
+const TICKS_PER_SECOND = 100;
+
 // ---------------------------------------------------------------- HTTP helpers
 
 async function call(server, method, route, { body, token, headers: extra = {} } = {}) {
@@ -600,10 +640,12 @@ async function round(server, request, seconds, connections = settings.connection
   // after them, lets that backlog drain before this run starts.
   await send(server, request);
   const stopWatch = watchMemory(server.child.pid);
+  const stopCpu = watchCpu(server.child.pid);
   const startedAt = monotonicMicros();
   const result = await runAutocannon(server, request, seconds, connections);
   const endedAt = monotonicMicros();
   const memory = stopWatch();
+  const cpu = stopCpu();
   if (!server.alive) return { failed: `${server.name} exited during the run. Log:\n${tail(server.logFile)}` };
   const codes = Object.entries(result.statusCodeStats ?? {})
     .map(([code, { count }]) => `${code}x${count}`)
@@ -619,6 +661,7 @@ async function round(server, request, seconds, connections = settings.connection
     bytesPerResponse: completed > 0 ? result.throughput.total / completed : 0,
     peakKb: memory.peakKb,
     memorySource: memory.source,
+    cpuMicrosPerRequest: cpu && completed > 0 ? perRequestMicros(cpu, completed) : undefined,
     window: { startedAt, endedAt },
     codes,
     failed:
@@ -629,6 +672,11 @@ async function round(server, request, seconds, connections = settings.connection
           : undefined,
     noneCompleted: completed === 0,
   };
+}
+
+function perRequestMicros(ticks, requests) {
+  const micros = (value) => Math.round((value / TICKS_PER_SECOND) * 1e6 / requests);
+  return { process: micros(ticks.process), main: micros(ticks.main), machine: micros(ticks.machine) };
 }
 
 /** Median time of requests sent one at a time, on an otherwise idle server. */
@@ -747,6 +795,10 @@ function summarise(rounds) {
       p99: median(list.map((r) => r.p99)),
       peakKb: Math.max(0, ...list.map((r) => r.peakKb)),
       bytesPerResponse: median(list.map((r) => r.bytesPerResponse)),
+      cpu: ['process', 'main', 'machine'].reduce((out, key) => {
+        out[key] = median(list.map((r) => r.cpuMicrosPerRequest?.[key]));
+        return out;
+      }, {}),
     };
   };
   const ratios = rounds
@@ -1104,6 +1156,18 @@ async function main() {
     );
   }
   if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
+  const cpu = measured
+    .filter((row) => row.summary.service.cpu?.process && row.summary.baseline.cpu?.process)
+    .map((row) => {
+      const [a, b] = [row.summary.service.cpu, row.summary.baseline.cpu];
+      return `${row.title} ${a.main}/${a.process}/${a.machine} vs ${b.main}/${b.process}/${b.machine}`;
+    });
+  if (cpu.length > 0) {
+    notes.push(
+      'CPU µs per request, median over the rounds, service vs baseline, as main thread / whole server process / whole machine ' +
+        `(database and load generator included; /proc clock ticks of 10 ms): ${cpu.join('; ')}.`,
+    );
+  }
 
   log('');
   log(main.text);
@@ -1187,7 +1251,7 @@ async function main() {
         Object.fromEntries(
           Object.entries(pair).map(([side, r]) => [
             side,
-            { rps: r.rps, total: r.total, p50: r.p50, p99: r.p99, peakKb: r.peakKb, bytesPerResponse: r.bytesPerResponse, codes: r.codes, failed: r.failed, window: r.window },
+            { rps: r.rps, total: r.total, p50: r.p50, p99: r.p99, peakKb: r.peakKb, bytesPerResponse: r.bytesPerResponse, cpuMicrosPerRequest: r.cpuMicrosPerRequest, codes: r.codes, failed: r.failed, window: r.window },
           ]),
         ),
       ),
