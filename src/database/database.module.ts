@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectConnection, MongooseModule } from '@nestjs/mongoose';
 import mongoose, { Connection } from 'mongoose';
 import { DatabaseConfig } from '../config/database.config';
+import { useLinkedDriverRegistries } from './driver-registries';
 
 // Operator injection guard: query filters built from request values cannot smuggle `$` operators.
 mongoose.set('sanitizeFilter', true);
@@ -39,6 +40,12 @@ class IndexesReady implements OnApplicationBootstrap {
           serverSelectionTimeoutMS: 3_000,
           bufferTimeoutMS: 3_000,
           autoIndex: true,
+          connectionFactory: (connection: Connection) => {
+            if (!useLinkedDriverRegistries(connection.getClient())) {
+              new Logger('Database').warn('The MongoDB driver keeps its open sessions differently than expected: its own registries stay');
+            }
+            return connection;
+          },
         };
       },
     }),
