@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { ANY_API_KEY_PREFIX } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
+import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { Principal, RequestContext } from '../tenancy/principal';
 
 /** What an access token carries: the user and the account it acts in (null for a user with none). */
@@ -37,17 +38,20 @@ export const INVALID_API_KEY = 'Invalid API key';
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
+  private readonly isPublic: RouteMetadata<boolean>;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly jwt: JwtService,
     private readonly apiKeys: ApiKeysService,
-  ) {}
+  ) {
+    this.isPublic = new RouteMetadata(reflector, IS_PUBLIC);
+  }
 
   private readonly verified = new LRUCache<string, Principal>({ max: VERIFIED_TOKENS_MAX });
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    if (isPublic) return true;
+    if (this.isPublic.of(context)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
     const token = bearerToken(request.headers.authorization);
     if (!token) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <accessToken>');

@@ -1,6 +1,7 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ROLES, UserRole } from '../common/decorators/roles.decorator';
+import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { RequestContext } from '../tenancy/principal';
 
 /**
@@ -9,10 +10,14 @@ import type { RequestContext } from '../tenancy/principal';
  */
 @Injectable()
 export class RolesGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  private readonly roles: RouteMetadata<UserRole[]>;
+
+  constructor(reflector: Reflector) {
+    this.roles = new RouteMetadata(reflector, ROLES);
+  }
 
   canActivate(context: ExecutionContext): boolean {
-    const roles = this.reflector.getAllAndOverride<UserRole[] | undefined>(ROLES, [context.getHandler(), context.getClass()]);
+    const roles = this.roles.of(context);
     if (!roles?.length) return true;
     const account = context.switchToHttp().getRequest<RequestContext>().account;
     const role: UserRole | undefined = account?.owner ? 'admin' : account?.role;

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { NOT_A_MEMBER } from '../accounts/accounts.service';
 import { MembershipsService } from '../accounts/memberships.service';
 import { PlatformProjectsService } from '../platform-projects/platform-projects.service';
+import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { ApiName } from '../tenancy/api-names';
 import type { RequestContext } from '../tenancy/principal';
 import { IN_ACCOUNT, PLATFORM_API } from '../tenancy/tenancy.decorators';
@@ -23,19 +24,24 @@ export const NO_ACCOUNT = 'Create or join an account first';
  */
 @Injectable()
 export class TenancyGuard implements CanActivate {
+  private readonly platformApi: RouteMetadata<ApiName>;
+  private readonly inAccount: RouteMetadata<boolean>;
+
   constructor(
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     private readonly memberships: MembershipsService,
     private readonly projects: PlatformProjectsService,
-  ) {}
+  ) {
+    this.platformApi = new RouteMetadata(reflector, PLATFORM_API);
+    this.inAccount = new RouteMetadata(reflector, IN_ACCOUNT);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
     const principal = request.principal;
     if (!principal) return true; // a public route
-    const targets = [context.getHandler(), context.getClass()];
-    const api = this.reflector.getAllAndOverride<ApiName | undefined>(PLATFORM_API, targets);
-    const inAccount = this.reflector.getAllAndOverride<boolean | undefined>(IN_ACCOUNT, targets) ?? false;
+    const api = this.platformApi.of(context);
+    const inAccount = this.inAccount.of(context) ?? false;
     const requestedProject = projectHeader(request.headers[PROJECT_HEADER]);
 
     if (principal.kind === 'apiKey') {

@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FinanceConfig } from '../config/finance.config';
 import type { RequestContext } from '../tenancy/principal';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
+import { RouteMetadata } from '../common/decorators/route-metadata';
 import { IdempotencyStore } from './idempotency.store';
 import { IdempotentReplay } from './idempotent-replay';
 import type { IdempotentRequestContext } from './idempotent-request';
@@ -38,12 +39,14 @@ import { callerId, idempotencyScope, readIdempotencyKey, requestFingerprint } fr
 export class IdempotencyGuard implements CanActivate {
   /** Key of the request fingerprints (an HMAC, so stored fingerprints reveal nothing of the bodies). */
   private readonly fingerprintKey: string;
+  private readonly isPublic: RouteMetadata<boolean>;
 
   constructor(
     private readonly store: IdempotencyStore,
-    private readonly reflector: Reflector,
+    reflector: Reflector,
     config: ConfigService,
   ) {
+    this.isPublic = new RouteMetadata(reflector, IS_PUBLIC);
     this.fingerprintKey = config.getOrThrow<FinanceConfig>('finance').idempotencyFingerprintKey;
   }
 
@@ -53,8 +56,7 @@ export class IdempotencyGuard implements CanActivate {
     if (request.method !== 'POST') return true;
     const key = readIdempotencyKey(request.headers);
     if (key === undefined) return true;
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]);
-    if (isPublic || !request.tenant || !request.principal) return true;
+    if (this.isPublic.of(context) || !request.tenant || !request.principal) return true;
     return this.begin(request, key);
   }
 
