@@ -8,6 +8,7 @@ import { Leases } from '../common/leases/leases.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import { cursorFilter, FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
 import { isValidObjectId } from '../common/pipes/object-id';
+import { existsInScope } from '../tenancy/find-in-scope';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { Customer } from './customer.schema';
 import {
@@ -117,8 +118,7 @@ export class CustomersService {
 
   /** True when the project has a customer with this id. A malformed id is simply false. */
   async exists(scope: TenantScope, id: string): Promise<boolean> {
-    if (!isValidObjectId(id)) return false;
-    return (await this.customers.exists(inScope(scope, { _id: id })).exec()) !== null;
+    return existsInScope(this.customers, scope, id);
   }
 
   /**

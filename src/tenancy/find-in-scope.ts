@@ -19,6 +19,16 @@ export function findOneInScope<T>(model: Model<T>, scope: TenantScope, id: strin
   return findOneLean(model, scoped(scope, { _id: new Types.ObjectId(id), ...conditions }));
 }
 
+/**
+ * Whether the scope's project holds a record with this id (and the conditions): `Model.exists` read
+ * straight from the collection, only the `_id` sent back. A malformed id is no record.
+ */
+export async function existsInScope<T>(model: Model<T>, scope: TenantScope, id: string, conditions: StoredFieldConditions = {}): Promise<boolean> {
+  if (!isValidObjectId(id)) return false;
+  const found = await model.collection.findOne(scoped(scope, { _id: new Types.ObjectId(id), ...conditions }), { projection: { _id: 1 } });
+  return found !== null;
+}
+
 /** The scope's filter over stored fields: the conditions, and the project, last, so no condition can replace it. */
 function scoped(scope: TenantScope, conditions: StoredFieldConditions): Record<string, unknown> {
   return { ...conditions, [TENANT_FIELD]: new Types.ObjectId(scope.projectId) };

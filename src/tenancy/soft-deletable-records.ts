@@ -1,8 +1,7 @@
 import { NotFoundException } from '@nestjs/common';
 import { Model, QueryFilter, trusted, Types } from 'mongoose';
-import { countInScope, findInScope, findOneInScope } from './find-in-scope';
+import { countInScope, existsInScope, findInScope, findOneInScope } from './find-in-scope';
 import { inScope, scopeProjectId, type TenantScope } from './tenant-scope';
-import { isValidObjectId } from '../common/pipes/object-id';
 import { insertDocument } from '../common/database/insert-document';
 
 /** A tenant-owned record that a soft delete hides (`deletedAt` set) until a restore clears it. */
@@ -64,8 +63,7 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
 
   /** True when a live record with this id exists in the scope's project. A malformed id is simply false. */
   async isLive(scope: TenantScope, id: string): Promise<boolean> {
-    if (!isValidObjectId(id)) return false;
-    return (await this.model.exists(this.filter(scope, { _id: id, ...LIVE })).exec()) !== null;
+    return existsInScope(this.model, scope, id, LIVE);
   }
 
   /** True when the scope's project holds any record, live or soft-deleted. */
