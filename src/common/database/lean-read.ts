@@ -18,7 +18,7 @@ export interface LeanReadOneOptions {
  *
  * The filter reaches the database as written: nothing casts it, so ids must be ObjectIds. For
  * account-level records (users, accounts, memberships); a tenant's records are read in scope
- * (`findOneInScope`, `findInScope`, `countInScope`), with the project in the filter by construction.
+ * (`findOneInScope`, `findInScope`, `countInScope`, `existsInScope`), with the project in the filter by construction.
  */
 export function findLean<T>(model: Model<T>, filter: mongo.Filter<mongo.Document>, options: LeanReadOptions = {}): Promise<T[]> {
   return model.collection.find(filter, { ...options, projection: hiddenFields(model.schema) }).toArray() as Promise<T[]>;
