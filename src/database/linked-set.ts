@@ -70,12 +70,4 @@ export class LinkedSet<T extends object> implements Iterable<T> {
     for (let link = this.first; link; link = link.next) values.push(link.value as T);
     return values;
   }
-
-  values(): IterableIterator<T> {
-    return this[Symbol.iterator]();
-  }
-
-  forEach(callback: (value: T, again: T, set: this) => void): void {
-    for (const value of this) callback(value, value, this);
-  }
 }

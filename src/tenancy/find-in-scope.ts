@@ -15,8 +15,8 @@ export type StoredFieldConditions = Readonly<Record<string, string | number | bo
  * is no record.
  */
 export function findOneInScope<T>(model: Model<T>, scope: TenantScope, id: string, conditions: StoredFieldConditions = {}): Promise<T | null> {
-  if (!isValidObjectId(id)) return Promise.resolve(null);
-  return findOneLean(model, scoped(scope, { _id: new Types.ObjectId(id), ...conditions }));
+  const filter = scopedById(scope, id, conditions);
+  return filter ? findOneLean(model, filter) : Promise.resolve(null);
 }
 
 /**
@@ -24,9 +24,13 @@ export function findOneInScope<T>(model: Model<T>, scope: TenantScope, id: strin
  * straight from the collection, only the `_id` sent back. A malformed id is no record.
  */
 export async function existsInScope<T>(model: Model<T>, scope: TenantScope, id: string, conditions: StoredFieldConditions = {}): Promise<boolean> {
-  if (!isValidObjectId(id)) return false;
-  const found = await model.collection.findOne(scoped(scope, { _id: new Types.ObjectId(id), ...conditions }), { projection: { _id: 1 } });
-  return found !== null;
+  const filter = scopedById(scope, id, conditions);
+  return filter !== null && (await model.collection.findOne(filter, { projection: { _id: 1 } })) !== null;
+}
+
+/** The scope's filter for one id and the conditions; null for a malformed id, which names no record. */
+function scopedById(scope: TenantScope, id: string, conditions: StoredFieldConditions): Record<string, unknown> | null {
+  return isValidObjectId(id) ? scoped(scope, { _id: new Types.ObjectId(id), ...conditions }) : null;
 }
 
 /** The scope's filter over stored fields: the conditions, and the project, last, so no condition can replace it. */
