@@ -22,6 +22,14 @@ export function tenantScope(accountId: string, projectId: string): TenantScope {
 export const TENANT_FIELD = 'projectId';
 
 /**
+ * The one way to narrow a filter to the scope's platform project: the conditions, then the project,
+ * last, so no condition can replace it. `TenantRecords` builds every tenant query with it.
+ */
+export function scopeFilter<F extends object>(scope: TenantScope, conditions?: F): F & { projectId: Types.ObjectId } {
+  return { ...(conditions ?? ({} as F)), [TENANT_FIELD]: new Types.ObjectId(scope.projectId) } as F & { projectId: Types.ObjectId };
+}
+
+/**
  * A filter narrowed to the scope's platform project. Use it for every query of a tenant-owned
  * model; the tenantOwned plugin refuses a query that lacks it.
  */

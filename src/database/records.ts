@@ -1,0 +1,170 @@
+import { isObjectIdOrHexString, trusted, Types, type AnyKeys, type Model, type mongo, type Require_id, type Schema, type UpdateQuery } from 'mongoose';
+import { insertDocument } from '../common/database/insert-document';
+import { isValidObjectId } from '../common/pipes/object-id';
+
+/**
+ * Conditions on stored fields, written by a repository (never a request's raw object): values are
+ * compared as stored, so ids are ObjectIds, and an operator object (`{ $lt: id }`) is taken as an
+ * operator. Reads send them to the collection as written; writes go through Mongoose, whose global
+ * `sanitizeFilter` would neutralise those operators, so `Records` marks them trusted there.
+ */
+export type Conditions = Record<string, unknown>;
+
+export interface ReadOptions {
+  sort?: Record<string, 1 | -1>;
+  skip?: number;
+  limit?: number;
+  /** Only these fields (and `_id`); hidden fields stay hidden whatever is asked. */
+  fields?: readonly string[];
+  /** Hidden paths (`select: false`) this read needs after all, as Mongoose's `select('+path')`. */
+  include?: readonly string[];
+}
+
+export interface UpdateOptions {
+  /** Run the schema's validators on the update, as `runValidators` does. */
+  validate?: boolean;
+}
+
+export interface WriteResult {
+  matched: number;
+  modified: number;
+}
+
+/**
+ * The one way to a collection, underneath every repository: a lean read straight from the
+ * collection (no query building, casting or middleware; fields the schema hides stay out), one
+ * existence check, one insert path (the schema's casting, defaults and validation), and updates and
+ * deletes through the model (casting and validators). Repositories hold one per model and give its
+ * operations intention-revealing names; nothing else touches a model or a collection.
+ *
+ * `Records` filters as it is told: it is for account-level data (users, accounts, memberships...).
+ * A tenant's records go through `TenantRecords` (src/tenancy), which puts the scope in every filter.
+ */
+export class Records<T> {
+  private readonly hidden: Record<string, 0> | undefined;
+
+  constructor(readonly model: Model<T>) {
+    this.hidden = hiddenFields(model.schema);
+  }
+
+  find(filter: Conditions, options: ReadOptions = {}): Promise<T[]> {
+    const { fields, include, ...cursor } = options;
+    return this.model.collection.find(filter, { ...cursor, projection: this.projection(fields, include) }).toArray() as Promise<T[]>;
+  }
+
+  findOne<Read = T>(filter: Conditions, options: Pick<ReadOptions, 'fields' | 'include' | 'sort'> = {}): Promise<Read | null> {
+    return this.model.collection.findOne<Read>(filter, { sort: options.sort, projection: this.projection(options.fields, options.include) });
+  }
+
+  /** One document by id; a malformed id is no document. */
+  findById<Read = T>(id: string | Types.ObjectId, options: Pick<ReadOptions, 'fields' | 'include'> = {}): Promise<Read | null> {
+    const _id = toObjectId(id);
+    return _id ? this.findOne<Read>({ _id }, options) : Promise.resolve(null);
+  }
+
+  async exists(filter: Conditions): Promise<boolean> {
+    return (await this.model.collection.findOne(filter, { projection: { _id: 1 } })) !== null;
+  }
+
+  count(filter: Conditions): Promise<number> {
+    return this.model.collection.countDocuments(filter);
+  }
+
+  /** Inserts one document as the schema makes it (casting, defaults, validation, timestamps); returns it as stored. */
+  insert(fields: AnyKeys<T>): Promise<Require_id<T>> {
+    return insertDocument(this.model, fields);
+  }
+
+  async updateOne(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<WriteResult> {
+    const result = await this.model.updateOne(trustedFilter(filter), update, { runValidators: options.validate ?? false }).exec();
+    return { matched: result.matchedCount, modified: result.modifiedCount };
+  }
+
+  async updateMany(filter: Conditions, update: UpdateQuery<T>): Promise<WriteResult> {
+    const result = await this.model.updateMany(trustedFilter(filter), update).exec();
+    return { matched: result.matchedCount, modified: result.modifiedCount };
+  }
+
+  /** Updates one document and answers it as it is after the update; null when none matched. */
+  async updateAndGet(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<T | null> {
+    const query = this.model.findOneAndUpdate(trustedFilter(filter), update, { returnDocument: 'after', runValidators: options.validate ?? false });
+    if (!this.hidden) return (await query.lean<T>().exec()) as T | null;
+    // FerretDB refuses a projection on findAndModify, and Mongoose would send one to leave the
+    // hidden fields out: they are read, then dropped here.
+    const updated = (await query.select(Object.keys(this.hidden).map((path) => `+${path}`)).lean<Record<string, unknown>>().exec()) as Record<string, unknown> | null;
+    if (updated) for (const path of Object.keys(this.hidden)) deletePath(updated, path);
+    return updated as T | null;
+  }
+
+  /** Removes one document; true when one was removed. */
+  async deleteOne(filter: Conditions): Promise<boolean> {
+    return (await this.model.deleteOne(trustedFilter(filter)).exec()).deletedCount > 0;
+  }
+
+  async deleteMany(filter: Conditions): Promise<number> {
+    return (await this.model.deleteMany(trustedFilter(filter)).exec()).deletedCount;
+  }
+
+  aggregate<R extends mongo.Document>(pipeline: mongo.Document[]): Promise<R[]> {
+    return this.model.collection.aggregate<R>(pipeline).toArray();
+  }
+
+  /** Builds the collection's indexes as the schema declares them (migrations and start-up). */
+  async ensureIndexes(): Promise<void> {
+    await this.model.createIndexes();
+  }
+
+  private projection(fields: readonly string[] | undefined, include: readonly string[] | undefined): mongo.Document | undefined {
+    if (fields?.length) {
+      const shown = fields.filter((field) => !(this.hidden && field in this.hidden) || include?.includes(field));
+      return Object.fromEntries(shown.map((field) => [field, 1]));
+    }
+    if (!this.hidden || !include?.length) return this.hidden;
+    const hidden = Object.fromEntries(Object.entries(this.hidden).filter(([path]) => !include.includes(path)));
+    return Object.keys(hidden).length > 0 ? hidden : undefined;
+  }
+}
+
+/** An id as stored, or null for anything that is not a 24-hex id (which names no record). */
+export function toObjectId(id: string | Types.ObjectId): Types.ObjectId | null {
+  if (id instanceof Types.ObjectId) return id;
+  return isValidObjectId(id) && isObjectIdOrHexString(id) ? new Types.ObjectId(id) : null;
+}
+
+/** Operators written by a repository, kept as operators by Mongoose's global `sanitizeFilter`. */
+function trustedFilter(filter: Conditions): Conditions {
+  const out: Conditions = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (LOGICAL_OPERATORS.has(key) && Array.isArray(value)) out[key] = value.map((inner: Conditions) => trustedFilter(inner));
+    else out[key] = isOperatorObject(value) ? trusted(value) : value;
+  }
+  return out;
+}
+
+function deletePath(document: Record<string, unknown>, path: string): void {
+  const parts = path.split('.');
+  let parent: unknown = document;
+  for (const part of parts.slice(0, -1)) parent = (parent as Record<string, unknown> | undefined)?.[part];
+  if (parent && typeof parent === 'object') delete (parent as Record<string, unknown>)[parts[parts.length - 1]];
+}
+
+const LOGICAL_OPERATORS = new Set(['$and', '$or', '$nor']);
+
+function isOperatorObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Types.ObjectId || value instanceof Date) return false;
+  return Object.keys(value).some((key) => key.startsWith('$'));
+}
+
+const hiddenBySchema = new WeakMap<Schema, Record<string, 0> | undefined>();
+
+/** The projection that leaves out the schema's `select: false` paths; none: undefined. */
+export function hiddenFields(schema: Schema): Record<string, 0> | undefined {
+  if (!hiddenBySchema.has(schema)) {
+    const fields: Record<string, 0> = {};
+    schema.eachPath((path, type) => {
+      if ((type.options as { select?: unknown } | undefined)?.select === false) fields[path] = 0;
+    });
+    hiddenBySchema.set(schema, Object.keys(fields).length > 0 ? fields : undefined);
+  }
+  return hiddenBySchema.get(schema);
+}
