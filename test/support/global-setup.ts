@@ -20,5 +20,5 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_MONGODB_BASE_URI = database.uri;
   process.env.TEST_DATABASE_DIR = dataDir;
   (globalThis as { __TEST_DATABASE__?: typeof database }).__TEST_DATABASE__ = database;
-  process.stderr.write(`\nTest database: embedded ${database.engine} at ${database.uri}\n`);
+  process.stderr.write(`\nTest database: embedded ${database.engine}${database.backend ? ` on ${database.backend}` : ""} at ${database.uri}\n`);
 }
