@@ -1,15 +1,11 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
 import { FieldEncryption } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';
 import { Leases } from '../common/leases/leases.service';
 import { pickDefined } from '../common/fields/pick-defined';
-import { cursorFilter, FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
-import { isValidObjectId } from '../common/pipes/object-id';
-import { existsInScope } from '../tenancy/find-in-scope';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
+import { FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { Customer } from './customer.schema';
 import {
   CUSTOMER_DELETING,
@@ -18,11 +14,10 @@ import {
   CustomerPaymentMethodLookupEvent,
 } from './customers.events';
 import { toCustomerCreatedData, toCustomerResponse } from './customers.mapper';
+import { CustomersRepository } from './customers.repository';
 import { CreateCustomerDto } from './dto/create-customer.dto';
 import { CustomerCreatedData, CustomerResponse } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
-import { insertDocument } from '../common/database/insert-document';
-import { findOneInScope } from '../tenancy/find-in-scope';
 
 export const CUSTOMER_NOT_FOUND = 'Customer not found';
 export const DEFAULT_METHOD_NOT_OWNED = "defaultMethod must be the id of one of this customer's cards";
@@ -62,31 +57,26 @@ export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): Cust
 @Injectable()
 export class CustomersService {
   constructor(
-    @InjectModel(Customer.name) private readonly customers: Model<Customer>,
+    private readonly customers: CustomersRepository,
     private readonly events: EventEmitter2,
     private readonly leases: Leases,
     private readonly encryption: FieldEncryption,
   ) {}
 
   async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
-    const created = await insertDocument(this.customers, { ...this.storedFields(dto), projectId: scopeProjectId(scope) });
+    const created = await this.customers.insert(scope, this.storedFields(dto));
     return toCustomerCreatedData(created);
   }
 
   /** A customer with no fields set (email null), for a card created without one. Returns its id. */
   async createBlank(scope: TenantScope): Promise<string> {
-    const created = await insertDocument(this.customers, { projectId: scopeProjectId(scope) });
+    const created = await this.customers.insert(scope, {});
     return String(created._id);
   }
 
   /** Newest first, `limit` per page, after the `startingAfter` cursor. */
   async list(scope: TenantScope, query: FinanceListQuery): Promise<Page<CustomerResponse>> {
-    const rows = await this.customers
-      .find(inScope(scope, cursorFilter(query.startingAfter)))
-      .sort({ _id: -1 })
-      .limit(query.limit + 1)
-      .lean<Customer[]>()
-      .exec();
+    const rows = await this.customers.page(scope, query);
     return toPage(rows, query.limit, toCustomerResponse);
   }
 
@@ -98,7 +88,7 @@ export class CustomersService {
 
   /** The customer, or null when the project has none with this id (a malformed id included). */
   async findById(scope: TenantScope, id: string): Promise<CustomerResponse | null> {
-    const customer = await findOneInScope(this.customers, scope, id);
+    const customer = await this.customers.findById(scope, id);
     return customer ? toCustomerResponse(customer) : null;
   }
 
@@ -107,18 +97,13 @@ export class CustomersService {
    * customer with this id. Reads that one field: the charge path needs nothing else, and the whole
    * customer would be decrypted and mapped for it.
    */
-  async defaultMethodOf(scope: TenantScope, id: string): Promise<string | null | undefined> {
-    if (!isValidObjectId(id)) return undefined;
-    const customer = await this.customers
-      .findOne(inScope(scope, { _id: id }), { defaultMethod: 1 })
-      .lean<Pick<Customer, 'defaultMethod'>>()
-      .exec();
-    return customer ? (customer.defaultMethod ?? null) : undefined;
+  defaultMethodOf(scope: TenantScope, id: string): Promise<string | null | undefined> {
+    return this.customers.defaultMethodOf(scope, id);
   }
 
   /** True when the project has a customer with this id. A malformed id is simply false. */
-  async exists(scope: TenantScope, id: string): Promise<boolean> {
-    return existsInScope(this.customers, scope, id);
+  exists(scope: TenantScope, id: string): Promise<boolean> {
+    return this.customers.existsById(scope, id);
   }
 
   /**
@@ -138,11 +123,7 @@ export class CustomersService {
       if (!(await this.ownsPaymentMethod(scope, id, defaultMethod))) throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
     }
     if (Object.keys(set).length === 0) return this.get(scope, id);
-    const write = () =>
-      this.customers
-        .findOneAndUpdate(inScope(scope, { _id: id }), { $set: set }, { returnDocument: 'after', runValidators: true })
-        .lean<Customer>()
-        .exec();
+    const write = () => this.customers.update(scope, id, set);
     const updated = defaultMethod !== undefined ? await this.withDefaultMethodLease(id, write) : await write();
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (defaultMethod && !(await this.ownsPaymentMethod(scope, id, defaultMethod))) {
@@ -162,36 +143,24 @@ export class CustomersService {
     if (!(await this.exists(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     const event: CustomerDeletingEvent = { scope, customerId: id };
     await this.events.emitAsync(CUSTOMER_DELETING, event);
-    const result = await this.customers.deleteOne(inScope(scope, { _id: id })).exec();
-    if (result.deletedCount === 0) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+    if (!(await this.customers.deleteById(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     await this.events.emitAsync(CUSTOMER_DELETING, event);
   }
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
   async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.withDefaultMethodLease(customerId, () =>
-      this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: null }), { $set: { defaultMethod: cardId } }).exec(),
-    );
-    return result.modifiedCount > 0;
+    return this.withDefaultMethodLease(customerId, () => this.customers.setDefaultMethodIfUnset(scope, customerId, cardId));
   }
 
   /** Makes `cardId` the default; the updated customer, or null when the project has no such customer. */
   async setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<CustomerResponse | null> {
-    const updated = await this.withDefaultMethodLease(customerId, () =>
-      this.customers
-        .findOneAndUpdate(inScope(scope, { _id: customerId }), { $set: { defaultMethod: cardId } }, { returnDocument: 'after' })
-        .lean<Customer>()
-        .exec(),
-    );
+    const updated = await this.withDefaultMethodLease(customerId, () => this.customers.setDefaultMethod(scope, customerId, cardId));
     return updated ? toCustomerResponse(updated) : null;
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.withDefaultMethodLease(customerId, () =>
-      this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: cardId }), { $set: { defaultMethod: null } }).exec(),
-    );
-    return result.modifiedCount > 0;
+    return this.withDefaultMethodLease(customerId, () => this.customers.clearDefaultMethodIf(scope, customerId, cardId));
   }
 
   /**

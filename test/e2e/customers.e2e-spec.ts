@@ -1,10 +1,10 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { getModelToken } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
 import { CUSTOMER_DELETING, CUSTOMER_PAYMENT_METHOD_LOOKUP, CustomerPaymentMethodLookupEvent } from '../../src/customers/customers.events';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { FieldEncryption, parseEncryptionKeys } from '../../src/common/crypto/field-encryption';
+import { CustomersRepository } from '../../src/customers/customers.repository';
 import { SocialNumberReencryption } from '../../src/customers/social-number-reencryption';
 import { createTestApp, TEST_FIELD_ENCRYPTION_KEY, TestApp } from '../support/test-app';
 
@@ -426,7 +426,7 @@ describe('social numbers at rest', () => {
     await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', 'SocialNumber') } });
 
     const current = new FieldEncryption(parseEncryptionKeys(`${TEST_FIELD_ENCRYPTION_KEY},old:${Buffer.alloc(32, 9).toString('base64')}`));
-    const job = new SocialNumberReencryption(t.app.get(getModelToken('Customer')), current);
+    const job = new SocialNumberReencryption(t.app.get(CustomersRepository), current);
     const first = await job.run();
     expect(first).toMatchObject({ encrypted: 1, rotated: 1 });
     expect(storedSocialNumber(await customers.findOne({ _id: plainId }))).toBe('444-55-6666');
