@@ -124,7 +124,7 @@ export class CustomersService {
     }
     if (Object.keys(set).length === 0) return this.get(scope, id);
     const write = () => this.customers.update(scope, id, set);
-    const updated = defaultMethod !== undefined ? await this.withDefaultMethodLease(id, write) : await write();
+    const updated = defaultMethod !== undefined ? await this.withDefaultMethodLease(scope, id, null, write) : await write();
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (defaultMethod && !(await this.ownsPaymentMethod(scope, id, defaultMethod))) {
       await this.clearDefaultMethodIf(scope, id, defaultMethod);
@@ -149,27 +149,33 @@ export class CustomersService {
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
   async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    return this.withDefaultMethodLease(customerId, () => this.customers.setDefaultMethodIfUnset(scope, customerId, cardId));
+    return this.withDefaultMethodLease(scope, customerId, false, () => this.customers.setDefaultMethodIfUnset(scope, customerId, cardId));
   }
 
   /** Makes `cardId` the default; the updated customer, or null when the project has no such customer. */
   async setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<CustomerResponse | null> {
-    const updated = await this.withDefaultMethodLease(customerId, () => this.customers.setDefaultMethod(scope, customerId, cardId));
+    const updated = await this.withDefaultMethodLease(scope, customerId, null, () => this.customers.setDefaultMethod(scope, customerId, cardId));
     return updated ? toCustomerResponse(updated) : null;
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    return this.withDefaultMethodLease(customerId, () => this.customers.clearDefaultMethodIf(scope, customerId, cardId));
+    return this.withDefaultMethodLease(scope, customerId, false, () => this.customers.clearDefaultMethodIf(scope, customerId, cardId));
   }
 
   /**
    * Writes of one customer's defaultMethod, one at a time across every instance: FerretDB does not
    * apply "set only while unset" atomically, so concurrent first cards could each become the default.
    * Customer ids are unique across projects, so the lease key needs no tenant.
+   *
+   * The customer is looked up in the caller's project before the lease is taken, and `absent` is the
+   * answer when it is not there: otherwise a tenant who knows another's customer id could hold that
+   * customer's lease and make its owner's card creation wait and fail.
    */
-  private withDefaultMethodLease<T>(customerId: string, write: () => Promise<T>): Promise<T> {
-    return this.leases.withLease(`customer-default:${customerId}`, DEFAULT_METHOD_BUSY, write);
+  private async withDefaultMethodLease<T, A>(scope: TenantScope, customerId: string, absent: A, write: () => Promise<T>): Promise<T | A> {
+    if (!(await this.customers.existsById(scope, customerId))) return absent;
+    // One key per customer whatever the case of the id it was named by.
+    return this.leases.withLease(`customer-default:${customerId.toLowerCase()}`, DEFAULT_METHOD_BUSY, write);
   }
 
   /** The writable fields as stored: the social number encrypted, never in plain text. */
