@@ -1,6 +1,7 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { FieldEncryption } from '../common/crypto/field-encryption';
+import { Types } from 'mongoose';
+import { FieldEncryption, type FieldBinding } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';
 import { Leases } from '../common/leases/leases.service';
 import { pickDefined } from '../common/fields/pick-defined';
@@ -24,6 +25,11 @@ export const DEFAULT_METHOD_NOT_OWNED = "defaultMethod must be the id of one of 
 const DEFAULT_METHOD_BUSY = "Another change to this customer's default card is in progress; retry the request";
 /** The field name bound into its ciphertext. */
 export const SOCIAL_NUMBER = 'SocialNumber';
+
+/** Where a customer's social number is stored, as bound into its ciphertext: the id in lower case. */
+export function socialNumberOf(customerId: string): FieldBinding {
+  return { record: customerId.toLowerCase(), field: SOCIAL_NUMBER };
+}
 
 const WRITABLE_FIELDS = [
   'email',
@@ -63,8 +69,10 @@ export class CustomersService {
     private readonly encryption: FieldEncryption,
   ) {}
 
+  /** The id is made before the insert: the social number is encrypted for this one customer. */
   async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
-    const created = await this.customers.insert(scope, this.storedFields(dto));
+    const _id = new Types.ObjectId();
+    const created = await this.customers.insert(scope, { _id, ...this.storedFields(dto, String(_id)) });
     return toCustomerCreatedData(created);
   }
 
@@ -115,7 +123,7 @@ export class CustomersService {
    * would have, and the update stands: the outcome is that of the update followed by the delete.
    */
   async update(scope: TenantScope, id: string, dto: UpdateCustomerDto): Promise<CustomerResponse> {
-    const set: Record<string, unknown> = this.storedFields(dto);
+    const set: Record<string, unknown> = this.storedFields(dto, id);
     const defaultMethod = typeof dto.defaultMethod === 'string' ? dto.defaultMethod.toLowerCase() : dto.defaultMethod;
     if (defaultMethod !== undefined) set.defaultMethod = defaultMethod;
     if (defaultMethod) {
@@ -178,10 +186,13 @@ export class CustomersService {
     return this.leases.withLease(`customer-default:${customerId.toLowerCase()}`, DEFAULT_METHOD_BUSY, write);
   }
 
-  /** The writable fields as stored: the social number encrypted, never in plain text. */
-  private storedFields(dto: CreateCustomerDto | UpdateCustomerDto): CustomerFields {
+  /**
+   * The writable fields as stored: the social number encrypted for this customer (its id and the
+   * field's name bound in), never in plain text.
+   */
+  private storedFields(dto: CreateCustomerDto | UpdateCustomerDto, customerId: string): CustomerFields {
     const fields = customerFields(dto);
-    if (typeof fields.SocialNumber === 'string') fields.SocialNumber = this.encryption.encrypt(fields.SocialNumber, SOCIAL_NUMBER);
+    if (typeof fields.SocialNumber === 'string') fields.SocialNumber = this.encryption.encrypt(fields.SocialNumber, socialNumberOf(customerId));
     return fields;
   }
 

@@ -10,10 +10,11 @@ import { createTestApp, TEST_FIELD_ENCRYPTION_KEY, TestApp } from '../support/te
 
 /** The social number as stored: encrypted at rest, readable only with the server's key. */
 function storedSocialNumber(stored: unknown): string {
-  const value = (stored as { SocialNumber?: unknown } | null)?.SocialNumber;
+  const document = stored as { _id?: unknown; SocialNumber?: unknown } | null;
+  const value = document?.SocialNumber;
   if (typeof value !== 'string') throw new Error(`no stored social number: ${JSON.stringify(value)}`);
-  expect(value).toMatch(/^enc:v1:t1:/);
-  return new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY)).decrypt(value, 'SocialNumber');
+  expect(value).toMatch(/^enc:v2:t1:/);
+  return new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY)).decrypt(value, { record: String(document?._id), field: 'SocialNumber' });
 }
 
 const CREATE_FIELDS = [
@@ -423,7 +424,7 @@ describe('social numbers at rest', () => {
     const retired = new FieldEncryption(parseEncryptionKeys(`old:${Buffer.alloc(32, 9).toString('base64')}`));
     const plainId = new Types.ObjectId();
     await customers.insertOne({ ...stored, _id: plainId, email: 'plain@example.com', SocialNumber: '444-55-6666' });
-    await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', 'SocialNumber') } });
+    await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', { record: String(id), field: 'SocialNumber' }) } });
 
     const current = new FieldEncryption(parseEncryptionKeys(`${TEST_FIELD_ENCRYPTION_KEY},old:${Buffer.alloc(32, 9).toString('base64')}`));
     const job = new SocialNumberReencryption(t.app.get(CustomersRepository), current);
