@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsMongoId, IsOptional, Max, Min } from 'class-validator';
-import { trusted } from 'mongoose';
+import { trusted, Types } from 'mongoose';
+import { isValidObjectId } from '../pipes/object-id';
 
 export const FINANCE_PAGE_DEFAULT = 20;
 export const FINANCE_PAGE_MAX = 100;
@@ -42,6 +43,14 @@ export function toPage<Row, T>(rows: Row[], limit: number, map: (row: Row) => T)
  */
 export function cursorFilter(startingAfter?: string): Record<string, unknown> {
   return startingAfter ? { _id: trusted({ $lt: startingAfter }) } : {};
+}
+
+/**
+ * The same cursor for a lean read (`Records`, `TenantRecords`), which sends conditions to the
+ * collection uncast: the id as an ObjectId, the operator plain (a repository's operators are trusted).
+ */
+export function olderThan(startingAfter?: string): { _id?: { $lt: Types.ObjectId } } {
+  return isValidObjectId(startingAfter) ? { _id: { $lt: new Types.ObjectId(startingAfter) } } : {};
 }
 
 export class PageMetaDto {
