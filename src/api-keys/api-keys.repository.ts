@@ -13,6 +13,7 @@ export interface NewApiKey {
   projectId: Types.ObjectId;
   scopes: ApiName[] | null;
   expiresAt: Date | null;
+  ownExpiresAt: Date | null;
 }
 
 /** A platform project of an account, as the key routes name it. */

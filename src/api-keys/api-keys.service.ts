@@ -66,9 +66,10 @@ export class ApiKeysService {
   }
 
   /**
-   * A new key with the old one's name, scopes and expiry; the old one keeps working for
-   * `graceHours` more (never longer than it would have anyway). The new key exists before the old
-   * one's end is moved, so a failure in between leaves the caller with a working key.
+   * A new key with the old one's name, scopes and own expiry (the one it was issued with, not a
+   * grace end an earlier roll gave it: the newest key never expires unless asked); the old one keeps
+   * working for `graceHours` more (never longer than it would have anyway). The new key exists
+   * before the old one's end is moved, so a failure in between leaves the caller with a working key.
    */
   async roll(accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
@@ -79,7 +80,7 @@ export class ApiKeysService {
     if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
     const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
     const oldEnd = old.expiresAt && old.expiresAt.getTime() < graceEnd.getTime() ? old.expiresAt : graceEnd;
-    const created = await this.issue(project, old.name, old.scopes, old.expiresAt);
+    const created = await this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt);
     await this.keys.endAt(old._id, oldEnd);
     return created;
   }
@@ -123,6 +124,7 @@ export class ApiKeysService {
       projectId: project._id,
       scopes,
       expiresAt,
+      ownExpiresAt: expiresAt,
     });
     return toCreatedApiKeyView(created, secret.key);
   }
