@@ -1,21 +1,18 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from './accounts.events';
 import { hasAdminRights, toAccountView, toMemberView } from './accounts.mapper';
+import { AccountsRepository } from './accounts.repository';
 import { AccountView, MemberView } from './dto/account.response';
 import { UpdateAccountDto } from './dto/account.dto';
 import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
-import { insertDocument } from '../common/database/insert-document';
-import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
-export const NOT_A_MEMBER = 'You are not a member of this account';
 const ADMIN_ONLY = 'This operation needs the role admin';
 const MEMBER_NOT_FOUND = 'Member not found';
 
@@ -23,7 +20,7 @@ const MEMBER_NOT_FOUND = 'Member not found';
 @Injectable()
 export class AccountsService {
   constructor(
-    @InjectModel(Account.name) private readonly accounts: Model<Account>,
+    private readonly accounts: AccountsRepository,
     private readonly memberships: MembershipsService,
     private readonly users: UsersService,
     private readonly events: EventEmitter2,
@@ -35,7 +32,7 @@ export class AccountsService {
    */
   async create(ownerId: string, name: string, type: AccountType, role: UserRole): Promise<AccountView> {
     const defaultProjectId = new Types.ObjectId();
-    const account = await insertDocument(this.accounts, { name, type, ownerId, defaultProjectId });
+    const account = await this.accounts.insert({ name, type, ownerId, defaultProjectId });
     const event: AccountCreatedEvent = { accountId: account._id, defaultProjectId };
     await this.events.emitAsync(ACCOUNT_CREATED, event);
     const membership = await this.memberships.add(account._id, ownerId, role, true);
@@ -45,7 +42,7 @@ export class AccountsService {
   async listForUser(userId: string): Promise<AccountView[]> {
     const memberships = await this.memberships.listForUser(userId);
     if (memberships.length === 0) return [];
-    const accounts = await findLean(this.accounts, { _id: { $in: memberships.map((membership) => membership.accountId) } });
+    const accounts = await this.accounts.findByIds(memberships.map((membership) => membership.accountId));
     const byId = new Map(accounts.map((account) => [String(account._id), account]));
     return memberships.flatMap((membership) => {
       const account = byId.get(String(membership.accountId));
@@ -69,7 +66,7 @@ export class AccountsService {
     const set: Partial<Pick<Account, 'name' | 'type'>> = {};
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.type !== undefined) set.type = dto.type;
-    const account = await this.accounts.findOneAndUpdate({ _id: accountId }, { $set: set }, { returnDocument: 'after' }).lean<Account>().exec();
+    const account = await this.accounts.updateDetails(accountId, set);
     if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
     return toAccountView(account, membership);
   }
@@ -86,7 +83,7 @@ export class AccountsService {
     if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
     // The member may have left or been removed since: then the account keeps its owner.
     if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
-    await this.accounts.updateOne({ _id: accountId }, { $set: { ownerId: new Types.ObjectId(newOwnerId) } }).exec();
+    await this.accounts.setOwner(accountId, newOwnerId);
     await this.memberships.setOwner(accountId, ownerId, false);
     return this.get(accountId, ownerId);
   }
@@ -144,7 +141,7 @@ export class AccountsService {
   private async findMember(accountId: string, userId: string): Promise<{ account: Account; membership: Membership } | null> {
     const membership = await this.memberships.find(accountId, userId);
     if (!membership) return null;
-    const account = await findOneLean(this.accounts, { _id: new Types.ObjectId(accountId) });
+    const account = await this.accounts.findById(accountId);
     return account ? { account, membership } : null;
   }
 }

@@ -4,6 +4,7 @@ import { PlatformProject, PlatformProjectSchema } from './platform-project.schem
 import { PlatformProjectsController } from './platform-projects.controller';
 import { PlatformProjectsRepository } from './platform-projects.repository';
 import { PlatformProjectsService } from './platform-projects.service';
+import { ProjectLookup } from '../tenancy/tenancy-lookups';
 
 @Module({
   imports: [MongooseModule.forFeature([{ name: PlatformProject.name, schema: PlatformProjectSchema }])],
@@ -11,7 +12,9 @@ import { PlatformProjectsService } from './platform-projects.service';
   providers: [
     PlatformProjectsRepository,
     PlatformProjectsService,
+    // The tenancy guard (src/tenancy) resolves projects through this, without importing this module.
+    { provide: ProjectLookup, useExisting: PlatformProjectsService },
   ],
-  exports: [PlatformProjectsService],
+  exports: [PlatformProjectsService, ProjectLookup],
 })
 export class PlatformProjectsModule {}

@@ -3,6 +3,7 @@ import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
 import { API_NAMES, type ApiName } from '../tenancy/api-names';
+import type { ProjectLookup } from '../tenancy/tenancy-lookups';
 import { tenantScope } from '../tenancy/tenant-scope';
 import { CreatePlatformProjectDto, UpdatePlatformProjectDto } from './dto/platform-project.dto';
 import { PlatformProjectView } from './dto/platform-project.response';
@@ -30,9 +31,10 @@ export function normaliseApis(apis: readonly ApiName[]): ApiName[] {
 /**
  * The platform projects of an account. Every method takes the account the caller acts in (checked
  * by the tenancy guard): a project of another account is exactly as absent as one that does not exist.
+ * The tenancy guard resolves a request's project through it (as its `ProjectLookup`).
  */
 @Injectable()
-export class PlatformProjectsService {
+export class PlatformProjectsService implements ProjectLookup {
   constructor(
     private readonly projects: PlatformProjectsRepository,
     private readonly events: EventEmitter2,
