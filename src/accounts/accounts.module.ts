@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { LeasesModule } from '../common/leases/leases.module';
 import { MembershipLookup } from '../tenancy/tenancy-lookups';
 import { UsersModule } from '../users/users.module';
 import { Account, AccountSchema } from './account.schema';
@@ -13,6 +14,7 @@ import { MembershipsService } from './memberships.service';
 @Module({
   imports: [
     UsersModule,
+    LeasesModule,
     MongooseModule.forFeature([
       { name: Account.name, schema: AccountSchema },
       { name: Membership.name, schema: MembershipSchema },

@@ -2,6 +2,7 @@ import { ConflictException, ForbiddenException, Injectable, NotFoundException } 
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
+import { Leases } from '../common/leases/leases.service';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from './accounts.events';
@@ -15,6 +16,9 @@ import { MembershipsService } from './memberships.service';
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 const ADMIN_ONLY = 'This operation needs the role admin';
 const MEMBER_NOT_FOUND = 'Member not found';
+const OWNER_ONLY = 'Only the owner can transfer ownership';
+const TRANSFER_FIRST = 'Transfer ownership first';
+const MEMBERS_BUSY = "Another change to this account's owner or members is in progress: try again";
 
 /** Accounts and their members. Every method is asked by a user about an account they must belong to. */
 @Injectable()
@@ -24,6 +28,7 @@ export class AccountsService {
     private readonly memberships: MembershipsService,
     private readonly users: UsersService,
     private readonly events: EventEmitter2,
+    private readonly leases: Leases,
   ) {}
 
   /**
@@ -72,19 +77,26 @@ export class AccountsService {
   }
 
   /**
-   * Hands the account to another member, who becomes admin. The new owner's membership is marked
+   * Hands the account to another member, who becomes admin. A compare-and-set: transfers, removals
+   * and role changes of one account run one at a time (a lease: FerretDB does not apply a guarded
+   * update atomically), and the caller must still be the owner once it is this transfer's turn, so
+   * of two concurrent transfers the second finds its caller no longer the owner (403) and the
+   * account ends with one owner, the one `ownerId` names. The new owner's membership is marked
    * first, so at every instant at least one member holds the owner's rights.
    */
   async transferOwnership(accountId: string, ownerId: string, newOwnerId: string): Promise<AccountView> {
     const { membership } = await this.requireMember(accountId, ownerId);
-    if (!membership.owner) throw new ForbiddenException('Only the owner can transfer ownership');
+    if (!membership.owner) throw new ForbiddenException(OWNER_ONLY);
     if (newOwnerId === ownerId) return this.get(accountId, ownerId);
     const target = await this.memberships.find(accountId, newOwnerId);
     if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
-    // The member may have left or been removed since: then the account keeps its owner.
-    if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
-    await this.accounts.setOwner(accountId, newOwnerId);
-    await this.memberships.setOwner(accountId, ownerId, false);
+    await this.oneChangeAtATime(accountId, async () => {
+      if (!(await this.memberships.find(accountId, ownerId))?.owner) throw new ForbiddenException(OWNER_ONLY);
+      // The member may have left or been removed since: then the account keeps its owner.
+      if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
+      await this.accounts.setOwner(accountId, newOwnerId);
+      await this.memberships.setOwner(accountId, ownerId, false);
+    });
     return this.get(accountId, ownerId);
   }
 
@@ -99,30 +111,33 @@ export class AccountsService {
     });
   }
 
+  /** Serialised with transfers, so a member who is becoming the owner is not demoted on the way. */
   async changeRole(accountId: string, callerId: string, memberId: string, role: UserRole): Promise<MemberView> {
     await this.requireAdmin(accountId, callerId);
-    const target = await this.memberships.find(accountId, memberId);
-    if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
-    if (target.owner) throw new ForbiddenException("The owner's role cannot be changed: transfer ownership first");
-    const updated = await this.memberships.setRole(accountId, memberId, role);
+    const updated = await this.oneChangeAtATime(accountId, async () => {
+      const target = await this.memberships.find(accountId, memberId);
+      if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
+      if (target.owner) throw new ForbiddenException("The owner's role cannot be changed: transfer ownership first");
+      return this.memberships.setRole(accountId, memberId, role);
+    });
     const user = await this.users.findById(memberId);
     if (!updated || !user) throw new NotFoundException(MEMBER_NOT_FOUND);
     return toMemberView(updated, user);
   }
 
-  /** An admin removes a member, or a member leaves. The owner stays until ownership is handed on. */
+  /**
+   * An admin removes a member, or a member leaves. The owner stays until ownership is handed on;
+   * serialised with transfers, so the member a transfer is making the owner is not removed meanwhile.
+   */
   async removeMember(accountId: string, callerId: string, memberId: string): Promise<void> {
     if (callerId === memberId) await this.requireMember(accountId, callerId);
     else await this.requireAdmin(accountId, callerId);
-    const target = await this.memberships.find(accountId, memberId);
-    if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
-    if (target.owner) throw new ConflictException('Transfer ownership first');
-    if (!(await this.memberships.removeNonOwner(accountId, memberId))) {
-      // Became the owner in between, or left already.
-      const now = await this.memberships.find(accountId, memberId);
-      if (now?.owner) throw new ConflictException('Transfer ownership first');
-      throw new NotFoundException(MEMBER_NOT_FOUND);
-    }
+    await this.oneChangeAtATime(accountId, async () => {
+      const target = await this.memberships.find(accountId, memberId);
+      if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
+      if (target.owner) throw new ConflictException(TRANSFER_FIRST);
+      if (!(await this.memberships.removeNonOwner(accountId, memberId))) throw new NotFoundException(MEMBER_NOT_FOUND);
+    });
   }
 
   /** The account and the caller's membership; 404 when the caller is not a member, as if it did not exist. */
@@ -143,5 +158,10 @@ export class AccountsService {
     if (!membership) return null;
     const account = await this.accounts.findById(accountId);
     return account ? { account, membership } : null;
+  }
+
+  /** Changes of an account's owner and members, one at a time across every instance. */
+  private oneChangeAtATime<T>(accountId: string, change: () => Promise<T>): Promise<T> {
+    return this.leases.withLease(`account-members:${accountId}`, MEMBERS_BUSY, change);
   }
 }
