@@ -10,7 +10,7 @@ import { RolesGuard } from './auth/roles.guard';
 import { InvitationsModule } from './invitations/invitations.module';
 import { MigrationsModule } from './migrations/migrations.module';
 import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
-import { TenancyGuard } from './auth/tenancy.guard';
+import { TenancyGuard } from './tenancy/tenancy.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { bindIdempotencyToPostRoutes } from './idempotency/idempotency.binding';
 import { IdempotencyModule } from './idempotency/idempotency.module';

@@ -8,7 +8,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
-import { TenancyGuard } from './tenancy.guard';
+import { TenancyGuard } from '../tenancy/tenancy.guard';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtAuthGuard } from './jwt-auth.guard';

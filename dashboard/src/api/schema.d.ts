@@ -133,7 +133,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role
-         * @description Admins and the owner. The owner's role cannot be changed (403).
+         * @description Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).
          */
         patch: operations["changeMemberRole"];
         trace?: never;
@@ -149,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * Transfer ownership
-         * @description The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role.
+         * @description The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role. Concurrent transfers run one at a time: the caller must still be the owner when its turn comes (403 otherwise); a transfer that cannot get its turn within seconds is 409.
          */
         post: operations["transferOwnership"];
         delete?: never;
@@ -4127,6 +4127,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Request body over the size limit */
             413: {
                 headers: {
@@ -4297,12 +4313,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (retry shortly) */
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
