@@ -31,6 +31,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors share one body: `{ statusCode, error, message }`, plus `errors` on validation failures.',
     )
     .setVersion('1.0.0')
+    // Relative to where the document is served: generators and Swagger UI call the same host.
+    .addServer('/', 'This service')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/login' }, BEARER)
     .addBearerAuth(
       {
