@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { ClockModule } from '../common/clock/clock';
 import { IdempotencyRecord, IdempotencyRecordSchema } from './idempotency-record.schema';
 import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency.store';
@@ -11,7 +12,7 @@ import { IdempotencyStore } from './idempotency.store';
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }])],
+  imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }]), ClockModule],
   providers: [IdempotencyStore, IdempotencyGuard],
   exports: [IdempotencyStore, IdempotencyGuard],
 })

@@ -7,6 +7,7 @@ import { expireByAge, sweepExpired } from './expire-by-age';
 import { IdempotencyRecord } from './idempotency-record.schema';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from './request-fingerprint';
 import { insertDocument } from '../common/database/insert-document';
+import { Clock } from '../common/clock/clock';
 
 export type IdempotencyStart =
   | { kind: 'started'; recordId: Types.ObjectId }
@@ -30,7 +31,10 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(IdempotencyStore.name);
   private stopExpiry: () => void = () => undefined;
 
-  constructor(@InjectModel(IdempotencyRecord.name) private readonly records: Model<IdempotencyRecord>) {}
+  constructor(
+    @InjectModel(IdempotencyRecord.name) private readonly records: Model<IdempotencyRecord>,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Lets MongoDB drop expired keys by itself. FerretDB has no TTL indexes; there, and in any case,
@@ -106,11 +110,11 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     return sweepExpired(this.records.collection, IDEMPOTENCY_KEY_TTL_SECONDS, now);
   }
 
-  private isAbandoned(record: IdempotencyRecord, now = Date.now()): boolean {
+  private isAbandoned(record: IdempotencyRecord, now = this.clock.now().getTime()): boolean {
     return record.state === 'in_progress' && now - new Date(record.createdAt).getTime() >= IN_PROGRESS_LEASE_MS;
   }
 
-  private isExpired(record: IdempotencyRecord, now = Date.now()): boolean {
+  private isExpired(record: IdempotencyRecord, now = this.clock.now().getTime()): boolean {
     return now - new Date(record.createdAt).getTime() >= IDEMPOTENCY_KEY_TTL_SECONDS * 1000;
   }
 }

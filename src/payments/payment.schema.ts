@@ -61,6 +61,10 @@ export class Payment {
   @Prop({ type: Number, required: true, default: 0, min: 0, validate: isInteger })
   amountRefundedMinor: number;
 
+  /** The refunds `amountRefundedMinor` includes (ids of `refunds`), changed in the same update: each applies once. Absent on payments older than it. */
+  @Prop({ type: [String], default: [] })
+  refundIds?: string[];
+
   createdAt: Date;
   updatedAt: Date;
 }

@@ -121,7 +121,12 @@ export class PaymentsController {
   })
   @ApiOkResponse({ type: PaymentResponse, description: 'The payment after the refund' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
-  refundPayment(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: RefundPaymentDto): Promise<PaymentResponse> {
-    return this.payments.refund(scope, id, dto);
+  refundPayment(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: RefundPaymentDto,
+    @Idempotency() idempotency: IdempotentRequest | null,
+  ): Promise<PaymentResponse> {
+    return this.payments.refund(scope, id, dto, idempotency);
   }
 }

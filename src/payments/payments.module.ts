@@ -10,18 +10,21 @@ import { PaymentsController } from './payments.controller';
 import { PaymentsService } from './payments.service';
 import { PaymentsSummaryService } from './payments-summary.service';
 import { PaymentsPlatformListener } from './payments.platform-listener';
+import { Refund, RefundSchema } from './refund.schema';
+import { RefundsRepository } from './refunds.repository';
 
 @Module({
   imports: [
     MongooseModule.forFeature([
       { name: Payment.name, schema: PaymentSchema },
       { name: PaymentKey.name, schema: PaymentKeySchema },
+      { name: Refund.name, schema: RefundSchema },
     ]),
     CustomersModule,
     CardsModule,
     LeasesModule,
   ],
   controllers: [PaymentsController],
-  providers: [PaymentsService, PaymentsSummaryService, PaymentKeys, PaymentsPlatformListener],
+  providers: [PaymentsService, PaymentsSummaryService, PaymentKeys, PaymentsPlatformListener, RefundsRepository],
 })
 export class PaymentsModule {}
