@@ -109,6 +109,30 @@ describe(`${INSTANCES} service instances on one database`, () => {
     expect(after.body.amountRefunded).toBeLessThanOrEqual(10);
   });
 
+  it('a refund whose answer was never stored, retried through another instance after its lease, moves money once', async () => {
+    const customer = await customerWithCard();
+    const payment = await http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, as());
+    const key = `multi-refund-${randomBytes(8).toString('hex')}`;
+    const refund = (instance: HttpClient) =>
+      instance.post(`/api/v1/payments/${payment.body.id}/refund`, { amount: 4 }, { ...as(), headers: { 'idempotency-key': key } });
+    expect((await refund(instances[0])).status).toBe(200);
+    // Its instance stopped before storing the answer: the record is left in progress, past its 5-minute lease.
+    const db = new MongoClient(mongodbUri);
+    try {
+      const cutOff = await db
+        .db()
+        .collection('idempotency_keys')
+        .updateOne({ key }, { $set: { state: 'in_progress', statusCode: null, responseBody: null, createdAt: new Date(Date.now() - 6 * 60 * 1000) } });
+      expect(cutOff.modifiedCount).toBe(1);
+    } finally {
+      await db.close();
+    }
+    const retry = await refund(instances[1]);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ amountRefunded: 4, status: 'partially_refunded' });
+    expect((await instances[2].get(`/api/v1/payments/${payment.body.id}`, as())).body.amountRefunded).toBe(4);
+  });
+
   it('concurrent first cards and default-card changes leave exactly one default', async () => {
     const customer = (await http.post('/v1/customers', { email: uniqueEmail('cards') }, as())).body.data.id;
     const created = await Promise.all(
