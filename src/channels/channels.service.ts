@@ -49,6 +49,7 @@ export class ChannelsService {
    */
   async create(scope: TenantScope, dto: CreateChannelDto): Promise<string> {
     if (!(await this.clients.isLive(scope, dto.clientId))) throw new BadRequestException(UNKNOWN_CLIENT);
+    await this.clients.assertProjectsExist(scope, dto.projectIds);
     let id: string;
     try {
       // Fields the request leaves out take the schema's defaults.
@@ -84,6 +85,7 @@ export class ChannelsService {
   }
 
   async update(scope: TenantScope, id: string, dto: UpdateChannelDto): Promise<void> {
+    await this.clients.assertProjectsExist(scope, dto.projectIds);
     let matched: number;
     try {
       const result = await this.channels

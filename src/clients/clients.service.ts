@@ -1,4 +1,4 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
@@ -7,7 +7,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
 import { inScope, type TenantScope } from '../tenancy/tenant-scope';
 import { Client } from './client.schema';
-import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from './clients.events';
+import { CLIENT_HARD_DELETING, ClientHardDeletingEvent, CONTENT_PROJECTS_LOOKUP, ContentProjectsLookupEvent, UNKNOWN_PROJECT_IDS } from './clients.events';
 import { toClientResponse } from './clients.mapper';
 import { ClientResponse } from './dto/client.response';
 import { CreateClientDto } from './dto/create-client.dto';
@@ -47,7 +47,8 @@ export class ClientsService {
     return this.records.holdsAny(scope);
   }
 
-  create(scope: TenantScope, dto: CreateClientDto): Promise<string> {
+  async create(scope: TenantScope, dto: CreateClientDto): Promise<string> {
+    await this.assertProjectsExist(scope, dto.projectIds);
     return this.records.create(scope, clientFields(dto));
   }
 
@@ -60,8 +61,20 @@ export class ClientsService {
     return toClientResponse(await this.records.get(scope, id, includeDeleted));
   }
 
-  update(scope: TenantScope, id: string, dto: UpdateClientDto): Promise<void> {
+  async update(scope: TenantScope, id: string, dto: UpdateClientDto): Promise<void> {
+    await this.assertProjectsExist(scope, dto.projectIds);
     return this.records.update(scope, id, clientFields(dto));
+  }
+
+  /**
+   * 400 unless every id names a content project of the scope's platform project: another tenant's
+   * project is as unknown as a missing one. Channels ask the same before they write theirs.
+   */
+  async assertProjectsExist(scope: TenantScope, projectIds: readonly string[] | undefined): Promise<void> {
+    if (!projectIds?.length) return;
+    const event: ContentProjectsLookupEvent = { scope, projectIds };
+    const answers: unknown[] = await this.events.emitAsync(CONTENT_PROJECTS_LOOKUP, event);
+    if (!answers.includes(true)) throw new BadRequestException(UNKNOWN_PROJECT_IDS);
   }
 
   softDelete(scope: TenantScope, id: string): Promise<void> {

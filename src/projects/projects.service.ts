@@ -1,6 +1,8 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
+import { toObjectId } from '../database/records';
+import { TenantRecords } from '../tenancy/tenant-records';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
@@ -85,10 +87,14 @@ export function projectListFilter(channelId: string, query: Pick<ListProjectsQue
  */
 @Injectable()
 export class ProjectsService {
+  private readonly records: TenantRecords<Project>;
+
   constructor(
     @InjectModel(Project.name) private readonly projects: Model<Project>,
     private readonly channels: ChannelsService,
-  ) {}
+  ) {
+    this.records = new TenantRecords(projects);
+  }
 
   async create(scope: TenantScope, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
     if (dto.channelId !== undefined && dto.channelId.toLowerCase() !== channelId) {
@@ -162,6 +168,15 @@ export class ProjectsService {
   }
 
   /** Whether the scope's platform project still holds any content project (a platform project delete asks). */
+  /** Whether every id (malformed ones included) names a content project of the scope's platform project. */
+  async allExist(scope: TenantScope, ids: readonly string[]): Promise<boolean> {
+    const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+    if (unique.length === 0) return true;
+    const objectIds = unique.map(toObjectId);
+    if (objectIds.some((id) => id === null)) return false;
+    return (await this.records.count(scope, { _id: { $in: objectIds } })) === unique.length;
+  }
+
   async holdsRecords(scope: TenantScope): Promise<boolean> {
     return (await this.projects.exists(inScope(scope, {})).exec()) !== null;
   }

@@ -1378,6 +1378,7 @@ export interface components {
             /** @example Ada Sings */
             name: string;
             /**
+             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @default []
              * @example [
              *       "6650c0ffee0000000000d001"
@@ -1415,7 +1416,7 @@ export interface components {
             /** @example +44 20 7946 0000 */
             phone?: string;
             /**
-             * @description Project identifiers (ObjectId hex strings)
+             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @example [
              *       "6650c0ffee0000000000b001"
              *     ]
@@ -2466,6 +2467,7 @@ export interface components {
             /** @example Ada Sings */
             name?: string;
             /**
+             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @default []
              * @example [
              *       "6650c0ffee0000000000d001"
@@ -2503,7 +2505,7 @@ export interface components {
             /** @example +44 20 7946 0000 */
             phone?: string;
             /**
-             * @description Project identifiers (ObjectId hex strings)
+             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @example [
              *       "6650c0ffee0000000000b001"
              *     ]

@@ -100,6 +100,7 @@ export class CreateChannelDto {
     example: ['6650c0ffee0000000000d001'],
     default: [],
     maxItems: 1000,
+    description: "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
   })
   @IsOptionalNotNull()
   @IsArray()

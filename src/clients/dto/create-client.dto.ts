@@ -29,7 +29,7 @@ export class CreateClientDto {
     items: { type: 'string', pattern: OBJECT_ID_PATTERN },
     maxItems: 1000,
     example: ['6650c0ffee0000000000b001'],
-    description: 'Project identifiers (ObjectId hex strings)',
+    description: "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
   })
   @IsOptionalNotNull()
   @IsArray()
