@@ -15,6 +15,8 @@ import { JwtAuthGuard } from './jwt-auth.guard';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AttemptLimiter } from './attempts/attempt-limiter.service';
 import { AuthAttempt, AuthAttemptSchema } from './attempts/auth-attempt.schema';
+import { KnownLoginAddress, KnownLoginAddressSchema } from './attempts/known-login-address.schema';
+import { LoginAttemptsRepository } from './attempts/login-attempts.repository';
 import { RolesGuard } from './roles.guard';
 
 @Module({
@@ -24,7 +26,10 @@ import { RolesGuard } from './roles.guard';
     InvitationsModule,
     ApiKeysModule,
     PlatformProjectsModule,
-    MongooseModule.forFeature([{ name: AuthAttempt.name, schema: AuthAttemptSchema }]),
+    MongooseModule.forFeature([
+      { name: AuthAttempt.name, schema: AuthAttemptSchema },
+      { name: KnownLoginAddress.name, schema: KnownLoginAddressSchema },
+    ]),
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
       useFactory: (config: ConfigType<typeof authConfig>) => {
@@ -46,6 +51,7 @@ import { RolesGuard } from './roles.guard';
   providers: [
     AuthService,
     AttemptLimiter,
+    LoginAttemptsRepository,
     JwtAuthGuard,
     TenancyGuard,
     RolesGuard,
