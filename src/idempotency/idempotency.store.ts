@@ -3,7 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { expireByAge, sweepExpired } from './expire-by-age';
+import { expireByAge, sweepExpired } from '../database/expire-by-age';
 import { IdempotencyRecord } from './idempotency-record.schema';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from './request-fingerprint';
 import { insertDocument } from '../common/database/insert-document';

@@ -12,6 +12,8 @@ import { PaymentsSummaryService } from './payments-summary.service';
 import { PaymentsPlatformListener } from './payments.platform-listener';
 import { Refund, RefundSchema } from './refund.schema';
 import { RefundsRepository } from './refunds.repository';
+import { PaymentKeysRepository } from './payment-keys.repository';
+import { PaymentsRepository } from './payments.repository';
 
 @Module({
   imports: [
@@ -25,6 +27,6 @@ import { RefundsRepository } from './refunds.repository';
     LeasesModule,
   ],
   controllers: [PaymentsController],
-  providers: [PaymentsService, PaymentsSummaryService, PaymentKeys, PaymentsPlatformListener, RefundsRepository],
+  providers: [PaymentsService, PaymentsSummaryService, PaymentKeys, PaymentKeysRepository, PaymentsPlatformListener, PaymentsRepository, RefundsRepository],
 })
 export class PaymentsModule {}

@@ -1,11 +1,10 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { IdempotentRequest } from '../idempotency/idempotent-request';
 import { CardsService } from '../cards/cards.service';
 import { formatMinorUnits, MoneyError, toMinorUnits } from '../common/money/money';
-import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';
+import { Page, toPage } from '../common/paging/finance-list.query';
 import { CustomersService } from '../customers/customers.service';
 import { CreatePaymentDto } from './dto/create-payment.dto';
 import { ListPaymentsQuery } from './dto/list-payments.query';
@@ -19,9 +18,8 @@ import { KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
 import { Leases } from '../common/leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
-import { insertDocument } from '../common/database/insert-document';
-import { findOneInScope } from '../tenancy/find-in-scope';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { PaymentsRepository } from './payments.repository';
 
 const PAYMENT_BUSY = 'Another change to this payment is in progress; retry the request';
 export const PAYMENT_NOT_FOUND = 'Payment not found';
@@ -39,7 +37,7 @@ export interface CreatedPayment {
 @Injectable()
 export class PaymentsService {
   constructor(
-    @InjectModel(Payment.name) private readonly payments: Model<Payment>,
+    private readonly payments: PaymentsRepository,
     private readonly customers: CustomersService,
     private readonly cards: CardsService,
     private readonly leases: Leases,
@@ -89,9 +87,8 @@ export class PaymentsService {
       ? chargeOutcome(await this.cards.getDefaultCardForCharge(scope, customer))
       : { status: 'requires_confirmation' as const, failureCode: null, card: null };
     try {
-      const created = await insertDocument(this.payments, {
+      const created = await this.payments.insert(scope, {
         _id: paymentId,
-        projectId: scopeProjectId(scope),
         amountMinor,
         currency,
         customer,
@@ -116,16 +113,7 @@ export class PaymentsService {
   }
 
   async list(scope: TenantScope, query: ListPaymentsQuery): Promise<Page<PaymentResponse>> {
-    const filter: Record<string, unknown> = { ...cursorFilter(query.startingAfter) };
-    if (query.customer) filter.customer = query.customer.toLowerCase();
-    if (query.status) filter.status = query.status;
-    const rows = await this.payments
-      .find(inScope(scope, filter))
-      .sort({ _id: -1 })
-      .limit(query.limit + 1)
-      .lean<Payment[]>()
-      .exec();
-    return toPage(rows, query.limit, toPaymentResponse);
+    return toPage(await this.payments.page(scope, query), query.limit, toPaymentResponse);
   }
 
   /**
@@ -140,14 +128,7 @@ export class PaymentsService {
       const payment = await this.findOrThrow(scope, id);
       if (!CONFIRMABLE_STATUSES.includes(payment.status)) throw notConfirmable(payment.status);
       const charge = chargeOutcome(await this.cards.getDefaultCardForCharge(scope, String(payment.customer)));
-      const updated = await this.payments
-        .findOneAndUpdate(
-          inScope(scope, { _id: payment._id, status: trusted({ $in: CONFIRMABLE_STATUSES }) }),
-          { $set: { status: charge.status, failureCode: charge.failureCode, card: charge.card } },
-          { returnDocument: 'after' },
-        )
-        .lean<Payment>()
-        .exec();
+      const updated = await this.payments.applyCharge(scope, payment._id, { status: charge.status, failureCode: charge.failureCode, card: charge.card });
       if (updated) return toPaymentResponse(updated);
       throw notConfirmable((await this.findOrThrow(scope, id)).status);
     });
@@ -195,32 +176,19 @@ export class PaymentsService {
     if ((payment.refundIds ?? []).includes(refund._id)) return payment;
     assertRefundable(payment);
     assertFits(payment, refund.amountMinor);
-    const { amountMinor, amountRefundedMinor } = payment;
-    const refundedMinor = amountRefundedMinor + refund.amountMinor;
-    const updated = await this.payments
-      .findOneAndUpdate(
-        inScope(scope, {
-          _id: payment._id,
-          amountMinor,
-          status: trusted({ $in: REFUNDABLE_STATUSES }),
-          amountRefundedMinor: trusted({ $eq: amountRefundedMinor, $lte: amountMinor - refund.amountMinor }),
-          refundIds: trusted({ $ne: refund._id }),
-        }),
-        { $set: { amountRefundedMinor: refundedMinor, status: statusAfterRefund(amountMinor, refundedMinor) }, $push: { refundIds: refund._id } },
-        { returnDocument: 'after' },
-      )
-      .lean<Payment>()
-      .exec();
+    const refundedMinor = payment.amountRefundedMinor + refund.amountMinor;
+    const status = statusAfterRefund(payment.amountMinor, refundedMinor);
+    const updated = await this.payments.applyRefund(scope, payment, { id: refund._id, amountMinor: refund.amountMinor }, status);
     if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
     return updated;
   }
 
   private findById(scope: TenantScope, id: Types.ObjectId): Promise<Payment | null> {
-    return findOneInScope(this.payments, scope, String(id));
+    return this.payments.findById(scope, id);
   }
 
   private async findOrThrow(scope: TenantScope, id: string): Promise<Payment> {
-    const payment = await findOneInScope(this.payments, scope, id);
+    const payment = await this.payments.findById(scope, id);
     if (!payment) throw new NotFoundException(PAYMENT_NOT_FOUND);
     return payment;
   }
