@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { LeasesModule } from '../common/leases/leases.module';
+import { LeasesModule } from '../leases/leases.module';
 import { MembershipLookup } from '../tenancy/tenancy-lookups';
 import { UsersModule } from '../users/users.module';
 import { Account, AccountSchema } from './account.schema';

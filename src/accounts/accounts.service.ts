@@ -2,7 +2,7 @@ import { ConflictException, ForbiddenException, Injectable, NotFoundException } 
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
-import { Leases } from '../common/leases/leases.service';
+import { Leases } from '../leases/leases.service';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from './accounts.events';

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import { FieldEncryption } from '../common/crypto/field-encryption';
-import { LeasesModule } from '../common/leases/leases.module';
+import { LeasesModule } from '../leases/leases.module';
 import { financeConfig } from '../config/finance.config';
 import { Customer, CustomerSchema } from './customer.schema';
 import { CustomersController } from './customers.controller';

@@ -3,7 +3,7 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import { FieldEncryption, type FieldBinding } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';
-import { Leases } from '../common/leases/leases.service';
+import { Leases } from '../leases/leases.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import { FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
 import type { TenantScope } from '../tenancy/tenant-scope';

@@ -87,6 +87,16 @@ export class Records<T> {
     return { matched: result.matchedCount, modified: result.modifiedCount };
   }
 
+  /**
+   * Sets stored values on the document with this id, straight through the collection: no casting,
+   * no validation, and past the tenantOwned plugin. Only for a record the caller itself created a
+   * moment ago in its scope (its id names it alone), where the id is the one filter FerretDB narrows
+   * in SQL.
+   */
+  async setById(_id: Types.ObjectId, set: Conditions): Promise<void> {
+    await this.model.collection.updateOne({ _id }, { $set: set });
+  }
+
   /** Updates one document and answers it as it is after the update; null when none matched. */
   async updateAndGet(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<T | null> {
     const query = this.model.findOneAndUpdate(trustedFilter(filter), update, { returnDocument: 'after', runValidators: options.validate ?? false });

@@ -4,6 +4,7 @@ import { ClockModule } from '../common/clock/clock';
 import { IdempotencyRecord, IdempotencyRecordSchema } from './idempotency-record.schema';
 import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyRecordsRepository } from './idempotency-records.repository';
 
 /**
  * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route
@@ -13,7 +14,7 @@ import { IdempotencyStore } from './idempotency.store';
 @Global()
 @Module({
   imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }]), ClockModule],
-  providers: [IdempotencyStore, IdempotencyGuard],
+  providers: [IdempotencyStore, IdempotencyGuard, IdempotencyRecordsRepository],
   exports: [IdempotencyStore, IdempotencyGuard],
 })
 export class IdempotencyModule {}

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { CardsModule } from '../cards/cards.module';
-import { LeasesModule } from '../common/leases/leases.module';
+import { LeasesModule } from '../leases/leases.module';
 import { CustomersModule } from '../customers/customers.module';
 import { PaymentKey, PaymentKeySchema } from './payment-key.schema';
 import { PaymentKeys } from './payment-keys';

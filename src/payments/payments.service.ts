@@ -15,7 +15,7 @@ import { PaymentKeys } from './payment-keys';
 import { Refund } from './refund.schema';
 import { RefundsRepository } from './refunds.repository';
 import { KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
-import { Leases } from '../common/leases/leases.service';
+import { Leases } from '../leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
 import type { TenantScope } from '../tenancy/tenant-scope';

@@ -49,7 +49,7 @@ export function escapeRegExp(text: string): string {
 }
 
 /**
- * The list filter inside one channel (the caller adds the platform project with `inScope`). Enum
+ * The list filter inside one channel (the repository adds the platform project). Enum
  * values were validated at the edge; `q` becomes a RegExp value (which `sanitizeFilter` leaves
  * alone, unlike a `$regex` object) matching the literal text, any case.
  */

@@ -19,7 +19,7 @@ const QUERY_OPERATIONS = [
 
 export class UnscopedQueryError extends Error {
   constructor(collection: string, operation: string) {
-    super(`Refused an unscoped ${operation} on the tenant collection "${collection}": filter by ${TENANT_FIELD} (inScope)`);
+    super(`Refused an unscoped ${operation} on the tenant collection "${collection}": filter by ${TENANT_FIELD} (TenantRecords)`);
     this.name = 'UnscopedQueryError';
   }
 }
