@@ -1,6 +1,6 @@
 import { isObjectIdOrHexString, trusted, Types, type AnyKeys, type Model, type mongo, type Require_id, type Schema, type UpdateQuery } from 'mongoose';
 import type { Logger } from '@nestjs/common';
-import { insertDocument } from '../common/database/insert-document';
+import { insertDocument } from './insert-document';
 import { expireByAge, sweepExpired } from './expire-by-age';
 import { isValidObjectId } from '../common/pipes/object-id';
 
