@@ -12,7 +12,6 @@ import { MigrationsModule } from './migrations/migrations.module';
 import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
 import { TenancyGuard } from './tenancy/tenancy.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { bindIdempotencyToPostRoutes } from './idempotency/idempotency.binding';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { logStream } from './common/logging/log-stream';
 import { createValidationPipe } from './common/pipes/validation.pipe';
@@ -87,6 +86,3 @@ import { PaymentsModule } from './payments/payments.module';
   ],
 })
 export class AppModule {}
-
-// Idempotency-Key on every POST route, bound before Nest reads the routes' decorators.
-bindIdempotencyToPostRoutes(AppModule);

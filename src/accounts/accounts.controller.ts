@@ -7,6 +7,7 @@ import { UserId } from '../tenancy/tenancy.decorators';
 import { AccountsService } from './accounts.service';
 import { ChangeRoleDto, CreateAccountDto, TransferOwnershipDto, UpdateAccountDto } from './dto/account.dto';
 import { AccountEnvelope, AccountListResponse, MemberEnvelope, MemberListResponse } from './dto/account.response';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const ACCOUNT_ID = 'accountId';
 
@@ -24,6 +25,8 @@ export class AccountsController {
   }
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create an account',
     description: 'The caller becomes its owner (role admin); its default platform project is created with every API enabled.',
@@ -55,6 +58,8 @@ export class AccountsController {
   }
 
   @Post(':accountId/ownership')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Transfer ownership',

@@ -7,8 +7,8 @@ import { IdempotencyStore } from './idempotency.store';
 import { IdempotencyRecordsRepository } from './idempotency-records.repository';
 
 /**
- * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route
- * (`bindIdempotencyToPostRoutes`); each controller's module builds it, hence global. The answers
+ * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route by `@Idempotent()`;
+ * each controller's module builds it, hence global. The answers
  * settle the records through a response hook (`settleIdempotentResponses`, installed by `createApp`).
  */
 @Global()

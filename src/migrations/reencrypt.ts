@@ -1,5 +1,3 @@
-import { authConfig } from '../config/auth.config';
-import { financeConfig } from '../config/finance.config';
 import { CustomersModule } from '../customers/customers.module';
 import { SocialNumberReencryption } from '../customers/social-number-reencryption';
 import { runCommand } from './command';
@@ -9,7 +7,7 @@ import { runCommand } from './command';
  * older key to the first key of FIELD_ENCRYPTION_KEY, and rewrites those of the older form (the
  * field's name bound in) in the current one (the customer's id and the field's name).
  */
-runCommand('Re-encryption', { config: [authConfig, financeConfig], imports: [CustomersModule] }, async (context) => {
+runCommand('Re-encryption', { imports: [CustomersModule] }, async (context) => {
   const report = await context.get(SocialNumberReencryption).run();
   return [
     `Social numbers: ${report.encrypted} encrypted from plain text, ${report.rotated} moved to the current key, ` +

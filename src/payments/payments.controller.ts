@@ -16,6 +16,7 @@ import { PaymentsService } from './payments.service';
 import { PaymentsSummaryService } from './payments-summary.service';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const IDEMPOTENCY_NOTE =
   ' Send an `Idempotency-Key` header to make retries safe: a retry with the same key and body returns the first response ' +
@@ -35,6 +36,8 @@ export class PaymentsController {
   ) {}
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create a payment',
     description:
@@ -93,6 +96,8 @@ export class PaymentsController {
   }
 
   @Post(':id/confirm')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Confirm a payment',
@@ -109,6 +114,8 @@ export class PaymentsController {
   }
 
   @Post(':id/refund')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @Roles('manager', 'admin')
   @ApiOperation({

@@ -4,8 +4,6 @@ import { createHash } from 'node:crypto';
 import { RequestMethod } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService } from '@nestjs/core';
-import { AppModule } from '../../src/app.module';
-import { postHandlers } from '../../src/idempotency/idempotency.binding';
 import { IdempotencyGuard } from '../../src/idempotency/idempotency.guard';
 import { IdempotencyStore } from '../../src/idempotency/idempotency.store';
 import { Clock } from '../../src/common/clock/clock';
@@ -20,6 +18,16 @@ const PAYMENTS = '/api/v1/payments';
 const guardsOf = (handler: object): unknown[] => Reflect.getMetadata(GUARDS_METADATA, handler) ?? [];
 const filtersOf = (handler: object): unknown[] => Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, handler) ?? [];
 const REPLAYED = 'idempotent-replayed';
+
+/** Every POST handler of the application's controllers, as Nest routes them. */
+function postHandlers(discovery: DiscoveryService): { name: string; handler: object }[] {
+  return discovery.getControllers().flatMap((wrapper) => {
+    const prototype = (wrapper.metatype as { prototype: Record<string, object> }).prototype;
+    return Object.getOwnPropertyNames(prototype)
+      .filter((name) => typeof prototype[name] === 'function' && Reflect.getMetadata(METHOD_METADATA, prototype[name]) === RequestMethod.POST)
+      .map((name) => ({ name, handler: prototype[name] }));
+  });
+}
 
 describe('Idempotency-Key', () => {
   let t: TestApp;
@@ -376,7 +384,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('is bound to every POST route, and to no other', () => {
-    const posts = postHandlers(AppModule);
+    const posts = postHandlers(t.app.get(DiscoveryService));
     expect(posts.length).toBeGreaterThan(15);
     for (const { name, handler } of posts) {
       expect({ name, guard: guardsOf(handler).includes(IdempotencyGuard), filter: filtersOf(handler).includes(IdempotentReplayFilter) }).toEqual({ name, guard: true, filter: true });
