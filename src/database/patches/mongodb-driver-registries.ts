@@ -1,5 +1,10 @@
+import { Logger } from '@nestjs/common';
 import type { mongo } from 'mongoose';
+import { installedVersion, patchApplies } from './fence';
 import { LinkedSet } from './linked-set';
+
+/** The MongoDB driver this patch was written and measured against (the one mongoose depends on). */
+export const DRIVER_REGISTRIES_WRITTEN_FOR = '7.8.0';
 
 /** The registries `MongoClient` keeps in its internal state, `client.s`. */
 interface DriverRegistries {
@@ -22,13 +27,18 @@ const REGISTRIES = ['activeSessions', 'activeCursors'] as const;
  * measurements, and the driver as shipped behaves so in the baseline too.
  *
  * `close()` still ends every open session and closes every open cursor: it iterates the registries
- * and clears them, which `LinkedSet` supports. Returns false, changing nothing, when the client's
- * state is not the shape this was written against (a driver upgrade renamed or retyped it): the
- * service then runs with the driver's own sets, as correct but slower; a test pins the shape.
+ * and clears them, which `LinkedSet` supports. Fenced: on any driver version but the one it was
+ * written for, or when the client's state is not the shape expected, it changes nothing and returns
+ * false, and the service runs with the driver's own sets, as correct but with more garbage
+ * collection. Tests pin both the version and the shape.
  */
-export function useLinkedDriverRegistries(client: mongo.MongoClient): boolean {
+export function useLinkedDriverRegistries(client: mongo.MongoClient, driverVersion = installedVersion('mongodb', 'mongoose')): boolean {
+  if (!patchApplies("The MongoDB client's linked registries", 'mongodb', DRIVER_REGISTRIES_WRITTEN_FOR, driverVersion)) return false;
   const state = (client as unknown as { s?: DriverRegistries }).s;
-  if (!state || !REGISTRIES.every((name) => state[name] instanceof Set)) return false;
+  if (!state || !REGISTRIES.every((name) => state[name] instanceof Set)) {
+    new Logger('Patches').warn("The MongoDB client's registries are not the Sets expected: using the driver's own");
+    return false;
+  }
   for (const name of REGISTRIES) state[name] = new LinkedSet(state[name] as Set<object>);
   return true;
 }
