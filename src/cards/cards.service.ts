@@ -19,13 +19,14 @@ import { UpdateCardDto } from './dto/update-card.dto';
 import type { TenantScope } from '../tenancy/tenant-scope';
 
 export const CARD_NOT_FOUND = 'Card not found';
-const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
 
 /** What a payment needs to charge a customer: the default card and, for a decline test card, why it fails. */
 export interface ChargeableCard {
   cardId: string;
   failureCode: string | null;
 }
+const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
+
 
 /**
  * The saved cards of a platform project. Every method takes the request's scope first: a card or a

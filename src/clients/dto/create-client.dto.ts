@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsMongoId, IsString, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { NotBlankText, trimWithin } from '../../common/validators/trimmed-text';
 
 const NAME_MAX = 200;

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsMongoId, IsOptional, Max, Min } from 'class-validator';
 import { trusted, Types } from 'mongoose';
 import { isValidObjectId } from '../pipes/object-id';
+import { OBJECT_ID_PATTERN } from '../pipes/object-id';
 
 export const FINANCE_PAGE_DEFAULT = 20;
 export const FINANCE_PAGE_MAX = 100;
@@ -20,7 +21,7 @@ export class FinanceListQuery {
   @ApiPropertyOptional({
     // No example: Swagger UI would pre-fill it and "Try it out" would page past every record.
     description: 'Id of the last object of the previous page',
-    pattern: '^[0-9a-fA-F]{24}$',
+    pattern: OBJECT_ID_PATTERN,
   })
   @IsOptional()
   @IsMongoId({ message: 'startingAfter must be a valid id' })

@@ -21,10 +21,10 @@ const REGISTRIES = ['activeSessions', 'activeCursors'] as const;
  *
  * Why: a long-lived `Set` or `Map` with constant adds and deletes from concurrent operations makes
  * V8 promote what its members reference to the old generation: the sessions and cursors, with the
- * replies they parsed, outlived every young-generation collection until the next full mark-compact.
- * Under load that was about 1 MB promoted per scavenge (some 14 KB per request), so a mark-compact of
- * the whole heap every second; with the linked list nothing is promoted. bench/README.md has the
- * measurements, and the driver as shipped behaves so in the baseline too.
+ * replies they parsed, outlived every young-generation collection until the next full mark-compact,
+ * so under load the whole heap was marked again and again; with the linked list nothing is
+ * promoted. bench/README.md has the measurements, and the driver as shipped behaves so in the
+ * baseline too.
  *
  * `close()` still ends every open session and closes every open cursor: it iterates the registries
  * and clears them, which `LinkedSet` supports. Fenced: on any driver version but the one it was
