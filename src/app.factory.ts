@@ -30,9 +30,8 @@ function requestId(request: { headers: Record<string, string | string[] | undefi
  * proxies in front of the service whatever their address (Fastify itself refuses a bare number for
  * that reason): use it only where the service cannot be reached but through them; prefer a list.
  */
-export function trustProxySetting(value: string): boolean | string[] | ((address: string, hop: number) => boolean) {
+export function trustProxySetting(value: string): false | string[] | ((address: string, hop: number) => boolean) {
   if (value === 'false') return false;
-  if (value === 'true') return true;
   if (/^\d+$/.test(value)) {
     const hops = Number(value);
     return (_address, hop) => hop < hops;

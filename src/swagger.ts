@@ -4,8 +4,6 @@ import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
 import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
-export const BEARER = USER_BEARER_SCHEME;
-export const API_KEY = API_KEY_SCHEME;
 
 /** Object keys sorted, so the document is a stable artifact that diffs cleanly. */
 function sortKeys<T>(value: T): T {
@@ -31,7 +29,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Errors share one body: `{ statusCode, error, message }`, plus `errors` on validation failures.',
     )
     .setVersion('1.0.0')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/login' }, BEARER)
+    // Relative to where the document is served: generators and Swagger UI call the same host.
+    .addServer('/', 'This service')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/login' }, USER_BEARER_SCHEME)
     .addBearerAuth(
       {
         type: 'http',
@@ -39,9 +39,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         bearerFormat: 'sk_test_...',
         description: "A platform project's API key (POST /api/v1/platform/projects/{id}/keys); data routes only",
       },
-      API_KEY,
+      API_KEY_SCHEME,
     )
-    .addSecurityRequirements(BEARER)
+    .addSecurityRequirements(USER_BEARER_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,

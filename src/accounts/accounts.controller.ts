@@ -7,6 +7,7 @@ import { UserId } from '../tenancy/tenancy.decorators';
 import { AccountsService } from './accounts.service';
 import { ChangeRoleDto, CreateAccountDto, TransferOwnershipDto, UpdateAccountDto } from './dto/account.dto';
 import { AccountEnvelope, AccountListResponse, MemberEnvelope, MemberListResponse } from './dto/account.response';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const ACCOUNT_ID = 'accountId';
 
@@ -24,6 +25,8 @@ export class AccountsController {
   }
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create an account',
     description: 'The caller becomes its owner (role admin); its default platform project is created with every API enabled.',
@@ -55,13 +58,18 @@ export class AccountsController {
   }
 
   @Post(':accountId/ownership')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Transfer ownership',
-    description: 'The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role.',
+    description:
+      'The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role. ' +
+      'Concurrent transfers run one at a time: the caller must still be the owner when its turn comes (403 otherwise); ' +
+      'a transfer that cannot get its turn within seconds is 409.',
   })
   @ApiOkResponse({ type: AccountEnvelope })
-  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async transferOwnership(
     @UserId() userId: string,
     @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
@@ -79,9 +87,12 @@ export class AccountsController {
   }
 
   @Patch(':accountId/members/:userId')
-  @ApiOperation({ summary: "Change a member's role", description: "Admins and the owner. The owner's role cannot be changed (403)." })
+  @ApiOperation({
+    summary: "Change a member's role",
+    description: "Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).",
+  })
   @ApiOkResponse({ type: MemberEnvelope })
-  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async changeMemberRole(
     @UserId() callerId: string,
     @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,

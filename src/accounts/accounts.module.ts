@@ -1,22 +1,34 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { LeasesModule } from '../leases/leases.module';
+import { MembershipLookup } from '../tenancy/tenancy-lookups';
 import { UsersModule } from '../users/users.module';
 import { Account, AccountSchema } from './account.schema';
 import { AccountsController } from './accounts.controller';
+import { AccountsRepository } from './accounts.repository';
 import { AccountsService } from './accounts.service';
 import { Membership, MembershipSchema } from './membership.schema';
+import { MembershipsRepository } from './memberships.repository';
 import { MembershipsService } from './memberships.service';
 
 @Module({
   imports: [
     UsersModule,
+    LeasesModule,
     MongooseModule.forFeature([
       { name: Account.name, schema: AccountSchema },
       { name: Membership.name, schema: MembershipSchema },
     ]),
   ],
   controllers: [AccountsController],
-  providers: [AccountsService, MembershipsService],
-  exports: [AccountsService, MembershipsService],
+  providers: [
+    AccountsRepository,
+    MembershipsRepository,
+    AccountsService,
+    MembershipsService,
+    // The tenancy guard (src/tenancy) reads memberships through this, without importing this module.
+    { provide: MembershipLookup, useExisting: MembershipsService },
+  ],
+  exports: [AccountsService, MembershipsService, MembershipLookup],
 })
 export class AccountsModule {}

@@ -1,32 +1,34 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
+import { Leases } from '../leases/leases.service';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from './accounts.events';
 import { hasAdminRights, toAccountView, toMemberView } from './accounts.mapper';
+import { AccountsRepository } from './accounts.repository';
 import { AccountView, MemberView } from './dto/account.response';
 import { UpdateAccountDto } from './dto/account.dto';
 import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
-import { insertDocument } from '../common/database/insert-document';
-import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
-export const NOT_A_MEMBER = 'You are not a member of this account';
 const ADMIN_ONLY = 'This operation needs the role admin';
 const MEMBER_NOT_FOUND = 'Member not found';
+const OWNER_ONLY = 'Only the owner can transfer ownership';
+const TRANSFER_FIRST = 'Transfer ownership first';
+const MEMBERS_BUSY = "Another change to this account's owner or members is in progress: try again";
 
 /** Accounts and their members. Every method is asked by a user about an account they must belong to. */
 @Injectable()
 export class AccountsService {
   constructor(
-    @InjectModel(Account.name) private readonly accounts: Model<Account>,
+    private readonly accounts: AccountsRepository,
     private readonly memberships: MembershipsService,
     private readonly users: UsersService,
     private readonly events: EventEmitter2,
+    private readonly leases: Leases,
   ) {}
 
   /**
@@ -35,7 +37,7 @@ export class AccountsService {
    */
   async create(ownerId: string, name: string, type: AccountType, role: UserRole): Promise<AccountView> {
     const defaultProjectId = new Types.ObjectId();
-    const account = await insertDocument(this.accounts, { name, type, ownerId, defaultProjectId });
+    const account = await this.accounts.insert({ name, type, ownerId, defaultProjectId });
     const event: AccountCreatedEvent = { accountId: account._id, defaultProjectId };
     await this.events.emitAsync(ACCOUNT_CREATED, event);
     const membership = await this.memberships.add(account._id, ownerId, role, true);
@@ -45,7 +47,7 @@ export class AccountsService {
   async listForUser(userId: string): Promise<AccountView[]> {
     const memberships = await this.memberships.listForUser(userId);
     if (memberships.length === 0) return [];
-    const accounts = await findLean(this.accounts, { _id: { $in: memberships.map((membership) => membership.accountId) } });
+    const accounts = await this.accounts.findByIds(memberships.map((membership) => membership.accountId));
     const byId = new Map(accounts.map((account) => [String(account._id), account]));
     return memberships.flatMap((membership) => {
       const account = byId.get(String(membership.accountId));
@@ -69,25 +71,32 @@ export class AccountsService {
     const set: Partial<Pick<Account, 'name' | 'type'>> = {};
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.type !== undefined) set.type = dto.type;
-    const account = await this.accounts.findOneAndUpdate({ _id: accountId }, { $set: set }, { returnDocument: 'after' }).lean<Account>().exec();
+    const account = await this.accounts.updateDetails(accountId, set);
     if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
     return toAccountView(account, membership);
   }
 
   /**
-   * Hands the account to another member, who becomes admin. The new owner's membership is marked
+   * Hands the account to another member, who becomes admin. A compare-and-set: transfers, removals
+   * and role changes of one account run one at a time (a lease: FerretDB does not apply a guarded
+   * update atomically), and the caller must still be the owner once it is this transfer's turn, so
+   * of two concurrent transfers the second finds its caller no longer the owner (403) and the
+   * account ends with one owner, the one `ownerId` names. The new owner's membership is marked
    * first, so at every instant at least one member holds the owner's rights.
    */
   async transferOwnership(accountId: string, ownerId: string, newOwnerId: string): Promise<AccountView> {
     const { membership } = await this.requireMember(accountId, ownerId);
-    if (!membership.owner) throw new ForbiddenException('Only the owner can transfer ownership');
+    if (!membership.owner) throw new ForbiddenException(OWNER_ONLY);
     if (newOwnerId === ownerId) return this.get(accountId, ownerId);
     const target = await this.memberships.find(accountId, newOwnerId);
     if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
-    // The member may have left or been removed since: then the account keeps its owner.
-    if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
-    await this.accounts.updateOne({ _id: accountId }, { $set: { ownerId: new Types.ObjectId(newOwnerId) } }).exec();
-    await this.memberships.setOwner(accountId, ownerId, false);
+    await this.oneChangeAtATime(accountId, async () => {
+      if (!(await this.memberships.find(accountId, ownerId))?.owner) throw new ForbiddenException(OWNER_ONLY);
+      // The member may have left or been removed since: then the account keeps its owner.
+      if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
+      await this.accounts.setOwner(accountId, newOwnerId);
+      await this.memberships.setOwner(accountId, ownerId, false);
+    });
     return this.get(accountId, ownerId);
   }
 
@@ -102,30 +111,33 @@ export class AccountsService {
     });
   }
 
+  /** Serialised with transfers, so a member who is becoming the owner is not demoted on the way. */
   async changeRole(accountId: string, callerId: string, memberId: string, role: UserRole): Promise<MemberView> {
     await this.requireAdmin(accountId, callerId);
-    const target = await this.memberships.find(accountId, memberId);
-    if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
-    if (target.owner) throw new ForbiddenException("The owner's role cannot be changed: transfer ownership first");
-    const updated = await this.memberships.setRole(accountId, memberId, role);
+    const updated = await this.oneChangeAtATime(accountId, async () => {
+      const target = await this.memberships.find(accountId, memberId);
+      if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
+      if (target.owner) throw new ForbiddenException("The owner's role cannot be changed: transfer ownership first");
+      return this.memberships.setRole(accountId, memberId, role);
+    });
     const user = await this.users.findById(memberId);
     if (!updated || !user) throw new NotFoundException(MEMBER_NOT_FOUND);
     return toMemberView(updated, user);
   }
 
-  /** An admin removes a member, or a member leaves. The owner stays until ownership is handed on. */
+  /**
+   * An admin removes a member, or a member leaves. The owner stays until ownership is handed on;
+   * serialised with transfers, so the member a transfer is making the owner is not removed meanwhile.
+   */
   async removeMember(accountId: string, callerId: string, memberId: string): Promise<void> {
     if (callerId === memberId) await this.requireMember(accountId, callerId);
     else await this.requireAdmin(accountId, callerId);
-    const target = await this.memberships.find(accountId, memberId);
-    if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
-    if (target.owner) throw new ConflictException('Transfer ownership first');
-    if (!(await this.memberships.removeNonOwner(accountId, memberId))) {
-      // Became the owner in between, or left already.
-      const now = await this.memberships.find(accountId, memberId);
-      if (now?.owner) throw new ConflictException('Transfer ownership first');
-      throw new NotFoundException(MEMBER_NOT_FOUND);
-    }
+    await this.oneChangeAtATime(accountId, async () => {
+      const target = await this.memberships.find(accountId, memberId);
+      if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
+      if (target.owner) throw new ConflictException(TRANSFER_FIRST);
+      if (!(await this.memberships.removeNonOwner(accountId, memberId))) throw new NotFoundException(MEMBER_NOT_FOUND);
+    });
   }
 
   /** The account and the caller's membership; 404 when the caller is not a member, as if it did not exist. */
@@ -144,7 +156,12 @@ export class AccountsService {
   private async findMember(accountId: string, userId: string): Promise<{ account: Account; membership: Membership } | null> {
     const membership = await this.memberships.find(accountId, userId);
     if (!membership) return null;
-    const account = await findOneLean(this.accounts, { _id: new Types.ObjectId(accountId) });
+    const account = await this.accounts.findById(accountId);
     return account ? { account, membership } : null;
+  }
+
+  /** Changes of an account's owner and members, one at a time across every instance. */
+  private oneChangeAtATime<T>(accountId: string, change: () => Promise<T>): Promise<T> {
+    return this.leases.withLease(`account-members:${accountId}`, MEMBERS_BUSY, change);
   }
 }

@@ -1,63 +1,55 @@
 import { ConflictException, Injectable } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
+import type { MembershipLookup } from '../tenancy/tenancy-lookups';
 import { Membership } from './membership.schema';
-import { insertDocument } from '../common/database/insert-document';
-import { findLean, findOneLean } from '../common/database/lean-read';
+import { MembershipsRepository } from './memberships.repository';
 
-/** The memberships collection: who belongs to which account, with which role. */
+/**
+ * Who belongs to which account, with which role. The tenancy guard reads a membership through it on
+ * every request (as its `MembershipLookup`).
+ */
 @Injectable()
-export class MembershipsService {
-  constructor(@InjectModel(Membership.name) private readonly memberships: Model<Membership>) {}
+export class MembershipsService implements MembershipLookup {
+  constructor(private readonly memberships: MembershipsRepository) {}
 
-  /**
-   * One indexed read, straight from the collection (the tenancy guard's check, on every request).
-   * A malformed id is simply no membership.
-   */
+  /** One indexed read, straight from the collection. A malformed id is simply no membership. */
   find(accountId: string, userId: string): Promise<Membership | null> {
-    if (!Types.ObjectId.isValid(accountId) || !Types.ObjectId.isValid(userId)) return Promise.resolve(null);
-    return findOneLean(this.memberships, { accountId: new Types.ObjectId(accountId), userId: new Types.ObjectId(userId) });
+    return this.memberships.findMembership(accountId, userId);
   }
 
   /** Oldest first: the order accounts were joined. */
   listForUser(userId: string): Promise<Membership[]> {
-    if (!Types.ObjectId.isValid(userId)) return Promise.resolve([]);
-    return findLean(this.memberships, { userId: new Types.ObjectId(userId) }, { sort: { createdAt: 1, _id: 1 } });
+    return this.memberships.listForUser(userId);
   }
 
   listForAccount(accountId: string): Promise<Membership[]> {
-    if (!Types.ObjectId.isValid(accountId)) return Promise.resolve([]);
-    return findLean(this.memberships, { accountId: new Types.ObjectId(accountId) }, { sort: { createdAt: 1, _id: 1 } });
+    return this.memberships.listMembers(accountId);
   }
 
   /** The unique (account, user) index makes a second join of the same user a 409, also under races. */
   async add(accountId: Types.ObjectId | string, userId: Types.ObjectId | string, role: UserRole, owner = false): Promise<Membership> {
     try {
-      return await insertDocument(this.memberships, { accountId, userId, role, owner });
+      return await this.memberships.insert(accountId, userId, role, owner);
     } catch (error) {
       if (isDuplicateKey(error)) throw new ConflictException('This user is already a member of the account');
       throw error;
     }
   }
 
-  async setRole(accountId: string, userId: string, role: UserRole): Promise<Membership | null> {
-    return this.memberships
-      .findOneAndUpdate({ accountId, userId }, { $set: { role } }, { returnDocument: 'after' })
-      .lean<Membership>()
-      .exec();
+  /** Null when the user is no member or is the owner: the owner's role is never changed. */
+  setRole(accountId: string, userId: string, role: UserRole): Promise<Membership | null> {
+    return this.memberships.setRoleOfNonOwner(accountId, userId, role);
   }
 
   /** False when the user has no membership here (any more): nothing was written. */
-  async setOwner(accountId: string, userId: string, owner: boolean, role?: UserRole): Promise<boolean> {
-    const result = await this.memberships.updateOne({ accountId, userId }, { $set: { owner, ...(role ? { role } : {}) } }).exec();
-    return result.matchedCount > 0;
+  setOwner(accountId: string, userId: string, owner: boolean, role?: UserRole): Promise<boolean> {
+    return this.memberships.setOwner(accountId, userId, owner, role);
   }
 
-  /** Never removes the owner's membership: the filter says so, so a concurrent transfer cannot slip through. */
-  async removeNonOwner(accountId: string, userId: string): Promise<boolean> {
-    const result = await this.memberships.deleteOne({ accountId, userId, owner: false }).exec();
-    return result.deletedCount > 0;
+  /** Never removes the owner's membership: the filter says so. */
+  removeNonOwner(accountId: string, userId: string): Promise<boolean> {
+    return this.memberships.deleteNonOwner(accountId, userId);
   }
 }

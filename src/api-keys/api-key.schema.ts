@@ -30,8 +30,17 @@ export class ApiKey {
   @Prop({ type: [String], enum: API_NAMES, default: null })
   scopes: ApiName[] | null;
 
+  /** When the key stops working; null: never. Its own expiry, or the earlier end a roll gave it. */
   @Prop({ type: Date, default: null })
   expiresAt: Date | null;
+
+  /**
+   * The expiry the key was issued with (asked at creation, or handed on by a roll); null: none.
+   * A roll gives the new key this, never the grace end the rolled key got. Keys issued before it
+   * existed lack it: their `expiresAt` stands in.
+   */
+  @Prop({ type: Date, default: null })
+  ownExpiresAt?: Date | null;
 
   @Prop({ type: Date, default: null })
   revokedAt: Date | null;

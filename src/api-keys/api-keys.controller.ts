@@ -10,6 +10,7 @@ import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListResponse, CreatedApiKeyEnvelope } from './dto/api-key.response';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
 import { RollApiKeyDto } from './dto/roll-api-key.dto';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 /**
  * The API keys of a platform project of the token's account. Admins and the owner, with a user
@@ -23,6 +24,8 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create an API key',
     description:
@@ -68,6 +71,8 @@ export class ApiKeysController {
   }
 
   @Post(':keyId/roll')
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Roll an API key',
     description:

@@ -1,7 +1,6 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted, Types } from 'mongoose';
+import { toObjectId } from '../database/records';
 import { Clock } from '../common/clock/clock';
 import { RequestValidationException } from '../common/pipes/validation.pipe';
 import { PlatformProject } from '../platform-projects/platform-project.schema';
@@ -9,13 +8,11 @@ import { PLATFORM_PROJECT_DELETED, PlatformProjectDeletedEvent } from '../platfo
 import { normaliseApis, PlatformProjectsService } from '../platform-projects/platform-projects.service';
 import type { ApiName } from '../tenancy/api-names';
 import type { Principal } from '../tenancy/principal';
-import { ApiKey } from './api-key.schema';
 import { generateApiKey, hasApiKeyForm, hashApiKey } from './api-key-secret';
+import { ApiKeysRepository, KeyCheck, KeyProject } from './api-keys.repository';
 import { toApiKeyView, toCreatedApiKeyView } from './api-keys.mapper';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.response';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
-import { insertDocument } from '../common/database/insert-document';
-import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const API_KEY_NOT_FOUND = 'API key not found';
 /** `lastUsedAt` is written at most this often per key. */
@@ -34,7 +31,7 @@ export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
 
   constructor(
-    @InjectModel(ApiKey.name) private readonly keys: Model<ApiKey>,
+    private readonly keys: ApiKeysRepository,
     private readonly projects: PlatformProjectsService,
     private readonly clock: Clock,
   ) {}
@@ -58,51 +55,44 @@ export class ApiKeysService {
   /** Newest first, revoked and expired ones included (their dates say so); never the key or its hash. */
   async list(accountId: string, projectId: string): Promise<ApiKeyView[]> {
     const project = await this.projects.require(accountId, projectId);
-    const keys = await findLean(this.keys, { projectId: project._id, accountId: project.accountId }, { sort: { createdAt: -1, _id: -1 } });
+    const keys = await this.keys.listForProject(keyProject(project));
     return keys.map(toApiKeyView);
   }
 
   /** Stops the key at once. Revoking a revoked key changes nothing and answers the same. */
   async revoke(accountId: string, projectId: string, keyId: string): Promise<void> {
     const project = await this.projects.require(accountId, projectId);
-    const owned = { _id: keyId, projectId: project._id, accountId };
-    const result = await this.keys.updateOne({ ...owned, revokedAt: null }, { $set: { revokedAt: this.clock.now() } }).exec();
-    if (result.matchedCount === 0 && !(await this.keys.exists(owned).exec())) throw new NotFoundException(API_KEY_NOT_FOUND);
+    if (!(await this.keys.revoke(keyProject(project), keyId, this.clock.now()))) throw new NotFoundException(API_KEY_NOT_FOUND);
   }
 
   /**
-   * A new key with the old one's name, scopes and expiry; the old one keeps working for
-   * `graceHours` more (never longer than it would have anyway). The new key exists before the old
-   * one's end is moved, so a failure in between leaves the caller with a working key.
+   * A new key with the old one's name, scopes and own expiry (the one it was issued with, not a
+   * grace end an earlier roll gave it: the newest key never expires unless asked); the old one keeps
+   * working for `graceHours` more (never longer than it would have anyway). The new key exists
+   * before the old one's end is moved, so a failure in between leaves the caller with a working key.
    */
   async roll(accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
-    const old = Types.ObjectId.isValid(keyId)
-      ? await findOneLean(this.keys, { _id: new Types.ObjectId(keyId), projectId: project._id, accountId: project.accountId })
-      : null;
+    const old = await this.keys.findInProject(keyProject(project), keyId);
     if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
     const now = this.clock.now();
     if (old.revokedAt) throw new ConflictException('API key is revoked: create a new one');
     if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
     const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
     const oldEnd = old.expiresAt && old.expiresAt.getTime() < graceEnd.getTime() ? old.expiresAt : graceEnd;
-    const created = await this.issue(project, old.name, old.scopes, old.expiresAt);
-    await this.keys.updateOne({ _id: old._id, revokedAt: null }, { $set: { expiresAt: oldEnd } }).exec();
+    const created = await this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt);
+    await this.keys.endAt(old._id, oldEnd);
     return created;
   }
 
   /**
    * The principal of a bearer token that is a live key of this service, else null. One indexed read
-   * by the key's SHA-256, with only the fields checked here, sent to the collection directly (it runs
-   * on every request a key makes; Mongoose's query building would add a tenth to it); a token not of
-   * the issued form is refused without one.
+   * by the key's SHA-256, with only the fields checked here, straight from the collection (it runs on
+   * every request a key makes); a token not of the issued form is refused without one.
    */
   async authenticate(token: string): Promise<ApiKeyPrincipal | null> {
     if (!hasApiKeyForm(token)) return null;
-    const key = await this.keys.collection.findOne<Omit<ApiKey, 'hash' | 'start' | 'name' | 'createdAt' | 'updatedAt'>>(
-      { hash: hashApiKey(token) },
-      { projection: { accountId: 1, projectId: 1, scopes: 1, expiresAt: 1, revokedAt: 1, lastUsedAt: 1 } },
-    );
+    const key = await this.keys.findKeyByHash(hashApiKey(token));
     if (!key || key.revokedAt) return null;
     const now = this.clock.now();
     if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return null;
@@ -119,12 +109,14 @@ export class ApiKeysService {
   /** A deleted project's keys go with it. */
   @OnEvent(PLATFORM_PROJECT_DELETED, { suppressErrors: false })
   async onPlatformProjectDeleted(event: PlatformProjectDeletedEvent): Promise<void> {
-    await this.keys.deleteMany({ projectId: event.projectId, accountId: event.accountId }).exec();
+    const accountId = toObjectId(event.accountId);
+    const projectId = toObjectId(event.projectId);
+    if (accountId && projectId) await this.keys.deleteForProject({ accountId, projectId });
   }
 
   private async issue(project: PlatformProject, name: string, scopes: ApiName[] | null, expiresAt: Date | null): Promise<CreatedApiKeyView> {
     const secret = generateApiKey();
-    const created = await insertDocument(this.keys, {
+    const created = await this.keys.insert({
       hash: secret.hash,
       start: secret.start,
       name,
@@ -132,6 +124,7 @@ export class ApiKeysService {
       projectId: project._id,
       scopes,
       expiresAt,
+      ownExpiresAt: expiresAt,
     });
     return toCreatedApiKeyView(created, secret.key);
   }
@@ -141,15 +134,15 @@ export class ApiKeysService {
    * failure only logged. The guard in the filter keeps concurrent requests of one key from all
    * writing (on MongoDB; FerretDB may let a few through, which only rewrites the same minute).
    */
-  private recordUse(key: Pick<ApiKey, '_id' | 'lastUsedAt'>, now: Date): void {
+  private recordUse(key: Pick<KeyCheck, '_id' | 'lastUsedAt'>, now: Date): void {
     const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
     if (key.lastUsedAt && key.lastUsedAt.getTime() >= cutoff.getTime()) return;
     this.keys
-      .updateOne(
-        { _id: new Types.ObjectId(key._id), $or: [{ lastUsedAt: null }, { lastUsedAt: trusted({ $lt: cutoff }) }] },
-        { $set: { lastUsedAt: now } },
-      )
-      .exec()
+      .recordUse(key._id, now, cutoff)
       .catch((error: Error) => this.logger.warn(`Recording the use of API key ${String(key._id)} failed: ${error.message}`));
   }
+}
+
+function keyProject(project: PlatformProject): KeyProject {
+  return { accountId: project.accountId, projectId: project._id };
 }

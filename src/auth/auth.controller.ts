@@ -9,6 +9,7 @@ import { AuthService } from './auth.service';
 import { LoginResponse, MeResponse, SignupResponse } from './dto/auth.response';
 import { LoginDto } from './dto/login.dto';
 import { SignupDto } from './dto/signup.dto';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('auth')
 @Controller('api/v1')
@@ -17,6 +18,7 @@ export class AuthController {
 
   @Public()
   @Post('singup')
+  @Idempotent()
   @ApiOperation({
     summary: 'Create an account',
     description:
@@ -34,6 +36,7 @@ export class AuthController {
 
   @Public()
   @Post('signup')
+  @Idempotent()
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
   @ApiCreatedResponse({ type: SignupResponse })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
@@ -43,6 +46,7 @@ export class AuthController {
 
   @Public()
   @Post('login')
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Log in and get an access token',

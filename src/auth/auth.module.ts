@@ -8,13 +8,15 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
-import { TenancyGuard } from './tenancy.guard';
+import { TenancyGuard } from '../tenancy/tenancy.guard';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtAuthGuard } from './jwt-auth.guard';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AttemptLimiter } from './attempts/attempt-limiter.service';
 import { AuthAttempt, AuthAttemptSchema } from './attempts/auth-attempt.schema';
+import { KnownLoginAddress, KnownLoginAddressSchema } from './attempts/known-login-address.schema';
+import { LoginAttemptsRepository } from './attempts/login-attempts.repository';
 import { RolesGuard } from './roles.guard';
 
 @Module({
@@ -24,7 +26,10 @@ import { RolesGuard } from './roles.guard';
     InvitationsModule,
     ApiKeysModule,
     PlatformProjectsModule,
-    MongooseModule.forFeature([{ name: AuthAttempt.name, schema: AuthAttemptSchema }]),
+    MongooseModule.forFeature([
+      { name: AuthAttempt.name, schema: AuthAttemptSchema },
+      { name: KnownLoginAddress.name, schema: KnownLoginAddressSchema },
+    ]),
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
       useFactory: (config: ConfigType<typeof authConfig>) => {
@@ -46,6 +51,7 @@ import { RolesGuard } from './roles.guard';
   providers: [
     AuthService,
     AttemptLimiter,
+    LoginAttemptsRepository,
     JwtAuthGuard,
     TenancyGuard,
     RolesGuard,

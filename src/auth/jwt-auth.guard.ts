@@ -32,8 +32,8 @@ export const INVALID_API_KEY = 'Invalid API key';
  * `eyJ`): a live `sk_test_` key of this service (one indexed read, no cache) or `401 Invalid API key`.
  *
  * An access token that verified once is remembered, by its exact text, until its `exp`: a signed
- * token cannot change, so its next verification would give the same answer (jsonwebtoken costs
- * about 60-100 µs a request). What a token grants is still decided on every request: membership,
+ * token cannot change, so its next verification would give the same answer (jsonwebtoken was a
+ * noticeable share of a small request's CPU: bench/README.md). What a token grants is still decided on every request: membership,
  * role and project are read each time by the tenancy guard, never from this cache.
  */
 @Injectable()

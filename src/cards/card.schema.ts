@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type CardFailureCode, type CardFunding } from './test-cards';
 
@@ -52,7 +52,6 @@ export class Card {
   updatedAt: Date;
 }
 
-export type CardDocument = HydratedDocument<Card>;
 export const CardSchema = SchemaFactory.createForClass(Card);
 tenantOwned(CardSchema);
 

@@ -10,6 +10,7 @@ import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('cards')
 @PlatformApi('cards')
@@ -18,6 +19,8 @@ export class CardsController {
   constructor(private readonly cards: CardsService) {}
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create a card (test mode)',
     description:
@@ -56,6 +59,8 @@ export class CardsController {
   }
 
   @Post(':id')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Update a card',
@@ -70,6 +75,8 @@ export class CardsController {
   }
 
   @Post(':id/default')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: "Make a card its customer's default",

@@ -1,33 +1,32 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { createHmac } from 'node:crypto';
-import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';
+import { Page, toPage } from '../common/paging/finance-list.query';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { RequestValidationException } from '../common/pipes/validation.pipe';
 import type { FinanceConfig } from '../config/finance.config';
 import { CUSTOMER_NOT_FOUND, CustomersService } from '../customers/customers.service';
 import { CustomerResponse } from '../customers/dto/customer.response';
 import { Card } from './card.schema';
+import { CardsRepository } from './cards.repository';
 import { checkExpiry, checkNewCard, isExpired } from './card-validation';
 import { toCardResponse } from './cards.mapper';
 import { CardResponse } from './dto/card.response';
 import { CreateCardDto } from './dto/create-card.dto';
 import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
-import { insertDocument } from '../common/database/insert-document';
-import { findOneInScope } from '../tenancy/find-in-scope';
+import type { TenantScope } from '../tenancy/tenant-scope';
 
 export const CARD_NOT_FOUND = 'Card not found';
-const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
 
 /** What a payment needs to charge a customer: the default card and, for a decline test card, why it fails. */
 export interface ChargeableCard {
   cardId: string;
   failureCode: string | null;
 }
+const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
+
 
 /**
  * The saved cards of a platform project. Every method takes the request's scope first: a card or a
@@ -38,7 +37,7 @@ export class CardsService {
   private readonly fingerprintKey: string;
 
   constructor(
-    @InjectModel(Card.name) private readonly cards: Model<Card>,
+    private readonly cards: CardsRepository,
     private readonly customers: CustomersService,
     config: ConfigService,
   ) {
@@ -62,8 +61,7 @@ export class CardsService {
       customerId = await this.customers.createBlank(scope);
     }
 
-    const created = await insertDocument(this.cards, {
-      projectId: scopeProjectId(scope),
+    const created = await this.cards.insert(scope, {
       customer: new Types.ObjectId(customerId),
       brand: checked.card.brand,
       funding: checked.card.funding,
@@ -78,7 +76,7 @@ export class CardsService {
     const isDefault = await this.customers.setDefaultMethodIfUnset(scope, customerId, cardId);
     if (!isDefault && !(await this.customers.exists(scope, customerId))) {
       // The customer was deleted while this card was being saved: do not leave an orphan behind.
-      await this.cards.deleteOne(inScope(scope, { _id: cardId })).exec();
+      await this.cards.deleteById(scope, cardId);
       throw new BadRequestException(UNKNOWN_CUSTOMER);
     }
     return toCardResponse(created, isDefault);
@@ -95,12 +93,7 @@ export class CardsService {
     const customerId = query.customer.toLowerCase();
     const customer = await this.customers.findById(scope, customerId);
     if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-    const rows = await this.cards
-      .find(inScope(scope, { customer: new Types.ObjectId(customerId), ...cursorFilter(query.startingAfter) }))
-      .sort({ _id: -1 })
-      .limit(query.limit + 1)
-      .lean<Card[]>()
-      .exec();
+    const rows = await this.cards.pageOfCustomer(scope, customerId, query);
     return toPage(rows, query.limit, (card) => toCardResponse(card, String(card._id) === customer.defaultMethod));
   }
 
@@ -115,14 +108,7 @@ export class CardsService {
 
     const expiry = checkExpiry(dto.expMonth ?? String(card.expMonth), dto.expYear ?? String(card.expYear), new Date());
     if (!expiry.value) throw new RequestValidationException(expiry.errors);
-    const updated = await this.cards
-      .findOneAndUpdate(
-        inScope(scope, { _id: id, expMonth: card.expMonth, expYear: card.expYear }),
-        { $set: { expMonth: expiry.value.expMonth, expYear: expiry.value.expYear } },
-        { returnDocument: 'after' },
-      )
-      .lean<Card>()
-      .exec();
+    const updated = await this.cards.updateExpiryIf(scope, id, { expMonth: card.expMonth, expYear: card.expYear }, expiry.value);
     if (!updated) {
       if (!(await this.cardExists(scope, id))) throw new NotFoundException(CARD_NOT_FOUND);
       throw new ConflictException('The card was changed by another request: retry');
@@ -132,8 +118,9 @@ export class CardsService {
 
   /** Removes the card; when it was its customer's default, the customer is left without one. */
   async delete(scope: TenantScope, id: string): Promise<void> {
-    const card = await this.cards.findOneAndDelete(inScope(scope, { _id: id })).lean<Card>().exec();
-    if (!card) throw new NotFoundException(CARD_NOT_FOUND);
+    const card = await this.findCard(scope, id);
+    // Removed by a concurrent delete in between: that delete answers, this one is a 404.
+    if (!card || !(await this.cards.deleteById(scope, id))) throw new NotFoundException(CARD_NOT_FOUND);
     await this.customers.clearDefaultMethodIf(scope, String(card.customer), id);
   }
 
@@ -158,26 +145,20 @@ export class CardsService {
   async getDefaultCardForCharge(scope: TenantScope, customerId: string): Promise<ChargeableCard | null> {
     const defaultMethod = await this.customers.defaultMethodOf(scope, customerId);
     if (!defaultMethod || !isValidObjectId(defaultMethod)) return null;
-    const card = await this.cards
-      .findOne(inScope(scope, { _id: defaultMethod, customer: new Types.ObjectId(customerId) }))
-      .lean<Card>()
-      .exec();
+    const card = await this.cards.findOfCustomer(scope, defaultMethod, customerId);
     if (!card) return null;
     const failureCode = card.failureCode ?? (isExpired(card.expMonth, card.expYear, new Date()) ? 'expired_card' : null);
     return { cardId: String(card._id), failureCode };
   }
 
   /** Whether this customer owns a card with this id in the scope's project. */
-  async belongsTo(scope: TenantScope, cardId: string, customerId: string): Promise<boolean> {
-    if (!isValidObjectId(cardId) || !isValidObjectId(customerId)) return false;
-    return (await this.cards.exists(inScope(scope, { _id: cardId, customer: new Types.ObjectId(customerId) })).exec()) !== null;
+  belongsTo(scope: TenantScope, cardId: string, customerId: string): Promise<boolean> {
+    return this.cards.belongsTo(scope, cardId, customerId);
   }
 
   /** Removes every card of a customer of the scope's project; the number removed. */
-  async deleteAllOfCustomer(scope: TenantScope, customerId: string): Promise<number> {
-    if (!isValidObjectId(customerId)) return 0;
-    const result = await this.cards.deleteMany(inScope(scope, { customer: new Types.ObjectId(customerId) })).exec();
-    return result.deletedCount;
+  deleteAllOfCustomer(scope: TenantScope, customerId: string): Promise<number> {
+    return this.cards.deleteAllOfCustomer(scope, customerId);
   }
 
   /**
@@ -191,11 +172,11 @@ export class CardsService {
   }
 
   private findCard(scope: TenantScope, id: string): Promise<Card | null> {
-    return findOneInScope(this.cards, scope, id);
+    return this.cards.findById(scope, id);
   }
 
-  private async cardExists(scope: TenantScope, id: string): Promise<boolean> {
-    return (await this.cards.exists(inScope(scope, { _id: id })).exec()) !== null;
+  private cardExists(scope: TenantScope, id: string): Promise<boolean> {
+    return this.cards.existsById(scope, id);
   }
 
   private async isDefault(scope: TenantScope, card: Card): Promise<boolean> {

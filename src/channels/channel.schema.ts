@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 /** A paid membership level of a channel. Some tiers in use carry only a name and a price. */
@@ -69,7 +69,6 @@ export class Channel {
   updatedAt: Date;
 }
 
-export type ChannelDocument = HydratedDocument<Channel>;
 export const ChannelSchema = SchemaFactory.createForClass(Channel);
 tenantOwned(ChannelSchema);
 

@@ -11,6 +11,7 @@ import { ChannelsService } from './channels.service';
 import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, ChannelUpdatedResponse } from './dto/channel.response';
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('channels')
 @ApiBearerAuth()
@@ -20,6 +21,8 @@ export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
   @Post()
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Create a channel',

@@ -1,21 +1,18 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
 import { ClientsService } from '../clients/clients.service';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { pickDefined } from '../common/fields/pick-defined';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import type { ContentPage } from '../common/paging/total-count';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
-import { Channel, usernameKey } from './channel.schema';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { usernameKey } from './channel.schema';
+import { ChannelsRepository } from './channels.repository';
 import { CHANNEL_DELETED, ChannelDeletedEvent } from './channels.events';
 import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
-import { insertDocument } from '../common/database/insert-document';
-import { findOneInScope } from '../tenancy/find-in-scope';
 
 export const CHANNEL_NOT_FOUND = 'Channel not found';
 const UNKNOWN_CLIENT = 'clientId does not match an existing client';
@@ -37,7 +34,7 @@ export function channelFields(dto: UpdateChannelDto): Record<string, unknown> {
 @Injectable()
 export class ChannelsService {
   constructor(
-    @InjectModel(Channel.name) private readonly channels: Model<Channel>,
+    private readonly channels: ChannelsRepository,
     private readonly clients: ClientsService,
     private readonly events: EventEmitter2,
   ) {}
@@ -49,51 +46,42 @@ export class ChannelsService {
    */
   async create(scope: TenantScope, dto: CreateChannelDto): Promise<string> {
     if (!(await this.clients.isLive(scope, dto.clientId))) throw new BadRequestException(UNKNOWN_CLIENT);
+    await this.clients.assertProjectsExist(scope, dto.projectIds);
     let id: string;
     try {
       // Fields the request leaves out take the schema's defaults.
-      const created = await insertDocument(this.channels, {
-        ...channelFields(dto),
-        clientId: dto.clientId,
-        projectId: scopeProjectId(scope),
-      });
+      const created = await this.channels.insert(scope, { ...channelFields(dto), clientId: dto.clientId });
       id = String(created._id);
     } catch (error) {
       throw usernameConflictOr(error);
     }
     if (!(await this.clients.acceptsChannels(scope, dto.clientId))) {
-      await this.channels.deleteOne(inScope(scope, { _id: id })).exec();
+      await this.channels.deleteById(scope, id);
       throw new BadRequestException(UNKNOWN_CLIENT);
     }
     return id;
   }
 
   async listByClient(scope: TenantScope, clientId: string, page: ContentListQuery): Promise<ContentPage<ChannelResponse>> {
-    const filter = inScope(scope, { clientId });
-    const [rows, total] = await Promise.all([
-      this.channels.find(filter).sort({ _id: 1 }).skip(page.skip).limit(page.limit).lean<Channel[]>().exec(),
-      this.channels.countDocuments(filter).exec(),
-    ]);
+    const { rows, total } = await this.channels.pageOfClient(scope, clientId, page.skip, page.limit);
     return { items: rows.map(toChannelResponse), total };
   }
 
   async findOne(scope: TenantScope, id: string): Promise<ChannelResponse> {
-    const channel = await findOneInScope(this.channels, scope, id);
+    const channel = await this.channels.findById(scope, id);
     if (!channel) throw new NotFoundException(CHANNEL_NOT_FOUND);
     return toChannelResponse(channel);
   }
 
   async update(scope: TenantScope, id: string, dto: UpdateChannelDto): Promise<void> {
-    let matched: number;
+    await this.clients.assertProjectsExist(scope, dto.projectIds);
+    let matched: boolean;
     try {
-      const result = await this.channels
-        .updateOne(inScope(scope, { _id: id }), { $set: channelFields(dto) }, { runValidators: true })
-        .exec();
-      matched = result.matchedCount;
+      matched = await this.channels.update(scope, id, channelFields(dto));
     } catch (error) {
       throw usernameConflictOr(error);
     }
-    if (matched === 0) throw new NotFoundException(CHANNEL_NOT_FOUND);
+    if (!matched) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }
 
   /**
@@ -105,35 +93,34 @@ export class ChannelsService {
    * so the channel's leftover projects are removed then.
    */
   async remove(scope: TenantScope, id: string): Promise<void> {
-    const { deletedCount } = await this.channels.deleteOne(inScope(scope, { _id: id })).exec();
+    const deleted = await this.channels.deleteById(scope, id);
     const event: ChannelDeletedEvent = { scope, channelId: id };
     await this.events.emitAsync(CHANNEL_DELETED, event);
-    if (deletedCount === 0) throw new NotFoundException(CHANNEL_NOT_FOUND);
+    if (!deleted) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }
 
   // ---- for child modules (projects) and the clients event ----
 
-  async exists(scope: TenantScope, channelId: string): Promise<boolean> {
-    return (await this.channels.exists(inScope(scope, { _id: channelId })).exec()) !== null;
+  exists(scope: TenantScope, channelId: string): Promise<boolean> {
+    return this.channels.existsById(scope, channelId);
   }
 
   /** Adds a project to the channel's `projectIds`; false when the channel does not exist (any more). */
-  async addProject(scope: TenantScope, channelId: string, projectId: string): Promise<boolean> {
-    const result = await this.channels.updateOne(inScope(scope, { _id: channelId }), { $addToSet: { projectIds: projectId } }).exec();
-    return result.matchedCount > 0;
+  addProject(scope: TenantScope, channelId: string, projectId: string): Promise<boolean> {
+    return this.channels.addProject(scope, channelId, projectId);
   }
 
-  async removeProject(scope: TenantScope, channelId: string, projectId: string): Promise<void> {
-    await this.channels.updateOne(inScope(scope, { _id: channelId }), { $pull: { projectIds: projectId } }).exec();
+  removeProject(scope: TenantScope, channelId: string, projectId: string): Promise<void> {
+    return this.channels.removeProject(scope, channelId, projectId);
   }
 
   /** Whether the scope's project still holds any channel (a platform project delete asks). */
-  async holdsRecords(scope: TenantScope): Promise<boolean> {
-    return (await this.channels.exists(inScope(scope, {})).exec()) !== null;
+  holdsRecords(scope: TenantScope): Promise<boolean> {
+    return this.channels.holdsAny(scope);
   }
 
-  async clientOwnsChannels(scope: TenantScope, clientId: string): Promise<boolean> {
-    return (await this.channels.exists(inScope(scope, { clientId })).exec()) !== null;
+  clientOwnsChannels(scope: TenantScope, clientId: string): Promise<boolean> {
+    return this.channels.clientOwnsAny(scope, clientId);
   }
 }
 

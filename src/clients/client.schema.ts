@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 @Schema(schemaOptions('clients'))
@@ -39,7 +39,6 @@ export class Client {
   updatedAt: Date;
 }
 
-export type ClientDocument = HydratedDocument<Client>;
 export const ClientSchema = SchemaFactory.createForClass(Client);
 tenantOwned(ClientSchema);
 

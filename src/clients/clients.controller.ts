@@ -14,6 +14,7 @@ import { ClientResponse } from './dto/client.response';
 import { CreateClientDto } from './dto/create-client.dto';
 import { ListClientsQuery } from './dto/list-clients.query';
 import { UpdateClientDto } from './dto/update-client.dto';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
 
@@ -24,6 +25,8 @@ export class ClientsController {
   constructor(private readonly clients: ClientsService) {}
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({ summary: 'Create a client', description: '`name` and `email` are required. The email is not unique.' })
   @ApiCreatedResponse({
     type: MessageWithIdResponseDto,

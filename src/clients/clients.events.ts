@@ -11,3 +11,18 @@ export interface ClientHardDeletingEvent {
   scope: TenantScope;
   clientId: string;
 }
+
+/**
+ * Emitted (awaited) by a channel or client write that names content projects (`projectIds`): the
+ * projects module answers whether every id names a content project of the scope's platform project.
+ * Clients and channels sit below projects, so they ask instead of reading projects themselves.
+ */
+export const CONTENT_PROJECTS_LOOKUP = 'content-projects.lookup';
+
+export interface ContentProjectsLookupEvent {
+  scope: TenantScope;
+  projectIds: readonly string[];
+}
+
+/** The 400 of a write whose `projectIds` names no content project of the platform project (another tenant's included). */
+export const UNKNOWN_PROJECT_IDS = 'each value in projectIds must match an existing project';

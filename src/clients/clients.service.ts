@@ -1,21 +1,17 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
-import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
-import { inScope, type TenantScope } from '../tenancy/tenant-scope';
-import { Client } from './client.schema';
-import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from './clients.events';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import type { Client } from './client.schema';
+import { CLIENT_NOT_FOUND, ClientsRepository } from './clients.repository';
+import { CLIENT_HARD_DELETING, ClientHardDeletingEvent, CONTENT_PROJECTS_LOOKUP, ContentProjectsLookupEvent, UNKNOWN_PROJECT_IDS } from './clients.events';
 import { toClientResponse } from './clients.mapper';
 import { ClientResponse } from './dto/client.response';
 import { CreateClientDto } from './dto/create-client.dto';
 import { ListClientsQuery } from './dto/list-clients.query';
 import { UpdateClientDto } from './dto/update-client.dto';
-import { findOneInScope } from '../tenancy/find-in-scope';
 
-const CLIENT_NOT_FOUND = 'Client not found';
 /** A deleting mark older than this belongs to a delete whose server stopped part-way. */
 const DELETING_LEASE_MS = 60_000;
 const WRITABLE_FIELDS = ['name', 'email', 'phone', 'projectIds'] as const;
@@ -28,14 +24,10 @@ export function clientFields(dto: UpdateClientDto): Partial<Client> {
 
 @Injectable()
 export class ClientsService {
-  private readonly records: SoftDeletableRecords<Client>;
-
   constructor(
-    @InjectModel(Client.name) private readonly clients: Model<Client>,
+    private readonly records: ClientsRepository,
     private readonly events: EventEmitter2,
-  ) {
-    this.records = new SoftDeletableRecords(clients, CLIENT_NOT_FOUND);
-  }
+  ) {}
 
   /** True when a live client with this id exists in the scope's project. A malformed id is simply false. */
   isLive(scope: TenantScope, clientId: string): Promise<boolean> {
@@ -47,7 +39,8 @@ export class ClientsService {
     return this.records.holdsAny(scope);
   }
 
-  create(scope: TenantScope, dto: CreateClientDto): Promise<string> {
+  async create(scope: TenantScope, dto: CreateClientDto): Promise<string> {
+    await this.assertProjectsExist(scope, dto.projectIds);
     return this.records.create(scope, clientFields(dto));
   }
 
@@ -60,8 +53,20 @@ export class ClientsService {
     return toClientResponse(await this.records.get(scope, id, includeDeleted));
   }
 
-  update(scope: TenantScope, id: string, dto: UpdateClientDto): Promise<void> {
+  async update(scope: TenantScope, id: string, dto: UpdateClientDto): Promise<void> {
+    await this.assertProjectsExist(scope, dto.projectIds);
     return this.records.update(scope, id, clientFields(dto));
+  }
+
+  /**
+   * 400 unless every id names a content project of the scope's platform project: another tenant's
+   * project is as unknown as a missing one. Channels ask the same before they write theirs.
+   */
+  async assertProjectsExist(scope: TenantScope, projectIds: readonly string[] | undefined): Promise<void> {
+    if (!projectIds?.length) return;
+    const event: ContentProjectsLookupEvent = { scope, projectIds };
+    const answers: unknown[] = await this.events.emitAsync(CONTENT_PROJECTS_LOOKUP, event);
+    if (!answers.includes(true)) throw new BadRequestException(UNKNOWN_PROJECT_IDS);
   }
 
   softDelete(scope: TenantScope, id: string): Promise<void> {
@@ -78,7 +83,7 @@ export class ClientsService {
    * channels and its removal (see hardDelete).
    */
   async acceptsChannels(scope: TenantScope, clientId: string, now = new Date()): Promise<boolean> {
-    const client = await findOneInScope(this.clients, scope, clientId, { deletedAt: null });
+    const client = await this.records.findLive(scope, clientId);
     if (!client) return false;
     return !client.deletingAt || now.getTime() - new Date(client.deletingAt).getTime() >= DELETING_LEASE_MS;
   }
@@ -90,13 +95,12 @@ export class ClientsService {
    * the mark after its own insert and withdraws.
    */
   async hardDelete(scope: TenantScope, id: string): Promise<void> {
-    const marked = await this.clients.updateOne(inScope(scope, { _id: id }), { $set: { deletingAt: new Date() } }).exec();
-    if (marked.matchedCount === 0) throw new NotFoundException(CLIENT_NOT_FOUND);
+    if (!(await this.records.markDeleting(scope, id, new Date()))) throw new NotFoundException(CLIENT_NOT_FOUND);
     const event: ClientHardDeletingEvent = { scope, clientId: id };
     try {
       await this.records.hardDelete(scope, id, () => this.events.emitAsync(CLIENT_HARD_DELETING, event));
     } catch (error) {
-      await this.clients.updateOne(inScope(scope, { _id: id }), { $set: { deletingAt: null } }).exec();
+      await this.records.markDeleting(scope, id, null);
       throw error;
     }
   }

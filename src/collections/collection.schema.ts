@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 @Schema(schemaOptions('collections'))
@@ -39,7 +39,6 @@ export class Collection {
   updatedAt: Date;
 }
 
-export type CollectionDocument = HydratedDocument<Collection>;
 export const CollectionSchema = SchemaFactory.createForClass(Collection);
 tenantOwned(CollectionSchema);
 

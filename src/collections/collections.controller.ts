@@ -14,6 +14,7 @@ import { CollectionResponse } from './dto/collection.response';
 import { CreateCollectionDto } from './dto/create-collection.dto';
 import { ListCollectionsQuery } from './dto/list-collections.query';
 import { UpdateCollectionDto } from './dto/update-collection.dto';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
 
@@ -24,6 +25,8 @@ export class CollectionsController {
   constructor(private readonly collections: CollectionsService) {}
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({ summary: 'Create a collection', description: 'Only `name` is required.' })
   @ApiCreatedResponse({ type: MessageWithIdResponseDto, example: { message: 'Collection created', id: '6650c0ffee0000000000c001' } })
   @ApiErrorResponses(400, 401, 413, 415, 500, 503)

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
-import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { Collection } from './collection.schema';
+import type { Collection } from './collection.schema';
+import { CollectionsRepository } from './collections.repository';
 import { toCollectionResponse } from './collections.mapper';
 import { CollectionResponse } from './dto/collection.response';
 import { CreateCollectionDto } from './dto/create-collection.dto';
@@ -21,11 +19,7 @@ export function collectionFields(dto: UpdateCollectionDto): Partial<Collection> 
 
 @Injectable()
 export class CollectionsService {
-  private readonly records: SoftDeletableRecords<Collection>;
-
-  constructor(@InjectModel(Collection.name) collections: Model<Collection>) {
-    this.records = new SoftDeletableRecords(collections, 'Collection not found');
-  }
+  constructor(private readonly records: CollectionsRepository) {}
 
   /** Whether the scope's project still holds any collection, live or soft-deleted (a platform project delete asks). */
   holdsRecords(scope: TenantScope): Promise<boolean> {

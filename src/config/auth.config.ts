@@ -81,6 +81,7 @@ export const authConfig = registerAs('auth', () => {
     loginMaxFailures: env.LOGIN_MAX_FAILURES,
     loginFailureWindowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
     loginMaxFailuresPerClient: env.LOGIN_MAX_FAILURES_PER_CLIENT,
+    loginMaxFailuresPerEmail: env.LOGIN_MAX_FAILURES_PER_EMAIL,
     signupMaxPerClient: env.SIGNUP_MAX_PER_CLIENT,
     signupWindowSeconds: env.SIGNUP_WINDOW_SECONDS,
   };

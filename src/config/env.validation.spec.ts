@@ -54,4 +54,14 @@ describe('validateEnvironment', () => {
     }
     expect(() => validateEnvironment({ TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
   });
+
+  it('refuses TRUST_PROXY=true, which would let every client choose its own address', () => {
+    expect(() => validateEnvironment({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY must be false, a hop count, or a comma-separated list.*true, trusting any X-Forwarded-For, is refused/);
+  });
+
+  it('takes LOGIN_MAX_FAILURES_PER_EMAIL, a positive whole number, default 100', () => {
+    expect(validateEnvironment({}).LOGIN_MAX_FAILURES_PER_EMAIL).toBe(100);
+    expect(validateEnvironment({ LOGIN_MAX_FAILURES_PER_EMAIL: '250' }).LOGIN_MAX_FAILURES_PER_EMAIL).toBe(250);
+    expect(() => validateEnvironment({ LOGIN_MAX_FAILURES_PER_EMAIL: '0' })).toThrow(/LOGIN_MAX_FAILURES_PER_EMAIL/);
+  });
 });

@@ -59,17 +59,27 @@ export class EnvironmentVariables {
   @Max(15)
   BCRYPT_ROUNDS: number = 12;
 
+  /** Failures of one email from one client address before that pair is refused. */
   @IsOptional()
   @IsInt()
   @Min(1)
   LOGIN_MAX_FAILURES: number = 5;
+
+  /**
+   * Failures of one email across every address before it is refused, except from an address that
+   * logged in to it within 30 days: much higher than the pair's limit, so a stranger cannot lock anyone out.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES_PER_EMAIL: number = 100;
 
   @IsOptional()
   @IsInt()
   @Min(1)
   LOGIN_FAILURE_WINDOW_SECONDS: number = 900;
 
-  /** Higher than the per-email limit: many people may share one address (an office, a proxy). */
+  /** Higher than the pair's limit: many people may share one address (an office, a proxy). */
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -88,10 +98,14 @@ export class EnvironmentVariables {
   /**
    * Which proxies to trust for the client address (X-Forwarded-For): unset or `false` trusts none;
    * a hop count (`1` behind one load balancer); or a comma-separated list of addresses or CIDRs.
+   * `true` (trust any X-Forwarded-For) is refused: every client could then pick its own address, and
+   * with it its own login-throttling bucket.
    */
   @IsOptional()
-  @Matches(/^(false|true|\d+|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/, {
-    message: 'TRUST_PROXY must be false, a hop count, or a comma-separated list of addresses or CIDRs',
+  @Matches(/^(false|\d+|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/, {
+    message:
+      'TRUST_PROXY must be false, a hop count, or a comma-separated list of addresses or CIDRs (true, trusting any X-Forwarded-For, is refused: ' +
+      'every client could choose its own address)',
   })
   TRUST_PROXY: string = 'false';
 

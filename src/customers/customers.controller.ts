@@ -15,6 +15,7 @@ import {
 import { UpdateCustomerDto } from './dto/update-customer.dto';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('customers')
 @PlatformApi('customers')
@@ -23,6 +24,8 @@ export class CustomersController {
   constructor(private readonly customers: CustomersService) {}
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create a customer',
     description:
@@ -55,6 +58,8 @@ export class CustomersController {
   }
 
   @Post(':id')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Update a customer',

@@ -2,10 +2,11 @@ import { Module } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import { FieldEncryption } from '../common/crypto/field-encryption';
-import { LeasesModule } from '../common/leases/leases.module';
+import { LeasesModule } from '../leases/leases.module';
 import { financeConfig } from '../config/finance.config';
 import { Customer, CustomerSchema } from './customer.schema';
 import { CustomersController } from './customers.controller';
+import { CustomersRepository } from './customers.repository';
 import { CustomersService } from './customers.service';
 import { CustomersPlatformListener } from './customers.platform-listener';
 import { SocialNumberReencryption } from './social-number-reencryption';
@@ -14,6 +15,7 @@ import { SocialNumberReencryption } from './social-number-reencryption';
   imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), LeasesModule],
   controllers: [CustomersController],
   providers: [
+    CustomersRepository,
     CustomersService,
     CustomersPlatformListener,
     SocialNumberReencryption,

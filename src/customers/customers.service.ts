@@ -1,15 +1,12 @@
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
-import { FieldEncryption } from '../common/crypto/field-encryption';
+import { Types } from 'mongoose';
+import { FieldEncryption, type FieldBinding } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';
-import { Leases } from '../common/leases/leases.service';
+import { Leases } from '../leases/leases.service';
 import { pickDefined } from '../common/fields/pick-defined';
-import { cursorFilter, FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
-import { isValidObjectId } from '../common/pipes/object-id';
-import { existsInScope } from '../tenancy/find-in-scope';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
+import { FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { Customer } from './customer.schema';
 import {
   CUSTOMER_DELETING,
@@ -18,17 +15,21 @@ import {
   CustomerPaymentMethodLookupEvent,
 } from './customers.events';
 import { toCustomerCreatedData, toCustomerResponse } from './customers.mapper';
+import { CustomersRepository } from './customers.repository';
 import { CreateCustomerDto } from './dto/create-customer.dto';
 import { CustomerCreatedData, CustomerResponse } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
-import { insertDocument } from '../common/database/insert-document';
-import { findOneInScope } from '../tenancy/find-in-scope';
 
 export const CUSTOMER_NOT_FOUND = 'Customer not found';
 export const DEFAULT_METHOD_NOT_OWNED = "defaultMethod must be the id of one of this customer's cards";
 const DEFAULT_METHOD_BUSY = "Another change to this customer's default card is in progress; retry the request";
 /** The field name bound into its ciphertext. */
 export const SOCIAL_NUMBER = 'SocialNumber';
+
+/** Where a customer's social number is stored, as bound into its ciphertext: the id in lower case. */
+export function socialNumberOf(customerId: string): FieldBinding {
+  return { record: customerId.toLowerCase(), field: SOCIAL_NUMBER };
+}
 
 const WRITABLE_FIELDS = [
   'email',
@@ -62,31 +63,28 @@ export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): Cust
 @Injectable()
 export class CustomersService {
   constructor(
-    @InjectModel(Customer.name) private readonly customers: Model<Customer>,
+    private readonly customers: CustomersRepository,
     private readonly events: EventEmitter2,
     private readonly leases: Leases,
     private readonly encryption: FieldEncryption,
   ) {}
 
+  /** The id is made before the insert: the social number is encrypted for this one customer. */
   async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
-    const created = await insertDocument(this.customers, { ...this.storedFields(dto), projectId: scopeProjectId(scope) });
+    const _id = new Types.ObjectId();
+    const created = await this.customers.insert(scope, { _id, ...this.storedFields(dto, String(_id)) });
     return toCustomerCreatedData(created);
   }
 
   /** A customer with no fields set (email null), for a card created without one. Returns its id. */
   async createBlank(scope: TenantScope): Promise<string> {
-    const created = await insertDocument(this.customers, { projectId: scopeProjectId(scope) });
+    const created = await this.customers.insert(scope, {});
     return String(created._id);
   }
 
   /** Newest first, `limit` per page, after the `startingAfter` cursor. */
   async list(scope: TenantScope, query: FinanceListQuery): Promise<Page<CustomerResponse>> {
-    const rows = await this.customers
-      .find(inScope(scope, cursorFilter(query.startingAfter)))
-      .sort({ _id: -1 })
-      .limit(query.limit + 1)
-      .lean<Customer[]>()
-      .exec();
+    const rows = await this.customers.page(scope, query);
     return toPage(rows, query.limit, toCustomerResponse);
   }
 
@@ -98,7 +96,7 @@ export class CustomersService {
 
   /** The customer, or null when the project has none with this id (a malformed id included). */
   async findById(scope: TenantScope, id: string): Promise<CustomerResponse | null> {
-    const customer = await findOneInScope(this.customers, scope, id);
+    const customer = await this.customers.findById(scope, id);
     return customer ? toCustomerResponse(customer) : null;
   }
 
@@ -107,18 +105,13 @@ export class CustomersService {
    * customer with this id. Reads that one field: the charge path needs nothing else, and the whole
    * customer would be decrypted and mapped for it.
    */
-  async defaultMethodOf(scope: TenantScope, id: string): Promise<string | null | undefined> {
-    if (!isValidObjectId(id)) return undefined;
-    const customer = await this.customers
-      .findOne(inScope(scope, { _id: id }), { defaultMethod: 1 })
-      .lean<Pick<Customer, 'defaultMethod'>>()
-      .exec();
-    return customer ? (customer.defaultMethod ?? null) : undefined;
+  defaultMethodOf(scope: TenantScope, id: string): Promise<string | null | undefined> {
+    return this.customers.defaultMethodOf(scope, id);
   }
 
   /** True when the project has a customer with this id. A malformed id is simply false. */
-  async exists(scope: TenantScope, id: string): Promise<boolean> {
-    return existsInScope(this.customers, scope, id);
+  exists(scope: TenantScope, id: string): Promise<boolean> {
+    return this.customers.existsById(scope, id);
   }
 
   /**
@@ -130,7 +123,7 @@ export class CustomersService {
    * would have, and the update stands: the outcome is that of the update followed by the delete.
    */
   async update(scope: TenantScope, id: string, dto: UpdateCustomerDto): Promise<CustomerResponse> {
-    const set: Record<string, unknown> = this.storedFields(dto);
+    const set: Record<string, unknown> = this.storedFields(dto, id);
     const defaultMethod = typeof dto.defaultMethod === 'string' ? dto.defaultMethod.toLowerCase() : dto.defaultMethod;
     if (defaultMethod !== undefined) set.defaultMethod = defaultMethod;
     if (defaultMethod) {
@@ -138,12 +131,8 @@ export class CustomersService {
       if (!(await this.ownsPaymentMethod(scope, id, defaultMethod))) throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
     }
     if (Object.keys(set).length === 0) return this.get(scope, id);
-    const write = () =>
-      this.customers
-        .findOneAndUpdate(inScope(scope, { _id: id }), { $set: set }, { returnDocument: 'after', runValidators: true })
-        .lean<Customer>()
-        .exec();
-    const updated = defaultMethod !== undefined ? await this.withDefaultMethodLease(id, write) : await write();
+    const write = () => this.customers.update(scope, id, set);
+    const updated = defaultMethod !== undefined ? await this.withDefaultMethodLease(scope, id, null, write) : await write();
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (defaultMethod && !(await this.ownsPaymentMethod(scope, id, defaultMethod))) {
       await this.clearDefaultMethodIf(scope, id, defaultMethod);
@@ -162,51 +151,48 @@ export class CustomersService {
     if (!(await this.exists(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     const event: CustomerDeletingEvent = { scope, customerId: id };
     await this.events.emitAsync(CUSTOMER_DELETING, event);
-    const result = await this.customers.deleteOne(inScope(scope, { _id: id })).exec();
-    if (result.deletedCount === 0) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+    if (!(await this.customers.deleteById(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     await this.events.emitAsync(CUSTOMER_DELETING, event);
   }
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
   async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.withDefaultMethodLease(customerId, () =>
-      this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: null }), { $set: { defaultMethod: cardId } }).exec(),
-    );
-    return result.modifiedCount > 0;
+    return this.withDefaultMethodLease(scope, customerId, false, () => this.customers.setDefaultMethodIfUnset(scope, customerId, cardId));
   }
 
   /** Makes `cardId` the default; the updated customer, or null when the project has no such customer. */
   async setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<CustomerResponse | null> {
-    const updated = await this.withDefaultMethodLease(customerId, () =>
-      this.customers
-        .findOneAndUpdate(inScope(scope, { _id: customerId }), { $set: { defaultMethod: cardId } }, { returnDocument: 'after' })
-        .lean<Customer>()
-        .exec(),
-    );
+    const updated = await this.withDefaultMethodLease(scope, customerId, null, () => this.customers.setDefaultMethod(scope, customerId, cardId));
     return updated ? toCustomerResponse(updated) : null;
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    const result = await this.withDefaultMethodLease(customerId, () =>
-      this.customers.updateOne(inScope(scope, { _id: customerId, defaultMethod: cardId }), { $set: { defaultMethod: null } }).exec(),
-    );
-    return result.modifiedCount > 0;
+    return this.withDefaultMethodLease(scope, customerId, false, () => this.customers.clearDefaultMethodIf(scope, customerId, cardId));
   }
 
   /**
    * Writes of one customer's defaultMethod, one at a time across every instance: FerretDB does not
    * apply "set only while unset" atomically, so concurrent first cards could each become the default.
    * Customer ids are unique across projects, so the lease key needs no tenant.
+   *
+   * The customer is looked up in the caller's project before the lease is taken, and `absent` is the
+   * answer when it is not there: otherwise a tenant who knows another's customer id could hold that
+   * customer's lease and make its owner's card creation wait and fail.
    */
-  private withDefaultMethodLease<T>(customerId: string, write: () => Promise<T>): Promise<T> {
-    return this.leases.withLease(`customer-default:${customerId}`, DEFAULT_METHOD_BUSY, write);
+  private async withDefaultMethodLease<T, A>(scope: TenantScope, customerId: string, absent: A, write: () => Promise<T>): Promise<T | A> {
+    if (!(await this.customers.existsById(scope, customerId))) return absent;
+    // One key per customer whatever the case of the id it was named by.
+    return this.leases.withLease(`customer-default:${customerId.toLowerCase()}`, DEFAULT_METHOD_BUSY, write);
   }
 
-  /** The writable fields as stored: the social number encrypted, never in plain text. */
-  private storedFields(dto: CreateCustomerDto | UpdateCustomerDto): CustomerFields {
+  /**
+   * The writable fields as stored: the social number encrypted for this customer (its id and the
+   * field's name bound in), never in plain text.
+   */
+  private storedFields(dto: CreateCustomerDto | UpdateCustomerDto, customerId: string): CustomerFields {
     const fields = customerFields(dto);
-    if (typeof fields.SocialNumber === 'string') fields.SocialNumber = this.encryption.encrypt(fields.SocialNumber, SOCIAL_NUMBER);
+    if (typeof fields.SocialNumber === 'string') fields.SocialNumber = this.encryption.encrypt(fields.SocialNumber, socialNumberOf(customerId));
     return fields;
   }
 

@@ -1,50 +1,63 @@
 import { Injectable } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
-import { FieldEncryption } from '../common/crypto/field-encryption';
-import { Customer } from './customer.schema';
-import { SOCIAL_NUMBER } from './customers.service';
+import { FieldDecryptionError, FieldEncryption } from '../common/crypto/field-encryption';
+import { CustomersRepository } from './customers.repository';
+import { socialNumberOf } from './customers.service';
 
 export interface ReencryptionReport {
   /** Stored in plain text (by a build before encryption at rest), now encrypted. */
   encrypted: number;
-  /** Encrypted with an older key, now with the current one. */
+  /** Encrypted with an older key, now with the current one (and in the current form). */
   rotated: number;
-  /** Already under the current key. */
+  /** Under the current key in the older form (the field's name bound in, not the customer's id), now in the current form. */
+  upgraded: number;
+  /** Already in the current form under the current key. */
   current: number;
+  /**
+   * Could not be decrypted as their customer's value (copied from another record, altered, or under
+   * a key no longer held): left as they are. The customers' ids, for the operator to look into.
+   */
+  undecryptable: string[];
 }
 
 /**
- * `npm run reencrypt`: brings every stored social number under the current FIELD_ENCRYPTION_KEY.
- * An operator's command over every tenant, so it reads the collection directly rather than through
- * tenant-scoped queries. Each write is guarded by the value it replaces, so a customer updated
- * meanwhile keeps its new value, and a second run changes nothing.
+ * `npm run reencrypt`: brings every stored social number to the current form under the current
+ * FIELD_ENCRYPTION_KEY. An operator's command over every tenant, so it reads every tenant's
+ * customers at once (the one unscoped read of the repository). Each write is guarded by the value it
+ * replaces, so a customer updated meanwhile keeps its new value, and a second run changes nothing.
+ *
+ * A value that does not decrypt as its customer's is not rewritten (that would bind it to a record it
+ * does not belong to) and does not stop the run: its customer's id is reported, never the value.
  */
 @Injectable()
 export class SocialNumberReencryption {
   constructor(
-    @InjectModel(Customer.name) private readonly customers: Model<Customer>,
+    private readonly customers: CustomersRepository,
     private readonly encryption: FieldEncryption,
   ) {}
 
   async run(): Promise<ReencryptionReport> {
-    const report: ReencryptionReport = { encrypted: 0, rotated: 0, current: 0 };
-    const cursor = this.customers.collection.find({ [SOCIAL_NUMBER]: { $type: 'string' } }, { projection: { [SOCIAL_NUMBER]: 1 } });
-    for await (const customer of cursor) {
-      const stored = customer[SOCIAL_NUMBER] as string;
+    const report: ReencryptionReport = { encrypted: 0, rotated: 0, upgraded: 0, current: 0, undecryptable: [] };
+    for await (const customer of this.customers.storedSocialNumbers()) {
+      const stored = customer.SocialNumber;
+      const binding = socialNumberOf(String(customer._id));
       const keyId = FieldEncryption.keyIdOf(stored);
-      if (keyId === this.encryption.currentKeyId) {
+      let plain: string;
+      try {
+        // Current values are decrypted too: one copied from another customer is found that way.
+        plain = keyId === null ? stored : this.encryption.decrypt(stored, binding);
+      } catch (error) {
+        if (!(error instanceof FieldDecryptionError)) throw error;
+        report.undecryptable.push(String(customer._id));
+        continue;
+      }
+      if (this.encryption.isCurrent(stored)) {
         report.current += 1;
         continue;
       }
-      const plain = keyId === null ? stored : this.encryption.decrypt(stored, SOCIAL_NUMBER);
-      const result = await this.customers.collection.updateOne(
-        { _id: customer._id, [SOCIAL_NUMBER]: stored },
-        { $set: { [SOCIAL_NUMBER]: this.encryption.encrypt(plain, SOCIAL_NUMBER) } },
-      );
-      if (result.modifiedCount === 0) continue;
+      if (!(await this.customers.replaceSocialNumber(customer, this.encryption.encrypt(plain, binding)))) continue;
       if (keyId === null) report.encrypted += 1;
-      else report.rotated += 1;
+      else if (keyId !== this.encryption.currentKeyId) report.rotated += 1;
+      else report.upgraded += 1;
     }
     return report;
   }

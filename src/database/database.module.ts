@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectConnection, MongooseModule } from '@nestjs/mongoose';
 import mongoose, { Connection } from 'mongoose';
 import { DatabaseConfig } from '../config/database.config';
-import { useLinkedDriverRegistries } from './driver-registries';
+import { useLinkedDriverRegistries } from './patches/mongodb-driver-registries';
 
 // Operator injection guard: query filters built from request values cannot smuggle `$` operators.
 mongoose.set('sanitizeFilter', true);
@@ -41,9 +41,7 @@ class IndexesReady implements OnApplicationBootstrap {
           bufferTimeoutMS: 3_000,
           autoIndex: true,
           connectionFactory: (connection: Connection) => {
-            if (!useLinkedDriverRegistries(connection.getClient())) {
-              new Logger('Database').warn('The MongoDB driver keeps its open sessions differently than expected: its own registries stay');
-            }
+            useLinkedDriverRegistries(connection.getClient());
             return connection;
           },
         };

@@ -1,5 +1,7 @@
 import { isObjectIdOrHexString, trusted, Types, type AnyKeys, type Model, type mongo, type Require_id, type Schema, type UpdateQuery } from 'mongoose';
-import { insertDocument } from '../common/database/insert-document';
+import type { Logger } from '@nestjs/common';
+import { insertDocument } from './insert-document';
+import { expireByAge, sweepExpired } from './expire-by-age';
 import { isValidObjectId } from '../common/pipes/object-id';
 
 /**
@@ -85,6 +87,16 @@ export class Records<T> {
     return { matched: result.matchedCount, modified: result.modifiedCount };
   }
 
+  /**
+   * Sets stored values on the document with this id, straight through the collection: no casting,
+   * no validation, and past the tenantOwned plugin. Only for a record the caller itself created a
+   * moment ago in its scope (its id names it alone), where the id is the one filter FerretDB narrows
+   * in SQL.
+   */
+  async setById(_id: Types.ObjectId, set: Conditions): Promise<void> {
+    await this.model.collection.updateOne({ _id }, { $set: set });
+  }
+
   /** Updates one document and answers it as it is after the update; null when none matched. */
   async updateAndGet(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<T | null> {
     const query = this.model.findOneAndUpdate(trustedFilter(filter), update, { returnDocument: 'after', runValidators: options.validate ?? false });
@@ -107,6 +119,21 @@ export class Records<T> {
 
   aggregate<R extends mongo.Document>(pipeline: mongo.Document[]): Promise<R[]> {
     return this.model.collection.aggregate<R>(pipeline).toArray();
+  }
+
+  /** An aggregation's rows one batch at a time, for results too many to hold at once. */
+  aggregateEach<R extends mongo.Document>(pipeline: mongo.Document[], batchSize = 1000): AsyncIterable<R> {
+    return this.model.collection.aggregate<R>(pipeline, { batchSize });
+  }
+
+  /** Drops documents once their `createdAt` is `seconds` old (a TTL index, or a sweep where there is none); stops the sweep. */
+  expireByAge(seconds: number, logger: Logger): Promise<() => void> {
+    return expireByAge(this.model.collection, seconds, logger);
+  }
+
+  /** Deletes the documents whose `createdAt` is `seconds` old, in every tenant; the number deleted. */
+  sweepExpired(seconds: number, now = new Date()): Promise<number> {
+    return sweepExpired(this.model.collection, seconds, now);
   }
 
   /** Builds the collection's indexes as the schema declares them (migrations and start-up). */

@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 export const IDEMPOTENCY_STATES = ['in_progress', 'completed'] as const;
@@ -43,7 +43,6 @@ export class IdempotencyRecord {
   updatedAt: Date;
 }
 
-export type IdempotencyRecordDocument = HydratedDocument<IdempotencyRecord>;
 export const IdempotencyRecordSchema = SchemaFactory.createForClass(IdempotencyRecord);
 
 tenantOwned(IdempotencyRecordSchema);

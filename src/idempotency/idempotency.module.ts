@@ -1,18 +1,20 @@
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { ClockModule } from '../common/clock/clock';
 import { IdempotencyRecord, IdempotencyRecordSchema } from './idempotency-record.schema';
 import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyRecordsRepository } from './idempotency-records.repository';
 
 /**
- * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route
- * (`bindIdempotencyToPostRoutes`); each controller's module builds it, hence global. The answers
+ * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route by `@Idempotent()`;
+ * each controller's module builds it, hence global. The answers
  * settle the records through a response hook (`settleIdempotentResponses`, installed by `createApp`).
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }])],
-  providers: [IdempotencyStore, IdempotencyGuard],
+  imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }]), ClockModule],
+  providers: [IdempotencyStore, IdempotencyGuard, IdempotencyRecordsRepository],
   exports: [IdempotencyStore, IdempotencyGuard],
 })
 export class IdempotencyModule {}

@@ -1,12 +1,11 @@
 import { ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
+import type { Types } from 'mongoose';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { expireByAge, sweepExpired } from './expire-by-age';
-import { IdempotencyRecord } from './idempotency-record.schema';
+import { Clock } from '../common/clock/clock';
+import type { IdempotencyRecord } from './idempotency-record.schema';
+import { IdempotencyRecordsRepository } from './idempotency-records.repository';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from './request-fingerprint';
-import { insertDocument } from '../common/database/insert-document';
 
 export type IdempotencyStart =
   | { kind: 'started'; recordId: Types.ObjectId }
@@ -30,14 +29,17 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(IdempotencyStore.name);
   private stopExpiry: () => void = () => undefined;
 
-  constructor(@InjectModel(IdempotencyRecord.name) private readonly records: Model<IdempotencyRecord>) {}
+  constructor(
+    private readonly records: IdempotencyRecordsRepository,
+    private readonly clock: Clock,
+  ) {}
 
   /**
    * Lets MongoDB drop expired keys by itself. FerretDB has no TTL indexes; there, and in any case,
    * a record older than 24 hours counts as absent and is replaced when its key comes back.
    */
   async onModuleInit(): Promise<void> {
-    this.stopExpiry = await expireByAge(this.records.collection, IDEMPOTENCY_KEY_TTL_SECONDS, this.logger);
+    this.stopExpiry = await this.records.expireByAge(this.logger);
   }
 
   onModuleDestroy(): void {
@@ -48,22 +50,15 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   async begin(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        const created = await insertDocument(this.records, {
-          projectId: scopeProjectId(scope),
-          scope: callerRoute,
-          key,
-          fingerprint,
-          state: 'in_progress',
-        });
-        return { kind: 'started', recordId: created._id };
+        return { kind: 'started', recordId: await this.records.open(scope, callerRoute, key, fingerprint) };
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
-      const existing = await this.records.findOne(inScope(scope, { scope: callerRoute, key })).lean<IdempotencyRecord>().exec();
+      const existing = await this.records.find(scope, callerRoute, key);
       // Gone in between: the request that held the key failed and released it. Try again.
       if (!existing) continue;
       if (this.isExpired(existing) || this.isAbandoned(existing)) {
-        await this.records.deleteOne(inScope(scope, { _id: existing._id, createdAt: existing.createdAt })).exec();
+        await this.records.dropStale(scope, existing);
         continue;
       }
       if (existing.fingerprint !== fingerprint) {
@@ -83,34 +78,26 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     throw new ConflictException('A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
   }
 
-  /**
-   * Stores the answer of the request that ran (its JSON body as sent, or null for none), for its
-   * retries. The filter is the record's id alone: `begin` inserted it in this request's project a
-   * moment ago, so the id already names the project's record (or nothing, when an abandoned record
-   * was dropped meanwhile), and only the request that made it completes it. An id alone is also the
-   * one filter FerretDB narrows in SQL; with the project and state beside it, it decodes and filters
-   * every record of the last 24 hours. So this one write goes to the collection past the
-   * tenantOwned guard, like the expiry sweep.
-   */
+  /** Stores the answer of the request that ran (its JSON body as sent, or null for none), for its retries. */
   async complete(recordId: Types.ObjectId, statusCode: number, responseBody: string | null): Promise<void> {
-    await this.records.collection.updateOne({ _id: recordId }, { $set: { state: 'completed', statusCode, responseBody, updatedAt: new Date() } });
+    await this.records.complete(recordId, statusCode, responseBody);
   }
 
   /** Frees the key of a request that failed, so the client can retry it. */
   async release(scope: TenantScope, recordId: Types.ObjectId): Promise<void> {
-    await this.records.deleteOne(inScope(scope, { _id: recordId, state: 'in_progress' as const })).exec();
+    await this.records.release(scope, recordId);
   }
 
   /** Drops records past their 24 hours, in every project (see `expireByAge`). */
   purgeExpired(now = new Date()): Promise<number> {
-    return sweepExpired(this.records.collection, IDEMPOTENCY_KEY_TTL_SECONDS, now);
+    return this.records.purgeExpired(now);
   }
 
-  private isAbandoned(record: IdempotencyRecord, now = Date.now()): boolean {
+  private isAbandoned(record: IdempotencyRecord, now = this.clock.now().getTime()): boolean {
     return record.state === 'in_progress' && now - new Date(record.createdAt).getTime() >= IN_PROGRESS_LEASE_MS;
   }
 
-  private isExpired(record: IdempotencyRecord, now = Date.now()): boolean {
+  private isExpired(record: IdempotencyRecord, now = this.clock.now().getTime()): boolean {
     return now - new Date(record.createdAt).getTime() >= IDEMPOTENCY_KEY_TTL_SECONDS * 1000;
   }
 }

@@ -7,6 +7,7 @@ import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorat
 import { UserId } from '../tenancy/tenancy.decorators';
 import { AcceptInvitationDto, CreatedInvitationEnvelope, CreateInvitationDto, InvitationListResponse } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('accounts')
 @Controller('api/v1')
@@ -14,6 +15,8 @@ export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
   @Post('accounts/:accountId/invitations')
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Invite someone into the account',
     description:
@@ -52,6 +55,8 @@ export class InvitationsController {
   }
 
   @Post('invitations/accept')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Accept an invitation',

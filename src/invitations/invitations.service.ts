@@ -1,6 +1,4 @@
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
 import { createHash, randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountView } from '../accounts/dto/account.response';
@@ -8,8 +6,7 @@ import { MembershipsService } from '../accounts/memberships.service';
 import { UsersService } from '../users/users.service';
 import { CreatedInvitationView, CreateInvitationDto, InvitationView } from './dto/invitation.dto';
 import { Invitation } from './invitation.schema';
-import { insertDocument } from '../common/database/insert-document';
-import { findLean, findOneLean } from '../common/database/lean-read';
+import { InvitationsRepository } from './invitations.repository';
 
 export const INVITATION_INVALID = 'Invitation is invalid or has expired';
 export const INVITATION_OTHER_EMAIL = 'This invitation is for another email address';
@@ -36,7 +33,7 @@ function toInvitationView(invitation: Invitation): InvitationView {
 @Injectable()
 export class InvitationsService {
   constructor(
-    @InjectModel(Invitation.name) private readonly invitations: Model<Invitation>,
+    private readonly invitations: InvitationsRepository,
     private readonly accounts: AccountsService,
     private readonly memberships: MembershipsService,
     private readonly users: UsersService,
@@ -50,9 +47,9 @@ export class InvitationsService {
     if (invited && (await this.memberships.find(accountId, String(invited._id)))) {
       throw new ConflictException('This user is already a member of the account');
     }
-    await this.invitations.updateMany({ accountId, email, status: 'pending' }, { $set: { status: 'revoked' } }).exec();
+    await this.invitations.revokePendingFor(accountId, email);
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const created = await insertDocument(this.invitations, {
+    const created = await this.invitations.insert({
       accountId,
       email,
       role: dto.role,
@@ -66,14 +63,13 @@ export class InvitationsService {
   /** Pending invitations that have not expired; the token is never shown again. */
   async listPending(accountId: string, callerId: string, now = new Date()): Promise<InvitationView[]> {
     await this.accounts.requireAdmin(accountId, callerId);
-    const rows = await findLean(this.invitations, { accountId: new Types.ObjectId(accountId), status: 'pending', expiresAt: { $gt: now } }, { sort: { _id: -1 } });
+    const rows = await this.invitations.listPending(accountId, now);
     return rows.map(toInvitationView);
   }
 
   async revoke(accountId: string, callerId: string, invitationId: string): Promise<void> {
     await this.accounts.requireAdmin(accountId, callerId);
-    const result = await this.invitations.updateOne({ _id: invitationId, accountId, status: 'pending' }, { $set: { status: 'revoked' } }).exec();
-    if (result.matchedCount === 0) throw new NotFoundException(INVITATION_NOT_FOUND);
+    if (!(await this.invitations.revokePending(accountId, invitationId))) throw new NotFoundException(INVITATION_NOT_FOUND);
   }
 
   /**
@@ -81,7 +77,7 @@ export class InvitationsService {
    * Read-only: signup checks it before creating the user.
    */
   async check(token: string, email: string, now = new Date()): Promise<Invitation> {
-    const invitation = await findOneLean(this.invitations, { tokenHash: hashToken(token) });
+    const invitation = await this.invitations.findByTokenHash(hashToken(token));
     if (!invitation || invitation.status !== 'pending' || new Date(invitation.expiresAt).getTime() <= now.getTime()) {
       throw new BadRequestException(INVITATION_INVALID);
     }
@@ -103,10 +99,7 @@ export class InvitationsService {
   async join(invitation: Invitation, userId: string): Promise<AccountView> {
     const accountId = String(invitation.accountId);
     if (await this.memberships.find(accountId, userId)) throw new ConflictException('You are already a member of this account');
-    const claimed = await this.invitations
-      .updateOne({ _id: invitation._id, status: 'pending' }, { $set: { status: 'accepted', acceptedBy: userId } })
-      .exec();
-    if (claimed.modifiedCount === 0) throw new BadRequestException(INVITATION_INVALID);
+    if (!(await this.invitations.claim(invitation._id, userId))) throw new BadRequestException(INVITATION_INVALID);
     await this.memberships.add(accountId, userId, invitation.role);
     return this.accounts.get(accountId, userId);
   }

@@ -5,6 +5,9 @@ import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/commo
 import { databaseConfig } from '../config/database.config';
 import { validateEnvironment } from '../config/env.validation';
 import { DatabaseModule } from '../database/database.module';
+import { authConfig } from '../config/auth.config';
+import { financeConfig } from '../config/finance.config';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../database/embedded-database';
 
 /**
@@ -48,9 +51,12 @@ async function main(
       {
         module: class CommandModule {},
         imports: [
-          ConfigModule.forRoot({ isGlobal: true, load: [databaseConfig, ...(options.config ?? [])] }),
+          // The feature modules bring their controllers, whose POST routes carry @Idempotent(): its guard
+          // needs the store and the fingerprint key, as in the service.
+          ConfigModule.forRoot({ isGlobal: true, load: [databaseConfig, authConfig, financeConfig, ...(options.config ?? [])] }),
           EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
           DatabaseModule,
+          IdempotencyModule,
           ...options.imports,
         ],
       },

@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InjectConnection } from '@nestjs/mongoose';
-import { Connection, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { Account } from '../accounts/account.schema';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
 import { MembershipsService } from '../accounts/memberships.service';
 import { USER_ROLES, type UserRole } from '../common/decorators/roles.decorator';
 import { PlatformProjectsService } from '../platform-projects/platform-projects.service';
-import { LEGACY_INDEXES, TENANT_COLLECTIONS, type TenantCollection, WITHOUT_PROJECT } from './tenant-collections';
-import { insertDocument } from '../common/database/insert-document';
+import { isValidObjectId } from '../common/pipes/object-id';
+import { LegacyDataRepository, type StoredUser } from './legacy-data.repository';
+import { LEGACY_INDEXES, TENANT_COLLECTIONS, type TenantCollection } from './tenant-collections';
 
 export const MIGRATED_ACCOUNT_NAME = 'Migrated account';
 
@@ -28,16 +28,6 @@ export interface MigrationReport {
   cardCustomersConverted: number;
   legacyIndexesDropped: string[];
 }
-
-/** A user as the single-tenant build stored them: a role, no account. */
-interface StoredUser {
-  _id: Types.ObjectId;
-  role: string;
-  defaultCompany?: string | null;
-  createdAt?: Date;
-}
-
-const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
 
 /**
  * Moves the records of a single-tenant build into the platform: one account "Migrated account"
@@ -59,15 +49,14 @@ const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
 @Injectable()
 export class SingleTenantMigration {
   constructor(
-    @InjectConnection() private readonly connection: Connection,
+    private readonly legacy: LegacyDataRepository,
     private readonly memberships: MembershipsService,
     private readonly platformProjects: PlatformProjectsService,
     private readonly events: EventEmitter2,
   ) {}
 
   async run(): Promise<MigrationReport> {
-    const users = this.connection.collection<StoredUser>('users');
-    const legacyUsers = await users.find({ defaultCompany: null }).sort(OLDEST_FIRST).toArray();
+    const legacyUsers = await this.legacy.usersWithoutAccount();
     const unmigrated = await this.countUnmigrated();
     const report: MigrationReport = {
       changed: false,
@@ -83,7 +72,7 @@ export class SingleTenantMigration {
       legacyIndexesDropped: await this.dropLegacyIndexes(),
     };
 
-    let account = await this.connection.collection<Account>('accounts').findOne({ migrated: true });
+    let account = await this.legacy.migratedAccount();
     if (!account) {
       if (legacyUsers.length === 0 && unmigrated === 0) return finish(report);
       const owner = (await this.earliestOwner(legacyUsers)) ?? null;
@@ -103,41 +92,34 @@ export class SingleTenantMigration {
     }
 
     // The owner first, so the account has its owner's membership before anyone else's.
-    const owner = await users.findOne({ _id: account.ownerId });
+    const owner = await this.legacy.findUser(account.ownerId);
     if (owner && (await this.addMember(accountId, owner, true))) report.membersAdded += 1;
     for (const user of legacyUsers) {
       if (await this.addMember(accountId, user, false)) report.membersAdded += 1;
     }
     if (legacyUsers.length > 0) {
-      const set = await users.updateMany(
-        { _id: { $in: legacyUsers.map((user) => user._id) }, defaultCompany: null },
-        { $set: { defaultCompany: accountId } },
+      report.defaultCompaniesSet = await this.legacy.setDefaultCompany(
+        legacyUsers.map((user) => user._id),
+        accountId,
       );
-      report.defaultCompaniesSet = set.modifiedCount;
     }
 
     for (const name of TENANT_COLLECTIONS) {
-      const moved = await this.connection.collection(name).updateMany(WITHOUT_PROJECT, { $set: { projectId: account.defaultProjectId } });
-      report.recordsMoved[name] = moved.modifiedCount;
+      report.recordsMoved[name] = await this.legacy.moveIntoProject(name, account.defaultProjectId);
     }
     return finish(report);
   }
 
   private async countUnmigrated(): Promise<number> {
-    const counts = await Promise.all(TENANT_COLLECTIONS.map((name) => this.connection.collection(name).countDocuments(WITHOUT_PROJECT, { limit: 1 })));
-    return counts.reduce((sum, count) => sum + count, 0);
+    const found = await Promise.all(TENANT_COLLECTIONS.map((name) => this.legacy.holdsUnmigrated(name)));
+    return found.filter(Boolean).length;
   }
 
   /** The earliest admin of the single-tenant build, else its earliest user; with none, the earliest admin or user of all. */
   private async earliestOwner(legacyUsers: StoredUser[]): Promise<StoredUser | undefined> {
     const legacy = legacyUsers.find((user) => user.role === 'admin') ?? legacyUsers[0];
     if (legacy) return legacy;
-    const users = this.connection.collection<StoredUser>('users');
-    return (
-      (await users.find({ role: 'admin' }).sort(OLDEST_FIRST).limit(1).next()) ??
-      (await users.find({}).sort(OLDEST_FIRST).limit(1).next()) ??
-      undefined
-    );
+    return (await this.legacy.earliestUser('admin')) ?? (await this.legacy.earliestUser()) ?? undefined;
   }
 
   /**
@@ -146,8 +128,7 @@ export class SingleTenantMigration {
    * missing one for long; the project itself is created by the ACCOUNT_CREATED handler.
    */
   private async createAccount(owner: StoredUser): Promise<Account> {
-    const accounts = this.connection.model<Account>(Account.name);
-    return insertDocument(accounts, {
+    return this.legacy.createAccount({
       name: MIGRATED_ACCOUNT_NAME,
       type: 'company',
       ownerId: owner._id,
@@ -169,13 +150,10 @@ export class SingleTenantMigration {
    * FerretDB 1.24 has no pipeline updates to convert in place.
    */
   private async convertCardCustomers(): Promise<number> {
-    const cards = this.connection.collection<{ _id: Types.ObjectId; customer: unknown }>('cards');
     let converted = 0;
-    for await (const card of cards.find({ customer: { $type: 'string' } }, { projection: { customer: 1 } })) {
-      const customer = card.customer as string;
-      if (!/^[0-9a-fA-F]{24}$/.test(customer)) continue;
-      const result = await cards.updateOne({ _id: card._id, customer }, { $set: { customer: new Types.ObjectId(customer.toLowerCase()) } });
-      converted += result.modifiedCount;
+    for await (const card of this.legacy.cardsWithStringCustomer()) {
+      if (!isValidObjectId(card.customer)) continue;
+      if (await this.legacy.convertCardCustomer(card._id, card.customer)) converted += 1;
     }
     return converted;
   }
@@ -184,17 +162,11 @@ export class SingleTenantMigration {
   private async dropLegacyIndexes(): Promise<string[]> {
     const dropped: string[] = [];
     for (const name of TENANT_COLLECTIONS) {
-      const collection = this.connection.collection(name);
-      let indexes: { name?: string; key: Record<string, unknown> }[];
-      try {
-        indexes = await collection.listIndexes().toArray();
-      } catch {
-        continue; // the collection does not exist
-      }
+      const indexes = await this.legacy.indexesOf(name);
       for (const legacy of LEGACY_INDEXES[name]) {
         const found = indexes.find((index) => sameKey(index.key, legacy));
         if (!found?.name) continue;
-        await collection.dropIndex(found.name);
+        await this.legacy.dropIndex(name, found.name);
         dropped.push(`${name}.${found.name}`);
       }
     }

@@ -1,7 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { InjectConnection } from '@nestjs/mongoose';
-import type { Connection } from 'mongoose';
-import { TENANT_COLLECTIONS, type TenantCollection, WITHOUT_PROJECT } from './tenant-collections';
+import { LegacyDataRepository } from './legacy-data.repository';
+import { TENANT_COLLECTIONS, type TenantCollection } from './tenant-collections';
 
 /**
  * Records of a single-tenant build have no platform project, so no request finds them. At start the
@@ -12,7 +11,7 @@ import { TENANT_COLLECTIONS, type TenantCollection, WITHOUT_PROJECT } from './te
 export class UnmigratedDataCheck implements OnApplicationBootstrap {
   private readonly logger = new Logger('Migrations');
 
-  constructor(@InjectConnection() private readonly connection: Connection) {}
+  constructor(private readonly legacy: LegacyDataRepository) {}
 
   async onApplicationBootstrap(): Promise<void> {
     try {
@@ -28,8 +27,7 @@ export class UnmigratedDataCheck implements OnApplicationBootstrap {
   async findUnmigrated(): Promise<TenantCollection[]> {
     const found = await Promise.all(
       TENANT_COLLECTIONS.map(async (name) => {
-        const count = await this.connection.collection(name).countDocuments(WITHOUT_PROJECT, { limit: 1 });
-        return count > 0 ? name : null;
+        return (await this.legacy.holdsUnmigrated(name)) ? name : null;
       }),
     );
     return found.filter((name): name is TenantCollection => name !== null);

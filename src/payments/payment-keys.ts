@@ -1,13 +1,11 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
+import type { Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { expireByAge } from '../idempotency/expire-by-age';
 import type { IdempotentRequest } from '../idempotency/idempotent-request';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
-import { PaymentKey } from './payment-key.schema';
-import { insertDocument } from '../common/database/insert-document';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import type { PaymentKey } from './payment-key.schema';
+import { PaymentKeysRepository } from './payment-keys.repository';
 
 /** Rounds of "insert, else read" before giving up on a key that keeps expiring under us. */
 const MAX_ATTEMPTS = 5;
@@ -24,10 +22,10 @@ export class PaymentKeys implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(PaymentKeys.name);
   private stopExpiry: () => void = () => undefined;
 
-  constructor(@InjectModel(PaymentKey.name) private readonly keys: Model<PaymentKey>) {}
+  constructor(private readonly keys: PaymentKeysRepository) {}
 
   async onModuleInit(): Promise<void> {
-    this.stopExpiry = await expireByAge(this.keys.collection, IDEMPOTENCY_KEY_TTL_SECONDS, this.logger);
+    this.stopExpiry = await this.keys.expireByAge(IDEMPOTENCY_KEY_TTL_SECONDS, this.logger);
   }
 
   onModuleDestroy(): void {
@@ -39,7 +37,7 @@ export class PaymentKeys implements OnModuleInit, OnModuleDestroy {
    * past its 24 hours). The same key with another request is 422.
    */
   async find(scope: TenantScope, request: IdempotentRequest): Promise<Types.ObjectId | null> {
-    const existing = await this.keys.findOne(inScope(scope, { _id: keyId(scope, request) })).lean<PaymentKey>().exec();
+    const existing = await this.keys.find(scope, keyId(scope, request));
     if (!existing || isExpired(existing)) return null;
     return checked(existing, request).paymentId;
   }
@@ -53,15 +51,15 @@ export class PaymentKeys implements OnModuleInit, OnModuleDestroy {
     const _id = keyId(scope, request);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        await insertDocument(this.keys, { _id, projectId: scopeProjectId(scope), paymentId: candidate, fingerprint: request.fingerprint });
+        await this.keys.insert(scope, { _id, paymentId: candidate, fingerprint: request.fingerprint });
         return candidate;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
-      const existing = await this.keys.findOne(inScope(scope, { _id })).lean<PaymentKey>().exec();
+      const existing = await this.keys.find(scope, _id);
       if (!existing) continue;
       if (isExpired(existing)) {
-        await this.keys.deleteOne(inScope(scope, { _id, createdAt: existing.createdAt })).exec();
+        await this.keys.deleteExpired(scope, existing);
         continue;
       }
       return checked(existing, request).paymentId;

@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 export const PAYMENT_STATUSES = [
@@ -61,11 +61,14 @@ export class Payment {
   @Prop({ type: Number, required: true, default: 0, min: 0, validate: isInteger })
   amountRefundedMinor: number;
 
+  /** The refunds `amountRefundedMinor` includes (ids of `refunds`), changed in the same update: each applies once. Absent on payments older than it. */
+  @Prop({ type: [String], default: [] })
+  refundIds?: string[];
+
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type PaymentDocument = HydratedDocument<Payment>;
 export const PaymentSchema = SchemaFactory.createForClass(Payment);
 tenantOwned(PaymentSchema);
 

@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
 import { Clock } from '../common/clock/clock';
-import { inScope, type TenantScope } from '../tenancy/tenant-scope';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { PaymentSummaryQuery } from './dto/payment-summary.query';
 import { PaymentSummaryResponse } from './dto/payment-summary.response';
-import { Payment } from './payment.schema';
-import { DailyTotals, resolveSummaryPeriod, SUMMARY_STATUSES, type SummaryRow } from './payments-summary';
+import { DailyTotals, resolveSummaryPeriod } from './payments-summary';
+import { PaymentsRepository } from './payments.repository';
 
 /**
  * Payment volume per day of a project, for one currency.
@@ -23,7 +21,7 @@ import { DailyTotals, resolveSummaryPeriod, SUMMARY_STATUSES, type SummaryRow } 
 @Injectable()
 export class PaymentsSummaryService {
   constructor(
-    @InjectModel(Payment.name) private readonly payments: Model<Payment>,
+    private readonly payments: PaymentsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -31,18 +29,7 @@ export class PaymentsSummaryService {
     const period = resolveSummaryPeriod(query, this.clock.now());
     const currency = query.currency.toLowerCase();
     const totals = new DailyTotals(period);
-    const rows = this.payments
-      .aggregate<SummaryRow>([
-        {
-          $match: inScope(scope, {
-            currency,
-            status: { $in: SUMMARY_STATUSES },
-            createdAt: { $gte: period.start, $lt: period.end },
-          }),
-        },
-        { $project: { _id: 0, createdAt: 1, amountMinor: 1, amountRefundedMinor: 1 } },
-      ])
-      .cursor({ batchSize: 1000 });
+    const rows = this.payments.summaryRows(scope, currency, period.start, period.end);
     for await (const row of rows) totals.add(row);
     return totals.toResponse(currency);
   }

@@ -16,6 +16,7 @@ import { PaymentsService } from './payments.service';
 import { PaymentsSummaryService } from './payments-summary.service';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const IDEMPOTENCY_NOTE =
   ' Send an `Idempotency-Key` header to make retries safe: a retry with the same key and body returns the first response ' +
@@ -35,6 +36,8 @@ export class PaymentsController {
   ) {}
 
   @Post()
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create a payment',
     description:
@@ -93,6 +96,8 @@ export class PaymentsController {
   }
 
   @Post(':id/confirm')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Confirm a payment',
@@ -109,6 +114,8 @@ export class PaymentsController {
   }
 
   @Post(':id/refund')
+
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @Roles('manager', 'admin')
   @ApiOperation({
@@ -121,7 +128,12 @@ export class PaymentsController {
   })
   @ApiOkResponse({ type: PaymentResponse, description: 'The payment after the refund' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
-  refundPayment(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: RefundPaymentDto): Promise<PaymentResponse> {
-    return this.payments.refund(scope, id, dto);
+  refundPayment(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: RefundPaymentDto,
+    @Idempotency() idempotency: IdempotentRequest | null,
+  ): Promise<PaymentResponse> {
+    return this.payments.refund(scope, id, dto, idempotency);
   }
 }

@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
-import { inScope } from '../tenancy/tenant-scope';
-import { Payment } from './payment.schema';
+import { PaymentsRepository } from './payments.repository';
 
 /**
  * The payments side of a platform project's delete: answers whether the project still holds any
@@ -13,10 +10,10 @@ import { Payment } from './payment.schema';
  */
 @Injectable()
 export class PaymentsPlatformListener {
-  constructor(@InjectModel(Payment.name) private readonly records: Model<Payment>) {}
+  constructor(private readonly payments: PaymentsRepository) {}
 
   @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
-  async holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
-    return (await this.records.exists(inScope(event.scope, {})).exec()) !== null;
+  holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
+    return this.payments.holdsAny(event.scope);
   }
 }

@@ -1,9 +1,5 @@
+import type { ChargeableCard } from '../cards/cards.service';
 import type { PaymentStatus } from './payment.schema';
-
-export interface ChargeableCard {
-  cardId: string;
-  failureCode: string | null;
-}
 
 export interface ChargeOutcome {
   status: Extract<PaymentStatus, 'requires_payment_method' | 'failed' | 'succeeded'>;

@@ -1,11 +1,10 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted, Types } from 'mongoose';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { IdempotentRequest } from '../idempotency/idempotent-request';
 import { CardsService } from '../cards/cards.service';
 import { formatMinorUnits, MoneyError, toMinorUnits } from '../common/money/money';
-import { cursorFilter, Page, toPage } from '../common/paging/finance-list.query';
+import { Page, toPage } from '../common/paging/finance-list.query';
 import { CustomersService } from '../customers/customers.service';
 import { CreatePaymentDto } from './dto/create-payment.dto';
 import { ListPaymentsQuery } from './dto/list-payments.query';
@@ -13,12 +12,14 @@ import { PaymentResponse } from './dto/payment.response';
 import { RefundPaymentDto } from './dto/refund-payment.dto';
 import { CONFIRMABLE_STATUSES, Payment, REFUNDABLE_STATUSES } from './payment.schema';
 import { PaymentKeys } from './payment-keys';
-import { Leases } from '../common/leases/leases.service';
+import { Refund } from './refund.schema';
+import { RefundsRepository } from './refunds.repository';
+import { KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
+import { Leases } from '../leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
-import { insertDocument } from '../common/database/insert-document';
-import { findOneInScope } from '../tenancy/find-in-scope';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { PaymentsRepository } from './payments.repository';
 
 const PAYMENT_BUSY = 'Another change to this payment is in progress; retry the request';
 export const PAYMENT_NOT_FOUND = 'Payment not found';
@@ -36,17 +37,18 @@ export interface CreatedPayment {
 @Injectable()
 export class PaymentsService {
   constructor(
-    @InjectModel(Payment.name) private readonly payments: Model<Payment>,
+    private readonly payments: PaymentsRepository,
     private readonly customers: CustomersService,
     private readonly cards: CardsService,
     private readonly leases: Leases,
     private readonly paymentKeys: PaymentKeys,
+    private readonly refunds: RefundsRepository,
   ) {}
 
   /**
    * Creates a payment. With an `Idempotency-Key` (`idempotency`), the key is claimed for the new
    * payment's id before the payment is written (see PaymentKeys): a request that runs again under
-   * the same key, after the interceptor dropped its record, finds that payment and answers it
+   * the same key, after the idempotency guard dropped its record, finds that payment and answers it
    * (`replayed`), or creates it under the same id when the first run stopped before writing it; the
    * same key with another request is 422. Every check that can refuse the request runs first, so a
    * refused request claims nothing.
@@ -85,9 +87,8 @@ export class PaymentsService {
       ? chargeOutcome(await this.cards.getDefaultCardForCharge(scope, customer))
       : { status: 'requires_confirmation' as const, failureCode: null, card: null };
     try {
-      const created = await insertDocument(this.payments, {
+      const created = await this.payments.insert(scope, {
         _id: paymentId,
-        projectId: scopeProjectId(scope),
         amountMinor,
         currency,
         customer,
@@ -112,16 +113,7 @@ export class PaymentsService {
   }
 
   async list(scope: TenantScope, query: ListPaymentsQuery): Promise<Page<PaymentResponse>> {
-    const filter: Record<string, unknown> = { ...cursorFilter(query.startingAfter) };
-    if (query.customer) filter.customer = query.customer.toLowerCase();
-    if (query.status) filter.status = query.status;
-    const rows = await this.payments
-      .find(inScope(scope, filter))
-      .sort({ _id: -1 })
-      .limit(query.limit + 1)
-      .lean<Payment[]>()
-      .exec();
-    return toPage(rows, query.limit, toPaymentResponse);
+    return toPage(await this.payments.page(scope, query), query.limit, toPaymentResponse);
   }
 
   /**
@@ -136,69 +128,67 @@ export class PaymentsService {
       const payment = await this.findOrThrow(scope, id);
       if (!CONFIRMABLE_STATUSES.includes(payment.status)) throw notConfirmable(payment.status);
       const charge = chargeOutcome(await this.cards.getDefaultCardForCharge(scope, String(payment.customer)));
-      const updated = await this.payments
-        .findOneAndUpdate(
-          inScope(scope, { _id: payment._id, status: trusted({ $in: CONFIRMABLE_STATUSES }) }),
-          { $set: { status: charge.status, failureCode: charge.failureCode, card: charge.card } },
-          { returnDocument: 'after' },
-        )
-        .lean<Payment>()
-        .exec();
+      const updated = await this.payments.applyCharge(scope, payment._id, { status: charge.status, failureCode: charge.failureCode, card: charge.card });
       if (updated) return toPaymentResponse(updated);
       throw notConfirmable((await this.findOrThrow(scope, id)).status);
     });
   }
 
   /**
-   * Refunds `amount` (default: all that is left). Refunds of one payment run one at a time, and the
-   * update is conditional: it applies only if the refunded total is still the one read and the
-   * refund fits in what is left. So concurrent refunds never add up to more than the payment.
+   * Refunds `amount` (default: all that is left). Refunds of one payment run one at a time under its
+   * lease. Each refund is first written as its own record (`refunds`), then applied to the payment by
+   * one conditional update that also lists the refund in `refundIds`: the totals can include a refund
+   * once only. With an `Idempotency-Key` the refund's id is the key itself (per project and caller),
+   * so a retry, even one that runs again after its idempotency record was dropped, finds that refund:
+   * it answers the payment as it is, applying the refund first if the earlier run stopped before it
+   * did. The same key with another request is 422.
    */
-  async refund(scope: TenantScope, id: string, dto: RefundPaymentDto): Promise<PaymentResponse> {
+  async refund(scope: TenantScope, id: string, dto: RefundPaymentDto, idempotency: IdempotentRequest | null): Promise<PaymentResponse> {
     await this.findOrThrow(scope, id);
     return this.leases.withLease(`payment:${id}`, PAYMENT_BUSY, async () => {
       const payment = await this.findOrThrow(scope, id);
-      if (!REFUNDABLE_STATUSES.includes(payment.status)) {
-        throw new ConflictException(
-          payment.status === 'refunded'
-            ? 'Payment is already fully refunded'
-            : `Payment cannot be refunded: its status is ${payment.status}; only succeeded or partially refunded payments can be`,
-        );
+      const refundId = idempotency ? `${scope.projectId}:${idempotency.caller}:${idempotency.key}` : new Types.ObjectId().toHexString();
+      const earlier = idempotency ? await this.refunds.findById(scope, refundId) : null;
+      if (earlier) return toPaymentResponse(await this.applyRefund(scope, payment, checkedRefund(earlier, idempotency!)));
+
+      assertRefundable(payment);
+      const refundMinor = dto.amount === undefined ? leftToRefund(payment) : minorUnits(dto.amount, payment.currency, 'refund amount');
+      assertFits(payment, refundMinor);
+      let refund: Refund;
+      try {
+        refund = await this.refunds.insert(scope, { _id: refundId, paymentId: payment._id, amountMinor: refundMinor, fingerprint: idempotency?.fingerprint ?? null });
+      } catch (error) {
+        // Only a run that bypassed the lease (an expired one) can have written this key's refund first.
+        const raced = idempotency && isDuplicateKey(error) ? await this.refunds.findById(scope, refundId) : null;
+        if (!raced) throw error;
+        refund = checkedRefund(raced, idempotency!);
       }
-      const { amountMinor, amountRefundedMinor, currency } = payment;
-      const leftMinor = amountMinor - amountRefundedMinor;
-      const refundMinor = dto.amount === undefined ? leftMinor : minorUnits(dto.amount, currency, 'refund amount');
-      if (refundMinor > leftMinor) {
-        throw new BadRequestException(
-          `Refund amount ${formatMinorUnits(refundMinor, currency)} exceeds the ${formatMinorUnits(leftMinor, currency)} ${currency} left to refund`,
-        );
-      }
-      const refundedMinor = amountRefundedMinor + refundMinor;
-      const updated = await this.payments
-        .findOneAndUpdate(
-          inScope(scope, {
-            _id: payment._id,
-            amountMinor,
-            status: trusted({ $in: REFUNDABLE_STATUSES }),
-            amountRefundedMinor: trusted({ $eq: amountRefundedMinor, $lte: amountMinor - refundMinor }),
-          }),
-          { $set: { amountRefundedMinor: refundedMinor, status: statusAfterRefund(amountMinor, refundedMinor) } },
-          { returnDocument: 'after' },
-        )
-        .lean<Payment>()
-        .exec();
-      // Only a writer that bypassed the lease (an expired one) can have changed it in between.
-      if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
-      return toPaymentResponse(updated);
+      return toPaymentResponse(await this.applyRefund(scope, payment, refund));
     });
   }
 
+  /**
+   * Adds the refund to the payment's totals unless they already include it. The update applies only
+   * while the refunded total is still the one read, the refund fits in what is left and the payment
+   * does not list it yet; only a writer that bypassed the lease (an expired one) can have changed it.
+   */
+  private async applyRefund(scope: TenantScope, payment: Payment, refund: Refund): Promise<Payment> {
+    if ((payment.refundIds ?? []).includes(refund._id)) return payment;
+    assertRefundable(payment);
+    assertFits(payment, refund.amountMinor);
+    const refundedMinor = payment.amountRefundedMinor + refund.amountMinor;
+    const status = statusAfterRefund(payment.amountMinor, refundedMinor);
+    const updated = await this.payments.applyRefund(scope, payment, { id: refund._id, amountMinor: refund.amountMinor }, status);
+    if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
+    return updated;
+  }
+
   private findById(scope: TenantScope, id: Types.ObjectId): Promise<Payment | null> {
-    return findOneInScope(this.payments, scope, String(id));
+    return this.payments.findById(scope, id);
   }
 
   private async findOrThrow(scope: TenantScope, id: string): Promise<Payment> {
-    const payment = await findOneInScope(this.payments, scope, id);
+    const payment = await this.payments.findById(scope, id);
     if (!payment) throw new NotFoundException(PAYMENT_NOT_FOUND);
     return payment;
   }
@@ -211,6 +201,35 @@ function minorUnits(amount: number, currency: string, what = 'amount'): number {
     if (error instanceof MoneyError) throw new BadRequestException(error.message.replace(/^amount/, what));
     throw error;
   }
+}
+
+/** 409 for a payment that cannot be refunded. */
+function assertRefundable(payment: Payment): void {
+  if (REFUNDABLE_STATUSES.includes(payment.status)) return;
+  throw new ConflictException(
+    payment.status === 'refunded'
+      ? 'Payment is already fully refunded'
+      : `Payment cannot be refunded: its status is ${payment.status}; only succeeded or partially refunded payments can be`,
+  );
+}
+
+function leftToRefund(payment: Payment): number {
+  return payment.amountMinor - payment.amountRefundedMinor;
+}
+
+/** 400 for a refund of more than is left. */
+function assertFits(payment: Payment, refundMinor: number): void {
+  const leftMinor = leftToRefund(payment);
+  if (refundMinor <= leftMinor) return;
+  throw new BadRequestException(
+    `Refund amount ${formatMinorUnits(refundMinor, payment.currency)} exceeds the ${formatMinorUnits(leftMinor, payment.currency)} ${payment.currency} left to refund`,
+  );
+}
+
+/** An earlier refund under the request's key: the same request only (422 otherwise). */
+function checkedRefund(refund: Refund, request: IdempotentRequest): Refund {
+  if (refund.fingerprint !== request.fingerprint) throw new UnprocessableEntityException(KEY_REUSED_MESSAGE);
+  return refund;
 }
 
 function notConfirmable(status: string): ConflictException {

@@ -9,6 +9,7 @@ import { Account, InAccount } from '../tenancy/tenancy.decorators';
 import { CreatePlatformProjectDto, UpdatePlatformProjectDto } from './dto/platform-project.dto';
 import { PlatformProjectEnvelope, PlatformProjectListResponse } from './dto/platform-project.response';
 import { PlatformProjectsService } from './platform-projects.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 /** The platform projects of the token's account. User tokens only: an API key is 403 on every route here. */
 @ApiTags('platform projects')
@@ -29,6 +30,8 @@ export class PlatformProjectsController {
   }
 
   @Post()
+
+  @Idempotent()
   @Roles('admin')
   @ApiOperation({
     summary: 'Create a platform project',

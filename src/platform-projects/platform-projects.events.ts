@@ -3,7 +3,7 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 /**
  * Emitted (awaited, with `emitAsync`) before a platform project is deleted, to ask every data module
  * whether it still holds records in the project. Each listener answers `true` (it does) or `false`,
- * reading its own collection with `inScope(event.scope, {})`; any `true` refuses the delete with
+ * through its repository's `holdsAny(event.scope)`; any `true` refuses the delete with
  * `409 Platform project is not empty`. The platform module never reads another module's model.
  */
 export const PLATFORM_PROJECT_DELETING = 'platform-project.deleting';

@@ -1,22 +1,21 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
 import { API_NAMES, type ApiName } from '../tenancy/api-names';
+import type { ProjectLookup } from '../tenancy/tenancy-lookups';
 import { tenantScope } from '../tenancy/tenant-scope';
 import { CreatePlatformProjectDto, UpdatePlatformProjectDto } from './dto/platform-project.dto';
 import { PlatformProjectView } from './dto/platform-project.response';
 import { PlatformProject } from './platform-project.schema';
 import { toPlatformProjectView } from './platform-projects.mapper';
+import { PlatformProjectsRepository } from './platform-projects.repository';
 import {
   PLATFORM_PROJECT_DELETED,
   PLATFORM_PROJECT_DELETING,
   PlatformProjectDeletedEvent,
   PlatformProjectDeletingEvent,
 } from './platform-projects.events';
-import { insertDocument } from '../common/database/insert-document';
-import { findLean, findOneLean } from '../common/database/lean-read';
 
 export const DEFAULT_PROJECT_NAME = 'Default project';
 export const PLATFORM_PROJECT_NOT_FOUND = 'Platform project not found';
@@ -32,18 +31,19 @@ export function normaliseApis(apis: readonly ApiName[]): ApiName[] {
 /**
  * The platform projects of an account. Every method takes the account the caller acts in (checked
  * by the tenancy guard): a project of another account is exactly as absent as one that does not exist.
+ * The tenancy guard resolves a request's project through it (as its `ProjectLookup`).
  */
 @Injectable()
-export class PlatformProjectsService {
+export class PlatformProjectsService implements ProjectLookup {
   constructor(
-    @InjectModel(PlatformProject.name) private readonly projects: Model<PlatformProject>,
+    private readonly projects: PlatformProjectsRepository,
     private readonly events: EventEmitter2,
   ) {}
 
   /** Every new account gets its default project, with every API enabled, under the id the account already names. */
   @OnEvent(ACCOUNT_CREATED, { suppressErrors: false })
   async createDefault(event: AccountCreatedEvent): Promise<void> {
-    await insertDocument(this.projects, {
+    await this.projects.insert({
       _id: event.defaultProjectId,
       accountId: event.accountId,
       name: DEFAULT_PROJECT_NAME,
@@ -57,11 +57,7 @@ export class PlatformProjectsService {
    * account's. One indexed read, straight from the collection (the tenancy guard's, on every request).
    */
   resolve(accountId: string, projectId: string | undefined): Promise<PlatformProject | null> {
-    if (!Types.ObjectId.isValid(accountId)) return Promise.resolve(null);
-    const account = new Types.ObjectId(accountId);
-    if (projectId === undefined) return findOneLean(this.projects, { accountId: account, isDefault: true });
-    if (!Types.ObjectId.isValid(projectId) || !/^[0-9a-fA-F]{24}$/.test(projectId)) return Promise.resolve(null);
-    return findOneLean(this.projects, { _id: new Types.ObjectId(projectId), accountId: account });
+    return projectId === undefined ? this.projects.findDefault(accountId) : this.projects.findInAccount(accountId, projectId);
   }
 
   /** The account's project, or `404 Platform project not found`. */
@@ -73,8 +69,7 @@ export class PlatformProjectsService {
 
   /** Oldest first, so the default project (made with the account) leads. */
   async list(accountId: string): Promise<PlatformProjectView[]> {
-    if (!Types.ObjectId.isValid(accountId)) return [];
-    const projects = await findLean(this.projects, { accountId: new Types.ObjectId(accountId) }, { sort: { createdAt: 1, _id: 1 } });
+    const projects = await this.projects.listForAccount(accountId);
     return projects.map(toPlatformProjectView);
   }
 
@@ -83,7 +78,7 @@ export class PlatformProjectsService {
   }
 
   async create(accountId: string, dto: CreatePlatformProjectDto): Promise<PlatformProjectView> {
-    const created = await insertDocument(this.projects, {
+    const created = await this.projects.insert({
       accountId: new Types.ObjectId(accountId),
       name: dto.name,
       enabledApis: normaliseApis(dto.enabledApis ?? API_NAMES),
@@ -98,10 +93,7 @@ export class PlatformProjectsService {
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.enabledApis !== undefined) set.enabledApis = normaliseApis(dto.enabledApis);
     if (Object.keys(set).length === 0) return this.get(accountId, projectId);
-    const project = await this.projects
-      .findOneAndUpdate({ _id: projectId, accountId }, { $set: set }, { returnDocument: 'after', runValidators: true })
-      .lean<PlatformProject>()
-      .exec();
+    const project = await this.projects.update(accountId, projectId, set);
     if (!project) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
     return toPlatformProjectView(project);
   }
@@ -118,8 +110,7 @@ export class PlatformProjectsService {
     const question: PlatformProjectDeletingEvent = { scope: tenantScope(accountId, String(project._id)) };
     const answers: unknown[] = await this.events.emitAsync(PLATFORM_PROJECT_DELETING, question);
     if (answers.some((holdsRecords) => holdsRecords === true)) throw new ConflictException(PLATFORM_PROJECT_NOT_EMPTY);
-    const result = await this.projects.deleteOne({ _id: project._id, accountId, isDefault: false }).exec();
-    if (result.deletedCount === 0) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
+    if (!(await this.projects.deleteNonDefault(accountId, String(project._id)))) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
     const deleted: PlatformProjectDeletedEvent = { accountId, projectId: String(project._id) };
     await this.events.emitAsync(PLATFORM_PROJECT_DELETED, deleted);
   }

@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
 export const PROJECT_TYPES = ['project', 'show', 'album', 'podcasts', 'playlist'] as const;
@@ -91,7 +91,6 @@ export class Project {
   updatedAt: Date;
 }
 
-export type ProjectDocument = HydratedDocument<Project>;
 export const ProjectSchema = SchemaFactory.createForClass(Project);
 // `projectId` is the platform project (the tenant); this record is a content project.
 tenantOwned(ProjectSchema);

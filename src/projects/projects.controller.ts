@@ -11,6 +11,7 @@ import { ListProjectsQuery } from './dto/list-projects.query';
 import { ProjectDeletedResponse, ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('projects')
 @ApiBearerAuth()
@@ -20,6 +21,8 @@ export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
   @Post('channels/:channelId/projects')
+
+  @Idempotent()
   @ApiOperation({
     summary: 'Create a project in a channel',
     description:

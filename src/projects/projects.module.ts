@@ -4,11 +4,12 @@ import { ChannelsModule } from '../channels/channels.module';
 import { Project, ProjectSchema } from './project.schema';
 import { ProjectsController } from './projects.controller';
 import { ProjectsListener } from './projects.listener';
+import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
   imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule],
   controllers: [ProjectsController],
-  providers: [ProjectsService, ProjectsListener],
+  providers: [ProjectsService, ProjectsListener, ProjectsRepository],
 })
 export class ProjectsModule {}

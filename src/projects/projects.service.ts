@@ -1,18 +1,15 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
+import { isValidObjectId } from '../common/pipes/object-id';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
-import { inScope, scopeProjectId, type TenantScope } from '../tenancy/tenant-scope';
+import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
 import { ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
-import { Project } from './project.schema';
 import { toProjectResponse } from './projects.mapper';
-import { insertDocument } from '../common/database/insert-document';
-import { findOneInScope } from '../tenancy/find-in-scope';
+import { ProjectsRepository } from './projects.repository';
 
 const PROJECT_NOT_FOUND = 'Project not found';
 
@@ -52,7 +49,7 @@ export function escapeRegExp(text: string): string {
 }
 
 /**
- * The list filter inside one channel (the caller adds the platform project with `inScope`). Enum
+ * The list filter inside one channel (the repository adds the platform project). Enum
  * values were validated at the edge; `q` becomes a RegExp value (which `sanitizeFilter` leaves
  * alone, unlike a `$regex` object) matching the literal text, any case.
  */
@@ -86,7 +83,7 @@ export function projectListFilter(channelId: string, query: Pick<ListProjectsQue
 @Injectable()
 export class ProjectsService {
   constructor(
-    @InjectModel(Project.name) private readonly projects: Model<Project>,
+    private readonly projects: ProjectsRepository,
     private readonly channels: ChannelsService,
   ) {}
 
@@ -95,10 +92,10 @@ export class ProjectsService {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
     await this.assertChannel(scope, channelId);
-    const created = await insertDocument(this.projects, { ...projectFields(dto), channelId, projectId: scopeProjectId(scope) });
+    const created = await this.projects.insert(scope, { ...projectFields(dto), channelId });
     const id = String(created._id);
     if (!(await this.channels.addProject(scope, channelId, id))) {
-      await this.projects.deleteOne(inScope(scope, { _id: id })).exec();
+      await this.projects.deleteById(scope, id);
       throw new NotFoundException(CHANNEL_NOT_FOUND);
     }
     return toProjectResponse(created);
@@ -106,26 +103,18 @@ export class ProjectsService {
 
   async listByChannel(scope: TenantScope, channelId: string, query: ListProjectsQuery): Promise<ContentPage<ProjectResponse>> {
     await this.assertChannel(scope, channelId);
-    const filter = inScope(scope, projectListFilter(channelId, query));
-    const [rows, total] = await Promise.all([
-      this.projects.find(filter).sort({ _id: 1 }).skip(query.skip).limit(query.limit).lean<Project[]>().exec(),
-      this.projects.countDocuments(filter).exec(),
-    ]);
+    const { rows, total } = await this.projects.page(scope, projectListFilter(channelId, query), query.skip, query.limit);
     return { items: rows.map(toProjectResponse), total };
   }
 
   async findOne(scope: TenantScope, id: string): Promise<ProjectResponse> {
-    const project = await findOneInScope(this.projects, scope, id);
+    const project = await this.projects.findById(scope, id);
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     return toProjectResponse(project);
   }
 
   async update(scope: TenantScope, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
-    const current = await this.projects
-      .findOne(inScope(scope, { _id: id }))
-      .select('channelId')
-      .lean<Pick<Project, '_id' | 'channelId'>>()
-      .exec();
+    const current = await this.projects.findById(scope, id);
     if (!current) throw new NotFoundException(PROJECT_NOT_FOUND);
     const from = String(current.channelId);
     const to = dto.channelId?.toLowerCase();
@@ -133,12 +122,9 @@ export class ProjectsService {
     if (moving) await this.assertChannel(scope, to);
 
     const set = { ...projectFields(dto), ...(moving ? { channelId: to } : {}) };
-    const updated = await this.projects
-      .findOneAndUpdate(inScope(scope, { _id: id, channelId: from }), { $set: set }, { returnDocument: 'after', runValidators: true })
-      .lean<Project>()
-      .exec();
+    const updated = await this.projects.updateInChannel(scope, id, from, set);
     if (!updated) {
-      if (await this.projects.exists(inScope(scope, { _id: id })).exec()) {
+      if (await this.projects.existsById(scope, id)) {
         throw new ConflictException('The project was moved to another channel meanwhile; retry the update');
       }
       throw new NotFoundException(PROJECT_NOT_FOUND);
@@ -147,7 +133,7 @@ export class ProjectsService {
     if (moving) {
       if (!(await this.channels.addProject(scope, to, id))) {
         // The target was deleted after the check, and its cascade may have missed this project.
-        await this.projects.updateOne(inScope(scope, { _id: id, channelId: to }), { $set: { channelId: from } }).exec();
+        await this.projects.moveBack(scope, id, to, from);
         throw new NotFoundException(CHANNEL_NOT_FOUND);
       }
       await this.channels.removeProject(scope, from, id);
@@ -156,19 +142,27 @@ export class ProjectsService {
   }
 
   async remove(scope: TenantScope, id: string): Promise<void> {
-    const deleted = await this.projects.findOneAndDelete(inScope(scope, { _id: id })).lean<Project>().exec();
+    const deleted = await this.projects.deleteById(scope, id);
     if (!deleted) throw new NotFoundException(PROJECT_NOT_FOUND);
     await this.channels.removeProject(scope, String(deleted.channelId), id);
   }
 
+  /** Whether every id (malformed ones included) names a content project of the scope's platform project. */
+  async allExist(scope: TenantScope, ids: readonly string[]): Promise<boolean> {
+    const unique = [...new Set(ids.map((id) => id.toLowerCase()))];
+    if (unique.length === 0) return true;
+    if (!unique.every(isValidObjectId)) return false;
+    return (await this.projects.countOf(scope, unique)) === unique.length;
+  }
+
   /** Whether the scope's platform project still holds any content project (a platform project delete asks). */
-  async holdsRecords(scope: TenantScope): Promise<boolean> {
-    return (await this.projects.exists(inScope(scope, {})).exec()) !== null;
+  holdsRecords(scope: TenantScope): Promise<boolean> {
+    return this.projects.holdsAny(scope);
   }
 
   /** The cascade of a channel delete, inside the channel's platform project. */
-  async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
-    await this.projects.deleteMany(inScope(scope, { channelId })).exec();
+  removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
+    return this.projects.deleteAllOfChannel(scope, channelId);
   }
 
   private async assertChannel(scope: TenantScope, channelId: string): Promise<void> {

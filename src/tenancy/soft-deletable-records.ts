@@ -1,8 +1,8 @@
 import { NotFoundException } from '@nestjs/common';
-import { Model, QueryFilter, trusted, Types } from 'mongoose';
-import { countInScope, existsInScope, findInScope, findOneInScope } from './find-in-scope';
-import { inScope, scopeProjectId, type TenantScope } from './tenant-scope';
-import { insertDocument } from '../common/database/insert-document';
+import type { AnyKeys, Types } from 'mongoose';
+import { toObjectId } from '../database/records';
+import type { TenantRecords } from './tenant-records';
+import type { TenantScope } from './tenant-scope';
 
 /** A tenant-owned record that a soft delete hides (`deletedAt` set) until a restore clears it. */
 export interface SoftDeletable {
@@ -23,24 +23,25 @@ export interface RecordListQuery {
 }
 
 const LIVE = { deletedAt: null };
-const SOFT_DELETED = { deletedAt: trusted({ $ne: null }) };
+const SOFT_DELETED = { deletedAt: { $ne: null } };
 
 /**
  * Create, list, read, update, soft delete, restore and hard delete of a soft-deletable record, every
- * one inside the caller's platform project. A record of another project answers exactly as a
- * missing one: the same 404 with the same message. Each write is one conditional update whose guard
- * sits in the filter (live for update and soft delete, soft-deleted for restore), so a concurrent
- * state change wins cleanly instead of being overwritten.
+ * one inside the caller's platform project; the repositories of such records (clients, collections)
+ * are built on it. A record of another project answers exactly as a missing one: the same 404 with
+ * the same message. Each write is one conditional update whose guard sits in the filter (live for
+ * update and soft delete, soft-deleted for restore), so a concurrent state change wins cleanly
+ * instead of being overwritten.
  */
 export class SoftDeletableRecords<T extends SoftDeletable> {
   constructor(
-    private readonly model: Model<T>,
+    protected readonly records: TenantRecords<T>,
     private readonly notFoundMessage: string,
   ) {}
 
   /** Inserts the fields into the scope's project; returns the new id. */
-  async create(scope: TenantScope, fields: Partial<T>): Promise<string> {
-    const created = await insertDocument(this.model, { ...fields, projectId: scopeProjectId(scope) });
+  async create(scope: TenantScope, fields: AnyKeys<T>): Promise<string> {
+    const created = await this.records.insert(scope, fields);
     return String(created._id);
   }
 
@@ -48,41 +49,41 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
   async list(scope: TenantScope, query: RecordListQuery): Promise<RecordPage<T>> {
     const conditions = query.includeDeleted ? {} : LIVE;
     const [rows, total] = await Promise.all([
-      findInScope(this.model, scope, conditions, { sort: { _id: -1 }, skip: query.skip, limit: query.limit }),
-      countInScope(this.model, scope, conditions),
+      this.records.find(scope, conditions, { sort: { _id: -1 }, skip: query.skip, limit: query.limit }),
+      this.records.count(scope, conditions),
     ]);
     return { rows, total };
   }
 
   /** The record, or 404; a soft-deleted one only when asked for. */
   async get(scope: TenantScope, id: string, includeDeleted: boolean): Promise<T> {
-    const record = await findOneInScope(this.model, scope, id, includeDeleted ? {} : LIVE);
+    const record = await this.records.findById(scope, id, includeDeleted ? {} : LIVE);
     if (!record) throw this.notFound();
     return record;
   }
 
   /** True when a live record with this id exists in the scope's project. A malformed id is simply false. */
-  async isLive(scope: TenantScope, id: string): Promise<boolean> {
-    return existsInScope(this.model, scope, id, LIVE);
+  isLive(scope: TenantScope, id: string): Promise<boolean> {
+    return this.records.existsById(scope, id, LIVE);
   }
 
   /** True when the scope's project holds any record, live or soft-deleted. */
-  async holdsAny(scope: TenantScope): Promise<boolean> {
-    return (await this.model.exists(this.filter(scope, {})).exec()) !== null;
+  holdsAny(scope: TenantScope): Promise<boolean> {
+    return this.records.exists(scope);
   }
 
   /** Sets the fields on a live record; a soft-deleted or unknown one is 404. */
   async update(scope: TenantScope, id: string, fields: Partial<T>): Promise<void> {
-    await this.updateOne(scope, { _id: id, ...LIVE }, fields);
+    await this.updateOne(scope, id, LIVE, fields);
   }
 
   async softDelete(scope: TenantScope, id: string): Promise<void> {
-    await this.updateOne(scope, { _id: id, ...LIVE }, { deletedAt: new Date() } as Partial<T>);
+    await this.updateOne(scope, id, LIVE, { deletedAt: new Date() } as Partial<T>);
   }
 
   /** Only a soft-deleted record can be restored; a live or unknown id is 404. */
   async restore(scope: TenantScope, id: string): Promise<void> {
-    await this.updateOne(scope, { _id: id, ...SOFT_DELETED }, { deletedAt: null } as Partial<T>);
+    await this.updateOne(scope, id, SOFT_DELETED, { deletedAt: null } as Partial<T>);
   }
 
   /**
@@ -90,21 +91,19 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
    * and may throw to stop the delete (a child module that still refers to it); nothing is removed then.
    */
   async hardDelete(scope: TenantScope, id: string, beforeDelete?: () => Promise<unknown>): Promise<void> {
+    const _id = toObjectId(id);
+    if (!_id) throw this.notFound();
     if (beforeDelete) {
-      if ((await this.model.exists(this.filter(scope, { _id: id })).exec()) === null) throw this.notFound();
+      if (!(await this.records.existsById(scope, id))) throw this.notFound();
       await beforeDelete();
     }
-    const result = await this.model.deleteOne(this.filter(scope, { _id: id })).exec();
-    if (result.deletedCount === 0) throw this.notFound();
+    if (!(await this.records.deleteOne(scope, { _id }))) throw this.notFound();
   }
 
-  private async updateOne(scope: TenantScope, guard: Record<string, unknown>, fields: Partial<T>): Promise<void> {
-    const result = await this.model.updateOne(this.filter(scope, guard), { $set: fields }).exec();
-    if (result.matchedCount === 0) throw this.notFound();
-  }
-
-  private filter(scope: TenantScope, filter: Record<string, unknown>): QueryFilter<T> {
-    return inScope(scope, filter) as QueryFilter<T>;
+  private async updateOne(scope: TenantScope, id: string, guard: Record<string, unknown>, fields: Partial<T>): Promise<void> {
+    const _id = toObjectId(id);
+    const result = _id ? await this.records.updateOne(scope, { _id, ...guard }, { $set: fields }) : { matched: 0 };
+    if (result.matched === 0) throw this.notFound();
   }
 
   private notFound(): NotFoundException {

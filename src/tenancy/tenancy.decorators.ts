@@ -5,6 +5,7 @@ import { API_KEY_SCHEME, PROJECT_HEADER_NAME, USER_BEARER_SCHEME } from '../comm
 import type { ApiName } from './api-names';
 import type { AccountAccess, Principal, RequestContext } from './principal';
 import type { TenantScope } from './tenant-scope';
+import { OBJECT_ID_PATTERN } from '../common/pipes/object-id';
 
 export const PLATFORM_API = 'platformApi';
 export const IN_ACCOUNT = 'inAccount';
@@ -33,7 +34,7 @@ function DocumentPlatformApi(api: ApiName) {
         "The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. " +
         'A project of another account, or an unknown id: 404.',
       // No example: the Swagger UI would send it with "Try it out" and act in a project that does not exist.
-      schema: { type: 'string', pattern: '^[0-9a-fA-F]{24}$' },
+      schema: { type: 'string', pattern: OBJECT_ID_PATTERN },
     }),
     ApiResponse({
       status: 403,

@@ -18,8 +18,8 @@ const QUERY_OPERATIONS = [
 ] as const;
 
 export class UnscopedQueryError extends Error {
-  constructor(collection: string, operation: string) {
-    super(`Refused an unscoped ${operation} on the tenant collection "${collection}": filter by ${TENANT_FIELD} (inScope)`);
+  constructor(model: string, operation: string) {
+    super(`Refused an unscoped ${operation} on the tenant model "${model}": filter by ${TENANT_FIELD} (TenantRecords)`);
     this.name = 'UnscopedQueryError';
   }
 }
@@ -36,17 +36,17 @@ export function tenantOwned(schema: Schema): void {
   for (const operation of QUERY_OPERATIONS) {
     schema.pre(operation, function guardScope() {
       const filter = this.getFilter() as Record<string, unknown>;
-      if (filter[TENANT_FIELD] == null) throw new UnscopedQueryError(this.model.collection.collectionName, operation);
+      if (filter[TENANT_FIELD] == null) throw new UnscopedQueryError(this.model.modelName, operation);
     });
   }
 
   schema.pre('aggregate', function guardScope() {
     const [first] = this.pipeline() as unknown as Array<Record<string, Record<string, unknown> | undefined>>;
-    if (first?.$match?.[TENANT_FIELD] == null) throw new UnscopedQueryError(this.model().collection.collectionName, 'aggregate');
+    if (first?.$match?.[TENANT_FIELD] == null) throw new UnscopedQueryError(this.model().modelName, 'aggregate');
   });
 
   schema.pre('estimatedDocumentCount', function refuse() {
-    throw new UnscopedQueryError(this.model.collection.collectionName, 'estimatedDocumentCount');
+    throw new UnscopedQueryError(this.model.modelName, 'estimatedDocumentCount');
   });
 
   // Hydrated document and toJSON never show the tenant: the spec's resources do not carry it.

@@ -1,3 +1,4 @@
+import type { Logger } from '@nestjs/common';
 import type { AnyKeys, Model, mongo, Require_id, UpdateQuery } from 'mongoose';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
@@ -76,6 +77,16 @@ export class TenantRecords<T> {
 
   deleteMany(scope: TenantScope, conditions: Conditions = {}): Promise<number> {
     return this.records.deleteMany(scopeFilter(scope, conditions));
+  }
+
+  /** As `aggregate`, one batch at a time, for results too many to hold at once. */
+  aggregateEach<R extends mongo.Document>(scope: TenantScope, conditions: Conditions, pipeline: mongo.Document[]): AsyncIterable<R> {
+    return this.records.aggregateEach<R>([{ $match: scopeFilter(scope, conditions) }, ...pipeline]);
+  }
+
+  /** Drops records once their `createdAt` is `seconds` old, in every tenant: age alone decides, no tenant is answered. */
+  expireByAge(seconds: number, logger: Logger): Promise<() => void> {
+    return this.records.expireByAge(seconds, logger);
   }
 
   /** An aggregation whose first stage matches the scope's project (and the conditions). */

@@ -28,16 +28,3 @@ export const TENANT_FIELD = 'projectId';
 export function scopeFilter<F extends object>(scope: TenantScope, conditions?: F): F & { projectId: Types.ObjectId } {
   return { ...(conditions ?? ({} as F)), [TENANT_FIELD]: new Types.ObjectId(scope.projectId) } as F & { projectId: Types.ObjectId };
 }
-
-/**
- * A filter narrowed to the scope's platform project. Use it for every query of a tenant-owned
- * model; the tenantOwned plugin refuses a query that lacks it.
- */
-export function inScope<F extends object>(scope: TenantScope, filter?: F): F & { projectId: Types.ObjectId } {
-  return { ...(filter ?? ({} as F)), projectId: new Types.ObjectId(scope.projectId) };
-}
-
-/** The scope's project id as stored in documents. */
-export function scopeProjectId(scope: TenantScope): Types.ObjectId {
-  return new Types.ObjectId(scope.projectId);
-}

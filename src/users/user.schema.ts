@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
-import { HydratedDocument, Schema as MongooseSchema, Types } from 'mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
 import { USER_ROLES, type UserRole } from '../common/decorators/roles.decorator';
 
 export const USER_STATUSES = ['active'] as const;
@@ -52,6 +52,5 @@ export class User {
   updatedAt: Date;
 }
 
-export type UserDocument = HydratedDocument<User>;
 export const UserSchema = SchemaFactory.createForClass(User);
 

@@ -1,35 +1,19 @@
 import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, Types } from 'mongoose';
-import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { User } from './user.schema';
-import { insertDocument } from '../common/database/insert-document';
+import { NewUser, UsersRepository, UserWithHash } from './users.repository';
 
-import { findLean, findOneLean } from '../common/database/lean-read';
-
-export interface NewUser {
-  firstName: string;
-  lastName: string;
-  email: string;
-  passwordHash: string;
-  role: UserRole;
-  phoneNumber?: number;
-  address?: Record<string, unknown>;
-  avatar?: string;
-}
-
-export type UserWithHash = User & { passwordHash: string };
+export type { NewUser, UserWithHash } from './users.repository';
 
 /** People who log in. Emails are unique across the service; users belong to accounts through memberships. */
 @Injectable()
 export class UsersService {
-  constructor(@InjectModel(User.name) private readonly users: Model<User>) {}
+  constructor(private readonly users: UsersRepository) {}
 
   /** The unique index on email decides duplicates, also between concurrent signups. */
   async create(user: NewUser): Promise<User> {
     try {
-      return await insertDocument(this.users, user);
+      return await this.users.insert(user);
     } catch (error) {
       if (isDuplicateKey(error)) throw new ConflictException('A user with this email already exists');
       throw error;
@@ -37,22 +21,21 @@ export class UsersService {
   }
 
   findById(id: string): Promise<User | null> {
-    if (!Types.ObjectId.isValid(id)) return Promise.resolve(null);
-    return findOneLean(this.users, { _id: new Types.ObjectId(id) });
+    return this.users.findById(id);
   }
 
-  /** Without their password hashes (`select: false`), like every read here but `findByEmailWithHash`. */
+  /** Without their password hashes, like every read here but `findByEmailWithHash`. */
   findByIds(ids: string[]): Promise<User[]> {
-    const valid = ids.filter((id) => Types.ObjectId.isValid(id)).map((id) => new Types.ObjectId(id));
-    return findLean(this.users, { _id: { $in: valid } });
+    return this.users.findByIds(ids);
   }
 
   findByEmail(email: string): Promise<User | null> {
-    return findOneLean(this.users, { email: email.trim().toLowerCase() });
+    return this.users.findByEmail(email);
   }
 
+  /** The password check's read, the only one that sees the hash. */
   findByEmailWithHash(email: string): Promise<UserWithHash | null> {
-    return findOneLean<User, UserWithHash>(this.users, { email: email.trim().toLowerCase() }, { include: ['passwordHash'] });
+    return this.users.findByEmailWithPasswordHash(email);
   }
 
   /** The email of a token's user; a token whose user is gone is no longer valid. */
@@ -63,13 +46,11 @@ export class UsersService {
   }
 
   /** Undoes a signup that could not finish (its user has no membership yet). */
-  async remove(id: string): Promise<void> {
-    await this.users.deleteOne({ _id: id }).exec();
+  remove(id: string): Promise<void> {
+    return this.users.delete(id);
   }
 
-  /** Update then read: FerretDB refuses findOneAndUpdate with the projection `select: false` implies. */
-  async setDefaultCompany(id: string, accountId: string | null): Promise<User | null> {
-    await this.users.updateOne({ _id: id }, { $set: { defaultCompany: accountId } }).exec();
-    return this.findById(id);
+  setDefaultCompany(id: string, accountId: string | null): Promise<User | null> {
+    return this.users.setDefaultCompany(id, accountId);
   }
 }

@@ -407,6 +407,93 @@ describe('accounts and members', () => {
       expect(await t.db.collection('memberships').countDocuments({ accountId: new Types.ObjectId(owner.accountId), owner: true })).toBe(1);
     });
 
+    const OWNER_ONLY = 'Only the owner can transfer ownership';
+    const MEMBERS_BUSY = "Another change to this account's owner or members is in progress: try again";
+    const transfer = (accountId: string, from: TestUser, to: TestUser) =>
+      t.http.post(accountPath(accountId, '/ownership'), { userId: to.id }, { token: from.token });
+    /** A loser of a race: no longer the owner once its turn came (403), or it waited too long for it (409). */
+    const expectLostRace = (res: HttpResponse) => {
+      if (res.status === 409) expectError(res, 409, MEMBERS_BUSY);
+      else expectError(res, 403, OWNER_ONLY);
+    };
+    /** Exactly one owner, stored both ways: `ownerId` names it and only its membership says owner. */
+    const expectOneOwner = async (accountId: string): Promise<string> => {
+      const account = await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(accountId) });
+      const owners = await t.db.collection('memberships').find({ accountId: new Types.ObjectId(accountId), owner: true }).toArray();
+      expect(owners.map((owner) => String(owner.userId))).toEqual([String(account!.ownerId)]);
+      expect(owners[0].role).toBe('admin');
+      return String(account!.ownerId);
+    };
+    const heirsOf = async (owner: TestUser, count: number): Promise<TestUser[]> => {
+      const heirs: TestUser[] = [];
+      for (let i = 0; i < count; i++) heirs.push(await createUser(t.http, 'developer', owner.token));
+      return heirs;
+    };
+
+    it.each([2, 10])('%i concurrent transfers to different members: exactly one wins, the others are refused, one owner remains', async (count) => {
+      const owner = await createFirstAdmin(t.http);
+      const heirs = await heirsOf(owner, count);
+      const answers = await Promise.all(heirs.map((heir) => transfer(owner.accountId, owner, heir)));
+
+      const won = answers.flatMap((res, i) => (res.status === 200 ? [heirs[i].id] : []));
+      expect(won).toHaveLength(1);
+      for (const res of answers.filter((answer) => answer.status !== 200)) expectLostRace(res);
+      expect(await expectOneOwner(owner.accountId)).toBe(won[0]);
+      // The former owner is a plain admin; every other member kept their role and is no owner.
+      const roles = new Map((await members(owner.accountId, owner.token)).map((member) => [member.userId, [member.role, member.owner]]));
+      expect(roles.get(owner.id)).toEqual(['admin', false]);
+      expect(roles.get(won[0])).toEqual(['admin', true]);
+      for (const heir of heirs.filter((heir) => heir.id !== won[0])) expect(roles.get(heir.id)).toEqual(['developer', false]);
+      // Only the winner may hand the account on now.
+      expectLostRace(await transfer(owner.accountId, owner, heirs[0]));
+    });
+
+    it('a relay of concurrent transfers (owner -> A -> B -> C ...) ends with the one owner the successful transfers lead to', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const relay = [owner, ...(await heirsOf(owner, 5))];
+      // Each member hands on to the next, all at once; the owner also to the last, so turns compete.
+      const sent: [TestUser, TestUser][] = relay.slice(0, -1).map((from, i) => [from, relay[i + 1]]);
+      sent.push([owner, relay[relay.length - 1]]);
+      const answers = await Promise.all(sent.map(([from, to]) => transfer(owner.accountId, from, to)));
+      const done = sent.flatMap(([from, to], i) => (answers[i].status === 200 ? [[from.id, to.id]] : []));
+      for (const res of answers.filter((answer) => answer.status !== 200)) expectLostRace(res);
+      expect(done.length).toBeGreaterThanOrEqual(1);
+      // Every success was made by the owner of its moment: the successes form one chain from the first owner.
+      const fromOwner = done.filter(([from]) => from === owner.id);
+      expect(fromOwner).toHaveLength(1);
+      let current = fromOwner[0][1];
+      let chained = 1;
+      for (let next = done.find(([from]) => from === current); next; next = done.find(([from]) => from === current)) {
+        current = next[1];
+        chained += 1;
+      }
+      expect(chained).toBe(done.length);
+      expect(await expectOneOwner(owner.accountId)).toBe(current);
+      for (const member of await members(owner.accountId, owner.token)) expect(member.owner).toBe(member.userId === current);
+    });
+
+    it('a transfer to a member who leaves at the same moment: either the member owns the account (and cannot leave) or has left (and owns nothing)', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const heirs = await heirsOf(owner, 3);
+      const answers = await Promise.all(
+        heirs.flatMap((heir) => [transfer(owner.accountId, owner, heir), t.http.delete(accountPath(owner.accountId, `/members/${heir.id}`), { token: heir.token })]),
+      );
+      const finalOwner = await expectOneOwner(owner.accountId);
+      const listed = await members(owner.accountId, finalOwner === owner.id ? owner.token : heirs.find((heir) => heir.id === finalOwner)!.token);
+      expect(listed.map((member) => member.userId)).toContain(finalOwner);
+      heirs.forEach((heir, i) => {
+        const [transferred, left] = [answers[2 * i], answers[2 * i + 1]];
+        if (heir.id === finalOwner) {
+          expect(transferred.status).toBe(200);
+          expectError(left, 409, 'Transfer ownership first');
+        } else if (left.status === 200) {
+          expect(listed.map((member) => member.userId)).not.toContain(heir.id);
+        } else {
+          throw new Error(`${heir.id} neither owns the account nor left: ${left.status} ${left.text}`);
+        }
+      });
+    });
+
     it('the new owner must be a member (404 otherwise) and given as a valid id (400)', async () => {
       const owner = await createFirstAdmin(t.http);
       const stranger = await createFirstAdmin(t.http);

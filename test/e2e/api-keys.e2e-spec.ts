@@ -337,6 +337,61 @@ describe('API keys', () => {
       expect((stored?.expiresAt as Date).toISOString()).toBe(expiresAt);
     });
 
+    /** Rolls a key; its successor (the new key) and the stored end of every key named. */
+    async function roll(keyId: string, expiresInHours: number) {
+      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys/${keyId}/roll`, { expiresInHours }, { token: admin.token });
+      if (res.status !== 201) throw new Error(`roll failed: ${res.status} ${res.text}`);
+      secrets.push(res.body.data.key, sha256(res.body.data.key));
+      return res.body.data as { id: string; key: string; expiresAt: string | null };
+    }
+    const storedEnd = async (keyId: string) =>
+      ((await t.db.collection('api_keys').findOne({ _id: new ObjectId(keyId) }))?.expiresAt as Date | null) ?? null;
+    const near = (end: Date | null, at: number) => end !== null && Math.abs(end.getTime() - at) < 60_000;
+
+    it('rolling a rolled key gives the new key its own expiry (none), not the grace end: the newest key never expires unless asked', async () => {
+      const a = await createKey(secondProject, { name: 'Rolled twice' });
+      const b = await roll(a.id, 24);
+      // A, in its grace, is rolled again (a second consumer asked for its own replacement).
+      const c = await roll(a.id, 2);
+      expect(b.expiresAt).toBeNull();
+      expect(c.expiresAt).toBeNull();
+      expect(await storedEnd(c.id)).toBeNull();
+      // A's grace is never extended by the second roll, only cut short: it ends in 2 hours now.
+      expect(near(await storedEnd(a.id), Date.now() + 2 * HOUR)).toBe(true);
+      clockOffset = 48 * HOUR;
+      expect((await t.http.get('/v1/customers', withKey(c.key))).status).toBe(200);
+      expect((await t.http.get('/v1/customers', withKey(b.key))).status).toBe(200);
+      expectError(await t.http.get('/v1/customers', withKey(a.key)), 401, 'Invalid API key');
+    });
+
+    it('a chain of rolls (A -> B -> C): C never expires, B gets the grace asked of it, A keeps its own', async () => {
+      const a = await createKey(secondProject, { name: 'Chain' });
+      const b = await roll(a.id, 24);
+      const aEnd = await storedEnd(a.id);
+      expect(near(aEnd, Date.now() + 24 * HOUR)).toBe(true);
+      const c = await roll(b.id, 48);
+      expect(c.expiresAt).toBeNull();
+      expect(await storedEnd(c.id)).toBeNull();
+      expect(near(await storedEnd(b.id), Date.now() + 48 * HOUR)).toBe(true);
+      expect(await storedEnd(a.id)).toEqual(aEnd);
+      // C's successor, in turn, never expires either.
+      const d = await roll(c.id, 1);
+      expect(d.expiresAt).toBeNull();
+      clockOffset = 30 * HOUR;
+      expectError(await t.http.get('/v1/customers', withKey(a.key)), 401, 'Invalid API key');
+      expect((await t.http.get('/v1/customers', withKey(b.key))).status).toBe(200);
+      expect((await t.http.get('/v1/customers', withKey(d.key))).status).toBe(200);
+    });
+
+    it('a key issued with an expiry hands that expiry down every roll, however often its predecessors were rolled', async () => {
+      const expiresAt = new Date(Date.now() + 100 * HOUR).toISOString();
+      const a = await createKey(secondProject, { name: 'Bounded chain', expiresAt });
+      await roll(a.id, 1);
+      const again = await roll(a.id, 0);
+      expect(again.expiresAt).toBe(expiresAt);
+      expect((await roll(again.id, 3)).expiresAt).toBe(expiresAt);
+    });
+
     it('takes 0 to 168 whole hours (400 otherwise)', async () => {
       const key = await createKey(secondProject, { name: 'Bounds' });
       const roll = (body: unknown) => t.http.post(`${PROJECTS}/${secondProject}/keys/${key.id}/roll`, body, { token: admin.token });

@@ -283,11 +283,62 @@ describe('login throttling', () => {
   });
 });
 
+describe('login throttling counts pairs, addresses and emails apart: no stranger locks a user out', () => {
+  let t: TestApp;
+  const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
+  const login = ({ email, password }: { email: string; password: string }, address: string) => t.http.post('/api/v1/login', { email, password }, from(address));
+  const guess = (email: string, address: string) => login({ email, password: 'wrong guess' }, address);
+
+  afterEach(() => t?.close());
+
+  async function member(address: string) {
+    const body = signupBody({ email: uniqueEmail('victim') });
+    expect((await t.http.post('/api/v1/singup', body, from(address))).status).toBe(201);
+    return body;
+  }
+
+  it("a stranger's guesses block the stranger's address for that email, never the owner's correct password from elsewhere", async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_CLIENT: '20', TRUST_PROXY: '1' });
+    const victim = await member('198.51.100.10');
+    for (let i = 0; i < 5; i++) expectError(await guess(victim.email, '203.0.113.66'), 401);
+    // The stranger keeps guessing: the pair is blocked, whatever the password.
+    for (let i = 0; i < 3; i++) expectError(await guess(victim.email, '203.0.113.66'), 429, /Too many failed login attempts/);
+    expectError(await login(victim, '203.0.113.66'), 429);
+    // The owner, from their own address, and from a new one.
+    expect((await login(victim, '198.51.100.10')).status).toBe(200);
+    expect((await login(victim, '192.0.2.200')).status).toBe(200);
+  });
+
+  it('an email guessed from many addresses is blocked at its own, higher limit, except from an address that logged in to it within 30 days', async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '100', LOGIN_MAX_FAILURES_PER_CLIENT: '100', LOGIN_MAX_FAILURES_PER_EMAIL: '6', TRUST_PROXY: '1' });
+    const victim = await member('198.51.100.20');
+    expect((await login(victim, '198.51.100.20')).status).toBe(200);
+    for (let i = 1; i <= 6; i++) expectError(await guess(victim.email, `203.0.113.${i}`), 401);
+    expectError(await guess(victim.email, '203.0.113.7'), 429);
+    expectError(await login(victim, '192.0.2.201'), 429);
+    // Where the owner logged in before, the per-email count does not apply.
+    expect((await login(victim, '198.51.100.20')).status).toBe(200);
+
+    // Not after 30 days without a login from there.
+    const known = t.db.collection('known_login_addresses');
+    expect(await known.updateOne({ _id: `${victim.email.toLowerCase()}\n198.51.100.20` as never }, { $set: { at: new Date(Date.now() - 31 * 24 * 3600 * 1000) } })).toMatchObject({ matchedCount: 1 });
+    expectError(await login(victim, '198.51.100.20'), 429);
+  });
+
+  it('an address guessing across emails is blocked for every email, and other addresses are not', async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_CLIENT: '4', TRUST_PROXY: '1' });
+    const victim = await member('198.51.100.30');
+    for (let i = 0; i < 4; i++) expectError(await guess(uniqueEmail('someone'), '203.0.113.99'), 401);
+    expectError(await login(victim, '203.0.113.99'), 429);
+    expect((await login(victim, '198.51.100.30')).status).toBe(200);
+  });
+});
+
 describe('login and signup throttling (shared in the database, per email and per client)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_CLIENT: '8', TRUST_PROXY: '1' });
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_CLIENT: '8', LOGIN_MAX_FAILURES_PER_EMAIL: '5', TRUST_PROXY: '1' });
   });
   afterAll(() => t.close());
 

@@ -2,6 +2,7 @@ import { Types } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { expectError, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
+import { createContentProject } from '../support/content';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const UNKNOWN_ID = '6650c0ffee0000000000ffff';
@@ -90,7 +91,7 @@ describe('channels', () => {
     });
 
     it('stores every optional field, tiers with and without description and features', async () => {
-      const projectId = new Types.ObjectId().toHexString();
+      const projectId = await createContentProject(t.http, developer.token);
       const tiers = [
         { name: 'Basic', price: 0 },
         { name: 'Supporter', description: 'Early access', price: 4.99, features: ['Early access', 'Badge'] },
@@ -283,7 +284,7 @@ describe('channels', () => {
     it('updates any subset and answers Channel updated', async () => {
       const id = await createChannel();
       const before = (await t.http.get(`/channels/${id}`, { token: developer.token })).body;
-      const projectId = new Types.ObjectId().toHexString();
+      const projectId = await createContentProject(t.http, developer.token);
       const changes = {
         name: 'Renamed',
         username: uniqueUsername('renamed'),

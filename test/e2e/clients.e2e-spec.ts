@@ -6,11 +6,10 @@ import { ClientsService } from '../../src/clients/clients.service';
 import { tenantScope, TenantScope } from '../../src/tenancy/tenant-scope';
 import { createFirstAdmin, createStaff, TestUser, uniqueEmail } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
+import { createContentProject } from '../support/content';
 import { createTestApp, TestApp } from '../support/test-app';
 
 const UNKNOWN_ID = '6650c0ffee0000000000ffff';
-const PROJECT_A = '6650c0ffee0000000000b001';
-const PROJECT_B = '6650c0ffee0000000000b002';
 
 describe('clients', () => {
   let t: TestApp;
@@ -18,9 +17,17 @@ describe('clients', () => {
   let manager: TestUser;
   let developer: TestUser;
 
+  /** A well-formed id, for the validation cases (they fail before any id is looked up). */
+  const WELL_FORMED_ID = '6650c0ffee0000000000b001';
+  /** Content projects of the staff's platform project, for `projectIds`. */
+  let PROJECT_A: string;
+  let PROJECT_B: string;
+
   beforeAll(async () => {
     t = await createTestApp();
     ({ admin, manager, developer } = await createStaff(t.http));
+    PROJECT_A = await createContentProject(t.http, developer.token);
+    PROJECT_B = await createContentProject(t.http, developer.token);
   });
   afterAll(() => t.close());
 
@@ -84,8 +91,8 @@ describe('clients', () => {
       ['null email', { email: null }, 'email'],
       ['phone of the wrong type', { phone: 5551234 }, 'phone'],
       ['null phone', { phone: null }, 'phone'],
-      ['projectIds not an array', { projectIds: PROJECT_A }, 'projectIds'],
-      ['a malformed id in projectIds', { projectIds: [PROJECT_A, 'nope'] }, 'projectIds'],
+      ['projectIds not an array', { projectIds: WELL_FORMED_ID }, 'projectIds'],
+      ['a malformed id in projectIds', { projectIds: [WELL_FORMED_ID, 'nope'] }, 'projectIds'],
       ['a number in projectIds', { projectIds: [1] }, 'projectIds'],
       ['an unknown field', { company: 'Acme' }, 'company'],
       ['a client-chosen _id', { _id: UNKNOWN_ID }, '_id'],

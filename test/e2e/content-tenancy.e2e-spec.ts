@@ -288,6 +288,34 @@ describe('content tenancy: every record lives in one platform project', () => {
       expect((await stored('projects', projectOfA))?.projectId).toEqual(projectOf(a));
     });
 
+    it("a channel or a client naming another tenant's content project in projectIds is 400, exactly as an unknown id, and nothing is written", async () => {
+      const UNKNOWN = 'each value in projectIds must match an existing project';
+      const unknownId = new Types.ObjectId().toHexString();
+      for (const other of others) {
+        const client = await newClient(other);
+        const channel = await newChannel(other, client);
+        for (const projectIds of [[projectOfA], [unknownId]]) {
+          const username = unique('foreign');
+          expectError(await t.http.post('/channels', { ...channelBody(client, username), projectIds }, as(other)), 400, UNKNOWN);
+          expect(await t.db.collection('channels').countDocuments({ username })).toBe(0);
+          expectError(await t.http.put(`/channels/${channel}`, { projectIds }, as(other)), 400, UNKNOWN);
+          expect((await stored('channels', channel))?.projectIds).toEqual([]);
+
+          const name = unique('Foreign');
+          expectError(await t.http.post('/clients', { name, email: 'foreign@example.com', projectIds }, as(other)), 400, UNKNOWN);
+          expect(await t.db.collection('clients').countDocuments({ name })).toBe(0);
+          expectError(await t.http.put(`/clients/${client}`, { projectIds }, as(other)), 400, UNKNOWN);
+          expect((await stored('clients', client))?.projectIds).toEqual([]);
+        }
+      }
+      // A's own project is accepted, for a channel and a client alike.
+      const client = await newClient(a);
+      const channel = await newChannel(a, client);
+      expect((await t.http.put(`/channels/${channel}`, { projectIds: [projectOfA] }, as(aDeveloper))).status).toBe(200);
+      expect((await t.http.put(`/clients/${client}`, { projectIds: [projectOfA] }, as(aDeveloper))).status).toBe(200);
+      expect((await stored('clients', client))?.projectIds).toEqual([projectOfA]);
+    });
+
     it("another tenant's channel is 404 Channel not found for create and list, and nothing is written", async () => {
       for (const other of others) {
         const res = await t.http.post(`/channels/${channelOfA}/projects`, { primaryTitle: 'Intruder', projectTypeId: 'show' }, as(other));

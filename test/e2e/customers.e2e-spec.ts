@@ -1,19 +1,20 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
-import { getModelToken } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
 import { CUSTOMER_DELETING, CUSTOMER_PAYMENT_METHOD_LOOKUP, CustomerPaymentMethodLookupEvent } from '../../src/customers/customers.events';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { FieldEncryption, parseEncryptionKeys } from '../../src/common/crypto/field-encryption';
+import { CustomersRepository } from '../../src/customers/customers.repository';
 import { SocialNumberReencryption } from '../../src/customers/social-number-reencryption';
 import { createTestApp, TEST_FIELD_ENCRYPTION_KEY, TestApp } from '../support/test-app';
 
 /** The social number as stored: encrypted at rest, readable only with the server's key. */
 function storedSocialNumber(stored: unknown): string {
-  const value = (stored as { SocialNumber?: unknown } | null)?.SocialNumber;
+  const document = stored as { _id?: unknown; SocialNumber?: unknown } | null;
+  const value = document?.SocialNumber;
   if (typeof value !== 'string') throw new Error(`no stored social number: ${JSON.stringify(value)}`);
-  expect(value).toMatch(/^enc:v1:t1:/);
-  return new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY)).decrypt(value, 'SocialNumber');
+  expect(value).toMatch(/^enc:v2:t1:/);
+  return new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY)).decrypt(value, { record: String(document?._id), field: 'SocialNumber' });
 }
 
 const CREATE_FIELDS = [
@@ -423,10 +424,10 @@ describe('social numbers at rest', () => {
     const retired = new FieldEncryption(parseEncryptionKeys(`old:${Buffer.alloc(32, 9).toString('base64')}`));
     const plainId = new Types.ObjectId();
     await customers.insertOne({ ...stored, _id: plainId, email: 'plain@example.com', SocialNumber: '444-55-6666' });
-    await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', 'SocialNumber') } });
+    await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', { record: String(id), field: 'SocialNumber' }) } });
 
     const current = new FieldEncryption(parseEncryptionKeys(`${TEST_FIELD_ENCRYPTION_KEY},old:${Buffer.alloc(32, 9).toString('base64')}`));
-    const job = new SocialNumberReencryption(t.app.get(getModelToken('Customer')), current);
+    const job = new SocialNumberReencryption(t.app.get(CustomersRepository), current);
     const first = await job.run();
     expect(first).toMatchObject({ encrypted: 1, rotated: 1 });
     expect(storedSocialNumber(await customers.findOne({ _id: plainId }))).toBe('444-55-6666');

@@ -1,7 +1,7 @@
 import { getConnectionToken } from '@nestjs/mongoose';
 import mongoose, { type Connection, type mongo } from 'mongoose';
-import { useLinkedDriverRegistries } from '../../src/database/driver-registries';
-import { LinkedSet } from '../../src/database/linked-set';
+import { useLinkedDriverRegistries } from '../../src/database/patches/mongodb-driver-registries';
+import { LinkedSet } from '../../src/database/patches/linked-set';
 import { testDatabaseUri } from '../support/test-database';
 import { createTestApp, TestApp } from '../support/test-app';
 

@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { RequestMethod } from '@nestjs/common';
 import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService } from '@nestjs/core';
-import { AppModule } from '../../src/app.module';
-import { postHandlers } from '../../src/idempotency/idempotency.binding';
 import { IdempotencyGuard } from '../../src/idempotency/idempotency.guard';
+import { IdempotencyStore } from '../../src/idempotency/idempotency.store';
+import { Clock } from '../../src/common/clock/clock';
 import { IdempotentReplayFilter } from '../../src/idempotency/idempotent-replay';
 import { canonicalJson, idempotencyScope, requestFingerprint } from '../../src/idempotency/request-fingerprint';
 import type { FinanceConfig } from '../../src/config/finance.config';
@@ -18,6 +18,16 @@ const PAYMENTS = '/api/v1/payments';
 const guardsOf = (handler: object): unknown[] => Reflect.getMetadata(GUARDS_METADATA, handler) ?? [];
 const filtersOf = (handler: object): unknown[] => Reflect.getMetadata(EXCEPTION_FILTERS_METADATA, handler) ?? [];
 const REPLAYED = 'idempotent-replayed';
+
+/** Every POST handler of the application's controllers, as Nest routes them. */
+function postHandlers(discovery: DiscoveryService): { name: string; handler: object }[] {
+  return discovery.getControllers().flatMap((wrapper) => {
+    const prototype = (wrapper.metatype as { prototype: Record<string, object> }).prototype;
+    return Object.getOwnPropertyNames(prototype)
+      .filter((name) => typeof prototype[name] === 'function' && Reflect.getMetadata(METHOD_METADATA, prototype[name]) === RequestMethod.POST)
+      .map((name) => ({ name, handler: prototype[name] }));
+  });
+}
 
 describe('Idempotency-Key', () => {
   let t: TestApp;
@@ -151,6 +161,69 @@ describe('Idempotency-Key', () => {
     expect(retry.body).toEqual(first.body);
     const now = await t.http.get(`${PAYMENTS}/${payment.body.id}`, { token: developer.token });
     expect(now.body).toMatchObject({ amountRefunded: 4, status: 'partially_refunded' });
+  });
+
+  describe('a refund moves money once per key, whatever becomes of its idempotency record', () => {
+    const refundPath = (id: string) => `${PAYMENTS}/${id}/refund`;
+    const storedPayment = (id: string) => t.db.collection('payments').findOne({ _id: new Types.ObjectId(id) });
+    const refundsOf = (id: string) => t.db.collection('refunds').countDocuments({ paymentId: new Types.ObjectId(id) });
+    const succeededPayment = async () => (await post(PAYMENTS, { amount: 10, currency: 'usd', customer: await customerWithCard(), confirm: true }, undefined)).body.id as string;
+
+    it('its answer could not be stored: a retry past the 5-minute lease answers the payment and refunds nothing more', async () => {
+      const id = await succeededPayment();
+      const key = newKey();
+      const completing = jest.spyOn(t.app.get(IdempotencyStore), 'complete').mockRejectedValueOnce(new Error('the database is away'));
+      const clock = jest.spyOn(t.app.get(Clock), 'now');
+      try {
+        const first = await post(refundPath(id), { amount: 4 }, key, manager.token);
+        expect(first.status).toBe(200);
+        expect(completing).toHaveBeenCalledTimes(1);
+        expect(await records().findOne({ key })).toMatchObject({ state: 'in_progress' });
+
+        clock.mockReturnValue(new Date(Date.now() + 6 * 60 * 1000));
+        const retry = await post(refundPath(id), { amount: 4 }, key, manager.token);
+        expect(retry.status).toBe(200);
+        expect(retry.body).toMatchObject({ id, amountRefunded: 4, status: 'partially_refunded' });
+        // With its record gone altogether, another refund under the key is still refused.
+        await records().deleteOne({ key });
+        expectError(await post(refundPath(id), { amount: 5 }, key, manager.token), 422, /already used with a different request/);
+      } finally {
+        completing.mockRestore();
+        clock.mockRestore();
+      }
+      expect(await storedPayment(id)).toMatchObject({ amountRefundedMinor: 400, status: 'partially_refunded' });
+      expect(await refundsOf(id)).toBe(1);
+    });
+
+    it('its server stopped after writing the refund and before applying it: the retry applies it once', async () => {
+      const id = await succeededPayment();
+      const key = newKey();
+      const body = { amount: 3 };
+      await t.db.collection<{ _id: string; [field: string]: unknown }>('refunds').insertOne({
+        _id: `${manager.projectId}:user:${manager.id}:${key}`,
+        projectId: new Types.ObjectId(manager.projectId),
+        paymentId: new Types.ObjectId(id),
+        amountMinor: 300,
+        fingerprint: requestFingerprint(fingerprintKey(), 'POST', refundPath(id), body),
+        createdAt: new Date(),
+      });
+      const retry = await post(refundPath(id), body, key, manager.token);
+      expect(retry.status).toBe(200);
+      expect(retry.body).toMatchObject({ amountRefunded: 3, status: 'partially_refunded' });
+      await records().deleteOne({ key });
+      expect((await post(refundPath(id), body, key, manager.token)).body).toMatchObject({ amountRefunded: 3 });
+      expect(await storedPayment(id)).toMatchObject({ amountRefundedMinor: 300, refundIds: [`${manager.projectId}:user:${manager.id}:${key}`] });
+      expect(await refundsOf(id)).toBe(1);
+    });
+
+    it('10 concurrent refunds under one key move money once', async () => {
+      const id = await succeededPayment();
+      const key = newKey();
+      const results = await Promise.all(Array.from({ length: 10 }, () => post(refundPath(id), { amount: 2 }, key, manager.token)));
+      expect(results.every((res) => res.status === 200 || res.status === 409)).toBe(true);
+      expect(await storedPayment(id)).toMatchObject({ amountRefundedMinor: 200 });
+      expect(await refundsOf(id)).toBe(1);
+    });
   });
 
   it('a failed request stores nothing, so a retry runs again', async () => {
@@ -311,7 +384,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('is bound to every POST route, and to no other', () => {
-    const posts = postHandlers(AppModule);
+    const posts = postHandlers(t.app.get(DiscoveryService));
     expect(posts.length).toBeGreaterThan(15);
     for (const { name, handler } of posts) {
       expect({ name, guard: guardsOf(handler).includes(IdempotencyGuard), filter: filtersOf(handler).includes(IdempotentReplayFilter) }).toEqual({ name, guard: true, filter: true });

@@ -1,3 +1,4 @@
+import { MongoClient, ObjectId } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, createUser, signupBody, TestUser, uniqueEmail } from '../support/auth';
 import { pollUntil } from '../support/deadline';
@@ -108,6 +109,30 @@ describe(`${INSTANCES} service instances on one database`, () => {
     expect(after.body.amountRefunded).toBeLessThanOrEqual(10);
   });
 
+  it('a refund whose answer was never stored, retried through another instance after its lease, moves money once', async () => {
+    const customer = await customerWithCard();
+    const payment = await http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, as());
+    const key = `multi-refund-${randomBytes(8).toString('hex')}`;
+    const refund = (instance: HttpClient) =>
+      instance.post(`/api/v1/payments/${payment.body.id}/refund`, { amount: 4 }, { ...as(), headers: { 'idempotency-key': key } });
+    expect((await refund(instances[0])).status).toBe(200);
+    // Its instance stopped before storing the answer: the record is left in progress, past its 5-minute lease.
+    const db = new MongoClient(mongodbUri);
+    try {
+      const cutOff = await db
+        .db()
+        .collection('idempotency_keys')
+        .updateOne({ key }, { $set: { state: 'in_progress', statusCode: null, responseBody: null, createdAt: new Date(Date.now() - 6 * 60 * 1000) } });
+      expect(cutOff.modifiedCount).toBe(1);
+    } finally {
+      await db.close();
+    }
+    const retry = await refund(instances[1]);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ amountRefunded: 4, status: 'partially_refunded' });
+    expect((await instances[2].get(`/api/v1/payments/${payment.body.id}`, as())).body.amountRefunded).toBe(4);
+  });
+
   it('concurrent first cards and default-card changes leave exactly one default', async () => {
     const customer = (await http.post('/v1/customers', { email: uniqueEmail('cards') }, as())).body.data.id;
     const created = await Promise.all(
@@ -148,6 +173,29 @@ describe(`${INSTANCES} service instances on one database`, () => {
     for (const instance of instances) {
       expect((await instance.post('/api/v1/login', { email: body.email, password: 'wrong password' })).status).toBe(429);
     }
+  });
+
+  it.each([2, 10])('%i concurrent ownership transfers through every instance leave exactly one owner, the one account.ownerId names', async (count) => {
+    const first = await createFirstAdmin(http);
+    const heirs: TestUser[] = [];
+    for (let i = 0; i < count; i++) heirs.push(await createUser(http, 'developer', first.token));
+    const answers = await Promise.all(
+      heirs.map((heir, i) => instances[i % instances.length].post(`/api/v1/accounts/${first.accountId}/ownership`, { userId: heir.id }, { token: first.token })),
+    );
+    const won = heirs.filter((_, i) => answers[i].status === 200).map((heir) => heir.id);
+    expect(won).toHaveLength(1);
+    expect(answers.filter((res) => res.status !== 200).every((res) => res.status === 403 || res.status === 409)).toBe(true);
+
+    const db = new MongoClient(mongodbUri);
+    try {
+      const stored = await db.db().collection('accounts').findOne({ _id: new ObjectId(first.accountId) });
+      expect(String(stored?.ownerId)).toBe(won[0]);
+    } finally {
+      await db.close();
+    }
+    const members = (await http.get(`/api/v1/accounts/${first.accountId}/members`, { token: first.token })).body.data as { userId: string; owner: boolean; role: string }[];
+    expect(members.filter((member) => member.owner).map((member) => member.userId)).toEqual(won);
+    expect(members.find((member) => member.userId === first.id)).toMatchObject({ owner: false, role: 'admin' });
   });
 
   it('a member removed through one instance is refused by the others at their next request', async () => {

@@ -3,6 +3,7 @@ import { IsIn, IsMongoId } from 'class-validator';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
 import { NotBlankText } from '../../common/validators/trimmed-text';
 import { ACCOUNT_TYPES, type AccountType } from '../account.schema';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export class CreateAccountDto {
   @NotBlankText(100, 'Analytical Engines Ltd')
@@ -16,7 +17,7 @@ export class CreateAccountDto {
 export class UpdateAccountDto extends PartialType(CreateAccountDto, { skipNullProperties: false }) {}
 
 export class TransferOwnershipDto {
-  @ApiProperty({ example: '6650c0ffee0000000000a002', description: 'A member of the account', pattern: '^[0-9a-fA-F]{24}$' })
+  @ApiProperty({ example: '6650c0ffee0000000000a002', description: 'A member of the account', pattern: OBJECT_ID_PATTERN })
   @IsMongoId({ message: 'userId must be a valid id' })
   userId: string;
 }

@@ -1,23 +1,28 @@
 import { HttpException, HttpStatus, Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model, trusted } from 'mongoose';
 import { authConfig } from '../../config/auth.config';
-import { AuthAttempt } from './auth-attempt.schema';
-import { insertDocument } from '../../common/database/insert-document';
+import { LoginAttemptsRepository } from './login-attempts.repository';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+/** How long a successful login keeps its address exempt from the per-email limit. */
+export const KNOWN_ADDRESS_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 function tooMany(message: string, windowSeconds: number): HttpException {
   return new HttpException(`${message}. Try again in ${windowSeconds} seconds`, HttpStatus.TOO_MANY_REQUESTS);
 }
 
 /**
- * Limits logins per target email and per client address, and signups per client address, in the
- * database so every instance counts together. An attempt is recorded before the password is
- * checked, so concurrent guesses are counted too; a successful login forgets only the attempts of
- * that email from that address, so logging into one's own account never resets a count on someone
- * else's. Records past the window are ignored by the counts and swept (FerretDB has no TTL indexes).
+ * Limits logins the way Auth0's brute-force protection counts them, in the database so every
+ * instance counts together:
+ * - failures of one email from one client address block that pair (`LOGIN_MAX_FAILURES`);
+ * - failures from one address across emails block that address (`LOGIN_MAX_FAILURES_PER_CLIENT`);
+ * - failures on one email across addresses block it at a much higher limit
+ *   (`LOGIN_MAX_FAILURES_PER_EMAIL`), but never from an address that logged in to it successfully
+ *   within 30 days: a stranger's guesses cannot lock the owner out.
+ * An attempt is recorded before the password is checked, so concurrent guesses are counted too; a
+ * successful login forgets only that pair's attempts. Signups are limited per address. Records past
+ * their window are ignored by the counts and swept (FerretDB has no TTL indexes).
  */
 @Injectable()
 export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
@@ -25,7 +30,7 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   private sweepTimer?: NodeJS.Timeout;
 
   constructor(
-    @InjectModel(AuthAttempt.name) private readonly attempts: Model<AuthAttempt>,
+    private readonly attempts: LoginAttemptsRepository,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
   ) {}
 
@@ -40,37 +45,43 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
   }
 
-  /** Records a login attempt; 429 when the email or the client is past its limit within the window. */
+  /** Records a login attempt; 429 when the pair, the address or (from an unknown address) the email is past its limit. */
   async beginLogin(email: string, client: string, now = new Date()): Promise<void> {
-    const target = email.trim().toLowerCase();
-    await insertDocument(this.attempts, { kind: 'login', email: target, client, at: now });
-    const since = trusted({ $gt: new Date(now.getTime() - this.config.loginFailureWindowSeconds * 1000) });
-    const [forEmail, fromClient] = await Promise.all([
-      this.attempts.countDocuments({ kind: 'login', email: target, at: since }).exec(),
-      this.attempts.countDocuments({ kind: 'login', client, at: since }).exec(),
-    ]);
-    if (forEmail > this.config.loginMaxFailures || fromClient > this.config.loginMaxFailuresPerClient) {
-      throw tooMany('Too many failed login attempts', this.config.loginFailureWindowSeconds);
-    }
+    const target = normalised(email);
+    await this.attempts.recordLogin(target, client, now);
+    const since = new Date(now.getTime() - this.config.loginFailureWindowSeconds * 1000);
+    const counts = await this.attempts.countLogins(target, client, since);
+    const blocked =
+      counts.pair > this.config.loginMaxFailures ||
+      counts.client > this.config.loginMaxFailuresPerClient ||
+      (counts.email > this.config.loginMaxFailuresPerEmail && !(await this.attempts.isKnownAddress(target, client, knownSince(now))));
+    if (blocked) throw tooMany('Too many failed login attempts', this.config.loginFailureWindowSeconds);
   }
 
-  /** A correct password: the attempts on this email from this client no longer count. */
-  async loginSucceeded(email: string, client: string): Promise<void> {
-    await this.attempts.deleteMany({ kind: 'login', email: email.trim().toLowerCase(), client }).exec();
+  /** A correct password: the pair's attempts no longer count, and the address is known for this email. */
+  async loginSucceeded(email: string, client: string, now = new Date()): Promise<void> {
+    const target = normalised(email);
+    await Promise.all([this.attempts.forgetLogins(target, client), this.attempts.rememberAddress(target, client, now)]);
   }
 
   /** Records a signup; 429 when the client is past its limit within the window. */
   async beginSignup(client: string, now = new Date()): Promise<void> {
-    await insertDocument(this.attempts, { kind: 'signup', email: null, client, at: now });
-    const since = new Date(now.getTime() - this.config.signupWindowSeconds * 1000);
-    const count = await this.attempts.countDocuments({ kind: 'signup', client, at: trusted({ $gt: since }) }).exec();
+    await this.attempts.recordSignup(client, now);
+    const count = await this.attempts.countSignups(client, new Date(now.getTime() - this.config.signupWindowSeconds * 1000));
     if (count > this.config.signupMaxPerClient) throw tooMany('Too many signups from this client', this.config.signupWindowSeconds);
   }
 
-  /** Drops attempts older than every window. */
-  async sweep(now = new Date()): Promise<number> {
+  /** Drops attempts older than every window and addresses not seen for 30 days. */
+  sweep(now = new Date()): Promise<number> {
     const longest = Math.max(this.config.loginFailureWindowSeconds, this.config.signupWindowSeconds);
-    const result = await this.attempts.deleteMany({ at: trusted({ $lt: new Date(now.getTime() - longest * 1000) }) }).exec();
-    return result.deletedCount;
+    return this.attempts.sweep(new Date(now.getTime() - longest * 1000), knownSince(now));
   }
+}
+
+function normalised(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function knownSince(now: Date): Date {
+  return new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS);
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsEmail, IsMongoId, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export class LoginDto {
   @ApiProperty({ example: 'ada@example.com', format: 'email' })
@@ -15,7 +16,7 @@ export class LoginDto {
 
   @ApiPropertyOptional({
     example: '6650c0ffee0000000000e001',
-    pattern: '^[0-9a-fA-F]{24}$',
+    pattern: OBJECT_ID_PATTERN,
     description: 'The account the token acts in; default: the user\'s defaultCompany',
   })
   @IsOptional()

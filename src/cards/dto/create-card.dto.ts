@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsMongoId, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export const EXP_MONTH_PATTERN = /^\d{1,2}$/;
 export const EXP_YEAR_PATTERN = /^(\d{2}|\d{4})$/;
@@ -13,7 +14,7 @@ export class CreateCardDto {
     type: String,
     nullable: true,
     example: '6650c0ffee0000000000f001',
-    pattern: '^[0-9a-fA-F]{24}$',
+    pattern: OBJECT_ID_PATTERN,
     description: 'Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`.',
   })
   @IsOptional()

@@ -16,7 +16,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 /** Bounds on money, so every stored amount reads back as the plain number it was. */
 export const TIER_PRICE_MAX = 1_000_000;
@@ -100,6 +100,7 @@ export class CreateChannelDto {
     example: ['6650c0ffee0000000000d001'],
     default: [],
     maxItems: 1000,
+    description: "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
   })
   @IsOptionalNotNull()
   @IsArray()

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsEmail, IsMongoId, IsString, MaxLength } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { NotBlankText, trimWithin } from '../../common/validators/trimmed-text';
 
 const NAME_MAX = 200;
@@ -29,7 +29,7 @@ export class CreateClientDto {
     items: { type: 'string', pattern: OBJECT_ID_PATTERN },
     maxItems: 1000,
     example: ['6650c0ffee0000000000b001'],
-    description: 'Project identifiers (ObjectId hex strings)',
+    description: "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
   })
   @IsOptionalNotNull()
   @IsArray()

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsMongoId, IsOptional, Max, Min } from 'class-validator';
-import { trusted } from 'mongoose';
+import { trusted, Types } from 'mongoose';
+import { isValidObjectId } from '../pipes/object-id';
+import { OBJECT_ID_PATTERN } from '../pipes/object-id';
 
 export const FINANCE_PAGE_DEFAULT = 20;
 export const FINANCE_PAGE_MAX = 100;
@@ -19,7 +21,7 @@ export class FinanceListQuery {
   @ApiPropertyOptional({
     // No example: Swagger UI would pre-fill it and "Try it out" would page past every record.
     description: 'Id of the last object of the previous page',
-    pattern: '^[0-9a-fA-F]{24}$',
+    pattern: OBJECT_ID_PATTERN,
   })
   @IsOptional()
   @IsMongoId({ message: 'startingAfter must be a valid id' })
@@ -42,6 +44,14 @@ export function toPage<Row, T>(rows: Row[], limit: number, map: (row: Row) => T)
  */
 export function cursorFilter(startingAfter?: string): Record<string, unknown> {
   return startingAfter ? { _id: trusted({ $lt: startingAfter }) } : {};
+}
+
+/**
+ * The same cursor for a lean read (`Records`, `TenantRecords`), which sends conditions to the
+ * collection uncast: the id as an ObjectId, the operator plain (a repository's operators are trusted).
+ */
+export function olderThan(startingAfter?: string): { _id?: { $lt: Types.ObjectId } } {
+  return isValidObjectId(startingAfter) ? { _id: { $lt: new Types.ObjectId(startingAfter) } } : {};
 }
 
 export class PageMetaDto {

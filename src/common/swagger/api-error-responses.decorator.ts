@@ -44,8 +44,3 @@ export function ApiErrorResponses(...statuses: number[]): MethodDecorator & Clas
     ),
   );
 }
-
-/** Statuses any authenticated JSON route can answer. */
-export const COMMON_ERRORS = [401, 500, 503] as const;
-/** Statuses any route with a JSON body can answer besides its own. */
-export const BODY_ERRORS = [400, 413, 415] as const;

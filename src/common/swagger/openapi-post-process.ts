@@ -1,7 +1,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { OBJECT_ID_PATTERN } from '../pipes/object-id';
 
 type Schema = Record<string, any>;
-const OBJECT_ID_PATTERN = '^[0-9a-fA-F]{24}$';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 function refName(ref: string): string {

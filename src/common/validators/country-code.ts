@@ -12,17 +12,18 @@ export const COUNTRY_CODES: readonly string[] = [...LETTERS].flatMap((first) =>
 
 /**
  * An ISO 3166-1 alpha-2 country, accepted in upper or lower case and kept in upper case. The
- * document lists both spellings as an enum, so it states exactly what is accepted ("Us" is not).
+ * document lists the upper-case codes only: an enum whose members differ only in case is refused by
+ * client generators (two constants of one name). Lower case is normalised before validation.
  */
 export function ApiCountryCode(options: { example?: string; description?: string } = {}): PropertyDecorator {
   return applyDecorators(
     ApiPropertyOptional({
       // OpenAPI 3.0 wants null inside the enum of a nullable enum.
-      enum: [...COUNTRY_CODES, ...COUNTRY_CODES.map((code) => code.toLowerCase()), null] as string[],
+      enum: [...COUNTRY_CODES, null] as string[],
       nullable: true,
       example: options.example ?? 'US',
       default: null,
-      description: options.description ?? 'ISO 3166-1 alpha-2 country code, upper or lower case; returned in upper case',
+      description: options.description ?? 'ISO 3166-1 alpha-2 country code, upper case (lower case is accepted and stored upper case)',
     }),
     Transform(({ value }) => (typeof value === 'string' && value === value.toLowerCase() ? value.toUpperCase() : value)),
     IsIn(COUNTRY_CODES, { message: 'country must be an ISO 3166-1 alpha-2 country code' }),

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import { IsMongoId, IsOptional } from 'class-validator';
 import { CreateCustomerDto } from './create-customer.dto';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 /**
  * Any subset of the create fields, email included. Fields that default to null accept null (to clear
@@ -13,7 +14,7 @@ export class UpdateCustomerDto extends PartialType(OmitType(CreateCustomerDto, [
     type: String,
     nullable: true,
     example: '6650c0ffee0000000000e001',
-    pattern: '^[0-9a-fA-F]{24}$',
+    pattern: OBJECT_ID_PATTERN,
     description: "Id of one of this customer's cards (else 400), or null to clear the default",
   })
   @IsOptional()

@@ -4,6 +4,7 @@ import { IsBoolean, IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'cla
 import { CURRENCY_CODES } from '../../common/money/currencies';
 import { MAX_MAJOR_UNITS } from '../../common/money/money';
 import { IsAmount } from './amount.validator';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export const DESCRIPTION_MAX_LENGTH = 1000;
 
@@ -32,7 +33,7 @@ export class CreatePaymentDto {
   @IsIn(CURRENCY_CODES, { message: 'currency must be an ISO 4217 currency code' })
   currency: string;
 
-  @ApiProperty({ example: '6650c0ffee0000000000f001', description: 'Id of the paying customer (must exist)', pattern: '^[0-9a-fA-F]{24}$' })
+  @ApiProperty({ example: '6650c0ffee0000000000f001', description: 'Id of the paying customer (must exist)', pattern: OBJECT_ID_PATTERN })
   @IsMongoId({ message: 'customer must be a valid id' })
   customer: string;
 
@@ -41,7 +42,7 @@ export class CreatePaymentDto {
     nullable: true,
     example: '6650c0ffee0000000000f002',
     description: 'Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer`',
-    pattern: '^[0-9a-fA-F]{24}$',
+    pattern: OBJECT_ID_PATTERN,
   })
   @IsOptional()
   @IsMongoId({ message: 'reciver must be a valid id' })

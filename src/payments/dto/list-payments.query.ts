@@ -2,9 +2,10 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsMongoId, IsOptional } from 'class-validator';
 import { FinanceListQuery } from '../../common/paging/finance-list.query';
 import { PAYMENT_STATUSES, type PaymentStatus } from '../payment.schema';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export class ListPaymentsQuery extends FinanceListQuery {
-  @ApiPropertyOptional({ description: "Only this customer's payments", example: '6650c0ffee0000000000f001', pattern: '^[0-9a-fA-F]{24}$' })
+  @ApiPropertyOptional({ description: "Only this customer's payments", example: '6650c0ffee0000000000f001', pattern: OBJECT_ID_PATTERN })
   @IsOptional()
   @IsMongoId({ message: 'customer must be a valid id' })
   customer?: string;

@@ -12,7 +12,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import {
   CONTENT_UPLOAD_TYPES,
   type ContentUploadType,

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { OBJECT_ID_PATTERN } from '../../common/validators/object-id-pattern';
+import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { CreateProjectDto } from './create-project.dto';
 
 /** Any subset of the project fields; `null` is refused wherever the create DTO refuses it. */

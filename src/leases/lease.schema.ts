@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { schemaOptions } from '../database/schema-options';
+import { schemaOptions } from '../common/database/schema-options';
 
 /**
  * A short lease on one thing (a payment, one customer's default card), held while it changes. The

@@ -1,19 +1,18 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { NOT_A_MEMBER } from '../accounts/accounts.service';
-import { MembershipsService } from '../accounts/memberships.service';
-import { PlatformProjectsService } from '../platform-projects/platform-projects.service';
 import { RouteMetadata } from '../common/decorators/route-metadata';
-import type { ApiName } from '../tenancy/api-names';
-import type { RequestContext } from '../tenancy/principal';
-import { IN_ACCOUNT, PLATFORM_API } from '../tenancy/tenancy.decorators';
-import { tenantScope } from '../tenancy/tenant-scope';
+import type { ApiName } from './api-names';
+import type { RequestContext } from './principal';
+import { IN_ACCOUNT, PLATFORM_API } from './tenancy.decorators';
+import { MembershipLookup, ProjectLookup } from './tenancy-lookups';
+import { tenantScope } from './tenant-scope';
 
 export const PROJECT_HEADER = 'x-project-id';
 export const PROJECT_NOT_FOUND = 'Platform project not found';
 export const KEYS_CANNOT_MANAGE = 'API keys cannot manage the platform';
 export const NO_ACCOUNT = 'Create or join an account first';
+export const NOT_A_MEMBER = 'You are not a member of this account';
 
 /**
  * Where a request acts. Runs after authentication and before the role check, on every request:
@@ -29,8 +28,8 @@ export class TenancyGuard implements CanActivate {
 
   constructor(
     reflector: Reflector,
-    private readonly memberships: MembershipsService,
-    private readonly projects: PlatformProjectsService,
+    private readonly memberships: MembershipLookup,
+    private readonly projects: ProjectLookup,
   ) {
     this.platformApi = new RouteMetadata(reflector, PLATFORM_API);
     this.inAccount = new RouteMetadata(reflector, IN_ACCOUNT);

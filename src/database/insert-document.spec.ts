@@ -31,7 +31,7 @@ describe('insertDocument', () => {
   });
 
   it("accepts every schema of the service (none has save middleware), with Mongoose's built-in hooks", async () => {
-    const src = join(__dirname, '..', '..');
+    const src = join(__dirname, '..');
     const schemas = schemaFiles(src).flatMap((file) =>
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- every schema file, found at run time
       Object.values(require(file) as Record<string, unknown>).filter((value): value is Schema => value instanceof Schema && value.get('_id') !== false),

@@ -1,11 +1,8 @@
 import { ConflictException, Injectable } from '@nestjs/common';
-import { InjectModel } from '@nestjs/mongoose';
-import { Model } from 'mongoose';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isDuplicateKey } from '../database/duplicate-key';
-import { Lease } from './lease.schema';
-import { insertDocument } from '../database/insert-document';
+import { isDuplicateKey } from '../common/database/duplicate-key';
+import { LeasesRepository } from './leases.repository';
 
 /** Longest a holder may keep a lease; far above any confirmation, refund or default-card change. */
 const LEASE_MS = 15_000;
@@ -20,14 +17,14 @@ const WAIT_MS = 5_000;
  */
 @Injectable()
 export class Leases {
-  constructor(@InjectModel(Lease.name) private readonly leases: Model<Lease>) {}
+  constructor(private readonly leases: LeasesRepository) {}
 
   async withLease<T>(key: string, busyMessage: string, work: () => Promise<T>): Promise<T> {
     const holder = await this.acquire(key, busyMessage);
     try {
       return await work();
     } finally {
-      await this.leases.deleteOne({ _id: key, holder }).exec();
+      await this.leases.release(key, holder);
     }
   }
 
@@ -36,15 +33,15 @@ export class Leases {
     const deadline = Date.now() + WAIT_MS;
     for (let round = 0; ; round++) {
       try {
-        await insertDocument(this.leases, { _id: key, holder, expiresAt: new Date(Date.now() + LEASE_MS) });
+        await this.leases.insert({ _id: key, holder, expiresAt: new Date(Date.now() + LEASE_MS) });
         return holder;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;
       }
-      const current = await this.leases.findById(key).lean<Lease>().exec();
+      const current = await this.leases.find(key);
       if (current && new Date(current.expiresAt).getTime() < Date.now()) {
         // Abandoned by a holder that never finished: take it over.
-        await this.leases.deleteOne({ _id: key, holder: current.holder }).exec();
+        await this.leases.release(key, current.holder);
         continue;
       }
       if (Date.now() >= deadline) throw new ConflictException(busyMessage);

@@ -1,6 +1,6 @@
 import { Schema } from 'mongoose';
-import { UserSchema } from '../../users/user.schema';
-import { hiddenFields } from './lean-read';
+import { UserSchema } from '../users/user.schema';
+import { hiddenFields } from './records';
 
 describe('hiddenFields', () => {
   it("leaves out the schema's select: false paths, as a Mongoose query would", () => {

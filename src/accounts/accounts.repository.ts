@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model, Types } from 'mongoose';
+import { Records, toObjectId } from '../database/records';
+import { Account, type AccountType } from './account.schema';
+
+export interface NewAccount {
+  name: string;
+  type: AccountType;
+  ownerId: string | Types.ObjectId;
+  defaultProjectId: Types.ObjectId;
+}
+
+/** The accounts collection. A malformed id names no account. */
+@Injectable()
+export class AccountsRepository {
+  private readonly records: Records<Account>;
+
+  constructor(@InjectModel(Account.name) model: Model<Account>) {
+    this.records = new Records(model);
+  }
+
+  insert(account: NewAccount): Promise<Account> {
+    return this.records.insert(account);
+  }
+
+  findById(id: string): Promise<Account | null> {
+    return this.records.findById(id);
+  }
+
+  findByIds(ids: readonly Types.ObjectId[]): Promise<Account[]> {
+    return this.records.find({ _id: { $in: ids } });
+  }
+
+  /** The account after the change; null when there is no such account. */
+  updateDetails(id: string, set: Partial<Pick<Account, 'name' | 'type'>>): Promise<Account | null> {
+    const _id = toObjectId(id);
+    return _id ? this.records.updateAndGet({ _id }, { $set: set }) : Promise.resolve(null);
+  }
+
+  async setOwner(id: string, ownerId: string): Promise<void> {
+    const _id = toObjectId(id);
+    const owner = toObjectId(ownerId);
+    if (_id && owner) await this.records.updateOne({ _id }, { $set: { ownerId: owner } });
+  }
+}

@@ -1,0 +1,16 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
+import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
+import { TenantRecords } from '../tenancy/tenant-records';
+import { Collection } from './collection.schema';
+
+export const COLLECTION_NOT_FOUND = 'Collection not found';
+
+/** The collections of a platform project: the only code that reads or writes them. */
+@Injectable()
+export class CollectionsRepository extends SoftDeletableRecords<Collection> {
+  constructor(@InjectModel(Collection.name) model: Model<Collection>) {
+    super(new TenantRecords(model), COLLECTION_NOT_FOUND);
+  }
+}

@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { InjectConnection } from '@nestjs/mongoose';
+import { Connection, Types } from 'mongoose';
+import { Account } from '../accounts/account.schema';
+import { insertDocument } from '../database/insert-document';
+import { type TenantCollection, WITHOUT_PROJECT } from './tenant-collections';
+
+/** A user as the single-tenant build stored it: read raw, since the current schema no longer has its `role`. */
+export interface StoredUser {
+  _id: Types.ObjectId;
+  role: string;
+  defaultCompany?: string | null;
+  createdAt?: Date;
+}
+
+const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
+
+/**
+ * The data of the single-tenant build, as the migration reads and moves it: collections by name,
+ * across every tenant, since the records it moves have no project yet. Only the migration and the
+ * start-up check for unmigrated records use it.
+ */
+@Injectable()
+export class LegacyDataRepository {
+  constructor(@InjectConnection() private readonly connection: Connection) {}
+
+  /** Users without an account, oldest first. */
+  usersWithoutAccount(): Promise<StoredUser[]> {
+    return this.users().find({ defaultCompany: null }).sort(OLDEST_FIRST).toArray();
+  }
+
+  findUser(id: Types.ObjectId): Promise<StoredUser | null> {
+    return this.users().findOne({ _id: id });
+  }
+
+  /** The earliest user with this role (any role when none is given), or null. */
+  earliestUser(role?: string): Promise<StoredUser | null> {
+    return this.users()
+      .find(role ? { role } : {})
+      .sort(OLDEST_FIRST)
+      .limit(1)
+      .next();
+  }
+
+  /** Sets `defaultCompany` on those of the users that still have none; how many changed. */
+  async setDefaultCompany(userIds: Types.ObjectId[], accountId: string): Promise<number> {
+    return (await this.users().updateMany({ _id: { $in: userIds }, defaultCompany: null }, { $set: { defaultCompany: accountId } })).modifiedCount;
+  }
+
+  /** The account an earlier run of the migration made, if any. */
+  migratedAccount(): Promise<Account | null> {
+    return this.connection.collection<Account>('accounts').findOne({ migrated: true });
+  }
+
+  /** Through the Account model, so the document has exactly the schema's shape and timestamps. */
+  createAccount(fields: Pick<Account, 'name' | 'type' | 'ownerId' | 'defaultProjectId' | 'migrated'>): Promise<Account> {
+    return insertDocument(this.connection.model<Account>(Account.name), fields);
+  }
+
+  /** Whether the collection holds a record without a project. */
+  async holdsUnmigrated(name: TenantCollection): Promise<boolean> {
+    return (await this.connection.collection(name).countDocuments(WITHOUT_PROJECT, { limit: 1 })) > 0;
+  }
+
+  /** Puts every record of the collection without a project into `projectId`; how many moved. */
+  async moveIntoProject(name: TenantCollection, projectId: Types.ObjectId): Promise<number> {
+    return (await this.connection.collection(name).updateMany(WITHOUT_PROJECT, { $set: { projectId } })).modifiedCount;
+  }
+
+  /** Cards whose `customer` is still a string, one at a time. */
+  cardsWithStringCustomer(): AsyncIterable<{ _id: Types.ObjectId; customer: string }> {
+    return this.cards().find({ customer: { $type: 'string' } }, { projection: { customer: 1 } }) as AsyncIterable<{ _id: Types.ObjectId; customer: string }>;
+  }
+
+  /** Stores the card's customer as an ObjectId, only while it is still the string read; true when it did. */
+  async convertCardCustomer(cardId: Types.ObjectId, customer: string): Promise<boolean> {
+    return (await this.cards().updateOne({ _id: cardId, customer }, { $set: { customer: new Types.ObjectId(customer.toLowerCase()) } })).modifiedCount > 0;
+  }
+
+  /** The collection's indexes; none when it does not exist. */
+  async indexesOf(name: TenantCollection): Promise<{ name?: string; key: Record<string, unknown> }[]> {
+    try {
+      return await this.connection.collection(name).listIndexes().toArray();
+    } catch {
+      return [];
+    }
+  }
+
+  async dropIndex(name: TenantCollection, index: string): Promise<void> {
+    await this.connection.collection(name).dropIndex(index);
+  }
+
+  private users() {
+    return this.connection.collection<StoredUser>('users');
+  }
+
+  private cards() {
+    return this.connection.collection<{ _id: Types.ObjectId; customer: unknown }>('cards');
+  }
+}

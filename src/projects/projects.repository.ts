@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { AnyKeys, Model } from 'mongoose';
+import { toObjectId } from '../database/records';
+import { TenantRecords } from '../tenancy/tenant-records';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { Project } from './project.schema';
+
+/** The content projects of a platform project: the only code that reads or writes them. */
+@Injectable()
+export class ProjectsRepository {
+  private readonly records: TenantRecords<Project>;
+
+  constructor(@InjectModel(Project.name) model: Model<Project>) {
+    this.records = new TenantRecords(model);
+  }
+
+  insert(scope: TenantScope, fields: AnyKeys<Project>): Promise<Project> {
+    return this.records.insert(scope, fields);
+  }
+
+  findById(scope: TenantScope, id: string): Promise<Project | null> {
+    return this.records.findById(scope, id);
+  }
+
+  existsById(scope: TenantScope, id: string): Promise<boolean> {
+    return this.records.existsById(scope, id);
+  }
+
+  /** One page of a channel's projects matching `conditions` (the channel's id among them), oldest first, and the total. */
+  async page(scope: TenantScope, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+    const stored = { ...conditions, channelId: toObjectId(String(conditions.channelId)) };
+    const [rows, total] = await Promise.all([
+      this.records.find(scope, stored, { sort: { _id: 1 }, skip, limit }),
+      this.records.count(scope, stored),
+    ]);
+    return { rows, total };
+  }
+
+  /** Sets the fields while the project is still in channel `from`; the project after, or null. */
+  updateInChannel(scope: TenantScope, id: string, from: string, set: Record<string, unknown>): Promise<Project | null> {
+    const _id = toObjectId(id);
+    const channelId = toObjectId(from);
+    return _id && channelId ? this.records.updateAndGet(scope, { _id, channelId }, { $set: set }, { validate: true }) : Promise.resolve(null);
+  }
+
+  /** Moves the project back to `from` while it is still in `to` (a move whose target vanished). */
+  async moveBack(scope: TenantScope, id: string, to: string, from: string): Promise<void> {
+    const _id = toObjectId(id);
+    const channelId = toObjectId(to);
+    if (_id && channelId) await this.records.updateOne(scope, { _id, channelId }, { $set: { channelId: from } });
+  }
+
+  /** Removes the project and answers it as it was; null when there was none. */
+  async deleteById(scope: TenantScope, id: string): Promise<Project | null> {
+    const project = await this.records.findById(scope, id);
+    if (!project || !(await this.records.deleteOne(scope, { _id: project._id }))) return null;
+    return project;
+  }
+
+  /** How many of the ids name projects of the scope's platform project (every id well-formed and distinct). */
+  countOf(scope: TenantScope, ids: readonly string[]): Promise<number> {
+    return this.records.count(scope, { _id: { $in: ids.map(toObjectId) } });
+  }
+
+  holdsAny(scope: TenantScope): Promise<boolean> {
+    return this.records.exists(scope);
+  }
+
+  /** The cascade of a channel delete, inside the channel's platform project. */
+  async deleteAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
+    const id = toObjectId(channelId);
+    if (id) await this.records.deleteMany(scope, { channelId: id });
+  }
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Model } from 'mongoose';
+import type { UserRole } from '../common/decorators/roles.decorator';
+import { Records, toObjectId } from '../database/records';
+import { User } from './user.schema';
+
+export interface NewUser {
+  firstName: string;
+  lastName: string;
+  email: string;
+  passwordHash: string;
+  role: UserRole;
+  phoneNumber?: number;
+  address?: Record<string, unknown>;
+  avatar?: string;
+}
+
+export type UserWithHash = User & { passwordHash: string };
+
+/**
+ * The users collection. The password hash (`select: false`) stays out of every read but
+ * `findByEmailWithPasswordHash`, the password check's, and out of what `insert` answers.
+ */
+@Injectable()
+export class UsersRepository {
+  private readonly records: Records<User>;
+
+  constructor(@InjectModel(User.name) model: Model<User>) {
+    this.records = new Records(model);
+  }
+
+  /** The unique index on email refuses a second user of the same email (a duplicate-key error). */
+  async insert(user: NewUser): Promise<User> {
+    const { passwordHash: _hash, ...stored } = await this.records.insert(user);
+    return stored as User;
+  }
+
+  findById(id: string): Promise<User | null> {
+    return this.records.findById(id);
+  }
+
+  findByIds(ids: readonly string[]): Promise<User[]> {
+    const valid = ids.map((id) => toObjectId(id)).filter((id) => id !== null);
+    return this.records.find({ _id: { $in: valid } });
+  }
+
+  findByEmail(email: string): Promise<User | null> {
+    return this.records.findOne({ email: normaliseEmail(email) });
+  }
+
+  findByEmailWithPasswordHash(email: string): Promise<UserWithHash | null> {
+    return this.records.findOne<UserWithHash>({ email: normaliseEmail(email) }, { include: ['passwordHash'] });
+  }
+
+  async delete(id: string): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.deleteOne({ _id });
+  }
+
+  /** The user after the change; null when there is no such user. */
+  setDefaultCompany(id: string, accountId: string | null): Promise<User | null> {
+    const _id = toObjectId(id);
+    return _id ? this.records.updateAndGet({ _id }, { $set: { defaultCompany: accountId } }) : Promise.resolve(null);
+  }
+}
+
+/** Emails are stored lower case and trimmed (the schema's setters); lookups compare them the same way. */
+function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
