@@ -26,7 +26,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every route needs `Authorization: Bearer <accessToken>` from `POST /api/v1/login`, except login, signup, `/health` and the docs. ' +
         "The data routes (customers, cards, payments, channels, projects, collections, clients) also take a platform project's API key " +
         'instead, `Authorization: Bearer sk_test_...` (the `apiKey` scheme); a key acts only in its own project and never manages the platform. ' +
-        'Errors share one body: `{ statusCode, error, message }`, plus `errors` on validation failures.',
+        'Errors share one body: `{ statusCode, error, message }`, plus `errors` on validation failures. ' +
+        'No text of a body or a query may contain the NUL character (U+0000): 400.',
     )
     .setVersion('1.0.0')
     // Relative to where the document is served: generators and Swagger UI call the same host.

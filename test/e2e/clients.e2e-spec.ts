@@ -52,6 +52,13 @@ describe('clients', () => {
   /** The platform project a user's requests act in by default: their account's default project. */
   const scopeOf = (user: TestUser): TenantScope => tenantScope(user.accountId, user.projectId);
 
+  it('refuses the NUL character in any text of a body or a query with 400, and writes nothing', async () => {
+    const before = await t.db.collection('clients').countDocuments();
+    expectError(await t.http.post('/clients', { name: 'a\u0000b', email: 'nul@example.com' }, { token: developer.token }), 400, 'Text must not contain the NUL character (U+0000)');
+    expectError(await t.http.get('/clients?q=a%00b', { token: developer.token }), 400, 'Text must not contain the NUL character (U+0000)');
+    expect(await t.db.collection('clients').countDocuments()).toBe(before);
+  });
+
   describe('POST /clients', () => {
     it('creates a client and answers 201 with its id', async () => {
       const res = await t.http.post('/clients', fullBody(), { token: developer.token });

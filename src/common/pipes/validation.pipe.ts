@@ -33,8 +33,21 @@ class BodyAwareValidationPipe extends ValidationPipe {
         throw new BadRequestException('Request body must be a JSON object');
       }
     }
+    if ((metadata.type === 'body' || metadata.type === 'query') && holdsNul(value)) throw new BadRequestException(NUL_REFUSED);
     return super.transform(value, metadata);
   }
+}
+
+/** PostgreSQL (under FerretDB) cannot store U+0000 in text, and no field of the contract needs it. */
+export const NUL_REFUSED = 'Text must not contain the NUL character (U+0000)';
+
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  for (const key in value as Record<string, unknown>) {
+    if (key.includes('\u0000') || holdsNul((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
 }
 
 export function createValidationPipe(): ValidationPipe {
