@@ -1,6 +1,6 @@
 // Copies the data FerretDB's SQLite backend keeps under DATA_DIR/ferretdb into the PostgreSQL backend
 // (DATA_DIR/postgres): every database, collection, index and document, then checks the counts.
-// Documents are upserted by _id, so running it again copies nothing twice. The SQLite files are left
+// Documents the target already holds (by _id) are skipped, so running it again copies nothing twice. The SQLite files are left
 // in place; once PostgreSQL's folder exists the service starts on PostgreSQL.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
@@ -29,13 +29,17 @@ try {
         const { key, v: _v, ns: _ns, ...options } = index;
         await dst.createIndex(key, options);
       }
+      // Only what the target lacks is inserted: a rerun copies nothing twice.
       let batch = [];
       const flush = async () => {
-        if (batch.length) await dst.bulkWrite(batch, { ordered: false });
+        if (batch.length === 0) return;
+        const present = new Set((await dst.find({ _id: { $in: batch.map((document) => document._id) } }, { projection: { _id: 1 } }).toArray()).map((document) => String(document._id)));
+        const missing = batch.filter((document) => !present.has(String(document._id)));
+        if (missing.length) await dst.insertMany(missing, { ordered: false });
         batch = [];
       };
       for await (const document of src.find({})) {
-        batch.push({ replaceOne: { filter: { _id: document._id }, replacement: document, upsert: true } });
+        batch.push(document);
         if (batch.length === 500) await flush();
       }
       await flush();
