@@ -19,6 +19,8 @@ import { appConfig, AppConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
 import { databaseConfig } from './config/database.config';
 import { financeConfig } from './config/finance.config';
+import { eventsConfig } from './config/events.config';
+import { EventsModule } from './events/events.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { ChannelsModule } from './channels/channels.module';
@@ -31,7 +33,7 @@ import { PaymentsModule } from './payments/payments.module';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, load: [appConfig, authConfig, databaseConfig, financeConfig] }),
+    ConfigModule.forRoot({ isGlobal: true, load: [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig] }),
     LoggerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService) => {
@@ -60,6 +62,7 @@ import { PaymentsModule } from './payments/payments.module';
     // One listener per data module answers the platform's questions (is this project empty?): above the default ten.
     EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false, maxListeners: 50 }),
     DatabaseModule,
+    EventsModule,
     HealthModule,
     AuthModule,
     AccountsModule,

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+import { recordsEvents } from '../tenancy/outbox.plugin';
 import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type CardFailureCode, type CardFunding } from './test-cards';
 
 /**
@@ -54,6 +55,7 @@ export class Card {
 
 export const CardSchema = SchemaFactory.createForClass(Card);
 tenantOwned(CardSchema);
+recordsEvents(CardSchema);
 
 // A customer's cards in a project, newest first (list, cascade delete, ownership lookups).
 CardSchema.index({ projectId: 1, customer: 1, _id: -1 });

@@ -1,6 +1,15 @@
 import type { Card } from './card.schema';
 import type { CardResponse } from './dto/card.response';
 
+/**
+ * The card as its events carry it: the card object without `isDefault`, which is the customer's to
+ * say (`customer.default_card_changed`).
+ */
+export function toCardEventObject(card: Card): Omit<CardResponse, 'isDefault'> {
+  const { isDefault: _isDefault, ...object } = toCardResponse(card, false);
+  return object;
+}
+
 /** Exactly the card object's fields. Nothing internal (the failure code) is copied. */
 export function toCardResponse(card: Card, isDefault: boolean): CardResponse {
   return {

@@ -5,7 +5,9 @@ import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.
 import { toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { EventRelay } from '../events/event-relay';
 import { Card } from './card.schema';
+import { toCardEventObject } from './cards.mapper';
 
 export interface Expiry {
   expMonth: number;
@@ -17,13 +19,13 @@ export interface Expiry {
 export class CardsRepository {
   private readonly records: TenantRecords<Card>;
 
-  constructor(@InjectModel(Card.name) model: Model<Card>) {
-    this.records = new TenantRecords(model);
+  constructor(@InjectModel(Card.name) model: Model<Card>, relay: EventRelay) {
+    this.records = new TenantRecords(model, relay.recorder(model, toCardEventObject));
   }
 
   /** Inserts a card; returns it as stored. */
   insert(scope: TenantScope, fields: AnyKeys<Card>): Promise<Card> {
-    return this.records.insert(scope, fields);
+    return this.records.insert(scope, fields, ['card.created']);
   }
 
   /** The card, or null when the project has none with this id (a malformed id included). */
@@ -61,13 +63,18 @@ export class CardsRepository {
   updateExpiryIf(scope: TenantScope, id: string, current: Expiry, next: Expiry): Promise<Card | null> {
     const _id = toObjectId(id);
     if (!_id) return Promise.resolve(null);
-    return this.records.updateAndGet(scope, { _id, ...current }, { $set: { expMonth: next.expMonth, expYear: next.expYear } });
+    return this.records.updateAndGet(
+      scope,
+      { _id, ...current },
+      { $set: { expMonth: next.expMonth, expYear: next.expYear } },
+      { event: 'card.updated', diff: true },
+    );
   }
 
   /** Removes the card; true when it did. */
   deleteById(scope: TenantScope, id: string): Promise<boolean> {
     const _id = toObjectId(id);
-    return _id ? this.records.deleteOne(scope, { _id }) : Promise.resolve(false);
+    return _id ? this.records.deleteOne(scope, { _id }, { event: 'card.deleted' }) : Promise.resolve(false);
   }
 
   /** Removes every card of the customer; the number removed. */

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+import { recordsEvents } from '../tenancy/outbox.plugin';
 
 /** A paid membership level of a channel. Some tiers in use carry only a name and a price. */
 @Schema({ _id: false, versionKey: false })
@@ -71,6 +72,7 @@ export class Channel {
 
 export const ChannelSchema = SchemaFactory.createForClass(Channel);
 tenantOwned(ChannelSchema);
+recordsEvents(ChannelSchema);
 
 // A username is unique inside one platform project; two projects may each have an `ada`.
 ChannelSchema.index({ projectId: 1, usernameKey: 1 }, { unique: true });

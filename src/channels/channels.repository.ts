@@ -4,20 +4,25 @@ import type { AnyKeys, Model } from 'mongoose';
 import { toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { EventRelay } from '../events/event-relay';
 import { Channel } from './channel.schema';
+import { toChannelResponse } from './channels.mapper';
+
+/** A channel's fields or its list of projects changed; the event has the values before. */
+const CHANNEL_UPDATED = { event: 'channel.updated', diff: true };
 
 /** The channels of a platform project: the only code that reads or writes them. */
 @Injectable()
 export class ChannelsRepository {
   private readonly records: TenantRecords<Channel>;
 
-  constructor(@InjectModel(Channel.name) model: Model<Channel>) {
-    this.records = new TenantRecords(model);
+  constructor(@InjectModel(Channel.name) model: Model<Channel>, relay: EventRelay) {
+    this.records = new TenantRecords(model, relay.recorder(model, toChannelResponse));
   }
 
   /** Inserts a channel; a taken username in the project is a duplicate-key error. */
   insert(scope: TenantScope, fields: AnyKeys<Channel>): Promise<Channel> {
-    return this.records.insert(scope, fields);
+    return this.records.insert(scope, fields, ['channel.created']);
   }
 
   findById(scope: TenantScope, id: string): Promise<Channel | null> {
@@ -41,24 +46,24 @@ export class ChannelsRepository {
   /** Sets the fields (validated as the schema says); false when there is no such channel. A taken username is a duplicate-key error. */
   async update(scope: TenantScope, id: string, set: Record<string, unknown>): Promise<boolean> {
     const _id = toObjectId(id);
-    return _id !== null && (await this.records.updateOne(scope, { _id }, { $set: set }, { validate: true })).matched > 0;
+    return _id !== null && (await this.records.updateOne(scope, { _id }, { $set: set }, { validate: true, ...CHANNEL_UPDATED })).matched > 0;
   }
 
   /** Removes the channel; true when it did. */
   async deleteById(scope: TenantScope, id: string): Promise<boolean> {
     const _id = toObjectId(id);
-    return _id !== null && (await this.records.deleteOne(scope, { _id }));
+    return _id !== null && (await this.records.deleteOne(scope, { _id }, { event: 'channel.deleted' }));
   }
 
   /** Lists a content project in the channel's `projectIds`; false when the channel does not exist (any more). */
   async addProject(scope: TenantScope, channelId: string, projectId: string): Promise<boolean> {
     const _id = toObjectId(channelId);
-    return _id !== null && (await this.records.updateOne(scope, { _id }, { $addToSet: { projectIds: projectId } })).matched > 0;
+    return _id !== null && (await this.records.updateOne(scope, { _id }, { $addToSet: { projectIds: projectId } }, CHANNEL_UPDATED)).matched > 0;
   }
 
   async removeProject(scope: TenantScope, channelId: string, projectId: string): Promise<void> {
     const _id = toObjectId(channelId);
-    if (_id) await this.records.updateOne(scope, { _id }, { $pull: { projectIds: projectId } });
+    if (_id) await this.records.updateOne(scope, { _id }, { $pull: { projectIds: projectId } }, CHANNEL_UPDATED);
   }
 
   holdsAny(scope: TenantScope): Promise<boolean> {

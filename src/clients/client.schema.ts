@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+import { recordsEvents } from '../tenancy/outbox.plugin';
 
 @Schema(schemaOptions('clients'))
 export class Client {
@@ -41,6 +42,7 @@ export class Client {
 
 export const ClientSchema = SchemaFactory.createForClass(Client);
 tenantOwned(ClientSchema);
+recordsEvents(ClientSchema);
 
 // Every query is inside one platform project. Lists filter by deletedAt and page newest first;
 // lookups by id (isLive included) also check deletedAt.

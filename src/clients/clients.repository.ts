@@ -5,15 +5,17 @@ import { toObjectId } from '../database/records';
 import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { EventRelay } from '../events/event-relay';
 import { Client } from './client.schema';
+import { toClientResponse } from './clients.mapper';
 
 export const CLIENT_NOT_FOUND = 'Client not found';
 
 /** The clients of a platform project: the only code that reads or writes them. */
 @Injectable()
 export class ClientsRepository extends SoftDeletableRecords<Client> {
-  constructor(@InjectModel(Client.name) model: Model<Client>) {
-    super(new TenantRecords(model), CLIENT_NOT_FOUND);
+  constructor(@InjectModel(Client.name) model: Model<Client>, relay: EventRelay) {
+    super(new TenantRecords(model, relay.recorder(model, toClientResponse)), CLIENT_NOT_FOUND, 'client');
   }
 
   /** The live client, or null. */

@@ -131,6 +131,35 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   FIELD_ENCRYPTION_KEY?: string;
+
+  /** How long events are kept (the event list, and what a retried delivery can still send). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  EVENT_RETENTION_DAYS: number = 30;
+
+  /** A webhook attempt answered 2xx within this time succeeded. */
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  /** Seconds after the first attempt at which each attempt is made; after the last, the delivery failed. */
+  @IsOptional()
+  @Matches(/^\d+(\s*,\s*\d+)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of seconds, like 0,5,300' })
+  WEBHOOK_RETRY_SCHEDULE: string = '0,5,300,1800,7200,18000,36000,36000';
+
+  /** An endpoint whose every delivery has failed for this long is disabled. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  WEBHOOK_DISABLE_AFTER_HOURS: number = 72;
+
+  /** Development and tests only: `http` URLs and private, loopback and link-local addresses for webhook endpoints. */
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_URLS must be true or false' })
+  WEBHOOK_ALLOW_PRIVATE_URLS: string = 'false';
 }
 
 /**

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+import { recordsEvents } from '../tenancy/outbox.plugin';
 
 @Schema(schemaOptions('customers', ['SocialNumber']))
 export class Customer {
@@ -59,6 +60,7 @@ export class Customer {
 
 export const CustomerSchema = SchemaFactory.createForClass(Customer);
 tenantOwned(CustomerSchema);
+recordsEvents(CustomerSchema);
 
 // A project's customers, newest first (the list); lookups by _id also carry the project.
 CustomerSchema.index({ projectId: 1, _id: -1 });

@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ConfigType } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
-import { FieldEncryption } from '../common/crypto/field-encryption';
 import { LeasesModule } from '../leases/leases.module';
-import { financeConfig } from '../config/finance.config';
+import { fieldEncryptionProvider } from '../config/field-encryption.provider';
 import { Customer, CustomerSchema } from './customer.schema';
 import { CustomersController } from './customers.controller';
 import { CustomersRepository } from './customers.repository';
@@ -19,11 +17,7 @@ import { SocialNumberReencryption } from './social-number-reencryption';
     CustomersService,
     CustomersPlatformListener,
     SocialNumberReencryption,
-    {
-      provide: FieldEncryption,
-      inject: [financeConfig.KEY],
-      useFactory: (config: ConfigType<typeof financeConfig>) => new FieldEncryption(config.fieldEncryptionKeys),
-    },
+    fieldEncryptionProvider,
   ],
   exports: [CustomersService, SocialNumberReencryption],
 })

@@ -5,7 +5,9 @@ import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.
 import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { EventRelay } from '../events/event-relay';
 import { Customer } from './customer.schema';
+import { toCustomerResponse } from './customers.mapper';
 
 /** A stored social number, with what the re-encryption needs to rewrite it in place. */
 export interface StoredSocialNumber {
@@ -13,6 +15,9 @@ export interface StoredSocialNumber {
   projectId: Types.ObjectId;
   SocialNumber: string;
 }
+
+/** A change of the default card: its event says which card it was before. */
+const DEFAULT_CARD_CHANGED = { event: 'customer.default_card_changed', diff: true };
 
 /** How many stored social numbers the re-encryption reads at a time. */
 const SOCIAL_NUMBER_BATCH = 500;
@@ -24,14 +29,15 @@ export class CustomersRepository {
   /** Every tenant's customers at once: only for the operator's re-encryption, below. */
   private readonly everyTenant: Records<Customer>;
 
-  constructor(@InjectModel(Customer.name) model: Model<Customer>) {
-    this.records = new TenantRecords(model);
+  constructor(@InjectModel(Customer.name) model: Model<Customer>, relay: EventRelay) {
+    // The response leaves the social number out, so events do too.
+    this.records = new TenantRecords(model, relay.recorder(model, toCustomerResponse));
     this.everyTenant = new Records(model);
   }
 
   /** Inserts a customer (with the `_id` given, when its fields were made for that id); returns it as stored. */
   insert(scope: TenantScope, fields: AnyKeys<Customer>): Promise<Customer> {
-    return this.records.insert(scope, fields);
+    return this.records.insert(scope, fields, ['customer.created']);
   }
 
   /** Newest first, `limit + 1` rows after the cursor (the extra row says whether more follow). */
@@ -57,33 +63,33 @@ export class CustomersRepository {
   /** Sets the fields (validated as the schema says); the customer after, or null when there is none. */
   update(scope: TenantScope, id: string, set: Record<string, unknown>): Promise<Customer | null> {
     const _id = toObjectId(id);
-    return _id ? this.records.updateAndGet(scope, { _id }, { $set: set }, { validate: true }) : Promise.resolve(null);
+    return _id ? this.records.updateAndGet(scope, { _id }, { $set: set }, { validate: true, event: 'customer.updated', diff: true }) : Promise.resolve(null);
   }
 
   /** Removes the customer; true when it did. */
   deleteById(scope: TenantScope, id: string): Promise<boolean> {
     const _id = toObjectId(id);
-    return _id ? this.records.deleteOne(scope, { _id }) : Promise.resolve(false);
+    return _id ? this.records.deleteOne(scope, { _id }, { event: 'customer.deleted' }) : Promise.resolve(false);
   }
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
   async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
     const _id = toObjectId(customerId);
     if (!_id) return false;
-    return (await this.records.updateOne(scope, { _id, defaultMethod: null }, { $set: { defaultMethod: cardId } })).modified > 0;
+    return (await this.records.updateOne(scope, { _id, defaultMethod: null }, { $set: { defaultMethod: cardId } }, DEFAULT_CARD_CHANGED)).modified > 0;
   }
 
   /** Makes `cardId` the default; the customer after, or null when there is none. */
   setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<Customer | null> {
     const _id = toObjectId(customerId);
-    return _id ? this.records.updateAndGet(scope, { _id }, { $set: { defaultMethod: cardId } }) : Promise.resolve(null);
+    return _id ? this.records.updateAndGet(scope, { _id }, { $set: { defaultMethod: cardId } }, DEFAULT_CARD_CHANGED) : Promise.resolve(null);
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
     const _id = toObjectId(customerId);
     if (!_id) return false;
-    return (await this.records.updateOne(scope, { _id, defaultMethod: cardId }, { $set: { defaultMethod: null } })).modified > 0;
+    return (await this.records.updateOne(scope, { _id, defaultMethod: cardId }, { $set: { defaultMethod: null } }, DEFAULT_CARD_CHANGED)).modified > 0;
   }
 
   /** Whether the project holds any customer (a platform project's delete asks). */

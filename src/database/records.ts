@@ -25,6 +25,8 @@ export interface ReadOptions {
 export interface UpdateOptions {
   /** Run the schema's validators on the update, as `runValidators` does. */
   validate?: boolean;
+  /** Leave `updatedAt` as it is: a write of bookkeeping (the event outbox), not of the record's fields. */
+  keepTimestamps?: boolean;
 }
 
 export interface WriteResult {
@@ -78,7 +80,9 @@ export class Records<T> {
   }
 
   async updateOne(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<WriteResult> {
-    const result = await this.model.updateOne(trustedFilter(filter), update, { runValidators: options.validate ?? false }).exec();
+    const result = await this.model
+      .updateOne(trustedFilter(filter), update, { runValidators: options.validate ?? false, timestamps: !options.keepTimestamps })
+      .exec();
     return { matched: result.matchedCount, modified: result.modifiedCount };
   }
 

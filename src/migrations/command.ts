@@ -7,6 +7,8 @@ import { validateEnvironment } from '../config/env.validation';
 import { DatabaseModule } from '../database/database.module';
 import { authConfig } from '../config/auth.config';
 import { financeConfig } from '../config/finance.config';
+import { eventsConfig } from '../config/events.config';
+import { EventsModule } from '../events/events.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../database/embedded-database';
 
@@ -53,9 +55,11 @@ async function main(
         imports: [
           // The feature modules bring their controllers, whose POST routes carry @Idempotent(): its guard
           // needs the store and the fingerprint key, as in the service.
-          ConfigModule.forRoot({ isGlobal: true, load: [databaseConfig, authConfig, financeConfig, ...(options.config ?? [])] }),
+          ConfigModule.forRoot({ isGlobal: true, load: [databaseConfig, authConfig, financeConfig, eventsConfig, ...(options.config ?? [])] }),
           EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
           DatabaseModule,
+          // Repositories record their changes' events through the relay.
+          EventsModule,
           IdempotencyModule,
           ...options.imports,
         ],

@@ -27,6 +27,8 @@ export interface MigrationReport {
   /** Cards whose `customer` was stored as a hex string (the single-tenant build's type), now an ObjectId. */
   cardCustomersConverted: number;
   legacyIndexesDropped: string[];
+  /** Platform projects made before the events and webhooks APIs, now with both enabled. */
+  eventApisEnabled: number;
 }
 
 /**
@@ -70,6 +72,7 @@ export class SingleTenantMigration {
       recordsMoved: Object.fromEntries(TENANT_COLLECTIONS.map((name) => [name, 0])) as Record<TenantCollection, number>,
       cardCustomersConverted: await this.convertCardCustomers(),
       legacyIndexesDropped: await this.dropLegacyIndexes(),
+      eventApisEnabled: await this.platformProjects.offerEventApis(),
     };
 
     let account = await this.legacy.migratedAccount();
@@ -182,6 +185,7 @@ function finish(report: MigrationReport): MigrationReport {
     report.defaultCompaniesSet > 0 ||
     report.cardCustomersConverted > 0 ||
     report.legacyIndexesDropped.length > 0 ||
+    report.eventApisEnabled > 0 ||
     Object.values(report.recordsMoved).some((count) => count > 0);
   return report;
 }
@@ -199,8 +203,10 @@ function sameKey(actual: Record<string, unknown>, expected: Record<string, numbe
 
 /** The report as lines for a person. */
 export function describeMigration(report: MigrationReport): string[] {
-  if (!report.changed) {
+  const eventApis = report.eventApisEnabled > 0 ? [`The events and webhooks APIs enabled on ${report.eventApisEnabled} platform project(s) made before them.`] : [];
+  if (!report.changed || (report.eventApisEnabled > 0 && !report.accountId && report.cardCustomersConverted === 0 && report.legacyIndexesDropped.length === 0)) {
     return [
+      ...eventApis,
       report.accountId
         ? `Nothing to migrate: every record already belongs to a platform project ("${MIGRATED_ACCOUNT_NAME}" ${report.accountId}).`
         : 'Nothing to migrate: no records or users of a single-tenant build were found.',
@@ -216,5 +222,5 @@ export function describeMigration(report: MigrationReport): string[] {
     : ['No records or users of a single-tenant build: no account was made.'];
   if (report.cardCustomersConverted > 0) lines.push(`Cards whose customer id was a string, now an ObjectId: ${report.cardCustomersConverted}.`);
   if (report.legacyIndexesDropped.length > 0) lines.push(`Single-tenant indexes dropped: ${report.legacyIndexesDropped.join(', ')}.`);
-  return lines;
+  return [...lines, ...eventApis];
 }

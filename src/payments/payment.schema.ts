@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+import { recordsEvents } from '../tenancy/outbox.plugin';
 
 export const PAYMENT_STATUSES = [
   'requires_confirmation',
@@ -71,6 +72,7 @@ export class Payment {
 
 export const PaymentSchema = SchemaFactory.createForClass(Payment);
 tenantOwned(PaymentSchema);
+recordsEvents(PaymentSchema);
 
 // A project's payments newest first, and the list filters.
 PaymentSchema.index({ projectId: 1, _id: -1 });

@@ -9,19 +9,21 @@ import type { ListPaymentsQuery } from './dto/list-payments.query';
 import { CONFIRMABLE_STATUSES, Payment, REFUNDABLE_STATUSES, type PaymentStatus } from './payment.schema';
 import { SUMMARY_STATUSES, type SummaryRow } from './payments-summary';
 import type { ChargeOutcome } from './payments.rules';
+import { EventRelay } from '../events/event-relay';
+import { toPaymentResponse } from './payments.mapper';
 
 /** The payments collection: the only code that reads or writes it. */
 @Injectable()
 export class PaymentsRepository {
   private readonly records: TenantRecords<Payment>;
 
-  constructor(@InjectModel(Payment.name) model: Model<Payment>) {
-    this.records = new TenantRecords(model);
+  constructor(@InjectModel(Payment.name) model: Model<Payment>, relay: EventRelay) {
+    this.records = new TenantRecords(model, relay.recorder(model, toPaymentResponse));
   }
 
   /** Inserts a payment (under the id given, when a key claimed one); a taken id is a duplicate-key error. */
   insert(scope: TenantScope, fields: AnyKeys<Payment>): Promise<Payment> {
-    return this.records.insert(scope, fields);
+    return this.records.insert(scope, fields, ['payment.created', ...outcomeEvents(fields.status as PaymentStatus)]);
   }
 
   /** The payment, or null when the project has none with this id (a malformed id included). */
@@ -39,7 +41,8 @@ export class PaymentsRepository {
 
   /** Records a charge's outcome while the payment is still confirmable; the payment after, or null. */
   applyCharge(scope: TenantScope, id: Types.ObjectId, charge: ChargeOutcome): Promise<Payment | null> {
-    return this.records.updateAndGet(scope, { _id: id, status: { $in: CONFIRMABLE_STATUSES } }, { $set: { ...charge } });
+    const [event] = outcomeEvents(charge.status);
+    return this.records.updateAndGet(scope, { _id: id, status: { $in: CONFIRMABLE_STATUSES } }, { $set: { ...charge } }, { event, diff: true });
   }
 
   /**
@@ -58,6 +61,7 @@ export class PaymentsRepository {
         refundIds: { $ne: refund.id },
       },
       { $set: { amountRefundedMinor: amountRefundedMinor + refund.amountMinor, status }, $push: { refundIds: refund.id } },
+      { event: 'payment.refunded', diff: true },
     );
   }
 
@@ -72,4 +76,11 @@ export class PaymentsRepository {
   holdsAny(scope: TenantScope): Promise<boolean> {
     return this.records.exists(scope);
   }
+}
+
+/** The events a payment's charge outcome records: succeeded or failed; none while it waits. */
+function outcomeEvents(status: PaymentStatus): string[] {
+  if (status === 'succeeded') return ['payment.succeeded'];
+  if (status === 'failed') return ['payment.failed'];
+  return [];
 }

@@ -20,6 +20,13 @@ export class PlatformProject {
   @Prop({ type: Boolean, required: true, default: false })
   isDefault: boolean;
 
+  /**
+   * Set on every project made since the events and webhooks APIs exist (they are enabled by default);
+   * `npm run migrate` enables both on a project without it, once, so a later choice to disable them stands.
+   */
+  @Prop({ type: Boolean, default: true })
+  eventApisOffered: boolean;
+
   createdAt: Date;
   updatedAt: Date;
 }

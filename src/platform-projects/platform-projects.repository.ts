@@ -25,6 +25,15 @@ export class PlatformProjectsRepository {
     this.records = new Records(model);
   }
 
+  /** Enables `apis` on every project made before they existed (no `eventApisOffered`); how many. */
+  async offerEventApis(apis: readonly ApiName[]): Promise<number> {
+    const result = await this.records.updateMany(
+      { eventApisOffered: { $exists: false } },
+      { $addToSet: { enabledApis: { $each: [...apis] } }, $set: { eventApisOffered: true } },
+    );
+    return result.modified;
+  }
+
   insert(project: NewPlatformProject): Promise<PlatformProject> {
     return this.records.insert(project);
   }

@@ -40,6 +40,11 @@ export class PlatformProjectsService implements ProjectLookup {
     private readonly events: EventEmitter2,
   ) {}
 
+  /** Enables the events and webhooks APIs on every project made before they existed (`npm run migrate`); how many. */
+  offerEventApis(): Promise<number> {
+    return this.projects.offerEventApis(['events', 'webhooks']);
+  }
+
   /** Every new account gets its default project, with every API enabled, under the id the account already names. */
   @OnEvent(ACCOUNT_CREATED, { suppressErrors: false })
   async createDefault(event: AccountCreatedEvent): Promise<void> {

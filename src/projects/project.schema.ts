@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+import { recordsEvents } from '../tenancy/outbox.plugin';
 
 export const PROJECT_TYPES = ['project', 'show', 'album', 'podcasts', 'playlist'] as const;
 export const CONTENT_UPLOAD_TYPES = ['serverVideo', 'externalUrl', 'youtube'] as const;
@@ -94,6 +95,7 @@ export class Project {
 export const ProjectSchema = SchemaFactory.createForClass(Project);
 // `projectId` is the platform project (the tenant); this record is a content project.
 tenantOwned(ProjectSchema);
+recordsEvents(ProjectSchema);
 
 // Every list is scoped to one platform project and one channel, so each filterable field is indexed
 // behind both; the first one also serves the plain list, its paging order and the cascade on channel delete.

@@ -4,19 +4,23 @@ import type { AnyKeys, Model } from 'mongoose';
 import { toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import { EventRelay } from '../events/event-relay';
 import { Project } from './project.schema';
+import { toProjectResponse } from './projects.mapper';
+
+const PROJECT_UPDATED = { event: 'project.updated', diff: true };
 
 /** The content projects of a platform project: the only code that reads or writes them. */
 @Injectable()
 export class ProjectsRepository {
   private readonly records: TenantRecords<Project>;
 
-  constructor(@InjectModel(Project.name) model: Model<Project>) {
-    this.records = new TenantRecords(model);
+  constructor(@InjectModel(Project.name) model: Model<Project>, relay: EventRelay) {
+    this.records = new TenantRecords(model, relay.recorder(model, toProjectResponse));
   }
 
   insert(scope: TenantScope, fields: AnyKeys<Project>): Promise<Project> {
-    return this.records.insert(scope, fields);
+    return this.records.insert(scope, fields, ['project.created']);
   }
 
   findById(scope: TenantScope, id: string): Promise<Project | null> {
@@ -41,20 +45,20 @@ export class ProjectsRepository {
   updateInChannel(scope: TenantScope, id: string, from: string, set: Record<string, unknown>): Promise<Project | null> {
     const _id = toObjectId(id);
     const channelId = toObjectId(from);
-    return _id && channelId ? this.records.updateAndGet(scope, { _id, channelId }, { $set: set }, { validate: true }) : Promise.resolve(null);
+    return _id && channelId ? this.records.updateAndGet(scope, { _id, channelId }, { $set: set }, { validate: true, ...PROJECT_UPDATED }) : Promise.resolve(null);
   }
 
   /** Moves the project back to `from` while it is still in `to` (a move whose target vanished). */
   async moveBack(scope: TenantScope, id: string, to: string, from: string): Promise<void> {
     const _id = toObjectId(id);
     const channelId = toObjectId(to);
-    if (_id && channelId) await this.records.updateOne(scope, { _id, channelId }, { $set: { channelId: from } });
+    if (_id && channelId) await this.records.updateOne(scope, { _id, channelId }, { $set: { channelId: from } }, PROJECT_UPDATED);
   }
 
   /** Removes the project and answers it as it was; null when there was none. */
   async deleteById(scope: TenantScope, id: string): Promise<Project | null> {
     const project = await this.records.findById(scope, id);
-    if (!project || !(await this.records.deleteOne(scope, { _id: project._id }))) return null;
+    if (!project || !(await this.records.deleteOne(scope, { _id: project._id }, { event: 'project.deleted' }))) return null;
     return project;
   }
 

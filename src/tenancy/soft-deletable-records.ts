@@ -1,7 +1,7 @@
 import { NotFoundException } from '@nestjs/common';
 import type { AnyKeys, Types } from 'mongoose';
 import { toObjectId } from '../database/records';
-import type { TenantRecords } from './tenant-records';
+import type { RecordedChange, TenantRecords } from './tenant-records';
 import type { TenantScope } from './tenant-scope';
 
 /** A tenant-owned record that a soft delete hides (`deletedAt` set) until a restore clears it. */
@@ -34,14 +34,16 @@ const SOFT_DELETED = { deletedAt: { $ne: null } };
  * instead of being overwritten.
  */
 export class SoftDeletableRecords<T extends SoftDeletable> {
+  /** `resource`: the name its events carry (`collection` records `collection.created`, ...). */
   constructor(
     protected readonly records: TenantRecords<T>,
     private readonly notFoundMessage: string,
+    private readonly resource: string,
   ) {}
 
   /** Inserts the fields into the scope's project; returns the new id. */
   async create(scope: TenantScope, fields: AnyKeys<T>): Promise<string> {
-    const created = await this.records.insert(scope, fields);
+    const created = await this.records.insert(scope, fields, [`${this.resource}.created`]);
     return String(created._id);
   }
 
@@ -74,16 +76,17 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
 
   /** Sets the fields on a live record; a soft-deleted or unknown one is 404. */
   async update(scope: TenantScope, id: string, fields: Partial<T>): Promise<void> {
-    await this.updateOne(scope, id, LIVE, fields);
+    await this.updateOne(scope, id, LIVE, fields, { event: `${this.resource}.updated`, diff: true });
   }
 
+  /** Recorded as `<resource>.deleted`, the record's `deletedAt` set. */
   async softDelete(scope: TenantScope, id: string): Promise<void> {
-    await this.updateOne(scope, id, LIVE, { deletedAt: new Date() } as Partial<T>);
+    await this.updateOne(scope, id, LIVE, { deletedAt: new Date() } as Partial<T>, { event: `${this.resource}.deleted` });
   }
 
   /** Only a soft-deleted record can be restored; a live or unknown id is 404. */
   async restore(scope: TenantScope, id: string): Promise<void> {
-    await this.updateOne(scope, id, SOFT_DELETED, { deletedAt: null } as Partial<T>);
+    await this.updateOne(scope, id, SOFT_DELETED, { deletedAt: null } as Partial<T>, { event: `${this.resource}.restored` });
   }
 
   /**
@@ -97,12 +100,12 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
       if (!(await this.records.existsById(scope, id))) throw this.notFound();
       await beforeDelete();
     }
-    if (!(await this.records.deleteOne(scope, { _id }))) throw this.notFound();
+    if (!(await this.records.deleteOne(scope, { _id }, { event: `${this.resource}.deleted` }))) throw this.notFound();
   }
 
-  private async updateOne(scope: TenantScope, id: string, guard: Record<string, unknown>, fields: Partial<T>): Promise<void> {
+  private async updateOne(scope: TenantScope, id: string, guard: Record<string, unknown>, fields: Partial<T>, change: RecordedChange): Promise<void> {
     const _id = toObjectId(id);
-    const result = _id ? await this.records.updateOne(scope, { _id, ...guard }, { $set: fields }) : { matched: 0 };
+    const result = _id ? await this.records.updateOne(scope, { _id, ...guard }, { $set: fields }, change) : { matched: 0 };
     if (result.matched === 0) throw this.notFound();
   }
 

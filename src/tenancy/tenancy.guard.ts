@@ -6,7 +6,7 @@ import type { ApiName } from './api-names';
 import type { RequestContext } from './principal';
 import { IN_ACCOUNT, PLATFORM_API } from './tenancy.decorators';
 import { MembershipLookup, ProjectLookup } from './tenancy-lookups';
-import { tenantScope } from './tenant-scope';
+import { tenantScope, type RequestOrigin } from './tenant-scope';
 
 export const PROJECT_HEADER = 'x-project-id';
 export const PROJECT_NOT_FOUND = 'Platform project not found';
@@ -55,7 +55,7 @@ export class TenancyGuard implements CanActivate {
         throw new ForbiddenException(`This API key's scopes do not include the ${api} API`);
       }
       request.account = { accountId: principal.accountId, role: 'admin', owner: false };
-      request.tenant = tenantScope(principal.accountId, String(project._id));
+      request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
       return true;
     }
 
@@ -73,7 +73,7 @@ export class TenancyGuard implements CanActivate {
 
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     assertEnabled(project.enabledApis, api);
-    request.tenant = tenantScope(principal.accountId, String(project._id));
+    request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
     return true;
   }
 }
@@ -85,4 +85,10 @@ function assertEnabled(enabled: readonly string[], api: ApiName): void {
 /** The header's value; repeated, the first. An empty header names no project that exists: 404. */
 function projectHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** The request id (Fastify's, from `X-Request-Id` or generated) and the Idempotency-Key, as events name them. */
+function originOf(request: FastifyRequest): RequestOrigin {
+  const key = request.headers['idempotency-key'];
+  return { id: request.id ? String(request.id) : null, idempotencyKey: typeof key === 'string' && key !== '' ? key : null };
 }

@@ -11,11 +11,21 @@ declare const scopeBrand: unique symbol;
 export interface TenantScope {
   readonly accountId: string;
   readonly projectId: string;
+  /** The request acting in the scope, which the events its changes record name; none for an operator's command. */
+  readonly origin: RequestOrigin;
   readonly [scopeBrand]: true;
 }
 
-export function tenantScope(accountId: string, projectId: string): TenantScope {
-  return Object.freeze({ accountId, projectId }) as TenantScope;
+/** The request behind a change: its `X-Request-Id` and `Idempotency-Key`, as events report them. */
+export interface RequestOrigin {
+  readonly id: string | null;
+  readonly idempotencyKey: string | null;
+}
+
+const NO_REQUEST: RequestOrigin = Object.freeze({ id: null, idempotencyKey: null });
+
+export function tenantScope(accountId: string, projectId: string, origin: RequestOrigin = NO_REQUEST): TenantScope {
+  return Object.freeze({ accountId, projectId, origin }) as TenantScope;
 }
 
 /** The field every tenant-owned document carries. */

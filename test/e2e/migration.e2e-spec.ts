@@ -209,6 +209,22 @@ describe('migration of single-tenant data (npm run migrate)', () => {
     expect(await t.app.get(UnmigratedDataCheck).check()).toBeNull();
   });
 
+  it('enables the events and webhooks APIs on projects made before them, once: a later choice to disable them stands', async () => {
+    const projects = t.db.collection('platform_projects');
+    const earlier = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
+    await projects.updateOne({ _id: new Types.ObjectId(newcomer.projectId) }, { $set: { enabledApis: earlier }, $unset: { eventApisOffered: 1 } });
+    const report = await migration.run();
+    expect(report.eventApisEnabled).toBe(1);
+    expect(describeMigration(report)[0]).toBe('The events and webhooks APIs enabled on 1 platform project(s) made before them.');
+    expect((await projects.findOne({ _id: new Types.ObjectId(newcomer.projectId) }))?.enabledApis).toEqual([...earlier, 'events', 'webhooks']);
+    expect((await t.http.get('/v1/events', { token: newcomer.token })).status).toBe(200);
+
+    await projects.updateOne({ _id: new Types.ObjectId(newcomer.projectId) }, { $set: { enabledApis: earlier } });
+    expect((await migration.run()).eventApisEnabled).toBe(0);
+    expect((await projects.findOne({ _id: new Types.ObjectId(newcomer.projectId) }))?.enabledApis).toEqual(earlier);
+    await projects.updateOne({ _id: new Types.ObjectId(newcomer.projectId) }, { $set: { enabledApis: [...earlier, 'events', 'webhooks'] } });
+  });
+
   it("converts a card's customer stored as a hex string (the single-tenant type) to an ObjectId, without making an account", async () => {
     const customer = await t.http.post('/v1/customers', { email: 'early@example.com' }, { token: newcomer.token });
     const card = await t.http.post(
@@ -302,7 +318,7 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       expect(String(account!._id)).toBe(accountId);
       expect(String(account!.defaultProjectId)).toBe(projectId);
       const project = await t.db.collection('platform_projects').findOne({ accountId: account!._id });
-      expect(Object.keys(project!).sort()).toEqual(['_id', 'accountId', 'createdAt', 'enabledApis', 'isDefault', 'name', 'updatedAt']);
+      expect(Object.keys(project!).sort()).toEqual(['_id', 'accountId', 'createdAt', 'enabledApis', 'eventApisOffered', 'isDefault', 'name', 'updatedAt']);
       expect(project).toMatchObject({ name: 'Default project', isDefault: true });
       expect(String(project!._id)).toBe(projectId);
       expect([...project!.enabledApis].sort()).toEqual([...API_NAMES].sort());

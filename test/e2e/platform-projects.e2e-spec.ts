@@ -3,7 +3,7 @@ import { expectError, expectNotFound, expectValidationError } from '../support/e
 import type { RequestOptions } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
-const ALL_APIS = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
+const ALL_APIS = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
 const PROJECT_FIELDS = ['createdAt', 'enabledApis', 'id', 'isDefault', 'name', 'updatedAt'];
 const PROJECTS = '/api/v1/platform/projects';
 const UNKNOWN_ID = '6650c0ffee00000000000bad';

@@ -967,6 +967,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`).
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Another project's event is 404, as a missing one.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1057,7 +1097,7 @@ export interface components {
              *       "payments"
              *     ]
              */
-            scopes: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients")[] | null;
+            scopes: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients" | "events" | "webhooks")[] | null;
             /**
              * @description The first 12 characters of the key
              * @example sk_test_Xb3q
@@ -1328,7 +1368,7 @@ export interface components {
              *       "payments"
              *     ]
              */
-            scopes?: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients")[] | null;
+            scopes?: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients" | "events" | "webhooks")[] | null;
         };
         CreateCardDto: {
             /**
@@ -1565,7 +1605,7 @@ export interface components {
              *       "payments"
              *     ]
              */
-            enabledApis?: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients")[];
+            enabledApis?: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients" | "events" | "webhooks")[];
             /**
              * @description Not blank; surrounding whitespace is trimmed
              * @example Mobile app
@@ -1692,7 +1732,7 @@ export interface components {
              *       "payments"
              *     ]
              */
-            scopes: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients")[] | null;
+            scopes: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients" | "events" | "webhooks")[] | null;
             /**
              * @description The first 12 characters of the key
              * @example sk_test_Xb3q
@@ -1863,6 +1903,47 @@ export interface components {
             message: string;
             /** @example 404 */
             statusCode: number;
+        };
+        EventDataDto: {
+            /** @description The resource as its GET returns it, after the change (secrets never included) */
+            object: {
+                [key: string]: unknown;
+            };
+            /** @description On `*.updated`, `customer.default_card_changed` and `payment.refunded`: the fields that changed, with their values before */
+            previousAttributes?: {
+                [key: string]: unknown;
+            };
+        };
+        EventEnvelope: {
+            data: components["schemas"]["EventResponse"];
+        };
+        EventListResponse: {
+            data: components["schemas"]["EventResponse"][];
+            /** @description Whether more objects follow this page */
+            hasMore: boolean;
+        };
+        EventRequestDto: {
+            /** @description The X-Request-Id of the request that made the change */
+            id: string | null;
+            /** @description Its Idempotency-Key, when it had one */
+            idempotencyKey: string | null;
+        };
+        EventResponse: {
+            /** @example 2026-11-24 */
+            apiVersion: string;
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["EventDataDto"];
+            /** @example evt_6650c0ffee0000000000e001 */
+            id: string;
+            /** @description The platform project the event belongs to */
+            projectId: string;
+            request: components["schemas"]["EventRequestDto"];
+            /**
+             * @example payment.succeeded
+             * @enum {string}
+             */
+            type: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "webhook.test";
         };
         FieldErrorDto: {
             /**
@@ -2189,7 +2270,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             /**
-             * @description In a fixed order: customers, cards, payments, channels, projects, collections, clients
+             * @description In a fixed order: customers, cards, payments, channels, projects, collections, clients, events, webhooks
              * @example [
              *       "customers",
              *       "cards",
@@ -2197,10 +2278,12 @@ export interface components {
              *       "channels",
              *       "projects",
              *       "collections",
-             *       "clients"
+             *       "clients",
+             *       "events",
+             *       "webhooks"
              *     ]
              */
-            enabledApis: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients")[];
+            enabledApis: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients" | "events" | "webhooks")[];
             /** @example 6650c0ffee0000000000f001 */
             id: string;
             /** @description Whether this is the account's default project (where a request acts without X-Project-Id); it cannot be deleted */
@@ -2610,7 +2693,7 @@ export interface components {
              *       "payments"
              *     ]
              */
-            enabledApis?: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients")[];
+            enabledApis?: ("customers" | "cards" | "payments" | "channels" | "projects" | "collections" | "clients" | "events" | "webhooks")[];
             /**
              * @description Not blank; surrounding whitespace is trimmed
              * @example Mobile app
@@ -12852,6 +12935,273 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CustomerDeletedResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Id of the last event of the previous page */
+                startingAfter?: string;
+                /** @description Only events of this type */
+                type?: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored";
+                /** @description Only events created at or after this time */
+                createdFrom?: string;
+                /** @description Only events created at or before this time */
+                createdTo?: string;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventListResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                /** @example 6650c0ffee0000000000a001 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventEnvelope"];
                 };
             };
             /** @description Invalid input: validation failure, malformed id or malformed JSON */

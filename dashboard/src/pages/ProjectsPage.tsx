@@ -8,7 +8,7 @@ import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Sec
 type ApiName = Schemas['PlatformProjectView']['enabledApis'][number];
 type ApiKey = Schemas['ApiKeyView'];
 type CreatedKey = Schemas['CreatedApiKeyView'];
-const API_NAMES: ApiName[] = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
+const API_NAMES: ApiName[] = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
 
 /** Platform projects (the boundary of data) with their enabled APIs, and each project's API keys. */
 export function ProjectsPage() {

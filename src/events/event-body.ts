@@ -1,0 +1,45 @@
+import { Types } from 'mongoose';
+import type { PendingEvent } from '../tenancy/recorded-changes';
+import { API_VERSION } from './event-types';
+
+/** A recorded event as subscribers get it: its JSON is what the list returns and deliveries sign. */
+export interface PublishedEvent {
+  id: string;
+  type: string;
+  projectId: string;
+  createdAt: Date;
+  body: string;
+}
+
+/** `evt_` and a new ObjectId's hex: unique across instances, and in time order as a string. */
+export function newEventId(): string {
+  return `evt_${new Types.ObjectId().toHexString()}`;
+}
+
+/**
+ * The event as EVENTS.md shapes it. `object` is the record after the change; `previousAttributes`,
+ * when the change kept the record's state before, are the fields of that state whose value differs
+ * (a field the change added is there as null).
+ */
+export function eventBody(event: PendingEvent, projectId: string, object: object): string {
+  const after = JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
+  const data: Record<string, unknown> = { object: after };
+  if (event.before !== null) data.previousAttributes = changedFields(JSON.parse(event.before) as Record<string, unknown>, after);
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    createdAt: new Date(event.createdAt).toISOString(),
+    projectId,
+    apiVersion: API_VERSION,
+    data,
+    request: { id: event.request?.id ?? null, idempotencyKey: event.request?.idempotencyKey ?? null },
+  });
+}
+
+function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changed[field] = before[field] ?? null;
+  }
+  return changed;
+}

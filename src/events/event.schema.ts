@@ -1,0 +1,46 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
+import { schemaOptions } from '../common/database/schema-options';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+
+/** Where a hard delete's pending event points: the record that must be gone for the event to stand. */
+export interface DeletedRecord {
+  collection: string;
+  id: Types.ObjectId;
+}
+
+/**
+ * One recorded event of a platform project. The event as the API and webhooks send it is stored as
+ * its JSON (`body`), written once: its bytes are what deliveries sign, and no field of a resource's
+ * object has to survive the database's typing. `type` and `createdAt` are kept beside it for filters.
+ */
+@Schema({ ...schemaOptions('events'), timestamps: false })
+export class StoredEvent {
+  /** `evt_` and a new ObjectId's hex: unique, in time order. */
+  @Prop({ type: String, required: true })
+  _id: string;
+
+  projectId: Types.ObjectId;
+
+  @Prop({ type: String, required: true })
+  type: string;
+
+  @Prop({ type: Date, required: true })
+  createdAt: Date;
+
+  @Prop({ type: String, required: true })
+  body: string;
+
+  /** Set on a hard delete's event until the delete is known to have happened; such events are not listed. */
+  @Prop({ type: MongooseSchema.Types.Mixed, default: undefined })
+  deleting?: DeletedRecord;
+}
+
+export const StoredEventSchema = SchemaFactory.createForClass(StoredEvent);
+tenantOwned(StoredEventSchema);
+
+// The list, newest first, and filtered by type.
+StoredEventSchema.index({ projectId: 1, _id: -1 });
+StoredEventSchema.index({ projectId: 1, type: 1, _id: -1 });
+// The sweep of deletes whose process stopped before settling them.
+StoredEventSchema.index({ 'deleting.collection': 1 });

@@ -1,0 +1,38 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { EventEnvelope, EventListResponse } from './dto/event.response';
+import { EVENT_ID_PATTERN, ListEventsQuery } from './dto/list-events.query';
+import { EventsService } from './events.service';
+import { EventIdPipe } from './event-id.pipe';
+
+@ApiTags('events')
+@PlatformApi('events')
+@Controller('v1/events')
+export class EventsController {
+  constructor(private readonly events: EventsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'List events',
+    description:
+      'What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as ' +
+      '`startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`).',
+  })
+  @ApiOkResponse({ type: EventListResponse, description: 'One page of events' })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  listEvents(@Tenant() scope: TenantScope, @Query() query: ListEventsQuery): Promise<EventListResponse> {
+    return this.events.list(scope, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get an event', description: "Another project's event is 404, as a missing one." })
+  @ApiParam({ name: 'id', schema: { type: 'string', pattern: EVENT_ID_PATTERN, maxLength: 28 } })
+  @ApiOkResponse({ type: EventEnvelope, description: 'The event' })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async getEvent(@Tenant() scope: TenantScope, @Param('id', EventIdPipe) id: string): Promise<EventEnvelope> {
+    return { data: await this.events.get(scope, id) };
+  }
+}

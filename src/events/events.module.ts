@@ -1,0 +1,20 @@
+import { Global, Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { StoredEvent, StoredEventSchema } from './event.schema';
+import { EventRelay } from './event-relay';
+import { EventsController } from './events.controller';
+import { EventsRepository } from './events.repository';
+import { EventsService } from './events.service';
+
+/**
+ * Events: recorded by every data module's repository through the relay (global, so each area's
+ * repository can take it without importing this module), listed by `GET /v1/events`.
+ */
+@Global()
+@Module({
+  imports: [MongooseModule.forFeature([{ name: StoredEvent.name, schema: StoredEventSchema }])],
+  controllers: [EventsController],
+  providers: [EventsRepository, EventsService, EventRelay],
+  exports: [EventRelay],
+})
+export class EventsModule {}

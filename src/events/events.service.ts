@@ -1,0 +1,29 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { toPage, type Page } from '../common/paging/finance-list.query';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import type { EventResponse } from './dto/event.response';
+import type { ListEventsQuery } from './dto/list-events.query';
+import type { StoredEvent } from './event.schema';
+import { EventsRepository } from './events.repository';
+
+export const EVENT_NOT_FOUND = 'Event not found';
+
+/** The event list of a platform project: what its changes recorded, newest first. */
+@Injectable()
+export class EventsService {
+  constructor(private readonly events: EventsRepository) {}
+
+  async list(scope: TenantScope, query: ListEventsQuery): Promise<Page<EventResponse>> {
+    return toPage(await this.events.page(scope, query), query.limit, toEventResponse);
+  }
+
+  async get(scope: TenantScope, id: string): Promise<EventResponse> {
+    const event = await this.events.findById(scope, id);
+    if (!event) throw new NotFoundException(EVENT_NOT_FOUND);
+    return toEventResponse(event);
+  }
+}
+
+function toEventResponse(event: StoredEvent): EventResponse {
+  return JSON.parse(event.body) as EventResponse;
+}

@@ -1,0 +1,222 @@
+import { Records } from '../../src/database/records';
+import { EventRelay } from '../../src/events/event-relay';
+import { EventsRepository } from '../../src/events/events.repository';
+import { OutboxRecords } from '../../src/events/outbox-records';
+import { createFirstAdmin, TestUser } from '../support/auth';
+import { expectNotFound, expectValidationError } from '../support/expect-error';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const FUTURE_YEAR = String(new Date().getUTCFullYear() + 3);
+
+interface EventBody {
+  id: string;
+  type: string;
+  createdAt: string;
+  projectId: string;
+  apiVersion: string;
+  data: { object: Record<string, unknown>; previousAttributes?: Record<string, unknown> };
+  request: { id: string | null; idempotencyKey: string | null };
+}
+
+describe('events /v1/events', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  let relay: EventRelay;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await createFirstAdmin(t.http);
+    relay = t.app.get(EventRelay);
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => t.http.post(path, body, { token: admin.token, headers });
+  async function events(query = ''): Promise<EventBody[]> {
+    const res = await t.http.get(`/v1/events${query}`, { token: admin.token });
+    expect(res.status).toBe(200);
+    return res.body.data;
+  }
+  /** The events recorded for one record, oldest first. */
+  async function eventsOf(id: string): Promise<EventBody[]> {
+    // The finance APIs name a record `id`; the content APIs, as the specification has them, `_id`.
+    return (await events('?limit=100')).filter((event) => (event.data.object.id ?? event.data.object._id) === id).reverse();
+  }
+  async function createCustomer(body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<string> {
+    const res = await post('/v1/customers', { email: 'jenny@example.com', SocialNumber: '078-05-1120', ...body }, headers);
+    expect(res.status).toBe(201);
+    return res.body.data.id;
+  }
+
+  it('records a create with the object as its GET returns it, the request id and key, and no secret', async () => {
+    const id = await createCustomer({}, { 'x-request-id': 'req-events-1', 'idempotency-key': 'events-key-1' });
+    const [created] = await eventsOf(id);
+    const get = await t.http.get(`/v1/customers/${id}`, { token: admin.token });
+    expect(created).toMatchObject({ type: 'customer.created', apiVersion: '2026-11-24', request: { id: 'req-events-1', idempotencyKey: 'events-key-1' } });
+    expect(created.id).toMatch(/^evt_[0-9a-f]{24}$/);
+    expect(created.data.object).toEqual(get.body.data);
+    expect(created.data.previousAttributes).toBeUndefined();
+    expect(JSON.stringify(created)).not.toContain('078-05-1120');
+    expect(JSON.stringify(created)).not.toContain('SocialNumber');
+
+    const one = await t.http.get(`/v1/events/${created.id}`, { token: admin.token });
+    expect(one.status).toBe(200);
+    expect(one.body.data).toEqual(created);
+  });
+
+  it('records an update with the fields it changed, as they were, and a delete with the record as it was', async () => {
+    const id = await createCustomer({ firstName: 'Jenny' });
+    expect((await post(`/v1/customers/${id}`, { firstName: 'Jane', lastName: 'Rosen' })).status).toBe(200);
+    expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
+    const [created, updated, deleted] = await eventsOf(id);
+    expect([created.type, updated.type, deleted.type]).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
+    expect(updated.data.object).toMatchObject({ firstName: 'Jane', lastName: 'Rosen' });
+    expect(updated.data.previousAttributes).toMatchObject({ firstName: 'Jenny', lastName: null });
+    expect(Object.keys(updated.data.previousAttributes!).sort()).toEqual(['firstName', 'lastName', 'updatedAt']);
+    expect(deleted.data.object).toMatchObject({ id, firstName: 'Jane' });
+  });
+
+  it('a payment records created, its outcome, and one refunded per refund with the totals before', async () => {
+    const customer = await createCustomer();
+    const card = await post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' });
+    expect(card.status).toBe(201);
+    const payment = await post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true });
+    expect(payment.status).toBe(201);
+    const id = payment.body.id;
+    expect((await post(`/api/v1/payments/${id}/refund`, { amount: 3 })).status).toBe(200);
+    expect((await post(`/api/v1/payments/${id}/refund`, { amount: 7 })).status).toBe(200);
+    const recorded = await eventsOf(id);
+    expect(recorded.map((event) => event.type)).toEqual(['payment.created', 'payment.succeeded', 'payment.refunded', 'payment.refunded']);
+    expect(recorded[2].data.previousAttributes).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
+    expect(recorded[3].data.previousAttributes).toMatchObject({ status: 'partially_refunded', amountRefunded: 3 });
+    expect(recorded[3].data.object).toMatchObject({ status: 'refunded', amountRefunded: 10 });
+    const cardEvents = await eventsOf(card.body.data.id);
+    expect(cardEvents.map((event) => event.type)).toEqual(['card.created']);
+    expect(JSON.stringify(cardEvents)).not.toContain('4242424242424242');
+    const defaults = (await eventsOf(customer)).filter((event) => event.type === 'customer.default_card_changed');
+    expect(defaults).toHaveLength(1);
+    expect(defaults[0].data.previousAttributes).toMatchObject({ defaultMethod: null });
+  });
+
+  it('a request replayed from its Idempotency-Key records nothing new', async () => {
+    const headers = { 'idempotency-key': 'events-replay-1' };
+    const first = await post('/v1/customers', { email: 'replay@example.com' }, headers);
+    const before = (await events('?limit=100')).length;
+    const again = await post('/v1/customers', { email: 'replay@example.com' }, headers);
+    expect(again.body.data.id).toBe(first.body.data.id);
+    expect((await events('?limit=100')).length).toBe(before);
+  });
+
+  it('soft delete, restore and hard delete of a collection are recorded', async () => {
+    const created = await post('/collections', { name: 'Evented' });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    expect((await t.http.patch(`/collections/${id}/soft-delete`, {}, { token: admin.token })).status).toBe(200);
+    expect((await t.http.patch(`/collections/${id}/restore`, {}, { token: admin.token })).status).toBe(200);
+    expect((await t.http.delete(`/collections/${id}`, { token: admin.token })).status).toBe(200);
+    const recorded = (await eventsOf(id)).map((event) => [event.type, event.data.object.deletedAt ? 'soft-deleted' : 'live']);
+    expect(recorded).toEqual([
+      ['collection.created', 'live'],
+      ['collection.deleted', 'soft-deleted'],
+      ['collection.restored', 'live'],
+      ['collection.deleted', 'live'],
+    ]);
+  });
+
+  it('filters by type and time, pages with startingAfter, and refuses bad filters', async () => {
+    await createCustomer();
+    await createCustomer();
+    const all = await events('?limit=100');
+    const createdOnly = await events('?type=customer.created&limit=100');
+    expect(createdOnly.length).toBeGreaterThanOrEqual(2);
+    expect(createdOnly.every((event) => event.type === 'customer.created')).toBe(true);
+    expect(all.map((event) => event.id)).toEqual([...all.map((event) => event.id)].sort().reverse());
+
+    const first = await t.http.get('/v1/events?limit=1', { token: admin.token });
+    expect(first.body.hasMore).toBe(true);
+    const second = await events(`?limit=1&startingAfter=${first.body.data[0].id}`);
+    expect(second[0].id).toBe(all[1].id);
+
+    const future = new Date(Date.now() + 60_000).toISOString();
+    expect(await events(`?createdFrom=${future}`)).toEqual([]);
+    expect((await events(`?createdTo=${future}&limit=100`)).length).toBe(all.length);
+
+    expectValidationError(await t.http.get('/v1/events?type=customer.exploded', { token: admin.token }), 'type', /^type must be one of: customer.created/);
+    expectValidationError(await t.http.get('/v1/events?startingAfter=nope', { token: admin.token }), 'startingAfter', /must be an event id/);
+    expectValidationError(await t.http.get('/v1/events?limit=101', { token: admin.token }), 'limit');
+    const malformed = await t.http.get('/v1/events/nope', { token: admin.token });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('id must be an event id (evt_ and 24 hexadecimal digits)');
+  });
+
+  it("another project's event is 404, as a missing one", async () => {
+    const id = await createCustomer();
+    const [created] = await eventsOf(id);
+    const other = await createFirstAdmin(t.http);
+    expectNotFound(await t.http.get(`/v1/events/${created.id}`, { token: other.token }), 'Event not found');
+    expect((await t.http.get('/v1/events', { token: other.token })).body.data).toEqual([]);
+    expectNotFound(await t.http.get('/v1/events/evt_6650c0ffee0000000000ffff', { token: admin.token }), 'Event not found');
+  });
+
+  describe('a process that stops between two writes loses no event and records none twice', () => {
+    const stopped = () => Promise.reject(new Error('process stopped here'));
+
+    it('between the change and the event: the sweep records it once', async () => {
+      jest.spyOn(EventsRepository.prototype, 'record').mockImplementationOnce(stopped);
+      const id = await createCustomer();
+      expect(await eventsOf(id)).toEqual([]);
+      await relay.sweep(0);
+      await relay.sweep(0);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+    });
+
+    it('between the event and clearing the outbox: the sweep clears it and records nothing twice', async () => {
+      jest.spyOn(OutboxRecords.prototype, 'clear').mockImplementationOnce(stopped);
+      const id = await createCustomer();
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      const stored = await t.db.collection('customers').findOne({ email: 'jenny@example.com' }, { sort: { _id: -1 } });
+      expect(stored?.eventsPending).toBe(true);
+      await relay.sweep(0);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      const cleared = await t.db.collection('customers').findOne({ _id: stored!._id });
+      expect(cleared?.eventsPending).toBeUndefined();
+      expect(cleared?.pendingEvents).toBeUndefined();
+    });
+
+    it('a change that fails records nothing', async () => {
+      const channel = (name: string) => ({ clientId: client, name, username: name, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' });
+      const client = (await post('/clients', { name: 'Events client', email: 'events-client@example.com' })).body.id;
+      expect((await post('/channels', channel('taken_events'))).status).toBe(200);
+      const mine = await post('/channels', channel('mine_events'));
+      expect(mine.status).toBe(200);
+      const mineId = mine.body.id;
+      const before = (await eventsOf(mineId)).length;
+      expect(before).toBe(1);
+      const clash = await t.http.put(`/channels/${mineId}`, { username: 'taken_events' }, { token: admin.token });
+      expect(clash.status).toBe(409);
+      await relay.sweep(0);
+      expect((await eventsOf(mineId)).length).toBe(before);
+    });
+
+    it('between the delete event and the delete: the sweep drops the event, the record being there', async () => {
+      const id = await createCustomer();
+      jest.spyOn(Records.prototype, 'deleteOne').mockImplementationOnce(stopped);
+      expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBeGreaterThanOrEqual(500);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      await relay.sweep(0);
+      expect((await t.http.get(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      expect(await t.db.collection('events').countDocuments({ 'deleting.collection': { $exists: true } })).toBe(0);
+    });
+
+    it('between the delete and settling its event: the sweep lists it, the record being gone', async () => {
+      const id = await createCustomer();
+      jest.spyOn(EventsRepository.prototype, 'settle').mockImplementationOnce(stopped);
+      expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      await relay.sweep(0);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.deleted']);
+    });
+  });
+
+});
