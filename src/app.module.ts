@@ -30,6 +30,7 @@ import { CollectionsModule } from './collections/collections.module';
 import { CustomersModule } from './customers/customers.module';
 import { CardsModule } from './cards/cards.module';
 import { PaymentsModule } from './payments/payments.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
@@ -75,6 +76,7 @@ import { PaymentsModule } from './payments/payments.module';
     CustomersModule,
     CardsModule,
     PaymentsModule,
+    WebhooksModule,
     IdempotencyModule,
     MigrationsModule,
   ],

@@ -58,6 +58,8 @@ interface FixtureIds {
   card: string;
   payment: string;
   event: string;
+  webhookEndpoint: string;
+  webhookDelivery: string;
 }
 
 describe('tenant isolation matrix (every operation of the OpenAPI document)', () => {
@@ -95,6 +97,10 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       'card',
     ).body.data.id;
     const payment = ok(await t.http.post('/api/v1/payments', { amount: 12.5, currency: 'usd', customer, confirm: true }, as), 'payment').body.id;
+    // A port nothing listens on: its deliveries fail at once, and nothing is sent anywhere.
+    const webhookEndpoint = ok(await t.http.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabledEvents: ['*'] }, as), 'webhook endpoint').body
+      .data.id;
+    const webhookDelivery = ok(await t.http.post(`/v1/webhook-endpoints/${webhookEndpoint}/test`, {}, as), 'webhook test').body.data.id;
     const member = await createUser(t.http, 'developer', owner.token);
     const invitation = ok(
       await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }, as),
@@ -115,6 +121,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       card,
       payment,
       event: ok(await t.http.get('/v1/events?limit=1', as), 'event').body.data[0].id,
+      webhookEndpoint,
+      webhookDelivery,
     };
   }
 
@@ -138,6 +146,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
         return fixture.contentProject;
       case 'customer':
         return fixture.customer;
+      case 'deliveryId':
+        return fixture.webhookDelivery;
     }
     const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
     const byResource: Record<string, string> = {
@@ -149,6 +159,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       collections: fixture.collection,
       clients: fixture.client,
       events: fixture.event,
+      'webhook-endpoints': fixture.webhookEndpoint,
       platform: fixture.projectId,
     };
     const id = byResource[resource];
@@ -202,6 +213,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ids.card,
     ids.payment,
     ids.event,
+    ids.webhookEndpoint,
+    ids.webhookDelivery,
   ];
 
   /** An id of the right form that names nothing: events have ids of their own form. */
@@ -220,6 +233,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       card: `/v1/cards/${ids.card}`,
       payment: `/api/v1/payments/${ids.payment}`,
       event: `/v1/events/${ids.event}`,
+      webhookEndpoint: `/v1/webhook-endpoints/${ids.webhookEndpoint}`,
       account: `/api/v1/accounts/${ids.accountId}`,
       members: `/api/v1/accounts/${ids.accountId}/members`,
       invitations: `/api/v1/accounts/${ids.accountId}/invitations`,
@@ -232,7 +246,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
   }
 
   beforeAll(async () => {
-    t = await createTestApp({ LOGIN_MAX_FAILURES: '1000' });
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '1000', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     document = (await t.http.get('/docs-json')).body;
     ownerA = await createFirstAdmin(t.http);
     ownerB = await createFirstAdmin(t.http);

@@ -1,0 +1,110 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { PageMetaDto } from '../../common/paging/finance-list.query';
+import { DELIVERY_STATUSES } from '../webhook-delivery.schema';
+import { ENDPOINT_STATUSES } from '../webhook-endpoint.schema';
+import { ENABLED_EVENT_VALUES } from './webhook-endpoint.dto';
+import { EVENT_TYPES } from '../../events/event-types';
+
+export class WebhookEndpointResponse {
+  @ApiProperty({ example: '6650c0ffee0000000000d001' })
+  id: string;
+
+  @ApiProperty({ example: 'https://example.com/webhooks' })
+  url: string;
+
+  @ApiProperty({ type: String, nullable: true })
+  description: string | null;
+
+  @ApiProperty({ type: [String], enum: ENABLED_EVENT_VALUES })
+  enabledEvents: string[];
+
+  @ApiProperty({ enum: ENDPOINT_STATUSES })
+  status: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why the service disabled the endpoint (its deliveries kept failing)' })
+  disabledReason: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ format: 'date-time' })
+  updatedAt: string;
+}
+
+/** The endpoint with its new signing secret: shown by create and by a roll only. */
+export class WebhookEndpointWithSecret extends WebhookEndpointResponse {
+  @ApiProperty({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: '`whsec_` and the base64 of 32 random bytes; shown here only' })
+  secret: string;
+}
+
+export class WebhookEndpointEnvelope {
+  @ApiProperty({ type: WebhookEndpointResponse })
+  data: WebhookEndpointResponse;
+}
+
+export class WebhookEndpointWithSecretEnvelope {
+  @ApiProperty({ type: WebhookEndpointWithSecret })
+  data: WebhookEndpointWithSecret;
+}
+
+export class WebhookEndpointListResponse extends PageMetaDto {
+  @ApiProperty({ type: [WebhookEndpointResponse] })
+  data: WebhookEndpointResponse[];
+}
+
+export class WebhookEndpointDeletedResponse {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty({ example: true, enum: [true] })
+  deleted: true;
+
+  @ApiProperty({ example: 'Webhook endpoint deleted' })
+  message: string;
+}
+
+/** One event on its way to an endpoint, and how its latest attempt went. */
+export class WebhookDeliveryResponse {
+  @ApiProperty()
+  id: string;
+
+  @ApiProperty({ example: 'evt_6650c0ffee0000000000e001' })
+  eventId: string;
+
+  @ApiProperty({ enum: EVENT_TYPES })
+  eventType: string;
+
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far' })
+  attempt: number;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES })
+  status: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: "The latest attempt's response status; null when none came" })
+  responseStatus: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "At most 1 KiB of the latest attempt's response body" })
+  responseBody: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true })
+  durationMs: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why the latest attempt failed without a response (timeout, refused address...)' })
+  error: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  createdAt: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the next attempt is due; null once succeeded or failed' })
+  nextAttemptAt: string | null;
+}
+
+export class WebhookDeliveryEnvelope {
+  @ApiProperty({ type: WebhookDeliveryResponse })
+  data: WebhookDeliveryResponse;
+}
+
+export class WebhookDeliveryListResponse extends PageMetaDto {
+  @ApiProperty({ type: [WebhookDeliveryResponse] })
+  data: WebhookDeliveryResponse[];
+}

@@ -1,0 +1,133 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { isForbiddenAddress } from './destination-guard';
+
+/** How much of a response body a delivery keeps. */
+export const RESPONSE_BODY_LIMIT = 1024;
+
+export interface AttemptOutcome {
+  ok: boolean;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  error: string | null;
+}
+
+export interface WebhookSenderOptions {
+  timeoutMs: number;
+  /** Development and tests only: send to loopback and private addresses too. */
+  allowPrivate: boolean;
+}
+
+/**
+ * Sends one delivery attempt: a POST of the event, never following a redirect, bounded in time as a
+ * whole (connection, answer and the body kept), keeping at most 1 KiB of the answer. The address connected to is the one checked: the name
+ * is resolved here and a forbidden address is never dialled, whatever the name resolved to when the
+ * endpoint was created. Never throws: a failure is the outcome's `error`.
+ */
+export class WebhookSender {
+  private readonly lookup: LookupFunction;
+
+  constructor(private readonly options: WebhookSenderOptions) {
+    this.lookup = guardedLookup(options.allowPrivate);
+  }
+
+  send(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    return new Promise<AttemptOutcome>((resolve) => {
+      let settled = false;
+      const finish = (outcome: Omit<AttemptOutcome, 'durationMs'>) => {
+        if (settled) return;
+        settled = true;
+        resolve({ ...outcome, durationMs: elapsed() });
+      };
+      const fail = (error: string) => finish({ ok: false, responseStatus: null, responseBody: null, error });
+
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        return fail('the endpoint URL is not valid');
+      }
+      const literal = target.hostname.replace(/^\[|\]$/g, '');
+      if (!this.options.allowPrivate && ipaddr.isValid(literal) && isForbiddenAddress(literal)) return fail(refused(literal));
+
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const deadline = AbortSignal.timeout(this.options.timeoutMs);
+      const request = send(target, {
+        signal: deadline,
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'platform-service-webhooks/1' },
+        lookup: this.lookup,
+        agent: false,
+      });
+      request.on('socket', (socket) => {
+        socket.once('connect', () => {
+          const remote = socket.remoteAddress;
+          if (!this.options.allowPrivate && remote && isForbiddenAddress(remote)) {
+            fail(refused(remote));
+            request.destroy();
+          }
+        });
+      });
+      request.on('error', (error) => fail(deadline.aborted ? `timed out after ${this.options.timeoutMs} ms` : error.message));
+      request.on('response', (response) => {
+        readCapped(response, (text) => {
+          const status = response.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          finish({ ok, responseStatus: status, responseBody: text, error: ok ? null : `the endpoint answered ${status}` });
+        });
+      });
+      request.end(body);
+    });
+  }
+}
+
+function refused(address: string): string {
+  return `destination address ${address} is not allowed`;
+}
+
+/** Resolves the name and keeps only the addresses a webhook may reach; none left is an error. */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, found) => {
+      const addresses = found as unknown as LookupAddress[];
+      if (error) return callback(error, '', 0);
+      const allowed = allowPrivate ? addresses : addresses.filter((entry) => !isForbiddenAddress(entry.address));
+      if (allowed.length === 0) {
+        const denied = Object.assign(new Error(refused(addresses[0]?.address ?? hostname)), { code: 'EADDRNOTALLOWED' });
+        return callback(denied, '', 0);
+      }
+      if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
+      callback(null, allowed[0].address, allowed[0].family);
+    });
+  };
+}
+
+/** Reads at most RESPONSE_BODY_LIMIT bytes of the body, then stops reading it. */
+function readCapped(response: IncomingMessage, done: (text: string) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let finished = false;
+  const end = () => {
+    if (finished) return;
+    finished = true;
+    done(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8'));
+  };
+  response.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_BODY_LIMIT) {
+      end();
+      response.destroy();
+    }
+  });
+  response.on('end', end);
+  response.on('close', end);
+  response.on('error', end);
+}

@@ -1,0 +1,71 @@
+import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
+import { Schema as MongooseSchema, Types } from 'mongoose';
+import { schemaOptions } from '../common/database/schema-options';
+import { tenantOwned } from '../tenancy/tenant-owned.plugin';
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One event on its way to one endpoint, and how its latest attempt went. The event's JSON is kept
+ * here as sent (`payload`): every retry sends the same bytes, whatever the event list keeps.
+ */
+@Schema(schemaOptions('webhook_deliveries', ['payload']))
+export class WebhookDelivery {
+  _id: Types.ObjectId;
+
+  projectId: Types.ObjectId;
+
+  @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
+  endpointId: Types.ObjectId;
+
+  @Prop({ type: String, required: true })
+  eventId: string;
+
+  @Prop({ type: String, required: true })
+  eventType: string;
+
+  @Prop({ type: String, required: true })
+  payload: string;
+
+  @Prop({ type: String, enum: DELIVERY_STATUSES, default: 'pending' })
+  status: DeliveryStatus;
+
+  /** Attempts made so far. */
+  @Prop({ type: Number, default: 0 })
+  attempt: number;
+
+  /** When the next attempt is due; null once the delivery succeeded or failed for good. */
+  @Prop({ type: Date, default: null })
+  nextAttemptAt: Date | null;
+
+  /** When the first attempt was due: the retry schedule counts from it. */
+  @Prop({ type: Date, required: true })
+  firstAttemptAt: Date;
+
+  @Prop({ type: Number, default: null })
+  responseStatus: number | null;
+
+  /** At most 1 KiB of the latest response's body. */
+  @Prop({ type: String, default: null })
+  responseBody: string | null;
+
+  @Prop({ type: Number, default: null })
+  durationMs: number | null;
+
+  @Prop({ type: String, default: null })
+  error: string | null;
+
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const WebhookDeliverySchema = SchemaFactory.createForClass(WebhookDelivery);
+tenantOwned(WebhookDeliverySchema);
+
+// One delivery of an event to an endpoint, however many times the fan-out runs.
+WebhookDeliverySchema.index({ endpointId: 1, eventId: 1 }, { unique: true });
+// An endpoint's deliveries, newest first.
+WebhookDeliverySchema.index({ projectId: 1, endpointId: 1, _id: -1 });
+// The deliveries waiting for an attempt, on every instance.
+WebhookDeliverySchema.index({ status: 1 });

@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { fieldEncryptionProvider } from '../config/field-encryption.provider';
+import { LeasesModule } from '../leases/leases.module';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.schema';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookEndpoint, WebhookEndpointSchema } from './webhook-endpoint.schema';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksPlatformListener } from './webhooks.platform-listener';
+import { WebhooksService } from './webhooks.service';
+
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: WebhookEndpoint.name, schema: WebhookEndpointSchema },
+      { name: WebhookDelivery.name, schema: WebhookDeliverySchema },
+    ]),
+    LeasesModule,
+  ],
+  controllers: [WebhooksController],
+  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDispatcher, WebhooksService, WebhooksPlatformListener, fieldEncryptionProvider],
+})
+export class WebhooksModule {}

@@ -1,0 +1,157 @@
+import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { Types } from 'mongoose';
+import { FieldEncryption } from '../common/crypto/field-encryption';
+import { toPage, type FinanceListQuery, type Page } from '../common/paging/finance-list.query';
+import { eventsConfig } from '../config/events.config';
+import { newEventId } from '../events/event-body';
+import { API_VERSION, WEBHOOK_TEST_EVENT } from '../events/event-types';
+import { Leases } from '../leases/leases.service';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import type { CreateWebhookEndpointDto, RollSecretDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
+import type { WebhookDeliveryResponse, WebhookEndpointResponse, WebhookEndpointWithSecret } from './dto/webhook-endpoint.response';
+import { checkWebhookUrl, WebhookUrlRefused } from './transport/destination-guard';
+import { newWebhookSecret } from './transport/signature';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import type { StoredSecret } from './webhook-endpoint.schema';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { secretBinding } from './webhook-secrets';
+import { toDeliveryResponse, toEndpointResponse } from './webhooks.mapper';
+
+export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
+export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
+export const MAX_ENDPOINTS = 16;
+const ENDPOINTS_BUSY = "Another change to this project's webhook endpoints is in progress; retry the request";
+const DEFAULT_GRACE_HOURS = 24;
+
+/** The webhook endpoints of a platform project, their secrets, and their deliveries. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly endpoints: WebhookEndpointsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly dispatcher: WebhookDispatcher,
+    private readonly encryption: FieldEncryption,
+    private readonly leases: Leases,
+    @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
+  ) {}
+
+  /** The count and the insert run under one lease per project: concurrent creates cannot pass the limit together. */
+  async create(scope: TenantScope, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecret> {
+    const url = await this.checkedUrl(dto.url);
+    return this.leases.withLease(`webhook-endpoints:${scope.projectId}`, ENDPOINTS_BUSY, async () => {
+      if ((await this.endpoints.count(scope)) >= MAX_ENDPOINTS) {
+        throw new BadRequestException(`A platform project can have at most ${MAX_ENDPOINTS} webhook endpoints`);
+      }
+      const _id = new Types.ObjectId();
+      const secret = newWebhookSecret();
+      const created = await this.endpoints.insert(scope, {
+        _id,
+        url,
+        description: dto.description ?? null,
+        enabledEvents: normaliseEvents(dto.enabledEvents),
+        secrets: [this.stored(secret, _id, null)],
+      });
+      return { ...toEndpointResponse(created), secret };
+    });
+  }
+
+  async list(scope: TenantScope, query: FinanceListQuery): Promise<Page<WebhookEndpointResponse>> {
+    return toPage(await this.endpoints.page(scope, query), query.limit, toEndpointResponse);
+  }
+
+  async get(scope: TenantScope, id: string): Promise<WebhookEndpointResponse> {
+    const endpoint = await this.endpoints.findById(scope, id);
+    if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    return toEndpointResponse(endpoint);
+  }
+
+  /** Enabling clears the reason the service disabled it for, and its failing streak. */
+  async update(scope: TenantScope, id: string, dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponse> {
+    if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    const set: Record<string, unknown> = {};
+    if (dto.url !== undefined) set.url = await this.checkedUrl(dto.url);
+    if (dto.description !== undefined) set.description = dto.description;
+    if (dto.enabledEvents !== undefined) set.enabledEvents = normaliseEvents(dto.enabledEvents);
+    if (dto.status !== undefined) set.status = dto.status;
+    if (dto.status === 'enabled') Object.assign(set, { disabledReason: null, failingSince: null });
+    const updated = Object.keys(set).length > 0 ? await this.endpoints.update(scope, id, { $set: set }) : await this.endpoints.findById(scope, id);
+    if (!updated) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    return toEndpointResponse(updated);
+  }
+
+  /** The endpoint and its deliveries; pending ones are not sent. */
+  async delete(scope: TenantScope, id: string): Promise<void> {
+    const endpoint = await this.endpoints.findById(scope, id);
+    if (!endpoint || !(await this.endpoints.deleteById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    await this.deliveries.deleteOfEndpoint(scope, endpoint._id);
+  }
+
+  /** A new secret; the current one keeps signing beside it for `expiresInHours`, older ones stop. */
+  async rollSecret(scope: TenantScope, id: string, dto: RollSecretDto): Promise<WebhookEndpointWithSecret> {
+    const endpoint = await this.endpoints.findById(scope, id);
+    if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    const hours = dto.expiresInHours ?? DEFAULT_GRACE_HOURS;
+    const now = Date.now();
+    const [current] = endpoint.secrets;
+    const secret = newWebhookSecret();
+    const secrets: StoredSecret[] = [this.stored(secret, endpoint._id, null)];
+    if (hours > 0) secrets.push({ value: current.value, expiresAt: new Date(now + hours * 3_600_000) });
+    const updated = await this.endpoints.update(scope, id, { $set: { secrets } });
+    if (!updated) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    return { ...toEndpointResponse(updated), secret };
+  }
+
+  /** A `webhook.test` event, sent to this endpoint only and not recorded in the event list. */
+  async sendTest(scope: TenantScope, id: string): Promise<WebhookDeliveryResponse> {
+    const endpoint = await this.endpoints.findById(scope, id);
+    if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    if (endpoint.status !== 'enabled') throw new BadRequestException('The endpoint is disabled: enable it to send it a test event');
+    const eventId = newEventId();
+    const body = JSON.stringify({
+      id: eventId,
+      type: WEBHOOK_TEST_EVENT,
+      createdAt: new Date().toISOString(),
+      projectId: scope.projectId,
+      apiVersion: API_VERSION,
+      data: { object: { endpointId: String(endpoint._id), message: 'A test event, sent on request' } },
+      request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey },
+    });
+    const delivery = await this.dispatcher.schedule(endpoint.projectId, endpoint._id, { id: eventId, type: WEBHOOK_TEST_EVENT, body });
+    this.dispatcher.wake();
+    return toDeliveryResponse(delivery!);
+  }
+
+  async deliveriesOf(scope: TenantScope, id: string, query: FinanceListQuery): Promise<Page<WebhookDeliveryResponse>> {
+    if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    return toPage(await this.deliveries.pageOfEndpoint(scope, id, query), query.limit, toDeliveryResponse);
+  }
+
+  /** The delivery is due now, whatever its state: one more attempt, and the schedule's retries if any are left. */
+  async retry(scope: TenantScope, id: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
+    if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    const delivery = await this.deliveries.retryNow(scope, id, deliveryId, new Date());
+    if (!delivery) throw new NotFoundException(DELIVERY_NOT_FOUND);
+    this.dispatcher.wake();
+    return toDeliveryResponse(delivery);
+  }
+
+  private stored(secret: string, endpointId: Types.ObjectId, expiresAt: Date | null): StoredSecret {
+    return { value: this.encryption.encrypt(secret, secretBinding(String(endpointId))), expiresAt };
+  }
+
+  private async checkedUrl(url: string): Promise<string> {
+    try {
+      return (await checkWebhookUrl(url, { allowPrivate: this.config.allowPrivateUrls })).toString();
+    } catch (error) {
+      if (error instanceof WebhookUrlRefused) throw new BadRequestException(error.message);
+      throw error;
+    }
+  }
+}
+
+/** `*` stands for every type: listed beside others, it is all that is kept. */
+function normaliseEvents(enabledEvents: readonly string[]): string[] {
+  return enabledEvents.includes('*') ? ['*'] : [...enabledEvents];
+}

@@ -1,0 +1,284 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Types } from 'mongoose';
+import { Webhook } from 'standardwebhooks';
+import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import { expectError, expectForbidden, expectNotFound, expectValidationError } from '../support/expect-error';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const ENDPOINTS = '/v1/webhook-endpoints';
+
+interface Received {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A webhook receiver on loopback: records every request; each path answers as told. */
+class Receiver {
+  readonly received: Received[] = [];
+  readonly open = new Set<string>();
+  private server!: Server;
+  private answers = new Map<string, (response: ServerResponse) => void>();
+  base = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((request, response) => {
+      let body = '';
+      const path = request.url ?? '';
+      this.open.add(path);
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        this.received.push({ path, headers: request.headers, body });
+        const answer = this.answers.get(path) ?? ((out: ServerResponse) => out.writeHead(200).end('ok'));
+        answer(response);
+      });
+      response.on('close', () => this.open.delete(path));
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  answer(path: string, how: (response: ServerResponse) => void): string {
+    this.answers.set(path, how);
+    return `${this.base}${path}`;
+  }
+
+  at(path: string): Received[] {
+    return this.received.filter((request) => request.path === path);
+  }
+
+  async waitFor(path: string, count: number, timeoutMs = 10_000): Promise<Received[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.at(path).length < count) {
+      if (Date.now() > deadline) throw new Error(`${path} got ${this.at(path).length} of ${count} deliveries`);
+      await sleep(25);
+    }
+    return this.at(path);
+  }
+
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+describe('webhooks /v1/webhook-endpoints', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  const receiver = new Receiver();
+
+  beforeAll(async () => {
+    await receiver.start();
+    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '1000' });
+    admin = await createFirstAdmin(t.http);
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.stop();
+  });
+
+  const post = (path: string, body: unknown, token = admin.token) => t.http.post(path, body, { token });
+  async function createEndpoint(path: string, body: Record<string, unknown> = {}, token = admin.token) {
+    const res = await post(ENDPOINTS, { url: `${receiver.base}${path}`, enabledEvents: ['*'], ...body }, token);
+    expect(res.status).toBe(201);
+    return res.body.data as { id: string; secret: string; url: string };
+  }
+  const createCustomer = async (token = admin.token) => {
+    const res = await post('/v1/customers', { email: 'hook@example.com' }, token);
+    expect(res.status).toBe(201);
+    return res.body.data.id as string;
+  };
+  const deliveries = async (endpoint: string) => (await t.http.get(`${ENDPOINTS}/${endpoint}/deliveries`, { token: admin.token })).body.data;
+
+  it('creates an endpoint with a secret shown once, and lists, reads, updates and deletes it', async () => {
+    const created = await createEndpoint('/crud', { description: 'Orders' });
+    expect(created).toMatchObject({ url: `${receiver.base}/crud`, description: 'Orders', enabledEvents: ['*'], status: 'enabled', disabledReason: null });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const read = await t.http.get(`${ENDPOINTS}/${created.id}`, { token: admin.token });
+    expect(read.status).toBe(200);
+    expect(read.body.data.secret).toBeUndefined();
+    expect(read.text).not.toContain(created.secret.slice(6));
+    expect((await t.http.get(ENDPOINTS, { token: admin.token })).body.data.map((endpoint: { id: string }) => endpoint.id)).toContain(created.id);
+    const stored = await t.db.collection('webhook_endpoints').findOne({ _id: new Types.ObjectId(created.id) });
+    expect(JSON.stringify(stored)).not.toContain(created.secret.slice(6));
+
+    const updated = await t.http.patch(`${ENDPOINTS}/${created.id}`, { enabledEvents: ['payment.succeeded', '*'], status: 'disabled' }, { token: admin.token });
+    expect(updated.body.data).toMatchObject({ enabledEvents: ['*'], status: 'disabled' });
+    const deleted = await t.http.delete(`${ENDPOINTS}/${created.id}`, { token: admin.token });
+    expect(deleted.body).toEqual({ id: created.id, deleted: true, message: 'Webhook endpoint deleted' });
+    expectNotFound(await t.http.get(`${ENDPOINTS}/${created.id}`, { token: admin.token }), 'Webhook endpoint not found');
+  });
+
+  it('refuses bad input with a clear 400', async () => {
+    expectValidationError(await post(ENDPOINTS, { url: `${receiver.base}/x`, enabledEvents: ['customer.exploded'] }), 'enabledEvents', /must be \* or one of/);
+    expectValidationError(await post(ENDPOINTS, { url: `${receiver.base}/x`, enabledEvents: [] }), 'enabledEvents');
+    expectValidationError(await post(ENDPOINTS, { enabledEvents: ['*'] }), 'url');
+    expectError(await post(ENDPOINTS, { url: 'ftp://example.com/x', enabledEvents: ['*'] }), 400, 'url must use https');
+    expectError(await post(ENDPOINTS, { url: 'nope', enabledEvents: ['*'] }), 400, 'url must be an absolute URL, like https://example.com/webhooks');
+    const endpoint = await createEndpoint('/bad-input');
+    expectValidationError(await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: 25 }), 'expiresInHours');
+    expectValidationError(await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'paused' }, { token: admin.token }), 'status', 'status must be enabled or disabled');
+  });
+
+  it('delivers every event of the project, signed, verifiable with the standardwebhooks package, as the event list has it', async () => {
+    const endpoint = await createEndpoint('/all');
+    const customer = await createCustomer();
+    const [delivery] = await receiver.waitFor('/all', 1);
+    const event = new Webhook(endpoint.secret).verify(delivery.body, delivery.headers as Record<string, string>) as { id: string; type: string; data: { object: { id: string } } };
+    expect(event).toMatchObject({ type: 'customer.created', data: { object: { id: customer } } });
+    expect(delivery.headers['webhook-id']).toBe(event.id);
+    expect(delivery.headers['content-type']).toBe('application/json');
+    expect(Number(delivery.headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -2);
+    const listed = await t.http.get(`/v1/events/${event.id}`, { token: admin.token });
+    expect(JSON.parse(delivery.body)).toEqual(listed.body.data);
+
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({ eventId: event.id, eventType: 'customer.created', attempt: 1, status: 'succeeded', responseStatus: 200, responseBody: 'ok', nextAttemptAt: null });
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('sends an endpoint only the types it enabled', async () => {
+    const endpoint = await createEndpoint('/payments-only', { enabledEvents: ['payment.created'] });
+    const customer = await createCustomer();
+    expect((await post('/api/v1/payments', { amount: 5, currency: 'usd', customer })).status).toBe(201);
+    const [delivery] = await receiver.waitFor('/payments-only', 1);
+    expect(JSON.parse(delivery.body).type).toBe('payment.created');
+    await sleep(300);
+    expect(receiver.at('/payments-only')).toHaveLength(1);
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('retries a failing endpoint on the schedule, keeps 1 KiB of its answer, then fails; a retry asked for sends once more', async () => {
+    const url = receiver.answer('/failing', (response) => response.writeHead(500).end('e'.repeat(5000)));
+    const endpoint = await createEndpoint('/failing');
+    expect(endpoint.url).toBe(url);
+    await createCustomer();
+    const attempts = await receiver.waitFor('/failing', 3);
+    expect(new Set(attempts.map((attempt) => attempt.headers['webhook-id'])).size).toBe(1);
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'failed');
+    const [failed] = await deliveries(endpoint.id);
+    expect(failed).toMatchObject({ attempt: 3, status: 'failed', responseStatus: 500, error: 'the endpoint answered 500', nextAttemptAt: null });
+    expect(failed.responseBody).toHaveLength(1024);
+
+    receiver.answer('/failing', (response) => response.writeHead(204).end());
+    const retried = await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${failed.id}/retry`, {});
+    expect(retried.status).toBe(202);
+    expect(retried.body.data).toMatchObject({ id: failed.id, status: 'pending' });
+    await receiver.waitFor('/failing', 4);
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({ attempt: 4, responseStatus: 204 });
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('a rolled secret keeps signing beside the new one for its grace period; with none, only the new one signs', async () => {
+    const endpoint = await createEndpoint('/rolled');
+    const rolled = await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: 1 });
+    expect(rolled.status).toBe(200);
+    const newSecret = rolled.body.data.secret;
+    expect(newSecret).not.toBe(endpoint.secret);
+    await createCustomer();
+    const [delivery] = await receiver.waitFor('/rolled', 1);
+    expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [endpoint.secret, newSecret]) new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>);
+
+    const again = (await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: 0 })).body.data.secret;
+    await createCustomer();
+    const [, second] = await receiver.waitFor('/rolled', 2);
+    expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    new Webhook(again).verify(second.body, second.headers as Record<string, string>);
+    expect(() => new Webhook(newSecret).verify(second.body, second.headers as Record<string, string>)).toThrow();
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('sends a test event to that endpoint only, not recorded in the event list', async () => {
+    const target = await createEndpoint('/test-target');
+    const bystander = await createEndpoint('/bystander');
+    const sent = await post(`${ENDPOINTS}/${target.id}/test`, {});
+    expect(sent.status).toBe(202);
+    expect(sent.body.data).toMatchObject({ eventType: 'webhook.test', status: 'pending' });
+    const [delivery] = await receiver.waitFor('/test-target', 1);
+    const event = new Webhook(target.secret).verify(delivery.body, delivery.headers as Record<string, string>) as { id: string; type: string };
+    expect(event.type).toBe('webhook.test');
+    expectNotFound(await t.http.get(`/v1/events/${event.id}`, { token: admin.token }), 'Event not found');
+    await sleep(200);
+    expect(receiver.at('/bystander')).toHaveLength(0);
+    for (const endpoint of [target, bystander]) await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('a slow endpoint never holds up the API call whose event it receives', async () => {
+    receiver.answer('/hanging', () => undefined);
+    const endpoint = await createEndpoint('/hanging');
+    await createCustomer();
+    await receiver.waitFor('/hanging', 1);
+    // The receiver has not answered: the delivery is still open while further calls complete.
+    expect(receiver.open.has('/hanging')).toBe(true);
+    const customer = await createCustomer();
+    expect(customer).toMatch(/^[0-9a-f]{24}$/);
+    expect(receiver.open.has('/hanging')).toBe(true);
+    await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'disabled' }, { token: admin.token });
+  });
+
+  it('disables an endpoint whose deliveries have all failed for the configured hours, with the reason', async () => {
+    receiver.answer('/dead', (response) => response.writeHead(503).end());
+    const endpoint = await createEndpoint('/dead');
+    await t.db.collection('webhook_endpoints').updateOne({ _id: new Types.ObjectId(endpoint.id) }, { $set: { failingSince: new Date(Date.now() - 73 * 3_600_000) } });
+    await createCustomer();
+    await receiver.waitFor('/dead', 1);
+    await waitUntil(async () => (await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token })).body.data.status === 'disabled');
+    const disabled = (await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token })).body.data;
+    expect(disabled.disabledReason).toMatch(/^Every delivery failed for 72 hours \(since /);
+    const enabled = await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'enabled' }, { token: admin.token });
+    expect(enabled.body.data).toMatchObject({ status: 'enabled', disabledReason: null });
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('at most 16 endpoints a project', async () => {
+    const owner = await createFirstAdmin(t.http);
+    for (let i = 0; i < 16; i++) await createEndpoint(`/many-${i}`, {}, owner.token);
+    expectError(await post(ENDPOINTS, { url: `${receiver.base}/one-more`, enabledEvents: ['*'] }, owner.token), 400, 'A platform project can have at most 16 webhook endpoints');
+  });
+
+  it('needs an admin; another project sees none of it', async () => {
+    const endpoint = await createEndpoint('/private');
+    const developer = await createUser(t.http, 'developer', admin.token);
+    expectForbidden(await t.http.get(ENDPOINTS, { token: developer.token }));
+    const stranger = await createFirstAdmin(t.http);
+    expectNotFound(await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: stranger.token }), 'Webhook endpoint not found');
+    expectNotFound(await t.http.get(`${ENDPOINTS}/${endpoint.id}/deliveries`, { token: stranger.token }), 'Webhook endpoint not found');
+    expect((await t.http.get(ENDPOINTS, { token: stranger.token })).text).not.toContain(endpoint.id);
+    await createCustomer(stranger.token);
+    await sleep(300);
+    expect(receiver.at('/private')).toHaveLength(0);
+  });
+});
+
+describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE_URLS', () => {
+  let t: TestApp;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await createFirstAdmin(t.http);
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['http://example.com/hooks', 'url must use https'],
+    ['https://127.0.0.1/hooks', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
+    ['https://169.254.169.254/latest/meta-data', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
+    ['https://[::1]/hooks', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
+    ['https://localhost/hooks', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
+  ])('refuses %s', async (url, message) => {
+    expectError(await t.http.post(ENDPOINTS, { url, enabledEvents: ['*'] }, { token: admin.token }), 400, message);
+  });
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await sleep(50);
+  }
+}
