@@ -1,73 +1,17 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Types } from 'mongoose';
 import { Webhook } from 'standardwebhooks';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
-
-interface Received {
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** A webhook receiver on loopback: records every request; each path answers as told. */
-class Receiver {
-  readonly received: Received[] = [];
-  readonly open = new Set<string>();
-  private server!: Server;
-  private answers = new Map<string, (response: ServerResponse) => void>();
-  base = '';
-
-  async start(): Promise<void> {
-    this.server = createServer((request, response) => {
-      let body = '';
-      const path = request.url ?? '';
-      this.open.add(path);
-      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      request.on('end', () => {
-        this.received.push({ path, headers: request.headers, body });
-        const answer = this.answers.get(path) ?? ((out: ServerResponse) => out.writeHead(200).end('ok'));
-        answer(response);
-      });
-      response.on('close', () => this.open.delete(path));
-    });
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  answer(path: string, how: (response: ServerResponse) => void): string {
-    this.answers.set(path, how);
-    return `${this.base}${path}`;
-  }
-
-  at(path: string): Received[] {
-    return this.received.filter((request) => request.path === path);
-  }
-
-  async waitFor(path: string, count: number, timeoutMs = 10_000): Promise<Received[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.at(path).length < count) {
-      if (Date.now() > deadline) throw new Error(`${path} got ${this.at(path).length} of ${count} deliveries`);
-      await sleep(25);
-    }
-    return this.at(path);
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 describe('webhooks /v1/webhook-endpoints', () => {
   let t: TestApp;
   let admin: TestUser;
-  const receiver = new Receiver();
+  const receiver = new WebhookReceiver();
 
   beforeAll(async () => {
     await receiver.start();
@@ -213,10 +157,10 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await createCustomer();
     await receiver.waitFor('/hanging', 1);
     // The receiver has not answered: the delivery is still open while further calls complete.
-    expect(receiver.open.has('/hanging')).toBe(true);
+    expect(receiver.isOpen('/hanging')).toBe(true);
     const customer = await createCustomer();
     expect(customer).toMatch(/^[0-9a-f]{24}$/);
-    expect(receiver.open.has('/hanging')).toBe(true);
+    expect(receiver.isOpen('/hanging')).toBe(true);
     await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'disabled' }, { token: admin.token });
   });
 

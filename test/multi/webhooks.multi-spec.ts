@@ -1,0 +1,159 @@
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Webhook } from 'standardwebhooks';
+import { createFirstAdmin, TestUser } from '../support/auth';
+import { pollUntil } from '../support/deadline';
+import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
+import { ServiceProcess, spawnBuiltService } from '../support/service-process';
+import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
+import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
+import { WebhookReceiver } from '../support/webhook-receiver';
+
+jest.setTimeout(180_000);
+
+const INSTANCES = 3;
+const EVENTS = 50;
+const TIMEOUT_MS = 3_000;
+
+class RoundRobinClient extends HttpClient {
+  private next = 0;
+  constructor(private readonly clients: HttpClient[]) {
+    super(clients[0].baseUrl);
+  }
+  override request<T = any>(method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+    return this.clients[this.next++ % this.clients.length].request<T>(method, path, body, options);
+  }
+}
+
+/** The pid of the process whose TCP socket has this local port (Linux: /proc). */
+function processWithLocalPort(pids: number[], port: number): number | undefined {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (parseInt(fields[1].split(':')[1], 16) === port) inodes.add(fields[9]);
+    }
+  }
+  return pids.find((pid) => {
+    try {
+      return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+        const target = readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: 'utf8' });
+        return inodes.has(target.replace(/^socket:\[(\d+)\]$/, '$1'));
+      });
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe(`webhook deliveries from ${INSTANCES} instances on one database`, () => {
+  const mongodbUri = testDatabaseUri(`multi_hooks_${randomBytes(6).toString('hex')}`);
+  const services: ServiceProcess[] = [];
+  const receiver = new WebhookReceiver();
+  let http: RoundRobinClient;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    await receiver.start();
+    for (let i = 0; i < INSTANCES; i++) {
+      services.push(
+        await spawnBuiltService({
+          NODE_ENV: 'test',
+          MONGODB_URI: mongodbUri,
+          JWT_SECRET: TEST_JWT_SECRET,
+          CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
+          FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
+          LOG_LEVEL: 'silent',
+          BCRYPT_ROUNDS: '4',
+          SIGNUP_MAX_PER_CLIENT: '100000',
+          WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+          WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
+          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+        }),
+      );
+    }
+    const instances = services.map((service) => new HttpClient(service.baseUrl));
+    for (const [i, instance] of instances.entries()) {
+      const up = await pollUntil(async () => (await instance.get('/health')).status === 200, 60_000);
+      if (!up) throw new Error(`instance ${i} did not become healthy:\n${services[i].output()}`);
+    }
+    http = new RoundRobinClient(instances);
+    owner = await createFirstAdmin(http);
+  });
+
+  afterAll(async () => {
+    await Promise.all(
+      services.map(async (service) => {
+        if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
+        await service.exited;
+      }),
+    );
+    await receiver.stop();
+    await dropTestDatabase(mongodbUri);
+  });
+
+  const as = () => ({ token: owner.token });
+  async function endpoint(path: string): Promise<{ id: string; secret: string }> {
+    const res = await http.post('/v1/webhook-endpoints', { url: `${receiver.base}${path}`, enabledEvents: ['customer.created'] }, as());
+    expect(res.status).toBe(201);
+    return res.body.data;
+  }
+
+  it(`delivers ${EVENTS} events made through every instance at least once each, never two attempts of one at once`, async () => {
+    // Slow answers widen the window in which a second instance could send the same delivery.
+    receiver.answer('/fifty', (response) => setTimeout(() => response.writeHead(200).end('ok'), 50));
+    const { secret } = await endpoint('/fifty');
+    const created = await Promise.all(
+      Array.from({ length: EVENTS }, async (_, i) => {
+        const res = await http.post('/v1/customers', { email: `fifty-${i}@example.com` }, as());
+        expect(res.status).toBe(201);
+        return res.body.data.id as string;
+      }),
+    );
+    const delivered = await pollUntil(async () => new Set(receiver.at('/fifty').map((request) => request.headers['webhook-id'])).size >= EVENTS, 60_000);
+    expect(delivered).toBe(true);
+    const customers = new Set(
+      receiver.at('/fifty').map((request) => {
+        const event = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { data: { object: { id: string } } };
+        return event.data.object.id;
+      }),
+    );
+    expect([...customers].sort()).toEqual([...created].sort());
+    expect(receiver.concurrent).toEqual([]);
+  });
+
+  it("takes over an attempt whose instance was killed in the middle of it, and delivers it", async () => {
+    let answered = false;
+    receiver.answer('/killed', (response) => {
+      // The first attempt is left hanging: its instance is killed while it waits.
+      if (!answered && receiver.at('/killed').length === 1) return;
+      answered = true;
+      response.writeHead(200).end('ok');
+    });
+    const { secret } = await endpoint('/killed');
+    await http.post('/v1/customers', { email: 'killed@example.com' }, as());
+    const [first] = await receiver.waitFor('/killed', 1, 20_000);
+    const alive = services.filter((service) => service.child.exitCode === null && service.child.signalCode === null);
+    const senderPid = processWithLocalPort(
+      alive.map((service) => service.child.pid!),
+      first.remotePort,
+    );
+    const sender = alive.find((service) => service.child.pid === senderPid);
+    expect(sender).toBeDefined();
+    sender!.child.kill('SIGKILL');
+    await sender!.exited;
+
+    // Its lease outlives it by the timeout and a margin; another instance then sends the attempt again.
+    const [, retried] = await receiver.waitFor('/killed', 2, TIMEOUT_MS + 20_000);
+    expect(retried.headers['webhook-id']).toBe(first.headers['webhook-id']);
+    new Webhook(secret).verify(retried.body, retried.headers as Record<string, string>);
+    expect(processWithLocalPort([senderPid!], retried.remotePort)).toBeUndefined();
+    await sleep(100);
+    const survivor = new HttpClient(alive.find((service) => service !== sender)!.baseUrl);
+    const endpoints = (await survivor.get('/v1/webhook-endpoints', as())).body.data as { id: string; url: string }[];
+    const killed = endpoints.find((candidate) => candidate.url.endsWith('/killed'))!;
+    const ok = await pollUntil(async () => (await survivor.get(`/v1/webhook-endpoints/${killed.id}/deliveries`, as())).body.data[0]?.status === 'succeeded', 10_000);
+    expect(ok).toBe(true);
+  });
+});
