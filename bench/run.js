@@ -29,6 +29,7 @@ const path = require('node:path');
 const autocannon = require('autocannon');
 const { MongoClient, ObjectId } = require('mongodb');
 const { analyseProfile, formatAnalysis } = require('./cpuprofile');
+const { measureWebhookCost } = require('./webhooks');
 
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS_DIR = path.join(__dirname, 'results');
@@ -914,7 +915,8 @@ async function main() {
   const loadBefore = os.loadavg().map((n) => n.toFixed(2)).join(' ');
   const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.key, scenario.title));
   const boundsWanted = wanted('bounds');
-  if (scenarios.length === 0 && !boundsWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
+  const webhooksWanted = wanted('webhooks');
+  if (scenarios.length === 0 && !boundsWanted && !webhooksWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
 
   log('Benchmark: service (dist/main.js) vs bare Fastify + mongodb baseline, both multi-tenant');
   log(`Machine: ${info.cores} cores, ${info.cpu}, ${info.memory} RAM, Node ${info.node}, ${info.platform}`);
@@ -926,6 +928,8 @@ async function main() {
   log('Load generator, service, baseline and database all share this machine (autocannon runs in this process).');
 
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-'));
+  // Run as root, the embedded PostgreSQL runs as an unprivileged user, who must be able to reach its folder.
+  fs.chmodSync(tmp, 0o755);
   cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true });
@@ -971,7 +975,8 @@ async function main() {
   const service = await startServer(
     'service',
     path.join(DIST_SNAPSHOT, 'main.js'),
-    { ...shared, NODE_ENV: 'production', LOG_LEVEL: settings.logLevel, MONGODB_URI: `${database.uri}bench_service` },
+    // The webhook cost's receiver listens on loopback.
+    { ...shared, NODE_ENV: 'production', LOG_LEVEL: settings.logLevel, MONGODB_URI: `${database.uri}bench_service`, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
     argsFor('service'),
   );
   const baseline = await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline` }, argsFor('baseline'));
@@ -1064,6 +1069,19 @@ async function main() {
     bounds.push(small, large);
   }
 
+  let webhookCost;
+  const webhookFailures = [];
+  if (webhooksWanted) {
+    log('  Webhook cost: POST /api/v1/payments in a project with one enabled endpoint, against one with none (the service alone)');
+    try {
+      webhookCost = await measureWebhookCost(service, seeds.service, { call, expectStatus, round, runAutocannon, settings, log, median, password: PASSWORD });
+      log(`    median ratio ${webhookCost.ratio.toFixed(2)} (goal: at least 0.90); the receiver got ${webhookCost.delivered} deliveries`);
+    } catch (error) {
+      webhookFailures.push(`webhook cost: ${error.message}`);
+      log(`    FAILED: ${error.message}`);
+    }
+  }
+
   const loadAfter = os.loadavg().map((n) => n.toFixed(2)).join(' ');
 
   // Profiles are written when the servers exit.
@@ -1132,6 +1150,7 @@ async function main() {
   );
   const failures = [];
   for (const row of results) for (const failure of row.failed) failures.push(`${row.title}: ${failure}`);
+  failures.push(...webhookFailures);
   for (const row of bounds) {
     if (row.service?.failed) failures.push(`${row.label} on service: ${row.service.failed}`);
     if (row.baseline?.failed) failures.push(`${row.label} on baseline: ${row.baseline.failed}`);
@@ -1153,6 +1172,12 @@ async function main() {
   if (bounds.length > 0) {
     notes.push(
       `Bounds: "alone" is the median of 5 requests sent one at a time; req/s and p50/p99 come from one ${settings.seconds * 2} s run with ${settings.boundsConnections} connections.`,
+    );
+  }
+  if (webhookCost) {
+    notes.push(
+      `Webhook cost: POST /api/v1/payments with one enabled endpoint (a local receiver answering 204) over the same without endpoints, ` +
+        `median of ${settings.rounds} alternating rounds: ${webhookCost.ratio.toFixed(2)} (${webhookCost.delivered} deliveries received during the rounds).`,
     );
   }
   if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
@@ -1265,6 +1290,11 @@ async function main() {
       service: row.service && { rps: row.service.rps, p50: row.service.p50, p99: row.service.p99, failed: row.service.failed },
       baseline: row.baseline && { rps: row.baseline.rps, p50: row.baseline.p50, p99: row.baseline.p99, failed: row.baseline.failed },
     })),
+    webhookCost: webhookCost && {
+      ratio: webhookCost.ratio,
+      delivered: webhookCost.delivered,
+      rounds: webhookCost.rounds.map((pair) => ({ without: pair.without.rps, with: pair.with.rps })),
+    },
     profiles: profileSummaries.map(({ side, scenario, file, summary, analysis }) => ({ side, scenario, file, summary, perRequestMicros: analysis.perRequestMicros, busyShare: analysis.busyShare })),
     failures,
   };

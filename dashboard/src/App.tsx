@@ -9,6 +9,8 @@ import { OverviewPage } from './pages/OverviewPage';
 import { PaymentsPage } from './pages/PaymentsPage';
 import { ProjectsPage } from './pages/ProjectsPage';
 import { TeamPage } from './pages/TeamPage';
+import { EventsPage } from './pages/EventsPage';
+import { WebhooksPage } from './pages/WebhooksPage';
 import { href, navigate, useRoute, type Route } from './router';
 import { useSession, useSessionControl } from './session';
 import { Button, Field, FormError, SelectField, Spinner } from './ui';
@@ -17,6 +19,8 @@ const SECTIONS = [
   { path: 'overview', label: 'Overview' },
   { path: 'customers', label: 'Customers' },
   { path: 'payments', label: 'Payments' },
+  { path: 'events', label: 'Events' },
+  { path: 'webhooks', label: 'Webhooks' },
   { path: 'team', label: 'Team' },
   { path: 'projects', label: 'Projects & keys' },
 ] as const;
@@ -118,6 +122,10 @@ function Page({ route }: { route: Route }) {
       return route.path[1] ? <CustomerPage key={`${key}:${route.path[1]}`} id={route.path[1]} /> : <CustomersPage key={key} />;
     case 'payments':
       return <PaymentsPage key={key} />;
+    case 'events':
+      return <EventsPage key={key} />;
+    case 'webhooks':
+      return <WebhooksPage key={key} />;
     case 'team':
       return <TeamPage key={session.account?.id} />;
     case 'projects':

@@ -23,8 +23,13 @@ export class OutboxRecords<T> {
     return this.records.model.collection.collectionName;
   }
 
-  withOutbox(projectId: Types.ObjectId, _id: Types.ObjectId): Promise<RecordWithOutbox<T> | null> {
-    return this.records.findOne<RecordWithOutbox<T>>({ _id, projectId }, WITH_OUTBOX);
+  /**
+   * By `_id` alone, the one filter FerretDB's SQLite backend narrows in SQL (ids are unique across
+   * projects); the project is then checked here, so another tenant's record still reads as none.
+   */
+  async withOutbox(projectId: Types.ObjectId, _id: Types.ObjectId): Promise<RecordWithOutbox<T> | null> {
+    const record = await this.records.findOne<RecordWithOutbox<T>>({ _id }, WITH_OUTBOX);
+    return record && projectId.equals(record.projectId) ? record : null;
   }
 
   exists(projectId: Types.ObjectId, _id: Types.ObjectId): Promise<boolean> {

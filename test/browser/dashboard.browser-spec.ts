@@ -2,9 +2,11 @@ import type { AxeResults } from 'axe-core';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { DASHBOARD_DIR } from '../../src/dashboard';
 import { signupBody, uniqueEmail } from '../support/auth';
 import { createTestApp, TestApp } from '../support/test-app';
+import { WebhookReceiver } from '../support/webhook-receiver';
 
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 // jest reads testTimeout from the top-level configuration only, not from a project's.
@@ -78,7 +80,8 @@ describe('finance dashboard in a browser', () => {
     if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
       throw new Error(`The dashboard is not built (${DASHBOARD_DIR}): run npm run build first`);
     }
-    t = await createTestApp();
+    // The journey's webhook receiver listens on loopback.
+    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -292,6 +295,56 @@ describe('finance dashboard in a browser', () => {
     await expect(page.locator('body').innerText()).resolves.not.toContain(key);
   });
 
+  it('adds a webhook endpoint, shows its secret once, sends a test event and sees it delivered, then disables and rolls it', async () => {
+    const receiver = new WebhookReceiver();
+    await receiver.start();
+    try {
+      await openSection('Webhooks', 'Webhooks');
+      await page.getByText('No webhook endpoints yet.').waitFor();
+      await page.getByLabel('URL').fill(`${receiver.base}/dashboard-hooks`);
+      await page.getByLabel('Events', { exact: true }).fill('*');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const secret = await page.getByRole('region', { name: /^Signing secret of / }).getByRole('textbox').inputValue();
+      expect(secret).toMatch(/^whsec_/);
+
+      await page.getByRole('button', { name: `Send test event to ${receiver.base}/dashboard-hooks` }).click();
+      const [delivery] = await receiver.waitFor('/dashboard-hooks', 1);
+      const event = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as { type: string };
+      expect(event.type).toBe('webhook.test');
+      const deliveries = page.getByRole('table', { name: /^Deliveries to / });
+      for (let tries = 0; tries < 20 && !(await deliveries.innerText().catch(() => '')).includes('succeeded'); tries++) {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await settled();
+      }
+      await expect(deliveries.innerText()).resolves.toContain('succeeded');
+      await checkAccessibility('webhooks');
+      await screenshot('webhooks');
+
+      await page.getByRole('button', { name: `Disable ${receiver.base}/dashboard-hooks` }).click();
+      await page.getByRole('button', { name: `Enable ${receiver.base}/dashboard-hooks` }).waitFor();
+      await page.getByRole('button', { name: `Roll secret of ${receiver.base}/dashboard-hooks` }).click();
+      const rolled = await page.getByRole('region', { name: /^New signing secret of / }).getByRole('textbox').inputValue();
+      expect(rolled).toMatch(/^whsec_/);
+      expect(rolled).not.toBe(secret);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  it('lists the events of the project, filters them by type and shows one as JSON', async () => {
+    await openSection('Events', 'Events');
+    await page.getByRole('cell', { name: customerId }).first().waitFor();
+    await page.getByLabel('Type').selectOption('payment.refunded');
+    await settled();
+    const rows = page.getByRole('table', { name: 'Events, newest first' }).getByRole('row');
+    await expect(rows.count()).resolves.toBe(2);
+    await page.getByRole('button', { name: /^Show JSON/ }).click();
+    const json = await page.locator('pre.json').innerText();
+    expect(JSON.parse(json)).toMatchObject({ type: 'payment.refunded', data: { object: { id: paymentId, status: 'partially_refunded' } } });
+    await checkAccessibility('events');
+    await screenshot('events');
+  });
+
   it('switches the platform project (X-Project-Id) and the account (a new login with accountId)', async () => {
     const { body: loggedIn } = await t.http.post('/api/v1/login', { email: person.email, password: person.password });
     const staging = await t.http.post('/api/v1/platform/projects', { name: 'Staging' }, { token: loggedIn.accessToken });
@@ -327,7 +380,7 @@ describe('finance dashboard in a browser', () => {
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(accessibility.map(({ page: name }) => name)).toEqual(
-      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects']),
+      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events']),
     );
     expect(accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(pageProblems).toEqual([]);

@@ -1,0 +1,142 @@
+import { useState } from 'react';
+import { api, call, type Schemas } from '../api/client';
+import type { paths } from '../api/schema';
+import { useResource } from '../hooks';
+import { formatDate } from '../money';
+import { useSession } from '../session';
+import { Button, EmptyState, LoadError, Pager, SelectField, Spinner, useCursor } from '../ui';
+
+const PAGE_SIZE = 20;
+type EventType = NonNullable<NonNullable<paths['/v1/events']['get']['parameters']['query']>['type']>;
+type Event = Schemas['EventResponse'];
+
+/** The event types a change records, as the list filter offers them. */
+const TYPES: EventType[] = [
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+  'customer.default_card_changed',
+  'card.created',
+  'card.updated',
+  'card.deleted',
+  'payment.created',
+  'payment.succeeded',
+  'payment.failed',
+  'payment.refunded',
+  'channel.created',
+  'channel.updated',
+  'channel.deleted',
+  'project.created',
+  'project.updated',
+  'project.deleted',
+  'collection.created',
+  'collection.updated',
+  'collection.deleted',
+  'collection.restored',
+  'client.created',
+  'client.updated',
+  'client.deleted',
+  'client.restored',
+];
+
+export function EventsPage() {
+  const session = useSession();
+  const cursor = useCursor();
+  const [type, setType] = useState<EventType | ''>('');
+  const events = useResource(
+    () =>
+      call(
+        api.GET('/v1/events', {
+          params: { query: { limit: PAGE_SIZE, ...(type ? { type } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } },
+        }),
+      ),
+    [cursor.startingAfter, type],
+  );
+  const [open, setOpen] = useState<string | undefined>();
+  const rows = events.data?.data ?? [];
+
+  return (
+    <section aria-labelledby="events-heading">
+      <div className="page-head">
+        <h1 id="events-heading">Events</h1>
+        <Button variant="secondary" onClick={events.reload}>
+          Refresh
+        </Button>
+      </div>
+      <p className="muted">What changed in {session.project?.name ?? 'this project'}, newest first. Webhook endpoints receive these same events.</p>
+      <SelectField
+        label="Type"
+        value={type}
+        onChange={(event) => {
+          setType(event.target.value as EventType | '');
+          cursor.reset();
+        }}
+      >
+        <option value="">Every type</option>
+        {TYPES.map((candidate) => (
+          <option key={candidate} value={candidate}>
+            {candidate}
+          </option>
+        ))}
+      </SelectField>
+      {events.error && <LoadError error={events.error} retry={events.reload} />}
+      {events.loading && !events.data && <Spinner label="Loading events" />}
+      {events.data && rows.length === 0 && cursor.page === 0 && (
+        <EmptyState title={type ? `No ${type} events.` : 'No events yet.'}>Create a customer or take a payment: each change records an event here.</EmptyState>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap" aria-busy={events.loading || undefined}>
+          <table>
+            <caption className="visually-hidden">Events, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Type</th>
+                <th scope="col">Object</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Details</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((event) => (
+                <EventRow key={event.id} event={event} open={open === event.id} onToggle={() => setOpen(open === event.id ? undefined : event.id)} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={cursor.page} hasMore={events.data?.hasMore ?? false} busy={events.loading} onPrevious={cursor.previous} onNext={() => cursor.next(rows.at(-1)?.id)} />
+    </section>
+  );
+}
+
+function EventRow({ event, open, onToggle }: { event: Event; open: boolean; onToggle: () => void }) {
+  const object = event.data.object as { id?: string; _id?: string };
+  return (
+    <>
+      <tr>
+        <th scope="row" className="mono">
+          {event.type}
+        </th>
+        <td className="mono">{object.id ?? object._id ?? '—'}</td>
+        <td>{formatDate(event.createdAt)}</td>
+        <td>
+          <Button variant="secondary" onClick={onToggle} aria-expanded={open}>
+            {open ? 'Hide JSON' : 'Show JSON'}
+            <span className="visually-hidden"> of {event.id}</span>
+          </Button>
+        </td>
+      </tr>
+      {open && (
+        <tr>
+          <td colSpan={4}>
+            <pre className="json" aria-label={`Event ${event.id}`} tabIndex={0}>
+              {JSON.stringify(event, null, 2)}
+            </pre>
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,264 @@
+import { useState, type FormEvent } from 'react';
+import { api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction, useResource } from '../hooks';
+import { formatDate } from '../money';
+import { useSession } from '../session';
+import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, Spinner } from '../ui';
+
+type Endpoint = Schemas['WebhookEndpointResponse'];
+type Delivery = Schemas['WebhookDeliveryResponse'];
+
+export function WebhooksPage() {
+  const session = useSession();
+  const endpoints = useResource(() => call(api.GET('/v1/webhook-endpoints', { params: { query: { limit: 100 } } })), []);
+  const [secret, setSecret] = useState<{ url: string; secret: string; rolled: boolean } | undefined>();
+  const [selected, setSelected] = useState<string | undefined>();
+  const rows = endpoints.data?.data ?? [];
+  const current = rows.find((endpoint) => endpoint.id === selected);
+
+  if (!session.isAdmin) {
+    return (
+      <section aria-labelledby="webhooks-heading">
+        <h1 id="webhooks-heading">Webhooks</h1>
+        <p className="notice">Only admins manage webhook endpoints: ask an admin of the account.</p>
+      </section>
+    );
+  }
+  return (
+    <section aria-labelledby="webhooks-heading">
+      <div className="page-head">
+        <h1 id="webhooks-heading">Webhooks</h1>
+      </div>
+      <p className="muted">
+        URLs that receive {session.project?.name ?? 'this project'}&apos;s events, signed with the Standard Webhooks scheme. Verify every delivery with the
+        endpoint&apos;s secret.
+      </p>
+      <NewEndpointForm
+        onCreated={(created) => {
+          setSecret({ url: created.url, secret: created.secret, rolled: false });
+          setSelected(created.id);
+          endpoints.reload();
+        }}
+      />
+      {secret && (
+        <Secret
+          label={`${secret.rolled ? 'New signing secret' : 'Signing secret'} of ${secret.url}`}
+          value={secret.secret}
+          note="This is the only time the secret is shown: store it with your receiver now."
+        />
+      )}
+      {endpoints.error && <LoadError error={endpoints.error} retry={endpoints.reload} />}
+      {endpoints.loading && !endpoints.data && <Spinner label="Loading webhook endpoints" />}
+      {endpoints.data && rows.length === 0 && (
+        <EmptyState title="No webhook endpoints yet.">Add the URL of a receiver above: it gets an event for every change in this project.</EmptyState>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap" aria-busy={endpoints.loading || undefined}>
+          <table>
+            <caption className="visually-hidden">Webhook endpoints</caption>
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Events</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((endpoint) => (
+                <EndpointRow
+                  key={endpoint.id}
+                  endpoint={endpoint}
+                  selected={endpoint.id === selected}
+                  onSelect={() => setSelected(endpoint.id)}
+                  onChanged={endpoints.reload}
+                  onRolled={(rolled) => setSecret({ url: endpoint.url, secret: rolled, rolled: true })}
+                />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {current && <Deliveries key={current.id} endpoint={current} />}
+    </section>
+  );
+}
+
+function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookEndpointWithSecret']) => void }) {
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState('*');
+  const [key, setKey] = useState(idempotencyKey);
+  const create = useAction(async () => {
+    const enabledEvents = events
+      .split(',')
+      .map((type) => type.trim())
+      .filter(Boolean) as Schemas['CreateWebhookEndpointDto']['enabledEvents'];
+    const created = await call(api.POST('/v1/webhook-endpoints', { body: { url: url.trim(), enabledEvents }, params: { header: { 'Idempotency-Key': key } } }));
+    setUrl('');
+    setKey(idempotencyKey());
+    onCreated(created.data);
+  });
+  return (
+    <form
+      className="card"
+      aria-labelledby="new-endpoint-heading"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void create.run();
+      }}
+    >
+      <h2 id="new-endpoint-heading">New endpoint</h2>
+      <Field label="URL" type="url" required placeholder="https://example.com/webhooks" value={url} onChange={(event) => setUrl(event.target.value)} error={fieldError(create.error, 'url')} />
+      <Field
+        label="Events"
+        hint="* for every event, or types separated by commas (payment.succeeded, payment.refunded)"
+        required
+        value={events}
+        onChange={(event) => setEvents(event.target.value)}
+        error={fieldError(create.error, 'enabledEvents')}
+      />
+      <FormError error={create.error} fields={['url', 'enabledEvents']} />
+      <div className="actions">
+        <Button type="submit" busy={create.busy}>
+          Add endpoint
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function EndpointRow({
+  endpoint,
+  selected,
+  onSelect,
+  onChanged,
+  onRolled,
+}: {
+  endpoint: Endpoint;
+  selected: boolean;
+  onSelect: () => void;
+  onChanged: () => void;
+  onRolled: (secret: string) => void;
+}) {
+  const enabled = endpoint.status === 'enabled';
+  const path = { params: { path: { id: endpoint.id } } };
+  const toggle = useAction(async () => {
+    await call(api.PATCH('/v1/webhook-endpoints/{id}', { ...path, body: { status: enabled ? 'disabled' : 'enabled' } }));
+    onChanged();
+  });
+  const roll = useAction(async () => {
+    const rolled = await call(
+      api.POST('/v1/webhook-endpoints/{id}/roll-secret', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } }, body: { expiresInHours: 24 } }),
+    );
+    onRolled(rolled.data.secret);
+  });
+  const test = useAction(async () => {
+    await call(api.POST('/v1/webhook-endpoints/{id}/test', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
+    onSelect();
+  });
+  const error = toggle.error ?? roll.error ?? test.error;
+  return (
+    <tr aria-selected={selected || undefined}>
+      <th scope="row">
+        <Button variant="link" onClick={onSelect} aria-pressed={selected}>
+          {endpoint.url}
+        </Button>
+        {endpoint.disabledReason && <p className="small muted">{endpoint.disabledReason}</p>}
+        {error && <FormError error={error} />}
+      </th>
+      <td className="mono small">{endpoint.enabledEvents.join(', ')}</td>
+      <td>{enabled ? <Badge tone="good">Enabled</Badge> : <Badge tone="warn">Disabled</Badge>}</td>
+      <td className="actions">
+        <Button variant="secondary" busy={toggle.busy} onClick={() => void toggle.run()}>
+          {enabled ? 'Disable' : 'Enable'}
+          <span className="visually-hidden"> {endpoint.url}</span>
+        </Button>
+        <Button variant="secondary" busy={roll.busy} onClick={() => void roll.run()}>
+          Roll secret<span className="visually-hidden"> of {endpoint.url}</span>
+        </Button>
+        <Button variant="secondary" busy={test.busy} disabled={!enabled} onClick={() => void test.run()}>
+          Send test event<span className="visually-hidden"> to {endpoint.url}</span>
+        </Button>
+      </td>
+    </tr>
+  );
+}
+
+function Deliveries({ endpoint }: { endpoint: Endpoint }) {
+  const deliveries = useResource(
+    () => call(api.GET('/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpoint.id }, query: { limit: 20 } } })),
+    [endpoint.id],
+  );
+  const rows = deliveries.data?.data ?? [];
+  return (
+    <section aria-labelledby="deliveries-heading">
+      <div className="page-head">
+        <h2 id="deliveries-heading">Recent deliveries to {endpoint.url}</h2>
+        <Button variant="secondary" onClick={deliveries.reload}>
+          Refresh
+        </Button>
+      </div>
+      {deliveries.error && <LoadError error={deliveries.error} retry={deliveries.reload} />}
+      {deliveries.loading && !deliveries.data && <Spinner label="Loading deliveries" />}
+      {deliveries.data && rows.length === 0 && <EmptyState title="No deliveries yet.">Send a test event, or make a change in this project.</EmptyState>}
+      {rows.length > 0 && (
+        <div className="table-wrap" aria-busy={deliveries.loading || undefined}>
+          <table>
+            <caption className="visually-hidden">Deliveries to {endpoint.url}, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempts</th>
+                <th scope="col">Response</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Retry</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((delivery) => (
+                <DeliveryRow key={delivery.id} endpoint={endpoint} delivery={delivery} onRetried={deliveries.reload} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const DELIVERY_TONES = { succeeded: 'good', failed: 'bad', pending: 'info' } as const;
+
+function DeliveryRow({ endpoint, delivery, onRetried }: { endpoint: Endpoint; delivery: Delivery; onRetried: () => void }) {
+  const retry = useAction(async () => {
+    await call(
+      api.POST('/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry', {
+        params: { path: { id: endpoint.id, deliveryId: delivery.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+      }),
+    );
+    onRetried();
+  });
+  return (
+    <tr>
+      <th scope="row" className="mono small">
+        {delivery.eventType}
+      </th>
+      <td>
+        <Badge tone={DELIVERY_TONES[delivery.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>{delivery.status}</Badge>
+      </td>
+      <td>{delivery.attempt}</td>
+      <td className="small">{delivery.responseStatus ?? delivery.error ?? '—'}</td>
+      <td>{formatDate(delivery.createdAt)}</td>
+      <td>
+        <Button variant="secondary" busy={retry.busy} onClick={() => void retry.run()}>
+          Retry<span className="visually-hidden"> {delivery.eventType} delivery</span>
+        </Button>
+        {retry.error && <FormError error={retry.error} />}
+      </td>
+    </tr>
+  );
+}
