@@ -11,7 +11,7 @@ start_test_service() {
     JWT_SECRET="contract-test-secret-0123456789abcdef0123456789" BCRYPT_ROUNDS=4 \
     CARD_FINGERPRINT_KEY="contract-test-card-fingerprint-key-0123456789" \
     FIELD_ENCRYPTION_KEY="c1:$(printf '%032d' 0 | base64)" \
-    LOGIN_MAX_FAILURES=100000 LOGIN_MAX_FAILURES_PER_CLIENT=100000 SIGNUP_MAX_PER_CLIENT=100000 MONGODB_URI= node dist/main.js >"$log" 2>&1 &
+    LOGIN_MAX_FAILURES=100000 LOGIN_MAX_FAILURES_PER_CLIENT=100000 SIGNUP_MAX_PER_CLIENT=100000 RATE_LIMIT_PER_SECOND=0 MONGODB_URI= node dist/main.js >"$log" 2>&1 &
   test_service_pid=$!
   trap stop_test_service EXIT
 

@@ -6,6 +6,7 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import secureJson from 'secure-json-parse';
 import { AppModule } from './app.module';
+import { RateLimiter } from './rate-limits/rate-limiter';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
 import { installRequestLogging } from './common/logging/request-logging';
 import { IdempotencyStore } from './idempotency/idempotency.store';
@@ -72,6 +73,7 @@ export async function createApp(): Promise<NestFastifyApplication> {
     done();
   });
   installRequestLogging(fastify, await app.resolve(PinoLogger));
+  await app.get(RateLimiter).attach(fastify);
   settleIdempotentResponses(fastify, app.get(IdempotencyStore));
 
   // JSON only: anything else on a body is 415. An empty JSON body counts as no body, so bodiless

@@ -20,6 +20,9 @@ import { authConfig } from './config/auth.config';
 import { databaseConfig } from './config/database.config';
 import { financeConfig } from './config/finance.config';
 import { eventsConfig } from './config/events.config';
+import { rateLimitsConfig } from './config/rate-limits.config';
+import { RateLimitGuard } from './rate-limits/rate-limit.guard';
+import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { EventsModule } from './events/events.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -34,7 +37,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, load: [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig] }),
+    ConfigModule.forRoot({ isGlobal: true, load: [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig] }),
     LoggerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService) => {
@@ -64,6 +67,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false, maxListeners: 50 }),
     DatabaseModule,
     EventsModule,
+    RateLimitsModule,
     HealthModule,
     AuthModule,
     AccountsModule,
@@ -81,9 +85,10 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     MigrationsModule,
   ],
   providers: [
-    // In this order: who is calling, where the request acts, whether their role allows it.
+    // In this order: who is calling, where the request acts, how often they may, whether their role allows it.
     { provide: APP_GUARD, useExisting: JwtAuthGuard },
     { provide: APP_GUARD, useExisting: TenancyGuard },
+    { provide: APP_GUARD, useExisting: RateLimitGuard },
     { provide: APP_GUARD, useExisting: RolesGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },

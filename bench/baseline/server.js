@@ -16,6 +16,10 @@
  *   index, the answer stored after the payment is made, replays and conflicts answered as the service
  *   does; and the payment's own key record (`payment_keys`), claimed for the new payment's id.
  *
+ * - events (EVENTS.md): each change's events inserted into `events` after the change, as the
+ *   plainest implementation would (not proof against a process dying in between, which the
+ *   service's outbox is).
+ *
  * What it deliberately leaves out, because the service pays for it and the comparison should show it:
  * request logging, class-validator DTOs (bodies are checked with Fastify's JSON schemas instead),
  * helmet and CORS headers, request ids, the Nest pipeline (guards, pipes, interceptors, filters),
@@ -376,6 +380,18 @@ async function main() {
   const customers = db.collection('customers');
   const cards = db.collection('cards');
   const payments = db.collection('payments');
+  const events = db.collection('events');
+  /** The events a change records, written after it: the plainest way to keep the contract (EVENTS.md). */
+  const recordEvents = (projectId, types, object) => {
+    const createdAt = new Date();
+    return events.insertMany(
+      types.map((type) => {
+        const id = `evt_${new ObjectId().toHexString()}`;
+        const body = { id, type, createdAt: createdAt.toISOString(), projectId: String(projectId), apiVersion: '2026-11-24', data: { object }, request: { id: null, idempotencyKey: null } };
+        return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
+      }),
+    );
+  };
   const idempotency = db.collection('idempotency_keys');
   const paymentKeys = db.collection('payment_keys');
 
@@ -709,7 +725,7 @@ async function main() {
   fastify.post('/collections', { config: { api: 'collections' }, schema: { body: schemas.collection } }, async (request, reply) => {
     const body = request.body;
     const now = new Date();
-    const { insertedId } = await collections.insertOne({
+    const document = {
       name: body.name.trim(),
       description: body.description ?? null,
       numberOfClients: body.numberOfClients ?? null,
@@ -721,7 +737,9 @@ async function main() {
       projectId: request.tenant.projectId,
       createdAt: now,
       updatedAt: now,
-    });
+    };
+    const { insertedId } = await collections.insertOne(document);
+    await recordEvents(request.tenant.projectId, ['collection.created'], toCollection({ ...document, _id: insertedId }));
     reply.code(201);
     return { message: 'Collection created', id: String(insertedId) };
   });
@@ -965,6 +983,8 @@ async function main() {
         if (earlier) return replay(earlier);
         throw error;
       }
+      const outcome = { succeeded: ['payment.succeeded'], failed: ['payment.failed'] }[payment.status] ?? [];
+      await recordEvents(projectId, ['payment.created', ...outcome], toPayment(payment));
       return toPayment(payment);
     });
   });

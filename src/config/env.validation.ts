@@ -132,6 +132,15 @@ export class EnvironmentVariables {
   @IsString()
   FIELD_ENCRYPTION_KEY?: string;
 
+  /**
+   * Requests a second each API key, and each user in each platform project, may send to the data API,
+   * per instance; 0 turns limits off. Stripe's test mode allows about 25.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_SECOND: number = 25;
+
   /** How long events are kept (the event list, and what a retried delivery can still send). */
   @IsOptional()
   @IsInt()

@@ -25,6 +25,8 @@ export interface ReadOptions {
 export interface UpdateOptions {
   /** Run the schema's validators on the update, as `runValidators` does. */
   validate?: boolean;
+  /** Hidden paths the updated record is answered with after all (`updateAndGet`). */
+  include?: readonly string[];
   /** Leave `updatedAt` as it is: a write of bookkeeping (the event outbox), not of the record's fields. */
   keepTimestamps?: boolean;
 }
@@ -101,6 +103,49 @@ export class Records<T> {
     await this.model.collection.updateOne({ _id }, { $set: set });
   }
 
+  /**
+   * Inserts documents already in their stored form, straight through the collection (no casting or
+   * validation), in one command, not stopping at the first failure; how many went in, and whether
+   * every failure was a duplicate key (a document already there). For bookkeeping written whole by
+   * its repository (events), where one command per batch is the point.
+   */
+  async insertStored(documents: readonly Conditions[]): Promise<{ inserted: number; onlyDuplicates: boolean }> {
+    if (documents.length === 0) return { inserted: 0, onlyDuplicates: true };
+    try {
+      const result = await this.model.collection.insertMany(documents as never[], { ordered: false });
+      return { inserted: result.insertedCount, onlyDuplicates: true };
+    } catch (error) {
+      const failure = error as { insertedCount?: number; writeErrors?: { code?: number }[] | { code?: number }; code?: number };
+      const errors = Array.isArray(failure.writeErrors) ? failure.writeErrors : failure.writeErrors ? [failure.writeErrors] : [{ code: failure.code }];
+      const onlyDuplicates = errors.length > 0 && errors.every((entry) => entry.code === 11000);
+      if (!onlyDuplicates) throw error;
+      return { inserted: failure.insertedCount ?? 0, onlyDuplicates };
+    }
+  }
+
+  /**
+   * Several guarded updates, straight through the collection, in one command; how many matched in
+   * all. Bookkeeping only (the event outbox): no casting, validation or timestamps.
+   */
+  async bulkUpdate(updates: readonly { filter: Conditions; update: Conditions }[]): Promise<number> {
+    if (updates.length === 0) return 0;
+    const result = await this.model.collection.bulkWrite(
+      updates.map(({ filter, update }) => ({ updateOne: { filter, update } })),
+      { ordered: false },
+    );
+    return result.matchedCount;
+  }
+
+  /**
+   * Documents by id, straight from the collection, with the hidden paths asked for: one read by `_id`
+   * each, sent together, since FerretDB narrows an `_id` equality in SQL but reads a whole table for `$in`.
+   */
+  async findByIds<Read = T>(ids: readonly Types.ObjectId[], options: Pick<ReadOptions, 'include'> = {}): Promise<Read[]> {
+    const projection = this.projection(undefined, options.include);
+    const found = await Promise.all(ids.map((_id) => this.model.collection.findOne<Read>({ _id }, { projection })));
+    return found.filter((document): document is Awaited<Read> & Read => document !== null);
+  }
+
   /** Updates one document and answers it as it is after the update; null when none matched. */
   async updateAndGet(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<T | null> {
     const query = this.model.findOneAndUpdate(trustedFilter(filter), update, { returnDocument: 'after', runValidators: options.validate ?? false });
@@ -108,7 +153,7 @@ export class Records<T> {
     // FerretDB refuses a projection on findAndModify, and Mongoose would send one to leave the
     // hidden fields out: they are read, then dropped here.
     const updated = (await query.select(Object.keys(this.hidden).map((path) => `+${path}`)).lean<Record<string, unknown>>().exec()) as Record<string, unknown> | null;
-    if (updated) for (const path of Object.keys(this.hidden)) deletePath(updated, path);
+    if (updated) for (const path of Object.keys(this.hidden)) if (!options.include?.includes(path)) deletePath(updated, path);
     return updated as T | null;
   }
 

@@ -11,9 +11,9 @@ import { OutboxRecords, type RecordWithOutbox } from './outbox-records';
 /** Turns a stored record into the object its events carry: what its GET returns, secrets left out. */
 export type EventObject<T> = (record: T) => object;
 
-/** Told of every event once it is recorded (webhook deliveries); must be idempotent by event id. */
+/** Told of recorded events, a batch at a time (webhook deliveries); must be idempotent by event id. */
 export interface EventSubscriber {
-  eventRecorded(event: PublishedEvent): Promise<void>;
+  eventsRecorded(events: readonly PublishedEvent[]): Promise<void>;
 }
 
 interface EventSource<T> {
@@ -21,21 +21,34 @@ interface EventSource<T> {
   toObject: EventObject<T>;
 }
 
+/** A record written with pending events, waiting for this instance's relay. */
+interface Written {
+  source: EventSource<unknown>;
+  _id: Types.ObjectId;
+  projectId: Types.ObjectId;
+  /** The record as its write answered it, outbox included; absent, it is read. */
+  record?: RecordWithOutbox<unknown>;
+}
+
 /** How many flagged records or unsettled deletes one sweep takes on, per kind. */
 const SWEEP_BATCH = 100;
 
 /**
  * Moves events from the records whose changes wrote them (their outbox) into the events collection,
- * and tells the subscribers. Right after each write, on the request that made it; and, for a process
- * that stopped in between, by a sweep on every instance. Every step is idempotent by event id, in the
- * order subscribers, events collection, outbox cleared: whichever step a process died before, the
- * next relay of that record does it again, and the event is recorded once.
+ * and tells the subscribers. A request relays the records it wrote before it answers, in batches:
+ * requests that wrote while a batch was under way are relayed together by the next, in a few
+ * commands whatever their number. For a process that stopped in between, a sweep on every instance
+ * relays what is left. Every step is idempotent by event id, in the order subscribers, events collection, outbox
+ * cleared: whichever step a process died before, the next relay of that record does it again, and
+ * the event is recorded once.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventRelay.name);
   private readonly sources = new Map<string, EventSource<unknown>>();
   private readonly subscribers: EventSubscriber[] = [];
+  private queue: Written[] = [];
+  private flushing?: Promise<void>;
   private sweepTimer?: NodeJS.Timeout;
   private stopRetention?: () => void;
 
@@ -52,9 +65,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  onModuleDestroy(): void {
+  /** What this instance wrote is relayed before the database connection closes. */
+  async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.stopRetention?.();
+    await this.flush();
   }
 
   subscribe(subscriber: EventSubscriber): void {
@@ -67,9 +82,24 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.sources.set(source.outbox.collection, source as EventSource<unknown>);
     return {
       pending: (scope, type, before) => pendingEvent(scope, type, before ? JSON.stringify(toObject(before)) : null),
-      relay: (scope, id) => this.relayQuietly(source, new Types.ObjectId(scope.projectId), id),
+      relay: async (scope, id, written) => {
+        this.queue.push({ source: source as EventSource<unknown>, _id: id, projectId: new Types.ObjectId(scope.projectId), record: written as RecordWithOutbox<unknown> | undefined });
+        await this.flush();
+      },
       deletion: (scope, type, record) => this.intendDeletion(source, scope, type, record),
     };
+  }
+
+  /** Relays every record written on this instance so far, as one batch; never throws (what fails is left to the sweep). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    this.flushing = this.relayWritten(batch)
+      .catch((error: Error) => this.logger.warn(`Relaying ${batch.length} records' events failed, left to the sweep: ${error.message}`))
+      .finally(() => (this.flushing = undefined));
+    await this.flushing;
   }
 
   /**
@@ -80,12 +110,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const cutoff = Date.now() - graceMs;
     let handled = 0;
     for (const source of this.sources.values()) {
-      for (const record of await source.outbox.flagged(SWEEP_BATCH)) {
-        const newest = Math.max(0, ...(record.pendingEvents ?? []).map((pending) => new Date(pending.createdAt).getTime()));
-        if (newest > cutoff) continue;
-        await this.relayRecord(source, record);
-        handled++;
-      }
+      const stale = (await source.outbox.flagged(SWEEP_BATCH)).filter(
+        (record) => Math.max(0, ...(record.pendingEvents ?? []).map((pending) => new Date(pending.createdAt).getTime())) <= cutoff,
+      );
+      if (stale.length > 0) await this.relayRecords(source, stale);
+      handled += stale.length;
     }
     for (const deletion of await this.events.unsettledDeletions(SWEEP_BATCH)) {
       if (deletion.createdAt.getTime() > cutoff) continue;
@@ -99,36 +128,32 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return handled;
   }
 
-  private async relayQuietly<T>(source: EventSource<T>, projectId: Types.ObjectId, id: Types.ObjectId): Promise<void> {
-    try {
-      const record = await source.outbox.withOutbox(projectId, id);
-      if (record) await this.relayRecord(source, record);
-    } catch (error) {
-      // The change stands and its event waits in the record: the sweep relays it.
-      this.logger.warn(`Relaying the events of ${source.outbox.collection} ${String(id)} failed, left to the sweep: ${(error as Error).message}`);
+  private async relayWritten(batch: readonly Written[]): Promise<void> {
+    const bySource = new Map<EventSource<unknown>, Written[]>();
+    for (const written of batch) bySource.set(written.source, [...(bySource.get(written.source) ?? []), written]);
+    for (const [source, written] of bySource) {
+      const known = written.flatMap((entry) => (entry.record ? [entry.record] : []));
+      const unread = written.filter((entry) => !entry.record);
+      await this.relayRecords(source, [...known, ...(unread.length > 0 ? await source.outbox.withOutbox(unread) : [])]);
     }
   }
 
-  private async relayRecord<T>(source: EventSource<T>, record: RecordWithOutbox<T>): Promise<void> {
-    const pending = record.pendingEvents ?? [];
-    const projectId = String(record.projectId);
-    if (pending.length > 0) {
+  private async relayRecords<T>(source: EventSource<T>, records: readonly RecordWithOutbox<T>[]): Promise<void> {
+    const published: PublishedEvent[] = [];
+    for (const record of records) {
+      const pending = record.pendingEvents ?? [];
+      if (pending.length === 0) continue;
+      const projectId = String(record.projectId);
       const object = source.toObject(record);
       for (const event of pending) {
-        const createdAt = new Date(event.createdAt);
-        await this.publish(record.projectId, { id: event.id, type: event.type, projectId, createdAt, body: eventBody(event, projectId, object) });
+        published.push({ id: event.id, type: event.type, projectId, createdAt: new Date(event.createdAt), body: eventBody(event, projectId, object) });
       }
     }
-    await source.outbox.clear(
-      record.projectId,
-      record._id,
-      pending.map((event) => event.id),
-    );
-  }
-
-  private async publish(projectId: Types.ObjectId, event: PublishedEvent): Promise<void> {
-    for (const subscriber of this.subscribers) await subscriber.eventRecorded(event);
-    await this.events.record(projectId, { _id: event.id, type: event.type, createdAt: event.createdAt, body: event.body });
+    if (published.length > 0) {
+      for (const subscriber of this.subscribers) await subscriber.eventsRecorded(published);
+      await this.events.recordMany(published);
+    }
+    await source.outbox.clear(records.map((record) => ({ _id: record._id, projectId: record.projectId, eventIds: (record.pendingEvents ?? []).map((event) => event.id) })));
   }
 
   private async intendDeletion<T>(source: EventSource<T>, scope: TenantScope, type: string, record: T): Promise<DeletionIntent> {
@@ -151,7 +176,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async settleDeletion(projectId: Types.ObjectId, event: PublishedEvent, deleted: boolean): Promise<void> {
     if (!deleted) return this.events.discard(projectId, event.id);
-    for (const subscriber of this.subscribers) await subscriber.eventRecorded(event);
+    for (const subscriber of this.subscribers) await subscriber.eventsRecorded([event]);
     await this.events.settle(projectId, event.id);
   }
 }

@@ -1,10 +1,11 @@
 import { Injectable, type Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model, Types } from 'mongoose';
+import { Types, type Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Records } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import type { PublishedEvent } from './event-body';
 import { StoredEvent, type DeletedRecord } from './event.schema';
 
 export interface EventPageQuery {
@@ -49,6 +50,13 @@ export class EventsRepository {
       if (isDuplicateKey(error)) return false;
       throw error;
     }
+  }
+
+  /** Writes a batch of events in one command; an id already there (a relay that ran twice) is left as it is. */
+  async recordMany(events: readonly PublishedEvent[]): Promise<void> {
+    await this.everyTenant.insertStored(
+      events.map((event) => ({ _id: event.id, projectId: new Types.ObjectId(event.projectId), type: event.type, createdAt: event.createdAt, body: event.body })),
+    );
   }
 
   /** Newest first, `limit + 1` listed events after the cursor, of one type and in a time range when asked. */

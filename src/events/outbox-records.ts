@@ -5,12 +5,21 @@ import { OUTBOX, OUTBOX_FLAG, type PendingEvent } from '../tenancy/recorded-chan
 /** A record with its outbox read (the fields every other read leaves out). */
 export type RecordWithOutbox<T> = T & { _id: Types.ObjectId; projectId: Types.ObjectId; [OUTBOX]?: PendingEvent[]; [OUTBOX_FLAG]?: boolean };
 
+/** A record whose outbox the relay has moved, and the events it moved. */
+export interface Relayed {
+  _id: Types.ObjectId;
+  projectId: Types.ObjectId;
+  eventIds: string[];
+}
+
 const WITH_OUTBOX = { include: [OUTBOX, OUTBOX_FLAG] };
 
 /**
- * The outbox side of one kind of tenant record (customers, payments...): the relay reads a record's
- * pending events and clears them once they are in the events collection. Always by the record's own
- * `_id` and project, so it reads and clears nothing of another tenant.
+ * The outbox side of one kind of tenant record (customers, payments...): the relay reads the pending
+ * events of the records just written and clears them once they are in the events collection. Reads
+ * go by `_id` alone, the one filter FerretDB's SQLite backend narrows in SQL (ids are unique across
+ * projects), and the project each record was written in is checked on what comes back, so nothing of
+ * another tenant is relayed as this one's.
  */
 export class OutboxRecords<T> {
   private readonly records: Records<T>;
@@ -23,13 +32,14 @@ export class OutboxRecords<T> {
     return this.records.model.collection.collectionName;
   }
 
-  /**
-   * By `_id` alone, the one filter FerretDB's SQLite backend narrows in SQL (ids are unique across
-   * projects); the project is then checked here, so another tenant's record still reads as none.
-   */
-  async withOutbox(projectId: Types.ObjectId, _id: Types.ObjectId): Promise<RecordWithOutbox<T> | null> {
-    const record = await this.records.findOne<RecordWithOutbox<T>>({ _id }, WITH_OUTBOX);
-    return record && projectId.equals(record.projectId) ? record : null;
+  /** The records among `written` (id and project) that still exist in that project, with their outboxes. */
+  async withOutbox(written: readonly { _id: Types.ObjectId; projectId: Types.ObjectId }[]): Promise<RecordWithOutbox<T>[]> {
+    const projectOf = new Map(written.map((entry) => [String(entry._id), entry.projectId]));
+    const records = await this.records.findByIds<RecordWithOutbox<T>>(
+      written.map((entry) => entry._id),
+      WITH_OUTBOX,
+    );
+    return records.filter((record) => projectOf.get(String(record._id))?.equals(record.projectId));
   }
 
   exists(projectId: Types.ObjectId, _id: Types.ObjectId): Promise<boolean> {
@@ -42,17 +52,25 @@ export class OutboxRecords<T> {
   }
 
   /**
-   * Takes the relayed events out of the outbox. When they are all it holds, the outbox and its flag
-   * go in one guarded write; when another change added one meanwhile, only these are pulled and the
-   * flag stays for the sweep. Bookkeeping: `updatedAt` stays the change's.
+   * Takes the relayed events out of the records' outboxes, in one command: a record whose outbox
+   * still holds exactly those loses its outbox and flag. One that another change added an event to
+   * meanwhile keeps its flag, and only the relayed events are pulled from it. Bookkeeping: no
+   * `updatedAt` change.
    */
-  async clear(projectId: Types.ObjectId, _id: Types.ObjectId, relayed: readonly string[]): Promise<void> {
-    const holdsOnlyThese =
-      relayed.length > 0
-        ? { [OUTBOX]: { $size: relayed.length }, [`${OUTBOX}.id`]: { $all: relayed } }
+  async clear(relayed: readonly Relayed[]): Promise<void> {
+    const holdingOnlyThose = (entry: Relayed) =>
+      entry.eventIds.length > 0
+        ? { [OUTBOX]: { $size: entry.eventIds.length }, [`${OUTBOX}.id`]: { $all: entry.eventIds } }
         : { $or: [{ [OUTBOX]: { $size: 0 } }, { [OUTBOX]: { $exists: false } }] };
-    const emptied = await this.records.updateOne({ _id, projectId, ...holdsOnlyThese }, { $unset: { [OUTBOX]: 1, [OUTBOX_FLAG]: 1 } }, { keepTimestamps: true });
-    if (emptied.matched > 0 || relayed.length === 0) return;
-    await this.records.updateOne({ _id, projectId }, { $pull: { [OUTBOX]: { id: { $in: relayed } } } }, { keepTimestamps: true });
+    const emptied = await this.records.bulkUpdate(
+      relayed.map((entry) => ({ filter: { _id: entry._id, ...holdingOnlyThose(entry) }, update: { $unset: { [OUTBOX]: '', [OUTBOX_FLAG]: '' } } })),
+    );
+    if (emptied === relayed.length) return;
+    // Some outbox grew meanwhile: pull what was relayed from each record that still lists it.
+    await this.records.bulkUpdate(
+      relayed
+        .filter((entry) => entry.eventIds.length > 0)
+        .map((entry) => ({ filter: { _id: entry._id, [`${OUTBOX}.id`]: { $in: entry.eventIds } }, update: { $pull: { [OUTBOX]: { id: { $in: entry.eventIds } } } } })),
+    );
   }
 }

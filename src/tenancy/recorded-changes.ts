@@ -35,8 +35,16 @@ export interface DeletionIntent {
 export interface ChangeRecorder<T> {
   /** The pending event for a change of the record that is `before` (null for a create or when the diff is not wanted). */
   pending(scope: TenantScope, type: string, before: T | null): PendingEvent;
-  /** After a write that carried pending events: moves the record's outbox into the events collection. Never throws. */
-  relay(scope: TenantScope, id: Types.ObjectId): Promise<void>;
+  /**
+   * After a write that carried pending events: moves the record's outbox into the events collection
+   * before the request answers (with whatever other records are waiting, as one batch). Done inside
+   * the request because clearing the outbox writes the record again: FerretDB applies an update as a
+   * read and a write, so a clear running after the answer could undo the caller's next change.
+   * Never throws: what fails is left to the sweep. `written`: the record as the write left it, its
+   * outbox included, when the write answered it (an insert, an update that returns the record): it
+   * is not read again.
+   */
+  relay(scope: TenantScope, id: Types.ObjectId, written?: T): Promise<void>;
   /** Before a hard delete: the event, with the record as it was, kept pending until settled. */
   deletion(scope: TenantScope, type: string, record: T): Promise<DeletionIntent>;
 }

@@ -48,6 +48,19 @@ function DocumentPlatformApi(api: ApiName) {
       type: ErrorResponseDto,
       example: error(404, 'Platform project not found'),
     }),
+    ApiResponse({
+      status: 429,
+      description:
+        'Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each ' +
+        'instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09).',
+      type: ErrorResponseDto,
+      headers: {
+        'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 1 } },
+        RateLimit: { description: 'The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1`', schema: { type: 'string' } },
+        'RateLimit-Policy': { description: 'The quota and its window in seconds: `"data-api";q=25;w=1`', schema: { type: 'string' } },
+      },
+      example: { statusCode: 429, error: 'Too Many Requests', message: 'Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second' },
+    }),
   );
 }
 

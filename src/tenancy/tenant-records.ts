@@ -71,7 +71,7 @@ export class TenantRecords<T> {
     const changes = this.recorder();
     const pending = events.map((type) => changes.pending(scope, type, null));
     const stored = await this.records.insert({ ...fields, [OUTBOX]: pending, [OUTBOX_FLAG]: true, ...scopeFilter(scope) } as AnyKeys<T>);
-    await changes.relay(scope, stored._id as Types.ObjectId);
+    await changes.relay(scope, stored._id as Types.ObjectId, stored as T);
     return withoutOutbox(stored);
   }
 
@@ -95,9 +95,10 @@ export class TenantRecords<T> {
     if (!options.event) return this.records.updateAndGet(filter, update, options);
     const recorded = await this.recordedUpdate(scope, filter, update, options);
     if (!recorded) return null;
-    const updated = await this.records.updateAndGet(recorded.filter, recorded.update, options);
-    if (updated) await this.recorder().relay(scope, recorded.filter._id);
-    return updated;
+    const updated = await this.records.updateAndGet(recorded.filter, recorded.update, { ...options, include: [OUTBOX, OUTBOX_FLAG] });
+    if (!updated) return null;
+    await this.recorder().relay(scope, recorded.filter._id, updated);
+    return withoutOutbox(updated);
   }
 
   /**

@@ -59,12 +59,19 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     await this.passing;
   }
 
-  async eventRecorded(event: PublishedEvent): Promise<void> {
-    const projectId = new Types.ObjectId(event.projectId);
-    const endpoints = (await this.endpoints.enabledOf(projectId)).filter((endpoint) => subscribesTo(endpoint.enabledEvents, event.type));
+  /** One read of each project's enabled endpoints per batch; a delivery per matching endpoint and event. */
+  async eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
+    const byProject = new Map<string, PublishedEvent[]>();
+    for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
     let written = false;
-    for (const endpoint of endpoints) {
-      written = (await this.schedule(projectId, endpoint._id, event)) !== null || written;
+    for (const [project, projectEvents] of byProject) {
+      const projectId = new Types.ObjectId(project);
+      const endpoints = await this.endpoints.enabledOf(projectId);
+      for (const event of projectEvents) {
+        for (const endpoint of endpoints.filter((candidate) => subscribesTo(candidate.enabledEvents, event.type))) {
+          written = (await this.schedule(projectId, endpoint._id, event)) !== null || written;
+        }
+      }
     }
     if (written) this.wake();
   }

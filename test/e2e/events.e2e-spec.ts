@@ -162,7 +162,7 @@ describe('events /v1/events', () => {
     const stopped = () => Promise.reject(new Error('process stopped here'));
 
     it('between the change and the event: the sweep records it once', async () => {
-      jest.spyOn(EventsRepository.prototype, 'record').mockImplementationOnce(stopped);
+      jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementationOnce(stopped);
       const id = await createCustomer();
       expect(await eventsOf(id)).toEqual([]);
       await relay.sweep(0);

@@ -49,6 +49,7 @@ describe(`${INSTANCES} service instances on one database`, () => {
           LOGIN_MAX_FAILURES: String(LOGIN_MAX_FAILURES),
           LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
           SIGNUP_MAX_PER_CLIENT: '100000',
+          RATE_LIMIT_PER_SECOND: '100000',
         }),
       );
     }

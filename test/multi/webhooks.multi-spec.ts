@@ -67,6 +67,7 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
           LOG_LEVEL: 'silent',
           BCRYPT_ROUNDS: '4',
           SIGNUP_MAX_PER_CLIENT: '100000',
+          RATE_LIMIT_PER_SECOND: '100000',
           WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
           WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
           WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),

@@ -35,6 +35,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     // Every test signs up and logs in from one address; throttling tests set their own limits.
     LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
     SIGNUP_MAX_PER_CLIENT: '100000',
+    // Suites send bursts from one user; the rate-limit suite sets its own limit.
+    RATE_LIMIT_PER_SECOND: '100000',
     LOG_LEVEL: 'silent',
     MONGODB_URI: testDatabaseUri(databaseName),
     ...env,
