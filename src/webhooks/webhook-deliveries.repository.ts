@@ -42,6 +42,28 @@ export class WebhookDeliveriesRepository {
     }
   }
 
+  /**
+   * The fan-out's deliveries in one command, as stored (the schema's defaults written out); false
+   * when any was there already (a relay that ran twice), and the caller then sends none itself.
+   */
+  async insertFresh(deliveries: readonly (NewDelivery & { _id: Types.ObjectId; nextAttemptAt: Date })[]): Promise<boolean> {
+    const now = new Date();
+    const { onlyDuplicates, inserted } = await this.byProject.insertStored(
+      deliveries.map((delivery) => ({
+        ...delivery,
+        status: 'pending',
+        attempt: 0,
+        responseStatus: null,
+        responseBody: null,
+        durationMs: null,
+        error: null,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
+    return onlyDuplicates && inserted === deliveries.length;
+  }
+
   /** An endpoint's deliveries, newest first, `limit + 1` rows after the cursor. */
   pageOfEndpoint(scope: TenantScope, endpointId: string, query: FinanceListQuery): Promise<WebhookDelivery[]> {
     const endpoint = toObjectId(endpointId);

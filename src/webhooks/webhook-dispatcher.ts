@@ -10,7 +10,7 @@ import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDeliveriesRepository, type NewDelivery } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
 
@@ -23,9 +23,11 @@ const CONCURRENCY = 8;
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
  * writes one delivery per matching enabled endpoint (unique by endpoint and event, so a relay that
- * runs twice writes none twice). Each attempt runs under a lease on its delivery, so no two instances
- * send it at once; a lease left by a dead instance expires after the timeout and the attempt is
- * taken over. At least once: a receiver deduplicates on `webhook-id`.
+ * runs twice writes none twice), claimed by the writing instance, which sends the first attempt at
+ * once. Every later attempt (a retry, or a first attempt whose claimer died) is found by the poll of
+ * any instance and runs under a lease on its delivery, so no two instances send it at once; a claim
+ * or lease left by a dead instance lapses after the timeout and the attempt is taken over. At least
+ * once: a receiver deduplicates on `webhook-id`.
  */
 @Injectable()
 export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy {
@@ -35,6 +37,10 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   private passing?: Promise<void>;
   private wokenDuringPass = false;
   private stopped = false;
+  /** Fan-outs whose claimed deliveries are still being sent (shutdown waits for them). */
+  private sending = 0;
+  /** How long a fresh delivery stays claimed by the instance that wrote it: its attempt, and a margin. */
+  private readonly claimMs: number;
 
   constructor(
     private readonly relay: EventRelay,
@@ -45,6 +51,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {
     this.sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateUrls });
+    this.claimMs = config.webhookTimeoutMs + 5_000;
   }
 
   onApplicationBootstrap(): void {
@@ -57,23 +64,39 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     this.stopped = true;
     clearInterval(this.timer);
     await this.passing;
+    const deadline = Date.now() + this.claimMs;
+    while (this.sending > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
   }
 
-  /** One read of each project's enabled endpoints per batch; a delivery per matching endpoint and event. */
+  /**
+   * The fan-out of a batch of events: one read of each project's enabled endpoints, and one write of
+   * every delivery. Deliveries due at once are claimed in that write by this instance (due for the
+   * others only once the claim lapses, as a lease would) and sent from here, off the request; the
+   * others wait for the poll.
+   */
   async eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
     const byProject = new Map<string, PublishedEvent[]>();
     for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
-    let written = false;
+    const now = Date.now();
+    const firstWait = this.config.retryScheduleSeconds[0] ?? 0;
+    const claimedUntil = new Date(now + this.claimMs);
+    const fresh: { delivery: NewDelivery & { _id: Types.ObjectId; nextAttemptAt: Date }; endpoint: EndpointForDelivery }[] = [];
     for (const [project, projectEvents] of byProject) {
       const projectId = new Types.ObjectId(project);
       const endpoints = await this.endpoints.enabledOf(projectId);
       for (const event of projectEvents) {
         for (const endpoint of endpoints.filter((candidate) => subscribesTo(candidate.enabledEvents, event.type))) {
-          written = (await this.schedule(projectId, endpoint._id, event)) !== null || written;
+          const firstAttemptAt = new Date(now + firstWait * 1000);
+          const delivery = { _id: new Types.ObjectId(), projectId, endpointId: endpoint._id, eventId: event.id, eventType: event.type, payload: event.body, firstAttemptAt };
+          fresh.push({ delivery: { ...delivery, nextAttemptAt: firstWait === 0 ? claimedUntil : firstAttemptAt }, endpoint });
         }
       }
     }
-    if (written) this.wake();
+    if (fresh.length === 0) return;
+    const allNew = await this.deliveries.insertFresh(fresh.map((entry) => entry.delivery));
+    if (!allNew || firstWait > 0 || this.stopped) return;
+    this.sending += 1;
+    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendClaimed(delivery, endpoint)).finally(() => (this.sending -= 1));
   }
 
   /** A delivery of the event to one endpoint, due by the schedule's first wait; null when it exists already. */
@@ -104,7 +127,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
 
   private async attemptUnderLease(delivery: WebhookDelivery): Promise<void> {
     try {
-      await this.leases.tryWithLease(`webhook-delivery:${String(delivery._id)}`, this.config.webhookTimeoutMs + 5_000, () =>
+      await this.leases.tryWithLease(`webhook-delivery:${String(delivery._id)}`, this.claimMs, () =>
         this.attempt(delivery.projectId, delivery._id),
       );
     } catch (error) {
@@ -123,6 +146,23 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
       await this.deliveries.recordAttempt(projectId, id, { ...unsent(delivery), status: 'failed', nextAttemptAt: null, error });
       return;
     }
+    await this.deliver(delivery, endpoint);
+  }
+
+  /** A fresh delivery this instance claimed in the fan-out: sent with the endpoint as the fan-out read it. */
+  private async sendClaimed(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery): Promise<void> {
+    try {
+      await this.deliver({ ...delivery, attempt: 0 }, endpoint);
+    } catch (error) {
+      // The claim lapses and the poll sends it.
+      this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
+    }
+  }
+
+  /** Sends one attempt and records how it went: succeeded, due again by the schedule, or failed. */
+  private async deliver(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload' | 'attempt'>, endpoint: EndpointForDelivery): Promise<void> {
+    const { projectId, _id: id } = delivery;
+    const now = new Date();
     const headers = webhookHeaders(this.secretsOf(endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), delivery.payload);
     const outcome = await this.sender.send(endpoint.url, delivery.payload, headers);
     const attempt = delivery.attempt + 1;

@@ -57,9 +57,9 @@ export class WebhookEndpointsRepository {
     return this.records.exists(scope);
   }
 
-  /** The project's enabled endpoints, for the fan-out of one of its events. */
-  enabledOf(projectId: Types.ObjectId): Promise<WebhookEndpoint[]> {
-    return this.byProject.find({ projectId, status: 'enabled' }, { fields: ['enabledEvents'] });
+  /** The project's enabled endpoints, with what sending to them needs, for the fan-out of its events. */
+  enabledOf(projectId: Types.ObjectId): Promise<(EndpointForDelivery & Pick<WebhookEndpoint, 'enabledEvents'>)[]> {
+    return this.byProject.find({ projectId, status: 'enabled' }, { fields: ['enabledEvents', 'url', 'status', 'secrets', 'failingSince', 'projectId'] });
   }
 
   forDelivery(projectId: Types.ObjectId, id: Types.ObjectId): Promise<EndpointForDelivery | null> {
