@@ -22,12 +22,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Platform service API')
     .setDescription(
-      'Accounts, finance (customers, test-mode cards, payments) and content (channels, projects, collections, clients).\n\n' +
+      'Accounts, finance (customers, test-mode cards, payments), content (channels, projects, collections, clients), and the events of ' +
+        'every change with webhook endpoints that receive them.\n\n' +
         'Every route needs `Authorization: Bearer <accessToken>` from `POST /api/v1/login`, except login, signup, `/health` and the docs. ' +
-        "The data routes (customers, cards, payments, channels, projects, collections, clients) also take a platform project's API key " +
+        "The data routes (customers, cards, payments, channels, projects, collections, clients, events, webhook endpoints) also take a platform project's API key " +
         'instead, `Authorization: Bearer sk_test_...` (the `apiKey` scheme); a key acts only in its own project and never manages the platform. ' +
         'Errors share one body: `{ statusCode, error, message }`, plus `errors` on validation failures. ' +
-        'No text of a body or a query may contain the NUL character (U+0000): 400.',
+        'No text of a body or a query may contain the NUL character (U+0000): 400. ' +
+        'The data routes are rate limited per API key and per user in each project (429 with Retry-After; RateLimit-Policy and RateLimit headers).',
     )
     .setVersion('1.0.0')
     // Relative to where the document is served: generators and Swagger UI call the same host.

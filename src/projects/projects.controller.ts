@@ -33,7 +33,7 @@ export class ProjectsController {
     type: ProjectResponse,
     description: 'The created project',
     links: {
-      GetProject: { operationId: 'getProject', parameters: { project_id: '$response.body#/_id' } },
+      GetProject: { operationId: 'getProject', parameters: { projectId: '$response.body#/_id' } },
       UpdateProject: { operationId: 'updateProject', parameters: { projectId: '$response.body#/_id' } },
       DeleteProject: { operationId: 'deleteProject', parameters: { projectId: '$response.body#/_id' } },
     },
@@ -65,11 +65,13 @@ export class ProjectsController {
     return withTotalCount(reply, await this.projects.listByChannel(scope, channelId, query));
   }
 
-  @Get('projects/:project_id')
+  // The specification names this parameter project_id, and PUT's and DELETE's projectId: one name in
+  // the document (generators refuse two paths that differ only by it), the specification's in the message.
+  @Get('projects/:projectId')
   @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectResponse, description: 'The project' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getProject(@Tenant() scope: TenantScope, @Param('project_id', ParseObjectIdPipe) projectId: string): Promise<ProjectResponse> {
+  getProject(@Tenant() scope: TenantScope, @Param('projectId', ParseObjectIdPipe.labelled('project_id')) projectId: string): Promise<ProjectResponse> {
     return this.projects.findOne(scope, projectId);
   }
 

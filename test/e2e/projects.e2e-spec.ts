@@ -420,7 +420,7 @@ describe('projects', () => {
     const operations = [
       ['/channels/{channelId}/projects', 'post', 'createProject', '201'],
       ['/channels/{channelId}/projects', 'get', 'listChannelProjects', '200'],
-      ['/projects/{project_id}', 'get', 'getProject', '200'],
+      ['/projects/{projectId}', 'get', 'getProject', '200'],
       ['/projects/{projectId}', 'put', 'updateProject', '200'],
       ['/projects/{projectId}', 'delete', 'deleteProject', '200'],
     ];

@@ -812,7 +812,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Get a project */
+        get: operations["getProject"];
         /**
          * Update a project
          * @description Any subset of the fields. Another `channelId` moves the project to that channel (404 when it does not exist).
@@ -824,23 +825,6 @@ export interface paths {
          * @description Its id is removed from the channel's `projectIds`.
          */
         delete: operations["deleteProject"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/projects/{project_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Get a project */
-        get: operations["getProject"];
-        put?: never;
-        post?: never;
-        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -11767,6 +11751,158 @@ export interface operations {
             };
         };
     };
+    getProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                /** @example 6650c0ffee0000000000a001 */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     updateProject: {
         parameters: {
             query?: never;
@@ -11993,158 +12129,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectDeletedResponse"];
-                };
-            };
-            /** @description Invalid input: validation failure, malformed id or malformed JSON */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Bad Request",
-                     *       "errors": [
-                     *         {
-                     *           "field": "email",
-                     *           "messages": [
-                     *             "email must be an email"
-                     *           ]
-                     *         }
-                     *       ],
-                     *       "message": "Validation failed: email must be an email",
-                     *       "statusCode": 400
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Missing, malformed, expired or otherwise invalid bearer token */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
-                     *       "statusCode": 401
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
-                     *       "statusCode": 403
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No such resource */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Not Found",
-                     *       "message": "Not found",
-                     *       "statusCode": 404
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
-            429: {
-                headers: {
-                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
-                    RateLimit?: string;
-                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds until the window resets */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Too Many Requests",
-                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
-                     *       "statusCode": 429
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Unexpected server error (no internals are disclosed) */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Internal Server Error",
-                     *       "message": "Internal server error",
-                     *       "statusCode": 500
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description Database unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable, try again shortly",
-                     *       "statusCode": 503
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-        };
-    };
-    getProject: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
-                "X-Project-Id"?: string;
-            };
-            path: {
-                /** @example 6650c0ffee0000000000a001 */
-                project_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The project */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ProjectResponse"];
                 };
             };
             /** @description Invalid input: validation failure, malformed id or malformed JSON */
