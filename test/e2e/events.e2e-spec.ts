@@ -144,6 +144,10 @@ describe('events /v1/events', () => {
     expectValidationError(await t.http.get('/v1/events?type=customer.exploded', { token: admin.token }), 'type', /^type must be one of: customer.created/);
     expectValidationError(await t.http.get('/v1/events?startingAfter=nope', { token: admin.token }), 'startingAfter', /must be an event id/);
     expectValidationError(await t.http.get('/v1/events?limit=101', { token: admin.token }), 'limit');
+    expectValidationError(await t.http.get('/v1/events?createdFrom=yesterday', { token: admin.token }), 'createdFrom', 'createdFrom must be an ISO 8601 date-time');
+    // Longer than any ISO 8601 date-time (the documented maxLength), however it would parse.
+    const padded = encodeURIComponent(`${' '.repeat(30)}${new Date().toISOString()}`);
+    expectValidationError(await t.http.get(`/v1/events?createdTo=${padded}`, { token: admin.token }), 'createdTo', 'createdTo must be an ISO 8601 date-time');
     const malformed = await t.http.get('/v1/events/nope', { token: admin.token });
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toBe('id must be an event id (evt_ and 24 hexadecimal digits)');

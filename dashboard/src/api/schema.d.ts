@@ -1595,9 +1595,15 @@ export interface components {
              * @example Starter
              */
             name: string;
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             numberOfClients?: number;
-            /** @example 340 */
+            /**
+             * Format: int64
+             * @example 340
+             */
             numberOfUsers?: number;
             /** @example 49.99 */
             pricing?: number;
@@ -2568,6 +2574,7 @@ export interface components {
         };
         RollApiKeyDto: {
             /**
+             * Format: int32
              * @description How many more hours the old key keeps working (0 to 168, whole hours; default 0: it stops now).
              * @default 0
              * @example 24
@@ -2631,7 +2638,10 @@ export interface components {
              * @example correct horse battery
              */
             password: string;
-            /** @example 5551234567 */
+            /**
+             * Format: int64
+             * @example 5551234567
+             */
             phoneNumber?: number;
             /**
              * @description Without an invitation: required, any of the three (the new account is yours anyway). With `invitationToken`: may be left out, or must equal the invitation's role.
@@ -2758,9 +2768,15 @@ export interface components {
              * @example Starter
              */
             name?: string;
-            /** @example 12 */
+            /**
+             * Format: int64
+             * @example 12
+             */
             numberOfClients?: number;
-            /** @example 340 */
+            /**
+             * Format: int64
+             * @example 340
+             */
             numberOfUsers?: number;
             /** @example 49.99 */
             pricing?: number;
@@ -14372,7 +14388,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsOptional } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsOptional, MaxLength } from 'class-validator';
 import { NotBlankText } from '../../common/validators/trimmed-text';
 import { API_NAMES, type ApiName } from '../../tenancy/api-names';
 
@@ -12,6 +12,7 @@ export class CreateApiKeyDto {
     enum: API_NAMES,
     uniqueItems: true,
     minItems: 1,
+    maxItems: API_NAMES.length,
     nullable: true,
     example: ['customers', 'cards', 'payments'],
     description:
@@ -20,6 +21,7 @@ export class CreateApiKeyDto {
   @IsOptional()
   @IsArray()
   @ArrayMinSize(1, { message: 'scopes must name at least one API (leave it out for every enabled API)' })
+  @ArrayMaxSize(API_NAMES.length)
   @ArrayUnique({ message: 'scopes must not repeat an API' })
   @IsIn(API_NAMES, { each: true, message: `each value in scopes must be one of: ${API_NAMES.join(', ')}` })
   scopes?: ApiName[] | null;
@@ -27,11 +29,13 @@ export class CreateApiKeyDto {
   @ApiPropertyOptional({
     type: String,
     format: 'date-time',
+    maxLength: 40,
     nullable: true,
     example: '2030-01-01T00:00:00.000Z',
     description: 'When the key stops working; must be in the future. Left out or null: never.',
   })
   @IsOptional()
   @IsDateString({ strict: true }, { message: 'expiresAt must be an ISO 8601 date-time' })
+  @MaxLength(40)
   expiresAt?: string | null;
 }

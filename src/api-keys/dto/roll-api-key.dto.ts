@@ -7,6 +7,7 @@ export const MAX_ROLL_GRACE_HOURS = 168;
 export class RollApiKeyDto {
   @ApiPropertyOptional({
     type: 'integer',
+    format: 'int32',
     minimum: 0,
     maximum: MAX_ROLL_GRACE_HOURS,
     default: 0,

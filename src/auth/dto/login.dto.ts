@@ -3,12 +3,12 @@ import { IsEmail, IsMongoId, IsOptional, IsString, MaxLength, MinLength } from '
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export class LoginDto {
-  @ApiProperty({ example: 'ada@example.com', format: 'email' })
+  @ApiProperty({ example: 'ada@example.com', format: 'email', maxLength: 254 })
   @IsEmail({}, { message: 'email must be an email' })
   @MaxLength(254)
   email: string;
 
-  @ApiProperty({ example: 'correct horse battery', minLength: 1 })
+  @ApiProperty({ example: 'correct horse battery', minLength: 1, maxLength: 1024 })
   @IsString()
   @MinLength(1, { message: 'password must not be empty' })
   @MaxLength(1024)

@@ -42,7 +42,7 @@ export class SignupDto {
   @MaxLength(254)
   email: string;
 
-  @ApiProperty({ example: 'correct horse battery', minLength: 8, description: '8 characters to 72 bytes' })
+  @ApiProperty({ example: 'correct horse battery', minLength: 8, maxLength: 72, description: '8 characters to 72 bytes' })
   @IsString()
   @MinLength(8, { message: 'password must be at least 8 characters long' })
   @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
@@ -87,7 +87,7 @@ export class SignupDto {
   @Length(10, 200)
   invitationToken?: string;
 
-  @ApiPropertyOptional({ type: 'integer', example: 5551234567, minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
+  @ApiPropertyOptional({ type: 'integer', format: 'int64', example: 5551234567, minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -98,19 +98,21 @@ export class SignupDto {
   @ApiAddress({ example: { line1: '12 Analytical Row', city: 'London', country: 'GB' } })
   address?: AddressDto;
 
-  @ApiPropertyOptional({ example: 'https://example.com/ada.png', format: 'uri' })
+  @ApiPropertyOptional({ example: 'https://example.com/ada.png', format: 'uri', maxLength: 2048 })
   @IsOptional()
   @IsUrl({ protocols: ['http', 'https'], require_protocol: true }, { message: 'avatar must be an http(s) URL' })
   @MaxLength(2048)
   avatar?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Accepted for compatibility and ignored: the server sets timestamps' })
+  @ApiPropertyOptional({ format: 'date-time', maxLength: 40, description: 'Accepted for compatibility and ignored: the server sets timestamps' })
   @IsOptional()
   @IsDateString()
+  @MaxLength(40)
   createdAt?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', description: 'Accepted for compatibility and ignored: the server sets timestamps' })
+  @ApiPropertyOptional({ format: 'date-time', maxLength: 40, description: 'Accepted for compatibility and ignored: the server sets timestamps' })
   @IsOptional()
   @IsDateString()
+  @MaxLength(40)
   updatedAt?: string;
 }

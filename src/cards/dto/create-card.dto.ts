@@ -34,7 +34,7 @@ export class CreateCardDto {
   @Matches(/^[\d -]+$/, { message: 'cardNumber must contain only digits, spaces and dashes' })
   cardNumber: string;
 
-  @ApiProperty({ example: '04', pattern: '^\\d{1,2}$', description: 'Month 1-12; "4" and "04" alike' })
+  @ApiProperty({ example: '04', pattern: '^\\d{1,2}$', maxLength: 2, description: 'Month 1-12; "4" and "04" alike' })
   @IsString()
   @Matches(EXP_MONTH_PATTERN, { message: 'expMonth must be a month from 1 to 12 ("4" or "04")' })
   expMonth: string;
@@ -42,13 +42,14 @@ export class CreateCardDto {
   @ApiProperty({
     example: '2030',
     pattern: '^(\\d{2}|\\d{4})$',
+    maxLength: 4,
     description: '2 digits (20yy) or 4 digits. The expiry (month and year) must not be in the past; the current month is valid.',
   })
   @IsString()
   @Matches(EXP_YEAR_PATTERN, { message: 'expYear must be a year of 2 or 4 digits' })
   expYear: string;
 
-  @ApiProperty({ example: '123', pattern: '^\\d{3,4}$', description: '3 digits; 4 for American Express. Checked, never stored or returned.' })
+  @ApiProperty({ example: '123', pattern: '^\\d{3,4}$', maxLength: 4, description: '3 digits; 4 for American Express. Checked, never stored or returned.' })
   @IsString()
   @Matches(/^\d{3,4}$/, { message: 'cvc must be 3 digits (4 for American Express)' })
   cvc: string;

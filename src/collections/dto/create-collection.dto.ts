@@ -18,14 +18,14 @@ export class CreateCollectionDto {
   @MaxLength(5000)
   description?: string;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: INT_MAX, example: 12 })
+  @ApiPropertyOptional({ type: 'integer', format: 'int64', minimum: 0, maximum: INT_MAX, example: 12 })
   @IsOptionalNotNull()
   @IsInt()
   @Min(0)
   @Max(INT_MAX)
   numberOfClients?: number;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: INT_MAX, example: 340 })
+  @ApiPropertyOptional({ type: 'integer', format: 'int64', minimum: 0, maximum: INT_MAX, example: 340 })
   @IsOptionalNotNull()
   @IsInt()
   @Min(0)
@@ -47,7 +47,7 @@ export class CreateCollectionDto {
 
   @ApiPropertyOptional({
     type: 'array',
-    items: { type: 'integer', minimum: -INT_MAX, maximum: INT_MAX },
+    items: { type: 'integer', format: 'int64', minimum: -INT_MAX, maximum: INT_MAX },
     maxItems: 1000,
     example: [1, 2, 3],
   })

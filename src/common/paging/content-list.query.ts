@@ -7,7 +7,7 @@ export const CONTENT_PAGE_MAX = 500;
 
 /** `?limit=&skip=` of the content lists; the total goes out in `X-Total-Count`. */
 export class ContentListQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: CONTENT_PAGE_MAX, default: CONTENT_PAGE_DEFAULT })
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: CONTENT_PAGE_MAX, default: CONTENT_PAGE_DEFAULT })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -15,7 +15,7 @@ export class ContentListQuery {
   @Max(CONTENT_PAGE_MAX)
   limit: number = CONTENT_PAGE_DEFAULT;
 
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 })
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000, default: 0 })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

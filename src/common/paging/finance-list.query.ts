@@ -10,7 +10,7 @@ export const FINANCE_PAGE_MAX = 100;
 
 /** Cursor paging of the finance lists: newest first, `startingAfter` is the last id already seen. */
 export class FinanceListQuery {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
+  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

@@ -37,10 +37,12 @@ export function applyServiceWideRules(document: OpenAPIObject): OpenAPIObject {
       const operation = (item as Record<string, any>)[method];
       if (!operation) continue;
       for (const parameter of operation.parameters ?? []) {
-        if (parameter.in === 'path') {
+        // An ObjectId unless the route documents a form of its own (an event id).
+        if (parameter.in === 'path' && !parameter.schema?.pattern) {
           parameter.schema = { ...(parameter.schema ?? {}), type: 'string', pattern: OBJECT_ID_PATTERN };
           parameter.example ??= '6650c0ffee0000000000a001';
         }
+        boundObjectIds(parameter.schema);
       }
       const body = operation.requestBody?.content?.['application/json'];
       if (body?.schema) {
@@ -55,6 +57,21 @@ export function applyServiceWideRules(document: OpenAPIObject): OpenAPIObject {
   for (const name of requestSchemas) {
     const schema = schemas[name];
     if (schema && (schema.type === 'object' || schema.properties)) schema.additionalProperties = false;
+    boundObjectIds(schema);
   }
   return document;
+}
+
+/**
+ * An ObjectId is 24 characters: said as `minLength`/`maxLength` too, which the pattern already
+ * enforces, so length checks (OWASP API4) see the bound without reading the pattern.
+ */
+function boundObjectIds(schema: Schema | undefined): void {
+  if (!schema || typeof schema !== 'object') return;
+  if (schema.type === 'string' && schema.pattern === OBJECT_ID_PATTERN) {
+    schema.minLength ??= 24;
+    schema.maxLength ??= 24;
+  }
+  boundObjectIds(schema.items);
+  Object.values(schema.properties ?? {}).forEach((property) => boundObjectIds(property as Schema));
 }

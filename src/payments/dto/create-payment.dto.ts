@@ -27,6 +27,7 @@ export class CreatePaymentDto {
     example: 'usd',
     description: 'ISO 4217 code, in any case; stored and returned in lower case',
     pattern: '^[A-Za-z]{3}$',
+    maxLength: 3,
   })
   @Transform(lower)
   @IsString()

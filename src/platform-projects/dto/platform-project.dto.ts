@@ -1,5 +1,5 @@
 import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { ArrayUnique, IsArray, IsIn } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsIn } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { NotBlankText } from '../../common/validators/trimmed-text';
 import { API_NAMES, type ApiName } from '../../tenancy/api-names';
@@ -12,11 +12,13 @@ export class CreatePlatformProjectDto {
     type: [String],
     enum: API_NAMES,
     uniqueItems: true,
+    maxItems: API_NAMES.length,
     example: ['customers', 'cards', 'payments'],
     description: 'The APIs this project serves; default: all of them. A disabled API keeps its data and answers 403 until enabled again.',
   })
   @IsOptionalNotNull()
   @IsArray()
+  @ArrayMaxSize(API_NAMES.length)
   @ArrayUnique({ message: 'enabledApis must not repeat an API' })
   @IsIn(API_NAMES, { each: true, message: `each value in enabledApis must be one of: ${API_NAMES.join(', ')}` })
   enabledApis?: ApiName[];

@@ -133,21 +133,24 @@ export class CreateProjectDto {
   @MaxLength(100, { each: true })
   topicIds?: string[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FORMATS] }, default: [], example: ['audio'] })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FORMATS] }, maxItems: 100, default: [], example: ['audio'] })
   @IsOptionalNotNull()
   @IsArray()
+  @ArrayMaxSize(100)
   @IsIn(SUPPORTED_FORMATS, { each: true, message: eachOneOf('supportedFormats', SUPPORTED_FORMATS) })
   supportedFormats?: SupportedFormat[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_MODES] }, default: [], example: ['listen'] })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_MODES] }, maxItems: 100, default: [], example: ['listen'] })
   @IsOptionalNotNull()
   @IsArray()
+  @ArrayMaxSize(100)
   @IsIn(SUPPORTED_MODES, { each: true, message: eachOneOf('supportedModes', SUPPORTED_MODES) })
   supportedModes?: SupportedMode[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FEATURES] }, default: [], example: ['comments', 'like'] })
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FEATURES] }, maxItems: 100, default: [], example: ['comments', 'like'] })
   @IsOptionalNotNull()
   @IsArray()
+  @ArrayMaxSize(100)
   @IsIn(SUPPORTED_FEATURES, { each: true, message: eachOneOf('supportedFeatures', SUPPORTED_FEATURES) })
   supportedFeatures?: SupportedFeature[];
 }
