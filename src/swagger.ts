@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
+import { linkCreatesToRecords } from './common/swagger/openapi-links';
 import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
 
@@ -49,7 +50,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  return sortKeys(documentIdempotency(applyServiceWideRules(dedupeSecurity(document))));
+  return sortKeys(linkCreatesToRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document)))));
 }
 
 /** A controller that names the user scheme itself and is also `@PlatformApi` lists it twice: once is enough. */

@@ -99,7 +99,11 @@ export class WebhooksController {
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({ summary: 'Send a test event', description: 'A `webhook.test` event, to this endpoint only, off the request; not in the event list.' })
-  @ApiAcceptedResponse({ type: WebhookDeliveryEnvelope, description: 'The delivery, pending' })
+  @ApiAcceptedResponse({
+    type: WebhookDeliveryEnvelope,
+    description: 'The delivery, pending',
+    links: { RetryDelivery: { operationId: 'retryDelivery', parameters: { id: '$request.path.id', deliveryId: '$response.body#/data/id' } } },
+  })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
   async sendTestEvent(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<WebhookDeliveryEnvelope> {
     return { data: await this.webhooks.sendTest(scope, id) };
