@@ -24,6 +24,7 @@ import { rateLimitsConfig } from './config/rate-limits.config';
 import { RateLimitGuard } from './rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { EventsModule } from './events/events.module';
+import { AuditModule } from './audit/audit.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { ChannelsModule } from './channels/channels.module';
@@ -67,6 +68,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false, maxListeners: 50 }),
     DatabaseModule,
     EventsModule,
+    AuditModule,
     RateLimitsModule,
     HealthModule,
     AuthModule,

@@ -1,3 +1,5 @@
+import { Audit } from '../audit/audit-context.decorator';
+import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
@@ -36,11 +38,12 @@ export class ApiKeysController {
   @ApiCreatedResponse({ type: CreatedApiKeyEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   async createApiKey(
+    @Audit() audit: AuditContext,
     @Account() account: AccountAccess,
     @Param('id', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateApiKeyDto,
   ): Promise<CreatedApiKeyEnvelope> {
-    return { data: await this.keys.create(account.accountId, projectId, dto) };
+    return { data: await this.keys.create(audit, account.accountId, projectId, dto) };
   }
 
   @Get()
@@ -62,11 +65,12 @@ export class ApiKeysController {
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'API key revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeApiKey(
+    @Audit() audit: AuditContext,
     @Account() account: AccountAccess,
     @Param('id', ParseObjectIdPipe) projectId: string,
     @Param('keyId', ParseObjectIdPipe) keyId: string,
   ): Promise<MessageResponseDto> {
-    await this.keys.revoke(account.accountId, projectId, keyId);
+    await this.keys.revoke(audit, account.accountId, projectId, keyId);
     return { message: 'API key revoked' };
   }
 
@@ -82,11 +86,12 @@ export class ApiKeysController {
   @ApiCreatedResponse({ type: CreatedApiKeyEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async rollApiKey(
+    @Audit() audit: AuditContext,
     @Account() account: AccountAccess,
     @Param('id', ParseObjectIdPipe) projectId: string,
     @Param('keyId', ParseObjectIdPipe) keyId: string,
     @Body() dto: RollApiKeyDto,
   ): Promise<CreatedApiKeyEnvelope> {
-    return { data: await this.keys.roll(account.accountId, projectId, keyId, dto.expiresInHours ?? 0) };
+    return { data: await this.keys.roll(audit, account.accountId, projectId, keyId, dto.expiresInHours ?? 0) };
   }
 }

@@ -6,6 +6,8 @@ import type { ApiName } from '../tenancy/api-names';
 import { ApiKey } from './api-key.schema';
 
 export interface NewApiKey {
+  /** Made before the insert, so the audit log can name the key it is about to create. */
+  _id?: Types.ObjectId;
   hash: string;
   start: string;
   name: string;

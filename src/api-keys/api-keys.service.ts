@@ -1,5 +1,9 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
+import { Types } from 'mongoose';
+import type { AuditContext } from '../audit/audit-draft';
+import type { AuditParty } from '../audit/audit-entry.schema';
+import { AuditTrail } from '../audit/audit-trail';
 import { toObjectId } from '../database/records';
 import { Clock } from '../common/clock/clock';
 import { RequestValidationException } from '../common/pipes/validation.pipe';
@@ -34,9 +38,10 @@ export class ApiKeysService {
     private readonly keys: ApiKeysRepository,
     private readonly projects: PlatformProjectsService,
     private readonly clock: Clock,
+    private readonly trail: AuditTrail,
   ) {}
 
-  async create(accountId: string, projectId: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
+  async create(audit: AuditContext, accountId: string, projectId: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
     const scopes = dto.scopes ? normaliseApis(dto.scopes) : null;
     const disabled = (scopes ?? []).filter((api) => !project.enabledApis.includes(api));
@@ -49,7 +54,9 @@ export class ApiKeysService {
     if (expiresAt && expiresAt.getTime() <= this.clock.now().getTime()) {
       throw new RequestValidationException([{ field: 'expiresAt', messages: ['expiresAt must be in the future'] }]);
     }
-    return this.issue(project, dto.name, scopes, expiresAt);
+    return this.issue(project, dto.name, scopes, expiresAt, (key, run) =>
+      this.trail.record(audit, { accountId, action: 'api_key.created', target: key, projectId }, { collection: 'api_keys', id: key.id, exists: true }, run),
+    );
   }
 
   /** Newest first, revoked and expired ones included (their dates say so); never the key or its hash. */
@@ -60,9 +67,15 @@ export class ApiKeysService {
   }
 
   /** Stops the key at once. Revoking a revoked key changes nothing and answers the same. */
-  async revoke(accountId: string, projectId: string, keyId: string): Promise<void> {
+  async revoke(audit: AuditContext, accountId: string, projectId: string, keyId: string): Promise<void> {
     const project = await this.projects.require(accountId, projectId);
-    if (!(await this.keys.revoke(keyProject(project), keyId, this.clock.now()))) throw new NotFoundException(API_KEY_NOT_FOUND);
+    const key = await this.keys.findInProject(keyProject(project), keyId);
+    if (!key) throw new NotFoundException(API_KEY_NOT_FOUND);
+    const target = { type: 'api_key', id: String(key._id), label: key.start };
+    const revoked = await this.trail.record(audit, { accountId, action: 'api_key.revoked', target, projectId }, { collection: 'api_keys', id: target.id, present: ['revokedAt'] }, () =>
+      this.keys.revoke(keyProject(project), keyId, this.clock.now()),
+    );
+    if (!revoked) throw new NotFoundException(API_KEY_NOT_FOUND);
   }
 
   /**
@@ -71,7 +84,7 @@ export class ApiKeysService {
    * working for `graceHours` more (never longer than it would have anyway). The new key exists
    * before the old one's end is moved, so a failure in between leaves the caller with a working key.
    */
-  async roll(accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
+  async roll(audit: AuditContext, accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
     const old = await this.keys.findInProject(keyProject(project), keyId);
     if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
@@ -80,9 +93,19 @@ export class ApiKeysService {
     if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
     const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
     const oldEnd = old.expiresAt && old.expiresAt.getTime() < graceEnd.getTime() ? old.expiresAt : graceEnd;
-    const created = await this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt);
-    await this.keys.endAt(old._id, oldEnd);
-    return created;
+    const target = { type: 'api_key', id: String(old._id), label: old.start };
+    return this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt, (key, run) =>
+      this.trail.record(
+        audit,
+        { accountId, action: 'api_key.rolled', target, projectId, changes: { key: [target.label, key.label] } },
+        { collection: 'api_keys', id: key.id, exists: true },
+        async () => {
+          const created = await run();
+          await this.keys.endAt(old._id, oldEnd);
+          return created;
+        },
+      ),
+    );
   }
 
   /**
@@ -114,9 +137,19 @@ export class ApiKeysService {
     if (accountId && projectId) await this.keys.deleteForProject({ accountId, projectId });
   }
 
-  private async issue(project: PlatformProject, name: string, scopes: ApiName[] | null, expiresAt: Date | null): Promise<CreatedApiKeyView> {
+  /** Issues a key; `audited` runs the insert as the audited action, given the key as the log names it. */
+  private async issue(
+    project: PlatformProject,
+    name: string,
+    scopes: ApiName[] | null,
+    expiresAt: Date | null,
+    audited: (key: AuditParty, run: () => Promise<CreatedApiKeyView>) => Promise<CreatedApiKeyView>,
+  ): Promise<CreatedApiKeyView> {
     const secret = generateApiKey();
+    const _id = new Types.ObjectId();
+    return audited({ type: 'api_key', id: String(_id), label: secret.start }, async () => {
     const created = await this.keys.insert({
+      _id,
       hash: secret.hash,
       start: secret.start,
       name,
@@ -127,6 +160,7 @@ export class ApiKeysService {
       ownExpiresAt: expiresAt,
     });
     return toCreatedApiKeyView(created, secret.key);
+    });
   }
 
   /**

@@ -9,6 +9,7 @@ import { authConfig } from '../config/auth.config';
 import { financeConfig } from '../config/finance.config';
 import { eventsConfig } from '../config/events.config';
 import { EventsModule } from '../events/events.module';
+import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../database/embedded-database';
 
@@ -60,6 +61,7 @@ async function main(
           DatabaseModule,
           // Repositories record their changes' events through the relay.
           EventsModule,
+          AuditModule,
           IdempotencyModule,
           ...options.imports,
         ],

@@ -50,6 +50,66 @@ export interface paths {
         patch: operations["updateAccount"];
         trace?: never;
     };
+    "/api/v1/accounts/{accountId}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an account's audit log
+         * @description Newest first, `limit` per page (max 100), `startingAfter` the last entry id seen; filters `action`, `actorId`, `projectId`, `from`, `to`. Admins and the owner of the account; API keys never (403). Another account is 404.
+         */
+        get: operations["list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export an account's audit log
+         * @description Oldest first, streamed as JSON lines or CSV, with the list's filters. Admins and the owner of the account; API keys never (403). Another account is 404.
+         */
+        get: operations["export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/accounts/{accountId}/audit-log/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify an account's audit log
+         * @description Walks the chain: numbers without gaps, each hash recomputed. Admins and the owner of the account; API keys never (403). Another account is 404.
+         */
+        get: operations["verify"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounts/{accountId}/invitations": {
         parameters: {
             query?: never;
@@ -1219,6 +1279,49 @@ export interface components {
              * @example sk_test_Xb3q
              */
             start: string;
+        };
+        AuditEntryResponse: {
+            /** @enum {string} */
+            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in";
+            actor: components["schemas"]["AuditPartyDto"];
+            /** @description Each changed field as [before, after] */
+            changes: {
+                [key: string]: unknown;
+            } | null;
+            /** @description SHA-256 of the previous entry's hash and this entry's canonical JSON */
+            hash: string;
+            /** @example aud_8f14e45f-ceea-467a-9575-7d1bc3d5d5e2 */
+            id: string;
+            ip: string | null;
+            /** Format: date-time */
+            occurredAt: string;
+            projectId: string | null;
+            requestId: string | null;
+            /** @description The entry's number in its account's log, without gaps */
+            sequence: number;
+            target: components["schemas"]["AuditPartyDto"];
+            userAgent: string | null;
+        };
+        AuditLogResponse: {
+            data: components["schemas"]["AuditEntryResponse"][];
+            hasMore: boolean;
+        };
+        AuditPartyDto: {
+            id: string;
+            /** @description An email or an API key's first 12 characters; never a secret */
+            label: string | null;
+            /**
+             * @description user or api_key for an actor; the kind of record for a target
+             * @example user
+             */
+            type: string;
+        };
+        AuditVerifyResponse: {
+            /** @description Entries checked before the first break (all of them when valid) */
+            checked: number;
+            /** @description The first number whose entry was edited, removed or out of chain */
+            firstBrokenSequence: number | null;
+            valid: boolean;
         };
         CardDeletedResponse: {
             /**
@@ -3622,6 +3725,468 @@ export interface operations {
                      *       "error": "Unsupported Media Type",
                      *       "message": "Unsupported content type: send the body as application/json",
                      *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    list: {
+        parameters: {
+            query?: {
+                /** @description Only entries of this action */
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in";
+                /** @description Only entries of this user or API key */
+                actorId?: string;
+                /** @description Only entries of this platform project */
+                projectId?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries at or before this time */
+                to?: string;
+                limit?: number;
+                /** @description Id of the last entry of the previous page */
+                startingAfter?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 6650c0ffee0000000000a001 */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditLogResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    export: {
+        parameters: {
+            query?: {
+                /** @description Only entries of this action */
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in";
+                /** @description Only entries of this user or API key */
+                actorId?: string;
+                /** @description Only entries of this platform project */
+                projectId?: string;
+                /** @description Only entries at or after this time */
+                from?: string;
+                /** @description Only entries at or before this time */
+                to?: string;
+                format?: "jsonl" | "csv";
+            };
+            header?: never;
+            path: {
+                /** @example 6650c0ffee0000000000a001 */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry a line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    verify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 6650c0ffee0000000000a001 */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditVerifyResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];

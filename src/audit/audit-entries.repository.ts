@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Types, type Model } from 'mongoose';
+import { isDuplicateKey } from '../common/database/duplicate-key';
+import { Records } from '../database/records';
+import { AuditEntry } from './audit-entry.schema';
+
+export interface AuditFilters {
+  action?: string;
+  actorId?: string;
+  projectId?: string;
+  from?: Date;
+  to?: Date;
+}
+
+/** The audit log collection: the only code that reads or writes it. Entries are inserted, never updated. */
+@Injectable()
+export class AuditEntriesRepository {
+  private readonly records: Records<AuditEntry>;
+
+  constructor(@InjectModel(AuditEntry.name) model: Model<AuditEntry>) {
+    this.records = new Records(model);
+  }
+
+  /** The account's newest entry, or null. */
+  newest(accountId: string): Promise<AuditEntry | null> {
+    return this.records.findOne({ accountId: new Types.ObjectId(accountId) }, { sort: { sequence: -1 } });
+  }
+
+  /** Inserts the entry; 'taken' when its number or its id is there already. */
+  async insert(entry: Omit<AuditEntry, '_id'>): Promise<'inserted' | 'taken'> {
+    try {
+      await this.records.insert(entry);
+      return 'inserted';
+    } catch (error) {
+      if (isDuplicateKey(error)) return 'taken';
+      throw error;
+    }
+  }
+
+  hasEntry(entryId: string): Promise<boolean> {
+    return this.records.exists({ entryId });
+  }
+
+  /** Newest first, `limit + 1` entries before the cursor's sequence, matching the filters. */
+  page(accountId: string, filters: AuditFilters, limit: number, beforeSequence?: number): Promise<AuditEntry[]> {
+    return this.records.find(this.conditions(accountId, filters, beforeSequence), { sort: { sequence: -1 }, limit: limit + 1 });
+  }
+
+  findByEntryId(accountId: string, entryId: string): Promise<AuditEntry | null> {
+    return this.records.findOne({ accountId: new Types.ObjectId(accountId), entryId });
+  }
+
+  /** Every matching entry, oldest first, a batch at a time (export and verify). */
+  async *each(accountId: string, filters: AuditFilters = {}): AsyncGenerator<AuditEntry> {
+    let after = 0;
+    for (;;) {
+      const batch = await this.records.find(
+        { ...this.conditions(accountId, filters), sequence: { $gt: after } },
+        { sort: { sequence: 1 }, limit: 500 },
+      );
+      yield* batch;
+      if (batch.length < 500) return;
+      after = batch[batch.length - 1].sequence;
+    }
+  }
+
+  /** Drops entries older than `cutoff`, in every account: the oldest kept entry then anchors the chain. */
+  deleteOlderThan(cutoff: Date): Promise<number> {
+    return this.records.deleteMany({ occurredAt: { $lt: cutoff } });
+  }
+
+  private conditions(accountId: string, filters: AuditFilters, beforeSequence?: number): Record<string, unknown> {
+    const conditions: Record<string, unknown> = { accountId: new Types.ObjectId(accountId) };
+    if (filters.action) conditions.action = filters.action;
+    if (filters.actorId) conditions['actor.id'] = filters.actorId;
+    if (filters.projectId) conditions.projectId = filters.projectId;
+    if (filters.from || filters.to) conditions.occurredAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
+    if (beforeSequence !== undefined) conditions.sequence = { $lt: beforeSequence };
+    return conditions;
+  }
+}

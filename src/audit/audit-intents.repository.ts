@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import type { Model } from 'mongoose';
+import { Records } from '../database/records';
+import type { AuditDraft } from './audit-draft';
+import { AuditIntent, type AuditExpectation } from './audit-intent.schema';
+
+/** The audited actions under way: the only code that reads or writes them. */
+@Injectable()
+export class AuditIntentsRepository {
+  private readonly records: Records<AuditIntent>;
+
+  constructor(@InjectModel(AuditIntent.name) model: Model<AuditIntent>) {
+    this.records = new Records(model);
+  }
+
+  async insert(draft: AuditDraft, expect: AuditExpectation): Promise<void> {
+    await this.records.insert({ _id: draft.entryId, draft, expect });
+  }
+
+  async remove(entryId: string): Promise<void> {
+    await this.records.deleteOne({ _id: entryId });
+  }
+
+  /** Intents older than `cutoff`, oldest first. */
+  olderThan(cutoff: Date, limit: number): Promise<AuditIntent[]> {
+    return this.records.find({ createdAt: { $lt: cutoff } }, { sort: { createdAt: 1 }, limit });
+  }
+}

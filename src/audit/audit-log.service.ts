@@ -1,0 +1,77 @@
+import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import type { AccountAccess } from '../tenancy/principal';
+import { AuditEntriesRepository, type AuditFilters } from './audit-entries.repository';
+import type { AuditEntry } from './audit-entry.schema';
+import { AuditTrail, type ChainCheck } from './audit-trail';
+import type { AuditEntryResponse } from './dto/audit-entry.response';
+
+export const ACCOUNT_NOT_FOUND = 'Account not found';
+const ADMINS_ONLY = 'The audit log is for the account admins and its owner';
+const CSV_COLUMNS = ['sequence', 'id', 'occurredAt', 'action', 'actorType', 'actorId', 'actorLabel', 'targetType', 'targetId', 'targetLabel', 'projectId', 'changes', 'ip', 'userAgent', 'requestId', 'hash'];
+
+/** Reading an account's audit log: admins and the owner only; another account is as absent as a missing one. */
+@Injectable()
+export class AuditLogService {
+  constructor(
+    private readonly entries: AuditEntriesRepository,
+    private readonly trail: AuditTrail,
+  ) {}
+
+  async page(accountId: string, access: AccountAccess, filters: AuditFilters, limit: number, startingAfter?: string) {
+    requireAdmin(accountId, access);
+    const cursor = startingAfter ? await this.entries.findByEntryId(accountId, startingAfter) : null;
+    const rows = await this.entries.page(accountId, filters, limit, cursor?.sequence);
+    return { data: rows.slice(0, limit).map(toEntryResponse), hasMore: rows.length > limit };
+  }
+
+  /** Every matching entry, oldest first, as JSON lines or CSV rows, one at a time. */
+  async *export(accountId: string, access: AccountAccess, filters: AuditFilters, format: 'jsonl' | 'csv'): AsyncGenerator<string> {
+    requireAdmin(accountId, access);
+    if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\n`;
+    for await (const entry of this.entries.each(accountId, filters)) {
+      const view = toEntryResponse(entry);
+      if (format === 'jsonl') yield `${JSON.stringify(view)}\n`;
+      else {
+        const cells = [view.sequence, view.id, view.occurredAt, view.action, view.actor.type, view.actor.id, view.actor.label, view.target.type, view.target.id, view.target.label, view.projectId, view.changes ? JSON.stringify(view.changes) : null, view.ip, view.userAgent, view.requestId, view.hash];
+        yield `${cells.map(csvCell).join(',')}\n`;
+      }
+    }
+  }
+
+  async verify(accountId: string, access: AccountAccess): Promise<ChainCheck> {
+    requireAdmin(accountId, access);
+    return this.trail.verify(accountId);
+  }
+
+}
+
+/** The log of the account the request acts in (its membership read by the tenancy guard); any other is 404. */
+function requireAdmin(accountId: string, access: AccountAccess): void {
+  if (access.accountId !== accountId.toLowerCase()) throw new NotFoundException(ACCOUNT_NOT_FOUND);
+  if (!access.owner && access.role !== 'admin') throw new ForbiddenException(ADMINS_ONLY);
+}
+
+function toEntryResponse(entry: AuditEntry): AuditEntryResponse {
+  return {
+    id: entry.entryId,
+    sequence: entry.sequence,
+    action: entry.action,
+    occurredAt: new Date(entry.occurredAt).toISOString(),
+    actor: entry.actor,
+    target: entry.target,
+    projectId: entry.projectId ?? null,
+    changes: entry.changes ?? null,
+    ip: entry.ip ?? null,
+    userAgent: entry.userAgent ?? null,
+    requestId: entry.requestId ?? null,
+    hash: entry.hash,
+  };
+}
+
+/** A CSV cell (RFC 4180), and never a formula a spreadsheet would run. */
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}

@@ -1,0 +1,169 @@
+import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { createHash, randomUUID } from 'node:crypto';
+import { RecordProbe } from '../database/record-probe';
+import type { AuditContext, AuditDraft } from './audit-draft';
+import { AuditEntriesRepository } from './audit-entries.repository';
+import type { AuditEntry } from './audit-entry.schema';
+import type { AuditExpectation } from './audit-intent.schema';
+import { AuditIntentsRepository } from './audit-intents.repository';
+import { canonicalJson } from './canonical-json';
+
+/** What a caller says of an action; the trail adds who, when, from where, its number and its hash. */
+export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> & Partial<Pick<AuditDraft, 'projectId' | 'changes'>>;
+
+export interface ChainCheck {
+  valid: boolean;
+  checked: number;
+  firstBrokenSequence: number | null;
+}
+
+const APPEND_ATTEMPTS = 50;
+const SWEEP_INTERVAL_MS = 15_000;
+const SWEEP_GRACE_MS = 30_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * The audit log's writer. An audited action and its entry succeed or fail together: the entry's
+ * intent is written first, the action runs, then the entry is appended and the intent removed; an
+ * action that fails drops its intent. An intent a stopped process left is settled by the sweep on any
+ * instance, from the state the action leaves its record in (there, gone, these field values).
+ *
+ * Appending numbers the entry after the account's newest one under a unique index on (account,
+ * number), retried on a clash, so concurrent appends on any instance neither share nor skip a number,
+ * and chains it: `hash` = SHA-256 of the previous entry's hash and this entry's canonical JSON.
+ */
+@Injectable()
+export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(AuditTrail.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly entries: AuditEntriesRepository,
+    private readonly intents: AuditIntentsRepository,
+    private readonly probe: RecordProbe,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.sweep().catch((error: Error) => this.logger.warn(`Audit sweep failed: ${error.message}`)), SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Runs the audited action; its entry is appended when, and only when, it succeeded. */
+  async record<T>(context: AuditContext, input: AuditInput, expect: AuditExpectation, action: () => Promise<T>): Promise<T> {
+    const draft = this.draft(context, input);
+    await this.intents.insert(draft, expect);
+    let result: T;
+    try {
+      result = await action();
+    } catch (error) {
+      await this.intents.remove(draft.entryId).catch(() => undefined);
+      throw error;
+    }
+    try {
+      await this.append(draft);
+      await this.intents.remove(draft.entryId);
+    } catch (error) {
+      // The action stands; its entry is appended by the sweep.
+      this.logger.warn(`Appending audit entry ${draft.entryId} failed, left to the sweep: ${(error as Error).message}`);
+    }
+    return result;
+  }
+
+  /** An entry for an action that is done already and leaves no record to check (a login). */
+  async appendNow(context: AuditContext, input: AuditInput): Promise<void> {
+    await this.append(this.draft(context, input));
+  }
+
+  /** Appends the draft as the account's next entry; once only, however often it is asked. */
+  async append(draft: AuditDraft): Promise<void> {
+    for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
+      const newest = await this.entries.newest(draft.accountId);
+      const sequence = (newest?.sequence ?? 0) + 1;
+      const previousHash = newest?.hash ?? '';
+      const entry = { ...entryFields(draft), sequence, previousHash };
+      const outcome = await this.entries.insert({ ...entry, hash: hashOf(entry) } as unknown as Omit<AuditEntry, '_id'>);
+      if (outcome === 'inserted') return;
+      if (await this.entries.hasEntry(draft.entryId)) return;
+    }
+    throw new Error(`No free audit sequence number for account ${draft.accountId} after ${APPEND_ATTEMPTS} attempts`);
+  }
+
+  /** Settles intents older than `graceMs`: appends the entry when the action's record shows it happened, else drops it. */
+  async sweep(graceMs = SWEEP_GRACE_MS): Promise<number> {
+    const stale = await this.intents.olderThan(new Date(Date.now() - graceMs), 100);
+    for (const intent of stale) {
+      if (await this.happened(intent.expect)) await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
+      await this.intents.remove(intent._id);
+    }
+    return stale.length;
+  }
+
+  /** Walks the account's entries in order: numbers without gaps from the oldest kept, each hash recomputed. */
+  async verify(accountId: string): Promise<ChainCheck> {
+    let checked = 0;
+    let expectedSequence: number | undefined;
+    let previousHash: string | undefined;
+    for await (const entry of this.entries.each(accountId)) {
+      const broken =
+        (expectedSequence !== undefined && entry.sequence !== expectedSequence) ||
+        (previousHash !== undefined && entry.previousHash !== previousHash) ||
+        hashOf(storedFields(entry)) !== entry.hash;
+      if (broken) return { valid: false, checked, firstBrokenSequence: expectedSequence !== undefined && entry.sequence > expectedSequence ? expectedSequence : entry.sequence };
+      checked++;
+      expectedSequence = entry.sequence + 1;
+      previousHash = entry.hash;
+    }
+    return { valid: true, checked, firstBrokenSequence: null };
+  }
+
+  /** Drops entries older than `days`; the oldest kept one anchors the chain (its `previousHash`). */
+  expire(days: number): Promise<number> {
+    return this.entries.deleteOlderThan(new Date(Date.now() - days * DAY_MS));
+  }
+
+  private draft(context: AuditContext, input: AuditInput): AuditDraft {
+    return { entryId: `aud_${randomUUID()}`, occurredAt: new Date(), projectId: null, changes: null, ...context, ...input };
+  }
+
+  private async happened(expect: AuditExpectation): Promise<boolean> {
+    const record = await this.probe.find(expect.collection, expect.id);
+    if (expect.exists === false) return record === null;
+    if (!record) return false;
+    return (
+      Object.entries(expect.fields ?? {}).every(([field, value]) => JSON.stringify(record[field] ?? null) === JSON.stringify(value ?? null)) &&
+      (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined)
+    );
+  }
+}
+
+type Chained = ReturnType<typeof entryFields> & { sequence: number; previousHash: string };
+
+function entryFields(draft: AuditDraft) {
+  return {
+    accountId: draft.accountId,
+    entryId: draft.entryId,
+    action: draft.action,
+    occurredAt: new Date(draft.occurredAt),
+    actor: draft.actor,
+    target: draft.target,
+    projectId: draft.projectId,
+    changes: draft.changes,
+    ip: draft.ip,
+    userAgent: draft.userAgent,
+    requestId: draft.requestId,
+  };
+}
+
+/** The fields a stored entry's hash covers, read back as stored. */
+function storedFields(entry: AuditEntry): Chained {
+  return { ...entryFields({ ...entry, accountId: String(entry.accountId) } as unknown as AuditDraft), sequence: entry.sequence, previousHash: entry.previousHash };
+}
+
+function hashOf(entry: Chained): string {
+  const { previousHash, ...fields } = entry;
+  return createHash('sha256').update(previousHash).update(canonicalJson({ ...fields, accountId: String(fields.accountId) })).digest('hex');
+}

@@ -1,0 +1,25 @@
+import { Global, Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { RecordProbe } from '../database/record-probe';
+import { AuditEntriesRepository } from './audit-entries.repository';
+import { AuditEntry, AuditEntrySchema } from './audit-entry.schema';
+import { AuditIntent, AuditIntentSchema } from './audit-intent.schema';
+import { AuditIntentsRepository } from './audit-intents.repository';
+import { AuditLogController } from './audit-log.controller';
+import { AuditLogService } from './audit-log.service';
+import { AuditTrail } from './audit-trail';
+
+/** The audit log: written through `AuditTrail` (global, so any module's service records its actions), read by its routes. */
+@Global()
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: AuditEntry.name, schema: AuditEntrySchema },
+      { name: AuditIntent.name, schema: AuditIntentSchema },
+    ]),
+  ],
+  controllers: [AuditLogController],
+  providers: [AuditEntriesRepository, AuditIntentsRepository, AuditTrail, AuditLogService, RecordProbe],
+  exports: [AuditTrail],
+})
+export class AuditModule {}

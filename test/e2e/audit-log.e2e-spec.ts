@@ -1,0 +1,180 @@
+import { AuditEntriesRepository } from '../../src/audit/audit-entries.repository';
+import { AuditIntentsRepository } from '../../src/audit/audit-intents.repository';
+import { AuditTrail } from '../../src/audit/audit-trail';
+import { ApiKeysRepository } from '../../src/api-keys/api-keys.repository';
+import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import { expectError, expectForbidden, expectNotFound } from '../support/expect-error';
+import { createTestApp, TestApp } from '../support/test-app';
+
+interface Entry {
+  id: string;
+  sequence: number;
+  action: string;
+  actor: { type: string; id: string; label: string | null };
+  target: { type: string; id: string; label: string | null };
+  projectId: string | null;
+  changes: Record<string, [unknown, unknown]> | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+  hash: string;
+}
+
+describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  let trail: AuditTrail;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await createFirstAdmin(t.http);
+    trail = t.app.get(AuditTrail);
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  const log = (owner = admin) => `/api/v1/accounts/${owner.accountId}/audit-log`;
+  const keys = (owner = admin) => `/api/v1/platform/projects/${owner.projectId}/keys`;
+  async function entries(query = '', owner = admin): Promise<Entry[]> {
+    const res = await t.http.get(`${log(owner)}${query}`, { token: owner.token });
+    expect(res.status).toBe(200);
+    return res.body.data;
+  }
+  async function createKey(name = 'audited', owner = admin) {
+    const res = await t.http.post(keys(owner), { name }, { token: owner.token, headers: { 'x-request-id': `req-${name}`, 'user-agent': 'audit-test/1' } });
+    expect(res.status).toBe(201);
+    return res.body.data as { id: string; key: string };
+  }
+
+  it('records who created, rolled and revoked a key, from where, numbered and chained', async () => {
+    const key = await createKey('first');
+    const rolled = await t.http.post(`${keys()}/${key.id}/roll`, { expiresInHours: 1 }, { token: admin.token });
+    expect(rolled.status).toBe(201);
+    expect((await t.http.delete(`${keys()}/${rolled.body.data.id}`, { token: admin.token })).status).toBe(200);
+    const [revoked, roll, created] = await entries('?limit=3');
+    expect(created).toMatchObject({
+      action: 'api_key.created',
+      actor: { type: 'user', id: admin.id },
+      target: { type: 'api_key', id: key.id, label: key.key.slice(0, 12) },
+      projectId: admin.projectId,
+      requestId: 'req-first',
+      userAgent: 'audit-test/1',
+    });
+    expect(created.ip).toBeTruthy();
+    expect(roll).toMatchObject({ action: 'api_key.rolled', target: { id: key.id }, changes: { key: [key.key.slice(0, 12), rolled.body.data.key.slice(0, 12)] } });
+    expect(revoked).toMatchObject({ action: 'api_key.revoked', target: { id: rolled.body.data.id } });
+    expect([created.sequence + 1, created.sequence + 2]).toEqual([roll.sequence, revoked.sequence]);
+    expect(JSON.stringify([created, roll, revoked])).not.toContain(key.key.slice(12));
+  });
+
+  it('filters by action, actor and time, pages with startingAfter, and refuses bad filters', async () => {
+    await createKey('second');
+    const all = await entries('?limit=100');
+    const created = await entries('?action=api_key.created&limit=100');
+    expect(created.every((entry) => entry.action === 'api_key.created')).toBe(true);
+    expect((await entries(`?actorId=${admin.id}&limit=100`)).length).toBe(all.length);
+    expect(await entries(`?from=${new Date(Date.now() + 60_000).toISOString()}`)).toEqual([]);
+    const [first] = await entries('?limit=1');
+    const next = await entries(`?limit=1&startingAfter=${first.id}`);
+    expect(next[0].sequence).toBe(first.sequence - 1);
+    expectError(await t.http.get(`${log()}?action=key.exploded`, { token: admin.token }), 400);
+    expectError(await t.http.get(`${log()}?limit=101`, { token: admin.token }), 400);
+  });
+
+  it('exports the same entries as JSON lines and as CSV, oldest first', async () => {
+    const listed = (await entries('?limit=100')).reverse();
+    const jsonl = await fetch(`${t.baseUrl}${log()}/export?format=jsonl`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expect(jsonl.status).toBe(200);
+    expect(jsonl.headers.get('content-type')).toContain('application/x-ndjson');
+    expect((await jsonl.text()).trim().split('\n').map((line) => JSON.parse(line))).toEqual(listed);
+    const csv = await t.http.get(`${log()}/export?format=csv&action=api_key.created`, { token: admin.token });
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    const rows = csv.text.trim().split('\n');
+    expect(rows[0]).toBe('sequence,id,occurredAt,action,actorType,actorId,actorLabel,targetType,targetId,targetLabel,projectId,changes,ip,userAgent,requestId,hash');
+    expect(rows.slice(1).every((row) => row.includes(',api_key.created,'))).toBe(true);
+  });
+
+  it('verifies the chain, and finds the first entry edited or removed in the database', async () => {
+    const owner = await createFirstAdmin(t.http);
+    for (const name of ['third', 'fourth', 'fifth']) await createKey(name, owner);
+    const verify = async () => (await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body;
+    expect(await verify()).toEqual({ valid: true, checked: 3, firstBrokenSequence: null });
+
+    const stored = t.db.collection('audit_log');
+    const [newest, middle] = await entries('?limit=2', owner);
+    await stored.updateOne({ entryId: middle.id }, { $set: { 'target.label': 'sk_test_fake' } });
+    expect(await verify()).toEqual({ valid: false, checked: 1, firstBrokenSequence: middle.sequence });
+    await stored.updateOne({ entryId: middle.id }, { $set: { 'target.label': middle.target.label } });
+    expect((await verify()).valid).toBe(true);
+
+    await stored.deleteOne({ entryId: middle.id });
+    expect(await verify()).toEqual({ valid: false, checked: 1, firstBrokenSequence: middle.sequence });
+    expect(newest.sequence).toBe(middle.sequence + 1);
+  });
+
+  it('is for admins and the owner: a developer is 403, an API key 403, another account 404', async () => {
+    const owner = await createFirstAdmin(t.http);
+    const developer = await createUser(t.http, 'developer', owner.token);
+    expectForbidden(await t.http.get(log(owner), { token: developer.token }));
+    const key = await createKey('outsider', owner);
+    expectError(await t.http.get(log(owner), { token: key.key }), 403, 'API keys cannot manage the platform');
+    expectNotFound(await t.http.get(log(admin), { token: owner.token }), 'Account not found');
+    expect((await entries('?limit=100', owner)).every((entry) => entry.projectId === owner.projectId)).toBe(true);
+  });
+
+  it('numbers concurrent actions without a gap or a repeat', async () => {
+    const owner = await createFirstAdmin(t.http);
+    await Promise.all(Array.from({ length: 12 }, (_, i) => createKey(`concurrent-${i}`, owner)));
+    const sequences = (await entries('?limit=100', owner)).map((entry) => entry.sequence).sort((a, b) => a - b);
+    expect(sequences).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 12, firstBrokenSequence: null });
+  });
+
+  describe('an action and its entry succeed or fail together', () => {
+    const stopped = () => Promise.reject(new Error('process stopped here'));
+
+    it('an action that fails leaves no entry', async () => {
+      const before = (await entries('?limit=100')).length;
+      jest.spyOn(ApiKeysRepository.prototype, 'insert').mockImplementationOnce(stopped);
+      expect((await t.http.post(keys(), { name: 'fails' }, { token: admin.token })).status).toBeGreaterThanOrEqual(500);
+      await trail.sweep(0);
+      expect((await entries('?limit=100')).length).toBe(before);
+      expect(await t.db.collection('audit_intents').countDocuments({})).toBe(0);
+    });
+
+    it('between the action and its entry: the sweep appends it, once', async () => {
+      jest.spyOn(AuditEntriesRepository.prototype, 'insert').mockImplementationOnce(stopped);
+      const key = await createKey('late');
+      expect((await entries('?limit=100')).some((entry) => entry.target.id === key.id)).toBe(false);
+      await trail.sweep(0);
+      await trail.sweep(0);
+      expect((await entries('?limit=100')).filter((entry) => entry.target.id === key.id)).toHaveLength(1);
+      expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
+    });
+
+    it('between the intent and the action: the sweep drops the intent, the action not having happened', async () => {
+      const before = (await entries('?limit=100')).length;
+      // What a process leaves when it stops right after writing the intent of a key it never created.
+      const neverCreated = '6650c0ffee0000000000dead';
+      await t.app.get(AuditIntentsRepository).insert(
+        {
+          entryId: 'aud_00000000-0000-4000-8000-000000000001',
+          accountId: admin.accountId,
+          action: 'api_key.created',
+          occurredAt: new Date(),
+          actor: { type: 'user', id: admin.id, label: null },
+          target: { type: 'api_key', id: neverCreated, label: 'sk_test_xxxx' },
+          projectId: admin.projectId,
+          changes: null,
+          ip: null,
+          userAgent: null,
+          requestId: null,
+        },
+        { collection: 'api_keys', id: neverCreated, exists: true },
+      );
+      await trail.sweep(0);
+      expect(await t.db.collection('audit_intents').countDocuments({})).toBe(0);
+      expect((await entries('?limit=100')).length).toBe(before);
+    });
+  });
+});
