@@ -1,3 +1,4 @@
+import type { TenantScope } from '../tenancy/tenant-scope';
 import type { AuditAction, AuditParty } from './audit-entry.schema';
 
 /** Who did it, from where: what every entry of a request shares. */
@@ -6,6 +7,17 @@ export interface AuditContext {
   ip: string | null;
   userAgent: string | null;
   requestId: string | null;
+}
+
+/** The audit context of a data request, from the origin its tenant scope carries. */
+export function auditContextOf(scope: TenantScope): AuditContext {
+  const origin = scope.origin;
+  return {
+    actor: origin.actor ? { ...origin.actor } : { type: 'system', id: 'system', label: null },
+    ip: origin.ip ?? null,
+    userAgent: origin.userAgent ?? null,
+    requestId: origin.id,
+  };
 }
 
 /** An entry before it is numbered and chained. */

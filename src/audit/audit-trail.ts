@@ -54,7 +54,7 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Runs the audited action; its entry is appended when, and only when, it succeeded. */
   async record<T>(context: AuditContext, input: AuditInput, expect: AuditExpectation, action: () => Promise<T>): Promise<T> {
-    const draft = this.draft(context, input);
+    const draft = await this.draft(context, input);
     await this.intents.insert(draft, expect);
     let result: T;
     try {
@@ -75,7 +75,7 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** An entry for an action that is done already and leaves no record to check (a login). */
   async appendNow(context: AuditContext, input: AuditInput): Promise<void> {
-    await this.append(this.draft(context, input));
+    await this.append(await this.draft(context, input));
   }
 
   /** Appends the draft as the account's next entry; once only, however often it is asked. */
@@ -125,8 +125,14 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     return this.entries.deleteOlderThan(new Date(Date.now() - days * DAY_MS));
   }
 
-  private draft(context: AuditContext, input: AuditInput): AuditDraft {
-    return { entryId: `aud_${randomUUID()}`, occurredAt: new Date(), projectId: null, changes: null, ...context, ...input };
+  /** The draft, its user actor labelled by their email (read here: the routes know only the id). */
+  private async draft(context: AuditContext, input: AuditInput): Promise<AuditDraft> {
+    let actor = context.actor;
+    if (actor.type === 'user' && !actor.label) {
+      const user = await this.probe.find('users', actor.id);
+      actor = { ...actor, label: typeof user?.email === 'string' ? user.email : null };
+    }
+    return { entryId: `aud_${randomUUID()}`, occurredAt: new Date(), projectId: null, changes: null, ...context, actor, ...input };
   }
 
   private async happened(expect: AuditExpectation): Promise<boolean> {

@@ -1,3 +1,5 @@
+import { auditContextOf } from '../audit/audit-draft';
+import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { pickDefined } from '../common/fields/pick-defined';
@@ -27,6 +29,7 @@ export class ClientsService {
   constructor(
     private readonly records: ClientsRepository,
     private readonly events: EventEmitter2,
+    private readonly trail: AuditTrail,
   ) {}
 
   /** True when a live client with this id exists in the scope's project. A malformed id is simply false. */
@@ -98,7 +101,12 @@ export class ClientsService {
     if (!(await this.records.markDeleting(scope, id, new Date()))) throw new NotFoundException(CLIENT_NOT_FOUND);
     const event: ClientHardDeletingEvent = { scope, clientId: id };
     try {
-      await this.records.hardDelete(scope, id, () => this.events.emitAsync(CLIENT_HARD_DELETING, event));
+      await this.trail.record(
+        auditContextOf(scope),
+        { accountId: scope.accountId, action: 'client.deleted', target: { type: 'client', id, label: null }, projectId: scope.projectId },
+        { collection: 'clients', id, exists: false },
+        () => this.records.hardDelete(scope, id, () => this.events.emitAsync(CLIENT_HARD_DELETING, event)),
+      );
     } catch (error) {
       await this.records.markDeleting(scope, id, null);
       throw error;

@@ -1,3 +1,5 @@
+import { auditContextOf } from '../audit/audit-draft';
+import { AuditTrail } from '../audit/audit-trail';
 import { Injectable } from '@nestjs/common';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
@@ -19,7 +21,10 @@ export function collectionFields(dto: UpdateCollectionDto): Partial<Collection> 
 
 @Injectable()
 export class CollectionsService {
-  constructor(private readonly records: CollectionsRepository) {}
+  constructor(
+    private readonly records: CollectionsRepository,
+    private readonly trail: AuditTrail,
+  ) {}
 
   /** Whether the scope's project still holds any collection, live or soft-deleted (a platform project delete asks). */
   holdsRecords(scope: TenantScope): Promise<boolean> {
@@ -52,7 +57,13 @@ export class CollectionsService {
   }
 
   /** Removes the collection whether live or soft-deleted. */
+  /** Recorded in the audit log: a hard delete cannot be undone. */
   hardDelete(scope: TenantScope, id: string): Promise<void> {
-    return this.records.hardDelete(scope, id);
+    return this.trail.record(
+      auditContextOf(scope),
+      { accountId: scope.accountId, action: 'collection.deleted', target: { type: 'collection', id, label: null }, projectId: scope.projectId },
+      { collection: 'collections', id, exists: false },
+      () => this.records.hardDelete(scope, id),
+    );
   }
 }

@@ -1,3 +1,5 @@
+import { auditContextOf } from '../audit/audit-draft';
+import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
@@ -67,6 +69,7 @@ export class CustomersService {
     private readonly events: EventEmitter2,
     private readonly leases: Leases,
     private readonly encryption: FieldEncryption,
+    private readonly trail: AuditTrail,
   ) {}
 
   /** The id is made before the insert: the social number is encrypted for this one customer. */
@@ -148,11 +151,19 @@ export class CustomersService {
    * meantime (a card saved after that sees its customer gone and removes itself).
    */
   async delete(scope: TenantScope, id: string): Promise<void> {
-    if (!(await this.exists(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+    const customer = await this.customers.findById(scope, id);
+    if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     const event: CustomerDeletingEvent = { scope, customerId: id };
-    await this.events.emitAsync(CUSTOMER_DELETING, event);
-    if (!(await this.customers.deleteById(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-    await this.events.emitAsync(CUSTOMER_DELETING, event);
+    await this.trail.record(
+      auditContextOf(scope),
+      { accountId: scope.accountId, action: 'customer.deleted', target: { type: 'customer', id, label: customer.email }, projectId: scope.projectId },
+      { collection: 'customers', id, exists: false },
+      async () => {
+        await this.events.emitAsync(CUSTOMER_DELETING, event);
+        if (!(await this.customers.deleteById(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
+        await this.events.emitAsync(CUSTOMER_DELETING, event);
+      },
+    );
   }
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */

@@ -1,3 +1,5 @@
+import { auditContextOf } from '../audit/audit-draft';
+import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import { Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
@@ -43,6 +45,7 @@ export class PaymentsService {
     private readonly leases: Leases,
     private readonly paymentKeys: PaymentKeys,
     private readonly refunds: RefundsRepository,
+    private readonly trail: AuditTrail,
   ) {}
 
   /**
@@ -145,9 +148,19 @@ export class PaymentsService {
    */
   async refund(scope: TenantScope, id: string, dto: RefundPaymentDto, idempotency: IdempotentRequest | null): Promise<PaymentResponse> {
     await this.findOrThrow(scope, id);
+    const refundId = idempotency ? `${scope.projectId}:${idempotency.caller}:${idempotency.key}` : new Types.ObjectId().toHexString();
+    // Recorded in the audit log once the refund is written: money went back.
+    return this.trail.record(
+      auditContextOf(scope),
+      { accountId: scope.accountId, action: 'payment.refunded', target: { type: 'payment', id, label: null }, projectId: scope.projectId },
+      { collection: 'refunds', id: refundId, exists: true },
+      () => this.refundUnderLease(scope, id, dto, idempotency, refundId),
+    );
+  }
+
+  private refundUnderLease(scope: TenantScope, id: string, dto: RefundPaymentDto, idempotency: IdempotentRequest | null, refundId: string): Promise<PaymentResponse> {
     return this.leases.withLease(`payment:${id}`, PAYMENT_BUSY, async () => {
       const payment = await this.findOrThrow(scope, id);
-      const refundId = idempotency ? `${scope.projectId}:${idempotency.caller}:${idempotency.key}` : new Types.ObjectId().toHexString();
       const earlier = idempotency ? await this.refunds.findById(scope, refundId) : null;
       if (earlier) return toPaymentResponse(await this.applyRefund(scope, payment, checkedRefund(earlier, idempotency!)));
 

@@ -87,8 +87,22 @@ function projectHeader(value: string | string[] | undefined): string | undefined
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The request id (Fastify's, from `X-Request-Id` or generated) and the Idempotency-Key, as events name them. */
-function originOf(request: FastifyRequest): RequestOrigin {
+const USER_AGENT_MAX = 256;
+
+/**
+ * The request id (Fastify's, from `X-Request-Id` or generated) and the Idempotency-Key, as events
+ * name them; the caller (a key by its first 12 characters), its address and user agent, for the audit log.
+ */
+function originOf(request: FastifyRequest & RequestContext): RequestOrigin {
   const key = request.headers['idempotency-key'];
-  return { id: request.id ? String(request.id) : null, idempotencyKey: typeof key === 'string' && key !== '' ? key : null };
+  const agent = request.headers['user-agent'];
+  const principal = request.principal!;
+  const bearer = String(request.headers.authorization ?? '').replace(/^Bearer\s+/i, '');
+  return {
+    id: request.id ? String(request.id) : null,
+    idempotencyKey: typeof key === 'string' && key !== '' ? key : null,
+    actor: principal.kind === 'apiKey' ? { type: 'api_key', id: principal.keyId, label: bearer.slice(0, 12) } : { type: 'user', id: principal.userId, label: null },
+    ip: request.ip ?? null,
+    userAgent: typeof agent === 'string' ? agent.slice(0, USER_AGENT_MAX) : null,
+  };
 }

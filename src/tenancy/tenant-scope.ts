@@ -16,10 +16,16 @@ export interface TenantScope {
   readonly [scopeBrand]: true;
 }
 
-/** The request behind a change: its `X-Request-Id` and `Idempotency-Key`, as events report them. */
+/**
+ * The request behind a change: its `X-Request-Id` and `Idempotency-Key`, as events report them, and
+ * who sent it from where, as the audit log reports it.
+ */
 export interface RequestOrigin {
   readonly id: string | null;
   readonly idempotencyKey: string | null;
+  readonly actor?: { readonly type: 'user' | 'api_key'; readonly id: string; readonly label: string | null };
+  readonly ip?: string | null;
+  readonly userAgent?: string | null;
 }
 
 const NO_REQUEST: RequestOrigin = Object.freeze({ id: null, idempotencyKey: null });

@@ -6,6 +6,9 @@ import { toPage, type FinanceListQuery, type Page } from '../common/paging/finan
 import { eventsConfig } from '../config/events.config';
 import { newEventId } from '../events/event-body';
 import { API_VERSION, WEBHOOK_TEST_EVENT } from '../events/event-types';
+import { auditContextOf, changesOf } from '../audit/audit-draft';
+import type { AuditParty } from '../audit/audit-entry.schema';
+import { AuditTrail } from '../audit/audit-trail';
 import { Leases } from '../leases/leases.service';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { CreateWebhookEndpointDto, RollSecretDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
@@ -34,6 +37,7 @@ export class WebhooksService {
     private readonly dispatcher: WebhookDispatcher,
     private readonly encryption: FieldEncryption,
     private readonly leases: Leases,
+    private readonly trail: AuditTrail,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {}
 
@@ -46,13 +50,19 @@ export class WebhooksService {
       }
       const _id = new Types.ObjectId();
       const secret = newWebhookSecret();
-      const created = await this.endpoints.insert(scope, {
-        _id,
-        url,
-        description: dto.description ?? null,
-        enabledEvents: normaliseEvents(dto.enabledEvents),
-        secrets: [this.stored(secret, _id, null)],
-      });
+      const created = await this.trail.record(
+        auditContextOf(scope),
+        { accountId: scope.accountId, action: 'webhook_endpoint.created', target: endpointParty(String(_id), url), projectId: scope.projectId },
+        { collection: 'webhook_endpoints', id: String(_id), exists: true },
+        () =>
+          this.endpoints.insert(scope, {
+            _id,
+            url,
+            description: dto.description ?? null,
+            enabledEvents: normaliseEvents(dto.enabledEvents),
+            secrets: [this.stored(secret, _id, null)],
+          }),
+      );
       return { ...toEndpointResponse(created), secret };
     });
   }
@@ -69,14 +79,29 @@ export class WebhooksService {
 
   /** Enabling clears the reason the service disabled it for, and its failing streak. */
   async update(scope: TenantScope, id: string, dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponse> {
-    if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    const before = await this.endpoints.findById(scope, id);
+    if (!before) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     const set: Record<string, unknown> = {};
     if (dto.url !== undefined) set.url = await this.checkedUrl(dto.url);
     if (dto.description !== undefined) set.description = dto.description;
     if (dto.enabledEvents !== undefined) set.enabledEvents = normaliseEvents(dto.enabledEvents);
     if (dto.status !== undefined) set.status = dto.status;
     if (dto.status === 'enabled') Object.assign(set, { disabledReason: null, failingSince: null });
-    const updated = Object.keys(set).length > 0 ? await this.endpoints.update(scope, id, { $set: set }) : await this.endpoints.findById(scope, id);
+    if (Object.keys(set).length === 0) return toEndpointResponse(before);
+    const audited = { url: set.url, description: set.description, enabledEvents: set.enabledEvents, status: set.status };
+    const after = Object.fromEntries(Object.entries(audited).filter(([, value]) => value !== undefined));
+    const updated = await this.trail.record(
+      auditContextOf(scope),
+      {
+        accountId: scope.accountId,
+        action: 'webhook_endpoint.updated',
+        target: endpointParty(id, before.url),
+        projectId: scope.projectId,
+        changes: changesOf(before as unknown as Record<string, unknown>, after),
+      },
+      { collection: 'webhook_endpoints', id, fields: after },
+      () => this.endpoints.update(scope, id, { $set: set }),
+    );
     if (!updated) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     return toEndpointResponse(updated);
   }
@@ -84,7 +109,14 @@ export class WebhooksService {
   /** The endpoint and its deliveries; pending ones are not sent. */
   async delete(scope: TenantScope, id: string): Promise<void> {
     const endpoint = await this.endpoints.findById(scope, id);
-    if (!endpoint || !(await this.endpoints.deleteById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    const deleted = await this.trail.record(
+      auditContextOf(scope),
+      { accountId: scope.accountId, action: 'webhook_endpoint.deleted', target: endpointParty(id, endpoint.url), projectId: scope.projectId },
+      { collection: 'webhook_endpoints', id, exists: false },
+      () => this.endpoints.deleteById(scope, id),
+    );
+    if (!deleted) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     await this.deliveries.deleteOfEndpoint(scope, endpoint._id);
   }
 
@@ -98,7 +130,12 @@ export class WebhooksService {
     const secret = newWebhookSecret();
     const secrets: StoredSecret[] = [this.stored(secret, endpoint._id, null)];
     if (hours > 0) secrets.push({ value: current.value, expiresAt: new Date(now + hours * 3_600_000) });
-    const updated = await this.endpoints.update(scope, id, { $set: { secrets } });
+    const updated = await this.trail.record(
+      auditContextOf(scope),
+      { accountId: scope.accountId, action: 'webhook_endpoint.secret_rolled', target: endpointParty(id, endpoint.url), projectId: scope.projectId },
+      { collection: 'webhook_endpoints', id, fields: { secrets } },
+      () => this.endpoints.update(scope, id, { $set: { secrets } }),
+    );
     if (!updated) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     return { ...toEndpointResponse(updated), secret };
   }
@@ -154,4 +191,9 @@ export class WebhooksService {
 /** `*` stands for every type: listed beside others, it is all that is kept. */
 function normaliseEvents(enabledEvents: readonly string[]): string[] {
   return enabledEvents.includes('*') ? ['*'] : [...enabledEvents];
+}
+
+/** The endpoint as the audit log names it: by its URL, never its secret. */
+function endpointParty(id: string, url: string): AuditParty {
+  return { type: 'webhook_endpoint', id, label: url };
 }

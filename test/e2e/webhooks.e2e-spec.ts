@@ -52,6 +52,11 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(updated.body.data).toMatchObject({ enabledEvents: ['*'], status: 'disabled' });
     const deleted = await t.http.delete(`${ENDPOINTS}/${created.id}`, { token: admin.token });
     expect(deleted.body).toEqual({ id: created.id, deleted: true, message: 'Webhook endpoint deleted' });
+    // Each change is in the account's audit log, the URL naming the endpoint, never its secret.
+    const audit = await t.http.get(`/api/v1/accounts/${admin.accountId}/audit-log?limit=100`, { token: admin.token });
+    const actions = audit.body.data.filter((entry: { target: { id: string } }) => entry.target.id === created.id).map((entry: { action: string }) => entry.action);
+    expect(actions).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.updated', 'webhook_endpoint.created']);
+    expect(audit.text).not.toContain(created.secret.slice(6));
     expectNotFound(await t.http.get(`${ENDPOINTS}/${created.id}`, { token: admin.token }), 'Webhook endpoint not found');
   });
 
