@@ -1,3 +1,5 @@
+import { Audit } from '../audit/audit-context.decorator';
+import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
@@ -50,11 +52,12 @@ export class AccountsController {
   @ApiOkResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   async updateAccount(
+    @Audit() audit: AuditContext,
     @UserId() userId: string,
     @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
     @Body() dto: UpdateAccountDto,
   ): Promise<AccountEnvelope> {
-    return { data: await this.accounts.update(accountId, userId, dto) };
+    return { data: await this.accounts.update(audit, accountId, userId, dto) };
   }
 
   @Post(':accountId/ownership')
@@ -71,11 +74,12 @@ export class AccountsController {
   @ApiOkResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async transferOwnership(
+    @Audit() audit: AuditContext,
     @UserId() userId: string,
     @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
     @Body() dto: TransferOwnershipDto,
   ): Promise<AccountEnvelope> {
-    return { data: await this.accounts.transferOwnership(accountId, userId, dto.userId.toLowerCase()) };
+    return { data: await this.accounts.transferOwnership(audit, accountId, userId, dto.userId.toLowerCase()) };
   }
 
   @Get(':accountId/members')
@@ -94,12 +98,13 @@ export class AccountsController {
   @ApiOkResponse({ type: MemberEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async changeMemberRole(
+    @Audit() audit: AuditContext,
     @UserId() callerId: string,
     @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
     @Param('userId', ParseObjectIdPipe) memberId: string,
     @Body() dto: ChangeRoleDto,
   ): Promise<MemberEnvelope> {
-    return { data: await this.accounts.changeRole(accountId, callerId, memberId, dto.role) };
+    return { data: await this.accounts.changeRole(audit, accountId, callerId, memberId, dto.role) };
   }
 
   @Delete(':accountId/members/:userId')
@@ -110,11 +115,12 @@ export class AccountsController {
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Member removed' } })
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async removeMember(
+    @Audit() audit: AuditContext,
     @UserId() callerId: string,
     @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
     @Param('userId', ParseObjectIdPipe) memberId: string,
   ): Promise<MessageResponseDto> {
-    await this.accounts.removeMember(accountId, callerId, memberId);
+    await this.accounts.removeMember(audit, accountId, callerId, memberId);
     return { message: 'Member removed' };
   }
 }

@@ -1,3 +1,5 @@
+import { changesOf, type AuditContext } from '../audit/audit-draft';
+import { AuditTrail } from '../audit/audit-trail';
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
@@ -29,6 +31,7 @@ export class AccountsService {
     private readonly users: UsersService,
     private readonly events: EventEmitter2,
     private readonly leases: Leases,
+    private readonly trail: AuditTrail,
   ) {}
 
   /**
@@ -66,12 +69,22 @@ export class AccountsService {
     return found && toAccountView(found.account, found.membership);
   }
 
-  async update(accountId: string, userId: string, dto: UpdateAccountDto): Promise<AccountView> {
-    const { membership } = await this.requireAdmin(accountId, userId);
+  async update(audit: AuditContext, accountId: string, userId: string, dto: UpdateAccountDto): Promise<AccountView> {
+    const { account: before, membership } = await this.requireAdmin(accountId, userId);
     const set: Partial<Pick<Account, 'name' | 'type'>> = {};
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.type !== undefined) set.type = dto.type;
-    const account = await this.accounts.updateDetails(accountId, set);
+    const account = await this.trail.record(
+      audit,
+      {
+        accountId,
+        action: 'account.updated',
+        target: { type: 'account', id: accountId, label: before.name },
+        changes: changesOf(before as unknown as Record<string, unknown>, set),
+      },
+      { collection: 'accounts', id: accountId, fields: set },
+      () => this.accounts.updateDetails(accountId, set),
+    );
     if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
     return toAccountView(account, membership);
   }
@@ -84,7 +97,7 @@ export class AccountsService {
    * account ends with one owner, the one `ownerId` names. The new owner's membership is marked
    * first, so at every instant at least one member holds the owner's rights.
    */
-  async transferOwnership(accountId: string, ownerId: string, newOwnerId: string): Promise<AccountView> {
+  async transferOwnership(audit: AuditContext, accountId: string, ownerId: string, newOwnerId: string): Promise<AccountView> {
     const { membership } = await this.requireMember(accountId, ownerId);
     if (!membership.owner) throw new ForbiddenException(OWNER_ONLY);
     if (newOwnerId === ownerId) return this.get(accountId, ownerId);
@@ -92,10 +105,22 @@ export class AccountsService {
     if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
     await this.oneChangeAtATime(accountId, async () => {
       if (!(await this.memberships.find(accountId, ownerId))?.owner) throw new ForbiddenException(OWNER_ONLY);
-      // The member may have left or been removed since: then the account keeps its owner.
-      if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
-      await this.accounts.setOwner(accountId, newOwnerId);
-      await this.memberships.setOwner(accountId, ownerId, false);
+      await this.trail.record(
+        audit,
+        {
+          accountId,
+          action: 'ownership.transferred',
+          target: { type: 'user', id: newOwnerId, label: null },
+          changes: { ownerId: [ownerId, newOwnerId] },
+        },
+        { collection: 'accounts', id: accountId, fields: { ownerId: newOwnerId } },
+        async () => {
+          // The member may have left or been removed since: then the account keeps its owner.
+          if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
+          await this.accounts.setOwner(accountId, newOwnerId);
+          await this.memberships.setOwner(accountId, ownerId, false);
+        },
+      );
     });
     return this.get(accountId, ownerId);
   }
@@ -112,13 +137,18 @@ export class AccountsService {
   }
 
   /** Serialised with transfers, so a member who is becoming the owner is not demoted on the way. */
-  async changeRole(accountId: string, callerId: string, memberId: string, role: UserRole): Promise<MemberView> {
+  async changeRole(audit: AuditContext, accountId: string, callerId: string, memberId: string, role: UserRole): Promise<MemberView> {
     await this.requireAdmin(accountId, callerId);
     const updated = await this.oneChangeAtATime(accountId, async () => {
       const target = await this.memberships.find(accountId, memberId);
       if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
       if (target.owner) throw new ForbiddenException("The owner's role cannot be changed: transfer ownership first");
-      return this.memberships.setRole(accountId, memberId, role);
+      return this.trail.record(
+        audit,
+        { accountId, action: 'member.role_changed', target: { type: 'user', id: memberId, label: null }, changes: { role: [target.role, role] } },
+        { collection: 'memberships', id: String(target._id), fields: { role } },
+        () => this.memberships.setRole(accountId, memberId, role),
+      );
     });
     const user = await this.users.findById(memberId);
     if (!updated || !user) throw new NotFoundException(MEMBER_NOT_FOUND);
@@ -129,14 +159,20 @@ export class AccountsService {
    * An admin removes a member, or a member leaves. The owner stays until ownership is handed on;
    * serialised with transfers, so the member a transfer is making the owner is not removed meanwhile.
    */
-  async removeMember(accountId: string, callerId: string, memberId: string): Promise<void> {
+  async removeMember(audit: AuditContext, accountId: string, callerId: string, memberId: string): Promise<void> {
     if (callerId === memberId) await this.requireMember(accountId, callerId);
     else await this.requireAdmin(accountId, callerId);
     await this.oneChangeAtATime(accountId, async () => {
       const target = await this.memberships.find(accountId, memberId);
       if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
       if (target.owner) throw new ConflictException(TRANSFER_FIRST);
-      if (!(await this.memberships.removeNonOwner(accountId, memberId))) throw new NotFoundException(MEMBER_NOT_FOUND);
+      const removed = await this.trail.record(
+        audit,
+        { accountId, action: callerId === memberId ? 'member.left' : 'member.removed', target: { type: 'user', id: memberId, label: null }, changes: { role: [target.role, null] } },
+        { collection: 'memberships', id: String(target._id), exists: false },
+        () => this.memberships.removeNonOwner(accountId, memberId),
+      );
+      if (!removed) throw new NotFoundException(MEMBER_NOT_FOUND);
     });
   }
 

@@ -20,7 +20,13 @@ export function auditContextOf(scope: TenantScope): AuditContext {
   };
 }
 
-/** An entry before it is numbered and chained. */
+/** The changed fields, `[before, after]` each. */
+export type AuditChanges = Record<string, [unknown, unknown]>;
+
+/**
+ * An entry before it is numbered and chained. `changes` is kept as its JSON: a `[before, after]` of
+ * arrays is an array inside an array, which FerretDB does not store.
+ */
 export interface AuditDraft extends AuditContext {
   entryId: string;
   accountId: string;
@@ -28,12 +34,12 @@ export interface AuditDraft extends AuditContext {
   occurredAt: Date;
   target: AuditParty;
   projectId: string | null;
-  changes: Record<string, [unknown, unknown]> | null;
+  changes: string | null;
 }
 
 /** The changed fields as `[before, after]`, leaving out the ones that did not change. */
-export function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, [unknown, unknown]> | null {
-  const changes: Record<string, [unknown, unknown]> = {};
+export function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): AuditChanges | null {
+  const changes: AuditChanges = {};
   for (const field of Object.keys(after)) {
     if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = [before[field] ?? null, after[field] ?? null];
   }

@@ -71,8 +71,9 @@ export class AuditEntry {
   @Prop({ type: String, default: null })
   projectId: string | null;
 
-  @Prop({ type: MongooseSchema.Types.Mixed, default: null })
-  changes: Record<string, [unknown, unknown]> | null;
+  /** The changed fields as JSON (`{ field: [before, after] }`): arrays inside arrays are not stored as such. */
+  @Prop({ type: String, default: null })
+  changes: string | null;
 
   @Prop({ type: String, default: null })
   ip: string | null;

@@ -60,7 +60,7 @@ function toEntryResponse(entry: AuditEntry): AuditEntryResponse {
     actor: entry.actor,
     target: entry.target,
     projectId: entry.projectId ?? null,
-    changes: entry.changes ?? null,
+    changes: entry.changes ? (JSON.parse(entry.changes) as AuditEntryResponse['changes']) : null,
     ip: entry.ip ?? null,
     userAgent: entry.userAgent ?? null,
     requestId: entry.requestId ?? null,

@@ -1,7 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordProbe } from '../database/record-probe';
-import type { AuditContext, AuditDraft } from './audit-draft';
+import type { AuditChanges, AuditContext, AuditDraft } from './audit-draft';
 import { AuditEntriesRepository } from './audit-entries.repository';
 import type { AuditEntry } from './audit-entry.schema';
 import type { AuditExpectation } from './audit-intent.schema';
@@ -9,7 +9,7 @@ import { AuditIntentsRepository } from './audit-intents.repository';
 import { canonicalJson } from './canonical-json';
 
 /** What a caller says of an action; the trail adds who, when, from where, its number and its hash. */
-export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> & Partial<Pick<AuditDraft, 'projectId' | 'changes'>>;
+export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> & Partial<Pick<AuditDraft, 'projectId'>> & { changes?: AuditChanges | null };
 
 export interface ChainCheck {
   valid: boolean;
@@ -132,7 +132,8 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
       const user = await this.probe.find('users', actor.id);
       actor = { ...actor, label: typeof user?.email === 'string' ? user.email : null };
     }
-    return { entryId: `aud_${randomUUID()}`, occurredAt: new Date(), projectId: null, changes: null, ...context, actor, ...input };
+    const { changes, ...rest } = input;
+    return { entryId: `aud_${randomUUID()}`, occurredAt: new Date(), projectId: null, ...context, actor, ...rest, changes: changes ? JSON.stringify(changes) : null };
   }
 
   private async happened(expect: AuditExpectation): Promise<boolean> {

@@ -58,7 +58,8 @@ export class AuthController {
   @ApiOkResponse({ type: LoginResponse })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest): Promise<LoginResponse> {
-    return this.auth.login(dto, request.ip);
+    const agent = request.headers['user-agent'];
+    return this.auth.login(dto, request.ip, typeof agent === 'string' ? agent : null, String(request.id));
   }
 
   @Get('me')

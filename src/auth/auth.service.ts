@@ -1,3 +1,4 @@
+import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
@@ -34,6 +35,7 @@ export class AuthService {
     private readonly invitations: InvitationsService,
     private readonly jwt: JwtService,
     private readonly attempts: AttemptLimiter,
+    private readonly trail: AuditTrail,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
   ) {
     this.dummyHash = bcrypt.hash('not-a-real-password', this.config.bcryptRounds);
@@ -67,7 +69,8 @@ export class AuthService {
     return { message: 'User created', data: { user: toUserResponse(updated, account.role), account } };
   }
 
-  async login(dto: LoginDto, client: string): Promise<LoginResponse> {
+  /** A login into an account is in that account's audit log (`user.logged_in`): the token is issued once it is. */
+  async login(dto: LoginDto, client: string, userAgent: string | null = null, requestId: string | null = null): Promise<LoginResponse> {
     await this.attempts.beginLogin(dto.email, client);
     const user = await this.users.findByEmailWithHash(dto.email);
     const matches = await bcrypt.compare(dto.password, user?.passwordHash ?? (await this.dummyHash));
@@ -75,6 +78,13 @@ export class AuthService {
     await this.attempts.loginSucceeded(dto.email, client);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
     const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null };
+    if (account) {
+      const party = { type: 'user', id: String(user._id), label: user.email };
+      await this.trail.appendNow(
+        { actor: party, ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId },
+        { accountId: account.id, action: 'user.logged_in', target: party },
+      );
+    }
     return {
       message: 'Login successful',
       accessToken: await this.jwt.signAsync(claims),

@@ -1,3 +1,5 @@
+import { Audit } from '../audit/audit-context.decorator';
+import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
@@ -39,8 +41,9 @@ export class PlatformProjectsController {
   })
   @ApiCreatedResponse({ type: PlatformProjectEnvelope })
   @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
-  async createPlatformProject(@Account() account: AccountAccess, @Body() dto: CreatePlatformProjectDto): Promise<PlatformProjectEnvelope> {
-    return { data: await this.projects.create(account.accountId, dto) };
+  async createPlatformProject(@Audit() audit: AuditContext,
+    @Account() account: AccountAccess, @Body() dto: CreatePlatformProjectDto): Promise<PlatformProjectEnvelope> {
+    return { data: await this.projects.create(audit, account.accountId, dto) };
   }
 
   @Get(':id')
@@ -62,11 +65,12 @@ export class PlatformProjectsController {
   @ApiOkResponse({ type: PlatformProjectEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   async updatePlatformProject(
+    @Audit() audit: AuditContext,
     @Account() account: AccountAccess,
     @Param('id', ParseObjectIdPipe) id: string,
     @Body() dto: UpdatePlatformProjectDto,
   ): Promise<PlatformProjectEnvelope> {
-    return { data: await this.projects.update(account.accountId, id, dto) };
+    return { data: await this.projects.update(audit, account.accountId, id, dto) };
   }
 
   @Delete(':id')
@@ -79,8 +83,9 @@ export class PlatformProjectsController {
   })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Platform project deleted' } })
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
-  async deletePlatformProject(@Account() account: AccountAccess, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
-    await this.projects.delete(account.accountId, id);
+  async deletePlatformProject(@Audit() audit: AuditContext,
+    @Account() account: AccountAccess, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+    await this.projects.delete(audit, account.accountId, id);
     return { message: 'Platform project deleted' };
   }
 }

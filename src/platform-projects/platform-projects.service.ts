@@ -1,3 +1,6 @@
+import { changesOf, type AuditContext } from '../audit/audit-draft';
+import type { AuditParty } from '../audit/audit-entry.schema';
+import { AuditTrail } from '../audit/audit-trail';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
@@ -38,6 +41,7 @@ export class PlatformProjectsService implements ProjectLookup {
   constructor(
     private readonly projects: PlatformProjectsRepository,
     private readonly events: EventEmitter2,
+    private readonly trail: AuditTrail,
   ) {}
 
   /** Enables the events and webhooks APIs on every project made before they existed (`npm run migrate`); how many. */
@@ -82,23 +86,43 @@ export class PlatformProjectsService implements ProjectLookup {
     return toPlatformProjectView(await this.require(accountId, projectId));
   }
 
-  async create(accountId: string, dto: CreatePlatformProjectDto): Promise<PlatformProjectView> {
-    const created = await this.projects.insert({
-      accountId: new Types.ObjectId(accountId),
-      name: dto.name,
-      enabledApis: normaliseApis(dto.enabledApis ?? API_NAMES),
-      isDefault: false,
-    });
+  async create(audit: AuditContext, accountId: string, dto: CreatePlatformProjectDto): Promise<PlatformProjectView> {
+    const _id = new Types.ObjectId();
+    const created = await this.trail.record(
+      audit,
+      { accountId, action: 'platform_project.created', target: projectParty(String(_id), dto.name), projectId: String(_id) },
+      { collection: 'platform_projects', id: String(_id), exists: true },
+      () =>
+        this.projects.insert({
+          _id,
+          accountId: new Types.ObjectId(accountId),
+          name: dto.name,
+          enabledApis: normaliseApis(dto.enabledApis ?? API_NAMES),
+          isDefault: false,
+        }),
+    );
     return toPlatformProjectView(created);
   }
 
   /** Disabling an API keeps its records: the tenancy guard refuses its routes until it is enabled again. */
-  async update(accountId: string, projectId: string, dto: UpdatePlatformProjectDto): Promise<PlatformProjectView> {
+  async update(audit: AuditContext, accountId: string, projectId: string, dto: UpdatePlatformProjectDto): Promise<PlatformProjectView> {
     const set: Partial<Pick<PlatformProject, 'name' | 'enabledApis'>> = {};
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.enabledApis !== undefined) set.enabledApis = normaliseApis(dto.enabledApis);
     if (Object.keys(set).length === 0) return this.get(accountId, projectId);
-    const project = await this.projects.update(accountId, projectId, set);
+    const before = await this.require(accountId, projectId);
+    const project = await this.trail.record(
+      audit,
+      {
+        accountId,
+        action: 'platform_project.updated',
+        target: projectParty(String(before._id), before.name),
+        projectId: String(before._id),
+        changes: changesOf(before as unknown as Record<string, unknown>, set),
+      },
+      { collection: 'platform_projects', id: String(before._id), fields: set },
+      () => this.projects.update(accountId, projectId, set),
+    );
     if (!project) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
     return toPlatformProjectView(project);
   }
@@ -109,14 +133,24 @@ export class PlatformProjectsService implements ProjectLookup {
    * its API keys. A record created by a request already past the tenancy guard while the delete runs
    * is not seen: deletes are an admin's deliberate act, and no transaction spans the modules.
    */
-  async delete(accountId: string, projectId: string): Promise<void> {
+  async delete(audit: AuditContext, accountId: string, projectId: string): Promise<void> {
     const project = await this.require(accountId, projectId);
     if (project.isDefault) throw new ConflictException(DEFAULT_PROJECT_UNDELETABLE);
     const question: PlatformProjectDeletingEvent = { scope: tenantScope(accountId, String(project._id)) };
     const answers: unknown[] = await this.events.emitAsync(PLATFORM_PROJECT_DELETING, question);
     if (answers.some((holdsRecords) => holdsRecords === true)) throw new ConflictException(PLATFORM_PROJECT_NOT_EMPTY);
-    if (!(await this.projects.deleteNonDefault(accountId, String(project._id)))) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
+    const deletedNow = await this.trail.record(
+      audit,
+      { accountId, action: 'platform_project.deleted', target: projectParty(String(project._id), project.name), projectId: String(project._id) },
+      { collection: 'platform_projects', id: String(project._id), exists: false },
+      () => this.projects.deleteNonDefault(accountId, String(project._id)),
+    );
+    if (!deletedNow) throw new NotFoundException(PLATFORM_PROJECT_NOT_FOUND);
     const deleted: PlatformProjectDeletedEvent = { accountId, projectId: String(project._id) };
     await this.events.emitAsync(PLATFORM_PROJECT_DELETED, deleted);
   }
+}
+
+function projectParty(id: string, name: string): AuditParty {
+  return { type: 'platform_project', id, label: name };
 }

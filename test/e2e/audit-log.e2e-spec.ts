@@ -89,6 +89,26 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     });
   });
 
+  it('records logins, platform project and member changes of the account', async () => {
+    const owner = await createFirstAdmin(t.http);
+    const as = { token: owner.token };
+    const member = await createUser(t.http, 'developer', owner.token);
+    const project = await t.http.post('/api/v1/platform/projects', { name: 'Audited' }, as);
+    expect((await t.http.patch(`/api/v1/platform/projects/${project.body.data.id}`, { name: 'Renamed' }, as)).status).toBe(200);
+    expect((await t.http.delete(`/api/v1/platform/projects/${project.body.data.id}`, as)).status).toBe(200);
+    expect((await t.http.patch(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, { role: 'manager' }, as)).status).toBe(200);
+    expect((await t.http.delete(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, as)).status).toBe(200);
+    const recorded = await entries('?limit=100', owner);
+    const actions = recorded.map((entry) => entry.action).reverse();
+    expect(actions).toEqual(
+      expect.arrayContaining(['user.logged_in', 'platform_project.created', 'platform_project.updated', 'platform_project.deleted', 'member.role_changed', 'member.removed']),
+    );
+    expect(recorded.find((entry) => entry.action === 'platform_project.updated')).toMatchObject({ changes: { name: ['Audited', 'Renamed'] }, target: { label: 'Audited' } });
+    expect(recorded.find((entry) => entry.action === 'member.role_changed')).toMatchObject({ target: { id: member.id }, changes: { role: ['developer', 'manager'] } });
+    expect(recorded.find((entry) => entry.action === 'user.logged_in' && entry.actor.id === owner.id)).toMatchObject({ actor: { type: 'user', label: owner.email }, target: { id: owner.id } });
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body.valid).toBe(true);
+  });
+
   it('filters by action, actor and time, pages with startingAfter, and refuses bad filters', async () => {
     await createKey('second');
     const all = await entries('?limit=100');
@@ -120,17 +140,18 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const owner = await createFirstAdmin(t.http);
     for (const name of ['third', 'fourth', 'fifth']) await createKey(name, owner);
     const verify = async () => (await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body;
-    expect(await verify()).toEqual({ valid: true, checked: 3, firstBrokenSequence: null });
+    const all = await entries('?limit=100', owner);
+    expect(await verify()).toEqual({ valid: true, checked: all.length, firstBrokenSequence: null });
 
     const stored = t.db.collection('audit_log');
     const [newest, middle] = await entries('?limit=2', owner);
     await stored.updateOne({ entryId: middle.id }, { $set: { 'target.label': 'sk_test_fake' } });
-    expect(await verify()).toEqual({ valid: false, checked: 1, firstBrokenSequence: middle.sequence });
+    expect(await verify()).toEqual({ valid: false, checked: middle.sequence - 1, firstBrokenSequence: middle.sequence });
     await stored.updateOne({ entryId: middle.id }, { $set: { 'target.label': middle.target.label } });
     expect((await verify()).valid).toBe(true);
 
     await stored.deleteOne({ entryId: middle.id });
-    expect(await verify()).toEqual({ valid: false, checked: 1, firstBrokenSequence: middle.sequence });
+    expect(await verify()).toEqual({ valid: false, checked: middle.sequence - 1, firstBrokenSequence: middle.sequence });
     expect(newest.sequence).toBe(middle.sequence + 1);
   });
 
@@ -141,15 +162,17 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const key = await createKey('outsider', owner);
     expectError(await t.http.get(log(owner), { token: key.key }), 403, 'API keys cannot manage the platform');
     expectNotFound(await t.http.get(log(admin), { token: owner.token }), 'Account not found');
-    expect((await entries('?limit=100', owner)).every((entry) => entry.projectId === owner.projectId)).toBe(true);
+    expect((await entries('?action=api_key.created&limit=100', owner)).every((entry) => entry.projectId === owner.projectId)).toBe(true);
   });
 
   it('numbers concurrent actions without a gap or a repeat', async () => {
     const owner = await createFirstAdmin(t.http);
     await Promise.all(Array.from({ length: 12 }, (_, i) => createKey(`concurrent-${i}`, owner)));
-    const sequences = (await entries('?limit=100', owner)).map((entry) => entry.sequence).sort((a, b) => a - b);
-    expect(sequences).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 12, firstBrokenSequence: null });
+    const recorded = await entries('?limit=100', owner);
+    expect(recorded.filter((entry) => entry.action === 'api_key.created')).toHaveLength(12);
+    const sequences = recorded.map((entry) => entry.sequence).sort((a, b) => a - b);
+    expect(sequences).toEqual(Array.from({ length: recorded.length }, (_, i) => i + 1));
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: recorded.length, firstBrokenSequence: null });
   });
 
   describe('an action and its entry succeed or fail together', () => {
