@@ -1,4 +1,6 @@
-import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { eventsConfig } from '../config/events.config';
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordProbe } from '../database/record-probe';
 import type { AuditChanges, AuditContext, AuditDraft } from './audit-draft';
@@ -21,6 +23,7 @@ const APPEND_ATTEMPTS = 50;
 const SWEEP_INTERVAL_MS = 15_000;
 const SWEEP_GRACE_MS = 30_000;
 const DAY_MS = 86_400_000;
+const RETENTION_INTERVAL_MS = 3_600_000;
 
 /**
  * The audit log's writer. An audited action and its entry succeed or fail together: the entry's
@@ -37,19 +40,28 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(AuditTrail.name);
   private timer?: NodeJS.Timeout;
 
+  private retentionTimer?: NodeJS.Timeout;
+
   constructor(
     private readonly entries: AuditEntriesRepository,
     private readonly intents: AuditIntentsRepository,
     private readonly probe: RecordProbe,
+    @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => void this.sweep().catch((error: Error) => this.logger.warn(`Audit sweep failed: ${error.message}`)), SWEEP_INTERVAL_MS);
     this.timer.unref();
+    this.retentionTimer = setInterval(
+      () => void this.expire(this.config.auditRetentionDays).catch((error: Error) => this.logger.warn(`Audit retention failed: ${error.message}`)),
+      RETENTION_INTERVAL_MS,
+    );
+    this.retentionTimer.unref();
   }
 
   onModuleDestroy(): void {
     clearInterval(this.timer);
+    clearInterval(this.retentionTimer);
   }
 
   /** Runs the audited action; its entry is appended when, and only when, it succeeded. */

@@ -147,6 +147,12 @@ export class EnvironmentVariables {
   @Min(1)
   EVENT_RETENTION_DAYS: number = 30;
 
+  /** How long audit log entries are kept; the oldest kept entry anchors the chain. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  AUDIT_RETENTION_DAYS: number = 365;
+
   /** A webhook attempt answered 2xx within this time succeeded. */
   @IsOptional()
   @IsInt()

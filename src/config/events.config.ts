@@ -6,6 +6,7 @@ export const eventsConfig = registerAs('events', () => {
   const env = validateEnvironment(process.env);
   return {
     retentionDays: env.EVENT_RETENTION_DAYS,
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS,
     /** How often each instance relays events a stopped process left in their records. */
     sweepIntervalMs: 15_000,
     /** How old an outbox entry or an unsettled delete must be before the sweep takes it: its own request relays it first. */

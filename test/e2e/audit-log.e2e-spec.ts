@@ -155,6 +155,16 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     expect(newest.sequence).toBe(middle.sequence + 1);
   });
 
+  it('keeps AUDIT_RETENTION_DAYS: older entries go, and the oldest kept one anchors the chain', async () => {
+    const owner = await createFirstAdmin(t.http);
+    for (const name of ['old-1', 'old-2', 'kept']) await createKey(name, owner);
+    const [kept, ...older] = await entries('?limit=100', owner);
+    await t.db.collection('audit_log').updateMany({ entryId: { $in: older.map((entry) => entry.id) } }, { $set: { occurredAt: new Date(Date.now() - 400 * 86_400_000) } });
+    expect(await trail.expire(365)).toBeGreaterThanOrEqual(older.length);
+    expect((await entries('?limit=100', owner)).map((entry) => entry.id)).toEqual([kept.id]);
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 1, firstBrokenSequence: null });
+  });
+
   it('is for admins and the owner: a developer is 403, an API key 403, another account 404', async () => {
     const owner = await createFirstAdmin(t.http);
     const developer = await createUser(t.http, 'developer', owner.token);
