@@ -68,10 +68,13 @@ function toEntryResponse(entry: AuditEntry): AuditEntryResponse {
   };
 }
 
+const QUOTE = '"';
+
 /** A CSV cell (RFC 4180), and never a formula a spreadsheet would run. */
-function csvCell(value: unknown): string {
+export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return '';
   let text = String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const needsQuotes = [QUOTE, ',', '\n', '\r'].some((character) => text.includes(character));
+  return needsQuotes ? QUOTE + text.split(QUOTE).join(QUOTE + QUOTE) + QUOTE : text;
 }
