@@ -41,8 +41,11 @@ export class PlatformProjectsController {
   })
   @ApiCreatedResponse({ type: PlatformProjectEnvelope })
   @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
-  async createPlatformProject(@Audit() audit: AuditContext,
-    @Account() account: AccountAccess, @Body() dto: CreatePlatformProjectDto): Promise<PlatformProjectEnvelope> {
+  async createPlatformProject(
+    @Audit() audit: AuditContext,
+    @Account() account: AccountAccess,
+    @Body() dto: CreatePlatformProjectDto,
+  ): Promise<PlatformProjectEnvelope> {
     return { data: await this.projects.create(audit, account.accountId, dto) };
   }
 
@@ -83,8 +86,11 @@ export class PlatformProjectsController {
   })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Platform project deleted' } })
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
-  async deletePlatformProject(@Audit() audit: AuditContext,
-    @Account() account: AccountAccess, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async deletePlatformProject(
+    @Audit() audit: AuditContext,
+    @Account() account: AccountAccess,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.projects.delete(audit, account.accountId, id);
     return { message: 'Platform project deleted' };
   }
