@@ -1,3 +1,5 @@
+import { Audit } from '../audit/audit-context.decorator';
+import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountEnvelope } from '../accounts/dto/account.response';
@@ -26,11 +28,12 @@ export class InvitationsController {
   @ApiCreatedResponse({ type: CreatedInvitationEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async createInvitation(
+    @Audit() audit: AuditContext,
     @UserId() userId: string,
     @Param('accountId', ParseObjectIdPipe) accountId: string,
     @Body() dto: CreateInvitationDto,
   ): Promise<CreatedInvitationEnvelope> {
-    return { data: await this.invitations.create(accountId, userId, dto) };
+    return { data: await this.invitations.create(audit, accountId, userId, dto) };
   }
 
   @Get('accounts/:accountId/invitations')
@@ -46,11 +49,12 @@ export class InvitationsController {
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Invitation revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeInvitation(
+    @Audit() audit: AuditContext,
     @UserId() userId: string,
     @Param('accountId', ParseObjectIdPipe) accountId: string,
     @Param('invitationId', ParseObjectIdPipe) invitationId: string,
   ): Promise<MessageResponseDto> {
-    await this.invitations.revoke(accountId, userId, invitationId);
+    await this.invitations.revoke(audit, accountId, userId, invitationId);
     return { message: 'Invitation revoked' };
   }
 

@@ -6,6 +6,8 @@ import { Records, toObjectId } from '../database/records';
 import { Invitation } from './invitation.schema';
 
 export interface NewInvitation {
+  /** Made before the insert, so the audit log can name the invitation it is about to create. */
+  _id?: Types.ObjectId;
   accountId: string;
   email: string;
   role: UserRole;

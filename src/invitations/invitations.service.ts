@@ -1,3 +1,6 @@
+import { Types } from 'mongoose';
+import type { AuditContext } from '../audit/audit-draft';
+import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts.service';
@@ -37,10 +40,11 @@ export class InvitationsService {
     private readonly accounts: AccountsService,
     private readonly memberships: MembershipsService,
     private readonly users: UsersService,
+    private readonly trail: AuditTrail,
   ) {}
 
   /** A new pending invitation; a pending one for the same email is replaced (revoked). */
-  async create(accountId: string, callerId: string, dto: CreateInvitationDto, now = new Date()): Promise<CreatedInvitationView> {
+  async create(audit: AuditContext, accountId: string, callerId: string, dto: CreateInvitationDto, now = new Date()): Promise<CreatedInvitationView> {
     await this.accounts.requireAdmin(accountId, callerId);
     const email = dto.email.toLowerCase();
     const invited = await this.users.findByEmail(email);
@@ -49,14 +53,22 @@ export class InvitationsService {
     }
     await this.invitations.revokePendingFor(accountId, email);
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
-    const created = await this.invitations.insert({
-      accountId,
-      email,
-      role: dto.role,
-      tokenHash: hashToken(token),
-      expiresAt: new Date(now.getTime() + VALID_FOR_MS),
-      invitedBy: callerId,
-    });
+    const _id = new Types.ObjectId();
+    const created = await this.trail.record(
+      audit,
+      { accountId, action: 'member.invited', target: { type: 'invitation', id: String(_id), label: email }, changes: { role: [null, dto.role] } },
+      { collection: 'invitations', id: String(_id), exists: true },
+      () =>
+        this.invitations.insert({
+          _id,
+          accountId,
+          email,
+          role: dto.role,
+          tokenHash: hashToken(token),
+          expiresAt: new Date(now.getTime() + VALID_FOR_MS),
+          invitedBy: callerId,
+        }),
+    );
     return { ...toInvitationView(created), token };
   }
 
@@ -67,9 +79,15 @@ export class InvitationsService {
     return rows.map(toInvitationView);
   }
 
-  async revoke(accountId: string, callerId: string, invitationId: string): Promise<void> {
+  async revoke(audit: AuditContext, accountId: string, callerId: string, invitationId: string): Promise<void> {
     await this.accounts.requireAdmin(accountId, callerId);
-    if (!(await this.invitations.revokePending(accountId, invitationId))) throw new NotFoundException(INVITATION_NOT_FOUND);
+    const revoked = await this.trail.record(
+      audit,
+      { accountId, action: 'invitation.revoked', target: { type: 'invitation', id: invitationId, label: null } },
+      { collection: 'invitations', id: invitationId, fields: { status: 'revoked' } },
+      () => this.invitations.revokePending(accountId, invitationId),
+    );
+    if (!revoked) throw new NotFoundException(INVITATION_NOT_FOUND);
   }
 
   /**

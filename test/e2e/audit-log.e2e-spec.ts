@@ -98,14 +98,27 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     expect((await t.http.delete(`/api/v1/platform/projects/${project.body.data.id}`, as)).status).toBe(200);
     expect((await t.http.patch(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, { role: 'manager' }, as)).status).toBe(200);
     expect((await t.http.delete(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, as)).status).toBe(200);
+    const invitation = await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: 'later@example.com', role: 'developer' }, as);
+    expect((await t.http.delete(`/api/v1/accounts/${owner.accountId}/invitations/${invitation.body.data.id}`, as)).status).toBe(200);
     const recorded = await entries('?limit=100', owner);
     const actions = recorded.map((entry) => entry.action).reverse();
     expect(actions).toEqual(
-      expect.arrayContaining(['user.logged_in', 'platform_project.created', 'platform_project.updated', 'platform_project.deleted', 'member.role_changed', 'member.removed']),
+      expect.arrayContaining([
+        'user.logged_in',
+        'member.invited',
+        'platform_project.created',
+        'platform_project.updated',
+        'platform_project.deleted',
+        'member.role_changed',
+        'member.removed',
+        'invitation.revoked',
+      ]),
     );
     expect(recorded.find((entry) => entry.action === 'platform_project.updated')).toMatchObject({ changes: { name: ['Audited', 'Renamed'] }, target: { label: 'Audited' } });
     expect(recorded.find((entry) => entry.action === 'member.role_changed')).toMatchObject({ target: { id: member.id }, changes: { role: ['developer', 'manager'] } });
     expect(recorded.find((entry) => entry.action === 'user.logged_in' && entry.actor.id === owner.id)).toMatchObject({ actor: { type: 'user', label: owner.email }, target: { id: owner.id } });
+    expect(recorded.find((entry) => entry.action === 'invitation.revoked')).toMatchObject({ target: { type: 'invitation', id: invitation.body.data.id } });
+    expect(recorded.find((entry) => entry.action === 'member.invited' && entry.target.label === 'later@example.com')).toMatchObject({ changes: { role: [null, 'developer'] } });
     expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body.valid).toBe(true);
   });
 
