@@ -1,5 +1,5 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
@@ -31,8 +31,10 @@ export class AuditLogController {
 
   @Get('export')
   @ApiOperation({ summary: "Export an account's audit log", description: `Oldest first, streamed as JSON lines or CSV, with the list's filters. ${ADMINS}` })
-  @ApiProduces('application/x-ndjson', 'text/csv')
-  @ApiOkResponse({ description: 'One entry a line', schema: { type: 'string' } })
+  @ApiOkResponse({
+    description: 'One entry a line (CSV: a header row first)',
+    content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } } },
+  })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async export(
     @Account() account: AccountAccess,

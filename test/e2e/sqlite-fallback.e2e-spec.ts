@@ -31,7 +31,7 @@ describe('the SQLite fallback of the embedded database', () => {
     expect(database.backend).toBe('sqlite');
   });
 
-  it('signs up, stores a record of each area and lists them', async () => {
+  it('signs up, stores a record of each area (events and audit entries included) and lists them', async () => {
     const as = { token: owner.token };
     const customer = await t.http.post('/v1/customers', { email: 'smoke@example.com' }, as);
     expect(customer.status).toBe(201);
@@ -39,6 +39,26 @@ describe('the SQLite fallback of the embedded database', () => {
     expect(client.status).toBe(201);
     const collection = await t.http.post('/collections', { name: 'Starter', pricing: 10 }, as);
     expect(collection.status).toBe(201);
+    const card = await t.http.post('/v1/cards', { customer: customer.body.data.id, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as);
+    expect(card.status).toBe(201);
+    const payment = await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer: customer.body.data.id, confirm: true }, as);
+    expect(payment.body.status).toBe('succeeded');
+    expect((await t.http.post(`/api/v1/payments/${payment.body.id}/refund`, { amount: 2 }, as)).status).toBe(200);
+    const channel = await t.http.post(
+      '/channels',
+      { clientId: client.body.id, name: 'Studio', username: 'smoke_studio', avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+      as,
+    );
+    expect(channel.status).toBe(200);
+    expect((await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as)).status).toBe(201);
+    expect((await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'smoke' }, as)).status).toBe(201);
+    expect((await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: 'smoke.invite@example.com', role: 'developer' }, as)).status).toBe(201);
+    expect((await t.http.post('/api/v1/platform/projects', { name: 'Second' }, as)).status).toBe(201);
+    expect((await t.http.post('/v1/webhook-endpoints', { url: 'https://8.8.8.8/hooks', enabledEvents: ['*'] }, as)).status).toBe(201);
+    const events = await t.http.get('/v1/events?limit=100', as);
+    expect(events.body.data.map((event: { type: string }) => event.type)).toEqual(expect.arrayContaining(['customer.created', 'payment.refunded', 'project.created']));
+    const audit = await t.http.get(`/api/v1/accounts/${owner.accountId}/audit-log/verify`, as);
+    expect(audit.body).toMatchObject({ valid: true });
 
     const collections = await t.http.get('/collections', as);
     expect(collections.status).toBe(200);

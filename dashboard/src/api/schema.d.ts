@@ -3928,7 +3928,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One entry a line */
+            /** @description One entry a line (CSV: a header row first) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3959,23 +3959,7 @@ export interface operations {
                      *       "statusCode": 400
                      *     }
                      */
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
-                    /**
-                     * @example {
-                     *       "error": "Bad Request",
-                     *       "errors": [
-                     *         {
-                     *           "field": "email",
-                     *           "messages": [
-                     *             "email must be an email"
-                     *           ]
-                     *         }
-                     *       ],
-                     *       "message": "Validation failed: email must be an email",
-                     *       "statusCode": 400
-                     *     }
-                     */
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, malformed, expired or otherwise invalid bearer token */
@@ -3991,15 +3975,7 @@ export interface operations {
                      *       "statusCode": 401
                      *     }
                      */
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
-                    /**
-                     * @example {
-                     *       "error": "Unauthorized",
-                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
-                     *       "statusCode": 401
-                     *     }
-                     */
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description The caller lacks the role this operation needs */
@@ -4015,15 +3991,7 @@ export interface operations {
                      *       "statusCode": 403
                      *     }
                      */
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
-                    /**
-                     * @example {
-                     *       "error": "Forbidden",
-                     *       "message": "This operation needs the role admin",
-                     *       "statusCode": 403
-                     *     }
-                     */
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description No such resource */
@@ -4039,15 +4007,7 @@ export interface operations {
                      *       "statusCode": 404
                      *     }
                      */
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
-                    /**
-                     * @example {
-                     *       "error": "Not Found",
-                     *       "message": "Not found",
-                     *       "statusCode": 404
-                     *     }
-                     */
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Unexpected server error (no internals are disclosed) */
@@ -4063,15 +4023,7 @@ export interface operations {
                      *       "statusCode": 500
                      *     }
                      */
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
-                    /**
-                     * @example {
-                     *       "error": "Internal Server Error",
-                     *       "message": "Internal server error",
-                     *       "statusCode": 500
-                     *     }
-                     */
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Database unavailable */
@@ -4087,15 +4039,7 @@ export interface operations {
                      *       "statusCode": 503
                      *     }
                      */
-                    "application/x-ndjson": components["schemas"]["ErrorResponseDto"];
-                    /**
-                     * @example {
-                     *       "error": "Service Unavailable",
-                     *       "message": "Database unavailable, try again shortly",
-                     *       "statusCode": 503
-                     *     }
-                     */
-                    "text/csv": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };
