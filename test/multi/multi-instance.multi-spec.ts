@@ -1,76 +1,35 @@
 import { MongoClient, ObjectId } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, createUser, signupBody, TestUser, uniqueEmail } from '../support/auth';
-import { pollUntil } from '../support/deadline';
-import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
-import { ServiceProcess, spawnBuiltService } from '../support/service-process';
-import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
-import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
+import { HttpClient } from '../support/http';
+import { RoundRobinClient, startInstances, type Instances } from '../support/instances';
 
 jest.setTimeout(180_000);
 
 const INSTANCES = 3;
 const LOGIN_MAX_FAILURES = 6;
 
-/** Spreads requests over several base URLs in turn, as a round-robin load balancer does. */
-class RoundRobinClient extends HttpClient {
-  private next = 0;
-  constructor(private readonly clients: HttpClient[]) {
-    super(clients[0].baseUrl);
-  }
-  override request<T = any>(method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<HttpResponse<T>> {
-    const client = this.clients[this.next++ % this.clients.length];
-    return client.request<T>(method, path, body, options);
-  }
-}
-
 /**
  * Several instances of the built service on one database, behind a round-robin client: every
  * guarantee must hold across processes, not only inside one.
  */
 describe(`${INSTANCES} service instances on one database`, () => {
-  const mongodbUri = testDatabaseUri(`multi_${randomBytes(6).toString('hex')}`);
-  const services: ServiceProcess[] = [];
+  let running: Instances;
   let instances: HttpClient[];
   let http: RoundRobinClient;
   let owner: TestUser;
+  let mongodbUri: string;
 
   beforeAll(async () => {
-    for (let i = 0; i < INSTANCES; i++) {
-      services.push(
-        await spawnBuiltService({
-          NODE_ENV: 'test',
-          MONGODB_URI: mongodbUri,
-          JWT_SECRET: TEST_JWT_SECRET,
-          CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
-          FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
-          LOG_LEVEL: 'silent',
-          BCRYPT_ROUNDS: '4',
-          LOGIN_MAX_FAILURES: String(LOGIN_MAX_FAILURES),
-          LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
-          SIGNUP_MAX_PER_CLIENT: '100000',
-          RATE_LIMIT_PER_SECOND: '100000',
-        }),
-      );
-    }
-    instances = services.map((service) => new HttpClient(service.baseUrl));
-    for (const [i, instance] of instances.entries()) {
-      const up = await pollUntil(async () => (await instance.get('/health')).status === 200, 60_000);
-      if (!up) throw new Error(`instance ${i} did not become healthy:\n${services[i].output()}`);
-    }
-    http = new RoundRobinClient(instances);
+    running = await startInstances(INSTANCES, 'multi', {
+      LOGIN_MAX_FAILURES: String(LOGIN_MAX_FAILURES),
+      LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
+    });
+    ({ clients: instances, http, mongodbUri } = running);
     owner = await createFirstAdmin(http);
   });
 
-  afterAll(async () => {
-    await Promise.all(
-      services.map(async (service) => {
-        if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
-        await service.exited;
-      }),
-    );
-    await dropTestDatabase(mongodbUri);
-  });
+  afterAll(() => running.stop());
 
   const as = () => ({ token: owner.token });
 

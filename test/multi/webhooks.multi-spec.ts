@@ -1,13 +1,11 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil } from '../support/deadline';
-import { HttpClient, HttpResponse, RequestOptions } from '../support/http';
-import { ServiceProcess, spawnBuiltService } from '../support/service-process';
-import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
-import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
+import { HttpClient } from '../support/http';
+import { startInstances, type Instances } from '../support/instances';
+import type { ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(180_000);
@@ -15,16 +13,6 @@ jest.setTimeout(180_000);
 const INSTANCES = 3;
 const EVENTS = 50;
 const TIMEOUT_MS = 3_000;
-
-class RoundRobinClient extends HttpClient {
-  private next = 0;
-  constructor(private readonly clients: HttpClient[]) {
-    super(clients[0].baseUrl);
-  }
-  override request<T = any>(method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<HttpResponse<T>> {
-    return this.clients[this.next++ % this.clients.length].request<T>(method, path, body, options);
-  }
-}
 
 /** The pid of the process whose TCP socket has this local port (Linux: /proc). */
 function processWithLocalPort(pids: number[], port: number): number | undefined {
@@ -48,50 +36,27 @@ function processWithLocalPort(pids: number[], port: number): number | undefined 
 }
 
 describe(`webhook deliveries from ${INSTANCES} instances on one database`, () => {
-  const mongodbUri = testDatabaseUri(`multi_hooks_${randomBytes(6).toString('hex')}`);
-  const services: ServiceProcess[] = [];
   const receiver = new WebhookReceiver();
-  let http: RoundRobinClient;
+  let running: Instances;
+  let services: ServiceProcess[];
+  let http: HttpClient;
   let owner: TestUser;
 
   beforeAll(async () => {
     await receiver.start();
-    for (let i = 0; i < INSTANCES; i++) {
-      services.push(
-        await spawnBuiltService({
-          NODE_ENV: 'test',
-          MONGODB_URI: mongodbUri,
-          JWT_SECRET: TEST_JWT_SECRET,
-          CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
-          FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
-          LOG_LEVEL: 'silent',
-          BCRYPT_ROUNDS: '4',
-          SIGNUP_MAX_PER_CLIENT: '100000',
-          RATE_LIMIT_PER_SECOND: '100000',
-          WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-          WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
-          WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-        }),
-      );
-    }
-    const instances = services.map((service) => new HttpClient(service.baseUrl));
-    for (const [i, instance] of instances.entries()) {
-      const up = await pollUntil(async () => (await instance.get('/health')).status === 200, 60_000);
-      if (!up) throw new Error(`instance ${i} did not become healthy:\n${services[i].output()}`);
-    }
-    http = new RoundRobinClient(instances);
+    running = await startInstances(INSTANCES, 'multi_hooks', {
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    });
+    services = running.services;
+    http = running.http;
     owner = await createFirstAdmin(http);
   });
 
   afterAll(async () => {
-    await Promise.all(
-      services.map(async (service) => {
-        if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill('SIGTERM');
-        await service.exited;
-      }),
-    );
+    await running.stop();
     await receiver.stop();
-    await dropTestDatabase(mongodbUri);
   });
 
   const as = () => ({ token: owner.token });
