@@ -1,6 +1,7 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsDate, IsIn, IsInt, IsMongoId, IsOptional, Matches, Max, Min } from 'class-validator';
+import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsDate, IsIn, IsMongoId, IsOptional, Matches } from 'class-validator';
+import { PageLimitQuery } from '../../common/paging/finance-list.query';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { AUDIT_ACTIONS } from '../audit-entry.schema';
 
@@ -37,15 +38,7 @@ export class AuditFiltersQuery {
   to?: Date;
 }
 
-export class AuditLogQuery extends AuditFiltersQuery {
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit: number = 20;
-
+export class AuditLogQuery extends IntersectionType(AuditFiltersQuery, PageLimitQuery) {
   @ApiPropertyOptional({ pattern: '^aud_[0-9a-f-]{36}$', maxLength: 40, description: 'Id of the last entry of the previous page' })
   @IsOptional()
   @Matches(/^aud_[0-9a-f-]{36}$/, { message: 'startingAfter must be an audit entry id' })

@@ -8,8 +8,8 @@ import { OBJECT_ID_PATTERN } from '../pipes/object-id';
 export const FINANCE_PAGE_DEFAULT = 20;
 export const FINANCE_PAGE_MAX = 100;
 
-/** Cursor paging of the finance lists: newest first, `startingAfter` is the last id already seen. */
-export class FinanceListQuery {
+/** The page size of the cursor-paged lists (finance, events, audit log): 20 by default, at most 100. */
+export class PageLimitQuery {
   @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
   @IsOptional()
   @Type(() => Number)
@@ -17,6 +17,10 @@ export class FinanceListQuery {
   @Min(1)
   @Max(FINANCE_PAGE_MAX)
   limit: number = FINANCE_PAGE_DEFAULT;
+}
+
+/** Cursor paging of the finance lists: newest first, `startingAfter` is the last id already seen. */
+export class FinanceListQuery extends PageLimitQuery {
 
   @ApiPropertyOptional({
     // No example: Swagger UI would pre-fill it and "Try it out" would page past every record.

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
-import { IsDate, IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { FINANCE_PAGE_DEFAULT, FINANCE_PAGE_MAX } from '../../common/paging/finance-list.query';
+import { Transform } from 'class-transformer';
+import { IsDate, IsIn, IsOptional, Matches } from 'class-validator';
+import { PageLimitQuery } from '../../common/paging/finance-list.query';
 import { RECORDED_EVENT_TYPES, type RecordedEventType } from '../event-types';
 
 export const EVENT_ID_PATTERN = '^evt_[0-9a-f]{24}$';
@@ -10,14 +10,7 @@ const DATE_TIME_MAX = 40;
 /** The time a filter names; a longer text than any ISO 8601 date-time is no date (Invalid Date: 400). */
 const toDate = ({ value }: { value: unknown }) => (typeof value === 'string' ? new Date(value.length <= DATE_TIME_MAX ? value : Number.NaN) : value);
 
-export class ListEventsQuery {
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(FINANCE_PAGE_MAX)
-  limit: number = FINANCE_PAGE_DEFAULT;
+export class ListEventsQuery extends PageLimitQuery {
 
   @ApiPropertyOptional({ description: 'Id of the last event of the previous page', pattern: EVENT_ID_PATTERN, maxLength: 28 })
   @IsOptional()
