@@ -19,7 +19,7 @@ echo "contract-test: Schemathesis $("$schemathesis" --version | awk '{print $NF}
   --checks all \
   --mode all \
   --max-examples "${CONTRACT_MAX_EXAMPLES:-25}" \
-  --workers 2 \
+  --workers 1 \
   --seed "${CONTRACT_SEED:-20261122}" \
   --generation-database none \
   --request-timeout 10 \

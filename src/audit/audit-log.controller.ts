@@ -4,8 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import type { AccountAccess } from '../tenancy/principal';
-import { Account, InAccount } from '../tenancy/tenancy.decorators';
+import { UserId } from '../tenancy/tenancy.decorators';
 import { AuditLogService } from './audit-log.service';
 import { AuditLogResponse, AuditVerifyResponse } from './dto/audit-entry.response';
 import { AuditExportQuery, AuditLogQuery } from './dto/audit-log.query';
@@ -13,7 +12,6 @@ import { AuditExportQuery, AuditLogQuery } from './dto/audit-log.query';
 const ADMINS = 'Admins and the owner of the account; API keys never (403). Another account is 404.';
 
 @ApiTags('audit log')
-@InAccount()
 @Controller('api/v1/accounts/:accountId/audit-log')
 export class AuditLogController {
   constructor(private readonly log: AuditLogService) {}
@@ -25,8 +23,8 @@ export class AuditLogController {
   })
   @ApiOkResponse({ type: AuditLogResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  list(@Account() account: AccountAccess, @Param('accountId', ParseObjectIdPipe) accountId: string, @Query() query: AuditLogQuery): Promise<AuditLogResponse> {
-    return this.log.page(accountId, account, query, query.limit, query.startingAfter);
+  list(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string, @Query() query: AuditLogQuery): Promise<AuditLogResponse> {
+    return this.log.page(accountId, userId, query, query.limit, query.startingAfter);
   }
 
   @Get('export')
@@ -37,12 +35,12 @@ export class AuditLogController {
   })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async export(
-    @Account() account: AccountAccess,
+    @UserId() userId: string,
     @Param('accountId', ParseObjectIdPipe) accountId: string,
     @Query() query: AuditExportQuery,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const lines = this.log.export(accountId, account, query, query.format);
+    const lines = this.log.export(accountId, userId, query, query.format);
     // The access check runs before the first byte: a refusal is an ordinary error answer.
     const first = await lines.next();
     reply.header('content-type', query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
@@ -57,7 +55,7 @@ export class AuditLogController {
   @ApiOperation({ summary: "Verify an account's audit log", description: `Walks the chain: numbers without gaps, each hash recomputed. ${ADMINS}` })
   @ApiOkResponse({ type: AuditVerifyResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  verify(@Account() account: AccountAccess, @Param('accountId', ParseObjectIdPipe) accountId: string): Promise<AuditVerifyResponse> {
-    return this.log.verify(accountId, account);
+  verify(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string): Promise<AuditVerifyResponse> {
+    return this.log.verify(accountId, userId);
   }
 }

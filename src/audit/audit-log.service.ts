@@ -1,5 +1,6 @@
 import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import type { AccountAccess } from '../tenancy/principal';
+import { ModuleRef } from '@nestjs/core';
+import { MembershipLookup } from '../tenancy/tenancy-lookups';
 import { AuditEntriesRepository, type AuditFilters } from './audit-entries.repository';
 import type { AuditEntry } from './audit-entry.schema';
 import { AuditTrail, type ChainCheck } from './audit-trail';
@@ -15,18 +16,19 @@ export class AuditLogService {
   constructor(
     private readonly entries: AuditEntriesRepository,
     private readonly trail: AuditTrail,
+    private readonly modules: ModuleRef,
   ) {}
 
-  async page(accountId: string, access: AccountAccess, filters: AuditFilters, limit: number, startingAfter?: string) {
-    requireAdmin(accountId, access);
+  async page(accountId: string, userId: string, filters: AuditFilters, limit: number, startingAfter?: string) {
+    await this.requireAdmin(accountId, userId);
     const cursor = startingAfter ? await this.entries.findByEntryId(accountId, startingAfter) : null;
     const rows = await this.entries.page(accountId, filters, limit, cursor?.sequence);
     return { data: rows.slice(0, limit).map(toEntryResponse), hasMore: rows.length > limit };
   }
 
   /** Every matching entry, oldest first, as JSON lines or CSV rows, one at a time. */
-  async *export(accountId: string, access: AccountAccess, filters: AuditFilters, format: 'jsonl' | 'csv'): AsyncGenerator<string> {
-    requireAdmin(accountId, access);
+  async *export(accountId: string, userId: string, filters: AuditFilters, format: 'jsonl' | 'csv'): AsyncGenerator<string> {
+    await this.requireAdmin(accountId, userId);
     if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\n`;
     for await (const entry of this.entries.each(accountId, filters)) {
       const view = toEntryResponse(entry);
@@ -38,17 +40,22 @@ export class AuditLogService {
     }
   }
 
-  async verify(accountId: string, access: AccountAccess): Promise<ChainCheck> {
-    requireAdmin(accountId, access);
+  async verify(accountId: string, userId: string): Promise<ChainCheck> {
+    await this.requireAdmin(accountId, userId);
     return this.trail.verify(accountId);
   }
 
-}
 
-/** The log of the account the request acts in (its membership read by the tenancy guard); any other is 404. */
-function requireAdmin(accountId: string, access: AccountAccess): void {
-  if (access.accountId !== accountId.toLowerCase()) throw new NotFoundException(ACCOUNT_NOT_FOUND);
-  if (!access.owner && access.role !== 'admin') throw new ForbiddenException(ADMINS_ONLY);
+  /**
+   * An admin or the owner of the account, whichever account the caller's token acts in, as the other
+   * account routes have it; not a member: 404. The membership is read through tenancy's lookup,
+   * which the accounts module provides (resolved here, not imported: accounts records to this log).
+   */
+  private async requireAdmin(accountId: string, userId: string): Promise<void> {
+    const membership = await this.modules.get(MembershipLookup, { strict: false }).find(accountId, userId);
+    if (!membership) throw new NotFoundException(ACCOUNT_NOT_FOUND);
+    if (!membership.owner && membership.role !== 'admin') throw new ForbiddenException(ADMINS_ONLY);
+  }
 }
 
 function toEntryResponse(entry: AuditEntry): AuditEntryResponse {

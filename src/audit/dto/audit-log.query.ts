@@ -1,12 +1,11 @@
 import { ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
+import { DATE_TIME_MAX, toDateTime } from '../../common/validators/date-time-query';
 import { IsDate, IsIn, IsMongoId, IsOptional, Matches } from 'class-validator';
 import { PageLimitQuery } from '../../common/paging/finance-list.query';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { AUDIT_ACTIONS } from '../audit-entry.schema';
 
-const DATE_TIME_MAX = 40;
-const toDate = ({ value }: { value: unknown }) => (typeof value === 'string' ? new Date(value.length <= DATE_TIME_MAX ? value : Number.NaN) : value);
 
 /** The filters the list and the export share. */
 export class AuditFiltersQuery {
@@ -27,13 +26,13 @@ export class AuditFiltersQuery {
 
   @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only entries at or after this time' })
   @IsOptional()
-  @Transform(toDate)
+  @Transform(toDateTime)
   @IsDate({ message: 'from must be an ISO 8601 date-time' })
   from?: Date;
 
   @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only entries at or before this time' })
   @IsOptional()
-  @Transform(toDate)
+  @Transform(toDateTime)
   @IsDate({ message: 'to must be an ISO 8601 date-time' })
   to?: Date;
 }

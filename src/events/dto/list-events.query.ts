@@ -1,14 +1,12 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
+import { DATE_TIME_MAX, toDateTime } from '../../common/validators/date-time-query';
 import { IsDate, IsIn, IsOptional, Matches } from 'class-validator';
 import { PageLimitQuery } from '../../common/paging/finance-list.query';
 import { RECORDED_EVENT_TYPES, type RecordedEventType } from '../event-types';
 
 export const EVENT_ID_PATTERN = '^evt_[0-9a-f]{24}$';
-const DATE_TIME_MAX = 40;
 
-/** The time a filter names; a longer text than any ISO 8601 date-time is no date (Invalid Date: 400). */
-const toDate = ({ value }: { value: unknown }) => (typeof value === 'string' ? new Date(value.length <= DATE_TIME_MAX ? value : Number.NaN) : value);
 
 export class ListEventsQuery extends PageLimitQuery {
 
@@ -24,13 +22,13 @@ export class ListEventsQuery extends PageLimitQuery {
 
   @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only events created at or after this time' })
   @IsOptional()
-  @Transform(toDate)
+  @Transform(toDateTime)
   @IsDate({ message: 'createdFrom must be an ISO 8601 date-time' })
   createdFrom?: Date;
 
   @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only events created at or before this time' })
   @IsOptional()
-  @Transform(toDate)
+  @Transform(toDateTime)
   @IsDate({ message: 'createdTo must be an ISO 8601 date-time' })
   createdTo?: Date;
 }
