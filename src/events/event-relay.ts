@@ -2,11 +2,13 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { ConfigType } from '@nestjs/config';
 import { Types, type Model } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
-import type { ChangeRecorder, DeletionIntent, PendingEvent } from '../tenancy/recorded-changes';
+import { LinkedSet } from '../database/patches/linked-set';
+import { OUTBOX, OUTBOX_AT, OUTBOX_RUN, type ChangeRecorder, type DeletionIntent, type PendingEvent, type RecordedWrite } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { eventBody, newEventId, type PublishedEvent } from './event-body';
 import { EventsRepository } from './events.repository';
 import { OutboxRecords, type RecordWithOutbox } from './outbox-records';
+import { RelayRunsRepository } from './relay-runs.repository';
 
 /** Turns a stored record into the object its events carry: what its GET returns, secrets left out. */
 export type EventObject<T> = (record: T) => object;
@@ -21,55 +23,83 @@ interface EventSource<T> {
   toObject: EventObject<T>;
 }
 
-/** A record written with pending events, waiting for this instance's relay. */
-interface Written {
-  source: EventSource<unknown>;
-  _id: Types.ObjectId;
-  projectId: Types.ObjectId;
-  /** The record as its write answered it, outbox included; absent, it is read. */
-  record?: RecordWithOutbox<unknown>;
+/** A recorded change of this run, from its start until its events are in the events collection. */
+interface Outstanding {
+  at: Date;
+  events: PendingEvent[];
+  /** Set once the write happened. */
+  written?: { source: EventSource<unknown>; _id: Types.ObjectId; projectId: Types.ObjectId; record?: unknown };
 }
 
-/** How many flagged records or unsettled deletes one sweep takes on, per kind. */
-const SWEEP_BATCH = 100;
+/** How often a run tells the others it is alive and how far it has relayed. */
+const HEARTBEAT_MS = 2_000;
+/** A run unsettled for this long after its last heartbeat is taken as stopped; its leftovers are recorded by a sweep. */
+const SETTLED_RUNS_KEPT_MS = 7 * 24 * 3600 * 1000;
 
 /**
- * Moves events from the records whose changes wrote them (their outbox) into the events collection,
- * and tells the subscribers. A request relays the records it wrote before it answers, in batches:
- * requests that wrote while a batch was under way are relayed together by the next, in a few
- * commands whatever their number. For a process that stopped in between, a sweep on every instance
- * relays what is left. Every step is idempotent by event id, in the order subscribers, events collection, outbox
- * cleared: whichever step a process died before, the next relay of that record does it again, and
- * the event is recorded once.
+ * Moves the events a change wrote into its record (the outbox) into the events collection, and
+ * tells the subscribers. A request relays its own change before it answers, in batches: requests
+ * that wrote while a batch was under way are relayed together by the next, in one insert whatever
+ * their number. Nothing is written back to the record: the next recorded change replaces the
+ * outbox, and may do so only when the outbox is known to be relayed (`relayedOutbox`).
+ *
+ * Knowing that without reading the events collection: each instance's life is a run
+ * (`event_relay_runs`) that every outbox names, with the time before which all its changes are
+ * relayed (`relayedBefore`, its oldest change still under way), written with a heartbeat. An outbox
+ * is relayed when it is older than every open run's `relayedBefore` (so older than its own run's),
+ * or older than this run's live one. Anything else is read and its missing events recorded first
+ * (`relayLeftover`), by id, so twice is once. A run whose heartbeat lapsed has its records written
+ * since its `relayedBefore` swept by any instance, then is settled.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventRelay.name);
+  readonly run = new Types.ObjectId().toHexString();
   private readonly sources = new Map<string, EventSource<unknown>>();
   private readonly subscribers: EventSubscriber[] = [];
-  private queue: Written[] = [];
+  /** This run's changes not yet relayed, oldest first (in the order they began). */
+  private readonly outstanding = new LinkedSet<Outstanding>();
+  private queue: Outstanding[] = [];
+  /** Written changes whose relay failed: retried by the sweep. */
+  private failed: Outstanding[] = [];
   private flushing?: Promise<void>;
+  /** Before this, every open run's outbox is relayed: the lowest `relayedBefore` of the open runs when last read. */
+  private everyRunRelayedBefore = new Date(0);
+  private heartbeatTimer?: NodeJS.Timeout;
   private sweepTimer?: NodeJS.Timeout;
   private stopRetention?: () => void;
 
   constructor(
     private readonly events: EventsRepository,
+    private readonly runs: RelayRunsRepository,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    await this.runs.start(this.run, new Date());
+    await this.readRuns();
     this.stopRetention = await this.events.expireByAge(this.config.retentionDays * 24 * 3600, this.logger);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat().catch((error: Error) => this.logger.warn(`Relay heartbeat failed: ${error.message}`)), HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
     if (this.config.sweepIntervalMs > 0) {
       this.sweepTimer = setInterval(() => void this.sweep().catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`)), this.config.sweepIntervalMs);
       this.sweepTimer.unref();
     }
   }
 
-  /** What this instance wrote is relayed before the database connection closes. */
+  /** What this instance wrote is relayed before the database connection closes; a clean stop settles the run. */
   async onModuleDestroy(): Promise<void> {
+    clearInterval(this.heartbeatTimer);
     clearInterval(this.sweepTimer);
     this.stopRetention?.();
     await this.flush();
+    await this.retryFailed();
+    try {
+      if (this.outstanding.size === 0) await this.runs.settle(this.run, new Date(), new Date());
+      else await this.runs.beat(this.run, new Date(), this.relayedBefore());
+    } catch (error) {
+      this.logger.warn(`Closing relay run ${this.run} failed, left to the sweep: ${(error as Error).message}`);
+    }
   }
 
   subscribe(subscriber: EventSubscriber): void {
@@ -81,43 +111,61 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const source: EventSource<T> = { outbox: new OutboxRecords(model), toObject };
     this.sources.set(source.outbox.collection, source as EventSource<unknown>);
     return {
-      pending: (scope, type, before) => pendingEvent(scope, type, before ? JSON.stringify(toObject(before)) : null),
-      relay: async (scope, id, written) => {
-        this.queue.push({ source: source as EventSource<unknown>, _id: id, projectId: new Types.ObjectId(scope.projectId), record: written as RecordWithOutbox<unknown> | undefined });
-        await this.flush();
-      },
+      begin: (scope, types, before) => this.begin(source as EventSource<unknown>, scope, types, before ? JSON.stringify(toObject(before)) : null),
+      relayedOutbox: () => ({
+        $or: [
+          { [OUTBOX_AT]: { $exists: false } },
+          { [OUTBOX_AT]: { $lt: this.everyRunRelayedBefore } },
+          { [OUTBOX_RUN]: this.run, [OUTBOX_AT]: { $lt: this.relayedBefore() } },
+        ],
+      }),
+      isRelayed: (record) => this.isRelayed(record as RecordWithOutbox<T>),
+      relayLeftover: (_scope, record) => this.relayLeftover(source, [record as RecordWithOutbox<T>]),
       deletion: (scope, type, record) => this.intendDeletion(source, scope, type, record),
     };
   }
 
-  /** Relays every record written on this instance so far, as one batch; never throws (what fails is left to the sweep). */
+  /** Before this, on this run's clock, every change this run began is relayed (or did not happen). */
+  relayedBefore(): Date {
+    for (const change of this.outstanding) return change.at;
+    return new Date();
+  }
+
+  /** Relays every change written on this instance so far, as one batch; never throws (what fails is left to the sweep). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
     this.flushing = this.relayWritten(batch)
-      .catch((error: Error) => this.logger.warn(`Relaying ${batch.length} records' events failed, left to the sweep: ${error.message}`))
+      .catch((error: Error) => {
+        this.failed.push(...batch);
+        this.logger.warn(`Relaying ${batch.length} changes' events failed, left to the sweep: ${error.message}`);
+      })
       .finally(() => (this.flushing = undefined));
     await this.flushing;
   }
 
   /**
-   * Relays what an earlier relay left (a process stopped between writes): records whose outbox is
-   * older than `graceMs`, and hard deletes unsettled for as long. Returns how many it took on.
+   * Relays what is left: this run's changes whose relay failed, the records of runs whose heartbeat
+   * lapsed `graceMs` ago without settling (their process stopped between its writes), and hard
+   * deletes unsettled for as long. Returns how many it took on.
    */
   async sweep(graceMs = this.config.sweepGraceMs): Promise<number> {
-    const cutoff = Date.now() - graceMs;
-    let handled = 0;
-    for (const source of this.sources.values()) {
-      const stale = (await source.outbox.flagged(SWEEP_BATCH)).filter(
-        (record) => Math.max(0, ...(record.pendingEvents ?? []).map((pending) => new Date(pending.createdAt).getTime())) <= cutoff,
-      );
-      if (stale.length > 0) await this.relayRecords(source, stale);
-      handled += stale.length;
+    const now = Date.now();
+    let handled = await this.retryFailed();
+    for (const run of await this.runs.unsettled()) {
+      if (run._id === this.run || run.heartbeatAt.getTime() > now - graceMs) continue;
+      for (const source of this.sources.values()) {
+        const left = await source.outbox.writtenBy(run._id, run.relayedBefore);
+        await this.relayLeftover(source, left);
+        handled += left.length;
+      }
+      await this.runs.settle(run._id, new Date());
+      this.logger.log(`Relay run ${run._id} stopped without settling; its leftovers are recorded`);
     }
-    for (const deletion of await this.events.unsettledDeletions(SWEEP_BATCH)) {
-      if (deletion.createdAt.getTime() > cutoff) continue;
+    for (const deletion of await this.events.unsettledDeletions(100)) {
+      if (deletion.createdAt.getTime() > now - graceMs) continue;
       const source = this.sources.get(deletion.deleting.collection);
       if (!source) continue;
       const stillThere = await source.outbox.exists(deletion.projectId, deletion.deleting.id);
@@ -125,39 +173,96 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
       await this.settleDeletion(deletion.projectId, event, !stillThere);
       handled++;
     }
+    await this.runs.forgetSettled(new Date(now - SETTLED_RUNS_KEPT_MS));
+    await this.readRuns();
     return handled;
   }
 
-  private async relayWritten(batch: readonly Written[]): Promise<void> {
-    const bySource = new Map<EventSource<unknown>, Written[]>();
-    for (const written of batch) bySource.set(written.source, [...(bySource.get(written.source) ?? []), written]);
-    for (const [source, written] of bySource) {
-      const known = written.flatMap((entry) => (entry.record ? [entry.record] : []));
-      const unread = written.filter((entry) => !entry.record);
-      await this.relayRecords(source, [...known, ...(unread.length > 0 ? await source.outbox.withOutbox(unread) : [])]);
-    }
+  private begin(source: EventSource<unknown>, scope: TenantScope, types: readonly string[], before: string | null): RecordedWrite {
+    const at = new Date();
+    const events = types.map((type) => pendingEvent(scope, type, before, at));
+    const change: Outstanding = { at, events };
+    this.outstanding.add(change);
+    return {
+      events,
+      outbox: { [OUTBOX]: events, [OUTBOX_RUN]: this.run, [OUTBOX_AT]: at },
+      relay: async (scope, id, record) => {
+        change.written = { source, _id: id, projectId: new Types.ObjectId(scope.projectId), record };
+        this.queue.push(change);
+        await this.flush();
+      },
+      abandon: () => void this.outstanding.delete(change),
+    };
   }
 
-  private async relayRecords<T>(source: EventSource<T>, records: readonly RecordWithOutbox<T>[]): Promise<void> {
+  private isRelayed(record: RecordWithOutbox<unknown>): boolean {
+    const at = record[OUTBOX_AT];
+    if (!at) return true;
+    if (at < this.everyRunRelayedBefore) return true;
+    return record[OUTBOX_RUN] === this.run && at < this.relayedBefore();
+  }
+
+  private async heartbeat(): Promise<void> {
+    await this.runs.beat(this.run, new Date(), this.relayedBefore());
+    await this.readRuns();
+  }
+
+  private async readRuns(): Promise<void> {
+    const open = await this.runs.unsettled();
+    const own = this.relayedBefore();
+    // This run's own entry may be older than its live watermark; never newer.
+    this.everyRunRelayedBefore = new Date(Math.min(own.getTime(), ...open.map((run) => run.relayedBefore.getTime())));
+  }
+
+  private async retryFailed(): Promise<number> {
+    if (this.failed.length === 0) return 0;
+    const retry = this.failed;
+    this.failed = [];
+    this.queue.push(...retry);
+    await this.flush();
+    return retry.length;
+  }
+
+  /** Each written change's events, with its record as the write left it (read when the write did not answer it). */
+  private async relayWritten(batch: readonly Outstanding[]): Promise<void> {
     const published: PublishedEvent[] = [];
-    for (const record of records) {
-      const pending = record.pendingEvents ?? [];
-      if (pending.length === 0) continue;
-      const projectId = String(record.projectId);
-      const object = source.toObject(record);
-      for (const event of pending) {
-        published.push({ id: event.id, type: event.type, projectId, createdAt: new Date(event.createdAt), body: eventBody(event, projectId, object) });
+    const bySource = new Map<EventSource<unknown>, Outstanding[]>();
+    for (const change of batch) bySource.set(change.written!.source, [...(bySource.get(change.written!.source) ?? []), change]);
+    for (const [source, changes] of bySource) {
+      const unread = changes.filter((change) => change.written!.record === undefined).map((change) => change.written!);
+      const read = unread.length > 0 ? await source.outbox.withOutbox(unread) : [];
+      const byId = new Map(read.map((record) => [String(record._id), record]));
+      for (const change of changes) {
+        const { _id, projectId, record } = change.written!;
+        const current = record ?? byId.get(String(_id));
+        // Gone meanwhile: a hard delete records the events its record still holds before removing it.
+        if (!current) continue;
+        const object = source.toObject(current);
+        for (const event of change.events) published.push(publish(event, String(projectId), object));
       }
     }
-    if (published.length > 0) {
-      for (const subscriber of this.subscribers) await subscriber.eventsRecorded(published);
-      await this.events.recordMany(published);
-    }
-    await source.outbox.clear(records.map((record) => ({ _id: record._id, projectId: record.projectId, eventIds: (record.pendingEvents ?? []).map((event) => event.id) })));
+    await this.publish(published);
+    for (const change of batch) this.outstanding.delete(change);
+  }
+
+  /** Records the events of these records' outboxes that are not in the events collection yet. */
+  private async relayLeftover<T>(source: EventSource<T>, records: readonly RecordWithOutbox<T>[]): Promise<void> {
+    const candidates = records.flatMap((record) => (record[OUTBOX] ?? []).map((event) => ({ record, event })));
+    if (candidates.length === 0) return;
+    const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
+    const missing = candidates.filter(({ event }) => !recorded.has(event.id));
+    await this.publish(missing.map(({ record, event }) => publish(event, String(record.projectId), source.toObject(record))));
+  }
+
+  /** Subscribers first, then the events collection: whichever a process died before, the next relay does again. */
+  private async publish(published: readonly PublishedEvent[]): Promise<void> {
+    if (published.length === 0) return;
+    for (const subscriber of this.subscribers) await subscriber.eventsRecorded(published);
+    await this.events.recordMany(published);
   }
 
   private async intendDeletion<T>(source: EventSource<T>, scope: TenantScope, type: string, record: T): Promise<DeletionIntent> {
-    const pending = pendingEvent(scope, type, null);
+    const pending = pendingEvent(scope, type, null, new Date());
     const body = eventBody(pending, scope.projectId, source.toObject(record));
     const event: PublishedEvent = { id: pending.id, type, projectId: scope.projectId, createdAt: pending.createdAt, body };
     const recordId = (record as { _id: Types.ObjectId })._id;
@@ -181,6 +286,10 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-function pendingEvent(scope: TenantScope, type: string, before: string | null): PendingEvent {
-  return { id: newEventId(), type, createdAt: new Date(), before, request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey } };
+function pendingEvent(scope: TenantScope, type: string, before: string | null, createdAt: Date): PendingEvent {
+  return { id: newEventId(), type, createdAt, before, request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey } };
+}
+
+function publish(event: PendingEvent, projectId: string, object: object): PublishedEvent {
+  return { id: event.id, type: event.type, projectId, createdAt: new Date(event.createdAt), body: eventBody(event, projectId, object) };
 }

@@ -5,6 +5,8 @@ import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
+import { RelayRun, RelayRunSchema } from './relay-run.schema';
+import { RelayRunsRepository } from './relay-runs.repository';
 
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
@@ -12,9 +14,12 @@ import { EventsService } from './events.service';
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: StoredEvent.name, schema: StoredEventSchema }])],
+  imports: [MongooseModule.forFeature([
+      { name: StoredEvent.name, schema: StoredEventSchema },
+      { name: RelayRun.name, schema: RelayRunSchema },
+    ]),],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventRelay],
+  providers: [EventsRepository, RelayRunsRepository, EventsService, EventRelay],
   exports: [EventRelay],
 })
 export class EventsModule {}

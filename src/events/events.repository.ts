@@ -59,6 +59,12 @@ export class EventsRepository {
     );
   }
 
+  /** Which of these event ids are recorded: one read by `_id` each, the filter FerretDB narrows in SQL. */
+  async recordedIds(ids: readonly string[]): Promise<Set<string>> {
+    const found = await Promise.all(ids.map(async (_id) => ((await this.everyTenant.exists({ _id })) ? _id : null)));
+    return new Set(found.filter((id): id is string => id !== null));
+  }
+
   /** Newest first, `limit + 1` listed events after the cursor, of one type and in a time range when asked. */
   page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
     const conditions: Record<string, unknown> = { ...LISTED };

@@ -1,14 +1,16 @@
 import { Schema as MongooseSchema, type Schema } from 'mongoose';
-import { OUTBOX, OUTBOX_FLAG } from './recorded-changes';
+import { OUTBOX, OUTBOX_AT, OUTBOX_RUN } from './recorded-changes';
 
 /**
  * Gives a tenant-owned schema the outbox its changes record their events in (src/tenancy/recorded-changes.ts):
- * hidden from every read, never returned, and indexed by the flag the relay's sweep looks for.
+ * hidden from every read, never returned, and indexed by the run that wrote it, which the relay's
+ * sweep looks for when a run stopped without relaying.
  */
 export function recordsEvents(schema: Schema): void {
   schema.add({
     [OUTBOX]: { type: [MongooseSchema.Types.Mixed], default: undefined, select: false },
-    [OUTBOX_FLAG]: { type: Boolean, select: false },
+    [OUTBOX_RUN]: { type: String, select: false },
+    [OUTBOX_AT]: { type: Date, select: false },
   });
-  schema.index({ [OUTBOX_FLAG]: 1 });
+  schema.index({ [OUTBOX_RUN]: 1, [OUTBOX_AT]: 1 });
 }

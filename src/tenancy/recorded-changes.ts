@@ -2,14 +2,20 @@ import type { Types } from 'mongoose';
 import type { RequestOrigin, TenantScope } from './tenant-scope';
 
 /**
- * The outbox of a tenant's record: the events its changes recorded that the relay has not yet
- * moved into the events collection. They are written by the same single-document update as the
- * change they describe, which MongoDB and FerretDB both apply whole or not at all: a change that
- * happened has its event, one that did not has none.
+ * The outbox of a tenant's record: the events its last recorded change wrote, in the same
+ * single-document write as the change, which MongoDB and FerretDB both apply whole or not at all:
+ * a change that happened has its events, one that did not has none. A relay copies them into the
+ * events collection before the request answers. The outbox is never cleared (a clearing write would
+ * race the caller's next change on FerretDB, which applies an update as a read and a write): the
+ * next recorded change replaces it, and only once every event in it is known to be in the events
+ * collection (`ChangeRecorder.relayedOutbox`).
  */
 export const OUTBOX = 'pendingEvents';
-/** Set with every pending event and unset once the outbox is empty: the relay's sweep finds records by it. */
-export const OUTBOX_FLAG = 'eventsPending';
+/** The relay run (one instance's life) that wrote the outbox: a run that stops without relaying is found by it. */
+export const OUTBOX_RUN = 'eventsRun';
+/** When the outbox was written, on the writing run's clock: compared only with that run's own watermarks. */
+export const OUTBOX_AT = 'eventsAt';
+export const OUTBOX_FIELDS = [OUTBOX, OUTBOX_RUN, OUTBOX_AT] as const;
 
 /** An event waiting in the changed record. */
 export interface PendingEvent {
@@ -20,6 +26,21 @@ export interface PendingEvent {
   /** The record as its events show it, before the change (JSON), for `previousAttributes`; null when not asked. */
   before: string | null;
   request: RequestOrigin;
+}
+
+/** A recorded change under way: its events, and the outbox fields its write sets. */
+export interface RecordedWrite {
+  readonly events: readonly PendingEvent[];
+  /** `$set` these with the change: they replace the record's previous outbox. */
+  readonly outbox: Readonly<Record<string, unknown>>;
+  /**
+   * The write happened: copies its events into the events collection before the request answers
+   * (with whatever other writes are waiting, as one batch). Never throws: what fails is retried by
+   * the sweep. `written`: the record as the write left it, when the write answered it; absent, it is read.
+   */
+  relay(scope: TenantScope, id: Types.ObjectId, written?: unknown): Promise<void>;
+  /** The write did not happen (it failed, or matched nothing): its events are dropped. */
+  abandon(): void;
 }
 
 /** A hard delete's event, written before the record is removed and settled by what the delete did. */
@@ -33,18 +54,14 @@ export interface DeletionIntent {
  * does not import.
  */
 export interface ChangeRecorder<T> {
-  /** The pending event for a change of the record that is `before` (null for a create or when the diff is not wanted). */
-  pending(scope: TenantScope, type: string, before: T | null): PendingEvent;
-  /**
-   * After a write that carried pending events: moves the record's outbox into the events collection
-   * before the request answers (with whatever other records are waiting, as one batch). Done inside
-   * the request because clearing the outbox writes the record again: FerretDB applies an update as a
-   * read and a write, so a clear running after the answer could undo the caller's next change.
-   * Never throws: what fails is left to the sweep. `written`: the record as the write left it, its
-   * outbox included, when the write answered it (an insert, an update that returns the record): it
-   * is not read again.
-   */
-  relay(scope: TenantScope, id: Types.ObjectId, written?: T): Promise<void>;
+  /** Starts a recorded change of the record that is `before` (null for a create or when the diff is not wanted). */
+  begin(scope: TenantScope, types: readonly string[], before: T | null): RecordedWrite;
+  /** Conditions a record meets when every event in its outbox is known to be recorded: only then may a write replace it. */
+  relayedOutbox(): Record<string, unknown>;
+  /** Whether a record read with its outbox meets `relayedOutbox()`. */
+  isRelayed(record: T): boolean;
+  /** Records whichever events of the record's outbox are not in the events collection yet (idempotent). */
+  relayLeftover(scope: TenantScope, record: T): Promise<void>;
   /** Before a hard delete: the event, with the record as it was, kept pending until settled. */
   deletion(scope: TenantScope, type: string, record: T): Promise<DeletionIntent>;
 }

@@ -1,7 +1,7 @@
-import type { Logger } from '@nestjs/common';
+import { ConflictException, type Logger } from '@nestjs/common';
 import { Types, type AnyKeys, type Model, type mongo, type Require_id, type UpdateQuery } from 'mongoose';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
-import { OUTBOX, OUTBOX_FLAG, type ChangeRecorder, type PendingEvent } from './recorded-changes';
+import { OUTBOX_AT, OUTBOX_FIELDS, type ChangeRecorder, type RecordedWrite } from './recorded-changes';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
 export class NotTenantOwnedError extends Error {
@@ -68,21 +68,27 @@ export class TenantRecords<T> {
   /** Inserts a record into the scope's project, with the events of its creation; returns it as stored. */
   async insert(scope: TenantScope, fields: AnyKeys<T>, events: readonly string[] = []): Promise<Require_id<T>> {
     if (events.length === 0) return this.records.insert({ ...fields, ...scopeFilter(scope) } as AnyKeys<T>);
-    const changes = this.recorder();
-    const pending = events.map((type) => changes.pending(scope, type, null));
-    const stored = await this.records.insert({ ...fields, [OUTBOX]: pending, [OUTBOX_FLAG]: true, ...scopeFilter(scope) } as AnyKeys<T>);
-    await changes.relay(scope, stored._id as Types.ObjectId, stored as T);
+    const write = this.recorder().begin(scope, events, null);
+    let stored: Require_id<T>;
+    try {
+      stored = await this.records.insert({ ...fields, ...write.outbox, ...scopeFilter(scope) } as AnyKeys<T>);
+    } catch (error) {
+      write.abandon();
+      throw error;
+    }
+    await write.relay(scope, stored._id as Types.ObjectId, stored);
     return withoutOutbox(stored);
   }
 
   async updateOne(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<WriteResult> {
     const filter = scopeFilter(scope, conditions);
     if (!options.event) return this.records.updateOne(filter, update, options);
-    const recorded = await this.recordedUpdate(scope, filter, update, options);
-    if (!recorded) return { matched: 0, modified: 0 };
-    const result = await this.records.updateOne(recorded.filter, recorded.update, options);
-    if (result.matched > 0) await this.recorder().relay(scope, recorded.filter._id);
-    return result;
+    // Through findAndModify: the relay gets the record as the write left it without reading it again.
+    const result = await this.recordedWrite(scope, filter, options, async (guarded, write) => {
+      const updated = await this.records.updateAndGet(guarded, withOutbox(update, write), options);
+      return updated ? { outcome: { matched: 1, modified: 1 }, written: updated } : null;
+    });
+    return result?.outcome ?? { matched: 0, modified: 0 };
   }
 
   updateMany(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>): Promise<WriteResult> {
@@ -93,12 +99,11 @@ export class TenantRecords<T> {
   async updateAndGet(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<T | null> {
     const filter = scopeFilter(scope, conditions);
     if (!options.event) return this.records.updateAndGet(filter, update, options);
-    const recorded = await this.recordedUpdate(scope, filter, update, options);
-    if (!recorded) return null;
-    const updated = await this.records.updateAndGet(recorded.filter, recorded.update, { ...options, include: [OUTBOX, OUTBOX_FLAG] });
-    if (!updated) return null;
-    await this.recorder().relay(scope, recorded.filter._id, updated);
-    return withoutOutbox(updated);
+    const result = await this.recordedWrite(scope, filter, options, async (guarded, write) => {
+      const updated = await this.records.updateAndGet(guarded, withOutbox(update, write), options);
+      return updated ? { outcome: updated, written: updated } : null;
+    });
+    return result?.outcome ?? null;
   }
 
   /**
@@ -109,11 +114,11 @@ export class TenantRecords<T> {
   async deleteOne(scope: TenantScope, conditions: Conditions, options: Pick<RecordedChange, 'event'> = {}): Promise<boolean> {
     if (!options.event) return this.records.deleteOne(scopeFilter(scope, conditions));
     const changes = this.recorder();
-    const record = await this.records.findOne<T & { _id: Types.ObjectId; [OUTBOX_FLAG]?: boolean }>(scopeFilter(scope, conditions), { include: [OUTBOX_FLAG] });
+    const record = await this.records.findOne<T & { _id: Types.ObjectId }>(scopeFilter(scope, conditions), { include: [...OUTBOX_FIELDS] });
     if (!record) return false;
-    // Events still waiting in the record would go with it.
-    if (record[OUTBOX_FLAG]) await changes.relay(scope, record._id);
-    const intent = await changes.deletion(scope, options.event, record);
+    // Events of the last change that may not be recorded yet would go with the record.
+    if (!changes.isRelayed(record)) await changes.relayLeftover(scope, record);
+    const intent = await changes.deletion(scope, options.event, withoutOutbox(record));
     const deleted = await this.records.deleteOne(scopeFilter(scope, { ...conditions, _id: record._id }));
     await intent.settle(deleted);
     return deleted;
@@ -140,27 +145,51 @@ export class TenantRecords<T> {
 
 
   /**
-   * The update with the change's pending event added to the record's outbox, and a filter naming the
-   * record by id (the relay moves that record's outbox). With `diff`, the record is read first for
-   * the event's `previousAttributes`; none there means no change: null.
+   * A change that records its event: the write is guarded so that it replaces the record's outbox
+   * only when every event in it is known to be recorded. A record whose outbox may still hold an
+   * unrecorded event (written a moment ago by another instance, or by one that stopped) has those
+   * events recorded first, and the write is tried again, pinned to the outbox it saw. With `diff`,
+   * the record is read first for the event's `previousAttributes`; none there means no change: null.
+   * `write` answers null when its guarded filter matched nothing.
    */
-  private async recordedUpdate(
+  private async recordedWrite<R>(
     scope: TenantScope,
     filter: Conditions,
-    update: UpdateQuery<T>,
     change: RecordedChange,
-  ): Promise<{ filter: Conditions & { _id: Types.ObjectId }; update: UpdateQuery<T> } | null> {
+    write: (guarded: Conditions, recorded: RecordedWrite) => Promise<{ outcome: R; written?: unknown } | null>,
+  ): Promise<{ outcome: R } | null> {
     const changes = this.recorder();
-    let before: T | null = null;
-    let _id = filter._id;
+    let current: (T & { _id: Types.ObjectId }) | null = null;
     if (change.diff) {
-      before = await this.records.findOne<T>(filter);
-      if (!before) return null;
-      _id = (before as unknown as { _id: Types.ObjectId })._id;
+      current = await this.records.findOne<T & { _id: Types.ObjectId }>(filter, { include: [...OUTBOX_FIELDS] });
+      if (!current) return null;
     }
+    const _id = current?._id ?? filter._id;
     if (!(_id instanceof Types.ObjectId)) throw new Error('A recorded change names its record by _id');
-    const pending = changes.pending(scope, change.event!, before);
-    return { filter: { ...filter, _id }, update: withOutbox(update, pending) };
+    for (let attempt = 0; attempt < MAX_OUTBOX_ATTEMPTS; attempt++) {
+      let outboxGuard = changes.relayedOutbox();
+      if (current && !changes.isRelayed(current)) {
+        await changes.relayLeftover(scope, current);
+        outboxGuard = { [OUTBOX_AT]: (current as Record<string, unknown>)[OUTBOX_AT] ?? { $exists: false } };
+      }
+      const recorded = changes.begin(scope, [change.event!], change.diff && current ? withoutOutbox(current) : null);
+      let result: { outcome: R; written?: unknown } | null;
+      try {
+        result = await write(withCondition({ ...filter, _id }, outboxGuard), recorded);
+      } catch (error) {
+        recorded.abandon();
+        throw error;
+      }
+      if (result) {
+        await recorded.relay(scope, _id, result.written);
+        return result;
+      }
+      recorded.abandon();
+      // Nothing matched: no such record, or its outbox was not known to be recorded.
+      current = await this.records.findOne<T & { _id: Types.ObjectId }>({ ...filter, _id }, { include: [...OUTBOX_FIELDS] });
+      if (!current) return null;
+    }
+    throw new ConflictException('The record changed while this request was writing it; retry the request');
   }
 
   private recorder(): ChangeRecorder<T> {
@@ -169,15 +198,25 @@ export class TenantRecords<T> {
   }
 }
 
-/** The update, plus the pending event pushed onto the record's outbox in the same write. */
-function withOutbox<T>(update: UpdateQuery<T>, pending: PendingEvent): UpdateQuery<T> {
-  const { $push, $set, ...rest } = update as { $push?: Record<string, unknown>; $set?: Record<string, unknown> };
-  return { ...rest, $set: { ...$set, [OUTBOX_FLAG]: true }, $push: { ...$push, [OUTBOX]: pending } } as UpdateQuery<T>;
+/** How many times a recorded change re-reads a record whose outbox another write replaced meanwhile. */
+const MAX_OUTBOX_ATTEMPTS = 5;
+
+/** The update, plus the change's outbox in the same write (replacing the last one, which the guard proved recorded). */
+function withOutbox<T>(update: UpdateQuery<T>, recorded: RecordedWrite): UpdateQuery<T> {
+  const { $set, ...rest } = update as { $set?: Record<string, unknown> };
+  return { ...rest, $set: { ...$set, ...recorded.outbox } } as UpdateQuery<T>;
+}
+
+/** The filter with one more condition, beside any `$and` it has. */
+function withCondition(filter: Conditions, condition: Conditions): Conditions {
+  const { $and, ...rest } = filter as Conditions & { $and?: Conditions[] };
+  return { ...rest, $and: [...($and ?? []), condition] };
 }
 
 function withoutOutbox<R>(stored: R): R {
-  const { [OUTBOX]: _pending, [OUTBOX_FLAG]: _flag, ...rest } = stored as Record<string, unknown>;
-  return rest as R;
+  const copy = { ...(stored as Record<string, unknown>) };
+  for (const field of OUTBOX_FIELDS) delete copy[field];
+  return copy as R;
 }
 
 /** The scope's filter for one id; null for a malformed id, which names no record. */

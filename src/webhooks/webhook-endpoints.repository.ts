@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
+import { LRUCache } from 'lru-cache';
 import type { AnyKeys, Model, Types } from 'mongoose';
 import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.query';
 import { Records, toObjectId } from '../database/records';
@@ -9,6 +10,15 @@ import { WebhookEndpoint } from './webhook-endpoint.schema';
 
 /** What the dispatcher reads of an endpoint to send it a delivery. */
 export type EndpointForDelivery = Pick<WebhookEndpoint, '_id' | 'projectId' | 'url' | 'status' | 'secrets' | 'failingSince'>;
+
+type EnabledEndpoint = EndpointForDelivery & Pick<WebhookEndpoint, 'enabledEvents'>;
+
+/**
+ * How long a project's enabled endpoints, as the fan-out read them, are used without reading them
+ * again. A change on this instance forgets them at once; one made on another instance reaches this
+ * one's fan-out within this time (README, "Events and webhooks").
+ */
+export const ENABLED_ENDPOINTS_TTL_MS = 1_000;
 
 /** The webhook endpoints collection: the only code that reads or writes it. */
 @Injectable()
@@ -20,13 +30,19 @@ export class WebhookEndpointsRepository {
    */
   private readonly byProject: Records<WebhookEndpoint>;
 
+  private readonly enabled = new LRUCache<string, Promise<EnabledEndpoint[]>>({ max: 10_000, ttl: ENABLED_ENDPOINTS_TTL_MS });
+
   constructor(@InjectModel(WebhookEndpoint.name) model: Model<WebhookEndpoint>) {
     this.records = new TenantRecords(model);
     this.byProject = new Records(model);
   }
 
-  insert(scope: TenantScope, fields: AnyKeys<WebhookEndpoint>): Promise<WebhookEndpoint> {
-    return this.records.insert(scope, fields);
+  async insert(scope: TenantScope, fields: AnyKeys<WebhookEndpoint>): Promise<WebhookEndpoint> {
+    try {
+      return await this.records.insert(scope, fields);
+    } finally {
+      this.enabled.delete(scope.projectId);
+    }
   }
 
   /** Newest first, `limit + 1` rows after the cursor. */
@@ -45,21 +61,33 @@ export class WebhookEndpointsRepository {
   /** Sets the fields; the endpoint after, or null when the project has none with this id. */
   update(scope: TenantScope, id: string, update: { $set?: Record<string, unknown>; $unset?: Record<string, 1> }): Promise<WebhookEndpoint | null> {
     const _id = toObjectId(id);
-    return _id ? this.records.updateAndGet(scope, { _id }, update) : Promise.resolve(null);
+    if (!_id) return Promise.resolve(null);
+    return this.records.updateAndGet(scope, { _id }, update).finally(() => this.enabled.delete(scope.projectId));
   }
 
   deleteById(scope: TenantScope, id: string): Promise<boolean> {
     const _id = toObjectId(id);
-    return _id ? this.records.deleteOne(scope, { _id }) : Promise.resolve(false);
+    if (!_id) return Promise.resolve(false);
+    return this.records.deleteOne(scope, { _id }).finally(() => this.enabled.delete(scope.projectId));
   }
 
   holdsAny(scope: TenantScope): Promise<boolean> {
     return this.records.exists(scope);
   }
 
-  /** The project's enabled endpoints, with what sending to them needs, for the fan-out of its events. */
-  enabledOf(projectId: Types.ObjectId): Promise<(EndpointForDelivery & Pick<WebhookEndpoint, 'enabledEvents'>)[]> {
-    return this.byProject.find({ projectId, status: 'enabled' }, { fields: ['enabledEvents', 'url', 'status', 'secrets', 'failingSince', 'projectId'] });
+  /**
+   * The project's enabled endpoints, with what sending to them needs, for the fan-out of its events:
+   * read at most once per `ENABLED_ENDPOINTS_TTL_MS` per project (a read failed is not kept).
+   */
+  enabledOf(projectId: Types.ObjectId): Promise<EnabledEndpoint[]> {
+    const key = String(projectId);
+    let endpoints = this.enabled.get(key);
+    if (!endpoints) {
+      endpoints = this.byProject.find({ projectId, status: 'enabled' }, { fields: ['enabledEvents', 'url', 'status', 'secrets', 'failingSince', 'projectId'] });
+      this.enabled.set(key, endpoints);
+      endpoints.catch(() => this.enabled.delete(key));
+    }
+    return endpoints;
   }
 
   forDelivery(projectId: Types.ObjectId, id: Types.ObjectId): Promise<EndpointForDelivery | null> {
@@ -78,5 +106,6 @@ export class WebhookEndpointsRepository {
 
   async disable(projectId: Types.ObjectId, id: Types.ObjectId, reason: string): Promise<void> {
     await this.byProject.updateOne({ _id: id, projectId }, { $set: { status: 'disabled', disabledReason: reason } });
+    this.enabled.delete(String(projectId));
   }
 }

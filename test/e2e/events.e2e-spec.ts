@@ -1,7 +1,7 @@
 import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
 import { EventsRepository } from '../../src/events/events.repository';
-import { OutboxRecords } from '../../src/events/outbox-records';
+import { Types } from 'mongoose';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -174,17 +174,39 @@ describe('events /v1/events', () => {
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
     });
 
-    it('between the event and clearing the outbox: the sweep clears it and records nothing twice', async () => {
-      jest.spyOn(OutboxRecords.prototype, 'clear').mockImplementationOnce(stopped);
+    it('a process that stops between its change and the event: another instance records it once its heartbeat lapses', async () => {
+      // Every relay of this instance fails: only the sweep of the stopped run can record the event.
+      jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementationOnce(stopped).mockImplementationOnce(stopped);
+      const before = new Date();
       const id = await createCustomer();
+      const stoppedRun = new Types.ObjectId().toHexString();
+      const lapsed = new Date(Date.now() - 60_000);
+      await t.db.collection('event_relay_runs').insertOne({ _id: stoppedRun as never, startedAt: lapsed, heartbeatAt: lapsed, relayedBefore: before, settledAt: null });
+      await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { eventsRun: stoppedRun } });
+      expect(await eventsOf(id)).toEqual([]);
+      await relay.sweep();
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
-      const stored = await t.db.collection('customers').findOne({ email: 'jenny@example.com' }, { sort: { _id: -1 } });
-      expect(stored?.eventsPending).toBe(true);
+      expect((await t.db.collection('event_relay_runs').findOne({ _id: stoppedRun as never }))?.settledAt).toBeInstanceOf(Date);
       await relay.sweep(0);
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
-      const cleared = await t.db.collection('customers').findOne({ _id: stored!._id });
-      expect(cleared?.eventsPending).toBeUndefined();
-      expect(cleared?.pendingEvents).toBeUndefined();
+    });
+
+    it("a change never replaces an outbox whose events may not be recorded yet: they are recorded first, once", async () => {
+      const id = await createCustomer();
+      const otherRun = new Types.ObjectId().toHexString();
+      const now = new Date();
+      // Another instance, alive, wrote this record's outbox a moment ago and has not relayed it yet.
+      await t.db.collection('event_relay_runs').insertOne({ _id: otherRun as never, startedAt: now, heartbeatAt: now, relayedBefore: new Date(now.getTime() - 1_000), settledAt: null });
+      const theirs = { id: `evt_${new Types.ObjectId().toHexString()}`, type: 'customer.updated', createdAt: now, before: null, request: { id: null, idempotencyKey: null } };
+      await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { pendingEvents: [theirs], eventsRun: otherRun, eventsAt: now } });
+      expect((await post(`/v1/customers/${id}`, { firstName: 'Jenny' })).status).toBe(200);
+      const recorded = await eventsOf(id);
+      expect(recorded.map((event) => event.type)).toEqual(['customer.created', 'customer.updated', 'customer.updated']);
+      expect(recorded[1].id).toBe(theirs.id);
+      expect(recorded[2].data.object.firstName).toBe('Jenny');
+      const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
+      expect(stored?.pendingEvents.map((event: { id: string }) => event.id)).toEqual([recorded[2].id]);
+      await t.db.collection('event_relay_runs').updateOne({ _id: otherRun as never }, { $set: { settledAt: new Date() } });
     });
 
     it('a change that fails records nothing', async () => {

@@ -7,6 +7,7 @@ import { HttpClient } from '../support/http';
 import { startInstances, type Instances } from '../support/instances';
 import type { ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { ENABLED_ENDPOINTS_TTL_MS } from '../../src/webhooks/webhook-endpoints.repository';
 
 jest.setTimeout(180_000);
 
@@ -63,6 +64,8 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
   async function endpoint(path: string): Promise<{ id: string; secret: string }> {
     const res = await http.post('/v1/webhook-endpoints', { url: `${receiver.base}${path}`, enabledEvents: ['customer.created'] }, as());
     expect(res.status).toBe(201);
+    // The other instances' fan-out sees a new endpoint within this time, as the README promises.
+    await sleep(ENABLED_ENDPOINTS_TTL_MS);
     return res.body.data;
   }
 
