@@ -1,4 +1,3 @@
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,8 +11,8 @@ import { installRequestLogging } from './common/logging/request-logging';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { settleIdempotentResponses } from './idempotency/idempotent-responses';
 import { API_SECURITY_HEADERS, helmetHeaders, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
-import { AppConfig } from './config/app.config';
-import { validateEnvironment } from './config/env.validation';
+import { appConfig } from './config/app.config';
+import type { EnvironmentVariables } from './config/env.validation';
 import { serveDashboard } from './dashboard';
 import { setupSwagger } from './swagger';
 
@@ -40,12 +39,15 @@ export function trustProxySetting(value: string): false | string[] | ((address: 
   return value.split(',').map((entry) => entry.trim());
 }
 
-/** Builds the fully configured application, not yet listening. Used by `main.ts` and the tests. */
-export async function createApp(): Promise<NestFastifyApplication> {
-  const env = validateEnvironment(process.env);
+/**
+ * Builds the fully configured application, not yet listening, from a validated environment. Used by
+ * `main.ts` and the tests.
+ */
+export async function createApp(env: EnvironmentVariables): Promise<NestFastifyApplication> {
+  const config = appConfig.build(env);
   const adapter = new FastifyAdapter({
-    bodyLimit: env.BODY_LIMIT,
-    trustProxy: trustProxySetting(env.TRUST_PROXY),
+    bodyLimit: config.bodyLimit,
+    trustProxy: trustProxySetting(config.trustProxy),
     genReqId: requestId,
     requestIdHeader: false,
     // The spec writes some paths with a trailing slash (`/v1/customers/`): both forms route the same.
@@ -54,13 +56,12 @@ export async function createApp(): Promise<NestFastifyApplication> {
     // Nest's logger (pino) logs requests; Fastify's own logger would log them twice.
     logger: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forEnvironment(env), adapter, {
     bufferLogs: true,
     // The JSON parser is registered below, with its own rules.
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
   const fastify = app.getHttpAdapter().getInstance();
   installMethodNotAllowed(fastify);
 
