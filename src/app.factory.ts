@@ -3,7 +3,6 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import secureJson from 'secure-json-parse';
 import { AppModule } from './app.module';
 import { RateLimiter } from './rate-limits/rate-limiter';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
@@ -77,20 +76,22 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
   await app.get(RateLimiter).attach(fastify);
   settleIdempotentResponses(fastify, app.get(IdempotencyStore));
 
-  // JSON only: anything else on a body is 415. An empty JSON body counts as no body, so bodiless
-  // actions (confirm, restore, ...) work whether or not a client sets the content type.
+  // JSON only: anything else on a body is 415. Bodies are parsed by Fastify's own JSON parser
+  // (secure-json-parse; a `__proto__` or `constructor.prototype` key is refused), with two rules of
+  // the service around it: an empty JSON body counts as no body, so bodiless actions (confirm,
+  // restore, ...) work whether or not a client sets the content type; a malformed body is a 400
+  // that says so.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string' },
-    (_request: FastifyRequest, payload: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
+    (request: FastifyRequest, payload: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
       const text = payload.toString();
       if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-      } catch {
-        done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 }));
-      }
+      parseJson(request, text, (error, body) =>
+        error ? done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 })) : done(null, body),
+      );
     },
   );
 
