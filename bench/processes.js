@@ -138,6 +138,7 @@ async function startDatabase() {
   const database = await startEmbeddedDatabase({
     dataDir: path.join(tmp, 'db'),
     ferretdbBin: process.env.FERRETDB_BIN,
+    backend: process.env.EMBEDDED_DATABASE_BACKEND,
     log: (message) => log(message),
   });
   cleanups.push(() => database.stop());

@@ -24,9 +24,19 @@ const TYPES_BANNER =
 
 /** The document as the built service describes itself. */
 async function buildDocument() {
-  // Configuration is validated while the modules load: placeholders, since nothing is signed,
+  let modules;
+  try {
+    modules = {
+      app: require(join(root, 'dist', 'app.module.js')),
+      environment: require(join(root, 'dist', 'config', 'env.validation.js')),
+      swagger: require(join(root, 'dist', 'swagger.js')),
+    };
+  } catch (error) {
+    throw new Error(`the built service is missing (run nest build first): ${error.message}`);
+  }
+  // The application is built from a validated environment: placeholders, since nothing is signed,
   // encrypted or stored. The connection string is never dialled.
-  Object.assign(process.env, {
+  const env = modules.environment.validateEnvironment({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     MONGODB_URI: 'mongodb://127.0.0.1:9/openapi-export',
@@ -34,21 +44,12 @@ async function buildDocument() {
     CARD_FINGERPRINT_KEY: 'openapi-export-placeholder-card-key-0123456789',
     FIELD_ENCRYPTION_KEY: `x1:${Buffer.alloc(32).toString('base64')}`,
   });
-  let modules;
-  try {
-    modules = {
-      app: require(join(root, 'dist', 'app.module.js')),
-      swagger: require(join(root, 'dist', 'swagger.js')),
-    };
-  } catch (error) {
-    throw new Error(`the built service is missing (run nest build first): ${error.message}`);
-  }
   const { Test } = require('@nestjs/testing');
   const { getConnectionToken } = require('@nestjs/mongoose');
   const { FastifyAdapter } = require('@nestjs/platform-fastify');
   const mongoose = require('mongoose');
 
-  const moduleRef = await Test.createTestingModule({ imports: [modules.app.AppModule] })
+  const moduleRef = await Test.createTestingModule({ imports: [modules.app.AppModule.forEnvironment(env)] })
     .overrideProvider(getConnectionToken())
     .useValue(mongoose.createConnection())
     .compile();

@@ -1,10 +1,8 @@
-import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
-import secureJson from 'secure-json-parse';
 import { AppModule } from './app.module';
 import { RateLimiter } from './rate-limits/rate-limiter';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
@@ -12,8 +10,8 @@ import { installRequestLogging } from './common/logging/request-logging';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { settleIdempotentResponses } from './idempotency/idempotent-responses';
 import { API_SECURITY_HEADERS, helmetHeaders, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
-import { AppConfig } from './config/app.config';
-import { validateEnvironment } from './config/env.validation';
+import { appConfig } from './config/app.config';
+import type { EnvironmentVariables } from './config/env.validation';
 import { serveDashboard } from './dashboard';
 import { setupSwagger } from './swagger';
 
@@ -40,12 +38,15 @@ export function trustProxySetting(value: string): false | string[] | ((address: 
   return value.split(',').map((entry) => entry.trim());
 }
 
-/** Builds the fully configured application, not yet listening. Used by `main.ts` and the tests. */
-export async function createApp(): Promise<NestFastifyApplication> {
-  const env = validateEnvironment(process.env);
+/**
+ * Builds the fully configured application, not yet listening, from a validated environment. Used by
+ * `main.ts` and the tests.
+ */
+export async function createApp(env: EnvironmentVariables): Promise<NestFastifyApplication> {
+  const config = appConfig.build(env);
   const adapter = new FastifyAdapter({
-    bodyLimit: env.BODY_LIMIT,
-    trustProxy: trustProxySetting(env.TRUST_PROXY),
+    bodyLimit: config.bodyLimit,
+    trustProxy: trustProxySetting(config.trustProxy),
     genReqId: requestId,
     requestIdHeader: false,
     // The spec writes some paths with a trailing slash (`/v1/customers/`): both forms route the same.
@@ -54,13 +55,12 @@ export async function createApp(): Promise<NestFastifyApplication> {
     // Nest's logger (pino) logs requests; Fastify's own logger would log them twice.
     logger: false,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, adapter, {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forEnvironment(env), adapter, {
     bufferLogs: true,
     // The JSON parser is registered below, with its own rules.
     bodyParser: false,
   });
   app.useLogger(app.get(Logger));
-  const config = app.get(ConfigService).getOrThrow<AppConfig>('app');
   const fastify = app.getHttpAdapter().getInstance();
   installMethodNotAllowed(fastify);
 
@@ -76,20 +76,22 @@ export async function createApp(): Promise<NestFastifyApplication> {
   await app.get(RateLimiter).attach(fastify);
   settleIdempotentResponses(fastify, app.get(IdempotencyStore));
 
-  // JSON only: anything else on a body is 415. An empty JSON body counts as no body, so bodiless
-  // actions (confirm, restore, ...) work whether or not a client sets the content type.
+  // JSON only: anything else on a body is 415. Bodies are parsed by Fastify's own JSON parser
+  // (secure-json-parse; a `__proto__` or `constructor.prototype` key is refused), with two rules of
+  // the service around it: an empty JSON body counts as no body, so bodiless actions (confirm,
+  // restore, ...) work whether or not a client sets the content type; a malformed body is a 400
+  // that says so.
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'string' },
-    (_request: FastifyRequest, payload: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
+    (request: FastifyRequest, payload: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
       const text = payload.toString();
       if (text.trim() === '') return done(null, undefined);
-      try {
-        done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-      } catch {
-        done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 }));
-      }
+      parseJson(request, text, (error, body) =>
+        error ? done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 })) : done(null, body),
+      );
     },
   );
 

@@ -1,5 +1,5 @@
-import { Module } from '@nestjs/common';
-import { ConfigModule, ConfigService } from '@nestjs/config';
+import { DynamicModule, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
@@ -21,6 +21,8 @@ import { databaseConfig } from './config/database.config';
 import { financeConfig } from './config/finance.config';
 import { eventsConfig } from './config/events.config';
 import { rateLimitsConfig } from './config/rate-limits.config';
+import type { EnvironmentVariables } from './config/env.validation';
+import { configModule } from './config/namespace';
 import { RateLimitGuard } from './rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { EventsModule } from './events/events.module';
@@ -38,7 +40,6 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({
   imports: [
-    ConfigModule.forRoot({ isGlobal: true, load: [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig] }),
     LoggerModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService) => {
@@ -96,4 +97,12 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
 })
-export class AppModule {}
+export class AppModule {
+  /** The application configured by one validated environment (loadEnvironment() or validateEnvironment()). */
+  static forEnvironment(env: EnvironmentVariables): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig])],
+    };
+  }
+}

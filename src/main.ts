@@ -1,14 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { flushLogs } from './common/logging/log-stream';
-import { validateEnvironment } from './config/env.validation';
+import { loadEnvironment } from './config/env.validation';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-database';
 
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
   let env;
   try {
-    env = validateEnvironment(process.env);
+    env = loadEnvironment();
   } catch (error) {
     logger.error((error as Error).message);
     process.exit(1);
@@ -19,13 +19,14 @@ async function bootstrap(): Promise<void> {
     embedded = await startEmbeddedDatabase({
       dataDir: env.DATA_DIR,
       ferretdbBin: env.FERRETDB_BIN,
+      backend: env.EMBEDDED_DATABASE_BACKEND,
       log: (message) => logger.log(message),
     });
-    process.env.MONGODB_URI = `${embedded.uri}platform`;
+    env = { ...env, MONGODB_URI: `${embedded.uri}platform` };
     logger.log(`MONGODB_URI is not set: using an embedded ${embedded.engine}${embedded.backend ? ` on ${embedded.backend}` : ""} with data under ${env.DATA_DIR}/`);
   }
 
-  const app = await createApp();
+  const app = await createApp(env);
   await app.listen(env.PORT, env.HOST);
   logger.log(`Listening on http://${env.HOST}:${env.PORT} (Swagger UI at /docs)`);
 

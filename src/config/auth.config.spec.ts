@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { authConfig, developmentSecretFromDataDir } from './auth.config';
+import { validateEnvironment } from './env.validation';
 
 // linkSync stays the real one unless a test stages a race through it.
 jest.mock('node:fs', () => {
@@ -13,22 +14,18 @@ jest.mock('node:fs', () => {
 
 describe('development JWT secret in DATA_DIR', () => {
   let dataDir: string;
-  const saved = { ...process.env };
 
   beforeEach(() => {
     dataDir = join(mkdtempSync(join(tmpdir(), 'platform-auth-config-')), 'data');
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
   afterEach(() => {
-    process.env = { ...saved };
     jest.restoreAllMocks();
     rmSync(join(dataDir, '..'), { recursive: true, force: true });
   });
 
-  const withEnv = (env: Record<string, string | undefined>) => {
-    process.env = { ...saved, JWT_SECRET: undefined, MONGODB_URI: undefined, ...env };
-    for (const [key, value] of Object.entries(process.env)) if (value === undefined) delete process.env[key];
-  };
+  // The auth namespace of a service started with exactly these variables.
+  const authConfigOf = (env: Record<string, string>) => authConfig.build(validateEnvironment(env));
 
   it('creates the secret file once, mode 0600, and reads it back after that', () => {
     const first = developmentSecretFromDataDir(dataDir);
@@ -45,8 +42,7 @@ describe('development JWT secret in DATA_DIR', () => {
   });
 
   it('development without JWT_SECRET signs with the file secret, the same for every instance on that DATA_DIR', () => {
-    withEnv({ NODE_ENV: 'development', DATA_DIR: dataDir });
-    const secret = authConfig().jwtSecret;
+    const secret = authConfigOf({ NODE_ENV: 'development', DATA_DIR: dataDir }).jwtSecret;
     expect(secret).toBe(readFileSync(join(dataDir, 'jwt-secret'), 'utf8').trim());
     // Another instance: the file already exists, so it reads the same secret.
     expect(developmentSecretFromDataDir(dataDir).secret).toBe(secret);
@@ -55,8 +51,7 @@ describe('development JWT secret in DATA_DIR', () => {
   it('keeps an operator-written secret as it is', () => {
     fs.mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, 'jwt-secret'), `${'s'.repeat(40)}\n`);
-    withEnv({ NODE_ENV: 'development', DATA_DIR: dataDir });
-    expect(authConfig().jwtSecret).toBe('s'.repeat(40));
+    expect(authConfigOf({ NODE_ENV: 'development', DATA_DIR: dataDir }).jwtSecret).toBe('s'.repeat(40));
   });
 
   it('refuses a file that holds no usable secret instead of replacing it', () => {
@@ -79,14 +74,12 @@ describe('development JWT secret in DATA_DIR', () => {
   });
 
   it('an explicit JWT_SECRET wins, and no file is written', () => {
-    withEnv({ NODE_ENV: 'development', DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(32) });
-    expect(authConfig().jwtSecret).toBe('x'.repeat(32));
+    expect(authConfigOf({ NODE_ENV: 'development', DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toBe('x'.repeat(32));
     expect(existsSync(dataDir)).toBe(false);
   });
 
   it('test runs need their own JWT_SECRET: no secret is made for them', () => {
-    withEnv({ NODE_ENV: 'test', DATA_DIR: dataDir });
-    expect(() => authConfig()).toThrow(/JWT_SECRET is required outside development/);
+    expect(() => authConfigOf({ NODE_ENV: 'test', DATA_DIR: dataDir })).toThrow(/JWT_SECRET is required outside development/);
     expect(existsSync(dataDir)).toBe(false);
   });
 });

@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { registerAs } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { validateEnvironment } from './env.validation';
+import type { EnvironmentVariables } from './env.validation';
+import { configNamespace } from './namespace';
 
 export const DEVELOPMENT_SECRET_FILE = 'jwt-secret';
 const MIN_SECRET_LENGTH = 32;
@@ -72,19 +72,21 @@ function developmentSecret(dataDir: string): string {
   return secret;
 }
 
-export const authConfig = registerAs('auth', () => {
-  const env = validateEnvironment(process.env);
-  return {
-    jwtSecret: env.JWT_SECRET ?? developmentSecret(env.DATA_DIR),
-    jwtExpiresIn: env.JWT_EXPIRES_IN,
-    bcryptRounds: env.BCRYPT_ROUNDS,
-    loginMaxFailures: env.LOGIN_MAX_FAILURES,
-    loginFailureWindowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
-    loginMaxFailuresPerClient: env.LOGIN_MAX_FAILURES_PER_CLIENT,
-    loginMaxFailuresPerEmail: env.LOGIN_MAX_FAILURES_PER_EMAIL,
-    signupMaxPerClient: env.SIGNUP_MAX_PER_CLIENT,
-    signupWindowSeconds: env.SIGNUP_WINDOW_SECONDS,
-  };
-});
+/** The token signing secret: JWT_SECRET, else (development only) the one kept in DATA_DIR. */
+export function jwtSecret(env: EnvironmentVariables): string {
+  return env.JWT_SECRET ?? developmentSecret(env.DATA_DIR);
+}
 
-export type AuthConfig = ReturnType<typeof authConfig>;
+export const authConfig = configNamespace('auth', (env) => ({
+  jwtSecret: jwtSecret(env),
+  jwtExpiresIn: env.JWT_EXPIRES_IN,
+  bcryptRounds: env.BCRYPT_ROUNDS,
+  loginMaxFailures: env.LOGIN_MAX_FAILURES,
+  loginFailureWindowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
+  loginMaxFailuresPerClient: env.LOGIN_MAX_FAILURES_PER_CLIENT,
+  loginMaxFailuresPerEmail: env.LOGIN_MAX_FAILURES_PER_EMAIL,
+  signupMaxPerClient: env.SIGNUP_MAX_PER_CLIENT,
+  signupWindowSeconds: env.SIGNUP_WINDOW_SECONDS,
+}));
+
+export type AuthConfig = ReturnType<typeof authConfig.build>;

@@ -1,13 +1,10 @@
-import { registerAs } from '@nestjs/config';
-import { validateEnvironment } from './env.validation';
+import { configNamespace } from './namespace';
 
-export const databaseConfig = registerAs('database', () => {
-  const env = validateEnvironment(process.env);
-  return {
-    uri: env.MONGODB_URI,
-    dataDir: env.DATA_DIR,
-    ferretdbBin: env.FERRETDB_BIN,
-  };
-});
+export const databaseConfig = configNamespace('database', (env) => ({
+  uri: env.MONGODB_URI,
+  dataDir: env.DATA_DIR,
+  ferretdbBin: env.FERRETDB_BIN,
+  embeddedBackend: env.EMBEDDED_DATABASE_BACKEND,
+}));
 
-export type DatabaseConfig = ReturnType<typeof databaseConfig>;
+export type DatabaseConfig = ReturnType<typeof databaseConfig.build>;

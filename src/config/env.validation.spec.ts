@@ -1,4 +1,7 @@
-import { validateEnvironment } from './env.validation';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadEnvironment, validateEnvironment } from './env.validation';
 
 describe('validateEnvironment', () => {
   it('applies the documented defaults to an empty environment', () => {
@@ -25,6 +28,7 @@ describe('validateEnvironment', () => {
     [{ BCRYPT_ROUNDS: '3' }, 'BCRYPT_ROUNDS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+    [{ EMBEDDED_DATABASE_BACKEND: 'mysql' }, 'EMBEDDED_DATABASE_BACKEND'],
   ])('stops on %o with a message naming %s', (env, variable) => {
     expect(() => validateEnvironment(env)).toThrow(new RegExp(`\\b${variable}\\b`));
   });
@@ -63,5 +67,31 @@ describe('validateEnvironment', () => {
     expect(validateEnvironment({}).LOGIN_MAX_FAILURES_PER_EMAIL).toBe(100);
     expect(validateEnvironment({ LOGIN_MAX_FAILURES_PER_EMAIL: '250' }).LOGIN_MAX_FAILURES_PER_EMAIL).toBe(250);
     expect(() => validateEnvironment({ LOGIN_MAX_FAILURES_PER_EMAIL: '0' })).toThrow(/LOGIN_MAX_FAILURES_PER_EMAIL/);
+  });
+});
+
+describe('loadEnvironment', () => {
+  const saved = { ...process.env };
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'platform-env-'));
+  });
+  afterEach(() => {
+    process.env = { ...saved };
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads a .env file under the environment: a variable already set wins', () => {
+    const file = join(dir, '.env');
+    writeFileSync(file, 'PORT=4100\nLOG_LEVEL=debug\n');
+    process.env.LOG_LEVEL = 'warn';
+    process.env.NODE_ENV = 'development';
+    delete process.env.PORT;
+    expect(loadEnvironment(file)).toMatchObject({ PORT: 4100, LOG_LEVEL: 'warn' });
+  });
+
+  it('validates without a .env file, naming the wrong variable', () => {
+    process.env.BCRYPT_ROUNDS = '99';
+    expect(() => loadEnvironment(join(dir, 'missing.env'))).toThrow(/BCRYPT_ROUNDS/);
   });
 });

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { parseEncryptionKeys } from '../common/crypto/field-encryption';
 import { plainToInstance } from 'class-transformer';
 import {
@@ -14,9 +16,15 @@ import {
 } from 'class-validator';
 
 export const NODE_ENVIRONMENTS = ['development', 'production', 'test'] as const;
+export const EMBEDDED_DATABASE_BACKENDS = ['postgresql', 'sqlite'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** Every variable the service reads. `.env.example` documents the same list. */
+/**
+ * Every variable the service reads, with its rule and its default: the one place where the
+ * environment is interpreted (the config namespaces are built from the validated object).
+ * `.env.example` documents the same list. An optional variable without a default is initialised to
+ * undefined so that it is listed too.
+ */
 export class EnvironmentVariables {
   @IsOptional()
   @IsIn(NODE_ENVIRONMENTS)
@@ -34,7 +42,7 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Matches(/^mongodb(\+srv)?:\/\/.+/, { message: 'MONGODB_URI must start with mongodb:// or mongodb+srv://' })
-  MONGODB_URI?: string;
+  MONGODB_URI?: string = undefined;
 
   @IsOptional()
   @IsString()
@@ -42,12 +50,17 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @IsString()
-  FERRETDB_BIN?: string;
+  FERRETDB_BIN?: string = undefined;
+
+  /** Forces the embedded FerretDB's storage; unset: PostgreSQL, SQLite when PostgreSQL cannot start. */
+  @IsOptional()
+  @IsIn(EMBEDDED_DATABASE_BACKENDS)
+  EMBEDDED_DATABASE_BACKEND?: (typeof EMBEDDED_DATABASE_BACKENDS)[number] = undefined;
 
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
-  JWT_SECRET?: string;
+  JWT_SECRET?: string = undefined;
 
   @IsOptional()
   @Matches(/^\d+[smhd]?$/, { message: 'JWT_EXPIRES_IN must be a number of seconds or a duration like 15m, 1h, 7d' })
@@ -125,12 +138,12 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'CARD_FINGERPRINT_KEY must be at least 32 characters long' })
-  CARD_FINGERPRINT_KEY?: string;
+  CARD_FINGERPRINT_KEY?: string = undefined;
 
   /** `<id>:<base64 of 32 bytes>`, comma-separated, newest first (see FieldEncryption). */
   @IsOptional()
   @IsString()
-  FIELD_ENCRYPTION_KEY?: string;
+  FIELD_ENCRYPTION_KEY?: string = undefined;
 
   /**
    * Requests a second each API key, and each user in each platform project, may send to the data API,
@@ -178,13 +191,25 @@ export class EnvironmentVariables {
 }
 
 /**
- * Validates `process.env` at start-up. A wrong value stops the service with a message that names
+ * The process's environment, validated: what the service's entry points (main.ts, the operator
+ * commands) read, once. A `.env` file in the working directory is loaded first, under what is
+ * already set (a variable of the environment wins), as `.env.example` describes.
+ */
+export function loadEnvironment(envFile = '.env'): EnvironmentVariables {
+  if (existsSync(envFile)) {
+    // Into process.env, as other readers of the environment (mongodb-memory-server's MONGOMS_*) expect.
+    for (const [name, value] of Object.entries(parseEnv(readFileSync(envFile, 'utf8')))) process.env[name] ??= value;
+  }
+  return validateEnvironment(process.env);
+}
+
+/**
+ * Validates the environment at start-up. A wrong value stops the service with a message that names
  * the variable, so a typo in a deployment fails loudly instead of running with a default.
  */
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
-  const known = Object.keys(new EnvironmentVariables());
   const input: Record<string, unknown> = {};
-  for (const key of [...known, 'MONGODB_URI', 'FERRETDB_BIN', 'JWT_SECRET', 'CARD_FINGERPRINT_KEY', 'FIELD_ENCRYPTION_KEY']) {
+  for (const key of Object.keys(new EnvironmentVariables())) {
     const value = raw[key];
     if (value !== undefined && value !== '') input[key] = value;
   }

@@ -1,12 +1,12 @@
-import { registerAs } from '@nestjs/config';
 import { createHmac } from 'node:crypto';
 import { parseEncryptionKeys } from '../common/crypto/field-encryption';
-import { authConfig } from './auth.config';
-import { validateEnvironment } from './env.validation';
+import { jwtSecret } from './auth.config';
+import type { EnvironmentVariables } from './env.validation';
+import { configNamespace } from './namespace';
 
 /** A development-only key, derived from the development token secret so that nothing else needs setting. */
-function developmentKey(purpose: string): Buffer {
-  return createHmac('sha256', authConfig().jwtSecret).update(purpose).digest();
+function developmentKey(env: EnvironmentVariables, purpose: string): Buffer {
+  return createHmac('sha256', jwtSecret(env)).update(purpose).digest();
 }
 
 /**
@@ -15,11 +15,10 @@ function developmentKey(purpose: string): Buffer {
  * is a setting of its own, required outside development, so rotating the token secret never changes
  * a fingerprint. `FIELD_ENCRYPTION_KEY` (required outside development too) encrypts fields at rest.
  */
-export const financeConfig = registerAs('finance', () => {
-  const env = validateEnvironment(process.env);
-  const cardFingerprintKey = env.CARD_FINGERPRINT_KEY ?? developmentKey('card-fingerprint-key').toString('hex');
+export const financeConfig = configNamespace('finance', (env) => {
+  const cardFingerprintKey = env.CARD_FINGERPRINT_KEY ?? developmentKey(env, 'card-fingerprint-key').toString('hex');
   const fieldEncryptionKeys = parseEncryptionKeys(
-    env.FIELD_ENCRYPTION_KEY ?? `dev:${developmentKey('field-encryption-key').toString('base64')}`,
+    env.FIELD_ENCRYPTION_KEY ?? `dev:${developmentKey(env, 'field-encryption-key').toString('base64')}`,
   );
   /**
    * Key of the Idempotency-Key request fingerprints (HMAC-SHA256 of method, URL and body), derived
@@ -30,4 +29,4 @@ export const financeConfig = registerAs('finance', () => {
   return { cardFingerprintKey, idempotencyFingerprintKey, fieldEncryptionKeys };
 });
 
-export type FinanceConfig = ReturnType<typeof financeConfig>;
+export type FinanceConfig = ReturnType<typeof financeConfig.build>;

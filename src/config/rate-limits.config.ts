@@ -1,8 +1,4 @@
-import { registerAs } from '@nestjs/config';
-import { validateEnvironment } from './env.validation';
+import { configNamespace } from './namespace';
 
 /** Rate limits of the data API. */
-export const rateLimitsConfig = registerAs('rateLimits', () => {
-  const env = validateEnvironment(process.env);
-  return { perSecond: env.RATE_LIMIT_PER_SECOND };
-});
+export const rateLimitsConfig = configNamespace('rateLimits', (env) => ({ perSecond: env.RATE_LIMIT_PER_SECOND }));

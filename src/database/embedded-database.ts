@@ -20,7 +20,7 @@ export interface EmbeddedDatabase {
 export interface EmbeddedDatabaseOptions {
   /** Folder that keeps the data. Each engine gets a sub-folder. */
   dataDir: string;
-  /** Forces FerretDB's backend (also EMBEDDED_DATABASE_BACKEND). Default: PostgreSQL, SQLite when it cannot start. */
+  /** Forces FerretDB's backend (the service's EMBEDDED_DATABASE_BACKEND). Default: PostgreSQL, SQLite when it cannot start. */
   backend?: 'postgresql' | 'sqlite';
   ferretdbBin?: string;
   log?: (message: string) => void;
@@ -70,7 +70,7 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
   }
 
   const sqliteDir = join(options.dataDir, 'ferretdb');
-  const backend = options.backend ?? (process.env.EMBEDDED_DATABASE_BACKEND as EmbeddedDatabaseOptions['backend']);
+  const backend = options.backend;
   if (backend !== 'sqlite') {
     if (backend !== 'postgresql' && holdsSqliteData(sqliteDir) && !existsSync(join(options.dataDir, 'postgres'))) {
       log(

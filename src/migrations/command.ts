@@ -1,9 +1,9 @@
-import { ConfigFactory, ConfigModule } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { databaseConfig } from '../config/database.config';
-import { validateEnvironment } from '../config/env.validation';
+import { loadEnvironment } from '../config/env.validation';
+import { configModule, type NamespaceBuilder } from '../config/namespace';
 import { DatabaseModule } from '../database/database.module';
 import { authConfig } from '../config/auth.config';
 import { financeConfig } from '../config/finance.config';
@@ -21,7 +21,7 @@ import { EmbeddedDatabase, startEmbeddedDatabase } from '../database/embedded-da
  */
 export function runCommand(
   name: string,
-  options: { config?: ConfigFactory[]; imports: Array<Type | DynamicModule> },
+  options: { config?: NamespaceBuilder[]; imports: Array<Type | DynamicModule> },
   work: (context: INestApplicationContext) => Promise<string[]>,
 ): void {
   main(options, work).then(
@@ -37,16 +37,21 @@ export function runCommand(
 }
 
 async function main(
-  options: { config?: ConfigFactory[]; imports: Array<Type | DynamicModule> },
+  options: { config?: NamespaceBuilder[]; imports: Array<Type | DynamicModule> },
   work: (context: INestApplicationContext) => Promise<string[]>,
 ): Promise<string[]> {
-  const env = validateEnvironment(process.env);
+  let env = loadEnvironment();
   let embedded: EmbeddedDatabase | undefined;
   const lines: string[] = [];
   if (!env.MONGODB_URI) {
-    embedded = await startEmbeddedDatabase({ dataDir: env.DATA_DIR, ferretdbBin: env.FERRETDB_BIN, log: (message) => console.error(message) });
+    embedded = await startEmbeddedDatabase({
+      dataDir: env.DATA_DIR,
+      ferretdbBin: env.FERRETDB_BIN,
+      backend: env.EMBEDDED_DATABASE_BACKEND,
+      log: (message) => console.error(message),
+    });
     // The same database name as the service's (main.ts).
-    process.env.MONGODB_URI = `${embedded.uri}platform`;
+    env = { ...env, MONGODB_URI: `${embedded.uri}platform` };
     lines.push(`MONGODB_URI is not set: using the embedded ${embedded.engine} database under ${env.DATA_DIR}/`);
   }
   try {
@@ -56,7 +61,7 @@ async function main(
         imports: [
           // The feature modules bring their controllers, whose POST routes carry @Idempotent(): its guard
           // needs the store and the fingerprint key, as in the service.
-          ConfigModule.forRoot({ isGlobal: true, load: [databaseConfig, authConfig, financeConfig, eventsConfig, ...(options.config ?? [])] }),
+          configModule(env, [databaseConfig, authConfig, financeConfig, eventsConfig, ...(options.config ?? [])]),
           EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
           DatabaseModule,
           // Repositories record their changes' events through the relay.

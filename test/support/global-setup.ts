@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedDatabase } from '../../src/database/embedded-database';
+import { startEmbeddedDatabase, type EmbeddedDatabaseOptions } from '../../src/database/embedded-database';
 
 /**
  * One throwaway database server per test run; each test file takes its own database on it.
@@ -16,7 +16,12 @@ export default async function globalSetup(): Promise<void> {
     return;
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-test-db-'));
-  const database = await startEmbeddedDatabase({ dataDir, ferretdbBin: process.env.FERRETDB_BIN, log: () => undefined });
+  const database = await startEmbeddedDatabase({
+    dataDir,
+    ferretdbBin: process.env.FERRETDB_BIN,
+    backend: process.env.EMBEDDED_DATABASE_BACKEND as EmbeddedDatabaseOptions['backend'],
+    log: () => undefined,
+  });
   process.env.TEST_MONGODB_BASE_URI = database.uri;
   process.env.TEST_DATABASE_DIR = dataDir;
   (globalThis as { __TEST_DATABASE__?: typeof database }).__TEST_DATABASE__ = database;

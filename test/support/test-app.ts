@@ -3,6 +3,7 @@ import { getConnectionToken } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import { createApp } from '../../src/app.factory';
+import { validateEnvironment } from '../../src/config/env.validation';
 import { HttpClient } from './http';
 import { testDatabaseUri } from './test-database';
 
@@ -21,12 +22,13 @@ export interface TestApp {
 
 /**
  * Boots the real application on its own database and a real port. Each call gets a fresh database,
- * so test files never see each other's data. `env` overrides variables for this app only.
+ * so test files never see each other's data. `env` overrides variables for this app only: the
+ * application is built from the environment it is given, never from process.env itself.
  */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const databaseName = `test_${randomBytes(6).toString('hex')}`;
-  const previous = { ...process.env };
-  Object.assign(process.env, {
+  const environment = validateEnvironment({
+    ...process.env,
     NODE_ENV: 'test',
     JWT_SECRET: TEST_JWT_SECRET,
     CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
@@ -41,26 +43,22 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     MONGODB_URI: testDatabaseUri(databaseName),
     ...env,
   });
-  try {
-    const app = await createApp();
-    await app.init();
-    await app.getHttpAdapter().getInstance().ready();
-    await app.listen(0, '127.0.0.1');
-    const address = app.getHttpServer().address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    const baseUrl = `http://127.0.0.1:${port}`;
-    const db = app.get<Connection>(getConnectionToken());
-    return {
-      app,
-      http: new HttpClient(baseUrl),
-      baseUrl,
-      db,
-      close: async () => {
-        await db.dropDatabase().catch(() => undefined);
-        await app.close();
-      },
-    };
-  } finally {
-    process.env = previous;
-  }
+  const app = await createApp(environment);
+  await app.init();
+  await app.getHttpAdapter().getInstance().ready();
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const db = app.get<Connection>(getConnectionToken());
+  return {
+    app,
+    http: new HttpClient(baseUrl),
+    baseUrl,
+    db,
+    close: async () => {
+      await db.dropDatabase().catch(() => undefined);
+      await app.close();
+    },
+  };
 }
