@@ -38,9 +38,9 @@ const SETTLED_RUNS_KEPT_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * Moves the events a change wrote into its record (the outbox) into the events collection, and
- * tells the subscribers. A request relays its own change before it answers, in batches: requests
- * that wrote while a batch was under way are relayed together by the next, in one insert whatever
- * their number. Nothing is written back to the record: the next recorded change replaces the
+ * tells the subscribers. A request relays its own change before it answers; changes written in the
+ * same turn of the event loop share one insert, and batches run side by side (none waits for
+ * another). Nothing is written back to the record: the next recorded change replaces the
  * outbox, and may do so only when the outbox is known to be relayed (`relayedOutbox`).
  *
  * Knowing that without reading the events collection: each instance's life is a run
@@ -62,7 +62,10 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private queue: Outstanding[] = [];
   /** Written changes whose relay failed: retried by the sweep. */
   private failed: Outstanding[] = [];
-  private flushing?: Promise<void>;
+  /** The batch being gathered: changes written in the same turn of the event loop are relayed together. */
+  private gathering?: Promise<void>;
+  /** Batches under way; they run side by side, none waits for another. */
+  private running = 0;
   /** Before this, every open run's outbox is relayed: the lowest `relayedBefore` of the open runs when last read. */
   private everyRunRelayedBefore = new Date(0);
   private heartbeatTimer?: NodeJS.Timeout;
@@ -131,19 +134,33 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return new Date();
   }
 
-  /** Relays every change written on this instance so far, as one batch; never throws (what fails is left to the sweep). */
+  /** Relays every change written on this instance so far and waits for every batch under way; never throws (what fails is left to the sweep). */
   async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
-    this.flushing = this.relayWritten(batch)
-      .catch((error: Error) => {
-        this.failed.push(...batch);
-        this.logger.warn(`Relaying ${batch.length} changes' events failed, left to the sweep: ${error.message}`);
-      })
-      .finally(() => (this.flushing = undefined));
-    await this.flushing;
+    await this.nextBatch();
+    while (this.running > 0 || this.gathering) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  /** The batch the changes queued now go in, sent on the next turn of the event loop; never rejects. */
+  private nextBatch(): Promise<void> {
+    this.gathering ??= new Promise<void>((resolve) =>
+      setImmediate(() => {
+        const batch = this.queue;
+        this.queue = [];
+        this.gathering = undefined;
+        if (batch.length === 0) return resolve();
+        this.running += 1;
+        this.relayWritten(batch)
+          .catch((error: Error) => {
+            this.failed.push(...batch);
+            this.logger.warn(`Relaying ${batch.length} changes' events failed, left to the sweep: ${error.message}`);
+          })
+          .finally(() => {
+            this.running -= 1;
+            resolve();
+          });
+      }),
+    );
+    return this.gathering;
   }
 
   /**
@@ -189,7 +206,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
       relay: async (scope, id, record) => {
         change.written = { source, _id: id, projectId: new Types.ObjectId(scope.projectId), record };
         this.queue.push(change);
-        await this.flush();
+        await this.nextBatch();
       },
       abandon: () => void this.outstanding.delete(change),
     };
