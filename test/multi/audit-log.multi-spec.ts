@@ -50,7 +50,7 @@ describe(`audit log on ${INSTANCES} instances`, () => {
     }
   }
 
-  it(`${KEYS} API key creations and ${MEMBERS} role changes at once through every instance leave one entry each, numbered 1..n, and a valid chain`, async () => {
+  it(`${KEYS} API key creations and ${MEMBERS} role changes at once through every instance leave one entry per change made, numbered 1..n, and a valid chain`, async () => {
     const members: TestUser[] = [];
     for (let i = 0; i < MEMBERS; i++) members.push(await createUser(running.http, 'developer', owner.token));
     const before = await readWholeLog();
@@ -69,10 +69,18 @@ describe(`audit log on ${INSTANCES} instances`, () => {
       ),
     ]);
     expect(keys.map((res) => res.status)).toEqual(Array(KEYS).fill(201));
-    expect(roles.map((res) => res.status)).toEqual(Array(MEMBERS).fill(200));
+    // Member changes of one account run one at a time, and one that waits too long is a documented
+    // 409: it changed nothing, so it must leave no entry either.
+    expect(roles.every((res) => res.status === 200 || res.status === 409)).toBe(true);
+    const changedMembers = members.filter((_, i) => roles[i].status === 200);
+    expect(changedMembers.length).toBeGreaterThan(0);
+    const listed = (await running.http.get(`/api/v1/accounts/${owner.accountId}/members`, as())).body.data as { userId: string; role: string }[];
+    for (const [i, member] of members.entries()) {
+      expect(listed.find((entry) => entry.userId === member.id)?.role).toBe(roles[i].status === 200 ? nextRole[i % 2] : 'developer');
+    }
 
     const log = await readWholeLog();
-    const total = before.length + KEYS + MEMBERS;
+    const total = before.length + KEYS + changedMembers.length;
     // Newest first, every number from n down to 1 once.
     expect(log.map((entry) => entry.sequence)).toEqual(Array.from({ length: total }, (_, i) => total - i));
     expect(new Set(log.map((entry) => entry.id)).size).toBe(total);
@@ -81,9 +89,9 @@ describe(`audit log on ${INSTANCES} instances`, () => {
     const created = log.filter((entry) => entry.action === 'api_key.created');
     expect(created.map((entry) => entry.target.id).sort()).toEqual(keyIds);
     const changed = log.filter((entry) => entry.action === 'member.role_changed');
-    expect(changed.map((entry) => entry.target.id).sort()).toEqual(members.map((member) => member.id).sort());
+    expect(changed.map((entry) => entry.target.id).sort()).toEqual(changedMembers.map((member) => member.id).sort());
     for (const [i, member] of members.entries()) {
-      expect(changed.find((entry) => entry.target.id === member.id)?.changes).toEqual({ role: ['developer', nextRole[i % 2]] });
+      if (roles[i].status === 200) expect(changed.find((entry) => entry.target.id === member.id)?.changes).toEqual({ role: ['developer', nextRole[i % 2]] });
     }
 
     for (const instance of instances) {
