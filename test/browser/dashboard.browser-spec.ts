@@ -30,8 +30,10 @@ interface AxeViolation {
 /**
  * A new company user's whole journey through the finance dashboard, served by the service at
  * /dashboard from the built files (`npm run build`): sign up, create a customer, add a test card,
- * pay, refund half, see the chart change, invite a member, create an API key and see it once. Each
- * main page is saved as a screenshot under test-artifacts/ and checked with axe-core: no serious or
+ * pay, refund half, see the chart change, invite a member, create an API key and see it once; then
+ * confirm a payment later, roll and revoke a key, change a member's role, remove the member and
+ * revoke an invitation, each found in the audit log page, which pages, filters, exports and
+ * verifies the log. Each main page is saved as a screenshot under test-artifacts/ and checked with axe-core: no serious or
  * critical violation, in the light theme and, for the overview, the dark one.
  */
 describe('finance dashboard in a browser', () => {

@@ -80,7 +80,7 @@ export function AuditLogPage() {
   // Pages after the first, appended by "Load more"; dropped when the first page is read again.
   const [more, setMore] = useState<{ for: unknown; rows: Entry[]; hasMore: boolean } | undefined>();
   const extra = more && more.for === first.data ? more : undefined;
-  const rows = [...(first.data?.data ?? []), ...(extra?.rows ?? [])];
+  const rows = useMemo(() => [...(first.data?.data ?? []), ...(extra?.rows ?? [])], [first.data, extra]);
   const hasMore = extra ? extra.hasMore : (first.data?.hasMore ?? false);
   const loadMore = useAction(async () => {
     const startingAfter = rows.at(-1)?.id;
