@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-artifacts/**', 'bench/results/**', 'dashboard/src/api/schema.d.ts'],
+    ignores: ['dist/**', 'dashboard/dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-artifacts/**', 'bench/results/**', 'dashboard/src/api/schema.d.ts'],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { onInFlightChange } from './api/client';
 import { useAction } from './hooks';
+import { AuditLogPage } from './pages/AuditLogPage';
 import { AuthPage } from './pages/AuthPage';
 import { CustomerPage } from './pages/CustomerPage';
 import { CustomersPage } from './pages/CustomersPage';
@@ -15,7 +16,7 @@ import { href, navigate, useRoute, type Route } from './router';
 import { useSession, useSessionControl } from './session';
 import { Button, Field, FormError, SelectField, Spinner } from './ui';
 
-const SECTIONS = [
+const SECTIONS: readonly { path: string; label: string; adminOnly?: boolean }[] = [
   { path: 'overview', label: 'Overview' },
   { path: 'customers', label: 'Customers' },
   { path: 'payments', label: 'Payments' },
@@ -23,7 +24,9 @@ const SECTIONS = [
   { path: 'webhooks', label: 'Webhooks' },
   { path: 'team', label: 'Team' },
   { path: 'projects', label: 'Projects & keys' },
-] as const;
+  // The API refuses it to the other roles: not offered to them.
+  { path: 'audit', label: 'Audit log', adminOnly: true },
+];
 
 /** A thin bar at the top while any request is under way. */
 function ProgressBar() {
@@ -96,7 +99,7 @@ function Shell({ route }: { route: Route }) {
       {session.account && (
         <nav className="sidebar" aria-label="Sections">
           <ul>
-            {SECTIONS.map((candidate) => (
+            {SECTIONS.filter((candidate) => !candidate.adminOnly || session.isAdmin).map((candidate) => (
               <li key={candidate.path}>
                 <a href={href(candidate.path)} aria-current={candidate.path === section ? 'page' : undefined}>
                   {candidate.label}
@@ -130,6 +133,8 @@ function Page({ route }: { route: Route }) {
       return <TeamPage key={session.account?.id} />;
     case 'projects':
       return <ProjectsPage key={session.account?.id} />;
+    case 'audit':
+      return <AuditLogPage key={session.account?.id} />;
     default:
       return <OverviewPage key={key} />;
   }

@@ -1,6 +1,7 @@
 import type { AxeResults } from 'axe-core';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ObjectId } from 'mongodb';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { DASHBOARD_DIR } from '../../src/dashboard';
@@ -29,8 +30,10 @@ interface AxeViolation {
 /**
  * A new company user's whole journey through the finance dashboard, served by the service at
  * /dashboard from the built files (`npm run build`): sign up, create a customer, add a test card,
- * pay, refund half, see the chart change, invite a member, create an API key and see it once. Each
- * main page is saved as a screenshot under test-artifacts/ and checked with axe-core: no serious or
+ * pay, refund half, see the chart change, invite a member, create an API key and see it once; then
+ * confirm a payment later, roll and revoke a key, change a member's role, remove the member and
+ * revoke an invitation, each found in the audit log page, which pages, filters, exports and
+ * verifies the log. Each main page is saved as a screenshot under test-artifacts/ and checked with axe-core: no serious or
  * critical violation, in the light theme and, for the overview, the dark one.
  */
 describe('finance dashboard in a browser', () => {
@@ -43,6 +46,7 @@ describe('finance dashboard in a browser', () => {
   const person = signupBody({ firstName: 'Grace', lastName: 'Hopper', email: uniqueEmail('grace'), password: 'a long enough password' });
   let customerId: string;
   let paymentId: string;
+  let invitee: { id: string; email: string; password: string };
 
   /** Runs axe on the page as it stands and records its serious and critical violations. */
   async function checkAccessibility(name: string): Promise<void> {
@@ -68,6 +72,22 @@ describe('finance dashboard in a browser', () => {
   async function openSection(link: string, heading: string): Promise<void> {
     await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: link }).click();
     await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  }
+
+  /** The audit log page's filter form. */
+  const auditFilters = () => page.getByRole('form', { name: 'Filter the audit log' });
+
+  /**
+   * Opens the audit log filtered to one action and waits for the entry of that action on that
+   * target; returns its row.
+   */
+  async function auditEntry(action: string, targetId: string) {
+    await openSection('Audit log', 'Audit log');
+    await auditFilters().getByLabel('Action', { exact: true }).selectOption(action);
+    const row = page.getByRole('table', { name: 'Audit log entries, newest first' }).locator(`tr[data-action="${action}"][data-target="${targetId}"]`);
+    await row.waitFor();
+    await settled();
+    return row;
   }
 
   /** Waits until no request is under way (the progress bar is idle) and no spinner shows. */
@@ -251,21 +271,23 @@ describe('finance dashboard in a browser', () => {
   it('invites a member and shows the token once, which signs them up into the account', async () => {
     await openSection('Team', 'Team');
     await page.getByText('You are the only member.').waitFor();
-    const invitee = uniqueEmail('linus');
-    await page.getByLabel('Email').fill(invitee);
+    const email = uniqueEmail('linus');
+    await page.getByLabel('Email').fill(email);
     await page.getByLabel('Role', { exact: true }).selectOption('developer');
     await page.getByRole('button', { name: 'Create invitation' }).click();
-    const secret = page.getByRole('region', { name: `Invitation token for ${invitee}` });
+    const secret = page.getByRole('region', { name: `Invitation token for ${email}` });
     const token = await secret.getByRole('textbox').inputValue();
     expect(token).toMatch(/^inv_/);
-    await page.getByRole('listitem').filter({ hasText: invitee }).waitFor();
+    await page.getByRole('listitem').filter({ hasText: email }).waitFor();
     await settled();
     await checkAccessibility('team');
     await screenshot('team');
 
-    const joined = await t.http.post('/api/v1/singup', { ...signupBody({ email: invitee, invitationToken: token }), role: undefined });
+    const body = { ...signupBody({ email, invitationToken: token }), role: undefined };
+    const joined = await t.http.post('/api/v1/singup', body);
     expect(joined.status).toBe(201);
     expect(joined.body.data.account.name).toBe('Hopper Compilers');
+    invitee = { id: joined.body.data.user.id, email, password: body.password };
   });
 
   it('creates an API key, shows it once, and the key works', async () => {
@@ -345,6 +367,179 @@ describe('finance dashboard in a browser', () => {
     await screenshot('events');
   });
 
+  it('creates a payment to confirm later, confirms it from the list (the customer shown by email), refunds it, and the audit log records the refund', async () => {
+    await openSection('Payments', 'Payments');
+    await page.getByRole('button', { name: 'New payment' }).click();
+    await page.getByLabel('Customer', { exact: true }).selectOption({ label: 'ada@example.com' });
+    await page.getByLabel('Amount', { exact: true }).fill('15');
+    await page.getByLabel('Confirm later').check();
+    await page.getByRole('button', { name: 'Create payment' }).click();
+    const pending = page.locator('tr[data-payment][data-status="requires_confirmation"]');
+    await pending.getByText('Awaiting confirmation').waitFor();
+    const laterId = (await pending.getAttribute('data-payment')) ?? '';
+    const row = page.locator(`tr[data-payment="${laterId}"]`);
+    // The payments API names the customer by id; the list shows their email, linked to them.
+    await expect(row.getByRole('link', { name: 'ada@example.com' }).getAttribute('href')).resolves.toBe(`#/customers/${customerId}`);
+    await expect(page.locator(`tr[data-payment="${paymentId}"]`).getByRole('link', { name: 'ada@example.com' }).count()).resolves.toBe(1);
+    await expect(t.db.collection('payments').countDocuments({ status: 'requires_confirmation', amountMinor: 1500 })).resolves.toBe(1);
+
+    await row.getByRole('button', { name: 'Confirm payment of $15.00' }).click();
+    await row.getByText('Succeeded').waitFor();
+    await expect(t.db.collection('payments').countDocuments({ status: 'succeeded', amountMinor: 1500 })).resolves.toBe(1);
+
+    await row.getByRole('button', { name: 'Refund payment of $15.00' }).click();
+    await page.getByRole('button', { name: 'Refund in full' }).click();
+    await page.locator(`tr[data-payment="${laterId}"][data-status="refunded"]`).waitFor();
+
+    // Confirming is not an audited action (EVENTS.md lists refunds, not charges): the refund is.
+    const entry = await auditEntry('payment.refunded', laterId);
+    await expect(entry.innerText()).resolves.toContain(person.email);
+    await expect(entry.innerText()).resolves.toContain('Default project');
+  });
+
+  it('rolls an API key with a grace period, revokes the old one, and the audit log records both', async () => {
+    await openSection('Projects & keys', 'Projects & keys');
+    const first = page.locator('tr[data-key]').filter({ hasText: 'Checkout server' });
+    await first.waitFor();
+    const oldId = (await first.getAttribute('data-key')) ?? '';
+    const oldStart = (await first.locator('td.mono').innerText()).replace('…', '');
+    const oldRow = page.locator(`tr[data-key="${oldId}"]`);
+    await oldRow.getByRole('button', { name: 'Roll the key Checkout server' }).click();
+    const rollForm = page.getByRole('form', { name: 'Roll the key Checkout server' });
+    await rollForm.getByLabel('Hours the old key keeps working').fill('24');
+    await rollForm.getByRole('button', { name: 'Roll key' }).click();
+    const rolled = await page.getByRole('region', { name: 'New key for Checkout server' }).getByRole('textbox').inputValue();
+    expect(rolled).toMatch(/^sk_test_/);
+    await expect(page.locator('tr[data-key]').filter({ hasText: 'Checkout server' }).count()).resolves.toBe(2);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await oldRow.getByRole('button', { name: 'Revoke the key Checkout server' }).click();
+    await oldRow.getByText('Revoked').waitFor();
+    expect((await t.http.get('/v1/customers', { token: rolled })).status).toBe(200);
+
+    const rollEntry = await auditEntry('api_key.rolled', oldId);
+    await expect(rollEntry.innerText()).resolves.toContain(`key: ${oldStart} → ${rolled.slice(0, 12)}`);
+    const revokeEntry = await auditEntry('api_key.revoked', oldId);
+    await expect(revokeEntry.innerText()).resolves.toContain(oldStart);
+    await expect(revokeEntry.innerText()).resolves.not.toContain(rolled);
+  });
+
+  it("changes a member's role, who still sees no audit log, then removes them; the audit log records both", async () => {
+    await openSection('Team', 'Team');
+    const member = page.getByRole('row').filter({ hasText: invitee.email });
+    await member.getByLabel('Role of Ada Lovelace').selectOption('manager');
+    await member.getByText('Saving the role').waitFor({ state: 'detached' });
+    await settled();
+    const stored = await t.db.collection('memberships').findOne({ userId: { $in: [invitee.id, new ObjectId(invitee.id)] } });
+    expect(stored).toMatchObject({ role: 'manager' });
+
+    const changed = await auditEntry('member.role_changed', invitee.id);
+    // The entry names the member by id; the page shows the member's email.
+    await expect(changed.innerText()).resolves.toContain(invitee.email);
+    await expect(changed.innerText()).resolves.toContain('role: developer → manager');
+
+    // A manager is offered no audit log, and reaching it by its address says why.
+    const other = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+    try {
+      const managerPage = await other.newPage();
+      await managerPage.goto(`${t.baseUrl}/dashboard`);
+      await managerPage.getByLabel('Email').fill(invitee.email);
+      await managerPage.getByLabel('Password').fill(invitee.password);
+      await managerPage.getByRole('button', { name: 'Log in' }).click();
+      const sections = managerPage.getByRole('navigation', { name: 'Sections' });
+      await sections.getByRole('link', { name: 'Team' }).waitFor();
+      await expect(sections.getByRole('link', { name: 'Audit log' }).count()).resolves.toBe(0);
+      await managerPage.goto(`${t.baseUrl}/dashboard#/audit`);
+      await managerPage.getByText('Only admins and the owner read the audit log').waitFor();
+    } finally {
+      await other.close();
+    }
+
+    await openSection('Team', 'Team');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await member.getByRole('button', { name: 'Remove' }).click();
+    await member.waitFor({ state: 'detached' });
+    const removed = await auditEntry('member.removed', invitee.id);
+    await expect(removed.innerText()).resolves.toContain('role: manager → —');
+  });
+
+  it('revokes an invitation, and the audit log records it on the invitation it made', async () => {
+    await openSection('Team', 'Team');
+    const email = uniqueEmail('withdrawn');
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Create invitation' }).click();
+    const item = page.getByRole('listitem').filter({ hasText: email });
+    await item.waitFor();
+    await item.getByRole('button', { name: `Revoke the invitation of ${email}` }).click();
+    await item.waitFor({ state: 'detached' });
+
+    // The invitation's id, from the entry that made it (its target is labelled by the email).
+    await openSection('Audit log', 'Audit log');
+    await auditFilters().getByLabel('Action', { exact: true }).selectOption('member.invited');
+    const invited = page.locator('tr[data-action="member.invited"]').filter({ hasText: email });
+    await invited.waitFor();
+    const invitationId = (await invited.getAttribute('data-target')) ?? '';
+    expect(invitationId).toMatch(/^[0-9a-f]{24}$/);
+    await auditEntry('invitation.revoked', invitationId);
+  });
+
+  it('pages the audit log with "Load more", filters it, exports it as JSON lines and CSV, and verifies the chain', async () => {
+    // More entries than one page: an integration's keys, made through the API.
+    const { body: loggedIn } = await t.http.post('/api/v1/login', { email: person.email, password: person.password });
+    const projectId = (await t.http.get('/api/v1/platform/projects', { token: loggedIn.accessToken })).body.data[0].id;
+    for (let i = 0; i < 6; i++) {
+      expect((await t.http.post(`/api/v1/platform/projects/${projectId}/keys`, { name: `Batch ${i}` }, { token: loggedIn.accessToken })).status).toBe(201);
+    }
+    const total = await t.db.collection('audit_log').countDocuments({ accountId: (await t.db.collection('accounts').findOne({ name: 'Hopper Compilers' }))?._id });
+    expect(total).toBeGreaterThan(20);
+
+    await openSection('Audit log', 'Audit log');
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByRole('button', { name: 'Load more entries' }).waitFor();
+    await settled();
+    const rows = page.getByRole('table', { name: 'Audit log entries, newest first' }).locator('tbody tr');
+    await expect(rows.count()).resolves.toBe(20);
+    await page.getByRole('button', { name: 'Load more entries' }).click();
+    await page.getByRole('button', { name: 'Load more entries' }).waitFor({ state: 'detached' });
+    const sequences = (await rows.evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sequence')))).map(Number);
+    expect(sequences).toEqual(Array.from({ length: total }, (_, i) => total - i));
+    await checkAccessibility('audit');
+    await page.getByRole('heading', { level: 1, name: 'Audit log' }).scrollIntoViewIfNeeded();
+    await screenshot('audit');
+
+    // By actor: every row is the owner's; from tomorrow on: nothing.
+    await auditFilters().getByLabel('Actor', { exact: true }).selectOption({ label: person.email });
+    await settled();
+    const actors = await rows.evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-actor')));
+    expect(actors.length).toBeGreaterThan(0);
+    const me = await t.http.get('/api/v1/me', { token: loggedIn.accessToken });
+    expect(new Set(actors)).toEqual(new Set([me.body.data.user.id]));
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 16);
+    await auditFilters().getByLabel('From', { exact: true }).fill(tomorrow);
+    await page.getByText('No entries match these filters.').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+
+    // The export carries the filters: one action, as JSON lines; then everything as CSV, oldest first.
+    await auditFilters().getByLabel('Action', { exact: true }).selectOption('api_key.created');
+    await settled();
+    const exportForm = page.getByRole('form', { name: 'Export the audit log' });
+    const [jsonl] = await Promise.all([page.waitForEvent('download'), exportForm.getByRole('button', { name: 'Download export' }).click()]);
+    expect(jsonl.suggestedFilename()).toMatch(/^audit-log-[0-9a-f]{24}\.jsonl$/);
+    const lines = readFileSync(await jsonl.path(), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { action: string; target: { label: string } });
+    // Checkout server and the six of the batch (a roll is api_key.rolled).
+    expect(lines.map((line) => line.action)).toEqual(Array(7).fill('api_key.created'));
+    expect(lines.map((line) => line.target.label).every((label) => /^sk_test_/.test(label) && label.length === 12)).toBe(true);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await exportForm.getByLabel('Export format').selectOption('csv');
+    const [csv] = await Promise.all([page.waitForEvent('download'), exportForm.getByRole('button', { name: 'Download export' }).click()]);
+    const csvLines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    expect(csvLines[0]).toMatch(/^sequence,id,occurredAt,action,/);
+    expect(csvLines.slice(1).map((line) => Number(line.split(',')[0]))).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+
+    await page.getByRole('button', { name: 'Verify the log' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Valid' }).innerText()).resolves.toContain(`All ${total} entries`);
+  });
+
   it('switches the platform project (X-Project-Id) and the account (a new login with accountId)', async () => {
     const { body: loggedIn } = await t.http.post('/api/v1/login', { email: person.email, password: person.password });
     const staging = await t.http.post('/api/v1/platform/projects', { name: 'Staging' }, { token: loggedIn.accessToken });
@@ -380,7 +575,7 @@ describe('finance dashboard in a browser', () => {
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(accessibility.map(({ page: name }) => name)).toEqual(
-      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events']),
+      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events', 'audit']),
     );
     expect(accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(pageProblems).toEqual([]);

@@ -1,9 +1,9 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { useResource } from '../hooks';
 import { useSession } from '../session';
 import { Button, EmptyState, LoadError, Pager, SelectField, Spinner, useCursor } from '../ui';
-import { NewPaymentForm, PaymentsTable } from './payments-shared';
+import { NewPaymentForm, PaymentsTable, useCustomerLabels } from './payments-shared';
 
 type Status = Schemas['PaymentResponse']['status'];
 const STATUSES: { value: Status; label: string }[] = [
@@ -29,7 +29,8 @@ export function PaymentsPage() {
       ),
     [status, cursor.startingAfter],
   );
-  const rows = payments.data?.data ?? [];
+  const rows = useMemo(() => payments.data?.data ?? [], [payments.data]);
+  const customerLabels = useCustomerLabels(rows);
 
   return (
     <section aria-labelledby="payments-heading">
@@ -74,7 +75,7 @@ export function PaymentsPage() {
       )}
       {rows.length > 0 && (
         <div aria-busy={payments.loading || undefined}>
-          <PaymentsTable payments={rows} caption="Payments, newest first" onChanged={payments.reload} />
+          <PaymentsTable payments={rows} caption="Payments, newest first" onChanged={payments.reload} customerLabels={customerLabels} />
         </div>
       )}
       <Pager

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction, useResource } from '../hooks';
 import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
@@ -8,6 +8,48 @@ import { Button, Field, fieldError, FormError, SelectField, StatusBadge } from '
 
 export type Payment = Schemas['PaymentResponse'];
 type PaymentStatus = Payment['status'];
+
+type Customer = Schemas['CustomerResponse'];
+
+/** How a payment's customer is named: the email, else the name; unknown (deleted, say): undefined. */
+function customerLabel(customer: Customer): string | undefined {
+  const name = [customer.firstName, customer.lastName].filter(Boolean).join(' ');
+  return customer.email ?? (name || undefined);
+}
+
+/**
+ * The labels of the customers these payments name, by id: one list of the project's newest
+ * customers, then each one still unknown (an older customer) read on its own. The payments API
+ * carries only the customer's id.
+ */
+export function useCustomerLabels(payments: Payment[]): Map<string, string> {
+  const newest = useResource(() => call(api.GET('/v1/customers', { params: { query: { limit: 100 } } })), []);
+  const missing = useMemo(() => {
+    if (!newest.data) return [];
+    const known = new Set(newest.data.data.map((customer) => customer.id));
+    return [...new Set(payments.map((payment) => payment.customer))].filter((id) => !known.has(id)).sort();
+  }, [newest.data, payments]);
+  const older = useResource(
+    async () => {
+      const found: Customer[] = [];
+      // One at a time: a page names at most its size in customers, and a burst would spend the rate limit.
+      for (const id of missing) {
+        const read = await call(api.GET('/v1/customers/{id}', { params: { path: { id } } })).catch(() => undefined);
+        if (read) found.push(read.data);
+      }
+      return found;
+    },
+    [missing.join(',')],
+  );
+  return useMemo(() => {
+    const labels = new Map<string, string>();
+    for (const customer of [...(newest.data?.data ?? []), ...(older.data ?? [])]) {
+      const label = customerLabel(customer);
+      if (label) labels.set(customer.id, label);
+    }
+    return labels;
+  }, [newest.data, older.data]);
+}
 
 const CONFIRMABLE: readonly PaymentStatus[] = ['requires_confirmation', 'requires_payment_method'];
 const REFUNDABLE: readonly PaymentStatus[] = ['succeeded', 'partially_refunded'];
@@ -127,11 +169,14 @@ export function PaymentsTable({
   caption,
   onChanged,
   showCustomer = true,
+  customerLabels,
 }: {
   payments: Payment[];
   caption: string;
   onChanged: (payment: Payment) => void;
   showCustomer?: boolean;
+  /** Customers' emails or names by id (`useCustomerLabels`); an id fragment shows for the others. */
+  customerLabels?: Map<string, string>;
 }) {
   return (
     <div className="table-wrap">
@@ -149,7 +194,7 @@ export function PaymentsTable({
         </thead>
         <tbody>
           {payments.map((payment) => (
-            <PaymentRow key={payment.id} payment={payment} onChanged={onChanged} showCustomer={showCustomer} />
+            <PaymentRow key={payment.id} payment={payment} onChanged={onChanged} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} />
           ))}
         </tbody>
       </table>
@@ -157,7 +202,17 @@ export function PaymentsTable({
   );
 }
 
-function PaymentRow({ payment, onChanged, showCustomer }: { payment: Payment; onChanged: (payment: Payment) => void; showCustomer: boolean }) {
+function PaymentRow({
+  payment,
+  onChanged,
+  showCustomer,
+  customerLabel,
+}: {
+  payment: Payment;
+  onChanged: (payment: Payment) => void;
+  showCustomer: boolean;
+  customerLabel: string | undefined;
+}) {
   const session = useSession();
   const [refunding, setRefunding] = useState(false);
   const confirm = useAction(async () => {
@@ -180,9 +235,13 @@ function PaymentRow({ payment, onChanged, showCustomer }: { payment: Payment; on
         </td>
         {showCustomer && (
           <td>
-            <a href={href('customers', payment.customer)} className="mono small">
-              {payment.customer.slice(-8)}
-            </a>
+            {customerLabel ? (
+              <a href={href('customers', payment.customer)}>{customerLabel}</a>
+            ) : (
+              <a href={href('customers', payment.customer)} className="mono small">
+                {payment.customer.slice(-8)}
+              </a>
+            )}
           </td>
         )}
         <td>{payment.description ?? '—'}</td>
