@@ -47,9 +47,9 @@ const SETTLED_RUNS_KEPT_MS = 7 * 24 * 3600 * 1000;
  * (`event_relay_runs`) that every outbox names, with the time before which all its changes are
  * relayed (`relayedBefore`, its oldest change still under way), written with a heartbeat. An outbox
  * is relayed when it is older than every open run's `relayedBefore` (so older than its own run's),
- * or older than this run's live one. Anything else is read and its missing events recorded first
- * (`relayLeftover`), by id, so twice is once. A run whose heartbeat lapsed has its records written
- * since its `relayedBefore` swept by any instance, then is settled.
+ * or, written by this run, when its change is no longer under way. Anything else is read and its
+ * missing events recorded first (`relayLeftover`), by id, so twice is once. A run whose heartbeat
+ * lapsed has its records written since its `relayedBefore` swept by any instance, then is settled.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
@@ -119,7 +119,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
         $or: [
           { [OUTBOX_AT]: { $exists: false } },
           { [OUTBOX_AT]: { $lt: this.everyRunRelayedBefore } },
-          { [OUTBOX_RUN]: this.run, [OUTBOX_AT]: { $lt: this.relayedBefore() } },
+          { [OUTBOX_RUN]: this.run, [OUTBOX_AT]: { $nin: this.outstandingTimes() } },
         ],
       }),
       isRelayed: (record) => this.isRelayed(record as RecordWithOutbox<T>),
@@ -216,7 +216,18 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const at = record[OUTBOX_AT];
     if (!at) return true;
     if (at < this.everyRunRelayedBefore) return true;
-    return record[OUTBOX_RUN] === this.run && at < this.relayedBefore();
+    return record[OUTBOX_RUN] === this.run && !this.outstandingTimes().some((time) => time.getTime() === at.getTime());
+  }
+
+  /**
+   * When this run's changes still under way began: an outbox this run wrote at any other time is
+   * relayed (its change's relay finished; a failed one stays under way until the sweep retries it).
+   * Two changes begun in the same millisecond both count as under way until both are relayed.
+   */
+  private outstandingTimes(): Date[] {
+    const times: Date[] = [];
+    for (const change of this.outstanding) times.push(change.at);
+    return times;
   }
 
   private async heartbeat(): Promise<void> {
