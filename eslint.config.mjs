@@ -21,7 +21,15 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      // Node's globals that the benchmark's scripts use.
+      globals: {
+        require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly',
+        Buffer: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', performance: 'readonly',
+        setTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
+      },
+    },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
