@@ -1,0 +1,210 @@
+'use strict';
+/**
+ * What the benchmark starts and stops: the throwaway database server, the servers under test, and
+ * the cleanup that stops them all, also on failure or a signal.
+ */
+const { spawn } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { MongoClient } = require('mongodb');
+const { ROOT, RESULTS_DIR, PROFILE_DIR, DIST, DIST_SNAPSHOT, settings, log, sleep } = require('./settings');
+const { childrenOf } = require('./monitor');
+
+// ---------------------------------------------------------------- cleanup, also on signals
+
+const cleanups = [];
+let cleaning;
+function cleanup() {
+  cleaning ??= (async () => {
+    while (cleanups.length > 0) {
+      const step = cleanups.pop();
+      try {
+        await step();
+      } catch (error) {
+        process.stderr.write(`cleanup: ${error.message}\n`);
+      }
+    }
+  })();
+  return cleaning;
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping everything the benchmark started\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- processes
+
+function freePort() {
+  return new Promise((done, fail) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+function tail(file, lines = 30) {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * The Node options the service runs with in production: those `npm run start:prod` puts between
+ * `node` and `dist/main.js` (the Dockerfile's CMD has the same), so the service is measured as it is
+ * deployed. BENCH_NODE_ARGS and BENCH_SERVICE_NODE_ARGS come after them (for V8 flags, the last wins).
+ */
+function productionNodeArgs() {
+  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts ?? {})['start:prod'] ?? '';
+  const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(script.trim());
+  if (!match) throw new Error(`package.json's start:prod is not "node [--options] dist/main.js": ${script}`);
+  const args = match[1].split(/\s+/).filter(Boolean);
+  const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
+  const image = cmd ? JSON.parse(cmd[1]) : [];
+  if (JSON.stringify(image) !== JSON.stringify(['node', ...args, 'dist/main.js'])) {
+    throw new Error(`The Dockerfile's CMD (${cmd?.[1]}) and start:prod (${script}) run the service with different Node options`);
+  }
+  return args;
+}
+
+/** Spawns a server, logs to bench/results/<name>.log, waits for GET /health to answer 200. */
+async function startServer(name, entry, env, nodeArgs) {
+  const port = await freePort();
+  const logFile = path.join(RESULTS_DIR, `${name}.log`);
+  const fd = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', fd, fd],
+  });
+  fs.closeSync(fd);
+  const exited = new Promise((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const server = { name, child, port, base: `http://127.0.0.1:${port}`, logFile, exited, alive: true, nodeArgs };
+  exited.then(() => (server.alive = false));
+  cleanups.push(() => stopServer(server));
+
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (!server.alive) throw new Error(`${name} exited during start-up. Last lines of ${logFile}:\n${tail(logFile)}`);
+    try {
+      const response = await fetch(`${server.base}/health`, { signal: AbortSignal.timeout(2_000) });
+      if (response.status === 200) return server;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error(`${name} did not answer GET /health with 200 within 120 s. Last lines of ${logFile}:\n${tail(logFile)}`);
+}
+
+async function stopServer(server) {
+  if (!server.alive) return;
+  server.child.kill('SIGTERM');
+  // A CPU profile is written at exit: give it time.
+  const stopped = await Promise.race([server.exited.then(() => true), sleep(30_000).then(() => false)]);
+  if (!stopped) {
+    server.child.kill('SIGKILL');
+    await server.exited;
+  }
+}
+
+/**
+ * The database server, from the service's own embedded-database provisioning run from a copy of
+ * dist/ (the service runs from the same copy, so a rebuild during the run cannot pull it away), and
+ * a driver connection to it. `pids` are the processes the provisioning started (FerretDB and the
+ * PostgreSQL postmaster, or mongod): the roots of the trees whose memory the report sums.
+ */
+async function startDatabase() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-'));
+  // Run as root, the embedded PostgreSQL runs as an unprivileged user, who must be able to reach its folder.
+  fs.chmodSync(tmp, 0o755);
+  cleanups.push(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true });
+  cleanups.push(() => fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true }));
+  fs.cpSync(DIST, DIST_SNAPSHOT, { recursive: true });
+  const { startEmbeddedDatabase } = require(path.join(DIST_SNAPSHOT, 'database', 'embedded-database.js'));
+  const before = new Set(childrenOf(process.pid));
+  const database = await startEmbeddedDatabase({
+    dataDir: path.join(tmp, 'db'),
+    ferretdbBin: process.env.FERRETDB_BIN,
+    log: (message) => log(message),
+  });
+  cleanups.push(() => database.stop());
+  const pids = childrenOf(process.pid).filter((pid) => !before.has(pid));
+
+  const mongo = new MongoClient(database.uri, { serverSelectionTimeoutMS: 5_000 });
+  await mongo.connect();
+  cleanups.push(() => mongo.close());
+  return { database, mongo, pids };
+}
+
+/**
+ * Node options of one side: production's for the service, then the BENCH_*_NODE_ARGS, and with
+ * `diagnostics` the profiler's and the heap snapshot's.
+ */
+function argsFor(side, diagnostics = true) {
+  const args = [
+    ...(side === 'service' ? productionNodeArgs() : []),
+    ...settings.nodeArgs,
+    ...(side === 'service' ? settings.serviceNodeArgs : settings.baselineNodeArgs),
+  ];
+  if (!diagnostics) return args;
+  if (settings.profile.includes(side)) args.push('--cpu-prof', `--cpu-prof-dir=${path.relative(ROOT, PROFILE_DIR)}`);
+  if (side === 'service' && settings.heapSnapshot) args.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.relative(ROOT, PROFILE_DIR)}`);
+  return args;
+}
+
+/** The environment both servers share: fresh secrets, bcrypt's cost, limits out of the load's reach. */
+function sharedEnv() {
+  const secret = crypto.randomBytes(32).toString('hex');
+  // The seed signs up every member from this one address: above the per-address signup limit (10 an hour).
+  return {
+    JWT_SECRET: secret,
+    // Required outside development: the card fingerprint key (from which both derive the Idempotency-Key
+    // fingerprint key) and the service's field encryption key (`<id>:<base64 of 32 bytes>`).
+    CARD_FINGERPRINT_KEY: crypto.randomBytes(32).toString('hex'),
+    FIELD_ENCRYPTION_KEY: `bench:${crypto.randomBytes(32).toString('base64')}`,
+    BCRYPT_ROUNDS: String(settings.bcryptRounds),
+    SIGNUP_MAX_PER_CLIENT: '1000',
+    // The service counts every data request against its rate limit, set out of the load's reach: the
+    // check's cost is measured, not its refusals.
+    RATE_LIMIT_PER_SECOND: '1000000',
+  };
+}
+
+/** The service (from the copy of dist/) on its own database of the benchmark's database server. */
+function startService(name, shared, databaseUri, databaseName, nodeArgs) {
+  return startServer(
+    name,
+    path.join(DIST_SNAPSHOT, 'main.js'),
+    // The webhook cost's receiver listens on loopback.
+    { ...shared, NODE_ENV: 'production', LOG_LEVEL: settings.logLevel, MONGODB_URI: `${databaseUri}${databaseName}`, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    nodeArgs,
+  );
+}
+
+/** The CPU profiles a server wrote (--cpu-prof names them CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile). */
+function profilesOf(server, dir) {
+  try {
+    return fs
+      .readdirSync(dir)
+      .filter((name) => name.endsWith('.cpuprofile') && name.split('.')[3] === String(server.child.pid))
+      .map((name) => path.join(dir, name));
+  } catch {
+    return [];
+  }
+}
+
+
+module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, argsFor, sharedEnv, startService, profilesOf, tail };

@@ -1,0 +1,273 @@
+'use strict';
+/**
+ * The report: the main table, the bounds table, the neighbours tables, the notes under them, the
+ * CPU profile summaries, and bench/results/latest.md and latest.json.
+ */
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { analyseProfile, formatAnalysis } = require('./cpuprofile');
+const { ROOT, RESULTS_DIR, settings, log } = require('./settings');
+const { fmt, table } = require('./format');
+const { neighboursReport } = require('./neighbours');
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cores: typeof os.availableParallelism === 'function' ? os.availableParallelism() : cpus.length,
+    cpu: cpus[0]?.model ?? 'unknown',
+    memory: `${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`,
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+function gitDescription() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return `${commit}${dirty ? ' (src/ with uncommitted changes)' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * Prints and writes everything measured; returns whether nothing failed. `run` holds what main
+ * gathered: info, database, loadBefore, loadAfter, results, bounds, webhookCost, webhookFailures,
+ * profiles, service and baseline (absent when no section needed them), neighbours.
+ */
+function report(run) {
+  const { info, database, loadBefore, loadAfter, results, bounds, webhookCost, webhookFailures, profiles, service, baseline, neighbours } = run;
+  // The main table's servers run only when a scenario, the bounds or the webhook cost was selected.
+  const mainRan = service !== undefined;
+  const measured = results.filter((row) => row.summary);
+  const main = table(
+    [
+      'Scenario',
+      'service req/s',
+      'baseline req/s',
+      'service/baseline',
+      'spread',
+      'service p50/p99 ms',
+      'baseline p50/p99 ms',
+      'service peak RSS',
+      'database peak RSS (PSS)',
+      'baseline peak RSS',
+    ],
+    results.map((row) =>
+      row.summary
+        ? [
+            row.title,
+            fmt.rps(row.summary.service.rps),
+            fmt.rps(row.summary.baseline.rps),
+            fmt.ratio(row.summary.ratio),
+            fmt.spread(row.summary),
+            fmt.lat(row.summary.service),
+            fmt.lat(row.summary.baseline),
+            fmt.mb(row.summary.service.peakKb),
+            `${fmt.mb(row.summary.service.databasePeakKb)} (${fmt.mb(row.summary.service.databasePeakPssKb)})`,
+            fmt.mb(row.summary.baseline.peakKb),
+          ]
+        : [row.title, 'FAILED', '-', '-', '-', '-', '-', '-', '-', '-'],
+    ),
+  );
+  const boundsTable = table(
+    [
+      'Bounds (measured, not asserted)',
+      'returned / X-Total-Count',
+      'JSON body',
+      'service alone ms',
+      'service req/s',
+      'service p50/p99 ms',
+      'baseline alone ms',
+      'baseline req/s',
+      'baseline p50/p99 ms',
+    ],
+    bounds.map((row) => [
+      row.label,
+      `${row.returned} / ${row.total}`,
+      row.bodyKiB === undefined ? '-' : `${row.bodyKiB.toFixed(1)} KiB`,
+      fmt.ms(row.serviceAlone),
+      fmt.roundRps(row.service),
+      fmt.roundLat(row.service, settings.seconds * 2),
+      fmt.ms(row.baselineAlone),
+      fmt.roundRps(row.baseline),
+      fmt.roundLat(row.baseline, settings.seconds * 2),
+    ]),
+  );
+  const failures = [];
+  for (const row of results) for (const failure of row.failed) failures.push(`${row.title}: ${failure}`);
+  failures.push(...webhookFailures);
+  const neighbourReport = neighbours && neighboursReport(neighbours);
+  if (neighbourReport) failures.push(...neighbourReport.failures);
+  for (const row of bounds) {
+    if (row.service?.failed) failures.push(`${row.label} on service: ${row.service.failed}`);
+    if (row.baseline?.failed) failures.push(`${row.label} on baseline: ${row.baseline.failed}`);
+  }
+  const sizes = measured
+    .filter((row) => row.summary.service.bytesPerResponse && row.summary.baseline.bytesPerResponse)
+    .map((row) => `${row.title} ${row.summary.service.bytesPerResponse.toFixed(0)} vs ${row.summary.baseline.bytesPerResponse.toFixed(0)}`);
+  const memorySource = measured.flatMap((row) => row.rounds.map((r) => r.service?.memorySource)).find(Boolean) ?? 'VmHWM';
+  const notes = [
+    `req/s: completed requests over each ${settings.seconds} s round; the table shows the median round of each side, the median of the ` +
+      `per-round ratios (service ÷ baseline, rounds paired in order) and their min–max. ${settings.rounds} rounds per side, alternating, ` +
+      `after a ${settings.warmup} s warm-up per side; ${settings.connections} connections.`,
+    'p50/p99: autocannon latencies in ms, median over the rounds. Peak RSS: the highest of the rounds, from /proc/<pid>/status ' +
+      `(${memorySource}, reset before each round).`,
+    'Database peak RSS: during the service\'s rounds, the sum of VmRSS over the database server\'s processes (FerretDB, and PostgreSQL\'s ' +
+      'postmaster with every backend it forked), sampled every 100 ms, the highest of the rounds. Every PostgreSQL process counts the shared ' +
+      'buffers it touched, so that sum overstates; in parentheses the sum of PSS (shared pages split between the processes that map them), ' +
+      'sampled every second. The baseline\'s rounds are in latest.json.',
+    `Response shapes: ${settings.shapeSamples} responses per side and scenario compared field by field (types, null included) before measuring.`,
+    'Client (autocannon, in the orchestrating Node process), service, baseline and database share the same cores.',
+    `Load average before ${loadBefore}, after ${loadAfter}.`,
+  ];
+  // Without the main table only the load average says something.
+  if (!mainRan) notes.splice(0, notes.length - 1);
+  if (bounds.length > 0) {
+    notes.push(
+      `Bounds: "alone" is the median of 5 requests sent one at a time; req/s and p50/p99 come from one ${settings.seconds * 2} s run with ${settings.boundsConnections} connections.`,
+    );
+  }
+  if (webhookCost) {
+    notes.push(
+      `Webhook cost: POST /api/v1/payments with one enabled endpoint (a local receiver answering 204) over the same without endpoints, ` +
+        `median of ${settings.rounds} alternating rounds: ${webhookCost.ratio.toFixed(2)} (${webhookCost.delivered} deliveries received during the rounds).`,
+    );
+  }
+  if (neighbourReport) notes.push(...neighbourReport.notes);
+  if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
+  const cpu = measured
+    .filter((row) => row.summary.service.cpu?.process && row.summary.baseline.cpu?.process)
+    .map((row) => {
+      const [a, b] = [row.summary.service.cpu, row.summary.baseline.cpu];
+      return `${row.title} ${a.main}/${a.process}/${a.machine} vs ${b.main}/${b.process}/${b.machine}`;
+    });
+  if (cpu.length > 0) {
+    notes.push(
+      'CPU µs per request, median over the rounds, service vs baseline, as main thread / whole server process / whole machine ' +
+        `(database and load generator included; /proc clock ticks of 10 ms): ${cpu.join('; ')}.`,
+    );
+  }
+
+  if (mainRan) {
+    log('');
+    log(main.text);
+  }
+  if (bounds.length > 0) {
+    log('');
+    log(boundsTable.text);
+  }
+  for (const section of neighbourReport?.tables ?? []) {
+    log('');
+    log(section.text);
+  }
+  log('');
+  for (const note of notes) log(note);
+
+  // CPU profiles: self time by package/file and pipeline stage, per scenario (the rounds of that side only).
+  const profileSummaries = [];
+  for (const { side, file } of profiles) {
+    const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
+    for (const row of measured) {
+      const windows = row.rounds.map((r) => r[side]?.window).filter(Boolean);
+      const requests = row.rounds.reduce((sum, r) => sum + (r[side]?.total ?? 0), 0);
+      const analysis = analyseProfile(profile, { windows, requests });
+      const text = formatAnalysis(analysis, { title: `${side}: ${row.title} (${path.relative(ROOT, file)})` });
+      const out = path.join(RESULTS_DIR, `profile-${side}-${row.key}.txt`);
+      fs.writeFileSync(out, `${text}\n`);
+      profileSummaries.push({ side, scenario: row.key, file: path.relative(ROOT, file), summary: path.relative(ROOT, out), analysis });
+      log('');
+      log(text);
+    }
+  }
+
+  if (failures.length > 0) {
+    log('');
+    log('FAILED:');
+    for (const failure of failures) log(`  - ${failure}`);
+  } else if (mainRan) {
+    log('Response shapes: the service and the baseline answered every measured scenario with bodies of the same shape.');
+  }
+
+  const commit = gitDescription();
+  const markdown = [
+    '# Benchmark results',
+    '',
+    `Generated ${new Date().toISOString()} by \`npm run bench\` at ${commit}.`,
+    '',
+    `Machine: ${info.cores} cores, ${info.cpu}, ${info.memory} RAM, Node ${info.node}, ${info.platform}.`,
+    `Database: embedded ${database.engine}. Service: NODE_ENV=production, LOG_LEVEL=${settings.logLevel}. bcrypt cost ${settings.bcryptRounds} on both servers.`,
+    '',
+    ...(mainRan ? [main.markdown, ''] : []),
+    ...(bounds.length > 0 ? [boundsTable.markdown, ''] : []),
+    ...(neighbourReport?.tables ?? []).flatMap((section) => [section.markdown, '']),
+    ...notes.map((note) => `- ${note}`),
+    ...(failures.length > 0 ? ['', '**Failed:**', ...failures.map((failure) => `- ${failure.replace(/\n/g, ' ')}`)] : []),
+    '',
+  ].join('\n');
+  fs.writeFileSync(path.join(RESULTS_DIR, 'latest.md'), markdown);
+
+  const json = {
+    generatedAt: new Date().toISOString(),
+    commit,
+    machine: info,
+    database: database.engine,
+    loadAverage: { before: loadBefore, after: loadAfter },
+    settings: {
+      rounds: settings.rounds,
+      seconds: settings.seconds,
+      warmup: settings.warmup,
+      connections: settings.connections,
+      logLevel: settings.logLevel,
+      bcryptRounds: settings.bcryptRounds,
+      only: settings.only,
+      serviceNodeArgs: service?.nodeArgs,
+      baselineNodeArgs: baseline?.nodeArgs,
+      neighboursMax: settings.neighboursMax,
+      neighboursRequests: settings.neighboursRequests,
+    },
+    pids: { service: service?.child.pid, baseline: baseline?.child.pid, database: database.pids },
+    scenarios: results.map((row) => ({
+      key: row.key,
+      title: row.title,
+      order: row.order,
+      bodyBytes: row.bodyBytes,
+      failed: row.failed,
+      summary: row.summary,
+      // Windows are on the monotonic clock of V8's CPU profiler (µs): bench/cpuprofile.js cuts profiles with them.
+      rounds: row.rounds.map((pair) =>
+        Object.fromEntries(
+          Object.entries(pair).map(([side, r]) => [
+            side,
+            { rps: r.rps, total: r.total, p50: r.p50, p99: r.p99, peakKb: r.peakKb, databasePeakKb: r.databasePeakKb, databasePeakPssKb: r.databasePeakPssKb, bytesPerResponse: r.bytesPerResponse, cpuMicrosPerRequest: r.cpuMicrosPerRequest, codes: r.codes, failed: r.failed, window: r.window },
+          ]),
+        ),
+      ),
+    })),
+    bounds: bounds.map((row) => ({
+      label: row.label,
+      returned: row.returned,
+      total: row.total,
+      serviceAlone: row.serviceAlone,
+      baselineAlone: row.baselineAlone,
+      service: row.service && { rps: row.service.rps, p50: row.service.p50, p99: row.service.p99, failed: row.service.failed },
+      baseline: row.baseline && { rps: row.baseline.rps, p50: row.baseline.p50, p99: row.baseline.p99, failed: row.baseline.failed },
+    })),
+    webhookCost: webhookCost && {
+      ratio: webhookCost.ratio,
+      delivered: webhookCost.delivered,
+      rounds: webhookCost.rounds.map((pair) => ({ without: pair.without.rps, with: pair.with.rps })),
+    },
+    neighbours: neighbourReport?.json,
+    profiles: profileSummaries.map(({ side, scenario, file, summary, analysis }) => ({ side, scenario, file, summary, perRequestMicros: analysis.perRequestMicros, busyShare: analysis.busyShare })),
+    failures,
+  };
+  fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);
+  log(`\nWritten to ${path.relative(ROOT, path.join(RESULTS_DIR, 'latest.md'))} and latest.json`);
+  return failures.length === 0;
+}
+
+module.exports = { machine, report };

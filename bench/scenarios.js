@@ -1,0 +1,86 @@
+'use strict';
+/** The scenarios of the main table. */
+const { settings } = require('./settings');
+const { COLLECTION_BODY } = require('./seed');
+
+/**
+ * A scenario gives, per server, the request to send: method, path, bearer token, body (or
+ * `bodies`, taken in turn), `freshIdempotencyKey` (a new Idempotency-Key on every request), the
+ * expected status; `check` (what the body must say beyond its shape, the same on both sides) and
+ * `reset` (run on each side's database before its warm-up and before each of its rounds).
+ */
+const SCENARIOS = [
+  {
+    key: 'channel',
+    title: 'GET /channels/:id',
+    request: (s) => ({ method: 'GET', path: `/channels/${s.channelId}`, token: s.token, expect: 200 }),
+  },
+  {
+    key: 'collections',
+    title: 'GET /collections (50 docs, default page)',
+    request: (s) => ({ method: 'GET', path: '/collections', token: s.token, expect: 200 }),
+    check: (response) =>
+      Array.isArray(response.json) && response.json.length === 50 && response.headers.get('x-total-count') === '50'
+        ? undefined
+        : `expected 50 collections and X-Total-Count 50, got ${Array.isArray(response.json) ? response.json.length : typeof response.json} and ${response.headers.get('x-total-count')}`,
+  },
+  {
+    key: 'create-collection',
+    title: 'POST /collections',
+    request: (s) => ({ method: 'POST', path: '/collections', token: s.token, body: COLLECTION_BODY, expect: 201 }),
+  },
+  {
+    key: 'payment',
+    title: 'POST /api/v1/payments',
+    request: (s) => ({ method: 'POST', path: '/api/v1/payments', token: s.token, body: { amount: 12.34, currency: 'usd', customer: s.customerId }, expect: 201 }),
+    check: (response) => (response.json?.status === 'requires_confirmation' ? undefined : `status ${response.json?.status}`),
+  },
+  {
+    key: 'login',
+    title: `POST /api/v1/login (bcrypt cost ${settings.bcryptRounds})`,
+    // Rotates over the account's members: one email logging in from 10 connections at once would be
+    // throttled (the limiter counts the attempts in flight: 5 per email).
+    request: (s) => ({ method: 'POST', path: '/api/v1/login', bodies: s.logins, expect: 200 }),
+  },
+  {
+    key: 'customer-key',
+    title: 'GET /v1/customers/:id (API key)',
+    request: (s) => ({ method: 'GET', path: `/v1/customers/${s.customerId}`, token: s.apiKey, expect: 200 }),
+  },
+  {
+    key: 'customers',
+    title: 'GET /v1/customers (page of 20)',
+    request: (s) => ({ method: 'GET', path: '/v1/customers', token: s.token, expect: 200 }),
+    check: (response) =>
+      response.json?.data?.length === 20 && response.json.hasMore === true ? undefined : `expected 20 customers and hasMore, got ${response.text.slice(0, 80)}`,
+  },
+  {
+    key: 'members',
+    title: 'GET /api/v1/accounts/:id/members',
+    request: (s) => ({ method: 'GET', path: `/api/v1/accounts/${s.accountId}/members`, token: s.token, expect: 200 }),
+    check: (response) => (response.json?.data?.length === settings.members ? undefined : `expected ${settings.members} members, got ${response.json?.data?.length}`),
+  },
+  {
+    key: 'payment-confirm',
+    title: 'POST /api/v1/payments (confirm, Idempotency-Key)',
+    request: (s) => ({
+      method: 'POST',
+      path: '/api/v1/payments',
+      token: s.token,
+      body: { amount: 12.34, currency: 'usd', customer: s.customerId, confirm: true },
+      freshIdempotencyKey: true,
+      expect: 201,
+    }),
+    // Every request leaves a payment and two key records, and on FerretDB (SQLite) some reads and
+    // updates scan their collection: each round starts from none of them, on both sides, so rounds
+    // compare like with like (bench/README.md, "Where the time goes").
+    reset: async (db) => {
+      await db.collection('idempotency_keys').deleteMany({});
+      await db.collection('payment_keys').deleteMany({});
+      await db.collection('payments').deleteMany({});
+    },
+    check: (response) => (response.json?.status === 'succeeded' ? undefined : `status ${response.json?.status} (expected succeeded: the default card is charged)`),
+  },
+];
+
+module.exports = { SCENARIOS };

@@ -1,0 +1,203 @@
+'use strict';
+/** The state every scenario needs, made the same on both sides. */
+const crypto = require('node:crypto');
+const { ObjectId } = require('mongodb');
+const { settings } = require('./settings');
+const { call, expectStatus } = require('./runner');
+
+const PASSWORD = 'bench password 123';
+const COLLECTION_BODY = {
+  name: 'Bench post',
+  description: 'Created by the benchmark',
+  numberOfClients: 3,
+  numberOfUsers: 120,
+  usage: 'benchmark',
+  pricing: 19.99,
+  endpoints: [1, 2, 3],
+};
+
+/**
+ * What every scenario needs, made through the server's own HTTP API where it has the route: the
+ * admin (signup, login), a client and a channel, 50 collections, customers, and the members, the
+ * saved card and the API key in the way each side can (see `seedMembers`, `seedCard`, `seedApiKey`).
+ */
+async function seed(server, db) {
+  const tag = crypto.randomBytes(4).toString('hex');
+  const state = { tag, server, db };
+  const admin = { email: `bench.admin.${tag}@example.com`, password: PASSWORD };
+  const signup = await expectStatus(
+    server,
+    'signup',
+    201,
+    call(server, 'POST', '/api/v1/singup', {
+      body: { firstName: 'Bench', lastName: 'Admin', role: 'admin', accountName: 'Bench account', ...admin },
+    }),
+  );
+  state.accountId = signup.json.data.account.id;
+  state.projectId = signup.json.data.account.defaultProjectId;
+  const login = await expectStatus(server, 'login', 200, call(server, 'POST', '/api/v1/login', { body: admin }));
+  state.token = login.json.accessToken;
+  state.logins = [admin];
+  const token = state.token;
+
+  await seedMembers(state);
+
+  const client = await expectStatus(
+    server,
+    'POST /clients',
+    201,
+    call(server, 'POST', '/clients', { token, body: { name: 'Bench client', email: `client.${tag}@example.com` } }),
+  );
+  const channel = await expectStatus(
+    server,
+    'POST /channels',
+    200,
+    call(server, 'POST', '/channels', {
+      token,
+      body: {
+        clientId: client.json.id,
+        name: 'Bench channel',
+        username: `bench-${tag}`,
+        avatarUrl: 'https://cdn.example.com/avatars/bench.png',
+        role: 'creator',
+      },
+    }),
+  );
+  state.channelId = channel.json.id;
+
+  for (let i = 0; i < 50; i += 1) {
+    await expectStatus(
+      server,
+      'POST /collections',
+      201,
+      call(server, 'POST', '/collections', { token, body: { ...COLLECTION_BODY, name: `Bench seed ${i}`, numberOfClients: i, endpoints: [i, i + 1] } }),
+    );
+  }
+
+  state.customerIds = [];
+  for (let i = 0; i < settings.customers; i += 1) {
+    const customer = await expectStatus(
+      server,
+      'POST /v1/customers',
+      201,
+      call(server, 'POST', '/v1/customers', {
+        token,
+        body: { email: `customer.${i}.${tag}@example.com`, firstName: 'Bench', lastName: `Customer ${i}`, country: 'US', phone: '+1 415 555 0100' },
+      }),
+    );
+    state.customerIds.push(customer.json.data.id);
+  }
+  // The newest customer pays (it leads the list page) and reads as the API key's customer.
+  state.customerId = state.customerIds[state.customerIds.length - 1];
+  await seedCard(state);
+  await seedApiKey(state);
+  return state;
+}
+
+/**
+ * Members of the admin's account. The service invites them and they sign up with the invitation;
+ * the baseline has no invitation routes, so its members sign up (each then owns an account of
+ * their own) and the harness adds their membership of the admin's account and makes it their
+ * default, as joining by invitation does.
+ */
+async function seedMembers(state) {
+  const { server, db, tag, token, accountId } = state;
+  for (let i = 1; i < settings.members; i += 1) {
+    const member = { email: `bench.member.${i}.${tag}@example.com`, password: PASSWORD };
+    const person = { firstName: 'Bench', lastName: `Member ${i}`, ...member };
+    if (server.name === 'service') {
+      const invitation = await expectStatus(
+        server,
+        'POST /api/v1/accounts/:id/invitations',
+        201,
+        call(server, 'POST', `/api/v1/accounts/${accountId}/invitations`, { token, body: { email: member.email, role: 'developer' } }),
+      );
+      await expectStatus(server, 'signup by invitation', 201, call(server, 'POST', '/api/v1/singup', { body: { ...person, invitationToken: invitation.json.data.token } }));
+    } else {
+      const signup = await expectStatus(server, 'signup', 201, call(server, 'POST', '/api/v1/singup', { body: { ...person, role: 'developer' } }));
+      const userId = new ObjectId(signup.json.data.user.id);
+      // The account the signup made goes again, so both databases hold the same accounts, projects
+      // and memberships (FerretDB scans small collections: their sizes should match).
+      const own = new ObjectId(signup.json.data.account.id);
+      await db.collection('accounts').deleteOne({ _id: own });
+      await db.collection('platform_projects').deleteMany({ accountId: own });
+      await db.collection('memberships').deleteMany({ accountId: own });
+      const now = new Date();
+      await db.collection('memberships').insertOne({ accountId: new ObjectId(accountId), userId, role: 'developer', owner: false, createdAt: now, updatedAt: now });
+      await db.collection('users').updateOne({ _id: userId }, { $set: { defaultCompany: accountId } });
+    }
+    state.logins.push(member);
+  }
+}
+
+/**
+ * The paying customer's default card, so `confirm: true` charges it (status `succeeded`). The
+ * service takes a test card through POST /v1/cards; the baseline has no card routes, so the harness
+ * stores the same card document (Visa 4242, keyed fingerprint) and sets it as the default.
+ */
+async function seedCard(state) {
+  const { server, db, token, customerId, projectId } = state;
+  const expYear = new Date().getUTCFullYear() + 5;
+  if (server.name === 'service') {
+    await expectStatus(
+      server,
+      'POST /v1/cards',
+      201,
+      call(server, 'POST', '/v1/cards', { token, body: { customer: customerId, cardNumber: '4242424242424242', expMonth: '12', expYear: String(expYear), cvc: '123' } }),
+    );
+    return;
+  }
+  const now = new Date();
+  const { insertedId } = await db.collection('cards').insertOne({
+    customer: new ObjectId(customerId),
+    brand: 'visa',
+    funding: 'credit',
+    country: 'US',
+    last4: '4242',
+    expMonth: 12,
+    expYear,
+    fingerprint: crypto.createHmac('sha256', state.tag).update('4242424242424242').digest('hex'),
+    failureCode: null,
+    projectId: new ObjectId(projectId),
+    createdAt: now,
+    updatedAt: now,
+  });
+  await db.collection('customers').updateOne({ _id: new ObjectId(customerId) }, { $set: { defaultMethod: String(insertedId) } });
+}
+
+/**
+ * An API key of the default project. The service issues it through its route; the baseline has no
+ * key routes, so the harness stores a key of the same form as the service stores one (its SHA-256,
+ * its first 12 characters), every API enabled in the project.
+ */
+async function seedApiKey(state) {
+  const { server, db, token, projectId, accountId } = state;
+  if (server.name === 'service') {
+    const created = await expectStatus(
+      server,
+      'POST /api/v1/platform/projects/:id/keys',
+      201,
+      call(server, 'POST', `/api/v1/platform/projects/${projectId}/keys`, { token, body: { name: 'Bench key' } }),
+    );
+    state.apiKey = created.json.data.key;
+    return;
+  }
+  const key = `sk_test_${crypto.randomBytes(32).toString('base64url')}`;
+  const now = new Date();
+  await db.collection('api_keys').insertOne({
+    hash: crypto.createHash('sha256').update(key, 'utf8').digest('hex'),
+    start: key.slice(0, 12),
+    name: 'Bench key',
+    accountId: new ObjectId(accountId),
+    projectId: new ObjectId(projectId),
+    scopes: null,
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  state.apiKey = key;
+}
+
+module.exports = { PASSWORD, COLLECTION_BODY, seed };

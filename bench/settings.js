@@ -1,0 +1,90 @@
+'use strict';
+/** Paths, the BENCH_* settings read from the environment, and small helpers every part shares. */
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const RESULTS_DIR = path.join(__dirname, 'results');
+const PROFILE_DIR = path.join(RESULTS_DIR, 'profiles');
+const DIST = path.resolve(ROOT, process.env.BENCH_DIST || 'dist');
+const SERVICE_ENTRY = path.join(DIST, 'main.js');
+const EMBEDDED_DB = path.join(DIST, 'database', 'embedded-database.js');
+// The service runs from a copy of dist/, so a rebuild during the run cannot pull it away.
+const DIST_SNAPSHOT = path.join(RESULTS_DIR, 'dist-snapshot');
+const BASELINE_ENTRY = path.join(__dirname, 'baseline', 'server.js');
+
+const words = (name) => (process.env[name] || '').split(/\s+/).filter(Boolean);
+
+const settings = {
+  rounds: positiveInteger('BENCH_ROUNDS', 4),
+  seconds: positiveNumber('BENCH_SECONDS', 5),
+  warmup: positiveNumber('BENCH_WARMUP', 2),
+  connections: positiveInteger('BENCH_CONNECTIONS', 10),
+  logLevel: process.env.BENCH_LOG_LEVEL || 'info',
+  bcryptRounds: positiveInteger('BENCH_BCRYPT_ROUNDS', 12),
+  boundsSeed: positiveInteger('BENCH_BOUNDS_SEED', 10_000),
+  boundsConnections: positiveInteger('BENCH_BOUNDS_CONNECTIONS', 2),
+  // Extra Node options: for both servers, then for one side only (e.g. "--cpu-prof --cpu-prof-dir=bench/results/profiles").
+  nodeArgs: words('BENCH_NODE_ARGS'),
+  serviceNodeArgs: words('BENCH_SERVICE_NODE_ARGS'),
+  baselineNodeArgs: words('BENCH_BASELINE_NODE_ARGS'),
+  profile: profileSides(process.env.BENCH_PROFILE),
+  heapSnapshot: ['1', 'true', 'yes'].includes((process.env.BENCH_HEAP_SNAPSHOT || '').toLowerCase()),
+  only: (process.env.BENCH_ONLY || '')
+    .split(',')
+    .map((part) => part.trim().toLowerCase())
+    .filter(Boolean),
+  /** Members of the seeded account, the admin included; login rotates over them. */
+  members: 10,
+  customers: 25,
+  shapeSamples: 3,
+  // The neighbours section: the largest tenant it grows (1,000, 10,000 and 100,000 at most), and
+  // how many requests, sent one at a time, each of its medians is taken over.
+  neighboursMax: positiveInteger('BENCH_NEIGHBOURS_MAX', 100_000),
+  neighboursRequests: positiveInteger('BENCH_NEIGHBOURS_REQUESTS', 20),
+};
+
+function positiveNumber(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${raw}`);
+  return value;
+}
+
+function positiveInteger(name, fallback) {
+  const value = positiveNumber(name, fallback);
+  if (!Number.isInteger(value)) throw new Error(`${name} must be a whole number, got ${value}`);
+  return value;
+}
+
+function profileSides(raw) {
+  const value = (raw || '').trim().toLowerCase();
+  if (!value || value === '0' || value === 'none') return [];
+  if (value === 'both') return ['service', 'baseline'];
+  if (value === 'service' || value === 'baseline' || value === '1') return [value === '1' ? 'service' : value];
+  throw new Error(`BENCH_PROFILE must be service, baseline or both, got ${raw}`);
+}
+
+/** BENCH_ONLY: comma-separated, case-insensitive substrings of a scenario's key or title. */
+const wanted = (key, title = key) =>
+  settings.only.length === 0 || settings.only.some((part) => key.toLowerCase().includes(part) || title.toLowerCase().includes(part));
+const log = (message) => process.stdout.write(`${message}\n`);
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+/** The monotonic clock the V8 CPU profiler stamps its samples with, in microseconds. */
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+module.exports = {
+  ROOT,
+  RESULTS_DIR,
+  PROFILE_DIR,
+  DIST,
+  SERVICE_ENTRY,
+  EMBEDDED_DB,
+  DIST_SNAPSHOT,
+  BASELINE_ENTRY,
+  settings,
+  wanted,
+  log,
+  sleep,
+  monotonicMicros,
+};
