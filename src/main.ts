@@ -22,6 +22,7 @@ async function bootstrap(): Promise<void> {
       log: (message) => logger.log(message),
     });
     process.env.MONGODB_URI = `${embedded.uri}platform`;
+    if (embedded.postgresUrl) process.env.EMBEDDED_POSTGRES_URL = embedded.postgresUrl;
     logger.log(`MONGODB_URI is not set: using an embedded ${embedded.engine}${embedded.backend ? ` on ${embedded.backend}` : ""} with data under ${env.DATA_DIR}/`);
   }
 

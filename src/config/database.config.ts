@@ -7,6 +7,7 @@ export const databaseConfig = registerAs('database', () => {
     uri: env.MONGODB_URI,
     dataDir: env.DATA_DIR,
     ferretdbBin: env.FERRETDB_BIN,
+    embeddedPostgresUrl: env.EMBEDDED_POSTGRES_URL,
   };
 });
 

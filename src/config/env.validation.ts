@@ -44,6 +44,11 @@ export class EnvironmentVariables {
   @IsString()
   FERRETDB_BIN?: string;
 
+  /** Set with the embedded database on PostgreSQL (not by hand): FerretDB's PostgreSQL, for its GIN indexes. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'EMBEDDED_POSTGRES_URL must start with postgres://' })
+  EMBEDDED_POSTGRES_URL?: string;
+
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
@@ -184,7 +189,7 @@ export class EnvironmentVariables {
 export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVariables {
   const known = Object.keys(new EnvironmentVariables());
   const input: Record<string, unknown> = {};
-  for (const key of [...known, 'MONGODB_URI', 'FERRETDB_BIN', 'JWT_SECRET', 'CARD_FINGERPRINT_KEY', 'FIELD_ENCRYPTION_KEY']) {
+  for (const key of [...known, 'MONGODB_URI', 'FERRETDB_BIN', 'EMBEDDED_POSTGRES_URL', 'JWT_SECRET', 'CARD_FINGERPRINT_KEY', 'FIELD_ENCRYPTION_KEY']) {
     const value = raw[key];
     if (value !== undefined && value !== '') input[key] = value;
   }
