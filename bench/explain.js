@@ -70,7 +70,7 @@ async function main() {
   const versions = await serverVersions(db, database);
   log(`Database: ${versions.line}`);
 
-  await bootService(database.uri, db, tmp);
+  await bootService(database, db, tmp);
   const indexes = {};
   for (const name of COLLECTIONS) indexes[name] = (await db.collection(name).listIndexes().toArray()).map((index) => index.name);
 
@@ -126,7 +126,7 @@ function postgresVersion() {
 }
 
 /** Boots dist/main.js on the database until every collection has its schema's indexes, then stops it. */
-async function bootService(uri, db, tmp) {
+async function bootService(database, db, tmp) {
   const { freePort } = require(path.join(DIST, 'database', 'embedded-database.js'));
   const port = await freePort();
   const logFile = path.join(tmp, 'service.log');
@@ -139,7 +139,9 @@ async function bootService(uri, db, tmp) {
       LOG_LEVEL: 'warn',
       PORT: String(port),
       HOST: '127.0.0.1',
-      MONGODB_URI: `${uri}${DATABASE}`,
+      MONGODB_URI: `${database.uri}${DATABASE}`,
+      // As the service does on its own embedded database: it adds the GIN indexes FerretDB's filters can use.
+      ...(database.postgresUrl ? { EMBEDDED_POSTGRES_URL: database.postgresUrl } : {}),
       JWT_SECRET: hex(32),
       CARD_FINGERPRINT_KEY: hex(32),
       FIELD_ENCRYPTION_KEY: `explain:${crypto.randomBytes(32).toString('base64')}`,

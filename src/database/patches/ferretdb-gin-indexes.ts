@@ -49,6 +49,9 @@ export interface GinIndex {
  * PostgreSQL that is not this FerretDB's (the SQLite fallback, a user's MONGODB_URI) is left alone.
  * Fenced by FerretDB's version (buildInfo's `ferretdbVersion`); on a MongoDB server, nothing.
  * Idempotent (`IF NOT EXISTS`); re-run on every start, so collections created since get theirs.
+ * Without GIN's pending list (`fastupdate = off`): with it, rows inserted since the last vacuum sit
+ * in a list that every scan of the index reads whole, so a neighbour's bulk insert slowed a
+ * tenant's lists until autovacuum came by.
  */
 export async function addGinIndexes(connection: Connection, postgresUrl: string, ferretdbVersion?: string): Promise<GinIndex[]> {
   const db = connection.db;
@@ -60,8 +63,8 @@ export async function addGinIndexes(connection: Connection, postgresUrl: string,
   const collections = (await db.listCollections({ type: 'collection' }).toArray()) as { name: string; info?: { uuid?: unknown } }[];
   const wanted = new Map<string, { collection: string; fields: string[] }>();
   for (const collection of collections) {
-    const uuid = collection.info?.uuid;
-    if (typeof uuid !== 'string' || collection.name.startsWith('system.')) continue;
+    const uuid = uuidText(collection.info?.uuid);
+    if (!uuid || collection.name.startsWith('system.')) continue;
     const indexes = (await db.collection(collection.name).listIndexes().toArray()) as { key: Record<string, unknown> }[];
     const fields = new Set<string>();
     for (const index of indexes) {
@@ -83,11 +86,11 @@ export async function addGinIndexes(connection: Connection, postgresUrl: string,
     );
     const made: GinIndex[] = [];
     for (const { uuid, table } of tables.rows) {
-      const target = wanted.get(uuid);
+      const target = wanted.get(uuid?.toLowerCase());
       if (!target || !table) continue;
       for (const field of target.fields) {
         const name = indexName(table, field);
-        await client.query(`CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${quoted(schema)}.${quoted(table)} USING gin ((_jsonb -> ${literal(field)}))`);
+        await client.query(`CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${quoted(schema)}.${quoted(table)} USING gin ((_jsonb -> ${literal(field)})) WITH (fastupdate = off)`);
         made.push({ collection: target.collection, field, name });
       }
     }
@@ -114,6 +117,13 @@ export function indexName(table: string, field: string): string {
   if (plain.length <= 63 && /^\w+$/.test(field)) return plain;
   const hash = createHash('sha256').update(`${table}\0${field}`).digest('hex').slice(0, 8);
   return `${table.slice(0, 63 - hash.length - 5)}_${hash}_gin`;
+}
+
+/** `listCollections` answers a collection's UUID as BSON (the driver's `UUID`); the metadata, as text. */
+function uuidText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value.toLowerCase();
+  const hex = (value as { toHexString?: (includeDashes?: boolean) => string } | undefined)?.toHexString;
+  return typeof hex === 'function' ? hex.call(value, true).toLowerCase() : undefined;
 }
 
 const quoted = (identifier: string) => `"${identifier.replace(/"/g, '""')}"`;
