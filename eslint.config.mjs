@@ -23,20 +23,11 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {
       sourceType: 'commonjs',
+      // Node's globals that the benchmark's scripts use.
       globals: {
-        require: 'readonly',
-        module: 'writable',
-        __dirname: 'readonly',
-        process: 'readonly',
-        console: 'readonly',
-        // Node's own globals the benchmark's scripts use.
-        Buffer: 'readonly',
-        setTimeout: 'readonly',
-        setInterval: 'readonly',
-        clearInterval: 'readonly',
-        fetch: 'readonly',
-        AbortSignal: 'readonly',
-        performance: 'readonly',
+        require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly',
+        Buffer: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', performance: 'readonly',
+        setTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

@@ -102,7 +102,7 @@ async function measureNeighbours(database, mongo, shared, nodeArgs) {
   const result = { neighbours: [], own: [], requests: settings.neighboursRequests };
   log(`  Neighbours: tenant A's lists while tenant B grows to ${settings.neighboursMax.toLocaleString('en-US')} collections (the service alone, database ${DATABASE})`);
   const db = mongo.db(DATABASE);
-  const service = await startService('neighbours', shared, database.uri, DATABASE, nodeArgs);
+  const service = await startService('neighbours', shared, database, DATABASE, nodeArgs);
   try {
     const a = await tenant(service, 'A');
     const b = await tenant(service, 'B');

@@ -184,13 +184,24 @@ function sharedEnv() {
   };
 }
 
-/** The service (from the copy of dist/) on its own database of the benchmark's database server. */
-function startService(name, shared, databaseUri, databaseName, nodeArgs) {
+/**
+ * The service (from the copy of dist/) on its own database of the benchmark's database server; on
+ * FerretDB's PostgreSQL backend told where that PostgreSQL is, as the service tells itself when it
+ * starts its own embedded database, so that it adds FerretDB's GIN indexes.
+ */
+function startService(name, shared, database, databaseName, nodeArgs) {
   return startServer(
     name,
     path.join(DIST_SNAPSHOT, 'main.js'),
     // The webhook cost's receiver listens on loopback.
-    { ...shared, NODE_ENV: 'production', LOG_LEVEL: settings.logLevel, MONGODB_URI: `${databaseUri}${databaseName}`, WEBHOOK_ALLOW_PRIVATE_URLS: 'true' },
+    {
+      ...shared,
+      NODE_ENV: 'production',
+      LOG_LEVEL: settings.logLevel,
+      MONGODB_URI: `${database.uri}${databaseName}`,
+      ...(database.postgresUrl ? { EMBEDDED_POSTGRES_URL: database.postgresUrl } : {}),
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    },
     nodeArgs,
   );
 }

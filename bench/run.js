@@ -82,7 +82,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   if (settings.profile.length > 0 || settings.heapSnapshot) fs.mkdirSync(profileDir, { recursive: true });
 
   const shared = sharedEnv();
-  const service = await startService('service', shared, database.uri, 'bench_service', argsFor('service'));
+  const service = await startService('service', shared, database, 'bench_service', argsFor('service'));
   const baseline = await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline` }, argsFor('baseline'));
   Object.assign(run, { service, baseline });
   const servers = [service, baseline];

@@ -57,6 +57,11 @@ export class EnvironmentVariables {
   @IsIn(EMBEDDED_DATABASE_BACKENDS)
   EMBEDDED_DATABASE_BACKEND?: (typeof EMBEDDED_DATABASE_BACKENDS)[number] = undefined;
 
+  /** Set with the embedded database on PostgreSQL (not by hand): FerretDB's PostgreSQL, for its GIN indexes. */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'EMBEDDED_POSTGRES_URL must start with postgres://' })
+  EMBEDDED_POSTGRES_URL?: string;
+
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectConnection, MongooseModule } from '@nestjs/mongoose';
 import mongoose, { Connection } from 'mongoose';
 import { DatabaseConfig } from '../config/database.config';
+import { addGinIndexesOnStart } from './patches/ferretdb-gin-indexes';
 import { useLinkedDriverRegistries } from './patches/mongodb-driver-registries';
 
 // Operator injection guard: query filters built from request values cannot smuggle `$` operators.
@@ -11,17 +12,23 @@ mongoose.set('strictQuery', true);
 
 /**
  * Builds every model's indexes before the service takes traffic, so that a unique index already
- * stands when the first concurrent writes arrive.
+ * stands when the first concurrent writes arrive. On the embedded FerretDB on PostgreSQL, then adds
+ * the GIN indexes its filters can use (patches/ferretdb-gin-indexes).
  */
 @Injectable()
 class IndexesReady implements OnApplicationBootstrap {
   private readonly logger = new Logger('Database');
 
-  constructor(@InjectConnection() private readonly connection: Connection) {}
+  constructor(
+    @InjectConnection() private readonly connection: Connection,
+    private readonly config: ConfigService,
+  ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all(Object.values(this.connection.models).map((model) => model.init()));
     this.logger.log(`Indexes ready for ${Object.keys(this.connection.models).length} models`);
+    const postgresUrl = this.config.getOrThrow<DatabaseConfig>('database').embeddedPostgresUrl;
+    if (postgresUrl) await addGinIndexesOnStart(this.connection, postgresUrl);
   }
 }
 

@@ -14,6 +14,8 @@ export interface EmbeddedDatabase {
   uri: string;
   /** FerretDB's storage. */
   backend?: 'postgresql' | 'sqlite';
+  /** The embedded PostgreSQL under FerretDB (its `postgresql` backend), for patches/ferretdb-gin-indexes. */
+  postgresUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -202,12 +204,10 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
     throw new Error(`${firstLine(error)} (see ${join(dataDir, 'postgres.log')})`);
   }
 
+  const postgresUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
   let ferretdb: EmbeddedDatabase;
   try {
-    ferretdb = await startFerretdb(binary, join(dataDir, 'ferretdb-postgresql'), undefined, [
-      '--handler=postgresql',
-      `--postgresql-url=postgres://postgres@127.0.0.1:${pgPort}/postgres`,
-    ]);
+    ferretdb = await startFerretdb(binary, join(dataDir, 'ferretdb-postgresql'), undefined, ['--handler=postgresql', `--postgresql-url=${postgresUrl}`]);
   } catch (error) {
     process.removeListener('exit', killPostgres);
     await stopChild(postgres);
@@ -217,6 +217,7 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
     engine: 'ferretdb',
     backend: 'postgresql',
     uri: ferretdb.uri,
+    postgresUrl,
     stop: async () => {
       await ferretdb.stop();
       process.removeListener('exit', killPostgres);

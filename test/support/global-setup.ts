@@ -23,6 +23,8 @@ export default async function globalSetup(): Promise<void> {
     log: () => undefined,
   });
   process.env.TEST_MONGODB_BASE_URI = database.uri;
+  // The services the tests start on it add FerretDB's GIN indexes, as the service does on its own embedded database.
+  if (database.postgresUrl) process.env.EMBEDDED_POSTGRES_URL = database.postgresUrl;
   process.env.TEST_DATABASE_DIR = dataDir;
   (globalThis as { __TEST_DATABASE__?: typeof database }).__TEST_DATABASE__ = database;
   process.stderr.write(`\nTest database: embedded ${database.engine}${database.backend ? ` on ${database.backend}` : ""} at ${database.uri}\n`);
