@@ -178,7 +178,7 @@ function sharedEnv() {
     FIELD_ENCRYPTION_KEY: `bench:${crypto.randomBytes(32).toString('base64')}`,
     BCRYPT_ROUNDS: String(settings.bcryptRounds),
     SIGNUP_MAX_PER_CLIENT: '1000',
-    // The service counts every data request against its rate limit, set out of the load's reach: the
+    // Both sides count every data request against the rate limit, set out of the load's reach: the
     // check's cost is measured, not its refusals.
     RATE_LIMIT_PER_SECOND: '1000000',
   };
@@ -199,7 +199,7 @@ function startService(name, shared, database, databaseName, nodeArgs) {
       NODE_ENV: 'production',
       LOG_LEVEL: settings.logLevel,
       MONGODB_URI: `${database.uri}${databaseName}`,
-      ...(database.postgresUrl ? { EMBEDDED_POSTGRES_URL: database.postgresUrl } : {}),
+      ...(database.postgresUrl && !process.env.BENCH_NO_GIN ? { EMBEDDED_POSTGRES_URL: database.postgresUrl } : {}),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     },
     nodeArgs,

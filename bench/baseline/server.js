@@ -29,7 +29,7 @@
  * Environment: PORT, HOST (127.0.0.1), MONGODB_URI (with a database name), JWT_SECRET,
  * JWT_EXPIRES_IN (seconds, 3600), BCRYPT_ROUNDS (12), LOGIN_MAX_FAILURES (5),
  * LOGIN_MAX_FAILURES_PER_CLIENT (20), LOGIN_FAILURE_WINDOW_SECONDS (900), SIGNUP_MAX_PER_CLIENT (10),
- * SIGNUP_WINDOW_SECONDS (3600), CARD_FINGERPRINT_KEY.
+ * SIGNUP_WINDOW_SECONDS (3600), RATE_LIMIT_PER_SECOND (25), CARD_FINGERPRINT_KEY.
  */
 const crypto = require('node:crypto');
 const bcrypt = require('bcrypt');
@@ -57,6 +57,7 @@ const LOGIN_MAX_FAILURES_PER_CLIENT = Number(env.LOGIN_MAX_FAILURES_PER_CLIENT ?
 const LOGIN_FAILURE_WINDOW_SECONDS = Number(env.LOGIN_FAILURE_WINDOW_SECONDS ?? 900);
 const SIGNUP_MAX_PER_CLIENT = Number(env.SIGNUP_MAX_PER_CLIENT ?? 10);
 const SIGNUP_WINDOW_SECONDS = Number(env.SIGNUP_WINDOW_SECONDS ?? 3600);
+const RATE_LIMIT_PER_SECOND = Number(env.RATE_LIMIT_PER_SECOND ?? 25);
 const ROLES = ['developer', 'manager', 'admin'];
 const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
@@ -453,8 +454,31 @@ async function main() {
    */
   fastify.addHook('onRoute', (route) => {
     if (route.config?.public) return;
-    route.preHandler = [authenticate, ...(route.config?.api ? [tenancy] : []), ...(route.config?.userOnly ? [userOnly] : [])];
+    route.preHandler = [authenticate, ...(route.config?.api ? [tenancy, rateLimit] : []), ...(route.config?.userOnly ? [userOnly] : [])];
   });
+
+  /**
+   * The data API's rate limit (RATE_LIMIT_PER_SECOND requests a second per API key, and per user in
+   * each platform project, per instance), with the same RateLimit-Policy and RateLimit headers and
+   * 429 as the service: one count per caller in a one-second window, the windows' counts dropped
+   * whole when the second turns.
+   */
+  let window = { second: 0, counts: new Map() };
+  function rateLimit(request, reply, done) {
+    const principal = request.principal;
+    const key = principal.kind === 'apiKey' ? `key:${principal.keyId}` : `user:${principal.userId}:${request.tenant.projectId}`;
+    const now = Date.now();
+    const second = Math.floor(now / 1000);
+    if (window.second !== second) window = { second, counts: new Map() };
+    const count = (window.counts.get(key) ?? 0) + 1;
+    window.counts.set(key, count);
+    const reset = Math.max(1, Math.ceil(((second + 1) * 1000 - now) / 1000));
+    reply.header('RateLimit-Policy', `"data-api";q=${RATE_LIMIT_PER_SECOND};w=1`);
+    reply.header('RateLimit', `"data-api";r=${Math.max(0, RATE_LIMIT_PER_SECOND - count)};t=${reset}`);
+    if (count <= RATE_LIMIT_PER_SECOND) return done();
+    reply.header('Retry-After', String(reset));
+    done(httpError(429, `Rate limit exceeded: at most ${RATE_LIMIT_PER_SECOND} requests a second; retry after ${reset} second`));
+  }
 
   async function authenticate(request) {
     const header = request.headers.authorization;

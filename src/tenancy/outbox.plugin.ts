@@ -8,7 +8,8 @@ import { OUTBOX, OUTBOX_AT, OUTBOX_RUN } from './recorded-changes';
  */
 export function recordsEvents(schema: Schema): void {
   schema.add({
-    [OUTBOX]: { type: [MongooseSchema.Types.Mixed], default: undefined, select: false },
+    // One opaque value, not an array of Mixed: Mongoose then neither wraps nor walks each pending event.
+    [OUTBOX]: { type: MongooseSchema.Types.Mixed, default: undefined, select: false },
     [OUTBOX_RUN]: { type: String, select: false },
     [OUTBOX_AT]: { type: Date, select: false },
   });
