@@ -202,7 +202,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.outstanding.add(change);
     return {
       events,
-      outbox: { [OUTBOX]: events, [OUTBOX_RUN]: this.run, [OUTBOX_AT]: at },
+      outbox: { [OUTBOX]: JSON.stringify(events), [OUTBOX_RUN]: this.run, [OUTBOX_AT]: at },
       relay: async (scope, id, record) => {
         change.written = { source, _id: id, projectId: new Types.ObjectId(scope.projectId), record };
         this.queue.push(change);
@@ -275,7 +275,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Records the events of these records' outboxes that are not in the events collection yet. */
   private async relayLeftover<T>(source: EventSource<T>, records: readonly RecordWithOutbox<T>[]): Promise<void> {
-    const candidates = records.flatMap((record) => (record[OUTBOX] ?? []).map((event) => ({ record, event })));
+    const candidates = records.flatMap((record) => (record[OUTBOX] ? (JSON.parse(record[OUTBOX]) as PendingEvent[]) : []).map((event) => ({ record, event })));
     if (candidates.length === 0) return;
     const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
     const missing = candidates.filter(({ event }) => !recorded.has(event.id));

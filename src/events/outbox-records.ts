@@ -1,9 +1,9 @@
 import type { Model, Types } from 'mongoose';
 import { Records } from '../database/records';
-import { OUTBOX, OUTBOX_AT, OUTBOX_FIELDS, OUTBOX_RUN, type PendingEvent } from '../tenancy/recorded-changes';
+import { OUTBOX, OUTBOX_AT, OUTBOX_FIELDS, OUTBOX_RUN } from '../tenancy/recorded-changes';
 
 /** A record with its outbox read (the fields every other read leaves out). */
-export type RecordWithOutbox<T> = T & { _id: Types.ObjectId; projectId: Types.ObjectId; [OUTBOX]?: PendingEvent[]; [OUTBOX_RUN]?: string; [OUTBOX_AT]?: Date };
+export type RecordWithOutbox<T> = T & { _id: Types.ObjectId; projectId: Types.ObjectId; [OUTBOX]?: string; [OUTBOX_RUN]?: string; [OUTBOX_AT]?: Date };
 
 const WITH_OUTBOX = { include: [...OUTBOX_FIELDS] };
 

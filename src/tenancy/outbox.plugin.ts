@@ -1,4 +1,4 @@
-import { Schema as MongooseSchema, type Schema } from 'mongoose';
+import type { Schema } from 'mongoose';
 import { OUTBOX, OUTBOX_AT, OUTBOX_RUN } from './recorded-changes';
 
 /**
@@ -8,8 +8,9 @@ import { OUTBOX, OUTBOX_AT, OUTBOX_RUN } from './recorded-changes';
  */
 export function recordsEvents(schema: Schema): void {
   schema.add({
-    // One opaque value, not an array of Mixed: Mongoose then neither wraps nor walks each pending event.
-    [OUTBOX]: { type: MongooseSchema.Types.Mixed, default: undefined, select: false },
+    // The pending events as one JSON string: the database decodes a string, not a tree of typed
+    // values, on every read of the record, and Mongoose neither wraps nor walks them.
+    [OUTBOX]: { type: String, default: undefined, select: false },
     [OUTBOX_RUN]: { type: String, select: false },
     [OUTBOX_AT]: { type: Date, select: false },
   });

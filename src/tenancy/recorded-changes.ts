@@ -31,7 +31,7 @@ export interface PendingEvent {
 /** A recorded change under way: its events, and the outbox fields its write sets. */
 export interface RecordedWrite {
   readonly events: readonly PendingEvent[];
-  /** `$set` these with the change: they replace the record's previous outbox. */
+  /** `$set` these with the change: they replace the record's previous outbox (the events as one JSON string). */
   readonly outbox: Readonly<Record<string, unknown>>;
   /**
    * The write happened: copies its events into the events collection before the request answers

@@ -198,14 +198,14 @@ describe('events /v1/events', () => {
       // Another instance, alive, wrote this record's outbox a moment ago and has not relayed it yet.
       await t.db.collection('event_relay_runs').insertOne({ _id: otherRun as never, startedAt: now, heartbeatAt: now, relayedBefore: new Date(now.getTime() - 1_000), settledAt: null });
       const theirs = { id: `evt_${new Types.ObjectId().toHexString()}`, type: 'customer.updated', createdAt: now, before: null, request: { id: null, idempotencyKey: null } };
-      await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { pendingEvents: [theirs], eventsRun: otherRun, eventsAt: now } });
+      await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { pendingEvents: JSON.stringify([theirs]), eventsRun: otherRun, eventsAt: now } });
       expect((await post(`/v1/customers/${id}`, { firstName: 'Jenny' })).status).toBe(200);
       const recorded = await eventsOf(id);
       expect(recorded.map((event) => event.type)).toEqual(['customer.created', 'customer.updated', 'customer.updated']);
       expect(recorded[1].id).toBe(theirs.id);
       expect(recorded[2].data.object.firstName).toBe('Jenny');
       const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
-      expect(stored?.pendingEvents.map((event: { id: string }) => event.id)).toEqual([recorded[2].id]);
+      expect((JSON.parse(stored?.pendingEvents) as { id: string }[]).map((event) => event.id)).toEqual([recorded[2].id]);
       await t.db.collection('event_relay_runs').updateOne({ _id: otherRun as never }, { $set: { settledAt: new Date() } });
     });
 
