@@ -410,6 +410,8 @@ describe('finance dashboard in a browser', () => {
     await rollForm.getByRole('button', { name: 'Roll key' }).click();
     const rolled = await page.getByRole('region', { name: 'New key for Checkout server' }).getByRole('textbox').inputValue();
     expect(rolled).toMatch(/^sk_test_/);
+    // The list is read again after the roll: wait for the new key's row before counting.
+    await page.locator(`tr[data-key]:not([data-key="${oldId}"])`).filter({ hasText: 'Checkout server' }).waitFor();
     await expect(page.locator('tr[data-key]').filter({ hasText: 'Checkout server' }).count()).resolves.toBe(2);
 
     page.once('dialog', (dialog) => void dialog.accept());
