@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model } from 'mongoose';
 import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.query';
-import { toObjectId } from '../database/records';
+import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { EventRelay } from '../events/event-relay';
@@ -20,7 +20,7 @@ export class CardsRepository {
   private readonly records: TenantRecords<Card>;
 
   constructor(@InjectModel(Card.name) model: Model<Card>, relay: EventRelay) {
-    this.records = new TenantRecords(model, relay.recorder(model, toCardEventObject));
+    this.records = new TenantRecords(model, relay.recorder(new Records(model), toCardEventObject));
   }
 
   /** Inserts a card; returns it as stored. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model } from 'mongoose';
-import { toObjectId } from '../database/records';
+import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { EventRelay } from '../events/event-relay';
@@ -17,7 +17,7 @@ export class ChannelsRepository {
   private readonly records: TenantRecords<Channel>;
 
   constructor(@InjectModel(Channel.name) model: Model<Channel>, relay: EventRelay) {
-    this.records = new TenantRecords(model, relay.recorder(model, toChannelResponse));
+    this.records = new TenantRecords(model, relay.recorder(new Records(model), toChannelResponse));
   }
 
   /** Inserts a channel; a taken username in the project is a duplicate-key error. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
-import { toObjectId } from '../database/records';
+import { Records, toObjectId } from '../database/records';
 import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -15,7 +15,7 @@ export const CLIENT_NOT_FOUND = 'Client not found';
 @Injectable()
 export class ClientsRepository extends SoftDeletableRecords<Client> {
   constructor(@InjectModel(Client.name) model: Model<Client>, relay: EventRelay) {
-    super(new TenantRecords(model, relay.recorder(model, toClientResponse)), CLIENT_NOT_FOUND, 'client');
+    super(new TenantRecords(model, relay.recorder(new Records(model), toClientResponse)), CLIENT_NOT_FOUND, 'client');
   }
 
   /** The live client, or null. */

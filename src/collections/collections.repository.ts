@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { Model } from 'mongoose';
 import { SoftDeletableRecords } from '../tenancy/soft-deletable-records';
+import { Records } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import { EventRelay } from '../events/event-relay';
 import { Collection } from './collection.schema';
@@ -13,6 +14,6 @@ export const COLLECTION_NOT_FOUND = 'Collection not found';
 @Injectable()
 export class CollectionsRepository extends SoftDeletableRecords<Collection> {
   constructor(@InjectModel(Collection.name) model: Model<Collection>, relay: EventRelay) {
-    super(new TenantRecords(model, relay.recorder(model, toCollectionResponse)), COLLECTION_NOT_FOUND, 'collection');
+    super(new TenantRecords(model, relay.recorder(new Records(model), toCollectionResponse)), COLLECTION_NOT_FOUND, 'collection');
   }
 }

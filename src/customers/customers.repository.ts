@@ -31,7 +31,7 @@ export class CustomersRepository {
 
   constructor(@InjectModel(Customer.name) model: Model<Customer>, relay: EventRelay) {
     // The response leaves the social number out, so events do too.
-    this.records = new TenantRecords(model, relay.recorder(model, toCustomerResponse));
+    this.records = new TenantRecords(model, relay.recorder(new Records(model), toCustomerResponse));
     this.everyTenant = new Records(model);
   }
 

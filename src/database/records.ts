@@ -53,6 +53,10 @@ export class Records<T> {
     this.hidden = hiddenFields(model.schema);
   }
 
+  get collectionName(): string {
+    return this.model.collection.collectionName;
+  }
+
   find(filter: Conditions, options: ReadOptions = {}): Promise<T[]> {
     const { fields, include, ...cursor } = options;
     return this.model.collection.find(filter, { ...cursor, projection: this.projection(fields, include) }).toArray() as Promise<T[]>;

@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { Types, type Model } from 'mongoose';
+import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import { LinkedSet } from '../database/patches/linked-set';
+import type { Records } from '../database/records';
 import { OUTBOX, OUTBOX_AT, OUTBOX_RUN, type ChangeRecorder, type DeletionIntent, type PendingEvent, type RecordedWrite } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { eventBody, newEventId, type PublishedEvent } from './event-body';
@@ -110,9 +111,9 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The recorder a repository gives its `TenantRecords`, for one model's records and how their events show them. */
-  recorder<T>(model: Model<T>, toObject: EventObject<T>): ChangeRecorder<T> {
-    const source: EventSource<T> = { outbox: new OutboxRecords(model), toObject };
-    this.sources.set(source.outbox.collection, source as EventSource<unknown>);
+  recorder<T>(records: Records<T>, toObject: EventObject<T>): ChangeRecorder<T> {
+    const source: EventSource<T> = { outbox: new OutboxRecords(records), toObject };
+    this.sources.set(source.outbox.collectionName, source as EventSource<unknown>);
     return {
       begin: (scope, types, before) => this.begin(source as EventSource<unknown>, scope, types, before ? JSON.stringify(toObject(before)) : null),
       relayedOutbox: () => ({
@@ -295,7 +296,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const event: PublishedEvent = { id: pending.id, type, projectId: scope.projectId, createdAt: pending.createdAt, body };
     const recordId = (record as { _id: Types.ObjectId })._id;
     const projectId = new Types.ObjectId(scope.projectId);
-    await this.events.record(projectId, { _id: event.id, type, createdAt: pending.createdAt, body }, { collection: source.outbox.collection, id: recordId });
+    await this.events.record(projectId, { _id: event.id, type, createdAt: pending.createdAt, body }, { collection: source.outbox.collectionName, id: recordId });
     return {
       settle: async (deleted) => {
         try {

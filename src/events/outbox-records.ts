@@ -1,5 +1,5 @@
-import type { Model, Types } from 'mongoose';
-import { Records } from '../database/records';
+import type { Types } from 'mongoose';
+import type { Records } from '../database/records';
 import { OUTBOX, OUTBOX_AT, OUTBOX_FIELDS, OUTBOX_RUN } from '../tenancy/recorded-changes';
 
 /** A record with its outbox read (the fields every other read leaves out). */
@@ -14,14 +14,10 @@ const WITH_OUTBOX = { include: [...OUTBOX_FIELDS] };
  * of another tenant is relayed as this one's. Nothing here writes a record.
  */
 export class OutboxRecords<T> {
-  private readonly records: Records<T>;
+  constructor(private readonly records: Records<T>) {}
 
-  constructor(model: Model<T>) {
-    this.records = new Records(model);
-  }
-
-  get collection(): string {
-    return this.records.model.collection.collectionName;
+  get collectionName(): string {
+    return this.records.collectionName;
   }
 
   /** The records among `written` (id and project) that still exist in that project, with their outboxes. */

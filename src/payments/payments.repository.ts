@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model, Types } from 'mongoose';
 import { olderThan } from '../common/paging/finance-list.query';
-import { toObjectId } from '../database/records';
+import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { ListPaymentsQuery } from './dto/list-payments.query';
@@ -18,7 +18,7 @@ export class PaymentsRepository {
   private readonly records: TenantRecords<Payment>;
 
   constructor(@InjectModel(Payment.name) model: Model<Payment>, relay: EventRelay) {
-    this.records = new TenantRecords(model, relay.recorder(model, toPaymentResponse));
+    this.records = new TenantRecords(model, relay.recorder(new Records(model), toPaymentResponse));
   }
 
   /** Inserts a payment (under the id given, when a key claimed one); a taken id is a duplicate-key error. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model } from 'mongoose';
-import { toObjectId } from '../database/records';
+import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { EventRelay } from '../events/event-relay';
@@ -16,7 +16,7 @@ export class ProjectsRepository {
   private readonly records: TenantRecords<Project>;
 
   constructor(@InjectModel(Project.name) model: Model<Project>, relay: EventRelay) {
-    this.records = new TenantRecords(model, relay.recorder(model, toProjectResponse));
+    this.records = new TenantRecords(model, relay.recorder(new Records(model), toProjectResponse));
   }
 
   insert(scope: TenantScope, fields: AnyKeys<Project>): Promise<Project> {
