@@ -22,9 +22,11 @@ export function newEventId(): string {
  * (a field the change added is there as null).
  */
 export function eventBody(event: PendingEvent, projectId: string, object: object): string {
-  const after = JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
-  const data: Record<string, unknown> = { object: after };
-  if (event.before !== null) data.previousAttributes = changedFields(JSON.parse(event.before) as Record<string, unknown>, after);
+  const data: Record<string, unknown> = { object };
+  // Compared as JSON, as `before` was kept: only a change that kept it pays for the round trip.
+  if (event.before !== null) {
+    data.previousAttributes = changedFields(JSON.parse(event.before) as Record<string, unknown>, JSON.parse(JSON.stringify(object)) as Record<string, unknown>);
+  }
   return JSON.stringify({
     id: event.id,
     type: event.type,

@@ -256,7 +256,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private async relayWritten(batch: readonly Outstanding[]): Promise<void> {
     const published: PublishedEvent[] = [];
     const bySource = new Map<EventSource<unknown>, Outstanding[]>();
-    for (const change of batch) bySource.set(change.written!.source, [...(bySource.get(change.written!.source) ?? []), change]);
+    for (const change of batch) {
+      const changes = bySource.get(change.written!.source);
+      if (changes) changes.push(change);
+      else bySource.set(change.written!.source, [change]);
+    }
     for (const [source, changes] of bySource) {
       const unread = changes.filter((change) => change.written!.record === undefined).map((change) => change.written!);
       const read = unread.length > 0 ? await source.outbox.withOutbox(unread) : [];
