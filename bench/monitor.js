@@ -82,8 +82,8 @@ function watchCpu(pid) {
 const TICKS_PER_SECOND = 100;
 
 function perRequestMicros(ticks, requests) {
-  const micros = (value) => Math.round((value / TICKS_PER_SECOND) * 1e6 / requests);
-  return { process: micros(ticks.process), main: micros(ticks.main), machine: micros(ticks.machine) };
+  const micros = (value) => (value === undefined ? undefined : Math.round((value / TICKS_PER_SECOND) * 1e6 / requests));
+  return { process: micros(ticks.process), main: micros(ticks.main), machine: micros(ticks.machine), database: micros(ticks.database), client: micros(ticks.client) };
 }
 
 // ---------------------------------------------------------------- memory of the database server
@@ -164,4 +164,37 @@ function watchTreeMemory(roots) {
   };
 }
 
-module.exports = { watchMemory, watchCpu, perRequestMicros, childrenOf, watchTreeMemory };
+/**
+ * CPU of the database server's process trees over one measurement, in clock ticks: a process that
+ * started meanwhile (a new PostgreSQL backend) counts whole, one that ended meanwhile is missed.
+ */
+function watchTreeCpu(roots) {
+  const ticksOf = () => {
+    const out = new Map();
+    for (const pid of treeOf(roots)) {
+      try {
+        out.set(pid, statTicks(`/proc/${pid}/stat`));
+      } catch {
+        // ended meanwhile
+      }
+    }
+    return out;
+  };
+  const before = ticksOf();
+  return () => {
+    let total = 0;
+    for (const [pid, ticks] of ticksOf()) total += ticks - (before.get(pid) ?? 0);
+    return total;
+  };
+}
+
+/** CPU of this process (the load generator, and the webhook cost's receiver), in clock ticks. */
+function watchOwnCpu() {
+  const before = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(before);
+    return ((used.user + used.system) / 1e6) * TICKS_PER_SECOND;
+  };
+}
+
+module.exports = { watchMemory, watchCpu, perRequestMicros, childrenOf, watchTreeMemory, watchTreeCpu, watchOwnCpu };

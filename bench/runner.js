@@ -8,7 +8,7 @@
 const crypto = require('node:crypto');
 const autocannon = require('autocannon');
 const { settings, monotonicMicros } = require('./settings');
-const { watchMemory, watchCpu, perRequestMicros, watchTreeMemory } = require('./monitor');
+const { watchMemory, watchCpu, perRequestMicros, watchTreeMemory, watchTreeCpu, watchOwnCpu } = require('./monitor');
 const { tail } = require('./processes');
 
 /** The database server's processes, whose memory each round also records (see `watchTreeMemory`). */
@@ -99,11 +99,14 @@ async function round(server, request, seconds, connections = settings.connection
   const stopWatch = watchMemory(server.child.pid);
   const stopCpu = watchCpu(server.child.pid);
   const stopDatabase = databaseProcesses.length > 0 ? watchTreeMemory(databaseProcesses) : undefined;
+  const stopDatabaseCpu = databaseProcesses.length > 0 ? watchTreeCpu(databaseProcesses) : undefined;
+  const stopOwnCpu = watchOwnCpu();
   const startedAt = monotonicMicros();
   const result = await runAutocannon(server, request, seconds, connections);
   const endedAt = monotonicMicros();
   const memory = stopWatch();
   const cpu = stopCpu();
+  if (cpu) Object.assign(cpu, { database: stopDatabaseCpu?.(), client: stopOwnCpu() });
   const database = stopDatabase?.();
   if (!server.alive) return { failed: `${server.name} exited during the run. Log:\n${tail(server.logFile)}` };
   const codes = Object.entries(result.statusCodeStats ?? {})

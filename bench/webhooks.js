@@ -67,13 +67,21 @@ async function measureWebhookCost(service, seeded, tools) {
       rounds.push(pair);
       const failed = order.map((side) => pair[side].failed).filter(Boolean);
       if (failed.length > 0) throw new Error(`webhook cost, round ${r + 1}: ${failed.join(' | ')}`);
-      log(`    round ${r + 1}: no endpoint ${pair.without.rps.toFixed(0)} req/s, one endpoint ${pair.with.rps.toFixed(0)} req/s, ratio ${(pair.with.rps / pair.without.rps).toFixed(2)}`);
+      log(
+        `    round ${r + 1}: no endpoint ${pair.without.rps.toFixed(0)} req/s, one endpoint ${pair.with.rps.toFixed(0)} req/s, ratio ${(pair.with.rps / pair.without.rps).toFixed(2)}; ` +
+          `CPU µs a request (service, database, client) without ${cpuOf(pair.without)}, with ${cpuOf(pair.with)}`,
+      );
     }
     const ratio = median(rounds.map((pair) => pair.with.rps / pair.without.rps));
     return { rounds, ratio, delivered: receiver.received() };
   } finally {
     await receiver.stop();
   }
+}
+
+function cpuOf(side) {
+  const cpu = side.cpuMicrosPerRequest;
+  return cpu ? `${cpu.process}/${cpu.database ?? '-'}/${cpu.client}` : '-';
 }
 
 module.exports = { measureWebhookCost };

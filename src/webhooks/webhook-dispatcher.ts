@@ -66,6 +66,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     await this.passing;
     const deadline = Date.now() + this.claimMs;
     while (this.sending > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    this.sender.close();
   }
 
   /**

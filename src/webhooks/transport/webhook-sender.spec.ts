@@ -26,10 +26,28 @@ describe('WebhookSender', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => {
+    sender.close();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
   beforeEach(() => (received.length = 0));
 
   const sender = new WebhookSender({ timeoutMs: 300, allowPrivate: true });
+
+  it('keeps the connection open between attempts to the same endpoint', async () => {
+    const connections: unknown[] = [];
+    const count = (socket: unknown) => connections.push(socket);
+    server.on('connection', count);
+    try {
+      const fresh = new WebhookSender({ timeoutMs: 1_000, allowPrivate: true });
+      for (let attempt = 0; attempt < 3; attempt += 1) expect(await fresh.send(`${base}/ok`, '{}', {})).toMatchObject({ ok: true });
+      fresh.close();
+      expect(received).toHaveLength(3);
+      expect(connections).toHaveLength(1);
+    } finally {
+      server.off('connection', count);
+    }
+  });
 
   it('POSTs the body as JSON with the headers given; a 2xx succeeds', async () => {
     const outcome = await sender.send(`${base}/ok`, '{"id":"evt_1"}', { 'webhook-id': 'evt_1' });

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { isForbiddenAddress } from './destination-guard';
@@ -30,9 +30,20 @@ export interface WebhookSenderOptions {
  */
 export class WebhookSender {
   private readonly lookup: LookupFunction;
+  /**
+   * Connections to an endpoint are kept open between attempts, as a receiver under a stream of events
+   * expects: a reused connection was checked when it connected, and its address does not change.
+   */
+  private readonly agents = { http: new HttpAgent(KEEP_ALIVE), https: new HttpsAgent(KEEP_ALIVE) };
 
   constructor(private readonly options: WebhookSenderOptions) {
     this.lookup = guardedLookup(options.allowPrivate);
+  }
+
+  /** Closes the connections kept open. */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   send(url: string, body: string, headers: Record<string, string>): Promise<AttemptOutcome> {
@@ -56,16 +67,19 @@ export class WebhookSender {
       const literal = target.hostname.replace(/^\[|\]$/g, '');
       if (!this.options.allowPrivate && ipaddr.isValid(literal) && isForbiddenAddress(literal)) return fail(refused(literal));
 
-      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const secure = target.protocol === 'https:';
+      const send = secure ? httpsRequest : httpRequest;
       const deadline = AbortSignal.timeout(this.options.timeoutMs);
       const request = send(target, {
         signal: deadline,
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'platform-service-webhooks/1' },
         lookup: this.lookup,
-        agent: false,
+        agent: secure ? this.agents.https : this.agents.http,
       });
       request.on('socket', (socket) => {
+        // A kept connection was checked when it was made; only a new one connects.
+        if (!socket.connecting) return;
         socket.once('connect', () => {
           const remote = socket.remoteAddress;
           if (!this.options.allowPrivate && remote && isForbiddenAddress(remote)) {
@@ -86,6 +100,9 @@ export class WebhookSender {
     });
   }
 }
+
+/** Idle connections are closed after a while, sooner than receivers usually close theirs. */
+const KEEP_ALIVE = { keepAlive: true, maxFreeSockets: 16, timeout: 4_000 };
 
 function refused(address: string): string {
   return `destination address ${address} is not allowed`;
