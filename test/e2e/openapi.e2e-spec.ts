@@ -125,6 +125,22 @@ describe('OpenAPI document', () => {
     expect(targets('createInvitation')).toEqual(expect.arrayContaining(['revokeInvitation', 'signup']));
     expect(targets('me', '200')).toEqual(expect.arrayContaining(['getAccount', 'createInvitation', 'listMembers']));
     expect(targets('signup')).toEqual(expect.arrayContaining(['changeMemberRole', 'removeMember', 'transferOwnership']));
+    // A restore follows the soft delete, not the create: a new record has nothing to restore.
+    expect(targets('createCollection')).not.toContain('restoreCollection');
+    expect(targets('softDeleteCollection', '200')).toEqual(['restoreCollection']);
+    expect(targets('createClient')).not.toContain('restoreClient');
+    expect(targets('softDeleteClient', '200')).toEqual(['restoreClient']);
+  });
+
+  it("links the caller's default project to every create of the data APIs, by X-Project-Id", () => {
+    const me = operationById('me').operation.responses['200'].links!;
+    for (const operationId of ['createCustomer', 'createCollection', 'createClient', 'createEndpoint']) {
+      const link = Object.values(me).find((candidate) => candidate.operationId === operationId);
+      expect({ operationId, parameters: link?.parameters }).toEqual({
+        operationId,
+        parameters: { 'header.X-Project-Id': '$response.body#/data/account/defaultProjectId' },
+      });
+    }
   });
 
   describe('following the links with real records', () => {
@@ -138,16 +154,18 @@ describe('OpenAPI document', () => {
       const { path: template } = operationById(link.operationId);
       const path: Record<string, string> = {};
       const query: Record<string, string> = {};
+      const headers: Record<string, string> = {};
       for (const [parameter, expression] of Object.entries(link.parameters ?? {})) {
         const value = evaluate(expression);
         expect({ parameter, expression, value: typeof value }).toEqual({ parameter, expression, value: 'string' });
         if (parameter.startsWith('query.')) query[parameter.slice('query.'.length)] = value;
+        else if (parameter.startsWith('header.')) headers[parameter.slice('header.'.length)] = value;
         else path[parameter.replace(/^path\./, '')] = value;
       }
       const body = Object.fromEntries(Object.entries(link.requestBody ?? {}).map(([field, expression]) => [field, evaluate(expression)]));
       const search = new URLSearchParams(query).toString();
       const url = template.replace(/\{(\w+)\}/g, (_, name: string) => path[name]) + (search ? `?${search}` : '');
-      return { url, path, body };
+      return { url, path, body, headers };
     }
     const linkOf = (operationId: string, status: string, name: string) => operationById(operationId).operation.responses[status].links![name];
 
@@ -166,6 +184,19 @@ describe('OpenAPI document', () => {
       const get = await t.http.get(follow({ path: {}, response: card.body }, linkOf('createCard', '201', 'GetCard')).url, { token: admin.token });
       expect(get.status).toBe(200);
       expect(get.body.data.customer).toBe(customer.body.data.id);
+    });
+
+    it("a customer made in the project me names is read without X-Project-Id, in the account's default project", async () => {
+      const admin = await createFirstAdmin(t.http);
+      const me = await t.http.get('/api/v1/me', { token: admin.token });
+      const create = follow({ path: {}, response: me.body }, linkOf('me', '200', 'CreateCustomer'));
+      expect(create.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
+      const customer = await t.http.post(create.url, { email: 'in-project@example.com' }, { token: admin.token, headers: create.headers });
+      expect(customer.status).toBe(201);
+      const get = follow({ path: {}, response: customer.body }, linkOf('createCustomer', '201', 'GetCustomer'));
+      const read = await t.http.get(get.url, { token: admin.token });
+      expect(read.status).toBe(200);
+      expect(read.body.data.email).toBe('in-project@example.com');
     });
 
     it("an account: from the caller's me to an invitation, the invitee's signup and their membership", async () => {

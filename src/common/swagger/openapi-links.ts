@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { PROJECT_HEADER_NAME } from './security-schemes';
 
 type Schema = Record<string, any>;
 type Link = { operationId: string; parameters?: Record<string, string>; requestBody?: Record<string, string> };
@@ -17,6 +18,12 @@ const singular = (segment: string) => camel(segment.endsWith('ies') ? `${segment
 const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
 const jsonBody = (operation: Schema) => operation.requestBody?.content?.['application/json']?.schema;
 const isPublic = (operation: Schema) => operation.security?.some((requirement: Schema) => Object.keys(requirement).length === 0);
+const takesHeader = (operation: Schema, name: string) =>
+  (operation.parameters ?? []).some((parameter: Schema) => parameter.in === 'header' && parameter.name.toLowerCase() === name.toLowerCase());
+const operationsOf = (document: OpenAPIObject): Operation[] =>
+  Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.filter((method) => (item as Record<string, unknown>)[method]).map((method) => ({ path, method, operation: (item as Record<string, Schema>)[method] })),
+  );
 
 /** A create: a POST answering 201 with the new record, whose id is at `pointer`. */
 interface Create extends Operation {
@@ -54,7 +61,9 @@ function asCreate(candidate: Operation, resolve: (node: Schema | undefined) => S
  *   `GET /api/v1/me` or a signup's answer is the record `POST /api/v1/accounts` creates).
  *
  * Public operations are not linked to: a link carries the caller's record to the caller's next call.
- * Links a route declares itself are kept, and no second link to the same operation is added.
+ * Links a route declares itself are kept, and no second link to the same operation is added. An
+ * operation that another operation on the record links to itself is left to that link: a restore
+ * follows the soft delete, as a new record has nothing to restore.
  */
 export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
@@ -62,12 +71,17 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
     const name = refName(node);
     return name ? schemas[name] : node;
   };
-  const operations: Operation[] = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    METHODS.filter((method) => (item as Record<string, unknown>)[method]).map((method) => ({ path, method, operation: (item as Record<string, Schema>)[method] })),
-  );
+  const operations = operationsOf(document);
   const creates = operations.map((candidate) => asCreate(candidate, resolve)).filter((create): create is Create => create !== undefined);
   const nouns = new Map<string, number>();
   for (const create of creates) nouns.set(create.noun, (nouns.get(create.noun) ?? 0) + 1);
+  // The paths of the operations whose answers declare a link to each operation, before any is added here.
+  const declaredFrom = new Map<string, string[]>();
+  for (const source of operations) {
+    for (const response of Object.values<Schema>(source.operation.responses ?? {})) {
+      for (const link of Object.values<Link>(response.links ?? {})) declaredFrom.set(link.operationId, [...(declaredFrom.get(link.operationId) ?? []), source.path]);
+    }
+  }
 
   /** The links from an answer holding the record `create` makes, its id at `pointer`. */
   function linksTo(create: Create, pointer: string, available: string[]): Link[] {
@@ -77,6 +91,7 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
       const needed = pathParameters(target.path);
       const rest = target.path.startsWith(`${create.path}/{`) ? target.path.slice(create.path.length + 2) : undefined;
       if (rest !== undefined) {
+        if (declaredFrom.get(target.operation.operationId)?.some((path) => path.startsWith(`${create.path}/{`))) continue;
         const parameters: Record<string, string> = { [rest.slice(0, rest.indexOf('}'))]: pointer };
         for (const name of pathParameters(create.path)) if (needed.includes(name)) parameters[name] = `$request.path.${name}`;
         // Every path parameter of the target must be filled, or the link cannot be followed.
@@ -111,17 +126,6 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
     return links;
   }
 
-  function addLinks(response: Schema, links: Link[]): void {
-    if (!links.length) return;
-    response.links ??= {};
-    const targeted = new Set(Object.values<Link>(response.links).map((link) => link.operationId));
-    for (const link of links) {
-      if (targeted.has(link.operationId)) continue;
-      targeted.add(link.operationId);
-      response.links[pascal(link.operationId)] ??= link;
-    }
-  }
-
   for (const create of creates) addLinks(create.operation.responses['201'], linksTo(create, create.pointer, pathParameters(create.path)));
 
   // Other answers that embed a created record, found by its schema's name: one only a single create
@@ -138,6 +142,55 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
         addLinks(response, linksTo(create, `$response.body#${pointer}/${idKey}`, pathParameters(source.path)));
       }
     }
+  }
+  return document;
+}
+
+/** Adds `links` to an answer, leaving the links it has (by name or by target operation) as they are. */
+function addLinks(response: Schema, links: Link[]): void {
+  if (!links.length) return;
+  response.links ??= {};
+  const targeted = new Set(Object.values<Link>(response.links).map((link) => link.operationId));
+  for (const link of links) {
+    if (targeted.has(link.operationId)) continue;
+    targeted.add(link.operationId);
+    response.links[pascal(link.operationId)] ??= link;
+  }
+}
+
+/** An answer that names a platform project of the caller's account: the operation, its status and the id's JSON pointer. */
+export interface ProjectSource {
+  operationId: string;
+  status: string;
+  pointer: string;
+}
+
+/**
+ * OpenAPI links from the answers that name a platform project of the caller's account (`sources`) to
+ * every create that acts in a project (takes `X-Project-Id`) and needs no other path parameter: the
+ * link fills the header with that project. A data API's create names no record of the account, so
+ * without these a client or a stateful tester finds no way from the account to its data. The links
+ * onward from a create name no project: a request without the header acts in the account's default
+ * project, so a source names that one.
+ */
+export function linkProjectsToCreates(document: OpenAPIObject, sources: ProjectSource[]): OpenAPIObject {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  const resolve = (node: Schema | undefined): Schema | undefined => {
+    const name = refName(node);
+    return name ? schemas[name] : node;
+  };
+  const operations = operationsOf(document);
+  const creates = operations
+    .map((candidate) => asCreate(candidate, resolve))
+    .filter((create): create is Create => create !== undefined && !pathParameters(create.path).length && takesHeader(create.operation, PROJECT_HEADER_NAME));
+  for (const source of sources) {
+    const response = operations.find(({ operation }) => operation.operationId === source.operationId)?.operation.responses?.[source.status];
+    if (!response) throw new Error(`No ${source.status} answer of ${source.operationId} to link a platform project from`);
+    const value = `$response.body#${source.pointer}`;
+    addLinks(
+      response,
+      creates.map((create) => ({ operationId: create.operation.operationId, parameters: { [`header.${PROJECT_HEADER_NAME}`]: value } })),
+    );
   }
   return document;
 }
