@@ -18,7 +18,7 @@ echo "contract-test: Schemathesis $("$schemathesis" --version | awk '{print $NF}
   --header "Authorization: Bearer $token" \
   --checks all \
   --mode all \
-  --max-examples "${CONTRACT_MAX_EXAMPLES:-25}" \
+  ${CONTRACT_MAX_EXAMPLES:+--max-examples "$CONTRACT_MAX_EXAMPLES"} \
   --workers 1 \
   --seed "${CONTRACT_SEED:-20261122}" \
   --generation-database none \

@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
-import { linkCreatesToRecords } from './common/swagger/openapi-links';
+import { linkCreatesToRecords, linkProjectsToCreates, type ProjectSource } from './common/swagger/openapi-links';
 import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
 
@@ -18,6 +18,9 @@ function sortKeys<T>(value: T): T {
   }
   return value;
 }
+
+/** The answers that name the project where the caller acts without X-Project-Id: the account's default one. */
+const PROJECT_SOURCES: ProjectSource[] = [{ operationId: 'me', status: '200', pointer: '/data/account/defaultProjectId' }];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -50,7 +53,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  return sortKeys(linkCreatesToRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document)))));
+  return sortKeys(linkProjectsToCreates(linkCreatesToRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document)))), PROJECT_SOURCES));
 }
 
 /** A controller that names the user scheme itself and is also `@PlatformApi` lists it twice: once is enough. */

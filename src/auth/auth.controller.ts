@@ -11,6 +11,23 @@ import { LoginDto } from './dto/login.dto';
 import { SignupDto } from './dto/signup.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
+/**
+ * A signup answers with the user and the account they are now a member of: the membership's
+ * operations take both (with an invitation, that is the inviting account, which its admins manage).
+ */
+const SIGNUP_LINKS = {
+  ChangeMemberRole: {
+    operationId: 'changeMemberRole',
+    parameters: { accountId: '$response.body#/data/account/id', userId: '$response.body#/data/user/id' },
+  },
+  RemoveMember: { operationId: 'removeMember', parameters: { accountId: '$response.body#/data/account/id', userId: '$response.body#/data/user/id' } },
+  TransferOwnership: {
+    operationId: 'transferOwnership',
+    parameters: { accountId: '$response.body#/data/account/id' },
+    requestBody: { userId: '$response.body#/data/user/id' },
+  },
+};
+
 @ApiTags('auth')
 @Controller('api/v1')
 export class AuthController {
@@ -28,7 +45,7 @@ export class AuthController {
       "the inviting account with the invitation's role instead. `defaultCompany` is that account. Signups are limited per " +
       'client address (429 beyond the limit).',
   })
-  @ApiCreatedResponse({ type: SignupResponse })
+  @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signup(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
     return this.auth.signup(dto, request.ip);
@@ -38,7 +55,7 @@ export class AuthController {
   @Post('signup')
   @Idempotent()
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
-  @ApiCreatedResponse({ type: SignupResponse })
+  @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signupAlias(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
     return this.auth.signup(dto, request.ip);

@@ -92,7 +92,8 @@ export class ClientsController {
     summary: 'Soft-delete a client',
     description: 'Sets `deletedAt`; the client leaves lists and reads until restored. Already soft-deleted is 404.',
   })
-  @ApiOkResponse(message('Client soft-deleted'))
+  // A client is restored after its soft delete: the link that leads there, with the same id.
+  @ApiOkResponse({ ...message('Client soft-deleted'), links: { RestoreClient: { operationId: 'restoreClient', parameters: { id: '$request.path.id' } } } })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async softDeleteClient(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
     await this.clients.softDelete(scope, id);

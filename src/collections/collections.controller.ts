@@ -84,7 +84,8 @@ export class CollectionsController {
     summary: 'Soft-delete a collection',
     description: 'Sets `deletedAt`; the collection leaves lists and reads until restored. Already soft-deleted is 404.',
   })
-  @ApiOkResponse(message('Collection soft-deleted'))
+  // A collection is restored after its soft delete: the link that leads there, with the same id.
+  @ApiOkResponse({ ...message('Collection soft-deleted'), links: { RestoreCollection: { operationId: 'restoreCollection', parameters: { id: '$request.path.id' } } } })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async softDeleteCollection(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
     await this.collections.softDelete(scope, id);

@@ -25,7 +25,17 @@ export class InvitationsController {
       'Admins and the owner. The token is shown once, in this answer: pass it on (no email is sent). Valid 7 days, single use, ' +
       'only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced.',
   })
-  @ApiCreatedResponse({ type: CreatedInvitationEnvelope })
+  @ApiCreatedResponse({
+    type: CreatedInvitationEnvelope,
+    // The invited person signs up with the token: the link a generator cannot see, as the token is
+    // no record's id and signup is public.
+    links: {
+      SignupWithInvitation: {
+        operationId: 'signup',
+        requestBody: { invitationToken: '$response.body#/data/token', email: '$response.body#/data/email', role: '$response.body#/data/role' },
+      },
+    },
+  })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async createInvitation(
     @Audit() audit: AuditContext,
