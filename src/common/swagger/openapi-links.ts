@@ -20,6 +20,14 @@ const jsonBody = (operation: Schema) => operation.requestBody?.content?.['applic
 const isPublic = (operation: Schema) => operation.security?.some((requirement: Schema) => Object.keys(requirement).length === 0);
 const takesHeader = (operation: Schema, name: string) =>
   (operation.parameters ?? []).some((parameter: Schema) => parameter.in === 'header' && parameter.name.toLowerCase() === name.toLowerCase());
+/** Follows a `$ref` (or a single `allOf`) to the document's named schema; any other node as it is. */
+function resolverOf(document: OpenAPIObject): (node: Schema | undefined) => Schema | undefined {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
+  return (node) => {
+    const name = refName(node);
+    return name ? schemas[name] : node;
+  };
+}
 const operationsOf = (document: OpenAPIObject): Operation[] =>
   Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     METHODS.filter((method) => (item as Record<string, unknown>)[method]).map((method) => ({ path, method, operation: (item as Record<string, Schema>)[method] })),
@@ -66,11 +74,7 @@ function asCreate(candidate: Operation, resolve: (node: Schema | undefined) => S
  * follows the soft delete, as a new record has nothing to restore.
  */
 export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
-  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
-  const resolve = (node: Schema | undefined): Schema | undefined => {
-    const name = refName(node);
-    return name ? schemas[name] : node;
-  };
+  const resolve = resolverOf(document);
   const operations = operationsOf(document);
   const creates = operations.map((candidate) => asCreate(candidate, resolve)).filter((create): create is Create => create !== undefined);
   const nouns = new Map<string, number>();
@@ -174,11 +178,7 @@ export interface ProjectSource {
  * project, so a source names that one.
  */
 export function linkProjectsToCreates(document: OpenAPIObject, sources: ProjectSource[]): OpenAPIObject {
-  const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
-  const resolve = (node: Schema | undefined): Schema | undefined => {
-    const name = refName(node);
-    return name ? schemas[name] : node;
-  };
+  const resolve = resolverOf(document);
   const operations = operationsOf(document);
   const creates = operations
     .map((candidate) => asCreate(candidate, resolve))
