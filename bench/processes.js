@@ -151,6 +151,33 @@ async function startDatabase() {
 }
 
 /**
+ * Waits until PostgreSQL has analysed every table of `schemas` that holds rows (at most `timeoutMs`),
+ * as it does within seconds of a table's first rows (the embedded server's autovacuum settings), so
+ * both sides are measured on the plans a running deployment has, not on a just-seeded table planned
+ * as if it held 10 pages. Nothing to wait for on mongod or FerretDB on SQLite.
+ */
+async function settleStatistics(database, schemas, timeoutMs = 60_000) {
+  if (!database.postgresUrl) return { waitedMs: 0, unanalysed: [] };
+  const { postgresClient } = require(path.join(DIST_SNAPSHOT, 'database', 'patches', 'ferretdb-gin-indexes.js'));
+  const client = postgresClient(database.postgresUrl);
+  await client.connect();
+  const started = Date.now();
+  try {
+    for (;;) {
+      const { rows } = await client.query(
+        `SELECT schemaname || '.' || relname AS name FROM pg_stat_user_tables
+          WHERE schemaname = ANY($1) AND n_live_tup > 0 AND last_analyze IS NULL AND last_autoanalyze IS NULL`,
+        [schemas],
+      );
+      if (rows.length === 0 || Date.now() - started > timeoutMs) return { waitedMs: Date.now() - started, unanalysed: rows.map((row) => row.name) };
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
  * Node options of one side: production's for the service, then the BENCH_*_NODE_ARGS, and with
  * `diagnostics` the profiler's and the heap snapshot's.
  */
@@ -219,4 +246,4 @@ function profilesOf(server, dir) {
 }
 
 
-module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, argsFor, sharedEnv, startService, profilesOf, tail };
+module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, settleStatistics, argsFor, sharedEnv, startService, profilesOf, tail };

@@ -153,6 +153,15 @@ function unprivilegedUser(): { uid: number; gid: number } | undefined {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
+/**
+ * Autovacuum analyses a table after its first change and looks every 5 s, not after 50 changes once
+ * a minute. A table PostgreSQL has never analysed is planned as if it held 10 pages, so FerretDB's
+ * lookups in a small table (a project, a membership, a key) took the GIN index (patches/
+ * ferretdb-gin-indexes.ts) instead of a one-page scan, and were planned again on every execution
+ * rather than served by the cached generic plan. Most of a tenant's tables stay that small.
+ */
+const PLANNER_STATISTICS = ['-c', 'autovacuum_naptime=5', '-c', 'autovacuum_analyze_threshold=0'];
+
 async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (message: string) => void): Promise<EmbeddedDatabase> {
   const native = postgresNativeDir();
   const user = unprivilegedUser();
@@ -190,7 +199,7 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   if (user) chownSync(join(dataDir, 'postgres.log'), user.uid, user.gid);
   const postgres = spawn(
     join(native, 'bin', 'postgres'),
-    ['-D', pgData, '-p', String(pgPort), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    ['-D', pgData, '-p', String(pgPort), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...PLANNER_STATISTICS],
     { env, stdio: ['ignore', pgLog, pgLog], ...asUser },
   );
   closeSync(pgLog);

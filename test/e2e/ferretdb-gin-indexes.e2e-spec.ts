@@ -110,6 +110,29 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
     expect(list.body.data.map((customer: { email: string }) => customer.email)).toEqual(['a@example.com']);
   });
 
+  it("has a small table analysed soon after its first rows, so a lookup there reads its one page instead of the index", async () => {
+    const things = t.db.collection('small_things');
+    await things.createIndex({ ownerId: 1 });
+    await addGinIndexes(t.db, postgresUrl);
+    const ownerId = new Types.ObjectId();
+    await things.insertMany([{ ownerId }, { ownerId }, { ownerId: new Types.ObjectId() }]);
+    const planned = async () => {
+      const explained = await t.db.db!.command({ explain: { find: 'small_things', filter: { ownerId }, limit: 1 } });
+      return planNodes(explained.queryPlanner.Plan).map((node) => node['Node Type']);
+    };
+    // Never analysed, PostgreSQL plans the table as if it held 10 pages, and takes the GIN index.
+    expect(await planned()).toContain('Bitmap Index Scan');
+    // Autovacuum's next look, once the inserts' statistics are out (at most about 10 s later).
+    const deadline = Date.now() + 40_000;
+    let nodes = await planned();
+    while (!nodes.includes('Seq Scan') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      nodes = await planned();
+    }
+    expect(nodes).toEqual(expect.arrayContaining(['Seq Scan']));
+    expect(nodes).not.toContain('Bitmap Index Scan');
+  }, 60_000);
+
   it('is idempotent, and a collection created since gets its index on the next run', async () => {
     const before = await ginIndexes('customers');
     await t.db.collection('later_things').createIndex({ ownerId: 1, at: -1 });
