@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
-import { linkCreatesToRecords, linkProjectsToCreates, type ProjectSource } from './common/swagger/openapi-links';
+import { linkCreatesToRecords, linkProjectsToDataApis, type ProjectSource } from './common/swagger/openapi-links';
 import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
 
@@ -53,7 +53,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  return sortKeys(linkProjectsToCreates(linkCreatesToRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document)))), PROJECT_SOURCES));
+  return sortKeys(linkProjectsToDataApis(linkCreatesToRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document)))), PROJECT_SOURCES));
 }
 
 /** A controller that names the user scheme itself and is also `@PlatformApi` lists it twice: once is enough. */

@@ -10,8 +10,8 @@ type Operation = {
   responses: Record<string, { links?: Record<string, Link>; content?: Record<string, { schema: any }> }>;
 };
 type Link = { operationId: string; parameters?: Record<string, string>; requestBody?: Record<string, string> };
-/** A call as the links see it: the request's path parameters and the answer's body. */
-type Call = { path: Record<string, string>; response: any };
+/** A call as the links see it: the request's path parameters and headers, and the answer's body. */
+type Call = { path: Record<string, string>; headers?: Record<string, string>; response: any };
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
 describe('OpenAPI document', () => {
@@ -64,7 +64,7 @@ describe('OpenAPI document', () => {
     return operations().find(({ operation }) => operation.operationId === operationId)!;
   }
 
-  /** The schema at a JSON pointer of an answer's schema, following `$ref` and a single `allOf`. */
+  /** The schema at a JSON pointer of an answer's schema, following `$ref`, a single `allOf` and an array's items. */
   function schemaAt(schema: any, pointer: string): any {
     const resolve = (node: any): any => {
       if (node?.$ref) return resolve(document.components.schemas[node.$ref.split('/').pop()]);
@@ -74,20 +74,20 @@ describe('OpenAPI document', () => {
     return pointer
       .split('/')
       .slice(1)
-      .reduce((node, key) => resolve(node)?.properties?.[key], schema);
+      .reduce((node, key) => (/^\d+$/.test(key) && resolve(node)?.type === 'array' ? resolve(node).items : resolve(node)?.properties?.[key]), schema);
   }
 
-  function links(): { source: string; status: string; name: string; link: Link; path: string; response: any }[] {
+  function links(): { source: string; status: string; name: string; link: Link; path: string; operation: Operation; response: any }[] {
     return operations().flatMap(({ path, operation }) =>
       Object.entries(operation.responses).flatMap(([status, response]) =>
-        Object.entries(response.links ?? {}).map(([name, link]) => ({ source: operation.operationId!, status, name, link, path, response })),
+        Object.entries(response.links ?? {}).map(([name, link]) => ({ source: operation.operationId!, status, name, link, path, operation, response })),
       ),
     );
   }
 
   it('every link names an operation, parameters it takes and values its source has', () => {
     expect(links().length).toBeGreaterThan(0);
-    for (const { source, name, link, path, response } of links()) {
+    for (const { source, name, link, path, operation, response } of links()) {
       const target = operationById(link.operationId);
       expect({ source, name, target: Boolean(target) }).toEqual({ source, name, target: true });
       const expressions = Object.entries({ ...link.parameters });
@@ -103,7 +103,12 @@ describe('OpenAPI document', () => {
       for (const expression of [...expressions.map(([, value]) => value), ...Object.values(link.requestBody ?? {})]) {
         const body = /^\$response\.body#(\/.*)$/.exec(expression);
         const requestPath = /^\$request\.path\.(\w+)$/.exec(expression);
-        expect({ source, name, expression, form: Boolean(body || requestPath) }).toEqual({ source, name, expression, form: true });
+        const requestHeader = /^\$request\.header\.([\w-]+)$/.exec(expression);
+        expect({ source, name, expression, form: Boolean(body || requestPath || requestHeader) }).toEqual({ source, name, expression, form: true });
+        if (requestHeader) {
+          const sent = operation.parameters?.some((p) => p.in === 'header' && p.name === requestHeader[1]);
+          expect({ source, name, expression, sent }).toEqual({ source, name, expression, sent: true });
+        }
         if (body) {
           const resolved = Boolean(schemaAt(response.content?.['application/json']?.schema, body[1]));
           expect({ source, name, expression, resolved }).toEqual({ source, name, expression, resolved: true });
@@ -143,12 +148,48 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it("links the default project to the data APIs' lists, and a list's first record to the operations that read or change it", () => {
+    const me = operationById('me').operation.responses['200'].links!;
+    for (const operationId of ['listCustomers', 'listClients', 'listPayments', 'listEndpoints']) {
+      expect(Object.values(me).some((link) => link.operationId === operationId)).toBe(true);
+    }
+    // A list needing another record (a customer's cards) is reached from that record instead.
+    expect(Object.values(me).some((link) => link.operationId === 'listCards')).toBe(false);
+    const targets = (operationId: string) => Object.values(operationById(operationId).operation.responses['200'].links ?? {});
+    expect(targets('listCustomers').find((link) => link.operationId === 'getCustomer')?.parameters).toEqual({
+      'header.X-Project-Id': '$request.header.X-Project-Id',
+      id: '$response.body#/data/0/id',
+    });
+    expect(targets('listClients').map((link) => link.operationId)).toEqual(expect.arrayContaining(['getClient', 'updateClient', 'listClientChannels']));
+    // The first record is every link's: none removes it.
+    expect(targets('listClients').map((link) => link.operationId)).not.toEqual(expect.arrayContaining(['softDeleteClient']));
+    expect(targets('listClients').map((link) => link.operationId)).not.toEqual(expect.arrayContaining(['hardDeleteClient']));
+    expect(targets('listClientChannels').map((link) => link.operationId)).toEqual(expect.arrayContaining(['getChannel', 'updateChannel']));
+    expect(targets('listDeliveries').find((link) => link.operationId === 'retryDelivery')?.parameters).toMatchObject({
+      id: '$request.path.id',
+      deliveryId: '$response.body#/data/0/id',
+    });
+  });
+
+  it('names the project onward from a create, but not to a call a link fills entirely on a record that can vanish', () => {
+    const linkTo = (operationId: string, target: string) =>
+      Object.values(operationById(operationId).operation.responses['201'].links ?? {}).find((link) => link.operationId === target)!;
+    expect(linkTo('createCustomer', 'getCustomer').parameters).toHaveProperty(['header.X-Project-Id'], '$request.header.X-Project-Id');
+    // A client can be soft deleted, and a card goes with its customer.
+    expect(linkTo('createClient', 'updateClient').parameters).not.toHaveProperty(['header.X-Project-Id']);
+    expect(linkTo('createCard', 'getCard').parameters).not.toHaveProperty(['header.X-Project-Id']);
+    // Reading a client takes `includeDeleted` too, which no link fills.
+    expect(linkTo('createClient', 'getClient').parameters).toHaveProperty(['header.X-Project-Id'], '$request.header.X-Project-Id');
+  });
+
   describe('following the links with real records', () => {
     /** The request a link makes from a call: path parameters, query and body fields it fills. */
     function follow(call: Call, link: Link) {
       const evaluate = (expression: string) => {
         const body = /^\$response\.body#(\/.*)$/.exec(expression);
         if (body) return body[1].split('/').slice(1).reduce((value, key) => value?.[key], call.response);
+        const header = /^\$request\.header\.([\w-]+)$/.exec(expression);
+        if (header) return call.headers?.[header[1]];
         return call.path[/^\$request\.path\.(\w+)$/.exec(expression)![1]];
       };
       const { path: template } = operationById(link.operationId);
@@ -157,6 +198,8 @@ describe('OpenAPI document', () => {
       const headers: Record<string, string> = {};
       for (const [parameter, expression] of Object.entries(link.parameters ?? {})) {
         const value = evaluate(expression);
+        // A request that named no project leaves the next one to the default project too.
+        if (value === undefined && expression.startsWith('$request.header.')) continue;
         expect({ parameter, expression, value: typeof value }).toEqual({ parameter, expression, value: 'string' });
         if (parameter.startsWith('query.')) query[parameter.slice('query.'.length)] = value;
         else if (parameter.startsWith('header.')) headers[parameter.slice('header.'.length)] = value;
@@ -186,17 +229,33 @@ describe('OpenAPI document', () => {
       expect(get.body.data.customer).toBe(customer.body.data.id);
     });
 
-    it("a customer made in the project me names is read without X-Project-Id, in the account's default project", async () => {
+    it('a customer made in the project me names is read in that project', async () => {
       const admin = await createFirstAdmin(t.http);
       const me = await t.http.get('/api/v1/me', { token: admin.token });
       const create = follow({ path: {}, response: me.body }, linkOf('me', '200', 'CreateCustomer'));
       expect(create.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
       const customer = await t.http.post(create.url, { email: 'in-project@example.com' }, { token: admin.token, headers: create.headers });
       expect(customer.status).toBe(201);
-      const get = follow({ path: {}, response: customer.body }, linkOf('createCustomer', '201', 'GetCustomer'));
-      const read = await t.http.get(get.url, { token: admin.token });
+      const get = follow({ path: {}, headers: create.headers, response: customer.body }, linkOf('createCustomer', '201', 'GetCustomer'));
+      expect(get.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
+      const read = await t.http.get(get.url, { token: admin.token, headers: get.headers });
       expect(read.status).toBe(200);
       expect(read.body.data.email).toBe('in-project@example.com');
+    });
+
+    it("a customer listed in the project me names is read through the list's link, in that project", async () => {
+      const admin = await createFirstAdmin(t.http);
+      const made = await t.http.post('/v1/customers', { email: 'listed@example.com' }, { token: admin.token });
+      expect(made.status).toBe(201);
+      const me = await t.http.get('/api/v1/me', { token: admin.token });
+      const listRequest = follow({ path: {}, response: me.body }, linkOf('me', '200', 'ListCustomers'));
+      const list = await t.http.get(listRequest.url, { token: admin.token, headers: listRequest.headers });
+      expect(list.status).toBe(200);
+      const get = follow({ path: {}, headers: listRequest.headers, response: list.body }, linkOf('listCustomers', '200', 'GetCustomer'));
+      expect(get.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
+      const read = await t.http.get(get.url, { token: admin.token, headers: get.headers });
+      expect(read.status).toBe(200);
+      expect(read.body.data.id).toBe(list.body.data[0].id);
     });
 
     it("an account: from the caller's me to an invitation, the invitee's signup and their membership", async () => {

@@ -54,6 +54,25 @@ function asCreate(candidate: Operation, resolve: (node: Schema | undefined) => S
   return undefined;
 }
 
+/** A list: a GET answering 200 with an array of records (the answer itself or its `data`); `pointer` names the first one's id. */
+interface List extends Operation {
+  pointer: string;
+  /** The listed records' schema, when it is a named one. */
+  record?: string;
+}
+
+function asList(candidate: Operation, resolve: (node: Schema | undefined) => Schema | undefined): List | undefined {
+  if (candidate.method !== 'get') return undefined;
+  const root = candidate.operation.responses?.['200']?.content?.['application/json']?.schema;
+  for (const [prefix, array] of [['', resolve(root)], ['/data', resolve(resolve(root)?.properties?.data)]] as const) {
+    if (array?.type !== 'array') continue;
+    const item = resolve(array.items);
+    const key = ['id', '_id'].find((name) => item?.properties?.[name]);
+    if (key) return { ...candidate, pointer: `$response.body#${prefix}/0/${key}`, record: refName(array.items) };
+  }
+  return undefined;
+}
+
 /**
  * OpenAPI links from every operation that creates a record (a POST answering 201 with the new id) to
  * the operations that take that record, so that clients and stateful testers (Schemathesis) can go
@@ -81,9 +100,13 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
   for (const create of creates) nouns.set(create.noun, (nouns.get(create.noun) ?? 0) + 1);
   // The paths of the operations whose answers declare a link to each operation, before any is added here.
   const declaredFrom = new Map<string, string[]>();
+  const declaring = new Set<string>();
   for (const source of operations) {
     for (const response of Object.values<Schema>(source.operation.responses ?? {})) {
-      for (const link of Object.values<Link>(response.links ?? {})) declaredFrom.set(link.operationId, [...(declaredFrom.get(link.operationId) ?? []), source.path]);
+      for (const link of Object.values<Link>(response.links ?? {})) {
+        declaredFrom.set(link.operationId, [...(declaredFrom.get(link.operationId) ?? []), source.path]);
+        declaring.add(source.operation.operationId);
+      }
     }
   }
 
@@ -147,6 +170,69 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
       }
     }
   }
+
+  // A data API's list, from its first record: the records a caller reaches without making them, as
+  // one made by a create must first pass every rule of its body. Where the list's path holds no
+  // operation on a record (a client's channels), the record's own path is the one whose item
+  // answers with the same schema (`/channels/{id}`).
+  for (const list of operations.map((candidate) => asList(candidate, resolve))) {
+    if (!list || !takesHeader(list.operation, PROJECT_HEADER_NAME)) continue;
+    const answers = (candidate: Operation) => {
+      const root = candidate.operation.responses?.['200']?.content?.['application/json']?.schema;
+      return refName(root) === list.record || refName(resolve(root)?.properties?.data) === list.record;
+    };
+    const itemOf = (candidate: Operation) => /^(.*)\/\{[^}/]+\}$/.exec(candidate.path)?.[1];
+    const collection = operations.some((candidate) => candidate.path.startsWith(`${list.path}/{`))
+      ? list.path
+      : operations.find((candidate) => candidate.method === 'get' && list.record && itemOf(candidate) && answers(candidate))?.path.replace(/\/\{[^}/]+\}$/, '');
+    if (!collection) continue;
+    const noun = singular(collection.split('/').filter((segment) => segment && !segment.startsWith('{')).pop() ?? '');
+    // Not to the operations that remove the record (a delete, or a soft delete, which links to its
+    // restore): the first record is every link's, and a caller following one to a removal would
+    // leave the others a record that is gone.
+    const removes = (operationId: string) =>
+      operations.some(({ method, operation }) => operation.operationId === operationId && (method === 'delete' || (method === 'patch' && declaring.has(operationId))));
+    const links = linksTo({ ...list, path: collection, noun }, list.pointer, pathParameters(list.path)).filter((link) => !removes(link.operationId));
+    addLinks(list.operation.responses['200'], links);
+  }
+
+  // The record is in the project its source acted in, so the link names that project: without it, a
+  // caller (or a tester filling the optional header at random) acts in another one, where the record
+  // is unknown. Except from the create of a record that can be gone while nothing deleted its own
+  // path (soft deleted, or removed with the record it names or lies under) to an operation on it
+  // whose every parameter the link would then fill: such a call that finds nothing is taken for a
+  // new record lost, so the project is left to the default. A record with `deletedAt` can be soft
+  // deleted.
+  const softDeletable = (path: string) =>
+    operations.some(({ path: candidate, operation }) => {
+      if (!candidate.startsWith(`${path}/{`)) return false;
+      const root = resolve(operation.responses?.['200']?.content?.['application/json']?.schema);
+      return Boolean(root?.properties?.deletedAt ?? resolve(root?.properties?.data)?.properties?.deletedAt);
+    });
+  const namesAnother = (operationId: string) =>
+    operations.some(({ operation }) =>
+      Object.values<Schema>(operation.responses ?? {}).some((response) =>
+        Object.values<Link>(response.links ?? {}).some((link) => link.operationId === operationId && link.requestBody),
+      ),
+    );
+  for (const source of operations) {
+    if (!takesHeader(source.operation, PROJECT_HEADER_NAME)) continue;
+    const canVanish =
+      source.method === 'post' && (pathParameters(source.path).length > 0 || softDeletable(source.path) || namesAnother(source.operation.operationId));
+    for (const [status, response] of Object.entries<Schema>(source.operation.responses ?? {})) {
+      if (!/^2\d\d$/.test(status)) continue;
+      for (const link of Object.values<Link>(response.links ?? {})) {
+        const target = operations.find(({ operation }) => operation.operationId === link.operationId);
+        if (!target || !takesHeader(target.operation, PROJECT_HEADER_NAME)) continue;
+        const parameters = { [`header.${PROJECT_HEADER_NAME}`]: `$request.header.${PROJECT_HEADER_NAME}`, ...link.parameters };
+        const fillsEvery = (target.operation.parameters ?? []).every((parameter: Schema) =>
+          [parameter.name, `${parameter.in}.${parameter.name}`].some((key) => key in parameters),
+        );
+        if (canVanish && target.path.startsWith(`${source.path}/`) && fillsEvery) continue;
+        link.parameters = parameters;
+      }
+    }
+  }
   return document;
 }
 
@@ -171,25 +257,32 @@ export interface ProjectSource {
 
 /**
  * OpenAPI links from the answers that name a platform project of the caller's account (`sources`) to
- * every create that acts in a project (takes `X-Project-Id`) and needs no other path parameter: the
- * link fills the header with that project. A data API's create names no record of the account, so
- * without these a client or a stateful tester finds no way from the account to its data. The links
- * onward from a create name no project: a request without the header acts in the account's default
- * project, so a source names that one.
+ * every create and every list that acts in a project (takes `X-Project-Id`) and needs no other path
+ * or query parameter: the link fills the header with that project. A data API's create names no
+ * record of the account, so without these a client or a stateful tester finds no way from the
+ * account to its data. The links onward from a create or a list name no project: a request without
+ * the header acts in the account's default project, so a source names that one.
  */
-export function linkProjectsToCreates(document: OpenAPIObject, sources: ProjectSource[]): OpenAPIObject {
+export function linkProjectsToDataApis(document: OpenAPIObject, sources: ProjectSource[]): OpenAPIObject {
   const resolve = resolverOf(document);
   const operations = operationsOf(document);
   const creates = operations
     .map((candidate) => asCreate(candidate, resolve))
     .filter((create): create is Create => create !== undefined && !pathParameters(create.path).length && takesHeader(create.operation, PROJECT_HEADER_NAME));
+  const lists = operations.filter(
+    (candidate) =>
+      asList(candidate, resolve) &&
+      !pathParameters(candidate.path).length &&
+      takesHeader(candidate.operation, PROJECT_HEADER_NAME) &&
+      !(candidate.operation.parameters ?? []).some((parameter: Schema) => parameter.required && parameter.in !== 'header'),
+  );
   for (const source of sources) {
     const response = operations.find(({ operation }) => operation.operationId === source.operationId)?.operation.responses?.[source.status];
     if (!response) throw new Error(`No ${source.status} answer of ${source.operationId} to link a platform project from`);
     const value = `$response.body#${source.pointer}`;
     addLinks(
       response,
-      creates.map((create) => ({ operationId: create.operation.operationId, parameters: { [`header.${PROJECT_HEADER_NAME}`]: value } })),
+      [...creates, ...lists].map((target) => ({ operationId: target.operation.operationId, parameters: { [`header.${PROJECT_HEADER_NAME}`]: value } })),
     );
   }
   return document;
