@@ -1,4 +1,3 @@
-import fastifyHelmet from '@fastify/helmet';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -10,7 +9,7 @@ import { installMethodNotAllowed } from './common/http/method-not-allowed';
 import { installRequestLogging } from './common/logging/request-logging';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { settleIdempotentResponses } from './idempotency/idempotent-responses';
-import { API_SECURITY_HEADERS, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
+import { API_SECURITY_HEADERS, helmetHeaders, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
 import { appConfig } from './config/app.config';
 import type { EnvironmentVariables } from './config/env.validation';
 import { serveDashboard } from './dashboard';
@@ -65,13 +64,12 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
   const fastify = app.getHttpAdapter().getInstance();
   installMethodNotAllowed(fastify);
 
-  // Helmet's headers on the pages (/docs, /dashboard); JSON answers get only what matters for an
-  // API (see security-headers.ts). Registered before the hook below, which calls `reply.helmet()`.
-  await app.register(fastifyHelmet, PAGE_HELMET_OPTIONS);
+  // Helmet's headers on the pages (/docs, /dashboard), computed once; JSON answers get only what
+  // matters for an API (see security-headers.ts).
+  const pageHeaders = helmetHeaders(PAGE_HELMET_OPTIONS);
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     reply.header('X-Request-Id', request.id);
-    if (PAGE_PATH.test(request.url)) reply.helmet();
-    else reply.headers(API_SECURITY_HEADERS);
+    reply.headers(PAGE_PATH.test(request.url) ? pageHeaders : API_SECURITY_HEADERS);
     done();
   });
   installRequestLogging(fastify, await app.resolve(PinoLogger));

@@ -1,12 +1,11 @@
-import type { FastifyHelmetOptions } from '@fastify/helmet';
+import helmet, { type HelmetOptions } from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * Helmet's policy for the pages the service serves: the Swagger UI (`/docs`) and the finance
- * dashboard (`/dashboard`), both same-origin scripts and styles. Not global: each page answer applies
- * it with `reply.helmet()`.
+ * dashboard (`/dashboard`), both same-origin scripts and styles.
  */
-export const PAGE_HELMET_OPTIONS: FastifyHelmetOptions = {
-  global: false,
+export const PAGE_HELMET_OPTIONS: HelmetOptions = {
   contentSecurityPolicy: {
     directives: {
       defaultSrc: [`'self'`],
@@ -30,3 +29,24 @@ export const PAGE_PATH = /^\/(?:docs|dashboard)(?:[/?]|$)/;
  * browser renders and runs, which JSON is not.
  */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'X-Content-Type-Options': 'nosniff' });
+
+/**
+ * The headers helmet sets with `options`, computed once: its middleware run against a response that
+ * only records them. They depend on nothing of the request, so every page answer can get the same
+ * set without building helmet's middleware again for each request.
+ */
+export function helmetHeaders(options: HelmetOptions): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name];
+    },
+  };
+  helmet(options)({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
+    if (error) throw error;
+  });
+  return Object.freeze(headers);
+}
