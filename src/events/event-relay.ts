@@ -4,6 +4,7 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import { LinkedSet } from '../database/patches/linked-set';
 import type { Records } from '../database/records';
+import { readOutbox, storedOutbox } from './stored-outbox';
 import { OUTBOX, OUTBOX_AT, OUTBOX_RUN, type ChangeRecorder, type DeletionIntent, type PendingEvent, type RecordedWrite } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { eventBody, newEventId, type PublishedEvent } from './event-body';
@@ -203,7 +204,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.outstanding.add(change);
     return {
       events,
-      outbox: { [OUTBOX]: JSON.stringify(events), [OUTBOX_RUN]: this.run, [OUTBOX_AT]: at },
+      outbox: { [OUTBOX]: storedOutbox(events), [OUTBOX_RUN]: this.run, [OUTBOX_AT]: at },
       relay: async (scope, id, record) => {
         change.written = { source, _id: id, projectId: new Types.ObjectId(scope.projectId), record };
         this.queue.push(change);
@@ -280,7 +281,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Records the events of these records' outboxes that are not in the events collection yet. */
   private async relayLeftover<T>(source: EventSource<T>, records: readonly RecordWithOutbox<T>[]): Promise<void> {
-    const candidates = records.flatMap((record) => (record[OUTBOX] ? (JSON.parse(record[OUTBOX]) as PendingEvent[]) : []).map((event) => ({ record, event })));
+    const candidates = records.flatMap((record) => readOutbox(record).map((event) => ({ record, event })));
     if (candidates.length === 0) return;
     const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
     const missing = candidates.filter(({ event }) => !recorded.has(event.id));
