@@ -17,6 +17,8 @@ const camel = (segment: string) => segment.replace(/-([a-z])/g, (_, letter: stri
 const singular = (segment: string) => camel(segment.endsWith('ies') ? `${segment.slice(0, -3)}y` : segment.replace(/s$/, ''));
 const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
 const jsonBody = (operation: Schema) => operation.requestBody?.content?.['application/json']?.schema;
+/** The JSON schema of an operation's answer with this status. */
+const jsonAnswer = (operation: Schema, status: string) => operation.responses?.[status]?.content?.['application/json']?.schema;
 const isPublic = (operation: Schema) => operation.security?.some((requirement: Schema) => Object.keys(requirement).length === 0);
 const takesHeader = (operation: Schema, name: string) =>
   (operation.parameters ?? []).some((parameter: Schema) => parameter.in === 'header' && parameter.name.toLowerCase() === name.toLowerCase());
@@ -44,7 +46,7 @@ interface Create extends Operation {
 
 function asCreate(candidate: Operation, resolve: (node: Schema | undefined) => Schema | undefined): Create | undefined {
   if (candidate.method !== 'post') return undefined;
-  const root = candidate.operation.responses?.['201']?.content?.['application/json']?.schema;
+  const root = jsonAnswer(candidate.operation, '201');
   const noun = singular(candidate.path.split('/').filter((segment) => segment && !segment.startsWith('{')).pop() ?? '');
   const data = resolve(resolve(root)?.properties?.data);
   if (data?.properties?.id) return { ...candidate, pointer: '$response.body#/data/id', record: refName(resolve(root)?.properties?.data), noun };
@@ -63,7 +65,7 @@ interface List extends Operation {
 
 function asList(candidate: Operation, resolve: (node: Schema | undefined) => Schema | undefined): List | undefined {
   if (candidate.method !== 'get') return undefined;
-  const root = candidate.operation.responses?.['200']?.content?.['application/json']?.schema;
+  const root = jsonAnswer(candidate.operation, '200');
   for (const [prefix, array] of [['', resolve(root)], ['/data', resolve(resolve(root)?.properties?.data)]] as const) {
     if (array?.type !== 'array') continue;
     const item = resolve(array.items);
@@ -178,7 +180,7 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
   for (const list of operations.map((candidate) => asList(candidate, resolve))) {
     if (!list || !takesHeader(list.operation, PROJECT_HEADER_NAME)) continue;
     const answers = (candidate: Operation) => {
-      const root = candidate.operation.responses?.['200']?.content?.['application/json']?.schema;
+      const root = jsonAnswer(candidate.operation, '200');
       return refName(root) === list.record || refName(resolve(root)?.properties?.data) === list.record;
     };
     const itemOf = (candidate: Operation) => /^(.*)\/\{[^}/]+\}$/.exec(candidate.path)?.[1];
@@ -206,7 +208,7 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
   const softDeletable = (path: string) =>
     operations.some(({ path: candidate, operation }) => {
       if (!candidate.startsWith(`${path}/{`)) return false;
-      const root = resolve(operation.responses?.['200']?.content?.['application/json']?.schema);
+      const root = resolve(jsonAnswer(operation, '200'));
       return Boolean(root?.properties?.deletedAt ?? resolve(root?.properties?.data)?.properties?.deletedAt);
     });
   const namesAnother = (operationId: string) =>
