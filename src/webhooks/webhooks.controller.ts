@@ -98,7 +98,7 @@ export class WebhooksController {
   @Post(':id/test')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
-  @ApiOperation({ summary: 'Send a test event', description: 'A `webhook.test` event, to this endpoint only, off the request; not in the event list.' })
+  @ApiOperation({ summary: 'Send a test event', description: 'A `webhook.test` event, to this endpoint only, off the request; not in the event list. A disabled endpoint is 409: enable it first.' })
   @ApiAcceptedResponse({
     type: WebhookDeliveryEnvelope,
     description: 'The delivery, pending',

@@ -1,4 +1,4 @@
-import { BadRequestException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Types } from 'mongoose';
 import { FieldEncryption } from '../common/crypto/field-encryption';
@@ -144,7 +144,7 @@ export class WebhooksService {
   async sendTest(scope: TenantScope, id: string): Promise<WebhookDeliveryResponse> {
     const endpoint = await this.endpoints.findById(scope, id);
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    if (endpoint.status !== 'enabled') throw new BadRequestException('The endpoint is disabled: enable it to send it a test event');
+    if (endpoint.status !== 'enabled') throw new ConflictException('The endpoint is disabled: enable it to send it a test event');
     const eventId = newEventId();
     const body = JSON.stringify({
       id: eventId,

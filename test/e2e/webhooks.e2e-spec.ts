@@ -156,6 +156,15 @@ describe('webhooks /v1/webhook-endpoints', () => {
     for (const endpoint of [target, bystander]) await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
+  it("answers a test event to a disabled endpoint with 409: the request is valid, the endpoint's state is not", async () => {
+    const endpoint = await createEndpoint('/test-disabled');
+    await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'disabled' }, { token: admin.token });
+    expectError(await post(`${ENDPOINTS}/${endpoint.id}/test`, {}), 409, 'The endpoint is disabled: enable it to send it a test event');
+    await sleep(200);
+    expect(receiver.at('/test-disabled')).toHaveLength(0);
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
   it('a slow endpoint never holds up the API call whose event it receives', async () => {
     receiver.answer('/hanging', () => undefined);
     const endpoint = await createEndpoint('/hanging');

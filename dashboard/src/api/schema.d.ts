@@ -1174,7 +1174,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description A `webhook.test` event, to this endpoint only, off the request; not in the event list.
+         * @description A `webhook.test` event, to this endpoint only, off the request; not in the event list. A disabled endpoint is 409: enable it first.
          */
         post: operations["sendTestEvent"];
         delete?: never;
