@@ -165,6 +165,14 @@ describe('OpenAPI document', () => {
     expect(targets('listClients').map((link) => link.operationId)).not.toEqual(expect.arrayContaining(['softDeleteClient']));
     expect(targets('listClients').map((link) => link.operationId)).not.toEqual(expect.arrayContaining(['hardDeleteClient']));
     expect(targets('listClientChannels').map((link) => link.operationId)).toEqual(expect.arrayContaining(['getChannel', 'updateChannel']));
+    // Clients and channels name content projects: the first record's first one, never to its delete.
+    for (const list of ['listClients', 'listClientChannels']) {
+      expect(targets(list).find((link) => link.operationId === 'getProject')?.parameters).toEqual({
+        'header.X-Project-Id': '$request.header.X-Project-Id',
+        projectId: '$response.body#/0/projectIds/0',
+      });
+      expect(targets(list).map((link) => link.operationId)).not.toContain('deleteProject');
+    }
     expect(targets('listDeliveries').find((link) => link.operationId === 'retryDelivery')?.parameters).toMatchObject({
       id: '$request.path.id',
       deliveryId: '$response.body#/data/0/id',
@@ -256,6 +264,24 @@ describe('OpenAPI document', () => {
       const read = await t.http.get(get.url, { token: admin.token, headers: get.headers });
       expect(read.status).toBe(200);
       expect(read.body.data.id).toBe(list.body.data[0].id);
+    });
+
+    it("a client's content project is read through the clients list's link", async () => {
+      const admin = await createFirstAdmin(t.http);
+      const as = { token: admin.token };
+      const client = await t.http.post('/clients', { name: 'Linked Media', email: 'linked-media@example.com' }, as);
+      const channel = await t.http.post(
+        '/channels',
+        { clientId: client.body.id, name: 'Linked', username: `linked-${Date.now()}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+        as,
+      );
+      const project = await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle: 'Linked Hours', projectTypeId: 'album' }, as);
+      expect((await t.http.put(`/clients/${client.body.id}`, { projectIds: [project.body._id] }, as)).status).toBe(200);
+      const list = await t.http.get('/clients', as);
+      const get = follow({ path: {}, response: list.body }, linkOf('listClients', '200', 'GetProject'));
+      const read = await t.http.get(get.url, as);
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ _id: project.body._id, primaryTitle: 'Linked Hours' });
     });
 
     it("an account: from the caller's me to an invitation, the invitee's signup and their membership", async () => {
