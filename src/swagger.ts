@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
-import { linkCreatesToRecords, linkProjectsToDataApis, type ProjectSource } from './common/swagger/openapi-links';
+import { linkCreatesToRecords, linkNamedRecords, linkProjectsToDataApis, type NamedRecords, type ProjectSource } from './common/swagger/openapi-links';
 import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
 
@@ -21,6 +21,15 @@ function sortKeys<T>(value: T): T {
 
 /** The answers that name the project where the caller acts without X-Project-Id: the account's default one. */
 const PROJECT_SOURCES: ProjectSource[] = [{ operationId: 'me', status: '200', pointer: '/data/account/defaultProjectId' }];
+
+/**
+ * Clients and a client's channels name content projects by `projectIds`: their lists link the first
+ * record's first one, so a caller goes from a client to its content without a channel id in hand.
+ * Not to the delete: the project is every record's that names it.
+ */
+const NAMED_RECORDS: NamedRecords[] = [
+  { sources: ['listClients', 'listClientChannels'], status: '200', pointer: '/0/projectIds/0', parameter: 'projectId', targets: ['getProject', 'updateProject'] },
+];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -53,7 +62,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  return sortKeys(linkProjectsToDataApis(linkCreatesToRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document)))), PROJECT_SOURCES));
+  const linked = linkCreatesToRecords(linkNamedRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document))), NAMED_RECORDS));
+  return sortKeys(linkProjectsToDataApis(linked, PROJECT_SOURCES));
 }
 
 /** A controller that names the user scheme itself and is also `@PlatformApi` lists it twice: once is enough. */

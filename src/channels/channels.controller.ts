@@ -12,7 +12,6 @@ import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, Channe
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { FIRST_CONTENT_PROJECT } from '../projects/project-links';
 
 @ApiTags('channels')
 @ApiBearerAuth()
@@ -54,7 +53,7 @@ export class ChannelsController {
       'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`. A client without channels ' +
       '(or an unknown one, which includes a client of another platform project) gives an empty array.',
   })
-  @ContentListResponse(ChannelResponse, { description: "The client's channels", links: FIRST_CONTENT_PROJECT })
+  @ContentListResponse(ChannelResponse, "The client's channels")
   @ApiErrorResponses(400, 401, 500, 503)
   async listClientChannels(
     @Tenant() scope: TenantScope,

@@ -15,7 +15,6 @@ import { CreateClientDto } from './dto/create-client.dto';
 import { ListClientsQuery } from './dto/list-clients.query';
 import { UpdateClientDto } from './dto/update-client.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { FIRST_CONTENT_PROJECT } from '../projects/project-links';
 
 const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
 
@@ -50,7 +49,7 @@ export class ClientsController {
       'Newest first, bounded by `limit` (default 100, max 500) and `skip`. Soft-deleted clients are left out ' +
       'unless `includeDeleted=true`. The total of matching clients is in the `X-Total-Count` header.',
   })
-  @ContentListResponse(ClientResponse, { links: FIRST_CONTENT_PROJECT })
+  @ContentListResponse(ClientResponse)
   @ApiErrorResponses(400, 401, 500, 503)
   async listClients(
     @Tenant() scope: TenantScope,

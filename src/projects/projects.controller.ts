@@ -54,7 +54,7 @@ export class ProjectsController {
       'Filtered by `status`, `projectTypeId`, `access` and `q` (text in primaryTitle or description, any case). ' +
       'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
   })
-  @ContentListResponse(ProjectResponse, { description: "The channel's matching projects" })
+  @ContentListResponse(ProjectResponse, "The channel's matching projects")
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async listChannelProjects(
     @Tenant() scope: TenantScope,

@@ -1,5 +1,5 @@
 import { Type } from '@nestjs/common';
-import { ApiOkResponse, type ApiResponseOptions } from '@nestjs/swagger';
+import { ApiOkResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 
 export const TOTAL_COUNT = 'X-Total-Count';
@@ -29,9 +29,6 @@ export function withTotalCount<T>(reply: FastifyReply, page: ContentPage<T>): T[
 }
 
 /** Documents a content list route: an array of `type`, the total in `X-Total-Count` (see `withTotalCount`). */
-export function ContentListResponse(
-  type: Type<unknown>,
-  { description, links }: { description?: string; links?: ApiResponseOptions['links'] } = {},
-): MethodDecorator & ClassDecorator {
-  return ApiOkResponse({ type: [type], headers: TOTAL_COUNT_HEADER, ...(description ? { description } : {}), ...(links ? { links } : {}) });
+export function ContentListResponse(type: Type<unknown>, description?: string): MethodDecorator & ClassDecorator {
+  return ApiOkResponse({ type: [type], headers: TOTAL_COUNT_HEADER, ...(description ? { description } : {}) });
 }

@@ -250,6 +250,40 @@ function addLinks(response: Schema, links: Link[]): void {
   }
 }
 
+/** An answer's field that names records of another kind, and the operations on such a record that its value links to. */
+export interface NamedRecords {
+  /** The operations whose answer (of `status`) holds the field. */
+  sources: string[];
+  status: string;
+  /** The JSON pointer of the id to follow (the first record's first one: `/0/projectIds/0`). */
+  pointer: string;
+  /** The path parameter of the targets that takes it. */
+  parameter: string;
+  targets: string[];
+}
+
+/**
+ * OpenAPI links from answers naming records of another kind by a field (a client's `projectIds`) to
+ * the operations on such a record, for what no create or list links (a client's content projects
+ * are made under a channel). Added before `linkCreatesToRecords`, they are declared links to it: it
+ * carries `X-Project-Id` along them, and adds none of its own to the same operation from the source.
+ */
+export function linkNamedRecords(document: OpenAPIObject, fields: NamedRecords[]): OpenAPIObject {
+  const operations = operationsOf(document);
+  for (const field of fields) {
+    for (const source of field.sources) {
+      const response = operations.find(({ operation }) => operation.operationId === source)?.operation.responses?.[field.status];
+      if (!response) throw new Error(`No ${field.status} answer of ${source} to link ${field.pointer} from`);
+      const links = field.targets.map((target) => {
+        if (!operations.some(({ operation }) => operation.operationId === target)) throw new Error(`No operation ${target} to link ${source} to`);
+        return { operationId: target, parameters: { [field.parameter]: `$response.body#${field.pointer}` } };
+      });
+      addLinks(response, links);
+    }
+  }
+  return document;
+}
+
 /** An answer that names a platform project of the caller's account: the operation, its status and the id's JSON pointer. */
 export interface ProjectSource {
   operationId: string;
