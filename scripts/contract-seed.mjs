@@ -70,9 +70,9 @@ const deleted = await call('POST', '/clients', { name: 'Seeded Deleted Client', 
 await call('PATCH', `/clients/${deleted.id}/soft-delete`);
 
 // A webhook endpoint with a delivery, for the operations on a delivery. Its URL answers every event
-// with 404 (a failed delivery, retried on schedule); it takes one rare event type, so the run's own
-// changes do not queue deliveries behind the phases.
-// A project holds at most 16 endpoints, and the phases before a second seeding may have made them.
+// with 405 (a failed attempt, retried on schedule); it takes one rare event type, so the run's own
+// changes do not queue deliveries behind the phases. A project holds at most 16 endpoints, and the
+// phases before the second seeding may have made them all.
 const { data: endpoints } = await call('GET', '/v1/webhook-endpoints?limit=100');
 if (endpoints.length >= 16) await call('DELETE', `/v1/webhook-endpoints/${endpoints.at(-1).id}`);
 const endpoint = await call('POST', '/v1/webhook-endpoints', { url: `${base}/health`, enabledEvents: ['collection.restored'], description: 'Seeded' });
