@@ -4,8 +4,8 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import { LinkedSet } from '../database/patches/linked-set';
 import type { Records } from '../database/records';
-import { readOutbox, storedOutbox } from './stored-outbox';
-import { OUTBOX, OUTBOX_AT, OUTBOX_RUN, type ChangeRecorder, type DeletionIntent, type PendingEvent, type RecordedWrite } from '../tenancy/recorded-changes';
+import { outboxMark, readOutbox, storedOutbox, storedTime, writtenByRun } from './stored-outbox';
+import { LEGACY_OUTBOX_FIELDS, OUTBOX, type ChangeRecorder, type DeletionIntent, type PendingEvent, type RecordedWrite } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { eventBody, newEventId, type PublishedEvent } from './event-body';
 import { EventsRepository } from './events.repository';
@@ -29,9 +29,13 @@ interface EventSource<T> {
 interface Outstanding {
   at: Date;
   events: PendingEvent[];
+  /** The outbox its write stores. */
+  outbox: string;
   /** Set once the write happened. */
   written?: { source: EventSource<unknown>; _id: Types.ObjectId; projectId: Types.ObjectId; record?: unknown };
 }
+
+const LEGACY_AT = LEGACY_OUTBOX_FIELDS[2];
 
 /** How often a run tells the others it is alive and how far it has relayed. */
 const HEARTBEAT_MS = 2_000;
@@ -46,7 +50,7 @@ const SETTLED_RUNS_KEPT_MS = 7 * 24 * 3600 * 1000;
  * outbox, and may do so only when the outbox is known to be relayed (`relayedOutbox`).
  *
  * Knowing that without reading the events collection: each instance's life is a run
- * (`event_relay_runs`) that every outbox names, with the time before which all its changes are
+ * (`relay_runs`) that every outbox names, with the time before which all its changes are
  * relayed (`relayedBefore`, its oldest change still under way), written with a heartbeat. An outbox
  * is relayed when it is older than every open run's `relayedBefore` (so older than its own run's),
  * or, written by this run, when its change is no longer under way. Anything else is read and its
@@ -117,14 +121,12 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.sources.set(source.outbox.collectionName, source as EventSource<unknown>);
     return {
       begin: (scope, types, before) => this.begin(source as EventSource<unknown>, scope, types, before ? JSON.stringify(toObject(before)) : null),
-      relayedOutbox: () => ({
-        $or: [
-          { [OUTBOX_AT]: { $exists: false } },
-          { [OUTBOX_AT]: { $lt: this.everyRunRelayedBefore } },
-          { [OUTBOX_RUN]: this.run, [OUTBOX_AT]: { $nin: this.outstandingTimes() } },
-        ],
-      }),
+      relayedOutbox: () => this.relayedOutbox(),
       isRelayed: (record) => this.isRelayed(record as RecordWithOutbox<T>),
+      sameOutbox: (record) => {
+        const stored = record as RecordWithOutbox<T>;
+        return { [OUTBOX]: stored[OUTBOX] ?? { $exists: false }, [LEGACY_AT]: stored[LEGACY_AT] ?? { $exists: false } };
+      },
       relayLeftover: (_scope, record) => this.relayLeftover(source, [record as RecordWithOutbox<T>]),
       deletion: (scope, type, record) => this.intendDeletion(source, scope, type, record),
     };
@@ -183,6 +185,16 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
       await this.runs.settle(run._id, new Date());
       this.logger.log(`Relay run ${run._id} stopped without settling; its leftovers are recorded`);
     }
+    for (const run of await this.runs.legacyUnsettled()) {
+      if (run.heartbeatAt.getTime() > now - graceMs) continue;
+      for (const source of this.sources.values()) {
+        const left = await source.outbox.writtenByLegacyRun(run._id, run.relayedBefore);
+        await this.relayLeftover(source, left);
+        handled += left.length;
+      }
+      await this.runs.settleLegacy(run._id, new Date());
+      this.logger.log(`Relay run ${run._id} (an earlier build's) stopped without settling; its leftovers are recorded`);
+    }
     for (const deletion of await this.events.unsettledDeletions(100)) {
       if (deletion.createdAt.getTime() > now - graceMs) continue;
       const source = this.sources.get(deletion.deleting.collection);
@@ -200,11 +212,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private begin(source: EventSource<unknown>, scope: TenantScope, types: readonly string[], before: string | null): RecordedWrite {
     const at = new Date();
     const events = types.map((type) => pendingEvent(scope, type, before, at));
-    const change: Outstanding = { at, events };
+    const change: Outstanding = { at, events, outbox: storedOutbox(at, this.run, events) };
     this.outstanding.add(change);
     return {
       events,
-      outbox: { [OUTBOX]: storedOutbox(events), [OUTBOX_RUN]: this.run, [OUTBOX_AT]: at },
+      outbox: { [OUTBOX]: change.outbox },
       relay: async (scope, id, record) => {
         change.written = { source, _id: id, projectId: new Types.ObjectId(scope.projectId), record };
         this.queue.push(change);
@@ -214,22 +226,41 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  private isRelayed(record: RecordWithOutbox<unknown>): boolean {
-    const at = record[OUTBOX_AT];
-    if (!at) return true;
-    if (at < this.everyRunRelayedBefore) return true;
-    return record[OUTBOX_RUN] === this.run && !this.outstandingTimes().some((time) => time.getTime() === at.getTime());
+  /**
+   * An outbox is relayed when there is none, when it is older than every open run's watermark, or
+   * when this run wrote it and its change is no longer under way. An outbox of the earlier form is
+   * judged by the watermark alone: no run of this build writes one.
+   */
+  private relayedOutbox(): Record<string, unknown> {
+    return {
+      $and: [
+        {
+          $or: [
+            { [OUTBOX]: { $exists: false } },
+            { [OUTBOX]: { $lt: storedTime(this.everyRunRelayedBefore) } },
+            { $and: [{ [OUTBOX]: writtenByRun(this.run) }, { [OUTBOX]: { $nin: this.outstandingOutboxes() } }] },
+          ],
+        },
+        { $or: [{ [LEGACY_AT]: { $exists: false } }, { [LEGACY_AT]: { $lt: this.everyRunRelayedBefore } }] },
+      ],
+    };
   }
 
-  /**
-   * When this run's changes still under way began: an outbox this run wrote at any other time is
-   * relayed (its change's relay finished; a failed one stays under way until the sweep retries it).
-   * Two changes begun in the same millisecond both count as under way until both are relayed.
-   */
-  private outstandingTimes(): Date[] {
-    const times: Date[] = [];
-    for (const change of this.outstanding) times.push(change.at);
-    return times;
+  private isRelayed(record: RecordWithOutbox<unknown>): boolean {
+    const legacyAt = record[LEGACY_AT];
+    if (legacyAt && legacyAt >= this.everyRunRelayedBefore) return false;
+    const stored = record[OUTBOX];
+    if (!stored) return true;
+    const mark = outboxMark(stored);
+    if (mark.at < this.everyRunRelayedBefore) return true;
+    return mark.run === this.run && !this.outstandingOutboxes().includes(stored);
+  }
+
+  /** The outboxes of this run's changes still under way (a failed relay stays under way until the sweep retries it). */
+  private outstandingOutboxes(): string[] {
+    const outboxes: string[] = [];
+    for (const change of this.outstanding) outboxes.push(change.outbox);
+    return outboxes;
   }
 
   private async heartbeat(): Promise<void> {
@@ -238,7 +269,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async readRuns(): Promise<void> {
-    const open = await this.runs.unsettled();
+    const open = [...(await this.runs.unsettled()), ...(await this.runs.legacyUnsettled())];
     const own = this.relayedBefore();
     // This run's own entry may be older than its live watermark; never newer.
     this.everyRunRelayedBefore = new Date(Math.min(own.getTime(), ...open.map((run) => run.relayedBefore.getTime())));

@@ -5,8 +5,8 @@ import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
-import { RelayRun, RelayRunSchema } from './relay-run.schema';
-import { RelayRunsRepository } from './relay-runs.repository';
+import { LEGACY_RELAY_RUNS, RelayRun, RelayRunSchema } from './relay-run.schema';
+import { LEGACY_RELAY_RUN, RelayRunsRepository } from './relay-runs.repository';
 
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
@@ -14,10 +14,13 @@ import { RelayRunsRepository } from './relay-runs.repository';
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([
+  imports: [
+    MongooseModule.forFeature([
       { name: StoredEvent.name, schema: StoredEventSchema },
       { name: RelayRun.name, schema: RelayRunSchema },
-    ]),],
+      { name: LEGACY_RELAY_RUN, schema: RelayRunSchema, collection: LEGACY_RELAY_RUNS },
+    ]),
+  ],
   controllers: [EventsController],
   providers: [EventsRepository, RelayRunsRepository, EventsService, EventRelay],
   exports: [EventRelay],

@@ -1,11 +1,13 @@
 import type { Types } from 'mongoose';
 import type { Records } from '../database/records';
-import { OUTBOX, OUTBOX_AT, OUTBOX_FIELDS, OUTBOX_RUN } from '../tenancy/recorded-changes';
+import { LEGACY_OUTBOX_FIELDS, OUTBOX, OUTBOX_FIELDS } from '../tenancy/recorded-changes';
+import { writtenByRun, type OutboxFields } from './stored-outbox';
 
 /** A record with its outbox read (the fields every other read leaves out). */
-export type RecordWithOutbox<T> = T & { _id: Types.ObjectId; projectId: Types.ObjectId; [OUTBOX]?: string; [OUTBOX_RUN]?: string; [OUTBOX_AT]?: Date };
+export type RecordWithOutbox<T> = T & OutboxFields & { _id: Types.ObjectId; projectId: Types.ObjectId };
 
 const WITH_OUTBOX = { include: [...OUTBOX_FIELDS] };
+const [, LEGACY_RUN, LEGACY_AT] = LEGACY_OUTBOX_FIELDS;
 
 /**
  * The outbox side of one kind of tenant record (customers, payments...), for the relay. Reads by id
@@ -34,8 +36,16 @@ export class OutboxRecords<T> {
     return this.records.exists({ _id, projectId });
   }
 
-  /** Records of every project whose outbox this run wrote at or after `since`: what a stopped run may have left. */
+  /**
+   * Records of every project whose outbox this run wrote at or after `since`: what a stopped run may
+   * have left. Found by `updatedAt`, which the write set after the outbox's time, on the same clock.
+   */
   writtenBy(run: string, since: Date): Promise<RecordWithOutbox<T>[]> {
-    return this.records.find({ [OUTBOX_RUN]: run, [OUTBOX_AT]: { $gte: since } }, WITH_OUTBOX) as Promise<RecordWithOutbox<T>[]>;
+    return this.records.find({ updatedAt: { $gte: since }, [OUTBOX]: writtenByRun(run) }, WITH_OUTBOX) as Promise<RecordWithOutbox<T>[]>;
+  }
+
+  /** As `writtenBy`, for a run of a build before the one-field outbox (its records hold the earlier form). */
+  writtenByLegacyRun(run: string, since: Date): Promise<RecordWithOutbox<T>[]> {
+    return this.records.find({ [LEGACY_RUN]: run, [LEGACY_AT]: { $gte: since } }, WITH_OUTBOX) as Promise<RecordWithOutbox<T>[]>;
   }
 }

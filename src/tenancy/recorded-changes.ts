@@ -9,13 +9,17 @@ import type { RequestOrigin, TenantScope } from './tenant-scope';
  * race the caller's next change on FerretDB, which applies an update as a read and a write): the
  * next recorded change replaces it, and only once every event in it is known to be in the events
  * collection (`ChangeRecorder.relayedOutbox`).
+ *
+ * One string field (its form belongs to the events module, which writes and reads it): it stays in
+ * the record for good, and FerretDB decodes every field of a record on every read of it.
  */
-export const OUTBOX = 'pendingEvents';
-/** The relay run (one instance's life) that wrote the outbox: a run that stops without relaying is found by it. */
-export const OUTBOX_RUN = 'eventsRun';
-/** When the outbox was written, on the writing run's clock: compared only with that run's own watermarks. */
-export const OUTBOX_AT = 'eventsAt';
-export const OUTBOX_FIELDS = [OUTBOX, OUTBOX_RUN, OUTBOX_AT] as const;
+export const OUTBOX = 'outbox';
+/**
+ * The outbox as builds before the one-field form wrote it (the events, the relay run, the time): read
+ * and relayed where a record still holds it, unset by the record's next recorded change, never written.
+ */
+export const LEGACY_OUTBOX_FIELDS = ['pendingEvents', 'eventsRun', 'eventsAt'] as const;
+export const OUTBOX_FIELDS = [OUTBOX, ...LEGACY_OUTBOX_FIELDS] as const;
 
 /** An event waiting in the changed record. */
 export interface PendingEvent {
@@ -31,7 +35,7 @@ export interface PendingEvent {
 /** A recorded change under way: its events, and the outbox fields its write sets. */
 export interface RecordedWrite {
   readonly events: readonly PendingEvent[];
-  /** `$set` these with the change: they replace the record's previous outbox (the events as one JSON string). */
+  /** `$set` these with the change: they replace the record's previous outbox (an update also unsets `LEGACY_OUTBOX_FIELDS`). */
   readonly outbox: Readonly<Record<string, unknown>>;
   /**
    * The write happened: copies its events into the events collection before the request answers
@@ -60,6 +64,8 @@ export interface ChangeRecorder<T> {
   relayedOutbox(): Record<string, unknown>;
   /** Whether a record read with its outbox meets `relayedOutbox()`. */
   isRelayed(record: T): boolean;
+  /** Conditions a record meets while its outbox is still the one `record` was read with. */
+  sameOutbox(record: T): Record<string, unknown>;
   /** Records whichever events of the record's outbox are not in the events collection yet (idempotent). */
   relayLeftover(scope: TenantScope, record: T): Promise<void>;
   /** Before a hard delete: the event, with the record as it was, kept pending until settled. */

@@ -1,7 +1,7 @@
 import { ConflictException, type Logger } from '@nestjs/common';
 import { Types, type AnyKeys, type Model, type mongo, type Require_id, type UpdateQuery } from 'mongoose';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
-import { OUTBOX_AT, OUTBOX_FIELDS, type ChangeRecorder, type RecordedWrite } from './recorded-changes';
+import { LEGACY_OUTBOX_FIELDS, OUTBOX_FIELDS, type ChangeRecorder, type RecordedWrite } from './recorded-changes';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
 export class NotTenantOwnedError extends Error {
@@ -170,7 +170,7 @@ export class TenantRecords<T> {
       let outboxGuard = changes.relayedOutbox();
       if (current && !changes.isRelayed(current)) {
         await changes.relayLeftover(scope, current);
-        outboxGuard = { [OUTBOX_AT]: (current as Record<string, unknown>)[OUTBOX_AT] ?? { $exists: false } };
+        outboxGuard = changes.sameOutbox(current);
       }
       const recorded = changes.begin(scope, [change.event!], change.diff && current ? withoutOutbox(current) : null);
       let result: { outcome: R; written?: unknown } | null;
@@ -201,11 +201,16 @@ export class TenantRecords<T> {
 /** How many times a recorded change re-reads a record whose outbox another write replaced meanwhile. */
 const MAX_OUTBOX_ATTEMPTS = 5;
 
-/** The update, plus the change's outbox in the same write (replacing the last one, which the guard proved recorded). */
+/**
+ * The update, plus the change's outbox in the same write (replacing the last one, which the guard
+ * proved recorded, in whichever form it was).
+ */
 function withOutbox<T>(update: UpdateQuery<T>, recorded: RecordedWrite): UpdateQuery<T> {
-  const { $set, ...rest } = update as { $set?: Record<string, unknown> };
-  return { ...rest, $set: { ...$set, ...recorded.outbox } } as UpdateQuery<T>;
+  const { $set, $unset, ...rest } = update as { $set?: Record<string, unknown>; $unset?: Record<string, unknown> };
+  return { ...rest, $set: { ...$set, ...recorded.outbox }, $unset: { ...$unset, ...LEGACY_UNSET } } as UpdateQuery<T>;
 }
+
+const LEGACY_UNSET = Object.fromEntries(LEGACY_OUTBOX_FIELDS.map((field) => [field, 1]));
 
 /** The filter with one more condition, beside any `$and` it has. */
 function withCondition(filter: Conditions, condition: Conditions): Conditions {

@@ -67,6 +67,8 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
 
   it('exists after start for the leading field of every index the schemas declare', async () => {
     expect(await ginIndexes('customers')).toEqual(expect.arrayContaining([gin('_id'), gin('projectId')]));
+    // The relay's sweep reads updatedAt by range, which GIN cannot answer.
+    expect(await ginIndexes('customers')).not.toContain(gin('updatedAt'));
     expect(await ginIndexes('api_keys')).toEqual(
       expect.arrayContaining([gin('hash'), gin('projectId')]),
     );

@@ -29,6 +29,12 @@ export interface GinIndex {
 }
 
 /**
+ * Fields whose indexes serve ranges only (the event relay's sweep reads `updatedAt >= since`), which
+ * GIN cannot answer; a GIN index on a time would only cost every write a new entry.
+ */
+const RANGE_ONLY_FIELDS = new Set(['updatedAt']);
+
+/**
  * Adds a GIN index on `(_jsonb -> 'field')` for the leading field of every index of every
  * collection of the connection's database, in the embedded PostgreSQL under FerretDB.
  *
@@ -42,7 +48,7 @@ export interface GinIndex {
  * FerretDB does not know these indexes: its metadata does not list them, `listIndexes` does not
  * show them, and it drops them with their table. Only the leading field of a declared index is
  * indexed, as a query that would use that index filters on it; dotted paths are left out (FerretDB
- * does not push them down).
+ * does not push them down), and so are `RANGE_ONLY_FIELDS`.
  *
  * Runs only on the server the service talks to: a collection's table is taken only when its UUID in
  * FerretDB's metadata is the one `listCollections` answers on the service's own connection, so a
@@ -69,7 +75,7 @@ export async function addGinIndexes(connection: Connection, postgresUrl: string,
     const fields = new Set<string>();
     for (const index of indexes) {
       const [field, direction] = Object.entries(index.key)[0] ?? [];
-      if (field && !field.includes('.') && (direction === 1 || direction === -1)) fields.add(field);
+      if (field && !field.includes('.') && (direction === 1 || direction === -1) && !RANGE_ONLY_FIELDS.has(field)) fields.add(field);
     }
     wanted.set(uuid, { collection: collection.name, fields: [...fields] });
   }
