@@ -419,6 +419,9 @@ async function main() {
     payments.createIndex({ projectId: 1, status: 1, _id: -1 }),
     payments.createIndex({ projectId: 1, customer: 1, status: 1, _id: -1 }),
     idempotency.createIndex({ projectId: 1, scope: 1, key: 1 }, { unique: true }),
+    // The event list's, newest first and by type (GET /v1/events is not benchmarked, but every change writes here).
+    events.createIndex({ projectId: 1, _id: -1 }),
+    events.createIndex({ projectId: 1, type: 1, _id: -1 }),
   ]);
   // As the service: a TTL index where the database has them (FerretDB has none; the age check below stays).
   for (const collection of [idempotency, paymentKeys]) {
