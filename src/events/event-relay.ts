@@ -4,7 +4,7 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import { LinkedSet } from '../database/patches/linked-set';
 import type { Records } from '../database/records';
-import { outboxMark, readOutbox, storedOutbox, storedTime, writtenByRun } from './stored-outbox';
+import { outboxMark, readOutbox, storedOutbox, storedTime, writtenAtAny, writtenByRun } from './stored-outbox';
 import { LEGACY_OUTBOX_FIELDS, OUTBOX, type ChangeRecorder, type DeletionIntent, type PendingEvent, type RecordedWrite } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { eventBody, newEventId, type PublishedEvent } from './event-body';
@@ -29,8 +29,6 @@ interface EventSource<T> {
 interface Outstanding {
   at: Date;
   events: PendingEvent[];
-  /** The outbox its write stores. */
-  outbox: string;
   /** Set once the write happened. */
   written?: { source: EventSource<unknown>; _id: Types.ObjectId; projectId: Types.ObjectId; record?: unknown };
 }
@@ -212,11 +210,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private begin(source: EventSource<unknown>, scope: TenantScope, types: readonly string[], before: string | null): RecordedWrite {
     const at = new Date();
     const events = types.map((type) => pendingEvent(scope, type, before, at));
-    const change: Outstanding = { at, events, outbox: storedOutbox(at, this.run, events) };
+    const change: Outstanding = { at, events };
     this.outstanding.add(change);
     return {
       events,
-      outbox: { [OUTBOX]: change.outbox },
+      outbox: { [OUTBOX]: storedOutbox(at, this.run, events) },
       relay: async (scope, id, record) => {
         change.written = { source, _id: id, projectId: new Types.ObjectId(scope.projectId), record };
         this.queue.push(change);
@@ -232,15 +230,14 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
    * judged by the watermark alone: no run of this build writes one.
    */
   private relayedOutbox(): Record<string, unknown> {
+    const underWay = this.outstandingTimes();
+    const ownRelayed =
+      underWay.length === 0
+        ? { [OUTBOX]: writtenByRun(this.run) }
+        : { $and: [{ [OUTBOX]: writtenByRun(this.run) }, { [OUTBOX]: { $not: writtenAtAny(underWay) } }] };
     return {
       $and: [
-        {
-          $or: [
-            { [OUTBOX]: { $exists: false } },
-            { [OUTBOX]: { $lt: storedTime(this.everyRunRelayedBefore) } },
-            { $and: [{ [OUTBOX]: writtenByRun(this.run) }, { [OUTBOX]: { $nin: this.outstandingOutboxes() } }] },
-          ],
-        },
+        { $or: [{ [OUTBOX]: { $exists: false } }, { [OUTBOX]: { $lt: storedTime(this.everyRunRelayedBefore) } }, ownRelayed] },
         { $or: [{ [LEGACY_AT]: { $exists: false } }, { [LEGACY_AT]: { $lt: this.everyRunRelayedBefore } }] },
       ],
     };
@@ -253,14 +250,18 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     if (!stored) return true;
     const mark = outboxMark(stored);
     if (mark.at < this.everyRunRelayedBefore) return true;
-    return mark.run === this.run && !this.outstandingOutboxes().includes(stored);
+    return mark.run === this.run && !this.outstandingTimes().some((time) => time.getTime() === mark.at.getTime());
   }
 
-  /** The outboxes of this run's changes still under way (a failed relay stays under way until the sweep retries it). */
-  private outstandingOutboxes(): string[] {
-    const outboxes: string[] = [];
-    for (const change of this.outstanding) outboxes.push(change.outbox);
-    return outboxes;
+  /**
+   * When this run's changes still under way began: an outbox this run wrote at any other time is
+   * relayed (its change's relay finished; a failed one stays under way until the sweep retries it).
+   * Two changes begun in the same millisecond both count as under way until both are relayed.
+   */
+  private outstandingTimes(): Date[] {
+    const times: Date[] = [];
+    for (const change of this.outstanding) times.push(change.at);
+    return times;
   }
 
   private async heartbeat(): Promise<void> {

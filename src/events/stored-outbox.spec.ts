@@ -1,5 +1,5 @@
 import type { PendingEvent } from '../tenancy/recorded-changes';
-import { outboxMark, readOutbox, storedOutbox, storedTime, writtenByRun } from './stored-outbox';
+import { outboxMark, readOutbox, storedOutbox, storedTime, writtenAtAny, writtenByRun } from './stored-outbox';
 
 describe('the stored outbox', () => {
   const at = new Date('2026-11-25T08:00:00.000Z');
@@ -34,6 +34,16 @@ describe('the stored outbox', () => {
     expect(writtenByRun(run).test(stored)).toBe(true);
     expect(writtenByRun('6b066d39af4b4760c65622ff').test(stored)).toBe(false);
     expect(() => writtenByRun('.*')).toThrow();
+  });
+
+  it('matches the outboxes written at given times, to the millisecond, whichever run wrote them', () => {
+    const later = new Date(at.getTime() + 1);
+    const underWay = writtenAtAny([at, at]);
+    expect(underWay.test(storedOutbox(at, run, [created]))).toBe(true);
+    expect(underWay.test(storedOutbox(at, '6b066d39af4b4760c65622ff', [created]))).toBe(true);
+    expect(underWay.test(storedOutbox(later, run, [created]))).toBe(false);
+    expect(writtenAtAny([at, later]).test(storedOutbox(later, run, [created]))).toBe(true);
+    expect(() => writtenAtAny([])).toThrow();
   });
 
   it('refuses a run id or an event id it could not read back', () => {

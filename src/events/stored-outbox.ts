@@ -54,6 +54,13 @@ export function writtenByRun(run: string): RegExp {
   return new RegExp(`^.{${TIME_LENGTH}} ${run} `);
 }
 
+/** The outboxes written at any of these times (by any run): their time at their start. */
+export function writtenAtAny(times: Iterable<Date>): RegExp {
+  const alternatives = [...new Set([...times].map((time) => storedTime(time).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))];
+  if (alternatives.length === 0) throw new Error('No times to match');
+  return new RegExp(`^(?:${alternatives.join('|')}) `);
+}
+
 /** The outbox's time as stored: a string compared with `storedTime` of a watermark. */
 export function storedTime(at: Date): string {
   return at.toISOString();

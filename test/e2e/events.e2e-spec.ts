@@ -1,7 +1,7 @@
 import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
 import { EventsRepository } from '../../src/events/events.repository';
-import { readOutbox, storedOutbox } from '../../src/events/stored-outbox';
+import { readOutbox, storedOutbox, type OutboxFields } from '../../src/events/stored-outbox';
 import { Types } from 'mongoose';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { expectNotFound, expectValidationError } from '../support/expect-error';
@@ -209,7 +209,7 @@ describe('events /v1/events', () => {
       expect(recorded[1].id).toBe(theirs.id);
       expect(recorded[2].data.object.firstName).toBe('Jenny');
       const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
-      expect(readOutbox(stored ?? {}).map((event) => event.id)).toEqual([recorded[2].id]);
+      expect(readOutbox((stored ?? {}) as OutboxFields).map((event) => event.id)).toEqual([recorded[2].id]);
       await t.db.collection('relay_runs').updateOne({ _id: otherRun as never }, { $set: { settledAt: new Date() } });
     });
 
@@ -233,7 +233,7 @@ describe('events /v1/events', () => {
         expect(stored).not.toHaveProperty('pendingEvents');
         expect(stored).not.toHaveProperty('eventsRun');
         expect(stored).not.toHaveProperty('eventsAt');
-        expect(readOutbox(stored ?? {}).map((event) => event.id)).toEqual([recorded[2].id]);
+        expect(readOutbox((stored ?? {}) as OutboxFields).map((event) => event.id)).toEqual([recorded[2].id]);
         await t.db.collection('event_relay_runs').updateOne({ _id: legacyRun as never }, { $set: { settledAt: new Date() } });
       });
 
@@ -251,6 +251,15 @@ describe('events /v1/events', () => {
         await relay.sweep(0);
         expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.updated']);
       });
+    });
+
+    it('changes under way side by side each record their own event, once', async () => {
+      const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => createCustomer({ email: `side-${i}@example.com` })));
+      // Each update is guarded while the others are under way on this instance.
+      const updates = await Promise.all(ids.flatMap((id) => [post(`/v1/customers/${id}`, { firstName: 'Ada' }), post(`/v1/customers/${id}`, { lastName: 'Lovelace' })]));
+      expect(updates.map((res) => res.status)).toEqual(updates.map(() => 200));
+      await relay.sweep(0);
+      for (const id of ids) expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.updated', 'customer.updated']);
     });
 
     it('a change that fails records nothing', async () => {
