@@ -46,7 +46,9 @@ import { WebhooksModule } from './webhooks/webhooks.module';
         const app = config.getOrThrow<AppConfig>('app');
         return {
           // No Nest middleware: requests are logged, and run in the logging context, from two Fastify
-          // hooks (installRequestLogging in app.factory.ts). The root logger is made from these options.
+          // hooks (installRequestLogging in app.factory.ts), which cost less than nestjs-pino's
+          // middleware did when measured (bench/README.md, "Patches of dependencies"). The root
+          // logger is made from these options.
           forRoutes: [],
           pinoHttp: [
             {
