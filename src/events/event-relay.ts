@@ -59,6 +59,8 @@ const SETTLED_RUNS_KEPT_MS = 7 * 24 * 3600 * 1000;
 export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventRelay.name);
   readonly run = new Types.ObjectId().toHexString();
+  /** The outboxes this run writes, for the relayed-outbox condition of every recorded write. */
+  private readonly ownOutboxes = writtenByRun(this.run);
   private readonly sources = new Map<string, EventSource<unknown>>();
   private readonly subscribers: EventSubscriber[] = [];
   /** This run's changes not yet relayed, oldest first (in the order they began). */
@@ -175,21 +177,13 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     let handled = await this.retryFailed();
     for (const run of await this.runs.unsettled()) {
       if (run._id === this.run || run.heartbeatAt.getTime() > now - graceMs) continue;
-      for (const source of this.sources.values()) {
-        const left = await source.outbox.writtenBy(run._id, run.relayedBefore);
-        await this.relayLeftover(source, left);
-        handled += left.length;
-      }
+      handled += await this.recordLeftovers((source) => source.outbox.writtenBy(run._id, run.relayedBefore));
       await this.runs.settle(run._id, new Date());
       this.logger.log(`Relay run ${run._id} stopped without settling; its leftovers are recorded`);
     }
     for (const run of await this.runs.legacyUnsettled()) {
       if (run.heartbeatAt.getTime() > now - graceMs) continue;
-      for (const source of this.sources.values()) {
-        const left = await source.outbox.writtenByLegacyRun(run._id, run.relayedBefore);
-        await this.relayLeftover(source, left);
-        handled += left.length;
-      }
+      handled += await this.recordLeftovers((source) => source.outbox.writtenByLegacyRun(run._id, run.relayedBefore));
       await this.runs.settleLegacy(run._id, new Date());
       this.logger.log(`Relay run ${run._id} (an earlier build's) stopped without settling; its leftovers are recorded`);
     }
@@ -205,6 +199,17 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     await this.runs.forgetSettled(new Date(now - SETTLED_RUNS_KEPT_MS));
     await this.readRuns();
     return handled;
+  }
+
+  /** Records the missing events of a stopped run's records, kind by kind; how many records it read. */
+  private async recordLeftovers(writtenBy: (source: EventSource<unknown>) => Promise<RecordWithOutbox<unknown>[]>): Promise<number> {
+    let read = 0;
+    for (const source of this.sources.values()) {
+      const left = await writtenBy(source);
+      await this.relayLeftover(source, left);
+      read += left.length;
+    }
+    return read;
   }
 
   private begin(source: EventSource<unknown>, scope: TenantScope, types: readonly string[], before: string | null): RecordedWrite {
@@ -233,8 +238,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const underWay = this.outstandingTimes();
     const ownRelayed =
       underWay.length === 0
-        ? { [OUTBOX]: writtenByRun(this.run) }
-        : { $and: [{ [OUTBOX]: writtenByRun(this.run) }, { [OUTBOX]: { $not: writtenAtAny(underWay) } }] };
+        ? { [OUTBOX]: this.ownOutboxes }
+        : { $and: [{ [OUTBOX]: this.ownOutboxes }, { [OUTBOX]: { $not: writtenAtAny(underWay) } }] };
     return {
       $and: [
         { $or: [{ [OUTBOX]: { $exists: false } }, { [OUTBOX]: { $lt: storedTime(this.everyRunRelayedBefore) } }, ownRelayed] },

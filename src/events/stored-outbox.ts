@@ -40,7 +40,7 @@ export function storedOutbox(at: Date, run: string, events: readonly PendingEven
     while (event.length > 2 && (event[event.length - 1] ?? null) === null) event.pop();
     return event;
   });
-  return `${at.toISOString()} ${run} ${JSON.stringify(stored)}`;
+  return `${storedTime(at)} ${run} ${JSON.stringify(stored)}`;
 }
 
 /** The time and run a stored outbox names. */
@@ -73,7 +73,7 @@ export function readOutbox(record: OutboxFields): PendingEvent[] {
 
 function readCurrent(stored: string | undefined): PendingEvent[] {
   if (!stored) return [];
-  const createdAt = new Date(stored.slice(0, TIME_LENGTH));
+  const createdAt = outboxMark(stored).at;
   return (JSON.parse(stored.slice(EVENTS_START)) as StoredEvent[]).map(([id, type, requestId, idempotencyKey, before]) => ({
     id: `${EVENT_ID_PREFIX}${id}`,
     type,
