@@ -5,6 +5,7 @@
 
 start_test_service() {
   local port=$1 log=$2
+  test_service_log=$log
   [ -f dist/main.js ] || npx nest build
   test_service_data="$(mktemp -d)"
   PORT="$port" HOST=127.0.0.1 DATA_DIR="$test_service_data" NODE_ENV=test LOG_LEVEL=warn \
@@ -24,10 +25,29 @@ start_test_service() {
   curl -fsS "$base/health" >/dev/null
 }
 
+# A stop that is not clean (a non-zero exit, or still running 60 s after SIGTERM, when it and its
+# database processes are killed) fails the script that sourced this, with the log's last lines.
 stop_test_service() {
+  local status=$? code=0
   kill -TERM "$test_service_pid" 2>/dev/null || true
-  wait "$test_service_pid" 2>/dev/null || true
+  for _ in $(seq 1 120); do
+    kill -0 "$test_service_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if kill -0 "$test_service_pid" 2>/dev/null; then
+    echo "test service: still running 60 s after SIGTERM; killing it and its database processes" >&2
+    pkill -KILL -P "$test_service_pid" 2>/dev/null || true
+    kill -KILL "$test_service_pid" 2>/dev/null || true
+    code=1
+  fi
+  wait "$test_service_pid" 2>/dev/null || code=$?
+  if [ "$code" -ne 0 ]; then
+    echo "test service: its stop was not clean (exit $code); the last lines of $test_service_log:" >&2
+    tail -n 20 "$test_service_log" >&2 || true
+    [ "$status" -ne 0 ] || status=1
+  fi
   rm -rf "$test_service_data"
+  exit "$status"
 }
 
 admin_token() {

@@ -35,17 +35,34 @@ async function bootstrap(): Promise<void> {
     if (closing) return;
     closing = true;
     logger.log(`${signal} received: finishing in-flight requests`);
+    // A request or a background task that never settles must not keep a stopping instance alive.
+    const deadline = setTimeout(() => {
+      logger.error(`Shutdown did not finish within ${env.SHUTDOWN_TIMEOUT_MS} ms: stopping now`);
+      void stopAndExit(1);
+    }, env.SHUTDOWN_TIMEOUT_MS);
     try {
       await app.close();
-      await embedded?.stop();
-      // Log lines are written asynchronously: the last ones go out before the process does.
-      await flushLogs();
-      process.exit(0);
+      clearTimeout(deadline);
+      await stopAndExit(0);
     } catch (error) {
+      clearTimeout(deadline);
       logger.error(`Shutdown failed: ${(error as Error).message}`);
-      await flushLogs();
-      process.exit(1);
+      await stopAndExit(1);
     }
+  };
+  let exiting = false;
+  const stopAndExit = async (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    try {
+      await embedded?.stop();
+    } catch (error) {
+      logger.error(`Stopping the embedded database failed: ${(error as Error).message}`);
+      code = 1;
+    }
+    // Log lines are written asynchronously: the last ones go out before the process does.
+    await flushLogs();
+    process.exit(code);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));

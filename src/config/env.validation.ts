@@ -52,6 +52,16 @@ export class EnvironmentVariables {
   @IsString()
   FERRETDB_BIN?: string = undefined;
 
+  /**
+   * Longest a stop (SIGTERM, SIGINT) may take: in-flight requests and background work get this long,
+   * then the embedded database is stopped and the process exits with 1, so a stuck request never
+   * keeps a stopping instance alive. Above the webhook timeout, which a stop waits for.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1_000)
+  SHUTDOWN_TIMEOUT_MS: number = 30_000;
+
   /** Forces the embedded FerretDB's storage; unset: PostgreSQL, SQLite when PostgreSQL cannot start. */
   @IsOptional()
   @IsIn(EMBEDDED_DATABASE_BACKENDS)

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil, withDeadline } from '../support/deadline';
 import { HttpClient } from '../support/http';
@@ -72,5 +73,40 @@ describe('graceful shutdown on SIGTERM', () => {
 
     // Nothing listens any more.
     await expect(http.get('/health')).rejects.toThrow();
+  });
+
+  it('exits with code 1 once SHUTDOWN_TIMEOUT_MS has passed when a request never finishes', async () => {
+    service = await spawnBuiltService({
+      NODE_ENV: 'production',
+      MONGODB_URI: mongodbUri,
+      JWT_SECRET: TEST_JWT_SECRET,
+      CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
+      FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_TIMEOUT_MS: '2000',
+    });
+    const running = service;
+    const http = new HttpClient(running.baseUrl);
+    const up = await pollUntil(async () => (await http.get('/health')).status === 200, 30_000);
+    if (!up) throw new Error(`the service did not report healthy within 30 s:\n${running.output()}`);
+
+    // A request whose body never arrives stays in flight until Node's own request timeout (minutes).
+    const { port } = new URL(running.baseUrl);
+    const stalled = connect(Number(port), '127.0.0.1');
+    stalled.on('error', () => undefined);
+    await new Promise<void>((done) => stalled.once('connect', () => done()));
+    stalled.write('POST /api/v1/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em');
+    await new Promise((done) => setTimeout(done, 200));
+
+    const signalled = Date.now();
+    running.child.kill('SIGTERM');
+    try {
+      const exit = await withDeadline(running.exited, 20_000, 'process exit after SIGTERM');
+      expect(exit).toEqual({ code: 1, signal: null });
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(2000);
+      expect(running.output()).toContain('Shutdown did not finish within 2000 ms: stopping now');
+    } finally {
+      stalled.destroy();
+    }
   });
 });
