@@ -44,6 +44,11 @@ stop_test_service() {
   if [ "$code" -ne 0 ]; then
     echo "test service: its stop was not clean (exit $code); the last lines of $test_service_log:" >&2
     tail -n 20 "$test_service_log" >&2 || true
+    for database_log in "$test_service_data"/postgres.log "$test_service_data"/*/ferretdb.log; do
+      [ -f "$database_log" ] || continue
+      echo "test service: the last lines of its database's ${database_log#"$test_service_data"/}:" >&2
+      tail -n 20 "$database_log" >&2 || true
+    done
     [ "$status" -ne 0 ] || status=1
   fi
   rm -rf "$test_service_data"

@@ -193,6 +193,7 @@ describe('authentication and roles', () => {
     it('validates the body', async () => {
       expectValidationError(await t.http.post('/api/v1/login', { email: 'x', password }), 'email');
       expectValidationError(await t.http.post('/api/v1/login', { email }), 'password');
+      expectValidationError(await t.http.post('/api/v1/login', { email, password, accountId: null }), 'accountId');
       expectValidationError(await t.http.post('/api/v1/login', { email, password, role: 'admin' }), 'role', /should not exist/);
     });
   });

@@ -276,6 +276,7 @@ describe('payments', () => {
       expectError(await refund(id, { amount: 0.001 }), 400, /more than 2 decimals/);
       expectValidationError(await refund(id, { amount: 0 }), 'amount', 'amount must be greater than 0');
       expectValidationError(await refund(id, { amount: -1 }), 'amount');
+      expectValidationError(await refund(id, { amount: null }), 'amount');
       expectValidationError(await refund(id, { reason: 'x' }), 'reason');
       expect((await storedPayment(id))?.amountRefundedMinor).toBe(60);
     });

@@ -68,6 +68,8 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expectError(await post(ENDPOINTS, { url: 'nope', enabledEvents: ['*'] }), 400, 'url must be an absolute URL, like https://example.com/webhooks');
     const endpoint = await createEndpoint('/bad-input');
     expectValidationError(await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: 25 }), 'expiresInHours');
+    // Optional, not nullable: null is refused rather than taken for the default.
+    expectValidationError(await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: null }), 'expiresInHours');
     expectValidationError(await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'paused' }, { token: admin.token }), 'status', 'status must be enabled or disabled');
   });
 

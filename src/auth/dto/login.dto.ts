@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsMongoId, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsMongoId, IsString, MaxLength, MinLength } from 'class-validator';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 
 export class LoginDto {
   @ApiProperty({ example: 'ada@example.com', format: 'email', maxLength: 254 })
@@ -19,7 +20,7 @@ export class LoginDto {
     pattern: OBJECT_ID_PATTERN,
     description: 'The account the token acts in; default: the user\'s defaultCompany',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsMongoId({ message: 'accountId must be a valid id' })
   accountId?: string;
 }

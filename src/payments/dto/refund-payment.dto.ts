@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { IsAmount } from './amount.validator';
 
 export class RefundPaymentDto {
@@ -11,7 +11,7 @@ export class RefundPaymentDto {
       "In the payment's major units, with at most its currency's decimals. Omitted: everything not yet refunded. " +
       'More than what is left is 400.',
   })
-  @IsOptional()
+  @IsOptionalNotNull()
   @IsAmount()
   amount?: number;
 }

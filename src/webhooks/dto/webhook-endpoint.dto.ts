@@ -1,5 +1,4 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, Max } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { RECORDED_EVENT_TYPES } from '../../events/event-types';
@@ -87,8 +86,7 @@ export class RollSecretDto {
     default: 24,
     description: 'How long the current secret keeps signing beside the new one (0: not at all)',
   })
-  @IsOptional()
-  @Type(() => Number)
+  @IsOptionalNotNull()
   @IsInt()
   @Min(0)
   @Max(24)
