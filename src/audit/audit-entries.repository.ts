@@ -22,9 +22,17 @@ export class AuditEntriesRepository {
     this.records = new Records(model);
   }
 
-  /** The account's newest entry, or null. */
+  /**
+   * The account's newest entry, or null, by sorting its entries: FerretDB sorts in the service's
+   * database process, after reading every one of them, so appends find the newest by `atSequence`.
+   */
   newest(accountId: string): Promise<AuditEntry | null> {
     return this.records.findOne({ accountId: new Types.ObjectId(accountId) }, { sort: { sequence: -1 } });
+  }
+
+  /** The account's entry numbered `sequence`, or null: one equality lookup, which every database answers from an index. */
+  atSequence(accountId: string, sequence: number): Promise<AuditEntry | null> {
+    return this.records.findOne({ accountId: new Types.ObjectId(accountId), sequence });
   }
 
   /** Inserts the entry; 'taken' when its number or its id is there already. */
@@ -51,18 +59,13 @@ export class AuditEntriesRepository {
     return this.records.findOne({ accountId: new Types.ObjectId(accountId), entryId });
   }
 
-  /** Every matching entry, oldest first, a batch at a time (export and verify). */
-  async *each(accountId: string, filters: AuditFilters = {}): AsyncGenerator<AuditEntry> {
-    let after = 0;
-    for (;;) {
-      const batch = await this.records.find(
-        { ...this.conditions(accountId, filters), sequence: { $gt: after } },
-        { sort: { sequence: 1 }, limit: 500 },
-      );
-      yield* batch;
-      if (batch.length < 500) return;
-      after = batch[batch.length - 1].sequence;
-    }
+  /**
+   * Every matching entry, oldest first, a batch at a time (export and verify): one sorted read with
+   * a cursor, as FerretDB sorts after reading every entry of the account and would do so for each
+   * batch that a read per batch asked for.
+   */
+  each(accountId: string, filters: AuditFilters = {}): AsyncIterable<AuditEntry> {
+    return this.records.aggregateEach<AuditEntry>([{ $match: this.conditions(accountId, filters) }, { $sort: { sequence: 1 } }], 500);
   }
 
   /** Drops entries older than `cutoff`, in every account: the oldest kept entry then anchors the chain. */

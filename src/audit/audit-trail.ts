@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { eventsConfig } from '../config/events.config';
+import { LRUCache } from 'lru-cache';
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordProbe } from '../database/record-probe';
 import type { AuditChanges, AuditContext, AuditDraft } from './audit-draft';
@@ -20,6 +21,15 @@ export interface ChainCheck {
 }
 
 const APPEND_ATTEMPTS = 50;
+/** Accounts whose newest entry this instance remembers, and for how long (far less than any retention). */
+const HEADS_KEPT = 10_000;
+const HEAD_KEPT_MS = 3_600_000;
+
+/** What appending needs of an account's newest entry. */
+interface ChainHead {
+  sequence: number;
+  hash: string;
+}
 const SWEEP_INTERVAL_MS = 15_000;
 const SWEEP_GRACE_MS = 30_000;
 const DAY_MS = 86_400_000;
@@ -41,6 +51,11 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
   private timer?: NodeJS.Timeout;
 
   private retentionTimer?: NodeJS.Timeout;
+  /**
+   * The newest entry this instance appended or read, per account: the next append tries the number
+   * after it at once, and the unique index refuses it when another instance got there first.
+   */
+  private readonly heads = new LRUCache<string, ChainHead>({ max: HEADS_KEPT, ttl: HEAD_KEPT_MS });
 
   constructor(
     private readonly entries: AuditEntriesRepository,
@@ -92,16 +107,51 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Appends the draft as the account's next entry; once only, however often it is asked. */
   async append(draft: AuditDraft): Promise<void> {
+    const accountId = draft.accountId;
+    let head = this.heads.get(accountId) ?? (await this.findHead(accountId));
     for (let attempt = 0; attempt < APPEND_ATTEMPTS; attempt++) {
-      const newest = await this.entries.newest(draft.accountId);
-      const sequence = (newest?.sequence ?? 0) + 1;
-      const previousHash = newest?.hash ?? '';
-      const entry = { ...entryFields(draft), sequence, previousHash };
-      const outcome = await this.entries.insert({ ...entry, hash: hashOf(entry) } as unknown as Omit<AuditEntry, '_id'>);
-      if (outcome === 'inserted') return;
+      const sequence = (head?.sequence ?? 0) + 1;
+      const entry = { ...entryFields(draft), sequence, previousHash: head?.hash ?? '' };
+      const hash = hashOf(entry);
+      const outcome = await this.entries.insert({ ...entry, hash } as unknown as Omit<AuditEntry, '_id'>);
+      if (outcome === 'inserted') {
+        this.heads.set(accountId, { sequence, hash });
+        return;
+      }
       if (await this.entries.hasEntry(draft.entryId)) return;
+      // Another append of this instance may have got further meanwhile: search on from there.
+      const known = this.heads.get(accountId);
+      head = await this.findHead(accountId, known && known.sequence > (head?.sequence ?? 0) ? known : head);
     }
-    throw new Error(`No free audit sequence number for account ${draft.accountId} after ${APPEND_ATTEMPTS} attempts`);
+    throw new Error(`No free audit sequence number for account ${accountId} after ${APPEND_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * The account's newest entry, by lookups of single numbers (sorting on FerretDB reads every entry
+   * of the account): from `after`, known to exist, or from the first entry, onwards in doubling
+   * steps, then halving the gap between the last number found and the first missing. Numbers have no
+   * gaps from the oldest kept entry on, so this finds the newest. Without `after` and without an
+   * entry number 1 (the account has none, or retention dropped the oldest), the entries are sorted.
+   */
+  private async findHead(accountId: string, after?: ChainHead | null): Promise<ChainHead | null> {
+    let found: ChainHead | null = after ?? (await this.entries.atSequence(accountId, 1));
+    if (!found) found = await this.entries.newest(accountId);
+    if (!found) return null;
+    let missing: number | undefined;
+    for (let step = 1; missing === undefined; step *= 2) {
+      const next = await this.entries.atSequence(accountId, found.sequence + step);
+      if (next) found = next;
+      else missing = found.sequence + step;
+    }
+    while (missing - found.sequence > 1) {
+      const middle = Math.floor((found.sequence + missing) / 2);
+      const entry = await this.entries.atSequence(accountId, middle);
+      if (entry) found = entry;
+      else missing = middle;
+    }
+    const head = { sequence: found.sequence, hash: found.hash };
+    this.heads.set(accountId, head);
+    return head;
   }
 
   /** Settles intents older than `graceMs`: appends the entry when the action's record shows it happened, else drops it. */

@@ -2,6 +2,9 @@ import { AuditEntriesRepository } from '../../src/audit/audit-entries.repository
 import { AuditIntentsRepository } from '../../src/audit/audit-intents.repository';
 import { AuditTrail } from '../../src/audit/audit-trail';
 import { ApiKeysRepository } from '../../src/api-keys/api-keys.repository';
+import { eventsConfig } from '../../src/config/events.config';
+import { RecordProbe } from '../../src/database/record-probe';
+import { ObjectId } from 'mongodb';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -196,6 +199,37 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const sequences = recorded.map((entry) => entry.sequence).sort((a, b) => a - b);
     expect(sequences).toEqual(Array.from({ length: recorded.length }, (_, i) => i + 1));
     expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: recorded.length, firstBrokenSequence: null });
+  });
+
+  it('numbers on from entries another instance appended, and after retention dropped the first, without sorting the log', async () => {
+    const owner = await createFirstAdmin(t.http);
+    await createKey('first', owner);
+    // Two more instances on the same database: their appends are unknown to this one's remembered newest entry.
+    const otherInstance = () => new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(eventsConfig.KEY));
+    const other = otherInstance();
+    const context = { actor: { type: 'user', id: owner.id, label: owner.email }, ip: null, userAgent: null, requestId: null };
+    for (let i = 0; i < 5; i++) await other.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
+    await createKey('after-the-others', owner);
+
+    const all = await entries('?limit=100', owner);
+    expect(all.map((entry) => entry.sequence)).toEqual(Array.from({ length: all.length }, (_, i) => all.length - i));
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: all.length, firstBrokenSequence: null });
+
+    // Retention dropped every entry but the newest: an instance that never appended here finds it by sorting, once.
+    const newest = all[0];
+    await t.db.collection('audit_log').deleteMany({ accountId: new ObjectId(owner.accountId), sequence: { $lt: newest.sequence } });
+    const sorting = jest.spyOn(AuditEntriesRepository.prototype, 'newest');
+    const cold = otherInstance();
+    await cold.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
+    await cold.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
+    expect(sorting).toHaveBeenCalledTimes(1);
+    sorting.mockClear();
+    // With entry 1 there, nobody sorts: a fresh instance looks numbers up.
+    await otherInstance().appendNow(context, { accountId: admin.accountId, action: 'user.logged_in', target: { type: 'user', id: admin.id, label: admin.email } });
+    expect(sorting).not.toHaveBeenCalled();
+    expect((await entries('?limit=3', owner)).map((entry) => entry.sequence)).toEqual([newest.sequence + 2, newest.sequence + 1, newest.sequence]);
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 3, firstBrokenSequence: null });
+    expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
   });
 
   describe('an action and its entry succeed or fail together', () => {
