@@ -39,6 +39,8 @@ const LEGACY_AT = LEGACY_OUTBOX_FIELDS[2];
 const HEARTBEAT_MS = 2_000;
 /** A run unsettled for this long after its last heartbeat is taken as stopped; its leftovers are recorded by a sweep. */
 const SETTLED_RUNS_KEPT_MS = 7 * 24 * 3600 * 1000;
+/** Unsettled deletes a sweep takes on. */
+const DELETIONS_A_SWEEP = 100;
 
 /**
  * Moves the events a change wrote into its record (the outbox) into the events collection, and
@@ -74,6 +76,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private running = 0;
   /** Before this, every open run's outbox is relayed: the lowest `relayedBefore` of the open runs when last read. */
   private everyRunRelayedBefore = new Date(0);
+  /** Whether the sweep has found every unsettled delete of an earlier build (stored without `unsettled`). */
+  private earlierBuildsDeletionsSwept = false;
   private heartbeatTimer?: NodeJS.Timeout;
   private sweepTimer?: NodeJS.Timeout;
   private stopRetention?: () => void;
@@ -187,7 +191,9 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
       await this.runs.settleLegacy(run._id, new Date());
       this.logger.log(`Relay run ${run._id} (an earlier build's) stopped without settling; its leftovers are recorded`);
     }
-    for (const deletion of await this.events.unsettledDeletions(100)) {
+    const deletions = await this.events.unsettledDeletions(DELETIONS_A_SWEEP, !this.earlierBuildsDeletionsSwept);
+    if (deletions.length < DELETIONS_A_SWEEP) this.earlierBuildsDeletionsSwept = true;
+    for (const deletion of deletions) {
       if (deletion.createdAt.getTime() > now - graceMs) continue;
       const source = this.sources.get(deletion.deleting.collection);
       if (!source) continue;

@@ -44,7 +44,7 @@ export class EventsRepository {
   /** Writes the event once: an id already there (a relay that ran twice) is left as it is. True when written. */
   async record(projectId: Types.ObjectId, event: EventRecord, deleting?: DeletedRecord): Promise<boolean> {
     try {
-      await this.everyTenant.insert({ ...event, projectId, ...(deleting ? { deleting } : {}) });
+      await this.everyTenant.insert({ ...event, projectId, ...(deleting ? { deleting, unsettled: true } : {}) });
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -83,7 +83,7 @@ export class EventsRepository {
 
   /** The delete happened: the event is listed from now on. */
   async settle(projectId: Types.ObjectId, id: string): Promise<void> {
-    await this.everyTenant.updateOne({ _id: id, projectId }, { $unset: { deleting: 1 } });
+    await this.everyTenant.updateOne({ _id: id, projectId }, { $unset: { deleting: 1, unsettled: 1 } });
   }
 
   /** The delete did not happen: its event goes. */
@@ -91,9 +91,13 @@ export class EventsRepository {
     await this.everyTenant.deleteOne({ _id: id, projectId });
   }
 
-  /** Unsettled deletes of every project, oldest first. */
-  unsettledDeletions(limit: number): Promise<UnsettledDeletion[]> {
-    return this.everyTenant.find({ 'deleting.collection': { $exists: true } }, { sort: { _id: 1 }, limit }) as Promise<UnsettledDeletion[]>;
+  /**
+   * Unsettled deletes of every project, oldest first. `withEarlierBuilds` also finds those an earlier
+   * build stored without `unsettled`, by reading every event: once per instance is enough.
+   */
+  unsettledDeletions(limit: number, withEarlierBuilds = false): Promise<UnsettledDeletion[]> {
+    const conditions = withEarlierBuilds ? { 'deleting.collection': { $exists: true } } : { unsettled: true };
+    return this.everyTenant.find(conditions, { sort: { _id: 1 }, limit }) as Promise<UnsettledDeletion[]>;
   }
 
   /** Drops events once they are `seconds` old, in every project; stops the sweep. */

@@ -293,6 +293,27 @@ describe('events /v1/events', () => {
       jest.spyOn(EventsRepository.prototype, 'settle').mockImplementationOnce(stopped);
       expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      // Found by one indexed value, not by reading every event.
+      const unsettled = await t.db.collection('events').find({ unsettled: true, type: 'customer.deleted' }).toArray();
+      expect(unsettled.map((event) => String(event.deleting?.id))).toEqual([id]);
+      const lookups = jest.spyOn(EventsRepository.prototype, 'unsettledDeletions');
+      await relay.sweep(0);
+      expect(lookups).toHaveBeenLastCalledWith(expect.any(Number), false);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.deleted']);
+      expect(await t.db.collection('events').countDocuments({ $or: [{ unsettled: { $exists: true } }, { deleting: { $exists: true } }] })).toBe(0);
+    });
+
+    it('an unsettled delete an earlier build stored (no `unsettled`) is found by the read a new instance makes once', async () => {
+      const id = await createCustomer();
+      jest.spyOn(EventsRepository.prototype, 'settle').mockImplementationOnce(stopped);
+      expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
+      const events = t.db.collection('events');
+      await events.updateMany({ unsettled: true }, { $unset: { unsettled: '' } });
+      const repository = t.app.get(EventsRepository);
+      const found = async (withEarlierBuilds: boolean) => (await repository.unsettledDeletions(100, withEarlierBuilds)).map((event) => String(event.deleting.id));
+      expect(await found(false)).toEqual([]);
+      expect(await found(true)).toEqual([id]);
+      await events.updateMany({ 'deleting.id': new Types.ObjectId(id) }, { $set: { unsettled: true } });
       await relay.sweep(0);
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.deleted']);
     });
