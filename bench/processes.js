@@ -178,6 +178,19 @@ async function settleStatistics(database, schemas, timeoutMs = 60_000) {
 }
 
 /**
+ * Gives the baseline's database the GIN indexes the service adds to its own at start
+ * (`src/database/patches/ferretdb-gin-indexes.ts`): on FerretDB's PostgreSQL backend they are what
+ * makes an index both sides declare answer FerretDB's equality filters, so without them the baseline
+ * would be measured on a database configured unlike the service's. Run once its collections and
+ * declared indexes exist. The number added; nothing on mongod, on SQLite, or with `BENCH_NO_GIN`.
+ */
+async function addBaselineGinIndexes(database, db) {
+  if (!database.postgresUrl || process.env.BENCH_NO_GIN) return 0;
+  const { addGinIndexes } = require(path.join(DIST_SNAPSHOT, 'database', 'patches', 'ferretdb-gin-indexes.js'));
+  return (await addGinIndexes({ db }, database.postgresUrl)).length;
+}
+
+/**
  * Node options of one side: production's for the service, then the BENCH_*_NODE_ARGS, and with
  * `diagnostics` the profiler's and the heap snapshot's.
  */
@@ -246,4 +259,4 @@ function profilesOf(server, dir) {
 }
 
 
-module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, settleStatistics, argsFor, sharedEnv, startService, profilesOf, tail };
+module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, settleStatistics, addBaselineGinIndexes, argsFor, sharedEnv, startService, profilesOf, tail };
