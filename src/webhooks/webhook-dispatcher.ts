@@ -19,6 +19,12 @@ const POLL_MS = 1_000;
 /** Due deliveries taken per pass, and sent at once: a slow endpoint holds one of these, not the others. */
 const BATCH = 50;
 const CONCURRENCY = 8;
+/**
+ * Fan-outs whose fresh deliveries this instance sends at once; beyond them, a fan-out only writes its
+ * deliveries, claimed, and the poll sends them when the claim lapses. Without a bound, a stream of
+ * events to slow endpoints opened sockets and name lookups without end.
+ */
+const FANOUTS_SENDING_AT_ONCE = 8;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
@@ -60,12 +66,16 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     this.timer.unref();
   }
 
+  /**
+   * Waits, for as long as a claim lasts at most, for the attempts under way (no new one starts once
+   * stopped), then closes the connections: an attempt cut short is sent again by another instance
+   * once its claim or lease lapses.
+   */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.passing;
     const deadline = Date.now() + this.claimMs;
-    while (this.sending > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    while ((this.passing || this.sending > 0) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
     this.sender.close();
   }
 
@@ -95,7 +105,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     }
     if (fresh.length === 0) return;
     const allNew = await this.deliveries.insertFresh(fresh.map((entry) => entry.delivery));
-    if (!allNew || firstWait > 0 || this.stopped) return;
+    if (!allNew || firstWait > 0 || this.stopped || this.sending >= FANOUTS_SENDING_AT_ONCE) return;
     this.sending += 1;
     void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendClaimed(delivery, endpoint)).finally(() => (this.sending -= 1));
   }
@@ -122,7 +132,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     do {
       this.wokenDuringPass = false;
       const due = await this.deliveries.due(new Date(), BATCH);
-      await inParallel(due, CONCURRENCY, (delivery) => this.attemptUnderLease(delivery));
+      await inParallel(due, CONCURRENCY, (delivery) => (this.stopped ? Promise.resolve() : this.attemptUnderLease(delivery)));
     } while (this.wokenDuringPass && !this.stopped);
   }
 
@@ -152,6 +162,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
 
   /** A fresh delivery this instance claimed in the fan-out: sent with the endpoint as the fan-out read it. */
   private async sendClaimed(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery): Promise<void> {
+    if (this.stopped) return;
     try {
       await this.deliver({ ...delivery, attempt: 0 }, endpoint);
     } catch (error) {

@@ -214,6 +214,32 @@ describe('webhooks /v1/webhook-endpoints', () => {
   });
 });
 
+describe('webhooks when the service stops', () => {
+  const receiver = new WebhookReceiver();
+
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  it('starts no attempt once stopping, and waits for the ones under way no longer than a claim lasts', async () => {
+    const t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '2000' });
+    try {
+      const admin = await createFirstAdmin(t.http);
+      receiver.answer('/never', () => undefined);
+      // More deliveries per event than a fan-out sends at once (8): the rest wait for a free lane.
+      for (let i = 0; i < 12; i++) {
+        const res = await t.http.post(ENDPOINTS, { url: `${receiver.base}/never`, enabledEvents: ['customer.created'] }, { token: admin.token });
+        expect(res.status).toBe(201);
+      }
+      expect((await t.http.post('/v1/customers', { email: 'stopping@example.com' }, { token: admin.token })).status).toBe(201);
+      await receiver.waitFor('/never', 8);
+    } finally {
+      await t.close();
+    }
+    // The 8 attempts under way timed out; the 4 waiting for a lane were never started.
+    expect(receiver.at('/never')).toHaveLength(8);
+  });
+});
+
 describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE_URLS', () => {
   let t: TestApp;
   let admin: TestUser;

@@ -1,5 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
+import { HostResolver } from './host-resolver';
 
 /** A webhook URL refused, with what is wrong in words a caller can act on. */
 export class WebhookUrlRefused extends Error {
@@ -24,7 +24,8 @@ export function isForbiddenAddress(ip: string): boolean {
 
 export type HostLookup = (host: string) => Promise<string[]>;
 
-const systemLookup: HostLookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+const dnsResolver = new HostResolver();
+const dnsLookup: HostLookup = (host) => dnsResolver.addresses(host);
 
 /**
  * Checks a webhook URL at create and update: `https` only, unless private URLs are allowed
@@ -52,7 +53,7 @@ export async function checkWebhookUrl(raw: string, options: { allowPrivate: bool
   if (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.internal')) throw new WebhookUrlRefused(FORBIDDEN_ADDRESS);
   let addresses: string[];
   try {
-    addresses = await (options.lookup ?? systemLookup)(host);
+    addresses = await (options.lookup ?? dnsLookup)(host);
   } catch {
     throw new WebhookUrlRefused(`url's host ${host} does not resolve`);
   }

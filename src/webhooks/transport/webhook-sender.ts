@@ -1,9 +1,10 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { isForbiddenAddress } from './destination-guard';
+import { HostResolver } from './host-resolver';
 
 /** How much of a response body a delivery keeps. */
 export const RESPONSE_BODY_LIMIT = 1024;
@@ -29,6 +30,7 @@ export interface WebhookSenderOptions {
  * endpoint was created. Never throws: a failure is the outcome's `error`.
  */
 export class WebhookSender {
+  private readonly resolver = new HostResolver();
   private readonly lookup: LookupFunction;
   /**
    * Connections to an endpoint are kept open between attempts, as a receiver under a stream of events
@@ -37,11 +39,12 @@ export class WebhookSender {
   private readonly agents = { http: new HttpAgent(KEEP_ALIVE), https: new HttpsAgent(KEEP_ALIVE) };
 
   constructor(private readonly options: WebhookSenderOptions) {
-    this.lookup = guardedLookup(options.allowPrivate);
+    this.lookup = guardedLookup(this.resolver, options.allowPrivate);
   }
 
-  /** Closes the connections kept open. */
+  /** Closes the connections kept open and stops the name lookups under way: the attempts still running fail at once. */
   close(): void {
+    this.resolver.cancel();
     this.agents.http.destroy();
     this.agents.https.destroy();
   }
@@ -108,20 +111,23 @@ function refused(address: string): string {
   return `destination address ${address} is not allowed`;
 }
 
-/** Resolves the name and keeps only the addresses a webhook may reach; none left is an error. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+/** Resolves the name (`HostResolver`) and keeps only the addresses a webhook may reach; none left is an error. */
+function guardedLookup(resolver: HostResolver, allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, found) => {
-      const addresses = found as unknown as LookupAddress[];
-      if (error) return callback(error, '', 0);
-      const allowed = allowPrivate ? addresses : addresses.filter((entry) => !isForbiddenAddress(entry.address));
-      if (allowed.length === 0) {
-        const denied = Object.assign(new Error(refused(addresses[0]?.address ?? hostname)), { code: 'EADDRNOTALLOWED' });
-        return callback(denied, '', 0);
-      }
-      if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
-      callback(null, allowed[0].address, allowed[0].family);
-    });
+    resolver.addresses(hostname).then(
+      (found) => {
+        const wanted = options.family === 4 || options.family === 6 ? found.filter((address) => isIP(address) === options.family) : found;
+        const addresses: LookupAddress[] = wanted.map((address) => ({ address, family: isIP(address) }));
+        const allowed = allowPrivate ? addresses : addresses.filter((entry) => !isForbiddenAddress(entry.address));
+        if (allowed.length === 0) {
+          const denied = Object.assign(new Error(refused(addresses[0]?.address ?? hostname)), { code: 'EADDRNOTALLOWED' });
+          return callback(denied, '', 0);
+        }
+        if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
+        callback(null, allowed[0].address, allowed[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
   };
 }
 
