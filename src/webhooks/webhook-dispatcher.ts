@@ -20,11 +20,12 @@ const POLL_MS = 1_000;
 const BATCH = 50;
 const CONCURRENCY = 8;
 /**
- * Fan-outs whose fresh deliveries this instance sends at once; beyond them, a fan-out only writes its
- * deliveries, claimed, and the poll sends them when the claim lapses. Without a bound, a stream of
- * events to slow endpoints opened sockets and name lookups without end.
+ * Fan-outs whose fresh deliveries this instance sends at once (each at most CONCURRENCY at a time);
+ * beyond them, a fan-out only writes its deliveries, claimed, and the poll sends them when the claim
+ * lapses, at a higher cost (a lease each). Without a bound, a stream of events to slow endpoints
+ * opened sockets without end; with a low one, a burst of events to fast endpoints went the slow way.
  */
-const FANOUTS_SENDING_AT_ONCE = 8;
+const FANOUTS_SENDING_AT_ONCE = 64;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
