@@ -26,23 +26,26 @@ describe('graceful shutdown on SIGTERM', () => {
     await dropTestDatabase(mongodbUri);
   });
 
-  it('drains in-flight requests, then exits with code 0', async () => {
+  /** The built service in production mode on this suite's database, once it reports healthy. */
+  async function startHealthy(env: Record<string, string>): Promise<{ running: ServiceProcess; http: HttpClient }> {
     service = await spawnBuiltService({
       NODE_ENV: 'production',
       MONGODB_URI: mongodbUri,
       JWT_SECRET: TEST_JWT_SECRET,
       CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
       FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
-      LOG_LEVEL: 'silent',
-      BCRYPT_ROUNDS: '12',
-      // Twenty logins of one user from one address at once: more than the default attempt limit.
-      LOGIN_MAX_FAILURES: '1000',
+      ...env,
     });
     const running = service;
     const http = new HttpClient(running.baseUrl);
-
     const up = await pollUntil(async () => (await http.get('/health')).status === 200, 30_000);
     if (!up) throw new Error(`the service did not report healthy within 30 s:\n${running.output()}`);
+    return { running, http };
+  }
+
+  it('drains in-flight requests, then exits with code 0', async () => {
+    // Twenty logins of one user from one address at once: more than the default attempt limit.
+    const { running, http } = await startHealthy({ LOG_LEVEL: 'silent', BCRYPT_ROUNDS: '12', LOGIN_MAX_FAILURES: '1000' });
     const user: TestUser = await createFirstAdmin(http);
 
     const logins = Array.from({ length: 20 }, () =>
@@ -76,19 +79,7 @@ describe('graceful shutdown on SIGTERM', () => {
   });
 
   it('exits with code 1 once SHUTDOWN_TIMEOUT_MS has passed when a request never finishes', async () => {
-    service = await spawnBuiltService({
-      NODE_ENV: 'production',
-      MONGODB_URI: mongodbUri,
-      JWT_SECRET: TEST_JWT_SECRET,
-      CARD_FINGERPRINT_KEY: TEST_CARD_FINGERPRINT_KEY,
-      FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
-      LOG_LEVEL: 'warn',
-      SHUTDOWN_TIMEOUT_MS: '2000',
-    });
-    const running = service;
-    const http = new HttpClient(running.baseUrl);
-    const up = await pollUntil(async () => (await http.get('/health')).status === 200, 30_000);
-    if (!up) throw new Error(`the service did not report healthy within 30 s:\n${running.output()}`);
+    const { running } = await startHealthy({ LOG_LEVEL: 'warn', SHUTDOWN_TIMEOUT_MS: '2000' });
 
     // A request whose body never arrives stays in flight until Node's own request timeout (minutes).
     const { port } = new URL(running.baseUrl);
