@@ -139,7 +139,7 @@ async function bootService(database, db, tmp) {
       LOG_LEVEL: 'warn',
       PORT: String(port),
       HOST: '127.0.0.1',
-      MONGODB_URI: `${database.uri}${DATABASE}`,
+      MONGODB_URI: `${database.uri}${DATABASE}${database.clientOptions ?? ''}`,
       // As the service does on its own embedded database: it adds the GIN indexes FerretDB's filters can use.
       ...(database.postgresUrl ? { EMBEDDED_POSTGRES_URL: database.postgresUrl } : {}),
       JWT_SECRET: hex(32),

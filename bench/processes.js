@@ -238,7 +238,7 @@ function startService(name, shared, database, databaseName, nodeArgs) {
       ...shared,
       NODE_ENV: 'production',
       LOG_LEVEL: settings.logLevel,
-      MONGODB_URI: `${database.uri}${databaseName}`,
+      MONGODB_URI: `${database.uri}${databaseName}${database.clientOptions ?? ''}`,
       ...(database.postgresUrl && !process.env.BENCH_NO_GIN ? { EMBEDDED_POSTGRES_URL: database.postgresUrl } : {}),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     },

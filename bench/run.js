@@ -83,7 +83,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
 
   const shared = sharedEnv();
   const service = await startService('service', shared, database, 'bench_service', argsFor('service'));
-  const baseline = await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline` }, argsFor('baseline'));
+  const baseline = await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline${database.clientOptions ?? ''}` }, argsFor('baseline'));
   Object.assign(run, { service, baseline });
   const servers = [service, baseline];
   const byName = { service, baseline };

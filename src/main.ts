@@ -22,7 +22,7 @@ async function bootstrap(): Promise<void> {
       backend: env.EMBEDDED_DATABASE_BACKEND,
       log: (message) => logger.log(message),
     });
-    env = { ...env, MONGODB_URI: `${embedded.uri}platform`, ...(embedded.postgresUrl ? { EMBEDDED_POSTGRES_URL: embedded.postgresUrl } : {}) };
+    env = { ...env, MONGODB_URI: `${embedded.uri}platform${embedded.clientOptions}`, ...(embedded.postgresUrl ? { EMBEDDED_POSTGRES_URL: embedded.postgresUrl } : {}) };
     logger.log(`MONGODB_URI is not set: using an embedded ${embedded.engine}${embedded.backend ? ` on ${embedded.backend}` : ""} with data under ${env.DATA_DIR}/`);
   }
 

@@ -10,8 +10,10 @@ export type EmbeddedEngine = 'mongod' | 'ferretdb';
 
 export interface EmbeddedDatabase {
   engine: EmbeddedEngine;
-  /** Connection string without a database name; callers append their own. */
+  /** Connection string without a database name; callers append their own, then `clientOptions`. */
   uri: string;
+  /** Query string every client of this server adds to its connection string (`?maxPoolSize=...`), or ''. */
+  clientOptions: string;
   /** FerretDB's storage. */
   backend?: 'postgresql' | 'sqlite';
   /** The embedded PostgreSQL under FerretDB (its `postgresql` backend), for patches/ferretdb-gin-indexes. */
@@ -38,6 +40,21 @@ export interface FerretdbServerOptions {
 }
 
 const FERRETDB_VERSION = 'v1.24.2';
+
+/**
+ * FerretDB 1.24 runs an update by reading the matching record on one PostgreSQL connection of its
+ * pool and, with that read still open, writing it in a transaction on a second one. When as many
+ * updates as its pool has connections were under way at once, each held one connection and waited
+ * for a second, forever, and every request of the service waited behind them (the webhook
+ * dispatcher's bursts of delivery updates did it). So each client keeps at most
+ * `CLIENT_MAX_POOL_SIZE` operations under way on FerretDB (the driver's default is 100), and
+ * FerretDB's pool holds enough connections for three such clients at two connections each, within
+ * PostgreSQL's `max_connections`.
+ */
+export const CLIENT_MAX_POOL_SIZE = 25;
+const FERRETDB_POOL_MAX_CONNS = 150;
+const POSTGRES_MAX_CONNECTIONS = 200;
+const FERRETDB_CLIENT_OPTIONS = `?maxPoolSize=${CLIENT_MAX_POOL_SIZE}`;
 const HOW_TO_PROVIDE =
   'Set MONGODB_URI to a MongoDB server (for example mongodb://127.0.0.1:27017/platform), ' +
   'or set MONGOMS_SYSTEM_BINARY to a local mongod, or FERRETDB_BIN to a FerretDB binary, ' +
@@ -199,7 +216,7 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   if (user) chownSync(join(dataDir, 'postgres.log'), user.uid, user.gid);
   const postgres = spawn(
     join(native, 'bin', 'postgres'),
-    ['-D', pgData, '-p', String(pgPort), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...PLANNER_STATISTICS],
+    ['-D', pgData, '-p', String(pgPort), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `max_connections=${POSTGRES_MAX_CONNECTIONS}`, ...PLANNER_STATISTICS],
     { env, stdio: ['ignore', pgLog, pgLog], ...asUser },
   );
   closeSync(pgLog);
@@ -216,7 +233,7 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   const postgresUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
   let ferretdb: EmbeddedDatabase;
   try {
-    ferretdb = await startFerretdb(binary, join(dataDir, 'ferretdb-postgresql'), undefined, ['--handler=postgresql', `--postgresql-url=${postgresUrl}`]);
+    ferretdb = await startFerretdb(binary, join(dataDir, 'ferretdb-postgresql'), undefined, ['--handler=postgresql', `--postgresql-url=${postgresUrl}?pool_max_conns=${FERRETDB_POOL_MAX_CONNS}`]);
   } catch (error) {
     process.removeListener('exit', killPostgres);
     await stopChild(postgres);
@@ -226,6 +243,7 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
     engine: 'ferretdb',
     backend: 'postgresql',
     uri: ferretdb.uri,
+    clientOptions: FERRETDB_CLIENT_OPTIONS,
     postgresUrl,
     stop: async () => {
       await ferretdb.stop();
@@ -268,6 +286,7 @@ async function startMongod(dbPath: string): Promise<EmbeddedDatabase> {
   return {
     engine: 'mongod',
     uri: server.getUri().replace(/\/[^/]*$/, '/'),
+    clientOptions: '',
     stop: async () => {
       await server.stop({ doCleanup: false });
     },
@@ -335,6 +354,7 @@ async function startFerretdb(binary: string, stateDir: string, fixedPort?: numbe
     engine: 'ferretdb',
     backend: backendArgs ? 'postgresql' : 'sqlite',
     uri: `mongodb://127.0.0.1:${port}/`,
+    clientOptions: FERRETDB_CLIENT_OPTIONS,
     stop: async () => {
       process.removeListener('exit', killOnExit);
       await stopChild(child);

@@ -51,7 +51,7 @@ async function main(
       log: (message) => console.error(message),
     });
     // The same database name as the service's (main.ts).
-    env = { ...env, MONGODB_URI: `${embedded.uri}platform` };
+    env = { ...env, MONGODB_URI: `${embedded.uri}platform${embedded.clientOptions}` };
     lines.push(`MONGODB_URI is not set: using the embedded ${embedded.engine} database under ${env.DATA_DIR}/`);
   }
   try {

@@ -37,7 +37,7 @@ describe('database outage and recovery', () => {
   beforeAll(async () => {
     stateDir = mkdtempSync(join(tmpdir(), 'platform-faults-db-'));
     database = await startDatabase();
-    t = await createTestApp({ MONGODB_URI: `${database.uri}faults` });
+    t = await createTestApp({ MONGODB_URI: `${database.uri}faults${database.clientOptions}` });
     user = await createFirstAdmin(t.http);
   });
 

@@ -80,7 +80,7 @@ describe('readiness through a database outage', () => {
   beforeAll(async () => {
     stateDir = mkdtempSync(join(tmpdir(), 'platform-health-db-'));
     database = await startDatabase();
-    t = await createTestApp({ MONGODB_URI: `${database.uri}health` });
+    t = await createTestApp({ MONGODB_URI: `${database.uri}health${database.clientOptions}` });
   });
 
   afterAll(async () => {

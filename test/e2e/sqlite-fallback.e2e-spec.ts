@@ -18,7 +18,7 @@ describe('the SQLite fallback of the embedded database', () => {
       ferretdbBin: process.env.FERRETDB_BIN,
       log: () => undefined,
     });
-    t = await createTestApp({ MONGODB_URI: `${database.uri}smoke` });
+    t = await createTestApp({ MONGODB_URI: `${database.uri}smoke${database.clientOptions}` });
     owner = await createFirstAdmin(t.http);
   }, 60_000);
 

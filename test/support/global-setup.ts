@@ -23,6 +23,7 @@ export default async function globalSetup(): Promise<void> {
     log: () => undefined,
   });
   process.env.TEST_MONGODB_BASE_URI = database.uri;
+  process.env.TEST_MONGODB_URI_OPTIONS = database.clientOptions;
   // The services the tests start on it add FerretDB's GIN indexes, as the service does on its own embedded database.
   if (database.postgresUrl) process.env.EMBEDDED_POSTGRES_URL = database.postgresUrl;
   process.env.TEST_DATABASE_DIR = dataDir;
