@@ -9,6 +9,9 @@
 const [base, token] = process.argv.slice(2);
 if (!base || !token) throw new Error('usage: contract-seed.mjs <base URL> <access token>');
 
+// Every API a platform project can enable (src/tenancy/api-names.ts).
+const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
+
 async function call(method, path, body) {
   const response = await fetch(`${base}${path}`, {
     method,
@@ -19,6 +22,11 @@ async function call(method, path, body) {
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
 }
+
+// The phases before may have disabled APIs of the default project (PATCH of a platform project is
+// fuzzed too): every one is enabled again, as an admin would, or its routes answer 403.
+const { data: me } = await call('GET', '/api/v1/me');
+await call('PATCH', `/api/v1/platform/projects/${me.account.defaultProjectId}`, { enabledApis: API_NAMES });
 
 // Several of each, oldest first: a list shows the newest first, and a record the phase deletes or
 // changes leaves the next one for the following steps.
@@ -79,7 +87,6 @@ const endpoint = await call('POST', '/v1/webhook-endpoints', { url: `${base}/hea
 await call('POST', `/v1/webhook-endpoints/${endpoint.data.id}/test`);
 
 // Members besides the caller, and pending invitations, for the operations on them.
-const { data: me } = await call('GET', '/api/v1/me');
 const invitations = `/api/v1/accounts/${me.account.id}/invitations`;
 for (let index = 0; index < 2; index += 1) {
   const email = `${unique('member')}@example.com`;
