@@ -40,15 +40,16 @@ async function bootstrap(): Promise<void> {
       logger.error(`Shutdown did not finish within ${env.SHUTDOWN_TIMEOUT_MS} ms: stopping now`);
       void stopAndExit(1);
     }, env.SHUTDOWN_TIMEOUT_MS);
+    let code = 0;
     try {
       await app.close();
-      clearTimeout(deadline);
-      await stopAndExit(0);
     } catch (error) {
-      clearTimeout(deadline);
       logger.error(`Shutdown failed: ${(error as Error).message}`);
-      await stopAndExit(1);
+      code = 1;
+    } finally {
+      clearTimeout(deadline);
     }
+    await stopAndExit(code);
   };
   let exiting = false;
   const stopAndExit = async (code: number) => {
