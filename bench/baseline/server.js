@@ -616,6 +616,7 @@ async function main() {
       name: 'Default project',
       enabledApis: [...API_NAMES],
       isDefault: true,
+      eventApisOffered: true,
       createdAt: now,
       updatedAt: now,
     });
@@ -999,6 +1000,7 @@ async function main() {
         failureCode: charge.failureCode,
         card: charge.card,
         amountRefundedMinor: 0,
+        refundIds: [],
         createdAt: now,
         updatedAt: now,
       };
