@@ -178,6 +178,34 @@ async function settleStatistics(database, schemas, timeoutMs = 60_000) {
 }
 
 /**
+ * Creates in the baseline's database, empty, every collection the service's holds and the baseline's
+ * does not (events, webhooks, audit, relay runs...), with the indexes the service declares on them.
+ * FerretDB 1.24 answers each `find` after copying the metadata of every collection of the database,
+ * indexes included (`ListCollections`, to learn whether the one collection is capped), so a read
+ * costs its server more the more collections its database holds, whichever collection it reads. The
+ * baseline implements a handful of routes of the same product: over the product's collections, its
+ * reads cost the database what the service's do. Run after both are seeded, before the GIN indexes.
+ * The number created; none with `BENCH_BASELINE_OWN_COLLECTIONS=1`.
+ */
+async function mirrorServiceCollections(serviceDb, baselineDb) {
+  if (process.env.BENCH_BASELINE_OWN_COLLECTIONS) return 0;
+  const present = new Set((await baselineDb.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+  let created = 0;
+  for (const { name } of await serviceDb.listCollections({}, { nameOnly: true }).toArray()) {
+    if (present.has(name)) continue;
+    await baselineDb.createCollection(name);
+    const indexes = (await serviceDb.collection(name).indexes()).filter((index) => index.name !== '_id_');
+    if (indexes.length > 0) {
+      await baselineDb
+        .collection(name)
+        .createIndexes(indexes.map(({ key, name: indexName, unique, sparse }) => ({ key, name: indexName, ...(unique ? { unique } : {}), ...(sparse ? { sparse } : {}) })));
+    }
+    created += 1;
+  }
+  return created;
+}
+
+/**
  * Gives the baseline's database the GIN indexes the service adds to its own at start
  * (`src/database/patches/ferretdb-gin-indexes.ts`): on FerretDB's PostgreSQL backend they are what
  * makes an index both sides declare answer FerretDB's equality filters, so without them the baseline
@@ -259,4 +287,4 @@ function profilesOf(server, dir) {
 }
 
 
-module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, settleStatistics, addBaselineGinIndexes, argsFor, sharedEnv, startService, profilesOf, tail };
+module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, settleStatistics, mirrorServiceCollections, addBaselineGinIndexes, argsFor, sharedEnv, startService, profilesOf, tail };

@@ -31,7 +31,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, RESULTS_DIR, PROFILE_DIR, SERVICE_ENTRY, EMBEDDED_DB, BASELINE_ENTRY, settings, wanted, log, sleep } = require('./settings');
-const { cleanup, startServer, stopServer, startDatabase, settleStatistics, addBaselineGinIndexes, argsFor, sharedEnv, startService, profilesOf } = require('./processes');
+const { cleanup, startServer, stopServer, startDatabase, settleStatistics, mirrorServiceCollections, addBaselineGinIndexes, argsFor, sharedEnv, startService, profilesOf } = require('./processes');
 const { setDatabaseProcesses, call, expectStatus, runAutocannon, round, compareShapes, median, summarise } = require('./runner');
 const { PASSWORD, seed } = require('./seed');
 const { SCENARIOS } = require('./scenarios');
@@ -97,6 +97,8 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
     `Seeded both: an account with ${settings.members} members (the admin included), a client and a channel, 50 collections, ` +
       `${settings.customers} customers, a saved card as the paying customer's default, an API key of the default project.`,
   );
+  const mirrored = await mirrorServiceCollections(dbs.service, dbs.baseline);
+  if (mirrored > 0) log(`Created the service's other ${mirrored} collections, empty and with their indexes, in the baseline's database`);
   const ginIndexes = await addBaselineGinIndexes(database, dbs.baseline);
   if (ginIndexes > 0) log(`Added ${ginIndexes} GIN indexes to the baseline's database, as the service adds them to its own`);
   const settled = await settleStatistics(database, Object.values(dbs).map((db) => db.databaseName));
