@@ -191,8 +191,9 @@ async function mirrorServiceCollections(serviceDb, baselineDb) {
   if (process.env.BENCH_BASELINE_OWN_COLLECTIONS) return 0;
   const present = new Set((await baselineDb.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
   let created = 0;
-  for (const { name } of await serviceDb.listCollections({}, { nameOnly: true }).toArray()) {
-    if (present.has(name)) continue;
+  for (const { name, type } of await serviceDb.listCollections({}, { nameOnly: true }).toArray()) {
+    // The server's own collections (and views, which hold no data) are not the product's.
+    if (present.has(name) || name.startsWith('system.') || (type && type !== 'collection')) continue;
     await baselineDb.createCollection(name);
     const indexes = (await serviceDb.collection(name).indexes()).filter((index) => index.name !== '_id_');
     if (indexes.length > 0) {
