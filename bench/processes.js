@@ -258,8 +258,8 @@ function sharedEnv() {
  * FerretDB's PostgreSQL backend told where that PostgreSQL is, as the service tells itself when it
  * starts its own embedded database, so that it adds FerretDB's GIN indexes.
  */
-function startService(name, shared, database, databaseName, nodeArgs) {
-  return startServer(
+async function startService(name, shared, database, databaseName, nodeArgs) {
+  const server = await startServer(
     name,
     path.join(DIST_SNAPSHOT, 'main.js'),
     // The webhook cost's receiver listens on loopback.
@@ -273,6 +273,9 @@ function startService(name, shared, database, databaseName, nodeArgs) {
     },
     nodeArgs,
   );
+  // The seed goes through the service's own routes (invitations, cards, keys) where it has them.
+  server.isService = true;
+  return server;
 }
 
 /** The CPU profiles a server wrote (--cpu-prof names them CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile). */

@@ -25,7 +25,7 @@
  * (service|baseline|both: CPU profiles, summarised per scenario), BENCH_HEAP_SNAPSHOT (1: a heap
  * snapshot of the service under load per scenario), BENCH_LOG_LEVEL, BENCH_BCRYPT_ROUNDS,
  * BENCH_BOUNDS_SEED, BENCH_BOUNDS_CONNECTIONS, BENCH_NEIGHBOURS_MAX, BENCH_NEIGHBOURS_REQUESTS,
- * BENCH_DIST.
+ * BENCH_DIST, BENCH_SELF_BASELINE (a second copy of the service in the baseline's place: an A/A run).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -83,7 +83,12 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
 
   const shared = sharedEnv();
   const service = await startService('service', shared, database, 'bench_service', argsFor('service'));
-  const baseline = await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline${database.clientOptions ?? ''}` }, argsFor('baseline'));
+  // BENCH_SELF_BASELINE: a second copy of the service in the baseline's place (an A/A run), to see
+  // how far a ratio moves on this machine when there is no difference to measure.
+  const baseline = settings.selfBaseline
+    ? await startService('baseline', shared, database, 'bench_baseline', argsFor('service'))
+    : await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline${database.clientOptions ?? ''}` }, argsFor('baseline'));
+  if (settings.selfBaseline) log('BENCH_SELF_BASELINE: the baseline is a second copy of the service (an A/A run)');
   Object.assign(run, { service, baseline });
   const servers = [service, baseline];
   const byName = { service, baseline };

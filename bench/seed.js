@@ -105,7 +105,7 @@ async function seedMembers(state) {
   for (let i = 1; i < settings.members; i += 1) {
     const member = { email: `bench.member.${i}.${tag}@example.com`, password: PASSWORD };
     const person = { firstName: 'Bench', lastName: `Member ${i}`, ...member };
-    if (server.name === 'service') {
+    if (server.isService) {
       const invitation = await expectStatus(
         server,
         'POST /api/v1/accounts/:id/invitations',
@@ -138,7 +138,7 @@ async function seedMembers(state) {
 async function seedCard(state) {
   const { server, db, token, customerId, projectId } = state;
   const expYear = new Date().getUTCFullYear() + 5;
-  if (server.name === 'service') {
+  if (server.isService) {
     await expectStatus(
       server,
       'POST /v1/cards',
@@ -172,7 +172,7 @@ async function seedCard(state) {
  */
 async function seedApiKey(state) {
   const { server, db, token, projectId, accountId } = state;
-  if (server.name === 'service') {
+  if (server.isService) {
     const created = await expectStatus(
       server,
       'POST /api/v1/platform/projects/:id/keys',

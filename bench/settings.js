@@ -28,6 +28,7 @@ const settings = {
   serviceNodeArgs: words('BENCH_SERVICE_NODE_ARGS'),
   baselineNodeArgs: words('BENCH_BASELINE_NODE_ARGS'),
   profile: profileSides(process.env.BENCH_PROFILE),
+  selfBaseline: ['1', 'true', 'yes'].includes((process.env.BENCH_SELF_BASELINE || '').toLowerCase()),
   heapSnapshot: ['1', 'true', 'yes'].includes((process.env.BENCH_HEAP_SNAPSHOT || '').toLowerCase()),
   only: (process.env.BENCH_ONLY || '')
     .split(',')
