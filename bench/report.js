@@ -109,11 +109,16 @@ function report(run) {
   const sizes = measured
     .filter((row) => row.summary.service.bytesPerResponse && row.summary.baseline.bytesPerResponse)
     .map((row) => `${row.title} ${row.summary.service.bytesPerResponse.toFixed(0)} vs ${row.summary.baseline.bytesPerResponse.toFixed(0)}`);
+  const lifetimes = Math.max(1, ...measured.map((row) => new Set(row.rounds.map((r) => r.lifetime)).size));
   const memorySource = measured.flatMap((row) => row.rounds.map((r) => r.service?.memorySource)).find(Boolean) ?? 'VmHWM';
   const notes = [
     `req/s: completed requests over each ${settings.seconds} s round; the table shows the median round of each side, the median of the ` +
       `per-round ratios (service ÷ baseline, rounds paired in order) and their min–max. ${settings.rounds} rounds per side, alternating, ` +
-      `after a ${settings.warmup} s warm-up per side; ${settings.connections} connections.`,
+      `after a ${settings.warmup} s warm-up per side; ${settings.connections} connections.` +
+      (lifetimes > 1
+        ? ` The rounds are split over ${lifetimes} lifetimes of both servers, started in alternating order ` +
+          `(after each restart a ${Math.max(settings.warmup, settings.restartWarmup)} s warm-up per side).`
+        : ''),
     'p50/p99: autocannon latencies in ms, median over the rounds. Peak RSS: the highest of the rounds, from /proc/<pid>/status ' +
       `(${memorySource}, reset before each round).`,
     'Database peak RSS: during the service\'s rounds, the sum of VmRSS over the database server\'s processes (FerretDB, and PostgreSQL\'s ' +
@@ -238,14 +243,21 @@ function report(run) {
       failed: row.failed,
       summary: row.summary,
       // Windows are on the monotonic clock of V8's CPU profiler (µs): bench/cpuprofile.js cuts profiles with them.
-      rounds: row.rounds.map((pair) =>
-        Object.fromEntries(
-          Object.entries(pair).map(([side, r]) => [
-            side,
-            { rps: r.rps, total: r.total, p50: r.p50, p99: r.p99, peakKb: r.peakKb, databasePeakKb: r.databasePeakKb, databasePeakPssKb: r.databasePeakPssKb, bytesPerResponse: r.bytesPerResponse, cpuMicrosPerRequest: r.cpuMicrosPerRequest, codes: r.codes, failed: r.failed, window: r.window },
-          ]),
+      rounds: row.rounds.map((pair) => ({
+        lifetime: pair.lifetime,
+        startedFirst: pair.startedFirst,
+        ...Object.fromEntries(
+          ['service', 'baseline']
+            .filter((side) => pair[side])
+            .map((side) => {
+              const r = pair[side];
+              return [
+                side,
+                { rps: r.rps, total: r.total, p50: r.p50, p99: r.p99, peakKb: r.peakKb, databasePeakKb: r.databasePeakKb, databasePeakPssKb: r.databasePeakPssKb, bytesPerResponse: r.bytesPerResponse, cpuMicrosPerRequest: r.cpuMicrosPerRequest, codes: r.codes, failed: r.failed, window: r.window },
+              ];
+            }),
         ),
-      ),
+      })),
     })),
     bounds: bounds.map((row) => ({
       label: row.label,

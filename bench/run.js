@@ -9,7 +9,8 @@
  * service (dist/main.js, NODE_ENV=production) and the baseline on it, each with its own database,
  * seeds both, checks that both answer every scenario with bodies of the same shape, then measures
  * each scenario in alternating rounds (service, baseline, service, baseline, ...; the side that
- * starts alternates from one scenario to the next) with autocannon from this process over loopback.
+ * starts alternates from one scenario to the next; half the rounds after both servers are started
+ * again in the other order) with autocannon from this process over loopback.
  * Then the neighbours section, on a service of its own (bench/neighbours.js). Prints the tables,
  * writes bench/results/latest.md and bench/results/latest.json. Everything it starts is stopped,
  * also on failure; the exit code is non-zero when anything failed.
@@ -25,7 +26,9 @@
  * (service|baseline|both: CPU profiles, summarised per scenario), BENCH_HEAP_SNAPSHOT (1: a heap
  * snapshot of the service under load per scenario), BENCH_LOG_LEVEL, BENCH_BCRYPT_ROUNDS,
  * BENCH_BOUNDS_SEED, BENCH_BOUNDS_CONNECTIONS, BENCH_NEIGHBOURS_MAX, BENCH_NEIGHBOURS_REQUESTS,
- * BENCH_DIST, BENCH_SELF_BASELINE (a second copy of the service in the baseline's place: an A/A run).
+ * BENCH_DIST, BENCH_SELF_BASELINE (a second copy of the service in the baseline's place: an A/A run),
+ * BENCH_LIFETIMES (2: each scenario's rounds over two lifetimes of both servers, started in alternating
+ * order), BENCH_RESTART_WARMUP (5).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -82,19 +85,38 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   if (settings.profile.length > 0 || settings.heapSnapshot) fs.mkdirSync(profileDir, { recursive: true });
 
   const shared = sharedEnv();
-  const service = await startService('service', shared, database, 'bench_service', argsFor('service'));
   // BENCH_SELF_BASELINE: a second copy of the service in the baseline's place (an A/A run), to see
   // how far a ratio moves on this machine when there is no difference to measure.
-  const baseline = settings.selfBaseline
-    ? await startService('baseline', shared, database, 'bench_baseline', argsFor('service'))
-    : await startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline${database.clientOptions ?? ''}` }, argsFor('baseline'));
+  const starters = {
+    service: () => startService('service', shared, database, 'bench_service', argsFor('service')),
+    baseline: () =>
+      settings.selfBaseline
+        ? startService('baseline', shared, database, 'bench_baseline', argsFor('service'))
+        : startServer('baseline', BASELINE_ENTRY, { ...shared, NODE_ENV: 'production', MONGODB_URI: `${database.uri}bench_baseline${database.clientOptions ?? ''}` }, argsFor('baseline')),
+  };
+  /** Both servers, one after the other: `first` starts (and answers /health) before the other. */
+  const startBoth = async (first) => {
+    const started = { first };
+    for (const name of first === 'service' ? ['service', 'baseline'] : ['baseline', 'service']) started[name] = await starters[name]();
+    return started;
+  };
   if (settings.selfBaseline) log('BENCH_SELF_BASELINE: the baseline is a second copy of the service (an A/A run)');
-  Object.assign(run, { service, baseline });
+  let live = await startBoth('service');
+  const { service, baseline } = live;
   const servers = [service, baseline];
-  const byName = { service, baseline };
   const dbs = { service: mongo.db('bench_service'), baseline: mongo.db('bench_baseline') };
   log(`Started service on :${service.port} (pid ${service.child.pid}) and baseline on :${baseline.port} (pid ${baseline.child.pid})`);
   for (const server of servers) if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
+  // Rounds are split over lifetimes of the two servers, each started in the other order than the
+  // last: in runs of the service against a copy of itself, the server started first measured lower
+  // in most scenarios, and one lifetime could sit 0.1 off for a whole scenario (bench/README.md).
+  const lifetimes = settings.profile.length > 0 || settings.heapSnapshot ? 1 : Math.min(settings.lifetimes, settings.rounds);
+  if (lifetimes > 1) log(`Each scenario's rounds run over ${lifetimes} lifetimes of both servers, started in alternating order`);
+  const restartBoth = async () => {
+    await Promise.all([stopServer(live.service), stopServer(live.baseline)]);
+    live = await startBoth(live.first === 'service' ? 'baseline' : 'service');
+    log(`    both servers started again, the ${live.first} first (service pid ${live.service.child.pid}, baseline pid ${live.baseline.child.pid})`);
+  };
 
   const seeds = {};
   for (const server of servers) seeds[server.name] = await seed(server, dbs[server.name]);
@@ -115,7 +137,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
     const row = { key: scenario.key, title: scenario.title, rounds: [], failed: [] };
     results.push(row);
     log(`  ${scenario.title}`);
-    const shapes = await compareShapes(scenario, servers, seeds);
+    const shapes = await compareShapes(scenario, [live.service, live.baseline], seeds);
     row.bodyBytes = shapes.bodyBytes;
     if (shapes.problems.length > 0) {
       row.failed.push(...shapes.problems);
@@ -123,39 +145,47 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
       continue;
     }
     // A B A B ..., the side that starts alternating from one scenario to the next.
-    const order = index % 2 === 0 ? [service, baseline] : [baseline, service];
-    row.order = order.map((server) => server.name);
-    for (const server of order) {
-      await scenario.reset?.(dbs[server.name]);
-      await runAutocannon(server, scenario.request(seeds[server.name]), settings.warmup);
-    }
-    for (let r = 0; r < settings.rounds; r += 1) {
-      const pair = {};
+    const sides = index % 2 === 0 ? ['service', 'baseline'] : ['baseline', 'service'];
+    row.order = sides;
+    let r = 0;
+    for (const [lifetime, roundsInLifetime] of split(settings.rounds, lifetimes).entries()) {
+      if (lifetime > 0) await restartBoth();
+      const order = sides.map((name) => live[name]);
+      // A server that has just started gets longer: its compiler has seen none of the code yet.
+      const warmup = lifetime > 0 ? Math.max(settings.warmup, settings.restartWarmup) : settings.warmup;
       for (const server of order) {
         await scenario.reset?.(dbs[server.name]);
-        pair[server.name] = await round(server, scenario.request(seeds[server.name]), settings.seconds);
-        if (pair[server.name].failed) row.failed.push(`${server.name}, round ${r + 1}: ${pair[server.name].failed}`);
+        await runAutocannon(server, scenario.request(seeds[server.name]), warmup);
       }
-      row.rounds.push(pair);
-      const ratio = pair.service.rps && pair.baseline.rps ? (pair.service.rps / pair.baseline.rps).toFixed(2) : '-';
-      log(`    round ${r + 1}: service ${fmt.roundRps(pair.service)} req/s, baseline ${fmt.roundRps(pair.baseline)} req/s, ratio ${ratio}`);
+      for (let k = 0; k < roundsInLifetime; k += 1, r += 1) {
+        const pair = { lifetime, startedFirst: live.first };
+        for (const server of order) {
+          await scenario.reset?.(dbs[server.name]);
+          pair[server.name] = await round(server, scenario.request(seeds[server.name]), settings.seconds);
+          if (pair[server.name].failed) row.failed.push(`${server.name}, round ${r + 1}: ${pair[server.name].failed}`);
+        }
+        row.rounds.push(pair);
+        const ratio = pair.service.rps && pair.baseline.rps ? (pair.service.rps / pair.baseline.rps).toFixed(2) : '-';
+        log(`    round ${r + 1}: service ${fmt.roundRps(pair.service)} req/s, baseline ${fmt.roundRps(pair.baseline)} req/s, ratio ${ratio}`);
+      }
     }
     row.summary = summarise(row.rounds);
-    if (settings.heapSnapshot && service.alive) {
+    if (settings.heapSnapshot && live.service.alive) {
       // Unmeasured: the snapshot stops the process for a while. Taken half-way through a load run.
-      const load = runAutocannon(service, scenario.request(seeds.service), settings.seconds);
+      const load = runAutocannon(live.service, scenario.request(seeds.service), settings.seconds);
       await sleep((settings.seconds * 1000) / 2);
-      service.child.kill('SIGUSR2');
+      live.service.child.kill('SIGUSR2');
       await load;
       log(`    heap snapshot of the service requested under load (written to ${path.relative(ROOT, profileDir)}/)`);
     }
   }
-  if (boundsWanted) run.bounds = await measureBounds(servers, dbs, seeds);
+  Object.assign(run, { service: live.service, baseline: live.baseline });
+  if (boundsWanted) run.bounds = await measureBounds([live.service, live.baseline], dbs, seeds);
 
   if (webhooksWanted) {
     log('  Webhook cost: POST /api/v1/payments in a project with one enabled endpoint, against one with none (the service alone)');
     try {
-      run.webhookCost = await measureWebhookCost(service, seeds.service, { call, expectStatus, round, runAutocannon, settings, log, median, password: PASSWORD });
+      run.webhookCost = await measureWebhookCost(live.service, seeds.service, { call, expectStatus, round, runAutocannon, settings, log, median, password: PASSWORD });
       log(`    median ratio ${run.webhookCost.ratio.toFixed(2)} (goal: at least 0.90); the receiver got ${run.webhookCost.delivered} deliveries`);
     } catch (error) {
       run.webhookFailures.push(`webhook cost: ${error.message}`);
@@ -166,14 +196,19 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   // Profiles are written when the servers exit.
   if (settings.profile.length > 0) {
     for (const side of settings.profile) {
-      const server = byName[side];
+      const server = live[side];
       await stopServer(server);
       for (const file of profilesOf(server, profileDir)) run.profiles.push({ side, file });
     }
   }
   // Idle servers still do background work (the event outbox, webhook deliveries): none of it should
   // land on the neighbours section's timings.
-  for (const server of servers) await stopServer(server);
+  for (const server of [live.service, live.baseline]) await stopServer(server);
+}
+
+/** `total` rounds over `parts` lifetimes, as evenly as they go (4 over 2: 2 and 2; 5 over 2: 3 and 2). */
+function split(total, parts) {
+  return Array.from({ length: parts }, (_, part) => Math.floor(total / parts) + (part < total % parts ? 1 : 0));
 }
 
 

@@ -18,6 +18,10 @@ const settings = {
   rounds: positiveInteger('BENCH_ROUNDS', 4),
   seconds: positiveNumber('BENCH_SECONDS', 5),
   warmup: positiveNumber('BENCH_WARMUP', 2),
+  // Lifetimes of both servers each scenario's rounds are split over (started in alternating order), and
+  // the warm-up of a server that has just started again.
+  lifetimes: positiveInteger('BENCH_LIFETIMES', 2),
+  restartWarmup: positiveNumber('BENCH_RESTART_WARMUP', 5),
   connections: positiveInteger('BENCH_CONNECTIONS', 10),
   logLevel: process.env.BENCH_LOG_LEVEL || 'info',
   bcryptRounds: positiveInteger('BENCH_BCRYPT_ROUNDS', 12),
