@@ -102,14 +102,14 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   };
   if (settings.selfBaseline) log('BENCH_SELF_BASELINE: the baseline is a second copy of the service (an A/A run)');
   let live = await startBoth('service');
-  const { service, baseline } = live;
-  const servers = [service, baseline];
+  /** The two servers running now: they change when both are started again. */
+  const running = () => [live.service, live.baseline];
   const dbs = { service: mongo.db('bench_service'), baseline: mongo.db('bench_baseline') };
-  log(`Started service on :${service.port} (pid ${service.child.pid}) and baseline on :${baseline.port} (pid ${baseline.child.pid})`);
-  for (const server of servers) if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
+  log(`Started service on :${live.service.port} (pid ${live.service.child.pid}) and baseline on :${live.baseline.port} (pid ${live.baseline.child.pid})`);
+  for (const server of running()) if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
   // Rounds are split over lifetimes of the two servers, each started in the other order than the
-  // last: in runs of the service against a copy of itself, the server started first measured lower
-  // in most scenarios, and one lifetime could sit 0.1 off for a whole scenario (bench/README.md).
+  // last: against a copy of itself the server started first tended to measure lower, and one
+  // lifetime could stay off for a whole scenario (bench/README.md, "The same service on both sides").
   const lifetimes = settings.profile.length > 0 || settings.heapSnapshot ? 1 : Math.min(settings.lifetimes, settings.rounds);
   if (lifetimes > 1) log(`Each scenario's rounds run over ${lifetimes} lifetimes of both servers, started in alternating order`);
   const restartBoth = async () => {
@@ -119,7 +119,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   };
 
   const seeds = {};
-  for (const server of servers) seeds[server.name] = await seed(server, dbs[server.name]);
+  for (const server of running()) seeds[server.name] = await seed(server, dbs[server.name]);
   log(
     `Seeded both: an account with ${settings.members} members (the admin included), a client and a channel, 50 collections, ` +
       `${settings.customers} customers, a saved card as the paying customer's default, an API key of the default project.`,
@@ -137,7 +137,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
     const row = { key: scenario.key, title: scenario.title, rounds: [], failed: [] };
     results.push(row);
     log(`  ${scenario.title}`);
-    const shapes = await compareShapes(scenario, [live.service, live.baseline], seeds);
+    const shapes = await compareShapes(scenario, running(), seeds);
     row.bodyBytes = shapes.bodyBytes;
     if (shapes.problems.length > 0) {
       row.failed.push(...shapes.problems);
@@ -180,7 +180,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
     }
   }
   Object.assign(run, { service: live.service, baseline: live.baseline });
-  if (boundsWanted) run.bounds = await measureBounds([live.service, live.baseline], dbs, seeds);
+  if (boundsWanted) run.bounds = await measureBounds(running(), dbs, seeds);
 
   if (webhooksWanted) {
     log('  Webhook cost: POST /api/v1/payments in a project with one enabled endpoint, against one with none (the service alone)');
@@ -203,7 +203,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   }
   // Idle servers still do background work (the event outbox, webhook deliveries): none of it should
   // land on the neighbours section's timings.
-  for (const server of [live.service, live.baseline]) await stopServer(server);
+  for (const server of running()) await stopServer(server);
 }
 
 /** `total` rounds over `parts` lifetimes, as evenly as they go (4 over 2: 2 and 2; 5 over 2: 3 and 2). */
