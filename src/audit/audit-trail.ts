@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordProbe } from '../database/record-probe';
 import type { AuditChanges, AuditContext, AuditDraft } from './audit-draft';
+import { AuditChainsRepository } from './audit-chains.repository';
 import { AuditEntriesRepository } from './audit-entries.repository';
 import type { AuditEntry } from './audit-entry.schema';
 import type { AuditExpectation } from './audit-intent.schema';
@@ -61,6 +62,7 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly entries: AuditEntriesRepository,
     private readonly intents: AuditIntentsRepository,
     private readonly probe: RecordProbe,
+    private readonly chains: AuditChainsRepository,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {}
 
@@ -116,6 +118,7 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
       const outcome = await this.entries.insert({ ...entry, hash } as unknown as Omit<AuditEntry, '_id'>);
       if (outcome === 'inserted') {
         this.heads.set(accountId, { sequence, hash });
+        await this.chains.advanceHead(accountId, sequence, hash, entry.previousHash);
         return;
       }
       if (await this.entries.hasEntry(draft.entryId)) return;
@@ -128,13 +131,15 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * The account's newest entry, by lookups of single numbers (sorting on FerretDB reads every entry
-   * of the account): from `after`, known to exist, or from the first entry, onwards in doubling
-   * steps, then halving the gap between the last number found and the first missing. Numbers have no
-   * gaps from the oldest kept entry on, so this finds the newest. Without `after` and without an
-   * entry number 1 (the account has none, or retention dropped the oldest), the entries are sorted.
+   * of the account): from `after`, known to exist, or from the stored head of the chain, or from the
+   * first entry, onwards in doubling steps, then halving the gap between the last number found and
+   * the first missing. Numbers have no gaps from the oldest kept entry on, so this finds the newest.
+   * The stored head stands even when its entry is gone (retention dropped every entry, or someone
+   * removed the newest): numbering goes on after it, and `verify` reports what went missing. Only an
+   * account with no stored head (its log predates heads) and no entry number 1 has its entries sorted.
    */
   private async findHead(accountId: string, after?: ChainHead | null): Promise<ChainHead | null> {
-    let found: ChainHead | null = after ?? (await this.entries.atSequence(accountId, 1));
+    let found: ChainHead | null = after ?? (await this.storedHead(accountId)) ?? (await this.entries.atSequence(accountId, 1));
     if (!found) found = await this.entries.newest(accountId);
     if (!found) return null;
     let missing: number | undefined;
@@ -164,27 +169,59 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     return stale.length;
   }
 
-  /** Walks the account's entries in order: numbers without gaps from the oldest kept, each hash recomputed. */
+  /**
+   * Walks the account's entries in order, each hash recomputed: from the anchor (the first kept
+   * number and the hash it follows) without a gap up to the stored head, which must be there with
+   * its hash. An account whose log predates anchors starts at its oldest entry.
+   */
   async verify(accountId: string): Promise<ChainCheck> {
+    const chain = await this.chains.find(accountId);
+    const anchor = chain?.anchorSequence ?? undefined;
     let checked = 0;
-    let expectedSequence: number | undefined;
-    let previousHash: string | undefined;
+    let expectedSequence: number | undefined = anchor;
+    let previousHash: string | undefined = anchor !== undefined ? (chain?.anchorPreviousHash ?? '') : undefined;
+    const broken = (sequence: number) => ({ valid: false, checked, firstBrokenSequence: sequence });
     for await (const entry of this.entries.each(accountId)) {
-      const broken =
-        (expectedSequence !== undefined && entry.sequence !== expectedSequence) ||
-        (previousHash !== undefined && entry.previousHash !== previousHash) ||
-        hashOf(storedFields(entry)) !== entry.hash;
-      if (broken) return { valid: false, checked, firstBrokenSequence: expectedSequence !== undefined && entry.sequence > expectedSequence ? expectedSequence : entry.sequence };
+      // Below the anchor: retention moved it and is removing these.
+      if (anchor !== undefined && entry.sequence < anchor) continue;
+      const intact =
+        (expectedSequence === undefined || entry.sequence === expectedSequence) &&
+        (previousHash === undefined || entry.previousHash === previousHash) &&
+        hashOf(storedFields(entry)) === entry.hash &&
+        (entry.sequence !== chain?.headSequence || entry.hash === chain.headHash);
+      if (!intact) return broken(expectedSequence !== undefined && entry.sequence > expectedSequence ? expectedSequence : entry.sequence);
       checked++;
       expectedSequence = entry.sequence + 1;
       previousHash = entry.hash;
     }
+    // Entries removed from the end leave a chain valid as far as it goes: the head says how far it went.
+    if (chain && (expectedSequence ?? 1) <= chain.headSequence) return broken(expectedSequence ?? 1);
     return { valid: true, checked, firstBrokenSequence: null };
   }
 
-  /** Drops entries older than `days`; the oldest kept one anchors the chain (its `previousHash`). */
-  expire(days: number): Promise<number> {
-    return this.entries.deleteOlderThan(new Date(Date.now() - days * DAY_MS));
+  /**
+   * Drops entries older than `days`, by number: in each account, every entry numbered below its
+   * first entry that is not that old (all of them when none is), so the chain loses its start and
+   * never a piece of its middle (an entry the sweep appended late is numbered after younger ones).
+   * The anchor is moved first: a stop in between leaves entries `verify` skips, not a false break.
+   */
+  async expire(days: number): Promise<number> {
+    const cutoff = new Date(Date.now() - days * DAY_MS);
+    let removed = 0;
+    for (const accountId of await this.entries.accountsWithEntriesBefore(cutoff)) {
+      const newest = await this.findHead(accountId);
+      if (!newest) continue;
+      const kept = await this.entries.firstSince(accountId, cutoff);
+      const start = kept ? { sequence: kept.sequence, previousHash: kept.previousHash } : { sequence: newest.sequence + 1, previousHash: newest.hash };
+      await this.chains.anchor(accountId, start.sequence, start.previousHash, newest);
+      removed += await this.entries.deleteBefore(accountId, start.sequence);
+    }
+    return removed;
+  }
+
+  private async storedHead(accountId: string): Promise<ChainHead | null> {
+    const chain = await this.chains.find(accountId);
+    return chain ? { sequence: chain.headSequence, hash: chain.headHash } : null;
   }
 
   /** The draft, its user actor labelled by their email (read here: the routes know only the id). */
