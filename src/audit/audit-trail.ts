@@ -13,7 +13,17 @@ import { AuditIntentsRepository } from './audit-intents.repository';
 import { canonicalJson } from './canonical-json';
 
 /** What a caller says of an action; the trail adds who, when, from where, its number and its hash. */
-export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> & Partial<Pick<AuditDraft, 'projectId'>> & { changes?: AuditChanges | null };
+export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> &
+  Partial<Pick<AuditDraft, 'projectId' | 'entryId'>> & { changes?: AuditChanges | null };
+
+/**
+ * The entry id of an action that a retry may run again (a refund under an `Idempotency-Key`): the
+ * same for every run, so however many runs there are, the log has one entry.
+ */
+export function auditEntryIdOf(actionKey: string): string {
+  const hex = createHash('sha256').update(actionKey).digest('hex');
+  return `aud_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 export interface ChainCheck {
   valid: boolean;
@@ -84,12 +94,13 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
   /** Runs the audited action; its entry is appended when, and only when, it succeeded. */
   async record<T>(context: AuditContext, input: AuditInput, expect: AuditExpectation, action: () => Promise<T>): Promise<T> {
     const draft = await this.draft(context, input);
-    await this.intents.insert(draft, expect);
+    // An intent there already is an earlier run's of the same action, which this run must not drop.
+    const own = await this.intents.insert(draft, expect);
     let result: T;
     try {
       result = await action();
     } catch (error) {
-      await this.intents.remove(draft.entryId).catch(() => undefined);
+      if (own) await this.intents.remove(draft.entryId).catch(() => undefined);
       throw error;
     }
     try {
@@ -159,14 +170,21 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     return head;
   }
 
-  /** Settles intents older than `graceMs`: appends the entry when the action's record shows it happened, else drops it. */
+  /**
+   * Settles intents older than `graceMs`: appends the entry when the action's record shows it
+   * happened, else drops it; leaves one whose area has still to finish or undo its action (its
+   * `undecidedWhile`), for a later sweep. Returns how many it settled.
+   */
   async sweep(graceMs = SWEEP_GRACE_MS): Promise<number> {
     const stale = await this.intents.olderThan(new Date(Date.now() - graceMs), 100);
+    let settled = 0;
     for (const intent of stale) {
+      if (await this.undecided(intent.expect)) continue;
       if (await this.happened(intent.expect)) await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
       await this.intents.remove(intent._id);
+      settled++;
     }
-    return stale.length;
+    return settled;
   }
 
   /**
@@ -232,7 +250,8 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
       actor = { ...actor, label: typeof user?.email === 'string' ? user.email : null };
     }
     const { changes, ...rest } = input;
-    return { entryId: `aud_${randomUUID()}`, occurredAt: new Date(), projectId: null, ...context, actor, ...rest, changes: changes ? JSON.stringify(changes) : null };
+    const { entryId = `aud_${randomUUID()}`, ...fields } = rest;
+    return { entryId, occurredAt: new Date(), projectId: null, ...context, actor, ...fields, changes: changes ? JSON.stringify(changes) : null };
   }
 
   private async happened(expect: AuditExpectation): Promise<boolean> {
@@ -240,10 +259,21 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     if (expect.exists === false) return record === null;
     if (!record) return false;
     return (
-      Object.entries(expect.fields ?? {}).every(([field, value]) => JSON.stringify(record[field] ?? null) === JSON.stringify(value ?? null)) &&
-      (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined)
+      hasFields(record, expect.fields ?? {}) &&
+      (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined) &&
+      Object.entries(expect.listed ?? {}).every(([field, value]) => Array.isArray(record[field]) && (record[field] as unknown[]).some((listed) => String(listed) === value))
     );
   }
+
+  private async undecided(expect: AuditExpectation): Promise<boolean> {
+    if (!expect.undecidedWhile) return false;
+    const record = await this.probe.find(expect.undecidedWhile.collection, expect.undecidedWhile.id);
+    return record !== null && hasFields(record, expect.undecidedWhile.fields);
+  }
+}
+
+function hasFields(record: Record<string, unknown>, fields: Record<string, unknown>): boolean {
+  return Object.entries(fields).every(([field, value]) => JSON.stringify(record[field] ?? null) === JSON.stringify(value ?? null));
 }
 
 type Chained = ReturnType<typeof entryFields> & { sequence: number; previousHash: string };
