@@ -24,14 +24,16 @@ export class AuditChainsRepository {
    * this one also anchors the chain at it.
    */
   async advanceHead(accountId: string, sequence: number, hash: string, previousHash: string): Promise<void> {
+    const moved = await this.records.updateOne({ _id: accountId, headSequence: { $lt: sequence } }, { $set: { headSequence: sequence, headHash: hash } });
+    if (moved.matched > 0) return;
     try {
       const anchor = sequence === 1 ? { anchorSequence: 1, anchorPreviousHash: previousHash } : {};
       await this.records.insert({ _id: accountId, headSequence: sequence, headHash: hash, ...anchor });
-      return;
     } catch (error) {
+      // The head is there already, at this entry or past it: put there by the append after this one, which does not anchor.
       if (!isDuplicateKey(error)) throw error;
+      if (sequence === 1) await this.records.updateOne({ _id: accountId, anchorSequence: null }, { $set: { anchorSequence: 1, anchorPreviousHash: previousHash } });
     }
-    await this.records.updateOne({ _id: accountId, headSequence: { $lt: sequence } }, { $set: { headSequence: sequence, headHash: hash } });
   }
 
   /** Retention moved the start of the chain: entries before `sequence` are gone, the first kept follows `previousHash`. */

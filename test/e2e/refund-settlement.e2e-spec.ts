@@ -123,6 +123,26 @@ describe('refunds that settle', () => {
     expect(await refundEvents(id)).toHaveLength(1);
   });
 
+  it('a confirmation is one write: stopped before it, the payment is still confirmable and nothing is recorded; the next one charges once', async () => {
+    const customer = (await t.http.post('/v1/customers', { email: `c.${new Types.ObjectId().toHexString()}@example.com` }, as())).body.data.id;
+    await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as());
+    const id = (await t.http.post('/api/v1/payments', { amount: 5, currency: 'usd', customer }, as())).body.id;
+    jest.spyOn(PaymentsRepository.prototype, 'applyCharge').mockImplementationOnce(stopped);
+    expect((await t.http.post(`/api/v1/payments/${id}/confirm`, {}, as())).status).toBeGreaterThanOrEqual(500);
+    await sweepTwice();
+    expect(await payment(id)).toMatchObject({ status: 'requires_confirmation' });
+    const succeeded = async () => {
+      await t.app.get(EventRelay).flush();
+      const res = await t.http.get('/v1/events?type=payment.succeeded&limit=100', as());
+      return (res.body.data as { data: { object: { id: string } } }[]).filter((event) => event.data.object.id === id);
+    };
+    expect(await succeeded()).toHaveLength(0);
+
+    expect((await t.http.post(`/api/v1/payments/${id}/confirm`, {}, as())).body).toMatchObject({ status: 'succeeded' });
+    await sweepTwice();
+    expect(await succeeded()).toHaveLength(1);
+  });
+
   it('a keyed refund run again after its idempotency record was dropped makes no second entry', async () => {
     const id = await succeededPayment(10);
     const key = `twice-${id}`;
