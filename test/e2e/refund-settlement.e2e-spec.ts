@@ -103,6 +103,12 @@ describe('refunds that settle', () => {
     expect(events).toHaveLength(1);
     expect(events[0].data.object.amountRefunded).toBe(6);
     expect(await t.db.collection('audit_intents').countDocuments({ 'draft.target.id': id })).toBe(0);
+
+    // Its retry answers the payment as the sweep left it, and counts nothing twice.
+    expect((await refund(id, { amount: 6 }, `stopped-${id}`)).body).toMatchObject({ status: 'partially_refunded', amountRefunded: 6 });
+    await sweepTwice();
+    expect(await refundEntries(id)).toHaveLength(1);
+    expect(await refundEvents(id)).toHaveLength(1);
   });
 
   it('a keyed refund the payment can no longer take by the time the sweep comes is voided: no event, no entry', async () => {
@@ -121,6 +127,9 @@ describe('refunds that settle', () => {
     expect(await payment(id)).toMatchObject({ status: 'refunded', amountRefunded: 10 });
     expect(await refundEntries(id)).toHaveLength(1);
     expect(await refundEvents(id)).toHaveLength(1);
+    // Its retry (the error answer released the key) learns that it was voided.
+    const retried = await refund(id, { amount: 6 }, `voided-${id}`);
+    expect({ status: retried.status, message: retried.body.message }).toEqual({ status: 409, message: expect.stringMatching(/voided/) });
   });
 
   it('a confirmation is one write: stopped before it, the payment is still confirmable and nothing is recorded; the next one charges once', async () => {
