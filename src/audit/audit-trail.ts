@@ -55,6 +55,9 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  * Appending numbers the entry after the account's newest one under a unique index on (account,
  * number), retried on a clash, so concurrent appends on any instance neither share nor skip a number,
  * and chains it: `hash` = SHA-256 of the previous entry's hash and this entry's canonical JSON.
+ * Each account's chain has a stored head, moved forward after every append, and an anchor, moved by
+ * retention only, which removes entries from the start by number: so entries are numbered without
+ * gaps from the anchor to at least the head, and anything else `verify` finds is a removal or an edit.
  */
 @Injectable()
 export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
