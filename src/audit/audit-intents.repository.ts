@@ -30,8 +30,8 @@ export class AuditIntentsRepository {
     await this.records.deleteOne({ _id: entryId });
   }
 
-  /** Intents older than `cutoff`, oldest first. */
-  olderThan(cutoff: Date, limit: number): Promise<AuditIntent[]> {
-    return this.records.find({ createdAt: { $lt: cutoff } }, { sort: { createdAt: 1 }, limit });
+  /** Intents older than `cutoff` (and written at or after `from`), oldest first. */
+  olderThan(cutoff: Date, limit: number, from?: Date): Promise<AuditIntent[]> {
+    return this.records.find({ createdAt: { $lt: cutoff, ...(from ? { $gte: from } : {}) } }, { sort: { createdAt: 1 }, limit });
   }
 }

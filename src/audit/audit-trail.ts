@@ -43,6 +43,9 @@ interface ChainHead {
 }
 const SWEEP_INTERVAL_MS = 15_000;
 const SWEEP_GRACE_MS = 30_000;
+/** Intents a sweep reads at a time, and at most how many times. */
+const SWEEP_PAGE = 100;
+const SWEEP_PAGES = 10;
 const DAY_MS = 86_400_000;
 const RETENTION_INTERVAL_MS = 3_600_000;
 
@@ -179,13 +182,22 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
    * `undecidedWhile`), for a later sweep. Returns how many it settled.
    */
   async sweep(graceMs = SWEEP_GRACE_MS): Promise<number> {
-    const stale = await this.intents.olderThan(new Date(Date.now() - graceMs), 100);
+    const cutoff = new Date(Date.now() - graceMs);
+    const seen = new Set<string>();
     let settled = 0;
-    for (const intent of stale) {
-      if (await this.undecided(intent.expect)) continue;
-      if (await this.happened(intent.expect)) await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
-      await this.intents.remove(intent._id);
-      settled++;
+    let from: Date | undefined;
+    // Undecided intents stay, oldest first: the pages go on past them, so they never hold up the rest.
+    for (let page = 0; page < SWEEP_PAGES; page++) {
+      const stale = (await this.intents.olderThan(cutoff, SWEEP_PAGE, from)).filter((intent) => !seen.has(intent._id));
+      for (const intent of stale) {
+        seen.add(intent._id);
+        if (await this.undecided(intent.expect)) continue;
+        if (await this.happened(intent.expect)) await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
+        await this.intents.remove(intent._id);
+        settled++;
+      }
+      if (stale.length === 0) break;
+      from = new Date(stale[stale.length - 1].createdAt);
     }
     return settled;
   }

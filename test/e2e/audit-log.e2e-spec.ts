@@ -319,6 +319,46 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
     });
 
+    it('intents whose area has still to finish their action wait, and more of them than a page hold up no other', async () => {
+      const key = await createKey('behind-the-undecided');
+      const draft = (entryId: string) => ({
+        entryId,
+        accountId: admin.accountId,
+        action: 'api_key.created',
+        occurredAt: new Date(),
+        actor: { type: 'user', id: admin.id, label: admin.email },
+        target: { type: 'api_key', id: key.id, label: 'late' },
+        projectId: admin.projectId,
+        changes: null,
+        ip: null,
+        userAgent: null,
+        requestId: null,
+      });
+      // A refund record still pending: its intents are its area's to decide first.
+      const pending = `undecided-${randomUUID()}`;
+      await t.db.collection('refunds').insertOne({ _id: pending as unknown as ObjectId, status: 'pending' });
+      const old = new Date(Date.now() - 120_000);
+      const waiting = Array.from({ length: 150 }, (_, i) => ({
+        _id: `aud_${randomUUID()}` as unknown as ObjectId,
+        draft: draft(`aud_waiting-${i}-${randomUUID()}`),
+        expect: { collection: 'api_keys', id: key.id, exists: true, undecidedWhile: { collection: 'refunds', id: pending, fields: { status: 'pending' } } },
+        createdAt: new Date(old.getTime() + i),
+      }));
+      await t.db.collection('audit_intents').insertMany(waiting);
+      const lateId = `aud_${randomUUID()}`;
+      await t.db.collection('audit_intents').insertOne({ _id: lateId as unknown as ObjectId, draft: draft(lateId), expect: { collection: 'api_keys', id: key.id, exists: true }, createdAt: new Date(old.getTime() + 1000) });
+
+      expect(await trail.sweep(0)).toBe(1);
+      expect((await entries('?limit=100')).filter((entry) => entry.id === lateId)).toHaveLength(1);
+      expect(await t.db.collection('audit_intents').countDocuments({})).toBe(150);
+
+      // Decided (here: the record is gone, so the action did happen as the expectation says): appended, each once.
+      await t.db.collection('refunds').deleteOne({ _id: pending as unknown as ObjectId });
+      expect(await trail.sweep(0)).toBe(150);
+      expect(await t.db.collection('audit_intents').countDocuments({})).toBe(0);
+      expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
+    });
+
     it('between the intent and the action: the sweep drops the intent, the action not having happened', async () => {
       const before = (await entries('?limit=100')).length;
       // What a process leaves when it stops right after writing the intent of a key it never created.
