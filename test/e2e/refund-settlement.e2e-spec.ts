@@ -111,6 +111,19 @@ describe('refunds that settle', () => {
     expect(await refundEvents(id)).toHaveLength(1);
   });
 
+  it('sweeps running at once (every instance runs one) apply a stopped refund once', async () => {
+    const id = await succeededPayment(10);
+    stopAfterTheRefundRecord();
+    expect((await refund(id, { amount: 2 }, `raced-${id}`)).status).toBeGreaterThanOrEqual(500);
+    await Promise.all(Array.from({ length: 4 }, () => payments.settleLeftRefunds(0)));
+    await Promise.all(Array.from({ length: 4 }, () => trail.sweep(0)));
+    await sweepTwice();
+    expect(await payment(id)).toMatchObject({ status: 'partially_refunded', amountRefunded: 2 });
+    expect(await refundEntries(id)).toHaveLength(1);
+    expect(await refundEvents(id)).toHaveLength(1);
+    expect((await t.http.get(`/api/v1/accounts/${admin.accountId}/audit-log/verify`, as())).body.valid).toBe(true);
+  });
+
   it('a keyed refund the payment can no longer take by the time the sweep comes is voided: no event, no entry', async () => {
     const id = await succeededPayment(10);
     stopAfterTheRefundRecord();
