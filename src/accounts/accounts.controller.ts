@@ -35,8 +35,8 @@ export class AccountsController {
   })
   @ApiCreatedResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
-  async createAccount(@UserId() userId: string, @Body() dto: CreateAccountDto): Promise<AccountEnvelope> {
-    return { data: await this.accounts.create(userId, dto.name, dto.type, 'admin') };
+  async createAccount(@Audit() audit: AuditContext, @UserId() userId: string, @Body() dto: CreateAccountDto): Promise<AccountEnvelope> {
+    return { data: await this.accounts.create(audit, userId, dto.name, dto.type, 'admin') };
   }
 
   @Get(':accountId')

@@ -5,6 +5,8 @@ import { Records, toObjectId } from '../database/records';
 import { Account, type AccountType } from './account.schema';
 
 export interface NewAccount {
+  /** Made before the insert, so the audit log can name the account it is about to create. */
+  _id?: Types.ObjectId;
   name: string;
   type: AccountType;
   ownerId: string | Types.ObjectId;

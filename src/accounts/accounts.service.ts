@@ -37,10 +37,17 @@ export class AccountsService {
   /**
    * Creates an account owned by `ownerId`, their membership, and (through the awaited event) its
    * default platform project, whose id is chosen here so the account never names a missing one.
+   * The account's first audit entry says who created it.
    */
-  async create(ownerId: string, name: string, type: AccountType, role: UserRole): Promise<AccountView> {
+  async create(audit: AuditContext, ownerId: string, name: string, type: AccountType, role: UserRole): Promise<AccountView> {
     const defaultProjectId = new Types.ObjectId();
-    const account = await this.accounts.insert({ name, type, ownerId, defaultProjectId });
+    const _id = new Types.ObjectId();
+    const account = await this.trail.record(
+      audit,
+      { accountId: String(_id), action: 'account.created', target: { type: 'account', id: String(_id), label: name }, changes: { name: [null, name], type: [null, type] } },
+      { collection: 'accounts', id: String(_id), exists: true },
+      () => this.accounts.insert({ _id, name, type, ownerId, defaultProjectId }),
+    );
     const event: AccountCreatedEvent = { accountId: account._id, defaultProjectId };
     await this.events.emitAsync(ACCOUNT_CREATED, event);
     const membership = await this.memberships.add(account._id, ownerId, role, true);

@@ -34,8 +34,8 @@ export class MembershipsRepository {
   }
 
   /** The unique (account, user) index refuses a second membership of the same user (a duplicate-key error). */
-  insert(accountId: Types.ObjectId | string, userId: Types.ObjectId | string, role: UserRole, owner: boolean): Promise<Membership> {
-    return this.records.insert({ accountId, userId, role, owner });
+  insert(accountId: Types.ObjectId | string, userId: Types.ObjectId | string, role: UserRole, owner: boolean, _id = new Types.ObjectId()): Promise<Membership> {
+    return this.records.insert({ _id, accountId, userId, role, owner });
   }
 
   /** The membership after the change; null when the user is no member, or is the owner (whose role stays). */

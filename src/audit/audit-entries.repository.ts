@@ -68,9 +68,20 @@ export class AuditEntriesRepository {
     return this.records.aggregateEach<AuditEntry>([{ $match: this.conditions(accountId, filters) }, { $sort: { sequence: 1 } }], 500);
   }
 
-  /** Drops entries older than `cutoff`, in every account: the oldest kept entry then anchors the chain. */
-  deleteOlderThan(cutoff: Date): Promise<number> {
-    return this.records.deleteMany({ occurredAt: { $lt: cutoff } });
+  /** The accounts holding an entry older than `cutoff`. */
+  async accountsWithEntriesBefore(cutoff: Date): Promise<string[]> {
+    const rows = await this.records.aggregate<{ _id: Types.ObjectId }>([{ $match: { occurredAt: { $lt: cutoff } } }, { $group: { _id: '$accountId' } }]);
+    return rows.map((row) => String(row._id));
+  }
+
+  /** The account's lowest-numbered entry that occurred at or after `since`, or null. */
+  firstSince(accountId: string, since: Date): Promise<AuditEntry | null> {
+    return this.records.findOne({ accountId: new Types.ObjectId(accountId), occurredAt: { $gte: since } }, { sort: { sequence: 1 } });
+  }
+
+  /** Drops the account's entries numbered below `sequence`: retention cuts the start of the chain, never a piece of it. */
+  deleteBefore(accountId: string, sequence: number): Promise<number> {
+    return this.records.deleteMany({ accountId: new Types.ObjectId(accountId), sequence: { $lt: sequence } });
   }
 
   private conditions(accountId: string, filters: AuditFilters, beforeSequence?: number): Record<string, unknown> {

@@ -13,6 +13,13 @@ export interface AuditExpectation {
   fields?: Record<string, unknown>;
   /** Fields the action sets to a value (a revocation's time). */
   present?: string[];
+  /** Array fields that list a value after the action (a payment lists the refunds its totals include). */
+  listed?: Record<string, string>;
+  /**
+   * Not to be judged yet while this record holds these fields: its area's own sweep has still to
+   * finish or undo the action (a refund written but not yet applied or voided).
+   */
+  undecidedWhile?: { collection: string; id: string; fields: Record<string, unknown> };
 }
 
 /**

@@ -29,7 +29,7 @@ export class AuditLogService {
   /** Every matching entry, oldest first, as JSON lines or CSV rows, one at a time. */
   async *export(accountId: string, userId: string, filters: AuditFilters, format: 'jsonl' | 'csv'): AsyncGenerator<string> {
     await this.requireAdmin(accountId, userId);
-    if (format === 'csv') yield `${CSV_COLUMNS.join(',')}\n`;
+    if (format === 'csv') yield `${CSV_COLUMNS.map(csvCell).join(',')}\n`;
     for await (const entry of this.entries.each(accountId, filters)) {
       const view = toEntryResponse(entry);
       if (format === 'jsonl') yield `${JSON.stringify(view)}\n`;
@@ -76,12 +76,17 @@ function toEntryResponse(entry: AuditEntry): AuditEntryResponse {
 }
 
 const QUOTE = '"';
+/** What a spreadsheet reads as the start of a formula (OWASP, CSV injection). */
+const FORMULA_START = /^[=+\-@\t\r]/;
 
-/** A CSV cell (RFC 4180), and never a formula a spreadsheet would run. */
+/**
+ * A CSV cell (RFC 4180), and never a formula a spreadsheet would run: every cell is quoted, so a
+ * spreadsheet that splits on another separator (`;` in many locales) keeps it one cell, and one that
+ * starts as a formula is led by `'`, which spreadsheets show as text.
+ */
 export function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
+  if (value === null || value === undefined) return QUOTE + QUOTE;
   let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  const needsQuotes = [QUOTE, ',', '\n', '\r'].some((character) => text.includes(character));
-  return needsQuotes ? QUOTE + text.split(QUOTE).join(QUOTE + QUOTE) + QUOTE : text;
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return QUOTE + text.split(QUOTE).join(QUOTE + QUOTE) + QUOTE;
 }

@@ -5,6 +5,7 @@ import { LRUCache } from 'lru-cache';
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordProbe } from '../database/record-probe';
 import type { AuditChanges, AuditContext, AuditDraft } from './audit-draft';
+import { AuditChainsRepository } from './audit-chains.repository';
 import { AuditEntriesRepository } from './audit-entries.repository';
 import type { AuditEntry } from './audit-entry.schema';
 import type { AuditExpectation } from './audit-intent.schema';
@@ -12,7 +13,17 @@ import { AuditIntentsRepository } from './audit-intents.repository';
 import { canonicalJson } from './canonical-json';
 
 /** What a caller says of an action; the trail adds who, when, from where, its number and its hash. */
-export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> & Partial<Pick<AuditDraft, 'projectId'>> & { changes?: AuditChanges | null };
+export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> &
+  Partial<Pick<AuditDraft, 'projectId' | 'entryId'>> & { changes?: AuditChanges | null };
+
+/**
+ * The entry id of an action that a retry may run again (a refund under an `Idempotency-Key`): the
+ * same for every run, so however many runs there are, the log has one entry.
+ */
+export function auditEntryIdOf(actionKey: string): string {
+  const hex = createHash('sha256').update(actionKey).digest('hex');
+  return `aud_${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 export interface ChainCheck {
   valid: boolean;
@@ -32,6 +43,9 @@ interface ChainHead {
 }
 const SWEEP_INTERVAL_MS = 15_000;
 const SWEEP_GRACE_MS = 30_000;
+/** Intents a sweep reads at a time, and at most how many times. */
+const SWEEP_PAGE = 100;
+const SWEEP_PAGES = 10;
 const DAY_MS = 86_400_000;
 const RETENTION_INTERVAL_MS = 3_600_000;
 
@@ -44,6 +58,9 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  * Appending numbers the entry after the account's newest one under a unique index on (account,
  * number), retried on a clash, so concurrent appends on any instance neither share nor skip a number,
  * and chains it: `hash` = SHA-256 of the previous entry's hash and this entry's canonical JSON.
+ * Each account's chain has a stored head, moved forward after every append, and an anchor, moved by
+ * retention only, which removes entries from the start by number: so entries are numbered without
+ * gaps from the anchor to at least the head, and anything else `verify` finds is a removal or an edit.
  */
 @Injectable()
 export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
@@ -61,6 +78,7 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly entries: AuditEntriesRepository,
     private readonly intents: AuditIntentsRepository,
     private readonly probe: RecordProbe,
+    private readonly chains: AuditChainsRepository,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {}
 
@@ -82,12 +100,13 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
   /** Runs the audited action; its entry is appended when, and only when, it succeeded. */
   async record<T>(context: AuditContext, input: AuditInput, expect: AuditExpectation, action: () => Promise<T>): Promise<T> {
     const draft = await this.draft(context, input);
-    await this.intents.insert(draft, expect);
+    // An intent there already is an earlier run's of the same action, which this run must not drop.
+    const own = await this.intents.insert(draft, expect);
     let result: T;
     try {
       result = await action();
     } catch (error) {
-      await this.intents.remove(draft.entryId).catch(() => undefined);
+      if (own) await this.intents.remove(draft.entryId).catch(() => undefined);
       throw error;
     }
     try {
@@ -116,6 +135,7 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
       const outcome = await this.entries.insert({ ...entry, hash } as unknown as Omit<AuditEntry, '_id'>);
       if (outcome === 'inserted') {
         this.heads.set(accountId, { sequence, hash });
+        await this.chains.advanceHead(accountId, sequence, hash, entry.previousHash);
         return;
       }
       if (await this.entries.hasEntry(draft.entryId)) return;
@@ -128,13 +148,15 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
 
   /**
    * The account's newest entry, by lookups of single numbers (sorting on FerretDB reads every entry
-   * of the account): from `after`, known to exist, or from the first entry, onwards in doubling
-   * steps, then halving the gap between the last number found and the first missing. Numbers have no
-   * gaps from the oldest kept entry on, so this finds the newest. Without `after` and without an
-   * entry number 1 (the account has none, or retention dropped the oldest), the entries are sorted.
+   * of the account): from `after`, known to exist, or from the stored head of the chain, or from the
+   * first entry, onwards in doubling steps, then halving the gap between the last number found and
+   * the first missing. Numbers have no gaps from the oldest kept entry on, so this finds the newest.
+   * The stored head stands even when its entry is gone (retention dropped every entry, or someone
+   * removed the newest): numbering goes on after it, and `verify` reports what went missing. Only an
+   * account with no stored head (its log predates heads) and no entry number 1 has its entries sorted.
    */
   private async findHead(accountId: string, after?: ChainHead | null): Promise<ChainHead | null> {
-    let found: ChainHead | null = after ?? (await this.entries.atSequence(accountId, 1));
+    let found: ChainHead | null = after ?? (await this.storedHead(accountId)) ?? (await this.entries.atSequence(accountId, 1));
     if (!found) found = await this.entries.newest(accountId);
     if (!found) return null;
     let missing: number | undefined;
@@ -154,37 +176,85 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     return head;
   }
 
-  /** Settles intents older than `graceMs`: appends the entry when the action's record shows it happened, else drops it. */
+  /**
+   * Settles intents older than `graceMs`: appends the entry when the action's record shows it
+   * happened, else drops it; leaves one whose area has still to finish or undo its action (its
+   * `undecidedWhile`), for a later sweep. Returns how many it settled.
+   */
   async sweep(graceMs = SWEEP_GRACE_MS): Promise<number> {
-    const stale = await this.intents.olderThan(new Date(Date.now() - graceMs), 100);
-    for (const intent of stale) {
-      if (await this.happened(intent.expect)) await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
-      await this.intents.remove(intent._id);
+    const cutoff = new Date(Date.now() - graceMs);
+    const seen = new Set<string>();
+    let settled = 0;
+    let from: Date | undefined;
+    // Undecided intents stay, oldest first: the pages go on past them, so they never hold up the rest.
+    for (let page = 0; page < SWEEP_PAGES; page++) {
+      const stale = (await this.intents.olderThan(cutoff, SWEEP_PAGE, from)).filter((intent) => !seen.has(intent._id));
+      for (const intent of stale) {
+        seen.add(intent._id);
+        if (await this.undecided(intent.expect)) continue;
+        if (await this.happened(intent.expect)) await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
+        await this.intents.remove(intent._id);
+        settled++;
+      }
+      if (stale.length === 0) break;
+      from = new Date(stale[stale.length - 1].createdAt);
     }
-    return stale.length;
+    return settled;
   }
 
-  /** Walks the account's entries in order: numbers without gaps from the oldest kept, each hash recomputed. */
+  /**
+   * Walks the account's entries in order, each hash recomputed: from the anchor (the first kept
+   * number and the hash it follows) without a gap up to the stored head, which must be there with
+   * its hash. An account whose log predates anchors starts at its oldest entry.
+   */
   async verify(accountId: string): Promise<ChainCheck> {
+    const chain = await this.chains.find(accountId);
+    const anchor = chain?.anchorSequence ?? undefined;
     let checked = 0;
-    let expectedSequence: number | undefined;
-    let previousHash: string | undefined;
+    let expectedSequence: number | undefined = anchor;
+    let previousHash: string | undefined = anchor !== undefined ? (chain?.anchorPreviousHash ?? '') : undefined;
+    const broken = (sequence: number) => ({ valid: false, checked, firstBrokenSequence: sequence });
     for await (const entry of this.entries.each(accountId)) {
-      const broken =
-        (expectedSequence !== undefined && entry.sequence !== expectedSequence) ||
-        (previousHash !== undefined && entry.previousHash !== previousHash) ||
-        hashOf(storedFields(entry)) !== entry.hash;
-      if (broken) return { valid: false, checked, firstBrokenSequence: expectedSequence !== undefined && entry.sequence > expectedSequence ? expectedSequence : entry.sequence };
+      // Below the anchor: retention moved it and is removing these.
+      if (anchor !== undefined && entry.sequence < anchor) continue;
+      const intact =
+        (expectedSequence === undefined || entry.sequence === expectedSequence) &&
+        (previousHash === undefined || entry.previousHash === previousHash) &&
+        hashOf(storedFields(entry)) === entry.hash &&
+        (entry.sequence !== chain?.headSequence || entry.hash === chain.headHash);
+      if (!intact) return broken(expectedSequence !== undefined && entry.sequence > expectedSequence ? expectedSequence : entry.sequence);
       checked++;
       expectedSequence = entry.sequence + 1;
       previousHash = entry.hash;
     }
+    // Entries removed from the end leave a chain valid as far as it goes: the head says how far it went.
+    if (chain && (expectedSequence ?? 1) <= chain.headSequence) return broken(expectedSequence ?? 1);
     return { valid: true, checked, firstBrokenSequence: null };
   }
 
-  /** Drops entries older than `days`; the oldest kept one anchors the chain (its `previousHash`). */
-  expire(days: number): Promise<number> {
-    return this.entries.deleteOlderThan(new Date(Date.now() - days * DAY_MS));
+  /**
+   * Drops entries older than `days`, by number: in each account, every entry numbered below its
+   * first entry that is not that old (all of them when none is), so the chain loses its start and
+   * never a piece of its middle (an entry the sweep appended late is numbered after younger ones).
+   * The anchor is moved first: a stop in between leaves entries `verify` skips, not a false break.
+   */
+  async expire(days: number): Promise<number> {
+    const cutoff = new Date(Date.now() - days * DAY_MS);
+    let removed = 0;
+    for (const accountId of await this.entries.accountsWithEntriesBefore(cutoff)) {
+      const newest = await this.findHead(accountId);
+      if (!newest) continue;
+      const kept = await this.entries.firstSince(accountId, cutoff);
+      const start = kept ? { sequence: kept.sequence, previousHash: kept.previousHash } : { sequence: newest.sequence + 1, previousHash: newest.hash };
+      await this.chains.anchor(accountId, start.sequence, start.previousHash, newest);
+      removed += await this.entries.deleteBefore(accountId, start.sequence);
+    }
+    return removed;
+  }
+
+  private async storedHead(accountId: string): Promise<ChainHead | null> {
+    const chain = await this.chains.find(accountId);
+    return chain ? { sequence: chain.headSequence, hash: chain.headHash } : null;
   }
 
   /** The draft, its user actor labelled by their email (read here: the routes know only the id). */
@@ -195,7 +265,8 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
       actor = { ...actor, label: typeof user?.email === 'string' ? user.email : null };
     }
     const { changes, ...rest } = input;
-    return { entryId: `aud_${randomUUID()}`, occurredAt: new Date(), projectId: null, ...context, actor, ...rest, changes: changes ? JSON.stringify(changes) : null };
+    const { entryId = `aud_${randomUUID()}`, ...fields } = rest;
+    return { entryId, occurredAt: new Date(), projectId: null, ...context, actor, ...fields, changes: changes ? JSON.stringify(changes) : null };
   }
 
   private async happened(expect: AuditExpectation): Promise<boolean> {
@@ -203,10 +274,21 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     if (expect.exists === false) return record === null;
     if (!record) return false;
     return (
-      Object.entries(expect.fields ?? {}).every(([field, value]) => JSON.stringify(record[field] ?? null) === JSON.stringify(value ?? null)) &&
-      (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined)
+      hasFields(record, expect.fields ?? {}) &&
+      (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined) &&
+      Object.entries(expect.listed ?? {}).every(([field, value]) => Array.isArray(record[field]) && (record[field] as unknown[]).some((listed) => String(listed) === value))
     );
   }
+
+  private async undecided(expect: AuditExpectation): Promise<boolean> {
+    if (!expect.undecidedWhile) return false;
+    const record = await this.probe.find(expect.undecidedWhile.collection, expect.undecidedWhile.id);
+    return record !== null && hasFields(record, expect.undecidedWhile.fields);
+  }
+}
+
+function hasFields(record: Record<string, unknown>, fields: Record<string, unknown>): boolean {
+  return Object.entries(fields).every(([field, value]) => JSON.stringify(record[field] ?? null) === JSON.stringify(value ?? null));
 }
 
 type Chained = ReturnType<typeof entryFields> & { sequence: number; previousHash: string };

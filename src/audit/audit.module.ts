@@ -1,6 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { RecordProbe } from '../database/record-probe';
+import { AuditChain, AuditChainSchema } from './audit-chain.schema';
+import { AuditChainsRepository } from './audit-chains.repository';
 import { AuditEntriesRepository } from './audit-entries.repository';
 import { AuditEntry, AuditEntrySchema } from './audit-entry.schema';
 import { AuditIntent, AuditIntentSchema } from './audit-intent.schema';
@@ -16,10 +18,11 @@ import { AuditTrail } from './audit-trail';
     MongooseModule.forFeature([
       { name: AuditEntry.name, schema: AuditEntrySchema },
       { name: AuditIntent.name, schema: AuditIntentSchema },
+      { name: AuditChain.name, schema: AuditChainSchema },
     ]),
   ],
   controllers: [AuditLogController],
-  providers: [AuditEntriesRepository, AuditIntentsRepository, AuditTrail, AuditLogService, RecordProbe],
+  providers: [AuditEntriesRepository, AuditIntentsRepository, AuditChainsRepository, AuditTrail, AuditLogService, RecordProbe],
   exports: [AuditTrail],
 })
 export class AuditModule {}

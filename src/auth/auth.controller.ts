@@ -1,3 +1,4 @@
+import { auditOriginOf } from '../audit/audit-context.decorator';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
@@ -48,7 +49,7 @@ export class AuthController {
   @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signup(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
-    return this.auth.signup(dto, request.ip);
+    return this.auth.signup(dto, request.ip, auditOriginOf(request));
   }
 
   @Public()
@@ -58,7 +59,7 @@ export class AuthController {
   @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signupAlias(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
-    return this.auth.signup(dto, request.ip);
+    return this.auth.signup(dto, request.ip, auditOriginOf(request));
   }
 
   @Public()

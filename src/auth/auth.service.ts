@@ -1,3 +1,5 @@
+import type { AuditOrigin } from '../audit/audit-context.decorator';
+import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
@@ -46,7 +48,7 @@ export class AuthService {
    * membership with the role they asked for. With one: the user joins the inviting account. The
    * invitation is checked before anything is written.
    */
-  async signup(dto: SignupDto, client: string): Promise<SignupResponse> {
+  async signup(dto: SignupDto, client: string, origin: AuditOrigin = { ip: client, userAgent: null, requestId: null }): Promise<SignupResponse> {
     await this.attempts.beginSignup(client);
     const invitation = dto.invitationToken ? await this.checkInvitation(dto, dto.invitationToken) : null;
     const role = invitation?.role ?? dto.role!;
@@ -62,9 +64,10 @@ export class AuthService {
       avatar: dto.avatar,
     });
     const userId = String(user._id);
+    const audit = { actor: { type: 'user', id: userId, label: user.email }, ...origin };
     const account = invitation
-      ? await this.joinOrUndo(invitation, userId)
-      : await this.accounts.create(userId, dto.accountName ?? `${user.firstName} ${user.lastName}`, dto.accountType ?? 'developer', role);
+      ? await this.joinOrUndo(audit, invitation, userId)
+      : await this.accounts.create(audit, userId, dto.accountName ?? `${user.firstName} ${user.lastName}`, dto.accountType ?? 'developer', role);
     const updated = (await this.users.setDefaultCompany(userId, account.id)) ?? user;
     return { message: 'User created', data: { user: toUserResponse(updated, account.role), account } };
   }
@@ -125,9 +128,9 @@ export class AuthService {
    * or used in between: then the new user is removed again, so the refused signup leaves no login
    * behind and the same email can sign up with a fresh invitation.
    */
-  private async joinOrUndo(invitation: Invitation, userId: string): Promise<AccountView> {
+  private async joinOrUndo(audit: AuditContext, invitation: Invitation, userId: string): Promise<AccountView> {
     try {
-      return await this.invitations.join(invitation, userId);
+      return await this.invitations.join(audit, invitation, userId);
     } catch (error) {
       // Only while nothing points at the user: a membership written before a later failure keeps it.
       if (!(await this.memberships.find(String(invitation.accountId), userId))) await this.users.remove(userId);

@@ -10,8 +10,9 @@ import { isObjectIdOrHexString, Types, type Connection } from 'mongoose';
 export class RecordProbe {
   constructor(@InjectConnection() private readonly connection: Connection) {}
 
+  /** By the id as an ObjectId or as the string itself: a 24-hex id may be stored either way (a refund's is a string). */
   find(collection: string, id: string): Promise<Record<string, unknown> | null> {
-    const _id = isObjectIdOrHexString(id) ? new Types.ObjectId(id) : id;
-    return this.connection.collection(collection).findOne({ _id: _id as Types.ObjectId });
+    const forms: unknown[] = isObjectIdOrHexString(id) ? [new Types.ObjectId(id), id] : [id];
+    return this.connection.collection(collection).findOne({ _id: { $in: forms as Types.ObjectId[] } });
   }
 }

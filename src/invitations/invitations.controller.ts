@@ -78,7 +78,7 @@ export class InvitationsController {
   })
   @ApiOkResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 500, 503)
-  async acceptInvitation(@UserId() userId: string, @Body() dto: AcceptInvitationDto): Promise<AccountEnvelope> {
-    return { data: await this.invitations.accept(dto.token, userId) };
+  async acceptInvitation(@Audit() audit: AuditContext, @UserId() userId: string, @Body() dto: AcceptInvitationDto): Promise<AccountEnvelope> {
+    return { data: await this.invitations.accept(audit, dto.token, userId) };
   }
 }

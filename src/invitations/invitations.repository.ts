@@ -41,10 +41,10 @@ export class InvitationsRepository {
     return this.records.find({ accountId: account, status: 'pending', expiresAt: { $gt: now } }, { sort: { _id: -1 } });
   }
 
-  /** Revokes the account's pending invitations of this email. */
-  async revokePendingFor(accountId: string, email: string): Promise<void> {
+  /** The account's pending invitations of this email (a new one replaces them). */
+  pendingFor(accountId: string, email: string): Promise<Invitation[]> {
     const account = toObjectId(accountId);
-    if (account) await this.records.updateMany({ accountId: account, email, status: 'pending' }, { $set: { status: 'revoked' } });
+    return account ? this.records.find({ accountId: account, email, status: 'pending' }) : Promise.resolve([]);
   }
 
   /** True when the account had this invitation pending, revoked now. */

@@ -51,7 +51,8 @@ export class InvitationsService {
     if (invited && (await this.memberships.find(accountId, String(invited._id)))) {
       throw new ConflictException('This user is already a member of the account');
     }
-    await this.invitations.revokePendingFor(accountId, email);
+    // Replaced: revoked, each with its entry, as an admin's revocation is.
+    for (const pending of await this.invitations.pendingFor(accountId, email)) await this.revokeOne(audit, accountId, String(pending._id), email);
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const _id = new Types.ObjectId();
     const created = await this.trail.record(
@@ -81,13 +82,16 @@ export class InvitationsService {
 
   async revoke(audit: AuditContext, accountId: string, callerId: string, invitationId: string): Promise<void> {
     await this.accounts.requireAdmin(accountId, callerId);
-    const revoked = await this.trail.record(
+    if (!(await this.revokeOne(audit, accountId, invitationId, null))) throw new NotFoundException(INVITATION_NOT_FOUND);
+  }
+
+  private revokeOne(audit: AuditContext, accountId: string, invitationId: string, email: string | null): Promise<boolean> {
+    return this.trail.record(
       audit,
-      { accountId, action: 'invitation.revoked', target: { type: 'invitation', id: invitationId, label: null } },
+      { accountId, action: 'invitation.revoked', target: { type: 'invitation', id: invitationId, label: email } },
       { collection: 'invitations', id: invitationId, fields: { status: 'revoked' } },
       () => this.invitations.revokePending(accountId, invitationId),
     );
-    if (!revoked) throw new NotFoundException(INVITATION_NOT_FOUND);
   }
 
   /**
@@ -104,9 +108,9 @@ export class InvitationsService {
   }
 
   /** A logged-in user accepts: the invitation must be for their email. */
-  async accept(token: string, userId: string, now = new Date()): Promise<AccountView> {
+  async accept(audit: AuditContext, token: string, userId: string, now = new Date()): Promise<AccountView> {
     const invitation = await this.check(token, await this.users.emailOf(userId), now);
-    return this.join(invitation, userId);
+    return this.join(audit, invitation, userId);
   }
 
   /**
@@ -114,11 +118,18 @@ export class InvitationsService {
    * the membership's unique (account, user) index stops a second join even if two accepts race
    * (only the invited email can accept, and emails are unique).
    */
-  async join(invitation: Invitation, userId: string): Promise<AccountView> {
+  async join(audit: AuditContext, invitation: Invitation, userId: string): Promise<AccountView> {
     const accountId = String(invitation.accountId);
     if (await this.memberships.find(accountId, userId)) throw new ConflictException('You are already a member of this account');
     if (!(await this.invitations.claim(invitation._id, userId))) throw new BadRequestException(INVITATION_INVALID);
-    await this.memberships.add(accountId, userId, invitation.role);
+    // The membership's id is chosen first: the entry stands when, and only when, it exists.
+    const membershipId = new Types.ObjectId();
+    await this.trail.record(
+      audit,
+      { accountId, action: 'member.joined', target: { type: 'user', id: userId, label: invitation.email }, changes: { role: [null, invitation.role] } },
+      { collection: 'memberships', id: String(membershipId), exists: true },
+      () => this.memberships.add(accountId, userId, invitation.role, false, membershipId),
+    );
     return this.accounts.get(accountId, userId);
   }
 }

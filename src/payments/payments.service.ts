@@ -1,6 +1,16 @@
 import { auditContextOf } from '../audit/audit-draft';
-import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { auditEntryIdOf, AuditTrail } from '../audit/audit-trail';
+import {
+  BadRequestException,
+  ConflictException,
+  HttpException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { Types } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { IdempotentRequest } from '../idempotency/idempotent-request';
@@ -20,10 +30,16 @@ import { KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
 import { Leases } from '../leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
-import type { TenantScope } from '../tenancy/tenant-scope';
+import { tenantScope, type TenantScope } from '../tenancy/tenant-scope';
 import { PaymentsRepository } from './payments.repository';
 
 const PAYMENT_BUSY = 'Another change to this payment is in progress; retry the request';
+const REFUND_VOIDED = 'The refund under this Idempotency-Key was voided: the payment could no longer take it';
+/** A refund written this long ago and still pending was left by a request that stopped: the sweep settles it. */
+const REFUND_GRACE_MS = 15_000;
+const REFUND_SWEEP_INTERVAL_MS = 10_000;
+/** The sweep's hold on a payment's lease: as long as a request's. */
+const REFUND_SWEEP_HOLD_MS = 15_000;
 export const PAYMENT_NOT_FOUND = 'Payment not found';
 
 /** A created payment, or the one an earlier run under the same Idempotency-Key created (`replayed`). */
@@ -35,9 +51,19 @@ export interface CreatedPayment {
 /**
  * The payments of a platform project. Every method takes the request's scope first: a payment, a
  * customer or a reciver of another project is exactly as absent as one that does not exist.
+ *
+ * A refund is money: it is in the payment's totals exactly when the payment lists its record
+ * (`refundIds`), and its record is `pending` until then. A request that stops between writing the
+ * record and applying it leaves it pending; its retry or, past its grace, the sweep applies it when
+ * the payment can still take it and voids it otherwise, under the payment's lease, so the refund's
+ * event is recorded with the update that applies it and at most once. Its audit entry is judged by
+ * the same fact (the payment lists it) and waits while the record is pending.
  */
 @Injectable()
-export class PaymentsService {
+export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(PaymentsService.name);
+  private sweepTimer?: NodeJS.Timeout;
+
   constructor(
     private readonly payments: PaymentsRepository,
     private readonly customers: CustomersService,
@@ -47,6 +73,18 @@ export class PaymentsService {
     private readonly refunds: RefundsRepository,
     private readonly trail: AuditTrail,
   ) {}
+
+  onApplicationBootstrap(): void {
+    this.sweepTimer = setInterval(
+      () => void this.settleLeftRefunds().catch((error: Error) => this.logger.warn(`Refund sweep failed: ${error.message}`)),
+      REFUND_SWEEP_INTERVAL_MS,
+    );
+    this.sweepTimer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.sweepTimer);
+  }
 
   /**
    * Creates a payment. With an `Idempotency-Key` (`idempotency`), the key is claimed for the new
@@ -139,22 +177,34 @@ export class PaymentsService {
 
   /**
    * Refunds `amount` (default: all that is left). Refunds of one payment run one at a time under its
-   * lease. Each refund is first written as its own record (`refunds`), then applied to the payment by
-   * one conditional update that also lists the refund in `refundIds`: the totals can include a refund
-   * once only. With an `Idempotency-Key` the refund's id is the key itself (per project and caller),
-   * so a retry, even one that runs again after its idempotency record was dropped, finds that refund:
-   * it answers the payment as it is, applying the refund first if the earlier run stopped before it
-   * did. The same key with another request is 422.
+   * lease. Each refund is first written as its own record (`refunds`, pending), then applied to the
+   * payment by one conditional update that also lists the refund in `refundIds`: the totals can
+   * include a refund once only. With an `Idempotency-Key` the refund's id is the key itself (per
+   * project and caller), so a retry, even one that runs again after its idempotency record was
+   * dropped, finds that refund: it answers the payment as it is, applying the refund first if the
+   * earlier run stopped before it did. The same key with another request is 422. The audit entry
+   * has an id of the refund's, so every run of one refund makes one entry.
    */
   async refund(scope: TenantScope, id: string, dto: RefundPaymentDto, idempotency: IdempotentRequest | null): Promise<PaymentResponse> {
-    await this.findOrThrow(scope, id);
+    const paymentId = String((await this.findOrThrow(scope, id))._id);
     const refundId = idempotency ? `${scope.projectId}:${idempotency.caller}:${idempotency.key}` : new Types.ObjectId().toHexString();
-    // Recorded in the audit log once the refund is written: money went back.
+    // Money went back when the payment lists the refund; while its record is pending, this module's sweep has still to apply or void it.
     return this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'payment.refunded', target: { type: 'payment', id, label: null }, projectId: scope.projectId },
-      { collection: 'refunds', id: refundId, exists: true },
-      () => this.refundUnderLease(scope, id, dto, idempotency, refundId),
+      {
+        entryId: auditEntryIdOf(`refund:${refundId}`),
+        accountId: scope.accountId,
+        action: 'payment.refunded',
+        target: { type: 'payment', id: paymentId, label: null },
+        projectId: scope.projectId,
+      },
+      {
+        collection: 'payments',
+        id: paymentId,
+        listed: { refundIds: refundId },
+        undecidedWhile: { collection: 'refunds', id: refundId, fields: { status: 'pending' } },
+      },
+      () => this.refundUnderLease(scope, paymentId, dto, idempotency, refundId),
     );
   }
 
@@ -162,38 +212,91 @@ export class PaymentsService {
     return this.leases.withLease(`payment:${id}`, PAYMENT_BUSY, async () => {
       const payment = await this.findOrThrow(scope, id);
       const earlier = idempotency ? await this.refunds.findById(scope, refundId) : null;
-      if (earlier) return toPaymentResponse(await this.applyRefund(scope, payment, checkedRefund(earlier, idempotency!)));
+      if (earlier) return toPaymentResponse(await this.applyWritten(scope, payment, checkedRefund(earlier, idempotency!)));
 
       assertRefundable(payment);
       const refundMinor = dto.amount === undefined ? leftToRefund(payment) : minorUnits(dto.amount, payment.currency, 'refund amount');
       assertFits(payment, refundMinor);
       let refund: Refund;
       try {
-        refund = await this.refunds.insert(scope, { _id: refundId, paymentId: payment._id, amountMinor: refundMinor, fingerprint: idempotency?.fingerprint ?? null });
+        refund = await this.refunds.insert(scope, {
+          _id: refundId,
+          paymentId: payment._id,
+          amountMinor: refundMinor,
+          fingerprint: idempotency?.fingerprint ?? null,
+          accountId: scope.accountId,
+          requestId: scope.origin.id,
+          idempotencyKey: scope.origin.idempotencyKey,
+        });
       } catch (error) {
         // Only a run that bypassed the lease (an expired one) can have written this key's refund first.
         const raced = idempotency && isDuplicateKey(error) ? await this.refunds.findById(scope, refundId) : null;
         if (!raced) throw error;
         refund = checkedRefund(raced, idempotency!);
       }
-      return toPaymentResponse(await this.applyRefund(scope, payment, refund));
+      return toPaymentResponse(await this.applyWritten(scope, payment, refund));
     });
   }
 
   /**
-   * Adds the refund to the payment's totals unless they already include it. The update applies only
-   * while the refunded total is still the one read, the refund fits in what is left and the payment
-   * does not list it yet; only a writer that bypassed the lease (an expired one) can have changed it.
+   * Applies a written refund to the payment unless its totals include it already, under the
+   * payment's lease. A refund the payment refuses (no longer refundable, too large, or changed by a
+   * writer that bypassed the lease) is voided: it will never be applied, and the refusal is the
+   * answer. Any other failure leaves it pending, for a retry or the sweep.
    */
-  private async applyRefund(scope: TenantScope, payment: Payment, refund: Refund): Promise<Payment> {
-    if ((payment.refundIds ?? []).includes(refund._id)) return payment;
-    assertRefundable(payment);
-    assertFits(payment, refund.amountMinor);
-    const refundedMinor = payment.amountRefundedMinor + refund.amountMinor;
-    const status = statusAfterRefund(payment.amountMinor, refundedMinor);
-    const updated = await this.payments.applyRefund(scope, payment, { id: refund._id, amountMinor: refund.amountMinor }, status);
-    if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
+  private async applyWritten(scope: TenantScope, payment: Payment, refund: Refund): Promise<Payment> {
+    if ((payment.refundIds ?? []).includes(refund._id)) {
+      await this.markRefund(scope, refund._id, 'applied');
+      return payment;
+    }
+    if (refund.status === 'voided') throw new ConflictException(REFUND_VOIDED);
+    let updated: Payment | null;
+    try {
+      assertRefundable(payment);
+      assertFits(payment, refund.amountMinor);
+      const status = statusAfterRefund(payment.amountMinor, payment.amountRefundedMinor + refund.amountMinor);
+      updated = await this.payments.applyRefund(scope, payment, { id: refund._id, amountMinor: refund.amountMinor }, status);
+      if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
+    } catch (error) {
+      if (error instanceof HttpException) await this.refunds.settle(scope, refund._id, 'voided');
+      throw error;
+    }
+    await this.markRefund(scope, refund._id, 'applied');
     return updated;
+  }
+
+  /** Marks a refund the payment lists as applied; a failure here changes nothing the payment says, and the sweep marks it later. */
+  private async markRefund(scope: TenantScope, refundId: string, status: 'applied'): Promise<void> {
+    await this.refunds.settle(scope, refundId, status).catch((error: Error) => this.logger.warn(`Marking refund ${refundId} ${status} failed, left to the sweep: ${error.message}`));
+  }
+
+  /**
+   * Applies or voids the refunds still pending `graceMs` after they were written (their request
+   * stopped in between), each in its own project and in its request's name, under its payment's
+   * lease; a payment whose lease is held is left to the next sweep. Returns how many it settled.
+   */
+  async settleLeftRefunds(graceMs = REFUND_GRACE_MS): Promise<number> {
+    let settled = 0;
+    for (const left of await this.refunds.pendingBefore(new Date(Date.now() - graceMs), 100)) {
+      if (!left.accountId) continue;
+      const scope = tenantScope(left.accountId, String(left.projectId), { id: left.requestId, idempotencyKey: left.idempotencyKey });
+      const done = await this.leases.tryWithLease(`payment:${String(left.paymentId)}`, REFUND_SWEEP_HOLD_MS, async () => {
+        const refund = await this.refunds.findById(scope, left._id);
+        if (refund?.status !== 'pending') return true;
+        const payment = await this.payments.findById(scope, refund.paymentId);
+        if (!payment) {
+          await this.refunds.settle(scope, refund._id, 'voided');
+          return true;
+        }
+        // A refusal voids the refund: settled all the same.
+        await this.applyWritten(scope, payment, refund).catch((error: Error) => {
+          if (!(error instanceof HttpException)) throw error;
+        });
+        return true;
+      });
+      if (done) settled++;
+    }
+    return settled;
   }
 
   private findById(scope: TenantScope, id: Types.ObjectId): Promise<Payment | null> {

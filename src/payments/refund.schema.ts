@@ -8,9 +8,15 @@ import { tenantOwned } from '../tenancy/tenant-owned.plugin';
  * refund sent with an `Idempotency-Key` it is `<project id>:<caller>:<key>`, so one key of one caller
  * in a project can stand for one refund only, whatever becomes of the request's idempotency record;
  * without a key it is a fresh id. The payment lists the refunds its totals include (`refundIds`),
- * changed in the same update as the totals, so applying a refund twice is impossible and a refund
- * written but not yet applied (its request stopped in between) is applied by its retry.
+ * changed in the same update as the totals, so applying a refund twice is impossible. A refund
+ * written but not yet applied (its request stopped in between) is `pending`: its retry applies it, or
+ * the payments' sweep applies it (the payment can still take it) or voids it (it cannot) once its
+ * grace has passed; the audit entry of the refund waits for that, and names it only when the payment
+ * lists it.
  */
+export const REFUND_STATUSES = ['pending', 'applied', 'voided'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
 @Schema({ ...schemaOptions('refunds'), timestamps: { createdAt: true, updatedAt: false } })
 export class Refund {
   @Prop({ type: String, required: true })
@@ -29,6 +35,20 @@ export class Refund {
   @Prop({ type: String, default: null })
   fingerprint: string | null;
 
+  /** `pending` until the payment lists it (`applied`) or it can no longer be (`voided`). */
+  @Prop({ type: String, enum: REFUND_STATUSES, default: 'pending' })
+  status: RefundStatus;
+
+  /** The account and the request that made it: the sweep applies it in their name. */
+  @Prop({ type: String, default: null })
+  accountId: string | null;
+
+  @Prop({ type: String, default: null })
+  requestId: string | null;
+
+  @Prop({ type: String, default: null })
+  idempotencyKey: string | null;
+
   createdAt: Date;
 }
 
@@ -37,3 +57,5 @@ tenantOwned(RefundSchema);
 
 // A payment's refunds.
 RefundSchema.index({ projectId: 1, paymentId: 1 });
+// The sweep's refunds still pending after their grace, in every project.
+RefundSchema.index({ status: 1, createdAt: 1 });

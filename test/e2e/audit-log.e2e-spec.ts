@@ -1,3 +1,4 @@
+import { AuditChainsRepository } from '../../src/audit/audit-chains.repository';
 import { AuditEntriesRepository } from '../../src/audit/audit-entries.repository';
 import { AuditIntentsRepository } from '../../src/audit/audit-intents.repository';
 import { AuditTrail } from '../../src/audit/audit-trail';
@@ -5,6 +6,7 @@ import { ApiKeysRepository } from '../../src/api-keys/api-keys.repository';
 import { eventsConfig } from '../../src/config/events.config';
 import { RecordProbe } from '../../src/database/record-probe';
 import { ObjectId } from 'mongodb';
+import { randomUUID } from 'node:crypto';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -147,9 +149,24 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     expect((await jsonl.text()).trim().split('\n').map((line) => JSON.parse(line))).toEqual(listed);
     const csv = await t.http.get(`${log()}/export?format=csv&action=api_key.created`, { token: admin.token });
     expect(csv.headers.get('content-type')).toContain('text/csv');
-    const rows = csv.text.trim().split('\n');
-    expect(rows[0]).toBe('sequence,id,occurredAt,action,actorType,actorId,actorLabel,targetType,targetId,targetLabel,projectId,changes,ip,userAgent,requestId,hash');
-    expect(rows.slice(1).every((row) => row.includes(',api_key.created,'))).toBe(true);
+    const rows = parseCsv(csv.text, ',');
+    expect(rows[0]).toEqual('sequence,id,occurredAt,action,actorType,actorId,actorLabel,targetType,targetId,targetLabel,projectId,changes,ip,userAgent,requestId,hash'.split(','));
+    expect(rows.slice(1).map((row) => row[1])).toEqual(listed.filter((entry) => entry.action === 'api_key.created').map((entry) => entry.id));
+    expect(rows.slice(1).every((row) => row[3] === 'api_key.created')).toBe(true);
+  });
+
+  it('exports CSV that no spreadsheet reads as a formula, whichever separator it splits on', async () => {
+    const owner = await createFirstAdmin(t.http);
+    const agent = "x;=cmd|' /C calc'!A0";
+    for (const userAgent of [agent, '@SUM(1+1)']) {
+      expect((await t.http.post(keys(owner), { name: 'formula' }, { token: owner.token, headers: { 'user-agent': userAgent } })).status).toBe(201);
+    }
+    const csv = await t.http.get(`${log(owner)}/export?format=csv&action=api_key.created`, { token: owner.token });
+    for (const separator of [',', ';']) {
+      const cells = parseCsv(csv.text, separator).flat();
+      expect(cells.filter((cell) => /^[=+\-@\t\r]/.test(cell))).toEqual([]);
+    }
+    expect(parseCsv(csv.text, ',').map((row) => row[13])).toEqual(['userAgent', agent, "'@SUM(1+1)"]);
   });
 
   it('verifies the chain, and finds the first entry edited or removed in the database', async () => {
@@ -171,13 +188,63 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     expect(newest.sequence).toBe(middle.sequence + 1);
   });
 
+  it('finds entries removed from the end or from the start of the chain', async () => {
+    const owner = await createFirstAdmin(t.http);
+    for (const name of ['one', 'two', 'three', 'four']) await createKey(name, owner);
+    const verify = async () => (await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body;
+    const all = await entries('?limit=100', owner);
+    const stored = t.db.collection('audit_log');
+    const account = new ObjectId(owner.accountId);
+    expect(await verify()).toEqual({ valid: true, checked: all.length, firstBrokenSequence: null });
+
+    // The newest two gone: what is left still chains, but it ends short of the head.
+    const removed = await stored.find({ accountId: account, sequence: { $gt: all.length - 2 } }).toArray();
+    await stored.deleteMany({ accountId: account, sequence: { $gt: all.length - 2 } });
+    expect(await verify()).toEqual({ valid: false, checked: all.length - 2, firstBrokenSequence: all.length - 1 });
+    await stored.insertMany(removed);
+    expect(await verify()).toEqual({ valid: true, checked: all.length, firstBrokenSequence: null });
+
+    // The oldest gone, not by retention: the chain no longer starts at its anchor.
+    await stored.deleteOne({ accountId: account, sequence: 1 });
+    expect(await verify()).toEqual({ valid: false, checked: 0, firstBrokenSequence: 1 });
+  });
+
+  const ageEntries = (ids: string[]) =>
+    t.db.collection('audit_log').updateMany({ entryId: { $in: ids } }, { $set: { occurredAt: new Date(Date.now() - 400 * 86_400_000) } });
+
   it('keeps AUDIT_RETENTION_DAYS: older entries go, and the oldest kept one anchors the chain', async () => {
     const owner = await createFirstAdmin(t.http);
     for (const name of ['old-1', 'old-2', 'kept']) await createKey(name, owner);
     const [kept, ...older] = await entries('?limit=100', owner);
-    await t.db.collection('audit_log').updateMany({ entryId: { $in: older.map((entry) => entry.id) } }, { $set: { occurredAt: new Date(Date.now() - 400 * 86_400_000) } });
+    await ageEntries(older.map((entry) => entry.id));
     expect(await trail.expire(365)).toBeGreaterThanOrEqual(older.length);
     expect((await entries('?limit=100', owner)).map((entry) => entry.id)).toEqual([kept.id]);
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 1, firstBrokenSequence: null });
+  });
+
+  it('retention cuts the chain by number: an old entry numbered after a younger one stays, and no false break follows', async () => {
+    const owner = await createFirstAdmin(t.http);
+    for (const name of ['a', 'b']) await createKey(name, owner);
+    const older = await entries('?limit=100', owner);
+    await createKey('young', owner);
+    // An entry appended late (by the sweep) carries its action's time: long ago, numbered after a younger one.
+    const context = { actor: { type: 'user', id: owner.id, label: owner.email }, ip: null, userAgent: null, requestId: null };
+    await trail.append({ ...context, entryId: `aud_${randomUUID()}`, accountId: owner.accountId, action: 'user.logged_in', occurredAt: new Date(Date.now() - 400 * 86_400_000), target: context.actor, projectId: null, changes: null });
+    await createKey('newest', owner);
+    const [newest, late, young] = await entries('?limit=3', owner);
+    await ageEntries(older.map((entry) => entry.id));
+    await trail.expire(365);
+    expect((await entries('?limit=100', owner)).map((entry) => entry.id)).toEqual([newest.id, late.id, young.id]);
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 3, firstBrokenSequence: null });
+
+    // Every entry past retention: none is left, the chain is valid, and numbering goes on after the last one.
+    await ageEntries([young.id, newest.id]);
+    await trail.expire(365);
+    expect(await entries('?limit=100', owner)).toEqual([]);
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 0, firstBrokenSequence: null });
+    await createKey('after', owner);
+    const [next] = await entries('?limit=100', owner);
+    expect(next.sequence).toBe(newest.sequence + 1);
     expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 1, firstBrokenSequence: null });
   });
 
@@ -205,7 +272,7 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const owner = await createFirstAdmin(t.http);
     await createKey('first', owner);
     // Two more instances on the same database: their appends are unknown to this one's remembered newest entry.
-    const otherInstance = () => new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(eventsConfig.KEY));
+    const otherInstance = () => new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(AuditChainsRepository), t.app.get(eventsConfig.KEY));
     const other = otherInstance();
     const context = { actor: { type: 'user', id: owner.id, label: owner.email }, ip: null, userAgent: null, requestId: null };
     for (let i = 0; i < 5; i++) await other.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
@@ -215,16 +282,14 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     expect(all.map((entry) => entry.sequence)).toEqual(Array.from({ length: all.length }, (_, i) => all.length - i));
     expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: all.length, firstBrokenSequence: null });
 
-    // Retention dropped every entry but the newest: an instance that never appended here finds it by sorting, once.
+    // Retention dropped every entry but the newest: an instance that never appended here starts from the stored head, sorting nothing.
     const newest = all[0];
-    await t.db.collection('audit_log').deleteMany({ accountId: new ObjectId(owner.accountId), sequence: { $lt: newest.sequence } });
+    await ageEntries(all.slice(1).map((entry) => entry.id));
+    await trail.expire(365);
     const sorting = jest.spyOn(AuditEntriesRepository.prototype, 'newest');
     const cold = otherInstance();
     await cold.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
     await cold.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
-    expect(sorting).toHaveBeenCalledTimes(1);
-    sorting.mockClear();
-    // With entry 1 there, nobody sorts: a fresh instance looks numbers up.
     await otherInstance().appendNow(context, { accountId: admin.accountId, action: 'user.logged_in', target: { type: 'user', id: admin.id, label: admin.email } });
     expect(sorting).not.toHaveBeenCalled();
     expect((await entries('?limit=3', owner)).map((entry) => entry.sequence)).toEqual([newest.sequence + 2, newest.sequence + 1, newest.sequence]);
@@ -254,6 +319,46 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
     });
 
+    it('intents whose area has still to finish their action wait, and more of them than a page hold up no other', async () => {
+      const key = await createKey('behind-the-undecided');
+      const draft = (entryId: string) => ({
+        entryId,
+        accountId: admin.accountId,
+        action: 'api_key.created',
+        occurredAt: new Date(),
+        actor: { type: 'user', id: admin.id, label: admin.email },
+        target: { type: 'api_key', id: key.id, label: 'late' },
+        projectId: admin.projectId,
+        changes: null,
+        ip: null,
+        userAgent: null,
+        requestId: null,
+      });
+      // A refund record still pending: its intents are its area's to decide first.
+      const pending = `undecided-${randomUUID()}`;
+      await t.db.collection('refunds').insertOne({ _id: pending as unknown as ObjectId, status: 'pending' });
+      const old = new Date(Date.now() - 120_000);
+      const waiting = Array.from({ length: 150 }, (_, i) => ({
+        _id: `aud_${randomUUID()}` as unknown as ObjectId,
+        draft: draft(`aud_waiting-${i}-${randomUUID()}`),
+        expect: { collection: 'api_keys', id: key.id, exists: true, undecidedWhile: { collection: 'refunds', id: pending, fields: { status: 'pending' } } },
+        createdAt: new Date(old.getTime() + i),
+      }));
+      await t.db.collection('audit_intents').insertMany(waiting);
+      const lateId = `aud_${randomUUID()}`;
+      await t.db.collection('audit_intents').insertOne({ _id: lateId as unknown as ObjectId, draft: draft(lateId), expect: { collection: 'api_keys', id: key.id, exists: true }, createdAt: new Date(old.getTime() + 1000) });
+
+      expect(await trail.sweep(0)).toBe(1);
+      expect((await entries('?limit=100')).filter((entry) => entry.id === lateId)).toHaveLength(1);
+      expect(await t.db.collection('audit_intents').countDocuments({})).toBe(150);
+
+      // Decided (here: the record is gone, so the action did happen as the expectation says): appended, each once.
+      await t.db.collection('refunds').deleteOne({ _id: pending as unknown as ObjectId });
+      expect(await trail.sweep(0)).toBe(150);
+      expect(await t.db.collection('audit_intents').countDocuments({})).toBe(0);
+      expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
+    });
+
     it('between the intent and the action: the sweep drops the intent, the action not having happened', async () => {
       const before = (await entries('?limit=100')).length;
       // What a process leaves when it stops right after writing the intent of a key it never created.
@@ -280,3 +385,34 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     });
   });
 });
+
+/** RFC 4180 rows, split on `separator` outside quotes, as a spreadsheet set to that separator reads them. */
+function parseCsv(text: string, separator: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  const endCell = () => {
+    row.push(cell);
+    cell = '';
+  };
+  for (let i = 0; i < text.length; i++) {
+    const character = text[i];
+    if (quoted && character === '"' && text[i + 1] === '"') {
+      cell += '"';
+      i++;
+    } else if (character === '"') quoted = !quoted;
+    else if (quoted) cell += character;
+    else if (character === separator) endCell();
+    else if (character === '\n') {
+      endCell();
+      rows.push(row);
+      row = [];
+    } else cell += character;
+  }
+  if (cell || row.length > 0) {
+    endCell();
+    rows.push(row);
+  }
+  return rows;
+}

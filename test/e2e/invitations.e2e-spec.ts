@@ -240,9 +240,9 @@ describe('invitations', () => {
       // The revoke lands after the signup checked the token and wrote the user, before it joins.
       const invitations = t.app.get(InvitationsService);
       const join = invitations.join.bind(invitations);
-      const spy = jest.spyOn(invitations, 'join').mockImplementationOnce(async (checked, userId) => {
+      const spy = jest.spyOn(invitations, 'join').mockImplementationOnce(async (audit, checked, userId) => {
         expect((await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: staff.admin.token })).status).toBe(200);
-        return join(checked, userId);
+        return join(audit, checked, userId);
       });
       try {
         expectError(await signupWith(invitation.token, email), 400, INVALID);

@@ -114,6 +114,28 @@ describe(`audit log on ${INSTANCES} instances`, () => {
     }
   });
 
+  it('the newest entries removed in the database are found missing, whichever instance verifies', async () => {
+    const db = new MongoClient(running.mongodbUri);
+    try {
+      const log = db.db().collection('audit_log');
+      const account = new ObjectId(owner.accountId);
+      const total = await log.countDocuments({ accountId: account });
+      // The stored head moved on with the appends of every instance (concurrent moves may leave it a
+      // few entries short of the newest, never past it): ten removed from the end are always seen.
+      const newest = { accountId: account, sequence: { $gt: total - 10 } };
+      const removed = await log.find(newest).toArray();
+      await log.deleteMany(newest);
+      for (const instance of instances) {
+        const verdict = await instance.get(`${auditPath()}/verify`, as());
+        expect(verdict.body).toMatchObject({ valid: false, checked: total - 10, firstBrokenSequence: total - 9 });
+      }
+      await log.insertMany(removed);
+      expect((await instances[0].get(`${auditPath()}/verify`, as())).body).toEqual({ valid: true, checked: total, firstBrokenSequence: null });
+    } finally {
+      await db.close();
+    }
+  });
+
   it('an edit in the database breaks the chain at that entry, whichever instance verifies', async () => {
     const db = new MongoClient(running.mongodbUri);
     try {
