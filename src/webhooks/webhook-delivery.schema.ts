@@ -7,8 +7,9 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
- * One event on its way to one endpoint, and how its latest attempt went. The event's JSON is kept
- * here as sent (`payload`): every retry sends the same bytes, whatever the event list keeps.
+ * One event on its way to one endpoint, and how its latest attempt went; every attempt is kept
+ * beside it (`WebhookAttempt`). The event's JSON is kept here as sent (`payload`): every retry sends
+ * the same bytes, whatever the event list keeps.
  */
 @Schema(schemaOptions('webhook_deliveries', ['payload']))
 export class WebhookDelivery {
@@ -31,13 +32,20 @@ export class WebhookDelivery {
   @Prop({ type: String, enum: DELIVERY_STATUSES, default: 'pending' })
   status: DeliveryStatus;
 
-  /** Attempts made so far. */
+  /** Attempts made so far, the one under way included. */
   @Prop({ type: Number, default: 0 })
   attempt: number;
 
-  /** When the next attempt is due; null once the delivery succeeded or failed for good. */
+  /**
+   * When the next attempt is due; null once the delivery succeeded or failed for good. While an
+   * attempt is under way, the end of its claim: if its outcome is not recorded by then, it is due.
+   */
   @Prop({ type: Date, default: null })
   nextAttemptAt: Date | null;
+
+  /** Until when the attempt under way is claimed by the instance sending it; null when none is. */
+  @Prop({ type: Date, default: null })
+  claimedUntil: Date | null;
 
   /** When the first attempt was due: the retry schedule counts from it. */
   @Prop({ type: Date, required: true })

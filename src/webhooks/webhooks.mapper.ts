@@ -1,4 +1,5 @@
-import type { WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import type { WebhookAttemptResponse, WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import type { WebhookAttempt } from './webhook-attempt.schema';
 import type { WebhookDelivery } from './webhook-delivery.schema';
 import type { WebhookEndpoint } from './webhook-endpoint.schema';
 
@@ -16,8 +17,11 @@ export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointRe
   };
 }
 
-/** The delivery's latest attempt; the payload stays in (it is the event, listed by /v1/events). */
-export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryResponse {
+/**
+ * The delivery, its latest attempt's outcome and its attempts (given newest first); the payload stays
+ * in (it is the event, listed by /v1/events).
+ */
+export function toDeliveryResponse(delivery: WebhookDelivery, attempts: readonly WebhookAttempt[]): WebhookDeliveryResponse {
   return {
     id: String(delivery._id),
     eventId: delivery.eventId,
@@ -30,5 +34,18 @@ export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryRe
     error: delivery.error ?? null,
     createdAt: new Date(delivery.createdAt).toISOString(),
     nextAttemptAt: delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt).toISOString() : null,
+    attempts: attempts.map(toAttemptResponse),
+  };
+}
+
+export function toAttemptResponse(attempt: WebhookAttempt): WebhookAttemptResponse {
+  return {
+    attempt: attempt.attempt,
+    status: attempt.status,
+    responseStatus: attempt.responseStatus ?? null,
+    responseBody: attempt.responseBody ?? null,
+    durationMs: attempt.durationMs ?? null,
+    error: attempt.error ?? null,
+    createdAt: new Date(attempt.createdAt).toISOString(),
   };
 }

@@ -17,6 +17,7 @@ import { checkWebhookUrl, WebhookUrlRefused } from './transport/destination-guar
 import { newWebhookSecret } from './transport/signature';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { ATTEMPTS_LISTED, type WebhookAttempt } from './webhook-attempt.schema';
 import type { StoredSecret } from './webhook-endpoint.schema';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
@@ -24,6 +25,7 @@ import { toDeliveryResponse, toEndpointResponse } from './webhooks.mapper';
 
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
 export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
+export const DELIVERY_UNDER_WAY = 'An attempt of this delivery is under way: retry it once its outcome is recorded';
 export const MAX_ENDPOINTS = 16;
 const ENDPOINTS_BUSY = "Another change to this project's webhook endpoints is in progress; retry the request";
 const DEFAULT_GRACE_HOURS = 24;
@@ -157,21 +159,32 @@ export class WebhooksService {
     });
     const delivery = await this.dispatcher.schedule(endpoint.projectId, endpoint._id, { id: eventId, type: WEBHOOK_TEST_EVENT, body });
     this.dispatcher.wake();
-    return toDeliveryResponse(delivery!);
+    return toDeliveryResponse(delivery!, []);
   }
 
+  /** A page of the endpoint's deliveries, each with its latest attempts (one read for the page's). */
   async deliveriesOf(scope: TenantScope, id: string, query: FinanceListQuery): Promise<Page<WebhookDeliveryResponse>> {
     if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    return toPage(await this.deliveries.pageOfEndpoint(scope, id, query), query.limit, toDeliveryResponse);
+    const rows = await this.deliveries.pageOfEndpoint(scope, id, query);
+    const attempts = await this.deliveries.attemptsOf(scope, rows.slice(0, query.limit), ATTEMPTS_LISTED);
+    const byDelivery = new Map<string, WebhookAttempt[]>();
+    for (const attempt of attempts) byDelivery.set(String(attempt.deliveryId), [...(byDelivery.get(String(attempt.deliveryId)) ?? []), attempt]);
+    return toPage(rows, query.limit, (delivery) => toDeliveryResponse(delivery, byDelivery.get(String(delivery._id)) ?? []));
   }
 
-  /** The delivery is due now, whatever its state: one more attempt, and the schedule's retries if any are left. */
+  /**
+   * The delivery is due now, whatever its state: one more attempt, and the schedule's retries if any
+   * are left. Not while an attempt of it is under way: its outcome comes first.
+   */
   async retry(scope: TenantScope, id: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
     if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     const delivery = await this.deliveries.retryNow(scope, id, deliveryId, new Date());
-    if (!delivery) throw new NotFoundException(DELIVERY_NOT_FOUND);
+    if (!delivery) {
+      if (await this.deliveries.existsOfEndpoint(scope, id, deliveryId)) throw new ConflictException(DELIVERY_UNDER_WAY);
+      throw new NotFoundException(DELIVERY_NOT_FOUND);
+    }
     this.dispatcher.wake();
-    return toDeliveryResponse(delivery);
+    return toDeliveryResponse(delivery, await this.deliveries.attemptsOf(scope, [delivery], ATTEMPTS_LISTED));
   }
 
   private stored(secret: string, endpointId: Types.ObjectId, expiresAt: Date | null): StoredSecret {
