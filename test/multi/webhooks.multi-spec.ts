@@ -7,13 +7,31 @@ import { HttpClient } from '../support/http';
 import { startInstances, type Instances } from '../support/instances';
 import type { ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { ABANDONED } from '../../src/webhooks/webhook-deliveries.repository';
 import { ENABLED_ENDPOINTS_TTL_MS } from '../../src/webhooks/webhook-endpoints.repository';
 
 jest.setTimeout(180_000);
 
 const INSTANCES = 3;
-const EVENTS = 50;
-const TIMEOUT_MS = 3_000;
+const EVENTS = 80;
+const TIMEOUT_MS = 1_000;
+/** Close to the timeout: an attempt is under way for most of its claim, and some time out. */
+const RECEIVER_MS = 800;
+
+interface Attempt {
+  attempt: number;
+  status: string;
+  responseStatus: number | null;
+  error: string | null;
+  createdAt: string;
+}
+interface Delivery {
+  id: string;
+  eventId: string;
+  attempt: number;
+  status: string;
+  attempts: Attempt[];
+}
 
 /** The pid of the process whose TCP socket has this local port (Linux: /proc). */
 function processWithLocalPort(pids: number[], port: number): number | undefined {
@@ -47,7 +65,7 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
     await receiver.start();
     running = await startInstances(INSTANCES, 'multi_hooks', {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1',
       WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
     });
     services = running.services;
@@ -69,27 +87,44 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
     return res.body.data;
   }
 
-  it(`delivers ${EVENTS} events made through every instance at least once each, never two attempts of one at once`, async () => {
-    // Slow answers widen the window in which a second instance could send the same delivery.
-    receiver.answer('/fifty', (response) => setTimeout(() => response.writeHead(200).end('ok'), 50));
-    const { secret } = await endpoint('/fifty');
+  const deliveriesOf = async (client: HttpClient, endpointId: string): Promise<Delivery[]> =>
+    (await client.get(`/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, as())).body.data as Delivery[];
+
+  it(`delivers ${EVENTS} events made through every instance, never two attempts of one at once, every attempt numbered and kept`, async () => {
+    // Answers close to the timeout keep attempts under way long, and some time out and are retried.
+    receiver.answer('/slow', (response) => setTimeout(() => response.writeHead(200).end('ok'), RECEIVER_MS));
+    const { id, secret } = await endpoint('/slow');
     const created = await Promise.all(
       Array.from({ length: EVENTS }, async (_, i) => {
-        const res = await http.post('/v1/customers', { email: `fifty-${i}@example.com` }, as());
+        const res = await http.post('/v1/customers', { email: `slow-${i}@example.com` }, as());
         expect(res.status).toBe(201);
         return res.body.data.id as string;
       }),
     );
-    const delivered = await pollUntil(async () => new Set(receiver.at('/fifty').map((request) => request.headers['webhook-id'])).size >= EVENTS, 60_000);
-    expect(delivered).toBe(true);
+    const settled = await pollUntil(async () => {
+      const deliveries = await deliveriesOf(http, id);
+      return deliveries.length === EVENTS && deliveries.every((delivery) => delivery.status === 'succeeded');
+    }, 120_000);
+    expect(settled).toBe(true);
     const customers = new Set(
-      receiver.at('/fifty').map((request) => {
+      receiver.at('/slow').map((request) => {
         const event = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { data: { object: { id: string } } };
         return event.data.object.id;
       }),
     );
     expect([...customers].sort()).toEqual([...created].sort());
     expect(receiver.concurrent).toEqual([]);
+
+    const sentOf = new Map<string, number>();
+    for (const request of receiver.at('/slow')) sentOf.set(String(request.headers['webhook-id']), (sentOf.get(String(request.headers['webhook-id'])) ?? 0) + 1);
+    for (const delivery of await deliveriesOf(http, id)) {
+      // Numbered 1, 2, ... newest first, each attempt once; only the last succeeded, and none is left open.
+      expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual(Array.from({ length: delivery.attempt }, (_, i) => delivery.attempt - i));
+      expect(delivery.attempts.map((attempt) => attempt.status)).toEqual(['succeeded', ...Array<string>(delivery.attempt - 1).fill('failed')]);
+      expect(delivery.attempts[0].responseStatus).toBe(200);
+      // Every attempt recorded was sent once, and every request the receiver got is a recorded attempt.
+      expect(sentOf.get(delivery.eventId)).toBe(delivery.attempt);
+    }
   });
 
   it("takes over an attempt whose instance was killed in the middle of it, and delivers it", async () => {
@@ -113,7 +148,7 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
     sender!.child.kill('SIGKILL');
     await sender!.exited;
 
-    // Its lease outlives it by the timeout and a margin; another instance then sends the attempt again.
+    // Its claim outlives it by the timeout and a margin; another instance then makes the next attempt.
     const [, retried] = await receiver.waitFor('/killed', 2, TIMEOUT_MS + 20_000);
     expect(retried.headers['webhook-id']).toBe(first.headers['webhook-id']);
     new Webhook(secret).verify(retried.body, retried.headers as Record<string, string>);
@@ -122,7 +157,13 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
     const survivor = new HttpClient(alive.find((service) => service !== sender)!.baseUrl);
     const endpoints = (await survivor.get('/v1/webhook-endpoints', as())).body.data as { id: string; url: string }[];
     const killed = endpoints.find((candidate) => candidate.url.endsWith('/killed'))!;
-    const ok = await pollUntil(async () => (await survivor.get(`/v1/webhook-endpoints/${killed.id}/deliveries`, as())).body.data[0]?.status === 'succeeded', 10_000);
+    const ok = await pollUntil(async () => (await deliveriesOf(survivor, killed.id))[0]?.status === 'succeeded', 10_000);
     expect(ok).toBe(true);
+    // The killed instance's attempt is kept, recorded as abandoned; the one that took over is the next.
+    const [delivery] = await deliveriesOf(survivor, killed.id);
+    expect(delivery.attempts).toMatchObject([
+      { attempt: 2, status: 'succeeded', responseStatus: 200 },
+      { attempt: 1, status: 'failed', responseStatus: null, error: ABANDONED },
+    ]);
   });
 });
