@@ -178,7 +178,9 @@ export class WebhookDeliveriesRepository {
   async recordAttempt(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, attempt: number, outcome: AttemptOutcome, state: DeliveryState): Promise<void> {
     const { projectId, _id: deliveryId } = delivery;
     const { ok, ...result } = outcome;
-    await this.attempts.updateOne({ projectId, deliveryId, attempt, status: 'pending' }, { $set: { ...result, status: ok ? 'succeeded' : 'failed' } });
+    const recorded = await this.attempts.updateOne({ projectId, deliveryId, attempt, status: 'pending' }, { $set: { ...result, status: ok ? 'succeeded' : 'failed' } });
+    // Recorded already, or taken over as abandoned (the delivery then moved on): nothing more is this caller's.
+    if (recorded.matched === 0) return;
     await this.byProject.updateOne({ _id: deliveryId, projectId, attempt }, { $set: { ...result, ...state, claimedUntil: null } });
   }
 

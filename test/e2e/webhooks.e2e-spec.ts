@@ -5,6 +5,7 @@ import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { ABANDONED, WebhookDeliveriesRepository } from '../../src/webhooks/webhook-deliveries.repository';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
 
@@ -119,7 +120,102 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(retried.body.data).toMatchObject({ id: failed.id, status: 'pending' });
     await receiver.waitFor('/failing', 4);
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
-    expect((await deliveries(endpoint.id))[0]).toMatchObject({ attempt: 4, responseStatus: 204 });
+    const [succeeded] = await deliveries(endpoint.id);
+    expect(succeeded).toMatchObject({ attempt: 4, responseStatus: 204 });
+    expect(succeeded.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status])).toEqual([
+      [4, 'succeeded'],
+      [3, 'failed'],
+      [2, 'failed'],
+      [1, 'failed'],
+    ]);
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+    // The attempts go with their endpoint.
+    expect(await t.db.collection('webhook_attempts').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) })).toBe(0);
+  });
+
+  it('keeps every attempt: a 500 then a success lists both, newest first, each with at most 1 KiB of its answer', async () => {
+    let answered = 0;
+    receiver.answer('/flaky', (response) => (answered++ === 0 ? response.writeHead(500).end('é'.repeat(2000)) : response.writeHead(200).end('fine')));
+    const endpoint = await createEndpoint('/flaky');
+    const started = Date.now();
+    await createCustomer();
+    await receiver.waitFor('/flaky', 2);
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    const [delivery] = await deliveries(endpoint.id);
+    expect(delivery).toMatchObject({ attempt: 2, status: 'succeeded', responseStatus: 200, responseBody: 'fine', error: null, nextAttemptAt: null });
+    expect(delivery.attempts).toHaveLength(2);
+    const [second, first] = delivery.attempts;
+    expect(second).toEqual({ attempt: 2, status: 'succeeded', responseStatus: 200, responseBody: 'fine', durationMs: expect.any(Number), error: null, createdAt: expect.any(String) });
+    expect(first).toEqual({
+      attempt: 1,
+      status: 'failed',
+      responseStatus: 500,
+      responseBody: expect.any(String),
+      durationMs: expect.any(Number),
+      error: 'the endpoint answered 500',
+      createdAt: expect.any(String),
+    });
+    // 1 KiB of bytes: 512 two-byte characters.
+    expect(Buffer.byteLength(first.responseBody)).toBeLessThanOrEqual(1024);
+    expect(first.responseBody).toBe('é'.repeat(512));
+    // The schedule's second wait (1 s) counts from the first attempt.
+    expect(Date.parse(first.createdAt)).toBeGreaterThanOrEqual(started - 1000);
+    expect(Date.parse(second.createdAt) - Date.parse(first.createdAt)).toBeGreaterThanOrEqual(1000);
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('a retry asked for while an attempt is under way is 409: that attempt is recorded first', async () => {
+    const endpoint = await createEndpoint('/under-way');
+    await createCustomer();
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    const [delivery] = await deliveries(endpoint.id);
+    // As an instance leaves it while it sends attempt 2.
+    await t.db
+      .collection('webhook_deliveries')
+      .updateOne({ _id: new Types.ObjectId(delivery.id) }, { $set: { status: 'pending', attempt: 2, claimedUntil: new Date(Date.now() + 60_000), nextAttemptAt: new Date(Date.now() + 60_000) } });
+    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}), 409, 'An attempt of this delivery is under way: retry it once its outcome is recorded');
+    expectNotFound(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${new Types.ObjectId().toHexString()}/retry`, {}), 'Webhook delivery not found');
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('one claimer wins each attempt, however many claim it at once; an attempt left unsent by a stopped claimer is taken over', async () => {
+    const repository = t.app.get(WebhookDeliveriesRepository);
+    const endpoint = await createEndpoint('/claims');
+    const endpointId = new Types.ObjectId(endpoint.id);
+    const projectId = (await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!.projectId as Types.ObjectId;
+    const _id = new Types.ObjectId();
+    await t.db.collection('webhook_deliveries').insertOne({ _id, projectId, endpointId, eventId: 'evt_claims', eventType: 'customer.created', payload: '{}', status: 'pending', attempt: 0, nextAttemptAt: new Date(Date.now() + 60_000), claimedUntil: null, firstAttemptAt: new Date() });
+    const delivery = { _id, projectId, endpointId, attempt: 0 };
+    const claimedUntil = new Date(Date.now() + 30_000);
+
+    const won = await Promise.all(Array.from({ length: 12 }, () => repository.claim(delivery, claimedUntil, new Date())));
+    expect(won.filter(Boolean)).toHaveLength(1);
+    expect(await t.db.collection('webhook_attempts').find({ deliveryId: _id }).toArray()).toMatchObject([{ attempt: 1, status: 'pending' }]);
+    expect(await t.db.collection('webhook_deliveries').findOne({ _id })).toMatchObject({ attempt: 1, claimedUntil });
+    // A stale read of the delivery claims nothing, even once the claim lapsed.
+    expect(await repository.claim(delivery, claimedUntil, new Date(Date.now() + 60_000))).toBe(false);
+
+    // Attempt 1 is recorded; its outcome is not written again by a second record of it.
+    const outcome = { ok: false, responseStatus: 500, responseBody: 'no', durationMs: 5, error: 'the endpoint answered 500' };
+    // Due later than this test lasts: the service's own poll leaves it to the test.
+    await repository.recordAttempt(delivery, 1, outcome, { status: 'pending', nextAttemptAt: new Date(Date.now() + 60_000) });
+    await repository.recordAttempt(delivery, 1, { ...outcome, ok: true, responseStatus: 200 }, { status: 'succeeded', nextAttemptAt: null });
+    expect(await t.db.collection('webhook_attempts').findOne({ deliveryId: _id, attempt: 1 })).toMatchObject({ status: 'failed', responseStatus: 500 });
+    expect(await t.db.collection('webhook_deliveries').findOne({ _id })).toMatchObject({ attempt: 1, status: 'pending', responseStatus: 500, claimedUntil: null });
+
+    // A claimer stopped between its two writes: attempt 2 inserted, the delivery never moved to it, the claim lapsed.
+    await t.db.collection('webhook_attempts').insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, status: 'pending', claimedUntil: new Date(Date.now() - 1) });
+    const atOne = { ...delivery, attempt: 1 };
+    expect(await repository.claim(atOne, claimedUntil, new Date())).toBe(true);
+    expect(await t.db.collection('webhook_attempts').countDocuments({ deliveryId: _id, attempt: 2 })).toBe(1);
+    // A claimer stopped while sending attempt 2: the next claim records it as abandoned and makes attempt 3.
+    expect(await repository.claim({ ...delivery, attempt: 2 }, new Date(Date.now() + 30_000), new Date(Date.now() + 60_000))).toBe(true);
+    const attempts = await t.db.collection('webhook_attempts').find({ deliveryId: _id }, { sort: { attempt: 1 } }).toArray();
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.error])).toEqual([
+      [1, 'failed', 'the endpoint answered 500'],
+      [2, 'failed', ABANDONED],
+      [3, 'pending', null],
+    ]);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
