@@ -9,7 +9,7 @@ import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
-import { WebhookDeliveriesRepository, type AttemptOutcome, type NewDelivery } from './webhook-deliveries.repository';
+import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type NewDelivery } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
 
@@ -31,11 +31,12 @@ const CLAIM_MARGIN_MS = 5_000;
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
  * writes one delivery per matching enabled endpoint (unique by endpoint and event, so a relay that
- * runs twice writes none twice), held for the writing instance, which sends the first attempts
- * itself; every other attempt (a retry, a delivery whose hold lapsed) is found by the poll of any
- * instance. Whoever sends, each attempt is claimed right before it is sent, for the timeout and a
- * margin, and sent only while the whole timeout fits in the claim, so a claim never ends before its
- * send; one instance alone wins a claim (WebhookDeliveriesRepository). A claim left by a dead
+ * runs twice writes none twice) and the claims of their first attempts, for the timeout and a
+ * margin; this instance sends those itself. Every other attempt (a retry, a first attempt whose
+ * claim lapsed) is found by the poll of any instance and claimed for as long. Either way the
+ * delivery moves to the attempt by a conditional update right before it is sent, and the attempt is
+ * sent only while the whole timeout fits in what is left of its claim, so a claim never ends before
+ * its send; one instance alone holds a claim (WebhookDeliveriesRepository). A claim left by a dead
  * instance lapses, its attempt is recorded as abandoned and the next one is made. At least once: a
  * receiver deduplicates on `webhook-id`.
  */
@@ -107,7 +108,10 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
       }
     }
     if (fresh.length === 0) return;
-    const allNew = await this.deliveries.insertFresh(fresh.map((entry) => entry.delivery));
+    const allNew = await this.deliveries.insertFresh(
+      fresh.map((entry) => entry.delivery),
+      heldUntil,
+    );
     if (!allNew || firstWait > 0 || this.stopped || this.sending >= FANOUTS_SENDING_AT_ONCE) return;
     this.sending += 1;
     void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendHeld(delivery, endpoint, heldUntil)).finally(() => (this.sending -= 1));
@@ -157,45 +161,47 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   }
 
   /**
-   * A fresh delivery held for this instance in the fan-out: sent with the endpoint as the fan-out
-   * read it, unless less than a whole attempt is left of the hold, when the poll takes it.
+   * A fresh delivery whose first attempt the fan-out claimed, until `heldUntil`: sent with the
+   * endpoint as the fan-out read it, unless less than a whole attempt is left of the claim, when the
+   * poll takes it over once the claim lapses.
    */
-  private async sendHeld(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'endpointId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, heldUntil: Date): Promise<void> {
+  private async sendHeld(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, heldUntil: Date): Promise<void> {
     if (this.stopped || Date.now() + this.config.webhookTimeoutMs > heldUntil.getTime()) return;
     try {
-      await this.claimAndSend({ ...delivery, attempt: 0 }, endpoint);
+      const claim = await this.deliveries.claimFresh(delivery, heldUntil, new Date());
+      if (claim) await this.send(delivery, endpoint, claim);
     } catch (error) {
       this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
     }
   }
 
+  /** Claims the delivery's next attempt, for the timeout and a margin, and sends it when this instance won the claim. */
+  private async claimAndSend(delivery: WebhookDelivery, endpoint: EndpointForDelivery): Promise<void> {
+    const claim = await this.deliveries.claim(delivery, new Date(Date.now() + this.claimMs), new Date());
+    if (claim) await this.send(delivery, endpoint, claim);
+  }
+
   /**
-   * Claims the delivery's next attempt, sends it if the claim was won with a whole timeout left in
-   * it, and records how it went: succeeded, due again by the schedule, or failed.
+   * Sends the claimed attempt if the whole timeout fits in what is left of its claim, and records how
+   * it went: succeeded, due again by the schedule, or failed.
    */
-  private async claimAndSend(
-    delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'endpointId' | 'eventId' | 'payload' | 'attempt'>,
-    endpoint: EndpointForDelivery,
-  ): Promise<void> {
-    const claimedUntil = new Date(Date.now() + this.claimMs);
-    if (!(await this.deliveries.claim(delivery, claimedUntil, new Date()))) return;
-    const attempt = delivery.attempt + 1;
+  private async send(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, claim: Claim): Promise<void> {
     const now = new Date();
-    if (now.getTime() + this.config.webhookTimeoutMs > claimedUntil.getTime()) {
-      // The claim took longer than its margin: sending now could outlast it. Due again at once.
-      const outcome = { ok: false, responseStatus: null, responseBody: null, durationMs: 0, error: 'Not sent: the attempt was claimed too late to fit in its claim' };
-      await this.deliveries.recordAttempt(delivery, attempt, outcome, { status: 'pending', nextAttemptAt: now });
+    if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime()) {
+      // The claim's own write took longer than its margin: sending now could outlast it. Due again at once.
+      const outcome = { ok: false, responseStatus: null, responseBody: null, durationMs: 0, error: 'Not sent: claimed too late for the attempt to end within its claim' };
+      await this.deliveries.recordAttempt(delivery, claim, outcome, { status: 'pending', nextAttemptAt: now });
       return;
     }
     const headers = webhookHeaders(this.secretsOf(endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), delivery.payload);
     const outcome: AttemptOutcome = await this.sender.send(endpoint.url, delivery.payload, headers);
     if (outcome.ok) {
-      await this.deliveries.recordAttempt(delivery, attempt, outcome, { status: 'succeeded', nextAttemptAt: null });
+      await this.deliveries.recordAttempt(delivery, claim, outcome, { status: 'succeeded', nextAttemptAt: null });
       if (endpoint.failingSince) await this.endpoints.markSucceeding(delivery.projectId, endpoint._id);
       return;
     }
-    const next = nextAttemptAt(this.config.retryScheduleSeconds, attempt, new Date());
-    await this.deliveries.recordAttempt(delivery, attempt, outcome, { status: next ? 'pending' : 'failed', nextAttemptAt: next });
+    const next = nextAttemptAt(this.config.retryScheduleSeconds, claim.attempt, new Date());
+    await this.deliveries.recordAttempt(delivery, claim, outcome, { status: next ? 'pending' : 'failed', nextAttemptAt: next });
     await this.noteFailure(endpoint, now);
   }
 

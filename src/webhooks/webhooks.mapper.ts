@@ -1,6 +1,5 @@
 import type { WebhookAttemptResponse, WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
-import type { WebhookAttempt } from './webhook-attempt.schema';
-import type { WebhookDelivery } from './webhook-delivery.schema';
+import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.schema';
 import type { WebhookEndpoint } from './webhook-endpoint.schema';
 
 /** The endpoint's fields, never its secrets. */
@@ -18,10 +17,14 @@ export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointRe
 }
 
 /**
- * The delivery, its latest attempt's outcome and its attempts (given newest first); the payload stays
- * in (it is the event, listed by /v1/events).
+ * The delivery, its latest attempt's outcome and every attempt, newest first, the one under way
+ * included; the payload stays in (it is the event, listed by /v1/events).
  */
-export function toDeliveryResponse(delivery: WebhookDelivery, attempts: readonly WebhookAttempt[]): WebhookDeliveryResponse {
+export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryResponse {
+  const recorded = [...(delivery.attempts ?? [])].reverse();
+  const underWay: WebhookAttempt[] = delivery.claimedUntil
+    ? [{ attempt: delivery.attempt, status: 'pending', responseStatus: null, responseBody: null, durationMs: null, error: null, createdAt: delivery.claimedAt ?? delivery.claimedUntil }]
+    : [];
   return {
     id: String(delivery._id),
     eventId: delivery.eventId,
@@ -34,7 +37,7 @@ export function toDeliveryResponse(delivery: WebhookDelivery, attempts: readonly
     error: delivery.error ?? null,
     createdAt: new Date(delivery.createdAt).toISOString(),
     nextAttemptAt: delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt).toISOString() : null,
-    attempts: attempts.map(toAttemptResponse),
+    attempts: [...underWay, ...recorded].map(toAttemptResponse),
   };
 }
 

@@ -15,9 +15,8 @@ import type { CreateWebhookEndpointDto, RollSecretDto, UpdateWebhookEndpointDto 
 import type { WebhookDeliveryResponse, WebhookEndpointResponse, WebhookEndpointWithSecret } from './dto/webhook-endpoint.response';
 import { checkWebhookUrl, WebhookUrlRefused } from './transport/destination-guard';
 import { newWebhookSecret } from './transport/signature';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { MAX_ATTEMPTS, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
-import { ATTEMPTS_LISTED, type WebhookAttempt } from './webhook-attempt.schema';
 import type { StoredSecret } from './webhook-endpoint.schema';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
@@ -159,32 +158,31 @@ export class WebhooksService {
     });
     const delivery = await this.dispatcher.schedule(endpoint.projectId, endpoint._id, { id: eventId, type: WEBHOOK_TEST_EVENT, body });
     this.dispatcher.wake();
-    return toDeliveryResponse(delivery!, []);
+    return toDeliveryResponse(delivery!);
   }
 
-  /** A page of the endpoint's deliveries, each with its latest attempts (one read for the page's). */
+  /** A page of the endpoint's deliveries, each with every attempt it had. */
   async deliveriesOf(scope: TenantScope, id: string, query: FinanceListQuery): Promise<Page<WebhookDeliveryResponse>> {
     if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    const rows = await this.deliveries.pageOfEndpoint(scope, id, query);
-    const attempts = await this.deliveries.attemptsOf(scope, rows.slice(0, query.limit), ATTEMPTS_LISTED);
-    const byDelivery = new Map<string, WebhookAttempt[]>();
-    for (const attempt of attempts) byDelivery.set(String(attempt.deliveryId), [...(byDelivery.get(String(attempt.deliveryId)) ?? []), attempt]);
-    return toPage(rows, query.limit, (delivery) => toDeliveryResponse(delivery, byDelivery.get(String(delivery._id)) ?? []));
+    return toPage(await this.deliveries.pageOfEndpoint(scope, id, query), query.limit, toDeliveryResponse);
   }
 
   /**
    * The delivery is due now, whatever its state: one more attempt, and the schedule's retries if any
-   * are left. Not while an attempt of it is under way: its outcome comes first.
+   * are left. Not while an attempt of it is under way (its outcome comes first), nor past the most
+   * attempts a delivery keeps.
    */
   async retry(scope: TenantScope, id: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
     if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     const delivery = await this.deliveries.retryNow(scope, id, deliveryId, new Date());
     if (!delivery) {
-      if (await this.deliveries.existsOfEndpoint(scope, id, deliveryId)) throw new ConflictException(DELIVERY_UNDER_WAY);
-      throw new NotFoundException(DELIVERY_NOT_FOUND);
+      const found = await this.deliveries.findOfEndpoint(scope, id, deliveryId);
+      if (!found) throw new NotFoundException(DELIVERY_NOT_FOUND);
+      if (found.attempt >= MAX_ATTEMPTS) throw new ConflictException(`A delivery is attempted at most ${MAX_ATTEMPTS} times; this one was`);
+      throw new ConflictException(DELIVERY_UNDER_WAY);
     }
     this.dispatcher.wake();
-    return toDeliveryResponse(delivery, await this.deliveries.attemptsOf(scope, [delivery], ATTEMPTS_LISTED));
+    return toDeliveryResponse(delivery);
   }
 
   private stored(secret: string, endpointId: Types.ObjectId, expiresAt: Date | null): StoredSecret {

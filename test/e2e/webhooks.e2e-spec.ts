@@ -129,8 +129,8 @@ describe('webhooks /v1/webhook-endpoints', () => {
       [1, 'failed'],
     ]);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
-    // The attempts go with their endpoint.
-    expect(await t.db.collection('webhook_attempts').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) })).toBe(0);
+    // The attempts' claims go with their endpoint.
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) })).toBe(0);
   });
 
   it('keeps every attempt: a 500 then a success lists both, newest first, each with at most 1 KiB of its answer', async () => {
@@ -175,48 +175,62 @@ describe('webhooks /v1/webhook-endpoints', () => {
       .updateOne({ _id: new Types.ObjectId(delivery.id) }, { $set: { status: 'pending', attempt: 2, claimedUntil: new Date(Date.now() + 60_000), nextAttemptAt: new Date(Date.now() + 60_000) } });
     expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}), 409, 'An attempt of this delivery is under way: retry it once its outcome is recorded');
     expectNotFound(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${new Types.ObjectId().toHexString()}/retry`, {}), 'Webhook delivery not found');
+    // Every attempt is kept in its delivery: their number is bounded.
+    await t.db.collection('webhook_deliveries').updateOne({ _id: new Types.ObjectId(delivery.id) }, { $set: { status: 'failed', attempt: 100, claimedUntil: null, nextAttemptAt: null } });
+    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}), 409, 'A delivery is attempted at most 100 times; this one was');
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
-  it('one claimer wins each attempt, however many claim it at once; an attempt left unsent by a stopped claimer is taken over', async () => {
+  it('one claimer wins each attempt, however many claim it at once; an attempt left by a stopped claimer is taken over', async () => {
     const repository = t.app.get(WebhookDeliveriesRepository);
     const endpoint = await createEndpoint('/claims');
     const endpointId = new Types.ObjectId(endpoint.id);
     const projectId = (await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!.projectId as Types.ObjectId;
     const _id = new Types.ObjectId();
-    await t.db.collection('webhook_deliveries').insertOne({ _id, projectId, endpointId, eventId: 'evt_claims', eventType: 'customer.created', payload: '{}', status: 'pending', attempt: 0, nextAttemptAt: new Date(Date.now() + 60_000), claimedUntil: null, firstAttemptAt: new Date() });
-    const delivery = { _id, projectId, endpointId, attempt: 0 };
-    const claimedUntil = new Date(Date.now() + 30_000);
-
-    const won = await Promise.all(Array.from({ length: 12 }, () => repository.claim(delivery, claimedUntil, new Date())));
-    expect(won.filter(Boolean)).toHaveLength(1);
-    expect(await t.db.collection('webhook_attempts').find({ deliveryId: _id }).toArray()).toMatchObject([{ attempt: 1, status: 'pending' }]);
-    expect(await t.db.collection('webhook_deliveries').findOne({ _id })).toMatchObject({ attempt: 1, claimedUntil });
-    // A stale read of the delivery claims nothing, even once the claim lapsed.
-    expect(await repository.claim(delivery, claimedUntil, new Date(Date.now() + 60_000))).toBe(false);
-
-    // Attempt 1 is recorded; its outcome is not written again by a second record of it.
-    const outcome = { ok: false, responseStatus: 500, responseBody: 'no', durationMs: 5, error: 'the endpoint answered 500' };
+    const later = () => new Date(Date.now() + 60_000);
     // Due later than this test lasts: the service's own poll leaves it to the test.
-    await repository.recordAttempt(delivery, 1, outcome, { status: 'pending', nextAttemptAt: new Date(Date.now() + 60_000) });
-    await repository.recordAttempt(delivery, 1, { ...outcome, ok: true, responseStatus: 200 }, { status: 'succeeded', nextAttemptAt: null });
-    expect(await t.db.collection('webhook_attempts').findOne({ deliveryId: _id, attempt: 1 })).toMatchObject({ status: 'failed', responseStatus: 500 });
-    expect(await t.db.collection('webhook_deliveries').findOne({ _id })).toMatchObject({ attempt: 1, status: 'pending', responseStatus: 500, claimedUntil: null });
+    await t.db.collection('webhook_deliveries').insertOne({ _id, projectId, endpointId, eventId: 'evt_claims', eventType: 'customer.created', payload: '{}', status: 'pending', attempt: 0, nextAttemptAt: later(), claimedUntil: null, claimedAt: null, attempts: [], firstAttemptAt: new Date(), createdAt: new Date(), updatedAt: new Date() });
+    const stored = async () => (await t.db.collection('webhook_deliveries').findOne({ _id }))!;
+    const read = { _id, projectId, endpointId, attempt: 0, claimedUntil: null };
 
-    // A claimer stopped between its two writes: attempt 2 inserted, the delivery never moved to it, the claim lapsed.
-    await t.db.collection('webhook_attempts').insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, status: 'pending', claimedUntil: new Date(Date.now() - 1) });
-    const atOne = { ...delivery, attempt: 1 };
-    expect(await repository.claim(atOne, claimedUntil, new Date())).toBe(true);
-    expect(await t.db.collection('webhook_attempts').countDocuments({ deliveryId: _id, attempt: 2 })).toBe(1);
-    // A claimer stopped while sending attempt 2: the next claim records it as abandoned and makes attempt 3.
-    expect(await repository.claim({ ...delivery, attempt: 2 }, new Date(Date.now() + 30_000), new Date(Date.now() + 60_000))).toBe(true);
-    const attempts = await t.db.collection('webhook_attempts').find({ deliveryId: _id }, { sort: { attempt: 1 } }).toArray();
-    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.error])).toEqual([
+    const claims = await Promise.all(Array.from({ length: 12 }, () => repository.claim(read, new Date(Date.now() + 30_000), new Date())));
+    const won = claims.filter((claim) => claim !== null);
+    expect(won).toHaveLength(1);
+    const [claim] = won;
+    expect(claim).toMatchObject({ attempt: 1 });
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id })).toBe(1);
+    expect(await stored()).toMatchObject({ attempt: 1, claimedUntil: claim!.claimedUntil });
+    // A stale read of the delivery claims nothing, even once the claim lapsed.
+    expect(await repository.claim(read, later(), new Date(Date.now() + 60_000))).toBeNull();
+
+    // Recorded once: a second record of the same attempt writes nothing.
+    const outcome = { ok: false, responseStatus: 500, responseBody: 'no', durationMs: 5, error: 'the endpoint answered 500' };
+    expect(await repository.recordAttempt(read, claim!, outcome, { status: 'pending', nextAttemptAt: later() })).toBe(true);
+    expect(await repository.recordAttempt(read, claim!, { ...outcome, ok: true, responseStatus: 200 }, { status: 'succeeded', nextAttemptAt: null })).toBe(false);
+    expect(await stored()).toMatchObject({ attempt: 1, status: 'pending', responseStatus: 500, claimedUntil: null, attempts: [{ attempt: 1, status: 'failed', responseStatus: 500 }] });
+
+    // A claimer stopped between its two writes: attempt 2 claimed, the delivery never moved to it (never sent), the claim lapsed.
+    await t.db.collection('webhook_attempt_claims').insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, claimedUntil: new Date(Date.now() - 1) });
+    const second = await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date());
+    expect(second).toMatchObject({ attempt: 2 });
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id, attempt: 2 })).toBe(1);
+    // Its claimer stopped while sending attempt 2: the next claim keeps it as abandoned and makes attempt 3.
+    const atTwo = await stored();
+    const third = await repository.claim({ ...read, attempt: 2, claimedUntil: atTwo.claimedUntil as Date, claimedAt: atTwo.claimedAt as Date }, later(), new Date(Date.now() + 60_000));
+    expect(third).toMatchObject({ attempt: 3 });
+    expect((await stored()).attempts.map((attempt: { attempt: number; status: string; error: string }) => [attempt.attempt, attempt.status, attempt.error])).toEqual([
       [1, 'failed', 'the endpoint answered 500'],
       [2, 'failed', ABANDONED],
-      [3, 'pending', null],
+    ]);
+    // The list shows them newest first, attempt 3 under way.
+    const [listed] = await deliveries(endpoint.id);
+    expect(listed.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status])).toEqual([
+      [3, 'pending'],
+      [2, 'failed'],
+      [1, 'failed'],
     ]);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id })).toBe(0);
   });
 
   it('a rolled secret keeps signing beside the new one for its grace period; with none, only the new one signs', async () => {

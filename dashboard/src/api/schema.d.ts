@@ -3132,7 +3132,7 @@ export interface components {
             attempt: number;
             /**
              * Format: date-time
-             * @description When the attempt was made
+             * @description When the attempt was made (claimed, right before it was sent)
              */
             createdAt: string;
             /** @description From the request sent to the response read; null while under way */
@@ -3158,9 +3158,9 @@ export interface components {
             hasMore: boolean;
         };
         WebhookDeliveryResponse: {
-            /** @description Attempts made so far */
+            /** @description Attempts made so far, the one under way included */
             attempt: number;
-            /** @description The delivery's attempts, newest first: the latest 20 (`attempt` counts them all) */
+            /** @description Every attempt of the delivery, newest first, failed ones included (at most 100); the one under way, if any, is `pending` */
             attempts: components["schemas"]["WebhookAttemptResponse"][];
             /** Format: date-time */
             createdAt: string;

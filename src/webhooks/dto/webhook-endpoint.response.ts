@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageMetaDto } from '../../common/paging/finance-list.query';
-import { ATTEMPTS_LISTED } from '../webhook-attempt.schema';
+import { MAX_ATTEMPTS } from '../webhook-deliveries.repository';
 import { DELIVERY_STATUSES } from '../webhook-delivery.schema';
 import { ENDPOINT_STATUSES } from '../webhook-endpoint.schema';
 import { ENABLED_EVENT_VALUES } from './webhook-endpoint.dto';
@@ -84,7 +84,7 @@ export class WebhookAttemptResponse {
   @ApiProperty({ type: String, nullable: true, description: 'Why the attempt failed (a status outside 2xx, a timeout, a refused address...)' })
   error: string | null;
 
-  @ApiProperty({ format: 'date-time', description: 'When the attempt was made' })
+  @ApiProperty({ format: 'date-time', description: 'When the attempt was made (claimed, right before it was sent)' })
   createdAt: string;
 }
 
@@ -99,7 +99,7 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ enum: EVENT_TYPES })
   eventType: string;
 
-  @ApiProperty({ type: 'integer', description: 'Attempts made so far' })
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far, the one under way included' })
   attempt: number;
 
   @ApiProperty({ enum: DELIVERY_STATUSES })
@@ -125,7 +125,7 @@ export class WebhookDeliveryResponse {
 
   @ApiProperty({
     type: [WebhookAttemptResponse],
-    description: `The delivery's attempts, newest first: the latest ${ATTEMPTS_LISTED} (\`attempt\` counts them all)`,
+    description: `Every attempt of the delivery, newest first, failed ones included (at most ${MAX_ATTEMPTS}); the one under way, if any, is \`pending\``,
   })
   attempts: WebhookAttemptResponse[];
 }
