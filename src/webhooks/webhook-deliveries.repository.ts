@@ -185,6 +185,17 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
+   * Gives back a claim won too late to send within it: the delivery goes back to the attempt before,
+   * due when the claim lapses, and its next claimer replaces the claim (the attempt was never sent).
+   */
+  async release(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim): Promise<void> {
+    await this.byProject.updateOne(
+      { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
+      { $set: { attempt: claim.attempt - 1, claimedUntil: null, claimedAt: null, nextAttemptAt: claim.claimedUntil } },
+    );
+  }
+
+  /**
    * Records the claimed attempt's outcome, kept among the delivery's attempts, and where the delivery
    * stands; only while the delivery still holds that claim, so an outcome is recorded once and never
    * over another attempt's.

@@ -27,6 +27,8 @@ const CONCURRENCY = 8;
 const FANOUTS_SENDING_AT_ONCE = 64;
 /** How long past the timeout an attempt's claim lasts: the claim's own write, and clocks apart. */
 const CLAIM_MARGIN_MS = 5_000;
+/** What a fresh delivery's claim must have left beyond the timeout for its fan-out to take it: the write that takes it. */
+const FRESH_CLAIM_SLACK_MS = 1_000;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
@@ -166,7 +168,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
    * poll takes it over once the claim lapses.
    */
   private async sendHeld(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, heldUntil: Date): Promise<void> {
-    if (this.stopped || Date.now() + this.config.webhookTimeoutMs > heldUntil.getTime()) return;
+    if (this.stopped || Date.now() + this.config.webhookTimeoutMs + FRESH_CLAIM_SLACK_MS > heldUntil.getTime()) return;
     try {
       const claim = await this.deliveries.claimFresh(delivery, heldUntil, new Date());
       if (claim) await this.send(delivery, endpoint, claim);
@@ -187,12 +189,8 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
    */
   private async send(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, claim: Claim): Promise<void> {
     const now = new Date();
-    if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime()) {
-      // The claim's own write took longer than its margin: sending now could outlast it. Due again at once.
-      const outcome = { ok: false, responseStatus: null, responseBody: null, durationMs: 0, error: 'Not sent: claimed too late for the attempt to end within its claim' };
-      await this.deliveries.recordAttempt(delivery, claim, outcome, { status: 'pending', nextAttemptAt: now });
-      return;
-    }
+    // The claim's write took longer than was left for it: sending now could outlast the claim.
+    if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime()) return this.deliveries.release(delivery, claim);
     const headers = webhookHeaders(this.secretsOf(endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), delivery.payload);
     const outcome: AttemptOutcome = await this.sender.send(endpoint.url, delivery.payload, headers);
     if (outcome.ok) {

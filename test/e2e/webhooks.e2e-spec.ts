@@ -222,6 +222,12 @@ describe('webhooks /v1/webhook-endpoints', () => {
       [1, 'failed', 'the endpoint answered 500'],
       [2, 'failed', ABANDONED],
     ]);
+    // Won too late to send within it, attempt 3 is given back: never sent, it is not kept, and the next claimer makes it.
+    await repository.release(read, third!);
+    expect(await stored()).toMatchObject({ attempt: 2, claimedUntil: null, nextAttemptAt: third!.claimedUntil });
+    const again = await repository.claim({ ...read, attempt: 2 }, later(), new Date(third!.claimedUntil.getTime() + 1));
+    expect(again).toMatchObject({ attempt: 3 });
+    expect((await stored()).attempts).toHaveLength(2);
     // The list shows them newest first, attempt 3 under way.
     const [listed] = await deliveries(endpoint.id);
     expect(listed.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status])).toEqual([
