@@ -86,10 +86,10 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   }
 
   /**
-   * The fan-out of a batch of events: one read of each project's enabled endpoints, and one write of
-   * every delivery. Deliveries due at once are held in that write for this instance (due for the
-   * others only once the hold lapses) and sent from here, off the request, each claimed right before
-   * its send; the others wait for the poll.
+   * The fan-out of a batch of events: one read of each project's enabled endpoints, one write of
+   * every delivery and one of the claims of those due at once, for this instance (due for the others
+   * only once their claim lapses). Those are sent from here, off the request, each delivery moved to
+   * its attempt right before its send; the others wait for the poll.
    */
   async eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
     const byProject = new Map<string, PublishedEvent[]>();
@@ -110,10 +110,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
       }
     }
     if (fresh.length === 0) return;
-    const allNew = await this.deliveries.insertFresh(
-      fresh.map((entry) => entry.delivery),
-      heldUntil,
-    );
+    const allNew = await this.deliveries.insertFresh(fresh.map((entry) => entry.delivery), heldUntil);
     if (!allNew || firstWait > 0 || this.stopped || this.sending >= FANOUTS_SENDING_AT_ONCE) return;
     this.sending += 1;
     void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendHeld(delivery, endpoint, heldUntil)).finally(() => (this.sending -= 1));
