@@ -188,7 +188,7 @@ export class EnvironmentVariables {
   @Max(60_000)
   WEBHOOK_TIMEOUT_MS: number = 10_000;
 
-  /** Seconds after the first attempt at which each attempt is made; after the last, the delivery failed. */
+  /** Seconds to wait before each attempt, counted from the previous attempt (the first: from the event), as Svix's; after the last, the delivery failed. */
   @IsOptional()
   @Matches(/^\d+(\s*,\s*\d+)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of seconds, like 0,5,300' })
   WEBHOOK_RETRY_SCHEDULE: string = '0,5,300,1800,7200,18000,36000,36000';

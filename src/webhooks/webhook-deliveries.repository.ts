@@ -6,7 +6,8 @@ import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.
 import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { WebhookDelivery } from './webhook-delivery.schema';
+import { WebhookAttemptClaim } from './webhook-attempt-claim.schema';
+import { WebhookDelivery, type DeliveryStatus, type WebhookAttempt } from './webhook-delivery.schema';
 
 export interface NewDelivery {
   projectId: Types.ObjectId;
@@ -17,19 +18,49 @@ export interface NewDelivery {
   firstAttemptAt: Date;
 }
 
-/** What an attempt changes of its delivery. */
-export type AttemptRecord = Pick<WebhookDelivery, 'status' | 'attempt' | 'nextAttemptAt' | 'responseStatus' | 'responseBody' | 'durationMs' | 'error'>;
+/** How one attempt went. */
+export type AttemptOutcome = Pick<WebhookAttempt, 'responseStatus' | 'responseBody' | 'durationMs' | 'error'> & { ok: boolean };
 
-/** The webhook deliveries collection: the only code that reads or writes it. */
+/** Where the delivery stands after an attempt: due again, or done. */
+export type DeliveryState = { status: DeliveryStatus; nextAttemptAt: Date | null };
+
+/** A delivery as it was read, for claiming its next attempt. */
+export type ReadDelivery = Pick<WebhookDelivery, '_id' | 'projectId' | 'endpointId' | 'attempt'> & Partial<Pick<WebhookDelivery, 'claimedUntil' | 'claimedAt'>>;
+
+/** The claim of the attempt a caller won: recording its outcome needs it. */
+export interface Claim {
+  attempt: number;
+  claimedAt: Date;
+  claimedUntil: Date;
+}
+
+/** The outcome an attempt gets when its claim lapsed before its own was recorded. */
+export const ABANDONED = 'No outcome recorded: the instance sending this attempt stopped before it finished';
+
+/** Attempts one delivery may have: the schedule's, and retries asked for, up to this. */
+export const MAX_ATTEMPTS = 100;
+
+/**
+ * The webhook deliveries and the claims of their attempts: the only code that reads or writes them.
+ *
+ * Invariant: attempt n of a delivery is sent only by the one caller that inserted its claim
+ * (delivery, n), unique, and only while the claim lasts; the delivery moves from attempt n - 1 to n
+ * by an update conditional on n - 1, and attempt n's outcome is recorded once, by its claimer, in
+ * an update conditional on the delivery still holding that claim. So no two instances send one
+ * attempt (on FerretDB too, where only the insert is atomic), a stale read claims nothing, and no
+ * outcome is written over another's.
+ */
 @Injectable()
 export class WebhookDeliveriesRepository {
   private readonly records: TenantRecords<WebhookDelivery>;
   /** By project id without a request: the fan-out and the dispatcher, always filtering by the project they act for. */
   private readonly byProject: Records<WebhookDelivery>;
+  private readonly claims: Records<WebhookAttemptClaim>;
 
-  constructor(@InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>) {
+  constructor(@InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>, @InjectModel(WebhookAttemptClaim.name) claims: Model<WebhookAttemptClaim>) {
     this.records = new TenantRecords(model);
     this.byProject = new Records(model);
+    this.claims = new Records(claims);
   }
 
   /** One delivery of the event to the endpoint: a second fan-out of the same event writes nothing. */
@@ -43,16 +74,20 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * The fan-out's deliveries in one command, as stored (the schema's defaults written out); false
-   * when any was there already (a relay that ran twice), and the caller then sends none itself.
+   * The fan-out's deliveries in one command, as stored (the schema's defaults written out), and the
+   * claims of the first attempts of those due by `claimedUntil`, in another; false when any delivery
+   * was there already (a relay that ran twice), and the caller then claims and sends none itself.
    */
-  async insertFresh(deliveries: readonly (NewDelivery & { _id: Types.ObjectId; nextAttemptAt: Date })[]): Promise<boolean> {
+  async insertFresh(deliveries: readonly (NewDelivery & { _id: Types.ObjectId; nextAttemptAt: Date })[], claimedUntil: Date): Promise<boolean> {
     const now = new Date();
     const { onlyDuplicates, inserted } = await this.byProject.insertStored(
       deliveries.map((delivery) => ({
         ...delivery,
         status: 'pending',
         attempt: 0,
+        claimedUntil: null,
+        claimedAt: null,
+        attempts: [],
         responseStatus: null,
         responseBody: null,
         durationMs: null,
@@ -61,7 +96,12 @@ export class WebhookDeliveriesRepository {
         updatedAt: now,
       })),
     );
-    return onlyDuplicates && inserted === deliveries.length;
+    if (!onlyDuplicates || inserted !== deliveries.length) return false;
+    const held = deliveries.filter((delivery) => delivery.nextAttemptAt.getTime() === claimedUntil.getTime());
+    const claimed = await this.claims.insertStored(
+      held.map(({ _id, projectId, endpointId }) => ({ projectId, deliveryId: _id, endpointId, attempt: 1, claimedUntil, createdAt: now, updatedAt: now })),
+    );
+    return claimed.inserted === held.length;
   }
 
   /** An endpoint's deliveries, newest first, `limit + 1` rows after the cursor. */
@@ -71,12 +111,25 @@ export class WebhookDeliveriesRepository {
     return this.records.find(scope, { endpointId: endpoint, ...olderThan(query.startingAfter) }, { sort: { _id: -1 }, limit: query.limit + 1 });
   }
 
-  /** Makes the endpoint's delivery due now (a retry asked for); the delivery after, or null. */
+  /** The endpoint's delivery, or null. */
+  findOfEndpoint(scope: TenantScope, endpointId: string, id: string): Promise<WebhookDelivery | null> {
+    const endpoint = toObjectId(endpointId);
+    const _id = toObjectId(id);
+    if (!endpoint || !_id) return Promise.resolve(null);
+    return this.records.findOne(scope, { _id, endpointId: endpoint });
+  }
+
+  /**
+   * Makes the endpoint's delivery due now (a retry asked for), unless an attempt of it is under way
+   * and its claim lasts (that attempt's outcome comes first) or it had every attempt it may have.
+   * The delivery after, or null when none matched.
+   */
   retryNow(scope: TenantScope, endpointId: string, id: string, now: Date): Promise<WebhookDelivery | null> {
     const endpoint = toObjectId(endpointId);
     const _id = toObjectId(id);
     if (!endpoint || !_id) return Promise.resolve(null);
-    return this.records.updateAndGet(scope, { _id, endpointId: endpoint }, { $set: { status: 'pending', nextAttemptAt: now } });
+    const retryable = { $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }], attempt: { $lt: MAX_ATTEMPTS } };
+    return this.records.updateAndGet(scope, { _id, endpointId: endpoint, ...retryable }, { $set: { status: 'pending', nextAttemptAt: now } });
   }
 
   /** Deliveries of every project whose attempt is due, soonest first. */
@@ -89,11 +142,102 @@ export class WebhookDeliveriesRepository {
     return this.byProject.findOne({ _id: id, projectId });
   }
 
-  async recordAttempt(projectId: Types.ObjectId, id: Types.ObjectId, attempt: AttemptRecord): Promise<void> {
-    await this.byProject.updateOne({ _id: id, projectId }, { $set: attempt });
+  /**
+   * Claims the attempt after the delivery's `attempt` (as read) until `claimedUntil`; the claim when
+   * this caller is the one to send it, else null. The claim's document goes in first, against its
+   * unique index; then the delivery moves to the attempt, conditionally on being as read. An attempt
+   * whose claimer stopped is taken over: recorded as abandoned when the delivery had moved to it
+   * (it may have been sent), its claim replaced when it had not (it was never sent).
+   */
+  async claim(delivery: ReadDelivery, claimedUntil: Date, now: Date, replacing = false): Promise<Claim | null> {
+    const { projectId, _id: deliveryId, endpointId } = delivery;
+    const attempt = delivery.attempt + 1;
+    const claimId = await this.insertClaim({ projectId, deliveryId, endpointId, attempt, claimedUntil });
+    if (!claimId) {
+      if (replacing) return null;
+      const left = await this.claims.findOne<Pick<WebhookAttemptClaim, '_id' | 'claimedUntil'>>({ projectId, deliveryId, attempt }, { fields: ['claimedUntil'] });
+      // Under way, or made since the delivery was read: not this caller's.
+      if (!left || new Date(left.claimedUntil) > now) return null;
+      if (!(await this.byProject.exists({ _id: deliveryId, projectId, attempt: delivery.attempt }))) return null;
+      await this.claims.deleteOne({ _id: left._id, projectId });
+      return this.claim(delivery, claimedUntil, now, true);
+    }
+    const moved = await this.byProject.updateOne(
+      { _id: deliveryId, projectId, attempt: delivery.attempt, status: 'pending', claimedUntil: delivery.claimedUntil ?? null },
+      { $set: { attempt, claimedAt: now, claimedUntil, nextAttemptAt: claimedUntil }, ...abandoning(delivery) },
+    );
+    if (moved.matched > 0) return { attempt, claimedAt: now, claimedUntil };
+    // Retried, finished or deleted since it was read: the attempt is not made.
+    await this.claims.deleteOne({ _id: claimId, projectId });
+    return null;
   }
 
+  /**
+   * Claims the first attempt of a fresh delivery whose claim the fan-out inserted (`insertFresh`):
+   * the delivery moves to it, conditionally on being as the fan-out wrote it.
+   */
+  async claimFresh(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claimedUntil: Date, now: Date): Promise<Claim | null> {
+    const moved = await this.byProject.updateOne(
+      { _id: delivery._id, projectId: delivery.projectId, attempt: 0, status: 'pending', nextAttemptAt: claimedUntil, claimedUntil: null },
+      { $set: { attempt: 1, claimedAt: now, claimedUntil } },
+    );
+    return moved.matched > 0 ? { attempt: 1, claimedAt: now, claimedUntil } : null;
+  }
+
+  /**
+   * Gives back a claim won too late to send within it: the delivery goes back to the attempt before,
+   * due when the claim lapses, and its next claimer replaces the claim (the attempt was never sent).
+   */
+  async release(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim): Promise<void> {
+    await this.byProject.updateOne(
+      { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
+      { $set: { attempt: claim.attempt - 1, claimedUntil: null, claimedAt: null, nextAttemptAt: claim.claimedUntil } },
+    );
+  }
+
+  /**
+   * Records the claimed attempt's outcome, kept among the delivery's attempts, and where the delivery
+   * stands; only while the delivery still holds that claim, so an outcome is recorded once and never
+   * over another attempt's.
+   */
+  async recordAttempt(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim, outcome: AttemptOutcome, state: DeliveryState): Promise<boolean> {
+    const { ok, ...result } = outcome;
+    const kept: WebhookAttempt = { attempt: claim.attempt, status: ok ? 'succeeded' : 'failed', ...result, createdAt: claim.claimedAt };
+    const recorded = await this.byProject.updateOne(
+      { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
+      { $set: { ...result, ...state, claimedUntil: null, claimedAt: null }, $push: { attempts: kept } },
+    );
+    return recorded.matched > 0;
+  }
+
+  /** Fails the delivery without an attempt (its endpoint was disabled or deleted), unless it changed since it was read. */
+  async failUnsent(delivery: ReadDelivery, error: string): Promise<void> {
+    await this.byProject.updateOne(
+      { _id: delivery._id, projectId: delivery.projectId, attempt: delivery.attempt, status: 'pending', claimedUntil: delivery.claimedUntil ?? null },
+      { $set: { status: 'failed', nextAttemptAt: null, claimedUntil: null, claimedAt: null, error }, ...abandoning(delivery) },
+    );
+  }
+
+  /** The endpoint's deliveries and their claims. */
   async deleteOfEndpoint(scope: TenantScope, endpointId: Types.ObjectId): Promise<void> {
     await this.records.deleteMany(scope, { endpointId });
+    await this.claims.deleteMany({ projectId: new Types.ObjectId(scope.projectId), endpointId });
   }
+
+  /** The new claim's id, or null when attempt n of the delivery is claimed already. */
+  private async insertClaim(fields: Pick<WebhookAttemptClaim, 'projectId' | 'deliveryId' | 'endpointId' | 'attempt' | 'claimedUntil'>): Promise<Types.ObjectId | null> {
+    try {
+      return (await this.claims.insert(fields))._id;
+    } catch (error) {
+      if (isDuplicateKey(error)) return null;
+      throw error;
+    }
+  }
+}
+
+/** A delivery read with an attempt still claimed (its claim lapsed, or the read would not be due): that attempt, kept as abandoned. */
+function abandoning(delivery: ReadDelivery): { $push?: { attempts: WebhookAttempt } } {
+  if (!delivery.claimedUntil || delivery.attempt === 0) return {};
+  const createdAt = delivery.claimedAt ?? delivery.claimedUntil;
+  return { $push: { attempts: { attempt: delivery.attempt, status: 'failed', responseStatus: null, responseBody: null, durationMs: null, error: ABANDONED, createdAt } } };
 }

@@ -6,9 +6,40 @@ import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/** One attempt of a delivery and how it went, kept in the delivery once its outcome is recorded. */
+@Schema({ _id: false, versionKey: false })
+export class WebhookAttempt {
+  /** 1 for the first attempt of the delivery, then 2, 3, ... */
+  @Prop({ type: Number, required: true })
+  attempt: number;
+
+  @Prop({ type: String, enum: DELIVERY_STATUSES, required: true })
+  status: DeliveryStatus;
+
+  @Prop({ type: Number, default: null })
+  responseStatus: number | null;
+
+  /** At most 1 KiB of the response's body. */
+  @Prop({ type: String, default: null })
+  responseBody: string | null;
+
+  @Prop({ type: Number, default: null })
+  durationMs: number | null;
+
+  @Prop({ type: String, default: null })
+  error: string | null;
+
+  /** When it was claimed, right before it was sent. */
+  @Prop({ type: Date, required: true })
+  createdAt: Date;
+}
+
+const WebhookAttemptSchema = SchemaFactory.createForClass(WebhookAttempt);
+
 /**
- * One event on its way to one endpoint, and how its latest attempt went. The event's JSON is kept
- * here as sent (`payload`): every retry sends the same bytes, whatever the event list keeps.
+ * One event on its way to one endpoint, how its latest attempt went, and every attempt it had. The
+ * event's JSON is kept here as sent (`payload`): every retry sends the same bytes, whatever the event
+ * list keeps.
  */
 @Schema(schemaOptions('webhook_deliveries', ['payload']))
 export class WebhookDelivery {
@@ -31,13 +62,28 @@ export class WebhookDelivery {
   @Prop({ type: String, enum: DELIVERY_STATUSES, default: 'pending' })
   status: DeliveryStatus;
 
-  /** Attempts made so far. */
+  /** Attempts made so far, the one under way included. */
   @Prop({ type: Number, default: 0 })
   attempt: number;
 
-  /** When the next attempt is due; null once the delivery succeeded or failed for good. */
+  /**
+   * When the next attempt is due; null once the delivery succeeded or failed for good. While an
+   * attempt is under way, the end of its claim: if its outcome is not recorded by then, it is due.
+   */
   @Prop({ type: Date, default: null })
   nextAttemptAt: Date | null;
+
+  /** Until when the attempt under way (`attempt`) is claimed by the instance sending it; null when none is. */
+  @Prop({ type: Date, default: null })
+  claimedUntil: Date | null;
+
+  /** When the attempt under way was claimed; null when none is. */
+  @Prop({ type: Date, default: null })
+  claimedAt: Date | null;
+
+  /** The attempts whose outcome is recorded, oldest first (the one under way is not among them). */
+  @Prop({ type: [WebhookAttemptSchema], default: [] })
+  attempts: WebhookAttempt[];
 
   /** When the first attempt was due: the retry schedule counts from it. */
   @Prop({ type: Date, required: true })

@@ -5,12 +5,11 @@ import { FieldEncryption } from '../common/crypto/field-encryption';
 import { eventsConfig } from '../config/events.config';
 import type { PublishedEvent } from '../events/event-body';
 import { EventRelay, type EventSubscriber } from '../events/event-relay';
-import { Leases } from '../leases/leases.service';
 import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
-import { WebhookDeliveriesRepository, type NewDelivery } from './webhook-deliveries.repository';
+import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type NewDelivery } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
 
@@ -21,20 +20,27 @@ const BATCH = 50;
 const CONCURRENCY = 8;
 /**
  * Fan-outs whose fresh deliveries this instance sends at once (each at most CONCURRENCY at a time);
- * beyond them, a fan-out only writes its deliveries, claimed, and the poll sends them when the claim
- * lapses, at a higher cost (a lease each). Without a bound, a stream of events to slow endpoints
- * opened sockets without end; with a low one, a burst of events to fast endpoints went the slow way.
+ * beyond them, a fan-out only writes its deliveries, held, and the poll sends them when the hold
+ * lapses. Without a bound, a stream of events to slow endpoints opened sockets without end; with a
+ * low one, a burst of events to fast endpoints waited for the poll.
  */
 const FANOUTS_SENDING_AT_ONCE = 64;
+/** How long past the timeout an attempt's claim lasts: the claim's own write, and clocks apart. */
+const CLAIM_MARGIN_MS = 5_000;
+/** What a fresh delivery's claim must have left beyond the timeout for its fan-out to take it: the write that takes it. */
+const FRESH_CLAIM_SLACK_MS = 1_000;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
  * writes one delivery per matching enabled endpoint (unique by endpoint and event, so a relay that
- * runs twice writes none twice), claimed by the writing instance, which sends the first attempt at
- * once. Every later attempt (a retry, or a first attempt whose claimer died) is found by the poll of
- * any instance and runs under a lease on its delivery, so no two instances send it at once; a claim
- * or lease left by a dead instance lapses after the timeout and the attempt is taken over. At least
- * once: a receiver deduplicates on `webhook-id`.
+ * runs twice writes none twice) and the claims of their first attempts, for the timeout and a
+ * margin; this instance sends those itself. Every other attempt (a retry, a first attempt whose
+ * claim lapsed) is found by the poll of any instance and claimed for as long. Either way the
+ * delivery moves to the attempt by a conditional update right before it is sent, and the attempt is
+ * sent only while the whole timeout fits in what is left of its claim, so a claim never ends before
+ * its send; one instance alone holds a claim (WebhookDeliveriesRepository). A claim left by a dead
+ * instance lapses, its attempt is recorded as abandoned and the next one is made. At least once: a
+ * receiver deduplicates on `webhook-id`.
  */
 @Injectable()
 export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy {
@@ -46,19 +52,18 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   private stopped = false;
   /** Fan-outs whose claimed deliveries are still being sent (shutdown waits for them). */
   private sending = 0;
-  /** How long a fresh delivery stays claimed by the instance that wrote it: its attempt, and a margin. */
+  /** How long an attempt is claimed, and a fresh delivery held for the instance that wrote it. */
   private readonly claimMs: number;
 
   constructor(
     private readonly relay: EventRelay,
     private readonly endpoints: WebhookEndpointsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
-    private readonly leases: Leases,
     private readonly encryption: FieldEncryption,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {
     this.sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateUrls });
-    this.claimMs = config.webhookTimeoutMs + 5_000;
+    this.claimMs = config.webhookTimeoutMs + CLAIM_MARGIN_MS;
   }
 
   onApplicationBootstrap(): void {
@@ -70,7 +75,7 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   /**
    * Waits, for as long as a claim lasts at most, for the attempts under way (no new one starts once
    * stopped), then closes the connections: an attempt cut short is sent again by another instance
-   * once its claim or lease lapses.
+   * once its claim lapses.
    */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
@@ -81,17 +86,17 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   }
 
   /**
-   * The fan-out of a batch of events: one read of each project's enabled endpoints, and one write of
-   * every delivery. Deliveries due at once are claimed in that write by this instance (due for the
-   * others only once the claim lapses, as a lease would) and sent from here, off the request; the
-   * others wait for the poll.
+   * The fan-out of a batch of events: one read of each project's enabled endpoints, one write of
+   * every delivery and one of the claims of those due at once, for this instance (due for the others
+   * only once their claim lapses). Those are sent from here, off the request, each delivery moved to
+   * its attempt right before its send; the others wait for the poll.
    */
   async eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
     const byProject = new Map<string, PublishedEvent[]>();
     for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
     const now = Date.now();
     const firstWait = this.config.retryScheduleSeconds[0] ?? 0;
-    const claimedUntil = new Date(now + this.claimMs);
+    const heldUntil = new Date(now + this.claimMs);
     const fresh: { delivery: NewDelivery & { _id: Types.ObjectId; nextAttemptAt: Date }; endpoint: EndpointForDelivery }[] = [];
     for (const [project, projectEvents] of byProject) {
       const projectId = new Types.ObjectId(project);
@@ -100,15 +105,15 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
         for (const endpoint of endpoints.filter((candidate) => subscribesTo(candidate.enabledEvents, event.type))) {
           const firstAttemptAt = new Date(now + firstWait * 1000);
           const delivery = { _id: new Types.ObjectId(), projectId, endpointId: endpoint._id, eventId: event.id, eventType: event.type, payload: event.body, firstAttemptAt };
-          fresh.push({ delivery: { ...delivery, nextAttemptAt: firstWait === 0 ? claimedUntil : firstAttemptAt }, endpoint });
+          fresh.push({ delivery: { ...delivery, nextAttemptAt: firstWait === 0 ? heldUntil : firstAttemptAt }, endpoint });
         }
       }
     }
     if (fresh.length === 0) return;
-    const allNew = await this.deliveries.insertFresh(fresh.map((entry) => entry.delivery));
+    const allNew = await this.deliveries.insertFresh(fresh.map((entry) => entry.delivery), heldUntil);
     if (!allNew || firstWait > 0 || this.stopped || this.sending >= FANOUTS_SENDING_AT_ONCE) return;
     this.sending += 1;
-    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendClaimed(delivery, endpoint)).finally(() => (this.sending -= 1));
+    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendHeld(delivery, endpoint, heldUntil)).finally(() => (this.sending -= 1));
   }
 
   /** A delivery of the event to one endpoint, due by the schedule's first wait; null when it exists already. */
@@ -133,60 +138,65 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     do {
       this.wokenDuringPass = false;
       const due = await this.deliveries.due(new Date(), BATCH);
-      await inParallel(due, CONCURRENCY, (delivery) => (this.stopped ? Promise.resolve() : this.attemptUnderLease(delivery)));
+      await inParallel(due, CONCURRENCY, (delivery) => (this.stopped ? Promise.resolve() : this.attemptDue(delivery)));
     } while (this.wokenDuringPass && !this.stopped);
   }
 
-  private async attemptUnderLease(delivery: WebhookDelivery): Promise<void> {
+  /** A due delivery, read again whole: another instance may have made its attempt meanwhile. */
+  private async attemptDue(due: WebhookDelivery): Promise<void> {
     try {
-      await this.leases.tryWithLease(`webhook-delivery:${String(delivery._id)}`, this.claimMs, () =>
-        this.attempt(delivery.projectId, delivery._id),
-      );
+      const delivery = await this.deliveries.forAttempt(due.projectId, due._id);
+      if (!delivery || delivery.status !== 'pending' || !delivery.nextAttemptAt || new Date(delivery.nextAttemptAt) > new Date()) return;
+      const endpoint = await this.endpoints.forDelivery(delivery.projectId, delivery.endpointId);
+      if (!endpoint || endpoint.status !== 'enabled') {
+        await this.deliveries.failUnsent(delivery, endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted');
+        return;
+      }
+      await this.claimAndSend(delivery, endpoint);
+    } catch (error) {
+      // An attempt claimed stays claimed until its claim lapses; then it is taken over.
+      this.logger.warn(`Webhook delivery ${String(due._id)} failed to run: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * A fresh delivery whose first attempt the fan-out claimed, until `heldUntil`: sent with the
+   * endpoint as the fan-out read it, unless less than a whole attempt is left of the claim, when the
+   * poll takes it over once the claim lapses.
+   */
+  private async sendHeld(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, heldUntil: Date): Promise<void> {
+    if (this.stopped || Date.now() + this.config.webhookTimeoutMs + FRESH_CLAIM_SLACK_MS > heldUntil.getTime()) return;
+    try {
+      const claim = await this.deliveries.claimFresh(delivery, heldUntil, new Date());
+      if (claim) await this.send(delivery, endpoint, claim);
     } catch (error) {
       this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
     }
   }
 
-  /** One attempt, read again under the lease: another instance may have made it meanwhile. */
-  private async attempt(projectId: Types.ObjectId, id: Types.ObjectId): Promise<void> {
-    const delivery = await this.deliveries.forAttempt(projectId, id);
-    const now = new Date();
-    if (!delivery || delivery.status !== 'pending' || !delivery.nextAttemptAt || new Date(delivery.nextAttemptAt) > now) return;
-    const endpoint = await this.endpoints.forDelivery(projectId, delivery.endpointId);
-    if (!endpoint || endpoint.status !== 'enabled') {
-      const error = endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted';
-      await this.deliveries.recordAttempt(projectId, id, { ...unsent(delivery), status: 'failed', nextAttemptAt: null, error });
-      return;
-    }
-    await this.deliver(delivery, endpoint);
+  /** Claims the delivery's next attempt, for the timeout and a margin, and sends it when this instance won the claim. */
+  private async claimAndSend(delivery: WebhookDelivery, endpoint: EndpointForDelivery): Promise<void> {
+    const claim = await this.deliveries.claim(delivery, new Date(Date.now() + this.claimMs), new Date());
+    if (claim) await this.send(delivery, endpoint, claim);
   }
 
-  /** A fresh delivery this instance claimed in the fan-out: sent with the endpoint as the fan-out read it. */
-  private async sendClaimed(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery): Promise<void> {
-    if (this.stopped) return;
-    try {
-      await this.deliver({ ...delivery, attempt: 0 }, endpoint);
-    } catch (error) {
-      // The claim lapses and the poll sends it.
-      this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
-    }
-  }
-
-  /** Sends one attempt and records how it went: succeeded, due again by the schedule, or failed. */
-  private async deliver(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload' | 'attempt'>, endpoint: EndpointForDelivery): Promise<void> {
-    const { projectId, _id: id } = delivery;
+  /**
+   * Sends the claimed attempt if the whole timeout fits in what is left of its claim, and records how
+   * it went: succeeded, due again by the schedule, or failed.
+   */
+  private async send(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, claim: Claim): Promise<void> {
     const now = new Date();
+    // The claim's write took longer than was left for it: sending now could outlast the claim.
+    if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime()) return this.deliveries.release(delivery, claim);
     const headers = webhookHeaders(this.secretsOf(endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), delivery.payload);
-    const outcome = await this.sender.send(endpoint.url, delivery.payload, headers);
-    const attempt = delivery.attempt + 1;
-    const result = { attempt, responseStatus: outcome.responseStatus, responseBody: outcome.responseBody, durationMs: outcome.durationMs, error: outcome.error };
+    const outcome: AttemptOutcome = await this.sender.send(endpoint.url, delivery.payload, headers);
     if (outcome.ok) {
-      await this.deliveries.recordAttempt(projectId, id, { ...result, status: 'succeeded', nextAttemptAt: null });
-      if (endpoint.failingSince) await this.endpoints.markSucceeding(projectId, endpoint._id);
+      await this.deliveries.recordAttempt(delivery, claim, outcome, { status: 'succeeded', nextAttemptAt: null });
+      if (endpoint.failingSince) await this.endpoints.markSucceeding(delivery.projectId, endpoint._id);
       return;
     }
-    const next = nextAttemptAt(this.config.retryScheduleSeconds, attempt, new Date());
-    await this.deliveries.recordAttempt(projectId, id, { ...result, status: next ? 'pending' : 'failed', nextAttemptAt: next });
+    const next = nextAttemptAt(this.config.retryScheduleSeconds, claim.attempt, new Date());
+    await this.deliveries.recordAttempt(delivery, claim, outcome, { status: next ? 'pending' : 'failed', nextAttemptAt: next });
     await this.noteFailure(endpoint, now);
   }
 
@@ -206,10 +216,6 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
       .filter((secret) => secret.expiresAt === null || new Date(secret.expiresAt) > now)
       .map((secret) => this.encryption.decrypt(secret.value, secretBinding(String(endpoint._id))));
   }
-}
-
-function unsent(delivery: WebhookDelivery): Pick<WebhookDelivery, 'attempt' | 'responseStatus' | 'responseBody' | 'durationMs'> {
-  return { attempt: delivery.attempt, responseStatus: delivery.responseStatus, responseBody: delivery.responseBody, durationMs: delivery.durationMs };
 }
 
 /** Runs `work` over the items, at most `limit` at a time. */

@@ -112,7 +112,9 @@ export class WebhooksController {
   @Get(':id/deliveries')
   @ApiOperation({
     summary: "List a webhook endpoint's deliveries",
-    description: 'Newest first: each event sent to the endpoint, and how its latest attempt went (at most 1 KiB of the response body kept).',
+    description:
+      'Newest first: each event sent to the endpoint, how its latest attempt went, and its `attempts`, newest first, failed ones included ' +
+      '(each with its response status, at most 1 KiB of the response body, duration, error and time), as a receiver\'s logs would show them.',
   })
   @ApiOkResponse({ type: WebhookDeliveryListResponse, description: 'One page of deliveries' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
@@ -127,7 +129,10 @@ export class WebhooksController {
   @Post(':id/deliveries/:deliveryId/retry')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
-  @ApiOperation({ summary: 'Retry a delivery', description: 'Due now, off the request: one more attempt, whatever the delivery\'s state.' })
+  @ApiOperation({
+    summary: 'Retry a delivery',
+    description: "Due now, off the request: one more attempt, whatever the delivery's state. 409 while an attempt of it is under way.",
+  })
   @ApiAcceptedResponse({ type: WebhookDeliveryEnvelope, description: 'The delivery, pending' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
   async retryDelivery(

@@ -1,5 +1,5 @@
-import type { WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
-import type { WebhookDelivery } from './webhook-delivery.schema';
+import type { WebhookAttemptResponse, WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.schema';
 import type { WebhookEndpoint } from './webhook-endpoint.schema';
 
 /** The endpoint's fields, never its secrets. */
@@ -16,8 +16,15 @@ export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointRe
   };
 }
 
-/** The delivery's latest attempt; the payload stays in (it is the event, listed by /v1/events). */
+/**
+ * The delivery, its latest attempt's outcome and every attempt, newest first, the one under way
+ * included; the payload stays in (it is the event, listed by /v1/events).
+ */
 export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryResponse {
+  const recorded = [...(delivery.attempts ?? [])].reverse();
+  const underWay: WebhookAttempt[] = delivery.claimedUntil
+    ? [{ attempt: delivery.attempt, status: 'pending', responseStatus: null, responseBody: null, durationMs: null, error: null, createdAt: delivery.claimedAt ?? delivery.claimedUntil }]
+    : [];
   return {
     id: String(delivery._id),
     eventId: delivery.eventId,
@@ -30,5 +37,18 @@ export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryRe
     error: delivery.error ?? null,
     createdAt: new Date(delivery.createdAt).toISOString(),
     nextAttemptAt: delivery.nextAttemptAt ? new Date(delivery.nextAttemptAt).toISOString() : null,
+    attempts: [...underWay, ...recorded].map(toAttemptResponse),
+  };
+}
+
+export function toAttemptResponse(attempt: WebhookAttempt): WebhookAttemptResponse {
+  return {
+    attempt: attempt.attempt,
+    status: attempt.status,
+    responseStatus: attempt.responseStatus ?? null,
+    responseBody: attempt.responseBody ?? null,
+    durationMs: attempt.durationMs ?? null,
+    error: attempt.error ?? null,
+    createdAt: new Date(attempt.createdAt).toISOString(),
   };
 }

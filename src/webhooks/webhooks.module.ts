@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { fieldEncryptionProvider } from '../config/field-encryption.provider';
 import { LeasesModule } from '../leases/leases.module';
+import { WebhookAttemptClaim, WebhookAttemptClaimSchema } from './webhook-attempt-claim.schema';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.schema';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -16,6 +17,7 @@ import { WebhooksService } from './webhooks.service';
     MongooseModule.forFeature([
       { name: WebhookEndpoint.name, schema: WebhookEndpointSchema },
       { name: WebhookDelivery.name, schema: WebhookDeliverySchema },
+      { name: WebhookAttemptClaim.name, schema: WebhookAttemptClaimSchema },
     ]),
     LeasesModule,
   ],

@@ -15,7 +15,7 @@ import type { CreateWebhookEndpointDto, RollSecretDto, UpdateWebhookEndpointDto 
 import type { WebhookDeliveryResponse, WebhookEndpointResponse, WebhookEndpointWithSecret } from './dto/webhook-endpoint.response';
 import { checkWebhookUrl, WebhookUrlRefused } from './transport/destination-guard';
 import { newWebhookSecret } from './transport/signature';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { MAX_ATTEMPTS, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import type { StoredSecret } from './webhook-endpoint.schema';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
@@ -24,6 +24,7 @@ import { toDeliveryResponse, toEndpointResponse } from './webhooks.mapper';
 
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
 export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
+export const DELIVERY_UNDER_WAY = 'An attempt of this delivery is under way: retry it once its outcome is recorded';
 export const MAX_ENDPOINTS = 16;
 const ENDPOINTS_BUSY = "Another change to this project's webhook endpoints is in progress; retry the request";
 const DEFAULT_GRACE_HOURS = 24;
@@ -160,16 +161,26 @@ export class WebhooksService {
     return toDeliveryResponse(delivery!);
   }
 
+  /** A page of the endpoint's deliveries, each with every attempt it had. */
   async deliveriesOf(scope: TenantScope, id: string, query: FinanceListQuery): Promise<Page<WebhookDeliveryResponse>> {
     if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     return toPage(await this.deliveries.pageOfEndpoint(scope, id, query), query.limit, toDeliveryResponse);
   }
 
-  /** The delivery is due now, whatever its state: one more attempt, and the schedule's retries if any are left. */
+  /**
+   * The delivery is due now, whatever its state: one more attempt, and the schedule's retries if any
+   * are left. Not while an attempt of it is under way (its outcome comes first), nor past the most
+   * attempts a delivery keeps.
+   */
   async retry(scope: TenantScope, id: string, deliveryId: string): Promise<WebhookDeliveryResponse> {
     if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     const delivery = await this.deliveries.retryNow(scope, id, deliveryId, new Date());
-    if (!delivery) throw new NotFoundException(DELIVERY_NOT_FOUND);
+    if (!delivery) {
+      const found = await this.deliveries.findOfEndpoint(scope, id, deliveryId);
+      if (!found) throw new NotFoundException(DELIVERY_NOT_FOUND);
+      if (found.attempt >= MAX_ATTEMPTS) throw new ConflictException(`A delivery is attempted at most ${MAX_ATTEMPTS} times; this one was`);
+      throw new ConflictException(DELIVERY_UNDER_WAY);
+    }
     this.dispatcher.wake();
     return toDeliveryResponse(delivery);
   }

@@ -101,7 +101,7 @@ describe('finance dashboard in a browser', () => {
       throw new Error(`The dashboard is not built (${DASHBOARD_DIR}): run npm run build first`);
     }
     // The journey's webhook receiver listens on loopback.
-    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '0,1,1' });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -317,9 +317,12 @@ describe('finance dashboard in a browser', () => {
     await expect(page.locator('body').innerText()).resolves.not.toContain(key);
   });
 
-  it('adds a webhook endpoint, shows its secret once, sends a test event and sees it delivered, then disables and rolls it', async () => {
+  it('adds a webhook endpoint, shows its secret once, sends a test event and sees its attempts, the failed one too, then disables and rolls it', async () => {
     const receiver = new WebhookReceiver();
     await receiver.start();
+    // The first attempt fails: the deliveries table shows it beside the one that succeeded.
+    let answered = 0;
+    receiver.answer('/dashboard-hooks', (response) => (answered++ === 0 ? response.writeHead(500).end('not yet') : response.writeHead(200).end('ok')));
     try {
       await openSection('Webhooks', 'Webhooks');
       await page.getByText('No webhook endpoints yet.').waitFor();
@@ -330,15 +333,19 @@ describe('finance dashboard in a browser', () => {
       expect(secret).toMatch(/^whsec_/);
 
       await page.getByRole('button', { name: `Send test event to ${receiver.base}/dashboard-hooks` }).click();
-      const [delivery] = await receiver.waitFor('/dashboard-hooks', 1);
+      const [, delivery] = await receiver.waitFor('/dashboard-hooks', 2);
       const event = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as { type: string };
       expect(event.type).toBe('webhook.test');
       const deliveries = page.getByRole('table', { name: /^Deliveries to / });
-      for (let tries = 0; tries < 20 && !(await deliveries.innerText().catch(() => '')).includes('succeeded'); tries++) {
+      const attempts = deliveries.getByRole('list', { name: 'Attempts of the webhook.test delivery, newest first' });
+      for (let tries = 0; tries < 20 && (await attempts.getByRole('listitem').count().catch(() => 0)) < 2; tries++) {
         await page.getByRole('button', { name: 'Refresh' }).click();
         await settled();
       }
-      await expect(deliveries.innerText()).resolves.toContain('succeeded');
+      const [second, first] = await attempts.getByRole('listitem').allInnerTexts();
+      expect(second).toMatch(/^succeeded 200 · \d+ ms/);
+      expect(first).toMatch(/^failed 500 · the endpoint answered 500 · \d+ ms/);
+      await attempts.getByText('Response body').first().waitFor();
       await checkAccessibility('webhooks');
       await screenshot('webhooks');
 

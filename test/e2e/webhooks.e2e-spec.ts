@@ -5,6 +5,7 @@ import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { ABANDONED, WebhookDeliveriesRepository } from '../../src/webhooks/webhook-deliveries.repository';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
 
@@ -119,8 +120,123 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(retried.body.data).toMatchObject({ id: failed.id, status: 'pending' });
     await receiver.waitFor('/failing', 4);
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
-    expect((await deliveries(endpoint.id))[0]).toMatchObject({ attempt: 4, responseStatus: 204 });
+    const [succeeded] = await deliveries(endpoint.id);
+    expect(succeeded).toMatchObject({ attempt: 4, responseStatus: 204 });
+    expect(succeeded.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status])).toEqual([
+      [4, 'succeeded'],
+      [3, 'failed'],
+      [2, 'failed'],
+      [1, 'failed'],
+    ]);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+    // The attempts' claims go with their endpoint.
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) })).toBe(0);
+  });
+
+  it('keeps every attempt: a 500 then a success lists both, newest first, each with at most 1 KiB of its answer', async () => {
+    let answered = 0;
+    receiver.answer('/flaky', (response) => (answered++ === 0 ? response.writeHead(500).end('é'.repeat(2000)) : response.writeHead(200).end('fine')));
+    const endpoint = await createEndpoint('/flaky');
+    const started = Date.now();
+    await createCustomer();
+    await receiver.waitFor('/flaky', 2);
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    const [delivery] = await deliveries(endpoint.id);
+    expect(delivery).toMatchObject({ attempt: 2, status: 'succeeded', responseStatus: 200, responseBody: 'fine', error: null, nextAttemptAt: null });
+    expect(delivery.attempts).toHaveLength(2);
+    const [second, first] = delivery.attempts;
+    expect(second).toEqual({ attempt: 2, status: 'succeeded', responseStatus: 200, responseBody: 'fine', durationMs: expect.any(Number), error: null, createdAt: expect.any(String) });
+    expect(first).toEqual({
+      attempt: 1,
+      status: 'failed',
+      responseStatus: 500,
+      responseBody: expect.any(String),
+      durationMs: expect.any(Number),
+      error: 'the endpoint answered 500',
+      createdAt: expect.any(String),
+    });
+    // 1 KiB of bytes: 512 two-byte characters.
+    expect(Buffer.byteLength(first.responseBody)).toBeLessThanOrEqual(1024);
+    expect(first.responseBody).toBe('é'.repeat(512));
+    // The schedule's second wait (1 s) counts from the first attempt.
+    expect(Date.parse(first.createdAt)).toBeGreaterThanOrEqual(started - 1000);
+    expect(Date.parse(second.createdAt) - Date.parse(first.createdAt)).toBeGreaterThanOrEqual(1000);
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('a retry asked for while an attempt is under way is 409: that attempt is recorded first', async () => {
+    const endpoint = await createEndpoint('/under-way');
+    await createCustomer();
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    const [delivery] = await deliveries(endpoint.id);
+    // As an instance leaves it while it sends attempt 2.
+    await t.db
+      .collection('webhook_deliveries')
+      .updateOne({ _id: new Types.ObjectId(delivery.id) }, { $set: { status: 'pending', attempt: 2, claimedUntil: new Date(Date.now() + 60_000), nextAttemptAt: new Date(Date.now() + 60_000) } });
+    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}), 409, 'An attempt of this delivery is under way: retry it once its outcome is recorded');
+    expectNotFound(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${new Types.ObjectId().toHexString()}/retry`, {}), 'Webhook delivery not found');
+    // Every attempt is kept in its delivery: their number is bounded.
+    await t.db.collection('webhook_deliveries').updateOne({ _id: new Types.ObjectId(delivery.id) }, { $set: { status: 'failed', attempt: 100, claimedUntil: null, nextAttemptAt: null } });
+    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}), 409, 'A delivery is attempted at most 100 times; this one was');
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('one claimer wins each attempt, however many claim it at once; an attempt left by a stopped claimer is taken over', async () => {
+    const repository = t.app.get(WebhookDeliveriesRepository);
+    const endpoint = await createEndpoint('/claims');
+    const endpointId = new Types.ObjectId(endpoint.id);
+    const projectId = (await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!.projectId as Types.ObjectId;
+    const _id = new Types.ObjectId();
+    const later = () => new Date(Date.now() + 60_000);
+    // Due later than this test lasts: the service's own poll leaves it to the test.
+    await t.db.collection('webhook_deliveries').insertOne({ _id, projectId, endpointId, eventId: 'evt_claims', eventType: 'customer.created', payload: '{}', status: 'pending', attempt: 0, nextAttemptAt: later(), claimedUntil: null, claimedAt: null, attempts: [], firstAttemptAt: new Date(), createdAt: new Date(), updatedAt: new Date() });
+    const stored = async () => (await t.db.collection('webhook_deliveries').findOne({ _id }))!;
+    const read = { _id, projectId, endpointId, attempt: 0, claimedUntil: null };
+
+    const claims = await Promise.all(Array.from({ length: 12 }, () => repository.claim(read, new Date(Date.now() + 30_000), new Date())));
+    const won = claims.filter((claim) => claim !== null);
+    expect(won).toHaveLength(1);
+    const [claim] = won;
+    expect(claim).toMatchObject({ attempt: 1 });
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id })).toBe(1);
+    expect(await stored()).toMatchObject({ attempt: 1, claimedUntil: claim!.claimedUntil });
+    // A stale read of the delivery claims nothing, even once the claim lapsed.
+    expect(await repository.claim(read, later(), new Date(Date.now() + 60_000))).toBeNull();
+
+    // Recorded once: a second record of the same attempt writes nothing.
+    const outcome = { ok: false, responseStatus: 500, responseBody: 'no', durationMs: 5, error: 'the endpoint answered 500' };
+    expect(await repository.recordAttempt(read, claim!, outcome, { status: 'pending', nextAttemptAt: later() })).toBe(true);
+    expect(await repository.recordAttempt(read, claim!, { ...outcome, ok: true, responseStatus: 200 }, { status: 'succeeded', nextAttemptAt: null })).toBe(false);
+    expect(await stored()).toMatchObject({ attempt: 1, status: 'pending', responseStatus: 500, claimedUntil: null, attempts: [{ attempt: 1, status: 'failed', responseStatus: 500 }] });
+
+    // A claimer stopped between its two writes: attempt 2 claimed, the delivery never moved to it (never sent), the claim lapsed.
+    await t.db.collection('webhook_attempt_claims').insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, claimedUntil: new Date(Date.now() - 1) });
+    const second = await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date());
+    expect(second).toMatchObject({ attempt: 2 });
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id, attempt: 2 })).toBe(1);
+    // Its claimer stopped while sending attempt 2: the next claim keeps it as abandoned and makes attempt 3.
+    const atTwo = await stored();
+    const third = await repository.claim({ ...read, attempt: 2, claimedUntil: atTwo.claimedUntil as Date, claimedAt: atTwo.claimedAt as Date }, later(), new Date(Date.now() + 60_000));
+    expect(third).toMatchObject({ attempt: 3 });
+    expect((await stored()).attempts.map((attempt: { attempt: number; status: string; error: string }) => [attempt.attempt, attempt.status, attempt.error])).toEqual([
+      [1, 'failed', 'the endpoint answered 500'],
+      [2, 'failed', ABANDONED],
+    ]);
+    // Won too late to send within it, attempt 3 is given back: never sent, it is not kept, and the next claimer makes it.
+    await repository.release(read, third!);
+    expect(await stored()).toMatchObject({ attempt: 2, claimedUntil: null, nextAttemptAt: third!.claimedUntil });
+    const again = await repository.claim({ ...read, attempt: 2 }, later(), new Date(third!.claimedUntil.getTime() + 1));
+    expect(again).toMatchObject({ attempt: 3 });
+    expect((await stored()).attempts).toHaveLength(2);
+    // The list shows them newest first, attempt 3 under way.
+    const [listed] = await deliveries(endpoint.id);
+    expect(listed.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status])).toEqual([
+      [3, 'pending'],
+      [2, 'failed'],
+      [1, 'failed'],
+    ]);
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id })).toBe(0);
   });
 
   it('a rolled secret keeps signing beside the new one for its grace period; with none, only the new one signs', async () => {

@@ -7,13 +7,38 @@ import { HttpClient } from '../support/http';
 import { startInstances, type Instances } from '../support/instances';
 import type { ServiceProcess } from '../support/service-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { ABANDONED } from '../../src/webhooks/webhook-deliveries.repository';
 import { ENABLED_ENDPOINTS_TTL_MS } from '../../src/webhooks/webhook-endpoints.repository';
 
 jest.setTimeout(180_000);
 
 const INSTANCES = 3;
-const EVENTS = 50;
-const TIMEOUT_MS = 3_000;
+const EVENTS = 80;
+const TIMEOUT_MS = 1_000;
+/** Close to the timeout: an attempt is under way for most of its claim, and some time out. */
+const RECEIVER_MS = 800;
+/**
+ * Endpoints every event goes to: the fan-outs of events recorded together then queue more attempts
+ * than they send at once (8) for longer than a fresh delivery stays claimed for its instance.
+ */
+const ENDPOINTS = 6;
+/** The timeout of the instances one of which is killed in the middle of an attempt. */
+const KILLED_TIMEOUT_MS = 4_000;
+
+interface Attempt {
+  attempt: number;
+  status: string;
+  responseStatus: number | null;
+  error: string | null;
+  createdAt: string;
+}
+interface Delivery {
+  id: string;
+  eventId: string;
+  attempt: number;
+  status: string;
+  attempts: Attempt[];
+}
 
 /** The pid of the process whose TCP socket has this local port (Linux: /proc). */
 function processWithLocalPort(pids: number[], port: number): number | undefined {
@@ -36,63 +61,96 @@ function processWithLocalPort(pids: number[], port: number): number | undefined 
   });
 }
 
-describe(`webhook deliveries from ${INSTANCES} instances on one database`, () => {
-  const receiver = new WebhookReceiver();
-  let running: Instances;
-  let services: ServiceProcess[];
-  let http: HttpClient;
-  let owner: TestUser;
+/** Instances on one fresh database, a receiver, and an owner; started before the describe's tests, stopped after. */
+function cluster(name: string, timeoutMs: number) {
+  const running = { receiver: new WebhookReceiver() } as { receiver: WebhookReceiver; instances: Instances; services: ServiceProcess[]; http: HttpClient; owner: TestUser };
 
   beforeAll(async () => {
-    await receiver.start();
-    running = await startInstances(INSTANCES, 'multi_hooks', {
+    await running.receiver.start();
+    running.instances = await startInstances(INSTANCES, name, {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1',
-      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1',
+      WEBHOOK_TIMEOUT_MS: String(timeoutMs),
     });
-    services = running.services;
-    http = running.http;
-    owner = await createFirstAdmin(http);
+    running.services = running.instances.services;
+    running.http = running.instances.http;
+    running.owner = await createFirstAdmin(running.http);
   });
 
   afterAll(async () => {
-    await running.stop();
-    await receiver.stop();
+    await running.instances.stop();
+    await running.receiver.stop();
   });
 
-  const as = () => ({ token: owner.token });
+  const as = () => ({ token: running.owner.token });
   async function endpoint(path: string): Promise<{ id: string; secret: string }> {
-    const res = await http.post('/v1/webhook-endpoints', { url: `${receiver.base}${path}`, enabledEvents: ['customer.created'] }, as());
+    const res = await running.http.post('/v1/webhook-endpoints', { url: `${running.receiver.base}${path}`, enabledEvents: ['customer.created'] }, as());
     expect(res.status).toBe(201);
     // The other instances' fan-out sees a new endpoint within this time, as the README promises.
     await sleep(ENABLED_ENDPOINTS_TTL_MS);
     return res.body.data;
   }
+  const deliveriesOf = async (client: HttpClient, endpointId: string): Promise<Delivery[]> =>
+    (await client.get(`/v1/webhook-endpoints/${endpointId}/deliveries?limit=100`, as())).body.data as Delivery[];
+  return { running, as, endpoint, deliveriesOf };
+}
 
-  it(`delivers ${EVENTS} events made through every instance at least once each, never two attempts of one at once`, async () => {
-    // Slow answers widen the window in which a second instance could send the same delivery.
-    receiver.answer('/fifty', (response) => setTimeout(() => response.writeHead(200).end('ok'), 50));
-    const { secret } = await endpoint('/fifty');
+describe(`webhook deliveries from ${INSTANCES} instances on one database, to a receiver taking ${RECEIVER_MS} ms with a ${TIMEOUT_MS} ms timeout`, () => {
+  const { running, as, endpoint, deliveriesOf } = cluster('multi_hooks', TIMEOUT_MS);
+
+  it(`delivers ${EVENTS} events made through every instance to ${ENDPOINTS} endpoints, never two attempts of one at once, every attempt numbered and kept`, async () => {
+    // Answers close to the timeout keep attempts under way long, and some time out and are retried.
+    const { receiver, http } = running;
+    const paths = Array.from({ length: ENDPOINTS }, (_, i) => `/slow-${i}`);
+    for (const path of paths) receiver.answer(path, (response) => setTimeout(() => response.writeHead(200).end('ok'), RECEIVER_MS));
+    const endpoints: { path: string; id: string; secret: string }[] = [];
+    for (const path of paths) endpoints.push({ path, ...(await endpoint(path)) });
     const created = await Promise.all(
       Array.from({ length: EVENTS }, async (_, i) => {
-        const res = await http.post('/v1/customers', { email: `fifty-${i}@example.com` }, as());
+        const res = await http.post('/v1/customers', { email: `slow-${i}@example.com` }, as());
         expect(res.status).toBe(201);
         return res.body.data.id as string;
       }),
     );
-    const delivered = await pollUntil(async () => new Set(receiver.at('/fifty').map((request) => request.headers['webhook-id'])).size >= EVENTS, 60_000);
-    expect(delivered).toBe(true);
-    const customers = new Set(
-      receiver.at('/fifty').map((request) => {
-        const event = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { data: { object: { id: string } } };
-        return event.data.object.id;
-      }),
-    );
-    expect([...customers].sort()).toEqual([...created].sort());
+    const settled = await pollUntil(async () => {
+      for (const { id } of endpoints) {
+        const deliveries = await deliveriesOf(http, id);
+        if (deliveries.length < EVENTS || deliveries.some((delivery) => delivery.status !== 'succeeded')) return false;
+      }
+      return true;
+    }, 150_000);
+    expect(settled).toBe(true);
     expect(receiver.concurrent).toEqual([]);
+
+    for (const { path, id, secret } of endpoints) {
+      const customers = new Set(
+        receiver.at(path).map((request) => {
+          const event = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { data: { object: { id: string } } };
+          return event.data.object.id;
+        }),
+      );
+      expect([...customers].sort()).toEqual([...created].sort());
+      const sentOf = new Map<string, number>();
+      for (const request of receiver.at(path)) sentOf.set(String(request.headers['webhook-id']), (sentOf.get(String(request.headers['webhook-id'])) ?? 0) + 1);
+      for (const delivery of await deliveriesOf(http, id)) {
+        // Numbered 1, 2, ... newest first, each once; only the last succeeded, and none is left open.
+        expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual(Array.from({ length: delivery.attempt }, (_, i) => delivery.attempt - i));
+        expect(delivery.attempts.map((attempt) => attempt.status)).toEqual(['succeeded', ...Array<string>(delivery.attempt - 1).fill('failed')]);
+        expect(delivery.attempts[0].responseStatus).toBe(200);
+        // Every attempt recorded was sent once, and every request the receiver got is a recorded attempt.
+        expect({ eventId: delivery.eventId, sent: sentOf.get(delivery.eventId) }).toEqual({ eventId: delivery.eventId, sent: delivery.attempt });
+      }
+    }
   });
 
+});
+
+describe(`webhook deliveries from ${INSTANCES} instances when one is killed`, () => {
+  // Long enough that the attempt is still under way when its instance is killed.
+  const { running, as, endpoint, deliveriesOf } = cluster('multi_hooks_killed', KILLED_TIMEOUT_MS);
+
   it("takes over an attempt whose instance was killed in the middle of it, and delivers it", async () => {
+    const { receiver, services, http } = running;
     let answered = false;
     receiver.answer('/killed', (response) => {
       // The first attempt is left hanging: its instance is killed while it waits.
@@ -113,8 +171,8 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
     sender!.child.kill('SIGKILL');
     await sender!.exited;
 
-    // Its lease outlives it by the timeout and a margin; another instance then sends the attempt again.
-    const [, retried] = await receiver.waitFor('/killed', 2, TIMEOUT_MS + 20_000);
+    // Its claim outlives it by the timeout and a margin; another instance then makes the next attempt.
+    const [, retried] = await receiver.waitFor('/killed', 2, KILLED_TIMEOUT_MS + 20_000);
     expect(retried.headers['webhook-id']).toBe(first.headers['webhook-id']);
     new Webhook(secret).verify(retried.body, retried.headers as Record<string, string>);
     expect(processWithLocalPort([senderPid!], retried.remotePort)).toBeUndefined();
@@ -122,7 +180,13 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database`, () =>
     const survivor = new HttpClient(alive.find((service) => service !== sender)!.baseUrl);
     const endpoints = (await survivor.get('/v1/webhook-endpoints', as())).body.data as { id: string; url: string }[];
     const killed = endpoints.find((candidate) => candidate.url.endsWith('/killed'))!;
-    const ok = await pollUntil(async () => (await survivor.get(`/v1/webhook-endpoints/${killed.id}/deliveries`, as())).body.data[0]?.status === 'succeeded', 10_000);
+    const ok = await pollUntil(async () => (await deliveriesOf(survivor, killed.id))[0]?.status === 'succeeded', 10_000);
     expect(ok).toBe(true);
+    // The killed instance's attempt is kept, recorded as abandoned; the one that took over is the next.
+    const [delivery] = await deliveriesOf(survivor, killed.id);
+    expect(delivery.attempts).toMatchObject([
+      { attempt: 2, status: 'succeeded', responseStatus: 200 },
+      { attempt: 1, status: 'failed', responseStatus: null, error: ABANDONED },
+    ]);
   });
 });

@@ -1112,7 +1112,7 @@ export interface paths {
         };
         /**
          * List a webhook endpoint's deliveries
-         * @description Newest first: each event sent to the endpoint, and how its latest attempt went (at most 1 KiB of the response body kept).
+         * @description Newest first: each event sent to the endpoint, how its latest attempt went, and its `attempts`, newest first, failed ones included (each with its response status, at most 1 KiB of the response body, duration, error and time), as a receiver's logs would show them.
          */
         get: operations["listDeliveries"];
         put?: never;
@@ -1134,7 +1134,7 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery
-         * @description Due now, off the request: one more attempt, whatever the delivery's state.
+         * @description Due now, off the request: one more attempt, whatever the delivery's state. 409 while an attempt of it is under way.
          */
         post: operations["retryDelivery"];
         delete?: never;
@@ -3124,6 +3124,31 @@ export interface components {
              */
             userName: string;
         };
+        WebhookAttemptResponse: {
+            /**
+             * @description 1 for the first attempt of the delivery, then 2, 3, ...
+             * @example 1
+             */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the attempt was made (claimed, right before it was sent)
+             */
+            createdAt: string;
+            /** @description From the request sent to the response read; null while under way */
+            durationMs: number | null;
+            /** @description Why the attempt failed (a status outside 2xx, a timeout, a refused address...) */
+            error: string | null;
+            /** @description At most 1 KiB of the response body */
+            responseBody: string | null;
+            /** @description The response status; null when none came */
+            responseStatus: number | null;
+            /**
+             * @description `pending` while the attempt is under way
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+        };
         WebhookDeliveryEnvelope: {
             data: components["schemas"]["WebhookDeliveryResponse"];
         };
@@ -3133,8 +3158,10 @@ export interface components {
             hasMore: boolean;
         };
         WebhookDeliveryResponse: {
-            /** @description Attempts made so far */
+            /** @description Attempts made so far, the one under way included */
             attempt: number;
+            /** @description Every attempt of the delivery, newest first, failed ones included (at most 100); the one under way, if any, is `pending` */
+            attempts: components["schemas"]["WebhookAttemptResponse"][];
             /** Format: date-time */
             createdAt: string;
             durationMs: number | null;

@@ -7,6 +7,7 @@ import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Sec
 
 type Endpoint = Schemas['WebhookEndpointResponse'];
 type Delivery = Schemas['WebhookDeliveryResponse'];
+type Attempt = Schemas['WebhookAttemptResponse'];
 
 export function WebhooksPage() {
   const session = useSession();
@@ -250,7 +251,9 @@ function DeliveryRow({ endpoint, delivery, onRetried }: { endpoint: Endpoint; de
       <td>
         <Badge tone={DELIVERY_TONES[delivery.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>{delivery.status}</Badge>
       </td>
-      <td>{delivery.attempt}</td>
+      <td>
+        <Attempts delivery={delivery} />
+      </td>
       <td className="small">{delivery.responseStatus ?? delivery.error ?? '—'}</td>
       <td>{formatDate(delivery.createdAt)}</td>
       <td>
@@ -260,5 +263,35 @@ function DeliveryRow({ endpoint, delivery, onRetried }: { endpoint: Endpoint; de
         {retry.error && <FormError error={retry.error} />}
       </td>
     </tr>
+  );
+}
+
+/** Every attempt listed, newest first, failures with their answer: what a receiver's logs would show. */
+function Attempts({ delivery }: { delivery: Delivery }) {
+  if (delivery.attempts.length === 0) return <span className="muted">None yet</span>;
+  return (
+    <ol reversed className="attempts small" aria-label={`Attempts of the ${delivery.eventType} delivery, newest first`}>
+      {delivery.attempts.map((attempt) => (
+        <AttemptItem key={attempt.attempt} attempt={attempt} />
+      ))}
+    </ol>
+  );
+}
+
+function AttemptItem({ attempt }: { attempt: Attempt }) {
+  const outcome = [attempt.responseStatus ?? undefined, attempt.error ?? undefined, attempt.durationMs === null ? undefined : `${attempt.durationMs} ms`].filter(
+    (part) => part !== undefined,
+  );
+  return (
+    <li value={attempt.attempt}>
+      <Badge tone={DELIVERY_TONES[attempt.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>{attempt.status}</Badge> {outcome.join(' · ')}{' '}
+      <span className="muted">{formatDate(attempt.createdAt)}</span>
+      {attempt.responseBody && (
+        <details>
+          <summary>Response body</summary>
+          <pre className="mono">{attempt.responseBody}</pre>
+        </details>
+      )}
+    </li>
   );
 }

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PageMetaDto } from '../../common/paging/finance-list.query';
+import { MAX_ATTEMPTS } from '../webhook-deliveries.repository';
 import { DELIVERY_STATUSES } from '../webhook-delivery.schema';
 import { ENDPOINT_STATUSES } from '../webhook-endpoint.schema';
 import { ENABLED_EVENT_VALUES } from './webhook-endpoint.dto';
@@ -63,7 +64,31 @@ export class WebhookEndpointDeletedResponse {
   message: string;
 }
 
-/** One event on its way to an endpoint, and how its latest attempt went. */
+/** One attempt of a delivery and how it went, as sent: every attempt is kept, failed ones included. */
+export class WebhookAttemptResponse {
+  @ApiProperty({ type: 'integer', example: 1, description: '1 for the first attempt of the delivery, then 2, 3, ...' })
+  attempt: number;
+
+  @ApiProperty({ enum: DELIVERY_STATUSES, description: '`pending` while the attempt is under way' })
+  status: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The response status; null when none came' })
+  responseStatus: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'At most 1 KiB of the response body' })
+  responseBody: string | null;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'From the request sent to the response read; null while under way' })
+  durationMs: number | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why the attempt failed (a status outside 2xx, a timeout, a refused address...)' })
+  error: string | null;
+
+  @ApiProperty({ format: 'date-time', description: 'When the attempt was made (claimed, right before it was sent)' })
+  createdAt: string;
+}
+
+/** One event on its way to an endpoint, how its latest attempt went, and its latest attempts. */
 export class WebhookDeliveryResponse {
   @ApiProperty()
   id: string;
@@ -74,7 +99,7 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ enum: EVENT_TYPES })
   eventType: string;
 
-  @ApiProperty({ type: 'integer', description: 'Attempts made so far' })
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far, the one under way included' })
   attempt: number;
 
   @ApiProperty({ enum: DELIVERY_STATUSES })
@@ -97,6 +122,12 @@ export class WebhookDeliveryResponse {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the next attempt is due; null once succeeded or failed' })
   nextAttemptAt: string | null;
+
+  @ApiProperty({
+    type: [WebhookAttemptResponse],
+    description: `Every attempt of the delivery, newest first, failed ones included (at most ${MAX_ATTEMPTS}); the one under way, if any, is \`pending\``,
+  })
+  attempts: WebhookAttemptResponse[];
 }
 
 export class WebhookDeliveryEnvelope {
