@@ -7,6 +7,7 @@ import { createFirstAdmin, login, TestUser } from '../support/auth';
 import { pollUntil } from '../support/deadline';
 import {
   cloneBuiltService,
+  ferretdbBinary,
   isRunning,
   processUid,
   readClaimFile,
@@ -148,6 +149,28 @@ describe('the embedded default (FerretDB on PostgreSQL) under a 0700 folder', ()
       expect(await stopAndWait(next)).toEqual({ code: 0, signal: null });
       await expectAllStopped(claim.servers.map((server) => server.pid));
     });
+  });
+
+  it('two processes started at once on a new DATA_DIR: one starts the database, the other waits for it and uses it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-race-'));
+    folders.push(dataDir);
+    const built = { app: join(__dirname, '..', '..'), node: process.execPath, ferretdb: ferretdbBinary() };
+    const [a, b] = await Promise.all([started(built, { DATA_DIR: dataDir }), started(built, { DATA_DIR: dataDir })]);
+    await Promise.all([untilHealthy(a), untilHealthy(b)]);
+
+    const claim = readClaimFile(dataDir);
+    const [owner, sharer] = claim.pid === a.child.pid ? [a, b] : [b, a];
+    expect(claim.pid).toBe(owner.child.pid);
+    expect(sharer.output()).toContain(`process ${owner.child.pid} already runs FerretDB on PostgreSQL`);
+    expect(owner.output()).not.toContain('already runs');
+    // One PostgreSQL and one FerretDB for the folder.
+    expect(claim.servers).toHaveLength(2);
+    const user = await createFirstAdmin(owner.http);
+    expect((await login(sharer.http, user.email, user.password)).status).toBe(200);
+
+    expect(await stopAndWait(sharer)).toEqual({ code: 0, signal: null });
+    expect(await stopAndWait(owner)).toEqual({ code: 0, signal: null });
+    await expectAllStopped(claim.servers.map((server) => server.pid));
   });
 
   describe('as an ordinary user', () => {
