@@ -1,5 +1,5 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -268,7 +268,9 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   }
 
   const pgPort = await freePort();
-  const pgLog = openSync(join(dataDir, 'postgres.log'), 'a');
+  const logFile = join(dataDir, 'postgres.log');
+  const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
+  const pgLog = openSync(logFile, 'a');
   if (user) chownSync(join(dataDir, 'postgres.log'), user.uid, user.gid);
   const postgres = spawn(
     join(native, 'bin', 'postgres'),
@@ -285,7 +287,10 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   } catch (error) {
     postgres.kill('SIGKILL');
     process.removeListener('exit', killPostgres);
-    throw new Error(`${firstLine(error)} (see ${join(dataDir, 'postgres.log')})`);
+    // PostgreSQL's own words (`lock file "postmaster.pid" already exists`...) say more than its exit code.
+    const lines = readFileSync(logFile, 'utf8').slice(logStart).split('\n').filter((line) => line.trim());
+    const said = lines.filter((line) => /\b(FATAL|PANIC):/.test(line)).pop() ?? lines.pop();
+    throw new Error(`${said ? said.replace(/^.*?\b(FATAL|PANIC):\s*/, '').trim() : firstLine(error)} (see ${logFile})`);
   }
 
   const postgresUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
