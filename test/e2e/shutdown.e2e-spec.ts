@@ -110,19 +110,22 @@ describe('graceful shutdown on SIGTERM', () => {
 
 /**
  * `npm start` as a newcomer runs it, on the embedded database: SIGTERM to the pid npm has (what a
- * process manager or `kill` sends) stops the service, FerretDB and PostgreSQL. The build is
- * `prestart`'s; `--ignore-scripts` leaves it out (npm test has built already) and runs `start` itself.
+ * process manager or `kill` sends), or Ctrl-C (SIGINT to the terminal's whole process group), stops
+ * the service, FerretDB and PostgreSQL. The build is `prestart`'s; `--ignore-scripts` leaves it out
+ * (npm test has built already) and runs `start` itself.
  */
-describe('npm start and SIGTERM', () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'platform-npm-start-'));
-  let npm: RunningService | undefined;
+describe('npm start and its signal', () => {
+  const folders: string[] = [];
+  const started: RunningService[] = [];
 
   afterAll(() => {
-    if (npm && npm.child.exitCode === null && npm.child.signalCode === null) npm.child.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
+    for (const npm of started) if (npm.child.exitCode === null && npm.child.signalCode === null) npm.child.kill('SIGKILL');
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   });
 
-  it('stops node, FerretDB and PostgreSQL when npm gets SIGTERM, and frees the port', async () => {
+  async function npmStart(): Promise<{ npm: RunningService; pids: number[] }> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-npm-start-'));
+    folders.push(dataDir);
     const port = await freePort();
     const child = spawn('npm', ['start', '--ignore-scripts'], {
       cwd: join(__dirname, '..', '..'),
@@ -137,21 +140,37 @@ describe('npm start and SIGTERM', () => {
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, as a terminal gives a command: Ctrl-C signals that whole group.
+      detached: true,
     });
-    npm = track(child, port);
+    const npm = track(child, port);
+    started.push(npm);
     await untilHealthy(npm);
 
     const claim = readClaimFile(dataDir);
     // The service is npm's own child: no shell in between to swallow the signal.
     const stat = readFileSync(`/proc/${claim.pid}/stat`, 'utf8');
     expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(child.pid);
-    const pids = [claim.pid, ...claim.servers.map((server) => server.pid)];
     expect(claim.servers.map((server) => server.command.split('/').pop()).sort()).toEqual(['ferretdb', 'postgres']);
+    return { npm, pids: [claim.pid, ...claim.servers.map((server) => server.pid)] };
+  }
 
-    child.kill('SIGTERM');
-    await withDeadline(npm.exited, 30_000, 'npm exiting after SIGTERM');
+  async function expectAllGone(npm: RunningService, pids: number[]): Promise<void> {
+    await withDeadline(npm.exited, 30_000, 'npm exiting after the signal');
     const stopped = await pollUntil(async () => pids.every((pid) => !isRunning(pid)), 20_000);
     expect({ stopped, running: pids.filter(isRunning) }).toEqual({ stopped: true, running: [] });
     await expect(npm.http.get('/health')).rejects.toThrow();
+  }
+
+  it('SIGTERM to the npm pid stops node, FerretDB and PostgreSQL, and frees the port', async () => {
+    const { npm, pids } = await npmStart();
+    npm.child.kill('SIGTERM');
+    await expectAllGone(npm, pids);
+  });
+
+  it('Ctrl-C (SIGINT to the process group) stops node, FerretDB and PostgreSQL, and frees the port', async () => {
+    const { npm, pids } = await npmStart();
+    process.kill(-npm.child.pid!, 'SIGINT');
+    await expectAllGone(npm, pids);
   });
 });
