@@ -152,7 +152,8 @@ async function provision(
   const sqliteDir = join(options.dataDir, 'ferretdb');
   const backend = options.backend;
   if (backend !== 'sqlite') {
-    if (backend !== 'postgresql' && holdsSqliteData(sqliteDir) && !existsSync(join(options.dataDir, 'postgres'))) {
+    // A PostgreSQL folder without a cluster is one whose first start failed: the data is still SQLite's.
+    if (backend !== 'postgresql' && holdsSqliteData(sqliteDir) && !existsSync(join(options.dataDir, 'postgres', 'PG_VERSION'))) {
       warn(
         `Embedded database: ${sqliteDir} holds data of FerretDB's SQLite backend, so it stays in use. ` +
           'Its lists slow down as other tenants grow; copy it into the PostgreSQL backend with `npm run db:move-to-postgres`.',

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -64,7 +64,9 @@ export async function postgresDataFolder(dataDir: string, user: ServerUser | und
   let linked: string | undefined;
   try {
     if (lstatSync(link).isSymbolicLink()) linked = resolve(dataDir, readlinkSync(link));
-    else return link;
+    else if (existsSync(join(link, 'PG_VERSION')) || readdirSync(link).length > 0) return link;
+    // Left empty by a first start that could not initialise it (an older version made it before initdb).
+    else rmdirSync(link);
   } catch {
     // Neither: a new cluster.
   }

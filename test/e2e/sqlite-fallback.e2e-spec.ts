@@ -97,7 +97,7 @@ describe('choosing SQLite is never silent', () => {
     expect(existsSync(join(dataDir, 'embedded-database.json'))).toBe(false);
   });
 
-  it('data SQLite already keeps stays in use, with a warning that says how to move it', async () => {
+  it('data SQLite already keeps stays in use (beside an empty PostgreSQL folder), with a warning that says how to move it', async () => {
     const dataDir = folder();
     const options = { dataDir, ferretdbBin: process.env.FERRETDB_BIN, log: () => undefined };
     const sqlite = await startEmbeddedDatabase({ ...options, backend: 'sqlite' });
@@ -105,6 +105,8 @@ describe('choosing SQLite is never silent', () => {
     await client.db().collection('things').insertOne({ kept: true });
     await client.close();
     await sqlite.stop();
+    // What a start that fell back to SQLite left beside it: PostgreSQL's folder, made but never initialised.
+    mkdirSync(join(dataDir, 'postgres'));
 
     const warnings: string[] = [];
     const again = await startEmbeddedDatabase({ ...options, warn: (message) => warnings.push(message) });
