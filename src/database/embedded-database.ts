@@ -164,11 +164,8 @@ async function provision(
       } catch (error) {
         throw new Error(
           `The embedded database could not start: PostgreSQL (under FerretDB) failed: ${firstLine(error)}. ` +
-            'Fix what that says, ' +
-            (backend === 'postgresql'
-              ? 'or unset EMBEDDED_DATABASE_BACKEND=postgresql and set EMBEDDED_DATABASE_BACKEND=sqlite for FerretDB on SQLite (its lists slow down as other tenants grow), '
-              : 'or set EMBEDDED_DATABASE_BACKEND=sqlite for FerretDB on SQLite (its lists slow down as other tenants grow), ') +
-            'or set MONGODB_URI to a MongoDB server.',
+            `Fix what that says, or set EMBEDDED_DATABASE_BACKEND=sqlite${backend === 'postgresql' ? ' (instead of postgresql)' : ''} ` +
+            'for FerretDB on SQLite (its lists slow down as other tenants grow), or set MONGODB_URI to a MongoDB server.',
         );
       }
     }
