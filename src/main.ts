@@ -21,6 +21,7 @@ async function bootstrap(): Promise<void> {
       ferretdbBin: env.FERRETDB_BIN,
       backend: env.EMBEDDED_DATABASE_BACKEND,
       log: (message) => logger.log(message),
+      warn: (message) => logger.warn(message),
     });
     env = { ...env, MONGODB_URI: `${embedded.uri}platform${embedded.clientOptions}`, ...(embedded.postgresUrl ? { EMBEDDED_POSTGRES_URL: embedded.postgresUrl } : {}) };
     logger.log(`MONGODB_URI is not set: using an embedded ${embedded.engine}${embedded.backend ? ` on ${embedded.backend}` : ""} with data under ${env.DATA_DIR}/`);
@@ -67,6 +68,8 @@ async function bootstrap(): Promise<void> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  // A closed terminal: without a handler Node would die at once and leave the embedded database running.
+  process.once('SIGHUP', () => void shutdown('SIGHUP'));
 }
 
 bootstrap().catch((error: Error) => {

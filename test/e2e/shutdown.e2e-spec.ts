@@ -1,8 +1,14 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { freePort } from '../../src/database/embedded-database';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil, withDeadline } from '../support/deadline';
 import { HttpClient } from '../support/http';
+import { ferretdbBinary, isRunning, readClaimFile, RunningService, track, untilHealthy } from '../support/embedded-service';
 import { ServiceProcess, spawnBuiltService, trackedPost } from '../support/service-process';
 import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
 import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
@@ -99,5 +105,72 @@ describe('graceful shutdown on SIGTERM', () => {
     } finally {
       stalled.destroy();
     }
+  });
+});
+
+/**
+ * `npm start` as a newcomer runs it, on the embedded database: SIGTERM to the pid npm has (what a
+ * process manager or `kill` sends), or Ctrl-C (SIGINT to the terminal's whole process group), stops
+ * the service, FerretDB and PostgreSQL. The build is `prestart`'s; `--ignore-scripts` leaves it out
+ * (npm test has built already) and runs `start` itself.
+ */
+describe('npm start and its signal', () => {
+  const folders: string[] = [];
+  const started: RunningService[] = [];
+
+  afterAll(() => {
+    for (const npm of started) if (npm.child.exitCode === null && npm.child.signalCode === null) npm.child.kill('SIGKILL');
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  async function npmStart(): Promise<{ npm: RunningService; pids: number[] }> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-npm-start-'));
+    folders.push(dataDir);
+    const port = await freePort();
+    const child = spawn('npm', ['start', '--ignore-scripts'], {
+      cwd: join(__dirname, '..', '..'),
+      env: {
+        // The node running the tests first, as `npm start` finds `node` on PATH.
+        PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}`,
+        HOME: process.env.HOME ?? tmpdir(),
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        FERRETDB_BIN: ferretdbBinary(),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, as a terminal gives a command: Ctrl-C signals that whole group.
+      detached: true,
+    });
+    const npm = track(child, port);
+    started.push(npm);
+    await untilHealthy(npm);
+
+    const claim = readClaimFile(dataDir);
+    // The service is npm's own child: no shell in between to swallow the signal.
+    const stat = readFileSync(`/proc/${claim.pid}/stat`, 'utf8');
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])).toBe(child.pid);
+    expect(claim.servers.map((server) => server.command.split('/').pop()).sort()).toEqual(['ferretdb', 'postgres']);
+    return { npm, pids: [claim.pid, ...claim.servers.map((server) => server.pid)] };
+  }
+
+  async function expectAllGone(npm: RunningService, pids: number[]): Promise<void> {
+    await withDeadline(npm.exited, 30_000, 'npm exiting after the signal');
+    const stopped = await pollUntil(async () => pids.every((pid) => !isRunning(pid)), 20_000);
+    expect({ stopped, running: pids.filter(isRunning) }).toEqual({ stopped: true, running: [] });
+    await expect(npm.http.get('/health')).rejects.toThrow();
+  }
+
+  it('SIGTERM to the npm pid stops node, FerretDB and PostgreSQL, and frees the port', async () => {
+    const { npm, pids } = await npmStart();
+    npm.child.kill('SIGTERM');
+    await expectAllGone(npm, pids);
+  });
+
+  it('Ctrl-C (SIGINT to the process group) stops node, FerretDB and PostgreSQL, and frees the port', async () => {
+    const { npm, pids } = await npmStart();
+    process.kill(-npm.child.pid!, 'SIGINT');
+    await expectAllGone(npm, pids);
   });
 });

@@ -1,12 +1,13 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../../src/database/embedded-database';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { createTestApp, TestApp } from '../support/test-app';
 
-/** FerretDB on SQLite is the fallback where PostgreSQL cannot start: the service still works on it. */
-describe('the SQLite fallback of the embedded database', () => {
+/** FerretDB on SQLite, when asked for (EMBEDDED_DATABASE_BACKEND=sqlite): the service works on it. */
+describe('the SQLite backend of the embedded database', () => {
   let database: EmbeddedDatabase;
   let t: TestApp;
   let owner: TestUser;
@@ -66,5 +67,54 @@ describe('the SQLite fallback of the embedded database', () => {
     const customers = await t.http.get('/v1/customers', as);
     expect(customers.status).toBe(200);
     expect(JSON.stringify(customers.body)).toContain('smoke@example.com');
+  });
+});
+
+describe('choosing SQLite is never silent', () => {
+  const folders: string[] = [];
+  const folder = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'platform-backend-'));
+    folders.push(dir);
+    return dir;
+  };
+
+  afterAll(() => {
+    for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a PostgreSQL that cannot start fails the start with its reason and the ways out, and nothing is made on SQLite', async () => {
+    const dataDir = folder();
+    // A cluster of a PostgreSQL version this one cannot run.
+    mkdirSync(join(dataDir, 'postgres'));
+    writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '9.6\n');
+    const start = startEmbeddedDatabase({ dataDir, ferretdbBin: process.env.FERRETDB_BIN, log: () => undefined });
+    await expect(start).rejects.toThrow(/^The embedded database could not start: PostgreSQL \(under FerretDB\) failed: .+ \(see .*postgres\.log\)\. /);
+    await expect(start).rejects.toThrow(/set EMBEDDED_DATABASE_BACKEND=sqlite .*or set MONGODB_URI/);
+    // PostgreSQL's own reason, from its log, not only its exit code.
+    await expect(start).rejects.toThrow(/could not access the server configuration file/);
+    expect(existsSync(join(dataDir, 'ferretdb'))).toBe(false);
+    // The folder is not left claimed.
+    expect(existsSync(join(dataDir, 'embedded-database.json'))).toBe(false);
+  });
+
+  it('data SQLite already keeps stays in use (beside an empty PostgreSQL folder), with a warning that says how to move it', async () => {
+    const dataDir = folder();
+    const options = { dataDir, ferretdbBin: process.env.FERRETDB_BIN, log: () => undefined };
+    const sqlite = await startEmbeddedDatabase({ ...options, backend: 'sqlite' });
+    const client = await MongoClient.connect(`${sqlite.uri}kept`);
+    await client.db().collection('things').insertOne({ kept: true });
+    await client.close();
+    await sqlite.stop();
+    // What a start that fell back to SQLite left beside it: PostgreSQL's folder, made but never initialised.
+    mkdirSync(join(dataDir, 'postgres'));
+
+    const warnings: string[] = [];
+    const again = await startEmbeddedDatabase({ ...options, warn: (message) => warnings.push(message) });
+    try {
+      expect(again.backend).toBe('sqlite');
+      expect(warnings).toEqual([expect.stringContaining('npm run db:move-to-postgres')]);
+    } finally {
+      await again.stop();
+    }
   });
 });
