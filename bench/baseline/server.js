@@ -18,7 +18,9 @@
  *
  * - events (EVENTS.md): each change's events inserted into `events` after the change, as the
  *   plainest implementation would (not proof against a process dying in between, which the
- *   service's outbox is).
+ *   service's outbox is);
+ * - webhooks: off the request, each event signed and POSTed to the project's enabled endpoints that
+ *   take its type, one attempt each, and a delivery record of it (POST /v1/webhook-endpoints makes one).
  *
  * What it deliberately leaves out, because the service pays for it and the comparison should show it:
  * request logging, class-validator DTOs (bodies are checked with Fastify's JSON schemas instead),
@@ -59,7 +61,7 @@ const SIGNUP_MAX_PER_CLIENT = Number(env.SIGNUP_MAX_PER_CLIENT ?? 10);
 const SIGNUP_WINDOW_SECONDS = Number(env.SIGNUP_WINDOW_SECONDS ?? 3600);
 const RATE_LIMIT_PER_SECOND = Number(env.RATE_LIMIT_PER_SECOND ?? 25);
 const ROLES = ['developer', 'manager', 'admin'];
-const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
+const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
 const LOWER_OBJECT_ID = /^[0-9a-f]{24}$/;
 const API_KEY_FORM = /^sk_test_[A-Za-z0-9_-]{43}$/;
@@ -322,6 +324,14 @@ const schemas = {
     },
     ['email'],
   ),
+  webhookEndpoint: closed(
+    {
+      url: { type: 'string', pattern: '^https?://', maxLength: 2048 },
+      description: str(500),
+      enabledEvents: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } },
+    },
+    ['url', 'enabledEvents'],
+  ),
   payment: closed(
     {
       amount: { type: 'number', exclusiveMinimum: 0, maximum: 99_999_999 },
@@ -382,17 +392,71 @@ async function main() {
   const cards = db.collection('cards');
   const payments = db.collection('payments');
   const events = db.collection('events');
-  /** The events a change records, written after it: the plainest way to keep the contract (EVENTS.md). */
-  const recordEvents = (projectId, types, object) => {
+  const webhookEndpoints = db.collection('webhook_endpoints');
+  const webhookDeliveries = db.collection('webhook_deliveries');
+  /**
+   * The events a change records, written after it: the plainest way to keep the contract (EVENTS.md).
+   * Then, off the request, each event goes to the project's enabled endpoints that take its type
+   * (`deliver`).
+   */
+  const recordEvents = async (projectId, types, object) => {
     const createdAt = new Date();
-    return events.insertMany(
-      types.map((type) => {
-        const id = `evt_${new ObjectId().toHexString()}`;
-        const body = { id, type, createdAt: createdAt.toISOString(), projectId: String(projectId), apiVersion: '2026-11-24', data: { object }, request: { id: null, idempotencyKey: null } };
-        return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
-      }),
-    );
+    const stored = types.map((type) => {
+      const id = `evt_${new ObjectId().toHexString()}`;
+      const body = { id, type, createdAt: createdAt.toISOString(), projectId: String(projectId), apiVersion: '2026-11-24', data: { object }, request: { id: null, idempotencyKey: null } };
+      return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
+    });
+    await events.insertMany(stored);
+    deliver(projectId, stored).catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`));
   };
+
+  /**
+   * Webhooks as the plainest implementation would send them (one attempt, no retries, no outbox):
+   * the project's enabled endpoints read once per change, then per endpoint and event a POST with
+   * the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and
+   * the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret's bytes), the same
+   * signature as the service's, and a delivery record of the attempt.
+   */
+  async function deliver(projectId, stored) {
+    const endpoints = await webhookEndpoints.find({ projectId, status: 'enabled' }).toArray();
+    for (const endpoint of endpoints) {
+      for (const event of stored) {
+        if (!endpoint.enabledEvents.includes('*') && !endpoint.enabledEvents.includes(event.type)) continue;
+        const started = Date.now();
+        const timestamp = Math.floor(started / 1000);
+        const key = Buffer.from(endpoint.secret.slice('whsec_'.length), 'base64');
+        const signature = `v1,${crypto.createHmac('sha256', key).update(`${event._id}.${timestamp}.${event.body}`).digest('base64')}`;
+        let responseStatus = null;
+        let error = null;
+        try {
+          const response = await fetch(endpoint.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'webhook-id': event._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature },
+            body: event.body,
+            signal: AbortSignal.timeout(10_000),
+          });
+          responseStatus = response.status;
+          await response.arrayBuffer();
+        } catch (failure) {
+          error = failure.message;
+        }
+        const now = new Date();
+        await webhookDeliveries.insertOne({
+          projectId,
+          endpointId: endpoint._id,
+          eventId: event._id,
+          eventType: event.type,
+          status: responseStatus !== null && responseStatus >= 200 && responseStatus < 300 ? 'succeeded' : 'failed',
+          attempts: 1,
+          responseStatus,
+          error,
+          durationMs: now.getTime() - started,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+    }
+  }
   const idempotency = db.collection('idempotency_keys');
   const paymentKeys = db.collection('payment_keys');
 
@@ -419,6 +483,8 @@ async function main() {
     payments.createIndex({ projectId: 1, status: 1, _id: -1 }),
     payments.createIndex({ projectId: 1, customer: 1, status: 1, _id: -1 }),
     idempotency.createIndex({ projectId: 1, scope: 1, key: 1 }, { unique: true }),
+    webhookEndpoints.createIndex({ projectId: 1, status: 1 }),
+    webhookDeliveries.createIndex({ projectId: 1, endpointId: 1, _id: -1 }),
     // The event list's, newest first and by type (GET /v1/events is not benchmarked, but every change writes here).
     events.createIndex({ projectId: 1, _id: -1 }),
     events.createIndex({ projectId: 1, type: 1, _id: -1 }),
@@ -626,6 +692,36 @@ async function main() {
     await users.updateOne({ _id: user._id }, { $set: { defaultCompany: user.defaultCompany, updatedAt: new Date() } });
     reply.code(201);
     return { message: 'User created', data: { user: toUser(user, body.role), account: toAccountView(account, membership) } };
+  });
+
+  /** A webhook endpoint of the project; the answer holds its signing secret, as the service's does. */
+  fastify.post('/v1/webhook-endpoints', { config: { api: 'webhooks' }, schema: { body: schemas.webhookEndpoint } }, async (request, reply) => {
+    if (request.account.role !== 'admin') throw httpError(403, 'This action needs the admin role');
+    const now = new Date();
+    const endpoint = {
+      url: request.body.url,
+      description: request.body.description ?? null,
+      enabledEvents: request.body.enabledEvents,
+      status: 'enabled',
+      secret: `whsec_${crypto.randomBytes(32).toString('base64')}`,
+      projectId: request.tenant.projectId,
+      createdAt: now,
+      updatedAt: now,
+    };
+    endpoint._id = (await webhookEndpoints.insertOne(endpoint)).insertedId;
+    reply.code(201);
+    return {
+      data: {
+        id: String(endpoint._id),
+        url: endpoint.url,
+        description: endpoint.description,
+        enabledEvents: endpoint.enabledEvents,
+        status: endpoint.status,
+        secret: endpoint.secret,
+        createdAt: iso(now),
+        updatedAt: iso(now),
+      },
+    };
   });
 
   /** The account's view for a member, or null (one membership read, one account read). */
