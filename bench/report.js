@@ -111,7 +111,15 @@ function report(run) {
   for (const row of results) for (const failure of row.failed) failures.push(`${row.title}: ${failure}`);
   for (const failure of selfBand?.failed ?? []) failures.push(`A/A band, ${selfBand.title}: ${failure}`);
   failures.push(...webhookFailures);
-  const neighbourReport = neighbours && neighboursReport(neighbours);
+  const neighbourReports = (neighbours ?? []).map(neighboursReport);
+  const neighbourReport = neighbourReports.length === 0
+    ? undefined
+    : {
+        tables: neighbourReports.flatMap((part) => part.tables),
+        notes: neighbourReports.flatMap((part) => part.notes),
+        failures: neighbourReports.flatMap((part) => part.failures),
+        json: neighbourReports.map((part) => part.json),
+      };
   if (neighbourReport) failures.push(...neighbourReport.failures);
   for (const row of bounds) {
     if (row.service?.failed) failures.push(`${row.label} on service: ${row.service.failed}`);
@@ -270,6 +278,7 @@ function report(run) {
       serviceNodeArgs: service?.nodeArgs,
       baselineNodeArgs: baseline?.nodeArgs,
       neighboursMax: settings.neighboursMax,
+      neighboursApiMax: settings.neighboursApiMax,
       neighboursRequests: settings.neighboursRequests,
     },
     pids: { service: service?.child.pid, baseline: baseline?.child.pid, database: database.pids },

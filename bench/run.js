@@ -21,11 +21,13 @@
  *
  * Environment (bench/README.md has the full list): BENCH_ROUNDS (4), BENCH_SECONDS (5),
  * BENCH_WARMUP (2), BENCH_CONNECTIONS (10), BENCH_ONLY (comma-separated substrings of scenario keys
- * or titles, "bounds" for the bounds runs, "neighbours" for the neighbours section), BENCH_NODE_ARGS
+ * or titles, "bounds" for the bounds runs, "webhooks" for the webhook cost, "neighbours" for both
+ * neighbours runs, "neighbours-bulk" or "neighbours-api" for one), BENCH_NODE_ARGS
  * (both servers), BENCH_SERVICE_NODE_ARGS, BENCH_BASELINE_NODE_ARGS, BENCH_PROFILE
  * (service|baseline|both: CPU profiles, summarised per scenario), BENCH_HEAP_SNAPSHOT (1: a heap
  * snapshot of the service under load per scenario), BENCH_LOG_LEVEL, BENCH_BCRYPT_ROUNDS,
- * BENCH_BOUNDS_SEED, BENCH_BOUNDS_CONNECTIONS, BENCH_NEIGHBOURS_MAX, BENCH_NEIGHBOURS_REQUESTS,
+ * BENCH_BOUNDS_SEED, BENCH_BOUNDS_CONNECTIONS, BENCH_NEIGHBOURS_MAX, BENCH_NEIGHBOURS_API_MAX (10000),
+ * BENCH_NEIGHBOURS_REQUESTS, BENCH_SELF_BAND (0: no A/A band),
  * BENCH_DIST, BENCH_SELF_BASELINE (a second copy of the service in the baseline's place: an A/A run),
  * BENCH_LIFETIMES (2: each scenario's rounds over two lifetimes of both servers, started in alternating
  * order), BENCH_RESTART_WARMUP (5).
@@ -54,7 +56,9 @@ async function main() {
   const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.key, scenario.title));
   const boundsWanted = wanted('bounds');
   const webhooksWanted = wanted('webhooks');
-  const neighboursWanted = wanted('neighbours');
+  // "neighbours" selects both runs of the section; "neighbours-bulk" or "neighbours-api" one.
+  const neighbourRuns = ['bulk', 'api'].filter((via) => wanted(`neighbours-${via}`));
+  const neighboursWanted = neighbourRuns.length > 0;
   const mainWanted = scenarios.length > 0 || boundsWanted || webhooksWanted;
   if (!mainWanted && !neighboursWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
 
@@ -69,12 +73,13 @@ async function main() {
 
   const { database, mongo, pids } = await startDatabase();
   setDatabaseProcesses(pids);
-  const databases = [...(mainWanted ? ['bench_service', 'bench_baseline'] : []), ...(neighboursWanted ? ['bench_neighbours'] : [])];
+  const databases = [...(mainWanted ? ['bench_service', 'bench_baseline'] : []), ...neighbourRuns.map((via) => (via === 'api' ? 'bench_neighbours_api' : 'bench_neighbours'))];
   log(`Database: embedded ${database.engine} at ${database.uri} (databases ${databases.join(', ')})`);
 
   const run = { info, database: { engine: database.engine, pids }, loadBefore, results: [], bounds: [], webhookFailures: [], profiles: [] };
   if (mainWanted) await mainSections(run, { scenarios, boundsWanted, webhooksWanted, database, mongo });
-  if (neighboursWanted) run.neighbours = await measureNeighbours(database, mongo, sharedEnv(), argsFor('service', false));
+  run.neighbours = [];
+  for (const via of neighbourRuns) run.neighbours.push(await measureNeighbours(database, mongo, sharedEnv(), argsFor('service', false), via));
   run.loadAfter = os.loadavg().map((n) => n.toFixed(2)).join(' ');
   return report(run);
 }

@@ -49,6 +49,8 @@ const settings = {
   // how many requests, sent one at a time, each of its medians is taken over.
   neighboursMax: positiveInteger('BENCH_NEIGHBOURS_MAX', 100_000),
   neighboursRequests: positiveInteger('BENCH_NEIGHBOURS_REQUESTS', 20),
+  // The same section with B's records made through the API: its largest level (1,000 and 10,000 at most).
+  neighboursApiMax: positiveInteger('BENCH_NEIGHBOURS_API_MAX', 10_000),
 };
 
 function positiveNumber(name, fallback) {
