@@ -140,10 +140,11 @@ function report(run) {
         : ''),
     'p50/p99: autocannon latencies in ms, median over the rounds. Peak RSS: the highest of the rounds, from /proc/<pid>/status ' +
       `(${memorySource}, reset before each round).`,
-    'Commands/req: database commands the request sends and waits for (started while it was in flight), counted by the driver\'s ' +
+    'Commands/req: database commands a request sends before its answer (started in its async context), counted by the driver\'s ' +
       'command monitoring (`commandStarted`) on a separate counting instance of each side (bench/count-commands.js), 20 requests sent one at a ' +
-      'time; "outside": other commands started during those requests\' probe (work after the answer, timers, sweeps). Exact, and the same on ' +
-      'MongoDB; a scenario whose service count exceeds the baseline\'s fails.',
+      'time after 20 unmeasured: the median request\'s count (the mean beside it when they differ: a command of work an earlier request left ' +
+      'running, started during this one); "outside": other commands started during the probe, per request (work after the answer, timers, ' +
+      'sweeps). Exact, and the same on MongoDB; a scenario whose service count exceeds the baseline\'s fails.',
     'CPU µs/req: CPU time of the server process plus the database server\'s processes (FerretDB, PostgreSQL\'s postmaster and every backend) ' +
       'during the side\'s rounds, over the requests completed, median over the rounds (/proc clock ticks of 10 ms: less exact than the counts). ' +
       'CPU ratio: service ÷ baseline, paired rounds (above 1: the service spends more); machine CPU ratio: the same for the whole machine\'s busy ' +

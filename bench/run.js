@@ -182,7 +182,8 @@ async function countAll(scenarios, starters, dbs, seeds) {
         }
       }
       const c = counts[scenario.key];
-      log(`    ${scenario.title}: service ${fmt.commands(c.service)}, baseline ${fmt.commands(c.baseline)}`);
+      const names = (side) => (side?.inRequest ? Object.entries(side.inRequest).map(([name, n]) => `${name} ${fmt.count(n)}`).join(', ') : '');
+      log(`    ${scenario.title}: service ${fmt.commands(c.service)} [${names(c.service)}], baseline ${fmt.commands(c.baseline)} [${names(c.baseline)}]`);
     }
   } finally {
     if (counting.live) await counting.stop();

@@ -182,13 +182,15 @@ const sum = (byName) => Object.values(byName).reduce((total, count) => total + c
 
 /**
  * Database commands per request of one scenario on a counting server: `count` requests sent one at
- * a time (after 3 unmeasured, so one-off reads of a first request stay out), every answer checked.
- * `inRequest` counts the commands started while the request was in flight (what it sends and waits
- * for, exact); `outside` those started otherwise during the probe (work after the answer, timers),
- * a short wait after the last answer included.
+ * a time, every answer checked, after as many unmeasured (and at least one per body of a rotation),
+ * so that what a fresh instance does once per caller or once a minute stays out.
+ * `inRequest` counts the commands started in a request's context before its answer (what it sends
+ * and waits for, exact); `outside` those started otherwise during the probe (work after the answer,
+ * timers), a short wait after the last answer included.
  */
 async function countCommands(server, request, count = 20) {
-  for (let i = 0; i < 3; i += 1) await send(server, request);
+  const warmup = Math.max(count, request.bodies?.length ?? 0);
+  for (let i = 0; i < warmup; i += 1) await send(server, request);
   const before = await readCommands(server);
   for (let i = 0; i < count; i += 1) {
     const response = await send(server, request);
@@ -200,9 +202,14 @@ async function countCommands(server, request, count = 20) {
   const inRequest = difference(after.inRequest, before.inRequest);
   const outside = difference(after.outside, before.outside);
   const per = (byName) => Object.fromEntries(Object.entries(byName).map(([name, n]) => [name, n / requests]));
+  const each = after.perRequest.slice(before.perRequest.length);
   return {
     requests,
-    perRequest: sum(inRequest) / requests,
+    // The median request's count: a command a request always sends shows in it, one that work left
+    // running by an earlier request happened to start during this one does not (the mean shows both).
+    perRequest: median(each),
+    meanPerRequest: sum(inRequest) / requests,
+    eachRequest: each,
     outsidePerRequest: sum(outside) / requests,
     inRequest: per(inRequest),
     outside: per(outside),

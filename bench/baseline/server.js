@@ -10,8 +10,9 @@
  * - tenancy: a user's membership `{accountId, userId}` read on every request, with the platform
  *   project (the account's default, or `X-Project-Id`) read beside it; a key's own project; the route's API must be
  *   enabled (and in the key's scopes); every tenant query and insert carries the `projectId`;
- * - the attempt limiter of login (an attempt recorded and counted per email and per client before
- *   the password check, cleared on success), bcrypt with the same cost;
+ * - the attempt limiter of login (an attempt recorded and counted for the pair, the client and the
+ *   email before the password check, cleared on success, the address remembered), bcrypt with the
+ *   same cost, and the login's entry in the account's chained audit log;
  * - `Idempotency-Key` on POST /api/v1/payments: a record per project, caller and route under a unique
  *   index, the answer stored after the payment is made, replays and conflicts answered as the service
  *   does; and the payment's own key record (`payment_keys`), claimed for the new payment's id.
@@ -30,7 +31,7 @@
  *
  * Environment: PORT, HOST (127.0.0.1), MONGODB_URI (with a database name), JWT_SECRET,
  * JWT_EXPIRES_IN (seconds, 3600), BCRYPT_ROUNDS (12), LOGIN_MAX_FAILURES (5),
- * LOGIN_MAX_FAILURES_PER_CLIENT (20), LOGIN_FAILURE_WINDOW_SECONDS (900), SIGNUP_MAX_PER_CLIENT (10),
+ * LOGIN_MAX_FAILURES_PER_CLIENT (20), LOGIN_MAX_FAILURES_PER_EMAIL (100), LOGIN_FAILURE_WINDOW_SECONDS (900), SIGNUP_MAX_PER_CLIENT (10),
  * SIGNUP_WINDOW_SECONDS (3600), RATE_LIMIT_PER_SECOND (25), CARD_FINGERPRINT_KEY.
  */
 const crypto = require('node:crypto');
@@ -56,6 +57,8 @@ const JWT_EXPIRES_IN = Number(env.JWT_EXPIRES_IN ?? 3600);
 const BCRYPT_ROUNDS = Number(env.BCRYPT_ROUNDS ?? 12);
 const LOGIN_MAX_FAILURES = Number(env.LOGIN_MAX_FAILURES ?? 5);
 const LOGIN_MAX_FAILURES_PER_CLIENT = Number(env.LOGIN_MAX_FAILURES_PER_CLIENT ?? 20);
+const LOGIN_MAX_FAILURES_PER_EMAIL = Number(env.LOGIN_MAX_FAILURES_PER_EMAIL ?? 100);
+const KNOWN_ADDRESS_DAYS = 30;
 const LOGIN_FAILURE_WINDOW_SECONDS = Number(env.LOGIN_FAILURE_WINDOW_SECONDS ?? 900);
 const SIGNUP_MAX_PER_CLIENT = Number(env.SIGNUP_MAX_PER_CLIENT ?? 10);
 const SIGNUP_WINDOW_SECONDS = Number(env.SIGNUP_WINDOW_SECONDS ?? 3600);
@@ -385,6 +388,8 @@ async function main() {
   const platformProjects = db.collection('platform_projects');
   const apiKeys = db.collection('api_keys');
   const attempts = db.collection('auth_attempts');
+  const knownAddresses = db.collection('known_login_addresses');
+  const auditLog = db.collection('audit_log');
   const clients = db.collection('clients');
   const channels = db.collection('channels');
   const collections = db.collection('collections');
@@ -407,7 +412,8 @@ async function main() {
       return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
     });
     await events.insertMany(stored);
-    deliver(projectId, stored).catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`));
+    // After the answer is sent, as the service's fan-out runs off the request.
+    setImmediate(() => deliver(projectId, stored).catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`)));
   };
 
   /**
@@ -472,6 +478,8 @@ async function main() {
     apiKeys.createIndex({ projectId: 1, createdAt: -1 }),
     attempts.createIndex({ kind: 1, email: 1, at: 1 }),
     attempts.createIndex({ kind: 1, client: 1, at: 1 }),
+    auditLog.createIndex({ accountId: 1, sequence: 1 }, { unique: true }),
+    auditLog.createIndex({ entryId: 1 }, { unique: true }),
     clients.createIndex({ projectId: 1, deletedAt: 1, _id: -1 }),
     channels.createIndex({ projectId: 1, usernameKey: 1 }, { unique: true }),
     channels.createIndex({ projectId: 1, clientId: 1, _id: 1 }),
@@ -734,25 +742,64 @@ async function main() {
     return account ? toAccountView(account, membership) : null;
   }
 
+  /**
+   * The account's audit log, as the service keeps it: numbered without gaps per account under a
+   * unique index, each entry chained to the one before by a SHA-256 over the previous hash and its
+   * canonical JSON. The newest entry of each account is remembered; a collision (another writer
+   * first) reads the newest again.
+   */
+  const auditHeads = new Map();
+  async function appendAudit(accountId, fields) {
+    const account = new ObjectId(accountId);
+    const entry = { accountId: account, entryId: `aud_${crypto.randomUUID()}`, occurredAt: new Date(), projectId: null, changes: null, ...fields };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      let head = auditHeads.get(accountId);
+      if (!head) {
+        const [newest] = await auditLog.find({ accountId: account }).sort({ sequence: -1 }).limit(1).toArray();
+        head = newest ? { sequence: newest.sequence, hash: newest.hash } : { sequence: 0, hash: '' };
+      }
+      const chained = { ...entry, sequence: head.sequence + 1 };
+      const hash = crypto.createHash('sha256').update(head.hash).update(canonicalJson({ ...chained, accountId })).digest('hex');
+      try {
+        await auditLog.insertOne({ ...chained, previousHash: head.hash, hash });
+        auditHeads.set(accountId, { sequence: chained.sequence, hash });
+        return;
+      } catch (error) {
+        if (error.code !== 11000) throw error;
+        auditHeads.delete(accountId);
+      }
+    }
+    throw new Error(`No free audit sequence number for account ${accountId}`);
+  }
+
   fastify.post('/api/v1/login', { config: { public: true }, schema: { body: schemas.login } }, async (request) => {
     const { email, password, accountId } = request.body;
     const target = email.trim().toLowerCase();
     const client = request.ip;
-    // The attempt is recorded, then counted per email and per client, before the password check.
+    // The attempt is recorded, then counted for the pair, the client and the email, before the
+    // password check; the email's limit does not apply from an address that logged in to it before.
     const now = new Date();
     await attempts.insertOne({ kind: 'login', email: target, client, at: now });
     const since = { $gt: new Date(now.getTime() - LOGIN_FAILURE_WINDOW_SECONDS * 1000) };
-    const [forEmail, fromClient] = await Promise.all([
-      attempts.countDocuments({ kind: 'login', email: target, at: since }),
+    const [pair, fromClient, forEmail] = await Promise.all([
+      attempts.countDocuments({ kind: 'login', email: target, client, at: since }),
       attempts.countDocuments({ kind: 'login', client, at: since }),
+      attempts.countDocuments({ kind: 'login', email: target, at: since }),
     ]);
-    if (forEmail > LOGIN_MAX_FAILURES || fromClient > LOGIN_MAX_FAILURES_PER_CLIENT) {
-      throw httpError(429, `Too many failed login attempts. Try again in ${LOGIN_FAILURE_WINDOW_SECONDS} seconds`);
-    }
+    const knownAddress = `${target}\n${client}`;
+    const blocked =
+      pair > LOGIN_MAX_FAILURES ||
+      fromClient > LOGIN_MAX_FAILURES_PER_CLIENT ||
+      (forEmail > LOGIN_MAX_FAILURES_PER_EMAIL &&
+        !(await knownAddresses.findOne({ _id: knownAddress, at: { $gt: new Date(now.getTime() - KNOWN_ADDRESS_DAYS * 86_400_000) } }, { projection: { _id: 1 } })));
+    if (blocked) throw httpError(429, `Too many failed login attempts. Try again in ${LOGIN_FAILURE_WINDOW_SECONDS} seconds`);
     const user = await users.findOne({ email: target });
     const matches = await bcrypt.compare(password, user?.passwordHash ?? dummyHash);
     if (!user || !matches) throw httpError(401, 'Invalid email or password');
-    await attempts.deleteMany({ kind: 'login', email: target, client });
+    await Promise.all([
+      attempts.deleteMany({ kind: 'login', email: target, client }),
+      knownAddresses.updateOne({ _id: knownAddress }, { $set: { at: now } }, { upsert: true }),
+    ]);
     let account = null;
     if (accountId) {
       account = await accountView(accountId.toLowerCase(), user._id);
@@ -763,6 +810,10 @@ async function main() {
         const [first] = await memberships.find({ userId: user._id }).sort({ createdAt: 1, _id: 1 }).limit(1).toArray();
         if (first) account = await accountView(first.accountId, user._id);
       }
+    }
+    if (account) {
+      const party = { type: 'user', id: String(user._id), label: user.email };
+      await appendAudit(account.id, { action: 'user.logged_in', actor: party, target: party, ip: client, userAgent: request.headers['user-agent']?.slice(0, 256) ?? null, requestId: request.id });
     }
     return {
       message: 'Login successful',
