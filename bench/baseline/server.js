@@ -401,10 +401,11 @@ async function main() {
   const webhookDeliveries = db.collection('webhook_deliveries');
   /**
    * The events a change records, written after it: the plainest way to keep the contract (EVENTS.md).
-   * Then, off the request, each event goes to the project's enabled endpoints that take its type
+   * Once the answer is sent, each event goes to the project's enabled endpoints that take its type
    * (`deliver`).
    */
-  const recordEvents = async (projectId, types, object) => {
+  const recordEvents = async (request, types, object) => {
+    const { projectId } = request.tenant;
     const createdAt = new Date();
     const stored = types.map((type) => {
       const id = `evt_${new ObjectId().toHexString()}`;
@@ -412,8 +413,8 @@ async function main() {
       return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
     });
     await events.insertMany(stored);
-    // After the answer is sent, as the service's fan-out runs off the request.
-    setImmediate(() => deliver(projectId, stored).catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`)));
+    // Once the answer is sent (the `onResponse` hook), as the service's fan-out runs off the request.
+    (request.afterResponse ??= []).push(() => deliver(projectId, stored));
   };
 
   /**
@@ -509,6 +510,10 @@ async function main() {
     bodyLimit: 1_048_576,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+
+  fastify.addHook('onResponse', async (request) => {
+    for (const work of request.afterResponse ?? []) work().catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`));
   });
 
   fastify.setErrorHandler((error, _request, reply) => {
@@ -914,7 +919,7 @@ async function main() {
       updatedAt: now,
     };
     const { insertedId } = await collections.insertOne(document);
-    await recordEvents(request.tenant.projectId, ['collection.created'], toCollection({ ...document, _id: insertedId }));
+    await recordEvents(request, ['collection.created'], toCollection({ ...document, _id: insertedId }));
     reply.code(201);
     return { message: 'Collection created', id: String(insertedId) };
   });
@@ -1160,7 +1165,7 @@ async function main() {
         throw error;
       }
       const outcome = { succeeded: ['payment.succeeded'], failed: ['payment.failed'] }[payment.status] ?? [];
-      await recordEvents(projectId, ['payment.created', ...outcome], toPayment(payment));
+      await recordEvents(request, ['payment.created', ...outcome], toPayment(payment));
       return toPayment(payment);
     });
   });
