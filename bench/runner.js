@@ -20,7 +20,7 @@ function setDatabaseProcesses(pids) {
 
 // ---------------------------------------------------------------- HTTP helpers
 
-async function call(server, method, route, { body, token, headers: extra = {} } = {}) {
+async function call(server, method, route, { body, token, headers: extra = {}, timeoutMs = 30_000 } = {}) {
   const headers = { ...extra };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
@@ -28,7 +28,7 @@ async function call(server, method, route, { body, token, headers: extra = {} } 
     method,
     headers,
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();
   let json;
