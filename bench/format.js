@@ -9,6 +9,18 @@ const fmt = {
   mb: (kb) => (kb ? `${(kb / 1024).toFixed(0)} MB` : '-'),
   ms: (value) => (value === undefined ? '-' : value.toFixed(1)),
   roundRps: (r) => (r && !r.failed ? r.rps.toFixed(r.rps < 100 ? 1 : 0) : '-'),
+  /** Commands per request: whole when exact, else two decimals. */
+  count: (value) => (value === undefined ? '-' : Number.isInteger(value) ? String(value) : value.toFixed(2)),
+  /** A side's count: in the request, and what else started during the probe (after the answers, timers). */
+  commands: (c) =>
+    !c
+      ? '-'
+      : c.failed
+        ? 'failed'
+        : `${fmt.count(c.perRequest)}${c.meanPerRequest !== undefined && Math.abs(c.meanPerRequest - c.perRequest) > 1e-9 ? ` (mean ${fmt.count(c.meanPerRequest)})` : ''}` +
+          `${c.outsidePerRequest > 0 ? ` +${fmt.count(c.outsidePerRequest)} outside` : ''}`,
+  cpuSpread: (s) => (s.cpuRatioMin === undefined ? '-' : `${s.cpuRatioMin.toFixed(2)}–${s.cpuRatioMax.toFixed(2)}`),
+  micros: (value) => (value === undefined ? '-' : String(Math.round(value))),
   roundLat: (r, seconds) => (r?.noneCompleted && !r.failed ? `none in ${seconds} s` : r && !r.failed ? `${fmtMs(r.p50)} / ${fmtMs(r.p99)}` : '-'),
 };
 function fmtMs(value) {

@@ -43,35 +43,45 @@ function report(run) {
   // The main table's servers run only when a scenario, the bounds or the webhook cost was selected.
   const mainRan = service !== undefined;
   const measured = results.filter((row) => row.summary);
+  const selfBand = run.selfBand;
+  const rowCells = (row, title = row.title) =>
+    row.summary
+      ? [
+          title,
+          fmt.commands(row.commands?.service),
+          fmt.commands(row.commands?.baseline),
+          fmt.micros(row.summary.service.cpu.judged),
+          fmt.micros(row.summary.baseline.cpu.judged),
+          `${fmt.ratio(row.summary.cpuRatio)} (${fmt.cpuSpread(row.summary)})`,
+          fmt.ratio(row.summary.machineCpuRatio),
+          fmt.rps(row.summary.service.rps),
+          fmt.rps(row.summary.baseline.rps),
+          `${fmt.ratio(row.summary.ratio)} (${fmt.spread(row.summary)})`,
+          fmt.lat(row.summary.service),
+          fmt.lat(row.summary.baseline),
+          fmt.mb(row.summary.service.peakKb),
+        ]
+      : [title, fmt.commands(row.commands?.service), fmt.commands(row.commands?.baseline), 'FAILED', '-', '-', '-', '-', '-', '-', '-', '-', '-'];
   const main = table(
     [
       'Scenario',
-      'service req/s',
-      'baseline req/s',
-      'service/baseline',
-      'spread',
+      'commands/req service',
+      'baseline',
+      'CPU µs/req service',
+      'baseline',
+      'CPU ratio (rounds)',
+      'machine CPU ratio',
+      'req/s service',
+      'baseline',
+      'throughput ratio (rounds)',
       'service p50/p99 ms',
       'baseline p50/p99 ms',
       'service peak RSS',
-      'database peak RSS (PSS)',
-      'baseline peak RSS',
     ],
-    results.map((row) =>
-      row.summary
-        ? [
-            row.title,
-            fmt.rps(row.summary.service.rps),
-            fmt.rps(row.summary.baseline.rps),
-            fmt.ratio(row.summary.ratio),
-            fmt.spread(row.summary),
-            fmt.lat(row.summary.service),
-            fmt.lat(row.summary.baseline),
-            fmt.mb(row.summary.service.peakKb),
-            `${fmt.mb(row.summary.service.databasePeakKb)} (${fmt.mb(row.summary.service.databasePeakPssKb)})`,
-            fmt.mb(row.summary.baseline.peakKb),
-          ]
-        : [row.title, 'FAILED', '-', '-', '-', '-', '-', '-', '-', '-'],
-    ),
+    [
+      ...results.map((row) => rowCells(row)),
+      ...(selfBand ? [rowCells(selfBand, `A/A band: ${selfBand.title}, the service against a copy of itself`)] : []),
+    ],
   );
   const boundsTable = table(
     [
@@ -99,8 +109,17 @@ function report(run) {
   );
   const failures = [];
   for (const row of results) for (const failure of row.failed) failures.push(`${row.title}: ${failure}`);
+  for (const failure of selfBand?.failed ?? []) failures.push(`A/A band, ${selfBand.title}: ${failure}`);
   failures.push(...webhookFailures);
-  const neighbourReport = neighbours && neighboursReport(neighbours);
+  const neighbourReports = (neighbours ?? []).map(neighboursReport);
+  const neighbourReport = neighbourReports.length === 0
+    ? undefined
+    : {
+        tables: neighbourReports.flatMap((part) => part.tables),
+        notes: neighbourReports.flatMap((part) => part.notes),
+        failures: neighbourReports.flatMap((part) => part.failures),
+        json: neighbourReports.map((part) => part.json),
+      };
   if (neighbourReport) failures.push(...neighbourReport.failures);
   for (const row of bounds) {
     if (row.service?.failed) failures.push(`${row.label} on service: ${row.service.failed}`);
@@ -121,10 +140,22 @@ function report(run) {
         : ''),
     'p50/p99: autocannon latencies in ms, median over the rounds. Peak RSS: the highest of the rounds, from /proc/<pid>/status ' +
       `(${memorySource}, reset before each round).`,
-    'Database peak RSS: during the service\'s rounds, the sum of VmRSS over the database server\'s processes (FerretDB, and PostgreSQL\'s ' +
-      'postmaster with every backend it forked), sampled every 100 ms, the highest of the rounds. Every PostgreSQL process counts the shared ' +
-      'buffers it touched, so that sum overstates; in parentheses the sum of PSS (shared pages split between the processes that map them), ' +
-      'sampled every second. The baseline\'s rounds are in latest.json.',
+    'Commands/req: database commands a request sends before its answer (started in its async context), counted by the driver\'s ' +
+      'command monitoring (`commandStarted`) on a separate counting instance of each side (bench/count-commands.js), 20 requests sent one at a ' +
+      'time after 20 unmeasured: the median request\'s count (the mean beside it when they differ: a command of work an earlier request left ' +
+      'running, started during this one); "outside": other commands started during the probe, per request (work after the answer, timers, ' +
+      'sweeps). Exact, and the same on MongoDB; a scenario whose service count exceeds the baseline\'s fails.',
+    'CPU µs/req: CPU time of the server process plus the database server\'s processes (FerretDB, PostgreSQL\'s postmaster and every backend) ' +
+      'during the side\'s rounds, over the requests completed, median over the rounds (/proc clock ticks of 10 ms: less exact than the counts). ' +
+      'CPU ratio: service ÷ baseline, paired rounds (above 1: the service spends more); machine CPU ratio: the same for the whole machine\'s busy ' +
+      'time (load generator included). Throughput ratio: service ÷ baseline, paired rounds (below 1: the service is slower).',
+    ...(selfBand?.summary
+      ? [
+          `A/A band (this run): ${selfBand.title} with a second copy of the service in the baseline's place, the same rounds and lifetimes: ` +
+            `throughput ratio ${fmt.ratio(selfBand.summary.ratio)} (rounds ${fmt.spread(selfBand.summary)}), CPU ratio ${fmt.ratio(selfBand.summary.cpuRatio)} ` +
+            `(rounds ${fmt.cpuSpread(selfBand.summary)}): how far a ratio moves here when there is nothing to measure.`,
+        ]
+      : []),
     `Response shapes: ${settings.shapeSamples} responses per side and scenario compared field by field (types, null included) before measuring.`,
     'Client (autocannon, in the orchestrating Node process), service, baseline and database share the same cores.',
     `Load average before ${loadBefore}, after ${loadAfter}.`,
@@ -137,10 +168,26 @@ function report(run) {
     );
   }
   if (webhookCost) {
+    const w = webhookCost.summary;
+    const side = (name) => {
+      const x = webhookCost.sides[name];
+      return (
+        `${name}: change to receipt p50 ${fmt.ms(x.p50)} ms, p99 ${fmt.ms(x.p99)} ms over ${x.deliveries} deliveries, ` +
+        `${fmt.rps(x.deliveriesPerSecond)} deliveries a second from the one instance (median round, its drain included)` +
+        (x.duplicates > 0 ? `, ${x.duplicates} received twice` : '') +
+        (x.badSignatures > 0 ? `, ${x.badSignatures} with a bad signature` : '')
+      );
+    };
     notes.push(
-      `Webhook cost: POST /api/v1/payments with one enabled endpoint (a local receiver answering 204) over the same without endpoints, ` +
-        `median of ${settings.rounds} alternating rounds: ${webhookCost.ratio.toFixed(2)} (${webhookCost.delivered} deliveries received during the rounds).`,
+      'Webhook cost: POST /api/v1/payments in a project with one enabled endpoint (`*`, a local receiver answering 204 and verifying each ' +
+        'signature), on both sides: the service through its outbox and dispatcher, the baseline with an event insert, a signed POST and a ' +
+        `delivery record. ${settings.rounds} alternating rounds; after each, the side's deliveries drain. Throughput ratio ${fmt.ratio(w.ratio)} ` +
+        `(rounds ${fmt.spread(w)}, goal at least 0.85), CPU µs a request (server + database) ${fmt.micros(w.service.cpu.judged)} vs ` +
+        `${fmt.micros(w.baseline.cpu.judged)}, CPU ratio ${fmt.ratio(w.cpuRatio)} (rounds ${fmt.cpuSpread(w)}); ${side('service')}; ${side('baseline')}.`,
     );
+    for (const name of ['service', 'baseline']) {
+      if (webhookCost.sides[name].badSignatures > 0) failures.push(`webhook cost: ${webhookCost.sides[name].badSignatures} deliveries of the ${name} failed signature verification`);
+    }
   }
   if (neighbourReport) notes.push(...neighbourReport.notes);
   if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
@@ -232,6 +279,7 @@ function report(run) {
       serviceNodeArgs: service?.nodeArgs,
       baselineNodeArgs: baseline?.nodeArgs,
       neighboursMax: settings.neighboursMax,
+      neighboursApiMax: settings.neighboursApiMax,
       neighboursRequests: settings.neighboursRequests,
     },
     pids: { service: service?.child.pid, baseline: baseline?.child.pid, database: database.pids },
@@ -240,6 +288,7 @@ function report(run) {
       title: row.title,
       order: row.order,
       bodyBytes: row.bodyBytes,
+      commands: row.commands,
       failed: row.failed,
       summary: row.summary,
       // Windows are on the monotonic clock of V8's CPU profiler (µs): bench/cpuprofile.js cuts profiles with them.
@@ -269,10 +318,15 @@ function report(run) {
       baseline: row.baseline && { rps: row.baseline.rps, p50: row.baseline.p50, p99: row.baseline.p99, failed: row.baseline.failed },
     })),
     webhookCost: webhookCost && {
-      ratio: webhookCost.ratio,
-      delivered: webhookCost.delivered,
-      rounds: webhookCost.rounds.map((pair) => ({ without: pair.without.rps, with: pair.with.rps })),
+      summary: webhookCost.summary,
+      sides: webhookCost.sides,
+      rounds: webhookCost.rounds.map((pair) =>
+        Object.fromEntries(
+          ['service', 'baseline'].map((name) => [name, { rps: pair[name].rps, cpuMicrosPerRequest: pair[name].cpuMicrosPerRequest, delivered: pair[name].delivered, drainMs: pair[name].drainMs, deliveriesPerSecond: pair[name].deliveriesPerSecond }]),
+        ),
+      ),
     },
+    selfBand: run.selfBand && { title: run.selfBand.title, summary: run.selfBand.summary, failed: run.selfBand.failed },
     neighbours: neighbourReport?.json,
     profiles: profileSummaries.map(({ side, scenario, file, summary, analysis }) => ({ side, scenario, file, summary, perRequestMicros: analysis.perRequestMicros, busyShare: analysis.busyShare })),
     failures,

@@ -6,6 +6,7 @@
  * statistics over the rounds.
  */
 const crypto = require('node:crypto');
+const net = require('node:net');
 const autocannon = require('autocannon');
 const { settings, monotonicMicros } = require('./settings');
 const { watchMemory, watchCpu, perRequestMicros, watchTreeMemory, watchTreeCpu, watchOwnCpu } = require('./monitor');
@@ -19,7 +20,7 @@ function setDatabaseProcesses(pids) {
 
 // ---------------------------------------------------------------- HTTP helpers
 
-async function call(server, method, route, { body, token, headers: extra = {} } = {}) {
+async function call(server, method, route, { body, token, headers: extra = {}, timeoutMs = 30_000 } = {}) {
   const headers = { ...extra };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
@@ -27,7 +28,7 @@ async function call(server, method, route, { body, token, headers: extra = {} } 
     method,
     headers,
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.text();
   let json;
@@ -150,6 +151,71 @@ async function sequentialLatency(server, request, count = 5) {
   return median(times);
 }
 
+// ---------------------------------------------------------------- database commands per request
+
+/** The counts a counting server's preload (bench/count-commands.js) holds now. */
+function readCommands(server) {
+  return new Promise((done, fail) => {
+    const chunks = [];
+    const socket = net.connect(server.commandSocket);
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`${server.name}: no command counts within 5 s`)));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', fail);
+    socket.on('end', () => {
+      try {
+        done(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (error) {
+        fail(error);
+      }
+    });
+  });
+}
+
+const difference = (after, before) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([name, count]) => [name, count - (before[name] ?? 0)])
+      .filter(([, count]) => count > 0)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+const sum = (byName) => Object.values(byName).reduce((total, count) => total + count, 0);
+
+/**
+ * Database commands per request of one scenario on a counting server: `count` requests sent one at
+ * a time, every answer checked, after as many unmeasured (and at least one per body of a rotation),
+ * so that what a fresh instance does once per caller or once a minute stays out.
+ * `inRequest` counts the commands started in a request's context before its answer (what it sends
+ * and waits for, exact); `outside` those started otherwise during the probe (work after the answer,
+ * timers), a short wait after the last answer included.
+ */
+async function countCommands(server, request, count = 20) {
+  const warmup = Math.max(count, request.bodies?.length ?? 0);
+  for (let i = 0; i < warmup; i += 1) await send(server, request);
+  const before = await readCommands(server);
+  for (let i = 0; i < count; i += 1) {
+    const response = await send(server, request);
+    if (response.status !== request.expect) throw new Error(`${server.name} answered ${describe(response)} (expected ${request.expect}) while commands were counted`);
+  }
+  await new Promise((done) => setTimeout(done, 300));
+  const after = await readCommands(server);
+  const requests = after.requests - before.requests;
+  const inRequest = difference(after.inRequest, before.inRequest);
+  const outside = difference(after.outside, before.outside);
+  const per = (byName) => Object.fromEntries(Object.entries(byName).map(([name, n]) => [name, n / requests]));
+  const each = after.perRequest.slice(before.perRequest.length);
+  return {
+    requests,
+    // The median request's count: a command a request always sends shows in it, one that work left
+    // running by an earlier request happened to start during this one does not (the mean shows both).
+    perRequest: median(each),
+    meanPerRequest: sum(inRequest) / requests,
+    eachRequest: each,
+    outsidePerRequest: sum(outside) / requests,
+    inRequest: per(inRequest),
+    outside: per(outside),
+  };
+}
+
 // ---------------------------------------------------------------- response shape check
 
 /**
@@ -256,15 +322,19 @@ function summarise(rounds) {
       databasePeakKb: Math.max(0, ...list.map((r) => r.databasePeakKb ?? 0)),
       databasePeakPssKb: Math.max(0, ...list.map((r) => r.databasePeakPssKb ?? 0)),
       bytesPerResponse: median(list.map((r) => r.bytesPerResponse)),
-      cpu: ['process', 'main', 'machine'].reduce((out, key) => {
+      cpu: ['process', 'main', 'machine', 'database', 'judged'].reduce((out, key) => {
         out[key] = median(list.map((r) => r.cpuMicrosPerRequest?.[key]));
         return out;
       }, {}),
     };
   };
-  const ratios = rounds
-    .filter((r) => r.service && r.baseline && !r.service.failed && !r.baseline.failed && r.baseline.rps > 0)
-    .map((r) => r.service.rps / r.baseline.rps);
+  const paired = rounds.filter((r) => r.service && r.baseline && !r.service.failed && !r.baseline.failed && r.baseline.rps > 0);
+  const ratios = paired.map((r) => r.service.rps / r.baseline.rps);
+  // CPU per request, service ÷ baseline (above 1: the service spends more), paired like throughput.
+  const cpuRatios = (key) =>
+    paired.filter((r) => r.service.cpuMicrosPerRequest?.[key] > 0 && r.baseline.cpuMicrosPerRequest?.[key] > 0).map((r) => r.service.cpuMicrosPerRequest[key] / r.baseline.cpuMicrosPerRequest[key]);
+  const cpuJudged = cpuRatios('judged');
+  const cpuMachine = cpuRatios('machine');
   return {
     service: side('service'),
     baseline: side('baseline'),
@@ -272,6 +342,11 @@ function summarise(rounds) {
     ratioMin: ratios.length ? Math.min(...ratios) : undefined,
     ratioMax: ratios.length ? Math.max(...ratios) : undefined,
     ratios,
+    cpuRatio: median(cpuJudged),
+    cpuRatioMin: cpuJudged.length ? Math.min(...cpuJudged) : undefined,
+    cpuRatioMax: cpuJudged.length ? Math.max(...cpuJudged) : undefined,
+    cpuRatios: cpuJudged,
+    machineCpuRatio: median(cpuMachine),
   };
 }
 
@@ -284,6 +359,8 @@ module.exports = {
   runAutocannon,
   round,
   sequentialLatency,
+  readCommands,
+  countCommands,
   compareShapes,
   median,
   summarise,

@@ -73,7 +73,7 @@ const SCENARIOS = [
     }),
     // Every request leaves a payment and two key records, and on FerretDB (SQLite) some reads and
     // updates scan their collection: each round starts from none of them, on both sides, so rounds
-    // compare like with like (bench/README.md, "Where the time goes").
+    // compare like with like (bench/README.md, "What was cut", 9).
     reset: async (db) => {
       await db.collection('idempotency_keys').deleteMany({});
       await db.collection('payment_keys').deleteMany({});

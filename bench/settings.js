@@ -11,6 +11,7 @@ const EMBEDDED_DB = path.join(DIST, 'database', 'embedded-database.js');
 // The service runs from a copy of dist/, so a rebuild during the run cannot pull it away.
 const DIST_SNAPSHOT = path.join(RESULTS_DIR, 'dist-snapshot');
 const BASELINE_ENTRY = path.join(__dirname, 'baseline', 'server.js');
+const COUNT_PRELOAD = path.join(__dirname, 'count-commands.js');
 
 const words = (name) => (process.env[name] || '').split(/\s+/).filter(Boolean);
 
@@ -33,6 +34,8 @@ const settings = {
   baselineNodeArgs: words('BENCH_BASELINE_NODE_ARGS'),
   profile: profileSides(process.env.BENCH_PROFILE),
   selfBaseline: ['1', 'true', 'yes'].includes((process.env.BENCH_SELF_BASELINE || '').toLowerCase()),
+  // The A/A band of every run (the first scenario, the service against a copy of itself); 0 skips it.
+  selfBand: !['0', 'false', 'no'].includes((process.env.BENCH_SELF_BAND || '').toLowerCase()),
   heapSnapshot: ['1', 'true', 'yes'].includes((process.env.BENCH_HEAP_SNAPSHOT || '').toLowerCase()),
   only: (process.env.BENCH_ONLY || '')
     .split(',')
@@ -46,6 +49,8 @@ const settings = {
   // how many requests, sent one at a time, each of its medians is taken over.
   neighboursMax: positiveInteger('BENCH_NEIGHBOURS_MAX', 100_000),
   neighboursRequests: positiveInteger('BENCH_NEIGHBOURS_REQUESTS', 20),
+  // The same section with B's records made through the API: its largest level (1,000 and 10,000 at most).
+  neighboursApiMax: positiveInteger('BENCH_NEIGHBOURS_API_MAX', 10_000),
 };
 
 function positiveNumber(name, fallback) {
@@ -87,6 +92,7 @@ module.exports = {
   EMBEDDED_DB,
   DIST_SNAPSHOT,
   BASELINE_ENTRY,
+  COUNT_PRELOAD,
   settings,
   wanted,
   log,

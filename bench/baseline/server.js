@@ -10,15 +10,18 @@
  * - tenancy: a user's membership `{accountId, userId}` read on every request, with the platform
  *   project (the account's default, or `X-Project-Id`) read beside it; a key's own project; the route's API must be
  *   enabled (and in the key's scopes); every tenant query and insert carries the `projectId`;
- * - the attempt limiter of login (an attempt recorded and counted per email and per client before
- *   the password check, cleared on success), bcrypt with the same cost;
+ * - the attempt limiter of login (an attempt recorded and counted for the pair, the client and the
+ *   email before the password check, cleared on success, the address remembered), bcrypt with the
+ *   same cost, and the login's entry in the account's chained audit log;
  * - `Idempotency-Key` on POST /api/v1/payments: a record per project, caller and route under a unique
  *   index, the answer stored after the payment is made, replays and conflicts answered as the service
  *   does; and the payment's own key record (`payment_keys`), claimed for the new payment's id.
  *
  * - events (EVENTS.md): each change's events inserted into `events` after the change, as the
  *   plainest implementation would (not proof against a process dying in between, which the
- *   service's outbox is).
+ *   service's outbox is);
+ * - webhooks: off the request, each event signed and POSTed to the project's enabled endpoints that
+ *   take its type, one attempt each, and a delivery record of it (POST /v1/webhook-endpoints makes one).
  *
  * What it deliberately leaves out, because the service pays for it and the comparison should show it:
  * request logging, class-validator DTOs (bodies are checked with Fastify's JSON schemas instead),
@@ -28,7 +31,7 @@
  *
  * Environment: PORT, HOST (127.0.0.1), MONGODB_URI (with a database name), JWT_SECRET,
  * JWT_EXPIRES_IN (seconds, 3600), BCRYPT_ROUNDS (12), LOGIN_MAX_FAILURES (5),
- * LOGIN_MAX_FAILURES_PER_CLIENT (20), LOGIN_FAILURE_WINDOW_SECONDS (900), SIGNUP_MAX_PER_CLIENT (10),
+ * LOGIN_MAX_FAILURES_PER_CLIENT (20), LOGIN_MAX_FAILURES_PER_EMAIL (100), LOGIN_FAILURE_WINDOW_SECONDS (900), SIGNUP_MAX_PER_CLIENT (10),
  * SIGNUP_WINDOW_SECONDS (3600), RATE_LIMIT_PER_SECOND (25), CARD_FINGERPRINT_KEY.
  */
 const crypto = require('node:crypto');
@@ -54,12 +57,14 @@ const JWT_EXPIRES_IN = Number(env.JWT_EXPIRES_IN ?? 3600);
 const BCRYPT_ROUNDS = Number(env.BCRYPT_ROUNDS ?? 12);
 const LOGIN_MAX_FAILURES = Number(env.LOGIN_MAX_FAILURES ?? 5);
 const LOGIN_MAX_FAILURES_PER_CLIENT = Number(env.LOGIN_MAX_FAILURES_PER_CLIENT ?? 20);
+const LOGIN_MAX_FAILURES_PER_EMAIL = Number(env.LOGIN_MAX_FAILURES_PER_EMAIL ?? 100);
+const KNOWN_ADDRESS_DAYS = 30;
 const LOGIN_FAILURE_WINDOW_SECONDS = Number(env.LOGIN_FAILURE_WINDOW_SECONDS ?? 900);
 const SIGNUP_MAX_PER_CLIENT = Number(env.SIGNUP_MAX_PER_CLIENT ?? 10);
 const SIGNUP_WINDOW_SECONDS = Number(env.SIGNUP_WINDOW_SECONDS ?? 3600);
 const RATE_LIMIT_PER_SECOND = Number(env.RATE_LIMIT_PER_SECOND ?? 25);
 const ROLES = ['developer', 'manager', 'admin'];
-const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
+const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
 const LOWER_OBJECT_ID = /^[0-9a-f]{24}$/;
 const API_KEY_FORM = /^sk_test_[A-Za-z0-9_-]{43}$/;
@@ -322,6 +327,14 @@ const schemas = {
     },
     ['email'],
   ),
+  webhookEndpoint: closed(
+    {
+      url: { type: 'string', pattern: '^https?://', maxLength: 2048 },
+      description: str(500),
+      enabledEvents: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } },
+    },
+    ['url', 'enabledEvents'],
+  ),
   payment: closed(
     {
       amount: { type: 'number', exclusiveMinimum: 0, maximum: 99_999_999 },
@@ -375,6 +388,8 @@ async function main() {
   const platformProjects = db.collection('platform_projects');
   const apiKeys = db.collection('api_keys');
   const attempts = db.collection('auth_attempts');
+  const knownAddresses = db.collection('known_login_addresses');
+  const auditLog = db.collection('audit_log');
   const clients = db.collection('clients');
   const channels = db.collection('channels');
   const collections = db.collection('collections');
@@ -382,17 +397,73 @@ async function main() {
   const cards = db.collection('cards');
   const payments = db.collection('payments');
   const events = db.collection('events');
-  /** The events a change records, written after it: the plainest way to keep the contract (EVENTS.md). */
-  const recordEvents = (projectId, types, object) => {
+  const webhookEndpoints = db.collection('webhook_endpoints');
+  const webhookDeliveries = db.collection('webhook_deliveries');
+  /**
+   * The events a change records, written after it: the plainest way to keep the contract (EVENTS.md).
+   * Once the answer is sent, each event goes to the project's enabled endpoints that take its type
+   * (`deliver`).
+   */
+  const recordEvents = async (request, types, object) => {
+    const { projectId } = request.tenant;
     const createdAt = new Date();
-    return events.insertMany(
-      types.map((type) => {
-        const id = `evt_${new ObjectId().toHexString()}`;
-        const body = { id, type, createdAt: createdAt.toISOString(), projectId: String(projectId), apiVersion: '2026-11-24', data: { object }, request: { id: null, idempotencyKey: null } };
-        return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
-      }),
-    );
+    const stored = types.map((type) => {
+      const id = `evt_${new ObjectId().toHexString()}`;
+      const body = { id, type, createdAt: createdAt.toISOString(), projectId: String(projectId), apiVersion: '2026-11-24', data: { object }, request: { id: null, idempotencyKey: null } };
+      return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
+    });
+    await events.insertMany(stored);
+    // Once the answer is sent (the `onResponse` hook), as the service's fan-out runs off the request.
+    (request.afterResponse ??= []).push(() => deliver(projectId, stored));
   };
+
+  /**
+   * Webhooks as the plainest implementation would send them (one attempt, no retries, no outbox):
+   * the project's enabled endpoints read once per change, then per endpoint and event a POST with
+   * the Standard Webhooks headers (`webhook-id`, `webhook-timestamp`, `webhook-signature`: `v1,` and
+   * the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>` keyed with the secret's bytes), the same
+   * signature as the service's, and a delivery record of the attempt.
+   */
+  async function deliver(projectId, stored) {
+    const endpoints = await webhookEndpoints.find({ projectId, status: 'enabled' }).toArray();
+    for (const endpoint of endpoints) {
+      for (const event of stored) {
+        if (!endpoint.enabledEvents.includes('*') && !endpoint.enabledEvents.includes(event.type)) continue;
+        const started = Date.now();
+        const timestamp = Math.floor(started / 1000);
+        const key = Buffer.from(endpoint.secret.slice('whsec_'.length), 'base64');
+        const signature = `v1,${crypto.createHmac('sha256', key).update(`${event._id}.${timestamp}.${event.body}`).digest('base64')}`;
+        let responseStatus = null;
+        let error = null;
+        try {
+          const response = await fetch(endpoint.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'webhook-id': event._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature },
+            body: event.body,
+            signal: AbortSignal.timeout(10_000),
+          });
+          responseStatus = response.status;
+          await response.arrayBuffer();
+        } catch (failure) {
+          error = failure.message;
+        }
+        const now = new Date();
+        await webhookDeliveries.insertOne({
+          projectId,
+          endpointId: endpoint._id,
+          eventId: event._id,
+          eventType: event.type,
+          status: responseStatus !== null && responseStatus >= 200 && responseStatus < 300 ? 'succeeded' : 'failed',
+          attempts: 1,
+          responseStatus,
+          error,
+          durationMs: now.getTime() - started,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+    }
+  }
   const idempotency = db.collection('idempotency_keys');
   const paymentKeys = db.collection('payment_keys');
 
@@ -408,6 +479,8 @@ async function main() {
     apiKeys.createIndex({ projectId: 1, createdAt: -1 }),
     attempts.createIndex({ kind: 1, email: 1, at: 1 }),
     attempts.createIndex({ kind: 1, client: 1, at: 1 }),
+    auditLog.createIndex({ accountId: 1, sequence: 1 }, { unique: true }),
+    auditLog.createIndex({ entryId: 1 }, { unique: true }),
     clients.createIndex({ projectId: 1, deletedAt: 1, _id: -1 }),
     channels.createIndex({ projectId: 1, usernameKey: 1 }, { unique: true }),
     channels.createIndex({ projectId: 1, clientId: 1, _id: 1 }),
@@ -419,6 +492,8 @@ async function main() {
     payments.createIndex({ projectId: 1, status: 1, _id: -1 }),
     payments.createIndex({ projectId: 1, customer: 1, status: 1, _id: -1 }),
     idempotency.createIndex({ projectId: 1, scope: 1, key: 1 }, { unique: true }),
+    webhookEndpoints.createIndex({ projectId: 1, status: 1 }),
+    webhookDeliveries.createIndex({ projectId: 1, endpointId: 1, _id: -1 }),
     // The event list's, newest first and by type (GET /v1/events is not benchmarked, but every change writes here).
     events.createIndex({ projectId: 1, _id: -1 }),
     events.createIndex({ projectId: 1, type: 1, _id: -1 }),
@@ -435,6 +510,10 @@ async function main() {
     bodyLimit: 1_048_576,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+
+  fastify.addHook('onResponse', async (request) => {
+    for (const work of request.afterResponse ?? []) work().catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`));
   });
 
   fastify.setErrorHandler((error, _request, reply) => {
@@ -628,6 +707,36 @@ async function main() {
     return { message: 'User created', data: { user: toUser(user, body.role), account: toAccountView(account, membership) } };
   });
 
+  /** A webhook endpoint of the project; the answer holds its signing secret, as the service's does. */
+  fastify.post('/v1/webhook-endpoints', { config: { api: 'webhooks' }, schema: { body: schemas.webhookEndpoint } }, async (request, reply) => {
+    if (request.account.role !== 'admin') throw httpError(403, 'This action needs the admin role');
+    const now = new Date();
+    const endpoint = {
+      url: request.body.url,
+      description: request.body.description ?? null,
+      enabledEvents: request.body.enabledEvents,
+      status: 'enabled',
+      secret: `whsec_${crypto.randomBytes(32).toString('base64')}`,
+      projectId: request.tenant.projectId,
+      createdAt: now,
+      updatedAt: now,
+    };
+    endpoint._id = (await webhookEndpoints.insertOne(endpoint)).insertedId;
+    reply.code(201);
+    return {
+      data: {
+        id: String(endpoint._id),
+        url: endpoint.url,
+        description: endpoint.description,
+        enabledEvents: endpoint.enabledEvents,
+        status: endpoint.status,
+        secret: endpoint.secret,
+        createdAt: iso(now),
+        updatedAt: iso(now),
+      },
+    };
+  });
+
   /** The account's view for a member, or null (one membership read, one account read). */
   async function accountView(accountId, userId) {
     if (!OBJECT_ID.test(String(accountId))) return null;
@@ -638,25 +747,64 @@ async function main() {
     return account ? toAccountView(account, membership) : null;
   }
 
+  /**
+   * The account's audit log, as the service keeps it: numbered without gaps per account under a
+   * unique index, each entry chained to the one before by a SHA-256 over the previous hash and its
+   * canonical JSON. The newest entry of each account is remembered; a collision (another writer
+   * first) reads the newest again.
+   */
+  const auditHeads = new Map();
+  async function appendAudit(accountId, fields) {
+    const account = new ObjectId(accountId);
+    const entry = { accountId: account, entryId: `aud_${crypto.randomUUID()}`, occurredAt: new Date(), projectId: null, changes: null, ...fields };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      let head = auditHeads.get(accountId);
+      if (!head) {
+        const [newest] = await auditLog.find({ accountId: account }).sort({ sequence: -1 }).limit(1).toArray();
+        head = newest ? { sequence: newest.sequence, hash: newest.hash } : { sequence: 0, hash: '' };
+      }
+      const chained = { ...entry, sequence: head.sequence + 1 };
+      const hash = crypto.createHash('sha256').update(head.hash).update(canonicalJson({ ...chained, accountId })).digest('hex');
+      try {
+        await auditLog.insertOne({ ...chained, previousHash: head.hash, hash });
+        auditHeads.set(accountId, { sequence: chained.sequence, hash });
+        return;
+      } catch (error) {
+        if (error.code !== 11000) throw error;
+        auditHeads.delete(accountId);
+      }
+    }
+    throw new Error(`No free audit sequence number for account ${accountId}`);
+  }
+
   fastify.post('/api/v1/login', { config: { public: true }, schema: { body: schemas.login } }, async (request) => {
     const { email, password, accountId } = request.body;
     const target = email.trim().toLowerCase();
     const client = request.ip;
-    // The attempt is recorded, then counted per email and per client, before the password check.
+    // The attempt is recorded, then counted for the pair, the client and the email, before the
+    // password check; the email's limit does not apply from an address that logged in to it before.
     const now = new Date();
     await attempts.insertOne({ kind: 'login', email: target, client, at: now });
     const since = { $gt: new Date(now.getTime() - LOGIN_FAILURE_WINDOW_SECONDS * 1000) };
-    const [forEmail, fromClient] = await Promise.all([
-      attempts.countDocuments({ kind: 'login', email: target, at: since }),
+    const [pair, fromClient, forEmail] = await Promise.all([
+      attempts.countDocuments({ kind: 'login', email: target, client, at: since }),
       attempts.countDocuments({ kind: 'login', client, at: since }),
+      attempts.countDocuments({ kind: 'login', email: target, at: since }),
     ]);
-    if (forEmail > LOGIN_MAX_FAILURES || fromClient > LOGIN_MAX_FAILURES_PER_CLIENT) {
-      throw httpError(429, `Too many failed login attempts. Try again in ${LOGIN_FAILURE_WINDOW_SECONDS} seconds`);
-    }
+    const knownAddress = `${target}\n${client}`;
+    const blocked =
+      pair > LOGIN_MAX_FAILURES ||
+      fromClient > LOGIN_MAX_FAILURES_PER_CLIENT ||
+      (forEmail > LOGIN_MAX_FAILURES_PER_EMAIL &&
+        !(await knownAddresses.findOne({ _id: knownAddress, at: { $gt: new Date(now.getTime() - KNOWN_ADDRESS_DAYS * 86_400_000) } }, { projection: { _id: 1 } })));
+    if (blocked) throw httpError(429, `Too many failed login attempts. Try again in ${LOGIN_FAILURE_WINDOW_SECONDS} seconds`);
     const user = await users.findOne({ email: target });
     const matches = await bcrypt.compare(password, user?.passwordHash ?? dummyHash);
     if (!user || !matches) throw httpError(401, 'Invalid email or password');
-    await attempts.deleteMany({ kind: 'login', email: target, client });
+    await Promise.all([
+      attempts.deleteMany({ kind: 'login', email: target, client }),
+      knownAddresses.updateOne({ _id: knownAddress }, { $set: { at: now } }, { upsert: true }),
+    ]);
     let account = null;
     if (accountId) {
       account = await accountView(accountId.toLowerCase(), user._id);
@@ -667,6 +815,10 @@ async function main() {
         const [first] = await memberships.find({ userId: user._id }).sort({ createdAt: 1, _id: 1 }).limit(1).toArray();
         if (first) account = await accountView(first.accountId, user._id);
       }
+    }
+    if (account) {
+      const party = { type: 'user', id: String(user._id), label: user.email };
+      await appendAudit(account.id, { action: 'user.logged_in', actor: party, target: party, ip: client, userAgent: request.headers['user-agent']?.slice(0, 256) ?? null, requestId: request.id });
     }
     return {
       message: 'Login successful',
@@ -767,7 +919,7 @@ async function main() {
       updatedAt: now,
     };
     const { insertedId } = await collections.insertOne(document);
-    await recordEvents(request.tenant.projectId, ['collection.created'], toCollection({ ...document, _id: insertedId }));
+    await recordEvents(request, ['collection.created'], toCollection({ ...document, _id: insertedId }));
     reply.code(201);
     return { message: 'Collection created', id: String(insertedId) };
   });
@@ -1013,7 +1165,7 @@ async function main() {
         throw error;
       }
       const outcome = { succeeded: ['payment.succeeded'], failed: ['payment.failed'] }[payment.status] ?? [];
-      await recordEvents(projectId, ['payment.created', ...outcome], toPayment(payment));
+      await recordEvents(request, ['payment.created', ...outcome], toPayment(payment));
       return toPayment(payment);
     });
   });
