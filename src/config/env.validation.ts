@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { parseEncryptionKeys } from '../common/crypto/field-encryption';
+import { trustedRangeProblems } from './trust-proxy';
 import { plainToInstance } from 'class-transformer';
 import {
   IsIn,
@@ -127,7 +128,8 @@ export class EnvironmentVariables {
    * Which proxies to trust for the client address (X-Forwarded-For): unset or `false` trusts none;
    * a hop count (`1` behind one load balancer); or a comma-separated list of addresses or CIDRs.
    * `true` (trust any X-Forwarded-For) is refused: every client could then pick its own address, and
-   * with it its own login-throttling bucket.
+   * with it its own login-throttling bucket; so is a list whose ranges hold every address
+   * (`0.0.0.0/0`, `::/0`, `0.0.0.0/1,128.0.0.0/1`...), which does the same.
    */
   @IsOptional()
   @Matches(/^(false|\d+|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/, {
@@ -240,6 +242,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
     for (const secret of ['JWT_SECRET', 'CARD_FINGERPRINT_KEY', 'FIELD_ENCRYPTION_KEY'] as const) {
       if (!env[secret]) problems.push(`${secret} is required outside development (NODE_ENV is ${env.NODE_ENV})`);
     }
+  }
+  if (env.TRUST_PROXY && !errors.some((error) => error.property === 'TRUST_PROXY') && !/^(false|\d+)$/.test(env.TRUST_PROXY)) {
+    problems.push(...trustedRangeProblems(env.TRUST_PROXY));
   }
   if (env.FIELD_ENCRYPTION_KEY) {
     try {
