@@ -163,13 +163,22 @@ export class EnvironmentVariables {
   FIELD_ENCRYPTION_KEY?: string = undefined;
 
   /**
-   * Requests a second each API key, and each user in each platform project, may send to the data API,
-   * per instance; 0 turns limits off. Stripe's test mode allows about 25.
+   * Requests a second each API key, and each user in each platform project, may send to the data API:
+   * across every instance with `REDIS_URL`, per instance without; 0 turns limits off. Stripe's test
+   * mode allows about 25.
    */
   @IsOptional()
   @IsInt()
   @Min(0)
   RATE_LIMIT_PER_SECOND: number = 25;
+
+  /**
+   * The Redis where every instance counts the rate limits together; unset: each instance counts on
+   * its own. While Redis cannot be reached, each instance counts on its own again.
+   */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must start with redis:// or rediss://' })
+  REDIS_URL?: string = undefined;
 
   /** How long events are kept (the event list, and what a retried delivery can still send). */
   @IsOptional()
