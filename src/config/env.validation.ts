@@ -163,6 +163,14 @@ export class EnvironmentVariables {
   FIELD_ENCRYPTION_KEY?: string = undefined;
 
   /**
+   * Whether encrypted values of the older form (`enc:v1`, bound to the field only) are still read;
+   * unset: until `npm run reencrypt` has run to its end once (it records that in the database).
+   */
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'ACCEPT_LEGACY_CIPHERTEXT must be true or false' })
+  ACCEPT_LEGACY_CIPHERTEXT?: string = undefined;
+
+  /**
    * Requests a second each API key, and each user in each platform project, may send to the data API:
    * across every instance with `REDIS_URL`, per instance without; 0 turns limits off. Stripe's test
    * mode allows about 25.

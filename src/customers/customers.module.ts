@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
 import { fieldEncryptionProvider } from '../config/field-encryption.provider';
+import { SettingsModule } from '../settings/settings.module';
 import { Customer, CustomerSchema } from './customer.schema';
 import { CustomersController } from './customers.controller';
 import { CustomersRepository } from './customers.repository';
@@ -10,7 +11,7 @@ import { CustomersPlatformListener } from './customers.platform-listener';
 import { SocialNumberReencryption } from './social-number-reencryption';
 
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), LeasesModule],
+  imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), LeasesModule, SettingsModule],
   controllers: [CustomersController],
   providers: [
     CustomersRepository,

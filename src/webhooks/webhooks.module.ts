@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { fieldEncryptionProvider } from '../config/field-encryption.provider';
+import { SettingsModule } from '../settings/settings.module';
 import { LeasesModule } from '../leases/leases.module';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
 import { WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.schema';
@@ -18,6 +19,7 @@ import { WebhooksService } from './webhooks.service';
       { name: WebhookDelivery.name, schema: WebhookDeliverySchema },
     ]),
     LeasesModule,
+    SettingsModule,
   ],
   controllers: [WebhooksController],
   providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDispatcher, WebhooksService, WebhooksPlatformListener, fieldEncryptionProvider],
