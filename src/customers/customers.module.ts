@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
-import { fieldEncryptionProvider } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../config/field-encryption.provider';
 import { SettingsModule } from '../settings/settings.module';
 import { Customer, CustomerSchema } from './customer.schema';
 import { CustomersController } from './customers.controller';
@@ -18,7 +18,7 @@ import { SocialNumberReencryption } from './social-number-reencryption';
     CustomersService,
     CustomersPlatformListener,
     SocialNumberReencryption,
-    fieldEncryptionProvider,
+    ...fieldEncryptionProviders,
   ],
   exports: [CustomersService, SocialNumberReencryption],
 })

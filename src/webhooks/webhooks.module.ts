@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { fieldEncryptionProvider } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../config/field-encryption.provider';
 import { SettingsModule } from '../settings/settings.module';
 import { LeasesModule } from '../leases/leases.module';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -22,6 +22,6 @@ import { WebhooksService } from './webhooks.service';
     SettingsModule,
   ],
   controllers: [WebhooksController],
-  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDispatcher, WebhooksService, WebhooksPlatformListener, fieldEncryptionProvider],
+  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDispatcher, WebhooksService, WebhooksPlatformListener, ...fieldEncryptionProviders],
 })
 export class WebhooksModule {}

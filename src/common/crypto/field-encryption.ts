@@ -75,7 +75,7 @@ export function parseEncryptionKeys(value: string): EncryptionKey[] {
  */
 export class FieldEncryption {
   private readonly byId: Map<string, Buffer>;
-  readonly acceptFieldOnly: boolean;
+  private fieldOnlyAccepted: boolean;
 
   constructor(
     private readonly keys: EncryptionKey[],
@@ -83,7 +83,16 @@ export class FieldEncryption {
   ) {
     if (keys.length === 0) throw new Error('FieldEncryption needs at least one key');
     this.byId = new Map(keys.map((key) => [key.id, key.key]));
-    this.acceptFieldOnly = options.acceptFieldOnly ?? true;
+    this.fieldOnlyAccepted = options.acceptFieldOnly ?? true;
+  }
+
+  get acceptFieldOnly(): boolean {
+    return this.fieldOnlyAccepted;
+  }
+
+  /** From now on `v1` values are refused (decided at start, once the database says whether `reencrypt` has run). */
+  refuseFieldOnly(): void {
+    this.fieldOnlyAccepted = false;
   }
 
   get currentKeyId(): string {
@@ -113,7 +122,7 @@ export class FieldEncryption {
       throw new FieldDecryptionError(`${field} is not an encrypted value`);
     }
     const [, form, id, ivText, tagText, ciphertext] = parts;
-    if (form === FORM_FIELD_ONLY && !(options.acceptFieldOnly ?? this.acceptFieldOnly)) {
+    if (form === FORM_FIELD_ONLY && !(options.acceptFieldOnly ?? this.fieldOnlyAccepted)) {
       throw new FieldDecryptionError(`${field} is in the older form bound to the field only (enc:v1), refused: ACCEPT_LEGACY_CIPHERTEXT is false or npm run reencrypt has run`);
     }
     const key = this.byId.get(id);
