@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import { MembershipsService } from '../../src/accounts/memberships.service';
 import { AccountsRepository } from '../../src/accounts/accounts.repository';
+import { Leases } from '../../src/leases/leases.service';
 import { API_NAMES } from '../../src/tenancy/api-names';
 import { createFirstAdmin, createOwner, createStaff, createUser, login, signupBody, tokenAccount, TestUser, uniqueEmail } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
@@ -494,6 +495,24 @@ describe('accounts and members', () => {
           throw new Error(`${heir.id} neither owns the account nor left: ${left.status} ${left.text}`);
         }
       });
+    });
+
+    it("10 concurrent transfers with the account's lease out of the way (as when it expires under a stall): the claim of the owner version alone lets one through", async () => {
+      const owner = await createFirstAdmin(t.http);
+      const heirs = await heirsOf(owner, 10);
+      const leases = t.app.get(Leases, { strict: false });
+      const bypass = jest.spyOn(leases, 'withLease').mockImplementation((_key, _busy, work) => work());
+      let answers: HttpResponse[];
+      try {
+        answers = await Promise.all(heirs.map((heir) => transfer(owner.accountId, owner, heir)));
+      } finally {
+        bypass.mockRestore();
+      }
+      const won = answers.flatMap((res, i) => (res.status === 200 ? [heirs[i].id] : []));
+      expect(won).toHaveLength(1);
+      for (const res of answers.filter((answer) => answer.status !== 200)) expectLostRace(res);
+      expect(await expectOneOwner(owner.accountId)).toBe(won[0]);
+      expect(await t.db.collection('ownership_transfers').countDocuments({ accountId: new Types.ObjectId(owner.accountId) })).toBe(1);
     });
 
     describe('a transfer stopped between its writes', () => {
