@@ -132,9 +132,8 @@ export class AccountsService implements OnApplicationBootstrap {
     const target = await this.memberships.find(accountId, newOwnerId);
     if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
     await this.oneChangeAtATime(accountId, async () => {
-      const account = await this.accounts.findById(accountId);
-      if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
-      await this.finishTransfers(account._id);
+      // requireMember found a membership of this account: its id is well-formed.
+      await this.finishTransfers(toObjectId(accountId)!);
       const current = await this.accounts.findById(accountId);
       if (!current || String(current.ownerId) !== ownerId) throw new ForbiddenException(OWNER_ONLY);
       const version = (current.ownerVersion ?? 0) + 1;
