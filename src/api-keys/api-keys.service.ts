@@ -23,7 +23,7 @@ export const API_KEY_NOT_FOUND = 'API key not found';
 /** `lastUsedAt` is written at most this often per key. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 const HOUR_MS = 3_600_000;
-const ROLL_BUSY = 'This API key is being rolled by another request: try again';
+const ROLL_BUSY = 'API key is being rolled by another request: try again';
 
 type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
 
@@ -98,10 +98,11 @@ export class ApiKeysService {
     return this.leases.withLease(`api-key-roll:${String(found._id)}`, ROLL_BUSY, async () => {
       const old = await this.keys.findInProject(keyProject(project), keyId);
       if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
+      // Asked first: a roll that ended the key at once (no grace) leaves it expired as well.
+      if (await this.keys.hasSuccessor(old._id)) throw new ConflictException('API key was already rolled: roll its successor, or create a new key');
       const now = this.clock.now();
       if (old.revokedAt) throw new ConflictException('API key is revoked: create a new one');
       if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
-      if (await this.keys.hasSuccessor(old._id)) throw new ConflictException('API key was already rolled: roll its successor, or create a new key');
       const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
       const target = { type: 'api_key', id: String(old._id), label: old.start };
       return this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt, (key, run) =>
