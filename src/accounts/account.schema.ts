@@ -19,6 +19,13 @@ export class Account {
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
   ownerId: Types.ObjectId;
 
+  /**
+   * How many ownership transfers the account has had (missing: none): the fence of every transfer's
+   * writes (see OwnershipTransfer). Written only with a greater version than the stored one.
+   */
+  @Prop({ type: Number, default: undefined })
+  ownerVersion?: number;
+
   /** Chosen before the project exists, so the account never points at nothing for long. */
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
   defaultProjectId: Types.ObjectId;

@@ -10,6 +10,8 @@ import { AccountsService } from './accounts.service';
 import { Membership, MembershipSchema } from './membership.schema';
 import { MembershipsRepository } from './memberships.repository';
 import { MembershipsService } from './memberships.service';
+import { OwnershipTransfer, OwnershipTransferSchema } from './ownership-transfer.schema';
+import { OwnershipTransfersRepository } from './ownership-transfers.repository';
 
 @Module({
   imports: [
@@ -18,12 +20,14 @@ import { MembershipsService } from './memberships.service';
     MongooseModule.forFeature([
       { name: Account.name, schema: AccountSchema },
       { name: Membership.name, schema: MembershipSchema },
+      { name: OwnershipTransfer.name, schema: OwnershipTransferSchema },
     ]),
   ],
   controllers: [AccountsController],
   providers: [
     AccountsRepository,
     MembershipsRepository,
+    OwnershipTransfersRepository,
     AccountsService,
     MembershipsService,
     // The tenancy guard (src/tenancy) reads memberships through this, without importing this module.

@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { Records, toObjectId } from '../database/records';
 import { Account, type AccountType } from './account.schema';
+import { ownerVersionBelow as below } from './owner-version';
 
 export interface NewAccount {
   /** Made before the insert, so the audit log can name the account it is about to create. */
@@ -40,9 +41,15 @@ export class AccountsRepository {
     return _id ? this.records.updateAndGet({ _id }, { $set: set }) : Promise.resolve(null);
   }
 
-  async setOwner(id: string, ownerId: string): Promise<void> {
-    const _id = toObjectId(id);
-    const owner = toObjectId(ownerId);
-    if (_id && owner) await this.records.updateOne({ _id }, { $set: { ownerId: owner } });
+  /** Names the owner, for owner version `version`; false when the account is at that version or past it already. */
+  async setOwnerFenced(id: Types.ObjectId, ownerId: Types.ObjectId, version: number): Promise<boolean> {
+    const result = await this.records.updateOne({ _id: id, ...below(version) }, { $set: { ownerId, ownerVersion: version } });
+    return result.matched > 0;
+  }
+
+  /** Moves the owner version to `version`, the owner unchanged (a transfer given up): its other writes no longer apply. */
+  async fenceOwnerVersion(id: Types.ObjectId, version: number): Promise<void> {
+    await this.records.updateOne({ _id: id, ...below(version) }, { $set: { ownerVersion: version } });
   }
 }
+

@@ -1,9 +1,11 @@
 import { changesOf, type AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { ConflictException, ForbiddenException, Injectable, Logger, NotFoundException, OnApplicationBootstrap } from '@nestjs/common';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
+import { isDuplicateKey } from '../common/database/duplicate-key';
+import { toObjectId } from '../database/records';
 import { Leases } from '../leases/leases.service';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
@@ -14,6 +16,8 @@ import { AccountView, MemberView } from './dto/account.response';
 import { UpdateAccountDto } from './dto/account.dto';
 import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
+import type { OwnershipTransfer } from './ownership-transfer.schema';
+import { OwnershipTransfersRepository } from './ownership-transfers.repository';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 const ADMIN_ONLY = 'This operation needs the role admin';
@@ -22,9 +26,23 @@ const OWNER_ONLY = 'Only the owner can transfer ownership';
 const TRANSFER_FIRST = 'Transfer ownership first';
 const MEMBERS_BUSY = "Another change to this account's owner or members is in progress: try again";
 
-/** Accounts and their members. Every method is asked by a user about an account they must belong to. */
+/**
+ * Accounts and their members. Every method is asked by a user about an account they must belong to.
+ *
+ * Invariant: an account has one owner, the one `Account.ownerId` names, and only that member's
+ * membership says `owner: true`, except while a transfer is half-done (then the old and the new
+ * owner both do, so someone always holds the owner's rights). A transfer first claims the account's
+ * next owner version (a unique insert, see OwnershipTransfer: of two transfers that read one version,
+ * one claims it), then makes its writes (the new owner's membership, the account, every other
+ * membership), each only where the stored owner version is lower than its own, and stamping it: a
+ * transfer that stalls past its lease and resumes after a later one can overwrite none of that
+ * later transfer's writes. A claim not yet finished is finished (its writes are repeatable) on start
+ * and by the account's next transfer, so a stop between the writes never leaves two owners for good.
+ */
 @Injectable()
-export class AccountsService {
+export class AccountsService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(AccountsService.name);
+
   constructor(
     private readonly accounts: AccountsRepository,
     private readonly memberships: MembershipsService,
@@ -32,7 +50,18 @@ export class AccountsService {
     private readonly events: EventEmitter2,
     private readonly leases: Leases,
     private readonly trail: AuditTrail,
+    private readonly transfers: OwnershipTransfersRepository,
   ) {}
+
+  /** Finishes the transfers a stopped instance left half-done; a failure is logged, the next transfer of the account retries it. */
+  async onApplicationBootstrap(): Promise<void> {
+    try {
+      const finished = await this.finishTransfers();
+      if (finished > 0) this.logger.warn(`Finished ${finished} ownership transfer(s) left half-done by a stopped instance`);
+    } catch (error) {
+      this.logger.warn(`Finishing half-done ownership transfers failed: ${(error as Error).message}`);
+    }
+  }
 
   /**
    * Creates an account owned by `ownerId`, their membership, and (through the awaited event) its
@@ -97,12 +126,11 @@ export class AccountsService {
   }
 
   /**
-   * Hands the account to another member, who becomes admin. A compare-and-set: transfers, removals
-   * and role changes of one account run one at a time (a lease: FerretDB does not apply a guarded
-   * update atomically), and the caller must still be the owner once it is this transfer's turn, so
-   * of two concurrent transfers the second finds its caller no longer the owner (403) and the
-   * account ends with one owner, the one `ownerId` names. The new owner's membership is marked
-   * first, so at every instant at least one member holds the owner's rights.
+   * Hands the account to another member, who becomes admin: a compare-and-set on the account's owner
+   * version (see the invariant above). Transfers, removals and role changes of one account also run
+   * one at a time (a lease), and the caller must still be the owner `Account.ownerId` names once it
+   * is this transfer's turn (after any half-done transfer is finished), so of two concurrent
+   * transfers the second finds its caller no longer the owner (403).
    */
   async transferOwnership(audit: AuditContext, accountId: string, ownerId: string, newOwnerId: string): Promise<AccountView> {
     const { membership } = await this.requireMember(accountId, ownerId);
@@ -111,7 +139,11 @@ export class AccountsService {
     const target = await this.memberships.find(accountId, newOwnerId);
     if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
     await this.oneChangeAtATime(accountId, async () => {
-      if (!(await this.memberships.find(accountId, ownerId))?.owner) throw new ForbiddenException(OWNER_ONLY);
+      // requireMember found a membership of this account: its id is well-formed.
+      await this.finishTransfers(toObjectId(accountId)!);
+      const current = await this.accounts.findById(accountId);
+      if (!current || String(current.ownerId) !== ownerId) throw new ForbiddenException(OWNER_ONLY);
+      const version = (current.ownerVersion ?? 0) + 1;
       await this.trail.record(
         audit,
         {
@@ -122,14 +154,53 @@ export class AccountsService {
         },
         { collection: 'accounts', id: accountId, fields: { ownerId: newOwnerId } },
         async () => {
+          let claim: OwnershipTransfer;
+          try {
+            claim = await this.transfers.claim(current._id, current.ownerId, toObjectId(newOwnerId)!, version);
+          } catch (error) {
+            if (isDuplicateKey(error)) throw new ConflictException(MEMBERS_BUSY);
+            throw error;
+          }
           // The member may have left or been removed since: then the account keeps its owner.
-          if (!(await this.memberships.setOwner(accountId, newOwnerId, true, 'admin'))) throw new NotFoundException(MEMBER_NOT_FOUND);
-          await this.accounts.setOwner(accountId, newOwnerId);
-          await this.memberships.setOwner(accountId, ownerId, false);
+          if (!(await this.applyTransfer(claim))) throw new NotFoundException(MEMBER_NOT_FOUND);
         },
       );
     });
     return this.get(accountId, ownerId);
+  }
+
+  /** Makes the writes of every unfinished transfer (of one account, or of all), oldest first; how many it finished. */
+  private async finishTransfers(accountId?: Types.ObjectId): Promise<number> {
+    const unfinished = await this.transfers.unfinished(accountId);
+    for (const transfer of unfinished) await this.applyTransfer(transfer);
+    return unfinished.length;
+  }
+
+  /**
+   * A claimed transfer's writes, each fenced by its version, so running them twice (the transfer and
+   * the repair), or after a later transfer, changes nothing more. False when the new owner was no
+   * member any more: the transfer is given up, the owner unchanged, its version spent.
+   */
+  private async applyTransfer(transfer: OwnershipTransfer): Promise<boolean> {
+    const { accountId, to, version } = transfer;
+    const account = await this.accounts.findById(String(accountId));
+    if ((account?.ownerVersion ?? 0) > version) {
+      // A later transfer has run: its writes stand, this one's are spent.
+      await this.transfers.finish(transfer._id, 'transferred');
+      return true;
+    }
+    if (!(await this.memberships.markOwnerFenced(accountId, to, version))) {
+      if (!(await this.memberships.find(String(accountId), String(to)))) {
+        await this.accounts.fenceOwnerVersion(accountId, version);
+        await this.transfers.finish(transfer._id, 'abandoned');
+        return false;
+      }
+      // Written at this version or past it already: by another run of this transfer, or a later one.
+    }
+    await this.accounts.setOwnerFenced(accountId, to, version);
+    await this.memberships.unmarkOthersFenced(accountId, to, version);
+    await this.transfers.finish(transfer._id, 'transferred');
+    return true;
   }
 
   async listMembers(accountId: string, userId: string): Promise<MemberView[]> {

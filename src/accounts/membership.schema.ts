@@ -24,6 +24,10 @@ export class Membership {
   @Prop({ type: Boolean, required: true, default: false })
   owner: boolean;
 
+  /** The owner version of the last ownership transfer that wrote `owner` here (missing: none); a transfer of a lower version writes it no more. */
+  @Prop({ type: Number, default: undefined })
+  ownerVersion?: number;
+
   createdAt: Date;
   updatedAt: Date;
 }

@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { Records, toObjectId } from '../database/records';
+import { ownerVersionBelow as below } from './owner-version';
 import { Membership } from './membership.schema';
 
 /** The order accounts were joined, and members listed. */
@@ -44,12 +45,22 @@ export class MembershipsRepository {
     return filter ? this.records.updateAndGet({ ...filter, owner: false }, { $set: { role } }) : Promise.resolve(null);
   }
 
-  /** False when the user has no membership here (any more): nothing was written. */
-  async setOwner(accountId: string, userId: string, owner: boolean, role?: UserRole): Promise<boolean> {
-    const filter = membershipFilter(accountId, userId);
-    if (!filter) return false;
-    const result = await this.records.updateOne(filter, { $set: { owner, ...(role ? { role } : {}) } });
+  /**
+   * Makes the member the owner (role admin) for owner version `version`; false when the user has no
+   * membership here, or it was written at that version or past it already.
+   */
+  async markOwnerFenced(accountId: Types.ObjectId, userId: Types.ObjectId, version: number): Promise<boolean> {
+    const result = await this.records.updateOne({ accountId, userId, ...below(version) }, { $set: { owner: true, role: 'admin', ownerVersion: version } });
     return result.matched > 0;
+  }
+
+  /**
+   * Every other member of the account is no owner, as of owner version `version`: each membership
+   * written at a lower version is stamped with it, so an older transfer that resumes late makes none
+   * of them the owner again.
+   */
+  async unmarkOthersFenced(accountId: Types.ObjectId, ownerId: Types.ObjectId, version: number): Promise<void> {
+    await this.records.updateMany({ accountId, userId: { $ne: ownerId }, ...below(version) }, { $set: { owner: false, ownerVersion: version } });
   }
 
   /** Never removes the owner's membership; true when one was removed. */

@@ -43,9 +43,14 @@ export class MembershipsService implements MembershipLookup {
     return this.memberships.setRoleOfNonOwner(accountId, userId, role);
   }
 
-  /** False when the user has no membership here (any more): nothing was written. */
-  setOwner(accountId: string, userId: string, owner: boolean, role?: UserRole): Promise<boolean> {
-    return this.memberships.setOwner(accountId, userId, owner, role);
+  /** See MembershipsRepository.markOwnerFenced. */
+  markOwnerFenced(accountId: Types.ObjectId, userId: Types.ObjectId, version: number): Promise<boolean> {
+    return this.memberships.markOwnerFenced(accountId, userId, version);
+  }
+
+  /** See MembershipsRepository.unmarkOthersFenced. */
+  unmarkOthersFenced(accountId: Types.ObjectId, ownerId: Types.ObjectId, version: number): Promise<void> {
+    return this.memberships.unmarkOthersFenced(accountId, ownerId, version);
   }
 
   /** Never removes the owner's membership: the filter says so. */

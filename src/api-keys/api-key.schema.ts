@@ -45,6 +45,10 @@ export class ApiKey {
   @Prop({ type: Date, default: null })
   revokedAt: Date | null;
 
+  /** The key this one was rolled from: a key has at most one successor (keys rolled before this field existed name none). */
+  @Prop({ type: MongooseSchema.Types.ObjectId, default: undefined })
+  rolledFrom?: Types.ObjectId;
+
   /** Written at most once a minute per key, off the request's path. */
   @Prop({ type: Date, default: null })
   lastUsedAt: Date | null;
@@ -57,3 +61,5 @@ export const ApiKeySchema = SchemaFactory.createForClass(ApiKey);
 ApiKeySchema.index({ hash: 1 }, { unique: true });
 // Lists and key routes read a project's keys, newest first.
 ApiKeySchema.index({ projectId: 1, createdAt: -1 });
+// A roll asks whether the key already has a successor.
+ApiKeySchema.index({ rolledFrom: 1 }, { sparse: true });

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ClockModule } from '../common/clock/clock';
+import { LeasesModule } from '../leases/leases.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
 import { ApiKey, ApiKeySchema } from './api-key.schema';
 import { ApiKeysController } from './api-keys.controller';
@@ -9,7 +10,7 @@ import { ApiKeysService } from './api-keys.service';
 
 /** API keys of platform projects; the authentication guard asks `ApiKeysService.authenticate` about `sk_` bearer tokens. */
 @Module({
-  imports: [MongooseModule.forFeature([{ name: ApiKey.name, schema: ApiKeySchema }]), PlatformProjectsModule, ClockModule],
+  imports: [MongooseModule.forFeature([{ name: ApiKey.name, schema: ApiKeySchema }]), PlatformProjectsModule, ClockModule, LeasesModule],
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService],
   exports: [ApiKeysService],

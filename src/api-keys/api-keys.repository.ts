@@ -16,6 +16,7 @@ export interface NewApiKey {
   scopes: ApiName[] | null;
   expiresAt: Date | null;
   ownExpiresAt: Date | null;
+  rolledFrom?: Types.ObjectId;
 }
 
 /** A platform project of an account, as the key routes name it. */
@@ -68,9 +69,17 @@ export class ApiKeysRepository {
     return result.matched > 0 || this.records.exists(owned);
   }
 
-  /** Moves a key's end (a roll's grace); a revoked key stays revoked and is left alone. */
-  async endAt(keyId: Types.ObjectId, end: Date | null): Promise<void> {
-    await this.records.updateOne({ _id: keyId, revokedAt: null }, { $set: { expiresAt: end } });
+  /** Whether a key was rolled from this one. */
+  hasSuccessor(keyId: Types.ObjectId): Promise<boolean> {
+    return this.records.exists({ rolledFrom: keyId });
+  }
+
+  /**
+   * Brings a key's end forward to `end` (a roll's grace), never later than it is: a key without an
+   * end, or ending after `end`, is changed; a revoked key stays revoked and is left alone.
+   */
+  async shortenTo(keyId: Types.ObjectId, end: Date): Promise<void> {
+    await this.records.updateOne({ _id: keyId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: end } }] }, { $set: { expiresAt: end } });
   }
 
   /** Sets `lastUsedAt` unless it is already at or after `cutoff` (another request of the key wrote it). */

@@ -6,6 +6,7 @@ import type { AuditParty } from '../audit/audit-entry.schema';
 import { AuditTrail } from '../audit/audit-trail';
 import { toObjectId } from '../database/records';
 import { Clock } from '../common/clock/clock';
+import { Leases } from '../leases/leases.service';
 import { RequestValidationException } from '../common/pipes/validation.pipe';
 import { PlatformProject } from '../platform-projects/platform-project.schema';
 import { PLATFORM_PROJECT_DELETED, PlatformProjectDeletedEvent } from '../platform-projects/platform-projects.events';
@@ -22,6 +23,7 @@ export const API_KEY_NOT_FOUND = 'API key not found';
 /** `lastUsedAt` is written at most this often per key. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 const HOUR_MS = 3_600_000;
+const ROLL_BUSY = 'API key is being rolled by another request: try again';
 
 type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
 
@@ -39,6 +41,7 @@ export class ApiKeysService {
     private readonly projects: PlatformProjectsService,
     private readonly clock: Clock,
     private readonly trail: AuditTrail,
+    private readonly leases: Leases,
   ) {}
 
   async create(audit: AuditContext, accountId: string, projectId: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
@@ -81,31 +84,41 @@ export class ApiKeysService {
   /**
    * A new key with the old one's name, scopes and own expiry (the one it was issued with, not a
    * grace end an earlier roll gave it: the newest key never expires unless asked); the old one keeps
-   * working for `graceHours` more (never longer than it would have anyway). The new key exists
-   * before the old one's end is moved, so a failure in between leaves the caller with a working key.
+   * working for `graceHours` more (never longer than it would have anyway: its end only ever moves
+   * earlier). A key has one successor: rolling it again is 409. Rolls of one key run one at a time
+   * under its lease (FerretDB does not apply a guarded update atomically; the lease's insert is), so
+   * of two concurrent rolls the second finds the first's successor. The new key, which names the old
+   * one, exists before the old one's end is moved, so a failure in between leaves the caller with a
+   * working key and the old key with its successor.
    */
   async roll(audit: AuditContext, accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
-    const old = await this.keys.findInProject(keyProject(project), keyId);
-    if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
-    const now = this.clock.now();
-    if (old.revokedAt) throw new ConflictException('API key is revoked: create a new one');
-    if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
-    const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
-    const oldEnd = old.expiresAt && old.expiresAt.getTime() < graceEnd.getTime() ? old.expiresAt : graceEnd;
-    const target = { type: 'api_key', id: String(old._id), label: old.start };
-    return this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt, (key, run) =>
-      this.trail.record(
-        audit,
-        { accountId, action: 'api_key.rolled', target, projectId, changes: { key: [target.label, key.label] } },
-        { collection: 'api_keys', id: key.id, exists: true },
-        async () => {
-          const created = await run();
-          await this.keys.endAt(old._id, oldEnd);
-          return created;
-        },
-      ),
-    );
+    const found = await this.keys.findInProject(keyProject(project), keyId);
+    if (!found) throw new NotFoundException(API_KEY_NOT_FOUND);
+    return this.leases.withLease(`api-key-roll:${String(found._id)}`, ROLL_BUSY, async () => {
+      const old = await this.keys.findInProject(keyProject(project), keyId);
+      if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
+      // Asked first: a roll that ended the key at once (no grace) leaves it expired as well.
+      if (await this.keys.hasSuccessor(old._id)) throw new ConflictException('API key was already rolled: roll its successor, or create a new key');
+      const now = this.clock.now();
+      if (old.revokedAt) throw new ConflictException('API key is revoked: create a new one');
+      if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
+      const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
+      const target = { type: 'api_key', id: String(old._id), label: old.start };
+      return this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt, (key, run) =>
+        this.trail.record(
+          audit,
+          { accountId, action: 'api_key.rolled', target, projectId, changes: { key: [target.label, key.label] } },
+          { collection: 'api_keys', id: key.id, exists: true },
+          async () => {
+            const created = await run();
+            await this.keys.shortenTo(old._id, graceEnd);
+            return created;
+          },
+        ),
+        old._id,
+      );
+    });
   }
 
   /**
@@ -144,6 +157,7 @@ export class ApiKeysService {
     scopes: ApiName[] | null,
     expiresAt: Date | null,
     audited: (key: AuditParty, run: () => Promise<CreatedApiKeyView>) => Promise<CreatedApiKeyView>,
+    rolledFrom?: Types.ObjectId,
   ): Promise<CreatedApiKeyView> {
     const secret = generateApiKey();
     const _id = new Types.ObjectId();
@@ -158,6 +172,7 @@ export class ApiKeysService {
       scopes,
       expiresAt,
       ownExpiresAt: expiresAt,
+      ...(rolledFrom ? { rolledFrom } : {}),
     });
     return toCreatedApiKeyView(created, secret.key);
     });

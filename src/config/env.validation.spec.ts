@@ -63,6 +63,30 @@ describe('validateEnvironment', () => {
     expect(() => validateEnvironment({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY must be false, a hop count, or a comma-separated list.*true, trusting any X-Forwarded-For, is refused/);
   });
 
+  it('refuses a TRUST_PROXY list whose ranges hold every IPv4 or every IPv6 address, as it refuses true', () => {
+    for (const value of [
+      '0.0.0.0/0',
+      '::/0',
+      '0.0.0.0/0,::/0',
+      '10.0.0.1, 0.0.0.0/0.0.0.0',
+      '0.0.0.0/1,128.0.0.0/1',
+      '::ffff:0:0/96',
+      '::/1,8000::/1',
+      '::/1,8000::/2,c000::/2',
+    ]) {
+      expect(() => validateEnvironment({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY must not trust every IPv[46] address/);
+    }
+    // Half of each space, or all of IPv6 but the IPv4-mapped callers' form, is a (broad) list of proxies.
+    for (const value of ['0.0.0.0/1', '::/1', '10.0.0.0/8,fc00::/7', '10.0.0.0/255.0.0.0', '::ffff:10.0.0.0/104']) {
+      expect(validateEnvironment({ TRUST_PROXY: value }).TRUST_PROXY).toBe(value);
+    }
+  });
+
+  it('names a TRUST_PROXY entry that is no address or CIDR', () => {
+    expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY: "10.0.0.0\/33" has no valid prefix length/);
+    expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0/8' })).toThrow(/TRUST_PROXY: "10.0.0\/8" is not an address or a CIDR/);
+  });
+
   it('takes LOGIN_MAX_FAILURES_PER_EMAIL, a positive whole number, default 100', () => {
     expect(validateEnvironment({}).LOGIN_MAX_FAILURES_PER_EMAIL).toBe(100);
     expect(validateEnvironment({ LOGIN_MAX_FAILURES_PER_EMAIL: '250' }).LOGIN_MAX_FAILURES_PER_EMAIL).toBe(250);

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { parseEncryptionKeys } from '../common/crypto/field-encryption';
+import { trustedRangeProblems } from './trust-proxy';
 import { plainToInstance } from 'class-transformer';
 import {
   IsIn,
@@ -127,7 +128,8 @@ export class EnvironmentVariables {
    * Which proxies to trust for the client address (X-Forwarded-For): unset or `false` trusts none;
    * a hop count (`1` behind one load balancer); or a comma-separated list of addresses or CIDRs.
    * `true` (trust any X-Forwarded-For) is refused: every client could then pick its own address, and
-   * with it its own login-throttling bucket.
+   * with it its own login-throttling bucket; so is a list whose ranges hold every address
+   * (`0.0.0.0/0`, `::/0`, `0.0.0.0/1,128.0.0.0/1`...), which does the same.
    */
   @IsOptional()
   @Matches(/^(false|\d+|[0-9a-fA-F.:/]+(\s*,\s*[0-9a-fA-F.:/]+)*)$/, {
@@ -161,13 +163,30 @@ export class EnvironmentVariables {
   FIELD_ENCRYPTION_KEY?: string = undefined;
 
   /**
-   * Requests a second each API key, and each user in each platform project, may send to the data API,
-   * per instance; 0 turns limits off. Stripe's test mode allows about 25.
+   * Whether encrypted values of the older form (`enc:v1`, bound to the field only) are still read;
+   * unset: until `npm run reencrypt` has run to its end once (it records that in the database).
+   */
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'ACCEPT_LEGACY_CIPHERTEXT must be true or false' })
+  ACCEPT_LEGACY_CIPHERTEXT?: string = undefined;
+
+  /**
+   * Requests a second each API key, and each user in each platform project, may send to the data API:
+   * across every instance with `REDIS_URL`, per instance without; 0 turns limits off. Stripe's test
+   * mode allows about 25.
    */
   @IsOptional()
   @IsInt()
   @Min(0)
   RATE_LIMIT_PER_SECOND: number = 25;
+
+  /**
+   * The Redis where every instance counts the rate limits together; unset: each instance counts on
+   * its own. While Redis cannot be reached, each instance counts on its own again.
+   */
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must start with redis:// or rediss://' })
+  REDIS_URL?: string = undefined;
 
   /** How long events are kept (the event list, and what a retried delivery can still send). */
   @IsOptional()
@@ -240,6 +259,9 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
     for (const secret of ['JWT_SECRET', 'CARD_FINGERPRINT_KEY', 'FIELD_ENCRYPTION_KEY'] as const) {
       if (!env[secret]) problems.push(`${secret} is required outside development (NODE_ENV is ${env.NODE_ENV})`);
     }
+  }
+  if (env.TRUST_PROXY && !errors.some((error) => error.property === 'TRUST_PROXY') && !/^(false|\d+)$/.test(env.TRUST_PROXY)) {
+    problems.push(...trustedRangeProblems(env.TRUST_PROXY));
   }
   if (env.FIELD_ENCRYPTION_KEY) {
     try {

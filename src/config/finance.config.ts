@@ -26,7 +26,9 @@ export const financeConfig = configNamespace('finance', (env) => {
    * in a card's body, say) without the server's secret.
    */
   const idempotencyFingerprintKey = createHmac('sha256', cardFingerprintKey).update('idempotency-request-fingerprint').digest('hex');
-  return { cardFingerprintKey, idempotencyFingerprintKey, fieldEncryptionKeys };
+  /** Whether `enc:v1` values are read; null: until `npm run reencrypt` has run (see LegacyCiphertextPolicy). */
+  const acceptLegacyCiphertext = env.ACCEPT_LEGACY_CIPHERTEXT === undefined ? null : env.ACCEPT_LEGACY_CIPHERTEXT === 'true';
+  return { cardFingerprintKey, idempotencyFingerprintKey, fieldEncryptionKeys, acceptLegacyCiphertext };
 });
 
 export type FinanceConfig = ReturnType<typeof financeConfig.build>;

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
-import { fieldEncryptionProvider } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../config/field-encryption.provider';
+import { SettingsModule } from '../settings/settings.module';
 import { Customer, CustomerSchema } from './customer.schema';
 import { CustomersController } from './customers.controller';
 import { CustomersRepository } from './customers.repository';
@@ -10,14 +11,14 @@ import { CustomersPlatformListener } from './customers.platform-listener';
 import { SocialNumberReencryption } from './social-number-reencryption';
 
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), LeasesModule],
+  imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), LeasesModule, SettingsModule],
   controllers: [CustomersController],
   providers: [
     CustomersRepository,
     CustomersService,
     CustomersPlatformListener,
     SocialNumberReencryption,
-    fieldEncryptionProvider,
+    ...fieldEncryptionProviders,
   ],
   exports: [CustomersService, SocialNumberReencryption],
 })

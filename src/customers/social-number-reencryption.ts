@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { FieldDecryptionError, FieldEncryption } from '../common/crypto/field-encryption';
+import { SettingsService } from '../settings/settings.service';
 import { CustomersRepository } from './customers.repository';
 import { socialNumberOf } from './customers.service';
 
@@ -27,12 +28,15 @@ export interface ReencryptionReport {
  *
  * A value that does not decrypt as its customer's is not rewritten (that would bind it to a record it
  * does not belong to) and does not stop the run: its customer's id is reported, never the value.
+ * A run to its end is recorded (SettingsService): unless ACCEPT_LEGACY_CIPHERTEXT says otherwise,
+ * the service refuses values of the older form from its next start on.
  */
 @Injectable()
 export class SocialNumberReencryption {
   constructor(
     private readonly customers: CustomersRepository,
     private readonly encryption: FieldEncryption,
+    private readonly settings: SettingsService,
   ) {}
 
   async run(): Promise<ReencryptionReport> {
@@ -44,7 +48,8 @@ export class SocialNumberReencryption {
       let plain: string;
       try {
         // Current values are decrypted too: one copied from another customer is found that way.
-        plain = keyId === null ? stored : this.encryption.decrypt(stored, binding);
+        // The older form is read here whatever the service accepts: this is what rewrites it.
+        plain = keyId === null ? stored : this.encryption.decrypt(stored, binding, { acceptFieldOnly: true });
       } catch (error) {
         if (!(error instanceof FieldDecryptionError)) throw error;
         report.undecryptable.push(String(customer._id));
@@ -59,6 +64,7 @@ export class SocialNumberReencryption {
       else if (keyId !== this.encryption.currentKeyId) report.rotated += 1;
       else report.upgraded += 1;
     }
+    await this.settings.recordReencryption(new Date());
     return report;
   }
 }

@@ -3,7 +3,11 @@ import { schemaOptions } from '../common/database/schema-options';
 import { Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
-export const IDEMPOTENCY_STATES = ['in_progress', 'completed'] as const;
+/**
+ * `unstored`: the request ran and was answered, but its answer could not be stored; its key answers
+ * 409 until it expires, never runs again.
+ */
+export const IDEMPOTENCY_STATES = ['in_progress', 'completed', 'unstored'] as const;
 export type IdempotencyState = (typeof IDEMPOTENCY_STATES)[number];
 
 /**

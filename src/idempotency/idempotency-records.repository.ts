@@ -44,6 +44,11 @@ export class IdempotencyRecordsRepository {
     await this.byId.setById(recordId, { state: 'completed', statusCode, responseBody, updatedAt: new Date() });
   }
 
+  /** The request ran but its answer could not be stored: a write smaller than `complete`'s, by id alone too. */
+  async markUnstored(recordId: Types.ObjectId): Promise<void> {
+    await this.byId.setById(recordId, { state: 'unstored', updatedAt: new Date() });
+  }
+
   /** Frees the key of a request that failed, so the client can retry it. */
   async release(scope: TenantScope, recordId: Types.ObjectId): Promise<void> {
     await this.records.deleteOne(scope, { _id: recordId, state: 'in_progress' });

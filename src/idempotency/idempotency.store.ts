@@ -64,6 +64,12 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
       if (existing.fingerprint !== fingerprint) {
         throw new UnprocessableEntityException(KEY_REUSED_MESSAGE);
       }
+      if (existing.state === 'unstored') {
+        throw new ConflictException(
+          'A request with this Idempotency-Key ran, but its response could not be stored: the key answers 409 until it expires (24 hours); ' +
+            'use a new key for a new request',
+        );
+      }
       if (existing.state !== 'completed' || existing.statusCode === null) {
         throw new ConflictException(
           'A request with this Idempotency-Key is still being processed; retry it shortly to get its result',
@@ -78,9 +84,23 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     throw new ConflictException('A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
   }
 
-  /** Stores the answer of the request that ran (its JSON body as sent, or null for none), for its retries. */
+  /**
+   * Stores the answer of the request that ran (its JSON body as sent, or null for none), for its
+   * retries. When the answer cannot be stored, the record is marked `unstored` (a small write that
+   * may succeed where the answer did not, a body too large say) so that the key answers 409 until it
+   * expires instead of counting as abandoned after IN_PROGRESS_LEASE_MS and running again; the
+   * failure is still thrown, for the caller to log. Only when that write fails too does the record
+   * stay in progress.
+   */
   async complete(recordId: Types.ObjectId, statusCode: number, responseBody: string | null): Promise<void> {
-    await this.records.complete(recordId, statusCode, responseBody);
+    try {
+      await this.records.complete(recordId, statusCode, responseBody);
+    } catch (error) {
+      await this.records.markUnstored(recordId).catch((again: Error) => {
+        this.logger.error(`Marking an unstored idempotent response failed: ${again.message}; its key runs again after ${IN_PROGRESS_LEASE_MS / 60_000} minutes`);
+      });
+      throw error;
+    }
   }
 
   /** Frees the key of a request that failed, so the client can retry it. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { fieldEncryptionProvider } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../config/field-encryption.provider';
+import { SettingsModule } from '../settings/settings.module';
 import { LeasesModule } from '../leases/leases.module';
 import { WebhookAttemptClaim, WebhookAttemptClaimSchema } from './webhook-attempt-claim.schema';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -20,8 +21,9 @@ import { WebhooksService } from './webhooks.service';
       { name: WebhookAttemptClaim.name, schema: WebhookAttemptClaimSchema },
     ]),
     LeasesModule,
+    SettingsModule,
   ],
   controllers: [WebhooksController],
-  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDispatcher, WebhooksService, WebhooksPlatformListener, fieldEncryptionProvider],
+  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDispatcher, WebhooksService, WebhooksPlatformListener, ...fieldEncryptionProviders],
 })
 export class WebhooksModule {}

@@ -1,10 +1,13 @@
 import { Types } from 'mongoose';
 import { MembershipsService } from '../../src/accounts/memberships.service';
+import { AccountsRepository } from '../../src/accounts/accounts.repository';
+import { Leases } from '../../src/leases/leases.service';
 import { API_NAMES } from '../../src/tenancy/api-names';
 import { createFirstAdmin, createOwner, createStaff, createUser, login, signupBody, tokenAccount, TestUser, uniqueEmail } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
 import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
+import { testDatabaseUri } from '../support/test-database';
 
 const ACCOUNT_VIEW_FIELDS = ['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'role', 'type'];
 const MEMBER_FIELDS = ['email', 'firstName', 'joinedAt', 'lastName', 'owner', 'role', 'userId'];
@@ -491,6 +494,98 @@ describe('accounts and members', () => {
         } else {
           throw new Error(`${heir.id} neither owns the account nor left: ${left.status} ${left.text}`);
         }
+      });
+    });
+
+    it("10 concurrent transfers with the account's lease out of the way (as when it expires under a stall): the claim of the owner version alone lets one through", async () => {
+      const owner = await createFirstAdmin(t.http);
+      const heirs = await heirsOf(owner, 10);
+      const leases = t.app.get(Leases, { strict: false });
+      const bypass = jest.spyOn(leases, 'withLease').mockImplementation((_key, _busy, work) => work());
+      let answers: HttpResponse[];
+      try {
+        answers = await Promise.all(heirs.map((heir) => transfer(owner.accountId, owner, heir)));
+      } finally {
+        bypass.mockRestore();
+      }
+      const won = answers.flatMap((res, i) => (res.status === 200 ? [heirs[i].id] : []));
+      expect(won).toHaveLength(1);
+      for (const res of answers.filter((answer) => answer.status !== 200)) expectLostRace(res);
+      expect(await expectOneOwner(owner.accountId)).toBe(won[0]);
+      expect(await t.db.collection('ownership_transfers').countDocuments({ accountId: new Types.ObjectId(owner.accountId) })).toBe(1);
+    });
+
+    describe('a transfer stopped between its writes', () => {
+      const oid = (id: string) => new Types.ObjectId(id);
+      /** What a transfer of version 1 from `from` to `to` leaves when its instance stops after `writes` of its writes. */
+      async function stoppedTransfer(accountId: string, from: TestUser, to: TestUser, writes: 'new owner' | 'new owner and account') {
+        const now = new Date();
+        await t.db.collection<{ _id: string }>('ownership_transfers').insertOne({
+          _id: `${accountId}:1`,
+          accountId: oid(accountId),
+          from: oid(from.id),
+          to: oid(to.id),
+          version: 1,
+          completedAt: null,
+          outcome: null,
+          createdAt: now,
+          updatedAt: now,
+        } as never);
+        await t.db.collection('memberships').updateOne({ accountId: oid(accountId), userId: oid(to.id) }, { $set: { owner: true, role: 'admin', ownerVersion: 1 } });
+        if (writes === 'new owner and account') {
+          await t.db.collection('accounts').updateOne({ _id: oid(accountId) }, { $set: { ownerId: oid(to.id), ownerVersion: 1 } });
+        }
+        // Two memberships say owner: the state a stop leaves.
+        expect(await t.db.collection('memberships').countDocuments({ accountId: oid(accountId), owner: true })).toBe(2);
+      }
+
+      it('is finished when an instance starts: one owner, the one the transfer named', async () => {
+        const { admin: owner, manager, developer } = await createStaff(t.http);
+        await stoppedTransfer(owner.accountId, owner, developer, 'new owner');
+        // Another instance starts on the same database (closed without dropping it).
+        const restarted = await createTestApp({ MONGODB_URI: testDatabaseUri(t.db.name) });
+        await restarted.app.close();
+
+        expect(await expectOneOwner(owner.accountId)).toBe(developer.id);
+        const account = await t.db.collection('accounts').findOne({ _id: oid(owner.accountId) });
+        expect(account).toMatchObject({ ownerVersion: 1 });
+        expect(await t.db.collection<{ _id: string }>('ownership_transfers').findOne({ _id: `${owner.accountId}:1` })).toMatchObject({
+          completedAt: expect.any(Date),
+          outcome: 'transferred',
+        });
+        const roles = new Map((await members(owner.accountId, manager.token)).map((member) => [member.userId, [member.role, member.owner]]));
+        expect(roles.get(owner.id)).toEqual(['admin', false]);
+        expect(roles.get(manager.id)).toEqual(['manager', false]);
+        expect(roles.get(developer.id)).toEqual(['admin', true]);
+      });
+
+      it("is finished by the account's next transfer, before it checks who owns the account", async () => {
+        const { admin: owner, manager, developer } = await createStaff(t.http);
+        await stoppedTransfer(owner.accountId, owner, developer, 'new owner and account');
+        // The former owner's membership still says owner, but the account is the developer's.
+        expectError(await transfer(owner.accountId, owner, manager), 403, OWNER_ONLY);
+        expect(await expectOneOwner(owner.accountId)).toBe(developer.id);
+        expect((await transfer(owner.accountId, developer, manager)).status).toBe(200);
+        expect(await expectOneOwner(owner.accountId)).toBe(manager.id);
+        expect(await t.db.collection('accounts').findOne({ _id: oid(owner.accountId) })).toMatchObject({ ownerVersion: 2 });
+      });
+
+      it('a transfer that resumes after a later one writes nothing: every write of it is fenced by its version', async () => {
+        const { admin: owner, manager, developer } = await createStaff(t.http);
+        expect((await transfer(owner.accountId, owner, developer)).status).toBe(200);
+        expect((await transfer(owner.accountId, developer, manager)).status).toBe(200);
+        // Version 1 (owner -> developer) resumes late, as a stalled instance would, write by write.
+        const accountId = oid(owner.accountId);
+        expect(await t.app.get(MembershipsService).markOwnerFenced(accountId, oid(developer.id), 1)).toBe(false);
+        expect(await t.app.get(AccountsRepository).setOwnerFenced(accountId, oid(developer.id), 1)).toBe(false);
+        await t.app.get(MembershipsService).unmarkOthersFenced(accountId, oid(developer.id), 1);
+        expect(await expectOneOwner(owner.accountId)).toBe(manager.id);
+        // And as an unfinished claim that an instance's start finishes: nothing changes either.
+        await t.db.collection<{ _id: string }>('ownership_transfers').updateOne({ _id: `${owner.accountId}:1` }, { $set: { completedAt: null, outcome: null } });
+        const restarted = await createTestApp({ MONGODB_URI: testDatabaseUri(t.db.name) });
+        await restarted.app.close();
+        expect(await expectOneOwner(owner.accountId)).toBe(manager.id);
+        expect(await t.db.collection('accounts').findOne({ _id: accountId })).toMatchObject({ ownerVersion: 2 });
       });
     });
 

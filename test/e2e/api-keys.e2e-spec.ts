@@ -348,20 +348,41 @@ describe('API keys', () => {
       ((await t.db.collection('api_keys').findOne({ _id: new ObjectId(keyId) }))?.expiresAt as Date | null) ?? null;
     const near = (end: Date | null, at: number) => end !== null && Math.abs(end.getTime() - at) < 60_000;
 
-    it('rolling a rolled key gives the new key its own expiry (none), not the grace end: the newest key never expires unless asked', async () => {
+    it('a key is rolled once: rolling it again is 409, and its end stays the one the first roll gave it', async () => {
       const a = await createKey(secondProject, { name: 'Rolled twice' });
       const b = await roll(a.id, 24);
-      // A, in its grace, is rolled again (a second consumer asked for its own replacement).
-      const c = await roll(a.id, 2);
       expect(b.expiresAt).toBeNull();
-      expect(c.expiresAt).toBeNull();
-      expect(await storedEnd(c.id)).toBeNull();
-      // A's grace is never extended by the second roll, only cut short: it ends in 2 hours now.
-      expect(near(await storedEnd(a.id), Date.now() + 2 * HOUR)).toBe(true);
+      const aEnd = await storedEnd(a.id);
+      expect(near(aEnd, Date.now() + 24 * HOUR)).toBe(true);
+      for (const expiresInHours of [2, 168]) {
+        expectError(
+          await t.http.post(`${PROJECTS}/${secondProject}/keys/${a.id}/roll`, { expiresInHours }, { token: admin.token }),
+          409,
+          'API key was already rolled: roll its successor, or create a new key',
+        );
+      }
+      expect(await storedEnd(a.id)).toEqual(aEnd);
+      expect(await t.db.collection('api_keys').countDocuments({ rolledFrom: new ObjectId(a.id) })).toBe(1);
       clockOffset = 48 * HOUR;
-      expect((await t.http.get('/v1/customers', withKey(c.key))).status).toBe(200);
       expect((await t.http.get('/v1/customers', withKey(b.key))).status).toBe(200);
       expectError(await t.http.get('/v1/customers', withKey(a.key)), 401, 'Invalid API key');
+    });
+
+    it('concurrent rolls of one key: one succeeds, the others are 409, one successor, and the old key ends as the winner asked', async () => {
+      const a = await createKey(secondProject, { name: 'Rolled at once' });
+      const graces = [0, 168, 1, 24, 168];
+      const answers = await Promise.all(
+        graces.map((expiresInHours) => t.http.post(`${PROJECTS}/${secondProject}/keys/${a.id}/roll`, { expiresInHours }, { token: admin.token })),
+      );
+      const won = answers.filter((res) => res.status === 201);
+      expect(won).toHaveLength(1);
+      // Refused as rolled already, or (waiting longer than the lease allows) as being rolled.
+      for (const res of answers.filter((other) => other.status !== 201)) expectError(res, 409, /^API key (was already rolled|is being rolled)/);
+      secrets.push(won[0].body.data.key, sha256(won[0].body.data.key));
+      const successors = await t.db.collection('api_keys').find({ rolledFrom: new ObjectId(a.id) }).toArray();
+      expect(successors.map((key) => String(key._id))).toEqual([won[0].body.data.id]);
+      const grace = graces[answers.indexOf(won[0])];
+      expect(near(await storedEnd(a.id), Date.now() + grace * HOUR)).toBe(true);
     });
 
     it('a chain of rolls (A -> B -> C): C never expires, B gets the grace asked of it, A keeps its own', async () => {
@@ -386,10 +407,11 @@ describe('API keys', () => {
     it('a key issued with an expiry hands that expiry down every roll, however often its predecessors were rolled', async () => {
       const expiresAt = new Date(Date.now() + 100 * HOUR).toISOString();
       const a = await createKey(secondProject, { name: 'Bounded chain', expiresAt });
-      await roll(a.id, 1);
-      const again = await roll(a.id, 0);
-      expect(again.expiresAt).toBe(expiresAt);
-      expect((await roll(again.id, 3)).expiresAt).toBe(expiresAt);
+      const b = await roll(a.id, 1);
+      expect(b.expiresAt).toBe(expiresAt);
+      const c = await roll(b.id, 0);
+      expect(c.expiresAt).toBe(expiresAt);
+      expect((await roll(c.id, 3)).expiresAt).toBe(expiresAt);
     });
 
     it('takes 0 to 168 whole hours (400 otherwise)', async () => {

@@ -333,6 +333,19 @@ describe('login throttling counts pairs, addresses and emails apart: no stranger
     expectError(await login(victim, '203.0.113.99'), 429);
     expect((await login(victim, '198.51.100.30')).status).toBe(200);
   });
+
+  it('counts an IPv6 caller by its /64: rotating addresses inside it does not reset the counts, another /64 is apart', async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_CLIENT: '4', TRUST_PROXY: '1' });
+    const victim = await member('2001:db8:77:1::10');
+    // The pair's limit: one email guessed from three addresses of one /64.
+    for (const address of ['2001:db8:66:1::1', '2001:db8:66:1:a:b:c:d', '2001:db8:66:1:ffff:ffff:ffff:ffff']) expectError(await guess(victim.email, address), 401);
+    expectError(await guess(victim.email, '2001:db8:66:1::99'), 429, /Too many failed login attempts/);
+    // The address's limit, across emails, from yet other addresses of that /64.
+    expectError(await guess(uniqueEmail('someone'), '2001:db8:66:1::100'), 429);
+    // Another /64 of the same /48 counts apart; the owner's own network is untouched.
+    expectError(await guess(victim.email, '2001:db8:66:2::1'), 401);
+    expect((await login(victim, '2001:db8:77:1::11')).status).toBe(200);
+  });
 });
 
 describe('login and signup throttling (shared in the database, per email and per client)', () => {

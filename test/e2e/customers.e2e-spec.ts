@@ -6,6 +6,7 @@ import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expec
 import { FieldEncryption, parseEncryptionKeys } from '../../src/common/crypto/field-encryption';
 import { CustomersRepository } from '../../src/customers/customers.repository';
 import { SocialNumberReencryption } from '../../src/customers/social-number-reencryption';
+import { SettingsService } from '../../src/settings/settings.service';
 import { createTestApp, TEST_FIELD_ENCRYPTION_KEY, TestApp } from '../support/test-app';
 
 /** The social number as stored: encrypted at rest, readable only with the server's key. */
@@ -427,7 +428,7 @@ describe('social numbers at rest', () => {
     await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', { record: String(id), field: 'SocialNumber' }) } });
 
     const current = new FieldEncryption(parseEncryptionKeys(`${TEST_FIELD_ENCRYPTION_KEY},old:${Buffer.alloc(32, 9).toString('base64')}`));
-    const job = new SocialNumberReencryption(t.app.get(CustomersRepository), current);
+    const job = new SocialNumberReencryption(t.app.get(CustomersRepository), current, t.app.get(SettingsService, { strict: false }));
     const first = await job.run();
     expect(first).toMatchObject({ encrypted: 1, rotated: 1 });
     expect(storedSocialNumber(await customers.findOne({ _id: plainId }))).toBe('444-55-6666');

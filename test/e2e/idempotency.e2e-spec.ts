@@ -6,6 +6,7 @@ import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, METHOD_METADATA } from '@n
 import { DiscoveryService } from '@nestjs/core';
 import { IdempotencyGuard } from '../../src/idempotency/idempotency.guard';
 import { IdempotencyStore } from '../../src/idempotency/idempotency.store';
+import { IdempotencyRecordsRepository } from '../../src/idempotency/idempotency-records.repository';
 import { Clock } from '../../src/common/clock/clock';
 import { IdempotentReplayFilter } from '../../src/idempotency/idempotent-replay';
 import { canonicalJson, idempotencyScope, requestFingerprint } from '../../src/idempotency/request-fingerprint';
@@ -163,6 +164,34 @@ describe('Idempotency-Key', () => {
     expect(now.body).toMatchObject({ amountRefunded: 4, status: 'partially_refunded' });
   });
 
+  it('a response that cannot be stored keeps its key answering 409 until the key expires, past the 5-minute lease, and runs nothing again', async () => {
+    const customer = await customerWithCard();
+    const key = newKey();
+    const body = { amount: 7, currency: 'usd', customer, confirm: true };
+    const storing = jest.spyOn(t.app.get(IdempotencyRecordsRepository), 'complete').mockRejectedValueOnce(new Error('document too large'));
+    const clock = jest.spyOn(t.app.get(Clock), 'now');
+    try {
+      const first = await post(PAYMENTS, body, key);
+      expect(first.status).toBe(201);
+      expect(storing).toHaveBeenCalledTimes(1);
+      expect(await records().findOne({ key })).toMatchObject({ state: 'unstored', statusCode: null, responseBody: null });
+
+      for (const minutes of [0, 6, 23 * 60]) {
+        clock.mockReturnValue(new Date(Date.now() + minutes * 60 * 1000));
+        expectError(await post(PAYMENTS, body, key), 409, /its response could not be stored: the key answers 409 until it expires/);
+      }
+      expect(await paymentsOf(customer)).toBe(1);
+
+      // Expired, the key no longer answers 409, as any key after 24 hours (the payment's own key still names its one payment).
+      clock.mockReturnValue(new Date(Date.now() + 24 * 60 * 60 * 1000 + 60_000));
+      expect((await post(PAYMENTS, body, key)).status).toBe(201);
+      expect(await paymentsOf(customer)).toBe(1);
+    } finally {
+      storing.mockRestore();
+      clock.mockRestore();
+    }
+  });
+
   describe('a refund moves money once per key, whatever becomes of its idempotency record', () => {
     const refundPath = (id: string) => `${PAYMENTS}/${id}/refund`;
     const storedPayment = (id: string) => t.db.collection('payments').findOne({ _id: new Types.ObjectId(id) });
@@ -172,6 +201,7 @@ describe('Idempotency-Key', () => {
     it('its answer could not be stored: a retry past the 5-minute lease answers the payment and refunds nothing more', async () => {
       const id = await succeededPayment();
       const key = newKey();
+      // Neither the answer nor the mark that it was not stored reaches the database.
       const completing = jest.spyOn(t.app.get(IdempotencyStore), 'complete').mockRejectedValueOnce(new Error('the database is away'));
       const clock = jest.spyOn(t.app.get(Clock), 'now');
       try {

@@ -1,4 +1,7 @@
+import { Logger } from '@nestjs/common';
+import { Redis } from 'ioredis';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import { startRedisServer, type RedisServer } from '../support/redis-server';
 import { expectError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -65,5 +68,70 @@ describe('rate limits of the data API (RATE_LIMIT_PER_SECOND)', () => {
     const answers = await Promise.all(Array.from({ length: LIMIT + 3 }, () => t.http.get('/api/v1/me', { token: admin.token })));
     expect(answers.every((res) => res.status === 200)).toBe(true);
     expect(answers[0].headers.get('ratelimit')).toBeNull();
+  });
+});
+
+describe('rate limits counted in Redis (REDIS_URL), and per instance while Redis is away', () => {
+  let redis: RedisServer;
+  let t: TestApp;
+  let admin: TestUser;
+  let warnings: jest.SpiedFunction<Logger['warn']>;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    t = await createTestApp({ RATE_LIMIT_PER_SECOND: String(LIMIT), REDIS_URL: redis.url });
+    admin = await createFirstAdmin(t.http);
+  });
+  beforeEach(() => {
+    warnings = jest.spyOn(Logger.prototype, 'warn');
+  });
+  afterEach(() => warnings.mockRestore());
+  afterAll(async () => {
+    await t?.close();
+    await redis?.stop();
+  });
+
+  const redisWarnings = () => warnings.mock.calls.filter(([message]) => /Redis cannot be reached/.test(String(message)));
+  const counters = async () => {
+    const client = new Redis(redis.url);
+    try {
+      return await client.keys('platform:rate-limit:*');
+    } finally {
+      client.disconnect();
+    }
+  };
+  /** A burst inside one fresh window: how many were let through, refused, and anything else. */
+  async function burstInFreshWindow(count: number): Promise<{ ok: number; refused: number; other: number[] }> {
+    const probe = await t.http.get('/v1/customers', { token: admin.token });
+    const reset = Number(/t=(\d+)/.exec(probe.headers.get('ratelimit') ?? '')?.[1] ?? 1);
+    await new Promise((done) => setTimeout(done, reset * 1000 + 50));
+    const answers = await Promise.all(Array.from({ length: count }, () => t.http.get('/v1/customers', { token: admin.token })));
+    const statuses = answers.map((res) => res.status);
+    return { ok: statuses.filter((s) => s === 200).length, refused: statuses.filter((s) => s === 429).length, other: statuses.filter((s) => s !== 200 && s !== 429) };
+  }
+
+  it('counts each caller in Redis, where every instance counts', async () => {
+    expect(await burstInFreshWindow(LIMIT + 2)).toEqual({ ok: LIMIT, refused: 2, other: [] });
+    // The library puts its limiter's route (none here) between the prefix and the caller's key.
+    const keys = await counters();
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(new RegExp(`^platform:rate-limit:.*user:${admin.id}:${admin.projectId}$`));
+  });
+
+  it('while Redis is away, counts on this instance, never fails a request, warns once; then counts in Redis again', async () => {
+    await redis.stop();
+    const away = [await burstInFreshWindow(LIMIT + 2), await burstInFreshWindow(LIMIT + 2)];
+    expect(away).toEqual([
+      { ok: LIMIT, refused: 2, other: [] },
+      { ok: LIMIT, refused: 2, other: [] },
+    ]);
+    expect(redisWarnings()).toHaveLength(1);
+
+    await redis.restart();
+    // ioredis reconnects by itself within its retry delay (at most 2 s).
+    await new Promise((done) => setTimeout(done, 2_500));
+    expect(await burstInFreshWindow(LIMIT + 2)).toEqual({ ok: LIMIT, refused: 2, other: [] });
+    expect(await counters()).toHaveLength(1);
+    expect(redisWarnings()).toHaveLength(1);
   });
 });

@@ -4,6 +4,7 @@ import { FieldDecryptionError, FieldEncryption, parseEncryptionKeys } from '../.
 import { SocialNumberReencryption } from '../../src/customers/social-number-reencryption';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { createTestApp, TEST_FIELD_ENCRYPTION_KEY, TestApp } from '../support/test-app';
+import { testDatabaseUri } from '../support/test-database';
 
 const crypto = new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY));
 const bound = (customer: unknown) => ({ record: String(customer), field: 'SocialNumber' });
@@ -109,5 +110,57 @@ describe('npm run reencrypt upgrades the older form', () => {
 
     expect(await job.run()).toEqual({ encrypted: 0, rotated: 0, upgraded: 0, current: 1, undecryptable: [] });
     expect((await customers.findOne({ _id: id }))?.SocialNumber).toBe(upgraded);
+  });
+});
+
+describe('ACCEPT_LEGACY_CIPHERTEXT: the older form is refused once reencrypt has run, or when set to false', () => {
+  const started: TestApp[] = [];
+  const start = async (env: Record<string, string> = {}) => {
+    const app = await createTestApp(env);
+    started.push(app);
+    return app;
+  };
+  /** Another instance on the same database; closed without dropping it. */
+  const restart = async (on: TestApp, env: Record<string, string> = {}) => {
+    const app = await createTestApp({ MONGODB_URI: testDatabaseUri(on.db.name), ...env });
+    const encryption = app.app.get(FieldEncryption, { strict: false });
+    await app.app.close();
+    return encryption;
+  };
+  const binding = bound(new Types.ObjectId());
+  const old = oldForm('078-05-1120');
+  const current = crypto.encrypt('078-05-1120', binding);
+  const REFUSED = /older form bound to the field only \(enc:v1\), refused/;
+
+  afterAll(async () => {
+    for (const app of started.reverse()) await app.close();
+  });
+
+  it('unset: read until reencrypt has run to its end once, which it records; refused from the next start on', async () => {
+    const t = await start();
+    expect(t.app.get(FieldEncryption, { strict: false }).decrypt(old, binding)).toBe('078-05-1120');
+    expect(await t.db.collection('settings').countDocuments()).toBe(0);
+
+    await t.app.get(SocialNumberReencryption).run();
+    expect(await t.db.collection<{ _id: string }>('settings').findOne({ _id: 'reencrypt' })).toMatchObject({ value: { completedAt: expect.any(Date) } });
+
+    const after = await restart(t);
+    expect(() => after.decrypt(old, binding)).toThrow(FieldDecryptionError);
+    expect(() => after.decrypt(old, binding)).toThrow(REFUSED);
+    expect(after.decrypt(current, binding)).toBe('078-05-1120');
+    // An operator may still choose to read them.
+    expect((await restart(t, { ACCEPT_LEGACY_CIPHERTEXT: 'true' })).decrypt(old, binding)).toBe('078-05-1120');
+  });
+
+  it('false: refused from the start, while reencrypt still reads and rewrites them', async () => {
+    const t = await start({ ACCEPT_LEGACY_CIPHERTEXT: 'false' });
+    expect(() => t.app.get(FieldEncryption, { strict: false }).decrypt(old, binding)).toThrow(REFUSED);
+    const owner = await createFirstAdmin(t.http);
+    const created = await t.http.post('/v1/customers', { email: 'old@example.com' }, { token: owner.token });
+    const id = new Types.ObjectId(created.body.data.id as string);
+    await t.db.collection('customers').updateOne({ _id: id }, { $set: { SocialNumber: oldForm('219-09-9999') } });
+    expect(await t.app.get(SocialNumberReencryption).run()).toEqual({ encrypted: 0, rotated: 0, upgraded: 1, current: 0, undecryptable: [] });
+    const upgraded = (await t.db.collection('customers').findOne({ _id: id }))?.SocialNumber as string;
+    expect(t.app.get(FieldEncryption, { strict: false }).decrypt(upgraded, bound(id))).toBe('219-09-9999');
   });
 });

@@ -489,7 +489,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key
-         * @description A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more (0 to 168, default 0: it stops now), never beyond its own expiry. A revoked or expired key cannot be rolled (409).
+         * @description A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more (0 to 168, default 0: it stops now), never beyond its own expiry: a roll only ever brings its end forward. A key is rolled once: a key already rolled, revoked or expired cannot be rolled (409).
          */
         post: operations["rollApiKey"];
         delete?: never;

@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus, Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
+import ipaddr from 'ipaddr.js';
 import { authConfig } from '../../config/auth.config';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 
@@ -23,6 +24,9 @@ function tooMany(message: string, windowSeconds: number): HttpException {
  * An attempt is recorded before the password is checked, so concurrent guesses are counted too; a
  * successful login forgets only that pair's attempts. Signups are limited per address. Records past
  * their window are ignored by the counts and swept (FerretDB has no TTL indexes).
+ *
+ * An IPv6 caller counts as its /64: one subscriber usually holds a whole /64, and would otherwise get
+ * a fresh count from each of its 2^64 addresses.
  */
 @Injectable()
 export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
@@ -46,8 +50,9 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Records a login attempt; 429 when the pair, the address or (from an unknown address) the email is past its limit. */
-  async beginLogin(email: string, client: string, now = new Date()): Promise<void> {
+  async beginLogin(email: string, address: string, now = new Date()): Promise<void> {
     const target = normalised(email);
+    const client = clientOf(address);
     await this.attempts.recordLogin(target, client, now);
     const since = new Date(now.getTime() - this.config.loginFailureWindowSeconds * 1000);
     const counts = await this.attempts.countLogins(target, client, since);
@@ -59,13 +64,15 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A correct password: the pair's attempts no longer count, and the address is known for this email. */
-  async loginSucceeded(email: string, client: string, now = new Date()): Promise<void> {
+  async loginSucceeded(email: string, address: string, now = new Date()): Promise<void> {
     const target = normalised(email);
+    const client = clientOf(address);
     await Promise.all([this.attempts.forgetLogins(target, client), this.attempts.rememberAddress(target, client, now)]);
   }
 
   /** Records a signup; 429 when the client is past its limit within the window. */
-  async beginSignup(client: string, now = new Date()): Promise<void> {
+  async beginSignup(address: string, now = new Date()): Promise<void> {
+    const client = clientOf(address);
     await this.attempts.recordSignup(client, now);
     const count = await this.attempts.countSignups(client, new Date(now.getTime() - this.config.signupWindowSeconds * 1000));
     if (count > this.config.signupMaxPerClient) throw tooMany('Too many signups from this client', this.config.signupWindowSeconds);
@@ -76,6 +83,15 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     const longest = Math.max(this.config.loginFailureWindowSeconds, this.config.signupWindowSeconds);
     return this.attempts.sweep(new Date(now.getTime() - longest * 1000), knownSince(now));
   }
+}
+
+/** What the counts call a client: an IPv4 address as it is (also in its IPv4-mapped IPv6 form), an IPv6 address's /64. */
+export function clientOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const hextets = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${hextets.join(':')}::/64`;
 }
 
 function normalised(email: string): string {

@@ -99,4 +99,14 @@ describe('FieldEncryption', () => {
   ])('refuses the setting %p', (value, message) => {
     expect(() => parseEncryptionKeys(value)).toThrow(message);
   });
+
+  it('refuses the older form when told to (ACCEPT_LEGACY_CIPHERTEXT=false), unless a call asks for it (reencrypt)', () => {
+    const strict = new FieldEncryption(parseEncryptionKeys(first), { acceptFieldOnly: false });
+    const old = oldForm(first, '078-05-1120', 'SocialNumber');
+    expect(() => strict.decrypt(old, ssn(RECORD))).toThrow(FieldDecryptionError);
+    expect(() => strict.decrypt(old, ssn(RECORD))).toThrow(/enc:v1\), refused/);
+    expect(strict.decrypt(old, ssn(RECORD), { acceptFieldOnly: true })).toBe('078-05-1120');
+    expect(strict.decrypt(strict.encrypt('078-05-1120', ssn(RECORD)), ssn(RECORD))).toBe('078-05-1120');
+    expect(new FieldEncryption(parseEncryptionKeys(first)).decrypt(old, ssn(RECORD))).toBe('078-05-1120');
+  });
 });

@@ -25,6 +25,14 @@ export interface FieldBinding {
   field: string;
 }
 
+export interface FieldEncryptionOptions {
+  /**
+   * Whether `v1` values (the field's name bound in, not the record's id) are still read: a `v1`
+   * value copied into another record of the same field decrypts there. Default true.
+   */
+  acceptFieldOnly?: boolean;
+}
+
 /** A stored value that cannot be read: malformed, under a key no longer held, or not this record's field. */
 export class FieldDecryptionError extends Error {
   constructor(message: string) {
@@ -61,16 +69,30 @@ export function parseEncryptionKeys(value: string): EncryptionKey[] {
  * is bound in as associated data:
  * - `v2` (every new value): the record's id and the field's name, so a value copied into another
  *   record, or another field, does not decrypt;
- * - `v1` (written by older builds, still read): the field's name only. `npm run reencrypt` rewrites
- *   such values in the `v2` form.
+ * - `v1` (written by older builds): the field's name only. Read unless `acceptFieldOnly` is false
+ *   (`ACCEPT_LEGACY_CIPHERTEXT`); `npm run reencrypt` rewrites such values in the `v2` form.
  * The tag is always the full 16 bytes.
  */
 export class FieldEncryption {
   private readonly byId: Map<string, Buffer>;
+  private fieldOnlyAccepted: boolean;
 
-  constructor(private readonly keys: EncryptionKey[]) {
+  constructor(
+    private readonly keys: EncryptionKey[],
+    options: FieldEncryptionOptions = {},
+  ) {
     if (keys.length === 0) throw new Error('FieldEncryption needs at least one key');
     this.byId = new Map(keys.map((key) => [key.id, key.key]));
+    this.fieldOnlyAccepted = options.acceptFieldOnly ?? true;
+  }
+
+  get acceptFieldOnly(): boolean {
+    return this.fieldOnlyAccepted;
+  }
+
+  /** From now on `v1` values are refused (decided at start, once the database says whether `reencrypt` has run). */
+  refuseFieldOnly(): void {
+    this.fieldOnlyAccepted = false;
   }
 
   get currentKeyId(): string {
@@ -88,14 +110,21 @@ export class FieldEncryption {
     return ['enc', CURRENT_FORM, id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join(':');
   }
 
-  /** The plaintext of a stored value of either form; a `FieldDecryptionError` when it cannot be read as this record's field. */
-  decrypt(stored: string, binding: FieldBinding): string {
+  /**
+   * The plaintext of a stored value; a `FieldDecryptionError` when it cannot be read as this
+   * record's field, or is a `v1` value and those are refused (`options` overrides that, for
+   * `reencrypt`, which rewrites them).
+   */
+  decrypt(stored: string, binding: FieldBinding, options: FieldEncryptionOptions = {}): string {
     const { field } = binding;
     const parts = stored.split(':');
     if (parts.length !== 6 || parts[0] !== 'enc' || (parts[1] !== FORM_FIELD_ONLY && parts[1] !== FORM_RECORD_BOUND)) {
       throw new FieldDecryptionError(`${field} is not an encrypted value`);
     }
     const [, form, id, ivText, tagText, ciphertext] = parts;
+    if (form === FORM_FIELD_ONLY && !(options.acceptFieldOnly ?? this.fieldOnlyAccepted)) {
+      throw new FieldDecryptionError(`${field} is in the older form bound to the field only (enc:v1), refused: ACCEPT_LEGACY_CIPHERTEXT is false or npm run reencrypt has run`);
+    }
     const key = this.byId.get(id);
     if (!key) throw new FieldDecryptionError(`${field} is encrypted with key "${id}", which FIELD_ENCRYPTION_KEY no longer holds`);
     const iv = Buffer.from(ivText, 'base64url');
