@@ -28,6 +28,36 @@ export class Leases {
     }
   }
 
+  /**
+   * Runs `work` under the lease when nobody holds it (an abandoned one is taken over), held for at
+   * most `holdMs`; undefined, without waiting, when another holder has it. For background work that
+   * any instance may do and only one should (a sweep of left refunds).
+   */
+  async tryWithLease<T>(key: string, holdMs: number, work: () => Promise<T>): Promise<T | undefined> {
+    const holder = randomUUID();
+    if (!(await this.tryAcquire(key, holder, holdMs))) return undefined;
+    try {
+      return await work();
+    } finally {
+      await this.leases.release(key, holder);
+    }
+  }
+
+  private async tryAcquire(key: string, holder: string, holdMs: number): Promise<boolean> {
+    for (let round = 0; round < 3; round++) {
+      try {
+        await this.leases.insert({ _id: key, holder, expiresAt: new Date(Date.now() + holdMs) });
+        return true;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const current = await this.leases.find(key);
+      if (current && new Date(current.expiresAt).getTime() >= Date.now()) return false;
+      if (current) await this.leases.release(key, current.holder);
+    }
+    return false;
+  }
+
   private async acquire(key: string, busyMessage: string): Promise<string> {
     const holder = randomUUID();
     const deadline = Date.now() + WAIT_MS;
