@@ -3,6 +3,7 @@ import type { ConfigType } from '@nestjs/config';
 import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
+import { Leases } from '../leases/leases.service';
 import { fencedOutbox, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { eventBody, newEventId, type PublishedEvent } from './event-body';
@@ -24,6 +25,8 @@ interface EventSource {
   toObject: EventObject<unknown>;
 }
 
+/** The lease under which one instance at a time sweeps. */
+const SWEEP_LEASE = 'events:sweep';
 /** Pending deletions a sweep settles at most. */
 const DELETIONS_A_SWEEP = 100;
 
@@ -43,17 +46,22 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly events: EventsRepository,
+    private readonly leases: Leases,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     this.stopRetention = await this.events.expireByAge(this.config.retentionDays * 24 * 3600, this.logger);
     if (this.config.sweepIntervalMs <= 0) return;
-    // The first sweep looks further back: every instance may have been stopped for a while.
+    // The first sweep looks further back: every instance may have been stopped for a while. One
+    // instance sweeps at a time (a lease): the others' sweeps would read the same records again.
     let lookBackMs = this.config.sweepStartLookBackMs;
     const sweep = () =>
-      void this.sweep(this.config.sweepGraceMs, lookBackMs)
-        .then(() => (lookBackMs = this.config.sweepLookBackMs))
+      void this.leases
+        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(this.config.sweepGraceMs, lookBackMs))
+        .then((swept) => {
+          if (swept !== undefined) lookBackMs = this.config.sweepLookBackMs;
+        })
         .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`));
     this.sweepTimer = setInterval(sweep, this.config.sweepIntervalMs);
     this.sweepTimer.unref();

@@ -12,6 +12,7 @@
  */
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { LeasesModule } from '../leases/leases.module';
 import { StoredEvent, StoredEventSchema } from './event.schema';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
@@ -24,7 +25,7 @@ import { EventsService } from './events.service';
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: StoredEvent.name, schema: StoredEventSchema }])],
+  imports: [MongooseModule.forFeature([{ name: StoredEvent.name, schema: StoredEventSchema }]), LeasesModule],
   controllers: [EventsController],
   providers: [EventsRepository, EventsService, EventRelay],
   exports: [EventRelay],

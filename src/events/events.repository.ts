@@ -39,9 +39,9 @@ export class EventsRepository {
     await this.everyTenant.insertStored(events.map(({ event, deleting }) => ({ ...stored(event), deleting, unsettled: true })));
   }
 
-  /** Which of these event ids are recorded (pending deletes included): one read. */
+  /** Which of these event ids are recorded (pending deletes included). */
   async recordedIds(ids: readonly string[]): Promise<Set<string>> {
-    const found = await this.everyTenant.find({ _id: { $in: [...ids] } }, { fields: ['_id'] });
+    const found = await this.everyTenant.findByIds<{ _id: string }>(ids, { fields: ['_id'] });
     return new Set(found.map((event) => event._id));
   }
 

@@ -201,8 +201,11 @@ export class TenantRecords<T> {
 
   /** The ids among `records` that no longer exist in the scope's project. */
   private async gone(scope: TenantScope, records: readonly { _id: Types.ObjectId }[]): Promise<string[]> {
-    const left = await this.records.find(scopeFilter(scope, { _id: { $in: records.map((record) => record._id) } }), { fields: ['_id'] });
-    const there = new Set(left.map((record) => String((record as { _id: Types.ObjectId })._id)));
+    const left = await this.records.findByIds<{ _id: Types.ObjectId; projectId: Types.ObjectId }>(
+      records.map((record) => record._id),
+      { fields: ['_id', TENANT_FIELD] },
+    );
+    const there = new Set(left.filter((record) => String(record.projectId) === scope.projectId).map((record) => String(record._id)));
     return records.map((record) => String(record._id)).filter((id) => !there.has(id));
   }
 
