@@ -24,7 +24,9 @@ export function newEventId(): string {
 export function eventBody(event: PendingEvent, projectId: string, object: object): string {
   const data: Record<string, unknown> = { object };
   // Compared as JSON, as `before` was kept: only a change that kept it pays for the round trip.
-  if (event.before) data.previousAttributes = changedFields(event.before, JSON.parse(JSON.stringify(object)) as Record<string, unknown>);
+  if (event.before !== null) {
+    data.previousAttributes = changedFields(JSON.parse(event.before) as Record<string, unknown>, JSON.parse(JSON.stringify(object)) as Record<string, unknown>);
+  }
   return JSON.stringify({
     id: event.id,
     type: event.type,

@@ -42,6 +42,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly sources = new Map<string, EventSource>();
   private readonly subscribers: EventSubscriber[] = [];
   private sweepTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<void>;
   private stopRetention?: () => void;
 
   constructor(
@@ -56,21 +57,26 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     // The first sweep looks further back: every instance may have been stopped for a while. One
     // instance sweeps at a time (a lease): the others' sweeps would read the same records again.
     let lookBackMs = this.config.sweepStartLookBackMs;
-    const sweep = () =>
-      void this.leases
+    const sweep = () => {
+      if (this.sweeping) return;
+      this.sweeping = this.leases
         .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(this.config.sweepGraceMs, lookBackMs))
         .then((swept) => {
           if (swept !== undefined) lookBackMs = this.config.sweepLookBackMs;
         })
-        .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`));
+        .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
+        .finally(() => (this.sweeping = undefined));
+    };
     this.sweepTimer = setInterval(sweep, this.config.sweepIntervalMs);
     this.sweepTimer.unref();
     sweep();
   }
 
-  onModuleDestroy(): void {
+  /** A sweep under way ends before the database connection closes. */
+  async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.stopRetention?.();
+    await this.sweeping;
   }
 
   subscribe(subscriber: EventSubscriber): void {
@@ -82,7 +88,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const source: EventSource = { records: records as Records<unknown>, toObject: toObject as EventObject<unknown> };
     this.sources.set(records.collectionName, source);
     return {
-      pending: (scope, types, before) => types.map((type) => pendingEvent(scope, type, before ? jsonOf(toObject(before)) : null)),
+      pending: (scope, types, before) => types.map((type) => pendingEvent(scope, type, before ? JSON.stringify(toObject(before)) : null)),
       publish: async (scope, record, events) => {
         try {
           await this.publish(events.map((event) => published(event, scope.projectId, toObject(record))));
@@ -184,15 +190,10 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-function pendingEvent(scope: TenantScope, type: string, before: Record<string, unknown> | null): PendingEvent {
+function pendingEvent(scope: TenantScope, type: string, before: string | null): PendingEvent {
   return { id: newEventId(), type, createdAt: new Date(), before, request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey } };
 }
 
 function published(event: PendingEvent, projectId: string, object: object): PublishedEvent {
   return { id: event.id, type: event.type, projectId, createdAt: new Date(event.createdAt), body: eventBody(event, projectId, object) };
-}
-
-/** The object as its JSON reads back: what `previousAttributes` compares, and what an outbox can store. */
-function jsonOf(object: object): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
 }

@@ -72,7 +72,9 @@ export class TenantRecords<T> {
     if (events.length === 0) return this.records.insert({ ...fields, ...scopeFilter(scope) } as AnyKeys<T>);
     const changes = this.recorder();
     const pending = changes.pending(scope, events, null);
-    const _id = (fields as { _id?: Types.ObjectId })._id ?? new Types.ObjectId();
+    const given = (fields as { _id?: string | Types.ObjectId })._id;
+    // The id is known before the write: a write whose answer is lost is settled by reading it.
+    const _id = given === undefined ? new Types.ObjectId() : (toObjectId(given) ?? given);
     let stored: Require_id<T>;
     try {
       stored = await this.records.insert({ ...fields, _id, [OUTBOX]: pending, ...scopeFilter(scope) } as AnyKeys<T>);
@@ -215,7 +217,7 @@ export class TenantRecords<T> {
    * read, and the write happened when its outbox holds the write's events; else the error stands,
    * and the events are not lost should the write still land, since they are in its outbox.
    */
-  private async settle(scope: TenantScope, _id: Types.ObjectId, pending: readonly PendingEvent[], error: unknown): Promise<WithOutbox<T>> {
+  private async settle(scope: TenantScope, _id: unknown, pending: readonly PendingEvent[], error: unknown): Promise<WithOutbox<T>> {
     if (!outcomeUnknown(error)) throw error;
     const record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: [OUTBOX] }).catch(() => null);
     if (record && holdsEvent(record, pending[0].id)) return record;
