@@ -27,6 +27,8 @@ interface EventSource {
 
 /** The lease under which one instance at a time sweeps. */
 const SWEEP_LEASE = 'events:sweep';
+/** How long a span of changes one read of a sweep takes. */
+const SWEEP_SLICE_MS = 3600_000;
 /** Pending deletions a sweep settles at most. */
 const DELETIONS_A_SWEEP = 100;
 
@@ -110,10 +112,14 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const until = new Date(Date.now() - graceMs);
     const since = new Date(until.getTime() - lookBackMs);
     let read = 0;
-    for (const source of this.sources.values()) {
-      const changed = (await source.records.find({ updatedAt: { $gte: since, $lte: until } }, { include: [OUTBOX] })) as StoredRecord[];
-      await this.relayOutboxes(source, changed);
-      read += changed.length;
+    // An hour of changes at a time: the first sweep's look back is long.
+    for (let from = since.getTime(); from < until.getTime(); from += SWEEP_SLICE_MS) {
+      const updatedAt = { $gte: new Date(from), $lt: new Date(Math.min(from + SWEEP_SLICE_MS, until.getTime())) };
+      for (const source of this.sources.values()) {
+        const changed = (await source.records.find({ updatedAt }, { include: [OUTBOX] })) as StoredRecord[];
+        await this.relayOutboxes(source, changed);
+        read += changed.length;
+      }
     }
     for (const deletion of await this.events.pendingDeletions(until, DELETIONS_A_SWEEP)) {
       const source = this.sources.get(deletion.deleting.collection);
