@@ -178,8 +178,9 @@ export class TenantRecords<T> {
       const guards = found.map((record) => ({ _id: record._id, ...sameOutbox(record[OUTBOX]) }));
       let gone: string[];
       try {
-        await this.records.deleteMany(scopeFilter(scope, { ...conditions, $or: guards }));
-        gone = await this.gone(scope, found);
+        const removed = await this.records.deleteMany(scopeFilter(scope, { ...conditions, $or: guards }));
+        // All or none is exact; only a part removed asks which (a concurrent delete may have taken others).
+        gone = removed === found.length ? found.map((record) => String(record._id)) : removed === 0 ? [] : await this.gone(scope, found);
       } catch (error) {
         if (!outcomeUnknown(error)) {
           await intent.settle([]);

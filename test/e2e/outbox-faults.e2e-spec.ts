@@ -236,6 +236,14 @@ describe('the outbox under faults', () => {
       expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
     });
 
+    it('two deletes of one record at once: one removes it, one event is recorded', async () => {
+      const id = await createCollection();
+      const answers = await Promise.all([hardDelete(id), hardDelete(id), hardDelete(id)]);
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 404, 404]);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
+    });
+
     it('the events of its last change, not yet recorded, are recorded before the record goes', async () => {
       const id = await createCollection();
       stopBeforeRecording();
