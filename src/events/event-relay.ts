@@ -4,7 +4,7 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { fencedOutbox, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
+import { eventsIn, fencedOutbox, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { eventBody, newEventId, type PublishedEvent } from './event-body';
 import type { PendingDeletion } from './event.schema';
@@ -131,7 +131,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Publishes the events of these records' outboxes that the events collection lacks: one read of their ids. */
   private async relayOutboxes(source: EventSource, records: readonly StoredRecord[]): Promise<void> {
-    const candidates = records.flatMap((record) => (record[OUTBOX] ?? []).map((event) => ({ record, event })));
+    const candidates = records.flatMap((record) => eventsIn(record[OUTBOX]).map((event) => ({ record, event })));
     if (candidates.length === 0) return;
     const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
     const missing = candidates.filter(({ event }) => !recorded.has(event.id));
@@ -149,7 +149,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private async intendDeletion(source: EventSource, scope: TenantScope, type: string, records: readonly StoredRecord[]): Promise<DeletionIntent> {
     const intents = records.map((record) => {
       const event = published(pendingEvent(scope, type, null), scope.projectId, source.toObject(record));
-      const outbox = record[OUTBOX] ? record[OUTBOX].map((pending) => pending.id) : null;
+      const outbox = Array.isArray(record[OUTBOX]) ? eventsIn(record[OUTBOX]).map((pending) => pending.id) : null;
       return { recordId: String(record._id), event, deleting: { collection: source.records.collectionName, id: record._id, outbox } };
     });
     await this.events.recordPending(intents.map(({ event, deleting }) => ({ event, deleting })));
@@ -184,7 +184,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const event: PublishedEvent = { id: deletion._id, type: deletion.type, projectId: String(deletion.projectId), createdAt: deletion.createdAt, body: deletion.body };
     const record = (await source.records.findOne({ _id: id, projectId: deletion.projectId }, { include: [OUTBOX] })) as StoredRecord | null;
     if (!record) return this.publishDeletions(deletion.projectId, [event]);
-    const current = record[OUTBOX] ? record[OUTBOX].map((pending) => pending.id) : null;
+    const current = Array.isArray(record[OUTBOX]) ? eventsIn(record[OUTBOX]).map((pending) => pending.id) : null;
     if (JSON.stringify(current) === JSON.stringify(outbox)) {
       await this.relayOutboxes(source, [record]);
       const guard = { _id: id, projectId: deletion.projectId, $and: [sameOutbox(record[OUTBOX])] };
