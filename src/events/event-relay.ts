@@ -69,9 +69,9 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
         .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
         .finally(() => (this.sweeping = undefined));
     };
+    // The first sweep comes with the first tick, not during start-up, where it would only compete.
     this.sweepTimer = setInterval(sweep, this.config.sweepIntervalMs);
     this.sweepTimer.unref();
-    sweep();
   }
 
   /** A sweep under way ends before the database connection closes. */
