@@ -179,7 +179,7 @@ async function settleStatistics(database, schemas, timeoutMs = 60_000) {
 
 /**
  * Creates in the baseline's database, empty, every collection the service's holds and the baseline's
- * does not (events, webhooks, audit, relay runs...), with the indexes the service declares on them.
+ * does not (events, webhooks, audit, leases...), with the indexes the service declares on them.
  * FerretDB 1.24 answers each `find` after copying the metadata of every collection of the database,
  * indexes included (`ListCollections`, to learn whether the one collection is capped), so a read
  * costs its server more the more collections its database holds, whichever collection it reads. The

@@ -77,10 +77,10 @@ export class CardsRepository {
     return _id ? this.records.deleteOne(scope, { _id }, { event: 'card.deleted' }) : Promise.resolve(false);
   }
 
-  /** Removes every card of the customer; the number removed. */
+  /** Removes every card of the customer, each recorded as `card.deleted`; the number removed. */
   deleteAllOfCustomer(scope: TenantScope, customerId: string): Promise<number> {
     const customer = toObjectId(customerId);
-    return customer ? this.records.deleteMany(scope, { customer }) : Promise.resolve(0);
+    return customer ? this.records.deleteMany(scope, { customer }, { event: 'card.deleted' }) : Promise.resolve(0);
   }
 
   /** Whether the project holds any card (a platform project's delete asks). */

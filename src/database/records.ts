@@ -1,7 +1,8 @@
 import { isObjectIdOrHexString, trusted, Types, type AnyKeys, type Model, type mongo, type Require_id, type Schema, type UpdateQuery } from 'mongoose';
 import type { Logger } from '@nestjs/common';
 import { insertDocument } from './insert-document';
-import { expireByAge, sweepExpired } from './expire-by-age';
+import { expireByAge } from './expire-by-age';
+import { looksUpIdsOneByOne } from './ferretdb-lookups';
 import { isValidObjectId } from '../common/pipes/object-id';
 
 /**
@@ -27,7 +28,7 @@ export interface UpdateOptions {
   validate?: boolean;
   /** Hidden paths the updated record is answered with after all (`updateAndGet`). */
   include?: readonly string[];
-  /** Leave `updatedAt` as it is: a write of bookkeeping (the event outbox), not of the record's fields. */
+  /** Leave `updatedAt` as it is: a write of bookkeeping (an endpoint's failure clock, the events sweep's fence), not of the record's fields. */
   keepTimestamps?: boolean;
 }
 
@@ -127,26 +128,11 @@ export class Records<T> {
     }
   }
 
-  /**
-   * Several guarded updates, straight through the collection, in one command; how many matched in
-   * all. Bookkeeping only (the event outbox): no casting, validation or timestamps.
-   */
-  async bulkUpdate(updates: readonly { filter: Conditions; update: Conditions }[]): Promise<number> {
-    if (updates.length === 0) return 0;
-    const result = await this.model.collection.bulkWrite(
-      updates.map(({ filter, update }) => ({ updateOne: { filter, update } })),
-      { ordered: false },
-    );
-    return result.matchedCount;
-  }
-
-  /**
-   * Documents by id, straight from the collection, with the hidden paths asked for: one read by `_id`
-   * each, sent together, since FerretDB narrows an `_id` equality in SQL but reads a whole table for `$in`.
-   */
-  async findByIds<Read = T>(ids: readonly Types.ObjectId[], options: Pick<ReadOptions, 'include'> = {}): Promise<Read[]> {
-    const projection = this.projection(undefined, options.include);
-    const found = await Promise.all(ids.map((_id) => this.model.collection.findOne<Read>({ _id }, { projection })));
+  /** The documents with these ids, in no particular order: one `$in` (one lookup per id on FerretDB, `looksUpIdsOneByOne`). */
+  async findByIds<Read = T>(ids: readonly unknown[], options: Pick<ReadOptions, 'fields' | 'include'> = {}): Promise<Read[]> {
+    if (ids.length === 0) return [];
+    if (!looksUpIdsOneByOne(this.model.db)) return (await this.find({ _id: { $in: [...ids] } }, options)) as unknown as Read[];
+    const found = await Promise.all(ids.map((_id) => this.findOne<Read>({ _id }, options)));
     return found.filter((document): document is Awaited<Read> & Read => document !== null);
   }
 
@@ -182,16 +168,6 @@ export class Records<T> {
   /** Drops documents once their `createdAt` is `seconds` old (a TTL index, or a sweep where there is none); stops the sweep. */
   expireByAge(seconds: number, logger: Logger): Promise<() => void> {
     return expireByAge(this.model.collection, seconds, logger);
-  }
-
-  /** Deletes the documents whose `createdAt` is `seconds` old, in every tenant; the number deleted. */
-  sweepExpired(seconds: number, now = new Date()): Promise<number> {
-    return sweepExpired(this.model.collection, seconds, now);
-  }
-
-  /** Builds the collection's indexes as the schema declares them (migrations and start-up). */
-  async ensureIndexes(): Promise<void> {
-    await this.model.createIndexes();
   }
 
   private projection(fields: readonly string[] | undefined, include: readonly string[] | undefined): mongo.Document | undefined {

@@ -7,6 +7,8 @@ import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 export interface DeletedRecord {
   collection: string;
   id: Types.ObjectId;
+  /** The ids of the events in the record's outbox when it was read (null: it had none), on which the delete is guarded. */
+  outbox: string[] | null;
 }
 
 /**
@@ -35,13 +37,13 @@ export class StoredEvent {
   @Prop({ type: MongooseSchema.Types.Mixed, default: undefined })
   deleting?: DeletedRecord;
 
-  /**
-   * True beside `deleting`, gone with it: the sweep finds unsettled deletes by this one value, which
-   * FerretDB looks up in an index, where a condition on `deleting` would read every event stored.
-   */
+  /** True beside `deleting`, gone with it: the sweep finds pending deletes by this one indexed value. */
   @Prop({ type: Boolean, default: undefined })
   unsettled?: true;
 }
+
+/** A hard delete's event not settled yet, with what the sweep needs to settle it. */
+export type PendingDeletion = Pick<StoredEvent, '_id' | 'projectId' | 'type' | 'createdAt' | 'body'> & { deleting: DeletedRecord };
 
 export const StoredEventSchema = SchemaFactory.createForClass(StoredEvent);
 tenantOwned(StoredEventSchema);
@@ -49,5 +51,5 @@ tenantOwned(StoredEventSchema);
 // The list, newest first, and filtered by type.
 StoredEventSchema.index({ projectId: 1, _id: -1 });
 StoredEventSchema.index({ projectId: 1, type: 1, _id: -1 });
-// The sweep of deletes whose process stopped before settling them.
+// The sweep of deletes left pending.
 StoredEventSchema.index({ unsettled: 1 });

@@ -1,12 +1,23 @@
+/**
+ * The outbox's invariant, which every recorded write of `TenantRecords` follows: a change writes its
+ * events into its record's `outbox` in the same single-document insert or update as the change, so a
+ * change that happened holds its events and one that did not holds none. No write replaces or
+ * removes an outbox before its events are in the events collection: it first copies the outbox it
+ * read (by event id, so twice is once) and is guarded on that outbox being still there. The writer
+ * then publishes its own events; should it stop or fail first, they stay in the record, where every
+ * instance's sweep finds them by the record's recent `updatedAt`, and a write whose answer was lost
+ * happened exactly when the record's outbox holds its events. A hard delete writes each record's
+ * event pending, guarded like any write, listed once the record is gone, or dropped once a fence on
+ * the record's outbox makes the delete impossible.
+ */
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { LeasesModule } from '../leases/leases.module';
 import { StoredEvent, StoredEventSchema } from './event.schema';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
-import { LEGACY_RELAY_RUNS, RelayRun, RelayRunSchema } from './relay-run.schema';
-import { LEGACY_RELAY_RUN, RelayRunsRepository } from './relay-runs.repository';
 
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
@@ -14,15 +25,9 @@ import { LEGACY_RELAY_RUN, RelayRunsRepository } from './relay-runs.repository';
  */
 @Global()
 @Module({
-  imports: [
-    MongooseModule.forFeature([
-      { name: StoredEvent.name, schema: StoredEventSchema },
-      { name: RelayRun.name, schema: RelayRunSchema },
-      { name: LEGACY_RELAY_RUN, schema: RelayRunSchema, collection: LEGACY_RELAY_RUNS },
-    ]),
-  ],
+  imports: [MongooseModule.forFeature([{ name: StoredEvent.name, schema: StoredEventSchema }]), LeasesModule],
   controllers: [EventsController],
-  providers: [EventsRepository, RelayRunsRepository, EventsService, EventRelay],
+  providers: [EventsRepository, EventsService, EventRelay],
   exports: [EventRelay],
 })
 export class EventsModule {}

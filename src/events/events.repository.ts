@@ -1,12 +1,11 @@
 import { Injectable, type Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Types, type Model } from 'mongoose';
-import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Records } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { PublishedEvent } from './event-body';
-import { StoredEvent, type DeletedRecord } from './event.schema';
+import { StoredEvent, type DeletedRecord, type PendingDeletion } from './event.schema';
 
 export interface EventPageQuery {
   limit: number;
@@ -16,24 +15,13 @@ export interface EventPageQuery {
   createdTo?: Date;
 }
 
-/** A recorded event as the relay writes it. */
-export interface EventRecord {
-  _id: string;
-  type: string;
-  createdAt: Date;
-  body: string;
-}
-
-/** Events whose hard delete has not been settled (`deleting`), with what the sweep needs. */
-export type UnsettledDeletion = Pick<StoredEvent, '_id' | 'projectId' | 'type' | 'createdAt' | 'body'> & { deleting: DeletedRecord };
-
 const LISTED = { deleting: { $exists: false } };
 
 /** The events collection: the only code that reads or writes it. */
 @Injectable()
 export class EventsRepository {
   private readonly records: TenantRecords<StoredEvent>;
-  /** Every project's events at once: only for the sweeps (unsettled deletes, retention). */
+  /** Every project's events at once: only for the relay and the sweeps (pending deletes, retention). */
   private readonly everyTenant: Records<StoredEvent>;
 
   constructor(@InjectModel(StoredEvent.name) model: Model<StoredEvent>) {
@@ -41,28 +29,20 @@ export class EventsRepository {
     this.everyTenant = new Records(model);
   }
 
-  /** Writes the event once: an id already there (a relay that ran twice) is left as it is. True when written. */
-  async record(projectId: Types.ObjectId, event: EventRecord, deleting?: DeletedRecord): Promise<boolean> {
-    try {
-      await this.everyTenant.insert({ ...event, projectId, ...(deleting ? { deleting, unsettled: true } : {}) });
-      return true;
-    } catch (error) {
-      if (isDuplicateKey(error)) return false;
-      throw error;
-    }
-  }
-
   /** Writes a batch of events in one command; an id already there (a relay that ran twice) is left as it is. */
   async recordMany(events: readonly PublishedEvent[]): Promise<void> {
-    await this.everyTenant.insertStored(
-      events.map((event) => ({ _id: event.id, projectId: new Types.ObjectId(event.projectId), type: event.type, createdAt: event.createdAt, body: event.body })),
-    );
+    await this.everyTenant.insertStored(events.map((event) => stored(event)));
   }
 
-  /** Which of these event ids are recorded: one read by `_id` each, the filter FerretDB narrows in SQL. */
+  /** Writes hard deletes' events, not listed until settled; an id already there is left as it is. */
+  async recordPending(events: readonly { event: PublishedEvent; deleting: DeletedRecord }[]): Promise<void> {
+    await this.everyTenant.insertStored(events.map(({ event, deleting }) => ({ ...stored(event), deleting, unsettled: true })));
+  }
+
+  /** Which of these event ids are recorded (pending deletes included). */
   async recordedIds(ids: readonly string[]): Promise<Set<string>> {
-    const found = await Promise.all(ids.map(async (_id) => ((await this.everyTenant.exists({ _id })) ? _id : null)));
-    return new Set(found.filter((id): id is string => id !== null));
+    const found = await this.everyTenant.findByIds<{ _id: string }>(ids, { fields: ['_id'] });
+    return new Set(found.map((event) => event._id));
   }
 
   /** Newest first, `limit + 1` listed events after the cursor, of one type and in a time range when asked. */
@@ -81,27 +61,27 @@ export class EventsRepository {
     return this.records.findOne(scope, { _id: id, ...LISTED });
   }
 
-  /** The delete happened: the event is listed from now on. */
-  async settle(projectId: Types.ObjectId, id: string): Promise<void> {
-    await this.everyTenant.updateOne({ _id: id, projectId }, { $unset: { deleting: 1, unsettled: 1 } });
+  /** The deletes happened: their events are listed from now on. */
+  async settle(projectId: Types.ObjectId, ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.everyTenant.updateMany({ _id: { $in: [...ids] }, projectId }, { $unset: { deleting: 1, unsettled: 1 } });
   }
 
-  /** The delete did not happen: its event goes. */
-  async discard(projectId: Types.ObjectId, id: string): Promise<void> {
-    await this.everyTenant.deleteOne({ _id: id, projectId });
+  /** The deletes did not happen: their events go. Only pending ones: a listed event is never removed here. */
+  async discard(projectId: Types.ObjectId, ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await this.everyTenant.deleteMany({ _id: { $in: [...ids] }, projectId, unsettled: true });
   }
 
-  /**
-   * Unsettled deletes of every project, oldest first. `withEarlierBuilds` also finds those an earlier
-   * build stored without `unsettled`, by reading every event: once per instance is enough.
-   */
-  unsettledDeletions(limit: number, withEarlierBuilds = false): Promise<UnsettledDeletion[]> {
-    const conditions = withEarlierBuilds ? { 'deleting.collection': { $exists: true } } : { unsettled: true };
-    return this.everyTenant.find(conditions, { sort: { _id: 1 }, limit }) as Promise<UnsettledDeletion[]>;
+  /** Pending deletes of every project written before `before`, oldest first. */
+  pendingDeletions(before: Date, limit: number): Promise<PendingDeletion[]> {
+    return this.everyTenant.find({ unsettled: true, createdAt: { $lte: before } }, { sort: { _id: 1 }, limit }) as Promise<PendingDeletion[]>;
   }
 
   /** Drops events once they are `seconds` old, in every project; stops the sweep. */
   expireByAge(seconds: number, logger: Logger): Promise<() => void> {
     return this.everyTenant.expireByAge(seconds, logger);
   }
+}
+
+function stored(event: PublishedEvent): Record<string, unknown> {
+  return { _id: event.id, projectId: new Types.ObjectId(event.projectId), type: event.type, createdAt: event.createdAt, body: event.body };
 }

@@ -4,7 +4,6 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import type { EventResponse } from './dto/event.response';
 import type { ListEventsQuery } from './dto/list-events.query';
 import type { StoredEvent } from './event.schema';
-import { EventRelay } from './event-relay';
 import { EventsRepository } from './events.repository';
 
 export const EVENT_NOT_FOUND = 'Event not found';
@@ -12,19 +11,14 @@ export const EVENT_NOT_FOUND = 'Event not found';
 /** The event list of a platform project: what its changes recorded, newest first. */
 @Injectable()
 export class EventsService {
-  constructor(
-    private readonly events: EventsRepository,
-    private readonly relay: EventRelay,
-  ) {}
+  constructor(private readonly events: EventsRepository) {}
 
-  /** After this instance's pending relay: a caller sees the events of the changes it just made. */
+  /** A change's request publishes its events before it answers: a caller sees those of the changes it made. */
   async list(scope: TenantScope, query: ListEventsQuery): Promise<Page<EventResponse>> {
-    await this.relay.flush();
     return toPage(await this.events.page(scope, query), query.limit, toEventResponse);
   }
 
   async get(scope: TenantScope, id: string): Promise<EventResponse> {
-    await this.relay.flush();
     const event = await this.events.findById(scope, id);
     if (!event) throw new NotFoundException(EVENT_NOT_FOUND);
     return toEventResponse(event);

@@ -59,8 +59,4 @@ export class IdempotencyRecordsRepository {
     return this.byId.expireByAge(IDEMPOTENCY_KEY_TTL_SECONDS, logger);
   }
 
-  /** Drops records past their 24 hours, in every project. */
-  purgeExpired(now: Date): Promise<number> {
-    return this.byId.sweepExpired(IDEMPOTENCY_KEY_TTL_SECONDS, now);
-  }
 }

@@ -23,8 +23,8 @@ import { callerId, idempotencyScope, readIdempotencyKey, requestFingerprint } fr
  * - Routes that act in no platform project (the platform's own management routes) check the
  *   header's form but do not store: their records would belong to no tenant.
  * - The request's own answer settles its record (`settleIdempotentResponses`): a success is stored
- *   for its retries; any error status, the route's own or a later pipe's, releases the key, so a
- *   retry runs again.
+ *   for its retries; a 4xx, the route's own or a later pipe's, releases the key, so a retry runs
+ *   again; a 5xx keeps it in progress, since a write whose answer was lost may have happened.
  * - A record left in progress for 5 minutes (its server stopped mid-request) no longer blocks its key.
  *   The request then runs again: a route whose effect must not happen twice keeps the key with what
  *   it creates (`IdempotentRequest`; payments do) and answers the earlier result instead.

@@ -108,11 +108,6 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     await this.records.release(scope, recordId);
   }
 
-  /** Drops records past their 24 hours, in every project (see `expireByAge`). */
-  purgeExpired(now = new Date()): Promise<number> {
-    return this.records.purgeExpired(now);
-  }
-
   private isAbandoned(record: IdempotencyRecord, now = this.clock.now().getTime()): boolean {
     return record.state === 'in_progress' && now - new Date(record.createdAt).getTime() >= IN_PROGRESS_LEASE_MS;
   }

@@ -7,9 +7,12 @@ const logger = new Logger('Idempotency');
 
 /**
  * Settles the record `IdempotencyGuard` opened, from the answer itself, before it is sent: a success
- * (below 400) is stored for the key's retries, as sent (status and serialised body); an error status,
+ * (below 400) is stored for the key's retries, as sent (status and serialised body); a refusal (4xx),
  * whatever raised it (the route, a pipe after the guard, the exception filter), releases the key so
- * that a retry runs again. Requests without a record pass straight through.
+ * that a retry runs again. A 5xx keeps the key in progress: a write of the request may have happened
+ * without its answer (a lost reply, an outage), so a retry gets 409 until the record's lease lapses
+ * (`IN_PROGRESS_LEASE_MS`) instead of running the change a second time at once. Requests without a
+ * record pass straight through.
  */
 export function settleIdempotentResponses(fastify: FastifyInstance, store: IdempotencyStore): void {
   fastify.addHook(
@@ -19,6 +22,7 @@ export function settleIdempotentResponses(fastify: FastifyInstance, store: Idemp
       if (!record) return done(null, payload);
       request.idempotencyRecord = undefined;
       const statusCode = reply.statusCode;
+      if (statusCode >= 500) return done(null, payload);
       const settled =
         statusCode >= 400
           ? store.release(record.tenant, record.recordId).catch((failure: Error) => {

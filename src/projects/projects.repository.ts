@@ -71,9 +71,9 @@ export class ProjectsRepository {
     return this.records.exists(scope);
   }
 
-  /** The cascade of a channel delete, inside the channel's platform project. */
+  /** The cascade of a channel delete, inside the channel's platform project: each project recorded as `project.deleted`. */
   async deleteAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
     const id = toObjectId(channelId);
-    if (id) await this.records.deleteMany(scope, { channelId: id });
+    if (id) await this.records.deleteMany(scope, { channelId: id }, { event: 'project.deleted' });
   }
 }

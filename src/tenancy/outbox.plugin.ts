@@ -1,22 +1,14 @@
-import type { Schema } from 'mongoose';
-import { LEGACY_OUTBOX_FIELDS, OUTBOX } from './recorded-changes';
+import { Schema as MongooseSchema, type Schema } from 'mongoose';
+import { OUTBOX } from './recorded-changes';
 
 /**
  * Gives a tenant-owned schema the outbox its changes record their events in (src/tenancy/recorded-changes.ts):
- * hidden from every read and never returned, the earlier form's fields too (declared so that a
- * recorded change can unset them).
+ * an array of plain event documents, hidden from every read and never returned.
  *
- * Indexed by `updatedAt`, which every recorded change sets after its outbox's time: the relay's sweep
- * finds the records a stopped run wrote by it. Not by the outbox itself, whose strings can exceed what
- * a PostgreSQL B-tree entry holds (about 2.7 KB) under FerretDB.
+ * Indexed by `updatedAt`, which every recorded change sets: the events sweep finds the records
+ * changed lately by it.
  */
 export function recordsEvents(schema: Schema): void {
-  const [events, run, at] = LEGACY_OUTBOX_FIELDS;
-  schema.add({
-    [OUTBOX]: { type: String, default: undefined, select: false },
-    [events]: { type: String, default: undefined, select: false },
-    [run]: { type: String, default: undefined, select: false },
-    [at]: { type: Date, default: undefined, select: false },
-  });
+  schema.add({ [OUTBOX]: { type: [MongooseSchema.Types.Mixed], default: undefined, select: false } });
   schema.index({ updatedAt: 1 });
 }

@@ -1,7 +1,8 @@
 import { ConflictException, type Logger } from '@nestjs/common';
 import { Types, type AnyKeys, type Model, type mongo, type Require_id, type UpdateQuery } from 'mongoose';
+import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
-import { LEGACY_OUTBOX_FIELDS, OUTBOX_FIELDS, type ChangeRecorder, type RecordedWrite } from './recorded-changes';
+import { holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
 export class NotTenantOwnedError extends Error {
@@ -11,20 +12,21 @@ export class NotTenantOwnedError extends Error {
   }
 }
 
+/** A write that records an event: its type, and whether the event carries the fields the change replaced. */
+export interface RecordedChange {
+  event?: string;
+  /** The event's `previousAttributes`: the fields of the record, read before the write, that the change replaced. */
+  diff?: boolean;
+}
+
 /**
  * A tenant's records of one model: every operation takes the scope first and filters by the scope's
  * platform project, set last so no condition can replace it (`scopeFilter`). A record of another
  * project is exactly as absent as one that does not exist. The model must be tenant-owned (its
  * schema carries the tenantOwned plugin, which also refuses any Mongoose query without the project:
- * the runtime backstop behind the compile-time `TenantScope`).
+ * the runtime backstop behind the compile-time `TenantScope`). A write that names an event follows
+ * the outbox's invariant (src/events/events.module.ts) through the model's `ChangeRecorder`.
  */
-/** A write that records an event: its type, and whether the event carries the fields the change replaced. */
-export interface RecordedChange {
-  event?: string;
-  /** Read the record before the write, for the event's `previousAttributes` (updates and refunds). */
-  diff?: boolean;
-}
-
 export class TenantRecords<T> {
   private readonly records: Records<T>;
 
@@ -65,67 +67,60 @@ export class TenantRecords<T> {
     return this.records.count(scopeFilter(scope, conditions));
   }
 
-  /** Inserts a record into the scope's project, with the events of its creation; returns it as stored. */
+  /** Inserts a record into the scope's project, with the events of its creation in its outbox; returns it as stored. */
   async insert(scope: TenantScope, fields: AnyKeys<T>, events: readonly string[] = []): Promise<Require_id<T>> {
     if (events.length === 0) return this.records.insert({ ...fields, ...scopeFilter(scope) } as AnyKeys<T>);
-    const write = this.recorder().begin(scope, events, null);
+    const changes = this.recorder();
+    const pending = changes.pending(scope, events, null);
+    const given = (fields as { _id?: string | Types.ObjectId })._id;
+    // The id is known before the write: a write whose answer is lost is settled by reading it.
+    const _id = given === undefined ? new Types.ObjectId() : (toObjectId(given) ?? given);
     let stored: Require_id<T>;
     try {
-      stored = await this.records.insert({ ...fields, ...write.outbox, ...scopeFilter(scope) } as AnyKeys<T>);
+      stored = await this.records.insert({ ...fields, _id, [OUTBOX]: pending, ...scopeFilter(scope) } as AnyKeys<T>);
     } catch (error) {
-      write.abandon();
-      throw error;
+      const written = await this.settle(scope, _id, pending, error);
+      stored = withoutOutbox(written) as Require_id<T>;
     }
-    await write.relay(scope, stored._id as Types.ObjectId, stored);
+    await changes.publish(scope, stored as T, pending);
     return withoutOutbox(stored);
   }
 
+  /** Updates one record; with an event, a recorded change (`recordedWrite`). */
   async updateOne(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<WriteResult> {
     const filter = scopeFilter(scope, conditions);
     if (!options.event) return this.records.updateOne(filter, update, options);
-    // Through findAndModify: the relay gets the record as the write left it without reading it again.
-    const result = await this.recordedWrite(scope, filter, options, async (guarded, write) => {
-      const updated = await this.records.updateAndGet(guarded, withOutbox(update, write), options);
-      return updated ? { outcome: { matched: 1, modified: 1 }, written: updated } : null;
-    });
-    return result?.outcome ?? { matched: 0, modified: 0 };
-  }
-
-  updateMany(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>): Promise<WriteResult> {
-    return this.records.updateMany(scopeFilter(scope, conditions), update);
+    const written = await this.recordedWrite(scope, filter, update, options);
+    return written ? { matched: 1, modified: 1 } : { matched: 0, modified: 0 };
   }
 
   /** Updates one record and answers it as it is after the update; null when none matched. */
   async updateAndGet(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<T | null> {
     const filter = scopeFilter(scope, conditions);
     if (!options.event) return this.records.updateAndGet(filter, update, options);
-    const result = await this.recordedWrite(scope, filter, options, async (guarded, write) => {
-      const updated = await this.records.updateAndGet(guarded, withOutbox(update, write), options);
-      return updated ? { outcome: updated, written: updated } : null;
-    });
-    return result?.outcome ?? null;
+    return this.recordedWrite(scope, filter, update, options);
+  }
+
+  /** Removes one record; with an event, as `deleteMany` does, for that record. */
+  async deleteOne(scope: TenantScope, conditions: Conditions, options: Pick<RecordedChange, 'event'> = {}): Promise<boolean> {
+    if (!options.event) return this.records.deleteOne(scopeFilter(scope, conditions));
+    return (await this.recordedDelete(scope, conditions, options.event, 1)) > 0;
   }
 
   /**
-   * Removes one record. With an event, the event is written first with the record as it was, kept
-   * pending, then settled by what the delete did: the events module's sweep settles one whose
-   * process died in between by whether the record is still there.
+   * Removes the records that match; with an event, each removed record records one. Read first with
+   * their outboxes, whose events go to the events collection before the records go; each record's
+   * event is then written pending, the delete is guarded on each record's outbox, and the events of
+   * the records it removed are settled (the others dropped). The number removed.
    */
-  async deleteOne(scope: TenantScope, conditions: Conditions, options: Pick<RecordedChange, 'event'> = {}): Promise<boolean> {
-    if (!options.event) return this.records.deleteOne(scopeFilter(scope, conditions));
-    const changes = this.recorder();
-    const record = await this.records.findOne<T & { _id: Types.ObjectId }>(scopeFilter(scope, conditions), { include: [...OUTBOX_FIELDS] });
-    if (!record) return false;
-    // Events of the last change that may not be recorded yet would go with the record.
-    if (!changes.isRelayed(record)) await changes.relayLeftover(scope, record);
-    const intent = await changes.deletion(scope, options.event, withoutOutbox(record));
-    const deleted = await this.records.deleteOne(scopeFilter(scope, { ...conditions, _id: record._id }));
-    await intent.settle(deleted);
-    return deleted;
-  }
-
-  deleteMany(scope: TenantScope, conditions: Conditions = {}): Promise<number> {
-    return this.records.deleteMany(scopeFilter(scope, conditions));
+  async deleteMany(scope: TenantScope, conditions: Conditions = {}, options: Pick<RecordedChange, 'event'> = {}): Promise<number> {
+    if (!options.event) return this.records.deleteMany(scopeFilter(scope, conditions));
+    let removed = 0;
+    for (;;) {
+      const batch = await this.recordedDelete(scope, conditions, options.event, DELETE_BATCH);
+      removed += batch;
+      if (batch === 0) return removed;
+    }
   }
 
   /** As `aggregate`, one batch at a time, for results too many to hold at once. */
@@ -143,53 +138,91 @@ export class TenantRecords<T> {
     return this.records.aggregate<R>([{ $match: scopeFilter(scope, conditions) }, ...pipeline]);
   }
 
-
   /**
-   * A change that records its event: the write is guarded so that it replaces the record's outbox
-   * only when every event in it is known to be recorded. A record whose outbox may still hold an
-   * unrecorded event (written a moment ago by another instance, or by one that stopped) has those
-   * events recorded first, and the write is tried again, pinned to the outbox it saw. With `diff`,
-   * the record is read first for the event's `previousAttributes`; none there means no change: null.
-   * `write` answers null when its guarded filter matched nothing.
+   * A change that records its event (copy before replace): the record is read with its outbox, whose
+   * events are copied to the events collection first; the change and its own events are then one
+   * update guarded on that outbox still being there. Matched nothing: the record is gone, no longer
+   * meets the conditions, or another write replaced its outbox meanwhile; it is read again.
    */
-  private async recordedWrite<R>(
-    scope: TenantScope,
-    filter: Conditions,
-    change: RecordedChange,
-    write: (guarded: Conditions, recorded: RecordedWrite) => Promise<{ outcome: R; written?: unknown } | null>,
-  ): Promise<{ outcome: R } | null> {
+  private async recordedWrite(scope: TenantScope, filter: Conditions, update: UpdateQuery<T>, change: UpdateOptions & RecordedChange): Promise<T | null> {
     const changes = this.recorder();
-    let current: (T & { _id: Types.ObjectId }) | null = null;
-    if (change.diff) {
-      current = await this.records.findOne<T & { _id: Types.ObjectId }>(filter, { include: [...OUTBOX_FIELDS] });
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const current = await this.records.findOne<WithOutbox<T> & { _id: Types.ObjectId }>(filter, { include: [OUTBOX] });
       if (!current) return null;
-    }
-    const _id = current?._id ?? filter._id;
-    if (!(_id instanceof Types.ObjectId)) throw new Error('A recorded change names its record by _id');
-    for (let attempt = 0; attempt < MAX_OUTBOX_ATTEMPTS; attempt++) {
-      let outboxGuard = changes.relayedOutbox();
-      if (current && !changes.isRelayed(current)) {
-        await changes.relayLeftover(scope, current);
-        outboxGuard = changes.sameOutbox(current);
-      }
-      const recorded = changes.begin(scope, [change.event!], change.diff && current ? withoutOutbox(current) : null);
-      let result: { outcome: R; written?: unknown } | null;
+      await changes.relayOutboxes(scope, [current]);
+      const pending = changes.pending(scope, [change.event!], change.diff ? withoutOutbox(current) : null);
+      const guarded = withCondition({ ...filter, _id: current._id }, sameOutbox(current[OUTBOX]));
+      const { $set, ...rest } = update as { $set?: Record<string, unknown> };
+      let written: T | null;
       try {
-        result = await write(withCondition({ ...filter, _id }, outboxGuard), recorded);
+        written = await this.records.updateAndGet(guarded, { ...rest, $set: { ...$set, [OUTBOX]: pending } } as UpdateQuery<T>, change);
       } catch (error) {
-        recorded.abandon();
-        throw error;
+        written = withoutOutbox(await this.settle(scope, current._id, pending, error));
       }
-      if (result) {
-        await recorded.relay(scope, _id, result.written);
-        return result;
+      if (written) {
+        await changes.publish(scope, written, pending);
+        return written;
       }
-      recorded.abandon();
-      // Nothing matched: no such record, or its outbox was not known to be recorded.
-      current = await this.records.findOne<T & { _id: Types.ObjectId }>({ ...filter, _id }, { include: [...OUTBOX_FIELDS] });
-      if (!current) return null;
     }
     throw new ConflictException('The record changed while this request was writing it; retry the request');
+  }
+
+  /** Up to `limit` records removed, each with its event (see `deleteMany`); how many. */
+  private async recordedDelete(scope: TenantScope, conditions: Conditions, event: string, limit: number): Promise<number> {
+    const changes = this.recorder();
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const found = (await this.records.find(scopeFilter(scope, conditions), { include: [OUTBOX], limit })) as (WithOutbox<T> & { _id: Types.ObjectId })[];
+      if (found.length === 0) return 0;
+      await changes.relayOutboxes(scope, found);
+      const intent = await changes.deletion(scope, event, found);
+      const guards = found.map((record) => ({ _id: record._id, ...sameOutbox(record[OUTBOX]) }));
+      let gone: string[];
+      try {
+        const removed = await this.records.deleteMany(scopeFilter(scope, { ...conditions, $or: guards }));
+        // All or none is exact; only a part removed asks which (a concurrent delete may have taken others).
+        gone = removed === found.length ? found.map((record) => String(record._id)) : removed === 0 ? [] : await this.gone(scope, found);
+      } catch (error) {
+        if (!outcomeUnknown(error)) {
+          await intent.settle([]);
+          throw error;
+        }
+        // The answer was lost: the records read gone were removed; the others' events stay pending,
+        // for the sweep to settle once no delete can still apply.
+        const read = await this.gone(scope, found).catch(() => null);
+        if (!read) throw error;
+        if (read.length < found.length) {
+          await intent.settle(read, { keepOthers: true });
+          throw error;
+        }
+        gone = read;
+      }
+      await intent.settle(gone);
+      if (gone.length > 0) return gone.length;
+    }
+    throw new ConflictException('The records changed while this request was deleting them; retry the request');
+  }
+
+  /** The ids among `records` that no longer exist in the scope's project. */
+  private async gone(scope: TenantScope, records: readonly { _id: Types.ObjectId }[]): Promise<string[]> {
+    const left = await this.records.findByIds<{ _id: Types.ObjectId; projectId: Types.ObjectId }>(
+      records.map((record) => record._id),
+      { fields: ['_id', TENANT_FIELD] },
+    );
+    const there = new Set(left.filter((record) => String(record.projectId) === scope.projectId).map((record) => String(record._id)));
+    return records.map((record) => String(record._id)).filter((id) => !there.has(id));
+  }
+
+  /**
+   * A write of `pending` failed. Refused by the database (a duplicate key, a validation error): it
+   * did not happen, and the error stands. Any other error leaves its outcome unknown: the record is
+   * read, and the write happened when its outbox holds the write's events; else the error stands,
+   * and the events are not lost should the write still land, since they are in its outbox.
+   */
+  private async settle(scope: TenantScope, _id: unknown, pending: readonly PendingEvent[], error: unknown): Promise<WithOutbox<T>> {
+    if (!outcomeUnknown(error)) throw error;
+    const record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: [OUTBOX] }).catch(() => null);
+    if (record && holdsEvent(record, pending[0].id)) return record;
+    throw error;
   }
 
   private recorder(): ChangeRecorder<T> {
@@ -198,19 +231,17 @@ export class TenantRecords<T> {
   }
 }
 
-/** How many times a recorded change re-reads a record whose outbox another write replaced meanwhile. */
-const MAX_OUTBOX_ATTEMPTS = 5;
+/** How many times a recorded write reads a record again whose outbox another write replaced meanwhile. */
+const MAX_ATTEMPTS = 5;
+/** How many records a recorded `deleteMany` reads and removes at a time. */
+const DELETE_BATCH = 100;
 
-/**
- * The update, plus the change's outbox in the same write (replacing the last one, which the guard
- * proved recorded, in whichever form it was).
- */
-function withOutbox<T>(update: UpdateQuery<T>, recorded: RecordedWrite): UpdateQuery<T> {
-  const { $set, $unset, ...rest } = update as { $set?: Record<string, unknown>; $unset?: Record<string, unknown> };
-  return { ...rest, $set: { ...$set, ...recorded.outbox }, $unset: { ...$unset, ...LEGACY_UNSET } } as UpdateQuery<T>;
+/** Errors with which the database refused a write: it did not happen. Any other leaves the outcome unknown. */
+const REFUSALS = new Set(['ValidationError', 'ValidatorError', 'CastError', 'StrictModeError', 'ObjectParameterError']);
+
+function outcomeUnknown(error: unknown): boolean {
+  return !isDuplicateKey(error) && !REFUSALS.has((error as Error | null)?.name ?? '');
 }
-
-const LEGACY_UNSET = Object.fromEntries(LEGACY_OUTBOX_FIELDS.map((field) => [field, 1]));
 
 /** The filter with one more condition, beside any `$and` it has. */
 function withCondition(filter: Conditions, condition: Conditions): Conditions {
@@ -220,7 +251,7 @@ function withCondition(filter: Conditions, condition: Conditions): Conditions {
 
 function withoutOutbox<R>(stored: R): R {
   const copy = { ...(stored as Record<string, unknown>) };
-  for (const field of OUTBOX_FIELDS) delete copy[field];
+  delete copy[OUTBOX];
   return copy as R;
 }
 

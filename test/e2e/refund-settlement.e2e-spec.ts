@@ -51,7 +51,7 @@ describe('refunds that settle', () => {
   }
 
   async function refundEvents(id: string) {
-    await t.app.get(EventRelay).flush();
+    await t.app.get(EventRelay).sweep(0);
     const res = await t.http.get('/v1/events?type=payment.refunded&limit=100', as());
     expect(res.status).toBe(200);
     return (res.body.data as { data: { object: { id: string; amountRefunded: number } } }[]).filter((event) => event.data.object.id === id);
@@ -154,7 +154,7 @@ describe('refunds that settle', () => {
     await sweepTwice();
     expect(await payment(id)).toMatchObject({ status: 'requires_confirmation' });
     const succeeded = async () => {
-      await t.app.get(EventRelay).flush();
+      await t.app.get(EventRelay).sweep(0);
       const res = await t.http.get('/v1/events?type=payment.succeeded&limit=100', as());
       return (res.body.data as { data: { object: { id: string } } }[]).filter((event) => event.data.object.id === id);
     };

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsMongoId, IsOptional, Max, Min } from 'class-validator';
-import { trusted, Types } from 'mongoose';
+import { Types } from 'mongoose';
 import { isValidObjectId } from '../pipes/object-id';
 import { OBJECT_ID_PATTERN } from '../pipes/object-id';
 
@@ -43,16 +43,9 @@ export function toPage<Row, T>(rows: Row[], limit: number, map: (row: Row) => T)
 }
 
 /**
- * Filter fragment for "older than the cursor" on `_id` order (ObjectIds grow with time).
- * `trusted` because the global `sanitizeFilter` would otherwise neutralise the operator.
- */
-export function cursorFilter(startingAfter?: string): Record<string, unknown> {
-  return startingAfter ? { _id: trusted({ $lt: startingAfter }) } : {};
-}
-
-/**
- * The same cursor for a lean read (`Records`, `TenantRecords`), which sends conditions to the
- * collection uncast: the id as an ObjectId, the operator plain (a repository's operators are trusted).
+ * Filter fragment for "older than the cursor" on `_id` order (ObjectIds grow with time), for a lean
+ * read (`Records`, `TenantRecords`), which sends conditions to the collection uncast: the id as an
+ * ObjectId, the operator plain (a repository's operators are trusted).
  */
 export function olderThan(startingAfter?: string): { _id?: { $lt: Types.ObjectId } } {
   return isValidObjectId(startingAfter) ? { _id: { $lt: new Types.ObjectId(startingAfter) } } : {};

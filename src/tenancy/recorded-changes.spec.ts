@@ -1,0 +1,28 @@
+import { eventsIn, fencedOutbox, holdsEvent, sameOutbox, type PendingEvent } from './recorded-changes';
+
+describe("a record's outbox", () => {
+  const event = (id: string): PendingEvent => ({ id, type: 'customer.updated', createdAt: new Date(), before: null, request: { id: null, idempotencyKey: null } });
+
+  it('a write is guarded on the outbox it read: by its first event, or by its being empty, or absent', () => {
+    expect(sameOutbox([event('evt_a'), event('evt_b')])).toEqual({ 'outbox.id': 'evt_a' });
+    expect(sameOutbox([])).toEqual({ outbox: { $size: 0 } });
+    expect(sameOutbox(null)).toEqual({ outbox: null });
+    expect(sameOutbox(undefined)).toEqual({ outbox: null });
+    // An earlier, unreleased build's string: matched as it is, and replaced.
+    expect(sameOutbox('2026-11-25T08:00:00.000Z run []')).toEqual({ outbox: '2026-11-25T08:00:00.000Z run []' });
+    expect(eventsIn('2026-11-25T08:00:00.000Z run []')).toEqual([]);
+  });
+
+  it('a fence always leaves an outbox the guard of the one it replaced no longer matches, holding no event', () => {
+    expect(fencedOutbox([event('evt_a')])).toEqual([]);
+    expect(fencedOutbox(null)).toEqual([]);
+    expect(fencedOutbox([])).toBeNull();
+  });
+
+  it("a write whose answer was lost happened exactly when the record's outbox holds its event", () => {
+    expect(holdsEvent({ outbox: [event('evt_a'), event('evt_b')] }, 'evt_b')).toBe(true);
+    expect(holdsEvent({ outbox: [event('evt_a')] }, 'evt_c')).toBe(false);
+    expect(holdsEvent({ outbox: null }, 'evt_a')).toBe(false);
+    expect(holdsEvent(null, 'evt_a')).toBe(false);
+  });
+});

@@ -1,0 +1,359 @@
+import { Records } from '../../src/database/records';
+import { EventRelay } from '../../src/events/event-relay';
+import { EventsRepository } from '../../src/events/events.repository';
+import { createFirstAdmin, TestUser } from '../support/auth';
+import { HttpResponse } from '../support/http';
+import { createTestApp, TestApp } from '../support/test-app';
+
+const FUTURE_YEAR = String(new Date().getUTCFullYear() + 3);
+
+/**
+ * Faults injected into every recorded write kind: a process that stops between two of a change's
+ * writes (the step after the last write done throws), and a write the database applied whose answer
+ * was lost (the driver throws after the write). After recovery (the sweep), every change that
+ * happened has exactly its events, once, and a change that did not happen has none.
+ */
+describe('the outbox under faults', () => {
+  let t: TestApp;
+  let admin: TestUser;
+  let relay: EventRelay;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await createFirstAdmin(t.http);
+    relay = t.app.get(EventRelay);
+  });
+  afterAll(() => t.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  const post = (path: string, body: unknown) => t.http.post(path, body, { token: admin.token });
+
+  /** The event types recorded for one record, oldest first. */
+  async function typesOf(id: string): Promise<string[]> {
+    const res = await t.http.get('/v1/events?limit=100', { token: admin.token });
+    expect(res.status).toBe(200);
+    const events = res.body.data as { type: string; data: { object: Record<string, unknown> } }[];
+    return events
+      .filter((event) => (event.data.object.id ?? event.data.object._id) === id)
+      .map((event) => event.type)
+      .reverse();
+  }
+
+  /** Recovery: sweeps with no grace, twice, so that a second pass is seen to add nothing. */
+  async function recover(): Promise<void> {
+    await relay.sweep(0);
+    await relay.sweep(0);
+  }
+
+  type Method = 'insert' | 'updateAndGet' | 'deleteMany';
+  /**
+   * The next `method` on `collection`'s records fails once: `stop` before the write (the process
+   * stopped before it), `lost` after the database applied it (its answer never came back).
+   */
+  function failOnce(method: Method, collection: string, mode: 'stop' | 'lost'): void {
+    const original = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
+    let failed = false;
+    jest.spyOn(Records.prototype, method).mockImplementation(async function (this: Records<unknown>, ...args: unknown[]) {
+      if (failed || this.collectionName !== collection) return original.apply(this, args);
+      failed = true;
+      if (mode === 'lost') await original.apply(this, args);
+      throw Object.assign(new Error(mode === 'lost' ? 'connection reset after the write' : 'process stopped here'), { name: 'MongoNetworkError' });
+    } as never);
+  }
+
+  /** The process stops after the change's write, before its events reach the events collection. */
+  const stopBeforeRecording = () => jest.spyOn(EventsRepository.prototype, 'recordMany').mockRejectedValueOnce(new Error('process stopped here'));
+  /** The process stops after a hard delete, before its pending events are settled. */
+  const stopBeforeSettling = () => jest.spyOn(EventsRepository.prototype, 'settle').mockRejectedValueOnce(new Error('process stopped here'));
+
+  const expectUnavailable = (res: HttpResponse) => expect(res.status).toBeGreaterThanOrEqual(500);
+
+  async function createCustomer(): Promise<string> {
+    const res = await post('/v1/customers', { email: 'fault@example.com' });
+    expect(res.status).toBe(201);
+    return res.body.data.id;
+  }
+  async function createCard(customer: string): Promise<string> {
+    const res = await post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' });
+    expect(res.status).toBe(201);
+    return res.body.data.id;
+  }
+  async function createCollection(): Promise<string> {
+    const res = await post('/collections', { name: 'Faulty' });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  }
+  async function createPayment(): Promise<string> {
+    const customer = await createCustomer();
+    await createCard(customer);
+    const res = await post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true });
+    expect(res.status).toBe(201);
+    return res.body.id;
+  }
+  async function customerIds(): Promise<Set<string>> {
+    const res = await t.http.get('/v1/customers?limit=100', { token: admin.token });
+    return new Set((res.body.data as { id: string }[]).map((customer) => customer.id));
+  }
+
+  describe('insert', () => {
+    it('stopped before the write: no record, no event', async () => {
+      const before = await customerIds();
+      failOnce('insert', 'customers', 'stop');
+      expectUnavailable(await post('/v1/customers', { email: 'never@example.com' }));
+      await recover();
+      const created = [...(await customerIds())].filter((id) => !before.has(id));
+      expect(created).toEqual([]);
+    });
+
+    it('stopped between the write and its events: the sweep records them once', async () => {
+      stopBeforeRecording();
+      const id = await createCustomer();
+      expect(await typesOf(id)).toEqual([]);
+      await recover();
+      expect(await typesOf(id)).toEqual(['customer.created']);
+    });
+
+    it('applied, its answer lost: settled by reading the record, answered, recorded once', async () => {
+      const before = await customerIds();
+      failOnce('insert', 'customers', 'lost');
+      const res = await post('/v1/customers', { email: 'lost@example.com' });
+      expect(res.status).toBe(201);
+      await recover();
+      const created = [...(await customerIds())].filter((id) => !before.has(id));
+      expect(created).toEqual([res.body.data.id]);
+      expect(await typesOf(res.body.data.id)).toEqual(['customer.created']);
+    });
+
+    it('applied, its answer lost and the record unreadable: 503, the Idempotency-Key kept, so a retry makes no second record', async () => {
+      const before = await customerIds();
+      failOnce('insert', 'customers', 'lost');
+      const findOne = Records.prototype.findOne;
+      jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (this: Records<unknown>, ...args: unknown[]) {
+        if (this.collectionName === 'customers') return Promise.reject(Object.assign(new Error('connection reset'), { name: 'MongoNetworkError' }));
+        return (findOne as (...args: unknown[]) => Promise<unknown>).apply(this, args);
+      } as never);
+      const headers = { 'idempotency-key': 'outbox-faults-unknown' };
+      const body = { email: 'unknown@example.com' };
+      expect((await t.http.post('/v1/customers', body, { token: admin.token, headers })).status).toBe(503);
+      jest.restoreAllMocks();
+      const retry = await t.http.post('/v1/customers', body, { token: admin.token, headers });
+      expect(retry.status).toBe(409);
+      await recover();
+      const created = [...(await customerIds())].filter((id) => !before.has(id));
+      expect(created).toHaveLength(1);
+      expect(await typesOf(created[0])).toEqual(['customer.created']);
+    });
+  });
+
+  describe('update', () => {
+    it('stopped before the write: no change, no event', async () => {
+      const id = await createCustomer();
+      failOnce('updateAndGet', 'customers', 'stop');
+      expectUnavailable(await post(`/v1/customers/${id}`, { firstName: 'Never' }));
+      await recover();
+      expect((await t.http.get(`/v1/customers/${id}`, { token: admin.token })).body.data.firstName).toBeNull();
+      expect(await typesOf(id)).toEqual(['customer.created']);
+    });
+
+    it('stopped between the write and its events: the sweep records them once', async () => {
+      const id = await createCustomer();
+      stopBeforeRecording();
+      expect((await post(`/v1/customers/${id}`, { firstName: 'Ada' })).status).toBe(200);
+      await recover();
+      expect(await typesOf(id)).toEqual(['customer.created', 'customer.updated']);
+    });
+
+    it('applied, its answer lost: settled by reading the record, answered, recorded once', async () => {
+      const id = await createCustomer();
+      failOnce('updateAndGet', 'customers', 'lost');
+      const res = await post(`/v1/customers/${id}`, { firstName: 'Lost' });
+      expect(res.status).toBe(200);
+      expect(res.body.data.firstName).toBe('Lost');
+      await recover();
+      expect(await typesOf(id)).toEqual(['customer.created', 'customer.updated']);
+    });
+  });
+
+  describe('soft delete', () => {
+    const softDelete = (id: string) => t.http.patch(`/collections/${id}/soft-delete`, {}, { token: admin.token });
+
+    it('stopped before the write: still live, no event', async () => {
+      const id = await createCollection();
+      failOnce('updateAndGet', 'collections', 'stop');
+      expectUnavailable(await softDelete(id));
+      await recover();
+      expect((await t.http.get(`/collections/${id}`, { token: admin.token })).status).toBe(200);
+      expect(await typesOf(id)).toEqual(['collection.created']);
+    });
+
+    it('stopped between the write and its events: the sweep records them once', async () => {
+      const id = await createCollection();
+      stopBeforeRecording();
+      expect((await softDelete(id)).status).toBe(200);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
+    });
+
+    it('applied, its answer lost: settled by reading the record, answered, recorded once', async () => {
+      const id = await createCollection();
+      failOnce('updateAndGet', 'collections', 'lost');
+      expect((await softDelete(id)).status).toBe(200);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
+    });
+  });
+
+  describe('hard delete', () => {
+    const hardDelete = (id: string) => t.http.delete(`/collections/${id}`, { token: admin.token });
+
+    it('stopped between its pending event and the delete: the record stays, the sweep drops the event', async () => {
+      const id = await createCollection();
+      failOnce('deleteMany', 'collections', 'stop');
+      expectUnavailable(await hardDelete(id));
+      await recover();
+      expect((await t.http.get(`/collections/${id}`, { token: admin.token })).status).toBe(200);
+      expect(await typesOf(id)).toEqual(['collection.created']);
+      // The delete can no longer apply: a retry deletes it, recorded once.
+      expect((await hardDelete(id)).status).toBe(200);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
+    });
+
+    it('stopped between the delete and settling its event: the sweep lists it once', async () => {
+      const id = await createCollection();
+      stopBeforeSettling();
+      expect((await hardDelete(id)).status).toBe(200);
+      expect(await typesOf(id)).toEqual(['collection.created']);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
+    });
+
+    it('applied, its answer lost: settled by reading (the record is gone), answered, recorded once', async () => {
+      const id = await createCollection();
+      failOnce('deleteMany', 'collections', 'lost');
+      expect((await hardDelete(id)).status).toBe(200);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
+    });
+
+    it('two deletes of one record at once: one removes it, one event is recorded', async () => {
+      const id = await createCollection();
+      const answers = await Promise.all([hardDelete(id), hardDelete(id), hardDelete(id)]);
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 404, 404]);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted']);
+    });
+
+    it('the events of its last change, not yet recorded, are recorded before the record goes', async () => {
+      const id = await createCollection();
+      stopBeforeRecording();
+      expect((await t.http.patch(`/collections/${id}/soft-delete`, {}, { token: admin.token })).status).toBe(200);
+      expect((await hardDelete(id)).status).toBe(200);
+      await recover();
+      expect(await typesOf(id)).toEqual(['collection.created', 'collection.deleted', 'collection.deleted']);
+    });
+  });
+
+  describe("cascade: a customer's cards", () => {
+    async function customerWithCards(): Promise<{ customer: string; cards: string[] }> {
+      const customer = await createCustomer();
+      return { customer, cards: [await createCard(customer), await createCard(customer)] };
+    }
+    const deleteCustomer = (id: string) => t.http.delete(`/v1/customers/${id}`, { token: admin.token });
+
+    it('without faults: each card removed records card.deleted', async () => {
+      const { customer, cards } = await customerWithCards();
+      expect((await deleteCustomer(customer)).status).toBe(200);
+      for (const card of cards) expect(await typesOf(card)).toEqual(['card.created', 'card.deleted']);
+      expect((await typesOf(customer)).slice(-1)).toEqual(['customer.deleted']);
+    });
+
+    it('stopped between the pending events and the delete: nothing removed, no event', async () => {
+      const { customer, cards } = await customerWithCards();
+      failOnce('deleteMany', 'cards', 'stop');
+      expectUnavailable(await deleteCustomer(customer));
+      await recover();
+      for (const card of cards) expect(await typesOf(card)).toEqual(['card.created']);
+      expect(await typesOf(customer)).not.toContain('customer.deleted');
+      expect((await t.http.get(`/v1/customers/${customer}`, { token: admin.token })).status).toBe(200);
+    });
+
+    it('stopped between the delete and settling the events: the sweep lists them once', async () => {
+      const { customer, cards } = await customerWithCards();
+      stopBeforeSettling();
+      expect((await deleteCustomer(customer)).status).toBe(200);
+      await recover();
+      for (const card of cards) expect(await typesOf(card)).toEqual(['card.created', 'card.deleted']);
+      expect((await typesOf(customer)).filter((type) => type === 'customer.deleted')).toHaveLength(1);
+    });
+
+    it('applied, its answer lost: settled by reading, answered, each card recorded once', async () => {
+      const { customer, cards } = await customerWithCards();
+      failOnce('deleteMany', 'cards', 'lost');
+      expect((await deleteCustomer(customer)).status).toBe(200);
+      await recover();
+      for (const card of cards) expect(await typesOf(card)).toEqual(['card.created', 'card.deleted']);
+      expect((await typesOf(customer)).filter((type) => type === 'customer.deleted')).toHaveLength(1);
+    });
+  });
+
+  describe("cascade: a channel's projects", () => {
+    async function channelWithProjects(): Promise<{ channel: string; projects: string[] }> {
+      const client = (await post('/clients', { name: 'Cascade client', email: 'cascade@example.com' })).body.id;
+      const username = `cascade_${Date.now()}`;
+      const created = await post('/channels', { clientId: client, name: username, username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' });
+      expect(created.status).toBe(200);
+      const channel = created.body.id;
+      const projects: string[] = [];
+      for (const title of ['One', 'Two']) {
+        const project = await post(`/channels/${channel}/projects`, { primaryTitle: title, projectTypeId: 'album' });
+        expect(project.status).toBe(201);
+        projects.push(project.body._id ?? project.body.id);
+      }
+      return { channel, projects };
+    }
+
+    it('each project removed records project.deleted once, a lost answer included', async () => {
+      const { channel, projects } = await channelWithProjects();
+      failOnce('deleteMany', 'projects', 'lost');
+      expect((await t.http.delete(`/channels/${channel}`, { token: admin.token })).status).toBe(200);
+      await recover();
+      for (const project of projects) expect((await typesOf(project)).slice(-1)).toEqual(['project.deleted']);
+      for (const project of projects) expect((await typesOf(project)).filter((type) => type === 'project.deleted')).toHaveLength(1);
+      expect((await typesOf(channel)).slice(-1)).toEqual(['channel.deleted']);
+    });
+  });
+
+  describe('refund', () => {
+    const refund = (id: string) => post(`/api/v1/payments/${id}/refund`, { amount: 3 });
+    const refundedOf = async (id: string) => (await t.http.get(`/api/v1/payments/${id}`, { token: admin.token })).body.amountRefunded;
+
+    it('stopped before the payment is written: nothing refunded, no event', async () => {
+      const id = await createPayment();
+      failOnce('updateAndGet', 'payments', 'stop');
+      expectUnavailable(await refund(id));
+      await recover();
+      expect(await refundedOf(id)).toBe(0);
+      expect(await typesOf(id)).toEqual(['payment.created', 'payment.succeeded']);
+    });
+
+    it('stopped between the write and its events: the sweep records them once', async () => {
+      const id = await createPayment();
+      stopBeforeRecording();
+      expect((await refund(id)).status).toBe(200);
+      await recover();
+      expect(await typesOf(id)).toEqual(['payment.created', 'payment.succeeded', 'payment.refunded']);
+    });
+
+    it('applied, its answer lost: settled by reading the record, answered, recorded once', async () => {
+      const id = await createPayment();
+      failOnce('updateAndGet', 'payments', 'lost');
+      const res = await refund(id);
+      expect(res.status).toBe(200);
+      expect(res.body.amountRefunded).toBe(3);
+      await recover();
+      expect(await refundedOf(id)).toBe(3);
+      expect(await typesOf(id)).toEqual(['payment.created', 'payment.succeeded', 'payment.refunded']);
+    });
+  });
+});
