@@ -57,6 +57,12 @@ describe('refunds that settle', () => {
     return (res.body.data as { data: { object: { id: string; amountRefunded: number } } }[]).filter((event) => event.data.object.id === id);
   }
 
+  /** Moves a key kept in progress (by a 5xx) past its lease, as 5 minutes would. */
+  async function lapseKey(key: string): Promise<void> {
+    const moved = await t.db.collection('idempotency_keys').updateOne({ key, state: 'in_progress' }, { $set: { createdAt: new Date(Date.now() - 6 * 60 * 1000) } });
+    expect(moved.matchedCount).toBe(1);
+  }
+
   /** Both sweeps, twice: a second round must change nothing. */
   async function sweepTwice(): Promise<void> {
     for (let round = 0; round < 2; round++) {
@@ -104,7 +110,10 @@ describe('refunds that settle', () => {
     expect(events[0].data.object.amountRefunded).toBe(6);
     expect(await t.db.collection('audit_intents').countDocuments({ 'draft.target.id': id })).toBe(0);
 
-    // Its retry answers the payment as the sweep left it, and counts nothing twice.
+    // The 5xx kept its key in progress: a retry is 409 until the key's lease lapses; then it answers
+    // the payment as the sweep left it, and counts nothing twice.
+    expect((await refund(id, { amount: 6 }, `stopped-${id}`)).status).toBe(409);
+    await lapseKey(`stopped-${id}`);
     expect((await refund(id, { amount: 6 }, `stopped-${id}`)).body).toMatchObject({ status: 'partially_refunded', amountRefunded: 6 });
     await sweepTwice();
     expect(await refundEntries(id)).toHaveLength(1);
@@ -140,7 +149,8 @@ describe('refunds that settle', () => {
     expect(await payment(id)).toMatchObject({ status: 'refunded', amountRefunded: 10 });
     expect(await refundEntries(id)).toHaveLength(1);
     expect(await refundEvents(id)).toHaveLength(1);
-    // Its retry (the error answer released the key) learns that it was voided.
+    // Its retry, once the key the 5xx kept has lapsed, learns that it was voided.
+    await lapseKey(`voided-${id}`);
     const retried = await refund(id, { amount: 6 }, `voided-${id}`);
     expect({ status: retried.status, message: retried.body.message }).toEqual({ status: 409, message: expect.stringMatching(/voided/) });
   });
