@@ -86,7 +86,7 @@ export class AuthController {
   })
   @ApiOkResponse({ type: MeResponse })
   @ApiErrorResponses(401, 403, 500, 503)
-  me(@Caller() caller: Principal): Promise<MeResponse> {
+  getCurrentUser(@Caller() caller: Principal): Promise<MeResponse> {
     return this.auth.me(caller);
   }
 }

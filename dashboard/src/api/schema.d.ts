@@ -61,7 +61,7 @@ export interface paths {
          * List an account's audit log
          * @description Newest first, `limit` per page (max 100), `startingAfter` the last entry id seen; filters `action`, `actorId`, `projectId`, `from`, `to`. Admins and the owner of the account; API keys never (403). Another account is 404.
          */
-        get: operations["list"];
+        get: operations["listAuditLogEntries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -81,7 +81,7 @@ export interface paths {
          * Export an account's audit log
          * @description Oldest first, streamed as JSON lines or CSV, with the list's filters. Admins and the owner of the account; API keys never (403). Another account is 404.
          */
-        get: operations["export"];
+        get: operations["exportAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -101,7 +101,7 @@ export interface paths {
          * Verify an account's audit log
          * @description Walks the chain: numbers without gaps, each hash recomputed. Admins and the owner of the account; API keys never (403). Another account is 404.
          */
-        get: operations["verify"];
+        get: operations["verifyAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -269,7 +269,7 @@ export interface paths {
          * The user of the bearer token
          * @description The user, the token's account (with the user's role in it) and every account the user belongs to.
          */
-        get: operations["me"];
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -816,7 +816,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness and database reachability */
-        get: operations["check"];
+        get: operations["checkHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -836,7 +836,7 @@ export interface paths {
          * Liveness: the process runs and answers
          * @description Touches no database: an orchestrator restarts the instance only when this fails.
          */
-        get: operations["liveness"];
+        get: operations["checkLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -856,7 +856,7 @@ export interface paths {
          * Readiness: the database answers a ping and every index is built
          * @description `503` while indexes are being built at start-up, while the database is unreachable, and while shutting down.
          */
-        get: operations["readiness"];
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3764,7 +3764,7 @@ export interface operations {
             };
         };
     };
-    list: {
+    listAuditLogEntries: {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
@@ -3904,7 +3904,7 @@ export interface operations {
             };
         };
     };
-    export: {
+    exportAuditLog: {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
@@ -4044,7 +4044,7 @@ export interface operations {
             };
         };
     };
-    verify: {
+    verifyAuditLog: {
         parameters: {
             query?: never;
             header?: never;
@@ -5615,7 +5615,7 @@ export interface operations {
             };
         };
     };
-    me: {
+    getCurrentUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -12139,7 +12139,7 @@ export interface operations {
             };
         };
     };
-    check: {
+    checkHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -12190,7 +12190,7 @@ export interface operations {
             };
         };
     };
-    liveness: {
+    checkLiveness: {
         parameters: {
             query?: never;
             header?: never;
@@ -12225,7 +12225,7 @@ export interface operations {
             };
         };
     };
-    readiness: {
+    checkReadiness: {
         parameters: {
             query?: never;
             header?: never;
