@@ -1,5 +1,5 @@
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import * as bcrypt from 'bcrypt';
@@ -44,10 +44,20 @@ export class AuthService {
   /**
    * Without an invitation: the user, a new account they own (with its default project) and their
    * membership with the role they asked for. With one: the user joins the inviting account. The
-   * invitation is checked before anything is written.
+   * invitation is checked before anything is written. A refused signup (4xx) leaves the client's
+   * signup limit as it was (see AttemptLimiter).
    */
   async signup(dto: SignupDto, client: string): Promise<SignupResponse> {
-    await this.attempts.beginSignup(client);
+    const attempt = await this.attempts.beginSignup(client);
+    try {
+      return await this.createSignedUp(dto);
+    } catch (error) {
+      if (error instanceof HttpException && error.getStatus() < 500) await this.attempts.signupRefused(attempt);
+      throw error;
+    }
+  }
+
+  private async createSignedUp(dto: SignupDto): Promise<SignupResponse> {
     const invitation = dto.invitationToken ? await this.checkInvitation(dto, dto.invitationToken) : null;
     const role = invitation?.role ?? dto.role!;
     const passwordHash = await bcrypt.hash(dto.password, this.config.bcryptRounds);

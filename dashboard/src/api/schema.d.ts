@@ -5565,16 +5565,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Too Many Requests",
-                     *       "message": "Too many requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
@@ -8283,16 +8285,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Too Many Requests",
-                     *       "message": "Too many requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
@@ -8448,16 +8452,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Too Many Requests",
-                     *       "message": "Too many requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
