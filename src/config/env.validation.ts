@@ -72,6 +72,11 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'EMBEDDED_POSTGRES_URL must start with postgres://' })
   EMBEDDED_POSTGRES_URL?: string;
 
+  /** A local mongod for the embedded database instead of FerretDB (read by mongodb-memory-server, from the environment). */
+  @IsOptional()
+  @IsString()
+  MONGOMS_SYSTEM_BINARY?: string = undefined;
+
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
@@ -188,7 +193,7 @@ export class EnvironmentVariables {
   @Max(60_000)
   WEBHOOK_TIMEOUT_MS: number = 10_000;
 
-  /** Seconds after the first attempt at which each attempt is made; after the last, the delivery failed. */
+  /** Seconds to wait before each attempt, counted from the previous one (the first from the event); after the last, the delivery failed. */
   @IsOptional()
   @Matches(/^\d+(\s*,\s*\d+)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of seconds, like 0,5,300' })
   WEBHOOK_RETRY_SCHEDULE: string = '0,5,300,1800,7200,18000,36000,36000';
