@@ -1595,10 +1595,7 @@ export interface components {
              * @example 4242424242424242
              */
             cardNumber: string;
-            /**
-             * @description Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`.
-             * @example 6650c0ffee0000000000f001
-             */
+            /** @description Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`. */
             customer?: string | null;
             /**
              * @description 3 digits; 4 for American Express. Checked, never stored or returned.
@@ -1623,10 +1620,7 @@ export interface components {
              * @example https://cdn.example.com/avatars/ada.png
              */
             avatarUrl: string;
-            /**
-             * @description Id of an existing, live (not soft-deleted) client of the same platform project
-             * @example 6650c0ffee0000000000c001
-             */
+            /** @description Id of an existing, live (not soft-deleted) client of the same platform project */
             clientId: string;
             /** @default [] */
             membershipTiers?: components["schemas"]["MembershipTierDto"][];
@@ -1639,9 +1633,6 @@ export interface components {
             /**
              * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @default []
-             * @example [
-             *       "6650c0ffee0000000000d001"
-             *     ]
              */
             projectIds?: string[];
             /**
@@ -1674,12 +1665,7 @@ export interface components {
             name: string;
             /** @example +44 20 7946 0000 */
             phone?: string;
-            /**
-             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
-             * @example [
-             *       "6650c0ffee0000000000b001"
-             *     ]
-             */
+            /** @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400 */
             projectIds?: string[];
         };
         CreateCollectionDto: {
@@ -1808,17 +1794,11 @@ export interface components {
              * @example usd
              */
             currency: string;
-            /**
-             * @description Id of the paying customer (must exist)
-             * @example 6650c0ffee0000000000f001
-             */
+            /** @description Id of the paying customer (must exist) */
             customer: string;
             /** @example Order #1042 */
             description?: string | null;
-            /**
-             * @description Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer`
-             * @example 6650c0ffee0000000000f002
-             */
+            /** @description Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer` */
             reciver?: string | null;
         };
         CreatePlatformProjectDto: {
@@ -1845,10 +1825,7 @@ export interface components {
             access?: "public" | "permissions" | "linkPrivate";
             /** @example music */
             categoryId?: string | null;
-            /**
-             * @description Optional on create; when sent it must equal the channel in the path
-             * @example 6650c0ffee0000000000b001
-             */
+            /** @description Optional on create; when sent it must equal the channel in the path */
             channelId?: string;
             /**
              * @example youtube
@@ -2271,10 +2248,7 @@ export interface components {
             status: "ok";
         };
         LoginDto: {
-            /**
-             * @description The account the token acts in; default: the user's defaultCompany
-             * @example 6650c0ffee0000000000e001
-             */
+            /** @description The account the token acts in; default: the user's defaultCompany */
             accountId?: string;
             /**
              * Format: email
@@ -2729,10 +2703,7 @@ export interface components {
             email: string;
             /** @example Ada */
             firstName: string;
-            /**
-             * @description Join the inviting account with the invitation's role instead of creating one
-             * @example inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U
-             */
+            /** @description Join the inviting account with the invitation's role instead of creating one */
             invitationToken?: string;
             /** @example Lovelace */
             lastName: string;
@@ -2764,10 +2735,7 @@ export interface components {
             message: string;
         };
         TransferOwnershipDto: {
-            /**
-             * @description A member of the account
-             * @example 6650c0ffee0000000000a002
-             */
+            /** @description A member of the account */
             userId: string;
         };
         UpdateAccountDto: {
@@ -2812,9 +2780,6 @@ export interface components {
             /**
              * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @default []
-             * @example [
-             *       "6650c0ffee0000000000d001"
-             *     ]
              */
             projectIds?: string[];
             /**
@@ -2847,12 +2812,7 @@ export interface components {
             name?: string;
             /** @example +44 20 7946 0000 */
             phone?: string;
-            /**
-             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
-             * @example [
-             *       "6650c0ffee0000000000b001"
-             *     ]
-             */
+            /** @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400 */
             projectIds?: string[];
         };
         UpdateCollectionDto: {
@@ -2917,10 +2877,7 @@ export interface components {
              * @enum {string|null}
              */
             country?: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW" | null;
-            /**
-             * @description Id of one of this customer's cards (else 400), or null to clear the default
-             * @example 6650c0ffee0000000000e001
-             */
+            /** @description Id of one of this customer's cards (else 400), or null to clear the default */
             defaultMethod?: string | null;
             /**
              * Format: email
@@ -2974,10 +2931,7 @@ export interface components {
             access?: "public" | "permissions" | "linkPrivate";
             /** @example music */
             categoryId?: string | null;
-            /**
-             * @description Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds
-             * @example 6650c0ffee0000000000b002
-             */
+            /** @description Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds */
             channelId?: string;
             /**
              * @example youtube
@@ -3481,7 +3435,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -3607,7 +3560,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -3783,7 +3735,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -3921,7 +3872,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4049,7 +3999,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4175,7 +4124,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4307,7 +4255,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4496,9 +4443,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
-                /** @example 6650c0ffee0000000000a001 */
                 invitationId: string;
             };
             cookie?: never;
@@ -4629,7 +4574,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4755,9 +4699,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
-                /** @example 6650c0ffee0000000000a001 */
                 userId: string;
             };
             cookie?: never;
@@ -4904,9 +4846,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
-                /** @example 6650c0ffee0000000000a001 */
                 userId: string;
             };
             cookie?: never;
@@ -5090,7 +5030,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -6245,7 +6184,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -6402,7 +6340,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -6625,7 +6562,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7096,7 +7032,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7222,7 +7157,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7369,7 +7303,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7531,7 +7464,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7663,7 +7595,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7845,9 +7776,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
-                /** @example 6650c0ffee0000000000a001 */
                 keyId: string;
             };
             cookie?: never;
@@ -7984,9 +7913,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
-                /** @example 6650c0ffee0000000000a001 */
                 keyId: string;
             };
             cookie?: never;
@@ -8732,7 +8659,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 clientId: string;
             };
             cookie?: never;
@@ -8894,7 +8820,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 channelId: string;
             };
             cookie?: never;
@@ -9053,7 +8978,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 channelId: string;
             };
             cookie?: never;
@@ -9261,7 +9185,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -9413,7 +9336,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -9617,7 +9539,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10142,7 +10063,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10293,7 +10213,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10485,7 +10404,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10657,7 +10575,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10813,7 +10730,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11342,7 +11258,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11493,7 +11408,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11685,7 +11599,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11841,7 +11754,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11997,7 +11909,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -12290,7 +12201,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 projectId: string;
             };
             cookie?: never;
@@ -12442,7 +12352,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 projectId: string;
             };
             cookie?: never;
@@ -12646,7 +12555,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 projectId: string;
             };
             cookie?: never;
@@ -13163,7 +13071,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -13320,7 +13227,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -13535,7 +13441,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -13692,7 +13597,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -14227,7 +14131,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -14384,7 +14287,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -14592,7 +14494,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -15431,7 +15332,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -15583,7 +15483,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -15735,7 +15634,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -15927,7 +15825,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -16084,9 +15981,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
-                /** @example 6650c0ffee0000000000a001 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -16309,7 +16204,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -16536,7 +16430,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;

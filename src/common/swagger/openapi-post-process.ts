@@ -37,10 +37,10 @@ export function applyServiceWideRules(document: OpenAPIObject): OpenAPIObject {
       const operation = (item as Record<string, any>)[method];
       if (!operation) continue;
       for (const parameter of operation.parameters ?? []) {
-        // An ObjectId unless the route documents a form of its own (an event id).
+        // An ObjectId unless the route documents a form of its own (an event id). No example: an id
+        // that names no record of the caller's answers 404 to anyone who tries it.
         if (parameter.in === 'path' && !parameter.schema?.pattern) {
           parameter.schema = { ...(parameter.schema ?? {}), type: 'string', pattern: OBJECT_ID_PATTERN };
-          parameter.example ??= '6650c0ffee0000000000a001';
         }
         boundObjectIds(parameter.schema);
       }
