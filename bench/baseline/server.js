@@ -16,7 +16,7 @@
  *   index, the answer stored after the payment is made, replays and conflicts answered as the service
  *   does; and the payment's own key record (`payment_keys`), claimed for the new payment's id.
  *
- * - events (EVENTS.md): each change's events inserted into `events` after the change, as the
+ * - events (docs/events-and-webhooks.md): each change's events inserted into `events` after the change, as the
  *   plainest implementation would (not proof against a process dying in between, which the
  *   service's outbox is).
  *
@@ -382,7 +382,7 @@ async function main() {
   const cards = db.collection('cards');
   const payments = db.collection('payments');
   const events = db.collection('events');
-  /** The events a change records, written after it: the plainest way to keep the contract (EVENTS.md). */
+  /** The events a change records, written after it: the plainest way to keep the contract (docs/events-and-webhooks.md). */
   const recordEvents = (projectId, types, object) => {
     const createdAt = new Date();
     return events.insertMany(
