@@ -1188,10 +1188,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AcceptInvitationDto: {
-            /**
-             * @description The token the inviter passed on
-             * @example inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U
-             */
+            /** @description The token the inviter passed on */
             token: string;
         };
         AccountEnvelope: {
