@@ -3273,6 +3273,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Analytical Engines Ltd",
+                 *       "type": "company"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAccountDto"];
             };
         };
@@ -3563,6 +3569,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Analytical Engines Ltd",
+                 *       "type": "company"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateAccountDto"];
             };
         };
@@ -4258,6 +4270,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateInvitationDto"];
             };
         };
@@ -4850,6 +4868,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "manager"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChangeRoleDto"];
             };
         };
@@ -6565,6 +6588,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundPaymentDto"];
             };
         };
@@ -6870,6 +6898,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabledApis": [
+                 *         "customers",
+                 *         "cards",
+                 *         "payments"
+                 *       ],
+                 *       "name": "Mobile app"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePlatformProjectDto"];
             };
         };
@@ -7306,6 +7344,16 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "enabledApis": [
+                 *         "customers",
+                 *         "cards",
+                 *         "payments"
+                 *       ],
+                 *       "name": "Mobile app"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdatePlatformProjectDto"];
             };
         };
@@ -7598,6 +7646,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2030-01-01T00:00:00.000Z",
+                 *       "name": "Checkout server",
+                 *       "scopes": [
+                 *         "customers",
+                 *         "cards",
+                 *         "payments"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
@@ -7917,6 +7976,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresInHours": 24
+                 *     }
+                 */
                 "application/json": components["schemas"]["RollApiKeyDto"];
             };
         };
@@ -8981,6 +9045,34 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "categoryId": "music",
+                 *       "contentUploadType": "youtube",
+                 *       "description": "Late-night piano sessions",
+                 *       "landscapeImg": "https://cdn.example.com/p/blue-landscape.jpg",
+                 *       "portraitImg": "https://cdn.example.com/p/blue-portrait.jpg",
+                 *       "primaryLanguageId": "en",
+                 *       "primaryTitle": "Blue Hours",
+                 *       "projectTypeId": "album",
+                 *       "subCategoryId": "jazz",
+                 *       "subTypeId": "jazz",
+                 *       "supportedFeatures": [
+                 *         "comments",
+                 *         "like"
+                 *       ],
+                 *       "supportedFormats": [
+                 *         "audio"
+                 *       ],
+                 *       "supportedModes": [
+                 *         "listen"
+                 *       ],
+                 *       "topicIds": [
+                 *         "piano",
+                 *         "night"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProjectDto"];
             };
         };
@@ -9339,6 +9431,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "avatarUrl": "https://cdn.example.com/avatars/ada.png",
+                 *       "name": "Ada Sings",
+                 *       "revenue": 1250.5,
+                 *       "role": "creator",
+                 *       "username": "adasings"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateChannelDto"];
             };
         };
@@ -9851,6 +9952,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "contact@acme.example",
+                 *       "name": "Acme Media",
+                 *       "phone": "+44 20 7946 0000"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateClientDto"];
             };
         };
@@ -10216,6 +10324,13 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "contact@acme.example",
+                 *       "name": "Acme Media",
+                 *       "phone": "+44 20 7946 0000"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateClientDto"];
             };
         };
@@ -11046,6 +11161,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Entry-level bundle of endpoints",
+                 *       "endpoints": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "name": "Starter",
+                 *       "numberOfClients": 12,
+                 *       "numberOfUsers": 340,
+                 *       "pricing": 49.99,
+                 *       "usage": "internal analytics"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCollectionDto"];
             };
         };
@@ -11411,6 +11541,21 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Entry-level bundle of endpoints",
+                 *       "endpoints": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "name": "Starter",
+                 *       "numberOfClients": 12,
+                 *       "numberOfUsers": 340,
+                 *       "pricing": 49.99,
+                 *       "usage": "internal analytics"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCollectionDto"];
             };
         };
@@ -12355,6 +12500,34 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "categoryId": "music",
+                 *       "contentUploadType": "youtube",
+                 *       "description": "Late-night piano sessions",
+                 *       "landscapeImg": "https://cdn.example.com/p/blue-landscape.jpg",
+                 *       "portraitImg": "https://cdn.example.com/p/blue-portrait.jpg",
+                 *       "primaryLanguageId": "en",
+                 *       "primaryTitle": "Blue Hours",
+                 *       "projectTypeId": "album",
+                 *       "subCategoryId": "jazz",
+                 *       "subTypeId": "jazz",
+                 *       "supportedFeatures": [
+                 *         "comments",
+                 *         "like"
+                 *       ],
+                 *       "supportedFormats": [
+                 *         "audio"
+                 *       ],
+                 *       "supportedModes": [
+                 *         "listen"
+                 *       ],
+                 *       "topicIds": [
+                 *         "piano",
+                 *         "night"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateProjectDto"];
             };
         };
@@ -12867,6 +13040,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cardNumber": "4242424242424242",
+                 *       "cvc": "123",
+                 *       "expMonth": "04",
+                 *       "expYear": "2030"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCardDto"];
             };
         };
@@ -13230,6 +13411,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "expMonth": "12",
+                 *       "expYear": "2031"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCardDto"];
             };
         };
@@ -13927,6 +14114,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "SocialNumber": "078-05-1120",
+                 *       "Taxable": false,
+                 *       "address": {
+                 *         "city": "San Francisco",
+                 *         "line1": "510 Townsend St",
+                 *         "postalCode": "94103"
+                 *       },
+                 *       "balance": 0,
+                 *       "country": "US",
+                 *       "email": "jenny.rosen@example.com",
+                 *       "firstName": "Jenny",
+                 *       "lastName": "Rosen",
+                 *       "liveMode": false,
+                 *       "phone": "+1 415 555 0100",
+                 *       "verified": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCustomerDto"];
             };
         };
@@ -14290,6 +14496,25 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "SocialNumber": "078-05-1120",
+                 *       "Taxable": false,
+                 *       "address": {
+                 *         "city": "San Francisco",
+                 *         "line1": "510 Townsend St",
+                 *         "postalCode": "94103"
+                 *       },
+                 *       "balance": 0,
+                 *       "country": "US",
+                 *       "email": "jenny.rosen@example.com",
+                 *       "firstName": "Jenny",
+                 *       "lastName": "Rosen",
+                 *       "liveMode": false,
+                 *       "phone": "+1 415 555 0100",
+                 *       "verified": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCustomerDto"];
             };
         };
@@ -15114,6 +15339,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Order fulfilment",
+                 *       "enabledEvents": [
+                 *         "payment.succeeded",
+                 *         "payment.refunded"
+                 *       ],
+                 *       "url": "https://example.com/webhooks"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpointDto"];
             };
         };
@@ -15637,6 +15872,15 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "enabledEvents": [
+                 *         "payment.succeeded",
+                 *         "payment.refunded"
+                 *       ],
+                 *       "url": "https://example.com/webhooks"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
             };
         };
@@ -16207,6 +16451,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RollSecretDto"];
             };
         };
