@@ -21,7 +21,7 @@ records, as a client following the links would; the other phases fuzz what is le
   `reciver`, which no link gives it;
 - a content project's `channelId`, when the body repeats it, is the path's (else 400);
 - a card is one of the designated test numbers, with a future expiry and a CVC of its brand's
-  length (test-cards.md); a payment is in whole US dollars (CONTRACT.md, Payments: decimals beyond
+  length (docs/finance.md); a payment is in whole US dollars (docs/finance.md, Payments: decimals beyond
   the currency's and unknown currencies are 400). A schema states the form, not these.
 Invalid requests (negative data) are left as generated.
 """

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds FerretDB 1.24 (a MongoDB-compatible server on SQLite) with the local Go toolchain and puts
-# the binary at $(go env GOPATH)/bin/ferretdb, or at the path given as the first argument.
+# Builds FerretDB 1.24 (a MongoDB-compatible server; the embedded database runs it on PostgreSQL, or
+# on SQLite when PostgreSQL cannot start) with the local Go toolchain and puts the binary at
+# $(go env GOPATH)/bin/ferretdb, or at the path given as the first argument.
 #
 # `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2` is the documented way, but the
 # module zip ships without build/version/version.txt, and a binary built from it panics at start.

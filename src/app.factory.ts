@@ -7,6 +7,7 @@ import { AppModule } from './app.module';
 import { RateLimiter } from './rate-limits/rate-limiter';
 import { installMethodNotAllowed } from './common/http/method-not-allowed';
 import { installRequestLogging } from './common/logging/request-logging';
+import { AppLogger } from './common/logging/app-logger';
 import { IdempotencyStore } from './idempotency/idempotency.store';
 import { settleIdempotentResponses } from './idempotency/idempotent-responses';
 import { API_SECURITY_HEADERS, helmetHeaders, PAGE_HELMET_OPTIONS, PAGE_PATH } from './common/http/security-headers';
@@ -60,7 +61,7 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
     // The JSON parser is registered below, with its own rules.
     bodyParser: false,
   });
-  app.useLogger(app.get(Logger));
+  app.useLogger(new AppLogger(app.get(Logger)));
   const fastify = app.getHttpAdapter().getInstance();
   installMethodNotAllowed(fastify);
 

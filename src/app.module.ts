@@ -13,7 +13,7 @@ import { PlatformProjectsModule } from './platform-projects/platform-projects.mo
 import { TenancyGuard } from './tenancy/tenancy.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { IdempotencyModule } from './idempotency/idempotency.module';
-import { logStream } from './common/logging/log-stream';
+import { logDestination } from './common/logging/app-logger';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { appConfig, AppConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
@@ -61,8 +61,8 @@ import { WebhooksModule } from './webhooks/webhooks.module';
                 res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
               },
             },
-            // Stdout, in batches written off the request's path (see logStream).
-            logStream(),
+            // Stdout: JSON lines in batches written off the request's path, or pretty at a terminal in development.
+            logDestination(app.nodeEnv),
           ],
         };
       },

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
+import { bootstrapLogger } from './common/logging/app-logger';
 import { flushLogs } from './common/logging/log-stream';
 import { loadEnvironment } from './config/env.validation';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-database';
@@ -13,6 +14,7 @@ async function bootstrap(): Promise<void> {
     logger.error((error as Error).message);
     process.exit(1);
   }
+  Logger.overrideLogger(bootstrapLogger(env.LOG_LEVEL, env.NODE_ENV));
 
   let embedded: EmbeddedDatabase | undefined;
   if (!env.MONGODB_URI) {

@@ -20,7 +20,7 @@ function sortKeys<T>(value: T): T {
 }
 
 /** The answers that name the project where the caller acts without X-Project-Id: the account's default one. */
-const PROJECT_SOURCES: ProjectSource[] = [{ operationId: 'me', status: '200', pointer: '/data/account/defaultProjectId' }];
+const PROJECT_SOURCES: ProjectSource[] = [{ operationId: 'getCurrentUser', status: '200', pointer: '/data/account/defaultProjectId' }];
 
 /**
  * Clients and a client's channels name content projects by `projectIds`: their lists link the first

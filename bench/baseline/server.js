@@ -17,7 +17,7 @@
  *   index, the answer stored after the payment is made, replays and conflicts answered as the service
  *   does; and the payment's own key record (`payment_keys`), claimed for the new payment's id.
  *
- * - events (EVENTS.md): each change's events inserted into `events` after the change, as the
+ * - events (docs/events-and-webhooks.md): each change's events inserted into `events` after the change, as the
  *   plainest implementation would (not proof against a process dying in between, which the
  *   service's outbox is);
  * - webhooks: off the request, each event signed and POSTed to the project's enabled endpoints that
@@ -400,7 +400,7 @@ async function main() {
   const webhookEndpoints = db.collection('webhook_endpoints');
   const webhookDeliveries = db.collection('webhook_deliveries');
   /**
-   * The events a change records, written after it: the plainest way to keep the contract (EVENTS.md).
+   * The events a change records, written after it: the plainest way to keep the contract (docs/events-and-webhooks.md).
    * Once the answer is sent, each event goes to the project's enabled endpoints that take its type
    * (`deliver`).
    */

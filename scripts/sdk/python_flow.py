@@ -10,7 +10,7 @@ import uuid
 from platform_service_api_client import AuthenticatedClient, Client
 from platform_service_api_client.api.accounts import create_invitation
 from platform_service_api_client.api.api_keys import create_api_key, revoke_api_key
-from platform_service_api_client.api.auth import login, me, signup
+from platform_service_api_client.api.auth import get_current_user, login, signup
 from platform_service_api_client.api.cards import create_card
 from platform_service_api_client.api.customers import create_customer, get_customer
 from platform_service_api_client.api.payments import create_payment, get_payment_summary, refund_payment
@@ -48,8 +48,8 @@ session = login.sync(client=anonymous, body=LoginDto(email=email, password=passw
 check(session is not None and session.access_token, "login gives an access token")
 
 user = AuthenticatedClient(base_url=base, token=session.access_token)
-profile = me.sync(client=user)
-check(profile.data.user.email == email, "me names the signed-up user")
+profile = get_current_user.sync(client=user)
+check(profile.data.user.email == email, "get_current_user names the signed-up user")
 account_id = profile.data.account.id
 
 customer = create_customer.sync(client=user, body=CreateCustomerDto(email=f"buyer-{email}", first_name="Ada"))

@@ -23,7 +23,7 @@ export class AuditLogController {
   })
   @ApiOkResponse({ type: AuditLogResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  list(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string, @Query() query: AuditLogQuery): Promise<AuditLogResponse> {
+  listAuditLogEntries(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string, @Query() query: AuditLogQuery): Promise<AuditLogResponse> {
     return this.log.page(accountId, userId, query, query.limit, query.startingAfter);
   }
 
@@ -34,7 +34,7 @@ export class AuditLogController {
     content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } } },
   })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async export(
+  async exportAuditLog(
     @UserId() userId: string,
     @Param('accountId', ParseObjectIdPipe) accountId: string,
     @Query() query: AuditExportQuery,
@@ -55,7 +55,7 @@ export class AuditLogController {
   @ApiOperation({ summary: "Verify an account's audit log", description: `Walks the chain: numbers without gaps, each hash recomputed. ${ADMINS}` })
   @ApiOkResponse({ type: AuditVerifyResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  verify(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string): Promise<AuditVerifyResponse> {
+  verifyAuditLog(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string): Promise<AuditVerifyResponse> {
     return this.log.verify(accountId, userId);
   }
 }

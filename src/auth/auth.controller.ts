@@ -1,6 +1,6 @@
 import { auditOriginOf } from '../audit/audit-context.decorator';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Caller } from '../tenancy/tenancy.decorators';
 import type { Principal } from '../tenancy/principal';
@@ -29,6 +29,21 @@ const SIGNUP_LINKS = {
   },
 };
 
+/**
+ * The bodies Swagger UI's "Try it out" sends: without them it fills in every optional field, an
+ * invitation token beside the account's fields (400) and a made-up `accountId` (403).
+ */
+const SIGNUP_EXAMPLE = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  password: 'correct horse battery',
+  role: 'admin',
+  accountType: 'company',
+  accountName: 'Analytical Engines Ltd',
+};
+const LOGIN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
+
 @ApiTags('auth')
 @Controller('api/v1')
 export class AuthController {
@@ -46,6 +61,7 @@ export class AuthController {
       "the inviting account with the invitation's role instead. `defaultCompany` is that account. Signups are limited per " +
       'client address (429 beyond the limit).',
   })
+  @ApiBody({ type: SignupDto, examples: { newAccount: { summary: 'A new account of your own', value: SIGNUP_EXAMPLE } } })
   @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signup(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
@@ -56,6 +72,7 @@ export class AuthController {
   @Post('signup')
   @Idempotent()
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
+  @ApiBody({ type: SignupDto, examples: { newAccount: { summary: 'A new account of your own', value: SIGNUP_EXAMPLE } } })
   @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signupAlias(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
@@ -73,6 +90,7 @@ export class AuthController {
       'within a window (429 beyond); a successful login clears only the attempts on that email from that address. ' +
       "The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.",
   })
+  @ApiBody({ type: LoginDto, examples: { defaultAccount: { summary: 'Into your default account', value: LOGIN_EXAMPLE } } })
   @ApiOkResponse({ type: LoginResponse })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest): Promise<LoginResponse> {
@@ -87,7 +105,7 @@ export class AuthController {
   })
   @ApiOkResponse({ type: MeResponse })
   @ApiErrorResponses(401, 403, 500, 503)
-  me(@Caller() caller: Principal): Promise<MeResponse> {
+  getCurrentUser(@Caller() caller: Principal): Promise<MeResponse> {
     return this.auth.me(caller);
   }
 }

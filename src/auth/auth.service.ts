@@ -1,7 +1,7 @@
 import type { AuditOrigin } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import * as bcrypt from 'bcrypt';
@@ -46,10 +46,20 @@ export class AuthService {
   /**
    * Without an invitation: the user, a new account they own (with its default project) and their
    * membership with the role they asked for. With one: the user joins the inviting account. The
-   * invitation is checked before anything is written.
+   * invitation is checked before anything is written. A refused signup (4xx) leaves the client's
+   * signup limit as it was (see AttemptLimiter).
    */
   async signup(dto: SignupDto, client: string, origin: AuditOrigin = { ip: client, userAgent: null, requestId: null }): Promise<SignupResponse> {
-    await this.attempts.beginSignup(client);
+    const attempt = await this.attempts.beginSignup(client);
+    try {
+      return await this.createSignedUp(dto, origin);
+    } catch (error) {
+      if (error instanceof HttpException && error.getStatus() < 500) await this.attempts.signupRefused(attempt);
+      throw error;
+    }
+  }
+
+  private async createSignedUp(dto: SignupDto, origin: AuditOrigin): Promise<SignupResponse> {
     const invitation = dto.invitationToken ? await this.checkInvitation(dto, dto.invitationToken) : null;
     const role = invitation?.role ?? dto.role!;
     const passwordHash = await bcrypt.hash(dto.password, this.config.bcryptRounds);

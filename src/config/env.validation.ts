@@ -73,6 +73,11 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\/.+/, { message: 'EMBEDDED_POSTGRES_URL must start with postgres://' })
   EMBEDDED_POSTGRES_URL?: string;
 
+  /** A local mongod for the embedded database instead of FerretDB (read by mongodb-memory-server, from the environment). */
+  @IsOptional()
+  @IsString()
+  MONGOMS_SYSTEM_BINARY?: string = undefined;
+
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })

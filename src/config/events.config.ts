@@ -1,6 +1,6 @@
 import { configNamespace } from './namespace';
 
-/** Events and webhook deliveries (EVENTS.md). */
+/** Events and webhook deliveries (docs/events-and-webhooks.md). */
 export const eventsConfig = configNamespace('events', (env) => ({
   retentionDays: env.EVENT_RETENTION_DAYS,
   auditRetentionDays: env.AUDIT_RETENTION_DAYS,

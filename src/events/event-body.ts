@@ -17,7 +17,7 @@ export function newEventId(): string {
 }
 
 /**
- * The event as EVENTS.md shapes it. `object` is the record after the change; `previousAttributes`,
+ * The event as docs/events-and-webhooks.md shows it. `object` is the record after the change; `previousAttributes`,
  * when the change kept the record's state before, are the fields of that state whose value differs
  * (a field the change added is there as null).
  */

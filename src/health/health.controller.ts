@@ -28,7 +28,7 @@ export class HealthController {
   @ApiOperation({ summary: 'Liveness and database reachability' })
   @ApiOkResponse({ type: HealthResponse })
   @ApiErrorResponses(500, 503)
-  async check() {
+  async checkHealth() {
     try {
       return await this.health.check([() => this.mongoose.pingCheck('database', { timeout: 1_500 })]);
     } catch (error) {
@@ -47,7 +47,7 @@ export class HealthController {
   })
   @ApiOkResponse({ type: LivenessResponse })
   @ApiErrorResponses(500)
-  liveness(): LivenessResponse {
+  checkLiveness(): LivenessResponse {
     return { status: 'ok' };
   }
 
@@ -60,7 +60,7 @@ export class HealthController {
   })
   @ApiOkResponse({ type: ReadinessResponse })
   @ApiErrorResponses(500, 503)
-  async readiness() {
+  async checkReadiness() {
     try {
       return await this.health.check([
         () => this.mongoose.pingCheck('database', { timeout: 1_500 }),

@@ -398,7 +398,7 @@ describe('finance dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Refund in full' }).click();
     await page.locator(`tr[data-payment="${laterId}"][data-status="refunded"]`).waitFor();
 
-    // Confirming is not an audited action (EVENTS.md lists refunds, not charges): the refund is.
+    // Confirming is not an audited action (the audit log records refunds, not charges): the refund is.
     const entry = await auditEntry('payment.refunded', laterId);
     await expect(entry.innerText()).resolves.toContain(person.email);
     await expect(entry.innerText()).resolves.toContain('Default project');

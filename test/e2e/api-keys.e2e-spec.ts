@@ -229,7 +229,7 @@ describe('API keys', () => {
           .map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
       );
       expect(management.map((route) => route.operationId)).toEqual(
-        expect.arrayContaining(['me', 'listAccounts', 'acceptInvitation', 'createPlatformProject', 'createApiKey', 'rollApiKey']),
+        expect.arrayContaining(['getCurrentUser', 'listAccounts', 'acceptInvitation', 'createPlatformProject', 'createApiKey', 'rollApiKey']),
       );
       const collections = ['accounts', 'memberships', 'invitations', 'platform_projects', 'api_keys'];
       const counts = () => Promise.all(collections.map((name) => t.db.collection(name).countDocuments()));

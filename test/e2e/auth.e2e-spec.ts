@@ -280,6 +280,8 @@ describe('login throttling', () => {
     }
     const blocked = await t.http.post('/api/v1/login', { email: body.email, password: 'wrong password' });
     expectError(blocked, 429, /Too many failed login attempts/);
+    // The window (900 s by default) is when the oldest failure counted stops counting at the latest.
+    expect(blocked.headers.get('retry-after')).toBe('900');
     expectError(await t.http.post('/api/v1/login', { email: body.email, password: body.password }), 429);
   });
 });
@@ -407,12 +409,43 @@ describe('login and signup throttling (shared in the database, per email and per
     }
   });
 
-  it('throttles signups per client address', async () => {
+  it('throttles signups per client address, says when to come back, and does not count refused ones', async () => {
     const limited = await createTestApp({ SIGNUP_MAX_PER_CLIENT: '2' });
     try {
-      expect((await limited.http.post('/api/v1/singup', signupBody())).status).toBe(201);
+      const taken = signupBody();
+      expect((await limited.http.post('/api/v1/singup', taken)).status).toBe(201);
+      // A taken email (409) and an invitation with account fields (400) are refusals: they leave the limit as it was.
+      for (let i = 0; i < 3; i++) expectError(await limited.http.post('/api/v1/singup', { ...taken, firstName: `Again ${i}` }), 409);
+      expectError(
+        await limited.http.post('/api/v1/signup', signupBody({ role: undefined, invitationToken: 'not-a-real-invitation', accountType: 'company' })),
+        400,
+      );
       expect((await limited.http.post('/api/v1/signup', signupBody())).status).toBe(201);
-      expectError(await limited.http.post('/api/v1/singup', signupBody()), 429, /Too many signups/);
+      const blocked = await limited.http.post('/api/v1/singup', signupBody());
+      expectError(blocked, 429, /Too many signups from this client\. Try again in \d+ seconds/);
+      const retryAfter = Number(blocked.headers.get('retry-after'));
+      // The oldest admitted signup was made moments ago: it leaves the hour's window in a little under an hour.
+      expect(retryAfter).toBeGreaterThan(3500);
+      expect(retryAfter).toBeLessThanOrEqual(3600);
+      expect((blocked.body as { message: string }).message).toContain(`Try again in ${retryAfter} seconds`);
+      // The throttled attempts count for nothing; the refused ones are kept apart.
+      expect(await limited.db.collection('auth_attempts').countDocuments({ kind: 'signup' })).toBe(2);
+      expect(await limited.db.collection('auth_attempts').countDocuments({ kind: 'signup_refused' })).toBe(4);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('refuses signups from an address whose signups keep being refused (someone trying emails)', async () => {
+    const limited = await createTestApp({ SIGNUP_MAX_PER_CLIENT: '2' });
+    try {
+      const taken = signupBody();
+      expect((await limited.http.post('/api/v1/singup', taken)).status).toBe(201);
+      // Three times the limit of refusals in the window, then even a good signup waits.
+      for (let i = 0; i < 6; i++) expectError(await limited.http.post('/api/v1/singup', { ...taken, firstName: `Probe ${i}` }), 409);
+      const blocked = await limited.http.post('/api/v1/singup', signupBody());
+      expectError(blocked, 429, /Too many refused signups from this client/);
+      expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(3500);
     } finally {
       await limited.close();
     }

@@ -51,8 +51,8 @@ describe('health for orchestrators (liveness, readiness)', () => {
       expect({ path, security: operation?.security }).toEqual({ path, security: [{}] });
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '500']));
     }
-    expect(document.paths['/health/live'].get.operationId).toBe('liveness');
-    expect(document.paths['/health/ready'].get.operationId).toBe('readiness');
+    expect(document.paths['/health/live'].get.operationId).toBe('checkLiveness');
+    expect(document.paths['/health/ready'].get.operationId).toBe('checkReadiness');
     expect(Object.keys(document.paths['/health/ready'].get.responses)).toContain('503');
   });
 

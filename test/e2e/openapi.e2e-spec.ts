@@ -128,7 +128,7 @@ describe('OpenAPI document', () => {
     expect(targets('createPayment')).toEqual(expect.arrayContaining(['getPayment', 'confirmPayment', 'refundPayment']));
     expect(targets('createEndpoint')).toEqual(expect.arrayContaining(['getEndpoint', 'updateEndpoint', 'deleteEndpoint', 'listDeliveries']));
     expect(targets('createInvitation')).toEqual(expect.arrayContaining(['revokeInvitation', 'signup']));
-    expect(targets('me', '200')).toEqual(expect.arrayContaining(['getAccount', 'createInvitation', 'listMembers']));
+    expect(targets('getCurrentUser', '200')).toEqual(expect.arrayContaining(['getAccount', 'createInvitation', 'listMembers']));
     expect(targets('signup')).toEqual(expect.arrayContaining(['changeMemberRole', 'removeMember', 'transferOwnership']));
     // A restore follows the soft delete, not the create: a new record has nothing to restore.
     expect(targets('createCollection')).not.toContain('restoreCollection');
@@ -138,7 +138,7 @@ describe('OpenAPI document', () => {
   });
 
   it("links the caller's default project to every create of the data APIs, by X-Project-Id", () => {
-    const me = operationById('me').operation.responses['200'].links!;
+    const me = operationById('getCurrentUser').operation.responses['200'].links!;
     for (const operationId of ['createCustomer', 'createCollection', 'createClient', 'createEndpoint']) {
       const link = Object.values(me).find((candidate) => candidate.operationId === operationId);
       expect({ operationId, parameters: link?.parameters }).toEqual({
@@ -149,7 +149,7 @@ describe('OpenAPI document', () => {
   });
 
   it("links the default project to the data APIs' lists, and a list's first record to the operations that read or change it", () => {
-    const me = operationById('me').operation.responses['200'].links!;
+    const me = operationById('getCurrentUser').operation.responses['200'].links!;
     for (const operationId of ['listCustomers', 'listClients', 'listPayments', 'listEndpoints']) {
       expect(Object.values(me).some((link) => link.operationId === operationId)).toBe(true);
     }
@@ -240,7 +240,7 @@ describe('OpenAPI document', () => {
     it('a customer made in the project me names is read in that project', async () => {
       const admin = await createFirstAdmin(t.http);
       const me = await t.http.get('/api/v1/me', { token: admin.token });
-      const create = follow({ path: {}, response: me.body }, linkOf('me', '200', 'CreateCustomer'));
+      const create = follow({ path: {}, response: me.body }, linkOf('getCurrentUser', '200', 'CreateCustomer'));
       expect(create.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
       const customer = await t.http.post(create.url, { email: 'in-project@example.com' }, { token: admin.token, headers: create.headers });
       expect(customer.status).toBe(201);
@@ -256,7 +256,7 @@ describe('OpenAPI document', () => {
       const made = await t.http.post('/v1/customers', { email: 'listed@example.com' }, { token: admin.token });
       expect(made.status).toBe(201);
       const me = await t.http.get('/api/v1/me', { token: admin.token });
-      const listRequest = follow({ path: {}, response: me.body }, linkOf('me', '200', 'ListCustomers'));
+      const listRequest = follow({ path: {}, response: me.body }, linkOf('getCurrentUser', '200', 'ListCustomers'));
       const list = await t.http.get(listRequest.url, { token: admin.token, headers: listRequest.headers });
       expect(list.status).toBe(200);
       const get = follow({ path: {}, headers: listRequest.headers, response: list.body }, linkOf('listCustomers', '200', 'GetCustomer'));
@@ -287,7 +287,7 @@ describe('OpenAPI document', () => {
     it("an account: from the caller's me to an invitation, the invitee's signup and their membership", async () => {
       const admin = await createFirstAdmin(t.http);
       const me = await t.http.get('/api/v1/me', { token: admin.token });
-      const invitationRequest = follow({ path: {}, response: me.body }, linkOf('me', '200', 'CreateInvitation'));
+      const invitationRequest = follow({ path: {}, response: me.body }, linkOf('getCurrentUser', '200', 'CreateInvitation'));
       expect(invitationRequest.path.accountId).toBe(admin.accountId);
       const invitation = await t.http.post(invitationRequest.url, { email: uniqueEmail('invited'), role: 'developer' }, { token: admin.token });
       expect(invitation.status).toBe(201);

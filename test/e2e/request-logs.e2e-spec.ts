@@ -55,4 +55,19 @@ describe('request logs', () => {
     expect(line).toMatchObject({ req: { id: 'log-test-1', method: 'GET', url: '/api/v1/me' }, res: { statusCode: 401 } });
     expect(service.output()).not.toContain(token);
   });
+
+  it('starts in one format, JSON lines, without a line per module, controller or route', () => {
+    const lines = service.output().split('\n').filter((line) => line.trim() !== '');
+    const notJson = lines.filter((line) => {
+      try {
+        return typeof JSON.parse(line) !== 'object';
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
+    const contexts = lines.map((line) => (JSON.parse(line) as { context?: string }).context);
+    expect(contexts).toContain('Bootstrap');
+    expect(contexts.filter((context) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(context ?? ''))).toEqual([]);
+  });
 });

@@ -61,7 +61,7 @@ export interface paths {
          * List an account's audit log
          * @description Newest first, `limit` per page (max 100), `startingAfter` the last entry id seen; filters `action`, `actorId`, `projectId`, `from`, `to`. Admins and the owner of the account; API keys never (403). Another account is 404.
          */
-        get: operations["list"];
+        get: operations["listAuditLogEntries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -81,7 +81,7 @@ export interface paths {
          * Export an account's audit log
          * @description Oldest first, streamed as JSON lines or CSV, with the list's filters. Admins and the owner of the account; API keys never (403). Another account is 404.
          */
-        get: operations["export"];
+        get: operations["exportAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -101,7 +101,7 @@ export interface paths {
          * Verify an account's audit log
          * @description Walks the chain: numbers without gaps, each hash recomputed. Admins and the owner of the account; API keys never (403). Another account is 404.
          */
-        get: operations["verify"];
+        get: operations["verifyAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -269,7 +269,7 @@ export interface paths {
          * The user of the bearer token
          * @description The user, the token's account (with the user's role in it) and every account the user belongs to.
          */
-        get: operations["me"];
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -816,7 +816,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness and database reachability */
-        get: operations["check"];
+        get: operations["checkHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -836,7 +836,7 @@ export interface paths {
          * Liveness: the process runs and answers
          * @description Touches no database: an orchestrator restarts the instance only when this fails.
          */
-        get: operations["liveness"];
+        get: operations["checkLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -856,7 +856,7 @@ export interface paths {
          * Readiness: the database answers a ping and every index is built
          * @description `503` while indexes are being built at start-up, while the database is unreachable, and while shutting down.
          */
-        get: operations["readiness"];
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1188,10 +1188,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         AcceptInvitationDto: {
-            /**
-             * @description The token the inviter passed on
-             * @example inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U
-             */
+            /** @description The token the inviter passed on */
             token: string;
         };
         AccountEnvelope: {
@@ -1595,10 +1592,7 @@ export interface components {
              * @example 4242424242424242
              */
             cardNumber: string;
-            /**
-             * @description Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`.
-             * @example 6650c0ffee0000000000f001
-             */
+            /** @description Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`. */
             customer?: string | null;
             /**
              * @description 3 digits; 4 for American Express. Checked, never stored or returned.
@@ -1623,10 +1617,7 @@ export interface components {
              * @example https://cdn.example.com/avatars/ada.png
              */
             avatarUrl: string;
-            /**
-             * @description Id of an existing, live (not soft-deleted) client of the same platform project
-             * @example 6650c0ffee0000000000c001
-             */
+            /** @description Id of an existing, live (not soft-deleted) client of the same platform project */
             clientId: string;
             /** @default [] */
             membershipTiers?: components["schemas"]["MembershipTierDto"][];
@@ -1639,9 +1630,6 @@ export interface components {
             /**
              * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @default []
-             * @example [
-             *       "6650c0ffee0000000000d001"
-             *     ]
              */
             projectIds?: string[];
             /**
@@ -1674,12 +1662,7 @@ export interface components {
             name: string;
             /** @example +44 20 7946 0000 */
             phone?: string;
-            /**
-             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
-             * @example [
-             *       "6650c0ffee0000000000b001"
-             *     ]
-             */
+            /** @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400 */
             projectIds?: string[];
         };
         CreateCollectionDto: {
@@ -1808,17 +1791,11 @@ export interface components {
              * @example usd
              */
             currency: string;
-            /**
-             * @description Id of the paying customer (must exist)
-             * @example 6650c0ffee0000000000f001
-             */
+            /** @description Id of the paying customer (must exist) */
             customer: string;
             /** @example Order #1042 */
             description?: string | null;
-            /**
-             * @description Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer`
-             * @example 6650c0ffee0000000000f002
-             */
+            /** @description Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer` */
             reciver?: string | null;
         };
         CreatePlatformProjectDto: {
@@ -1845,10 +1822,7 @@ export interface components {
             access?: "public" | "permissions" | "linkPrivate";
             /** @example music */
             categoryId?: string | null;
-            /**
-             * @description Optional on create; when sent it must equal the channel in the path
-             * @example 6650c0ffee0000000000b001
-             */
+            /** @description Optional on create; when sent it must equal the channel in the path */
             channelId?: string;
             /**
              * @example youtube
@@ -2271,10 +2245,7 @@ export interface components {
             status: "ok";
         };
         LoginDto: {
-            /**
-             * @description The account the token acts in; default: the user's defaultCompany
-             * @example 6650c0ffee0000000000e001
-             */
+            /** @description The account the token acts in; default: the user's defaultCompany */
             accountId?: string;
             /**
              * Format: email
@@ -2729,10 +2700,7 @@ export interface components {
             email: string;
             /** @example Ada */
             firstName: string;
-            /**
-             * @description Join the inviting account with the invitation's role instead of creating one
-             * @example inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U
-             */
+            /** @description Join the inviting account with the invitation's role instead of creating one */
             invitationToken?: string;
             /** @example Lovelace */
             lastName: string;
@@ -2764,10 +2732,7 @@ export interface components {
             message: string;
         };
         TransferOwnershipDto: {
-            /**
-             * @description A member of the account
-             * @example 6650c0ffee0000000000a002
-             */
+            /** @description A member of the account */
             userId: string;
         };
         UpdateAccountDto: {
@@ -2812,9 +2777,6 @@ export interface components {
             /**
              * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
              * @default []
-             * @example [
-             *       "6650c0ffee0000000000d001"
-             *     ]
              */
             projectIds?: string[];
             /**
@@ -2847,12 +2809,7 @@ export interface components {
             name?: string;
             /** @example +44 20 7946 0000 */
             phone?: string;
-            /**
-             * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
-             * @example [
-             *       "6650c0ffee0000000000b001"
-             *     ]
-             */
+            /** @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400 */
             projectIds?: string[];
         };
         UpdateCollectionDto: {
@@ -2917,10 +2874,7 @@ export interface components {
              * @enum {string|null}
              */
             country?: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW" | null;
-            /**
-             * @description Id of one of this customer's cards (else 400), or null to clear the default
-             * @example 6650c0ffee0000000000e001
-             */
+            /** @description Id of one of this customer's cards (else 400), or null to clear the default */
             defaultMethod?: string | null;
             /**
              * Format: email
@@ -2974,10 +2928,7 @@ export interface components {
             access?: "public" | "permissions" | "linkPrivate";
             /** @example music */
             categoryId?: string | null;
-            /**
-             * @description Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds
-             * @example 6650c0ffee0000000000b002
-             */
+            /** @description Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds */
             channelId?: string;
             /**
              * @example youtube
@@ -3349,6 +3300,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Analytical Engines Ltd",
+                 *       "type": "company"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateAccountDto"];
             };
         };
@@ -3508,7 +3465,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -3634,13 +3590,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Analytical Engines Ltd",
+                 *       "type": "company"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateAccountDto"];
             };
         };
@@ -3791,7 +3752,7 @@ export interface operations {
             };
         };
     };
-    list: {
+    listAuditLogEntries: {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
@@ -3810,7 +3771,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -3931,7 +3891,7 @@ export interface operations {
             };
         };
     };
-    export: {
+    exportAuditLog: {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
@@ -3948,7 +3908,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4071,12 +4030,11 @@ export interface operations {
             };
         };
     };
-    verify: {
+    verifyAuditLog: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4202,7 +4160,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4334,13 +4291,18 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "grace@example.com",
+                 *       "role": "developer"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateInvitationDto"];
             };
         };
@@ -4523,9 +4485,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
-                /** @example 6650c0ffee0000000000a001 */
                 invitationId: string;
             };
             cookie?: never;
@@ -4656,7 +4616,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -4782,9 +4741,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
-                /** @example 6650c0ffee0000000000a001 */
                 userId: string;
             };
             cookie?: never;
@@ -4931,15 +4888,18 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
-                /** @example 6650c0ffee0000000000a001 */
                 userId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "manager"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChangeRoleDto"];
             };
         };
@@ -5117,7 +5077,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 accountId: string;
             };
             cookie?: never;
@@ -5592,16 +5551,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Too Many Requests",
-                     *       "message": "Too many requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
@@ -5642,7 +5603,7 @@ export interface operations {
             };
         };
     };
-    me: {
+    getCurrentUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -6270,7 +6231,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -6427,7 +6387,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -6650,13 +6609,17 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 5
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefundPaymentDto"];
             };
         };
@@ -6962,6 +6925,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabledApis": [
+                 *         "customers",
+                 *         "cards",
+                 *         "payments"
+                 *       ],
+                 *       "name": "Mobile app"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreatePlatformProjectDto"];
             };
         };
@@ -7121,7 +7094,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7247,7 +7219,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7394,13 +7365,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "enabledApis": [
+                 *         "customers",
+                 *         "cards",
+                 *         "payments"
+                 *       ],
+                 *       "name": "Mobile app"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdatePlatformProjectDto"];
             };
         };
@@ -7556,7 +7536,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -7688,13 +7667,23 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2030-01-01T00:00:00.000Z",
+                 *       "name": "Checkout server",
+                 *       "scopes": [
+                 *         "customers",
+                 *         "cards",
+                 *         "payments"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiKeyDto"];
             };
         };
@@ -7870,9 +7859,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
-                /** @example 6650c0ffee0000000000a001 */
                 keyId: string;
             };
             cookie?: never;
@@ -8009,15 +7996,18 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
-                /** @example 6650c0ffee0000000000a001 */
                 keyId: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "expiresInHours": 24
+                 *     }
+                 */
                 "application/json": components["schemas"]["RollApiKeyDto"];
             };
         };
@@ -8310,16 +8300,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Too Many Requests",
-                     *       "message": "Too many requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
@@ -8475,16 +8467,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Too many requests */
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
             429: {
                 headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Too Many Requests",
-                     *       "message": "Too many requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
@@ -8753,7 +8747,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 clientId: string;
             };
             cookie?: never;
@@ -8915,7 +8908,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 channelId: string;
             };
             cookie?: never;
@@ -9074,13 +9066,40 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 channelId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "categoryId": "music",
+                 *       "contentUploadType": "youtube",
+                 *       "description": "Late-night piano sessions",
+                 *       "landscapeImg": "https://cdn.example.com/p/blue-landscape.jpg",
+                 *       "portraitImg": "https://cdn.example.com/p/blue-portrait.jpg",
+                 *       "primaryLanguageId": "en",
+                 *       "primaryTitle": "Blue Hours",
+                 *       "projectTypeId": "album",
+                 *       "subCategoryId": "jazz",
+                 *       "subTypeId": "jazz",
+                 *       "supportedFeatures": [
+                 *         "comments",
+                 *         "like"
+                 *       ],
+                 *       "supportedFormats": [
+                 *         "audio"
+                 *       ],
+                 *       "supportedModes": [
+                 *         "listen"
+                 *       ],
+                 *       "topicIds": [
+                 *         "piano",
+                 *         "night"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProjectDto"];
             };
         };
@@ -9282,7 +9301,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -9434,13 +9452,21 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "avatarUrl": "https://cdn.example.com/avatars/ada.png",
+                 *       "name": "Ada Sings",
+                 *       "revenue": 1250.5,
+                 *       "role": "creator",
+                 *       "username": "adasings"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateChannelDto"];
             };
         };
@@ -9638,7 +9664,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -9954,6 +9979,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "contact@acme.example",
+                 *       "name": "Acme Media",
+                 *       "phone": "+44 20 7946 0000"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateClientDto"];
             };
         };
@@ -10163,7 +10195,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10314,13 +10345,19 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "contact@acme.example",
+                 *       "name": "Acme Media",
+                 *       "phone": "+44 20 7946 0000"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateClientDto"];
             };
         };
@@ -10506,7 +10543,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10678,7 +10714,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -10834,7 +10869,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11154,6 +11188,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Entry-level bundle of endpoints",
+                 *       "endpoints": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "name": "Starter",
+                 *       "numberOfClients": 12,
+                 *       "numberOfUsers": 340,
+                 *       "pricing": 49.99,
+                 *       "usage": "internal analytics"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCollectionDto"];
             };
         };
@@ -11363,7 +11412,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11514,13 +11562,27 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Entry-level bundle of endpoints",
+                 *       "endpoints": [
+                 *         1,
+                 *         2,
+                 *         3
+                 *       ],
+                 *       "name": "Starter",
+                 *       "numberOfClients": 12,
+                 *       "numberOfUsers": 340,
+                 *       "pricing": 49.99,
+                 *       "usage": "internal analytics"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCollectionDto"];
             };
         };
@@ -11706,7 +11768,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -11862,7 +11923,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -12018,7 +12078,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -12166,7 +12225,7 @@ export interface operations {
             };
         };
     };
-    check: {
+    checkHealth: {
         parameters: {
             query?: never;
             header?: never;
@@ -12217,7 +12276,7 @@ export interface operations {
             };
         };
     };
-    liveness: {
+    checkLiveness: {
         parameters: {
             query?: never;
             header?: never;
@@ -12252,7 +12311,7 @@ export interface operations {
             };
         };
     };
-    readiness: {
+    checkReadiness: {
         parameters: {
             query?: never;
             header?: never;
@@ -12311,7 +12370,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 projectId: string;
             };
             cookie?: never;
@@ -12463,13 +12521,40 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "categoryId": "music",
+                 *       "contentUploadType": "youtube",
+                 *       "description": "Late-night piano sessions",
+                 *       "landscapeImg": "https://cdn.example.com/p/blue-landscape.jpg",
+                 *       "portraitImg": "https://cdn.example.com/p/blue-portrait.jpg",
+                 *       "primaryLanguageId": "en",
+                 *       "primaryTitle": "Blue Hours",
+                 *       "projectTypeId": "album",
+                 *       "subCategoryId": "jazz",
+                 *       "subTypeId": "jazz",
+                 *       "supportedFeatures": [
+                 *         "comments",
+                 *         "like"
+                 *       ],
+                 *       "supportedFormats": [
+                 *         "audio"
+                 *       ],
+                 *       "supportedModes": [
+                 *         "listen"
+                 *       ],
+                 *       "topicIds": [
+                 *         "piano",
+                 *         "night"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateProjectDto"];
             };
         };
@@ -12667,7 +12752,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 projectId: string;
             };
             cookie?: never;
@@ -12983,6 +13067,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cardNumber": "4242424242424242",
+                 *       "cvc": "123",
+                 *       "expMonth": "04",
+                 *       "expYear": "2030"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCardDto"];
             };
         };
@@ -13184,7 +13276,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -13341,13 +13432,18 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "expMonth": "12",
+                 *       "expYear": "2031"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCardDto"];
             };
         };
@@ -13556,7 +13652,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -13713,7 +13808,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -14047,6 +14141,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "SocialNumber": "078-05-1120",
+                 *       "Taxable": false,
+                 *       "address": {
+                 *         "city": "San Francisco",
+                 *         "line1": "510 Townsend St",
+                 *         "postalCode": "94103"
+                 *       },
+                 *       "balance": 0,
+                 *       "country": "US",
+                 *       "email": "jenny.rosen@example.com",
+                 *       "firstName": "Jenny",
+                 *       "lastName": "Rosen",
+                 *       "liveMode": false,
+                 *       "phone": "+1 415 555 0100",
+                 *       "verified": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateCustomerDto"];
             };
         };
@@ -14248,7 +14361,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -14405,13 +14517,31 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "SocialNumber": "078-05-1120",
+                 *       "Taxable": false,
+                 *       "address": {
+                 *         "city": "San Francisco",
+                 *         "line1": "510 Townsend St",
+                 *         "postalCode": "94103"
+                 *       },
+                 *       "balance": 0,
+                 *       "country": "US",
+                 *       "email": "jenny.rosen@example.com",
+                 *       "firstName": "Jenny",
+                 *       "lastName": "Rosen",
+                 *       "liveMode": false,
+                 *       "phone": "+1 415 555 0100",
+                 *       "verified": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateCustomerDto"];
             };
         };
@@ -14613,7 +14743,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -15237,6 +15366,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Order fulfilment",
+                 *       "enabledEvents": [
+                 *         "payment.succeeded",
+                 *         "payment.refunded"
+                 *       ],
+                 *       "url": "https://example.com/webhooks"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookEndpointDto"];
             };
         };
@@ -15452,7 +15591,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -15604,7 +15742,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -15756,13 +15893,21 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "enabledEvents": [
+                 *         "payment.succeeded",
+                 *         "payment.refunded"
+                 *       ],
+                 *       "url": "https://example.com/webhooks"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateWebhookEndpointDto"];
             };
         };
@@ -15948,7 +16093,6 @@ export interface operations {
                 "X-Project-Id"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
@@ -16105,9 +16249,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
-                /** @example 6650c0ffee0000000000a001 */
                 deliveryId: string;
             };
             cookie?: never;
@@ -16330,13 +16472,13 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["RollSecretDto"];
             };
         };
@@ -16557,7 +16699,6 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @example 6650c0ffee0000000000a001 */
                 id: string;
             };
             cookie?: never;

@@ -17,7 +17,7 @@ export class CreateAccountDto {
 export class UpdateAccountDto extends PartialType(CreateAccountDto, { skipNullProperties: false }) {}
 
 export class TransferOwnershipDto {
-  @ApiProperty({ example: '6650c0ffee0000000000a002', description: 'A member of the account', pattern: OBJECT_ID_PATTERN })
+  @ApiProperty({ description: 'A member of the account', pattern: OBJECT_ID_PATTERN })
   @IsMongoId({ message: 'userId must be a valid id' })
   userId: string;
 }

@@ -1,6 +1,8 @@
-import { HttpException, HttpStatus, Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import ipaddr from 'ipaddr.js';
+import type { Types } from 'mongoose';
+import { TooManyRequestsException } from '../../common/http/too-many-requests.exception';
 import { authConfig } from '../../config/auth.config';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 
@@ -9,9 +11,12 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 export const KNOWN_ADDRESS_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function tooMany(message: string, windowSeconds: number): HttpException {
-  return new HttpException(`${message}. Try again in ${windowSeconds} seconds`, HttpStatus.TOO_MANY_REQUESTS);
-}
+/**
+ * Refused signups (a taken email, a bad invitation) an address may make within the window, as a
+ * multiple of `SIGNUP_MAX_PER_CLIENT`, before its signups are refused. A person who mistypes or
+ * retries gets a few; a run of them is someone trying emails (a 409 says that one is taken).
+ */
+export const REFUSED_SIGNUPS_FACTOR = 3;
 
 /**
  * Limits logins the way Auth0's brute-force protection counts them, in the database so every
@@ -22,8 +27,11 @@ function tooMany(message: string, windowSeconds: number): HttpException {
  *   (`LOGIN_MAX_FAILURES_PER_EMAIL`), but never from an address that logged in to it successfully
  *   within 30 days: a stranger's guesses cannot lock the owner out.
  * An attempt is recorded before the password is checked, so concurrent guesses are counted too; a
- * successful login forgets only that pair's attempts. Signups are limited per address. Records past
- * their window are ignored by the counts and swept (FerretDB has no TTL indexes).
+ * successful login forgets only that pair's attempts. Signups are limited per address: admitted ones
+ * (and those under way, so concurrent signups cannot all slip under the limit) up to
+ * `SIGNUP_MAX_PER_CLIENT`; refused ones (4xx) only past `REFUSED_SIGNUPS_FACTOR` times that; a
+ * throttled attempt counts for nothing. Records past their window are ignored by the counts and swept
+ * (FerretDB has no TTL indexes). Every 429 says in `Retry-After` when to try again.
  *
  * An IPv6 caller counts as its /64: one subscriber usually holds a whole /64, and would otherwise get
  * a fresh count from each of its 2^64 addresses.
@@ -60,7 +68,8 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
       counts.pair > this.config.loginMaxFailures ||
       counts.client > this.config.loginMaxFailuresPerClient ||
       (counts.email > this.config.loginMaxFailuresPerEmail && !(await this.attempts.isKnownAddress(target, client, knownSince(now))));
-    if (blocked) throw tooMany('Too many failed login attempts', this.config.loginFailureWindowSeconds);
+    // The window is when the oldest failure counted stops counting at the latest.
+    if (blocked) throw new TooManyRequestsException('Too many failed login attempts', this.config.loginFailureWindowSeconds);
   }
 
   /** A correct password: the pair's attempts no longer count, and the address is known for this email. */
@@ -70,12 +79,36 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     await Promise.all([this.attempts.forgetLogins(target, client), this.attempts.rememberAddress(target, client, now)]);
   }
 
-  /** Records a signup; 429 when the client is past its limit within the window. */
-  async beginSignup(address: string, now = new Date()): Promise<void> {
+  /**
+   * Records a signup under way and answers its attempt, for `signupRefused`; 429 when the client is
+   * past either limit within the window, with the seconds until the oldest attempt it needs to leave
+   * the window does.
+   */
+  async beginSignup(address: string, now = new Date()): Promise<Types.ObjectId> {
     const client = clientOf(address);
-    await this.attempts.recordSignup(client, now);
-    const count = await this.attempts.countSignups(client, new Date(now.getTime() - this.config.signupWindowSeconds * 1000));
-    if (count > this.config.signupMaxPerClient) throw tooMany('Too many signups from this client', this.config.signupWindowSeconds);
+    const attempt = await this.attempts.recordSignup(client, now);
+    const windowMs = this.config.signupWindowSeconds * 1000;
+    const since = new Date(now.getTime() - windowMs);
+    const counts = await this.attempts.countSignups(client, since);
+    const admittedLimit = this.config.signupMaxPerClient;
+    const refusedLimit = admittedLimit * REFUSED_SIGNUPS_FACTOR;
+    // The counts hold this attempt as admitted: the limits are on the others.
+    const over =
+      counts.admitted - 1 >= admittedLimit
+        ? { kind: 'signup' as const, counted: counts.admitted - 1, limit: admittedLimit, message: 'Too many signups from this client' }
+        : counts.refused >= refusedLimit
+          ? { kind: 'signup_refused' as const, counted: counts.refused, limit: refusedLimit, message: 'Too many refused signups from this client' }
+          : null;
+    if (!over) return attempt;
+    await this.attempts.forget(attempt);
+    // Admitted again once `counted - limit + 1` of the oldest have left the window: the last of them is at `counted - limit`.
+    const oldest = await this.attempts.signupAt(over.kind, client, since, over.counted - over.limit);
+    throw new TooManyRequestsException(over.message, oldest ? (oldest.getTime() + windowMs - now.getTime()) / 1000 : 1);
+  }
+
+  /** The signup was answered with a 4xx: it stops counting toward the signups' limit, and counts toward the refusals'. */
+  signupRefused(attempt: Types.ObjectId): Promise<void> {
+    return this.attempts.markSignupRefused(attempt);
   }
 
   /** Drops attempts older than every window and addresses not seen for 30 days. */

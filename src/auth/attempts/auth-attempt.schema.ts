@@ -2,7 +2,8 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../../common/database/schema-options';
 import { Types } from 'mongoose';
 
-export const ATTEMPT_KINDS = ['login', 'signup'] as const;
+/** `signup_refused`: a signup answered with a 4xx (a taken email, a bad invitation), counted apart. */
+export const ATTEMPT_KINDS = ['login', 'signup', 'signup_refused'] as const;
 export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
 /**

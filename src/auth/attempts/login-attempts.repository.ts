@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { Model } from 'mongoose';
+import type { Model, Types } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { Records } from '../../database/records';
 import { AuthAttempt } from './auth-attempt.schema';
@@ -21,8 +21,19 @@ export class LoginAttemptsRepository {
     await this.attempts.insert({ kind: 'login', email, client, at });
   }
 
-  async recordSignup(client: string, at: Date): Promise<void> {
-    await this.attempts.insert({ kind: 'signup', email: null, client, at });
+  /** A signup under way: it counts as admitted until it is marked refused or forgotten. */
+  async recordSignup(client: string, at: Date): Promise<Types.ObjectId> {
+    return (await this.attempts.insert({ kind: 'signup', email: null, client, at }))._id;
+  }
+
+  /** The signup was refused (a 4xx): it no longer counts as admitted, only toward the refusals' limit. */
+  async markSignupRefused(id: Types.ObjectId): Promise<void> {
+    await this.attempts.updateOne({ _id: id }, { $set: { kind: 'signup_refused' } });
+  }
+
+  /** An attempt that was itself throttled: it did nothing, so it counts for nothing. */
+  async forget(id: Types.ObjectId): Promise<void> {
+    await this.attempts.deleteOne({ _id: id });
   }
 
   /** Login attempts since `since`: of this email from this client, from this client, and on this email. */
@@ -36,8 +47,20 @@ export class LoginAttemptsRepository {
     return { pair, client: fromClient, email: onEmail };
   }
 
-  countSignups(client: string, since: Date): Promise<number> {
-    return this.attempts.count({ kind: 'signup', client, at: { $gt: since } });
+  /** Signups of this client since `since`: admitted (or under way), and refused. */
+  async countSignups(client: string, since: Date): Promise<{ admitted: number; refused: number }> {
+    const at = { $gt: since };
+    const [admitted, refused] = await Promise.all([
+      this.attempts.count({ kind: 'signup', client, at }),
+      this.attempts.count({ kind: 'signup_refused', client, at }),
+    ]);
+    return { admitted, refused };
+  }
+
+  /** When the client's `index`-th oldest signup of this kind since `since` was made (0: the oldest). */
+  async signupAt(kind: 'signup' | 'signup_refused', client: string, since: Date, index: number): Promise<Date | null> {
+    const [attempt] = await this.attempts.find({ kind, client, at: { $gt: since } }, { sort: { at: 1 }, skip: index, limit: 1, fields: ['at'] });
+    return attempt?.at ?? null;
   }
 
   /** A correct password: the attempts of this email from this client no longer count. */
@@ -45,9 +68,15 @@ export class LoginAttemptsRepository {
     await this.attempts.deleteMany({ kind: 'login', email, client });
   }
 
-  /** Remembers that this client logged in to this email now. */
+  /**
+   * Remembers that this client logged in to this email now. Most logins come from a known address:
+   * the update comes first, so an ordinary login does not collide with the unique `_id` (each
+   * collision is an ERROR line in the database's log); the insert, for a new address, still settles
+   * two first logins at once.
+   */
   async rememberAddress(email: string, client: string, at: Date): Promise<void> {
     const _id = knownId(email, client);
+    if ((await this.known.updateOne({ _id }, { $set: { at } })).matched > 0) return;
     try {
       await this.known.insert({ _id, at });
     } catch (error) {

@@ -16,7 +16,6 @@ export class LoginDto {
   password: string;
 
   @ApiPropertyOptional({
-    example: '6650c0ffee0000000000e001',
     pattern: OBJECT_ID_PATTERN,
     description: 'The account the token acts in; default: the user\'s defaultCompany',
   })

@@ -77,7 +77,6 @@ export class SignupDto {
   accountName?: string;
 
   @ApiPropertyOptional({
-    example: 'inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U',
     minLength: 10,
     maxLength: 200,
     description: "Join the inviting account with the invitation's role instead of creating one",

@@ -13,7 +13,6 @@ export class CreateCardDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    example: '6650c0ffee0000000000f001',
     pattern: OBJECT_ID_PATTERN,
     description: 'Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`.',
   })

@@ -4,7 +4,7 @@ import { FinanceListQuery } from '../../common/paging/finance-list.query';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export class ListCardsQuery extends FinanceListQuery {
-  @ApiProperty({ example: '6650c0ffee0000000000f001', pattern: OBJECT_ID_PATTERN, description: 'Id of the customer whose cards to list (required)' })
+  @ApiProperty({ pattern: OBJECT_ID_PATTERN, description: 'Id of the customer whose cards to list (required)' })
   @IsDefined({ message: 'customer is required' })
   @IsMongoId({ message: 'customer must be a valid id' })
   customer: string;

@@ -53,7 +53,6 @@ export class MembershipTierDto {
 
 export class CreateChannelDto {
   @ApiProperty({
-    example: '6650c0ffee0000000000c001',
     pattern: OBJECT_ID_PATTERN,
     description: 'Id of an existing, live (not soft-deleted) client of the same platform project',
   })
@@ -97,7 +96,6 @@ export class CreateChannelDto {
   @ApiPropertyOptional({
     type: 'array',
     items: { type: 'string', pattern: OBJECT_ID_PATTERN },
-    example: ['6650c0ffee0000000000d001'],
     default: [],
     maxItems: 1000,
     description: "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",

@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { STATUS_CODES } from 'node:http';
 import { isDuplicateKey } from '../database/duplicate-key';
 import { RequestValidationException } from '../pipes/validation.pipe';
+import { TooManyRequestsException } from '../http/too-many-requests.exception';
 
 export interface ErrorBody {
   statusCode: number;
@@ -112,6 +113,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     }
     if (errorBody.statusCode === HttpStatus.SERVICE_UNAVAILABLE) {
       httpAdapter.setHeader(reply, 'Retry-After', '5');
+    }
+    if (exception instanceof TooManyRequestsException) {
+      httpAdapter.setHeader(reply, 'Retry-After', String(exception.retryAfterSeconds));
     }
     httpAdapter.reply(reply, errorBody, errorBody.statusCode);
   }

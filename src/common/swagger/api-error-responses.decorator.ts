@@ -12,7 +12,7 @@ const DESCRIPTIONS: Record<number, string> = {
   413: 'Request body over the size limit',
   415: 'Request body is not application/json',
   422: 'Idempotency-Key reused with a different request body',
-  429: 'Too many requests',
+  429: 'Too many attempts from this client: wait `Retry-After` seconds',
   500: 'Unexpected server error (no internals are disclosed)',
   503: 'Database unavailable',
 };
@@ -26,7 +26,7 @@ const EXAMPLE_MESSAGES: Record<number, string> = {
   413: 'Request body is too large',
   415: 'Unsupported content type: send the body as application/json',
   422: 'Idempotency-Key was already used with a different request body',
-  429: 'Too many requests',
+  429: 'Too many signups from this client. Try again in 3540 seconds',
   500: 'Internal server error',
   503: 'Database unavailable, try again shortly',
 };
@@ -40,7 +40,13 @@ function example(status: number) {
 export function ApiErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ...statuses.map((status) =>
-      ApiResponse({ status, description: DESCRIPTIONS[status] ?? 'Error', type: ErrorResponseDto, example: example(status) }),
+      ApiResponse({
+        status,
+        description: DESCRIPTIONS[status] ?? 'Error',
+        type: ErrorResponseDto,
+        example: example(status),
+        ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until an attempt is admitted again', schema: { type: 'integer', minimum: 1 } } } } : {}),
+      }),
     ),
   );
 }

@@ -37,14 +37,18 @@ export function applyServiceWideRules(document: OpenAPIObject): OpenAPIObject {
       const operation = (item as Record<string, any>)[method];
       if (!operation) continue;
       for (const parameter of operation.parameters ?? []) {
-        // An ObjectId unless the route documents a form of its own (an event id).
+        // An ObjectId unless the route documents a form of its own (an event id). No example: an id
+        // that names no record of the caller's answers 404 to anyone who tries it.
         if (parameter.in === 'path' && !parameter.schema?.pattern) {
           parameter.schema = { ...(parameter.schema ?? {}), type: 'string', pattern: OBJECT_ID_PATTERN };
-          parameter.example ??= '6650c0ffee0000000000a001';
         }
         boundObjectIds(parameter.schema);
       }
       const body = operation.requestBody?.content?.['application/json'];
+      if (body?.schema && body.example === undefined && body.examples === undefined) {
+        const example = exampleFromFields(body.schema, schemas);
+        if (example !== undefined) body.example = example;
+      }
       if (body?.schema) {
         const reachable = new Set<string>();
         collectRefs(body.schema, schemas, reachable);
@@ -60,6 +64,24 @@ export function applyServiceWideRules(document: OpenAPIObject): OpenAPIObject {
     boundObjectIds(schema);
   }
   return document;
+}
+
+/**
+ * A body's example made of its fields' examples, and of nothing else. Swagger UI's "Try it out"
+ * sends a body's example as it is; without one it fills every field, and a field without an example
+ * (an id naming a record of the caller's: no example could) gets the word "string", a 400. None
+ * when a required field has no example: the caller must fill that one in.
+ */
+function exampleFromFields(schema: Schema, schemas: Record<string, Schema>): Record<string, unknown> | undefined {
+  const resolved = schema.$ref ? schemas[refName(schema.$ref)] : schema;
+  if (!resolved?.properties) return undefined;
+  const example: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries<Schema>(resolved.properties)) {
+    const value = property.example ?? (property.$ref ? schemas[refName(property.$ref)]?.example : undefined);
+    if (value !== undefined) example[name] = value;
+    else if ((resolved.required ?? []).includes(name)) return undefined;
+  }
+  return example;
 }
 
 /**

@@ -13,7 +13,6 @@ export class UpdateCustomerDto extends PartialType(OmitType(CreateCustomerDto, [
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    example: '6650c0ffee0000000000e001',
     pattern: OBJECT_ID_PATTERN,
     description: "Id of one of this customer's cards (else 400), or null to clear the default",
   })

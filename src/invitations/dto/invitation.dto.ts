@@ -17,7 +17,7 @@ export class CreateInvitationDto {
 }
 
 export class AcceptInvitationDto {
-  @ApiProperty({ example: 'inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U', description: 'The token the inviter passed on', minLength: 10, maxLength: 200 })
+  @ApiProperty({ description: 'The token the inviter passed on', minLength: 10, maxLength: 200 })
   @IsString()
   @Length(10, 200)
   token: string;

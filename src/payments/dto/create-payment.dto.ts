@@ -34,14 +34,13 @@ export class CreatePaymentDto {
   @IsIn(CURRENCY_CODES, { message: 'currency must be an ISO 4217 currency code' })
   currency: string;
 
-  @ApiProperty({ example: '6650c0ffee0000000000f001', description: 'Id of the paying customer (must exist)', pattern: OBJECT_ID_PATTERN })
+  @ApiProperty({ description: 'Id of the paying customer (must exist)', pattern: OBJECT_ID_PATTERN })
   @IsMongoId({ message: 'customer must be a valid id' })
   customer: string;
 
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    example: '6650c0ffee0000000000f002',
     description: 'Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer`',
     pattern: OBJECT_ID_PATTERN,
   })

@@ -5,7 +5,7 @@ import { PAYMENT_STATUSES, type PaymentStatus } from '../payment.schema';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export class ListPaymentsQuery extends FinanceListQuery {
-  @ApiPropertyOptional({ description: "Only this customer's payments", example: '6650c0ffee0000000000f001', pattern: OBJECT_ID_PATTERN })
+  @ApiPropertyOptional({ description: "Only this customer's payments", pattern: OBJECT_ID_PATTERN })
   @IsOptional()
   @IsMongoId({ message: 'customer must be a valid id' })
   customer?: string;

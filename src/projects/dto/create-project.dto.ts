@@ -42,7 +42,6 @@ const LANGUAGE_CODE = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$';
  */
 export class CreateProjectDto {
   @ApiPropertyOptional({
-    example: '6650c0ffee0000000000b001',
     pattern: OBJECT_ID_PATTERN,
     description: 'Optional on create; when sent it must equal the channel in the path',
   })

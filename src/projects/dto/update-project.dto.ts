@@ -5,7 +5,6 @@ import { CreateProjectDto } from './create-project.dto';
 /** Any subset of the project fields; `null` is refused wherever the create DTO refuses it. */
 export class UpdateProjectDto extends PartialType(CreateProjectDto, { skipNullProperties: false }) {
   @ApiPropertyOptional({
-    example: '6650c0ffee0000000000b002',
     pattern: OBJECT_ID_PATTERN,
     description: "Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds",
   })

@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import type { HttpResponse } from '../support/http';
+import { createTestApp, TestApp } from '../support/test-app';
+
+/**
+ * Every example of the served OpenAPI document works for a fresh account: each operation is sent as
+ * Swagger UI's "Try it out" would send it, from the document's examples (a body's own example, else
+ * the examples of its fields), by a new account's owner. A record the request must name (a path id,
+ * a required id in a body or a query) has no example, since none could name a record of the caller's:
+ * it is filled with a record of that account, as the person trying it would. No answer may then be
+ * 400, 403 or 404: those would be the example's fault. 409 and the like are answers about state
+ * (an email already taken, a payment already confirmed), not about the example.
+ */
+
+type Schema = {
+  $ref?: string;
+  type?: string;
+  example?: unknown;
+  default?: unknown;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  allOf?: Schema[];
+};
+type Parameter = { name: string; in: string; required?: boolean; example?: unknown; schema?: Schema };
+type Operation = {
+  operationId: string;
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }> };
+};
+type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const REFUSED_BY_THE_EXAMPLE = [400, 403, 404];
+
+interface Fixture {
+  owner: TestUser;
+  memberUserId: string;
+  invitationId: string;
+  invitationToken: string;
+  keyId: string;
+  client: string;
+  collection: string;
+  channel: string;
+  contentProject: string;
+  customer: string;
+  card: string;
+  payment: string;
+  event: string;
+  webhookEndpoint: string;
+  webhookDelivery: string;
+  /** Soft-deleted, for the restores. */
+  deletedClient: string;
+  deletedCollection: string;
+}
+
+describe('the OpenAPI examples, sent as they are against a fresh account', () => {
+  let t: TestApp;
+  let document: Document;
+
+  beforeAll(async () => {
+    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
+    document = (await t.http.get('/docs-json')).body as Document;
+  });
+  afterAll(() => t.close());
+
+  function ok<T>(res: HttpResponse<T>, label: string): HttpResponse<T> {
+    if (res.status >= 300) throw new Error(`${label} failed: ${res.status} ${res.text}`);
+    return res;
+  }
+
+  /** A new account's owner and one record of each kind in its default project. */
+  async function fixture(): Promise<Fixture> {
+    const owner = await createFirstAdmin(t.http);
+    const as = { token: owner.token };
+    const client = ok(await t.http.post('/clients', { name: 'Acme', email: 'acme@example.com' }, as), 'client').body.id;
+    const collection = ok(await t.http.post('/collections', { name: 'Weather' }, as), 'collection').body.id;
+    const channel = ok(
+      await t.http.post(
+        '/channels',
+        { clientId: client, name: 'Studio', username: `studio_${randomBytes(4).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+        as,
+      ),
+      'channel',
+    ).body.id;
+    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
+    const card = ok(
+      await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
+      'card',
+    ).body.data.id;
+    const payment = ok(await t.http.post('/api/v1/payments', { amount: 12.5, currency: 'usd', customer, confirm: true }, as), 'payment').body.id;
+    // A port nothing listens on: its deliveries fail at once, and nothing is sent anywhere.
+    const webhookEndpoint = ok(await t.http.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabledEvents: ['*'] }, as), 'endpoint').body.data.id;
+    const webhookDelivery = ok(await t.http.post(`/v1/webhook-endpoints/${webhookEndpoint}/test`, {}, as), 'test event').body.data.id;
+    const member = await createUser(t.http, 'developer', owner.token);
+    const invitation = ok(
+      await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }, as),
+      'invitation',
+    ).body.data.id;
+    // An invitation for the owner, from another account: what accepting one takes.
+    const inviter = await createFirstAdmin(t.http);
+    const invitationToken = ok(
+      await t.http.post(`/api/v1/accounts/${inviter.accountId}/invitations`, { email: owner.email, role: 'developer' }, { token: inviter.token }),
+      'invitation for the owner',
+    ).body.data.token;
+    const keyId = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
+    const event = ok(await t.http.get('/v1/events?limit=1', as), 'event').body.data[0].id;
+    const deletedClient = ok(await t.http.post('/clients', { name: 'Gone', email: 'gone@example.com' }, as), 'client').body.id;
+    ok(await t.http.patch(`/clients/${deletedClient}/soft-delete`, undefined, as), 'client soft delete');
+    const deletedCollection = ok(await t.http.post('/collections', { name: 'Gone' }, as), 'collection').body.id;
+    ok(await t.http.patch(`/collections/${deletedCollection}/soft-delete`, undefined, as), 'collection soft delete');
+    return { deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+  }
+
+  /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
+  function recordFor(name: string, path: string, f: Fixture): string | undefined {
+    const byName: Record<string, string> = {
+      accountId: f.owner.accountId,
+      userId: f.memberUserId,
+      invitationId: f.invitationId,
+      keyId: f.keyId,
+      clientId: f.client,
+      channelId: f.channel,
+      projectId: f.contentProject,
+      customer: f.customer,
+      deliveryId: f.webhookDelivery,
+      token: f.invitationToken,
+    };
+    if (byName[name]) return byName[name];
+    if (name !== 'id') return undefined;
+    // What a restore takes: a soft-deleted record (a live one is not found among the deleted).
+    if (path === '/clients/{id}/restore') return f.deletedClient;
+    if (path === '/collections/{id}/restore') return f.deletedCollection;
+    const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
+    const byResource: Record<string, string> = {
+      customers: f.customer,
+      cards: f.card,
+      payments: f.payment,
+      channels: f.channel,
+      projects: f.contentProject,
+      collections: f.collection,
+      clients: f.client,
+      events: f.event,
+      'webhook-endpoints': f.webhookEndpoint,
+      platform: f.owner.projectId,
+    };
+    return byResource[resource];
+  }
+
+  function resolve(schema: Schema | undefined): Schema | undefined {
+    if (!schema) return undefined;
+    if (schema.$ref) return resolve(document.components.schemas[schema.$ref.split('/').pop()!]);
+    if (schema.allOf?.length === 1) return resolve(schema.allOf[0]);
+    return schema;
+  }
+
+  /** A body from its fields' examples, as Swagger UI builds one; a required field without one is a record's id, or a gap. */
+  function fromExamples(schema: Schema | undefined, path: string, f: Fixture, gaps: string[], at = ''): unknown {
+    const resolved = resolve(schema);
+    if (!resolved) return undefined;
+    if (resolved.example !== undefined) return resolved.example;
+    if (!resolved.properties) return resolved.default;
+    const body: Record<string, unknown> = {};
+    for (const [name, property] of Object.entries(resolved.properties)) {
+      const field = resolve(property);
+      const example = property.example ?? field?.example;
+      if (example !== undefined) body[name] = example;
+      else if (resolved.required?.includes(name)) {
+        const record = recordFor(name, path, f);
+        if (record) body[name] = record;
+        else if (field?.properties) body[name] = fromExamples(field, path, f, gaps, `${at}${name}.`);
+        else gaps.push(`${at}${name}`);
+      }
+    }
+    return body;
+  }
+
+  function request(path: string, method: string, operation: Operation, f: Fixture): { url: string; body: unknown; headers: Record<string, string>; gaps: string[] } {
+    const gaps: string[] = [];
+    const headers: Record<string, string> = {};
+    const query: string[] = [];
+    let url = path;
+    for (const parameter of operation.parameters ?? []) {
+      const example = parameter.example ?? parameter.schema?.example;
+      const value = example !== undefined ? String(example) : parameter.required || parameter.in === 'path' ? recordFor(parameter.name, path, f) : undefined;
+      if (value === undefined) {
+        if (parameter.required || parameter.in === 'path') gaps.push(`${parameter.in} ${parameter.name}`);
+        continue;
+      }
+      if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(value));
+      else if (parameter.in === 'query') query.push(`${parameter.name}=${encodeURIComponent(value)}`);
+      else if (parameter.in === 'header') headers[parameter.name] = value;
+    }
+    if (query.length) url += `?${query.join('&')}`;
+    const content = operation.requestBody?.content?.['application/json'];
+    let body: unknown;
+    if (content) {
+      const named = content.examples ? Object.values(content.examples)[0]?.value : undefined;
+      body = named ?? content.example ?? fromExamples(content.schema, path, f, gaps);
+    } else if (['post', 'put', 'patch'].includes(method)) body = undefined;
+    return { url, body, headers, gaps };
+  }
+
+  it('answers no example with 400, 403 or 404', async () => {
+    const refused: string[] = [];
+    let sent = 0;
+    // Reads share one account; every other operation gets its own, so none finds what another changed.
+    const forReads = await fixture();
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const method of METHODS) {
+        const operation = item[method];
+        if (!operation) continue;
+        const f = method === 'get' ? forReads : await fixture();
+        const { url, body, headers, gaps } = request(path, method, operation, f);
+        if (gaps.length) {
+          refused.push(`${operation.operationId}: no example for ${gaps.join(', ')}`);
+          continue;
+        }
+        // fetch itself: some answers are not one JSON document (the audit log's export is JSON lines).
+        const res = await fetch(`${t.baseUrl}${url}`, {
+          method: method.toUpperCase(),
+          headers: { authorization: `Bearer ${f.owner.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+          body: body !== undefined ? JSON.stringify(body) : undefined,
+        });
+        const text = await res.text();
+        sent++;
+        if (REFUSED_BY_THE_EXAMPLE.includes(res.status)) {
+          refused.push(`${operation.operationId} ${method.toUpperCase()} ${url} ${JSON.stringify(body) ?? ''}: ${res.status} ${text.slice(0, 300)}`);
+        }
+      }
+    }
+    expect(refused).toEqual([]);
+    expect(sent).toBeGreaterThan(70);
+  }, 600_000);
+});
