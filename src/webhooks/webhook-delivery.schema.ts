@@ -85,7 +85,7 @@ export class WebhookDelivery {
   @Prop({ type: [WebhookAttemptSchema], default: [] })
   attempts: WebhookAttempt[];
 
-  /** When the first attempt was due: the retry schedule counts from it. */
+  /** When the first attempt was due (the first wait of the schedule after the event). */
   @Prop({ type: Date, required: true })
   firstAttemptAt: Date;
 
