@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
@@ -31,6 +32,9 @@ const SWEEP_LEASE = 'events:sweep';
 const SWEEP_SLICE_MS = 3600_000;
 /** Pending deletions a sweep settles at most. */
 const DELETIONS_A_SWEEP = 100;
+/** Event ids this instance wrote to the events collection lately, remembered (see `relayOutboxes`). */
+const KNOWN_RECORDED = 10_000;
+const DAY_MS = 24 * 3600_000;
 
 /**
  * Copies the events of records' outboxes into the events collection and tells the subscribers, and
@@ -43,6 +47,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventRelay.name);
   private readonly sources = new Map<string, EventSource>();
   private readonly subscribers: EventSubscriber[] = [];
+  /** Ids this instance saw written to the events collection: no read needs to ask whether they are there. */
+  private readonly recorded = new LRUCache<string, true>({ max: KNOWN_RECORDED });
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopRetention?: () => void;
@@ -129,9 +135,19 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     return read;
   }
 
-  /** Publishes the events of these records' outboxes that the events collection lacks: one read of their ids. */
+  /**
+   * Publishes the events of these records' outboxes that the events collection lacks: one read of
+   * their ids, leaving out those this instance wrote itself (a record's next write usually comes
+   * through the instance of its last one) and those past the events' retention, which the collection
+   * no longer keeps whether they were published or not: copied again, they would be sent twice.
+   */
   private async relayOutboxes(source: EventSource, records: readonly StoredRecord[]): Promise<void> {
-    const candidates = records.flatMap((record) => eventsIn(record[OUTBOX]).map((event) => ({ record, event })));
+    const retained = Date.now() - this.config.retentionDays * DAY_MS;
+    const candidates = records.flatMap((record) =>
+      eventsIn(record[OUTBOX])
+        .filter((event) => !this.recorded.has(event.id) && new Date(event.createdAt).getTime() > retained)
+        .map((event) => ({ record, event })),
+    );
     if (candidates.length === 0) return;
     const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
     const missing = candidates.filter(({ event }) => !recorded.has(event.id));
@@ -143,6 +159,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     if (events.length === 0) return;
     for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
     await this.events.recordMany(events);
+    for (const event of events) this.recorded.set(event.id, true);
   }
 
   /** One pending event a record, the record as it was, naming the outbox its delete is guarded on. */

@@ -1,3 +1,4 @@
+import { Types } from 'mongoose';
 import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
 import { EventsRepository } from '../../src/events/events.repository';
@@ -354,6 +355,36 @@ describe('the outbox under faults', () => {
       await recover();
       expect(await refundedOf(id)).toBe(3);
       expect(await typesOf(id)).toEqual(['payment.created', 'payment.succeeded', 'payment.refunded']);
+    });
+  });
+
+  describe('a write replacing an outbox', () => {
+    const update = (id: string) => post(`/v1/customers/${id}`, { firstName: `Changed${Date.now()}` });
+    const customers = () => t.db.collection('customers');
+
+    it('asks the events collection nothing about events this instance wrote itself', async () => {
+      const id = await createCustomer();
+      const asked = jest.spyOn(EventsRepository.prototype, 'recordedIds');
+      expect((await update(id)).status).toBe(200);
+      expect((await update(id)).status).toBe(200);
+      expect(asked).not.toHaveBeenCalled();
+      expect(await typesOf(id)).toEqual(['customer.created', 'customer.updated', 'customer.updated']);
+    });
+
+    it('copies an unpublished event of another instance first, but none past the events retention (it would be sent twice)', async () => {
+      for (const [ageDays, copied] of [
+        [0, true],
+        [40, false],
+      ] as const) {
+        const id = await createCustomer();
+        // As another instance's write would leave it: an event this instance never wrote, not in the events collection.
+        const foreign = `evt_${new Types.ObjectId().toHexString()}`;
+        const stored = await customers().findOne({ _id: new Types.ObjectId(id) });
+        const outbox = (stored!.outbox as { id: string; createdAt: Date }[]).map((event) => ({ ...event, id: foreign, createdAt: new Date(Date.now() - ageDays * 24 * 3600_000) }));
+        await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { outbox } });
+        expect((await update(id)).status).toBe(200);
+        expect(await t.db.collection('events').countDocuments({ _id: foreign } as never)).toBe(copied ? 1 : 0);
+      }
     });
   });
 });
