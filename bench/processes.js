@@ -66,8 +66,9 @@ function tail(file, lines = 30) {
  */
 function productionNodeArgs() {
   const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts ?? {})['start:prod'] ?? '';
-  const match = /^node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(script.trim());
-  if (!match) throw new Error(`package.json's start:prod is not "node [--options] dist/main.js": ${script}`);
+  // `exec` makes node the process npm started, so a signal to npm's child reaches the service.
+  const match = /^(?:exec\s+)?node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(script.trim());
+  if (!match) throw new Error(`package.json's start:prod is not "[exec] node [--options] dist/main.js": ${script}`);
   const args = match[1].split(/\s+/).filter(Boolean);
   const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
   const image = cmd ? JSON.parse(cmd[1]) : [];
