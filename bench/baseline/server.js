@@ -390,6 +390,7 @@ async function main() {
   const attempts = db.collection('auth_attempts');
   const knownAddresses = db.collection('known_login_addresses');
   const auditLog = db.collection('audit_log');
+  const auditChains = db.collection('audit_chains');
   const clients = db.collection('clients');
   const channels = db.collection('channels');
   const collections = db.collection('collections');
@@ -750,8 +751,9 @@ async function main() {
   /**
    * The account's audit log, as the service keeps it: numbered without gaps per account under a
    * unique index, each entry chained to the one before by a SHA-256 over the previous hash and its
-   * canonical JSON. The newest entry of each account is remembered; a collision (another writer
-   * first) reads the newest again.
+   * canonical JSON, and the chain's head (newest number and hash) stored per account, moved forward
+   * by one guarded update, so that removing the newest entries is seen. The newest entry of each
+   * account is remembered; a collision (another writer first) reads the newest again.
    */
   const auditHeads = new Map();
   async function appendAudit(accountId, fields) {
@@ -768,6 +770,12 @@ async function main() {
       try {
         await auditLog.insertOne({ ...chained, previousHash: head.hash, hash });
         auditHeads.set(accountId, { sequence: chained.sequence, hash });
+        const moved = await auditChains.updateOne({ _id: accountId, headSequence: { $lt: chained.sequence } }, { $set: { headSequence: chained.sequence, headHash: hash } });
+        if (moved.matchedCount === 0) {
+          await auditChains.insertOne({ _id: accountId, headSequence: chained.sequence, headHash: hash }).catch((failure) => {
+            if (failure.code !== 11000) throw failure;
+          });
+        }
         return;
       } catch (error) {
         if (error.code !== 11000) throw error;
