@@ -542,8 +542,9 @@ describe('finance dashboard in a browser', () => {
     await exportForm.getByLabel('Export format').selectOption('csv');
     const [csv] = await Promise.all([page.waitForEvent('download'), exportForm.getByRole('button', { name: 'Download export' }).click()]);
     const csvLines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
-    expect(csvLines[0]).toMatch(/^sequence,id,occurredAt,action,/);
-    expect(csvLines.slice(1).map((line) => Number(line.split(',')[0]))).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    // Every cell quoted (no cell can start a formula where a spreadsheet splits on another separator).
+    expect(csvLines[0]).toMatch(/^"sequence","id","occurredAt","action",/);
+    expect(csvLines.slice(1).map((line) => Number(JSON.parse(line.split(',')[0])))).toEqual(Array.from({ length: total }, (_, i) => i + 1));
 
     await page.getByRole('button', { name: 'Verify the log' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Valid' }).innerText()).resolves.toContain(`All ${total} entries`);
