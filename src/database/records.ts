@@ -93,6 +93,17 @@ export class Records<T> {
     return { matched: result.matchedCount, modified: result.modifiedCount };
   }
 
+  /**
+   * Inserts a record made of `filter`'s values and `fields` unless one matching `filter` exists: the
+   * new record's id, or null when one was there. One upsert, where an insert against the unique index
+   * would fail (and fill the database's log) on every key already taken; two at once can still both
+   * miss, and the second then fails with a duplicate key, as an insert would.
+   */
+  async insertUnlessExists(filter: Conditions, fields: AnyKeys<T>): Promise<Types.ObjectId | null> {
+    const result = await this.model.updateOne(trustedFilter(filter), { $setOnInsert: fields } as UpdateQuery<T>, { upsert: true }).exec();
+    return result.upsertedCount > 0 ? (result.upsertedId as Types.ObjectId) : null;
+  }
+
   async updateMany(filter: Conditions, update: UpdateQuery<T>): Promise<WriteResult> {
     const result = await this.model.updateMany(trustedFilter(filter), update).exec();
     return { matched: result.matchedCount, modified: result.modifiedCount };

@@ -19,10 +19,12 @@ export class IdempotencyRecordsRepository {
     this.byId = new Records(model);
   }
 
-  /** Opens the key's record, in progress; a key already open (project, caller and route) is a duplicate-key error. */
-  async open(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<Types.ObjectId> {
-    const created = await this.records.insert(scope, { scope: callerRoute, key, fingerprint, state: 'in_progress' });
-    return created._id;
+  /**
+   * Opens the key's record, in progress: its id, or null when the key (project, caller and route) is
+   * taken. A retry is an ordinary answer, not an error: a key already taken writes nothing.
+   */
+  open(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<Types.ObjectId | null> {
+    return this.records.insertUnlessExists(scope, { scope: callerRoute, key }, { fingerprint, state: 'in_progress', statusCode: null, responseBody: null });
   }
 
   find(scope: TenantScope, callerRoute: string, key: string): Promise<IdempotencyRecord | null> {

@@ -50,8 +50,10 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   async begin(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        return { kind: 'started', recordId: await this.records.open(scope, callerRoute, key, fingerprint) };
+        const opened = await this.records.open(scope, callerRoute, key, fingerprint);
+        if (opened) return { kind: 'started', recordId: opened };
       } catch (error) {
+        // Two requests opened the key at once: the other one holds it.
         if (!isDuplicateKey(error)) throw error;
       }
       const existing = await this.records.find(scope, callerRoute, key);

@@ -86,6 +86,11 @@ export class TenantRecords<T> {
     return withoutOutbox(stored);
   }
 
+  /** Inserts a record into the scope's project unless one matches `conditions` there (`Records.insertUnlessExists`); records no event. */
+  insertUnlessExists(scope: TenantScope, conditions: Conditions, fields: AnyKeys<T>): Promise<Types.ObjectId | null> {
+    return this.records.insertUnlessExists(scopeFilter(scope, conditions), fields);
+  }
+
   /** Updates one record; with an event, a recorded change (`recordedWrite`). */
   async updateOne(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<WriteResult> {
     const filter = scopeFilter(scope, conditions);
