@@ -16,6 +16,13 @@ export default defineConfig({
     target: 'es2022',
     // Everything ships with the service: no CDN, no external font or script.
     assetsInlineLimit: 0,
+    rolldownOptions: {
+      // TanStack's modules start with "use client" for server-rendering frameworks; a browser bundle has no use for it.
+      onwarn(warning, warn) {
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
   },
   server: {
     proxy: Object.fromEntries(['/api', '/v1'].map((path) => [path, { target: service, changeOrigin: true }])),

@@ -1,31 +1,7 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError } from './api/client';
-
-/** Data loaded from the API: `loading` while a request runs, `error` when it failed, `reload()` to fetch again. */
-export interface Resource<T> {
-  data?: T;
-  error?: ApiError;
-  loading: boolean;
-  reload: () => void;
-}
-
-export function useResource<T>(load: () => Promise<T>, deps: readonly unknown[]): Resource<T> {
-  const [state, setState] = useState<{ data?: T; error?: ApiError; loading: boolean }>({ loading: true });
-  const [generation, setGeneration] = useState(0);
-  useEffect(() => {
-    let current = true;
-    setState((previous) => ({ ...previous, loading: true, error: undefined }));
-    load().then(
-      (data) => current && setState({ data, loading: false }),
-      (error: unknown) => current && setState({ error: asApiError(error), loading: false }),
-    );
-    return () => {
-      current = false;
-    };
-  }, [...deps, generation]);
-  const reload = useCallback(() => setGeneration((value) => value + 1), []);
-  return { ...state, reload };
-}
+import { useMutation } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { asApiError, type ApiError } from './api/client';
+import type { PathPrefix } from './api/queries';
 
 /** A request a person starts (a form, a button): `busy` while it runs, its error kept for the form to show. */
 export interface Action<A extends unknown[], T> {
@@ -35,29 +11,31 @@ export interface Action<A extends unknown[], T> {
   reset: () => void;
 }
 
-export function useAction<A extends unknown[], T>(perform: (...args: A) => Promise<T>): Action<A, T> {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ApiError | undefined>();
-  const performRef = useRef(perform);
-  performRef.current = perform;
-  const run = useCallback(async (...args: A) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      return await performRef.current(...args);
-    } catch (caught) {
-      setError(asApiError(caught));
-      return undefined;
-    } finally {
-      setBusy(false);
-    }
-  }, []);
-  const reset = useCallback(() => setError(undefined), []);
-  return { run, busy, error, reset };
-}
-
-function asApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const failure = new ApiError(0, { message: error instanceof Error ? error.message : 'Something went wrong' });
-  return failure;
+/**
+ * A TanStack mutation with the shape the forms use. `invalidates` names the API paths the change
+ * touches: their cached reads are fetched again before `run` resolves.
+ */
+export function useAction<A extends unknown[], T>(perform: (...args: A) => Promise<T>, options: { invalidates?: readonly PathPrefix[] } = {}): Action<A, T> {
+  const mutation = useMutation<T, ApiError, A>({
+    mutationFn: async (args) => {
+      try {
+        return await perform(...args);
+      } catch (error) {
+        throw asApiError(error);
+      }
+    },
+    meta: { invalidates: options.invalidates },
+  });
+  const { mutateAsync, reset } = mutation;
+  const run = useCallback(
+    async (...args: A) => {
+      try {
+        return await mutateAsync(args);
+      } catch {
+        return undefined;
+      }
+    },
+    [mutateAsync],
+  );
+  return { run, busy: mutation.isPending, error: mutation.error ?? undefined, reset };
 }

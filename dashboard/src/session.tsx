@@ -1,8 +1,9 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { api, call, onUnauthorized, setCredentials, type Schemas } from './api/client';
+import { $api, api, call, onUnauthorized, setCredentials, type Schemas } from './api/client';
 import { navigate } from './router';
 
-const STORAGE_KEY = 'finance-dashboard.session';
+const STORAGE_KEY = 'platform-dashboard.session';
 
 interface Stored {
   token: string;
@@ -25,7 +26,6 @@ export interface Session {
   isAdmin: boolean;
   selectProject(id: string): void;
   switchAccount(accountId: string, password: string): Promise<void>;
-  refresh(): Promise<void>;
   logout(): void;
 }
 
@@ -52,16 +52,24 @@ function store(value: Stored | undefined): void {
   else sessionStorage.removeItem(STORAGE_KEY);
 }
 
-async function loadAccountState(): Promise<{ me: Me; projects: PlatformProject[] }> {
-  const me = (await call(api.GET('/api/v1/me'))).data;
-  const projects = me.account ? (await call(api.GET('/api/v1/platform/projects'))).data : [];
-  return { me, projects };
-}
+const ME = $api.queryOptions('get', '/api/v1/me');
+const PROJECTS = $api.queryOptions('get', '/api/v1/platform/projects');
 
+/**
+ * The user, their account and its platform projects: two cached reads (`/api/v1/me`, the projects),
+ * made stale by the changes that touch them like any other read.
+ */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [stored, setStored] = useState<Stored | undefined>(readStored);
-  const [state, setState] = useState<{ me: Me; projects: PlatformProject[] } | undefined>();
-  const [restoring, setRestoring] = useState(Boolean(stored));
+  const queryClient = useQueryClient();
+  const [stored, setStored] = useState<Stored | undefined>(() => {
+    const saved = readStored();
+    // Before the first read: the restored session's requests carry its token.
+    if (saved) setCredentials({ token: saved.token, projectId: saved.projectId });
+    return saved;
+  });
+  const me = $api.useQuery('get', '/api/v1/me', undefined, { enabled: Boolean(stored) });
+  const hasAccount = Boolean(me.data?.data.account);
+  const projects = $api.useQuery('get', '/api/v1/platform/projects', undefined, { enabled: Boolean(stored) && hasAccount });
 
   const begin = useCallback((next: Stored | undefined) => {
     setCredentials({ token: next?.token ?? null, projectId: next?.projectId ?? null });
@@ -69,27 +77,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setStored(next);
   }, []);
 
-  const logout = useCallback(() => {
-    begin(undefined);
-    setState(undefined);
-  }, [begin]);
+  const logout = useCallback(() => begin(undefined), [begin]);
 
-  // Restores the session of this browser tab, if any.
+  // A stored token the service no longer takes (expired, revoked): back to the login page.
+  const failed = Boolean(me.error || projects.error);
   useEffect(() => {
-    const saved = readStored();
-    if (!saved) return;
-    setCredentials({ token: saved.token, projectId: saved.projectId });
-    loadAccountState().then(
-      (loaded) => {
-        setState(loaded);
-        setRestoring(false);
-      },
-      () => {
-        logout();
-        setRestoring(false);
-      },
-    );
-  }, [logout]);
+    if (stored && failed) logout();
+  }, [stored, failed, logout]);
 
   useEffect(() => onUnauthorized(logout), [logout]);
 
@@ -97,36 +91,37 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     async (email: string, password: string, accountId?: string) => {
       const answer = await call(api.POST('/api/v1/login', { body: { email, password, ...(accountId ? { accountId } : {}) } }));
       setCredentials({ token: answer.accessToken, projectId: null });
-      const loaded = await loadAccountState();
+      // Read before the session starts, so the pages open with the header filled in.
+      const loaded = await queryClient.fetchQuery(ME);
+      if (loaded.data.account) await queryClient.fetchQuery(PROJECTS);
       begin({ token: answer.accessToken, projectId: null });
-      setState(loaded);
       // From the login or signup page to the overview; a page that asked for a new login stays.
       if (/^#?\/?(login|signup)?([/?].*)?$/.test(window.location.hash)) navigate('overview');
     },
-    [begin],
+    [begin, queryClient],
   );
 
   const session = useMemo<Session | undefined>(() => {
-    if (!stored || !state) return undefined;
-    const account = state.me.account ?? null;
+    if (!stored || !me.data) return undefined;
+    const account = me.data.data.account ?? null;
+    if (account && !projects.data) return undefined;
+    const list = projects.data?.data ?? [];
     const project =
-      state.projects.find((candidate) => candidate.id === stored.projectId) ??
-      state.projects.find((candidate) => candidate.id === account?.defaultProjectId) ??
-      state.projects[0];
+      list.find((candidate) => candidate.id === stored.projectId) ?? list.find((candidate) => candidate.id === account?.defaultProjectId) ?? list[0];
     return {
       token: stored.token,
-      me: state.me,
+      me: me.data.data,
       account,
-      projects: state.projects,
+      projects: list,
       project,
       isAdmin: Boolean(account && (account.owner || account.role === 'admin')),
       selectProject: (id: string) => begin({ ...stored, projectId: id }),
-      switchAccount: async (accountId: string, password: string) => login(state.me.user.email, password, accountId),
-      refresh: async () => setState(await loadAccountState()),
+      switchAccount: async (accountId: string, password: string) => login(me.data.data.user.email, password, accountId),
       logout,
     };
-  }, [stored, state, begin, login, logout]);
+  }, [stored, me.data, projects.data, begin, login, logout]);
 
+  const restoring = Boolean(stored) && !session && !failed;
   const control = useMemo(() => ({ session, restoring, login }), [session, restoring, login]);
   return <SessionContext.Provider value={control}>{children}</SessionContext.Provider>;
 }

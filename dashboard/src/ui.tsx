@@ -1,5 +1,18 @@
 import { useId, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
-import type { ApiError } from './api/client';
+import type { ErrorBody } from './api/client';
+
+/**
+ * A failed request as the pages see it: the service's error body (an ApiError, thrown by the client,
+ * carries one; status 0 when the service was not reached).
+ */
+export type Failure = ErrorBody | null | undefined;
+
+/** Validation messages by field name (`errors: [{ field, messages }]`). */
+export function errorFields(error: Failure): Record<string, string[]> {
+  const fields: Record<string, string[]> = {};
+  for (const entry of error?.errors ?? []) fields[entry.field] = [...(fields[entry.field] ?? []), ...entry.messages];
+  return fields;
+}
 
 export function Spinner({ label = 'Loading' }: { label?: string }) {
   return (
@@ -27,9 +40,10 @@ export function Button({
 }
 
 /** The messages the API gave for one field, or none. */
-export function fieldError(error: ApiError | undefined, ...fields: string[]): string | undefined {
+export function fieldError(error: Failure, ...fields: string[]): string | undefined {
   if (!error) return undefined;
-  const messages = fields.flatMap((field) => error.fields[field] ?? []);
+  const all = errorFields(error);
+  const messages = fields.flatMap((field) => all[field] ?? []);
   return messages.length ? messages.join('; ') : undefined;
 }
 
@@ -94,10 +108,11 @@ export function SelectField({ label, error, hint, id, children, ...select }: Fie
  * The error of a request that no field shows: the message when the API named no field this form
  * has, or a summary when it did (the fields show the details).
  */
-export function FormError({ error, fields = [] }: { error: ApiError | undefined; fields?: string[] }) {
+export function FormError({ error, fields = [] }: { error: Failure; fields?: string[] }) {
   if (!error) return null;
-  const shown = Object.keys(error.fields).filter((field) => fields.includes(field));
-  const others = Object.entries(error.fields).filter(([field]) => !fields.includes(field));
+  const all = errorFields(error);
+  const shown = Object.keys(all).filter((field) => fields.includes(field));
+  const others = Object.entries(all).filter(([field]) => !fields.includes(field));
   if (shown.length > 0 && others.length === 0) {
     return (
       <p className="form-error" role="alert">
@@ -122,7 +137,7 @@ export function FormError({ error, fields = [] }: { error: ApiError | undefined;
 }
 
 /** A failed load, with a way to try again. */
-export function LoadError({ error, retry }: { error: ApiError; retry: () => void }) {
+export function LoadError({ error, retry }: { error: NonNullable<Failure>; retry: () => void }) {
   return (
     <div className="form-error" role="alert">
       <p>{error.message}</p>

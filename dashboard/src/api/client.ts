@@ -1,4 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+import createQueryClient from 'openapi-react-query';
 import type { components, paths } from './schema';
 
 /** Every request and response shape comes from the generated schema: nothing here is written by hand. */
@@ -13,8 +14,51 @@ export interface Credentials {
 
 const credentials: Credentials = { token: null, projectId: null };
 
+/** What changed: another user (a new token) forgets everything; another project only what the data routes answered. */
+type CredentialsListener = (change: { token: boolean }) => void;
+const credentialsListeners = new Set<CredentialsListener>();
+
+/** Changes who asks and for which project; the listeners (the query cache) forget what the previous pair read. */
 export function setCredentials(next: Partial<Credentials>): void {
+  const before = { ...credentials };
   Object.assign(credentials, next);
+  if (before.token === credentials.token && before.projectId === credentials.projectId) return;
+  for (const listener of credentialsListeners) listener({ token: before.token !== credentials.token });
+}
+export function onCredentialsChange(listener: CredentialsListener): () => void {
+  credentialsListeners.add(listener);
+  return () => credentialsListeners.delete(listener);
+}
+
+/**
+ * An answer that is not a success, or no answer at all (status 0). It carries the service's error
+ * body as it came (`statusCode`, `error`, `message`, `errors`), so it is the error type the generated
+ * client declares, plus `status` and the validation messages by field for forms.
+ */
+export class ApiError extends Error implements ErrorBody {
+  readonly status: number;
+  readonly statusCode: number;
+  readonly error: string;
+  readonly errors?: ErrorBody['errors'];
+  /** Validation messages by field name (`errors: [{ field, messages }]`). */
+  readonly fields: Record<string, string[]>;
+
+  constructor(status: number, body: Partial<ErrorBody> | undefined) {
+    super(body?.message ?? (status === 0 ? 'The service could not be reached. Check your connection and try again.' : `Request failed (${status})`));
+    this.name = 'ApiError';
+    this.status = status;
+    this.statusCode = status;
+    this.error = body?.error ?? (status === 0 ? 'Network Error' : 'Error');
+    this.errors = body?.errors;
+    this.fields = {};
+    for (const entry of body?.errors ?? []) this.fields[entry.field] = [...(this.fields[entry.field] ?? []), ...entry.messages];
+  }
+}
+
+/** Whatever a request threw, as an ApiError. */
+export function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  return new ApiError(0, { message: error instanceof Error ? error.message : 'Something went wrong' });
 }
 
 // Requests under way, for the progress bar every page shows at the top.
@@ -30,42 +74,6 @@ export function onInFlightChange(listener: InFlightListener): () => void {
   return () => inFlightListeners.delete(listener);
 }
 
-const session: Middleware = {
-  onRequest({ request }) {
-    changeInFlight(1);
-    if (credentials.token && !request.headers.has('Authorization')) request.headers.set('Authorization', `Bearer ${credentials.token}`);
-    // Only the data routes read it; the others ignore it.
-    if (credentials.projectId && !request.headers.has('X-Project-Id')) request.headers.set('X-Project-Id', credentials.projectId);
-    return request;
-  },
-  onResponse() {
-    changeInFlight(-1);
-    return undefined;
-  },
-  onError() {
-    changeInFlight(-1);
-    return undefined;
-  },
-};
-
-export const api = createClient<paths>({ baseUrl: window.location.origin });
-api.use(session);
-
-/** An answer that is not a success: the service's error body, split per field for forms. */
-export class ApiError extends Error {
-  readonly status: number;
-  /** Validation messages by field name (`errors: [{ field, messages }]`). */
-  readonly fields: Record<string, string[]>;
-
-  constructor(status: number, body: Partial<ErrorBody> | undefined) {
-    super(body?.message ?? (status === 0 ? 'The service could not be reached. Check your connection and try again.' : `Request failed (${status})`));
-    this.name = 'ApiError';
-    this.status = status;
-    this.fields = {};
-    for (const entry of body?.errors ?? []) this.fields[entry.field] = [...(this.fields[entry.field] ?? []), ...entry.messages];
-  }
-}
-
 /** Listeners told when a request answers 401: the token expired or was refused, so the user logs in again. */
 const unauthorizedListeners = new Set<() => void>();
 export function onUnauthorized(listener: () => void): () => void {
@@ -74,23 +82,55 @@ export function onUnauthorized(listener: () => void): () => void {
 }
 
 /**
- * Awaits an openapi-fetch call and returns its typed data, or throws an ApiError built from the
- * error body. `call(api.GET('/v1/customers', { params: { query: { limit: 20 } } }))`.
+ * Adds the credentials, counts requests under way, and turns every failure into a thrown ApiError:
+ * the query and mutation hooks, and `call`, then see one error type whatever went wrong.
  */
-export async function call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  let result: { data?: T; error?: unknown; response: Response };
+const session: Middleware = {
+  onRequest({ request }) {
+    changeInFlight(1);
+    if (credentials.token && !request.headers.has('Authorization')) request.headers.set('Authorization', `Bearer ${credentials.token}`);
+    // Only the data routes read it; the others ignore it.
+    if (credentials.projectId && !request.headers.has('X-Project-Id')) request.headers.set('X-Project-Id', credentials.projectId);
+    return request;
+  },
+  async onResponse({ request, response }) {
+    changeInFlight(-1);
+    if (response.ok) return undefined;
+    const text = await response.clone().text();
+    let body: Partial<ErrorBody> | undefined;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      body = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<ErrorBody>) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const error = new ApiError(response.status, body);
+    // A wrong password at login (or when switching accounts) is a 401 too, and no reason to sign out.
+    const isLogin = new URL(request.url).pathname === '/api/v1/login';
+    if (error.status === 401 && credentials.token && !isLogin) for (const listener of unauthorizedListeners) listener();
+    throw error;
+  },
+  onError({ error }) {
+    changeInFlight(-1);
+    // An aborted read (a page left before its answer) is no failure to show.
+    if (error instanceof DOMException && error.name === 'AbortError') return error;
+    return new ApiError(0, undefined);
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: window.location.origin });
+api.use(session);
+
+/** TanStack Query hooks over the same client: `$api.useQuery('get', '/v1/customers', { params })`. */
+export const $api = createQueryClient(api);
+
+/** Awaits an openapi-fetch call made outside a hook and returns its typed data (a failure was thrown as an ApiError). */
+export async function call<T>(request: Promise<{ data?: T; response: Response }>): Promise<T> {
   try {
-    result = await request;
-  } catch {
-    throw new ApiError(0, undefined);
+    return (await request).data as T;
+  } catch (error) {
+    throw asApiError(error);
   }
-  if (result.response.ok) return result.data as T;
-  const body = typeof result.error === 'object' && result.error !== null ? (result.error as Partial<ErrorBody>) : undefined;
-  const error = new ApiError(result.response.status, body);
-  // A wrong password at login (or when switching accounts) is a 401 too, and no reason to sign out.
-  const isLogin = new URL(result.response.url, window.location.origin).pathname === '/api/v1/login';
-  if (error.status === 401 && credentials.token && !isLogin) for (const listener of unauthorizedListeners) listener();
-  throw error;
 }
 
 /** A fresh Idempotency-Key, so a retried create or refund is never applied twice. Works outside secure contexts too. */

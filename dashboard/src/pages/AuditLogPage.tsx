@@ -1,7 +1,8 @@
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, call, type Schemas } from '../api/client';
+import { $api, api, call, type Schemas } from '../api/client';
 import type { paths } from '../api/schema';
-import { useAction, useResource } from '../hooks';
+import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { Badge, Button, EmptyState, Field, FormError, LoadError, SelectField, Spinner } from '../ui';
@@ -70,27 +71,25 @@ export function AuditLogPage() {
   const accountId = session.account?.id ?? '';
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const query = useMemo(() => filterQuery(filters), [filters]);
-  const first = useResource(
-    () =>
-      session.isAdmin
-        ? call(api.GET('/api/v1/accounts/{accountId}/audit-log', { params: { path: { accountId }, query: { limit: PAGE_SIZE, ...query } } }))
-        : Promise.resolve(undefined),
-    [accountId, query, session.isAdmin],
-  );
-  // Pages after the first, appended by "Load more"; dropped when the first page is read again.
-  const [more, setMore] = useState<{ for: unknown; rows: Entry[]; hasMore: boolean } | undefined>();
-  const extra = more && more.for === first.data ? more : undefined;
-  const rows = useMemo(() => [...(first.data?.data ?? []), ...(extra?.rows ?? [])], [first.data, extra]);
-  const hasMore = extra ? extra.hasMore : (first.data?.hasMore ?? false);
-  const loadMore = useAction(async () => {
-    const startingAfter = rows.at(-1)?.id;
-    const next = await call(
-      api.GET('/api/v1/accounts/{accountId}/audit-log', { params: { path: { accountId }, query: { limit: PAGE_SIZE, ...query, ...(startingAfter ? { startingAfter } : {}) } } }),
-    );
-    setMore({ for: first.data, rows: [...(extra?.rows ?? []), ...next.data], hasMore: next.hasMore });
+  // Pages after the first come with "Load more"; a change that records an entry reads them all again.
+  const log = useInfiniteQuery({
+    queryKey: ['get', '/api/v1/accounts/{accountId}/audit-log', { params: { path: { accountId }, query: { limit: PAGE_SIZE, ...query } } }, 'pages'],
+    queryFn: ({ pageParam, signal }) =>
+      call(
+        api.GET('/api/v1/accounts/{accountId}/audit-log', {
+          params: { path: { accountId }, query: { limit: PAGE_SIZE, ...query, ...(pageParam ? { startingAfter: pageParam } : {}) } },
+          signal,
+        }),
+      ),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => (last.hasMore ? last.data.at(-1)?.id : undefined),
+    enabled: session.isAdmin,
+    placeholderData: keepPreviousData,
   });
+  const rows = useMemo(() => log.data?.pages.flatMap((page) => page.data) ?? [], [log.data]);
+  const loadingMore = log.isFetchingNextPage;
 
-  const members = useResource(() => call(api.GET('/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } })), [accountId]);
+  const members = $api.useQuery('get', '/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } }, { enabled: session.isAdmin });
   const emails = useMemo(() => new Map((members.data?.data ?? []).map((member) => [member.userId, member.email])), [members.data]);
   // Members, and whoever else (a key, a former member) acted in the entries shown.
   const actors = useMemo(() => {
@@ -117,7 +116,7 @@ export function AuditLogPage() {
     <section aria-labelledby="audit-heading">
       <div className="page-head">
         <h1 id="audit-heading">Audit log</h1>
-        <Button variant="secondary" onClick={first.reload}>
+        <Button variant="secondary" busy={log.isFetching && !loadingMore} onClick={() => void log.refetch()}>
           Refresh
         </Button>
       </div>
@@ -157,20 +156,20 @@ export function AuditLogPage() {
             Clear filters
           </Button>
         )}
-        {first.loading && <Spinner label="Loading the audit log" />}
+        {log.isFetching && !loadingMore && <Spinner label="Loading the audit log" />}
       </form>
       <ExportForm accountId={accountId} query={query} />
       <VerifyPanel accountId={accountId} />
-      {first.error && <LoadError error={first.error} retry={first.reload} />}
-      {first.error?.status === 400 && <p className="field-hint">Check the filters: the service refused them.</p>}
-      {first.data && rows.length === 0 && (
+      {log.error && <LoadError error={log.error} retry={() => void log.refetch()} />}
+      {log.error?.status === 400 && <p className="field-hint">Check the filters: the service refused them.</p>}
+      {log.data && rows.length === 0 && (
         <EmptyState title={filtered ? 'No entries match these filters.' : 'No entries yet.'}>
           {filtered ? 'Change or clear the filters.' : 'Invite a member or create an API key: each such change records an entry here.'}
         </EmptyState>
       )}
       {rows.length > 0 && (
         // Focusable: the table scrolls sideways on narrow screens, and holds nothing else a keyboard reaches.
-        <div className="table-wrap audit-table" role="region" aria-label="Audit log entries" tabIndex={0} aria-busy={first.loading || loadMore.busy || undefined}>
+        <div className="table-wrap audit-table" role="region" aria-label="Audit log entries" tabIndex={0} aria-busy={log.isFetching || undefined}>
           <table>
             <caption className="visually-hidden">Audit log entries, newest first</caption>
             <thead>
@@ -191,15 +190,14 @@ export function AuditLogPage() {
           </table>
         </div>
       )}
-      {hasMore && (
+      {log.hasNextPage && (
         <div className="pager">
-          <Button variant="secondary" busy={loadMore.busy} onClick={() => void loadMore.run()}>
+          <Button variant="secondary" busy={loadingMore} onClick={() => void log.fetchNextPage()}>
             Load more entries
           </Button>
           <span className="muted small">{rows.length} shown</span>
         </div>
       )}
-      <FormError error={loadMore.error} />
     </section>
   );
 }

@@ -1,6 +1,7 @@
+import { keepPreviousData } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction, useResource } from '../hooks';
+import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { href } from '../router';
 import { groupCardNumber, TEST_CARDS } from '../test-cards';
@@ -11,17 +12,14 @@ type Card = Schemas['CardResponse'];
 
 /** One customer: their details, their cards (add one, choose the default), their payments. */
 export function CustomerPage({ id }: { id: string }) {
-  const customer = useResource(() => call(api.GET('/v1/customers/{id}', { params: { path: { id } } })), [id]);
-  const cards = useResource(() => call(api.GET('/v1/cards', { params: { query: { customer: id, limit: 100 } } })), [id]);
+  const customer = $api.useQuery('get', '/v1/customers/{id}', { params: { path: { id } } });
+  const cards = $api.useQuery('get', '/v1/cards', { params: { query: { customer: id, limit: 100 } } });
   const cursor = useCursor();
-  const payments = useResource(
-    () =>
-      call(
-        api.GET('/api/v1/payments', {
-          params: { query: { customer: id, limit: 10, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } },
-        }),
-      ),
-    [id, cursor.startingAfter],
+  const payments = $api.useQuery(
+    'get',
+    '/api/v1/payments',
+    { params: { query: { customer: id, limit: 10, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    { placeholderData: keepPreviousData },
   );
   const [addingCard, setAddingCard] = useState(false);
   const [paying, setPaying] = useState(false);
@@ -33,7 +31,7 @@ export function CustomerPage({ id }: { id: string }) {
     return (
       <section aria-labelledby="customer-heading">
         <h1 id="customer-heading">Customer</h1>
-        <LoadError error={customer.error} retry={customer.reload} />
+        <LoadError error={customer.error} retry={() => void customer.refetch()} />
         <p>
           <a href={href('customers')}>Back to the customers</a>
         </p>
@@ -76,32 +74,20 @@ export function CustomerPage({ id }: { id: string }) {
         <AddCardForm
           customerId={id}
           onCancel={() => setAddingCard(false)}
-          onAdded={() => {
-            setAddingCard(false);
-            cards.reload();
-            customer.reload();
-          }}
+          onAdded={() => setAddingCard(false)}
         />
       )}
-      {cards.error && <LoadError error={cards.error} retry={cards.reload} />}
-      {cards.loading && !cards.data && <Spinner label="Loading cards" />}
+      {cards.error && <LoadError error={cards.error} retry={() => void cards.refetch()} />}
+      {cards.isPending && <Spinner label="Loading cards" />}
       {cards.data && cardRows.length === 0 && !addingCard && (
         <EmptyState title="No cards yet.">
           Add a test card with <strong>Add a card</strong>: the first card becomes the default, and payments charge the default card.
         </EmptyState>
       )}
       {cardRows.length > 0 && (
-        <ul className="cards" aria-busy={cards.loading || undefined}>
+        <ul className="cards" aria-busy={cards.isFetching || undefined}>
           {cardRows.map((card) => (
-            <CardItem
-              key={card.id}
-              card={card}
-              isDefault={card.id === data.defaultMethod}
-              onDefault={() => {
-                cards.reload();
-                customer.reload();
-              }}
-            />
+            <CardItem key={card.id} card={card} isDefault={card.id === data.defaultMethod} />
           ))}
         </ul>
       )}
@@ -121,22 +107,21 @@ export function CustomerPage({ id }: { id: string }) {
           onCreated={() => {
             setPaying(false);
             cursor.reset();
-            payments.reload();
           }}
         />
       )}
-      {payments.error && <LoadError error={payments.error} retry={payments.reload} />}
-      {payments.loading && !payments.data && <Spinner label="Loading payments" />}
+      {payments.error && <LoadError error={payments.error} retry={() => void payments.refetch()} />}
+      {payments.isPending && <Spinner label="Loading payments" />}
       {payments.data && paymentRows.length === 0 && cursor.page === 0 && !paying && (
         <EmptyState title="No payments from this customer yet.">
           {data.defaultMethod ? 'Charge their default card with New payment.' : 'Add a card first, then charge it with New payment.'}
         </EmptyState>
       )}
-      {paymentRows.length > 0 && <PaymentsTable payments={paymentRows} caption={`Payments of ${data.email ?? data.id}`} showCustomer={false} onChanged={payments.reload} />}
+      {paymentRows.length > 0 && <PaymentsTable payments={paymentRows} caption={`Payments of ${data.email ?? data.id}`} showCustomer={false} />}
       <Pager
         page={cursor.page}
         hasMore={payments.data?.hasMore ?? false}
-        busy={payments.loading}
+        busy={payments.isFetching}
         onPrevious={cursor.previous}
         onNext={() => cursor.next(paymentRows.at(-1)?.id)}
       />
@@ -144,11 +129,13 @@ export function CustomerPage({ id }: { id: string }) {
   );
 }
 
-function CardItem({ card, isDefault, onDefault }: { card: Card; isDefault: boolean; onDefault: () => void }) {
-  const makeDefault = useAction(async () => {
-    await call(api.POST('/v1/cards/{id}/default', { params: { path: { id: card.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
-    onDefault();
-  });
+function CardItem({ card, isDefault }: { card: Card; isDefault: boolean }) {
+  const makeDefault = useAction(
+    async () => {
+      await call(api.POST('/v1/cards/{id}/default', { params: { path: { id: card.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
+    },
+    { invalidates: ['/v1/cards', '/v1/customers', '/v1/events'] },
+  );
   const label = `${card.brand} •••• ${card.last4}`;
   return (
     <li className="card card-item" data-card={card.id}>
@@ -181,10 +168,14 @@ function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; on
   const [form, setForm] = useState({ cardNumber: '', expMonth: '12', expYear: nextYear, cvc: '' });
   const [key] = useState(idempotencyKey);
   const set = (name: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [name]: event.target.value });
-  const add = useAction(async () => {
-    await call(api.POST('/v1/cards', { body: { customer: customerId, ...form }, params: { header: { 'Idempotency-Key': key } } }));
-    onAdded();
-  });
+  const add = useAction(
+    async () => {
+      await call(api.POST('/v1/cards', { body: { customer: customerId, ...form }, params: { header: { 'Idempotency-Key': key } } }));
+      onAdded();
+    },
+    // The first card becomes the customer's default.
+    { invalidates: ['/v1/cards', '/v1/customers', '/v1/events'] },
+  );
   const error = (field: string) => fieldError(add.error, field);
   return (
     <form

@@ -1,6 +1,7 @@
+import { keepPreviousData } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, call, idempotencyKey } from '../api/client';
-import { useAction, useResource } from '../hooks';
+import { $api, api, call, idempotencyKey } from '../api/client';
+import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { href, navigate } from '../router';
 import { useSession } from '../session';
@@ -11,9 +12,11 @@ const PAGE_SIZE = 20;
 export function CustomersPage() {
   const session = useSession();
   const cursor = useCursor();
-  const customers = useResource(
-    () => call(api.GET('/v1/customers', { params: { query: { limit: PAGE_SIZE, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } })),
-    [cursor.startingAfter],
+  const customers = $api.useQuery(
+    'get',
+    '/v1/customers',
+    { params: { query: { limit: PAGE_SIZE, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    { placeholderData: keepPreviousData },
   );
   const [creating, setCreating] = useState(false);
   const rows = customers.data?.data ?? [];
@@ -34,15 +37,15 @@ export function CustomersPage() {
           }}
         />
       )}
-      {customers.error && <LoadError error={customers.error} retry={customers.reload} />}
-      {customers.loading && !customers.data && <Spinner label="Loading customers" />}
+      {customers.error && <LoadError error={customers.error} retry={() => void customers.refetch()} />}
+      {customers.isPending && <Spinner label="Loading customers" />}
       {customers.data && rows.length === 0 && cursor.page === 0 && (
         <EmptyState title="No customers yet.">
           Create your first customer with <strong>New customer</strong>: an email is all it takes. Then add a test card to it and take a payment.
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={customers.loading || undefined}>
+        <div className="table-wrap" aria-busy={customers.isFetching || undefined}>
           <table>
             <caption className="visually-hidden">Customers, newest first</caption>
             <thead>
@@ -73,7 +76,7 @@ export function CustomersPage() {
       <Pager
         page={cursor.page}
         hasMore={customers.data?.hasMore ?? false}
-        busy={customers.loading}
+        busy={customers.isFetching}
         onPrevious={cursor.previous}
         onNext={() => cursor.next(rows.at(-1)?.id)}
       />
@@ -93,7 +96,7 @@ function NewCustomer({ onCancel, onCreated }: { onCancel: () => void; onCreated:
     };
     const created = await call(api.POST('/v1/customers', { body, params: { header: { 'Idempotency-Key': key } } }));
     onCreated(created.data.id);
-  });
+  }, { invalidates: ['/v1/customers'] });
   const error = (field: string) => fieldError(create.error, field);
   return (
     <form

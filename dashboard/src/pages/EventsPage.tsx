@@ -1,7 +1,7 @@
+import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, call, type Schemas } from '../api/client';
+import { $api, type Schemas } from '../api/client';
 import type { paths } from '../api/schema';
-import { useResource } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { Button, EmptyState, LoadError, Pager, SelectField, Spinner, useCursor } from '../ui';
@@ -43,14 +43,11 @@ export function EventsPage() {
   const session = useSession();
   const cursor = useCursor();
   const [type, setType] = useState<EventType | ''>('');
-  const events = useResource(
-    () =>
-      call(
-        api.GET('/v1/events', {
-          params: { query: { limit: PAGE_SIZE, ...(type ? { type } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } },
-        }),
-      ),
-    [cursor.startingAfter, type],
+  const events = $api.useQuery(
+    'get',
+    '/v1/events',
+    { params: { query: { limit: PAGE_SIZE, ...(type ? { type } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    { placeholderData: keepPreviousData },
   );
   const [open, setOpen] = useState<string | undefined>();
   const rows = events.data?.data ?? [];
@@ -59,7 +56,7 @@ export function EventsPage() {
     <section aria-labelledby="events-heading">
       <div className="page-head">
         <h1 id="events-heading">Events</h1>
-        <Button variant="secondary" onClick={events.reload}>
+        <Button variant="secondary" busy={events.isFetching} onClick={() => void events.refetch()}>
           Refresh
         </Button>
       </div>
@@ -79,13 +76,13 @@ export function EventsPage() {
           </option>
         ))}
       </SelectField>
-      {events.error && <LoadError error={events.error} retry={events.reload} />}
-      {events.loading && !events.data && <Spinner label="Loading events" />}
+      {events.error && <LoadError error={events.error} retry={() => void events.refetch()} />}
+      {events.isPending && <Spinner label="Loading events" />}
       {events.data && rows.length === 0 && cursor.page === 0 && (
         <EmptyState title={type ? `No ${type} events.` : 'No events yet.'}>Create a customer or take a payment: each change records an event here.</EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={events.loading || undefined}>
+        <div className="table-wrap" aria-busy={events.isFetching || undefined}>
           <table>
             <caption className="visually-hidden">Events, newest first</caption>
             <thead>
@@ -106,7 +103,7 @@ export function EventsPage() {
           </table>
         </div>
       )}
-      <Pager page={cursor.page} hasMore={events.data?.hasMore ?? false} busy={events.loading} onPrevious={cursor.previous} onNext={() => cursor.next(rows.at(-1)?.id)} />
+      <Pager page={cursor.page} hasMore={events.data?.hasMore ?? false} busy={events.isFetching} onPrevious={cursor.previous} onNext={() => cursor.next(rows.at(-1)?.id)} />
     </section>
   );
 }

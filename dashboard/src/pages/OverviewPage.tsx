@@ -1,6 +1,6 @@
+import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, call, type Schemas } from '../api/client';
-import { useResource } from '../hooks';
+import { $api, type Schemas } from '../api/client';
 import { COMMON_CURRENCIES, formatDay, formatMoney } from '../money';
 import { href } from '../router';
 import { useSession } from '../session';
@@ -19,9 +19,11 @@ export function OverviewPage() {
   const [currency, setCurrency] = useState('usd');
   const [from, setFrom] = useState(isoDay(new Date(today.getTime() - 29 * 86_400_000)));
   const [to, setTo] = useState(isoDay(today));
-  const summary = useResource(
-    () => call(api.GET('/api/v1/payments/summary', { params: { query: { currency, ...(from ? { from } : {}), ...(to ? { to } : {}) } } })),
-    [currency, from, to],
+  const summary = $api.useQuery(
+    'get',
+    '/api/v1/payments/summary',
+    { params: { query: { currency, ...(from ? { from } : {}), ...(to ? { to } : {}) } } },
+    { placeholderData: keepPreviousData },
   );
   const data = summary.data;
 
@@ -42,13 +44,13 @@ export function OverviewPage() {
         </SelectField>
         <Field label="From" type="date" value={from} max={to} onChange={(event) => setFrom(event.target.value)} error={fieldError(summary.error, 'from')} />
         <Field label="To" type="date" value={to} min={from} onChange={(event) => setTo(event.target.value)} error={fieldError(summary.error, 'to')} />
-        {summary.loading && <Spinner label="Loading the summary" />}
+        {summary.isFetching && <Spinner label="Loading the summary" />}
       </form>
 
-      {summary.error && !['currency', 'from', 'to'].some((field) => summary.error?.fields[field]) && <LoadError error={summary.error} retry={summary.reload} />}
+      {summary.error && !fieldError(summary.error, 'currency', 'from', 'to') && <LoadError error={summary.error} retry={() => void summary.refetch()} />}
 
       {data && (
-        <div aria-busy={summary.loading || undefined}>
+        <div aria-busy={summary.isFetching || undefined}>
           <dl className="stats" aria-label="Totals of the period">
             <Stat label="Gross" value={formatMoney(data.totals.gross, data.currency)} />
             <Stat label="Refunded" value={formatMoney(data.totals.refunded, data.currency)} />

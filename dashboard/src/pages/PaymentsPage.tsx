@@ -1,6 +1,6 @@
+import { keepPreviousData } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api, call, type Schemas } from '../api/client';
-import { useResource } from '../hooks';
+import { $api, type Schemas } from '../api/client';
 import { useSession } from '../session';
 import { Button, EmptyState, LoadError, Pager, SelectField, Spinner, useCursor } from '../ui';
 import { NewPaymentForm, PaymentsTable, useCustomerLabels } from './payments-shared';
@@ -20,14 +20,11 @@ export function PaymentsPage() {
   const cursor = useCursor();
   const [status, setStatus] = useState<Status | ''>('');
   const [creating, setCreating] = useState(false);
-  const payments = useResource(
-    () =>
-      call(
-        api.GET('/api/v1/payments', {
-          params: { query: { limit: 20, ...(status ? { status } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } },
-        }),
-      ),
-    [status, cursor.startingAfter],
+  const payments = $api.useQuery(
+    'get',
+    '/api/v1/payments',
+    { params: { query: { limit: 20, ...(status ? { status } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    { placeholderData: keepPreviousData },
   );
   const rows = useMemo(() => payments.data?.data ?? [], [payments.data]);
   const customerLabels = useCustomerLabels(rows);
@@ -45,7 +42,6 @@ export function PaymentsPage() {
           onCreated={() => {
             setCreating(false);
             cursor.reset();
-            payments.reload();
           }}
         />
       )}
@@ -65,23 +61,23 @@ export function PaymentsPage() {
             </option>
           ))}
         </SelectField>
-        {payments.loading && <Spinner label="Loading payments" />}
+        {payments.isFetching && <Spinner label="Loading payments" />}
       </div>
-      {payments.error && <LoadError error={payments.error} retry={payments.reload} />}
+      {payments.error && <LoadError error={payments.error} retry={() => void payments.refetch()} />}
       {payments.data && rows.length === 0 && cursor.page === 0 && (
         <EmptyState title={status ? 'No payments with this status.' : 'No payments yet.'}>
           {status ? 'Choose another status, or Any status.' : 'Create one with New payment: pick a customer with a card, an amount and a currency.'}
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <div aria-busy={payments.loading || undefined}>
-          <PaymentsTable payments={rows} caption="Payments, newest first" onChanged={payments.reload} customerLabels={customerLabels} />
+        <div aria-busy={payments.isFetching || undefined}>
+          <PaymentsTable payments={rows} caption="Payments, newest first" customerLabels={customerLabels} />
         </div>
       )}
       <Pager
         page={cursor.page}
         hasMore={payments.data?.hasMore ?? false}
-        busy={payments.loading}
+        busy={payments.isFetching}
         onPrevious={cursor.previous}
         onNext={() => cursor.next(rows.at(-1)?.id)}
       />

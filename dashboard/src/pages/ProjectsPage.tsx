@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction, useResource } from '../hooks';
+import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession, type PlatformProject } from '../session';
 import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, Spinner } from '../ui';
@@ -8,6 +8,10 @@ import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Sec
 type ApiName = Schemas['PlatformProjectView']['enabledApis'][number];
 type ApiKey = Schemas['ApiKeyView'];
 type CreatedKey = Schemas['CreatedApiKeyView'];
+/** What a change to a project's keys makes stale: its keys and the audit log. */
+const KEY_CHANGE = { invalidates: ['/api/v1/platform/projects/{id}/keys', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+/** What a change to a project makes stale: the projects (the header's too) and the audit log. */
+const PROJECT_CHANGE = { invalidates: ['/api/v1/platform/projects', '/api/v1/accounts/{accountId}/audit-log'] } as const;
 const API_NAMES: ApiName[] = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
 
 /** Platform projects (the boundary of data) with their enabled APIs, and each project's API keys. */
@@ -31,9 +35,8 @@ export function ProjectsPage() {
       {creating && (
         <NewProjectForm
           onCancel={() => setCreating(false)}
-          onCreated={async (id) => {
+          onCreated={(id) => {
             setCreating(false);
-            await session.refresh();
             setSelected(id);
           }}
         />
@@ -48,20 +51,21 @@ export function ProjectsPage() {
   );
 }
 
-function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (id: string) => void | Promise<void> }) {
+function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreated: (id: string) => void }) {
   const [name, setName] = useState('');
   const [apis, setApis] = useState<ApiName[]>(API_NAMES);
-  const create = useAction(async () => {
-    const created = await call(api.POST('/api/v1/platform/projects', { body: { name: name.trim(), enabledApis: apis }, params: { header: { 'Idempotency-Key': idempotencyKey() } } }));
-    await onCreated(created.data.id);
-  });
+  const create = useAction(
+    async () => (await call(api.POST('/api/v1/platform/projects', { body: { name: name.trim(), enabledApis: apis }, params: { header: { 'Idempotency-Key': idempotencyKey() } } }))).data.id,
+    PROJECT_CHANGE,
+  );
   return (
     <form
       className="card"
       aria-labelledby="new-project-heading"
       onSubmit={(event: FormEvent) => {
         event.preventDefault();
-        void create.run();
+        // Once the header's list holds the new project.
+        void create.run().then((id) => id && onCreated(id));
       }}
     >
       <h2 id="new-project-heading">New project</h2>
@@ -105,9 +109,8 @@ function ProjectItem({ project, selected, onSelect }: { project: PlatformProject
   const [apis, setApis] = useState<ApiName[]>(project.enabledApis);
   const save = useAction(async () => {
     await call(api.PATCH('/api/v1/platform/projects/{id}', { params: { path: { id: project.id } }, body: { enabledApis: apis } }));
-    await session.refresh();
-    setEditing(false);
-  });
+    return true;
+  }, PROJECT_CHANGE);
   return (
     <li className={`card project${selected ? ' project-selected' : ''}`} data-project={project.id}>
       <div className="project-head">
@@ -163,7 +166,7 @@ function ProjectItem({ project, selected, onSelect }: { project: PlatformProject
 }
 
 function KeysSection({ project }: { project: PlatformProject }) {
-  const keys = useResource(() => call(api.GET('/api/v1/platform/projects/{id}/keys', { params: { path: { id: project.id } } })), [project.id]);
+  const keys = $api.useQuery('get', '/api/v1/platform/projects/{id}/keys', { params: { path: { id: project.id } } });
   const [shown, setShown] = useState<{ key: CreatedKey; rolled: boolean } | undefined>();
   const rows = keys.data?.data ?? [];
   const live = rows.filter((key) => !key.revokedAt);
@@ -173,10 +176,7 @@ function KeysSection({ project }: { project: PlatformProject }) {
       <h2 id="keys-heading">API keys of {project.name}</h2>
       <NewKeyForm
         project={project}
-        onCreated={(key) => {
-          setShown({ key, rolled: false });
-          keys.reload();
-        }}
+        onCreated={(key) => setShown({ key, rolled: false })}
       />
       {shown && (
         <Secret
@@ -185,13 +185,13 @@ function KeysSection({ project }: { project: PlatformProject }) {
           note="This is the only time the key is shown: store it in your server's secrets now. Send it as Authorization: Bearer <key>."
         />
       )}
-      {keys.error && <LoadError error={keys.error} retry={keys.reload} />}
-      {keys.loading && !keys.data && <Spinner label="Loading API keys" />}
+      {keys.error && <LoadError error={keys.error} retry={() => void keys.refetch()} />}
+      {keys.isPending && <Spinner label="Loading API keys" />}
       {keys.data && live.length === 0 && (
         <EmptyState title="No API keys in this project.">Create one above for a server that calls the API on this project&apos;s data.</EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={keys.loading || undefined}>
+        <div className="table-wrap" aria-busy={keys.isFetching || undefined}>
           <table>
             <caption className="visually-hidden">API keys of {project.name}</caption>
             <thead>
@@ -211,11 +211,7 @@ function KeysSection({ project }: { project: PlatformProject }) {
                   key={key.id}
                   projectId={project.id}
                   apiKey={key}
-                  onChanged={keys.reload}
-                  onRolled={(created) => {
-                    setShown({ key: created, rolled: true });
-                    keys.reload();
-                  }}
+                  onRolled={(created) => setShown({ key: created, rolled: true })}
                 />
               ))}
             </tbody>
@@ -239,7 +235,7 @@ function NewKeyForm({ project, onCreated }: { project: PlatformProject; onCreate
     );
     setName('');
     onCreated(created.data);
-  });
+  }, KEY_CHANGE);
   return (
     <form
       className="card"
@@ -263,13 +259,12 @@ function NewKeyForm({ project, onCreated }: { project: PlatformProject; onCreate
   );
 }
 
-function KeyRow({ projectId, apiKey, onChanged, onRolled }: { projectId: string; apiKey: ApiKey; onChanged: () => void; onRolled: (key: CreatedKey) => void }) {
+function KeyRow({ projectId, apiKey, onRolled }: { projectId: string; apiKey: ApiKey; onRolled: (key: CreatedKey) => void }) {
   const [rolling, setRolling] = useState(false);
   const [hours, setHours] = useState('0');
   const revoke = useAction(async () => {
     await call(api.DELETE('/api/v1/platform/projects/{id}/keys/{keyId}', { params: { path: { id: projectId, keyId: apiKey.id } } }));
-    onChanged();
-  });
+  }, KEY_CHANGE);
   const roll = useAction(async () => {
     const created = await call(
       api.POST('/api/v1/platform/projects/{id}/keys/{keyId}/roll', {
@@ -279,7 +274,7 @@ function KeyRow({ projectId, apiKey, onChanged, onRolled }: { projectId: string;
     );
     setRolling(false);
     onRolled(created.data);
-  });
+  }, KEY_CHANGE);
   const revoked = Boolean(apiKey.revokedAt);
   return (
     <>

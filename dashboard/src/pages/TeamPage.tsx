@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction, useResource } from '../hooks';
+import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, SelectField, Spinner } from '../ui';
@@ -14,11 +14,9 @@ const ROLES: Role[] = ['developer', 'manager', 'admin'];
 export function TeamPage() {
   const session = useSession();
   const accountId = session.account?.id ?? '';
-  const members = useResource(() => call(api.GET('/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } })), [accountId]);
-  const invitations = useResource(
-    () => (session.isAdmin ? call(api.GET('/api/v1/accounts/{accountId}/invitations', { params: { path: { accountId } } })) : Promise.resolve(undefined)),
-    [accountId, session.isAdmin],
-  );
+  const members = $api.useQuery('get', '/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } });
+  // The API refuses them to the other roles: not asked for.
+  const invitations = $api.useQuery('get', '/api/v1/accounts/{accountId}/invitations', { params: { path: { accountId } } }, { enabled: session.isAdmin });
   const [created, setCreated] = useState<CreatedInvitation | undefined>();
   const rows = members.data?.data ?? [];
   const pending = invitations.data?.data ?? [];
@@ -32,10 +30,10 @@ export function TeamPage() {
       </p>
 
       <h2>Members</h2>
-      {members.error && <LoadError error={members.error} retry={members.reload} />}
-      {members.loading && !members.data && <Spinner label="Loading members" />}
+      {members.error && <LoadError error={members.error} retry={() => void members.refetch()} />}
+      {members.isPending && <Spinner label="Loading members" />}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={members.loading || undefined}>
+        <div className="table-wrap" aria-busy={members.isFetching || undefined}>
           <table>
             <caption className="visually-hidden">Members</caption>
             <thead>
@@ -49,7 +47,7 @@ export function TeamPage() {
             </thead>
             <tbody>
               {rows.map((member) => (
-                <MemberRow key={member.userId} member={member} onChanged={members.reload} />
+                <MemberRow key={member.userId} member={member} />
               ))}
             </tbody>
           </table>
@@ -65,10 +63,7 @@ export function TeamPage() {
         <>
           <InviteForm
             accountId={accountId}
-            onInvited={(invitation) => {
-              setCreated(invitation);
-              invitations.reload();
-            }}
+            onInvited={setCreated}
           />
           {created && (
             <Secret
@@ -84,13 +79,13 @@ export function TeamPage() {
             />
           )}
           <h2>Pending invitations</h2>
-          {invitations.error && <LoadError error={invitations.error} retry={invitations.reload} />}
-          {invitations.loading && !invitations.data && <Spinner label="Loading invitations" />}
+          {invitations.error && <LoadError error={invitations.error} retry={() => void invitations.refetch()} />}
+          {invitations.isPending && <Spinner label="Loading invitations" />}
           {invitations.data && pending.length === 0 && <EmptyState title="No pending invitations.">Invite someone with the form above.</EmptyState>}
           {pending.length > 0 && (
-            <ul className="list" aria-busy={invitations.loading || undefined}>
+            <ul className="list" aria-busy={invitations.isFetching || undefined}>
               {pending.map((invitation) => (
-                <InvitationItem key={invitation.id} accountId={accountId} invitation={invitation} onRevoked={invitations.reload} />
+                <InvitationItem key={invitation.id} accountId={accountId} invitation={invitation} />
               ))}
             </ul>
           )}
@@ -100,20 +95,21 @@ export function TeamPage() {
   );
 }
 
-function MemberRow({ member, onChanged }: { member: Member; onChanged: () => void }) {
+/** What a change to the team makes stale: the members, the invitations, the audit log. */
+const TEAM_CHANGE = { invalidates: ['/api/v1/accounts/{accountId}/members', '/api/v1/accounts/{accountId}/invitations', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+
+function MemberRow({ member }: { member: Member }) {
   const session = useSession();
   const accountId = session.account?.id ?? '';
   const isSelf = member.userId === session.me.user.id;
   const [role, setRole] = useState<Role>(member.role);
   const changeRole = useAction(async (next: Role) => {
     await call(api.PATCH('/api/v1/accounts/{accountId}/members/{userId}', { params: { path: { accountId, userId: member.userId } }, body: { role: next } }));
-    onChanged();
-  });
+  }, TEAM_CHANGE);
   const remove = useAction(async () => {
     await call(api.DELETE('/api/v1/accounts/{accountId}/members/{userId}', { params: { path: { accountId, userId: member.userId } } }));
     if (isSelf) session.logout();
-    else onChanged();
-  });
+  }, TEAM_CHANGE);
   const name = `${member.firstName} ${member.lastName}`;
   const canManage = session.isAdmin && !member.owner;
   return (
@@ -182,7 +178,7 @@ function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (i
     );
     setEmail('');
     onInvited(created.data);
-  });
+  }, TEAM_CHANGE);
   return (
     <form
       className="card"
@@ -211,11 +207,10 @@ function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (i
   );
 }
 
-function InvitationItem({ accountId, invitation, onRevoked }: { accountId: string; invitation: Schemas['InvitationView']; onRevoked: () => void }) {
+function InvitationItem({ accountId, invitation }: { accountId: string; invitation: Schemas['InvitationView'] }) {
   const revoke = useAction(async () => {
     await call(api.DELETE('/api/v1/accounts/{accountId}/invitations/{invitationId}', { params: { path: { accountId, invitationId: invitation.id } } }));
-    onRevoked();
-  });
+  }, TEAM_CHANGE);
   return (
     <li className="list-item">
       <span>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
-import { api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction, useResource } from '../hooks';
+import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, Spinner } from '../ui';
@@ -9,9 +9,12 @@ type Endpoint = Schemas['WebhookEndpointResponse'];
 type Delivery = Schemas['WebhookDeliveryResponse'];
 type Attempt = Schemas['WebhookAttemptResponse'];
 
+/** What a change to an endpoint makes stale: the endpoints, their deliveries, the audit log. */
+const ENDPOINT_CHANGE = { invalidates: ['/v1/webhook-endpoints', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+
 export function WebhooksPage() {
   const session = useSession();
-  const endpoints = useResource(() => call(api.GET('/v1/webhook-endpoints', { params: { query: { limit: 100 } } })), []);
+  const endpoints = $api.useQuery('get', '/v1/webhook-endpoints', { params: { query: { limit: 100 } } }, { enabled: session.isAdmin });
   const [secret, setSecret] = useState<{ url: string; secret: string; rolled: boolean } | undefined>();
   const [selected, setSelected] = useState<string | undefined>();
   const rows = endpoints.data?.data ?? [];
@@ -38,7 +41,6 @@ export function WebhooksPage() {
         onCreated={(created) => {
           setSecret({ url: created.url, secret: created.secret, rolled: false });
           setSelected(created.id);
-          endpoints.reload();
         }}
       />
       {secret && (
@@ -48,13 +50,13 @@ export function WebhooksPage() {
           note="This is the only time the secret is shown: store it with your receiver now."
         />
       )}
-      {endpoints.error && <LoadError error={endpoints.error} retry={endpoints.reload} />}
-      {endpoints.loading && !endpoints.data && <Spinner label="Loading webhook endpoints" />}
+      {endpoints.error && <LoadError error={endpoints.error} retry={() => void endpoints.refetch()} />}
+      {endpoints.isPending && <Spinner label="Loading webhook endpoints" />}
       {endpoints.data && rows.length === 0 && (
         <EmptyState title="No webhook endpoints yet.">Add the URL of a receiver above: it gets an event for every change in this project.</EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={endpoints.loading || undefined}>
+        <div className="table-wrap" aria-busy={endpoints.isFetching || undefined}>
           <table>
             <caption className="visually-hidden">Webhook endpoints</caption>
             <thead>
@@ -74,7 +76,6 @@ export function WebhooksPage() {
                   endpoint={endpoint}
                   selected={endpoint.id === selected}
                   onSelect={() => setSelected(endpoint.id)}
-                  onChanged={endpoints.reload}
                   onRolled={(rolled) => setSecret({ url: endpoint.url, secret: rolled, rolled: true })}
                 />
               ))}
@@ -100,7 +101,7 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
     setUrl('');
     setKey(idempotencyKey());
     onCreated(created.data);
-  });
+  }, ENDPOINT_CHANGE);
   return (
     <form
       className="card"
@@ -134,31 +135,28 @@ function EndpointRow({
   endpoint,
   selected,
   onSelect,
-  onChanged,
   onRolled,
 }: {
   endpoint: Endpoint;
   selected: boolean;
   onSelect: () => void;
-  onChanged: () => void;
   onRolled: (secret: string) => void;
 }) {
   const enabled = endpoint.status === 'enabled';
   const path = { params: { path: { id: endpoint.id } } };
   const toggle = useAction(async () => {
     await call(api.PATCH('/v1/webhook-endpoints/{id}', { ...path, body: { status: enabled ? 'disabled' : 'enabled' } }));
-    onChanged();
-  });
+  }, ENDPOINT_CHANGE);
   const roll = useAction(async () => {
     const rolled = await call(
       api.POST('/v1/webhook-endpoints/{id}/roll-secret', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } }, body: { expiresInHours: 24 } }),
     );
     onRolled(rolled.data.secret);
-  });
+  }, ENDPOINT_CHANGE);
   const test = useAction(async () => {
     await call(api.POST('/v1/webhook-endpoints/{id}/test', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
     onSelect();
-  });
+  }, { invalidates: ['/v1/webhook-endpoints/{id}/deliveries', '/v1/events'] });
   const error = toggle.error ?? roll.error ?? test.error;
   return (
     <tr aria-selected={selected || undefined}>
@@ -188,24 +186,21 @@ function EndpointRow({
 }
 
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
-  const deliveries = useResource(
-    () => call(api.GET('/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpoint.id }, query: { limit: 20 } } })),
-    [endpoint.id],
-  );
+  const deliveries = $api.useQuery('get', '/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpoint.id }, query: { limit: 20 } } });
   const rows = deliveries.data?.data ?? [];
   return (
     <section aria-labelledby="deliveries-heading">
       <div className="page-head">
         <h2 id="deliveries-heading">Recent deliveries to {endpoint.url}</h2>
-        <Button variant="secondary" onClick={deliveries.reload}>
+        <Button variant="secondary" busy={deliveries.isFetching} onClick={() => void deliveries.refetch()}>
           Refresh
         </Button>
       </div>
-      {deliveries.error && <LoadError error={deliveries.error} retry={deliveries.reload} />}
-      {deliveries.loading && !deliveries.data && <Spinner label="Loading deliveries" />}
+      {deliveries.error && <LoadError error={deliveries.error} retry={() => void deliveries.refetch()} />}
+      {deliveries.isPending && <Spinner label="Loading deliveries" />}
       {deliveries.data && rows.length === 0 && <EmptyState title="No deliveries yet.">Send a test event, or make a change in this project.</EmptyState>}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={deliveries.loading || undefined}>
+        <div className="table-wrap" aria-busy={deliveries.isFetching || undefined}>
           <table>
             <caption className="visually-hidden">Deliveries to {endpoint.url}, newest first</caption>
             <thead>
@@ -222,7 +217,7 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
             </thead>
             <tbody>
               {rows.map((delivery) => (
-                <DeliveryRow key={delivery.id} endpoint={endpoint} delivery={delivery} onRetried={deliveries.reload} />
+                <DeliveryRow key={delivery.id} endpoint={endpoint} delivery={delivery} />
               ))}
             </tbody>
           </table>
@@ -234,15 +229,14 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
 
 const DELIVERY_TONES = { succeeded: 'good', failed: 'bad', pending: 'info' } as const;
 
-function DeliveryRow({ endpoint, delivery, onRetried }: { endpoint: Endpoint; delivery: Delivery; onRetried: () => void }) {
+function DeliveryRow({ endpoint, delivery }: { endpoint: Endpoint; delivery: Delivery }) {
   const retry = useAction(async () => {
     await call(
       api.POST('/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry', {
         params: { path: { id: endpoint.id, deliveryId: delivery.id }, header: { 'Idempotency-Key': idempotencyKey() } },
       }),
     );
-    onRetried();
-  });
+  }, { invalidates: ['/v1/webhook-endpoints/{id}/deliveries'] });
   return (
     <tr>
       <th scope="row" className="mono small">

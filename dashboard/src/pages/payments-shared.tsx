@@ -1,10 +1,11 @@
+import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
-import { api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction, useResource } from '../hooks';
+import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
+import { useAction } from '../hooks';
 import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
 import { href } from '../router';
 import { useSession } from '../session';
-import { Button, Field, fieldError, FormError, SelectField, StatusBadge } from '../ui';
+import { Button, errorFields, Field, fieldError, FormError, SelectField, StatusBadge } from '../ui';
 
 export type Payment = Schemas['PaymentResponse'];
 type PaymentStatus = Payment['status'];
@@ -23,24 +24,26 @@ function customerLabel(customer: Customer): string | undefined {
  * carries only the customer's id.
  */
 export function useCustomerLabels(payments: Payment[]): Map<string, string> {
-  const newest = useResource(() => call(api.GET('/v1/customers', { params: { query: { limit: 100 } } })), []);
+  const newest = $api.useQuery('get', '/v1/customers', { params: { query: { limit: 100 } } });
   const missing = useMemo(() => {
     if (!newest.data) return [];
     const known = new Set(newest.data.data.map((customer) => customer.id));
     return [...new Set(payments.map((payment) => payment.customer))].filter((id) => !known.has(id)).sort();
   }, [newest.data, payments]);
-  const older = useResource(
-    async () => {
+  const older = useQuery({
+    // Under the path it reads, so a change to customers makes it stale like their other reads.
+    queryKey: ['get', '/v1/customers/{id}', { ids: missing }],
+    queryFn: async ({ signal }) => {
       const found: Customer[] = [];
       // One at a time: a page names at most its size in customers, and a burst would spend the rate limit.
       for (const id of missing) {
-        const read = await call(api.GET('/v1/customers/{id}', { params: { path: { id } } })).catch(() => undefined);
+        const read = await call(api.GET('/v1/customers/{id}', { params: { path: { id } }, signal })).catch(() => undefined);
         if (read) found.push(read.data);
       }
       return found;
     },
-    [missing.join(',')],
-  );
+    enabled: missing.length > 0,
+  });
   return useMemo(() => {
     const labels = new Map<string, string>();
     for (const customer of [...(newest.data?.data ?? []), ...(older.data ?? [])]) {
@@ -51,6 +54,9 @@ export function useCustomerLabels(payments: Payment[]): Map<string, string> {
   }, [newest.data, older.data]);
 }
 
+/** What a payment's change makes stale: the payment lists, the summary, the events, the audit log (refunds). */
+const PAYMENT_CHANGE = { invalidates: ['/api/v1/payments', '/v1/events', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+
 const CONFIRMABLE: readonly PaymentStatus[] = ['requires_confirmation', 'requires_payment_method'];
 const REFUNDABLE: readonly PaymentStatus[] = ['succeeded', 'partially_refunded'];
 
@@ -58,10 +64,8 @@ const REFUNDABLE: readonly PaymentStatus[] = ['succeeded', 'partially_refunded']
 export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId?: string; onCreated: (payment: Payment) => void; onCancel?: () => void }) {
   const [form, setForm] = useState({ customer: customerId ?? '', amount: '', currency: 'usd', description: '', confirm: true });
   const [key, setKey] = useState(idempotencyKey);
-  const customers = useResource(
-    () => (customerId ? Promise.resolve(undefined) : call(api.GET('/v1/customers', { params: { query: { limit: 100 } } }))),
-    [customerId],
-  );
+  // The picker's customers; not read when the customer is given.
+  const customers = $api.useQuery('get', '/v1/customers', { params: { query: { limit: 100 } } }, { enabled: !customerId });
   const create = useAction(async () => {
     const payment = await call(
       api.POST('/api/v1/payments', {
@@ -78,7 +82,7 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
     setKey(idempotencyKey());
     setForm({ ...form, amount: '', description: '' });
     onCreated(payment);
-  });
+  }, PAYMENT_CHANGE);
   const error = (field: string) => fieldError(create.error, field);
   const set = (name: 'customer' | 'amount' | 'currency' | 'description') => (event: { target: { value: string } }) => {
     setForm({ ...form, [name]: event.target.value });
@@ -106,7 +110,7 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
           error={error('customer')}
           hint={customers.data && customerOptions.length === 0 ? <>No customers yet: <a href={href('customers')}>create one</a> first.</> : 'The customer whose default card is charged.'}
         >
-          <option value="">{customers.loading ? 'Loading customers…' : 'Choose a customer'}</option>
+          <option value="">{customers.isFetching ? 'Loading customers…' : 'Choose a customer'}</option>
           {customerOptions.map((customer) => (
             <option key={customer.id} value={customer.id}>
               {customer.email ?? customer.id}
@@ -167,13 +171,11 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
 export function PaymentsTable({
   payments,
   caption,
-  onChanged,
   showCustomer = true,
   customerLabels,
 }: {
   payments: Payment[];
   caption: string;
-  onChanged: (payment: Payment) => void;
   showCustomer?: boolean;
   /** Customers' emails or names by id (`useCustomerLabels`); an id fragment shows for the others. */
   customerLabels?: Map<string, string>;
@@ -194,7 +196,7 @@ export function PaymentsTable({
         </thead>
         <tbody>
           {payments.map((payment) => (
-            <PaymentRow key={payment.id} payment={payment} onChanged={onChanged} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} />
+            <PaymentRow key={payment.id} payment={payment} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} />
           ))}
         </tbody>
       </table>
@@ -204,20 +206,18 @@ export function PaymentsTable({
 
 function PaymentRow({
   payment,
-  onChanged,
   showCustomer,
   customerLabel,
 }: {
   payment: Payment;
-  onChanged: (payment: Payment) => void;
   showCustomer: boolean;
   customerLabel: string | undefined;
 }) {
   const session = useSession();
   const [refunding, setRefunding] = useState(false);
   const confirm = useAction(async () => {
-    onChanged(await call(api.POST('/api/v1/payments/{id}/confirm', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': idempotencyKey() } } })));
-  });
+    await call(api.POST('/api/v1/payments/{id}/confirm', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
+  }, PAYMENT_CHANGE);
   const canRefund = session.account?.owner || session.account?.role === 'admin' || session.account?.role === 'manager';
   const scale = 10 ** currencyDecimals(payment.currency);
   const left = Math.round((payment.amount - payment.amountRefunded) * scale) / scale;
@@ -271,10 +271,7 @@ function PaymentRow({
               payment={payment}
               left={left}
               onCancel={() => setRefunding(false)}
-              onRefunded={(updated) => {
-                setRefunding(false);
-                onChanged(updated);
-              }}
+              onRefunded={() => setRefunding(false)}
             />
           </td>
         </tr>
@@ -283,13 +280,14 @@ function PaymentRow({
   );
 }
 
-function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment; left: number; onCancel: () => void; onRefunded: (payment: Payment) => void }) {
+function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment; left: number; onCancel: () => void; onRefunded: () => void }) {
   const [amount, setAmount] = useState('');
   const [key, setKey] = useState(idempotencyKey);
   const refund = useAction(async () => {
     const body = amount.trim() ? { amount: Number(amount) } : {};
-    onRefunded(await call(api.POST('/api/v1/payments/{id}/refund', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': key } }, body })));
-  });
+    await call(api.POST('/api/v1/payments/{id}/refund', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': key } }, body }));
+    onRefunded();
+  }, PAYMENT_CHANGE);
   return (
     <form
       className="inline-form"
@@ -313,7 +311,7 @@ function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment;
         }}
         placeholder={String(left)}
         hint={`Leave empty to refund all that is left: ${formatMoney(left, payment.currency)}.`}
-        error={fieldError(refund.error, 'amount') ?? (refund.error && !Object.keys(refund.error.fields).length ? refund.error.message : undefined)}
+        error={fieldError(refund.error, 'amount') ?? (refund.error && !Object.keys(errorFields(refund.error)).length ? refund.error.message : undefined)}
       />
       <div className="actions">
         <Button type="submit" variant="danger" busy={refund.busy}>
@@ -323,7 +321,7 @@ function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment;
           Cancel
         </Button>
       </div>
-      {refund.error && Object.keys(refund.error.fields).some((field) => field !== 'amount') && <FormError error={refund.error} fields={['amount']} />}
+      {refund.error && Object.keys(errorFields(refund.error)).some((field) => field !== 'amount') && <FormError error={refund.error} fields={['amount']} />}
     </form>
   );
 }
