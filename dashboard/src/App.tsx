@@ -1,32 +1,29 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, Outlet, useNavigate, useRouterState, type LinkProps } from '@tanstack/react-router';
+import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
 import { onInFlightChange } from './api/client';
 import { useAction } from './hooks';
-import { AuditLogPage } from './pages/AuditLogPage';
 import { AuthPage } from './pages/AuthPage';
-import { CustomerPage } from './pages/CustomerPage';
-import { CustomersPage } from './pages/CustomersPage';
+import { PRODUCT } from './product';
 import { NoAccountPage } from './pages/NoAccountPage';
-import { OverviewPage } from './pages/OverviewPage';
-import { PaymentsPage } from './pages/PaymentsPage';
-import { ProjectsPage } from './pages/ProjectsPage';
-import { TeamPage } from './pages/TeamPage';
-import { EventsPage } from './pages/EventsPage';
-import { WebhooksPage } from './pages/WebhooksPage';
-import { href, navigate, useRoute, type Route } from './router';
 import { useSession, useSessionControl } from './session';
 import { Button, Field, FormError, SelectField, Spinner } from './ui';
 
-const SECTIONS: readonly { path: string; label: string; adminOnly?: boolean }[] = [
-  { path: 'overview', label: 'Overview' },
-  { path: 'customers', label: 'Customers' },
-  { path: 'payments', label: 'Payments' },
-  { path: 'events', label: 'Events' },
-  { path: 'webhooks', label: 'Webhooks' },
-  { path: 'team', label: 'Team' },
-  { path: 'projects', label: 'Projects & keys' },
+const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; adminOnly?: boolean }[] = [
+  { to: '/overview', label: 'Overview' },
+  { to: '/customers', label: 'Customers' },
+  { to: '/payments', label: 'Payments' },
+  { to: '/events', label: 'Events' },
+  { to: '/webhooks', label: 'Webhooks' },
+  { to: '/team', label: 'Team' },
+  { to: '/projects', label: 'Projects & keys' },
   // The API refuses it to the other roles: not offered to them.
-  { path: 'audit', label: 'Audit log', adminOnly: true },
+  { to: '/audit', label: 'Audit log', adminOnly: true },
 ];
+
+/** The section a path is in (`/customers/<id>` is in `/customers`). */
+function sectionOf(pathname: string) {
+  return SECTIONS.find((candidate) => pathname === candidate.to || pathname.startsWith(`${candidate.to}/`));
+}
 
 /** A thin bar at the top while any request is under way. */
 function ProgressBar() {
@@ -35,9 +32,10 @@ function ProgressBar() {
   return <div className={`progress${count > 0 ? ' progress-active' : ''}`} aria-hidden="true" />;
 }
 
+/** The root route: the login and signup forms while signed out (whatever the address, which stays for after), else the shell around the route's page. */
 export function App() {
   const { session, restoring } = useSessionControl();
-  const route = useRoute();
+  const pathname = useRouterState({ select: (state) => state.location.pathname });
   return (
     <>
       <ProgressBar />
@@ -46,20 +44,34 @@ export function App() {
           <Spinner label="Restoring your session" />
         </main>
       ) : session ? (
-        <Shell route={route} />
+        <Shell pathname={pathname} />
       ) : (
-        <AuthPage route={route} />
+        <AuthPage signingUp={pathname === '/signup'} />
       )}
     </>
   );
 }
 
-function Shell({ route }: { route: Route }) {
+/** An address the dashboard has no page for. */
+export function NotFoundPage() {
+  return (
+    <section aria-labelledby="not-found-heading">
+      <h1 id="not-found-heading">Page not found</h1>
+      <p>
+        The dashboard has no page at this address. Go to the <Link to="/overview">overview</Link>.
+      </p>
+    </section>
+  );
+}
+
+function Shell({ pathname }: { pathname: string }) {
   const session = useSession();
-  const section = route.path[0] ?? 'overview';
-  const title = SECTIONS.find((candidate) => candidate.path === section)?.label ?? 'Overview';
+  const navigate = useNavigate();
+  const current = sectionOf(pathname);
+  const section = current?.to ?? pathname;
+  const title = current?.label ?? 'Page not found';
   useEffect(() => {
-    document.title = `${title} · Finance dashboard`;
+    document.title = `${title} · ${PRODUCT}`;
   }, [title]);
   const mainRef = useRef<HTMLElement>(null);
   // Moves focus to the page on navigation, so keyboard and screen-reader users start at its heading.
@@ -78,7 +90,10 @@ function Shell({ route }: { route: Route }) {
         Skip to content
       </a>
       <header className="topbar">
-        <span className="brand">Finance dashboard</span>
+        <span className="brand">
+          {PRODUCT}
+          <span className="brand-scope"> · finance and content</span>
+        </span>
         <ContextSwitcher />
         <div className="user">
           <span className="user-name">
@@ -89,7 +104,7 @@ function Shell({ route }: { route: Route }) {
             variant="secondary"
             onClick={() => {
               session.logout();
-              navigate('login');
+              void navigate({ to: '/login' });
             }}
           >
             Log out
@@ -100,44 +115,26 @@ function Shell({ route }: { route: Route }) {
         <nav className="sidebar" aria-label="Sections">
           <ul>
             {SECTIONS.filter((candidate) => !candidate.adminOnly || session.isAdmin).map((candidate) => (
-              <li key={candidate.path}>
-                <a href={href(candidate.path)} aria-current={candidate.path === section ? 'page' : undefined}>
-                  {candidate.label}
-                </a>
+              <li key={candidate.to}>
+                {/* Marked aria-current="page" by the router while its section is shown. */}
+                <Link to={candidate.to}>{candidate.label}</Link>
               </li>
             ))}
           </ul>
         </nav>
       )}
       <main id="main" ref={mainRef} tabIndex={-1} className="content">
-        {!session.account ? <NoAccountPage /> : <Page route={route} />}
+        {/* Keyed by account and project: switching either starts the page afresh. */}
+        {!session.account ? (
+          <NoAccountPage />
+        ) : (
+          <Fragment key={`${session.account.id}:${session.project?.id ?? 'none'}`}>
+            <Outlet />
+          </Fragment>
+        )}
       </main>
     </div>
   );
-}
-
-function Page({ route }: { route: Route }) {
-  const session = useSession();
-  // Pages keyed by project: switching projects starts them afresh.
-  const key = session.project?.id ?? 'none';
-  switch (route.path[0]) {
-    case 'customers':
-      return route.path[1] ? <CustomerPage key={`${key}:${route.path[1]}`} id={route.path[1]} /> : <CustomersPage key={key} />;
-    case 'payments':
-      return <PaymentsPage key={key} />;
-    case 'events':
-      return <EventsPage key={key} />;
-    case 'webhooks':
-      return <WebhooksPage key={key} />;
-    case 'team':
-      return <TeamPage key={session.account?.id} />;
-    case 'projects':
-      return <ProjectsPage key={session.account?.id} />;
-    case 'audit':
-      return <AuditLogPage key={session.account?.id} />;
-    default:
-      return <OverviewPage key={key} />;
-  }
 }
 
 /** The account (a new login with `accountId`) and the platform project (`X-Project-Id`) the pages act in. */

@@ -1,8 +1,9 @@
 import { QueryClientProvider } from '@tanstack/react-query';
+import { RouterProvider } from '@tanstack/react-router';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { queryClient } from './api/queries';
-import { App } from './App';
+import { router } from './router';
 import { SessionProvider } from './session';
 import './styles.css';
 
@@ -10,7 +11,7 @@ createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <SessionProvider>
-        <App />
+        <RouterProvider router={router} />
       </SessionProvider>
     </QueryClientProvider>
   </StrictMode>,

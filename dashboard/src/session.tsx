@@ -1,7 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { $api, api, call, onUnauthorized, setCredentials, type Schemas } from './api/client';
-import { navigate } from './router';
 
 const STORAGE_KEY = 'platform-dashboard.session';
 
@@ -95,8 +94,6 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       const loaded = await queryClient.fetchQuery(ME);
       if (loaded.data.account) await queryClient.fetchQuery(PROJECTS);
       begin({ token: answer.accessToken, projectId: null });
-      // From the login or signup page to the overview; a page that asked for a new login stays.
-      if (/^#?\/?(login|signup)?([/?].*)?$/.test(window.location.hash)) navigate('overview');
     },
     [begin, queryClient],
   );

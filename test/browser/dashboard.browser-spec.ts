@@ -28,7 +28,7 @@ interface AxeViolation {
 }
 
 /**
- * A new company user's whole journey through the finance dashboard, served by the service at
+ * A new company user's whole journey through the platform dashboard, served by the service at
  * /dashboard from the built files (`npm run build`): sign up, create a customer, add a test card,
  * pay, refund half, see the chart change, invite a member, create an API key and see it once; then
  * confirm a payment later, roll and revoke a key, change a member's role, remove the member and
@@ -36,7 +36,7 @@ interface AxeViolation {
  * verifies the log. Each main page is saved as a screenshot under test-artifacts/ and checked with axe-core: no serious or
  * critical violation, in the light theme and, for the overview, the dark one.
  */
-describe('finance dashboard in a browser', () => {
+describe('platform dashboard in a browser', () => {
   let t: TestApp;
   let browser: Browser;
   let context: BrowserContext;
@@ -167,14 +167,42 @@ describe('finance dashboard in a browser', () => {
     await page.getByLabel('Last name').fill('Lovelace');
     await page.getByRole('button', { name: 'Create customer' }).click();
     await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor();
-    customerId = decodeURIComponent(new URL(page.url()).hash.split('/').pop() ?? '');
-    expect(customerId).toMatch(/^[0-9a-f]{24}$/);
+    // The customer's page has an address of its own.
+    const address = new URL(page.url());
+    expect(address.pathname).toMatch(/^\/dashboard\/customers\/[0-9a-f]{24}$/);
+    customerId = address.pathname.split('/').pop() ?? '';
 
     await openSection('Customers', 'Customers');
     await page.getByRole('link', { name: 'ada@example.com' }).waitFor();
     await settled();
     await checkAccessibility('customers');
     await screenshot('customers');
+  });
+
+  it('opens a page from its address and on reload, says what the dashboard is, and has a page for an unknown address', async () => {
+    // The service answers the page for the dashboard's own routes: a deep link loads, the session of the tab goes on.
+    await page.goto(`${t.baseUrl}/dashboard/customers/${customerId}`);
+    await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor();
+    await expect(page.title()).resolves.toBe('Customers · Platform dashboard');
+    await expect(page.getByRole('banner').innerText()).resolves.toContain('Platform dashboard');
+    await expect(page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Customers' }).getAttribute('aria-current')).resolves.toBe('page');
+
+    await page.goto(`${t.baseUrl}/dashboard/no-such-page`);
+    await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+    await checkAccessibility('not-found');
+    await page.getByRole('main').getByRole('link', { name: 'overview' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/overview');
+
+    // An unknown API path stays the API's 404, not the page.
+    const api = await page.request.get(`${t.baseUrl}/api/v1/no-such-route`);
+    expect(api.status()).toBe(404);
+    expect(api.headers()['content-type']).toContain('application/json');
+
+    await page.goto(`${t.baseUrl}/dashboard/customers`);
+    await page.getByRole('link', { name: 'ada@example.com' }).waitFor();
   });
 
   it('adds a test card picked from the hint, which becomes the default', async () => {
@@ -386,7 +414,7 @@ describe('finance dashboard in a browser', () => {
     const laterId = (await pending.getAttribute('data-payment')) ?? '';
     const row = page.locator(`tr[data-payment="${laterId}"]`);
     // The payments API names the customer by id; the list shows their email, linked to them.
-    await expect(row.getByRole('link', { name: 'ada@example.com' }).getAttribute('href')).resolves.toBe(`#/customers/${customerId}`);
+    await expect(row.getByRole('link', { name: 'ada@example.com' }).getAttribute('href')).resolves.toBe(`/dashboard/customers/${customerId}`);
     await expect(page.locator(`tr[data-payment="${paymentId}"]`).getByRole('link', { name: 'ada@example.com' }).count()).resolves.toBe(1);
     await expect(t.db.collection('payments').countDocuments({ status: 'requires_confirmation', amountMinor: 1500 })).resolves.toBe(1);
 
@@ -458,7 +486,7 @@ describe('finance dashboard in a browser', () => {
       const sections = managerPage.getByRole('navigation', { name: 'Sections' });
       await sections.getByRole('link', { name: 'Team' }).waitFor();
       await expect(sections.getByRole('link', { name: 'Audit log' }).count()).resolves.toBe(0);
-      await managerPage.goto(`${t.baseUrl}/dashboard#/audit`);
+      await managerPage.goto(`${t.baseUrl}/dashboard/audit`);
       await managerPage.getByText('Only admins and the owner read the audit log').waitFor();
     } finally {
       await other.close();
@@ -585,7 +613,7 @@ describe('finance dashboard in a browser', () => {
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(accessibility.map(({ page: name }) => name)).toEqual(
-      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events', 'audit']),
+      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events', 'audit', 'not-found']),
     );
     expect(accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(pageProblems).toEqual([]);

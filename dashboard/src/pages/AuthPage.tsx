@@ -1,31 +1,30 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
-import { href, type Route } from '../router';
+import { Link, useSearch } from '@tanstack/react-router';
+import { PRODUCT } from '../product';
 import { useSessionControl } from '../session';
 import { Button, Field, fieldError, FormError, SelectField } from '../ui';
 
 type SignupBody = Schemas['SignupDto'];
 
 /** Log in, or sign up: a new account of one's own, or joining one with an invitation token. */
-export function AuthPage({ route }: { route: Route }) {
-  const signingUp = route.path[0] === 'signup';
+export function AuthPage({ signingUp }: { signingUp: boolean }) {
+  // The invitation link an admin passed on: `/signup?invitation=inv_...`.
+  const { invitation } = useSearch({ strict: false });
   useEffect(() => {
-    document.title = `${signingUp ? 'Sign up' : 'Log in'} · Finance dashboard`;
+    document.title = `${signingUp ? 'Sign up' : 'Log in'} · ${PRODUCT}`;
   }, [signingUp]);
   return (
     <main className="auth" id="main">
       <div className="auth-card">
-        <h1>Finance dashboard</h1>
+        <h1>{PRODUCT}</h1>
+        <p className="muted">Customers, cards and payments; channels, projects and their content; the team and the API keys of an account.</p>
         <nav className="tabs" aria-label="Log in or sign up">
-          <a href={href('login')} aria-current={!signingUp ? 'page' : undefined}>
-            Log in
-          </a>
-          <a href={href('signup')} aria-current={signingUp ? 'page' : undefined}>
-            Sign up
-          </a>
+          <Link to="/login">Log in</Link>
+          <Link to="/signup">Sign up</Link>
         </nav>
-        {signingUp ? <SignupForm invitation={route.query.get('invitation') ?? ''} /> : <LoginForm />}
+        {signingUp ? <SignupForm invitation={typeof invitation === 'string' ? invitation : ''} /> : <LoginForm />}
       </div>
     </main>
   );
@@ -60,7 +59,7 @@ function LoginForm() {
         Log in
       </Button>
       <p className="muted">
-        New here? <a href={href('signup')}>Create an account</a>. Invited? Sign up with the token you were given.
+        New here? <Link to="/signup">Create an account</Link>. Invited? Sign up with the token you were given.
       </p>
     </form>
   );
@@ -164,7 +163,7 @@ function SignupForm({ invitation }: { invitation: string }) {
         Sign up
       </Button>
       <p className="muted">
-        Already have a login? <a href={href('login')}>Log in</a>.
+        Already have a login? <Link to="/login">Log in</Link>.
       </p>
     </form>
   );

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
-import { href } from '../router';
+import { Link } from '@tanstack/react-router';
 import { groupCardNumber, TEST_CARDS } from '../test-cards';
 import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, Spinner, useCursor } from '../ui';
 import { NewPaymentForm, PaymentsTable } from './payments-shared';
@@ -33,7 +33,7 @@ export function CustomerPage({ id }: { id: string }) {
         <h1 id="customer-heading">Customer</h1>
         <LoadError error={customer.error} retry={() => void customer.refetch()} />
         <p>
-          <a href={href('customers')}>Back to the customers</a>
+          <Link to="/customers">Back to the customers</Link>
         </p>
       </section>
     );
@@ -44,7 +44,7 @@ export function CustomerPage({ id }: { id: string }) {
   return (
     <section aria-labelledby="customer-heading">
       <p className="breadcrumb">
-        <a href={href('customers')}>Customers</a> /
+        <Link to="/customers">Customers</Link> /
       </p>
       <h1 id="customer-heading">{data.email ?? name ?? data.id}</h1>
       <dl className="details">

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
-import { href, navigate } from '../router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useSession } from '../session';
 import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, Spinner, useCursor } from '../ui';
 
@@ -11,6 +11,7 @@ const PAGE_SIZE = 20;
 
 export function CustomersPage() {
   const session = useSession();
+  const navigate = useNavigate();
   const cursor = useCursor();
   const customers = $api.useQuery(
     'get',
@@ -33,7 +34,7 @@ export function CustomersPage() {
           onCancel={() => setCreating(false)}
           onCreated={(id) => {
             setCreating(false);
-            navigate('customers', id);
+            void navigate({ to: '/customers/$customerId', params: { customerId: id } });
           }}
         />
       )}
@@ -61,7 +62,9 @@ export function CustomersPage() {
               {rows.map((customer) => (
                 <tr key={customer.id}>
                   <th scope="row">
-                    <a href={href('customers', customer.id)}>{customer.email ?? <span className="mono">{customer.id}</span>}</a>
+                    <Link to="/customers/$customerId" params={{ customerId: customer.id }}>
+                      {customer.email ?? <span className="mono">{customer.id}</span>}
+                    </Link>
                   </th>
                   <td>{[customer.firstName, customer.lastName].filter(Boolean).join(' ') || '—'}</td>
                   <td>{customer.country ?? '—'}</td>

@@ -2,7 +2,7 @@ import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { COMMON_CURRENCIES, formatDay, formatMoney } from '../money';
-import { href } from '../router';
+import { Link } from '@tanstack/react-router';
 import { useSession } from '../session';
 import { EmptyState, Field, fieldError, LoadError, SelectField, Spinner } from '../ui';
 
@@ -59,8 +59,8 @@ export function OverviewPage() {
           </dl>
           {data.totals.count === 0 ? (
             <EmptyState title={`No ${data.currency.toUpperCase()} payments from ${formatDay(data.from)} to ${formatDay(data.to)}.`}>
-              Add a customer and a test card on the <a href={href('customers')}>Customers</a> page, then charge it on the{' '}
-              <a href={href('payments')}>Payments</a> page; or pick another currency or period.
+              Add a customer and a test card on the <Link to="/customers">Customers</Link> page, then charge it on the{' '}
+              <Link to="/payments">Payments</Link> page; or pick another currency or period.
             </EmptyState>
           ) : (
             <VolumeChart summary={data} />

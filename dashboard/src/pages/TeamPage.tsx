@@ -72,7 +72,7 @@ export function TeamPage() {
               note={
                 <>
                   Shown only now: pass it on to {created.email}, who signs up with it (or, already registered, accepts it) at{' '}
-                  <span className="mono break">{`${window.location.origin}${window.location.pathname}#/signup?invitation=${encodeURIComponent(created.token)}`}</span>. Valid
+                  <span className="mono break">{`${window.location.origin}${import.meta.env.BASE_URL}signup?invitation=${encodeURIComponent(created.token)}`}</span>. Valid
                   once, until {formatDate(created.expiresAt)}.
                 </>
               }

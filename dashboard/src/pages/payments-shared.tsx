@@ -3,7 +3,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
-import { href } from '../router';
+import { Link } from '@tanstack/react-router';
 import { useSession } from '../session';
 import { Button, errorFields, Field, fieldError, FormError, SelectField, StatusBadge } from '../ui';
 
@@ -108,7 +108,7 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
           value={form.customer}
           onChange={set('customer')}
           error={error('customer')}
-          hint={customers.data && customerOptions.length === 0 ? <>No customers yet: <a href={href('customers')}>create one</a> first.</> : 'The customer whose default card is charged.'}
+          hint={customers.data && customerOptions.length === 0 ? <>No customers yet: <Link to="/customers">create one</Link> first.</> : 'The customer whose default card is charged.'}
         >
           <option value="">{customers.isFetching ? 'Loading customers…' : 'Choose a customer'}</option>
           {customerOptions.map((customer) => (
@@ -236,11 +236,13 @@ function PaymentRow({
         {showCustomer && (
           <td>
             {customerLabel ? (
-              <a href={href('customers', payment.customer)}>{customerLabel}</a>
+              <Link to="/customers/$customerId" params={{ customerId: payment.customer }}>
+                {customerLabel}
+              </Link>
             ) : (
-              <a href={href('customers', payment.customer)} className="mono small">
+              <Link to="/customers/$customerId" params={{ customerId: payment.customer }} className="mono small">
                 {payment.customer.slice(-8)}
-              </a>
+              </Link>
             )}
           </td>
         )}
