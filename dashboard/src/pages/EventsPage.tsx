@@ -1,6 +1,7 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
 import { $api, type Schemas } from '../api/client';
+import { queryEnums } from '../api/enums';
 import type { paths } from '../api/schema';
 import { formatDate } from '../money';
 import { useSession } from '../session';
@@ -10,34 +11,8 @@ const PAGE_SIZE = 20;
 type EventType = NonNullable<NonNullable<paths['/v1/events']['get']['parameters']['query']>['type']>;
 type Event = Schemas['EventResponse'];
 
-/** The event types a change records, as the list filter offers them. */
-const TYPES: EventType[] = [
-  'customer.created',
-  'customer.updated',
-  'customer.deleted',
-  'customer.default_card_changed',
-  'card.created',
-  'card.updated',
-  'card.deleted',
-  'payment.created',
-  'payment.succeeded',
-  'payment.failed',
-  'payment.refunded',
-  'channel.created',
-  'channel.updated',
-  'channel.deleted',
-  'project.created',
-  'project.updated',
-  'project.deleted',
-  'collection.created',
-  'collection.updated',
-  'collection.deleted',
-  'collection.restored',
-  'client.created',
-  'client.updated',
-  'client.deleted',
-  'client.restored',
-];
+/** The event types a change records, as the list filter offers them: the values the document gives the filter. */
+const TYPES: readonly EventType[] = queryEnums['/v1/events'].type;
 
 export function EventsPage() {
   const session = useSession();

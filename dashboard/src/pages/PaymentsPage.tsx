@@ -1,19 +1,23 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { $api, type Schemas } from '../api/client';
+import { queryEnums } from '../api/enums';
 import { useSession } from '../session';
 import { Button, EmptyState, LoadError, Pager, SelectField, Spinner, useCursor } from '../ui';
 import { NewPaymentForm, PaymentsTable, useCustomerLabels } from './payments-shared';
 
 type Status = Schemas['PaymentResponse']['status'];
-const STATUSES: { value: Status; label: string }[] = [
-  { value: 'requires_confirmation', label: 'Awaiting confirmation' },
-  { value: 'requires_payment_method', label: 'Needs a card' },
-  { value: 'succeeded', label: 'Succeeded' },
-  { value: 'failed', label: 'Failed' },
-  { value: 'partially_refunded', label: 'Partially refunded' },
-  { value: 'refunded', label: 'Refunded' },
-];
+/** A label for every status: a status the API adds fails to compile until it has one. */
+const STATUS_LABELS: Record<Status, string> = {
+  requires_confirmation: 'Awaiting confirmation',
+  requires_payment_method: 'Needs a card',
+  succeeded: 'Succeeded',
+  failed: 'Failed',
+  partially_refunded: 'Partially refunded',
+  refunded: 'Refunded',
+};
+/** The statuses the list filter takes, as the document gives them. */
+const STATUSES = queryEnums['/api/v1/payments'].status.map((value: Status) => ({ value, label: STATUS_LABELS[value] }));
 
 export function PaymentsPage() {
   const session = useSession();
