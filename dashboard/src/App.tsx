@@ -12,6 +12,7 @@ const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; admi
   { to: '/overview', label: 'Overview' },
   { to: '/customers', label: 'Customers' },
   { to: '/payments', label: 'Payments' },
+  { to: '/content', label: 'Content' },
   { to: '/events', label: 'Events' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/team', label: 'Team' },

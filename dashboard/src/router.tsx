@@ -1,6 +1,7 @@
 import { createRootRoute, createRoute, createRouter, Navigate, useParams } from '@tanstack/react-router';
 import { App, NotFoundPage } from './App';
 import { AuditLogPage } from './pages/AuditLogPage';
+import { ContentPage } from './pages/ContentPage';
 import { CustomerPage } from './pages/CustomerPage';
 import { CustomersPage } from './pages/CustomersPage';
 import { EventsPage } from './pages/EventsPage';
@@ -30,6 +31,7 @@ const overview = createRoute({ getParentRoute: () => rootRoute, path: '/overview
 const customers = createRoute({ getParentRoute: () => rootRoute, path: '/customers', component: CustomersPage });
 const customer = createRoute({ getParentRoute: () => rootRoute, path: '/customers/$customerId', component: CustomerRoute });
 const payments = createRoute({ getParentRoute: () => rootRoute, path: '/payments', component: PaymentsPage });
+const content = createRoute({ getParentRoute: () => rootRoute, path: '/content', component: ContentPage });
 const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', component: EventsPage });
 const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: WebhooksPage });
 const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: TeamPage });
@@ -42,7 +44,7 @@ function CustomerRoute() {
   return <CustomerPage key={customerId} id={customerId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, overview, customers, customer, payments, events, webhooks, team, projects, audit]);
+const routeTree = rootRoute.addChildren([index, login, signup, overview, customers, customer, payments, content, events, webhooks, team, projects, audit]);
 
 export const router = createRouter({
   routeTree,

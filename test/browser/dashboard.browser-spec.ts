@@ -402,6 +402,39 @@ describe('platform dashboard in a browser', () => {
     await screenshot('events');
   });
 
+  it("lists the project's content read only: each client's channels and each channel's content projects", async () => {
+    await openSection('Content', 'Content');
+    await settled();
+    await page.getByText('No content yet.').waitFor();
+
+    const { body: loggedIn } = await t.http.post('/api/v1/login', { email: person.email, password: person.password });
+    const auth = { token: loggedIn.accessToken };
+    const client = await t.http.post('/clients', { name: 'Lovelace Records', email: uniqueEmail('records') }, auth);
+    expect(client.status).toBe(201);
+    const username = `analytical_${Date.now().toString(36)}`;
+    const channel = await t.http.post('/channels', { clientId: client.body.id, name: 'Analytical Sounds', username, avatarUrl: 'https://cdn.example.com/analytical.png', role: 'creator' }, auth);
+    expect(channel.status).toBe(200);
+    for (const [primaryTitle, status] of [
+      ['Notes on the Engine', 'published'],
+      ['Bernoulli Numbers', 'draft'],
+    ]) {
+      expect((await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle, projectTypeId: 'album', status }, auth)).status).toBe(201);
+    }
+
+    // Opened again: read afresh.
+    await openSection('Overview', 'Overview');
+    await openSection('Content', 'Content');
+    const clientSection = page.getByRole('region', { name: /^Lovelace Records/ });
+    await clientSection.getByRole('heading', { level: 3, name: `Analytical Sounds @${username}` }).waitFor();
+    const projects = clientSection.getByRole('table', { name: 'Content projects of Analytical Sounds' });
+    await projects.getByRole('rowheader', { name: 'Notes on the Engine' }).waitFor();
+    await settled();
+    await expect(projects.getByRole('row').filter({ hasText: 'Notes on the Engine' }).innerText()).resolves.toMatch(/album\s+published\s+Public/);
+    await expect(projects.getByRole('row').filter({ hasText: 'Bernoulli Numbers' }).innerText()).resolves.toMatch(/album\s+draft\s+Public/);
+    await checkAccessibility('content');
+    await screenshot('content');
+  });
+
   it('creates a payment to confirm later, confirms it from the list (the customer shown by email), refunds it, and the audit log records the refund', async () => {
     await openSection('Payments', 'Payments');
     await page.getByRole('button', { name: 'New payment' }).click();
@@ -613,7 +646,7 @@ describe('platform dashboard in a browser', () => {
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(accessibility.map(({ page: name }) => name)).toEqual(
-      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events', 'audit', 'not-found']),
+      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events', 'audit', 'not-found', 'content']),
     );
     expect(accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(pageProblems).toEqual([]);

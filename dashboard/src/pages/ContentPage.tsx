@@ -1,0 +1,109 @@
+import { $api, type Schemas } from '../api/client';
+import { formatDate } from '../money';
+import { useSession } from '../session';
+import { Badge, EmptyState, LoadError, Spinner } from '../ui';
+
+type Client = Schemas['ClientResponse'];
+type Channel = Schemas['ChannelResponse'];
+type Project = Schemas['ProjectResponse'];
+
+// A list answers at most this many; the page says when there may be more.
+const LIMIT = 100;
+
+const STATUS_TONES: Record<Project['status'], 'neutral' | 'good' | 'warn'> = { draft: 'neutral', published: 'good', archived: 'warn' };
+const ACCESS_LABELS: Record<Project['access'], string> = { public: 'Public', permissions: 'Permissions', linkPrivate: 'Link only' };
+
+/**
+ * The content of the platform project, read only: its clients, each client's channels and each
+ * channel's content projects, as the content API lists them today (`GET /clients`,
+ * `GET /channels/client/{clientId}`, `GET /channels/{channelId}/projects`).
+ */
+export function ContentPage() {
+  const session = useSession();
+  const clients = $api.useQuery('get', '/clients', { params: { query: { limit: LIMIT } } });
+  const rows = clients.data ?? [];
+  return (
+    <section aria-labelledby="content-heading">
+      <h1 id="content-heading">Content</h1>
+      <p className="muted">
+        The clients of {session.project?.name ?? 'this project'}, their channels and each channel&apos;s content projects. Create and change them
+        through the content API (<span className="mono">/clients</span>, <span className="mono">/channels</span>,{' '}
+        <span className="mono">/projects</span>).
+      </p>
+      {clients.error && <LoadError error={clients.error} retry={() => void clients.refetch()} />}
+      {clients.isPending && <Spinner label="Loading clients" />}
+      {clients.data && rows.length === 0 && (
+        <EmptyState title="No content yet.">
+          Create a client with <span className="mono">POST /clients</span>, then a channel for it with <span className="mono">POST /channels</span> and
+          content projects under the channel: they show here.
+        </EmptyState>
+      )}
+      {rows.map((client) => (
+        <ClientSection key={client._id} client={client} />
+      ))}
+      {rows.length === LIMIT && <p className="muted small">The first {LIMIT} clients are shown.</p>}
+    </section>
+  );
+}
+
+function ClientSection({ client }: { client: Client }) {
+  const channels = $api.useQuery('get', '/channels/client/{clientId}', { params: { path: { clientId: client._id }, query: { limit: LIMIT } } });
+  const headingId = `client-${client._id}`;
+  return (
+    <section className="card" aria-labelledby={headingId} data-client={client._id}>
+      <h2 id={headingId}>
+        {client.name} <span className="muted small">{client.email}</span>
+      </h2>
+      {channels.error && <LoadError error={channels.error} retry={() => void channels.refetch()} />}
+      {channels.isPending && <Spinner label={`Loading the channels of ${client.name}`} />}
+      {channels.data && channels.data.length === 0 && <p className="muted">No channels yet.</p>}
+      {channels.data?.map((channel) => (
+        <ChannelProjects key={channel._id} channel={channel} />
+      ))}
+    </section>
+  );
+}
+
+function ChannelProjects({ channel }: { channel: Channel }) {
+  const projects = $api.useQuery('get', '/channels/{channelId}/projects', { params: { path: { channelId: channel._id }, query: { limit: LIMIT } } });
+  const rows = projects.data ?? [];
+  return (
+    <div className="channel" data-channel={channel._id}>
+      <h3>
+        {channel.name} <span className="muted small">@{channel.username}</span>
+      </h3>
+      {projects.error && <LoadError error={projects.error} retry={() => void projects.refetch()} />}
+      {projects.isPending && <Spinner label={`Loading the projects of ${channel.name}`} />}
+      {projects.data && rows.length === 0 && <p className="muted">No content projects in this channel yet.</p>}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Content projects of {channel.name}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                <th scope="col">Access</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((project) => (
+                <tr key={project._id} data-content-project={project._id}>
+                  <th scope="row">{project.primaryTitle}</th>
+                  <td>{project.projectTypeId}</td>
+                  <td>
+                    <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
+                  </td>
+                  <td>{ACCESS_LABELS[project.access]}</td>
+                  <td>{formatDate(project.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
