@@ -311,6 +311,19 @@ describe('platform dashboard in a browser', () => {
     await checkAccessibility('team');
     await screenshot('team');
 
+    // The link passed on with the token opens the signup form with it filled in, in a browser not signed in.
+    const link = `${t.baseUrl}/dashboard/signup?invitation=${encodeURIComponent(token)}`;
+    await expect(secret.innerText()).resolves.toContain(link);
+    const stranger = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+    try {
+      const strangerPage = await stranger.newPage();
+      await strangerPage.goto(link);
+      await strangerPage.getByRole('heading', { level: 2, name: 'Sign up' }).waitFor();
+      await expect(strangerPage.getByLabel('Invitation token').inputValue()).resolves.toBe(token);
+    } finally {
+      await stranger.close();
+    }
+
     const body = { ...signupBody({ email, invitationToken: token }), role: undefined };
     const joined = await t.http.post('/api/v1/singup', body);
     expect(joined.status).toBe(201);
