@@ -33,15 +33,13 @@ export function onCredentialsChange(listener: CredentialsListener): () => void {
 /**
  * An answer that is not a success, or no answer at all (status 0). It carries the service's error
  * body as it came (`statusCode`, `error`, `message`, `errors`), so it is the error type the generated
- * client declares, plus `status` and the validation messages by field for forms.
+ * client declares, plus `status` (the forms read the messages by field with `errorFields`).
  */
 export class ApiError extends Error implements ErrorBody {
   readonly status: number;
   readonly statusCode: number;
   readonly error: string;
   readonly errors?: ErrorBody['errors'];
-  /** Validation messages by field name (`errors: [{ field, messages }]`). */
-  readonly fields: Record<string, string[]>;
 
   constructor(status: number, body: Partial<ErrorBody> | undefined) {
     super(body?.message ?? (status === 0 ? 'The service could not be reached. Check your connection and try again.' : `Request failed (${status})`));
@@ -50,8 +48,6 @@ export class ApiError extends Error implements ErrorBody {
     this.statusCode = status;
     this.error = body?.error ?? (status === 0 ? 'Network Error' : 'Error');
     this.errors = body?.errors;
-    this.fields = {};
-    for (const entry of body?.errors ?? []) this.fields[entry.field] = [...(this.fields[entry.field] ?? []), ...entry.messages];
   }
 }
 
