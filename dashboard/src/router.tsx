@@ -1,15 +1,7 @@
-import { createRootRoute, createRoute, createRouter, Navigate, useParams } from '@tanstack/react-router';
+import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Navigate, useParams } from '@tanstack/react-router';
+import { lazy } from 'react';
 import { App, NotFoundPage } from './App';
-import { AuditLogPage } from './pages/AuditLogPage';
-import { ContentPage } from './pages/ContentPage';
-import { CustomerPage } from './pages/CustomerPage';
-import { CustomersPage } from './pages/CustomersPage';
-import { EventsPage } from './pages/EventsPage';
-import { OverviewPage } from './pages/OverviewPage';
-import { PaymentsPage } from './pages/PaymentsPage';
-import { ProjectsPage } from './pages/ProjectsPage';
-import { TeamPage } from './pages/TeamPage';
-import { WebhooksPage } from './pages/WebhooksPage';
+import { Spinner } from './ui';
 
 /**
  * The dashboard's routes, under /dashboard (Vite's base): real paths, so a link can be opened, shared
@@ -27,16 +19,18 @@ const signup = createRoute({
   validateSearch: (search: Record<string, unknown>): { invitation?: string } => (typeof search.invitation === 'string' ? { invitation: search.invitation } : {}),
   component: () => <Navigate to="/overview" replace />,
 });
-const overview = createRoute({ getParentRoute: () => rootRoute, path: '/overview', component: OverviewPage });
-const customers = createRoute({ getParentRoute: () => rootRoute, path: '/customers', component: CustomersPage });
+const overview = createRoute({ getParentRoute: () => rootRoute, path: '/overview', component: lazyRouteComponent(() => import('./pages/OverviewPage'), 'OverviewPage') });
+const customers = createRoute({ getParentRoute: () => rootRoute, path: '/customers', component: lazyRouteComponent(() => import('./pages/CustomersPage'), 'CustomersPage') });
 const customer = createRoute({ getParentRoute: () => rootRoute, path: '/customers/$customerId', component: CustomerRoute });
-const payments = createRoute({ getParentRoute: () => rootRoute, path: '/payments', component: PaymentsPage });
-const content = createRoute({ getParentRoute: () => rootRoute, path: '/content', component: ContentPage });
-const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', component: EventsPage });
-const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: WebhooksPage });
-const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: TeamPage });
-const projects = createRoute({ getParentRoute: () => rootRoute, path: '/projects', component: ProjectsPage });
-const audit = createRoute({ getParentRoute: () => rootRoute, path: '/audit', component: AuditLogPage });
+const payments = createRoute({ getParentRoute: () => rootRoute, path: '/payments', component: lazyRouteComponent(() => import('./pages/PaymentsPage'), 'PaymentsPage') });
+const content = createRoute({ getParentRoute: () => rootRoute, path: '/content', component: lazyRouteComponent(() => import('./pages/ContentPage'), 'ContentPage') });
+const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', component: lazyRouteComponent(() => import('./pages/EventsPage'), 'EventsPage') });
+const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage') });
+const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage') });
+const projects = createRoute({ getParentRoute: () => rootRoute, path: '/projects', component: lazyRouteComponent(() => import('./pages/ProjectsPage'), 'ProjectsPage') });
+const audit = createRoute({ getParentRoute: () => rootRoute, path: '/audit', component: lazyRouteComponent(() => import('./pages/AuditLogPage'), 'AuditLogPage') });
+
+const CustomerPage = lazy(() => import('./pages/CustomerPage').then((module) => ({ default: module.CustomerPage })));
 
 function CustomerRoute() {
   const { customerId } = useParams({ from: '/customers/$customerId' });
@@ -50,8 +44,11 @@ export const router = createRouter({
   routeTree,
   // `/dashboard/` from vite.config.mts, without the trailing slash.
   basepath: import.meta.env.BASE_URL.replace(/\/$/, ''),
-  // The pages read their data themselves (TanStack Query): nothing to load before showing them.
-  defaultPreload: false,
+  // The pages read their data themselves (TanStack Query): nothing to load before showing them but
+  // their code, one chunk each, fetched when a link to them is hovered or focused.
+  defaultPreload: 'intent',
+  // Shown in the page's place while its chunk loads (each route is its own suspense boundary).
+  defaultPendingComponent: () => <Spinner label="Loading the page" />,
 });
 
 declare module '@tanstack/react-router' {
