@@ -6,7 +6,6 @@ import { DatabaseConfig } from '../config/database.config';
 import { detectFerretdb } from './ferretdb';
 import { FerretdbSizeWatch } from './ferretdb-size-watch';
 import { addGinIndexesOnStart } from './patches/ferretdb-gin-indexes';
-import { useLinkedDriverRegistries } from './patches/mongodb-driver-registries';
 
 // Operator injection guard: query filters built from request values cannot smuggle `$` operators.
 mongoose.set('sanitizeFilter', true);
@@ -51,10 +50,6 @@ class IndexesReady implements OnApplicationBootstrap {
           serverSelectionTimeoutMS: 3_000,
           bufferTimeoutMS: 3_000,
           autoIndex: true,
-          connectionFactory: (connection: Connection) => {
-            useLinkedDriverRegistries(connection.getClient());
-            return connection;
-          },
         };
       },
     }),
