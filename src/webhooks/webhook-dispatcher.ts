@@ -20,8 +20,7 @@ const BATCH = 50;
 const CONCURRENCY = 8;
 /**
  * Fan-outs whose fresh deliveries this instance sends at once (each at most CONCURRENCY at a time);
- * beyond them, a fan-out only writes its deliveries, held, and the poll sends them when the hold
- * lapses. Without a bound, a stream of events to slow endpoints opened sockets without end; with a
+ * beyond them, a fan-out writes its deliveries due, for the poll of any instance. Without a bound, a stream of events to slow endpoints opened sockets without end; with a
  * low one, a burst of events to fast endpoints waited for the poll.
  */
 const FANOUTS_SENDING_AT_ONCE = 64;
@@ -195,7 +194,8 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
    */
   private async send(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, claim: Claim): Promise<void> {
     const now = new Date();
-    // The claim's write took longer than was left for it: sending now could outlast the claim.
+    // Less than the timeout is left of the claim (its write, or the wait for a free lane, took the
+    // rest): sending now could outlast it.
     if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime()) return this.deliveries.release(delivery, claim);
     const headers = webhookHeaders(this.secretsOf(endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), delivery.payload);
     const outcome: AttemptOutcome = await this.sender.send(endpoint.url, delivery.payload, headers);
