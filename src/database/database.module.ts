@@ -3,10 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { InjectConnection, MongooseModule } from '@nestjs/mongoose';
 import mongoose, { Connection } from 'mongoose';
 import { DatabaseConfig } from '../config/database.config';
-import { noteFerretdb } from './ferretdb-lookups';
+import { detectFerretdb } from './ferretdb';
 import { FerretdbSizeWatch } from './ferretdb-size-watch';
 import { addGinIndexesOnStart } from './patches/ferretdb-gin-indexes';
-import { useLinkedDriverRegistries } from './patches/mongodb-driver-registries';
 
 // Operator injection guard: query filters built from request values cannot smuggle `$` operators.
 mongoose.set('sanitizeFilter', true);
@@ -14,9 +13,9 @@ mongoose.set('strictQuery', true);
 
 /**
  * Builds every model's indexes before the service takes traffic, so that a unique index already
- * stands when the first concurrent writes arrive. On FerretDB, notes it for lookups by several ids
- * (ferretdb-lookups), and on the embedded FerretDB on PostgreSQL adds the GIN indexes its filters
- * can use (patches/ferretdb-gin-indexes).
+ * stands when the first concurrent writes arrive. Asks whether the server is FerretDB (ferretdb.ts),
+ * and on the embedded FerretDB on PostgreSQL adds the GIN indexes its filters can use
+ * (patches/ferretdb-gin-indexes).
  */
 @Injectable()
 class IndexesReady implements OnApplicationBootstrap {
@@ -30,7 +29,7 @@ class IndexesReady implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     await Promise.all(Object.values(this.connection.models).map((model) => model.init()));
     this.logger.log(`Indexes ready for ${Object.keys(this.connection.models).length} models`);
-    await noteFerretdb(this.connection);
+    await detectFerretdb(this.connection);
     const postgresUrl = this.config.getOrThrow<DatabaseConfig>('database').embeddedPostgresUrl;
     if (postgresUrl) await addGinIndexesOnStart(this.connection, postgresUrl);
   }
@@ -51,10 +50,6 @@ class IndexesReady implements OnApplicationBootstrap {
           serverSelectionTimeoutMS: 3_000,
           bufferTimeoutMS: 3_000,
           autoIndex: true,
-          connectionFactory: (connection: Connection) => {
-            useLinkedDriverRegistries(connection.getClient());
-            return connection;
-          },
         };
       },
     }),

@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { InjectConnection } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
 import { TENANT_FIELD } from '../tenancy/tenant-scope';
+import { detectFerretdb } from './ferretdb';
 
 /**
  * FerretDB 1.24 (the embedded default) hands a list's filter to PostgreSQL but sorts, skips and counts
@@ -32,7 +33,7 @@ export class FerretdbSizeWatch implements OnApplicationBootstrap, OnApplicationS
   constructor(@InjectConnection() private readonly connection: Connection) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!(await this.onFerretdb())) return;
+    if (!(await detectFerretdb(this.connection))) return;
     const run = () => {
       this.check().catch((error: Error) => this.logger.debug(`Size check skipped: ${error.message}`));
     };
@@ -81,14 +82,5 @@ export class FerretdbSizeWatch implements OnApplicationBootstrap, OnApplicationS
       }
     }
     return found;
-  }
-
-  private async onFerretdb(): Promise<boolean> {
-    try {
-      const info = await this.connection.db!.admin().command({ buildInfo: 1 });
-      return typeof info.ferretdbVersion === 'string';
-    } catch {
-      return false;
-    }
   }
 }

@@ -2,7 +2,7 @@ import { isObjectIdOrHexString, trusted, Types, type AnyKeys, type Model, type m
 import type { Logger } from '@nestjs/common';
 import { insertDocument } from './insert-document';
 import { expireByAge } from './expire-by-age';
-import { looksUpIdsOneByOne } from './ferretdb-lookups';
+import { looksUpIdsOneByOne } from './ferretdb';
 import { isValidObjectId } from '../common/pipes/object-id';
 
 /**

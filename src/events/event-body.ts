@@ -23,10 +23,7 @@ export function newEventId(): string {
  */
 export function eventBody(event: PendingEvent, projectId: string, object: object): string {
   const data: Record<string, unknown> = { object };
-  // Compared as JSON, as `before` was kept: only a change that kept it pays for the round trip.
-  if (event.before !== null) {
-    data.previousAttributes = changedFields(JSON.parse(event.before) as Record<string, unknown>, JSON.parse(JSON.stringify(object)) as Record<string, unknown>);
-  }
+  if (event.before) data.previousAttributes = changedFields(event.before, asJson(object));
   return JSON.stringify({
     id: event.id,
     type: event.type,
@@ -36,6 +33,14 @@ export function eventBody(event: PendingEvent, projectId: string, object: object
     data,
     request: { id: event.request?.id ?? null, idempotencyKey: event.request?.idempotencyKey ?? null },
   });
+}
+
+/**
+ * The object as its JSON reads back: dates as strings, no undefined fields. What a pending event
+ * keeps as `before` (stored as it is) and what `previousAttributes` compares it with.
+ */
+export function asJson(object: object): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
 }
 
 function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {

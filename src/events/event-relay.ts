@@ -7,7 +7,7 @@ import type { Records } from '../database/records';
 import { Leases } from '../leases/leases.service';
 import { eventsIn, fencedOutbox, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { eventBody, newEventId, type PublishedEvent } from './event-body';
+import { asJson, eventBody, newEventId, type PublishedEvent } from './event-body';
 import type { PendingDeletion } from './event.schema';
 import { EventsRepository } from './events.repository';
 
@@ -96,7 +96,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const source: EventSource = { records: records as Records<unknown>, toObject: toObject as EventObject<unknown> };
     this.sources.set(records.collectionName, source);
     return {
-      pending: (scope, types, before) => types.map((type) => pendingEvent(scope, type, before ? JSON.stringify(toObject(before)) : null)),
+      pending: (scope, types, before) => types.map((type) => pendingEvent(scope, type, before ? asJson(toObject(before)) : null)),
       publish: async (scope, record, events) => {
         try {
           await this.publish(events.map((event) => published(event, scope.projectId, toObject(record))));
@@ -213,7 +213,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 }
 
-function pendingEvent(scope: TenantScope, type: string, before: string | null): PendingEvent {
+function pendingEvent(scope: TenantScope, type: string, before: Record<string, unknown> | null): PendingEvent {
   return { id: newEventId(), type, createdAt: new Date(), before, request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey } };
 }
 

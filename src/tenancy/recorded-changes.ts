@@ -13,12 +13,8 @@ export interface PendingEvent {
   id: string;
   type: string;
   createdAt: Date;
-  /**
-   * The record as its events show it, before the change, for `previousAttributes`; null when not
-   * asked. Kept as its JSON, as an event's body is: a snapshot read whole, never queried, and one
-   * value where FerretDB decodes every value of a record on every read of it.
-   */
-  before: string | null;
+  /** The record as its events show it (its JSON values), before the change, for `previousAttributes`; null when not asked. */
+  before: Record<string, unknown> | null;
   request: { id: string | null; idempotencyKey: string | null };
 }
 

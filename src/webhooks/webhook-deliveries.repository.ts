@@ -18,6 +18,9 @@ export interface NewDelivery {
   firstAttemptAt: Date;
 }
 
+/** A fan-out's delivery, its id chosen before it is written. */
+export type FreshDelivery = NewDelivery & { _id: Types.ObjectId };
+
 /** How one attempt went. */
 export type AttemptOutcome = Pick<WebhookAttempt, 'responseStatus' | 'responseBody' | 'durationMs' | 'error'> & { ok: boolean };
 
@@ -43,9 +46,11 @@ export const MAX_ATTEMPTS = 100;
 /**
  * The webhook deliveries and the claims of their attempts: the only code that reads or writes them.
  *
- * Invariant: attempt n of a delivery is sent only by the one caller that inserted its claim
- * (delivery, n), unique, and only while the claim lasts; the delivery moves from attempt n - 1 to n
- * by an update conditional on n - 1, and attempt n's outcome is recorded once, by its claimer, in
+ * Invariant: attempt n of a delivery is sent only by the one caller whose insert claimed it, and
+ * only while the claim lasts. The first attempt of a fan-out's delivery is claimed by the delivery's
+ * own insert (unique by endpoint and event), written already at that attempt; any other attempt by
+ * the insert of its claim (delivery, n), unique, after which the delivery moves from attempt n - 1
+ * to n by an update conditional on n - 1. Attempt n's outcome is recorded once, by its claimer, in
  * an update conditional on the delivery still holding that claim. So no two instances send one
  * attempt (on FerretDB too, where only the insert is atomic), a stale read claims nothing, and no
  * outcome is written over another's.
@@ -74,19 +79,21 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * The fan-out's deliveries in one command, as stored (the schema's defaults written out), and the
-   * claims of the first attempts of those due by `claimedUntil`, in another; false when any delivery
-   * was there already (a relay that ran twice), and the caller then claims and sends none itself.
+   * The fan-out's deliveries in one command, as stored (the schema's defaults written out): due at
+   * their `firstAttemptAt`, or with `claim`, already moved to their first attempt and claimed by the
+   * caller (the insert, against the unique index on endpoint and event, is the claim). False when
+   * any delivery was there already (a relay that ran twice).
    */
-  async insertFresh(deliveries: readonly (NewDelivery & { _id: Types.ObjectId; nextAttemptAt: Date })[], claimedUntil: Date): Promise<boolean> {
+  async insertFresh(deliveries: readonly FreshDelivery[], claim?: Claim): Promise<boolean> {
     const now = new Date();
     const { onlyDuplicates, inserted } = await this.byProject.insertStored(
       deliveries.map((delivery) => ({
         ...delivery,
         status: 'pending',
-        attempt: 0,
-        claimedUntil: null,
-        claimedAt: null,
+        attempt: claim ? claim.attempt : 0,
+        nextAttemptAt: claim ? claim.claimedUntil : delivery.firstAttemptAt,
+        claimedUntil: claim ? claim.claimedUntil : null,
+        claimedAt: claim ? claim.claimedAt : null,
         attempts: [],
         responseStatus: null,
         responseBody: null,
@@ -96,12 +103,7 @@ export class WebhookDeliveriesRepository {
         updatedAt: now,
       })),
     );
-    if (!onlyDuplicates || inserted !== deliveries.length) return false;
-    const held = deliveries.filter((delivery) => delivery.nextAttemptAt.getTime() === claimedUntil.getTime());
-    const claimed = await this.claims.insertStored(
-      held.map(({ _id, projectId, endpointId }) => ({ projectId, deliveryId: _id, endpointId, attempt: 1, claimedUntil, createdAt: now, updatedAt: now })),
-    );
-    return claimed.inserted === held.length;
+    return onlyDuplicates && inserted === deliveries.length;
   }
 
   /** An endpoint's deliveries, newest first, `limit + 1` rows after the cursor. */
@@ -170,18 +172,6 @@ export class WebhookDeliveriesRepository {
     // Retried, finished or deleted since it was read: the attempt is not made.
     await this.claims.deleteOne({ _id: claimId, projectId });
     return null;
-  }
-
-  /**
-   * Claims the first attempt of a fresh delivery whose claim the fan-out inserted (`insertFresh`):
-   * the delivery moves to it, conditionally on being as the fan-out wrote it.
-   */
-  async claimFresh(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claimedUntil: Date, now: Date): Promise<Claim | null> {
-    const moved = await this.byProject.updateOne(
-      { _id: delivery._id, projectId: delivery.projectId, attempt: 0, status: 'pending', nextAttemptAt: claimedUntil, claimedUntil: null },
-      { $set: { attempt: 1, claimedAt: now, claimedUntil } },
-    );
-    return moved.matched > 0 ? { attempt: 1, claimedAt: now, claimedUntil } : null;
   }
 
   /**

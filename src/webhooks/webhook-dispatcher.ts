@@ -9,7 +9,7 @@ import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
-import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type NewDelivery } from './webhook-deliveries.repository';
+import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type FreshDelivery } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
 
@@ -20,27 +20,25 @@ const BATCH = 50;
 const CONCURRENCY = 8;
 /**
  * Fan-outs whose fresh deliveries this instance sends at once (each at most CONCURRENCY at a time);
- * beyond them, a fan-out only writes its deliveries, held, and the poll sends them when the hold
- * lapses. Without a bound, a stream of events to slow endpoints opened sockets without end; with a
+ * beyond them, a fan-out writes its deliveries due, for the poll of any instance. Without a bound, a stream of events to slow endpoints opened sockets without end; with a
  * low one, a burst of events to fast endpoints waited for the poll.
  */
 const FANOUTS_SENDING_AT_ONCE = 64;
 /** How long past the timeout an attempt's claim lasts: the claim's own write, and clocks apart. */
 const CLAIM_MARGIN_MS = 5_000;
-/** What a fresh delivery's claim must have left beyond the timeout for its fan-out to take it: the write that takes it. */
-const FRESH_CLAIM_SLACK_MS = 1_000;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
- * writes one delivery per matching enabled endpoint (unique by endpoint and event, so a relay that
- * runs twice writes none twice) and the claims of their first attempts, for the timeout and a
- * margin; this instance sends those itself. Every other attempt (a retry, a first attempt whose
- * claim lapsed) is found by the poll of any instance and claimed for as long. Either way the
- * delivery moves to the attempt by a conditional update right before it is sent, and the attempt is
- * sent only while the whole timeout fits in what is left of its claim, so a claim never ends before
- * its send; one instance alone holds a claim (WebhookDeliveriesRepository). A claim left by a dead
- * instance lapses, its attempt is recorded as abandoned and the next one is made. At least once: a
- * receiver deduplicates on `webhook-id`.
+ * writes one delivery per matching enabled endpoint, unique by endpoint and event (a relay that runs
+ * twice writes none twice). When this instance sends them itself, they are written already claimed
+ * for their first attempt, for the timeout and a margin: the insert against that unique index is the
+ * claim, so no other write precedes the send. Every other attempt (a retry, a first attempt not sent
+ * by its fan-out) is found by the poll of any instance and claimed for as long, by the insert of its
+ * claim and a conditional update of the delivery (WebhookDeliveriesRepository). Either way an attempt
+ * is sent only while the whole timeout fits in what is left of its claim, so a claim never ends
+ * before its send, and one claimed too late is given back unsent. A claim left by a dead instance
+ * lapses, its attempt is recorded as abandoned and the next one is made. At least once: a receiver
+ * deduplicates on `webhook-id`.
  */
 @Injectable()
 export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy {
@@ -86,34 +84,44 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   }
 
   /**
-   * The fan-out of a batch of events: one read of each project's enabled endpoints, one write of
-   * every delivery and one of the claims of those due at once, for this instance (due for the others
-   * only once their claim lapses). Those are sent from here, off the request, each delivery moved to
-   * its attempt right before its send; the others wait for the poll.
+   * The fan-out of a batch of events: one read of each project's enabled endpoints (remembered for a
+   * second), and one write of every delivery. Those due at once are written claimed for their first
+   * attempt and sent from here, off the request, at most CONCURRENCY at a time; past
+   * FANOUTS_SENDING_AT_ONCE fan-outs (or with a first wait) they are written due, for the poll.
    */
   async eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
     const byProject = new Map<string, PublishedEvent[]>();
     for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
-    const now = Date.now();
+    const fresh: { delivery: FreshDelivery; endpoint: EndpointForDelivery }[] = [];
     const firstWait = this.config.retryScheduleSeconds[0] ?? 0;
-    const heldUntil = new Date(now + this.claimMs);
-    const fresh: { delivery: NewDelivery & { _id: Types.ObjectId; nextAttemptAt: Date }; endpoint: EndpointForDelivery }[] = [];
+    const firstAttemptAt = new Date(Date.now() + firstWait * 1000);
     for (const [project, projectEvents] of byProject) {
       const projectId = new Types.ObjectId(project);
       const endpoints = await this.endpoints.enabledOf(projectId);
       for (const event of projectEvents) {
         for (const endpoint of endpoints.filter((candidate) => subscribesTo(candidate.enabledEvents, event.type))) {
-          const firstAttemptAt = new Date(now + firstWait * 1000);
           const delivery = { _id: new Types.ObjectId(), projectId, endpointId: endpoint._id, eventId: event.id, eventType: event.type, payload: event.body, firstAttemptAt };
-          fresh.push({ delivery: { ...delivery, nextAttemptAt: firstWait === 0 ? heldUntil : firstAttemptAt }, endpoint });
+          fresh.push({ delivery, endpoint });
         }
       }
     }
     if (fresh.length === 0) return;
-    const allNew = await this.deliveries.insertFresh(fresh.map((entry) => entry.delivery), heldUntil);
-    if (!allNew || firstWait > 0 || this.stopped || this.sending >= FANOUTS_SENDING_AT_ONCE) return;
+    const deliveries = fresh.map(({ delivery }) => delivery);
+    if (firstWait > 0 || this.stopped || this.sending >= FANOUTS_SENDING_AT_ONCE) {
+      await this.deliveries.insertFresh(deliveries);
+      return;
+    }
     this.sending += 1;
-    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendHeld(delivery, endpoint, heldUntil)).finally(() => (this.sending -= 1));
+    const now = new Date();
+    const claim: Claim = { attempt: 1, claimedAt: now, claimedUntil: new Date(now.getTime() + this.claimMs) };
+    let allNew: boolean;
+    try {
+      allNew = await this.deliveries.insertFresh(deliveries, claim);
+    } catch (error) {
+      this.sending -= 1;
+      throw error;
+    }
+    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendClaimed(delivery, endpoint, claim, allNew)).finally(() => (this.sending -= 1));
   }
 
   /** A delivery of the event to one endpoint, due by the schedule's first wait; null when it exists already. */
@@ -160,15 +168,15 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   }
 
   /**
-   * A fresh delivery whose first attempt the fan-out claimed, until `heldUntil`: sent with the
-   * endpoint as the fan-out read it, unless less than a whole attempt is left of the claim, when the
-   * poll takes it over once the claim lapses.
+   * A fresh delivery written claimed for its first attempt: sent with the endpoint as the fan-out
+   * read it. Given back unsent once stopped, or when some of its fan-out's deliveries were there
+   * already (a relay that ran twice): which of them this fan-out wrote is not known, and giving back
+   * matches only those it did (by their new ids), for the poll to send.
    */
-  private async sendHeld(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, heldUntil: Date): Promise<void> {
-    if (this.stopped || Date.now() + this.config.webhookTimeoutMs + FRESH_CLAIM_SLACK_MS > heldUntil.getTime()) return;
+  private async sendClaimed(delivery: FreshDelivery, endpoint: EndpointForDelivery, claim: Claim, written: boolean): Promise<void> {
     try {
-      const claim = await this.deliveries.claimFresh(delivery, heldUntil, new Date());
-      if (claim) await this.send(delivery, endpoint, claim);
+      if (this.stopped || !written) return await this.deliveries.release(delivery, claim);
+      await this.send(delivery, endpoint, claim);
     } catch (error) {
       this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
     }
@@ -186,7 +194,8 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
    */
   private async send(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, claim: Claim): Promise<void> {
     const now = new Date();
-    // The claim's write took longer than was left for it: sending now could outlast the claim.
+    // Less than the timeout is left of the claim (its write, or the wait for a free lane, took the
+    // rest): sending now could outlast it.
     if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime()) return this.deliveries.release(delivery, claim);
     const headers = webhookHeaders(this.secretsOf(endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), delivery.payload);
     const outcome: AttemptOutcome = await this.sender.send(endpoint.url, delivery.payload, headers);

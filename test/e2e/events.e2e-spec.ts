@@ -67,6 +67,9 @@ describe('events /v1/events', () => {
   it('records an update with the fields it changed, as they were, and a delete with the record as it was', async () => {
     const id = await createCustomer({ firstName: 'Jenny' });
     expect((await post(`/v1/customers/${id}`, { firstName: 'Jane', lastName: 'Rosen' })).status).toBe(200);
+    // The state before the change waits in the record as a sub-document, not an encoded string.
+    const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
+    expect(stored?.outbox).toEqual([expect.objectContaining({ type: 'customer.updated', before: expect.objectContaining({ id, firstName: 'Jenny' }) })]);
     expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
     const [created, updated, deleted] = await eventsOf(id);
     expect([created.type, updated.type, deleted.type]).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);

@@ -6,6 +6,7 @@ import { expectError, expectForbidden, expectNotFound, expectValidationError } f
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { ABANDONED, WebhookDeliveriesRepository } from '../../src/webhooks/webhook-deliveries.repository';
+import { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
 
@@ -88,6 +89,38 @@ describe('webhooks /v1/webhook-endpoints', () => {
 
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
     expect((await deliveries(endpoint.id))[0]).toMatchObject({ eventId: event.id, eventType: 'customer.created', attempt: 1, status: 'succeeded', responseStatus: 200, responseBody: 'ok', nextAttemptAt: null });
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it("a fan-out's insert claims each fresh delivery's first attempt: no claim written before the send, and one event fanned out twice at once is sent once", async () => {
+    const dispatcher = t.app.get(WebhookDispatcher);
+    const endpoint = await createEndpoint('/fan-out');
+    const endpointId = new Types.ObjectId(endpoint.id);
+    const projectId = String((await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!.projectId);
+    const event = () => {
+      const id = `evt_${new Types.ObjectId().toHexString()}`;
+      return { id, type: 'customer.created', projectId, createdAt: new Date(), body: JSON.stringify({ id, type: 'customer.created' }) };
+    };
+    const sentIds = () => receiver.at('/fan-out').map((request) => request.headers['webhook-id']);
+    const first = event();
+    await Promise.all([dispatcher.eventsRecorded([first]), dispatcher.eventsRecorded([first])]);
+    await receiver.waitFor('/fan-out', 1);
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({ eventId: first.id, attempt: 1, attempts: [{ attempt: 1, status: 'succeeded' }] });
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId })).toBe(0);
+
+    // Fanned out again beside a new event: the known one is not sent again; the new one, which this
+    // fan-out cannot tell apart from it, is given back unsent, and the poll sends it as its first attempt.
+    const second = event();
+    await dispatcher.eventsRecorded([first, second]);
+    await receiver.waitFor('/fan-out', 2, 20_000);
+    await waitUntil(async () => (await deliveries(endpoint.id)).find((delivery: { eventId: string }) => delivery.eventId === second.id)?.status === 'succeeded');
+    await sleep(300);
+    expect(sentIds()).toEqual([first.id, second.id]);
+    expect((await deliveries(endpoint.id)).find((delivery: { eventId: string }) => delivery.eventId === second.id)).toMatchObject({
+      attempt: 1,
+      attempts: [{ attempt: 1, status: 'succeeded' }],
+    });
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 

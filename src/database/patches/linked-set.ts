@@ -9,11 +9,13 @@ const LINK = Symbol('linked-set.link');
 type Linkable<T> = T & { [LINK]?: Link<T> };
 
 /**
- * The part of `Set` the MongoDB driver uses for its open sessions and cursors (add, delete, has,
- * clear, size, iteration), kept as a doubly linked list: each member holds its own link, so delete
- * is O(1) without a hash table, and a removed link is cleared at once, holding nothing.
+ * The part of `Set` a registry of what is in flight uses (add, delete, has, clear, size, iteration),
+ * kept as a doubly linked list: each member holds its own link, so delete is O(1) without a hash
+ * table, and a removed link is cleared at once, holding nothing.
  *
- * Why not a `Set`: see `useLinkedDriverRegistries`. A member belongs to at most one `LinkedSet`.
+ * Why not a `Set`: a long-lived `Set` or `Map` that concurrent operations join and leave makes V8
+ * keep what its members reference alive through young-generation collections until the next full
+ * mark-compact (bench/README.md, "What was cut", 12). A member belongs to at most one `LinkedSet`.
  */
 export class LinkedSet<T extends object> implements Iterable<T> {
   private first: Link<T> | null = null;
