@@ -7,7 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
-# The finance dashboard, built by `npm run build` into dashboard/dist and served at /dashboard.
+# The platform dashboard, built by `npm run build` into dashboard/dist and served at /dashboard.
 COPY dashboard ./dashboard
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 

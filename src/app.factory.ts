@@ -101,7 +101,7 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
     exposedHeaders: ['X-Request-Id', 'X-Total-Count', 'Idempotent-Replayed', 'Retry-After'],
   });
   setupSwagger(app);
-  // The finance dashboard's static files; helmet's page policy above already allows them (same-origin scripts and styles).
+  // The platform dashboard's static files; helmet's page policy above already allows them (same-origin scripts and styles).
   await serveDashboard(app);
   return app;
 }
