@@ -39,6 +39,12 @@ const ACTIONS = Object.keys({
   'collection.deleted': 1,
   'client.deleted': 1,
   'user.logged_in': 1,
+  'user.login_failed': 1,
+  'session.revoked': 1,
+  'password.changed': 1,
+  'mfa.enabled': 1,
+  'mfa.disabled': 1,
+  'account.mfa_required': 1,
 } satisfies Record<Action, 1>) as Action[];
 
 interface Filters {
