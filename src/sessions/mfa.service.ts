@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Injectable, Logger, NotFoundException, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { FieldEncryption } from '../common/crypto/field-encryption';
@@ -78,7 +78,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   async enable(userId: string, code: string): Promise<string[]> {
     const user = await this.requireUser(userId);
     if (this.hasFactor(user)) throw new ConflictException('TOTP is on already');
-    if (!user.totpPendingSecret) throw new NotFoundException('No TOTP enrolment in progress: POST /api/v1/me/mfa/totp first');
+    if (!user.totpPendingSecret) throw new ConflictException('No TOTP enrolment in progress: POST /api/v1/me/mfa/totp first');
     const secret = this.encryption.decrypt(user.totpPendingSecret, binding(userId, 'totpPendingSecret'));
     if (!(await this.acceptTotp(userId, secret, code))) throw new UnauthorizedException(INVALID_CODE);
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
@@ -89,7 +89,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   /** Turns TOTP off; needs a fresh code (or a recovery code). */
   async disable(userId: string, proof: FactorProof): Promise<void> {
     const user = await this.requireUser(userId);
-    if (!this.hasFactor(user)) throw new NotFoundException('TOTP is not on');
+    if (!this.hasFactor(user)) throw new ConflictException('TOTP is not on');
     if (!(await this.accept(user, proof))) throw new UnauthorizedException(INVALID_CODE);
     await this.users.disableTotp(userId);
   }

@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { Inject } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SESSION_COOKIE_SCHEME } from '../common/swagger/security-schemes';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditOriginOf } from '../audit/audit-context.decorator';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
@@ -74,6 +75,7 @@ export class SessionsController {
   }
 
   @Delete('sessions/current')
+  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
   @ApiOperation({ summary: 'Sign out', description: 'Ends the session of this request and clears its cookie. A bearer token: 403.' })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Signed out' } })
   @ApiErrorResponses(401, 403, 500, 503)
@@ -88,15 +90,18 @@ export class SessionsController {
   }
 
   @Post('sessions/current/step-up')
+  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Prove the second factor again (step-up)',
     description:
       'With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or ' +
-      'revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429).',
+      'revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429). A user without ' +
+      'a second factor has none to prove: 409.',
   })
+  @ApiBody({ type: FactorDto, examples: { totp: { summary: 'A code of the authenticator app', value: { totp: '123456' } } } })
   @ApiOkResponse({ type: SessionEnvelope })
-  @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
   async stepUpSession(
     @CurrentSession() current: SessionFacts,
     @Body() dto: FactorDto,
@@ -166,19 +171,21 @@ export class SessionsController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Turn TOTP on',
-    description: 'With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits.',
+    description:
+      'With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits. ' +
+      'No enrolment under way, or TOTP on already: 409.',
   })
   @ApiOkResponse({ type: RecoveryCodesResponse })
-  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
   async verifyTotp(@UserId() userId: string, @Body() dto: TotpCodeDto, @Req() request: FastifyRequest): Promise<RecoveryCodesResponse> {
     return { message: 'TOTP turned on', recoveryCodes: await this.sessions.enableTotp(userId, dto.code, auditOriginOf(request)) };
   }
 
   @Delete('me/mfa/totp')
-  @ApiOperation({ summary: 'Turn TOTP off', description: 'Needs a fresh code of the app (one not used before). Not on: 404.' })
+  @ApiOperation({ summary: 'Turn TOTP off', description: 'Needs a fresh code of the app (one not used before). Not on: 409.' })
   @ApiBody({ type: TotpCodeDto })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'TOTP turned off' } })
-  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 429, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
   async disableTotp(@UserId() userId: string, @Body() dto: TotpCodeDto, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
     await this.sessions.disableTotp(userId, dto.code, auditOriginOf(request));
     return { message: 'TOTP turned off' };

@@ -1,4 +1,4 @@
-import { ForbiddenException, Inject, Injectable, Logger, NotFoundException, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
+import { ConflictException, ForbiddenException, Inject, Injectable, Logger, NotFoundException, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import * as bcrypt from 'bcrypt';
 import { createHash, randomBytes } from 'node:crypto';
@@ -173,7 +173,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     assertOneProof(proof);
     const user = await this.users.findByIdWithSecrets(facts.userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
-    if (!this.mfa.hasFactor(user)) throw new ForbiddenException({ message: 'Set up a second factor first: POST /api/v1/me/mfa/totp', code: MFA_REQUIRED });
+    if (!this.mfa.hasFactor(user)) throw new ConflictException('No second factor to prove: set one up first (POST /api/v1/me/mfa/totp)');
     await this.checkFactor(user, proof, origin);
     return this.replace(facts, 'mfa', origin, new Date());
   }

@@ -289,7 +289,7 @@ describe('dashboard sessions', () => {
       // The code that turned it on (step -1) is used: refused.
       expectError(await browser.delete('/api/v1/me/mfa/totp', { code: await totp(secret, -1) }), 401);
       expect((await browser.delete('/api/v1/me/mfa/totp', { code: await totp(secret, 0) })).status).toBe(200);
-      expectError(await browser.delete('/api/v1/me/mfa/totp', { code: await totp(secret, 1) }), 404);
+      expectError(await browser.delete('/api/v1/me/mfa/totp', { code: await totp(secret, 1) }), 409, 'TOTP is not on');
       expect((await signIn(t.http, user)).cookie).toBeTruthy();
     });
   });

@@ -294,7 +294,7 @@ export interface paths {
         post: operations["enrollTotp"];
         /**
          * Turn TOTP off
-         * @description Needs a fresh code of the app (one not used before). Not on: 404.
+         * @description Needs a fresh code of the app (one not used before). Not on: 409.
          */
         delete: operations["disableTotp"];
         options?: never;
@@ -313,7 +313,7 @@ export interface paths {
         put?: never;
         /**
          * Turn TOTP on
-         * @description With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits.
+         * @description With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits. No enrolment under way, or TOTP on already: 409.
          */
         post: operations["verifyTotp"];
         delete?: never;
@@ -621,7 +621,7 @@ export interface paths {
         put?: never;
         /**
          * Prove the second factor again (step-up)
-         * @description With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429).
+         * @description With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429). A user without a second factor has none to prove: 409.
          */
         post: operations["stepUpSession"];
         delete?: never;
@@ -6175,17 +6175,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description No such resource */
-            404: {
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "error": "Not Found",
-                     *       "message": "Not found",
-                     *       "statusCode": 404
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -6360,22 +6360,6 @@ export interface operations {
                      *       "error": "Forbidden",
                      *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponseDto"];
-                };
-            };
-            /** @description No such resource */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "error": "Not Found",
-                     *       "message": "Not found",
-                     *       "statusCode": 404
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -9599,12 +9583,6 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                /**
-                 * @example {
-                 *       "recoveryCode": "abcde-fghij",
-                 *       "totp": "123456"
-                 *     }
-                 */
                 "application/json": components["schemas"]["FactorDto"];
             };
         };
@@ -9675,12 +9653,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (retry shortly) */
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };

@@ -8,7 +8,7 @@ const TOTP = /^\d{6}$/;
 
 /** A second factor: a code from the authenticator app or one recovery code (not both). */
 export class FactorDto {
-  @ApiPropertyOptional({ description: 'The 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$' })
+  @ApiPropertyOptional({ description: 'The 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
   @IsOptionalNotNull()
   @Matches(TOTP, { message: 'totp must be 6 digits' })
   totp?: string;
@@ -21,7 +21,7 @@ export class FactorDto {
 }
 
 export class CreateSessionDto extends LoginDto {
-  @ApiPropertyOptional({ description: 'For a user with a second factor: the 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$' })
+  @ApiPropertyOptional({ description: 'For a user with a second factor: the 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
   @IsOptionalNotNull()
   @Matches(TOTP, { message: 'totp must be 6 digits' })
   totp?: string;
@@ -34,7 +34,7 @@ export class CreateSessionDto extends LoginDto {
 }
 
 export class TotpCodeDto {
-  @ApiProperty({ description: 'The 6-digit code the authenticator app shows now', example: '123456', pattern: '^\\d{6}$' })
+  @ApiProperty({ description: 'The 6-digit code the authenticator app shows now', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
   @Matches(TOTP, { message: 'code must be 6 digits' })
   code: string;
 }
