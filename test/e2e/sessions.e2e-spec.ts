@@ -330,13 +330,21 @@ describe('dashboard sessions', () => {
       expect((await strong.get('/v1/customers')).status).toBe(200);
     });
 
-    it('step-up: removing a member by a session needs the factor proven within STEP_UP_MINUTES (10)', async () => {
+    it('step-up: removing a member, rolling or revoking a key and a refund by a session need the factor proven within STEP_UP_MINUTES (10)', async () => {
       const leaving = await createUser(t.http, 'developer', owner.token);
       const browser = await signIn(t.http, owner, { totp: await totp(ownerSecret, 1) });
       await sessions.updateOne({ tokenHash: sha256(tokenOf(browser.cookie)) }, { $set: { mfaAt: new Date(Date.now() - 11 * 60_000) } });
       const refused = await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${leaving.id}`);
       expectError(refused, 403);
       expect(refused.body.code).toBe('step_up_required');
+      const keys = `/api/v1/platform/projects/${owner.projectId}/keys`;
+      const key = (await t.http.post(keys, { name: 'step-up' }, { token: owner.token })).body.data.id;
+      expect((await browser.post(`${keys}/${key}/roll`, {})).body.code).toBe('step_up_required');
+      expect((await browser.delete(`${keys}/${key}`)).body.code).toBe('step_up_required');
+      const customer = (await t.http.post('/v1/customers', { email: uniqueEmail('payer') }, { token: owner.token })).body.data.id;
+      await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, { token: owner.token });
+      const payment = (await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, { token: owner.token })).body.id;
+      expect((await browser.post(`/api/v1/payments/${payment}/refund`, { amount: 1 })).body.code).toBe('step_up_required');
       const before = browser.cookie;
       expectError(await browser.post('/api/v1/sessions/current/step-up', { totp: '000000' }), 401);
       const raised = await browser.post('/api/v1/sessions/current/step-up', { totp: await totp(ownerSecret, 0) });
@@ -345,6 +353,8 @@ describe('dashboard sessions', () => {
       expect(browser.cookie).not.toBe(before);
       expectError(await t.http.get('/api/v1/me', { headers: { cookie: before } }), 401);
       expect((await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${leaving.id}`)).status).toBe(200);
+      expect((await browser.post(`/api/v1/payments/${payment}/refund`, { amount: 1 })).status).toBe(200);
+      expect((await browser.post(`${keys}/${key}/roll`, {})).status).toBe(201);
     });
   });
 
