@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -64,6 +65,8 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
   app.useLogger(new AppLogger(app.get(Logger)));
   const fastify = app.getHttpAdapter().getInstance();
   installMethodNotAllowed(fastify);
+  // Parses the session cookie (request.cookies) and lets the sessions routes set and clear it.
+  await app.register(fastifyCookie as never);
 
   // Helmet's headers on the pages (/docs, /dashboard), computed once; JSON answers get only what
   // matters for an API (see security-headers.ts).

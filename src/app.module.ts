@@ -17,6 +17,7 @@ import { logDestination } from './common/logging/app-logger';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { appConfig, AppConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
+import { sessionsConfig } from './config/sessions.config';
 import { databaseConfig } from './config/database.config';
 import { financeConfig } from './config/finance.config';
 import { eventsConfig } from './config/events.config';
@@ -104,7 +105,7 @@ export class AppModule {
   static forEnvironment(env: EnvironmentVariables): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig])],
+      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig])],
     };
   }
 }

@@ -3,7 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
 import { linkCreatesToRecords, linkNamedRecords, linkProjectsToDataApis, type NamedRecords, type ProjectSource } from './common/swagger/openapi-links';
-import { API_KEY_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
+import { API_KEY_SCHEME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
 
 /** Object keys sorted, so the document is a stable artifact that diffs cleanly. */
@@ -57,7 +57,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       API_KEY_SCHEME,
     )
+    .addCookieAuth(
+      'sid',
+      { type: 'apiKey', in: 'cookie', name: 'sid', description: 'A dashboard session from POST /api/v1/sessions (state-changing requests also need an allowed Origin)' },
+      SESSION_COOKIE_SCHEME,
+    )
     .addSecurityRequirements(USER_BEARER_SCHEME)
+    .addSecurityRequirements(SESSION_COOKIE_SCHEME)
     .build();
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,

@@ -30,6 +30,13 @@ export class Account {
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
   defaultProjectId: Types.ObjectId;
 
+  /**
+   * The owner requires a second factor: sessions signed in with a password alone are refused this
+   * account's data (403 `mfa_required`).
+   */
+  @Prop({ type: Boolean, default: false })
+  requireMfa: boolean;
+
   /** Set on the one account that `npm run migrate` made for single-tenant records. */
   @Prop({ type: Boolean, default: undefined })
   migrated?: boolean;

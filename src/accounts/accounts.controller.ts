@@ -1,3 +1,4 @@
+import { StepUp } from '../sessions/session-cookie';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
@@ -107,6 +108,7 @@ export class AccountsController {
     return { data: await this.accounts.changeRole(audit, accountId, callerId, memberId, dto.role) };
   }
 
+  @StepUp()
   @Delete(':accountId/members/:userId')
   @ApiOperation({
     summary: 'Remove a member, or leave',

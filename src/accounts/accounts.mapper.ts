@@ -17,6 +17,7 @@ export function toAccountView(account: Account, membership: Pick<Membership, 'ro
     role: membership.role as UserRole,
     owner: membership.owner,
     defaultProjectId: String(account.defaultProjectId),
+    requireMfa: account.requireMfa === true,
     createdAt: new Date(account.createdAt).toISOString(),
   };
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
-import { MembershipLookup } from '../tenancy/tenancy-lookups';
+import { AccountPolicyLookup, MembershipLookup } from '../tenancy/tenancy-lookups';
 import { UsersModule } from '../users/users.module';
 import { Account, AccountSchema } from './account.schema';
 import { AccountsController } from './accounts.controller';
@@ -32,7 +32,8 @@ import { OwnershipTransfersRepository } from './ownership-transfers.repository';
     MembershipsService,
     // The tenancy guard (src/tenancy) reads memberships through this, without importing this module.
     { provide: MembershipLookup, useExisting: MembershipsService },
+    { provide: AccountPolicyLookup, useExisting: AccountsService },
   ],
-  exports: [AccountsService, MembershipsService, MembershipLookup],
+  exports: [AccountsService, MembershipsService, MembershipLookup, AccountPolicyLookup],
 })
 export class AccountsModule {}

@@ -41,6 +41,18 @@ export class AccountsRepository {
     return _id ? this.records.updateAndGet({ _id }, { $set: set }) : Promise.resolve(null);
   }
 
+  /** The account after the change; null when there is no such account. */
+  setRequireMfa(id: string, requireMfa: boolean): Promise<Account | null> {
+    const _id = toObjectId(id);
+    return _id ? this.records.updateAndGet({ _id }, { $set: { requireMfa } }) : Promise.resolve(null);
+  }
+
+  /** Whether the account requires a second factor; false for an unknown id. */
+  async requiresMfa(id: string): Promise<boolean> {
+    const _id = toObjectId(id);
+    return _id ? this.records.exists({ _id, requireMfa: true }) : false;
+  }
+
   /** Names the owner, for owner version `version`; false when the account is at that version or past it already. */
   async setOwnerFenced(id: Types.ObjectId, ownerId: Types.ObjectId, version: number): Promise<boolean> {
     const result = await this.records.updateOne({ _id: id, ...below(version) }, { $set: { ownerId, ownerVersion: version } });

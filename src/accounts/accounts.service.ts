@@ -9,7 +9,7 @@ import { toObjectId } from '../database/records';
 import { Leases } from '../leases/leases.service';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
-import { ACCOUNT_CREATED, AccountCreatedEvent } from './accounts.events';
+import { ACCOUNT_CREATED, ACCOUNT_MFA_REQUIREMENT_CHANGED, AccountCreatedEvent, AccountMfaRequirementChangedEvent } from './accounts.events';
 import { hasAdminRights, toAccountView, toMemberView } from './accounts.mapper';
 import { AccountsRepository } from './accounts.repository';
 import { AccountView, MemberView } from './dto/account.response';
@@ -110,7 +110,36 @@ export class AccountsService implements OnApplicationBootstrap {
     const set: Partial<Pick<Account, 'name' | 'type'>> = {};
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.type !== undefined) set.type = dto.type;
-    const account = await this.trail.record(
+    if (dto.requireMfa !== undefined) {
+      if (!membership.owner) throw new ForbiddenException('Only the owner can require a second factor');
+      if (dto.requireMfa && !(await this.users.findById(userId))?.totpEnabledAt) {
+        throw new ConflictException('Set up a second factor of your own first (POST /api/v1/me/mfa/totp): you would be locked out');
+      }
+    }
+    let account: Account | null = before;
+    if (Object.keys(set).length > 0 || dto.requireMfa === undefined) account = await this.updateDetails(audit, accountId, before, set);
+    if (dto.requireMfa !== undefined && dto.requireMfa !== (before.requireMfa === true)) {
+      const requireMfa = dto.requireMfa;
+      account = await this.trail.record(
+        audit,
+        { accountId, action: 'account.mfa_required', target: { type: 'account', id: accountId, label: before.name }, changes: { requireMfa: [!requireMfa, requireMfa] } },
+        { collection: 'accounts', id: accountId, fields: { requireMfa } },
+        () => this.accounts.setRequireMfa(accountId, requireMfa),
+      );
+      const event: AccountMfaRequirementChangedEvent = { accountId, requireMfa };
+      await this.events.emitAsync(ACCOUNT_MFA_REQUIREMENT_CHANGED, event);
+    }
+    if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
+    return toAccountView(account, membership);
+  }
+
+  /** Whether the account requires a second factor of its members (the tenancy guard asks, for password-only sessions). */
+  requiresMfa(accountId: string): Promise<boolean> {
+    return this.accounts.requiresMfa(accountId);
+  }
+
+  private async updateDetails(audit: AuditContext, accountId: string, before: Account, set: Partial<Pick<Account, 'name' | 'type'>>): Promise<Account | null> {
+    return this.trail.record(
       audit,
       {
         accountId,
@@ -121,8 +150,6 @@ export class AccountsService implements OnApplicationBootstrap {
       { collection: 'accounts', id: accountId, fields: set },
       () => this.accounts.updateDetails(accountId, set),
     );
-    if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
-    return toAccountView(account, membership);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { StepUp } from '../sessions/session-cookie';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
@@ -57,6 +58,7 @@ export class ApiKeysController {
     return { data: await this.keys.list(account.accountId, projectId) };
   }
 
+  @StepUp()
   @Delete(':keyId')
   @ApiOperation({
     summary: 'Revoke an API key',
@@ -74,6 +76,7 @@ export class ApiKeysController {
     return { message: 'API key revoked' };
   }
 
+  @StepUp()
   @Post(':keyId/roll')
 
   @Idempotent()

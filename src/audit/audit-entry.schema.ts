@@ -27,6 +27,12 @@ export const AUDIT_ACTIONS = [
   'collection.deleted',
   'client.deleted',
   'user.logged_in',
+  'user.login_failed',
+  'session.revoked',
+  'password.changed',
+  'mfa.enabled',
+  'mfa.disabled',
+  'account.mfa_required',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -12,11 +12,8 @@ import { TenancyGuard } from '../tenancy/tenancy.guard';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { JwtAuthGuard } from './jwt-auth.guard';
-import { MongooseModule } from '@nestjs/mongoose';
-import { AttemptLimiter } from './attempts/attempt-limiter.service';
-import { AuthAttempt, AuthAttemptSchema } from './attempts/auth-attempt.schema';
-import { KnownLoginAddress, KnownLoginAddressSchema } from './attempts/known-login-address.schema';
-import { LoginAttemptsRepository } from './attempts/login-attempts.repository';
+import { AttemptsModule } from './attempts/attempts.module';
+import { SessionsModule } from '../sessions/sessions.module';
 import { RolesGuard } from './roles.guard';
 
 @Module({
@@ -26,10 +23,8 @@ import { RolesGuard } from './roles.guard';
     InvitationsModule,
     ApiKeysModule,
     PlatformProjectsModule,
-    MongooseModule.forFeature([
-      { name: AuthAttempt.name, schema: AuthAttemptSchema },
-      { name: KnownLoginAddress.name, schema: KnownLoginAddressSchema },
-    ]),
+    AttemptsModule,
+    SessionsModule,
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
       useFactory: (config: ConfigType<typeof authConfig>) => {
@@ -50,8 +45,6 @@ import { RolesGuard } from './roles.guard';
   controllers: [AuthController],
   providers: [
     AuthService,
-    AttemptLimiter,
-    LoginAttemptsRepository,
     JwtAuthGuard,
     TenancyGuard,
     RolesGuard,

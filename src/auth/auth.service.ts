@@ -1,7 +1,7 @@
 import type { AuditOrigin } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import * as bcrypt from 'bcrypt';
@@ -27,6 +27,7 @@ const INVALID_CREDENTIALS = 'Invalid email or password';
 
 @Injectable()
 export class AuthService {
+  private readonly logger = new Logger(AuthService.name);
   /** Compared against when the email is unknown, so both failures take the same time. */
   private readonly dummyHash: Promise<string>;
 
@@ -87,6 +88,7 @@ export class AuthService {
     await this.attempts.beginLogin(dto.email, client);
     const user = await this.users.findByEmailWithHash(dto.email);
     const matches = await bcrypt.compare(dto.password, user?.passwordHash ?? (await this.dummyHash));
+    if (user && !matches) this.recordFailure(user, client, userAgent, requestId);
     if (!user || !matches) throw new UnauthorizedException(INVALID_CREDENTIALS);
     await this.attempts.loginSucceeded(dto.email, client);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
@@ -103,6 +105,20 @@ export class AuthService {
       accessToken: await this.jwt.signAsync(claims),
       data: { user: toUserResponse(user, account?.role), account },
     };
+  }
+
+  /**
+   * `user.login_failed` in every account of the user, written after the answer (not awaited): a known
+   * email must not answer later than an unknown one.
+   */
+  private recordFailure(user: User, client: string, userAgent: string | null, requestId: string | null): void {
+    const party = { type: 'user', id: String(user._id), label: user.email };
+    const context = { actor: party, ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId };
+    void (async () => {
+      for (const membership of await this.memberships.listForUser(String(user._id))) {
+        await this.trail.appendNow(context, { accountId: String(membership.accountId), action: 'user.login_failed', target: party });
+      }
+    })().catch((error: Error) => this.logger.warn(`Recording user.login_failed failed: ${error.message}`));
   }
 
   async me(caller: Principal): Promise<MeResponse> {

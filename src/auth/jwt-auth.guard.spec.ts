@@ -2,6 +2,9 @@ import { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { ApiKeysService } from '../api-keys/api-keys.service';
+import type { SessionsService } from '../sessions/sessions.service';
+import type { CredentialsChanges } from '../users/credentials-changes';
+import type { SessionsConfig } from '../config/sessions.config';
 import { JwtAuthGuard } from './jwt-auth.guard';
 
 const USER = '64b7f0c2a1b2c3d4e5f60718';
@@ -19,7 +22,9 @@ function httpContext(authorization: string): { context: ExecutionContext; reques
 
 describe('JwtAuthGuard', () => {
   const jwt = new JwtService({ secret: 'a-test-secret-of-enough-length-0123456789', verifyOptions: { algorithms: ['HS256'] } });
-  const guard = new JwtAuthGuard(new Reflector(), jwt, {} as ApiKeysService);
+  // Credentials that never changed: every token here is issued after.
+  const credentials = { changedAt: () => Promise.resolve(0) } as unknown as CredentialsChanges;
+  const guard = new JwtAuthGuard(new Reflector(), jwt, {} as ApiKeysService, {} as SessionsService, credentials, {} as SessionsConfig);
 
   it('accepts a valid token, and the same token again from memory, as the same principal', async () => {
     const token = jwt.sign({ sub: USER, acc: ACCOUNT }, { expiresIn: 60 });

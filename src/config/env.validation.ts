@@ -129,6 +129,34 @@ export class EnvironmentVariables {
   @Min(1)
   SIGNUP_WINDOW_SECONDS: number = 3600;
 
+  /** A dashboard session ends after this many minutes without a request. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  SESSION_IDLE_MINUTES: number = 30;
+
+  /** A dashboard session ends this many hours after its sign-in, however active. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  SESSION_MAX_HOURS: number = 12;
+
+  /** How long a second factor proven in a session allows money-moving actions (step-up). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  STEP_UP_MINUTES: number = 10;
+
+  /**
+   * Comma-separated origins (`https://dashboard.example.com`) besides the service's own from which a
+   * request carrying the session cookie may change anything.
+   */
+  @IsOptional()
+  @Matches(/^(https?:\/\/[^\s,/]+(\s*,\s*https?:\/\/[^\s,/]+)*)?$/, {
+    message: 'DASHBOARD_ORIGINS must be a comma-separated list of origins like https://dashboard.example.com',
+  })
+  DASHBOARD_ORIGINS: string = '';
+
   /**
    * Which proxies to trust for the client address (X-Forwarded-For): unset or `false` trusts none;
    * a hop count (`1` behind one load balancer); or a comma-separated list of addresses or CIDRs.

@@ -8,8 +8,8 @@ describe('hiddenFields', () => {
     expect(hiddenFields(schema)).toEqual({ secret: 0, 'nested.token': 0 });
   });
 
-  it("keeps the users' password hashes out of every lean read", () => {
-    expect(hiddenFields(UserSchema)).toEqual({ passwordHash: 0 });
+  it("keeps the users' password hashes and second-factor secrets out of every lean read", () => {
+    expect(hiddenFields(UserSchema)).toEqual({ passwordHash: 0, totpSecret: 0, totpPendingSecret: 0, recoveryCodeHashes: 0 });
   });
 
   it('projects nothing when the schema hides nothing', () => {

@@ -1,3 +1,4 @@
+import { StepUp } from '../sessions/session-cookie';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -113,6 +114,7 @@ export class PaymentsController {
     return this.payments.confirm(scope, id);
   }
 
+  @StepUp()
   @Post(':id/refund')
 
   @Idempotent()

@@ -2,9 +2,24 @@ import type { ApiName } from './api-names';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import type { TenantScope } from './tenant-scope';
 
-/** Who is calling: a logged-in user (their token names an account, or none yet) or an API key. */
+/** A dashboard session's standing, on a principal authenticated by the session cookie. */
+export interface SessionFacts {
+  readonly id: string;
+  readonly userId: string;
+  readonly accountId: string | null;
+  readonly assurance: 'password' | 'mfa';
+  /** The session's account (`accountId`) requires a second factor: a copy kept on the session. */
+  readonly accountRequiresMfa: boolean;
+  /** When a second factor was last proven in the session, in milliseconds since the epoch. */
+  readonly mfaAt: number | null;
+}
+
+/**
+ * Who is calling: a logged-in user (their token or session names an account, or none yet) or an API
+ * key. `session` is set when the session cookie, not a bearer token, authenticated the request.
+ */
 export type Principal =
-  | { readonly kind: 'user'; readonly userId: string; readonly accountId: string | null }
+  | { readonly kind: 'user'; readonly userId: string; readonly accountId: string | null; readonly session?: SessionFacts }
   | {
       readonly kind: 'apiKey';
       readonly keyId: string;

@@ -20,3 +20,8 @@ export abstract class ProjectLookup {
    */
   abstract resolve(accountId: string, projectId: string | undefined): Promise<{ _id: Types.ObjectId; enabledApis: readonly ApiName[] } | null>;
 }
+
+export abstract class AccountPolicyLookup {
+  /** Whether the account requires a second factor of its members' sessions; false for an unknown id. */
+  abstract requiresMfa(accountId: string): Promise<boolean>;
+}

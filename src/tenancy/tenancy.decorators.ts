@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException, SetMetadata } from '@nestjs/common';
 import { ApiHeader, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
-import { API_KEY_SCHEME, PROJECT_HEADER_NAME, USER_BEARER_SCHEME } from '../common/swagger/security-schemes';
+import { API_KEY_SCHEME, PROJECT_HEADER_NAME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from '../common/swagger/security-schemes';
 import type { ApiName } from './api-names';
 import type { AccountAccess, Principal, RequestContext } from './principal';
 import type { TenantScope } from './tenant-scope';
@@ -19,13 +19,14 @@ export const PlatformApi = (api: ApiName) => applyDecorators(SetMetadata(PLATFOR
 
 /**
  * What every `@PlatformApi` route shares in the OpenAPI document, stated once here so a route added
- * later is covered: a user's token or an API key (alternatives), the optional `X-Project-Id`, and the
+ * later is covered: a user's token, session or an API key (alternatives), the optional `X-Project-Id`, and the
  * tenancy guard's 403 and 404. A route's own 403 or 404 replaces these (its description wins).
  */
 function DocumentPlatformApi(api: ApiName) {
   const error = (status: number, message: string) => ({ statusCode: status, error: status === 403 ? 'Forbidden' : 'Not Found', message });
   return applyDecorators(
     ApiSecurity(USER_BEARER_SCHEME),
+    ApiSecurity(SESSION_COOKIE_SCHEME),
     ApiSecurity(API_KEY_SCHEME),
     ApiHeader({
       name: PROJECT_HEADER_NAME,

@@ -3,9 +3,9 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { ApiName } from './api-names';
-import type { RequestContext } from './principal';
+import type { Principal, RequestContext } from './principal';
 import { IN_ACCOUNT, PLATFORM_API } from './tenancy.decorators';
-import { MembershipLookup, ProjectLookup } from './tenancy-lookups';
+import { AccountPolicyLookup, MembershipLookup, ProjectLookup } from './tenancy-lookups';
 import { tenantScope, type RequestOrigin } from './tenant-scope';
 
 export const PROJECT_HEADER = 'x-project-id';
@@ -13,6 +13,7 @@ export const PROJECT_NOT_FOUND = 'Platform project not found';
 export const KEYS_CANNOT_MANAGE = 'API keys cannot manage the platform';
 export const NO_ACCOUNT = 'Create or join an account first';
 export const NOT_A_MEMBER = 'You are not a member of this account';
+export const MFA_REQUIRED_MESSAGE = 'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it';
 
 /**
  * Where a request acts. Runs after authentication and before the role check, on every request:
@@ -20,6 +21,11 @@ export const NOT_A_MEMBER = 'You are not a member of this account';
  * any instance. On `@PlatformApi` routes it resolves the platform project (the token account's
  * default, or `X-Project-Id`; an API key's own), refuses an API the project has not enabled or a
  * key's scopes leave out, and sets the request's `TenantScope`.
+ *
+ * A session signed in with a password alone (no second factor) is refused, with `code: mfa_required`,
+ * in an account that requires one: the account it acts in (the session keeps a copy of the flag),
+ * and the account a path names (`/api/v1/accounts/:accountId/...`) when the user is a member (read,
+ * for such sessions only, when it is not the session's own).
  */
 @Injectable()
 export class TenancyGuard implements CanActivate {
@@ -30,6 +36,7 @@ export class TenancyGuard implements CanActivate {
     reflector: Reflector,
     private readonly memberships: MembershipLookup,
     private readonly projects: ProjectLookup,
+    private readonly policies: AccountPolicyLookup,
   ) {
     this.platformApi = new RouteMetadata(reflector, PLATFORM_API);
     this.inAccount = new RouteMetadata(reflector, IN_ACCOUNT);
@@ -59,6 +66,7 @@ export class TenancyGuard implements CanActivate {
       return true;
     }
 
+    if (principal.session?.assurance === 'password') await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
     if (!api && !inAccount) return true;
     if (!principal.accountId) throw new ForbiddenException(NO_ACCOUNT);
     // Both reads need only the token's account and the header, so they run together; the membership
@@ -75,6 +83,16 @@ export class TenancyGuard implements CanActivate {
     assertEnabled(project.enabledApis, api);
     request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
     return true;
+  }
+
+  private async refuseWhereMfaRequired(request: FastifyRequest & RequestContext, principal: Principal & { kind: 'user' }, actsInAccount: boolean): Promise<void> {
+    const session = principal.session!;
+    const named = (request.params as Record<string, unknown> | undefined)?.accountId;
+    const other = typeof named === 'string' ? named.toLowerCase() : null;
+    const refuse = () => new ForbiddenException({ message: MFA_REQUIRED_MESSAGE, code: 'mfa_required' });
+    // The session's own account: the copy of the flag on the session, no read.
+    if ((actsInAccount || other === session.accountId) && session.accountRequiresMfa) throw refuse();
+    if (other && other !== session.accountId && (await this.memberships.find(other, principal.userId)) && (await this.policies.requiresMfa(other))) throw refuse();
   }
 }
 

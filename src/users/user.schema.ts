@@ -6,7 +6,10 @@ import { USER_ROLES, type UserRole } from '../common/decorators/roles.decorator'
 export const USER_STATUSES = ['active'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];
 
-@Schema(schemaOptions('users', ['passwordHash']))
+/** Fields never read but on purpose (`include`), and never serialised. */
+export const USER_SECRET_FIELDS = ['passwordHash', 'totpSecret', 'totpPendingSecret', 'recoveryCodeHashes'] as const;
+
+@Schema(schemaOptions('users', [...USER_SECRET_FIELDS]))
 export class User {
   _id: Types.ObjectId;
 
@@ -47,6 +50,28 @@ export class User {
   /** The account a login acts in when it names none (the account made or joined at signup). */
   @Prop({ type: String, default: null })
   defaultCompany: string | null;
+
+  /**
+   * When the password last changed (or was reset): bearer tokens issued and sessions created before
+   * it are no longer accepted.
+   */
+  @Prop({ type: Date, default: null })
+  credentialsChangedAt: Date | null;
+
+  /** The TOTP secret (base32), encrypted at rest, once a first code turned it on. */
+  @Prop({ type: String, default: null, select: false })
+  totpSecret: string | null;
+
+  /** A secret handed out for enrolment, encrypted, until a code from it turns TOTP on. */
+  @Prop({ type: String, default: null, select: false })
+  totpPendingSecret: string | null;
+
+  @Prop({ type: Date, default: null })
+  totpEnabledAt: Date | null;
+
+  /** SHA-256 of each recovery code not used yet. */
+  @Prop({ type: [String], default: undefined, select: false })
+  recoveryCodeHashes?: string[];
 
   createdAt: Date;
   updatedAt: Date;

@@ -17,6 +17,7 @@ export interface NewUser {
 }
 
 export type UserWithHash = User & { passwordHash: string };
+export type UserWithSecrets = User & { passwordHash: string; totpSecret: string | null; totpPendingSecret: string | null; recoveryCodeHashes?: string[] };
 
 /**
  * The users collection. The password hash (`select: false`) stays out of every read but
@@ -51,6 +52,37 @@ export class UsersRepository {
 
   findByEmailWithPasswordHash(email: string): Promise<UserWithHash | null> {
     return this.records.findOne<UserWithHash>({ email: normaliseEmail(email) }, { include: ['passwordHash'] });
+  }
+
+  /** With the password hash, the TOTP secrets and the recovery codes' hashes. */
+  findByIdWithSecrets(id: string): Promise<UserWithSecrets | null> {
+    return this.records.findById<UserWithSecrets>(id, { include: ['passwordHash', 'totpSecret', 'totpPendingSecret', 'recoveryCodeHashes'] });
+  }
+
+  async setPassword(id: string, passwordHash: string, at: Date): Promise<boolean> {
+    const _id = toObjectId(id);
+    return _id ? (await this.records.updateOne({ _id }, { $set: { passwordHash, credentialsChangedAt: at } })).matched > 0 : false;
+  }
+
+  async setPendingTotp(id: string, encrypted: string): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.updateOne({ _id }, { $set: { totpPendingSecret: encrypted } });
+  }
+
+  async enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.updateOne({ _id }, { $set: { totpSecret: encrypted, totpPendingSecret: null, totpEnabledAt: at, recoveryCodeHashes } });
+  }
+
+  async disableTotp(id: string): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.updateOne({ _id }, { $set: { totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, recoveryCodeHashes: [] } });
+  }
+
+  /** Drops one recovery code's hash (its single use is settled elsewhere, by a unique insert). */
+  async dropRecoveryCode(id: string, hash: string): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.updateOne({ _id }, { $pull: { recoveryCodeHashes: hash } });
   }
 
   async delete(id: string): Promise<void> {

@@ -1,9 +1,9 @@
 import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { User } from './user.schema';
-import { NewUser, UsersRepository, UserWithHash } from './users.repository';
+import { NewUser, UsersRepository, UserWithHash, UserWithSecrets } from './users.repository';
 
-export type { NewUser, UserWithHash } from './users.repository';
+export type { NewUser, UserWithHash, UserWithSecrets } from './users.repository';
 
 const EMAIL_TAKEN = 'A user with this email already exists';
 
@@ -50,6 +50,31 @@ export class UsersService {
     const user = await this.findById(id);
     if (!user) throw new UnauthorizedException('The user of this token no longer exists');
     return user.email;
+  }
+
+  findByIdWithSecrets(id: string): Promise<UserWithSecrets | null> {
+    return this.users.findByIdWithSecrets(id);
+  }
+
+  /** A new password: `credentialsChangedAt` moves to `at`, which ends older tokens and sessions. */
+  setPassword(id: string, passwordHash: string, at: Date): Promise<boolean> {
+    return this.users.setPassword(id, passwordHash, at);
+  }
+
+  setPendingTotp(id: string, encrypted: string): Promise<void> {
+    return this.users.setPendingTotp(id, encrypted);
+  }
+
+  enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date): Promise<void> {
+    return this.users.enableTotp(id, encrypted, recoveryCodeHashes, at);
+  }
+
+  disableTotp(id: string): Promise<void> {
+    return this.users.disableTotp(id);
+  }
+
+  dropRecoveryCode(id: string, hash: string): Promise<void> {
+    return this.users.dropRecoveryCode(id, hash);
   }
 
   /** Undoes a signup that could not finish (its user has no membership yet). */

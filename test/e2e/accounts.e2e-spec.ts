@@ -9,7 +9,7 @@ import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 import { testDatabaseUri } from '../support/test-database';
 
-const ACCOUNT_VIEW_FIELDS = ['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'role', 'type'];
+const ACCOUNT_VIEW_FIELDS = ['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'requireMfa', 'role', 'type'];
 const MEMBER_FIELDS = ['email', 'firstName', 'joinedAt', 'lastName', 'owner', 'role', 'userId'];
 const NOT_A_MEMBER = 'You are not a member of this account';
 const NO_ACCOUNT = 'Create or join an account first';

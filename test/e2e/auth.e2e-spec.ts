@@ -64,7 +64,7 @@ describe('authentication and roles', () => {
         address: null,
         defaultCompany: res.body.data.account.id,
       });
-      expect(Object.keys(res.body.data.account).sort()).toEqual(['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'role', 'type']);
+      expect(Object.keys(res.body.data.account).sort()).toEqual(['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'requireMfa', 'role', 'type']);
       expect(user.id).toMatch(/^[0-9a-f]{24}$/);
       expect(new Date(user.createdAt).toISOString()).toBe(user.createdAt);
       expect(res.text).not.toContain(body.password);

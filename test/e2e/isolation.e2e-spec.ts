@@ -41,8 +41,8 @@ const EXEMPT: Record<string, string> = {
   acceptInvitation: 'takes a token, not an id: invitation misuse is tested in the accounts suite',
 };
 
-/** Account-level routes: the account is their boundary, not the project, so another project of the same account is not a stranger to them. */
-const ACCOUNT_LEVEL = /^\/api\/v1\/(accounts|platform|me)/;
+/** Account-level and user-level routes (sessions): the account or the user is their boundary, not the project, so another project of the same account is not a stranger to them. */
+const ACCOUNT_LEVEL = /^\/api\/v1\/(accounts|platform|me|sessions)/;
 
 interface FixtureIds {
   accountId: string;
@@ -60,6 +60,8 @@ interface FixtureIds {
   event: string;
   webhookEndpoint: string;
   webhookDelivery: string;
+  /** A dashboard session of the owner. */
+  session: string;
 }
 
 describe('tenant isolation matrix (every operation of the OpenAPI document)', () => {
@@ -107,6 +109,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       'invitation',
     ).body.data.id;
     const key = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
+    const session = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session').body.session.id;
     return {
       accountId: owner.accountId,
       projectId: owner.projectId,
@@ -123,6 +126,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       event: ok(await t.http.get('/v1/events?limit=1', as), 'event').body.data[0].id,
       webhookEndpoint,
       webhookDelivery,
+      session,
     };
   }
 
@@ -161,6 +165,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       events: fixture.event,
       'webhook-endpoints': fixture.webhookEndpoint,
       platform: fixture.projectId,
+      sessions: fixture.session,
     };
     const id = byResource[resource];
     if (!id) throw new Error(`the matrix does not know which id ${name} of ${path} names: teach idFor`);
@@ -215,6 +220,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ids.event,
     ids.webhookEndpoint,
     ids.webhookDelivery,
+    ids.session,
   ];
 
   /** An id of the right form that names nothing: events have ids of their own form. */
@@ -239,6 +245,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       invitations: `/api/v1/accounts/${ids.accountId}/invitations`,
       project: `/api/v1/platform/projects/${ids.projectId}`,
       keys: `/api/v1/platform/projects/${ids.projectId}/keys`,
+      sessions: '/api/v1/sessions',
     };
     const out: Record<string, string> = {};
     for (const [name, path] of Object.entries(reads)) out[name] = ok(await t.http.get(path, as), `read ${name}`).text;

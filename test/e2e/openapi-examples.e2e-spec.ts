@@ -26,6 +26,7 @@ type Schema = {
 type Parameter = { name: string; in: string; required?: boolean; example?: unknown; schema?: Schema };
 type Operation = {
   operationId: string;
+  security?: Record<string, string[]>[];
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }> };
 };
@@ -50,6 +51,9 @@ interface Fixture {
   event: string;
   webhookEndpoint: string;
   webhookDelivery: string;
+  /** A dashboard session of the owner: its id, and its cookie for the routes only a session can use. */
+  session: string;
+  sessionCookie: string;
   /** Soft-deleted, for the restores. */
   deletedClient: string;
   deletedCollection: string;
@@ -111,7 +115,9 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     ok(await t.http.patch(`/clients/${deletedClient}/soft-delete`, undefined, as), 'client soft delete');
     const deletedCollection = ok(await t.http.post('/collections', { name: 'Gone' }, as), 'collection').body.id;
     ok(await t.http.patch(`/collections/${deletedCollection}/soft-delete`, undefined, as), 'collection soft delete');
-    return { deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
+    const sessionCookie = /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0];
+    return { session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, customer, card, payment, event, webhookEndpoint, webhookDelivery };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
@@ -145,6 +151,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       events: f.event,
       'webhook-endpoints': f.webhookEndpoint,
       platform: f.owner.projectId,
+      sessions: f.session,
     };
     return byResource[resource];
   }
@@ -219,9 +226,12 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
           continue;
         }
         // fetch itself: some answers are not one JSON document (the audit log's export is JSON lines).
+        // A route only a session can use is tried with the owner's session, as the dashboard would send it.
+        const sessionOnly = JSON.stringify(operation.security) === JSON.stringify([{ session: [] }]);
+        const credentials: Record<string, string> = sessionOnly ? { cookie: f.sessionCookie, origin: t.baseUrl } : { authorization: `Bearer ${f.owner.token}` };
         const res = await fetch(`${t.baseUrl}${url}`, {
           method: method.toUpperCase(),
-          headers: { authorization: `Bearer ${f.owner.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+          headers: { ...credentials, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
           body: body !== undefined ? JSON.stringify(body) : undefined,
         });
         const text = await res.text();

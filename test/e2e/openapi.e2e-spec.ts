@@ -35,9 +35,10 @@ describe('OpenAPI document', () => {
     expect(document.openapi).toMatch(/^3\./);
   });
 
-  it('declares the bearer scheme and requires it by default', () => {
+  it('declares the bearer and session cookie schemes and requires one of them by default', () => {
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(document.security).toEqual([{ bearer: [] }]);
+    expect(document.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'sid' });
+    expect(document.security).toEqual([{ bearer: [] }, { session: [] }]);
   });
 
   it('gives every operation a unique operationId, a success response and its error statuses', () => {

@@ -1,6 +1,7 @@
 import type { AuditAction } from '../../src/audit/audit-entry.schema';
 import { createFirstAdmin, createUser, invite, uniqueEmail, type TestUser } from './auth';
 import type { HttpClient, HttpResponse } from './http';
+import { enableTotp, signIn, totp } from './sessions';
 
 /** The log to read and the target the entry must name. */
 export interface Performed {
@@ -160,7 +161,54 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     ok(await http.post('/api/v1/login', { email: owner.email, password: owner.password }));
     return inAccountOf(owner, owner.id);
   },
+  'user.login_failed': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    ok(await http.post('/api/v1/sessions', { email: user.email, password: 'not the password' }), 401);
+    // Recorded after the answer, so a known email answers as fast as an unknown one.
+    await untilLogged(http, user, 'user.login_failed');
+    return inAccountOf(user, user.id);
+  },
+  'session.revoked': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    const browser = await signIn(http, user);
+    const current = ok(await browser.get('/api/v1/sessions')).body.data.find((session: { current: boolean }) => session.current);
+    ok(await browser.delete('/api/v1/sessions/current'));
+    return inAccountOf(user, current.id);
+  },
+  'password.changed': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    ok(await http.put('/api/v1/me/password', { currentPassword: user.password, password: 'a brand new password' }, { token: user.token }));
+    return inAccountOf(user, user.id);
+  },
+  'mfa.enabled': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    await enableTotp(await signIn(http, user));
+    return inAccountOf(user, user.id);
+  },
+  'mfa.disabled': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    const browser = await signIn(http, user);
+    const { secret } = await enableTotp(browser);
+    ok(await browser.delete('/api/v1/me/mfa/totp', { code: await totp(secret, 0) }));
+    return inAccountOf(user, user.id);
+  },
+  'account.mfa_required': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    await enableTotp(await signIn(http, user));
+    ok(await http.patch(account(user), { requireMfa: true }, { token: user.token }));
+    return inAccountOf(user, user.accountId);
+  },
 };
+
+/** Waits (up to 5 s) for an entry recorded after the answer. */
+async function untilLogged(http: HttpClient, user: TestUser, action: AuditAction): Promise<void> {
+  for (let tries = 0; tries < 50; tries++) {
+    const res = ok(await http.get(`/api/v1/accounts/${user.accountId}/audit-log?action=${action}&limit=1`, { token: user.token }));
+    if (res.body.data.length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no ${action} entry within 5 s`);
+}
 
 /** An existing user, who owns an account of their own, joins `owner`'s account by accepting an invitation. */
 export async function acceptInvitation(http: HttpClient, owner: TestUser, user: TestUser): Promise<void> {

@@ -278,6 +278,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/mfa/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start enrolling an authenticator app (TOTP)
+         * @description A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from it is verified. Already on: 409.
+         */
+        post: operations["enrollTotp"];
+        /**
+         * Turn TOTP off
+         * @description Needs a fresh code of the app (one not used before). Not on: 409.
+         */
+        delete: operations["disableTotp"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/mfa/totp/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn TOTP on
+         * @description With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits. No enrolment under way, or TOTP on already: 409.
+         */
+        post: operations["verifyTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change your password
+         * @description Needs the current password (wrong: 401; counted toward the login limits). Ends every other session and makes bearer tokens issued before it invalid (401); the session of this request continues under a new id.
+         */
+        put: operations["changePassword"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/payments": {
         parameters: {
             query?: never;
@@ -493,6 +557,94 @@ export interface paths {
          */
         post: operations["rollApiKey"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the user's sessions
+         * @description Every live session of the caller, the one of this request marked `current`, with its device, address and last request.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        /**
+         * Sign in: open a dashboard session
+         * @description Sets the `sid` cookie (HttpOnly, SameSite=Lax, Path=/, Secure but over plain http in development), a new random id at every sign-in. A user with a second factor sends `totp` or `recoveryCode` with the password (without: 401 `code: mfa_required`); the session then has assurance `mfa`. Unknown email and wrong password get the same 401; the limits of `POST /api/v1/login` apply (429). Every later request with the cookie that changes anything must carry an `Origin` of this service or of `DASHBOARD_ORIGINS` (403 otherwise). A session ends after `SESSION_IDLE_MINUTES` without a request or `SESSION_MAX_HOURS` after sign-in.
+         */
+        post: operations["createSession"];
+        /**
+         * Sign out other devices
+         * @description Ends every session of the caller but the one of this request.
+         */
+        delete: operations["revokeOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Sign out
+         * @description Ends the session of this request and clears its cookie. A bearer token: 403.
+         */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/current/step-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the second factor again (step-up)
+         * @description With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429). A user without a second factor has none to prove: 409.
+         */
+        post: operations["stepUpSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of your sessions
+         * @description Another user's session, or an unknown id: 404.
+         */
+        delete: operations["revokeSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1211,6 +1363,8 @@ export interface components {
             name: string;
             /** @description Whether the caller owns this account */
             owner: boolean;
+            /** @description The owner requires a second factor of every member (sessions signed in with a password alone: 403 `mfa_required`) */
+            requireMfa: boolean;
             /**
              * @description The caller's role in this account
              * @example admin
@@ -1279,7 +1433,7 @@ export interface components {
         };
         AuditEntryResponse: {
             /** @enum {string} */
-            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in";
+            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
             actor: components["schemas"]["AuditPartyDto"];
             /** @description Each changed field as [before, after] */
             changes: {
@@ -1397,6 +1551,15 @@ export interface components {
              * @example 2024-05-24T10:00:00.000Z
              */
             updatedAt: string;
+        };
+        ChangePasswordDto: {
+            /** @example correct horse battery */
+            currentPassword: string;
+            /**
+             * @description 8 characters to 72 bytes
+             * @example a new horse battery staple
+             */
+            password: string;
         };
         ChangeRoleDto: {
             /**
@@ -1896,6 +2059,27 @@ export interface components {
              */
             topicIds?: string[];
         };
+        CreateSessionDto: {
+            /** @description The account the token acts in; default: the user's defaultCompany */
+            accountId?: string;
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+            /** @example correct horse battery */
+            password: string;
+            /**
+             * @description For a user with a second factor: one recovery code instead of totp
+             * @example abcde-fghij
+             */
+            recoveryCode?: string;
+            /**
+             * @description For a user with a second factor: the 6-digit code of the authenticator app
+             * @example 123456
+             */
+            totp?: string;
+        };
         CreateWebhookEndpointDto: {
             /** @example Order fulfilment */
             description?: string | null;
@@ -2117,6 +2301,11 @@ export interface components {
          */
         EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored";
         ErrorResponseDto: {
+            /**
+             * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again)
+             * @example step_up_required
+             */
+            code?: string;
             /** @example Not Found */
             error: string;
             /** @description Present on validation failures */
@@ -2166,6 +2355,18 @@ export interface components {
              * @enum {string}
              */
             type: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "webhook.test";
+        };
+        FactorDto: {
+            /**
+             * @description One of the recovery codes (single use)
+             * @example abcde-fghij
+             */
+            recoveryCode?: string;
+            /**
+             * @description The 6-digit code of the authenticator app
+             * @example 123456
+             */
+            totp?: string;
         };
         FieldErrorDto: {
             /**
@@ -2639,12 +2840,32 @@ export interface components {
              */
             status: "ok";
         };
+        RecoveryCodesResponse: {
+            /** @example TOTP turned on */
+            message: string;
+            /**
+             * @description Ten single-use recovery codes, shown this once
+             * @example [
+             *       "abcde-fghij"
+             *     ]
+             */
+            recoveryCodes: string[];
+        };
         RefundPaymentDto: {
             /**
              * @description In the payment's major units, with at most its currency's decimals. Omitted: everything not yet refunded. More than what is left is 400.
              * @example 5
              */
             amount?: number;
+        };
+        RevokedSessionsResponse: {
+            /**
+             * @description How many sessions ended
+             * @example 2
+             */
+            ended: number;
+            /** @example Other sessions ended */
+            message: string;
         };
         RollApiKeyDto: {
             /**
@@ -2662,6 +2883,50 @@ export interface components {
              * @default 24
              */
             expiresInHours?: number;
+        };
+        SessionEnvelope: {
+            data: components["schemas"]["SessionView"];
+        };
+        SessionListResponse: {
+            data: components["schemas"]["SessionView"][];
+        };
+        SessionView: {
+            /**
+             * @description `mfa` when a second factor was proven at sign-in or since
+             * @enum {string}
+             */
+            assurance: "password" | "mfa";
+            /**
+             * Format: date-time
+             * @description When the user signed in
+             */
+            createdAt: string;
+            /** @description The session of this request */
+            current: boolean;
+            /**
+             * @description Browser and system, read from the user agent
+             * @example Firefox 128 on macOS
+             */
+            device: string | null;
+            /** @example 665f1f77bcf86cd799439011 */
+            id: string;
+            /**
+             * @description The client address at sign-in
+             * @example 203.0.113.7
+             */
+            ip: string | null;
+            /**
+             * Format: date-time
+             * @description Last request, to the minute
+             */
+            lastSeenAt: string;
+            userAgent: string | null;
+        };
+        SignInResponse: {
+            /** @example Signed in */
+            message: string;
+            session: components["schemas"]["SessionView"];
+            user: components["schemas"]["UserResponse"];
         };
         SignupDto: {
             /**
@@ -2731,6 +2996,25 @@ export interface components {
             /** @example User created */
             message: string;
         };
+        TotpCodeDto: {
+            /**
+             * @description The 6-digit code the authenticator app shows now
+             * @example 123456
+             */
+            code: string;
+        };
+        TotpEnrolmentResponse: {
+            /**
+             * @description The secret, base32, for typing into an authenticator app
+             * @example JBSWY3DPEHPK3PXP
+             */
+            secret: string;
+            /**
+             * @description The same secret as an otpauth:// URI, for a QR code
+             * @example otpauth://totp/Platform:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Platform
+             */
+            uri: string;
+        };
         TransferOwnershipDto: {
             /** @description A member of the account */
             userId: string;
@@ -2741,6 +3025,8 @@ export interface components {
              * @example Analytical Engines Ltd
              */
             name?: string;
+            /** @description The owner only: require a second factor of every member. Sessions signed in with a password alone then get 403 `code: mfa_required` on this account. The owner needs a factor of their own first (409). */
+            requireMfa?: boolean;
             /**
              * @example company
              * @enum {string}
@@ -3756,7 +4042,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -3895,7 +4181,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -5647,6 +5933,680 @@ export interface operations {
                      *       "error": "Forbidden",
                      *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    enrollTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TotpEnrolmentResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    disableTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "TOTP turned off"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    verifyTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "123456"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TotpCodeDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "currentPassword": "correct horse battery",
+                 *       "password": "a new horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangePasswordDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Password changed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -8148,6 +9108,753 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Accepted for uniformity (1 to 255 characters, else 400), but anonymous requests are not stored or replayed: a replayed login would hand out an old token, and a repeated signup is already refused with 409.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSessionDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description sid=<session token>; Path=/; HttpOnly; SameSite=Lax */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevokedSessionsResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Signed out"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    stepUpSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["FactorDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEnvelope"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Session ended"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };

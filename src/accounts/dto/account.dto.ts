@@ -1,5 +1,6 @@
-import { ApiProperty, PartialType } from '@nestjs/swagger';
-import { IsIn, IsMongoId } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, PartialType } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsMongoId } from 'class-validator';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
 import { NotBlankText } from '../../common/validators/trimmed-text';
 import { ACCOUNT_TYPES, type AccountType } from '../account.schema';
@@ -14,7 +15,16 @@ export class CreateAccountDto {
   type: AccountType;
 }
 
-export class UpdateAccountDto extends PartialType(CreateAccountDto, { skipNullProperties: false }) {}
+export class UpdateAccountDto extends PartialType(CreateAccountDto, { skipNullProperties: false }) {
+  @ApiPropertyOptional({
+    description:
+      'The owner only: require a second factor of every member. Sessions signed in with a password alone then get 403 ' +
+      '`code: mfa_required` on this account. The owner needs a factor of their own first (409).',
+  })
+  @IsOptionalNotNull()
+  @IsBoolean({ message: 'requireMfa must be a boolean' })
+  requireMfa?: boolean;
+}
 
 export class TransferOwnershipDto {
   @ApiProperty({ description: 'A member of the account', pattern: OBJECT_ID_PATTERN })

@@ -6,3 +6,6 @@ export const API_KEY_SCHEME = 'apiKey';
 
 /** The optional header that names the platform project a request acts in. */
 export const PROJECT_HEADER_NAME = 'X-Project-Id';
+
+/** The OpenAPI security scheme of a dashboard session: the `sid` cookie set by `POST /api/v1/sessions`. */
+export const SESSION_COOKIE_SCHEME = 'session';

@@ -1,0 +1,54 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsString, Matches, MaxLength, MinLength, Validate } from 'class-validator';
+import { LoginDto } from '../../auth/dto/login.dto';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
+import { MaxBytes } from '../../common/validators/max-bytes.validator';
+
+const TOTP = /^\d{6}$/;
+
+/** A second factor: a code from the authenticator app or one recovery code (not both). */
+export class FactorDto {
+  @ApiPropertyOptional({ description: 'The 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
+  @IsOptionalNotNull()
+  @Matches(TOTP, { message: 'totp must be 6 digits' })
+  totp?: string;
+
+  @ApiPropertyOptional({ description: 'One of the recovery codes (single use)', example: 'abcde-fghij', maxLength: 32 })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(32)
+  recoveryCode?: string;
+}
+
+export class CreateSessionDto extends LoginDto {
+  @ApiPropertyOptional({ description: 'For a user with a second factor: the 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
+  @IsOptionalNotNull()
+  @Matches(TOTP, { message: 'totp must be 6 digits' })
+  totp?: string;
+
+  @ApiPropertyOptional({ description: 'For a user with a second factor: one recovery code instead of totp', example: 'abcde-fghij', maxLength: 32 })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(32)
+  recoveryCode?: string;
+}
+
+export class TotpCodeDto {
+  @ApiProperty({ description: 'The 6-digit code the authenticator app shows now', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
+  @Matches(TOTP, { message: 'code must be 6 digits' })
+  code: string;
+}
+
+export class ChangePasswordDto {
+  @ApiProperty({ example: 'correct horse battery', minLength: 1, maxLength: 1024 })
+  @IsString()
+  @MinLength(1, { message: 'currentPassword must not be empty' })
+  @MaxLength(1024)
+  currentPassword: string;
+
+  @ApiProperty({ example: 'a new horse battery staple', minLength: 8, maxLength: 72, description: '8 characters to 72 bytes' })
+  @IsString()
+  @MinLength(8, { message: 'password must be at least 8 characters long' })
+  @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
+  password: string;
+}

@@ -1,0 +1,194 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Inject } from '@nestjs/common';
+import { ConfigType } from '@nestjs/config';
+import { ApiBody, ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SESSION_COOKIE_SCHEME } from '../common/swagger/security-schemes';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { auditOriginOf } from '../audit/audit-context.decorator';
+import { MessageResponseDto } from '../common/dto/error-response.dto';
+import { Public } from '../common/decorators/public.decorator';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { sessionsConfig } from '../config/sessions.config';
+import type { SessionFacts } from '../tenancy/principal';
+import { UserId } from '../tenancy/tenancy.decorators';
+import { toUserResponse } from '../users/users.mapper';
+import { ChangePasswordDto, CreateSessionDto, FactorDto, TotpCodeDto } from './dto/sessions.dto';
+import {
+  RecoveryCodesResponse,
+  RevokedSessionsResponse,
+  SessionEnvelope,
+  SessionListResponse,
+  SignInResponse,
+  TotpEnrolmentResponse,
+} from './dto/session.response';
+import { MfaService } from './mfa.service';
+import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
+import { toSessionView } from './sessions.mapper';
+import { SessionsService } from './sessions.service';
+
+const SIGN_IN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
+
+@ApiTags('sessions')
+@Controller('api/v1')
+export class SessionsController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly mfa: MfaService,
+    @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
+  ) {}
+
+  @Public()
+  @Post('sessions')
+  @ApiOperation({
+    summary: 'Sign in: open a dashboard session',
+    description:
+      'Sets the `sid` cookie (HttpOnly, SameSite=Lax, Path=/, Secure but over plain http in development), a new random id at every ' +
+      'sign-in. A user with a second factor sends `totp` or `recoveryCode` with the password (without: 401 `code: mfa_required`); ' +
+      'the session then has assurance `mfa`. Unknown email and wrong password get the same 401; the limits of `POST /api/v1/login` ' +
+      'apply (429). Every later request with the cookie that changes anything must carry an `Origin` of this service or of ' +
+      '`DASHBOARD_ORIGINS` (403 otherwise). A session ends after `SESSION_IDLE_MINUTES` without a request or `SESSION_MAX_HOURS` ' +
+      'after sign-in.',
+  })
+  @ApiBody({ type: CreateSessionDto, examples: { password: { summary: 'Password only', value: SIGN_IN_EXAMPLE } } })
+  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: 'sid=<session token>; Path=/; HttpOnly; SameSite=Lax', schema: { type: 'string' } } } })
+  @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
+  async createSession(
+    @Body() dto: CreateSessionDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SignInResponse> {
+    const { token, session, user } = await this.sessions.signIn(dto, auditOriginOf(request));
+    setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
+  }
+
+  @Get('sessions')
+  @ApiOperation({
+    summary: "List the user's sessions",
+    description: 'Every live session of the caller, the one of this request marked `current`, with its device, address and last request.',
+  })
+  @ApiOkResponse({ type: SessionListResponse })
+  @ApiErrorResponses(401, 403, 500, 503)
+  async listSessions(@UserId() userId: string, @OptionalSession() current: SessionFacts | null): Promise<SessionListResponse> {
+    return { data: await this.sessions.list(userId, current?.id ?? null) };
+  }
+
+  @Delete('sessions/current')
+  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
+  @ApiOperation({ summary: 'Sign out', description: 'Ends the session of this request and clears its cookie. A bearer token: 403.' })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Signed out' } })
+  @ApiErrorResponses(401, 403, 500, 503)
+  async signOut(
+    @CurrentSession() current: SessionFacts,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<MessageResponseDto> {
+    await this.sessions.signOut(current, auditOriginOf(request));
+    clearSessionCookie(request, reply, this.config.insecureHttpAllowed);
+    return { message: 'Signed out' };
+  }
+
+  @Post('sessions/current/step-up')
+  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Prove the second factor again (step-up)',
+    description:
+      'With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or ' +
+      'revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429). A user without ' +
+      'a second factor has none to prove: 409.',
+  })
+  @ApiBody({ type: FactorDto, examples: { totp: { summary: 'A code of the authenticator app', value: { totp: '123456' } } } })
+  @ApiOkResponse({ type: SessionEnvelope })
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
+  async stepUpSession(
+    @CurrentSession() current: SessionFacts,
+    @Body() dto: FactorDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SessionEnvelope> {
+    const { token, session } = await this.sessions.stepUp(current, dto, auditOriginOf(request));
+    setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    return { data: toSessionView(session, true) };
+  }
+
+  @Delete('sessions/:id')
+  @ApiOperation({ summary: 'End one of your sessions', description: "Another user's session, or an unknown id: 404." })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Session ended' } })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async revokeSession(@UserId() userId: string, @Param('id', ParseObjectIdPipe) id: string, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+    await this.sessions.revoke(userId, id, auditOriginOf(request));
+    return { message: 'Session ended' };
+  }
+
+  @Delete('sessions')
+  @ApiOperation({ summary: 'Sign out other devices', description: 'Ends every session of the caller but the one of this request.' })
+  @ApiOkResponse({ type: RevokedSessionsResponse })
+  @ApiErrorResponses(401, 403, 500, 503)
+  async revokeOtherSessions(
+    @UserId() userId: string,
+    @OptionalSession() current: SessionFacts | null,
+    @Req() request: FastifyRequest,
+  ): Promise<RevokedSessionsResponse> {
+    return { message: 'Other sessions ended', ended: await this.sessions.revokeOthers(userId, current?.id ?? null, auditOriginOf(request)) };
+  }
+
+  @Put('me/password')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Change your password',
+    description:
+      'Needs the current password (wrong: 401; counted toward the login limits). Ends every other session and makes bearer tokens ' +
+      'issued before it invalid (401); the session of this request continues under a new id.',
+  })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Password changed' } })
+  @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
+  async changePassword(
+    @UserId() userId: string,
+    @OptionalSession() current: SessionFacts | null,
+    @Body() dto: ChangePasswordDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<MessageResponseDto> {
+    const replaced = await this.sessions.changePassword(userId, current, dto.currentPassword, dto.password, auditOriginOf(request));
+    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    return { message: 'Password changed' };
+  }
+
+  @Post('me/mfa/totp')
+  @ApiOperation({
+    summary: 'Start enrolling an authenticator app (TOTP)',
+    description: 'A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from it is verified. Already on: 409.',
+  })
+  @ApiCreatedResponse({ type: TotpEnrolmentResponse })
+  @ApiErrorResponses(401, 403, 409, 500, 503)
+  async enrollTotp(@UserId() userId: string): Promise<TotpEnrolmentResponse> {
+    return this.mfa.begin(userId);
+  }
+
+  @Post('me/mfa/totp/verify')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Turn TOTP on',
+    description:
+      'With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits. ' +
+      'No enrolment under way, or TOTP on already: 409.',
+  })
+  @ApiOkResponse({ type: RecoveryCodesResponse })
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
+  async verifyTotp(@UserId() userId: string, @Body() dto: TotpCodeDto, @Req() request: FastifyRequest): Promise<RecoveryCodesResponse> {
+    return { message: 'TOTP turned on', recoveryCodes: await this.sessions.enableTotp(userId, dto.code, auditOriginOf(request)) };
+  }
+
+  @Delete('me/mfa/totp')
+  @ApiOperation({ summary: 'Turn TOTP off', description: 'Needs a fresh code of the app (one not used before). Not on: 409.' })
+  @ApiBody({ type: TotpCodeDto })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'TOTP turned off' } })
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
+  async disableTotp(@UserId() userId: string, @Body() dto: TotpCodeDto, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+    await this.sessions.disableTotp(userId, dto.code, auditOriginOf(request));
+    return { message: 'TOTP turned off' };
+  }
+}
+
