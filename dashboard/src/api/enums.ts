@@ -28,7 +28,13 @@ export const queryEnums = {
       "payment.refunded",
       "collection.deleted",
       "client.deleted",
-      "user.logged_in"
+      "user.logged_in",
+      "user.login_failed",
+      "session.revoked",
+      "password.changed",
+      "mfa.enabled",
+      "mfa.disabled",
+      "account.mfa_required"
     ]
   },
   "/api/v1/accounts/{accountId}/audit-log/export": {
@@ -56,7 +62,13 @@ export const queryEnums = {
       "payment.refunded",
       "collection.deleted",
       "client.deleted",
-      "user.logged_in"
+      "user.logged_in",
+      "user.login_failed",
+      "session.revoked",
+      "password.changed",
+      "mfa.enabled",
+      "mfa.disabled",
+      "account.mfa_required"
     ],
     "format": [
       "jsonl",
