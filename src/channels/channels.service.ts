@@ -114,6 +114,10 @@ export class ChannelsService {
     return this.channels.removeProject(scope, channelId, projectId);
   }
 
+  removeProjects(scope: TenantScope, channelId: string, projectIds: readonly string[]): Promise<void> {
+    return projectIds.length === 1 ? this.channels.removeProject(scope, channelId, projectIds[0]) : this.channels.removeProjects(scope, channelId, projectIds);
+  }
+
   /** Whether the scope's project still holds any channel (a platform project delete asks). */
   holdsRecords(scope: TenantScope): Promise<boolean> {
     return this.channels.holdsAny(scope);
