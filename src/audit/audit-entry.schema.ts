@@ -26,6 +26,9 @@ export const AUDIT_ACTIONS = [
   'payment.refunded',
   'collection.deleted',
   'client.deleted',
+  'collaborator.added',
+  'collaborator.changed',
+  'collaborator.removed',
   'user.logged_in',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

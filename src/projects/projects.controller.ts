@@ -14,6 +14,8 @@ import { ProjectDeletedResponse, ProjectResponse, ProjectTreeResponse } from './
 import { MAX_TREE_NODES } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
+import type { ContentActor } from '../collaborators/collaborators.service';
+import { Actor } from '../collaborators/content-actor.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 /** A 422 of the tree's rules (the shared one speaks of Idempotency-Key reuse, which these routes also answer with it). */
@@ -58,13 +60,14 @@ export class ProjectsController {
     },
   })
   @ApiTreeRefusal('The parent is in another channel, the tree would be deeper than 4 levels, or the Idempotency-Key was used with another request body', 'A project tree has at most 4 levels')
-  @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createProject(
     @Tenant() scope: TenantScope,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Actor() actor: ContentActor,
     @Body() dto: CreateProjectDto,
   ): Promise<ProjectResponse> {
-    return this.projects.create(scope, channelId, dto);
+    return this.projects.create(scope, actor, channelId, dto);
   }
 
   @Get('channels/:channelId/projects')
@@ -137,13 +140,14 @@ export class ProjectsController {
   })
   @ApiOkResponse({ type: ProjectResponse, description: 'The updated project' })
   @ApiTreeRefusal('The move would make a cycle, a tree deeper than 4 levels, or a parent in another channel', 'A project cannot move under itself or one of its sub-projects')
-  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   updateProject(
     @Tenant() scope: TenantScope,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Actor() actor: ContentActor,
     @Body() dto: UpdateProjectDto,
   ): Promise<ProjectResponse> {
-    return this.projects.update(scope, projectId, dto);
+    return this.projects.update(scope, actor, projectId, dto);
   }
 
   @Delete('projects/:projectId')
@@ -154,13 +158,14 @@ export class ProjectsController {
       'the whole subtree, recording `project.deleted` for each project removed.',
   })
   @ApiOkResponse({ type: ProjectDeletedResponse, description: 'Project deleted' })
-  @ApiErrorResponses(400, 401, 404, 409, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async deleteProject(
     @Tenant() scope: TenantScope,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Query() query: DeleteProjectQuery,
+    @Actor() actor: ContentActor,
   ): Promise<ProjectDeletedResponse> {
-    await this.projects.remove(scope, projectId, query.cascade);
+    await this.projects.remove(scope, actor, projectId, query.cascade);
     return { message: 'Project deleted' };
   }
 }

@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
 import type { Types } from 'mongoose';
+import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { Leases } from '../leases/leases.service';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
@@ -94,6 +95,10 @@ export function projectListFilter(channelId: string, query: Pick<ListProjectsQue
  * channel's tree lease (`project-tree:<channelId>`, both channels' in id order for a move between
  * channels), which serialises them across instances; writes of other fields take no lease. A
  * subtree is deleted from the bottom up, so a crash midway leaves a smaller tree, never an orphan.
+ *
+ * Creating, editing and deleting a project needs the channel role editor or above (deleting a
+ * top-level project: manager), or the platform role admin (`CollaboratorsService.assertRole`: no
+ * read for an admin, one for anyone else, a move between channels included).
  */
 @Injectable()
 export class ProjectsService {
@@ -101,13 +106,15 @@ export class ProjectsService {
     private readonly projects: ProjectsRepository,
     private readonly channels: ChannelsService,
     private readonly leases: Leases,
+    private readonly collaborators: CollaboratorsService,
   ) {}
 
-  async create(scope: TenantScope, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
+  async create(scope: TenantScope, actor: ContentActor, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
     if (dto.channelId !== undefined && dto.channelId.toLowerCase() !== channelId) {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
     await this.assertChannel(scope, channelId);
+    await this.collaborators.assertRole(scope, actor, [channelId], 'editor');
     const parentId = dto.parentId ?? null;
     const created =
       parentId === null
@@ -172,17 +179,19 @@ export class ProjectsService {
     return toProjectResponse(project);
   }
 
-  async update(scope: TenantScope, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
+  async update(scope: TenantScope, actor: ContentActor, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
     const current = await this.projects.findById(scope, id);
     if (!current) throw new NotFoundException(PROJECT_NOT_FOUND);
     const from = String(current.channelId);
     const to = dto.channelId?.toLowerCase();
     const moving = to !== undefined && to !== from;
+    // An unknown target (another tenant's among them) is 404 before any role is asked.
+    if (moving) await this.assertChannel(scope, to);
+    await this.collaborators.assertRole(scope, actor, moving ? [from, to] : [from], 'editor');
     const currentParent = current.parentId ? String(current.parentId) : null;
     // Another channel without a parent named: top-level there.
     const parent = dto.parentId !== undefined ? (dto.parentId?.toLowerCase() ?? null) : moving ? null : currentParent;
     const reparenting = parent !== currentParent;
-    if (moving) await this.assertChannel(scope, to);
     if (!moving && !reparenting) return toProjectResponse(await this.write(scope, current, projectFields(dto)));
 
     const target = moving ? to : from;
@@ -219,17 +228,18 @@ export class ProjectsService {
    * Deletes the project; one with sub-projects only with `cascade`, which deletes them all, deepest
    * first, each recorded as `project.deleted` (409 without it).
    */
-  async remove(scope: TenantScope, id: string, cascade = false): Promise<void> {
+  async remove(scope: TenantScope, actor: ContentActor, id: string, cascade = false): Promise<void> {
     const project = await this.projects.findById(scope, id);
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     const channelId = String(project.channelId);
+    await this.collaborators.assertRole(scope, actor, [channelId], project.parentId ? 'editor' : 'manager');
     await this.underTreeLease([channelId], async () => {
       const levels = await this.descendantLevels(scope, project._id);
       if (levels.length > 0 && !cascade) {
         throw new ConflictException('The project has sub-projects; delete with ?cascade=true to delete them with it');
       }
       for (const level of [...levels].reverse()) await this.projects.deleteByIds(scope, level);
-      if (!(await this.projects.deleteById(scope, id))) throw new NotFoundException(PROJECT_NOT_FOUND);
+      if ((await this.projects.deleteByIds(scope, [project._id])) === 0) throw new NotFoundException(PROJECT_NOT_FOUND);
       await this.channels.removeProjects(scope, channelId, [id, ...levels.flat().map(String)]);
     });
   }
