@@ -38,6 +38,9 @@ const ACTIONS = Object.keys({
   'payment.refunded': 1,
   'collection.deleted': 1,
   'client.deleted': 1,
+  'collaborator.added': 1,
+  'collaborator.changed': 1,
+  'collaborator.removed': 1,
   'user.logged_in': 1,
 } satisfies Record<Action, 1>) as Action[];
 
