@@ -149,8 +149,8 @@ export class ProjectsService {
     if (!root) throw new NotFoundException(PROJECT_NOT_FOUND);
     const nodes: ProjectTreeNodeResponse[] = [toTreeNode(root, 0)];
     let level: Types.ObjectId[] = [root._id];
-    // Bounded by the depth as well, so a stored cycle (written before the rule) cannot loop forever.
-    for (let depth = 1; level.length > 0 && depth < MAX_TREE_DEPTH + 1; depth++) {
+    // No level below the fourth can exist, so none is asked for; the bound also stops a stored cycle.
+    for (let depth = 1; level.length > 0 && depth < MAX_TREE_DEPTH; depth++) {
       const children = await this.projects.childrenOf(scope, level, MAX_TREE_NODES + 1 - nodes.length);
       if (nodes.length + children.length > MAX_TREE_NODES) {
         throw new UnprocessableEntityException(
