@@ -16,6 +16,15 @@ const SCENARIOS = [
     request: (s) => ({ method: 'GET', path: `/channels/${s.channelId}`, token: s.token, expect: 200 }),
   },
   {
+    key: 'tree',
+    title: 'GET /projects/:id/tree (1,000 projects)',
+    request: (s) => ({ method: 'GET', path: `/projects/${s.treeRootId}/tree`, token: s.token, expect: 200 }),
+    check: (response) =>
+      response.json?.nodes?.length === 1000 && response.json.nodes[999].depth === 3
+        ? undefined
+        : `expected 1000 nodes down to depth 3, got ${response.json?.nodes?.length}`,
+  },
+  {
     key: 'collections',
     title: 'GET /collections (50 docs, default page)',
     request: (s) => ({ method: 'GET', path: '/collections', token: s.token, expect: 200 }),

@@ -64,6 +64,7 @@ async function seed(server, db) {
     }),
   );
   state.channelId = channel.json.id;
+  state.treeRootId = await seedTree(state);
 
   for (let i = 0; i < 50; i += 1) {
     await expectStatus(
@@ -92,6 +93,49 @@ async function seed(server, db) {
   await seedCard(state);
   await seedApiKey(state);
   return state;
+}
+
+/**
+ * A tree of 1,000 content projects in the channel: a root, 9 children, 90 grandchildren and 900
+ * below them (4 levels). Written straight into the database, the same documents on both sides (the
+ * baseline has no project writes, and 1,000 creates would only make the seeding slow).
+ */
+async function seedTree(state) {
+  const { db, projectId, channelId } = state;
+  const now = new Date();
+  const project = (parentId, title) => ({
+    _id: new ObjectId(),
+    projectId: new ObjectId(projectId),
+    channelId: new ObjectId(channelId),
+    parentId,
+    projectTypeId: 'album',
+    subTypeId: null,
+    primaryTitle: title,
+    description: null,
+    portraitImg: null,
+    landscapeImg: null,
+    contentUploadType: null,
+    access: 'public',
+    status: 'draft',
+    primaryLanguageId: null,
+    categoryId: null,
+    subCategoryId: null,
+    topicIds: [],
+    supportedFormats: [],
+    supportedModes: [],
+    supportedFeatures: [],
+    createdAt: now,
+    updatedAt: now,
+  });
+  const root = project(null, 'Bench tree');
+  const documents = [root];
+  let level = [root];
+  for (const width of [9, 10, 10]) {
+    level = level.flatMap((parent) => Array.from({ length: width }, (_, i) => project(parent._id, `${parent.primaryTitle} / ${i + 1}`)));
+    documents.push(...level);
+  }
+  await db.collection('projects').insertMany(documents);
+  return String(root._id);
 }
 
 /**

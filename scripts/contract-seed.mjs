@@ -54,6 +54,7 @@ for (let index = 0; index < COPIES; index += 1) {
 }
 
 const contentProjects = [];
+const channels = [];
 for (let index = 0; index < COPIES; index += 1) {
   const client = await call('POST', '/clients', { name: `Seeded Client ${index + 1}`, email: `${unique('client')}@example.com` });
   const channel = await call('POST', '/channels', {
@@ -72,6 +73,11 @@ for (let index = 0; index < COPIES; index += 1) {
   await call('PUT', `/clients/${client.id}`, { projectIds });
   await call('PUT', `/channels/${channel.id}`, { projectIds });
   contentProjects.push(...projectIds);
+  // A small tree under the first project: a sub-project and a sub-sub-project, for the children and tree routes.
+  const sub = await call('POST', `/channels/${channel.id}/projects`, { primaryTitle: 'Seeded Sub-project', projectTypeId: 'album', parentId: projectIds[0] });
+  const subSub = await call('POST', `/channels/${channel.id}/projects`, { primaryTitle: 'Seeded Sub-sub-project', projectTypeId: 'album', parentId: sub._id });
+  contentProjects.push(sub._id, subSub._id);
+  channels.push(channel.id);
 }
 // A soft-deleted client, the one kind of record a restore acts on.
 const deleted = await call('POST', '/clients', { name: 'Seeded Deleted Client', email: `${unique('deleted')}@example.com` });
@@ -94,6 +100,12 @@ for (let index = 0; index < 2; index += 1) {
   await call('POST', '/api/v1/singup', { firstName: 'Seeded', lastName: 'Member', email, password: 'seeded member password', invitationToken: invitation.token });
   await call('POST', invitations, { email: `${unique('invited')}@example.com`, role: 'manager' });
 }
-console.error(`contract-seed: ${COPIES} customers with 2 cards each, ${2 * COPIES} payments, ${COPIES} clients with a channel and 2 content projects each (named by both), a soft-deleted client, a webhook endpoint with a delivery, 2 members and 2 pending invitations, in platform project ${me.account.defaultProjectId}`);
+// A member of the account as an editor of each seeded channel (the caller, their creator, is its owner).
+const { data: members } = await call('GET', `/api/v1/accounts/${me.account.id}/members`);
+const member = members.find((candidate) => candidate.userId !== me.user.id);
+if (member) {
+  for (const channel of channels) await call('POST', `/channels/${channel}/collaborators`, { userId: member.userId, role: 'editor' });
+}
+console.error(`contract-seed: ${COPIES} customers with 2 cards each, ${2 * COPIES} payments, ${COPIES} clients with a channel and 2 content projects each (named by both), a sub-project and a sub-sub-project under each channel's first, a member as each channel's editor, a soft-deleted client, a webhook endpoint with a delivery, 2 members and 2 pending invitations, in platform project ${me.account.defaultProjectId}`);
 // What the caller reads: the platform project every seeded record is in, and the content projects.
 console.log(JSON.stringify({ project: me.account.defaultProjectId, contentProjects }));

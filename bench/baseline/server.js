@@ -393,6 +393,7 @@ async function main() {
   const auditChains = db.collection('audit_chains');
   const clients = db.collection('clients');
   const channels = db.collection('channels');
+  const contentProjects = db.collection('projects');
   const collections = db.collection('collections');
   const customers = db.collection('customers');
   const cards = db.collection('cards');
@@ -485,6 +486,7 @@ async function main() {
     clients.createIndex({ projectId: 1, deletedAt: 1, _id: -1 }),
     channels.createIndex({ projectId: 1, usernameKey: 1 }, { unique: true }),
     channels.createIndex({ projectId: 1, clientId: 1, _id: 1 }),
+    contentProjects.createIndex({ projectId: 1, parentId: 1, _id: 1 }),
     collections.createIndex({ projectId: 1, deletedAt: 1, _id: -1 }),
     customers.createIndex({ projectId: 1, _id: -1 }),
     cards.createIndex({ projectId: 1, customer: 1, _id: -1 }),
@@ -908,6 +910,33 @@ async function main() {
     const channel = await channels.findOne({ _id: validId(request.params.id, 'id'), projectId: request.tenant.projectId });
     if (!channel) throw httpError(404, 'Channel not found');
     return toChannel(channel);
+  });
+
+  // A project and every project below it, level by level, at most 1,000 (the service's tree read).
+  fastify.get('/projects/:projectId/tree', { config: { api: 'projects' } }, async (request) => {
+    const projectId = request.tenant.projectId;
+    const fields = { projection: { _id: 1, parentId: 1, primaryTitle: 1, projectTypeId: 1, status: 1 } };
+    const root = await contentProjects.findOne({ _id: validId(request.params.projectId, 'projectId'), projectId }, fields);
+    if (!root) throw httpError(404, 'Project not found');
+    const node = (project, depth) => ({
+      _id: String(project._id),
+      parentId: project.parentId ? String(project.parentId) : null,
+      depth,
+      primaryTitle: project.primaryTitle,
+      projectTypeId: project.projectTypeId,
+      status: project.status,
+    });
+    const nodes = [node(root, 0)];
+    let level = [root._id];
+    for (let depth = 1; level.length > 0 && depth < 4; depth++) {
+      const children = await contentProjects
+        .find({ parentId: { $in: level }, projectId }, { ...fields, sort: { _id: 1 }, limit: 1001 - nodes.length })
+        .toArray();
+      if (nodes.length + children.length > 1000) throw httpError(422, 'The tree holds more than 1000 projects');
+      for (const child of children) nodes.push(node(child, depth));
+      level = children.map((child) => child._id);
+    }
+    return { nodes };
   });
 
   fastify.post('/collections', { config: { api: 'collections' }, schema: { body: schemas.collection } }, async (request, reply) => {

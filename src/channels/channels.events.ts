@@ -7,3 +7,11 @@ export interface ChannelDeletedEvent {
   scope: TenantScope;
   channelId: string;
 }
+
+/** Emitted (awaited) after a channel is created, so its creator becomes its owner; an error withdraws the channel. */
+export const CHANNEL_CREATED = 'channel.created';
+
+export interface ChannelCreatedEvent {
+  scope: TenantScope;
+  channelId: string;
+}

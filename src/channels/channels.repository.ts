@@ -66,6 +66,12 @@ export class ChannelsRepository {
     if (_id) await this.records.updateOne(scope, { _id }, { $pull: { projectIds: projectId } }, CHANNEL_UPDATED);
   }
 
+  /** Takes every one of the ids out of the channel's `projectIds` in one write (a deleted subtree). */
+  async removeProjects(scope: TenantScope, channelId: string, projectIds: readonly string[]): Promise<void> {
+    const _id = toObjectId(channelId);
+    if (_id) await this.records.updateOne(scope, { _id }, { $pullAll: { projectIds: projectIds.map(toObjectId) } }, CHANNEL_UPDATED);
+  }
+
   holdsAny(scope: TenantScope): Promise<boolean> {
     return this.records.exists(scope);
   }

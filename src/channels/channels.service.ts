@@ -8,7 +8,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { usernameKey } from './channel.schema';
 import { ChannelsRepository } from './channels.repository';
-import { CHANNEL_DELETED, ChannelDeletedEvent } from './channels.events';
+import { CHANNEL_CREATED, CHANNEL_DELETED, type ChannelCreatedEvent, ChannelDeletedEvent } from './channels.events';
 import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
@@ -40,6 +40,7 @@ export class ChannelsService {
   ) {}
 
   /**
+   * The creator becomes the channel's owner (CHANNEL_CREATED, awaited).
    * The client must be live in the same platform project: another project's client is as unknown as
    * a missing one. It is asked again after the insert: a hard delete of the client that started
    * meanwhile has marked it, and the channel withdraws rather than point at a deleted client.
@@ -58,6 +59,14 @@ export class ChannelsService {
     if (!(await this.clients.acceptsChannels(scope, dto.clientId))) {
       await this.channels.deleteById(scope, id);
       throw new BadRequestException(UNKNOWN_CLIENT);
+    }
+    const event: ChannelCreatedEvent = { scope, channelId: id };
+    try {
+      await this.events.emitAsync(CHANNEL_CREATED, event);
+    } catch (error) {
+      // A channel without its owner would answer its creator 403: withdrawn, as if never made.
+      await this.remove(scope, id).catch(() => undefined);
+      throw error;
     }
     return id;
   }
@@ -112,6 +121,10 @@ export class ChannelsService {
 
   removeProject(scope: TenantScope, channelId: string, projectId: string): Promise<void> {
     return this.channels.removeProject(scope, channelId, projectId);
+  }
+
+  removeProjects(scope: TenantScope, channelId: string, projectIds: readonly string[]): Promise<void> {
+    return projectIds.length === 1 ? this.channels.removeProject(scope, channelId, projectIds[0]) : this.channels.removeProjects(scope, channelId, projectIds);
   }
 
   /** Whether the scope's project still holds any channel (a platform project delete asks). */

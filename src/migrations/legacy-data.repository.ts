@@ -90,6 +90,35 @@ export class LegacyDataRepository {
     await this.connection.collection(name).dropIndex(index);
   }
 
+  /**
+   * The channels of platform projects that have no collaborator at all, with the owner of the
+   * project's account: stored channels do not name who created them.
+   */
+  async ownerlessChannels(): Promise<{ channelId: Types.ObjectId; projectId: Types.ObjectId; accountId: Types.ObjectId; ownerId: Types.ObjectId }[]> {
+    const staffed = new Set((await this.connection.collection('channel_collaborators').distinct('channelId')).map(String));
+    const channels = await this.connection
+      .collection<{ _id: Types.ObjectId; projectId: Types.ObjectId | null }>('channels')
+      .find({ projectId: { $ne: null } }, { projection: { _id: 1, projectId: 1 } })
+      .toArray();
+    const ownerless = channels.filter((channel): channel is { _id: Types.ObjectId; projectId: Types.ObjectId } => channel.projectId !== null && !staffed.has(String(channel._id)));
+    const projectIds = [...new Set(ownerless.map((channel) => String(channel.projectId)))].map((id) => new Types.ObjectId(id));
+    const projects = await this.connection
+      .collection<{ _id: Types.ObjectId; accountId: Types.ObjectId }>('platform_projects')
+      .find({ _id: { $in: projectIds } }, { projection: { accountId: 1 } })
+      .toArray();
+    const accounts = await this.connection
+      .collection<Account & { _id: Types.ObjectId }>('accounts')
+      .find({ _id: { $in: projects.map((project) => project.accountId) } }, { projection: { ownerId: 1 } })
+      .toArray();
+    const accountOf = new Map(projects.map((project) => [String(project._id), project.accountId]));
+    const ownerOf = new Map(accounts.map((account) => [String(account._id), account.ownerId]));
+    return ownerless.flatMap((channel) => {
+      const accountId = accountOf.get(String(channel.projectId));
+      const ownerId = accountId && ownerOf.get(String(accountId));
+      return accountId && ownerId ? [{ channelId: channel._id, projectId: channel.projectId, accountId, ownerId }] : [];
+    });
+  }
+
   private users() {
     return this.connection.collection<StoredUser>('users');
   }

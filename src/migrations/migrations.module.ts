@@ -1,14 +1,16 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module';
+import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
+import { ChannelOwnersMigration } from './channel-owners.migration';
 import { LegacyDataRepository } from './legacy-data.repository';
 import { SingleTenantMigration } from './single-tenant.migration';
 import { UnmigratedDataCheck } from './unmigrated-data.check';
 
-/** The start-up warning about records without a project, and the migration that gives them one (`npm run migrate`). */
+/** The start-up warning about records without a project, and the migrations (`npm run migrate`): a project for every record, an owner for every channel. */
 @Module({
-  imports: [AccountsModule, PlatformProjectsModule],
-  providers: [UnmigratedDataCheck, SingleTenantMigration, LegacyDataRepository],
-  exports: [UnmigratedDataCheck, SingleTenantMigration],
+  imports: [AccountsModule, PlatformProjectsModule, CollaboratorsModule],
+  providers: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration, LegacyDataRepository],
+  exports: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration],
 })
 export class MigrationsModule {}

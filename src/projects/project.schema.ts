@@ -40,6 +40,10 @@ export class Project {
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
   channelId: Types.ObjectId;
 
+  /** The parent project (of the same channel), or null for a top-level project. */
+  @Prop({ type: MongooseSchema.Types.ObjectId, default: null })
+  parentId: Types.ObjectId | null;
+
   @Prop({ type: String, required: true, enum: PROJECT_TYPES })
   projectTypeId: ProjectType;
 
@@ -103,3 +107,10 @@ ProjectSchema.index({ projectId: 1, channelId: 1, _id: 1 });
 ProjectSchema.index({ projectId: 1, channelId: 1, status: 1 });
 ProjectSchema.index({ projectId: 1, channelId: 1, projectTypeId: 1 });
 ProjectSchema.index({ projectId: 1, channelId: 1, access: 1 });
+// A project's children (the children list, the tree read level by level, the delete's "has children" check).
+ProjectSchema.index({ projectId: 1, parentId: 1, _id: 1 });
+
+/** A project, its sub-project, and so on: at most this many levels. */
+export const MAX_TREE_DEPTH = 4;
+/** The most nodes `GET /projects/:id/tree` answers; a bigger tree is read by paging the children. */
+export const MAX_TREE_NODES = 1000;

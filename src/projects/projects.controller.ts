@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
@@ -8,10 +9,29 @@ import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
-import { ProjectDeletedResponse, ProjectResponse } from './dto/project.response';
+import { DeleteProjectQuery } from './dto/delete-project.query';
+import { ProjectDeletedResponse, ProjectResponse, ProjectTreeResponse } from './dto/project.response';
+import { MAX_TREE_NODES } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
+import type { ContentActor } from '../collaborators/collaborators.service';
+import { Actor } from '../collaborators/content-actor.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
+
+/** A 422 of the tree's rules (the shared one speaks of Idempotency-Key reuse, which these routes also answer with it). */
+function ApiTreeRefusal(description: string, message: string) {
+  return ApiUnprocessableEntityResponse({
+    description,
+    type: ErrorResponseDto,
+    example: { statusCode: 422, error: 'Unprocessable Entity', message },
+  });
+}
+
+/** From a project to what is below it. */
+const CHILD_LINKS = {
+  ListProjectChildren: { operationId: 'listProjectChildren', parameters: { projectId: '$response.body#/_id' } },
+  GetProjectTree: { operationId: 'getProjectTree', parameters: { projectId: '$response.body#/_id' } },
+};
 
 @ApiTags('projects')
 @ApiBearerAuth()
@@ -36,15 +56,18 @@ export class ProjectsController {
       GetProject: { operationId: 'getProject', parameters: { projectId: '$response.body#/_id' } },
       UpdateProject: { operationId: 'updateProject', parameters: { projectId: '$response.body#/_id' } },
       DeleteProject: { operationId: 'deleteProject', parameters: { projectId: '$response.body#/_id' } },
+      ...CHILD_LINKS,
     },
   })
-  @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
+  @ApiTreeRefusal('The parent is in another channel, the tree would be deeper than 4 levels, or the Idempotency-Key was used with another request body', 'A project tree has at most 4 levels')
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createProject(
     @Tenant() scope: TenantScope,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Actor() actor: ContentActor,
     @Body() dto: CreateProjectDto,
   ): Promise<ProjectResponse> {
-    return this.projects.create(scope, channelId, dto);
+    return this.projects.create(scope, actor, channelId, dto);
   }
 
   @Get('channels/:channelId/projects')
@@ -69,36 +92,80 @@ export class ProjectsController {
   // the document (generators refuse two paths that differ only by it), the specification's in the message.
   @Get('projects/:projectId')
   @ApiOperation({ summary: 'Get a project' })
-  @ApiOkResponse({ type: ProjectResponse, description: 'The project' })
+  @ApiOkResponse({ type: ProjectResponse, description: 'The project', links: CHILD_LINKS })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   getProject(@Tenant() scope: TenantScope, @Param('projectId', ParseObjectIdPipe.labelled('project_id')) projectId: string): Promise<ProjectResponse> {
     return this.projects.findOne(scope, projectId);
   }
 
+  @Get('projects/:projectId/children')
+  @ApiOperation({
+    summary: "List a project's sub-projects",
+    description:
+      'Its direct children, filtered as the channel list is (`status`, `projectTypeId`, `access`, `q`). Oldest first, paged with ' +
+      '`limit` and `skip`; the total is in `X-Total-Count`.',
+  })
+  @ContentListResponse(ProjectResponse, "The project's matching sub-projects")
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async listProjectChildren(
+    @Tenant() scope: TenantScope,
+    @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Query() query: ListProjectsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<ProjectResponse[]> {
+    return withTotalCount(reply, await this.projects.listChildren(scope, projectId, query));
+  }
+
+  @Get('projects/:projectId/tree')
+  @ApiOperation({
+    summary: "Read a project's tree",
+    description:
+      `The project and every sub-project below it, to the bottom: ids, parents, titles, types and statuses. At most ${MAX_TREE_NODES} ` +
+      'projects; a bigger tree answers 422, and is read level by level with the children list.',
+  })
+  @ApiOkResponse({ type: ProjectTreeResponse, description: 'The tree, the project first, then each level in turn' })
+  @ApiTreeRefusal(`The tree holds more than ${MAX_TREE_NODES} projects`, `The tree holds more than ${MAX_TREE_NODES} projects; read it level by level with GET /projects/{projectId}/children`)
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  getProjectTree(@Tenant() scope: TenantScope, @Param('projectId', ParseObjectIdPipe) projectId: string): Promise<ProjectTreeResponse> {
+    return this.projects.tree(scope, projectId);
+  }
+
   @Put('projects/:projectId')
   @ApiOperation({
     summary: 'Update a project',
-    description: 'Any subset of the fields. Another `channelId` moves the project to that channel (404 when it does not exist).',
+    description:
+      'Any subset of the fields. Another `channelId` moves the project to that channel (404 when it does not exist). Another ' +
+      '`parentId` moves it, with its sub-projects, under that project of the same channel; null makes it top-level. A move that ' +
+      'would make a cycle, a tree deeper than 4 levels, or a parent in another channel is 422.',
   })
   @ApiOkResponse({ type: ProjectResponse, description: 'The updated project' })
-  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
+  @ApiTreeRefusal('The move would make a cycle, a tree deeper than 4 levels, or a parent in another channel', 'A project cannot move under itself or one of its sub-projects')
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   updateProject(
     @Tenant() scope: TenantScope,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Actor() actor: ContentActor,
     @Body() dto: UpdateProjectDto,
   ): Promise<ProjectResponse> {
-    return this.projects.update(scope, projectId, dto);
+    return this.projects.update(scope, actor, projectId, dto);
   }
 
   @Delete('projects/:projectId')
-  @ApiOperation({ summary: 'Delete a project', description: "Its id is removed from the channel's `projectIds`." })
+  @ApiOperation({
+    summary: 'Delete a project',
+    description:
+      "Its id is removed from the channel's `projectIds`. A project with sub-projects answers 409 unless `cascade=true`, which deletes " +
+      'the whole subtree, recording `project.deleted` for each project removed.',
+  })
   @ApiOkResponse({ type: ProjectDeletedResponse, description: 'Project deleted' })
-  @ApiErrorResponses(400, 401, 404, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async deleteProject(
     @Tenant() scope: TenantScope,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Query() query: DeleteProjectQuery,
+    @Actor() actor: ContentActor,
   ): Promise<ProjectDeletedResponse> {
-    await this.projects.remove(scope, projectId);
+    await this.projects.remove(scope, actor, projectId, query.cascade);
     return { message: 'Project deleted' };
   }
 }

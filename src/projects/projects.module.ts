@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { ChannelsModule } from '../channels/channels.module';
+import { LeasesModule } from '../leases/leases.module';
+import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { Project, ProjectSchema } from './project.schema';
 import { ProjectsController } from './projects.controller';
 import { ProjectsListener } from './projects.listener';
@@ -8,8 +10,9 @@ import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule],
+  imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule, CollaboratorsModule, LeasesModule],
   controllers: [ProjectsController],
   providers: [ProjectsService, ProjectsListener, ProjectsRepository],
+  exports: [ProjectsService],
 })
 export class ProjectsModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { AnyKeys, Model } from 'mongoose';
+import type { AnyKeys, Model, Types } from 'mongoose';
 import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -9,6 +9,10 @@ import { Project } from './project.schema';
 import { toProjectResponse } from './projects.mapper';
 
 const PROJECT_UPDATED = { event: 'project.updated', diff: true };
+
+/** What a tree read needs of each project. */
+export type TreeFields = Pick<Project, '_id' | 'parentId' | 'primaryTitle' | 'projectTypeId' | 'status'>;
+const TREE_FIELDS = ['_id', 'parentId', 'primaryTitle', 'projectTypeId', 'status'] as const;
 
 /** The content projects of a platform project: the only code that reads or writes them. */
 @Injectable()
@@ -41,11 +45,36 @@ export class ProjectsRepository {
     return { rows, total };
   }
 
-  /** Sets the fields while the project is still in channel `from`; the project after, or null. */
-  updateInChannel(scope: TenantScope, id: string, from: string, set: Record<string, unknown>): Promise<Project | null> {
+  /**
+   * Sets the fields while the project is still in channel `from` (and, when given, still under
+   * `parent`: a move's guard); the project after, or null.
+   */
+  updateInChannel(scope: TenantScope, id: string, from: string, set: Record<string, unknown>, parent?: Types.ObjectId | null): Promise<Project | null> {
     const _id = toObjectId(id);
     const channelId = toObjectId(from);
-    return _id && channelId ? this.records.updateAndGet(scope, { _id, channelId }, { $set: set }, { validate: true, ...PROJECT_UPDATED }) : Promise.resolve(null);
+    if (!_id || !channelId) return Promise.resolve(null);
+    const conditions = parent === undefined ? { _id, channelId } : { _id, channelId, parentId: parent };
+    return this.records.updateAndGet(scope, conditions, { $set: set }, { validate: true, ...PROJECT_UPDATED });
+  }
+
+  /** The direct children of any of `parents`, oldest first, at most `limit`; only the tree's fields. */
+  childrenOf(scope: TenantScope, parents: readonly Types.ObjectId[], limit: number): Promise<TreeFields[]> {
+    return this.records.find(scope, { parentId: { $in: parents } }, { fields: TREE_FIELDS, sort: { _id: 1 }, limit }) as Promise<TreeFields[]>;
+  }
+
+  /** One page of a project's children matching `conditions`, oldest first, and the total. */
+  async pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+    const stored = { ...conditions, parentId };
+    const [rows, total] = await Promise.all([
+      this.records.find(scope, stored, { sort: { _id: 1 }, skip, limit }),
+      this.records.count(scope, stored),
+    ]);
+    return { rows, total };
+  }
+
+  /** Removes these projects, each recorded as `project.deleted` (a subtree's level); how many. */
+  deleteByIds(scope: TenantScope, ids: readonly Types.ObjectId[]): Promise<number> {
+    return ids.length === 0 ? Promise.resolve(0) : this.records.deleteMany(scope, { _id: { $in: ids } }, { event: 'project.deleted' });
   }
 
   /** Moves the project back to `from` while it is still in `to` (a move whose target vanished). */

@@ -1,4 +1,7 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import type { Types } from 'mongoose';
+import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
+import { Leases } from '../leases/leases.service';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import { pickDefined } from '../common/fields/pick-defined';
@@ -6,12 +9,16 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
-import { ProjectResponse } from './dto/project.response';
+import { ProjectResponse, ProjectTreeNodeResponse, ProjectTreeResponse } from './dto/project.response';
+import { MAX_TREE_DEPTH, MAX_TREE_NODES, type Project } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { toProjectResponse } from './projects.mapper';
-import { ProjectsRepository } from './projects.repository';
+import { ProjectsRepository, type TreeFields } from './projects.repository';
 
 const PROJECT_NOT_FOUND = 'Project not found';
+const CYCLE = 'A project cannot move under itself or one of its sub-projects';
+const TOO_DEEP = `A project tree has at most ${MAX_TREE_DEPTH} levels`;
+const TREE_BUSY = "Another change of this channel's project tree is in progress; retry the request";
 
 /** The fields a request may write, all but `channelId` (which decides where the project lives). */
 const WRITABLE_FIELDS = [
@@ -79,25 +86,45 @@ export function projectListFilter(channelId: string, query: Pick<ListProjectsQue
  *   resolves to 404, never a project without a channel.
  * - move: check the target, switch `channelId` (guarded on the old value, so concurrent moves
  *   cannot both win), add the id to the target, then pull it from the source.
+ *
+ * The tree's invariant: every `parentId` names a project of the same channel, no project is its own
+ * ancestor, and no chain is longer than MAX_TREE_DEPTH. Each check reads several records (the
+ * parent's ancestors, the project's descendants) before one write, and a guarded update does not
+ * make that atomic on FerretDB: two crossing moves could each see no cycle and both land. So every
+ * write that changes the tree's shape (a create under a parent, a move, a delete) runs under the
+ * channel's tree lease (`project-tree:<channelId>`, both channels' in id order for a move between
+ * channels), which serialises them across instances; writes of other fields take no lease. A
+ * subtree is deleted from the bottom up, so a crash midway leaves a smaller tree, never an orphan.
+ *
+ * Creating, editing and deleting a project needs the channel role editor or above (deleting a
+ * top-level project: manager), or the platform role admin (`CollaboratorsService.assertRole`: no
+ * read for an admin, one for anyone else, a move between channels included).
  */
 @Injectable()
 export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly channels: ChannelsService,
+    private readonly leases: Leases,
+    private readonly collaborators: CollaboratorsService,
   ) {}
 
-  async create(scope: TenantScope, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
+  async create(scope: TenantScope, actor: ContentActor, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
     if (dto.channelId !== undefined && dto.channelId.toLowerCase() !== channelId) {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
     await this.assertChannel(scope, channelId);
-    const created = await this.projects.insert(scope, { ...projectFields(dto), channelId });
-    const id = String(created._id);
-    if (!(await this.channels.addProject(scope, channelId, id))) {
-      await this.projects.deleteById(scope, id);
-      throw new NotFoundException(CHANNEL_NOT_FOUND);
-    }
+    await this.collaborators.assertRole(scope, actor, [channelId], 'editor');
+    const parentId = dto.parentId ?? null;
+    const created =
+      parentId === null
+        ? await this.insertInto(scope, channelId, dto, null)
+        : await this.underTreeLease([channelId], async () => {
+            const parent = await this.parentFor(scope, channelId, parentId);
+            const depth = 1 + (await this.ancestorsOf(scope, parent)).length;
+            if (depth + 1 > MAX_TREE_DEPTH) throw new UnprocessableEntityException(TOO_DEEP);
+            return this.insertInto(scope, channelId, dto, parent._id);
+          });
     return toProjectResponse(created);
   }
 
@@ -107,28 +134,84 @@ export class ProjectsService {
     return { items: rows.map(toProjectResponse), total };
   }
 
+  /** A project's direct children, filtered as the channel's list is; 404 for an unknown project. */
+  async listChildren(scope: TenantScope, id: string, query: ListProjectsQuery): Promise<ContentPage<ProjectResponse>> {
+    const project = await this.projects.findById(scope, id);
+    if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+    const { channelId: _channel, ...conditions } = projectListFilter(String(project.channelId), query);
+    const { rows, total } = await this.projects.pageChildren(scope, project._id, conditions, query.skip, query.limit);
+    return { items: rows.map(toProjectResponse), total };
+  }
+
+  /** The project and every project below it, level by level; 422 past MAX_TREE_NODES. */
+  async tree(scope: TenantScope, id: string): Promise<ProjectTreeResponse> {
+    const root = await this.projects.findById(scope, id);
+    if (!root) throw new NotFoundException(PROJECT_NOT_FOUND);
+    const nodes: ProjectTreeNodeResponse[] = [toTreeNode(root, 0)];
+    let level: Types.ObjectId[] = [root._id];
+    // No level below the fourth can exist, so none is asked for; the bound also stops a stored cycle.
+    for (let depth = 1; level.length > 0 && depth < MAX_TREE_DEPTH; depth++) {
+      const children = await this.projects.childrenOf(scope, level, MAX_TREE_NODES + 1 - nodes.length);
+      if (nodes.length + children.length > MAX_TREE_NODES) {
+        throw new UnprocessableEntityException(
+          `The tree holds more than ${MAX_TREE_NODES} projects; read it level by level with GET /projects/{projectId}/children`,
+        );
+      }
+      for (const child of children) nodes.push(toTreeNode(child, depth));
+      level = children.map((child) => child._id);
+    }
+    return { nodes };
+  }
+
+  /**
+   * The project's ancestors, nearest first (its parent, then the parent's parent...), the project
+   * itself left out: empty for a top-level project. 404 for an unknown project.
+   */
+  async findAncestors(scope: TenantScope, projectId: string): Promise<ProjectResponse[]> {
+    const project = await this.projects.findById(scope, projectId);
+    if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+    return (await this.ancestorsOf(scope, project)).map(toProjectResponse);
+  }
+
   async findOne(scope: TenantScope, id: string): Promise<ProjectResponse> {
     const project = await this.projects.findById(scope, id);
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     return toProjectResponse(project);
   }
 
-  async update(scope: TenantScope, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
+  async update(scope: TenantScope, actor: ContentActor, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
     const current = await this.projects.findById(scope, id);
     if (!current) throw new NotFoundException(PROJECT_NOT_FOUND);
     const from = String(current.channelId);
     const to = dto.channelId?.toLowerCase();
     const moving = to !== undefined && to !== from;
+    // An unknown target (another tenant's among them) is 404 before any role is asked.
     if (moving) await this.assertChannel(scope, to);
+    await this.collaborators.assertRole(scope, actor, moving ? [from, to] : [from], 'editor');
+    const currentParent = current.parentId ? String(current.parentId) : null;
+    // Another channel without a parent named: top-level there.
+    const parent = dto.parentId !== undefined ? (dto.parentId?.toLowerCase() ?? null) : moving ? null : currentParent;
+    const reparenting = parent !== currentParent;
+    if (!moving && !reparenting) return toProjectResponse(await this.write(scope, current, projectFields(dto)));
 
-    const set = { ...projectFields(dto), ...(moving ? { channelId: to } : {}) };
-    const updated = await this.projects.updateInChannel(scope, id, from, set);
-    if (!updated) {
-      if (await this.projects.existsById(scope, id)) {
-        throw new ConflictException('The project was moved to another channel meanwhile; retry the update');
+    const target = moving ? to : from;
+    const updated = await this.underTreeLease([from, target], async () => {
+      let parentId: Types.ObjectId | null = null;
+      if (parent !== null) {
+        if (parent === id) throw new UnprocessableEntityException(CYCLE);
+        const found = await this.parentFor(scope, target, parent);
+        const ancestors = await this.ancestorsOf(scope, found);
+        if (ancestors.some((ancestor) => String(ancestor._id) === id)) throw new UnprocessableEntityException(CYCLE);
+        const height = await this.heightOf(scope, current._id);
+        if (ancestors.length + 1 + height > MAX_TREE_DEPTH) throw new UnprocessableEntityException(TOO_DEEP);
+        parentId = found._id;
       }
-      throw new NotFoundException(PROJECT_NOT_FOUND);
-    }
+      if (moving && (await this.heightOf(scope, current._id)) > 1) {
+        throw new UnprocessableEntityException('A project with sub-projects does not move to another channel; move or delete its sub-projects first');
+      }
+      const set = { ...projectFields(dto), parentId, ...(moving ? { channelId: to } : {}) };
+      return this.write(scope, current, set, current.parentId ?? null);
+    });
 
     if (moving) {
       if (!(await this.channels.addProject(scope, to, id))) {
@@ -141,10 +224,24 @@ export class ProjectsService {
     return toProjectResponse(updated);
   }
 
-  async remove(scope: TenantScope, id: string): Promise<void> {
-    const deleted = await this.projects.deleteById(scope, id);
-    if (!deleted) throw new NotFoundException(PROJECT_NOT_FOUND);
-    await this.channels.removeProject(scope, String(deleted.channelId), id);
+  /**
+   * Deletes the project; one with sub-projects only with `cascade`, which deletes them all, deepest
+   * first, each recorded as `project.deleted` (409 without it).
+   */
+  async remove(scope: TenantScope, actor: ContentActor, id: string, cascade = false): Promise<void> {
+    const project = await this.projects.findById(scope, id);
+    if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+    const channelId = String(project.channelId);
+    await this.collaborators.assertRole(scope, actor, [channelId], project.parentId ? 'editor' : 'manager');
+    await this.underTreeLease([channelId], async () => {
+      const levels = await this.descendantLevels(scope, project._id);
+      if (levels.length > 0 && !cascade) {
+        throw new ConflictException('The project has sub-projects; delete with ?cascade=true to delete them with it');
+      }
+      for (const level of [...levels].reverse()) await this.projects.deleteByIds(scope, level);
+      if ((await this.projects.deleteByIds(scope, [project._id])) === 0) throw new NotFoundException(PROJECT_NOT_FOUND);
+      await this.channels.removeProjects(scope, channelId, [id, ...levels.flat().map(String)]);
+    });
   }
 
   /** Whether every id (malformed ones included) names a content project of the scope's platform project. */
@@ -165,7 +262,84 @@ export class ProjectsService {
     return this.projects.deleteAllOfChannel(scope, channelId);
   }
 
+  private async insertInto(scope: TenantScope, channelId: string, dto: CreateProjectDto, parentId: Types.ObjectId | null): Promise<Project> {
+    const created = await this.projects.insert(scope, { ...projectFields(dto), channelId, parentId });
+    const id = String(created._id);
+    if (!(await this.channels.addProject(scope, channelId, id))) {
+      await this.projects.deleteById(scope, id);
+      throw new NotFoundException(CHANNEL_NOT_FOUND);
+    }
+    return created;
+  }
+
+  /** The update guarded on the project's channel (and its parent, for a move); 409 when a move won meanwhile. */
+  private async write(scope: TenantScope, current: Project, set: Record<string, unknown>, parent?: Types.ObjectId | null): Promise<Project> {
+    const id = String(current._id);
+    const updated = await this.projects.updateInChannel(scope, id, String(current.channelId), set, parent);
+    if (updated) return updated;
+    if (await this.projects.existsById(scope, id)) {
+      throw new ConflictException('The project was moved meanwhile; retry the update');
+    }
+    throw new NotFoundException(PROJECT_NOT_FOUND);
+  }
+
+  /** The parent a create or move names: 404 when unknown, 422 in another channel than `channelId`. */
+  private async parentFor(scope: TenantScope, channelId: string, parentId: string): Promise<Project> {
+    const parent = await this.projects.findById(scope, parentId);
+    if (!parent) throw new NotFoundException('Parent project not found');
+    if (String(parent.channelId) !== channelId) throw new UnprocessableEntityException('The parent project is in another channel');
+    return parent;
+  }
+
+  /** Nearest first; at most MAX_TREE_DEPTH reads, so a stored cycle cannot loop. */
+  private async ancestorsOf(scope: TenantScope, project: Project): Promise<Project[]> {
+    const ancestors: Project[] = [];
+    let next = project.parentId;
+    while (next && ancestors.length < MAX_TREE_DEPTH) {
+      const parent = await this.projects.findById(scope, String(next));
+      if (!parent) break;
+      ancestors.push(parent);
+      next = parent.parentId;
+    }
+    return ancestors;
+  }
+
+  /** The ids below the project, one array per level (children first); empty for a leaf. */
+  private async descendantLevels(scope: TenantScope, id: Types.ObjectId): Promise<Types.ObjectId[][]> {
+    const levels: Types.ObjectId[][] = [];
+    let level = [id];
+    while (levels.length < MAX_TREE_DEPTH) {
+      level = (await this.projects.childrenOf(scope, level, 0)).map((child) => child._id);
+      if (level.length === 0) break;
+      levels.push(level);
+    }
+    return levels;
+  }
+
+  /** How many levels the subtree has, the project's own included (1 for a leaf). */
+  private async heightOf(scope: TenantScope, id: Types.ObjectId): Promise<number> {
+    return 1 + (await this.descendantLevels(scope, id)).length;
+  }
+
+  private underTreeLease<T>(channelIds: readonly string[], work: () => Promise<T>): Promise<T> {
+    const keys = [...new Set(channelIds)].sort().map((channelId) => `project-tree:${channelId}`);
+    const run = (index: number): Promise<T> =>
+      index === keys.length ? work() : this.leases.withLease(keys[index], TREE_BUSY, () => run(index + 1));
+    return run(0);
+  }
+
   private async assertChannel(scope: TenantScope, channelId: string): Promise<void> {
     if (!(await this.channels.exists(scope, channelId))) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }
+}
+
+function toTreeNode(project: TreeFields, depth: number): ProjectTreeNodeResponse {
+  return {
+    _id: String(project._id),
+    parentId: project.parentId ? String(project.parentId) : null,
+    depth,
+    primaryTitle: project.primaryTitle,
+    projectTypeId: project.projectTypeId,
+    status: project.status,
+  };
 }

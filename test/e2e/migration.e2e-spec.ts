@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ChannelOwnersMigration, describeChannelOwners } from '../../src/migrations/channel-owners.migration';
 import { describeMigration, MIGRATED_ACCOUNT_NAME, SingleTenantMigration } from '../../src/migrations/single-tenant.migration';
 import { TENANT_COLLECTIONS } from '../../src/migrations/tenant-collections';
 import { UnmigratedDataCheck } from '../../src/migrations/unmigrated-data.check';
@@ -399,6 +400,43 @@ describe('migration of single-tenant data (npm run migrate)', () => {
     });
   });
 
+  describe('channel owners (collaborators came after the channels)', () => {
+    it("makes the owner of each channel's account its owner, once, leaving channels that have collaborators alone", async () => {
+      const account = await t.db.collection('accounts').findOne({ migrated: true });
+      const owners = t.app.get(ChannelOwnersMigration);
+      // A channel of today's build, stored before collaborators existed: no collaborator at all.
+      const todays = new Types.ObjectId();
+      const newcomerChannel = await t.db.collection('channels').findOne({ projectId: new Types.ObjectId(newcomer.projectId) });
+      await t.db.collection('channels').insertOne({ ...newcomerChannel, _id: todays, username: 'todays', usernameKey: 'todays' });
+      const staffedBefore = await t.db.collection('channel_collaborators').find({}).sort({ _id: 1 }).toArray();
+
+      expect(await owners.run()).toBe(2);
+      const ownerOf = async (channel: Types.ObjectId | string) =>
+        (await t.db.collection('channel_collaborators').find({ channelId: new Types.ObjectId(String(channel)) }).toArray()).map((c) => [String(c.userId), c.role]);
+      expect(await ownerOf(seeded.channelId)).toEqual([[String(account!.ownerId), 'owner']]);
+      expect(await ownerOf(todays)).toEqual([[newcomer.id, 'owner']]);
+      // The channel made through the API had its creator as owner already: untouched.
+      expect(await ownerOf(newcomerChannel!._id)).toEqual([[newcomer.id, 'owner']]);
+      expect(await t.db.collection('channel_collaborators').countDocuments()).toBe(staffedBefore.length + 2);
+
+      const after = await t.db.collection('channel_collaborators').find({}).sort({ _id: 1 }).toArray();
+      expect(await owners.run()).toBe(0);
+      expect(describeChannelOwners(0)).toEqual(['Every channel has its collaborators already.']);
+      expect(await t.db.collection('channel_collaborators').find({}).sort({ _id: 1 }).toArray()).toEqual(after);
+
+      // The owner writes the channel's projects; a migrated developer, who holds no channel role, does not.
+      const ownerToken = (await login(t.http, seeded.owner.email, PASSWORD)).body.accessToken as string;
+      const created = await t.http.post(`/channels/${seeded.channelId}/projects`, { primaryTitle: 'After', projectTypeId: 'album' }, { token: ownerToken });
+      expect(created.status).toBe(201);
+      const devToken = (await login(t.http, seeded.developer.email, PASSWORD)).body.accessToken as string;
+      expectError(
+        await t.http.put(`/projects/${seeded.contentProjectId}`, { primaryTitle: 'Mine' }, { token: devToken }),
+        403,
+        'This needs the channel role editor or above, or the platform role admin',
+      );
+    });
+  });
+
   describe('later runs', () => {
     const snapshot = async () => ({
       accounts: (await t.db.collection('accounts').find({}).sort({ _id: 1 }).toArray()).map((account) => String(account._id)),
@@ -500,10 +538,12 @@ describe('npm run migrate (the built command)', () => {
     expect(first.output).toContain('customers 2, cards 1, payments 1');
     expect(first.output).toContain('Cards whose customer id was a string, now an ObjectId: 1.');
     expect(await t.db.collection('customers').countDocuments({ projectId: { $exists: false } })).toBe(0);
+    expect(first.output).toContain("Channels given their account's owner as their owner: 1.");
 
     const second = await runCommand(env);
     expect(second.code).toBe(0);
     expect(second.output).toContain('Nothing to migrate');
+    expect(second.output).toContain('Every channel has its collaborators already.');
     expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(1);
   });
 

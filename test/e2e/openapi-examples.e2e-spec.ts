@@ -99,6 +99,8 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     const webhookEndpoint = ok(await t.http.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabledEvents: ['*'] }, as), 'endpoint').body.data.id;
     const webhookDelivery = ok(await t.http.post(`/v1/webhook-endpoints/${webhookEndpoint}/test`, {}, as), 'test event').body.data.id;
     const member = await createUser(t.http, 'developer', owner.token);
+    // The member collaborates on the channel: the operations on a collaborator name them.
+    ok(await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'editor' }, as), 'collaborator');
     const invitation = ok(
       await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }, as),
       'invitation',

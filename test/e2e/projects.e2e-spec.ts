@@ -15,6 +15,7 @@ const PROJECT_FIELDS = [
   'createdAt',
   'description',
   'landscapeImg',
+  'parentId',
   'portraitImg',
   'primaryLanguageId',
   'primaryTitle',
@@ -90,6 +91,7 @@ describe('projects', () => {
       expect(res.body).toEqual({
         _id: expect.stringMatching(/^[0-9a-f]{24}$/),
         channelId,
+        parentId: null,
         projectTypeId: 'album',
         subTypeId: null,
         primaryTitle: 'Blue Hours',
@@ -334,6 +336,220 @@ describe('projects', () => {
       expect(await t.db.collection('projects').countDocuments({ channelId: new Types.ObjectId(doomed) })).toBe(0);
       expect((await t.http.get(`/projects/${kept._id}`, auth())).status).toBe(200);
       expectNotFound(await t.http.get(`/channels/${doomed}/projects`, auth()), 'Channel not found');
+    });
+  });
+
+  describe('the tree', () => {
+    let treeChannel: string;
+
+    const child = (parent: Record<string, any>, title = 'Child') => createProject(String(parent.channelId), { parentId: parent._id, primaryTitle: title });
+    /** A chain of `levels` projects in a fresh channel, the top first. */
+    const chain = async (levels: number, channel?: string): Promise<Record<string, any>[]> => {
+      const projects = [await createProject(channel ?? (await createChannel()), { primaryTitle: 'L1' })];
+      for (let level = 2; level <= levels; level++) projects.push(await child(projects[projects.length - 1], `L${level}`));
+      return projects;
+    };
+    const eventTypesOf = async (id: string): Promise<string[]> => {
+      // Settled events only (a delete's event is pending until the delete is known to have happened).
+      const events = await t.db.collection('events').find({ body: { $regex: id }, deleting: { $exists: false } }).toArray();
+      return events.filter((event) => JSON.parse(event.body as string).data.object._id === id).map((event) => event.type as string);
+    };
+
+    beforeAll(async () => {
+      treeChannel = await createChannel();
+    });
+
+    it('creates a sub-project under a parent of the same channel; the channel lists it too', async () => {
+      const top = await createProject(treeChannel, { primaryTitle: 'Top' });
+      const res = await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'Sub', projectTypeId: 'show', parentId: top._id }, auth());
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ parentId: top._id, channelId: treeChannel, primaryTitle: 'Sub' });
+      const stored = await t.db.collection('projects').findOne({ _id: new Types.ObjectId(res.body._id) });
+      expect(stored?.parentId).toEqual(new Types.ObjectId(top._id));
+      expect(await channelProjectIds(treeChannel)).toEqual(expect.arrayContaining([top._id, res.body._id]));
+      expect((await t.http.get(`/projects/${res.body._id}`, auth())).body.parentId).toBe(top._id);
+    });
+
+    it('refuses a parent of another channel (422), an unknown parent (404), a malformed one (400)', async () => {
+      const elsewhere = await createProject(await createChannel());
+      const before = await t.db.collection('projects').countDocuments();
+      expectError(
+        await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'X', projectTypeId: 'album', parentId: elsewhere._id }, auth()),
+        422,
+        'The parent project is in another channel',
+      );
+      expectNotFound(
+        await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'X', projectTypeId: 'album', parentId: UNKNOWN_ID }, auth()),
+        'Parent project not found',
+      );
+      expectValidationError(
+        await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'X', projectTypeId: 'album', parentId: 'nope' }, auth()),
+        'parentId',
+      );
+      expect(await t.db.collection('projects').countDocuments()).toBe(before);
+    });
+
+    it('allows 4 levels and refuses a fifth with 422', async () => {
+      const [, , , fourth] = await chain(4);
+      expect(fourth.primaryTitle).toBe('L4');
+      const res = await t.http.post(`/channels/${fourth.channelId}/projects`, { primaryTitle: 'L5', projectTypeId: 'album', parentId: fourth._id }, auth());
+      expectError(res, 422, 'A project tree has at most 4 levels');
+      expect(await t.db.collection('projects').countDocuments({ parentId: new Types.ObjectId(fourth._id as string) })).toBe(0);
+    });
+
+    it('lists the children, paged with X-Total-Count and filtered', async () => {
+      const top = await createProject(treeChannel, { primaryTitle: 'Parent' });
+      const kids = [await child(top, 'A'), await child(top, 'B'), await child(top, 'C')];
+      await t.http.put(`/projects/${kids[1]._id}`, { status: 'published' }, auth());
+      await child(kids[0], 'Grandchild');
+
+      const all = await t.http.get(`/projects/${top._id}/children`, auth());
+      expect(all.status).toBe(200);
+      expect(all.headers.get('x-total-count')).toBe('3');
+      expect(all.body.map((p: { _id: string }) => p._id)).toEqual(kids.map((p) => p._id));
+      const page = await t.http.get(`/projects/${top._id}/children?limit=1&skip=1`, auth());
+      expect(page.headers.get('x-total-count')).toBe('3');
+      expect(page.body.map((p: { _id: string }) => p._id)).toEqual([kids[1]._id]);
+      const published = await t.http.get(`/projects/${top._id}/children?status=published`, auth());
+      expect(published.body.map((p: { _id: string }) => p._id)).toEqual([kids[1]._id]);
+      expect(published.headers.get('x-total-count')).toBe('1');
+      const leaf = await t.http.get(`/projects/${kids[2]._id}/children`, auth());
+      expect(leaf.body).toEqual([]);
+      expect(leaf.headers.get('x-total-count')).toBe('0');
+      expectNotFound(await t.http.get(`/projects/${UNKNOWN_ID}/children`, auth()), 'Project not found');
+      expectError(await t.http.get('/projects/nope/children', auth()), 400);
+      expectUnauthorized(await t.http.get(`/projects/${top._id}/children`));
+    });
+
+    it('reads the tree to the bottom, the project first, then level by level', async () => {
+      const [l1, l2, l3, l4] = await chain(4);
+      const side = await child(l1, 'Side');
+      const res = await t.http.get(`/projects/${l1._id}/tree`, auth());
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        nodes: [
+          { _id: l1._id, parentId: null, depth: 0, primaryTitle: 'L1', projectTypeId: 'album', status: 'draft' },
+          { _id: l2._id, parentId: l1._id, depth: 1, primaryTitle: 'L2', projectTypeId: 'album', status: 'draft' },
+          { _id: side._id, parentId: l1._id, depth: 1, primaryTitle: 'Side', projectTypeId: 'album', status: 'draft' },
+          { _id: l3._id, parentId: l2._id, depth: 2, primaryTitle: 'L3', projectTypeId: 'album', status: 'draft' },
+          { _id: l4._id, parentId: l3._id, depth: 3, primaryTitle: 'L4', projectTypeId: 'album', status: 'draft' },
+        ],
+      });
+      const sub = await t.http.get(`/projects/${l3._id}/tree`, auth());
+      expect(sub.body.nodes.map((node: { _id: string; depth: number }) => [node._id, node.depth])).toEqual([
+        [l3._id, 0],
+        [l4._id, 1],
+      ]);
+      expectNotFound(await t.http.get(`/projects/${UNKNOWN_ID}/tree`, auth()), 'Project not found');
+    });
+
+    it('answers 422 for a tree over 1,000 projects, telling to page the children', async () => {
+      const top = await createProject(await createChannel(), { primaryTitle: 'Big' });
+      const parentId = new Types.ObjectId(top._id as string);
+      const stored = await t.db.collection('projects').findOne({ _id: parentId });
+      const { _id, ...fields } = stored!;
+      // Inserted straight into the collection: 1,000 requests would only make the test slow.
+      await t.db.collection('projects').insertMany(Array.from({ length: 1000 }, (_, i) => ({ ...fields, parentId, primaryTitle: `N${i}` })));
+      const res = await t.http.get(`/projects/${top._id}/tree`, auth());
+      expectError(res, 422, 'The tree holds more than 1000 projects; read it level by level with GET /projects/{projectId}/children');
+      const page = await t.http.get(`/projects/${top._id}/children?limit=5`, auth());
+      expect(page.headers.get('x-total-count')).toBe('1000');
+    });
+
+    it('moves a subtree under another parent, and back to the top with null', async () => {
+      const a = await createProject(treeChannel, { primaryTitle: 'A' });
+      const b = await createProject(treeChannel, { primaryTitle: 'B' });
+      const bChild = await child(b, 'B1');
+      const moved = await t.http.put(`/projects/${b._id}`, { parentId: a._id, primaryTitle: 'B moved' }, auth());
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({ parentId: a._id, primaryTitle: 'B moved' });
+      const tree = await t.http.get(`/projects/${a._id}/tree`, auth());
+      expect(tree.body.nodes.map((node: { _id: string }) => node._id)).toEqual([a._id, b._id, bChild._id]);
+      expect(await eventTypesOf(b._id)).toContain('project.updated');
+
+      const top = await t.http.put(`/projects/${b._id}`, { parentId: null }, auth());
+      expect(top.status).toBe(200);
+      expect(top.body.parentId).toBeNull();
+      expect((await t.db.collection('projects').findOne({ _id: new Types.ObjectId(b._id as string) }))?.parentId).toBeNull();
+    });
+
+    it('refuses a move that makes a cycle, goes deeper than 4 levels, or to a parent of another channel (422), changing nothing', async () => {
+      const [l1, l2, l3] = await chain(3);
+      expectError(await t.http.put(`/projects/${l1._id}`, { parentId: l1._id }, auth()), 422, 'A project cannot move under itself or one of its sub-projects');
+      expectError(await t.http.put(`/projects/${l1._id}`, { parentId: l3._id }, auth()), 422, 'A project cannot move under itself or one of its sub-projects');
+      // l2's subtree is 2 levels: under a project at level 3 it would reach level 5.
+      const [, , deep] = await chain(3, String(l1.channelId));
+      expectError(await t.http.put(`/projects/${l2._id}`, { parentId: deep._id }, auth()), 422, 'A project tree has at most 4 levels');
+      const elsewhere = await createProject(await createChannel());
+      expectError(await t.http.put(`/projects/${l3._id}`, { parentId: elsewhere._id }, auth()), 422, 'The parent project is in another channel');
+      expectNotFound(await t.http.put(`/projects/${l3._id}`, { parentId: UNKNOWN_ID }, auth()), 'Parent project not found');
+      const stored = await t.db.collection('projects').find({ _id: { $in: [l1, l2, l3].map((p) => new Types.ObjectId(p._id as string)) } }).toArray();
+      expect(stored.map((p) => (p.parentId ? String(p.parentId) : null)).sort()).toEqual([null, l1._id, l2._id].sort());
+    });
+
+    it('moving to another channel makes a leaf top-level there; one with sub-projects stays (422)', async () => {
+      const [l1, l2] = await chain(2);
+      const other = await createChannel();
+      expectError(
+        await t.http.put(`/projects/${l1._id}`, { channelId: other }, auth()),
+        422,
+        'A project with sub-projects does not move to another channel; move or delete its sub-projects first',
+      );
+      const moved = await t.http.put(`/projects/${l2._id}`, { channelId: other }, auth());
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({ channelId: other, parentId: null });
+      expect(await channelProjectIds(other)).toContain(l2._id);
+      expect(await channelProjectIds(String(l1.channelId))).not.toContain(l2._id);
+    });
+
+    it('two crossing moves never make a cycle', async () => {
+      for (let round = 0; round < 4; round++) {
+        const a = await createProject(treeChannel, { primaryTitle: `X${round}` });
+        const b = await createProject(treeChannel, { primaryTitle: `Y${round}` });
+        const [ab, ba] = await Promise.all([
+          t.http.put(`/projects/${a._id}`, { parentId: b._id }, auth()),
+          t.http.put(`/projects/${b._id}`, { parentId: a._id }, auth()),
+        ]);
+        expect([ab.status, ba.status].sort()).toEqual([200, 422]);
+        const stored = await t.db.collection('projects').find({ _id: { $in: [a, b].map((p) => new Types.ObjectId(p._id as string)) } }).toArray();
+        expect(stored.filter((p) => p.parentId === null)).toHaveLength(1);
+      }
+    });
+
+    it('archiving a project keeps its sub-projects\' own statuses', async () => {
+      const [l1, l2, l3] = await chain(3);
+      await t.http.put(`/projects/${l2._id}`, { status: 'published' }, auth());
+      expect((await t.http.put(`/projects/${l1._id}`, { status: 'archived' }, auth())).body.status).toBe('archived');
+      const tree = await t.http.get(`/projects/${l1._id}/tree`, auth());
+      expect(tree.body.nodes.map((node: { status: string }) => node.status)).toEqual(['archived', 'published', 'draft']);
+      expect((await t.http.get(`/projects/${l3._id}`, auth())).body.status).toBe('draft');
+    });
+
+    it('a project with sub-projects answers 409 to DELETE; cascade=true deletes the subtree, one project.deleted each', async () => {
+      const [l1, l2, l3, l4] = await chain(4);
+      const side = await child(l2, 'Side');
+      const channel = String(l1.channelId);
+      expectError(await t.http.delete(`/projects/${l2._id}`, auth()), 409, 'The project has sub-projects; delete with ?cascade=true to delete them with it');
+      expect((await t.http.get(`/projects/${l2._id}`, auth())).status).toBe(200);
+      expectValidationError(await t.http.delete(`/projects/${l2._id}?cascade=yes`, auth()), 'cascade');
+
+      const res = await t.http.delete(`/projects/${l2._id}?cascade=true`, auth());
+      expect(res.status).toBe(200);
+      for (const gone of [l2, l3, l4, side]) {
+        expectNotFound(await t.http.get(`/projects/${gone._id}`, auth()), 'Project not found');
+        expect(await eventTypesOf(gone._id)).toEqual(expect.arrayContaining(['project.deleted']));
+        expect((await eventTypesOf(gone._id)).filter((type) => type === 'project.deleted')).toHaveLength(1);
+      }
+      expect((await t.http.get(`/projects/${l1._id}`, auth())).status).toBe(200);
+      expect(await channelProjectIds(channel)).toEqual([l1._id]);
+      // A leaf needs no cascade.
+      expect((await t.http.delete(`/projects/${l1._id}`, auth())).status).toBe(200);
+    });
+
+    it('deleting a channel still deletes its whole tree', async () => {
+      const [l1, l2, l3] = await chain(3);
+      expect((await t.http.delete(`/channels/${l1.channelId}`, auth())).status).toBe(200);
+      for (const gone of [l1, l2, l3]) expectNotFound(await t.http.get(`/projects/${gone._id}`, auth()), 'Project not found');
     });
   });
 

@@ -50,6 +50,17 @@ async function invitation({ http, owner }: Actors): Promise<string> {
   return ok(await http.post(`${account(owner)}/invitations`, { email: uniqueEmail('invited'), role: 'developer' }, { token: owner.token }), 201).body.data.id;
 }
 
+/** A channel of the owner's default project and a member of the account made its editor: the collaborator record's id. */
+async function collaborator({ http, owner }: Actors): Promise<{ channel: string; userId: string; id: string }> {
+  const as = { token: owner.token };
+  const client = ok(await http.post('/clients', { name: 'Audited', email: uniqueEmail('client') }, as), 201).body.id;
+  const username = uniqueEmail('channel').replace(/[^a-z0-9]/g, '').slice(0, 30);
+  const channel = ok(await http.post('/channels', { clientId: client, name: 'Audited', username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' }, as)).body.id;
+  const member = await createUser(http, 'developer', owner.token);
+  const id = ok(await http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'editor' }, as), 201).body._id;
+  return { channel, userId: member.id, id };
+}
+
 /**
  * Every action of the audit log, performed through the API as a client would. Typed by the schema's
  * list of actions, so an action added there without a way to perform it here does not compile; the
@@ -156,6 +167,17 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     const id = ok(await http.post('/clients', { name: 'Audited', email: uniqueEmail('client') }, { token: owner.token }), 201).body.id;
     ok(await http.delete(`/clients/${id}`, { token: owner.token }));
     return inAccountOf(owner, id);
+  },
+  'collaborator.added': async (actors) => inAccountOf(actors.owner, (await collaborator(actors)).id),
+  'collaborator.changed': async (actors) => {
+    const { channel, userId, id } = await collaborator(actors);
+    ok(await actors.http.patch(`/channels/${channel}/collaborators/${userId}`, { role: 'manager' }, { token: actors.owner.token }));
+    return inAccountOf(actors.owner, id);
+  },
+  'collaborator.removed': async (actors) => {
+    const { channel, userId, id } = await collaborator(actors);
+    ok(await actors.http.delete(`/channels/${channel}/collaborators/${userId}`, { token: actors.owner.token }));
+    return inAccountOf(actors.owner, id);
   },
   'user.logged_in': async ({ http, owner }) => {
     ok(await http.post('/api/v1/login', { email: owner.email, password: owner.password }));

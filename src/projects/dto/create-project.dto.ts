@@ -16,6 +16,7 @@ import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import {
   CONTENT_UPLOAD_TYPES,
   type ContentUploadType,
+  MAX_TREE_DEPTH,
   PROJECT_ACCESS,
   PROJECT_STATUSES,
   PROJECT_TYPES,
@@ -48,6 +49,18 @@ export class CreateProjectDto {
   @IsOptionalNotNull()
   @IsMongoId({ message: 'channelId must be a valid id' })
   channelId?: string;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    pattern: OBJECT_ID_PATTERN,
+    description:
+      'The parent project, of the same channel (422 otherwise; 404 when it does not exist); null or absent: a top-level project. ' +
+      `At most ${MAX_TREE_DEPTH} levels (422 beyond).`,
+  })
+  @IsOptional()
+  @IsMongoId({ message: 'parentId must be a valid id' })
+  parentId?: string | null;
 
   @ApiProperty({ enum: PROJECT_TYPES, example: 'album' })
   @IsIn(PROJECT_TYPES, { message: oneOf('projectTypeId', PROJECT_TYPES) })

@@ -16,6 +16,9 @@ export class ProjectResponse {
   @ApiProperty({ example: '6650c0ffee0000000000b001' })
   channelId: string;
 
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'The parent project; null for a top-level project' })
+  parentId: string | null;
+
   @ApiProperty({ enum: PROJECT_TYPES, example: 'album' })
   projectTypeId: string;
 
@@ -74,4 +77,33 @@ export class ProjectResponse {
 export class ProjectDeletedResponse {
   @ApiProperty({ example: 'Project deleted' })
   message: string;
+}
+
+/** One project of a tree: enough to draw it. */
+export class ProjectTreeNodeResponse {
+  @ApiProperty({ example: '6650c0ffee0000000000d002' })
+  _id: string;
+
+  @ApiProperty({ type: String, nullable: true, example: '6650c0ffee0000000000d001', description: "The node's parent; null for the tree's root when it is top-level" })
+  parentId: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: 3, example: 1, description: 'Levels below the project the tree was asked for (0: that project)' })
+  depth: number;
+
+  @ApiProperty({ example: 'Side A' })
+  primaryTitle: string;
+
+  @ApiProperty({ enum: PROJECT_TYPES, example: 'album' })
+  projectTypeId: string;
+
+  @ApiProperty({ enum: PROJECT_STATUSES, example: 'draft' })
+  status: string;
+}
+
+export class ProjectTreeResponse {
+  @ApiProperty({
+    type: [ProjectTreeNodeResponse],
+    description: 'The project first, then each level below it in turn (each oldest first), to the bottom',
+  })
+  nodes: ProjectTreeNodeResponse[];
 }

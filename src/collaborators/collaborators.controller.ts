@@ -1,0 +1,100 @@
+import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ContentListQuery } from '../common/paging/content-list.query';
+import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { Idempotent } from '../idempotency/idempotent.decorator';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { CollaboratorsService, type ContentActor } from './collaborators.service';
+import { Actor } from './content-actor.decorator';
+import { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collaborator.dto';
+import { CollaboratorRemovedResponse, CollaboratorResponse } from './dto/collaborator.response';
+
+const MANAGED_BY = 'Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).';
+
+@ApiTags('channels')
+@ApiBearerAuth()
+@PlatformApi('channels')
+@Controller('channels/:channelId/collaborators')
+export class CollaboratorsController {
+  constructor(private readonly collaborators: CollaboratorsService) {}
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Add a collaborator to a channel',
+    description:
+      'Gives a member of the account a role in the channel (owner, manager, editor or viewer), until `expiresAt` when given. ' +
+      `A user who is no member of the account is 404; one who is a collaborator already, 409. ${MANAGED_BY}`,
+  })
+  @ApiCreatedResponse({
+    type: CollaboratorResponse,
+    description: 'The collaborator',
+    links: {
+      ChangeChannelCollaborator: {
+        operationId: 'changeChannelCollaborator',
+        parameters: { channelId: '$response.body#/channelId', userId: '$response.body#/userId' },
+      },
+      RemoveChannelCollaborator: {
+        operationId: 'removeChannelCollaborator',
+        parameters: { channelId: '$response.body#/channelId', userId: '$response.body#/userId' },
+      },
+    },
+  })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
+  addChannelCollaborator(
+    @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
+    @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Body() dto: AddCollaboratorDto,
+  ): Promise<CollaboratorResponse> {
+    return this.collaborators.add(scope, actor, channelId, dto);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: "List a channel's collaborators",
+    description: 'Expired ones included (their `expiresAt` says so). By user id, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
+  })
+  @ContentListResponse(CollaboratorResponse, "The channel's collaborators")
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async listChannelCollaborators(
+    @Tenant() scope: TenantScope,
+    @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Query() query: ContentListQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<CollaboratorResponse[]> {
+    return withTotalCount(reply, await this.collaborators.list(scope, channelId, query));
+  }
+
+  @Patch(':userId')
+  @ApiOperation({ summary: "Change a collaborator's role or end", description: MANAGED_BY })
+  @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  changeChannelCollaborator(
+    @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
+    @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Param('userId', ParseObjectIdPipe) userId: string,
+    @Body() dto: ChangeCollaboratorDto,
+  ): Promise<CollaboratorResponse> {
+    return this.collaborators.change(scope, actor, channelId, userId, dto);
+  }
+
+  @Delete(':userId')
+  @ApiOperation({ summary: 'Remove a collaborator from a channel', description: MANAGED_BY })
+  @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async removeChannelCollaborator(
+    @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
+    @Param('channelId', ParseObjectIdPipe) channelId: string,
+    @Param('userId', ParseObjectIdPipe) userId: string,
+  ): Promise<CollaboratorRemovedResponse> {
+    await this.collaborators.remove(scope, actor, channelId, userId);
+    return { message: 'Collaborator removed' };
+  }
+}

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { OnEvent } from '@nestjs/event-emitter';
+import { CHANNEL_CREATED, CHANNEL_DELETED, type ChannelCreatedEvent, type ChannelDeletedEvent } from '../channels/channels.events';
+import { CollaboratorsService } from './collaborators.service';
+
+@Injectable()
+export class CollaboratorsListener {
+  constructor(private readonly collaborators: CollaboratorsService) {}
+
+  /** The creator of a channel is its owner. Errors reach the awaited emit, which withdraws the channel. */
+  @OnEvent(CHANNEL_CREATED, { suppressErrors: false })
+  onChannelCreated(event: ChannelCreatedEvent): Promise<void> {
+    return this.collaborators.addCreator(event.scope, event.channelId);
+  }
+
+  /** A channel's collaborators go with it. */
+  @OnEvent(CHANNEL_DELETED, { suppressErrors: false })
+  onChannelDeleted(event: ChannelDeletedEvent): Promise<void> {
+    return this.collaborators.removeAllOfChannel(event.scope, event.channelId);
+  }
+}

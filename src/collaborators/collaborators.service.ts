@@ -1,0 +1,164 @@
+import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Types } from 'mongoose';
+import { auditContextOf } from '../audit/audit-draft';
+import { AuditTrail } from '../audit/audit-trail';
+import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
+import { Clock } from '../common/clock/clock';
+import { isDuplicateKey } from '../common/database/duplicate-key';
+import type { ContentListQuery } from '../common/paging/content-list.query';
+import type { ContentPage } from '../common/paging/total-count';
+import { RequestValidationException } from '../common/pipes/validation.pipe';
+import { MembershipLookup } from '../tenancy/tenancy-lookups';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { roleAtLeast, type ChannelRole, type Collaborator } from './collaborator.schema';
+import { CollaboratorsRepository } from './collaborators.repository';
+import { toCollaboratorResponse } from './collaborators.mapper';
+import type { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collaborator.dto';
+import type { CollaboratorResponse } from './dto/collaborator.response';
+
+const USER_NOT_FOUND = 'User not found';
+const COLLABORATOR_NOT_FOUND = 'Collaborator not found';
+const COLLECTION = 'channel_collaborators';
+
+/**
+ * Who changes a channel's content. A platform `admin` (the account's owner counts as one, an API key
+ * acts as one) may do anything; anyone else needs a live collaborator record of the channel with the
+ * role the write names or above. `userId` is null only for a caller that is no user.
+ */
+export interface ContentActor {
+  readonly admin: boolean;
+  readonly userId: string | null;
+}
+
+/**
+ * A channel's collaborators: members of the account, each with one role per channel and an
+ * optional end, after which they count as none. The channel's creator is its owner. Managing them
+ * needs the channel role owner or the platform role admin.
+ */
+@Injectable()
+export class CollaboratorsService {
+  constructor(
+    private readonly collaborators: CollaboratorsRepository,
+    private readonly channels: ChannelsService,
+    private readonly memberships: MembershipLookup,
+    private readonly trail: AuditTrail,
+    private readonly clock: Clock,
+  ) {}
+
+  async add(scope: TenantScope, actor: ContentActor, channelId: string, dto: AddCollaboratorDto): Promise<CollaboratorResponse> {
+    await this.assertChannel(scope, channelId);
+    await this.assertRole(scope, actor, [channelId], 'owner');
+    if (!(await this.memberships.find(scope.accountId, dto.userId))) throw new NotFoundException(USER_NOT_FOUND);
+    const expiresAt = this.futureOrNull(dto.expiresAt);
+    const _id = new Types.ObjectId();
+    const id = String(_id);
+    try {
+      const created = await this.trail.record(
+        auditContextOf(scope),
+        { accountId: scope.accountId, action: 'collaborator.added', target: target(id), projectId: scope.projectId, changes: { userId: [null, dto.userId], role: [null, dto.role] } },
+        { collection: COLLECTION, id, exists: true },
+        () => this.collaborators.insert(scope, channelId, dto.userId, dto.role, expiresAt, _id),
+      );
+      return toCollaboratorResponse(created);
+    } catch (error) {
+      if (isDuplicateKey(error)) throw new ConflictException('The user is a collaborator of this channel already; change their role instead');
+      throw error;
+    }
+  }
+
+  async list(scope: TenantScope, channelId: string, query: ContentListQuery): Promise<ContentPage<CollaboratorResponse>> {
+    await this.assertChannel(scope, channelId);
+    const { rows, total } = await this.collaborators.page(scope, channelId, query.skip, query.limit);
+    return { items: rows.map(toCollaboratorResponse), total };
+  }
+
+  async change(scope: TenantScope, actor: ContentActor, channelId: string, userId: string, dto: ChangeCollaboratorDto): Promise<CollaboratorResponse> {
+    await this.assertRole(scope, actor, [channelId], 'owner');
+    const current = await this.collaborators.find(scope, channelId, userId);
+    if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+    const set: Record<string, unknown> = {};
+    if (dto.role !== undefined) set.role = dto.role;
+    if (dto.expiresAt !== undefined) set.expiresAt = this.futureOrNull(dto.expiresAt);
+    const id = String(current._id);
+    const changed = await this.trail.record(
+      auditContextOf(scope),
+      {
+        accountId: scope.accountId,
+        action: 'collaborator.changed',
+        target: target(id),
+        projectId: scope.projectId,
+        changes: dto.role !== undefined && dto.role !== current.role ? { userId: [userId, userId], role: [current.role, dto.role] } : null,
+      },
+      dto.role !== undefined ? { collection: COLLECTION, id, fields: { role: dto.role } } : { collection: COLLECTION, id, exists: true },
+      () => this.collaborators.change(scope, channelId, userId, set),
+    );
+    if (!changed) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+    return toCollaboratorResponse(changed);
+  }
+
+  async remove(scope: TenantScope, actor: ContentActor, channelId: string, userId: string): Promise<void> {
+    await this.assertRole(scope, actor, [channelId], 'owner');
+    const current = await this.collaborators.find(scope, channelId, userId);
+    if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+    const id = String(current._id);
+    const removed = await this.trail.record(
+      auditContextOf(scope),
+      { accountId: scope.accountId, action: 'collaborator.removed', target: target(id), projectId: scope.projectId, changes: { userId: [userId, null], role: [current.role, null] } },
+      { collection: COLLECTION, id, exists: false },
+      () => this.collaborators.remove(scope, channelId, userId),
+    );
+    if (!removed) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+  }
+
+  /**
+   * 403 unless the actor is a platform admin or holds, in every one of the channels, a live role
+   * `needed` or above. One read for a non-admin, none for an admin.
+   */
+  async assertRole(scope: TenantScope, actor: ContentActor, channelIds: readonly string[], needed: ChannelRole): Promise<void> {
+    if (actor.admin) return;
+    const records = actor.userId ? await this.collaborators.findInChannels(scope, [...new Set(channelIds)], actor.userId) : [];
+    const now = this.clock.now().getTime();
+    const allowed = (channelId: string) =>
+      records.some((record) => String(record.channelId) === channelId && live(record, now) && roleAtLeast(record.role, needed));
+    if (!channelIds.every(allowed)) {
+      throw new ForbiddenException(`This needs the channel role ${needed} or above, or the platform role admin`);
+    }
+  }
+
+  /** The channel's creator becomes its owner (a user; an API key is no collaborator). */
+  async addCreator(scope: TenantScope, channelId: string): Promise<void> {
+    const actor = scope.origin.actor;
+    if (actor?.type === 'user') await this.collaborators.insertUnlessPresent(scope, channelId, actor.id, 'owner');
+  }
+
+  /** Makes the user the channel's owner unless they are a collaborator already (the migration); whether it added them. */
+  addOwnerUnlessPresent(scope: TenantScope, channelId: string, userId: string): Promise<boolean> {
+    return this.collaborators.insertUnlessPresent(scope, channelId, userId, 'owner');
+  }
+
+  removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
+    return this.collaborators.removeAllOfChannel(scope, channelId);
+  }
+
+  private futureOrNull(value: string | null | undefined): Date | null {
+    if (value == null) return null;
+    const date = new Date(value);
+    if (date.getTime() <= this.clock.now().getTime()) {
+      throw new RequestValidationException([{ field: 'expiresAt', messages: ['expiresAt must be in the future'] }]);
+    }
+    return date;
+  }
+
+  private async assertChannel(scope: TenantScope, channelId: string): Promise<void> {
+    if (!(await this.channels.exists(scope, channelId))) throw new NotFoundException(CHANNEL_NOT_FOUND);
+  }
+}
+
+function live(record: Collaborator, now: number): boolean {
+  return !record.expiresAt || new Date(record.expiresAt).getTime() > now;
+}
+
+/** The entry names the collaborator record; whose it is, is in its changes (`userId`). */
+function target(id: string) {
+  return { type: 'collaborator', id, label: null };
+}
