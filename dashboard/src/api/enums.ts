@@ -28,6 +28,9 @@ export const queryEnums = {
       "payment.refunded",
       "collection.deleted",
       "client.deleted",
+      "collaborator.added",
+      "collaborator.changed",
+      "collaborator.removed",
       "user.logged_in",
       "user.login_failed",
       "session.revoked",
@@ -62,6 +65,9 @@ export const queryEnums = {
       "payment.refunded",
       "collection.deleted",
       "client.deleted",
+      "collaborator.added",
+      "collaborator.changed",
+      "collaborator.removed",
       "user.logged_in",
       "user.login_failed",
       "session.revoked",
@@ -104,6 +110,25 @@ export const queryEnums = {
       "linkPrivate"
     ]
   },
+  "/projects/{projectId}/children": {
+    "status": [
+      "draft",
+      "published",
+      "archived"
+    ],
+    "projectTypeId": [
+      "project",
+      "show",
+      "album",
+      "podcasts",
+      "playlist"
+    ],
+    "access": [
+      "public",
+      "permissions",
+      "linkPrivate"
+    ]
+  },
   "/v1/events": {
     "type": [
       "customer.created",
@@ -123,6 +148,9 @@ export const queryEnums = {
       "project.created",
       "project.updated",
       "project.deleted",
+      "collaborator.added",
+      "collaborator.changed",
+      "collaborator.removed",
       "collection.created",
       "collection.updated",
       "collection.deleted",
@@ -156,6 +184,9 @@ export const schemaEnums = {
     "project.created",
     "project.updated",
     "project.deleted",
+    "collaborator.added",
+    "collaborator.changed",
+    "collaborator.removed",
     "collection.created",
     "collection.updated",
     "collection.deleted",

@@ -727,6 +727,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/channels/{channelId}/collaborators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a channel's collaborators
+         * @description Expired ones included (their `expiresAt` says so). By user id, paged with `limit` and `skip`; the total is in `X-Total-Count`.
+         */
+        get: operations["listChannelCollaborators"];
+        put?: never;
+        /**
+         * Add a collaborator to a channel
+         * @description Gives a member of the account a role in the channel (owner, manager, editor or viewer), until `expiresAt` when given. A user who is no member of the account is 404; one who is a collaborator already, 409. Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         */
+        post: operations["addChannelCollaborator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}/collaborators/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a collaborator from a channel
+         * @description Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         */
+        delete: operations["removeChannelCollaborator"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a collaborator's role or end
+         * @description Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         */
+        patch: operations["changeChannelCollaborator"];
+        trace?: never;
+    };
     "/channels/{channelId}/projects": {
         parameters: {
             query?: never;
@@ -1028,15 +1076,55 @@ export interface paths {
         get: operations["getProject"];
         /**
          * Update a project
-         * @description Any subset of the fields. Another `channelId` moves the project to that channel (404 when it does not exist).
+         * @description Any subset of the fields. Another `channelId` moves the project to that channel (404 when it does not exist). Another `parentId` moves it, with its sub-projects, under that project of the same channel; null makes it top-level. A move that would make a cycle, a tree deeper than 4 levels, or a parent in another channel is 422.
          */
         put: operations["updateProject"];
         post?: never;
         /**
          * Delete a project
-         * @description Its id is removed from the channel's `projectIds`.
+         * @description Its id is removed from the channel's `projectIds`. A project with sub-projects answers 409 unless `cascade=true`, which deletes the whole subtree, recording `project.deleted` for each project removed.
          */
         delete: operations["deleteProject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's sub-projects
+         * @description Its direct children, filtered as the channel list is (`status`, `projectTypeId`, `access`, `q`). Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.
+         */
+        get: operations["listProjectChildren"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a project's tree
+         * @description The project and every sub-project below it, to the bottom: ids, parents, titles, types and statuses. At most 1000 projects; a bigger tree answers 422, and is read level by level with the children list.
+         */
+        get: operations["getProjectTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1377,6 +1465,22 @@ export interface components {
              */
             type: "developer" | "company";
         };
+        AddCollaboratorDto: {
+            /**
+             * Format: date-time
+             * @description When the role ends (must be in the future); left out or null: never
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            expiresAt?: string | null;
+            /**
+             * @description owner, manager, editor or viewer
+             * @example editor
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "manager" | "owner";
+            /** @description A member of the account (404 otherwise) */
+            userId: string;
+        };
         AddressDto: {
             /** @example San Francisco */
             city?: string;
@@ -1433,7 +1537,7 @@ export interface components {
         };
         AuditEntryResponse: {
             /** @enum {string} */
-            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
             actor: components["schemas"]["AuditPartyDto"];
             /** @description Each changed field as [before, after] */
             changes: {
@@ -1552,6 +1656,20 @@ export interface components {
              */
             updatedAt: string;
         };
+        ChangeCollaboratorDto: {
+            /**
+             * Format: date-time
+             * @description When the role ends (must be in the future); left out or null: never
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            expiresAt?: string | null;
+            /**
+             * @description owner, manager, editor or viewer
+             * @example editor
+             * @enum {string}
+             */
+            role?: "viewer" | "editor" | "manager" | "owner";
+        };
         ChangePasswordDto: {
             /** @example correct horse battery */
             currentPassword: string;
@@ -1659,6 +1777,42 @@ export interface components {
              * @example 2024-05-24T10:00:00.000Z
              */
             updatedAt: string;
+        };
+        CollaboratorRemovedResponse: {
+            /** @example Collaborator removed */
+            message: string;
+        };
+        CollaboratorResponse: {
+            /** @example 6650c0ffee0000000000e001 */
+            _id: string;
+            /** @example 6650c0ffee0000000000b001 */
+            channelId: string;
+            /**
+             * Format: date-time
+             * @example 2024-05-24T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the role ends; null: never
+             * @example null
+             */
+            expiresAt: string | null;
+            /**
+             * @example editor
+             * @enum {string}
+             */
+            role: "viewer" | "editor" | "manager" | "owner";
+            /**
+             * Format: date-time
+             * @example 2024-05-24T10:00:00.000Z
+             */
+            updatedAt: string;
+            /**
+             * @description A member of the account
+             * @example 6650c0ffee0000000000a001
+             */
+            userId: string;
         };
         CollectionResponse: {
             /** @example 6650c0ffee0000000000c001 */
@@ -1999,6 +2153,8 @@ export interface components {
              * @example https://cdn.example.com/p/blue-landscape.jpg
              */
             landscapeImg?: string | null;
+            /** @description The parent project, of the same channel (422 otherwise; 404 when it does not exist); null or absent: a top-level project. At most 4 levels (422 beyond). */
+            parentId?: string | null;
             /**
              * Format: uri
              * @example https://cdn.example.com/p/blue-portrait.jpg
@@ -2299,7 +2455,7 @@ export interface components {
          * @description `["*"]` for every event, or the event types to send
          * @enum {string}
          */
-        EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored";
+        EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored";
         ErrorResponseDto: {
             /**
              * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again)
@@ -2354,7 +2510,7 @@ export interface components {
              * @example payment.succeeded
              * @enum {string}
              */
-            type: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "webhook.test";
+            type: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "webhook.test";
         };
         FactorDto: {
             /**
@@ -2747,6 +2903,11 @@ export interface components {
              */
             landscapeImg: string | null;
             /**
+             * @description The parent project; null for a top-level project
+             * @example null
+             */
+            parentId: string | null;
+            /**
              * Format: uri
              * @example https://cdn.example.com/p/blue-portrait.jpg
              */
@@ -2800,6 +2961,36 @@ export interface components {
              * @example 2024-05-24T10:00:00.000Z
              */
             updatedAt: string;
+        };
+        ProjectTreeNodeResponse: {
+            /** @example 6650c0ffee0000000000d002 */
+            _id: string;
+            /**
+             * @description Levels below the project the tree was asked for (0: that project)
+             * @example 1
+             */
+            depth: number;
+            /**
+             * @description The node's parent; null for the tree's root when it is top-level
+             * @example 6650c0ffee0000000000d001
+             */
+            parentId: string | null;
+            /** @example Side A */
+            primaryTitle: string;
+            /**
+             * @example album
+             * @enum {string}
+             */
+            projectTypeId: "project" | "show" | "album" | "podcasts" | "playlist";
+            /**
+             * @example draft
+             * @enum {string}
+             */
+            status: "draft" | "published" | "archived";
+        };
+        ProjectTreeResponse: {
+            /** @description The project first, then each level below it in turn (each oldest first), to the bottom */
+            nodes: components["schemas"]["ProjectTreeNodeResponse"][];
         };
         ReadinessResponse: {
             /**
@@ -3228,6 +3419,8 @@ export interface components {
              * @example https://cdn.example.com/p/blue-landscape.jpg
              */
             landscapeImg?: string | null;
+            /** @description Another parent moves the project and its sub-projects under it; null makes it top-level. 422 for a parent in another channel, under the project itself (a cycle) or a tree deeper than 4 levels; 404 when it does not exist. Moving to another channel without a parentId makes the project top-level there; a project with sub-projects does not move to another channel (422). */
+            parentId?: string | null;
             /**
              * Format: uri
              * @example https://cdn.example.com/p/blue-portrait.jpg
@@ -3407,7 +3600,7 @@ export interface components {
             /** @example evt_6650c0ffee0000000000e001 */
             eventId: string;
             /** @enum {string} */
-            eventType: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "webhook.test";
+            eventType: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "webhook.test";
             id: string;
             /**
              * Format: date-time
@@ -3445,7 +3638,7 @@ export interface components {
             description: string | null;
             /** @description Why the service disabled the endpoint (its deliveries kept failing) */
             disabledReason: string | null;
-            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored")[];
+            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored")[];
             /** @example 6650c0ffee0000000000d001 */
             id: string;
             /** @enum {string} */
@@ -3461,7 +3654,7 @@ export interface components {
             description: string | null;
             /** @description Why the service disabled the endpoint (its deliveries kept failing) */
             disabledReason: string | null;
-            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored")[];
+            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored")[];
             /** @example 6650c0ffee0000000000d001 */
             id: string;
             /**
@@ -4042,7 +4235,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -4181,7 +4374,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -10599,6 +10792,727 @@ export interface operations {
             };
         };
     };
+    listChannelCollaborators: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The channel's collaborators */
+            200: {
+                headers: {
+                    /** @description Number of matching records across all pages, ignoring limit and skip */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollaboratorResponse"][];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the channels API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The channels API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    addChannelCollaborator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddCollaboratorDto"];
+            };
+        };
+        responses: {
+            /** @description The collaborator */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollaboratorResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    removeChannelCollaborator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                channelId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Collaborator removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollaboratorRemovedResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    changeChannelCollaborator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                channelId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2030-01-01T00:00:00.000Z",
+                 *       "role": "editor"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChangeCollaboratorDto"];
+            };
+        };
+        responses: {
+            /** @description The collaborator after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CollaboratorResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listChannelProjects: {
         parameters: {
             query?: {
@@ -10862,7 +11776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10871,7 +11785,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -10935,12 +11849,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request body */
+            /** @description The parent is in another channel, the tree would be deeper than 4 levels, or the Idempotency-Key was used with another request body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "A project tree has at most 4 levels",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -14315,7 +15236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14324,7 +15245,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14395,6 +15316,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description The move would make a cycle, a tree deeper than 4 levels, or a parent in another channel */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "A project cannot move under itself or one of its sub-projects",
+                     *       "statusCode": 422
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
             429: {
                 headers: {
@@ -14453,7 +15390,10 @@ export interface operations {
     };
     deleteProject: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also delete every sub-project below it; without it, a project with sub-projects answers 409 */
+                cascade?: boolean;
+            };
             header?: {
                 /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
                 "X-Project-Id"?: string;
@@ -14472,6 +15412,183 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProjectDeletedResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listProjectChildren: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+                status?: "draft" | "published" | "archived";
+                projectTypeId?: "project" | "show" | "album" | "podcasts" | "playlist";
+                access?: "public" | "permissions" | "linkPrivate";
+                /** @description Text found in primaryTitle or description, ignoring case */
+                q?: string;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's matching sub-projects */
+            200: {
+                headers: {
+                    /** @description Number of matching records across all pages, ignoring limit and skip */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectResponse"][];
                 };
             };
             /** @description Invalid input: validation failure, malformed id or malformed JSON */
@@ -14541,6 +15658,173 @@ export interface operations {
                      *       "error": "Not Found",
                      *       "message": "Not found",
                      *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getProjectTree: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tree, the project first, then each level in turn */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectTreeResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The tree holds more than 1000 projects */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "message": "The tree holds more than 1000 projects; read it level by level with GET /projects/{projectId}/children",
+                     *       "statusCode": 422
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -16600,7 +17884,7 @@ export interface operations {
                 /** @description Id of the last event of the previous page */
                 startingAfter?: string;
                 /** @description Only events of this type */
-                type?: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored";
+                type?: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored";
                 /** @description Only events created at or after this time */
                 createdFrom?: string;
                 /** @description Only events created at or before this time */
