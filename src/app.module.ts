@@ -21,6 +21,7 @@ import { databaseConfig } from './config/database.config';
 import { financeConfig } from './config/finance.config';
 import { eventsConfig } from './config/events.config';
 import { rateLimitsConfig } from './config/rate-limits.config';
+import { assetsConfig } from './config/assets.config';
 import type { EnvironmentVariables } from './config/env.validation';
 import { configModule } from './config/namespace';
 import { RateLimitGuard } from './rate-limits/rate-limit.guard';
@@ -31,6 +32,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { ChannelsModule } from './channels/channels.module';
 import { ProjectsModule } from './projects/projects.module';
+import { AssetsModule } from './assets/assets.module';
 import { ClientsModule } from './clients/clients.module';
 import { CollectionsModule } from './collections/collections.module';
 import { CustomersModule } from './customers/customers.module';
@@ -80,6 +82,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PlatformProjectsModule,
     ChannelsModule,
     ProjectsModule,
+    AssetsModule,
     CollectionsModule,
     ClientsModule,
     CustomersModule,
@@ -104,7 +107,7 @@ export class AppModule {
   static forEnvironment(env: EnvironmentVariables): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig])],
+      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, assetsConfig])],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AssetsModule } from '../assets/assets.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { Project, ProjectSchema } from './project.schema';
 import { ProjectsController } from './projects.controller';
@@ -8,7 +9,7 @@ import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule],
+  imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule, AssetsModule],
   controllers: [ProjectsController],
   providers: [ProjectsService, ProjectsListener, ProjectsRepository],
 })

@@ -1,5 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { isValidObjectId } from '../common/pipes/object-id';
+import { AssetsService } from '../assets/assets.service';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
@@ -85,6 +86,7 @@ export class ProjectsService {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly channels: ChannelsService,
+    private readonly assets: AssetsService,
   ) {}
 
   async create(scope: TenantScope, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
@@ -144,6 +146,7 @@ export class ProjectsService {
   async remove(scope: TenantScope, id: string): Promise<void> {
     const deleted = await this.projects.deleteById(scope, id);
     if (!deleted) throw new NotFoundException(PROJECT_NOT_FOUND);
+    await this.assets.removeForProjects(scope, [id]);
     await this.channels.removeProject(scope, String(deleted.channelId), id);
   }
 
