@@ -91,7 +91,7 @@ export class AssetsController {
       'Streamed, with `Range` (one range: 206 with `Content-Range`; outside the file: 416), `ETag` (the SHA-256), the type sniffed from ' +
       'the bytes and `Content-Disposition` carrying the file name (`filename*`, RFC 6266). An asset not `ready` yet: 404.',
   })
-  @ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`' })
+  @ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`', schema: { type: 'string', maxLength: 200 } })
   @ApiProduces('application/octet-stream')
   @ApiResponse({ status: 200, description: 'The whole file', schema: { type: 'string', format: 'binary' } })
   @ApiResponse({ status: 206, description: 'The range asked for', schema: { type: 'string', format: 'binary' } })

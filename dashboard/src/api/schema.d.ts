@@ -1792,7 +1792,7 @@ export interface components {
             sha256?: string;
             /**
              * Format: int64
-             * @description Bytes the upload will hold, exactly
+             * @description Bytes the upload will hold, exactly; at most `ASSET_MAX_BYTES` (5 GiB by default)
              * @example 48213
              */
             size: number;
