@@ -241,6 +241,27 @@ describe('assets', () => {
     expect(existsSync(storedFile(asset.id))).toBe(false);
   });
 
+  it('creates an asset\'s upload once when several clients race to create it', async () => {
+    const { asset, upload: target } = await createAsset({ size: 64 });
+    const url = pathOf(target.url);
+    const answers = await Promise.all(Array.from({ length: 6 }, () => t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': '64' } })));
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    expect((await t.http.get(`/assets/${asset.id}`, as())).body.status).toBe('uploading');
+  });
+
+  it('leaves an asset another holder is processing, and takes it over once that holder\'s lease lapses (a crash)', async () => {
+    const png = await pngFixture();
+    const { asset, upload: target } = await createAsset({ size: png.length });
+    const lease = `asset-processing:${asset.id}`;
+    await t.db.collection('leases').insertOne({ _id: lease as never, holder: 'crashed-instance', expiresAt: new Date(Date.now() + 60_000) });
+    await upload(pathOf(target.url), png);
+    // Several sweeps go by: the live lease keeps every processor off the asset.
+    await new Promise((done) => setTimeout(done, 2_000));
+    expect((await t.http.get(`/assets/${asset.id}`, as())).body.status).toBe('processing');
+    await t.db.collection('leases').updateOne({ _id: lease as never }, { $set: { expiresAt: new Date(Date.now() - 1) } });
+    expect(await settledAsset(t.http, asset.id, owner.token)).toMatchObject({ status: 'ready', sha256: sha256(png), width: 40, height: 24 });
+  });
+
   it('expires an upload not finished in time: errored upload_expired, bytes removed', async () => {
     const { asset, upload: target } = await createAsset({ size: 64 });
     const url = pathOf(target.url);
