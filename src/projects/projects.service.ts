@@ -164,8 +164,10 @@ export class ProjectsService {
   }
 
   /** The cascade of a channel delete, inside the channel's platform project. */
-  removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
-    return this.projects.deleteAllOfChannel(scope, channelId);
+  async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
+    const ids = await this.projects.idsOfChannel(scope, channelId);
+    await this.projects.deleteAllOfChannel(scope, channelId);
+    await this.assets.removeForProjects(scope, ids);
   }
 
   private async assertChannel(scope: TenantScope, channelId: string): Promise<void> {

@@ -297,5 +297,12 @@ describe('assets', () => {
     expectNotFound(await t.http.get(`/assets/${kept.asset.id}`, as()), 'Asset not found');
     expect(existsSync(storedFile(kept.asset.id))).toBe(false);
     expect(await eventTypes(kept.asset.id)).toEqual(['asset.created', 'asset.deleted', 'asset.ready', 'asset.uploaded']);
+
+    // A channel's delete takes its projects, and their assets with them.
+    const inChannel = await createContentProject(t.http, owner.token);
+    const channelId = (await t.http.get(`/projects/${inChannel}`, as())).body.channelId as string;
+    const cascaded = (await createAsset({ size: 64 }, inChannel)).asset;
+    expect((await t.http.delete(`/channels/${channelId}`, as())).status).toBeLessThan(300);
+    expectNotFound(await t.http.get(`/assets/${cascaded.id}`, as()), 'Asset not found');
   });
 });
