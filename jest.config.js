@@ -12,6 +12,9 @@ const common = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   transform,
   transformIgnorePatterns: [],
+  // music-metadata's exports name only `import` and `module-sync` entries, which Jest's CommonJS
+  // resolver does not take; Node itself loads it with require().
+  moduleNameMapper: { '^music-metadata$': '<rootDir>/node_modules/music-metadata/lib/index.js' },
   testEnvironment: 'node',
 };
 

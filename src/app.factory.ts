@@ -99,6 +99,11 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
     },
   );
 
+  // tus uploads (src/assets): the bytes are read by the tus server from the request itself, never parsed.
+  fastify.addContentTypeParser('application/offset+octet-stream', (_request: FastifyRequest, _payload: unknown, done: (error: Error | null) => void) =>
+    done(null),
+  );
+
   app.enableCors({
     origin: config.corsOrigins.includes('*') ? true : config.corsOrigins.length > 0 ? config.corsOrigins : false,
     exposedHeaders: ['X-Request-Id', 'X-Total-Count', 'Idempotent-Replayed', 'Retry-After'],

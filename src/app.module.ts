@@ -22,6 +22,7 @@ import { databaseConfig } from './config/database.config';
 import { financeConfig } from './config/finance.config';
 import { eventsConfig } from './config/events.config';
 import { rateLimitsConfig } from './config/rate-limits.config';
+import { assetsConfig } from './config/assets.config';
 import type { EnvironmentVariables } from './config/env.validation';
 import { configModule } from './config/namespace';
 import { RateLimitGuard } from './rate-limits/rate-limit.guard';
@@ -33,6 +34,7 @@ import { HealthModule } from './health/health.module';
 import { ChannelsModule } from './channels/channels.module';
 import { ProjectsModule } from './projects/projects.module';
 import { CollaboratorsModule } from './collaborators/collaborators.module';
+import { AssetsModule } from './assets/assets.module';
 import { ClientsModule } from './clients/clients.module';
 import { CollectionsModule } from './collections/collections.module';
 import { CustomersModule } from './customers/customers.module';
@@ -83,6 +85,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     ChannelsModule,
     CollaboratorsModule,
     ProjectsModule,
+    AssetsModule,
     CollectionsModule,
     ClientsModule,
     CustomersModule,
@@ -108,6 +111,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig])],
+      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, assetsConfig])],
     };
   }
 }

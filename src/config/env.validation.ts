@@ -255,6 +255,18 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_URLS must be true or false' })
   WEBHOOK_ALLOW_PRIVATE_URLS: string = 'false';
+
+  /** Largest file one asset may hold, in bytes (5 GiB): a larger asset is refused with 413 before any byte is kept. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  ASSET_MAX_BYTES: number = 5 * 1024 ** 3;
+
+  /** Bytes every asset of one platform project may hold together (50 GiB); over it, a new asset is refused with 413. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  PROJECT_STORAGE_BYTES: number = 50 * 1024 ** 3;
 }
 
 /**

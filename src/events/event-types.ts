@@ -28,6 +28,12 @@ export const RECORDED_EVENT_TYPES = [
   'client.updated',
   'client.deleted',
   'client.restored',
+  'asset.created',
+  'asset.updated',
+  'asset.uploaded',
+  'asset.ready',
+  'asset.errored',
+  'asset.deleted',
 ] as const;
 export type RecordedEventType = (typeof RECORDED_EVENT_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AssetsModule } from '../assets/assets.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { LeasesModule } from '../leases/leases.module';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
@@ -10,7 +11,7 @@ import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule, CollaboratorsModule, LeasesModule],
+  imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule, CollaboratorsModule, LeasesModule, AssetsModule],
   controllers: [ProjectsController],
   providers: [ProjectsService, ProjectsListener, ProjectsRepository],
   exports: [ProjectsService],

@@ -100,6 +100,12 @@ export class ProjectsRepository {
     return this.records.exists(scope);
   }
 
+  /** The ids of a channel's projects. */
+  async idsOfChannel(scope: TenantScope, channelId: string): Promise<string[]> {
+    const id = toObjectId(channelId);
+    return id ? (await this.records.find(scope, { channelId: id }, { fields: ['_id'] })).map((project) => String(project._id)) : [];
+  }
+
   /** The cascade of a channel delete, inside the channel's platform project: each project recorded as `project.deleted`. */
   async deleteAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
     const id = toObjectId(channelId);

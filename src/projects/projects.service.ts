@@ -3,6 +3,7 @@ import type { Types } from 'mongoose';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { Leases } from '../leases/leases.service';
 import { isValidObjectId } from '../common/pipes/object-id';
+import { AssetsService } from '../assets/assets.service';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
@@ -107,6 +108,7 @@ export class ProjectsService {
     private readonly channels: ChannelsService,
     private readonly leases: Leases,
     private readonly collaborators: CollaboratorsService,
+    private readonly assets: AssetsService,
   ) {}
 
   async create(scope: TenantScope, actor: ContentActor, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
@@ -238,9 +240,14 @@ export class ProjectsService {
       if (levels.length > 0 && !cascade) {
         throw new ConflictException('The project has sub-projects; delete with ?cascade=true to delete them with it');
       }
+      if (!cascade && (await this.assets.anyInProjects(scope, [id]))) {
+        throw new ConflictException('The project has assets; delete with ?cascade=true to delete them with it');
+      }
       for (const level of [...levels].reverse()) await this.projects.deleteByIds(scope, level);
       if ((await this.projects.deleteByIds(scope, [project._id])) === 0) throw new NotFoundException(PROJECT_NOT_FOUND);
-      await this.channels.removeProjects(scope, channelId, [id, ...levels.flat().map(String)]);
+      const removed = [id, ...levels.flat().map(String)];
+      await this.assets.removeForProjects(scope, removed);
+      await this.channels.removeProjects(scope, channelId, removed);
     });
   }
 
@@ -258,8 +265,10 @@ export class ProjectsService {
   }
 
   /** The cascade of a channel delete, inside the channel's platform project. */
-  removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
-    return this.projects.deleteAllOfChannel(scope, channelId);
+  async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
+    const ids = await this.projects.idsOfChannel(scope, channelId);
+    await this.projects.deleteAllOfChannel(scope, channelId);
+    await this.assets.removeForProjects(scope, ids);
   }
 
   private async insertInto(scope: TenantScope, channelId: string, dto: CreateProjectDto, parentId: Types.ObjectId | null): Promise<Project> {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { OCTETS, pathOf, settledAsset, TUS } from '../support/assets';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import type { HttpResponse, RequestOptions } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -22,6 +23,8 @@ const UNKNOWN_ID = '6650c0ffee00000000000bad';
 /** Bodies that pass validation, so a request reaches the lookup of its ids. Others send `{}`. */
 const BODIES: Record<string, (ids: FixtureIds) => unknown> = {
   createProject: () => ({ primaryTitle: 'Matrix', projectTypeId: 'album' }),
+  createAsset: () => ({ kind: 'text', title: 'Matrix', fileName: 'matrix.txt', size: 5, mimeType: 'text/plain' }),
+  updateAsset: () => ({ title: 'Matrix' }),
   createInvitation: () => ({ email: `matrix.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }),
   transferOwnership: (ids) => ({ userId: ids.memberUserId }),
   changeMemberRole: () => ({ role: 'manager' }),
@@ -54,6 +57,7 @@ interface FixtureIds {
   collection: string;
   channel: string;
   contentProject: string;
+  asset: string;
   customer: string;
   card: string;
   payment: string;
@@ -93,6 +97,16 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       'channel',
     ).body.id;
     const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    // A ready asset: its bytes uploaded and processed before the snapshot of A's records is taken.
+    const created = ok(
+      await t.http.post(`/projects/${contentProject}/assets`, { kind: 'text', title: 'Notes', fileName: 'notes.txt', size: 5, mimeType: 'text/plain' }, as),
+      'asset',
+    ).body;
+    ok(
+      await t.http.post(pathOf(created.upload.url), undefined, { raw: Buffer.from('hello'), headers: { ...TUS, ...OCTETS, 'upload-length': '5' } }),
+      'asset upload',
+    );
+    const asset = (await settledAsset(t.http, created.asset.id, owner.token)).id as string;
     const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
     const card = ok(
       await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
@@ -120,6 +134,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       collection,
       channel,
       contentProject,
+      asset,
       customer,
       card,
       payment,
@@ -152,6 +167,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
         return fixture.customer;
       case 'deliveryId':
         return fixture.webhookDelivery;
+      case 'assetId':
+        return fixture.asset;
     }
     const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
     const byResource: Record<string, string> = {
@@ -214,6 +231,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ids.collection,
     ids.channel,
     ids.contentProject,
+    ids.asset,
     ids.customer,
     ids.card,
     ids.payment,
@@ -235,6 +253,9 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       collection: `/collections/${ids.collection}`,
       channel: `/channels/${ids.channel}`,
       contentProject: `/projects/${ids.contentProject}`,
+      asset: `/assets/${ids.asset}`,
+      assets: `/projects/${ids.contentProject}/assets`,
+      assetContent: `/assets/${ids.asset}/content`,
       customer: `/v1/customers/${ids.customer}`,
       card: `/v1/cards/${ids.card}`,
       payment: `/api/v1/payments/${ids.payment}`,

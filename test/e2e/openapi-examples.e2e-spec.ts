@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { OCTETS, pathOf, pngFixture, settledAsset, TUS } from '../support/assets';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -45,6 +46,8 @@ interface Fixture {
   collection: string;
   channel: string;
   contentProject: string;
+  /** A ready image: its content and thumbnail can be read. */
+  asset: string;
   customer: string;
   card: string;
   payment: string;
@@ -75,7 +78,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
   }
 
   /** A new account's owner and one record of each kind in its default project. */
-  async function fixture(): Promise<Fixture> {
+  async function fixture(readyAsset = false): Promise<Fixture> {
     const owner = await createFirstAdmin(t.http);
     const as = { token: owner.token };
     const client = ok(await t.http.post('/clients', { name: 'Acme', email: 'acme@example.com' }, as), 'client').body.id;
@@ -89,6 +92,17 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       'channel',
     ).body.id;
     const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    const png = await pngFixture();
+    const created = ok(
+      await t.http.post(`/projects/${contentProject}/assets`, { kind: 'image', title: 'Cover', fileName: 'cover.png', size: png.length, mimeType: 'image/png' }, as),
+      'asset',
+    ).body;
+    // Processing takes a moment: only the reads' account waits for a ready asset.
+    if (readyAsset) {
+      ok(await t.http.post(pathOf(created.upload.url), undefined, { raw: png, headers: { ...TUS, ...OCTETS, 'upload-length': String(png.length) } }), 'upload');
+      await settledAsset(t.http, created.asset.id, owner.token);
+    }
+    const asset = created.asset.id as string;
     const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
     const card = ok(
       await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
@@ -119,7 +133,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     ok(await t.http.patch(`/collections/${deletedCollection}/soft-delete`, undefined, as), 'collection soft delete');
     const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
     const sessionCookie = /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0];
-    return { session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    return { session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
@@ -134,6 +148,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       projectId: f.contentProject,
       customer: f.customer,
       deliveryId: f.webhookDelivery,
+      assetId: f.asset,
       token: f.invitationToken,
     };
     if (byName[name]) return byName[name];
@@ -216,7 +231,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     const refused: string[] = [];
     let sent = 0;
     // Reads share one account; every other operation gets its own, so none finds what another changed.
-    const forReads = await fixture();
+    const forReads = await fixture(true);
     for (const [path, item] of Object.entries(document.paths)) {
       for (const method of METHODS) {
         const operation = item[method];

@@ -1,0 +1,156 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { OnEvent } from '@nestjs/event-emitter';
+import { fileTypeFromTokenizer } from 'file-type';
+import { parseStream } from 'music-metadata';
+import { createHash } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import sharp from 'sharp';
+import { fromStream } from 'strtok3';
+import { assetsConfig } from '../config/assets.config';
+import { Leases } from '../leases/leases.service';
+import type { Asset } from './asset.schema';
+import { AssetStorage } from './asset-storage';
+import { looksLikeText, normalMimeType, typeAgrees } from './asset-rules';
+import { ASSET_UPLOADED, AssetsService, type ProcessingOutcome } from './assets.service';
+
+const THUMBNAIL_PIXELS = 320;
+/** Images larger than this many pixels are not decoded for a thumbnail (a decompression bomb). */
+const MAX_IMAGE_PIXELS = 100_000_000;
+const EXPIRY_LEASE = 'assets:expiry';
+
+/**
+ * Processes finished uploads off the request path, on every instance: each asset under a lease
+ * (`asset-processing:<id>`), so one instance works on it at a time and, should it crash, another
+ * takes it over once the lease expires; the upload's ticket stays `processing` until the asset is
+ * settled. Also expires abandoned uploads, one instance at a time.
+ */
+@Injectable()
+export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(AssetProcessor.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly assets: AssetsService,
+    private readonly storage: AssetStorage,
+    private readonly leases: Leases,
+    @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => this.kick(), this.config.sweepIntervalMs);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  @OnEvent(ASSET_UPLOADED)
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.work()
+      .catch((error: Error) => this.logger.warn(`Asset processing failed: ${error.message}`))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async work(): Promise<void> {
+    await this.leases.tryWithLease(EXPIRY_LEASE, this.config.sweepIntervalMs * 4, () => this.assets.expireUploads());
+    for (const upload of await this.assets.uploadsToProcess(20)) {
+      if (this.stopped) return;
+      const id = String(upload._id);
+      await this.leases.tryWithLease(`asset-processing:${id}`, this.config.processingLeaseMs, async () => {
+        const asset = await this.assets.processing(id);
+        if (asset) await this.assets.settle(id, await this.analyse(asset));
+      });
+    }
+  }
+
+  /** What the stored bytes are: sniffed type, SHA-256, and the dimensions or duration a probe reads. */
+  async analyse(asset: Asset): Promise<ProcessingOutcome> {
+    const id = String(asset._id);
+    const stored = await this.storage.size(id);
+    if (stored !== asset.size) return { error: { code: 'unreadable', message: `The store holds ${stored ?? 0} bytes of the ${asset.size} uploaded` } };
+
+    const [sniffed, { sha256, sample }] = await Promise.all([this.sniff(id), this.digest(id)]);
+    const sniffedType = sniffed?.mime ?? null;
+    const text = looksLikeText(sample);
+    if (!typeAgrees(asset.kind, asset.mimeType, sniffedType, text)) {
+      const found = sniffedType ?? (text ? 'text without a signature' : 'of no known type');
+      return { error: { code: 'type_mismatch', message: `The bytes are ${found}, not the declared ${asset.kind} ${normalMimeType(asset.mimeType)}` } };
+    }
+    if (asset.declaredSha256 && asset.declaredSha256 !== sha256) {
+      return { error: { code: 'checksum_mismatch', message: `The bytes' SHA-256 is ${sha256}, not the declared ${asset.declaredSha256}` } };
+    }
+    const ready: Partial<Asset> = { sha256, contentType: sniffedType ?? normalMimeType(asset.mimeType), error: null };
+    if (asset.kind === 'image') Object.assign(ready, await this.image(id));
+    if (asset.kind === 'audio' || asset.kind === 'video') ready.durationSeconds = await this.duration(id, sniffedType!, asset.size);
+    return { ready };
+  }
+
+  private async sniff(id: string) {
+    const stream = this.storage.read(id);
+    try {
+      // A tokenizer reads only as far as the signature needs (past an ID3 tag, say).
+      return await fileTypeFromTokenizer(await fromStream(stream));
+    } finally {
+      stream.destroy();
+    }
+  }
+
+  /** The SHA-256 of the stored bytes, read as a stream, and their first 4 KiB. */
+  private async digest(id: string): Promise<{ sha256: string; sample: Buffer }> {
+    const hash = createHash('sha256');
+    let sample = Buffer.alloc(0);
+    await pipeline(this.storage.read(id), async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) {
+        if (sample.length < 4096) sample = Buffer.concat([sample, chunk.subarray(0, 4096 - sample.length)]);
+        hash.update(chunk);
+      }
+    });
+    return { sha256: hash.digest('hex'), sample };
+  }
+
+  private async image(id: string): Promise<Partial<Asset>> {
+    try {
+      const probe = sharp({ limitInputPixels: MAX_IMAGE_PIXELS });
+      const [metadata] = await Promise.all([probe.metadata(), pipeline(this.storage.read(id), probe)]);
+      const thumbnail = sharp({ limitInputPixels: MAX_IMAGE_PIXELS }).rotate().resize(THUMBNAIL_PIXELS, THUMBNAIL_PIXELS, { fit: 'inside', withoutEnlargement: true }).webp();
+      const [bytes] = await Promise.all([thumbnail.toBuffer(), pipeline(this.storage.read(id), thumbnail)]);
+      await this.storage.writeDerived(id, 'thumbnail', bytes);
+      return { width: metadata.width ?? null, height: metadata.height ?? null, hasThumbnail: true };
+    } catch (error) {
+      this.logger.warn(`No dimensions or thumbnail for asset ${id}: ${(error as Error).message}`);
+      return {};
+    }
+  }
+
+  private async duration(id: string, mimeType: string, size: number): Promise<number | null> {
+    const stream = this.storage.read(id);
+    try {
+      const metadata = await parseStream(stream, { mimeType, size }, { duration: true, skipCovers: true });
+      const seconds = metadata.format.duration;
+      return typeof seconds === 'number' && Number.isFinite(seconds) ? Math.round(seconds * 1000) / 1000 : null;
+    } catch (error) {
+      this.logger.warn(`No duration for asset ${id}: ${(error as Error).message}`);
+      return null;
+    } finally {
+      stream.destroy();
+    }
+  }
+}

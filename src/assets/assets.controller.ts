@@ -1,0 +1,150 @@
+import { Body, Controller, Delete, Get, Headers, HttpStatus, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ContentListQuery } from '../common/paging/content-list.query';
+import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { contentDisposition, requestedRange } from './asset-rules';
+import { AssetStorage } from './asset-storage';
+import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
+import { AssetDeletedResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
+import { CreateAssetDto } from './dto/create-asset.dto';
+import { UpdateAssetDto } from './dto/update-asset.dto';
+
+const TUS_DESCRIPTION =
+  'Answers the asset, `waiting` for its bytes, and `upload.url`: its one-time tus 1.0 upload URL, valid until `upload.expiresAt` (24 h), ' +
+  'which needs no other credential. Upload with any tus client: `POST` to that URL creates the upload (`Tus-Resumable: 1.0.0`, ' +
+  "`Upload-Length` equal to the asset's `size`; bytes may come with it, `Content-Type: application/offset+octet-stream`), `PATCH` " +
+  'sends bytes from `Upload-Offset`, `HEAD` tells the offset to resume from after a lost connection, `DELETE` terminates the upload ' +
+  "(the asset waits again). The same operations are at `/assets/{assetId}/upload` with the API's token or key. Once the last byte " +
+  'lands the asset is `processing`, then `ready` or `errored` (`type_mismatch`, `checksum_mismatch`, `upload_expired`). ' +
+  '`size` over `ASSET_MAX_BYTES`, or the project\'s assets over `PROJECT_STORAGE_BYTES` with it: 413, before any byte is kept.';
+
+@ApiTags('assets')
+@ApiBearerAuth()
+@PlatformApi('projects')
+@Controller()
+export class AssetsController {
+  constructor(
+    private readonly assets: AssetsService,
+    private readonly storage: AssetStorage,
+  ) {}
+
+  @Post('projects/:projectId/assets')
+  @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION })
+  @ApiCreatedResponse({ type: CreatedAssetResponse, description: 'The asset and where to upload its bytes' })
+  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
+  createAsset(
+    @Tenant() scope: TenantScope,
+    @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Body() dto: CreateAssetDto,
+    @Req() request: FastifyRequest,
+  ): Promise<CreatedAssetResponse> {
+    return this.assets.create(scope, projectId, dto, `${request.protocol}://${request.host}`);
+  }
+
+  @Get('projects/:projectId/assets')
+  @ApiOperation({ summary: "List a project's assets", description: 'Newest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.' })
+  @ContentListResponse(AssetResponse, "The project's assets")
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async listAssets(
+    @Tenant() scope: TenantScope,
+    @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Query() query: ContentListQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<AssetResponse[]> {
+    return withTotalCount(reply, await this.assets.list(scope, projectId, query));
+  }
+
+  @Get('assets/:assetId')
+  @ApiOperation({ summary: 'Get an asset' })
+  @ApiOkResponse({ type: AssetResponse, description: 'The asset' })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  getAsset(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string): Promise<AssetResponse> {
+    return this.assets.findOne(scope, assetId);
+  }
+
+  @Patch('assets/:assetId')
+  @ApiOperation({ summary: "Update an asset's title or description" })
+  @ApiOkResponse({ type: AssetResponse, description: 'The updated asset' })
+  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
+  updateAsset(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string, @Body() dto: UpdateAssetDto): Promise<AssetResponse> {
+    return this.assets.update(scope, assetId, dto);
+  }
+
+  @Delete('assets/:assetId')
+  @ApiOperation({ summary: 'Delete an asset', description: 'Its stored bytes go too; an upload in progress ends.' })
+  @ApiOkResponse({ type: AssetDeletedResponse, description: 'Asset deleted' })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async deleteAsset(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string): Promise<AssetDeletedResponse> {
+    await this.assets.remove(scope, assetId);
+    return { message: 'Asset deleted' };
+  }
+
+  @Get('assets/:assetId/content')
+  @ApiOperation({
+    summary: "Download a ready asset's bytes",
+    description:
+      'Streamed, with `Range` (one range: 206 with `Content-Range`; outside the file: 416), `ETag` (the SHA-256), the type sniffed from ' +
+      'the bytes and `Content-Disposition` carrying the file name (`filename*`, RFC 6266). An asset not `ready` yet: 404.',
+  })
+  @ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`', schema: { type: 'string', maxLength: 200 } })
+  @ApiProduces('application/octet-stream')
+  @ApiResponse({ status: 200, description: 'The whole file', schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 206, description: 'The range asked for', schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 304, description: '`If-None-Match` names the current ETag' })
+  @ApiErrorResponses(400, 401, 404, 416, 500, 503)
+  async getAssetContent(
+    @Tenant() scope: TenantScope,
+    @Param('assetId', ParseObjectIdPipe) assetId: string,
+    @Headers('range') range: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const asset = await this.assets.get(scope, assetId);
+    if (asset.status !== 'ready' || !asset.sha256) throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
+    const etag = `"${asset.sha256}"`;
+    void reply
+      .header('ETag', etag)
+      .header('Accept-Ranges', 'bytes')
+      .header('Cache-Control', 'private, no-cache')
+      .header('Content-Type', asset.contentType ?? 'application/octet-stream')
+      .header('Content-Disposition', contentDisposition(asset.fileName))
+      // The sniffed type is the one sent: a browser must not guess another.
+      .header('X-Content-Type-Options', 'nosniff');
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+      return reply.status(HttpStatus.NOT_MODIFIED).send();
+    }
+    const wanted = requestedRange(range, asset.size);
+    if (wanted === 'unsatisfiable') {
+      return reply
+        .status(HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE)
+        .header('Content-Range', `bytes */${asset.size}`)
+        .removeHeader('Content-Disposition')
+        .header('Content-Type', 'application/json; charset=utf-8')
+        .send({ statusCode: 416, error: 'Range Not Satisfiable', message: `The range is outside the file's ${asset.size} bytes` });
+    }
+    if (wanted) {
+      return reply
+        .status(HttpStatus.PARTIAL_CONTENT)
+        .header('Content-Range', `bytes ${wanted.start}-${wanted.end}/${asset.size}`)
+        .header('Content-Length', String(wanted.end - wanted.start + 1))
+        .send(this.storage.read(assetId, wanted));
+    }
+    return reply.status(HttpStatus.OK).header('Content-Length', String(asset.size)).send(this.storage.read(assetId));
+  }
+
+  @Get('assets/:assetId/thumbnail')
+  @ApiOperation({ summary: "A ready image's thumbnail", description: 'WebP, at most 320 pixels each side. An asset without one: 404.' })
+  @ApiProduces('image/webp')
+  @ApiResponse({ status: 200, description: 'The thumbnail', schema: { type: 'string', format: 'binary' } })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  async getAssetThumbnail(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string, @Res() reply: FastifyReply): Promise<void> {
+    const asset = await this.assets.get(scope, assetId);
+    if (!asset.hasThumbnail) throw new NotFoundException('This asset has no thumbnail');
+    return reply.status(200).header('Content-Type', 'image/webp').header('Cache-Control', 'private, no-cache').send(this.storage.readDerived(assetId, 'thumbnail'));
+  }
+}

@@ -1,0 +1,43 @@
+import { Module } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { MongooseModule } from '@nestjs/mongoose';
+import { assetsConfig } from '../config/assets.config';
+import { LeasesModule } from '../leases/leases.module';
+import { Asset, AssetSchema } from './asset.schema';
+import { AssetStorage, FileAssetStorage } from './asset-storage';
+import { AssetUpload, AssetUploadSchema } from './asset-upload.schema';
+import { AssetProcessor } from './asset-processor';
+import { AssetsController } from './assets.controller';
+import { AssetsRepository } from './assets.repository';
+import { AssetsService } from './assets.service';
+import { TusUploads } from './tus-uploads';
+import { UploadsController } from './uploads.controller';
+
+/**
+ * Assets of content projects: records, tus uploads, processing and delivery. Sits below projects:
+ * it asks whether a content project exists (`CONTENT_PROJECTS_LOOKUP`), and the projects module calls
+ * `AssetsService.removeForProjects` when projects go.
+ */
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: Asset.name, schema: AssetSchema },
+      { name: AssetUpload.name, schema: AssetUploadSchema },
+    ]),
+    LeasesModule,
+  ],
+  controllers: [AssetsController, UploadsController],
+  providers: [
+    {
+      provide: AssetStorage,
+      inject: [assetsConfig.KEY],
+      useFactory: (config: ConfigType<typeof assetsConfig>) => new FileAssetStorage(config.directory, config.uploadTtlMs),
+    },
+    AssetsRepository,
+    AssetsService,
+    AssetProcessor,
+    TusUploads,
+  ],
+  exports: [AssetsService],
+})
+export class AssetsModule {}

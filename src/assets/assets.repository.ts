@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { InjectModel } from '@nestjs/mongoose';
+import { Types, type AnyKeys, type Model } from 'mongoose';
+import { Records, toObjectId } from '../database/records';
+import { EventRelay } from '../events/event-relay';
+import { TenantRecords } from '../tenancy/tenant-records';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { Asset, type AssetStatus } from './asset.schema';
+import { AssetUpload } from './asset-upload.schema';
+import { toAssetResponse } from './assets.mapper';
+
+/** The statuses whose bytes count against the project's storage: every one but `errored` (whose bytes are gone). */
+const HOLDING_BYTES: AssetStatus[] = ['waiting', 'uploading', 'processing', 'ready'];
+
+/** Assets and their open uploads: the only code that reads or writes them. */
+@Injectable()
+export class AssetsRepository {
+  private readonly assets: TenantRecords<Asset>;
+  private readonly uploads: Records<AssetUpload>;
+
+  constructor(@InjectModel(Asset.name) model: Model<Asset>, @InjectModel(AssetUpload.name) uploads: Model<AssetUpload>, relay: EventRelay) {
+    this.assets = new TenantRecords(model, relay.recorder(new Records(model), toAssetResponse));
+    this.uploads = new Records(uploads);
+  }
+
+  insert(scope: TenantScope, fields: AnyKeys<Asset>): Promise<Asset> {
+    return this.assets.insert(scope, fields, ['asset.created']);
+  }
+
+  findById(scope: TenantScope, id: string): Promise<Asset | null> {
+    return this.assets.findById(scope, id);
+  }
+
+  async page(scope: TenantScope, contentProjectId: string, skip: number, limit: number): Promise<{ rows: Asset[]; total: number }> {
+    const conditions = { contentProjectId: toObjectId(contentProjectId) };
+    const [rows, total] = await Promise.all([
+      this.assets.find(scope, conditions, { sort: { _id: -1 }, skip, limit }),
+      this.assets.count(scope, conditions),
+    ]);
+    return { rows, total };
+  }
+
+  /** Bytes the platform project's assets hold or will hold once uploaded. */
+  async storedBytes(scope: TenantScope): Promise<number> {
+    const [sum] = await this.assets.aggregate<{ bytes: number }>(scope, { status: { $in: HOLDING_BYTES } }, [
+      { $group: { _id: null, bytes: { $sum: '$size' } } },
+    ]);
+    return sum?.bytes ?? 0;
+  }
+
+  updateText(scope: TenantScope, id: string, set: { title?: string; description?: string | null }): Promise<Asset | null> {
+    const _id = toObjectId(id);
+    return _id ? this.assets.updateAndGet(scope, { _id }, { $set: set }, { event: 'asset.updated', diff: true }) : Promise.resolve(null);
+  }
+
+  /** Moves the asset from one of `from` to `to`, with the fields; the asset after, or null when it was in no such status. */
+  moveStatus(scope: TenantScope, id: string, from: readonly AssetStatus[], to: AssetStatus, set: Partial<Asset> = {}, event?: string): Promise<Asset | null> {
+    const _id = toObjectId(id);
+    if (!_id) return Promise.resolve(null);
+    return this.assets.updateAndGet(scope, { _id, status: { $in: [...from] } }, { $set: { ...set, status: to } }, event ? { event } : {});
+  }
+
+  async deleteById(scope: TenantScope, id: string): Promise<boolean> {
+    const _id = toObjectId(id);
+    return _id ? this.assets.deleteOne(scope, { _id }, { event: 'asset.deleted' }) : false;
+  }
+
+  /** The ids of the assets of these content projects. */
+  async idsOfProjects(scope: TenantScope, contentProjectIds: readonly string[]): Promise<string[]> {
+    const ids = contentProjectIds.map((id) => toObjectId(id)).filter((id): id is Types.ObjectId => id !== null);
+    if (ids.length === 0) return [];
+    const rows = await this.assets.find(scope, { contentProjectId: { $in: ids } }, { fields: ['_id'] });
+    return rows.map((row) => String(row._id));
+  }
+
+  deleteOfProjects(scope: TenantScope, contentProjectIds: readonly string[]): Promise<number> {
+    const ids = contentProjectIds.map((id) => toObjectId(id)).filter((id): id is Types.ObjectId => id !== null);
+    return ids.length === 0 ? Promise.resolve(0) : this.assets.deleteMany(scope, { contentProjectId: { $in: ids } }, { event: 'asset.deleted' });
+  }
+
+  // --- uploads (across tenants) ---
+
+  async openUpload(scope: TenantScope, assetId: Types.ObjectId, tokenHash: string, expiresAt: Date): Promise<void> {
+    await this.uploads.insert({ _id: assetId, accountId: scope.accountId, projectId: new Types.ObjectId(scope.projectId), tokenHash, expiresAt });
+  }
+
+  findUpload(assetId: string): Promise<AssetUpload | null> {
+    const _id = toObjectId(assetId);
+    return _id ? this.uploads.findOne({ _id }) : Promise.resolve(null);
+  }
+
+  async markUploadProcessing(assetId: string): Promise<void> {
+    const _id = toObjectId(assetId);
+    if (_id) await this.uploads.updateOne({ _id }, { $set: { stage: 'processing' } });
+  }
+
+  async closeUpload(assetId: string): Promise<void> {
+    const _id = toObjectId(assetId);
+    if (_id) await this.uploads.deleteOne({ _id });
+  }
+
+  /** Uploads waiting to be processed (a crashed processor's included), oldest first. */
+  uploadsToProcess(limit: number): Promise<AssetUpload[]> {
+    return this.uploads.find({ stage: 'processing' }, { sort: { _id: 1 }, limit });
+  }
+
+  /** Open uploads past their expiry. */
+  expiredUploads(now: Date, limit: number): Promise<AssetUpload[]> {
+    return this.uploads.find({ stage: 'open', expiresAt: { $lt: now } }, { limit });
+  }
+}
+

@@ -1,0 +1,258 @@
+import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { Types } from 'mongoose';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { CONTENT_PROJECTS_LOOKUP, type ContentProjectsLookupEvent } from '../clients/clients.events';
+import type { ContentPage } from '../common/paging/total-count';
+import type { ContentListQuery } from '../common/paging/content-list.query';
+import { assetsConfig } from '../config/assets.config';
+import { Leases } from '../leases/leases.service';
+import { tenantScope, type TenantScope } from '../tenancy/tenant-scope';
+import type { Asset, AssetError, AssetStatus } from './asset.schema';
+import { AssetStorage } from './asset-storage';
+import { toAssetResponse } from './assets.mapper';
+import { AssetsRepository } from './assets.repository';
+import type { AssetResponse, CreatedAssetResponse } from './dto/asset.response';
+import type { CreateAssetDto } from './dto/create-asset.dto';
+import type { UpdateAssetDto } from './dto/update-asset.dto';
+
+export const ASSET_NOT_FOUND = 'Asset not found';
+/** Emitted in-process when an upload is complete: the processor of this instance looks for work. */
+export const ASSET_UPLOADED = 'assets.upload-complete';
+const PROJECT_NOT_FOUND = 'Project not found';
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** What the processor found in the bytes: the fields a `ready` asset gets, or why it is `errored`. */
+export type ProcessingOutcome = { ready: Partial<Asset> } | { error: AssetError };
+
+/**
+ * Assets: the records, their upload's life and the cascade from content projects.
+ *
+ * Invariant: an asset's bytes are kept only while its record says they may be. An asset is created
+ * (with its upload ticket, `asset_uploads`) only once its size passes both quotas, so no byte of an
+ * asset over them is ever received; the upload is bound to it (same id, `Upload-Length` equal to its
+ * `size`, the one project it is in); an asset that ends `errored` or is deleted has its bytes removed
+ * after its record changed, and an upload ticket outlives neither: the expiry sweep removes the
+ * bytes of a ticket whose asset is gone. Status changes are guarded on the status they leave, and
+ * the creation of an upload, which two clients could race, runs under a lease on the asset.
+ */
+@Injectable()
+export class AssetsService {
+  private readonly logger = new Logger(AssetsService.name);
+  constructor(
+    private readonly assets: AssetsRepository,
+    private readonly storage: AssetStorage,
+    private readonly leases: Leases,
+    private readonly events: EventEmitter2,
+    @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
+  ) {}
+
+  async create(scope: TenantScope, contentProjectId: string, dto: CreateAssetDto, baseUrl: string): Promise<CreatedAssetResponse> {
+    await this.assertProject(scope, contentProjectId);
+    if (dto.size > this.config.maxBytes) {
+      throw new PayloadTooLargeException(`size ${dto.size} is over the ${this.config.maxBytes} bytes an asset may hold (ASSET_MAX_BYTES)`);
+    }
+    const token = randomBytes(24).toString('base64url');
+    const _id = new Types.ObjectId();
+    const expiresAt = new Date(Date.now() + this.config.uploadTtlMs);
+    // One creation at a time per platform project: two could each pass the quota the other fills.
+    const asset = await this.leases.withLease(`asset-quota:${scope.projectId}`, 'Another asset is being created in this project; retry', async () => {
+      const stored = await this.assets.storedBytes(scope);
+      if (stored + dto.size > this.config.projectStorageBytes) {
+        throw new PayloadTooLargeException(
+          `The project's assets would hold ${stored + dto.size} bytes, over its ${this.config.projectStorageBytes} (PROJECT_STORAGE_BYTES)`,
+        );
+      }
+      // The ticket first: an asset always has its ticket; a ticket left without its asset is swept.
+      await this.assets.openUpload(scope, _id, hashToken(token), expiresAt);
+      return this.assets.insert(scope, {
+        _id,
+        contentProjectId: new Types.ObjectId(contentProjectId),
+        kind: dto.kind,
+        title: dto.title,
+        description: dto.description ?? null,
+        fileName: dto.fileName,
+        size: dto.size,
+        mimeType: dto.mimeType,
+        declaredSha256: dto.sha256?.toLowerCase() ?? null,
+        uploadExpiresAt: expiresAt,
+      });
+    });
+    return {
+      asset: toAssetResponse(asset),
+      upload: { url: `${baseUrl}/uploads/${String(_id)}/${token}`, expiresAt: expiresAt.toISOString() },
+    };
+  }
+
+  async list(scope: TenantScope, contentProjectId: string, query: ContentListQuery): Promise<ContentPage<AssetResponse>> {
+    await this.assertProject(scope, contentProjectId);
+    const { rows, total } = await this.assets.page(scope, contentProjectId, query.skip, query.limit);
+    return { items: rows.map(toAssetResponse), total };
+  }
+
+  async findOne(scope: TenantScope, id: string): Promise<AssetResponse> {
+    return toAssetResponse(await this.get(scope, id));
+  }
+
+  /** The asset, or 404 (another tenant's included). */
+  async get(scope: TenantScope, id: string): Promise<Asset> {
+    const asset = await this.assets.findById(scope, id);
+    if (!asset) throw new NotFoundException(ASSET_NOT_FOUND);
+    return asset;
+  }
+
+  async update(scope: TenantScope, id: string, dto: UpdateAssetDto): Promise<AssetResponse> {
+    if (dto.title === null) throw new BadRequestException('title must be a non-empty string');
+    const set: { title?: string; description?: string | null } = {};
+    if (dto.title !== undefined) set.title = dto.title;
+    if (dto.description !== undefined) set.description = dto.description;
+    const updated = await this.assets.updateText(scope, id, set);
+    if (!updated) throw new NotFoundException(ASSET_NOT_FOUND);
+    return toAssetResponse(updated);
+  }
+
+  /** Removes the record, then its bytes and its upload ticket. */
+  async remove(scope: TenantScope, id: string): Promise<void> {
+    if (!(await this.assets.deleteById(scope, id))) throw new NotFoundException(ASSET_NOT_FOUND);
+    await this.discardBytes(id);
+  }
+
+  /** Whether any of these content projects holds an asset (a delete without `cascade` refuses them). */
+  async anyInProjects(scope: TenantScope, projectIds: readonly string[]): Promise<boolean> {
+    return (await this.assets.idsOfProjects(scope, projectIds)).length > 0;
+  }
+
+  /** The cascade of content projects' deletes: their assets, recorded as `asset.deleted`, and their bytes. */
+  async removeForProjects(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
+    const ids = await this.assets.idsOfProjects(scope, projectIds);
+    if (ids.length === 0) return;
+    await this.assets.deleteOfProjects(scope, projectIds);
+    for (const id of ids) await this.discardBytes(id);
+  }
+
+  // --- uploads ---
+
+  /** The asset a one-time upload URL names, with its tenant; null for an unknown asset or a wrong token. */
+  async byUploadToken(assetId: string, token: string): Promise<{ scope: TenantScope; asset: Asset } | null> {
+    const upload = await this.assets.findUpload(assetId);
+    if (!upload) return null;
+    const given = Buffer.from(hashToken(token), 'hex');
+    const stored = Buffer.from(upload.tokenHash, 'hex');
+    if (given.length !== stored.length || !timingSafeEqual(given, stored)) return null;
+    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    const asset = await this.assets.findById(scope, assetId);
+    return asset ? { scope, asset } : null;
+  }
+
+  /**
+   * Before a tus creation (`POST`): the asset must be waiting for its bytes and the upload as long as
+   * its `size`. It then counts as `uploading`, so a second creation for it is refused.
+   */
+  async beginUpload(scope: TenantScope, asset: Asset, uploadLength: string | undefined): Promise<void> {
+    if (uploadLength === undefined || !/^\d+$/.test(uploadLength)) {
+      throw new BadRequestException('Upload-Length is required and must be the asset\'s size (deferred lengths are not accepted)');
+    }
+    if (Number(uploadLength) !== asset.size) {
+      throw new BadRequestException(`Upload-Length ${uploadLength} is not the asset's size, ${asset.size}`);
+    }
+    const id = String(asset._id);
+    await this.leases.withLease(`asset-upload:${id}`, 'This asset\'s upload is being created; retry', async () => {
+      const moved = await this.assets.moveStatus(scope, id, ['waiting'], 'uploading');
+      if (!moved) throw new ConflictException(`The asset's upload was already created (status ${(await this.get(scope, id)).status}): resume it with HEAD and PATCH`);
+    });
+  }
+
+  /** A creation that failed before the store created the upload leaves the asset waiting again. */
+  async creationFailed(scope: TenantScope, id: string): Promise<void> {
+    if ((await this.storage.size(id)) === null) await this.assets.moveStatus(scope, id, ['uploading'], 'waiting');
+  }
+
+  /** Refuses a `PATCH` (bytes) or `DELETE` (termination) once the upload is finished, or before it exists. */
+  assertUploading(asset: Asset, action: string): void {
+    if (asset.status !== 'uploading') {
+      throw new ConflictException(`Cannot ${action}: the asset is ${asset.status}${asset.status === 'waiting' ? ' (create the upload first with POST)' : ''}`);
+    }
+  }
+
+  /** After a termination: no byte is kept, and the asset waits for a new upload. */
+  async uploadTerminated(scope: TenantScope, id: string): Promise<void> {
+    await this.storage.remove(id);
+    await this.assets.moveStatus(scope, id, ['uploading'], 'waiting');
+  }
+
+  /** The last byte landed (tus's `onUploadFinish`): the asset is `processing`, recorded as `asset.uploaded`. */
+  async uploadFinished(assetId: string): Promise<void> {
+    const upload = await this.assets.findUpload(assetId);
+    if (!upload) return;
+    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    await this.assets.markUploadProcessing(assetId);
+    await this.assets.moveStatus(scope, assetId, ['uploading'], 'processing', {}, 'asset.uploaded');
+    // This instance starts on it at once; every instance's processor also polls.
+    this.events.emit(ASSET_UPLOADED);
+  }
+
+  // --- processing and expiry (AssetProcessor) ---
+
+  uploadsToProcess(limit: number) {
+    return this.assets.uploadsToProcess(limit);
+  }
+
+  /** Settles a processed asset: `ready` with what was found, or `errored` with its bytes removed. */
+  async settle(assetId: string, outcome: ProcessingOutcome): Promise<void> {
+    const upload = await this.assets.findUpload(assetId);
+    if (!upload) return;
+    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    if ('ready' in outcome) {
+      await this.assets.moveStatus(scope, assetId, ['processing'], 'ready', outcome.ready, 'asset.ready');
+    } else {
+      await this.fail(scope, assetId, ['processing'], outcome.error);
+    }
+    await this.assets.closeUpload(assetId);
+  }
+
+  /** The asset being processed, with its tenant; null when it is no longer `processing` (its ticket is then closed). */
+  async processing(assetId: string): Promise<Asset | null> {
+    const upload = await this.assets.findUpload(assetId);
+    if (!upload) return null;
+    const asset = await this.assets.findById(tenantScope(upload.accountId, String(upload.projectId)), assetId);
+    if (asset?.status === 'processing') return asset;
+    if (!asset) await this.discardBytes(assetId);
+    else await this.assets.closeUpload(assetId);
+    return null;
+  }
+
+  /** Uploads past their expiry: the asset `errored` (`upload_expired`), the bytes removed. How many. */
+  async expireUploads(now = new Date()): Promise<number> {
+    const expired = await this.assets.expiredUploads(now, 100);
+    for (const upload of expired) {
+      const id = String(upload._id);
+      const scope = tenantScope(upload.accountId, String(upload.projectId));
+      await this.fail(scope, id, ['waiting', 'uploading'], { code: 'upload_expired', message: 'The upload was not finished by its expiry' });
+      await this.discardBytes(id);
+    }
+    return expired.length;
+  }
+
+  private async fail(scope: TenantScope, id: string, from: AssetStatus[], error: AssetError): Promise<void> {
+    const failed = await this.assets.moveStatus(scope, id, from, 'errored', { error }, 'asset.errored');
+    if (failed) {
+      this.logger.log(`Asset ${id} errored: ${error.code}`);
+      await this.storage.remove(id);
+    }
+  }
+
+  private async discardBytes(id: string): Promise<void> {
+    await this.storage.remove(id);
+    await this.assets.closeUpload(id);
+  }
+
+  private async assertProject(scope: TenantScope, contentProjectId: string): Promise<void> {
+    const event: ContentProjectsLookupEvent = { scope, projectIds: [contentProjectId] };
+    const answers: unknown[] = await this.events.emitAsync(CONTENT_PROJECTS_LOOKUP, event);
+    if (!answers.includes(true)) throw new NotFoundException(PROJECT_NOT_FOUND);
+  }
+}

@@ -1,0 +1,50 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { Server, type Upload } from '@tus/server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { assetsConfig } from '../config/assets.config';
+import { AssetStorage } from './asset-storage';
+import { AssetsService } from './assets.service';
+
+/** `/assets/<id>/upload` (the API's credentials) or `/uploads/<id>/<token>` (the one-time URL): the asset's id. */
+const UPLOAD_PATH = /^\/(?:assets\/([0-9a-f]{24})\/upload|uploads\/([0-9a-f]{24})\/[A-Za-z0-9_-]+)\/?$/i;
+
+export function uploadIdOf(url: string): string | undefined {
+  const match = UPLOAD_PATH.exec(new URL(url, 'http://localhost').pathname);
+  return (match?.[1] ?? match?.[2])?.toLowerCase();
+}
+
+/**
+ * The tus 1.0 server (`@tus/server`) on the asset storage's datastore. Each upload URL names its
+ * asset, and the upload's id is the asset's: a client creates the upload with `POST` to the URL it
+ * was given, which is also the upload's own URL (`Location`). Who may use a URL, and whether the
+ * asset takes the upload, is checked before a request gets here (UploadsController).
+ */
+@Injectable()
+export class TusUploads implements OnModuleDestroy {
+  private readonly server: Server;
+
+  constructor(storage: AssetStorage, assets: AssetsService, @Inject(assetsConfig.KEY) config: ConfigType<typeof assetsConfig>) {
+    this.server = new Server({
+      path: '/uploads',
+      datastore: storage.datastore,
+      maxSize: config.maxBytes,
+      respectForwardedHeaders: false,
+      namingFunction: (request) => uploadIdOf(request.url) ?? '',
+      getFileIdFromRequest: (request) => uploadIdOf(request.url),
+      generateUrl: (request, { proto, host }) => `${proto}://${host}${new URL(request.url).pathname}`,
+      onUploadFinish: async (_request, upload: Upload) => {
+        await assets.uploadFinished(upload.id);
+        return {};
+      },
+    });
+  }
+
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    return this.server.handle(request, response);
+  }
+
+  onModuleDestroy(): void {
+    this.server.removeAllListeners();
+  }
+}

@@ -1,0 +1,18 @@
+import { join, resolve } from 'node:path';
+import { configNamespace } from './namespace';
+
+/** Assets and their uploads (docs/assets.md). */
+export const assetsConfig = configNamespace('assets', (env) => ({
+  maxBytes: env.ASSET_MAX_BYTES,
+  projectStorageBytes: env.PROJECT_STORAGE_BYTES,
+  /** Where the file store keeps uploads and what processing derives from them (thumbnails). */
+  directory: resolve(join(env.DATA_DIR, 'assets')),
+  /** How long an upload may take from the asset's creation; after it, the asset is `errored` (`upload_expired`) and its bytes go. */
+  uploadTtlMs: 24 * 3600_000,
+  /** How often each instance looks for uploads to process (one crashed mid-way included) and for expired ones. */
+  sweepIntervalMs: env.NODE_ENV === 'test' ? 500 : 5_000,
+  /** How long one instance holds an asset it processes; a holder that crashed lets another take it after this. */
+  processingLeaseMs: 10 * 60_000,
+}));
+
+export type AssetsConfig = ReturnType<typeof assetsConfig.build>;
