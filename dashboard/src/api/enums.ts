@@ -158,7 +158,13 @@ export const queryEnums = {
       "client.created",
       "client.updated",
       "client.deleted",
-      "client.restored"
+      "client.restored",
+      "asset.created",
+      "asset.updated",
+      "asset.uploaded",
+      "asset.ready",
+      "asset.errored",
+      "asset.deleted"
     ]
   }
 } as const;
@@ -194,6 +200,12 @@ export const schemaEnums = {
     "client.created",
     "client.updated",
     "client.deleted",
-    "client.restored"
+    "client.restored",
+    "asset.created",
+    "asset.updated",
+    "asset.uploaded",
+    "asset.ready",
+    "asset.errored",
+    "asset.deleted"
   ]
 } as const;
