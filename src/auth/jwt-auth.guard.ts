@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { ANY_API_KEY_PREFIX } from '../api-keys/api-key-secret';
+import { looksLikeApiKey } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
 import { RouteMetadata } from '../common/decorators/route-metadata';
@@ -28,8 +28,9 @@ export const INVALID_API_KEY = 'Invalid API key';
  * caller is goes on the request as its principal; where it acts (account, project) is the tenancy
  * guard's question.
  *
- * A bearer token starting with `sk_` is an API key, never a user's access token (a JWT starts with
- * `eyJ`): a live `sk_test_` key of this service (one indexed read, no cache) or `401 Invalid API key`.
+ * A bearer token starting with `sk_` or `pk_` is an API key, never a user's access token (a JWT starts
+ * with `eyJ`): a live `sk_test_` or `pk_test_` key of this service (one indexed read, no cache) or
+ * `401 Invalid API key`.
  *
  * An access token that verified once is remembered, by its exact text, until its `exp`: a signed
  * token cannot change, so its next verification would give the same answer (jsonwebtoken was a
@@ -57,7 +58,7 @@ export class JwtAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
     const token = bearerToken(request.headers.authorization);
     if (!token) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <accessToken>');
-    if (token.startsWith(ANY_API_KEY_PREFIX)) {
+    if (looksLikeApiKey(token)) {
       const key = await this.apiKeys.authenticate(token);
       if (!key) throw new UnauthorizedException(INVALID_API_KEY);
       request.principal = key;
@@ -67,6 +68,16 @@ export class JwtAuthGuard implements CanActivate {
     if (!principal) throw new UnauthorizedException('Invalid or expired token');
     request.principal = principal;
     return true;
+  }
+
+  /**
+   * The user whose valid access token this is, else null: for a route that takes a user's token
+   * beside another credential (the viewer routes' `X-Viewer-Token`). Checked as the bearer token is.
+   */
+  async userOfToken(token: string): Promise<string | null> {
+    if (looksLikeApiKey(token)) return null;
+    const principal = await this.verify(token);
+    return principal?.kind === 'user' ? principal.userId : null;
   }
 
   private async verify(token: string): Promise<Principal | null> {

@@ -6,3 +6,6 @@ export const API_KEY_SCHEME = 'apiKey';
 
 /** The optional header that names the platform project a request acts in. */
 export const PROJECT_HEADER_NAME = 'X-Project-Id';
+
+/** The OpenAPI security scheme of a platform project's publishable key (`pk_test_...`), accepted by the `/viewer` routes only. */
+export const PUBLISHABLE_KEY_SCHEME = 'publishableKey';
