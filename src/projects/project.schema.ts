@@ -40,6 +40,10 @@ export class Project {
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
   channelId: Types.ObjectId;
 
+  /** The project this one is a sub-project of (same channel); null: a top-level project. */
+  @Prop({ type: MongooseSchema.Types.ObjectId, default: null })
+  parentId: Types.ObjectId | null;
+
   @Prop({ type: String, required: true, enum: PROJECT_TYPES })
   projectTypeId: ProjectType;
 
@@ -103,3 +107,5 @@ ProjectSchema.index({ projectId: 1, channelId: 1, _id: 1 });
 ProjectSchema.index({ projectId: 1, channelId: 1, status: 1 });
 ProjectSchema.index({ projectId: 1, channelId: 1, projectTypeId: 1 });
 ProjectSchema.index({ projectId: 1, channelId: 1, access: 1 });
+// A project's children, in id order (the tree's reads and the viewer's children page).
+ProjectSchema.index({ projectId: 1, parentId: 1, _id: 1 });

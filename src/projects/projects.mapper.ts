@@ -6,6 +6,7 @@ export function toProjectResponse(project: Project): ProjectResponse {
   return {
     _id: String(project._id),
     channelId: String(project.channelId),
+    parentId: project.parentId ? String(project.parentId) : null,
     projectTypeId: project.projectTypeId,
     subTypeId: project.subTypeId ?? null,
     primaryTitle: project.primaryTitle,

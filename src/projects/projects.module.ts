@@ -11,5 +11,6 @@ import { ProjectsService } from './projects.service';
   imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule],
   controllers: [ProjectsController],
   providers: [ProjectsService, ProjectsListener, ProjectsRepository],
+  exports: [ProjectsService],
 })
 export class ProjectsModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import type { AnyKeys, Model } from 'mongoose';
+import type { AnyKeys, Model, Types } from 'mongoose';
 import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -29,6 +29,13 @@ export class ProjectsRepository {
 
   existsById(scope: TenantScope, id: string): Promise<boolean> {
     return this.records.existsById(scope, id);
+  }
+
+  /** One page of a parent's children that meet `conditions` (stored values), in id order, and the total. */
+  async pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+    const filter = { ...conditions, parentId };
+    const [rows, total] = await Promise.all([this.records.find(scope, filter, { sort: { _id: 1 }, skip, limit }), this.records.count(scope, filter)]);
+    return { rows, total };
   }
 
   /** One page of a channel's projects matching `conditions` (the channel's id among them), oldest first, and the total. */

@@ -1,4 +1,5 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import type { Types } from 'mongoose';
 import { isValidObjectId } from '../common/pipes/object-id';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import { pickDefined } from '../common/fields/pick-defined';
@@ -10,8 +11,12 @@ import { ProjectResponse } from './dto/project.response';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { toProjectResponse } from './projects.mapper';
 import { ProjectsRepository } from './projects.repository';
+import type { Project } from './project.schema';
 
 const PROJECT_NOT_FOUND = 'Project not found';
+const PARENT_NOT_FOUND = 'Parent project not found';
+/** How far up an ancestor walk goes at most: deeper than any tree the service lets be built, so a stored cycle ends it. */
+const MAX_ANCESTORS = 16;
 
 /** The fields a request may write, all but `channelId` (which decides where the project lives). */
 const WRITABLE_FIELDS = [
@@ -92,7 +97,8 @@ export class ProjectsService {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
     await this.assertChannel(scope, channelId);
-    const created = await this.projects.insert(scope, { ...projectFields(dto), channelId });
+    const parentId = dto.parentId ? await this.parentIn(scope, channelId, dto.parentId) : null;
+    const created = await this.projects.insert(scope, { ...projectFields(dto), channelId, parentId });
     const id = String(created._id);
     if (!(await this.channels.addProject(scope, channelId, id))) {
       await this.projects.deleteById(scope, id);
@@ -163,6 +169,38 @@ export class ProjectsService {
   /** The cascade of a channel delete, inside the channel's platform project. */
   removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
     return this.projects.deleteAllOfChannel(scope, channelId);
+  }
+
+  /** The project's stored record (for modules that decide on its fields, such as who may view it); null when unknown. */
+  findRecord(scope: TenantScope, id: string): Promise<Project | null> {
+    return this.projects.findById(scope, id);
+  }
+
+  /** The project's ancestors, nearest first (its parent, the parent's parent...); empty for a top-level or unknown project. */
+  async findAncestors(scope: TenantScope, projectId: string): Promise<Project[]> {
+    const start = await this.projects.findById(scope, projectId);
+    const ancestors: Project[] = [];
+    let next = start?.parentId ?? null;
+    while (next && ancestors.length < MAX_ANCESTORS) {
+      const parent = await this.projects.findById(scope, String(next));
+      if (!parent) break;
+      ancestors.push(parent);
+      next = parent.parentId ?? null;
+    }
+    return ancestors;
+  }
+
+  /** One page of a project's children meeting `conditions` (stored values: the caller builds them), in id order, and the total. */
+  pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+    return this.projects.pageChildren(scope, parentId, conditions, skip, limit);
+  }
+
+  /** The id of the parent a new project names: a project of the same channel (404 unknown, 422 another channel). */
+  private async parentIn(scope: TenantScope, channelId: string, parentId: string): Promise<string> {
+    const parent = await this.projects.findById(scope, parentId);
+    if (!parent) throw new NotFoundException(PARENT_NOT_FOUND);
+    if (String(parent.channelId) !== channelId) throw new UnprocessableEntityException('The parent project is in another channel: a sub-project lives in its parent\'s channel');
+    return String(parent._id);
   }
 
   private async assertChannel(scope: TenantScope, channelId: string): Promise<void> {

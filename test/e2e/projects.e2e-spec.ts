@@ -15,6 +15,7 @@ const PROJECT_FIELDS = [
   'createdAt',
   'description',
   'landscapeImg',
+  'parentId',
   'portraitImg',
   'primaryLanguageId',
   'primaryTitle',
@@ -90,6 +91,7 @@ describe('projects', () => {
       expect(res.body).toEqual({
         _id: expect.stringMatching(/^[0-9a-f]{24}$/),
         channelId,
+        parentId: null,
         projectTypeId: 'album',
         subTypeId: null,
         primaryTitle: 'Blue Hours',
@@ -205,6 +207,28 @@ describe('projects', () => {
     it.each(['_id', 'createdAt', 'views', 'ownerId'])('rejects the unknown field %s', async (field) => {
       const body = { primaryTitle: 'Unknown field', projectTypeId: 'show', [field]: 'x' };
       expectValidationError(await t.http.post(`/channels/${channelId}/projects`, body, auth()), field);
+    });
+  });
+
+  describe('sub-projects (parentId)', () => {
+    it('creates a sub-project of a project of the same channel; a top-level project has parentId null', async () => {
+      const parent = await createProject(channelId, { primaryTitle: 'Season' });
+      expect(parent.parentId).toBeNull();
+      const child = await createProject(channelId, { primaryTitle: 'Episode', parentId: parent._id });
+      expect(child.parentId).toBe(parent._id);
+      const stored = await t.db.collection('projects').findOne({ _id: new Types.ObjectId(child._id) });
+      expect(String(stored?.parentId)).toBe(parent._id);
+      expect((await t.http.get(`/projects/${child._id}`, auth())).body.parentId).toBe(parent._id);
+    });
+
+    it('refuses an unknown parent (404), a parent of another channel (422) and a malformed one (400), writing nothing', async () => {
+      const other = await createChannel();
+      const foreign = await createProject(other, { primaryTitle: 'Elsewhere' });
+      const before = await t.db.collection('projects').countDocuments();
+      expectNotFound(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: UNKNOWN_ID }, auth()), 'Parent project not found');
+      expectError(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: foreign._id }, auth()), 422, /another channel/);
+      expectValidationError(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: 'nope' }, auth()), 'parentId');
+      expect(await t.db.collection('projects').countDocuments()).toBe(before);
     });
   });
 

@@ -49,6 +49,16 @@ export class CreateProjectDto {
   @IsMongoId({ message: 'channelId must be a valid id' })
   channelId?: string;
 
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    pattern: OBJECT_ID_PATTERN,
+    description: 'The project this one is a sub-project of, in the same channel (404 when unknown, 422 in another channel); null or left out: top-level',
+  })
+  @IsOptional()
+  @IsMongoId({ message: 'parentId must be a valid id' })
+  parentId?: string | null;
+
   @ApiProperty({ enum: PROJECT_TYPES, example: 'album' })
   @IsIn(PROJECT_TYPES, { message: oneOf('projectTypeId', PROJECT_TYPES) })
   projectTypeId: ProjectType;

@@ -16,6 +16,9 @@ export class ProjectResponse {
   @ApiProperty({ example: '6650c0ffee0000000000b001' })
   channelId: string;
 
+  @ApiProperty({ type: String, nullable: true, example: null, description: 'The parent project; null: top-level' })
+  parentId: string | null;
+
   @ApiProperty({ enum: PROJECT_TYPES, example: 'album' })
   projectTypeId: string;
 
