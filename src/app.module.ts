@@ -31,6 +31,7 @@ import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { ChannelsModule } from './channels/channels.module';
 import { ProjectsModule } from './projects/projects.module';
+import { SharingModule } from './sharing/sharing.module';
 import { ClientsModule } from './clients/clients.module';
 import { CollectionsModule } from './collections/collections.module';
 import { CustomersModule } from './customers/customers.module';
@@ -80,6 +81,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PlatformProjectsModule,
     ChannelsModule,
     ProjectsModule,
+    SharingModule,
     CollectionsModule,
     ClientsModule,
     CustomersModule,

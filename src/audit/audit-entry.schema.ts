@@ -26,6 +26,10 @@ export const AUDIT_ACTIONS = [
   'payment.refunded',
   'collection.deleted',
   'client.deleted',
+  'share_link.created',
+  'share_link.revoked',
+  'grant.created',
+  'grant.revoked',
   'user.logged_in',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

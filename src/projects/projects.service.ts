@@ -178,16 +178,22 @@ export class ProjectsService {
 
   /** The project's ancestors, nearest first (its parent, the parent's parent...); empty for a top-level or unknown project. */
   async findAncestors(scope: TenantScope, projectId: string): Promise<Project[]> {
-    const start = await this.projects.findById(scope, projectId);
-    const ancestors: Project[] = [];
-    let next = start?.parentId ?? null;
-    while (next && ancestors.length < MAX_ANCESTORS) {
+    return (await this.findWithAncestors(scope, projectId))?.slice(1) ?? [];
+  }
+
+  /** The project, then its ancestors nearest first: one read each; null when the project is unknown. */
+  async findWithAncestors(scope: TenantScope, projectId: string): Promise<Project[] | null> {
+    const project = await this.projects.findById(scope, projectId);
+    if (!project) return null;
+    const chain: Project[] = [project];
+    let next = project.parentId ?? null;
+    while (next && chain.length <= MAX_ANCESTORS) {
       const parent = await this.projects.findById(scope, String(next));
       if (!parent) break;
-      ancestors.push(parent);
+      chain.push(parent);
       next = parent.parentId ?? null;
     }
-    return ancestors;
+    return chain;
   }
 
   /** One page of a project's children meeting `conditions` (stored values: the caller builds them), in id order, and the total. */

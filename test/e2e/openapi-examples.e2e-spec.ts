@@ -26,6 +26,7 @@ type Schema = {
 type Parameter = { name: string; in: string; required?: boolean; example?: unknown; schema?: Schema };
 type Operation = {
   operationId: string;
+  security?: Record<string, string[]>[];
   parameters?: Parameter[];
   requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }> };
 };
@@ -52,6 +53,10 @@ interface Fixture {
   webhookDelivery: string;
   /** Soft-deleted, for the restores. */
   deletedClient: string;
+  shareLink: string;
+  grant: string;
+  /** The viewer routes' key: they take nothing else. */
+  publishableKey: string;
   deletedCollection: string;
 }
 
@@ -84,7 +89,10 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       ),
       'channel',
     ).body.id;
-    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    // Published: viewers see it.
+    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' }, as), 'project').body._id;
+    const shareLink = ok(await t.http.post(`/projects/${contentProject}/share-links`, {}, as), 'share link').body.id;
+    const grant = ok(await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as), 'grant').body.id;
     const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
     const card = ok(
       await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
@@ -106,12 +114,13 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       'invitation for the owner',
     ).body.data.token;
     const keyId = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
+    const publishableKey = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'viewer app', kind: 'publishable' }, as), 'key').body.data.key;
     const event = ok(await t.http.get('/v1/events?limit=1', as), 'event').body.data[0].id;
     const deletedClient = ok(await t.http.post('/clients', { name: 'Gone', email: 'gone@example.com' }, as), 'client').body.id;
     ok(await t.http.patch(`/clients/${deletedClient}/soft-delete`, undefined, as), 'client soft delete');
     const deletedCollection = ok(await t.http.post('/collections', { name: 'Gone' }, as), 'collection').body.id;
     ok(await t.http.patch(`/collections/${deletedCollection}/soft-delete`, undefined, as), 'collection soft delete');
-    return { deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    return { shareLink, grant, publishableKey, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, customer, card, payment, event, webhookEndpoint, webhookDelivery };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
@@ -126,6 +135,8 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       projectId: f.contentProject,
       customer: f.customer,
       deliveryId: f.webhookDelivery,
+      shareLinkId: f.shareLink,
+      grantId: f.grant,
       token: f.invitationToken,
     };
     if (byName[name]) return byName[name];
@@ -203,6 +214,10 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     return { url, body, headers, gaps };
   }
 
+  function takesOnlyPublishableKey(operation: Operation): boolean {
+    return (operation.security ?? []).length > 0 && (operation.security ?? []).every((requirement) => 'publishableKey' in requirement);
+  }
+
   it('answers no example with 400, 403 or 404', async () => {
     const refused: string[] = [];
     let sent = 0;
@@ -221,7 +236,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
         // fetch itself: some answers are not one JSON document (the audit log's export is JSON lines).
         const res = await fetch(`${t.baseUrl}${url}`, {
           method: method.toUpperCase(),
-          headers: { authorization: `Bearer ${f.owner.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+          headers: { authorization: `Bearer ${takesOnlyPublishableKey(operation) ? f.publishableKey : f.owner.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
           body: body !== undefined ? JSON.stringify(body) : undefined,
         });
         const text = await res.text();

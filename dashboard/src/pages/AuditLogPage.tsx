@@ -38,6 +38,10 @@ const ACTIONS = Object.keys({
   'payment.refunded': 1,
   'collection.deleted': 1,
   'client.deleted': 1,
+  'share_link.created': 1,
+  'share_link.revoked': 1,
+  'grant.created': 1,
+  'grant.revoked': 1,
   'user.logged_in': 1,
 } satisfies Record<Action, 1>) as Action[];
 
