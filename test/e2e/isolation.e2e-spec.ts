@@ -26,6 +26,7 @@ const BODIES: Record<string, (ids: FixtureIds) => unknown> = {
   transferOwnership: (ids) => ({ userId: ids.memberUserId }),
   changeMemberRole: () => ({ role: 'manager' }),
   createApiKey: () => ({ name: 'matrix' }),
+  createGrant: () => ({ email: `matrix.${randomBytes(4).toString('hex')}@example.com`, role: 'viewer' }),
   rollApiKey: () => ({ expiresInHours: 1 }),
 };
 
@@ -60,6 +61,8 @@ interface FixtureIds {
   event: string;
   webhookEndpoint: string;
   webhookDelivery: string;
+  shareLink: string;
+  grant: string;
 }
 
 describe('tenant isolation matrix (every operation of the OpenAPI document)', () => {
@@ -71,6 +74,10 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
   let secondProjectA: string;
   let keyB: string;
   let keySecondProjectA: string;
+  let publishableA: string;
+  let publishableB: string;
+  let publishableSecondProjectA: string;
+  let ownViewerReads: number[];
   let snapshot: Record<string, string>;
 
   function ok<T>(res: HttpResponse<T>, label: string): HttpResponse<T> {
@@ -90,7 +97,10 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       ),
       'channel',
     ).body.id;
-    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    // Published and public: the owner's own publishable key sees it, so a stranger's 404 is the isolation's.
+    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' }, as), 'project').body._id;
+    const shareLink = ok(await t.http.post(`/projects/${contentProject}/share-links`, {}, as), 'share link').body.id;
+    const grant = ok(await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as), 'grant').body.id;
     const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
     const card = ok(
       await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
@@ -123,6 +133,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       event: ok(await t.http.get('/v1/events?limit=1', as), 'event').body.data[0].id,
       webhookEndpoint,
       webhookDelivery,
+      shareLink,
+      grant,
     };
   }
 
@@ -148,6 +160,10 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
         return fixture.customer;
       case 'deliveryId':
         return fixture.webhookDelivery;
+      case 'shareLinkId':
+        return fixture.shareLink;
+      case 'grantId':
+        return fixture.grant;
     }
     const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
     const byResource: Record<string, string> = {
@@ -215,6 +231,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ids.event,
     ids.webhookEndpoint,
     ids.webhookDelivery,
+    ids.shareLink,
+    ids.grant,
   ];
 
   /** An id of the right form that names nothing: events have ids of their own form. */
@@ -239,6 +257,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       invitations: `/api/v1/accounts/${ids.accountId}/invitations`,
       project: `/api/v1/platform/projects/${ids.projectId}`,
       keys: `/api/v1/platform/projects/${ids.projectId}/keys`,
+      shareLinks: `/projects/${ids.contentProject}/share-links`,
+      grants: `/projects/${ids.contentProject}/grants`,
     };
     const out: Record<string, string> = {};
     for (const [name, path] of Object.entries(reads)) out[name] = ok(await t.http.get(path, as), `read ${name}`).text;
@@ -258,6 +278,17 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       await t.http.post(`/api/v1/platform/projects/${secondProjectA}/keys`, { name: 'a2' }, { token: ownerA.token }),
       'key a2',
     ).body.data.key;
+    const publishableKey = async (owner: TestUser, projectId: string) =>
+      ok(await t.http.post(`/api/v1/platform/projects/${projectId}/keys`, { name: 'viewer app', kind: 'publishable' }, { token: owner.token }), 'publishable key').body
+        .data.key as string;
+    publishableA = await publishableKey(ownerA, ownerA.projectId);
+    publishableB = await publishableKey(ownerB, ownerB.projectId);
+    publishableSecondProjectA = await publishableKey(ownerA, secondProjectA);
+    // Before the snapshot: the key's use is recorded on it (lastUsedAt).
+    ownViewerReads = [
+      (await t.http.get(`/viewer/projects/${ids.contentProject}`, { token: publishableA })).status,
+      (await t.http.get(`/viewer/projects/${ids.contentProject}/children`, { token: publishableA })).status,
+    ];
     snapshot = await readAll();
   });
   afterAll(() => t.close());
@@ -279,7 +310,13 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     },
     { name: "an API key of another account's project", options: () => ({ token: keyB }), accountLevel: true },
     { name: "an API key of another project of A's account", options: () => ({ token: keySecondProjectA }), accountLevel: true },
+    { name: "a publishable key of another account's project", options: () => ({ token: publishableB }), accountLevel: true },
+    { name: "a publishable key of another project of A's account", options: () => ({ token: publishableSecondProjectA }), accountLevel: true },
   ];
+
+  it("A's own publishable key sees A's published project through the viewer routes: the strangers' 404 is isolation, not a hidden project", () => {
+    expect(ownViewerReads).toEqual([200, 200]);
+  });
 
   describe.each(strangers)('as $name', ({ options, accountLevel }) => {
     function covered(): Endpoint[] {
