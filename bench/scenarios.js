@@ -57,6 +57,12 @@ const SCENARIOS = [
     request: (s) => ({ method: 'GET', path: `/v1/customers/${s.customerId}`, token: s.apiKey, expect: 200 }),
   },
   {
+    key: 'viewer',
+    title: 'GET /viewer/projects/:id (publishable key, one ancestor)',
+    request: (s) => ({ method: 'GET', path: `/viewer/projects/${s.viewedProjectId}`, token: s.publishableKey, expect: 200 }),
+    check: (response) => (response.json?.primaryTitle === 'Bench show' && response.json.parentId ? undefined : `expected the viewed sub-project, got ${response.text.slice(0, 80)}`),
+  },
+  {
     key: 'customers',
     title: 'GET /v1/customers (page of 20)',
     request: (s) => ({ method: 'GET', path: '/v1/customers', token: s.token, expect: 200 }),

@@ -92,6 +92,7 @@ async function seed(server, db) {
   state.customerId = state.customerIds[state.customerIds.length - 1];
   await seedCard(state);
   await seedApiKey(state);
+  await seedViewer(state);
   return state;
 }
 
@@ -242,6 +243,73 @@ async function seedApiKey(state) {
     updatedAt: now,
   });
   state.apiKey = key;
+}
+
+const VIEWED_PROJECT = { projectTypeId: 'show', primaryTitle: 'Bench show', description: 'Seen by viewers', topicIds: ['bench'], access: 'public', status: 'published' };
+
+/**
+ * What the viewer read needs: a publishable key of the default project, and a published public
+ * sub-project of a published public project (so the read walks one ancestor). The service makes
+ * them through its routes; the baseline has none, so the harness stores them as the service does.
+ */
+async function seedViewer(state) {
+  const { server, db, token, projectId, accountId, channelId } = state;
+  if (server.isService) {
+    const key = await expectStatus(
+      server,
+      'POST /api/v1/platform/projects/:id/keys (publishable)',
+      201,
+      call(server, 'POST', `/api/v1/platform/projects/${projectId}/keys`, { token, body: { name: 'Bench viewer app', kind: 'publishable' } }),
+    );
+    state.publishableKey = key.json.data.key;
+    const parent = await expectStatus(server, 'POST /channels/:id/projects', 201, call(server, 'POST', `/channels/${channelId}/projects`, { token, body: VIEWED_PROJECT }));
+    const child = await expectStatus(
+      server,
+      'POST /channels/:id/projects (child)',
+      201,
+      call(server, 'POST', `/channels/${channelId}/projects`, { token, body: { ...VIEWED_PROJECT, parentId: parent.json._id } }),
+    );
+    state.viewedProjectId = child.json._id;
+    return;
+  }
+  const key = `pk_test_${crypto.randomBytes(32).toString('base64url')}`;
+  const now = new Date();
+  await db.collection('api_keys').insertOne({
+    hash: crypto.createHash('sha256').update(key, 'utf8').digest('hex'),
+    start: key.slice(0, 12),
+    name: 'Bench viewer app',
+    kind: 'publishable',
+    accountId: new ObjectId(accountId),
+    projectId: new ObjectId(projectId),
+    scopes: null,
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  state.publishableKey = key;
+  const project = (parentId) => ({
+    ...VIEWED_PROJECT,
+    channelId: new ObjectId(channelId),
+    parentId,
+    subTypeId: null,
+    portraitImg: null,
+    landscapeImg: null,
+    contentUploadType: null,
+    primaryLanguageId: null,
+    categoryId: null,
+    subCategoryId: null,
+    supportedFormats: [],
+    supportedModes: [],
+    supportedFeatures: [],
+    projectId: new ObjectId(projectId),
+    createdAt: now,
+    updatedAt: now,
+  });
+  const parent = await db.collection('projects').insertOne(project(null));
+  const child = await db.collection('projects').insertOne(project(parent.insertedId));
+  state.viewedProjectId = String(child.insertedId);
 }
 
 module.exports = { PASSWORD, COLLECTION_BODY, seed };

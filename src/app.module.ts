@@ -35,6 +35,7 @@ import { ChannelsModule } from './channels/channels.module';
 import { ProjectsModule } from './projects/projects.module';
 import { CollaboratorsModule } from './collaborators/collaborators.module';
 import { AssetsModule } from './assets/assets.module';
+import { SharingModule } from './sharing/sharing.module';
 import { ClientsModule } from './clients/clients.module';
 import { CollectionsModule } from './collections/collections.module';
 import { CustomersModule } from './customers/customers.module';
@@ -86,6 +87,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     CollaboratorsModule,
     ProjectsModule,
     AssetsModule,
+    SharingModule,
     CollectionsModule,
     ClientsModule,
     CustomersModule,

@@ -3,7 +3,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
 import { linkCreatesToRecords, linkNamedRecords, linkProjectsToDataApis, type NamedRecords, type ProjectSource } from './common/swagger/openapi-links';
-import { API_KEY_SCHEME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
+import { API_KEY_SCHEME, PUBLISHABLE_KEY_SCHEME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
 
 
 /** Object keys sorted, so the document is a stable artifact that diffs cleanly. */
@@ -40,6 +40,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every route needs `Authorization: Bearer <accessToken>` from `POST /api/v1/login`, except login, signup, `/health` and the docs. ' +
         "The data routes (customers, cards, payments, channels, projects, collections, clients, events, webhook endpoints) also take a platform project's API key " +
         'instead, `Authorization: Bearer sk_test_...` (the `apiKey` scheme); a key acts only in its own project and never manages the platform. ' +
+        'The read-only `/viewer` routes take only a publishable key, `Authorization: Bearer pk_test_...` (the `publishableKey` scheme), ' +
+        'with `X-Share-Token` (and `X-Share-Password`) or `X-Viewer-Token` where the content asks for them. ' +
         'Errors share one body: `{ statusCode, error, message }`, plus `errors` on validation failures. ' +
         'No text of a body or a query may contain the NUL character (U+0000): 400. ' +
         'The data routes are rate limited per API key and per user in each project (429 with Retry-After; RateLimit-Policy and RateLimit headers).',
@@ -61,6 +63,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       'sid',
       { type: 'apiKey', in: 'cookie', name: 'sid', description: 'A dashboard session from POST /api/v1/sessions (state-changing requests also need an allowed Origin)' },
       SESSION_COOKIE_SCHEME,
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'pk_test_...',
+        description: "A platform project's publishable key (POST /api/v1/platform/projects/{id}/keys with kind publishable): the /viewer routes only",
+      },
+      PUBLISHABLE_KEY_SCHEME,
     )
     .addSecurityRequirements(USER_BEARER_SCHEME)
     .addSecurityRequirements(SESSION_COOKIE_SCHEME)

@@ -67,7 +67,7 @@ const ROLES = ['developer', 'manager', 'admin'];
 const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
 const LOWER_OBJECT_ID = /^[0-9a-f]{24}$/;
-const API_KEY_FORM = /^sk_test_[A-Za-z0-9_-]{43}$/;
+const API_KEY_FORM = /^[sp]k_test_[A-Za-z0-9_-]{43}$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
 const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const IN_PROGRESS_LEASE_MS = 5 * 60 * 1000;
@@ -570,7 +570,7 @@ async function main() {
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) throw httpError(401, 'Missing bearer token: send Authorization: Bearer <accessToken>');
     const token = match[1];
-    if (token.startsWith('sk_')) {
+    if (token.startsWith('sk_') || token.startsWith('pk_')) {
       const key = await authenticateKey(token);
       if (!key) throw httpError(401, 'Invalid API key');
       request.principal = key;
@@ -595,8 +595,10 @@ async function main() {
         .updateOne({ _id: key._id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] }, { $set: { lastUsedAt: now } })
         .catch((error) => process.stderr.write(`Recording the use of an API key failed: ${error.message}\n`));
     }
+    if ((key.kind ?? 'secret') !== (token.startsWith('pk_') ? 'publishable' : 'secret')) return null;
     return {
       kind: 'apiKey',
+      publishable: key.kind === 'publishable',
       keyId: String(key._id),
       accountId: String(key.accountId),
       projectId: String(key.projectId),
@@ -610,6 +612,10 @@ async function main() {
     const header = request.headers['x-project-id'];
     const requested = Array.isArray(header) ? header[0] : header;
     let project;
+    const viewer = request.routeOptions.config.viewer === true;
+    if (viewer !== (principal.kind === 'apiKey' && principal.publishable)) {
+      throw httpError(403, viewer ? 'The viewer routes take a publishable key (pk_test_...) as the bearer token' : 'A publishable key (pk_test_...) can call only the /viewer routes');
+    }
     if (principal.kind === 'apiKey') {
       if (requested !== undefined && requested.toLowerCase() !== principal.projectId) throw httpError(404, 'Platform project not found');
       project = await platformProjects.findOne({ _id: new ObjectId(principal.projectId), accountId: new ObjectId(principal.accountId) });
@@ -646,6 +652,39 @@ async function main() {
     if (!OBJECT_ID.test(id)) throw httpError(400, `${name} must be a valid id (24 hexadecimal characters)`);
     return new ObjectId(id.toLowerCase());
   };
+
+  // ---- viewers
+
+  /** A published public project whose ancestors are all published and public (the bench's viewer read): its viewer fields. */
+  const contentProjects = db.collection('projects');
+  fastify.get('/viewer/projects/:id', { config: { api: 'projects', viewer: true } }, async (request) => {
+    const projectId = request.tenant.projectId;
+    let project = await contentProjects.findOne({ _id: validId(request.params.id, 'projectId'), projectId });
+    const shown = project;
+    while (project) {
+      if (project.status !== 'published' || project.access !== 'public') throw httpError(404, 'Project not found');
+      project = project.parentId ? await contentProjects.findOne({ _id: project.parentId, projectId }) : null;
+    }
+    if (!shown) throw httpError(404, 'Project not found');
+    return {
+      id: String(shown._id),
+      parentId: shown.parentId ? String(shown.parentId) : null,
+      projectTypeId: shown.projectTypeId,
+      subTypeId: shown.subTypeId ?? null,
+      primaryTitle: shown.primaryTitle,
+      description: shown.description ?? null,
+      portraitImg: shown.portraitImg ?? null,
+      landscapeImg: shown.landscapeImg ?? null,
+      contentUploadType: shown.contentUploadType ?? null,
+      primaryLanguageId: shown.primaryLanguageId ?? null,
+      categoryId: shown.categoryId ?? null,
+      subCategoryId: shown.subCategoryId ?? null,
+      topicIds: [...(shown.topicIds ?? [])],
+      supportedFormats: [...(shown.supportedFormats ?? [])],
+      supportedModes: [...(shown.supportedModes ?? [])],
+      supportedFeatures: [...(shown.supportedFeatures ?? [])],
+    };
+  });
 
   // ---- public routes
 

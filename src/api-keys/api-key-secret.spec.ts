@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_KEY_START_LENGTH, generateApiKey, hasApiKeyForm, hashApiKey } from './api-key-secret';
+import { API_KEY_START_LENGTH, generateApiKey, hasApiKeyForm, hashApiKey, kindOfKey } from './api-key-secret';
 
 describe('API key secrets', () => {
   it('are sk_test_ and 32 random bytes in base64url, stored as their SHA-256 with a short start', () => {
@@ -12,6 +12,16 @@ describe('API key secrets', () => {
     expect(first.hash).not.toContain(first.key.slice(8));
     expect(first.start).toBe(first.key.slice(0, API_KEY_START_LENGTH));
     expect(first.start).toHaveLength(12);
+  });
+
+  it('are pk_test_ for a publishable key, of the same form', () => {
+    const { key, start } = generateApiKey('publishable');
+    expect(key).toMatch(/^pk_test_[A-Za-z0-9_-]{43}$/);
+    expect(start).toBe(key.slice(0, 12));
+    expect(hasApiKeyForm(key)).toBe(true);
+    expect(kindOfKey(key)).toBe('publishable');
+    expect(kindOfKey(generateApiKey().key)).toBe('secret');
+    expect(hasApiKeyForm(key.replace('pk_test_', 'pk_live_'))).toBe(false);
   });
 
   it('recognise only the form this service issues', () => {

@@ -2,6 +2,7 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { API_NAMES, type ApiName } from '../tenancy/api-names';
+import { API_KEY_KINDS, type ApiKeyKind } from './api-key-secret';
 
 /**
  * A platform project's API key. The key itself is never stored: only its SHA-256 (`hash`, looked up
@@ -19,6 +20,10 @@ export class ApiKey {
 
   @Prop({ type: String, required: true, trim: true })
   name: string;
+
+  /** Keys stored before kinds existed lack it: they are secret keys. */
+  @Prop({ type: String, enum: API_KEY_KINDS, default: 'secret', immutable: true })
+  kind?: ApiKeyKind;
 
   @Prop({ type: MongooseSchema.Types.ObjectId, required: true, immutable: true })
   accountId: Types.ObjectId;

@@ -8,6 +8,7 @@ export function toApiKeyView(key: ApiKey): ApiKeyView {
   return {
     id: String(key._id),
     name: key.name,
+    kind: key.kind ?? 'secret',
     start: key.start,
     scopes: key.scopes ? [...key.scopes] : null,
     createdAt: new Date(key.createdAt).toISOString(),

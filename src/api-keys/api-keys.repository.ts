@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
 import { Records, toObjectId } from '../database/records';
 import type { ApiName } from '../tenancy/api-names';
+import type { ApiKeyKind } from './api-key-secret';
 import { ApiKey } from './api-key.schema';
 
 export interface NewApiKey {
@@ -11,6 +12,7 @@ export interface NewApiKey {
   hash: string;
   start: string;
   name: string;
+  kind: ApiKeyKind;
   accountId: Types.ObjectId;
   projectId: Types.ObjectId;
   scopes: ApiName[] | null;
@@ -26,8 +28,8 @@ export interface KeyProject {
 }
 
 /** What authenticating a key needs to know of it. */
-export type KeyCheck = Pick<ApiKey, '_id' | 'accountId' | 'projectId' | 'scopes' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
-const KEY_CHECK_FIELDS = ['accountId', 'projectId', 'scopes', 'expiresAt', 'revokedAt', 'lastUsedAt'] as const;
+export type KeyCheck = Pick<ApiKey, '_id' | 'accountId' | 'projectId' | 'kind' | 'scopes' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
+const KEY_CHECK_FIELDS = ['accountId', 'projectId', 'kind', 'scopes', 'expiresAt', 'revokedAt', 'lastUsedAt'] as const;
 
 /**
  * The api_keys collection. A key is read by its hash (authentication, unscoped: the hash is the

@@ -13,7 +13,7 @@ import { PLATFORM_PROJECT_DELETED, PlatformProjectDeletedEvent } from '../platfo
 import { normaliseApis, PlatformProjectsService } from '../platform-projects/platform-projects.service';
 import type { ApiName } from '../tenancy/api-names';
 import type { Principal } from '../tenancy/principal';
-import { generateApiKey, hasApiKeyForm, hashApiKey } from './api-key-secret';
+import { type ApiKeyKind, generateApiKey, hasApiKeyForm, hashApiKey, kindOfKey } from './api-key-secret';
 import { ApiKeysRepository, KeyCheck, KeyProject } from './api-keys.repository';
 import { toApiKeyView, toCreatedApiKeyView } from './api-keys.mapper';
 import { ApiKeyView, CreatedApiKeyView } from './dto/api-key.response';
@@ -28,7 +28,7 @@ const ROLL_BUSY = 'API key is being rolled by another request: try again';
 type ApiKeyPrincipal = Extract<Principal, { kind: 'apiKey' }>;
 
 /**
- * API keys of platform projects: issued, listed, revoked and rolled by the account's admins inside
+ * API keys of platform projects, secret and publishable: issued, listed, revoked and rolled by the account's admins inside
  * the token's account, and checked on every request that presents one. Nothing is cached: a revoked
  * or expired key fails at its next request on every instance.
  */
@@ -46,6 +46,10 @@ export class ApiKeysService {
 
   async create(audit: AuditContext, accountId: string, projectId: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
+    const kind = dto.kind ?? 'secret';
+    if (kind === 'publishable' && dto.scopes) {
+      throw new RequestValidationException([{ field: 'scopes', messages: ['a publishable key takes no scopes: it reads the /viewer routes only'] }]);
+    }
     const scopes = dto.scopes ? normaliseApis(dto.scopes) : null;
     const disabled = (scopes ?? []).filter((api) => !project.enabledApis.includes(api));
     if (disabled.length > 0) {
@@ -57,7 +61,7 @@ export class ApiKeysService {
     if (expiresAt && expiresAt.getTime() <= this.clock.now().getTime()) {
       throw new RequestValidationException([{ field: 'expiresAt', messages: ['expiresAt must be in the future'] }]);
     }
-    return this.issue(project, dto.name, scopes, expiresAt, (key, run) =>
+    return this.issue(project, dto.name, kind, scopes, expiresAt, (key, run) =>
       this.trail.record(audit, { accountId, action: 'api_key.created', target: key, projectId }, { collection: 'api_keys', id: key.id, exists: true }, run),
     );
   }
@@ -105,7 +109,7 @@ export class ApiKeysService {
       if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
       const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
       const target = { type: 'api_key', id: String(old._id), label: old.start };
-      return this.issue(project, old.name, old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt, (key, run) =>
+      return this.issue(project, old.name, old.kind ?? 'secret', old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt, (key, run) =>
         this.trail.record(
           audit,
           { accountId, action: 'api_key.rolled', target, projectId, changes: { key: [target.label, key.label] } },
@@ -132,9 +136,12 @@ export class ApiKeysService {
     if (!key || key.revokedAt) return null;
     const now = this.clock.now();
     if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return null;
+    // The prefix and the stored kind agree for every key issued; a token that says otherwise is no key.
+    if ((key.kind ?? 'secret') !== kindOfKey(token)) return null;
     this.recordUse(key, now);
     return {
       kind: 'apiKey',
+      publishable: key.kind === 'publishable',
       keyId: String(key._id),
       accountId: String(key.accountId),
       projectId: String(key.projectId),
@@ -154,12 +161,13 @@ export class ApiKeysService {
   private async issue(
     project: PlatformProject,
     name: string,
+    kind: ApiKeyKind,
     scopes: ApiName[] | null,
     expiresAt: Date | null,
     audited: (key: AuditParty, run: () => Promise<CreatedApiKeyView>) => Promise<CreatedApiKeyView>,
     rolledFrom?: Types.ObjectId,
   ): Promise<CreatedApiKeyView> {
-    const secret = generateApiKey();
+    const secret = generateApiKey(kind);
     const _id = new Types.ObjectId();
     return audited({ type: 'api_key', id: String(_id), label: secret.start }, async () => {
     const created = await this.keys.insert({
@@ -167,6 +175,7 @@ export class ApiKeysService {
       hash: secret.hash,
       start: secret.start,
       name,
+      kind,
       accountId: project.accountId,
       projectId: project._id,
       scopes,

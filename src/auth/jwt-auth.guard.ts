@@ -4,7 +4,7 @@ import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
-import { ANY_API_KEY_PREFIX } from '../api-keys/api-key-secret';
+import { looksLikeApiKey } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
 import { RouteMetadata } from '../common/decorators/route-metadata';
@@ -39,8 +39,9 @@ export const INVALID_API_KEY = 'Invalid API key';
  * caller is goes on the request as its principal; where it acts (account, project) is the tenancy
  * guard's question.
  *
- * A bearer token starting with `sk_` is an API key, never a user's access token (a JWT starts with
- * `eyJ`): a live `sk_test_` key of this service (one indexed read, no cache) or `401 Invalid API key`.
+ * A bearer token starting with `sk_` or `pk_` is an API key, never a user's access token (a JWT starts
+ * with `eyJ`): a live `sk_test_` or `pk_test_` key of this service (one indexed read, no cache) or
+ * `401 Invalid API key`.
  *
  * An access token that verified once is remembered, by its exact text, until its `exp`: a signed
  * token cannot change, so its next verification would give the same answer (jsonwebtoken was a
@@ -79,7 +80,7 @@ export class JwtAuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
     const token = bearerToken(request.headers.authorization);
     if (!token) return this.bySession(context, request);
-    if (token.startsWith(ANY_API_KEY_PREFIX)) {
+    if (looksLikeApiKey(token)) {
       const key = await this.apiKeys.authenticate(token);
       if (!key) throw new UnauthorizedException(INVALID_API_KEY);
       request.principal = key;
@@ -111,6 +112,17 @@ export class JwtAuthGuard implements CanActivate {
     if (typeof origin !== 'string' || origin === 'null') return false;
     const normalised = origin.toLowerCase();
     return normalised === `${request.protocol}://${request.host}`.toLowerCase() || this.config.dashboardOrigins.includes(normalised);
+  }
+
+  /**
+   * The user whose valid access token this is, else null: for a route that takes a user's token
+   * beside another credential (the viewer routes' `X-Viewer-Token`). Checked as the bearer token is.
+   */
+  async userOfToken(token: string): Promise<string | null> {
+    if (looksLikeApiKey(token)) return null;
+    const verified = await this.verify(token);
+    if (!verified || verified.iat < Math.floor((await this.credentials.changedAt(verified.principal.userId)) / 1000)) return null;
+    return verified.principal.userId;
   }
 
   private async verify(token: string): Promise<{ principal: Principal & { kind: 'user' }; iat: number } | null> {

@@ -66,6 +66,6 @@ describe('idempotencyScope', () => {
 describe('callerId', () => {
   it('tells a user from an API key, even with the same id', () => {
     expect(callerId({ kind: 'user', userId: 'a1', accountId: 'acc' })).toBe('user:a1');
-    expect(callerId({ kind: 'apiKey', keyId: 'a1', accountId: 'acc', projectId: 'p', scopes: null })).toBe('key:a1');
+    expect(callerId({ kind: 'apiKey', publishable: false, keyId: 'a1', accountId: 'acc', projectId: 'p', scopes: null })).toBe('key:a1');
   });
 });

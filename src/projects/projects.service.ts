@@ -337,6 +337,31 @@ export class ProjectsService {
     return run(0);
   }
 
+  /** The project's stored record (for modules that decide on its fields, such as who may view it); null when unknown. */
+  findRecord(scope: TenantScope, id: string): Promise<Project | null> {
+    return this.projects.findById(scope, id);
+  }
+
+  /** The project, then its ancestors nearest first: one read each; null when the project is unknown. */
+  async findWithAncestors(scope: TenantScope, projectId: string): Promise<Project[] | null> {
+    const project = await this.projects.findById(scope, projectId);
+    if (!project) return null;
+    const chain: Project[] = [project];
+    let next = project.parentId ?? null;
+    while (next && chain.length <= MAX_TREE_DEPTH) {
+      const parent = await this.projects.findById(scope, String(next));
+      if (!parent) break;
+      chain.push(parent);
+      next = parent.parentId ?? null;
+    }
+    return chain;
+  }
+
+  /** One page of a project's children meeting `conditions` (stored values: the caller builds them), in id order, and the total. */
+  pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+    return this.projects.pageChildren(scope, parentId, conditions, skip, limit);
+  }
+
   private async assertChannel(scope: TenantScope, channelId: string): Promise<void> {
     if (!(await this.channels.exists(scope, channelId))) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }

@@ -22,6 +22,8 @@ export type Principal =
   | { readonly kind: 'user'; readonly userId: string; readonly accountId: string | null; readonly session?: SessionFacts }
   | {
       readonly kind: 'apiKey';
+      /** A publishable key (`pk_test_...`): the `/viewer` routes only, read-only; a secret key otherwise. */
+      readonly publishable: boolean;
       readonly keyId: string;
       readonly accountId: string;
       readonly projectId: string;

@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException, SetMetadata } from '@nestjs/common';
 import { ApiHeader, ApiResponse, ApiSecurity } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
-import { API_KEY_SCHEME, PROJECT_HEADER_NAME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from '../common/swagger/security-schemes';
+import { API_KEY_SCHEME, PROJECT_HEADER_NAME, PUBLISHABLE_KEY_SCHEME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from '../common/swagger/security-schemes';
 import type { ApiName } from './api-names';
 import type { AccountAccess, Principal, RequestContext } from './principal';
 import type { TenantScope } from './tenant-scope';
@@ -9,6 +9,7 @@ import { OBJECT_ID_PATTERN } from '../common/pipes/object-id';
 
 export const PLATFORM_API = 'platformApi';
 export const IN_ACCOUNT = 'inAccount';
+export const VIEWER_API = 'viewerApi';
 
 /**
  * The API a route belongs to. Declared next to the route (or on its controller); the tenancy guard
@@ -64,6 +65,24 @@ function DocumentPlatformApi(api: ApiName) {
     }),
   );
 }
+
+/**
+ * A read-only route for viewers of the API's content (`/viewer/...`): a publishable key
+ * (`pk_test_...`) of the platform project only, which is its tenant scope; a user's token or a
+ * secret key is 403 here, and a publishable key is 403 everywhere else. The API must be enabled in
+ * the key's project.
+ */
+export const ViewerApi = (api: ApiName) =>
+  applyDecorators(
+    SetMetadata(VIEWER_API, api),
+    ApiSecurity(PUBLISHABLE_KEY_SCHEME),
+    ApiResponse({
+      status: 403,
+      description: `Not a publishable key, or the project has not enabled the ${api} API`,
+      type: ErrorResponseDto,
+      example: { statusCode: 403, error: 'Forbidden', message: 'The viewer routes take a publishable key (pk_test_...)' },
+    }),
+  );
 
 /**
  * The route acts inside the token's account, in no project (platform projects, API keys):

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { ApiName } from './api-names';
 import type { Principal, RequestContext } from './principal';
-import { IN_ACCOUNT, PLATFORM_API } from './tenancy.decorators';
+import { IN_ACCOUNT, PLATFORM_API, VIEWER_API } from './tenancy.decorators';
 import { AccountPolicyLookup, MembershipLookup, ProjectLookup } from './tenancy-lookups';
 import { tenantScope, type RequestOrigin } from './tenant-scope';
 
@@ -14,13 +14,16 @@ export const KEYS_CANNOT_MANAGE = 'API keys cannot manage the platform';
 export const NO_ACCOUNT = 'Create or join an account first';
 export const NOT_A_MEMBER = 'You are not a member of this account';
 export const MFA_REQUIRED_MESSAGE = 'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it';
+export const PUBLISHABLE_KEYS_VIEW_ONLY = 'A publishable key (pk_test_...) can call only the /viewer routes';
+export const VIEWER_ROUTES_NEED_PUBLISHABLE_KEY = 'The viewer routes take a publishable key (pk_test_...) as the bearer token';
 
 /**
  * Where a request acts. Runs after authentication and before the role check, on every request:
  * membership is read each time (no cache), so a removed member is refused at their next request on
  * any instance. On `@PlatformApi` routes it resolves the platform project (the token account's
  * default, or `X-Project-Id`; an API key's own), refuses an API the project has not enabled or a
- * key's scopes leave out, and sets the request's `TenantScope`.
+ * key's scopes leave out, and sets the request's `TenantScope`. On `@ViewerApi` routes, only a
+ * publishable key is let in, and it is let in nowhere else: its project is the scope.
  *
  * A session signed in with a password alone (no second factor) is refused, with `code: mfa_required`,
  * in an account that requires one: the account it acts in (the session keeps a copy of the flag),
@@ -31,6 +34,7 @@ export const MFA_REQUIRED_MESSAGE = 'This account requires a second factor: set 
 export class TenancyGuard implements CanActivate {
   private readonly platformApi: RouteMetadata<ApiName>;
   private readonly inAccount: RouteMetadata<boolean>;
+  private readonly viewerApi: RouteMetadata<ApiName>;
 
   constructor(
     reflector: Reflector,
@@ -40,15 +44,31 @@ export class TenancyGuard implements CanActivate {
   ) {
     this.platformApi = new RouteMetadata(reflector, PLATFORM_API);
     this.inAccount = new RouteMetadata(reflector, IN_ACCOUNT);
+    this.viewerApi = new RouteMetadata(reflector, VIEWER_API);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
     const principal = request.principal;
     if (!principal) return true; // a public route
+    const requestedProject = projectHeader(request.headers[PROJECT_HEADER]);
+    const viewerApi = this.viewerApi.of(context);
+    const publishable = principal.kind === 'apiKey' && principal.publishable;
+    if (viewerApi || publishable) {
+      if (!viewerApi) throw new ForbiddenException(PUBLISHABLE_KEYS_VIEW_ONLY);
+      if (principal.kind !== 'apiKey' || !principal.publishable) throw new ForbiddenException(VIEWER_ROUTES_NEED_PUBLISHABLE_KEY);
+      if (requestedProject !== undefined && requestedProject.toLowerCase() !== principal.projectId) {
+        throw new NotFoundException(PROJECT_NOT_FOUND);
+      }
+      const project = await this.projects.resolve(principal.accountId, principal.projectId);
+      if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+      assertEnabled(project.enabledApis, viewerApi);
+      // No account access: a viewer acts in no account, and no role guard lets it through.
+      request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
+      return true;
+    }
     const api = this.platformApi.of(context);
     const inAccount = this.inAccount.of(context) ?? false;
-    const requestedProject = projectHeader(request.headers[PROJECT_HEADER]);
 
     if (principal.kind === 'apiKey') {
       if (!api) throw new ForbiddenException(KEYS_CANNOT_MANAGE);

@@ -7,7 +7,7 @@ import { expectError, expectNotFound, expectValidationError } from '../support/e
 import type { HttpResponse, RequestOptions } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
-const KEY_FIELDS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'revokedAt', 'scopes', 'start'];
+const KEY_FIELDS = ['createdAt', 'expiresAt', 'id', 'kind', 'lastUsedAt', 'name', 'revokedAt', 'scopes', 'start'];
 const PROJECTS = '/api/v1/platform/projects';
 const UNKNOWN_ID = '6650c0ffee00000000000bad';
 const HOUR = 3_600_000;
@@ -68,7 +68,7 @@ describe('API keys', () => {
       const key = res.body.data;
       secrets.push(key.key, sha256(key.key));
       expect(Object.keys(key).sort()).toEqual([...KEY_FIELDS, 'key'].sort());
-      expect(key).toMatchObject({ name: 'Checkout server', scopes: null, expiresAt: null, revokedAt: null, lastUsedAt: null });
+      expect(key).toMatchObject({ name: 'Checkout server', kind: 'secret', scopes: null, expiresAt: null, revokedAt: null, lastUsedAt: null });
       expect(key.key).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
       expect(key.start).toBe(key.key.slice(0, 12));
 
@@ -225,7 +225,7 @@ describe('API keys', () => {
       const management = Object.entries(document.paths).flatMap(([path, item]) =>
         Object.entries(item)
           .filter(([, operation]) => !(operation.security ?? []).some((requirement) => Object.keys(requirement).length === 0))
-          .filter(([, operation]) => !(operation.security ?? []).some((requirement) => 'apiKey' in requirement))
+          .filter(([, operation]) => !(operation.security ?? []).some((requirement) => 'apiKey' in requirement || 'publishableKey' in requirement))
           .map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
       );
       expect(management.map((route) => route.operationId)).toEqual(
@@ -269,6 +269,80 @@ describe('API keys', () => {
         (candidate: { id: string }) => candidate.id === key.id,
       );
       expect(listed.lastUsedAt).toBe(((await stored())?.lastUsedAt as Date).toISOString());
+    });
+  });
+
+  describe('publishable keys', () => {
+    it('are made beside secret keys with kind publishable: pk_test_, listed with their kind, stored as a hash', async () => {
+      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys`, { name: 'Mobile app', kind: 'publishable' }, { token: admin.token });
+      expect(res.status).toBe(201);
+      const key = res.body.data;
+      secrets.push(key.key, sha256(key.key));
+      expect(Object.keys(key).sort()).toEqual([...KEY_FIELDS, 'key'].sort());
+      expect(key).toMatchObject({ name: 'Mobile app', kind: 'publishable', scopes: null, revokedAt: null });
+      expect(key.key).toMatch(/^pk_test_[A-Za-z0-9_-]{43}$/);
+      expect(key.start).toBe(key.key.slice(0, 12));
+      expect(await t.db.collection('api_keys').findOne({ _id: new ObjectId(key.id) })).toMatchObject({ kind: 'publishable', hash: sha256(key.key) });
+
+      const secret = await createKey(secondProject, { name: 'Server beside it' });
+      const listed = (await seen(t.http.get(`${PROJECTS}/${secondProject}/keys`, { token: admin.token }))).body.data as { id: string; kind: string }[];
+      expect(listed.find((candidate) => candidate.id === key.id)?.kind).toBe('publishable');
+      expect(listed.find((candidate) => candidate.id === secret.id)?.kind).toBe('secret');
+    });
+
+    it('take no scopes, and kind is secret or publishable: 400 otherwise', async () => {
+      const url = `${PROJECTS}/${admin.projectId}/keys`;
+      expectValidationError(await t.http.post(url, { name: 'x', kind: 'publishable', scopes: ['projects'] }, { token: admin.token }), 'scopes', /publishable key takes no scopes/);
+      expectValidationError(await t.http.post(url, { name: 'x', kind: 'public' }, { token: admin.token }), 'kind', /kind must be one of: secret, publishable/);
+      expectValidationError(await t.http.post(url, { name: 'x', kind: null }, { token: admin.token }), 'kind');
+    });
+
+    it('call nothing but the /viewer routes: every other route is 403 saying so, and nothing is written', async () => {
+      const key = await createKey(admin.projectId, { name: 'Viewer app', kind: 'publishable' });
+      const customers = await t.db.collection('customers').countDocuments();
+      const message = 'A publishable key (pk_test_...) can call only the /viewer routes';
+      for (const [method, url, body] of [
+        ['GET', '/v1/customers', undefined],
+        ['POST', '/v1/customers', { email: uniqueEmail('pk') }],
+        ['GET', '/collections', undefined],
+        ['GET', '/v1/events', undefined],
+        ['GET', '/api/v1/me', undefined],
+        ['GET', `${PROJECTS}/${admin.projectId}/keys`, undefined],
+        ['POST', `${PROJECTS}/${admin.projectId}/keys`, { name: 'escalate' }],
+      ] as const) {
+        expectError(await t.http.request(method, url, body, withKey(key.key)), 403, message);
+      }
+      expect(await t.db.collection('customers').countDocuments()).toBe(customers);
+    });
+
+    it('are rolled (the successor is publishable too) and revoked like secret keys: 401 once stopped', async () => {
+      const old = await createKey(admin.projectId, { name: 'Rolled app', kind: 'publishable' });
+      const res = await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${old.id}/roll`, {}, { token: admin.token });
+      expect(res.status).toBe(201);
+      secrets.push(res.body.data.key, sha256(res.body.data.key));
+      expect(res.body.data).toMatchObject({ name: 'Rolled app', kind: 'publishable' });
+      expect(res.body.data.key).toMatch(/^pk_test_/);
+      expectError(await t.http.get('/v1/customers', withKey(old.key)), 401, 'Invalid API key');
+      expectError(await t.http.get('/v1/customers', withKey(res.body.data.key)), 403);
+      expect((await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${res.body.data.id}`, { token: admin.token })).status).toBe(200);
+      expectError(await t.http.get('/v1/customers', withKey(res.body.data.key)), 401, 'Invalid API key');
+    });
+
+    it("refuses a secret key's text passed off as publishable and the reverse: 401", async () => {
+      const key = await createKey(admin.projectId, { name: 'Swapped' });
+      expectError(await t.http.get('/v1/customers', withKey(key.key.replace('sk_test_', 'pk_test_'))), 401, 'Invalid API key');
+      const publishable = await createKey(admin.projectId, { name: 'Swapped app', kind: 'publishable' });
+      expectError(await t.http.get('/v1/customers', withKey(publishable.key.replace('pk_test_', 'sk_test_'))), 401, 'Invalid API key');
+    });
+
+    it('is audited like a secret key when made', async () => {
+      const key = await createKey(admin.projectId, { name: 'Audited app', kind: 'publishable' });
+      const log = await t.http.get(`/api/v1/accounts/${admin.accountId}/audit-log?action=api_key.created&limit=100`, { token: admin.token });
+      expect(log.status).toBe(200);
+      expect(log.body.data.find((entry: { target: { id: string } }) => entry.target.id === key.id)).toMatchObject({
+        action: 'api_key.created',
+        target: { type: 'api_key', id: key.id, label: key.start },
+      });
     });
   });
 

@@ -293,7 +293,10 @@ describe('assets', () => {
     const kept = await createAsset({ size: png.length }, doomed);
     await upload(pathOf(kept.upload.url), png);
     await settledAsset(t.http, kept.asset.id, owner.token);
-    expect((await t.http.delete(`/projects/${doomed}`, as())).status).toBe(200);
+    const refused = await t.http.delete(`/projects/${doomed}`, as());
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toBe('The project has assets; delete with ?cascade=true to delete them with it');
+    expect((await t.http.delete(`/projects/${doomed}?cascade=true`, as())).status).toBe(200);
     expectNotFound(await t.http.get(`/assets/${kept.asset.id}`, as()), 'Asset not found');
     expect(existsSync(storedFile(kept.asset.id))).toBe(false);
     expect(await eventTypes(kept.asset.id)).toEqual(['asset.created', 'asset.deleted', 'asset.ready', 'asset.uploaded']);

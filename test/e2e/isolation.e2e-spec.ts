@@ -29,6 +29,7 @@ const BODIES: Record<string, (ids: FixtureIds) => unknown> = {
   transferOwnership: (ids) => ({ userId: ids.memberUserId }),
   changeMemberRole: () => ({ role: 'manager' }),
   createApiKey: () => ({ name: 'matrix' }),
+  createGrant: () => ({ email: `matrix.${randomBytes(4).toString('hex')}@example.com`, role: 'viewer' }),
   rollApiKey: () => ({ expiresInHours: 1 }),
 };
 
@@ -66,6 +67,8 @@ interface FixtureIds {
   webhookDelivery: string;
   /** A dashboard session of the owner. */
   session: string;
+  shareLink: string;
+  grant: string;
 }
 
 describe('tenant isolation matrix (every operation of the OpenAPI document)', () => {
@@ -77,6 +80,10 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
   let secondProjectA: string;
   let keyB: string;
   let keySecondProjectA: string;
+  let publishableA: string;
+  let publishableB: string;
+  let publishableSecondProjectA: string;
+  let ownViewerReads: number[];
   let snapshot: Record<string, string>;
 
   function ok<T>(res: HttpResponse<T>, label: string): HttpResponse<T> {
@@ -96,7 +103,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       ),
       'channel',
     ).body.id;
-    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    // Published and public: the owner's own publishable key sees it, so a stranger's 404 is the isolation's.
+    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' }, as), 'project').body._id;
     // A ready asset: its bytes uploaded and processed before the snapshot of A's records is taken.
     const created = ok(
       await t.http.post(`/projects/${contentProject}/assets`, { kind: 'text', title: 'Notes', fileName: 'notes.txt', size: 5, mimeType: 'text/plain' }, as),
@@ -107,6 +115,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       'asset upload',
     );
     const asset = (await settledAsset(t.http, created.asset.id, owner.token)).id as string;
+    const shareLink = ok(await t.http.post(`/projects/${contentProject}/share-links`, {}, as), 'share link').body.id;
+    const grant = ok(await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as), 'grant').body.id;
     const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
     const card = ok(
       await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
@@ -142,6 +152,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       webhookEndpoint,
       webhookDelivery,
       session,
+      shareLink,
+      grant,
     };
   }
 
@@ -169,6 +181,10 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
         return fixture.webhookDelivery;
       case 'assetId':
         return fixture.asset;
+      case 'shareLinkId':
+        return fixture.shareLink;
+      case 'grantId':
+        return fixture.grant;
     }
     const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
     const byResource: Record<string, string> = {
@@ -239,6 +255,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ids.webhookEndpoint,
     ids.webhookDelivery,
     ids.session,
+    ids.shareLink,
+    ids.grant,
   ];
 
   /** An id of the right form that names nothing: events have ids of their own form. */
@@ -267,6 +285,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       project: `/api/v1/platform/projects/${ids.projectId}`,
       keys: `/api/v1/platform/projects/${ids.projectId}/keys`,
       sessions: '/api/v1/sessions',
+      shareLinks: `/projects/${ids.contentProject}/share-links`,
+      grants: `/projects/${ids.contentProject}/grants`,
     };
     const out: Record<string, string> = {};
     for (const [name, path] of Object.entries(reads)) out[name] = ok(await t.http.get(path, as), `read ${name}`).text;
@@ -286,6 +306,17 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       await t.http.post(`/api/v1/platform/projects/${secondProjectA}/keys`, { name: 'a2' }, { token: ownerA.token }),
       'key a2',
     ).body.data.key;
+    const publishableKey = async (owner: TestUser, projectId: string) =>
+      ok(await t.http.post(`/api/v1/platform/projects/${projectId}/keys`, { name: 'viewer app', kind: 'publishable' }, { token: owner.token }), 'publishable key').body
+        .data.key as string;
+    publishableA = await publishableKey(ownerA, ownerA.projectId);
+    publishableB = await publishableKey(ownerB, ownerB.projectId);
+    publishableSecondProjectA = await publishableKey(ownerA, secondProjectA);
+    // Before the snapshot: the key's use is recorded on it (lastUsedAt).
+    ownViewerReads = [
+      (await t.http.get(`/viewer/projects/${ids.contentProject}`, { token: publishableA })).status,
+      (await t.http.get(`/viewer/projects/${ids.contentProject}/children`, { token: publishableA })).status,
+    ];
     snapshot = await readAll();
   });
   afterAll(() => t.close());
@@ -307,7 +338,13 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     },
     { name: "an API key of another account's project", options: () => ({ token: keyB }), accountLevel: true },
     { name: "an API key of another project of A's account", options: () => ({ token: keySecondProjectA }), accountLevel: true },
+    { name: "a publishable key of another account's project", options: () => ({ token: publishableB }), accountLevel: true },
+    { name: "a publishable key of another project of A's account", options: () => ({ token: publishableSecondProjectA }), accountLevel: true },
   ];
+
+  it("A's own publishable key sees A's published project through the viewer routes: the strangers' 404 is isolation, not a hidden project", () => {
+    expect(ownViewerReads).toEqual([200, 200]);
+  });
 
   describe.each(strangers)('as $name', ({ options, accountLevel }) => {
     function covered(): Endpoint[] {

@@ -59,6 +59,10 @@ interface Fixture {
   sessionCookie: string;
   /** Soft-deleted, for the restores. */
   deletedClient: string;
+  shareLink: string;
+  grant: string;
+  /** The viewer routes' key: they take nothing else. */
+  publishableKey: string;
   deletedCollection: string;
 }
 
@@ -91,7 +95,8 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       ),
       'channel',
     ).body.id;
-    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as), 'project').body._id;
+    // Published: viewers see it.
+    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' }, as), 'project').body._id;
     const png = await pngFixture();
     const created = ok(
       await t.http.post(`/projects/${contentProject}/assets`, { kind: 'image', title: 'Cover', fileName: 'cover.png', size: png.length, mimeType: 'image/png' }, as),
@@ -103,6 +108,8 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       await settledAsset(t.http, created.asset.id, owner.token);
     }
     const asset = created.asset.id as string;
+    const shareLink = ok(await t.http.post(`/projects/${contentProject}/share-links`, {}, as), 'share link').body.id;
+    const grant = ok(await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as), 'grant').body.id;
     const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
     const card = ok(
       await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
@@ -126,6 +133,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       'invitation for the owner',
     ).body.data.token;
     const keyId = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
+    const publishableKey = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'viewer app', kind: 'publishable' }, as), 'key').body.data.key;
     const event = ok(await t.http.get('/v1/events?limit=1', as), 'event').body.data[0].id;
     const deletedClient = ok(await t.http.post('/clients', { name: 'Gone', email: 'gone@example.com' }, as), 'client').body.id;
     ok(await t.http.patch(`/clients/${deletedClient}/soft-delete`, undefined, as), 'client soft delete');
@@ -133,7 +141,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     ok(await t.http.patch(`/collections/${deletedCollection}/soft-delete`, undefined, as), 'collection soft delete');
     const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
     const sessionCookie = /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0];
-    return { session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    return { shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
@@ -149,6 +157,8 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       customer: f.customer,
       deliveryId: f.webhookDelivery,
       assetId: f.asset,
+      shareLinkId: f.shareLink,
+      grantId: f.grant,
       token: f.invitationToken,
     };
     if (byName[name]) return byName[name];
@@ -227,6 +237,10 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     return { url, body, headers, gaps };
   }
 
+  function takesOnlyPublishableKey(operation: Operation): boolean {
+    return (operation.security ?? []).length > 0 && (operation.security ?? []).every((requirement) => 'publishableKey' in requirement);
+  }
+
   it('answers no example with 400, 403 or 404', async () => {
     const refused: string[] = [];
     let sent = 0;
@@ -245,7 +259,9 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
         // fetch itself: some answers are not one JSON document (the audit log's export is JSON lines).
         // A route only a session can use is tried with the owner's session, as the dashboard would send it.
         const sessionOnly = JSON.stringify(operation.security) === JSON.stringify([{ session: [] }]);
-        const credentials: Record<string, string> = sessionOnly ? { cookie: f.sessionCookie, origin: t.baseUrl } : { authorization: `Bearer ${f.owner.token}` };
+        const credentials: Record<string, string> = sessionOnly
+          ? { cookie: f.sessionCookie, origin: t.baseUrl }
+          : { authorization: `Bearer ${takesOnlyPublishableKey(operation) ? f.publishableKey : f.owner.token}` };
         const res = await fetch(`${t.baseUrl}${url}`, {
           method: method.toUpperCase(),
           headers: { ...credentials, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },

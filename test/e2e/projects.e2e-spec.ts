@@ -210,6 +210,28 @@ describe('projects', () => {
     });
   });
 
+  describe('sub-projects (parentId)', () => {
+    it('creates a sub-project of a project of the same channel; a top-level project has parentId null', async () => {
+      const parent = await createProject(channelId, { primaryTitle: 'Season' });
+      expect(parent.parentId).toBeNull();
+      const child = await createProject(channelId, { primaryTitle: 'Episode', parentId: parent._id });
+      expect(child.parentId).toBe(parent._id);
+      const stored = await t.db.collection('projects').findOne({ _id: new Types.ObjectId(child._id) });
+      expect(String(stored?.parentId)).toBe(parent._id);
+      expect((await t.http.get(`/projects/${child._id}`, auth())).body.parentId).toBe(parent._id);
+    });
+
+    it('refuses an unknown parent (404), a parent of another channel (422) and a malformed one (400), writing nothing', async () => {
+      const other = await createChannel();
+      const foreign = await createProject(other, { primaryTitle: 'Elsewhere' });
+      const before = await t.db.collection('projects').countDocuments();
+      expectNotFound(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: UNKNOWN_ID }, auth()), 'Parent project not found');
+      expectError(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: foreign._id }, auth()), 422, /another channel/);
+      expectValidationError(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: 'nope' }, auth()), 'parentId');
+      expect(await t.db.collection('projects').countDocuments()).toBe(before);
+    });
+  });
+
   describe('GET /projects/:project_id', () => {
     it('returns the project', async () => {
       const project = await createProject(channelId, { primaryTitle: 'Readable' });

@@ -1,5 +1,6 @@
 import type { AuditAction } from '../../src/audit/audit-entry.schema';
 import { createFirstAdmin, createUser, invite, uniqueEmail, type TestUser } from './auth';
+import { createContentProject } from './content';
 import type { HttpClient, HttpResponse } from './http';
 import { enableTotp, signIn, totp } from './sessions';
 
@@ -39,6 +40,17 @@ async function platformProject({ http, owner }: Actors): Promise<string> {
 
 async function apiKey({ http, owner }: Actors): Promise<string> {
   return ok(await http.post(keys(owner), { name: 'audited' }, { token: owner.token }), 201).body.data.id;
+}
+
+async function shareLink({ http, owner }: Actors): Promise<{ project: string; id: string }> {
+  const project = await createContentProject(http, owner.token);
+  return { project, id: ok(await http.post(`/projects/${project}/share-links`, {}, { token: owner.token }), 201).body.id };
+}
+
+async function grant({ http, owner }: Actors): Promise<{ project: string; id: string }> {
+  const project = await createContentProject(http, owner.token);
+  const body = { email: uniqueEmail('granted'), role: 'viewer' };
+  return { project, id: ok(await http.post(`/projects/${project}/grants`, body, { token: owner.token }), 201).body.id };
 }
 
 async function webhookEndpoint({ http, owner }: Actors): Promise<string> {
@@ -177,6 +189,18 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'collaborator.removed': async (actors) => {
     const { channel, userId, id } = await collaborator(actors);
     ok(await actors.http.delete(`/channels/${channel}/collaborators/${userId}`, { token: actors.owner.token }));
+    return inAccountOf(actors.owner, id);
+  },
+  'share_link.created': async (actors) => inAccountOf(actors.owner, (await shareLink(actors)).id),
+  'share_link.revoked': async (actors) => {
+    const { project, id } = await shareLink(actors);
+    ok(await actors.http.delete(`/projects/${project}/share-links/${id}`, { token: actors.owner.token }));
+    return inAccountOf(actors.owner, id);
+  },
+  'grant.created': async (actors) => inAccountOf(actors.owner, (await grant(actors)).id),
+  'grant.revoked': async (actors) => {
+    const { project, id } = await grant(actors);
+    ok(await actors.http.delete(`/projects/${project}/grants/${id}`, { token: actors.owner.token }));
     return inAccountOf(actors.owner, id);
   },
   'user.logged_in': async ({ http, owner }) => {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { API_NAMES, type ApiName } from '../../tenancy/api-names';
+import { API_KEY_KINDS, type ApiKeyKind } from '../api-key-secret';
 
 /** An API key as lists show it: never the key itself, only its first 12 characters. */
 export class ApiKeyView {
@@ -8,6 +9,13 @@ export class ApiKeyView {
 
   @ApiProperty({ example: 'Checkout server' })
   name: string;
+
+  @ApiProperty({
+    enum: API_KEY_KINDS,
+    example: 'secret',
+    description: 'secret (`sk_test_...`): the data APIs of its project; publishable (`pk_test_...`): the read-only `/viewer` routes only, safe to ship in an app',
+  })
+  kind: ApiKeyKind;
 
   @ApiProperty({ example: 'sk_test_Xb3q', description: 'The first 12 characters of the key' })
   start: string;
@@ -38,8 +46,8 @@ export class ApiKeyView {
 export class CreatedApiKeyView extends ApiKeyView {
   @ApiProperty({
     example: 'sk_test_Xb3qN0vJm2c5Rz8TkYw1aHd7LpQe4Ui9So6Fg0Bn2Ct',
-    pattern: '^sk_test_[A-Za-z0-9_-]{43}$',
-    description: 'The key: shown once, in this answer only. Send it as `Authorization: Bearer <key>`.',
+    pattern: '^[sp]k_test_[A-Za-z0-9_-]{43}$',
+    description: 'The key (`sk_test_...` or, publishable, `pk_test_...`): shown once, in this answer only. Send it as `Authorization: Bearer <key>`.',
   })
   key: string;
 }

@@ -2,10 +2,23 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsOptional, MaxLength } from 'class-validator';
 import { NotBlankText } from '../../common/validators/trimmed-text';
 import { API_NAMES, type ApiName } from '../../tenancy/api-names';
+import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
+import { API_KEY_KINDS, type ApiKeyKind } from '../api-key-secret';
 
 export class CreateApiKeyDto {
   @NotBlankText(100, 'Checkout server')
   name: string;
+
+  @ApiPropertyOptional({
+    enum: API_KEY_KINDS,
+    default: 'secret',
+    description:
+      'secret (`sk_test_...`, the default): admin rights over the data APIs of its scopes. publishable (`pk_test_...`): read-only, ' +
+      'the `/viewer` routes only (403 elsewhere), safe to ship in an app; it takes no scopes.',
+  })
+  @IsOptionalNotNull()
+  @IsIn(API_KEY_KINDS, { message: `kind must be one of: ${API_KEY_KINDS.join(', ')}` })
+  kind?: ApiKeyKind;
 
   @ApiPropertyOptional({
     type: [String],

@@ -9,3 +9,5 @@ export const PROJECT_HEADER_NAME = 'X-Project-Id';
 
 /** The OpenAPI security scheme of a dashboard session: the `sid` cookie set by `POST /api/v1/sessions`. */
 export const SESSION_COOKIE_SCHEME = 'session';
+/** The OpenAPI security scheme of a platform project's publishable key (`pk_test_...`), accepted by the `/viewer` routes only. */
+export const PUBLISHABLE_KEY_SCHEME = 'publishableKey';

@@ -1,0 +1,37 @@
+import { Module } from '@nestjs/common';
+import { MongooseModule } from '@nestjs/mongoose';
+import { AuthModule } from '../auth/auth.module';
+import { ProjectsModule } from '../projects/projects.module';
+import { UsersModule } from '../users/users.module';
+import { Grant, GrantSchema } from './grant.schema';
+import { GrantsRepository } from './grants.repository';
+import { ShareLink, ShareLinkSchema } from './share-link.schema';
+import { LinkView, LinkViewSchema } from './share-link-view.schema';
+import { ShareLinksRepository } from './share-links.repository';
+import { SharingController } from './sharing.controller';
+import { SharingService } from './sharing.service';
+import { ViewerController } from './viewer.controller';
+import { ViewerService } from './viewer.service';
+
+/**
+ * Sharing content with viewers: share links and grants of content projects, and the read-only
+ * `/viewer` routes a publishable key calls. Its invariant: a viewer sees a project only when the
+ * project and every ancestor are published and each lets the viewer in (public; a live share link
+ * at or above it; a live grant at or above it), so a child is never more visible than its parent,
+ * and a project a viewer may not see answers exactly as one that does not exist (ViewerService).
+ */
+@Module({
+  imports: [
+    MongooseModule.forFeature([
+      { name: ShareLink.name, schema: ShareLinkSchema },
+      { name: Grant.name, schema: GrantSchema },
+      { name: LinkView.name, schema: LinkViewSchema },
+    ]),
+    ProjectsModule,
+    UsersModule,
+    AuthModule,
+  ],
+  controllers: [SharingController, ViewerController],
+  providers: [ShareLinksRepository, GrantsRepository, SharingService, ViewerService],
+})
+export class SharingModule {}

@@ -1,0 +1,161 @@
+import { Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import * as bcrypt from 'bcrypt';
+import { Types } from 'mongoose';
+import { JwtAuthGuard } from '../auth/jwt-auth.guard';
+import { Clock } from '../common/clock/clock';
+import type { ContentListQuery } from '../common/paging/content-list.query';
+import type { ContentPage } from '../common/paging/total-count';
+import type { Project } from '../projects/project.schema';
+import { ProjectsService } from '../projects/projects.service';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import { UsersService } from '../users/users.service';
+import type { ViewerProjectResponse } from './dto/viewer-project.response';
+import { GrantsRepository } from './grants.repository';
+import { hasShareTokenForm, hashShareToken } from './share-link-token';
+import { ShareLinksRepository } from './share-links.repository';
+import { toViewerProject } from './sharing.mapper';
+
+/** What a viewer presents beside the publishable key. */
+export interface ViewerCredentials {
+  shareToken?: string;
+  sharePassword?: string;
+  /** A user's access token (`X-Viewer-Token`). */
+  viewerToken?: string;
+}
+
+/** Hidden, unknown, archived, or shown only through a link or a grant the viewer lacks: all the same answer. */
+export const VIEWER_NOT_FOUND = 'Project not found';
+export const SHARE_PASSWORD_NEEDED = 'This share link needs its password: send it in X-Share-Password';
+export const SHARE_PASSWORD_WRONG = 'Wrong share link password';
+
+/** A live link the viewer presented, and whether its password (if it has one) was given right. */
+interface PresentedLink {
+  id: Types.ObjectId;
+  contentProjectId: string;
+  passwordHash: string | null;
+}
+
+/**
+ * Who may see content. A project is visible to a viewer when it and every ancestor are `published`
+ * and each of them lets the viewer in: `public` lets anyone in; `linkPrivate` only a live share link
+ * of that project or one above it; `permissions` only a user with a live grant on that project or
+ * one above it. So a child is never more visible than its parent, and an archived or draft ancestor
+ * hides the whole subtree. A viewer who may not see a project gets the same 404 as for a project
+ * that does not exist; only a live link whose password is missing or wrong is 401.
+ */
+@Injectable()
+export class ViewerService {
+  constructor(
+    private readonly projects: ProjectsService,
+    private readonly links: ShareLinksRepository,
+    private readonly grants: GrantsRepository,
+    private readonly users: UsersService,
+    private readonly tokens: JwtAuthGuard,
+    private readonly clock: Clock,
+  ) {}
+
+  async viewProject(scope: TenantScope, projectId: string, credentials: ViewerCredentials): Promise<ViewerProjectResponse> {
+    const { chain, link } = await this.visibleChain(scope, projectId, credentials);
+    if (link) await this.links.countView(scope, link.id, this.clock.now());
+    return toViewerProject(chain[0]);
+  }
+
+  /**
+   * The visible children of a visible project, published, in id order. A child that asks for a
+   * link or a grant is listed when the viewer's link or grant is on the project, an ancestor, or
+   * that child itself.
+   */
+  async viewChildren(scope: TenantScope, projectId: string, credentials: ViewerCredentials, query: ContentListQuery): Promise<ContentPage<ViewerProjectResponse>> {
+    const { chain, link: usedLink } = await this.visibleChain(scope, projectId, credentials);
+    const chainIds = chain.map((project) => String(project._id));
+    const parent = chain[0]._id;
+
+    // A link the project's visibility did not rest on still opens children: the project's, an ancestor's, or a child's own.
+    let link = usedLink;
+    if (!link) {
+      const presented = await this.presentedLink(scope, credentials);
+      if (presented && (chainIds.includes(presented.contentProjectId) || (await this.isChildOf(scope, presented.contentProjectId, parent)))) {
+        await this.checkPassword(presented, credentials);
+        link = presented;
+      }
+    }
+    const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Set<string>();
+
+    const linkPrivate = !link ? [] : chainIds.includes(link.contentProjectId) ? 'all' : [link.contentProjectId];
+    const permissions = chainIds.some((id) => granted.has(id)) ? 'all' : [...granted];
+    const conditions = { status: 'published', $or: [{ access: 'public' }, accessCondition('linkPrivate', linkPrivate), accessCondition('permissions', permissions)] };
+    const { rows, total } = await this.projects.pageChildren(scope, parent, conditions, query.skip, query.limit);
+    if (link) await this.links.countView(scope, link.id, this.clock.now());
+    return { items: rows.map(toViewerProject), total };
+  }
+
+  /**
+   * The project and its ancestors, when the viewer may see the project; else 404 (or 401 for a live
+   * link whose password is missing or wrong, once nothing else hides the project). With the link
+   * the decision rested on, if it did.
+   */
+  private async visibleChain(scope: TenantScope, projectId: string, credentials: ViewerCredentials): Promise<{ chain: Project[]; link: PresentedLink | null }> {
+    const chain = await this.projects.findWithAncestors(scope, projectId);
+    if (!chain || chain.some((project) => project.status !== 'published')) throw new NotFoundException(VIEWER_NOT_FOUND);
+    // How far up the chain a link or a grant must sit: at or above the highest project that asks for one.
+    const linkFrom = highest(chain, 'linkPrivate');
+    const grantFrom = highest(chain, 'permissions');
+    const ids = chain.map((project) => String(project._id));
+
+    let link: PresentedLink | null = null;
+    if (linkFrom >= 0) {
+      link = await this.presentedLink(scope, credentials);
+      if (!link || ids.indexOf(link.contentProjectId) < linkFrom) throw new NotFoundException(VIEWER_NOT_FOUND);
+    }
+    if (grantFrom >= 0) {
+      const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Set<string>();
+      if (!ids.some((id, index) => index >= grantFrom && granted.has(id))) throw new NotFoundException(VIEWER_NOT_FOUND);
+    }
+    if (link) await this.checkPassword(link, credentials);
+    return { chain, link };
+  }
+
+  /** The live (unrevoked, unexpired) link of the presented token in the scope; null for none, or a token of no live link. */
+  private async presentedLink(scope: TenantScope, credentials: ViewerCredentials): Promise<PresentedLink | null> {
+    const token = credentials.shareToken;
+    if (!token || !hasShareTokenForm(token)) return null;
+    const link = await this.links.findByHash(scope, hashShareToken(token));
+    if (!link || link.revokedAt) return null;
+    if (link.expiresAt && link.expiresAt.getTime() <= this.clock.now().getTime()) return null;
+    return { id: link._id, contentProjectId: String(link.contentProjectId), passwordHash: link.passwordHash ?? null };
+  }
+
+  private async checkPassword(link: PresentedLink, credentials: ViewerCredentials): Promise<void> {
+    if (!link.passwordHash) return;
+    if (!credentials.sharePassword) throw new UnauthorizedException(SHARE_PASSWORD_NEEDED);
+    if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash))) throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
+  }
+
+  /** The content projects the token's user holds a live grant on, by their id or their email; none for an invalid token. */
+  private async grantedProjects(scope: TenantScope, viewerToken: string): Promise<Set<string>> {
+    const userId = await this.tokens.userOfToken(viewerToken);
+    if (!userId) return new Set();
+    const user = await this.users.findById(userId);
+    if (!user) return new Set();
+    const now = this.clock.now().getTime();
+    const grants = await this.grants.ofPerson(scope, new Types.ObjectId(userId), user.email ? user.email.toLowerCase() : null);
+    return new Set(grants.filter((grant) => !grant.expiresAt || grant.expiresAt.getTime() > now).map((grant) => String(grant.contentProjectId)));
+  }
+
+  private async isChildOf(scope: TenantScope, projectId: string, parent: Types.ObjectId): Promise<boolean> {
+    const project = await this.projects.findRecord(scope, projectId);
+    return Boolean(project?.parentId && project.parentId.equals(parent));
+  }
+}
+
+/** The index, in the chain (the project first), of the highest project with this access; -1 for none. */
+function highest(chain: readonly Project[], access: Project['access']): number {
+  for (let index = chain.length - 1; index >= 0; index--) if (chain[index].access === access) return index;
+  return -1;
+}
+
+/** Children of this access: every one, some by id, or (an empty list) none. */
+function accessCondition(access: Project['access'], ids: 'all' | string[]): Record<string, unknown> {
+  if (ids === 'all') return { access };
+  return { access, _id: { $in: ids.map((id) => new Types.ObjectId(id)) } };
+}
