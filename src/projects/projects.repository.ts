@@ -35,13 +35,6 @@ export class ProjectsRepository {
     return this.records.existsById(scope, id);
   }
 
-  /** One page of a parent's children that meet `conditions` (stored values), in id order, and the total. */
-  async pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
-    const filter = { ...conditions, parentId };
-    const [rows, total] = await Promise.all([this.records.find(scope, filter, { sort: { _id: 1 }, skip, limit }), this.records.count(scope, filter)]);
-    return { rows, total };
-  }
-
   /** One page of a channel's projects matching `conditions` (the channel's id among them), oldest first, and the total. */
   async page(scope: TenantScope, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
     const stored = { ...conditions, channelId: toObjectId(String(conditions.channelId)) };

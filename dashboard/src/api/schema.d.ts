@@ -1196,6 +1196,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's grants
+         * @description Newest first, revoked and expired ones included. Paged with `limit` and `skip`; the total in `X-Total-Count`.
+         */
+        get: operations["listGrants"];
+        put?: never;
+        /**
+         * Grant a person access to a project
+         * @description To a user (`userId`) or to an email address (`email`: whoever has, or later signs up with, it). The grant opens the project and its sub-projects, where the project or an ancestor is `permissions`, to that user reading the `/viewer` routes with their access token in `X-Viewer-Token`. With `expiresAt`, it ends then.
+         */
+        post: operations["createGrant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/grants/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a grant
+         * @description The grant ends at once. Revoking a revoked grant answers the same.
+         */
+        delete: operations["revokeGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/share-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a project's share links
+         * @description Newest first, revoked and expired ones included, with their `views`; never a token. Paged with `limit` and `skip`; the total in `X-Total-Count`.
+         */
+        get: operations["listShareLinks"];
+        put?: never;
+        /**
+         * Create a share link of a project
+         * @description The link shows the project and its sub-projects to whoever holds its token, through the `/viewer` routes (with a publishable key), where the project or an ancestor is `linkPrivate`. The token is in this answer only: it is stored as a hash. With a `password`, viewers also send it in `X-Share-Password` (401 otherwise). With `expiresAt`, the link stops then (404).
+         */
+        post: operations["createShareLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/share-links/{shareLinkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a share link
+         * @description Viewers get 404 through it from now on. Revoking a revoked link answers the same.
+         */
+        delete: operations["revokeShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/tree": {
         parameters: {
             query?: never;
@@ -1509,6 +1597,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/viewer/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * View a project
+         * @description A published project the viewer may see: `public` ones (and every ancestor) to anyone with the publishable key; `linkPrivate` ones with a share link of the project or an ancestor in `X-Share-Token`; `permissions` ones to a user granted on the project or an ancestor (`X-Viewer-Token`). Every read through a share link counts as one of its `views`.
+         */
+        get: operations["viewProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/viewer/projects/{projectId}/children": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * View a project's children
+         * @description The published sub-projects of a project the viewer may see, that the viewer may see too, in id order. Paged with `limit` and `skip`; the total in `X-Total-Count`.
+         */
+        get: operations["viewProjectChildren"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1597,6 +1725,12 @@ export interface components {
             expiresAt: string | null;
             /** @example 6650c0ffee0000000000b001 */
             id: string;
+            /**
+             * @description secret (`sk_test_...`): the data APIs of its project; publishable (`pk_test_...`): the read-only `/viewer` routes only, safe to ship in an app
+             * @example secret
+             * @enum {string}
+             */
+            kind: "secret" | "publishable";
             /**
              * Format: date-time
              * @description Updated at most once a minute
@@ -1721,7 +1855,7 @@ export interface components {
         };
         AuditEntryResponse: {
             /** @enum {string} */
-            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
             actor: components["schemas"]["AuditPartyDto"];
             /** @description Each changed field as [before, after] */
             changes: {
@@ -2073,6 +2207,12 @@ export interface components {
              */
             expiresAt?: string | null;
             /**
+             * @description secret (`sk_test_...`, the default): admin rights over the data APIs of its scopes. publishable (`pk_test_...`): read-only, the `/viewer` routes only (403 elsewhere), safe to ship in an app; it takes no scopes.
+             * @default secret
+             * @enum {string}
+             */
+            kind?: "secret" | "publishable";
+            /**
              * @description Not blank; surrounding whitespace is trimmed
              * @example Checkout server
              */
@@ -2292,6 +2432,28 @@ export interface components {
              */
             verified?: boolean;
         };
+        CreateGrantDto: {
+            /**
+             * Format: email
+             * @description Whoever has, or later signs up with, this address (any case); or send `userId` instead
+             * @example viewer@example.com
+             */
+            email?: string;
+            /**
+             * Format: date-time
+             * @description When the grant ends; must be in the future. Left out or null: never.
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            expiresAt?: string | null;
+            /**
+             * @description viewer: reads the project through the /viewer routes; editor: the same, recorded as an editor
+             * @example viewer
+             * @enum {string}
+             */
+            role: "viewer" | "editor";
+            /** @description The user granted (any user of the service); or send `email` instead */
+            userId?: string;
+        };
         CreateInvitationDto: {
             /**
              * Format: email
@@ -2449,6 +2611,19 @@ export interface components {
              */
             totp?: string;
         };
+        CreateShareLinkDto: {
+            /**
+             * Format: date-time
+             * @description When the link stops working (404 from then on); must be in the future. Left out or null: never.
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            expiresAt?: string | null;
+            /**
+             * @description A password viewers send in `X-Share-Password` (401 when missing or wrong); stored as a bcrypt hash. Left out: none.
+             * @example blue-hours-preview
+             */
+            password?: string;
+        };
         CreateWebhookEndpointDto: {
             /** @example Order fulfilment */
             description?: string | null;
@@ -2481,10 +2656,16 @@ export interface components {
             /** @example 6650c0ffee0000000000b001 */
             id: string;
             /**
-             * @description The key: shown once, in this answer only. Send it as `Authorization: Bearer <key>`.
+             * @description The key (`sk_test_...` or, publishable, `pk_test_...`): shown once, in this answer only. Send it as `Authorization: Bearer <key>`.
              * @example sk_test_Xb3qN0vJm2c5Rz8TkYw1aHd7LpQe4Ui9So6Fg0Bn2Ct
              */
             key: string;
+            /**
+             * @description secret (`sk_test_...`): the data APIs of its project; publishable (`pk_test_...`): the read-only `/viewer` routes only, safe to ship in an app
+             * @example secret
+             * @enum {string}
+             */
+            kind: "secret" | "publishable";
             /**
              * Format: date-time
              * @description Updated at most once a minute
@@ -2543,6 +2724,47 @@ export interface components {
              * @example inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U
              */
             token: string;
+        };
+        CreatedShareLinkView: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working; null: never
+             */
+            expiresAt: string | null;
+            /** @description Whether viewers must send `X-Share-Password` */
+            hasPassword: boolean;
+            /** @example 6650c0ffee0000000000e001 */
+            id: string;
+            /**
+             * @description The content project the link shows, with its sub-projects
+             * @example 6650c0ffee0000000000d001
+             */
+            projectId: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * @description The first 12 characters of the token
+             * @example shr_Xb3qN0vJ
+             */
+            start: string;
+            /**
+             * @description The token: shown once, in this answer only. Viewers send it in `X-Share-Token`.
+             * @example shr_Xb3qN0vJm2c5Rz8TkYw1aHd7LpQe4Ui9So6Fg0Bn2Ct
+             */
+            token: string;
+            /**
+             * @description Where a viewer reads the project, relative to this service, sending the token in `X-Share-Token`
+             * @example /viewer/projects/6650c0ffee0000000000d001
+             */
+            url: string;
+            /**
+             * Format: int32
+             * @description Successful viewer reads through the link
+             * @example 3
+             */
+            views: number;
         };
         CustomerCreatedData: {
             /**
@@ -2672,7 +2894,7 @@ export interface components {
          * @description `["*"]` for every event, or the event types to send
          * @enum {string}
          */
-        EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
+        EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
         ErrorResponseDto: {
             /**
              * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again)
@@ -2727,7 +2949,7 @@ export interface components {
              * @example payment.succeeded
              * @enum {string}
              */
-            type: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted" | "webhook.test";
+            type: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted" | "webhook.test";
         };
         FactorDto: {
             /**
@@ -2753,6 +2975,39 @@ export interface components {
              *     ]
              */
             messages: string[];
+        };
+        GrantView: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description The address granted (lower-case); null for a grant to a user
+             * @example null
+             */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @description When the grant ends; null: never
+             */
+            expiresAt: string | null;
+            /** @example 6650c0ffee0000000000e101 */
+            id: string;
+            /**
+             * @description The content project the grant opens, with its sub-projects
+             * @example 6650c0ffee0000000000d001
+             */
+            projectId: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * @example viewer
+             * @enum {string}
+             */
+            role: "viewer" | "editor";
+            /**
+             * @description The user granted; null for a grant to an email
+             * @example 6650c0ffee0000000000a001
+             */
+            userId: string | null;
         };
         HealthResponse: {
             /**
@@ -3330,6 +3585,42 @@ export interface components {
             lastSeenAt: string;
             userAgent: string | null;
         };
+        ShareLinkView: {
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working; null: never
+             */
+            expiresAt: string | null;
+            /** @description Whether viewers must send `X-Share-Password` */
+            hasPassword: boolean;
+            /** @example 6650c0ffee0000000000e001 */
+            id: string;
+            /**
+             * @description The content project the link shows, with its sub-projects
+             * @example 6650c0ffee0000000000d001
+             */
+            projectId: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * @description The first 12 characters of the token
+             * @example shr_Xb3qN0vJ
+             */
+            start: string;
+            /**
+             * @description Where a viewer reads the project, relative to this service, sending the token in `X-Share-Token`
+             * @example /viewer/projects/6650c0ffee0000000000d001
+             */
+            url: string;
+            /**
+             * Format: int32
+             * @description Successful viewer reads through the link
+             * @example 3
+             */
+            views: number;
+        };
         SignInResponse: {
             /** @example Signed in */
             message: string;
@@ -3777,6 +4068,73 @@ export interface components {
              */
             userName: string;
         };
+        ViewerProjectResponse: {
+            /** @example music */
+            categoryId: string | null;
+            /**
+             * @example youtube
+             * @enum {string|null}
+             */
+            contentUploadType: "serverVideo" | "externalUrl" | "youtube" | null;
+            /** @example Late-night piano sessions */
+            description: string | null;
+            /** @example 6650c0ffee0000000000d001 */
+            id: string;
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/p/blue-landscape.jpg
+             */
+            landscapeImg: string | null;
+            /**
+             * @description The parent project (visible too); null: top-level
+             * @example null
+             */
+            parentId: string | null;
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/p/blue-portrait.jpg
+             */
+            portraitImg: string | null;
+            /** @example en */
+            primaryLanguageId: string | null;
+            /** @example Blue Hours */
+            primaryTitle: string;
+            /**
+             * @example album
+             * @enum {string}
+             */
+            projectTypeId: "project" | "show" | "album" | "podcasts" | "playlist";
+            /** @example jazz */
+            subCategoryId: string | null;
+            /** @example jazz */
+            subTypeId: string | null;
+            /**
+             * @example [
+             *       "comments",
+             *       "like"
+             *     ]
+             */
+            supportedFeatures: ("comments" | "remix" | "like" | "likeDislikeVotes" | "polls" | "download" | "translate" | "entTranscribe" | "voiceover")[];
+            /**
+             * @example [
+             *       "audio"
+             *     ]
+             */
+            supportedFormats: ("audio" | "video" | "text")[];
+            /**
+             * @example [
+             *       "listen"
+             *     ]
+             */
+            supportedModes: ("read" | "listen" | "watch" | "chat" | "go")[];
+            /**
+             * @example [
+             *       "piano",
+             *       "night"
+             *     ]
+             */
+            topicIds: string[];
+        };
         WebhookAttemptResponse: {
             /**
              * @description 1 for the first attempt of the delivery, then 2, 3, ...
@@ -3823,7 +4181,7 @@ export interface components {
             /** @example evt_6650c0ffee0000000000e001 */
             eventId: string;
             /** @enum {string} */
-            eventType: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted" | "webhook.test";
+            eventType: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted" | "webhook.test";
             id: string;
             /**
              * Format: date-time
@@ -3861,7 +4219,7 @@ export interface components {
             description: string | null;
             /** @description Why the service disabled the endpoint (its deliveries kept failing) */
             disabledReason: string | null;
-            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted")[];
+            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted")[];
             /** @example 6650c0ffee0000000000d001 */
             id: string;
             /** @enum {string} */
@@ -3877,7 +4235,7 @@ export interface components {
             description: string | null;
             /** @description Why the service disabled the endpoint (its deliveries kept failing) */
             disabledReason: string | null;
-            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted")[];
+            enabledEvents: ("*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted")[];
             /** @example 6650c0ffee0000000000d001 */
             id: string;
             /**
@@ -4458,7 +4816,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -4597,7 +4955,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -17174,6 +17532,1067 @@ export interface operations {
             };
         };
     };
+    listGrants: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's grants */
+            200: {
+                headers: {
+                    /** @description Number of matching records across all pages, ignoring limit and skip */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantView"][];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "viewer@example.com",
+                 *       "expiresAt": "2030-01-01T00:00:00.000Z",
+                 *       "role": "viewer"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateGrantDto"];
+            };
+        };
+        responses: {
+            /** @description The grant */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantView"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry shortly) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    revokeGrant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                projectId: string;
+                grantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Grant revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listShareLinks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project's share links */
+            200: {
+                headers: {
+                    /** @description Number of matching records across all pages, ignoring limit and skip */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLinkView"][];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createShareLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresAt": "2030-01-01T00:00:00.000Z",
+                 *       "password": "blue-hours-preview"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateShareLinkDto"];
+            };
+        };
+        responses: {
+            /** @description The link, with its token shown once */
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedShareLinkView"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry shortly) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    revokeShareLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                projectId: string;
+                shareLinkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Share link revoked"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getProjectTree: {
         parameters: {
             query?: never;
@@ -19339,7 +20758,7 @@ export interface operations {
                 /** @description Id of the last event of the previous page */
                 startingAfter?: string;
                 /** @description Only events of this type */
-                type?: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
+                type?: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
                 /** @description Only events created at or after this time */
                 createdFrom?: string;
                 /** @description Only events created at or before this time */
@@ -21314,6 +22733,313 @@ export interface operations {
                      * @example {
                      *       "error": "Too Many Requests",
                      *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    viewProject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The token of a share link (`shr_...`) of the project or an ancestor: opens what is `linkPrivate` */
+                "X-Share-Token"?: string;
+                /** @description The share link's password, when it has one */
+                "X-Share-Password"?: string;
+                /** @description An access token of a user (from POST /api/v1/login) holding a grant on the project or an ancestor: opens what is `permissions` */
+                "X-Viewer-Token"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project as viewers see it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViewerProjectResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No valid publishable key, or a live share link whose password is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "This share link needs its password: send it in X-Share-Password",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not a publishable key, or the project has not enabled the projects API */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The viewer routes take a publishable key (pk_test_...)",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such project, or one this viewer may not see (unpublished, archived or hidden above, or without the link or grant it asks for): the same answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Project not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    viewProjectChildren: {
+        parameters: {
+            query?: {
+                limit?: number;
+                skip?: number;
+            };
+            header?: {
+                /** @description The token of a share link (`shr_...`) of the project or an ancestor: opens what is `linkPrivate` */
+                "X-Share-Token"?: string;
+                /** @description The share link's password, when it has one */
+                "X-Share-Password"?: string;
+                /** @description An access token of a user (from POST /api/v1/login) holding a grant on the project or an ancestor: opens what is `permissions` */
+                "X-Viewer-Token"?: string;
+            };
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The visible children */
+            200: {
+                headers: {
+                    /** @description Number of matching records across all pages, ignoring limit and skip */
+                    "X-Total-Count"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViewerProjectResponse"][];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No valid publishable key, or a live share link whose password is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "This share link needs its password: send it in X-Share-Password",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not a publishable key, or the project has not enabled the projects API */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The viewer routes take a publishable key (pk_test_...)",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such project, or one this viewer may not see (unpublished, archived or hidden above, or without the link or grant it asks for): the same answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Project not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
