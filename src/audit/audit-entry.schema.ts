@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'collection.deleted',
   'client.deleted',
   'user.logged_in',
+  'password.reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

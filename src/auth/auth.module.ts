@@ -18,6 +18,11 @@ import { AuthAttempt, AuthAttemptSchema } from './attempts/auth-attempt.schema';
 import { KnownLoginAddress, KnownLoginAddressSchema } from './attempts/known-login-address.schema';
 import { LoginAttemptsRepository } from './attempts/login-attempts.repository';
 import { RolesGuard } from './roles.guard';
+import { EmailVerifiedGuard } from './email-verified.guard';
+import { EmailLink, EmailLinkSchema, EmailLinkUse, EmailLinkUseSchema } from './email-links/email-link.schema';
+import { EmailLinksController } from './email-links/email-links.controller';
+import { EmailLinksRepository } from './email-links/email-links.repository';
+import { EmailLinksService } from './email-links/email-links.service';
 
 @Module({
   imports: [
@@ -29,6 +34,8 @@ import { RolesGuard } from './roles.guard';
     MongooseModule.forFeature([
       { name: AuthAttempt.name, schema: AuthAttemptSchema },
       { name: KnownLoginAddress.name, schema: KnownLoginAddressSchema },
+      { name: EmailLink.name, schema: EmailLinkSchema },
+      { name: EmailLinkUse.name, schema: EmailLinkUseSchema },
     ]),
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
@@ -47,7 +54,7 @@ import { RolesGuard } from './roles.guard';
       },
     }),
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, EmailLinksController],
   providers: [
     AuthService,
     AttemptLimiter,
@@ -55,8 +62,11 @@ import { RolesGuard } from './roles.guard';
     JwtAuthGuard,
     TenancyGuard,
     RolesGuard,
+    EmailVerifiedGuard,
+    EmailLinksRepository,
+    EmailLinksService,
   ],
-  // AppModule registers the guards globally, in order: authentication, tenancy, roles.
-  exports: [JwtAuthGuard, TenancyGuard, RolesGuard],
+  // AppModule registers the guards globally, in order: authentication, tenancy, roles, verified email.
+  exports: [JwtAuthGuard, TenancyGuard, RolesGuard, EmailVerifiedGuard],
 })
 export class AuthModule {}

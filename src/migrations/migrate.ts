@@ -1,6 +1,16 @@
+import { UsersService } from '../users/users.service';
 import { runCommand } from './command';
 import { MigrationsModule } from './migrations.module';
 import { describeMigration, SingleTenantMigration } from './single-tenant.migration';
 
-/** `npm run migrate`: gives the records of a single-tenant build their account and platform project. */
-runCommand('Migration', { imports: [MigrationsModule] }, async (context) => describeMigration(await context.get(SingleTenantMigration).run()));
+/**
+ * `npm run migrate`: gives the records of a single-tenant build their account and platform project,
+ * and counts the users made before email verification existed as verified (nobody is locked out of
+ * inviting or moving money by a check they never had the mail for). Each step is idempotent.
+ */
+runCommand('Migration', { imports: [MigrationsModule] }, async (context) => {
+  const lines = describeMigration(await context.get(SingleTenantMigration).run());
+  const verified = await context.get(UsersService).markLegacyVerified(new Date());
+  lines.push(verified > 0 ? `Users made before email verification, now counted as verified: ${verified}.` : 'Every user already has an email verification state.');
+  return lines;
+});

@@ -48,6 +48,17 @@ export class User {
   @Prop({ type: String, default: null })
   defaultCompany: string | null;
 
+  /**
+   * When the user proved they read mail at `email` (the link mailed at signup); null until then.
+   * Unverified users sign in, but neither invite nor move money.
+   */
+  @Prop({ type: Date, default: null })
+  emailVerifiedAt: Date | null;
+
+  /** When the password last changed (a reset): what was issued for the user before it no longer counts. */
+  @Prop({ type: Date, default: null })
+  credentialsChangedAt: Date | null;
+
   createdAt: Date;
   updatedAt: Date;
 }

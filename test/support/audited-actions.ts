@@ -1,6 +1,7 @@
 import type { AuditAction } from '../../src/audit/audit-entry.schema';
 import { createFirstAdmin, createUser, invite, uniqueEmail, type TestUser } from './auth';
 import type { HttpClient, HttpResponse } from './http';
+import { MailServer } from './mail-server';
 
 /** The log to read and the target the entry must name. */
 export interface Performed {
@@ -158,6 +159,13 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   },
   'user.logged_in': async ({ http, owner }) => {
     ok(await http.post('/api/v1/login', { email: owner.email, password: owner.password }));
+    return inAccountOf(owner, owner.id);
+  },
+  'password.reset': async ({ http }) => {
+    const owner = await createFirstAdmin(http);
+    ok(await http.post('/api/v1/password-resets', { email: owner.email }), 202);
+    const token = await new MailServer().tokenFrom(owner.email, /reset your password/i, '/reset-password');
+    ok(await http.post(`/api/v1/password-resets/${token}`, { password: 'a brand new password' }));
     return inAccountOf(owner, owner.id);
   },
 };

@@ -21,6 +21,9 @@ export class ErrorResponseDto {
 
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Present on validation failures' })
   errors?: FieldErrorDto[];
+
+  @ApiPropertyOptional({ example: 'email_unverified', description: 'A machine-readable reason, where the status alone is ambiguous' })
+  code?: string;
 }
 
 export class MessageResponseDto {

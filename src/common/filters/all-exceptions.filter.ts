@@ -10,6 +10,8 @@ export interface ErrorBody {
   error: string;
   message: string;
   errors?: { field: string; messages: string[] }[];
+  /** A machine-readable reason where a status alone is ambiguous (`email_unverified`). */
+  code?: string;
 }
 
 const DATABASE_UNAVAILABLE = new Set([
@@ -41,7 +43,9 @@ export function toErrorBody(exception: unknown): ErrorBody {
     if (typeof cause?.code === 'string' && cause.code.startsWith('FST_')) {
       return body(exception.getStatus(), fastifyMessage(cause));
     }
-    return body(exception.getStatus(), messageOf(exception.getResponse(), exception.message));
+    const response = exception.getResponse();
+    const code = typeof response === 'object' ? (response as { code?: unknown }).code : undefined;
+    return { ...body(exception.getStatus(), messageOf(response, exception.message)), ...(typeof code === 'string' ? { code } : {}) };
   }
   const error = exception as { name?: string; code?: unknown; statusCode?: unknown; message?: string; keyValue?: object };
   if (error?.name === 'MongoServerError' || error?.name === 'MongoBulkWriteError') {
