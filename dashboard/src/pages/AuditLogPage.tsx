@@ -39,6 +39,7 @@ const ACTIONS = Object.keys({
   'collection.deleted': 1,
   'client.deleted': 1,
   'user.logged_in': 1,
+  'password.reset': 1,
 } satisfies Record<Action, 1>) as Action[];
 
 interface Filters {
