@@ -500,10 +500,14 @@ describe('npm run migrate (the built command)', () => {
     expect(first.output).toContain('customers 2, cards 1, payments 1');
     expect(first.output).toContain('Cards whose customer id was a string, now an ObjectId: 1.');
     expect(await t.db.collection('customers').countDocuments({ projectId: { $exists: false } })).toBe(0);
+    // Users from before email verification count as verified, so none is kept from inviting or paying.
+    expect(first.output).toMatch(/Users made before email verification, now counted as verified: [1-9]\d*\./);
+    expect(await t.db.collection('users').countDocuments({ emailVerifiedAt: { $not: { $type: 'date' } } })).toBe(0);
 
     const second = await runCommand(env);
     expect(second.code).toBe(0);
     expect(second.output).toContain('Nothing to migrate');
+    expect(second.output).toContain('Every user already has an email verification state.');
     expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(1);
   });
 
