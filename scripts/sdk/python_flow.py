@@ -47,7 +47,7 @@ created = signup.sync_detailed(client=anonymous, body=SignupDto(email=email, fir
 check(created.status_code == 201, f"signup answers 201 (got {created.status_code})", created)
 # The verification link mailed at signup (without SMTP_URL, a file in the service's DATA_DIR/mail).
 verification = subprocess.check_output(["node", "scripts/mail-token.mjs", os.environ["SDK_MAIL_DIR"], email, "/verify-email"], text=True)
-verified = verify_email.sync_detailed(client=anonymous, token=verification)
+verified = verify_email.sync_detailed(client=anonymous, code=verification)
 check(verified.status_code == 200, f"the email is verified with the mailed link (got {verified.status_code})", verified)
 session = login.sync(client=anonymous, body=LoginDto(email=email, password=password))
 check(session is not None and session.access_token, "login gives an access token")

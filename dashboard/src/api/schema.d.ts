@@ -238,7 +238,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/email-verifications/{token}": {
+    "/api/v1/email-verifications/{code}": {
         parameters: {
             query?: never;
             header?: never;
@@ -338,7 +338,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/password-resets/{token}": {
+    "/api/v1/password-resets/{code}": {
         parameters: {
             query?: never;
             header?: never;
@@ -5515,8 +5515,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The token of the mailed link (its `token` query parameter) */
-                token: string;
+                /** @description The one-time code of the mailed link (its `token` query parameter) */
+                code: string;
             };
             cookie?: never;
         };
@@ -6157,8 +6157,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description The token of the mailed link (its `token` query parameter) */
-                token: string;
+                /** @description The one-time code of the mailed link (its `token` query parameter) */
+                code: string;
             };
             cookie?: never;
         };
