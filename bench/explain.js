@@ -134,6 +134,7 @@ async function bootService(database, db, tmp) {
   const child = spawn(process.execPath, [path.join(DIST, 'main.js')], {
     cwd: ROOT,
     env: {
+      SMTP_URL: 'smtp://127.0.0.1:1025',
       ...process.env,
       NODE_ENV: 'production',
       LOG_LEVEL: 'warn',

@@ -267,6 +267,8 @@ async function startService(name, shared, database, databaseName, nodeArgs) {
     {
       ...shared,
       NODE_ENV: 'production',
+      // Production requires it; nothing need listen there (a failed mail is logged, the request goes on).
+      SMTP_URL: process.env.SMTP_URL ?? 'smtp://127.0.0.1:1025',
       LOG_LEVEL: settings.logLevel,
       MONGODB_URI: `${database.uri}${databaseName}${database.clientOptions ?? ''}`,
       ...(database.postgresUrl && !process.env.BENCH_NO_GIN ? { EMBEDDED_POSTGRES_URL: database.postgresUrl } : {}),

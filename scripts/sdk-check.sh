@@ -27,4 +27,4 @@ echo "sdk-check: Python SDK ($("$generator" --version))"
 
 source scripts/test-service.sh
 start_test_service "${SDK_PORT:-3457}" "$out/service.log"
-SDK_BASE_URL="$base" PYTHONPATH="$out/python" .venv/bin/python scripts/sdk/python_flow.py
+SDK_BASE_URL="$base" SDK_MAIL_DIR="$test_service_data/mail" PYTHONPATH="$out/python" .venv/bin/python scripts/sdk/python_flow.py

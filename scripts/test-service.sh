@@ -1,7 +1,8 @@
 # Sourced by the scripts that test the built service from outside (contract fuzzing, the SDK check):
 # start_test_service <port> <log> starts dist/main.js on a throwaway embedded database with test
 # secrets and waits for /health; it sets $base and stops the service (and removes its data) on exit.
-# admin_token <email> <password> signs up an admin and prints a fresh access token.
+# admin_token <email> <password> signs up an admin, verifies their email and prints a fresh access token.
+# Without SMTP_URL the service writes its mails to $test_service_data/mail (scripts/mail-token.mjs reads them).
 
 start_test_service() {
   local port=$1 log=$2
@@ -59,6 +60,8 @@ admin_token() {
   local email=$1 password=$2
   curl -fsS -X POST "$base/api/v1/singup" -H 'content-type: application/json' \
     -d "{\"firstName\":\"Contract\",\"lastName\":\"Admin\",\"email\":\"$email\",\"password\":\"$password\",\"role\":\"admin\"}" >/dev/null
+  # Unverified users can neither invite nor move money: the link mailed at signup (a file here) is followed.
+  curl -fsS -X POST "$base/api/v1/email-verifications/$(node scripts/mail-token.mjs "$test_service_data/mail" "$email" /verify-email)" >/dev/null
   curl -fsS -X POST "$base/api/v1/login" -H 'content-type: application/json' \
     -d "{\"email\":\"$email\",\"password\":\"$password\"}" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).accessToken))'
 }

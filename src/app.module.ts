@@ -7,6 +7,7 @@ import { AccountsModule } from './accounts/accounts.module';
 import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { RolesGuard } from './auth/roles.guard';
+import { EmailVerifiedGuard } from './auth/email-verified.guard';
 import { InvitationsModule } from './invitations/invitations.module';
 import { MigrationsModule } from './migrations/migrations.module';
 import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
@@ -23,6 +24,8 @@ import { financeConfig } from './config/finance.config';
 import { eventsConfig } from './config/events.config';
 import { rateLimitsConfig } from './config/rate-limits.config';
 import { assetsConfig } from './config/assets.config';
+import { mailConfig } from './config/mail.config';
+import { MailModule } from './mail/mail.module';
 import type { EnvironmentVariables } from './config/env.validation';
 import { configModule } from './config/namespace';
 import { RateLimitGuard } from './rate-limits/rate-limit.guard';
@@ -75,6 +78,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     // One listener per data module answers the platform's questions (is this project empty?): above the default ten.
     EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false, maxListeners: 50 }),
     DatabaseModule,
+    MailModule,
     EventsModule,
     AuditModule,
     RateLimitsModule,
@@ -98,11 +102,13 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     MigrationsModule,
   ],
   providers: [
-    // In this order: who is calling, where the request acts, how often they may, whether their role allows it.
+    // In this order: who is calling, where the request acts, how often they may, whether their role allows it,
+    // whether their email is verified where that matters.
     { provide: APP_GUARD, useExisting: JwtAuthGuard },
     { provide: APP_GUARD, useExisting: TenancyGuard },
     { provide: APP_GUARD, useExisting: RateLimitGuard },
     { provide: APP_GUARD, useExisting: RolesGuard },
+    { provide: APP_GUARD, useExisting: EmailVerifiedGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
@@ -112,7 +118,7 @@ export class AppModule {
   static forEnvironment(env: EnvironmentVariables): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig, assetsConfig])],
+      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig, assetsConfig, mailConfig])],
     };
   }
 }

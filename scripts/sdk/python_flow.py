@@ -4,13 +4,14 @@ partial refund, the summary, a second platform project, an API key that reads th
 revocation, and an invitation. Every step asserts what the API answered."""
 
 import os
+import subprocess
 import sys
 import uuid
 
 from platform_service_api_client import AuthenticatedClient, Client
 from platform_service_api_client.api.accounts import create_invitation
 from platform_service_api_client.api.api_keys import create_api_key, revoke_api_key
-from platform_service_api_client.api.auth import get_current_user, login, signup
+from platform_service_api_client.api.auth import get_current_user, login, signup, verify_email
 from platform_service_api_client.api.cards import create_card
 from platform_service_api_client.api.customers import create_customer, get_customer
 from platform_service_api_client.api.payments import create_payment, get_payment_summary, refund_payment
@@ -44,6 +45,10 @@ password = "sdk flow password 1"
 anonymous = Client(base_url=base)
 created = signup.sync_detailed(client=anonymous, body=SignupDto(email=email, first_name="Sdk", last_name="Flow", password=password, role=SignupDtoRole.ADMIN))
 check(created.status_code == 201, f"signup answers 201 (got {created.status_code})", created)
+# The verification link mailed at signup (without SMTP_URL, a file in the service's DATA_DIR/mail).
+verification = subprocess.check_output(["node", "scripts/mail-token.mjs", os.environ["SDK_MAIL_DIR"], email, "/verify-email"], text=True)
+verified = verify_email.sync_detailed(client=anonymous, code=verification)
+check(verified.status_code == 200, f"the email is verified with the mailed link (got {verified.status_code})", verified)
 session = login.sync(client=anonymous, body=LoginDto(email=email, password=password))
 check(session is not None and session.access_token, "login gives an access token")
 

@@ -40,6 +40,7 @@ export const AUDIT_ACTIONS = [
   'mfa.enabled',
   'mfa.disabled',
   'account.mfa_required',
+  'password.reset',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

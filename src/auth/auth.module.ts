@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { createSecretKey } from 'node:crypto';
 import { ConfigType } from '@nestjs/config';
 import { JwtModule } from '@nestjs/jwt';
+import { MongooseModule } from '@nestjs/mongoose';
 import { authConfig } from '../config/auth.config';
 import { UsersModule } from '../users/users.module';
 import { AccountsModule } from '../accounts/accounts.module';
@@ -15,6 +16,11 @@ import { JwtAuthGuard } from './jwt-auth.guard';
 import { AttemptsModule } from './attempts/attempts.module';
 import { SessionsModule } from '../sessions/sessions.module';
 import { RolesGuard } from './roles.guard';
+import { EmailVerifiedGuard } from './email-verified.guard';
+import { EmailLink, EmailLinkSchema, EmailLinkUse, EmailLinkUseSchema } from './email-links/email-link.schema';
+import { EmailLinksController } from './email-links/email-links.controller';
+import { EmailLinksRepository } from './email-links/email-links.repository';
+import { EmailLinksService } from './email-links/email-links.service';
 
 @Module({
   imports: [
@@ -25,6 +31,10 @@ import { RolesGuard } from './roles.guard';
     PlatformProjectsModule,
     AttemptsModule,
     SessionsModule,
+    MongooseModule.forFeature([
+      { name: EmailLink.name, schema: EmailLinkSchema },
+      { name: EmailLinkUse.name, schema: EmailLinkUseSchema },
+    ]),
     JwtModule.registerAsync({
       inject: [authConfig.KEY],
       useFactory: (config: ConfigType<typeof authConfig>) => {
@@ -42,14 +52,17 @@ import { RolesGuard } from './roles.guard';
       },
     }),
   ],
-  controllers: [AuthController],
+  controllers: [AuthController, EmailLinksController],
   providers: [
     AuthService,
     JwtAuthGuard,
     TenancyGuard,
     RolesGuard,
+    EmailVerifiedGuard,
+    EmailLinksRepository,
+    EmailLinksService,
   ],
-  // AppModule registers the guards globally, in order: authentication, tenancy, roles.
-  exports: [JwtAuthGuard, TenancyGuard, RolesGuard],
+  // AppModule registers the guards globally, in order: authentication, tenancy, roles, verified email.
+  exports: [JwtAuthGuard, TenancyGuard, RolesGuard, EmailVerifiedGuard],
 })
 export class AuthModule {}

@@ -22,6 +22,7 @@ import { LoginDto } from './dto/login.dto';
 import { SignupDto } from './dto/signup.dto';
 import { AccessTokenClaims } from './jwt-auth.guard';
 import { AttemptLimiter } from './attempts/attempt-limiter.service';
+import { EmailLinksService } from './email-links/email-links.service';
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
 
@@ -39,6 +40,7 @@ export class AuthService {
     private readonly jwt: JwtService,
     private readonly attempts: AttemptLimiter,
     private readonly trail: AuditTrail,
+    private readonly emailLinks: EmailLinksService,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
   ) {
     this.dummyHash = bcrypt.hash('not-a-real-password', this.config.bcryptRounds);
@@ -80,6 +82,7 @@ export class AuthService {
       ? await this.joinOrUndo(audit, invitation, userId)
       : await this.accounts.create(audit, userId, dto.accountName ?? `${user.firstName} ${user.lastName}`, dto.accountType ?? 'developer', role);
     const updated = (await this.users.setDefaultCompany(userId, account.id)) ?? user;
+    await this.emailLinks.sendVerification(updated);
     return { message: 'User created', data: { user: toUserResponse(updated, account.role), account } };
   }
 

@@ -44,8 +44,16 @@ describe('validateEnvironment', () => {
       const missing = { ...secrets, NODE_ENV: nodeEnv, [name]: undefined };
       expect(() => validateEnvironment(missing)).toThrow(`${name} is required outside development (NODE_ENV is ${nodeEnv})`);
     }
-    expect(() => validateEnvironment({ NODE_ENV: nodeEnv, ...secrets })).not.toThrow();
+    expect(() => validateEnvironment({ NODE_ENV: nodeEnv, ...secrets, SMTP_URL: 'smtp://mail:25' })).not.toThrow();
     expect(() => validateEnvironment({ NODE_ENV: 'development' })).not.toThrow();
+  });
+
+  it('refuses to start production without SMTP_URL, and only production', () => {
+    expect(() => validateEnvironment({ NODE_ENV: 'production', ...secrets })).toThrow('SMTP_URL is required in production (NODE_ENV is production)');
+    expect(validateEnvironment({ NODE_ENV: 'production', ...secrets, SMTP_URL: 'smtp://mailpit:1025' }).SMTP_URL).toBe('smtp://mailpit:1025');
+    expect(() => validateEnvironment({ NODE_ENV: 'test', ...secrets })).not.toThrow();
+    expect(() => validateEnvironment({ NODE_ENV: 'development' })).not.toThrow();
+    expect(() => validateEnvironment({ SMTP_URL: 'mailpit:1025' })).toThrow(/SMTP_URL must start with smtp:\/\/ or smtps:\/\//);
   });
 
   it('names FIELD_ENCRYPTION_KEY when its keys are malformed', () => {

@@ -251,6 +251,41 @@ export class EnvironmentVariables {
   @Min(1)
   WEBHOOK_DISABLE_AFTER_HOURS: number = 72;
 
+  /**
+   * Where mail is sent (`smtp://host:port`, `smtps://user:pass@host:465`; nodemailer's URL form).
+   * Unset in development and tests: each mail is written to `DATA_DIR/mail/` as an `.eml` file and
+   * its links are logged. Required in production.
+   */
+  @IsOptional()
+  @Matches(/^smtps?:\/\/.+/, { message: 'SMTP_URL must start with smtp:// or smtps://' })
+  SMTP_URL?: string = undefined;
+
+  /** The sender of every mail, an address or `Name <address>`. */
+  @IsOptional()
+  @IsString()
+  MAIL_FROM: string = 'Platform <no-reply@localhost>';
+
+  /** The service's address as its users reach it: the base of every link a mail holds. */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/\s]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http:// or https:// URL' })
+  PUBLIC_URL: string = 'http://localhost:3000';
+
+  /** Password reset and verification mails one email address may be sent within the window, and one client address may ask for. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  MAIL_MAX_PER_EMAIL: number = 5;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  MAIL_MAX_PER_CLIENT: number = 20;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  MAIL_WINDOW_SECONDS: number = 3600;
+
   /** Development and tests only: `http` URLs and private, loopback and link-local addresses for webhook endpoints. */
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'WEBHOOK_ALLOW_PRIVATE_URLS must be true or false' })
@@ -305,6 +340,8 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
       if (!env[secret]) problems.push(`${secret} is required outside development (NODE_ENV is ${env.NODE_ENV})`);
     }
   }
+  // Production mail must reach people: a file under DATA_DIR on one replica reaches nobody.
+  if (env.NODE_ENV === 'production' && !env.SMTP_URL) problems.push('SMTP_URL is required in production (NODE_ENV is production)');
   if (env.TRUST_PROXY && !errors.some((error) => error.property === 'TRUST_PROXY') && !/^(false|\d+)$/.test(env.TRUST_PROXY)) {
     problems.push(...trustedRangeProblems(env.TRUST_PROXY));
   }

@@ -10,6 +10,7 @@ import { UserId } from '../tenancy/tenancy.decorators';
 import { AcceptInvitationDto, CreatedInvitationEnvelope, CreateInvitationDto, InvitationListResponse } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
 import { Idempotent } from '../idempotency/idempotent.decorator';
+import { RequiresVerifiedEmail } from '../auth/email-verified.guard';
 
 @ApiTags('accounts')
 @Controller('api/v1')
@@ -17,12 +18,13 @@ export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
   @Post('accounts/:accountId/invitations')
-
+  @RequiresVerifiedEmail()
   @Idempotent()
   @ApiOperation({
     summary: 'Invite someone into the account',
     description:
-      'Admins and the owner. The token is shown once, in this answer: pass it on (no email is sent). Valid 7 days, single use, ' +
+      'Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail ' +
+      'with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, ' +
       'only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced.',
   })
   @ApiCreatedResponse({

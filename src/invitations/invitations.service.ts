@@ -7,6 +7,7 @@ import { AccountsService } from '../accounts/accounts.service';
 import { AccountView } from '../accounts/dto/account.response';
 import { MembershipsService } from '../accounts/memberships.service';
 import { UsersService } from '../users/users.service';
+import { MailService } from '../mail/mail.service';
 import { CreatedInvitationView, CreateInvitationDto, InvitationView } from './dto/invitation.dto';
 import { Invitation } from './invitation.schema';
 import { InvitationsRepository } from './invitations.repository';
@@ -41,11 +42,12 @@ export class InvitationsService {
     private readonly memberships: MembershipsService,
     private readonly users: UsersService,
     private readonly trail: AuditTrail,
+    private readonly mail: MailService,
   ) {}
 
   /** A new pending invitation; a pending one for the same email is replaced (revoked). */
   async create(audit: AuditContext, accountId: string, callerId: string, dto: CreateInvitationDto, now = new Date()): Promise<CreatedInvitationView> {
-    await this.accounts.requireAdmin(accountId, callerId);
+    const { account } = await this.accounts.requireAdmin(accountId, callerId);
     const email = dto.email.toLowerCase();
     const invited = await this.users.findByEmail(email);
     if (invited && (await this.memberships.find(accountId, String(invited._id)))) {
@@ -70,7 +72,22 @@ export class InvitationsService {
           invitedBy: callerId,
         }),
     );
+    this.mailInvitation(email, token, Boolean(invited), account.name);
     return { ...toInvitationView(created), token };
+  }
+
+  /** The link takes the invitee to the dashboard, which signs them up (or in, to accept) with the token. */
+  private mailInvitation(email: string, token: string, hasLogin: boolean, accountName: string): void {
+    const link = this.mail.link('/dashboard/invitation', token);
+    const how = hasLogin
+      ? `Sign in, then accept it: POST /api/v1/invitations/accept with {"token": "${token}"}`
+      : `Sign up with it: POST /api/v1/signup with your details and "invitationToken": "${token}"`;
+    this.mail.send({
+      to: email,
+      subject: `You are invited to join ${accountName}`,
+      text: `You are invited to join ${accountName}. Accept here (the link works once, for 7 days):\n${link}\n\nOr by hand. ${how}\n`,
+      links: [link],
+    });
   }
 
   /** Pending invitations that have not expired; the token is never shown again. */

@@ -1,3 +1,4 @@
+import { UsersService } from '../users/users.service';
 import { runCommand } from './command';
 import { ChannelOwnersMigration, describeChannelOwners } from './channel-owners.migration';
 import { MigrationsModule } from './migrations.module';
@@ -5,9 +6,16 @@ import { describeMigration, SingleTenantMigration } from './single-tenant.migrat
 
 /**
  * `npm run migrate`: gives the records of a single-tenant build their account and platform project,
- * then every channel without collaborators its owner (so channels moved by the first step get one too).
+ * then every channel without collaborators its owner (so channels moved by the first step get one too),
+ * and counts the users made before email verification existed as verified (nobody is locked out of
+ * inviting or moving money by a check they never had the mail for). Each step is idempotent.
  */
-runCommand('Migration', { imports: [MigrationsModule] }, async (context) => [
-  ...describeMigration(await context.get(SingleTenantMigration).run()),
-  ...describeChannelOwners(await context.get(ChannelOwnersMigration).run()),
-]);
+runCommand('Migration', { imports: [MigrationsModule] }, async (context) => {
+  const lines = [
+    ...describeMigration(await context.get(SingleTenantMigration).run()),
+    ...describeChannelOwners(await context.get(ChannelOwnersMigration).run()),
+  ];
+  const verified = await context.get(UsersService).markLegacyVerified(new Date());
+  lines.push(verified > 0 ? `Users made before email verification, now counted as verified: ${verified}.` : 'Every user already has an email verification state.');
+  return lines;
+});

@@ -3,13 +3,14 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
 import { ChannelOwnersMigration } from './channel-owners.migration';
+import { UsersModule } from '../users/users.module';
 import { LegacyDataRepository } from './legacy-data.repository';
 import { SingleTenantMigration } from './single-tenant.migration';
 import { UnmigratedDataCheck } from './unmigrated-data.check';
 
 /** The start-up warning about records without a project, and the migrations (`npm run migrate`): a project for every record, an owner for every channel. */
 @Module({
-  imports: [AccountsModule, PlatformProjectsModule, CollaboratorsModule],
+  imports: [AccountsModule, PlatformProjectsModule, CollaboratorsModule, UsersModule],
   providers: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration, LegacyDataRepository],
   exports: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration],
 })

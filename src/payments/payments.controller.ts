@@ -3,6 +3,7 @@ import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } 
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Roles } from '../common/decorators/roles.decorator';
+import { RequiresVerifiedEmail } from '../auth/email-verified.guard';
 import { Idempotency, type IdempotentRequest } from '../idempotency/idempotent-request';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/request-fingerprint';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
@@ -37,7 +38,7 @@ export class PaymentsController {
   ) {}
 
   @Post()
-
+  @RequiresVerifiedEmail()
   @Idempotent()
   @ApiOperation({
     summary: 'Create a payment',
@@ -48,7 +49,7 @@ export class PaymentsController {
       CREATE_IDEMPOTENCY_NOTE,
   })
   @ApiCreatedResponse({ type: PaymentResponse, description: 'The payment' })
-  @ApiErrorResponses(400, 401, 409, 413, 415, 422, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 422, 500, 503)
   async createPayment(
     @Tenant() scope: TenantScope,
     @Body() dto: CreatePaymentDto,
@@ -97,7 +98,7 @@ export class PaymentsController {
   }
 
   @Post(':id/confirm')
-
+  @RequiresVerifiedEmail()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -109,14 +110,14 @@ export class PaymentsController {
       IDEMPOTENCY_NOTE,
   })
   @ApiOkResponse({ type: PaymentResponse, description: 'The confirmed payment' })
-  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 422, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
   confirmPayment(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<PaymentResponse> {
     return this.payments.confirm(scope, id);
   }
 
   @StepUp()
   @Post(':id/refund')
-
+  @RequiresVerifiedEmail()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @Roles('manager', 'admin')

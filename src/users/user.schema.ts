@@ -73,6 +73,13 @@ export class User {
   @Prop({ type: [String], default: undefined, select: false })
   recoveryCodeHashes?: string[];
 
+  /**
+   * When the user proved they read mail at `email` (the link mailed at signup); null until then.
+   * Unverified users sign in, but neither invite nor move money.
+   */
+  @Prop({ type: Date, default: null })
+  emailVerifiedAt: Date | null;
+
   createdAt: Date;
   updatedAt: Date;
 }

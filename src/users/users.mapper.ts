@@ -19,6 +19,7 @@ export function toUserResponse(user: User, role?: UserRole): UserResponse {
     avatar: user.avatar ?? null,
     address: user.address ?? null,
     defaultCompany: user.defaultCompany ?? null,
+    emailVerifiedAt: user.emailVerifiedAt ? new Date(user.emailVerifiedAt).toISOString() : null,
     createdAt: new Date(user.createdAt).toISOString(),
     updatedAt: new Date(user.updatedAt).toISOString(),
   };

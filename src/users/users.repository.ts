@@ -90,6 +90,17 @@ export class UsersRepository {
     if (_id) await this.records.deleteOne({ _id });
   }
 
+  /** The first verification stands: a later link changes nothing. */
+  async markEmailVerified(id: string, at: Date): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.updateOne({ _id, emailVerifiedAt: null }, { $set: { emailVerifiedAt: at } });
+  }
+
+  /** Users from before email verification existed count as verified (the migration; idempotent). */
+  async markLegacyVerified(at: Date): Promise<number> {
+    return (await this.records.updateMany({ emailVerifiedAt: { $exists: false } }, { $set: { emailVerifiedAt: at } })).modified;
+  }
+
   /** The user after the change; null when there is no such user. */
   setDefaultCompany(id: string, accountId: string | null): Promise<User | null> {
     const _id = toObjectId(id);

@@ -82,6 +82,15 @@ export class UsersService {
     return this.users.delete(id);
   }
 
+  markEmailVerified(id: string, at: Date): Promise<void> {
+    return this.users.markEmailVerified(id, at);
+  }
+
+  /** Users created before email verification existed (no `emailVerifiedAt` at all) count as verified. */
+  markLegacyVerified(at: Date): Promise<number> {
+    return this.users.markLegacyVerified(at);
+  }
+
   setDefaultCompany(id: string, accountId: string | null): Promise<User | null> {
     return this.users.setDefaultCompany(id, accountId);
   }

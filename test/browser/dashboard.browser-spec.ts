@@ -5,7 +5,7 @@ import { ObjectId } from 'mongodb';
 import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { DASHBOARD_DIR } from '../../src/dashboard';
-import { signupBody, uniqueEmail } from '../support/auth';
+import { signupBody, uniqueEmail, verifyEmail } from '../support/auth';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -147,6 +147,8 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Password').fill(person.password);
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    // The link mailed at signup, followed as Grace would: unverified, she could neither pay nor invite.
+    await verifyEmail(t.http, person.email as string);
     await settled();
     await expect(page.getByText('No USD payments').innerText()).resolves.toContain('No USD payments');
     await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain('Hopper Compilers');

@@ -4,7 +4,7 @@ import { expectError, expectValidationError } from '../support/expect-error';
 import { createTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
 
 const USER_FIELDS = [
-  'address', 'avatar', 'createdAt', 'defaultCompany', 'email', 'firstName', 'id', 'lastName',
+  'address', 'avatar', 'createdAt', 'defaultCompany', 'email', 'emailVerifiedAt', 'firstName', 'id', 'lastName',
   'phoneNumber', 'role', 'status', 'updatedAt', 'userName',
 ].sort();
 
@@ -63,6 +63,7 @@ describe('authentication and roles', () => {
         avatar: null,
         address: null,
         defaultCompany: res.body.data.account.id,
+        emailVerifiedAt: null,
       });
       expect(Object.keys(res.body.data.account).sort()).toEqual(['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'requireMfa', 'role', 'type']);
       expect(user.id).toMatch(/^[0-9a-f]{24}$/);

@@ -539,11 +539,15 @@ describe('npm run migrate (the built command)', () => {
     expect(first.output).toContain('Cards whose customer id was a string, now an ObjectId: 1.');
     expect(await t.db.collection('customers').countDocuments({ projectId: { $exists: false } })).toBe(0);
     expect(first.output).toContain("Channels given their account's owner as their owner: 1.");
+    // Users from before email verification count as verified, so none is kept from inviting or paying.
+    expect(first.output).toMatch(/Users made before email verification, now counted as verified: [1-9]\d*\./);
+    expect(await t.db.collection('users').countDocuments({ emailVerifiedAt: { $not: { $type: 'date' } } })).toBe(0);
 
     const second = await runCommand(env);
     expect(second.code).toBe(0);
     expect(second.output).toContain('Nothing to migrate');
     expect(second.output).toContain('Every channel has its collaborators already.');
+    expect(second.output).toContain('Every user already has an email verification state.');
     expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(1);
   });
 

@@ -3,6 +3,7 @@ import { createFirstAdmin, createUser, invite, uniqueEmail, type TestUser } from
 import { createContentProject } from './content';
 import type { HttpClient, HttpResponse } from './http';
 import { enableTotp, signIn, totp } from './sessions';
+import { MailServer } from './mail-server';
 
 /** The log to read and the target the entry must name. */
 export interface Performed {
@@ -243,6 +244,13 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     await enableTotp(await signIn(http, user));
     ok(await http.patch(account(user), { requireMfa: true }, { token: user.token }));
     return inAccountOf(user, user.accountId);
+  },
+  'password.reset': async ({ http }) => {
+    const owner = await createFirstAdmin(http);
+    ok(await http.post('/api/v1/password-resets', { email: owner.email }), 202);
+    const token = await new MailServer().tokenFrom(owner.email, /reset your password/i, '/reset-password');
+    ok(await http.post(`/api/v1/password-resets/${token}`, { password: 'a brand new password' }));
+    return inAccountOf(owner, owner.id);
   },
 };
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HttpClient } from './http';
+import { MailServer } from './mail-server';
 
 export type Role = 'developer' | 'manager' | 'admin';
 
@@ -41,9 +42,25 @@ export async function login(http: HttpClient, email: string, password: string, a
   return res;
 }
 
-async function signupAndLogin(http: HttpClient, body: Record<string, unknown>, role: Role): Promise<TestUser> {
+/**
+ * Follows the verification link mailed at signup (read from the run's Mailpit), as a new user does:
+ * unverified users can neither invite nor move money.
+ */
+export async function verifyEmail(http: HttpClient, email: string): Promise<void> {
+  const token = await new MailServer().tokenFrom(email, /verify your email/i, '/verify-email');
+  const res = await http.post(`/api/v1/email-verifications/${token}`, {});
+  if (res.status !== 200) throw new Error(`email verification of ${email} failed: ${res.status} ${res.text}`);
+}
+
+/** A user who signed up and has not followed the verification link yet. */
+export async function createUnverifiedOwner(http: HttpClient, role: Role = 'admin'): Promise<TestUser> {
+  return signupAndLogin(http, signupBody({ role, email: uniqueEmail(role) }), role, false);
+}
+
+async function signupAndLogin(http: HttpClient, body: Record<string, unknown>, role: Role, verify = true): Promise<TestUser> {
   const signup = await http.post('/api/v1/singup', body);
   if (signup.status !== 201) throw new Error(`signup as ${role} failed: ${signup.status} ${signup.text}`);
+  if (verify) await verifyEmail(http, body.email as string);
   const res = await login(http, body.email as string, body.password as string);
   return {
     id: signup.body.data.user.id,

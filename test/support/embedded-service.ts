@@ -60,7 +60,16 @@ export async function startService(
   const port = await freePort();
   const child = spawn(clone.node, ['dist/main.js'], {
     cwd: clone.app,
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: clone.app, HOST: '127.0.0.1', PORT: String(port), FERRETDB_BIN: clone.ferretdb, ...env },
+    env: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: clone.app,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      FERRETDB_BIN: clone.ferretdb,
+      // The run's Mailpit (global-setup.ts), as every service of the tests mails to.
+      ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(user ?? {}),
   });

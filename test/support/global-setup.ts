@@ -2,12 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedDatabase, type EmbeddedDatabaseOptions } from '../../src/database/embedded-database';
+import { startMailServer } from './mail-server';
 
 /**
  * One throwaway database server per test run; each test file takes its own database on it.
  * A MONGODB_URI given by the caller (a real MongoDB) is used instead.
  */
 export default async function globalSetup(): Promise<void> {
+  await startMail();
   if (process.env.MONGODB_URI) {
     const match = /^(.*?\/)[^/?]*(\?.*)?$/.exec(process.env.MONGODB_URI.replace(/^(mongodb(\+srv)?:\/\/[^/?]*)(\?|$)/, '$1/$3'));
     process.env.TEST_MONGODB_BASE_URI = match?.[1] ?? process.env.MONGODB_URI;
@@ -29,4 +31,17 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_DATABASE_DIR = dataDir;
   (globalThis as { __TEST_DATABASE__?: typeof database }).__TEST_DATABASE__ = database;
   process.stderr.write(`\nTest database: embedded ${database.engine}${database.backend ? ` on ${database.backend}` : ""} at ${database.uri}\n`);
+}
+
+/**
+ * One Mailpit per test run: every service the tests start sends its mail there (SMTP_URL, read by
+ * createTestApp and by the services started as processes from process.env), and the tests read it
+ * back through its API (MAILPIT_API_URL, test/support/mail-server.ts).
+ */
+async function startMail(): Promise<void> {
+  const mail = await startMailServer();
+  process.env.SMTP_URL = mail.smtpUrl;
+  process.env.MAILPIT_API_URL = mail.apiUrl;
+  (globalThis as { __TEST_MAIL__?: typeof mail }).__TEST_MAIL__ = mail;
+  process.stderr.write(`\nTest mail: Mailpit, SMTP ${mail.smtpUrl}, API ${mail.apiUrl}\n`);
 }

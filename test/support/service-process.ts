@@ -19,7 +19,8 @@ export async function spawnBuiltService(env: Record<string, string>): Promise<Se
   if (!existsSync(main)) throw new Error(`${main} is missing: run "npm run build" first (npm test does it)`);
   const port = await freePort();
   const child = spawn(process.execPath, [main], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...env },
+    // The run's Mailpit (global-setup.ts): the helpers read signup's verification mail there, and production requires SMTP_URL.
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

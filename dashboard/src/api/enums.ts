@@ -41,7 +41,8 @@ export const queryEnums = {
       "password.changed",
       "mfa.enabled",
       "mfa.disabled",
-      "account.mfa_required"
+      "account.mfa_required",
+      "password.reset"
     ]
   },
   "/api/v1/accounts/{accountId}/audit-log/export": {
@@ -82,7 +83,8 @@ export const queryEnums = {
       "password.changed",
       "mfa.enabled",
       "mfa.disabled",
-      "account.mfa_required"
+      "account.mfa_required",
+      "password.reset"
     ],
     "format": [
       "jsonl",

@@ -125,7 +125,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone into the account
-         * @description Admins and the owner. The token is shown once, in this answer: pass it on (no email is sent). Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced.
+         * @description Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -212,6 +212,46 @@ export interface paths {
          * @description The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role. Concurrent transfers run one at a time: the caller must still be the owner when its turn comes (403 otherwise); a transfer that cannot get its turn within seconds is 409.
          */
         post: operations["transferOwnership"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-verifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail the verification link again
+         * @description To the caller's email, a new link valid 24 hours. 409 when already verified; limited like password resets (429 beyond).
+         */
+        post: operations["resendEmailVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/email-verifications/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify an email address with the link mailed at signup
+         * @description The link works once and for 24 hours.
+         */
+        post: operations["verifyEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -336,6 +376,46 @@ export interface paths {
          */
         put: operations["changePassword"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/password-resets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password reset link
+         * @description Always 202, whether the email belongs to a user or not. A user gets a mail with a link valid one hour, usable once. Mails are limited per email and per client address within a window (`MAIL_MAX_PER_EMAIL`, `MAIL_MAX_PER_CLIENT`): beyond, the answer is the same and no mail is sent.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/password-resets/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a reset link
+         * @description The password follows signup's rules. The link works once and for one hour; other reset links of the user stop working. Tokens issued before the reset no longer count, and every account the user belongs to records `password.reset`.
+         */
+        post: operations["resetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1855,7 +1935,7 @@ export interface components {
         };
         AuditEntryResponse: {
             /** @enum {string} */
-            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required" | "password.reset";
             actor: components["schemas"]["AuditPartyDto"];
             /** @description Each changed field as [before, after] */
             changes: {
@@ -2897,7 +2977,7 @@ export interface components {
         EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
         ErrorResponseDto: {
             /**
-             * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again)
+             * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again), `email_unverified` (verify the email first)
              * @example step_up_required
              */
             code?: string;
@@ -3521,6 +3601,20 @@ export interface components {
              */
             amount?: number;
         };
+        RequestPasswordResetDto: {
+            /**
+             * Format: email
+             * @example ada@example.com
+             */
+            email: string;
+        };
+        ResetPasswordDto: {
+            /**
+             * @description 8 characters to 72 bytes
+             * @example a new horse battery staple
+             */
+            password: string;
+        };
         RevokedSessionsResponse: {
             /**
              * @description How many sessions ended
@@ -4041,6 +4135,12 @@ export interface components {
              * @example ada@example.com
              */
             email: string;
+            /**
+             * Format: date-time
+             * @description When the email was verified (the link mailed at signup); null until then
+             * @example null
+             */
+            emailVerifiedAt: string | null;
             /** @example Ada */
             firstName: string;
             /** @example 6650c0ffee0000000000a001 */
@@ -4816,7 +4916,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required" | "password.reset";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -4955,7 +5055,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required" | "password.reset";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -6320,6 +6420,234 @@ export interface operations {
             };
         };
     };
+    resendEmailVerification: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "A verification link is on its way"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    verifyEmail: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Accepted for uniformity (1 to 255 characters, else 400), but anonymous requests are not stored or replayed: a replayed login would hand out an old token, and a repeated signup is already refused with 409.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The one-time code of the mailed link (its `token` query parameter) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Email verified"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     acceptInvitation: {
         parameters: {
             query?: never;
@@ -7420,6 +7748,263 @@ export interface operations {
             };
         };
     };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Accepted for uniformity (1 to 255 characters, else 400), but anonymous requests are not stored or replayed: a replayed login would hand out an old token, and a repeated signup is already refused with 409.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "ada@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RequestPasswordResetDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "If this email belongs to a user, a reset link is on its way"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Accepted for uniformity (1 to 255 characters, else 400), but anonymous requests are not stored or replayed: a replayed login would hand out an old token, and a repeated signup is already refused with 409.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The one-time code of the mailed link (its `token` query parameter) */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "password": "a new horse battery staple"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ResetPasswordDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Password changed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     listPayments: {
         parameters: {
             query?: {
@@ -7649,7 +8234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the payments API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7658,7 +8243,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The payments API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -8178,7 +8763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the payments API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8187,7 +8772,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The payments API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */

@@ -4,6 +4,7 @@ import ipaddr from 'ipaddr.js';
 import type { Types } from 'mongoose';
 import { TooManyRequestsException } from '../../common/http/too-many-requests.exception';
 import { authConfig } from '../../config/auth.config';
+import { mailConfig } from '../../config/mail.config';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -44,6 +45,7 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly attempts: LoginAttemptsRepository,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
+    @Inject(mailConfig.KEY) private readonly mail: ConfigType<typeof mailConfig>,
   ) {}
 
   onModuleInit(): void {
@@ -111,9 +113,29 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     return this.attempts.markSignupRefused(attempt);
   }
 
+  /**
+   * Records a request for a mail (a password reset, a verification resend) to `email` by `address`;
+   * false when either is past its limit within the window (`MAIL_MAX_PER_EMAIL`, `MAIL_MAX_PER_CLIENT`),
+   * then no mail must be sent. Requests are counted whether or not the email is known, so the limit
+   * itself says nothing about which emails exist; one mailbox gets at most `MAIL_MAX_PER_EMAIL` a window
+   * however many addresses ask.
+   */
+  async admitMail(email: string, address: string, now = new Date()): Promise<boolean> {
+    const target = normalised(email);
+    const client = clientOf(address);
+    await this.attempts.recordMail(target, client, now);
+    const counts = await this.attempts.countMails(target, client, new Date(now.getTime() - this.mail.windowSeconds * 1000));
+    return counts.email <= this.mail.maxPerEmail && counts.client <= this.mail.maxPerClient;
+  }
+
+  /** The seconds a refused mail request should wait: the window's length, the longest it can take. */
+  get mailWindowSeconds(): number {
+    return this.mail.windowSeconds;
+  }
+
   /** Drops attempts older than every window and addresses not seen for 30 days. */
   sweep(now = new Date()): Promise<number> {
-    const longest = Math.max(this.config.loginFailureWindowSeconds, this.config.signupWindowSeconds);
+    const longest = Math.max(this.config.loginFailureWindowSeconds, this.config.signupWindowSeconds, this.mail.windowSeconds);
     return this.attempts.sweep(new Date(now.getTime() - longest * 1000), knownSince(now));
   }
 }

@@ -2,8 +2,11 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../../common/database/schema-options';
 import { Types } from 'mongoose';
 
-/** `signup_refused`: a signup answered with a 4xx (a taken email, a bad invitation), counted apart. */
-export const ATTEMPT_KINDS = ['login', 'signup', 'signup_refused'] as const;
+/**
+ * `signup_refused`: a signup answered with a 4xx (a taken email, a bad invitation), counted apart.
+ * `mail`: a password reset or verification mail asked for (to `email`, by `client`).
+ */
+export const ATTEMPT_KINDS = ['login', 'signup', 'signup_refused', 'mail'] as const;
 export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
 /**

@@ -47,6 +47,20 @@ export class LoginAttemptsRepository {
     return { pair, client: fromClient, email: onEmail };
   }
 
+  async recordMail(email: string, client: string, at: Date): Promise<void> {
+    await this.attempts.insert({ kind: 'mail', email, client, at });
+  }
+
+  /** Mails asked for since `since`: to this email (from anyone), and by this client (to anyone). */
+  async countMails(email: string, client: string, since: Date): Promise<{ email: number; client: number }> {
+    const at = { $gt: since };
+    const [toEmail, byClient] = await Promise.all([
+      this.attempts.count({ kind: 'mail', email, at }),
+      this.attempts.count({ kind: 'mail', client, at }),
+    ]);
+    return { email: toEmail, client: byClient };
+  }
+
   /** Signups of this client since `since`: admitted (or under way), and refused. */
   async countSignups(client: string, since: Date): Promise<{ admitted: number; refused: number }> {
     const at = { $gt: since };

@@ -22,7 +22,10 @@ export class ErrorResponseDto {
   @ApiPropertyOptional({ type: [FieldErrorDto], description: 'Present on validation failures' })
   errors?: FieldErrorDto[];
 
-  @ApiPropertyOptional({ description: 'Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again)', example: 'step_up_required' })
+  @ApiPropertyOptional({
+    description: 'Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again), `email_unverified` (verify the email first)',
+    example: 'step_up_required',
+  })
   code?: string;
 }
 

@@ -10,7 +10,7 @@ export interface ErrorBody {
   error: string;
   message: string;
   errors?: { field: string; messages: string[] }[];
-  /** A machine-readable reason where a client must act on it (`mfa_required`, `step_up_required`). */
+  /** A machine-readable reason where a client must act on it (`mfa_required`, `step_up_required`, `email_unverified`). */
   code?: string;
 }
 

