@@ -288,7 +288,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   if (webhooksWanted) {
     log('  Webhook cost: POST /api/v1/payments in a project with one enabled endpoint, on both sides (each delivers to the same receiver)');
     try {
-      run.webhookCost = await measureWebhookCost(pair.live, { call, expectStatus, round, runAutocannon, settings, log, median, password: PASSWORD });
+      run.webhookCost = await measureWebhookCost(pair.live, { call, expectStatus, round, runAutocannon, settings, log, median, password: PASSWORD, dbs });
       log(`    median ratio ${fmt.ratio(run.webhookCost.ratio)} (goal: at least 0.85)`);
     } catch (error) {
       run.webhookFailures.push(`webhook cost: ${error.message}`);
