@@ -28,6 +28,7 @@ import { mailConfig } from './config/mail.config';
 import { MailModule } from './mail/mail.module';
 import type { EnvironmentVariables } from './config/env.validation';
 import { configModule } from './config/namespace';
+import { loggedUrl } from './common/logging/logged-url';
 import { RateLimitGuard } from './rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { EventsModule } from './events/events.module';
@@ -65,7 +66,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
               // or a response logged under req or res shows these fields and nothing else. (A redact
               // list of header paths matched nothing past them, and cost allocations on every request.)
               serializers: {
-                req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: request.url }),
+                req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: loggedUrl(request.url) }),
                 res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
               },
             },

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
+import { loggedUrl } from './logged-url';
 
-/** What a request line shows of the request: never its headers (tokens, keys, cookies). */
+/** What a request line shows of the request: never its headers (tokens, keys, cookies), nor a secret in its URL. */
 function requestFields(request: FastifyRequest): { id: string; method: string; url: string } {
-  return { id: request.id, method: request.method, url: request.url };
+  return { id: request.id, method: request.method, url: loggedUrl(request.url) };
 }
 
 /**

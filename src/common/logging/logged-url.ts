@@ -1,0 +1,13 @@
+/**
+ * A request's URL as the logs may show it. A few URLs carry a secret of their own: the one-time upload
+ * URL of an asset (`/uploads/:assetId/:token`), a password reset's or an email verification's code in
+ * the path, and the mailed links' and invitation links' `token` / `invitation` / `code` in the query.
+ * Logs are read by more people than those secrets were meant for, so each is replaced by `[redacted]`.
+ */
+const SECRET_PATH = /^(\/uploads\/[^/?#]+\/|\/api\/v1\/password-resets\/|\/api\/v1\/email-verifications\/)[^/?#]+/;
+const SECRET_QUERY = /([?&](?:token|invitation|code)=)[^&#]*/gi;
+const REDACTED = '[redacted]';
+
+export function loggedUrl(url: string): string {
+  return url.replace(SECRET_PATH, `$1${REDACTED}`).replace(SECRET_QUERY, `$1${REDACTED}`);
+}
