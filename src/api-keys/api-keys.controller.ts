@@ -1,4 +1,5 @@
 import { StepUp } from '../sessions/session-cookie';
+import { RequiresVerifiedEmail } from '../auth/email-verified.guard';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
@@ -27,7 +28,8 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Post()
-
+  // A secret key moves money without its maker's email ever being proved: made only by verified users.
+  @RequiresVerifiedEmail()
   @Idempotent()
   @ApiOperation({
     summary: 'Create an API key',

@@ -13,8 +13,8 @@ export const EMAIL_UNVERIFIED = 'Verify your email address first: follow the lin
 
 /**
  * `@RequiresVerifiedEmail()`: 403 with `code: email_unverified` for a user who has not verified
- * their email. One read of the user, on those routes only. API keys are not users: an admin made
- * them. A user without the field at all predates verification and counts as verified (the migration
+ * their email. One read of the user, on those routes only. API keys are not users: a verified user
+ * made them (creating one is such a route). A user without the field at all predates verification and counts as verified (the migration
  * records that).
  */
 @Injectable()

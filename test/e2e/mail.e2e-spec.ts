@@ -55,6 +55,10 @@ describe('mail', () => {
       expectError(payment, 403, /Verify your email address first/);
       expect(payment.body.code).toBe('email_unverified');
       expect(await t.db.collection('payments').countDocuments({})).toBe(0);
+      const key = await t.http.post(`/api/v1/platform/projects/${user.projectId}/keys`, { name: 'server' }, { token: user.token });
+      expectError(key, 403, /Verify your email address first/);
+      expect(key.body.code).toBe('email_unverified');
+      expect(await t.db.collection('api_keys').countDocuments({ projectId: new Types.ObjectId(user.projectId) })).toBe(0);
 
       const link = await t.db.collection('email_links').findOne({ userId: new Types.ObjectId(user.id), purpose: 'email_verification' });
       expect(link!.expiresAt.getTime() - link!.createdAt.getTime()).toBeGreaterThan(24 * 60 * 60 * 1000 - 5000);
