@@ -29,7 +29,7 @@ function ViewerCredentialsDoc() {
       name: 'X-Viewer-Token',
       required: false,
       description: 'An access token of a user (from POST /api/v1/login) holding a grant on the project or an ancestor: opens what is `permissions`',
-      schema: { type: 'string' },
+      schema: { type: 'string', maxLength: 4096 },
     }),
     ApiResponse({
       status: 401,
