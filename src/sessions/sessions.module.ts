@@ -12,8 +12,9 @@ import { Session, SessionSchema } from './session.schema';
 import { SessionsController } from './sessions.controller';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
+import { SecurityNotices } from './security-notices';
 
-/** Dashboard sessions (the cookie), the password change, and second factors (TOTP, recovery codes). */
+/** Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes), and the mails telling of them. */
 @Module({
   imports: [
     UsersModule,
@@ -26,7 +27,7 @@ import { SessionsService } from './sessions.service';
     ]),
   ],
   controllers: [SessionsController],
-  providers: [SessionsRepository, SessionsService, MfaCodeUsesRepository, MfaService, ...fieldEncryptionProviders],
+  providers: [SessionsRepository, SessionsService, SecurityNotices, MfaCodeUsesRepository, MfaService, ...fieldEncryptionProviders],
   exports: [SessionsService],
 })
 export class SessionsModule {}

@@ -24,6 +24,7 @@ import { assertOneProof, FactorProof, INVALID_CODE, MfaService } from './mfa.ser
 import type { Assurance, Session } from './session.schema';
 import { toSessionView } from './sessions.mapper';
 import { SessionsRepository } from './sessions.repository';
+import { SecurityNotices } from './security-notices';
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
 /** `lastSeenAt` moves at most this often: one write a minute per active session, not one a request. */
@@ -70,6 +71,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     private readonly attempts: AttemptLimiter,
     private readonly mfa: MfaService,
     private readonly trail: AuditTrail,
+    private readonly notices: SecurityNotices,
     @Inject(authConfig.KEY) private readonly auth: ConfigType<typeof authConfig>,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {
@@ -117,10 +119,11 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       assurance = 'mfa';
     }
     const accountId = await this.sessionAccount(user, dto.accountId?.toLowerCase());
-    await this.attempts.loginSucceeded(dto.email, client);
+    const newAddress = await this.attempts.loginSucceeded(dto.email, client);
     const now = new Date();
     const { token, session } = await this.open(userId, accountId, assurance, origin, now, now);
     await this.auditUser(user, 'user.logged_in', origin);
+    if (newAddress) this.notices.newSignIn(user.email, origin, now);
     return { token, session, user };
   }
 
@@ -234,6 +237,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const codes = await this.mfa.enable(userId, code);
     await this.attempts.loginSucceeded(user.email, client);
     await this.auditUser(user, 'mfa.enabled', origin, { type: 'user', id: userId, label: 'totp' });
+    this.notices.factorChanged(user.email, 'added', 'an authenticator app', origin, new Date());
     return codes;
   }
 
@@ -246,6 +250,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     await this.mfa.disable(userId, { totp: code });
     await this.attempts.loginSucceeded(user.email, client);
     await this.auditUser(user, 'mfa.disabled', origin, { type: 'user', id: userId, label: 'totp' });
+    this.notices.factorChanged(user.email, 'removed', 'an authenticator app', origin, new Date());
   }
 
   /** Ends the current session (sign out). */

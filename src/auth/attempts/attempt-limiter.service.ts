@@ -74,11 +74,16 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     if (blocked) throw new TooManyRequestsException('Too many failed login attempts', this.config.loginFailureWindowSeconds);
   }
 
-  /** A correct password: the pair's attempts no longer count, and the address is known for this email. */
-  async loginSucceeded(email: string, address: string, now = new Date()): Promise<void> {
+  /**
+   * A correct password: the pair's attempts no longer count, and the address is known for this email.
+   * True when the address was not known for it before (the insert against the unique id decides, so
+   * of two first sign-ins at once only one is told it is new).
+   */
+  async loginSucceeded(email: string, address: string, now = new Date()): Promise<boolean> {
     const target = normalised(email);
     const client = clientOf(address);
-    await Promise.all([this.attempts.forgetLogins(target, client), this.attempts.rememberAddress(target, client, now)]);
+    const [, isNew] = await Promise.all([this.attempts.forgetLogins(target, client), this.attempts.rememberAddress(target, client, now)]);
+    return isNew;
   }
 
   /**

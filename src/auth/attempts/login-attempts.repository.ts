@@ -88,14 +88,16 @@ export class LoginAttemptsRepository {
    * collision is an ERROR line in the database's log); the insert, for a new address, still settles
    * two first logins at once.
    */
-  async rememberAddress(email: string, client: string, at: Date): Promise<void> {
+  async rememberAddress(email: string, client: string, at: Date): Promise<boolean> {
     const _id = knownId(email, client);
-    if ((await this.known.updateOne({ _id }, { $set: { at } })).matched > 0) return;
+    if ((await this.known.updateOne({ _id }, { $set: { at } })).matched > 0) return false;
     try {
       await this.known.insert({ _id, at });
+      return true;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
       await this.known.updateOne({ _id }, { $set: { at } });
+      return false;
     }
   }
 

@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import type { AuditOrigin } from '../audit/audit-context.decorator';
+import { MailService } from '../mail/mail.service';
+import { deviceOf } from './sessions.mapper';
+
+/**
+ * The mails that tell a user their account's security changed: a sign-in from an address this email
+ * had never signed in from, and a second factor turned on or off. They go to the account's own
+ * address so that someone else's doing is noticed; none carries a link that acts.
+ */
+@Injectable()
+export class SecurityNotices {
+  constructor(private readonly mail: MailService) {}
+
+  newSignIn(email: string, origin: AuditOrigin, at: Date): void {
+    this.mail.send({
+      to: email,
+      subject: 'New sign-in to your account',
+      text:
+        `Your account was signed in to from an address it had not been used from before.\n\n` +
+        `When: ${at.toISOString()}\nDevice: ${deviceOf(origin.userAgent) ?? 'unknown'}\nAddress: ${origin.ip ?? 'unknown'}\n\n` +
+        `If this was not you, change your password now: it ends every other session.\n`,
+      links: [],
+    });
+  }
+
+  factorChanged(email: string, change: 'added' | 'removed', factor: string, origin: AuditOrigin, at: Date): void {
+    this.mail.send({
+      to: email,
+      subject: change === 'added' ? 'Two-step sign-in turned on' : 'Two-step sign-in turned off',
+      text:
+        `A second factor (${factor}) was ${change === 'added' ? 'added to' : 'removed from'} your account.\n\n` +
+        `When: ${at.toISOString()}\nDevice: ${deviceOf(origin.userAgent) ?? 'unknown'}\nAddress: ${origin.ip ?? 'unknown'}\n\n` +
+        `If this was not you, change your password now and check your second factors.\n`,
+      links: [],
+    });
+  }
+}
