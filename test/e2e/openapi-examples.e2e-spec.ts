@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { OCTETS, pathOf, pngFixture, settledAsset, TUS } from '../support/assets';
-import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import { createFirstAdmin, createUnverifiedOwner, createUser, TestUser } from '../support/auth';
+import { MailServer } from '../support/mail-server';
 import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -38,6 +39,9 @@ const REFUSED_BY_THE_EXAMPLE = [400, 403, 404];
 
 interface Fixture {
   owner: TestUser;
+  /** The codes of mailed links: a password reset under way (of another user than the owner) and a signup not verified yet. */
+  resetCode: string;
+  verificationCode: string;
   memberUserId: string;
   invitationId: string;
   invitationToken: string;
@@ -139,9 +143,16 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     ok(await t.http.patch(`/clients/${deletedClient}/soft-delete`, undefined, as), 'client soft delete');
     const deletedCollection = ok(await t.http.post('/collections', { name: 'Gone' }, as), 'collection').body.id;
     ok(await t.http.patch(`/collections/${deletedCollection}/soft-delete`, undefined, as), 'collection soft delete');
+    // Following a mailed link takes its code: a reset of another user (the owner's tokens must keep working) and a new signup's verification.
+    const mail = new MailServer();
+    const resetting = await createFirstAdmin(t.http);
+    ok(await t.http.post('/api/v1/password-resets', { email: resetting.email }), 'password reset');
+    const resetCode = await mail.tokenFrom(resetting.email, /reset your password/i, '/reset-password');
+    const unverified = await createUnverifiedOwner(t.http);
+    const verificationCode = await mail.tokenFrom(unverified.email, /verify your email/i, '/verify-email');
     const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
     const sessionCookie = /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0];
-    return { shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    return { resetCode, verificationCode, shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
@@ -161,6 +172,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       grantId: f.grant,
       token: f.invitationToken,
     };
+    if (name === 'code') return path.includes('/email-verifications/') ? f.verificationCode : f.resetCode;
     if (byName[name]) return byName[name];
     if (name !== 'id') return undefined;
     // What a restore takes: a soft-deleted record (a live one is not found among the deleted).
