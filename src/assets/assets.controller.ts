@@ -1,5 +1,5 @@
-import { Body, Controller, Delete, Get, Headers, HttpStatus, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
@@ -7,9 +7,9 @@ import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { contentDisposition, requestedRange } from './asset-rules';
+import { AssetContentResponses, AssetDelivery } from './asset-delivery';
 import { AssetStorage } from './asset-storage';
-import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
+import { AssetsService } from './assets.service';
 import { AssetDeletedResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
 import { CreateAssetDto } from './dto/create-asset.dto';
 import { UpdateAssetDto } from './dto/update-asset.dto';
@@ -31,6 +31,7 @@ export class AssetsController {
   constructor(
     private readonly assets: AssetsService,
     private readonly storage: AssetStorage,
+    private readonly delivery: AssetDelivery,
   ) {}
 
   @Post('projects/:projectId/assets')
@@ -91,11 +92,7 @@ export class AssetsController {
       'Streamed, with `Range` (one range: 206 with `Content-Range`; outside the file: 416), `ETag` (the SHA-256), the type sniffed from ' +
       'the bytes and `Content-Disposition` carrying the file name (`filename*`, RFC 6266). An asset not `ready` yet: 404.',
   })
-  @ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`', schema: { type: 'string', maxLength: 200 } })
-  @ApiProduces('application/octet-stream')
-  @ApiResponse({ status: 200, description: 'The whole file', schema: { type: 'string', format: 'binary' } })
-  @ApiResponse({ status: 206, description: 'The range asked for', schema: { type: 'string', format: 'binary' } })
-  @ApiResponse({ status: 304, description: '`If-None-Match` names the current ETag' })
+  @AssetContentResponses()
   @ApiErrorResponses(400, 401, 404, 416, 500, 503)
   async getAssetContent(
     @Tenant() scope: TenantScope,
@@ -105,36 +102,8 @@ export class AssetsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const asset = await this.assets.get(scope, assetId);
-    if (asset.status !== 'ready' || !asset.sha256) throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
-    const etag = `"${asset.sha256}"`;
-    void reply
-      .header('ETag', etag)
-      .header('Accept-Ranges', 'bytes')
-      .header('Cache-Control', 'private, no-cache')
-      .header('Content-Type', asset.contentType ?? 'application/octet-stream')
-      .header('Content-Disposition', contentDisposition(asset.fileName))
-      // The sniffed type is the one sent: a browser must not guess another.
-      .header('X-Content-Type-Options', 'nosniff');
-    if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
-      return reply.status(HttpStatus.NOT_MODIFIED).send();
-    }
-    const wanted = requestedRange(range, asset.size);
-    if (wanted === 'unsatisfiable') {
-      return reply
-        .status(HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE)
-        .header('Content-Range', `bytes */${asset.size}`)
-        .removeHeader('Content-Disposition')
-        .header('Content-Type', 'application/json; charset=utf-8')
-        .send({ statusCode: 416, error: 'Range Not Satisfiable', message: `The range is outside the file's ${asset.size} bytes` });
-    }
-    if (wanted) {
-      return reply
-        .status(HttpStatus.PARTIAL_CONTENT)
-        .header('Content-Range', `bytes ${wanted.start}-${wanted.end}/${asset.size}`)
-        .header('Content-Length', String(wanted.end - wanted.start + 1))
-        .send(this.storage.read(assetId, wanted));
-    }
-    return reply.status(HttpStatus.OK).header('Content-Length', String(asset.size)).send(this.storage.read(assetId));
+    this.delivery.assertReady(asset);
+    await this.delivery.send(reply, asset, { range, ifNoneMatch });
   }
 
   @Get('assets/:assetId/thumbnail')

@@ -6,6 +6,7 @@ import { LeasesModule } from '../leases/leases.module';
 import { Asset, AssetSchema } from './asset.schema';
 import { AssetStorage, FileAssetStorage } from './asset-storage';
 import { AssetUpload, AssetUploadSchema } from './asset-upload.schema';
+import { AssetDelivery } from './asset-delivery';
 import { AssetProcessor } from './asset-processor';
 import { AssetsController } from './assets.controller';
 import { AssetsRepository } from './assets.repository';
@@ -16,7 +17,8 @@ import { UploadsController } from './uploads.controller';
 /**
  * Assets of content projects: records, tus uploads, processing and delivery. Sits below projects:
  * it asks whether a content project exists (`CONTENT_PROJECTS_LOOKUP`), and the projects module calls
- * `AssetsService.removeForProjects` when projects go.
+ * `AssetsService.removeForProjects` when projects go. `AssetDelivery` sends a ready asset's bytes for
+ * the owners' route here and the viewers' route of the sharing module.
  */
 @Module({
   imports: [
@@ -37,7 +39,8 @@ import { UploadsController } from './uploads.controller';
     AssetsService,
     AssetProcessor,
     TusUploads,
+    AssetDelivery,
   ],
-  exports: [AssetsService],
+  exports: [AssetsService, AssetDelivery],
 })
 export class AssetsModule {}

@@ -1,4 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Types } from 'mongoose';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { Leases } from '../leases/leases.service';
@@ -14,6 +15,7 @@ import { ProjectResponse, ProjectTreeNodeResponse, ProjectTreeResponse } from '.
 import { MAX_TREE_DEPTH, MAX_TREE_NODES, type Project } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { toProjectResponse } from './projects.mapper';
+import { PROJECTS_DELETED, type ProjectsDeletedEvent } from './projects.events';
 import { ProjectsRepository, type TreeFields } from './projects.repository';
 
 const PROJECT_NOT_FOUND = 'Project not found';
@@ -109,6 +111,7 @@ export class ProjectsService {
     private readonly leases: Leases,
     private readonly collaborators: CollaboratorsService,
     private readonly assets: AssetsService,
+    private readonly events: EventEmitter2,
   ) {}
 
   async create(scope: TenantScope, actor: ContentActor, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
@@ -247,6 +250,7 @@ export class ProjectsService {
       if ((await this.projects.deleteByIds(scope, [project._id])) === 0) throw new NotFoundException(PROJECT_NOT_FOUND);
       const removed = [id, ...levels.flat().map(String)];
       await this.assets.removeForProjects(scope, removed);
+      await this.projectsDeleted(scope, removed);
       await this.channels.removeProjects(scope, channelId, removed);
     });
   }
@@ -269,6 +273,14 @@ export class ProjectsService {
     const ids = await this.projects.idsOfChannel(scope, channelId);
     await this.projects.deleteAllOfChannel(scope, channelId);
     await this.assets.removeForProjects(scope, ids);
+    await this.projectsDeleted(scope, ids);
+  }
+
+  /** Tells the modules that hang off content projects (sharing) that these are gone. */
+  private async projectsDeleted(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
+    if (projectIds.length === 0) return;
+    const event: ProjectsDeletedEvent = { scope, projectIds };
+    await this.events.emitAsync(PROJECTS_DELETED, event);
   }
 
   private async insertInto(scope: TenantScope, channelId: string, dto: CreateProjectDto, parentId: Types.ObjectId | null): Promise<Project> {

@@ -6,6 +6,7 @@ import { EventRelay } from '../events/event-relay';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Grant, type GrantRole } from './grant.schema';
+import { GrantViewRecord } from './grant-view.schema';
 import { toGrantView } from './sharing.mapper';
 
 export interface NewGrant {
@@ -21,9 +22,11 @@ export interface NewGrant {
 @Injectable()
 export class GrantsRepository {
   private readonly records: TenantRecords<Grant>;
+  private readonly views: TenantRecords<GrantViewRecord>;
 
-  constructor(@InjectModel(Grant.name) model: Model<Grant>, relay: EventRelay) {
-    this.records = new TenantRecords(model, relay.recorder(new Records(model), toGrantView));
+  constructor(@InjectModel(Grant.name) model: Model<Grant>, @InjectModel(GrantViewRecord.name) views: Model<GrantViewRecord>, relay: EventRelay) {
+    this.records = new TenantRecords(model, relay.recorder(new Records(model), (grant: Grant) => toGrantView(grant)));
+    this.views = new TenantRecords(views);
   }
 
   insert(scope: TenantScope, grant: NewGrant): Promise<Grant> {
@@ -59,5 +62,28 @@ export class GrantsRepository {
       email ? this.records.find(scope, { email, revokedAt: null }) : Promise.resolve([]),
     ]);
     return [...byUser, ...byEmail];
+  }
+
+  /** One more view through the grant: one insert, which concurrent views cannot lose (see GrantViewRecord). */
+  async countView(scope: TenantScope, id: Types.ObjectId, at: Date): Promise<void> {
+    await this.views.insert(scope, { grantId: id, at });
+  }
+
+  /** The views of each of these grants (a grant without any is absent): one aggregation through the index. */
+  async viewsOf(scope: TenantScope, ids: readonly Types.ObjectId[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const counted = await this.views.aggregate<{ _id: Types.ObjectId; views: number }>(scope, { grantId: { $in: [...ids] } }, [
+      { $group: { _id: '$grantId', views: { $sum: 1 } } },
+    ]);
+    return new Map(counted.map((row) => [String(row._id), row.views]));
+  }
+
+  /** The cascade of content projects' deletes: their grants (each recorded as `grant.deleted`), then those grants' views. */
+  async deleteOfProjects(scope: TenantScope, contentProjectIds: readonly Types.ObjectId[]): Promise<void> {
+    if (contentProjectIds.length === 0) return;
+    const ids = (await this.records.find(scope, { contentProjectId: { $in: [...contentProjectIds] } })).map((grant) => grant._id);
+    if (ids.length === 0) return;
+    await this.records.deleteMany(scope, { contentProjectId: { $in: [...contentProjectIds] } }, { event: 'grant.deleted' });
+    await this.views.deleteMany(scope, { grantId: { $in: ids } });
   }
 }

@@ -73,4 +73,13 @@ export class ShareLinksRepository {
     ]);
     return new Map(counted.map((row) => [String(row._id), row.views]));
   }
+
+  /** The cascade of content projects' deletes: their links (each recorded as `share_link.deleted`), then those links' views. */
+  async deleteOfProjects(scope: TenantScope, contentProjectIds: readonly Types.ObjectId[]): Promise<void> {
+    if (contentProjectIds.length === 0) return;
+    const ids = (await this.records.find(scope, { contentProjectId: { $in: [...contentProjectIds] } })).map((link) => link._id);
+    if (ids.length === 0) return;
+    await this.records.deleteMany(scope, { contentProjectId: { $in: [...contentProjectIds] } }, { event: 'share_link.deleted' });
+    await this.views.deleteMany(scope, { shareLinkId: { $in: ids } });
+  }
 }

@@ -32,13 +32,15 @@ export function toCreatedShareLinkView(link: ShareLink, hasPassword: boolean, to
   return { ...toShareLinkView(link, 0, hasPassword), token };
 }
 
-export function toGrantView(grant: Grant): GrantView {
+/** `views`: counted apart (grant_views); an event shows the grant without them. */
+export function toGrantView(grant: Grant, views = 0): GrantView {
   return {
     id: String(grant._id),
     projectId: String(grant.contentProjectId),
     userId: grant.userId ? String(grant.userId) : null,
     email: grant.email ?? null,
     role: grant.role,
+    views,
     expiresAt: iso(grant.expiresAt),
     revokedAt: iso(grant.revokedAt),
     createdAt: new Date(grant.createdAt).toISOString(),

@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { AssetsModule } from '../assets/assets.module';
 import { AuthModule } from '../auth/auth.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
 import { Grant, GrantSchema } from './grant.schema';
+import { GrantViewRecord, GrantViewRecordSchema } from './grant-view.schema';
 import { GrantsRepository } from './grants.repository';
 import { ShareLink, ShareLinkSchema } from './share-link.schema';
 import { LinkView, LinkViewSchema } from './share-link-view.schema';
 import { ShareLinksRepository } from './share-links.repository';
 import { SharingController } from './sharing.controller';
+import { SharingListener } from './sharing.listener';
 import { SharingService } from './sharing.service';
 import { ViewerController } from './viewer.controller';
 import { ViewerService } from './viewer.service';
@@ -18,7 +21,10 @@ import { ViewerService } from './viewer.service';
  * `/viewer` routes a publishable key calls. Its invariant: a viewer sees a project only when the
  * project and every ancestor are published and each lets the viewer in (public; a live share link
  * at or above it; a live grant at or above it), so a child is never more visible than its parent,
- * and a project a viewer may not see answers exactly as one that does not exist (ViewerService).
+ * and a project a viewer may not see answers exactly as one that does not exist (ViewerService);
+ * an asset's bytes are read by viewers exactly when its project could be, and it is `ready`. Links
+ * and grants live only as long as their content project: the projects module's `projects.deleted`
+ * takes them (and their views) along.
  */
 @Module({
   imports: [
@@ -26,12 +32,14 @@ import { ViewerService } from './viewer.service';
       { name: ShareLink.name, schema: ShareLinkSchema },
       { name: Grant.name, schema: GrantSchema },
       { name: LinkView.name, schema: LinkViewSchema },
+      { name: GrantViewRecord.name, schema: GrantViewRecordSchema },
     ]),
     ProjectsModule,
     UsersModule,
     AuthModule,
+    AssetsModule,
   ],
   controllers: [SharingController, ViewerController],
-  providers: [ShareLinksRepository, GrantsRepository, SharingService, ViewerService],
+  providers: [ShareLinksRepository, GrantsRepository, SharingService, ViewerService, SharingListener],
 })
 export class SharingModule {}

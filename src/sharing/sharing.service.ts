@@ -42,6 +42,13 @@ export class SharingService {
     @Inject(authConfig.KEY) private readonly auth: ConfigType<typeof authConfig>,
   ) {}
 
+  /** The cascade of content projects' deletes: their share links and grants go, with their views. */
+  async removeForProjects(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
+    const ids = projectIds.filter((id) => Types.ObjectId.isValid(id)).map((id) => new Types.ObjectId(id));
+    await this.links.deleteOfProjects(scope, ids);
+    await this.grants.deleteOfProjects(scope, ids);
+  }
+
   async createShareLink(scope: TenantScope, projectId: string, dto: CreateShareLinkDto): Promise<CreatedShareLinkView> {
     const project = await this.requireProject(scope, projectId);
     const expiresAt = this.futureDate(dto.expiresAt);
@@ -111,7 +118,8 @@ export class SharingService {
   async listGrants(scope: TenantScope, projectId: string, query: ContentListQuery): Promise<ContentPage<GrantView>> {
     const project = await this.requireProject(scope, projectId);
     const { rows, total } = await this.grants.page(scope, project, query.skip, query.limit);
-    return { items: rows.map(toGrantView), total };
+    const views = await this.grants.viewsOf(scope, rows.map((grant) => grant._id));
+    return { items: rows.map((grant) => toGrantView(grant, views.get(String(grant._id)) ?? 0)), total };
   }
 
   /** The grant ends at once. Revoking a revoked grant changes nothing and answers the same. */

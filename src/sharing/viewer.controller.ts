@@ -1,6 +1,7 @@
-import { applyDecorators, Controller, createParamDecorator, type ExecutionContext, Get, Param, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, createParamDecorator, type ExecutionContext, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AssetContentResponses, AssetDelivery } from '../assets/asset-delivery';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
@@ -16,7 +17,7 @@ export const SHARE_PASSWORD_HEADER = 'x-share-password';
 export const VIEWER_TOKEN_HEADER = 'x-viewer-token';
 
 /** The headers a viewer may send beside the publishable key, and the answers that are the viewer's own. */
-function ViewerCredentialsDoc() {
+function ViewerCredentialsDoc(notFound: { description: string; message: string } = VIEWER_PROJECT_NOT_FOUND_DOC) {
   return applyDecorators(
     ApiHeader({
       name: 'X-Share-Token',
@@ -37,14 +38,14 @@ function ViewerCredentialsDoc() {
       type: ErrorResponseDto,
       example: { statusCode: 401, error: 'Unauthorized', message: 'This share link needs its password: send it in X-Share-Password' },
     }),
-    ApiResponse({
-      status: 404,
-      description: 'No such project, or one this viewer may not see (unpublished, archived or hidden above, or without the link or grant it asks for): the same answer',
-      type: ErrorResponseDto,
-      example: { statusCode: 404, error: 'Not Found', message: 'Project not found' },
-    }),
+    ApiResponse({ status: 404, description: notFound.description, type: ErrorResponseDto, example: { statusCode: 404, error: 'Not Found', message: notFound.message } }),
   );
 }
+
+const VIEWER_PROJECT_NOT_FOUND_DOC = {
+  description: 'No such project, or one this viewer may not see (unpublished, archived or hidden above, or without the link or grant it asks for): the same answer',
+  message: 'Project not found',
+};
 
 /** A header's value; repeated, the first. */
 function header(headers: FastifyRequest['headers'], name: string): string | undefined {
@@ -74,7 +75,10 @@ const Credentials = createParamDecorator((_data: unknown, execution: ExecutionCo
 @ViewerApi('projects')
 @Controller('viewer')
 export class ViewerController {
-  constructor(private readonly viewer: ViewerService) {}
+  constructor(
+    private readonly viewer: ViewerService,
+    private readonly delivery: AssetDelivery,
+  ) {}
 
   @Get('projects/:projectId')
   @ApiOperation({
@@ -117,5 +121,33 @@ export class ViewerController {
     @Credentials() credentials: ViewerCredentials,
   ): Promise<ViewerProjectResponse[]> {
     return withTotalCount(reply, await this.viewer.viewChildren(scope, projectId, credentials, query));
+  }
+
+  @Get('assets/:assetId/content')
+  @ApiOperation({
+    summary: "Read a ready asset's bytes as a viewer",
+    description:
+      "The bytes of a `ready` asset whose project the viewer may see, by the rules of `GET /viewer/projects/{projectId}`: the same `Range` (206, 416), " +
+      '`ETag` (`If-None-Match`: 304), `Content-Type` and `Content-Disposition` as the owners\' `GET /assets/{assetId}/content`. ' +
+      'Each read that sends bytes (200 or 206) through a share link or a grant counts as one of its `views`.',
+  })
+  @AssetContentResponses()
+  @ViewerCredentialsDoc({
+    description: 'No such asset, one not `ready`, or one whose project this viewer may not see: the same answer',
+    message: 'Asset not found',
+  })
+  @ApiErrorResponses(400, 416, 429, 500, 503)
+  async viewAssetContent(
+    @Tenant() scope: TenantScope,
+    @Param('assetId', ParseObjectIdPipe) assetId: string,
+    @Headers('range') range: string | undefined,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Credentials() credentials: ViewerCredentials,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { asset, countView } = await this.viewer.assetToView(scope, assetId, credentials);
+    // A HEAD (Fastify answers it with this handler, without the body) reads no byte: it is no view.
+    await this.delivery.send(reply, asset, { range, ifNoneMatch }, request.method === 'GET' ? countView : undefined);
   }
 }

@@ -2,6 +2,9 @@ import { Injectable, NotFoundException, UnauthorizedException } from '@nestjs/co
 import * as bcrypt from 'bcrypt';
 import { Types } from 'mongoose';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard';
+import type { Asset } from '../assets/asset.schema';
+import { AssetDelivery } from '../assets/asset-delivery';
+import { ASSET_NOT_FOUND, AssetsService } from '../assets/assets.service';
 import { Clock } from '../common/clock/clock';
 import type { ContentListQuery } from '../common/paging/content-list.query';
 import type { ContentPage } from '../common/paging/total-count';
@@ -41,7 +44,9 @@ interface PresentedLink {
  * of that project or one above it; `permissions` only a user with a live grant on that project or
  * one above it. So a child is never more visible than its parent, and an archived or draft ancestor
  * hides the whole subtree. A viewer who may not see a project gets the same 404 as for a project
- * that does not exist; only a live link whose password is missing or wrong is 401.
+ * that does not exist; only a live link whose password is missing or wrong is 401. An asset's
+ * bytes are seen exactly when its project is and the asset is `ready`; each such read counts one
+ * view of the link and of the grant it rested on.
  */
 @Injectable()
 export class ViewerService {
@@ -52,12 +57,40 @@ export class ViewerService {
     private readonly users: UsersService,
     private readonly tokens: JwtAuthGuard,
     private readonly clock: Clock,
+    private readonly assets: AssetsService,
+    private readonly delivery: AssetDelivery,
   ) {}
 
   async viewProject(scope: TenantScope, projectId: string, credentials: ViewerCredentials): Promise<ViewerProjectResponse> {
     const { chain, link } = await this.visibleChain(scope, projectId, credentials);
     if (link) await this.links.countView(scope, link.id, this.clock.now());
     return toViewerProject(chain[0]);
+  }
+
+  /**
+   * A ready asset whose project the viewer may see (the same rules as `viewProject`), and what
+   * counts one view of the link and the grant the decision rested on: the caller runs it once bytes
+   * are sure to be sent. Unknown, not ready and hidden are one and the same 404.
+   */
+  async assetToView(scope: TenantScope, assetId: string, credentials: ViewerCredentials): Promise<{ asset: Asset & { sha256: string }; countView: () => Promise<void> }> {
+    const asset = await this.assets.get(scope, assetId);
+    if (asset.status !== 'ready' || !asset.sha256) throw new NotFoundException(ASSET_NOT_FOUND);
+    this.delivery.assertReady(asset); // narrows: a ready asset has its SHA-256
+    let seen: { link: PresentedLink | null; grant: Types.ObjectId | null };
+    try {
+      seen = await this.visibleChain(scope, String(asset.contentProjectId), credentials);
+    } catch (error) {
+      if (error instanceof NotFoundException) throw new NotFoundException(ASSET_NOT_FOUND);
+      throw error;
+    }
+    const { link, grant } = seen;
+    return {
+      asset,
+      countView: async () => {
+        const at = this.clock.now();
+        await Promise.all([link ? this.links.countView(scope, link.id, at) : undefined, grant ? this.grants.countView(scope, grant, at) : undefined]);
+      },
+    };
   }
 
   /**
@@ -79,10 +112,10 @@ export class ViewerService {
         link = presented;
       }
     }
-    const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Set<string>();
+    const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
 
     const linkPrivate = !link ? [] : chainIds.includes(link.contentProjectId) ? 'all' : [link.contentProjectId];
-    const permissions = chainIds.some((id) => granted.has(id)) ? 'all' : [...granted];
+    const permissions = chainIds.some((id) => granted.has(id)) ? 'all' : [...granted.keys()];
     const conditions = { status: 'published', $or: [{ access: 'public' }, accessCondition('linkPrivate', linkPrivate), accessCondition('permissions', permissions)] };
     const { rows, total } = await this.projects.pageChildren(scope, parent, conditions, query.skip, query.limit);
     if (link) await this.links.countView(scope, link.id, this.clock.now());
@@ -92,9 +125,13 @@ export class ViewerService {
   /**
    * The project and its ancestors, when the viewer may see the project; else 404 (or 401 for a live
    * link whose password is missing or wrong, once nothing else hides the project). With the link
-   * the decision rested on, if it did.
+   * and the grant (the nearest one that sufficed) the decision rested on, if it did.
    */
-  private async visibleChain(scope: TenantScope, projectId: string, credentials: ViewerCredentials): Promise<{ chain: Project[]; link: PresentedLink | null }> {
+  private async visibleChain(
+    scope: TenantScope,
+    projectId: string,
+    credentials: ViewerCredentials,
+  ): Promise<{ chain: Project[]; link: PresentedLink | null; grant: Types.ObjectId | null }> {
     const chain = await this.projects.findWithAncestors(scope, projectId);
     if (!chain || chain.some((project) => project.status !== 'published')) throw new NotFoundException(VIEWER_NOT_FOUND);
     // How far up the chain a link or a grant must sit: at or above the highest project that asks for one.
@@ -107,12 +144,15 @@ export class ViewerService {
       link = await this.presentedLink(scope, credentials);
       if (!link || ids.indexOf(link.contentProjectId) < linkFrom) throw new NotFoundException(VIEWER_NOT_FOUND);
     }
+    let grant: Types.ObjectId | null = null;
     if (grantFrom >= 0) {
-      const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Set<string>();
-      if (!ids.some((id, index) => index >= grantFrom && granted.has(id))) throw new NotFoundException(VIEWER_NOT_FOUND);
+      const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
+      const at = ids.findIndex((id, index) => index >= grantFrom && granted.has(id));
+      if (at < 0) throw new NotFoundException(VIEWER_NOT_FOUND);
+      grant = granted.get(ids[at]) ?? null;
     }
     if (link) await this.checkPassword(link, credentials);
-    return { chain, link };
+    return { chain, link, grant };
   }
 
   /** The live (unrevoked, unexpired) link of the presented token in the scope; null for none, or a token of no live link. */
@@ -131,15 +171,23 @@ export class ViewerService {
     if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash))) throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
   }
 
-  /** The content projects the token's user holds a live grant on, by their id or their email; none for an invalid token. */
-  private async grantedProjects(scope: TenantScope, viewerToken: string): Promise<Set<string>> {
+  /**
+   * The content projects the token's user holds a live grant on, by their id or their email, each
+   * with one such grant (the first found); none for an invalid token.
+   */
+  private async grantedProjects(scope: TenantScope, viewerToken: string): Promise<Map<string, Types.ObjectId>> {
+    const granted = new Map<string, Types.ObjectId>();
     const userId = await this.tokens.userOfToken(viewerToken);
-    if (!userId) return new Set();
+    if (!userId) return granted;
     const user = await this.users.findById(userId);
-    if (!user) return new Set();
+    if (!user) return granted;
     const now = this.clock.now().getTime();
     const grants = await this.grants.ofPerson(scope, new Types.ObjectId(userId), user.email ? user.email.toLowerCase() : null);
-    return new Set(grants.filter((grant) => !grant.expiresAt || grant.expiresAt.getTime() > now).map((grant) => String(grant.contentProjectId)));
+    for (const grant of grants) {
+      const project = String(grant.contentProjectId);
+      if ((!grant.expiresAt || grant.expiresAt.getTime() > now) && !granted.has(project)) granted.set(project, grant._id);
+    }
+    return granted;
   }
 
   private async isChildOf(scope: TenantScope, projectId: string, parent: Types.ObjectId): Promise<boolean> {

@@ -316,6 +316,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ownViewerReads = [
       (await t.http.get(`/viewer/projects/${ids.contentProject}`, { token: publishableA })).status,
       (await t.http.get(`/viewer/projects/${ids.contentProject}/children`, { token: publishableA })).status,
+      (await t.http.get(`/viewer/assets/${ids.asset}/content`, { token: publishableA })).status,
     ];
     snapshot = await readAll();
   });
@@ -342,8 +343,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     { name: "a publishable key of another project of A's account", options: () => ({ token: publishableSecondProjectA }), accountLevel: true },
   ];
 
-  it("A's own publishable key sees A's published project through the viewer routes: the strangers' 404 is isolation, not a hidden project", () => {
-    expect(ownViewerReads).toEqual([200, 200]);
+  it("A's own publishable key sees A's published project and its asset's bytes through the viewer routes: the strangers' 404 is isolation, not a hidden project", () => {
+    expect(ownViewerReads).toEqual([200, 200, 200]);
   });
 
   describe.each(strangers)('as $name', ({ options, accountLevel }) => {

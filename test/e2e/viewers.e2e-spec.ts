@@ -25,7 +25,7 @@ const VIEWER_FIELDS = [
   'topicIds',
 ];
 const LINK_FIELDS = ['createdAt', 'expiresAt', 'hasPassword', 'id', 'projectId', 'revokedAt', 'start', 'url', 'views'];
-const GRANT_FIELDS = ['createdAt', 'email', 'expiresAt', 'id', 'projectId', 'revokedAt', 'role', 'userId'];
+const GRANT_FIELDS = ['createdAt', 'email', 'expiresAt', 'id', 'projectId', 'revokedAt', 'role', 'userId', 'views'];
 const PASSWORD = 'correct horse battery';
 const ACCESSES = ['public', 'linkPrivate', 'permissions'] as const;
 const STATUSES = ['published', 'draft', 'archived'] as const;

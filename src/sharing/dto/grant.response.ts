@@ -17,6 +17,9 @@ export class GrantView {
   @ApiProperty({ enum: GRANT_ROLES, example: 'viewer' })
   role: string;
 
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, example: 3, description: "Successful viewer reads of an asset's bytes through the grant" })
+  views: number;
+
   @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the grant ends; null: never' })
   expiresAt: string | null;
 

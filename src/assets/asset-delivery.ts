@@ -1,0 +1,78 @@
+import { applyDecorators, HttpStatus, Injectable, NotFoundException } from '@nestjs/common';
+import { ApiHeader, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import type { Asset } from './asset.schema';
+import { contentDisposition, requestedRange } from './asset-rules';
+import { AssetStorage } from './asset-storage';
+import { ASSET_NOT_FOUND } from './assets.service';
+
+/**
+ * How a ready asset's bytes leave the service, for its owners and its viewers alike: the one place
+ * that decides the status (200, 206, 304, 416) and the headers (ETag, Range, type, disposition).
+ */
+@Injectable()
+export class AssetDelivery {
+  constructor(private readonly storage: AssetStorage) {}
+
+  /** An asset that is not `ready` has no bytes to give: the 404 says why to its owner. */
+  assertReady(asset: Asset): asserts asset is Asset & { sha256: string } {
+    if (asset.status !== 'ready' || !asset.sha256) throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
+  }
+
+  /**
+   * Answers the request with the asset's bytes (all, or the one range asked for), a 304 for a
+   * matching `If-None-Match`, or a 416 for a range outside the file. `beforeBytes` runs once it is
+   * settled that bytes will be sent (200 or 206), before the first is: what a read must leave behind
+   * (a viewer's counted view) is stored before the client has the answer.
+   */
+  async send(
+    reply: FastifyReply,
+    asset: Asset & { sha256: string },
+    request: { range?: string; ifNoneMatch?: string },
+    beforeBytes: () => Promise<void> = async () => {},
+  ): Promise<void> {
+    const assetId = String(asset._id);
+    const etag = `"${asset.sha256}"`;
+    void reply
+      .header('ETag', etag)
+      .header('Accept-Ranges', 'bytes')
+      .header('Cache-Control', 'private, no-cache')
+      .header('Content-Type', asset.contentType ?? 'application/octet-stream')
+      .header('Content-Disposition', contentDisposition(asset.fileName))
+      // The sniffed type is the one sent: a browser must not guess another.
+      .header('X-Content-Type-Options', 'nosniff');
+    const { ifNoneMatch, range } = request;
+    if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+      return reply.status(HttpStatus.NOT_MODIFIED).send();
+    }
+    const wanted = requestedRange(range, asset.size);
+    if (wanted === 'unsatisfiable') {
+      return reply
+        .status(HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE)
+        .header('Content-Range', `bytes */${asset.size}`)
+        .removeHeader('Content-Disposition')
+        .header('Content-Type', 'application/json; charset=utf-8')
+        .send({ statusCode: 416, error: 'Range Not Satisfiable', message: `The range is outside the file's ${asset.size} bytes` });
+    }
+    await beforeBytes();
+    if (wanted) {
+      return reply
+        .status(HttpStatus.PARTIAL_CONTENT)
+        .header('Content-Range', `bytes ${wanted.start}-${wanted.end}/${asset.size}`)
+        .header('Content-Length', String(wanted.end - wanted.start + 1))
+        .send(this.storage.read(assetId, wanted));
+    }
+    return reply.status(HttpStatus.OK).header('Content-Length', String(asset.size)).send(this.storage.read(assetId));
+  }
+}
+
+/** The request headers and the byte-carrying answers of a route that sends an asset's bytes with `AssetDelivery`. */
+export function AssetContentResponses() {
+  return applyDecorators(
+    ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`', schema: { type: 'string', maxLength: 200 } }),
+    ApiProduces('application/octet-stream'),
+    ApiResponse({ status: 200, description: 'The whole file', schema: { type: 'string', format: 'binary' } }),
+    ApiResponse({ status: 206, description: 'The range asked for', schema: { type: 'string', format: 'binary' } }),
+    ApiResponse({ status: 304, description: '`If-None-Match` names the current ETag' }),
+  );
+}
