@@ -1,7 +1,8 @@
 import type { Project } from '../projects/project.schema';
 import type { GrantView } from './dto/grant.response';
 import type { CreatedShareLinkView, ShareLinkView } from './dto/share-link.response';
-import type { ViewerProjectResponse } from './dto/viewer-project.response';
+import { VIEWER_PROJECT_FIELDS, type ViewerProjectResponse } from './dto/viewer-project.response';
+import { toProjectResponse } from '../projects/projects.mapper';
 import type { Grant } from './grant.schema';
 import type { ShareLink } from './share-link.schema';
 
@@ -49,22 +50,8 @@ export function toGrantView(grant: Grant, views = 0): GrantView {
 
 /** What a viewer may see of a project: its content, nothing of how it is managed. */
 export function toViewerProject(project: Project): ViewerProjectResponse {
-  return {
-    id: String(project._id),
-    parentId: project.parentId ? String(project.parentId) : null,
-    projectTypeId: project.projectTypeId,
-    subTypeId: project.subTypeId ?? null,
-    primaryTitle: project.primaryTitle,
-    description: project.description ?? null,
-    portraitImg: project.portraitImg ?? null,
-    landscapeImg: project.landscapeImg ?? null,
-    contentUploadType: project.contentUploadType ?? null,
-    primaryLanguageId: project.primaryLanguageId ?? null,
-    categoryId: project.categoryId ?? null,
-    subCategoryId: project.subCategoryId ?? null,
-    topicIds: [...(project.topicIds ?? [])],
-    supportedFormats: [...(project.supportedFormats ?? [])],
-    supportedModes: [...(project.supportedModes ?? [])],
-    supportedFeatures: [...(project.supportedFeatures ?? [])],
-  };
+  const full = toProjectResponse(project);
+  const view = { id: full._id } as ViewerProjectResponse;
+  for (const field of VIEWER_PROJECT_FIELDS) Object.assign(view, { [field]: full[field] });
+  return view;
 }

@@ -4212,7 +4212,7 @@ export interface components {
              */
             landscapeImg: string | null;
             /**
-             * @description The parent project (visible too); null: top-level
+             * @description The parent project; null for a top-level project
              * @example null
              */
             parentId: string | null;
