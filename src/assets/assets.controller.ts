@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, Headers, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
@@ -35,6 +36,7 @@ export class AssetsController {
   ) {}
 
   @Post('projects/:projectId/assets')
+  @Idempotent()
   @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION })
   @ApiCreatedResponse({ type: CreatedAssetResponse, description: 'The asset and where to upload its bytes' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)

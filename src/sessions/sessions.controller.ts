@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Idempotent } from '../idempotency/idempotent.decorator';
 import { Inject } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { ApiBody, ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -40,6 +41,7 @@ export class SessionsController {
 
   @Public()
   @Post('sessions')
+  @Idempotent()
   @ApiOperation({
     summary: 'Sign in: open a dashboard session',
     description:
@@ -90,6 +92,7 @@ export class SessionsController {
   }
 
   @Post('sessions/current/step-up')
+  @Idempotent()
   @ApiCookieAuth(SESSION_COOKIE_SCHEME)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -157,6 +160,7 @@ export class SessionsController {
   }
 
   @Post('me/mfa/totp')
+  @Idempotent()
   @ApiOperation({
     summary: 'Start enrolling an authenticator app (TOTP)',
     description: 'A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from it is verified. Already on: 409.',
@@ -168,6 +172,7 @@ export class SessionsController {
   }
 
   @Post('me/mfa/totp/verify')
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Turn TOTP on',

@@ -215,7 +215,8 @@ describe('platform projects', () => {
   it('documents the routes, X-Project-Id and both security schemes on data routes', async () => {
     const document = (await t.http.get('/docs-json')).body;
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_...' });
-    expect(document.security).toEqual([{ bearer: [] }]);
+    // A user's bearer token, or the dashboard's session cookie.
+    expect(document.security).toEqual([{ bearer: [] }, { session: [] }]);
     const ids = ['listPlatformProjects', 'createPlatformProject', 'getPlatformProject', 'updatePlatformProject', 'deletePlatformProject'];
     const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
     for (const operationId of ids) {
@@ -225,7 +226,7 @@ describe('platform projects', () => {
       expect(operation?.responses['401']).toBeDefined();
     }
     const listCustomers = document.paths['/v1/customers'].get;
-    expect(listCustomers.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(listCustomers.security).toEqual([{ bearer: [] }, { session: [] }, { apiKey: [] }]);
     const header = listCustomers.parameters.find((parameter: { name: string }) => parameter.name === 'X-Project-Id');
     expect(header).toMatchObject({ in: 'header', required: false, schema: { pattern: '^[0-9a-fA-F]{24}$' } });
     expect(header.description).toMatch(/an API key acts only in its own/);

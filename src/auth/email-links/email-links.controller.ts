@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
+import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { auditOriginOf } from '../../audit/audit-context.decorator';
@@ -19,6 +20,7 @@ export class EmailLinksController {
 
   @Public()
   @Post('password-resets')
+  @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Ask for a password reset link',
@@ -36,6 +38,7 @@ export class EmailLinksController {
 
   @Public()
   @Post('password-resets/:code')
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Set a new password with a reset link',
@@ -53,6 +56,7 @@ export class EmailLinksController {
 
   @Public()
   @Post('email-verifications/:code')
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({ summary: 'Verify an email address with the link mailed at signup', description: 'The link works once and for 24 hours.' })
   @ApiParam(TOKEN_PARAM)
@@ -64,6 +68,7 @@ export class EmailLinksController {
   }
 
   @Post('email-verifications')
+  @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Mail the verification link again',
