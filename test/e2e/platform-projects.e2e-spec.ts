@@ -235,7 +235,7 @@ describe('platform projects', () => {
         const isData = (operation.security ?? []).some((requirement: object) => 'apiKey' in requirement);
         const hasHeader = (operation.parameters ?? []).some((parameter: { name: string }) => parameter.name === 'X-Project-Id');
         expect({ path, operationId: operation.operationId, hasHeader }).toEqual({ path, operationId: operation.operationId, hasHeader: isData });
-        if (isData) expect(operation.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+        if (isData) expect(operation.security).toEqual([{ bearer: [] }, { session: [] }, { apiKey: [] }]);
       }
     }
   });

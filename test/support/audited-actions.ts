@@ -1,5 +1,5 @@
 import type { AuditAction } from '../../src/audit/audit-entry.schema';
-import { createFirstAdmin, createUser, invite, uniqueEmail, type TestUser } from './auth';
+import { createFirstAdmin, createUser, invite, login, uniqueEmail, type TestUser } from './auth';
 import { createContentProject } from './content';
 import type { HttpClient, HttpResponse } from './http';
 import { enableTotp, signIn, totp } from './sessions';
@@ -250,7 +250,9 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     ok(await http.post('/api/v1/password-resets', { email: owner.email }), 202);
     const token = await new MailServer().tokenFrom(owner.email, /reset your password/i, '/reset-password');
     ok(await http.post(`/api/v1/password-resets/${token}`, { password: 'a brand new password' }));
-    return inAccountOf(owner, owner.id);
+    // The reset refuses the tokens issued before it: the log is read with a new one.
+    const relogged = await login(http, owner.email, 'a brand new password');
+    return inAccountOf({ ...owner, token: relogged.body.accessToken }, owner.id);
   },
 };
 
