@@ -51,7 +51,7 @@ export class AccountsController {
   @Patch(':accountId')
   @ApiOperation({ summary: 'Rename an account or change its type', description: 'Admins and the owner.' })
   @ApiOkResponse({ type: AccountEnvelope })
-  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async updateAccount(
     @Audit() audit: AuditContext,
     @UserId() userId: string,

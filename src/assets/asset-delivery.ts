@@ -1,5 +1,5 @@
 import { applyDecorators, HttpStatus, Injectable, NotFoundException } from '@nestjs/common';
-import { ApiHeader, ApiProduces, ApiResponse } from '@nestjs/swagger';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Asset } from './asset.schema';
 import { contentDisposition, requestedRange } from './asset-rules';
@@ -70,9 +70,9 @@ export class AssetDelivery {
 export function AssetContentResponses() {
   return applyDecorators(
     ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`', schema: { type: 'string', maxLength: 200 } }),
-    ApiProduces('application/octet-stream'),
-    ApiResponse({ status: 200, description: 'The whole file', schema: { type: 'string', format: 'binary' } }),
-    ApiResponse({ status: 206, description: 'The range asked for', schema: { type: 'string', format: 'binary' } }),
+    // The bytes' own media type on success; errors are JSON like everywhere else.
+    ApiResponse({ status: 200, description: 'The whole file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }),
+    ApiResponse({ status: 206, description: 'The range asked for', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }),
     ApiResponse({ status: 304, description: '`If-None-Match` names the current ETag' }),
   );
 }

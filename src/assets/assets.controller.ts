@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
@@ -110,8 +110,7 @@ export class AssetsController {
 
   @Get('assets/:assetId/thumbnail')
   @ApiOperation({ summary: "A ready image's thumbnail", description: 'WebP, at most 320 pixels each side. An asset without one: 404.' })
-  @ApiProduces('image/webp')
-  @ApiResponse({ status: 200, description: 'The thumbnail', schema: { type: 'string', format: 'binary' } })
+  @ApiResponse({ status: 200, description: 'The thumbnail', content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } } })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async getAssetThumbnail(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string, @Res() reply: FastifyReply): Promise<void> {
     const asset = await this.assets.get(scope, assetId);

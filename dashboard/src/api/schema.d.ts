@@ -4872,6 +4872,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Request body over the size limit */
             413: {
                 headers: {
@@ -12184,7 +12200,7 @@ export interface operations {
                      *       "statusCode": 400
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, malformed, expired or otherwise invalid bearer token */
@@ -12200,7 +12216,7 @@ export interface operations {
                      *       "statusCode": 401
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
@@ -12232,7 +12248,7 @@ export interface operations {
                      *       "statusCode": 404
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Error */
@@ -12248,7 +12264,7 @@ export interface operations {
                      *       "statusCode": 416
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
@@ -12286,7 +12302,7 @@ export interface operations {
                      *       "statusCode": 500
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Database unavailable */
@@ -12302,7 +12318,7 @@ export interface operations {
                      *       "statusCode": 503
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };
@@ -12351,7 +12367,7 @@ export interface operations {
                      *       "statusCode": 400
                      *     }
                      */
-                    "image/webp": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Missing, malformed, expired or otherwise invalid bearer token */
@@ -12367,7 +12383,7 @@ export interface operations {
                      *       "statusCode": 401
                      *     }
                      */
-                    "image/webp": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
@@ -12399,7 +12415,7 @@ export interface operations {
                      *       "statusCode": 404
                      *     }
                      */
-                    "image/webp": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
@@ -12437,7 +12453,7 @@ export interface operations {
                      *       "statusCode": 500
                      *     }
                      */
-                    "image/webp": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Database unavailable */
@@ -12453,7 +12469,7 @@ export interface operations {
                      *       "statusCode": 503
                      *     }
                      */
-                    "image/webp": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };
@@ -23450,7 +23466,7 @@ export interface operations {
                      *       "statusCode": 400
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description No valid publishable key, or a live share link whose password is missing or wrong */
@@ -23466,7 +23482,7 @@ export interface operations {
                      *       "statusCode": 401
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Not a publishable key, or the project has not enabled the projects API */
@@ -23498,7 +23514,7 @@ export interface operations {
                      *       "statusCode": 404
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Error */
@@ -23514,7 +23530,7 @@ export interface operations {
                      *       "statusCode": 416
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Too many attempts from this client: wait `Retry-After` seconds */
@@ -23532,7 +23548,7 @@ export interface operations {
                      *       "statusCode": 429
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Unexpected server error (no internals are disclosed) */
@@ -23548,7 +23564,7 @@ export interface operations {
                      *       "statusCode": 500
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
             /** @description Database unavailable */
@@ -23564,7 +23580,7 @@ export interface operations {
                      *       "statusCode": 503
                      *     }
                      */
-                    "application/octet-stream": components["schemas"]["ErrorResponseDto"];
+                    "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
         };

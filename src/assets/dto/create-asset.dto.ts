@@ -9,7 +9,7 @@ export class CreateAssetDto {
   @IsIn(ASSET_KINDS, { message: `kind must be one of: ${ASSET_KINDS.join(', ')}` })
   kind: AssetKind;
 
-  @ApiProperty({ example: 'Cover', maxLength: 200 })
+  @ApiProperty({ example: 'Cover', minLength: 1, maxLength: 200 })
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
@@ -40,7 +40,12 @@ export class CreateAssetDto {
   @Max(Number.MAX_SAFE_INTEGER)
   size: number;
 
-  @ApiProperty({ example: 'image/png', maxLength: 255, description: "The file's media type; the bytes must agree with it and with `kind`" })
+  @ApiProperty({
+    example: 'image/png',
+    maxLength: 255,
+    pattern: '^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*(\\s*;.*)?$',
+    description: "The file's media type; the bytes must agree with it and with `kind`",
+  })
   @IsString()
   @MaxLength(255)
   @Matches(/^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*\/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*(\s*;.*)?$/, { message: 'mimeType must be a media type such as image/png' })
