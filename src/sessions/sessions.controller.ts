@@ -166,7 +166,7 @@ export class SessionsController {
     description: 'A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from it is verified. Already on: 409.',
   })
   @ApiCreatedResponse({ type: TotpEnrolmentResponse })
-  @ApiErrorResponses(401, 403, 409, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 409, 500, 503)
   async enrollTotp(@UserId() userId: string): Promise<TotpEnrolmentResponse> {
     return this.mfa.begin(userId);
   }

@@ -76,7 +76,7 @@ export class EmailLinksController {
     description: "To the caller's email, a new link valid 24 hours. 409 when already verified; limited like password resets (429 beyond).",
   })
   @ApiAcceptedResponse({ type: MessageResponseDto, example: { message: 'A verification link is on its way' } })
-  @ApiErrorResponses(401, 403, 409, 429, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 409, 429, 500, 503)
   async resendEmailVerification(@UserId() userId: string, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
     await this.links.resendVerification(userId, request.ip);
     return { message: 'A verification link is on its way' };
