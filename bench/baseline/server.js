@@ -656,7 +656,6 @@ async function main() {
   // ---- viewers
 
   /** A published public project whose ancestors are all published and public (the bench's viewer read): its viewer fields. */
-  const contentProjects = db.collection('projects');
   fastify.get('/viewer/projects/:id', { config: { api: 'projects', viewer: true } }, async (request) => {
     const projectId = request.tenant.projectId;
     let project = await contentProjects.findOne({ _id: validId(request.params.id, 'projectId'), projectId });

@@ -1,31 +1,14 @@
-import type { AxeResults } from 'axe-core';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ObjectId } from 'mongodb';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { DASHBOARD_DIR } from '../../src/dashboard';
 import { signupBody, uniqueEmail, verifyEmail } from '../support/auth';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { DashboardBrowser, openSection as openSectionIn, settled as settledIn } from './support/dashboard-browser';
 
-const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts');
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/**
- * axe-core's browser script, the same code as its `axe.source`: read from the package, because the
- * test transpiler breaks the module wrapper it would be required through.
- */
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 /**
  * A new company user's whole journey through the platform dashboard, served by the service at
@@ -38,41 +21,17 @@ interface AxeViolation {
  */
 describe('platform dashboard in a browser', () => {
   let t: TestApp;
-  let browser: Browser;
-  let context: BrowserContext;
+  let dashboard: DashboardBrowser;
   let page: Page;
-  const pageProblems: string[] = [];
-  const accessibility: { page: string; violations: string[] }[] = [];
   const person = signupBody({ firstName: 'Grace', lastName: 'Hopper', email: uniqueEmail('grace'), password: 'a long enough password' });
   let customerId: string;
   let paymentId: string;
   let invitee: { id: string; email: string; password: string };
 
-  /** Runs axe on the page as it stands and records its serious and critical violations. */
-  async function checkAccessibility(name: string): Promise<void> {
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      // Runs in the page (the test's TypeScript has no DOM types).
-      const inPage = globalThis as unknown as { axe: { run: (context: unknown, options: object) => Promise<AxeResults> }; document: unknown };
-      const result = await inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
-      return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact: impact ?? null, help, nodes: nodes.map((node) => ({ target: node.target.map(String) })) }));
-    });
-    const severe = (violations as AxeViolation[])
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.impact} ${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-    accessibility.push({ page: name, violations: severe });
-  }
-
-  async function screenshot(name: string): Promise<void> {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: join(ARTIFACTS, `dashboard-${name}.png`) });
-  }
-
-  /** Opens a section from the navigation and waits for its heading. */
-  async function openSection(link: string, heading: string): Promise<void> {
-    await page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: link }).click();
-    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
-  }
+  const checkAccessibility = (name: string) => dashboard.checkAccessibility(name);
+  const screenshot = (name: string) => dashboard.screenshot(name);
+  const openSection = (link: string, heading: string) => openSectionIn(page, link, heading);
+  const settled = () => settledIn(page);
 
   /** The audit log page's filter form. */
   const auditFilters = () => page.getByRole('form', { name: 'Filter the audit log' });
@@ -90,39 +49,15 @@ describe('platform dashboard in a browser', () => {
     return row;
   }
 
-  /** Waits until no request is under way (the progress bar is idle) and no spinner shows. */
-  async function settled(): Promise<void> {
-    await page.locator('.progress-active').waitFor({ state: 'detached' });
-    await page.locator('[role="status"].spinner').first().waitFor({ state: 'detached' });
-  }
-
   beforeAll(async () => {
-    if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
-      throw new Error(`The dashboard is not built (${DASHBOARD_DIR}): run npm run build first`);
-    }
     // The journey's webhook receiver listens on loopback.
     t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '0,1,1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
-    page = await context.newPage();
-    page.setDefaultTimeout(15_000);
-    // A blocked script or style (Content-Security-Policy), a failed request or a script error shows up here.
-    page.on('console', (message) => {
-      if (message.type() !== 'error') return;
-      const text = message.text();
-      // The API's own refusals are part of the journey's checks, not page problems.
-      if (/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) return;
-      pageProblems.push(text);
-    });
-    page.on('pageerror', (error) => pageProblems.push(error.message));
+    dashboard = await DashboardBrowser.launch();
+    ({ page } = dashboard);
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await dashboard?.close();
     await t?.close();
   });
 
@@ -316,7 +251,7 @@ describe('platform dashboard in a browser', () => {
     // The link passed on with the token opens the signup form with it filled in, in a browser not signed in.
     const link = `${t.baseUrl}/dashboard/signup?invitation=${encodeURIComponent(token)}`;
     await expect(secret.innerText()).resolves.toContain(link);
-    const stranger = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+    const stranger = await dashboard.browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
     try {
       const strangerPage = await stranger.newPage();
       await strangerPage.goto(link);
@@ -524,7 +459,7 @@ describe('platform dashboard in a browser', () => {
     await expect(changed.innerText()).resolves.toContain('role: developer → manager');
 
     // A manager is offered no audit log, and reaching it by its address says why.
-    const other = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+    const other = await dashboard.browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
     try {
       const managerPage = await other.newPage();
       await managerPage.goto(`${t.baseUrl}/dashboard`);
@@ -660,10 +595,10 @@ describe('platform dashboard in a browser', () => {
   });
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
-    expect(accessibility.map(({ page: name }) => name)).toEqual(
+    expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(
       expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events', 'audit', 'not-found', 'content']),
     );
-    expect(accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
-    expect(pageProblems).toEqual([]);
+    expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
+    expect(dashboard.pageProblems).toEqual([]);
   });
 });
