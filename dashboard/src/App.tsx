@@ -1,12 +1,14 @@
 import { Link, Outlet, useNavigate, useRouterState, type LinkProps } from '@tanstack/react-router';
-import { Fragment, useEffect, useRef, useState, type FormEvent } from 'react';
+import { Fragment, useEffect, useRef, useState, type ComponentType } from 'react';
 import { onInFlightChange } from './api/client';
-import { useAction } from './hooks';
+import { StepUpDialog } from './auth/StepUpDialog';
+import { SwitchAccountForm } from './auth/SwitchAccountForm';
 import { AuthPage } from './pages/AuthPage';
+import { InvitationPage, ResetPasswordPage, VerifyEmailPage } from './pages/EmailLinkPages';
 import { PRODUCT } from './product';
 import { NoAccountPage } from './pages/NoAccountPage';
 import { useSession, useSessionControl } from './session';
-import { Button, Field, FormError, SelectField, Spinner } from './ui';
+import { Button, SelectField, Spinner } from './ui';
 
 const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; adminOnly?: boolean }[] = [
   { to: '/overview', label: 'Overview' },
@@ -33,10 +35,22 @@ function ProgressBar() {
   return <div className={`progress${count > 0 ? ' progress-active' : ''}`} aria-hidden="true" />;
 }
 
-/** The root route: the login and signup forms while signed out (whatever the address, which stays for after), else the shell around the route's page. */
+/** The pages the service's mails link to: shown signed in or not, without the shell. */
+const MAILED_PAGES: Record<string, ComponentType> = {
+  '/reset-password': ResetPasswordPage,
+  '/verify-email': VerifyEmailPage,
+  '/invitation': InvitationPage,
+};
+
+/**
+ * The root route: a mailed link's page; else the signed-out pages while signed out (whatever the
+ * address, which stays for after); else the shell around the route's page. The step-up prompt waits
+ * above them all for an action that asks for it.
+ */
 export function App() {
   const { session, restoring } = useSessionControl();
   const pathname = useRouterState({ select: (state) => state.location.pathname });
+  const Mailed = MAILED_PAGES[pathname];
   return (
     <>
       <ProgressBar />
@@ -44,11 +58,14 @@ export function App() {
         <main className="centered" aria-busy="true">
           <Spinner label="Restoring your session" />
         </main>
+      ) : Mailed ? (
+        <Mailed />
       ) : session ? (
         <Shell pathname={pathname} />
       ) : (
-        <AuthPage signingUp={pathname === '/signup'} />
+        <AuthPage mode={pathname === '/signup' ? 'signup' : pathname === '/forgot-password' ? 'forgot' : 'login'} />
       )}
+      <StepUpDialog />
     </>
   );
 }
@@ -104,8 +121,7 @@ function Shell({ pathname }: { pathname: string }) {
           <Button
             variant="secondary"
             onClick={() => {
-              session.logout();
-              void navigate({ to: '/login' });
+              void session.logout().then(() => navigate({ to: '/login' }));
             }}
           >
             Log out
@@ -128,6 +144,14 @@ function Shell({ pathname }: { pathname: string }) {
         {/* Keyed by account and project: switching either starts the page afresh. */}
         {!session.account ? (
           <NoAccountPage />
+        ) : session.mfaSetupRequired ? (
+          <section aria-labelledby="mfa-required-heading">
+            <h1 id="mfa-required-heading">Two-step sign-in required</h1>
+            <p>
+              {session.account.name} requires every member to sign in with a second factor. Set up an authenticator app or a passkey for your login, then log out
+              and sign in again with it.
+            </p>
+          </section>
         ) : (
           <Fragment key={`${session.account.id}:${session.project?.id ?? 'none'}`}>
             <Outlet />
@@ -138,22 +162,11 @@ function Shell({ pathname }: { pathname: string }) {
   );
 }
 
-/** The account (a new login with `accountId`) and the platform project (`X-Project-Id`) the pages act in. */
+/** The account (a new sign-in with `accountId`) and the platform project (`X-Project-Id`) the pages act in. */
 function ContextSwitcher() {
   const session = useSession();
   const [target, setTarget] = useState<string | undefined>();
-  const [password, setPassword] = useState('');
-  const switching = useAction(async (accountId: string, secret: string) => {
-    await session.switchAccount(accountId, secret);
-    return true;
-  });
-  const targetName = session.me.memberships.find((membership) => membership.id === target)?.name;
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (!target) return;
-    if (await switching.run(target, password)) setTarget(undefined);
-  }
+  const targetName = session.me.memberships.find((membership) => membership.id === target)?.name ?? '';
 
   return (
     <div className="context">
@@ -163,8 +176,6 @@ function ContextSwitcher() {
           value={target ?? session.account?.id ?? ''}
           onChange={(event) => {
             const value = event.target.value;
-            setPassword('');
-            switching.reset();
             setTarget(value === session.account?.id ? undefined : value);
           }}
         >
@@ -185,29 +196,7 @@ function ContextSwitcher() {
           ))}
         </SelectField>
       )}
-      {target && (
-        <form className="switch-account" onSubmit={submit} aria-label={`Switch to ${targetName}`}>
-          <Field
-            label={`Password to switch to ${targetName}`}
-            type="password"
-            autoComplete="current-password"
-            autoFocus
-            required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-            error={switching.error?.status === 401 ? switching.error.message : undefined}
-          />
-          <div className="actions">
-            <Button type="submit" busy={switching.busy}>
-              Switch account
-            </Button>
-            <Button variant="secondary" onClick={() => setTarget(undefined)}>
-              Cancel
-            </Button>
-          </div>
-          {switching.error?.status !== 401 && <FormError error={switching.error} fields={['password']} />}
-        </form>
-      )}
+      {target && <SwitchAccountForm key={target} accountId={target} accountName={targetName} onDone={() => setTarget(undefined)} onCancel={() => setTarget(undefined)} />}
     </div>
   );
 }

@@ -6,7 +6,8 @@ import { Spinner } from './ui';
 /**
  * The dashboard's routes, under /dashboard (Vite's base): real paths, so a link can be opened, shared
  * or reloaded. The service answers index.html for any of them (src/dashboard.ts). The root decides
- * between the login page and the signed-in shell; each route names the page it shows.
+ * between the signed-out pages, the pages mailed links open, and the signed-in shell; each route
+ * names the page it shows.
  */
 const rootRoute = createRootRoute({ component: App, notFoundComponent: NotFoundPage });
 
@@ -19,6 +20,11 @@ const signup = createRoute({
   validateSearch: (search: Record<string, unknown>): { invitation?: string } => (typeof search.invitation === 'string' ? { invitation: search.invitation } : {}),
   component: () => <Navigate to="/overview" replace />,
 });
+const forgotPassword = createRoute({ getParentRoute: () => rootRoute, path: '/forgot-password', component: () => <Navigate to="/overview" replace /> });
+// The pages the mails link to (`?token=`): the root shows them, signed in or not, without the shell.
+const resetPassword = createRoute({ getParentRoute: () => rootRoute, path: '/reset-password', component: () => null });
+const verifyEmail = createRoute({ getParentRoute: () => rootRoute, path: '/verify-email', component: () => null });
+const invitation = createRoute({ getParentRoute: () => rootRoute, path: '/invitation', component: () => null });
 const overview = createRoute({ getParentRoute: () => rootRoute, path: '/overview', component: lazyRouteComponent(() => import('./pages/OverviewPage'), 'OverviewPage') });
 const customers = createRoute({ getParentRoute: () => rootRoute, path: '/customers', component: lazyRouteComponent(() => import('./pages/CustomersPage'), 'CustomersPage') });
 const customer = createRoute({ getParentRoute: () => rootRoute, path: '/customers/$customerId', component: CustomerRoute });
@@ -38,7 +44,7 @@ function CustomerRoute() {
   return <CustomerPage key={customerId} id={customerId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, overview, customers, customer, payments, content, events, webhooks, team, projects, audit]);
+const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, events, webhooks, team, projects, audit]);
 
 export const router = createRouter({
   routeTree,

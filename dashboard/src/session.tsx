@@ -1,21 +1,25 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { $api, api, call, onUnauthorized, setCredentials, type Schemas } from './api/client';
+import { $api, api, ApiError, call, onUnauthorized, setCredentials, type Schemas } from './api/client';
 
-const STORAGE_KEY = 'platform-dashboard.session';
-
-interface Stored {
-  token: string;
-  /** The platform project chosen in the header; null: the account's default. */
-  projectId: string | null;
-}
+/** The platform project chosen in the header. Not a credential: the session itself is the HttpOnly `sid` cookie. */
+const PROJECT_KEY = 'platform-dashboard.project';
 
 export type Me = Schemas['MeEnvelope'];
 export type PlatformProject = Schemas['PlatformProjectView'];
 export type AccountView = Schemas['AccountView'];
 
+/** What proves the second factor: a code of the authenticator app or one recovery code. */
+export type Factor = { totp: string } | { recoveryCode: string };
+
+export interface SignInRequest {
+  email: string;
+  password: string;
+  factor?: Factor;
+  accountId?: string;
+}
+
 export interface Session {
-  token: string;
   me: Me;
   account: AccountView | null;
   /** The account's platform projects (empty for a user in no account). */
@@ -23,104 +27,172 @@ export interface Session {
   /** The project the data pages act in. */
   project: PlatformProject | undefined;
   isAdmin: boolean;
+  /**
+   * The account requires two-step sign-in and this session was signed in with a password alone: its
+   * data is refused (403 `mfa_required`) until the user sets a factor up and signs in with it.
+   */
+  mfaSetupRequired: boolean;
   selectProject(id: string): void;
-  switchAccount(accountId: string, password: string): Promise<void>;
-  logout(): void;
+  /** A new session in another of the user's accounts (the API binds a session to one account); the current one is ended. */
+  switchAccount(accountId: string, password: string, factor?: Factor): Promise<void>;
+  logout(): Promise<void>;
 }
 
 interface SessionControl {
   session: Session | undefined;
-  /** True while a stored session is being restored at start. */
+  /** True while the first read tells whether the browser holds a live session. */
   restoring: boolean;
-  login(email: string, password: string, accountId?: string): Promise<void>;
+  /** Why the sign-in page shows again (the session expired or was ended elsewhere); cleared at the next sign-in. */
+  notice: string | undefined;
+  /** Signs in; a user with a second factor gets `ApiError` 401 `code: mfa_required` without `factor`. */
+  login(request: SignInRequest): Promise<void>;
 }
 
 const SessionContext = createContext<SessionControl | undefined>(undefined);
 
-function readStored(): Stored | undefined {
+function readProject(): string | null {
   try {
-    const parsed = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Stored | null;
-    return parsed && typeof parsed.token === 'string' ? parsed : undefined;
+    return sessionStorage.getItem(PROJECT_KEY);
   } catch {
-    return undefined;
+    return null;
   }
 }
 
-function store(value: Stored | undefined): void {
-  if (value) sessionStorage.setItem(STORAGE_KEY, JSON.stringify(value));
-  else sessionStorage.removeItem(STORAGE_KEY);
+function storeProject(id: string | null): void {
+  try {
+    if (id) sessionStorage.setItem(PROJECT_KEY, id);
+    else sessionStorage.removeItem(PROJECT_KEY);
+  } catch {
+    // Storage refused (private mode): the default project after a reload.
+  }
 }
 
 const ME = $api.queryOptions('get', '/api/v1/me');
 const PROJECTS = $api.queryOptions('get', '/api/v1/platform/projects');
 
+/** Signed in, signed out, or not known yet (the cookie is out of the page's reach: only a read tells). */
+type State = 'unknown' | 'in' | 'out';
+
 /**
  * The user, their account and its platform projects: two cached reads (`/api/v1/me`, the projects),
- * made stale by the changes that touch them like any other read.
+ * made stale by the changes that touch them like any other read. The session is the `sid` cookie the
+ * service sets at sign-in (HttpOnly: no script of the page can read or send it elsewhere); the page
+ * only learns whether it is live from the answers.
  */
 export function SessionProvider({ children }: { children: ReactNode }) {
   const queryClient = useQueryClient();
-  const [stored, setStored] = useState<Stored | undefined>(() => {
-    const saved = readStored();
-    // Before the first read: the restored session's requests carry its token.
-    if (saved) setCredentials({ token: saved.token, projectId: saved.projectId });
+  const [state, setState] = useState<State>('unknown');
+  const [projectId, setProjectId] = useState<string | null>(() => {
+    const saved = readProject();
+    setCredentials({ projectId: saved });
     return saved;
   });
-  const me = $api.useQuery('get', '/api/v1/me', undefined, { enabled: Boolean(stored) });
+  const [notice, setNotice] = useState<string | undefined>();
+  // While the state is unknown, the first read of /me says whether a session is live (401: none).
+  const me = $api.useQuery('get', '/api/v1/me', undefined, { enabled: state !== 'out', retry: false });
   const hasAccount = Boolean(me.data?.data.account);
-  const projects = $api.useQuery('get', '/api/v1/platform/projects', undefined, { enabled: Boolean(stored) && hasAccount });
+  const projects = $api.useQuery('get', '/api/v1/platform/projects', undefined, { enabled: state === 'in' && hasAccount });
 
-  const begin = useCallback((next: Stored | undefined) => {
-    setCredentials({ token: next?.token ?? null, projectId: next?.projectId ?? null });
-    store(next);
-    setStored(next);
+  useEffect(() => {
+    if (state === 'unknown' && me.data) setState('in');
+    if (state === 'unknown' && me.error) setState('out');
+  }, [state, me.data, me.error]);
+
+  const chooseProject = useCallback((id: string | null) => {
+    setCredentials({ projectId: id });
+    storeProject(id);
+    setProjectId(id);
   }, []);
 
-  const logout = useCallback(() => begin(undefined), [begin]);
-
-  // A stored token the service no longer takes (expired, revoked): back to the login page.
-  const failed = Boolean(me.error || projects.error);
-  useEffect(() => {
-    if (stored && failed) logout();
-  }, [stored, failed, logout]);
-
-  useEffect(() => onUnauthorized(logout), [logout]);
-
-  const login = useCallback(
-    async (email: string, password: string, accountId?: string) => {
-      const answer = await call(api.POST('/api/v1/login', { body: { email, password, ...(accountId ? { accountId } : {}) } }));
-      setCredentials({ token: answer.accessToken, projectId: null });
-      // Read before the session starts, so the pages open with the header filled in.
-      const loaded = await queryClient.fetchQuery(ME);
-      if (loaded.data.account) await queryClient.fetchQuery(PROJECTS);
-      begin({ token: answer.accessToken, projectId: null });
+  const end = useCallback(
+    (why: string | undefined) => {
+      setState('out');
+      setNotice(why);
+      chooseProject(null);
+      queryClient.clear();
     },
-    [begin, queryClient],
+    [chooseProject, queryClient],
+  );
+
+  const logout = useCallback(async () => {
+    try {
+      await call(api.DELETE('/api/v1/sessions/current'));
+    } catch {
+      // Ended already (or unreachable): the page forgets it all the same.
+    }
+    end(undefined);
+  }, [end]);
+
+  // A request refused for want of a session: it expired, or was ended from another device.
+  useEffect(
+    () =>
+      onUnauthorized(() => {
+        if (state === 'in') end('Your session has ended. Sign in again to continue.');
+      }),
+    [state, end],
+  );
+  const mfaSetupRequired = projects.error?.code === 'mfa_required';
+  const failed = state === 'in' && Boolean(me.error || (projects.error && !mfaSetupRequired));
+  useEffect(() => {
+    if (failed && (me.error?.statusCode === 401 || projects.error?.statusCode === 401)) end('Your session has ended. Sign in again to continue.');
+  }, [failed, me.error, projects.error, end]);
+
+  /** Opens a session; the header's reads are made before the pages show, so they open filled in. */
+  const open = useCallback(
+    async ({ email, password, factor, accountId }: SignInRequest) => {
+      await call(api.POST('/api/v1/sessions', { body: { email, password, ...(factor ?? {}), ...(accountId ? { accountId } : {}) } }));
+      chooseProject(null);
+      queryClient.clear();
+      const loaded = await queryClient.fetchQuery(ME);
+      // An account that requires two-step sign-in refuses its projects to a password-only session: the shell says so.
+      if (loaded.data.account) await queryClient.fetchQuery(PROJECTS).catch((error: unknown) => {
+        if (!(error instanceof ApiError && error.code === 'mfa_required')) throw error;
+      });
+      setNotice(undefined);
+      setState('in');
+    },
+    [chooseProject, queryClient],
+  );
+
+  const switchAccount = useCallback(
+    async (accountId: string, password: string, factor: Factor | undefined, email: string) => {
+      const mine = await call(api.GET('/api/v1/sessions'));
+      const previous = mine.data.find((candidate) => candidate.current);
+      await open({ email, password, factor, accountId });
+      // The new cookie replaced the old one in the browser; the old session ends rather than idling out.
+      if (previous) await call(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: previous.id } } })).catch(() => undefined);
+    },
+    [open],
   );
 
   const session = useMemo<Session | undefined>(() => {
-    if (!stored || !me.data) return undefined;
+    if (state !== 'in' || !me.data) return undefined;
     const account = me.data.data.account ?? null;
-    if (account && !projects.data) return undefined;
+    if (account && !projects.data && !mfaSetupRequired) return undefined;
     const list = projects.data?.data ?? [];
-    const project =
-      list.find((candidate) => candidate.id === stored.projectId) ?? list.find((candidate) => candidate.id === account?.defaultProjectId) ?? list[0];
+    const project = list.find((candidate) => candidate.id === projectId) ?? list.find((candidate) => candidate.id === account?.defaultProjectId) ?? list[0];
+    const email = me.data.data.user.email;
     return {
-      token: stored.token,
       me: me.data.data,
       account,
       projects: list,
       project,
       isAdmin: Boolean(account && (account.owner || account.role === 'admin')),
-      selectProject: (id: string) => begin({ ...stored, projectId: id }),
-      switchAccount: async (accountId: string, password: string) => login(me.data.data.user.email, password, accountId),
+      mfaSetupRequired,
+      selectProject: (id: string) => chooseProject(id),
+      switchAccount: (accountId: string, password: string, factor?: Factor) => switchAccount(accountId, password, factor, email),
       logout,
     };
-  }, [stored, me.data, projects.data, begin, login, logout]);
+  }, [state, me.data, projects.data, mfaSetupRequired, projectId, chooseProject, switchAccount, logout]);
 
-  const restoring = Boolean(stored) && !session && !failed;
-  const control = useMemo(() => ({ session, restoring, login }), [session, restoring, login]);
+  const restoring = state === 'unknown' || (state === 'in' && !session && !failed);
+  const control = useMemo(() => ({ session, restoring, notice, login: open }), [session, restoring, notice, open]);
   return <SessionContext.Provider value={control}>{children}</SessionContext.Provider>;
+}
+
+/** True when a sign-in answered that the user has a second factor to prove. */
+export function needsSecondFactor(error: unknown): boolean {
+  return error instanceof ApiError && error.status === 401 && error.code === 'mfa_required';
 }
 
 export function useSessionControl(): SessionControl {
@@ -129,7 +201,7 @@ export function useSessionControl(): SessionControl {
   return control;
 }
 
-/** The logged-in session: only used under pages that require one. */
+/** The signed-in session: only used under pages that require one. */
 export function useSession(): Session {
   const { session } = useSessionControl();
   if (!session) throw new Error('useSession without a session');

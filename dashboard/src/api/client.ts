@@ -6,24 +6,25 @@ import type { components, paths } from './schema';
 export type Schemas = components['schemas'];
 export type ErrorBody = Schemas['ErrorResponseDto'];
 
-/** What the client sends with each request: the user's token and the platform project the data pages act in. */
+/**
+ * What the client sends with each request besides the session cookie (which the browser keeps, out of
+ * every script's reach): the platform project the data pages act in.
+ */
 export interface Credentials {
-  token: string | null;
   projectId: string | null;
 }
 
-const credentials: Credentials = { token: null, projectId: null };
+const credentials: Credentials = { projectId: null };
 
-/** What changed: another user (a new token) forgets everything; another project only what the data routes answered. */
-type CredentialsListener = (change: { token: boolean }) => void;
+/** Another project: the listeners (the query cache) forget what the data routes answered for the previous one. */
+type CredentialsListener = () => void;
 const credentialsListeners = new Set<CredentialsListener>();
 
-/** Changes who asks and for which project; the listeners (the query cache) forget what the previous pair read. */
 export function setCredentials(next: Partial<Credentials>): void {
-  const before = { ...credentials };
+  const before = credentials.projectId;
   Object.assign(credentials, next);
-  if (before.token === credentials.token && before.projectId === credentials.projectId) return;
-  for (const listener of credentialsListeners) listener({ token: before.token !== credentials.token });
+  if (before === credentials.projectId) return;
+  for (const listener of credentialsListeners) listener();
 }
 export function onCredentialsChange(listener: CredentialsListener): () => void {
   credentialsListeners.add(listener);
@@ -40,6 +41,8 @@ export class ApiError extends Error implements ErrorBody {
   readonly statusCode: number;
   readonly error: string;
   readonly errors?: ErrorBody['errors'];
+  /** The reason of some refusals, for the dashboard to act on (`mfa_required`, `step_up_required`). */
+  readonly code?: string;
 
   constructor(status: number, body: Partial<ErrorBody> | undefined) {
     super(body?.message ?? (status === 0 ? 'The service could not be reached. Check your connection and try again.' : `Request failed (${status})`));
@@ -48,6 +51,7 @@ export class ApiError extends Error implements ErrorBody {
     this.statusCode = status;
     this.error = body?.error ?? (status === 0 ? 'Network Error' : 'Error');
     this.errors = body?.errors;
+    if (typeof body?.code === 'string') this.code = body.code;
   }
 }
 
@@ -70,7 +74,7 @@ export function onInFlightChange(listener: InFlightListener): () => void {
   return () => inFlightListeners.delete(listener);
 }
 
-/** Listeners told when a request answers 401: the token expired or was refused, so the user logs in again. */
+/** Listeners told when a request answers 401: the session expired or was ended, so the user signs in again. */
 const unauthorizedListeners = new Set<() => void>();
 export function onUnauthorized(listener: () => void): () => void {
   unauthorizedListeners.add(listener);
@@ -78,43 +82,85 @@ export function onUnauthorized(listener: () => void): () => void {
 }
 
 /**
- * Adds the credentials, counts requests under way, and turns every failure into a thrown ApiError:
- * the query and mutation hooks, and `call`, then see one error type whatever went wrong.
+ * Routes where a 401 means a wrong password or code, not an ended session: signing in (or switching
+ * accounts), proving the second factor again, and the forms that ask for the current password or a code.
+ */
+const PROOF_ROUTES = /^\/api\/v1\/(?:sessions(?:\/current\/step-up)?|me\/password|me\/mfa(?:\/.*)?)$/;
+
+/**
+ * Who proves the second factor again when an action answers 403 `step_up_required`: the dialog the
+ * session provider shows. Resolves true once proven (the action is then sent again, once), false
+ * when the person gave up.
+ */
+type StepUpHandler = () => Promise<boolean>;
+let stepUpHandler: StepUpHandler | undefined;
+export function onStepUpRequired(handler: StepUpHandler): () => void {
+  stepUpHandler = handler;
+  return () => {
+    if (stepUpHandler === handler) stepUpHandler = undefined;
+  };
+}
+
+/** A copy of each change as it was sent, its body unread: what a step-up sends again. Gone with the request. */
+const resendable = new WeakMap<Request, Request>();
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const text = await response.clone().text();
+  let body: Partial<ErrorBody> | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    body = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<ErrorBody>) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return new ApiError(response.status, body);
+}
+
+/**
+ * Adds the project, counts requests under way, asks for a step-up where the service wants one, and
+ * turns every failure into a thrown ApiError: the query and mutation hooks, and `call`, then see one
+ * error type whatever went wrong. The session itself is the `sid` cookie, which only the browser
+ * holds (HttpOnly) and sends to this origin alone; nothing here can read it.
  */
 const session: Middleware = {
   onRequest({ request }) {
     changeInFlight(1);
-    if (credentials.token && !request.headers.has('Authorization')) request.headers.set('Authorization', `Bearer ${credentials.token}`);
     // Only the data routes read it; the others ignore it.
     if (credentials.projectId && !request.headers.has('X-Project-Id')) request.headers.set('X-Project-Id', credentials.projectId);
+    if (request.method !== 'GET' && request.method !== 'HEAD') resendable.set(request, request.clone());
     return request;
   },
   async onResponse({ request, response }) {
-    changeInFlight(-1);
-    if (response.ok) return undefined;
-    const text = await response.clone().text();
-    let body: Partial<ErrorBody> | undefined;
-    try {
-      const parsed: unknown = JSON.parse(text);
-      body = typeof parsed === 'object' && parsed !== null ? (parsed as Partial<ErrorBody>) : undefined;
-    } catch {
-      body = undefined;
+    let answer = response;
+    let error = answer.ok ? undefined : await errorOf(answer);
+    const copy = resendable.get(request);
+    resendable.delete(request);
+    // The same request once more (its Idempotency-Key too: the refusal came before anything was done).
+    if (error?.status === 403 && error.code === 'step_up_required' && copy && stepUpHandler && (await stepUpHandler())) {
+      try {
+        answer = await fetch(copy);
+      } catch {
+        changeInFlight(-1);
+        throw new ApiError(0, undefined);
+      }
+      error = answer.ok ? undefined : await errorOf(answer);
     }
-    const error = new ApiError(response.status, body);
-    // A wrong password at login (or when switching accounts) is a 401 too, and no reason to sign out.
-    const isLogin = new URL(request.url).pathname === '/api/v1/login';
-    if (error.status === 401 && credentials.token && !isLogin) for (const listener of unauthorizedListeners) listener();
+    changeInFlight(-1);
+    if (!error) return answer === response ? undefined : answer;
+    if (error.status === 401 && !PROOF_ROUTES.test(new URL(request.url).pathname)) for (const listener of unauthorizedListeners) listener();
     throw error;
   },
-  onError({ error }) {
+  onError({ request, error }) {
     changeInFlight(-1);
+    resendable.delete(request);
     // An aborted read (a page left before its answer) is no failure to show.
     if (error instanceof DOMException && error.name === 'AbortError') return error;
     return new ApiError(0, undefined);
   },
 };
 
-export const api = createClient<paths>({ baseUrl: window.location.origin });
+// The cookie goes with this origin's requests only; no Authorization header is ever added.
+export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' });
 api.use(session);
 
 /** TanStack Query hooks over the same client: `$api.useQuery('get', '/v1/customers', { params })`. */

@@ -42,8 +42,8 @@ export const queryClient = new QueryClient({
 /** The reads that do not depend on the platform project (`X-Project-Id`): the header's. */
 const ACCOUNT_LEVEL: readonly PathPrefix[] = ['/api/v1/me', '/api/v1/platform/projects'];
 
-// Another user or project: nothing read for the previous one may show.
-onCredentialsChange((change) => {
-  if (change.token) queryClient.clear();
-  else queryClient.removeQueries({ predicate: (query) => !ACCOUNT_LEVEL.some((path) => query.queryKey[1] === path) });
+// Another project: nothing read for the previous one may show (another user or account clears the
+// whole cache: the session provider does at every sign-in and sign-out).
+onCredentialsChange(() => {
+  queryClient.removeQueries({ predicate: (query) => !ACCOUNT_LEVEL.some((path) => query.queryKey[1] === path) });
 });

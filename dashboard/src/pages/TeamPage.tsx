@@ -59,6 +59,8 @@ export function TeamPage() {
         </EmptyState>
       )}
 
+      <RequireTwoStep />
+
       {session.isAdmin && (
         <>
           <InviteForm
@@ -72,7 +74,7 @@ export function TeamPage() {
               note={
                 <>
                   Shown only now: pass it on to {created.email}, who signs up with it (or, already registered, accepts it) at{' '}
-                  <span className="mono break">{`${window.location.origin}${import.meta.env.BASE_URL}signup?invitation=${encodeURIComponent(created.token)}`}</span>. Valid
+                  <span className="mono break">{`${window.location.origin}${import.meta.env.BASE_URL}invitation?token=${encodeURIComponent(created.token)}`}</span> (the link mailed to them). Valid
                   once, until {formatDate(created.expiresAt)}.
                 </>
               }
@@ -91,6 +93,49 @@ export function TeamPage() {
           )}
         </>
       )}
+    </section>
+  );
+}
+
+/**
+ * The owner's switch: every member must sign in with a second factor. Shown to the others as a fact.
+ * The API refuses it to an owner without a factor of their own (they would be locked out): its message shows.
+ */
+function RequireTwoStep() {
+  const session = useSession();
+  const account = session.account;
+  const change = useAction(
+    async (requireMfa: boolean) => {
+      await call(api.PATCH('/api/v1/accounts/{accountId}', { params: { path: { accountId: account?.id ?? '' } }, body: { requireMfa } }));
+    },
+    { invalidates: ['/api/v1/me', '/api/v1/accounts/{accountId}/audit-log'] },
+  );
+  if (!account) return null;
+  const meaning = 'Every member must then sign in with an authenticator app or a passkey as well as the password; members without one are asked to set one up first.';
+  return (
+    <section aria-labelledby="two-step-heading" className="card">
+      <h2 id="two-step-heading">Two-step sign-in</h2>
+      {account.owner ? (
+        <label className="switch-row">
+          <input
+            type="checkbox"
+            role="switch"
+            checked={account.requireMfa}
+            disabled={change.busy}
+            aria-describedby="two-step-meaning"
+            onChange={(event) => void change.run(event.target.checked)}
+          />{' '}
+          Require two-step sign-in for {account.name}
+        </label>
+      ) : (
+        <p>
+          {account.name} {account.requireMfa ? 'requires' : 'does not require'} two-step sign-in.
+        </p>
+      )}
+      <p id="two-step-meaning" className="muted">
+        {meaning}
+      </p>
+      <FormError error={change.error} fields={['requireMfa']} />
     </section>
   );
 }

@@ -114,15 +114,30 @@ export async function settled(page: Page): Promise<void> {
   await page.locator('[role="status"].spinner').first().waitFor({ state: 'detached' });
 }
 
+/** The second step of a sign-in, for a user with a second factor: a code of the authenticator app or a recovery code. */
+export type SecondFactor = { totp: string } | { recoveryCode: string };
+
 /**
- * Signs in through the dashboard's own form, as a returning user does, and waits for the overview.
- * Every journey signs in through here: how the dashboard signs in (its form, its second step) is
- * written once.
+ * Signs in through the dashboard's own form, as a returning user does, and waits for the overview:
+ * the password, then, for a user with a second factor, the code of the second step. Every journey
+ * signs in through here: how the dashboard signs in (its form, its second step) is written once.
  */
-export async function signInThroughDashboard(page: Page, baseUrl: string, email: string, password: string): Promise<void> {
+export async function signInThroughDashboard(page: Page, baseUrl: string, email: string, password: string, secondFactor?: SecondFactor): Promise<void> {
   await page.goto(`${baseUrl}/dashboard/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
+  if (secondFactor) await proveSecondFactor(page, secondFactor, 'Verify');
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+}
+
+/** Fills the second factor where the dashboard asks for it (the sign-in's second step, the step-up dialog) and submits with `button`. */
+export async function proveSecondFactor(page: Page, secondFactor: SecondFactor, button: string): Promise<void> {
+  if ('totp' in secondFactor) {
+    await page.getByLabel('Authenticator code').fill(secondFactor.totp);
+  } else {
+    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
+    await page.getByLabel('Recovery code').fill(secondFactor.recoveryCode);
+  }
+  await page.getByRole('button', { name: button }).click();
 }

@@ -1,0 +1,90 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { api, call, onStepUpRequired } from '../api/client';
+import { useAction } from '../hooks';
+import { Button, FormError } from '../ui';
+import { SecondFactorField, toFactor, type FactorKind } from './SecondFactorField';
+
+/**
+ * The one step-up prompt of the dashboard. When any action answers 403 `step_up_required` (a refund,
+ * rolling or revoking a key, removing a member), the API client waits on this dialog: the person
+ * proves their second factor again (`POST /api/v1/sessions/current/step-up`, which renews the session
+ * cookie) and the client sends the action once more; cancelling fails the action with the refusal.
+ * Several refusals at once share one prompt.
+ */
+export function StepUpDialog() {
+  const dialog = useRef<HTMLDialogElement>(null);
+  const waiting = useRef<{ promise: Promise<boolean>; settle: (proven: boolean) => void } | undefined>(undefined);
+  const [open, setOpen] = useState(false);
+  const [kind, setKind] = useState<FactorKind>('totp');
+  const [code, setCode] = useState('');
+  const prove = useAction(async () => {
+    await call(api.POST('/api/v1/sessions/current/step-up', { body: toFactor(kind, code) }));
+    return true;
+  });
+
+  useEffect(
+    () =>
+      onStepUpRequired(() => {
+        if (!waiting.current) {
+          let settle: (proven: boolean) => void = () => undefined;
+          const promise = new Promise<boolean>((resolve) => (settle = resolve));
+          waiting.current = { promise, settle };
+          setCode('');
+          setKind('totp');
+          prove.reset();
+          setOpen(true);
+        }
+        return waiting.current.promise;
+      }),
+    // Registered once: `prove.reset` is stable.
+    [prove.reset],
+  );
+
+  useEffect(() => {
+    const element = dialog.current;
+    if (!element) return;
+    if (open && !element.open) element.showModal();
+    if (!open && element.open) element.close();
+  }, [open]);
+
+  function finish(proven: boolean) {
+    waiting.current?.settle(proven);
+    waiting.current = undefined;
+    setOpen(false);
+  }
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (await prove.run()) finish(true);
+  }
+
+  return (
+    <dialog
+      ref={dialog}
+      className="step-up"
+      aria-labelledby="step-up-heading"
+      aria-describedby="step-up-why"
+      // Escape closes a modal dialog: the action then fails with the refusal, as Cancel does.
+      onCancel={(event) => (event.preventDefault(), finish(false))}
+    >
+      {open && (
+        <form onSubmit={submit}>
+          <h2 id="step-up-heading">Confirm it is you</h2>
+          <p id="step-up-why" className="muted">
+            This action moves money or changes access, so it needs your second factor again. It is then done at once.
+          </p>
+          <SecondFactorField kind={kind} onKind={setKind} value={code} onChange={setCode} error={prove.error?.status === 401 ? prove.error.message : undefined} />
+          {prove.error?.status !== 401 && <FormError error={prove.error} fields={['totp', 'recoveryCode']} />}
+          <div className="actions">
+            <Button type="submit" busy={prove.busy}>
+              Confirm
+            </Button>
+            <Button variant="secondary" onClick={() => finish(false)}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      )}
+    </dialog>
+  );
+}
