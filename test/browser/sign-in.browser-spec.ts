@@ -199,7 +199,7 @@ describe('signing in to the dashboard', () => {
     await dashboard.screenshot('step-up');
     // Cancelled: the refund fails with the refusal, nothing refunded.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByText(/second factor proven within/).waitFor();
+    await page.getByText('Not done: this action needs your second factor, and the confirmation was cancelled.').waitFor();
     expect((await t.db.collection('payments').findOne({ _id: new Types.ObjectId(paid.body.id) }))?.amountRefundedMinor ?? 0).toBe(0);
 
     await page.getByRole('button', { name: 'Refund $10.00' }).click();
@@ -209,8 +209,14 @@ describe('signing in to the dashboard', () => {
     await row.getByText('Partially refunded').waitFor();
     const stored = await t.db.collection('payments').findOne({ _id: new Types.ObjectId(paid.body.id) });
     expect(stored).toMatchObject({ amountMinor: 3000, amountRefundedMinor: 1000, status: 'partially_refunded' });
-    const refunds = await t.db.collection('audit_log').countDocuments({ action: 'payment.refunded', 'target.id': paid.body.id });
-    expect(refunds).toBe(1);
+    expect(await t.db.collection('audit_log').countDocuments({ action: 'payment.refunded', 'target.id': paid.body.id })).toBe(1);
+
+    // Proven now: the next refund within STEP_UP_MINUTES goes through without asking.
+    await row.getByRole('button', { name: /^Refund payment of/ }).click();
+    await page.getByLabel('Refund amount (USD)').fill('5');
+    await page.getByRole('button', { name: 'Refund $5.00' }).click();
+    await row.getByText('$15.00 refunded').waitFor();
+    expect(await dialog.isVisible()).toBe(false);
   });
 
   it('forgot password: the same confirmation for any address, the mailed link, a new password, other sessions ended', async () => {

@@ -136,14 +136,18 @@ const session: Middleware = {
     const copy = resendable.get(request);
     resendable.delete(request);
     // The same request once more (its Idempotency-Key too: the refusal came before anything was done).
-    if (error?.status === 403 && error.code === 'step_up_required' && copy && stepUpHandler && (await stepUpHandler())) {
-      try {
-        answer = await fetch(copy);
-      } catch {
-        changeInFlight(-1);
-        throw new ApiError(0, undefined);
+    if (error?.status === 403 && error.code === 'step_up_required' && copy && stepUpHandler) {
+      if (await stepUpHandler()) {
+        try {
+          answer = await fetch(copy);
+        } catch {
+          changeInFlight(-1);
+          throw new ApiError(0, undefined);
+        }
+        error = answer.ok ? undefined : await errorOf(answer);
+      } else {
+        error = new ApiError(403, { ...error, message: 'Not done: this action needs your second factor, and the confirmation was cancelled.' });
       }
-      error = answer.ok ? undefined : await errorOf(answer);
     }
     changeInFlight(-1);
     if (!error) return answer === response ? undefined : answer;
