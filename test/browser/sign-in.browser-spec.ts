@@ -219,6 +219,24 @@ describe('signing in to the dashboard', () => {
     expect(await dialog.isVisible()).toBe(false);
   });
 
+  it('the same prompt guards revoking an API key, proven with a recovery code', async () => {
+    const created = await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'Till' }, { token: owner.token });
+    expect(created.status).toBe(201);
+    const keyId = created.body.data.id as string;
+    const key = created.body.data.key as string;
+    expect((await t.http.get('/v1/customers', { token: key })).status).toBe(200);
+    await t.db.collection('sessions').updateMany({ userId: new Types.ObjectId(owner.id) }, { $set: { mfaAt: new Date(Date.now() - 11 * 60_000) } });
+    await openSection(page, 'Projects & keys', 'Projects & keys');
+    const row = page.locator(`tr[data-key="${keyId}"]`);
+    page.once('dialog', (confirm) => void confirm.accept());
+    await row.getByRole('button', { name: 'Revoke the key Till' }).click();
+    await page.getByRole('dialog', { name: 'Confirm it is you' }).waitFor();
+    await proveSecondFactor(page, { recoveryCode: ownerTotp.recoveryCodes[1] }, 'Confirm');
+    await row.getByText('Revoked').waitFor();
+    expect((await t.http.get('/v1/customers', { token: key })).status).toBe(401);
+    expect((await t.db.collection('api_keys').findOne({ _id: new Types.ObjectId(keyId) }))?.revokedAt).toBeInstanceOf(Date);
+  });
+
   it('forgot password: the same confirmation for any address, the mailed link, a new password, other sessions ended', async () => {
     const user = await createFirstAdmin(t.http);
     const otherDevice = await signIn(t.http, user);
