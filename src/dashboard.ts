@@ -14,8 +14,8 @@ export const DASHBOARD_DIR = resolve(__dirname, '..', 'dashboard', 'dist');
 
 /**
  * Serves the dashboard at `/dashboard` and its files under `/dashboard/`. They are
- * plain files, outside the API: no token is needed to load them, and the page then calls the API
- * with the user's. Hashed assets are cached for good; `index.html` is revalidated on every load.
+ * plain files, outside the API: no credential is needed to load them, and the page then calls the
+ * API with the user's session cookie. Hashed assets are cached for good; `index.html` is revalidated on every load.
  * The dashboard's own routes are real paths (`/dashboard/customers/<id>`): any other path under
  * `/dashboard/` that names no file is answered with `index.html`, so a deep link or a reload opens
  * that page; a path that looks like a file (`.js`, anything under `assets/`) and is missing stays a

@@ -82,10 +82,12 @@ export function onUnauthorized(listener: () => void): () => void {
 }
 
 /**
- * Routes where a 401 means a wrong password or code, not an ended session: signing in (or switching
- * accounts), proving the second factor again, and the forms that ask for the current password or a code.
+ * Changes where a 401 means a wrong password, code or passkey, not an ended session: signing in (or
+ * switching accounts, by password or passkey), proving the second factor again, and the forms that ask
+ * for the current password or a code. A read answered 401 always means the session has ended.
  */
-const PROOF_ROUTES = /^\/api\/v1\/(?:sessions(?:\/current\/step-up)?|me\/password|me\/mfa(?:\/.*)?)$/;
+const PROOF_ROUTES = /^\/api\/v1\/(?:sessions(?:\/.*)?|me\/(?:password|mfa|passkeys)(?:\/.*)?)$/;
+const isWrongProof = (request: Request) => request.method !== 'GET' && PROOF_ROUTES.test(new URL(request.url).pathname);
 
 /**
  * Who proves the second factor again when an action answers 403 `step_up_required`: the dialog the
@@ -151,7 +153,7 @@ const session: Middleware = {
     }
     changeInFlight(-1);
     if (!error) return answer === response ? undefined : answer;
-    if (error.status === 401 && !PROOF_ROUTES.test(new URL(request.url).pathname)) for (const listener of unauthorizedListeners) listener();
+    if (error.status === 401 && !isWrongProof(request)) for (const listener of unauthorizedListeners) listener();
     throw error;
   },
   onError({ request, error }) {
