@@ -230,7 +230,7 @@ export class ProjectsService {
         throw new ConflictException('The project has assets; delete with ?cascade=true to delete them with it');
       }
       for (const level of [...levels].reverse()) await this.projects.deleteByIds(scope, level);
-      if ((await this.projects.deleteByIds(scope, [project._id])) === 0) throw new NotFoundException(PROJECT_NOT_FOUND);
+      if (!(await this.projects.deleteOneById(scope, project._id))) throw new NotFoundException(PROJECT_NOT_FOUND);
       const removed = [id, ...levels.flat().map(String)];
       await this.assets.removeForProjects(scope, removed);
       await this.projectsDeleted(scope, removed);
