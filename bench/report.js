@@ -197,7 +197,7 @@ function report(run) {
       `Upload: ${upload.mib} MiB through tus in ${upload.chunkMib} MiB PATCHes, one at a time, to a service of its own: ` +
         `${upload.uploadMibPerSecond.toFixed(1)} MiB/s (${upload.uploadSeconds.toFixed(2)} s) against cp of the same file on the same disk ` +
         `${upload.cpMibPerSecond.toFixed(1)} MiB/s (${upload.cpSeconds.toFixed(2)} s, median of 3), ratio ${(upload.uploadMibPerSecond / upload.cpMibPerSecond).toFixed(2)}. ` +
-        `Service RSS idle ${mb(upload.idleKb)} MB; peak while the bytes arrived ${mb(upload.uploadPeakKb)} MB, while the upload was processed ` +
+        `Service RSS idle ${mb(upload.idleKb)} MB after a 1 MiB upload (${mb(upload.coldIdleKb)} MB before any); peak while the bytes arrived ${mb(upload.uploadPeakKb)} MB, while the upload was processed ` +
         `${mb(upload.processingPeakKb)} MB (${upload.processingSeconds.toFixed(1)} s until ready; ${upload.memorySource}): ${upload.aboveIdleMb.toFixed(1)} MB above idle, ` +
         `bound ${upload.boundMb} MB: ${upload.holds ? 'holds' : 'does NOT hold'}.`,
     );
