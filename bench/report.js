@@ -189,8 +189,26 @@ function report(run) {
       if (webhookCost.sides[name].badSignatures > 0) failures.push(`webhook cost: ${webhookCost.sides[name].badSignatures} deliveries of the ${name} failed signature verification`);
     }
   }
+  const upload = run.upload;
+  if (upload?.failed) failures.push(`upload: ${upload.failed}`);
+  else if (upload) {
+    const mb = (kb) => (kb / 1024).toFixed(1);
+    notes.push(
+      `Upload: ${upload.mib} MiB through tus in ${upload.chunkMib} MiB PATCHes, one at a time, to a service of its own: ` +
+        `${upload.uploadMibPerSecond.toFixed(1)} MiB/s (${upload.uploadSeconds.toFixed(2)} s) against cp of the same file on the same disk ` +
+        `${upload.cpMibPerSecond.toFixed(1)} MiB/s (${upload.cpSeconds.toFixed(2)} s, median of 3), ratio ${(upload.uploadMibPerSecond / upload.cpMibPerSecond).toFixed(2)}. ` +
+        `Service RSS idle ${mb(upload.idleKb)} MB after a 1 MiB upload (${mb(upload.coldIdleKb)} MB before any); peak while the bytes arrived ${mb(upload.uploadPeakKb)} MB, while the upload was processed ` +
+        `${mb(upload.processingPeakKb)} MB (${upload.processingSeconds.toFixed(1)} s until ready; ${upload.memorySource}): ${upload.aboveIdleMb.toFixed(1)} MB above idle, ` +
+        `bound ${upload.boundMb} MB: ${upload.holds ? 'holds' : 'does NOT hold'}.`,
+    );
+  }
   if (neighbourReport) notes.push(...neighbourReport.notes);
-  if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
+  for (const row of results.filter((r) => r.commandsAbove)) {
+    const { of, extra, allowed } = row.commandsAbove;
+    const reference = results.find((r) => r.key === of)?.title ?? of;
+    notes.push(`${row.title}: ${fmt.count(extra)} database commands a request more than ${reference} on the service (at most ${allowed} allowed).`);
+  }
+    if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
   const cpu = measured
     .filter((row) => row.summary.service.cpu?.process && row.summary.baseline.cpu?.process)
     .map((row) => {
@@ -268,6 +286,7 @@ function report(run) {
     machine: info,
     database: database.engine,
     loadAverage: { before: loadBefore, after: loadAfter },
+    upload: run.upload,
     settings: {
       rounds: settings.rounds,
       seconds: settings.seconds,
@@ -289,6 +308,7 @@ function report(run) {
       order: row.order,
       bodyBytes: row.bodyBytes,
       commands: row.commands,
+      commandsAbove: row.commandsAbove,
       failed: row.failed,
       summary: row.summary,
       // Windows are on the monotonic clock of V8's CPU profiler (µs): bench/cpuprofile.js cuts profiles with them.

@@ -11,18 +11,19 @@
  * each scenario in alternating rounds (service, baseline, service, baseline, ...; the side that
  * starts alternates from one scenario to the next; half the rounds after both servers are started
  * again in the other order) with autocannon from this process over loopback.
- * Then the neighbours section, on a service of its own (bench/neighbours.js). Prints the tables,
+ * Then the upload and the neighbours sections, each on a service of its own (bench/uploads.js,
+ * bench/neighbours.js). Prints the tables,
  * writes bench/results/latest.md and bench/results/latest.json. Everything it starts is stopped,
  * also on failure; the exit code is non-zero when anything failed.
  *
  * The parts: settings.js (paths, BENCH_* variables), processes.js (database, servers, cleanup),
  * monitor.js (memory and CPU from /proc), runner.js (requests, rounds, shape check, statistics),
- * seed.js, scenarios.js, bounds.js, webhooks.js, neighbours.js, format.js and report.js.
+ * seed.js, scenarios.js, bounds.js, webhooks.js, uploads.js, neighbours.js, format.js and report.js.
  *
  * Environment (bench/README.md has the full list): BENCH_ROUNDS (4), BENCH_SECONDS (5),
  * BENCH_WARMUP (2), BENCH_CONNECTIONS (10), BENCH_ONLY (comma-separated substrings of scenario keys
  * or titles, "bounds" for the bounds runs, "webhooks" for the webhook cost, "neighbours" for both
- * neighbours runs, "neighbours-bulk" or "neighbours-api" for one), BENCH_NODE_ARGS
+ * neighbours runs, "neighbours-bulk" or "neighbours-api" for one, "upload" for the tus upload), BENCH_NODE_ARGS
  * (both servers), BENCH_SERVICE_NODE_ARGS, BENCH_BASELINE_NODE_ARGS, BENCH_PROFILE
  * (service|baseline|both: CPU profiles, summarised per scenario), BENCH_HEAP_SNAPSHOT (1: a heap
  * snapshot of the service under load per scenario), BENCH_LOG_LEVEL, BENCH_BCRYPT_ROUNDS,
@@ -30,7 +31,7 @@
  * BENCH_NEIGHBOURS_REQUESTS, BENCH_SELF_BAND (0: no A/A band),
  * BENCH_DIST, BENCH_SELF_BASELINE (a second copy of the service in the baseline's place: an A/A run),
  * BENCH_LIFETIMES (2: each scenario's rounds over two lifetimes of both servers, started in alternating
- * order), BENCH_RESTART_WARMUP (5).
+ * order), BENCH_RESTART_WARMUP (5), BENCH_UPLOAD_MIB (100), BENCH_UPLOAD_CHUNK_MIB (5).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -43,6 +44,7 @@ const { SCENARIOS } = require('./scenarios');
 const { measureBounds } = require('./bounds');
 const { measureWebhookCost } = require('./webhooks');
 const { measureNeighbours } = require('./neighbours');
+const { measureUpload } = require('./uploads');
 const { fmt } = require('./format');
 const { machine, report } = require('./report');
 
@@ -54,13 +56,19 @@ async function main() {
   const info = machine();
   const loadBefore = os.loadavg().map((n) => n.toFixed(2)).join(' ');
   const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.key, scenario.title));
+  // A scenario bounded by another's command count (`commandsWithin`) brings that one along.
+  for (const scenario of [...scenarios]) {
+    const of = scenario.commandsWithin?.of;
+    if (of && !scenarios.some((s) => s.key === of)) scenarios.splice(scenarios.indexOf(scenario), 0, SCENARIOS.find((s) => s.key === of));
+  }
   const boundsWanted = wanted('bounds');
   const webhooksWanted = wanted('webhooks');
   // "neighbours" selects both runs of the section; "neighbours-bulk" or "neighbours-api" one.
   const neighbourRuns = ['bulk', 'api'].filter((via) => wanted(`neighbours-${via}`));
   const neighboursWanted = neighbourRuns.length > 0;
+  const uploadWanted = wanted('upload');
   const mainWanted = scenarios.length > 0 || boundsWanted || webhooksWanted;
-  if (!mainWanted && !neighboursWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
+  if (!mainWanted && !neighboursWanted && !uploadWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
 
   log('Benchmark: service (dist/main.js) vs bare Fastify + mongodb baseline, both multi-tenant');
   log(`Machine: ${info.cores} cores, ${info.cpu}, ${info.memory} RAM, Node ${info.node}, ${info.platform}`);
@@ -73,11 +81,12 @@ async function main() {
 
   const { database, mongo, pids } = await startDatabase();
   setDatabaseProcesses(pids);
-  const databases = [...(mainWanted ? ['bench_service', 'bench_baseline'] : []), ...neighbourRuns.map((via) => (via === 'api' ? 'bench_neighbours_api' : 'bench_neighbours'))];
+  const databases = [...(mainWanted ? ['bench_service', 'bench_baseline'] : []), ...(uploadWanted ? ['bench_upload'] : []), ...neighbourRuns.map((via) => (via === 'api' ? 'bench_neighbours_api' : 'bench_neighbours'))];
   log(`Database: embedded ${database.engine} at ${database.uri} (databases ${databases.join(', ')})`);
 
   const run = { info, database: { engine: database.engine, pids }, loadBefore, results: [], bounds: [], webhookFailures: [], profiles: [] };
   if (mainWanted) await mainSections(run, { scenarios, boundsWanted, webhooksWanted, database, mongo });
+  if (uploadWanted) run.upload = await measureUpload(database, mongo, sharedEnv(), argsFor('service', false));
   run.neighbours = [];
   for (const via of neighbourRuns) run.neighbours.push(await measureNeighbours(database, mongo, sharedEnv(), argsFor('service', false), via));
   run.loadAfter = os.loadavg().map((n) => n.toFixed(2)).join(' ');
@@ -271,6 +280,15 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
     // Counts are exact: one command more than the baseline is a regression, whatever the clocks say.
     if (service?.perRequest !== undefined && baseline?.perRequest !== undefined && service.perRequest > baseline.perRequest + 1e-9) {
       row.failed.push(`the service sends ${fmt.count(service.perRequest)} database commands a request, the baseline ${fmt.count(baseline.perRequest)}`);
+    }
+    const within = scenario.commandsWithin;
+    const reference = within && counts[within.of]?.service;
+    if (within && service?.perRequest !== undefined && reference?.perRequest !== undefined) {
+      row.commandsAbove = { of: within.of, extra: service.perRequest - reference.perRequest, allowed: within.extra };
+      log(`    commands a request: ${fmt.count(service.perRequest)} here, ${fmt.count(reference.perRequest)} for ${within.of} (at most ${within.extra} more allowed)`);
+      if (service.perRequest > reference.perRequest + within.extra + 1e-9) {
+        row.failed.push(`the service sends ${fmt.count(service.perRequest)} database commands a request, ${fmt.count(reference.perRequest)} for ${within.of}: more than ${within.extra} above it`);
+      }
     }
     run.results.push(row);
     if (settings.heapSnapshot && pair.live.service.alive) {

@@ -20,10 +20,11 @@ function setDatabaseProcesses(pids) {
 
 // ---------------------------------------------------------------- HTTP helpers
 
-async function call(server, method, route, { body, token, headers: extra = {}, timeoutMs = 30_000 } = {}) {
+async function call(server, method, route, { body, token, cookie, headers: extra = {}, timeoutMs = 30_000 } = {}) {
   const headers = { ...extra };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
+  if (cookie) headers.cookie = cookie;
   const response = await fetch(server.base + route, {
     method,
     headers,
@@ -62,13 +63,14 @@ function instance(request) {
 
 async function send(server, request) {
   const { body, headers } = instance(request);
-  return call(server, request.method, request.path, { body, token: request.token, headers });
+  return call(server, request.method, request.path, { body, token: request.token, cookie: request.cookie, headers, timeoutMs: (request.timeoutSeconds ?? 30) * 1000 });
 }
 
-function runAutocannon(server, request, duration, connections = settings.connections) {
+function runAutocannon(server, request, duration, connections = request.connections ?? settings.connections) {
   const headers = {};
   if (request.body !== undefined || request.bodies) headers['content-type'] = 'application/json';
   if (request.token) headers.authorization = `Bearer ${request.token}`;
+  if (request.cookie) headers.cookie = request.cookie;
   // autocannon puts a fresh id in place of [<id>] in every request it sends.
   if (request.freshIdempotencyKey) headers['idempotency-key'] = 'bench-[<id>]';
   const options = {
@@ -77,8 +79,9 @@ function runAutocannon(server, request, duration, connections = settings.connect
     headers,
     body: request.body === undefined ? undefined : JSON.stringify(request.body),
     connections,
-    duration,
-    timeout: 30,
+    // A slow scenario's run is a number of requests, not a time: a run shorter than one answer would measure nothing.
+    ...(request.requestsPerRound ? { amount: request.requestsPerRound } : { duration }),
+    timeout: request.timeoutSeconds ?? 30,
     idReplacement: Boolean(request.freshIdempotencyKey),
   };
   if (request.bodies) {
@@ -92,7 +95,7 @@ function runAutocannon(server, request, duration, connections = settings.connect
 }
 
 /** One measured round on one server. */
-async function round(server, request, seconds, connections = settings.connections) {
+async function round(server, request, seconds, connections = request.connections ?? settings.connections) {
   if (!server.alive) return { failed: `${server.name} is not running` };
   // Requests an earlier run left in flight still run on the server; one more request, answered
   // after them, lets that backlog drain before this run starts.
@@ -188,7 +191,7 @@ const sum = (byName) => Object.values(byName).reduce((total, count) => total + c
  * and waits for, exact); `outside` those started otherwise during the probe (work after the answer,
  * timers), a short wait after the last answer included.
  */
-async function countCommands(server, request, count = 20) {
+async function countCommands(server, request, count = request.countRequests ?? 20) {
   const warmup = Math.max(count, request.bodies?.length ?? 0);
   for (let i = 0; i < warmup; i += 1) await send(server, request);
   const before = await readCommands(server);

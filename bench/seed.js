@@ -4,6 +4,7 @@ const crypto = require('node:crypto');
 const { ObjectId } = require('mongodb');
 const { settings } = require('./settings');
 const { call, expectStatus } = require('./runner');
+const { storedContentProject } = require('../test/fixtures/stored-content-project');
 
 const PASSWORD = 'bench password 123';
 const COLLECTION_BODY = {
@@ -95,7 +96,42 @@ async function seed(server, db) {
   await seedCard(state);
   await seedApiKey(state);
   await seedViewer(state);
+  await seedSession(state);
   return state;
+}
+
+/**
+ * A dashboard session of the admin, for the scenarios that send its `sid` cookie instead of the
+ * bearer token. The service opens it through its sign-in route; the baseline has no sign-in, so the
+ * harness stores a session as the service does (only the token's SHA-256, the admin's account).
+ */
+async function seedSession(state) {
+  const { server, db, accountId } = state;
+  const admin = state.logins[0];
+  if (server.isService) {
+    const signIn = await expectStatus(server, 'POST /api/v1/sessions', 201, call(server, 'POST', '/api/v1/sessions', { body: admin }));
+    const sid = /(?:^|[\s,])sid=([^;,\s]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
+    if (!sid) throw new Error(`${server.name}: POST /api/v1/sessions set no sid cookie (${signIn.headers.get('set-cookie')})`);
+    state.sessionCookie = `sid=${sid}`;
+    return;
+  }
+  const token = crypto.randomBytes(32).toString('base64url');
+  const user = await db.collection('users').findOne({ email: admin.email });
+  const now = new Date();
+  await db.collection('sessions').insertOne({
+    tokenHash: crypto.createHash('sha256').update(token, 'utf8').digest('hex'),
+    userId: user._id,
+    accountId,
+    accountRequiresMfa: false,
+    createdAt: now,
+    signedInAt: now,
+    lastSeenAt: now,
+    ip: '127.0.0.1',
+    userAgent: null,
+    assurance: 'password',
+    mfaAt: null,
+  });
+  state.sessionCookie = `sid=${token}`;
 }
 
 /**
@@ -106,30 +142,16 @@ async function seed(server, db) {
 async function seedTree(state) {
   const { db, projectId, channelId } = state;
   const now = new Date();
-  const project = (parentId, title) => ({
-    _id: new ObjectId(),
-    projectId: new ObjectId(projectId),
-    channelId: new ObjectId(channelId),
-    parentId,
-    projectTypeId: 'album',
-    subTypeId: null,
-    primaryTitle: title,
-    description: null,
-    portraitImg: null,
-    landscapeImg: null,
-    contentUploadType: null,
-    access: 'public',
-    status: 'draft',
-    primaryLanguageId: null,
-    categoryId: null,
-    subCategoryId: null,
-    topicIds: [],
-    supportedFormats: [],
-    supportedModes: [],
-    supportedFeatures: [],
-    createdAt: now,
-    updatedAt: now,
-  });
+  const project = (parentId, title) =>
+    storedContentProject({
+      _id: new ObjectId(),
+      projectId: new ObjectId(projectId),
+      channelId: new ObjectId(channelId),
+      parentId,
+      primaryTitle: title,
+      createdAt: now,
+      updatedAt: now,
+    });
   const root = project(null, 'Bench tree');
   const documents = [root];
   let level = [root];
@@ -291,24 +313,8 @@ async function seedViewer(state) {
     updatedAt: now,
   });
   state.publishableKey = key;
-  const project = (parentId) => ({
-    ...VIEWED_PROJECT,
-    channelId: new ObjectId(channelId),
-    parentId,
-    subTypeId: null,
-    portraitImg: null,
-    landscapeImg: null,
-    contentUploadType: null,
-    primaryLanguageId: null,
-    categoryId: null,
-    subCategoryId: null,
-    supportedFormats: [],
-    supportedModes: [],
-    supportedFeatures: [],
-    projectId: new ObjectId(projectId),
-    createdAt: now,
-    updatedAt: now,
-  });
+  const project = (parentId) =>
+    storedContentProject({ ...VIEWED_PROJECT, channelId: new ObjectId(channelId), parentId, projectId: new ObjectId(projectId), createdAt: now, updatedAt: now });
   const parent = await db.collection('projects').insertOne(project(null));
   const child = await db.collection('projects').insertOne(project(parent.insertedId));
   state.viewedProjectId = String(child.insertedId);

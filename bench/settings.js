@@ -51,6 +51,9 @@ const settings = {
   neighboursRequests: positiveInteger('BENCH_NEIGHBOURS_REQUESTS', 20),
   // The same section with B's records made through the API: its largest level (1,000 and 10,000 at most).
   neighboursApiMax: positiveInteger('BENCH_NEIGHBOURS_API_MAX', 10_000),
+  // The upload section: the file's size and the size of each PATCH, in MiB.
+  uploadMib: positiveInteger('BENCH_UPLOAD_MIB', 100),
+  uploadChunkMib: positiveInteger('BENCH_UPLOAD_CHUNK_MIB', 5),
 };
 
 function positiveNumber(name, fallback) {

@@ -7,6 +7,8 @@
  * - authentication: an HS256 JWT verified with node:crypto (algorithm pinned, signature, expiry,
  *   `sub`/`acc` claims), or an API key (`sk_test_...`) looked up by its SHA-256 in `api_keys`
  *   (revoked, expired: 401), whose `lastUsedAt` is written at most once a minute, off the request;
+ *   without a bearer token, a dashboard session's `sid` cookie looked up by its SHA-256 in `sessions`
+ *   (idle and absolute timeouts; `lastSeenAt` moved at most once a minute);
  * - tenancy: a user's membership `{accountId, userId}` read on every request, with the platform
  *   project (the account's default, or `X-Project-Id`) read beside it; a key's own project; the route's API must be
  *   enabled (and in the key's scopes); every tenant query and insert carries the `projectId`;
@@ -69,6 +71,10 @@ const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
 const LOWER_OBJECT_ID = /^[0-9a-f]{24}$/;
 const API_KEY_FORM = /^[sp]k_test_[A-Za-z0-9_-]{43}$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
+const SESSION_IDLE_MS = Number(env.SESSION_IDLE_MINUTES ?? 30) * 60_000;
+const SESSION_MAX_MS = Number(env.SESSION_MAX_HOURS ?? 12) * 3_600_000;
+const SESSION_TOUCH_MS = 60_000;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const IN_PROGRESS_LEASE_MS = 5 * 60 * 1000;
 const PRINTABLE = /^[\x20-\x7e]+$/;
@@ -387,6 +393,7 @@ async function main() {
   const memberships = db.collection('memberships');
   const platformProjects = db.collection('platform_projects');
   const apiKeys = db.collection('api_keys');
+  const sessions = db.collection('sessions');
   const attempts = db.collection('auth_attempts');
   const knownAddresses = db.collection('known_login_addresses');
   const auditLog = db.collection('audit_log');
@@ -474,6 +481,7 @@ async function main() {
     users.createIndex({ email: 1 }, { unique: true }),
     accounts.createIndex({ migrated: 1 }, { sparse: true }),
     memberships.createIndex({ accountId: 1, userId: 1 }, { unique: true }),
+    sessions.createIndex({ tokenHash: 1 }, { unique: true }),
     memberships.createIndex({ userId: 1, createdAt: 1 }),
     platformProjects.createIndex({ accountId: 1, _id: 1 }),
     platformProjects.createIndex({ accountId: 1, isDefault: 1 }),
@@ -568,7 +576,10 @@ async function main() {
   async function authenticate(request) {
     const header = request.headers.authorization;
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw httpError(401, 'Missing bearer token: send Authorization: Bearer <accessToken>');
+    if (!match) {
+      request.principal = await authenticateSession(request);
+      return;
+    }
     const token = match[1];
     if (token.startsWith('sk_') || token.startsWith('pk_')) {
       const key = await authenticateKey(token);
@@ -579,6 +590,26 @@ async function main() {
     const principal = verifyJwt(token);
     if (!principal) throw httpError(401, 'Invalid or expired token');
     request.principal = principal;
+  }
+
+  /**
+   * Without a bearer token, the `sid` cookie of a dashboard session: one indexed read by the token's
+   * SHA-256, the idle and absolute timeouts, `lastSeenAt` moved at most once a minute (awaited), and
+   * a request that changes anything must come from this server's own origin.
+   */
+  async function authenticateSession(request) {
+    const token = /(?:^|;\s*)sid=([^;]+)/.exec(request.headers.cookie ?? '')?.[1];
+    if (!token) throw httpError(401, 'Missing bearer token: send Authorization: Bearer <accessToken>, or sign in for a session cookie');
+    const session = token.length > 128 ? null : await sessions.findOne({ tokenHash: crypto.createHash('sha256').update(token).digest('hex') });
+    const now = Date.now();
+    if (!session || now - session.lastSeenAt.getTime() >= SESSION_IDLE_MS || now - session.signedInAt.getTime() >= SESSION_MAX_MS) {
+      throw httpError(401, 'The session has ended: sign in again');
+    }
+    if (!SAFE_METHODS.has(request.method) && request.headers.origin !== `${request.protocol}://${request.host}`) {
+      throw httpError(403, 'A request with the session cookie that changes anything must come from this service (Origin)');
+    }
+    if (now - session.lastSeenAt.getTime() >= SESSION_TOUCH_MS) await sessions.updateOne({ _id: session._id }, { $set: { lastSeenAt: new Date(now) } });
+    return { kind: 'user', userId: String(session.userId), accountId: session.accountId };
   }
 
   /** One indexed read by the key's SHA-256; `lastUsedAt` at most once a minute, not awaited. */

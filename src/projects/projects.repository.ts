@@ -72,6 +72,11 @@ export class ProjectsRepository {
     return { rows, total };
   }
 
+  /** Removes the one project (its `project.deleted` recorded): one read and one delete, where `deleteByIds` reads once more for an empty batch. */
+  deleteOneById(scope: TenantScope, id: Types.ObjectId): Promise<boolean> {
+    return this.records.deleteOne(scope, { _id: id }, { event: 'project.deleted' });
+  }
+
   /** Removes these projects, each recorded as `project.deleted` (a subtree's level); how many. */
   deleteByIds(scope: TenantScope, ids: readonly Types.ObjectId[]): Promise<number> {
     return ids.length === 0 ? Promise.resolve(0) : this.records.deleteMany(scope, { _id: { $in: ids } }, { event: 'project.deleted' });

@@ -11,7 +11,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
-import { ProjectResponse, ProjectTreeNodeResponse, ProjectTreeResponse } from './dto/project.response';
+import { PROJECT_CONTENT_FIELDS, ProjectResponse, ProjectTreeNodeResponse, ProjectTreeResponse } from './dto/project.response';
 import { MAX_TREE_DEPTH, MAX_TREE_NODES, type Project } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { toProjectResponse } from './projects.mapper';
@@ -24,24 +24,7 @@ const TOO_DEEP = `A project tree has at most ${MAX_TREE_DEPTH} levels`;
 const TREE_BUSY = "Another change of this channel's project tree is in progress; retry the request";
 
 /** The fields a request may write, all but `channelId` (which decides where the project lives). */
-const WRITABLE_FIELDS = [
-  'projectTypeId',
-  'subTypeId',
-  'primaryTitle',
-  'description',
-  'portraitImg',
-  'landscapeImg',
-  'contentUploadType',
-  'access',
-  'status',
-  'primaryLanguageId',
-  'categoryId',
-  'subCategoryId',
-  'topicIds',
-  'supportedFormats',
-  'supportedModes',
-  'supportedFeatures',
-] as const;
+const WRITABLE_FIELDS = [...PROJECT_CONTENT_FIELDS, 'access', 'status'] as const;
 const LIST_FIELDS = ['topicIds', 'supportedFormats', 'supportedModes', 'supportedFeatures'] as const;
 
 /** Copies the fields the request carries, by name, so nothing else reaches the database. Lists lose duplicates. */
@@ -247,7 +230,7 @@ export class ProjectsService {
         throw new ConflictException('The project has assets; delete with ?cascade=true to delete them with it');
       }
       for (const level of [...levels].reverse()) await this.projects.deleteByIds(scope, level);
-      if ((await this.projects.deleteByIds(scope, [project._id])) === 0) throw new NotFoundException(PROJECT_NOT_FOUND);
+      if (!(await this.projects.deleteOneById(scope, project._id))) throw new NotFoundException(PROJECT_NOT_FOUND);
       const removed = [id, ...levels.flat().map(String)];
       await this.assets.removeForProjects(scope, removed);
       await this.projectsDeleted(scope, removed);

@@ -37,9 +37,11 @@ function newRecoveryCode(): string {
  * TOTP (RFC 6238: 30 s, 6 digits, one step of drift) and recovery codes.
  *
  * Invariant: a code is accepted at most once. Each accepted TOTP time step and each recovery code
- * is claimed by an insert against a unique id (MfaCodeUsesRepository) before it counts, so a code
- * replayed within its window, or sent twice at once, is refused on any instance; the secret is
- * stored encrypted, bound to the user and the field.
+ * is claimed by an insert against a unique `_id` in `mfa_code_uses` (MfaCodeUsesRepository) before it
+ * counts, an insert FerretDB applies atomically as MongoDB does, so a code replayed within its window,
+ * or sent twice at once, is refused on any instance. A claim is kept a day, far past a TOTP step's
+ * window; a recovery code is also dropped from the user once claimed, so it stays spent after its
+ * claim is swept. The secret is stored encrypted, bound to the user and the field.
  */
 @Injectable()
 export class MfaService implements OnModuleInit, OnModuleDestroy {

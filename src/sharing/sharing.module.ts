@@ -22,9 +22,11 @@ import { ViewerService } from './viewer.service';
  * project and every ancestor are published and each lets the viewer in (public; a live share link
  * at or above it; a live grant at or above it), so a child is never more visible than its parent,
  * and a project a viewer may not see answers exactly as one that does not exist (ViewerService);
- * an asset's bytes are read by viewers exactly when its project could be, and it is `ready`. Links
- * and grants live only as long as their content project: the projects module's `projects.deleted`
- * takes them (and their views) along.
+ * an asset's bytes are read by viewers exactly when its project could be, and it is `ready`. A view
+ * through a link or a grant is counted by inserting one record (`share_link_views`, `grant_views`)
+ * and counting them, never by a counter's `$inc`, which FerretDB applies as a read-modify-write that
+ * loses concurrent views. Links and grants live only as long as their content project: the projects
+ * module's `projects.deleted` takes them (and their views) along.
  */
 @Module({
   imports: [

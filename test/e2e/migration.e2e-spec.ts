@@ -10,6 +10,7 @@ import { describeMigration, MIGRATED_ACCOUNT_NAME, SingleTenantMigration } from 
 import { TENANT_COLLECTIONS } from '../../src/migrations/tenant-collections';
 import { UnmigratedDataCheck } from '../../src/migrations/unmigrated-data.check';
 import { API_NAMES } from '../../src/tenancy/api-names';
+import { storedContentProject } from '../fixtures/stored-content-project';
 import { createFirstAdmin, login, tokenAccount, TestUser } from '../support/auth';
 import { expectError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -72,27 +73,7 @@ async function seedSingleTenantData(t: TestApp, tag: string) {
     ...stamp,
   });
   const contentProjectId = new Types.ObjectId();
-  await t.db.collection('projects').insertOne({
-    _id: contentProjectId,
-    channelId,
-    projectTypeId: 'album',
-    subTypeId: null,
-    primaryTitle: 'Blue Hours',
-    description: null,
-    portraitImg: null,
-    landscapeImg: null,
-    contentUploadType: null,
-    access: 'public',
-    status: 'draft',
-    primaryLanguageId: null,
-    categoryId: null,
-    subCategoryId: null,
-    topicIds: [],
-    supportedFormats: [],
-    supportedModes: [],
-    supportedFeatures: [],
-    ...stamp,
-  });
+  await t.db.collection('projects').insertOne(storedContentProject({ _id: contentProjectId, channelId, primaryTitle: 'Blue Hours', ...stamp }));
   const collectionId = new Types.ObjectId();
   await t.db.collection('collections').insertOne({
     _id: collectionId,

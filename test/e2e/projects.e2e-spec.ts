@@ -1,6 +1,7 @@
 import { Types } from 'mongoose';
 import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import { commandsOf, monitoredDatabaseUri } from '../support/commands';
 import { expectError, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -73,7 +74,8 @@ describe('projects', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Command monitoring on the service's own client, for the cost test of DELETE.
+    t = await createTestApp({ MONGODB_URI: monitoredDatabaseUri(`test_${randomBytes(6).toString('hex')}`) });
     admin = await createFirstAdmin(t.http);
     // Invited into the admin's account: both act in its default platform project.
     developer = await createUser(t.http, 'developer', admin.token);
@@ -336,6 +338,20 @@ describe('projects', () => {
       expect(await channelProjectIds(channelId)).not.toContain(project._id);
       expect(await storedProjectIds(channelId)).not.toContain(project._id);
       expectNotFound(await t.http.delete(`/projects/${project._id}`, auth()), 'Project not found');
+    });
+
+    it('costs the database commands it needs: the tree lease, the children and assets checks, one read of the project for its delete', async () => {
+      const project = await createProject(channelId);
+      const { count, names } = await commandsOf(t, () => t.http.delete(`/projects/${project._id}`, auth()));
+      const times = (name: string) => names.filter((sent) => sent === name).length;
+      // The project read before the lease, its children under it, and the read its recorded delete makes (no empty batch after it).
+      expect(times('find projects')).toBe(3);
+      expect(times('delete projects')).toBe(1);
+      expect([times('insert leases'), times('delete leases')]).toEqual([1, 1]);
+      // Whether it holds assets (409 without cascade), and the assets of what was deleted.
+      expect(times('find assets')).toBe(2);
+      // Tenancy 2, the developer's channel role 1, the project 3 + 1, the lease 2, assets 2, sharing 2, the channel 2, the outbox's own 4.
+      expect(count).toBeLessThanOrEqual(19);
     });
 
     it('malformed is 400, no token is 401', async () => {

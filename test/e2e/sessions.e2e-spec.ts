@@ -1,11 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AsyncLocalStorage } from 'node:async_hooks';
-import diagnostics from 'node:diagnostics_channel';
+import { commandsOf, monitoredDatabaseUri } from '../support/commands';
 import { createFirstAdmin, createUser, login, uniqueEmail, type TestUser } from '../support/auth';
 import { expectError } from '../support/expect-error';
 import { Browser, enableTotp, sessionCookie, signIn, totp } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
-import { testDatabaseUri } from '../support/test-database';
 
 const DASHBOARD = 'https://dashboard.example.com';
 
@@ -19,8 +17,7 @@ describe('dashboard sessions', () => {
 
   beforeAll(async () => {
     // Command monitoring on the service's own client, for the cost test below.
-    const uri = testDatabaseUri(`test_${randomBytes(6).toString('hex')}`);
-    t = await createTestApp({ DASHBOARD_ORIGINS: DASHBOARD, MONGODB_URI: `${uri}${uri.includes('?') ? '&' : '?'}monitorCommands=true` });
+    t = await createTestApp({ DASHBOARD_ORIGINS: DASHBOARD, MONGODB_URI: monitoredDatabaseUri(`test_${randomBytes(6).toString('hex')}`) });
     sessions = t.db.collection('sessions');
     users = t.db.collection('users');
   });
@@ -405,40 +402,9 @@ describe('dashboard sessions', () => {
     // Warm both ways (the credentials of the user are read once per few seconds and instance).
     await t.http.get(path, { token: owner.token });
     await browser.get(path);
-    const bearer = await commandsOf(() => t.http.get(path, { token: owner.token }));
-    const cookie = await commandsOf(() => browser.get(path));
+    const { count: bearer } = await commandsOf(t, () => t.http.get(path, { token: owner.token }));
+    const { count: cookie } = await commandsOf(t, () => browser.get(path));
     expect(bearer).toBeGreaterThan(0);
     expect(cookie).toBeLessThanOrEqual(bearer + 1);
   });
-
-  /** The database commands the service sends while answering one request (as bench/count-commands.js counts them). */
-  async function commandsOf(send: () => Promise<unknown>): Promise<number> {
-    const context = new AsyncLocalStorage<{ open: boolean; commands: number }>();
-    let store: { open: boolean; commands: number } | undefined;
-    const onStart = ({ request, response }: { request: { url?: string }; response: { end: (...args: unknown[]) => unknown } }) => {
-      if (request.url === '/health') return;
-      const mine = { open: true, commands: 0 };
-      store = mine;
-      context.enterWith(mine);
-      const end = response.end;
-      response.end = function endInContext(this: unknown, ...args: unknown[]) {
-        mine.open = false;
-        return end.apply(this, args);
-      };
-    };
-    const onCommand = () => {
-      const current = context.getStore();
-      if (current?.open) current.commands += 1;
-    };
-    diagnostics.subscribe('http.server.request.start', onStart as never);
-    const client = t.db.getClient();
-    client.on('commandStarted', onCommand);
-    try {
-      await send();
-    } finally {
-      client.off('commandStarted', onCommand);
-      diagnostics.unsubscribe('http.server.request.start', onStart as never);
-    }
-    return store?.commands ?? 0;
-  }
 });

@@ -9,6 +9,27 @@ import {
   SUPPORTED_MODES,
 } from '../project.schema';
 
+/**
+ * The fields that show what a project is, as opposed to how it is managed (its channel, parent,
+ * access, status and dates): a creator writes them (with access and status), a viewer reads them.
+ */
+export const PROJECT_CONTENT_FIELDS = [
+  'projectTypeId',
+  'subTypeId',
+  'primaryTitle',
+  'description',
+  'portraitImg',
+  'landscapeImg',
+  'contentUploadType',
+  'primaryLanguageId',
+  'categoryId',
+  'subCategoryId',
+  'topicIds',
+  'supportedFormats',
+  'supportedModes',
+  'supportedFeatures',
+] as const satisfies readonly (keyof ProjectResponse)[];
+
 export class ProjectResponse {
   @ApiProperty({ example: '6650c0ffee0000000000d001' })
   _id: string;

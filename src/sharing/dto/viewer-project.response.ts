@@ -1,24 +1,8 @@
 import { ApiProperty, PickType } from '@nestjs/swagger';
-import { ProjectResponse } from '../../projects/dto/project.response';
+import { PROJECT_CONTENT_FIELDS, ProjectResponse } from '../../projects/dto/project.response';
 
-/** The fields of a project that show what it is, as opposed to how it is managed. */
-export const VIEWER_PROJECT_FIELDS = [
-  'parentId',
-  'projectTypeId',
-  'subTypeId',
-  'primaryTitle',
-  'description',
-  'portraitImg',
-  'landscapeImg',
-  'contentUploadType',
-  'primaryLanguageId',
-  'categoryId',
-  'subCategoryId',
-  'topicIds',
-  'supportedFormats',
-  'supportedModes',
-  'supportedFeatures',
-] as const satisfies readonly (keyof ProjectResponse)[];
+/** What a viewer reads of a project: where it sits in the tree, and the fields that show what it is. */
+export const VIEWER_PROJECT_FIELDS = ['parentId', ...PROJECT_CONTENT_FIELDS] as const satisfies readonly (keyof ProjectResponse)[];
 
 /**
  * A project as a viewer sees it: what it shows, never how it is managed (no channel, access,

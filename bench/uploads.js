@@ -1,0 +1,243 @@
+'use strict';
+/**
+ * The upload (`BENCH_ONLY=upload`, and in a full run; the service alone, measured): a file of
+ * `BENCH_UPLOAD_MIB` (100) MiB sent through tus in chunks of `BENCH_UPLOAD_CHUNK_MIB` (5) MiB, one
+ * PATCH after the other, to a service started for this section (database `bench_upload`, dropped at
+ * the end; `DATA_DIR` in a temporary folder, so the file store writes where `cp` copies). Measured:
+ *
+ * - throughput: the bytes over the time from the first PATCH to the last answer, against `cp` of
+ *   the same file into the same folder (median of 3 copies);
+ * - the service's memory: its RSS idle before the upload (the median of 10 samples over 2 s, once a
+ *   1 MiB upload has been taken and processed, unmeasured; the figure before it is printed too), and its
+ *   peak (VmHWM reset before, and VmRSS sampled every 100 ms) while the bytes arrive, then while the
+ *   finished upload is processed (sniffed, hashed, its duration read) until the asset is `ready`.
+ *
+ * The file is a mono 16-bit PCM WAV, so processing finds the type its asset declares. The bound of
+ * issue 39: the peak at most `UPLOAD_RSS_BOUND_MB` above idle, whatever the file's size.
+ */
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { settings, log, sleep } = require('./settings');
+const { call, expectStatus, median } = require('./runner');
+const { cleanups, startService, stopServer } = require('./processes');
+const { watchMemory } = require('./monitor');
+const { PASSWORD } = require('./seed');
+
+const DATABASE = 'bench_upload';
+const MIB = 1024 * 1024;
+const UPLOAD_RSS_BOUND_MB = 20;
+const TUS = { 'tus-resumable': '1.0.0' };
+
+/** Mono 16-bit PCM at 8 kHz: a 44-byte header, then samples up to `size` bytes in all. */
+function writeWav(file, size) {
+  const rate = 8000;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(size - 8, 4);
+  header.write('WAVE', 8);
+  header.write('fmt ', 12);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(size - 44, 40);
+  // One second of a 440 Hz tone, repeated: the bytes differ along each block, as a recording's do.
+  const second = Buffer.alloc(rate * 2);
+  for (let i = 0; i < rate; i += 1) second.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  const fd = fs.openSync(file, 'w');
+  try {
+    fs.writeSync(fd, header);
+    for (let written = 44; written < size; ) {
+      const n = Math.min(second.length, size - written);
+      fs.writeSync(fd, second, 0, n);
+      written += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function rssKb(pid) {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) : 0;
+}
+
+async function idleRssKb(pid) {
+  const samples = [];
+  for (let i = 0; i < 10; i += 1) {
+    samples.push(rssKb(pid));
+    await sleep(200);
+  }
+  return median(samples);
+}
+
+/** `cp` of the file into the same folder, three times: the median seconds. */
+function timeCopy(source, folder) {
+  const target = path.join(folder, 'copy.wav');
+  const times = [];
+  for (let i = 0; i < 3; i += 1) {
+    fs.rmSync(target, { force: true });
+    const started = performance.now();
+    const result = spawnSync('cp', [source, target]);
+    times.push((performance.now() - started) / 1000);
+    if (result.status !== 0) throw new Error(`cp failed: ${result.stderr}`);
+  }
+  fs.rmSync(target, { force: true });
+  return median(times);
+}
+
+/** An admin with a channel and a content project, ready to hold an asset. */
+async function owner(service, db) {
+  const admin = { email: `bench.upload.${Date.now()}@example.com`, password: PASSWORD };
+  await expectStatus(
+    service,
+    'signup',
+    201,
+    call(service, 'POST', '/api/v1/signup', { body: { firstName: 'Bench', lastName: 'Uploader', role: 'admin', accountName: 'Bench uploads', ...admin } }),
+  );
+  await db.collection('users').updateOne({ email: admin.email }, { $set: { emailVerifiedAt: new Date() } });
+  const token = (await expectStatus(service, 'login', 200, call(service, 'POST', '/api/v1/login', { body: admin }))).json.accessToken;
+  const client = await expectStatus(service, 'POST /clients', 201, call(service, 'POST', '/clients', { token, body: { name: 'Bench client', email: `upload.${Date.now()}@example.com` } }));
+  const channel = await expectStatus(
+    service,
+    'POST /channels',
+    200,
+    call(service, 'POST', '/channels', {
+      token,
+      body: { clientId: client.json.id, name: 'Bench channel', username: `bench-upload-${Date.now()}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+    }),
+  );
+  const project = await expectStatus(
+    service,
+    'POST /channels/:id/projects',
+    201,
+    call(service, 'POST', `/channels/${channel.json.id}/projects`, { token, body: { projectTypeId: 'album', primaryTitle: 'Bench uploads' } }),
+  );
+  return { token, projectId: project.json._id };
+}
+
+/** Sends the file in chunks: the seconds from the first PATCH to the last answer. */
+async function upload(service, token, assetId, file, size, chunkBytes) {
+  const url = `${service.base}/assets/${assetId}/upload`;
+  const auth = { authorization: `Bearer ${token}` };
+  const created = await fetch(url, { method: 'POST', headers: { ...TUS, ...auth, 'upload-length': String(size) } });
+  if (created.status !== 201) throw new Error(`tus creation answered ${created.status} ${await created.text()}`);
+  const fd = fs.openSync(file, 'r');
+  try {
+    const chunk = Buffer.alloc(chunkBytes);
+    const started = performance.now();
+    for (let offset = 0; offset < size; ) {
+      const n = fs.readSync(fd, chunk, 0, Math.min(chunkBytes, size - offset), offset);
+      const response = await fetch(url, {
+        method: 'PATCH',
+        headers: { ...TUS, ...auth, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+        body: chunk.subarray(0, n),
+        signal: AbortSignal.timeout(300_000),
+      });
+      const answered = response.headers.get('upload-offset');
+      await response.arrayBuffer();
+      if (response.status !== 204 || answered !== String(offset + n)) throw new Error(`PATCH at ${offset} answered ${response.status}, Upload-Offset ${answered}`);
+      offset += n;
+    }
+    return (performance.now() - started) / 1000;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+async function settled(service, token, assetId, timeoutMs = 600_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const asset = await expectStatus(service, 'GET /assets/:id', 200, call(service, 'GET', `/assets/${assetId}`, { token }));
+    if (asset.json.status === 'ready' || asset.json.status === 'errored') return asset.json;
+    if (Date.now() > deadline) throw new Error(`the asset is still ${asset.json.status} after ${timeoutMs / 1000} s`);
+    await sleep(200);
+  }
+}
+
+/** The section: returns what the report prints (or `failed`). */
+async function measureUpload(database, mongo, shared, nodeArgs) {
+  const size = settings.uploadMib * MIB;
+  const chunkBytes = settings.uploadChunkMib * MIB;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-upload-'));
+  cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
+  const db = mongo.db(DATABASE);
+  log(`  Upload: ${settings.uploadMib} MiB through tus in ${settings.uploadChunkMib} MiB chunks, against cp on the same disk (${folder})`);
+  let service;
+  try {
+    const source = path.join(folder, 'source.wav');
+    writeWav(source, size);
+    const cpSeconds = timeCopy(source, folder);
+    service = await startService('service-upload', { ...shared, DATA_DIR: path.join(folder, 'data') }, database, DATABASE, nodeArgs);
+    const { token, projectId } = await owner(service, db);
+    const newAsset = async (bytes) =>
+      (
+        await expectStatus(
+          service,
+          'POST /projects/:id/assets',
+          201,
+          call(service, 'POST', `/projects/${projectId}/assets`, { token, body: { kind: 'audio', title: 'Bench upload', fileName: 'bench.wav', mimeType: 'audio/wav', size: bytes } }),
+        )
+      ).json.asset.id;
+    const pid = service.child.pid;
+    await sleep(2_000);
+    const coldIdleKb = await idleRssKb(pid);
+    // One small upload first, unmeasured: what an instance loads and compiles on its first upload
+    // (the tus server's handlers, the processing libraries) is then in the idle figure, as it is on
+    // any instance that has taken an upload before.
+    const warmup = path.join(folder, 'warmup.wav');
+    writeWav(warmup, MIB);
+    const warmupId = await newAsset(MIB);
+    await upload(service, token, warmupId, warmup, MIB, chunkBytes);
+    if ((await settled(service, token, warmupId)).status !== 'ready') throw new Error('the warm-up upload did not end ready');
+    const assetId = await newAsset(size);
+    await sleep(2_000);
+    const idleKb = await idleRssKb(pid);
+    const duringUpload = watchMemory(pid);
+    const uploadSeconds = await upload(service, token, assetId, source, size, chunkBytes);
+    const uploadMemory = duringUpload();
+    const duringProcessing = watchMemory(pid);
+    const processingStarted = performance.now();
+    const asset = await settled(service, token, assetId);
+    const processingSeconds = (performance.now() - processingStarted) / 1000;
+    const processingMemory = duringProcessing();
+    if (asset.status !== 'ready') throw new Error(`the asset ended ${asset.status}: ${JSON.stringify(asset.error)}`);
+    const result = {
+      mib: settings.uploadMib,
+      chunkMib: settings.uploadChunkMib,
+      uploadSeconds,
+      cpSeconds,
+      uploadMibPerSecond: settings.uploadMib / uploadSeconds,
+      cpMibPerSecond: settings.uploadMib / cpSeconds,
+      coldIdleKb,
+      idleKb,
+      uploadPeakKb: uploadMemory.peakKb,
+      processingPeakKb: processingMemory.peakKb,
+      processingSeconds,
+      memorySource: uploadMemory.source,
+      boundMb: UPLOAD_RSS_BOUND_MB,
+    };
+    result.aboveIdleMb = (Math.max(result.uploadPeakKb, result.processingPeakKb) - idleKb) / 1024;
+    result.holds = result.aboveIdleMb <= UPLOAD_RSS_BOUND_MB;
+    log(
+      `    tus ${result.uploadMibPerSecond.toFixed(1)} MiB/s (${uploadSeconds.toFixed(2)} s), cp ${result.cpMibPerSecond.toFixed(1)} MiB/s (${cpSeconds.toFixed(2)} s); ` +
+        `RSS idle ${(coldIdleKb / 1024).toFixed(1)} MB before any upload, ${(idleKb / 1024).toFixed(1)} MB after a 1 MiB one, peak uploading ${(result.uploadPeakKb / 1024).toFixed(1)} MB, processing ${(result.processingPeakKb / 1024).toFixed(1)} MB ` +
+        `(${processingSeconds.toFixed(1)} s): ${result.aboveIdleMb.toFixed(1)} MB above idle (bound ${UPLOAD_RSS_BOUND_MB})`,
+    );
+    return result;
+  } catch (error) {
+    log(`    FAILED: ${error.message}`);
+    return { failed: error.message };
+  } finally {
+    if (service) await stopServer(service);
+    await db.dropDatabase().catch(() => undefined);
+  }
+}
+
+module.exports = { measureUpload, UPLOAD_RSS_BOUND_MB };
