@@ -120,6 +120,17 @@ export class Records<T> {
   }
 
   /**
+   * Updates one document with an update already in its stored form, straight through the collection:
+   * no casting, no validation, no middleware, no timestamps (the update sets `updatedAt` itself when
+   * it should). For bookkeeping its repository writes whole on a hot path (a webhook attempt's
+   * outcome), where Mongoose's casting of the update cost more than the write's own work.
+   */
+  async updateStored(filter: Conditions, update: { $set?: Conditions; $push?: Conditions }): Promise<WriteResult> {
+    const result = await this.model.collection.updateOne(filter, update as mongo.UpdateFilter<mongo.Document>);
+    return { matched: result.matchedCount, modified: result.modifiedCount };
+  }
+
+  /**
    * Inserts documents already in their stored form, straight through the collection (no casting or
    * validation), in one command, not stopping at the first failure; how many went in, and whether
    * every failure was a duplicate key (a document already there). For bookkeeping written whole by

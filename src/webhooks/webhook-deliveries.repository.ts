@@ -192,10 +192,12 @@ export class WebhookDeliveriesRepository {
    */
   async recordAttempt(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim, outcome: AttemptOutcome, state: DeliveryState): Promise<boolean> {
     const { ok, ...result } = outcome;
-    const kept: WebhookAttempt = { attempt: claim.attempt, status: ok ? 'succeeded' : 'failed', ...result, createdAt: claim.claimedAt };
-    const recorded = await this.byProject.updateOne(
+    const outcomeFields = { responseStatus: result.responseStatus, responseBody: result.responseBody, durationMs: result.durationMs, error: result.error };
+    const kept: WebhookAttempt = { attempt: claim.attempt, status: ok ? 'succeeded' : 'failed', ...outcomeFields, createdAt: claim.claimedAt };
+    // Written as stored (every value here is already of its schema's type): one per attempt.
+    const recorded = await this.byProject.updateStored(
       { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
-      { $set: { ...result, ...state, claimedUntil: null, claimedAt: null }, $push: { attempts: kept } },
+      { $set: { ...outcomeFields, status: state.status, nextAttemptAt: state.nextAttemptAt, claimedUntil: null, claimedAt: null, updatedAt: new Date() }, $push: { attempts: kept } },
     );
     return recorded.matched > 0;
   }

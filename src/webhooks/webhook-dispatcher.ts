@@ -1,12 +1,14 @@
+import type { KeyObject } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
 import { FieldEncryption } from '../common/crypto/field-encryption';
 import { eventsConfig } from '../config/events.config';
 import type { PublishedEvent } from '../events/event-body';
 import { EventRelay, type EventSubscriber } from '../events/event-relay';
 import { nextAttemptAt, subscribesTo } from './retry-schedule';
-import { webhookHeaders } from './transport/signature';
+import { signingKey, webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
 import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type FreshDelivery } from './webhook-deliveries.repository';
@@ -26,6 +28,9 @@ const CONCURRENCY = 8;
 const FANOUTS_SENDING_AT_ONCE = 64;
 /** How long past the timeout an attempt's claim lasts: the claim's own write, and clocks apart. */
 const CLAIM_MARGIN_MS = 5_000;
+/** Endpoint secrets kept decrypted (as signing keys), and for how long: a decryption per attempt cost more than the attempt's signature. */
+const DECRYPTED_SECRETS = 10_000;
+const DECRYPTED_SECRET_TTL_MS = 10 * 60_000;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
@@ -52,6 +57,12 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   private sending = 0;
   /** How long an attempt is claimed, and a fresh delivery held for the instance that wrote it. */
   private readonly claimMs: number;
+  /**
+   * Secrets as decrypted, made signing keys, by endpoint and stored value: a stored value (its IV is
+   * random) is one secret of one endpoint, so a rolled or replaced secret is a new key. The clock is
+   * read at each lookup, without lru-cache's 1 ms timer.
+   */
+  private readonly decrypted = new LRUCache<string, KeyObject>({ max: DECRYPTED_SECRETS, ttl: DECRYPTED_SECRET_TTL_MS, ttlResolution: 0 });
 
   constructor(
     private readonly relay: EventRelay,
@@ -220,10 +231,20 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   }
 
   /** The secrets that sign now: the current one, and a rolled one until its grace ends. */
-  private secretsOf(endpoint: EndpointForDelivery, now: Date): string[] {
+  private secretsOf(endpoint: EndpointForDelivery, now: Date): KeyObject[] {
     return endpoint.secrets
       .filter((secret) => secret.expiresAt === null || new Date(secret.expiresAt) > now)
-      .map((secret) => this.encryption.decrypt(secret.value, secretBinding(String(endpoint._id))));
+      .map((secret) => this.decrypt(String(endpoint._id), secret.value));
+  }
+
+  private decrypt(endpointId: string, stored: string): KeyObject {
+    const key = `${endpointId} ${stored}`;
+    let secret = this.decrypted.get(key);
+    if (secret === undefined) {
+      secret = signingKey(this.encryption.decrypt(stored, secretBinding(endpointId)));
+      this.decrypted.set(key, secret);
+    }
+    return secret;
   }
 }
 
