@@ -33,10 +33,20 @@ function ProgressBar() {
   return <div className={`progress${count > 0 ? ' progress-active' : ''}`} aria-hidden="true" />;
 }
 
-/** The root route: the login and signup forms while signed out (whatever the address, which stays for after), else the shell around the route's page. */
+/** The address of a share link's page: outside the session (main.tsx mounts no SessionProvider there). */
+export const SHARED_PREFIX = '/shared/';
+
+/**
+ * The root route: a share link's page on its own, for anyone; otherwise the login and signup forms while
+ * signed out (whatever the address, which stays for after), else the shell around the route's page.
+ */
 export function App() {
-  const { session, restoring } = useSessionControl();
   const pathname = useRouterState({ select: (state) => state.location.pathname });
+  return pathname.startsWith(SHARED_PREFIX) ? <Outlet /> : <SignedInApp pathname={pathname} />;
+}
+
+function SignedInApp({ pathname }: { pathname: string }) {
+  const { session, restoring } = useSessionControl();
   return (
     <>
       <ProgressBar />
