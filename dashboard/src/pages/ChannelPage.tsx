@@ -240,7 +240,7 @@ function TreeItem({
         <span className="small">{ACCESS_LABELS[project.access]}</span>
         <span className="row-actions">
           {node.depth < MAX_TREE_DEPTH - 1 && (
-            <Button variant="secondary" onClick={() => onAddChild(project._id)} aria-label={`Add a sub-project to ${title}`}>
+            <Button variant="secondary" onClick={() => onAddChild(project._id)} aria-label={`Add sub-project to ${title}`}>
               Add sub-project
             </Button>
           )}
@@ -336,6 +336,8 @@ function MoveForm({ node, channel, allNodes, onDone }: { node: TreeNode; channel
   );
 }
 
+const subProjects = (count: number) => `${count} ${count === 1 ? 'sub-project' : 'sub-projects'}`;
+
 /** A delete asked once more; a project that holds sub-projects is refused (409) until the delete names them. */
 function DeletePanel({ node, onCancel }: { node: TreeNode; onCancel: () => void }) {
   const { project } = node;
@@ -350,12 +352,14 @@ function DeletePanel({ node, onCancel }: { node: TreeNode; onCancel: () => void 
       {refusedForChildren ? (
         <>
           <p role="alert">
-            {remove.error?.message} It holds {below} {below === 1 ? 'sub-project' : 'sub-projects'}: deleting it deletes {below === 1 ? 'it' : 'them'}{' '}
-            too, with their assets and stored files, and cannot be undone.
+            {remove.error?.message}{' '}
+            {below > 0
+              ? `It holds ${subProjects(below)}: deleting it deletes them too, with their assets and stored files, and cannot be undone.`
+              : 'Deleting it deletes its assets and their stored files too, and cannot be undone.'}
           </p>
           <div className="actions">
             <Button variant="danger" busy={remove.busy} onClick={() => void remove.run(true)}>
-              Delete with its {below} {below === 1 ? 'sub-project' : 'sub-projects'}
+              {below > 0 ? `Delete with its ${subProjects(below)}` : 'Delete with its assets'}
             </Button>
             <Button variant="secondary" onClick={onCancel}>
               Cancel
@@ -506,7 +510,7 @@ function CollaboratorRow({ channelId, collaborator, label, email }: { channelId:
               </option>
             ))}
           </SelectField>
-          <Button variant="secondary" busy={change.busy} disabled={role === collaborator.role} onClick={() => void change.run()} aria-label={`Change the role of ${label}`}>
+          <Button variant="secondary" busy={change.busy} disabled={role === collaborator.role} onClick={() => void change.run()} aria-label={`Change role of ${label}`}>
             Change role
           </Button>
           <Button variant="danger" busy={remove.busy} onClick={() => void remove.run()} aria-label={`Remove ${label}`}>
