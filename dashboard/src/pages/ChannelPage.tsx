@@ -224,20 +224,18 @@ function TreeItem({
   return (
     <li data-content-project={project._id} data-status={project.status}>
       <div className="tree-row">
-        {children.length > 0 ? (
-          <button type="button" className="disclosure" aria-expanded={open} aria-controls={childrenId} onClick={() => onToggle(project._id)}>
-            <span aria-hidden="true">{open ? '▾' : '▸'}</span> {children.length} {children.length === 1 ? 'sub-project' : 'sub-projects'}
-            <span className="visually-hidden"> of {title}</span>
-          </button>
-        ) : (
-          <span className="disclosure-spacer" aria-hidden="true" />
-        )}
         <Link to="/content/projects/$projectId" params={{ projectId: project._id }} className="tree-title">
           {title}
         </Link>
         <span className="muted small">{project.projectTypeId}</span>
         <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
         <span className="small">{ACCESS_LABELS[project.access]}</span>
+        {children.length > 0 && (
+          <button type="button" className="disclosure" aria-expanded={open} aria-controls={childrenId} onClick={() => onToggle(project._id)}>
+            <span aria-hidden="true">{open ? '▾' : '▸'}</span> {children.length} {children.length === 1 ? 'sub-project' : 'sub-projects'}
+            <span className="visually-hidden"> of {title}</span>
+          </button>
+        )}
         <span className="row-actions">
           {node.depth < MAX_TREE_DEPTH - 1 && (
             <Button variant="secondary" onClick={() => onAddChild(project._id)} aria-label={`Add sub-project to ${title}`}>
@@ -396,7 +394,7 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
     <section aria-labelledby="collaborators-heading">
       <h2 id="collaborators-heading">Collaborators</h2>
       <p className="muted">
-        Members of the account with a role in {channelName}: {CHANNEL_ROLES.map((role) => `${role} ${ROLE_MEANINGS[role]}`).join('; ')}. Platform admins
+        Members of the account with a role in {channelName}: {CHANNEL_ROLES.map((role) => `${role}: ${ROLE_MEANINGS[role]}`).join('; ')}. Platform admins
         may do everything.
       </p>
       <AddCollaboratorForm channelId={channelId} members={memberList} />
