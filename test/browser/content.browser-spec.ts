@@ -122,7 +122,7 @@ describe('dashboard Content section in a browser', () => {
     await screenshot('content-tree');
   });
 
-  it("moves projects, showing the API's refusals (a cycle, another channel), archives and unarchives, and deletes with the sub-projects", async () => {
+  it("moves projects, showing the API's refusals (a cycle, another channel, a fifth level), archives and unarchives, and deletes with the sub-projects", async () => {
     // Under its own sub-project: a cycle, refused with the API's message.
     const ids = await storedProjects();
     await page.getByRole('button', { name: 'Move Season One' }).click();
@@ -137,12 +137,23 @@ describe('dashboard Content section in a browser', () => {
     await move.getByRole('button', { name: 'Cancel' }).click();
     expect((await storedProjects()).get('Season One')?.parentId).toBeNull();
 
-    // Episode 2 to the top level.
-    await page.getByRole('button', { name: 'Move Episode 2' }).click();
-    move = page.getByRole('form', { name: 'Move Episode 2' });
-    await move.getByLabel('New parent').selectOption('');
-    await move.getByRole('button', { name: 'Move here' }).click();
-    await move.waitFor({ state: 'detached' });
+    // Episode 2 under Bonus, then to the top level: each move stored.
+    const moveTo = async (title: string, parentId: string) => {
+      await page.getByRole('button', { name: `Move ${title}` }).click();
+      const form = page.getByRole('form', { name: `Move ${title}` });
+      await form.getByLabel('New parent').selectOption(parentId);
+      await form.getByRole('button', { name: 'Move here' }).click();
+      return form;
+    };
+    await (await moveTo('Episode 2', ids.get('Bonus')!._id)).waitFor({ state: 'detached' });
+    await settled(page);
+    expect((await storedProjects()).get('Episode 2')?.parentId).toBe(ids.get('Bonus')!._id);
+    await page.getByRole('button', { name: '1 sub-project of Bonus' }).click();
+    // Season One's three levels under Episode 2, itself on the second: five levels, refused.
+    move = await moveTo('Season One', ids.get('Episode 2')!._id);
+    await expect(move.getByRole('alert').innerText()).resolves.toContain('A project tree has at most 4 levels');
+    await move.getByRole('button', { name: 'Cancel' }).click();
+    await (await moveTo('Episode 2', '')).waitFor({ state: 'detached' });
     await settled(page);
     expect((await storedProjects()).get('Episode 2')?.parentId).toBeNull();
     await page.getByRole('button', { name: '1 sub-project of Season One' }).waitFor();
@@ -233,7 +244,8 @@ describe('dashboard Content section in a browser', () => {
     const project = await t.http.get(`/projects/${bonusId}`, as());
     expect(project.body).toMatchObject({ status: 'published', access: 'linkPrivate' });
 
-    // What the link's page will show: a published sub-project, and not a draft one.
+    // What the link's page will show: an image (as a link), a published sub-project, and not a draft one.
+    expect((await t.http.put(`/projects/${bonusId}`, { landscapeImg: 'https://cdn.example.com/bonus-landscape.jpg' }, as())).status).toBe(200);
     for (const [primaryTitle, status] of [
       ['Bonus Track', 'published'],
       ['Hidden Draft', 'draft'],
@@ -292,6 +304,7 @@ describe('dashboard Content section in a browser', () => {
       await fresh.page.getByRole('button', { name: 'Open' }).click();
       await fresh.page.getByRole('heading', { level: 1, name: 'Bonus' }).waitFor();
       await fresh.page.getByRole('link', { name: 'Bonus Track' }).waitFor();
+      await expect(fresh.page.getByRole('link', { name: 'Landscape' }).getAttribute('href')).resolves.toBe('https://cdn.example.com/bonus-landscape.jpg');
       await settled(fresh.page);
       await expect(fresh.page.getByText('Hidden Draft').count()).resolves.toBe(0);
       await checkAccessibility('shared-project', fresh.page);
@@ -309,6 +322,8 @@ describe('dashboard Content section in a browser', () => {
       const linkRow = page.locator(`tr[data-share-link="${links.body[0].id}"]`);
       await linkRow.getByRole('button', { name: /^Revoke the link/ }).click();
       await linkRow.getByText('Revoked').waitFor();
+      // The list, read again after the change, counts the reads the page made.
+      await expect(linkRow.locator('td').nth(1).innerText()).resolves.toBe(String(links.body[0].views));
       expect((await t.http.get(`/projects/${bonusId}/share-links`, as())).body[0].revokedAt).toEqual(expect.any(String));
       await fresh.page.goto('about:blank');
       await fresh.page.goto(shareUrl);

@@ -111,7 +111,6 @@ function ProjectView({ project, address, password }: { project: ViewerProject; a
   return (
     <article aria-labelledby="shared-heading">
       <h1 id="shared-heading">{project.primaryTitle}</h1>
-      {project.landscapeImg && <img className="shared-image" src={project.landscapeImg} alt="" />}
       {project.description && <p>{project.description}</p>}
       <dl className="details">
         <dt>Type</dt>
@@ -129,6 +128,25 @@ function ProjectView({ project, address, password }: { project: ViewerProject; a
           <>
             <dt>Category</dt>
             <dd>{[project.categoryId, project.subCategoryId].filter(Boolean).join(' · ')}</dd>
+          </>
+        )}
+        {/* Links, not <img>: the dashboard's Content-Security-Policy loads images from its own origin only. */}
+        {(project.portraitImg || project.landscapeImg) && (
+          <>
+            <dt>Images</dt>
+            <dd>
+              {project.portraitImg && (
+                <a href={project.portraitImg} rel="noreferrer noopener" target="_blank">
+                  Portrait
+                </a>
+              )}
+              {project.portraitImg && project.landscapeImg && ' · '}
+              {project.landscapeImg && (
+                <a href={project.landscapeImg} rel="noreferrer noopener" target="_blank">
+                  Landscape
+                </a>
+              )}
+            </dd>
           </>
         )}
         {project.topicIds.length > 0 && (
