@@ -5,7 +5,7 @@ import { useAction } from './hooks';
 import { AuthPage } from './pages/AuthPage';
 import { PRODUCT } from './product';
 import { NoAccountPage } from './pages/NoAccountPage';
-import { useSession, useSessionControl } from './session';
+import { SessionProvider, useSession, useSessionControl } from './session';
 import { Button, Field, FormError, SelectField, Spinner } from './ui';
 
 const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; adminOnly?: boolean }[] = [
@@ -33,7 +33,7 @@ function ProgressBar() {
   return <div className={`progress${count > 0 ? ' progress-active' : ''}`} aria-hidden="true" />;
 }
 
-/** The address of a share link's page: outside the session (main.tsx mounts no SessionProvider there). */
+/** The address of a share link's page: outside the session, which it neither needs nor reads. */
 export const SHARED_PREFIX = '/shared/';
 
 /**
@@ -42,7 +42,13 @@ export const SHARED_PREFIX = '/shared/';
  */
 export function App() {
   const pathname = useRouterState({ select: (state) => state.location.pathname });
-  return pathname.startsWith(SHARED_PREFIX) ? <Outlet /> : <SignedInApp pathname={pathname} />;
+  return pathname.startsWith(SHARED_PREFIX) ? (
+    <Outlet />
+  ) : (
+    <SessionProvider>
+      <SignedInApp pathname={pathname} />
+    </SessionProvider>
+  );
 }
 
 function SignedInApp({ pathname }: { pathname: string }) {

@@ -159,11 +159,11 @@ describe('dashboard Content section in a browser', () => {
     await page.getByRole('button', { name: '1 sub-project of Season One' }).waitFor();
 
     // Archive and unarchive.
-    await page.getByRole('button', { name: 'Archive Episode 2' }).click();
-    await page.getByRole('button', { name: 'Unarchive Episode 2' }).waitFor();
+    await page.getByRole('button', { name: 'Archive Episode 2', exact: true }).click();
+    await page.getByRole('button', { name: 'Unarchive Episode 2', exact: true }).waitFor();
     expect((await storedProjects()).get('Episode 2')?.status).toBe('archived');
-    await page.getByRole('button', { name: 'Unarchive Episode 2' }).click();
-    await page.getByRole('button', { name: 'Archive Episode 2' }).waitFor();
+    await page.getByRole('button', { name: 'Unarchive Episode 2', exact: true }).click();
+    await page.getByRole('button', { name: 'Archive Episode 2', exact: true }).waitFor();
     expect((await storedProjects()).get('Episode 2')?.status).toBe('draft');
 
     // Delete: refused while it holds sub-projects, then deleted with them.
