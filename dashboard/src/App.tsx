@@ -34,7 +34,7 @@ function ProgressBar() {
 }
 
 /** The address of a share link's page: outside the session, which it neither needs nor reads. */
-export const SHARED_PREFIX = '/shared/';
+const SHARED_PREFIX = '/shared/';
 
 /**
  * The root route: a share link's page on its own, for anyone; otherwise the login and signup forms while

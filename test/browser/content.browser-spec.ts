@@ -199,8 +199,8 @@ describe('dashboard Content section in a browser', () => {
     const stored = () => t.db.collection('channel_collaborators').findOne({ channelId: new ObjectId(channelId), userId: new ObjectId(member.id) });
     expect(await stored()).toMatchObject({ role: 'viewer', expiresAt: null });
 
-    await row.getByRole('combobox').selectOption('editor');
-    await row.getByRole('button', { name: /^Change role of/ }).click();
+    await row.getByLabel(`New role for ${member.email}`).selectOption('editor');
+    await row.getByRole('button', { name: `Change role of ${member.email}` }).click();
     // The role cell shows the answer read again after the change.
     await row.locator('td').first().filter({ hasText: /^editor$/ }).waitFor();
     await settled(page);
@@ -222,7 +222,7 @@ describe('dashboard Content section in a browser', () => {
       await other.context.close();
     }
 
-    await row.getByRole('button', { name: /^Remove/ }).click();
+    await row.getByRole('button', { name: `Remove ${member.email}` }).click();
     await row.waitFor({ state: 'detached' });
     expect(await stored()).toBeNull();
   });
@@ -311,6 +311,8 @@ describe('dashboard Content section in a browser', () => {
       await screenshot('shared-project', fresh.page);
       await fresh.page.getByRole('link', { name: 'Bonus Track' }).click();
       await fresh.page.getByRole('heading', { level: 1, name: 'Bonus Track' }).waitFor();
+      // Its children read too: every read the page makes is done.
+      await fresh.page.getByText('Nothing else to see inside.').waitFor();
       // The page read the viewer routes only: no session, no dashboard API.
       expect(requests.filter((path) => !path.startsWith('/dashboard')).every((path) => path.startsWith('/viewer/'))).toBe(true);
       expect(requests.some((path) => path.startsWith('/viewer/projects/'))).toBe(true);

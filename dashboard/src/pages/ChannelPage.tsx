@@ -416,8 +416,16 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
             <tbody>
               {rows.map((collaborator) => {
                 const member = memberList.find((candidate) => candidate.userId === collaborator.userId);
-                const label = member ? `${member.firstName} ${member.lastName}` : collaborator.userId;
-                return <CollaboratorRow key={collaborator._id} channelId={channelId} collaborator={collaborator} label={label} email={member?.email} />;
+                return (
+                  <CollaboratorRow
+                    key={collaborator._id}
+                    channelId={channelId}
+                    collaborator={collaborator}
+                    name={member ? `${member.firstName} ${member.lastName}` : undefined}
+                    // The email names the member in the row's controls: two members may share a name.
+                    label={member?.email ?? collaborator.userId}
+                  />
+                );
               })}
             </tbody>
           </table>
@@ -479,7 +487,7 @@ function AddCollaboratorForm({ channelId, members }: { channelId: string; member
   );
 }
 
-function CollaboratorRow({ channelId, collaborator, label, email }: { channelId: string; collaborator: Collaborator; label: string; email?: string }) {
+function CollaboratorRow({ channelId, collaborator, name, label }: { channelId: string; collaborator: Collaborator; name?: string; label: string }) {
   const [role, setRole] = useState<ChannelRole>(collaborator.role);
   const path = { channelId, userId: collaborator.userId };
   const change = useAction(async () => {
@@ -495,7 +503,13 @@ function CollaboratorRow({ channelId, collaborator, label, email }: { channelId:
   return (
     <tr data-collaborator={collaborator.userId}>
       <th scope="row">
-        {label} {email && <span className="muted small">{email}</span>}
+        {name ? (
+          <>
+            {name} <span className="muted small">{label}</span>
+          </>
+        ) : (
+          <span className="mono">{label}</span>
+        )}
       </th>
       <td>{collaborator.role}</td>
       <td>{ended ? <Badge tone="bad">Ended</Badge> : collaborator.expiresAt ? formatDate(collaborator.expiresAt) : 'never'}</td>
