@@ -7,7 +7,7 @@ import { AuthPage } from './pages/AuthPage';
 import { InvitationPage, ResetPasswordPage, VerifyEmailPage } from './pages/EmailLinkPages';
 import { PRODUCT } from './product';
 import { NoAccountPage } from './pages/NoAccountPage';
-import { useSession, useSessionControl } from './session';
+import { SessionProvider, useSession, useSessionControl } from './session';
 import { Button, SelectField, Spinner } from './ui';
 
 const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; adminOnly?: boolean }[] = [
@@ -42,14 +42,27 @@ const MAILED_PAGES: Record<string, ComponentType> = {
   '/invitation': InvitationPage,
 };
 
+/** The address of a share link's page: outside the session, which it neither needs nor reads. */
+const SHARED_PREFIX = '/shared/';
+
 /**
- * The root route: a mailed link's page; else the signed-out pages while signed out (whatever the
- * address, which stays for after); else the shell around the route's page. The step-up prompt waits
- * above them all for an action that asks for it.
+ * The root route: a share link's page on its own, for anyone; else a mailed link's page; else the
+ * signed-out pages while signed out (whatever the address, which stays for after); else the shell
+ * around the route's page. The step-up prompt waits above them all for an action that asks for it.
  */
 export function App() {
-  const { session, restoring } = useSessionControl();
   const pathname = useRouterState({ select: (state) => state.location.pathname });
+  return pathname.startsWith(SHARED_PREFIX) ? (
+    <Outlet />
+  ) : (
+    <SessionProvider>
+      <SignedInApp pathname={pathname} />
+    </SessionProvider>
+  );
+}
+
+function SignedInApp({ pathname }: { pathname: string }) {
+  const { session, restoring } = useSessionControl();
   const Mailed = MAILED_PAGES[pathname];
   return (
     <>

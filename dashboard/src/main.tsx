@@ -4,15 +4,13 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { queryClient } from './api/queries';
 import { router } from './router';
-import { SessionProvider } from './session';
 import './styles.css';
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <SessionProvider>
-        <RouterProvider router={router} />
-      </SessionProvider>
+      {/* The session is App's: a share link's page is outside it. */}
+      <RouterProvider router={router} />
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -30,12 +30,18 @@ const customers = createRoute({ getParentRoute: () => rootRoute, path: '/custome
 const customer = createRoute({ getParentRoute: () => rootRoute, path: '/customers/$customerId', component: CustomerRoute });
 const payments = createRoute({ getParentRoute: () => rootRoute, path: '/payments', component: lazyRouteComponent(() => import('./pages/PaymentsPage'), 'PaymentsPage') });
 const content = createRoute({ getParentRoute: () => rootRoute, path: '/content', component: lazyRouteComponent(() => import('./pages/ContentPage'), 'ContentPage') });
+const contentChannel = createRoute({ getParentRoute: () => rootRoute, path: '/content/channels/$channelId', component: ContentChannelRoute });
+const contentProject = createRoute({ getParentRoute: () => rootRoute, path: '/content/projects/$projectId', component: ContentProjectRoute });
+// A share link's page, for people outside the account: App shows it without the session (SHARED_PREFIX).
+const shared = createRoute({ getParentRoute: () => rootRoute, path: '/shared/$projectId', component: lazyRouteComponent(() => import('./pages/SharedProjectPage'), 'SharedProjectPage') });
 const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', component: lazyRouteComponent(() => import('./pages/EventsPage'), 'EventsPage') });
 const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage') });
 const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage') });
 const projects = createRoute({ getParentRoute: () => rootRoute, path: '/projects', component: lazyRouteComponent(() => import('./pages/ProjectsPage'), 'ProjectsPage') });
 const audit = createRoute({ getParentRoute: () => rootRoute, path: '/audit', component: lazyRouteComponent(() => import('./pages/AuditLogPage'), 'AuditLogPage') });
 
+const ChannelPage = lazy(() => import('./pages/ChannelPage').then((module) => ({ default: module.ChannelPage })));
+const ContentProjectPage = lazy(() => import('./pages/ContentProjectPage').then((module) => ({ default: module.ContentProjectPage })));
 const CustomerPage = lazy(() => import('./pages/CustomerPage').then((module) => ({ default: module.CustomerPage })));
 
 function CustomerRoute() {
@@ -44,7 +50,17 @@ function CustomerRoute() {
   return <CustomerPage key={customerId} id={customerId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, events, webhooks, team, projects, audit]);
+function ContentChannelRoute() {
+  const { channelId } = useParams({ from: '/content/channels/$channelId' });
+  return <ChannelPage key={channelId} channelId={channelId} />;
+}
+
+function ContentProjectRoute() {
+  const { projectId } = useParams({ from: '/content/projects/$projectId' });
+  return <ContentProjectPage key={projectId} projectId={projectId} />;
+}
+
+const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, contentChannel, contentProject, shared, events, webhooks, team, projects, audit]);
 
 export const router = createRouter({
   routeTree,

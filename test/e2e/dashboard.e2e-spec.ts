@@ -40,7 +40,19 @@ describe('serving the dashboard', () => {
   }
 
   it('answers index.html at /dashboard and for every client route, revalidated on each load', async () => {
-    for (const path of ['/dashboard', '/dashboard/', '/dashboard/overview', '/dashboard/customers/65f1c0ffee0000000000abcd', '/dashboard/signup?invitation=inv_x', '/dashboard/no/such/page']) {
+    const routes = [
+      '/dashboard',
+      '/dashboard/',
+      '/dashboard/overview',
+      '/dashboard/customers/65f1c0ffee0000000000abcd',
+      '/dashboard/signup?invitation=inv_x',
+      '/dashboard/content/channels/65f1c0ffee0000000000abcd',
+      '/dashboard/content/projects/65f1c0ffee0000000000abcd',
+      // A share link's page (its token and key follow `#`, which no request carries).
+      '/dashboard/shared/65f1c0ffee0000000000abcd',
+      '/dashboard/no/such/page',
+    ];
+    for (const path of routes) {
       const res = await get(path);
       expect({ path, status: res.status, type: res.type }).toEqual({ path, status: 200, type: 'text/html; charset=utf-8' });
       expect(res.text).toContain('<title>Platform dashboard</title>');

@@ -1,22 +1,20 @@
+import { Link } from '@tanstack/react-router';
 import { $api, type Schemas } from '../api/client';
+import { ACCESS_LABELS, CONTENT_PAGE_MAX, STATUS_TONES } from '../content';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { Badge, EmptyState, LoadError, Spinner } from '../ui';
 
 type Client = Schemas['ClientResponse'];
 type Channel = Schemas['ChannelResponse'];
-type Project = Schemas['ProjectResponse'];
 
 // A list answers at most this many; the page says when there may be more.
 const LIMIT = 100;
 
-const STATUS_TONES: Record<Project['status'], 'neutral' | 'good' | 'warn'> = { draft: 'neutral', published: 'good', archived: 'warn' };
-const ACCESS_LABELS: Record<Project['access'], string> = { public: 'Public', permissions: 'Permissions', linkPrivate: 'Link only' };
-
 /**
- * The content of the platform project, read only: its clients, each client's channels and each
- * channel's content projects, as the content API lists them today (`GET /clients`,
- * `GET /channels/client/{clientId}`, `GET /channels/{channelId}/projects`).
+ * The content of the platform project: its clients, each client's channels and each channel's
+ * top-level content projects (`GET /clients`, `GET /channels/client/{clientId}`,
+ * `GET /channels/{channelId}/projects`). A channel's page holds its tree and its collaborators.
  */
 export function ContentPage() {
   const session = useSession();
@@ -26,9 +24,8 @@ export function ContentPage() {
     <section aria-labelledby="content-heading">
       <h1 id="content-heading">Content</h1>
       <p className="muted">
-        The clients of {session.project?.name ?? 'this project'}, their channels and each channel&apos;s content projects. Create and change them
-        through the content API (<span className="mono">/clients</span>, <span className="mono">/channels</span>,{' '}
-        <span className="mono">/projects</span>).
+        The clients of {session.project?.name ?? 'this project'}, their channels and each channel&apos;s top-level content projects. Open a channel
+        to change its project tree and its collaborators, and a project to set who may see it and to share it.
       </p>
       {clients.error && <LoadError error={clients.error} retry={() => void clients.refetch()} />}
       {clients.isPending && <Spinner label="Loading clients" />}
@@ -65,12 +62,14 @@ function ClientSection({ client }: { client: Client }) {
 }
 
 function ChannelProjects({ channel }: { channel: Channel }) {
-  const projects = $api.useQuery('get', '/channels/{channelId}/projects', { params: { path: { channelId: channel._id }, query: { limit: LIMIT } } });
-  const rows = projects.data ?? [];
+  const projects = $api.useQuery('get', '/channels/{channelId}/projects', { params: { path: { channelId: channel._id }, query: { limit: CONTENT_PAGE_MAX } } });
+  const rows = (projects.data ?? []).filter((project) => project.parentId === null);
   return (
     <div className="channel" data-channel={channel._id}>
       <h3>
-        {channel.name} <span className="muted small">@{channel.username}</span>
+        <Link to="/content/channels/$channelId" params={{ channelId: channel._id }}>
+          {channel.name} <span className="muted small">@{channel.username}</span>
+        </Link>
       </h3>
       {projects.error && <LoadError error={projects.error} retry={() => void projects.refetch()} />}
       {projects.isPending && <Spinner label={`Loading the projects of ${channel.name}`} />}
@@ -91,7 +90,11 @@ function ChannelProjects({ channel }: { channel: Channel }) {
             <tbody>
               {rows.map((project) => (
                 <tr key={project._id} data-content-project={project._id}>
-                  <th scope="row">{project.primaryTitle}</th>
+                  <th scope="row">
+                    <Link to="/content/projects/$projectId" params={{ projectId: project._id }}>
+                      {project.primaryTitle}
+                    </Link>
+                  </th>
                   <td>{project.projectTypeId}</td>
                   <td>
                     <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>

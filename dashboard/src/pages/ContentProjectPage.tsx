@@ -1,0 +1,486 @@
+import { Link } from '@tanstack/react-router';
+import { useState, type FormEvent } from 'react';
+import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
+import { shareAddress } from '../api/viewer';
+import { ACCESS_LABELS, ACCESS_MEANINGS, CONTENT_PAGE_MAX, localToIso, PROJECT_ACCESS, PROJECT_STATUSES, STATUS_TONES, type ContentProject, type ProjectAccess, type ProjectStatus } from '../content';
+import { useAction } from '../hooks';
+import { formatDate } from '../money';
+import { useSession } from '../session';
+import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, SelectField, Spinner } from '../ui';
+
+type ShareLink = Schemas['ShareLinkView'];
+type Grant = Schemas['GrantView'];
+type GrantRole = Grant['role'];
+
+const PROJECT_CHANGE = { invalidates: ['/channels/{channelId}/projects', '/projects/', '/channels/{id}'] } as const;
+const SHARE_LINK_CHANGE = { invalidates: ['/projects/{projectId}/share-links', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const GRANT_CHANGE = { invalidates: ['/projects/{projectId}/grants', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const GRANT_ROLES: readonly GrantRole[] = ['viewer', 'editor'];
+const OBJECT_ID = /^[0-9a-f]{24}$/i;
+
+/** Where the page keeps the publishable key share-link addresses are made with, per platform project: it is safe to show, like any publishable key. */
+const publishableKeyStorage = (platformProjectId: string) => `platform-dashboard.share-key.${platformProjectId}`;
+
+/** A content project: its fields, who may see it (access), its share links and grants, and a place for its assets. */
+export function ContentProjectPage({ projectId }: { projectId: string }) {
+  const project = $api.useQuery('get', '/projects/{projectId}', { params: { path: { projectId } } });
+  const channelId = project.data?.channelId;
+  const channel = $api.useQuery('get', '/channels/{id}', { params: { path: { id: channelId ?? '' } } }, { enabled: Boolean(channelId) });
+  const parentId = project.data?.parentId;
+  const parent = $api.useQuery('get', '/projects/{projectId}', { params: { path: { projectId: parentId ?? '' } } }, { enabled: Boolean(parentId) });
+
+  if (project.error) {
+    return (
+      <section aria-labelledby="content-project-heading">
+        <h1 id="content-project-heading">Project</h1>
+        <LoadError error={project.error} retry={() => void project.refetch()} />
+        <p>
+          Back to <Link to="/content">Content</Link>.
+        </p>
+      </section>
+    );
+  }
+  if (!project.data) return <Spinner label="Loading the project" />;
+  const data = project.data;
+  return (
+    <section aria-labelledby="content-project-heading">
+      <p className="breadcrumb">
+        <Link to="/content">Content</Link>
+        {channel.data && (
+          <>
+            {' / '}
+            <Link to="/content/channels/$channelId" params={{ channelId: data.channelId }}>
+              {channel.data.name}
+            </Link>
+          </>
+        )}
+        {parent.data && (
+          <>
+            {' / '}
+            <Link to="/content/projects/$projectId" params={{ projectId: parent.data._id }}>
+              {parent.data.primaryTitle}
+            </Link>
+          </>
+        )}
+      </p>
+      <h1 id="content-project-heading">{data.primaryTitle}</h1>
+      <ProjectFields project={data} />
+      <AccessSection project={data} />
+      <ShareLinksSection project={data} />
+      <GrantsSection project={data} />
+      <section aria-labelledby="assets-heading" className="card">
+        <h2 id="assets-heading">Assets</h2>
+        <p className="muted">The project&apos;s videos, audio, images and texts will be listed and uploaded here.</p>
+      </section>
+    </section>
+  );
+}
+
+function ProjectFields({ project }: { project: ContentProject }) {
+  const [editing, setEditing] = useState(false);
+  const [title, setTitle] = useState(project.primaryTitle);
+  const [description, setDescription] = useState(project.description ?? '');
+  const [status, setStatus] = useState<ProjectStatus>(project.status);
+  const save = useAction(async () => {
+    await call(
+      api.PUT('/projects/{projectId}', {
+        params: { path: { projectId: project._id } },
+        body: { primaryTitle: title.trim(), description: description.trim() || null, status },
+      }),
+    );
+    setEditing(false);
+    return true;
+  }, PROJECT_CHANGE);
+  const list = (values: readonly string[]) => (values.length ? values.join(', ') : '—');
+  return (
+    <section aria-labelledby="fields-heading" className="card">
+      <div className="page-head">
+        <h2 id="fields-heading">Fields</h2>
+        {!editing && (
+          <Button variant="secondary" onClick={() => setEditing(true)}>
+            Edit
+          </Button>
+        )}
+      </div>
+      {editing ? (
+        <form
+          aria-label="Edit the project"
+          onSubmit={(event: FormEvent) => {
+            event.preventDefault();
+            void save.run();
+          }}
+        >
+          <Field label="Title" required value={title} onChange={(event) => setTitle(event.target.value)} error={fieldError(save.error, 'primaryTitle')} />
+          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} error={fieldError(save.error, 'description')} />
+          <SelectField
+            label="Status"
+            value={status}
+            onChange={(event) => setStatus(event.target.value as ProjectStatus)}
+            error={fieldError(save.error, 'status')}
+            hint="Viewers see published projects only; archiving hides the sub-projects too."
+          >
+            {PROJECT_STATUSES.map((candidate) => (
+              <option key={candidate} value={candidate}>
+                {candidate}
+              </option>
+            ))}
+          </SelectField>
+          <FormError error={save.error} fields={['primaryTitle', 'description', 'status']} />
+          <div className="actions">
+            <Button type="submit" busy={save.busy}>
+              Save
+            </Button>
+            <Button variant="secondary" onClick={() => setEditing(false)}>
+              Cancel
+            </Button>
+          </div>
+        </form>
+      ) : (
+        <dl className="details">
+          <dt>Status</dt>
+          <dd>
+            <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
+          </dd>
+          <dt>Type</dt>
+          <dd>
+            {project.projectTypeId}
+            {project.subTypeId ? ` · ${project.subTypeId}` : ''}
+          </dd>
+          <dt>Description</dt>
+          <dd>{project.description ?? '—'}</dd>
+          <dt>Upload type</dt>
+          <dd>{project.contentUploadType ?? '—'}</dd>
+          <dt>Language</dt>
+          <dd>{project.primaryLanguageId ?? '—'}</dd>
+          <dt>Category</dt>
+          <dd>{[project.categoryId, project.subCategoryId].filter(Boolean).join(' · ') || '—'}</dd>
+          <dt>Topics</dt>
+          <dd>{list(project.topicIds)}</dd>
+          <dt>Formats, modes, features</dt>
+          <dd>{[list(project.supportedFormats), list(project.supportedModes), list(project.supportedFeatures)].join(' · ')}</dd>
+          <dt>Created</dt>
+          <dd>{formatDate(project.createdAt)}</dd>
+          <dt>Updated</dt>
+          <dd>{formatDate(project.updatedAt)}</dd>
+        </dl>
+      )}
+    </section>
+  );
+}
+
+function AccessSection({ project }: { project: ContentProject }) {
+  const [access, setAccess] = useState<ProjectAccess>(project.access);
+  const save = useAction(async () => {
+    await call(api.PUT('/projects/{projectId}', { params: { path: { projectId: project._id } }, body: { access } }));
+    return true;
+  }, PROJECT_CHANGE);
+  return (
+    <section aria-labelledby="access-heading" className="card">
+      <h2 id="access-heading">Who may see it</h2>
+      <p data-access-meaning={project.access}>
+        <strong>{ACCESS_LABELS[project.access]}:</strong> {ACCESS_MEANINGS[project.access]} A sub-project is never more visible than this project.
+      </p>
+      <form
+        aria-label="Change who may see the project"
+        onSubmit={(event: FormEvent) => {
+          event.preventDefault();
+          void save.run();
+        }}
+      >
+        <SelectField
+          label="Access"
+          value={access}
+          onChange={(event) => setAccess(event.target.value as ProjectAccess)}
+          hint={access === project.access ? undefined : ACCESS_MEANINGS[access]}
+          error={fieldError(save.error, 'access')}
+        >
+          {PROJECT_ACCESS.map((candidate) => (
+            <option key={candidate} value={candidate}>
+              {ACCESS_LABELS[candidate]}
+            </option>
+          ))}
+        </SelectField>
+        <FormError error={save.error} fields={['access']} />
+        <Button type="submit" busy={save.busy} disabled={access === project.access}>
+          Save access
+        </Button>
+      </form>
+    </section>
+  );
+}
+
+/** An ISO date that has passed. */
+const passed = (iso: string | null) => iso !== null && new Date(iso).getTime() <= Date.now();
+
+function ShareLinksSection({ project }: { project: ContentProject }) {
+  const links = $api.useQuery('get', '/projects/{projectId}/share-links', { params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } } });
+  const [created, setCreated] = useState<string | undefined>();
+  const rows = links.data ?? [];
+  return (
+    <section aria-labelledby="share-links-heading" className="card">
+      <h2 id="share-links-heading">Share links</h2>
+      <p className="muted">
+        A link opens this project and its sub-projects to whoever holds it, where the project or one above it is Link only, once published.
+      </p>
+      <NewShareLinkForm project={project} onCreated={setCreated} />
+      {created && (
+        <Secret
+          label="Share link address"
+          value={created}
+          note="This is the only time the link is shown: copy it now. It opens a page that needs no sign-in."
+        />
+      )}
+      {links.error && <LoadError error={links.error} retry={() => void links.refetch()} />}
+      {links.isPending && <Spinner label="Loading the share links" />}
+      {links.data && rows.length === 0 && <EmptyState title="No share links yet." />}
+      {rows.length > 0 && (
+        <div className="table-wrap" aria-busy={links.isFetching || undefined}>
+          <table>
+            <caption className="visually-hidden">Share links of {project.primaryTitle}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Link</th>
+                <th scope="col">Password</th>
+                <th scope="col">Views</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Created</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((link) => (
+                <ShareLinkRow key={link.id} link={link} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function NewShareLinkForm({ project, onCreated }: { project: ContentProject; onCreated: (address: string) => void }) {
+  const session = useSession();
+  const platformProjectId = session.project?.id ?? '';
+  const [key, setKey] = useState(() => localStorage.getItem(publishableKeyStorage(platformProjectId)) ?? '');
+  const [password, setPassword] = useState('');
+  const [until, setUntil] = useState('');
+  const create = useAction(async () => {
+    const link = await call(
+      api.POST('/projects/{projectId}/share-links', {
+        params: { path: { projectId: project._id }, header: { 'Idempotency-Key': idempotencyKey() } },
+        body: { ...(password ? { password } : {}), expiresAt: localToIso(until) ?? null },
+      }),
+    );
+    localStorage.setItem(publishableKeyStorage(platformProjectId), key.trim());
+    setPassword('');
+    setUntil('');
+    onCreated(shareAddress(window.location.origin, project._id, { token: link.token, key: key.trim() }));
+    return true;
+  }, SHARE_LINK_CHANGE);
+  const makeKey = useAction(async () => {
+    const made = await call(
+      api.POST('/api/v1/platform/projects/{id}/keys', {
+        params: { path: { id: platformProjectId }, header: { 'Idempotency-Key': idempotencyKey() } },
+        body: { name: 'Share links', kind: 'publishable' },
+      }),
+    );
+    setKey(made.data.key);
+    return true;
+  }, { invalidates: ['/api/v1/platform/projects/{id}/keys', '/api/v1/accounts/{accountId}/audit-log'] });
+  const keyLooksRight = key.trim().startsWith('pk_');
+  return (
+    <form
+      aria-labelledby="new-share-link-heading"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        if (keyLooksRight) void create.run();
+      }}
+    >
+      <h3 id="new-share-link-heading">New share link</h3>
+      <Field
+        label="Publishable key"
+        required
+        className="mono"
+        value={key}
+        onChange={(event) => setKey(event.target.value)}
+        error={key && !keyLooksRight ? 'A publishable key starts with pk_ (a secret key must never be shared).' : undefined}
+        hint={
+          <>
+            The link&apos;s page reads the project with a publishable key (pk_test_…) of {session.project?.name ?? 'this project'}, which is safe to share; it
+            is kept in this browser for the next link. Keys are on the <Link to="/projects">Projects &amp; keys</Link> page.
+          </>
+        }
+      />
+      {session.isAdmin && !key && (
+        <p>
+          <Button variant="secondary" busy={makeKey.busy} onClick={() => void makeKey.run()}>
+            Create a publishable key
+          </Button>
+        </p>
+      )}
+      <FormError error={makeKey.error} />
+      <Field
+        label="Password (optional)"
+        type="password"
+        autoComplete="new-password"
+        value={password}
+        onChange={(event) => setPassword(event.target.value)}
+        hint="At least 8 characters; viewers type it before they see the project."
+        error={fieldError(create.error, 'password')}
+      />
+      <Field label="Expires (optional)" type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} error={fieldError(create.error, 'expiresAt')} />
+      <FormError error={create.error} fields={['password', 'expiresAt']} />
+      <Button type="submit" busy={create.busy}>
+        Create share link
+      </Button>
+    </form>
+  );
+}
+
+function ShareLinkRow({ link }: { link: ShareLink }) {
+  const revoke = useAction(async () => {
+    await call(api.DELETE('/projects/{projectId}/share-links/{shareLinkId}', { params: { path: { projectId: link.projectId, shareLinkId: link.id } } }));
+    return true;
+  }, SHARE_LINK_CHANGE);
+  const state = link.revokedAt ? <Badge tone="bad">Revoked</Badge> : passed(link.expiresAt) ? <Badge tone="warn">Expired</Badge> : null;
+  return (
+    <tr data-share-link={link.id}>
+      <th scope="row" className="mono">
+        {link.start}…
+      </th>
+      <td>{link.hasPassword ? 'Yes' : 'No'}</td>
+      <td className="num">{link.views}</td>
+      <td>{state ?? (link.expiresAt ? formatDate(link.expiresAt) : 'never')}</td>
+      <td>{formatDate(link.createdAt)}</td>
+      <td>
+        {!link.revokedAt && (
+          <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={`Revoke the link ${link.start}`}>
+            Revoke
+          </Button>
+        )}
+        {revoke.error && (
+          <span className="field-error" role="alert">
+            {revoke.error.message}
+          </span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function GrantsSection({ project }: { project: ContentProject }) {
+  const grants = $api.useQuery('get', '/projects/{projectId}/grants', { params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } } });
+  const rows = grants.data ?? [];
+  return (
+    <section aria-labelledby="grants-heading" className="card">
+      <h2 id="grants-heading">Grants</h2>
+      <p className="muted">A grant opens this project and its sub-projects to one person, where the project or one above it is Permissions, once published.</p>
+      <NewGrantForm project={project} />
+      {grants.error && <LoadError error={grants.error} retry={() => void grants.refetch()} />}
+      {grants.isPending && <Spinner label="Loading the grants" />}
+      {grants.data && rows.length === 0 && <EmptyState title="No grants yet." />}
+      {rows.length > 0 && (
+        <div className="table-wrap" aria-busy={grants.isFetching || undefined}>
+          <table>
+            <caption className="visually-hidden">Grants of {project.primaryTitle}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Person</th>
+                <th scope="col">Role</th>
+                <th scope="col">Views</th>
+                <th scope="col">Ends</th>
+                <th scope="col">Created</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((grant) => (
+                <GrantRow key={grant.id} grant={grant} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function NewGrantForm({ project }: { project: ContentProject }) {
+  const [who, setWho] = useState('');
+  const [role, setRole] = useState<GrantRole>('viewer');
+  const [until, setUntil] = useState('');
+  const create = useAction(async () => {
+    const person = who.trim();
+    await call(
+      api.POST('/projects/{projectId}/grants', {
+        params: { path: { projectId: project._id }, header: { 'Idempotency-Key': idempotencyKey() } },
+        body: { ...(OBJECT_ID.test(person) ? { userId: person } : { email: person }), role, expiresAt: localToIso(until) ?? null },
+      }),
+    );
+    setWho('');
+    setUntil('');
+    return true;
+  }, GRANT_CHANGE);
+  return (
+    <form
+      aria-labelledby="new-grant-heading"
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        void create.run();
+      }}
+    >
+      <h3 id="new-grant-heading">New grant</h3>
+      <Field
+        label="Email or user id"
+        required
+        value={who}
+        onChange={(event) => setWho(event.target.value)}
+        hint="An email works before its owner signs up: the grant waits for them."
+        error={fieldError(create.error, 'email', 'userId')}
+      />
+      <SelectField label="Grant role" value={role} onChange={(event) => setRole(event.target.value as GrantRole)} error={fieldError(create.error, 'role')}>
+        {GRANT_ROLES.map((candidate) => (
+          <option key={candidate} value={candidate}>
+            {candidate}
+          </option>
+        ))}
+      </SelectField>
+      <Field label="Grant ends (optional)" type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} error={fieldError(create.error, 'expiresAt')} />
+      <FormError error={create.error} fields={['email', 'userId', 'role', 'expiresAt']} />
+      <Button type="submit" busy={create.busy}>
+        Grant access
+      </Button>
+    </form>
+  );
+}
+
+function GrantRow({ grant }: { grant: Grant }) {
+  const revoke = useAction(async () => {
+    await call(api.DELETE('/projects/{projectId}/grants/{grantId}', { params: { path: { projectId: grant.projectId, grantId: grant.id } } }));
+    return true;
+  }, GRANT_CHANGE);
+  const person = grant.email ?? grant.userId ?? '—';
+  const state = grant.revokedAt ? <Badge tone="bad">Revoked</Badge> : passed(grant.expiresAt) ? <Badge tone="warn">Ended</Badge> : null;
+  return (
+    <tr data-grant={grant.id}>
+      <th scope="row">{person}</th>
+      <td>{grant.role}</td>
+      <td className="num">{grant.views}</td>
+      <td>{state ?? (grant.expiresAt ? formatDate(grant.expiresAt) : 'never')}</td>
+      <td>{formatDate(grant.createdAt)}</td>
+      <td>
+        {!grant.revokedAt && (
+          <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={`Revoke the grant of ${person}`}>
+            Revoke
+          </Button>
+        )}
+        {revoke.error && (
+          <span className="field-error" role="alert">
+            {revoke.error.message}
+          </span>
+        )}
+      </td>
+    </tr>
+  );
+}
