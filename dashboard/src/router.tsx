@@ -24,6 +24,11 @@ const customers = createRoute({ getParentRoute: () => rootRoute, path: '/custome
 const customer = createRoute({ getParentRoute: () => rootRoute, path: '/customers/$customerId', component: CustomerRoute });
 const payments = createRoute({ getParentRoute: () => rootRoute, path: '/payments', component: lazyRouteComponent(() => import('./pages/PaymentsPage'), 'PaymentsPage') });
 const content = createRoute({ getParentRoute: () => rootRoute, path: '/content', component: lazyRouteComponent(() => import('./pages/ContentPage'), 'ContentPage') });
+const projectAssets = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/content/projects/$projectId/assets',
+  component: lazyRouteComponent(() => import('./pages/ProjectAssetsPage'), 'ProjectAssetsPage'),
+});
 const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', component: lazyRouteComponent(() => import('./pages/EventsPage'), 'EventsPage') });
 const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage') });
 const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage') });
@@ -38,7 +43,7 @@ function CustomerRoute() {
   return <CustomerPage key={customerId} id={customerId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, overview, customers, customer, payments, content, events, webhooks, team, projects, audit]);
+const routeTree = rootRoute.addChildren([index, login, signup, overview, customers, customer, payments, content, projectAssets, events, webhooks, team, projects, audit]);
 
 export const router = createRouter({
   routeTree,
