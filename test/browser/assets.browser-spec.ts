@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CDPSession, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { createFirstAdmin, TestUser } from '../support/auth';
-import { pngFixture, sha256, TUS } from '../support/assets';
+import { pngFixture, sha256, TUS, wavFixture } from '../support/assets';
 import { createContentProject } from '../support/content';
 import { createTestApp, TestApp } from '../support/test-app';
 import { DashboardBrowser, settled as settledIn, signInThroughDashboard } from './support/dashboard-browser';
@@ -87,6 +87,23 @@ describe('assets in the dashboard', () => {
     await settled();
     await dashboard.checkAccessibility('assets-ready');
     await dashboard.screenshot('assets-ready');
+  });
+
+  it('plays a ready audio asset from its content', async () => {
+    const wav = wavFixture(1);
+    const path = join(files, 'tone.wav');
+    writeFileSync(path, wav);
+
+    await page.getByLabel('File to upload').setInputFiles(path);
+    const row = rowOf('tone', 'ready');
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Play tone' }).click();
+    const player = row.locator('audio[aria-label="Player of tone"]');
+    await player.waitFor();
+    // The element read the whole file: its duration is the tone's second.
+    await page.waitForFunction((audio) => Math.abs(Number((audio as unknown as { duration: number }).duration) - 1) < 0.05, await player.elementHandle());
+    await settled();
+    await dashboard.checkAccessibility('assets-audio');
   });
 
   it('pauses a larger upload part-way, resumes it after a reload, and stores the same bytes', async () => {
@@ -180,7 +197,7 @@ describe('assets in the dashboard', () => {
   });
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
-    expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(['assets-empty', 'assets-ready', 'assets-paused', 'assets-resumed', 'assets-too-large', 'assets-errored']);
+    expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(['assets-empty', 'assets-ready', 'assets-audio', 'assets-paused', 'assets-resumed', 'assets-too-large', 'assets-errored']);
     expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(dashboard.pageProblems).toEqual([]);
   });
