@@ -89,7 +89,7 @@ describe('assets in the dashboard', () => {
     await dashboard.screenshot('assets-ready');
   });
 
-  it('plays a ready audio asset from its content', async () => {
+  it('plays a ready audio asset from its signed content URL', async () => {
     const wav = wavFixture(1);
     const path = join(files, 'tone.wav');
     writeFileSync(path, wav);
@@ -100,7 +100,8 @@ describe('assets in the dashboard', () => {
     await row.getByRole('button', { name: 'Play tone' }).click();
     const player = row.locator('audio[aria-label="Player of tone"]');
     await player.waitFor();
-    // The element read the whole file: its duration is the tone's second.
+    // The element reads the signed content URL itself (it cannot send a token), and finds the tone's second.
+    await expect(player.getAttribute('src')).resolves.toMatch(new RegExp(`^${t.baseUrl}/asset-content/[0-9a-f]{24}\\.`));
     await page.waitForFunction((audio) => Math.abs(Number((audio as unknown as { duration: number }).duration) - 1) < 0.05, await player.elementHandle());
     await settled();
     await dashboard.checkAccessibility('assets-audio');

@@ -207,13 +207,14 @@ function AssetRow({ asset }: { asset: Asset }) {
 }
 
 /**
- * An image's thumbnail, or a player for audio and video. The routes want the API's credentials,
- * which `<img>`, `<audio>` and `<video>` cannot send: the bytes are read with them and shown from a
- * `blob:` URL, freed when the preview goes. A player's file is read only when asked for.
+ * An image's thumbnail, or a player for audio and video. The thumbnail route wants the API's
+ * credentials, which `<img>` cannot send: its few bytes are read with them and shown from a `blob:`
+ * URL, freed when the preview goes. A player streams the file (with `Range`, seeking included) from
+ * the asset's signed short-lived content URL, asked for only when the person presses Play.
  */
 function AssetPreview({ asset }: { asset: Asset }) {
   const [playing, setPlaying] = useState(false);
-  if (asset.thumbnailUrl) return <BlobMedia asset={asset} source="thumbnail" />;
+  if (asset.thumbnailUrl) return <Thumbnail asset={asset} />;
   if (asset.kind !== 'audio' && asset.kind !== 'video') return <span className="muted">—</span>;
   if (!playing) {
     return (
@@ -222,26 +223,28 @@ function AssetPreview({ asset }: { asset: Asset }) {
       </Button>
     );
   }
-  return <BlobMedia asset={asset} source="content" />;
+  return <Player asset={asset} />;
 }
 
-function BlobMedia({ asset, source }: { asset: Asset; source: 'thumbnail' | 'content' }) {
+function Thumbnail({ asset }: { asset: Asset }) {
   const bytes = useQuery({
-    queryKey: ['asset-bytes', asset.id, source, asset.sha256],
-    queryFn: ({ signal }) =>
-      call(
-        source === 'thumbnail'
-          ? api.GET('/assets/{assetId}/thumbnail', { params: { path: { assetId: asset.id } }, parseAs: 'blob', signal })
-          : api.GET('/assets/{assetId}/content', { params: { path: { assetId: asset.id } }, parseAs: 'blob', signal }),
-      ) as Promise<Blob>,
+    queryKey: ['asset-thumbnail', asset.id, asset.sha256],
+    queryFn: ({ signal }) => call(api.GET('/assets/{assetId}/thumbnail', { params: { path: { assetId: asset.id } }, parseAs: 'blob', signal })) as Promise<Blob>,
     staleTime: Infinity,
   });
   const url = useObjectUrl(bytes.data);
   if (bytes.error) return <span className="form-error small">{bytes.error.message}</span>;
-  if (!url) return <Spinner label={`Loading the preview of ${asset.title}`} />;
-  if (source === 'thumbnail') return <img className="asset-thumbnail" src={url} alt={`Thumbnail of ${asset.title}`} />;
-  if (asset.kind === 'audio') return <audio controls src={url} aria-label={`Player of ${asset.title}`} />;
-  return <video className="asset-video" controls src={url} aria-label={`Player of ${asset.title}`} />;
+  if (!url) return <Spinner label={`Loading the thumbnail of ${asset.title}`} />;
+  return <img className="asset-thumbnail" src={url} alt={`Thumbnail of ${asset.title}`} />;
+}
+
+function Player({ asset }: { asset: Asset }) {
+  // Read once per Play: the URL expires, and the element keeps reading the one it was given.
+  const signed = $api.useQuery('get', '/assets/{assetId}/content-url', { params: { path: { assetId: asset.id } } }, { staleTime: Infinity, gcTime: 0 });
+  if (signed.error) return <span className="form-error small">{signed.error.message}</span>;
+  if (!signed.data) return <Spinner label={`Loading the player of ${asset.title}`} />;
+  if (asset.kind === 'audio') return <audio controls preload="metadata" src={signed.data.url} aria-label={`Player of ${asset.title}`} />;
+  return <video className="asset-video" controls preload="metadata" src={signed.data.url} aria-label={`Player of ${asset.title}`} />;
 }
 
 function useObjectUrl(blob: Blob | undefined): string | undefined {

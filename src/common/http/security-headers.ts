@@ -10,10 +10,9 @@ export const PAGE_HELMET_OPTIONS: HelmetOptions = {
     directives: {
       defaultSrc: [`'self'`],
       styleSrc: [`'self'`, `'unsafe-inline'`],
-      // blob: the dashboard shows an asset's thumbnail and plays its file from bytes it read with
-      // the API's credentials, which an <img>, <audio> or <video> cannot send.
+      // blob: the dashboard shows an asset's thumbnail from bytes it read with the API's
+      // credentials, which an <img> cannot send.
       imgSrc: [`'self'`, 'data:', 'blob:', 'validator.swagger.io'],
-      mediaSrc: [`'self'`, 'blob:'],
       scriptSrc: [`'self'`, `'unsafe-inline'`],
       // Helmet's default would make browsers fetch the Swagger UI's scripts and styles over https
       // whenever the service is reached over plain http by a host name (not localhost), so /docs
