@@ -137,6 +137,14 @@ describe('assets in the dashboard', () => {
     const offset = Number(head.headers.get('upload-offset'));
     expect(offset).toBeGreaterThan(0);
     expect(offset).toBeLessThan(big.length);
+    // What the browser keeps to resume is the address that wants the user's credentials, never the one-time upload URL.
+    const stored = await page.evaluate(() => {
+      const storage = (globalThis as unknown as { localStorage: Record<string, string> }).localStorage;
+      return Object.keys(storage)
+        .filter((key) => key.startsWith('tus::'))
+        .map((key) => (JSON.parse(storage[key]) as { uploadUrl: string }).uploadUrl);
+    });
+    expect(stored).toEqual([`${t.baseUrl}/assets/${asset.id}/upload`]);
 
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
     await page.reload();

@@ -111,8 +111,12 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
       const previous = (await upload.findPreviousUploads()).sort((a, b) => b.creationTime.localeCompare(a.creationTime));
       for (const candidate of previous) {
         const assetId = UPLOAD_ADDRESS.exec(candidate.uploadUrl ?? '')?.[1];
+        // Only a 404 (the asset was deleted) forgets the entry; a lost connection fails the pick instead.
         const asset = assetId
-          ? await call(api.GET('/assets/{assetId}', { params: { path: { assetId } } })).catch(() => undefined)
+          ? await call(api.GET('/assets/{assetId}', { params: { path: { assetId } } })).catch((error: unknown) => {
+              if (asApiError(error).status === 404) return undefined;
+              throw error;
+            })
           : undefined;
         if (asset && asset.status === 'uploading' && asset.size === file.size && asset.projectId === contentProjectId) return candidate;
         await defaultOptions.urlStorage.removeUpload(candidate.urlStorageKey);
