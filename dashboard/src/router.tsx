@@ -34,6 +34,11 @@ const contentChannel = createRoute({ getParentRoute: () => rootRoute, path: '/co
 const contentProject = createRoute({ getParentRoute: () => rootRoute, path: '/content/projects/$projectId', component: ContentProjectRoute });
 // A share link's page, for people outside the account: App shows it without the session (SHARED_PREFIX).
 const shared = createRoute({ getParentRoute: () => rootRoute, path: '/shared/$projectId', component: lazyRouteComponent(() => import('./pages/SharedProjectPage'), 'SharedProjectPage') });
+const projectAssets = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/content/projects/$projectId/assets',
+  component: lazyRouteComponent(() => import('./pages/ProjectAssetsPage'), 'ProjectAssetsPage'),
+});
 const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', component: lazyRouteComponent(() => import('./pages/EventsPage'), 'EventsPage') });
 const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage') });
 const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage') });
@@ -60,7 +65,7 @@ function ContentProjectRoute() {
   return <ContentProjectPage key={projectId} projectId={projectId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, contentChannel, contentProject, shared, events, webhooks, team, projects, audit]);
+const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, contentChannel, contentProject, projectAssets, shared, events, webhooks, team, projects, audit]);
 
 export const router = createRouter({
   routeTree,

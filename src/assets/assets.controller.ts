@@ -11,7 +11,7 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import { AssetContentResponses, AssetDelivery } from './asset-delivery';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
-import { AssetDeletedResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
+import { AssetContentUrlResponse, AssetDeletedResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
 import { CreateAssetDto } from './dto/create-asset.dto';
 import { UpdateAssetDto } from './dto/update-asset.dto';
 
@@ -106,6 +106,25 @@ export class AssetsController {
     const asset = await this.assets.get(scope, assetId);
     this.delivery.assertReady(asset);
     await this.delivery.send(reply, asset, { range, ifNoneMatch });
+  }
+
+  @Get('assets/:assetId/content-url')
+  @ApiOperation({
+    summary: "A signed short-lived URL of a ready asset's bytes",
+    description:
+      'For players that cannot send a token (`<audio>`, `<video>`): a `GET` of `url` answers the bytes as `GET /assets/{assetId}/content` ' +
+      'does (`Range`: 206, 416; `ETag`, `If-None-Match`: 304; type and `Content-Disposition`) and needs no other credential until `expiresAt`, ' +
+      '15 minutes on; hand it only to whom may read the asset. Once expired or altered, or the asset deleted, the URL answers 404. ' +
+      'An asset not `ready` yet: 404.',
+  })
+  @ApiOkResponse({ type: AssetContentUrlResponse, description: 'The URL and its expiry' })
+  @ApiErrorResponses(400, 401, 404, 500, 503)
+  getAssetContentUrl(
+    @Tenant() scope: TenantScope,
+    @Param('assetId', ParseObjectIdPipe) assetId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<AssetContentUrlResponse> {
+    return this.assets.contentUrl(scope, assetId, `${request.protocol}://${request.host}`);
   }
 
   @Get('assets/:assetId/thumbnail')

@@ -7,6 +7,7 @@ import { Asset, AssetSchema } from './asset.schema';
 import { AssetStorage, FileAssetStorage } from './asset-storage';
 import { AssetUpload, AssetUploadSchema } from './asset-upload.schema';
 import { AssetDelivery } from './asset-delivery';
+import { AssetLinksController } from './asset-links.controller';
 import { AssetProcessor } from './asset-processor';
 import { AssetsController } from './assets.controller';
 import { AssetsRepository } from './assets.repository';
@@ -28,7 +29,7 @@ import { UploadsController } from './uploads.controller';
     ]),
     LeasesModule,
   ],
-  controllers: [AssetsController, UploadsController],
+  controllers: [AssetsController, AssetLinksController, UploadsController],
   providers: [
     {
       provide: AssetStorage,

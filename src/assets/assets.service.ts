@@ -13,7 +13,8 @@ import type { Asset, AssetError, AssetStatus } from './asset.schema';
 import { AssetStorage } from './asset-storage';
 import { toAssetResponse } from './assets.mapper';
 import { AssetsRepository } from './assets.repository';
-import type { AssetResponse, CreatedAssetResponse } from './dto/asset.response';
+import { signContentGrant, verifyContentGrant } from './content-url';
+import type { AssetContentUrlResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
 import type { CreateAssetDto } from './dto/create-asset.dto';
 import type { UpdateAssetDto } from './dto/update-asset.dto';
 
@@ -139,6 +140,27 @@ export class AssetsService {
     if (ids.length === 0) return;
     await this.assets.deleteOfProjects(scope, projectIds);
     for (const id of ids) await this.discardBytes(id);
+  }
+
+  // --- signed content URLs ---
+
+  /** A short-lived URL that reads a ready asset's bytes without other credentials (for `<audio>`, `<video>`). */
+  async contentUrl(scope: TenantScope, id: string, baseUrl: string): Promise<AssetContentUrlResponse> {
+    const asset = await this.get(scope, id);
+    if (asset.status !== 'ready') throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
+    const expiresAt = Date.now() + this.config.contentUrlTtlMs;
+    const token = signContentGrant(this.config.contentUrlKey, { assetId: id.toLowerCase(), accountId: scope.accountId.toLowerCase(), projectId: scope.projectId.toLowerCase(), expiresAt });
+    // The expiry as signed: whole seconds.
+    return { url: `${baseUrl}/asset-content/${token}`, expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString() };
+  }
+
+  /** The asset a signed content URL names, with its tenant; null for a token that is malformed, altered or expired, or an asset gone. */
+  async byContentToken(token: string): Promise<{ scope: TenantScope; asset: Asset } | null> {
+    const grant = verifyContentGrant(this.config.contentUrlKey, token);
+    if (!grant) return null;
+    const scope = tenantScope(grant.accountId, grant.projectId);
+    const asset = await this.assets.findById(scope, grant.assetId);
+    return asset ? { scope, asset } : null;
   }
 
   // --- uploads ---

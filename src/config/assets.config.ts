@@ -1,4 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { jwtSecret } from './auth.config';
 import { configNamespace } from './namespace';
 
 /** Assets and their uploads (docs/assets.md). */
@@ -13,6 +15,13 @@ export const assetsConfig = configNamespace('assets', (env) => ({
   sweepIntervalMs: env.NODE_ENV === 'test' ? 500 : 5_000,
   /** How long one instance holds an asset it processes; a holder that crashed lets another take it after this. */
   processingLeaseMs: 10 * 60_000,
+  /**
+   * Key of the signed content URLs (for players that cannot send a token), derived from the token
+   * secret: rotating that secret also ends every signed URL, as it ends every token.
+   */
+  contentUrlKey: createHmac('sha256', jwtSecret(env)).update('asset-content-url').digest(),
+  /** How long a signed content URL reads its asset: long enough for a player to start and seek. */
+  contentUrlTtlMs: 15 * 60_000,
 }));
 
 export type AssetsConfig = ReturnType<typeof assetsConfig.build>;

@@ -32,6 +32,8 @@ describe('platform (health, docs, errors, headers)', () => {
     for (const page of ['/docs', '/docs/', '/dashboard']) {
       const res = await t.http.get(page);
       expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+      // The dashboard's asset thumbnails: bytes read with the API's credentials, shown from blob: URLs.
+      expect(res.headers.get('content-security-policy')).toContain("img-src 'self' data: blob:");
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
       expect(res.headers.get('strict-transport-security')).toMatch(/^max-age=/);

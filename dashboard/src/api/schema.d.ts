@@ -809,6 +809,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/assets/{assetId}/content-url": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A signed short-lived URL of a ready asset's bytes
+         * @description For players that cannot send a token (`<audio>`, `<video>`): a `GET` of `url` answers the bytes as `GET /assets/{assetId}/content` does (`Range`: 206, 416; `ETag`, `If-None-Match`: 304; type and `Content-Disposition`) and needs no other credential until `expiresAt`, 15 minutes on; hand it only to whom may read the asset. Once expired or altered, or the asset deleted, the URL answers 404. An asset not `ready` yet: 404.
+         */
+        get: operations["getAssetContentUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets/{assetId}/thumbnail": {
         parameters: {
             query?: never;
@@ -1854,6 +1874,18 @@ export interface components {
              * @example sk_test_Xb3q
              */
             start: string;
+        };
+        AssetContentUrlResponse: {
+            /**
+             * @description When the URL stops working (15 minutes after it was asked for)
+             * @example 2026-11-26T09:45:00.000Z
+             */
+            expiresAt: string;
+            /**
+             * @description Reads the asset's bytes like `GET /assets/{assetId}/content` (`Range`, `ETag`), with no other credential, until `expiresAt`
+             * @example https://api.example.com/asset-content/6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001.1795600000.Qm9vaw
+             */
+            url: string;
         };
         AssetDeletedResponse: {
             /** @example Asset deleted */
@@ -12310,6 +12342,157 @@ export interface operations {
                      *       "error": "Range Not Satisfiable",
                      *       "message": "Error",
                      *       "statusCode": 416
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    getAssetContentUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                assetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The URL and its expiry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssetContentUrlResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];

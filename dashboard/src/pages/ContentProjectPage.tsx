@@ -70,7 +70,12 @@ export function ContentProjectPage({ projectId }: { projectId: string }) {
       <GrantsSection project={data} />
       <section aria-labelledby="assets-heading" className="card">
         <h2 id="assets-heading">Assets</h2>
-        <p className="muted">The project&apos;s videos, audio, images and texts will be listed and uploaded here.</p>
+        <p>
+          <Link to="/content/projects/$projectId/assets" params={{ projectId: data._id }}>
+            The project&apos;s assets
+          </Link>
+          : its videos, audio, images and texts, uploaded and previewed there.
+        </p>
       </section>
     </section>
   );

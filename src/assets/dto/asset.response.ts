@@ -90,6 +90,17 @@ export class CreatedAssetResponse {
   upload: AssetUploadTarget;
 }
 
+export class AssetContentUrlResponse {
+  @ApiProperty({
+    description: "Reads the asset's bytes like `GET /assets/{assetId}/content` (`Range`, `ETag`), with no other credential, until `expiresAt`",
+    example: 'https://api.example.com/asset-content/6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001.1795600000.Qm9vaw',
+  })
+  url: string;
+
+  @ApiProperty({ description: 'When the URL stops working (15 minutes after it was asked for)', example: '2026-11-26T09:45:00.000Z' })
+  expiresAt: string;
+}
+
 export class AssetDeletedResponse {
   @ApiProperty({ example: 'Asset deleted' })
   message: string;

@@ -10,7 +10,9 @@ export const PAGE_HELMET_OPTIONS: HelmetOptions = {
     directives: {
       defaultSrc: [`'self'`],
       styleSrc: [`'self'`, `'unsafe-inline'`],
-      imgSrc: [`'self'`, 'data:', 'validator.swagger.io'],
+      // blob: the dashboard shows an asset's thumbnail from bytes it read with the API's
+      // credentials, which an <img> cannot send.
+      imgSrc: [`'self'`, 'data:', 'blob:', 'validator.swagger.io'],
       scriptSrc: [`'self'`, `'unsafe-inline'`],
       // Helmet's default would make browsers fetch the Swagger UI's scripts and styles over https
       // whenever the service is reached over plain http by a host name (not localhost), so /docs

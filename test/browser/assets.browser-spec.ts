@@ -1,0 +1,213 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CDPSession, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { createFirstAdmin, TestUser } from '../support/auth';
+import { pngFixture, sha256, TUS, wavFixture } from '../support/assets';
+import { createContentProject } from '../support/content';
+import { createTestApp, TestApp } from '../support/test-app';
+import { DashboardBrowser, settled as settledIn, signInThroughDashboard } from './support/dashboard-browser';
+
+// jest reads testTimeout from the top-level configuration only, not from a project's.
+jest.setTimeout(120_000);
+
+const MiB = 1024 * 1024;
+
+/**
+ * Uploading a content project's files from the dashboard (tus, with tus-js-client): a small image
+ * that becomes ready with its thumbnail; a larger one paused part-way, the page reloaded, and the
+ * same upload resumed to the same bytes; a file over `ASSET_MAX_BYTES` refused with the API's
+ * message; an asset deleted. Each state is checked with axe-core.
+ */
+describe('assets in the dashboard', () => {
+  let t: TestApp;
+  let dashboard: DashboardBrowser;
+  let page: Page;
+  let owner: TestUser;
+  let projectId: string;
+  let dataDir: string;
+  let files: string;
+
+  const assetsAddress = () => `${t.baseUrl}/dashboard/content/projects/${projectId}/assets`;
+  const rowOf = (title: string, status?: string) =>
+    page.locator(status ? `tr[data-asset][data-status="${status}"]` : 'tr[data-asset]').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${title}\\b`) }) });
+  const progressOf = (fileName: string) => page.getByRole('progressbar', { name: `Upload of ${fileName}` });
+  const settled = () => settledIn(page);
+
+  /** The project's assets as the API lists them. */
+  const listed = async (): Promise<Record<string, any>[]> => (await t.http.get(`/projects/${projectId}/assets`, { token: owner.token })).body;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'assets-browser-'));
+    files = mkdtempSync(join(tmpdir(), 'assets-browser-files-'));
+    t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATA_DIR: dataDir, ASSET_MAX_BYTES: String(8 * MiB) });
+    owner = await createFirstAdmin(t.http);
+    projectId = await createContentProject(t.http, owner.token);
+    dashboard = await DashboardBrowser.launch();
+    ({ page } = dashboard);
+    await signInThroughDashboard(page, t.baseUrl, owner.email, owner.password);
+  });
+
+  afterAll(async () => {
+    await dashboard?.close();
+    await t?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (files) rmSync(files, { recursive: true, force: true });
+  });
+
+  it('opens a content project\'s assets page by its address, empty, saying what to do', async () => {
+    await page.goto(assetsAddress());
+    await page.getByRole('heading', { level: 1, name: 'Assets of Listed' }).waitFor();
+    await page.getByText('No assets yet.').waitFor();
+    await settled();
+    await dashboard.checkAccessibility('assets-empty');
+    await dashboard.screenshot('assets-empty');
+  });
+
+  it('uploads a small image, shows its state live until ready, then its thumbnail', async () => {
+    const png = await pngFixture(64, 48);
+    const path = join(files, 'tiny-cover.png');
+    writeFileSync(path, png);
+
+    await page.getByLabel('File to upload').setInputFiles(path);
+    // Read again by the list itself (no reload) until processing ends.
+    const row = rowOf('tiny-cover', 'ready');
+    await row.waitFor();
+    await expect(row.locator('.asset-state').innerText()).resolves.toContain('Ready');
+    await expect(progressOf('tiny-cover.png').getAttribute('aria-valuetext')).resolves.toBe('100%');
+
+    const thumbnail = row.getByRole('img', { name: 'Thumbnail of tiny-cover' });
+    await thumbnail.waitFor();
+    await page.waitForFunction((image) => (image as unknown as { complete: boolean; naturalWidth: number }).complete && (image as unknown as { naturalWidth: number }).naturalWidth > 0, await thumbnail.elementHandle());
+
+    const [asset] = (await listed()).filter((candidate) => candidate.title === 'tiny-cover');
+    expect(asset).toMatchObject({ status: 'ready', kind: 'image', mimeType: 'image/png', size: png.length, sha256: sha256(png), width: 64, height: 48 });
+    await settled();
+    await dashboard.checkAccessibility('assets-ready');
+    await dashboard.screenshot('assets-ready');
+  });
+
+  it('plays a ready audio asset from its signed content URL', async () => {
+    const wav = wavFixture(1);
+    const path = join(files, 'tone.wav');
+    writeFileSync(path, wav);
+
+    await page.getByLabel('File to upload').setInputFiles(path);
+    const row = rowOf('tone', 'ready');
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Play tone' }).click();
+    const player = row.locator('audio[aria-label="Player of tone"]');
+    await player.waitFor();
+    // The element reads the signed content URL itself (it cannot send a token), and finds the tone's second.
+    await expect(player.getAttribute('src')).resolves.toMatch(new RegExp(`^${t.baseUrl}/asset-content/[0-9a-f]{24}\\.`));
+    await page.waitForFunction((audio) => Math.abs(Number((audio as unknown as { duration: number }).duration) - 1) < 0.05, await player.elementHandle());
+    await settled();
+    await dashboard.checkAccessibility('assets-audio');
+  });
+
+  it('pauses a larger upload part-way, resumes it after a reload, and stores the same bytes', async () => {
+    // Random pixels do not compress: a PNG of about 4 MiB.
+    const big = await sharp(randomBytes(1200 * 1200 * 3), { raw: { width: 1200, height: 1200, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+    expect(big.length).toBeGreaterThan(3 * MiB);
+    const path = join(files, 'big-noise.png');
+    writeFileSync(path, big);
+
+    // A slow uplink, so the upload is still under way when it is paused.
+    const cdp: CDPSession = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 512 * 1024 });
+
+    await page.getByLabel('File to upload').setInputFiles(path);
+    const progress = progressOf('big-noise.png');
+    await page.waitForFunction((bar) => Number((bar as unknown as { value: number }).value) >= 10, await progress.elementHandle());
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    const pausedAt = Number(await progress.getAttribute('value'));
+    expect(pausedAt).toBeGreaterThanOrEqual(10);
+    expect(pausedAt).toBeLessThan(100);
+    await dashboard.checkAccessibility('assets-paused');
+    await dashboard.screenshot('assets-paused');
+
+    const [asset] = (await listed()).filter((candidate) => candidate.title === 'big-noise');
+    expect(asset.status).toBe('uploading');
+    // The service holds part of the file: what HEAD answers is where the upload goes on from.
+    const head = await t.http.request('HEAD', `/assets/${asset.id}/upload`, undefined, { token: owner.token, headers: TUS });
+    const offset = Number(head.headers.get('upload-offset'));
+    expect(offset).toBeGreaterThan(0);
+    expect(offset).toBeLessThan(big.length);
+    // What the browser keeps to resume is the address that wants the user's credentials, never the one-time upload URL.
+    const stored = await page.evaluate(() => {
+      const storage = (globalThis as unknown as { localStorage: Record<string, string> }).localStorage;
+      return Object.keys(storage)
+        .filter((key) => key.startsWith('tus::'))
+        .map((key) => (JSON.parse(storage[key]) as { uploadUrl: string }).uploadUrl);
+    });
+    expect(stored).toEqual([`${t.baseUrl}/assets/${asset.id}/upload`]);
+
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Assets of Listed' }).waitFor();
+    await expect(rowOf('big-noise').innerText()).resolves.toContain('Pick the same file above to resume');
+
+    await page.getByLabel('File to upload').setInputFiles(path);
+    await page.locator('.upload-status').getByText('Resumed').or(page.locator('.upload-status').getByText('Uploaded: processing follows below')).first().waitFor();
+    await page.locator(`tr[data-asset="${asset.id}"][data-status="ready"]`).waitFor({ timeout: 60_000 });
+
+    // The same asset took the rest: no second one was created for the file.
+    const after = (await listed()).filter((candidate) => candidate.fileName === 'big-noise.png');
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ id: asset.id, status: 'ready', size: big.length, sha256: sha256(big) });
+    // Nothing is left to resume: the browser forgot the finished upload.
+    const kept = await page.evaluate(() => Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage).filter((key) => key.startsWith('tus::')));
+    expect(kept).toEqual([]);
+    await settled();
+    await dashboard.checkAccessibility('assets-resumed');
+  });
+
+  it('shows the API\'s 413 for a file over ASSET_MAX_BYTES, and creates nothing', async () => {
+    const path = join(files, 'too-large.png');
+    writeFileSync(path, Buffer.alloc(8 * MiB + 1, 1));
+    const before = (await listed()).length;
+
+    await page.getByLabel('File to upload').setInputFiles(path);
+    const alert = page.locator('.upload-status').getByRole('alert');
+    await alert.waitFor();
+    await expect(alert.innerText()).resolves.toMatch(/over the 8388608 bytes an asset may hold \(ASSET_MAX_BYTES\)/);
+    expect((await listed()).length).toBe(before);
+    await settled();
+    await dashboard.checkAccessibility('assets-too-large');
+    await dashboard.screenshot('assets-too-large');
+  });
+
+  it('shows why an asset whose bytes are not its declared type failed', async () => {
+    const path = join(files, 'not-an-image.png');
+    writeFileSync(path, 'These are words, not pixels.\n');
+
+    await page.getByLabel('File to upload').setInputFiles(path);
+    const row = rowOf('not-an-image', 'errored');
+    await row.waitFor();
+    const state = await row.locator('.asset-state').innerText();
+    expect(state).toContain('Failed');
+    expect(state).toContain('type_mismatch');
+    const [asset] = (await listed()).filter((candidate) => candidate.title === 'not-an-image');
+    expect(state).toContain(asset.error.message);
+    await settled();
+    await dashboard.checkAccessibility('assets-errored');
+  });
+
+  it('deletes an asset', async () => {
+    const [asset] = (await listed()).filter((candidate) => candidate.title === 'tiny-cover');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Delete tiny-cover' }).click();
+    await page.locator(`tr[data-asset="${asset.id}"]`).waitFor({ state: 'detached' });
+    expect((await t.http.get(`/assets/${asset.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
+    expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(['assets-empty', 'assets-ready', 'assets-audio', 'assets-paused', 'assets-resumed', 'assets-too-large', 'assets-errored']);
+    expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
+    expect(dashboard.pageProblems).toEqual([]);
+  });
+});
