@@ -5,6 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assetsConfig } from '../config/assets.config';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
+import { Leases } from '../leases/leases.service';
+import { LeaseLocker } from './upload-locker';
 
 /** `/assets/<id>/upload` (the API's credentials) or `/uploads/<id>/<token>` (the one-time URL): the asset's id. */
 const UPLOAD_PATH = /^\/(?:assets\/([0-9a-f]{24})\/upload|uploads\/([0-9a-f]{24})\/[A-Za-z0-9_-]+)\/?$/i;
@@ -24,10 +26,12 @@ export function uploadIdOf(url: string): string | undefined {
 export class TusUploads implements OnModuleDestroy {
   private readonly server: Server;
 
-  constructor(storage: AssetStorage, assets: AssetsService, @Inject(assetsConfig.KEY) config: ConfigType<typeof assetsConfig>) {
+  constructor(storage: AssetStorage, assets: AssetsService, leases: Leases, @Inject(assetsConfig.KEY) config: ConfigType<typeof assetsConfig>) {
     this.server = new Server({
       path: '/uploads',
       datastore: storage.datastore,
+      // Every instance's requests on one upload take turns: two PATCHes never write at once.
+      locker: new LeaseLocker(leases),
       maxSize: config.maxBytes,
       respectForwardedHeaders: false,
       namingFunction: (request) => uploadIdOf(request.url) ?? '',
