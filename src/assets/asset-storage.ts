@@ -196,6 +196,8 @@ export class S3AssetStorage extends AssetStorage {
       // bodies) is refused or stored as part of the bytes by several S3-compatible services.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // A stalled connection fails instead of holding a request, or an asset's processing lease, forever.
+      requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
     };
     this.bucket = options.bucket;
     this.client = new S3Client(config);

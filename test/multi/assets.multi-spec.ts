@@ -1,5 +1,7 @@
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { request } from 'node:http';
-import { OCTETS, pathOf, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
+import sharp from 'sharp';
+import { OCTETS, pathOf, pngFixture, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
 import { createFirstAdmin, type TestUser } from '../support/auth';
 import { createContentProject } from '../support/content';
 import type { HttpClient } from '../support/http';
@@ -39,6 +41,17 @@ describe('3 service instances on the S3 store', () => {
     owner = await createFirstAdmin(a);
     project = await createContentProject(a, owner.token);
   });
+
+  /** The bucket's keys that belong to one asset. */
+  async function keysOf(id: string): Promise<string[]> {
+    const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    try {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
+      return (listed.Contents ?? []).map((object) => object.Key!).filter((key) => key.includes(id)).sort();
+    } finally {
+      client.destroy();
+    }
+  }
 
   afterAll(async () => {
     await running?.stop();
@@ -113,11 +126,37 @@ describe('3 service instances on the S3 store', () => {
     const onA = slowPatch(a, url, wav, MiB, 6_000);
     await onA.started;
     await new Promise((done) => setTimeout(done, 1_500));
-    const onB = await patch(b, url, 0, wav);
+    // B's body is small enough to be all sent while B waits for the lock.
+    const onB = await patch(b, url, 0, wav.subarray(0, 64 * 1024));
 
     expect([409, 423]).toContain(onB.status);
     expect(await onA.status).toBe(204);
     const ready = await settledAsset(c, id, owner.token, 60_000);
     expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), size: wav.length });
+  });
+
+  it('keeps an image\'s thumbnail in the bucket for every instance, and removes every object of a terminated upload and of a deleted asset', async () => {
+    const png = await pngFixture(640, 200);
+    const created = await a.post(`/projects/${project}/assets`, { kind: 'image', title: 'Wide', fileName: 'wide.png', size: png.length, mimeType: 'image/png' }, { token: owner.token });
+    const id: string = created.body.asset.id;
+    const url = pathOf(created.body.upload.url);
+    // Creation-with-upload on B.
+    const posted = await b.request('POST', url, undefined, { raw: png, headers: { ...TUS, ...OCTETS, 'upload-length': String(png.length) } });
+    expect(posted.status).toBe(201);
+    expect(await settledAsset(c, id, owner.token, 60_000)).toMatchObject({ status: 'ready', width: 640, height: 200 });
+    const thumbnail = await fetch(`${c.baseUrl}/assets/${id}/thumbnail`, { headers: { authorization: `Bearer ${owner.token}` } });
+    expect(thumbnail.status).toBe(200);
+    expect(await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).toMatchObject({ format: 'webp', width: 320, height: 100 });
+    expect(await keysOf(id)).toEqual([id, `${id}.info`, `derived/${id}.thumbnail`].sort());
+    expect((await c.delete(`/assets/${id}`, { token: owner.token })).status).toBe(200);
+    expect(await keysOf(id)).toEqual([]);
+
+    // An upload terminated half-way on B, begun on A: its multipart upload and its tail go.
+    const { id: other, url: otherUrl, wav } = await uploadCreated(a, 2 * MiB);
+    expect((await patch(a, otherUrl, 0, wav.subarray(0, MiB))).status).toBe(204);
+    expect(await keysOf(other)).toEqual([`${other}.info`, `${other}.part`]);
+    expect((await b.request('DELETE', otherUrl, undefined, { headers: TUS })).status).toBe(204);
+    expect(await keysOf(other)).toEqual([]);
+    expect((await c.get(`/assets/${other}`, { token: owner.token })).body.status).toBe('waiting');
   });
 });
