@@ -52,7 +52,9 @@ export class Leases {
    * Takes the lease for as long as the caller needs it, for work whose length nobody knows (a
    * request's body arriving): held `holdMs` at a time and renewed every third of it while the holder
    * lives, so a holder that dies lets it go within `holdMs`. Waits at most `waitMs` (or until
-   * `signal` aborts) for another holder: undefined then. `release()` gives it back.
+   * `signal` aborts) for another holder: undefined then. `release()` gives it back. A renewal is a
+   * guarded update (not atomic on FerretDB), which is safe here: another holder can only have taken
+   * the lease after it expired, that is after `holdMs` without a renewal.
    */
   async hold(key: string, options: { holdMs: number; waitMs: number; signal?: AbortSignal }): Promise<HeldLease | undefined> {
     const holder = randomUUID();
