@@ -25,6 +25,9 @@ export function uploadIdOf(url: string): string | undefined {
 @Injectable()
 export class TusUploads implements OnModuleDestroy {
   private readonly server: Server;
+  /** Requests the tus server is working on, and who waits for there to be none. */
+  private inFlight = 0;
+  private idle?: () => void;
 
   constructor(storage: AssetStorage, assets: AssetsService, leases: Leases, @Inject(assetsConfig.KEY) config: ConfigType<typeof assetsConfig>) {
     this.server = new Server({
@@ -45,10 +48,19 @@ export class TusUploads implements OnModuleDestroy {
   }
 
   handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    return this.server.handle(request, response);
+    this.inFlight++;
+    return this.server.handle(request, response).finally(() => {
+      if (--this.inFlight === 0) this.idle?.();
+    });
   }
 
-  onModuleDestroy(): void {
+  /**
+   * A stop waits for the requests the tus server is still working on (a cut PATCH whose bytes are
+   * still going to the store): their bytes are kept and their locks released, so the upload resumes
+   * at once on another instance instead of after the lock lapses. The stop's own timeout bounds it.
+   */
+  async onModuleDestroy(): Promise<void> {
+    if (this.inFlight > 0) await new Promise<void>((done) => (this.idle = done));
     this.server.removeAllListeners();
   }
 }
