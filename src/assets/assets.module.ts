@@ -4,7 +4,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { assetsConfig } from '../config/assets.config';
 import { LeasesModule } from '../leases/leases.module';
 import { Asset, AssetSchema } from './asset.schema';
-import { AssetStorage, FileAssetStorage } from './asset-storage';
+import { AssetStorage, FileAssetStorage, S3AssetStorage } from './asset-storage';
 import { AssetUpload, AssetUploadSchema } from './asset-upload.schema';
 import { AssetDelivery } from './asset-delivery';
 import { AssetLinksController } from './asset-links.controller';
@@ -34,7 +34,8 @@ import { UploadsController } from './uploads.controller';
     {
       provide: AssetStorage,
       inject: [assetsConfig.KEY],
-      useFactory: (config: ConfigType<typeof assetsConfig>) => new FileAssetStorage(config.directory, config.uploadTtlMs),
+      useFactory: (config: ConfigType<typeof assetsConfig>): AssetStorage =>
+        config.s3 ? new S3AssetStorage(config.s3, config.uploadTtlMs) : new FileAssetStorage(config.directory, config.uploadTtlMs),
     },
     AssetsRepository,
     AssetsService,

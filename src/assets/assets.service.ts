@@ -197,7 +197,7 @@ export class AssetsService {
 
   /** A creation that failed before the store created the upload leaves the asset waiting again. */
   async creationFailed(scope: TenantScope, id: string): Promise<void> {
-    if ((await this.storage.size(id)) === null) await this.assets.moveStatus(scope, id, ['uploading'], 'waiting');
+    if (!(await this.storage.hasUpload(id))) await this.assets.moveStatus(scope, id, ['uploading'], 'waiting');
   }
 
   /** Refuses a `PATCH` (bytes) or `DELETE` (termination) once the upload is finished, or before it exists. */

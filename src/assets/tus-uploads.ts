@@ -5,6 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { assetsConfig } from '../config/assets.config';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
+import { Leases } from '../leases/leases.service';
+import { LeaseLocker } from './upload-locker';
 
 /** `/assets/<id>/upload` (the API's credentials) or `/uploads/<id>/<token>` (the one-time URL): the asset's id. */
 const UPLOAD_PATH = /^\/(?:assets\/([0-9a-f]{24})\/upload|uploads\/([0-9a-f]{24})\/[A-Za-z0-9_-]+)\/?$/i;
@@ -23,11 +25,16 @@ export function uploadIdOf(url: string): string | undefined {
 @Injectable()
 export class TusUploads implements OnModuleDestroy {
   private readonly server: Server;
+  /** Requests the tus server is working on, and who waits for there to be none. */
+  private inFlight = 0;
+  private idle?: () => void;
 
-  constructor(storage: AssetStorage, assets: AssetsService, @Inject(assetsConfig.KEY) config: ConfigType<typeof assetsConfig>) {
+  constructor(storage: AssetStorage, assets: AssetsService, leases: Leases, @Inject(assetsConfig.KEY) config: ConfigType<typeof assetsConfig>) {
     this.server = new Server({
       path: '/uploads',
       datastore: storage.datastore,
+      // Every instance's requests on one upload take turns: two PATCHes never write at once.
+      locker: new LeaseLocker(leases),
       maxSize: config.maxBytes,
       respectForwardedHeaders: false,
       namingFunction: (request) => uploadIdOf(request.url) ?? '',
@@ -41,10 +48,19 @@ export class TusUploads implements OnModuleDestroy {
   }
 
   handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    return this.server.handle(request, response);
+    this.inFlight++;
+    return this.server.handle(request, response).finally(() => {
+      if (--this.inFlight === 0) this.idle?.();
+    });
   }
 
-  onModuleDestroy(): void {
+  /**
+   * A stop waits for the requests the tus server is still working on (a cut PATCH whose bytes are
+   * still going to the store): their bytes are kept and their locks released, so the upload resumes
+   * at once on another instance instead of after the lock lapses. The stop's own timeout bounds it.
+   */
+  async onModuleDestroy(): Promise<void> {
+    if (this.inFlight > 0) await new Promise<void>((done) => (this.idle = done));
     this.server.removeAllListeners();
   }
 }

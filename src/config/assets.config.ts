@@ -9,6 +9,16 @@ export const assetsConfig = configNamespace('assets', (env) => ({
   projectStorageBytes: env.PROJECT_STORAGE_BYTES,
   /** Where the file store keeps uploads and what processing derives from them (thumbnails). */
   directory: resolve(join(env.DATA_DIR, 'assets')),
+  /** The S3-compatible bucket every instance shares, when S3_BUCKET is set; else the file store above. */
+  s3: env.S3_BUCKET
+    ? {
+        bucket: env.S3_BUCKET,
+        endpoint: env.S3_ENDPOINT,
+        region: env.S3_REGION,
+        credentials: env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY } : undefined,
+        forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
+      }
+    : undefined,
   /** How long an upload may take from the asset's creation; after it, the asset is `errored` (`upload_expired`) and its bytes go. */
   uploadTtlMs: 24 * 3600_000,
   /** How often each instance looks for uploads to process (one crashed mid-way included) and for expired ones. */

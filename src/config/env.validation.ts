@@ -302,6 +302,37 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   PROJECT_STORAGE_BYTES: number = 50 * 1024 ** 3;
+
+  /**
+   * The S3-compatible bucket that holds assets' bytes, shared by every instance. Unset: the file
+   * system under DATA_DIR/assets, which only one instance can use.
+   */
+  @IsOptional()
+  @IsString()
+  S3_BUCKET?: string = undefined;
+
+  /** The S3 service's URL (SeaweedFS, MinIO, another cloud's); unset: AWS, found from S3_REGION. */
+  @IsOptional()
+  @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must be an http:// or https:// URL' })
+  S3_ENDPOINT?: string = undefined;
+
+  @IsOptional()
+  @IsString()
+  S3_REGION: string = 'us-east-1';
+
+  /** The bucket's keys; both unset, the AWS SDK's own chain (an instance role, AWS_* variables). */
+  @IsOptional()
+  @IsString()
+  S3_ACCESS_KEY_ID?: string = undefined;
+
+  @IsOptional()
+  @IsString()
+  S3_SECRET_ACCESS_KEY?: string = undefined;
+
+  /** `true`: the bucket in the path (`endpoint/bucket/key`), as most self-hosted services need; `false`: in the host name. */
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'S3_FORCE_PATH_STYLE must be true or false' })
+  S3_FORCE_PATH_STYLE: string = 'false';
 }
 
 /**
@@ -345,6 +376,10 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
   if (env.TRUST_PROXY && !errors.some((error) => error.property === 'TRUST_PROXY') && !/^(false|\d+)$/.test(env.TRUST_PROXY)) {
     problems.push(...trustedRangeProblems(env.TRUST_PROXY));
   }
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither for the AWS SDK\'s own credentials');
+  }
+  if ((env.S3_ENDPOINT || env.S3_ACCESS_KEY_ID) && !env.S3_BUCKET) problems.push('S3_BUCKET is required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set');
   if (env.FIELD_ENCRYPTION_KEY) {
     try {
       parseEncryptionKeys(env.FIELD_ENCRYPTION_KEY);

@@ -22,6 +22,11 @@ export class LeasesRepository {
     return this.records.findOne({ _id: key });
   }
 
+  /** Pushes the lease's expiry on, only while `holder` still holds it: whether it does. */
+  async extend(key: string, holder: string, expiresAt: Date): Promise<boolean> {
+    return (await this.records.updateOne({ _id: key, holder }, { $set: { expiresAt } })).matched > 0;
+  }
+
   /** Gives the lease back, only while `holder` still holds it. */
   async release(key: string, holder: string): Promise<void> {
     await this.records.deleteOne({ _id: key, holder });

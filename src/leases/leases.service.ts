@@ -9,6 +9,11 @@ const LEASE_MS = 15_000;
 /** Longest a request waits for another one on the same key before answering 409. */
 const WAIT_MS = 5_000;
 
+/** A lease taken with `Leases.hold`, renewed until released. */
+export interface HeldLease {
+  release(): Promise<void>;
+}
+
 /**
  * Serialises changes of one thing across every instance. A conditional `findOneAndUpdate` is atomic
  * on MongoDB but not on FerretDB, which reads and then writes; a unique index is atomic on both. So
@@ -41,6 +46,33 @@ export class Leases {
     } finally {
       await this.leases.release(key, holder);
     }
+  }
+
+  /**
+   * Takes the lease for as long as the caller needs it, for work whose length nobody knows (a
+   * request's body arriving): held `holdMs` at a time and renewed every third of it while the holder
+   * lives, so a holder that dies lets it go within `holdMs`. Waits at most `waitMs` (or until
+   * `signal` aborts) for another holder: undefined then. `release()` gives it back. A renewal is a
+   * guarded update (not atomic on FerretDB), which is safe here: another holder can only have taken
+   * the lease after it expired, that is after `holdMs` without a renewal.
+   */
+  async hold(key: string, options: { holdMs: number; waitMs: number; signal?: AbortSignal }): Promise<HeldLease | undefined> {
+    const holder = randomUUID();
+    const deadline = Date.now() + options.waitMs;
+    for (let round = 0; !(await this.tryAcquire(key, holder, options.holdMs)); round++) {
+      if (Date.now() >= deadline || options.signal?.aborted) return undefined;
+      await sleep(Math.min(10 + round * 10, 100) + Math.random() * 10);
+    }
+    const renewal = setInterval(() => {
+      this.leases.extend(key, holder, new Date(Date.now() + options.holdMs)).catch(() => undefined);
+    }, Math.max(Math.floor(options.holdMs / 3), 1));
+    renewal.unref();
+    return {
+      release: async () => {
+        clearInterval(renewal);
+        await this.leases.release(key, holder);
+      },
+    };
   }
 
   private async tryAcquire(key: string, holder: string, holdMs: number): Promise<boolean> {

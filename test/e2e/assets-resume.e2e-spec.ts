@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { createFirstAdmin } from '../support/auth';
 import { createContentProject } from '../support/content';
 import { pollUntil } from '../support/deadline';
 import { HttpClient } from '../support/http';
+import { startS3Server, type S3Server } from '../support/s3-server';
 import { ServiceProcess, spawnBuiltService } from '../support/service-process';
 import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
 import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
@@ -17,14 +19,32 @@ jest.setTimeout(180_000);
 const MiB = 1024 * 1024;
 
 /**
- * The built service as a process of its own: 12 MiB uploaded in two halves, the connection cut in
- * the middle of the second, the service stopped and started again on the same data folder and
- * database; the client asks the offset and resumes, and reads the same SHA-256 back with a range.
+ * The built service as a process of its own, on each store: 12 MiB uploaded in two halves, the
+ * connection cut in the middle of the second, the service stopped and started again on the same
+ * store and database; the client asks the offset and resumes, and reads the same SHA-256 back with
+ * a range.
  */
-describe('a tus upload resumed across a lost connection and a restart', () => {
-  const mongodbUri = testDatabaseUri(`assets_resume_${randomBytes(6).toString('hex')}`);
+describe.each(['file', 's3'] as const)('a tus upload resumed across a lost connection and a restart (%s store)', (store) => {
+  const mongodbUri = testDatabaseUri(`assets_resume_${store}_${randomBytes(6).toString('hex')}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'assets-resume-'));
   let service: ServiceProcess | undefined;
+  let s3: S3Server | undefined;
+
+  beforeAll(async () => {
+    if (store === 's3') s3 = await startS3Server();
+  });
+
+  function storeEnv(): Record<string, string> {
+    if (!s3) return {};
+    return {
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_REGION: s3.region,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+    };
+  }
 
   async function start(): Promise<HttpClient> {
     service = await spawnBuiltService({
@@ -36,6 +56,7 @@ describe('a tus upload resumed across a lost connection and a restart', () => {
       FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
       LOG_LEVEL: 'warn',
       BCRYPT_ROUNDS: '4',
+      ...storeEnv(),
     });
     const running = service;
     const http = new HttpClient(running.baseUrl);
@@ -55,6 +76,7 @@ describe('a tus upload resumed across a lost connection and a restart', () => {
     await stop();
     await dropTestDatabase(mongodbUri);
     rmSync(dataDir, { recursive: true, force: true });
+    await s3?.stop();
   });
 
   /** A PATCH that sends `sent` of `bytes`' bytes, then cuts its connection. */
@@ -115,5 +137,21 @@ describe('a tus upload resumed across a lost connection and a restart', () => {
     expect(ranged.status).toBe(206);
     expect(ranged.headers.get('content-range')).toBe(`bytes 0-${wav.length - 1}/${wav.length}`);
     expect(sha256(Buffer.from(await ranged.arrayBuffer()))).toBe(sha256(wav));
+
+    const tail = await fetch(`${service!.baseUrl}/assets/${assetId}/content`, { headers: { authorization: `Bearer ${owner.token}`, range: `bytes=${half - 10}-${half + 9}` } });
+    expect(tail.status).toBe(206);
+    expect(Buffer.from(await tail.arrayBuffer()).equals(wav.subarray(half - 10, half + 10))).toBe(true);
+
+    // The bytes are where the store keeps them, and only there.
+    const onDisk = existsSync(join(dataDir, 'assets', assetId));
+    if (s3) {
+      expect(onDisk).toBe(false);
+      const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+      const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: assetId }));
+      client.destroy();
+      expect(head.ContentLength).toBe(wav.length);
+    } else {
+      expect(onDisk).toBe(true);
+    }
   });
 });

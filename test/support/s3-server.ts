@@ -8,6 +8,13 @@ import { freePort } from '../../src/database/embedded-database';
  * A throwaway S3-compatible server (GoFakeS3, built with Go once: scripts/install-gofakes3.sh),
  * keeping its objects under a temporary folder, with one bucket made at start. It checks no
  * signatures: the keys given are what a client signs with, as against a real store.
+ *
+ * What the asset store uses of multipart uploads it has: create, upload part, list parts, complete,
+ * abort, and multi-object delete. Where it is laxer than S3, a test passes that S3 would fail, so
+ * these stay the production store's concern: it accepts parts under 5 MiB that are not the last (S3
+ * answers `EntityTooSmall` on completion; `@tus/s3-store` keeps such a tail as `<id>.part`), keeps
+ * unfinished multipart uploads in memory only (lost if it restarts), and decodes no `aws-chunked`
+ * body with a checksum trailer (the asset store's client sends none).
  */
 export interface S3Server {
   endpoint: string;

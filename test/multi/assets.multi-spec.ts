@@ -1,0 +1,162 @@
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { request } from 'node:http';
+import sharp from 'sharp';
+import { OCTETS, pathOf, pngFixture, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
+import { createFirstAdmin, type TestUser } from '../support/auth';
+import { createContentProject } from '../support/content';
+import type { HttpClient } from '../support/http';
+import { startInstances, type Instances } from '../support/instances';
+import { startS3Server, type S3Server } from '../support/s3-server';
+
+jest.setTimeout(300_000);
+
+const MiB = 1024 * 1024;
+
+/**
+ * Three instances of the built service on one database and one S3 bucket: an upload is begun on
+ * one, resumed on another, processed by whichever takes it and read from the third; two instances
+ * never write one upload at once.
+ */
+describe('3 service instances on the S3 store', () => {
+  let s3: S3Server;
+  let running: Instances;
+  let a: HttpClient;
+  let b: HttpClient;
+  let c: HttpClient;
+  let owner: TestUser;
+  let project: string;
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    running = await startInstances(3, 'assets_multi', {
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: s3.endpoint,
+      S3_REGION: s3.region,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+      LOG_LEVEL: 'warn',
+    });
+    [a, b, c] = running.clients;
+    owner = await createFirstAdmin(a);
+    project = await createContentProject(a, owner.token);
+  });
+
+  /** The bucket's keys that belong to one asset. */
+  async function keysOf(id: string): Promise<string[]> {
+    const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    try {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
+      return (listed.Contents ?? []).map((object) => object.Key!).filter((key) => key.includes(id)).sort();
+    } finally {
+      client.destroy();
+    }
+  }
+
+  afterAll(async () => {
+    await running?.stop();
+    await s3?.stop();
+  });
+
+  /** A WAV asset of `bytes` bytes created on `http`, its tus upload created there too: its id, upload path and bytes. */
+  async function uploadCreated(http: HttpClient, bytes: number): Promise<{ id: string; url: string; wav: Buffer }> {
+    const wav = wavFixture((bytes - 44) / 2 / 8000);
+    const created = await http.post(`/projects/${project}/assets`, { kind: 'audio', title: 'Shared', fileName: 'shared.wav', size: wav.length, mimeType: 'audio/wav' }, { token: owner.token });
+    expect(created.status).toBe(201);
+    const url = pathOf(created.body.upload.url);
+    expect((await http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status).toBe(201);
+    return { id: created.body.asset.id, url, wav };
+  }
+
+  function patch(http: HttpClient, url: string, offset: number, bytes: Buffer) {
+    return http.request('PATCH', url, undefined, { raw: bytes, headers: { ...TUS, ...OCTETS, 'upload-offset': String(offset) } });
+  }
+
+  it('serves each other\'s uploads: begun on A, resumed on B, read from C', async () => {
+    const { id, url, wav } = await uploadCreated(a, 7 * MiB);
+    const first = await patch(a, url, 0, wav.subarray(0, 3 * MiB));
+    expect(first.status).toBe(204);
+
+    const head = await b.request('HEAD', url, undefined, { headers: TUS });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('upload-offset')).toBe(String(3 * MiB));
+    const rest = await patch(b, url, 3 * MiB, wav.subarray(3 * MiB));
+    expect(rest.status).toBe(204);
+    expect(rest.headers.get('upload-offset')).toBe(String(wav.length));
+
+    const ready = await settledAsset(c, id, owner.token, 60_000);
+    expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), size: wav.length });
+    const whole = await fetch(`${c.baseUrl}/assets/${id}/content`, { headers: { authorization: `Bearer ${owner.token}` } });
+    expect(whole.status).toBe(200);
+    expect(sha256(Buffer.from(await whole.arrayBuffer()))).toBe(sha256(wav));
+    const ranged = await fetch(`${c.baseUrl}/assets/${id}/content`, { headers: { authorization: `Bearer ${owner.token}`, range: `bytes=${3 * MiB - 5}-${3 * MiB + 4}` } });
+    expect(ranged.status).toBe(206);
+    expect(Buffer.from(await ranged.arrayBuffer()).equals(wav.subarray(3 * MiB - 5, 3 * MiB + 5))).toBe(true);
+  });
+
+  /**
+   * A PATCH that sends `head` of `bytes` at once, holds its connection open `pauseMs`, then sends the
+   * rest: the status it gets, and when its first bytes were sent.
+   */
+  function slowPatch(http: HttpClient, url: string, bytes: Buffer, head: number, pauseMs: number): { started: Promise<void>; status: Promise<number> } {
+    let started!: () => void;
+    const startedPromise = new Promise<void>((done) => (started = done));
+    const status = new Promise<number>((done, fail) => {
+      const req = request(`${http.baseUrl}${url}`, {
+        method: 'PATCH',
+        agent: false,
+        headers: { ...TUS, ...OCTETS, 'upload-offset': '0', 'content-length': String(bytes.length) },
+      });
+      req.on('error', fail);
+      req.on('response', (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      });
+      req.write(bytes.subarray(0, head), () => {
+        started();
+        setTimeout(() => req.end(bytes.subarray(head)), pauseMs);
+      });
+    });
+    return { started: startedPromise, status };
+  }
+
+  it('two PATCHes of one upload at the same offset on two instances: one writes, the other is refused, the bytes intact', async () => {
+    const { id, url, wav } = await uploadCreated(a, 6 * MiB);
+    // A's request holds the upload while its body trickles in, longer than B waits for it.
+    const onA = slowPatch(a, url, wav, MiB, 6_000);
+    await onA.started;
+    await new Promise((done) => setTimeout(done, 1_500));
+    // B's body is small enough to be all sent while B waits for the lock.
+    const onB = await patch(b, url, 0, wav.subarray(0, 64 * 1024));
+
+    expect([409, 423]).toContain(onB.status);
+    expect(await onA.status).toBe(204);
+    const ready = await settledAsset(c, id, owner.token, 60_000);
+    expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), size: wav.length });
+  });
+
+  it('keeps an image\'s thumbnail in the bucket for every instance, and removes every object of a terminated upload and of a deleted asset', async () => {
+    const png = await pngFixture(640, 200);
+    const created = await a.post(`/projects/${project}/assets`, { kind: 'image', title: 'Wide', fileName: 'wide.png', size: png.length, mimeType: 'image/png' }, { token: owner.token });
+    const id: string = created.body.asset.id;
+    const url = pathOf(created.body.upload.url);
+    // Creation-with-upload on B.
+    const posted = await b.request('POST', url, undefined, { raw: png, headers: { ...TUS, ...OCTETS, 'upload-length': String(png.length) } });
+    expect(posted.status).toBe(201);
+    expect(await settledAsset(c, id, owner.token, 60_000)).toMatchObject({ status: 'ready', width: 640, height: 200 });
+    const thumbnail = await fetch(`${c.baseUrl}/assets/${id}/thumbnail`, { headers: { authorization: `Bearer ${owner.token}` } });
+    expect(thumbnail.status).toBe(200);
+    expect(await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).toMatchObject({ format: 'webp', width: 320, height: 100 });
+    expect(await keysOf(id)).toEqual([id, `${id}.info`, `derived/${id}.thumbnail`].sort());
+    expect((await c.delete(`/assets/${id}`, { token: owner.token })).status).toBe(200);
+    expect(await keysOf(id)).toEqual([]);
+
+    // An upload terminated half-way on B, begun on A: its multipart upload and its tail go.
+    const { id: other, url: otherUrl, wav } = await uploadCreated(a, 2 * MiB);
+    expect((await patch(a, otherUrl, 0, wav.subarray(0, MiB))).status).toBe(204);
+    expect(await keysOf(other)).toEqual([`${other}.info`, `${other}.part`]);
+    expect((await b.request('DELETE', otherUrl, undefined, { headers: TUS })).status).toBe(204);
+    expect(await keysOf(other)).toEqual([]);
+    expect((await c.get(`/assets/${other}`, { token: owner.token })).body.status).toBe('waiting');
+  });
+});
