@@ -5,7 +5,7 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { eventsIn, fencedOutbox, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
+import { eventsIn, fencedOutbox, holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { asJson, eventBody, newEventId, type PublishedEvent } from './event-body';
 import type { PendingDeletion } from './event.schema';
@@ -26,6 +26,14 @@ interface EventSource {
   toObject: EventObject<unknown>;
 }
 
+/** A write whose answer was lost and whose record could not be read (`settleLater`). */
+interface UnsettledWrite {
+  source: EventSource;
+  filter: { _id: unknown; projectId: Types.ObjectId };
+  eventId: string;
+  happened(yes: boolean): void;
+}
+
 /** The lease under which one instance at a time sweeps. */
 const SWEEP_LEASE = 'events:sweep';
 /** How long a span of changes one read of a sweep takes. */
@@ -35,6 +43,8 @@ const DELETIONS_A_SWEEP = 100;
 /** Event ids this instance wrote to the events collection lately, remembered (see `relayOutboxes`). */
 const KNOWN_RECORDED = 10_000;
 const DAY_MS = 24 * 3600_000;
+/** How often an unsettled write's record is read again, until the database answers. */
+const UNSETTLED_RETRY_MS = 1000;
 
 /**
  * Copies the events of records' outboxes into the events collection and tells the subscribers, and
@@ -52,6 +62,9 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopRetention?: () => void;
+  private unsettled: UnsettledWrite[] = [];
+  private unsettledTimer?: NodeJS.Timeout;
+  private closing = false;
 
   constructor(
     private readonly events: EventsRepository,
@@ -62,15 +75,18 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     this.stopRetention = await this.events.expireByAge(this.config.retentionDays * 24 * 3600, this.logger);
     if (this.config.sweepIntervalMs <= 0) return;
-    // The first sweep looks further back: every instance may have been stopped for a while. One
+    // The first sweep looks further back: every instance may have been stopped for a while; and
+    // each looks back to the last one that finished, however long the database did not answer. One
     // instance sweeps at a time (a lease): the others' sweeps would read the same records again.
-    let lookBackMs = this.config.sweepStartLookBackMs;
+    const { sweepGraceMs, sweepLookBackMs } = this.config;
+    let from = Date.now() - sweepGraceMs - this.config.sweepStartLookBackMs;
     const sweep = () => {
       if (this.sweeping) return;
+      const until = Date.now() - sweepGraceMs;
       this.sweeping = this.leases
-        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(this.config.sweepGraceMs, lookBackMs))
+        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(sweepGraceMs, Math.max(sweepLookBackMs, until - from)))
         .then((swept) => {
-          if (swept !== undefined) lookBackMs = this.config.sweepLookBackMs;
+          if (swept !== undefined) from = until - sweepLookBackMs;
         })
         .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
         .finally(() => (this.sweeping = undefined));
@@ -83,6 +99,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   /** A sweep under way ends before the database connection closes. */
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
+    this.closing = true;
+    clearTimeout(this.unsettledTimer);
     this.stopRetention?.();
     await this.sweeping;
   }
@@ -105,6 +123,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
         }
       },
       relayOutboxes: (_scope, records) => this.relayOutboxes(source, records as unknown as StoredRecord[]),
+      settleLater: (scope, _id, eventId) =>
+        new Promise((happened) => {
+          this.unsettled.push({ source, filter: { _id, projectId: new Types.ObjectId(scope.projectId) }, eventId, happened });
+          this.settleUnsettledSoon();
+        }),
       deletion: (scope, type, records) => this.intendDeletion(source, scope, type, records as unknown as StoredRecord[]),
     };
   }
@@ -154,12 +177,36 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     await this.publish(missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))));
   }
 
-  /** Subscribers first, then the events collection: whichever a process stopped before, the next relay does again. */
-  private async publish(events: readonly PublishedEvent[]): Promise<void> {
+  /**
+   * Subscribers first, then the events collection (`store`: a hard delete's are there already,
+   * pending): whichever a process stopped before, the next relay does again.
+   */
+  private async publish(events: readonly PublishedEvent[], store = (stored: readonly PublishedEvent[]) => this.events.recordMany(stored)): Promise<void> {
     if (events.length === 0) return;
     for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
-    await this.events.recordMany(events);
+    await store(events);
     for (const event of events) this.recorded.set(event.id, true);
+  }
+
+  /** Reads the records of the writes left unsettled again in a moment, and so on until none is left (see `settleLater`). */
+  private settleUnsettledSoon(): void {
+    if (this.closing || this.unsettledTimer || this.unsettled.length === 0) return;
+    this.unsettledTimer = setTimeout(async () => {
+      const writes = this.unsettled;
+      this.unsettled = [];
+      for (const write of writes) {
+        try {
+          const record = (await write.source.records.findOne(write.filter, { include: [OUTBOX] })) as StoredRecord | null;
+          const happened = holdsEvent(record, write.eventId);
+          if (happened) await this.relayOutboxes(write.source, [record!]);
+          write.happened(happened);
+        } catch {
+          this.unsettled.push(write);
+        }
+      }
+      this.unsettledTimer = undefined;
+      this.settleUnsettledSoon();
+    }, UNSETTLED_RETRY_MS).unref();
   }
 
   /** One pending event a record, the record as it was, naming the outbox its delete is guarded on. */
@@ -184,10 +231,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  private async publishDeletions(projectId: Types.ObjectId, events: readonly PublishedEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
-    await this.events.settle(projectId, events.map((event) => event.id));
+  private publishDeletions(projectId: Types.ObjectId, events: readonly PublishedEvent[]): Promise<void> {
+    return this.publish(events, (settled) => this.events.settle(projectId, settled.map((event) => event.id)));
   }
 
   /**

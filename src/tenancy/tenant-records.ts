@@ -2,7 +2,7 @@ import { ConflictException, type Logger } from '@nestjs/common';
 import { Types, type AnyKeys, type Model, type mongo, type Require_id, type UpdateQuery } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
-import { holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
+import { holdsEvent, OUTBOX, sameOutbox, UnsettledChange, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
 export class NotTenantOwnedError extends Error {
@@ -221,11 +221,18 @@ export class TenantRecords<T> {
    * A write of `pending` failed. Refused by the database (a duplicate key, a validation error): it
    * did not happen, and the error stands. Any other error leaves its outcome unknown: the record is
    * read, and the write happened when its outbox holds the write's events; else the error stands,
-   * and the events are not lost should the write still land, since they are in its outbox.
+   * and the events are not lost should the write still land, since they are in its outbox. A read
+   * that fails too leaves the write to the relay, which reads it again until the database answers
+   * (`UnsettledChange`: the request's `Idempotency-Key` is settled by what it finds).
    */
   private async settle(scope: TenantScope, _id: unknown, pending: readonly PendingEvent[], error: unknown): Promise<WithOutbox<T>> {
     if (!outcomeUnknown(error)) throw error;
-    const record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: [OUTBOX] }).catch(() => null);
+    let record: WithOutbox<T> | null;
+    try {
+      record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: [OUTBOX] });
+    } catch {
+      throw new UnsettledChange(this.recorder().settleLater(scope, _id, pending[0].id), error);
+    }
     if (record && holdsEvent(record, pending[0].id)) return record;
     throw error;
   }
