@@ -79,14 +79,15 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     // each looks back to the last one that finished, however long the database did not answer. One
     // instance sweeps at a time (a lease): the others' sweeps would read the same records again.
     const { sweepGraceMs, sweepLookBackMs } = this.config;
-    let from = Date.now() - sweepGraceMs - this.config.sweepStartLookBackMs;
+    let sweptUntil: number | undefined;
     const sweep = () => {
       if (this.sweeping) return;
       const until = Date.now() - sweepGraceMs;
+      const lookBackMs = sweptUntil === undefined ? this.config.sweepStartLookBackMs : Math.max(sweepLookBackMs, until - sweptUntil);
       this.sweeping = this.leases
-        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(sweepGraceMs, Math.max(sweepLookBackMs, until - from)))
+        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(sweepGraceMs, lookBackMs))
         .then((swept) => {
-          if (swept !== undefined) from = until - sweepLookBackMs;
+          if (swept !== undefined) sweptUntil = until;
         })
         .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
         .finally(() => (this.sweeping = undefined));
