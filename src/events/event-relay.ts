@@ -46,12 +46,7 @@ const DAY_MS = 24 * 3600_000;
 /** How often an unsettled write's record is read again, until the database answers. */
 const UNSETTLED_RETRY_MS = 1000;
 
-/**
- * Copies the events of records' outboxes into the events collection and tells the subscribers, and
- * settles hard deletes; the invariant it keeps is stated in events.module.ts. A request publishes
- * its own change's events before it answers; the sweep, on every instance, copies those of any
- * record changed lately whose writer stopped (or failed) before publishing them.
- */
+/** Copies records' outboxes to the events collection and the subscribers, and settles hard deletes, by the invariant of events.module.ts. */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventRelay.name);
@@ -214,8 +209,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private async intendDeletion(source: EventSource, scope: TenantScope, type: string, records: readonly StoredRecord[]): Promise<DeletionIntent> {
     const intents = records.map((record) => {
       const event = published(pendingEvent(scope, type, null), scope.projectId, source.toObject(record));
-      const outbox = Array.isArray(record[OUTBOX]) ? eventsIn(record[OUTBOX]).map((pending) => pending.id) : null;
-      return { recordId: String(record._id), event, deleting: { collection: source.records.collectionName, id: record._id, outbox } };
+      return { recordId: String(record._id), event, deleting: { collection: source.records.collectionName, id: record._id, outbox: outboxIds(record) } };
     });
     await this.events.recordPending(intents.map(({ event, deleting }) => ({ event, deleting })));
     const projectId = new Types.ObjectId(scope.projectId);
@@ -247,8 +241,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const event: PublishedEvent = { id: deletion._id, type: deletion.type, projectId: String(deletion.projectId), createdAt: deletion.createdAt, body: deletion.body };
     const record = (await source.records.findOne({ _id: id, projectId: deletion.projectId }, { include: [OUTBOX] })) as StoredRecord | null;
     if (!record) return this.publishDeletions(deletion.projectId, [event]);
-    const current = Array.isArray(record[OUTBOX]) ? eventsIn(record[OUTBOX]).map((pending) => pending.id) : null;
-    if (JSON.stringify(current) === JSON.stringify(outbox)) {
+    if (JSON.stringify(outboxIds(record)) === JSON.stringify(outbox)) {
       await this.relayOutboxes(source, [record]);
       const guard = { _id: id, projectId: deletion.projectId, $and: [sameOutbox(record[OUTBOX])] };
       const fence = await source.records.updateOne(guard, { $set: { [OUTBOX]: fencedOutbox(record[OUTBOX]) } }, { keepTimestamps: true });
@@ -257,6 +250,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
     await this.events.discard(deletion.projectId, [event.id]);
   }
+}
+
+/** The ids of the record's outbox's events, null when it has none. */
+function outboxIds(record: StoredRecord): string[] | null {
+  return Array.isArray(record[OUTBOX]) ? record[OUTBOX].map((pending) => pending.id) : null;
 }
 
 function pendingEvent(scope: TenantScope, type: string, before: Record<string, unknown> | null): PendingEvent {

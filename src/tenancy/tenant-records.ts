@@ -112,12 +112,7 @@ export class TenantRecords<T> {
     return (await this.recordedDelete(scope, conditions, options.event, 1)) > 0;
   }
 
-  /**
-   * Removes the records that match; with an event, each removed record records one. Read first with
-   * their outboxes, whose events go to the events collection before the records go; each record's
-   * event is then written pending, the delete is guarded on each record's outbox, and the events of
-   * the records it removed are settled (the others dropped). The number removed.
-   */
+  /** Removes the records that match; with an event, each removed record records one (see `recordedDelete`). The number removed. */
   async deleteMany(scope: TenantScope, conditions: Conditions = {}, options: Pick<RecordedChange, 'event'> = {}): Promise<number> {
     if (!options.event) return this.records.deleteMany(scopeFilter(scope, conditions));
     let removed = 0;
@@ -144,10 +139,8 @@ export class TenantRecords<T> {
   }
 
   /**
-   * A change that records its event (copy before replace): the record is read with its outbox, whose
-   * events are copied to the events collection first; the change and its own events are then one
-   * update guarded on that outbox still being there. Matched nothing: the record is gone, no longer
-   * meets the conditions, or another write replaced its outbox meanwhile; it is read again.
+   * A change that records its event, copy before replace (events.module.ts). Matched nothing: the
+   * record is gone, no longer meets the conditions, or another write replaced its outbox meanwhile.
    */
   private async recordedWrite(scope: TenantScope, filter: Conditions, update: UpdateQuery<T>, change: UpdateOptions & RecordedChange): Promise<T | null> {
     const changes = this.recorder();
@@ -172,7 +165,10 @@ export class TenantRecords<T> {
     throw new ConflictException('The record changed while this request was writing it; retry the request');
   }
 
-  /** Up to `limit` records removed, each with its event (see `deleteMany`); how many. */
+  /**
+   * Up to `limit` records removed, each with its event: their outboxes copied first, each record's
+   * event written pending, the delete guarded on each outbox, the removed records' events settled.
+   */
   private async recordedDelete(scope: TenantScope, conditions: Conditions, event: string, limit: number): Promise<number> {
     const changes = this.recorder();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -194,9 +190,8 @@ export class TenantRecords<T> {
         // The answer was lost: the records read gone were removed; the others' events stay pending,
         // for the sweep to settle once no delete can still apply.
         const read = await this.gone(scope, found).catch(() => null);
-        if (!read) throw error;
-        if (read.length < found.length) {
-          await intent.settle(read, { keepOthers: true });
+        if (read?.length !== found.length) {
+          if (read) await intent.settle(read, { keepOthers: true });
           throw error;
         }
         gone = read;
