@@ -129,8 +129,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Copies the outboxes of every record changed between `lookBackMs` and `graceMs` ago (a change
-   * younger than that is still its own request's to publish), and settles the hard deletes pending
+   * Copies the outboxes of every record changed in the `lookBackMs` before `graceMs` ago (a change
+   * younger than `graceMs` is still its own request's to publish), and settles the hard deletes pending
    * for longer than `graceMs`. Returns how many records and deletes it read.
    */
   async sweep(graceMs = this.config.sweepGraceMs, lookBackMs = this.config.sweepLookBackMs): Promise<number> {
