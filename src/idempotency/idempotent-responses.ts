@@ -44,8 +44,9 @@ export function settleIdempotentResponses(fastify: FastifyInstance, store: Idemp
 /**
  * A write whose answer was lost and whose record could not be read (`UnsettledChange`) answers 503
  * as any outage, and its key stays in progress until the events relay could read the record: a write
- * that happened marks the key `unstored` (the request ran and its answer is lost: a retry gets 409
- * until the key expires, never a second run); one that did not releases it, so a retry runs.
+ * that did not happen releases it, so a retry runs. One that happened marks the key `unstored` (the
+ * request ran and its answer is lost: a retry gets 409 until the key expires, never a second run),
+ * unless the route keeps the key with what it creates (payments): released, its retry answers that.
  */
 @Catch(UnsettledChange)
 @Injectable()
@@ -58,10 +59,10 @@ export class UnsettledChangeFilter extends AllExceptionsFilter {
   }
 
   override catch(exception: UnsettledChange, host: ArgumentsHost): void {
-    const record = host.switchToHttp().getRequest<IdempotentRequestContext>().idempotencyRecord;
+    const { idempotencyRecord: record, idempotencyKeptByRoute } = host.switchToHttp().getRequest<IdempotentRequestContext>();
     if (record) {
       void exception.settled
-        .then((happened) => (happened ? this.store.markRan(record.recordId) : this.store.release(record.tenant, record.recordId)))
+        .then((happened) => (happened && !idempotencyKeptByRoute ? this.store.markRan(record.recordId) : this.store.release(record.tenant, record.recordId)))
         .catch((failure: Error) => logger.warn(`Settling the Idempotency-Key of an unsettled write failed, the key lapses with its lease: ${failure.message}`));
     }
     super.catch(exception, host);

@@ -79,8 +79,7 @@ export class TenantRecords<T> {
     try {
       stored = await this.records.insert({ ...fields, _id, [OUTBOX]: pending, ...scopeFilter(scope) } as AnyKeys<T>);
     } catch (error) {
-      const written = await this.settle(scope, _id, pending, error);
-      stored = withoutOutbox(written) as Require_id<T>;
+      stored = (await this.settle(scope, _id, pending, error)) as Require_id<T>;
     }
     await changes.publish(scope, stored as T, pending);
     return withoutOutbox(stored);

@@ -209,6 +209,25 @@ describe('the outbox under faults', () => {
       await recover();
       expect(await typesOf(id)).toEqual(['customer.created', 'customer.updated']);
     });
+
+    it('applied, on a route that keeps its key with what it creates (a payment): the key is released and a retry answers that payment', async () => {
+      const customer = await createCustomer();
+      await createCard(customer);
+      const headers = { 'idempotency-key': 'outbox-faults-payment-later' };
+      const send = () => t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, { token: admin.token, headers });
+      outage('insert', 'payments', 'lost');
+      expect((await send()).status).toBe(503);
+      expect((await send()).status).toBe(409);
+      jest.restoreAllMocks();
+      expect(await pollUntil(async () => (await keyRecord(headers['idempotency-key'])) === null, 20_000)).toBe(true);
+      const retry = await send();
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      const stored = await t.db.collection('payments').find({ customer: new Types.ObjectId(customer) }).toArray();
+      expect(stored.map((payment) => String(payment._id))).toEqual([retry.body.id]);
+      await recover();
+      expect(await typesOf(retry.body.id)).toEqual(['payment.created', 'payment.succeeded']);
+    });
   });
 
   describe('update', () => {
