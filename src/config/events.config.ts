@@ -8,7 +8,7 @@ export const eventsConfig = configNamespace('events', (env) => ({
   sweepIntervalMs: 15_000,
   /** How old a change or a pending delete must be before the sweep takes it: its own request publishes it first. */
   sweepGraceMs: 30_000,
-  /** How far back, before the grace, a sweep reads changed records: several sweeps cover each change. */
+  /** How far back, before the grace, a sweep reads changed records at least (several sweeps cover each change); further, to the end of the last sweep that finished. */
   sweepLookBackMs: 5 * 60_000,
   /** The same, for an instance's first sweep: it covers changes left while every instance was stopped. */
   sweepStartLookBackMs: 24 * 3600_000,

@@ -5,7 +5,7 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { eventsIn, fencedOutbox, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
+import { eventsIn, fencedOutbox, holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { asJson, eventBody, newEventId, type PublishedEvent } from './event-body';
 import type { PendingDeletion } from './event.schema';
@@ -26,6 +26,14 @@ interface EventSource {
   toObject: EventObject<unknown>;
 }
 
+/** A write whose answer was lost and whose record could not be read (`settleLater`). */
+interface UnsettledWrite {
+  source: EventSource;
+  filter: { _id: unknown; projectId: Types.ObjectId };
+  eventId: string;
+  happened(yes: boolean): void;
+}
+
 /** The lease under which one instance at a time sweeps. */
 const SWEEP_LEASE = 'events:sweep';
 /** How long a span of changes one read of a sweep takes. */
@@ -35,13 +43,10 @@ const DELETIONS_A_SWEEP = 100;
 /** Event ids this instance wrote to the events collection lately, remembered (see `relayOutboxes`). */
 const KNOWN_RECORDED = 10_000;
 const DAY_MS = 24 * 3600_000;
+/** How often an unsettled write's record is read again, until the database answers. */
+const UNSETTLED_RETRY_MS = 1000;
 
-/**
- * Copies the events of records' outboxes into the events collection and tells the subscribers, and
- * settles hard deletes; the invariant it keeps is stated in events.module.ts. A request publishes
- * its own change's events before it answers; the sweep, on every instance, copies those of any
- * record changed lately whose writer stopped (or failed) before publishing them.
- */
+/** Copies records' outboxes to the events collection and the subscribers, and settles hard deletes, by the invariant of events.module.ts. */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventRelay.name);
@@ -52,6 +57,9 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopRetention?: () => void;
+  private unsettled: UnsettledWrite[] = [];
+  private unsettledTimer?: NodeJS.Timeout;
+  private closing = false;
 
   constructor(
     private readonly events: EventsRepository,
@@ -62,15 +70,19 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     this.stopRetention = await this.events.expireByAge(this.config.retentionDays * 24 * 3600, this.logger);
     if (this.config.sweepIntervalMs <= 0) return;
-    // The first sweep looks further back: every instance may have been stopped for a while. One
+    // The first sweep looks further back: every instance may have been stopped for a while; and
+    // each looks back to the last one that finished, however long the database did not answer. One
     // instance sweeps at a time (a lease): the others' sweeps would read the same records again.
-    let lookBackMs = this.config.sweepStartLookBackMs;
+    const { sweepGraceMs, sweepLookBackMs } = this.config;
+    let sweptUntil: number | undefined;
     const sweep = () => {
       if (this.sweeping) return;
+      const until = Date.now() - sweepGraceMs;
+      const lookBackMs = sweptUntil === undefined ? this.config.sweepStartLookBackMs : Math.max(sweepLookBackMs, until - sweptUntil);
       this.sweeping = this.leases
-        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(this.config.sweepGraceMs, lookBackMs))
+        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(sweepGraceMs, lookBackMs))
         .then((swept) => {
-          if (swept !== undefined) lookBackMs = this.config.sweepLookBackMs;
+          if (swept !== undefined) sweptUntil = until;
         })
         .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
         .finally(() => (this.sweeping = undefined));
@@ -83,6 +95,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   /** A sweep under way ends before the database connection closes. */
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
+    this.closing = true;
+    clearTimeout(this.unsettledTimer);
     this.stopRetention?.();
     await this.sweeping;
   }
@@ -105,13 +119,18 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
         }
       },
       relayOutboxes: (_scope, records) => this.relayOutboxes(source, records as unknown as StoredRecord[]),
+      settleLater: (scope, _id, eventId) =>
+        new Promise((happened) => {
+          this.unsettled.push({ source, filter: { _id, projectId: new Types.ObjectId(scope.projectId) }, eventId, happened });
+          this.settleUnsettledSoon();
+        }),
       deletion: (scope, type, records) => this.intendDeletion(source, scope, type, records as unknown as StoredRecord[]),
     };
   }
 
   /**
-   * Copies the outboxes of every record changed between `lookBackMs` and `graceMs` ago (a change
-   * younger than that is still its own request's to publish), and settles the hard deletes pending
+   * Copies the outboxes of every record changed in the `lookBackMs` before `graceMs` ago (a change
+   * younger than `graceMs` is still its own request's to publish), and settles the hard deletes pending
    * for longer than `graceMs`. Returns how many records and deletes it read.
    */
   async sweep(graceMs = this.config.sweepGraceMs, lookBackMs = this.config.sweepLookBackMs): Promise<number> {
@@ -154,20 +173,43 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     await this.publish(missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))));
   }
 
-  /** Subscribers first, then the events collection: whichever a process stopped before, the next relay does again. */
-  private async publish(events: readonly PublishedEvent[]): Promise<void> {
+  /**
+   * Subscribers first, then the events collection (`store`: a hard delete's are there already,
+   * pending): whichever a process stopped before, the next relay does again.
+   */
+  private async publish(events: readonly PublishedEvent[], store = (stored: readonly PublishedEvent[]) => this.events.recordMany(stored)): Promise<void> {
     if (events.length === 0) return;
     for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
-    await this.events.recordMany(events);
+    await store(events);
     for (const event of events) this.recorded.set(event.id, true);
+  }
+
+  /** Reads the records of the writes left unsettled again in a moment, and so on until none is left (see `settleLater`). */
+  private settleUnsettledSoon(): void {
+    if (this.closing || this.unsettledTimer || this.unsettled.length === 0) return;
+    this.unsettledTimer = setTimeout(async () => {
+      const writes = this.unsettled;
+      this.unsettled = [];
+      for (const write of writes) {
+        try {
+          const record = (await write.source.records.findOne(write.filter, { include: [OUTBOX] })) as StoredRecord | null;
+          const happened = holdsEvent(record, write.eventId);
+          if (happened) await this.relayOutboxes(write.source, [record!]);
+          write.happened(happened);
+        } catch {
+          this.unsettled.push(write);
+        }
+      }
+      this.unsettledTimer = undefined;
+      this.settleUnsettledSoon();
+    }, UNSETTLED_RETRY_MS).unref();
   }
 
   /** One pending event a record, the record as it was, naming the outbox its delete is guarded on. */
   private async intendDeletion(source: EventSource, scope: TenantScope, type: string, records: readonly StoredRecord[]): Promise<DeletionIntent> {
     const intents = records.map((record) => {
       const event = published(pendingEvent(scope, type, null), scope.projectId, source.toObject(record));
-      const outbox = Array.isArray(record[OUTBOX]) ? eventsIn(record[OUTBOX]).map((pending) => pending.id) : null;
-      return { recordId: String(record._id), event, deleting: { collection: source.records.collectionName, id: record._id, outbox } };
+      return { recordId: String(record._id), event, deleting: { collection: source.records.collectionName, id: record._id, outbox: outboxIds(record) } };
     });
     await this.events.recordPending(intents.map(({ event, deleting }) => ({ event, deleting })));
     const projectId = new Types.ObjectId(scope.projectId);
@@ -184,10 +226,8 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     };
   }
 
-  private async publishDeletions(projectId: Types.ObjectId, events: readonly PublishedEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
-    await this.events.settle(projectId, events.map((event) => event.id));
+  private publishDeletions(projectId: Types.ObjectId, events: readonly PublishedEvent[]): Promise<void> {
+    return this.publish(events, (settled) => this.events.settle(projectId, settled.map((event) => event.id)));
   }
 
   /**
@@ -201,8 +241,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const event: PublishedEvent = { id: deletion._id, type: deletion.type, projectId: String(deletion.projectId), createdAt: deletion.createdAt, body: deletion.body };
     const record = (await source.records.findOne({ _id: id, projectId: deletion.projectId }, { include: [OUTBOX] })) as StoredRecord | null;
     if (!record) return this.publishDeletions(deletion.projectId, [event]);
-    const current = Array.isArray(record[OUTBOX]) ? eventsIn(record[OUTBOX]).map((pending) => pending.id) : null;
-    if (JSON.stringify(current) === JSON.stringify(outbox)) {
+    if (JSON.stringify(outboxIds(record)) === JSON.stringify(outbox)) {
       await this.relayOutboxes(source, [record]);
       const guard = { _id: id, projectId: deletion.projectId, $and: [sameOutbox(record[OUTBOX])] };
       const fence = await source.records.updateOne(guard, { $set: { [OUTBOX]: fencedOutbox(record[OUTBOX]) } }, { keepTimestamps: true });
@@ -211,6 +250,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
     await this.events.discard(deletion.projectId, [event.id]);
   }
+}
+
+/** The ids of the record's outbox's events, null when it has none. */
+function outboxIds(record: StoredRecord): string[] | null {
+  return Array.isArray(record[OUTBOX]) ? record[OUTBOX].map((pending) => pending.id) : null;
 }
 
 function pendingEvent(scope: TenantScope, type: string, before: Record<string, unknown> | null): PendingEvent {

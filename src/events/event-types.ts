@@ -1,47 +1,24 @@
-/** Every event a change through a data API records, by resource. */
-export const RECORDED_EVENT_TYPES = [
-  'customer.created',
-  'customer.updated',
-  'customer.deleted',
-  'customer.default_card_changed',
-  'card.created',
-  'card.updated',
-  'card.deleted',
-  'payment.created',
-  'payment.succeeded',
-  'payment.failed',
-  'payment.refunded',
-  'channel.created',
-  'channel.updated',
-  'channel.deleted',
-  'project.created',
-  'project.updated',
-  'project.deleted',
-  'collaborator.added',
-  'collaborator.changed',
-  'collaborator.removed',
-  'share_link.created',
-  'share_link.revoked',
-  'share_link.deleted',
-  'grant.created',
-  'grant.revoked',
-  'grant.deleted',
-  'collection.created',
-  'collection.updated',
-  'collection.deleted',
-  'collection.restored',
-  'client.created',
-  'client.updated',
-  'client.deleted',
-  'client.restored',
-  'asset.created',
-  'asset.updated',
-  'asset.uploaded',
-  'asset.ready',
-  'asset.errored',
-  'asset.deleted',
-] as const;
-export type RecordedEventType = (typeof RECORDED_EVENT_TYPES)[number];
+/** The events a change through a data API records, by resource: `<resource>.<change>`, in this order. */
+const RECORDED_BY_RESOURCE = {
+  customer: ['created', 'updated', 'deleted', 'default_card_changed'],
+  card: ['created', 'updated', 'deleted'],
+  payment: ['created', 'succeeded', 'failed', 'refunded'],
+  channel: ['created', 'updated', 'deleted'],
+  project: ['created', 'updated', 'deleted'],
+  collaborator: ['added', 'changed', 'removed'],
+  share_link: ['created', 'revoked', 'deleted'],
+  grant: ['created', 'revoked', 'deleted'],
+  collection: ['created', 'updated', 'deleted', 'restored'],
+  client: ['created', 'updated', 'deleted', 'restored'],
+  asset: ['created', 'updated', 'uploaded', 'ready', 'errored', 'deleted'],
+} as const;
+type ByResource = typeof RECORDED_BY_RESOURCE;
+export type RecordedEventType = { [R in keyof ByResource]: `${R}.${ByResource[R][number]}` }[keyof ByResource];
+
+/** Every event a change through a data API records. */
+export const RECORDED_EVENT_TYPES: readonly RecordedEventType[] = Object.entries(RECORDED_BY_RESOURCE).flatMap(([resource, changes]) =>
+  changes.map((change) => `${resource}.${change}` as RecordedEventType),
+);
 
 /** Sent to one webhook endpoint on request, never recorded in the event list. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';

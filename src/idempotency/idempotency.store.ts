@@ -105,6 +105,11 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /** The request ran, but what it answered is lost: its key answers 409 until it expires, and never runs again. */
+  async markRan(recordId: Types.ObjectId): Promise<void> {
+    await this.records.markUnstored(recordId);
+  }
+
   /** Frees the key of a request that failed, so the client can retry it. */
   async release(scope: TenantScope, recordId: Types.ObjectId): Promise<void> {
     await this.records.release(scope, recordId);

@@ -20,10 +20,15 @@ export interface IdempotentRequestContext {
   idempotency?: IdempotentRequest;
   /** The key's record, opened by the guard and settled by the request's answer (`settleIdempotentResponses`). */
   idempotencyRecord?: { readonly tenant: TenantScope; readonly recordId: Types.ObjectId };
+  /** The route took the key (`@Idempotency()`): it keeps it with what it creates, and a run under it again answers that. */
+  idempotencyKeptByRoute?: boolean;
 }
 
 /** The running request's `IdempotentRequest`, or null when it carried no key. */
 export const Idempotency = createParamDecorator(
-  (_data: unknown, execution: ExecutionContext): IdempotentRequest | null =>
-    execution.switchToHttp().getRequest<IdempotentRequestContext>().idempotency ?? null,
+  (_data: unknown, execution: ExecutionContext): IdempotentRequest | null => {
+    const request = execution.switchToHttp().getRequest<IdempotentRequestContext>();
+    request.idempotencyKeptByRoute = request.idempotency !== undefined;
+    return request.idempotency ?? null;
+  },
 );

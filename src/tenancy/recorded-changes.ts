@@ -1,9 +1,9 @@
+import { ServiceUnavailableException } from '@nestjs/common';
 import type { TenantScope } from './tenant-scope';
 
 /**
  * The field of a tenant's record that holds the events of its last recorded change (the outbox), set
- * in the same single-document write as the change. The events module states the invariant it keeps
- * (src/events/events.module.ts).
+ * in the same single-document write as the change, by the invariant src/events/events.module.ts states.
  */
 export const OUTBOX = 'outbox';
 
@@ -42,8 +42,26 @@ export interface ChangeRecorder<T> {
   publish(scope: TenantScope, record: T, events: readonly PendingEvent[]): Promise<void>;
   /** Copies whichever events of these records' outboxes the events collection lacks (idempotent, by event id). */
   relayOutboxes(scope: TenantScope, records: readonly WithOutbox<T>[]): Promise<void>;
+  /**
+   * A write of `event` whose answer was lost, its record unreadable: the record is read again until
+   * the database answers; whether the write happened (its outbox holds the event, then published).
+   */
+  settleLater(scope: TenantScope, id: unknown, event: string): Promise<boolean>;
   /** Before a hard delete: one pending event a record, the record as it was, naming the outbox the delete is guarded on. */
   deletion(scope: TenantScope, type: string, records: readonly WithOutbox<T>[]): Promise<DeletionIntent>;
+}
+
+/**
+ * A write whose outcome is unknown and could not be settled yet (503). `settled` tells once the
+ * record could be read whether the write happened; meanwhile its `Idempotency-Key` stays held.
+ */
+export class UnsettledChange extends ServiceUnavailableException {
+  constructor(
+    readonly settled: Promise<boolean>,
+    cause: unknown,
+  ) {
+    super('Database unavailable, try again shortly', { cause });
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { ConflictException, type Logger } from '@nestjs/common';
 import { Types, type AnyKeys, type Model, type mongo, type Require_id, type UpdateQuery } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
-import { holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
+import { holdsEvent, OUTBOX, sameOutbox, UnsettledChange, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
 export class NotTenantOwnedError extends Error {
@@ -79,8 +79,7 @@ export class TenantRecords<T> {
     try {
       stored = await this.records.insert({ ...fields, _id, [OUTBOX]: pending, ...scopeFilter(scope) } as AnyKeys<T>);
     } catch (error) {
-      const written = await this.settle(scope, _id, pending, error);
-      stored = withoutOutbox(written) as Require_id<T>;
+      stored = (await this.settle(scope, _id, pending, error)) as Require_id<T>;
     }
     await changes.publish(scope, stored as T, pending);
     return withoutOutbox(stored);
@@ -112,12 +111,7 @@ export class TenantRecords<T> {
     return (await this.recordedDelete(scope, conditions, options.event, 1)) > 0;
   }
 
-  /**
-   * Removes the records that match; with an event, each removed record records one. Read first with
-   * their outboxes, whose events go to the events collection before the records go; each record's
-   * event is then written pending, the delete is guarded on each record's outbox, and the events of
-   * the records it removed are settled (the others dropped). The number removed.
-   */
+  /** Removes the records that match; with an event, each removed record records one (see `recordedDelete`). The number removed. */
   async deleteMany(scope: TenantScope, conditions: Conditions = {}, options: Pick<RecordedChange, 'event'> = {}): Promise<number> {
     if (!options.event) return this.records.deleteMany(scopeFilter(scope, conditions));
     let removed = 0;
@@ -144,10 +138,8 @@ export class TenantRecords<T> {
   }
 
   /**
-   * A change that records its event (copy before replace): the record is read with its outbox, whose
-   * events are copied to the events collection first; the change and its own events are then one
-   * update guarded on that outbox still being there. Matched nothing: the record is gone, no longer
-   * meets the conditions, or another write replaced its outbox meanwhile; it is read again.
+   * A change that records its event, copy before replace (events.module.ts). Matched nothing: the
+   * record is gone, no longer meets the conditions, or another write replaced its outbox meanwhile.
    */
   private async recordedWrite(scope: TenantScope, filter: Conditions, update: UpdateQuery<T>, change: UpdateOptions & RecordedChange): Promise<T | null> {
     const changes = this.recorder();
@@ -172,7 +164,10 @@ export class TenantRecords<T> {
     throw new ConflictException('The record changed while this request was writing it; retry the request');
   }
 
-  /** Up to `limit` records removed, each with its event (see `deleteMany`); how many. */
+  /**
+   * Up to `limit` records removed, each with its event: their outboxes copied first, each record's
+   * event written pending, the delete guarded on each outbox, the removed records' events settled.
+   */
   private async recordedDelete(scope: TenantScope, conditions: Conditions, event: string, limit: number): Promise<number> {
     const changes = this.recorder();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -194,9 +189,8 @@ export class TenantRecords<T> {
         // The answer was lost: the records read gone were removed; the others' events stay pending,
         // for the sweep to settle once no delete can still apply.
         const read = await this.gone(scope, found).catch(() => null);
-        if (!read) throw error;
-        if (read.length < found.length) {
-          await intent.settle(read, { keepOthers: true });
+        if (read?.length !== found.length) {
+          if (read) await intent.settle(read, { keepOthers: true });
           throw error;
         }
         gone = read;
@@ -221,11 +215,18 @@ export class TenantRecords<T> {
    * A write of `pending` failed. Refused by the database (a duplicate key, a validation error): it
    * did not happen, and the error stands. Any other error leaves its outcome unknown: the record is
    * read, and the write happened when its outbox holds the write's events; else the error stands,
-   * and the events are not lost should the write still land, since they are in its outbox.
+   * and the events are not lost should the write still land, since they are in its outbox. A read
+   * that fails too leaves the write to the relay, which reads it again until the database answers
+   * (`UnsettledChange`: the request's `Idempotency-Key` is settled by what it finds).
    */
   private async settle(scope: TenantScope, _id: unknown, pending: readonly PendingEvent[], error: unknown): Promise<WithOutbox<T>> {
     if (!outcomeUnknown(error)) throw error;
-    const record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: [OUTBOX] }).catch(() => null);
+    let record: WithOutbox<T> | null;
+    try {
+      record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: [OUTBOX] });
+    } catch {
+      throw new UnsettledChange(this.recorder().settleLater(scope, _id, pending[0].id), error);
+    }
     if (record && holdsEvent(record, pending[0].id)) return record;
     throw error;
   }

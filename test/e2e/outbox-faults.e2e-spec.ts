@@ -3,6 +3,7 @@ import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
 import { EventsRepository } from '../../src/events/events.repository';
 import { createFirstAdmin, TestUser } from '../support/auth';
+import { pollUntil } from '../support/deadline';
 import { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -143,6 +144,89 @@ describe('the outbox under faults', () => {
       const created = [...(await customerIds())].filter((id) => !before.has(id));
       expect(created).toHaveLength(1);
       expect(await typesOf(created[0])).toEqual(['customer.created']);
+    });
+  });
+
+  describe('a write whose answer is lost and whose record cannot be read at first', () => {
+    const networkError = () => Object.assign(new Error('connection reset'), { name: 'MongoNetworkError' });
+    /**
+     * The next `method` on `collection`'s records fails as `failOnce` has it, and from then on every
+     * read of a record of that collection fails too, until the mocks are restored (the database answers again).
+     */
+    function outage(method: Method, collection: string, mode: 'stop' | 'lost'): void {
+      const write = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
+      const read = Records.prototype.findOne as (...args: unknown[]) => Promise<unknown>;
+      let down = false;
+      jest.spyOn(Records.prototype, method).mockImplementation(async function (this: Records<unknown>, ...args: unknown[]) {
+        if (down || this.collectionName !== collection) return write.apply(this, args);
+        down = true;
+        if (mode === 'lost') await write.apply(this, args);
+        throw networkError();
+      } as never);
+      jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (this: Records<unknown>, ...args: unknown[]) {
+        return down && this.collectionName === collection ? Promise.reject(networkError()) : read.apply(this, args);
+      } as never);
+    }
+    const keyRecord = (key: string) => t.db.collection('idempotency_keys').findOne({ key });
+
+    it('applied: once the database answers, the relay records its event by itself and the key never runs again', async () => {
+      const before = await customerIds();
+      const created = async () => [...(await customerIds())].filter((id) => !before.has(id));
+      const headers = { 'idempotency-key': 'outbox-faults-settled-later' };
+      const send = () => t.http.post('/v1/customers', { email: 'later@example.com' }, { token: admin.token, headers });
+      outage('insert', 'customers', 'lost');
+      expect((await send()).status).toBe(503);
+      // Unsettled: the key is held.
+      expect((await send()).status).toBe(409);
+      jest.restoreAllMocks();
+      // No sweep here: the relay reads the record again as soon as the database answers.
+      expect(await pollUntil(async () => (await keyRecord(headers['idempotency-key']))?.state === 'unstored', 20_000)).toBe(true);
+      const [id, ...others] = await created();
+      expect(others).toEqual([]);
+      expect(await typesOf(id)).toEqual(['customer.created']);
+      const retry = await send();
+      expect(retry.status).toBe(409);
+      expect(retry.body.message).toContain('its response could not be stored');
+      await recover();
+      expect(await created()).toEqual([id]);
+      expect(await typesOf(id)).toEqual(['customer.created']);
+    });
+
+    it('not applied: once the database answers, the key is released and a retry runs once', async () => {
+      const id = await createCustomer();
+      const headers = { 'idempotency-key': 'outbox-faults-released-later' };
+      const send = () => t.http.post(`/v1/customers/${id}`, { firstName: 'Later' }, { token: admin.token, headers });
+      outage('updateAndGet', 'customers', 'stop');
+      expect((await send()).status).toBe(503);
+      expect((await send()).status).toBe(409);
+      jest.restoreAllMocks();
+      expect(await pollUntil(async () => (await keyRecord(headers['idempotency-key'])) === null, 20_000)).toBe(true);
+      const retry = await send();
+      expect(retry.status).toBe(200);
+      expect(retry.body.data.firstName).toBe('Later');
+      const replay = await send();
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      await recover();
+      expect(await typesOf(id)).toEqual(['customer.created', 'customer.updated']);
+    });
+
+    it('applied, on a route that keeps its key with what it creates (a payment): the key is released and a retry answers that payment', async () => {
+      const customer = await createCustomer();
+      await createCard(customer);
+      const headers = { 'idempotency-key': 'outbox-faults-payment-later' };
+      const send = () => t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, { token: admin.token, headers });
+      outage('insert', 'payments', 'lost');
+      expect((await send()).status).toBe(503);
+      expect((await send()).status).toBe(409);
+      jest.restoreAllMocks();
+      expect(await pollUntil(async () => (await keyRecord(headers['idempotency-key'])) === null, 20_000)).toBe(true);
+      const retry = await send();
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      const stored = await t.db.collection('payments').find({ customer: new Types.ObjectId(customer) }).toArray();
+      expect(stored.map((payment) => String(payment._id))).toEqual([retry.body.id]);
+      await recover();
+      expect(await typesOf(retry.body.id)).toEqual(['payment.created', 'payment.succeeded']);
     });
   });
 
