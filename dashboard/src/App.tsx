@@ -19,6 +19,7 @@ const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; admi
   { to: '/projects', label: 'Projects & keys' },
   // The API refuses it to the other roles: not offered to them.
   { to: '/audit', label: 'Audit log', adminOnly: true },
+  { to: '/security', label: 'Security' },
 ];
 
 /** The section a path is in (`/customers/<id>` is in `/customers`). */

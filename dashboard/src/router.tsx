@@ -28,6 +28,7 @@ const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', c
 const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage') });
 const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage') });
 const projects = createRoute({ getParentRoute: () => rootRoute, path: '/projects', component: lazyRouteComponent(() => import('./pages/ProjectsPage'), 'ProjectsPage') });
+const security = createRoute({ getParentRoute: () => rootRoute, path: '/security', component: lazyRouteComponent(() => import('./pages/SecurityPage'), 'SecurityPage') });
 const audit = createRoute({ getParentRoute: () => rootRoute, path: '/audit', component: lazyRouteComponent(() => import('./pages/AuditLogPage'), 'AuditLogPage') });
 
 const CustomerPage = lazy(() => import('./pages/CustomerPage').then((module) => ({ default: module.CustomerPage })));
@@ -38,7 +39,7 @@ function CustomerRoute() {
   return <CustomerPage key={customerId} id={customerId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, overview, customers, customer, payments, content, events, webhooks, team, projects, audit]);
+const routeTree = rootRoute.addChildren([index, login, signup, overview, customers, customer, payments, content, events, webhooks, team, projects, audit, security]);
 
 export const router = createRouter({
   routeTree,
