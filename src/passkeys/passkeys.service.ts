@@ -21,7 +21,7 @@ const CEREMONY_TIMEOUT_MS = 120_000;
 /** How long a challenge is accepted: the ceremony's time and a little for the answer to arrive. */
 const CHALLENGE_ACCEPTED_MS = CEREMONY_TIMEOUT_MS + 30_000;
 /** Challenges and their uses are kept well past that, then swept. */
-const CHALLENGES_KEPT_SECONDS = 3600;
+const CHALLENGES_KEPT_SECONDS = 600;
 export const PASSKEY_REFUSED = 'The passkey was not accepted';
 
 /**
