@@ -82,9 +82,10 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
     return options;
   }
 
-  /** Verifies the authenticator's answer to a registration and keeps the passkey; 400 when it does not verify, 409 when registered already. */
+  /** Verifies the authenticator's answer to a registration and keeps the passkey; 400 when it does not verify, 409 when its challenge is not one to answer or the passkey is registered already. */
   async register(userId: string, name: string, credential: RegistrationResponseJSON): Promise<Passkey> {
-    const challenge = await this.spendChallenge(credential.response.clientDataJSON, 'registration', userId, (message) => new BadRequestException(message));
+    // A challenge not issued (or spent, or stale) is a state of the enrolment, as TOTP's: 409, and the dashboard asks for new options.
+    const challenge = await this.spendChallenge(credential.response.clientDataJSON, 'registration', userId, (message) => new ConflictException(message));
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({

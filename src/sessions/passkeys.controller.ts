@@ -45,8 +45,9 @@ export class PasskeysController {
     summary: 'Register a passkey',
     description:
       "With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on " +
-      '(sign-in with it alone, step-up; a password sign-in then needs a factor too). A challenge answers once; an answer that does ' +
-      'not verify (origin, challenge, user not verified): 400; a passkey registered already: 409. Mails the user and records `passkey.added`.',
+      '(sign-in with it alone, step-up; a password sign-in then needs a factor too). An answer that does not verify (origin, signature, ' +
+      'user not verified): 400; a challenge not issued for you, stale or answered already, or a passkey registered already: 409. ' +
+      'Mails the user and records `passkey.added`.',
   })
   @ApiCreatedResponse({ type: PasskeyEnvelope })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 500, 503)

@@ -129,10 +129,10 @@ describe('passkeys', () => {
     const registration = (await browser.post('/api/v1/me/passkeys/options')).body;
     const created = new SoftwareAuthenticator().create(registration);
     expect((await browser.post('/api/v1/me/passkeys', { name: 'Once', credential: created })).status).toBe(201);
-    expectError(await browser.post('/api/v1/me/passkeys', { name: 'Twice', credential: created }), 400, /answered already/);
+    expectError(await browser.post('/api/v1/me/passkeys', { name: 'Twice', credential: created }), 409, /answered already/);
     const stranger = await signIn(t.http, await createFirstAdmin(t.http));
     const forUser = (await browser.post('/api/v1/me/passkeys/options')).body;
-    expectError(await stranger.post('/api/v1/me/passkeys', { name: 'Not mine', credential: new SoftwareAuthenticator().create(forUser) }), 400, /unknown or expired/);
+    expectError(await stranger.post('/api/v1/me/passkeys', { name: 'Not mine', credential: new SoftwareAuthenticator().create(forUser) }), 409, /unknown or expired/);
   });
 
   it('refuses a challenge it never issued, one of the other ceremony, a stale one, a wrong origin and a counter that goes backwards', async () => {

@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Register a passkey
-         * @description With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on (sign-in with it alone, step-up; a password sign-in then needs a factor too). A challenge answers once; an answer that does not verify (origin, challenge, user not verified): 400; a passkey registered already: 409. Mails the user and records `passkey.added`.
+         * @description With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on (sign-in with it alone, step-up; a password sign-in then needs a factor too). An answer that does not verify (origin, signature, user not verified): 400; a challenge not issued for you, stale or answered already, or a passkey registered already: 409. Mails the user and records `passkey.added`.
          */
         post: operations["registerPasskey"];
         delete?: never;
@@ -2006,17 +2006,17 @@ export interface components {
         AssertionResponseDto: {
             /**
              * @description The authenticator data, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example SGVsbG8gcGFzc2tleQ
              */
             authenticatorData: string;
             /**
              * @description The client data the browser signed over, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ
              */
             clientDataJSON: string;
             /**
              * @description The signature, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example SGVsbG8gcGFzc2tleQ
              */
             signature: string;
             /** @description The user handle of a discoverable passkey, base64url */
@@ -2123,14 +2123,14 @@ export interface components {
         AttestationResponseDto: {
             /**
              * @description The attestation object (CBOR), base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example SGVsbG8gcGFzc2tleQ
              */
             attestationObject: string;
             /** @description The authenticator data, base64url */
             authenticatorData?: string;
             /**
              * @description The client data the browser signed over, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ
              */
             clientDataJSON: string;
             /** @description The public key (SubjectPublicKeyInfo), base64url */
@@ -2207,12 +2207,12 @@ export interface components {
             };
             /**
              * @description The credential id, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example SGVsbG8gcGFzc2tleQ
              */
             id: string;
             /**
              * @description The same id, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example SGVsbG8gcGFzc2tleQ
              */
             rawId: string;
             response: components["schemas"]["AssertionResponseDto"];
@@ -3997,12 +3997,12 @@ export interface components {
             };
             /**
              * @description The credential id, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example SGVsbG8gcGFzc2tleQ
              */
             id: string;
             /**
              * @description The same id, base64url
-             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0
+             * @example SGVsbG8gcGFzc2tleQ
              */
             rawId: string;
             response: components["schemas"]["AttestationResponseDto"];

@@ -14,9 +14,16 @@ const ID_MAX = 1_368;
 const NAME_MAX = 64;
 const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'] as const;
 
-function Base64Url(description: string, max = FIELD_MAX): PropertyDecorator {
+/**
+ * Client data as a browser writes it, with a challenge this service never issued: only a real
+ * authenticator's answer to the service's own options is accepted, so an example can show the form only.
+ */
+const CREATE_CLIENT_DATA = 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ';
+const GET_CLIENT_DATA = 'eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ';
+
+function Base64Url(description: string, max = FIELD_MAX, example = 'SGVsbG8gcGFzc2tleQ'): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ description, pattern: BASE64URL_PATTERN, maxLength: max, example: 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0' }),
+    ApiProperty({ description, pattern: BASE64URL_PATTERN, maxLength: max, example }),
     IsString(),
     Matches(BASE64URL, { message: '$property must be base64url' }),
     MaxLength(max),
@@ -24,7 +31,7 @@ function Base64Url(description: string, max = FIELD_MAX): PropertyDecorator {
 }
 
 export class AttestationResponseDto {
-  @Base64Url('The client data the browser signed over, base64url')
+  @Base64Url('The client data the browser signed over, base64url', FIELD_MAX, CREATE_CLIENT_DATA)
   clientDataJSON: string;
 
   @Base64Url('The attestation object (CBOR), base64url')
@@ -60,7 +67,7 @@ export class AttestationResponseDto {
 }
 
 export class AssertionResponseDto {
-  @Base64Url('The client data the browser signed over, base64url')
+  @Base64Url('The client data the browser signed over, base64url', FIELD_MAX, GET_CLIENT_DATA)
   clientDataJSON: string;
 
   @Base64Url('The authenticator data, base64url')
