@@ -19,6 +19,7 @@ import { createValidationPipe } from './common/pipes/validation.pipe';
 import { appConfig, AppConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
 import { sessionsConfig } from './config/sessions.config';
+import { passkeysConfig } from './config/passkeys.config';
 import { databaseConfig } from './config/database.config';
 import { financeConfig } from './config/finance.config';
 import { eventsConfig } from './config/events.config';
@@ -119,7 +120,7 @@ export class AppModule {
   static forEnvironment(env: EnvironmentVariables): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig, assetsConfig, mailConfig])],
+      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig, passkeysConfig, assetsConfig, mailConfig])],
     };
   }
 }

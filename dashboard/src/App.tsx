@@ -21,6 +21,7 @@ const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; admi
   { to: '/projects', label: 'Projects & keys' },
   // The API refuses it to the other roles: not offered to them.
   { to: '/audit', label: 'Audit log', adminOnly: true },
+  { to: '/security', label: 'Security' },
 ];
 
 /** The section a path is in (`/customers/<id>` is in `/customers`). */
@@ -157,12 +158,12 @@ function Shell({ pathname }: { pathname: string }) {
         {/* Keyed by account and project: switching either starts the page afresh. */}
         {!session.account ? (
           <NoAccountPage />
-        ) : session.mfaSetupRequired ? (
+        ) : session.mfaSetupRequired && pathname !== '/security' ? (
           <section aria-labelledby="mfa-required-heading">
             <h1 id="mfa-required-heading">Two-step sign-in required</h1>
             <p>
-              {session.account.name} requires every member to sign in with a second factor. Set up an authenticator app or a passkey for your login, then log out
-              and sign in again with it.
+              {session.account.name} requires every member to sign in with a second factor. Set up an authenticator app or a passkey for your login on the{' '}
+              <Link to="/security">Security page</Link>, then log out and sign in again with it.
             </p>
           </section>
         ) : (

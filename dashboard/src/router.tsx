@@ -43,6 +43,7 @@ const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', c
 const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage') });
 const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage') });
 const projects = createRoute({ getParentRoute: () => rootRoute, path: '/projects', component: lazyRouteComponent(() => import('./pages/ProjectsPage'), 'ProjectsPage') });
+const security = createRoute({ getParentRoute: () => rootRoute, path: '/security', component: lazyRouteComponent(() => import('./pages/SecurityPage'), 'SecurityPage') });
 const audit = createRoute({ getParentRoute: () => rootRoute, path: '/audit', component: lazyRouteComponent(() => import('./pages/AuditLogPage'), 'AuditLogPage') });
 
 const ChannelPage = lazy(() => import('./pages/ChannelPage').then((module) => ({ default: module.ChannelPage })));
@@ -65,7 +66,7 @@ function ContentProjectRoute() {
   return <ContentProjectPage key={projectId} projectId={projectId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, contentChannel, contentProject, projectAssets, shared, events, webhooks, team, projects, audit]);
+const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, contentChannel, contentProject, projectAssets, shared, events, webhooks, team, projects, audit, security]);
 
 export const router = createRouter({
   routeTree,

@@ -46,6 +46,8 @@ interface SessionControl {
   notice: string | undefined;
   /** Signs in; a user with a second factor gets `ApiError` 401 `code: mfa_required` without `factor`. */
   login(request: SignInRequest): Promise<void>;
+  /** Takes up a session opened another way (a passkey): the cookie is set already. */
+  signedIn(): Promise<void>;
 }
 
 const SessionContext = createContext<SessionControl | undefined>(undefined);
@@ -137,10 +139,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     if (failed && (me.error?.statusCode === 401 || projects.error?.statusCode === 401)) end('Your session has ended. Sign in again to continue.');
   }, [failed, me.error, projects.error, end]);
 
-  /** Opens a session; the header's reads are made before the pages show, so they open filled in. */
-  const open = useCallback(
-    async ({ email, password, factor, accountId }: SignInRequest) => {
-      await call(api.POST('/api/v1/sessions', { body: { email, password, ...(factor ?? {}), ...(accountId ? { accountId } : {}) } }));
+  /** Takes up the session the browser's cookie now holds; the header's reads are made before the pages show, so they open filled in. */
+  const adopt = useCallback(
+    async () => {
       chooseProject(null);
       queryClient.clear();
       const loaded = await queryClient.fetchQuery(ME);
@@ -152,6 +153,15 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       setState('in');
     },
     [chooseProject, queryClient],
+  );
+
+  /** Opens a session with a password (and a second factor when the user has one). */
+  const open = useCallback(
+    async ({ email, password, factor, accountId }: SignInRequest) => {
+      await call(api.POST('/api/v1/sessions', { body: { email, password, ...(factor ?? {}), ...(accountId ? { accountId } : {}) } }));
+      await adopt();
+    },
+    [adopt],
   );
 
   const switchAccount = useCallback(
@@ -186,7 +196,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [state, me.data, projects.data, mfaSetupRequired, projectId, chooseProject, switchAccount, logout]);
 
   const restoring = state === 'unknown' || (state === 'in' && !session && !failed);
-  const control = useMemo(() => ({ session, restoring, notice, login: open }), [session, restoring, notice, open]);
+  const control = useMemo(() => ({ session, restoring, notice, login: open, signedIn: adopt }), [session, restoring, notice, open, adopt]);
   return <SessionContext.Provider value={control}>{children}</SessionContext.Provider>;
 }
 

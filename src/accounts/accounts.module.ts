@@ -3,6 +3,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
 import { AccountPolicyLookup, MembershipLookup } from '../tenancy/tenancy-lookups';
 import { UsersModule } from '../users/users.module';
+import { PasskeysModule } from '../passkeys/passkeys.module';
 import { Account, AccountSchema } from './account.schema';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
@@ -17,6 +18,7 @@ import { OwnershipTransfersRepository } from './ownership-transfers.repository';
   imports: [
     UsersModule,
     LeasesModule,
+    PasskeysModule,
     MongooseModule.forFeature([
       { name: Account.name, schema: AccountSchema },
       { name: Membership.name, schema: MembershipSchema },

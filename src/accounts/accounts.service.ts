@@ -18,6 +18,7 @@ import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
 import type { OwnershipTransfer } from './ownership-transfer.schema';
 import { OwnershipTransfersRepository } from './ownership-transfers.repository';
+import { PasskeysService } from '../passkeys/passkeys.service';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 const ADMIN_ONLY = 'This operation needs the role admin';
@@ -51,7 +52,13 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly leases: Leases,
     private readonly trail: AuditTrail,
     private readonly transfers: OwnershipTransfersRepository,
+    private readonly passkeys: PasskeysService,
   ) {}
+
+  /** A second factor of the user's own, as sessions count one: TOTP or a passkey. */
+  private async hasFactor(userId: string): Promise<boolean> {
+    return Boolean((await this.users.findById(userId))?.totpEnabledAt) || (await this.passkeys.hasAny(userId));
+  }
 
   /** Finishes the transfers a stopped instance left half-done; a failure is logged, the next transfer of the account retries it. */
   async onApplicationBootstrap(): Promise<void> {
@@ -112,8 +119,8 @@ export class AccountsService implements OnApplicationBootstrap {
     if (dto.type !== undefined) set.type = dto.type;
     if (dto.requireMfa !== undefined) {
       if (!membership.owner) throw new ForbiddenException('Only the owner can require a second factor');
-      if (dto.requireMfa && !(await this.users.findById(userId))?.totpEnabledAt) {
-        throw new ConflictException('Set up a second factor of your own first (POST /api/v1/me/mfa/totp): you would be locked out');
+      if (dto.requireMfa && !(await this.hasFactor(userId))) {
+        throw new ConflictException('Set up a second factor of your own first (POST /api/v1/me/mfa/totp or a passkey): you would be locked out');
       }
     }
     let account: Account | null = before;

@@ -39,6 +39,8 @@ export const AUDIT_ACTIONS = [
   'password.changed',
   'mfa.enabled',
   'mfa.disabled',
+  'passkey.added',
+  'passkey.removed',
   'account.mfa_required',
   'password.reset',
 ] as const;

@@ -158,6 +158,15 @@ export class EnvironmentVariables {
   DASHBOARD_ORIGINS: string = '';
 
   /**
+   * The WebAuthn relying party id passkeys are bound to: the service's host or a parent domain of it
+   * and of every dashboard origin (`example.com` for `api.example.com` and `dashboard.example.com`).
+   * Empty: the host of `PUBLIC_URL`. Changing it makes every registered passkey unusable.
+   */
+  @IsOptional()
+  @Matches(/^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)?$/, { message: 'PASSKEY_RP_ID must be a domain name like example.com (no scheme, no port)' })
+  PASSKEY_RP_ID: string = '';
+
+  /**
    * Which proxies to trust for the client address (X-Forwarded-For): unset or `false` trusts none;
    * a hop count (`1` behind one load balancer); or a comma-separated list of addresses or CIDRs.
    * `true` (trust any X-Forwarded-For) is refused: every client could then pick its own address, and

@@ -1,4 +1,5 @@
 import { UsersService } from '../users/users.service';
+import { passkeysConfig } from '../config/passkeys.config';
 import { runCommand } from './command';
 import { ChannelOwnersMigration, describeChannelOwners } from './channel-owners.migration';
 import { MigrationsModule } from './migrations.module';
@@ -10,7 +11,8 @@ import { describeMigration, SingleTenantMigration } from './single-tenant.migrat
  * and counts the users made before email verification existed as verified (nobody is locked out of
  * inviting or moving money by a check they never had the mail for). Each step is idempotent.
  */
-runCommand('Migration', { imports: [MigrationsModule] }, async (context) => {
+// Accounts count a passkey as a second factor: the passkeys module comes with them, and its settings.
+runCommand('Migration', { imports: [MigrationsModule], config: [passkeysConfig] }, async (context) => {
   const lines = [
     ...describeMigration(await context.get(SingleTenantMigration).run()),
     ...describeChannelOwners(await context.get(ChannelOwnersMigration).run()),

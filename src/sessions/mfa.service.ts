@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Injectable, Logger, OnModuleDes
 import { createHash, randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { FieldEncryption } from '../common/crypto/field-encryption';
+import { PasskeysService } from '../passkeys/passkeys.service';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';
 import { MfaCodeUsesRepository } from './mfa-code-uses.repository';
@@ -52,6 +53,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
     private readonly users: UsersService,
     private readonly uses: MfaCodeUsesRepository,
     private readonly encryption: FieldEncryption,
+    private readonly passkeys: PasskeysService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -62,7 +64,22 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
     this.stopSweep();
   }
 
-  hasFactor(user: { totpEnabledAt?: Date | null }): boolean {
+  /** TOTP or a passkey: either makes a sign-in, a step-up and an account's requirement ask for a second factor. */
+  async hasFactor(user: { _id: unknown; totpEnabledAt?: Date | null }): Promise<boolean> {
+    return this.totpOn(user) || (await this.passkeys.hasAny(String(user._id)));
+  }
+
+  /** What the user has set up, for their security page. */
+  async factors(userId: string): Promise<{ totpEnabledAt: string | null; recoveryCodesLeft: number; passkeys: number }> {
+    const user = await this.requireUser(userId);
+    return {
+      totpEnabledAt: user.totpEnabledAt ? new Date(user.totpEnabledAt).toISOString() : null,
+      recoveryCodesLeft: user.totpEnabledAt ? (user.recoveryCodeHashes ?? []).length : 0,
+      passkeys: (await this.passkeys.list(userId)).length,
+    };
+  }
+
+  totpOn(user: { totpEnabledAt?: Date | null }): boolean {
     return Boolean(user.totpEnabledAt);
   }
 
@@ -70,7 +87,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   async begin(userId: string): Promise<{ secret: string; uri: string }> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
-    if (this.hasFactor(user)) throw new ConflictException('TOTP is on already: turn it off first to enrol a new secret');
+    if (this.totpOn(user)) throw new ConflictException('TOTP is on already: turn it off first to enrol a new secret');
     const secret = generateSecret();
     await this.users.setPendingTotp(userId, this.encryption.encrypt(secret, binding(userId, 'totpPendingSecret')));
     return { secret, uri: generateURI({ issuer: TOTP_ISSUER, label: user.email, secret }) };
@@ -79,7 +96,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   /** Turns TOTP on with a code from the enrolled secret; answers the recovery codes, shown this once. */
   async enable(userId: string, code: string): Promise<string[]> {
     const user = await this.requireUser(userId);
-    if (this.hasFactor(user)) throw new ConflictException('TOTP is on already');
+    if (this.totpOn(user)) throw new ConflictException('TOTP is on already');
     if (!user.totpPendingSecret) throw new ConflictException('No TOTP enrolment in progress: POST /api/v1/me/mfa/totp first');
     const secret = this.encryption.decrypt(user.totpPendingSecret, binding(userId, 'totpPendingSecret'));
     if (!(await this.acceptTotp(userId, secret, code))) throw new UnauthorizedException(INVALID_CODE);
@@ -91,7 +108,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   /** Turns TOTP off; needs a fresh code (or a recovery code). */
   async disable(userId: string, proof: FactorProof): Promise<void> {
     const user = await this.requireUser(userId);
-    if (!this.hasFactor(user)) throw new ConflictException('TOTP is not on');
+    if (!this.totpOn(user)) throw new ConflictException('TOTP is not on');
     if (!(await this.accept(user, proof))) throw new UnauthorizedException(INVALID_CODE);
     await this.users.disableTotp(userId);
   }

@@ -5,7 +5,7 @@ import { deviceOf } from './sessions.mapper';
 
 /**
  * The mails that tell a user their account's security changed: a sign-in from an address this email
- * had never signed in from, and a second factor turned on or off. They go to the account's own
+ * had never signed in from, and a second factor (an authenticator app, a passkey) added or removed. They go to the account's own
  * address so that someone else's doing is noticed; none carries a link that acts.
  */
 @Injectable()
@@ -25,11 +25,20 @@ export class SecurityNotices {
   }
 
   factorChanged(email: string, change: 'added' | 'removed', factor: string, origin: AuditOrigin, at: Date): void {
+    this.send(email, change === 'added' ? 'Two-step sign-in turned on' : 'Two-step sign-in turned off', change, `A second factor (${factor})`, origin, at);
+  }
+
+  /** A passkey is a second factor too, but the account may keep others: the subject names the passkey, not two-step sign-in. */
+  passkeyChanged(email: string, change: 'added' | 'removed', name: string, origin: AuditOrigin, at: Date): void {
+    this.send(email, change === 'added' ? 'Passkey added to your account' : 'Passkey removed from your account', change, `A passkey ("${name}")`, origin, at);
+  }
+
+  private send(email: string, subject: string, change: 'added' | 'removed', what: string, origin: AuditOrigin, at: Date): void {
     this.mail.send({
       to: email,
-      subject: change === 'added' ? 'Two-step sign-in turned on' : 'Two-step sign-in turned off',
+      subject,
       text:
-        `A second factor (${factor}) was ${change === 'added' ? 'added to' : 'removed from'} your account.\n\n` +
+        `${what} was ${change === 'added' ? 'added to' : 'removed from'} your account.\n\n` +
         `When: ${at.toISOString()}\nDevice: ${deviceOf(origin.userAgent) ?? 'unknown'}\nAddress: ${origin.ip ?? 'unknown'}\n\n` +
         `If this was not you, change your password now and check your second factors.\n`,
       links: [],

@@ -17,6 +17,7 @@ import { toUserResponse } from '../users/users.mapper';
 import { ChangePasswordDto, CreateSessionDto, FactorDto, TotpCodeDto } from './dto/sessions.dto';
 import {
   RecoveryCodesResponse,
+  SecondFactorsEnvelope,
   RevokedSessionsResponse,
   SessionEnvelope,
   SessionListResponse,
@@ -24,6 +25,10 @@ import {
   TotpEnrolmentResponse,
 } from './dto/session.response';
 import { MfaService } from './mfa.service';
+import { PasskeySignInDto, PasskeyAssertionDto } from '../passkeys/dto/passkey.dto';
+import { PasskeyAuthenticationOptions } from '../passkeys/dto/passkey.response';
+import { PasskeysService } from '../passkeys/passkeys.service';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
 import { SessionsService } from './sessions.service';
@@ -36,6 +41,7 @@ export class SessionsController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly mfa: MfaService,
+    private readonly passkeys: PasskeysService,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
@@ -61,6 +67,45 @@ export class SessionsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SignInResponse> {
     const { token, session, user } = await this.sessions.signIn(dto, auditOriginOf(request));
+    setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
+  }
+
+  @Public()
+  @Post('sessions/passkey/options')
+  @Idempotent()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Start a passkey ceremony (sign-in or step-up)',
+    description:
+      'The options for `navigator.credentials.get()` (`@simplewebauthn/browser` `startAuthentication({ optionsJSON })`): a new ' +
+      'challenge, single use and valid for a few minutes, any passkey of this service the authenticator holds, the user verified. ' +
+      'Send the answer to `POST /api/v1/sessions/passkey` (sign in) or `POST /api/v1/sessions/current/step-up/passkey`.',
+  })
+  @ApiOkResponse({ type: PasskeyAuthenticationOptions })
+  @ApiErrorResponses(400, 500, 503)
+  async createPasskeyAuthenticationOptions(): Promise<PasskeyAuthenticationOptions> {
+    return this.passkeys.authenticationOptions() as Promise<PasskeyAuthenticationOptions>;
+  }
+
+  @Public()
+  @Post('sessions/passkey')
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Sign in with a passkey',
+    description:
+      'With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, ' +
+      'with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: ' +
+      '401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401.',
+  })
+  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: 'sid=<session token>; Path=/; HttpOnly; SameSite=Lax', schema: { type: 'string' } } } })
+  @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
+  async signInWithPasskey(
+    @Body() dto: PasskeySignInDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SignInResponse> {
+    const { token, session, user } = await this.sessions.signInWithPasskey(dto.credential as AuthenticationResponseJSON, dto.accountId, auditOriginOf(request));
     setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
@@ -116,6 +161,30 @@ export class SessionsController {
     return { data: toSessionView(session, true) };
   }
 
+  @Post('sessions/current/step-up/passkey')
+  @Idempotent()
+  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Prove the second factor again with a passkey (step-up)',
+    description:
+      "With the authenticator's answer to `POST /api/v1/sessions/passkey/options`, from one of the session user's passkeys: the session " +
+      'gets a new id (a new cookie) with assurance `mfa`, as a step-up with a code. Another passkey, a replayed challenge, a wrong ' +
+      'signature: 401. A bearer token: 403.',
+  })
+  @ApiOkResponse({ type: SessionEnvelope })
+  @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
+  async stepUpSessionWithPasskey(
+    @CurrentSession() current: SessionFacts,
+    @Body() dto: PasskeyAssertionDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SessionEnvelope> {
+    const { token, session } = await this.sessions.stepUpWithPasskey(current, dto.credential as AuthenticationResponseJSON, auditOriginOf(request));
+    setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    return { data: toSessionView(session, true) };
+  }
+
   @Delete('sessions/:id')
   @ApiOperation({ summary: 'End one of your sessions', description: "Another user's session, or an unknown id: 404." })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Session ended' } })
@@ -157,6 +226,17 @@ export class SessionsController {
     const replaced = await this.sessions.changePassword(userId, current, dto.currentPassword, dto.password, auditOriginOf(request));
     if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Password changed' };
+  }
+
+  @Get('me/mfa')
+  @ApiOperation({
+    summary: 'Your second factors',
+    description: 'Whether TOTP is on (and how many recovery codes are left), and how many passkeys you have. Either is a second factor.',
+  })
+  @ApiOkResponse({ type: SecondFactorsEnvelope })
+  @ApiErrorResponses(401, 403, 500, 503)
+  async getSecondFactors(@UserId() userId: string): Promise<SecondFactorsEnvelope> {
+    return { data: await this.mfa.factors(userId) };
   }
 
   @Post('me/mfa/totp')

@@ -3,30 +3,33 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AttemptsModule } from '../auth/attempts/attempts.module';
 import { fieldEncryptionProviders } from '../config/field-encryption.provider';
+import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';
 import { MfaCodeUse, MfaCodeUseSchema } from './mfa-code-use.schema';
 import { MfaCodeUsesRepository } from './mfa-code-uses.repository';
 import { MfaService } from './mfa.service';
 import { Session, SessionSchema } from './session.schema';
+import { PasskeysController } from './passkeys.controller';
 import { SessionsController } from './sessions.controller';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { SecurityNotices } from './security-notices';
 
-/** Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes), and the mails telling of them. */
+/** Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes, signing in and stepping up with a passkey, a user's passkeys), and the mails telling of them. */
 @Module({
   imports: [
     UsersModule,
     AccountsModule,
     AttemptsModule,
     SettingsModule,
+    PasskeysModule,
     MongooseModule.forFeature([
       { name: Session.name, schema: SessionSchema },
       { name: MfaCodeUse.name, schema: MfaCodeUseSchema },
     ]),
   ],
-  controllers: [SessionsController],
+  controllers: [SessionsController, PasskeysController],
   providers: [SessionsRepository, SessionsService, SecurityNotices, MfaCodeUsesRepository, MfaService, ...fieldEncryptionProviders],
   exports: [SessionsService],
 })

@@ -19,6 +19,9 @@ import { CredentialsChanges } from '../users/credentials-changes';
 import type { User } from '../users/user.schema';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { Passkey } from '../passkeys/passkey.schema';
+import { PasskeysService } from '../passkeys/passkeys.service';
 import { SessionView } from './dto/session.response';
 import { assertOneProof, FactorProof, INVALID_CODE, MfaService } from './mfa.service';
 import type { Assurance, Session } from './session.schema';
@@ -72,6 +75,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     private readonly mfa: MfaService,
     private readonly trail: AuditTrail,
     private readonly notices: SecurityNotices,
+    private readonly passkeys: PasskeysService,
     @Inject(authConfig.KEY) private readonly auth: ConfigType<typeof authConfig>,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {
@@ -108,9 +112,12 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const userId = String(found._id);
     const user = (await this.users.findByIdWithSecrets(userId))!;
     let assurance: Assurance = 'password';
-    if (this.mfa.hasFactor(user)) {
+    if (await this.mfa.hasFactor(user)) {
       if (dto.totp === undefined && dto.recoveryCode === undefined) {
-        throw new UnauthorizedException({ message: 'This user has a second factor: send totp or recoveryCode with the password', code: MFA_REQUIRED });
+        throw new UnauthorizedException({
+          message: 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
+          code: MFA_REQUIRED,
+        });
       }
       if (!(await this.mfa.accept(user, dto))) {
         this.auditInBackground(user, 'user.login_failed', origin);
@@ -176,9 +183,57 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     assertOneProof(proof);
     const user = await this.users.findByIdWithSecrets(facts.userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
-    if (!this.mfa.hasFactor(user)) throw new ConflictException('No second factor to prove: set one up first (POST /api/v1/me/mfa/totp)');
+    if (!(await this.mfa.hasFactor(user))) throw new ConflictException('No second factor to prove: set one up first (POST /api/v1/me/mfa/totp)');
     await this.checkFactor(user, proof, origin);
     return this.replace(facts, 'mfa', origin, new Date());
+  }
+
+  /** Proves the second factor again with one of the user's passkeys: a new token with assurance `mfa`. */
+  async stepUpWithPasskey(facts: SessionFacts, credential: AuthenticationResponseJSON, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
+    await this.passkeys.authenticate(credential, facts.userId);
+    return this.replace(facts, 'mfa', origin, new Date());
+  }
+
+  /**
+   * Signs in with a passkey alone (it names its user; the user was verified by the authenticator):
+   * a session with assurance `mfa`, as a password and a code would give.
+   */
+  async signInWithPasskey(credential: AuthenticationResponseJSON, accountId: string | undefined, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
+    const { userId } = await this.passkeys.authenticate(credential);
+    const user = await this.users.findById(userId);
+    if (!user) throw new UnauthorizedException('The user of this passkey no longer exists');
+    const account = await this.sessionAccount(user, accountId?.toLowerCase());
+    const newAddress = await this.attempts.loginSucceeded(user.email, origin.ip ?? '');
+    const now = new Date();
+    const { token, session } = await this.open(userId, account, 'mfa', origin, now, now);
+    await this.auditUser(user, 'user.logged_in', origin);
+    if (newAddress) this.notices.newSignIn(user.email, origin, now);
+    return { token, session, user };
+  }
+
+  async passkeyRegistrationOptions(userId: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const user = await this.users.findById(userId);
+    if (!user) throw new UnauthorizedException('The user of this session no longer exists');
+    return this.passkeys.registrationOptions({ id: userId, email: user.email });
+  }
+
+  /** Registers a passkey, records `passkey.added` and tells the user by mail. */
+  async addPasskey(userId: string, name: string, credential: RegistrationResponseJSON, origin: AuditOrigin): Promise<Passkey> {
+    const user = await this.users.findById(userId);
+    if (!user) throw new UnauthorizedException('The user of this session no longer exists');
+    const passkey = await this.passkeys.register(userId, name, credential);
+    await this.auditUser(user, 'passkey.added', origin, { type: 'passkey', id: String(passkey._id), label: passkey.name });
+    this.notices.passkeyChanged(user.email, 'added', passkey.name, origin, new Date());
+    return passkey;
+  }
+
+  /** Removes one of the user's passkeys (another user's: 404), records `passkey.removed` and tells the user by mail. */
+  async removePasskey(userId: string, id: string, origin: AuditOrigin): Promise<void> {
+    const user = await this.users.findById(userId);
+    if (!user) throw new UnauthorizedException('The user of this session no longer exists');
+    const passkey = await this.passkeys.remove(userId, id);
+    await this.auditUser(user, 'passkey.removed', origin, { type: 'passkey', id, label: passkey.name });
+    this.notices.passkeyChanged(user.email, 'removed', passkey.name, origin, new Date());
   }
 
   /** A proof of the user's factor under the attempt limits (per user and address); 401 when it is not valid. */
@@ -221,7 +276,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   async assertSteppedUp(facts: SessionFacts, now = Date.now()): Promise<void> {
     if (facts.mfaAt !== null && now - facts.mfaAt <= this.config.stepUpMs) return;
     const user = await this.users.findById(facts.userId);
-    if (user && !this.mfa.hasFactor(user)) return;
+    if (user && !(await this.mfa.hasFactor(user))) return;
     throw new ForbiddenException({
       message: `This action needs a second factor proven within ${this.config.stepUpMs / 60_000} minutes: POST /api/v1/sessions/current/step-up`,
       code: STEP_UP_REQUIRED,

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { OCTETS, pathOf, settledAsset, TUS } from '../support/assets';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import type { HttpResponse, RequestOptions } from '../support/http';
+import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
+import { Browser, sessionCookie } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -67,6 +69,8 @@ interface FixtureIds {
   webhookDelivery: string;
   /** A dashboard session of the owner. */
   session: string;
+  /** A passkey of the owner. */
+  passkey: string;
   shareLink: string;
   grant: string;
 }
@@ -133,7 +137,9 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       'invitation',
     ).body.data.id;
     const key = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
-    const session = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session').body.session.id;
+    const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
+    const session = signedIn.body.session.id;
+    const passkey = (await addPasskey(new Browser(t.http, sessionCookie(signedIn)!), new SoftwareAuthenticator())).id;
     return {
       accountId: owner.accountId,
       projectId: owner.projectId,
@@ -152,6 +158,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       webhookEndpoint,
       webhookDelivery,
       session,
+      passkey,
       shareLink,
       grant,
     };
@@ -199,6 +206,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       'webhook-endpoints': fixture.webhookEndpoint,
       platform: fixture.projectId,
       sessions: fixture.session,
+      me: fixture.passkey,
     };
     const id = byResource[resource];
     if (!id) throw new Error(`the matrix does not know which id ${name} of ${path} names: teach idFor`);
@@ -285,6 +293,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       project: `/api/v1/platform/projects/${ids.projectId}`,
       keys: `/api/v1/platform/projects/${ids.projectId}/keys`,
       sessions: '/api/v1/sessions',
+      passkeys: '/api/v1/me/passkeys',
       shareLinks: `/projects/${ids.contentProject}/share-links`,
       grants: `/projects/${ids.contentProject}/grants`,
     };

@@ -3,6 +3,8 @@ import { OCTETS, pathOf, pngFixture, settledAsset, TUS } from '../support/assets
 import { createFirstAdmin, createUnverifiedOwner, createUser, TestUser } from '../support/auth';
 import { MailServer } from '../support/mail-server';
 import type { HttpResponse } from '../support/http';
+import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
+import { Browser } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -38,6 +40,8 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const REFUSED_BY_THE_EXAMPLE = [400, 403, 404];
 
 interface Fixture {
+  /** A passkey of the owner. */
+  passkey: string;
   owner: TestUser;
   /** The codes of mailed links: a password reset under way (of another user than the owner) and a signup not verified yet. */
   resetCode: string;
@@ -153,7 +157,8 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     const verificationCode = await mail.tokenFrom(unverified.email, /verify your email/i, '/verify-email');
     const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
     const sessionCookie = /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0];
-    return { resetCode, verificationCode, shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    const passkey = (await addPasskey(new Browser(t.http, sessionCookie), new SoftwareAuthenticator())).id;
+    return { passkey, resetCode, verificationCode, shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
@@ -192,6 +197,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       'webhook-endpoints': f.webhookEndpoint,
       platform: f.owner.projectId,
       sessions: f.session,
+      me: f.passkey,
     };
     return byResource[resource];
   }

@@ -2,6 +2,7 @@ import type { AuditAction } from '../../src/audit/audit-entry.schema';
 import { createFirstAdmin, createUser, invite, login, uniqueEmail, type TestUser } from './auth';
 import { createContentProject } from './content';
 import type { HttpClient, HttpResponse } from './http';
+import { addPasskey, SoftwareAuthenticator } from './passkeys';
 import { enableTotp, signIn, totp } from './sessions';
 import { MailServer } from './mail-server';
 
@@ -238,6 +239,18 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     const { secret } = await enableTotp(browser);
     ok(await browser.delete('/api/v1/me/mfa/totp', { code: await totp(secret, 0) }));
     return inAccountOf(user, user.id);
+  },
+  'passkey.added': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    const passkey = await addPasskey(await signIn(http, user), new SoftwareAuthenticator());
+    return inAccountOf(user, passkey.id);
+  },
+  'passkey.removed': async ({ http }) => {
+    const user = await createFirstAdmin(http);
+    const browser = await signIn(http, user);
+    const passkey = await addPasskey(browser, new SoftwareAuthenticator());
+    ok(await browser.delete(`/api/v1/me/passkeys/${passkey.id}`));
+    return inAccountOf(user, passkey.id);
   },
   'account.mfa_required': async ({ http }) => {
     const user = await createFirstAdmin(http);

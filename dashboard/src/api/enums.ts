@@ -41,6 +41,8 @@ export const queryEnums = {
       "password.changed",
       "mfa.enabled",
       "mfa.disabled",
+      "passkey.added",
+      "passkey.removed",
       "account.mfa_required",
       "password.reset"
     ]
@@ -83,6 +85,8 @@ export const queryEnums = {
       "password.changed",
       "mfa.enabled",
       "mfa.disabled",
+      "passkey.added",
+      "passkey.removed",
       "account.mfa_required",
       "password.reset"
     ],

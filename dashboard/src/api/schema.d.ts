@@ -318,6 +318,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your second factors
+         * @description Whether TOTP is on (and how many recovery codes are left), and how many passkeys you have. Either is a second factor.
+         */
+        get: operations["getSecondFactors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/mfa/totp": {
         parameters: {
             query?: never;
@@ -360,6 +380,74 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your passkeys
+         * @description Oldest first: name, when registered, when last used.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        /**
+         * Register a passkey
+         * @description With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on (sign-in with it alone, step-up; a password sign-in then needs a factor too). An answer that does not verify (origin, signature, user not verified): 400; a challenge not issued for you, stale or answered already, or a passkey registered already: 409. Mails the user and records `passkey.added`.
+         */
+        post: operations["registerPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to `POST /api/v1/me/passkeys`.
+         */
+        post: operations["createPasskeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a passkey
+         * @description It no longer signs in. Another user's passkey, or an unknown id: 404. Mails the user and records `passkey.removed`.
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a passkey
+         * @description Another user's passkey, or an unknown id: 404.
+         */
+        patch: operations["renamePasskey"];
         trace?: never;
     };
     "/api/v1/me/password": {
@@ -704,6 +792,66 @@ export interface paths {
          * @description With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429). A user without a second factor has none to prove: 409.
          */
         post: operations["stepUpSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/current/step-up/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove the second factor again with a passkey (step-up)
+         * @description With the authenticator's answer to `POST /api/v1/sessions/passkey/options`, from one of the session user's passkeys: the session gets a new id (a new cookie) with assurance `mfa`, as a step-up with a code. Another passkey, a replayed challenge, a wrong signature: 401. A bearer token: 403.
+         */
+        post: operations["stepUpSessionWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey
+         * @description With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401.
+         */
+        post: operations["signInWithPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sessions/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a passkey ceremony (sign-in or step-up)
+         * @description The options for `navigator.credentials.get()` (`@simplewebauthn/browser` `startAuthentication({ optionsJSON })`): a new challenge, single use and valid for a few minutes, any passkey of this service the authenticator holds, the user verified. Send the answer to `POST /api/v1/sessions/passkey` (sign in) or `POST /api/v1/sessions/current/step-up/passkey`.
+         */
+        post: operations["createPasskeyAuthenticationOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1875,6 +2023,25 @@ export interface components {
              */
             start: string;
         };
+        AssertionResponseDto: {
+            /**
+             * @description The authenticator data, base64url
+             * @example SGVsbG8gcGFzc2tleQ
+             */
+            authenticatorData: string;
+            /**
+             * @description The client data the browser signed over, base64url
+             * @example eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ
+             */
+            clientDataJSON: string;
+            /**
+             * @description The signature, base64url
+             * @example SGVsbG8gcGFzc2tleQ
+             */
+            signature: string;
+            /** @description The user handle of a discoverable passkey, base64url */
+            userHandle?: string | null;
+        };
         AssetContentUrlResponse: {
             /**
              * @description When the URL stops working (15 minutes after it was asked for)
@@ -1985,9 +2152,38 @@ export interface components {
              */
             url: string;
         };
+        AttestationResponseDto: {
+            /**
+             * @description The attestation object (CBOR), base64url
+             * @example SGVsbG8gcGFzc2tleQ
+             */
+            attestationObject: string;
+            /** @description The authenticator data, base64url */
+            authenticatorData?: string;
+            /**
+             * @description The client data the browser signed over, base64url
+             * @example eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ
+             */
+            clientDataJSON: string;
+            /** @description The public key (SubjectPublicKeyInfo), base64url */
+            publicKey?: string;
+            /**
+             * Format: int32
+             * @description The COSE algorithm of the public key
+             * @example -7
+             */
+            publicKeyAlgorithm?: number;
+            /**
+             * @example [
+             *       "internal",
+             *       "hybrid"
+             *     ]
+             */
+            transports?: ("ble" | "cable" | "hybrid" | "internal" | "nfc" | "smart-card" | "usb")[];
+        };
         AuditEntryResponse: {
             /** @enum {string} */
-            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required" | "password.reset";
+            action: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "account.mfa_required" | "password.reset";
             actor: components["schemas"]["AuditPartyDto"];
             /** @description Each changed field as [before, after] */
             changes: {
@@ -2027,6 +2223,49 @@ export interface components {
             /** @description The first number whose entry was edited, removed or out of chain */
             firstBrokenSequence: number | null;
             valid: boolean;
+        };
+        AuthenticationCredentialDto: {
+            /**
+             * @example platform
+             * @enum {string}
+             */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /**
+             * @description The extensions results (`{}` when none)
+             * @example {}
+             */
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The credential id, base64url
+             * @example SGVsbG8gcGFzc2tleQ
+             */
+            id: string;
+            /**
+             * @description The same id, base64url
+             * @example SGVsbG8gcGFzc2tleQ
+             */
+            rawId: string;
+            response: components["schemas"]["AssertionResponseDto"];
+            /**
+             * @example public-key
+             * @enum {string}
+             */
+            type: "public-key";
+        };
+        AuthenticatorSelection: {
+            requireResidentKey?: boolean;
+            /**
+             * @example required
+             * @enum {string}
+             */
+            residentKey?: "required" | "preferred" | "discouraged";
+            /**
+             * @example required
+             * @enum {string}
+             */
+            userVerification?: "required" | "preferred" | "discouraged";
         };
         CardDeletedResponse: {
             /**
@@ -2898,6 +3137,38 @@ export interface components {
              */
             views: number;
         };
+        CredentialDescriptor: {
+            /** @description A credential id, base64url */
+            id: string;
+            /**
+             * @example [
+             *       "internal"
+             *     ]
+             */
+            transports?: string[];
+            /** @enum {string} */
+            type: "public-key";
+        };
+        CredentialParameter: {
+            /**
+             * @description A COSE algorithm
+             * @example -7
+             */
+            alg: number;
+            /** @enum {string} */
+            type: "public-key";
+        };
+        CredentialUser: {
+            /** @example ada@example.com */
+            displayName: string;
+            /**
+             * @description The user handle, base64url
+             * @example ZlAM_-4AAAAAAKAB
+             */
+            id: string;
+            /** @example ada@example.com */
+            name: string;
+        };
         CustomerCreatedData: {
             /**
              * @example {
@@ -3316,6 +3587,81 @@ export interface components {
             /** @example Created */
             message: string;
         };
+        PasskeyAssertionDto: {
+            /** @description The answer of `navigator.credentials.get()` to the authentication options */
+            credential: components["schemas"]["AuthenticationCredentialDto"];
+        };
+        PasskeyAuthenticationOptions: {
+            /** @description Empty: any passkey of this service the authenticator holds */
+            allowCredentials?: components["schemas"]["CredentialDescriptor"][];
+            /** @description Single use, for a limited time; base64url */
+            challenge: string;
+            extensions?: {
+                [key: string]: unknown;
+            };
+            /** @example example.com */
+            rpId?: string;
+            /**
+             * @description Milliseconds
+             * @example 120000
+             */
+            timeout?: number;
+            /**
+             * @example required
+             * @enum {string}
+             */
+            userVerification?: "required" | "preferred" | "discouraged";
+        };
+        PasskeyEnvelope: {
+            data: components["schemas"]["PasskeyView"];
+        };
+        PasskeyListResponse: {
+            data: components["schemas"]["PasskeyView"][];
+        };
+        PasskeyRegistrationOptions: {
+            /** @example none */
+            attestation?: string;
+            authenticatorSelection?: components["schemas"]["AuthenticatorSelection"];
+            /** @description Single use, for a limited time; base64url */
+            challenge: string;
+            /** @description The user's passkeys already registered (not to register twice) */
+            excludeCredentials?: components["schemas"]["CredentialDescriptor"][];
+            extensions?: {
+                [key: string]: unknown;
+            };
+            pubKeyCredParams: components["schemas"]["CredentialParameter"][];
+            rp: components["schemas"]["RelyingParty"];
+            /**
+             * @description Milliseconds
+             * @example 120000
+             */
+            timeout?: number;
+            user: components["schemas"]["CredentialUser"];
+        };
+        PasskeySignInDto: {
+            /**
+             * @description The account to act in (a member only); default: as a password sign-in
+             * @example 665f1f77bcf86cd799439011
+             */
+            accountId?: string;
+            /** @description The answer of `navigator.credentials.get()` to the authentication options */
+            credential: components["schemas"]["AuthenticationCredentialDto"];
+        };
+        PasskeyView: {
+            /** Format: date-time */
+            createdAt: string;
+            /** @example 665f1f77bcf86cd799439011 */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The last sign-in or step-up with it
+             */
+            lastUsedAt: string | null;
+            /** @example Work laptop */
+            name: string;
+            /** @description A passkey synced between devices (a password manager, a platform account), not bound to one authenticator */
+            synced: boolean;
+        };
         PaymentListResponse: {
             data: components["schemas"]["PaymentResponse"][];
             /** @description Whether more objects follow this page */
@@ -3659,6 +4005,58 @@ export interface components {
              */
             amount?: number;
         };
+        RegisterPasskeyDto: {
+            /** @description The answer of `navigator.credentials.create()` to the registration options */
+            credential: components["schemas"]["RegistrationCredentialDto"];
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Work laptop
+             */
+            name: string;
+        };
+        RegistrationCredentialDto: {
+            /**
+             * @example platform
+             * @enum {string}
+             */
+            authenticatorAttachment?: "platform" | "cross-platform";
+            /**
+             * @description The extensions results (`{}` when none)
+             * @example {}
+             */
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The credential id, base64url
+             * @example SGVsbG8gcGFzc2tleQ
+             */
+            id: string;
+            /**
+             * @description The same id, base64url
+             * @example SGVsbG8gcGFzc2tleQ
+             */
+            rawId: string;
+            response: components["schemas"]["AttestationResponseDto"];
+            /**
+             * @example public-key
+             * @enum {string}
+             */
+            type: "public-key";
+        };
+        RelyingParty: {
+            /** @example example.com */
+            id: string;
+            /** @example Platform */
+            name: string;
+        };
+        RenamePasskeyDto: {
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Phone
+             */
+            name: string;
+        };
         RequestPasswordResetDto: {
             /**
              * Format: email
@@ -3698,6 +4096,26 @@ export interface components {
              * @default 24
              */
             expiresInHours?: number;
+        };
+        SecondFactors: {
+            /**
+             * @description Passkeys registered
+             * @example 1
+             */
+            passkeys: number;
+            /**
+             * @description Recovery codes not used yet (0 while TOTP is off)
+             * @example 10
+             */
+            recoveryCodesLeft: number;
+            /**
+             * Format: date-time
+             * @description When TOTP was turned on; null while it is off
+             */
+            totpEnabledAt: string | null;
+        };
+        SecondFactorsEnvelope: {
+            data: components["schemas"]["SecondFactors"];
         };
         SessionEnvelope: {
             data: components["schemas"]["SessionView"];
@@ -4990,7 +5408,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required" | "password.reset";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "account.mfa_required" | "password.reset";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -5129,7 +5547,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only entries of this action */
-                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "account.mfa_required" | "password.reset";
+                action?: "account.created" | "account.updated" | "ownership.transferred" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.left" | "invitation.revoked" | "platform_project.created" | "platform_project.updated" | "platform_project.deleted" | "api_key.created" | "api_key.rolled" | "api_key.revoked" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rolled" | "customer.deleted" | "payment.refunded" | "collection.deleted" | "client.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "grant.created" | "grant.revoked" | "user.logged_in" | "user.login_failed" | "session.revoked" | "password.changed" | "mfa.enabled" | "mfa.disabled" | "passkey.added" | "passkey.removed" | "account.mfa_required" | "password.reset";
                 /** @description Only entries of this user or API key */
                 actorId?: string;
                 /** @description Only entries of this platform project */
@@ -7172,6 +7590,89 @@ export interface operations {
             };
         };
     };
+    getSecondFactors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecondFactorsEnvelope"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     enrollTotp: {
         parameters: {
             query?: never;
@@ -7659,6 +8160,694 @@ export interface operations {
                      *       "error": "Too Many Requests",
                      *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyListResponse"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    registerPasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterPasskeyDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnvelope"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createPasskeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptions"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry shortly) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Passkey removed"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["MessageResponseDto"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    renamePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Phone"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RenamePasskeyDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnvelope"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -11204,6 +12393,407 @@ export interface operations {
                      *       "error": "Too Many Requests",
                      *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    stepUpSessionWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe. A retry with the same key and the same body (within 24 hours, by the same caller, in the same platform project, on the same path) returns the first response again, with the same status and `Idempotent-Replayed: true`, and changes nothing; the same key with a different body is 422; a retry while the first request is still running is 409 (retry it shortly). Failed requests are not stored: retrying one with the same key runs it again. Routes that manage the platform itself (accounts, members, invitations, platform projects, API keys) act in no project: there the key is checked but not stored.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAssertionDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    /** @description `true` when this is the stored response of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEnvelope"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (retry shortly) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request body */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    signInWithPasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Accepted for uniformity (1 to 255 characters, else 400), but anonymous requests are not stored or replayed: a replayed login would hand out an old token, and a repeated signup is already refused with 409.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeySignInDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description sid=<session token>; Path=/; HttpOnly; SameSite=Lax */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body over the size limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Payload Too Large",
+                     *       "message": "Request body is too large",
+                     *       "statusCode": 413
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Request body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unsupported Media Type",
+                     *       "message": "Unsupported content type: send the body as application/json",
+                     *       "statusCode": 415
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    createPasskeyAuthenticationOptions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Accepted for uniformity (1 to 255 characters, else 400), but anonymous requests are not stored or replayed: a replayed login would hand out an old token, and a repeated signup is already refused with 409.
+                 * @example 3f1c2b7e-5a7d-4d2e-9a41-0d7c6f1e8b90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyAuthenticationOptions"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];

@@ -3,6 +3,7 @@ import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { SecondFactorField, toFactor, type FactorKind } from '../auth/SecondFactorField';
 import { useAction } from '../hooks';
+import { PasskeySignIn } from '../passkeys/PasskeySignIn';
 import { PRODUCT } from '../product';
 import { needsSecondFactor, useSessionControl } from '../session';
 import { Button, Field, fieldError, FormError, SelectField } from '../ui';
@@ -52,7 +53,7 @@ export function AuthCard({ children }: { children: ReactNode }) {
  * session is open (a page shown signed in or not moves on there).
  */
 export function LoginForm({ heading = 'Log in', onSignedIn }: { heading?: string; onSignedIn?: () => Promise<void> | void }) {
-  const { login } = useSessionControl();
+  const { login, signedIn } = useSessionControl();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState(false);
@@ -128,7 +129,7 @@ export function LoginForm({ heading = 'Log in', onSignedIn }: { heading?: string
           <Button type="submit" busy={submit.busy}>
             Log in
           </Button>
-          {/* PASSKEY SIGN-IN: <PasskeySignIn /> (dashboard/src/passkeys/PasskeySignIn.tsx) goes here, after the password's button. */}
+          <PasskeySignIn onSignedIn={() => void signedIn().then(() => onSignedIn?.())} />
           <p className="muted">
             <Link to="/forgot-password">Forgot your password?</Link>
           </p>

@@ -72,3 +72,19 @@ export class RecoveryCodesResponse {
   @ApiProperty({ type: [String], description: 'Ten single-use recovery codes, shown this once', example: ['abcde-fghij'] })
   recoveryCodes: string[];
 }
+
+export class SecondFactors {
+  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'When TOTP was turned on; null while it is off' })
+  totpEnabledAt: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Recovery codes not used yet (0 while TOTP is off)', example: 10 })
+  recoveryCodesLeft: number;
+
+  @ApiProperty({ type: 'integer', description: 'Passkeys registered', example: 1 })
+  passkeys: number;
+}
+
+export class SecondFactorsEnvelope {
+  @ApiProperty({ type: SecondFactors })
+  data: SecondFactors;
+}

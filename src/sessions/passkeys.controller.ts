@@ -1,0 +1,86 @@
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyRequest } from 'fastify';
+import { auditOriginOf } from '../audit/audit-context.decorator';
+import { MessageResponseDto } from '../common/dto/error-response.dto';
+import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
+import { Idempotent } from '../idempotency/idempotent.decorator';
+import { RegisterPasskeyDto, RenamePasskeyDto } from '../passkeys/dto/passkey.dto';
+import { PasskeyEnvelope, PasskeyListResponse, PasskeyRegistrationOptions } from '../passkeys/dto/passkey.response';
+import { toPasskeyView } from '../passkeys/passkeys.mapper';
+import { PasskeysService } from '../passkeys/passkeys.service';
+import { UserId } from '../tenancy/tenancy.decorators';
+import { SessionsService } from './sessions.service';
+
+/** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
+@ApiTags('sessions')
+@Controller('api/v1/me/passkeys')
+export class PasskeysController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly passkeys: PasskeysService,
+  ) {}
+
+  @Post('options')
+  @Idempotent()
+  @HttpCode(HttpStatus.OK)
+  @ApiOperation({
+    summary: 'Start registering a passkey',
+    description:
+      'The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge ' +
+      "for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to " +
+      '`POST /api/v1/me/passkeys`.',
+  })
+  @ApiOkResponse({ type: PasskeyRegistrationOptions })
+  @ApiErrorResponses(400, 401, 403, 500, 503)
+  async createPasskeyRegistrationOptions(@UserId() userId: string): Promise<PasskeyRegistrationOptions> {
+    return this.sessions.passkeyRegistrationOptions(userId) as Promise<PasskeyRegistrationOptions>;
+  }
+
+  @Post()
+  @Idempotent()
+  @ApiOperation({
+    summary: 'Register a passkey',
+    description:
+      "With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on " +
+      '(sign-in with it alone, step-up; a password sign-in then needs a factor too). An answer that does not verify (origin, signature, ' +
+      'user not verified): 400; a challenge not issued for you, stale or answered already, or a passkey registered already: 409. ' +
+      'Mails the user and records `passkey.added`.',
+  })
+  @ApiCreatedResponse({ type: PasskeyEnvelope })
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 500, 503)
+  async registerPasskey(@UserId() userId: string, @Body() dto: RegisterPasskeyDto, @Req() request: FastifyRequest): Promise<PasskeyEnvelope> {
+    const passkey = await this.sessions.addPasskey(userId, dto.name, dto.credential as RegistrationResponseJSON, auditOriginOf(request));
+    return { data: toPasskeyView(passkey) };
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List your passkeys', description: 'Oldest first: name, when registered, when last used.' })
+  @ApiOkResponse({ type: PasskeyListResponse })
+  @ApiErrorResponses(401, 403, 500, 503)
+  async listPasskeys(@UserId() userId: string): Promise<PasskeyListResponse> {
+    return { data: (await this.passkeys.list(userId)).map(toPasskeyView) };
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Rename a passkey', description: "Another user's passkey, or an unknown id: 404." })
+  @ApiOkResponse({ type: PasskeyEnvelope })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  async renamePasskey(@UserId() userId: string, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: RenamePasskeyDto): Promise<PasskeyEnvelope> {
+    return { data: toPasskeyView(await this.passkeys.rename(userId, id, dto.name)) };
+  }
+
+  @Delete(':id')
+  @ApiOperation({
+    summary: 'Remove a passkey',
+    description: "It no longer signs in. Another user's passkey, or an unknown id: 404. Mails the user and records `passkey.removed`.",
+  })
+  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Passkey removed' } })
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async removePasskey(@UserId() userId: string, @Param('id', ParseObjectIdPipe) id: string, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+    await this.sessions.removePasskey(userId, id, auditOriginOf(request));
+    return { message: 'Passkey removed' };
+  }
+}
