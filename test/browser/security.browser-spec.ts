@@ -221,9 +221,10 @@ describe('the Security page in a browser', () => {
     const fresh = await freshBrowser();
     const freshAuthenticator = await virtualAuthenticator(fresh);
     await freshAuthenticator.cdp.send('WebAuthn.addCredential', { authenticatorId: freshAuthenticator.authenticatorId, credential: credentials[0] });
-    const signedIn = await passkeySignIn(fresh);
-    expect(signedIn.status).toBe(201);
-    expect(signedIn.body).toMatchObject({ session: { current: true, assurance: 'mfa' }, user: { email: user.email } });
+    // The sign-in form's passkey button: no email, no password.
+    await fresh.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await fresh.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    await dashboard.checkAccessibility('passkey-signed-in', fresh);
     const mine = await fetchFrom(fresh, '/api/v1/sessions');
     expect(mine.body.data.find((session: { current: boolean }) => session.current)).toMatchObject({ assurance: 'mfa' });
 
