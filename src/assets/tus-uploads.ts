@@ -22,6 +22,9 @@ export function uploadIdOf(url: string): string | undefined {
  * was given, which is also the upload's own URL (`Location`). Who may use a URL, and whether the
  * asset takes the upload, is checked before a request gets here (UploadsController).
  */
+/** Longest a stop waits for the tus requests under way. */
+const STOP_WAIT_MS = 5_000;
+
 @Injectable()
 export class TusUploads implements OnModuleDestroy {
   private readonly server: Server;
@@ -57,10 +60,19 @@ export class TusUploads implements OnModuleDestroy {
   /**
    * A stop waits for the requests the tus server is still working on (a cut PATCH whose bytes are
    * still going to the store): their bytes are kept and their locks released, so the upload resumes
-   * at once on another instance instead of after the lock lapses. The stop's own timeout bounds it.
+   * at once on another instance instead of after the lock lapses. A request whose client went away
+   * can leave the tus server's promise unsettled, so the wait is bounded: past it, the lock lapses
+   * by itself (15 s) as after a crash.
    */
   async onModuleDestroy(): Promise<void> {
-    if (this.inFlight > 0) await new Promise<void>((done) => (this.idle = done));
+    if (this.inFlight > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((done) => (this.idle = done)),
+        new Promise<void>((done) => (timer = setTimeout(done, STOP_WAIT_MS))),
+      ]);
+      clearTimeout(timer);
+    }
     this.server.removeAllListeners();
   }
 }
