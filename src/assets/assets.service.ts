@@ -254,6 +254,11 @@ export class AssetsService {
     return null;
   }
 
+  /** One more try at processing the asset missed its deadline: how many have, 0 when it is settled already. */
+  countStalledTry(assetId: string): Promise<number> {
+    return this.assets.countStalledTry(assetId);
+  }
+
   /** Uploads past their expiry: the asset `errored` (`upload_expired`), the bytes removed. How many. */
   async expireUploads(now = new Date()): Promise<number> {
     const expired = await this.assets.expiredUploads(now, 100);
