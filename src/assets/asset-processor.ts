@@ -5,6 +5,7 @@ import { fileTypeFromTokenizer } from 'file-type';
 import { parseFromTokenizer, parseStream } from 'music-metadata';
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { addAbortSignal, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import { fromFile, fromStream } from 'strtok3';
@@ -27,7 +28,10 @@ const SAMPLE_BYTES = 4096;
  * Processes finished uploads off the request path, on every instance: each asset under a lease
  * (`asset-processing:<id>`), so one instance works on it at a time and, should it crash, another
  * takes it over once the lease expires; the upload's ticket stays `processing` until the asset is
- * settled. Also expires abandoned uploads, one instance at a time.
+ * settled. A try that misses its deadline (`processingDeadline`: a read of the store that never
+ * ends) has its reads destroyed, is counted on the ticket and gives the lease back at once, so the
+ * asset is tried again at the next sweep, here or elsewhere; after `tries` of them it is `errored`.
+ * Its result, should it still arrive, is dropped. Also expires abandoned uploads, one instance at a time.
  */
 @Injectable()
 export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
@@ -80,18 +84,54 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
       const id = String(upload._id);
       await this.leases.tryWithLease(`asset-processing:${id}`, this.config.processingLeaseMs, async () => {
         const asset = await this.assets.processing(id);
-        if (asset) await this.assets.settle(id, await this.analyse(asset));
+        if (!asset) return;
+        const outcome = await this.analyseBefore(asset, this.deadlineMs(asset.size));
+        if (outcome) await this.assets.settle(id, outcome);
       });
     }
   }
 
+  private deadlineMs(size: number): number {
+    const { baseMs, bytesPerSecond } = this.config.processingDeadline;
+    return baseMs + Math.ceil((size / bytesPerSecond) * 1000);
+  }
+
+  /**
+   * `analyse` within `limitMs`: its outcome, or undefined when it missed the deadline and gets
+   * another try (its reads destroyed), or the `errored` outcome once it missed it `tries` times.
+   */
+  async analyseBefore(asset: Asset, limitMs: number): Promise<ProcessingOutcome | undefined> {
+    const id = String(asset._id);
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), limitMs)));
+    let outcome: ProcessingOutcome | 'stalled';
+    try {
+      outcome = await Promise.race([this.analyse(asset, abort.signal), stalled]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (outcome !== 'stalled') return outcome;
+    abort.abort(new Error(`Processing asset ${id} missed its deadline of ${limitMs} ms`));
+    const tries = await this.assets.countStalledTry(id);
+    const { tries: most } = this.config.processingDeadline;
+    this.logger.warn(`Processing asset ${id} did not finish within ${limitMs} ms (try ${tries} of ${most}): its reads are destroyed and its lease released`);
+    if (tries < most) return undefined;
+    return { error: { code: 'unreadable', message: `Processing did not finish within ${Math.round(limitMs / 1000)} s in ${tries} tries` } };
+  }
+
+  /** A read of the stored bytes, destroyed when `signal` aborts. */
+  private read(id: string, signal: AbortSignal): Readable {
+    return addAbortSignal(signal, this.storage.read(id));
+  }
+
   /** What the stored bytes are: sniffed type, SHA-256, and the dimensions or duration a probe reads. */
-  async analyse(asset: Asset): Promise<ProcessingOutcome> {
+  async analyse(asset: Asset, signal: AbortSignal = new AbortController().signal): Promise<ProcessingOutcome> {
     const id = String(asset._id);
     const stored = await this.storage.size(id);
     if (stored !== asset.size) return { error: { code: 'unreadable', message: `The store holds ${stored ?? 0} bytes of the ${asset.size} uploaded` } };
 
-    const [sniffed, { sha256, sample }] = await Promise.all([this.sniff(id), this.digest(id)]);
+    const [sniffed, { sha256, sample }] = await Promise.all([this.sniff(id, signal), this.digest(id, signal)]);
     const sniffedType = sniffed?.mime ?? null;
     const text = looksLikeText(sample);
     if (!typeAgrees(asset.kind, asset.mimeType, sniffedType, text)) {
@@ -102,8 +142,8 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
       return { error: { code: 'checksum_mismatch', message: `The bytes' SHA-256 is ${sha256}, not the declared ${asset.declaredSha256}` } };
     }
     const ready: Partial<Asset> = { sha256, contentType: sniffedType ?? normalMimeType(asset.mimeType), error: null };
-    if (asset.kind === 'image') Object.assign(ready, await this.image(id));
-    if (asset.kind === 'audio' || asset.kind === 'video') ready.durationSeconds = await this.duration(id, sniffedType!, asset.size);
+    if (asset.kind === 'image') Object.assign(ready, await this.image(id, signal));
+    if (asset.kind === 'audio' || asset.kind === 'video') ready.durationSeconds = await this.duration(id, sniffedType!, asset.size, signal);
     return { ready };
   }
 
@@ -117,7 +157,7 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
     return this.storage instanceof FileAssetStorage ? this.storage.path(id) : null;
   }
 
-  private async sniff(id: string) {
+  private async sniff(id: string, signal: AbortSignal) {
     const file = this.localFile(id);
     if (file) {
       const tokenizer = await fromFile(file);
@@ -127,7 +167,7 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
         await tokenizer.close();
       }
     }
-    const stream = this.storage.read(id);
+    const stream = this.read(id, signal);
     try {
       // A tokenizer reads only as far as the signature needs (past an ID3 tag, say).
       return await fileTypeFromTokenizer(await fromStream(stream));
@@ -137,12 +177,12 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The SHA-256 of the stored bytes and their first 4 KiB. */
-  private async digest(id: string): Promise<{ sha256: string; sample: Buffer }> {
+  private async digest(id: string, signal: AbortSignal): Promise<{ sha256: string; sample: Buffer }> {
     const file = this.localFile(id);
     if (file) return this.digestFile(file);
     const hash = createHash('sha256');
     let sample = Buffer.alloc(0);
-    await pipeline(this.storage.read(id), async (source: AsyncIterable<Buffer>) => {
+    await pipeline(this.read(id, signal), async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) {
         if (sample.length < SAMPLE_BYTES) sample = Buffer.concat([sample, chunk.subarray(0, SAMPLE_BYTES - sample.length)]);
         hash.update(chunk);
@@ -170,12 +210,12 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
     return { sha256: hash.digest('hex'), sample: sample ?? Buffer.alloc(0) };
   }
 
-  private async image(id: string): Promise<Partial<Asset>> {
+  private async image(id: string, signal: AbortSignal): Promise<Partial<Asset>> {
     try {
       const probe = sharp({ limitInputPixels: MAX_IMAGE_PIXELS });
-      const [metadata] = await Promise.all([probe.metadata(), pipeline(this.storage.read(id), probe)]);
+      const [metadata] = await Promise.all([probe.metadata(), pipeline(this.read(id, signal), probe)]);
       const thumbnail = sharp({ limitInputPixels: MAX_IMAGE_PIXELS }).rotate().resize(THUMBNAIL_PIXELS, THUMBNAIL_PIXELS, { fit: 'inside', withoutEnlargement: true }).webp();
-      const [bytes] = await Promise.all([thumbnail.toBuffer(), pipeline(this.storage.read(id), thumbnail)]);
+      const [bytes] = await Promise.all([thumbnail.toBuffer(), pipeline(this.read(id, signal), thumbnail)]);
       await this.storage.writeDerived(id, 'thumbnail', bytes);
       return { width: metadata.width ?? null, height: metadata.height ?? null, hasThumbnail: true };
     } catch (error) {
@@ -184,10 +224,10 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async duration(id: string, mimeType: string, size: number): Promise<number | null> {
+  private async duration(id: string, mimeType: string, size: number, signal: AbortSignal): Promise<number | null> {
     const file = this.localFile(id);
     let tokenizer: Awaited<ReturnType<typeof fromFile>> | undefined;
-    let stream: ReturnType<AssetStorage['read']> | undefined;
+    let stream: Readable | undefined;
     try {
       const options = { duration: true, skipCovers: true };
       let metadata;
@@ -196,7 +236,7 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
         tokenizer = await fromFile(file, { fileInfo: { mimeType } });
         metadata = await parseFromTokenizer(tokenizer, options);
       } else {
-        stream = this.storage.read(id);
+        stream = this.read(id, signal);
         metadata = await parseStream(stream, { mimeType, size }, options);
       }
       const seconds = metadata.format.duration;

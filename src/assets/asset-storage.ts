@@ -196,11 +196,16 @@ export class S3AssetStorage extends AssetStorage {
       // bodies) is refused or stored as part of the bytes by several S3-compatible services.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      // A stalled connection fails instead of holding a request, or an asset's processing lease, forever.
-      requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
+      // A connection silent for 30 s fails instead of holding a request, or a read of an object's
+      // body, forever: the SDK's `requestTimeout` only warns unless told to throw, and ends at the
+      // response's headers; `socketTimeout` is what watches the body.
+      requestHandler: { connectionTimeout: 10_000, socketTimeout: 30_000 },
     };
     this.bucket = options.bucket;
-    this.client = new S3Client(config);
+    // Reads and small writes also fail when no answer has begun within 60 s, however long they
+    // waited for a free socket (which no socket timeout watches). Not the upload's parts: their
+    // answer comes only once the whole part is sent.
+    this.client = new S3Client({ ...config, requestHandler: { connectionTimeout: 10_000, socketTimeout: 30_000, requestTimeout: 60_000, throwOnRequestTimeout: true } });
     // Expiry tags need a bucket lifecycle rule; the service's own sweep removes expired uploads instead.
     this.datastore = new S3Store({ s3ClientConfig: { ...config, bucket: options.bucket }, expirationPeriodInMilliseconds: expirationMs, useTags: false, cache: new NoCache() });
   }

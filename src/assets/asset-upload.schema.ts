@@ -36,6 +36,10 @@ export class AssetUpload {
 
   @Prop({ type: Date, required: true })
   expiresAt: Date;
+
+  /** Tries at processing that missed their deadline (AssetProcessor); the asset is `errored` after a few. */
+  @Prop({ type: Number, default: 0 })
+  stalledTries: number;
 }
 
 export const AssetUploadSchema = SchemaFactory.createForClass(AssetUpload);

@@ -94,6 +94,13 @@ export class AssetsRepository {
     if (_id) await this.uploads.updateOne({ _id }, { $set: { stage: 'processing' } });
   }
 
+  /** Counts one more try at processing that missed its deadline; how many there were, 0 when the ticket is gone. */
+  async countStalledTry(assetId: string): Promise<number> {
+    const _id = toObjectId(assetId);
+    const upload = _id ? await this.uploads.updateAndGet({ _id }, { $inc: { stalledTries: 1 } }) : null;
+    return upload?.stalledTries ?? 0;
+  }
+
   async closeUpload(assetId: string): Promise<void> {
     const _id = toObjectId(assetId);
     if (_id) await this.uploads.deleteOne({ _id });

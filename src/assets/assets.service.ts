@@ -243,15 +243,26 @@ export class AssetsService {
     await this.assets.closeUpload(assetId);
   }
 
-  /** The asset being processed, with its tenant; null when it is no longer `processing` (its ticket is then closed). */
+  /**
+   * The asset being processed, with its tenant; null when it is not `processing`. Its ticket is
+   * closed only once the asset is past processing (`ready`, `errored`) or gone: `uploadFinished`
+   * marks the ticket before it moves the asset, and a sweep in between, on any instance, finds the
+   * asset still `uploading`. Closing the ticket then left the asset `processing` with no ticket, so
+   * never processed.
+   */
   async processing(assetId: string): Promise<Asset | null> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return null;
     const asset = await this.assets.findById(tenantScope(upload.accountId, String(upload.projectId)), assetId);
     if (asset?.status === 'processing') return asset;
     if (!asset) await this.discardBytes(assetId);
-    else await this.assets.closeUpload(assetId);
+    else if (asset.status === 'ready' || asset.status === 'errored') await this.assets.closeUpload(assetId);
     return null;
+  }
+
+  /** One more try at processing the asset missed its deadline: how many have, 0 when it is settled already. */
+  countStalledTry(assetId: string): Promise<number> {
+    return this.assets.countStalledTry(assetId);
   }
 
   /** Uploads past their expiry: the asset `errored` (`upload_expired`), the bytes removed. How many. */

@@ -26,6 +26,13 @@ export const assetsConfig = configNamespace('assets', (env) => ({
   /** How long one instance holds an asset it processes; a holder that crashed lets another take it after this. */
   processingLeaseMs: 10 * 60_000,
   /**
+   * How long processing one asset may take: `base` plus its size read at `bytesPerSecond`. Past it,
+   * the asset's reads are destroyed and its lease released, so a stalled read (a store connection
+   * that never ends) costs one try, not the lease's 10 minutes; after `tries` such tries it is `errored`.
+   * Shorter in tests, so a retry lands within a test's wait.
+   */
+  processingDeadline: { baseMs: env.NODE_ENV === 'test' ? 15_000 : 60_000, bytesPerSecond: 1024 * 1024, tries: 3 },
+  /**
    * Key of the signed content URLs (for players that cannot send a token), derived from the token
    * secret: rotating that secret also ends every signed URL, as it ends every token.
    */
