@@ -70,6 +70,10 @@ describe('platform (health, docs, errors, headers)', () => {
     const remove = await t.http.request('DELETE', '/health', undefined);
     expect(remove.status).toBe(405);
     expect(remove.headers.get('allow')).toContain('GET');
+    // A route of its own that also fits a parametrised one (`DELETE /api/v1/sessions/:id`) names that route, not an id.
+    const passkey = await t.http.request('DELETE', '/api/v1/sessions/passkey', undefined);
+    expectError(passkey, 405, /Method DELETE is not allowed on \/api\/v1\/sessions\/passkey/);
+    expect(passkey.headers.get('allow')).toBe('POST');
   });
 
   it('refuses a JSON body that is not an object', async () => {

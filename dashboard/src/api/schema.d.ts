@@ -2040,7 +2040,7 @@ export interface components {
              */
             signature: string;
             /** @description The user handle of a discoverable passkey, base64url */
-            userHandle?: string | null;
+            userHandle?: string;
         };
         AssetContentUrlResponse: {
             /**

@@ -33,11 +33,19 @@ export function installMethodNotAllowed(fastify: FastifyInstance): void {
 
   // Callback style, not async: a matched route (nearly every request) passes with no promise made.
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    if (request.routeOptions.url !== undefined) return done();
-    compiled ??= [...byUrl].map(([url, methods]) => ({ pattern: toPattern(url), methods }));
+    const matched = request.routeOptions.url;
     const path = request.url.split('?')[0];
-    const allowed = new Set<string>();
-    for (const route of compiled) if (route.pattern.test(path)) route.methods.forEach((method) => allowed.add(method));
+    let allowed: Set<string>;
+    if (matched !== undefined) {
+      // A path that is a route of its own (`/sessions/passkey`) also fits a parametrised one
+      // (`/sessions/:id`) for the other methods: it names that route's resource, not an id.
+      if (!matched.includes(':')) return done();
+      allowed = byUrl.get(path) ?? byUrl.get(path.replace(/\/$/, '')) ?? new Set<string>();
+    } else {
+      compiled ??= [...byUrl].map(([url, methods]) => ({ pattern: toPattern(url), methods }));
+      allowed = new Set<string>();
+      for (const route of compiled) if (route.pattern.test(path)) route.methods.forEach((method) => allowed.add(method));
+    }
     if (allowed.size === 0 || allowed.has(request.method)) return done();
     const allow = [...allowed].sort().join(', ');
     // Answered here: `done` is not called, so the request goes no further.

@@ -76,7 +76,7 @@ export class AssertionResponseDto {
   @Base64Url('The signature, base64url')
   signature: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'The user handle of a discoverable passkey, base64url', pattern: BASE64URL_PATTERN, maxLength: 128 })
+  @ApiPropertyOptional({ type: String, description: 'The user handle of a discoverable passkey, base64url', pattern: BASE64URL_PATTERN, maxLength: 128 })
   @IsOptionalNotNull()
   @IsString()
   @Matches(BASE64URL, { message: '$property must be base64url' })
