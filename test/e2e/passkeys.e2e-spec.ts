@@ -167,10 +167,14 @@ describe('passkeys', () => {
     expectValidationError(await browser.post('/api/v1/me/passkeys', { name: 'Key', credential: { ...created, type: 'password' } }), 'credential.type');
     expectValidationError(await browser.post('/api/v1/me/passkeys', { name: 'Key', credential: { ...created, response: { ...created.response, attestationObject: 'not base64url!' } } }), 'credential.response.attestationObject');
     expectValidationError(await browser.post('/api/v1/me/passkeys', { name: 'Key', credential: { ...created, extra: 1 } }), 'credential.extra');
+    const { response: _dropped, ...withoutResponse } = created;
+    expectValidationError(await browser.post('/api/v1/me/passkeys', { name: 'Key', credential: withoutResponse }), 'credential.response');
     expectError(await browser.post('/api/v1/me/passkeys', { name: 'Key', credential: { ...created, response: { ...created.response, clientDataJSON: 'bm90IGpzb24' } } }), 400, /client data/);
     // The challenge is still good for a proper answer.
     expect((await browser.post('/api/v1/me/passkeys', { name: 'Key', credential: created })).status).toBe(201);
     expectValidationError(await t.http.post('/api/v1/sessions/passkey', {}), 'credential');
+    const { response: _unsent, ...assertionWithoutResponse } = authenticator.get(await options());
+    expectValidationError(await t.http.post('/api/v1/sessions/passkey', { credential: assertionWithoutResponse }), 'credential.response');
     expectValidationError(await t.http.post('/api/v1/sessions/passkey', { credential: { ...authenticator.get(await options()), response: {} } }), 'credential.response.signature');
     // The same credential registered again (an authenticator ignoring excludeCredentials): 409, for this user or another.
     const again = (await browser.post('/api/v1/me/passkeys/options')).body;

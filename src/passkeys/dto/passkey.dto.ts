@@ -108,6 +108,7 @@ abstract class CredentialDto {
 
 export class RegistrationCredentialDto extends CredentialDto {
   @ApiProperty({ type: AttestationResponseDto })
+  @IsObject()
   @ValidateNested()
   @Type(() => AttestationResponseDto)
   response: AttestationResponseDto;
@@ -115,6 +116,7 @@ export class RegistrationCredentialDto extends CredentialDto {
 
 export class AuthenticationCredentialDto extends CredentialDto {
   @ApiProperty({ type: AssertionResponseDto })
+  @IsObject()
   @ValidateNested()
   @Type(() => AssertionResponseDto)
   response: AssertionResponseDto;
