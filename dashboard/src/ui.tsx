@@ -53,17 +53,24 @@ interface FieldProps {
   hint?: ReactNode;
 }
 
-/** A labelled input with its hint and its error (from the API), tied together for screen readers. */
-export function Field({ label, error, hint, id, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+/** What ties a control to its label, its hint and its error. */
+interface ControlTies {
+  id: string;
+  'aria-invalid': true | undefined;
+  'aria-describedby': string | undefined;
+}
+
+/** The frame Field and SelectField share: the label, the control, its hint and its error, tied together for screen readers. */
+function LabelledControl({ label, error, hint, id, control }: FieldProps & { id?: string; control: (ties: ControlTies) => ReactNode }) {
   const generated = useId();
-  const inputId = id ?? generated;
-  const hintId = `${inputId}-hint`;
-  const errorId = `${inputId}-error`;
+  const controlId = id ?? generated;
+  const hintId = `${controlId}-hint`;
+  const errorId = `${controlId}-error`;
   const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div className={`field${error ? ' field-invalid' : ''}`}>
-      <label htmlFor={inputId}>{label}</label>
-      <input id={inputId} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...input} />
+      <label htmlFor={controlId}>{label}</label>
+      {control({ id: controlId, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
       {hint && (
         <div className="field-hint" id={hintId}>
           {hint}
@@ -78,29 +85,37 @@ export function Field({ label, error, hint, id, ...input }: FieldProps & InputHT
   );
 }
 
+/** A labelled input with its hint and its error (from the API). */
+export function Field({ label, error, hint, id, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  return <LabelledControl label={label} error={error} hint={hint} id={id} control={(ties) => <input {...ties} {...input} />} />;
+}
+
 export function SelectField({ label, error, hint, id, children, ...select }: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
-  const generated = useId();
-  const selectId = id ?? generated;
-  const errorId = `${selectId}-error`;
-  const hintId = `${selectId}-hint`;
-  const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div className={`field${error ? ' field-invalid' : ''}`}>
-      <label htmlFor={selectId}>{label}</label>
-      <select id={selectId} aria-invalid={error ? true : undefined} aria-describedby={describedBy} {...select}>
-        {children}
-      </select>
-      {hint && (
-        <div className="field-hint" id={hintId}>
-          {hint}
-        </div>
+    <LabelledControl
+      label={label}
+      error={error}
+      hint={hint}
+      id={id}
+      control={(ties) => (
+        <select {...ties} {...select}>
+          {children}
+        </select>
       )}
-      {error && (
-        <div className="field-error" id={errorId}>
-          {error}
-        </div>
-      )}
-    </div>
+    />
+  );
+}
+
+/** A select's options, one a value, shown as the value or as `labels` name it. */
+export function Options<V extends string>({ values, labels }: { values: readonly V[]; labels?: Record<V, string> }) {
+  return (
+    <>
+      {values.map((value) => (
+        <option key={value} value={value}>
+          {labels ? labels[value] : value}
+        </option>
+      ))}
+    </>
   );
 }
 
@@ -144,6 +159,62 @@ export function LoadError({ error, retry }: { error: NonNullable<Failure>; retry
       <Button variant="secondary" onClick={retry}>
         Try again
       </Button>
+    </div>
+  );
+}
+
+/** What a page shows of a read besides its data: the failure, with a way to try again, or the first load. */
+export function QueryStatus({ query, loading }: { query: { error: Failure; isPending: boolean; refetch: () => unknown }; loading: string }) {
+  return (
+    <>
+      {query.error && <LoadError error={query.error} retry={() => void query.refetch()} />}
+      {query.isPending && <Spinner label={loading} />}
+    </>
+  );
+}
+
+/** A column's header: its words, or `{ hidden }` for a column whose header only a screen reader needs (a column of buttons). */
+export type Column = string | { hidden: string };
+
+interface TableProps {
+  /** For screen readers: what the rows are. */
+  caption: string;
+  columns: readonly Column[];
+  className?: string;
+  /** The rows. */
+  children: ReactNode;
+}
+
+/** A table of rows under one header row, captioned for screen readers. */
+export function Table({ caption, columns, className, children }: TableProps) {
+  return (
+    <table className={className}>
+      <caption className="visually-hidden">{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((column) =>
+            typeof column === 'string' ? (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ) : (
+              <th key={column.hidden} scope="col">
+                <span className="visually-hidden">{column.hidden}</span>
+              </th>
+            ),
+          )}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
+/** A Table that scrolls sideways on a narrow screen, marked busy while its rows are read again. */
+export function DataTable({ busy, ...table }: TableProps & { busy?: boolean }) {
+  return (
+    <div className="table-wrap" aria-busy={busy || undefined}>
+      <Table {...table} />
     </div>
   );
 }

@@ -6,7 +6,7 @@ import type { paths } from '../api/schema';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, FormError, LoadError, SelectField, Spinner } from '../ui';
+import { Badge, Button, EmptyState, Field, FormError, LoadError, Options, SelectField, Spinner, Table } from '../ui';
 
 const PAGE_SIZE = 20;
 type Entry = Schemas['AuditEntryResponse'];
@@ -103,11 +103,7 @@ export function AuditLogPage() {
       <form className="filters" aria-label="Filter the audit log" onSubmit={(event) => event.preventDefault()}>
         <SelectField label="Action" value={filters.action} onChange={set('action')}>
           <option value="">Every action</option>
-          {ACTIONS.map((action) => (
-            <option key={action} value={action}>
-              {action}
-            </option>
-          ))}
+          <Options values={ACTIONS} />
         </SelectField>
         <SelectField label="Actor" value={filters.actorId} onChange={set('actorId')}>
           <option value="">Anyone</option>
@@ -146,24 +142,11 @@ export function AuditLogPage() {
       {rows.length > 0 && (
         // Focusable: the table scrolls sideways on narrow screens, and holds nothing else a keyboard reaches.
         <div className="table-wrap audit-table" role="region" aria-label="Audit log entries" tabIndex={0} aria-busy={log.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Audit log entries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Time</th>
-                <th scope="col">Action</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Target</th>
-                <th scope="col">Project</th>
-                <th scope="col">Changes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((entry) => (
-                <EntryRow key={entry.id} entry={entry} emails={emails} projectNames={projectNames} />
-              ))}
-            </tbody>
-          </table>
+          <Table caption="Audit log entries, newest first" columns={['Time', 'Action', 'Actor', 'Target', 'Project', 'Changes']}>
+            {rows.map((entry) => (
+              <EntryRow key={entry.id} entry={entry} emails={emails} projectNames={projectNames} />
+            ))}
+          </Table>
         </div>
       )}
       {log.hasNextPage && (

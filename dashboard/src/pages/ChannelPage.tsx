@@ -19,7 +19,7 @@ import {
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, SelectField, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, LoadError, Options, QueryStatus, SelectField } from '../ui';
 
 type Channel = Schemas['ChannelResponse'];
 type Collaborator = Schemas['CollaboratorResponse'];
@@ -96,8 +96,7 @@ export function ChannelPage({ channelId }: { channelId: string }) {
       )}
       <section aria-labelledby="tree-heading">
         <h2 id="tree-heading">Projects</h2>
-        {projects.error && <LoadError error={projects.error} retry={() => void projects.refetch()} />}
-        {projects.isPending && <Spinner label="Loading the projects" />}
+        <QueryStatus query={projects} loading="Loading the projects" />
         {projects.data && forest.length === 0 && <EmptyState title="No projects in this channel yet.">Create one with New project.</EmptyState>}
         {forest.length > 0 && (
           <ul className="tree" aria-label={`Projects of ${name}`} aria-busy={projects.isFetching || undefined}>
@@ -159,11 +158,7 @@ function NewProjectForm({
       <h2 id="new-content-project-heading">{parent ? `New sub-project of ${parent.project.primaryTitle}` : 'New project'}</h2>
       <Field label="Title" required autoFocus value={title} onChange={(event) => setTitle(event.target.value)} error={fieldError(create.error, 'primaryTitle')} />
       <SelectField label="Type" value={type} onChange={(event) => setType(event.target.value as ProjectType)} error={fieldError(create.error, 'projectTypeId')}>
-        {PROJECT_TYPES.map((candidate) => (
-          <option key={candidate} value={candidate}>
-            {candidate}
-          </option>
-        ))}
+        <Options values={PROJECT_TYPES} />
       </SelectField>
       <SelectField
         label="Parent"
@@ -398,38 +393,24 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
         may do everything.
       </p>
       <AddCollaboratorForm channelId={channelId} members={memberList} />
-      {collaborators.error && <LoadError error={collaborators.error} retry={() => void collaborators.refetch()} />}
-      {collaborators.isPending && <Spinner label="Loading the collaborators" />}
+      <QueryStatus query={collaborators} loading="Loading the collaborators" />
       {collaborators.data && rows.length === 0 && <p className="muted">No collaborators yet.</p>}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={collaborators.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Collaborators of {channelName}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Member</th>
-                <th scope="col">Role</th>
-                <th scope="col">Ends</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((collaborator) => {
-                const member = memberList.find((candidate) => candidate.userId === collaborator.userId);
-                return (
-                  <CollaboratorRow
-                    key={collaborator._id}
-                    channelId={channelId}
-                    collaborator={collaborator}
-                    name={member ? `${member.firstName} ${member.lastName}` : undefined}
-                    // The email names the member in the row's controls: two members may share a name.
-                    label={member?.email ?? collaborator.userId}
-                  />
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable busy={collaborators.isFetching} caption={`Collaborators of ${channelName}`} columns={['Member', 'Role', 'Ends', 'Actions']}>
+          {rows.map((collaborator) => {
+            const member = memberList.find((candidate) => candidate.userId === collaborator.userId);
+            return (
+              <CollaboratorRow
+                key={collaborator._id}
+                channelId={channelId}
+                collaborator={collaborator}
+                name={member ? `${member.firstName} ${member.lastName}` : undefined}
+                // The email names the member in the row's controls: two members may share a name.
+                label={member?.email ?? collaborator.userId}
+              />
+            );
+          })}
+        </DataTable>
       )}
     </section>
   );
@@ -472,11 +453,7 @@ function AddCollaboratorForm({ channelId, members }: { channelId: string; member
         error={unknown ? 'No member of the account has this email: invite them on the Team page first.' : fieldError(add.error, 'userId')}
       />
       <SelectField label="Channel role" value={role} onChange={(event) => setRole(event.target.value as ChannelRole)} error={fieldError(add.error, 'role')}>
-        {CHANNEL_ROLES.map((candidate) => (
-          <option key={candidate} value={candidate}>
-            {candidate}
-          </option>
-        ))}
+        <Options values={CHANNEL_ROLES} />
       </SelectField>
       <Field label="Ends (optional)" type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} error={fieldError(add.error, 'expiresAt')} />
       <FormError error={add.error} fields={['userId', 'role', 'expiresAt']} />
@@ -516,11 +493,7 @@ function CollaboratorRow({ channelId, collaborator, name, label }: { channelId: 
       <td>
         <div className="row-actions">
           <SelectField label={`New role for ${label}`} value={role} onChange={(event) => setRole(event.target.value as ChannelRole)}>
-            {CHANNEL_ROLES.map((candidate) => (
-              <option key={candidate} value={candidate}>
-                {candidate}
-              </option>
-            ))}
+            <Options values={CHANNEL_ROLES} />
           </SelectField>
           <Button variant="secondary" busy={change.busy} disabled={role === collaborator.role} onClick={() => void change.run()} aria-label={`Change role of ${label}`}>
             Change role

@@ -3,7 +3,7 @@ import { $api, type Schemas } from '../api/client';
 import { ACCESS_LABELS, CONTENT_PAGE_MAX, STATUS_TONES } from '../content';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, EmptyState, LoadError, Spinner } from '../ui';
+import { Badge, DataTable, EmptyState, QueryStatus } from '../ui';
 
 type Client = Schemas['ClientResponse'];
 type Channel = Schemas['ChannelResponse'];
@@ -27,8 +27,7 @@ export function ContentPage() {
         The clients of {session.project?.name ?? 'this project'}, their channels and each channel&apos;s top-level content projects. Open a channel
         to change its project tree and its collaborators, and a project to set who may see it and to share it.
       </p>
-      {clients.error && <LoadError error={clients.error} retry={() => void clients.refetch()} />}
-      {clients.isPending && <Spinner label="Loading clients" />}
+      <QueryStatus query={clients} loading="Loading clients" />
       {clients.data && rows.length === 0 && (
         <EmptyState title="No content yet.">
           Create a client with <span className="mono">POST /clients</span>, then a channel for it with <span className="mono">POST /channels</span> and
@@ -51,8 +50,7 @@ function ClientSection({ client }: { client: Client }) {
       <h2 id={headingId}>
         {client.name} <span className="muted small">{client.email}</span>
       </h2>
-      {channels.error && <LoadError error={channels.error} retry={() => void channels.refetch()} />}
-      {channels.isPending && <Spinner label={`Loading the channels of ${client.name}`} />}
+      <QueryStatus query={channels} loading={`Loading the channels of ${client.name}`} />
       {channels.data && channels.data.length === 0 && <p className="muted">No channels yet.</p>}
       {channels.data?.map((channel) => (
         <ChannelProjects key={channel._id} channel={channel} />
@@ -71,41 +69,26 @@ function ChannelProjects({ channel }: { channel: Channel }) {
           {channel.name} <span className="muted small">@{channel.username}</span>
         </Link>
       </h3>
-      {projects.error && <LoadError error={projects.error} retry={() => void projects.refetch()} />}
-      {projects.isPending && <Spinner label={`Loading the projects of ${channel.name}`} />}
+      <QueryStatus query={projects} loading={`Loading the projects of ${channel.name}`} />
       {projects.data && rows.length === 0 && <p className="muted">No content projects in this channel yet.</p>}
       {rows.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Content projects of {channel.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Title</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col">Access</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((project) => (
-                <tr key={project._id} data-content-project={project._id}>
-                  <th scope="row">
-                    <Link to="/content/projects/$projectId" params={{ projectId: project._id }}>
-                      {project.primaryTitle}
-                    </Link>
-                  </th>
-                  <td>{project.projectTypeId}</td>
-                  <td>
-                    <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
-                  </td>
-                  <td>{ACCESS_LABELS[project.access]}</td>
-                  <td>{formatDate(project.updatedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption={`Content projects of ${channel.name}`} columns={['Title', 'Type', 'Status', 'Access', 'Updated']}>
+          {rows.map((project) => (
+            <tr key={project._id} data-content-project={project._id}>
+              <th scope="row">
+                <Link to="/content/projects/$projectId" params={{ projectId: project._id }}>
+                  {project.primaryTitle}
+                </Link>
+              </th>
+              <td>{project.projectTypeId}</td>
+              <td>
+                <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
+              </td>
+              <td>{ACCESS_LABELS[project.access]}</td>
+              <td>{formatDate(project.updatedAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </div>
   );

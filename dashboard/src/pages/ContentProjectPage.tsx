@@ -3,10 +3,10 @@ import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { shareAddress } from '../api/viewer';
 import { ACCESS_LABELS, ACCESS_MEANINGS, CONTENT_PAGE_MAX, localToIso, PROJECT_ACCESS, PROJECT_STATUSES, STATUS_TONES, type ContentProject, type ProjectAccess, type ProjectStatus } from '../content';
-import { useAction } from '../hooks';
+import { useAction, type Action } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, SelectField, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, LoadError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
 
 type ShareLink = Schemas['ShareLinkView'];
 type Grant = Schemas['GrantView'];
@@ -124,11 +124,7 @@ function ProjectFields({ project }: { project: ContentProject }) {
             error={fieldError(save.error, 'status')}
             hint="Viewers see published projects only; archiving hides the sub-projects too."
           >
-            {PROJECT_STATUSES.map((candidate) => (
-              <option key={candidate} value={candidate}>
-                {candidate}
-              </option>
-            ))}
+            <Options values={PROJECT_STATUSES} />
           </SelectField>
           <FormError error={save.error} fields={['primaryTitle', 'description', 'status']} />
           <div className="actions">
@@ -199,11 +195,7 @@ function AccessSection({ project }: { project: ContentProject }) {
           hint={access === project.access ? undefined : ACCESS_MEANINGS[access]}
           error={fieldError(save.error, 'access')}
         >
-          {PROJECT_ACCESS.map((candidate) => (
-            <option key={candidate} value={candidate}>
-              {ACCESS_LABELS[candidate]}
-            </option>
-          ))}
+          <Options values={PROJECT_ACCESS} labels={ACCESS_LABELS} />
         </SelectField>
         <FormError error={save.error} fields={['access']} />
         <Button type="submit" busy={save.busy} disabled={access === project.access}>
@@ -216,6 +208,36 @@ function AccessSection({ project }: { project: ContentProject }) {
 
 /** An ISO date that has passed. */
 const passed = (iso: string | null) => iso !== null && new Date(iso).getTime() <= Date.now();
+
+/** A share link or a grant: what its rows show of its end and offer to revoke. */
+interface Revocable {
+  revokedAt: string | null;
+  expiresAt: string | null;
+}
+
+/** When access through a link or a grant ends: revoked, passed (`passedLabel`), its date, or never. */
+function EndCell({ access, passedLabel }: { access: Revocable; passedLabel: string }) {
+  const state = access.revokedAt ? <Badge tone="bad">Revoked</Badge> : passed(access.expiresAt) ? <Badge tone="warn">{passedLabel}</Badge> : null;
+  return <td>{state ?? (access.expiresAt ? formatDate(access.expiresAt) : 'never')}</td>;
+}
+
+/** Revoke, while the link or grant is not revoked, and why revoking failed. */
+function RevokeCell({ access, revoke, label }: { access: Revocable; revoke: Action<[], boolean>; label: string }) {
+  return (
+    <td>
+      {!access.revokedAt && (
+        <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={label}>
+          Revoke
+        </Button>
+      )}
+      {revoke.error && (
+        <span className="field-error" role="alert">
+          {revoke.error.message}
+        </span>
+      )}
+    </td>
+  );
+}
 
 function ShareLinksSection({ project }: { project: ContentProject }) {
   const links = $api.useQuery('get', '/projects/{projectId}/share-links', { params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } } });
@@ -235,30 +257,18 @@ function ShareLinksSection({ project }: { project: ContentProject }) {
           note="This is the only time the link is shown: copy it now. It opens a page that needs no sign-in."
         />
       )}
-      {links.error && <LoadError error={links.error} retry={() => void links.refetch()} />}
-      {links.isPending && <Spinner label="Loading the share links" />}
+      <QueryStatus query={links} loading="Loading the share links" />
       {links.data && rows.length === 0 && <EmptyState title="No share links yet." />}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={links.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Share links of {project.primaryTitle}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Link</th>
-                <th scope="col">Password</th>
-                <th scope="col">Views</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((link) => (
-                <ShareLinkRow key={link.id} link={link} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          busy={links.isFetching}
+          caption={`Share links of ${project.primaryTitle}`}
+          columns={['Link', 'Password', 'Views', 'Expires', 'Created', 'Actions']}
+        >
+          {rows.map((link) => (
+            <ShareLinkRow key={link.id} link={link} />
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -348,7 +358,6 @@ function ShareLinkRow({ link }: { link: ShareLink }) {
     await call(api.DELETE('/projects/{projectId}/share-links/{shareLinkId}', { params: { path: { projectId: link.projectId, shareLinkId: link.id } } }));
     return true;
   }, SHARE_LINK_CHANGE);
-  const state = link.revokedAt ? <Badge tone="bad">Revoked</Badge> : passed(link.expiresAt) ? <Badge tone="warn">Expired</Badge> : null;
   return (
     <tr data-share-link={link.id}>
       <th scope="row" className="mono">
@@ -356,20 +365,9 @@ function ShareLinkRow({ link }: { link: ShareLink }) {
       </th>
       <td>{link.hasPassword ? 'Yes' : 'No'}</td>
       <td className="num">{link.views}</td>
-      <td>{state ?? (link.expiresAt ? formatDate(link.expiresAt) : 'never')}</td>
+      <EndCell access={link} passedLabel="Expired" />
       <td>{formatDate(link.createdAt)}</td>
-      <td>
-        {!link.revokedAt && (
-          <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={`Revoke the link ${link.start}`}>
-            Revoke
-          </Button>
-        )}
-        {revoke.error && (
-          <span className="field-error" role="alert">
-            {revoke.error.message}
-          </span>
-        )}
-      </td>
+      <RevokeCell access={link} revoke={revoke} label={`Revoke the link ${link.start}`} />
     </tr>
   );
 }
@@ -382,30 +380,18 @@ function GrantsSection({ project }: { project: ContentProject }) {
       <h2 id="grants-heading">Grants</h2>
       <p className="muted">A grant opens this project and its sub-projects to one person, where the project or one above it is Permissions, once published.</p>
       <NewGrantForm project={project} />
-      {grants.error && <LoadError error={grants.error} retry={() => void grants.refetch()} />}
-      {grants.isPending && <Spinner label="Loading the grants" />}
+      <QueryStatus query={grants} loading="Loading the grants" />
       {grants.data && rows.length === 0 && <EmptyState title="No grants yet." />}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={grants.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Grants of {project.primaryTitle}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Person</th>
-                <th scope="col">Role</th>
-                <th scope="col">Views</th>
-                <th scope="col">Ends</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((grant) => (
-                <GrantRow key={grant.id} grant={grant} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          busy={grants.isFetching}
+          caption={`Grants of ${project.primaryTitle}`}
+          columns={['Person', 'Role', 'Views', 'Ends', 'Created', 'Actions']}
+        >
+          {rows.map((grant) => (
+            <GrantRow key={grant.id} grant={grant} />
+          ))}
+        </DataTable>
       )}
     </section>
   );
@@ -445,11 +431,7 @@ function NewGrantForm({ project }: { project: ContentProject }) {
         error={fieldError(create.error, 'email', 'userId')}
       />
       <SelectField label="Grant role" value={role} onChange={(event) => setRole(event.target.value as GrantRole)} error={fieldError(create.error, 'role')}>
-        {GRANT_ROLES.map((candidate) => (
-          <option key={candidate} value={candidate}>
-            {candidate}
-          </option>
-        ))}
+        <Options values={GRANT_ROLES} />
       </SelectField>
       <Field label="Grant ends (optional)" type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} error={fieldError(create.error, 'expiresAt')} />
       <FormError error={create.error} fields={['email', 'userId', 'role', 'expiresAt']} />
@@ -466,26 +448,14 @@ function GrantRow({ grant }: { grant: Grant }) {
     return true;
   }, GRANT_CHANGE);
   const person = grant.email ?? grant.userId ?? '—';
-  const state = grant.revokedAt ? <Badge tone="bad">Revoked</Badge> : passed(grant.expiresAt) ? <Badge tone="warn">Ended</Badge> : null;
   return (
     <tr data-grant={grant.id}>
       <th scope="row">{person}</th>
       <td>{grant.role}</td>
       <td className="num">{grant.views}</td>
-      <td>{state ?? (grant.expiresAt ? formatDate(grant.expiresAt) : 'never')}</td>
+      <EndCell access={grant} passedLabel="Ended" />
       <td>{formatDate(grant.createdAt)}</td>
-      <td>
-        {!grant.revokedAt && (
-          <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={`Revoke the grant of ${person}`}>
-            Revoke
-          </Button>
-        )}
-        {revoke.error && (
-          <span className="field-error" role="alert">
-            {revoke.error.message}
-          </span>
-        )}
-      </td>
+      <RevokeCell access={grant} revoke={revoke} label={`Revoke the grant of ${person}`} />
     </tr>
   );
 }

@@ -5,7 +5,7 @@ import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link } from '@tanstack/react-router';
 import { groupCardNumber, TEST_CARDS } from '../test-cards';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, Spinner, useCursor } from '../ui';
+import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
 import { NewPaymentForm, PaymentsTable } from './payments-shared';
 
 type Card = Schemas['CardResponse'];
@@ -77,8 +77,7 @@ export function CustomerPage({ id }: { id: string }) {
           onAdded={() => setAddingCard(false)}
         />
       )}
-      {cards.error && <LoadError error={cards.error} retry={() => void cards.refetch()} />}
-      {cards.isPending && <Spinner label="Loading cards" />}
+      <QueryStatus query={cards} loading="Loading cards" />
       {cards.data && cardRows.length === 0 && !addingCard && (
         <EmptyState title="No cards yet.">
           Add a test card with <strong>Add a card</strong>: the first card becomes the default, and payments charge the default card.
@@ -110,8 +109,7 @@ export function CustomerPage({ id }: { id: string }) {
           }}
         />
       )}
-      {payments.error && <LoadError error={payments.error} retry={() => void payments.refetch()} />}
-      {payments.isPending && <Spinner label="Loading payments" />}
+      <QueryStatus query={payments} loading="Loading payments" />
       {payments.data && paymentRows.length === 0 && cursor.page === 0 && !paying && (
         <EmptyState title="No payments from this customer yet.">
           {data.defaultMethod ? 'Charge their default card with New payment.' : 'Add a card first, then charge it with New payment.'}
@@ -206,36 +204,26 @@ function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; on
       <details className="test-cards">
         <summary>Test card numbers</summary>
         <p className="muted small">Any future expiry and any CVC work. Choose one to fill it in.</p>
-        <table>
-          <caption className="visually-hidden">Test cards</caption>
-          <thead>
-            <tr>
-              <th scope="col">Number</th>
-              <th scope="col">Brand</th>
-              <th scope="col">Charges</th>
+        <Table caption="Test cards" columns={['Number', 'Brand', 'Charges']}>
+          {TEST_CARDS.map((card) => (
+            <tr key={card.number}>
+              <td>
+                <Button
+                  variant="link"
+                  className="mono"
+                  onClick={() => setForm({ ...form, cardNumber: card.number, cvc: card.brand === 'American Express' ? '1234' : '123' })}
+                  aria-label={`${groupCardNumber(card.number)}: use this ${card.brand} ${card.funding} card${card.failureCode ? `, whose charges fail with ${card.failureCode}` : ''}`}
+                >
+                  {groupCardNumber(card.number)}
+                </Button>
+              </td>
+              <td>
+                {card.brand} {card.funding}, {card.country}
+              </td>
+              <td>{card.failureCode ? <Badge tone="bad">fails: {card.failureCode.replace(/_/g, ' ')}</Badge> : <Badge tone="good">succeed</Badge>}</td>
             </tr>
-          </thead>
-          <tbody>
-            {TEST_CARDS.map((card) => (
-              <tr key={card.number}>
-                <td>
-                  <Button
-                    variant="link"
-                    className="mono"
-                    onClick={() => setForm({ ...form, cardNumber: card.number, cvc: card.brand === 'American Express' ? '1234' : '123' })}
-                    aria-label={`${groupCardNumber(card.number)}: use this ${card.brand} ${card.funding} card${card.failureCode ? `, whose charges fail with ${card.failureCode}` : ''}`}
-                  >
-                    {groupCardNumber(card.number)}
-                  </Button>
-                </td>
-                <td>
-                  {card.brand} {card.funding}, {card.country}
-                </td>
-                <td>{card.failureCode ? <Badge tone="bad">fails: {card.failureCode.replace(/_/g, ' ')}</Badge> : <Badge tone="good">succeed</Badge>}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       </details>
       <FormError error={add.error} fields={['cardNumber', 'expMonth', 'expYear', 'cvc']} />
       <div className="actions">

@@ -5,7 +5,7 @@ import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, Spinner, useCursor } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, Pager, QueryStatus, useCursor } from '../ui';
 
 const PAGE_SIZE = 20;
 
@@ -38,43 +38,28 @@ export function CustomersPage() {
           }}
         />
       )}
-      {customers.error && <LoadError error={customers.error} retry={() => void customers.refetch()} />}
-      {customers.isPending && <Spinner label="Loading customers" />}
+      <QueryStatus query={customers} loading="Loading customers" />
       {customers.data && rows.length === 0 && cursor.page === 0 && (
         <EmptyState title="No customers yet.">
           Create your first customer with <strong>New customer</strong>: an email is all it takes. Then add a test card to it and take a payment.
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={customers.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Customers, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Customer</th>
-                <th scope="col">Name</th>
-                <th scope="col">Country</th>
-                <th scope="col">Default card</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((customer) => (
-                <tr key={customer.id}>
-                  <th scope="row">
-                    <Link to="/customers/$customerId" params={{ customerId: customer.id }}>
-                      {customer.email ?? <span className="mono">{customer.id}</span>}
-                    </Link>
-                  </th>
-                  <td>{[customer.firstName, customer.lastName].filter(Boolean).join(' ') || '—'}</td>
-                  <td>{customer.country ?? '—'}</td>
-                  <td>{customer.defaultMethod ? <Badge tone="good">Set</Badge> : <Badge tone="warn">None</Badge>}</td>
-                  <td>{formatDate(customer.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable busy={customers.isFetching} caption="Customers, newest first" columns={['Customer', 'Name', 'Country', 'Default card', 'Created']}>
+          {rows.map((customer) => (
+            <tr key={customer.id}>
+              <th scope="row">
+                <Link to="/customers/$customerId" params={{ customerId: customer.id }}>
+                  {customer.email ?? <span className="mono">{customer.id}</span>}
+                </Link>
+              </th>
+              <td>{[customer.firstName, customer.lastName].filter(Boolean).join(' ') || '—'}</td>
+              <td>{customer.country ?? '—'}</td>
+              <td>{customer.defaultMethod ? <Badge tone="good">Set</Badge> : <Badge tone="warn">None</Badge>}</td>
+              <td>{formatDate(customer.createdAt)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <Pager
         page={cursor.page}

@@ -5,7 +5,7 @@ import { queryEnums } from '../api/enums';
 import type { paths } from '../api/schema';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Button, EmptyState, LoadError, Pager, SelectField, Spinner, useCursor } from '../ui';
+import { Button, DataTable, EmptyState, Options, Pager, QueryStatus, SelectField, useCursor } from '../ui';
 
 const PAGE_SIZE = 20;
 type EventType = NonNullable<NonNullable<paths['/v1/events']['get']['parameters']['query']>['type']>;
@@ -45,38 +45,18 @@ export function EventsPage() {
         }}
       >
         <option value="">Every type</option>
-        {TYPES.map((candidate) => (
-          <option key={candidate} value={candidate}>
-            {candidate}
-          </option>
-        ))}
+        <Options values={TYPES} />
       </SelectField>
-      {events.error && <LoadError error={events.error} retry={() => void events.refetch()} />}
-      {events.isPending && <Spinner label="Loading events" />}
+      <QueryStatus query={events} loading="Loading events" />
       {events.data && rows.length === 0 && cursor.page === 0 && (
         <EmptyState title={type ? `No ${type} events.` : 'No events yet.'}>Create a customer or take a payment: each change records an event here.</EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={events.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Events, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Type</th>
-                <th scope="col">Object</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Details</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((event) => (
-                <EventRow key={event.id} event={event} open={open === event.id} onToggle={() => setOpen(open === event.id ? undefined : event.id)} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable busy={events.isFetching} caption="Events, newest first" columns={['Type', 'Object', 'Created', { hidden: 'Details' }]}>
+          {rows.map((event) => (
+            <EventRow key={event.id} event={event} open={open === event.id} onToggle={() => setOpen(open === event.id ? undefined : event.id)} />
+          ))}
+        </DataTable>
       )}
       <Pager page={cursor.page} hasMore={events.data?.hasMore ?? false} busy={events.isFetching} onPrevious={cursor.previous} onNext={() => cursor.next(rows.at(-1)?.id)} />
     </section>

@@ -4,7 +4,7 @@ import { $api, type Schemas } from '../api/client';
 import { COMMON_CURRENCIES, formatDay, formatMoney } from '../money';
 import { Link } from '@tanstack/react-router';
 import { useSession } from '../session';
-import { EmptyState, Field, fieldError, LoadError, SelectField, Spinner } from '../ui';
+import { EmptyState, Field, fieldError, LoadError, SelectField, Spinner, Table } from '../ui';
 
 type Summary = Schemas['PaymentSummaryResponse'];
 
@@ -154,31 +154,19 @@ export function VolumeChart({ summary }: { summary: Summary }) {
       </figcaption>
       <details>
         <summary>Show the numbers</summary>
-        <table>
-          <caption className="visually-hidden">Payment volume per day</caption>
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Gross</th>
-              <th scope="col">Refunded</th>
-              <th scope="col">Net</th>
-              <th scope="col">Payments</th>
-            </tr>
-          </thead>
-          <tbody>
-            {days
-              .filter((day) => day.count > 0)
-              .map((day) => (
-                <tr key={day.date}>
-                  <th scope="row">{formatDay(day.date)}</th>
-                  <td className="num">{money(day.gross)}</td>
-                  <td className="num">{money(day.refunded)}</td>
-                  <td className="num">{money(day.net)}</td>
-                  <td className="num">{day.count}</td>
-                </tr>
-              ))}
-          </tbody>
-        </table>
+        <Table caption="Payment volume per day" columns={['Day', 'Gross', 'Refunded', 'Net', 'Payments']}>
+          {days
+            .filter((day) => day.count > 0)
+            .map((day) => (
+              <tr key={day.date}>
+                <th scope="row">{formatDay(day.date)}</th>
+                <td className="num">{money(day.gross)}</td>
+                <td className="num">{money(day.refunded)}</td>
+                <td className="num">{money(day.net)}</td>
+                <td className="num">{day.count}</td>
+              </tr>
+            ))}
+        </Table>
       </details>
     </figure>
   );

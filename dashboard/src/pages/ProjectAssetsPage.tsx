@@ -5,7 +5,7 @@ import { $api, api, call, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, LoadError, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, LoadError, QueryStatus, Spinner } from '../ui';
 import { useAssetUpload, type AssetUploadState } from './asset-upload';
 
 type Asset = Schemas['AssetResponse'];
@@ -72,33 +72,18 @@ function ProjectAssets({ projectId }: { projectId: string }) {
             stopped: pick the same file again.
           </p>
           <UploadPanel state={upload.state} onPick={upload.start} onPause={upload.pause} onResume={upload.resume} />
-          {assets.error && <LoadError error={assets.error} retry={() => void assets.refetch()} />}
-          {assets.isPending && <Spinner label="Loading the assets" />}
+          <QueryStatus query={assets} loading="Loading the assets" />
           {assets.data && rows.length === 0 && <EmptyState title="No assets yet.">Pick a file above to upload the first.</EmptyState>}
           {rows.length > 0 && (
-            <div className="table-wrap">
-              <table className="assets-table">
-                <caption className="visually-hidden">Assets of {title ?? 'the project'}, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Preview</th>
-                    <th scope="col">Title</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Size</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">
-                      <span className="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {rows.map((asset) => (
-                    <AssetRow key={asset.id} asset={asset} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              className="assets-table"
+              caption={`Assets of ${title ?? 'the project'}, newest first`}
+              columns={['Preview', 'Title', 'Kind', 'State', 'Size', 'Created', { hidden: 'Actions' }]}
+            >
+              {rows.map((asset) => (
+                <AssetRow key={asset.id} asset={asset} />
+              ))}
+            </DataTable>
           )}
           {rows.length === LIMIT && <p className="muted small">The newest {LIMIT} assets are shown.</p>}
         </>

@@ -3,7 +3,7 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession, type PlatformProject } from '../session';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, QueryStatus, Secret } from '../ui';
 
 type ApiName = Schemas['PlatformProjectView']['enabledApis'][number];
 type ApiKey = Schemas['ApiKeyView'];
@@ -185,38 +185,25 @@ function KeysSection({ project }: { project: PlatformProject }) {
           note="This is the only time the key is shown: store it in your server's secrets now. Send it as Authorization: Bearer <key>."
         />
       )}
-      {keys.error && <LoadError error={keys.error} retry={() => void keys.refetch()} />}
-      {keys.isPending && <Spinner label="Loading API keys" />}
+      <QueryStatus query={keys} loading="Loading API keys" />
       {keys.data && live.length === 0 && (
         <EmptyState title="No API keys in this project.">Create one above for a server that calls the API on this project&apos;s data.</EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={keys.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">API keys of {project.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((key) => (
-                <KeyRow
-                  key={key.id}
-                  projectId={project.id}
-                  apiKey={key}
-                  onRolled={(created) => setShown({ key: created, rolled: true })}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          busy={keys.isFetching}
+          caption={`API keys of ${project.name}`}
+          columns={['Name', 'Key', 'Scopes', 'Created', 'Last used', 'Expires', 'Actions']}
+        >
+          {rows.map((key) => (
+            <KeyRow
+              key={key.id}
+              projectId={project.id}
+              apiKey={key}
+              onRolled={(created) => setShown({ key: created, rolled: true })}
+            />
+          ))}
+        </DataTable>
       )}
     </section>
   );

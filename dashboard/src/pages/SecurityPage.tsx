@@ -1,12 +1,14 @@
-import { browserSupportsWebAuthn, startRegistration, WebAuthnError } from '@simplewebauthn/browser';
+import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
 import QRCode from 'qrcode';
 import { useEffect, useState, type FormEvent } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { formatDate } from '../money';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, Spinner } from '../ui';
+import { ceremonyProblem, promptForPasskey } from '../passkeys/ceremony';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, QueryStatus, Secret, Spinner } from '../ui';
 
 type SessionRow = Schemas['SessionView'];
 type Passkey = Schemas['PasskeyView'];
+type RegistrationOptions = Parameters<typeof startRegistration>[0]['optionsJSON'];
 
 const SESSIONS = { meta: { invalidates: ['/api/v1/sessions'] } } as const;
 const FACTORS = { meta: { invalidates: ['/api/v1/me/mfa', '/api/v1/me/passkeys'] } } as const;
@@ -33,29 +35,14 @@ function SessionsSection() {
   return (
     <section aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">Sessions</h2>
-      {sessions.error && <LoadError error={sessions.error} retry={() => void sessions.refetch()} />}
-      {sessions.isPending && <Spinner label="Loading sessions" />}
+      <QueryStatus query={sessions} loading="Loading sessions" />
       {sessions.data && rows.length === 0 && <EmptyState title="No dashboard sessions.">Signing in from a browser opens one.</EmptyState>}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={sessions.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Sessions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Device</th>
-                <th scope="col">Address</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last seen</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <SessionItem key={row.id} row={row} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable busy={sessions.isFetching} caption="Sessions" columns={['Device', 'Address', 'Signed in', 'Last seen', 'Actions']}>
+          {rows.map((row) => (
+            <SessionItem key={row.id} row={row} />
+          ))}
+        </DataTable>
       )}
       {others.length > 0 && (
         <div className="actions">
@@ -158,8 +145,7 @@ function TotpSection() {
   return (
     <section aria-labelledby="totp-heading">
       <h2 id="totp-heading">Authenticator app</h2>
-      {factors.error && <LoadError error={factors.error} retry={() => void factors.refetch()} />}
-      {factors.isPending && <Spinner label="Loading your second factors" />}
+      <QueryStatus query={factors} loading="Loading your second factors" />
       {recoveryCodes && <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(undefined)} />}
       {factors.data && !recoveryCodes && (on ? <TotpOn since={factors.data.data.totpEnabledAt!} left={factors.data.data.recoveryCodesLeft} /> : <TotpEnrol onEnabled={setRecoveryCodes} />)}
     </section>
@@ -280,12 +266,10 @@ function TotpOn({ since, left }: { since: string; left: number }) {
   );
 }
 
-/** What went wrong in the browser's part of a ceremony, in words (a refusal by the service comes as an ApiError instead). */
-function ceremonyProblem(error: unknown): string {
-  if (error instanceof WebAuthnError && error.code === 'ERROR_CEREMONY_ABORTED') return 'The passkey prompt was closed.';
-  if (error instanceof Error && error.name === 'NotAllowedError') return 'The passkey prompt was closed or timed out.';
+/** What went wrong in the browser's part of adding a passkey, in words: an authenticator refuses a second passkey for one account. */
+function registrationProblem(error: unknown): string {
   if (error instanceof Error && error.name === 'InvalidStateError') return 'This authenticator holds a passkey for this account already.';
-  return error instanceof Error ? error.message : 'The passkey could not be used.';
+  return ceremonyProblem(error);
 }
 
 function PasskeysSection() {
@@ -303,19 +287,13 @@ function PasskeysSection() {
     setProblem(undefined);
     setAdded(undefined);
     register.reset();
-    let optionsJSON;
-    try {
-      optionsJSON = await options.mutateAsync({});
-    } catch {
-      return;
-    }
-    let credential;
-    try {
-      credential = await startRegistration({ optionsJSON: optionsJSON as Parameters<typeof startRegistration>[0]['optionsJSON'] });
-    } catch (error) {
-      setProblem(ceremonyProblem(error));
-      return;
-    }
+    const credential = await promptForPasskey(
+      () => options.mutateAsync({}),
+      (optionsJSON: RegistrationOptions) => startRegistration({ optionsJSON }),
+      setProblem,
+      registrationProblem,
+    );
+    if (!credential) return;
     register.mutate(
       { body: { name, credential: credential as Schemas['RegisterPasskeyDto']['credential'] } },
       {
@@ -331,28 +309,14 @@ function PasskeysSection() {
     <section aria-labelledby="passkeys-heading">
       <h2 id="passkeys-heading">Passkeys</h2>
       <p className="muted">A passkey signs you in without a password, with your device&apos;s lock (a fingerprint, a face, a PIN); it counts as two-step sign-in.</p>
-      {passkeys.error && <LoadError error={passkeys.error} retry={() => void passkeys.refetch()} />}
-      {passkeys.isPending && <Spinner label="Loading passkeys" />}
+      <QueryStatus query={passkeys} loading="Loading passkeys" />
       {passkeys.data && rows.length === 0 && <EmptyState title="No passkeys yet." />}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={passkeys.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Passkeys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Added</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((passkey) => (
-                <PasskeyItem key={passkey.id} passkey={passkey} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable busy={passkeys.isFetching} caption="Passkeys" columns={['Name', 'Added', 'Last used', 'Actions']}>
+          {rows.map((passkey) => (
+            <PasskeyItem key={passkey.id} passkey={passkey} />
+          ))}
+        </DataTable>
       )}
       {supported ? (
         <form className="inline-form" onSubmit={(event) => void submit(event)} aria-label="Add a passkey">

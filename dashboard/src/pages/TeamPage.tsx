@@ -3,7 +3,7 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, SelectField, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
 
 type Member = Schemas['MemberView'];
 type Role = Member['role'];
@@ -30,28 +30,13 @@ export function TeamPage() {
       </p>
 
       <h2>Members</h2>
-      {members.error && <LoadError error={members.error} retry={() => void members.refetch()} />}
-      {members.isPending && <Spinner label="Loading members" />}
+      <QueryStatus query={members} loading="Loading members" />
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={members.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Members</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Joined</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((member) => (
-                <MemberRow key={member.userId} member={member} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable busy={members.isFetching} caption="Members" columns={['Name', 'Email', 'Role', 'Joined', 'Actions']}>
+          {rows.map((member) => (
+            <MemberRow key={member.userId} member={member} />
+          ))}
+        </DataTable>
       )}
       {members.data && rows.length === 1 && (
         <EmptyState title="You are the only member.">
@@ -81,8 +66,7 @@ export function TeamPage() {
             />
           )}
           <h2>Pending invitations</h2>
-          {invitations.error && <LoadError error={invitations.error} retry={() => void invitations.refetch()} />}
-          {invitations.isPending && <Spinner label="Loading invitations" />}
+          <QueryStatus query={invitations} loading="Loading invitations" />
           {invitations.data && pending.length === 0 && <EmptyState title="No pending invitations.">Invite someone with the form above.</EmptyState>}
           {pending.length > 0 && (
             <ul className="list" aria-busy={invitations.isFetching || undefined}>
@@ -177,11 +161,7 @@ function MemberRow({ member }: { member: Member }) {
               void changeRole.run(next);
             }}
           >
-            {ROLES.map((candidate) => (
-              <option key={candidate} value={candidate}>
-                {candidate}
-              </option>
-            ))}
+            <Options values={ROLES} />
           </SelectField>
         ) : (
           member.role
@@ -237,11 +217,7 @@ function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (i
       <div className="grid-2">
         <Field label="Email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} error={fieldError(invite.error, 'email')} />
         <SelectField label="Role" value={role} onChange={(event) => setRole(event.target.value as Role)} error={fieldError(invite.error, 'role')}>
-          {ROLES.map((candidate) => (
-            <option key={candidate} value={candidate}>
-              {candidate}
-            </option>
-          ))}
+          <Options values={ROLES} />
         </SelectField>
       </div>
       <FormError error={invite.error} fields={['email', 'role']} />

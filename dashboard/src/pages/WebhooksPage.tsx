@@ -3,7 +3,7 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Secret, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, QueryStatus, Secret } from '../ui';
 
 type Endpoint = Schemas['WebhookEndpointResponse'];
 type Delivery = Schemas['WebhookDeliveryResponse'];
@@ -50,38 +50,22 @@ export function WebhooksPage() {
           note="This is the only time the secret is shown: store it with your receiver now."
         />
       )}
-      {endpoints.error && <LoadError error={endpoints.error} retry={() => void endpoints.refetch()} />}
-      {endpoints.isPending && <Spinner label="Loading webhook endpoints" />}
+      <QueryStatus query={endpoints} loading="Loading webhook endpoints" />
       {endpoints.data && rows.length === 0 && (
         <EmptyState title="No webhook endpoints yet.">Add the URL of a receiver above: it gets an event for every change in this project.</EmptyState>
       )}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={endpoints.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((endpoint) => (
-                <EndpointRow
-                  key={endpoint.id}
-                  endpoint={endpoint}
-                  selected={endpoint.id === selected}
-                  onSelect={() => setSelected(endpoint.id)}
-                  onRolled={(rolled) => setSecret({ url: endpoint.url, secret: rolled, rolled: true })}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable busy={endpoints.isFetching} caption="Webhook endpoints" columns={['URL', 'Events', 'Status', { hidden: 'Actions' }]}>
+          {rows.map((endpoint) => (
+            <EndpointRow
+              key={endpoint.id}
+              endpoint={endpoint}
+              selected={endpoint.id === selected}
+              onSelect={() => setSelected(endpoint.id)}
+              onRolled={(rolled) => setSecret({ url: endpoint.url, secret: rolled, rolled: true })}
+            />
+          ))}
+        </DataTable>
       )}
       {current && <Deliveries key={current.id} endpoint={current} />}
     </section>
@@ -196,32 +180,18 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
           Refresh
         </Button>
       </div>
-      {deliveries.error && <LoadError error={deliveries.error} retry={() => void deliveries.refetch()} />}
-      {deliveries.isPending && <Spinner label="Loading deliveries" />}
+      <QueryStatus query={deliveries} loading="Loading deliveries" />
       {deliveries.data && rows.length === 0 && <EmptyState title="No deliveries yet.">Send a test event, or make a change in this project.</EmptyState>}
       {rows.length > 0 && (
-        <div className="table-wrap" aria-busy={deliveries.isFetching || undefined}>
-          <table>
-            <caption className="visually-hidden">Deliveries to {endpoint.url}, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Response</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Retry</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((delivery) => (
-                <DeliveryRow key={delivery.id} endpoint={endpoint} delivery={delivery} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          busy={deliveries.isFetching}
+          caption={`Deliveries to ${endpoint.url}, newest first`}
+          columns={['Event', 'Status', 'Attempts', 'Response', 'Created', { hidden: 'Retry' }]}
+        >
+          {rows.map((delivery) => (
+            <DeliveryRow key={delivery.id} endpoint={endpoint} delivery={delivery} />
+          ))}
+        </DataTable>
       )}
     </section>
   );

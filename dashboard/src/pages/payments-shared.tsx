@@ -5,7 +5,7 @@ import { useAction } from '../hooks';
 import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
 import { Link } from '@tanstack/react-router';
 import { useSession } from '../session';
-import { Button, errorFields, Field, fieldError, FormError, SelectField, StatusBadge } from '../ui';
+import { Button, DataTable, errorFields, Field, fieldError, FormError, SelectField, StatusBadge } from '../ui';
 
 export type Payment = Schemas['PaymentResponse'];
 type PaymentStatus = Payment['status'];
@@ -181,26 +181,11 @@ export function PaymentsTable({
   customerLabels?: Map<string, string>;
 }) {
   return (
-    <div className="table-wrap">
-      <table>
-        <caption className="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Amount</th>
-            <th scope="col">Status</th>
-            {showCustomer && <th scope="col">Customer</th>}
-            <th scope="col">Description</th>
-            <th scope="col">Created</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {payments.map((payment) => (
-            <PaymentRow key={payment.id} payment={payment} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable caption={caption} columns={['Amount', 'Status', ...(showCustomer ? ['Customer'] : []), 'Description', 'Created', 'Actions']}>
+      {payments.map((payment) => (
+        <PaymentRow key={payment.id} payment={payment} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} />
+      ))}
+    </DataTable>
   );
 }
 

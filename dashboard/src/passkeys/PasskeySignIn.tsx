@@ -1,16 +1,11 @@
-import { browserSupportsWebAuthn, startAuthentication, WebAuthnError } from '@simplewebauthn/browser';
+import { browserSupportsWebAuthn, startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { Button, FormError } from '../ui';
+import { promptForPasskey } from './ceremony';
 
 type SignIn = Schemas['SignInResponse'];
-
-/** What went wrong in the browser's part of the ceremony, in words (the service's refusals come as an ApiError). */
-function ceremonyProblem(error: unknown): string {
-  if (error instanceof WebAuthnError && error.code === 'ERROR_CEREMONY_ABORTED') return 'The passkey prompt was closed.';
-  if (error instanceof Error && error.name === 'NotAllowedError') return 'The passkey prompt was closed or timed out.';
-  return error instanceof Error ? error.message : 'The passkey could not be used.';
-}
+type AuthenticationOptions = Parameters<typeof startAuthentication>[0]['optionsJSON'];
 
 /**
  * "Sign in with a passkey": asks the service for a challenge, lets the browser's passkey prompt sign
@@ -28,22 +23,19 @@ export function PasskeySignIn({ onSignedIn, accountId }: { onSignedIn: (answer: 
   async function run() {
     setProblem(undefined);
     signIn.reset();
-    let optionsJSON;
-    try {
-      optionsJSON = await options.mutateAsync({});
-    } catch {
-      return;
-    }
-    let credential;
-    setPrompting(true);
-    try {
-      credential = await startAuthentication({ optionsJSON: optionsJSON as Parameters<typeof startAuthentication>[0]['optionsJSON'] });
-    } catch (error) {
-      setProblem(ceremonyProblem(error));
-      return;
-    } finally {
-      setPrompting(false);
-    }
+    const credential = await promptForPasskey(
+      () => options.mutateAsync({}),
+      async (optionsJSON: AuthenticationOptions) => {
+        setPrompting(true);
+        try {
+          return await startAuthentication({ optionsJSON });
+        } finally {
+          setPrompting(false);
+        }
+      },
+      setProblem,
+    );
+    if (!credential) return;
     signIn.mutate({ body: { credential: credential as Schemas['PasskeySignInDto']['credential'], ...(accountId ? { accountId } : {}) } }, { onSuccess: onSignedIn });
   }
 
