@@ -22,6 +22,8 @@ export function Spinner({ label = 'Loading' }: { label?: string }) {
   );
 }
 
+type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'link';
+
 /** A button that shows a spinner and refuses clicks while its request runs. */
 export function Button({
   busy = false,
@@ -30,12 +32,39 @@ export function Button({
   disabled,
   className,
   ...rest
-}: ButtonHTMLAttributes<HTMLButtonElement> & { busy?: boolean; variant?: 'primary' | 'secondary' | 'danger' | 'link' }) {
+}: ButtonHTMLAttributes<HTMLButtonElement> & { busy?: boolean; variant?: ButtonVariant }) {
   return (
     <button className={`button button-${variant}${className ? ` ${className}` : ''}`} disabled={disabled || busy} aria-busy={busy || undefined} type="button" {...rest}>
       {busy && <span className="spinner spinner-small" aria-hidden="true" />}
       {children}
     </button>
+  );
+}
+
+/** A form's submit button, busy while its request runs, and Cancel where the form can be closed without submitting. */
+export function FormActions({
+  busy,
+  onCancel,
+  variant,
+  children,
+}: {
+  busy: boolean;
+  onCancel?: () => void;
+  variant?: ButtonVariant;
+  /** The submit button's words. */
+  children: ReactNode;
+}) {
+  return (
+    <div className="actions">
+      <Button type="submit" variant={variant} busy={busy}>
+        {children}
+      </Button>
+      {onCancel && (
+        <Button variant="secondary" onClick={onCancel}>
+          Cancel
+        </Button>
+      )}
+    </div>
   );
 }
 
@@ -88,6 +117,11 @@ function LabelledControl({ label, error, hint, id, control }: FieldProps & { id?
 /** A labelled input with its hint and its error (from the API). */
 export function Field({ label, error, hint, id, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
   return <LabelledControl label={label} error={error} hint={hint} id={id} control={(ties) => <input {...ties} {...input} />} />;
+}
+
+/** A new password, under the service's rule (8 characters at least), offered to the browser's password manager to keep. */
+export function NewPasswordField(props: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+  return <Field type="password" autoComplete="new-password" required minLength={8} {...props} />;
 }
 
 export function SelectField({ label, error, hint, id, children, ...select }: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {

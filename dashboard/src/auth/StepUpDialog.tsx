@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, call, onStepUpRequired } from '../api/client';
 import { useAction } from '../hooks';
-import { Button, FormError } from '../ui';
+import { FormActions, FormError } from '../ui';
 import { SecondFactorField, toFactor, type FactorKind } from './SecondFactorField';
 
 /**
@@ -75,14 +75,9 @@ export function StepUpDialog() {
           </p>
           <SecondFactorField kind={kind} onKind={setKind} value={code} onChange={setCode} error={prove.error?.status === 401 ? prove.error.message : undefined} />
           {prove.error?.status !== 401 && <FormError error={prove.error} fields={['totp', 'recoveryCode']} />}
-          <div className="actions">
-            <Button type="submit" busy={prove.busy}>
-              Confirm
-            </Button>
-            <Button variant="secondary" onClick={() => finish(false)}>
-              Cancel
-            </Button>
-          </div>
+          <FormActions busy={prove.busy} onCancel={() => finish(false)}>
+            Confirm
+          </FormActions>
         </form>
       )}
     </dialog>

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useAction } from '../hooks';
 import { needsSecondFactor, useSession } from '../session';
-import { Button, Field, FormError } from '../ui';
+import { Field, FormActions, FormError } from '../ui';
 import { SecondFactorField, toFactor, type FactorKind } from './SecondFactorField';
 
 /**
@@ -49,16 +49,9 @@ export function SwitchAccountForm({ accountId, accountName, onDone, onCancel }: 
           error={refusal}
         />
       )}
-      <div className="actions">
-        <Button type="submit" busy={switching.busy}>
-          Switch account
-        </Button>
-        {onCancel && (
-          <Button variant="secondary" onClick={onCancel}>
-            Cancel
-          </Button>
-        )}
-      </div>
+      <FormActions busy={switching.busy} onCancel={onCancel}>
+        Switch account
+      </FormActions>
       {switching.error?.status !== 401 && <FormError error={switching.error} fields={['password']} />}
     </form>
   );

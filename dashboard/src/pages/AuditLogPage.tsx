@@ -6,7 +6,7 @@ import type { paths } from '../api/schema';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, FormError, LoadError, Options, SelectField, Spinner, Table } from '../ui';
+import { Badge, Button, EmptyState, Field, FormActions, FormError, LoadError, Options, SelectField, Spinner, Table } from '../ui';
 
 const PAGE_SIZE = 20;
 type Entry = Schemas['AuditEntryResponse'];
@@ -227,11 +227,9 @@ function ExportForm({ accountId, query }: { accountId: string; query: Omit<Audit
         <option value="jsonl">JSON lines</option>
         <option value="csv">CSV</option>
       </SelectField>
-      <div className="actions">
-        <Button type="submit" variant="secondary" busy={download.busy}>
-          Download export
-        </Button>
-      </div>
+      <FormActions variant="secondary" busy={download.busy}>
+        Download export
+      </FormActions>
       <FormError error={download.error} />
     </form>
   );

@@ -19,7 +19,7 @@ import {
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, LoadError, Options, QueryStatus, SelectField } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Options, QueryStatus, SelectField } from '../ui';
 
 type Channel = Schemas['ChannelResponse'];
 type Collaborator = Schemas['CollaboratorResponse'];
@@ -176,14 +176,9 @@ function NewProjectForm({
         ))}
       </SelectField>
       <FormError error={create.error} fields={['primaryTitle', 'projectTypeId', 'parentId']} />
-      <div className="actions">
-        <Button type="submit" busy={create.busy}>
-          Create project
-        </Button>
-        <Button variant="secondary" onClick={onClose}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions busy={create.busy} onCancel={onClose}>
+        Create project
+      </FormActions>
     </form>
   );
 }
@@ -316,14 +311,9 @@ function MoveForm({ node, channel, allNodes, onDone }: { node: TreeNode; channel
           </optgroup>
         ))}
       </SelectField>
-      <div className="actions">
-        <Button type="submit" busy={move.busy}>
-          Move here
-        </Button>
-        <Button variant="secondary" onClick={onDone}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions busy={move.busy} onCancel={onDone}>
+        Move here
+      </FormActions>
       <FormError error={move.error} fields={['parentId']} />
     </form>
   );

@@ -6,7 +6,7 @@ import { ACCESS_LABELS, ACCESS_MEANINGS, CONTENT_PAGE_MAX, localToIso, PROJECT_A
 import { useAction, type Action } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, LoadError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
 
 type ShareLink = Schemas['ShareLinkView'];
 type Grant = Schemas['GrantView'];
@@ -127,14 +127,9 @@ function ProjectFields({ project }: { project: ContentProject }) {
             <Options values={PROJECT_STATUSES} />
           </SelectField>
           <FormError error={save.error} fields={['primaryTitle', 'description', 'status']} />
-          <div className="actions">
-            <Button type="submit" busy={save.busy}>
-              Save
-            </Button>
-            <Button variant="secondary" onClick={() => setEditing(false)}>
-              Cancel
-            </Button>
-          </div>
+          <FormActions busy={save.busy} onCancel={() => setEditing(false)}>
+            Save
+          </FormActions>
         </form>
       ) : (
         <dl className="details">

@@ -5,7 +5,7 @@ import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link } from '@tanstack/react-router';
 import { groupCardNumber, TEST_CARDS } from '../test-cards';
-import { Badge, Button, EmptyState, Field, fieldError, FormError, LoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
+import { Badge, Button, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
 import { NewPaymentForm, PaymentsTable } from './payments-shared';
 
 type Card = Schemas['CardResponse'];
@@ -226,14 +226,9 @@ function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; on
         </Table>
       </details>
       <FormError error={add.error} fields={['cardNumber', 'expMonth', 'expYear', 'cvc']} />
-      <div className="actions">
-        <Button type="submit" busy={add.busy}>
-          Add card
-        </Button>
-        <Button variant="secondary" onClick={onCancel}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions busy={add.busy} onCancel={onCancel}>
+        Add card
+      </FormActions>
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, Pager, QueryStatus, useCursor } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Pager, QueryStatus, useCursor } from '../ui';
 
 const PAGE_SIZE = 20;
 
@@ -102,14 +102,9 @@ function NewCustomer({ onCancel, onCreated }: { onCancel: () => void; onCreated:
         <Field label="Last name" value={form.lastName} onChange={set('lastName')} error={error('lastName')} />
       </div>
       <FormError error={create.error} fields={['email', 'firstName', 'lastName']} />
-      <div className="actions">
-        <Button type="submit" busy={create.busy}>
-          Create customer
-        </Button>
-        <Button variant="secondary" onClick={onCancel}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions busy={create.busy} onCancel={onCancel}>
+        Create customer
+      </FormActions>
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { SwitchAccountForm } from '../auth/SwitchAccountForm';
 import { useAction } from '../hooks';
 import { PRODUCT } from '../product';
 import { useSessionControl } from '../session';
-import { Button, Field, fieldError, FormError } from '../ui';
+import { Button, Field, fieldError, FormError, NewPasswordField } from '../ui';
 import { AuthCard, LoginForm, SignupForm } from './AuthPage';
 
 /**
@@ -76,12 +76,8 @@ export function ResetPasswordPage() {
       >
         <h2 id="reset-heading">Choose a new password</h2>
         {!token && <MissingToken />}
-        <Field
+        <NewPasswordField
           label="New password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
           value={password}
           onChange={(event) => setPassword(event.target.value)}
           hint="At least 8 characters. Every other session of yours ends."

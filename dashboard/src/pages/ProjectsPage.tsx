@@ -3,7 +3,7 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession, type PlatformProject } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, QueryStatus, Secret } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
 
 type ApiName = Schemas['PlatformProjectView']['enabledApis'][number];
 type ApiKey = Schemas['ApiKeyView'];
@@ -72,14 +72,9 @@ function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
       <Field label="Name" required autoFocus value={name} onChange={(event) => setName(event.target.value)} error={fieldError(create.error, 'name')} />
       <ApiCheckboxes legend="Enabled APIs" value={apis} onChange={setApis} error={fieldError(create.error, 'enabledApis')} />
       <FormError error={create.error} fields={['name', 'enabledApis']} />
-      <div className="actions">
-        <Button type="submit" busy={create.busy}>
-          Create project
-        </Button>
-        <Button variant="secondary" onClick={onCancel}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions busy={create.busy} onCancel={onCancel}>
+        Create project
+      </FormActions>
     </form>
   );
 }
@@ -140,20 +135,15 @@ function ProjectItem({ project, selected, onSelect }: { project: PlatformProject
         >
           <ApiCheckboxes legend={`APIs enabled in ${project.name}`} value={apis} onChange={setApis} error={fieldError(save.error, 'enabledApis')} />
           <FormError error={save.error} fields={['enabledApis']} />
-          <div className="actions">
-            <Button type="submit" busy={save.busy}>
-              Save
-            </Button>
-            <Button
-              variant="secondary"
-              onClick={() => {
-                setApis(project.enabledApis);
-                setEditing(false);
-              }}
-            >
-              Cancel
-            </Button>
-          </div>
+          <FormActions
+            busy={save.busy}
+            onCancel={() => {
+              setApis(project.enabledApis);
+              setEditing(false);
+            }}
+          >
+            Save
+          </FormActions>
         </form>
       ) : (
         <p className="chips" aria-label={`APIs enabled in ${project.name}`}>
@@ -319,14 +309,9 @@ function KeyRow({ projectId, apiKey, onRolled }: { projectId: string; apiKey: Ap
                 hint="0 stops it now; at most 168 (a week)."
                 error={fieldError(roll.error, 'expiresInHours')}
               />
-              <div className="actions">
-                <Button type="submit" busy={roll.busy}>
-                  Roll key
-                </Button>
-                <Button variant="secondary" onClick={() => setRolling(false)}>
-                  Cancel
-                </Button>
-              </div>
+              <FormActions busy={roll.busy} onCancel={() => setRolling(false)}>
+                Roll key
+              </FormActions>
               <FormError error={roll.error} fields={['expiresInHours']} />
             </form>
           </td>

@@ -4,7 +4,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { formatDate } from '../money';
 import { ceremonyProblem, promptForPasskey } from '../passkeys/ceremony';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, QueryStatus, Secret, Spinner } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, NewPasswordField, QueryStatus, Secret, Spinner } from '../ui';
 
 type SessionRow = Schemas['SessionView'];
 type Passkey = Schemas['PasskeyView'];
@@ -115,22 +115,16 @@ function PasswordSection() {
           onChange={(event) => setCurrentPassword(event.target.value)}
           error={fieldError(change.error, 'currentPassword')}
         />
-        <Field
+        <NewPasswordField
           label="New password"
-          type="password"
-          autoComplete="new-password"
-          required
-          minLength={8}
           hint="At least 8 characters. Every other session ends."
           value={password}
           onChange={(event) => setPassword(event.target.value)}
           error={fieldError(change.error, 'password')}
         />
-        <div className="actions">
-          <Button type="submit" busy={change.isPending}>
-            Change password
-          </Button>
-        </div>
+        <FormActions busy={change.isPending}>
+          Change password
+        </FormActions>
         {change.isSuccess && <p role="status">Password changed. Your other sessions were ended.</p>}
         <FormError error={change.error} fields={['currentPassword', 'password']} />
       </form>
@@ -191,24 +185,29 @@ function TotpEnrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
       <p>Scan this code with your authenticator app, or type the key below into it. Then enter the code it shows.</p>
       {qr ? <img src={qr} width={192} height={192} alt="QR code of the authenticator app's key" /> : <Spinner label="Drawing the QR code" />}
       <Secret label="Key for the authenticator app" value={begin.data.secret} note="Only for your authenticator app: anyone with it can make your codes." />
-      <Field
-        label="Code from the app"
-        inputMode="numeric"
-        autoComplete="one-time-code"
-        pattern="\d{6}"
-        maxLength={6}
-        required
-        value={code}
-        onChange={(event) => setCode(event.target.value.trim())}
-        error={fieldError(verify.error, 'code')}
-      />
-      <div className="actions">
-        <Button type="submit" busy={verify.isPending}>
-          Turn on
-        </Button>
-      </div>
+      <AppCodeField label="Code from the app" value={code} onChange={setCode} error={fieldError(verify.error, 'code')} />
+      <FormActions busy={verify.isPending}>
+        Turn on
+      </FormActions>
       <FormError error={verify.error} fields={['code']} />
     </form>
+  );
+}
+
+/** The authenticator app's 6-digit code, as turning the app on or off asks for it. */
+function AppCodeField({ label, value, onChange, error }: { label: string; value: string; onChange: (code: string) => void; error?: string }) {
+  return (
+    <Field
+      label={label}
+      inputMode="numeric"
+      autoComplete="one-time-code"
+      pattern="\d{6}"
+      maxLength={6}
+      required
+      value={value}
+      onChange={(event) => onChange(event.target.value.trim())}
+      error={error}
+    />
   );
 }
 
@@ -246,17 +245,7 @@ function TotpOn({ since, left }: { since: string; left: number }) {
         <Badge tone="good">On</Badge> since {formatDate(since)}. {left} recovery {left === 1 ? 'code' : 'codes'} left.
       </p>
       <form className="inline-form" onSubmit={submit} aria-label="Turn off the authenticator app">
-        <Field
-          label="Code from the app, to turn it off"
-          inputMode="numeric"
-          autoComplete="one-time-code"
-          pattern="\d{6}"
-          maxLength={6}
-          required
-          value={code}
-          onChange={(event) => setCode(event.target.value.trim())}
-          error={fieldError(disable.error, 'code')}
-        />
+        <AppCodeField label="Code from the app, to turn it off" value={code} onChange={setCode} error={fieldError(disable.error, 'code')} />
         <Button type="submit" variant="danger" busy={disable.isPending}>
           Turn off
         </Button>

@@ -3,7 +3,7 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, QueryStatus, Secret } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
 
 type Endpoint = Schemas['WebhookEndpointResponse'];
 type Delivery = Schemas['WebhookDeliveryResponse'];
@@ -106,11 +106,9 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
         error={fieldError(create.error, 'enabledEvents')}
       />
       <FormError error={create.error} fields={['url', 'enabledEvents']} />
-      <div className="actions">
-        <Button type="submit" busy={create.busy}>
-          Add endpoint
-        </Button>
-      </div>
+      <FormActions busy={create.busy}>
+        Add endpoint
+      </FormActions>
     </form>
   );
 }

@@ -5,7 +5,7 @@ import { useAction } from '../hooks';
 import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
 import { Link } from '@tanstack/react-router';
 import { useSession } from '../session';
-import { Button, DataTable, errorFields, Field, fieldError, FormError, SelectField, StatusBadge } from '../ui';
+import { Button, DataTable, errorFields, Field, fieldError, FormActions, FormError, SelectField, StatusBadge } from '../ui';
 
 export type Payment = Schemas['PaymentResponse'];
 type PaymentStatus = Payment['status'];
@@ -153,16 +153,9 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
         </div>
       </fieldset>
       <FormError error={create.error} fields={['customer', 'amount', 'currency', 'description']} />
-      <div className="actions">
-        <Button type="submit" busy={create.busy}>
-          {form.confirm ? 'Create and charge' : 'Create payment'}
-        </Button>
-        {onCancel && (
-          <Button variant="secondary" onClick={onCancel}>
-            Cancel
-          </Button>
-        )}
-      </div>
+      <FormActions busy={create.busy} onCancel={onCancel}>
+        {form.confirm ? 'Create and charge' : 'Create payment'}
+      </FormActions>
     </form>
   );
 }
@@ -300,14 +293,9 @@ function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment;
         hint={`Leave empty to refund all that is left: ${formatMoney(left, payment.currency)}.`}
         error={fieldError(refund.error, 'amount') ?? (refund.error && !Object.keys(errorFields(refund.error)).length ? refund.error.message : undefined)}
       />
-      <div className="actions">
-        <Button type="submit" variant="danger" busy={refund.busy}>
-          {amount.trim() ? `Refund ${formatMoney(Number(amount) || 0, payment.currency)}` : 'Refund in full'}
-        </Button>
-        <Button variant="secondary" onClick={onCancel}>
-          Cancel
-        </Button>
-      </div>
+      <FormActions variant="danger" busy={refund.busy} onCancel={onCancel}>
+        {amount.trim() ? `Refund ${formatMoney(Number(amount) || 0, payment.currency)}` : 'Refund in full'}
+      </FormActions>
       {refund.error && Object.keys(errorFields(refund.error)).some((field) => field !== 'amount') && <FormError error={refund.error} fields={['amount']} />}
     </form>
   );
