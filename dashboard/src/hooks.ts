@@ -1,5 +1,5 @@
 import { useMutation } from '@tanstack/react-query';
-import { useCallback } from 'react';
+import { useCallback, type FormEvent } from 'react';
 import { asApiError, type ApiError } from './api/client';
 import type { PathPrefix } from './api/queries';
 
@@ -38,4 +38,12 @@ export function useAction<A extends unknown[], T>(perform: (...args: A) => Promi
     [mutateAsync],
   );
   return { run, busy: mutation.isPending, error: mutation.error ?? undefined, reset };
+}
+
+/** A form's onSubmit that runs `run` (an Action's) in place of the browser's own submission. */
+export function runOnSubmit(run: () => unknown): (event: FormEvent) => void {
+  return (event) => {
+    event.preventDefault();
+    void run();
+  };
 }

@@ -185,6 +185,16 @@ export function FormError({ error, fields = [] }: { error: Failure; fields?: str
   );
 }
 
+/** Why a button's request (one with no form around it, in a row) failed, beside the button. */
+export function ActionError({ error }: { error: Failure }) {
+  if (!error) return null;
+  return (
+    <span className="field-error" role="alert">
+      {error.message}
+    </span>
+  );
+}
+
 /** A failed load, with a way to try again. */
 export function LoadError({ error, retry }: { error: NonNullable<Failure>; retry: () => void }) {
   return (

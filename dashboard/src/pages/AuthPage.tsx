@@ -1,8 +1,8 @@
 import { Link, useSearch } from '@tanstack/react-router';
-import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { SecondFactorField, toFactor, type FactorKind } from '../auth/SecondFactorField';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { PasskeySignIn } from '../passkeys/PasskeySignIn';
 import { PRODUCT } from '../product';
 import { needsSecondFactor, useSessionControl } from '../session';
@@ -73,13 +73,7 @@ export function LoginForm({ heading = 'Log in', onSignedIn }: { heading?: string
     return true;
   });
   return (
-    <form
-      aria-labelledby="login-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void submit.run();
-      }}
-    >
+    <form aria-labelledby="login-heading" onSubmit={runOnSubmit(submit.run)}>
       <h2 id="login-heading">{secondStep ? 'Two-step sign-in' : heading}</h2>
       {secondStep ? (
         <>
@@ -162,13 +156,7 @@ function ForgotPasswordForm() {
     );
   }
   return (
-    <form
-      aria-labelledby="forgot-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void submit.run();
-      }}
-    >
+    <form aria-labelledby="forgot-heading" onSubmit={runOnSubmit(submit.run)}>
       <h2 id="forgot-heading">Reset your password</h2>
       <p className="muted">We mail you a link to choose a new password.</p>
       <Field label="Email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.target.value)} error={fieldError(submit.error, 'email')} />
@@ -212,13 +200,7 @@ export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: 
   const error = (...fields: string[]) => fieldError(submit.error, ...fields);
 
   return (
-    <form
-      aria-labelledby="signup-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void submit.run();
-      }}
-    >
+    <form aria-labelledby="signup-heading" onSubmit={runOnSubmit(submit.run)}>
       <h2 id="signup-heading">Sign up</h2>
       <div className="grid-2">
         <Field label="First name" autoComplete="given-name" required value={form.firstName} onChange={set('firstName')} error={error('firstName')} />

@@ -3,10 +3,10 @@ import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { shareAddress } from '../api/viewer';
 import { ACCESS_LABELS, ACCESS_MEANINGS, CONTENT_PAGE_MAX, localToIso, PROJECT_ACCESS, PROJECT_STATUSES, STATUS_TONES, type ContentProject, type ProjectAccess, type ProjectStatus } from '../content';
-import { useAction, type Action } from '../hooks';
+import { type Action, runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
+import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
 
 type ShareLink = Schemas['ShareLinkView'];
 type Grant = Schemas['GrantView'];
@@ -108,13 +108,7 @@ function ProjectFields({ project }: { project: ContentProject }) {
         )}
       </div>
       {editing ? (
-        <form
-          aria-label="Edit the project"
-          onSubmit={(event: FormEvent) => {
-            event.preventDefault();
-            void save.run();
-          }}
-        >
+        <form aria-label="Edit the project" onSubmit={runOnSubmit(save.run)}>
           <Field label="Title" required value={title} onChange={(event) => setTitle(event.target.value)} error={fieldError(save.error, 'primaryTitle')} />
           <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} error={fieldError(save.error, 'description')} />
           <SelectField
@@ -176,13 +170,7 @@ function AccessSection({ project }: { project: ContentProject }) {
       <p data-access-meaning={project.access}>
         <strong>{ACCESS_LABELS[project.access]}:</strong> {ACCESS_MEANINGS[project.access]} A sub-project is never more visible than this project.
       </p>
-      <form
-        aria-label="Change who may see the project"
-        onSubmit={(event: FormEvent) => {
-          event.preventDefault();
-          void save.run();
-        }}
-      >
+      <form aria-label="Change who may see the project" onSubmit={runOnSubmit(save.run)}>
         <SelectField
           label="Access"
           value={access}
@@ -225,11 +213,7 @@ function RevokeCell({ access, revoke, label }: { access: Revocable; revoke: Acti
           Revoke
         </Button>
       )}
-      {revoke.error && (
-        <span className="field-error" role="alert">
-          {revoke.error.message}
-        </span>
-      )}
+      <ActionError error={revoke.error} />
     </td>
   );
 }
@@ -409,13 +393,7 @@ function NewGrantForm({ project }: { project: ContentProject }) {
     return true;
   }, GRANT_CHANGE);
   return (
-    <form
-      aria-labelledby="new-grant-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
+    <form aria-labelledby="new-grant-heading" onSubmit={runOnSubmit(create.run)}>
       <h3 id="new-grant-heading">New grant</h3>
       <Field
         label="Email or user id"

@@ -1,11 +1,11 @@
 import { keepPreviousData } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link } from '@tanstack/react-router';
 import { groupCardNumber, TEST_CARDS } from '../test-cards';
-import { Badge, Button, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
+import { ActionError, Badge, Button, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
 import { NewPaymentForm, PaymentsTable } from './payments-shared';
 
 type Card = Schemas['CardResponse'];
@@ -151,11 +151,7 @@ function CardItem({ card, isDefault }: { card: Card; isDefault: boolean }) {
             Make default
           </Button>
         )}
-        {makeDefault.error && (
-          <span className="field-error" role="alert">
-            {makeDefault.error.message}
-          </span>
-        )}
+        <ActionError error={makeDefault.error} />
       </div>
     </li>
   );
@@ -176,14 +172,7 @@ function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; on
   );
   const error = (field: string) => fieldError(add.error, field);
   return (
-    <form
-      className="card"
-      aria-labelledby="add-card-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void add.run();
-      }}
-    >
+    <form className="card" aria-labelledby="add-card-heading" onSubmit={runOnSubmit(add.run)}>
       <h3 id="add-card-heading">Add a test card</h3>
       <Field
         label="Card number"

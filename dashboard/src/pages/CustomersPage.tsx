@@ -1,7 +1,7 @@
 import { keepPreviousData } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { $api, api, call, idempotencyKey } from '../api/client';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useSession } from '../session';
@@ -87,14 +87,7 @@ function NewCustomer({ onCancel, onCreated }: { onCancel: () => void; onCreated:
   }, { invalidates: ['/v1/customers'] });
   const error = (field: string) => fieldError(create.error, field);
   return (
-    <form
-      className="card"
-      aria-labelledby="new-customer-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
+    <form className="card" aria-labelledby="new-customer-heading" onSubmit={runOnSubmit(create.run)}>
       <h2 id="new-customer-heading">New customer</h2>
       <Field label="Email" type="email" required autoFocus value={form.email} onChange={set('email')} error={error('email')} />
       <div className="grid-2">

@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api, call, type Schemas } from '../api/client';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { useSession } from '../session';
 import { Button, Field, fieldError, FormError, SelectField } from '../ui';
 
@@ -37,14 +37,7 @@ export function NoAccountPage() {
         hint="Needed to log in to the account once it is created or joined."
       />
       <div className="grid-2">
-        <form
-          className="card"
-          aria-labelledby="create-account-heading"
-          onSubmit={(event: FormEvent) => {
-            event.preventDefault();
-            void create.run();
-          }}
-        >
+        <form className="card" aria-labelledby="create-account-heading" onSubmit={runOnSubmit(create.run)}>
           <h2 id="create-account-heading">New account</h2>
           <Field label="Account name" required value={name} onChange={(event) => setName(event.target.value)} error={fieldError(create.error, 'name')} />
           <SelectField label="Type" value={type} onChange={(event) => setType(event.target.value as AccountType)} error={fieldError(create.error, 'type')}>
@@ -56,14 +49,7 @@ export function NoAccountPage() {
             Create account
           </Button>
         </form>
-        <form
-          className="card"
-          aria-labelledby="accept-heading"
-          onSubmit={(event: FormEvent) => {
-            event.preventDefault();
-            void accept.run();
-          }}
-        >
+        <form className="card" aria-labelledby="accept-heading" onSubmit={runOnSubmit(accept.run)}>
           <h2 id="accept-heading">Join with an invitation</h2>
           <Field label="Invitation token" className="mono" required value={token} onChange={(event) => setToken(event.target.value)} error={fieldError(accept.error, 'token')} />
           <FormError error={accept.error} fields={['token']} />

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession, type PlatformProject } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
+import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
 
 type ApiName = Schemas['PlatformProjectView']['enabledApis'][number];
 type ApiKey = Schemas['ApiKeyView'];
@@ -127,12 +127,7 @@ function ProjectItem({ project, selected, onSelect }: { project: PlatformProject
         </div>
       </div>
       {editing ? (
-        <form
-          onSubmit={(event: FormEvent) => {
-            event.preventDefault();
-            void save.run();
-          }}
-        >
+        <form onSubmit={runOnSubmit(save.run)}>
           <ApiCheckboxes legend={`APIs enabled in ${project.name}`} value={apis} onChange={setApis} error={fieldError(save.error, 'enabledApis')} />
           <FormError error={save.error} fields={['enabledApis']} />
           <FormActions
@@ -214,14 +209,7 @@ function NewKeyForm({ project, onCreated }: { project: PlatformProject; onCreate
     onCreated(created.data);
   }, KEY_CHANGE);
   return (
-    <form
-      className="card"
-      aria-labelledby="new-key-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
+    <form className="card" aria-labelledby="new-key-heading" onSubmit={runOnSubmit(create.run)}>
       <h3 id="new-key-heading">New API key</h3>
       <Field label="Key name" required value={name} onChange={(event) => setName(event.target.value)} placeholder="Checkout server" error={fieldError(create.error, 'name')} />
       <label className="checkbox">
@@ -280,24 +268,13 @@ function KeyRow({ projectId, apiKey, onRolled }: { projectId: string; apiKey: Ap
               </Button>
             </>
           )}
-          {revoke.error && (
-            <span className="field-error" role="alert">
-              {revoke.error.message}
-            </span>
-          )}
+          <ActionError error={revoke.error} />
         </td>
       </tr>
       {rolling && (
         <tr className="subrow">
           <td colSpan={7}>
-            <form
-              className="inline-form"
-              aria-label={`Roll the key ${apiKey.name}`}
-              onSubmit={(event: FormEvent) => {
-                event.preventDefault();
-                void roll.run();
-              }}
-            >
+            <form className="inline-form" aria-label={`Roll the key ${apiKey.name}`} onSubmit={runOnSubmit(roll.run)}>
               <Field
                 label="Hours the old key keeps working"
                 type="number"

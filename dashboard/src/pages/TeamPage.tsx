@@ -1,9 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
+import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
 
 type Member = Schemas['MemberView'];
 type Role = Member['role'];
@@ -181,11 +181,7 @@ function MemberRow({ member }: { member: Member }) {
             {isSelf ? 'Leave' : 'Remove'}
           </Button>
         )}
-        {remove.error && (
-          <span className="field-error" role="alert">
-            {remove.error.message}
-          </span>
-        )}
+        <ActionError error={remove.error} />
       </td>
     </tr>
   );
@@ -205,14 +201,7 @@ function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (i
     onInvited(created.data);
   }, TEAM_CHANGE);
   return (
-    <form
-      className="card"
-      aria-labelledby="invite-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void invite.run();
-      }}
-    >
+    <form className="card" aria-labelledby="invite-heading" onSubmit={runOnSubmit(invite.run)}>
       <h2 id="invite-heading">Invite someone</h2>
       <div className="grid-2">
         <Field label="Email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} error={fieldError(invite.error, 'email')} />
@@ -241,11 +230,7 @@ function InvitationItem({ accountId, invitation }: { accountId: string; invitati
         <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={`Revoke the invitation of ${invitation.email}`}>
           Revoke
         </Button>
-        {revoke.error && (
-          <span className="field-error" role="alert">
-            {revoke.error.message}
-          </span>
-        )}
+        <ActionError error={revoke.error} />
       </span>
     </li>
   );

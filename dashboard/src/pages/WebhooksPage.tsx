@@ -1,6 +1,6 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
@@ -87,14 +87,7 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
     onCreated(created.data);
   }, ENDPOINT_CHANGE);
   return (
-    <form
-      className="card"
-      aria-labelledby="new-endpoint-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
+    <form className="card" aria-labelledby="new-endpoint-heading" onSubmit={runOnSubmit(create.run)}>
       <h2 id="new-endpoint-heading">New endpoint</h2>
       <Field label="URL" type="url" required placeholder="https://example.com/webhooks" value={url} onChange={(event) => setUrl(event.target.value)} error={fieldError(create.error, 'url')} />
       <Field

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
-import { useAction } from '../hooks';
+import { runOnSubmit, useAction } from '../hooks';
 import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
 import { Link } from '@tanstack/react-router';
 import { useSession } from '../session';
-import { Button, DataTable, errorFields, Field, fieldError, FormActions, FormError, SelectField, StatusBadge } from '../ui';
+import { ActionError, Button, DataTable, errorFields, Field, fieldError, FormActions, FormError, SelectField, StatusBadge } from '../ui';
 
 export type Payment = Schemas['PaymentResponse'];
 type PaymentStatus = Payment['status'];
@@ -92,14 +92,7 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
   const customerOptions = customers.data?.data ?? [];
 
   return (
-    <form
-      className="card"
-      aria-labelledby="new-payment-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
+    <form className="card" aria-labelledby="new-payment-heading" onSubmit={runOnSubmit(create.run)}>
       <h2 id="new-payment-heading">New payment</h2>
       {!customerId && (
         <SelectField
@@ -237,11 +230,7 @@ function PaymentRow({
               Refund
             </Button>
           )}
-          {confirm.error && (
-            <span className="field-error" role="alert">
-              {confirm.error.message}
-            </span>
-          )}
+          <ActionError error={confirm.error} />
         </td>
       </tr>
       {refunding && (
@@ -269,14 +258,7 @@ function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment;
     onRefunded();
   }, PAYMENT_CHANGE);
   return (
-    <form
-      className="inline-form"
-      aria-label={`Refund ${formatMoney(payment.amount, payment.currency)}`}
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void refund.run();
-      }}
-    >
+    <form className="inline-form" aria-label={`Refund ${formatMoney(payment.amount, payment.currency)}`} onSubmit={runOnSubmit(refund.run)}>
       <Field
         label={`Refund amount (${payment.currency.toUpperCase()})`}
         type="number"
