@@ -207,6 +207,17 @@ export function LoadError({ error, retry }: { error: NonNullable<Failure>; retry
   );
 }
 
+/** A record's page when the record could not be read: the page's heading, the failure with a way to try again, and `children`, the way back. */
+export function PageLoadError({ headingId, heading, error, retry, children }: { headingId: string; heading: string; error: NonNullable<Failure>; retry: () => void; children: ReactNode }) {
+  return (
+    <section aria-labelledby={headingId}>
+      <h1 id={headingId}>{heading}</h1>
+      <LoadError error={error} retry={retry} />
+      <p>{children}</p>
+    </section>
+  );
+}
+
 /** What a page shows of a read besides its data: the failure, with a way to try again, or the first load. */
 export function QueryStatus({ query, loading }: { query: { error: Failure; isPending: boolean; refetch: () => unknown }; loading: string }) {
   return (
@@ -324,33 +335,24 @@ export function Secret({ label, value, note }: { label: string; value: string; n
   );
 }
 
-/** Previous / next for the finance lists' cursor paging (`startingAfter`). */
-export function Pager({
-  page,
-  hasMore,
-  onPrevious,
-  onNext,
-  busy,
-}: {
-  page: number;
-  hasMore: boolean;
-  onPrevious: () => void;
-  onNext: () => void;
-  busy?: boolean;
-}) {
-  if (page === 0 && !hasMore) return null;
+/** Previous / next for the finance lists' cursor paging (`startingAfter`): the next page starts after `lastId`, the last row shown. */
+export function Pager({ cursor, list, lastId }: { cursor: Cursor; list: { data?: { hasMore: boolean }; isFetching: boolean }; lastId: string | undefined }) {
+  const hasMore = list.data?.hasMore ?? false;
+  if (cursor.page === 0 && !hasMore) return null;
   return (
     <nav className="pager" aria-label="Pages">
-      <Button variant="secondary" onClick={onPrevious} disabled={page === 0 || busy}>
+      <Button variant="secondary" onClick={cursor.previous} disabled={cursor.page === 0 || list.isFetching}>
         Previous
       </Button>
-      <span>Page {page + 1}</span>
-      <Button variant="secondary" onClick={onNext} disabled={!hasMore || busy}>
+      <span>Page {cursor.page + 1}</span>
+      <Button variant="secondary" onClick={() => cursor.next(lastId)} disabled={!hasMore || list.isFetching}>
         Next
       </Button>
     </nav>
   );
 }
+
+type Cursor = ReturnType<typeof useCursor>;
 
 /** Cursor paging state: the `startingAfter` of each page seen so far. */
 export function useCursor() {

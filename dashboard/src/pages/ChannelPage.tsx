@@ -19,7 +19,7 @@ import {
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Options, QueryStatus, SelectField } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Options, PageLoadError, QueryStatus, SelectField } from '../ui';
 
 type Channel = Schemas['ChannelResponse'];
 type Collaborator = Schemas['CollaboratorResponse'];
@@ -56,13 +56,9 @@ export function ChannelPage({ channelId }: { channelId: string }) {
 
   if (channel.error) {
     return (
-      <section aria-labelledby="channel-heading">
-        <h1 id="channel-heading">Channel</h1>
-        <LoadError error={channel.error} retry={() => void channel.refetch()} />
-        <p>
-          Back to <Link to="/content">Content</Link>.
-        </p>
-      </section>
+      <PageLoadError headingId="channel-heading" heading="Channel" error={channel.error} retry={() => void channel.refetch()}>
+        Back to <Link to="/content">Content</Link>.
+      </PageLoadError>
     );
   }
 

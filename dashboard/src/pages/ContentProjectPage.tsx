@@ -6,7 +6,7 @@ import { ACCESS_LABELS, ACCESS_MEANINGS, CONTENT_PAGE_MAX, localToIso, PROJECT_A
 import { type Action, runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
+import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Options, PageLoadError, QueryStatus, Secret, SelectField, Spinner } from '../ui';
 
 type ShareLink = Schemas['ShareLinkView'];
 type Grant = Schemas['GrantView'];
@@ -31,13 +31,9 @@ export function ContentProjectPage({ projectId }: { projectId: string }) {
 
   if (project.error) {
     return (
-      <section aria-labelledby="content-project-heading">
-        <h1 id="content-project-heading">Project</h1>
-        <LoadError error={project.error} retry={() => void project.refetch()} />
-        <p>
-          Back to <Link to="/content">Content</Link>.
-        </p>
-      </section>
+      <PageLoadError headingId="content-project-heading" heading="Project" error={project.error} retry={() => void project.refetch()}>
+        Back to <Link to="/content">Content</Link>.
+      </PageLoadError>
     );
   }
   if (!project.data) return <Spinner label="Loading the project" />;

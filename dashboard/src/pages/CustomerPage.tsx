@@ -5,7 +5,7 @@ import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link } from '@tanstack/react-router';
 import { groupCardNumber, TEST_CARDS } from '../test-cards';
-import { ActionError, Badge, Button, EmptyState, Field, fieldError, FormActions, FormError, LoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
+import { ActionError, Badge, Button, EmptyState, Field, fieldError, FormActions, FormError, PageLoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
 import { NewPaymentForm, PaymentsTable } from './payments-shared';
 
 type Card = Schemas['CardResponse'];
@@ -29,13 +29,9 @@ export function CustomerPage({ id }: { id: string }) {
 
   if (customer.error) {
     return (
-      <section aria-labelledby="customer-heading">
-        <h1 id="customer-heading">Customer</h1>
-        <LoadError error={customer.error} retry={() => void customer.refetch()} />
-        <p>
-          <Link to="/customers">Back to the customers</Link>
-        </p>
-      </section>
+      <PageLoadError headingId="customer-heading" heading="Customer" error={customer.error} retry={() => void customer.refetch()}>
+        <Link to="/customers">Back to the customers</Link>
+      </PageLoadError>
     );
   }
   if (!data) return <Spinner label="Loading the customer" />;
@@ -116,13 +112,7 @@ export function CustomerPage({ id }: { id: string }) {
         </EmptyState>
       )}
       {paymentRows.length > 0 && <PaymentsTable payments={paymentRows} caption={`Payments of ${data.email ?? data.id}`} showCustomer={false} />}
-      <Pager
-        page={cursor.page}
-        hasMore={payments.data?.hasMore ?? false}
-        busy={payments.isFetching}
-        onPrevious={cursor.previous}
-        onNext={() => cursor.next(paymentRows.at(-1)?.id)}
-      />
+      <Pager cursor={cursor} list={payments} lastId={paymentRows.at(-1)?.id} />
     </section>
   );
 }

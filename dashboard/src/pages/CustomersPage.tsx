@@ -61,13 +61,7 @@ export function CustomersPage() {
           ))}
         </DataTable>
       )}
-      <Pager
-        page={cursor.page}
-        hasMore={customers.data?.hasMore ?? false}
-        busy={customers.isFetching}
-        onPrevious={cursor.previous}
-        onNext={() => cursor.next(rows.at(-1)?.id)}
-      />
+      <Pager cursor={cursor} list={customers} lastId={rows.at(-1)?.id} />
     </section>
   );
 }

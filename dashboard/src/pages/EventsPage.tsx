@@ -58,7 +58,7 @@ export function EventsPage() {
           ))}
         </DataTable>
       )}
-      <Pager page={cursor.page} hasMore={events.data?.hasMore ?? false} busy={events.isFetching} onPrevious={cursor.previous} onNext={() => cursor.next(rows.at(-1)?.id)} />
+      <Pager cursor={cursor} list={events} lastId={rows.at(-1)?.id} />
     </section>
   );
 }

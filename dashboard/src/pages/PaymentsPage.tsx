@@ -78,13 +78,7 @@ export function PaymentsPage() {
           <PaymentsTable payments={rows} caption="Payments, newest first" customerLabels={customerLabels} />
         </div>
       )}
-      <Pager
-        page={cursor.page}
-        hasMore={payments.data?.hasMore ?? false}
-        busy={payments.isFetching}
-        onPrevious={cursor.previous}
-        onNext={() => cursor.next(rows.at(-1)?.id)}
-      />
+      <Pager cursor={cursor} list={payments} lastId={rows.at(-1)?.id} />
     </section>
   );
 }
