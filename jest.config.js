@@ -3,7 +3,8 @@
  * node_modules are transformed too: ts-jest for our TypeScript, SWC for JavaScript.
  */
 const transform = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+  // tsconfig.json, each file transpiled on its own (ts-jest reads isolatedModules from the compiler options only).
+  '^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true }, diagnostics: false }],
   '^.+\\.(m?js)$': ['@swc/jest', { module: { type: 'commonjs' }, jsc: { target: 'es2022' } }],
 };
 

@@ -66,13 +66,30 @@ export class AssetDelivery {
   }
 }
 
+const BYTES = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } };
+const ETAG = {
+  description: 'The SHA-256 of the bytes, quoted: send it back in `If-None-Match`',
+  schema: { type: 'string', pattern: '^"[0-9a-f]{64}"$', minLength: 66, maxLength: 66 },
+};
+/** What comes with the bytes, whole or a range. */
+const BYTES_HEADERS = {
+  ETag: ETAG,
+  'Accept-Ranges': { description: '`bytes`: a `Range` is honoured', schema: { type: 'string', enum: ['bytes'] } },
+  'Content-Disposition': { description: 'The file name, as `filename*` (RFC 6266)', schema: { type: 'string' } },
+};
+
 /** The request headers and the byte-carrying answers of a route that sends an asset's bytes with `AssetDelivery`. */
 export function AssetContentResponses() {
   return applyDecorators(
     ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`', schema: { type: 'string', maxLength: 200 } }),
     // The bytes' own media type on success; errors are JSON like everywhere else.
-    ApiResponse({ status: 200, description: 'The whole file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }),
-    ApiResponse({ status: 206, description: 'The range asked for', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }),
-    ApiResponse({ status: 304, description: '`If-None-Match` names the current ETag' }),
+    ApiResponse({ status: 200, description: 'The whole file', content: BYTES, headers: BYTES_HEADERS }),
+    ApiResponse({
+      status: 206,
+      description: 'The range asked for',
+      content: BYTES,
+      headers: { ...BYTES_HEADERS, 'Content-Range': { description: 'The range sent and the size: `bytes 0-1023/4096`', schema: { type: 'string', pattern: '^bytes [0-9]+-[0-9]+/[0-9]+$', maxLength: 100 } } },
+    }),
+    ApiResponse({ status: 304, description: '`If-None-Match` names the current ETag', headers: { ETag: ETAG } }),
   );
 }

@@ -10,6 +10,14 @@ export interface ContentGrant {
 
 const ID = /^[0-9a-f]{24}$/;
 
+/**
+ * The form of a token, as the OpenAPI document states it: three ids, the expiry in seconds (1 to 12
+ * digits) and the HMAC-SHA256 in base64url (43 characters, no padding), joined by dots.
+ */
+export const SIGNED_GRANT_PATTERN = '^[0-9a-f]{24}\\.[0-9a-f]{24}\\.[0-9a-f]{24}\\.[0-9]{1,12}\\.[A-Za-z0-9_-]{43}$';
+export const SIGNED_GRANT_MIN_LENGTH = 3 * 24 + 1 + 43 + 4;
+export const SIGNED_GRANT_MAX_LENGTH = 3 * 24 + 12 + 43 + 4;
+
 function signature(key: Buffer, fields: string): string {
   return createHmac('sha256', key).update(`asset-content\n${fields}`).digest('base64url');
 }

@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { signContentGrant } from '../../src/assets/content-url';
+import { assetsConfig } from '../../src/config/assets.config';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { OCTETS, pathOf, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
 import { createContentProject } from '../support/content';
-import { expectNotFound } from '../support/expect-error';
+import { expectError, expectNotFound } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /** Signed short-lived content URLs: what `<audio>` and `<video>` read, since they cannot send a token. */
@@ -65,6 +67,52 @@ describe('signed asset content URLs', () => {
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 44-99/${wav.length}`);
     expect(Buffer.from(await part.arrayBuffer()).equals(wav.subarray(44, 100))).toBe(true);
+  });
+
+  it('answers 304 to the ETag in If-None-Match, and 416 with the size to a range outside the file', async () => {
+    const id = await readyAsset();
+    const { url } = (await t.http.get(`/assets/${id}/content-url`, as())).body as { url: string };
+    const etag = `"${sha256(wav)}"`;
+    const unchanged = await anonymous(url, { 'if-none-match': etag });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.headers.get('etag')).toBe(etag);
+    expect((await anonymous(url, { 'if-none-match': '"another"' })).status).toBe(200);
+
+    const outside = await anonymous(url, { range: `bytes=${wav.length}-` });
+    expect(outside.status).toBe(416);
+    expect(outside.headers.get('content-range')).toBe(`bytes */${wav.length}`);
+    expect(await outside.json()).toEqual({ statusCode: 416, error: 'Range Not Satisfiable', message: `The range is outside the file's ${wav.length} bytes` });
+  });
+
+  it('answers 404 once the URL has expired, with the same body as an unknown one', async () => {
+    const id = await readyAsset();
+    const key = t.app.get<{ contentUrlKey: Buffer }>(assetsConfig.KEY).contentUrlKey;
+    const grant = { assetId: id, accountId: owner.accountId, projectId: owner.projectId };
+    // Signed with the service's own key: only the expiry decides.
+    expect((await t.http.get(`/asset-content/${signContentGrant(key, { ...grant, expiresAt: Date.now() + 60_000 })}`)).status).toBe(200);
+    expectNotFound(await t.http.get(`/asset-content/${signContentGrant(key, { ...grant, expiresAt: Date.now() - 1000 })}`), 'Asset content not found: the URL is unknown, altered or expired');
+  });
+
+  it('answers 404, never a 500, to grants of any malformed form', async () => {
+    const { url } = (await t.http.get(`/assets/${await readyAsset()}/content-url`, as())).body as { url: string };
+    const grant = new URL(url).pathname.split('/').pop()!;
+    const malformed = [
+      `${grant}.${grant}`,
+      'x'.repeat(10_000),
+      grant.replace(/\.[^.]+$/, '.!!not+base64url!!'),
+      grant.replace(/^[^.]+/, ''),
+      grant.replace('.', '..'),
+      encodeURIComponent('ä'.repeat(100)),
+      '%00',
+      '.....',
+    ];
+    for (const form of malformed) {
+      expectNotFound(await t.http.get(`/asset-content/${form}`), 'Asset content not found: the URL is unknown, altered or expired');
+    }
+    // No segment at all is no route: the router's own 404.
+    expectError(await t.http.get('/asset-content/'), 404, 'Cannot GET /asset-content/');
+    // Past Node's 16 KiB for a request's head, the request is refused before any route, as everywhere.
+    expectError(await t.http.get(`/asset-content/${'x'.repeat(20_000)}`), 431);
   });
 
   it('answers 404 for an altered URL, and once the asset is deleted', async () => {

@@ -12,7 +12,9 @@ import { createTestApp, TestApp } from '../support/test-app';
  * them: the owner of another account, A's own owner acting in another project of the account
  * (`X-Project-Id`), and API keys of those projects. Each answer must be exactly the answer the same
  * caller gets for an id that does not exist (same status, same body), lists must never carry one of
- * A's ids, and A's records must be unchanged afterwards.
+ * A's ids, and A's records must be unchanged afterwards. A public operation takes no credential of
+ * the caller's, so no caller is a stranger to it: the signed asset content URL, whose signed grant
+ * names its own tenant, has a test of its own below (no edit of the grant reaches A's asset).
  */
 
 type Operation = { operationId: string; security?: Record<string, string[]>[]; parameters?: Parameter[] };
@@ -81,6 +83,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
   let ownerA: TestUser;
   let ownerB: TestUser;
   let ids: FixtureIds;
+  let idsB: FixtureIds;
   let secondProjectA: string;
   let keyB: string;
   let keySecondProjectA: string;
@@ -308,7 +311,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ownerA = await createFirstAdmin(t.http);
     ownerB = await createFirstAdmin(t.http);
     ids = await createFixtures(ownerA);
-    await createFixtures(ownerB);
+    idsB = await createFixtures(ownerB);
     secondProjectA = ok(await t.http.post('/api/v1/platform/projects', { name: 'Second' }, { token: ownerA.token }), 'second project').body.data.id;
     keyB = ok(await t.http.post(`/api/v1/platform/projects/${ownerB.projectId}/keys`, { name: 'b' }, { token: ownerB.token }), 'key b').body.data.key;
     keySecondProjectA = ok(
@@ -354,6 +357,27 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
 
   it("A's own publishable key sees A's published project and its asset's bytes through the viewer routes: the strangers' 404 is isolation, not a hidden project", () => {
     expect(ownViewerReads).toEqual([200, 200, 200]);
+  });
+
+  it("a signed content URL opens the one asset it was signed for, whoever sends it; its grant edited to name A's asset answers as an unknown one", async () => {
+    expect(isPublic(document.paths['/asset-content/{signedGrant}'].get)).toBe(true);
+    const grantOf = (url: string) => new URL(url).pathname.split('/').pop()!;
+    const grantB = grantOf(ok(await t.http.get(`/assets/${idsB.asset}/content-url`, { token: ownerB.token }), 'content url of B').body.url);
+    const [, , , expires, signature] = grantB.split('.');
+    const read = (grant: string, options: RequestOptions = {}) => t.http.get(`/asset-content/${grant}`, options);
+    // The capability is the URL: B's reads B's asset with no token, or with A's.
+    expect((await read(grantB)).status).toBe(200);
+    expect((await read(grantB, { token: ownerA.token })).status).toBe(200);
+    const unknown = comparable(await read([UNKNOWN_ID, UNKNOWN_ID, UNKNOWN_ID, expires, signature].join('.')));
+    expect(unknown).toMatchObject({ status: 404 });
+    const forged = [
+      [ids.asset, idsB.accountId, idsB.projectId],
+      [ids.asset, ids.accountId, ids.projectId],
+    ].map((named) => [...named, expires, signature].join('.'));
+    for (const grant of forged) {
+      expect(comparable(await read(grant))).toEqual(unknown);
+      expect(comparable(await read(grant, { token: ownerA.token }))).toEqual(unknown);
+    }
   });
 
   describe.each(strangers)('as $name', ({ options, accountLevel }) => {

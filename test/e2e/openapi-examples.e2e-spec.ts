@@ -56,6 +56,8 @@ interface Fixture {
   contentProject: string;
   /** A ready image: its content and thumbnail can be read. */
   asset: string;
+  /** The last segment of the ready asset's signed content URL (the reads' account only). */
+  contentGrant?: string;
   customer: string;
   card: string;
   payment: string;
@@ -117,6 +119,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       await settledAsset(t.http, created.asset.id, owner.token);
     }
     const asset = created.asset.id as string;
+    const contentGrant = readyAsset ? new URL(ok(await t.http.get(`/assets/${asset}/content-url`, as), 'content url').body.url).pathname.split('/').pop() : undefined;
     const shareLink = ok(await t.http.post(`/projects/${contentProject}/share-links`, {}, as), 'share link').body.id;
     const grant = ok(await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as), 'grant').body.id;
     const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
@@ -158,7 +161,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
     const sessionCookie = /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0];
     const passkey = (await addPasskey(new Browser(t.http, sessionCookie), new SoftwareAuthenticator())).id;
-    return { passkey, resetCode, verificationCode, shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    return { contentGrant, passkey, resetCode, verificationCode, shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */
@@ -178,6 +181,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
       grantId: f.grant,
       token: f.invitationToken,
     };
+    if (name === 'signedGrant') return f.contentGrant;
     if (name === 'code') return path.includes('/email-verifications/') ? f.verificationCode : f.resetCode;
     if (byName[name]) return byName[name];
     if (name !== 'id') return undefined;

@@ -915,6 +915,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/asset-content/{signedGrant}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a ready asset's bytes at its signed URL
+         * @description The `url` of `GET /assets/{assetId}/content-url`, followed as it is, with no other credential: it names one asset of one project until its `expiresAt`. Answers as `GET /assets/{assetId}/content` does: `Range` (one range: 206 with `Content-Range`; outside the file: 416), `ETag` (the SHA-256; `If-None-Match` naming it: 304), the type sniffed from the bytes and `Content-Disposition` carrying the file name. A URL that is unknown, altered or expired, or whose asset was deleted since: 404.
+         */
+        get: operations["getAssetContentBySignedUrl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/assets/{assetId}": {
         parameters: {
             query?: never;
@@ -2050,7 +2070,7 @@ export interface components {
             expiresAt: string;
             /**
              * @description Reads the asset's bytes like `GET /assets/{assetId}/content` (`Range`, `ETag`), with no other credential, until `expiresAt`
-             * @example https://api.example.com/asset-content/6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001.1795600000.Qm9vaw
+             * @example https://api.example.com/asset-content/6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001.1795600000.W0DO3bWAolR-FllPAn3V-K-CZ3oL6vr-UQx8Y_aR7XA
              */
             url: string;
         };
@@ -13297,6 +13317,130 @@ export interface operations {
             };
         };
     };
+    getAssetContentBySignedUrl: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024` */
+                Range?: string;
+            };
+            path: {
+                /** @description The last segment of the signed URL: the asset's, account's and project's ids, the expiry (Unix seconds) and their HMAC-SHA256 */
+                signedGrant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file */
+            200: {
+                headers: {
+                    /** @description `bytes`: a `Range` is honoured */
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The file name, as `filename*` (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The range asked for */
+            206: {
+                headers: {
+                    /** @description `bytes`: a `Range` is honoured */
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The file name, as `filename*` (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The range sent and the size: `bytes 0-1023/4096` */
+                    "Content-Range"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description `If-None-Match` names the current ETag */
+            304: {
+                headers: {
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The URL is unknown, altered or expired, or its asset was deleted since */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Asset content not found: the URL is unknown, altered or expired",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The `Range` asked for is outside the file; `Content-Range` gives its size (`bytes *\/4096`) */
+            416: {
+                headers: {
+                    /** @description The size of the file: `bytes *\/4096` */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Range Not Satisfiable",
+                     *       "message": "The range is outside the file's 4096 bytes",
+                     *       "statusCode": 416
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getAsset: {
         parameters: {
             query?: never;
@@ -13827,6 +13971,12 @@ export interface operations {
             /** @description The whole file */
             200: {
                 headers: {
+                    /** @description `bytes`: a `Range` is honoured */
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The file name, as `filename*` (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13836,6 +13986,14 @@ export interface operations {
             /** @description The range asked for */
             206: {
                 headers: {
+                    /** @description `bytes`: a `Range` is honoured */
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The file name, as `filename*` (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The range sent and the size: `bytes 0-1023/4096` */
+                    "Content-Range"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13845,6 +14003,8 @@ export interface operations {
             /** @description `If-None-Match` names the current ETag */
             304: {
                 headers: {
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -13921,16 +14081,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Error */
+            /** @description The `Range` asked for is outside the file; `Content-Range` gives its size (`bytes *\/4096`) */
             416: {
                 headers: {
+                    /** @description The size of the file: `bytes *\/4096` */
+                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Range Not Satisfiable",
-                     *       "message": "Error",
+                     *       "message": "The range is outside the file's 4096 bytes",
                      *       "statusCode": 416
                      *     }
                      */
@@ -25244,6 +25406,12 @@ export interface operations {
             /** @description The whole file */
             200: {
                 headers: {
+                    /** @description `bytes`: a `Range` is honoured */
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The file name, as `filename*` (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25253,6 +25421,14 @@ export interface operations {
             /** @description The range asked for */
             206: {
                 headers: {
+                    /** @description `bytes`: a `Range` is honoured */
+                    "Accept-Ranges"?: "bytes";
+                    /** @description The file name, as `filename*` (RFC 6266) */
+                    "Content-Disposition"?: string;
+                    /** @description The range sent and the size: `bytes 0-1023/4096` */
+                    "Content-Range"?: string;
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25262,6 +25438,8 @@ export interface operations {
             /** @description `If-None-Match` names the current ETag */
             304: {
                 headers: {
+                    /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -25338,16 +25516,18 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Error */
+            /** @description The `Range` asked for is outside the file; `Content-Range` gives its size (`bytes *\/4096`) */
             416: {
                 headers: {
+                    /** @description The size of the file: `bytes *\/4096` */
+                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": "Range Not Satisfiable",
-                     *       "message": "Error",
+                     *       "message": "The range is outside the file's 4096 bytes",
                      *       "statusCode": 416
                      *     }
                      */

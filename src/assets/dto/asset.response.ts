@@ -93,7 +93,7 @@ export class CreatedAssetResponse {
 export class AssetContentUrlResponse {
   @ApiProperty({
     description: "Reads the asset's bytes like `GET /assets/{assetId}/content` (`Range`, `ETag`), with no other credential, until `expiresAt`",
-    example: 'https://api.example.com/asset-content/6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001.1795600000.Qm9vaw',
+    example: 'https://api.example.com/asset-content/6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001.1795600000.W0DO3bWAolR-FllPAn3V-K-CZ3oL6vr-UQx8Y_aR7XA',
   })
   url: string;
 

@@ -11,6 +11,7 @@ const DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict with the current state (duplicate, or a request with this key still running)',
   413: 'Request body over the size limit',
   415: 'Request body is not application/json',
+  416: 'The `Range` asked for is outside the file; `Content-Range` gives its size (`bytes */4096`)',
   422: 'Idempotency-Key reused with a different request body',
   429: 'Too many attempts from this client: wait `Retry-After` seconds',
   500: 'Unexpected server error (no internals are disclosed)',
@@ -25,6 +26,7 @@ const EXAMPLE_MESSAGES: Record<number, string> = {
   409: 'Conflict with the current state',
   413: 'Request body is too large',
   415: 'Unsupported content type: send the body as application/json',
+  416: "The range is outside the file's 4096 bytes",
   422: 'Idempotency-Key was already used with a different request body',
   429: 'Too many signups from this client. Try again in 3540 seconds',
   500: 'Internal server error',
@@ -46,6 +48,7 @@ export function ApiErrorResponses(...statuses: number[]): MethodDecorator & Clas
         type: ErrorResponseDto,
         example: example(status),
         ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until an attempt is admitted again', schema: { type: 'integer', minimum: 1 } } } } : {}),
+        ...(status === 416 ? { headers: { 'Content-Range': { description: 'The size of the file: `bytes */4096`', schema: { type: 'string', pattern: '^bytes \\*/[0-9]+$', maxLength: 100 } } } } : {}),
       }),
     ),
   );

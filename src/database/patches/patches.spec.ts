@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -21,7 +22,16 @@ describe('patches of dependencies, fenced by version', () => {
   it('on another FerretDB version, no GIN index is added and the database is not touched', async () => {
     const untouched = new Proxy({}, { get: () => { throw new Error('the database was touched'); } });
     const connection = { db: untouched } as never;
-    await expect(addGinIndexes(connection, 'postgres://127.0.0.1:1/none', 'v1.24.3')).resolves.toEqual([]);
+    // Outside an application Nest's logger is the console's: the fence's warning is asserted, not printed.
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      await expect(addGinIndexes(connection, 'postgres://127.0.0.1:1/none', 'v1.24.3')).resolves.toEqual([]);
+      expect(warn.mock.calls.map(([message]) => message)).toEqual([
+        `GIN indexes for FerretDB's equality filters: written for FerretDB ${GIN_INDEXES_WRITTEN_FOR}, v1.24.3 is installed; using FerretDB as shipped`,
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("the GIN indexes' names fit PostgreSQL's 63 bytes and stay apart", () => {
