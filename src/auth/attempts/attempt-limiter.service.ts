@@ -31,11 +31,12 @@ export const REFUSED_SIGNUPS_FACTOR = 3;
  * successful login forgets only that pair's attempts. A passkey's answer is a login attempt as well,
  * recorded before it is verified: of the email of the user its passkey names, or of the address
  * alone when it names none. Requests for passkey options (each writes a challenge) are limited per
- * address (`PASSKEY_OPTIONS_MAX_PER_CLIENT`), whether or not they are answered. Signups are limited per address: admitted ones
- * (and those under way, so concurrent signups cannot all slip under the limit) up to
- * `SIGNUP_MAX_PER_CLIENT`; refused ones (4xx) only past `REFUSED_SIGNUPS_FACTOR` times that; a
- * throttled attempt (a signup, a request for options) counts for nothing. Records past their window are ignored by the counts and swept
- * (FerretDB has no TTL indexes). Every 429 says in `Retry-After` when to try again.
+ * address (`PASSKEY_OPTIONS_MAX_PER_CLIENT`), answered or not. Signups are limited per address:
+ * admitted ones (and those under way, so concurrent signups cannot all slip under the limit) up to
+ * `SIGNUP_MAX_PER_CLIENT`; refused ones (4xx) only past `REFUSED_SIGNUPS_FACTOR` times that. A
+ * throttled signup or request for options counts for nothing. Records past their window are ignored
+ * by the counts and swept (FerretDB has no TTL indexes). Every 429 says in `Retry-After` when to try
+ * again.
  *
  * An IPv6 caller counts as its /64: one subscriber usually holds a whole /64, and would otherwise get
  * a fresh count from each of its 2^64 addresses.

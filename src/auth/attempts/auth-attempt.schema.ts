@@ -12,8 +12,9 @@ export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
 /**
  * One attempt (a login, a signup, a mail, passkey options). Attempts are counted by inserting one
- * document each, then counting: an insert is atomic on MongoDB and FerretDB alike, so concurrent attempts cannot all slip under
- * the limit (a counter update would be a read-modify-write on FerretDB). Shared by every instance.
+ * document each, then counting: an insert is atomic on MongoDB and FerretDB alike, so concurrent
+ * attempts cannot all slip under the limit (a counter update would be a read-modify-write on
+ * FerretDB). Shared by every instance.
  */
 @Schema({ ...schemaOptions('auth_attempts'), timestamps: false })
 export class AuthAttempt {
@@ -22,7 +23,7 @@ export class AuthAttempt {
   @Prop({ type: String, required: true, enum: ATTEMPT_KINDS })
   kind: AttemptKind;
 
-  /** The target email of a login or a mail, lower case; null for a signup, passkey options, or a passkey that names no user. */
+  /** The target email of a login or a mail, lower case; null for a signup, passkey options, or a passkey naming no user. */
   @Prop({ type: String, default: null })
   email: string | null;
 

@@ -6,7 +6,7 @@ import { Records } from '../../database/records';
 import { AuthAttempt, type AttemptKind } from './auth-attempt.schema';
 import { KnownLoginAddress } from './known-login-address.schema';
 
-/** Login and signup attempts, and the addresses known to have logged in: the only code that touches them. */
+/** Login, signup, mail and passkey options attempts, and the addresses known to have logged in: the only code that touches them. */
 @Injectable()
 export class LoginAttemptsRepository {
   private readonly attempts: Records<AuthAttempt>;
