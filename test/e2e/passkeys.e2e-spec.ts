@@ -331,6 +331,20 @@ describe('passkey sign-in under the login limits', () => {
     expect(signedIn.body.user.id).toBe(owner.id);
   });
 
+  it('answers sent at once are each counted before any is verified: no more than the limit are verified', async () => {
+    const owner = await createFirstAdmin(t.http);
+    const key = new SoftwareAuthenticator();
+    await addPasskey(await signIn(t.http, owner), key);
+    const forgedAnswers = [];
+    for (let i = 0; i < 8; i++) forgedAnswers.push(forged(key, await options()));
+    const statuses = (await Promise.all(forgedAnswers.map((credential) => answer(credential, from('203.0.113.30'))))).map((res) => res.status);
+    // The pair's limit is 3: every one past it was refused before its signature was checked.
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(5);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    expect(await attempts({ email: owner.email.toLowerCase(), client: '203.0.113.30' })).toBe(8);
+  });
+
   it('an answer naming no passkey of this service counts toward the address alone', async () => {
     const unknown = new SoftwareAuthenticator();
     unknown.create({ challenge: 'bm90LWlzc3VlZC1ieS10aGUtc2VydmljZQ', rp: { id: 'localhost' }, user: { id: 'bm8tc3VjaC11c2Vy' } });
