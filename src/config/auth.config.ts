@@ -85,6 +85,7 @@ export const authConfig = configNamespace('auth', (env) => ({
   loginFailureWindowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
   loginMaxFailuresPerClient: env.LOGIN_MAX_FAILURES_PER_CLIENT,
   loginMaxFailuresPerEmail: env.LOGIN_MAX_FAILURES_PER_EMAIL,
+  passkeyOptionsMaxPerClient: env.PASSKEY_OPTIONS_MAX_PER_CLIENT,
   signupMaxPerClient: env.SIGNUP_MAX_PER_CLIENT,
   signupWindowSeconds: env.SIGNUP_WINDOW_SECONDS,
 }));

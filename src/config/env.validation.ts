@@ -119,6 +119,16 @@ export class EnvironmentVariables {
   @Min(1)
   LOGIN_MAX_FAILURES_PER_CLIENT: number = 20;
 
+  /**
+   * Passkey ceremonies (options, each a challenge written) one address may start within
+   * `LOGIN_FAILURE_WINDOW_SECONDS`: every one counts, answered or not, so it is well above the
+   * failures' limit for the people behind one address (an office, a proxy).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  PASSKEY_OPTIONS_MAX_PER_CLIENT: number = 100;
+
   @IsOptional()
   @IsInt()
   @Min(1)

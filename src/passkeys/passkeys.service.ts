@@ -36,6 +36,9 @@ export const PASSKEY_REFUSED = 'The passkey was not accepted';
  * `CHALLENGE_ACCEPTED_MS` only. A signature counter that does not move forward (a cloned
  * authenticator) is refused, and the new counter is written guarded by the one it was checked against.
  * User verification is required at both ceremonies, so a passkey alone is two factors (assurance `mfa`).
+ * Challenges and their uses are dropped `CHALLENGES_KEPT_SECONDS` after they were made (MongoDB's TTL
+ * index, FerretDB's hourly sweep), answered or not; how many an address may ask for is the sign-in
+ * limits' concern (src/auth/attempts).
  */
 @Injectable()
 export class PasskeysService implements OnModuleInit, OnModuleDestroy {
@@ -85,7 +88,7 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
   /** Verifies the authenticator's answer to a registration and keeps the passkey; 400 when it does not verify, 409 when its challenge is not one to answer or the passkey is registered already. */
   async register(userId: string, name: string, credential: RegistrationResponseJSON): Promise<Passkey> {
     // A challenge not issued (or spent, or stale) is a state of the enrolment, as TOTP's: 409, and the dashboard asks for new options.
-    const challenge = await this.spendChallenge(credential.response.clientDataJSON, 'registration', userId, (message) => new ConflictException(message));
+    const challenge = await this.spendChallenge(challengeOf(credential.response.clientDataJSON), 'registration', userId, (message) => new ConflictException(message));
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
@@ -123,11 +126,18 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Verifies an answer to the authentication options: the passkey and its user. `userId` limits it
-   * to that user's passkeys (a step-up). Anything that does not verify is 401.
+   * to that user's passkeys (a step-up). `admit` is told whose passkey the answer names (null: none
+   * registered here) before its challenge is spent or anything verified, so the sign-in limits count
+   * the attempt first and may refuse it. Anything that does not verify is 401.
    */
-  async authenticate(credential: AuthenticationResponseJSON, userId: string | null = null): Promise<{ userId: string; passkey: Passkey }> {
-    const challenge = await this.spendChallenge(credential.response.clientDataJSON, 'authentication', null, (message) => new UnauthorizedException(message));
+  async authenticate(
+    credential: AuthenticationResponseJSON,
+    { userId = null, admit }: { userId?: string | null; admit?: (owner: string | null) => Promise<void> } = {},
+  ): Promise<{ userId: string; passkey: Passkey }> {
+    const answered = challengeOf(credential.response.clientDataJSON);
     const passkey = await this.passkeys.findByCredentialId(credential.id);
+    if (admit) await admit(passkey ? String(passkey.userId) : null);
+    const challenge = await this.spendChallenge(answered, 'authentication', null, (message) => new UnauthorizedException(message));
     if (!passkey || (userId !== null && String(passkey.userId) !== userId)) throw new UnauthorizedException(`${PASSKEY_REFUSED}: it is not registered here`);
     let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
@@ -170,9 +180,7 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The challenge the answer signed, once: issued by this service for this ceremony (and user), not stale, not answered before. */
-  private async spendChallenge(clientDataJSON: string, ceremony: Ceremony, userId: string | null, refuse: (message: string) => Error): Promise<string> {
-    const challenge = challengeOf(clientDataJSON);
-    if (challenge === null) throw new BadRequestException('credential.response.clientDataJSON is not the client data of a WebAuthn ceremony');
+  private async spendChallenge(challenge: string, ceremony: Ceremony, userId: string | null, refuse: (message: string) => Error): Promise<string> {
     const issued = await this.passkeys.findChallenge(challenge);
     const fresh = issued && Date.now() - new Date(issued.createdAt).getTime() <= CHALLENGE_ACCEPTED_MS;
     if (!issued || !fresh || issued.ceremony !== ceremony || (userId !== null && String(issued.userId) !== userId)) {
@@ -183,13 +191,15 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** The challenge inside the client data, or null when it is not client data at all. */
-function challengeOf(clientDataJSON: string): string | null {
+/** The challenge inside the client data; 400 when it is not the client data of a ceremony at all. */
+function challengeOf(clientDataJSON: string): string {
+  let challenge: unknown;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8'));
-    const challenge = typeof parsed === 'object' && parsed !== null ? (parsed as { challenge?: unknown }).challenge : undefined;
-    return typeof challenge === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(challenge) ? challenge : null;
+    challenge = typeof parsed === 'object' && parsed !== null ? (parsed as { challenge?: unknown }).challenge : undefined;
   } catch {
-    return null;
+    challenge = undefined;
   }
+  if (typeof challenge === 'string' && /^[A-Za-z0-9_-]{16,128}$/.test(challenge)) return challenge;
+  throw new BadRequestException('credential.response.clientDataJSON is not the client data of a WebAuthn ceremony');
 }

@@ -31,12 +31,12 @@ export class PasskeysController {
     description:
       'The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge ' +
       "for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to " +
-      '`POST /api/v1/me/passkeys`.',
+      '`POST /api/v1/me/passkeys`. Counted with the sign-in options toward `PASSKEY_OPTIONS_MAX_PER_CLIENT` a client address: 429 beyond.',
   })
   @ApiOkResponse({ type: PasskeyRegistrationOptions })
-  @ApiErrorResponses(400, 401, 403, 500, 503)
-  async createPasskeyRegistrationOptions(@UserId() userId: string): Promise<PasskeyRegistrationOptions> {
-    return this.sessions.passkeyRegistrationOptions(userId) as Promise<PasskeyRegistrationOptions>;
+  @ApiErrorResponses(400, 401, 403, 429, 500, 503)
+  async createPasskeyRegistrationOptions(@UserId() userId: string, @Req() request: FastifyRequest): Promise<PasskeyRegistrationOptions> {
+    return this.sessions.passkeyRegistrationOptions(userId, auditOriginOf(request)) as Promise<PasskeyRegistrationOptions>;
   }
 
   @Post()

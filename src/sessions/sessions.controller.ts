@@ -27,7 +27,6 @@ import {
 import { MfaService } from './mfa.service';
 import { PasskeySignInDto, PasskeyAssertionDto } from '../passkeys/dto/passkey.dto';
 import { PasskeyAuthenticationOptions } from '../passkeys/dto/passkey.response';
-import { PasskeysService } from '../passkeys/passkeys.service';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
@@ -41,7 +40,6 @@ export class SessionsController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly mfa: MfaService,
-    private readonly passkeys: PasskeysService,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
@@ -80,12 +78,14 @@ export class SessionsController {
     description:
       'The options for `navigator.credentials.get()` (`@simplewebauthn/browser` `startAuthentication({ optionsJSON })`): a new ' +
       'challenge, single use and valid for a few minutes, any passkey of this service the authenticator holds, the user verified. ' +
-      'Send the answer to `POST /api/v1/sessions/passkey` (sign in) or `POST /api/v1/sessions/current/step-up/passkey`.',
+      'Send the answer to `POST /api/v1/sessions/passkey` (sign in) or `POST /api/v1/sessions/current/step-up/passkey`. ' +
+      'One client address may ask `PASSKEY_OPTIONS_MAX_PER_CLIENT` times within `LOGIN_FAILURE_WINDOW_SECONDS` (with the ' +
+      'registration options), answered or not: 429 beyond.',
   })
   @ApiOkResponse({ type: PasskeyAuthenticationOptions })
-  @ApiErrorResponses(400, 500, 503)
-  async createPasskeyAuthenticationOptions(): Promise<PasskeyAuthenticationOptions> {
-    return this.passkeys.authenticationOptions() as Promise<PasskeyAuthenticationOptions>;
+  @ApiErrorResponses(400, 429, 500, 503)
+  async createPasskeyAuthenticationOptions(@Req() request: FastifyRequest): Promise<PasskeyAuthenticationOptions> {
+    return this.sessions.passkeyAuthenticationOptions(auditOriginOf(request)) as Promise<PasskeyAuthenticationOptions>;
   }
 
   @Public()
@@ -96,10 +96,12 @@ export class SessionsController {
     description:
       'With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, ' +
       'with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: ' +
-      '401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401.',
+      '401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limits of ' +
+      '`POST /api/v1/login` apply (429): a refused answer is a failed login of the email of the user its passkey names (of the ' +
+      'client address alone when it names none), and a sign-in clears the failures of that email from this address.',
   })
   @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: 'sid=<session token>; Path=/; HttpOnly; SameSite=Lax', schema: { type: 'string' } } } })
-  @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async signInWithPasskey(
     @Body() dto: PasskeySignInDto,
     @Req() request: FastifyRequest,
@@ -170,10 +172,10 @@ export class SessionsController {
     description:
       "With the authenticator's answer to `POST /api/v1/sessions/passkey/options`, from one of the session user's passkeys: the session " +
       'gets a new id (a new cookie) with assurance `mfa`, as a step-up with a code. Another passkey, a replayed challenge, a wrong ' +
-      'signature: 401. A bearer token: 403.',
+      'signature: 401, and counted toward the login limits (429). A bearer token: 403.',
   })
   @ApiOkResponse({ type: SessionEnvelope })
-  @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async stepUpSessionWithPasskey(
     @CurrentSession() current: SessionFacts,
     @Body() dto: PasskeyAssertionDto,

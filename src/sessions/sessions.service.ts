@@ -19,7 +19,7 @@ import { CredentialsChanges } from '../users/credentials-changes';
 import type { User } from '../users/user.schema';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';
-import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Passkey } from '../passkeys/passkey.schema';
 import { PasskeysService } from '../passkeys/passkeys.service';
 import { SessionView } from './dto/session.response';
@@ -188,22 +188,45 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return this.replace(facts, 'mfa', origin, new Date());
   }
 
-  /** Proves the second factor again with one of the user's passkeys: a new token with assurance `mfa`. */
+  /**
+   * Proves the second factor again with one of the user's passkeys, under the attempt limits (the
+   * user's email and the address, as a code): a new token with assurance `mfa`.
+   */
   async stepUpWithPasskey(facts: SessionFacts, credential: AuthenticationResponseJSON, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
-    await this.passkeys.authenticate(credential, facts.userId);
+    const user = await this.users.findById(facts.userId);
+    if (!user) throw new UnauthorizedException('The user of this session no longer exists');
+    const client = origin.ip ?? '';
+    await this.passkeys.authenticate(credential, { userId: facts.userId, admit: () => this.attempts.beginLogin(user.email, client) });
+    await this.attempts.loginSucceeded(user.email, client);
     return this.replace(facts, 'mfa', origin, new Date());
   }
 
   /**
    * Signs in with a passkey alone (it names its user; the user was verified by the authenticator):
-   * a session with assurance `mfa`, as a password and a code would give.
+   * a session with assurance `mfa`, as a password and a code would give. Under the login limits:
+   * the answer is an attempt on the email of the user its passkey names (on the address alone when
+   * it names none), recorded before it is verified; a success forgets that pair's failures. A refusal
+   * is `user.login_failed` of the user named, as a wrong password is.
    */
   async signInWithPasskey(credential: AuthenticationResponseJSON, accountId: string | undefined, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
-    const { userId } = await this.passkeys.authenticate(credential);
-    const user = await this.users.findById(userId);
+    const client = origin.ip ?? '';
+    const named: { user: User | null } = { user: null };
+    try {
+      await this.passkeys.authenticate(credential, {
+        admit: async (owner) => {
+          named.user = owner ? await this.users.findById(owner) : null;
+          await this.attempts.beginLogin(named.user?.email ?? null, client);
+        },
+      });
+    } catch (error) {
+      if (named.user && error instanceof UnauthorizedException) this.auditInBackground(named.user, 'user.login_failed', origin);
+      throw error;
+    }
+    const user = named.user;
     if (!user) throw new UnauthorizedException('The user of this passkey no longer exists');
+    const userId = String(user._id);
     const account = await this.sessionAccount(user, accountId?.toLowerCase());
-    const newAddress = await this.attempts.loginSucceeded(user.email, origin.ip ?? '');
+    const newAddress = await this.attempts.loginSucceeded(user.email, client);
     const now = new Date();
     const { token, session } = await this.open(userId, account, 'mfa', origin, now, now);
     await this.auditUser(user, 'user.logged_in', origin);
@@ -211,9 +234,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return { token, session, user };
   }
 
-  async passkeyRegistrationOptions(userId: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  /** The options of a passkey sign-in or step-up: a challenge written, so limited per address. */
+  async passkeyAuthenticationOptions(origin: AuditOrigin): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    await this.attempts.beginPasskeyOptions(origin.ip ?? '');
+    return this.passkeys.authenticationOptions();
+  }
+
+  /** The options of a passkey registration: a challenge written, so limited per address as a sign-in's. */
+  async passkeyRegistrationOptions(userId: string, origin: AuditOrigin): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
+    await this.attempts.beginPasskeyOptions(origin.ip ?? '');
     return this.passkeys.registrationOptions({ id: userId, email: user.email });
   }
 

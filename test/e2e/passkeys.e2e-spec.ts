@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { Types } from 'mongoose';
 import { createFirstAdmin, createUser } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
@@ -5,6 +6,7 @@ import { MailServer } from '../support/mail-server';
 import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
 import { Browser, enableTotp, sessionCookie, signIn, totp } from '../support/sessions';
 import { createTestApp, type TestApp } from '../support/test-app';
+import { pollUntil } from '../support/deadline';
 
 /** Passkeys through the API, with an authenticator in software (the browser project drives Chromium's virtual one). */
 describe('passkeys', () => {
@@ -254,5 +256,167 @@ describe('passkeys', () => {
     expect(first.allowCredentials ?? []).toEqual([]);
     expect(first.challenge).not.toBe(second.challenge);
     expect(await t.db.collection('passkey_challenges').findOne({ _id: first.challenge })).toMatchObject({ ceremony: 'authentication', userId: null });
+  });
+});
+
+/** A passkey's answer is a login attempt: the limits of `POST /api/v1/login` hold for it, counted with password failures. */
+describe('passkey sign-in under the login limits', () => {
+  let t: TestApp;
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const options = async () => {
+    const res = await t.http.post('/api/v1/sessions/passkey/options');
+    expect(res.status).toBe(200);
+    return res.body;
+  };
+  const answer = (credential: unknown, headers: Record<string, string>) => t.http.post('/api/v1/sessions/passkey', { credential }, { headers });
+  /** An answer naming the authenticator's passkey, signed with another key: what a stranger who knows the credential id can send. */
+  const forged = (authenticator: SoftwareAuthenticator, challenge: { challenge: string }) =>
+    authenticator.get(challenge, { credential: { ...authenticator.credentials[0], privateKey: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey } });
+  const attempts = (conditions: Record<string, unknown>) => t.db.collection('auth_attempts').countDocuments({ kind: 'login', ...conditions });
+
+  beforeAll(async () => {
+    t = await createTestApp({ LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_CLIENT: '6', LOGIN_MAX_FAILURES_PER_EMAIL: '5', TRUST_PROXY: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it("counts refused answers toward the pair and the address, as wrong passwords; past the limit 429 before anything is verified; a sign-in forgets that pair's failures", async () => {
+    const owner = await createFirstAdmin(t.http);
+    const home = from('198.51.100.7');
+    const key = new SoftwareAuthenticator();
+    await addPasskey(await signIn(t.http, owner, {}, home), key);
+    const email = owner.email.toLowerCase();
+
+    const stranger = from('203.0.113.9');
+    for (let i = 0; i < 3; i++) expectError(await answer(forged(key, await options()), stranger), 401, /signature/);
+    // The pair's limit (3): refused before it is verified, even a genuine answer, and its challenge is not spent.
+    const genuine = key.get(await options());
+    const blocked = await answer(genuine, stranger);
+    expectError(blocked, 429, /Too many failed login attempts/);
+    expect(blocked.headers.get('retry-after')).toBe('900');
+    expect(await attempts({ email, client: '203.0.113.9' })).toBe(4);
+    // Shared with password logins: the pair is blocked there too.
+    expectError(await t.http.post('/api/v1/login', { email: owner.email, password: owner.password }, { headers: stranger }), 429);
+
+    // From home a failure counts, and the sign-in then forgets it; the stranger's stay.
+    expectError(await answer(forged(key, await options()), home), 401);
+    expect(await attempts({ email, client: '198.51.100.7' })).toBe(1);
+    expect((await answer(genuine, home)).status).toBe(201);
+    expect(await attempts({ email, client: '198.51.100.7' })).toBe(0);
+    expect(await attempts({ email, client: '203.0.113.9' })).toBe(5);
+
+    // Each refused answer naming the user is user.login_failed in their account, as a wrong password is.
+    const failed = async () => (await t.http.get(`/api/v1/accounts/${owner.accountId}/audit-log?action=user.login_failed`, { token: owner.token })).body.data.length;
+    // Written in the background, as for a wrong password.
+    await pollUntil(async () => (await failed()) >= 4, 5_000);
+    expect(await failed()).toBe(4);
+  });
+
+  it("a stranger's failures from many addresses block the owner's email elsewhere, never from where the owner signs in", async () => {
+    const owner = await createFirstAdmin(t.http);
+    const home = from('198.51.100.20');
+    const key = new SoftwareAuthenticator();
+    await addPasskey(await signIn(t.http, owner, {}, home), key);
+    // Five failures on the email (its limit), none past a pair's.
+    for (const address of ['203.0.113.20', '203.0.113.20', '203.0.113.21', '203.0.113.21', '203.0.113.22']) {
+      expectError(await answer(forged(key, await options()), from(address)), 401);
+    }
+    const genuine = key.get(await options());
+    expectError(await answer(genuine, from('192.0.2.23')), 429, /Too many failed login attempts/);
+    // The owner's address is known for the email: not locked out, with the answer refused above.
+    const signedIn = await answer(genuine, home);
+    expect(signedIn.status).toBe(201);
+    expect(signedIn.body.user.id).toBe(owner.id);
+  });
+
+  it('answers sent at once are each counted before any is verified: no more than the limit are verified', async () => {
+    const owner = await createFirstAdmin(t.http);
+    const key = new SoftwareAuthenticator();
+    await addPasskey(await signIn(t.http, owner), key);
+    const forgedAnswers = [];
+    for (let i = 0; i < 8; i++) forgedAnswers.push(forged(key, await options()));
+    const statuses = (await Promise.all(forgedAnswers.map((credential) => answer(credential, from('203.0.113.30'))))).map((res) => res.status);
+    // The pair's limit is 3: every one past it was refused before its signature was checked.
+    expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(3);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(5);
+    expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    expect(await attempts({ email: owner.email.toLowerCase(), client: '203.0.113.30' })).toBe(8);
+  });
+
+  it('an answer naming no passkey of this service counts toward the address alone', async () => {
+    const unknown = new SoftwareAuthenticator();
+    unknown.create({ challenge: 'bm90LWlzc3VlZC1ieS10aGUtc2VydmljZQ', rp: { id: 'localhost' }, user: { id: 'bm8tc3VjaC11c2Vy' } });
+    const guesser = from('203.0.113.40');
+    for (let i = 0; i < 6; i++) expectError(await answer(unknown.get(await options()), guesser), 401, /not registered/);
+    expectError(await answer(unknown.get(await options()), guesser), 429, /Too many failed login attempts/);
+    expect(await attempts({ client: '203.0.113.40', email: null })).toBe(7);
+    // The address is blocked for every email, password logins too; another address is not.
+    const someone = await createFirstAdmin(t.http);
+    expectError(await t.http.post('/api/v1/login', { email: someone.email, password: someone.password }, { headers: guesser }), 429);
+    expectError(await answer(unknown.get(await options()), from('203.0.113.41')), 401, /not registered/);
+  });
+
+  it("a passkey step-up that fails counts toward the session user's limits; past them 429, even with the user's own passkey", async () => {
+    const user = await createFirstAdmin(t.http);
+    const browser = await signIn(t.http, user);
+    const key = new SoftwareAuthenticator();
+    await addPasskey(browser, key);
+    const strangerKey = new SoftwareAuthenticator();
+    await addPasskey(await signIn(t.http, await createFirstAdmin(t.http)), strangerKey);
+    for (let i = 0; i < 3; i++) expectError(await browser.post('/api/v1/sessions/current/step-up/passkey', { credential: strangerKey.get(await options()) }), 401, /not registered/);
+    expect(await attempts({ email: user.email.toLowerCase(), client: '127.0.0.1' })).toBe(3);
+    expectError(await browser.post('/api/v1/sessions/current/step-up/passkey', { credential: key.get(await options()) }), 429);
+  });
+});
+
+describe('passkey options under a limit per client address', () => {
+  let t: TestApp;
+  const from = (address: string) => ({ 'x-forwarded-for': address });
+  const ask = (address: string) => t.http.post('/api/v1/sessions/passkey/options', undefined, { headers: from(address) });
+  const asked = (client: string) => t.db.collection('auth_attempts').countDocuments({ kind: 'passkey_options', client });
+
+  beforeAll(async () => {
+    t = await createTestApp({ PASSKEY_OPTIONS_MAX_PER_CLIENT: '3', TRUST_PROXY: '127.0.0.1' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers 429 with Retry-After past PASSKEY_OPTIONS_MAX_PER_CLIENT, writes no challenge then, and counts registration options with them', async () => {
+    for (let i = 0; i < 3; i++) expect((await ask('203.0.113.50')).status).toBe(200);
+    const challenges = await t.db.collection('passkey_challenges').countDocuments();
+    const refused = await ask('203.0.113.50');
+    expectError(refused, 429, /Too many passkey ceremonies started from this client/);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(890);
+    expect(wait).toBeLessThanOrEqual(900);
+    expect(await t.db.collection('passkey_challenges').countDocuments()).toBe(challenges);
+    // A refused request counts for nothing.
+    expect(await asked('203.0.113.50')).toBe(3);
+    // Another address is apart.
+    expect((await ask('203.0.113.51')).status).toBe(200);
+    // Registration options write a challenge too: the same count.
+    const user = await createFirstAdmin(t.http);
+    expectError(await t.http.post('/api/v1/me/passkeys/options', undefined, { token: user.token, headers: from('203.0.113.50') }), 429);
+    expect((await t.http.post('/api/v1/me/passkeys/options', undefined, { token: user.token, headers: from('203.0.113.52') })).status).toBe(200);
+    expect(await asked('203.0.113.52')).toBe(1);
+  });
+
+  it('Retry-After says when the oldest request leaves the window; then one more is admitted', async () => {
+    for (let i = 0; i < 3; i++) expect((await ask('203.0.113.60')).status).toBe(200);
+    const stored = t.db.collection('auth_attempts');
+    await stored.updateMany({ kind: 'passkey_options', client: '203.0.113.60' }, { $set: { at: new Date(Date.now() - 600_000) } });
+    const refused = await ask('203.0.113.60');
+    expectError(refused, 429);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(290);
+    expect(wait).toBeLessThanOrEqual(300);
+    const [oldest] = await stored.find({ kind: 'passkey_options', client: '203.0.113.60' }).limit(1).toArray();
+    await stored.updateOne({ _id: oldest._id }, { $set: { at: new Date(Date.now() - 901_000) } });
+    expect((await ask('203.0.113.60')).status).toBe(200);
+    expectError(await ask('203.0.113.60'), 429);
   });
 });

@@ -36,6 +36,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     BCRYPT_ROUNDS: '4',
     // Every test signs up and logs in from one address; throttling tests set their own limits.
     LOGIN_MAX_FAILURES_PER_CLIENT: '100000',
+    PASSKEY_OPTIONS_MAX_PER_CLIENT: '100000',
     SIGNUP_MAX_PER_CLIENT: '100000',
     // Suites send bursts from one user; the rate-limit suite sets its own limit.
     RATE_LIMIT_PER_SECOND: '100000',

@@ -417,7 +417,7 @@ export interface paths {
         put?: never;
         /**
          * Start registering a passkey
-         * @description The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to `POST /api/v1/me/passkeys`.
+         * @description The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to `POST /api/v1/me/passkeys`. Counted with the sign-in options toward `PASSKEY_OPTIONS_MAX_PER_CLIENT` a client address: 429 beyond.
          */
         post: operations["createPasskeyRegistrationOptions"];
         delete?: never;
@@ -809,7 +809,7 @@ export interface paths {
         put?: never;
         /**
          * Prove the second factor again with a passkey (step-up)
-         * @description With the authenticator's answer to `POST /api/v1/sessions/passkey/options`, from one of the session user's passkeys: the session gets a new id (a new cookie) with assurance `mfa`, as a step-up with a code. Another passkey, a replayed challenge, a wrong signature: 401. A bearer token: 403.
+         * @description With the authenticator's answer to `POST /api/v1/sessions/passkey/options`, from one of the session user's passkeys: the session gets a new id (a new cookie) with assurance `mfa`, as a step-up with a code. Another passkey, a replayed challenge, a wrong signature: 401, and counted toward the login limits (429). A bearer token: 403.
          */
         post: operations["stepUpSessionWithPasskey"];
         delete?: never;
@@ -829,7 +829,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a passkey
-         * @description With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401.
+         * @description With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limits of `POST /api/v1/login` apply (429): a refused answer is a failed login of the email of the user its passkey names (of the client address alone when it names none), and a sign-in clears the failures of that email from this address.
          */
         post: operations["signInWithPasskey"];
         delete?: never;
@@ -849,7 +849,7 @@ export interface paths {
         put?: never;
         /**
          * Start a passkey ceremony (sign-in or step-up)
-         * @description The options for `navigator.credentials.get()` (`@simplewebauthn/browser` `startAuthentication({ optionsJSON })`): a new challenge, single use and valid for a few minutes, any passkey of this service the authenticator holds, the user verified. Send the answer to `POST /api/v1/sessions/passkey` (sign in) or `POST /api/v1/sessions/current/step-up/passkey`.
+         * @description The options for `navigator.credentials.get()` (`@simplewebauthn/browser` `startAuthentication({ optionsJSON })`): a new challenge, single use and valid for a few minutes, any passkey of this service the authenticator holds, the user verified. Send the answer to `POST /api/v1/sessions/passkey` (sign in) or `POST /api/v1/sessions/current/step-up/passkey`. One client address may ask `PASSKEY_OPTIONS_MAX_PER_CLIENT` times within `LOGIN_FAILURE_WINDOW_SECONDS` (with the registration options), answered or not: 429 beyond.
          */
         post: operations["createPasskeyAuthenticationOptions"];
         delete?: never;
@@ -8577,6 +8577,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Unexpected server error (no internals are disclosed) */
             500: {
                 headers: {
@@ -12587,6 +12605,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Unexpected server error (no internals are disclosed) */
             500: {
                 headers: {
@@ -12738,6 +12774,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Unexpected server error (no internals are disclosed) */
             500: {
                 headers: {
@@ -12814,6 +12868,24 @@ export interface operations {
                      *       ],
                      *       "message": "Validation failed: email must be an email",
                      *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];

@@ -28,11 +28,15 @@ export const REFUSED_SIGNUPS_FACTOR = 3;
  *   (`LOGIN_MAX_FAILURES_PER_EMAIL`), but never from an address that logged in to it successfully
  *   within 30 days: a stranger's guesses cannot lock the owner out.
  * An attempt is recorded before the password is checked, so concurrent guesses are counted too; a
- * successful login forgets only that pair's attempts. Signups are limited per address: admitted ones
- * (and those under way, so concurrent signups cannot all slip under the limit) up to
- * `SIGNUP_MAX_PER_CLIENT`; refused ones (4xx) only past `REFUSED_SIGNUPS_FACTOR` times that; a
- * throttled attempt counts for nothing. Records past their window are ignored by the counts and swept
- * (FerretDB has no TTL indexes). Every 429 says in `Retry-After` when to try again.
+ * successful login forgets only that pair's attempts. A passkey's answer is a login attempt as well,
+ * recorded before it is verified: of the email of the user its passkey names, or of the address
+ * alone when it names none. Requests for passkey options (each writes a challenge) are limited per
+ * address (`PASSKEY_OPTIONS_MAX_PER_CLIENT`), answered or not. Signups are limited per address:
+ * admitted ones (and those under way, so concurrent signups cannot all slip under the limit) up to
+ * `SIGNUP_MAX_PER_CLIENT`; refused ones (4xx) only past `REFUSED_SIGNUPS_FACTOR` times that. A
+ * throttled signup or request for options counts for nothing. Records past their window are ignored
+ * by the counts and swept (FerretDB has no TTL indexes). Every 429 says in `Retry-After` when to try
+ * again.
  *
  * An IPv6 caller counts as its /64: one subscriber usually holds a whole /64, and would otherwise get
  * a fresh count from each of its 2^64 addresses.
@@ -59,17 +63,21 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
   }
 
-  /** Records a login attempt; 429 when the pair, the address or (from an unknown address) the email is past its limit. */
-  async beginLogin(email: string, address: string, now = new Date()): Promise<void> {
-    const target = normalised(email);
+  /**
+   * Records a login attempt; 429 when the pair, the address or (from an unknown address) the email is
+   * past its limit. Without an email (a passkey that names no user) it counts toward the address alone.
+   */
+  async beginLogin(email: string | null, address: string, now = new Date()): Promise<void> {
+    const target = email === null ? null : normalised(email);
     const client = clientOf(address);
     await this.attempts.recordLogin(target, client, now);
     const since = new Date(now.getTime() - this.config.loginFailureWindowSeconds * 1000);
     const counts = await this.attempts.countLogins(target, client, since);
     const blocked =
-      counts.pair > this.config.loginMaxFailures ||
       counts.client > this.config.loginMaxFailuresPerClient ||
-      (counts.email > this.config.loginMaxFailuresPerEmail && !(await this.attempts.isKnownAddress(target, client, knownSince(now))));
+      (target !== null &&
+        (counts.pair > this.config.loginMaxFailures ||
+          (counts.email > this.config.loginMaxFailuresPerEmail && !(await this.attempts.isKnownAddress(target, client, knownSince(now))))));
     // The window is when the oldest failure counted stops counting at the latest.
     if (blocked) throw new TooManyRequestsException('Too many failed login attempts', this.config.loginFailureWindowSeconds);
   }
@@ -109,8 +117,27 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     if (!over) return attempt;
     await this.attempts.forget(attempt);
     // Admitted again once `counted - limit + 1` of the oldest have left the window: the last of them is at `counted - limit`.
-    const oldest = await this.attempts.signupAt(over.kind, client, since, over.counted - over.limit);
+    const oldest = await this.attempts.attemptAt(over.kind, client, since, over.counted - over.limit);
     throw new TooManyRequestsException(over.message, oldest ? (oldest.getTime() + windowMs - now.getTime()) / 1000 : 1);
+  }
+
+  /**
+   * Records a request for passkey options (a challenge written) by `address`; 429 past
+   * `PASSKEY_OPTIONS_MAX_PER_CLIENT` within the login window, with the seconds until the oldest
+   * request it needs to leave the window does. A refused request writes nothing and counts for nothing.
+   */
+  async beginPasskeyOptions(address: string, now = new Date()): Promise<void> {
+    const client = clientOf(address);
+    const attempt = await this.attempts.recordPasskeyOptions(client, now);
+    const windowMs = this.config.loginFailureWindowSeconds * 1000;
+    const since = new Date(now.getTime() - windowMs);
+    const limit = this.config.passkeyOptionsMaxPerClient;
+    // The count holds this request: the limit is on the others.
+    const counted = (await this.attempts.countFrom('passkey_options', client, since)) - 1;
+    if (counted < limit) return;
+    await this.attempts.forget(attempt);
+    const oldest = await this.attempts.attemptAt('passkey_options', client, since, counted - limit);
+    throw new TooManyRequestsException('Too many passkey ceremonies started from this client', oldest ? (oldest.getTime() + windowMs - now.getTime()) / 1000 : 1);
   }
 
   /** The signup was answered with a 4xx: it stops counting toward the signups' limit, and counts toward the refusals'. */

@@ -5,14 +5,16 @@ import { Types } from 'mongoose';
 /**
  * `signup_refused`: a signup answered with a 4xx (a taken email, a bad invitation), counted apart.
  * `mail`: a password reset or verification mail asked for (to `email`, by `client`).
+ * `passkey_options`: a passkey ceremony started (a challenge written) by `client`.
  */
-export const ATTEMPT_KINDS = ['login', 'signup', 'signup_refused', 'mail'] as const;
+export const ATTEMPT_KINDS = ['login', 'signup', 'signup_refused', 'mail', 'passkey_options'] as const;
 export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
 /**
- * One login or signup attempt. Attempts are counted by inserting one document each, then counting:
- * an insert is atomic on MongoDB and FerretDB alike, so concurrent attempts cannot all slip under
- * the limit (a counter update would be a read-modify-write on FerretDB). Shared by every instance.
+ * One attempt (a login, a signup, a mail, passkey options). Attempts are counted by inserting one
+ * document each, then counting: an insert is atomic on MongoDB and FerretDB alike, so concurrent
+ * attempts cannot all slip under the limit (a counter update would be a read-modify-write on
+ * FerretDB). Shared by every instance.
  */
 @Schema({ ...schemaOptions('auth_attempts'), timestamps: false })
 export class AuthAttempt {
@@ -21,7 +23,7 @@ export class AuthAttempt {
   @Prop({ type: String, required: true, enum: ATTEMPT_KINDS })
   kind: AttemptKind;
 
-  /** The target email of a login, lower case; null for a signup. */
+  /** The target email of a login or a mail, lower case; null for a signup, passkey options, or a passkey naming no user. */
   @Prop({ type: String, default: null })
   email: string | null;
 

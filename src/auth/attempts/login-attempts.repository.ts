@@ -3,10 +3,10 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { Model, Types } from 'mongoose';
 import { isDuplicateKey } from '../../common/database/duplicate-key';
 import { Records } from '../../database/records';
-import { AuthAttempt } from './auth-attempt.schema';
+import { AuthAttempt, type AttemptKind } from './auth-attempt.schema';
 import { KnownLoginAddress } from './known-login-address.schema';
 
-/** Login and signup attempts, and the addresses known to have logged in: the only code that touches them. */
+/** Login, signup, mail and passkey options attempts, and the addresses known to have logged in: the only code that touches them. */
 @Injectable()
 export class LoginAttemptsRepository {
   private readonly attempts: Records<AuthAttempt>;
@@ -17,8 +17,19 @@ export class LoginAttemptsRepository {
     this.known = new Records(known);
   }
 
-  async recordLogin(email: string, client: string, at: Date): Promise<void> {
+  /** A login attempt; without an email (a passkey naming no user) it belongs to the client alone. */
+  async recordLogin(email: string | null, client: string, at: Date): Promise<void> {
     await this.attempts.insert({ kind: 'login', email, client, at });
+  }
+
+  /** Passkey options handed out: a challenge written. */
+  async recordPasskeyOptions(client: string, at: Date): Promise<Types.ObjectId> {
+    return (await this.attempts.insert({ kind: 'passkey_options', email: null, client, at }))._id;
+  }
+
+  /** Attempts of this kind by this client since `since`. */
+  countFrom(kind: AttemptKind, client: string, since: Date): Promise<number> {
+    return this.attempts.count({ kind, client, at: { $gt: since } });
   }
 
   /** A signup under way: it counts as admitted until it is marked refused or forgotten. */
@@ -36,9 +47,10 @@ export class LoginAttemptsRepository {
     await this.attempts.deleteOne({ _id: id });
   }
 
-  /** Login attempts since `since`: of this email from this client, from this client, and on this email. */
-  async countLogins(email: string, client: string, since: Date): Promise<{ pair: number; client: number; email: number }> {
+  /** Login attempts since `since`: of this email from this client, from this client, and on this email (without an email, the client's only). */
+  async countLogins(email: string | null, client: string, since: Date): Promise<{ pair: number; client: number; email: number }> {
     const at = { $gt: since };
+    if (email === null) return { pair: 0, client: await this.attempts.count({ kind: 'login', client, at }), email: 0 };
     const [pair, fromClient, onEmail] = await Promise.all([
       this.attempts.count({ kind: 'login', email, client, at }),
       this.attempts.count({ kind: 'login', client, at }),
@@ -71,8 +83,8 @@ export class LoginAttemptsRepository {
     return { admitted, refused };
   }
 
-  /** When the client's `index`-th oldest signup of this kind since `since` was made (0: the oldest). */
-  async signupAt(kind: 'signup' | 'signup_refused', client: string, since: Date, index: number): Promise<Date | null> {
+  /** When the client's `index`-th oldest attempt of this kind since `since` was made (0: the oldest). */
+  async attemptAt(kind: AttemptKind, client: string, since: Date, index: number): Promise<Date | null> {
     const [attempt] = await this.attempts.find({ kind, client, at: { $gt: since } }, { sort: { at: 1 }, skip: index, limit: 1, fields: ['at'] });
     return attempt?.at ?? null;
   }
