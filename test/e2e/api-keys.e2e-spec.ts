@@ -328,6 +328,9 @@ describe('API keys', () => {
       expect(res.body.data.key).toMatch(/^pk_test_/);
       expectError(await t.http.get('/v1/customers', withKey(old.key)), 401, 'Invalid API key');
       expectError(await t.http.get('/v1/customers', withKey(res.body.data.key)), 403);
+      // That use's `lastUsedAt` is written off the request's path: revoke once it has landed (see the revocation test above).
+      const successor = { _id: { $in: [res.body.data.id, new ObjectId(res.body.data.id)] } } as object;
+      expect(await pollUntil(async () => (await t.db.collection('api_keys').findOne(successor))?.lastUsedAt != null, 10_000)).toBe(true);
       expect((await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${res.body.data.id}`, { token: admin.token })).status).toBe(200);
       expectError(await t.http.get('/v1/customers', withKey(res.body.data.key)), 401, 'Invalid API key');
     });
