@@ -36,6 +36,22 @@ export abstract class AssetStorage {
   abstract size(id: string): Promise<number | null>;
   /** Whether the store holds an upload under the id, finished or not (tus created it). */
   abstract hasUpload(id: string): Promise<boolean>;
+
+  /**
+   * How far the upload under the id has come, as the tus server answers `HEAD` (its offset of its
+   * size), or null when the store holds no upload under it.
+   */
+  async uploadProgress(id: string): Promise<{ offset: number; size: number | undefined } | null> {
+    try {
+      const upload = await this.datastore.getUpload(id);
+      return { offset: upload.offset, size: upload.size };
+    } catch (error) {
+      // The datastores' own answers for no such upload (404) or one whose bytes are gone (410).
+      const status = (error as { status_code?: number }).status_code;
+      if (status === 404 || status === 410) return null;
+      throw error;
+    }
+  }
   /** A file derived from the upload (`thumbnail`), stored beside it. */
   abstract writeDerived(id: string, name: string, bytes: Buffer): Promise<void>;
   abstract readDerived(id: string, name: string): Readable;
