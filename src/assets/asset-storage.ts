@@ -12,7 +12,8 @@ import type { DataStore, KvStore } from '@tus/utils';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough, Readable, Transform, type Writable } from 'node:stream';
+import { releaseWritten } from './received-chunks';
+import { finished, PassThrough, Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** An inclusive byte range of a stored file. */
@@ -90,9 +91,30 @@ export class DiskFileStore extends FileStore {
     return offset + received;
   }
 
-  /** The one place an upload's bytes reach the disk (at `start` of the upload's file). */
+  /**
+   * The one place an upload's bytes reach the disk (at `start` of the upload's file). Each chunk a
+   * request brought is released once its write completed (`releaseWritten`), not left to the
+   * garbage collector.
+   */
   openWrite(path: string, start: number): Writable {
-    return createWriteStream(path, { flags: 'r+', start });
+    const file = createWriteStream(path, { flags: 'r+', start });
+    return new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        file.write(chunk, (error) => {
+          if (!error) releaseWritten(chunk);
+          done(error ?? undefined);
+        });
+      },
+      final(done) {
+        // Done once the file is closed, as a pipeline into the file stream itself was.
+        finished(file, (error) => done(error));
+        file.end();
+      },
+      destroy(error, done) {
+        finished(file, () => done(error));
+        file.destroy(error ?? undefined);
+      },
+    });
   }
 
   uploadPath(id: string): string {

@@ -8,6 +8,7 @@ import { assetsConfig } from '../config/assets.config';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
 import { Leases } from '../leases/leases.service';
+import { markReceived } from './received-chunks';
 import { LeaseLocker } from './upload-locker';
 
 /** `/assets/<id>/upload` (the API's credentials) or `/uploads/<id>/<token>` (the one-time URL): the asset's id. */
@@ -28,12 +29,13 @@ const BODY_AHEAD_BYTES = 64 * 1024;
  * `BODY_AHEAD_BYTES` not yet taken by the store, the request is paused (back-pressure to the
  * socket), and a cancelled stream destroys the request, as `Readable.toWeb` does. Unlike
  * `Readable.toWeb`, which srvx's `NodeRequest` uses and which copies every chunk into a new
- * `Uint8Array`, nothing is copied: every byte received is allocated once, not twice, and the garbage
- * collector has half as much to free (bench/README.md, "Upload").
+ * `Uint8Array`, nothing is copied: every byte received is allocated once, not twice, and the file
+ * store frees each chunk once written (`received-chunks.ts`).
  */
 export function uploadBody(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const onData = (chunk: Buffer) => {
+    markReceived(chunk);
     controller.enqueue(chunk);
     if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
   };
