@@ -12,9 +12,9 @@ import type { DataStore, KvStore } from '@tus/utils';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { releaseWritten } from './received-chunks';
 import { finished, PassThrough, Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { releaseWritten } from './received-chunks';
 
 /** An inclusive byte range of a stored file. */
 export interface ByteRange {
@@ -53,6 +53,7 @@ export abstract class AssetStorage {
       throw error;
     }
   }
+
   /** A file derived from the upload (`thumbnail`), stored beside it. */
   abstract writeDerived(id: string, name: string, bytes: Buffer): Promise<void>;
   abstract readDerived(id: string, name: string): Readable;

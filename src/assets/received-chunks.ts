@@ -37,17 +37,19 @@ function releases(): boolean {
 
 const received = new WeakSet<Uint8Array>();
 
-type Transferable = ArrayBuffer & { transfer(length: number): ArrayBuffer };
+type Transferable = ArrayBuffer & { transfer?(length: number): ArrayBuffer };
 
 /** A chunk of a request body, as Node read it, on its way to the store. */
 export function markReceived(chunk: Uint8Array): void {
   if (!releases()) return;
-  if (chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer) received.add(chunk);
+  // A SharedArrayBuffer has no `transfer` (and is never a body's).
+  const whole = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength;
+  if (whole && typeof (chunk.buffer as Transferable).transfer === 'function') received.add(chunk);
 }
 
 /** After the write of `chunk` completed: frees its memory when it is a received chunk, else nothing. */
 export function releaseWritten(chunk: Uint8Array): void {
   if (!received.delete(chunk)) return;
   if (chunk.byteOffset !== 0 || chunk.byteLength !== chunk.buffer.byteLength) return;
-  (chunk.buffer as Transferable).transfer(0);
+  (chunk.buffer as Transferable).transfer?.(0);
 }
