@@ -11,6 +11,7 @@ const { analyseProfile, formatAnalysis } = require('./cpuprofile');
 const { ROOT, RESULTS_DIR, settings, log } = require('./settings');
 const { fmt, table } = require('./format');
 const { neighboursReport } = require('./neighbours');
+const { cpuText } = require('./uploads');
 
 function machine() {
   const cpus = os.cpus();
@@ -195,7 +196,7 @@ function report(run) {
     const mb = (kb) => (kb / 1024).toFixed(1);
     notes.push(
       `Upload: ${upload.mib} MiB through tus in ${upload.chunkMib} MiB PATCHes, one at a time, to a service of its own: ` +
-        `${upload.uploadMibPerSecond.toFixed(1)} MiB/s (${upload.uploadSeconds.toFixed(2)} s) against cp of the same file on the same disk ` +
+        `${upload.uploadMibPerSecond.toFixed(1)} MiB/s (${upload.uploadSeconds.toFixed(2)} s; the service's CPU ${cpuText(upload.cpuMsPerMib)}) against cp of the same file on the same disk ` +
         `${upload.cpMibPerSecond.toFixed(1)} MiB/s (${upload.cpSeconds.toFixed(2)} s, median of 3), ratio ${(upload.uploadMibPerSecond / upload.cpMibPerSecond).toFixed(2)}. ` +
         `Service RSS idle ${mb(upload.idleKb)} MB after a 1 MiB upload (${mb(upload.coldIdleKb)} MB before any); peak while the bytes arrived ${mb(upload.uploadPeakKb)} MB, while the upload was processed ` +
         `${mb(upload.processingPeakKb)} MB (${upload.processingSeconds.toFixed(1)} s until ready; ${upload.memorySource}): ${upload.aboveIdleMb.toFixed(1)} MB above idle, ` +

@@ -10,7 +10,8 @@
  * - the service's memory: its RSS idle before the upload (the median of 10 samples over 2 s, once a
  *   1 MiB upload has been taken and processed, unmeasured; the figure before it is printed too), and its
  *   peak (VmHWM reset before, and VmRSS sampled every 100 ms) while the bytes arrive, then while the
- *   finished upload is processed (sniffed, hashed, its duration read) until the asset is `ready`.
+ *   finished upload is processed (sniffed, hashed, its duration read) until the asset is `ready`;
+ * - the service's CPU (every thread's, from /proc) per MiB while the bytes arrive.
  *
  * The file is a mono 16-bit PCM WAV, so processing finds the type its asset declares. The bound of
  * issue 39: the peak at most `UPLOAD_RSS_BOUND_MB` above idle, whatever the file's size.
@@ -22,7 +23,7 @@ const path = require('node:path');
 const { settings, log, sleep } = require('./settings');
 const { call, expectStatus, median } = require('./runner');
 const { cleanups, startService, stopServer } = require('./processes');
-const { watchMemory } = require('./monitor');
+const { watchMemory, watchCpu } = require('./monitor');
 const { PASSWORD } = require('./seed');
 
 const DATABASE = 'bench_upload';
@@ -151,6 +152,10 @@ async function upload(service, token, assetId, file, size, chunkBytes) {
   }
 }
 
+function cpuText(msPerMib) {
+  return msPerMib === undefined ? 'not read' : `${msPerMib.toFixed(1)} ms per MiB`;
+}
+
 async function settled(service, token, assetId, timeoutMs = 600_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -200,7 +205,9 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
     await sleep(2_000);
     const idleKb = await idleRssKb(pid);
     const duringUpload = watchMemory(pid);
+    const cpuDuringUpload = watchCpu(pid);
     const uploadSeconds = await upload(service, token, assetId, source, size, chunkBytes);
+    const uploadCpu = cpuDuringUpload();
     const uploadMemory = duringUpload();
     const duringProcessing = watchMemory(pid);
     const processingStarted = performance.now();
@@ -220,13 +227,15 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
       uploadPeakKb: uploadMemory.peakKb,
       processingPeakKb: processingMemory.peakKb,
       processingSeconds,
+      // Clock ticks are hundredths of a second.
+      cpuMsPerMib: uploadCpu ? (uploadCpu.process * 10) / settings.uploadMib : undefined,
       memorySource: uploadMemory.source,
       boundMb: UPLOAD_RSS_BOUND_MB,
     };
     result.aboveIdleMb = (Math.max(result.uploadPeakKb, result.processingPeakKb) - idleKb) / 1024;
     result.holds = result.aboveIdleMb <= UPLOAD_RSS_BOUND_MB;
     log(
-      `    tus ${result.uploadMibPerSecond.toFixed(1)} MiB/s (${uploadSeconds.toFixed(2)} s), cp ${result.cpMibPerSecond.toFixed(1)} MiB/s (${cpSeconds.toFixed(2)} s); ` +
+      `    tus ${result.uploadMibPerSecond.toFixed(1)} MiB/s (${uploadSeconds.toFixed(2)} s, service CPU ${cpuText(result.cpuMsPerMib)}), cp ${result.cpMibPerSecond.toFixed(1)} MiB/s (${cpSeconds.toFixed(2)} s); ` +
         `RSS idle ${(coldIdleKb / 1024).toFixed(1)} MB before any upload, ${(idleKb / 1024).toFixed(1)} MB after a 1 MiB one, peak uploading ${(result.uploadPeakKb / 1024).toFixed(1)} MB, processing ${(result.processingPeakKb / 1024).toFixed(1)} MB ` +
         `(${processingSeconds.toFixed(1)} s): ${result.aboveIdleMb.toFixed(1)} MB above idle (bound ${UPLOAD_RSS_BOUND_MB})`,
     );
@@ -240,4 +249,4 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
   }
 }
 
-module.exports = { measureUpload, UPLOAD_RSS_BOUND_MB };
+module.exports = { measureUpload, cpuText, UPLOAD_RSS_BOUND_MB };

@@ -12,8 +12,9 @@ import type { DataStore, KvStore } from '@tus/utils';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough, Readable, Transform, type Writable } from 'node:stream';
+import { finished, PassThrough, Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { releaseWritten } from './received-chunks';
 
 /** An inclusive byte range of a stored file. */
 export interface ByteRange {
@@ -36,6 +37,23 @@ export abstract class AssetStorage {
   abstract size(id: string): Promise<number | null>;
   /** Whether the store holds an upload under the id, finished or not (tus created it). */
   abstract hasUpload(id: string): Promise<boolean>;
+
+  /**
+   * How far the upload under the id has come, as the tus server answers `HEAD` (its offset of its
+   * size), or null when the store holds no upload under it.
+   */
+  async uploadProgress(id: string): Promise<{ offset: number; size: number | undefined } | null> {
+    try {
+      const upload = await this.datastore.getUpload(id);
+      return { offset: upload.offset, size: upload.size };
+    } catch (error) {
+      // The datastores' own answers for no such upload (404) or one whose bytes are gone (410).
+      const status = (error as { status_code?: number }).status_code;
+      if (status === 404 || status === 410) return null;
+      throw error;
+    }
+  }
+
   /** A file derived from the upload (`thumbnail`), stored beside it. */
   abstract writeDerived(id: string, name: string, bytes: Buffer): Promise<void>;
   abstract readDerived(id: string, name: string): Readable;
@@ -74,9 +92,30 @@ export class DiskFileStore extends FileStore {
     return offset + received;
   }
 
-  /** The one place an upload's bytes reach the disk (at `start` of the upload's file). */
+  /**
+   * The one place an upload's bytes reach the disk (at `start` of the upload's file). Each chunk a
+   * request brought is released once its write completed (`releaseWritten`), not left to the
+   * garbage collector.
+   */
   openWrite(path: string, start: number): Writable {
-    return createWriteStream(path, { flags: 'r+', start });
+    const file = createWriteStream(path, { flags: 'r+', start });
+    return new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        file.write(chunk, (error) => {
+          if (!error) releaseWritten(chunk);
+          done(error ?? undefined);
+        });
+      },
+      final(done) {
+        // Done once the file is closed, as a pipeline into the file stream itself was.
+        finished(file, (error) => done(error));
+        file.end();
+      },
+      destroy(error, done) {
+        finished(file, () => done(error));
+        file.destroy(error ?? undefined);
+      },
+    });
   }
 
   uploadPath(id: string): string {

@@ -37,6 +37,13 @@ export class AssetUpload {
   @Prop({ type: Date, required: true })
   expiresAt: Date;
 
+  /**
+   * When the upload's last byte landed and the ticket became `processing`; null while it is open,
+   * and absent on tickets written before it was kept (read as long ago).
+   */
+  @Prop({ type: Date, default: null })
+  processingSince: Date | null;
+
   /** Tries at processing that missed their deadline (AssetProcessor); the asset is `errored` after a few. */
   @Prop({ type: Number, default: 0 })
   stalledTries: number;

@@ -89,9 +89,16 @@ export class AssetsRepository {
     return _id ? this.uploads.findOne({ _id }) : Promise.resolve(null);
   }
 
-  async markUploadProcessing(assetId: string): Promise<void> {
+  /** The upload's last byte landed: the ticket is `processing` from now. */
+  async markUploadProcessing(assetId: string, now = new Date()): Promise<void> {
     const _id = toObjectId(assetId);
-    if (_id) await this.uploads.updateOne({ _id }, { $set: { stage: 'processing' } });
+    if (_id) await this.uploads.updateOne({ _id }, { $set: { stage: 'processing', processingSince: now } });
+  }
+
+  /** The ticket is open again: the upload takes bytes and expires as a new one would. */
+  async reopenUpload(assetId: string): Promise<void> {
+    const _id = toObjectId(assetId);
+    if (_id) await this.uploads.updateOne({ _id }, { $set: { stage: 'open', processingSince: null } });
   }
 
   /** Counts one more try at processing that missed its deadline; how many there were, 0 when the ticket is gone. */

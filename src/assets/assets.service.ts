@@ -42,7 +42,12 @@ export type ProcessingOutcome = { ready: Partial<Asset> } | { error: AssetError 
  * is processed under a lease per asset (`asset-processing:<id>`, AssetProcessor), so one instance
  * works on it at a time and another takes it over only once a crashed holder's lease expired; it is
  * settled by a move guarded on `processing`, as every status change is guarded on the status it
- * leaves. An upload still open at its expiry (24 h after the asset's creation) is abandoned: the
+ * leaves. When the last byte lands, the ticket is marked `processing` (with the time) before the
+ * asset moves from `uploading` to `processing` (`asset.uploaded`); an instance that stops between
+ * the two leaves that move to the processor, which makes it under the asset's lease once the ticket
+ * has been `processing` for `processingGraceMs` (a live move is never raced: FerretDB does not apply
+ * a guarded update atomically, and two moves would record `asset.uploaded` twice), provided the
+ * store holds the whole upload; otherwise the ticket is open again and the upload resumable. An upload still open at its expiry (24 h after the asset's creation) is abandoned: the
  * sweep, one instance at a time (`assets:expiry`), makes the asset `errored` (`upload_expired`) and
  * removes its bytes. An asset that ends `errored` or is deleted has its bytes removed after its
  * record changed, and an upload ticket outlives neither: a ticket whose asset is gone has its bytes
@@ -211,6 +216,8 @@ export class AssetsService {
   async uploadTerminated(scope: TenantScope, id: string): Promise<void> {
     await this.storage.remove(id);
     await this.assets.moveStatus(scope, id, ['uploading'], 'waiting');
+    // A ticket a stopped finish left `processing` would otherwise outlive the bytes it was marked for.
+    await this.assets.reopenUpload(id);
   }
 
   /** The last byte landed (tus's `onUploadFinish`): the asset is `processing`, recorded as `asset.uploaded`. */
@@ -246,18 +253,48 @@ export class AssetsService {
   /**
    * The asset being processed, with its tenant; null when it is not `processing`. Its ticket is
    * closed only once the asset is past processing (`ready`, `errored`) or gone: `uploadFinished`
-   * marks the ticket before it moves the asset, and a sweep in between, on any instance, finds the
-   * asset still `uploading`. Closing the ticket then left the asset `processing` with no ticket, so
-   * never processed.
+   * marks the ticket before it moves the asset, so a sweep in between, on any instance, finds the
+   * asset still `uploading`, and closing the ticket then would leave the asset `processing` with
+   * nothing to process it. A ticket `processing` past the grace whose asset has not moved is a
+   * finish that stopped half-way: it is completed here (`finishStoppedUpload`).
    */
-  async processing(assetId: string): Promise<Asset | null> {
+  async processing(assetId: string, now = new Date()): Promise<Asset | null> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return null;
-    const asset = await this.assets.findById(tenantScope(upload.accountId, String(upload.projectId)), assetId);
-    if (asset?.status === 'processing') return asset;
-    if (!asset) await this.discardBytes(assetId);
-    else if (asset.status === 'ready' || asset.status === 'errored') await this.assets.closeUpload(assetId);
-    return null;
+    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    const asset = await this.assets.findById(scope, assetId);
+    if (!asset) {
+      await this.discardBytes(assetId);
+      return null;
+    }
+    if (asset.status === 'processing') return asset;
+    if (asset.status === 'ready' || asset.status === 'errored') {
+      await this.assets.closeUpload(assetId);
+      return null;
+    }
+    // A ticket from before the time was kept has been processing for longer than any grace.
+    const since = upload.processingSince?.getTime() ?? 0;
+    if (now.getTime() - since < this.config.processingGraceMs) return null;
+    return this.finishStoppedUpload(scope, asset);
+  }
+
+  /**
+   * What `uploadFinished` left undone when its instance stopped after marking the ticket: the asset,
+   * still `uploading` (or `waiting` after a termination), moves to `processing` with its
+   * `asset.uploaded` when the store holds every byte of it; otherwise the ticket is open again, so
+   * the upload resumes and expires as any open one.
+   */
+  private async finishStoppedUpload(scope: TenantScope, asset: Asset): Promise<Asset | null> {
+    const id = String(asset._id);
+    const stored = asset.status === 'uploading' ? await this.storage.uploadProgress(id) : null;
+    if (!stored || stored.offset !== asset.size) {
+      this.logger.warn(`Asset ${id}: its upload ticket was processing but the store holds ${stored?.offset ?? 0} of its ${asset.size} bytes; the upload is open again`);
+      await this.assets.reopenUpload(id);
+      return null;
+    }
+    const moved = await this.assets.moveStatus(scope, id, ['uploading'], 'processing', {}, 'asset.uploaded');
+    if (moved) this.logger.warn(`Asset ${id}: its upload finished but the asset was still uploading; moved to processing`);
+    return moved;
   }
 
   /** One more try at processing the asset missed its deadline: how many have, 0 when it is settled already. */

@@ -2,10 +2,13 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Server, type Upload } from '@tus/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { finished } from 'node:stream';
+import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import { assetsConfig } from '../config/assets.config';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
 import { Leases } from '../leases/leases.service';
+import { markReceived } from './received-chunks';
 import { LeaseLocker } from './upload-locker';
 
 /** `/assets/<id>/upload` (the API's credentials) or `/uploads/<id>/<token>` (the one-time URL): the asset's id. */
@@ -16,15 +19,74 @@ export function uploadIdOf(url: string): string | undefined {
   return (match?.[1] ?? match?.[2])?.toLowerCase();
 }
 
+/** Longest a stop waits for the tus requests under way. */
+const STOP_WAIT_MS = 5_000;
+/** Bytes of a request's body read ahead of the store: the socket is paused past them. */
+const BODY_AHEAD_BYTES = 64 * 1024;
+
+/**
+ * The request's body as a web stream of the very chunks Node read, counted in bytes: past
+ * `BODY_AHEAD_BYTES` not yet taken by the store, the request is paused (back-pressure to the
+ * socket), and a cancelled stream destroys the request, as `Readable.toWeb` does. Unlike
+ * `Readable.toWeb`, which srvx's `NodeRequest` uses and which copies every chunk into a new
+ * `Uint8Array`, nothing is copied: every byte received is allocated once, not twice, and the file
+ * store frees each chunk once written (`received-chunks.ts`).
+ */
+export function uploadBody(incoming: IncomingMessage): ReadableStream<Uint8Array> {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const onData = (chunk: Buffer) => {
+    markReceived(chunk);
+    controller.enqueue(chunk);
+    if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
+  };
+  const cleanup = finished(incoming, (error) => {
+    cleanup();
+    incoming.off('data', onData);
+    if (!error) return controller.close();
+    // A client gone mid-body, as `Readable.toWeb` reports it: the tus server answers it as aborted.
+    const premature = (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
+    controller.error(premature ? new DOMException('The request was aborted', 'AbortError') : error);
+  });
+  incoming.on('data', onData);
+  return new ReadableStream<Uint8Array>(
+    {
+      start: (started) => {
+        controller = started;
+      },
+      pull: () => {
+        incoming.resume();
+      },
+      cancel: (reason) => {
+        incoming.destroy(reason instanceof Error ? reason : undefined);
+      },
+    },
+    { highWaterMark: BODY_AHEAD_BYTES, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/** srvx's request of the tus server (what `Server.handle` makes), its body read by `uploadBody`. */
+function uploadRequest(incoming: IncomingMessage, response: ServerResponse): Request {
+  const request = new NodeRequest({ req: incoming, res: response });
+  const method = incoming.method;
+  let body: ReadableStream<Uint8Array> | null | undefined;
+  // An own property: it comes before srvx's getter, which the request's other members read too.
+  Object.defineProperty(request, 'body', {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      if (body === undefined) body = method === 'GET' || method === 'HEAD' ? null : uploadBody(incoming);
+      return body;
+    },
+  });
+  return request;
+}
+
 /**
  * The tus 1.0 server (`@tus/server`) on the asset storage's datastore. Each upload URL names its
  * asset, and the upload's id is the asset's: a client creates the upload with `POST` to the URL it
  * was given, which is also the upload's own URL (`Location`). Who may use a URL, and whether the
  * asset takes the upload, is checked before a request gets here (UploadsController).
  */
-/** Longest a stop waits for the tus requests under way. */
-const STOP_WAIT_MS = 5_000;
-
 @Injectable()
 export class TusUploads implements OnModuleDestroy {
   private readonly server: Server;
@@ -50,9 +112,11 @@ export class TusUploads implements OnModuleDestroy {
     });
   }
 
+  /** As `Server.handle`, with the body read by `uploadBody`. */
   handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     this.inFlight++;
-    return this.server.handle(request, response).finally(() => {
+    const answered = this.server.handleWeb(uploadRequest(request, response)).then((answer) => sendNodeResponse(response, answer));
+    return answered.finally(() => {
       if (--this.inFlight === 0) this.idle?.();
     });
   }

@@ -23,6 +23,12 @@ export const assetsConfig = configNamespace('assets', (env) => ({
   uploadTtlMs: 24 * 3600_000,
   /** How often each instance looks for uploads to process (one crashed mid-way included) and for expired ones. */
   sweepIntervalMs: env.NODE_ENV === 'test' ? 500 : 5_000,
+  /**
+   * How long a finished upload's ticket is left to the instance that marked it before a processor
+   * moves its asset on in its stead (that instance stopped between the ticket and the asset): long
+   * enough that a live move is never raced, since two moves would record `asset.uploaded` twice.
+   */
+  processingGraceMs: 60_000,
   /** How long one instance holds an asset it processes; a holder that crashed lets another take it after this. */
   processingLeaseMs: 10 * 60_000,
   /**

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Types } from 'mongoose';
+import { AssetsRepository } from '../../src/assets/assets.repository';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { OCTETS, pathOf, pngFixture, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
 import { createContentProject } from '../support/content';
@@ -260,6 +261,71 @@ describe('assets', () => {
     expect((await t.http.get(`/assets/${asset.id}`, as())).body.status).toBe('processing');
     await t.db.collection('leases').updateOne({ _id: lease as never }, { $set: { expiresAt: new Date(Date.now() - 1) } });
     expect(await settledAsset(t.http, asset.id, owner.token)).toMatchObject({ status: 'ready', sha256: sha256(png), width: 40, height: 24 });
+  });
+
+  describe('an instance that stops between marking the ticket and moving the asset', () => {
+    const ticketOf = (id: string) => t.db.collection('asset_uploads').findOne({ _id: new Types.ObjectId(id) });
+    const statusOf = async (id: string) => (await t.http.get(`/assets/${id}`, as())).body.status as string;
+    /** Lets several of the processor's sweeps (every 0.5 s in tests) go by. */
+    const sweeps = () => new Promise((done) => setTimeout(done, 2_000));
+
+    /** The upload's move to `processing` fails once, as if its instance stopped right before it. */
+    const stopBeforeTheMove = () => {
+      const repository = t.app.get(AssetsRepository);
+      const move = repository.moveStatus.bind(repository);
+      let stopped = false;
+      return jest.spyOn(repository, 'moveStatus').mockImplementation((...args) => {
+        if (args[3] === 'processing' && !stopped) {
+          stopped = true;
+          return Promise.reject(new Error('the instance stopped'));
+        }
+        return move(...args);
+      });
+    };
+
+    it('is finished by the processor once the grace has passed: ready, asset.uploaded recorded once', async () => {
+      const png = await pngFixture();
+      const { asset, upload: target } = await createAsset({ size: png.length });
+      const url = pathOf(target.url);
+      expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(png.length) } })).status).toBe(201);
+      const stop = stopBeforeTheMove();
+      try {
+        const sent = await t.http.request('PATCH', url, undefined, { raw: png, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } });
+        expect(sent.status).toBe(500);
+      } finally {
+        stop.mockRestore();
+      }
+      const ticket = await ticketOf(asset.id);
+      expect(ticket).toMatchObject({ stage: 'processing', processingSince: expect.any(Date) });
+      // Within the grace, the sweeps leave it: a live finish could still be moving it.
+      await sweeps();
+      expect(await statusOf(asset.id)).toBe('uploading');
+      expect((await ticketOf(asset.id))?.stage).toBe('processing');
+
+      await t.db.collection('asset_uploads').updateOne({ _id: new Types.ObjectId(asset.id) }, { $set: { processingSince: new Date(Date.now() - 61_000) } });
+      expect(await settledAsset(t.http, asset.id, owner.token)).toMatchObject({ status: 'ready', sha256: sha256(png), width: 40, height: 24 });
+      expect(await eventTypes(asset.id)).toEqual(['asset.created', 'asset.ready', 'asset.uploaded']);
+    });
+
+    it('opens the upload again when the store does not hold every byte, and it resumes; a ticket without the time counts as old', async () => {
+      const png = await pngFixture();
+      const { asset, upload: target } = await createAsset({ size: png.length });
+      const url = pathOf(target.url);
+      expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(png.length) } })).status).toBe(201);
+      const half = Math.floor(png.length / 2);
+      expect((await t.http.request('PATCH', url, undefined, { raw: png.subarray(0, half), headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } })).status).toBe(204);
+      // A ticket marked processing by a release that did not keep the time, over half the bytes.
+      await t.db.collection('asset_uploads').updateOne({ _id: new Types.ObjectId(asset.id) }, { $set: { stage: 'processing' }, $unset: { processingSince: '' } });
+      for (let i = 0; i < 50 && (await ticketOf(asset.id))?.stage !== 'open'; i++) await new Promise((done) => setTimeout(done, 100));
+      expect(await ticketOf(asset.id)).toMatchObject({ stage: 'open', processingSince: null });
+      expect(await statusOf(asset.id)).toBe('uploading');
+
+      const head = await fetch(`${t.baseUrl}${url}`, { method: 'HEAD', headers: TUS });
+      expect(head.headers.get('upload-offset')).toBe(String(half));
+      expect((await t.http.request('PATCH', url, undefined, { raw: png.subarray(half), headers: { ...TUS, ...OCTETS, 'upload-offset': String(half) } })).status).toBe(204);
+      expect(await settledAsset(t.http, asset.id, owner.token)).toMatchObject({ status: 'ready', sha256: sha256(png) });
+      expect(await eventTypes(asset.id)).toEqual(['asset.created', 'asset.ready', 'asset.uploaded']);
+    });
   });
 
   it('expires an upload not finished in time: errored upload_expired, bytes removed', async () => {
