@@ -50,4 +50,14 @@ describe('uploadBody', () => {
     await reader.cancel(new Error('store failed'));
     expect(incoming.destroyed).toBe(true);
   });
+
+  it('takes nothing more once cancelled, whatever the request still emits', async () => {
+    const incoming = request();
+    const reader = uploadBody(incoming as unknown as IncomingMessage).getReader();
+    await reader.cancel();
+    // What a request's stream could still emit after the reader left: nothing may throw.
+    expect(() => incoming.emit('data', Buffer.alloc(KiB))).not.toThrow();
+    expect(() => incoming.emit('end')).not.toThrow();
+    await tick();
+  });
 });

@@ -34,7 +34,10 @@ const BODY_AHEAD_BYTES = 64 * 1024;
  */
 export function uploadBody(incoming: IncomingMessage): ReadableStream<Uint8Array> {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  // Once cancelled, the stream takes nothing more: enqueue, close or error on it would throw from an event listener.
+  let open = true;
   const onData = (chunk: Buffer) => {
+    if (!open) return;
     markReceived(chunk);
     controller.enqueue(chunk);
     if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
@@ -42,6 +45,8 @@ export function uploadBody(incoming: IncomingMessage): ReadableStream<Uint8Array
   const cleanup = finished(incoming, (error) => {
     cleanup();
     incoming.off('data', onData);
+    if (!open) return;
+    open = false;
     if (!error) return controller.close();
     // A client gone mid-body, as `Readable.toWeb` reports it: the tus server answers it as aborted.
     const premature = (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
@@ -57,6 +62,7 @@ export function uploadBody(incoming: IncomingMessage): ReadableStream<Uint8Array
         incoming.resume();
       },
       cancel: (reason) => {
+        open = false;
         incoming.destroy(reason instanceof Error ? reason : undefined);
       },
     },
