@@ -8,7 +8,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { ContentListQuery } from '../common/paging/content-list.query';
 import { assetsConfig } from '../config/assets.config';
 import { Leases } from '../leases/leases.service';
-import { tenantScope, type TenantScope } from '../tenancy/tenant-scope';
+import { scopeOfRecord, type TenantScope } from '../tenancy/tenant-scope';
 import type { Asset, AssetError, AssetStatus } from './asset.schema';
 import { AssetStorage } from './asset-storage';
 import { toAssetResponse } from './assets.mapper';
@@ -163,7 +163,7 @@ export class AssetsService {
   async byContentToken(token: string): Promise<{ scope: TenantScope; asset: Asset } | null> {
     const grant = verifyContentGrant(this.config.contentUrlKey, token);
     if (!grant) return null;
-    const scope = tenantScope(grant.accountId, grant.projectId);
+    const scope = scopeOfRecord(grant);
     const asset = await this.assets.findById(scope, grant.assetId);
     return asset ? { scope, asset } : null;
   }
@@ -177,7 +177,7 @@ export class AssetsService {
     const given = Buffer.from(hashToken(token), 'hex');
     const stored = Buffer.from(upload.tokenHash, 'hex');
     if (given.length !== stored.length || !timingSafeEqual(given, stored)) return null;
-    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    const scope = scopeOfRecord(upload);
     const asset = await this.assets.findById(scope, assetId);
     return asset ? { scope, asset } : null;
   }
@@ -224,7 +224,7 @@ export class AssetsService {
   async uploadFinished(assetId: string): Promise<void> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return;
-    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    const scope = scopeOfRecord(upload);
     await this.assets.markUploadProcessing(assetId);
     await this.assets.moveStatus(scope, assetId, ['uploading'], 'processing', {}, 'asset.uploaded');
     // This instance starts on it at once; every instance's processor also polls.
@@ -241,7 +241,7 @@ export class AssetsService {
   async settle(assetId: string, outcome: ProcessingOutcome): Promise<void> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return;
-    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    const scope = scopeOfRecord(upload);
     if ('ready' in outcome) {
       await this.assets.moveStatus(scope, assetId, ['processing'], 'ready', outcome.ready, 'asset.ready');
     } else {
@@ -261,7 +261,7 @@ export class AssetsService {
   async processing(assetId: string, now = new Date()): Promise<Asset | null> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return null;
-    const scope = tenantScope(upload.accountId, String(upload.projectId));
+    const scope = scopeOfRecord(upload);
     const asset = await this.assets.findById(scope, assetId);
     if (!asset) {
       await this.discardBytes(assetId);
@@ -307,7 +307,7 @@ export class AssetsService {
     const expired = await this.assets.expiredUploads(now, 100);
     for (const upload of expired) {
       const id = String(upload._id);
-      const scope = tenantScope(upload.accountId, String(upload.projectId));
+      const scope = scopeOfRecord(upload);
       await this.fail(scope, id, ['waiting', 'uploading'], { code: 'upload_expired', message: 'The upload was not finished by its expiry' });
       await this.discardBytes(id);
     }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CollaboratorsService } from '../collaborators/collaborators.service';
-import { tenantScope } from '../tenancy/tenant-scope';
+import { scopeOfRecord } from '../tenancy/tenant-scope';
 import { LegacyDataRepository } from './legacy-data.repository';
 
 /**
@@ -20,7 +20,7 @@ export class ChannelOwnersMigration {
   async run(): Promise<number> {
     let added = 0;
     for (const channel of await this.legacy.ownerlessChannels()) {
-      const scope = tenantScope(String(channel.accountId), String(channel.projectId));
+      const scope = scopeOfRecord(channel);
       if (await this.collaborators.addOwnerUnlessPresent(scope, String(channel.channelId), String(channel.ownerId))) added += 1;
     }
     return added;

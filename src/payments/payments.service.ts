@@ -30,7 +30,7 @@ import { KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
 import { Leases } from '../leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
-import { tenantScope, type TenantScope } from '../tenancy/tenant-scope';
+import { scopeOfRecord, type TenantScope } from '../tenancy/tenant-scope';
 import { PaymentsRepository } from './payments.repository';
 
 const PAYMENT_BUSY = 'Another change to this payment is in progress; retry the request';
@@ -279,7 +279,7 @@ export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy 
     let settled = 0;
     for (const left of await this.refunds.pendingBefore(new Date(Date.now() - graceMs), 100)) {
       if (!left.accountId) continue;
-      const scope = tenantScope(left.accountId, String(left.projectId), { id: left.requestId, idempotencyKey: left.idempotencyKey });
+      const scope = scopeOfRecord({ accountId: left.accountId, projectId: left.projectId }, { id: left.requestId, idempotencyKey: left.idempotencyKey });
       const done = await this.leases.tryWithLease(`payment:${String(left.paymentId)}`, REFUND_SWEEP_HOLD_MS, async () => {
         const refund = await this.refunds.findById(scope, left._id);
         if (refund?.status !== 'pending') return true;

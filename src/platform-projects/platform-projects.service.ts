@@ -7,7 +7,7 @@ import { Types } from 'mongoose';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
 import { API_NAMES, type ApiName } from '../tenancy/api-names';
 import type { ProjectLookup } from '../tenancy/tenancy-lookups';
-import { tenantScope } from '../tenancy/tenant-scope';
+import { scopeOfRecord } from '../tenancy/tenant-scope';
 import { CreatePlatformProjectDto, UpdatePlatformProjectDto } from './dto/platform-project.dto';
 import { PlatformProjectView } from './dto/platform-project.response';
 import { PlatformProject } from './platform-project.schema';
@@ -136,7 +136,7 @@ export class PlatformProjectsService implements ProjectLookup {
   async delete(audit: AuditContext, accountId: string, projectId: string): Promise<void> {
     const project = await this.require(accountId, projectId);
     if (project.isDefault) throw new ConflictException(DEFAULT_PROJECT_UNDELETABLE);
-    const question: PlatformProjectDeletingEvent = { scope: tenantScope(accountId, String(project._id)) };
+    const question: PlatformProjectDeletingEvent = { scope: scopeOfRecord({ accountId, projectId: project._id }) };
     const answers: unknown[] = await this.events.emitAsync(PLATFORM_PROJECT_DELETING, question);
     if (answers.some((holdsRecords) => holdsRecords === true)) throw new ConflictException(PLATFORM_PROJECT_NOT_EMPTY);
     const deletedNow = await this.trail.record(

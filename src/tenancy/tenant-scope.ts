@@ -5,8 +5,8 @@ declare const scopeBrand: unique symbol;
 /**
  * The platform project a request acts in, and its account. Every service or repository method that
  * reads or writes a tenant's record takes one as a required argument, so forgetting the tenant fails
- * to compile. Only the tenancy guard (and the migration) make scopes: the brand keeps an object
- * literal from passing for one.
+ * to compile. The tenancy guard makes one for each request, and `scopeOfRecord` one for work resumed
+ * later from a record that names its tenant; the brand keeps an object literal from passing for one.
  */
 export interface TenantScope {
   readonly accountId: string;
@@ -32,6 +32,14 @@ const NO_REQUEST: RequestOrigin = Object.freeze({ id: null, idempotencyKey: null
 
 export function tenantScope(accountId: string, projectId: string, origin: RequestOrigin = NO_REQUEST): TenantScope {
   return Object.freeze({ accountId, projectId, origin }) as TenantScope;
+}
+
+/**
+ * The scope a stored record names (an upload ticket, a signed content grant, a refund left to
+ * settle, a channel being migrated): for work done later, off the request that wrote the record.
+ */
+export function scopeOfRecord(record: { accountId: string | Types.ObjectId; projectId: string | Types.ObjectId }, origin: RequestOrigin = NO_REQUEST): TenantScope {
+  return tenantScope(String(record.accountId), String(record.projectId), origin);
 }
 
 /** The field every tenant-owned document carries. */
