@@ -97,10 +97,16 @@ export class Records<T> {
    * Inserts a record made of `filter`'s values and `fields` unless one matching `filter` exists: the
    * new record's id, or null when one was there. One upsert, where an insert against the unique index
    * would fail (and fill the database's log) on every key already taken; two at once can still both
-   * miss, and the second then fails with a duplicate key, as an insert would.
+   * miss, and the second then fails with a duplicate key, as an insert would. A record already there
+   * is not written at all, its `updatedAt` included (Mongoose's timestamps would `$set` it): FerretDB
+   * applies any change by writing back the whole document it read, which could undo a write that
+   * landed meanwhile (an idempotency key completed by its own request, reopened by a retry's upsert).
    */
   async insertUnlessExists(filter: Conditions, fields: AnyKeys<T>): Promise<Types.ObjectId | null> {
-    const result = await this.model.updateOne(trustedFilter(filter), { $setOnInsert: fields } as UpdateQuery<T>, { upsert: true }).exec();
+    const now = new Date();
+    const stamps = this.model.schema.get('timestamps') ? { createdAt: now, updatedAt: now } : {};
+    const insert = { $setOnInsert: { ...stamps, ...fields } } as UpdateQuery<T>;
+    const result = await this.model.updateOne(trustedFilter(filter), insert, { upsert: true, timestamps: false }).exec();
     return result.upsertedCount > 0 ? (result.upsertedId as Types.ObjectId) : null;
   }
 

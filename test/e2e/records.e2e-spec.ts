@@ -99,6 +99,20 @@ describe('Records and TenantRecords', () => {
     expect(sum.total).toBe(5);
   });
 
+  it('inserts unless one exists, and then writes nothing to the one there, its updatedAt included', async () => {
+    const schema = new Schema<Note & { createdAt: Date; updatedAt: Date }>({ title: { type: String, required: true }, count: { type: Number, default: 0 } }, { versionKey: false, timestamps: true });
+    schema.plugin(tenantOwned);
+    const stamped = new TenantRecords(connection.model('StampedNote', schema));
+    const id = await stamped.insertUnlessExists(mine, { title: 'Once' }, { count: 1 });
+    expect(id).toBeInstanceOf(Types.ObjectId);
+    const first = await stamped.findById<{ createdAt: Date; updatedAt: Date; count: number }>(mine, String(id));
+    expect(first?.createdAt).toBeInstanceOf(Date);
+    expect(first?.updatedAt).toEqual(first?.createdAt);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await stamped.insertUnlessExists(mine, { title: 'Once' }, { count: 2 })).toBeNull();
+    expect(await stamped.findById(mine, String(id))).toEqual(first);
+  });
+
   it('refuses a model that is not tenant-owned', () => {
     const model = connection.model('Loose', new Schema({ title: String }));
     expect(() => new TenantRecords(model)).toThrow(NotTenantOwnedError);
