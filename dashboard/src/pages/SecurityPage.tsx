@@ -148,7 +148,10 @@ function TotpSection() {
 
 function TotpEnrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   const begin = $api.useMutation('post', '/api/v1/me/mfa/totp');
-  const verify = $api.useMutation('post', '/api/v1/me/mfa/totp/verify', FACTORS);
+  // The codes are handed up from the mutation itself, not from `mutate`'s callback: the factors'
+  // refetch this answer causes shows the app as on, which unmounts this form, and a callback given to
+  // `mutate` is dropped once its component is gone (the codes were then never shown).
+  const verify = $api.useMutation('post', '/api/v1/me/mfa/totp/verify', { ...FACTORS, onSuccess: (answer) => onEnabled(answer.recoveryCodes) });
   const [code, setCode] = useState('');
   const [qr, setQr] = useState<string | undefined>();
   const uri = begin.data?.uri;
@@ -164,7 +167,7 @@ function TotpEnrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    verify.mutate({ body: { code } }, { onSuccess: (answer) => onEnabled(answer.recoveryCodes) });
+    verify.mutate({ body: { code } });
   }
 
   if (!begin.data) {
