@@ -9,11 +9,11 @@
  * nothing between the request and the file store's writer keeps one either (the tus server's
  * streams hand chunks on as they are), so no reader is left when the memory goes. Without this,
  * every byte received stayed allocated until the next mark-compact, and V8 lets such garbage grow
- * with the heap's size (about 0.3 of it) before it runs one: 20-30 MB above idle for the service
- * during any upload (bench/README.md, "Upload"). `received-chunks.spec.ts` fails if Node ever hands
- * a body's chunks out of a buffer it shares or reuses. What the tus server's streams do with a chunk
- * was read in the version `RELEASE_WRITTEN_FOR` names: on another, nothing is released (the fence of
- * src/database/patches), and the spec fails until they are read again.
+ * with the heap's size before it runs one, so an upload held memory in proportion to the heap, not
+ * to its chunk (bench/README.md, "Upload", measures it). `received-chunks.spec.ts` fails if Node
+ * ever hands a body's chunks out of a buffer it shares or reuses. What the tus server's streams do
+ * with a chunk was read in the version `RELEASE_WRITTEN_FOR` names: on another, nothing is released
+ * (the fence of src/database/patches), and the spec fails until they are read again.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
