@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
@@ -5,7 +6,7 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { eventsIn, fencedOutbox, holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
+import { fencedOutbox, holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { asJson, eventBody, newEventId, type PublishedEvent } from './event-body';
 import type { PendingDeletion } from './event.schema';
@@ -24,14 +25,6 @@ type StoredRecord = WithOutbox<{ _id: Types.ObjectId; projectId: Types.ObjectId 
 interface EventSource {
   records: Records<unknown>;
   toObject: EventObject<unknown>;
-}
-
-/** A write whose answer was lost and whose record could not be read (`settleLater`). */
-interface UnsettledWrite {
-  source: EventSource;
-  filter: { _id: unknown; projectId: Types.ObjectId };
-  eventId: string;
-  happened(yes: boolean): void;
 }
 
 /** The lease under which one instance at a time sweeps. */
@@ -57,8 +50,6 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private sweepTimer?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
   private stopRetention?: () => void;
-  private unsettled: UnsettledWrite[] = [];
-  private unsettledTimer?: NodeJS.Timeout;
   private closing = false;
 
   constructor(
@@ -96,7 +87,6 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     clearInterval(this.sweepTimer);
     this.closing = true;
-    clearTimeout(this.unsettledTimer);
     this.stopRetention?.();
     await this.sweeping;
   }
@@ -119,11 +109,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
         }
       },
       relayOutboxes: (_scope, records) => this.relayOutboxes(source, records as unknown as StoredRecord[]),
-      settleLater: (scope, _id, eventId) =>
-        new Promise((happened) => {
-          this.unsettled.push({ source, filter: { _id, projectId: new Types.ObjectId(scope.projectId) }, eventId, happened });
-          this.settleUnsettledSoon();
-        }),
+      settleLater: (scope, _id, eventId) => this.readUntilAnswered(source, { _id, projectId: new Types.ObjectId(scope.projectId) }, eventId),
       deletion: (scope, type, records) => this.intendDeletion(source, scope, type, records as unknown as StoredRecord[]),
     };
   }
@@ -163,7 +149,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private async relayOutboxes(source: EventSource, records: readonly StoredRecord[]): Promise<void> {
     const retained = Date.now() - this.config.retentionDays * DAY_MS;
     const candidates = records.flatMap((record) =>
-      eventsIn(record[OUTBOX])
+      (record[OUTBOX] ?? [])
         .filter((event) => !this.recorded.has(event.id) && new Date(event.createdAt).getTime() > retained)
         .map((event) => ({ record, event })),
     );
@@ -184,25 +170,24 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     for (const event of events) this.recorded.set(event.id, true);
   }
 
-  /** Reads the records of the writes left unsettled again in a moment, and so on until none is left (see `settleLater`). */
-  private settleUnsettledSoon(): void {
-    if (this.closing || this.unsettledTimer || this.unsettled.length === 0) return;
-    this.unsettledTimer = setTimeout(async () => {
-      const writes = this.unsettled;
-      this.unsettled = [];
-      for (const write of writes) {
-        try {
-          const record = (await write.source.records.findOne(write.filter, { include: [OUTBOX] })) as StoredRecord | null;
-          const happened = holdsEvent(record, write.eventId);
-          if (happened) await this.relayOutboxes(write.source, [record!]);
-          write.happened(happened);
-        } catch {
-          this.unsettled.push(write);
-        }
+  /**
+   * Reads the record of a write whose answer was lost every second until the database answers: the
+   * write happened when the record's outbox holds its event (then relayed). Never settles once the
+   * instance is closing: the request's `Idempotency-Key` stays held until its lease lapses.
+   */
+  private async readUntilAnswered(source: EventSource, filter: { _id: unknown; projectId: Types.ObjectId }, eventId: string): Promise<boolean> {
+    for (;;) {
+      await sleep(UNSETTLED_RETRY_MS, undefined, { ref: false });
+      if (this.closing) return new Promise<never>(() => undefined);
+      try {
+        const record = (await source.records.findOne(filter, { include: [OUTBOX] })) as StoredRecord | null;
+        const happened = holdsEvent(record, eventId);
+        if (happened) await this.relayOutboxes(source, [record!]);
+        return happened;
+      } catch {
+        // Not answered yet: read again.
       }
-      this.unsettledTimer = undefined;
-      this.settleUnsettledSoon();
-    }, UNSETTLED_RETRY_MS).unref();
+    }
   }
 
   /** One pending event a record, the record as it was, naming the outbox its delete is guarded on. */
@@ -254,7 +239,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
 /** The ids of the record's outbox's events, null when it has none. */
 function outboxIds(record: StoredRecord): string[] | null {
-  return Array.isArray(record[OUTBOX]) ? record[OUTBOX].map((pending) => pending.id) : null;
+  return record[OUTBOX]?.map((pending) => pending.id) ?? null;
 }
 
 function pendingEvent(scope: TenantScope, type: string, before: Record<string, unknown> | null): PendingEvent {

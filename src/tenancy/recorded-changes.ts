@@ -65,31 +65,22 @@ export class UnsettledChange extends ServiceUnavailableException {
 }
 
 /**
- * The events of a stored outbox. Anything but a list (a string of an earlier, unreleased build) names
- * none here, and the record's next recorded change replaces it as it is.
- */
-export function eventsIn(outbox: unknown): PendingEvent[] {
-  return Array.isArray(outbox) ? (outbox as PendingEvent[]) : [];
-}
-
-/**
  * The condition a record meets while its outbox is still `outbox` (as stored): a write guarded on
  * it replaces nothing unread. Put it inside `$and` or `$or`: Mongoose casts a top-level path into an
  * array of mixed values so that it never matches.
  */
-export function sameOutbox(outbox: unknown): Record<string, unknown> {
-  if (outbox === undefined || outbox === null) return { [OUTBOX]: null };
-  if (!Array.isArray(outbox)) return { [OUTBOX]: outbox };
+export function sameOutbox(outbox: PendingEvent[] | null | undefined): Record<string, unknown> {
+  if (!outbox) return { [OUTBOX]: null };
   if (outbox.length === 0) return { [OUTBOX]: { $size: 0 } };
-  return { [`${OUTBOX}.id`]: (outbox[0] as PendingEvent).id };
+  return { [`${OUTBOX}.id`]: outbox[0].id };
 }
 
 /** An outbox that no longer meets `sameOutbox(outbox)` and holds no event: what a fence writes once `outbox` is relayed. */
-export function fencedOutbox(outbox: unknown): [] | null {
-  return Array.isArray(outbox) && outbox.length === 0 ? null : [];
+export function fencedOutbox(outbox: PendingEvent[] | null | undefined): [] | null {
+  return outbox?.length === 0 ? null : [];
 }
 
 /** Whether the record's outbox holds this event: how a write whose answer was lost is known to have happened. */
 export function holdsEvent(record: WithOutbox<unknown> | null, eventId: string): boolean {
-  return eventsIn(record?.[OUTBOX]).some((event) => event.id === eventId);
+  return (record?.[OUTBOX] ?? []).some((event) => event.id === eventId);
 }
