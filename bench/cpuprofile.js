@@ -300,7 +300,9 @@ function cli(argv) {
   if (options.results) {
     const results = JSON.parse(fs.readFileSync(options.results, 'utf8'));
     const side = options.side ?? 'service';
-    const scenario = results.scenarios.find((row) => row.key === options.scenario);
+    // The webhook cost's rounds, cut the same way: `--scenario webhooks`.
+    const webhooks = results.webhookCost && { key: 'webhooks', title: 'webhook cost', rounds: results.webhookCost.rounds };
+    const scenario = [...results.scenarios, ...(webhooks ? [webhooks] : [])].find((row) => row.key === options.scenario);
     if (!scenario) {
       process.stderr.write(`no scenario ${options.scenario} in ${options.results}: ${results.scenarios.map((row) => row.key).join(', ')}\n`);
       process.exit(2);

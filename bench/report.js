@@ -343,7 +343,7 @@ function report(run) {
       sides: webhookCost.sides,
       rounds: webhookCost.rounds.map((pair) =>
         Object.fromEntries(
-          ['service', 'baseline'].map((name) => [name, { rps: pair[name].rps, cpuMicrosPerRequest: pair[name].cpuMicrosPerRequest, delivered: pair[name].delivered, drainMs: pair[name].drainMs, deliveriesPerSecond: pair[name].deliveriesPerSecond }]),
+          ['service', 'baseline'].map((name) => [name, { rps: pair[name].rps, total: pair[name].total, window: pair[name].window, cpuMicrosPerRequest: pair[name].cpuMicrosPerRequest, delivered: pair[name].delivered, drainMs: pair[name].drainMs, deliveriesPerSecond: pair[name].deliveriesPerSecond }]),
         ),
       ),
     },
