@@ -8,9 +8,9 @@ export const eventsConfig = configNamespace('events', (env) => ({
   sweepIntervalMs: 15_000,
   /** How old a change or a pending delete must be before the sweep takes it: its own request publishes it first. */
   sweepGraceMs: 30_000,
-  /** How far back, before the grace, a sweep reads changed records at least (several sweeps cover each change); further, to the end of the last sweep that finished. */
-  sweepLookBackMs: 5 * 60_000,
-  /** The same, for an instance's first sweep: it covers changes left while every instance was stopped. */
+  /** How far before the end of the last sweep that finished a sweep reads changed records again: a writer's clock may be behind the sweeper's. */
+  sweepLookBackMs: 60_000,
+  /** How far back the first sweep of a database reads, before the grace: no sweep has finished yet. */
   sweepStartLookBackMs: 24 * 3600_000,
   webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
   retryScheduleSeconds: env.WEBHOOK_RETRY_SCHEDULE.split(',').map((seconds) => Number(seconds.trim())),

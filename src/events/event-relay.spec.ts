@@ -11,23 +11,33 @@ describe('the events sweep', () => {
     jest.restoreAllMocks();
   });
 
-  it('looks back a day at first, then five minutes, and after an outage as far as the last sweep that finished', async () => {
+  it('goes on from where the last sweep that finished stopped, kept in the database, a minute before it; before any, a day back', async () => {
     jest.useFakeTimers({ now: new Date('2026-11-27T00:00:00Z') });
     // Outside an application Nest's logger is the console's: the outage's warnings are asserted, not printed.
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-    const config = { retentionDays: 30, sweepIntervalMs: 15_000, sweepGraceMs: 30_000, sweepLookBackMs: 300_000, sweepStartLookBackMs: 86_400_000 };
+    const config = { retentionDays: 30, sweepIntervalMs: 15_000, sweepGraceMs: 30_000, sweepLookBackMs: 60_000, sweepStartLookBackMs: 86_400_000 };
     let databaseDown = false;
     const leases = {
       tryWithLease: (_name: string, _ms: number, work: () => Promise<number>) => (databaseDown ? Promise.reject(new Error('connection reset')) : work()),
     };
-    const events = { expireByAge: () => Promise.resolve(() => undefined) };
-    const relay = new EventRelay(events as unknown as EventsRepository, leases as unknown as Leases, config as ConfigType<typeof eventsConfig>);
+    let mark: Date | null = null;
+    const events = {
+      expireByAge: () => Promise.resolve(() => undefined),
+      sweptUntil: () => Promise.resolve(mark),
+      markSwept: (until: Date) => Promise.resolve(void (mark = until)),
+    };
+    const relayOf = () => new EventRelay(events as unknown as EventsRepository, leases as unknown as Leases, config as ConfigType<typeof eventsConfig>);
     const lookBacks: number[] = [];
-    jest.spyOn(relay, 'sweep').mockImplementation((_graceMs, lookBackMs) => {
-      lookBacks.push(lookBackMs!);
-      return Promise.resolve(0);
-    });
-    await relay.onApplicationBootstrap();
+    const started = async () => {
+      const relay = relayOf();
+      jest.spyOn(relay, 'sweep').mockImplementation((_graceMs, lookBackMs) => {
+        lookBacks.push(lookBackMs!);
+        return Promise.resolve(0);
+      });
+      await relay.onApplicationBootstrap();
+      return relay;
+    };
+    const relay = await started();
     await jest.advanceTimersByTimeAsync(30_000);
     databaseDown = true;
     await jest.advanceTimersByTimeAsync(600_000);
@@ -35,8 +45,16 @@ describe('the events sweep', () => {
     await jest.advanceTimersByTimeAsync(15_000);
     await relay.onModuleDestroy();
     // The last sweep that finished ran at 00:00:30 (its changes up to 00:00:00); the next one at 00:10:45.
-    expect(lookBacks).toEqual([86_400_000, 300_000, 615_000]);
+    expect(lookBacks).toEqual([86_400_000, 75_000, 675_000]);
+    expect(mark).toEqual(new Date('2026-11-27T00:10:15Z'));
     // Every tick of the ten minutes' outage (00:00:45 to 00:10:30) said why it did not sweep.
     expect(warn.mock.calls.map(([message]) => message)).toEqual(Array.from({ length: 40 }, () => 'Event sweep failed: connection reset'));
+
+    // Another instance, started a minute later, goes on from that mark: it does not read the day again.
+    await jest.advanceTimersByTimeAsync(60_000);
+    const next = await started();
+    await jest.advanceTimersByTimeAsync(15_000);
+    await next.onModuleDestroy();
+    expect(lookBacks.at(-1)).toBe(75_000 + 60_000);
   });
 });

@@ -29,8 +29,8 @@ interface EventSource {
 
 /** The lease under which one instance at a time sweeps. */
 const SWEEP_LEASE = 'events:sweep';
-/** How long a span of changes one read of a sweep takes. */
-const SWEEP_SLICE_MS = 3600_000;
+/** Changed records a sweep relays at a time. */
+const SWEEP_BATCH = 500;
 /** Pending deletions a sweep settles at most. */
 const DELETIONS_A_SWEEP = 100;
 /** Event ids this instance wrote to the events collection lately, remembered (see `relayOutboxes`). */
@@ -61,20 +61,12 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     this.stopRetention = await this.events.expireByAge(this.config.retentionDays * 24 * 3600, this.logger);
     if (this.config.sweepIntervalMs <= 0) return;
-    // The first sweep looks further back: every instance may have been stopped for a while; and
-    // each looks back to the last one that finished, however long the database did not answer. One
-    // instance sweeps at a time (a lease): the others' sweeps would read the same records again.
-    const { sweepGraceMs, sweepLookBackMs } = this.config;
-    let sweptUntil: number | undefined;
+    // One instance sweeps at a time (a lease): the others' sweeps would read the same records again.
     const sweep = () => {
       if (this.sweeping) return;
-      const until = Date.now() - sweepGraceMs;
-      const lookBackMs = sweptUntil === undefined ? this.config.sweepStartLookBackMs : Math.max(sweepLookBackMs, until - sweptUntil);
       this.sweeping = this.leases
-        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweep(sweepGraceMs, lookBackMs))
-        .then((swept) => {
-          if (swept !== undefined) sweptUntil = until;
-        })
+        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweepSinceLast())
+        .then(() => undefined)
         .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
         .finally(() => (this.sweeping = undefined));
     };
@@ -115,6 +107,21 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
+   * A sweep from where the last one that finished stopped (kept in the database: whichever instance
+   * sweeps next goes on from there, and a new one does not read the past again), and
+   * `sweepLookBackMs` before it, for writers whose clocks are behind; before any sweep finished,
+   * `sweepStartLookBackMs`.
+   */
+  private async sweepSinceLast(): Promise<void> {
+    const { sweepGraceMs, sweepLookBackMs, sweepStartLookBackMs } = this.config;
+    const until = Date.now() - sweepGraceMs;
+    const last = await this.events.sweptUntil();
+    // A mark ahead of this clock (another sweeper's is ahead) leaves the last minute to read.
+    await this.sweep(sweepGraceMs, last ? Math.max(until - last.getTime(), 0) + sweepLookBackMs : sweepStartLookBackMs);
+    await this.events.markSwept(new Date(until));
+  }
+
+  /**
    * Copies the outboxes of every record changed in the `lookBackMs` before `graceMs` ago (a change
    * younger than `graceMs` is still its own request's to publish), and settles the hard deletes pending
    * for longer than `graceMs`. Returns how many records and deletes it read.
@@ -123,14 +130,19 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const until = new Date(Date.now() - graceMs);
     const since = new Date(until.getTime() - lookBackMs);
     let read = 0;
-    // An hour of changes at a time: the first sweep's look back is long.
-    for (let from = since.getTime(); from < until.getTime(); from += SWEEP_SLICE_MS) {
-      const updatedAt = { $gte: new Date(from), $lt: new Date(Math.min(from + SWEEP_SLICE_MS, until.getTime())) };
-      for (const source of this.sources.values()) {
-        const changed = (await source.records.find({ updatedAt }, { include: [OUTBOX] })) as StoredRecord[];
-        await this.relayOutboxes(source, changed);
-        read += changed.length;
+    // Read a batch at a time: the first sweep's look back is long.
+    for (const source of this.sources.values()) {
+      let batch: StoredRecord[] = [];
+      const changed = source.records.aggregateEach<StoredRecord>([{ $match: { updatedAt: { $gte: since, $lt: until } } }], SWEEP_BATCH);
+      for await (const record of changed) {
+        batch.push(record);
+        if (batch.length < SWEEP_BATCH) continue;
+        await this.relayOutboxes(source, batch);
+        read += batch.length;
+        batch = [];
       }
+      await this.relayOutboxes(source, batch);
+      read += batch.length;
     }
     for (const deletion of await this.events.pendingDeletions(until, DELETIONS_A_SWEEP)) {
       const source = this.sources.get(deletion.deleting.collection);

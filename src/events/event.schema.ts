@@ -42,6 +42,21 @@ export class StoredEvent {
   unsettled?: true;
 }
 
+/**
+ * Until when the events sweep relayed every change: one document, so that whichever instance sweeps
+ * next goes on from there (src/events/event-relay.ts). Holds no tenant data.
+ */
+@Schema({ ...schemaOptions('event_sweeps'), timestamps: false })
+export class EventSweep {
+  @Prop({ type: String, required: true })
+  _id: string;
+
+  @Prop({ type: Date, required: true })
+  until: Date;
+}
+
+export const EventSweepSchema = SchemaFactory.createForClass(EventSweep);
+
 /** A hard delete's event not settled yet, with what the sweep needs to settle it. */
 export type PendingDeletion = Pick<StoredEvent, '_id' | 'projectId' | 'type' | 'createdAt' | 'body'> & { deleting: DeletedRecord };
 

@@ -13,7 +13,7 @@
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
-import { StoredEvent, StoredEventSchema } from './event.schema';
+import { EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
@@ -25,7 +25,10 @@ import { EventsService } from './events.service';
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: StoredEvent.name, schema: StoredEventSchema }]), LeasesModule],
+  imports: [MongooseModule.forFeature([
+      { name: StoredEvent.name, schema: StoredEventSchema },
+      { name: EventSweep.name, schema: EventSweepSchema },
+    ]), LeasesModule],
   controllers: [EventsController],
   providers: [EventsRepository, EventsService, EventRelay],
   exports: [EventRelay],

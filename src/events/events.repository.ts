@@ -5,7 +5,7 @@ import { Records } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { PublishedEvent } from './event-body';
-import { StoredEvent, type DeletedRecord, type PendingDeletion } from './event.schema';
+import { EventSweep, StoredEvent, type DeletedRecord, type PendingDeletion } from './event.schema';
 
 export interface EventPageQuery {
   limit: number;
@@ -16,6 +16,8 @@ export interface EventPageQuery {
 }
 
 const LISTED = { deleting: { $exists: false } };
+/** The one document of `EventSweep`. */
+const SWEEP_MARK = 'records';
 
 /** The events collection: the only code that reads or writes it. */
 @Injectable()
@@ -23,10 +25,22 @@ export class EventsRepository {
   private readonly records: TenantRecords<StoredEvent>;
   /** Every project's events at once: only for the relay and the sweeps (pending deletes, retention). */
   private readonly everyTenant: Records<StoredEvent>;
+  private readonly sweeps: Records<EventSweep>;
 
-  constructor(@InjectModel(StoredEvent.name) model: Model<StoredEvent>) {
+  constructor(@InjectModel(StoredEvent.name) model: Model<StoredEvent>, @InjectModel(EventSweep.name) sweeps: Model<EventSweep>) {
     this.records = new TenantRecords(model);
     this.everyTenant = new Records(model);
+    this.sweeps = new Records(sweeps);
+  }
+
+  /** Until when the last sweep that finished relayed every change; null before the first. */
+  async sweptUntil(): Promise<Date | null> {
+    return (await this.sweeps.findOne<EventSweep>({ _id: SWEEP_MARK }))?.until ?? null;
+  }
+
+  /** A sweep relayed every change before `until`; the mark never moves back (a slower sweep finishing later). */
+  async markSwept(until: Date): Promise<void> {
+    if (!(await this.sweeps.insertUnlessExists({ _id: SWEEP_MARK }, { until }))) await this.sweeps.updateOne({ _id: SWEEP_MARK, until: { $lt: until } }, { $set: { until } });
   }
 
   /** Writes a batch of events in one command; an id already there (a relay that ran twice) is left as it is. */

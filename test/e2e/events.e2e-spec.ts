@@ -238,6 +238,21 @@ describe('events /v1/events', () => {
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.deleted']);
       expect(await t.db.collection('events').countDocuments({ $or: [{ unsettled: { $exists: true } }, { deleting: { $exists: true } }] })).toBe(0);
     });
+
+    it('the sweeps go on from one mark in the database, which only moves forward', async () => {
+      const events = t.app.get(EventsRepository);
+      // Ahead of every real sweep's mark, which the instance's own sweeps (every 15 s) cannot pass.
+      const at = (minute: number) => new Date(Date.UTC(2099, 0, 1, 0, minute));
+      try {
+        await events.markSwept(at(0));
+        await events.markSwept(at(2));
+        await events.markSwept(at(1));
+        expect(await events.sweptUntil()).toEqual(at(2));
+        expect(await t.db.collection('event_sweeps').countDocuments()).toBe(1);
+      } finally {
+        await t.db.collection('event_sweeps').deleteMany({});
+      }
+    });
   });
 
 });
