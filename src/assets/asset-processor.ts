@@ -29,10 +29,11 @@ const SAMPLE_BYTES = 4096;
  * (`asset-processing:<id>`), so one instance works on it at a time and, should it crash, another
  * takes it over once the lease expires; the upload's ticket stays `processing` until the asset is
  * settled. A ticket whose asset never left `uploading` (the finishing instance stopped in between)
- * is finished here once its grace has passed (`AssetsService.processing`), then processed. A try that misses its deadline (`processingDeadline`: a read of the store that never
- * ends) has its reads destroyed, is counted on the ticket and gives the lease back at once, so the
- * asset is tried again at the next sweep, here or elsewhere; after `tries` of them it is `errored`.
- * Its result, should it still arrive, is dropped. Also expires abandoned uploads, one instance at a time.
+ * is finished here once its grace has passed (`AssetsService.processing`), then processed. A try
+ * that misses its deadline (`processingDeadline`: a read of the store that never ends) has its
+ * reads destroyed, is counted on the ticket and gives the lease back at once, so the asset is tried
+ * again at the next sweep, here or elsewhere; after `tries` of them it is `errored`. Its result,
+ * should it still arrive, is dropped. Also expires abandoned uploads, one instance at a time.
  */
 @Injectable()
 export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {

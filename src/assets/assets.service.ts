@@ -36,22 +36,23 @@ export type ProcessingOutcome = { ready: Partial<Asset> } | { error: AssetError 
  * Invariant: one upload per asset, processed once, and bytes kept only while the record says they
  * may be. An asset is created (with its upload ticket, `asset_uploads`) only once its size passes
  * both quotas, so no byte of an asset over them is ever received. The upload is bound to it (the
- * tus upload's id is the asset's, `Upload-Length` equal to its `size`, the one project it is in), and
- * its creation moves the asset from `waiting` to `uploading` under a lease on the asset
- * (`asset-upload:<id>`), so of two racing creations one wins and the other is 409. A finished upload
- * is processed under a lease per asset (`asset-processing:<id>`, AssetProcessor), so one instance
- * works on it at a time and another takes it over only once a crashed holder's lease expired; it is
- * settled by a move guarded on `processing`, as every status change is guarded on the status it
- * leaves. When the last byte lands, the ticket is marked `processing` (with the time) before the
- * asset moves from `uploading` to `processing` (`asset.uploaded`); an instance that stops between
- * the two leaves that move to the processor, which makes it under the asset's lease once the ticket
- * has been `processing` for `processingGraceMs` (a live move is never raced: FerretDB does not apply
- * a guarded update atomically, and two moves would record `asset.uploaded` twice), provided the
- * store holds the whole upload; otherwise the ticket is open again and the upload resumable. An upload still open at its expiry (24 h after the asset's creation) is abandoned: the
- * sweep, one instance at a time (`assets:expiry`), makes the asset `errored` (`upload_expired`) and
- * removes its bytes. An asset that ends `errored` or is deleted has its bytes removed after its
- * record changed, and an upload ticket outlives neither: a ticket whose asset is gone has its bytes
- * removed with it.
+ * tus upload's id is the asset's, `Upload-Length` equal to its `size`, the one project it is in),
+ * and its creation moves the asset from `waiting` to `uploading` under a lease on the asset
+ * (`asset-upload:<id>`), so of two racing creations one wins and the other is 409. A finished
+ * upload is processed under a lease per asset (`asset-processing:<id>`, AssetProcessor), so one
+ * instance works on it at a time and another takes it over only once a crashed holder's lease
+ * expired; it is settled by a move guarded on `processing`, as every status change is guarded on
+ * the status it leaves. When the last byte lands, the ticket is marked `processing` (with the time)
+ * before the asset moves from `uploading` to `processing` (`asset.uploaded`); an instance that
+ * stops between the two leaves that move to the processor, which makes it under the asset's lease
+ * once the ticket has been `processing` for `processingGraceMs` (a live move is never raced:
+ * FerretDB does not apply a guarded update atomically, and two moves would record `asset.uploaded`
+ * twice), provided the store holds the whole upload; otherwise the ticket is open again and the
+ * upload resumable. An upload still open at its expiry (24 h after the asset's creation) is
+ * abandoned: the sweep, one instance at a time (`assets:expiry`), makes the asset `errored`
+ * (`upload_expired`) and removes its bytes. An asset that ends `errored` or is deleted has its
+ * bytes removed after its record changed, and an upload ticket outlives neither: a ticket whose
+ * asset is gone has its bytes removed with it.
  */
 @Injectable()
 export class AssetsService {
