@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, ForbiddenException, Injectable, SetMetad
 import { Reflector } from '@nestjs/core';
 import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { RequestContext } from '../tenancy/principal';
-import { UsersService } from '../users/users.service';
+import { CredentialsChanges } from '../users/credentials-changes';
 
 const VERIFIED_EMAIL = 'verifiedEmail';
 
@@ -13,9 +13,9 @@ export const EMAIL_UNVERIFIED = 'Verify your email address first: follow the lin
 
 /**
  * `@RequiresVerifiedEmail()`: 403 with `code: email_unverified` for a user who has not verified
- * their email. One read of the user, on those routes only. API keys are not users: a verified user
- * made them (creating one is such a route). A user without the field at all predates verification and counts as verified (the migration
- * records that).
+ * their email. Answered by what the request's authentication read of the user lately
+ * (`CredentialsChanges`), so a verified user's request reads nothing more. API keys are not users: a
+ * verified user made them (creating one is such a route).
  */
 @Injectable()
 export class EmailVerifiedGuard implements CanActivate {
@@ -23,7 +23,7 @@ export class EmailVerifiedGuard implements CanActivate {
 
   constructor(
     reflector: Reflector,
-    private readonly users: UsersService,
+    private readonly credentials: CredentialsChanges,
   ) {
     this.required = new RouteMetadata(reflector, VERIFIED_EMAIL);
   }
@@ -32,8 +32,7 @@ export class EmailVerifiedGuard implements CanActivate {
     if (!this.required.of(context)) return true;
     const principal = context.switchToHttp().getRequest<RequestContext>().principal;
     if (principal?.kind !== 'user') return true;
-    const user = await this.users.findById(principal.userId);
-    if (user && user.emailVerifiedAt === null) {
+    if (!(await this.credentials.emailVerified(principal.userId))) {
       throw new ForbiddenException({ message: EMAIL_UNVERIFIED, code: 'email_unverified' });
     }
     return true;

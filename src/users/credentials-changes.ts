@@ -5,29 +5,48 @@ import { UsersRepository } from './users.repository';
 /** How long an instance trusts what it last read of a user's `credentialsChangedAt`. */
 export const CREDENTIALS_KEPT_MS = 5_000;
 
+interface KnownUser {
+  /** When the credentials last changed, ms since the epoch; 0 never; Infinity when the user is gone. */
+  at: number;
+  emailVerified: boolean;
+}
+
 /**
- * When each user's credentials last changed, as every bearer token and session check asks it. Read
- * from the user at most once per `CREDENTIALS_KEPT_MS` per user and instance, so a request costs no
- * read for it in the steady state; a change made on this instance is known here at once, one made
- * on another instance within that time.
+ * What every authenticated request asks of its user: when their credentials last changed (every
+ * bearer token and session check) and whether their email is verified (the routes that invite or
+ * move money). Read from the user at most once per `CREDENTIALS_KEPT_MS` per user and instance, so
+ * a request costs no read for either in the steady state; a change made on this instance is known
+ * here at once, one made on another instance within that time. A verified email stays verified
+ * (`emailVerifiedAt` is only ever set), so only "not verified" is read again every time.
  */
 @Injectable()
 export class CredentialsChanges {
-  private readonly known = new LRUCache<string, { at: number }>({ max: 10_000, ttl: CREDENTIALS_KEPT_MS, ttlResolution: 0 });
+  private readonly known = new LRUCache<string, KnownUser>({ max: 10_000, ttl: CREDENTIALS_KEPT_MS, ttlResolution: 0 });
 
   constructor(private readonly users: UsersRepository) {}
 
   /** Milliseconds since the epoch; 0 when they never changed; Infinity when the user is gone. */
   async changedAt(userId: string): Promise<number> {
-    const cached = this.known.get(userId);
-    if (cached) return cached.at;
-    const user = await this.users.findById(userId);
-    const at = !user ? Number.POSITIVE_INFINITY : user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0;
-    this.known.set(userId, { at });
-    return at;
+    return (this.known.get(userId) ?? (await this.read(userId))).at;
+  }
+
+  /** Whether the user's email is verified; a user from before verification existed (no field at all) counts as verified. */
+  async emailVerified(userId: string): Promise<boolean> {
+    if (this.known.get(userId)?.emailVerified) return true;
+    return (await this.read(userId)).emailVerified;
   }
 
   noteChanged(userId: string, at: Date): void {
-    this.known.set(userId, { at: at.getTime() });
+    this.known.set(userId, { at: at.getTime(), emailVerified: this.known.get(userId)?.emailVerified ?? false });
+  }
+
+  private async read(userId: string): Promise<KnownUser> {
+    const user = await this.users.findById(userId);
+    const known = {
+      at: !user ? Number.POSITIVE_INFINITY : user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0,
+      emailVerified: !user || user.emailVerifiedAt !== null,
+    };
+    this.known.set(userId, known);
+    return known;
   }
 }

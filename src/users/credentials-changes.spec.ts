@@ -1,0 +1,33 @@
+import { CredentialsChanges } from './credentials-changes';
+import type { UsersRepository } from './users.repository';
+
+describe('CredentialsChanges', () => {
+  function withUser(user: { credentialsChangedAt: Date | null; emailVerifiedAt?: Date | null } | null) {
+    const findById = jest.fn(() => Promise.resolve(user));
+    return { credentials: new CredentialsChanges({ findById } as unknown as UsersRepository), findById };
+  }
+
+  it("answers the token check and the verified-email check from one read of the user", async () => {
+    const { credentials, findById } = withUser({ credentialsChangedAt: new Date(5_000), emailVerifiedAt: new Date() });
+    expect(await credentials.changedAt('u1')).toBe(5_000);
+    expect(await credentials.emailVerified('u1')).toBe(true);
+    expect(await credentials.changedAt('u1')).toBe(5_000);
+    expect(findById).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads an unverified user again every time: a link followed on another instance counts at once', async () => {
+    const user = { credentialsChangedAt: null, emailVerifiedAt: null as Date | null };
+    const { credentials, findById } = withUser(user);
+    expect(await credentials.changedAt('u1')).toBe(0);
+    expect(await credentials.emailVerified('u1')).toBe(false);
+    user.emailVerifiedAt = new Date();
+    expect(await credentials.emailVerified('u1')).toBe(true);
+    expect(await credentials.emailVerified('u1')).toBe(true);
+    expect(findById).toHaveBeenCalledTimes(3);
+  });
+
+  it('a user from before verification existed counts as verified; a gone user as changed forever', async () => {
+    expect(await withUser({ credentialsChangedAt: null }).credentials.emailVerified('u1')).toBe(true);
+    expect(await withUser(null).credentials.changedAt('u1')).toBe(Number.POSITIVE_INFINITY);
+  });
+});
