@@ -66,7 +66,6 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
       if (this.sweeping) return;
       this.sweeping = this.leases
         .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweepSinceLast())
-        .then(() => undefined)
         .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
         .finally(() => (this.sweeping = undefined));
     };
