@@ -294,7 +294,6 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     await this.attempts.loginSucceeded(user.email, client);
     const at = new Date();
     await this.users.setPassword(userId, await bcrypt.hash(password, this.auth.bcryptRounds), at);
-    this.credentials.noteChanged(userId, at);
     await this.sessions.deleteAllBut(userId, current ? toId(current.id) : null);
     await this.auditUser(user, 'password.changed', origin);
     return current ? this.replace(current, current.assurance, origin, new Date(at.getTime() + 1)) : null;

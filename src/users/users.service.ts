@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { isDuplicateKey } from '../common/database/duplicate-key';
+import { CredentialsChanges } from './credentials-changes';
 import { User } from './user.schema';
 import { NewUser, UsersRepository, UserWithHash, UserWithSecrets } from './users.repository';
 
@@ -10,7 +11,10 @@ const EMAIL_TAKEN = 'A user with this email already exists';
 /** People who log in. Emails are unique across the service; users belong to accounts through memberships. */
 @Injectable()
 export class UsersService {
-  constructor(private readonly users: UsersRepository) {}
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly credentials: CredentialsChanges,
+  ) {}
 
   /**
    * The unique index on email decides duplicates, also between concurrent signups. A taken email is
@@ -56,9 +60,11 @@ export class UsersService {
     return this.users.findByIdWithSecrets(id);
   }
 
-  /** A new password: `credentialsChangedAt` moves to `at`, which ends older tokens and sessions. */
-  setPassword(id: string, passwordHash: string, at: Date): Promise<boolean> {
-    return this.users.setPassword(id, passwordHash, at);
+  /** A new password: `credentialsChangedAt` moves to `at`, which ends older tokens and sessions (on this instance at once). */
+  async setPassword(id: string, passwordHash: string, at: Date): Promise<boolean> {
+    const set = await this.users.setPassword(id, passwordHash, at);
+    if (set) this.credentials.noteChanged(id, at);
+    return set;
   }
 
   setPendingTotp(id: string, encrypted: string): Promise<void> {
