@@ -195,6 +195,8 @@ async function seedMembers(state) {
       await db.collection('memberships').insertOne({ accountId: new ObjectId(accountId), userId, role: 'developer', owner: false, createdAt: now, updatedAt: now });
       await db.collection('users').updateOne({ _id: userId }, { $set: { defaultCompany: accountId } });
     }
+    // Each member counts as having followed the mailed link, as the admin does: the logins answer alike.
+    await db.collection('users').updateOne({ email: member.email }, { $set: { emailVerifiedAt: new Date() } });
     state.logins.push(member);
   }
 }
@@ -317,6 +319,8 @@ async function seedViewer(state) {
     storedContentProject({ ...VIEWED_PROJECT, channelId: new ObjectId(channelId), parentId, projectId: new ObjectId(projectId), createdAt: now, updatedAt: now });
   const parent = await db.collection('projects').insertOne(project(null));
   const child = await db.collection('projects').insertOne(project(parent.insertedId));
+  // The service lists every project made through its routes in its channel's `projectIds`.
+  await db.collection('channels').updateOne({ _id: new ObjectId(channelId) }, { $push: { projectIds: { $each: [parent.insertedId, child.insertedId] } } });
   state.viewedProjectId = String(child.insertedId);
 }
 

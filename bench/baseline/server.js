@@ -153,6 +153,7 @@ function toUser(user, role) {
     avatar: user.avatar ?? null,
     address: user.address ?? null,
     defaultCompany: user.defaultCompany ?? null,
+    emailVerifiedAt: user.emailVerifiedAt ? iso(user.emailVerifiedAt) : null,
     createdAt: iso(user.createdAt),
     updatedAt: iso(user.updatedAt),
   };
@@ -166,6 +167,7 @@ function toAccountView(account, membership) {
     role: membership.role,
     owner: membership.owner,
     defaultProjectId: String(account.defaultProjectId),
+    requireMfa: account.requireMfa === true,
     createdAt: iso(account.createdAt),
   };
 }
