@@ -40,7 +40,9 @@ export class EventsRepository {
 
   /** A sweep relayed every change before `until`; the mark never moves back (a slower sweep finishing later). */
   async markSwept(until: Date): Promise<void> {
-    if (!(await this.sweeps.insertUnlessExists({ _id: SWEEP_MARK }, { until }))) await this.sweeps.updateOne({ _id: SWEEP_MARK, until: { $lt: until } }, { $set: { until } });
+    const moved = await this.sweeps.updateOne({ _id: SWEEP_MARK, until: { $lt: until } }, { $set: { until } });
+    // Matched nothing: no mark yet (the first sweep), or one already past `until`.
+    if (moved.matched === 0) await this.sweeps.insertUnlessExists({ _id: SWEEP_MARK }, { until });
   }
 
   /** Writes a batch of events in one command; an id already there (a relay that ran twice) is left as it is. */
