@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# Builds FerretDB 1.24 (a MongoDB-compatible server; the embedded database runs it on PostgreSQL, or
-# on SQLite when PostgreSQL cannot start) with the local Go toolchain and puts the binary at
-# $(go env GOPATH)/bin/ferretdb, or at the path given as the first argument.
+# Builds FerretDB v1.24.2 (a MongoDB-compatible server; the embedded database runs it on PostgreSQL,
+# or on SQLite when PostgreSQL cannot start) with the local Go toolchain and our patch
+# deploy/ferretdb/atomic-writes.patch (guarded writes atomic, as MongoDB's are), and puts the binary
+# at $(go env GOPATH)/bin/ferretdb, or at the path given as the first argument. A binary already
+# there without the patch is replaced.
 #
 # `go install github.com/FerretDB/FerretDB/cmd/ferretdb@v1.24.2` is the documented way, but the
 # module zip ships without build/version/version.txt, and a binary built from it panics at start.
-# So the module is downloaded, copied, given its version file, and built.
+# So the module is downloaded, copied, patched, given its version files, and built.
 set -euo pipefail
 
 version="v1.24.2"
+# The mark the patched build carries in `ferretdb --version` (build/version/package.txt); the service
+# and the tests use no FerretDB without it. Change it with the patch.
+mark="platform-atomic-writes-1"
+if [ -n "${FERRETDB_VERSION:-}" ] && [ "$FERRETDB_VERSION" != "$version" ]; then
+  echo "install-ferretdb: the atomic-writes patch is written for FerretDB $version only, not $FERRETDB_VERSION" >&2
+  exit 1
+fi
 command -v go >/dev/null 2>&1 || { echo "install-ferretdb: Go is not installed (https://go.dev/dl/)" >&2; exit 1; }
+root="$(cd "$(dirname "$0")/.." && pwd)"
+patch_file="$root/deploy/ferretdb/atomic-writes.patch"
 target="${1:-$(go env GOPATH)/bin/ferretdb}"
 
-if [ -x "$target" ] && "$target" --version 2>/dev/null | grep -q "version: $version"; then
-  echo "install-ferretdb: $target is already FerretDB $version"
+if [ -x "$target" ] && "$target" --version 2>/dev/null | grep -q "^version: $version$" &&
+  "$target" --version 2>/dev/null | grep -q "^package: $mark$"; then
+  echo "install-ferretdb: $target is already FerretDB $version with $mark"
   exit 0
 fi
+[ -e "$target" ] && echo "install-ferretdb: $target is not FerretDB $version with $mark: replacing it"
 
-echo "install-ferretdb: building FerretDB $version with $(go version | cut -d' ' -f3) (one time, about two minutes)..."
+echo "install-ferretdb: building FerretDB $version with $(go version | cut -d' ' -f3) and $mark (one time, about two minutes)..."
 module_dir="$(go mod download -json "github.com/FerretDB/FerretDB@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
 [ -d "$module_dir" ] || { echo "install-ferretdb: could not download the FerretDB module" >&2; exit 1; }
 
@@ -25,7 +38,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp -r "$module_dir/." "$work/"
 chmod -R u+w "$work"
+(cd "$work" && git apply "$patch_file")
 echo "$version" > "$work/build/version/version.txt"
+echo "$mark" > "$work/build/version/package.txt"
 mkdir -p "$(dirname "$target")"
-(cd "$work" && GOFLAGS=-mod=mod go build -trimpath -o "$target" ./cmd/ferretdb)
-echo "install-ferretdb: installed $("$target" --version | head -n1) at $target"
+# Built beside the target, then moved over it: a FerretDB running from the old binary keeps running.
+(cd "$work" && GOFLAGS=-mod=mod go build -trimpath -o "$target.new" ./cmd/ferretdb)
+mv -f "$target.new" "$target"
+echo "install-ferretdb: installed $("$target" --version | head -n1) ($mark) at $target"

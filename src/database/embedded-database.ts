@@ -360,28 +360,57 @@ async function startMongod(dbPath: string): Promise<EmbeddedDatabase> {
   };
 }
 
+/**
+ * The mark `scripts/install-ferretdb.sh` gives the FerretDB it builds with
+ * deploy/ferretdb/atomic-writes.patch (`package:` in `ferretdb --version`). Without the patch a
+ * guarded update can match twice and concurrent updates of one record lose changes, so a FerretDB
+ * without the mark is never used: the service would pass its tests on a promise the engine breaks.
+ */
+export const FERRETDB_ATOMIC_WRITES_MARK = 'platform-atomic-writes-1';
+
+/** Whether `binary` is FerretDB v1.24.2 built with the atomic-writes patch. */
+export async function hasAtomicWrites(binary: string): Promise<boolean> {
+  try {
+    const { stdout } = await execFileAsync(binary, ['--version'], { timeout: 10_000 });
+    return new RegExp(`^version: ${FERRETDB_VERSION}$`, 'm').test(stdout) && new RegExp(`^package: ${FERRETDB_ATOMIC_WRITES_MARK}$`, 'm').test(stdout);
+  } catch {
+    return false;
+  }
+}
+
 async function findOrBuildFerretdb(configured: string | undefined, log: (message: string) => void): Promise<string> {
   if (configured) {
     if (!existsSync(configured)) throw new Error(`FERRETDB_BIN points at ${configured}, which does not exist`);
+    if (!(await hasAtomicWrites(configured))) {
+      throw new Error(
+        `FERRETDB_BIN points at ${configured}, which is not FerretDB ${FERRETDB_VERSION} built with ` +
+          'deploy/ferretdb/atomic-writes.patch (its guarded writes are not atomic): build one with ' +
+          'scripts/install-ferretdb.sh, or unset FERRETDB_BIN',
+      );
+    }
     return configured;
   }
   const onPath = (process.env.PATH ?? '')
     .split(delimiter)
     .filter(Boolean)
     .map((dir) => join(dir, 'ferretdb'))
-    .find((candidate) => existsSync(candidate));
-  if (onPath) return onPath;
+    .filter((candidate) => existsSync(candidate));
+  for (const candidate of onPath) {
+    if (await hasAtomicWrites(candidate)) return candidate;
+    log(`Embedded database: not using ${candidate}: it is not built with deploy/ferretdb/atomic-writes.patch`);
+  }
 
   let goBin: string;
   try {
     const { stdout } = await execFileAsync('go', ['env', 'GOPATH']);
     goBin = join(stdout.trim().split(delimiter)[0], 'bin', 'ferretdb');
   } catch {
-    throw new Error('no ferretdb on PATH and no Go toolchain to build one');
+    throw new Error('no FerretDB built with deploy/ferretdb/atomic-writes.patch on PATH, and no Go toolchain to build one');
   }
-  if (existsSync(goBin)) return goBin;
+  if (existsSync(goBin) && (await hasAtomicWrites(goBin))) return goBin;
 
-  log(`Embedded database: building FerretDB ${FERRETDB_VERSION} with Go, once (about two minutes)...`);
+  // The script replaces a FerretDB without the patch at that path.
+  log(`Embedded database: building FerretDB ${FERRETDB_VERSION} with Go and its atomic-writes patch, once (about two minutes)...`);
   const script = resolve(__dirname, '..', '..', 'scripts', 'install-ferretdb.sh');
   await new Promise<void>((done, fail) => {
     const build = spawn('bash', [script, goBin], { stdio: ['ignore', 'inherit', 'inherit'] });

@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FERRETDB_ATOMIC_WRITES_MARK, hasAtomicWrites, startFerretdbServer } from '../embedded-database';
 import { addGinIndexes, GIN_INDEXES_WRITTEN_FOR, indexName } from './ferretdb-gin-indexes';
 
 /**
@@ -40,5 +41,61 @@ describe('patches of dependencies, fenced by version', () => {
     expect(long.length).toBeLessThanOrEqual(63);
     expect(long).not.toBe(indexName('a'.repeat(60), 'accountId'));
     expect(indexName('t', 'odd field')).toMatch(/^t_[0-9a-f]{8}_gin$/);
+  });
+});
+
+describe('FerretDB with atomic guarded writes (deploy/ferretdb/atomic-writes.patch)', () => {
+  const patchFile = join(__dirname, '..', '..', '..', 'deploy', 'ferretdb', 'atomic-writes.patch');
+  let folder: string;
+
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), 'ferretdb-mark-'));
+  });
+
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  /** A stand-in binary that answers `--version` with `lines`. */
+  function fakeFerretdb(name: string, lines: string[]): string {
+    const path = join(folder, name);
+    writeFileSync(path, `#!/bin/sh\nprintf '%s\\n' ${lines.map((line) => `'${line}'`).join(' ')}\n`);
+    chmodSync(path, 0o755);
+    return path;
+  }
+
+  it('the binary the tests run carries the mark the install script gives its patched build', async () => {
+    const binary = process.env.FERRETDB_BIN || join(homedir(), 'go', 'bin', 'ferretdb');
+    await expect(hasAtomicWrites(binary)).resolves.toBe(true);
+    const script = readFileSync(join(__dirname, '..', '..', '..', 'scripts', 'install-ferretdb.sh'), 'utf8');
+    expect(script).toContain(`mark="${FERRETDB_ATOMIC_WRITES_MARK}"`);
+    expect(script).toContain('deploy/ferretdb/atomic-writes.patch');
+    // The patch serialises the three commands that read, then write back.
+    const patch = readFileSync(patchFile, 'utf8');
+    for (const file of ['msg_update.go', 'msg_delete.go', 'msg_findandmodify.go']) {
+      expect(patch).toContain(`+++ b/internal/handler/${file}`);
+    }
+  });
+
+  it('a FerretDB without the mark, or of another version, is not taken for a patched one', async () => {
+    const shipped = fakeFerretdb('shipped', ['version: v1.24.2', 'package: unknown']);
+    const other = fakeFerretdb('other', ['version: v1.24.3', `package: ${FERRETDB_ATOMIC_WRITES_MARK}`]);
+    const patched = fakeFerretdb('patched', ['version: v1.24.2', `package: ${FERRETDB_ATOMIC_WRITES_MARK}`]);
+    await expect(hasAtomicWrites(shipped)).resolves.toBe(false);
+    await expect(hasAtomicWrites(other)).resolves.toBe(false);
+    await expect(hasAtomicWrites(join(folder, 'missing'))).resolves.toBe(false);
+    await expect(hasAtomicWrites(patched)).resolves.toBe(true);
+  });
+
+  it('FERRETDB_BIN naming a FerretDB without the patch is refused, saying why', async () => {
+    const shipped = fakeFerretdb('shipped-bin', ['version: v1.24.2', 'package: unknown']);
+    await expect(startFerretdbServer({ stateDir: join(folder, 'state'), ferretdbBin: shipped, log: () => undefined })).rejects.toThrow(
+      /not FerretDB v1\.24\.2 built with deploy\/ferretdb\/atomic-writes\.patch/,
+    );
+  });
+
+  it('the install script refuses another FerretDB version', () => {
+    const script = join(__dirname, '..', '..', '..', 'scripts', 'install-ferretdb.sh');
+    const run = spawnSync('bash', [script, join(folder, 'never-built')], { env: { ...process.env, FERRETDB_VERSION: 'v1.24.3' }, encoding: 'utf8' });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('written for FerretDB v1.24.2 only, not v1.24.3');
   });
 });
