@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { LeasesModule } from '../leases/leases.module';
 import { fieldEncryptionProviders } from '../config/field-encryption.provider';
 import { SettingsModule } from '../settings/settings.module';
 import { Customer, CustomerSchema } from './customer.schema';
@@ -11,7 +10,7 @@ import { CustomersPlatformListener } from './customers.platform-listener';
 import { SocialNumberReencryption } from './social-number-reencryption';
 
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), LeasesModule, SettingsModule],
+  imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), SettingsModule],
   controllers: [CustomersController],
   providers: [
     CustomersRepository,

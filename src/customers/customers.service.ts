@@ -5,7 +5,6 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import { FieldEncryption, type FieldBinding } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';
-import { Leases } from '../leases/leases.service';
 import { pickDefined } from '../common/fields/pick-defined';
 import { FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -24,7 +23,6 @@ import { UpdateCustomerDto } from './dto/update-customer.dto';
 
 export const CUSTOMER_NOT_FOUND = 'Customer not found';
 export const DEFAULT_METHOD_NOT_OWNED = "defaultMethod must be the id of one of this customer's cards";
-const DEFAULT_METHOD_BUSY = "Another change to this customer's default card is in progress; retry the request";
 /** The field name bound into its ciphertext. */
 export const SOCIAL_NUMBER = 'SocialNumber';
 
@@ -67,7 +65,6 @@ export class CustomersService {
   constructor(
     private readonly customers: CustomersRepository,
     private readonly events: EventEmitter2,
-    private readonly leases: Leases,
     private readonly encryption: FieldEncryption,
     private readonly trail: AuditTrail,
   ) {}
@@ -134,8 +131,7 @@ export class CustomersService {
       if (!(await this.ownsPaymentMethod(scope, id, defaultMethod))) throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
     }
     if (Object.keys(set).length === 0) return this.get(scope, id);
-    const write = () => this.customers.update(scope, id, set);
-    const updated = defaultMethod !== undefined ? await this.withDefaultMethodLease(scope, id, null, write) : await write();
+    const updated = await this.customers.update(scope, id, set);
     if (!updated) throw new NotFoundException(CUSTOMER_NOT_FOUND);
     if (defaultMethod && !(await this.ownsPaymentMethod(scope, id, defaultMethod))) {
       await this.clearDefaultMethodIf(scope, id, defaultMethod);
@@ -168,33 +164,18 @@ export class CustomersService {
 
   /** Makes `cardId` the default only while the customer has none; true when it did. */
   async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    return this.withDefaultMethodLease(scope, customerId, false, () => this.customers.setDefaultMethodIfUnset(scope, customerId, cardId));
+    return this.customers.setDefaultMethodIfUnset(scope, customerId, cardId);
   }
 
   /** Makes `cardId` the default; the updated customer, or null when the project has no such customer. */
   async setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<CustomerResponse | null> {
-    const updated = await this.withDefaultMethodLease(scope, customerId, null, () => this.customers.setDefaultMethod(scope, customerId, cardId));
+    const updated = await this.customers.setDefaultMethod(scope, customerId, cardId);
     return updated ? toCustomerResponse(updated) : null;
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
-    return this.withDefaultMethodLease(scope, customerId, false, () => this.customers.clearDefaultMethodIf(scope, customerId, cardId));
-  }
-
-  /**
-   * Writes of one customer's defaultMethod, one at a time across every instance: FerretDB does not
-   * apply "set only while unset" atomically, so concurrent first cards could each become the default.
-   * Customer ids are unique across projects, so the lease key needs no tenant.
-   *
-   * The customer is looked up in the caller's project before the lease is taken, and `absent` is the
-   * answer when it is not there: otherwise a tenant who knows another's customer id could hold that
-   * customer's lease and make its owner's card creation wait and fail.
-   */
-  private async withDefaultMethodLease<T, A>(scope: TenantScope, customerId: string, absent: A, write: () => Promise<T>): Promise<T | A> {
-    if (!(await this.customers.existsById(scope, customerId))) return absent;
-    // One key per customer whatever the case of the id it was named by.
-    return this.leases.withLease(`customer-default:${customerId.toLowerCase()}`, DEFAULT_METHOD_BUSY, write);
+    return this.customers.clearDefaultMethodIf(scope, customerId, cardId);
   }
 
   /**

@@ -2,9 +2,8 @@ import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 
 /**
- * A short lease on one thing (a payment, one customer's default card), held while it changes. The
- * unique `_id` (`payment:<id>`, `customer-default:<id>`) makes taking it atomic on every supported
- * database and across every instance.
+ * A short lease on one thing (a payment), held while it changes. The unique `_id` (`payment:<id>`)
+ * makes taking it atomic on every supported database and across every instance.
  *
  * Not tenant-owned, on purpose: the ids inside the keys are ObjectIds, unique across every project,
  * so a lease cannot collide with another tenant's; it holds no tenant data (a key, a holder token and
