@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Types, type Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
@@ -130,7 +130,7 @@ export class WebhookDeliveriesRepository {
     const endpoint = toObjectId(endpointId);
     const _id = toObjectId(id);
     if (!endpoint || !_id) return Promise.resolve(null);
-    const retryable = { $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }], attempt: { $lt: MAX_ATTEMPTS } };
+    const retryable = { $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }], attempt: { $lt: MAX_ATTEMPTS }, payload: { $exists: true } };
     return this.records.updateAndGet(scope, { _id, endpointId: endpoint, ...retryable }, { $set: { status: 'pending', nextAttemptAt: now } });
   }
 
@@ -214,6 +214,35 @@ export class WebhookDeliveriesRepository {
   async deleteOfEndpoint(scope: TenantScope, endpointId: Types.ObjectId): Promise<void> {
     await this.records.deleteMany(scope, { endpointId });
     await this.claims.deleteMany({ projectId: new Types.ObjectId(scope.projectId), endpointId });
+  }
+
+  /**
+   * Claims go once `seconds` old, as events do past their retention: by then their attempt's outcome
+   * is on the delivery, which moved past it. Returns a function that stops the hourly sweep, where
+   * the database has no TTL index.
+   */
+  expireClaims(seconds: number, logger: Logger): Promise<() => void> {
+    return this.claims.expireByAge(seconds, logger);
+  }
+
+  /**
+   * Drops the payload (the event as sent, with the customer data in it) of every delivery, in every
+   * project, that is done and was created before `cutoff`: past the events' retention the event is
+   * kept nowhere else either. Its status, outcome and attempts stay listed; a pending delivery keeps
+   * its payload until it is done. How many it dropped.
+   */
+  async dropPayloadsBefore(cutoff: Date): Promise<number> {
+    // Across projects, by age alone, like a TTL index: past the tenantOwned guard, to the collection.
+    const result = await this.byProject.model.collection.updateMany({ createdAt: { $lt: cutoff }, status: { $ne: 'pending' }, payload: { $exists: true } }, { $unset: { payload: 1 } });
+    return result.modifiedCount;
+  }
+
+  /** Whether the endpoint's delivery is there with its payload dropped (past the events' retention). */
+  payloadDropped(scope: TenantScope, endpointId: string, id: string): Promise<boolean> {
+    const endpoint = toObjectId(endpointId);
+    const _id = toObjectId(id);
+    if (!endpoint || !_id) return Promise.resolve(false);
+    return this.records.exists(scope, { _id, endpointId: endpoint, payload: { $exists: false } });
   }
 
   /** The new claim's id, or null when attempt n of the delivery is claimed already. */

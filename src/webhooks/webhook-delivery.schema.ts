@@ -113,5 +113,6 @@ tenantOwned(WebhookDeliverySchema);
 WebhookDeliverySchema.index({ endpointId: 1, eventId: 1 }, { unique: true });
 // An endpoint's deliveries, newest first.
 WebhookDeliverySchema.index({ projectId: 1, endpointId: 1, _id: -1 });
-// The deliveries waiting for an attempt, on every instance.
-WebhookDeliverySchema.index({ status: 1 });
+// The deliveries waiting for an attempt, on every instance, soonest first (`due`); also serves the
+// retention's sweep by status.
+WebhookDeliverySchema.index({ status: 1, nextAttemptAt: 1 });

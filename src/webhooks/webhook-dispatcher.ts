@@ -31,6 +31,9 @@ const CLAIM_MARGIN_MS = 5_000;
 /** Endpoint secrets kept decrypted (as signing keys), and for how long: a decryption per attempt cost more than the attempt's signature. */
 const DECRYPTED_SECRETS = 10_000;
 const DECRYPTED_SECRET_TTL_MS = 10 * 60_000;
+/** How often payloads past the events' retention are dropped. */
+const RETENTION_SWEEP_MS = 60 * 60_000;
+const DAY_S = 24 * 3600;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
@@ -50,6 +53,8 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly sender: WebhookSender;
   private timer?: NodeJS.Timeout;
+  private retentionTimer?: NodeJS.Timeout;
+  private stopClaimExpiry: () => void = () => undefined;
   private passing?: Promise<void>;
   private wokenDuringPass = false;
   private stopped = false;
@@ -75,10 +80,23 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     this.claimMs = config.webhookTimeoutMs + CLAIM_MARGIN_MS;
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.relay.subscribe(this);
     this.timer = setInterval(() => this.wake(), POLL_MS);
     this.timer.unref();
+    this.stopClaimExpiry = await this.deliveries.expireClaims(this.config.retentionDays * DAY_S, this.logger);
+    this.retentionTimer = setInterval(() => void this.dropExpiredPayloads(), RETENTION_SWEEP_MS);
+    this.retentionTimer.unref();
+  }
+
+  /** Past the events' retention, deliveries keep their outcome and lose the event they carried. */
+  async dropExpiredPayloads(now = new Date()): Promise<number> {
+    try {
+      return await this.deliveries.dropPayloadsBefore(new Date(now.getTime() - this.config.retentionDays * DAY_S * 1000));
+    } catch (error) {
+      this.logger.warn(`Dropping the payloads of deliveries past the events' retention failed: ${(error as Error).message}`);
+      return 0;
+    }
   }
 
   /**
@@ -89,6 +107,8 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearInterval(this.retentionTimer);
+    this.stopClaimExpiry();
     const deadline = Date.now() + this.claimMs;
     while ((this.passing || this.sending > 0) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
     this.sender.close();

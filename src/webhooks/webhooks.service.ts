@@ -25,6 +25,7 @@ import { toDeliveryResponse, toEndpointResponse } from './webhooks.mapper';
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
 export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
 export const DELIVERY_UNDER_WAY = 'An attempt of this delivery is under way: retry it once its outcome is recorded';
+export const DELIVERY_PAST_RETENTION = "This delivery is past the events' retention: its event is no longer kept, so it cannot be sent again";
 export const MAX_ENDPOINTS = 16;
 const ENDPOINTS_BUSY = "Another change to this project's webhook endpoints is in progress; retry the request";
 const DEFAULT_GRACE_HOURS = 24;
@@ -179,6 +180,7 @@ export class WebhooksService {
       const found = await this.deliveries.findOfEndpoint(scope, id, deliveryId);
       if (!found) throw new NotFoundException(DELIVERY_NOT_FOUND);
       if (found.attempt >= MAX_ATTEMPTS) throw new ConflictException(`A delivery is attempted at most ${MAX_ATTEMPTS} times; this one was`);
+      if (await this.deliveries.payloadDropped(scope, id, deliveryId)) throw new ConflictException(DELIVERY_PAST_RETENTION);
       throw new ConflictException(DELIVERY_UNDER_WAY);
     }
     this.dispatcher.wake();

@@ -166,6 +166,40 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) })).toBe(0);
   });
 
+  it("past the events' retention a done delivery keeps its outcome and drops the event it carried; a pending one keeps it", async () => {
+    receiver.answer('/retention', (response) => response.writeHead(204).end());
+    const endpoint = await createEndpoint('/retention');
+    await createCustomer();
+    await receiver.waitFor('/retention', 1);
+    await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    const [done] = await deliveries(endpoint.id);
+    const collection = t.db.collection('webhook_deliveries');
+    const endpointId = new Types.ObjectId(endpoint.id);
+    // A second delivery of the endpoint, still pending, as old as the first.
+    const pendingId = new Types.ObjectId();
+    await collection.insertOne({ ...(await collection.findOne({ _id: new Types.ObjectId(done.id) })), _id: pendingId, eventId: 'evt_000000000000000000000001', status: 'pending', nextAttemptAt: new Date(Date.now() + 3_600_000) });
+    const longAgo = new Date(Date.now() - 31 * 24 * 3_600_000);
+    await collection.updateMany({ endpointId }, { $set: { createdAt: longAgo } });
+
+    const dispatcher = t.app.get(WebhookDispatcher);
+    expect(await dispatcher.dropExpiredPayloads()).toBe(1);
+    expect((await collection.findOne({ _id: new Types.ObjectId(done.id) }))?.payload).toBeUndefined();
+    expect(typeof (await collection.findOne({ _id: pendingId }))?.payload).toBe('string');
+    // Listed as before, outcome and attempts included.
+    const listed = (await deliveries(endpoint.id)).find((delivery: { id: string }) => delivery.id === done.id);
+    expect(listed).toMatchObject({ status: 'succeeded', responseStatus: 204, attempt: 1 });
+    expect(listed.attempts).toHaveLength(1);
+    // It cannot be sent again: there is nothing left to send.
+    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${done.id}/retry`, {}), 409, "This delivery is past the events' retention: its event is no longer kept, so it cannot be sent again");
+    await collection.deleteOne({ _id: pendingId });
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('the deliveries waiting for an attempt are found by an index on status and due time', async () => {
+    const indexes = await t.db.collection('webhook_deliveries').indexes();
+    expect(indexes.map((index) => index.key)).toContainEqual({ status: 1, nextAttemptAt: 1 });
+  });
+
   it('keeps every attempt: a 500 then a success lists both, newest first, each with at most 1 KiB of its answer', async () => {
     let answered = 0;
     receiver.answer('/flaky', (response) => (answered++ === 0 ? response.writeHead(500).end('é'.repeat(2000)) : response.writeHead(200).end('fine')));
