@@ -72,17 +72,17 @@ export class InvitationsService {
           invitedBy: callerId,
         }),
     );
-    this.mailInvitation(email, token, Boolean(invited), account.name);
+    await this.mailInvitation(email, token, Boolean(invited), account.name);
     return { ...toInvitationView(created), token };
   }
 
   /** The link takes the invitee to the dashboard, which signs them up (or in, to accept) with the token. */
-  private mailInvitation(email: string, token: string, hasLogin: boolean, accountName: string): void {
+  private async mailInvitation(email: string, token: string, hasLogin: boolean, accountName: string): Promise<void> {
     const link = this.mail.link('/dashboard/invitation', token);
     const how = hasLogin
       ? `Sign in, then accept it: POST /api/v1/invitations/accept with {"token": "${token}"}`
       : `Sign up with it: POST /api/v1/signup with your details and "invitationToken": "${token}"`;
-    this.mail.send({
+    await this.mail.send({
       to: email,
       subject: `You are invited to join ${accountName}`,
       text: `You are invited to join ${accountName}. Accept here (the link works once, for 7 days):\n${link}\n\nOr by hand. ${how}\n`,

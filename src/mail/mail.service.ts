@@ -1,64 +1,77 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { createTransport, type Transporter } from 'nodemailer';
+import { InjectModel } from '@nestjs/mongoose';
+import { randomUUID } from 'node:crypto';
+import { Types, type Model } from 'mongoose';
+import { FieldEncryption } from '../common/crypto/field-encryption';
 import { mailConfig } from '../config/mail.config';
+import { Records } from '../database/records';
+import { MailTransport, type Mail } from './mail-transport';
+import { OutgoingMail } from './outgoing-mail.schema';
 
-export interface Mail {
-  to: string;
-  subject: string;
-  /** Plain text; every link in it is written out whole. */
-  text: string;
-  /** The links the mail carries, logged in development when mails go to files. */
-  links: string[];
-}
+export type { Mail } from './mail-transport';
+
+/** How long an attempt is held by its sender: well past the transport's timeouts, and any clock skew between instances. */
+const CLAIM_MS = 2 * 60_000;
+/** How often each instance looks for mails due (a retry, or one whose sender stopped). */
+const POLL_MS = 5_000;
+const POLL_BATCH = 20;
+/** Attempts before a mail is given up (logged as an error); the waits between them double from RETRY_BASE_MS. */
+export const MAX_MAIL_ATTEMPTS = 8;
+const RETRY_BASE_MS = 10_000;
+const RETRY_MAX_MS = 60 * 60_000;
+/** Sent and given-up mails are kept this long (no text left in them), then dropped. */
+const KEPT_SECONDS = 7 * 24 * 3600;
 
 /**
- * Sends the service's mail: through SMTP (`SMTP_URL`, nodemailer) when set, else (development and
- * tests; production refuses to start without it) as `.eml` files under `DATA_DIR/mail/`, their links
- * logged. `send` returns at once: the mail goes off the request's path, and a failure is logged with
- * its recipient (never lost silently). A stop waits for the mails still on their way.
+ * The service's outgoing mail. `send` records the mail (its text encrypted) before the request that
+ * causes it answers, then tries it at once from this instance; every instance polls for mails due,
+ * so a mail whose process stopped before sending it, or whose send failed, is sent by whichever
+ * instance comes next, with exponential backoff, up to MAX_MAIL_ATTEMPTS.
+ *
+ * Invariant: one attempt of a mail at a time. A sender takes a mail by a guarded update (pending
+ * and due), which moves it out of `due` for CLAIM_MS and gives it a fresh token; the outcome is
+ * written only while that token is still the mail's. A sender that stops mid-send leaves the mail
+ * due again once the claim ends: it may then be sent twice (at least once, never lost), with the
+ * same Message-ID, so a mail client shows it once.
  */
 @Injectable()
-export class MailService implements OnApplicationShutdown {
+export class MailService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MailService.name);
-  private readonly transport: Transporter;
-  private inFlight = 0;
-  private drained: (() => void) | null = null;
+  private readonly records: Records<OutgoingMail>;
+  private readonly attempts = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private stopExpiry: () => void = () => undefined;
+  private polling = false;
+  private stopped = false;
 
-  constructor(@Inject(mailConfig.KEY) private readonly config: ConfigType<typeof mailConfig>) {
-    this.transport = config.smtpUrl
-      ? createTransport(config.smtpUrl)
-      : createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  constructor(
+    @Inject(mailConfig.KEY) private readonly config: ConfigType<typeof mailConfig>,
+    @InjectModel(OutgoingMail.name) model: Model<OutgoingMail>,
+    private readonly transport: MailTransport,
+    private readonly encryption: FieldEncryption,
+  ) {
+    this.records = new Records(model);
   }
 
-  /** Queues the mail; the answer does not wait for it. */
-  send(mail: Mail): void {
-    this.inFlight += 1;
-    void this.deliver(mail)
-      .catch((error: unknown) => {
-        this.logger.error(`Mail "${mail.subject}" to ${mail.to} was not sent: ${error instanceof Error ? error.message : String(error)}`);
-      })
-      .finally(() => {
-        this.inFlight -= 1;
-        if (this.inFlight === 0) this.drained?.();
-      });
+  async onApplicationBootstrap(): Promise<void> {
+    this.timer = setInterval(() => void this.sendDue(), POLL_MS);
+    this.timer.unref();
+    this.stopExpiry = await this.records.expireByAge(KEPT_SECONDS, this.logger);
   }
 
-  /** The mail, sent now (the answer waits): for callers that must know it left. */
-  async deliver(mail: Mail): Promise<void> {
-    const message = { from: this.config.from, to: mail.to, subject: mail.subject, text: mail.text };
-    if (this.config.smtpUrl) {
-      await this.transport.sendMail(message);
-      return;
-    }
-    const info = (await this.transport.sendMail(message)) as { message: Buffer };
-    await mkdir(this.config.directory, { recursive: true });
-    const file = join(this.config.directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
-    await writeFile(file, info.message, { mode: 0o600 });
-    this.logger.log(`Mail "${mail.subject}" to ${mail.to} written to ${file} (no SMTP_URL)${mail.links.length ? `: ${mail.links.join(' ')}` : ''}`);
+  /** Records the mail; it is sent off the request's path, from the record, until it leaves. */
+  async send(mail: Mail): Promise<void> {
+    const _id = new Types.ObjectId();
+    await this.records.insert({
+      _id,
+      to: mail.to,
+      subject: mail.subject,
+      text: this.encryption.encrypt(mail.text, textOf(_id)),
+      status: 'pending',
+      nextAttemptAt: new Date(),
+    });
+    this.track(this.attempt(_id));
   }
 
   /** A link into the service, as its users reach it (PUBLIC_URL). */
@@ -66,8 +79,75 @@ export class MailService implements OnApplicationShutdown {
     return `${this.config.publicUrl}${path}?token=${encodeURIComponent(token)}`;
   }
 
+  /** The mails due, oldest first, a batch at a time: retries, and those whose sender stopped. */
+  async sendDue(): Promise<void> {
+    if (this.polling || this.stopped) return;
+    this.polling = true;
+    try {
+      const due = await this.records.find({ status: 'pending', nextAttemptAt: { $lte: new Date() } }, { sort: { nextAttemptAt: 1 }, limit: POLL_BATCH, fields: ['_id'] });
+      for (const mail of due) await this.track(this.attempt(mail._id));
+    } catch (error) {
+      this.logger.warn(`Looking for mails due failed: ${(error as Error).message}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Stops taking mails, waits for the attempts under way, then closes SMTP. */
   async onApplicationShutdown(): Promise<void> {
-    if (this.inFlight > 0) await new Promise<void>((done) => (this.drained = done));
+    this.stopped = true;
+    clearInterval(this.timer);
+    this.stopExpiry();
+    await Promise.allSettled([...this.attempts]);
     this.transport.close();
   }
+
+  private track(attempt: Promise<void>): Promise<void> {
+    this.attempts.add(attempt);
+    return attempt.finally(() => this.attempts.delete(attempt));
+  }
+
+  /** One attempt, if this caller takes the mail; its outcome recorded under the claim's token. */
+  private async attempt(_id: Types.ObjectId): Promise<void> {
+    if (this.stopped) return;
+    const token = randomUUID();
+    const now = new Date();
+    let mail: OutgoingMail | null;
+    try {
+      mail = await this.records.updateAndGet(
+        { _id, status: 'pending', nextAttemptAt: { $lte: now } },
+        { $set: { claimToken: token, claimedUntil: new Date(now.getTime() + CLAIM_MS), nextAttemptAt: new Date(now.getTime() + CLAIM_MS) }, $inc: { attempts: 1 } },
+      );
+    } catch (error) {
+      this.logger.warn(`Taking mail ${String(_id)} failed, left for the next poll: ${(error as Error).message}`);
+      return;
+    }
+    if (!mail?.text) return;
+    const mine = { _id, claimToken: token };
+    const done = { claimToken: null, claimedUntil: null, nextAttemptAt: null };
+    try {
+      await this.transport.deliver({ to: mail.to, subject: mail.subject, text: this.encryption.decrypt(mail.text, textOf(_id)), links: [] }, `<${String(_id)}@${this.messageIdHost()}>`);
+      await this.records.updateOne(mine, { $set: { ...done, status: 'sent', sentAt: new Date(), lastError: null }, $unset: { text: 1 } });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const givenUp = mail.attempts >= MAX_MAIL_ATTEMPTS;
+      this.logger.error(`Mail ${String(_id)} "${mail.subject}" to ${mail.to} was not sent (attempt ${mail.attempts}${givenUp ? ', given up' : ', will be retried'}): ${reason}`);
+      const next = new Date(Date.now() + Math.min(RETRY_BASE_MS * 2 ** (mail.attempts - 1), RETRY_MAX_MS));
+      await this.records
+        .updateOne(mine, givenUp ? { $set: { ...done, status: 'failed', lastError: reason }, $unset: { text: 1 } } : { $set: { ...done, nextAttemptAt: next, lastError: reason } })
+        .catch((failure: Error) => this.logger.warn(`Recording the outcome of mail ${String(_id)} failed; it is due again after its claim: ${failure.message}`));
+    }
+  }
+
+  private messageIdHost(): string {
+    try {
+      return new URL(this.config.publicUrl).hostname || 'localhost';
+    } catch {
+      return 'localhost';
+    }
+  }
+}
+
+function textOf(_id: Types.ObjectId): { record: string; field: string } {
+  return { record: String(_id), field: 'text' };
 }

@@ -12,8 +12,8 @@ import { deviceOf } from './sessions.mapper';
 export class SecurityNotices {
   constructor(private readonly mail: MailService) {}
 
-  newSignIn(email: string, origin: AuditOrigin, at: Date): void {
-    this.mail.send({
+  async newSignIn(email: string, origin: AuditOrigin, at: Date): Promise<void> {
+    await this.mail.send({
       to: email,
       subject: 'New sign-in to your account',
       text:
@@ -24,17 +24,17 @@ export class SecurityNotices {
     });
   }
 
-  factorChanged(email: string, change: 'added' | 'removed', factor: string, origin: AuditOrigin, at: Date): void {
-    this.send(email, change === 'added' ? 'Two-step sign-in turned on' : 'Two-step sign-in turned off', change, `A second factor (${factor})`, origin, at);
+  factorChanged(email: string, change: 'added' | 'removed', factor: string, origin: AuditOrigin, at: Date): Promise<void> {
+    return this.send(email, change === 'added' ? 'Two-step sign-in turned on' : 'Two-step sign-in turned off', change, `A second factor (${factor})`, origin, at);
   }
 
   /** A passkey is a second factor too, but the account may keep others: the subject names the passkey, not two-step sign-in. */
-  passkeyChanged(email: string, change: 'added' | 'removed', name: string, origin: AuditOrigin, at: Date): void {
-    this.send(email, change === 'added' ? 'Passkey added to your account' : 'Passkey removed from your account', change, `A passkey ("${name}")`, origin, at);
+  passkeyChanged(email: string, change: 'added' | 'removed', name: string, origin: AuditOrigin, at: Date): Promise<void> {
+    return this.send(email, change === 'added' ? 'Passkey added to your account' : 'Passkey removed from your account', change, `A passkey ("${name}")`, origin, at);
   }
 
-  private send(email: string, subject: string, change: 'added' | 'removed', what: string, origin: AuditOrigin, at: Date): void {
-    this.mail.send({
+  private async send(email: string, subject: string, change: 'added' | 'removed', what: string, origin: AuditOrigin, at: Date): Promise<void> {
+    await this.mail.send({
       to: email,
       subject,
       text:

@@ -130,7 +130,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const now = new Date();
     const { token, session } = await this.open(userId, accountId, assurance, origin, now, now);
     await this.auditUser(user, 'user.logged_in', origin);
-    if (newAddress) this.notices.newSignIn(user.email, origin, now);
+    if (newAddress) await this.notices.newSignIn(user.email, origin, now);
     return { token, session, user };
   }
 
@@ -230,7 +230,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const now = new Date();
     const { token, session } = await this.open(userId, account, 'mfa', origin, now, now);
     await this.auditUser(user, 'user.logged_in', origin);
-    if (newAddress) this.notices.newSignIn(user.email, origin, now);
+    if (newAddress) await this.notices.newSignIn(user.email, origin, now);
     return { token, session, user };
   }
 
@@ -254,7 +254,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const passkey = await this.passkeys.register(userId, name, credential);
     await this.auditUser(user, 'passkey.added', origin, { type: 'passkey', id: String(passkey._id), label: passkey.name });
-    this.notices.passkeyChanged(user.email, 'added', passkey.name, origin, new Date());
+    await this.notices.passkeyChanged(user.email, 'added', passkey.name, origin, new Date());
     return passkey;
   }
 
@@ -264,7 +264,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const passkey = await this.passkeys.remove(userId, id);
     await this.auditUser(user, 'passkey.removed', origin, { type: 'passkey', id, label: passkey.name });
-    this.notices.passkeyChanged(user.email, 'removed', passkey.name, origin, new Date());
+    await this.notices.passkeyChanged(user.email, 'removed', passkey.name, origin, new Date());
   }
 
   /** A proof of the user's factor under the attempt limits (per user and address); 401 when it is not valid. */
@@ -322,7 +322,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const codes = await this.mfa.enable(userId, code);
     await this.attempts.loginSucceeded(user.email, client);
     await this.auditUser(user, 'mfa.enabled', origin, { type: 'user', id: userId, label: 'totp' });
-    this.notices.factorChanged(user.email, 'added', 'an authenticator app', origin, new Date());
+    await this.notices.factorChanged(user.email, 'added', 'an authenticator app', origin, new Date());
     return codes;
   }
 
@@ -335,7 +335,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     await this.mfa.disable(userId, { totp: code });
     await this.attempts.loginSucceeded(user.email, client);
     await this.auditUser(user, 'mfa.disabled', origin, { type: 'user', id: userId, label: 'totp' });
-    this.notices.factorChanged(user.email, 'removed', 'an authenticator app', origin, new Date());
+    await this.notices.factorChanged(user.email, 'removed', 'an authenticator app', origin, new Date());
   }
 
   /** Ends the current session (sign out). */

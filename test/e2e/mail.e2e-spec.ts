@@ -1,14 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Types } from 'mongoose';
 import { mailConfig } from '../../src/config/mail.config';
 import { validateEnvironment } from '../../src/config/env.validation';
+import { MailTransport } from '../../src/mail/mail-transport';
 import { MailService } from '../../src/mail/mail.service';
 import { createFirstAdmin, createUnverifiedOwner, login, uniqueEmail, verifyEmail } from '../support/auth';
 import { expectError, expectValidationError } from '../support/expect-error';
+import { pollUntil } from '../support/deadline';
 import { MailServer } from '../support/mail-server';
 import { createTestApp, type TestApp } from '../support/test-app';
 
@@ -196,8 +197,8 @@ describe('mail', () => {
     it('without SMTP_URL, writes each mail as an .eml file under DATA_DIR/mail/', async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'mail-files-'));
       try {
-        const service = new MailService(settings({ DATA_DIR: dataDir, MAIL_FROM: 'files@example.test' }));
-        await service.deliver({ to: 'reader@example.test', subject: 'A file', text: 'See https://example.test/x?token=abc\n', links: ['https://example.test/x?token=abc'] });
+        const transport = new MailTransport(settings({ DATA_DIR: dataDir, MAIL_FROM: 'files@example.test' }));
+        await transport.deliver({ to: 'reader@example.test', subject: 'A file', text: 'See https://example.test/x?token=abc\n', links: ['https://example.test/x?token=abc'] });
         const files = readdirSync(join(dataDir, 'mail'));
         expect(files).toHaveLength(1);
         expect(files[0]).toMatch(/\.eml$/);
@@ -205,31 +206,38 @@ describe('mail', () => {
         expect(eml).toMatch(/^To: reader@example\.test$/m);
         expect(eml).toMatch(/^Subject: A file$/m);
         expect(eml).toContain('https://example.test/x?token=abc');
-        await service.onApplicationShutdown();
+        transport.close();
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }
     });
 
-    it('a failed send is logged with its recipient, not lost silently', async () => {
-      // A port that refuses connections: taken, then closed.
-      const port = await new Promise<number>((done) => {
-        const server = createServer();
-        server.listen(0, '127.0.0.1', () => {
-          const { port: taken } = server.address() as { port: number };
-          server.close(() => done(taken));
-        });
-      });
+    it('a failed send is logged with its recipient and the mail stays recorded, due again', async () => {
       const errors: string[] = [];
       const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation((message: unknown) => {
         errors.push(String(message));
       });
+      const transport = t.app.get(MailTransport);
+      const deliver = jest.spyOn(transport, 'deliver').mockRejectedValueOnce(new Error('connect ECONNREFUSED 127.0.0.1:1'));
       try {
-        const service = new MailService(settings({ SMTP_URL: `smtp://127.0.0.1:${port}` }));
-        service.send({ to: 'lost@example.test', subject: 'Nowhere', text: 'x', links: [] });
-        await service.onApplicationShutdown();
-        expect(errors.some((line) => line.includes('lost@example.test') && line.includes('was not sent'))).toBe(true);
+        const service = t.app.get(MailService);
+        const before = Date.now();
+        await service.send({ to: 'lost@example.test', subject: 'Nowhere', text: 'x', links: [] });
+        const mails = t.db.collection('outgoing_mails');
+        expect(await pollUntil(async () => (await mails.findOne({ to: 'lost@example.test' }))?.lastError != null, 10_000)).toBe(true);
+        const stored = await mails.findOne({ to: 'lost@example.test' });
+        expect(stored).toMatchObject({ status: 'pending', attempts: 1, lastError: 'connect ECONNREFUSED 127.0.0.1:1', claimToken: null });
+        expect(stored!.nextAttemptAt.getTime()).toBeGreaterThan(before + 5_000);
+        expect(errors.some((line) => line.includes('lost@example.test') && line.includes('was not sent') && line.includes('will be retried'))).toBe(true);
+
+        // Due again (as after its backoff): the next poll sends it, once.
+        await mails.updateOne({ _id: stored!._id }, { $set: { nextAttemptAt: new Date() } });
+        await service.sendDue();
+        expect(await pollUntil(async () => (await mails.findOne({ _id: stored!._id }))?.status === 'sent', 10_000)).toBe(true);
+        expect(deliver).toHaveBeenCalledTimes(2);
+        expect((await mail.waitFor('lost@example.test', /^Nowhere$/)).text.trim()).toBe('x');
       } finally {
+        deliver.mockRestore();
         spy.mockRestore();
       }
     });

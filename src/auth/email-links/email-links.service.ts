@@ -56,7 +56,7 @@ export class EmailLinksService {
     if (!admitted || !user) return;
     const token = await this.issue('password_reset', user, now);
     const link = this.mail.link(PAGES.password_reset, token);
-    this.mail.send({
+    await this.mail.send({
       to: user.email,
       subject: 'Reset your password',
       text:
@@ -85,7 +85,7 @@ export class EmailLinksService {
   async sendVerification(user: User, now = new Date()): Promise<void> {
     const token = await this.issue('email_verification', user, now);
     const link = this.mail.link(PAGES.email_verification, token);
-    this.mail.send({
+    await this.mail.send({
       to: user.email,
       subject: 'Verify your email address',
       text:
