@@ -102,12 +102,12 @@ describe('validateEnvironment', () => {
   });
 
   it('takes the S3 store only with its bucket, and its keys both or neither', () => {
-    const bucket = { S3_BUCKET: 'assets', S3_ENDPOINT: 'http://seaweedfs:8333', S3_FORCE_PATH_STYLE: 'true' };
+    const bucket = { S3_BUCKET: 'assets', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true' };
     expect(validateEnvironment(bucket)).toMatchObject({ S3_BUCKET: 'assets', S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true' });
     expect(validateEnvironment({ ...bucket, S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' })).toMatchObject({ S3_ACCESS_KEY_ID: 'id' });
     expect(() => validateEnvironment({ ...bucket, S3_ACCESS_KEY_ID: 'id' })).toThrow(/S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together/);
-    expect(() => validateEnvironment({ S3_ENDPOINT: 'http://seaweedfs:8333' })).toThrow(/S3_BUCKET is required/);
-    expect(() => validateEnvironment({ ...bucket, S3_ENDPOINT: 'seaweedfs:8333' })).toThrow(/S3_ENDPOINT must be an http/);
+    expect(() => validateEnvironment({ S3_ENDPOINT: 'http://minio:9000' })).toThrow(/S3_BUCKET is required/);
+    expect(() => validateEnvironment({ ...bucket, S3_ENDPOINT: 'minio:9000' })).toThrow(/S3_ENDPOINT must be an http/);
     expect(() => validateEnvironment({ ...bucket, S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE must be true or false/);
   });
 });

@@ -2,7 +2,7 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } fr
 import { createHash, randomBytes } from 'node:crypto';
 import { startS3Server, type S3Server } from '../support/s3-server';
 
-/** The test harness's S3 server, as the asset store will use it: the AWS SDK puts an object and reads the same bytes back. */
+/** The test harness's S3 server (MinIO), as the asset store uses it: signed requests only, the same bytes back. */
 describe('the S3 test server', () => {
   let s3: S3Server;
   let client: S3Client;
@@ -33,6 +33,23 @@ describe('the S3 test server', () => {
 
     const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'uploads/' }));
     expect(listed.Contents?.map((object) => object.Key)).toEqual([key]);
+  });
+
+  it('refuses a request signed with the wrong secret, and an anonymous one, as S3 does', async () => {
+    const forged = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: `${s3.secretAccessKey}x` },
+    });
+    try {
+      await expect(forged.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'forged.bin', Body: 'x' }))).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
+    } finally {
+      forged.destroy();
+    }
+    const anonymous = await fetch(`${s3.endpoint}/${s3.bucket}?list-type=2`);
+    expect(anonymous.status).toBe(403);
+    await expect(client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'forged.bin' }))).rejects.toMatchObject({ name: 'NoSuchKey' });
   });
 
   it('answers NoSuchKey for an object never stored', async () => {
