@@ -71,10 +71,13 @@ export class EventsRepository {
     return this.deletions.findByIds<EventDeletion>(keys);
   }
 
-  /** Replaces a record's pending deletion event that is still `staleEventId`; whether it did. */
+  /**
+   * Replaces a record's deletion event that is still `staleEventId`, pending again; whether it did. A
+   * listed one is replaced too (a record written again under the id of one deleted): it stays listed.
+   */
   async replaceDeletion(staleEventId: string, deletion: EventDeletion): Promise<boolean> {
     const { _id, ...fields } = deletion;
-    return (await this.deletions.updateOne({ _id, eventId: staleEventId, unsettled: true }, { $set: fields }, { keepTimestamps: true })).matched > 0;
+    return (await this.deletions.updateOne({ _id, eventId: staleEventId }, { $set: { ...fields, unsettled: true } }, { keepTimestamps: true })).matched > 0;
   }
 
   /** Which of these event ids are recorded (pending deletes included). */

@@ -128,6 +128,21 @@ describe('a hard delete, one event whatever happens', () => {
     await expectOneDeleteEvent(id, 'customer.deleted', 'customer.created');
   });
 
+  it('a delete that answered 503 before it applied, then a change, then a delete: one event, of the record as the last delete read it', async () => {
+    const id = await createCustomer();
+    stopOnce('customers');
+    expect((await deleteCustomer(id)).status).toBe(503);
+    jest.restoreAllMocks();
+    // The first delete's event names the version it read; the record is now at another.
+    expect((await post(`/v1/customers/${id}`, { firstName: 'Later' })).status).toBe(200);
+    expect((await deleteCustomer(id)).status).toBe(200);
+    const eventId = await expectOneDeleteEvent(id, 'customer.deleted', 'customer.created');
+    const listed = await listedOf(id);
+    expect(listed.map((event) => event.type)).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
+    const [stored] = await storedOf(id, 'customer.deleted');
+    expect(JSON.parse(stored.body as string)).toMatchObject({ id: eventId, data: { object: { id, firstName: 'Later' } } });
+  });
+
   it('two deletes of one customer at once while every discard fails: one event', async () => {
     const id = await createCustomer();
     jest.spyOn(EventsRepository.prototype, 'discard').mockRejectedValue(networkError('connection reset'));
