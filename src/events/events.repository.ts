@@ -80,7 +80,7 @@ export class EventsRepository {
     return (await this.deletions.updateOne({ _id, eventId: staleEventId }, { $set: { ...fields, unsettled: true } }, { keepTimestamps: true })).matched > 0;
   }
 
-  /** Which of these event ids are recorded (pending deletes included). */
+  /** Which of these event ids are recorded. */
   async recordedIds(ids: readonly string[]): Promise<Set<string>> {
     const found = await this.everyTenant.findByIds<{ _id: string }>(ids, { fields: ['_id'] });
     return new Set(found.map((event) => event._id));

@@ -98,19 +98,22 @@ describe('a hard delete, one event whatever happens', () => {
   }
 
   /**
-   * The next `deleteMany` on `collection`'s records reaches the database `delayMs` late, applies,
-   * and its answer is lost; `started` resolves when it was called.
+   * The next `deleteMany` on `collection`'s records reaches the database late (after the one that
+   * follows it has returned, at least 300 ms, at most 5 s), applies, and its answer is lost;
+   * `started` resolves when it was called.
    */
-  function delayedAndLostOnce(collection: string, delayMs: number): Promise<void> {
+  function delayedAndLostOnce(collection: string): Promise<void> {
     const original = Records.prototype.deleteMany;
-    let failed = false;
+    let calls = 0;
     let called!: () => void;
+    let overtaken!: () => void;
     const started = new Promise<void>((resolve) => (called = resolve));
+    const next = new Promise<void>((resolve) => (overtaken = resolve));
     jest.spyOn(Records.prototype, 'deleteMany').mockImplementation(async function (this: Records<unknown>, filter) {
-      if (failed || this.collectionName !== collection) return original.call(this, filter);
-      failed = true;
+      if (this.collectionName !== collection || ++calls > 2) return original.call(this, filter);
+      if (calls === 2) return original.call(this, filter).finally(overtaken);
       called();
-      await sleep(delayMs);
+      await Promise.all([sleep(300), Promise.race([next, sleep(5000)])]);
       await original.call(this, filter);
       throw networkError('connection reset after the write');
     });
@@ -155,7 +158,7 @@ describe('a hard delete, one event whatever happens', () => {
 
   it("two deletes of one customer at once, the first one's write 300 ms late and its answer lost: both 200, one event", async () => {
     const id = await createCustomer();
-    const started = delayedAndLostOnce('customers', 300);
+    const started = delayedAndLostOnce('customers');
     const first = deleteCustomer(id);
     await started;
     const second = await deleteCustomer(id);
@@ -170,7 +173,7 @@ describe('a hard delete, one event whatever happens', () => {
     expect(endpoint.status).toBe(201);
     try {
       const id = await createCustomer();
-      const started = delayedAndLostOnce('customers', 300);
+      const started = delayedAndLostOnce('customers');
       const first = deleteCustomer(id);
       await started;
       expect((await deleteCustomer(id)).status).toBe(200);
