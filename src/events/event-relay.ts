@@ -6,11 +6,22 @@ import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { fencedOutbox, holdsEvent, OUTBOX, sameOutbox, type ChangeRecorder, type DeletionIntent, type PendingEvent, type WithOutbox } from '../tenancy/recorded-changes';
+import {
+  fencedOutbox,
+  holdsEvent,
+  OUTBOX,
+  outboxVersion,
+  sameOutbox,
+  sameVersion,
+  type ChangeRecorder,
+  type DeletionIntent,
+  type PendingEvent,
+  type WithOutbox,
+} from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { asJson, eventBody, newEventId, type PublishedEvent } from './event-body';
-import type { PendingDeletion } from './event.schema';
-import { EventsRepository } from './events.repository';
+import type { EventDeletion } from './event.schema';
+import { deletionEvent, EventsRepository } from './events.repository';
 
 /** Turns a stored record into the object its events carry: what its GET returns, secrets left out. */
 export type EventObject<T> = (record: T) => object;
@@ -171,13 +182,13 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Subscribers first, then the events collection (`store`: a hard delete's are there already,
-   * pending): whichever a process stopped before, the next relay does again.
+   * Subscribers first, then the events collection (`store`: a hard delete's events are listed from
+   * where they wait): whichever a process stopped before, the next relay does again.
    */
-  private async publish(events: readonly PublishedEvent[], store = (stored: readonly PublishedEvent[]) => this.events.recordMany(stored)): Promise<void> {
+  private async publish(events: readonly PublishedEvent[], store = () => this.events.recordMany(events)): Promise<void> {
     if (events.length === 0) return;
     for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
-    await store(events);
+    await store();
     for (const event of events) this.recorded.set(event.id, true);
   }
 
@@ -201,56 +212,89 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  /** One pending event a record, the record as it was, naming the outbox its delete is guarded on. */
+  /**
+   * Each record's deletion event, the record as it was, naming the version (outbox) its delete is
+   * guarded on: the one the record has when it names the same version (a retried or concurrent
+   * delete), else a new one. One naming another version is replaced while the record is still at
+   * the version read (the other delete can no longer apply); else this delete's read is the old one,
+   * and it holds no event for that record.
+   */
   private async intendDeletion(source: EventSource, scope: TenantScope, type: string, records: readonly StoredRecord[]): Promise<DeletionIntent> {
-    const intents = records.map((record) => {
-      const event = published(pendingEvent(scope, type, null), scope.projectId, source.toObject(record));
-      return { recordId: String(record._id), event, deleting: { collection: source.records.collectionName, id: record._id, outbox: outboxIds(record) } };
-    });
-    await this.events.recordPending(intents.map(({ event, deleting }) => ({ event, deleting })));
+    const collection = source.records.collectionName;
     const projectId = new Types.ObjectId(scope.projectId);
+    const wanted = records.map((record): EventDeletion => {
+      const event = published(pendingEvent(scope, type, null), scope.projectId, source.toObject(record));
+      const deleting = { collection, id: record._id, outbox: outboxVersion(record[OUTBOX]) };
+      return { _id: deletionKey(collection, record._id), projectId, deleting, eventId: event.id, type, createdAt: event.createdAt, body: event.body };
+    });
+    const stored = await this.events.claimDeletions(wanted);
+    const held = new Map<string, EventDeletion>();
+    const other: EventDeletion[] = [];
+    for (const want of wanted) {
+      const found = stored.get(want._id);
+      if (found && sameVersion(found.deleting.outbox, want.deleting.outbox)) held.set(String(want.deleting.id), found);
+      else if (found) other.push(want);
+    }
+    if (other.length > 0) {
+      const current = (await source.records.findByIds(
+        other.map((want) => want.deleting.id),
+        { fields: ['_id', OUTBOX], include: [OUTBOX] },
+      )) as StoredRecord[];
+      for (const want of other) {
+        const record = current.find((candidate) => candidate._id.equals(want.deleting.id));
+        if (!record || !sameVersion(outboxVersion(record[OUTBOX]), want.deleting.outbox)) continue;
+        if (await this.events.replaceDeletion(stored.get(want._id)!.eventId, want)) held.set(String(want.deleting.id), want);
+      }
+    }
+    const of = (ids: readonly string[]) => ids.flatMap((id) => held.get(id) ?? []);
     return {
-      settle: async (deleted, options = {}) => {
-        const removed = new Set(deleted);
+      holds: (id) => held.has(id),
+      settle: async ({ removed = [], gone = [], changed = [] }) => {
         try {
-          await this.publishDeletions(projectId, intents.filter((intent) => removed.has(intent.recordId)).map((intent) => intent.event));
-          if (!options.keepOthers) await this.events.discard(projectId, intents.filter((intent) => !removed.has(intent.recordId)).map((intent) => intent.event.id));
+          // A record gone by another delete's hand: listed when that delete held this same event.
+          const now = gone.length > 0 ? await this.events.deletionsOf(of(gone).map((deletion) => deletion._id)) : [];
+          const shared = of(gone).filter((deletion) => now.some((found) => found._id === deletion._id && found.eventId === deletion.eventId));
+          await this.publishDeletions([...of(removed), ...shared]);
+          await this.events.discard(of(changed));
         } catch (error) {
-          this.logger.warn(`Settling ${intents.length} delete events failed, left to the sweep: ${(error as Error).message}`);
+          this.logger.warn(`Settling ${held.size} delete events failed, left to the sweep: ${(error as Error).message}`);
         }
       },
     };
   }
 
-  private publishDeletions(projectId: Types.ObjectId, events: readonly PublishedEvent[]): Promise<void> {
-    return this.publish(events, (settled) => this.events.settle(projectId, settled.map((event) => event.id)));
+  private publishDeletions(deletions: readonly EventDeletion[]): Promise<void> {
+    return this.publish(
+      deletions.map((deletion) => deletionEvent(deletion)),
+      () => this.events.settleDeletions(deletions),
+    );
   }
 
   /**
    * A delete whose process stopped, or whose answer was lost, before settling its event: gone, the
-   * event stands; there with another outbox, the delete (guarded on the outbox it read) can no longer
-   * apply; there with the same, its outbox is relayed and replaced by an empty one (the fence), after
-   * which the delete cannot apply either. The event is dropped in those two cases.
+   * event stands (the record's one deletion event names the delete that removed it); there with
+   * another outbox, no delete of the version read can apply; there with the same, its outbox is
+   * relayed and replaced by an empty one (the fence), after which none can either. The event is
+   * dropped in those two cases.
    */
-  private async settleStopped(source: EventSource, deletion: PendingDeletion): Promise<void> {
+  private async settleStopped(source: EventSource, deletion: EventDeletion): Promise<void> {
     const { id, outbox } = deletion.deleting;
-    const event: PublishedEvent = { id: deletion._id, type: deletion.type, projectId: String(deletion.projectId), createdAt: deletion.createdAt, body: deletion.body };
     const record = (await source.records.findOne({ _id: id, projectId: deletion.projectId }, { include: [OUTBOX] })) as StoredRecord | null;
-    if (!record) return this.publishDeletions(deletion.projectId, [event]);
-    if (JSON.stringify(outboxIds(record)) === JSON.stringify(outbox)) {
+    if (!record) return this.publishDeletions([deletion]);
+    if (sameVersion(outboxVersion(record[OUTBOX]), outbox)) {
       await this.relayOutboxes(source, [record]);
       const guard = { _id: id, projectId: deletion.projectId, $and: [sameOutbox(record[OUTBOX])] };
       const fence = await source.records.updateOne(guard, { $set: { [OUTBOX]: fencedOutbox(record[OUTBOX]) } }, { keepTimestamps: true });
       // Matched nothing: the record changed or went meanwhile; the next sweep reads it again.
       if (fence.matched === 0) return;
     }
-    await this.events.discard(deletion.projectId, [event.id]);
+    await this.events.discard([deletion]);
   }
 }
 
-/** The ids of the record's outbox's events, null when it has none. */
-function outboxIds(record: StoredRecord): string[] | null {
-  return record[OUTBOX]?.map((pending) => pending.id) ?? null;
+/** The key of a record's one deletion event. */
+function deletionKey(collection: string, id: Types.ObjectId): string {
+  return `${collection}:${String(id)}`;
 }
 
 function pendingEvent(scope: TenantScope, type: string, before: Record<string, unknown> | null): PendingEvent {

@@ -3,11 +3,11 @@ import { Schema as MongooseSchema, Types } from 'mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
-/** Where a hard delete's pending event points: the record that must be gone for the event to stand. */
+/** The record a hard delete's event is about, and the version of it (its outbox) the delete is guarded on. */
 export interface DeletedRecord {
   collection: string;
   id: Types.ObjectId;
-  /** The ids of the events in the record's outbox when it was read (null: it had none), on which the delete is guarded. */
+  /** The ids of the events in the record's outbox when it was read (null: it had none): every recorded write replaces them. */
   outbox: string[] | null;
 }
 
@@ -32,14 +32,6 @@ export class StoredEvent {
 
   @Prop({ type: String, required: true })
   body: string;
-
-  /** Set on a hard delete's event until the delete is known to have happened; such events are not listed. */
-  @Prop({ type: MongooseSchema.Types.Mixed, default: undefined })
-  deleting?: DeletedRecord;
-
-  /** True beside `deleting`, gone with it: the sweep finds pending deletes by this one indexed value. */
-  @Prop({ type: Boolean, default: undefined })
-  unsettled?: true;
 }
 
 /**
@@ -57,8 +49,45 @@ export class EventSweep {
 
 export const EventSweepSchema = SchemaFactory.createForClass(EventSweep);
 
-/** A hard delete's event not settled yet, with what the sweep needs to settle it. */
-export type PendingDeletion = Pick<StoredEvent, '_id' | 'projectId' | 'type' | 'createdAt' | 'body'> & { deleting: DeletedRecord };
+/**
+ * A hard delete's event, one a record (`_id` is `<collection>:<record id>`): written before the
+ * record goes, copied to the events collection (listed) once it is gone. Every delete of the record,
+ * retried or concurrent, writes or finds this one and uses its event, so a delete is one event
+ * whatever happens; a delete that read the record at another version replaces it only while the
+ * record is at the version that delete read (the older one can no longer apply). Holds no other
+ * tenant data than the event's.
+ */
+@Schema({ ...schemaOptions('event_deletions'), timestamps: false })
+export class EventDeletion {
+  @Prop({ type: String, required: true })
+  _id: string;
+
+  @Prop({ type: MongooseSchema.Types.ObjectId, required: true })
+  projectId: Types.ObjectId;
+
+  @Prop({ type: MongooseSchema.Types.Mixed, required: true })
+  deleting: DeletedRecord;
+
+  /** The event as it is listed once the record is gone (`StoredEvent`'s `_id`, `type`, `createdAt`, `body`). */
+  @Prop({ type: String, required: true })
+  eventId: string;
+
+  @Prop({ type: String, required: true })
+  type: string;
+
+  @Prop({ type: Date, required: true })
+  createdAt: Date;
+
+  @Prop({ type: String, required: true })
+  body: string;
+
+  /** Until the event is listed: the sweep finds the deletes left pending by this one indexed value. */
+  @Prop({ type: Boolean, default: undefined })
+  unsettled?: true;
+}
+
+export const EventDeletionSchema = SchemaFactory.createForClass(EventDeletion);
+EventDeletionSchema.index({ unsettled: 1 });
 
 export const StoredEventSchema = SchemaFactory.createForClass(StoredEvent);
 tenantOwned(StoredEventSchema);
@@ -66,5 +95,3 @@ tenantOwned(StoredEventSchema);
 // The list, newest first, and filtered by type.
 StoredEventSchema.index({ projectId: 1, _id: -1 });
 StoredEventSchema.index({ projectId: 1, type: 1, _id: -1 });
-// The sweep of deletes left pending.
-StoredEventSchema.index({ unsettled: 1 });

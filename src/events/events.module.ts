@@ -7,13 +7,16 @@
  * then publishes its own events; should it stop or fail first, they stay in the record, where every
  * instance's sweep finds them by the record's recent `updatedAt`, and a write whose answer was lost
  * happened exactly when the record's outbox holds its events. A hard delete writes each record's
- * event pending, guarded like any write, listed once the record is gone, or dropped once a fence on
- * the record's outbox makes the delete impossible.
+ * event pending before the delete, guarded like any write, listed once the record is gone, or dropped
+ * once the record is at another version (a fence on its outbox makes a delete of the one read
+ * impossible). A record has one deletion event at a time, keyed by the record and naming the
+ * version read: a retried or concurrent delete of that version uses it, so its id follows from the
+ * record and the change, and a record gone has exactly the event of the delete that removed it.
  */
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
-import { EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
+import { EventDeletion, EventDeletionSchema, EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
@@ -28,6 +31,7 @@ import { EventsService } from './events.service';
   imports: [MongooseModule.forFeature([
       { name: StoredEvent.name, schema: StoredEventSchema },
       { name: EventSweep.name, schema: EventSweepSchema },
+      { name: EventDeletion.name, schema: EventDeletionSchema },
     ]), LeasesModule],
   controllers: [EventsController],
   providers: [EventsRepository, EventsService, EventRelay],

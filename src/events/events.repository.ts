@@ -5,7 +5,7 @@ import { Records } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { PublishedEvent } from './event-body';
-import { EventSweep, StoredEvent, type DeletedRecord, type PendingDeletion } from './event.schema';
+import { EventDeletion, EventSweep, StoredEvent } from './event.schema';
 
 export interface EventPageQuery {
   limit: number;
@@ -15,7 +15,6 @@ export interface EventPageQuery {
   createdTo?: Date;
 }
 
-const LISTED = { deleting: { $exists: false } };
 /** The one document of `EventSweep`. */
 const SWEEP_MARK = 'records';
 
@@ -26,11 +25,18 @@ export class EventsRepository {
   /** Every project's events at once: only for the relay and the sweeps (pending deletes, retention). */
   private readonly everyTenant: Records<StoredEvent>;
   private readonly sweeps: Records<EventSweep>;
+  /** Hard deletes' events, one a record: the relay's, across projects, as `everyTenant`. */
+  private readonly deletions: Records<EventDeletion>;
 
-  constructor(@InjectModel(StoredEvent.name) model: Model<StoredEvent>, @InjectModel(EventSweep.name) sweeps: Model<EventSweep>) {
+  constructor(
+    @InjectModel(StoredEvent.name) model: Model<StoredEvent>,
+    @InjectModel(EventSweep.name) sweeps: Model<EventSweep>,
+    @InjectModel(EventDeletion.name) deletions: Model<EventDeletion>,
+  ) {
     this.records = new TenantRecords(model);
     this.everyTenant = new Records(model);
     this.sweeps = new Records(sweeps);
+    this.deletions = new Records(deletions);
   }
 
   /** Until when the last sweep that finished relayed every change; null before the first. */
@@ -50,12 +56,31 @@ export class EventsRepository {
     await this.everyTenant.insertStored(events.map((event) => stored(event)));
   }
 
-  /** Writes hard deletes' events, not listed until settled; an id already there is left as it is. */
-  async recordPending(events: readonly { event: PublishedEvent; deleting: DeletedRecord }[]): Promise<void> {
-    await this.everyTenant.insertStored(events.map(({ event, deleting }) => ({ ...stored(event), deleting, unsettled: true })));
+  /**
+   * Writes these hard deletes' events, pending, unless their record has one already; answers each
+   * record's as stored (a record's missing: dropped meanwhile).
+   */
+  async claimDeletions(deletions: readonly EventDeletion[]): Promise<Map<string, EventDeletion>> {
+    const { inserted } = await this.deletions.insertStored(deletions.map((deletion) => ({ ...deletion, unsettled: true })));
+    const stored = inserted === deletions.length ? deletions : await this.deletionsOf(deletions.map((deletion) => deletion._id));
+    return new Map(stored.map((deletion) => [deletion._id, deletion]));
   }
 
-  /** Which of these event ids are recorded (pending deletes included). */
+  /** The records' deletion events, as stored. */
+  deletionsOf(keys: readonly string[]): Promise<EventDeletion[]> {
+    return this.deletions.findByIds<EventDeletion>(keys);
+  }
+
+  /**
+   * Replaces a record's deletion event that is still `staleEventId`, pending again; whether it did. A
+   * listed one is replaced too (a record written again under the id of one deleted): it stays listed.
+   */
+  async replaceDeletion(staleEventId: string, deletion: EventDeletion): Promise<boolean> {
+    const { _id, ...fields } = deletion;
+    return (await this.deletions.updateOne({ _id, eventId: staleEventId }, { $set: { ...fields, unsettled: true } }, { keepTimestamps: true })).matched > 0;
+  }
+
+  /** Which of these event ids are recorded. */
   async recordedIds(ids: readonly string[]): Promise<Set<string>> {
     const found = await this.everyTenant.findByIds<{ _id: string }>(ids, { fields: ['_id'] });
     return new Set(found.map((event) => event._id));
@@ -63,7 +88,7 @@ export class EventsRepository {
 
   /** Newest first, `limit + 1` listed events after the cursor, of one type and in a time range when asked. */
   page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
-    const conditions: Record<string, unknown> = { ...LISTED };
+    const conditions: Record<string, unknown> = {};
     if (query.startingAfter) conditions._id = { $lt: query.startingAfter };
     if (query.type) conditions.type = query.type;
     if (query.createdFrom || query.createdTo) {
@@ -74,30 +99,41 @@ export class EventsRepository {
 
   /** A listed event of the project, or null. */
   findById(scope: TenantScope, id: string): Promise<StoredEvent | null> {
-    return this.records.findOne(scope, { _id: id, ...LISTED });
+    return this.records.findOne(scope, { _id: id });
   }
 
-  /** The deletes happened: their events are listed from now on. */
-  async settle(projectId: Types.ObjectId, ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.everyTenant.updateMany({ _id: { $in: [...ids] }, projectId }, { $unset: { deleting: 1, unsettled: 1 } });
+  /** The deletes happened: their events are listed (idempotent: copied by event id, a dropped one written again). */
+  async settleDeletions(deletions: readonly EventDeletion[]): Promise<void> {
+    if (deletions.length === 0) return;
+    await this.recordMany(deletions.map((deletion) => deletionEvent(deletion)));
+    const keys = deletions.map((deletion) => deletion._id);
+    await this.deletions.updateMany({ _id: { $in: keys }, eventId: { $in: deletions.map((deletion) => deletion.eventId) } }, { $unset: { unsettled: 1 } });
   }
 
-  /** The deletes did not happen: their events go. Only pending ones: a listed event is never removed here. */
-  async discard(projectId: Types.ObjectId, ids: readonly string[]): Promise<void> {
-    if (ids.length > 0) await this.everyTenant.deleteMany({ _id: { $in: [...ids] }, projectId, unsettled: true });
+  /** The deletes cannot happen: their events go, while pending and still these (a listed one is never removed here). */
+  async discard(deletions: readonly EventDeletion[]): Promise<void> {
+    if (deletions.length === 0) return;
+    const keys = deletions.map((deletion) => deletion._id);
+    await this.deletions.deleteMany({ _id: { $in: keys }, eventId: { $in: deletions.map((deletion) => deletion.eventId) }, unsettled: true });
   }
 
   /** Pending deletes of every project written before `before`, oldest first. */
-  pendingDeletions(before: Date, limit: number): Promise<PendingDeletion[]> {
-    return this.everyTenant.find({ unsettled: true, createdAt: { $lte: before } }, { sort: { _id: 1 }, limit }) as Promise<PendingDeletion[]>;
+  pendingDeletions(before: Date, limit: number): Promise<EventDeletion[]> {
+    return this.deletions.find({ unsettled: true, createdAt: { $lte: before } }, { sort: { createdAt: 1 }, limit }) as Promise<EventDeletion[]>;
   }
 
-  /** Drops events once they are `seconds` old, in every project; stops the sweep. */
-  expireByAge(seconds: number, logger: Logger): Promise<() => void> {
-    return this.everyTenant.expireByAge(seconds, logger);
+  /** Drops events, and hard deletes' events, once they are `seconds` old, in every project; stops the sweeps. */
+  async expireByAge(seconds: number, logger: Logger): Promise<() => void> {
+    const stops = await Promise.all([this.everyTenant.expireByAge(seconds, logger), this.deletions.expireByAge(seconds, logger)]);
+    return () => stops.forEach((stop) => stop());
   }
 }
 
 function stored(event: PublishedEvent): Record<string, unknown> {
   return { _id: event.id, projectId: new Types.ObjectId(event.projectId), type: event.type, createdAt: event.createdAt, body: event.body };
+}
+
+/** A hard delete's event as listed. */
+export function deletionEvent(deletion: EventDeletion): PublishedEvent {
+  return { id: deletion.eventId, type: deletion.type, projectId: String(deletion.projectId), createdAt: deletion.createdAt, body: deletion.body };
 }

@@ -1,4 +1,4 @@
-import { fencedOutbox, holdsEvent, sameOutbox, type PendingEvent } from './recorded-changes';
+import { fencedOutbox, holdsEvent, outboxVersion, sameOutbox, sameVersion, type PendingEvent } from './recorded-changes';
 
 describe("a record's outbox", () => {
   const event = (id: string): PendingEvent => ({ id, type: 'customer.updated', createdAt: new Date(), before: null, request: { id: null, idempotencyKey: null } });
@@ -21,5 +21,16 @@ describe("a record's outbox", () => {
     expect(holdsEvent({ outbox: [event('evt_a')] }, 'evt_c')).toBe(false);
     expect(holdsEvent({ outbox: null }, 'evt_a')).toBe(false);
     expect(holdsEvent(null, 'evt_a')).toBe(false);
+  });
+
+  it("a hard delete names the record's version by its outbox's event ids; a fence's empty outbox is another version than none", () => {
+    expect(outboxVersion([event('evt_a'), event('evt_b')])).toEqual(['evt_a', 'evt_b']);
+    expect(outboxVersion([])).toEqual([]);
+    expect(outboxVersion(null)).toBeNull();
+    expect(outboxVersion(undefined)).toBeNull();
+    expect(sameVersion(['evt_a', 'evt_b'], ['evt_a', 'evt_b'])).toBe(true);
+    expect(sameVersion(['evt_a'], ['evt_b'])).toBe(false);
+    expect(sameVersion([], null)).toBe(false);
+    expect(sameVersion(null, null)).toBe(true);
   });
 });

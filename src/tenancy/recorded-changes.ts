@@ -21,14 +21,33 @@ export interface PendingEvent {
 /** A record read with its outbox. */
 export type WithOutbox<T> = T & { [OUTBOX]?: PendingEvent[] | null };
 
-/** A hard delete's events, written pending before the records go and settled by what the delete did. */
-export interface DeletionIntent {
+/**
+ * What a hard delete did to the records it held events for, by record id. A record in none of
+ * these (there at the version read, or not read again) keeps its event pending for the sweep: a
+ * delete of that version, this one's answer lost or another's, may still apply.
+ */
+export interface DeletionOutcome {
+  /** Removed by this delete, known from its answer: their events are listed. */
+  removed?: readonly string[];
   /**
-   * `deleted`: the ids of the records the delete removed, whose events are recorded; every other
-   * record's event is dropped, or with `keepOthers` left pending for the sweep (a delete whose
-   * answer was lost may still apply). Never throws: what fails is left to the sweep.
+   * Read gone after this delete removed fewer than it held, or lost its answer: listed when the
+   * record's deletion event is still this delete's (then whichever delete removed it shared it).
    */
-  settle(deleted: readonly string[], options?: { keepOthers?: boolean }): Promise<void>;
+  gone?: readonly string[];
+  /** Read there with another outbox: no delete of the version read can apply any more; their events are dropped. */
+  changed?: readonly string[];
+}
+
+/**
+ * A hard delete's events, one a record, written pending before the records go. A record has one
+ * deletion event at a time: a retried or concurrent delete of the same version finds it and uses it
+ * (so its id follows from the record and the change, and every copy is one event).
+ */
+export interface DeletionIntent {
+  /** Whether this delete holds the record's event; it deletes no other (another delete read a newer version of it). */
+  holds(id: string): boolean;
+  /** Lists, drops or leaves pending each record's event by what the delete did. Never throws: what fails is left to the sweep. */
+  settle(outcome: DeletionOutcome): Promise<void>;
 }
 
 /**
@@ -47,7 +66,7 @@ export interface ChangeRecorder<T> {
    * the database answers; whether the write happened (its outbox holds the event, then published).
    */
   settleLater(scope: TenantScope, id: unknown, event: string): Promise<boolean>;
-  /** Before a hard delete: one pending event a record, the record as it was, naming the outbox the delete is guarded on. */
+  /** Before a hard delete: each record's pending event (the one it has, or a new one), the record as it was, naming the outbox the delete is guarded on. */
   deletion(scope: TenantScope, type: string, records: readonly WithOutbox<T>[]): Promise<DeletionIntent>;
 }
 
@@ -73,6 +92,16 @@ export function sameOutbox(outbox: PendingEvent[] | null | undefined): Record<st
   if (!outbox) return { [OUTBOX]: null };
   if (outbox.length === 0) return { [OUTBOX]: { $size: 0 } };
   return { [`${OUTBOX}.id`]: outbox[0].id };
+}
+
+/** A record's version as a hard delete's event names it: its outbox's event ids, null when it has none. */
+export function outboxVersion(outbox: PendingEvent[] | null | undefined): string[] | null {
+  return outbox?.map((event) => event.id) ?? null;
+}
+
+/** Whether two versions are one (an empty outbox, a fence's, is not an absent one). */
+export function sameVersion(a: readonly string[] | null, b: readonly string[] | null): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** An outbox that no longer meets `sameOutbox(outbox)` and holds no event: what a fence writes once `outbox` is relayed. */

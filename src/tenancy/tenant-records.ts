@@ -2,7 +2,7 @@ import { ConflictException, type Logger } from '@nestjs/common';
 import { Types, type AnyKeys, type Model, type mongo, type Require_id, type UpdateQuery } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
-import { holdsEvent, OUTBOX, sameOutbox, UnsettledChange, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
+import { holdsEvent, OUTBOX, outboxVersion, sameOutbox, sameVersion, UnsettledChange, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
 export class NotTenantOwnedError extends Error {
@@ -166,7 +166,10 @@ export class TenantRecords<T> {
 
   /**
    * Up to `limit` records removed, each with its event: their outboxes copied first, each record's
-   * event written pending, the delete guarded on each outbox, the removed records' events settled.
+   * event written pending (or the one a retried or concurrent delete of the same version wrote
+   * found), the delete guarded on each outbox, then each event listed, dropped or left to the sweep
+   * by what the delete did (`DeletionOutcome`). A record whose event another delete of a newer
+   * version holds is read again.
    */
   private async recordedDelete(scope: TenantScope, conditions: Conditions, event: string, limit: number): Promise<number> {
     const changes = this.recorder();
@@ -175,40 +178,50 @@ export class TenantRecords<T> {
       if (found.length === 0) return 0;
       await changes.relayOutboxes(scope, found);
       const intent = await changes.deletion(scope, event, found);
-      const guards = found.map((record) => ({ _id: record._id, ...sameOutbox(record[OUTBOX]) }));
-      let gone: string[];
+      const held = found.filter((record) => intent.holds(String(record._id)));
+      if (held.length === 0) continue;
+      const guards = held.map((record) => ({ _id: record._id, ...sameOutbox(record[OUTBOX]) }));
+      let removed: number | undefined;
+      let lost: unknown;
       try {
-        const removed = await this.records.deleteMany(scopeFilter(scope, { ...conditions, $or: guards }));
-        // All or none is exact; only a part removed asks which (a concurrent delete may have taken others).
-        gone = removed === found.length ? found.map((record) => String(record._id)) : removed === 0 ? [] : await this.gone(scope, found);
+        removed = await this.records.deleteMany(scopeFilter(scope, { ...conditions, $or: guards }));
       } catch (error) {
-        if (!outcomeUnknown(error)) {
-          await intent.settle([]);
-          throw error;
-        }
-        // The answer was lost: the records read gone were removed; the others' events stay pending,
-        // for the sweep to settle once no delete can still apply.
-        const read = await this.gone(scope, found).catch(() => null);
-        if (read?.length !== found.length) {
-          if (read) await intent.settle(read, { keepOthers: true });
-          throw error;
-        }
-        gone = read;
+        // Refused, it did not apply; another delete holding these events may still: left to the sweep.
+        if (!outcomeUnknown(error)) throw error;
+        lost = error;
       }
-      await intent.settle(gone);
-      if (gone.length > 0) return gone.length;
+      if (removed === held.length) {
+        await intent.settle({ removed: held.map((record) => String(record._id)) });
+        return removed;
+      }
+      // Fewer removed than held (another delete took some) or the answer lost: what is left is read.
+      const read = await this.readBack(scope, held).catch(() => null);
+      if (read) await intent.settle(read);
+      if (removed === undefined) {
+        // Every record read gone was removed, by this delete or by one holding the same events.
+        if (read?.gone.length !== held.length) throw lost;
+        return held.length;
+      }
+      if (removed > 0) return removed;
     }
     throw new ConflictException('The records changed while this request was deleting them; retry the request');
   }
 
-  /** The ids among `records` that no longer exist in the scope's project. */
-  private async gone(scope: TenantScope, records: readonly { _id: Types.ObjectId }[]): Promise<string[]> {
-    const left = await this.records.findByIds<{ _id: Types.ObjectId; projectId: Types.ObjectId }>(
+  /** Which of `records` no longer exist in the scope's project, and which are there at another version than read. */
+  private async readBack(scope: TenantScope, records: readonly WithOutbox<{ _id: Types.ObjectId }>[]): Promise<{ gone: string[]; changed: string[] }> {
+    const left = await this.records.findByIds<WithOutbox<{ _id: Types.ObjectId; projectId: Types.ObjectId }>>(
       records.map((record) => record._id),
-      { fields: ['_id', TENANT_FIELD] },
+      { fields: ['_id', TENANT_FIELD, OUTBOX], include: [OUTBOX] },
     );
-    const there = new Set(left.filter((record) => String(record.projectId) === scope.projectId).map((record) => String(record._id)));
-    return records.map((record) => String(record._id)).filter((id) => !there.has(id));
+    const there = new Map(left.filter((record) => String(record.projectId) === scope.projectId).map((record) => [String(record._id), record]));
+    const gone: string[] = [];
+    const changed: string[] = [];
+    for (const record of records) {
+      const now = there.get(String(record._id));
+      if (!now) gone.push(String(record._id));
+      else if (!sameVersion(outboxVersion(now[OUTBOX]), outboxVersion(record[OUTBOX]))) changed.push(String(record._id));
+    }
+    return { gone, changed };
   }
 
   /**

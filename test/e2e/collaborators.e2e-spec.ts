@@ -33,7 +33,7 @@ describe('channel collaborators and who may change content', () => {
     if (res.status !== 201) throw new Error(`grant failed: ${res.status} ${res.text}`);
   };
   const eventTypesOf = async (id: string): Promise<string[]> => {
-    const events = await t.db.collection('events').find({ body: { $regex: id }, deleting: { $exists: false } }).toArray();
+    const events = await t.db.collection('events').find({ body: { $regex: id } }).toArray();
     return events.filter((event) => JSON.parse(event.body as string).data.object._id === id).map((event) => event.type as string);
   };
 

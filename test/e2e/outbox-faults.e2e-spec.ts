@@ -66,7 +66,7 @@ describe('the outbox under faults', () => {
   /** The process stops after the change's write, before its events reach the events collection. */
   const stopBeforeRecording = () => jest.spyOn(EventsRepository.prototype, 'recordMany').mockRejectedValueOnce(new Error('process stopped here'));
   /** The process stops after a hard delete, before its pending events are settled. */
-  const stopBeforeSettling = () => jest.spyOn(EventsRepository.prototype, 'settle').mockRejectedValueOnce(new Error('process stopped here'));
+  const stopBeforeSettling = () => jest.spyOn(EventsRepository.prototype, 'settleDeletions').mockRejectedValueOnce(new Error('process stopped here'));
 
   const expectUnavailable = (res: HttpResponse) => expect(res.status).toBeGreaterThanOrEqual(500);
 

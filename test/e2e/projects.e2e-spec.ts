@@ -388,8 +388,7 @@ describe('projects', () => {
       return projects;
     };
     const eventTypesOf = async (id: string): Promise<string[]> => {
-      // Settled events only (a delete's event is pending until the delete is known to have happened).
-      const events = await t.db.collection('events').find({ body: { $regex: id }, deleting: { $exists: false } }).toArray();
+      const events = await t.db.collection('events').find({ body: { $regex: id } }).toArray();
       return events.filter((event) => JSON.parse(event.body as string).data.object._id === id).map((event) => event.type as string);
     };
 
