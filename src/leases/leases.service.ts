@@ -15,10 +15,11 @@ export interface HeldLease {
 }
 
 /**
- * Serialises changes of one thing across every instance. A conditional `findOneAndUpdate` is atomic
- * on MongoDB but not on FerretDB, which reads and then writes; a unique index is atomic on both. So
- * such changes run one at a time under a lease taken by inserting a document with the key as its
- * `_id`, and their updates still carry their guards in the filter.
+ * Serialises changes of one thing across every instance, for work that reads several records before
+ * it writes (a single record's change needs none: its guarded update is atomic). A lease is taken by
+ * inserting a document with the key as its `_id`, atomic under the unique index; its holder's updates
+ * still carry their guards in the filter. Background work holds its lease for as long as it runs,
+ * renewed every third of its length, so a slow holder is never taken over while it lives.
  */
 @Injectable()
 export class Leases {
@@ -34,16 +35,20 @@ export class Leases {
   }
 
   /**
-   * Runs `work` under the lease when nobody holds it (an abandoned one is taken over), held for at
-   * most `holdMs`; undefined, without waiting, when another holder has it. For background work that
-   * any instance may do and only one should (a sweep of left refunds).
+   * Runs `work` under the lease when nobody holds it (an abandoned one is taken over), held `holdMs`
+   * at a time and renewed every third of it while `work` runs: a holder that dies lets it go within
+   * `holdMs`, one that lives keeps it however long the work takes. Undefined, without waiting, when
+   * another holder has it. For background work that any instance may do and only one should (a
+   * sweep of left refunds, an asset's processing).
    */
   async tryWithLease<T>(key: string, holdMs: number, work: () => Promise<T>): Promise<T | undefined> {
     const holder = randomUUID();
     if (!(await this.tryAcquire(key, holder, holdMs))) return undefined;
+    const renewal = this.renewWhileHeld(key, holder, holdMs);
     try {
       return await work();
     } finally {
+      clearInterval(renewal);
       await this.leases.release(key, holder);
     }
   }
@@ -52,9 +57,7 @@ export class Leases {
    * Takes the lease for as long as the caller needs it, for work whose length nobody knows (a
    * request's body arriving): held `holdMs` at a time and renewed every third of it while the holder
    * lives, so a holder that dies lets it go within `holdMs`. Waits at most `waitMs` (or until
-   * `signal` aborts) for another holder: undefined then. `release()` gives it back. A renewal is a
-   * guarded update (not atomic on FerretDB), which is safe here: another holder can only have taken
-   * the lease after it expired, that is after `holdMs` without a renewal.
+   * `signal` aborts) for another holder: undefined then. `release()` gives it back.
    */
   async hold(key: string, options: { holdMs: number; waitMs: number; signal?: AbortSignal }): Promise<HeldLease | undefined> {
     const holder = randomUUID();
@@ -63,16 +66,22 @@ export class Leases {
       if (Date.now() >= deadline || options.signal?.aborted) return undefined;
       await sleep(Math.min(10 + round * 10, 100) + Math.random() * 10);
     }
-    const renewal = setInterval(() => {
-      this.leases.extend(key, holder, new Date(Date.now() + options.holdMs)).catch(() => undefined);
-    }, Math.max(Math.floor(options.holdMs / 3), 1));
-    renewal.unref();
+    const renewal = this.renewWhileHeld(key, holder, options.holdMs);
     return {
       release: async () => {
         clearInterval(renewal);
         await this.leases.release(key, holder);
       },
     };
+  }
+
+  /** Pushes the lease's expiry on every third of `holdMs`; a renewal that fails is tried again at the next. */
+  private renewWhileHeld(key: string, holder: string, holdMs: number): NodeJS.Timeout {
+    const renewal = setInterval(() => {
+      this.leases.extend(key, holder, new Date(Date.now() + holdMs)).catch(() => undefined);
+    }, Math.max(Math.floor(holdMs / 3), 1));
+    renewal.unref();
+    return renewal;
   }
 
   private async tryAcquire(key: string, holder: string, holdMs: number): Promise<boolean> {
