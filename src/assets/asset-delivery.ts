@@ -2,9 +2,24 @@ import { applyDecorators, HttpStatus, Injectable, NotFoundException } from '@nes
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Asset } from './asset.schema';
-import { contentDisposition, requestedRange } from './asset-rules';
+import { contentDisposition, deliveryOf, requestedRange } from './asset-rules';
 import { AssetStorage } from './asset-storage';
 import { ASSET_NOT_FOUND } from './assets.service';
+
+/**
+ * What every answer carrying a user's bytes sends, whatever the route: no script, style, frame or
+ * request of its own runs from them even when a browser opens them as a page (`sandbox` also gives
+ * them an opaque origin, so they reach no cookie of the service), and no type is guessed from them.
+ * `Cross-Origin-Resource-Policy` is the route's: `same-site` for the routes of the API's own
+ * credentials and the viewers', `cross-origin` for the signed URL, which a player of any site embeds.
+ */
+export function userBytesHeaders(resourcePolicy: 'same-site' | 'cross-origin' = 'same-site'): Record<string, string> {
+  return {
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Resource-Policy': resourcePolicy,
+  };
+}
 
 /**
  * How a ready asset's bytes leave the service, for its owners and its viewers alike: the one place
@@ -28,19 +43,19 @@ export class AssetDelivery {
   async send(
     reply: FastifyReply,
     asset: Asset & { sha256: string },
-    request: { range?: string; ifNoneMatch?: string },
+    request: { range?: string; ifNoneMatch?: string; resourcePolicy?: 'same-site' | 'cross-origin' },
     beforeBytes: () => Promise<void> = async () => {},
   ): Promise<void> {
     const assetId = String(asset._id);
     const etag = `"${asset.sha256}"`;
+    const delivery = deliveryOf(asset.contentType);
     void reply
+      .headers(userBytesHeaders(request.resourcePolicy))
       .header('ETag', etag)
       .header('Accept-Ranges', 'bytes')
       .header('Cache-Control', 'private, no-cache')
-      .header('Content-Type', asset.contentType ?? 'application/octet-stream')
-      .header('Content-Disposition', contentDisposition(asset.fileName))
-      // The sniffed type is the one sent: a browser must not guess another.
-      .header('X-Content-Type-Options', 'nosniff');
+      .header('Content-Type', delivery.contentType)
+      .header('Content-Disposition', contentDisposition(asset.fileName, delivery.disposition));
     const { ifNoneMatch, range } = request;
     if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
       return reply.status(HttpStatus.NOT_MODIFIED).send();
@@ -75,7 +90,14 @@ const ETAG = {
 const BYTES_HEADERS = {
   ETag: ETAG,
   'Accept-Ranges': { description: '`bytes`: a `Range` is honoured', schema: { type: 'string', enum: ['bytes'] } },
-  'Content-Disposition': { description: 'The file name, as `filename*` (RFC 6266)', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description:
+      '`inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, ' +
+      'sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266)',
+    schema: { type: 'string' },
+  },
+  'Content-Security-Policy': { description: "`default-src 'none'; sandbox`: nothing in the bytes runs", schema: { type: 'string' } },
+  'Cross-Origin-Resource-Policy': { description: '`same-site`; `cross-origin` at a signed URL', schema: { type: 'string', enum: ['same-site', 'cross-origin'] } },
 };
 
 /** The request headers and the byte-carrying answers of a route that sends an asset's bytes with `AssetDelivery`. */

@@ -56,6 +56,6 @@ export class AssetLinksController {
     const found = signedGrant.length <= SIGNED_GRANT_MAX_LENGTH ? await this.assets.byContentToken(signedGrant) : null;
     if (!found) throw new NotFoundException(NOT_FOUND);
     this.delivery.assertReady(found.asset);
-    await this.delivery.send(reply, found.asset, { range, ifNoneMatch });
+    await this.delivery.send(reply, found.asset, { range, ifNoneMatch, resourcePolicy: 'cross-origin' });
   }
 }

@@ -172,7 +172,7 @@ export class ViewerService {
   }
 
   /**
-   * The content projects the token's user holds a live grant on, by their id or their email, each
+   * The content projects the token's user holds a live grant on, by their id or their verified email, each
    * with one such grant (the first found); none for an invalid token.
    */
   private async grantedProjects(scope: TenantScope, viewerToken: string): Promise<Map<string, Types.ObjectId>> {
@@ -182,7 +182,9 @@ export class ViewerService {
     const user = await this.users.findById(userId);
     if (!user) return granted;
     const now = this.clock.now().getTime();
-    const grants = await this.grants.ofPerson(scope, new Types.ObjectId(userId), user.email ? user.email.toLowerCase() : null);
+    // A grant to an address reaches only the user who proved they hold it: an unverified signup with it does not.
+    const email = user.email && user.emailVerifiedAt ? user.email.toLowerCase() : null;
+    const grants = await this.grants.ofPerson(scope, new Types.ObjectId(userId), email);
     for (const grant of grants) {
       const project = String(grant.contentProjectId);
       if ((!grant.expiresAt || grant.expiresAt.getTime() > now) && !granted.has(project)) granted.set(project, grant._id);
