@@ -6,9 +6,10 @@ import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { Principal } from '../tenancy/principal';
+import { Caller, PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { AssetContentResponses, AssetDelivery, userBytesHeaders } from './asset-delivery';
+import { AssetContentResponses, AssetDelivery, downloaderOf, userBytesHeaders } from './asset-delivery';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
 import type { ContentActor } from '../collaborators/collaborators.service';
@@ -108,17 +109,18 @@ export class AssetsController {
       'the bytes and `Content-Disposition` carrying the file name (`filename*`, RFC 6266). An asset not `ready` yet: 404.',
   })
   @AssetContentResponses()
-  @ApiErrorResponses(400, 401, 404, 416, 500, 503)
+  @ApiErrorResponses(400, 401, 404, 416, 429, 500, 503)
   async getAssetContent(
     @Tenant() scope: TenantScope,
     @Param('assetId', ParseObjectIdPipe) assetId: string,
     @Headers('range') range: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Caller() caller: Principal,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const asset = await this.assets.get(scope, assetId);
     this.delivery.assertReady(asset);
-    await this.delivery.send(reply, asset, { range, ifNoneMatch });
+    await this.delivery.send(reply, asset, { range, ifNoneMatch, downloader: downloaderOf(caller) });
   }
 
   @Get('assets/:assetId/content-url')

@@ -63,7 +63,9 @@ export class UploadsController {
       return reply.status(204).header('Tus-Resumable', '1.0.0').send();
     } else if (method !== 'HEAD' && method !== 'OPTIONS') throw new NotFoundException(ASSET_NOT_FOUND);
 
-    // From here the tus server writes the answer on the raw response.
+    // From here the tus server writes the answer on the raw response, which first takes the headers
+    // every answer carries (request id, nosniff, CORS, rate limit): Fastify would send them only with its own reply.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     await this.tus.handle(request.raw, reply.raw);
     const status = reply.raw.statusCode;

@@ -257,6 +257,15 @@ export class EnvironmentVariables {
   RATE_LIMIT_PER_SECOND: number = 25;
 
   /**
+   * Requests a second every viewer of one publishable key may send together; each client address
+   * among them gets `RATE_LIMIT_PER_SECOND`, so one client's 429s do not stop the app's other viewers.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  VIEWER_RATE_LIMIT_PER_SECOND: number = 250;
+
+  /**
    * The Redis where every instance counts the rate limits together; unset: each instance counts on
    * its own. While Redis cannot be reached, each instance counts on its own again.
    */

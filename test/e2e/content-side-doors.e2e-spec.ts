@@ -1,13 +1,28 @@
 import { Types } from 'mongoose';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { get, type ClientRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, createUser, TestUser, uniqueEmail } from '../support/auth';
 import { OCTETS, pathOf, pngFixture, settledAsset, TUS } from '../support/assets';
+import { createContentProject } from '../support/content';
 import { expectError, expectNotFound } from '../support/expect-error';
 import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
+
+/** A download whose reader stops reading at once (the response paused), as a stalled player is. */
+function pausedDownload(url: string): Promise<{ response: IncomingMessage; request: ClientRequest }> {
+  return new Promise((resolve, reject) => {
+    const request = get(url, (response) => {
+      response.pause();
+      // Cut by the server or by the test: the response ends in an error ("aborted").
+      response.on('error', () => undefined);
+      resolve({ response, request });
+    });
+    request.on('error', (error) => (request.writableEnded ? undefined : reject(error)));
+  });
+}
 
 const CSP = "default-src 'none'; sandbox";
 
@@ -212,6 +227,50 @@ describe('content side doors', () => {
     });
   });
 
+  describe('share links and viewers', () => {
+    let publishable: string;
+
+    beforeAll(async () => {
+      publishable = ok(await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'app', kind: 'publishable' }, as(admin)), 201).body.data.key;
+    });
+
+    it("a link's password is guessed at most 10 times a window: then 429 with Retry-After, the right one included", async () => {
+      const project = await createProject(await createChannel(admin), { access: 'linkPrivate', status: 'published' });
+      const link = ok(await t.http.post(`/projects/${project}/share-links`, { password: 'blue-hours-preview' }, as(admin)), 201).body;
+      const read = (password: string) => t.http.get(`/viewer/projects/${project}`, { token: publishable, headers: { 'x-share-token': link.token, 'x-share-password': password } });
+      expect((await read('blue-hours-preview')).status).toBe(200);
+      for (let guess = 0; guess < 10; guess++) expectError(await read(`guess-${guess}-wrong`), 401, 'Wrong share link password');
+      for (const password of ['guess-11-wrong', 'blue-hours-preview']) {
+        const refused = await read(password);
+        expectError(refused, 429, /Too many wrong passwords for this share link/);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(800);
+      }
+      // Another link of the project is counted apart.
+      const other = ok(await t.http.post(`/projects/${project}/share-links`, { password: 'another-password' }, as(admin)), 201).body;
+      const through = await t.http.get(`/viewer/projects/${project}`, { token: publishable, headers: { 'x-share-token': other.token, 'x-share-password': 'another-password' } });
+      expect(through.status).toBe(200);
+    });
+  });
+
+  describe('the tus routes answer as every route does', () => {
+    it('no CORS header while CORS is off, the request id and nosniff', async () => {
+      const project = await createProject(await createChannel(admin));
+      const created = ok(await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 't', fileName: 't.txt', size: 4, mimeType: 'text/plain' }, as(admin)), 201);
+      const origin = { origin: 'https://evil.example' };
+      for (const res of [
+        await t.http.post(pathOf(created.body.upload.url), undefined, { headers: { ...TUS, ...origin, 'upload-length': '4' } }),
+        await t.http.request('HEAD', `/assets/${created.body.asset.id}/upload`, undefined, { ...as(admin), headers: { ...TUS, ...origin } }),
+        await t.http.request('PATCH', pathOf(created.body.upload.url), undefined, { raw: Buffer.from('abcd'), headers: { ...TUS, ...OCTETS, ...origin, 'upload-offset': '0' } }),
+      ]) {
+        expect(res.status).toBeLessThan(300);
+        expect(res.headers.get('access-control-allow-origin')).toBeNull();
+        expect(res.headers.get('access-control-expose-headers')).toBeNull();
+        expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+    });
+  });
+
   describe('file names', () => {
     it.each([
       ['a bidirectional override', 'evil\u202Egnp.exe'],
@@ -236,4 +295,82 @@ describe('content side doors', () => {
       }
     });
   });
+});
+
+/** Limits that need an app of their own: a client address per proxy header, small counts and a short silence. */
+describe('content side doors: limits per client and per credential', () => {
+  let t: TestApp;
+  let dataDir: string;
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'content-limits-e2e-'));
+    t = await createTestApp({
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATA_DIR: dataDir,
+      TRUST_PROXY: '127.0.0.1',
+      RATE_LIMIT_PER_SECOND: '1000',
+      ASSET_CONCURRENT_DOWNLOADS: '2',
+      HTTP_CONNECTION_TIMEOUT_MS: '1000',
+    });
+    admin = await createFirstAdmin(t.http);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("one client's flood of a publishable key is refused alone: another client of the app still reads", async () => {
+    const limited = await createTestApp({ LOG_LEVEL: 'silent', TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_SECOND: '3', VIEWER_RATE_LIMIT_PER_SECOND: '100' });
+    try {
+      const owner = await createFirstAdmin(limited.http);
+      const key = (await limited.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'app', kind: 'publishable' }, { token: owner.token })).body.data.key as string;
+      const from = (address: string) => limited.http.get(`/viewer/projects/6650c0ffee0000000000ffff`, { token: key, headers: { 'x-forwarded-for': address } });
+      const flood = await Promise.all(Array.from({ length: 8 }, () => from('203.0.113.7')));
+      expect(flood.map((res) => res.status)).toContain(429);
+      // The unknown project is 404: the other client was let through to ask.
+      expect((await from('198.51.100.20')).status).toBe(404);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('downloads one signed URL holds open are bounded (429), other credentials go on, and a stalled reader is dropped', async () => {
+    const project = await createContentProject(t.http, admin.token);
+    // Larger than what the kernel's socket buffers swallow: a paused reader stalls the server's writes.
+    const bytes = Buffer.alloc(64 * 1024 * 1024, 'a');
+    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 'Big', fileName: 'big.txt', size: bytes.length, mimeType: 'text/plain' }, { token: admin.token });
+    expect(created.status).toBe(201);
+    const url = pathOf(created.body.upload.url);
+    expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(bytes.length) } })).status).toBe(201);
+    expect((await t.http.request('PATCH', url, undefined, { raw: bytes, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } })).status).toBe(204);
+    const id = created.body.asset.id as string;
+    expect((await settledAsset(t.http, id, admin.token)).status).toBe('ready');
+    const signed = (await t.http.get(`/assets/${id}/content-url`, { token: admin.token })).body.url as string;
+
+    const stalled = [await pausedDownload(signed), await pausedDownload(signed)];
+    expect(stalled.map(({ response }) => response.statusCode)).toEqual([200, 200]);
+    const third = await fetch(signed);
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).toBe('5');
+    // The owner's own download is another credential's.
+    const owners = await fetch(`${t.baseUrl}/assets/${id}/content`, { headers: { authorization: `Bearer ${admin.token}` } });
+    expect(owners.status).toBe(200);
+    await owners.body?.cancel();
+
+    // Silent past HTTP_CONNECTION_TIMEOUT_MS (1 s here), the stalled readers' connections are dropped
+    // by the server and their downloads counted no more: the URL reads again. (A paused client does
+    // not see the close until it reads again.)
+    const deadline = Date.now() + 15_000;
+    let after = await fetch(signed);
+    while (after.status === 429 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      after = await fetch(signed);
+    }
+    expect(after.status).toBe(200);
+    await after.body?.cancel();
+    expect(stalled.every(({ response }) => !response.complete)).toBe(true);
+    for (const { request } of stalled) request.destroy();
+  }, 90_000);
 });

@@ -40,6 +40,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     SIGNUP_MAX_PER_CLIENT: '100000',
     // Suites send bursts from one user; the rate-limit suite sets its own limit.
     RATE_LIMIT_PER_SECOND: '100000',
+    VIEWER_RATE_LIMIT_PER_SECOND: '100000',
     LOG_LEVEL: 'silent',
     MONGODB_URI: testDatabaseUri(databaseName),
     ...env,
