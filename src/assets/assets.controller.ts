@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, Headers, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
@@ -47,6 +48,11 @@ export class AssetsController {
   @Idempotent()
   @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION + ` ${EDITOR_NEEDED}` })
   @ApiCreatedResponse({ type: CreatedAssetResponse, description: 'The asset and where to upload its bytes' })
+  @ApiUnprocessableEntityResponse({
+    description: '`fileName` holds a format or bidirectional character, is a Windows device name or only spaces and dots (`errors` names it), or the Idempotency-Key was used with another request body',
+    type: ErrorResponseDto,
+    example: { statusCode: 422, error: 'Unprocessable Entity', message: 'Validation failed: fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)', errors: [{ field: 'fileName', messages: ['fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)'] }] },
+  })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   createAsset(
     @Tenant() scope: TenantScope,

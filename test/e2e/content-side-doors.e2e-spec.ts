@@ -302,6 +302,8 @@ describe('content side doors: limits per client and per credential', () => {
   let t: TestApp;
   let dataDir: string;
   let admin: TestUser;
+  /** Downloads a test leaves paused: ended before the app stops, whatever the test's outcome. */
+  const paused: ClientRequest[] = [];
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'content-limits-e2e-'));
@@ -317,6 +319,7 @@ describe('content side doors: limits per client and per credential', () => {
   });
 
   afterAll(async () => {
+    for (const request of paused) request.destroy();
     await t?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -350,6 +353,7 @@ describe('content side doors: limits per client and per credential', () => {
     const signed = (await t.http.get(`/assets/${id}/content-url`, { token: admin.token })).body.url as string;
 
     const stalled = [await pausedDownload(signed), await pausedDownload(signed)];
+    paused.push(...stalled.map(({ request }) => request));
     expect(stalled.map(({ response }) => response.statusCode)).toEqual([200, 200]);
     const third = await fetch(signed);
     expect(third.status).toBe(429);
@@ -371,6 +375,5 @@ describe('content side doors: limits per client and per credential', () => {
     expect(after.status).toBe(200);
     await after.body?.cancel();
     expect(stalled.every(({ response }) => !response.complete)).toBe(true);
-    for (const { request } of stalled) request.destroy();
   }, 90_000);
 });

@@ -1075,7 +1075,7 @@ export interface paths {
         put?: never;
         /**
          * Add a collaborator to a channel
-         * @description Gives a member of the account a role in the channel (owner, manager, editor or viewer), until `expiresAt` when given. A user who is no member of the account is 404; one who is a collaborator already, 409. Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         * @description Gives a member of the account a role in the channel (owner, manager, editor or viewer), until `expiresAt` when given. A user who is no member of the account is 404; one who is a collaborator already, 409. Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role).
          */
         post: operations["addChannelCollaborator"];
         delete?: never;
@@ -1096,14 +1096,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a collaborator from a channel
-         * @description Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         * @description Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role). A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.
          */
         delete: operations["removeChannelCollaborator"];
         options?: never;
         head?: never;
         /**
          * Change a collaborator's role or end
-         * @description Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         * @description Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role). A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.
          */
         patch: operations["changeChannelCollaborator"];
         trace?: never;
@@ -3323,7 +3323,7 @@ export interface components {
         EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "share_link.deleted" | "grant.created" | "grant.revoked" | "grant.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
         ErrorResponseDto: {
             /**
-             * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again), `email_unverified` (verify the email first)
+             * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again), `email_unverified` (verify the email first), `channel_role_required` (a channel role the caller lacks, named in `message`), `last_channel_owner` (make another collaborator the channel's owner first)
              * @example step_up_required
              */
             code?: string;
@@ -15406,6 +15406,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
             429: {
                 headers: {
@@ -15563,6 +15579,22 @@ export interface operations {
                      *       "error": "Not Found",
                      *       "message": "Not found",
                      *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -20021,12 +20053,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request body */
+            /** @description `fileName` holds a format or bidirectional character, is a Windows device name or only spaces and dots (`errors` names it), or the Idempotency-Key was used with another request body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "errors": [
+                     *         {
+                     *           "field": "fileName",
+                     *           "messages": [
+                     *             "fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
