@@ -377,3 +377,52 @@ describe('content side doors: limits per client and per credential', () => {
     expect(stalled.every(({ response }) => !response.complete)).toBe(true);
   }, 90_000);
 });
+
+/** An app with CORS on and signed URLs on an origin of their own. */
+describe('content side doors: CORS and ASSET_PUBLIC_URL', () => {
+  let t: TestApp;
+  let dataDir: string;
+  let admin: TestUser;
+  const APP = 'https://app.example.com';
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'content-cors-e2e-'));
+    t = await createTestApp({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, CORS_ORIGINS: APP, ASSET_PUBLIC_URL: 'https://assets.example.com/' });
+    admin = await createFirstAdmin(t.http);
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("the tus routes answer an allowed origin as the app's CORS does, exposing the tus headers; another origin gets none", async () => {
+    const project = await createContentProject(t.http, admin.token);
+    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 't', fileName: 't.txt', size: 4, mimeType: 'text/plain' }, { token: admin.token });
+    const url = pathOf(created.body.upload.url);
+    const allowed = await t.http.post(url, undefined, { headers: { ...TUS, origin: APP, 'upload-length': '4' } });
+    expect(allowed.status).toBe(201);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(APP);
+    const exposed = (allowed.headers.get('access-control-expose-headers') ?? '').toLowerCase().split(/,\s*/);
+    expect(exposed).toEqual(expect.arrayContaining(['x-request-id', 'location', 'upload-offset', 'tus-resumable']));
+    const other = await t.http.request('HEAD', url, undefined, { headers: { ...TUS, origin: 'https://evil.example' } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('builds signed URLs on ASSET_PUBLIC_URL', async () => {
+    const project = await createContentProject(t.http, admin.token);
+    const bytes = Buffer.from('hello');
+    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 't', fileName: 't.txt', size: bytes.length, mimeType: 'text/plain' }, { token: admin.token });
+    const url = pathOf(created.body.upload.url);
+    expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(bytes.length) } })).status).toBe(201);
+    expect((await t.http.request('PATCH', url, undefined, { raw: bytes, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } })).status).toBe(204);
+    expect((await settledAsset(t.http, created.body.asset.id, admin.token)).status).toBe('ready');
+    const signed = (await t.http.get(`/assets/${created.body.asset.id}/content-url`, { token: admin.token })).body.url as string;
+    expect(signed).toMatch(/^https:\/\/assets\.example\.com\/asset-content\/[0-9a-f]{24}\./);
+    // That host reaches this service: the path reads the bytes here.
+    const read = await t.http.get(pathOf(signed));
+    expect(read.status).toBe(200);
+    expect(read.text).toBe('hello');
+  });
+});
