@@ -368,7 +368,7 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsInt()
   @Min(1)
-  ASSET_CONCURRENT_DOWNLOADS: number = 8;
+  ASSET_CONCURRENT_DOWNLOADS: number = 16;
 
   /** Wrong passwords one share link takes within SHARE_PASSWORD_WINDOW_SECONDS; past them it answers 429 until the window ends. */
   @IsOptional()
