@@ -7,6 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { createFirstAdmin, createUser, TestUser, uniqueEmail } from '../support/auth';
 import { OCTETS, pathOf, pngFixture, settledAsset, TUS } from '../support/assets';
 import { createContentProject } from '../support/content';
+import { startRedisServer, type RedisServer } from '../support/redis-server';
+import { testDatabaseUri } from '../support/test-database';
+import { Redis } from 'ioredis';
 import { expectError, expectNotFound } from '../support/expect-error';
 import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -426,3 +429,47 @@ describe('content side doors: CORS and ASSET_PUBLIC_URL', () => {
     expect(read.text).toBe('hello');
   });
 });
+
+/** Two instances on one database and one Redis: a link's wrong passwords are counted where both count. */
+describe('content side doors: share-link passwords counted across instances (REDIS_URL)', () => {
+  let redis: RedisServer;
+  let a: TestApp;
+  let b: TestApp;
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    const shared = { LOG_LEVEL: 'silent', REDIS_URL: redis.url, MONGODB_URI: testDatabaseUri(`content_shared_${randomBytes(4).toString('hex')}`), SHARE_PASSWORD_MAX_FAILURES: '4' };
+    a = await createTestApp(shared);
+    b = await createTestApp(shared);
+  });
+
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  it('wrong passwords sent to either instance add up: past the limit both answer 429', async () => {
+    const owner = await createFirstAdmin(a.http);
+    const project = (await a.http.post(`/channels/${await channelFor(a, owner)}/projects`, { primaryTitle: 'Shown', projectTypeId: 'show', access: 'linkPrivate', status: 'published' }, { token: owner.token })).body._id as string;
+    const link = (await a.http.post(`/projects/${project}/share-links`, { password: 'blue-hours-preview' }, { token: owner.token })).body as { id: string; token: string };
+    const key = (await a.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'app', kind: 'publishable' }, { token: owner.token })).body.data.key as string;
+    const read = (app: TestApp, password: string) => app.http.get(`/viewer/projects/${project}`, { token: key, headers: { 'x-share-token': link.token, 'x-share-password': password } });
+
+    for (const app of [a, b, a, b]) expect((await read(app, 'a-wrong-guess')).status).toBe(401);
+    expectError(await read(a, 'a-wrong-guess'), 429, /Too many wrong passwords/);
+    expectError(await read(b, 'blue-hours-preview'), 429, /Too many wrong passwords/);
+    const client = new Redis(redis.url);
+    try {
+      expect(await client.get(`platform:failures:share-password:${link.id}`)).toBe('4');
+    } finally {
+      client.disconnect();
+    }
+  });
+});
+
+async function channelFor(app: TestApp, owner: TestUser): Promise<string> {
+  const client = (await app.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: owner.token })).body.id as string;
+  const body = { clientId: client, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' };
+  return (await app.http.post('/channels', body, { token: owner.token })).body.id as string;
+}
