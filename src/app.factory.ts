@@ -48,6 +48,11 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
   const config = appConfig.build(env);
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimit,
+    // A client that stops reading (a paused download) or sending is dropped, so a pile of them
+    // cannot hold every file descriptor of the process.
+    connectionTimeout: config.timeouts.connectionMs,
+    requestTimeout: config.timeouts.requestMs,
+    keepAliveTimeout: config.timeouts.keepAliveMs,
     trustProxy: trustProxySetting(config.trustProxy),
     genReqId: requestId,
     requestIdHeader: false,

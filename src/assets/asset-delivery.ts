@@ -1,10 +1,42 @@
-import { applyDecorators, HttpStatus, Injectable, NotFoundException } from '@nestjs/common';
+import { applyDecorators, HttpStatus, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import type { Asset } from './asset.schema';
-import { contentDisposition, requestedRange } from './asset-rules';
+import { contentDisposition, deliveryOf, requestedRange } from './asset-rules';
 import { AssetStorage } from './asset-storage';
 import { ASSET_NOT_FOUND } from './assets.service';
+import { TooManyRequestsException } from '../common/http/too-many-requests.exception';
+import { assetsConfig } from '../config/assets.config';
+import type { Principal } from '../tenancy/principal';
+
+/** How long a client refused for too many open downloads waits before it tries again. */
+const DOWNLOADS_RETRY_SECONDS = 5;
+
+/**
+ * Whose downloads are counted together: a user, a secret key, one client address of a publishable
+ * key (an app's viewers share the key), or one signed URL (`signedGrant`).
+ */
+export function downloaderOf(caller: Principal | { signedGrant: string }, address?: string): string {
+  if ('signedGrant' in caller) return `signed:${caller.signedGrant}`;
+  if (caller.kind === 'user') return `user:${caller.userId}`;
+  return caller.publishable ? `viewer:${caller.keyId}:${address ?? ''}` : `key:${caller.keyId}`;
+}
+
+/**
+ * What every answer carrying a user's bytes sends, whatever the route: no script, style, frame or
+ * request of its own runs from them even when a browser opens them as a page (`sandbox` also gives
+ * them an opaque origin, so they reach no cookie of the service), and no type is guessed from them.
+ * `Cross-Origin-Resource-Policy` is the route's: `same-site` for the routes of the API's own
+ * credentials and the viewers', `cross-origin` for the signed URL, which a player of any site embeds.
+ */
+export function userBytesHeaders(resourcePolicy: 'same-site' | 'cross-origin' = 'same-site'): Record<string, string> {
+  return {
+    'Content-Security-Policy': "default-src 'none'; sandbox",
+    'X-Content-Type-Options': 'nosniff',
+    'Cross-Origin-Resource-Policy': resourcePolicy,
+  };
+}
 
 /**
  * How a ready asset's bytes leave the service, for its owners and its viewers alike: the one place
@@ -12,7 +44,13 @@ import { ASSET_NOT_FOUND } from './assets.service';
  */
 @Injectable()
 export class AssetDelivery {
-  constructor(private readonly storage: AssetStorage) {}
+  /** Downloads under way on this instance, per downloader (`downloaderOf`). */
+  private readonly open = new Map<string, number>();
+
+  constructor(
+    private readonly storage: AssetStorage,
+    @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
+  ) {}
 
   /** An asset that is not `ready` has no bytes to give: the 404 says why to its owner. */
   assertReady(asset: Asset): asserts asset is Asset & { sha256: string } {
@@ -28,19 +66,19 @@ export class AssetDelivery {
   async send(
     reply: FastifyReply,
     asset: Asset & { sha256: string },
-    request: { range?: string; ifNoneMatch?: string },
+    request: { range?: string; ifNoneMatch?: string; resourcePolicy?: 'same-site' | 'cross-origin'; downloader: string },
     beforeBytes: () => Promise<void> = async () => {},
   ): Promise<void> {
     const assetId = String(asset._id);
     const etag = `"${asset.sha256}"`;
+    const delivery = deliveryOf(asset.contentType);
     void reply
+      .headers(userBytesHeaders(request.resourcePolicy))
       .header('ETag', etag)
       .header('Accept-Ranges', 'bytes')
       .header('Cache-Control', 'private, no-cache')
-      .header('Content-Type', asset.contentType ?? 'application/octet-stream')
-      .header('Content-Disposition', contentDisposition(asset.fileName))
-      // The sniffed type is the one sent: a browser must not guess another.
-      .header('X-Content-Type-Options', 'nosniff');
+      .header('Content-Type', delivery.contentType)
+      .header('Content-Disposition', contentDisposition(asset.fileName, delivery.disposition));
     const { ifNoneMatch, range } = request;
     if (ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
       return reply.status(HttpStatus.NOT_MODIFIED).send();
@@ -54,7 +92,13 @@ export class AssetDelivery {
         .header('Content-Type', 'application/json; charset=utf-8')
         .send({ statusCode: 416, error: 'Range Not Satisfiable', message: `The range is outside the file's ${asset.size} bytes` });
     }
-    await beforeBytes();
+    const release = this.admit(request.downloader, reply);
+    try {
+      await beforeBytes();
+    } catch (error) {
+      release();
+      throw error;
+    }
     if (wanted) {
       return reply
         .status(HttpStatus.PARTIAL_CONTENT)
@@ -63,6 +107,30 @@ export class AssetDelivery {
         .send(this.storage.read(assetId, wanted));
     }
     return reply.status(HttpStatus.OK).header('Content-Length', String(asset.size)).send(this.storage.read(assetId));
+  }
+
+  /**
+   * Counts one more download of `downloader` until its response closes (sent, or the connection
+   * gone: a reader that stalls is dropped by the server's connection timeout); past
+   * `ASSET_CONCURRENT_DOWNLOADS` at once, 429. One credential's pile of paused downloads then holds
+   * a bounded number of files and sockets, and the others' downloads go on.
+   */
+  private admit(downloader: string, reply: FastifyReply): () => void {
+    const count = this.open.get(downloader) ?? 0;
+    if (count >= this.config.concurrentDownloads) {
+      throw new TooManyRequestsException(`Too many downloads open at once with this credential (at most ${this.config.concurrentDownloads})`, DOWNLOADS_RETRY_SECONDS);
+    }
+    this.open.set(downloader, count + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      const left = (this.open.get(downloader) ?? 1) - 1;
+      if (left > 0) this.open.set(downloader, left);
+      else this.open.delete(downloader);
+    };
+    reply.raw.once('close', release);
+    return release;
   }
 }
 
@@ -75,7 +143,14 @@ const ETAG = {
 const BYTES_HEADERS = {
   ETag: ETAG,
   'Accept-Ranges': { description: '`bytes`: a `Range` is honoured', schema: { type: 'string', enum: ['bytes'] } },
-  'Content-Disposition': { description: 'The file name, as `filename*` (RFC 6266)', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description:
+      '`inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, ' +
+      'sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266)',
+    schema: { type: 'string' },
+  },
+  'Content-Security-Policy': { description: "`default-src 'none'; sandbox`: nothing in the bytes runs", schema: { type: 'string' } },
+  'Cross-Origin-Resource-Policy': { description: '`same-site`; `cross-origin` at a signed URL', schema: { type: 'string', enum: ['same-site', 'cross-origin'] } },
 };
 
 /** The request headers and the byte-carrying answers of a route that sends an asset's bytes with `AssetDelivery`. */

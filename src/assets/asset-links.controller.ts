@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Public } from '../common/decorators/public.decorator';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { AssetContentResponses, AssetDelivery } from './asset-delivery';
+import { AssetContentResponses, AssetDelivery, downloaderOf } from './asset-delivery';
 import { AssetsService } from './assets.service';
 import { SIGNED_GRANT_MAX_LENGTH, SIGNED_GRANT_MIN_LENGTH, SIGNED_GRANT_PATTERN } from './content-url';
 
@@ -46,7 +46,7 @@ export class AssetLinksController {
     type: ErrorResponseDto,
     example: { statusCode: 404, error: 'Not Found', message: NOT_FOUND },
   })
-  @ApiErrorResponses(416, 500, 503)
+  @ApiErrorResponses(416, 429, 500, 503)
   async getAssetContentBySignedUrl(
     @Param('signedGrant') signedGrant: string,
     @Headers('range') range: string | undefined,
@@ -56,6 +56,6 @@ export class AssetLinksController {
     const found = signedGrant.length <= SIGNED_GRANT_MAX_LENGTH ? await this.assets.byContentToken(signedGrant) : null;
     if (!found) throw new NotFoundException(NOT_FOUND);
     this.delivery.assertReady(found.asset);
-    await this.delivery.send(reply, found.asset, { range, ifNoneMatch });
+    await this.delivery.send(reply, found.asset, { range, ifNoneMatch, resourcePolicy: 'cross-origin', downloader: downloaderOf({ signedGrant }) });
   }
 }

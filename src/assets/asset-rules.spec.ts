@@ -1,4 +1,4 @@
-import { contentDisposition, FILE_NAME_PATTERN, requestedRange, typeAgrees } from './asset-rules';
+import { contentDisposition, deliveryOf, FILE_NAME_PATTERN, requestedRange, typeAgrees } from './asset-rules';
 
 describe('FILE_NAME_PATTERN', () => {
   it.each(['clip.mp4', 'Été 2026.wav', 'a b (1).png', '.hidden'])('accepts %j', (name) => expect(FILE_NAME_PATTERN.test(name)).toBe(true));
@@ -58,4 +58,20 @@ describe('requestedRange', () => {
     expect(requestedRange('items=0-1', 100)).toBeUndefined();
     expect(requestedRange(undefined, 100)).toBeUndefined();
   });
+});
+
+describe('deliveryOf', () => {
+  it.each(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'audio/mpeg', 'audio/wav', 'video/mp4', 'video/webm', 'text/plain', 'text/plain; charset=utf-8'])(
+    'serves %s inline, as it is',
+    (type) => {
+      expect(deliveryOf(type)).toEqual({ contentType: type, disposition: 'inline' });
+    },
+  );
+
+  it.each(['image/svg+xml', 'text/html', 'TEXT/HTML; charset=utf-8', 'text/xml', 'text/javascript', 'text/css', 'text/markdown', 'application/pdf', 'application/xhtml+xml', 'image/x-icon', 'image/tiff', 'application/x-unknown', null])(
+    'serves %p as an attachment of application/octet-stream',
+    (type) => {
+      expect(deliveryOf(type)).toEqual({ contentType: 'application/octet-stream', disposition: 'attachment' });
+    },
+  );
 });

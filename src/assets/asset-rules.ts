@@ -57,6 +57,22 @@ export function contentDisposition(fileName: string, type: 'inline' | 'attachmen
   return `${type}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
+/** Types a browser only displays, never runs: the only bytes served `inline`. */
+const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'text/plain']);
+
+/**
+ * How a stored type leaves the service: raster images, audio, video and plain text as they are,
+ * `inline` (a player or an `<img>` shows them); anything else (SVG, HTML, XML, scripts, every other
+ * type, an unknown one) as an `attachment` of `application/octet-stream`, so no user's bytes ever
+ * run as a document of the service's origin, whatever the browser or the link that opens them.
+ */
+export function deliveryOf(contentType: string | null): { contentType: string; disposition: 'inline' | 'attachment' } {
+  const bare = contentType ? normalMimeType(contentType) : '';
+  const family = bare.split('/')[0];
+  if (contentType && (INLINE_TYPES.has(bare) || family === 'audio' || family === 'video')) return { contentType, disposition: 'inline' };
+  return { contentType: 'application/octet-stream', disposition: 'attachment' };
+}
+
 /**
  * The one range a `Range` header asks of `size` bytes: undefined for no (or an unsupported: several
  * ranges, another unit) header, which is answered whole; `unsatisfiable` for a range outside the file (416).

@@ -1,16 +1,20 @@
 import { Body, Controller, Delete, Get, Headers, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import type { Principal } from '../tenancy/principal';
+import { Caller, PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { AssetContentResponses, AssetDelivery } from './asset-delivery';
+import { AssetContentResponses, AssetDelivery, downloaderOf, userBytesHeaders } from './asset-delivery';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
+import type { ContentActor } from '../collaborators/collaborators.service';
+import { Actor } from '../collaborators/content-actor.decorator';
 import { AssetContentUrlResponse, AssetDeletedResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
 import { CreateAssetDto } from './dto/create-asset.dto';
 import { UpdateAssetDto } from './dto/update-asset.dto';
@@ -23,6 +27,11 @@ const TUS_DESCRIPTION =
   "(the asset waits again). The same operations are at `/assets/{assetId}/upload` with the API's token or key. Once the last byte " +
   'lands the asset is `processing`, then `ready` or `errored` (`type_mismatch`, `checksum_mismatch`, `upload_expired`). ' +
   '`size` over `ASSET_MAX_BYTES`, or the project\'s assets over `PROJECT_STORAGE_BYTES` with it: 413, before any byte is kept.';
+
+/** Who may change an asset (CONTENT.md): said on every route that does. */
+const EDITOR_NEEDED =
+  "Needs the channel role editor or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); " +
+  'an API key acts as admin.';
 
 @ApiTags('assets')
 @ApiBearerAuth()
@@ -37,16 +46,22 @@ export class AssetsController {
 
   @Post('projects/:projectId/assets')
   @Idempotent()
-  @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION })
+  @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION + ` ${EDITOR_NEEDED}` })
   @ApiCreatedResponse({ type: CreatedAssetResponse, description: 'The asset and where to upload its bytes' })
-  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
+  @ApiUnprocessableEntityResponse({
+    description: '`fileName` holds a format or bidirectional character, is a Windows device name or only spaces and dots (`errors` names it), or the Idempotency-Key was used with another request body',
+    type: ErrorResponseDto,
+    example: { statusCode: 422, error: 'Unprocessable Entity', message: 'Validation failed: fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)', errors: [{ field: 'fileName', messages: ['fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)'] }] },
+  })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   createAsset(
     @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateAssetDto,
     @Req() request: FastifyRequest,
   ): Promise<CreatedAssetResponse> {
-    return this.assets.create(scope, projectId, dto, `${request.protocol}://${request.host}`);
+    return this.assets.create(scope, actor, projectId, dto, `${request.protocol}://${request.host}`);
   }
 
   @Get('projects/:projectId/assets')
@@ -71,19 +86,24 @@ export class AssetsController {
   }
 
   @Patch('assets/:assetId')
-  @ApiOperation({ summary: "Update an asset's title or description" })
+  @ApiOperation({ summary: "Update an asset's title or description", description: EDITOR_NEEDED })
   @ApiOkResponse({ type: AssetResponse, description: 'The updated asset' })
-  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
-  updateAsset(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string, @Body() dto: UpdateAssetDto): Promise<AssetResponse> {
-    return this.assets.update(scope, assetId, dto);
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
+  updateAsset(
+    @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
+    @Param('assetId', ParseObjectIdPipe) assetId: string,
+    @Body() dto: UpdateAssetDto,
+  ): Promise<AssetResponse> {
+    return this.assets.update(scope, actor, assetId, dto);
   }
 
   @Delete('assets/:assetId')
-  @ApiOperation({ summary: 'Delete an asset', description: 'Its stored bytes go too; an upload in progress ends.' })
+  @ApiOperation({ summary: 'Delete an asset', description: `Its stored bytes go too; an upload in progress ends. ${EDITOR_NEEDED}` })
   @ApiOkResponse({ type: AssetDeletedResponse, description: 'Asset deleted' })
-  @ApiErrorResponses(400, 401, 404, 500, 503)
-  async deleteAsset(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string): Promise<AssetDeletedResponse> {
-    await this.assets.remove(scope, assetId);
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async deleteAsset(@Tenant() scope: TenantScope, @Actor() actor: ContentActor, @Param('assetId', ParseObjectIdPipe) assetId: string): Promise<AssetDeletedResponse> {
+    await this.assets.remove(scope, actor, assetId);
     return { message: 'Asset deleted' };
   }
 
@@ -95,17 +115,18 @@ export class AssetsController {
       'the bytes and `Content-Disposition` carrying the file name (`filename*`, RFC 6266). An asset not `ready` yet: 404.',
   })
   @AssetContentResponses()
-  @ApiErrorResponses(400, 401, 404, 416, 500, 503)
+  @ApiErrorResponses(400, 401, 404, 416, 429, 500, 503)
   async getAssetContent(
     @Tenant() scope: TenantScope,
     @Param('assetId', ParseObjectIdPipe) assetId: string,
     @Headers('range') range: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Caller() caller: Principal,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const asset = await this.assets.get(scope, assetId);
     this.delivery.assertReady(asset);
-    await this.delivery.send(reply, asset, { range, ifNoneMatch });
+    await this.delivery.send(reply, asset, { range, ifNoneMatch, downloader: downloaderOf(caller) });
   }
 
   @Get('assets/:assetId/content-url')
@@ -134,6 +155,6 @@ export class AssetsController {
   async getAssetThumbnail(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string, @Res() reply: FastifyReply): Promise<void> {
     const asset = await this.assets.get(scope, assetId);
     if (!asset.hasThumbnail) throw new NotFoundException('This asset has no thumbnail');
-    return reply.status(200).header('Content-Type', 'image/webp').header('Cache-Control', 'private, no-cache').send(this.storage.readDerived(assetId, 'thumbnail'));
+    return reply.status(200).headers(userBytesHeaders()).header('Content-Type', 'image/webp').header('Cache-Control', 'private, no-cache').send(this.storage.readDerived(assetId, 'thumbnail'));
   }
 }

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import { assetsConfig } from '../config/assets.config';
+import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { LeasesModule } from '../leases/leases.module';
 import { Asset, AssetSchema } from './asset.schema';
 import { AssetStorage, FileAssetStorage, S3AssetStorage } from './asset-storage';
@@ -28,6 +29,7 @@ import { UploadsController } from './uploads.controller';
       { name: AssetUpload.name, schema: AssetUploadSchema },
     ]),
     LeasesModule,
+    CollaboratorsModule,
   ],
   controllers: [AssetsController, AssetLinksController, UploadsController],
   providers: [

@@ -3,7 +3,8 @@ import type { ConfigType } from '@nestjs/config';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { CONTENT_PROJECTS_LOOKUP, type ContentProjectsLookupEvent } from '../clients/clients.events';
+import { CONTENT_PROJECT_CHANNEL_LOOKUP, type ContentProjectChannelLookupEvent } from '../clients/clients.events';
+import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import type { ContentPage } from '../common/paging/total-count';
 import type { ContentListQuery } from '../common/paging/content-list.query';
 import { assetsConfig } from '../config/assets.config';
@@ -62,11 +63,12 @@ export class AssetsService {
     private readonly storage: AssetStorage,
     private readonly leases: Leases,
     private readonly events: EventEmitter2,
+    private readonly collaborators: CollaboratorsService,
     @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
   ) {}
 
-  async create(scope: TenantScope, contentProjectId: string, dto: CreateAssetDto, baseUrl: string): Promise<CreatedAssetResponse> {
-    await this.assertProject(scope, contentProjectId);
+  async create(scope: TenantScope, actor: ContentActor, contentProjectId: string, dto: CreateAssetDto, baseUrl: string): Promise<CreatedAssetResponse> {
+    await this.assertRole(scope, actor, await this.channelOf(scope, contentProjectId));
     if (dto.size > this.config.maxBytes) {
       throw new PayloadTooLargeException(`size ${dto.size} is over the ${this.config.maxBytes} bytes an asset may hold (ASSET_MAX_BYTES)`);
     }
@@ -103,7 +105,7 @@ export class AssetsService {
   }
 
   async list(scope: TenantScope, contentProjectId: string, query: ContentListQuery): Promise<ContentPage<AssetResponse>> {
-    await this.assertProject(scope, contentProjectId);
+    await this.channelOf(scope, contentProjectId);
     const { rows, total } = await this.assets.page(scope, contentProjectId, query.skip, query.limit);
     return { items: rows.map(toAssetResponse), total };
   }
@@ -119,8 +121,19 @@ export class AssetsService {
     return asset;
   }
 
-  async update(scope: TenantScope, id: string, dto: UpdateAssetDto): Promise<AssetResponse> {
+  /**
+   * The asset, once the actor may change it: the channel role `editor` or above in its project's
+   * channel, or the platform role admin (403 `channel_role_required`). Unknown: 404 first.
+   */
+  async getToChange(scope: TenantScope, actor: ContentActor, id: string): Promise<Asset> {
+    const asset = await this.get(scope, id);
+    await this.assertRole(scope, actor, await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND));
+    return asset;
+  }
+
+  async update(scope: TenantScope, actor: ContentActor, id: string, dto: UpdateAssetDto): Promise<AssetResponse> {
     if (dto.title === null) throw new BadRequestException('title must be a non-empty string');
+    await this.getToChange(scope, actor, id);
     const set: { title?: string; description?: string | null } = {};
     if (dto.title !== undefined) set.title = dto.title;
     if (dto.description !== undefined) set.description = dto.description;
@@ -130,7 +143,8 @@ export class AssetsService {
   }
 
   /** Removes the record, then its bytes and its upload ticket. */
-  async remove(scope: TenantScope, id: string): Promise<void> {
+  async remove(scope: TenantScope, actor: ContentActor, id: string): Promise<void> {
+    await this.getToChange(scope, actor, id);
     if (!(await this.assets.deleteById(scope, id))) throw new NotFoundException(ASSET_NOT_FOUND);
     await this.discardBytes(id);
   }
@@ -156,8 +170,8 @@ export class AssetsService {
     if (asset.status !== 'ready') throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
     const expiresAt = Date.now() + this.config.contentUrlTtlMs;
     const token = signContentGrant(this.config.contentUrlKey, { assetId: id.toLowerCase(), accountId: scope.accountId.toLowerCase(), projectId: scope.projectId.toLowerCase(), expiresAt });
-    // The expiry as signed: whole seconds.
-    return { url: `${baseUrl}/asset-content/${token}`, expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString() };
+    // The expiry as signed: whole seconds. On ASSET_PUBLIC_URL when set: the bytes are read apart from the API's origin.
+    return { url: `${this.config.publicUrl ?? baseUrl}/asset-content/${token}`, expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString() };
   }
 
   /** The asset a signed content URL names, with its tenant; null for a token that is malformed, altered or expired, or an asset gone. */
@@ -328,9 +342,17 @@ export class AssetsService {
     await this.assets.closeUpload(id);
   }
 
-  private async assertProject(scope: TenantScope, contentProjectId: string): Promise<void> {
-    const event: ContentProjectsLookupEvent = { scope, projectIds: [contentProjectId] };
-    const answers: unknown[] = await this.events.emitAsync(CONTENT_PROJECTS_LOOKUP, event);
-    if (!answers.includes(true)) throw new NotFoundException(PROJECT_NOT_FOUND);
+  /** The channel of a content project of the scope's platform project; 404 (`notFound`) for an unknown one. */
+  private async channelOf(scope: TenantScope, contentProjectId: string, notFound = PROJECT_NOT_FOUND): Promise<string> {
+    const event: ContentProjectChannelLookupEvent = { scope, projectId: contentProjectId };
+    const answers: unknown[] = await this.events.emitAsync(CONTENT_PROJECT_CHANNEL_LOOKUP, event);
+    const channelId = answers.find((answer): answer is string => typeof answer === 'string');
+    if (!channelId) throw new NotFoundException(notFound);
+    return channelId;
+  }
+
+  /** Creating or changing an asset, its upload included, needs `editor` in its channel (CONTENT.md). */
+  private assertRole(scope: TenantScope, actor: ContentActor, channelId: string): Promise<void> {
+    return this.collaborators.assertRole(scope, actor, [channelId], 'editor');
   }
 }

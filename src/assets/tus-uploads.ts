@@ -88,6 +88,21 @@ function uploadRequest(incoming: IncomingMessage, response: ServerResponse): Req
 }
 
 /**
+ * The tus answer under the app's CORS policy: where the app let the origin in (its
+ * `Access-Control-Allow-Origin` is on `response`), the tus headers are exposed beside the app's;
+ * elsewhere the answer carries no CORS header at all, as every other route.
+ */
+export function sameCors(answer: Response, response: Pick<ServerResponse, 'getHeader'>): Response {
+  const tusExposed = answer.headers.get('access-control-expose-headers');
+  for (const name of [...answer.headers.keys()]) if (name.startsWith('access-control-')) answer.headers.delete(name);
+  if (response.getHeader('access-control-allow-origin') !== undefined && tusExposed) {
+    const exposed = new Set([String(response.getHeader('access-control-expose-headers') ?? ''), tusExposed].flatMap((list) => list.split(',')).map((name) => name.trim()).filter(Boolean));
+    answer.headers.set('Access-Control-Expose-Headers', [...exposed].join(', '));
+  }
+  return answer;
+}
+
+/**
  * The tus 1.0 server (`@tus/server`) on the asset storage's datastore. Each upload URL names its
  * asset, and the upload's id is the asset's: a client creates the upload with `POST` to the URL it
  * was given, which is also the upload's own URL (`Location`). Who may use a URL, and whether the
@@ -108,6 +123,9 @@ export class TusUploads implements OnModuleDestroy {
       locker: new LeaseLocker(leases),
       maxSize: config.maxBytes,
       respectForwardedHeaders: false,
+      // CORS is the app's (CORS_ORIGINS, answered before the request gets here: `sameCors`); unset,
+      // the tus server would allow every origin.
+      allowedOrigins: () => false,
       namingFunction: (request) => uploadIdOf(request.url) ?? '',
       getFileIdFromRequest: (request) => uploadIdOf(request.url),
       generateUrl: (request, { proto, host }) => `${proto}://${host}${new URL(request.url).pathname}`,
@@ -118,10 +136,13 @@ export class TusUploads implements OnModuleDestroy {
     });
   }
 
-  /** As `Server.handle`, with the body read by `uploadBody`. */
+  /**
+   * As `Server.handle`, with the body read by `uploadBody`. `response` already holds the headers
+   * every answer of the service carries (request id, nosniff, the app's CORS): the tus answer adds its own.
+   */
   handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     this.inFlight++;
-    const answered = this.server.handleWeb(uploadRequest(request, response)).then((answer) => sendNodeResponse(response, answer));
+    const answered = this.server.handleWeb(uploadRequest(request, response)).then((answer) => sendNodeResponse(response, sameCors(answer, response)));
     return answered.finally(() => {
       if (--this.inFlight === 0) this.idle?.();
     });

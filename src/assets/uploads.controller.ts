@@ -8,6 +8,8 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import type { Asset } from './asset.schema';
 import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
 import { TusUploads } from './tus-uploads';
+import type { ContentActor } from '../collaborators/collaborators.service';
+import { Actor } from '../collaborators/content-actor.decorator';
 
 /**
  * The tus endpoints of an asset (described on `createAsset` in the OpenAPI document): the one-time
@@ -35,15 +37,17 @@ export class UploadsController {
     await this.upload(found.scope, found.asset, request, reply);
   }
 
+  /** With the API's credentials: the upload is a change of the asset, so it needs what changing it needs (`editor` in its channel). */
   @All('assets/:assetId/upload')
   @PlatformApi('projects')
   async uploadAsset(
     @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
     @Param('assetId', ParseObjectIdPipe) assetId: string,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.upload(scope, await this.assets.get(scope, assetId), request, reply);
+    await this.upload(scope, await this.assets.getToChange(scope, actor, assetId), request, reply);
   }
 
   private async upload(scope: TenantScope, asset: Asset, request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -59,7 +63,9 @@ export class UploadsController {
       return reply.status(204).header('Tus-Resumable', '1.0.0').send();
     } else if (method !== 'HEAD' && method !== 'OPTIONS') throw new NotFoundException(ASSET_NOT_FOUND);
 
-    // From here the tus server writes the answer on the raw response.
+    // From here the tus server writes the answer on the raw response, which first takes the headers
+    // every answer carries (request id, nosniff, CORS, rate limit): Fastify would send them only with its own reply.
+    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     await this.tus.handle(request.raw, reply.raw);
     const status = reply.raw.statusCode;

@@ -12,6 +12,8 @@ import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, Channe
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
+import type { ContentActor } from '../collaborators/collaborators.service';
+import { Actor } from '../collaborators/content-actor.decorator';
 
 @ApiTags('channels')
 @ApiBearerAuth()
@@ -89,11 +91,16 @@ export class ChannelsController {
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Delete a channel', description: "The channel's projects are deleted with it." })
+  @ApiOperation({
+    summary: 'Delete a channel',
+    description:
+      "The channel's projects, their assets, share links and grants, and its collaborators are deleted with it. " +
+      'Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise).',
+  })
   @ApiOkResponse({ type: ChannelDeletedResponse, description: 'Channel and its projects deleted' })
-  @ApiErrorResponses(400, 401, 404, 500, 503)
-  async deleteChannel(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
-    await this.channels.remove(scope, id);
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  async deleteChannel(@Tenant() scope: TenantScope, @Actor() actor: ContentActor, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
+    await this.channels.removeFor(scope, actor, id);
     return { message: 'Channel deleted' };
   }
 }

@@ -8,7 +8,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { usernameKey } from './channel.schema';
 import { ChannelsRepository } from './channels.repository';
-import { CHANNEL_CREATED, CHANNEL_DELETED, type ChannelCreatedEvent, ChannelDeletedEvent } from './channels.events';
+import { type ChannelActor, CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_DELETING, type ChannelCreatedEvent, ChannelDeletedEvent, type ChannelDeletingEvent } from './channels.events';
 import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
@@ -91,6 +91,18 @@ export class ChannelsService {
       throw usernameConflictOr(error);
     }
     if (!matched) throw new NotFoundException(CHANNEL_NOT_FOUND);
+  }
+
+  /**
+   * A caller's delete: the channel's owner's or a platform admin's only (CHANNEL_DELETING, awaited,
+   * refuses anyone else with 403). An unknown channel is 404 to anyone, its leftovers removed.
+   */
+  async removeFor(scope: TenantScope, actor: ChannelActor, id: string): Promise<void> {
+    if (await this.channels.existsById(scope, id)) {
+      const event: ChannelDeletingEvent = { scope, channelId: id, actor };
+      await this.events.emitAsync(CHANNEL_DELETING, event);
+    }
+    await this.remove(scope, id);
   }
 
   /**

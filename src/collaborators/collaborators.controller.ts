@@ -13,7 +13,9 @@ import { Actor } from './content-actor.decorator';
 import { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collaborator.dto';
 import { CollaboratorRemovedResponse, CollaboratorResponse } from './dto/collaborator.response';
 
-const MANAGED_BY = 'Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).';
+const MANAGED_BY = 'Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role).';
+const KEEPS_OWNER =
+  'A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.';
 
 @ApiTags('channels')
 @ApiBearerAuth()
@@ -71,9 +73,9 @@ export class CollaboratorsController {
   }
 
   @Patch(':userId')
-  @ApiOperation({ summary: "Change a collaborator's role or end", description: MANAGED_BY })
+  @ApiOperation({ summary: "Change a collaborator's role or end", description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
-  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   changeChannelCollaborator(
     @Tenant() scope: TenantScope,
     @Actor() actor: ContentActor,
@@ -85,9 +87,9 @@ export class CollaboratorsController {
   }
 
   @Delete(':userId')
-  @ApiOperation({ summary: 'Remove a collaborator from a channel', description: MANAGED_BY })
+  @ApiOperation({ summary: 'Remove a collaborator from a channel', description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })
-  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async removeChannelCollaborator(
     @Tenant() scope: TenantScope,
     @Actor() actor: ContentActor,

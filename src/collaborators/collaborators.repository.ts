@@ -41,6 +41,14 @@ export class CollaboratorsRepository {
     return user ? this.records.find(scope, { channelId: { $in: channelIds.map(toObjectId) }, userId: user }) : Promise.resolve([]);
   }
 
+  /** Whether the channel has an owner other than `userId` whose role has no end. */
+  async hasLastingOwnerBesides(scope: TenantScope, channelId: string, userId: string): Promise<boolean> {
+    const channel = toObjectId(channelId);
+    const user = toObjectId(userId);
+    if (!channel || !user) return false;
+    return (await this.records.count(scope, { channelId: channel, role: 'owner', expiresAt: null, userId: { $ne: user } })) > 0;
+  }
+
   async page(scope: TenantScope, channelId: string, skip: number, limit: number): Promise<{ rows: Collaborator[]; total: number }> {
     const conditions = { channelId: toObjectId(channelId) };
     const [rows, total] = await Promise.all([

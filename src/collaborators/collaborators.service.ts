@@ -1,4 +1,5 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import { Leases } from '../leases/leases.service';
 import { Types } from 'mongoose';
 import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
@@ -17,6 +18,10 @@ import type { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collab
 import type { CollaboratorResponse } from './dto/collaborator.response';
 
 const USER_NOT_FOUND = 'User not found';
+/** The `code` of every refusal for want of a channel role, whatever the route. */
+export const CHANNEL_ROLE_REQUIRED = 'channel_role_required';
+/** The `code` of a change that would leave a channel without an owner. */
+export const LAST_OWNER = 'last_channel_owner';
 const COLLABORATOR_NOT_FOUND = 'Collaborator not found';
 const COLLECTION = 'channel_collaborators';
 
@@ -43,6 +48,7 @@ export class CollaboratorsService {
     private readonly memberships: MembershipLookup,
     private readonly trail: AuditTrail,
     private readonly clock: Clock,
+    private readonly leases: Leases,
   ) {}
 
   async add(scope: TenantScope, actor: ContentActor, channelId: string, dto: AddCollaboratorDto): Promise<CollaboratorResponse> {
@@ -74,11 +80,27 @@ export class CollaboratorsService {
 
   async change(scope: TenantScope, actor: ContentActor, channelId: string, userId: string, dto: ChangeCollaboratorDto): Promise<CollaboratorResponse> {
     await this.assertRole(scope, actor, [channelId], 'owner');
-    const current = await this.collaborators.find(scope, channelId, userId);
-    if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
     const set: Record<string, unknown> = {};
     if (dto.role !== undefined) set.role = dto.role;
     if (dto.expiresAt !== undefined) set.expiresAt = this.futureOrNull(dto.expiresAt);
+    return this.underOwnersLease(channelId, async () => {
+      const current = await this.collaborators.find(scope, channelId, userId);
+      if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+      const role = (set.role as ChannelRole | undefined) ?? current.role;
+      const expiresAt = set.expiresAt !== undefined ? (set.expiresAt as Date | null) : current.expiresAt;
+      if (role !== 'owner' || expiresAt != null) await this.assertOtherOwner(scope, channelId, current);
+      return this.applyChange(scope, channelId, userId, current, dto, set);
+    });
+  }
+
+  private async applyChange(
+    scope: TenantScope,
+    channelId: string,
+    userId: string,
+    current: Collaborator,
+    dto: ChangeCollaboratorDto,
+    set: Record<string, unknown>,
+  ): Promise<CollaboratorResponse> {
     const id = String(current._id);
     const changed = await this.trail.record(
       auditContextOf(scope),
@@ -98,16 +120,39 @@ export class CollaboratorsService {
 
   async remove(scope: TenantScope, actor: ContentActor, channelId: string, userId: string): Promise<void> {
     await this.assertRole(scope, actor, [channelId], 'owner');
-    const current = await this.collaborators.find(scope, channelId, userId);
-    if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
-    const id = String(current._id);
-    const removed = await this.trail.record(
-      auditContextOf(scope),
-      { accountId: scope.accountId, action: 'collaborator.removed', target: target(id), projectId: scope.projectId, changes: { userId: [userId, null], role: [current.role, null] } },
-      { collection: COLLECTION, id, exists: false },
-      () => this.collaborators.remove(scope, channelId, userId),
-    );
-    if (!removed) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+    await this.underOwnersLease(channelId, async () => {
+      const current = await this.collaborators.find(scope, channelId, userId);
+      if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+      await this.assertOtherOwner(scope, channelId, current);
+      const id = String(current._id);
+      const removed = await this.trail.record(
+        auditContextOf(scope),
+        { accountId: scope.accountId, action: 'collaborator.removed', target: target(id), projectId: scope.projectId, changes: { userId: [userId, null], role: [current.role, null] } },
+        { collection: COLLECTION, id, exists: false },
+        () => this.collaborators.remove(scope, channelId, userId),
+      );
+      if (!removed) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+    });
+  }
+
+  /**
+   * A channel keeps an owner whose role has no end: a change that takes the role, or gives it an
+   * end, from an owner without one needs another such owner (409 `last_channel_owner` otherwise).
+   * Changes of owners run under the channel's lease, so two owners cannot step down at once.
+   */
+  private async assertOtherOwner(scope: TenantScope, channelId: string, current: Collaborator): Promise<void> {
+    if (current.role !== 'owner' || current.expiresAt != null) return;
+    if (await this.collaborators.hasLastingOwnerBesides(scope, channelId, String(current.userId))) return;
+    throw new ConflictException({
+      statusCode: 409,
+      error: 'Conflict',
+      message: 'A channel keeps at least one owner: make another collaborator its owner first',
+      code: LAST_OWNER,
+    });
+  }
+
+  private underOwnersLease<T>(channelId: string, work: () => Promise<T>): Promise<T> {
+    return this.leases.withLease(`channel-owners:${channelId}`, "Another change of this channel's collaborators is in progress; retry", work);
   }
 
   /**
@@ -121,7 +166,12 @@ export class CollaboratorsService {
     const allowed = (channelId: string) =>
       records.some((record) => String(record.channelId) === channelId && live(record, now) && roleAtLeast(record.role, needed));
     if (!channelIds.every(allowed)) {
-      throw new ForbiddenException(`This needs the channel role ${needed} or above, or the platform role admin`);
+      throw new ForbiddenException({
+        statusCode: 403,
+        error: 'Forbidden',
+        message: `This needs the channel role ${needed} or above, or the platform role admin`,
+        code: CHANNEL_ROLE_REQUIRED,
+      });
     }
   }
 

@@ -45,6 +45,10 @@ export const assetsConfig = configNamespace('assets', (env) => ({
   contentUrlKey: createHmac('sha256', jwtSecret(env)).update('asset-content-url').digest(),
   /** How long a signed content URL reads its asset: long enough for a player to start and seek. */
   contentUrlTtlMs: 15 * 60_000,
+  /** The origin signed content URLs are built on; null: the origin of the request that asked for one. */
+  publicUrl: env.ASSET_PUBLIC_URL ? env.ASSET_PUBLIC_URL.replace(/\/$/, '') : null,
+  /** Downloads one credential may have open at once on this instance. */
+  concurrentDownloads: env.ASSET_CONCURRENT_DOWNLOADS,
 }));
 
 export type AssetsConfig = ReturnType<typeof assetsConfig.build>;

@@ -29,6 +29,13 @@ describe('validateEnvironment', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
     [{ EMBEDDED_DATABASE_BACKEND: 'mysql' }, 'EMBEDDED_DATABASE_BACKEND'],
+    [{ ASSET_PUBLIC_URL: 'https://assets.example.com/files' }, 'ASSET_PUBLIC_URL'],
+    [{ ASSET_PUBLIC_URL: 'assets.example.com' }, 'ASSET_PUBLIC_URL'],
+    [{ ASSET_CONCURRENT_DOWNLOADS: '0' }, 'ASSET_CONCURRENT_DOWNLOADS'],
+    [{ SHARE_PASSWORD_MAX_FAILURES: 'many' }, 'SHARE_PASSWORD_MAX_FAILURES'],
+    [{ HTTP_CONNECTION_TIMEOUT_MS: '0' }, 'HTTP_CONNECTION_TIMEOUT_MS'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '10' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_KEEP_ALIVE_TIMEOUT_MS: 'idle' }, 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
   ])('stops on %o with a message naming %s', (env, variable) => {
     expect(() => validateEnvironment(env)).toThrow(new RegExp(`\\b${variable}\\b`));
   });

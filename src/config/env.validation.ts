@@ -63,6 +63,30 @@ export class EnvironmentVariables {
   @Min(1_000)
   SHUTDOWN_TIMEOUT_MS: number = 30_000;
 
+  /**
+   * How long a connection may stay silent (nothing read, nothing written: a client that stopped
+   * reading a download included) before it is closed, in milliseconds; Fastify's `connectionTimeout`.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1_000)
+  HTTP_CONNECTION_TIMEOUT_MS: number = 60_000;
+
+  /**
+   * Longest a client may take to send a whole request, body included, in milliseconds; Fastify's
+   * `requestTimeout`. A tus upload cut by it resumes from `HEAD`'s offset.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1_000)
+  HTTP_REQUEST_TIMEOUT_MS: number = 600_000;
+
+  /** How long an idle keep-alive connection is kept open for the client's next request, in milliseconds; Fastify's `keepAliveTimeout`. */
+  @IsOptional()
+  @IsInt()
+  @Min(1_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: number = 72_000;
+
   /** The embedded FerretDB's storage; unset: PostgreSQL (SQLite only for data it already keeps), and a start that fails when PostgreSQL cannot. */
   @IsOptional()
   @IsIn(EMBEDDED_DATABASE_BACKENDS)
@@ -233,6 +257,15 @@ export class EnvironmentVariables {
   RATE_LIMIT_PER_SECOND: number = 25;
 
   /**
+   * Requests a second every viewer of one publishable key may send together; each client address
+   * among them gets `RATE_LIMIT_PER_SECOND`, so one client's 429s do not stop the app's other viewers.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  VIEWER_RATE_LIMIT_PER_SECOND: number = 250;
+
+  /**
    * The Redis where every instance counts the rate limits together; unset: each instance counts on
    * its own. While Redis cannot be reached, each instance counts on its own again.
    */
@@ -321,6 +354,32 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(1)
   PROJECT_STORAGE_BYTES: number = 50 * 1024 ** 3;
+
+  /**
+   * The origin signed content URLs are built on (`https://assets.example.com`), a host that serves
+   * this service's `/asset-content/...` and nothing of its sign-in: user bytes are then read apart
+   * from the API's origin and its cookies. Unset: the origin the request for the URL came to.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/\s?#]+\/?$/, { message: 'ASSET_PUBLIC_URL must be an http:// or https:// origin, without a path' })
+  ASSET_PUBLIC_URL?: string = undefined;
+
+  /** Downloads of asset bytes one credential (a token, a key, a signed URL) may have open at once, per instance; one more is 429. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  ASSET_CONCURRENT_DOWNLOADS: number = 16;
+
+  /** Wrong passwords one share link takes within SHARE_PASSWORD_WINDOW_SECONDS; past them it answers 429 until the window ends. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  SHARE_PASSWORD_MAX_FAILURES: number = 10;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  SHARE_PASSWORD_WINDOW_SECONDS: number = 900;
 
   /**
    * The S3-compatible bucket that holds assets' bytes, shared by every instance. Unset: the file

@@ -14,6 +14,13 @@ import { CreateShareLinkDto } from './dto/create-share-link.dto';
 import { GrantView } from './dto/grant.response';
 import { CreatedShareLinkView, ShareLinkView } from './dto/share-link.response';
 import { SharingService } from './sharing.service';
+import type { ContentActor } from '../collaborators/collaborators.service';
+import { Actor } from '../collaborators/content-actor.decorator';
+
+/** Who may share a project (CONTENT.md): said on every route that does. */
+const MANAGER_NEEDED =
+  "Needs the channel role manager or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); " +
+  'an API key acts as admin.';
 
 /** Share links and grants of a content project, managed like the project itself (users and secret keys of the projects API). */
 @ApiTags('sharing')
@@ -30,16 +37,18 @@ export class SharingController {
     description:
       'The link shows the project and its sub-projects to whoever holds its token, through the `/viewer` routes (with a publishable key), ' +
       'where the project or an ancestor is `linkPrivate`. The token is in this answer only: it is stored as a hash. ' +
-      'With a `password`, viewers also send it in `X-Share-Password` (401 otherwise). With `expiresAt`, the link stops then (404).',
+      'With a `password`, viewers also send it in `X-Share-Password` (401 otherwise; after too many wrong ones, 429). With `expiresAt`, the link stops then (404). ' +
+      MANAGER_NEEDED,
   })
   @ApiCreatedResponse({ type: CreatedShareLinkView, description: 'The link, with its token shown once' })
-  @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createShareLink(
     @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateShareLinkDto,
   ): Promise<CreatedShareLinkView> {
-    return this.sharing.createShareLink(scope, projectId, dto);
+    return this.sharing.createShareLink(scope, actor, projectId, dto);
   }
 
   @Get('share-links')
@@ -59,15 +68,16 @@ export class SharingController {
   }
 
   @Delete('share-links/:shareLinkId')
-  @ApiOperation({ summary: 'Revoke a share link', description: 'Viewers get 404 through it from now on. Revoking a revoked link answers the same.' })
+  @ApiOperation({ summary: 'Revoke a share link', description: `Viewers get 404 through it from now on. Revoking a revoked link answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Share link revoked' } })
-  @ApiErrorResponses(400, 401, 404, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeShareLink(
     @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Param('shareLinkId', ParseObjectIdPipe) shareLinkId: string,
   ): Promise<MessageResponseDto> {
-    await this.sharing.revokeShareLink(scope, projectId, shareLinkId);
+    await this.sharing.revokeShareLink(scope, actor, projectId, shareLinkId);
     return { message: 'Share link revoked' };
   }
 
@@ -78,12 +88,18 @@ export class SharingController {
     description:
       'To a user (`userId`) or to an email address (`email`: whoever has, or later signs up with, it). The grant opens the project and its ' +
       'sub-projects, where the project or an ancestor is `permissions`, to that user reading the `/viewer` routes with their access token in ' +
-      '`X-Viewer-Token`. With `expiresAt`, it ends then.',
+      '`X-Viewer-Token`. A grant to an email reaches a user only once that user has verified the address. With `expiresAt`, it ends then. ' +
+      MANAGER_NEEDED,
   })
   @ApiCreatedResponse({ type: GrantView, description: 'The grant' })
-  @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
-  createGrant(@Tenant() scope: TenantScope, @Param('projectId', ParseObjectIdPipe) projectId: string, @Body() dto: CreateGrantDto): Promise<GrantView> {
-    return this.sharing.createGrant(scope, projectId, dto);
+  @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
+  createGrant(
+    @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
+    @Param('projectId', ParseObjectIdPipe) projectId: string,
+    @Body() dto: CreateGrantDto,
+  ): Promise<GrantView> {
+    return this.sharing.createGrant(scope, actor, projectId, dto);
   }
 
   @Get('grants')
@@ -103,15 +119,16 @@ export class SharingController {
   }
 
   @Delete('grants/:grantId')
-  @ApiOperation({ summary: 'Revoke a grant', description: 'The grant ends at once. Revoking a revoked grant answers the same.' })
+  @ApiOperation({ summary: 'Revoke a grant', description: `The grant ends at once. Revoking a revoked grant answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Grant revoked' } })
-  @ApiErrorResponses(400, 401, 404, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeGrant(
     @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Param('grantId', ParseObjectIdPipe) grantId: string,
   ): Promise<MessageResponseDto> {
-    await this.sharing.revokeGrant(scope, projectId, grantId);
+    await this.sharing.revokeGrant(scope, actor, projectId, grantId);
     return { message: 'Grant revoked' };
   }
 }

@@ -1,13 +1,14 @@
 import { applyDecorators, Controller, createParamDecorator, type ExecutionContext, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AssetContentResponses, AssetDelivery } from '../assets/asset-delivery';
+import { AssetContentResponses, AssetDelivery, downloaderOf } from '../assets/asset-delivery';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { Tenant, ViewerApi } from '../tenancy/tenancy.decorators';
+import type { Principal } from '../tenancy/principal';
+import { Caller, Tenant, ViewerApi } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { ViewerProjectResponse } from './dto/viewer-project.response';
 import { type ViewerCredentials, ViewerService } from './viewer.service';
@@ -143,11 +144,12 @@ export class ViewerController {
     @Headers('range') range: string | undefined,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Credentials() credentials: ViewerCredentials,
+    @Caller() caller: Principal,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const { asset, countView } = await this.viewer.assetToView(scope, assetId, credentials);
     // A HEAD (Fastify answers it with this handler, without the body) reads no byte: it is no view.
-    await this.delivery.send(reply, asset, { range, ifNoneMatch }, request.method === 'GET' ? countView : undefined);
+    await this.delivery.send(reply, asset, { range, ifNoneMatch, downloader: downloaderOf(caller, request.ip) }, request.method === 'GET' ? countView : undefined);
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
 import * as bcrypt from 'bcrypt';
 import { Types } from 'mongoose';
 import { JwtAuthGuard } from '../auth/jwt-auth.guard';
@@ -6,6 +7,9 @@ import type { Asset } from '../assets/asset.schema';
 import { AssetDelivery } from '../assets/asset-delivery';
 import { ASSET_NOT_FOUND, AssetsService } from '../assets/assets.service';
 import { Clock } from '../common/clock/clock';
+import { TooManyRequestsException } from '../common/http/too-many-requests.exception';
+import { rateLimitsConfig } from '../config/rate-limits.config';
+import { RateLimiter } from '../rate-limits/rate-limiter';
 import type { ContentListQuery } from '../common/paging/content-list.query';
 import type { ContentPage } from '../common/paging/total-count';
 import type { Project } from '../projects/project.schema';
@@ -59,6 +63,8 @@ export class ViewerService {
     private readonly clock: Clock,
     private readonly assets: AssetsService,
     private readonly delivery: AssetDelivery,
+    private readonly limiter: RateLimiter,
+    @Inject(rateLimitsConfig.KEY) private readonly limits: ConfigType<typeof rateLimitsConfig>,
   ) {}
 
   async viewProject(scope: TenantScope, projectId: string, credentials: ViewerCredentials): Promise<ViewerProjectResponse> {
@@ -165,14 +171,26 @@ export class ViewerService {
     return { id: link._id, contentProjectId: String(link.contentProjectId), passwordHash: link.passwordHash ?? null };
   }
 
+  /**
+   * A link's password, guessed at most `SHARE_PASSWORD_MAX_FAILURES` times a window whoever guesses:
+   * the failures are counted per link in the shared rate-limit store, and past them every try is 429
+   * (`Retry-After`) before the password is compared, so a right guess then tells nothing either.
+   */
   private async checkPassword(link: PresentedLink, credentials: ViewerCredentials): Promise<void> {
     if (!link.passwordHash) return;
+    const key = `share-password:${String(link.id)}`;
+    const { maxFailures, windowMs } = this.limits.sharePassword;
+    const failed = await this.limiter.failures(key);
+    if (failed.count >= maxFailures) throw new TooManyRequestsException('Too many wrong passwords for this share link', failed.resetSeconds);
     if (!credentials.sharePassword) throw new UnauthorizedException(SHARE_PASSWORD_NEEDED);
-    if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash))) throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
+    if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash))) {
+      await this.limiter.countFailure(key, windowMs);
+      throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
+    }
   }
 
   /**
-   * The content projects the token's user holds a live grant on, by their id or their email, each
+   * The content projects the token's user holds a live grant on, by their id or their verified email, each
    * with one such grant (the first found); none for an invalid token.
    */
   private async grantedProjects(scope: TenantScope, viewerToken: string): Promise<Map<string, Types.ObjectId>> {
@@ -182,7 +200,9 @@ export class ViewerService {
     const user = await this.users.findById(userId);
     if (!user) return granted;
     const now = this.clock.now().getTime();
-    const grants = await this.grants.ofPerson(scope, new Types.ObjectId(userId), user.email ? user.email.toLowerCase() : null);
+    // A grant to an address reaches only the user who proved they hold it: an unverified signup with it does not.
+    const email = user.email && user.emailVerifiedAt ? user.email.toLowerCase() : null;
+    const grants = await this.grants.ofPerson(scope, new Types.ObjectId(userId), email);
     for (const grant of grants) {
       const project = String(grant.contentProjectId);
       if ((!grant.expiresAt || grant.expiresAt.getTime() > now) && !granted.has(project)) granted.set(project, grant._id);

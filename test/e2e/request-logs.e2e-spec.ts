@@ -56,6 +56,18 @@ describe('request logs', () => {
     expect(service.output()).not.toContain(token);
   });
 
+  it('writes a signed content URL with its grant redacted: the URL reads the bytes until it expires', async () => {
+    const grant = `${'6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001'}.4102444800.${'A'.repeat(43)}`;
+    const res = await fetch(`${service.baseUrl}/asset-content/${grant}`, { headers: { 'x-request-id': 'log-test-signed' } });
+    expect(res.status).toBe(404);
+    const deadline = Date.now() + 5_000;
+    while (!requestLines().some((line) => line.req?.id === 'log-test-signed') && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    expect(requestLines().find((entry) => entry.req?.id === 'log-test-signed')).toMatchObject({ req: { url: '/asset-content/[redacted]' }, res: { statusCode: 404 } });
+    expect(service.output()).not.toContain('A'.repeat(43));
+  });
+
   it('starts in one format, JSON lines, without a line per module, controller or route', () => {
     const lines = service.output().split('\n').filter((line) => line.trim() !== '');
     const notJson = lines.filter((line) => {

@@ -1,6 +1,6 @@
 import { ObjectId } from 'mongodb';
 import { createHash, randomBytes } from 'node:crypto';
-import { createFirstAdmin, signupBody, TestUser, uniqueEmail } from '../support/auth';
+import { createFirstAdmin, signupBody, TestUser, uniqueEmail, verifyEmail } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
 import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -225,13 +225,16 @@ describe('viewers: publishable keys, share links, grants and the /viewer routes'
       expect(await t.db.collection('grants').countDocuments()).toBe(before);
     });
 
-    it('to an email waits for a signup with it: the new user then sees the project with their token', async () => {
+    it('to an email waits for a signup with it, and its verification: the new user then sees the project with their token', async () => {
       const id = await project({ access: 'permissions' });
       const email = uniqueEmail('Later');
       await grant(id, { email: email.toUpperCase() });
       const body = signupBody({ email });
       ok(await t.http.post('/api/v1/singup', body), 201);
       const token = ok(await t.http.post('/api/v1/login', { email, password: body.password })).body.accessToken as string;
+      // Anyone may sign up with an address: the grant reaches only the one who proves they hold it.
+      expectNotFound(await t.http.get(`/viewer/projects/${id}`, viewer({ 'x-viewer-token': token })));
+      await verifyEmail(t.http, email);
       expect((await t.http.get(`/viewer/projects/${id}`, viewer({ 'x-viewer-token': token }))).status).toBe(200);
       expectNotFound(await t.http.get(`/viewer/projects/${id}`, viewer({ 'x-viewer-token': stranger.token })));
       expectNotFound(await t.http.get(`/viewer/projects/${id}`, viewer({ 'x-viewer-token': 'not-a-token' })));

@@ -40,6 +40,9 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     SIGNUP_MAX_PER_CLIENT: '100000',
     // Suites send bursts from one user; the rate-limit suite sets its own limit.
     RATE_LIMIT_PER_SECOND: '100000',
+    VIEWER_RATE_LIMIT_PER_SECOND: '100000',
+    // Suites read one asset many times at once; the content limits suite sets its own cap.
+    ASSET_CONCURRENT_DOWNLOADS: '1000',
     LOG_LEVEL: 'silent',
     MONGODB_URI: testDatabaseUri(databaseName),
     ...env,

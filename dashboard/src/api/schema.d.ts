@@ -948,12 +948,15 @@ export interface paths {
         post?: never;
         /**
          * Delete an asset
-         * @description Its stored bytes go too; an upload in progress ends.
+         * @description Its stored bytes go too; an upload in progress ends. Needs the channel role editor or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
          */
         delete: operations["deleteAsset"];
         options?: never;
         head?: never;
-        /** Update an asset's title or description */
+        /**
+         * Update an asset's title or description
+         * @description Needs the channel role editor or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
+         */
         patch: operations["updateAsset"];
         trace?: never;
     };
@@ -1072,7 +1075,7 @@ export interface paths {
         put?: never;
         /**
          * Add a collaborator to a channel
-         * @description Gives a member of the account a role in the channel (owner, manager, editor or viewer), until `expiresAt` when given. A user who is no member of the account is 404; one who is a collaborator already, 409. Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         * @description Gives a member of the account a role in the channel (owner, manager, editor or viewer), until `expiresAt` when given. A user who is no member of the account is 404; one who is a collaborator already, 409. Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role).
          */
         post: operations["addChannelCollaborator"];
         delete?: never;
@@ -1093,14 +1096,14 @@ export interface paths {
         post?: never;
         /**
          * Remove a collaborator from a channel
-         * @description Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         * @description Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role). A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.
          */
         delete: operations["removeChannelCollaborator"];
         options?: never;
         head?: never;
         /**
          * Change a collaborator's role or end
-         * @description Needs the channel role owner, or the platform role admin (403 otherwise, naming the role).
+         * @description Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role). A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.
          */
         patch: operations["changeChannelCollaborator"];
         trace?: never;
@@ -1146,7 +1149,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a channel
-         * @description The channel's projects are deleted with it.
+         * @description The channel's projects, their assets, share links and grants, and its collaborators are deleted with it. Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise).
          */
         delete: operations["deleteChannel"];
         options?: never;
@@ -1435,7 +1438,7 @@ export interface paths {
         put?: never;
         /**
          * Create an asset and its upload
-         * @description Answers the asset, `waiting` for its bytes, and `upload.url`: its one-time tus 1.0 upload URL, valid until `upload.expiresAt` (24 h), which needs no other credential. Upload with any tus client: `POST` to that URL creates the upload (`Tus-Resumable: 1.0.0`, `Upload-Length` equal to the asset's `size`; bytes may come with it, `Content-Type: application/offset+octet-stream`), `PATCH` sends bytes from `Upload-Offset`, `HEAD` tells the offset to resume from after a lost connection, `DELETE` terminates the upload (the asset waits again). The same operations are at `/assets/{assetId}/upload` with the API's token or key. Once the last byte lands the asset is `processing`, then `ready` or `errored` (`type_mismatch`, `checksum_mismatch`, `upload_expired`). `size` over `ASSET_MAX_BYTES`, or the project's assets over `PROJECT_STORAGE_BYTES` with it: 413, before any byte is kept.
+         * @description Answers the asset, `waiting` for its bytes, and `upload.url`: its one-time tus 1.0 upload URL, valid until `upload.expiresAt` (24 h), which needs no other credential. Upload with any tus client: `POST` to that URL creates the upload (`Tus-Resumable: 1.0.0`, `Upload-Length` equal to the asset's `size`; bytes may come with it, `Content-Type: application/offset+octet-stream`), `PATCH` sends bytes from `Upload-Offset`, `HEAD` tells the offset to resume from after a lost connection, `DELETE` terminates the upload (the asset waits again). The same operations are at `/assets/{assetId}/upload` with the API's token or key. Once the last byte lands the asset is `processing`, then `ready` or `errored` (`type_mismatch`, `checksum_mismatch`, `upload_expired`). `size` over `ASSET_MAX_BYTES`, or the project's assets over `PROJECT_STORAGE_BYTES` with it: 413, before any byte is kept. Needs the channel role editor or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
          */
         post: operations["createAsset"];
         delete?: never;
@@ -1479,7 +1482,7 @@ export interface paths {
         put?: never;
         /**
          * Grant a person access to a project
-         * @description To a user (`userId`) or to an email address (`email`: whoever has, or later signs up with, it). The grant opens the project and its sub-projects, where the project or an ancestor is `permissions`, to that user reading the `/viewer` routes with their access token in `X-Viewer-Token`. With `expiresAt`, it ends then.
+         * @description To a user (`userId`) or to an email address (`email`: whoever has, or later signs up with, it). The grant opens the project and its sub-projects, where the project or an ancestor is `permissions`, to that user reading the `/viewer` routes with their access token in `X-Viewer-Token`. A grant to an email reaches a user only once that user has verified the address. With `expiresAt`, it ends then. Needs the channel role manager or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
          */
         post: operations["createGrant"];
         delete?: never;
@@ -1500,7 +1503,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a grant
-         * @description The grant ends at once. Revoking a revoked grant answers the same.
+         * @description The grant ends at once. Revoking a revoked grant answers the same. Needs the channel role manager or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
          */
         delete: operations["revokeGrant"];
         options?: never;
@@ -1523,7 +1526,7 @@ export interface paths {
         put?: never;
         /**
          * Create a share link of a project
-         * @description The link shows the project and its sub-projects to whoever holds its token, through the `/viewer` routes (with a publishable key), where the project or an ancestor is `linkPrivate`. The token is in this answer only: it is stored as a hash. With a `password`, viewers also send it in `X-Share-Password` (401 otherwise). With `expiresAt`, the link stops then (404).
+         * @description The link shows the project and its sub-projects to whoever holds its token, through the `/viewer` routes (with a publishable key), where the project or an ancestor is `linkPrivate`. The token is in this answer only: it is stored as a hash. With a `password`, viewers also send it in `X-Share-Password` (401 otherwise; after too many wrong ones, 429). With `expiresAt`, the link stops then (404). Needs the channel role manager or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
          */
         post: operations["createShareLink"];
         delete?: never;
@@ -1544,7 +1547,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a share link
-         * @description Viewers get 404 through it from now on. Revoking a revoked link answers the same.
+         * @description Viewers get 404 through it from now on. Revoking a revoked link answers the same. Needs the channel role manager or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
          */
         delete: operations["revokeShareLink"];
         options?: never;
@@ -2622,7 +2625,7 @@ export interface components {
             /** @example The album cover, front */
             description?: string | null;
             /**
-             * @description A file name, without any path
+             * @description A file name, without any path (400 otherwise). No format or bidirectional characters (U+202E...), no Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension), not only spaces or dots: 422 naming `fileName`.
              * @example cover.png
              */
             fileName: string;
@@ -3320,7 +3323,7 @@ export interface components {
         EnabledEvent: "*" | "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "share_link.deleted" | "grant.created" | "grant.revoked" | "grant.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
         ErrorResponseDto: {
             /**
-             * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again), `email_unverified` (verify the email first)
+             * @description Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again), `email_unverified` (verify the email first), `channel_role_required` (a channel role the caller lacks, named in `message`), `last_channel_owner` (make another collaborator the channel's owner first)
              * @example step_up_required
              */
             code?: string;
@@ -13409,8 +13412,12 @@ export interface operations {
                 headers: {
                     /** @description `bytes`: a `Range` is honoured */
                     "Accept-Ranges"?: "bytes";
-                    /** @description The file name, as `filename*` (RFC 6266) */
+                    /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266) */
                     "Content-Disposition"?: string;
+                    /** @description `default-src 'none'; sandbox`: nothing in the bytes runs */
+                    "Content-Security-Policy"?: string;
+                    /** @description `same-site`; `cross-origin` at a signed URL */
+                    "Cross-Origin-Resource-Policy"?: "same-site" | "cross-origin";
                     /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
                     ETag?: string;
                     [name: string]: unknown;
@@ -13424,10 +13431,14 @@ export interface operations {
                 headers: {
                     /** @description `bytes`: a `Range` is honoured */
                     "Accept-Ranges"?: "bytes";
-                    /** @description The file name, as `filename*` (RFC 6266) */
+                    /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The range sent and the size: `bytes 0-1023/4096` */
                     "Content-Range"?: string;
+                    /** @description `default-src 'none'; sandbox`: nothing in the bytes runs */
+                    "Content-Security-Policy"?: string;
+                    /** @description `same-site`; `cross-origin` at a signed URL */
+                    "Cross-Origin-Resource-Policy"?: "same-site" | "cross-origin";
                     /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
                     ETag?: string;
                     [name: string]: unknown;
@@ -13474,6 +13485,24 @@ export interface operations {
                      *       "error": "Range Not Satisfiable",
                      *       "message": "The range is outside the file's 4096 bytes",
                      *       "statusCode": 416
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -13727,7 +13756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13736,7 +13765,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -13888,7 +13917,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13897,7 +13926,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -14045,8 +14074,12 @@ export interface operations {
                 headers: {
                     /** @description `bytes`: a `Range` is honoured */
                     "Accept-Ranges"?: "bytes";
-                    /** @description The file name, as `filename*` (RFC 6266) */
+                    /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266) */
                     "Content-Disposition"?: string;
+                    /** @description `default-src 'none'; sandbox`: nothing in the bytes runs */
+                    "Content-Security-Policy"?: string;
+                    /** @description `same-site`; `cross-origin` at a signed URL */
+                    "Cross-Origin-Resource-Policy"?: "same-site" | "cross-origin";
                     /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
                     ETag?: string;
                     [name: string]: unknown;
@@ -14060,10 +14093,14 @@ export interface operations {
                 headers: {
                     /** @description `bytes`: a `Range` is honoured */
                     "Accept-Ranges"?: "bytes";
-                    /** @description The file name, as `filename*` (RFC 6266) */
+                    /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The range sent and the size: `bytes 0-1023/4096` */
                     "Content-Range"?: string;
+                    /** @description `default-src 'none'; sandbox`: nothing in the bytes runs */
+                    "Content-Security-Policy"?: string;
+                    /** @description `same-site`; `cross-origin` at a signed URL */
+                    "Cross-Origin-Resource-Policy"?: "same-site" | "cross-origin";
                     /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
                     ETag?: string;
                     [name: string]: unknown;
@@ -14171,14 +14208,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
             429: {
                 headers: {
-                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
-                    RateLimit?: string;
-                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
-                    "RateLimit-Policy"?: string;
-                    /** @description Seconds until the window resets */
+                    /** @description Seconds until an attempt is admitted again */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -14186,7 +14219,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Too Many Requests",
-                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
                      *       "statusCode": 429
                      *     }
                      */
@@ -15373,6 +15406,22 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
             /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
             429: {
                 headers: {
@@ -15530,6 +15579,22 @@ export interface operations {
                      *       "error": "Not Found",
                      *       "message": "Not found",
                      *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
@@ -16457,7 +16522,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the channels API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16466,7 +16531,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The channels API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19908,7 +19973,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -19917,7 +19982,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -19988,12 +20053,27 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description Idempotency-Key reused with a different request body */
+            /** @description `fileName` holds a format or bidirectional character, is a Windows device name or only spaces and dots (`errors` names it), or the Idempotency-Key was used with another request body */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": "Unprocessable Entity",
+                     *       "errors": [
+                     *         {
+                     *           "field": "fileName",
+                     *           "messages": [
+                     *             "fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)",
+                     *       "statusCode": 422
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
@@ -20451,7 +20531,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20460,7 +20540,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20657,7 +20737,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20666,7 +20746,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -20981,7 +21061,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20990,7 +21070,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -21187,7 +21267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21196,7 +21276,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The projects API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
@@ -25480,8 +25560,12 @@ export interface operations {
                 headers: {
                     /** @description `bytes`: a `Range` is honoured */
                     "Accept-Ranges"?: "bytes";
-                    /** @description The file name, as `filename*` (RFC 6266) */
+                    /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266) */
                     "Content-Disposition"?: string;
+                    /** @description `default-src 'none'; sandbox`: nothing in the bytes runs */
+                    "Content-Security-Policy"?: string;
+                    /** @description `same-site`; `cross-origin` at a signed URL */
+                    "Cross-Origin-Resource-Policy"?: "same-site" | "cross-origin";
                     /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
                     ETag?: string;
                     [name: string]: unknown;
@@ -25495,10 +25579,14 @@ export interface operations {
                 headers: {
                     /** @description `bytes`: a `Range` is honoured */
                     "Accept-Ranges"?: "bytes";
-                    /** @description The file name, as `filename*` (RFC 6266) */
+                    /** @description `inline` for raster images (PNG, JPEG, GIF, WebP, AVIF), audio, video and `text/plain`; `attachment` for any other type, sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266) */
                     "Content-Disposition"?: string;
                     /** @description The range sent and the size: `bytes 0-1023/4096` */
                     "Content-Range"?: string;
+                    /** @description `default-src 'none'; sandbox`: nothing in the bytes runs */
+                    "Content-Security-Policy"?: string;
+                    /** @description `same-site`; `cross-origin` at a signed URL */
+                    "Cross-Origin-Resource-Policy"?: "same-site" | "cross-origin";
                     /** @description The SHA-256 of the bytes, quoted: send it back in `If-None-Match` */
                     ETag?: string;
                     [name: string]: unknown;

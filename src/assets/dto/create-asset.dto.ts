@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsSafeFileName } from '../../common/validators/file-name';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { ASSET_KINDS, type AssetKind } from '../asset.schema';
 import { FILE_NAME_PATTERN } from '../asset-rules';
@@ -21,10 +22,18 @@ export class CreateAssetDto {
   @MaxLength(2000)
   description?: string | null;
 
-  @ApiProperty({ description: 'A file name, without any path', example: 'cover.png', maxLength: 255, pattern: FILE_NAME_PATTERN.source })
+  @ApiProperty({
+    description:
+      'A file name, without any path (400 otherwise). No format or bidirectional characters (U+202E...), no Windows device name ' +
+      '(CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension), not only spaces or dots: 422 naming `fileName`.',
+    example: 'cover.png',
+    maxLength: 255,
+    pattern: FILE_NAME_PATTERN.source,
+  })
   @IsString()
   @MaxLength(255)
   @Matches(FILE_NAME_PATTERN, { message: 'fileName must be a file name without a path (no / or \\, no control characters, not . or ..)' })
+  @IsSafeFileName()
   fileName: string;
 
   @ApiProperty({

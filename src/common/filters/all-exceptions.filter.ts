@@ -35,7 +35,7 @@ const DATABASE_UNAVAILABLE = new Set([
  */
 export function toErrorBody(exception: unknown): ErrorBody {
   if (exception instanceof RequestValidationException) {
-    return { ...body(400, exception.message), errors: exception.fieldErrors };
+    return { ...body(exception.getStatus(), exception.message), errors: exception.fieldErrors };
   }
   if (exception instanceof HttpException) {
     // Nest wraps Fastify's own 4xx errors (content type, body size) and keeps them as the cause.

@@ -1,4 +1,4 @@
-import { ArgumentMetadata, BadRequestException, ValidationError, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, BadRequestException, HttpStatus, ValidationError, ValidationPipe } from '@nestjs/common';
 
 export interface FieldError {
   field: string;
@@ -15,10 +15,27 @@ export function flattenValidationErrors(errors: ValidationError[], parent = ''):
 
 /** Thrown for any DTO failure; the exception filter adds `errors` to the body. */
 export class RequestValidationException extends BadRequestException {
-  constructor(readonly fieldErrors: FieldError[]) {
+  constructor(
+    readonly fieldErrors: FieldError[],
+    /** 400 for a malformed value; 422 for a well-formed one the service refuses (a rule with the `unprocessable` context). */
+    readonly answeredStatus: HttpStatus.BAD_REQUEST | HttpStatus.UNPROCESSABLE_ENTITY = HttpStatus.BAD_REQUEST,
+  ) {
     const summary = fieldErrors.flatMap((error) => error.messages);
     super(`Validation failed: ${summary.slice(0, 5).join('; ')}${summary.length > 5 ? '; ...' : ''}`);
   }
+
+  override getStatus(): number {
+    return this.answeredStatus;
+  }
+}
+
+/** Whether every rule that failed, at any depth, is marked `unprocessable` (file-name.ts): then the answer is 422, not 400. */
+function onlyUnprocessable(errors: ValidationError[]): boolean {
+  return errors.every(
+    (error) =>
+      Object.keys(error.constraints ?? {}).every((rule) => (error.contexts?.[rule] as { unprocessable?: boolean } | undefined)?.unprocessable === true) &&
+      onlyUnprocessable(error.children ?? []),
+  );
 }
 
 /**
@@ -58,6 +75,7 @@ export function createValidationPipe(): ValidationPipe {
     // A JSON `null` or a wrong type must not slip through an optional field by conversion.
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new RequestValidationException(flattenValidationErrors(errors)),
+    exceptionFactory: (errors) =>
+      new RequestValidationException(flattenValidationErrors(errors), onlyUnprocessable(errors) ? HttpStatus.UNPROCESSABLE_ENTITY : HttpStatus.BAD_REQUEST),
   });
 }
