@@ -77,16 +77,19 @@ export class ChannelsController {
   @Put(':id')
   @ApiOperation({
     summary: 'Update a channel',
-    description: 'Any subset of the fields; `clientId` cannot change. A username taken by another channel is 409.',
+    description:
+      'Any subset of the fields; `clientId` cannot change. A username taken by another channel is 409. ' +
+      'Needs the channel role manager or above, or the platform role admin (403 `channel_role_required` otherwise).',
   })
   @ApiOkResponse({ type: ChannelUpdatedResponse, description: 'Channel updated' })
-  @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async updateChannel(
     @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
     @Param('id', ParseObjectIdPipe) id: string,
     @Body() dto: UpdateChannelDto,
   ): Promise<ChannelUpdatedResponse> {
-    await this.channels.update(scope, id, dto);
+    await this.channels.update(scope, actor, id, dto);
     return { message: 'Channel updated' };
   }
 

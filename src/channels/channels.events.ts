@@ -15,15 +15,17 @@ export interface ChannelActor {
 }
 
 /**
- * Emitted (awaited) before a channel is deleted at a caller's request: the collaborators module
- * refuses (403) a caller who is neither the channel's owner nor a platform admin, and nothing is deleted.
+ * Emitted (awaited) before a caller changes a channel (`manager` to update it, `owner` to delete it):
+ * the collaborators module refuses (403) a caller below `role` in that channel who is not a platform
+ * admin, and nothing is written.
  */
-export const CHANNEL_DELETING = 'channel.deleting';
+export const CHANNEL_CHANGING = 'channel.changing';
 
-export interface ChannelDeletingEvent {
+export interface ChannelChangingEvent {
   scope: TenantScope;
   channelId: string;
   actor: ChannelActor;
+  role: 'manager' | 'owner';
 }
 
 /** Emitted (awaited) after a channel is created, so its creator becomes its owner; an error withdraws the channel. */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_DELETING, type ChannelCreatedEvent, type ChannelDeletedEvent, type ChannelDeletingEvent } from '../channels/channels.events';
+import { CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_CHANGING, type ChannelChangingEvent, type ChannelCreatedEvent, type ChannelDeletedEvent } from '../channels/channels.events';
 import { CollaboratorsService } from './collaborators.service';
 
 @Injectable()
@@ -13,10 +13,10 @@ export class CollaboratorsListener {
     return this.collaborators.addCreator(event.scope, event.channelId);
   }
 
-  /** Only the channel's owner (or a platform admin) deletes it: a 403 here stops the delete. */
-  @OnEvent(CHANNEL_DELETING, { suppressErrors: false })
-  onChannelDeleting(event: ChannelDeletingEvent): Promise<void> {
-    return this.collaborators.assertRole(event.scope, event.actor, [event.channelId], 'owner');
+  /** A channel's managers update it, its owner deletes it (or a platform admin): a 403 here stops the change. */
+  @OnEvent(CHANNEL_CHANGING, { suppressErrors: false })
+  onChannelChanging(event: ChannelChangingEvent): Promise<void> {
+    return this.collaborators.assertRole(event.scope, event.actor, [event.channelId], event.role);
   }
 
   /** A channel's collaborators go with it. */

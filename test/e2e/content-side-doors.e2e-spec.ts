@@ -189,6 +189,22 @@ describe('content side doors', () => {
       expectRoleRequired(await t.http.delete(`/projects/${project}/grants/${grant.body.id}`, as(viewer)), 'manager');
     });
 
+    it("updating a channel needs a manager: a viewer, an editor or a member with no role changes neither its name nor its projects", async () => {
+      const target = await createChannel(admin);
+      const before = ok(await t.http.get(`/channels/${target}`, as(admin))).body;
+      await addCollaborator(target, viewer, 'viewer');
+      await addCollaborator(target, editor, 'editor');
+      for (const user of [viewer, editor, noRole]) {
+        expectRoleRequired(await t.http.put(`/channels/${target}`, { name: 'Taken over' }, as(user)), 'manager');
+        expectRoleRequired(await t.http.put(`/channels/${target}`, { projectIds: [] }, as(user)), 'manager');
+      }
+      expect(ok(await t.http.get(`/channels/${target}`, as(admin))).body).toEqual(before);
+      const manager = await createUser(t.http, 'developer', admin.token);
+      await addCollaborator(target, manager, 'manager');
+      ok(await t.http.put(`/channels/${target}`, { name: 'Renamed' }, as(manager)));
+      expectNotFound(await t.http.put('/channels/6650c0ffee0000000000ffff', { name: 'x' }, as(noRole)), 'Channel not found');
+    });
+
     it('deleting a channel needs its owner: a viewer, an editor or a manager leaves it and its projects in place', async () => {
       const doomed = await createChannel(admin);
       const inIt = await createProject(doomed);

@@ -311,7 +311,8 @@ describe('content tenancy: every record lives in one platform project', () => {
       // A's own project is accepted, for a channel and a client alike.
       const client = await newClient(a);
       const channel = await newChannel(a, client);
-      expect((await t.http.put(`/channels/${channel}`, { projectIds: [projectOfA] }, as(aDeveloper))).status).toBe(200);
+      // The channel's owner (its creator): a member with no channel role may not change it.
+      expect((await t.http.put(`/channels/${channel}`, { projectIds: [projectOfA] }, as(a))).status).toBe(200);
       expect((await t.http.put(`/clients/${client}`, { projectIds: [projectOfA] }, as(aDeveloper))).status).toBe(200);
       expect((await stored('clients', client))?.projectIds).toEqual([projectOfA]);
     });

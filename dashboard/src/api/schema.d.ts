@@ -1143,7 +1143,7 @@ export interface paths {
         get: operations["getChannel"];
         /**
          * Update a channel
-         * @description Any subset of the fields; `clientId` cannot change. A username taken by another channel is 409.
+         * @description Any subset of the fields; `clientId` cannot change. A username taken by another channel is 409. Needs the channel role manager or above, or the platform role admin (403 `channel_role_required` otherwise).
          */
         put: operations["updateChannel"];
         post?: never;
@@ -16323,7 +16323,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the channels API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16332,7 +16332,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The channels API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
