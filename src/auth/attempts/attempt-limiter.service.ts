@@ -95,6 +95,26 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
+   * Records a second-factor code offered for the user of `email` (TOTP or recovery code), before it
+   * is checked; 429 past `MFA_MAX_FAILURES` within the login window, whatever the address. Apart from
+   * the password's attempts: a correct password clears none of these, only a correct code does
+   * (`codeSucceeded`), so a caller who knows the password cannot guess codes by logging in between.
+   */
+  async beginCode(email: string, address: string, now = new Date()): Promise<void> {
+    const target = normalised(email);
+    await this.attempts.recordCode(target, clientOf(address), now);
+    const since = new Date(now.getTime() - this.config.loginFailureWindowSeconds * 1000);
+    if ((await this.attempts.countCodes(target, since)) > this.config.mfaMaxFailures) {
+      throw new TooManyRequestsException('Too many second-factor codes tried', this.config.loginFailureWindowSeconds);
+    }
+  }
+
+  /** A correct code: the user's code attempts no longer count. */
+  codeSucceeded(email: string): Promise<void> {
+    return this.attempts.forgetCodes(normalised(email));
+  }
+
+  /**
    * Records a signup under way and answers its attempt, for `signupRefused`; 429 when the client is
    * past either limit within the window, with the seconds until the oldest attempt it needs to leave
    * the window does.

@@ -59,6 +59,21 @@ export class LoginAttemptsRepository {
     return { pair, client: fromClient, email: onEmail };
   }
 
+  /** A second-factor code offered for this email's user. */
+  async recordCode(email: string, client: string, at: Date): Promise<void> {
+    await this.attempts.insert({ kind: 'code', email, client, at });
+  }
+
+  /** Codes offered for this email's user since `since`, from any address. */
+  countCodes(email: string, since: Date): Promise<number> {
+    return this.attempts.count({ kind: 'code', email, at: { $gt: since } });
+  }
+
+  /** A correct code: the user's wrong ones no longer count. */
+  async forgetCodes(email: string): Promise<void> {
+    await this.attempts.deleteMany({ kind: 'code', email });
+  }
+
   async recordMail(email: string, client: string, at: Date): Promise<void> {
     await this.attempts.insert({ kind: 'mail', email, client, at });
   }
