@@ -46,8 +46,10 @@ describe('passkeys', () => {
     const second = await browser.post('/api/v1/me/passkeys/options');
     expect(second.body.challenge).not.toBe(first.body.challenge);
     expect(second.body.excludeCredentials).toEqual([{ id: authenticator.credentials[0].id.toString('base64url'), type: 'public-key', transports: ['internal'] }]);
-    // A bearer token registers as well as a session does.
-    expect((await t.http.post('/api/v1/me/passkeys/options', undefined, { token: user.token })).status).toBe(200);
+    // A bearer token registers as a session does, when it proved the user's strongest credential lately: this one,
+    // from the password alone before the passkey, no longer does (step-up).
+    expect((await t.http.post('/api/v1/me/passkeys/options', undefined, { token: user.token })).body.code).toBe('step_up_required');
+    expect((await t.http.post('/api/v1/me/passkeys/options', undefined, { token: (await createFirstAdmin(t.http)).token })).status).toBe(200);
     expectError(await t.http.post('/api/v1/me/passkeys/options'), 401);
   });
 
@@ -237,7 +239,8 @@ describe('passkeys', () => {
     const key = await addPasskey(browser, new SoftwareAuthenticator(), 'Desk key');
     expect((await browser.delete(`/api/v1/me/passkeys/${key.id}`)).status).toBe(200);
     for (const action of ['passkey.added', 'passkey.removed']) {
-      const log = await t.http.get(`/api/v1/accounts/${user.accountId}/audit-log?action=${action}`, { token: user.token });
+      // Removing a factor ended the tokens issued before it: the session that removed it reads on.
+      const log = await browser.get(`/api/v1/accounts/${user.accountId}/audit-log?action=${action}`);
       expect(log.status).toBe(200);
       expect(log.body.data).toHaveLength(1);
       expect(log.body.data[0]).toMatchObject({ action, actor: { type: 'user', id: user.id, label: user.email }, target: { type: 'passkey', id: key.id, label: 'Desk key' } });
