@@ -58,7 +58,7 @@ export class SessionsController {
       'request or `SESSION_MAX_HOURS` after sign-in.',
   })
   @ApiBody({ type: CreateSessionDto, examples: { password: { summary: 'Password only', value: SIGN_IN_EXAMPLE } } })
-  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: 'sid=<session token>; Path=/; HttpOnly; SameSite=Lax', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)', schema: { type: 'string' } } } })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async createSession(
     @Body() dto: CreateSessionDto,
@@ -95,13 +95,14 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Sign in with a passkey',
     description:
-      'With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, ' +
-      'with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: ' +
-      '401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limits of ' +
-      '`POST /api/v1/login` apply (429): a refused answer is a failed login of the email of the user its passkey names (of the ' +
-      'client address alone when it names none), and a sign-in clears the failures of that email from this address.',
+      'With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the session cookie as a password sign-in ' +
+      'does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a ' +
+      'replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limit of ' +
+      "`POST /api/v1/login` per client address applies (429): a refused answer is a failed login of the address alone, never of the " +
+      "email of the user its passkey names (so failed passwords on that email do not lock the passkey out either), and a sign-in " +
+      'clears those of this address.',
   })
-  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: 'sid=<session token>; Path=/; HttpOnly; SameSite=Lax', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)', schema: { type: 'string' } } } })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async signInWithPasskey(
     @Body() dto: PasskeySignInDto,

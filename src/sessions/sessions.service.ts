@@ -236,24 +236,25 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Proves the second factor again with one of the user's passkeys, under the attempt limits (the
-   * user's email and the address, as a code): a new token with assurance `mfa`.
+   * Proves the second factor again with one of the user's passkeys, under the address's attempt
+   * limit (AttemptLimiter.beginPasskeyAnswer): a new token with assurance `mfa`.
    */
   async stepUpWithPasskey(facts: SessionFacts, credential: AuthenticationResponseJSON, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
     const user = await this.users.findById(facts.userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const client = origin.ip ?? '';
-    await this.passkeys.authenticate(credential, { userId: facts.userId, admit: () => this.attempts.beginLogin(user.email, client) });
-    await this.attempts.loginSucceeded(user.email, client);
+    await this.passkeys.authenticate(credential, { userId: facts.userId, admit: () => this.attempts.beginPasskeyAnswer(client) });
+    await this.attempts.passkeyAnswerSucceeded(client);
     return this.replace(facts, origin, new Date(), 'mfa');
   }
 
   /**
    * Signs in with a passkey alone (it names its user; the user was verified by the authenticator):
-   * a session with assurance `mfa`, as a password and a code would give. Under the login limits:
-   * the answer is an attempt on the email of the user its passkey names (on the address alone when
-   * it names none), recorded before it is verified; a success forgets that pair's failures. A refusal
-   * is `user.login_failed` of the user named, as a wrong password is.
+   * a session with assurance `mfa`, as a password and a code would give. Under the login limits of
+   * the address alone, recorded before it is verified (never of the email of the user its passkey
+   * names: neither a stranger's refused answers nor the email's failed passwords lock the passkey
+   * out); a success forgets them and the pair's failures. A refusal is `user.login_failed` of the
+   * user named, as a wrong password is.
    */
   async signInWithPasskey(credential: AuthenticationResponseJSON, accountId: string | undefined, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
     const client = origin.ip ?? '';
@@ -262,7 +263,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       await this.passkeys.authenticate(credential, {
         admit: async (owner) => {
           named.user = owner ? await this.users.findById(owner) : null;
-          await this.attempts.beginLogin(named.user?.email ?? null, client);
+          await this.attempts.beginPasskeyAnswer(client);
         },
       });
     } catch (error) {
@@ -273,6 +274,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!user) throw new UnauthorizedException('The user of this passkey no longer exists');
     const userId = String(user._id);
     const account = await this.sessionAccount(user, accountId?.toLowerCase());
+    await this.attempts.passkeyAnswerSucceeded(client);
     const now = await this.signedIn(user, origin);
     const { token, session } = await this.open(userId, account, 'mfa', origin, now, now, now, null);
     await this.auditUser(user, 'user.logged_in', origin);

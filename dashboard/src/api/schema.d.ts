@@ -829,7 +829,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a passkey
-         * @description With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limits of `POST /api/v1/login` apply (429): a refused answer is a failed login of the email of the user its passkey names (of the client address alone when it names none), and a sign-in clears the failures of that email from this address.
+         * @description With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the session cookie as a password sign-in does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limit of `POST /api/v1/login` per client address applies (429): a refused answer is a failed login of the address alone, never of the email of the user its passkey names (so failed passwords on that email do not lock the passkey out either), and a sign-in clears those of this address.
          */
         post: operations["signInWithPasskey"];
         delete?: never;
@@ -11972,7 +11972,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description sid=<session token>; Path=/; HttpOnly; SameSite=Lax */
+                    /** @description __Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -12693,7 +12693,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description sid=<session token>; Path=/; HttpOnly; SameSite=Lax */
+                    /** @description __Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };

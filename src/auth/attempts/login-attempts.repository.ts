@@ -104,6 +104,11 @@ export class LoginAttemptsRepository {
     return attempt?.at ?? null;
   }
 
+  /** A passkey verified: this client's attempts that named no email (its passkey answers) no longer count. */
+  async forgetAddressLogins(client: string): Promise<void> {
+    await this.attempts.deleteMany({ kind: 'login', email: null, client });
+  }
+
   /** A correct password: the attempts of this email from this client no longer count. */
   async forgetLogins(email: string, client: string): Promise<void> {
     await this.attempts.deleteMany({ kind: 'login', email, client });
