@@ -128,7 +128,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * Under the login limits (the password) and the user's code limit (the code). Unknown email and
    * wrong password answer alike, after the same bcrypt work.
    */
-  async verifyCredentials(dto: SignIn, origin: AuditOrigin): Promise<{ user: UserWithSecrets; assurance: Assurance }> {
+  async verifyCredentials(dto: SignIn, origin: AuditOrigin): Promise<{ user: User; assurance: Assurance }> {
     assertOneProof(dto);
     const client = origin.ip ?? '';
     await this.attempts.beginLogin(dto.email, client);
@@ -139,16 +139,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       if (found) this.auditInBackground(found, 'user.login_failed', origin);
       throw new UnauthorizedException(INVALID_CREDENTIALS);
     }
-    const user = (await this.users.findByIdWithSecrets(String(found._id)))!;
-    if (!(await this.mfa.hasFactor(user))) return { user, assurance: 'password' };
+    // The factor's secrets are read only for a user who has one (most have none).
+    if (!(await this.mfa.hasFactor(found))) return { user: found, assurance: 'password' };
     if (dto.totp === undefined && dto.recoveryCode === undefined) {
       throw new UnauthorizedException({
         message: 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
         code: MFA_REQUIRED,
       });
     }
-    if (!(await this.mfa.accept(user, dto, client))) {
-      this.auditInBackground(user, 'user.login_failed', origin);
+    const user = await this.users.findByIdWithSecrets(String(found._id));
+    if (!user || !(await this.mfa.accept(user, dto, client))) {
+      this.auditInBackground(found, 'user.login_failed', origin);
       throw new UnauthorizedException(INVALID_CODE);
     }
     return { user, assurance: 'mfa' };
