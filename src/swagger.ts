@@ -61,7 +61,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .addCookieAuth(
       'sid',
-      { type: 'apiKey', in: 'cookie', name: 'sid', description: 'A dashboard session from POST /api/v1/sessions (state-changing requests also need an allowed Origin)' },
+      { type: 'apiKey', in: 'cookie', name: 'sid', description: 'A dashboard session from POST /api/v1/sessions: the cookie `__Host-sid` over https (`sid` over plain http in development); state-changing requests also need an allowed Origin' },
       SESSION_COOKIE_SCHEME,
     )
     .addBearerAuth(

@@ -49,7 +49,12 @@ export class AccountsController {
   }
 
   @Patch(':accountId')
-  @ApiOperation({ summary: 'Rename an account or change its type', description: 'Admins and the owner.' })
+  // Turning the requirement off lowers every member's bar: a step-up action; renaming is not.
+  @StepUp((body) => body.requireMfa === false)
+  @ApiOperation({
+    summary: 'Rename an account or change its type',
+    description: 'Admins and the owner. `requireMfa: false` is a step-up action (403 `step_up_required`).',
+  })
   @ApiOkResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async updateAccount(
@@ -62,13 +67,13 @@ export class AccountsController {
   }
 
   @Post(':accountId/ownership')
-
+  @StepUp()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Transfer ownership',
     description:
-      'The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role. ' +
+      'A step-up action (403 `step_up_required`). The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role. ' +
       'Concurrent transfers run one at a time: the caller must still be the owner when its turn comes (403 otherwise); ' +
       'a transfer that cannot get its turn within seconds is 409.',
   })

@@ -30,11 +30,14 @@ export class ApiKeysController {
   @Post()
   // A secret key moves money without its maker's email ever being proved: made only by verified users.
   @RequiresVerifiedEmail()
+  // A key acts without step-up ever after: making one is itself a step-up action, or it would be the way around one.
+  @StepUp()
   @Idempotent()
   @ApiOperation({
     summary: 'Create an API key',
     description:
-      'The key (`sk_test_...`) is in this answer only: it is stored as a hash and never shown again. It acts in this project only, ' +
+      'A step-up action (403 `step_up_required`: a second factor proven within `STEP_UP_MINUTES` when the user has one, else the ' +
+      'password). The key (`sk_test_...`) is in this answer only: it is stored as a hash and never shown again. It acts in this project only, ' +
       'with admin rights over the APIs of its `scopes` (default: every API the project enables), and never manages the platform. ' +
       'Scopes must be enabled in the project (400 otherwise).',
   })
@@ -64,7 +67,7 @@ export class ApiKeysController {
   @Delete(':keyId')
   @ApiOperation({
     summary: 'Revoke an API key',
-    description: 'The key fails (401) from its next request on, on every instance. Revoking a revoked key answers the same.',
+    description: 'A step-up action (403 `step_up_required`). The key fails (401) from its next request on, on every instance. Revoking a revoked key answers the same.',
   })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'API key revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
@@ -85,7 +88,7 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Roll an API key',
     description:
-      'A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more ' +
+      'A step-up action (403 `step_up_required`). A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more ' +
       '(0 to 168, default 0: it stops now), never beyond its own expiry: a roll only ever brings its end forward. ' +
         'A key is rolled once: a key already rolled, revoked or expired cannot be rolled (409).',
   })

@@ -86,9 +86,13 @@ export class AuthController {
   @ApiOperation({
     summary: 'Log in and get an access token',
     description:
-      'Unknown email and wrong password get the same 401. Attempts are limited per target email and per client address ' +
-      'within a window (429 beyond); a successful login clears only the attempts on that email from that address. ' +
-      "The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.",
+      'Unknown email and wrong password get the same 401. A user with a second factor (TOTP or a passkey) sends `totp` or ' +
+      '`recoveryCode` with the password, as for `POST /api/v1/sessions`: without, 401 with `code: mfa_required` and no token; a ' +
+      'wrong or used code, 401. The token carries what was proven (`mfa`, or the password alone, which an account that requires ' +
+      'a second factor refuses its data: 403 `mfa_required`). Attempts are limited per target email and per client address ' +
+      'within a window (429 beyond); a successful login clears only the attempts on that email from that address; wrong codes ' +
+      "count toward the user's own limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`). A login from an address new for the email " +
+      "is mailed to the user. The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.",
   })
   @ApiBody({ type: LoginDto, examples: { defaultAccount: { summary: 'Into your default account', value: LOGIN_EXAMPLE } } })
   @ApiOkResponse({ type: LoginResponse })

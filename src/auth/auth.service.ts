@@ -1,7 +1,7 @@
 import type { AuditOrigin } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import * as bcrypt from 'bcrypt';
@@ -23,15 +23,10 @@ import { SignupDto } from './dto/signup.dto';
 import { AccessTokenClaims } from './jwt-auth.guard';
 import { AttemptLimiter } from './attempts/attempt-limiter.service';
 import { EmailLinksService } from './email-links/email-links.service';
-
-const INVALID_CREDENTIALS = 'Invalid email or password';
+import { SessionsService } from '../sessions/sessions.service';
 
 @Injectable()
 export class AuthService {
-  private readonly logger = new Logger(AuthService.name);
-  /** Compared against when the email is unknown, so both failures take the same time. */
-  private readonly dummyHash: Promise<string>;
-
   constructor(
     private readonly users: UsersService,
     private readonly accounts: AccountsService,
@@ -41,10 +36,9 @@ export class AuthService {
     private readonly attempts: AttemptLimiter,
     private readonly trail: AuditTrail,
     private readonly emailLinks: EmailLinksService,
+    private readonly sessions: SessionsService,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
-  ) {
-    this.dummyHash = bcrypt.hash('not-a-real-password', this.config.bcryptRounds);
-  }
+  ) {}
 
   /**
    * Without an invitation: the user, a new account they own (with its default project) and their
@@ -86,20 +80,22 @@ export class AuthService {
     return { message: 'User created', data: { user: toUserResponse(updated, account.role), account } };
   }
 
-  /** A login into an account is in that account's audit log (`user.logged_in`): the token is issued once it is. */
+  /**
+   * The same check as a dashboard sign-in (SessionsService.verifyCredentials): a user with a second
+   * factor gets no token from the password alone (401 `mfa_required`), and the token carries the
+   * assurance the sign-in proved. A login into an account is in that account's audit log
+   * (`user.logged_in`): the token is issued once it is.
+   */
   async login(dto: LoginDto, client: string, userAgent: string | null = null, requestId: string | null = null): Promise<LoginResponse> {
-    await this.attempts.beginLogin(dto.email, client);
-    const user = await this.users.findByEmailWithHash(dto.email);
-    const matches = await bcrypt.compare(dto.password, user?.passwordHash ?? (await this.dummyHash));
-    if (user && !matches) this.recordFailure(user, client, userAgent, requestId);
-    if (!user || !matches) throw new UnauthorizedException(INVALID_CREDENTIALS);
-    await this.attempts.loginSucceeded(dto.email, client);
+    const origin: AuditOrigin = { ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId };
+    const { user, assurance } = await this.sessions.verifyCredentials(dto, origin);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
-    const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null };
+    const issuedAt = await this.sessions.signedIn(user, origin);
+    const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null, asr: assurance, ims: issuedAt.getTime() };
     if (account) {
       const party = { type: 'user', id: String(user._id), label: user.email };
       await this.trail.appendNow(
-        { actor: party, ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId },
+        { actor: party, ...origin },
         { accountId: account.id, action: 'user.logged_in', target: party },
       );
     }
@@ -108,20 +104,6 @@ export class AuthService {
       accessToken: await this.jwt.signAsync(claims),
       data: { user: toUserResponse(user, account?.role), account },
     };
-  }
-
-  /**
-   * `user.login_failed` in every account of the user, written after the answer (not awaited): a known
-   * email must not answer later than an unknown one.
-   */
-  private recordFailure(user: User, client: string, userAgent: string | null, requestId: string | null): void {
-    const party = { type: 'user', id: String(user._id), label: user.email };
-    const context = { actor: party, ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId };
-    void (async () => {
-      for (const membership of await this.memberships.listForUser(String(user._id))) {
-        await this.trail.appendNow(context, { accountId: String(membership.accountId), action: 'user.login_failed', target: party });
-      }
-    })().catch((error: Error) => this.logger.warn(`Recording user.login_failed failed: ${error.message}`));
   }
 
   async me(caller: Principal): Promise<MeResponse> {

@@ -23,17 +23,22 @@ function httpContext(authorization: string): { context: ExecutionContext; reques
 describe('JwtAuthGuard', () => {
   const jwt = new JwtService({ secret: 'a-test-secret-of-enough-length-0123456789', verifyOptions: { algorithms: ['HS256'] } });
   // Credentials that never changed: every token here is issued after.
-  const credentials = { changedAt: () => Promise.resolve(0) } as unknown as CredentialsChanges;
+  const credentials = { current: () => Promise.resolve({ changedAt: 0, factorsChangedAt: 0 }) } as unknown as CredentialsChanges;
   const guard = new JwtAuthGuard(new Reflector(), jwt, {} as ApiKeysService, {} as SessionsService, credentials, {} as SessionsConfig);
 
   it('accepts a valid token, and the same token again from memory, as the same principal', async () => {
     const token = jwt.sign({ sub: USER, acc: ACCOUNT }, { expiresIn: 60 });
+    const verify = jest.spyOn(jwt, 'verifyAsync');
     const first = httpContext(`Bearer ${token}`);
     await expect(guard.canActivate(first.context)).resolves.toBe(true);
     const again = httpContext(`Bearer ${token}`);
     await expect(guard.canActivate(again.context)).resolves.toBe(true);
-    expect(again.request.principal).toEqual({ kind: 'user', userId: USER, accountId: ACCOUNT });
-    expect(again.request.principal).toBe(first.request.principal);
+    expect(verify).toHaveBeenCalledTimes(1);
+    verify.mockRestore();
+    // A token without `asr` proved a password only; without `ims`, it dates from the start of its `iat` second.
+    const issuedAt = (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { iat: number }).iat * 1000;
+    expect(again.request.principal).toEqual({ kind: 'user', userId: USER, accountId: ACCOUNT, token: { assurance: 'password', issuedAt } });
+    expect(again.request.principal).toEqual(first.request.principal);
     expect(Object.isFrozen(again.request.principal)).toBe(true);
   });
 

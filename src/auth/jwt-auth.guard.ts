@@ -8,9 +8,9 @@ import { looksLikeApiKey } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import { IS_PUBLIC } from '../common/decorators/public.decorator';
 import { RouteMetadata } from '../common/decorators/route-metadata';
-import type { Principal, RequestContext } from '../tenancy/principal';
+import type { Principal, RequestContext, TokenFacts } from '../tenancy/principal';
 import { sessionsConfig } from '../config/sessions.config';
-import { SESSION_COOKIE, STEP_UP } from '../sessions/session-cookie';
+import { sessionCookieOf, STEP_UP, type StepUpWhen } from '../sessions/session-cookie';
 import { SessionsService } from '../sessions/sessions.service';
 import { CredentialsChanges } from '../users/credentials-changes';
 
@@ -20,8 +20,16 @@ export interface AccessTokenClaims {
   acc: string | null;
   /** Expiry, in seconds since the epoch (set by JwtService.sign from JWT_EXPIRES_IN). */
   exp?: number;
-  /** Issued at, in seconds since the epoch: a token issued before its user's last password change is refused. */
+  /** Issued at, in seconds since the epoch (set by JwtService.sign). */
   iat?: number;
+  /** What the login proved: `mfa` (the password and a code) or `password`; missing in older tokens: `password`. */
+  asr?: 'password' | 'mfa';
+  /**
+   * Issued at, in milliseconds since the epoch: a token issued before its user's credentials last
+   * changed (password, reset, a factor removed) is refused, to the millisecond. Older tokens have
+   * only `iat`, read as the start of its second (so one of the same second as a change is refused).
+   */
+  ims?: number;
 }
 
 /** Methods that change nothing: a session cookie needs no Origin check on them. */
@@ -47,17 +55,22 @@ export const INVALID_API_KEY = 'Invalid API key';
  * token cannot change, so its next verification would give the same answer (jsonwebtoken was a
  * noticeable share of a small request's CPU: bench/README.md). What a token grants is still decided on every request: membership,
  * role and project are read each time by the tenancy guard, never from this cache. A token issued
- * before the second of its user's last password change is refused (CredentialsChanges).
+ * before its user's credentials last changed (to the millisecond) is refused, read from the
+ * database on every request (CredentialsChanges.current): a token cannot be deleted as a session
+ * is, and a reset on one instance must end it on all at once. Its assurance is what its login
+ * proved, lowered to `password` when the user's factors changed after it was issued.
  *
- * Without a bearer token, the `sid` session cookie authenticates (one indexed read). A request that
- * changes anything with it must carry an `Origin` of this service or of `DASHBOARD_ORIGINS` (403):
+ * Without a bearer token, the session cookie (`__Host-sid`; `sid` over plain http in development)
+ * authenticates (one indexed read). A request that changes anything with it must carry an `Origin`
+ * of `PUBLIC_URL` or of `DASHBOARD_ORIGINS` (403), never one derived from forwarded headers:
  * SameSite=Lax keeps the cookie off other sites' sub-requests and posts, this keeps off the rest.
- * On `@StepUp()` routes a session must have proven a second factor recently (SessionsService).
+ * On `@StepUp()` routes a session or a token must have proven the user's strongest credential
+ * recently (SessionsService.assertSteppedUp).
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
   private readonly isPublic: RouteMetadata<boolean>;
-  private readonly stepUp: RouteMetadata<boolean>;
+  private readonly stepUp: RouteMetadata<StepUpWhen>;
 
   constructor(
     reflector: Reflector,
@@ -73,7 +86,7 @@ export class JwtAuthGuard implements CanActivate {
 
   // `ttlResolution: 0`: the clock is read at each lookup. lru-cache's default remembers it for 1 ms
   // with a timer, which on a busy instance is one more timer set and fired for nearly every request.
-  private readonly verified = new LRUCache<string, { principal: Principal & { kind: 'user' }; iat: number }>({ max: VERIFIED_TOKENS_MAX, ttlResolution: 0 });
+  private readonly verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_TOKENS_MAX, ttlResolution: 0 });
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic.of(context)) return true;
@@ -88,30 +101,56 @@ export class JwtAuthGuard implements CanActivate {
     }
     const verified = await this.verify(token);
     if (!verified) throw new UnauthorizedException('Invalid or expired token');
-    if (verified.iat < Math.floor((await this.credentials.changedAt(verified.principal.userId)) / 1000)) {
-      throw new UnauthorizedException('This token was issued before the password changed: log in again');
-    }
-    request.principal = verified.principal;
+    const facts = await this.standing(verified);
+    if (!facts) throw new UnauthorizedException('This token was issued before the password or a second factor changed: log in again');
+    if (this.stepsUp(context, request)) await this.sessions.assertTokenSteppedUp(verified.principal.userId, facts);
+    request.principal = Object.freeze({ ...verified.principal, token: facts });
     return true;
   }
 
+  /**
+   * The token's standing now, read from the database: null when the user's credentials changed
+   * after it was issued (or the user is gone); its assurance lowered to `password` when their
+   * factors changed after it was issued.
+   */
+  private async standing(verified: VerifiedToken): Promise<TokenFacts | null> {
+    const state = await this.credentials.current(verified.principal.userId);
+    if (verified.issuedAt < state.changedAt) return null;
+    return { assurance: verified.assurance === 'mfa' && verified.issuedAt >= state.factorsChangedAt ? 'mfa' : 'password', issuedAt: verified.issuedAt };
+  }
+
+  /** Whether the route is a step-up action for this request (a conditional one reads the raw body). */
+  private stepsUp(context: ExecutionContext, request: FastifyRequest): boolean {
+    const when = this.stepUp.of(context);
+    if (when === undefined) return false;
+    if (when === true) return true;
+    const body = request.body;
+    return typeof body === 'object' && body !== null && when(body as Record<string, unknown>);
+  }
+
   private async bySession(context: ExecutionContext, request: FastifyRequest & RequestContext): Promise<boolean> {
-    const cookie = request.cookies?.[SESSION_COOKIE];
+    const cookie = sessionCookieOf(request, this.config.insecureHttpAllowed);
     if (!cookie) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <accessToken>, or sign in for a session cookie');
     const session = await this.sessions.authenticate(cookie);
     if (!session) throw new UnauthorizedException('The session has ended: sign in again');
     if (!SAFE_METHODS.has(request.method) && !this.allowedOrigin(request)) throw new ForbiddenException(ORIGIN_REFUSED);
-    if (this.stepUp.of(context)) await this.sessions.assertSteppedUp(session);
+    if (this.stepsUp(context, request)) await this.sessions.assertSteppedUp(session);
     request.principal = Object.freeze({ kind: 'user', userId: session.userId, accountId: session.accountId, session });
     return true;
   }
 
-  /** The request's `Origin` is this service's own (as the client addressed it) or one of `DASHBOARD_ORIGINS`. */
+  /**
+   * The request's `Origin` is `PUBLIC_URL`'s or one of `DASHBOARD_ORIGINS`; never one built from
+   * `X-Forwarded-Host`, which whoever reaches the service may set. Outside production over plain
+   * http (development, tests on a free port), also the address the client sent in `Host`.
+   */
   private allowedOrigin(request: FastifyRequest): boolean {
     const origin = request.headers.origin;
     if (typeof origin !== 'string' || origin === 'null') return false;
     const normalised = origin.toLowerCase();
-    return normalised === `${request.protocol}://${request.host}`.toLowerCase() || this.config.dashboardOrigins.includes(normalised);
+    if (normalised === this.config.publicOrigin || this.config.dashboardOrigins.includes(normalised)) return true;
+    const host = request.headers.host;
+    return this.config.insecureHttpAllowed && request.protocol === 'http' && typeof host === 'string' && normalised === `http://${host}`.toLowerCase();
   }
 
   /**
@@ -121,11 +160,11 @@ export class JwtAuthGuard implements CanActivate {
   async userOfToken(token: string): Promise<string | null> {
     if (looksLikeApiKey(token)) return null;
     const verified = await this.verify(token);
-    if (!verified || verified.iat < Math.floor((await this.credentials.changedAt(verified.principal.userId)) / 1000)) return null;
+    if (!verified || !(await this.standing(verified))) return null;
     return verified.principal.userId;
   }
 
-  private async verify(token: string): Promise<{ principal: Principal & { kind: 'user' }; iat: number } | null> {
+  private async verify(token: string): Promise<VerifiedToken | null> {
     const known = this.verified.get(token);
     if (known) return known;
     let claims: AccessTokenClaims;
@@ -138,12 +177,21 @@ export class JwtAuthGuard implements CanActivate {
     if (typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
     const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
     const principal = Object.freeze({ kind: 'user' as const, userId: claims.sub, accountId });
-    const verified = { principal, iat: typeof claims.iat === 'number' ? claims.iat : 0 };
+    const issuedAt = typeof claims.ims === 'number' ? claims.ims : typeof claims.iat === 'number' ? claims.iat * 1000 : 0;
+    const verified: VerifiedToken = { principal, issuedAt, assurance: claims.asr === 'mfa' ? 'mfa' : 'password' };
     // Kept no longer than the token is valid (the cache drops an entry at its ttl); a token without an expiry is not kept.
     const ttl = typeof claims.exp === 'number' ? claims.exp * 1000 - Date.now() : 0;
     if (ttl > 0) this.verified.set(token, verified, { ttl });
     return verified;
   }
+}
+
+/** A token whose signature verified: who, and what its login proved when. */
+interface VerifiedToken {
+  principal: Principal & { kind: 'user' };
+  /** Milliseconds since the epoch. */
+  issuedAt: number;
+  assurance: 'password' | 'mfa';
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

@@ -82,6 +82,7 @@ export const authConfig = configNamespace('auth', (env) => ({
   jwtExpiresIn: env.JWT_EXPIRES_IN,
   bcryptRounds: env.BCRYPT_ROUNDS,
   loginMaxFailures: env.LOGIN_MAX_FAILURES,
+  mfaMaxFailures: env.MFA_MAX_FAILURES,
   loginFailureWindowSeconds: env.LOGIN_FAILURE_WINDOW_SECONDS,
   loginMaxFailuresPerClient: env.LOGIN_MAX_FAILURES_PER_CLIENT,
   loginMaxFailuresPerEmail: env.LOGIN_MAX_FAILURES_PER_EMAIL,

@@ -124,6 +124,16 @@ export class EnvironmentVariables {
   LOGIN_MAX_FAILURES: number = 5;
 
   /**
+   * Wrong second-factor codes (TOTP or recovery) of one user, from any address and through any route
+   * (sign-in, login, step-up, turning TOTP on or off), within `LOGIN_FAILURE_WINDOW_SECONDS` before
+   * codes are refused (429). Counted apart from passwords: only a correct code clears them.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  MFA_MAX_FAILURES: number = 5;
+
+  /**
    * Failures of one email across every address before it is refused, except from an address that
    * logged in to it within 30 days: much higher than the pair's limit, so a stranger cannot lock anyone out.
    */

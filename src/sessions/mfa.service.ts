@@ -2,6 +2,7 @@ import { BadRequestException, ConflictException, Injectable, Logger, OnModuleDes
 import { createHash, randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import { FieldEncryption } from '../common/crypto/field-encryption';
+import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';
@@ -42,7 +43,12 @@ function newRecoveryCode(): string {
  * counts, an insert FerretDB applies atomically as MongoDB does, so a code replayed within its window,
  * or sent twice at once, is refused on any instance. A claim is kept a day, far past a TOTP step's
  * window; a recovery code is also dropped from the user once claimed, so it stays spent after its
- * claim is swept. The secret is stored encrypted, bound to the user and the field.
+ * claim is swept. A TOTP code of a step at or before the last one accepted is refused (RFC 6238
+ * §5.2): an unused code of step T after one of T+1. The secret is stored encrypted, bound to the
+ * user and the field.
+ *
+ * Every code offered counts toward the user's code limit (AttemptLimiter.beginCode) before it is
+ * checked, whatever route it came through; only a correct one clears them.
  */
 @Injectable()
 export class MfaService implements OnModuleInit, OnModuleDestroy {
@@ -54,6 +60,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
     private readonly uses: MfaCodeUsesRepository,
     private readonly encryption: FieldEncryption,
     private readonly passkeys: PasskeysService,
+    private readonly attempts: AttemptLimiter,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -94,31 +101,46 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Turns TOTP on with a code from the enrolled secret; answers the recovery codes, shown this once. */
-  async enable(userId: string, code: string): Promise<string[]> {
+  async enable(userId: string, code: string, client: string): Promise<string[]> {
     const user = await this.requireUser(userId);
     if (this.totpOn(user)) throw new ConflictException('TOTP is on already');
     if (!user.totpPendingSecret) throw new ConflictException('No TOTP enrolment in progress: POST /api/v1/me/mfa/totp first');
     const secret = this.encryption.decrypt(user.totpPendingSecret, binding(userId, 'totpPendingSecret'));
-    if (!(await this.acceptTotp(userId, secret, code))) throw new UnauthorizedException(INVALID_CODE);
+    await this.attempts.beginCode(user.email, client);
+    const step = await this.acceptTotp(userId, secret, code, null);
+    if (step === null) throw new UnauthorizedException(INVALID_CODE);
+    await this.attempts.codeSucceeded(user.email);
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-    await this.users.enableTotp(userId, this.encryption.encrypt(secret, binding(userId, 'totpSecret')), codes.map(hashRecoveryCode), new Date());
+    await this.users.enableTotp(userId, this.encryption.encrypt(secret, binding(userId, 'totpSecret')), codes.map(hashRecoveryCode), new Date(), step);
     return codes;
   }
 
-  /** Turns TOTP off; needs a fresh code (or a recovery code). */
-  async disable(userId: string, proof: FactorProof): Promise<void> {
+  /** Turns TOTP off; needs a fresh code (or a recovery code). Ends every older session and token, as a factor removal does. */
+  async disable(userId: string, proof: FactorProof, client: string, at: Date): Promise<void> {
     const user = await this.requireUser(userId);
     if (!this.totpOn(user)) throw new ConflictException('TOTP is not on');
-    if (!(await this.accept(user, proof))) throw new UnauthorizedException(INVALID_CODE);
-    await this.users.disableTotp(userId);
+    if (!(await this.accept(user, proof, client))) throw new UnauthorizedException(INVALID_CODE);
+    await this.users.disableTotp(userId, at);
   }
 
-  /** Whether the proof is a valid, unused code of the user's factor; a valid one is spent. */
-  async accept(user: UserWithSecrets, proof: FactorProof): Promise<boolean> {
+  /**
+   * Whether the proof is a valid, unused code of the user's factor; a valid one is spent. Counted
+   * toward the user's code limit first (429 past it); a valid one clears that count.
+   */
+  async accept(user: UserWithSecrets, proof: FactorProof, client: string): Promise<boolean> {
+    if (proof.totp === undefined && proof.recoveryCode === undefined) return false;
+    await this.attempts.beginCode(user.email, client);
+    const accepted = await this.check(user, proof);
+    if (accepted) await this.attempts.codeSucceeded(user.email);
+    return accepted;
+  }
+
+  private async check(user: UserWithSecrets, proof: FactorProof): Promise<boolean> {
     const userId = String(user._id);
     if (!user.totpSecret) return false;
     if (proof.totp !== undefined) {
-      return this.acceptTotp(userId, this.encryption.decrypt(user.totpSecret, binding(userId, 'totpSecret')), proof.totp);
+      const secret = this.encryption.decrypt(user.totpSecret, binding(userId, 'totpSecret'));
+      return (await this.acceptTotp(userId, secret, proof.totp, user.totpLastStep ?? null)) !== null;
     }
     if (proof.recoveryCode !== undefined) {
       const hash = hashRecoveryCode(proof.recoveryCode);
@@ -130,12 +152,16 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
     return false;
   }
 
-  private async acceptTotp(userId: string, secret: string, code: string): Promise<boolean> {
-    if (!/^\d{6}$/.test(code)) return false;
+  /** The time step of a valid code not used before and later than `lastStep`, claimed; null otherwise. */
+  private async acceptTotp(userId: string, secret: string, code: string, lastStep: number | null): Promise<number | null> {
+    if (!/^\d{6}$/.test(code)) return null;
     const result = await verify({ secret, token: code, epochTolerance: DRIFT_SECONDS });
     // A TOTP answer names the time step the code belongs to (an HOTP one would not).
-    if (!result.valid || !('timeStep' in result)) return false;
-    return this.uses.claim(`${userId}:totp:${result.timeStep}`);
+    if (!result.valid || !('timeStep' in result)) return null;
+    if (lastStep !== null && result.timeStep <= lastStep) return null;
+    if (!(await this.uses.claim(`${userId}:totp:${result.timeStep}`))) return null;
+    await this.users.advanceTotpStep(userId, result.timeStep);
+    return result.timeStep;
   }
 
   private async requireUser(userId: string): Promise<UserWithSecrets> {

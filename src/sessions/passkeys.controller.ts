@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Inject, Param, Patch, Post, Req, Res } from '@nestjs/common';
+import { ConfigType } from '@nestjs/config';
 import { ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditOriginOf } from '../audit/audit-context.decorator';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
@@ -11,7 +12,10 @@ import { RegisterPasskeyDto, RenamePasskeyDto } from '../passkeys/dto/passkey.dt
 import { PasskeyEnvelope, PasskeyListResponse, PasskeyRegistrationOptions } from '../passkeys/dto/passkey.response';
 import { toPasskeyView } from '../passkeys/passkeys.mapper';
 import { PasskeysService } from '../passkeys/passkeys.service';
+import { sessionsConfig } from '../config/sessions.config';
+import type { SessionFacts } from '../tenancy/principal';
 import { UserId } from '../tenancy/tenancy.decorators';
+import { OptionalSession, setSessionCookie, StepUp } from './session-cookie';
 import { SessionsService } from './sessions.service';
 
 /** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
@@ -21,9 +25,11 @@ export class PasskeysController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly passkeys: PasskeysService,
+    @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
   @Post('options')
+  @StepUp()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -31,7 +37,7 @@ export class PasskeysController {
     description:
       'The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge ' +
       "for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to " +
-      '`POST /api/v1/me/passkeys`. Counted with the sign-in options toward `PASSKEY_OPTIONS_MAX_PER_CLIENT` a client address: 429 beyond.',
+      '`POST /api/v1/me/passkeys`. A step-up action (403 `step_up_required`), as the registration. Counted with the sign-in options toward `PASSKEY_OPTIONS_MAX_PER_CLIENT` a client address: 429 beyond.',
   })
   @ApiOkResponse({ type: PasskeyRegistrationOptions })
   @ApiErrorResponses(400, 401, 403, 429, 500, 503)
@@ -40,19 +46,29 @@ export class PasskeysController {
   }
 
   @Post()
+  @StepUp()
   @Idempotent()
   @ApiOperation({
     summary: 'Register a passkey',
     description:
-      "With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on " +
+      'A step-up action (403 `step_up_required`: a second factor proven within `STEP_UP_MINUTES` when the user has one, else the ' +
+      "password). With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on " +
       '(sign-in with it alone, step-up; a password sign-in then needs a factor too). An answer that does not verify (origin, signature, ' +
       'user not verified): 400; a challenge not issued for you, stale or answered already, or a passkey registered already: 409. ' +
-      'Mails the user and records `passkey.added`.',
+      "Mails the user and records `passkey.added`. The user's other sessions and tokens then count as password-only until they prove a factor; " +
+      'the session of this request, which has just proven it, continues with assurance `mfa` under a new id.',
   })
   @ApiCreatedResponse({ type: PasskeyEnvelope })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 500, 503)
-  async registerPasskey(@UserId() userId: string, @Body() dto: RegisterPasskeyDto, @Req() request: FastifyRequest): Promise<PasskeyEnvelope> {
-    const passkey = await this.sessions.addPasskey(userId, dto.name, dto.credential as RegistrationResponseJSON, auditOriginOf(request));
+  async registerPasskey(
+    @UserId() userId: string,
+    @OptionalSession() current: SessionFacts | null,
+    @Body() dto: RegisterPasskeyDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<PasskeyEnvelope> {
+    const { passkey, replaced } = await this.sessions.addPasskey(userId, current, dto.name, dto.credential as RegistrationResponseJSON, auditOriginOf(request));
+    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { data: toPasskeyView(passkey) };
   }
 
@@ -73,14 +89,25 @@ export class PasskeysController {
   }
 
   @Delete(':id')
+  @StepUp()
   @ApiOperation({
     summary: 'Remove a passkey',
-    description: "It no longer signs in. Another user's passkey, or an unknown id: 404. Mails the user and records `passkey.removed`.",
+    description:
+      "A step-up action (403 `step_up_required`). It no longer signs in. Another user's passkey, or an unknown id: 404. Mails the user " +
+      'and records `passkey.removed`. Ends every other session and every bearer token issued before it; the session of this request ' +
+      'continues under a new id.',
   })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Passkey removed' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async removePasskey(@UserId() userId: string, @Param('id', ParseObjectIdPipe) id: string, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
-    await this.sessions.removePasskey(userId, id, auditOriginOf(request));
+  async removePasskey(
+    @UserId() userId: string,
+    @OptionalSession() current: SessionFacts | null,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<MessageResponseDto> {
+    const replaced = await this.sessions.removePasskey(userId, current, id, auditOriginOf(request));
+    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Passkey removed' };
   }
 }

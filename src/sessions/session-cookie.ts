@@ -2,28 +2,51 @@ import { createParamDecorator, ExecutionContext, ForbiddenException, InternalSer
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext, SessionFacts } from '../tenancy/principal';
 
+/** The cookie over plain http (development and tests only). */
 export const SESSION_COOKIE = 'sid';
+/**
+ * The cookie whenever it is `Secure`: the `__Host-` prefix makes the browser refuse it unless it was
+ * set over https, with `Path=/` and no `Domain`, so a sibling subdomain cannot plant one beside it.
+ */
+export const SECURE_SESSION_COOKIE = '__Host-sid';
 export const STEP_UP = 'stepUp';
 
+/** A step-up declaration: always, or only for requests whose (raw) body asks for the sensitive change. */
+export type StepUpWhen = true | ((body: Record<string, unknown>) => boolean);
+
 /**
- * Money-moving and key-changing routes: a session of a user with a second factor must have proven it
- * within `STEP_UP_MINUTES` (403 `step_up_required`). Bearer tokens and API keys are not asked.
+ * Money-moving, key-changing and factor-changing routes: the caller must have proven their strongest
+ * credential within `STEP_UP_MINUTES`: a second factor when the user has one, else the password
+ * (403 `step_up_required`). Sessions step up with `POST /api/v1/sessions/current/step-up`; a bearer
+ * token counts from its login, so a stale one logs in again. API keys never reach these routes.
+ * `when` limits it to the requests whose body makes the sensitive change (turning `requireMfa` off).
  */
-export const StepUp = () => SetMetadata(STEP_UP, true);
+export const StepUp = (when: StepUpWhen = true) => SetMetadata(STEP_UP, when);
+
+/** Whether the cookie goes out `Secure` (and so as `__Host-sid`): always but over plain http outside production. */
+function secureCookie(request: FastifyRequest, insecureHttpAllowed: boolean): boolean {
+  return !(insecureHttpAllowed && request.protocol === 'http');
+}
 
 /** The cookie's attributes: `Secure` but over plain http outside production (a browser would drop it there). */
 export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number, insecureHttpAllowed: boolean): void {
-  reply.setCookie(SESSION_COOKIE, token, {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: !(insecureHttpAllowed && request.protocol === 'http'),
-    maxAge: maxAgeSeconds,
-  });
+  const secure = secureCookie(request, insecureHttpAllowed);
+  reply.setCookie(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', secure, maxAge: maxAgeSeconds });
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply, insecureHttpAllowed: boolean): void {
-  reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure: !(insecureHttpAllowed && request.protocol === 'http') });
+  const secure = secureCookie(request, insecureHttpAllowed);
+  reply.clearCookie(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure });
+}
+
+/**
+ * The session token a request carries: `__Host-sid`, and the plain `sid` only where the service
+ * itself sets that one (plain http outside production). Over https a plain `sid` is ignored: anyone
+ * who can set a cookie for a parent domain could plant it.
+ */
+export function sessionCookieOf(request: FastifyRequest, insecureHttpAllowed: boolean): string | undefined {
+  const cookies = request.cookies ?? {};
+  return cookies[SECURE_SESSION_COOKIE] ?? (secureCookie(request, insecureHttpAllowed) ? undefined : cookies[SESSION_COOKIE]);
 }
 
 /** The request's session, on routes only a session can use (sign out, step-up): 403 for a bearer token. */

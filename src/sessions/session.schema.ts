@@ -55,6 +55,10 @@ export class Session {
   /** When a second factor was last proven in this session (sign-in or step-up). */
   @Prop({ type: Date, default: null })
   mfaAt: Date | null;
+
+  /** When the password was last proven in this session (a password sign-in or a step-up with it): a step-up action's proof for a user with no factor. */
+  @Prop({ type: Date, default: null })
+  passwordAt: Date | null;
 }
 
 export const SessionSchema = SchemaFactory.createForClass(Session);

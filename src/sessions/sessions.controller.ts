@@ -14,7 +14,7 @@ import { sessionsConfig } from '../config/sessions.config';
 import type { SessionFacts } from '../tenancy/principal';
 import { UserId } from '../tenancy/tenancy.decorators';
 import { toUserResponse } from '../users/users.mapper';
-import { ChangePasswordDto, CreateSessionDto, FactorDto, TotpCodeDto } from './dto/sessions.dto';
+import { ChangePasswordDto, CreateSessionDto, StepUpDto, TotpCodeDto } from './dto/sessions.dto';
 import {
   RecoveryCodesResponse,
   SecondFactorsEnvelope,
@@ -28,7 +28,7 @@ import { MfaService } from './mfa.service';
 import { PasskeySignInDto, PasskeyAssertionDto } from '../passkeys/dto/passkey.dto';
 import { PasskeyAuthenticationOptions } from '../passkeys/dto/passkey.response';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
+import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie, StepUp } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
 import { SessionsService } from './sessions.service';
 
@@ -49,15 +49,16 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Sign in: open a dashboard session',
     description:
-      'Sets the `sid` cookie (HttpOnly, SameSite=Lax, Path=/, Secure but over plain http in development), a new random id at every ' +
-      'sign-in. A user with a second factor sends `totp` or `recoveryCode` with the password (without: 401 `code: mfa_required`); ' +
-      'the session then has assurance `mfa`. Unknown email and wrong password get the same 401; the limits of `POST /api/v1/login` ' +
-      'apply (429). Every later request with the cookie that changes anything must carry an `Origin` of this service or of ' +
-      '`DASHBOARD_ORIGINS` (403 otherwise). A session ends after `SESSION_IDLE_MINUTES` without a request or `SESSION_MAX_HOURS` ' +
-      'after sign-in.',
+      'Sets the session cookie (`__Host-sid`: HttpOnly, SameSite=Lax, Path=/, Secure; `sid` over plain http in development), a new ' +
+      'random id at every sign-in. A user with a second factor sends `totp` or `recoveryCode` with the password (without: 401 ' +
+      '`code: mfa_required`); the session then has assurance `mfa`. The same check as `POST /api/v1/login`. Unknown email and ' +
+      'wrong password get the same 401; the limits of `POST /api/v1/login` apply (429), and wrong codes count toward the user\'s own ' +
+      'limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`). Every later request with the cookie that changes anything must carry ' +
+      'an `Origin` of `PUBLIC_URL` or of `DASHBOARD_ORIGINS` (403 otherwise). A session ends after `SESSION_IDLE_MINUTES` without a ' +
+      'request or `SESSION_MAX_HOURS` after sign-in.',
   })
   @ApiBody({ type: CreateSessionDto, examples: { password: { summary: 'Password only', value: SIGN_IN_EXAMPLE } } })
-  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: 'sid=<session token>; Path=/; HttpOnly; SameSite=Lax', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)', schema: { type: 'string' } } } })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async createSession(
     @Body() dto: CreateSessionDto,
@@ -94,13 +95,14 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Sign in with a passkey',
     description:
-      'With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, ' +
-      'with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: ' +
-      '401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limits of ' +
-      '`POST /api/v1/login` apply (429): a refused answer is a failed login of the email of the user its passkey names (of the ' +
-      'client address alone when it names none), and a sign-in clears the failures of that email from this address.',
+      'With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the session cookie as a password sign-in ' +
+      'does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a ' +
+      'replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limit of ' +
+      "`POST /api/v1/login` per client address applies (429): a refused answer is a failed login of the address alone, never of the " +
+      "email of the user its passkey names (so failed passwords on that email do not lock the passkey out either), and a sign-in " +
+      'clears those of this address.',
   })
-  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: 'sid=<session token>; Path=/; HttpOnly; SameSite=Lax', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)', schema: { type: 'string' } } } })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async signInWithPasskey(
     @Body() dto: PasskeySignInDto,
@@ -145,16 +147,24 @@ export class SessionsController {
   @ApiOperation({
     summary: 'Prove the second factor again (step-up)',
     description:
-      'With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or ' +
-      'revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429). A user without ' +
-      'a second factor has none to prove: 409.',
+      'With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows the step-up ' +
+      'actions (refunds, creating, rolling or revoking keys, removing members, adding or removing a factor, changing the password, ' +
+      'transferring ownership, turning `requireMfa` off) for `STEP_UP_MINUTES`. A user without a second factor proves `password` ' +
+      'instead (without one: 409); a user with one must prove the factor (the password alone: 401 `code: mfa_required`). Wrong codes ' +
+      "count toward the user's code limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`), wrong passwords toward the login limits.",
   })
-  @ApiBody({ type: FactorDto, examples: { totp: { summary: 'A code of the authenticator app', value: { totp: '123456' } } } })
+  @ApiBody({
+    type: StepUpDto,
+    examples: {
+      totp: { summary: 'A code of the authenticator app', value: { totp: '123456' } },
+      password: { summary: 'The password (a user with no second factor)', value: { password: 'correct horse battery' } },
+    },
+  })
   @ApiOkResponse({ type: SessionEnvelope })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
   async stepUpSession(
     @CurrentSession() current: SessionFacts,
-    @Body() dto: FactorDto,
+    @Body() dto: StepUpDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionEnvelope> {
@@ -209,12 +219,13 @@ export class SessionsController {
   }
 
   @Put('me/password')
+  @StepUp()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Change your password',
     description:
-      'Needs the current password (wrong: 401; counted toward the login limits). Ends every other session and makes bearer tokens ' +
-      'issued before it invalid (401); the session of this request continues under a new id.',
+      'A step-up action (403 `step_up_required`). Needs the current password (wrong: 401; counted toward the login limits). Ends ' +
+      'every other session and makes bearer tokens issued before it invalid (401); the session of this request continues under a new id.',
   })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Password changed' } })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
@@ -242,10 +253,13 @@ export class SessionsController {
   }
 
   @Post('me/mfa/totp')
+  @StepUp()
   @Idempotent()
   @ApiOperation({
     summary: 'Start enrolling an authenticator app (TOTP)',
-    description: 'A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from it is verified. Already on: 409.',
+    description:
+      'A step-up action (403 `step_up_required`). A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from ' +
+      'it is verified. Already on: 409.',
   })
   @ApiCreatedResponse({ type: TotpEnrolmentResponse })
   @ApiErrorResponses(400, 401, 403, 409, 500, 503)
@@ -254,27 +268,51 @@ export class SessionsController {
   }
 
   @Post('me/mfa/totp/verify')
+  @StepUp()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Turn TOTP on',
     description:
-      'With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits. ' +
-      'No enrolment under way, or TOTP on already: 409.',
+      'A step-up action (403 `step_up_required`). With a code of the enrolled secret; answers 10 single-use recovery codes, shown ' +
+      "this once. Wrong codes count toward the user's code limit (429). No enrolment under way, or TOTP on already: 409. The user's " +
+      'other sessions and tokens then count as password-only until they prove a factor; the session of this request, which has ' +
+      'just proven it, continues with assurance `mfa` under a new id.',
   })
   @ApiOkResponse({ type: RecoveryCodesResponse })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
-  async verifyTotp(@UserId() userId: string, @Body() dto: TotpCodeDto, @Req() request: FastifyRequest): Promise<RecoveryCodesResponse> {
-    return { message: 'TOTP turned on', recoveryCodes: await this.sessions.enableTotp(userId, dto.code, auditOriginOf(request)) };
+  async verifyTotp(
+    @UserId() userId: string,
+    @OptionalSession() current: SessionFacts | null,
+    @Body() dto: TotpCodeDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<RecoveryCodesResponse> {
+    const { codes, replaced } = await this.sessions.enableTotp(userId, current, dto.code, auditOriginOf(request));
+    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    return { message: 'TOTP turned on', recoveryCodes: codes };
   }
 
   @Delete('me/mfa/totp')
-  @ApiOperation({ summary: 'Turn TOTP off', description: 'Needs a fresh code of the app (one not used before). Not on: 409.' })
+  @StepUp()
+  @ApiOperation({
+    summary: 'Turn TOTP off',
+    description:
+      'A step-up action (403 `step_up_required`). Needs a fresh code of the app (one not used before). Not on: 409. Ends every other ' +
+      'session and every bearer token issued before it; the session of this request continues under a new id.',
+  })
   @ApiBody({ type: TotpCodeDto })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'TOTP turned off' } })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
-  async disableTotp(@UserId() userId: string, @Body() dto: TotpCodeDto, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
-    await this.sessions.disableTotp(userId, dto.code, auditOriginOf(request));
+  async disableTotp(
+    @UserId() userId: string,
+    @OptionalSession() current: SessionFacts | null,
+    @Body() dto: TotpCodeDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<MessageResponseDto> {
+    const replaced = await this.sessions.disableTotp(userId, current, dto.code, auditOriginOf(request));
+    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'TOTP turned off' };
   }
 }

@@ -14,6 +14,7 @@ export interface NewSession {
   userAgent: string | null;
   assurance: Assurance;
   mfaAt: Date | null;
+  passwordAt: Date | null;
 }
 
 /** The sessions collection: the only code that touches it. */
@@ -55,6 +56,13 @@ export class SessionsRepository {
     const user = toObjectId(userId);
     if (!user) return Promise.resolve(0);
     return this.records.deleteMany(keep ? { userId: user, _id: { $ne: keep } } : { userId: user });
+  }
+
+  /** Every session of the user but `keep` (when given) loses what it proved of a second factor: the user's factors changed since. */
+  async lowerAllBut(userId: string, keep: Types.ObjectId | null): Promise<void> {
+    const user = toObjectId(userId);
+    if (!user) return;
+    await this.records.updateMany(keep ? { userId: user, _id: { $ne: keep } } : { userId: user }, { $set: { assurance: 'password', mfaAt: null } });
   }
 
   /** Keeps the copy of an account's `requireMfa` on the sessions acting in it. */

@@ -14,7 +14,7 @@ import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
 import { authConfig } from '../config/auth.config';
 import { sessionsConfig } from '../config/sessions.config';
 import { NOT_A_MEMBER } from '../tenancy/tenancy.guard';
-import type { SessionFacts } from '../tenancy/principal';
+import type { SessionFacts, TokenFacts } from '../tenancy/principal';
 import { CredentialsChanges } from '../users/credentials-changes';
 import type { User } from '../users/user.schema';
 import type { UserWithSecrets } from '../users/users.service';
@@ -42,6 +42,17 @@ export interface SignIn {
   totp?: string;
   recoveryCode?: string;
   accountId?: string;
+}
+
+/** What a step-up offers: a code of the user's factor, or (for a user with none) the password. */
+export interface StepUpProof extends FactorProof {
+  password?: string;
+}
+
+/** What a credential proved, and when (ms since the epoch): the step-up check's input. */
+interface Proven {
+  mfaAt: number | null;
+  passwordAt: number | null;
 }
 
 export function hashToken(token: string): string {
@@ -99,6 +110,25 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * and opens a session. Unknown email and wrong password answer alike, after the same bcrypt work.
    */
   async signIn(dto: SignIn, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
+    const { user, assurance } = await this.verifyCredentials(dto, origin);
+    const userId = String(user._id);
+    const accountId = await this.sessionAccount(user, dto.accountId?.toLowerCase());
+    const now = await this.signedIn(user, origin);
+    const { token, session } = await this.open(userId, accountId, assurance, origin, now, now, assurance === 'mfa' ? now : null, now);
+    await this.auditUser(user, 'user.logged_in', origin);
+    return { token, session, user };
+  }
+
+  /**
+   * The one check of an email, a password and (for a user with a second factor) a code, shared by
+   * every password sign-in (a session here, an access token at `POST /api/v1/login`), so both give
+   * the same strength: a user with a factor gets nothing from the password alone (401
+   * `mfa_required`). A member of an account that requires a factor but has none yet is let in with
+   * `password`, which the tenancy guard then keeps out of that account's data (they can set one up).
+   * Under the login limits (the password) and the user's code limit (the code). Unknown email and
+   * wrong password answer alike, after the same bcrypt work.
+   */
+  async verifyCredentials(dto: SignIn, origin: AuditOrigin): Promise<{ user: User; assurance: Assurance }> {
     assertOneProof(dto);
     const client = origin.ip ?? '';
     await this.attempts.beginLogin(dto.email, client);
@@ -109,29 +139,32 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       if (found) this.auditInBackground(found, 'user.login_failed', origin);
       throw new UnauthorizedException(INVALID_CREDENTIALS);
     }
-    const userId = String(found._id);
-    const user = (await this.users.findByIdWithSecrets(userId))!;
-    let assurance: Assurance = 'password';
-    if (await this.mfa.hasFactor(user)) {
-      if (dto.totp === undefined && dto.recoveryCode === undefined) {
-        throw new UnauthorizedException({
-          message: 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
-          code: MFA_REQUIRED,
-        });
-      }
-      if (!(await this.mfa.accept(user, dto))) {
-        this.auditInBackground(user, 'user.login_failed', origin);
-        throw new UnauthorizedException(INVALID_CODE);
-      }
-      assurance = 'mfa';
+    // The factor's secrets are read only for a user who has one (most have none).
+    if (!(await this.mfa.hasFactor(found))) return { user: found, assurance: 'password' };
+    if (dto.totp === undefined && dto.recoveryCode === undefined) {
+      throw new UnauthorizedException({
+        message: 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
+        code: MFA_REQUIRED,
+      });
     }
-    const accountId = await this.sessionAccount(user, dto.accountId?.toLowerCase());
-    const newAddress = await this.attempts.loginSucceeded(dto.email, client);
+    const user = await this.users.findByIdWithSecrets(String(found._id));
+    if (!user || !(await this.mfa.accept(user, dto, client))) {
+      this.auditInBackground(found, 'user.login_failed', origin);
+      throw new UnauthorizedException(INVALID_CODE);
+    }
+    return { user, assurance: 'mfa' };
+  }
+
+  /**
+   * A sign-in succeeded (any path: password, password and code, passkey; session or token): the
+   * pair's failed logins no longer count, and an address new for this email gets the new-sign-in
+   * mail. When it happened.
+   */
+  async signedIn(user: User, origin: AuditOrigin): Promise<Date> {
+    const newAddress = await this.attempts.loginSucceeded(user.email, origin.ip ?? '');
     const now = new Date();
-    const { token, session } = await this.open(userId, accountId, assurance, origin, now, now);
-    await this.auditUser(user, 'user.logged_in', origin);
     if (newAddress) await this.notices.newSignIn(user.email, origin, now);
-    return { token, session, user };
+    return now;
   }
 
   /** The session of a cookie's token, if it is still valid; moves its `lastSeenAt` at most once a minute. */
@@ -149,6 +182,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       assurance: session.assurance,
       accountRequiresMfa: session.accountRequiresMfa === true,
       mfaAt: session.mfaAt ? new Date(session.mfaAt).getTime() : null,
+      passwordAt: session.passwordAt ? new Date(session.passwordAt).getTime() : null,
     });
   }
 
@@ -178,35 +212,50 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return ended;
   }
 
-  /** Proves a second factor again: a new token with assurance `mfa`, the old one deleted. */
-  async stepUp(facts: SessionFacts, proof: FactorProof, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
+  /**
+   * Proves the strongest credential again: a second factor (a new token with assurance `mfa`), or,
+   * for a user with none, the password (a new token, its password proven now). The old one deleted.
+   */
+  async stepUp(facts: SessionFacts, proof: StepUpProof, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
     assertOneProof(proof);
     const user = await this.users.findByIdWithSecrets(facts.userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
-    if (!(await this.mfa.hasFactor(user))) throw new ConflictException('No second factor to prove: set one up first (POST /api/v1/me/mfa/totp)');
-    await this.checkFactor(user, proof, origin);
-    return this.replace(facts, 'mfa', origin, new Date());
+    const hasFactor = await this.mfa.hasFactor(user);
+    if (hasFactor && proof.totp === undefined && proof.recoveryCode === undefined) {
+      throw new UnauthorizedException({ message: 'This user has a second factor: prove it with totp or recoveryCode, or with a passkey (POST /api/v1/sessions/current/step-up/passkey)', code: MFA_REQUIRED });
+    }
+    if (hasFactor) {
+      await this.checkFactor(user, proof, origin);
+      return this.replace(facts, origin, new Date(), 'mfa');
+    }
+    if (proof.password === undefined) throw new ConflictException('No second factor to prove: send your password (or set up a factor: POST /api/v1/me/mfa/totp)');
+    const client = origin.ip ?? '';
+    await this.attempts.beginLogin(user.email, client);
+    if (!(await bcrypt.compare(proof.password, user.passwordHash))) throw new UnauthorizedException('The password is wrong');
+    await this.attempts.loginSucceeded(user.email, client);
+    return this.replace(facts, origin, new Date(), 'password');
   }
 
   /**
-   * Proves the second factor again with one of the user's passkeys, under the attempt limits (the
-   * user's email and the address, as a code): a new token with assurance `mfa`.
+   * Proves the second factor again with one of the user's passkeys, under the address's attempt
+   * limit (AttemptLimiter.beginPasskeyAnswer): a new token with assurance `mfa`.
    */
   async stepUpWithPasskey(facts: SessionFacts, credential: AuthenticationResponseJSON, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
     const user = await this.users.findById(facts.userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const client = origin.ip ?? '';
-    await this.passkeys.authenticate(credential, { userId: facts.userId, admit: () => this.attempts.beginLogin(user.email, client) });
-    await this.attempts.loginSucceeded(user.email, client);
-    return this.replace(facts, 'mfa', origin, new Date());
+    await this.passkeys.authenticate(credential, { userId: facts.userId, admit: () => this.attempts.beginPasskeyAnswer(client) });
+    await this.attempts.passkeyAnswerSucceeded(client);
+    return this.replace(facts, origin, new Date(), 'mfa');
   }
 
   /**
    * Signs in with a passkey alone (it names its user; the user was verified by the authenticator):
-   * a session with assurance `mfa`, as a password and a code would give. Under the login limits:
-   * the answer is an attempt on the email of the user its passkey names (on the address alone when
-   * it names none), recorded before it is verified; a success forgets that pair's failures. A refusal
-   * is `user.login_failed` of the user named, as a wrong password is.
+   * a session with assurance `mfa`, as a password and a code would give. Under the login limits of
+   * the address alone, recorded before it is verified (never of the email of the user its passkey
+   * names: neither a stranger's refused answers nor the email's failed passwords lock the passkey
+   * out); a success forgets them and the pair's failures. A refusal is `user.login_failed` of the
+   * user named, as a wrong password is.
    */
   async signInWithPasskey(credential: AuthenticationResponseJSON, accountId: string | undefined, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
     const client = origin.ip ?? '';
@@ -215,7 +264,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       await this.passkeys.authenticate(credential, {
         admit: async (owner) => {
           named.user = owner ? await this.users.findById(owner) : null;
-          await this.attempts.beginLogin(named.user?.email ?? null, client);
+          await this.attempts.beginPasskeyAnswer(client);
         },
       });
     } catch (error) {
@@ -226,11 +275,10 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!user) throw new UnauthorizedException('The user of this passkey no longer exists');
     const userId = String(user._id);
     const account = await this.sessionAccount(user, accountId?.toLowerCase());
-    const newAddress = await this.attempts.loginSucceeded(user.email, client);
-    const now = new Date();
-    const { token, session } = await this.open(userId, account, 'mfa', origin, now, now);
+    await this.attempts.passkeyAnswerSucceeded(client);
+    const now = await this.signedIn(user, origin);
+    const { token, session } = await this.open(userId, account, 'mfa', origin, now, now, now, null);
     await this.auditUser(user, 'user.logged_in', origin);
-    if (newAddress) await this.notices.newSignIn(user.email, origin, now);
     return { token, session, user };
   }
 
@@ -248,31 +296,51 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return this.passkeys.registrationOptions({ id: userId, email: user.email });
   }
 
-  /** Registers a passkey, records `passkey.added` and tells the user by mail. */
-  async addPasskey(userId: string, name: string, credential: RegistrationResponseJSON, origin: AuditOrigin): Promise<Passkey> {
+  /**
+   * Registers a passkey, records `passkey.added` and tells the user by mail. A factor added: see
+   * `factorAdded` (the current session, which just proved it, continues as `mfa` under a new id).
+   */
+  async addPasskey(
+    userId: string,
+    current: SessionFacts | null,
+    name: string,
+    credential: RegistrationResponseJSON,
+    origin: AuditOrigin,
+  ): Promise<{ passkey: Passkey; replaced: { token: string; session: Session } | null }> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const passkey = await this.passkeys.register(userId, name, credential);
+    const replaced = await this.factorAdded(userId, current, origin, new Date());
     await this.auditUser(user, 'passkey.added', origin, { type: 'passkey', id: String(passkey._id), label: passkey.name });
     await this.notices.passkeyChanged(user.email, 'added', passkey.name, origin, new Date());
-    return passkey;
+    return { passkey, replaced };
   }
 
-  /** Removes one of the user's passkeys (another user's: 404), records `passkey.removed` and tells the user by mail. */
-  async removePasskey(userId: string, id: string, origin: AuditOrigin): Promise<void> {
+  /**
+   * Removes one of the user's passkeys (another user's: 404), records `passkey.removed` and tells the
+   * user by mail. A factor removed ends every other session and every token, as a new password does;
+   * the current session (if the removal came through one) continues under a new id.
+   */
+  async removePasskey(userId: string, current: SessionFacts | null, id: string, origin: AuditOrigin): Promise<{ token: string; session: Session } | null> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const passkey = await this.passkeys.remove(userId, id);
+    const at = new Date();
+    await this.users.noteFactorChanged(userId, at, true);
+    const replaced = await this.endOthers(userId, current, origin, at);
     await this.auditUser(user, 'passkey.removed', origin, { type: 'passkey', id, label: passkey.name });
     await this.notices.passkeyChanged(user.email, 'removed', passkey.name, origin, new Date());
+    return replaced;
   }
 
-  /** A proof of the user's factor under the attempt limits (per user and address); 401 when it is not valid. */
+  /** A proof of the user's factor under the user's code limit; 401 when it is not valid. */
   async checkFactor(user: UserWithSecrets, proof: FactorProof, origin: AuditOrigin): Promise<void> {
-    const client = origin.ip ?? '';
-    await this.attempts.beginLogin(user.email, client);
-    if (!(await this.mfa.accept(user, proof))) throw new UnauthorizedException(INVALID_CODE);
-    await this.attempts.loginSucceeded(user.email, client);
+    if (!(await this.mfa.accept(user, proof, origin.ip ?? ''))) throw new UnauthorizedException(INVALID_CODE);
+  }
+
+  /** Every session of the user, and (through `credentialsChangedAt`, set before) every token, ends: a password reset. */
+  async endAll(userId: string): Promise<void> {
+    await this.sessions.deleteAllBut(userId, null);
   }
 
   /**
@@ -294,48 +362,100 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     await this.attempts.loginSucceeded(user.email, client);
     const at = new Date();
     await this.users.setPassword(userId, await bcrypt.hash(password, this.auth.bcryptRounds), at);
-    await this.sessions.deleteAllBut(userId, current ? toId(current.id) : null);
+    const replaced = await this.endOthers(userId, current, origin, at, at);
     await this.auditUser(user, 'password.changed', origin);
-    return current ? this.replace(current, current.assurance, origin, new Date(at.getTime() + 1)) : null;
+    return replaced;
   }
 
   /**
-   * Step-up: a session of a user with a factor needs `mfa` proven within `STEP_UP_MINUTES`; a user
-   * without one is not asked (an account that requires one refuses them earlier).
+   * Step-up of a session: see `assertFresh`. Its factor is what it proved at sign-in or its last
+   * step-up; its password, what it proved at a password sign-in, a step-up or a password change.
    */
   async assertSteppedUp(facts: SessionFacts, now = Date.now()): Promise<void> {
-    if (facts.mfaAt !== null && now - facts.mfaAt <= this.config.stepUpMs) return;
-    const user = await this.users.findById(facts.userId);
-    if (user && !(await this.mfa.hasFactor(user))) return;
+    await this.assertFresh(facts.userId, { mfaAt: facts.mfaAt, passwordAt: facts.passwordAt }, 'POST /api/v1/sessions/current/step-up', now);
+  }
+
+  /** Step-up of a bearer token: what its login proved, when it was issued (a stale token logs in again). */
+  async assertTokenSteppedUp(userId: string, facts: TokenFacts, now = Date.now()): Promise<void> {
+    const proven = { mfaAt: facts.assurance === 'mfa' ? facts.issuedAt : null, passwordAt: facts.issuedAt };
+    await this.assertFresh(userId, proven, 'log in again (POST /api/v1/login, with totp or recoveryCode when you have a second factor)', now);
+  }
+
+  /**
+   * Step-up: the user's strongest credential proven within `STEP_UP_MINUTES`: a second factor when
+   * the user has one (a password proves nothing more then), else the password (or a factor they
+   * had). 403 `step_up_required` otherwise.
+   */
+  private async assertFresh(userId: string, proven: Proven, how: string, now: number): Promise<void> {
+    const fresh = (at: number | null) => at !== null && now - at <= this.config.stepUpMs;
+    if (fresh(proven.mfaAt)) return;
+    const user = await this.users.findById(userId);
+    const hasFactor = !user || (await this.mfa.hasFactor(user));
+    if (!hasFactor && fresh(proven.passwordAt)) return;
+    const minutes = this.config.stepUpMs / 60_000;
     throw new ForbiddenException({
-      message: `This action needs a second factor proven within ${this.config.stepUpMs / 60_000} minutes: POST /api/v1/sessions/current/step-up`,
+      message: hasFactor
+        ? `This action needs your second factor proven within ${minutes} minutes: ${how}`
+        : `This action needs your password proven within ${minutes} minutes: ${how}`,
       code: STEP_UP_REQUIRED,
     });
   }
 
-  /** Turns TOTP on with a code of the enrolled secret, under the attempt limits; the recovery codes. */
-  async enableTotp(userId: string, code: string, origin: AuditOrigin): Promise<string[]> {
+  /**
+   * Turns TOTP on with a code of the enrolled secret, under the user's code limit; the recovery
+   * codes. A factor added: the user's other sessions and tokens no longer count as having proven
+   * their factors.
+   */
+  async enableTotp(
+    userId: string,
+    current: SessionFacts | null,
+    code: string,
+    origin: AuditOrigin,
+  ): Promise<{ codes: string[]; replaced: { token: string; session: Session } | null }> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
-    const client = origin.ip ?? '';
-    await this.attempts.beginLogin(user.email, client);
-    const codes = await this.mfa.enable(userId, code);
-    await this.attempts.loginSucceeded(user.email, client);
+    const codes = await this.mfa.enable(userId, code, origin.ip ?? '');
+    const replaced = await this.factorAdded(userId, current, origin, new Date());
     await this.auditUser(user, 'mfa.enabled', origin, { type: 'user', id: userId, label: 'totp' });
     await this.notices.factorChanged(user.email, 'added', 'an authenticator app', origin, new Date());
-    return codes;
+    return { codes, replaced };
   }
 
-  /** Turns TOTP off with a fresh code, under the attempt limits. */
-  async disableTotp(userId: string, code: string, origin: AuditOrigin): Promise<void> {
+  /**
+   * Turns TOTP off with a fresh code, under the user's code limit. A factor removed ends every other
+   * session and every token; the current session continues under a new id.
+   */
+  async disableTotp(userId: string, current: SessionFacts | null, code: string, origin: AuditOrigin): Promise<{ token: string; session: Session } | null> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
-    const client = origin.ip ?? '';
-    await this.attempts.beginLogin(user.email, client);
-    await this.mfa.disable(userId, { totp: code });
-    await this.attempts.loginSucceeded(user.email, client);
+    const at = new Date();
+    await this.mfa.disable(userId, { totp: code }, origin.ip ?? '', at);
+    const replaced = await this.endOthers(userId, current, origin, at);
     await this.auditUser(user, 'mfa.disabled', origin, { type: 'user', id: userId, label: 'totp' });
     await this.notices.factorChanged(user.email, 'removed', 'an authenticator app', origin, new Date());
+    return replaced;
+  }
+
+  /**
+   * The user's factors changed at `at` (one added): every other session keeps only its password, and
+   * tokens issued before count as `password` (`factorsChangedAt`). The current session, if the
+   * factor was added through one, has just proven the new factor (a code of it, or its registration
+   * with the user verified), as a sign-in with it would: it continues as `mfa` under a new id.
+   */
+  private async factorAdded(userId: string, current: SessionFacts | null, origin: AuditOrigin, at: Date): Promise<{ token: string; session: Session } | null> {
+    await this.users.noteFactorChanged(userId, at, false);
+    await this.sessions.lowerAllBut(userId, current ? toId(current.id) : null);
+    return current ? this.replace(current, origin, new Date(at.getTime() + 1), 'mfa') : null;
+  }
+
+  /**
+   * The credentials changed at `at` (already written: tokens issued before it fail): every other
+   * session ends, and the current one (if any) continues under a new token made after the change.
+   */
+  private async endOthers(userId: string, current: SessionFacts | null, origin: AuditOrigin, at: Date, passwordAt?: Date): Promise<{ token: string; session: Session } | null> {
+    await this.sessions.deleteAllBut(userId, current ? toId(current.id) : null);
+    if (!current) return null;
+    return this.replace(current, origin, new Date(at.getTime() + 1), passwordAt ? 'password' : null);
   }
 
   /** Ends the current session (sign out). */
@@ -344,10 +464,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     await this.auditUserById(facts.userId, 'session.revoked', origin, { type: 'session', id: facts.id, label: null });
   }
 
-  private async replace(facts: SessionFacts, assurance: Assurance, origin: AuditOrigin, now: Date): Promise<{ token: string; session: Session }> {
+  /**
+   * A new token for the session, the old one deleted: `proven` is what was proven just now (a factor
+   * raises it to `mfa`; the password refreshes its password proof); null keeps what it had.
+   */
+  private async replace(facts: SessionFacts, origin: AuditOrigin, now: Date, proven: 'mfa' | 'password' | null): Promise<{ token: string; session: Session }> {
     const old = (await this.sessions.listForUser(facts.userId)).find((session) => String(session._id) === facts.id);
     if (!old) throw new UnauthorizedException('This session has ended');
-    const opened = await this.open(facts.userId, old.accountId, assurance, origin, new Date(old.signedInAt), now, assurance === 'mfa' ? now : old.mfaAt);
+    const assurance: Assurance = proven === 'mfa' ? 'mfa' : old.assurance;
+    const mfaAt = proven === 'mfa' ? now : old.mfaAt;
+    const passwordAt = proven === 'password' ? now : (old.passwordAt ?? null);
+    const opened = await this.open(facts.userId, old.accountId, assurance, origin, new Date(old.signedInAt), now, mfaAt, passwordAt);
     await this.sessions.deleteOne(facts.userId, facts.id);
     return opened;
   }
@@ -359,12 +486,13 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     origin: AuditOrigin,
     signedInAt: Date,
     now: Date,
-    mfaAt: Date | null = assurance === 'mfa' ? now : null,
+    mfaAt: Date | null,
+    passwordAt: Date | null,
   ): Promise<{ token: string; session: Session }> {
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
     const requires = accountId ? await this.accounts.requiresMfa(accountId) : false;
     const session = await this.sessions.insert(
-      { tokenHash: hashToken(token), userId, accountId, accountRequiresMfa: requires, signedInAt, ip: origin.ip, userAgent: origin.userAgent, assurance, mfaAt },
+      { tokenHash: hashToken(token), userId, accountId, accountRequiresMfa: requires, signedInAt, ip: origin.ip, userAgent: origin.userAgent, assurance, mfaAt, passwordAt },
       now,
     );
     // Read again after the insert: a change of the flag in between either updated this session or is seen here.

@@ -12,14 +12,27 @@ export interface SessionFacts {
   readonly accountRequiresMfa: boolean;
   /** When a second factor was last proven in the session, in milliseconds since the epoch. */
   readonly mfaAt: number | null;
+  /** When the password was last proven in the session (sign-in, step-up), in milliseconds since the epoch. */
+  readonly passwordAt: number | null;
+}
+
+/**
+ * A bearer token's standing: what its login proved and when. `assurance` is already lowered to
+ * `password` when the user's factors changed after it was issued.
+ */
+export interface TokenFacts {
+  readonly assurance: 'password' | 'mfa';
+  /** When the token was issued, in milliseconds since the epoch. */
+  readonly issuedAt: number;
 }
 
 /**
  * Who is calling: a logged-in user (their token or session names an account, or none yet) or an API
- * key. `session` is set when the session cookie, not a bearer token, authenticated the request.
+ * key. `session` is set when the session cookie authenticated the request, `token` when a user's
+ * bearer token did.
  */
 export type Principal =
-  | { readonly kind: 'user'; readonly userId: string; readonly accountId: string | null; readonly session?: SessionFacts }
+  | { readonly kind: 'user'; readonly userId: string; readonly accountId: string | null; readonly session?: SessionFacts; readonly token?: TokenFacts }
   | {
       readonly kind: 'apiKey';
       /** A publishable key (`pk_test_...`): the `/viewer` routes only, read-only; a secret key otherwise. */

@@ -25,10 +25,11 @@ export const VIEWER_ROUTES_NEED_PUBLISHABLE_KEY = 'The viewer routes take a publ
  * key's scopes leave out, and sets the request's `TenantScope`. On `@ViewerApi` routes, only a
  * publishable key is let in, and it is let in nowhere else: its project is the scope.
  *
- * A session signed in with a password alone (no second factor) is refused, with `code: mfa_required`,
- * in an account that requires one: the account it acts in (the session keeps a copy of the flag),
- * and the account a path names (`/api/v1/accounts/:accountId/...`) when the user is a member (read,
- * for such sessions only, when it is not the session's own).
+ * A session or a bearer token that proved a password alone (no second factor, or not since the
+ * user's factors changed) is refused, with `code: mfa_required`, in an account that requires one:
+ * the account it acts in (a session keeps a copy of the flag; for a token it is read) and the account
+ * a path names (`/api/v1/accounts/:accountId/...`) when the user is a member (read, for such callers
+ * only, when it is not their own).
  */
 @Injectable()
 export class TenancyGuard implements CanActivate {
@@ -86,7 +87,7 @@ export class TenancyGuard implements CanActivate {
       return true;
     }
 
-    if (principal.session?.assurance === 'password') await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
+    if ((principal.session ?? principal.token)?.assurance === 'password') await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
     if (!api && !inAccount) return true;
     if (!principal.accountId) throw new ForbiddenException(NO_ACCOUNT);
     // Both reads need only the token's account and the header, so they run together; the membership
@@ -106,13 +107,16 @@ export class TenancyGuard implements CanActivate {
   }
 
   private async refuseWhereMfaRequired(request: FastifyRequest & RequestContext, principal: Principal & { kind: 'user' }, actsInAccount: boolean): Promise<void> {
-    const session = principal.session!;
     const named = (request.params as Record<string, unknown> | undefined)?.accountId;
     const other = typeof named === 'string' ? named.toLowerCase() : null;
     const refuse = () => new ForbiddenException({ message: MFA_REQUIRED_MESSAGE, code: 'mfa_required' });
-    // The session's own account: the copy of the flag on the session, no read.
-    if ((actsInAccount || other === session.accountId) && session.accountRequiresMfa) throw refuse();
-    if (other && other !== session.accountId && (await this.memberships.find(other, principal.userId)) && (await this.policies.requiresMfa(other))) throw refuse();
+    const own = principal.accountId;
+    if (own && (actsInAccount || other === own)) {
+      // A session's own account: the copy of the flag on the session, no read.
+      const requires = principal.session ? principal.session.accountRequiresMfa : await this.policies.requiresMfa(own);
+      if (requires) throw refuse();
+    }
+    if (other && other !== own && (await this.memberships.find(other, principal.userId)) && (await this.policies.requiresMfa(other))) throw refuse();
   }
 }
 

@@ -8,7 +8,16 @@ export const CREDENTIALS_KEPT_MS = 5_000;
 interface KnownUser {
   /** When the credentials last changed, ms since the epoch; 0 never; Infinity when the user is gone. */
   at: number;
+  /** When a second factor was last added or removed, ms since the epoch; 0 never. */
+  factorsAt: number;
   emailVerified: boolean;
+}
+
+/** What a bearer token is checked against, read from the database for that request. */
+export interface CredentialsState {
+  /** Ms since the epoch; 0 when they never changed; Infinity when the user is gone. */
+  changedAt: number;
+  factorsChangedAt: number;
 }
 
 /**
@@ -25,7 +34,21 @@ export class CredentialsChanges {
 
   constructor(private readonly users: UsersRepository) {}
 
-  /** Milliseconds since the epoch; 0 when they never changed; Infinity when the user is gone. */
+  /**
+   * Read from the database now, never from what this instance remembers: a bearer token cannot be
+   * deleted as a session is, so a reset, a password change or a factor removal made on any instance
+   * must be seen by the very next request with a token issued before it.
+   */
+  async current(userId: string): Promise<CredentialsState> {
+    const known = await this.read(userId);
+    return { changedAt: known.at, factorsChangedAt: known.factorsAt };
+  }
+
+  /**
+   * Milliseconds since the epoch; 0 when they never changed; Infinity when the user is gone. May be
+   * what this instance read within `CREDENTIALS_KEPT_MS`: for sessions, which a change also deletes
+   * (or lowers) in the database, so this is only their second line.
+   */
   async changedAt(userId: string): Promise<number> {
     return (this.known.get(userId) ?? (await this.read(userId))).at;
   }
@@ -37,13 +60,15 @@ export class CredentialsChanges {
   }
 
   noteChanged(userId: string, at: Date): void {
-    this.known.set(userId, { at: at.getTime(), emailVerified: this.known.get(userId)?.emailVerified ?? false });
+    const known = this.known.get(userId);
+    this.known.set(userId, { at: at.getTime(), factorsAt: known?.factorsAt ?? 0, emailVerified: known?.emailVerified ?? false });
   }
 
   private async read(userId: string): Promise<KnownUser> {
     const user = await this.users.findById(userId);
     const known = {
       at: !user ? Number.POSITIVE_INFINITY : user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0,
+      factorsAt: user?.factorsChangedAt ? new Date(user.factorsChangedAt).getTime() : 0,
       emailVerified: !user || user.emailVerifiedAt !== null,
     };
     this.known.set(userId, known);

@@ -52,8 +52,8 @@ export class User {
   defaultCompany: string | null;
 
   /**
-   * When the password last changed (or was reset): bearer tokens issued and sessions created before
-   * it are no longer accepted.
+   * When the password last changed (or was reset), or a second factor was removed: bearer tokens
+   * issued and sessions created before it are no longer accepted.
    */
   @Prop({ type: Date, default: null })
   credentialsChangedAt: Date | null;
@@ -68,6 +68,20 @@ export class User {
 
   @Prop({ type: Date, default: null })
   totpEnabledAt: Date | null;
+
+  /**
+   * The last TOTP time step accepted: a code of this step or an earlier one is refused (RFC 6238
+   * §5.2), so an unused code of step T cannot follow one of step T+1.
+   */
+  @Prop({ type: Number, default: null })
+  totpLastStep: number | null;
+
+  /**
+   * When a second factor was last added or removed: a session or token whose second factor was
+   * proven before it counts as password-only (it never proved the factors the user has now).
+   */
+  @Prop({ type: Date, default: null })
+  factorsChangedAt: Date | null;
 
   /** SHA-256 of each recovery code not used yet. */
   @Prop({ type: [String], default: undefined, select: false })

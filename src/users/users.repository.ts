@@ -69,14 +69,37 @@ export class UsersRepository {
     if (_id) await this.records.updateOne({ _id }, { $set: { totpPendingSecret: encrypted } });
   }
 
-  async enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date): Promise<void> {
+  async enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date, lastStep: number | null): Promise<void> {
     const _id = toObjectId(id);
-    if (_id) await this.records.updateOne({ _id }, { $set: { totpSecret: encrypted, totpPendingSecret: null, totpEnabledAt: at, recoveryCodeHashes } });
+    if (_id) {
+      await this.records.updateOne(
+        { _id },
+        { $set: { totpSecret: encrypted, totpPendingSecret: null, totpEnabledAt: at, recoveryCodeHashes, totpLastStep: lastStep, factorsChangedAt: at } },
+      );
+    }
   }
 
-  async disableTotp(id: string): Promise<void> {
+  /** TOTP off: a factor removed, so the credentials changed too (every older session and token ends). */
+  async disableTotp(id: string, at: Date): Promise<void> {
     const _id = toObjectId(id);
-    if (_id) await this.records.updateOne({ _id }, { $set: { totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, recoveryCodeHashes: [] } });
+    if (_id) {
+      await this.records.updateOne(
+        { _id },
+        { $set: { totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, recoveryCodeHashes: [], totpLastStep: null, factorsChangedAt: at, credentialsChangedAt: at } },
+      );
+    }
+  }
+
+  /** The last TOTP step accepted moves forward only (a later step written first stays). */
+  async advanceTotpStep(id: string, step: number): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.updateOne({ _id, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: step } }] }, { $set: { totpLastStep: step } });
+  }
+
+  /** A passkey added (`credentials` false) or removed (true: every older session and token ends). */
+  async noteFactorChanged(id: string, at: Date, credentials: boolean): Promise<void> {
+    const _id = toObjectId(id);
+    if (_id) await this.records.updateOne({ _id }, { $set: credentials ? { factorsChangedAt: at, credentialsChangedAt: at } : { factorsChangedAt: at } });
   }
 
   /** Drops one recovery code's hash (its single use is settled elsewhere, by a unique insert). */

@@ -71,12 +71,24 @@ export class UsersService {
     return this.users.setPendingTotp(id, encrypted);
   }
 
-  enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date): Promise<void> {
-    return this.users.enableTotp(id, encrypted, recoveryCodeHashes, at);
+  enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date, lastStep: number | null): Promise<void> {
+    return this.users.enableTotp(id, encrypted, recoveryCodeHashes, at, lastStep);
   }
 
-  disableTotp(id: string): Promise<void> {
-    return this.users.disableTotp(id);
+  /** Removing a factor ends older sessions and tokens, as a new password does (on this instance at once). */
+  async disableTotp(id: string, at: Date): Promise<void> {
+    await this.users.disableTotp(id, at);
+    this.credentials.noteChanged(id, at);
+  }
+
+  advanceTotpStep(id: string, step: number): Promise<void> {
+    return this.users.advanceTotpStep(id, step);
+  }
+
+  /** A passkey added, or removed (which ends older sessions and tokens). */
+  async noteFactorChanged(id: string, at: Date, removed: boolean): Promise<void> {
+    await this.users.noteFactorChanged(id, at, removed);
+    if (removed) this.credentials.noteChanged(id, at);
   }
 
   dropRecoveryCode(id: string, hash: string): Promise<void> {

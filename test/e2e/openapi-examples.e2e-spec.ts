@@ -4,7 +4,7 @@ import { createFirstAdmin, createUnverifiedOwner, createUser, TestUser } from '.
 import { MailServer } from '../support/mail-server';
 import type { HttpResponse } from '../support/http';
 import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
-import { Browser } from '../support/sessions';
+import { Browser, enableTotp } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -159,9 +159,18 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     const unverified = await createUnverifiedOwner(t.http);
     const verificationCode = await mail.tokenFrom(unverified.email, /verify your email/i, '/verify-email');
     const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
-    const sessionCookie = /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0];
-    const passkey = (await addPasskey(new Browser(t.http, sessionCookie), new SoftwareAuthenticator())).id;
-    return { contentGrant, passkey, resetCode, verificationCode, shareLink, grant, publishableKey, session: signedIn.body.session.id, sessionCookie, deletedClient, deletedCollection, owner, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel, contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery };
+    const browser = new Browser(t.http, /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0]);
+    // Adding a factor renews the session (the browser keeps the new cookie) and leaves the token from the password alone short of step-up.
+    const passkey = (await addPasskey(browser, new SoftwareAuthenticator())).id;
+    const { recoveryCodes } = await enableTotp(browser);
+    // What the owner then signs in with: the password and a code, as a person with a factor does.
+    const strong = ok(await t.http.post('/api/v1/login', { email: owner.email, password: owner.password, recoveryCode: recoveryCodes[0] }), 'login with a code');
+    const session = (await browser.get('/api/v1/sessions')).body.data.find((listed: { current: boolean }) => listed.current).id;
+    return {
+      contentGrant, passkey, resetCode, verificationCode, shareLink, grant, publishableKey, session, sessionCookie: browser.cookie, deletedClient, deletedCollection,
+      owner: { ...owner, token: strong.body.accessToken }, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel,
+      contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery,
+    };
   }
 
   /** The record a path parameter, or a required id without an example, names: by its name, else by the path's resource. */

@@ -295,6 +295,9 @@ describe('dashboard sessions', () => {
     let owner: TestUser;
     let member: TestUser;
     let ownerSecret: string;
+    let ownerRecoveryCodes: string[];
+    /** The owner's token from a login with a code: the only kind their account's data takes once it requires a factor. */
+    let ownerToken: string;
 
     beforeAll(async () => {
       owner = await createFirstAdmin(t.http);
@@ -306,13 +309,17 @@ describe('dashboard sessions', () => {
       expectError(await t.http.patch(`/api/v1/accounts/${owner.accountId}`, { requireMfa: true }, { token: admin.token }), 403);
       expectError(await t.http.patch(`/api/v1/accounts/${owner.accountId}`, { requireMfa: true }, { token: owner.token }), 409);
       expectError(await t.http.patch(`/api/v1/accounts/${owner.accountId}`, { requireMfa: 'yes' }, { token: owner.token }), 400);
-      ownerSecret = (await enableTotp(await signIn(t.http, owner))).secret;
+      ({ secret: ownerSecret, recoveryCodes: ownerRecoveryCodes } = await enableTotp(await signIn(t.http, owner)));
       const res = await t.http.patch(`/api/v1/accounts/${owner.accountId}`, { requireMfa: true }, { token: owner.token });
       expect(res.status).toBe(200);
       expect(res.body.data.requireMfa).toBe(true);
+      // That token proved a password only (it was issued before the factor): no longer the account's data.
+      expect((await t.http.get(`/api/v1/accounts/${owner.accountId}/members`, { token: owner.token })).body.code).toBe('mfa_required');
+      ownerToken = (await t.http.post('/api/v1/login', { email: owner.email, password: owner.password, recoveryCode: ownerRecoveryCodes[0] })).body.accessToken;
+      expect((await t.http.get(`/api/v1/accounts/${owner.accountId}/members`, { token: ownerToken })).status).toBe(200);
     });
 
-    it('refuses password-only sessions its data (403 mfa_required); bearer tokens and mfa sessions pass', async () => {
+    it('refuses password-only sessions and tokens its data (403 mfa_required); mfa sessions and tokens pass', async () => {
       const browser = await signIn(t.http, member);
       const members = await browser.get(`/api/v1/accounts/${owner.accountId}/members`);
       expectError(members, 403);
@@ -320,27 +327,35 @@ describe('dashboard sessions', () => {
       expect((await browser.get('/v1/customers')).body.code).toBe('mfa_required');
       // Not the account's data: setting up a factor stays open.
       expect((await browser.get('/api/v1/sessions')).status).toBe(200);
-      expect((await t.http.get(`/api/v1/accounts/${owner.accountId}/members`, { token: member.token })).status).toBe(200);
+      // A token from the password alone, as the session: the same refusal.
+      const byToken = await t.http.get(`/api/v1/accounts/${owner.accountId}/members`, { token: member.token });
+      expectError(byToken, 403);
+      expect(byToken.body.code).toBe('mfa_required');
+      expect((await t.http.get('/v1/customers', { token: member.token })).body.code).toBe('mfa_required');
       const { secret } = await enableTotp(browser);
+      // The session that turned TOTP on proved it: it continues as mfa.
+      expect((await browser.get(`/api/v1/accounts/${owner.accountId}/members`)).status).toBe(200);
       const strong = await signIn(t.http, member, { totp: await totp(secret, 0) });
       expect((await strong.get(`/api/v1/accounts/${owner.accountId}/members`)).status).toBe(200);
       expect((await strong.get('/v1/customers')).status).toBe(200);
+      const token = (await t.http.post('/api/v1/login', { email: member.email, password: member.password, totp: await totp(secret, 1) })).body.accessToken;
+      expect((await t.http.get('/v1/customers', { token })).status).toBe(200);
     });
 
     it('step-up: removing a member, rolling or revoking a key and a refund by a session need the factor proven within STEP_UP_MINUTES (10)', async () => {
-      const leaving = await createUser(t.http, 'developer', owner.token);
-      const browser = await signIn(t.http, owner, { totp: await totp(ownerSecret, 1) });
+      const leaving = await createUser(t.http, 'developer', ownerToken);
+      const browser = await signIn(t.http, owner, { recoveryCode: ownerRecoveryCodes[1] });
       await sessions.updateOne({ tokenHash: sha256(tokenOf(browser.cookie)) }, { $set: { mfaAt: new Date(Date.now() - 11 * 60_000) } });
       const refused = await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${leaving.id}`);
       expectError(refused, 403);
       expect(refused.body.code).toBe('step_up_required');
       const keys = `/api/v1/platform/projects/${owner.projectId}/keys`;
-      const key = (await t.http.post(keys, { name: 'step-up' }, { token: owner.token })).body.data.id;
+      const key = (await t.http.post(keys, { name: 'step-up' }, { token: ownerToken })).body.data.id;
       expect((await browser.post(`${keys}/${key}/roll`, {})).body.code).toBe('step_up_required');
       expect((await browser.delete(`${keys}/${key}`)).body.code).toBe('step_up_required');
-      const customer = (await t.http.post('/v1/customers', { email: uniqueEmail('payer') }, { token: owner.token })).body.data.id;
-      await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, { token: owner.token });
-      const payment = (await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, { token: owner.token })).body.id;
+      const customer = (await t.http.post('/v1/customers', { email: uniqueEmail('payer') }, { token: ownerToken })).body.data.id;
+      await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, { token: ownerToken });
+      const payment = (await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, { token: ownerToken })).body.id;
       expect((await browser.post(`/api/v1/payments/${payment}/refund`, { amount: 1 })).body.code).toBe('step_up_required');
       const before = browser.cookie;
       expectError(await browser.post('/api/v1/sessions/current/step-up', { totp: '000000' }), 401);
@@ -355,16 +370,25 @@ describe('dashboard sessions', () => {
     });
   });
 
-  it('step-up is not asked of a user without a factor, nor of a bearer token', async () => {
+  it('step-up asks a user without a factor for a fresh password, and a bearer token as a session', async () => {
     const owner = await createFirstAdmin(t.http);
     const first = await createUser(t.http, 'developer', owner.token);
     const second = await createUser(t.http, 'developer', owner.token);
+    const third = await createUser(t.http, 'developer', owner.token);
     const browser = await signIn(t.http, owner);
+    // Signed in with the password just now: fresh.
     expect((await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${first.id}`)).status).toBe(200);
+    await sessions.updateOne({ tokenHash: sha256(tokenOf(browser.cookie)) }, { $set: { passwordAt: new Date(Date.now() - 11 * 60_000) } });
+    const stale = await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${second.id}`);
+    expect(stale.body).toMatchObject({ statusCode: 403, code: 'step_up_required', message: expect.stringMatching(/password/) });
+    expectError(await browser.post('/api/v1/sessions/current/step-up', { password: 'not the password' }), 401);
+    expectError(await browser.post('/api/v1/sessions/current/step-up', {}), 409);
+    expect((await browser.post('/api/v1/sessions/current/step-up', { password: owner.password })).status).toBe(200);
+    expect((await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${second.id}`)).status).toBe(200);
     await enableTotp(browser);
-    // A factor now, and this session never proved it: asked.
-    expect((await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${second.id}`)).body.code).toBe('step_up_required');
-    expect((await t.http.delete(`/api/v1/accounts/${owner.accountId}/members/${second.id}`, { token: owner.token })).status).toBe(200);
+    // A factor now: the token from the password alone, issued before it, is asked; the session proved the factor as it turned it on.
+    expect((await t.http.delete(`/api/v1/accounts/${owner.accountId}/members/${third.id}`, { token: owner.token })).body.code).toBe('step_up_required');
+    expect((await browser.delete(`/api/v1/accounts/${owner.accountId}/members/${third.id}`)).status).toBe(200);
   });
 
   describe('abuse', () => {

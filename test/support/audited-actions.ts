@@ -226,7 +226,9 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'password.changed': async ({ http }) => {
     const user = await createFirstAdmin(http);
     ok(await http.put('/api/v1/me/password', { currentPassword: user.password, password: 'a brand new password' }, { token: user.token }));
-    return inAccountOf(user, user.id);
+    // The change refuses the tokens issued before it, to the millisecond: the log is read with a new one.
+    const relogged = await login(http, user.email, 'a brand new password');
+    return inAccountOf({ ...user, token: relogged.body.accessToken }, user.id);
   },
   'mfa.enabled': async ({ http }) => {
     const user = await createFirstAdmin(http);
@@ -238,7 +240,9 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     const browser = await signIn(http, user);
     const { secret } = await enableTotp(browser);
     ok(await browser.delete('/api/v1/me/mfa/totp', { code: await totp(secret, 0) }));
-    return inAccountOf(user, user.id);
+    // Removing a factor ends the tokens issued before it: the log is read with a new one.
+    const relogged = await login(http, user.email, user.password);
+    return inAccountOf({ ...user, token: relogged.body.accessToken }, user.id);
   },
   'passkey.added': async ({ http }) => {
     const user = await createFirstAdmin(http);
@@ -250,13 +254,17 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     const browser = await signIn(http, user);
     const passkey = await addPasskey(browser, new SoftwareAuthenticator());
     ok(await browser.delete(`/api/v1/me/passkeys/${passkey.id}`));
-    return inAccountOf(user, passkey.id);
+    // Removing a factor ends the tokens issued before it: the log is read with a new one.
+    const relogged = await login(http, user.email, user.password);
+    return inAccountOf({ ...user, token: relogged.body.accessToken }, passkey.id);
   },
   'account.mfa_required': async ({ http }) => {
     const user = await createFirstAdmin(http);
-    await enableTotp(await signIn(http, user));
+    const { recoveryCodes } = await enableTotp(await signIn(http, user));
     ok(await http.patch(account(user), { requireMfa: true }, { token: user.token }));
-    return inAccountOf(user, user.accountId);
+    // The account now refuses a token from the password alone: the log is read with one from a code.
+    const strong = ok(await http.post('/api/v1/login', { email: user.email, password: user.password, recoveryCode: recoveryCodes[0] }));
+    return inAccountOf({ ...user, token: strong.body.accessToken }, user.accountId);
   },
   'password.reset': async ({ http }) => {
     const owner = await createFirstAdmin(http);

@@ -2,11 +2,14 @@ import { generate } from 'otplib';
 import type { HttpClient, HttpResponse, RequestOptions } from './http';
 import type { TestUser } from './auth';
 
-/** The `sid=<token>` pair of a response's Set-Cookie, as a browser would send it back; null when none. */
+/**
+ * The `sid=<token>` pair of a response's Set-Cookie (`__Host-sid=<token>` over https), as a browser
+ * would send it back; null when none.
+ */
 export function sessionCookie(res: HttpResponse): string | null {
   for (const header of res.headers.getSetCookie()) {
-    const match = /^sid=([^;]*)/.exec(header);
-    if (match && match[1] !== '') return `sid=${match[1]}`;
+    const match = /^((?:__Host-)?sid)=([^;]*)/.exec(header);
+    if (match && match[2] !== '') return `${match[1]}=${match[2]}`;
   }
   return null;
 }
@@ -19,7 +22,7 @@ export class Browser {
     readonly origin: string = http.baseUrl,
   ) {}
 
-  /** Takes a new cookie from a response that set one (step-up, password change). */
+  /** Takes a new cookie from a response that set one (step-up, password change, a factor added or removed). */
   keep(res: HttpResponse): HttpResponse {
     const cookie = sessionCookie(res);
     if (cookie) this.cookie = cookie;
@@ -40,10 +43,10 @@ export class Browser {
     return this.http.put(path, body, this.options()).then((res) => this.keep(res));
   }
   patch(path: string, body?: unknown) {
-    return this.http.patch(path, body, this.options());
+    return this.http.patch(path, body, this.options()).then((res) => this.keep(res));
   }
   delete(path: string, body?: unknown) {
-    return this.http.request('DELETE', path, body, this.options());
+    return this.http.request('DELETE', path, body, this.options()).then((res) => this.keep(res));
   }
 }
 

@@ -45,7 +45,7 @@ export interface paths {
         head?: never;
         /**
          * Rename an account or change its type
-         * @description Admins and the owner.
+         * @description Admins and the owner. `requireMfa: false` is a step-up action (403 `step_up_required`).
          */
         patch: operations["updateAccount"];
         trace?: never;
@@ -209,7 +209,7 @@ export interface paths {
         put?: never;
         /**
          * Transfer ownership
-         * @description The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role. Concurrent transfers run one at a time: the caller must still be the owner when its turn comes (403 otherwise); a transfer that cannot get its turn within seconds is 409.
+         * @description A step-up action (403 `step_up_required`). The owner only. The new owner must be a member and becomes admin; the former owner keeps their membership and role. Concurrent transfers run one at a time: the caller must still be the owner when its turn comes (403 otherwise); a transfer that cannot get its turn within seconds is 409.
          */
         post: operations["transferOwnership"];
         delete?: never;
@@ -289,7 +289,7 @@ export interface paths {
         put?: never;
         /**
          * Log in and get an access token
-         * @description Unknown email and wrong password get the same 401. Attempts are limited per target email and per client address within a window (429 beyond); a successful login clears only the attempts on that email from that address. The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.
+         * @description Unknown email and wrong password get the same 401. A user with a second factor (TOTP or a passkey) sends `totp` or `recoveryCode` with the password, as for `POST /api/v1/sessions`: without, 401 with `code: mfa_required` and no token; a wrong or used code, 401. The token carries what was proven (`mfa`, or the password alone, which an account that requires a second factor refuses its data: 403 `mfa_required`). Attempts are limited per target email and per client address within a window (429 beyond); a successful login clears only the attempts on that email from that address; wrong codes count toward the user's own limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`). A login from an address new for the email is mailed to the user. The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.
          */
         post: operations["login"];
         delete?: never;
@@ -349,12 +349,12 @@ export interface paths {
         put?: never;
         /**
          * Start enrolling an authenticator app (TOTP)
-         * @description A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from it is verified. Already on: 409.
+         * @description A step-up action (403 `step_up_required`). A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from it is verified. Already on: 409.
          */
         post: operations["enrollTotp"];
         /**
          * Turn TOTP off
-         * @description Needs a fresh code of the app (one not used before). Not on: 409.
+         * @description A step-up action (403 `step_up_required`). Needs a fresh code of the app (one not used before). Not on: 409. Ends every other session and every bearer token issued before it; the session of this request continues under a new id.
          */
         delete: operations["disableTotp"];
         options?: never;
@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Turn TOTP on
-         * @description With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the login limits. No enrolment under way, or TOTP on already: 409.
+         * @description A step-up action (403 `step_up_required`). With a code of the enrolled secret; answers 10 single-use recovery codes, shown this once. Wrong codes count toward the user's code limit (429). No enrolment under way, or TOTP on already: 409. The user's other sessions and tokens then count as password-only until they prove a factor; the session of this request, which has just proven it, continues with assurance `mfa` under a new id.
          */
         post: operations["verifyTotp"];
         delete?: never;
@@ -397,7 +397,7 @@ export interface paths {
         put?: never;
         /**
          * Register a passkey
-         * @description With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on (sign-in with it alone, step-up; a password sign-in then needs a factor too). An answer that does not verify (origin, signature, user not verified): 400; a challenge not issued for you, stale or answered already, or a passkey registered already: 409. Mails the user and records `passkey.added`.
+         * @description A step-up action (403 `step_up_required`: a second factor proven within `STEP_UP_MINUTES` when the user has one, else the password). With a name and the authenticator's answer to `POST /api/v1/me/passkeys/options`: the passkey is a second factor from now on (sign-in with it alone, step-up; a password sign-in then needs a factor too). An answer that does not verify (origin, signature, user not verified): 400; a challenge not issued for you, stale or answered already, or a passkey registered already: 409. Mails the user and records `passkey.added`. The user's other sessions and tokens then count as password-only until they prove a factor; the session of this request, which has just proven it, continues with assurance `mfa` under a new id.
          */
         post: operations["registerPasskey"];
         delete?: never;
@@ -417,7 +417,7 @@ export interface paths {
         put?: never;
         /**
          * Start registering a passkey
-         * @description The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to `POST /api/v1/me/passkeys`. Counted with the sign-in options toward `PASSKEY_OPTIONS_MAX_PER_CLIENT` a client address: 429 beyond.
+         * @description The options for `navigator.credentials.create()` (`@simplewebauthn/browser` `startRegistration({ optionsJSON })`): a new challenge for this user, single use and valid for a few minutes; the user's passkeys already registered excluded. Send the answer to `POST /api/v1/me/passkeys`. A step-up action (403 `step_up_required`), as the registration. Counted with the sign-in options toward `PASSKEY_OPTIONS_MAX_PER_CLIENT` a client address: 429 beyond.
          */
         post: operations["createPasskeyRegistrationOptions"];
         delete?: never;
@@ -438,7 +438,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a passkey
-         * @description It no longer signs in. Another user's passkey, or an unknown id: 404. Mails the user and records `passkey.removed`.
+         * @description A step-up action (403 `step_up_required`). It no longer signs in. Another user's passkey, or an unknown id: 404. Mails the user and records `passkey.removed`. Ends every other session and every bearer token issued before it; the session of this request continues under a new id.
          */
         delete: operations["removePasskey"];
         options?: never;
@@ -460,7 +460,7 @@ export interface paths {
         get?: never;
         /**
          * Change your password
-         * @description Needs the current password (wrong: 401; counted toward the login limits). Ends every other session and makes bearer tokens issued before it invalid (401); the session of this request continues under a new id.
+         * @description A step-up action (403 `step_up_required`). Needs the current password (wrong: 401; counted toward the login limits). Ends every other session and makes bearer tokens issued before it invalid (401); the session of this request continues under a new id.
          */
         put: operations["changePassword"];
         post?: never;
@@ -681,7 +681,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description The key (`sk_test_...`) is in this answer only: it is stored as a hash and never shown again. It acts in this project only, with admin rights over the APIs of its `scopes` (default: every API the project enables), and never manages the platform. Scopes must be enabled in the project (400 otherwise).
+         * @description A step-up action (403 `step_up_required`: a second factor proven within `STEP_UP_MINUTES` when the user has one, else the password). The key (`sk_test_...`) is in this answer only: it is stored as a hash and never shown again. It acts in this project only, with admin rights over the APIs of its `scopes` (default: every API the project enables), and never manages the platform. Scopes must be enabled in the project (400 otherwise).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -702,7 +702,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description The key fails (401) from its next request on, on every instance. Revoking a revoked key answers the same.
+         * @description A step-up action (403 `step_up_required`). The key fails (401) from its next request on, on every instance. Revoking a revoked key answers the same.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -721,7 +721,7 @@ export interface paths {
         put?: never;
         /**
          * Roll an API key
-         * @description A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more (0 to 168, default 0: it stops now), never beyond its own expiry: a roll only ever brings its end forward. A key is rolled once: a key already rolled, revoked or expired cannot be rolled (409).
+         * @description A step-up action (403 `step_up_required`). A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more (0 to 168, default 0: it stops now), never beyond its own expiry: a roll only ever brings its end forward. A key is rolled once: a key already rolled, revoked or expired cannot be rolled (409).
          */
         post: operations["rollApiKey"];
         delete?: never;
@@ -745,7 +745,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in: open a dashboard session
-         * @description Sets the `sid` cookie (HttpOnly, SameSite=Lax, Path=/, Secure but over plain http in development), a new random id at every sign-in. A user with a second factor sends `totp` or `recoveryCode` with the password (without: 401 `code: mfa_required`); the session then has assurance `mfa`. Unknown email and wrong password get the same 401; the limits of `POST /api/v1/login` apply (429). Every later request with the cookie that changes anything must carry an `Origin` of this service or of `DASHBOARD_ORIGINS` (403 otherwise). A session ends after `SESSION_IDLE_MINUTES` without a request or `SESSION_MAX_HOURS` after sign-in.
+         * @description Sets the session cookie (`__Host-sid`: HttpOnly, SameSite=Lax, Path=/, Secure; `sid` over plain http in development), a new random id at every sign-in. A user with a second factor sends `totp` or `recoveryCode` with the password (without: 401 `code: mfa_required`); the session then has assurance `mfa`. The same check as `POST /api/v1/login`. Unknown email and wrong password get the same 401; the limits of `POST /api/v1/login` apply (429), and wrong codes count toward the user's own limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`). Every later request with the cookie that changes anything must carry an `Origin` of `PUBLIC_URL` or of `DASHBOARD_ORIGINS` (403 otherwise). A session ends after `SESSION_IDLE_MINUTES` without a request or `SESSION_MAX_HOURS` after sign-in.
          */
         post: operations["createSession"];
         /**
@@ -789,7 +789,7 @@ export interface paths {
         put?: never;
         /**
          * Prove the second factor again (step-up)
-         * @description With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows refunds, rolling or revoking keys and removing members for `STEP_UP_MINUTES`. Wrong codes count toward the login limits (429). A user without a second factor has none to prove: 409.
+         * @description With `totp` or `recoveryCode`: the session gets a new id (a new cookie) with assurance `mfa`, which allows the step-up actions (refunds, creating, rolling or revoking keys, removing members, adding or removing a factor, changing the password, transferring ownership, turning `requireMfa` off) for `STEP_UP_MINUTES`. A user without a second factor proves `password` instead (without one: 409); a user with one must prove the factor (the password alone: 401 `code: mfa_required`). Wrong codes count toward the user's code limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`), wrong passwords toward the login limits.
          */
         post: operations["stepUpSession"];
         delete?: never;
@@ -829,7 +829,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with a passkey
-         * @description With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the `sid` cookie as a password sign-in does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limits of `POST /api/v1/login` apply (429): a refused answer is a failed login of the email of the user its passkey names (of the client address alone when it names none), and a sign-in clears the failures of that email from this address.
+         * @description With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the session cookie as a password sign-in does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limit of `POST /api/v1/login` per client address applies (429): a refused answer is a failed login of the address alone, never of the email of the user its passkey names (so failed passwords on that email do not lock the passkey out either), and a sign-in clears those of this address.
          */
         post: operations["signInWithPasskey"];
         delete?: never;
@@ -2995,12 +2995,12 @@ export interface components {
             /** @example correct horse battery */
             password: string;
             /**
-             * @description For a user with a second factor: one recovery code instead of totp
+             * @description For a user with a second factor: one recovery code instead of totp (single use)
              * @example abcde-fghij
              */
             recoveryCode?: string;
             /**
-             * @description For a user with a second factor: the 6-digit code of the authenticator app
+             * @description For a user with a second factor (TOTP or a passkey): the 6-digit code of the authenticator app. Without it (or recoveryCode) such a user gets 401 `code: mfa_required`
              * @example 123456
              */
             totp?: string;
@@ -3377,18 +3377,6 @@ export interface components {
              */
             type: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "share_link.deleted" | "grant.created" | "grant.revoked" | "grant.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted" | "webhook.test";
         };
-        FactorDto: {
-            /**
-             * @description One of the recovery codes (single use)
-             * @example abcde-fghij
-             */
-            recoveryCode?: string;
-            /**
-             * @description The 6-digit code of the authenticator app
-             * @example 123456
-             */
-            totp?: string;
-        };
         FieldErrorDto: {
             /**
              * @description Path of the offending field (dots for nesting)
@@ -3515,6 +3503,16 @@ export interface components {
             email: string;
             /** @example correct horse battery */
             password: string;
+            /**
+             * @description For a user with a second factor: one recovery code instead of totp (single use)
+             * @example abcde-fghij
+             */
+            recoveryCode?: string;
+            /**
+             * @description For a user with a second factor (TOTP or a passkey): the 6-digit code of the authenticator app. Without it (or recoveryCode) such a user gets 401 `code: mfa_required`
+             * @example 123456
+             */
+            totp?: string;
         };
         LoginResponse: {
             /**
@@ -4287,6 +4285,23 @@ export interface components {
             data: components["schemas"]["UserEnvelope"];
             /** @example User created */
             message: string;
+        };
+        StepUpDto: {
+            /**
+             * @description For a user with no second factor: the password, proven again
+             * @example correct horse battery
+             */
+            password?: string;
+            /**
+             * @description One of the recovery codes (single use)
+             * @example abcde-fghij
+             */
+            recoveryCode?: string;
+            /**
+             * @description The 6-digit code of the authenticator app
+             * @example 123456
+             */
+            totp?: string;
         };
         TotpCodeDto: {
             /**
@@ -11960,7 +11975,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description sid=<session token>; Path=/; HttpOnly; SameSite=Lax */
+                    /** @description __Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -12294,7 +12309,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["FactorDto"];
+                "application/json": components["schemas"]["StepUpDto"];
             };
         };
         responses: {
@@ -12681,7 +12696,7 @@ export interface operations {
         responses: {
             201: {
                 headers: {
-                    /** @description sid=<session token>; Path=/; HttpOnly; SameSite=Lax */
+                    /** @description __Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure) */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };

@@ -1,15 +1,19 @@
+import { browserSupportsWebAuthn, startAuthentication } from '@simplewebauthn/browser';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { api, call, onStepUpRequired } from '../api/client';
+import { api, call, onStepUpRequired, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
-import { FormActions, FormError } from '../ui';
+import { promptForPasskey } from '../passkeys/ceremony';
+import { Button, Field, FormActions, FormError } from '../ui';
 import { SecondFactorField, toFactor, type FactorKind } from './SecondFactorField';
 
 /**
  * The one step-up prompt of the dashboard. When any action answers 403 `step_up_required` (a refund,
- * rolling or revoking a key, removing a member), the API client waits on this dialog: the person
- * proves their second factor again (`POST /api/v1/sessions/current/step-up`, which renews the session
- * cookie) and the client sends the action once more; cancelling fails the action with the refusal.
- * Several refusals at once share one prompt.
+ * making, rolling or revoking a key, removing a member, changing a factor or the password), the API
+ * client waits on this dialog: the person proves their second factor again, or their password when
+ * they have no factor (`POST /api/v1/sessions/current/step-up`, which renews the session cookie), or
+ * one of their passkeys (`.../step-up/passkey`), and
+ * the client sends the action once more; cancelling fails the action with the refusal. Several
+ * refusals at once share one prompt.
  */
 export function StepUpDialog() {
   const dialog = useRef<HTMLDialogElement>(null);
@@ -17,8 +21,23 @@ export function StepUpDialog() {
   const [open, setOpen] = useState(false);
   const [kind, setKind] = useState<FactorKind>('totp');
   const [code, setCode] = useState('');
+  // A person with no second factor proves their password instead.
+  const [withPassword, setWithPassword] = useState(false);
+  const [hasPasskey, setHasPasskey] = useState(false);
+  const [passkeyProblem, setPasskeyProblem] = useState<string | undefined>();
   const prove = useAction(async () => {
-    await call(api.POST('/api/v1/sessions/current/step-up', { body: toFactor(kind, code) }));
+    await call(api.POST('/api/v1/sessions/current/step-up', { body: withPassword ? { password: code } : toFactor(kind, code) }));
+    return true;
+  });
+  const proveWithPasskey = useAction(async () => {
+    setPasskeyProblem(undefined);
+    const credential = await promptForPasskey(
+      () => call(api.POST('/api/v1/sessions/passkey/options')),
+      (optionsJSON: Parameters<typeof startAuthentication>[0]['optionsJSON']) => startAuthentication({ optionsJSON }),
+      setPasskeyProblem,
+    );
+    if (!credential) return false;
+    await call(api.POST('/api/v1/sessions/current/step-up/passkey', { body: { credential: credential as Schemas['PasskeyAssertionDto']['credential'] } }));
     return true;
   });
 
@@ -31,13 +50,24 @@ export function StepUpDialog() {
           waiting.current = { promise, settle };
           setCode('');
           setKind('totp');
+          setWithPassword(false);
+          setHasPasskey(false);
+          setPasskeyProblem(undefined);
+          call(api.GET('/api/v1/me/mfa')).then(
+            (factors) => {
+              setWithPassword(!factors.data.totpEnabledAt && factors.data.passkeys === 0);
+              setHasPasskey(factors.data.passkeys > 0 && browserSupportsWebAuthn());
+            },
+            () => undefined,
+          );
           prove.reset();
+          proveWithPasskey.reset();
           setOpen(true);
         }
         return waiting.current.promise;
       }),
-    // Registered once: `prove.reset` is stable.
-    [prove.reset],
+    // Registered once: the resets are stable.
+    [prove.reset, proveWithPasskey.reset],
   );
 
   useEffect(() => {
@@ -71,10 +101,37 @@ export function StepUpDialog() {
         <form onSubmit={submit}>
           <h2 id="step-up-heading">Confirm it is you</h2>
           <p id="step-up-why" className="muted">
-            This action moves money or changes access, so it needs your second factor again. It is then done at once.
+            This action moves money or changes access, so it needs your {withPassword ? 'password' : 'second factor'} again. It is then done at once.
           </p>
-          <SecondFactorField kind={kind} onKind={setKind} value={code} onChange={setCode} error={prove.error?.status === 401 ? prove.error.message : undefined} />
-          {prove.error?.status !== 401 && <FormError error={prove.error} fields={['totp', 'recoveryCode']} />}
+          {withPassword ? (
+            <Field
+              key="password"
+              label="Password"
+              type="password"
+              autoComplete="current-password"
+              required
+              autoFocus
+              value={code}
+              onChange={(event) => setCode(event.target.value)}
+              error={prove.error?.status === 401 ? prove.error.message : undefined}
+            />
+          ) : (
+            <SecondFactorField kind={kind} onKind={setKind} value={code} onChange={setCode} error={prove.error?.status === 401 ? prove.error.message : undefined} />
+          )}
+          {prove.error?.status !== 401 && <FormError error={prove.error} fields={['totp', 'recoveryCode', 'password']} />}
+          {hasPasskey && (
+            <div className="passkey-sign-in">
+              <Button variant="secondary" busy={proveWithPasskey.busy} onClick={() => void proveWithPasskey.run().then((proven) => proven && finish(true))}>
+                Use a passkey instead
+              </Button>
+              {passkeyProblem && (
+                <p className="form-error" role="alert">
+                  {passkeyProblem}
+                </p>
+              )}
+              <FormError error={proveWithPasskey.error} />
+            </div>
+          )}
           <FormActions busy={prove.busy} onCancel={() => finish(false)}>
             Confirm
           </FormActions>

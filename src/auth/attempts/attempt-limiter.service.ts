@@ -28,9 +28,8 @@ export const REFUSED_SIGNUPS_FACTOR = 3;
  *   (`LOGIN_MAX_FAILURES_PER_EMAIL`), but never from an address that logged in to it successfully
  *   within 30 days: a stranger's guesses cannot lock the owner out.
  * An attempt is recorded before the password is checked, so concurrent guesses are counted too; a
- * successful login forgets only that pair's attempts. A passkey's answer is a login attempt as well,
- * recorded before it is verified: of the email of the user its passkey names, or of the address
- * alone when it names none. Requests for passkey options (each writes a challenge) are limited per
+ * successful login forgets only that pair's attempts. A passkey's answer is a login attempt of the
+ * address alone, recorded before it is verified (`beginPasskeyAnswer`): never of an email. Requests for passkey options (each writes a challenge) are limited per
  * address (`PASSKEY_OPTIONS_MAX_PER_CLIENT`), answered or not. Signups are limited per address:
  * admitted ones (and those under way, so concurrent signups cannot all slip under the limit) up to
  * `SIGNUP_MAX_PER_CLIENT`; refused ones (4xx) only past `REFUSED_SIGNUPS_FACTOR` times that. A
@@ -92,6 +91,41 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     const client = clientOf(address);
     const [, isNew] = await Promise.all([this.attempts.forgetLogins(target, client), this.attempts.rememberAddress(target, client, now)]);
     return isNew;
+  }
+
+  /**
+   * Records a passkey's answer, before it is verified: toward the address's limit alone, never the
+   * email of the user its passkey names. A passkey cannot be guessed, so its answers tell nothing of
+   * the email; counting them there would let a stranger's refused answers from new addresses, or the
+   * email's failed passwords, lock the user's own passkey out wherever they go.
+   */
+  beginPasskeyAnswer(address: string, now = new Date()): Promise<void> {
+    return this.beginLogin(null, address, now);
+  }
+
+  /** A passkey's answer verified: the address's passkey answers no longer count. */
+  passkeyAnswerSucceeded(address: string): Promise<void> {
+    return this.attempts.forgetAddressLogins(clientOf(address));
+  }
+
+  /**
+   * Records a second-factor code offered for the user of `email` (TOTP or recovery code), before it
+   * is checked; 429 past `MFA_MAX_FAILURES` within the login window, whatever the address. Apart from
+   * the password's attempts: a correct password clears none of these, only a correct code does
+   * (`codeSucceeded`), so a caller who knows the password cannot guess codes by logging in between.
+   */
+  async beginCode(email: string, address: string, now = new Date()): Promise<void> {
+    const target = normalised(email);
+    await this.attempts.recordCode(target, clientOf(address), now);
+    const since = new Date(now.getTime() - this.config.loginFailureWindowSeconds * 1000);
+    if ((await this.attempts.countCodes(target, since)) > this.config.mfaMaxFailures) {
+      throw new TooManyRequestsException('Too many second-factor codes tried', this.config.loginFailureWindowSeconds);
+    }
+  }
+
+  /** A correct code: the user's code attempts no longer count. */
+  codeSucceeded(email: string): Promise<void> {
+    return this.attempts.forgetCodes(normalised(email));
   }
 
   /**

@@ -6,8 +6,9 @@ import { Types } from 'mongoose';
  * `signup_refused`: a signup answered with a 4xx (a taken email, a bad invitation), counted apart.
  * `mail`: a password reset or verification mail asked for (to `email`, by `client`).
  * `passkey_options`: a passkey ceremony started (a challenge written) by `client`.
+ * `code`: a second-factor code offered for the user of `email`, from any address.
  */
-export const ATTEMPT_KINDS = ['login', 'signup', 'signup_refused', 'mail', 'passkey_options'] as const;
+export const ATTEMPT_KINDS = ['login', 'signup', 'signup_refused', 'mail', 'passkey_options', 'code'] as const;
 export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
 /**

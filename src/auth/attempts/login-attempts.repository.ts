@@ -59,6 +59,21 @@ export class LoginAttemptsRepository {
     return { pair, client: fromClient, email: onEmail };
   }
 
+  /** A second-factor code offered for this email's user. */
+  async recordCode(email: string, client: string, at: Date): Promise<void> {
+    await this.attempts.insert({ kind: 'code', email, client, at });
+  }
+
+  /** Codes offered for this email's user since `since`, from any address. */
+  countCodes(email: string, since: Date): Promise<number> {
+    return this.attempts.count({ kind: 'code', email, at: { $gt: since } });
+  }
+
+  /** A correct code: the user's wrong ones no longer count. */
+  async forgetCodes(email: string): Promise<void> {
+    await this.attempts.deleteMany({ kind: 'code', email });
+  }
+
   async recordMail(email: string, client: string, at: Date): Promise<void> {
     await this.attempts.insert({ kind: 'mail', email, client, at });
   }
@@ -87,6 +102,11 @@ export class LoginAttemptsRepository {
   async attemptAt(kind: AttemptKind, client: string, since: Date, index: number): Promise<Date | null> {
     const [attempt] = await this.attempts.find({ kind, client, at: { $gt: since } }, { sort: { at: 1 }, skip: index, limit: 1, fields: ['at'] });
     return attempt?.at ?? null;
+  }
+
+  /** A passkey verified: this client's attempts that named no email (its passkey answers) no longer count. */
+  async forgetAddressLogins(client: string): Promise<void> {
+    await this.attempts.deleteMany({ kind: 'login', email: null, client });
   }
 
   /** A correct password: the attempts of this email from this client no longer count. */

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsMongoId, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsMongoId, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 
@@ -22,4 +22,23 @@ export class LoginDto {
   @IsOptionalNotNull()
   @IsMongoId({ message: 'accountId must be a valid id' })
   accountId?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'For a user with a second factor (TOTP or a passkey): the 6-digit code of the authenticator app. Without it (or recoveryCode) ' +
+      'such a user gets 401 `code: mfa_required`',
+    example: '123456',
+    pattern: '^\\d{6}$',
+    minLength: 6,
+    maxLength: 6,
+  })
+  @IsOptionalNotNull()
+  @Matches(/^\d{6}$/, { message: 'totp must be 6 digits' })
+  totp?: string;
+
+  @ApiPropertyOptional({ description: 'For a user with a second factor: one recovery code instead of totp (single use)', example: 'abcde-fghij', maxLength: 32 })
+  @IsOptionalNotNull()
+  @IsString()
+  @MaxLength(32)
+  recoveryCode?: string;
 }

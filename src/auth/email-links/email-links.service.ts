@@ -11,6 +11,7 @@ import { TooManyRequestsException } from '../../common/http/too-many-requests.ex
 import type { User } from '../../users/user.schema';
 import { UsersService } from '../../users/users.service';
 import { AttemptLimiter } from '../attempts/attempt-limiter.service';
+import { SessionsService } from '../../sessions/sessions.service';
 import { EmailLink, EmailLinkPurpose } from './email-link.schema';
 import { EmailLinksRepository } from './email-links.repository';
 
@@ -44,6 +45,7 @@ export class EmailLinksService {
     private readonly attempts: AttemptLimiter,
     private readonly mail: MailService,
     private readonly trail: AuditTrail,
+    private readonly sessions: SessionsService,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
   ) {}
 
@@ -68,11 +70,16 @@ export class EmailLinksService {
     });
   }
 
-  /** Sets the password of the link's user, once; older reset links stop working. */
+  /**
+   * Sets the password of the link's user, once; older reset links stop working. Every session of the
+   * user is deleted (on every instance at once) and every token issued before fails; the second
+   * factors stay, and nothing is signed in: the user signs in again, with a factor if they have one.
+   */
   async resetPassword(token: string, password: string, origin: AuditOrigin, now = new Date()): Promise<void> {
     const link = await this.useLink('password_reset', token, now);
     const passwordHash = await bcrypt.hash(password, this.config.bcryptRounds);
     if (!(await this.users.setPassword(String(link.userId), passwordHash, now))) throw new BadRequestException(LINK_INVALID);
+    await this.sessions.endAll(String(link.userId));
     await this.links.expireOthers(String(link.userId), 'password_reset', now);
     const party = { type: 'user', id: String(link.userId), label: link.email };
     // In every account the user belongs to: each one's admins see that a member's password changed.

@@ -20,17 +20,17 @@ export class FactorDto {
   recoveryCode?: string;
 }
 
-export class CreateSessionDto extends LoginDto {
-  @ApiPropertyOptional({ description: 'For a user with a second factor: the 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
-  @IsOptionalNotNull()
-  @Matches(TOTP, { message: 'totp must be 6 digits' })
-  totp?: string;
+/** The same fields, and the same rules, as `POST /api/v1/login`'s (email, password, totp or recoveryCode, accountId). */
+export class CreateSessionDto extends LoginDto {}
 
-  @ApiPropertyOptional({ description: 'For a user with a second factor: one recovery code instead of totp', example: 'abcde-fghij', maxLength: 32 })
+/** A step-up: a code of the second factor, or (for a user with none) the password. */
+export class StepUpDto extends FactorDto {
+  @ApiPropertyOptional({ description: 'For a user with no second factor: the password, proven again', example: 'correct horse battery', minLength: 1, maxLength: 1024 })
   @IsOptionalNotNull()
   @IsString()
-  @MaxLength(32)
-  recoveryCode?: string;
+  @MinLength(1, { message: 'password must not be empty' })
+  @MaxLength(1024)
+  password?: string;
 }
 
 export class TotpCodeDto {
