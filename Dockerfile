@@ -29,5 +29,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 STOPSIGNAL SIGTERM
 # The Node options of `npm run start:prod` (keep them equal): semi-spaces of 16 MB and an
 # old-space limit of 256 MB bound the memory under load to about 200 MB (Node 24's defaults let it
-# reach 450; README, Performance).
+# reach 450; bench/README.md).
 CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=256", "dist/main.js"]

@@ -114,9 +114,9 @@ const SCENARIOS = [
       freshIdempotencyKey: true,
       expect: 201,
     }),
-    // Every request leaves a payment and two key records, and on FerretDB (SQLite) some reads and
-    // updates scan their collection: each round starts from none of them, on both sides, so rounds
-    // compare like with like (bench/README.md, "What was cut", 9).
+    // Every request leaves a payment and two key records, and on FerretDB a filter of `_id` and other
+    // fields sometimes scans its collection: each round starts from none of them, on both sides, so
+    // rounds compare like with like.
     reset: async (db) => {
       await db.collection('idempotency_keys').deleteMany({});
       await db.collection('payment_keys').deleteMany({});

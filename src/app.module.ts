@@ -48,6 +48,12 @@ import { CardsModule } from './cards/cards.module';
 import { PaymentsModule } from './payments/payments.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
+/**
+ * The whole application: every module, and the global guards in the order every request meets them:
+ * authentication (who), tenancy (in which account and platform project), the rate limit, roles, and
+ * a verified email where a route asks for one. A route runs only after all of them let it through,
+ * so no controller checks who is calling or where it acts.
+ */
 @Module({
   imports: [
     LoggerModule.forRootAsync({

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { bootstrapLogger } from './common/logging/app-logger';
+import { listeningMessage } from './common/logging/listening-message';
 import { flushLogs } from './common/logging/log-stream';
 import { loadEnvironment } from './config/env.validation';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-database';
@@ -31,7 +32,7 @@ async function bootstrap(): Promise<void> {
 
   const app = await createApp(env);
   await app.listen(env.PORT, env.HOST);
-  logger.log(`Listening on http://${env.HOST}:${env.PORT} (Swagger UI at /docs)`);
+  logger.log(listeningMessage(env.HOST, env.PORT));
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -14,6 +14,15 @@ import { MembershipsService } from './memberships.service';
 import { OwnershipTransfer, OwnershipTransferSchema } from './ownership-transfer.schema';
 import { OwnershipTransfersRepository } from './ownership-transfers.repository';
 
+/**
+ * Accounts, their memberships (a user's role in an account) and ownership. Invariant: an account
+ * has exactly one owner, the member `Account.ownerId` names, who holds every admin right, cannot be
+ * removed or demoted, and hands the account on by a transfer; a transfer half-done leaves both
+ * owners with the rights, never none, and crossing or stalled transfers are ordered by the
+ * account's owner version (AccountsService). A user has at most one membership per account (a
+ * unique index). The tenancy guard reads memberships on every request through `MembershipLookup`,
+ * without importing this module.
+ */
 @Module({
   imports: [
     UsersModule,

@@ -21,6 +21,11 @@ import { UploadsController } from './uploads.controller';
  * it asks whether a content project exists (`CONTENT_PROJECTS_LOOKUP`), and the projects module calls
  * `AssetsService.removeForProjects` when projects go. `AssetDelivery` sends a ready asset's bytes for
  * the owners' route here and the viewers' route of the sharing module.
+ *
+ * Invariants: an asset over either quota is refused before any byte is received; it has one upload,
+ * written by one request at a time and processed once, under leases; its bytes are delivered only
+ * once it is `ready`, their type and checksum checked, and are removed when it ends `errored` or is
+ * deleted (AssetsService).
  */
 @Module({
   imports: [

@@ -11,7 +11,14 @@ import { AuditLogController } from './audit-log.controller';
 import { AuditLogService } from './audit-log.service';
 import { AuditTrail } from './audit-trail';
 
-/** The audit log: written through `AuditTrail` (global, so any module's service records its actions), read by its routes. */
+/**
+ * Each account's audit log: written through `AuditTrail` (global, so any module's service records
+ * its actions), read, exported and verified by its routes. Invariants: an action and its entry
+ * succeed or fail together (the entry's intent first, settled by a sweep after a crash); entries
+ * are numbered without gaps per account and chained by SHA-256, with a stored head and anchor, so
+ * `verify` finds any entry edited or removed; no route changes or deletes one, and retention
+ * removes only the oldest.
+ */
 @Global()
 @Module({
   imports: [

@@ -22,6 +22,13 @@ import { EmailLinksController } from './email-links/email-links.controller';
 import { EmailLinksRepository } from './email-links/email-links.repository';
 import { EmailLinksService } from './email-links/email-links.service';
 
+/**
+ * Signup, login, the mailed links (email verification, password reset) and the global guards.
+ * Invariants: every route needs authentication unless it is `@Public()`; a token issued before its
+ * user's last password change is refused; an unknown email and a wrong password answer alike; every
+ * login attempt is recorded before the password is checked (src/auth/attempts), and a mailed link's
+ * token is stored only as its SHA-256 and used once.
+ */
 @Module({
   imports: [
     UsersModule,

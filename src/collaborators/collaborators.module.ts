@@ -10,6 +10,13 @@ import { CollaboratorsListener } from './collaborators.listener';
 import { CollaboratorsRepository } from './collaborators.repository';
 import { CollaboratorsService } from './collaborators.service';
 
+/**
+ * A channel's collaborators: members of the account with one role each in the channel (`owner`,
+ * `manager`, `editor`, `viewer`; a unique index on channel and user), optionally until `expiresAt`,
+ * after which they count as none. `CollaboratorsService.assertRole` is the one check of who may
+ * change a channel's content projects: a platform admin, the account's owner or an API key always,
+ * anyone else only with a live role at or above the one the write needs.
+ */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Collaborator.name, schema: CollaboratorSchema }]), ChannelsModule, AccountsModule, ClockModule, LeasesModule],
   controllers: [CollaboratorsController],

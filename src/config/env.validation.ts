@@ -23,32 +23,39 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 /**
  * Every variable the service reads, with its rule and its default: the one place where the
  * environment is interpreted (the config namespaces are built from the validated object).
- * `.env.example` documents the same list. An optional variable without a default is initialised to
- * undefined so that it is listed too.
+ * `.env.example` documents the same list, and docs/configuration.md is generated from this class
+ * (`npm run config:doc`): each variable's comment is its description there, so every one has one.
+ * An optional variable without a default is initialised to undefined so that it is listed too.
  */
 export class EnvironmentVariables {
+  /** Runtime mode. Anything but `development` requires `JWT_SECRET`, `CARD_FINGERPRINT_KEY` and `FIELD_ENCRYPTION_KEY`; `production` also requires `SMTP_URL`. */
   @IsOptional()
   @IsIn(NODE_ENVIRONMENTS)
   NODE_ENV: (typeof NODE_ENVIRONMENTS)[number] = 'development';
 
+  /** The HTTP port. */
   @IsOptional()
   @IsInt()
   @Min(0)
   @Max(65535)
   PORT: number = 3000;
 
+  /** The address to listen on. */
   @IsOptional()
   @IsString()
   HOST: string = '0.0.0.0';
 
+  /** The MongoDB connection string (a replica set or Atlas in production). Unset: the service starts an embedded database under `DATA_DIR` (FerretDB on PostgreSQL, or a `mongod` when `MONGOMS_SYSTEM_BINARY` names one). */
   @IsOptional()
   @Matches(/^mongodb(\+srv)?:\/\/.+/, { message: 'MONGODB_URI must start with mongodb:// or mongodb+srv://' })
   MONGODB_URI?: string = undefined;
 
+  /** Where the embedded database, the development token secret (`jwt-secret`), development mail (`mail/`) and the file store's assets (`assets/`) are kept. */
   @IsOptional()
   @IsString()
   DATA_DIR: string = '.data';
 
+  /** A FerretDB binary for the embedded database; unset: `ferretdb` on `PATH`, else `$(go env GOPATH)/bin/ferretdb`, else built there once with Go (`scripts/install-ferretdb.sh`). */
   @IsOptional()
   @IsString()
   FERRETDB_BIN?: string = undefined;
@@ -102,15 +109,18 @@ export class EnvironmentVariables {
   @IsString()
   MONGOMS_SYSTEM_BINARY?: string = undefined;
 
+  /** HS256 secret that signs access tokens, 32 characters or more. Required outside development; unset in development, one is made once in `DATA_DIR/jwt-secret` (mode 0600) and shared by every instance on that folder. */
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'JWT_SECRET must be at least 32 characters long' })
   JWT_SECRET?: string = undefined;
 
+  /** Access token lifetime: seconds, or a duration like `15m`, `1h`, `7d`. */
   @IsOptional()
   @Matches(/^\d+[smhd]?$/, { message: 'JWT_EXPIRES_IN must be a number of seconds or a duration like 15m, 1h, 7d' })
   JWT_EXPIRES_IN: string = '1h';
 
+  /** bcrypt cost of password hashes. */
   @IsOptional()
   @IsInt()
   @Min(4)
@@ -142,12 +152,13 @@ export class EnvironmentVariables {
   @Min(1)
   LOGIN_MAX_FAILURES_PER_EMAIL: number = 100;
 
+  /** The window the login failure limits, and the passkey options limit, count within. */
   @IsOptional()
   @IsInt()
   @Min(1)
   LOGIN_FAILURE_WINDOW_SECONDS: number = 900;
 
-  /** Higher than the pair's limit: many people may share one address (an office, a proxy). */
+  /** Failures from one client address across emails before that address is refused: higher than the pair's limit, as many people may share one address (an office, a proxy). */
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -163,11 +174,13 @@ export class EnvironmentVariables {
   @Min(1)
   PASSKEY_OPTIONS_MAX_PER_CLIENT: number = 100;
 
+  /** Signups that succeeded from one client address within `SIGNUP_WINDOW_SECONDS` before `429`; an address refused 3 times this number within the window (someone trying emails) is refused too. */
   @IsOptional()
   @IsInt()
   @Min(1)
   SIGNUP_MAX_PER_CLIENT: number = 10;
 
+  /** The window signups are counted within. */
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -225,25 +238,34 @@ export class EnvironmentVariables {
   })
   TRUST_PROXY: string = 'false';
 
+  /** Largest request body in bytes; a larger one is `413`. */
   @IsOptional()
   @IsInt()
   @Min(1024)
   BODY_LIMIT: number = 1_048_576;
 
+  /** Comma-separated browser origins allowed by CORS, or `*`; empty: CORS off. */
   @IsOptional()
   @IsString()
   CORS_ORIGINS: string = '';
 
+  /** pino's log level; `silent` turns logs off. */
   @IsOptional()
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
 
+  /** Master key of the card fingerprints (an HMAC of the number, keyed per account), 32 characters or more. Required outside development; in development derived from `JWT_SECRET`. */
   @IsOptional()
   @IsString()
   @MinLength(32, { message: 'CARD_FINGERPRINT_KEY must be at least 32 characters long' })
   CARD_FINGERPRINT_KEY?: string = undefined;
 
-  /** `<id>:<base64 of 32 bytes>`, comma-separated, newest first (see FieldEncryption). */
+  /**
+   * AES-256-GCM keys of the fields encrypted at rest (the customer's `SocialNumber`): `<id>:<base64 of
+   * 32 bytes>`, comma-separated, the first encrypts (see FieldEncryption). Rotate by putting a new key
+   * first and running `npm run reencrypt`. Required outside development; in development derived from
+   * `JWT_SECRET`.
+   */
   @IsOptional()
   @IsString()
   FIELD_ENCRYPTION_KEY?: string = undefined;
@@ -332,17 +354,19 @@ export class EnvironmentVariables {
   @Matches(/^https?:\/\/[^/\s]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http:// or https:// URL' })
   PUBLIC_URL: string = 'http://localhost:3000';
 
-  /** Password reset and verification mails one email address may be sent within the window, and one client address may ask for. */
+  /** Password reset and verification mails one email address may be sent within `MAIL_WINDOW_SECONDS`. */
   @IsOptional()
   @IsInt()
   @Min(1)
   MAIL_MAX_PER_EMAIL: number = 5;
 
+  /** Password reset and verification mails one client address may ask for within `MAIL_WINDOW_SECONDS`. */
   @IsOptional()
   @IsInt()
   @Min(1)
   MAIL_MAX_PER_CLIENT: number = 20;
 
+  /** The window the mail limits count within; past a limit a reset answers `202` and sends nothing, a resend is `429`. */
   @IsOptional()
   @IsInt()
   @Min(1)
@@ -393,7 +417,8 @@ export class EnvironmentVariables {
 
   /**
    * The S3-compatible bucket that holds assets' bytes, shared by every instance. Unset: the file
-   * system under DATA_DIR/assets, which only one instance can use.
+   * system under DATA_DIR/assets, which only instances sharing that folder can use. Required when
+   * S3_ENDPOINT or S3_ACCESS_KEY_ID is set.
    */
   @IsOptional()
   @IsString()
@@ -404,6 +429,7 @@ export class EnvironmentVariables {
   @Matches(/^https?:\/\/\S+$/, { message: 'S3_ENDPOINT must be an http:// or https:// URL' })
   S3_ENDPOINT?: string = undefined;
 
+  /** The bucket's region. */
   @IsOptional()
   @IsString()
   S3_REGION: string = 'us-east-1';
@@ -413,6 +439,7 @@ export class EnvironmentVariables {
   @IsString()
   S3_ACCESS_KEY_ID?: string = undefined;
 
+  /** The secret of `S3_ACCESS_KEY_ID`: both or neither. */
   @IsOptional()
   @IsString()
   S3_SECRET_ACCESS_KEY?: string = undefined;

@@ -9,6 +9,14 @@ import { CustomersService } from './customers.service';
 import { CustomersPlatformListener } from './customers.platform-listener';
 import { SocialNumberReencryption } from './social-number-reencryption';
 
+/**
+ * Customers of a platform project, and the re-encryption of their social numbers. Invariants: the
+ * social number is stored only encrypted, bound to its customer's id and the field's name, and
+ * never leaves in an answer, an event or a log; `defaultMethod` is null or one of the customer's
+ * own cards, and every write of it runs under the customer's lease, taken only once the customer is
+ * found in the caller's project; a customer's delete removes its cards first, so no card outlives
+ * its customer.
+ */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), SettingsModule],
   controllers: [CustomersController],

@@ -35,6 +35,13 @@ class IndexesReady implements OnApplicationBootstrap {
   }
 }
 
+/**
+ * The connection to MongoDB (or the embedded database main.ts started), with `sanitizeFilter` and
+ * `strictQuery` on for every query, the index builds at start and the FerretDB size watch.
+ * `Records` (records.ts) is the one way a repository reaches a collection, and `patches/` holds the
+ * fenced uses of dependencies' internals. It keeps no tenant invariant itself: that is
+ * `TenantRecords`'s (src/tenancy).
+ */
 @Module({
   imports: [
     MongooseModule.forRootAsync({

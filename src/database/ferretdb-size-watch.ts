@@ -8,11 +8,11 @@ import { detectFerretdb } from './ferretdb';
  * FerretDB 1.24 (the embedded default) hands a list's filter to PostgreSQL but sorts, skips and counts
  * in its own process, so every page of a tenant's list reads everything that tenant holds in that
  * collection, and the page's time grows with it. Past `RECORDS_PER_LIST_SECOND` records of one kind,
- * a tenant's lists take about a second or more (the measured figures are in README.md, "The
- * database"); on MongoDB an index answers the same page at any size. This watch says so once per
- * tenant and collection, in the log, so the operator knows when to move to MongoDB. It runs only on
- * FerretDB, a while after the start and then rarely, and looks per tenant only in a collection whose
- * whole size passes the mark: no request ever waits for it.
+ * a tenant's lists take about a second or more (docs/operations.md, "The database"); on MongoDB an
+ * index answers the same page at any size. This watch says so once per tenant and collection, in
+ * the log, so the operator knows when to move to MongoDB. It runs only on FerretDB, a while after
+ * the start and then rarely, and looks per tenant only in a collection whose whole size passes the
+ * mark: no request ever waits for it.
  */
 export const RECORDS_PER_LIST_SECOND = 4_000;
 const FIRST_CHECK_MS = 60_000;
@@ -77,7 +77,7 @@ export class FerretdbSizeWatch implements OnApplicationBootstrap, OnApplicationS
         this.logger.warn(
           `Project ${String(_id)} holds ${records} records in ${collection.collectionName}: on FerretDB 1.24 every page of its ` +
             'lists there reads all of them, so they take a second or more and grow with it. ' +
-            'Move to MongoDB (set MONGODB_URI; README.md, "The database").',
+            'Move to MongoDB (set MONGODB_URI; docs/operations.md, "The database").',
         );
       }
     }

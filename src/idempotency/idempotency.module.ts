@@ -7,9 +7,12 @@ import { IdempotencyStore } from './idempotency.store';
 import { IdempotencyRecordsRepository } from './idempotency-records.repository';
 
 /**
- * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route by `@Idempotent()`;
- * each controller's module builds it, hence global. The answers
- * settle the records through a response hook (`settleIdempotentResponses`, installed by `createApp`).
+ * `Idempotency-Key`: the store, and `IdempotencyGuard`, bound to every POST route by
+ * `@Idempotent()`; each controller's module builds it, hence global. The answers settle the records
+ * through a response hook (`settleIdempotentResponses`, installed by `createApp`). Invariant: per
+ * platform project, caller and route, one key runs its request once: the unique index on the key's
+ * record decides among concurrent requests, a retry replays the stored answer, and another request
+ * under the key is 422.
  */
 @Global()
 @Module({

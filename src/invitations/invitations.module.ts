@@ -7,6 +7,13 @@ import { InvitationsController } from './invitations.controller';
 import { InvitationsRepository } from './invitations.repository';
 import { InvitationsService } from './invitations.service';
 
+/**
+ * Invitations into an account, created by its admins and mailed to the invitee. Invariants: the
+ * token is kept only as its SHA-256 (shown once, in the creation's answer, and in the mail); an
+ * invitation is valid 7 days, for the invited email only, and used once (accepting is an update
+ * guarded on `pending`); an account has at most one pending invitation per email, a new one
+ * revoking the last.
+ */
 @Module({
   imports: [AccountsModule, UsersModule, MongooseModule.forFeature([{ name: Invitation.name, schema: InvitationSchema }])],
   controllers: [InvitationsController],

@@ -8,7 +8,11 @@ import { LegacyDataRepository } from './legacy-data.repository';
 import { SingleTenantMigration } from './single-tenant.migration';
 import { UnmigratedDataCheck } from './unmigrated-data.check';
 
-/** The start-up warning about records without a project, and the migrations (`npm run migrate`): a project for every record, an owner for every channel. */
+/**
+ * The start-up warning about records without a project, and the migrations (`npm run migrate`): a
+ * project for every record, an owner for every channel. Invariant: every migration is idempotent,
+ * so run again it changes nothing and says so.
+ */
 @Module({
   imports: [AccountsModule, PlatformProjectsModule, CollaboratorsModule, UsersModule],
   providers: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration, LegacyDataRepository],

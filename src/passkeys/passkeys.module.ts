@@ -8,6 +8,9 @@ import { PasskeysService } from './passkeys.service';
 /**
  * Passkeys: the WebAuthn ceremonies and the credentials they keep. Signing in with one, the audit
  * and the mails are the sessions module's (src/sessions), which holds every second factor's routes.
+ * Invariant: an authenticator's answer counts at most once (its challenge claimed by a unique
+ * insert before it is verified, and accepted for a few minutes only), and a signature counter that
+ * does not move forward is refused (PasskeysService).
  */
 @Module({
   imports: [

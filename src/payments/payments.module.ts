@@ -15,6 +15,15 @@ import { RefundsRepository } from './refunds.repository';
 import { PaymentKeysRepository } from './payment-keys.repository';
 import { PaymentsRepository } from './payments.repository';
 
+/**
+ * Payments, their refunds and payment keys, and the daily summary. Invariants: amounts are exact
+ * integers in minor units; a payment is charged once (confirmations under the payment's lease, the
+ * update guarded on a confirmable status); a refund is in the payment's totals exactly when the
+ * payment lists it in `refundIds`, so money moves once per refund whatever becomes of the request,
+ * and refunds of one payment run one at a time so they never exceed it; under an `Idempotency-Key`
+ * a payment and a refund are named by the key, so a retry finds them instead of making new ones
+ * (PaymentsService).
+ */
 @Module({
   imports: [
     MongooseModule.forFeature([

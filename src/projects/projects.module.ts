@@ -10,6 +10,14 @@ import { ProjectsListener } from './projects.listener';
 import { ProjectsRepository } from './projects.repository';
 import { ProjectsService } from './projects.service';
 
+/**
+ * Content projects of a channel, and their tree. Invariants: a project's `channelId` is the source
+ * of truth and the channel's `projectIds` a copy kept in step by ordered writes; every `parentId`
+ * names a project of the same channel, no project is its own ancestor and no chain is deeper than
+ * four levels, with every change of the tree's shape run under the channel's tree lease; a subtree
+ * is deleted from the bottom up, so a crash leaves a smaller tree, never an orphan
+ * (ProjectsService).
+ */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Project.name, schema: ProjectSchema }]), ChannelsModule, CollaboratorsModule, LeasesModule, AssetsModule],
   controllers: [ProjectsController],

@@ -16,7 +16,14 @@ import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { SecurityNotices } from './security-notices';
 
-/** Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes, signing in and stepping up with a passkey, a user's passkeys), and the mails telling of them. */
+/**
+ * Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes,
+ * signing in and stepping up with a passkey, a user's passkeys), and the mails telling of them.
+ * Invariants: a session's token is stored only as its SHA-256 and gets a new id at every sign-in
+ * and change of assurance; a request with the cookie that changes anything needs an allowed
+ * `Origin`; a TOTP code and a recovery code are each accepted once, even sent twice at once;
+ * step-up routes need a factor proven within `STEP_UP_MINUTES`.
+ */
 @Module({
   imports: [
     UsersModule,

@@ -4,7 +4,11 @@ import { Setting, SettingSchema } from './setting.schema';
 import { SettingsRepository } from './settings.repository';
 import { SettingsService } from './settings.service';
 
-/** Deployment-wide facts (see Setting). */
+/**
+ * Deployment-wide facts that operators' commands record and the service reads at start (see
+ * Setting: when `npm run reencrypt` last ran to its end). Not tenant data; it keeps no invariant
+ * beyond one record per fact.
+ */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Setting.name, schema: SettingSchema }])],
   providers: [SettingsRepository, SettingsService],

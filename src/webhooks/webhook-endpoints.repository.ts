@@ -16,7 +16,7 @@ type EnabledEndpoint = EndpointForDelivery & Pick<WebhookEndpoint, 'enabledEvent
 /**
  * How long a project's enabled endpoints, as the fan-out read them, are used without reading them
  * again. A change on this instance forgets them at once; one made on another instance reaches this
- * one's fan-out within this time (README, "Events and webhooks").
+ * one's fan-out within this time (docs/events-and-webhooks.md, "Webhook endpoints").
  */
 export const ENABLED_ENDPOINTS_TTL_MS = 1_000;
 

@@ -13,6 +13,14 @@ import { WebhooksController } from './webhooks.controller';
 import { WebhooksPlatformListener } from './webhooks.platform-listener';
 import { WebhooksService } from './webhooks.service';
 
+/**
+ * Webhook endpoints, their deliveries, and the dispatcher that sends them. Invariants: at most 16
+ * endpoints a project; an endpoint's secret is stored encrypted and shown once; a URL is checked
+ * against private and metadata addresses at create and at every connection; an event gives at most
+ * one delivery per endpoint (a unique index on endpoint and event), and each attempt is claimed by
+ * one instance and sent only while its claim covers the whole timeout, so delivery is at least once
+ * and never by two instances at a time (WebhookDispatcher).
+ */
 @Module({
   imports: [
     MongooseModule.forFeature([

@@ -83,6 +83,9 @@ describe('the embedded default (FerretDB on PostgreSQL) under a 0700 folder', ()
       await untilHealthy(first);
       expect(first.output()).toContain('using an embedded ferretdb on postgresql');
       expect(first.output()).not.toMatch(/sqlite/i);
+      // The start-up log says where the dashboard is (its lines are written asynchronously).
+      const dashboard = `the dashboard is at ${first.http.baseUrl}/dashboard`;
+      expect(await pollUntil(async () => first.output().includes(dashboard), 5_000)).toBe(true);
 
       const link = join(dataDir, 'postgres');
       expect(lstatSync(link).isSymbolicLink()).toBe(true);

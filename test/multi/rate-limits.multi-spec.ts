@@ -14,7 +14,7 @@ async function freshWindow(instances: HttpClient[], call: (instance: HttpClient)
   await new Promise((done) => setTimeout(done, wait * 1000 + 50));
 }
 
-/** What README promises without REDIS_URL: the limit holds per instance, so behind N instances a caller gets up to N times it a second. */
+/** What docs/operations.md promises without REDIS_URL: the limit holds per instance, so behind N instances a caller gets up to N times it a second. */
 describe('rate limits on 2 instances without REDIS_URL', () => {
   let running: Instances;
   let instances: HttpClient[];

@@ -85,7 +85,7 @@ function cluster(name: string, timeoutMs: number) {
   async function endpoint(path: string): Promise<{ id: string; secret: string }> {
     const res = await running.http.post('/v1/webhook-endpoints', { url: `${running.receiver.base}${path}`, enabledEvents: ['customer.created'] }, as());
     expect(res.status).toBe(201);
-    // The other instances' fan-out sees a new endpoint within this time, as the README promises.
+    // The other instances' fan-out sees a new endpoint within this time, as docs/events-and-webhooks.md promises.
     await sleep(ENABLED_ENDPOINTS_TTL_MS);
     return res.body.data;
   }

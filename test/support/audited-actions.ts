@@ -78,7 +78,7 @@ async function collaborator({ http, owner }: Actors): Promise<{ channel: string;
 /**
  * Every action of the audit log, performed through the API as a client would. Typed by the schema's
  * list of actions, so an action added there without a way to perform it here does not compile; the
- * audit actions unit test compares the keys with that list and with the README's.
+ * audit actions unit test compares the keys with that list and with docs/events-and-webhooks.md's.
  */
 export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'account.created': async ({ http }) => {
