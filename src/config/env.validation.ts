@@ -410,6 +410,7 @@ export class EnvironmentVariables {
   @Min(1)
   SHARE_PASSWORD_MAX_FAILURES: number = 10;
 
+  /** The window, in seconds, over which a share link's wrong passwords are counted. */
   @IsOptional()
   @IsInt()
   @Min(1)
