@@ -31,7 +31,7 @@ export interface EventSubscriber {
   eventsRecorded(events: readonly PublishedEvent[]): Promise<void>;
 }
 
-type StoredRecord = WithOutbox<{ _id: Types.ObjectId; projectId: Types.ObjectId }>;
+type StoredRecord = WithOutbox<{ _id: Types.ObjectId; projectId: Types.ObjectId; updatedAt?: Date }>;
 
 interface EventSource {
   records: Records<unknown>;
@@ -127,8 +127,11 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     const until = Date.now() - sweepGraceMs;
     const last = await this.events.sweptUntil();
     // A mark ahead of this clock (another sweeper's is ahead) leaves the last minute to read.
-    await this.sweep(sweepGraceMs, last ? Math.max(until - last.getTime(), 0) + sweepLookBackMs : sweepStartLookBackMs);
-    await this.events.markSwept(new Date(until));
+    const { firstFailure } = await this.sweepRecords(sweepGraceMs, last ? Math.max(until - last.getTime(), 0) + sweepLookBackMs : sweepStartLookBackMs);
+    // A record that could not be relayed is read again by the next sweep: the mark stops before it,
+    // for at most the first sweep's look-back, after which it is left (logged at every try).
+    const mark = firstFailure ? Math.max(Math.min(until, firstFailure.getTime()), until - sweepStartLookBackMs) : until;
+    await this.events.markSwept(new Date(mark));
   }
 
   /**
@@ -137,9 +140,25 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
    * for longer than `graceMs`. Returns how many records and deletes it read.
    */
   async sweep(graceMs = this.config.sweepGraceMs, lookBackMs = this.config.sweepLookBackMs): Promise<number> {
+    return (await this.sweepRecords(graceMs, lookBackMs)).read;
+  }
+
+  /**
+   * `sweep`, going on past a record or a pending delete that fails (logged with its id): how many it
+   * read, and when the earliest record it could not relay was changed.
+   */
+  private async sweepRecords(graceMs: number, lookBackMs: number): Promise<{ read: number; firstFailure: Date | null }> {
     const until = new Date(Date.now() - graceMs);
     const since = new Date(until.getTime() - lookBackMs);
     let read = 0;
+    let firstFailure: Date | null = null;
+    const relay = async (source: EventSource, batch: StoredRecord[]) => {
+      for (const failed of await this.relayEach(source, batch)) {
+        const changedAt = new Date(failed.updatedAt ?? until);
+        if (!firstFailure || changedAt < firstFailure) firstFailure = changedAt;
+      }
+      read += batch.length;
+    };
     // Read a batch at a time: the first sweep's look back is long.
     for (const source of this.sources.values()) {
       let batch: StoredRecord[] = [];
@@ -147,19 +166,40 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
       for await (const record of changed) {
         batch.push(record);
         if (batch.length < SWEEP_BATCH) continue;
-        await this.relayOutboxes(source, batch);
-        read += batch.length;
+        await relay(source, batch);
         batch = [];
       }
-      await this.relayOutboxes(source, batch);
-      read += batch.length;
+      await relay(source, batch);
     }
     for (const deletion of await this.events.pendingDeletions(until, DELETIONS_A_SWEEP)) {
       const source = this.sources.get(deletion.deleting.collection);
-      if (source) await this.settleStopped(source, deletion);
+      try {
+        if (source) await this.settleStopped(source, deletion);
+      } catch (error) {
+        this.logger.warn(`Event sweep: the pending delete ${deletion._id} of ${deletion.deleting.collection} ${String(deletion.deleting.id)} failed, left to the next sweep: ${(error as Error).message}`);
+      }
       read++;
     }
-    return read;
+    return { read, firstFailure };
+  }
+
+  /** Relays a batch's outboxes; when that fails, each record alone, so one record stops no other. The records that failed. */
+  private async relayEach(source: EventSource, batch: readonly StoredRecord[]): Promise<StoredRecord[]> {
+    try {
+      await this.relayOutboxes(source, batch);
+      return [];
+    } catch {
+      const failed: StoredRecord[] = [];
+      for (const record of batch) {
+        try {
+          await this.relayOutboxes(source, [record]);
+        } catch (error) {
+          this.logger.warn(`Event sweep: relaying ${source.records.collectionName} ${String(record._id)} failed, read again next sweep: ${(error as Error).message}`);
+          failed.push(record);
+        }
+      }
+      return failed;
+    }
   }
 
   /**

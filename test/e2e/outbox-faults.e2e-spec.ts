@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { Types } from 'mongoose';
 import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
@@ -469,6 +470,36 @@ describe('the outbox under faults', () => {
         expect((await update(id)).status).toBe(200);
         expect(await t.db.collection('events').countDocuments({ _id: foreign } as never)).toBe(copied ? 1 : 0);
       }
+    });
+  });
+  describe('the sweep', () => {
+    it('goes on past a record it cannot relay, logging its id, and relays that record on a later sweep', async () => {
+      // Three customers whose events never reached the events collection (their process stopped).
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        stopBeforeRecording();
+        ids.push(await createCustomer());
+      }
+      for (const id of ids) expect(await typesOf(id)).toEqual([]);
+      const [bad, ...good] = ids;
+      // Relaying anything of the first customer fails (a poison record), the others' events pass.
+      jest.restoreAllMocks();
+      const recordMany = EventsRepository.prototype.recordMany;
+      jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementation(async function (this: EventsRepository, events) {
+        if (events.some((event) => event.body.includes(bad))) throw new Error('this record cannot be relayed');
+        return recordMany.call(this, events);
+      });
+      const warnings: string[] = [];
+      jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+
+      await relay.sweep(0);
+      for (const id of good) expect(await typesOf(id)).toEqual(['customer.created']);
+      expect(await typesOf(bad)).toEqual([]);
+      expect(warnings.some((line) => line.includes(`customers ${bad}`) && line.includes('read again next sweep'))).toBe(true);
+
+      jest.restoreAllMocks();
+      await recover();
+      for (const id of ids) expect(await typesOf(id)).toEqual(['customer.created']);
     });
   });
 });
