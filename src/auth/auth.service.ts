@@ -88,10 +88,10 @@ export class AuthService {
    */
   async login(dto: LoginDto, client: string, userAgent: string | null = null, requestId: string | null = null): Promise<LoginResponse> {
     const origin: AuditOrigin = { ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId };
-    const { user, assurance } = await this.sessions.verifyCredentials(dto, origin);
+    const { user, assurance, credentialsAt } = await this.sessions.verifyCredentials(dto, origin);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
     const issuedAt = await this.sessions.signedIn(user, origin);
-    const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null, asr: assurance, ims: issuedAt.getTime() };
+    const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null, asr: assurance, ims: issuedAt.getTime(), cav: credentialsAt };
     if (account) {
       const party = { type: 'user', id: String(user._id), label: user.email };
       await this.trail.appendNow(

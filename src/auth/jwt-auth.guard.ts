@@ -30,6 +30,12 @@ export interface AccessTokenClaims {
    * only `iat`, read as the start of its second (so one of the same second as a change is refused).
    */
   ims?: number;
+  /**
+   * The user's credentials version (`credentialsChangedAt` in ms, 0 never) as read when the login's
+   * proof was checked: the token is refused once it differs, whatever the clocks, so a login that
+   * read the old password while a reset ran gets a token that the reset ends too.
+   */
+  cav?: number;
 }
 
 /** Methods that change nothing: a session cookie needs no Origin check on them. */
@@ -115,7 +121,7 @@ export class JwtAuthGuard implements CanActivate {
    */
   private async standing(verified: VerifiedToken): Promise<TokenFacts | null> {
     const state = await this.credentials.current(verified.principal.userId);
-    if (verified.issuedAt < state.changedAt) return null;
+    if (verified.credentialsAt !== undefined ? verified.credentialsAt !== state.changedAt : verified.issuedAt < state.changedAt) return null;
     return { assurance: verified.assurance === 'mfa' && verified.issuedAt >= state.factorsChangedAt ? 'mfa' : 'password', issuedAt: verified.issuedAt };
   }
 
@@ -178,7 +184,8 @@ export class JwtAuthGuard implements CanActivate {
     const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
     const principal = Object.freeze({ kind: 'user' as const, userId: claims.sub, accountId });
     const issuedAt = typeof claims.ims === 'number' ? claims.ims : typeof claims.iat === 'number' ? claims.iat * 1000 : 0;
-    const verified: VerifiedToken = { principal, issuedAt, assurance: claims.asr === 'mfa' ? 'mfa' : 'password' };
+    const credentialsAt = typeof claims.cav === 'number' ? claims.cav : undefined;
+    const verified: VerifiedToken = { principal, issuedAt, credentialsAt, assurance: claims.asr === 'mfa' ? 'mfa' : 'password' };
     // Kept no longer than the token is valid (the cache drops an entry at its ttl); a token without an expiry is not kept.
     const ttl = typeof claims.exp === 'number' ? claims.exp * 1000 - Date.now() : 0;
     if (ttl > 0) this.verified.set(token, verified, { ttl });
@@ -191,6 +198,8 @@ interface VerifiedToken {
   principal: Principal & { kind: 'user' };
   /** Milliseconds since the epoch. */
   issuedAt: number;
+  /** The credentials version the login read (`cav`); undefined in tokens from before it was carried. */
+  credentialsAt: number | undefined;
   assurance: 'password' | 'mfa';
 }
 

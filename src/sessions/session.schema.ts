@@ -59,6 +59,14 @@ export class Session {
   /** When the password was last proven in this session (a password sign-in or a step-up with it): a step-up action's proof for a user with no factor. */
   @Prop({ type: Date, default: null })
   passwordAt: Date | null;
+
+  /**
+   * The user's `credentialsChangedAt` (ms; 0 never) as read when this session's proof was checked: the
+   * session is refused once it differs, so one opened by a sign-in that read the old password while a
+   * reset ran ends too. Null in sessions from before it was kept (their `createdAt` is compared).
+   */
+  @Prop({ type: Number, default: null })
+  credentialsAt: number | null;
 }
 
 export const SessionSchema = SchemaFactory.createForClass(Session);

@@ -15,6 +15,7 @@ export interface NewSession {
   assurance: Assurance;
   mfaAt: Date | null;
   passwordAt: Date | null;
+  credentialsAt: number;
 }
 
 /** The sessions collection: the only code that touches it. */

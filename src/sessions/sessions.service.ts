@@ -110,11 +110,11 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * and opens a session. Unknown email and wrong password answer alike, after the same bcrypt work.
    */
   async signIn(dto: SignIn, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
-    const { user, assurance } = await this.verifyCredentials(dto, origin);
+    const { user, assurance, credentialsAt } = await this.verifyCredentials(dto, origin);
     const userId = String(user._id);
     const accountId = await this.sessionAccount(user, dto.accountId?.toLowerCase());
     const now = await this.signedIn(user, origin);
-    const { token, session } = await this.open(userId, accountId, assurance, origin, now, now, assurance === 'mfa' ? now : null, now);
+    const { token, session } = await this.open(userId, accountId, assurance, origin, now, now, assurance === 'mfa' ? now : null, now, credentialsAt);
     await this.auditUser(user, 'user.logged_in', origin);
     return { token, session, user };
   }
@@ -128,7 +128,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * Under the login limits (the password) and the user's code limit (the code). Unknown email and
    * wrong password answer alike, after the same bcrypt work.
    */
-  async verifyCredentials(dto: SignIn, origin: AuditOrigin): Promise<{ user: User; assurance: Assurance }> {
+  async verifyCredentials(dto: SignIn, origin: AuditOrigin): Promise<{ user: User; assurance: Assurance; credentialsAt: number }> {
     assertOneProof(dto);
     const client = origin.ip ?? '';
     await this.attempts.beginLogin(dto.email, client);
@@ -140,7 +140,9 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       throw new UnauthorizedException(INVALID_CREDENTIALS);
     }
     // The factor's secrets are read only for a user who has one (most have none).
-    if (!(await this.mfa.hasFactor(found))) return { user: found, assurance: 'password' };
+    // The credentials as read with the password checked: what the token or session is bound to.
+    const credentialsAt = credentialsVersionOf(found);
+    if (!(await this.mfa.hasFactor(found))) return { user: found, assurance: 'password', credentialsAt };
     if (dto.totp === undefined && dto.recoveryCode === undefined) {
       throw new UnauthorizedException({
         message: 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
@@ -152,7 +154,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       this.auditInBackground(found, 'user.login_failed', origin);
       throw new UnauthorizedException(INVALID_CODE);
     }
-    return { user, assurance: 'mfa' };
+    return { user, assurance: 'mfa', credentialsAt };
   }
 
   /**
@@ -173,7 +175,9 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const session = await this.sessions.findByTokenHash(hashToken(token));
     if (!session || !this.isLive(session, now)) return null;
     const userId = String(session.userId);
-    if (new Date(session.createdAt).getTime() < (await this.credentials.changedAt(userId))) return null;
+    const changedAt = await this.credentials.changedAt(userId);
+    // Bound to the credentials its proof was checked against; an older session, to when it was made.
+    if (session.credentialsAt != null ? session.credentialsAt !== changedAt : new Date(session.createdAt).getTime() < changedAt) return null;
     if (now - new Date(session.lastSeenAt).getTime() >= TOUCH_EVERY_MS) await this.sessions.touch(session._id, new Date(now));
     return Object.freeze({
       id: String(session._id),
@@ -277,7 +281,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const account = await this.sessionAccount(user, accountId?.toLowerCase());
     await this.attempts.passkeyAnswerSucceeded(client);
     const now = await this.signedIn(user, origin);
-    const { token, session } = await this.open(userId, account, 'mfa', origin, now, now, now, null);
+    const { token, session } = await this.open(userId, account, 'mfa', origin, now, now, now, null, credentialsVersionOf(user));
     await this.auditUser(user, 'user.logged_in', origin);
     return { token, session, user };
   }
@@ -455,7 +459,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   private async endOthers(userId: string, current: SessionFacts | null, origin: AuditOrigin, at: Date, passwordAt?: Date): Promise<{ token: string; session: Session } | null> {
     await this.sessions.deleteAllBut(userId, current ? toId(current.id) : null);
     if (!current) return null;
-    return this.replace(current, origin, new Date(at.getTime() + 1), passwordAt ? 'password' : null);
+    return this.replace(current, origin, new Date(at.getTime() + 1), passwordAt ? 'password' : null, at.getTime());
   }
 
   /** Ends the current session (sign out). */
@@ -468,13 +472,21 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * A new token for the session, the old one deleted: `proven` is what was proven just now (a factor
    * raises it to `mfa`; the password refreshes its password proof); null keeps what it had.
    */
-  private async replace(facts: SessionFacts, origin: AuditOrigin, now: Date, proven: 'mfa' | 'password' | null): Promise<{ token: string; session: Session }> {
+  private async replace(
+    facts: SessionFacts,
+    origin: AuditOrigin,
+    now: Date,
+    proven: 'mfa' | 'password' | null,
+    credentialsAt?: number,
+  ): Promise<{ token: string; session: Session }> {
     const old = (await this.sessions.listForUser(facts.userId)).find((session) => String(session._id) === facts.id);
     if (!old) throw new UnauthorizedException('This session has ended');
     const assurance: Assurance = proven === 'mfa' ? 'mfa' : old.assurance;
     const mfaAt = proven === 'mfa' ? now : old.mfaAt;
     const passwordAt = proven === 'password' ? now : (old.passwordAt ?? null);
-    const opened = await this.open(facts.userId, old.accountId, assurance, origin, new Date(old.signedInAt), now, mfaAt, passwordAt);
+    // The credentials it was bound to, unless they just changed through this very session.
+    const bound = credentialsAt ?? old.credentialsAt ?? (await this.credentials.changedAt(facts.userId));
+    const opened = await this.open(facts.userId, old.accountId, assurance, origin, new Date(old.signedInAt), now, mfaAt, passwordAt, bound);
     await this.sessions.deleteOne(facts.userId, facts.id);
     return opened;
   }
@@ -488,11 +500,12 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     now: Date,
     mfaAt: Date | null,
     passwordAt: Date | null,
+    credentialsAt: number,
   ): Promise<{ token: string; session: Session }> {
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
     const requires = accountId ? await this.accounts.requiresMfa(accountId) : false;
     const session = await this.sessions.insert(
-      { tokenHash: hashToken(token), userId, accountId, accountRequiresMfa: requires, signedInAt, ip: origin.ip, userAgent: origin.userAgent, assurance, mfaAt, passwordAt },
+      { tokenHash: hashToken(token), userId, accountId, accountRequiresMfa: requires, signedInAt, ip: origin.ip, userAgent: origin.userAgent, assurance, mfaAt, passwordAt, credentialsAt },
       now,
     );
     // Read again after the insert: a change of the flag in between either updated this session or is seen here.
@@ -541,4 +554,9 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
 /** Session ids here come from stored sessions: always well-formed. */
 function toId(id: string): Types.ObjectId {
   return new Types.ObjectId(id);
+}
+
+/** The user's `credentialsChangedAt` as a version (ms; 0 never): tokens and sessions are bound to the one their proof was checked against. */
+export function credentialsVersionOf(user: { credentialsChangedAt?: Date | null }): number {
+  return user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0;
 }
