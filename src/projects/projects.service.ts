@@ -83,8 +83,9 @@ export function projectListFilter(channelId: string, query: Pick<ListProjectsQue
  * subtree is deleted from the bottom up, so a crash midway leaves a smaller tree, never an orphan.
  *
  * Creating, editing and deleting a project needs the channel role editor or above (deleting a
- * top-level project: manager), or the platform role admin (`CollaboratorsService.assertRole`: no
- * read for an admin, one for anyone else, a move between channels included).
+ * top-level project, moving a project to another channel or a top-level one under another: manager,
+ * and editor in a move's target), or the platform role admin (`CollaboratorsService.assertRole`: no
+ * read for an admin, one per channel asked for anyone else).
  */
 @Injectable()
 export class ProjectsService {
@@ -175,11 +176,15 @@ export class ProjectsService {
     const moving = to !== undefined && to !== from;
     // An unknown target (another tenant's among them) is 404 before any role is asked.
     if (moving) await this.assertChannel(scope, to);
-    await this.collaborators.assertRole(scope, actor, moving ? [from, to] : [from], 'editor');
     const currentParent = current.parentId ? String(current.parentId) : null;
     // Another channel without a parent named: top-level there.
     const parent = dto.parentId !== undefined ? (dto.parentId?.toLowerCase() ?? null) : moving ? null : currentParent;
     const reparenting = parent !== currentParent;
+    // Taking a project out of its channel, or putting a top-level one under another, is as strong as
+    // deleting a top-level project (manager): else an editor could move a project to a channel of
+    // their own and share it, or make a top-level project a sub-project and delete it as one.
+    await this.collaborators.assertRole(scope, actor, [from], moving || (reparenting && currentParent === null) ? 'manager' : 'editor');
+    if (moving) await this.collaborators.assertRole(scope, actor, [to], 'editor');
     if (!moving && !reparenting) return toProjectResponse(await this.write(scope, current, projectFields(dto)));
 
     const target = moving ? to : from;

@@ -171,15 +171,21 @@ describe('channel collaborators and who may change content', () => {
       expectError(await createProject(editor, channel), 403, NEEDS('editor'));
     });
 
-    it('a role in one channel is no role in another; a move between channels needs both', async () => {
+    it('a role in one channel is no role in another; a move between channels needs manager in the source and editor in the target', async () => {
       const second = await createChannel(admin);
       const editor = await createUser(t.http, 'developer', admin.token);
       await grant(channel, editor, 'editor');
       expectError(await createProject(editor, second), 403, NEEDS('editor'));
       const project = (await createProject(editor, channel)).body;
-      expectError(await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor)), 403, NEEDS('editor'));
+      // Taking a project out of its channel is a manager's, even for an editor of both.
+      expectError(await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor)), 403, NEEDS('manager'));
       await grant(second, editor, 'editor');
-      expect((await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor))).body.channelId).toBe(second);
+      expectError(await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor)), 403, NEEDS('manager'));
+      const mover = await createUser(t.http, 'developer', admin.token);
+      await grant(channel, mover, 'manager');
+      expectError(await t.http.put(`/projects/${project._id}`, { channelId: second }, as(mover)), 403, NEEDS('editor'));
+      await grant(second, mover, 'editor');
+      expect((await t.http.put(`/projects/${project._id}`, { channelId: second }, as(mover))).body.channelId).toBe(second);
     });
 
     it('platform admins and API keys need no channel role', async () => {

@@ -205,6 +205,25 @@ describe('content side doors', () => {
       expectNotFound(await t.http.put('/channels/6650c0ffee0000000000ffff', { name: 'x' }, as(noRole)), 'Channel not found');
     });
 
+    it('an editor neither moves a project out of its channel nor puts a top-level one under another (as strong as deleting it)', async () => {
+      const top = await createProject(channel);
+      const other = await createProject(channel);
+      const leaf = await createProject(channel, { parentId: other });
+      // A channel of the editor's own, where they are owner.
+      const own = await createChannel(editor);
+      expectRoleRequired(await t.http.put(`/projects/${leaf}`, { channelId: own }, as(editor)), 'manager');
+      expectRoleRequired(await t.http.put(`/projects/${top}`, { parentId: other }, as(editor)), 'manager');
+      expect(await t.db.collection('projects').findOne({ _id: new Types.ObjectId(leaf) })).toMatchObject({ channelId: new Types.ObjectId(channel) });
+      expect(await t.db.collection('projects').findOne({ _id: new Types.ObjectId(top) })).toMatchObject({ parentId: null });
+      // So the top-level project is still one only a manager deletes.
+      expectRoleRequired(await t.http.delete(`/projects/${top}?cascade=true`, as(editor)), 'manager');
+      // Editing within the channel stays an editor's: a sub-project moves under another parent.
+      ok(await t.http.put(`/projects/${leaf}`, { parentId: top }, as(editor)));
+      const manager = await createUser(t.http, 'developer', admin.token);
+      await addCollaborator(channel, manager, 'manager');
+      ok(await t.http.put(`/projects/${top}`, { parentId: other }, as(manager)));
+    });
+
     it('deleting a channel needs its owner: a viewer, an editor or a manager leaves it and its projects in place', async () => {
       const doomed = await createChannel(admin);
       const inIt = await createProject(doomed);
