@@ -92,8 +92,10 @@ describe('mail', () => {
       const user = await createUnverifiedOwner(t.http);
       await mail.waitFor(user.email, /verify your email/i);
       expect((await t.http.post('/api/v1/email-verifications', {}, { token: user.token })).status).toBe(202);
-      for (let i = 0; i < 100 && (await mail.listTo(user.email)).length < 2; i++) await new Promise((done) => setTimeout(done, 50));
-      expect(await mail.listTo(user.email)).toHaveLength(2);
+      // The verification mails only: the sign-up's own sign-in is mailed too (a new address).
+      const verifications = async () => (await mail.listTo(user.email)).filter((sent) => sent.subject === 'Verify your email address');
+      for (let i = 0; i < 100 && (await verifications()).length < 2; i++) await new Promise((done) => setTimeout(done, 50));
+      expect(await verifications()).toHaveLength(2);
       await verifyEmail(t.http, user.email);
       expectError(await t.http.post('/api/v1/email-verifications', {}, { token: user.token }), 409, /already verified/);
       expect((await t.http.post('/api/v1/email-verifications', {})).status).toBe(401);
