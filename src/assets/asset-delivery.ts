@@ -1,3 +1,4 @@
+import { clientOf } from '../common/http/client-address';
 import { applyDecorators, HttpStatus, Inject, Injectable, NotFoundException } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
@@ -20,7 +21,7 @@ const DOWNLOADS_RETRY_SECONDS = 5;
 export function downloaderOf(caller: Principal | { signedGrant: string }, address?: string): string {
   if ('signedGrant' in caller) return `signed:${caller.signedGrant}`;
   if (caller.kind === 'user') return `user:${caller.userId}`;
-  return caller.publishable ? `viewer:${caller.keyId}:${address ?? ''}` : `key:${caller.keyId}`;
+  return caller.publishable ? `viewer:${caller.keyId}:${clientOf(address ?? '')}` : `key:${caller.keyId}`;
 }
 
 /**

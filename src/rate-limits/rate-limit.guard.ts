@@ -1,3 +1,4 @@
+import { clientOf } from '../common/http/client-address';
 import { CanActivate, ExecutionContext, HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../tenancy/principal';
@@ -26,7 +27,7 @@ export class RateLimitGuard implements CanActivate {
     let state: RateLimitState | null;
     let who: string;
     if (principal.kind === 'apiKey' && principal.publishable) {
-      state = await this.limiter.count(request, `viewer:${principal.keyId}:${request.ip}`);
+      state = await this.limiter.count(request, `viewer:${principal.keyId}:${clientOf(request.ip)}`);
       who = 'this client of this key';
       const together = state?.exceeded ? null : await this.limiter.count(request, `${VIEWERS_KEY_PREFIX}${principal.keyId}`);
       if (together?.exceeded) [state, who] = [together, "this key's viewers together"];

@@ -2625,7 +2625,7 @@ export interface components {
             /** @example The album cover, front */
             description?: string | null;
             /**
-             * @description A file name, without any path (400 otherwise). No format or bidirectional characters (U+202E...), no Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension), not only spaces or dots: 422 naming `fileName`.
+             * @description A file name, without any path (400 otherwise). No format, bidirectional or control characters (U+202E, U+009B, U+2028...), no Windows device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension), not only spaces or dots: 422 naming `fileName`.
              * @example cover.png
              */
             fileName: string;

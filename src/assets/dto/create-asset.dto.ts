@@ -24,7 +24,7 @@ export class CreateAssetDto {
 
   @ApiProperty({
     description:
-      'A file name, without any path (400 otherwise). No format or bidirectional characters (U+202E...), no Windows device name ' +
+      'A file name, without any path (400 otherwise). No format, bidirectional or control characters (U+202E, U+009B, U+2028...), no Windows device name ' +
       '(CON, PRN, AUX, NUL, COM1-9, LPT1-9, with or without an extension), not only spaces or dots: 422 naming `fileName`.',
     example: 'cover.png',
     maxLength: 255,

@@ -1,6 +1,6 @@
+import { clientOf } from '../../common/http/client-address';
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import ipaddr from 'ipaddr.js';
 import type { Types } from 'mongoose';
 import { TooManyRequestsException } from '../../common/http/too-many-requests.exception';
 import { authConfig } from '../../config/auth.config';
@@ -206,15 +206,6 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-/** What the counts call a client: an IPv4 address as it is (also in its IPv4-mapped IPv6 form), an IPv6 address's /64. */
-export function clientOf(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  const hextets = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
-  return `${hextets.join(':')}::/64`;
-}
-
 function normalised(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -222,3 +213,5 @@ function normalised(email: string): string {
 function knownSince(now: Date): Date {
   return new Date(now.getTime() - KNOWN_ADDRESS_DAYS * DAY_MS);
 }
+
+export { clientOf };
