@@ -79,6 +79,8 @@ export class CollaboratorsService {
   }
 
   async change(scope: TenantScope, actor: ContentActor, channelId: string, userId: string, dto: ChangeCollaboratorDto): Promise<CollaboratorResponse> {
+    // An unknown channel (another tenant's among them) is 404 before any role is asked.
+    await this.assertChannel(scope, channelId);
     await this.assertRole(scope, actor, [channelId], 'owner');
     const set: Record<string, unknown> = {};
     if (dto.role !== undefined) set.role = dto.role;
@@ -119,6 +121,7 @@ export class CollaboratorsService {
   }
 
   async remove(scope: TenantScope, actor: ContentActor, channelId: string, userId: string): Promise<void> {
+    await this.assertChannel(scope, channelId);
     await this.assertRole(scope, actor, [channelId], 'owner');
     await this.underOwnersLease(channelId, async () => {
       const current = await this.collaborators.find(scope, channelId, userId);

@@ -200,6 +200,14 @@ describe('channel collaborators and who may change content', () => {
     it('another tenant sees the channel as unknown, not forbidden', async () => {
       expectNotFound(await createProject(other, channel), 'Channel not found');
       expectNotFound(await t.http.get(`/channels/${channel}/collaborators`, as(other)), 'Channel not found');
+      // Changing or removing a collaborator of it too, or of an unknown channel, whatever the caller's
+      // role: 404 before any role is asked (never a 403 that says it exists).
+      expectNotFound(await t.http.patch(`/channels/${channel}/collaborators/${other.id}`, { role: 'viewer' }, as(other)), 'Channel not found');
+      expectNotFound(await t.http.delete(`/channels/${channel}/collaborators/${other.id}`, as(other)), 'Channel not found');
+      const noRole = await createUser(t.http, 'developer', admin.token);
+      const unknown = '6650c0ffee0000000000ffff';
+      expectNotFound(await t.http.patch(`/channels/${unknown}/collaborators/${noRole.id}`, { role: 'viewer' }, as(noRole)), 'Channel not found');
+      expectNotFound(await t.http.delete(`/channels/${unknown}/collaborators/${noRole.id}`, as(noRole)), 'Channel not found');
     });
   });
 });
