@@ -25,7 +25,8 @@ export class InvitationsController {
     description:
       'Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail ' +
       'with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, ' +
-      'only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced.',
+      'only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced. ' +
+      'An email is sent at most `MAIL_MAX_PER_EMAIL` mails within `MAIL_WINDOW_SECONDS` (resets and verifications included): 429 with Retry-After beyond.',
   })
   @ApiCreatedResponse({
     type: CreatedInvitationEnvelope,
@@ -38,7 +39,7 @@ export class InvitationsController {
       },
     },
   })
-  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 429, 500, 503)
   async createInvitation(
     @Audit() audit: AuditContext,
     @UserId() userId: string,

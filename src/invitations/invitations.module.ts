@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AccountsModule } from '../accounts/accounts.module';
+import { AttemptsModule } from '../auth/attempts/attempts.module';
 import { UsersModule } from '../users/users.module';
 import { Invitation, InvitationSchema } from './invitation.schema';
 import { InvitationsController } from './invitations.controller';
@@ -15,7 +16,7 @@ import { InvitationsService } from './invitations.service';
  * revoking the last.
  */
 @Module({
-  imports: [AccountsModule, UsersModule, MongooseModule.forFeature([{ name: Invitation.name, schema: InvitationSchema }])],
+  imports: [AccountsModule, AttemptsModule, UsersModule, MongooseModule.forFeature([{ name: Invitation.name, schema: InvitationSchema }])],
   controllers: [InvitationsController],
   providers: [InvitationsRepository, InvitationsService],
   exports: [InvitationsService],

@@ -1,3 +1,5 @@
+import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
+import { TooManyRequestsException } from '../common/http/too-many-requests.exception';
 import { Types } from 'mongoose';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
@@ -43,6 +45,7 @@ export class InvitationsService {
     private readonly users: UsersService,
     private readonly trail: AuditTrail,
     private readonly mail: MailService,
+    private readonly attempts: AttemptLimiter,
   ) {}
 
   /** A new pending invitation; a pending one for the same email is replaced (revoked). */
@@ -52,6 +55,9 @@ export class InvitationsService {
     const invited = await this.users.findByEmail(email);
     if (invited && (await this.memberships.find(accountId, String(invited._id)))) {
       throw new ConflictException('This user is already a member of the account');
+    }
+    if (!(await this.attempts.admitMailTo(email, now))) {
+      throw new TooManyRequestsException('Too many mails were sent to this email lately; invite it again later', this.attempts.mailWindowSeconds);
     }
     // Replaced: revoked, each with its entry, as an admin's revocation is.
     for (const pending of await this.invitations.pendingFor(accountId, email)) await this.revokeOne(audit, accountId, String(pending._id), email);

@@ -68,6 +68,19 @@ describe('invitations', () => {
       expect(list.text).not.toMatch(/token/i);
     });
 
+    it('no one floods a mailbox through invitations: past MAIL_MAX_PER_EMAIL in the window, 429 with Retry-After and no mail, no invitation', async () => {
+      const email = uniqueEmail('flooded');
+      // Re-inviting replaces the pending invitation, and mails again: 5 mails an hour by default.
+      for (let i = 0; i < 5; i++) expect((await t.http.post(invitationsPath(), { email, role: 'developer' }, { token: staff.admin.token })).status).toBe(201);
+      const before = await t.db.collection('invitations').countDocuments({ email });
+      const refused = await t.http.post(invitationsPath(), { email, role: 'developer' }, { token: staff.admin.token });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await t.db.collection('invitations').countDocuments({ email })).toBe(before);
+      // Another mailbox is not held up.
+      expect((await t.http.post(invitationsPath(), { email: uniqueEmail('other'), role: 'developer' }, { token: staff.admin.token })).status).toBe(201);
+    });
+
     it('stores only the SHA-256 of the token: no invitation document holds a token in plain', async () => {
       const tokens = [await invite(uniqueEmail('hash')), await invite(uniqueEmail('hash'), 'admin')];
       for (const invitation of tokens) {

@@ -125,7 +125,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone into the account
-         * @description Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced.
+         * @description Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced. An email is sent at most `MAIL_MAX_PER_EMAIL` mails within `MAIL_WINDOW_SECONDS` (resets and verifications included): 429 with Retry-After beyond.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -6133,6 +6133,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };

@@ -194,6 +194,18 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     return counts.email <= this.mail.maxPerEmail && counts.client <= this.mail.maxPerClient;
   }
 
+  /**
+   * Records a mail an account sends to `email` (an invitation) and answers whether that mailbox is
+   * within MAIL_MAX_PER_EMAIL: no one floods a mailbox through invitations either. Counted with the
+   * reset and verification mails to that email; the sender is no client address of the limits.
+   */
+  async admitMailTo(email: string, now = new Date()): Promise<boolean> {
+    const target = normalised(email);
+    await this.attempts.recordMail(target, ACCOUNT_MAIL, now);
+    const counts = await this.attempts.countMails(target, ACCOUNT_MAIL, new Date(now.getTime() - this.mail.windowSeconds * 1000));
+    return counts.email <= this.mail.maxPerEmail;
+  }
+
   /** The seconds a refused mail request should wait: the window's length, the longest it can take. */
   get mailWindowSeconds(): number {
     return this.mail.windowSeconds;
@@ -205,6 +217,9 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     return this.attempts.sweep(new Date(now.getTime() - longest * 1000), knownSince(now));
   }
 }
+
+/** What an account's mail (an invitation) is recorded as sent from: no client address. */
+const ACCOUNT_MAIL = 'account-mail';
 
 function normalised(email: string): string {
   return email.trim().toLowerCase();
