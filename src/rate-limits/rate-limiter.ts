@@ -118,6 +118,17 @@ export class RateLimiter implements OnApplicationShutdown {
     return { count: next.count, resetSeconds: seconds(next.resetAt - now) };
   }
 
+  /** Takes back one failure counted under `key` (an attempt counted before it was known to succeed). */
+  async uncountFailure(key: string): Promise<void> {
+    const shared = await this.onRedis(async (redis) => {
+      await redis.decr(FAILURES_KEY_PREFIX + key);
+      return true;
+    });
+    if (shared) return;
+    const current = this.localFailure(key);
+    if (current && current.count > 0) this.localFailures.set(key, { count: current.count - 1, resetAt: current.resetAt });
+  }
+
   /** Counts the request against `key`; null when limits are off. */
   async count(request: FastifyRequest, key: string): Promise<RateLimitState | null> {
     if (!this.local) return null;

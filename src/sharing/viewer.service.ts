@@ -173,20 +173,23 @@ export class ViewerService {
 
   /**
    * A link's password, guessed at most `SHARE_PASSWORD_MAX_FAILURES` times a window whoever guesses:
-   * the failures are counted per link in the shared rate-limit store, and past them every try is 429
-   * (`Retry-After`) before the password is compared, so a right guess then tells nothing either.
+   * each try is counted per link in the shared rate-limit store before the password is compared (so
+   * a burst of concurrent guesses is counted whole), past the limit it is 429 (`Retry-After`) without
+   * a comparison, so a right guess then tells nothing either; a right password takes its count back.
    */
   private async checkPassword(link: PresentedLink, credentials: ViewerCredentials): Promise<void> {
     if (!link.passwordHash) return;
     const key = `share-password:${String(link.id)}`;
     const { maxFailures, windowMs } = this.limits.sharePassword;
-    const failed = await this.limiter.failures(key);
-    if (failed.count >= maxFailures) throw new TooManyRequestsException('Too many wrong passwords for this share link', failed.resetSeconds);
-    if (!credentials.sharePassword) throw new UnauthorizedException(SHARE_PASSWORD_NEEDED);
-    if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash))) {
-      await this.limiter.countFailure(key, windowMs);
-      throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
+    if (!credentials.sharePassword) {
+      const failed = await this.limiter.failures(key);
+      if (failed.count >= maxFailures) throw new TooManyRequestsException('Too many wrong passwords for this share link', failed.resetSeconds);
+      throw new UnauthorizedException(SHARE_PASSWORD_NEEDED);
     }
+    const counted = await this.limiter.countFailure(key, windowMs);
+    if (counted.count > maxFailures) throw new TooManyRequestsException('Too many wrong passwords for this share link', counted.resetSeconds);
+    if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash))) throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
+    await this.limiter.uncountFailure(key);
   }
 
   /**

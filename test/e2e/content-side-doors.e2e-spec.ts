@@ -290,6 +290,22 @@ describe('content side doors', () => {
     });
   });
 
+  describe('share link passwords under a burst', () => {
+    it('30 concurrent wrong guesses: at most 10 are compared (401), the rest 429', async () => {
+      const publishable = ok(await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'burst', kind: 'publishable' }, as(admin)), 201).body.data.key;
+      const project = await createProject(await createChannel(admin), { access: 'linkPrivate', status: 'published' });
+      const link = ok(await t.http.post(`/projects/${project}/share-links`, { password: 'burst-password' }, as(admin)), 201).body;
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, guess) =>
+          t.http.get(`/viewer/projects/${project}`, { token: publishable, headers: { 'x-share-token': link.token, 'x-share-password': `wrong-${guess}` } }),
+        ),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10);
+      expect(statuses.filter((status) => status !== 401 && status !== 429)).toEqual([]);
+    });
+  });
+
   describe('the tus routes answer as every route does', () => {
     it('no CORS header while CORS is off, the request id and nosniff', async () => {
       const project = await createProject(await createChannel(admin));
@@ -496,7 +512,8 @@ describe('content side doors: share-link passwords counted across instances (RED
     expectError(await read(b, 'blue-hours-preview'), 429, /Too many wrong passwords/);
     const client = new Redis(redis.url);
     try {
-      expect(await client.get(`platform:failures:share-password:${link.id}`)).toBe('4');
+      // Every try with a password is counted before it is compared: the four wrong ones and the two refused.
+      expect(await client.get(`platform:failures:share-password:${link.id}`)).toBe('6');
     } finally {
       client.disconnect();
     }
