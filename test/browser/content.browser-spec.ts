@@ -133,6 +133,8 @@ describe('dashboard Content section in a browser', () => {
     // Under a project of another channel of the same client: refused too.
     await move.getByLabel('New parent').selectOption(otherChannelProject);
     await move.getByRole('button', { name: 'Move here' }).click();
+    // The alert still holds the cycle's message until this answer comes: wait for the new one.
+    await move.getByRole('alert').filter({ hasText: /another channel/ }).waitFor();
     await expect(move.getByRole('alert').innerText()).resolves.toMatch(/another channel/);
     await move.getByRole('button', { name: 'Cancel' }).click();
     expect((await storedProjects()).get('Season One')?.parentId).toBeNull();
