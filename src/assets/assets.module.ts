@@ -18,7 +18,8 @@ import { UploadsController } from './uploads.controller';
 
 /**
  * Assets of content projects: records, tus uploads, processing and delivery. Sits below projects:
- * it asks whether a content project exists (`CONTENT_PROJECTS_LOOKUP`), and the projects module calls
+ * it asks a content project's channel through `ProjectChannelLookup` (assets.ports.ts, provided by
+ * the projects module), and the projects module calls
  * `AssetsService.removeForProjects` when projects go. `AssetDelivery` sends a ready asset's bytes for
  * the owners' route here and the viewers' route of the sharing module.
  *

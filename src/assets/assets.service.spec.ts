@@ -48,7 +48,7 @@ async function processingOf(status: AssetStatus | null, ticket: Ticket = { proce
     uploadProgress: () => Promise.resolve(storedOffset === null ? null : { offset: storedOffset, size }),
   };
   const config = { processingGraceMs: GRACE_MS };
-  const service = new AssetsService(repository as never, storage as never, {} as never, {} as never, {} as never, config as never);
+  const service = new AssetsService(repository as never, storage as never, {} as never, {} as never, {} as never, config as never, {} as never);
   const asset = await service.processing(String(id));
   return { asset, ticketClosed: closed.includes(String(id)), ticketReopened: reopened.includes(String(id)), bytesRemoved: removed.includes(String(id)), moves };
 }

@@ -1,9 +1,9 @@
-import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, type OnModuleInit, PayloadTooLargeException } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { CONTENT_PROJECT_CHANNEL_LOOKUP, type ContentProjectChannelLookupEvent } from '../clients/clients.events';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import type { ContentPage } from '../common/paging/total-count';
 import type { ContentListQuery } from '../common/paging/content-list.query';
@@ -12,6 +12,7 @@ import { Leases } from '../leases/leases.service';
 import { scopeOfRecord, type TenantScope } from '../tenancy/tenant-scope';
 import type { Asset, AssetError, AssetStatus } from './asset.schema';
 import { AssetStorage } from './asset-storage';
+import { ProjectChannelLookup } from './assets.ports';
 import { toAssetResponse } from './assets.mapper';
 import { AssetsRepository } from './assets.repository';
 import { signContentGrant, verifyContentGrant } from './content-url';
@@ -56,8 +57,9 @@ export type ProcessingOutcome = { ready: Partial<Asset> } | { error: AssetError 
  * asset is gone has its bytes removed with it.
  */
 @Injectable()
-export class AssetsService {
+export class AssetsService implements OnModuleInit {
   private readonly logger = new Logger(AssetsService.name);
+  private projectChannels!: ProjectChannelLookup;
   constructor(
     private readonly assets: AssetsRepository,
     private readonly storage: AssetStorage,
@@ -65,7 +67,13 @@ export class AssetsService {
     private readonly events: EventEmitter2,
     private readonly collaborators: CollaboratorsService,
     @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
+    private readonly modules: ModuleRef,
   ) {}
+
+  /** The projects module provides the lookup without this module importing it; an application without one fails at start. */
+  onModuleInit(): void {
+    this.projectChannels = this.modules.get(ProjectChannelLookup, { strict: false });
+  }
 
   async create(scope: TenantScope, actor: ContentActor, contentProjectId: string, dto: CreateAssetDto, baseUrl: string): Promise<CreatedAssetResponse> {
     await this.assertRole(scope, actor, await this.channelOf(scope, contentProjectId));
@@ -344,9 +352,7 @@ export class AssetsService {
 
   /** The channel of a content project of the scope's platform project; 404 (`notFound`) for an unknown one. */
   private async channelOf(scope: TenantScope, contentProjectId: string, notFound = PROJECT_NOT_FOUND): Promise<string> {
-    const event: ContentProjectChannelLookupEvent = { scope, projectId: contentProjectId };
-    const answers: unknown[] = await this.events.emitAsync(CONTENT_PROJECT_CHANNEL_LOOKUP, event);
-    const channelId = answers.find((answer): answer is string => typeof answer === 'string');
+    const channelId = await this.projectChannels.channelOf(scope, contentProjectId);
     if (!channelId) throw new NotFoundException(notFound);
     return channelId;
   }

@@ -1,11 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import {
-  CUSTOMER_DELETING,
-  CUSTOMER_PAYMENT_METHOD_LOOKUP,
-  CustomerDeletingEvent,
-  CustomerPaymentMethodLookupEvent,
-} from '../customers/customers.events';
+import { CUSTOMER_DELETING, CustomerDeletingEvent } from '../customers/customers.events';
 import { CardsService } from './cards.service';
 
 /**
@@ -20,11 +15,5 @@ export class CardsListener {
   @OnEvent(CUSTOMER_DELETING, { suppressErrors: false })
   async onCustomerDeleting(event: CustomerDeletingEvent): Promise<void> {
     await this.cards.deleteAllOfCustomer(event.scope, event.customerId);
-  }
-
-  /** Answers whether the payment method is one of the customer's cards, in the scope's project. */
-  @OnEvent(CUSTOMER_PAYMENT_METHOD_LOOKUP, { suppressErrors: false })
-  onPaymentMethodLookup(event: CustomerPaymentMethodLookupEvent): Promise<boolean> {
-    return this.cards.belongsTo(event.scope, event.methodId, event.customerId);
   }
 }

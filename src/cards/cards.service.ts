@@ -7,6 +7,7 @@ import { isValidObjectId } from '../common/pipes/object-id';
 import { RequestValidationException } from '../common/pipes/validation.pipe';
 import type { FinanceConfig } from '../config/finance.config';
 import { CUSTOMER_NOT_FOUND, CustomersService } from '../customers/customers.service';
+import type { PaymentMethodLookup } from '../customers/customers.ports';
 import { CustomerResponse } from '../customers/dto/customer.response';
 import { Card } from './card.schema';
 import { CardsRepository } from './cards.repository';
@@ -33,7 +34,7 @@ const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
  * customer of another project is exactly as absent as one that does not exist.
  */
 @Injectable()
-export class CardsService {
+export class CardsService implements PaymentMethodLookup {
   private readonly fingerprintKey: string;
 
   constructor(

@@ -12,29 +12,5 @@ export interface ClientHardDeletingEvent {
   clientId: string;
 }
 
-/**
- * Emitted (awaited) by a channel or client write that names content projects (`projectIds`): the
- * projects module answers whether every id names a content project of the scope's platform project.
- * Clients and channels sit below projects, so they ask instead of reading projects themselves.
- */
-export const CONTENT_PROJECTS_LOOKUP = 'content-projects.lookup';
-
-export interface ContentProjectsLookupEvent {
-  scope: TenantScope;
-  projectIds: readonly string[];
-}
-
-/**
- * Emitted (awaited) by the assets module, which sits below projects: the projects module answers the
- * channel of a content project of the scope's platform project (its id), or null for an unknown one,
- * so a write of an asset is judged by that channel's roles.
- */
-export const CONTENT_PROJECT_CHANNEL_LOOKUP = 'content-projects.channel-lookup';
-
-export interface ContentProjectChannelLookupEvent {
-  scope: TenantScope;
-  projectId: string;
-}
-
 /** The 400 of a write whose `projectIds` names no content project of the platform project (another tenant's included). */
 export const UNKNOWN_PROJECT_IDS = 'each value in projectIds must match an existing project';

@@ -1,13 +1,15 @@
 import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { Client } from './client.schema';
 import { CLIENT_NOT_FOUND, ClientsRepository } from './clients.repository';
-import { CLIENT_HARD_DELETING, ClientHardDeletingEvent, CONTENT_PROJECTS_LOOKUP, ContentProjectsLookupEvent, UNKNOWN_PROJECT_IDS } from './clients.events';
+import { CLIENT_HARD_DELETING, ClientHardDeletingEvent, UNKNOWN_PROJECT_IDS } from './clients.events';
+import { ContentProjectsLookup } from './clients.ports';
 import { toClientResponse } from './clients.mapper';
 import { ClientResponse } from './dto/client.response';
 import { CreateClientDto } from './dto/create-client.dto';
@@ -25,12 +27,20 @@ export function clientFields(dto: UpdateClientDto): Partial<Client> {
 }
 
 @Injectable()
-export class ClientsService {
+export class ClientsService implements OnModuleInit {
+  private contentProjects!: ContentProjectsLookup;
+
   constructor(
     private readonly records: ClientsRepository,
     private readonly events: EventEmitter2,
     private readonly trail: AuditTrail,
+    private readonly modules: ModuleRef,
   ) {}
+
+  /** The projects module provides the lookup without this module importing it; an application without one fails at start. */
+  onModuleInit(): void {
+    this.contentProjects = this.modules.get(ContentProjectsLookup, { strict: false });
+  }
 
   /** True when a live client with this id exists in the scope's project. A malformed id is simply false. */
   isLive(scope: TenantScope, clientId: string): Promise<boolean> {
@@ -67,9 +77,7 @@ export class ClientsService {
    */
   async assertProjectsExist(scope: TenantScope, projectIds: readonly string[] | undefined): Promise<void> {
     if (!projectIds?.length) return;
-    const event: ContentProjectsLookupEvent = { scope, projectIds };
-    const answers: unknown[] = await this.events.emitAsync(CONTENT_PROJECTS_LOOKUP, event);
-    if (!answers.includes(true)) throw new BadRequestException(UNKNOWN_PROJECT_IDS);
+    if (!(await this.contentProjects.allExist(scope, projectIds))) throw new BadRequestException(UNKNOWN_PROJECT_IDS);
   }
 
   softDelete(scope: TenantScope, id: string): Promise<void> {

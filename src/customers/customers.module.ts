@@ -15,7 +15,8 @@ import { SocialNumberReencryption } from './social-number-reencryption';
  * never leaves in an answer, an event or a log; `defaultMethod` is null or one of the customer's
  * own cards, and every write of it runs under the customer's lease, taken only once the customer is
  * found in the caller's project; a customer's delete removes its cards first, so no card outlives
- * its customer.
+ * its customer. Whether a card is the customer's it asks through `PaymentMethodLookup`
+ * (customers.ports.ts), which the cards module provides.
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Customer.name, schema: CustomerSchema }]), SettingsModule],

@@ -1,6 +1,7 @@
 import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
 import { FieldEncryption, type FieldBinding } from '../common/crypto/field-encryption';
@@ -9,12 +10,8 @@ import { pickDefined } from '../common/fields/pick-defined';
 import { FinanceListQuery, Page, toPage } from '../common/paging/finance-list.query';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Customer } from './customer.schema';
-import {
-  CUSTOMER_DELETING,
-  CUSTOMER_PAYMENT_METHOD_LOOKUP,
-  CustomerDeletingEvent,
-  CustomerPaymentMethodLookupEvent,
-} from './customers.events';
+import { CUSTOMER_DELETING, CustomerDeletingEvent } from './customers.events';
+import { PaymentMethodLookup } from './customers.ports';
 import { toCustomerCreatedData, toCustomerResponse } from './customers.mapper';
 import { CustomersRepository } from './customers.repository';
 import { CreateCustomerDto } from './dto/create-customer.dto';
@@ -61,13 +58,21 @@ export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): Cust
  * another project is exactly as absent as one that does not exist.
  */
 @Injectable()
-export class CustomersService {
+export class CustomersService implements OnModuleInit {
+  private paymentMethods!: PaymentMethodLookup;
+
   constructor(
     private readonly customers: CustomersRepository,
     private readonly events: EventEmitter2,
     private readonly encryption: FieldEncryption,
     private readonly trail: AuditTrail,
+    private readonly modules: ModuleRef,
   ) {}
+
+  /** The cards module provides the lookup without this module importing it; an application without one fails at start. */
+  onModuleInit(): void {
+    this.paymentMethods = this.modules.get(PaymentMethodLookup, { strict: false });
+  }
 
   /** The id is made before the insert: the social number is encrypted for this one customer. */
   async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
@@ -188,9 +193,7 @@ export class CustomersService {
     return fields;
   }
 
-  private async ownsPaymentMethod(scope: TenantScope, customerId: string, methodId: string): Promise<boolean> {
-    const event: CustomerPaymentMethodLookupEvent = { scope, customerId, methodId };
-    const answers: unknown[] = await this.events.emitAsync(CUSTOMER_PAYMENT_METHOD_LOOKUP, event);
-    return answers.includes(true);
+  private ownsPaymentMethod(scope: TenantScope, customerId: string, methodId: string): Promise<boolean> {
+    return this.paymentMethods.belongsTo(scope, methodId, customerId);
   }
 }

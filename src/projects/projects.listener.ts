@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
 import { CHANNEL_DELETED, ChannelDeletedEvent } from '../channels/channels.events';
-import { CONTENT_PROJECT_CHANNEL_LOOKUP, CONTENT_PROJECTS_LOOKUP, type ContentProjectChannelLookupEvent, ContentProjectsLookupEvent } from '../clients/clients.events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { ProjectsService } from './projects.service';
 
@@ -13,19 +12,6 @@ export class ProjectsListener {
   @OnEvent(CHANNEL_DELETED, { suppressErrors: false })
   async onChannelDeleted(event: ChannelDeletedEvent): Promise<void> {
     await this.projects.removeAllOfChannel(event.scope, event.channelId);
-  }
-
-  /** Whether every id names a content project of the scope's platform project (a channel or client write asks). */
-  @OnEvent(CONTENT_PROJECTS_LOOKUP, { suppressErrors: false })
-  allExist(event: ContentProjectsLookupEvent): Promise<boolean> {
-    return this.projects.allExist(event.scope, event.projectIds);
-  }
-
-  /** The channel of a content project of the scope's platform project; null for an unknown one (an asset's write asks). */
-  @OnEvent(CONTENT_PROJECT_CHANNEL_LOOKUP, { suppressErrors: false })
-  async channelOf(event: ContentProjectChannelLookupEvent): Promise<string | null> {
-    const project = await this.projects.findRecord(event.scope, event.projectId);
-    return project ? String(project.channelId) : null;
   }
 
   /** A platform project that still holds content projects is not empty: the answer `true` refuses its delete. */

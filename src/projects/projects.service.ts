@@ -4,8 +4,10 @@ import type { Types } from 'mongoose';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { Leases } from '../leases/leases.service';
 import { isValidObjectId } from '../common/pipes/object-id';
+import type { ProjectChannelLookup } from '../assets/assets.ports';
 import { AssetsService } from '../assets/assets.service';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
+import type { ContentProjectsLookup } from '../clients/clients.ports';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -88,7 +90,7 @@ export function projectListFilter(channelId: string, query: Pick<ListProjectsQue
  * read for an admin, one per channel asked for anyone else).
  */
 @Injectable()
-export class ProjectsService {
+export class ProjectsService implements ContentProjectsLookup, ProjectChannelLookup {
   constructor(
     private readonly projects: ProjectsRepository,
     private readonly channels: ChannelsService,
@@ -335,6 +337,12 @@ export class ProjectsService {
     const run = (index: number): Promise<T> =>
       index === keys.length ? work() : this.leases.withLease(keys[index], TREE_BUSY, () => run(index + 1));
     return run(0);
+  }
+
+  /** The channel of a content project of the scope's platform project; null for an unknown one (an asset's write asks). */
+  async channelOf(scope: TenantScope, projectId: string): Promise<string | null> {
+    const project = await this.projects.findById(scope, projectId);
+    return project ? String(project.channelId) : null;
   }
 
   /** The project's stored record (for modules that decide on its fields, such as who may view it); null when unknown. */

@@ -1,6 +1,7 @@
 import { EventEmitter2 } from '@nestjs/event-emitter';
 import { Types } from 'mongoose';
-import { CUSTOMER_DELETING, CUSTOMER_PAYMENT_METHOD_LOOKUP, CustomerPaymentMethodLookupEvent } from '../../src/customers/customers.events';
+import { CUSTOMER_DELETING } from '../../src/customers/customers.events';
+import { PaymentMethodLookup } from '../../src/customers/customers.ports';
 import { createStaff, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { FieldEncryption, parseEncryptionKeys } from '../../src/common/crypto/field-encryption';
@@ -280,15 +281,10 @@ describe('customers /v1/customers', () => {
       const id = await createCustomer({ email: 'race.before@example.com' });
       // A card that exists when the update checks it and is gone by the time it has written.
       const vanishing = '6650c0ffee0000000000e0e0';
-      const events = t.app.get(EventEmitter2);
-      const existsOnce = (event: CustomerPaymentMethodLookupEvent) => {
-        if (event.methodId !== vanishing) return undefined;
-        events.off(CUSTOMER_PAYMENT_METHOD_LOOKUP, existsOnce);
-        return true;
-      };
-      events.on(CUSTOMER_PAYMENT_METHOD_LOOKUP, existsOnce);
+      const lookup = t.app.get(PaymentMethodLookup, { strict: false });
+      const spy = jest.spyOn(lookup, 'belongsTo').mockImplementationOnce(async (_scope, methodId) => methodId === vanishing);
       const res = await t.http.post(`/v1/customers/${id}`, { email: 'race.after@example.com', defaultMethod: vanishing }, { token: developer.token });
-      events.off(CUSTOMER_PAYMENT_METHOD_LOOKUP, existsOnce);
+      spy.mockRestore();
 
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ id, email: 'race.after@example.com', defaultMethod: null });
