@@ -14,7 +14,7 @@ import { AssetContentResponses, AssetDelivery, downloaderOf, userBytesHeaders } 
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
 import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../collaborators/content-actor.decorator';
+import { Actor } from '../channels/content-actor.decorator';
 import { AssetContentUrlResponse, AssetDeletedResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
 import { CreateAssetDto } from './dto/create-asset.dto';
 import { UpdateAssetDto } from './dto/update-asset.dto';

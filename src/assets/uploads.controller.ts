@@ -9,7 +9,7 @@ import type { Asset } from './asset.schema';
 import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
 import { TusUploads } from './tus-uploads';
 import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../collaborators/content-actor.decorator';
+import { Actor } from '../channels/content-actor.decorator';
 
 /**
  * The tus endpoints of an asset (described on `createAsset` in the OpenAPI document): the one-time

@@ -7,13 +7,13 @@ import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
+import type { ChannelActor } from './channels.events';
 import { ChannelsService } from './channels.service';
 import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, ChannelUpdatedResponse } from './dto/channel.response';
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../collaborators/content-actor.decorator';
+import { Actor } from './content-actor.decorator';
 
 @ApiTags('channels')
 @ApiBearerAuth()
@@ -85,7 +85,7 @@ export class ChannelsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async updateChannel(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
+    @Actor() actor: ChannelActor,
     @Param('id', ParseObjectIdPipe) id: string,
     @Body() dto: UpdateChannelDto,
   ): Promise<ChannelUpdatedResponse> {
@@ -102,7 +102,7 @@ export class ChannelsController {
   })
   @ApiOkResponse({ type: ChannelDeletedResponse, description: 'Channel and its projects deleted' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async deleteChannel(@Tenant() scope: TenantScope, @Actor() actor: ContentActor, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
+  async deleteChannel(@Tenant() scope: TenantScope, @Actor() actor: ChannelActor, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
     await this.channels.removeFor(scope, actor, id);
     return { message: 'Channel deleted' };
   }

@@ -9,7 +9,7 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CollaboratorsService, type ContentActor } from './collaborators.service';
-import { Actor } from './content-actor.decorator';
+import { Actor } from '../channels/content-actor.decorator';
 import { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collaborator.dto';
 import { CollaboratorRemovedResponse, CollaboratorResponse } from './dto/collaborator.response';
 

@@ -4,6 +4,7 @@ import { Types } from 'mongoose';
 import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
+import type { ChannelActor } from '../channels/channels.events';
 import { Clock } from '../common/clock/clock';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { ContentListQuery } from '../common/paging/content-list.query';
@@ -30,10 +31,7 @@ const COLLECTION = 'channel_collaborators';
  * acts as one) may do anything; anyone else needs a live collaborator record of the channel with the
  * role the write names or above. `userId` is null only for a caller that is no user.
  */
-export interface ContentActor {
-  readonly admin: boolean;
-  readonly userId: string | null;
-}
+export type ContentActor = ChannelActor;
 
 /**
  * A channel's collaborators: members of the account, each with one role per channel and an

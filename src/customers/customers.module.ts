@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { fieldEncryptionProviders } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../settings/field-encryption.provider';
 import { SettingsModule } from '../settings/settings.module';
 import { Customer, CustomerSchema } from './customer.schema';
 import { CustomersController } from './customers.controller';

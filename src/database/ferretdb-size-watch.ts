@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectConnection } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
-import { TENANT_FIELD } from '../tenancy/tenant-scope';
+import { TENANT_FIELD } from '../common/database/tenant-field';
 import { detectFerretdb } from './ferretdb';
 
 /**

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { fieldEncryptionProviders } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../settings/field-encryption.provider';
 import { SettingsModule } from '../settings/settings.module';
 import { MailTransport } from './mail-transport';
 import { MailService } from './mail.service';

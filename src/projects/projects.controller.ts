@@ -15,7 +15,7 @@ import { MAX_TREE_NODES } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
 import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../collaborators/content-actor.decorator';
+import { Actor } from '../channels/content-actor.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 /** A 422 of the tree's rules (the shared one speaks of Idempotency-Key reuse, which these routes also answer with it). */

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AccountsModule } from '../accounts/accounts.module';
 import { AttemptsModule } from '../auth/attempts/attempts.module';
-import { fieldEncryptionProviders } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../settings/field-encryption.provider';
 import { PasskeysModule } from '../passkeys/passkeys.module';
 import { SettingsModule } from '../settings/settings.module';
 import { UsersModule } from '../users/users.module';

@@ -7,7 +7,8 @@ import { SettingsService } from './settings.service';
 /**
  * Deployment-wide facts that operators' commands record and the service reads at start (see
  * Setting: when `npm run reencrypt` last ran to its end). Not tenant data; it keeps no invariant
- * beyond one record per fact.
+ * beyond one record per fact. `fieldEncryptionProviders` (field-encryption.provider.ts) live here
+ * because whether legacy ciphertext is still read is one of those facts.
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Setting.name, schema: SettingSchema }])],

@@ -15,7 +15,7 @@ import { GrantView } from './dto/grant.response';
 import { CreatedShareLinkView, ShareLinkView } from './dto/share-link.response';
 import { SharingService } from './sharing.service';
 import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../collaborators/content-actor.decorator';
+import { Actor } from '../channels/content-actor.decorator';
 
 /** Who may share a project (CONTENT.md): said on every route that does. */
 const MANAGER_NEEDED =

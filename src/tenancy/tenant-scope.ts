@@ -1,4 +1,5 @@
 import { Types } from 'mongoose';
+import { TENANT_FIELD } from '../common/database/tenant-field';
 
 declare const scopeBrand: unique symbol;
 
@@ -42,8 +43,7 @@ export function scopeOfRecord(record: { accountId: string | Types.ObjectId; proj
   return tenantScope(String(record.accountId), String(record.projectId), origin);
 }
 
-/** The field every tenant-owned document carries. */
-export const TENANT_FIELD = 'projectId';
+export { TENANT_FIELD };
 
 /**
  * The one way to narrow a filter to the scope's platform project: the conditions, then the project,

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { fieldEncryptionProviders } from '../config/field-encryption.provider';
+import { fieldEncryptionProviders } from '../settings/field-encryption.provider';
 import { SettingsModule } from '../settings/settings.module';
 import { LeasesModule } from '../leases/leases.module';
 import { WebhookAttemptClaim, WebhookAttemptClaimSchema } from './webhook-attempt-claim.schema';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnModuleInit, type Provider } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { FieldEncryption } from '../common/crypto/field-encryption';
-import { SettingsService } from '../settings/settings.service';
-import { financeConfig } from './finance.config';
+import { SettingsService } from './settings.service';
+import { financeConfig } from '../config/finance.config';
 
 /**
  * Decides at start whether `v1` values are read: as `ACCEPT_LEGACY_CIPHERTEXT` says; unset, until
