@@ -3,8 +3,14 @@ import { Schema as MongooseSchema } from 'mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import type { AuditDraft } from './audit-draft';
 
-/** How to tell, after a process stopped, whether an audited action happened: its record's state. */
-export interface AuditExpectation {
+/**
+ * How to tell, after a process stopped, whether an audited action happened: its record's state, or,
+ * for a refund, what the payments module answers (`RefundSettlements`).
+ */
+export type AuditExpectation = RecordExpectation | RefundExpectation;
+
+/** The state an action leaves its own record in (the audit sweep reads it by its collection and id). */
+export interface RecordExpectation {
   collection: string;
   id: string;
   /** The record exists (a create), or is gone (a delete). */
@@ -13,13 +19,14 @@ export interface AuditExpectation {
   fields?: Record<string, unknown>;
   /** Fields the action sets to a value (a revocation's time). */
   present?: string[];
-  /** Array fields that list a value after the action (a payment lists the refunds its totals include). */
-  listed?: Record<string, string>;
-  /**
-   * Not to be judged yet while this record holds these fields: its area's own sweep has still to
-   * finish or undo the action (a refund written but not yet applied or voided).
-   */
-  undecidedWhile?: { collection: string; id: string; fields: Record<string, unknown> };
+}
+
+/**
+ * A refund happened when its payment's totals include it; while it is pending, the payments
+ * module's own sweep has still to apply or void it, and the entry waits.
+ */
+export interface RefundExpectation {
+  refund: { paymentId: string; refundId: string };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
+import { ModuleRef } from '@nestjs/core';
 import { eventsConfig } from '../config/events.config';
 import { LRUCache } from 'lru-cache';
 import { createHash, randomUUID } from 'node:crypto';
@@ -8,8 +9,10 @@ import type { AuditChanges, AuditContext, AuditDraft } from './audit-draft';
 import { AuditChainsRepository } from './audit-chains.repository';
 import { AuditEntriesRepository } from './audit-entries.repository';
 import type { AuditEntry } from './audit-entry.schema';
-import type { AuditExpectation } from './audit-intent.schema';
+import type { AuditExpectation, AuditIntent, RecordExpectation, RefundExpectation } from './audit-intent.schema';
 import { AuditIntentsRepository } from './audit-intents.repository';
+import { RefundSettlements } from './audit.ports';
+import { scopeOfRecord } from '../tenancy/tenant-scope';
 import { canonicalJson } from './canonical-json';
 
 /** What a caller says of an action; the trail adds who, when, from where, its number and its hash. */
@@ -80,6 +83,7 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly probe: RecordProbe,
     private readonly chains: AuditChainsRepository,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
+    private readonly modules: ModuleRef,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -191,8 +195,9 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
       const stale = (await this.intents.olderThan(cutoff, SWEEP_PAGE, from)).filter((intent) => !seen.has(intent._id));
       for (const intent of stale) {
         seen.add(intent._id);
-        if (await this.undecided(intent.expect)) continue;
-        if (await this.happened(intent.expect)) await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
+        const verdict = await this.verdict(intent);
+        if (verdict === 'undecided') continue;
+        if (verdict === 'happened') await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
         await this.intents.remove(intent._id);
         settled++;
       }
@@ -269,22 +274,33 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     return { entryId, occurredAt: new Date(), projectId: null, ...context, actor, ...fields, changes: changes ? JSON.stringify(changes) : null };
   }
 
-  private async happened(expect: AuditExpectation): Promise<boolean> {
+  private async verdict(intent: AuditIntent): Promise<'happened' | 'not-happened' | 'undecided'> {
+    const refund = refundOf(intent.expect);
+    if (!refund) return (await this.happened(intent.expect as RecordExpectation)) ? 'happened' : 'not-happened';
+    if (!intent.draft.projectId) throw new Error(`Audit intent ${intent._id} names a refund but no project`);
+    // Resolved here, not at start: payments records to this log, and an application without payments never writes a refund's intent.
+    const settlements = this.modules.get(RefundSettlements, { strict: false });
+    const state = await settlements.refundState(scopeOfRecord({ accountId: intent.draft.accountId, projectId: intent.draft.projectId }), refund.paymentId, refund.refundId);
+    return state === 'applied' ? 'happened' : state === 'pending' ? 'undecided' : 'not-happened';
+  }
+
+  private async happened(expect: RecordExpectation): Promise<boolean> {
     const record = await this.probe.find(expect.collection, expect.id);
     if (expect.exists === false) return record === null;
     if (!record) return false;
-    return (
-      hasFields(record, expect.fields ?? {}) &&
-      (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined) &&
-      Object.entries(expect.listed ?? {}).every(([field, value]) => Array.isArray(record[field]) && (record[field] as unknown[]).some((listed) => String(listed) === value))
-    );
+    return hasFields(record, expect.fields ?? {}) && (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined);
   }
+}
 
-  private async undecided(expect: AuditExpectation): Promise<boolean> {
-    if (!expect.undecidedWhile) return false;
-    const record = await this.probe.find(expect.undecidedWhile.collection, expect.undecidedWhile.id);
-    return record !== null && hasFields(record, expect.undecidedWhile.fields);
-  }
+/**
+ * The refund an intent expects, if any. An intent stored in the earlier form names the payment and
+ * the refund record by collection (`listed.refundIds`, `undecidedWhile`): it is read as a refund's.
+ */
+function refundOf(expect: AuditExpectation): RefundExpectation['refund'] | null {
+  if ('refund' in expect) return expect.refund;
+  const earlier = expect as RecordExpectation & { listed?: { refundIds?: string }; undecidedWhile?: { collection: string; id: string } };
+  if (earlier.collection === 'payments' && earlier.listed?.refundIds) return { paymentId: earlier.id, refundId: earlier.listed.refundIds };
+  return null;
 }
 
 function hasFields(record: Record<string, unknown>, fields: Record<string, unknown>): boolean {

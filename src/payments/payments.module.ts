@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
+import { RefundSettlements } from '../audit/audit.ports';
 import { CardsModule } from '../cards/cards.module';
 import { LeasesModule } from '../leases/leases.module';
 import { CustomersModule } from '../customers/customers.module';
@@ -22,7 +23,8 @@ import { PaymentsRepository } from './payments.repository';
  * payment lists it in `refundIds`, so money moves once per refund whatever becomes of the request,
  * and refunds of one payment run one at a time so they never exceed it; under an `Idempotency-Key`
  * a payment and a refund are named by the key, so a retry finds them instead of making new ones
- * (PaymentsService).
+ * (PaymentsService). It tells the audit log's sweep where a refund stands (`RefundSettlements`, a
+ * port the audit module declares and resolves without importing this one).
  */
 @Module({
   imports: [
@@ -36,6 +38,16 @@ import { PaymentsRepository } from './payments.repository';
     LeasesModule,
   ],
   controllers: [PaymentsController],
-  providers: [PaymentsService, PaymentsSummaryService, PaymentKeys, PaymentKeysRepository, PaymentsPlatformListener, PaymentsRepository, RefundsRepository],
+  providers: [
+    PaymentsService,
+    PaymentsSummaryService,
+    PaymentKeys,
+    PaymentKeysRepository,
+    PaymentsPlatformListener,
+    PaymentsRepository,
+    RefundsRepository,
+    { provide: RefundSettlements, useExisting: PaymentsService },
+  ],
+  exports: [RefundSettlements],
 })
 export class PaymentsModule {}

@@ -1,5 +1,6 @@
 import { auditContextOf } from '../audit/audit-draft';
 import { auditEntryIdOf, AuditTrail } from '../audit/audit-trail';
+import type { RefundSettlements, RefundState } from '../audit/audit.ports';
 import {
   BadRequestException,
   ConflictException,
@@ -60,7 +61,7 @@ export interface CreatedPayment {
  * the same fact (the payment lists it) and waits while the record is pending.
  */
 @Injectable()
-export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy {
+export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy, RefundSettlements {
   private readonly logger = new Logger(PaymentsService.name);
   private sweepTimer?: NodeJS.Timeout;
 
@@ -176,6 +177,17 @@ export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   /**
+   * Where a refund stands, for the audit log's sweep: applied when the payment lists it (its totals
+   * include it), pending while its record waits for a retry or this module's sweep, else not applied.
+   */
+  async refundState(scope: TenantScope, paymentId: string, refundId: string): Promise<RefundState> {
+    const payment = await this.payments.findById(scope, paymentId);
+    if ((payment?.refundIds ?? []).includes(refundId)) return 'applied';
+    const refund = await this.refunds.findById(scope, refundId);
+    return refund?.status === 'pending' ? 'pending' : 'not-applied';
+  }
+
+  /**
    * Refunds `amount` (default: all that is left). Refunds of one payment run one at a time under its
    * lease. Each refund is first written as its own record (`refunds`, pending), then applied to the
    * payment by one conditional update that also lists the refund in `refundIds`: the totals can
@@ -188,7 +200,7 @@ export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy 
   async refund(scope: TenantScope, id: string, dto: RefundPaymentDto, idempotency: IdempotentRequest | null): Promise<PaymentResponse> {
     const paymentId = String((await this.findOrThrow(scope, id))._id);
     const refundId = idempotency ? `${scope.projectId}:${idempotency.caller}:${idempotency.key}` : new Types.ObjectId().toHexString();
-    // Money went back when the payment lists the refund; while its record is pending, this module's sweep has still to apply or void it.
+    // Money went back when the payment lists the refund; while its record is pending, this module's sweep has still to apply or void it (refundState).
     return this.trail.record(
       auditContextOf(scope),
       {
@@ -198,12 +210,7 @@ export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy 
         target: { type: 'payment', id: paymentId, label: null },
         projectId: scope.projectId,
       },
-      {
-        collection: 'payments',
-        id: paymentId,
-        listed: { refundIds: refundId },
-        undecidedWhile: { collection: 'refunds', id: refundId, fields: { status: 'pending' } },
-      },
+      { refund: { paymentId, refundId } },
       () => this.refundUnderLease(scope, paymentId, dto, idempotency, refundId),
     );
   }

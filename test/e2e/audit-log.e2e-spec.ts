@@ -2,6 +2,7 @@ import { AuditChainsRepository } from '../../src/audit/audit-chains.repository';
 import { AuditEntriesRepository } from '../../src/audit/audit-entries.repository';
 import { AuditIntentsRepository } from '../../src/audit/audit-intents.repository';
 import { AuditTrail } from '../../src/audit/audit-trail';
+import { ModuleRef } from '@nestjs/core';
 import { ApiKeysRepository } from '../../src/api-keys/api-keys.repository';
 import { eventsConfig } from '../../src/config/events.config';
 import { RecordProbe } from '../../src/database/record-probe';
@@ -272,7 +273,7 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const owner = await createFirstAdmin(t.http);
     await createKey('first', owner);
     // Two more instances on the same database: their appends are unknown to this one's remembered newest entry.
-    const otherInstance = () => new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(AuditChainsRepository), t.app.get(eventsConfig.KEY));
+    const otherInstance = () => new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(AuditChainsRepository), t.app.get(eventsConfig.KEY), t.app.get(ModuleRef));
     const other = otherInstance();
     const context = { actor: { type: 'user', id: owner.id, label: owner.email }, ip: null, userAgent: null, requestId: null };
     for (let i = 0; i < 5; i++) await other.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
@@ -321,42 +322,54 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
 
     it('intents whose area has still to finish their action wait, and more of them than a page hold up no other', async () => {
       const key = await createKey('behind-the-undecided');
+      // A payment of the admin's project and a refund of it still pending: the payments module has still to apply or void it.
+      const paymentId = new ObjectId();
+      const pending = `undecided-${randomUUID()}`;
+      const project = new ObjectId(admin.projectId);
+      await t.db.collection('payments').insertOne({ _id: paymentId, projectId: project, status: 'succeeded', refundIds: [] });
+      await t.db.collection('refunds').insertOne({ _id: pending as unknown as ObjectId, projectId: project, paymentId, status: 'pending' });
       const draft = (entryId: string) => ({
         entryId,
         accountId: admin.accountId,
-        action: 'api_key.created',
+        action: 'payment.refunded',
         occurredAt: new Date(),
         actor: { type: 'user', id: admin.id, label: admin.email },
-        target: { type: 'api_key', id: key.id, label: 'late' },
+        target: { type: 'payment', id: String(paymentId), label: null },
         projectId: admin.projectId,
         changes: null,
         ip: null,
         userAgent: null,
         requestId: null,
       });
-      // A refund record still pending: its intents are its area's to decide first.
-      const pending = `undecided-${randomUUID()}`;
-      await t.db.collection('refunds').insertOne({ _id: pending as unknown as ObjectId, status: 'pending' });
       const old = new Date(Date.now() - 120_000);
       const waiting = Array.from({ length: 150 }, (_, i) => ({
         _id: `aud_${randomUUID()}` as unknown as ObjectId,
         draft: draft(`aud_waiting-${i}-${randomUUID()}`),
-        expect: { collection: 'api_keys', id: key.id, exists: true, undecidedWhile: { collection: 'refunds', id: pending, fields: { status: 'pending' } } },
+        expect: { refund: { paymentId: String(paymentId), refundId: pending } },
         createdAt: new Date(old.getTime() + i),
       }));
       await t.db.collection('audit_intents').insertMany(waiting);
       const lateId = `aud_${randomUUID()}`;
-      await t.db.collection('audit_intents').insertOne({ _id: lateId as unknown as ObjectId, draft: draft(lateId), expect: { collection: 'api_keys', id: key.id, exists: true }, createdAt: new Date(old.getTime() + 1000) });
+      await t.db.collection('audit_intents').insertOne({ _id: lateId as unknown as ObjectId, draft: { ...draft(lateId), action: 'api_key.created', target: { type: 'api_key', id: key.id, label: 'late' } }, expect: { collection: 'api_keys', id: key.id, exists: true }, createdAt: new Date(old.getTime() + 1000) });
 
       expect(await trail.sweep(0)).toBe(1);
       expect((await entries('?limit=100')).filter((entry) => entry.id === lateId)).toHaveLength(1);
       expect(await t.db.collection('audit_intents').countDocuments({})).toBe(150);
 
-      // Decided (here: the record is gone, so the action did happen as the expectation says): appended, each once.
-      await t.db.collection('refunds').deleteOne({ _id: pending as unknown as ObjectId });
+      // Decided: the payment lists the refund, so the money went back; appended, each once.
+      await t.db.collection('payments').updateOne({ _id: paymentId }, { $set: { refundIds: [pending] } });
+      await t.db.collection('refunds').updateOne({ _id: pending as unknown as ObjectId }, { $set: { status: 'applied' } });
       expect(await trail.sweep(0)).toBe(150);
       expect(await t.db.collection('audit_intents').countDocuments({})).toBe(0);
       expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
+
+      // A voided refund never moved money: its intent is dropped without an entry.
+      const voided = `voided-${randomUUID()}`;
+      await t.db.collection('refunds').insertOne({ _id: voided as unknown as ObjectId, projectId: project, paymentId, status: 'voided' });
+      const voidedEntry = `aud_${randomUUID()}`;
+      await t.db.collection('audit_intents').insertOne({ _id: voidedEntry as unknown as ObjectId, draft: draft(voidedEntry), expect: { refund: { paymentId: String(paymentId), refundId: voided } }, createdAt: old });
+      expect(await trail.sweep(0)).toBe(1);
+      expect((await entries('?limit=100')).filter((entry) => entry.id === voidedEntry)).toHaveLength(0);
     });
 
     it('between the intent and the action: the sweep drops the intent, the action not having happened', async () => {
