@@ -13,6 +13,8 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Prettier decides line breaks (.prettierrc.json); this rule can object to a break it makes.
+      'no-unexpected-multiline': 'off',
       'no-restricted-syntax': [
         'error',
         { selector: "CallExpression[callee.property.name=/^(only|skip)$/][callee.object.name=/^(it|describe|test)$/]", message: 'No focused or skipped tests.' },
