@@ -22,6 +22,25 @@ export default tseslint.config(
     },
   },
   {
+    // In-process events go through the typed map (src/events/in-process-events.ts), so a wrong payload does not compile.
+    files: ['src/**/*.ts'],
+    ignores: ['src/events/**', 'src/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@nestjs/event-emitter',
+              importNames: ['EventEmitter2', 'OnEvent'],
+              message: 'Emit through InProcessEmitter and listen with @OnInProcessEvent (src/events/in-process-events.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: {
       sourceType: 'commonjs',

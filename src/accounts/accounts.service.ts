@@ -1,7 +1,7 @@
 import { changesOf, type AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { ConflictException, ForbiddenException, Injectable, Logger, NotFoundException, OnApplicationBootstrap } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InProcessEmitter } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
@@ -48,7 +48,7 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly accounts: AccountsRepository,
     private readonly memberships: MembershipsService,
     private readonly users: UsersService,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
     private readonly leases: Leases,
     private readonly trail: AuditTrail,
     private readonly transfers: OwnershipTransfersRepository,

@@ -1,5 +1,5 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import type { AuditContext } from '../audit/audit-draft';
 import type { AuditParty } from '../audit/audit-entry.schema';
@@ -150,7 +150,7 @@ export class ApiKeysService {
   }
 
   /** A deleted project's keys go with it. */
-  @OnEvent(PLATFORM_PROJECT_DELETED, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETED, { suppressErrors: false })
   async onPlatformProjectDeleted(event: PlatformProjectDeletedEvent): Promise<void> {
     const accountId = toObjectId(event.accountId);
     const projectId = toObjectId(event.projectId);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { OnEvent } from '@nestjs/event-emitter';
+import { ASSET_UPLOADED, OnInProcessEvent } from '../events/in-process-events';
 import { fileTypeFromTokenizer } from 'file-type';
 import { parseFromTokenizer, parseStream } from 'music-metadata';
 import { createHash } from 'node:crypto';
@@ -14,7 +14,7 @@ import { Leases } from '../leases/leases.service';
 import type { Asset } from './asset.schema';
 import { AssetStorage, FileAssetStorage } from './asset-storage';
 import { looksLikeText, normalMimeType, typeAgrees } from './asset-rules';
-import { ASSET_UPLOADED, AssetsService, type ProcessingOutcome } from './assets.service';
+import { AssetsService, type ProcessingOutcome } from './assets.service';
 
 const THUMBNAIL_PIXELS = 320;
 /** Images larger than this many pixels are not decoded for a thumbnail (a decompression bomb). */
@@ -61,7 +61,7 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
     await this.running;
   }
 
-  @OnEvent(ASSET_UPLOADED)
+  @OnInProcessEvent(ASSET_UPLOADED)
   kick(): void {
     if (this.stopped) return;
     if (this.running) {

@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import { Types, type AnyKeys, type Model } from 'mongoose';
 import { Records, toObjectId } from '../database/records';
 import { EventRelay } from '../events/event-relay';
+import type { RecordedEventType } from '../tenancy/recorded-event-types';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Asset, type AssetStatus } from './asset.schema';
@@ -54,7 +55,7 @@ export class AssetsRepository {
   }
 
   /** Moves the asset from one of `from` to `to`, with the fields; the asset after, or null when it was in no such status. */
-  moveStatus(scope: TenantScope, id: string, from: readonly AssetStatus[], to: AssetStatus, set: Partial<Asset> = {}, event?: string): Promise<Asset | null> {
+  moveStatus(scope: TenantScope, id: string, from: readonly AssetStatus[], to: AssetStatus, set: Partial<Asset> = {}, event?: RecordedEventType): Promise<Asset | null> {
     const _id = toObjectId(id);
     if (!_id) return Promise.resolve(null);
     return this.assets.updateAndGet(scope, { _id, status: { $in: [...from] } }, { $set: { ...set, status: to } }, event ? { event } : {});

@@ -1,7 +1,7 @@
 import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, type OnModuleInit, PayloadTooLargeException } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { ASSET_UPLOADED, InProcessEmitter } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
@@ -21,8 +21,6 @@ import type { CreateAssetDto } from './dto/create-asset.dto';
 import type { UpdateAssetDto } from './dto/update-asset.dto';
 
 export const ASSET_NOT_FOUND = 'Asset not found';
-/** Emitted in-process when an upload is complete: the processor of this instance looks for work. */
-export const ASSET_UPLOADED = 'assets.upload-complete';
 const PROJECT_NOT_FOUND = 'Project not found';
 
 function hashToken(token: string): string {
@@ -64,7 +62,7 @@ export class AssetsService implements OnModuleInit {
     private readonly assets: AssetsRepository,
     private readonly storage: AssetStorage,
     private readonly leases: Leases,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
     private readonly collaborators: CollaboratorsService,
     @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
     private readonly modules: ModuleRef,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { CUSTOMER_DELETING, CustomerDeletingEvent } from '../customers/customers.events';
 import { CardsService } from './cards.service';
 
@@ -12,7 +12,7 @@ export class CardsListener {
   constructor(private readonly cards: CardsService) {}
 
   /** A deleted customer's cards go with it (in the customer's project). Idempotent: it runs twice per delete. */
-  @OnEvent(CUSTOMER_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(CUSTOMER_DELETING, { suppressErrors: false })
   async onCustomerDeleting(event: CustomerDeletingEvent): Promise<void> {
     await this.cards.deleteAllOfCustomer(event.scope, event.customerId);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { CardsRepository } from './cards.repository';
 
@@ -12,7 +12,7 @@ import { CardsRepository } from './cards.repository';
 export class CardsPlatformListener {
   constructor(private readonly cards: CardsRepository) {}
 
-  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
   holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
     return this.cards.holdsAny(event.scope);
   }

@@ -1,37 +1,10 @@
-import type { TenantScope } from '../tenancy/tenant-scope';
-
-/** Emitted (awaited, with `emitAsync`) after a channel is deleted, so its projects go with it. */
-export const CHANNEL_DELETED = 'channel.deleted';
-
-export interface ChannelDeletedEvent {
-  scope: TenantScope;
-  channelId: string;
-}
-
-/** Who asks for a change of a channel, as the collaborators module judges it (`ContentActor`). */
-export interface ChannelActor {
-  readonly admin: boolean;
-  readonly userId: string | null;
-}
-
-/**
- * Emitted (awaited) before a caller changes a channel (`manager` to update it, `owner` to delete it):
- * the collaborators module refuses (403) a caller below `role` in that channel who is not a platform
- * admin, and nothing is written.
- */
-export const CHANNEL_CHANGING = 'channel.changing';
-
-export interface ChannelChangingEvent {
-  scope: TenantScope;
-  channelId: string;
-  actor: ChannelActor;
-  role: 'manager' | 'owner';
-}
-
-/** Emitted (awaited) after a channel is created, so its creator becomes its owner; an error withdraws the channel. */
-export const CHANNEL_CREATED = 'channel.created';
-
-export interface ChannelCreatedEvent {
-  scope: TenantScope;
-  channelId: string;
-}
+/** This module's in-process events; names, payloads and answers are declared in src/events/in-process-events.ts. */
+export {
+  CHANNEL_CHANGING,
+  CHANNEL_CREATED,
+  CHANNEL_DELETED,
+  type ChannelActor,
+  type ChannelChangingEvent,
+  type ChannelCreatedEvent,
+  type ChannelDeletedEvent,
+} from '../events/in-process-events';

@@ -1,5 +1,5 @@
 import { ConflictException, Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { CLIENT_HARD_DELETING, ClientHardDeletingEvent } from '../clients/clients.events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { ChannelsService } from './channels.service';
@@ -13,7 +13,7 @@ export class ChannelsListener {
    * awaited emit and the delete answers 409 without removing anything. `suppressErrors: false`
    * because the event-emitter module swallows listener errors by default.
    */
-  @OnEvent(CLIENT_HARD_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(CLIENT_HARD_DELETING, { suppressErrors: false })
   async onClientHardDeleting(event: ClientHardDeletingEvent): Promise<void> {
     if (await this.channels.clientOwnsChannels(event.scope, event.clientId)) {
       throw new ConflictException('Client still owns channels');
@@ -21,7 +21,7 @@ export class ChannelsListener {
   }
 
   /** A platform project that still holds channels is not empty: the answer `true` refuses its delete. */
-  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
   holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
     return this.channels.holdsRecords(event.scope);
   }

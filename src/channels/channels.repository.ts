@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model } from 'mongoose';
 import { Records, toObjectId } from '../database/records';
-import { TenantRecords } from '../tenancy/tenant-records';
+import { type RecordedChange, TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { EventRelay } from '../events/event-relay';
 import { Channel } from './channel.schema';
 import { toChannelResponse } from './channels.mapper';
 
 /** A channel's fields or its list of projects changed; the event has the values before. */
-const CHANNEL_UPDATED = { event: 'channel.updated', diff: true };
+const CHANNEL_UPDATED: RecordedChange = { event: 'channel.updated', diff: true };
 
 /** The channels of a platform project: the only code that reads or writes them. */
 @Injectable()

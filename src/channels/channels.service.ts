@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InProcessEmitter } from '../events/in-process-events';
 import { ClientsService } from '../clients/clients.service';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { pickDefined } from '../common/fields/pick-defined';
@@ -36,7 +36,7 @@ export class ChannelsService {
   constructor(
     private readonly channels: ChannelsRepository,
     private readonly clients: ClientsService,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
   ) {}
 
   /**

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { ClientsService } from './clients.service';
 
@@ -8,7 +8,7 @@ export class ClientsListener {
   constructor(private readonly clients: ClientsService) {}
 
   /** A platform project that still holds clients (soft-deleted ones too) is not empty: the answer `true` refuses its delete. */
-  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
   holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
     return this.clients.holdsRecords(event.scope);
   }

@@ -2,7 +2,7 @@ import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InProcessEmitter } from '../events/in-process-events';
 import { pickDefined } from '../common/fields/pick-defined';
 import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -32,7 +32,7 @@ export class ClientsService implements OnModuleInit {
 
   constructor(
     private readonly records: ClientsRepository,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
     private readonly trail: AuditTrail,
     private readonly modules: ModuleRef,
   ) {}

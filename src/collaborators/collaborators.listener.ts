@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_CHANGING, type ChannelChangingEvent, type ChannelCreatedEvent, type ChannelDeletedEvent } from '../channels/channels.events';
 import { CollaboratorsService } from './collaborators.service';
 
@@ -8,19 +8,19 @@ export class CollaboratorsListener {
   constructor(private readonly collaborators: CollaboratorsService) {}
 
   /** The creator of a channel is its owner. Errors reach the awaited emit, which withdraws the channel. */
-  @OnEvent(CHANNEL_CREATED, { suppressErrors: false })
+  @OnInProcessEvent(CHANNEL_CREATED, { suppressErrors: false })
   onChannelCreated(event: ChannelCreatedEvent): Promise<void> {
     return this.collaborators.addCreator(event.scope, event.channelId);
   }
 
   /** A channel's managers update it, its owner deletes it (or a platform admin): a 403 here stops the change. */
-  @OnEvent(CHANNEL_CHANGING, { suppressErrors: false })
+  @OnInProcessEvent(CHANNEL_CHANGING, { suppressErrors: false })
   onChannelChanging(event: ChannelChangingEvent): Promise<void> {
     return this.collaborators.assertRole(event.scope, event.actor, [event.channelId], event.role);
   }
 
   /** A channel's collaborators go with it. */
-  @OnEvent(CHANNEL_DELETED, { suppressErrors: false })
+  @OnInProcessEvent(CHANNEL_DELETED, { suppressErrors: false })
   onChannelDeleted(event: ChannelDeletedEvent): Promise<void> {
     return this.collaborators.removeAllOfChannel(event.scope, event.channelId);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { CustomersRepository } from './customers.repository';
 
@@ -12,7 +12,7 @@ import { CustomersRepository } from './customers.repository';
 export class CustomersPlatformListener {
   constructor(private readonly customers: CustomersRepository) {}
 
-  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
   holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
     return this.customers.holdsAny(event.scope);
   }

@@ -3,7 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model, Types } from 'mongoose';
 import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.query';
 import { Records, toObjectId } from '../database/records';
-import { TenantRecords } from '../tenancy/tenant-records';
+import { type RecordedChange, TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { EventRelay } from '../events/event-relay';
 import { Customer } from './customer.schema';
@@ -17,7 +17,7 @@ export interface StoredSocialNumber {
 }
 
 /** A change of the default card: its event says which card it was before. */
-const DEFAULT_CARD_CHANGED = { event: 'customer.default_card_changed', diff: true };
+const DEFAULT_CARD_CHANGED: RecordedChange = { event: 'customer.default_card_changed', diff: true };
 
 /** How many stored social numbers the re-encryption reads at a time. */
 const SOCIAL_NUMBER_BATCH = 500;

@@ -2,7 +2,7 @@ import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InProcessEmitter } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import { FieldEncryption, type FieldBinding } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';
@@ -63,7 +63,7 @@ export class CustomersService implements OnModuleInit {
 
   constructor(
     private readonly customers: CustomersRepository,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
     private readonly encryption: FieldEncryption,
     private readonly trail: AuditTrail,
     private readonly modules: ModuleRef,

@@ -1,3 +1,5 @@
+import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InProcessEmitter } from './in-process-events';
 /**
  * The outbox's invariant, which every recorded write of `TenantRecords` follows: a change writes its
  * events into its record's `outbox` in the same single-document insert or update as the change, so a
@@ -24,7 +26,8 @@ import { EventsService } from './events.service';
 
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
- * repository can take it without importing this module), listed by `GET /v1/events`.
+ * repository can take it without importing this module), listed by `GET /v1/events`. It also types
+ * the in-process events (in-process-events.ts): `InProcessEmitter` and `@OnInProcessEvent`.
  */
 @Global()
 @Module({
@@ -34,7 +37,7 @@ import { EventsService } from './events.service';
       { name: EventDeletion.name, schema: EventDeletionSchema },
     ]), LeasesModule],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventRelay],
-  exports: [EventRelay],
+  providers: [EventsRepository, EventsService, EventRelay, { provide: InProcessEmitter, useExisting: EventEmitter2 }],
+  exports: [EventRelay, InProcessEmitter],
 })
 export class EventsModule {}

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InProcessEmitter } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import { Account } from '../accounts/account.schema';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
@@ -54,7 +54,7 @@ export class SingleTenantMigration {
     private readonly legacy: LegacyDataRepository,
     private readonly memberships: MembershipsService,
     private readonly platformProjects: PlatformProjectsService,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
   ) {}
 
   async run(): Promise<MigrationReport> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { PaymentsRepository } from './payments.repository';
 
@@ -12,7 +12,7 @@ import { PaymentsRepository } from './payments.repository';
 export class PaymentsPlatformListener {
   constructor(private readonly payments: PaymentsRepository) {}
 
-  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
   holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
     return this.payments.holdsAny(event.scope);
   }

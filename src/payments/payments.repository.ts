@@ -3,6 +3,7 @@ import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model, Types } from 'mongoose';
 import { olderThan } from '../common/paging/finance-list.query';
 import { Records, toObjectId } from '../database/records';
+import type { RecordedEventType } from '../tenancy/recorded-event-types';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { ListPaymentsQuery } from './dto/list-payments.query';
@@ -79,7 +80,7 @@ export class PaymentsRepository {
 }
 
 /** The events a payment's charge outcome records: succeeded or failed; none while it waits. */
-function outcomeEvents(status: PaymentStatus): string[] {
+function outcomeEvents(status: PaymentStatus): RecordedEventType[] {
   if (status === 'succeeded') return ['payment.succeeded'];
   if (status === 'failed') return ['payment.failed'];
   return [];

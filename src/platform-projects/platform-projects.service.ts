@@ -2,7 +2,7 @@ import { changesOf, type AuditContext } from '../audit/audit-draft';
 import type { AuditParty } from '../audit/audit-entry.schema';
 import { AuditTrail } from '../audit/audit-trail';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { EventEmitter2, OnEvent } from '@nestjs/event-emitter';
+import { InProcessEmitter, OnInProcessEvent } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
 import { API_NAMES, type ApiName } from '../tenancy/api-names';
@@ -40,7 +40,7 @@ export function normaliseApis(apis: readonly ApiName[]): ApiName[] {
 export class PlatformProjectsService implements ProjectLookup {
   constructor(
     private readonly projects: PlatformProjectsRepository,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
     private readonly trail: AuditTrail,
   ) {}
 
@@ -50,7 +50,7 @@ export class PlatformProjectsService implements ProjectLookup {
   }
 
   /** Every new account gets its default project, with every API enabled, under the id the account already names. */
-  @OnEvent(ACCOUNT_CREATED, { suppressErrors: false })
+  @OnInProcessEvent(ACCOUNT_CREATED, { suppressErrors: false })
   async createDefault(event: AccountCreatedEvent): Promise<void> {
     await this.projects.insert({
       _id: event.defaultProjectId,

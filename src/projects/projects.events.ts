@@ -1,13 +1,2 @@
-import type { TenantScope } from '../tenancy/tenant-scope';
-
-/**
- * Emitted (awaited, with `emitAsync`) after content projects are deleted (one, a cascade, or a
- * channel's), so what hangs off them in the modules below goes too. A handler's error reaches the
- * delete, which then does not answer 200.
- */
-export const PROJECTS_DELETED = 'projects.deleted';
-
-export interface ProjectsDeletedEvent {
-  scope: TenantScope;
-  projectIds: readonly string[];
-}
+/** This module's in-process events; names, payloads and answers are declared in src/events/in-process-events.ts. */
+export { PROJECTS_DELETED, type ProjectsDeletedEvent } from '../events/in-process-events';

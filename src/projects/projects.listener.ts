@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { CHANNEL_DELETED, ChannelDeletedEvent } from '../channels/channels.events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { ProjectsService } from './projects.service';
@@ -9,13 +9,13 @@ export class ProjectsListener {
   constructor(private readonly projects: ProjectsService) {}
 
   /** A channel's projects go with it. Errors reach the awaited emit, so the delete does not answer 200 regardless. */
-  @OnEvent(CHANNEL_DELETED, { suppressErrors: false })
+  @OnInProcessEvent(CHANNEL_DELETED, { suppressErrors: false })
   async onChannelDeleted(event: ChannelDeletedEvent): Promise<void> {
     await this.projects.removeAllOfChannel(event.scope, event.channelId);
   }
 
   /** A platform project that still holds content projects is not empty: the answer `true` refuses its delete. */
-  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
   holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
     return this.projects.holdsRecords(event.scope);
   }

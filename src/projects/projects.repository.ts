@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import type { AnyKeys, Model, Types } from 'mongoose';
 import { Records, toObjectId } from '../database/records';
-import { TenantRecords } from '../tenancy/tenant-records';
+import { type RecordedChange, TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { EventRelay } from '../events/event-relay';
 import { Project } from './project.schema';
 import { toProjectResponse } from './projects.mapper';
 
-const PROJECT_UPDATED = { event: 'project.updated', diff: true };
+const PROJECT_UPDATED: RecordedChange = { event: 'project.updated', diff: true };
 
 /** What a tree read needs of each project. */
 export type TreeFields = Pick<Project, '_id' | 'parentId' | 'primaryTitle' | 'projectTypeId' | 'status'>;

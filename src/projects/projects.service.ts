@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
+import { InProcessEmitter } from '../events/in-process-events';
 import type { Types } from 'mongoose';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { Leases } from '../leases/leases.service';
@@ -97,7 +97,7 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     private readonly leases: Leases,
     private readonly collaborators: CollaboratorsService,
     private readonly assets: AssetsService,
-    private readonly events: EventEmitter2,
+    private readonly events: InProcessEmitter,
   ) {}
 
   async create(scope: TenantScope, actor: ContentActor, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {

@@ -9,7 +9,7 @@ import { AuditTrail } from '../audit/audit-trail';
 import { MembershipsService } from '../accounts/memberships.service';
 import { AccountsService } from '../accounts/accounts.service';
 import { ACCOUNT_MFA_REQUIREMENT_CHANGED, type AccountMfaRequirementChangedEvent } from '../accounts/accounts.events';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
 import { authConfig } from '../config/auth.config';
 import { sessionsConfig } from '../config/sessions.config';
@@ -198,7 +198,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       .map((session) => toSessionView(session, String(session._id) === currentId));
   }
 
-  @OnEvent(ACCOUNT_MFA_REQUIREMENT_CHANGED, { suppressErrors: false })
+  @OnInProcessEvent(ACCOUNT_MFA_REQUIREMENT_CHANGED, { suppressErrors: false })
   async onMfaRequirementChanged(event: AccountMfaRequirementChangedEvent): Promise<void> {
     await this.sessions.setAccountRequiresMfa(event.accountId, event.requireMfa);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { PROJECTS_DELETED, ProjectsDeletedEvent } from '../projects/projects.events';
 import { SharingService } from './sharing.service';
 
@@ -8,7 +8,7 @@ export class SharingListener {
   constructor(private readonly sharing: SharingService) {}
 
   /** Deleted projects take their share links and grants along: none is left pointing at nothing. */
-  @OnEvent(PROJECTS_DELETED, { suppressErrors: false })
+  @OnInProcessEvent(PROJECTS_DELETED, { suppressErrors: false })
   async onProjectsDeleted(event: ProjectsDeletedEvent): Promise<void> {
     await this.sharing.removeForProjects(event.scope, event.projectIds);
   }

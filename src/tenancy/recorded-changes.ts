@@ -1,5 +1,6 @@
 import { ServiceUnavailableException } from '@nestjs/common';
 import type { TenantScope } from './tenant-scope';
+import type { RecordedEventType } from './recorded-event-types';
 
 /**
  * The field of a tenant's record that holds the events of its last recorded change (the outbox), set
@@ -56,7 +57,7 @@ export interface DeletionIntent {
  */
 export interface ChangeRecorder<T> {
   /** The events of a change about to be written; `before`, the record as it was, when the event carries a diff. */
-  pending(scope: TenantScope, types: readonly string[], before: T | null): PendingEvent[];
+  pending(scope: TenantScope, types: readonly RecordedEventType[], before: T | null): PendingEvent[];
   /** The change is written: its events go to the events collection, with the record as the write left it. Never throws. */
   publish(scope: TenantScope, record: T, events: readonly PendingEvent[]): Promise<void>;
   /** Copies whichever events of these records' outboxes the events collection lacks (idempotent, by event id). */

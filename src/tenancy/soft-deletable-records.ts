@@ -3,6 +3,7 @@ import type { AnyKeys, Types } from 'mongoose';
 import { toObjectId } from '../database/records';
 import type { RecordedChange, TenantRecords } from './tenant-records';
 import type { TenantScope } from './tenant-scope';
+import type { SoftDeletableResource } from './recorded-event-types';
 
 /** A tenant-owned record that a soft delete hides (`deletedAt` set) until a restore clears it. */
 export interface SoftDeletable {
@@ -38,7 +39,7 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
   constructor(
     protected readonly records: TenantRecords<T>,
     private readonly notFoundMessage: string,
-    private readonly resource: string,
+    private readonly resource: SoftDeletableResource,
   ) {}
 
   /** Inserts the fields into the scope's project; returns the new id. */

@@ -3,6 +3,7 @@ import { Types, type AnyKeys, type Model, type mongo, type Require_id, type Upda
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
 import { holdsEvent, OUTBOX, outboxVersion, sameOutbox, sameVersion, UnsettledChange, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
+import type { RecordedEventType } from './recorded-event-types';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
 export class NotTenantOwnedError extends Error {
@@ -14,7 +15,7 @@ export class NotTenantOwnedError extends Error {
 
 /** A write that records an event: its type, and whether the event carries the fields the change replaced. */
 export interface RecordedChange {
-  event?: string;
+  event?: RecordedEventType;
   /** The event's `previousAttributes`: the fields of the record, read before the write, that the change replaced. */
   diff?: boolean;
 }
@@ -68,7 +69,7 @@ export class TenantRecords<T> {
   }
 
   /** Inserts a record into the scope's project, with the events of its creation in its outbox; returns it as stored. */
-  async insert(scope: TenantScope, fields: AnyKeys<T>, events: readonly string[] = []): Promise<Require_id<T>> {
+  async insert(scope: TenantScope, fields: AnyKeys<T>, events: readonly RecordedEventType[] = []): Promise<Require_id<T>> {
     if (events.length === 0) return this.records.insert({ ...fields, ...scopeFilter(scope) } as AnyKeys<T>);
     const changes = this.recorder();
     const pending = changes.pending(scope, events, null);
@@ -171,7 +172,7 @@ export class TenantRecords<T> {
    * by what the delete did (`DeletionOutcome`). A record whose event another delete of a newer
    * version holds is read again.
    */
-  private async recordedDelete(scope: TenantScope, conditions: Conditions, event: string, limit: number): Promise<number> {
+  private async recordedDelete(scope: TenantScope, conditions: Conditions, event: RecordedEventType, limit: number): Promise<number> {
     const changes = this.recorder();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const found = (await this.records.find(scopeFilter(scope, conditions), { include: [OUTBOX], limit })) as (WithOutbox<T> & { _id: Types.ObjectId })[];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnEvent } from '@nestjs/event-emitter';
+import { OnInProcessEvent } from '../events/in-process-events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 
@@ -8,7 +8,7 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 export class WebhooksPlatformListener {
   constructor(private readonly endpoints: WebhookEndpointsRepository) {}
 
-  @OnEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
+  @OnInProcessEvent(PLATFORM_PROJECT_DELETING, { suppressErrors: false })
   holdsRecords(event: PlatformProjectDeletingEvent): Promise<boolean> {
     return this.endpoints.holdsAny(event.scope);
   }
