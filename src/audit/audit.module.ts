@@ -17,7 +17,9 @@ import { AuditTrail } from './audit-trail';
  * succeed or fail together (the entry's intent first, settled by a sweep after a crash); entries
  * are numbered without gaps per account and chained by SHA-256, with a stored head and anchor, so
  * `verify` finds any entry edited or removed; no route changes or deletes one, and retention
- * removes only the oldest.
+ * removes only the oldest. A stopped refund's entry is settled by asking the payments module where
+ * the refund stands, through the `RefundSettlements` port declared here (audit.ports.ts), which
+ * payments provides without this module importing it.
  */
 @Global()
 @Module({
