@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedDatabase, type EmbeddedDatabaseOptions } from '../../src/database/embedded-database';
+import { stopTestServices } from './global-teardown';
 import { startMailServer } from './mail-server';
 
 /**
@@ -9,6 +10,7 @@ import { startMailServer } from './mail-server';
  * A MONGODB_URI given by the caller (a real MongoDB) is used instead.
  */
 export default async function globalSetup(): Promise<void> {
+  stopOnSignals();
   await startMail();
   if (process.env.MONGODB_URI) {
     const match = /^(.*?\/)[^/?]*(\?.*)?$/.exec(process.env.MONGODB_URI.replace(/^(mongodb(\+srv)?:\/\/[^/?]*)(\?|$)/, '$1/$3'));
@@ -44,4 +46,20 @@ async function startMail(): Promise<void> {
   process.env.MAILPIT_API_URL = mail.apiUrl;
   (globalThis as { __TEST_MAIL__?: typeof mail }).__TEST_MAIL__ = mail;
   process.stderr.write(`\nTest mail: Mailpit, SMTP ${mail.smtpUrl}, API ${mail.apiUrl}\n`);
+}
+
+/**
+ * Ctrl-C (or a kill) ends Jest without its global teardown: the run's servers would be left running
+ * and the database's folder behind. The first signal stops them and removes the folder, then exits
+ * as the signal would have; a second one exits at once.
+ */
+function stopOnSignals(): void {
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\n${signal}: stopping the test database and mail server\n`);
+      void stopTestServices()
+        .catch((error: Error) => process.stderr.write(`Stopping the test servers failed: ${error.message}\n`))
+        .finally(() => process.exit(code));
+    });
+  }
 }
