@@ -370,6 +370,16 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       await t.db.collection('audit_intents').insertOne({ _id: voidedEntry as unknown as ObjectId, draft: draft(voidedEntry), expect: { refund: { paymentId: String(paymentId), refundId: voided } }, createdAt: old });
       expect(await trail.sweep(0)).toBe(1);
       expect((await entries('?limit=100')).filter((entry) => entry.id === voidedEntry)).toHaveLength(0);
+      // An intent in the earlier form names the payment and the refund by collection: it is judged as a refund's.
+      const earlierForm = `aud_${randomUUID()}`;
+      await t.db.collection('audit_intents').insertOne({
+        _id: earlierForm as unknown as ObjectId,
+        draft: draft(earlierForm),
+        expect: { collection: 'payments', id: String(paymentId), listed: { refundIds: pending }, undecidedWhile: { collection: 'refunds', id: pending, fields: { status: 'pending' } } },
+        createdAt: old,
+      });
+      expect(await trail.sweep(0)).toBe(1);
+      expect((await entries('?limit=100')).filter((entry) => entry.id === earlierForm)).toHaveLength(1);
     });
 
     it('between the intent and the action: the sweep drops the intent, the action not having happened', async () => {
