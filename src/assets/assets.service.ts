@@ -1,4 +1,4 @@
-import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, type OnModuleInit, PayloadTooLargeException } from '@nestjs/common';
+import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
 import { ASSET_UPLOADED, InProcessEmitter } from '../events/in-process-events';
@@ -55,9 +55,9 @@ export type ProcessingOutcome = { ready: Partial<Asset> } | { error: AssetError 
  * asset is gone has its bytes removed with it.
  */
 @Injectable()
-export class AssetsService implements OnModuleInit {
+export class AssetsService {
   private readonly logger = new Logger(AssetsService.name);
-  private projectChannels!: ProjectChannelLookup;
+  private projectChannels?: ProjectChannelLookup;
   constructor(
     private readonly assets: AssetsRepository,
     private readonly storage: AssetStorage,
@@ -67,11 +67,6 @@ export class AssetsService implements OnModuleInit {
     @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
     private readonly modules: ModuleRef,
   ) {}
-
-  /** The projects module provides the lookup without this module importing it; an application without one fails at start. */
-  onModuleInit(): void {
-    this.projectChannels = this.modules.get(ProjectChannelLookup, { strict: false });
-  }
 
   async create(scope: TenantScope, actor: ContentActor, contentProjectId: string, dto: CreateAssetDto, baseUrl: string): Promise<CreatedAssetResponse> {
     await this.assertRole(scope, actor, await this.channelOf(scope, contentProjectId));
@@ -350,6 +345,8 @@ export class AssetsService implements OnModuleInit {
 
   /** The channel of a content project of the scope's platform project; 404 (`notFound`) for an unknown one. */
   private async channelOf(scope: TenantScope, contentProjectId: string, notFound = PROJECT_NOT_FOUND): Promise<string> {
+    // The projects module provides the lookup without this module importing it; found on first use.
+    this.projectChannels ??= this.modules.get(ProjectChannelLookup, { strict: false });
     const channelId = await this.projectChannels.channelOf(scope, contentProjectId);
     if (!channelId) throw new NotFoundException(notFound);
     return channelId;

@@ -1,6 +1,6 @@
 import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InProcessEmitter } from '../events/in-process-events';
 import { pickDefined } from '../common/fields/pick-defined';
@@ -27,8 +27,8 @@ export function clientFields(dto: UpdateClientDto): Partial<Client> {
 }
 
 @Injectable()
-export class ClientsService implements OnModuleInit {
-  private contentProjects!: ContentProjectsLookup;
+export class ClientsService {
+  private contentProjects?: ContentProjectsLookup;
 
   constructor(
     private readonly records: ClientsRepository,
@@ -36,11 +36,6 @@ export class ClientsService implements OnModuleInit {
     private readonly trail: AuditTrail,
     private readonly modules: ModuleRef,
   ) {}
-
-  /** The projects module provides the lookup without this module importing it; an application without one fails at start. */
-  onModuleInit(): void {
-    this.contentProjects = this.modules.get(ContentProjectsLookup, { strict: false });
-  }
 
   /** True when a live client with this id exists in the scope's project. A malformed id is simply false. */
   isLive(scope: TenantScope, clientId: string): Promise<boolean> {
@@ -77,6 +72,8 @@ export class ClientsService implements OnModuleInit {
    */
   async assertProjectsExist(scope: TenantScope, projectIds: readonly string[] | undefined): Promise<void> {
     if (!projectIds?.length) return;
+    // The projects module provides the lookup without this module importing it; found on first use, so a context without projects (the migration command) still starts.
+    this.contentProjects ??= this.modules.get(ContentProjectsLookup, { strict: false });
     if (!(await this.contentProjects.allExist(scope, projectIds))) throw new BadRequestException(UNKNOWN_PROJECT_IDS);
   }
 

@@ -1,6 +1,6 @@
 import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, Injectable, NotFoundException, type OnModuleInit } from '@nestjs/common';
+import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { InProcessEmitter } from '../events/in-process-events';
 import { Types } from 'mongoose';
@@ -58,8 +58,8 @@ export function customerFields(dto: CreateCustomerDto | UpdateCustomerDto): Cust
  * another project is exactly as absent as one that does not exist.
  */
 @Injectable()
-export class CustomersService implements OnModuleInit {
-  private paymentMethods!: PaymentMethodLookup;
+export class CustomersService {
+  private paymentMethods?: PaymentMethodLookup;
 
   constructor(
     private readonly customers: CustomersRepository,
@@ -68,11 +68,6 @@ export class CustomersService implements OnModuleInit {
     private readonly trail: AuditTrail,
     private readonly modules: ModuleRef,
   ) {}
-
-  /** The cards module provides the lookup without this module importing it; an application without one fails at start. */
-  onModuleInit(): void {
-    this.paymentMethods = this.modules.get(PaymentMethodLookup, { strict: false });
-  }
 
   /** The id is made before the insert: the social number is encrypted for this one customer. */
   async create(scope: TenantScope, dto: CreateCustomerDto): Promise<CustomerCreatedData> {
@@ -193,7 +188,12 @@ export class CustomersService implements OnModuleInit {
     return fields;
   }
 
+  /**
+   * Asks the cards module, which provides the lookup without this module importing it; found on first
+   * use, so a context without cards (the re-encryption command) still starts.
+   */
   private ownsPaymentMethod(scope: TenantScope, customerId: string, methodId: string): Promise<boolean> {
+    this.paymentMethods ??= this.modules.get(PaymentMethodLookup, { strict: false });
     return this.paymentMethods.belongsTo(scope, methodId, customerId);
   }
 }

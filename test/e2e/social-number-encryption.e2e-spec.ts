@@ -1,5 +1,8 @@
 import { Types } from 'mongoose';
+import { spawn } from 'node:child_process';
 import { createCipheriv, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { FieldDecryptionError, FieldEncryption, parseEncryptionKeys } from '../../src/common/crypto/field-encryption';
 import { SocialNumberReencryption } from '../../src/customers/social-number-reencryption';
 import { createFirstAdmin, TestUser } from '../support/auth';
@@ -111,6 +114,22 @@ describe('npm run reencrypt upgrades the older form', () => {
     expect(await job.run()).toEqual({ encrypted: 0, rotated: 0, upgraded: 0, current: 1, undecryptable: [] });
     expect((await customers.findOne({ _id: id }))?.SocialNumber).toBe(upgraded);
   });
+
+  it('as the built command: its context holds customers alone, and it runs to its end', async () => {
+    const command = join(__dirname, '..', '..', 'dist', 'migrations', 'reencrypt.js');
+    if (!existsSync(command)) throw new Error(`${command} is missing: run "npm run build" first (npm test does it)`);
+    const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'development', MONGODB_URI: testDatabaseUri(t.db.name), FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY };
+    const { code, output } = await new Promise<{ code: number | null; output: string }>((done, fail) => {
+      const child = spawn(process.execPath, [command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.on('error', fail);
+      child.on('exit', (code) => done({ code, output }));
+    });
+    expect(output).toContain('Social numbers: 0 encrypted from plain text, 0 moved to the current key, 0 bound to their customer, 1 already current');
+    expect(code).toBe(0);
+  }, 120_000);
 });
 
 describe('ACCEPT_LEGACY_CIPHERTEXT: the older form is refused once reencrypt has run, or when set to false', () => {
