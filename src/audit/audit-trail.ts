@@ -195,7 +195,11 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
       const stale = (await this.intents.olderThan(cutoff, SWEEP_PAGE, from)).filter((intent) => !seen.has(intent._id));
       for (const intent of stale) {
         seen.add(intent._id);
-        const verdict = await this.verdict(intent);
+        // One intent that cannot be judged now (its area's port unreachable) waits; the others are settled.
+        const verdict = await this.verdict(intent).catch((error: Error) => {
+          this.logger.warn(`Audit intent ${intent._id} left for a later sweep: ${error.message}`);
+          return 'undecided' as const;
+        });
         if (verdict === 'undecided') continue;
         if (verdict === 'happened') await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
         await this.intents.remove(intent._id);

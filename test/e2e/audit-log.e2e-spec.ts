@@ -382,6 +382,32 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       expect((await entries('?limit=100')).filter((entry) => entry.id === earlierForm)).toHaveLength(1);
     });
 
+    it('an intent that cannot be judged now waits, and the others are settled', async () => {
+      const key = await createKey('beside-the-unjudged');
+      const base = { accountId: admin.accountId, occurredAt: new Date(), actor: { type: 'user', id: admin.id, label: admin.email }, changes: null, ip: null, userAgent: null, requestId: null };
+      const old = new Date(Date.now() - 120_000);
+      // A refund's intent that names no project: the payments module cannot be asked about it.
+      const unjudged = `aud_${randomUUID()}`;
+      await t.db.collection('audit_intents').insertOne({
+        _id: unjudged as unknown as ObjectId,
+        draft: { ...base, entryId: unjudged, action: 'payment.refunded', target: { type: 'payment', id: '6650c0ffee0000000000beef', label: null }, projectId: null },
+        expect: { refund: { paymentId: '6650c0ffee0000000000beef', refundId: 'r' } },
+        createdAt: old,
+      });
+      const settled = `aud_${randomUUID()}`;
+      await t.db.collection('audit_intents').insertOne({
+        _id: settled as unknown as ObjectId,
+        draft: { ...base, entryId: settled, action: 'api_key.created', target: { type: 'api_key', id: key.id, label: 'beside' }, projectId: admin.projectId },
+        expect: { collection: 'api_keys', id: key.id, exists: true },
+        createdAt: new Date(old.getTime() + 1),
+      });
+
+      expect(await trail.sweep(0)).toBe(1);
+      expect((await entries('?limit=100')).filter((entry) => entry.id === settled)).toHaveLength(1);
+      expect(await t.db.collection('audit_intents').countDocuments({ _id: unjudged as unknown as ObjectId })).toBe(1);
+      await t.db.collection('audit_intents').deleteOne({ _id: unjudged as unknown as ObjectId });
+    });
+
     it('between the intent and the action: the sweep drops the intent, the action not having happened', async () => {
       const before = (await entries('?limit=100')).length;
       // What a process leaves when it stops right after writing the intent of a key it never created.
