@@ -17,6 +17,7 @@ import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
 import { EventDeletion, EventDeletionSchema, EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
+import { EventFeed } from './event-feed';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
@@ -24,7 +25,8 @@ import { EventsService } from './events.service';
 
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
- * repository can take it without importing this module), listed by `GET /v1/events`.
+ * repository can take it without importing this module), listed by `GET /v1/events`, and followed
+ * by the search index through `EventFeed`.
  */
 @Global()
 @Module({
@@ -34,7 +36,7 @@ import { EventsService } from './events.service';
       { name: EventDeletion.name, schema: EventDeletionSchema },
     ]), LeasesModule],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventRelay],
-  exports: [EventRelay],
+  providers: [EventsRepository, EventsService, EventRelay, EventFeed],
+  exports: [EventRelay, EventFeed],
 })
 export class EventsModule {}

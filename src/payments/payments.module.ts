@@ -37,5 +37,6 @@ import { PaymentsRepository } from './payments.repository';
   ],
   controllers: [PaymentsController],
   providers: [PaymentsService, PaymentsSummaryService, PaymentKeys, PaymentKeysRepository, PaymentsPlatformListener, PaymentsRepository, RefundsRepository],
+  exports: [PaymentsService],
 })
 export class PaymentsModule {}
