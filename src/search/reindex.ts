@@ -5,8 +5,12 @@ import { CustomersService } from '../customers/customers.service';
 import { runCommand } from '../migrations/command';
 import { PaymentsService } from '../payments/payments.service';
 import { ProjectsService } from '../projects/projects.service';
+import { appConfig } from '../config/app.config';
 import { assetsConfig } from '../config/assets.config';
+import { mailConfig } from '../config/mail.config';
+import { passkeysConfig } from '../config/passkeys.config';
 import { rateLimitsConfig } from '../config/rate-limits.config';
+import { sessionsConfig } from '../config/sessions.config';
 import { rebuildIndex } from './search-indexer';
 import { SearchModule } from './search.module';
 import { SqliteSearchIndex } from './sqlite-search-index';
@@ -16,7 +20,8 @@ import { SqliteSearchIndex } from './sqlite-search-index';
  * (each instance's; this environment's own when there is none yet). A running instance keeps
  * answering meanwhile, from a partial index until the rebuild ends, and goes on following the events.
  */
-runCommand('Search reindex', { imports: [SearchModule.forCommand()], config: [searchConfig, assetsConfig, rateLimitsConfig] }, async (context) => {
+// The projects module brings the content modules, and they the accounts' and sessions': their settings too.
+runCommand('Search reindex', { imports: [SearchModule.forCommand()], config: [searchConfig, appConfig, assetsConfig, mailConfig, passkeysConfig, rateLimitsConfig, sessionsConfig] }, async (context) => {
   const config = context.get<{ file: string; recheckWindowMs: number }>(searchConfig.KEY);
   const folder = dirname(config.file);
   const files = existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith('.sqlite')).map((name) => join(folder, name)) : [];
