@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { searchConfig } from '../config/search.config';
 import { CustomersService } from '../customers/customers.service';
@@ -60,7 +60,7 @@ export async function rebuildIndex(index: SearchIndex, sources: RecordSources, r
  * gone), is rebuilt from the records.
  */
 @Injectable()
-export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy {
+export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(SearchIndexer.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -83,10 +83,15 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
     this.tick();
   }
 
+  /** The feed stops before the database connection closes. */
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
     clearInterval(this.timer);
     await this.running;
+  }
+
+  /** The file closes once no request can read it any more. */
+  onApplicationShutdown(): void {
     this.index.close();
   }
 
