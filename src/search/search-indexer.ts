@@ -110,13 +110,6 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
     return rebuildIndex(this.index, { projects: this.projects, customers: this.customers, payments: this.payments }, this.config.recheckWindowMs);
   }
 
-  /** Reads the list to its end (after the start-up rebuild, if one is under way): what the service does every second, for a caller that must see it done. */
-  async catchUp(): Promise<void> {
-    await this.running;
-    this.tick();
-    await this.running;
-  }
-
   /** An index never built, or whose cursor is older than the events kept (it missed some), is rebuilt. */
   private needsRebuild(): boolean {
     const cursor = this.index.cursor();
