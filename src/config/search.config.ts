@@ -12,6 +12,12 @@ export const searchConfig = configNamespace('search', (env) => {
     /** How often the instance reads the events that other instances recorded. */
     pollIntervalMs: 1000,
     /**
+     * How far behind the present the cursor stays: an event's id is made before its write and it is
+     * listed after, so events of writes still under way on other instances can be listed with ids
+     * below the newest one read. The feed reads this span again on every poll.
+     */
+    listingGraceMs: 5_000,
+    /**
      * How far behind its cursor the feed reads again, every `recheckIntervalMs`: an event is listed
      * after its id was made (by its request, or by the events sweep up to a minute later), so one
      * listed late can have an id below the cursor.

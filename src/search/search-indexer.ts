@@ -133,29 +133,33 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
   }
 
   /**
-   * Reads the events after the cursor to the end of the list, moving the cursor; every
-   * `recheckIntervalMs`, reads again the `recheckWindowMs` before it, for events listed late.
+   * Reads the events after the cursor to the end of the list, and moves the cursor up to what was
+   * read but never past `listingGraceMs` ago (events of writes still under way elsewhere are listed
+   * later, with lower ids); every `recheckIntervalMs`, reads again the `recheckWindowMs` before it,
+   * for events listed later still (by the events sweep).
    */
   private async follow(): Promise<void> {
-    let cursor = this.index.cursor();
-    if (Date.now() - this.lastRecheck >= this.config.recheckIntervalMs && cursor) {
+    const stored = this.index.cursor();
+    if (Date.now() - this.lastRecheck >= this.config.recheckIntervalMs && stored) {
       this.lastRecheck = Date.now();
-      const from = eventCursorAt(new Date((eventIdTime(cursor) ?? new Date()).getTime() - this.config.recheckWindowMs));
-      await this.read(from, cursor);
+      const from = eventCursorAt(new Date((eventIdTime(stored) ?? new Date()).getTime() - this.config.recheckWindowMs));
+      await this.read(from, stored);
     }
+    let read = stored;
     for (;;) {
-      const events = await this.feed.after(cursor, FEED_BATCH);
+      const events = await this.feed.after(read, FEED_BATCH);
       if (this.closing) return;
       this.index.apply(events.flatMap((event) => changeOfEvent(event) ?? []));
-      if (events.length > 0) cursor = events[events.length - 1].id;
+      if (events.length > 0) read = events[events.length - 1].id;
       if (events.length < FEED_BATCH) break;
-      this.index.setCursor(cursor!);
     }
-    // Read to the end: every event listed so far with an id below the window's start was seen, so an
-    // idle list moves the cursor on too (else a quiet month would look like missed events at start).
-    const floor = eventCursorAt(new Date(Date.now() - this.config.recheckWindowMs));
-    const next = !cursor || cursor < floor ? floor : cursor;
-    if (next !== this.index.cursor()) this.index.setCursor(next);
+    const now = Date.now();
+    const horizon = eventCursorAt(new Date(now - this.config.listingGraceMs));
+    // Read to the end: an idle list moves the cursor on too, to the recheck window's start at least
+    // (else a quiet month would look like missed events at the next start).
+    const floor = eventCursorAt(new Date(now - this.config.recheckWindowMs));
+    const next = [stored ?? floor, floor, read && read < horizon ? read : horizon].reduce((a, b) => (b > a ? b : a));
+    if (next !== stored) this.index.setCursor(next);
   }
 
   /** Applies the listed events with ids from `from` up to `until`, moving no cursor. */
