@@ -42,6 +42,7 @@ const { setDatabaseProcesses, call, expectStatus, runAutocannon, round, compareS
 const { PASSWORD, COLLECTION_BODY, seed } = require('./seed');
 const { SCENARIOS } = require('./scenarios');
 const { measureBounds } = require('./bounds');
+const { measureSearch } = require('./search');
 const { measureWebhookCost } = require('./webhooks');
 const { measureNeighbours } = require('./neighbours');
 const { measureUpload } = require('./uploads');
@@ -63,11 +64,12 @@ async function main() {
   }
   const boundsWanted = wanted('bounds');
   const webhooksWanted = wanted('webhooks');
+  const searchWanted = wanted('search');
   // "neighbours" selects both runs of the section; "neighbours-bulk" or "neighbours-api" one.
   const neighbourRuns = ['bulk', 'api'].filter((via) => wanted(`neighbours-${via}`));
   const neighboursWanted = neighbourRuns.length > 0;
   const uploadWanted = wanted('upload');
-  const mainWanted = scenarios.length > 0 || boundsWanted || webhooksWanted;
+  const mainWanted = scenarios.length > 0 || boundsWanted || webhooksWanted || searchWanted;
   if (!mainWanted && !neighboursWanted && !uploadWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
 
   log('Benchmark: service (dist/main.js) vs bare Fastify + mongodb baseline, both multi-tenant');
@@ -85,7 +87,7 @@ async function main() {
   log(`Database: embedded ${database.engine} at ${database.uri} (databases ${databases.join(', ')})`);
 
   const run = { info, database: { engine: database.engine, pids }, loadBefore, results: [], bounds: [], webhookFailures: [], profiles: [] };
-  if (mainWanted) await mainSections(run, { scenarios, boundsWanted, webhooksWanted, database, mongo });
+  if (mainWanted) await mainSections(run, { scenarios, boundsWanted, webhooksWanted, searchWanted, database, mongo });
   if (uploadWanted) run.upload = await measureUpload(database, mongo, sharedEnv(), argsFor('service', false));
   run.neighbours = [];
   for (const via of neighbourRuns) run.neighbours.push(await measureNeighbours(database, mongo, sharedEnv(), argsFor('service', false), via));
@@ -248,7 +250,7 @@ async function measureScenario(pair, scenario, index, { seeds, dbs, lifetimes })
 }
 
 /** The service against the baseline: the command counts, the scenarios, the bounds, the webhook cost. */
-async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, database, mongo }) {
+async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, searchWanted, database, mongo }) {
   const profileDir = PROFILE_DIR;
   if (settings.profile.length > 0 || settings.heapSnapshot) fs.mkdirSync(profileDir, { recursive: true });
 
@@ -302,6 +304,8 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, data
   }
   Object.assign(run, { service: pair.live.service, baseline: pair.live.baseline });
   if (boundsWanted) run.bounds = await measureBounds(pair.running(), dbs, seeds);
+  // After every scenario and the bounds: none of them meets the larger projects collection.
+  if (searchWanted) run.bounds.push(...(await measureSearch(pair.running(), dbs, seeds)));
 
   if (webhooksWanted) {
     log('  Webhook cost: POST /api/v1/payments in a project with one enabled endpoint, on both sides (each delivers to the same receiver)');

@@ -28,6 +28,7 @@ const settings = {
   bcryptRounds: positiveInteger('BENCH_BCRYPT_ROUNDS', 12),
   boundsSeed: positiveInteger('BENCH_BOUNDS_SEED', 10_000),
   boundsConnections: positiveInteger('BENCH_BOUNDS_CONNECTIONS', 2),
+  searchSeed: positiveInteger('BENCH_SEARCH_SEED', 10_000),
   // Extra Node options: for both servers, then for one side only (e.g. "--cpu-prof --cpu-prof-dir=bench/results/profiles").
   nodeArgs: words('BENCH_NODE_ARGS'),
   serviceNodeArgs: words('BENCH_SERVICE_NODE_ARGS'),

@@ -26,6 +26,7 @@ import { eventsConfig } from './config/events.config';
 import { rateLimitsConfig } from './config/rate-limits.config';
 import { assetsConfig } from './config/assets.config';
 import { mailConfig } from './config/mail.config';
+import { searchConfig } from './config/search.config';
 import { MailModule } from './mail/mail.module';
 import type { EnvironmentVariables } from './config/env.validation';
 import { configModule } from './config/namespace';
@@ -46,6 +47,7 @@ import { CollectionsModule } from './collections/collections.module';
 import { CustomersModule } from './customers/customers.module';
 import { CardsModule } from './cards/cards.module';
 import { PaymentsModule } from './payments/payments.module';
+import { SearchModule } from './search/search.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 
 /**
@@ -105,6 +107,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     CustomersModule,
     CardsModule,
     PaymentsModule,
+    SearchModule,
     WebhooksModule,
     IdempotencyModule,
     MigrationsModule,
@@ -126,7 +129,7 @@ export class AppModule {
   static forEnvironment(env: EnvironmentVariables): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig, passkeysConfig, assetsConfig, mailConfig])],
+      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig, passkeysConfig, assetsConfig, mailConfig, searchConfig])],
     };
   }
 }

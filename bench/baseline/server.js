@@ -718,6 +718,44 @@ async function main() {
     };
   });
 
+  // ---- search
+
+  /**
+   * The bench's search without an index: the tenant's projects whose title, description or a tag holds
+   * `q` (any case), newest first, a page of 10 and the count, in the service's answer shape.
+   */
+  fastify.get('/projects/search', { config: { api: 'projects' } }, async (request) => {
+    const projectId = request.tenant.projectId;
+    const q = String(request.query.q ?? '').trim();
+    const text = new RegExp(q.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'i');
+    const filter = q ? { projectId, $or: [{ primaryTitle: text }, { description: text }, { topicIds: text }] } : { projectId };
+    const [rows, total] = await Promise.all([contentProjects.find(filter, { sort: { createdAt: -1, _id: -1 }, limit: 10 }).toArray(), contentProjects.countDocuments(filter)]);
+    const data = rows.map((project) => ({
+      _id: String(project._id),
+      channelId: String(project.channelId),
+      parentId: project.parentId ? String(project.parentId) : null,
+      projectTypeId: project.projectTypeId,
+      subTypeId: project.subTypeId ?? null,
+      primaryTitle: project.primaryTitle,
+      description: project.description ?? null,
+      portraitImg: project.portraitImg ?? null,
+      landscapeImg: project.landscapeImg ?? null,
+      contentUploadType: project.contentUploadType ?? null,
+      access: project.access,
+      status: project.status,
+      primaryLanguageId: project.primaryLanguageId ?? null,
+      categoryId: project.categoryId ?? null,
+      subCategoryId: project.subCategoryId ?? null,
+      topicIds: [...(project.topicIds ?? [])],
+      supportedFormats: [...(project.supportedFormats ?? [])],
+      supportedModes: [...(project.supportedModes ?? [])],
+      supportedFeatures: [...(project.supportedFeatures ?? [])],
+      createdAt: project.createdAt.toISOString(),
+      updatedAt: project.updatedAt.toISOString(),
+    }));
+    return { data, has_more: total > 10, next_page: total > 10 ? 'eyJvIjoxMH0' : null, total_count: total };
+  });
+
   // ---- public routes
 
   fastify.get('/health', { config: { public: true } }, async () => {

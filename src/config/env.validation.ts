@@ -311,6 +311,15 @@ export class EnvironmentVariables {
   @Min(1)
   EVENT_RETENTION_DAYS: number = 30;
 
+  /**
+   * The name of this instance's search index file, `DATA_DIR/search/<name>.sqlite`: each instance
+   * keeps its own and follows the events into it. Unset: the host name and `PORT`, so instances on
+   * one machine keep one file each; set it to keep one file across a change of port.
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'SEARCH_INSTANCE must be 1 to 100 letters, digits, dots, dashes or underscores' })
+  SEARCH_INSTANCE?: string = undefined;
+
   /** How long audit log entries are kept; the oldest kept entry anchors the chain. */
   @IsOptional()
   @IsInt()

@@ -26,7 +26,7 @@ const SOCIAL_NUMBER_BATCH = 500;
 @Injectable()
 export class CustomersRepository {
   private readonly records: TenantRecords<Customer>;
-  /** Every tenant's customers at once: only for the operator's re-encryption, below. */
+  /** Every tenant's customers at once: only for the operator's re-encryption and the search index's rebuild, below. */
   private readonly everyTenant: Records<Customer>;
 
   constructor(@InjectModel(Customer.name) model: Model<Customer>, relay: EventRelay) {
@@ -43,6 +43,17 @@ export class CustomersRepository {
   /** Newest first, `limit + 1` rows after the cursor (the extra row says whether more follow). */
   page(scope: TenantScope, query: FinanceListQuery): Promise<Customer[]> {
     return this.records.find(scope, olderThan(query.startingAfter), { sort: { _id: -1 }, limit: query.limit + 1 });
+  }
+
+  /** These customers of the scope, in no order; malformed and unknown ids left out. */
+  findByIds(scope: TenantScope, ids: readonly string[]): Promise<Customer[]> {
+    const known = ids.flatMap((id) => toObjectId(id) ?? []);
+    return known.length === 0 ? Promise.resolve([]) : this.records.find(scope, { _id: { $in: known } });
+  }
+
+  /** Every customer of every tenant, in `_id` order, a batch at a time: the search index's rebuild reads them all. */
+  everyTenantsCustomers(batch: number): AsyncGenerator<Customer> {
+    return this.everyTenant.eachInIdOrder({}, batch);
   }
 
   /** The customer, or null when the project has none with this id (a malformed id included). */

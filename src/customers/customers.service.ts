@@ -88,6 +88,16 @@ export class CustomersService {
     return toPage(rows, query.limit, toCustomerResponse);
   }
 
+  /** These customers as the API shows them, in no order; unknown ids (another tenant's among them) left out. */
+  async findManyByIds(scope: TenantScope, ids: readonly string[]): Promise<CustomerResponse[]> {
+    return (await this.customers.findByIds(scope, ids)).map(toCustomerResponse);
+  }
+
+  /** Every customer of every platform project, as its events show it, with its tenant: only for rebuilding the search index. */
+  async *everyCustomer(): AsyncGenerator<{ tenant: string; object: CustomerResponse }> {
+    for await (const customer of this.customers.everyTenantsCustomers(500)) yield { tenant: String(customer.projectId), object: toCustomerResponse(customer) };
+  }
+
   async get(scope: TenantScope, id: string): Promise<CustomerResponse> {
     const customer = await this.findById(scope, id);
     if (!customer) throw new NotFoundException(CUSTOMER_NOT_FOUND);

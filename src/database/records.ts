@@ -67,6 +67,20 @@ export class Records<T> {
     return this.model.collection.findOne<Read>(filter, { sort: options.sort, projection: this.projection(options.fields, options.include) });
   }
 
+  /**
+   * Every document matching, in `_id` order, `batch` at a time: for the few readers of every
+   * tenant's records at once (rebuilding the search index), which must not hold them all.
+   */
+  async *eachInIdOrder(filter: Conditions, batch: number): AsyncGenerator<T & { _id: Types.ObjectId }> {
+    let after: Types.ObjectId | undefined;
+    for (;;) {
+      const found = (await this.find(after ? { ...filter, _id: { $gt: after } } : filter, { sort: { _id: 1 }, limit: batch })) as Array<T & { _id: Types.ObjectId }>;
+      yield* found;
+      if (found.length < batch) return;
+      after = found[found.length - 1]._id;
+    }
+  }
+
   /** One document by id; a malformed id is no document. */
   findById<Read = T>(id: string | Types.ObjectId, options: Pick<ReadOptions, 'fields' | 'include'> = {}): Promise<Read | null> {
     const _id = toObjectId(id);

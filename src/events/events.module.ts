@@ -19,6 +19,7 @@ import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
 import { EventDeletion, EventDeletionSchema, EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
+import { EventFeed } from './event-feed';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
@@ -26,8 +27,9 @@ import { EventsService } from './events.service';
 
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
- * repository can take it without importing this module), listed by `GET /v1/events`. It also types
- * the in-process events (in-process-events.ts): `InProcessEmitter` and `@OnInProcessEvent`.
+ * repository can take it without importing this module), listed by `GET /v1/events`, and followed
+ * by the search index through `EventFeed`. It also types the in-process events
+ * (in-process-events.ts): `InProcessEmitter` and `@OnInProcessEvent`.
  */
 @Global()
 @Module({
@@ -37,7 +39,7 @@ import { EventsService } from './events.service';
       { name: EventDeletion.name, schema: EventDeletionSchema },
     ]), LeasesModule],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventRelay, { provide: InProcessEmitter, useExisting: EventEmitter2 }],
-  exports: [EventRelay, InProcessEmitter],
+  providers: [EventsRepository, EventsService, EventRelay, EventFeed, { provide: InProcessEmitter, useExisting: EventEmitter2 }],
+  exports: [EventRelay, EventFeed, InProcessEmitter],
 })
 export class EventsModule {}

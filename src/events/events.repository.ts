@@ -86,6 +86,12 @@ export class EventsRepository {
     return new Set(found.map((event) => event._id));
   }
 
+  /** Listed events of every project with an id above `afterId` (all when null), in id order, at most `limit`: the search index's feed. */
+  async listedAfter(afterId: string | null, limit: number): Promise<PublishedEvent[]> {
+    const found = await this.everyTenant.find(afterId ? { _id: { $gt: afterId } } : {}, { sort: { _id: 1 }, limit });
+    return found.map((event) => ({ id: event._id, type: event.type, projectId: String(event.projectId), createdAt: event.createdAt, body: event.body }));
+  }
+
   /** Newest first, `limit + 1` listed events after the cursor, of one type and in a time range when asked. */
   page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
     const conditions: Record<string, unknown> = {};

@@ -48,6 +48,6 @@ import { PaymentsRepository } from './payments.repository';
     RefundsRepository,
     { provide: RefundSettlements, useExisting: PaymentsService },
   ],
-  exports: [RefundSettlements],
+  exports: [RefundSettlements, PaymentsService],
 })
 export class PaymentsModule {}

@@ -17,9 +17,23 @@ import { toPaymentResponse } from './payments.mapper';
 @Injectable()
 export class PaymentsRepository {
   private readonly records: TenantRecords<Payment>;
+  /** Every tenant's payments at once: only for rebuilding the search index, below. */
+  private readonly everyTenant: Records<Payment>;
 
   constructor(@InjectModel(Payment.name) model: Model<Payment>, relay: EventRelay) {
     this.records = new TenantRecords(model, relay.recorder(new Records(model), toPaymentResponse));
+    this.everyTenant = new Records(model);
+  }
+
+  /** These payments of the scope, in no order; malformed and unknown ids left out. */
+  findByIds(scope: TenantScope, ids: readonly string[]): Promise<Payment[]> {
+    const known = ids.flatMap((id) => toObjectId(id) ?? []);
+    return known.length === 0 ? Promise.resolve([]) : this.records.find(scope, { _id: { $in: known } });
+  }
+
+  /** Every payment of every tenant, in `_id` order, a batch at a time: the search index's rebuild reads them all. */
+  everyTenantsPayments(batch: number): AsyncGenerator<Payment> {
+    return this.everyTenant.eachInIdOrder({}, batch);
   }
 
   /** Inserts a payment (under the id given, when a key claimed one); a taken id is a duplicate-key error. */

@@ -154,6 +154,16 @@ export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy,
     return toPaymentResponse(await this.findOrThrow(scope, id));
   }
 
+  /** These payments as the API shows them, in no order; unknown ids (another tenant's among them) left out. */
+  async findManyByIds(scope: TenantScope, ids: readonly string[]): Promise<PaymentResponse[]> {
+    return (await this.payments.findByIds(scope, ids)).map(toPaymentResponse);
+  }
+
+  /** Every payment of every platform project, as its events show it, with its tenant: only for rebuilding the search index. */
+  async *everyPayment(): AsyncGenerator<{ tenant: string; object: PaymentResponse }> {
+    for await (const payment of this.payments.everyTenantsPayments(500)) yield { tenant: String(payment.projectId), object: toPaymentResponse(payment) };
+  }
+
   async list(scope: TenantScope, query: ListPaymentsQuery): Promise<Page<PaymentResponse>> {
     return toPage(await this.payments.page(scope, query), query.limit, toPaymentResponse);
   }

@@ -18,9 +18,23 @@ const TREE_FIELDS = ['_id', 'parentId', 'primaryTitle', 'projectTypeId', 'status
 @Injectable()
 export class ProjectsRepository {
   private readonly records: TenantRecords<Project>;
+  /** Every tenant's projects at once: only for rebuilding the search index, below. */
+  private readonly everyTenant: Records<Project>;
 
   constructor(@InjectModel(Project.name) model: Model<Project>, relay: EventRelay) {
     this.records = new TenantRecords(model, relay.recorder(new Records(model), toProjectResponse));
+    this.everyTenant = new Records(model);
+  }
+
+  /** These projects of the scope, in no order; malformed and unknown ids left out. */
+  findByIds(scope: TenantScope, ids: readonly string[]): Promise<Project[]> {
+    const known = ids.flatMap((id) => toObjectId(id) ?? []);
+    return known.length === 0 ? Promise.resolve([]) : this.records.find(scope, { _id: { $in: known } });
+  }
+
+  /** Every project of every tenant, in `_id` order, a batch at a time: the search index's rebuild reads them all. */
+  everyTenantsProjects(batch: number): AsyncGenerator<Project> {
+    return this.everyTenant.eachInIdOrder({}, batch);
   }
 
   insert(scope: TenantScope, fields: AnyKeys<Project>): Promise<Project> {

@@ -365,6 +365,31 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     return chain;
   }
 
+  /** These projects as the API shows them, in no order; unknown ids (another tenant's among them) left out. */
+  async findManyByIds(scope: TenantScope, ids: readonly string[]): Promise<ProjectResponse[]> {
+    return (await this.projects.findByIds(scope, ids)).map(toProjectResponse);
+  }
+
+  /**
+   * These projects and all their ancestors, by id (one read a level, at most MAX_TREE_DEPTH): for
+   * modules that decide on a whole chain at once, such as which search results a viewer may see.
+   */
+  async findManyWithAncestors(scope: TenantScope, ids: readonly string[]): Promise<Map<string, Project>> {
+    const found = new Map<string, Project>();
+    let wanted = [...new Set(ids)];
+    for (let level = 0; wanted.length > 0 && level <= MAX_TREE_DEPTH; level++) {
+      const read = await this.projects.findByIds(scope, wanted);
+      for (const project of read) found.set(String(project._id), project);
+      wanted = [...new Set(read.flatMap((project) => (project.parentId ? [String(project.parentId)] : [])))].filter((id) => !found.has(id));
+    }
+    return found;
+  }
+
+  /** Every project of every platform project, as its events show it, with its tenant: only for rebuilding the search index. */
+  async *everyProject(): AsyncGenerator<{ tenant: string; object: ProjectResponse }> {
+    for await (const project of this.projects.everyTenantsProjects(500)) yield { tenant: String(project.projectId), object: toProjectResponse(project) };
+  }
+
   /** One page of a project's children meeting `conditions` (stored values: the caller builds them), in id order, and the total. */
   pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
     return this.projects.pageChildren(scope, parentId, conditions, skip, limit);

@@ -45,5 +45,6 @@ import { ViewerService } from './viewer.service';
   ],
   controllers: [SharingController, ViewerController],
   providers: [ShareLinksRepository, GrantsRepository, SharingService, ViewerService, SharingListener],
+  exports: [ViewerService],
 })
 export class SharingModule {}

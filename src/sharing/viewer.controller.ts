@@ -18,7 +18,7 @@ export const SHARE_PASSWORD_HEADER = 'x-share-password';
 export const VIEWER_TOKEN_HEADER = 'x-viewer-token';
 
 /** The headers a viewer may send beside the publishable key, and the answers that are the viewer's own. */
-function ViewerCredentialsDoc(notFound: { description: string; message: string } = VIEWER_PROJECT_NOT_FOUND_DOC) {
+export function ViewerCredentialsDoc(notFound: { description: string; message: string } = VIEWER_PROJECT_NOT_FOUND_DOC) {
   return applyDecorators(
     ApiHeader({
       name: 'X-Share-Token',
@@ -58,7 +58,7 @@ function header(headers: FastifyRequest['headers'], name: string): string | unde
  * The viewer's headers (documented by `ViewerCredentialsDoc`: Nest's `@Headers()` would also list
  * each as a required parameter of its own). `X-Viewer-Token` may carry a `Bearer ` prefix.
  */
-const Credentials = createParamDecorator((_data: unknown, execution: ExecutionContext): ViewerCredentials => {
+export const Credentials = createParamDecorator((_data: unknown, execution: ExecutionContext): ViewerCredentials => {
   const { headers } = execution.switchToHttp().getRequest<FastifyRequest>();
   return {
     shareToken: header(headers, SHARE_TOKEN_HEADER),

@@ -12,7 +12,7 @@ import { rateLimitsConfig } from '../config/rate-limits.config';
 import { RateLimiter } from '../rate-limits/rate-limiter';
 import type { ContentListQuery } from '../common/paging/content-list.query';
 import type { ContentPage } from '../common/paging/total-count';
-import type { Project } from '../projects/project.schema';
+import { MAX_TREE_DEPTH, type Project } from '../projects/project.schema';
 import { ProjectsService } from '../projects/projects.service';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { UsersService } from '../users/users.service';
@@ -140,25 +140,42 @@ export class ViewerService {
   ): Promise<{ chain: Project[]; link: PresentedLink | null; grant: Types.ObjectId | null }> {
     const chain = await this.projects.findWithAncestors(scope, projectId);
     if (!chain || chain.some((project) => project.status !== 'published')) throw new NotFoundException(VIEWER_NOT_FOUND);
-    // How far up the chain a link or a grant must sit: at or above the highest project that asks for one.
-    const linkFrom = highest(chain, 'linkPrivate');
-    const grantFrom = highest(chain, 'permissions');
-    const ids = chain.map((project) => String(project._id));
+    // The link and the grants are read only when the chain asks for them.
+    const link = highest(chain, 'linkPrivate') >= 0 ? await this.presentedLink(scope, credentials) : null;
+    const granted =
+      highest(chain, 'permissions') >= 0 && credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
+    const admitted = admits(chain, link, granted);
+    if (!admitted) throw new NotFoundException(VIEWER_NOT_FOUND);
+    if (admitted.link) await this.checkPassword(admitted.link, credentials);
+    return { chain, ...admitted };
+  }
 
-    let link: PresentedLink | null = null;
-    if (linkFrom >= 0) {
-      link = await this.presentedLink(scope, credentials);
-      if (!link || ids.indexOf(link.contentProjectId) < linkFrom) throw new NotFoundException(VIEWER_NOT_FOUND);
+  /**
+   * Of these projects, those the viewer may see, by the rules of `viewProject`, as viewers see them,
+   * in the order given: hidden and unknown ones are left out alike. The search's viewer route asks.
+   * A live link's password is asked (401 when missing or wrong) only when some project needs the link.
+   */
+  async visibleAmong(scope: TenantScope, ids: readonly string[], credentials: ViewerCredentials): Promise<ViewerProjectResponse[]> {
+    if (ids.length === 0) return [];
+    const link = await this.presentedLink(scope, credentials);
+    const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
+    let passwordChecked = false;
+    const visible: ViewerProjectResponse[] = [];
+    for (let start = 0; start < ids.length; start += VISIBILITY_BATCH) {
+      const batch = ids.slice(start, start + VISIBILITY_BATCH);
+      const records = await this.projects.findManyWithAncestors(scope, batch);
+      for (const id of batch) {
+        const chain = chainOf(records, id);
+        const admitted = chain ? admits(chain, link, granted) : null;
+        if (!chain || !admitted) continue;
+        if (admitted.link && !passwordChecked) {
+          await this.checkPassword(admitted.link, credentials);
+          passwordChecked = true;
+        }
+        visible.push(toViewerProject(chain[0]));
+      }
     }
-    let grant: Types.ObjectId | null = null;
-    if (grantFrom >= 0) {
-      const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
-      const at = ids.findIndex((id, index) => index >= grantFrom && granted.has(id));
-      if (at < 0) throw new NotFoundException(VIEWER_NOT_FOUND);
-      grant = granted.get(ids[at]) ?? null;
-    }
-    if (link) await this.checkPassword(link, credentials);
-    return { chain, link, grant };
+    return visible;
   }
 
   /** The live (unrevoked, unexpired) link of the presented token in the scope; null for none, or a token of no live link. */
@@ -217,6 +234,49 @@ export class ViewerService {
     const project = await this.projects.findRecord(scope, projectId);
     return Boolean(project?.parentId && project.parentId.equals(parent));
   }
+}
+
+/** Projects whose visibility `visibleAmong` decides with one read a tree level. */
+const VISIBILITY_BATCH = 500;
+
+/**
+ * Whether a viewer holding `link` (a live one, or none) and `granted` may see the project heading
+ * `chain` (it, then its ancestors): every one published; a link at or above the highest project that
+ * asks for one; a grant at or above the highest that asks for one. With the link and the grant (the
+ * nearest one that sufficed) the decision rested on; null when the viewer may not see it.
+ */
+function admits(
+  chain: readonly Project[],
+  link: PresentedLink | null,
+  granted: ReadonlyMap<string, Types.ObjectId>,
+): { link: PresentedLink | null; grant: Types.ObjectId | null } | null {
+  if (chain.some((project) => project.status !== 'published')) return null;
+  const linkFrom = highest(chain, 'linkPrivate');
+  const grantFrom = highest(chain, 'permissions');
+  const ids = chain.map((project) => String(project._id));
+  if (linkFrom >= 0 && (!link || ids.indexOf(link.contentProjectId) < linkFrom)) return null;
+  let grant: Types.ObjectId | null = null;
+  if (grantFrom >= 0) {
+    const at = ids.findIndex((id, index) => index >= grantFrom && granted.has(id));
+    if (at < 0) return null;
+    grant = granted.get(ids[at]) ?? null;
+  }
+  return { link: linkFrom >= 0 ? link : null, grant };
+}
+
+/** The project, then its ancestors nearest first, from records read by id; null when the project is not among them. */
+function chainOf(records: ReadonlyMap<string, Project>, id: string): Project[] | null {
+  const project = records.get(id);
+  if (!project) return null;
+  const chain = [project];
+  let next = project.parentId ? String(project.parentId) : null;
+  while (next && chain.length <= MAX_TREE_DEPTH) {
+    const parent = records.get(next);
+    if (!parent) break;
+    chain.push(parent);
+    next = parent.parentId ? String(parent.parentId) : null;
+  }
+  return chain;
 }
 
 /** The index, in the chain (the project first), of the highest project with this access; -1 for none. */

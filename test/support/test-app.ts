@@ -2,8 +2,10 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { getConnectionToken } from '@nestjs/mongoose';
 import type { Connection } from 'mongoose';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { createApp } from '../../src/app.factory';
 import { validateEnvironment } from '../../src/config/env.validation';
+import { searchConfig, type SearchConfig } from '../../src/config/search.config';
 import { HttpClient } from './http';
 import { testDatabaseUri } from './test-database';
 
@@ -45,6 +47,8 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     ASSET_CONCURRENT_DOWNLOADS: '1000',
     LOG_LEVEL: 'silent',
     MONGODB_URI: testDatabaseUri(databaseName),
+    // Each app's search index is its own, as its database is.
+    SEARCH_INSTANCE: databaseName,
     ...env,
   });
   const app = await createApp(environment);
@@ -61,8 +65,10 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     baseUrl,
     db,
     close: async () => {
+      const index = app.get<SearchConfig>(searchConfig.KEY).file;
       await db.dropDatabase().catch(() => undefined);
       await app.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${index}${suffix}`, { force: true });
     },
   };
 }

@@ -124,6 +124,30 @@ export const queryEnums = {
       "linkPrivate"
     ]
   },
+  "/projects/search": {
+    "projectTypeId": [
+      "project",
+      "show",
+      "album",
+      "podcasts",
+      "playlist"
+    ],
+    "sort": [
+      "relevance",
+      "newest",
+      "oldest"
+    ],
+    "status": [
+      "draft",
+      "published",
+      "archived"
+    ],
+    "access": [
+      "public",
+      "permissions",
+      "linkPrivate"
+    ]
+  },
   "/projects/{projectId}/children": {
     "status": [
       "draft",
@@ -185,6 +209,20 @@ export const queryEnums = {
       "asset.ready",
       "asset.errored",
       "asset.deleted"
+    ]
+  },
+  "/viewer/search": {
+    "projectTypeId": [
+      "project",
+      "show",
+      "album",
+      "podcasts",
+      "playlist"
+    ],
+    "sort": [
+      "relevance",
+      "newest",
+      "oldest"
     ]
   }
 } as const;

@@ -1398,6 +1398,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search content projects
+         * @description The platform project's content projects whose primaryTitle, description or topicIds hold the words of `q` (each as itself or a prefix, and within one typo for words of 5 letters or more), narrowed by the filters; every project when `q` is empty. Ranked by relevance (the title weighs most), or `sort=newest|oldest`. Paged as Stripe pages a search: `limit` (default 10, at most 100), and the answer's `next_page` sent back as `page`. Results come from a search index that follows the changes: a write shows in them after a short delay (about a second, a few at most), as Stripe's search results do.
+         */
+        get: operations["searchProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}": {
         parameters: {
             query?: never;
@@ -1668,6 +1688,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search customers
+         * @description The customers matching `query`, in Stripe's search query language (subset), newest first. Examples: `email:'jenny.rosen@example.com'`, `name~'jen'`, `created>1690000000`, `metadata['order_id']:'6735'`. Paged as Stripe pages a search: `limit` (default 10, at most 100), and the answer's `next_page` sent back as `page`. Results come from a search index that follows the changes: a write shows in them after a short delay (about a second, a few at most), as Stripe's search results do.
+         */
+        get: operations["searchCustomers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/{id}": {
         parameters: {
             query?: never;
@@ -1728,6 +1768,26 @@ export interface paths {
          * @description Another project's event is 404, as a missing one.
          */
         get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payments/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search payments
+         * @description The payments matching `query`, in Stripe's search query language (subset), newest first. Examples: `amount>1000 AND currency:'usd'`, `status:'succeeded'`, `-status:'failed'`, `customer:'6650c0ffee0000000000f001'`. Paged as Stripe pages a search: `limit` (default 10, at most 100), and the answer's `next_page` sent back as `page`. Results come from a search index that follows the changes: a write shows in them after a short delay (about a second, a few at most), as Stripe's search results do.
+         */
+        get: operations["searchPayments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1920,6 +1980,26 @@ export interface paths {
          * @description The published sub-projects of a project the viewer may see, that the viewer may see too, in id order. Paged with `limit` and `skip`; the total in `X-Total-Count`.
          */
         get: operations["viewProjectChildren"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/viewer/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the content as a viewer
+         * @description The words and filters of `GET /projects/search`, over the projects this viewer may see by the rules of `GET /viewer/projects/{projectId}`: published with every ancestor, and public, or opened by the share link in `X-Share-Token` or a grant of the user in `X-Viewer-Token`. A project the viewer may not see is neither listed nor counted. Paged as Stripe pages a search: `limit` (default 10, at most 100), and the answer's `next_page` sent back as `page`. Results come from a search index that follows the changes: a write shows in them after a short delay (about a second, a few at most), as Stripe's search results do.
+         */
+        get: operations["searchAsViewer"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3316,6 +3396,21 @@ export interface components {
             /** @example false */
             verified: boolean;
         };
+        CustomerSearchResponse: {
+            data: components["schemas"]["CustomerResponse"][];
+            /** @description Whether more results follow this page */
+            has_more: boolean;
+            /**
+             * @description Send as `page` with the same query for the next page; null on the last one
+             * @example eyJvIjoxMH0
+             */
+            next_page: string | null;
+            /**
+             * @description How many results match in all
+             * @example 1
+             */
+            total_count: number;
+        };
         /**
          * @description `["*"]` for every event, or the event types to send
          * @enum {string}
@@ -3740,6 +3835,21 @@ export interface components {
              */
             updatedAt: string;
         };
+        PaymentSearchResponse: {
+            data: components["schemas"]["PaymentResponse"][];
+            /** @description Whether more results follow this page */
+            has_more: boolean;
+            /**
+             * @description Send as `page` with the same query for the next page; null on the last one
+             * @example eyJvIjoxMH0
+             */
+            next_page: string | null;
+            /**
+             * @description How many results match in all
+             * @example 1
+             */
+            total_count: number;
+        };
         PaymentSummaryDay: {
             /**
              * @description Number of payments charged
@@ -3938,6 +4048,21 @@ export interface components {
              * @example 2024-05-24T10:00:00.000Z
              */
             updatedAt: string;
+        };
+        ProjectSearchResponse: {
+            data: components["schemas"]["ProjectResponse"][];
+            /** @description Whether more results follow this page */
+            has_more: boolean;
+            /**
+             * @description Send as `page` with the same query for the next page; null on the last one
+             * @example eyJvIjoxMH0
+             */
+            next_page: string | null;
+            /**
+             * @description How many results match in all
+             * @example 1
+             */
+            total_count: number;
         };
         ProjectTreeNodeResponse: {
             /** @example 6650c0ffee0000000000d002 */
@@ -4748,6 +4873,21 @@ export interface components {
              *     ]
              */
             topicIds: string[];
+        };
+        ViewerSearchResponse: {
+            data: components["schemas"]["ViewerProjectResponse"][];
+            /** @description Whether more results follow this page */
+            has_more: boolean;
+            /**
+             * @description Send as `page` with the same query for the next page; null on the last one
+             * @example eyJvIjoxMH0
+             */
+            next_page: string | null;
+            /**
+             * @description How many results match in all
+             * @example 1
+             */
+            total_count: number;
         };
         WebhookAttemptResponse: {
             /**
@@ -19198,6 +19338,174 @@ export interface operations {
             };
         };
     };
+    searchProjects: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                page?: string;
+                /** @description Words found in primaryTitle, description or topicIds: each word as itself or a prefix, and within one typo for words of 5 letters or more. Empty: every project the filters let through. */
+                q?: string;
+                /** @description Only projects of this channel */
+                channelId?: string;
+                projectTypeId?: "project" | "show" | "album" | "podcasts" | "playlist";
+                /** @description Only the direct children of this project */
+                parentId?: string;
+                /** @description Only projects created at or after this time */
+                createdAfter?: string;
+                /** @description Only projects created at or before this time */
+                createdBefore?: string;
+                /** @description relevance (newest first without q), newest or oldest first */
+                sort?: "relevance" | "newest" | "oldest";
+                status?: "draft" | "published" | "archived";
+                access?: "public" | "permissions" | "linkPrivate";
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of matching projects */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectSearchResponse"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the projects API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The projects API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource in the project, or X-Project-Id names no platform project of the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Platform project not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getProject: {
         parameters: {
             query?: never;
@@ -23013,6 +23321,154 @@ export interface operations {
             };
         };
     };
+    searchCustomers: {
+        parameters: {
+            query: {
+                limit?: number;
+                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                page?: string;
+                /** @description Stripe's search query language, a subset: `field:'value'` (exact, any case), `field~'value'` (substring, 3 characters or more), numbers with `>`, `<`, `>=`, `<=` and `:`, `metadata['key']:'value'`, clauses joined by `AND` or by `OR` (not both), `-` before a clause to negate it. Fields: `email`, `name` (first and last name), `phone`, `created` (Unix seconds), `metadata`. */
+                query: string;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of matching customers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerSearchResponse"];
+                };
+            };
+            /** @description The query does not parse (the message names the position, from 0, and what was expected there), names an unknown field, or a parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "search_query_invalid",
+                     *       "error": "Bad Request",
+                     *       "message": "The query does not parse at position 6: expected a quoted value",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the customers API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The customers API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource in the project, or X-Project-Id names no platform project of the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Platform project not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
     getCustomer: {
         parameters: {
             query?: never;
@@ -23794,6 +24250,154 @@ export interface operations {
                      * @example {
                      *       "error": "Not Found",
                      *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    searchPayments: {
+        parameters: {
+            query: {
+                limit?: number;
+                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                page?: string;
+                /** @description Stripe's search query language, a subset: `field:'value'` (exact, any case), `field~'value'` (substring, 3 characters or more), numbers with `>`, `<`, `>=`, `<=` and `:`, `metadata['key']:'value'`, clauses joined by `AND` or by `OR` (not both), `-` before a clause to negate it. Fields: `amount` (in minor units, as Stripe counts it: 1000 is 10.00 USD), `currency`, `customer` (its id), `status`, `created` (Unix seconds), `metadata`. */
+                query: string;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of matching payments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentSearchResponse"];
+                };
+            };
+            /** @description The query does not parse (the message names the position, from 0, and what was expected there), names an unknown field, or a parameter is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "search_query_invalid",
+                     *       "error": "Bad Request",
+                     *       "message": "The query does not parse at position 6: expected a quoted value",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The project has not enabled the payments API, or the API key's scopes leave it out */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The payments API is not enabled for this project",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource in the project, or X-Project-Id names no platform project of the account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Platform project not found",
                      *       "statusCode": 404
                      *     }
                      */
@@ -25960,6 +26564,172 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ViewerProjectResponse"][];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No valid publishable key, or a live share link whose password is missing or wrong */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "This share link needs its password: send it in X-Share-Password",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Not a publishable key, or the project has not enabled the projects API */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "The viewer routes take a publishable key (pk_test_...)",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such project, or one this viewer may not see (unpublished, archived or hidden above, or without the link or grant it asks for): the same answer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Project not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Too many attempts from this client: wait `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until an attempt is admitted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Too many signups from this client. Try again in 3540 seconds",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    searchAsViewer: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                page?: string;
+                /** @description Words found in primaryTitle, description or topicIds: each word as itself or a prefix, and within one typo for words of 5 letters or more. Empty: every project the filters let through. */
+                q?: string;
+                /** @description Only projects of this channel */
+                channelId?: string;
+                projectTypeId?: "project" | "show" | "album" | "podcasts" | "playlist";
+                /** @description Only the direct children of this project */
+                parentId?: string;
+                /** @description Only projects created at or after this time */
+                createdAfter?: string;
+                /** @description Only projects created at or before this time */
+                createdBefore?: string;
+                /** @description relevance (newest first without q), newest or oldest first */
+                sort?: "relevance" | "newest" | "oldest";
+            };
+            header?: {
+                /** @description The token of a share link (`shr_...`) of the project or an ancestor: opens what is `linkPrivate` */
+                "X-Share-Token"?: string;
+                /** @description The share link's password, when it has one */
+                "X-Share-Password"?: string;
+                /** @description An access token of a user (from POST /api/v1/login) holding a grant on the project or an ancestor: opens what is `permissions` */
+                "X-Viewer-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of matching projects the viewer may see */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ViewerSearchResponse"];
                 };
             };
             /** @description Invalid input: validation failure, malformed id or malformed JSON */

@@ -1,0 +1,58 @@
+import type { ConfigType } from '@nestjs/config';
+import { Types } from 'mongoose';
+import type { searchConfig } from '../config/search.config';
+import type { PublishedEvent } from '../events/event-body';
+import type { EventFeed } from '../events/event-feed';
+import { SearchIndexer } from './search-indexer';
+import { SqliteSearchIndex } from './sqlite-search-index';
+
+const TENANT = 'aaaaaaaaaaaaaaaaaaaaaaaa';
+
+/** A project's created event, its id made at `at` (as a request makes it before its write). */
+function created(title: string, at: Date): PublishedEvent {
+  const id = `evt_${Types.ObjectId.createFromTime(Math.floor(at.getTime() / 1000)).toHexString()}`;
+  const object = { _id: new Types.ObjectId().toHexString(), primaryTitle: title, topicIds: [], createdAt: at.toISOString(), updatedAt: at.toISOString() };
+  return { id, type: 'project.created', projectId: TENANT, createdAt: at, body: JSON.stringify({ data: { object } }) };
+}
+
+describe('the search feed', () => {
+  const config = { file: ':memory:', retentionDays: 30, pollIntervalMs: 1000, listingGraceMs: 5000, recheckWindowMs: 300_000, recheckIntervalMs: 30_000 } as ConfigType<typeof searchConfig>;
+  let index: SqliteSearchIndex;
+  let listed: PublishedEvent[];
+  let indexer: SearchIndexer;
+  const feed = {
+    after: (cursor: string | null) => Promise.resolve(listed.filter((event) => !cursor || event.id > cursor).sort((a, b) => (a.id < b.id ? -1 : 1))),
+    follow: () => undefined,
+  } as unknown as EventFeed;
+  const follow = () => (indexer as unknown as { follow(): Promise<void> }).follow();
+  const found = (word: string) => index.searchProjects(TENANT, { text: word, sort: 'relevance', offset: 0, limit: 10 }).total;
+
+  beforeEach(() => {
+    index = new SqliteSearchIndex(':memory:');
+    index.markBuilt(`evt_${Types.ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60).toHexString().slice(0, 8)}${'0'.repeat(16)}`);
+    listed = [];
+    indexer = new SearchIndexer(index, feed, {} as never, {} as never, {} as never, config);
+  });
+  afterEach(() => index.close());
+
+  it('applies an event listed after a newer one was read: the cursor stays behind the writes still under way', async () => {
+    listed.push(created('Newer', new Date()));
+    await follow();
+    expect(found('newer')).toBe(1);
+    // Its id was made two seconds before the one read, its listing came after: another instance's slower write.
+    listed.push(created('Slower', new Date(Date.now() - 2000)));
+    await follow();
+    expect(found('slower')).toBe(1);
+  });
+
+  it('moves the cursor no further than the listing grace, and never back', async () => {
+    const before = index.cursor()!;
+    listed.push(created('Recent', new Date()));
+    await follow();
+    const after = index.cursor()!;
+    expect(after > before).toBe(true);
+    expect(after < listed[0].id).toBe(true);
+    await follow();
+    expect(index.cursor()! >= after).toBe(true);
+  });
+});

@@ -1,0 +1,174 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { searchConfig } from '../config/search.config';
+import { CustomersService } from '../customers/customers.service';
+import type { PublishedEvent } from '../events/event-body';
+import { EventFeed, eventCursorAt, eventIdTime } from '../events/event-feed';
+import type { EventSubscriber } from '../events/event-relay';
+import { PaymentsService } from '../payments/payments.service';
+import { ProjectsService } from '../projects/projects.service';
+import { changeOfEvent, customerDocument, paymentDocument, projectDocument, versionAt } from './index-documents';
+import { SEARCH_INDEX, type IndexChange, type IndexDocument, type SearchIndex } from './search-index';
+
+/** Events read from the list at a time. */
+const FEED_BATCH = 500;
+/** Records written to the index in one transaction during a rebuild. */
+const REBUILD_BATCH = 500;
+const DAY_MS = 24 * 3600_000;
+
+/** Where a rebuild reads the records: the ports of the modules that own them. */
+export interface RecordSources {
+  projects: Pick<ProjectsService, 'everyProject'>;
+  customers: Pick<CustomersService, 'everyCustomer'>;
+  payments: Pick<PaymentsService, 'everyPayment'>;
+}
+
+/**
+ * Rebuilds `index` from the records: empties it, writes every record's row (versioned by its
+ * `updatedAt`), and sets the cursor to a little before the rebuild began, so the feed reads again
+ * every change made while it ran (a delete among them): those are applied by version, in any order.
+ * Answers how many records it wrote.
+ */
+export async function rebuildIndex(index: SearchIndex, sources: RecordSources, recheckWindowMs: number): Promise<number> {
+  const started = new Date();
+  index.clear();
+  let written = 0;
+  let batch: IndexChange[] = [];
+  const flush = () => {
+    index.apply(batch);
+    written += batch.length;
+    batch = [];
+  };
+  const add = (document: IndexDocument) => {
+    batch.push({ put: document });
+    if (batch.length >= REBUILD_BATCH) flush();
+  };
+  for await (const { tenant, object } of sources.projects.everyProject()) add(projectDocument(tenant, object, versionAt(object.updatedAt)));
+  for await (const { tenant, object } of sources.customers.everyCustomer()) add(customerDocument(tenant, object, versionAt(object.updatedAt)));
+  for await (const { tenant, object } of sources.payments.everyPayment()) add(paymentDocument(tenant, object, versionAt(object.updatedAt)));
+  flush();
+  index.markBuilt(eventCursorAt(new Date(started.getTime() - recheckWindowMs)));
+  return written;
+}
+
+/**
+ * Keeps this instance's index in step with the events list, the change stream webhooks read: this
+ * instance's events as it publishes them (the relay's subscribers, as the webhook dispatcher is), and
+ * every instance's by reading the list from a cursor kept in the index file, every second. Each
+ * change is applied by version, so one read twice or late changes nothing. On start, an index that
+ * was never built, or whose cursor is older than the events' retention (the events it missed are
+ * gone), is rebuilt from the records.
+ */
+@Injectable()
+export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
+  private readonly logger = new Logger(SearchIndexer.name);
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private lastRecheck = Date.now();
+  private closing = false;
+
+  constructor(
+    @Inject(SEARCH_INDEX) private readonly index: SearchIndex,
+    private readonly feed: EventFeed,
+    private readonly projects: ProjectsService,
+    private readonly customers: CustomersService,
+    private readonly payments: PaymentsService,
+    @Inject(searchConfig.KEY) private readonly config: ConfigType<typeof searchConfig>,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.feed.follow(this);
+    this.timer = setInterval(() => this.tick(), this.config.pollIntervalMs);
+    this.timer.unref();
+    this.tick();
+  }
+
+  /** The feed stops before the database connection closes. */
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** The file closes once no request can read it any more. */
+  onApplicationShutdown(): void {
+    this.index.close();
+  }
+
+  /** This instance's events, as it publishes them: applied at once (the list is read later too). Never throws: the relay would count the publish as failed. */
+  eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
+    try {
+      if (!this.closing) this.index.apply(events.flatMap((event) => changeOfEvent(event) ?? []));
+    } catch (error) {
+      this.logger.warn(`Indexing ${events.length} events failed, left to the feed: ${(error as Error).message}`);
+    }
+    return Promise.resolve();
+  }
+
+  /** Empties the index and writes every record again. */
+  rebuild(): Promise<number> {
+    return rebuildIndex(this.index, { projects: this.projects, customers: this.customers, payments: this.payments }, this.config.recheckWindowMs);
+  }
+
+  /** An index never built, or whose cursor is older than the events kept (it missed some), is rebuilt. */
+  private needsRebuild(): boolean {
+    const cursor = this.index.cursor();
+    const at = cursor ? eventIdTime(cursor) : null;
+    return !this.index.built() || !at || at.getTime() < Date.now() - this.config.retentionDays * DAY_MS;
+  }
+
+  private tick(): void {
+    if (this.running || this.closing) return;
+    this.running = this.step()
+      .catch((error: Error) => this.logger.warn(`Following the events into the search index failed, retried: ${error.message}`))
+      .finally(() => (this.running = undefined));
+  }
+
+  private async step(): Promise<void> {
+    if (this.needsRebuild()) {
+      const written = await this.rebuild();
+      this.logger.log(`Search index rebuilt from the records: ${written} records`);
+    }
+    await this.follow();
+  }
+
+  /**
+   * Reads the events after the cursor to the end of the list, and moves the cursor up to what was
+   * read but never past `listingGraceMs` ago (events of writes still under way elsewhere are listed
+   * later, with lower ids); every `recheckIntervalMs`, reads again the `recheckWindowMs` before it,
+   * for events listed later still (by the events sweep).
+   */
+  private async follow(): Promise<void> {
+    const stored = this.index.cursor();
+    if (Date.now() - this.lastRecheck >= this.config.recheckIntervalMs && stored) {
+      this.lastRecheck = Date.now();
+      const from = eventCursorAt(new Date((eventIdTime(stored) ?? new Date()).getTime() - this.config.recheckWindowMs));
+      await this.read(from, stored);
+    }
+    let read = stored;
+    for (;;) {
+      const events = await this.feed.after(read, FEED_BATCH);
+      if (this.closing) return;
+      this.index.apply(events.flatMap((event) => changeOfEvent(event) ?? []));
+      if (events.length > 0) read = events[events.length - 1].id;
+      if (events.length < FEED_BATCH) break;
+    }
+    const now = Date.now();
+    const horizon = eventCursorAt(new Date(now - this.config.listingGraceMs));
+    // Read to the end: an idle list moves the cursor on too, to the recheck window's start at least
+    // (else a quiet month would look like missed events at the next start).
+    const floor = eventCursorAt(new Date(now - this.config.recheckWindowMs));
+    const next = [stored ?? floor, floor, read && read < horizon ? read : horizon].reduce((a, b) => (b > a ? b : a));
+    if (next !== stored) this.index.setCursor(next);
+  }
+
+  /** Applies the listed events with ids from `from` up to `until`, moving no cursor. */
+  private async read(from: string, until: string): Promise<void> {
+    let after: string | null = from;
+    while (after && after < until && !this.closing) {
+      const events = await this.feed.after(after, FEED_BATCH);
+      this.index.apply(events.filter((event) => event.id <= until).flatMap((event) => changeOfEvent(event) ?? []));
+      after = events.length === FEED_BATCH ? events[events.length - 1].id : null;
+    }
+  }
+}

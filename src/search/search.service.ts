@@ -1,0 +1,152 @@
+import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import { RequestValidationException } from '../common/pipes/validation.pipe';
+import { CustomersService } from '../customers/customers.service';
+import type { CustomerResponse } from '../customers/dto/customer.response';
+import type { PaymentResponse } from '../payments/dto/payment.response';
+import { PaymentsService } from '../payments/payments.service';
+import type { ProjectResponse } from '../projects/dto/project.response';
+import { ProjectsService } from '../projects/projects.service';
+import type { ViewerProjectResponse } from '../sharing/dto/viewer-project.response';
+import { ViewerService, type ViewerCredentials } from '../sharing/viewer.service';
+import type { TenantScope } from '../tenancy/tenant-scope';
+import type { SearchPageQuery } from './dto/search-page.query';
+import type { SearchProjectsQuery, ViewerSearchQuery } from './dto/search-projects.query';
+import { SEARCH_INDEX, type ProjectSearch, type SearchIndex } from './search-index';
+import { parseStripeQuery, QueryFieldError, QuerySyntaxError, type FieldKind } from './stripe-query';
+
+/** Stripe's shape of a search answer. */
+export interface SearchPage<T> {
+  data: T[];
+  has_more: boolean;
+  next_page: string | null;
+  total_count: number;
+}
+
+/**
+ * Who searches, as the controller knows it: a signed-in user (their id) or an API key. A search
+ * history records a user's searches only, from here.
+ */
+export interface Searcher {
+  scope: TenantScope;
+  userId: string | null;
+}
+
+export const SEARCH_QUERY_INVALID = 'search_query_invalid';
+
+const CUSTOMER_FIELDS: Record<string, FieldKind> = { email: 'text', name: 'text', phone: 'text', created: 'number', metadata: 'metadata' };
+const PAYMENT_FIELDS: Record<string, FieldKind> = {
+  amount: 'number',
+  currency: 'text',
+  customer: 'text',
+  status: 'text',
+  created: 'number',
+  metadata: 'metadata',
+};
+
+/** Offsets past this are refused: deep pages of a search are better narrowed by its words or filters. */
+const MAX_OFFSET = 10_000;
+
+/**
+ * The four searches. The index answers which records of the caller's platform project match and in
+ * what order; the owning modules answer the records themselves, through their ports and mappers, so
+ * a result is as fresh as a GET (a record gone since the index saw it is left out) and has the shape
+ * of the list routes' items. For viewers, the sharing module's rules decide which matches are shown
+ * and counted, over every match, so a hidden project is neither in `data` nor in `total_count`.
+ */
+@Injectable()
+export class SearchService {
+  constructor(
+    @Inject(SEARCH_INDEX) private readonly index: SearchIndex,
+    private readonly projects: ProjectsService,
+    private readonly customers: CustomersService,
+    private readonly payments: PaymentsService,
+    private readonly viewer: ViewerService,
+  ) {}
+
+  async searchProjects(searcher: Searcher, query: SearchProjectsQuery): Promise<SearchPage<ProjectResponse>> {
+    const offset = pageOffset(query);
+    const hits = this.index.searchProjects(searcher.scope.projectId, {
+      ...projectSearch(query),
+      status: query.status,
+      access: query.access,
+      offset,
+      limit: query.limit,
+    });
+    const found = await this.projects.findManyByIds(searcher.scope, hits.ids);
+    return page(inOrder(hits.ids, found, (project) => project._id), offset, query.limit, hits.total);
+  }
+
+  /** Every published match is judged by the viewer rules before any is counted or paged. */
+  async searchAsViewer(scope: TenantScope, credentials: ViewerCredentials, query: ViewerSearchQuery): Promise<SearchPage<ViewerProjectResponse>> {
+    const offset = pageOffset(query);
+    const hits = this.index.searchProjects(scope.projectId, { ...projectSearch(query), status: 'published', offset: 0, limit: null });
+    const visible = await this.viewer.visibleAmong(scope, hits.ids, credentials);
+    return page(visible.slice(offset, offset + query.limit), offset, query.limit, visible.length);
+  }
+
+  async searchCustomers(searcher: Searcher, query: SearchPageQuery & { query: string }): Promise<SearchPage<CustomerResponse>> {
+    const offset = pageOffset(query);
+    const hits = this.index.searchRecords(searcher.scope.projectId, { kind: 'customer', query: parsed(query.query, CUSTOMER_FIELDS), offset, limit: query.limit });
+    const found = await this.customers.findManyByIds(searcher.scope, hits.ids);
+    return page(inOrder(hits.ids, found, (customer) => customer.id), offset, query.limit, hits.total);
+  }
+
+  async searchPayments(searcher: Searcher, query: SearchPageQuery & { query: string }): Promise<SearchPage<PaymentResponse>> {
+    const offset = pageOffset(query);
+    const hits = this.index.searchRecords(searcher.scope.projectId, { kind: 'payment', query: parsed(query.query, PAYMENT_FIELDS), offset, limit: query.limit });
+    const found = await this.payments.findManyByIds(searcher.scope, hits.ids);
+    return page(inOrder(hits.ids, found, (payment) => payment.id), offset, query.limit, hits.total);
+  }
+}
+
+function projectSearch(query: ViewerSearchQuery): Omit<ProjectSearch, 'offset' | 'limit'> {
+  const seconds = (date?: Date) => (date ? Math.floor(date.getTime() / 1000) : undefined);
+  return {
+    text: query.q?.trim() || undefined,
+    channelId: query.channelId?.toLowerCase(),
+    parentId: query.parentId?.toLowerCase(),
+    type: query.projectTypeId,
+    createdAfter: seconds(query.createdAfter),
+    createdBefore: seconds(query.createdBefore),
+    sort: query.sort,
+  };
+}
+
+/** A query of Stripe's language, or a 400 that names where it stops parsing or the field it cannot take. */
+function parsed(query: string, fields: Record<string, FieldKind>) {
+  try {
+    return parseStripeQuery(query, fields);
+  } catch (error) {
+    if (error instanceof QuerySyntaxError || error instanceof QueryFieldError) {
+      throw new BadRequestException({ message: error.message, code: SEARCH_QUERY_INVALID });
+    }
+    throw error;
+  }
+}
+
+/** `page` is the offset of the page, encoded: opaque to callers, who pass back `next_page`. */
+function pageOffset(query: SearchPageQuery): number {
+  if (query.page === undefined) return 0;
+  let offset: unknown;
+  try {
+    offset = (JSON.parse(Buffer.from(query.page, 'base64url').toString('utf8')) as { o?: unknown }).o;
+  } catch {
+    offset = undefined;
+  }
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > MAX_OFFSET) {
+    throw new RequestValidationException([{ field: 'page', messages: ["page must be a previous answer's next_page"] }]);
+  }
+  return offset;
+}
+
+function page<T>(data: T[], offset: number, limit: number, total: number): SearchPage<T> {
+  const next = offset + limit;
+  const hasMore = next < total && next <= MAX_OFFSET;
+  return { data, has_more: hasMore, next_page: hasMore ? Buffer.from(JSON.stringify({ o: next })).toString('base64url') : null, total_count: total };
+}
+
+/** The records in the index's order; one gone since the index saw it is left out. */
+function inOrder<T>(ids: readonly string[], records: readonly T[], idOf: (record: T) => string): T[] {
+  const byId = new Map(records.map((record) => [idOf(record), record]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
