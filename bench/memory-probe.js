@@ -2,8 +2,8 @@
 /**
  * Preloaded (`node --require`) into a service bench/startup-cost.js measures, so the service's code
  * knows nothing of it: on SIGUSR2 it writes the process's memory (`process.memoryUsage()`, V8's heap
- * spaces) and the packages loaded so far (from `require.cache` and the ESM modules Node resolved
- * through it) as JSON to the file BENCH_MEMORY_FILE names, and with BENCH_HEAP_SNAPSHOT_DIR a heap
+ * spaces) and the packages loaded so far with the bytes of source each
+ * brought (from `require.cache`, where Node lists the ES modules it loaded through `require` too) as JSON to the file BENCH_MEMORY_FILE names, and with BENCH_HEAP_SNAPSHOT_DIR a heap
  * snapshot of the idle service beside it. Costs nothing until the signal.
  */
 const fs = require('node:fs');
@@ -22,10 +22,17 @@ function packageOf(filename) {
 }
 
 process.on('SIGUSR2', () => {
+  // Per package, the bytes of source loaded: V8 keeps each module's source as a string.
   const packages = {};
   for (const filename of Object.keys(require.cache)) {
-    const name = packageOf(filename);
-    if (name) packages[name] = (packages[name] ?? 0) + 1;
+    const name = packageOf(filename) ?? '(the service)';
+    let bytes = 0;
+    try {
+      bytes = fs.statSync(filename).size;
+    } catch {
+      // a built-in or a file gone since
+    }
+    packages[name] = (packages[name] ?? 0) + bytes;
   }
   const snapshot = snapshotDir ? v8.writeHeapSnapshot(path.join(snapshotDir, `idle-${process.pid}.heapsnapshot`)) : undefined;
   const report = {

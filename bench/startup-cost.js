@@ -90,6 +90,7 @@ async function main() {
   const snapshot = ['1', 'true', 'yes'].includes((process.env.STARTUP_HEAP_SNAPSHOT || '').toLowerCase());
   if (snapshot) fs.mkdirSync(PROFILE_DIR, { recursive: true });
   const nodeArgs = argsFor('service', false);
+  const settleSeconds = Number(process.env.STARTUP_IDLE_SECONDS || 5);
   const memoryFile = path.join(os.tmpdir(), `platform-startup-${process.pid}.json`);
 
   const { database } = await startDatabase();
@@ -101,7 +102,7 @@ async function main() {
   const started = Date.now();
   const server = await startService('startup', env, database, 'bench_startup', [...nodeArgs, '--require', path.join(__dirname, 'memory-probe.js')]);
   const startMs = Date.now() - started;
-  await sleep(5_000);
+  await sleep(settleSeconds * 1000);
   const idle = { rssMb: await idleRss(server.child.pid), ...(await probe(server, memoryFile)) };
   for (const route of ['/docs-json', '/health']) await (await fetch(`${server.base}${route}`)).arrayBuffer();
   await sleep(2_000);
@@ -130,8 +131,9 @@ async function main() {
   log('| library | RSS MB | heap MB | loaded by the idle service |');
   log('| --- | --- | --- | --- |');
   for (const row of rows) log(row.error ? `| ${row.name} | - | - | (${row.error}) |` : `| ${row.name} | ${row.rssMb} | ${row.heapMb} | ${row.loadedAtIdle ? 'yes' : 'no'} |`);
-  const loaded = Object.keys(idle.packages).sort();
-  log(`\nPackages the idle service has loaded (${loaded.length}): ${loaded.join(', ')}`);
+  const loaded = Object.entries(idle.packages).sort((a, b) => b[1] - a[1]);
+  log(`\nPackages the idle service has loaded (${loaded.length}), by KiB of source (V8 keeps it as strings):`);
+  log(loaded.map(([name, bytes]) => `${name} ${Math.round(bytes / 1024)}`).join(', '));
 
   fs.writeFileSync(path.join(RESULTS_DIR, 'startup-cost.json'), JSON.stringify({ nodeArgs, startMs, idle, afterDocs, libraries: rows }, null, 2));
   const ok = idle.rssMb <= IDLE_RSS_MB;
