@@ -5,7 +5,8 @@
  * request, with the same reads and writes and the same response bodies:
  *
  * - authentication: an HS256 JWT verified with node:crypto (algorithm pinned, signature, expiry,
- *   `sub`/`acc` claims), or an API key (`sk_test_...`) looked up by its SHA-256 in `api_keys`
+ *   `sub`/`acc` claims) and checked against its user's credentials version, read on every request
+ *   (a token issued before the password or a factor changed is refused), or an API key (`sk_test_...`) looked up by its SHA-256 in `api_keys`
  *   (revoked, expired: 401), whose `lastUsedAt` is written at most once a minute, off the request;
  *   without a bearer token, a dashboard session's `sid` cookie looked up by its SHA-256 in `sessions`
  *   (idle and absolute timeouts; `lastSeenAt` moved at most once a minute);
@@ -128,7 +129,11 @@ function verifyJwt(token) {
   if (typeof claims.nbf === 'number' && claims.nbf > now) return null;
   if (typeof claims.sub !== 'string' || !LOWER_OBJECT_ID.test(claims.sub)) return null;
   const accountId = typeof claims.acc === 'string' && LOWER_OBJECT_ID.test(claims.acc) ? claims.acc : null;
-  return { kind: 'user', userId: claims.sub, accountId };
+  // As the service: issued at in ms (`ims`, else the start of `iat`'s second), and the credentials
+  // version the login read (`cav`).
+  const issuedAt = typeof claims.ims === 'number' ? claims.ims : claims.iat * 1000;
+  const credentialsAt = typeof claims.cav === 'number' ? claims.cav : undefined;
+  return { principal: { kind: 'user', userId: claims.sub, accountId }, issuedAt, credentialsAt };
 }
 
 // ---------------------------------------------------------------- errors and mappers
@@ -589,9 +594,16 @@ async function main() {
       request.principal = key;
       return;
     }
-    const principal = verifyJwt(token);
-    if (!principal) throw httpError(401, 'Invalid or expired token');
-    request.principal = principal;
+    const verified = verifyJwt(token);
+    if (!verified) throw httpError(401, 'Invalid or expired token');
+    // The user's credentials version, read on every request as the service reads it: a token issued
+    // before a password change, a reset or a factor removal (or whose user is gone) is refused.
+    const user = await users.findOne({ _id: new ObjectId(verified.principal.userId) }, { projection: { credentialsChangedAt: 1 } });
+    const changedAt = !user ? Number.POSITIVE_INFINITY : (user.credentialsChangedAt?.getTime() ?? 0);
+    if (verified.credentialsAt !== undefined ? verified.credentialsAt !== changedAt : verified.issuedAt < changedAt) {
+      throw httpError(401, 'This token was issued before the password or a second factor changed: log in again');
+    }
+    request.principal = verified.principal;
   }
 
   /**
@@ -903,7 +915,7 @@ async function main() {
     }
     return {
       message: 'Login successful',
-      accessToken: signJwt({ sub: String(user._id), acc: account?.id ?? null }),
+      accessToken: signJwt({ sub: String(user._id), acc: account?.id ?? null, ims: Date.now(), cav: user.credentialsChangedAt?.getTime() ?? 0 }),
       data: { user: toUser(user, account?.role), account },
     };
   });
