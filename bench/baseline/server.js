@@ -554,8 +554,25 @@ async function main() {
    */
   fastify.addHook('onRoute', (route) => {
     if (route.config?.public) return;
-    route.preHandler = [authenticate, ...(route.config?.api ? [tenancy, rateLimit] : []), ...(route.config?.userOnly ? [userOnly] : [])];
+    route.preHandler = [authenticate, accountPolicy, ...(route.config?.api ? [tenancy, rateLimit] : []), ...(route.config?.userOnly ? [userOnly] : [])];
   });
+
+  /**
+   * As the service's tenancy guard: a bearer token proves a password alone (the baseline has no
+   * second factors), so where it acts in its own account (a data route, or a path naming that
+   * account) the account's `requireMfa` is read, and a request in an account that requires a second
+   * factor is refused. A session carries a copy of the flag (not read here: the harness's sessions
+   * belong to an account that requires none).
+   */
+  async function accountPolicy(request) {
+    const principal = request.principal;
+    if (principal.kind !== 'user' || !principal.viaToken || !principal.accountId) return;
+    const named = request.params?.accountId;
+    if (!request.routeOptions.config.api && (typeof named !== 'string' || named.toLowerCase() !== principal.accountId)) return;
+    if (await accounts.findOne({ _id: new ObjectId(principal.accountId), requireMfa: true }, { projection: { _id: 1 } })) {
+      throw Object.assign(httpError(403, 'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it'), { code: 'mfa_required' });
+    }
+  }
 
   /**
    * The data API's rate limit (RATE_LIMIT_PER_SECOND requests a second per API key, and per user in
@@ -603,7 +620,7 @@ async function main() {
     if (verified.credentialsAt !== undefined ? verified.credentialsAt !== changedAt : verified.issuedAt < changedAt) {
       throw httpError(401, 'This token was issued before the password or a second factor changed: log in again');
     }
-    request.principal = verified.principal;
+    request.principal = { ...verified.principal, viaToken: true };
   }
 
   /**
