@@ -185,7 +185,7 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-upload-'));
   cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
   const db = mongo.db(DATABASE);
-  log(`  Upload: ${settings.uploadMib} MiB through tus in ${settings.uploadChunkMib} MiB chunks, against cp on the same disk (${folder})`);
+  log(`  Upload: ${settings.uploadMib} MiB through tus in ${settings.uploadChunkMib} MiB chunks, against a bare Node HTTP server writing to the same disk (${folder})`);
   let service;
   try {
     const source = path.join(folder, 'source.wav');

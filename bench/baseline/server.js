@@ -397,6 +397,7 @@ async function main() {
   const db = client.db();
   const users = db.collection('users');
   const accounts = db.collection('accounts');
+  const passkeys = db.collection('passkeys');
   const memberships = db.collection('memberships');
   const platformProjects = db.collection('platform_projects');
   const apiKeys = db.collection('api_keys');
@@ -911,6 +912,11 @@ async function main() {
     const user = await users.findOne({ email: target });
     const matches = await bcrypt.compare(password, user?.passwordHash ?? dummyHash);
     if (!user || !matches) throw httpError(401, 'Invalid email or password');
+    // As the service: a user with a second factor (TOTP, or a passkey: one read when TOTP is off)
+    // must prove it; the baseline has no second factors, so such a user is refused.
+    if (user.totpEnabledAt || (await passkeys.findOne({ userId: user._id }, { projection: { _id: 1 } }))) {
+      throw Object.assign(httpError(401, 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)'), { code: 'mfa_required' });
+    }
     await Promise.all([
       attempts.deleteMany({ kind: 'login', email: target, client }),
       knownAddresses.updateOne({ _id: knownAddress }, { $set: { at: now } }, { upsert: true }),
