@@ -31,7 +31,11 @@
  * BENCH_NEIGHBOURS_REQUESTS, BENCH_SELF_BAND (0: no A/A band),
  * BENCH_DIST, BENCH_SELF_BASELINE (a second copy of the service in the baseline's place: an A/A run),
  * BENCH_LIFETIMES (2: each scenario's rounds over two lifetimes of both servers, started in alternating
- * order), BENCH_RESTART_WARMUP (5), BENCH_UPLOAD_MIB (100), BENCH_UPLOAD_CHUNK_MIB (5).
+ * order), BENCH_RESTART_WARMUP (5), BENCH_UPLOAD_MIB (100), BENCH_UPLOAD_CHUNK_MIB (5), BENCH_QUICK
+ * (1: the quick profile of `npm run bench:quick`, settings.js).
+ *
+ * Every run judges the commands of each scenario against the baseline's and the memory bounds
+ * (memory-bounds.js): a count above the baseline's or a bound passed makes the exit code non-zero.
  */
 const fs = require('node:fs');
 const os = require('node:os');
