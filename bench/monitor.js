@@ -207,4 +207,7 @@ function watchOwnCpu() {
   };
 }
 
-module.exports = { watchMemory, watchCpu, perRequestMicros, childrenOf, watchTreeMemory, watchTreeCpu, watchOwnCpu };
+/** The process's resident memory now, in kB. */
+const rssKb = (pid) => procStatusKb(pid, 'VmRSS');
+
+module.exports = { rssKb, watchMemory, watchCpu, perRequestMicros, childrenOf, watchTreeMemory, watchTreeCpu, watchOwnCpu };

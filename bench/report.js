@@ -12,6 +12,7 @@ const { ROOT, RESULTS_DIR, settings, log } = require('./settings');
 const { fmt, table } = require('./format');
 const { neighboursReport } = require('./neighbours');
 const { cpuText } = require('./uploads');
+const { IDLE_RSS_MB, PEAK_RSS_MB } = require('./memory-bounds');
 
 function machine() {
   const cpus = os.cpus();
@@ -39,6 +40,27 @@ function gitDescription() {
  * gathered: info, database, loadBefore, loadAfter, results, bounds, webhookCost, webhookFailures,
  * profiles, service and baseline (absent when no section needed them), neighbours.
  */
+/**
+ * The memory bounds of issue 53 (bench/memory-bounds.js): the service idle before any request, and
+ * its peak in every measured round (the A/A band's copies included) and in the upload.
+ */
+function memoryFailures(run) {
+  const failures = [];
+  const above = (kb, mb) => kb !== undefined && kb > mb * 1024;
+  if (above(run.serviceIdleKb, IDLE_RSS_MB)) failures.push(`the service's idle RSS is ${fmt.mb(run.serviceIdleKb)}, above ${IDLE_RSS_MB} MB`);
+  for (const row of [...run.results, ...(run.selfBand ? [run.selfBand] : [])]) {
+    for (const side of row === run.selfBand ? ['service', 'baseline'] : ['service']) {
+      const peak = row.summary?.[side]?.peakKb;
+      if (above(peak, PEAK_RSS_MB)) failures.push(`${row === run.selfBand ? 'A/A band, ' : ''}${row.title}: the ${side}'s peak RSS is ${fmt.mb(peak)}, above ${PEAK_RSS_MB} MB`);
+    }
+  }
+  const upload = run.upload;
+  for (const [label, peak] of [['while the bytes arrived', upload?.uploadPeakKb], ['while the upload was processed', upload?.processingPeakKb]]) {
+    if (above(peak, PEAK_RSS_MB)) failures.push(`upload: the service's peak RSS ${label} is ${fmt.mb(peak)}, above ${PEAK_RSS_MB} MB`);
+  }
+  return failures;
+}
+
 function report(run) {
   const { info, database, loadBefore, loadAfter, results, bounds, webhookCost, webhookFailures, profiles, service, baseline, neighbours } = run;
   // The main table's servers run only when a scenario, the bounds or the webhook cost was selected.
@@ -62,7 +84,7 @@ function report(run) {
           fmt.lat(row.summary.baseline),
           fmt.mb(row.summary.service.peakKb),
         ]
-      : [title, fmt.commands(row.commands?.service), fmt.commands(row.commands?.baseline), 'FAILED', '-', '-', '-', '-', '-', '-', '-', '-', '-'];
+      : [title, fmt.commands(row.commands?.service), fmt.commands(row.commands?.baseline), row.countedOnly ? 'counted only' : 'FAILED', '-', '-', '-', '-', '-', '-', '-', '-', '-'];
   const main = table(
     [
       'Scenario',
@@ -112,6 +134,7 @@ function report(run) {
   for (const row of results) for (const failure of row.failed) failures.push(`${row.title}: ${failure}`);
   for (const failure of selfBand?.failed ?? []) failures.push(`A/A band, ${selfBand.title}: ${failure}`);
   failures.push(...webhookFailures);
+  failures.push(...memoryFailures(run));
   const neighbourReports = (neighbours ?? []).map(neighboursReport);
   const neighbourReport = neighbourReports.length === 0
     ? undefined
@@ -157,6 +180,12 @@ function report(run) {
             `(rounds ${fmt.cpuSpread(selfBand.summary)}): how far a ratio moves here when there is nothing to measure.`,
         ]
       : []),
+    ...(run.serviceIdleKb !== undefined
+      ? [
+          `Memory (issue 53): the service's RSS idle before any request ${fmt.mb(run.serviceIdleKb)} (bound ${IDLE_RSS_MB} MB); its peak RSS in every measured round ` +
+            `and in the upload at most ${PEAK_RSS_MB} MB (column "service peak RSS"). Either above its bound fails the run.`,
+        ]
+      : []),
     `Response shapes: ${settings.shapeSamples} responses per side and scenario compared field by field (types, null included) before measuring.`,
     'Client (autocannon, in the orchestrating Node process), service, baseline and database share the same cores.',
     `Load average before ${loadBefore}, after ${loadAfter}.`,
@@ -196,8 +225,9 @@ function report(run) {
     const mb = (kb) => (kb / 1024).toFixed(1);
     notes.push(
       `Upload: ${upload.mib} MiB through tus in ${upload.chunkMib} MiB PATCHes, one at a time, to a service of its own: ` +
-        `${upload.uploadMibPerSecond.toFixed(1)} MiB/s (${upload.uploadSeconds.toFixed(2)} s; the service's CPU ${cpuText(upload.cpuMsPerMib)}) against cp of the same file on the same disk ` +
-        `${upload.cpMibPerSecond.toFixed(1)} MiB/s (${upload.cpSeconds.toFixed(2)} s, median of 3), ratio ${(upload.uploadMibPerSecond / upload.cpMibPerSecond).toFixed(2)}. ` +
+        `${upload.uploadMibPerSecond.toFixed(1)} MiB/s (${upload.uploadSeconds.toFixed(2)} s; the service's CPU ${cpuText(upload.cpuMsPerMib)}) against the same PATCHes to a bare Node HTTP server ` +
+        `writing to the same disk ${upload.bareMibPerSecond.toFixed(1)} MiB/s (${upload.bareSeconds.toFixed(2)} s, median of 3), ratio ${upload.throughputRatio.toFixed(2)} ` +
+        `(goal ${upload.throughputGoal}: ${upload.throughputRatio >= upload.throughputGoal ? 'met' : 'NOT met'}). ` +
         `Service RSS idle ${mb(upload.idleKb)} MB after a 1 MiB upload (${mb(upload.coldIdleKb)} MB before any); peak while the bytes arrived ${mb(upload.uploadPeakKb)} MB, while the upload was processed ` +
         `${mb(upload.processingPeakKb)} MB (${upload.processingSeconds.toFixed(1)} s until ready; ${upload.memorySource}): ${upload.aboveIdleMb.toFixed(1)} MB above idle, ` +
         `bound ${upload.boundMb} MB: ${upload.holds ? 'holds' : 'does NOT hold'}.`,
@@ -288,7 +318,9 @@ function report(run) {
     database: database.engine,
     loadAverage: { before: loadBefore, after: loadAfter },
     upload: run.upload,
+    memory: { serviceIdleKb: run.serviceIdleKb, idleBoundMb: IDLE_RSS_MB, peakBoundMb: PEAK_RSS_MB },
     settings: {
+      quick: settings.quick,
       rounds: settings.rounds,
       seconds: settings.seconds,
       warmup: settings.warmup,

@@ -31,7 +31,11 @@
  * BENCH_NEIGHBOURS_REQUESTS, BENCH_SELF_BAND (0: no A/A band),
  * BENCH_DIST, BENCH_SELF_BASELINE (a second copy of the service in the baseline's place: an A/A run),
  * BENCH_LIFETIMES (2: each scenario's rounds over two lifetimes of both servers, started in alternating
- * order), BENCH_RESTART_WARMUP (5), BENCH_UPLOAD_MIB (100), BENCH_UPLOAD_CHUNK_MIB (5).
+ * order), BENCH_RESTART_WARMUP (5), BENCH_UPLOAD_MIB (100), BENCH_UPLOAD_CHUNK_MIB (5), BENCH_QUICK
+ * (1: the quick profile of `npm run bench:quick`, settings.js).
+ *
+ * Every run judges the commands of each scenario against the baseline's and the memory bounds
+ * (memory-bounds.js): a count above the baseline's or a bound passed makes the exit code non-zero.
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -48,6 +52,7 @@ const { measureNeighbours } = require('./neighbours');
 const { measureUpload } = require('./uploads');
 const { fmt } = require('./format');
 const { machine, report } = require('./report');
+const { rssKb } = require('./monitor');
 
 async function main() {
   for (const file of [SERVICE_ENTRY, EMBEDDED_DB]) {
@@ -75,6 +80,7 @@ async function main() {
   log('Benchmark: service (dist/main.js) vs bare Fastify + mongodb baseline, both multi-tenant');
   log(`Machine: ${info.cores} cores, ${info.cpu}, ${info.memory} RAM, Node ${info.node}, ${info.platform}`);
   log(`Load average before: ${loadBefore}`);
+  if (settings.quick) log(`Quick profile (BENCH_QUICK): ${settings.only.join(', ')}; every scenario's commands counted`);
   log(
     `Rounds: ${settings.rounds} x ${settings.seconds} s per side and scenario, alternating sides, after a ${settings.warmup} s warm-up per side; ` +
       `${settings.connections} connections; service NODE_ENV=production LOG_LEVEL=${settings.logLevel}; bcrypt cost ${settings.bcryptRounds} on both`,
@@ -262,6 +268,15 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
   if (copyAsBaseline) log('BENCH_SELF_BASELINE: the baseline is a second copy of the service (an A/A run)');
   const pair = pairOf(startersFor(shared, database, names, { copyAsBaseline }));
   await pair.start('service');
+  // The service idle, before any request but /health: the bound of issue 53 (bench/memory-bounds.js).
+  await sleep(2_000);
+  const idleSamples = [];
+  for (let i = 0; i < 10; i += 1) {
+    idleSamples.push(rssKb(pair.live.service.child.pid));
+    await sleep(200);
+  }
+  run.serviceIdleKb = median(idleSamples);
+  log(`Service RSS idle, before any request: ${(run.serviceIdleKb / 1024).toFixed(0)} MB`);
   const dbs = { service: mongo.db(names.service), baseline: mongo.db(names.baseline) };
   log(`Started service on :${pair.live.service.port} (pid ${pair.live.service.child.pid}) and baseline on :${pair.live.baseline.port} (pid ${pair.live.baseline.child.pid})`);
   for (const server of pair.running()) if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
@@ -272,10 +287,17 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
   if (lifetimes > 1) log(`Each scenario's rounds run over ${lifetimes} lifetimes of both servers, started in alternating order`);
 
   const seeds = await seedBoth(pair, dbs, database);
-  const counts = scenarios.length > 0 ? await countAll(scenarios, startersFor(shared, database, names, { copyAsBaseline, count: true }), dbs, seeds) : {};
+  // The quick profile measures a few scenarios but counts the commands of every one: counts are
+  // exact and cheap, and a count above the baseline's fails the run whatever else was measured.
+  const counted = settings.quick ? SCENARIOS : scenarios;
+  const counts = counted.length > 0 ? await countAll(counted, startersFor(shared, database, names, { copyAsBaseline, count: true }), dbs, seeds) : {};
 
-  for (const [index, scenario] of scenarios.entries()) {
-    const row = await measureScenario(pair, scenario, index, { seeds, dbs, lifetimes });
+  const judged = [];
+  for (const [index, scenario] of scenarios.entries()) judged.push({ scenario, row: await measureScenario(pair, scenario, index, { seeds, dbs, lifetimes }) });
+  for (const scenario of counted) {
+    if (!scenarios.includes(scenario)) judged.push({ scenario, row: { key: scenario.key, title: scenario.title, rounds: [], failed: [], countedOnly: true } });
+  }
+  for (const { scenario, row } of judged) {
     row.commands = counts[scenario.key];
     const { service, baseline } = row.commands ?? {};
     for (const [side, count] of Object.entries(row.commands ?? {})) if (count.failed) row.failed.push(`commands counted on the ${side}: ${count.failed}`);
@@ -293,7 +315,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
       }
     }
     run.results.push(row);
-    if (settings.heapSnapshot && pair.live.service.alive) {
+    if (settings.heapSnapshot && !row.countedOnly && pair.live.service.alive) {
       // Unmeasured: the snapshot stops the process for a while. Taken half-way through a load run.
       const load = runAutocannon(pair.live.service, scenario.request(seeds.service), settings.seconds);
       await sleep((settings.seconds * 1000) / 2);

@@ -110,9 +110,10 @@ async function seedSession(state) {
   const admin = state.logins[0];
   if (server.isService) {
     const signIn = await expectStatus(server, 'POST /api/v1/sessions', 201, call(server, 'POST', '/api/v1/sessions', { body: admin }));
-    const sid = /(?:^|[\s,])sid=([^;,\s]+)/.exec(signIn.headers.get('set-cookie') ?? '')?.[1];
-    if (!sid) throw new Error(`${server.name}: POST /api/v1/sessions set no sid cookie (${signIn.headers.get('set-cookie')})`);
-    state.sessionCookie = `sid=${sid}`;
+    // In production the cookie is `__Host-sid` (Secure), which the service reads over plain http too.
+    const cookie = /(?:^|[\s,])((?:__Host-)?sid)=([^;,\s]+)/.exec(signIn.headers.get('set-cookie') ?? '');
+    if (!cookie) throw new Error(`${server.name}: POST /api/v1/sessions set no sid cookie (${signIn.headers.get('set-cookie')})`);
+    state.sessionCookie = `${cookie[1]}=${cookie[2]}`;
     return;
   }
   const token = crypto.randomBytes(32).toString('base64url');

@@ -15,13 +15,25 @@ const COUNT_PRELOAD = path.join(__dirname, 'count-commands.js');
 
 const words = (name) => (process.env[name] || '').split(/\s+/).filter(Boolean);
 
+/**
+ * `BENCH_QUICK=1` (`npm run bench:quick`): the same bench with fewer, shorter rounds on one lifetime
+ * of the servers, the main scenarios (`QUICK_SECTIONS`, unless BENCH_ONLY says otherwise) and the
+ * upload; every scenario's commands are still counted and judged. Any BENCH_* variable set
+ * explicitly wins over the quick default.
+ */
+const quick = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK || '').toLowerCase());
+const QUICK_SECTIONS = ['channel', 'collections', 'payment', 'customer-key', 'viewer', 'members', 'upload'];
+const QUICK_DEFAULTS = { BENCH_ROUNDS: 2, BENCH_SECONDS: 3, BENCH_WARMUP: 1, BENCH_LIFETIMES: 1 };
+const quickDefault = (name, fallback) => (quick && QUICK_DEFAULTS[name] !== undefined ? QUICK_DEFAULTS[name] : fallback);
+
 const settings = {
-  rounds: positiveInteger('BENCH_ROUNDS', 4),
-  seconds: positiveNumber('BENCH_SECONDS', 5),
-  warmup: positiveNumber('BENCH_WARMUP', 2),
+  quick,
+  rounds: positiveInteger('BENCH_ROUNDS', quickDefault('BENCH_ROUNDS', 4)),
+  seconds: positiveNumber('BENCH_SECONDS', quickDefault('BENCH_SECONDS', 5)),
+  warmup: positiveNumber('BENCH_WARMUP', quickDefault('BENCH_WARMUP', 2)),
   // Lifetimes of both servers each scenario's rounds are split over (started in alternating order), and
   // the warm-up of a server that has just started again.
-  lifetimes: positiveInteger('BENCH_LIFETIMES', 2),
+  lifetimes: positiveInteger('BENCH_LIFETIMES', quickDefault('BENCH_LIFETIMES', 2)),
   restartWarmup: positiveNumber('BENCH_RESTART_WARMUP', 5),
   connections: positiveInteger('BENCH_CONNECTIONS', 10),
   logLevel: process.env.BENCH_LOG_LEVEL || 'info',
@@ -38,10 +50,12 @@ const settings = {
   // The A/A band of every run (the first scenario, the service against a copy of itself); 0 skips it.
   selfBand: !['0', 'false', 'no'].includes((process.env.BENCH_SELF_BAND || '').toLowerCase()),
   heapSnapshot: ['1', 'true', 'yes'].includes((process.env.BENCH_HEAP_SNAPSHOT || '').toLowerCase()),
-  only: (process.env.BENCH_ONLY || '')
-    .split(',')
-    .map((part) => part.trim().toLowerCase())
-    .filter(Boolean),
+  only: process.env.BENCH_ONLY || !quick
+    ? (process.env.BENCH_ONLY || '')
+        .split(',')
+        .map((part) => part.trim().toLowerCase())
+        .filter(Boolean)
+    : QUICK_SECTIONS,
   /** Members of the seeded account, the admin included; login rotates over them. */
   members: 10,
   customers: 25,

@@ -3,10 +3,12 @@
  * The upload (`BENCH_ONLY=upload`, and in a full run; the service alone, measured): a file of
  * `BENCH_UPLOAD_MIB` (100) MiB sent through tus in chunks of `BENCH_UPLOAD_CHUNK_MIB` (5) MiB, one
  * PATCH after the other, to a service started for this section (database `bench_upload`, dropped at
- * the end; `DATA_DIR` in a temporary folder, so the file store writes where `cp` copies). Measured:
+ * the end; `DATA_DIR` in a temporary folder). Measured:
  *
- * - throughput: the bytes over the time from the first PATCH to the last answer, against `cp` of
- *   the same file into the same folder (median of 3 copies);
+ * - throughput: the bytes over the time from the first PATCH to the last answer, against the same
+ *   PATCHes sent to a bare Node HTTP server that writes each body to a file in the same folder
+ *   (bench/baseline/upload-server.js: no framework, no checks; median of 3 uploads), the real limit
+ *   of an upload over HTTP on this machine; the goal, at least `UPLOAD_THROUGHPUT_GOAL` of it;
  * - the service's memory: its RSS idle before the upload (the median of 10 samples over 2 s, once a
  *   1 MiB upload has been taken and processed, unmeasured; the figure before it is printed too), and its
  *   peak (VmHWM reset before, and VmRSS sampled every 100 ms) while the bytes arrive, then while the
@@ -16,19 +18,21 @@
  * The file is a mono 16-bit PCM WAV, so processing finds the type its asset declares. The bound of
  * issue 39: the peak at most `UPLOAD_RSS_BOUND_MB` above idle, whatever the file's size.
  */
-const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { settings, log, sleep } = require('./settings');
 const { call, expectStatus, median } = require('./runner');
-const { cleanups, startService, stopServer } = require('./processes');
+const { cleanups, startServer, startService, stopServer } = require('./processes');
 const { watchMemory, watchCpu } = require('./monitor');
 const { PASSWORD } = require('./seed');
 
 const DATABASE = 'bench_upload';
 const MIB = 1024 * 1024;
 const UPLOAD_RSS_BOUND_MB = 20;
+/** The service's upload throughput against the bare server's: at least this share of it. */
+const UPLOAD_THROUGHPUT_GOAL = 0.8;
+const BARE_SERVER = path.join(__dirname, 'baseline', 'upload-server.js');
 const TUS = { 'tus-resumable': '1.0.0' };
 
 /** Mono 16-bit PCM at 8 kHz: a 44-byte header, then samples up to `size` bytes in all. */
@@ -78,19 +82,27 @@ async function idleRssKb(pid) {
   return median(samples);
 }
 
-/** `cp` of the file into the same folder, three times: the median seconds. */
-function timeCopy(source, folder) {
-  const target = path.join(folder, 'copy.wav');
-  const times = [];
-  for (let i = 0; i < 3; i += 1) {
-    fs.rmSync(target, { force: true });
-    const started = performance.now();
-    const result = spawnSync('cp', [source, target]);
-    times.push((performance.now() - started) / 1000);
-    if (result.status !== 0) throw new Error(`cp failed: ${result.stderr}`);
+/**
+ * The same upload to the bare server (bench/baseline/upload-server.js), writing into `folder`, three
+ * times: the median seconds, and its peak RSS over them.
+ */
+async function timeBareUpload(source, size, chunkBytes, folder) {
+  const target = path.join(folder, 'bare');
+  fs.mkdirSync(target, { recursive: true });
+  const server = await startServer('upload-baseline', BARE_SERVER, { UPLOAD_DIR: target }, []);
+  try {
+    const times = [];
+    const memory = watchMemory(server.child.pid);
+    for (let i = 0; i < 3; i += 1) {
+      const id = `${'0'.repeat(23)}${i}`;
+      times.push(await upload(server, '', id, source, size, chunkBytes));
+      fs.rmSync(path.join(target, id), { force: true });
+    }
+    return { seconds: median(times), peakKb: memory().peakKb };
+  } finally {
+    await stopServer(server);
+    fs.rmSync(target, { recursive: true, force: true });
   }
-  fs.rmSync(target, { force: true });
-  return median(times);
 }
 
 /** An admin with a channel and a content project, ready to hold an asset. */
@@ -173,12 +185,12 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-upload-'));
   cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
   const db = mongo.db(DATABASE);
-  log(`  Upload: ${settings.uploadMib} MiB through tus in ${settings.uploadChunkMib} MiB chunks, against cp on the same disk (${folder})`);
+  log(`  Upload: ${settings.uploadMib} MiB through tus in ${settings.uploadChunkMib} MiB chunks, against a bare Node HTTP server writing to the same disk (${folder})`);
   let service;
   try {
     const source = path.join(folder, 'source.wav');
     writeWav(source, size);
-    const cpSeconds = timeCopy(source, folder);
+    const bare = await timeBareUpload(source, size, chunkBytes, folder);
     service = await startService('service-upload', { ...shared, DATA_DIR: path.join(folder, 'data') }, database, DATABASE, nodeArgs);
     const { token, projectId } = await owner(service, db);
     const newAsset = async (bytes) =>
@@ -219,9 +231,10 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
       mib: settings.uploadMib,
       chunkMib: settings.uploadChunkMib,
       uploadSeconds,
-      cpSeconds,
+      bareSeconds: bare.seconds,
+      barePeakKb: bare.peakKb,
       uploadMibPerSecond: settings.uploadMib / uploadSeconds,
-      cpMibPerSecond: settings.uploadMib / cpSeconds,
+      bareMibPerSecond: settings.uploadMib / bare.seconds,
       coldIdleKb,
       idleKb,
       uploadPeakKb: uploadMemory.peakKb,
@@ -234,8 +247,11 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
     };
     result.aboveIdleMb = (Math.max(result.uploadPeakKb, result.processingPeakKb) - idleKb) / 1024;
     result.holds = result.aboveIdleMb <= UPLOAD_RSS_BOUND_MB;
+    result.throughputRatio = result.uploadMibPerSecond / result.bareMibPerSecond;
+    result.throughputGoal = UPLOAD_THROUGHPUT_GOAL;
     log(
-      `    tus ${result.uploadMibPerSecond.toFixed(1)} MiB/s (${uploadSeconds.toFixed(2)} s, service CPU ${cpuText(result.cpuMsPerMib)}), cp ${result.cpMibPerSecond.toFixed(1)} MiB/s (${cpSeconds.toFixed(2)} s); ` +
+      `    tus ${result.uploadMibPerSecond.toFixed(1)} MiB/s (${uploadSeconds.toFixed(2)} s, service CPU ${cpuText(result.cpuMsPerMib)}), bare Node HTTP server ${result.bareMibPerSecond.toFixed(1)} MiB/s (${bare.seconds.toFixed(2)} s), ` +
+        `ratio ${result.throughputRatio.toFixed(2)} (goal ${UPLOAD_THROUGHPUT_GOAL}); ` +
         `RSS idle ${(coldIdleKb / 1024).toFixed(1)} MB before any upload, ${(idleKb / 1024).toFixed(1)} MB after a 1 MiB one, peak uploading ${(result.uploadPeakKb / 1024).toFixed(1)} MB, processing ${(result.processingPeakKb / 1024).toFixed(1)} MB ` +
         `(${processingSeconds.toFixed(1)} s): ${result.aboveIdleMb.toFixed(1)} MB above idle (bound ${UPLOAD_RSS_BOUND_MB})`,
     );
@@ -249,4 +265,4 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
   }
 }
 
-module.exports = { measureUpload, cpuText, UPLOAD_RSS_BOUND_MB };
+module.exports = { measureUpload, cpuText, UPLOAD_RSS_BOUND_MB, UPLOAD_THROUGHPUT_GOAL };

@@ -100,9 +100,13 @@ function dedupeSecurity(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/**
+ * `/docs`, `/docs-json` and `/docs-yaml`. The document is built by the first request for it, not at
+ * start: its scan of every route and its object tree are memory an instance only needs once someone
+ * reads the docs.
+ */
 export function setupSwagger(app: INestApplication): void {
-  const document = buildOpenApiDocument(app);
-  SwaggerModule.setup('docs', app, document, {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     swaggerOptions: { persistAuthorization: true },
   });

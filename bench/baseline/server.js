@@ -5,7 +5,8 @@
  * request, with the same reads and writes and the same response bodies:
  *
  * - authentication: an HS256 JWT verified with node:crypto (algorithm pinned, signature, expiry,
- *   `sub`/`acc` claims), or an API key (`sk_test_...`) looked up by its SHA-256 in `api_keys`
+ *   `sub`/`acc` claims) and checked against its user's credentials version, read on every request
+ *   (a token issued before the password or a factor changed is refused), or an API key (`sk_test_...`) looked up by its SHA-256 in `api_keys`
  *   (revoked, expired: 401), whose `lastUsedAt` is written at most once a minute, off the request;
  *   without a bearer token, a dashboard session's `sid` cookie looked up by its SHA-256 in `sessions`
  *   (idle and absolute timeouts; `lastSeenAt` moved at most once a minute);
@@ -128,7 +129,11 @@ function verifyJwt(token) {
   if (typeof claims.nbf === 'number' && claims.nbf > now) return null;
   if (typeof claims.sub !== 'string' || !LOWER_OBJECT_ID.test(claims.sub)) return null;
   const accountId = typeof claims.acc === 'string' && LOWER_OBJECT_ID.test(claims.acc) ? claims.acc : null;
-  return { kind: 'user', userId: claims.sub, accountId };
+  // As the service: issued at in ms (`ims`, else the start of `iat`'s second), and the credentials
+  // version the login read (`cav`).
+  const issuedAt = typeof claims.ims === 'number' ? claims.ims : claims.iat * 1000;
+  const credentialsAt = typeof claims.cav === 'number' ? claims.cav : undefined;
+  return { principal: { kind: 'user', userId: claims.sub, accountId }, issuedAt, credentialsAt };
 }
 
 // ---------------------------------------------------------------- errors and mappers
@@ -392,6 +397,7 @@ async function main() {
   const db = client.db();
   const users = db.collection('users');
   const accounts = db.collection('accounts');
+  const passkeys = db.collection('passkeys');
   const memberships = db.collection('memberships');
   const platformProjects = db.collection('platform_projects');
   const apiKeys = db.collection('api_keys');
@@ -549,8 +555,25 @@ async function main() {
    */
   fastify.addHook('onRoute', (route) => {
     if (route.config?.public) return;
-    route.preHandler = [authenticate, ...(route.config?.api ? [tenancy, rateLimit] : []), ...(route.config?.userOnly ? [userOnly] : [])];
+    route.preHandler = [authenticate, accountPolicy, ...(route.config?.api ? [tenancy, rateLimit] : []), ...(route.config?.userOnly ? [userOnly] : [])];
   });
+
+  /**
+   * As the service's tenancy guard: a bearer token proves a password alone (the baseline has no
+   * second factors), so where it acts in its own account (a data route, or a path naming that
+   * account) the account's `requireMfa` is read, and a request in an account that requires a second
+   * factor is refused. A session carries a copy of the flag (not read here: the harness's sessions
+   * belong to an account that requires none).
+   */
+  async function accountPolicy(request) {
+    const principal = request.principal;
+    if (principal.kind !== 'user' || !principal.viaToken || !principal.accountId) return;
+    const named = request.params?.accountId;
+    if (!request.routeOptions.config.api && (typeof named !== 'string' || named.toLowerCase() !== principal.accountId)) return;
+    if (await accounts.findOne({ _id: new ObjectId(principal.accountId), requireMfa: true }, { projection: { _id: 1 } })) {
+      throw Object.assign(httpError(403, 'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it'), { code: 'mfa_required' });
+    }
+  }
 
   /**
    * The data API's rate limit (RATE_LIMIT_PER_SECOND requests a second per API key, and per user in
@@ -589,9 +612,16 @@ async function main() {
       request.principal = key;
       return;
     }
-    const principal = verifyJwt(token);
-    if (!principal) throw httpError(401, 'Invalid or expired token');
-    request.principal = principal;
+    const verified = verifyJwt(token);
+    if (!verified) throw httpError(401, 'Invalid or expired token');
+    // The user's credentials version, read on every request as the service reads it: a token issued
+    // before a password change, a reset or a factor removal (or whose user is gone) is refused.
+    const user = await users.findOne({ _id: new ObjectId(verified.principal.userId) }, { projection: { credentialsChangedAt: 1 } });
+    const changedAt = !user ? Number.POSITIVE_INFINITY : (user.credentialsChangedAt?.getTime() ?? 0);
+    if (verified.credentialsAt !== undefined ? verified.credentialsAt !== changedAt : verified.issuedAt < changedAt) {
+      throw httpError(401, 'This token was issued before the password or a second factor changed: log in again');
+    }
+    request.principal = { ...verified.principal, viaToken: true };
   }
 
   /**
@@ -920,6 +950,11 @@ async function main() {
     const user = await users.findOne({ email: target });
     const matches = await bcrypt.compare(password, user?.passwordHash ?? dummyHash);
     if (!user || !matches) throw httpError(401, 'Invalid email or password');
+    // As the service: a user with a second factor (TOTP, or a passkey: one read when TOTP is off)
+    // must prove it; the baseline has no second factors, so such a user is refused.
+    if (user.totpEnabledAt || (await passkeys.findOne({ userId: user._id }, { projection: { _id: 1 } }))) {
+      throw Object.assign(httpError(401, 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)'), { code: 'mfa_required' });
+    }
     await Promise.all([
       attempts.deleteMany({ kind: 'login', email: target, client }),
       knownAddresses.updateOne({ _id: knownAddress }, { $set: { at: now } }, { upsert: true }),
@@ -941,7 +976,7 @@ async function main() {
     }
     return {
       message: 'Login successful',
-      accessToken: signJwt({ sub: String(user._id), acc: account?.id ?? null }),
+      accessToken: signJwt({ sub: String(user._id), acc: account?.id ?? null, ims: Date.now(), cav: user.credentialsChangedAt?.getTime() ?? 0 }),
       data: { user: toUser(user, account?.role), account },
     };
   });

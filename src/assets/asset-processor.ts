@@ -1,14 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ASSET_UPLOADED, OnInProcessEvent } from '../events/in-process-events';
-import { fileTypeFromTokenizer } from 'file-type';
-import { parseFromTokenizer, parseStream } from 'music-metadata';
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import sharp from 'sharp';
-import { fromFile, fromStream } from 'strtok3';
+import { LazyLibrary } from '../common/lazy/lazy-library';
 import { assetsConfig } from '../config/assets.config';
 import { Leases } from '../leases/leases.service';
 import type { Asset } from './asset.schema';
@@ -23,6 +20,18 @@ const EXPIRY_LEASE = 'assets:expiry';
 /** The one buffer a stored file is hashed through (see `digestFile`). */
 const READ_BUFFER_BYTES = 1024 * 1024;
 const SAMPLE_BYTES = 4096;
+
+/**
+ * What processing reads bytes with, loaded by the first asset an instance processes: the type
+ * sniffer and its tokenizers for every asset, the image library for images, the media parser for
+ * audio and video.
+ */
+const fileType = new LazyLibrary<typeof import('file-type')>('file-type');
+const tokenizers = new LazyLibrary<typeof import('strtok3')>('strtok3');
+const sharp = new LazyLibrary<typeof import('sharp')>('sharp');
+const musicMetadata = new LazyLibrary<typeof import('music-metadata')>('music-metadata');
+/** Checked at start by the module: an install without one of them stops the start, as loading it there did. */
+export const PROCESSING_LIBRARIES: readonly LazyLibrary<unknown>[] = [fileType, tokenizers, sharp, musicMetadata];
 
 /**
  * Processes finished uploads off the request path, on every instance: each asset under a lease
@@ -161,6 +170,8 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async sniff(id: string, signal: AbortSignal) {
     const file = this.localFile(id);
+    const { fileTypeFromTokenizer } = fileType.load();
+    const { fromFile, fromStream } = tokenizers.load();
     if (file) {
       const tokenizer = await fromFile(file);
       try {
@@ -214,9 +225,10 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async image(id: string, signal: AbortSignal): Promise<Partial<Asset>> {
     try {
-      const probe = sharp({ limitInputPixels: MAX_IMAGE_PIXELS });
+      const image = sharp.load();
+      const probe = image({ limitInputPixels: MAX_IMAGE_PIXELS });
       const [metadata] = await Promise.all([probe.metadata(), pipeline(this.read(id, signal), probe)]);
-      const thumbnail = sharp({ limitInputPixels: MAX_IMAGE_PIXELS }).rotate().resize(THUMBNAIL_PIXELS, THUMBNAIL_PIXELS, { fit: 'inside', withoutEnlargement: true }).webp();
+      const thumbnail = image({ limitInputPixels: MAX_IMAGE_PIXELS }).rotate().resize(THUMBNAIL_PIXELS, THUMBNAIL_PIXELS, { fit: 'inside', withoutEnlargement: true }).webp();
       const [bytes] = await Promise.all([thumbnail.toBuffer(), pipeline(this.read(id, signal), thumbnail)]);
       await this.storage.writeDerived(id, 'thumbnail', bytes);
       return { width: metadata.width ?? null, height: metadata.height ?? null, hasThumbnail: true };
@@ -228,14 +240,15 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async duration(id: string, mimeType: string, size: number, signal: AbortSignal): Promise<number | null> {
     const file = this.localFile(id);
-    let tokenizer: Awaited<ReturnType<typeof fromFile>> | undefined;
+    let tokenizer: Awaited<ReturnType<typeof import('strtok3').fromFile>> | undefined;
     let stream: Readable | undefined;
     try {
+      const { parseFromTokenizer, parseStream } = musicMetadata.load();
       const options = { duration: true, skipCovers: true };
       let metadata;
       if (file) {
         // A file tokenizer skips what the parser does not need (the samples) without reading it.
-        tokenizer = await fromFile(file, { fileInfo: { mimeType } });
+        tokenizer = await tokenizers.load().fromFile(file, { fileInfo: { mimeType } });
         metadata = await parseFromTokenizer(tokenizer, options);
       } else {
         stream = this.read(id, signal);

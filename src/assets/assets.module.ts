@@ -1,20 +1,24 @@
-import { Module } from '@nestjs/common';
+import { Module, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import { assetsConfig } from '../config/assets.config';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { LeasesModule } from '../leases/leases.module';
 import { Asset, AssetSchema } from './asset.schema';
-import { AssetStorage, FileAssetStorage, S3AssetStorage } from './asset-storage';
+import { join } from 'node:path';
+import { LazyLibrary } from '../common/lazy/lazy-library';
+import { AssetStorage, FileAssetStorage } from './asset-storage';
 import { AssetUpload, AssetUploadSchema } from './asset-upload.schema';
 import { AssetDelivery } from './asset-delivery';
 import { AssetLinksController } from './asset-links.controller';
-import { AssetProcessor } from './asset-processor';
+import { AssetProcessor, PROCESSING_LIBRARIES } from './asset-processor';
 import { AssetsController } from './assets.controller';
 import { AssetsRepository } from './assets.repository';
 import { AssetsService } from './assets.service';
-import { TusUploads } from './tus-uploads';
+import { TUS_LIBRARY, TusUploads } from './tus-uploads';
 import { UploadsController } from './uploads.controller';
+
+const s3Storage = new LazyLibrary<typeof import('./s3-asset-storage')>('@aws-sdk/client-s3', join(__dirname, 's3-asset-storage'));
 
 /**
  * Assets of content projects: records, tus uploads, processing and delivery. Sits below projects:
@@ -42,8 +46,10 @@ import { UploadsController } from './uploads.controller';
     {
       provide: AssetStorage,
       inject: [assetsConfig.KEY],
+      // The S3 client and store are loaded here, at start, only when a bucket is configured: a
+      // missing or broken install then stops the start; on disk, none of them is loaded.
       useFactory: (config: ConfigType<typeof assetsConfig>): AssetStorage =>
-        config.s3 ? new S3AssetStorage(config.s3, config.uploadTtlMs) : new FileAssetStorage(config.directory, config.uploadTtlMs),
+        config.s3 ? new (s3Storage.load().S3AssetStorage)(config.s3, config.uploadTtlMs) : new FileAssetStorage(config.directory, config.uploadTtlMs),
     },
     AssetsRepository,
     AssetsService,
@@ -53,4 +59,9 @@ import { UploadsController } from './uploads.controller';
   ],
   exports: [AssetsService, AssetDelivery],
 })
-export class AssetsModule {}
+export class AssetsModule implements OnModuleInit {
+  /** The libraries processing loads on first use are there (the tus server's too): a broken install stops the start. */
+  onModuleInit(): void {
+    for (const library of [...PROCESSING_LIBRARIES, TUS_LIBRARY]) library.assertInstalled();
+  }
+}

@@ -1,15 +1,20 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { Server, type Upload } from '@tus/server';
+import type { Server, Upload } from '@tus/server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
-import { NodeRequest, sendNodeResponse } from 'srvx/node';
+import { LazyLibrary } from '../common/lazy/lazy-library';
 import { assetsConfig } from '../config/assets.config';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
 import { Leases } from '../leases/leases.service';
 import { markReceived } from './received-chunks';
 import { LeaseLocker } from './upload-locker';
+
+/** The tus server and srvx's Node bridge, loaded by the first upload request an instance gets. */
+const tus = new LazyLibrary<typeof import('@tus/server')>('@tus/server');
+export const TUS_LIBRARY: LazyLibrary<unknown> = tus;
+const srvx = new LazyLibrary<typeof import('srvx/node')>('srvx', 'srvx/node');
 
 /** `/assets/<id>/upload` (the API's credentials) or `/uploads/<id>/<token>` (the one-time URL): the asset's id. */
 const UPLOAD_PATH = /^\/(?:assets\/([0-9a-f]{24})\/upload|uploads\/([0-9a-f]{24})\/[A-Za-z0-9_-]+)\/?$/i;
@@ -72,7 +77,7 @@ export function uploadBody(incoming: IncomingMessage): ReadableStream<Uint8Array
 
 /** srvx's request of the tus server (what `Server.handle` makes), its body read by `uploadBody`. */
 function uploadRequest(incoming: IncomingMessage, response: ServerResponse): Request {
-  const request = new NodeRequest({ req: incoming, res: response });
+  const request = new (srvx.load().NodeRequest)({ req: incoming, res: response });
   const method = incoming.method;
   let body: ReadableStream<Uint8Array> | null | undefined;
   // An own property: it comes before srvx's getter, which the request's other members read too.
@@ -110,18 +115,26 @@ export function sameCors(answer: Response, response: Pick<ServerResponse, 'getHe
  */
 @Injectable()
 export class TusUploads implements OnModuleDestroy {
-  private readonly server: Server;
+  /** Made by the first request: the service starts without the tus server loaded. */
+  private server?: Server;
   /** Requests the tus server is working on, and who waits for there to be none. */
   private inFlight = 0;
   private idle?: () => void;
 
-  constructor(storage: AssetStorage, assets: AssetsService, leases: Leases, @Inject(assetsConfig.KEY) config: ConfigType<typeof assetsConfig>) {
-    this.server = new Server({
+  constructor(
+    private readonly storage: AssetStorage,
+    private readonly assets: AssetsService,
+    private readonly leases: Leases,
+    @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
+  ) {}
+
+  private tusServer(): Server {
+    this.server ??= new (tus.load().Server)({
       path: '/uploads',
-      datastore: storage.datastore,
+      datastore: this.storage.datastore,
       // Every instance's requests on one upload take turns: two PATCHes never write at once.
-      locker: new LeaseLocker(leases),
-      maxSize: config.maxBytes,
+      locker: new LeaseLocker(this.leases),
+      maxSize: this.config.maxBytes,
       respectForwardedHeaders: false,
       // CORS is the app's (CORS_ORIGINS, answered before the request gets here: `sameCors`); unset,
       // the tus server would allow every origin.
@@ -130,10 +143,11 @@ export class TusUploads implements OnModuleDestroy {
       getFileIdFromRequest: (request) => uploadIdOf(request.url),
       generateUrl: (request, { proto, host }) => `${proto}://${host}${new URL(request.url).pathname}`,
       onUploadFinish: async (_request, upload: Upload) => {
-        await assets.uploadFinished(upload.id);
+        await this.assets.uploadFinished(upload.id);
         return {};
       },
     });
+    return this.server;
   }
 
   /**
@@ -142,7 +156,13 @@ export class TusUploads implements OnModuleDestroy {
    */
   handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     this.inFlight++;
-    const answered = this.server.handleWeb(uploadRequest(request, response)).then((answer) => sendNodeResponse(response, sameCors(answer, response)));
+    let answered: Promise<void>;
+    try {
+      const server = this.tusServer();
+      answered = server.handleWeb(uploadRequest(request, response)).then((answer) => srvx.load().sendNodeResponse(response, sameCors(answer, response)));
+    } catch (error) {
+      answered = Promise.reject(error as Error);
+    }
     return answered.finally(() => {
       if (--this.inFlight === 0) this.idle?.();
     });
@@ -164,6 +184,6 @@ export class TusUploads implements OnModuleDestroy {
       ]);
       clearTimeout(timer);
     }
-    this.server.removeAllListeners();
+    this.server?.removeAllListeners();
   }
 }

@@ -3,8 +3,12 @@ import { ConfigType } from '@nestjs/config';
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { LazyLibrary } from '../common/lazy/lazy-library';
 import { mailConfig } from '../config/mail.config';
+
+/** Loaded by the first mail an instance sends; with SMTP_URL its installed check is at start. */
+const nodemailer = new LazyLibrary<typeof import('nodemailer')>('nodemailer');
 
 export interface Mail {
   to: string;
@@ -24,12 +28,18 @@ export interface Mail {
 @Injectable()
 export class MailTransport {
   private readonly logger = new Logger('MailService');
-  private readonly transport: Transporter;
+  private made?: Transporter;
 
   constructor(@Inject(mailConfig.KEY) private readonly config: ConfigType<typeof mailConfig>) {
-    this.transport = config.smtpUrl
-      ? createTransport({ url: config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
+    if (config.smtpUrl) nodemailer.assertInstalled();
+  }
+
+  private get transport(): Transporter {
+    const { createTransport } = nodemailer.load();
+    this.made ??= this.config.smtpUrl
+      ? createTransport({ url: this.config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
       : createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+    return this.made;
   }
 
   /** The mail, sent now; `messageId` lets a receiver recognise a mail sent twice. */
@@ -48,6 +58,6 @@ export class MailTransport {
 
   /** Closes SMTP connections (MailService does, once no attempt is under way). */
   close(): void {
-    this.transport.close();
+    this.made?.close();
   }
 }

@@ -1,16 +1,15 @@
 import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
+import type {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { LazyLibrary } from '../common/lazy/lazy-library';
 import { passkeysConfig } from '../config/passkeys.config';
 import type { Ceremony } from './passkey-challenge.schema';
 import type { Passkey } from './passkey.schema';
@@ -23,6 +22,9 @@ const CHALLENGE_ACCEPTED_MS = CEREMONY_TIMEOUT_MS + 30_000;
 /** Challenges and their uses are kept well past that, then swept. */
 const CHALLENGES_KEPT_SECONDS = 600;
 export const PASSKEY_REFUSED = 'The passkey was not accepted';
+
+/** WebAuthn's ceremonies, loaded by the first one an instance runs (the installed check is at start). */
+const webauthn = new LazyLibrary<typeof import('@simplewebauthn/server')>('@simplewebauthn/server');
 
 /**
  * Passkeys (WebAuthn credentials, `@simplewebauthn/server`): the ceremonies that register one and
@@ -51,6 +53,7 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    webauthn.assertInstalled();
     this.stopSweep = await this.passkeys.expireChallengesByAge(CHALLENGES_KEPT_SECONDS, this.logger);
   }
 
@@ -69,7 +72,7 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
   /** The options for `navigator.credentials.create()`: a discoverable credential, verified user, the user's passkeys excluded. */
   async registrationOptions(user: { id: string; email: string }): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.passkeys.listForUser(user.id);
-    const options = await generateRegistrationOptions({
+    const options = await webauthn.load().generateRegistrationOptions({
       rpName: this.config.rpName,
       rpID: this.config.rpId,
       userName: user.email,
@@ -91,7 +94,7 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
     const challenge = await this.spendChallenge(challengeOf(credential.response.clientDataJSON), 'registration', userId, (message) => new ConflictException(message));
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await webauthn.load().verifyRegistrationResponse({
         response: credential,
         expectedChallenge: challenge,
         expectedOrigin: this.config.origins,
@@ -119,7 +122,7 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
 
   /** The options for `navigator.credentials.get()`: any passkey of this service the authenticator holds, the user verified. */
   async authenticationOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const options = await generateAuthenticationOptions({ rpID: this.config.rpId, timeout: CEREMONY_TIMEOUT_MS, userVerification: 'required' });
+    const options = await webauthn.load().generateAuthenticationOptions({ rpID: this.config.rpId, timeout: CEREMONY_TIMEOUT_MS, userVerification: 'required' });
     await this.passkeys.issueChallenge(options.challenge, 'authentication', null);
     return options;
   }
@@ -141,7 +144,7 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
     if (!passkey || (userId !== null && String(passkey.userId) !== userId)) throw new UnauthorizedException(`${PASSKEY_REFUSED}: it is not registered here`);
     let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await webauthn.load().verifyAuthenticationResponse({
         response: credential,
         expectedChallenge: challenge,
         expectedOrigin: this.config.origins,

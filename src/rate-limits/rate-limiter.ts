@@ -2,9 +2,13 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import type { ConfigType } from '@nestjs/config';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit, { type FastifyRateLimitOptions } from '@fastify/rate-limit';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { LazyLibrary } from '../common/lazy/lazy-library';
 import { rateLimitsConfig } from '../config/rate-limits.config';
+
+/** Redis's client: loaded at start with REDIS_URL, never without it. */
+const ioredis = new LazyLibrary<typeof import('ioredis')>('ioredis');
 
 /** Where a caller stands against its limit after this request. */
 export interface RateLimitState {
@@ -71,7 +75,7 @@ export class RateLimiter implements OnApplicationShutdown {
     if (this.config.redisUrl) {
       // No offline queue and a short command timeout: while Redis is away a request is counted here at
       // once rather than waiting for a reconnection.
-      this.redis = new Redis(this.config.redisUrl, {
+      this.redis = new (ioredis.load().Redis)(this.config.redisUrl, {
         lazyConnect: true,
         enableOfflineQueue: false,
         maxRetriesPerRequest: 1,

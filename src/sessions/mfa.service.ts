@@ -1,6 +1,6 @@
 import { BadRequestException, ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { generateSecret, generateURI, verify } from 'otplib';
+import { LazyLibrary } from '../common/lazy/lazy-library';
 import { FieldEncryption } from '../common/crypto/field-encryption';
 import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
@@ -14,6 +14,9 @@ const RECOVERY_CODES = 10;
 const DRIFT_SECONDS = 30;
 const CODE_USES_KEPT_SECONDS = 24 * 3600;
 export const INVALID_CODE = 'Invalid or already used code';
+
+/** TOTP, loaded by the first enrolment or code an instance checks (the installed check is at start). */
+const otplib = new LazyLibrary<typeof import('otplib')>('otplib');
 
 /** A second factor a request offers: a TOTP code or a recovery code. */
 export interface FactorProof {
@@ -64,6 +67,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
+    otplib.assertInstalled();
     this.stopSweep = await this.uses.expireByAge(CODE_USES_KEPT_SECONDS, this.logger);
   }
 
@@ -95,6 +99,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     if (this.totpOn(user)) throw new ConflictException('TOTP is on already: turn it off first to enrol a new secret');
+    const { generateSecret, generateURI } = otplib.load();
     const secret = generateSecret();
     await this.users.setPendingTotp(userId, this.encryption.encrypt(secret, binding(userId, 'totpPendingSecret')));
     return { secret, uri: generateURI({ issuer: TOTP_ISSUER, label: user.email, secret }) };
@@ -155,7 +160,7 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   /** The time step of a valid code not used before and later than `lastStep`, claimed; null otherwise. */
   private async acceptTotp(userId: string, secret: string, code: string, lastStep: number | null): Promise<number | null> {
     if (!/^\d{6}$/.test(code)) return null;
-    const result = await verify({ secret, token: code, epochTolerance: DRIFT_SECONDS });
+    const result = await otplib.load().verify({ secret, token: code, epochTolerance: DRIFT_SECONDS });
     // A TOTP answer names the time step the code belongs to (an HOTP one would not).
     if (!result.valid || !('timeStep' in result)) return null;
     if (lastStep !== null && result.timeStep <= lastStep) return null;

@@ -3,8 +3,8 @@ import type { UsersRepository } from './users.repository';
 
 describe('CredentialsChanges', () => {
   function withUser(user: { credentialsChangedAt: Date | null; factorsChangedAt?: Date | null; emailVerifiedAt?: Date | null } | null) {
-    const findById = jest.fn(() => Promise.resolve(user));
-    return { credentials: new CredentialsChanges({ findById } as unknown as UsersRepository), findById };
+    const findCredentialsState = jest.fn(() => Promise.resolve(user));
+    return { credentials: new CredentialsChanges({ findCredentialsState } as unknown as UsersRepository), findById: findCredentialsState };
   }
 
   it("answers the token check and the verified-email check from one read of the user", async () => {

@@ -65,7 +65,7 @@ export class CredentialsChanges {
   }
 
   private async read(userId: string): Promise<KnownUser> {
-    const user = await this.users.findById(userId);
+    const user = await this.users.findCredentialsState(userId);
     const known = {
       at: !user ? Number.POSITIVE_INFINITY : user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0,
       factorsAt: user?.factorsChangedAt ? new Date(user.factorsChangedAt).getTime() : 0,

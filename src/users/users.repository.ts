@@ -5,6 +5,8 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import { Records, toObjectId } from '../database/records';
 import { User } from './user.schema';
 
+const CREDENTIALS_STATE_FIELDS = ['credentialsChangedAt', 'factorsChangedAt', 'emailVerifiedAt'] as const;
+
 export interface NewUser {
   firstName: string;
   lastName: string;
@@ -39,6 +41,11 @@ export class UsersRepository {
 
   findById(id: string): Promise<User | null> {
     return this.records.findById(id);
+  }
+
+  /** Only what every authenticated request checks (CredentialsChanges): a small document to decode, not the whole user. */
+  findCredentialsState(id: string): Promise<Pick<User, 'credentialsChangedAt' | 'factorsChangedAt' | 'emailVerifiedAt'> | null> {
+    return this.records.findById(id, { fields: CREDENTIALS_STATE_FIELDS });
   }
 
   findByIds(ids: readonly string[]): Promise<User[]> {
