@@ -47,6 +47,7 @@ import { CustomersModule } from './customers/customers.module';
 import { CardsModule } from './cards/cards.module';
 import { PaymentsModule } from './payments/payments.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { SearchHistoryModule } from './search-history/search-history.module';
 
 /**
  * The whole application: every module, and the global guards in the order every request meets them:
@@ -106,6 +107,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     CardsModule,
     PaymentsModule,
     WebhooksModule,
+    SearchHistoryModule,
     IdempotencyModule,
     MigrationsModule,
   ],
