@@ -55,6 +55,8 @@ export function SearchBox({
   const [open, setOpen] = useState(false);
   // The box gets focus back when the list closes (a search run, Escape): that focus must not reopen it.
   const refocusing = useRef(false);
+  // ↓ on a closed list opens it, then moves to its first search once the list is drawn.
+  const [toFirst, setToFirst] = useState(false);
 
   useEffect(() => {
     const onKey = (event: globalThis.KeyboardEvent) => {
@@ -81,8 +83,12 @@ export function SearchBox({
   function onInputKey(event: KeyboardEvent<HTMLInputElement>) {
     if (event.key === 'ArrowDown') {
       event.preventDefault();
-      setOpen(true);
-      items()[0]?.focus();
+      const first = items()[0];
+      if (first) first.focus();
+      else {
+        setOpen(true);
+        setToFirst(true);
+      }
     } else if (event.key === 'Escape' && open) {
       event.preventDefault();
       setOpen(false);
@@ -136,6 +142,7 @@ export function SearchBox({
             spellCheck={false}
             aria-describedby={`${id}-keys`}
             onChange={(event) => onChange(event.target.value)}
+            onClick={() => setOpen(true)}
             onKeyDown={onInputKey}
           />
           <Button type="submit">Search</Button>
@@ -147,7 +154,14 @@ export function SearchBox({
       {open && (
         // A click on the list keeps the focus where it is (the box, or a search reached by the arrows): the list stays open.
         <div ref={panel} className="search-recent" onKeyDown={onPanelKey} onMouseDown={(event) => event.preventDefault()}>
-          <RecentSearches surface={surface} describe={describe ?? ((search) => search.query)} onRun={run} onEmptyAfterRemoval={() => input.current?.focus()} />
+          <RecentSearches
+            surface={surface}
+            describe={describe ?? ((search) => search.query)}
+            onRun={run}
+            onEmptyAfterRemoval={() => input.current?.focus()}
+            focusFirst={toFirst}
+            onFocusedFirst={() => setToFirst(false)}
+          />
         </div>
       )}
     </div>
@@ -160,11 +174,15 @@ function RecentSearches({
   describe,
   onRun,
   onEmptyAfterRemoval,
+  focusFirst,
+  onFocusedFirst,
 }: {
   surface: SearchSurface;
   describe: (search: RecentSearch) => string;
   onRun: (search: SearchRequest) => void;
   onEmptyAfterRemoval: () => void;
+  focusFirst: boolean;
+  onFocusedFirst: () => void;
 }) {
   const headingId = useId();
   const history = $api.useQuery('get', HISTORY, { params: { query: { surface, limit: RECENT_SHOWN } } });
@@ -173,6 +191,12 @@ function RecentSearches({
   const clear = useAction(() => call(api.DELETE(HISTORY)), { invalidates });
   const pause = useAction((paused: boolean) => call(api.PUT('/api/v1/me/search-history/settings', { body: { paused } })), { invalidates });
   const entries = history.data?.data ?? [];
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    if (!focusFirst || !history.data) return;
+    list.current?.querySelector<HTMLButtonElement>('[data-recent-run]')?.focus();
+    onFocusedFirst();
+  }, [focusFirst, history.data, onFocusedFirst]);
   const paused = history.data?.settings.paused ?? false;
   const failure: ApiError | undefined = history.error ? asApiError(history.error) : (remove.error ?? clear.error ?? pause.error);
 
@@ -196,7 +220,7 @@ function RecentSearches({
       {paused && <p className="muted small">Your search history is paused: new searches are not kept.</p>}
       {history.data && entries.length === 0 && <p className="muted small">{paused ? 'Nothing kept.' : 'Your searches here will show up here.'}</p>}
       {entries.length > 0 && (
-        <ul className="search-recent-list" aria-labelledby={headingId}>
+        <ul ref={list} className="search-recent-list" aria-labelledby={headingId}>
           {entries.map((entry, index) => (
             <li key={entry.id}>
               <button
