@@ -10,13 +10,14 @@ import { SearchHistoryService } from './search-history.service';
 
 /**
  * Each user's dashboard searches, per account, and whether they paused recording: written through
- * `SearchHistoryService.record` (exported, the search routes' port, called for users only), read and
- * removed by the user alone under `/api/v1/me/search-history`. Invariants: one entry per search
- * (a unique index on user, account and the search's key; a repeat moves it to the top); at most 100
- * per user and account once concurrent recordings are done (each trims after its write, sparing a
- * search run again meanwhile; `test/e2e/search-history.e2e-spec.ts`); 90 days after the last run
- * (a TTL index on `createdAt`); nothing of another user is ever answered (404); a deleted user's go
- * with them (`user.deleted`).
+ * `SearchHistoryService.record` (exported: the search routes' port, called for users only), read,
+ * removed and paused by the user alone under `/api/v1/me/search-history`. Invariants: one entry per
+ * search (a unique index on user, account and the search's key; a repeat moves it to the top); at
+ * most 100 per user and account once concurrent recordings are done (each trims after its write,
+ * sparing a search run again meanwhile; a recording stopped between the two leaves one extra until
+ * the next, and the list never shows more than 100); 90 days after the last run (a TTL index on
+ * `createdAt`); nothing of another user is ever answered (404); a deleted user's go with them
+ * (`user.deleted`). Test: `test/e2e/search-history.e2e-spec.ts`.
  */
 @Module({
   imports: [

@@ -1,5 +1,6 @@
 import { Types } from 'mongoose';
-import { SearchHistoryService, type SearchToRecord } from '../../src/search-history/search-history.service';
+import { SearchHistoryRepository } from '../../src/search-history/search-history.repository';
+import { normalizeSearch, SearchHistoryService, type SearchToRecord } from '../../src/search-history/search-history.service';
 import { UsersService } from '../../src/users/users.service';
 import { createFirstAdmin, createUser, type TestUser } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
@@ -173,6 +174,20 @@ describe('search history', () => {
     await history.record(who(racer), search('after the burst'));
     expect(await stored(racer)).toBe(100);
     expect((await list(racer)).data[0].query).toBe('after the burst');
+  });
+
+  it('a recording stopped between its write and its trim: the list still shows 100, and the next recording trims back to 100', async () => {
+    const user = await createFirstAdmin(t.http);
+    for (let i = 0; i < 100; i++) await history.record(who(user), search(`kept ${i}`));
+    // The write of a recording whose process stopped before it trimmed.
+    await t.app.get(SearchHistoryRepository).touch(who(user), normalizeSearch(search('written, never trimmed'))!, new Date());
+    expect(await stored(user)).toBe(101);
+    const shown = (await list(user)).data;
+    expect(shown).toHaveLength(100);
+    expect(shown[0].query).toBe('written, never trimmed');
+    await history.record(who(user), search('the next one'));
+    expect(await stored(user)).toBe(100);
+    expect((await list(user)).data.map((entry) => entry.query).slice(0, 2)).toEqual(['the next one', 'written, never trimmed']);
   });
 
   it('keeps a search 90 days after it was last run: an older one is not listed', async () => {
