@@ -49,6 +49,7 @@ import { CardsModule } from './cards/cards.module';
 import { PaymentsModule } from './payments/payments.module';
 import { SearchModule } from './search/search.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { SearchHistoryModule } from './search-history/search-history.module';
 
 /**
  * The whole application: every module, and the global guards in the order every request meets them:
@@ -109,6 +110,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
     PaymentsModule,
     SearchModule,
     WebhooksModule,
+    SearchHistoryModule,
     IdempotencyModule,
     MigrationsModule,
   ],

@@ -43,6 +43,8 @@ export const AUDIT_ACTIONS = [
   'passkey.removed',
   'account.mfa_required',
   'password.reset',
+  'search_history.paused',
+  'search_history.resumed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -22,6 +22,7 @@ export interface InProcessEvents {
   [CHANNEL_DELETED]: { payload: ChannelDeletedEvent; answer: void };
   [PROJECTS_DELETED]: { payload: ProjectsDeletedEvent; answer: void };
   [ASSET_UPLOADED]: { payload: void; answer: void };
+  [USER_DELETED]: { payload: UserDeletedEvent; answer: void };
 }
 
 export type InProcessEventName = keyof InProcessEvents;
@@ -151,3 +152,13 @@ export interface ProjectsDeletedEvent {
 
 /** Emitted (not awaited) when an upload is complete: the asset processor of this instance looks for work. */
 export const ASSET_UPLOADED = 'assets.upload-complete';
+
+/**
+ * Emitted (awaited) after a user is deleted: what belongs to the person alone (their search
+ * history) goes with them. A listener that fails makes the deletion's caller fail, and deleting
+ * again runs every listener again, so each one is idempotent.
+ */
+export const USER_DELETED = 'user.deleted';
+export interface UserDeletedEvent {
+  userId: string;
+}

@@ -12,6 +12,7 @@ import { CustomersModule } from '../customers/customers.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SharingModule } from '../sharing/sharing.module';
+import { SearchHistoryModule } from '../search-history/search-history.module';
 import { CustomerSearchController, PaymentSearchController, ProjectSearchController, ViewerSearchController } from './search.controller';
 import { SEARCH_INDEX } from './search-index';
 import { SearchIndexer } from './search-indexer';
@@ -30,7 +31,7 @@ const indexProvider = {
  * owning modules' ports; and the four search routes, whose results those modules read and map.
  */
 @Module({
-  imports: [ProjectsModule, CustomersModule, PaymentsModule, SharingModule],
+  imports: [ProjectsModule, CustomersModule, PaymentsModule, SharingModule, SearchHistoryModule],
   controllers: [ProjectSearchController, ViewerSearchController, CustomerSearchController, PaymentSearchController],
   providers: [indexProvider, SearchIndexer, SearchService],
   exports: [SearchService],

@@ -6,6 +6,7 @@ import type { PaymentResponse } from '../payments/dto/payment.response';
 import { PaymentsService } from '../payments/payments.service';
 import type { ProjectResponse } from '../projects/dto/project.response';
 import { ProjectsService } from '../projects/projects.service';
+import { SearchHistoryService, type SearchToRecord } from '../search-history/search-history.service';
 import type { ViewerProjectResponse } from '../sharing/dto/viewer-project.response';
 import { ViewerService, type ViewerCredentials } from '../sharing/viewer.service';
 import type { TenantScope } from '../tenancy/tenant-scope';
@@ -61,7 +62,16 @@ export class SearchService {
     private readonly customers: CustomersService,
     private readonly payments: PaymentsService,
     private readonly viewer: ViewerService,
+    private readonly history: SearchHistoryService,
   ) {}
+
+  /**
+   * A user's search that answered goes to the top of their history; an API key's is not recorded,
+   * nor is a further page of a search already recorded with its first.
+   */
+  private async remember(searcher: Searcher, query: SearchPageQuery, entry: SearchToRecord): Promise<void> {
+    if (searcher.userId && query.page === undefined) await this.history.record({ userId: searcher.userId, accountId: searcher.scope.accountId }, entry);
+  }
 
   async searchProjects(searcher: Searcher, query: SearchProjectsQuery): Promise<SearchPage<ProjectResponse>> {
     const offset = pageOffset(query);
@@ -73,6 +83,11 @@ export class SearchService {
       limit: query.limit,
     });
     const found = await this.projects.findManyByIds(searcher.scope, hits.ids);
+    const filters: Record<string, string> = {};
+    for (const name of ['channelId', 'projectTypeId', 'status', 'access', 'parentId', 'sort'] as const) if (query[name]) filters[name] = String(query[name]);
+    if (query.createdAfter) filters.createdAfter = query.createdAfter.toISOString();
+    if (query.createdBefore) filters.createdBefore = query.createdBefore.toISOString();
+    await this.remember(searcher, query, { surface: 'projects', query: query.q ?? '', filters });
     return page(inOrder(hits.ids, found, (project) => project._id), offset, query.limit, hits.total);
   }
 
@@ -88,6 +103,7 @@ export class SearchService {
     const offset = pageOffset(query);
     const hits = this.index.searchRecords(searcher.scope.projectId, { kind: 'customer', query: parsed(query.query, CUSTOMER_FIELDS), offset, limit: query.limit });
     const found = await this.customers.findManyByIds(searcher.scope, hits.ids);
+    await this.remember(searcher, query, { surface: 'customers', query: query.query, filters: {} });
     return page(inOrder(hits.ids, found, (customer) => customer.id), offset, query.limit, hits.total);
   }
 
@@ -95,6 +111,7 @@ export class SearchService {
     const offset = pageOffset(query);
     const hits = this.index.searchRecords(searcher.scope.projectId, { kind: 'payment', query: parsed(query.query, PAYMENT_FIELDS), offset, limit: query.limit });
     const found = await this.payments.findManyByIds(searcher.scope, hits.ids);
+    await this.remember(searcher, query, { surface: 'payments', query: query.query, filters: {} });
     return page(inOrder(hits.ids, found, (payment) => payment.id), offset, query.limit, hits.total);
   }
 }

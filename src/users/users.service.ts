@@ -1,8 +1,10 @@
 import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { isDuplicateKey } from '../common/database/duplicate-key';
+import { InProcessEmitter } from '../events/in-process-events';
 import { CredentialsChanges } from './credentials-changes';
 import { User } from './user.schema';
 import { NewUser, UsersRepository, UserWithHash, UserWithSecrets } from './users.repository';
+import { USER_DELETED, type UserDeletedEvent } from './users.events';
 
 export type { NewUser, UserWithHash, UserWithSecrets } from './users.repository';
 
@@ -14,6 +16,7 @@ export class UsersService {
   constructor(
     private readonly users: UsersRepository,
     private readonly credentials: CredentialsChanges,
+    private readonly events: InProcessEmitter,
   ) {}
 
   /**
@@ -95,9 +98,14 @@ export class UsersService {
     return this.users.dropRecoveryCode(id, hash);
   }
 
-  /** Undoes a signup that could not finish (its user has no membership yet). */
-  remove(id: string): Promise<void> {
-    return this.users.delete(id);
+  /**
+   * Deletes the user (today only to undo a signup that could not finish: its user has no membership
+   * yet), then asks the modules holding what is theirs alone to delete it (`user.deleted`).
+   */
+  async remove(id: string): Promise<void> {
+    await this.users.delete(id);
+    const event: UserDeletedEvent = { userId: id };
+    await this.events.emitAsync(USER_DELETED, event);
   }
 
   markEmailVerified(id: string, at: Date): Promise<void> {

@@ -5,6 +5,7 @@ import type { HttpResponse, RequestOptions } from '../support/http';
 import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
 import { Browser, enableTotp, sessionCookie } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
+import { SearchHistoryService } from '../../src/search-history/search-history.service';
 
 /**
  * The isolation matrix. Every operation of the served OpenAPI document (so a route added later is
@@ -81,6 +82,8 @@ interface FixtureIds {
   passkey: string;
   shareLink: string;
   grant: string;
+  /** A search in the owner's history (recorded through the port the search routes call). */
+  searchEntry: string;
 }
 
 describe('tenant isolation matrix (every operation of the OpenAPI document)', () => {
@@ -159,6 +162,8 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     strongTokens.set(owner.id, ok(await t.http.post('/api/v1/login', { email: owner.email, password: owner.password, recoveryCode: recoveryCodes[0] }), 'login with a code').body.accessToken);
     // Adding factors renewed the session: its id now.
     const session = (await browser.get('/api/v1/sessions')).body.data.find((listed: { current: boolean }) => listed.current).id;
+    await t.app.get(SearchHistoryService).record({ userId: owner.id, accountId: owner.accountId }, { surface: 'customers', query: "email:'payer@example.com'", filters: {} });
+    const searchEntry = ok(await t.http.get('/api/v1/me/search-history', as), 'search history').body.data[0].id;
     return {
       accountId: owner.accountId,
       projectId: owner.projectId,
@@ -180,6 +185,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       passkey,
       shareLink,
       grant,
+      searchEntry,
     };
   }
 
@@ -212,6 +218,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       case 'grantId':
         return fixture.grant;
     }
+    if (path.startsWith('/api/v1/me/search-history/')) return fixture.searchEntry;
     const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
     const byResource: Record<string, string> = {
       customers: fixture.customer,
@@ -288,6 +295,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     ids.session,
     ids.shareLink,
     ids.grant,
+    ids.searchEntry,
   ];
 
   /** An id of the right form that names nothing: events have ids of their own form. */
@@ -317,6 +325,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       keys: `/api/v1/platform/projects/${ids.projectId}/keys`,
       sessions: '/api/v1/sessions',
       passkeys: '/api/v1/me/passkeys',
+      searchHistory: '/api/v1/me/search-history',
       shareLinks: `/projects/${ids.contentProject}/share-links`,
       grants: `/projects/${ids.contentProject}/grants`,
     };

@@ -6,6 +6,7 @@ import type { HttpResponse } from '../support/http';
 import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
 import { Browser, enableTotp } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
+import { SearchHistoryService } from '../../src/search-history/search-history.service';
 
 /**
  * Every example of the served OpenAPI document works for a fresh account: each operation is sent as
@@ -74,6 +75,8 @@ interface Fixture {
   /** The viewer routes' key: they take nothing else. */
   publishableKey: string;
   deletedCollection: string;
+  /** A search in the owner's history (recorded through the port the search routes call). */
+  searchEntry: string;
 }
 
 describe('the OpenAPI examples, sent as they are against a fresh account', () => {
@@ -166,7 +169,10 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     // What the owner then signs in with: the password and a code, as a person with a factor does.
     const strong = ok(await t.http.post('/api/v1/login', { email: owner.email, password: owner.password, recoveryCode: recoveryCodes[0] }), 'login with a code');
     const session = (await browser.get('/api/v1/sessions')).body.data.find((listed: { current: boolean }) => listed.current).id;
+    await t.app.get(SearchHistoryService).record({ userId: owner.id, accountId: owner.accountId }, { surface: 'customers', query: "email:'acme@example.com'", filters: {} });
+    const searchEntry = ok(await t.http.get('/api/v1/me/search-history', { token: strong.body.accessToken }), 'search history').body.data[0].id;
     return {
+      searchEntry,
       contentGrant, passkey, resetCode, verificationCode, shareLink, grant, publishableKey, session, sessionCookie: browser.cookie, deletedClient, deletedCollection,
       owner: { ...owner, token: strong.body.accessToken }, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel,
       contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery,
@@ -197,6 +203,7 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     // What a restore takes: a soft-deleted record (a live one is not found among the deleted).
     if (path === '/clients/{id}/restore') return f.deletedClient;
     if (path === '/collections/{id}/restore') return f.deletedCollection;
+    if (path === '/api/v1/me/search-history/{id}') return f.searchEntry;
     const resource = path.split('/').filter((part) => part && part !== 'api' && part !== 'v1')[0];
     const byResource: Record<string, string> = {
       customers: f.customer,

@@ -275,6 +275,17 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     const relogged = await login(http, owner.email, 'a brand new password');
     return inAccountOf({ ...owner, token: relogged.body.accessToken }, owner.id);
   },
+  'search_history.paused': async ({ http }) => {
+    const owner = await createFirstAdmin(http);
+    ok(await http.put('/api/v1/me/search-history/settings', { paused: true }, { token: owner.token }));
+    return inAccountOf(owner, owner.id);
+  },
+  'search_history.resumed': async ({ http }) => {
+    const owner = await createFirstAdmin(http);
+    ok(await http.put('/api/v1/me/search-history/settings', { paused: true }, { token: owner.token }));
+    ok(await http.put('/api/v1/me/search-history/settings', { paused: false }, { token: owner.token }));
+    return inAccountOf(owner, owner.id);
+  },
 };
 
 /** Waits (up to 5 s) for an entry recorded after the answer. */

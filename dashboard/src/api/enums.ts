@@ -44,7 +44,9 @@ export const queryEnums = {
       "passkey.added",
       "passkey.removed",
       "account.mfa_required",
-      "password.reset"
+      "password.reset",
+      "search_history.paused",
+      "search_history.resumed"
     ]
   },
   "/api/v1/accounts/{accountId}/audit-log/export": {
@@ -88,11 +90,20 @@ export const queryEnums = {
       "passkey.added",
       "passkey.removed",
       "account.mfa_required",
-      "password.reset"
+      "password.reset",
+      "search_history.paused",
+      "search_history.resumed"
     ],
     "format": [
       "jsonl",
       "csv"
+    ]
+  },
+  "/api/v1/me/search-history": {
+    "surface": [
+      "projects",
+      "customers",
+      "payments"
     ]
   },
   "/api/v1/payments": {

@@ -1,9 +1,11 @@
 import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { ACCESS_LABELS, CONTENT_PAGE_MAX, STATUS_TONES } from '../content';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { Badge, DataTable, EmptyState, QueryStatus } from '../ui';
+import { ContentResults, ContentSearch, isSearching, NO_CONTENT_SEARCH, searchKey } from './content-search';
 
 type Client = Schemas['ClientResponse'];
 type Channel = Schemas['ChannelResponse'];
@@ -14,12 +16,12 @@ const LIMIT = 100;
 /**
  * The content of the platform project: its clients, each client's channels and each channel's
  * top-level content projects (`GET /clients`, `GET /channels/client/{clientId}`,
- * `GET /channels/{channelId}/projects`). A channel's page holds its tree and its collaborators.
+ * `GET /channels/{channelId}/projects`), or, while a search is on, its results
+ * (`GET /projects/search`). A channel's page holds its tree and its collaborators.
  */
 export function ContentPage() {
   const session = useSession();
-  const clients = $api.useQuery('get', '/clients', { params: { query: { limit: LIMIT } } });
-  const rows = clients.data ?? [];
+  const [search, setSearch] = useState(NO_CONTENT_SEARCH);
   return (
     <section aria-labelledby="content-heading">
       <h1 id="content-heading">Content</h1>
@@ -27,6 +29,17 @@ export function ContentPage() {
         The clients of {session.project?.name ?? 'this project'}, their channels and each channel&apos;s top-level content projects. Open a channel
         to change its project tree and its collaborators, and a project to set who may see it and to share it.
       </p>
+      <ContentSearch state={search} onChange={setSearch} />
+      {isSearching(search) ? <ContentResults key={searchKey(search)} state={search} /> : <ContentTree />}
+    </section>
+  );
+}
+
+function ContentTree() {
+  const clients = $api.useQuery('get', '/clients', { params: { query: { limit: LIMIT } } });
+  const rows = clients.data ?? [];
+  return (
+    <>
       <QueryStatus query={clients} loading="Loading clients" />
       {clients.data && rows.length === 0 && (
         <EmptyState title="No content yet.">
@@ -38,7 +51,7 @@ export function ContentPage() {
         <ClientSection key={client._id} client={client} />
       ))}
       {rows.length === LIMIT && <p className="muted small">The first {LIMIT} clients are shown.</p>}
-    </section>
+    </>
   );
 }
 

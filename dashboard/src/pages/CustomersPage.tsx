@@ -1,13 +1,16 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
-import { $api, api, call, idempotencyKey } from '../api/client';
+import { $api, api, asApiError, call, idempotencyKey, type ErrorBody, type Schemas } from '../api/client';
+import { $search, searchFailureSentence } from '../api/search';
 import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link, useNavigate } from '@tanstack/react-router';
+import { Highlight, quotedValueMatcher, SearchBox, SearchPager, useSearchPages } from '../search';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Pager, QueryStatus, useCursor } from '../ui';
+import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Pager, QueryStatus, Spinner, useCursor } from '../ui';
 
 const PAGE_SIZE = 20;
+const QUERY_EXAMPLE = "email:'jenny@example.com'";
 
 export function CustomersPage() {
   const session = useSession();
@@ -20,6 +23,8 @@ export function CustomersPage() {
     { placeholderData: keepPreviousData },
   );
   const [creating, setCreating] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [searched, setSearched] = useState('');
   const rows = customers.data?.data ?? [];
 
   return (
@@ -38,31 +43,115 @@ export function CustomersPage() {
           }}
         />
       )}
+      <SearchBox
+        surface="customers"
+        label="Search customers"
+        placeholder={QUERY_EXAMPLE}
+        value={typed}
+        onChange={setTyped}
+        onRun={({ query }) => {
+          setTyped(query);
+          setSearched(query);
+        }}
+        hint={
+          <>
+            Fields <span className="mono">email</span>, <span className="mono">name</span>, <span className="mono">phone</span>, <span className="mono">created</span> and{' '}
+            <span className="mono">metadata</span>: <span className="mono">:</span> for exact, <span className="mono">~</span> for a part (3 characters or more), joined by AND or
+            OR.
+          </>
+        }
+      />
+      {searched ? (
+        <CustomerResults key={searched} query={searched} onClear={() => (setSearched(''), setTyped(''))} />
+      ) : (
+        <CustomerList customers={customers} cursor={cursor} rows={rows} />
+      )}
+    </section>
+  );
+}
+
+type Customer = Schemas['CustomerResponse'];
+
+function CustomerList({
+  customers,
+  cursor,
+  rows,
+}: {
+  customers: { data?: { hasMore: boolean }; error: ErrorBody | null; isPending: boolean; isFetching: boolean; refetch: () => unknown };
+  cursor: ReturnType<typeof useCursor>;
+  rows: Customer[];
+}) {
+  return (
+    <>
       <QueryStatus query={customers} loading="Loading customers" />
       {customers.data && rows.length === 0 && cursor.page === 0 && (
         <EmptyState title="No customers yet.">
           Create your first customer with <strong>New customer</strong>: an email is all it takes. Then add a test card to it and take a payment.
         </EmptyState>
       )}
-      {rows.length > 0 && (
-        <DataTable busy={customers.isFetching} caption="Customers, newest first" columns={['Customer', 'Name', 'Country', 'Default card', 'Created']}>
-          {rows.map((customer) => (
-            <tr key={customer.id}>
-              <th scope="row">
-                <Link to="/customers/$customerId" params={{ customerId: customer.id }}>
-                  {customer.email ?? <span className="mono">{customer.id}</span>}
-                </Link>
-              </th>
-              <td>{[customer.firstName, customer.lastName].filter(Boolean).join(' ') || '—'}</td>
-              <td>{customer.country ?? '—'}</td>
-              <td>{customer.defaultMethod ? <Badge tone="good">Set</Badge> : <Badge tone="warn">None</Badge>}</td>
-              <td>{formatDate(customer.createdAt)}</td>
-            </tr>
-          ))}
-        </DataTable>
-      )}
+      {rows.length > 0 && <CustomersTable rows={rows} busy={customers.isFetching} caption="Customers, newest first" />}
       <Pager cursor={cursor} list={customers} lastId={rows.at(-1)?.id} />
+    </>
+  );
+}
+
+/** The customers a query in Stripe's search language matches, what it compared marked. */
+function CustomerResults({ query, onClear }: { query: string; onClear: () => void }) {
+  const pages = useSearchPages();
+  const results = $search.useQuery(
+    'get',
+    '/v1/customers/search',
+    { params: { query: { query, limit: PAGE_SIZE, ...(pages.page ? { page: pages.page } : {}) } } },
+    { placeholderData: keepPreviousData },
+  );
+  const rows = results.data?.data ?? [];
+  const count = results.data?.total_count;
+  return (
+    <section aria-labelledby="customer-results-heading">
+      <div className="page-head">
+        <h2 id="customer-results-heading">Results for {query}</h2>
+        <Button variant="secondary" onClick={onClear}>
+          Clear search
+        </Button>
+      </div>
+      {results.error && (
+        <p className="form-error" role="alert">
+          {searchFailureSentence(asApiError(results.error))}
+        </p>
+      )}
+      {results.isPending && !results.error && <Spinner label="Searching customers" />}
+      {results.data && (
+        <p className="muted small" role="status">
+          {count === undefined ? `${rows.length} shown` : `${count} ${count === 1 ? 'customer matches' : 'customers match'}`}. Results follow changes within a few seconds.
+        </p>
+      )}
+      {results.data && rows.length === 0 && <EmptyState title="No customer matches this search.">Try a part of the value with ~, or another field.</EmptyState>}
+      {rows.length > 0 && <CustomersTable rows={rows} busy={results.isFetching} caption={`Customers matching ${query}`} highlight={quotedValueMatcher(query)} />}
+      <SearchPager pages={pages} hasMore={results.data?.has_more ?? false} nextPage={results.data?.next_page ?? null} busy={results.isFetching} />
     </section>
+  );
+}
+
+function CustomersTable({ rows, busy, caption, highlight }: { rows: Customer[]; busy: boolean; caption: string; highlight?: ReturnType<typeof quotedValueMatcher> }) {
+  const mark = highlight ?? (() => []);
+  return (
+    <DataTable busy={busy} caption={caption} columns={['Customer', 'Name', 'Country', 'Default card', 'Created']}>
+      {rows.map((customer) => (
+        <tr key={customer.id}>
+          <th scope="row">
+            <Link to="/customers/$customerId" params={{ customerId: customer.id }}>
+              {customer.email ? <Highlight text={customer.email} match={mark} /> : <span className="mono">{customer.id}</span>}
+            </Link>
+          </th>
+          <td>
+            <Highlight text={[customer.firstName, customer.lastName].filter(Boolean).join(' ') || '—'} match={mark} />
+          </td>
+          <td>{customer.country ?? '—'}</td>
+          <td>{customer.defaultMethod ? <Badge tone="good">Set</Badge> : <Badge tone="warn">None</Badge>}</td>
+          <td>{formatDate(customer.createdAt)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -4,6 +4,7 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
 import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMoney } from '../money';
 import { Link } from '@tanstack/react-router';
+import { Highlight, NO_MATCH, type Matcher } from '../search';
 import { useSession } from '../session';
 import { ActionError, Button, DataTable, errorFields, Field, fieldError, FormActions, FormError, SelectField, StatusBadge } from '../ui';
 
@@ -159,17 +160,20 @@ export function PaymentsTable({
   caption,
   showCustomer = true,
   customerLabels,
+  highlight,
 }: {
   payments: Payment[];
   caption: string;
   showCustomer?: boolean;
   /** Customers' emails or names by id (`useCustomerLabels`); an id fragment shows for the others. */
   customerLabels?: Map<string, string>;
+  /** What a search matched, marked in the customer and the description. */
+  highlight?: Matcher;
 }) {
   return (
     <DataTable caption={caption} columns={['Amount', 'Status', ...(showCustomer ? ['Customer'] : []), 'Description', 'Created', 'Actions']}>
       {payments.map((payment) => (
-        <PaymentRow key={payment.id} payment={payment} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} />
+        <PaymentRow key={payment.id} payment={payment} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} highlight={highlight} />
       ))}
     </DataTable>
   );
@@ -179,10 +183,12 @@ function PaymentRow({
   payment,
   showCustomer,
   customerLabel,
+  highlight = NO_MATCH,
 }: {
   payment: Payment;
   showCustomer: boolean;
   customerLabel: string | undefined;
+  highlight?: Matcher;
 }) {
   const session = useSession();
   const [refunding, setRefunding] = useState(false);
@@ -208,7 +214,7 @@ function PaymentRow({
           <td>
             {customerLabel ? (
               <Link to="/customers/$customerId" params={{ customerId: payment.customer }}>
-                {customerLabel}
+                <Highlight text={customerLabel} match={highlight} />
               </Link>
             ) : (
               <Link to="/customers/$customerId" params={{ customerId: payment.customer }} className="mono small">
@@ -217,7 +223,7 @@ function PaymentRow({
             )}
           </td>
         )}
-        <td>{payment.description ?? '—'}</td>
+        <td>{payment.description ? <Highlight text={payment.description} match={highlight} /> : '—'}</td>
         <td>{formatDate(payment.createdAt)}</td>
         <td className="row-actions">
           {CONFIRMABLE.includes(payment.status) && (
