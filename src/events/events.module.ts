@@ -15,7 +15,6 @@
  */
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { LeasesModule } from '../leases/leases.module';
 import { EventDeletion, EventDeletionSchema, EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
@@ -32,7 +31,7 @@ import { EventsService } from './events.service';
       { name: StoredEvent.name, schema: StoredEventSchema },
       { name: EventSweep.name, schema: EventSweepSchema },
       { name: EventDeletion.name, schema: EventDeletionSchema },
-    ]), LeasesModule],
+    ])],
   controllers: [EventsController],
   providers: [EventsRepository, EventsService, EventRelay],
   exports: [EventRelay],
