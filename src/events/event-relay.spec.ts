@@ -1,4 +1,3 @@
-import { Logger } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Types } from 'mongoose';
 import type { eventsConfig } from '../config/events.config';

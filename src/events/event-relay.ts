@@ -38,8 +38,6 @@ interface EventSource {
   toObject: EventObject<unknown>;
 }
 
-/** The lease under which one instance at a time sweeps. */
-const SWEEP_LEASE = 'events:sweep';
 /** Changed records a sweep relays at a time. */
 const SWEEP_BATCH = 500;
 /** Pending deletions a sweep settles at most. */

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
@@ -7,6 +7,7 @@ import { FieldEncryption } from '../common/crypto/field-encryption';
 import { eventsConfig } from '../config/events.config';
 import type { PublishedEvent } from '../events/event-body';
 import { EventRelay, type EventSubscriber } from '../events/event-relay';
+import { JobRunner, type JobHandle, type JobStep } from '../jobs/job-runner';
 import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { signingKey, webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
@@ -33,6 +34,8 @@ const DECRYPTED_SECRETS = 10_000;
 const DECRYPTED_SECRET_TTL_MS = 10 * 60_000;
 /** How often payloads past the events' retention are dropped. */
 const RETENTION_SWEEP_MS = 60 * 60_000;
+/** How long one instance holds the payloads' retention at a time, renewed while it runs. */
+const RETENTION_LEASE_MS = 60_000;
 const DAY_S = 24 * 3600;
 
 /**
@@ -49,14 +52,12 @@ const DAY_S = 24 * 3600;
  * deduplicates on `webhook-id`.
  */
 @Injectable()
-export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy {
+export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly sender: WebhookSender;
-  private timer?: NodeJS.Timeout;
-  private retentionTimer?: NodeJS.Timeout;
+  private pollJob?: JobHandle;
+  private retentionJob?: JobHandle;
   private stopClaimExpiry: () => void = () => undefined;
-  private passing?: Promise<void>;
-  private wokenDuringPass = false;
   private stopped = false;
   /** Fan-outs whose claimed deliveries are still being sent (shutdown waits for them). */
   private sending = 0;
@@ -75,28 +76,30 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly encryption: FieldEncryption,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
+    private readonly jobs: JobRunner,
   ) {
     this.sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateUrls });
     this.claimMs = config.webhookTimeoutMs + CLAIM_MARGIN_MS;
   }
 
+  onModuleInit(): void {
+    this.pollJob = this.jobs.register({ name: 'webhooks.poll', everyMs: POLL_MS, run: (step) => this.pass(step) });
+    this.retentionJob = this.jobs.register({
+      name: 'webhooks.payload-retention',
+      everyMs: RETENTION_SWEEP_MS,
+      lease: { holdMs: RETENTION_LEASE_MS },
+      run: () => this.dropExpiredPayloads(),
+    });
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     this.relay.subscribe(this);
-    this.timer = setInterval(() => this.wake(), POLL_MS);
-    this.timer.unref();
     this.stopClaimExpiry = await this.deliveries.expireClaims(this.config.retentionDays * DAY_S, this.logger);
-    this.retentionTimer = setInterval(() => void this.dropExpiredPayloads(), RETENTION_SWEEP_MS);
-    this.retentionTimer.unref();
   }
 
   /** Past the events' retention, deliveries keep their outcome and lose the event they carried. */
-  async dropExpiredPayloads(now = new Date()): Promise<number> {
-    try {
-      return await this.deliveries.dropPayloadsBefore(new Date(now.getTime() - this.config.retentionDays * DAY_S * 1000));
-    } catch (error) {
-      this.logger.warn(`Dropping the payloads of deliveries past the events' retention failed: ${(error as Error).message}`);
-      return 0;
-    }
+  dropExpiredPayloads(now = new Date()): Promise<number> {
+    return this.deliveries.dropPayloadsBefore(new Date(now.getTime() - this.config.retentionDays * DAY_S * 1000));
   }
 
   /**
@@ -106,11 +109,10 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
    */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    clearInterval(this.retentionTimer);
     this.stopClaimExpiry();
     const deadline = Date.now() + this.claimMs;
-    while ((this.passing || this.sending > 0) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    await Promise.race([Promise.all([this.pollJob?.stop(), this.retentionJob?.stop()]), new Promise((done) => setTimeout(done, this.claimMs))]);
+    while (this.sending > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
     this.sender.close();
   }
 
@@ -161,24 +163,16 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     return this.deliveries.insertOnce({ projectId, endpointId, eventId: event.id, eventType: event.type, payload: event.body, firstAttemptAt });
   }
 
-  /** Starts a pass over the due deliveries; woken during one, it runs another right after. */
+  /** Starts a pass over the due deliveries now; woken during one, the poll runs another right after. */
   wake(): void {
     if (this.stopped) return;
-    if (this.passing) {
-      this.wokenDuringPass = true;
-      return;
-    }
-    this.passing = this.passes()
-      .catch((error: Error) => this.logger.warn(`Webhook delivery pass failed: ${error.message}`))
-      .finally(() => (this.passing = undefined));
+    this.pollJob?.kick();
   }
 
-  private async passes(): Promise<void> {
-    do {
-      this.wokenDuringPass = false;
-      const due = await this.deliveries.due(new Date(), BATCH);
-      await inParallel(due, CONCURRENCY, (delivery) => (this.stopped ? Promise.resolve() : this.attemptDue(delivery)));
-    } while (this.wokenDuringPass && !this.stopped);
+  /** A pass over a batch of the due deliveries. */
+  private async pass(step: Pick<JobStep, 'stopping'>): Promise<void> {
+    const due = await this.deliveries.due(new Date(), BATCH);
+    await inParallel(due, CONCURRENCY, (delivery) => (this.stopped || step.stopping() ? Promise.resolve() : this.attemptDue(delivery)));
   }
 
   /** A due delivery, read again whole: another instance may have made its attempt meanwhile. */
