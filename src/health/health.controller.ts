@@ -4,7 +4,7 @@ import { HealthCheck, HealthCheckService, HealthIndicatorService, MongooseHealth
 import { Public } from '../common/decorators/public.decorator';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { JobRunner, type JobStatus } from '../jobs/job-runner';
-import { HealthWithJobsResponse, JobStatusResponse, LivenessResponse, ReadinessResponse } from './health.response';
+import { HealthResponse, JobStatusResponse, LivenessResponse, ReadinessResponse } from './health.response';
 import { Readiness, ReadinessState } from './readiness.service';
 
 const NOT_READY: Record<Exclude<ReadinessState, 'ready'>, string> = {
@@ -28,7 +28,7 @@ export class HealthController {
   @Get()
   @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({ summary: "Liveness, database reachability and this instance's periodic jobs" })
-  @ApiOkResponse({ type: HealthWithJobsResponse })
+  @ApiOkResponse({ type: HealthResponse })
   @ApiErrorResponses(500, 503)
   async checkHealth() {
     try {

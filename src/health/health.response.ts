@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 
-export class HealthResponse {
+/** What every health check answers (terminus's report). */
+class HealthCheckBody {
   @ApiProperty({ example: 'ok', enum: ['ok'] })
   status: string;
 
@@ -52,7 +53,7 @@ export class JobStatusResponse {
   heldElsewhere: number;
 }
 
-export class HealthWithJobsResponse extends HealthResponse {
+export class HealthResponse extends HealthCheckBody {
   @ApiProperty({ type: [JobStatusResponse], description: "This instance's periodic jobs" })
   jobs: JobStatusResponse[];
 }
@@ -62,7 +63,7 @@ export class LivenessResponse {
   status: string;
 }
 
-export class ReadinessResponse extends HealthResponse {
+export class ReadinessResponse extends HealthCheckBody {
   @ApiProperty({
     type: 'object',
     additionalProperties: true,
