@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleD
 import type { ConfigType } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
+import { performance } from 'node:perf_hooks';
 import { FieldEncryption } from '../common/crypto/field-encryption';
 import { eventsConfig } from '../config/events.config';
 import type { PublishedEvent } from '../events/event-body';
@@ -12,7 +13,7 @@ import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { signingKey, webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
-import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type FreshDelivery } from './webhook-deliveries.repository';
+import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type FreshDelivery, type ReadDelivery } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
 
@@ -69,6 +70,8 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
    * read at each lookup, without lru-cache's 1 ms timer.
    */
   private readonly decrypted = new LRUCache<string, KeyObject>({ max: DECRYPTED_SECRETS, ttl: DECRYPTED_SECRET_TTL_MS, ttlResolution: 0 });
+  /** Claims of other senders this instance saw, for taking over those that lapsed. */
+  private readonly watch: ClaimWatch;
 
   constructor(
     private readonly relay: EventRelay,
@@ -80,6 +83,7 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
   ) {
     this.sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateUrls });
     this.claimMs = config.webhookTimeoutMs + CLAIM_MARGIN_MS;
+    this.watch = new ClaimWatch(this.claimMs);
   }
 
   onModuleInit(): void {
@@ -144,17 +148,17 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
       await this.deliveries.insertFresh(deliveries);
       return;
     }
+    // Held for this instance's lanes until a claim's length from now; each is claimed just before
+    // its own send, so a lane's wait eats into no claim. Another instance's poll that finds one due
+    // first (this one stopped, or its clock is behind) claims it the same way: one claim wins.
     this.sending += 1;
-    const now = new Date();
-    const claim: Claim = { attempt: 1, claimedAt: now, claimedUntil: new Date(now.getTime() + this.claimMs) };
-    let allNew: boolean;
     try {
-      allNew = await this.deliveries.insertFresh(deliveries, claim);
+      await this.deliveries.insertFresh(deliveries, new Date(Date.now() + this.claimMs));
     } catch (error) {
       this.sending -= 1;
       throw error;
     }
-    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendClaimed(delivery, endpoint, claim, allNew)).finally(() => (this.sending -= 1));
+    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendFresh(delivery, endpoint)).finally(() => (this.sending -= 1));
   }
 
   /** A delivery of the event to one endpoint, due by the schedule's first wait; null when it exists already. */
@@ -185,31 +189,31 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
         await this.deliveries.failUnsent(delivery, endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted');
         return;
       }
-      await this.claimAndSend(delivery, endpoint);
+      await this.claimAndSend(delivery, delivery, endpoint);
     } catch (error) {
       // An attempt claimed stays claimed until its claim lapses; then it is taken over.
       this.logger.warn(`Webhook delivery ${String(due._id)} failed to run: ${(error as Error).message}`);
     }
   }
 
-  /**
-   * A fresh delivery written claimed for its first attempt: sent with the endpoint as the fan-out
-   * read it. Given back unsent once stopped, or when some of its fan-out's deliveries were there
-   * already (a relay that ran twice): which of them this fan-out wrote is not known, and giving back
-   * matches only those it did (by their new ids), for the poll to send.
-   */
-  private async sendClaimed(delivery: FreshDelivery, endpoint: EndpointForDelivery, claim: Claim, written: boolean): Promise<void> {
+  /** A fresh delivery held for this instance: its first attempt claimed now, and sent with the endpoint as the fan-out read it. */
+  private async sendFresh(delivery: FreshDelivery, endpoint: EndpointForDelivery): Promise<void> {
+    if (this.stopped) return;
     try {
-      if (this.stopped || !written) return await this.deliveries.release(delivery, claim);
-      await this.send(delivery, endpoint, claim);
+      await this.claimAndSend({ _id: delivery._id, projectId: delivery.projectId, endpointId: delivery.endpointId, attempt: 0, claimedUntil: null }, delivery, endpoint);
     } catch (error) {
       this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
     }
   }
 
-  /** Claims the delivery's next attempt, for the timeout and a margin, and sends it when this instance won the claim. */
-  private async claimAndSend(delivery: WebhookDelivery, endpoint: EndpointForDelivery): Promise<void> {
-    const claim = await this.deliveries.claim(delivery, new Date(Date.now() + this.claimMs), new Date());
+  /**
+   * Claims the delivery's next attempt, for the timeout and a margin, and sends it when this instance
+   * won the claim. An attempt still claimed by another sender is taken over only once this instance
+   * has itself watched that claim stand unchanged for a whole claim's length (`ClaimWatch`): no
+   * other instance's clock is compared with this one's.
+   */
+  private async claimAndSend(read: ReadDelivery, delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery): Promise<void> {
+    const claim = await this.deliveries.claim(read, new Date(Date.now() + this.claimMs), new Date(), (key) => this.watch.lapsed(key));
     if (claim) await this.send(delivery, endpoint, claim);
   }
 
@@ -259,6 +263,35 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
       this.decrypted.set(key, secret);
     }
     return secret;
+  }
+}
+
+/** Claims watched at once: beyond them the oldest sighting is forgotten and its wait starts again. */
+const CLAIMS_WATCHED = 10_000;
+
+/**
+ * When this instance first saw each claim of another sender, on its own monotonic clock. A claim
+ * lasts at most `claimMs` on its sender's clock from when it was written, which is before it was
+ * first seen here; so once `claimMs` passed here since then, it has ended whatever either wall clock
+ * says (clocks run at the same rate; their readings may be seconds apart).
+ */
+class ClaimWatch {
+  private readonly firstSeen: LRUCache<string, number>;
+  constructor(private readonly claimMs: number) {
+    this.firstSeen = new LRUCache<string, number>({ max: CLAIMS_WATCHED });
+  }
+
+  /** Whether the claim `key` (its delivery, attempt and claimer) has lapsed, as seen from here. */
+  lapsed(key: string): boolean {
+    const now = performance.now();
+    const seen = this.firstSeen.get(key);
+    if (seen === undefined) {
+      this.firstSeen.set(key, now);
+      return false;
+    }
+    if (now - seen < this.claimMs) return false;
+    this.firstSeen.delete(key);
+    return true;
   }
 }
 
