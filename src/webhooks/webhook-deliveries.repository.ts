@@ -180,13 +180,15 @@ export class WebhookDeliveriesRepository {
 
   /**
    * Gives back a claim won too late to send within it: the delivery goes back to the attempt before,
-   * due when the claim lapses, and its next claimer replaces the claim (the attempt was never sent).
+   * due when the claim would have lapsed, and the claim goes (the attempt was never sent).
    */
   async release(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim): Promise<void> {
-    await this.byProject.updateOne(
+    const released = await this.byProject.updateOne(
       { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
       { $set: { attempt: claim.attempt - 1, claimedUntil: null, claimedAt: null, nextAttemptAt: claim.claimedUntil } },
     );
+    // Never sent, and its claimer sends it no more: the next claimer need not watch the claim lapse.
+    if (released.matched > 0) await this.claims.deleteOne({ projectId: delivery.projectId, deliveryId: delivery._id, attempt: claim.attempt, claimedUntil: claim.claimedUntil });
   }
 
   /**
