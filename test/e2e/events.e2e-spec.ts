@@ -243,6 +243,23 @@ describe('events /v1/events', () => {
       expect(kept.eventId).toBe((await eventsOf(id))[1].id);
     });
 
+    it("finds a change stranded by a writer whose clock is 4 minutes behind, after a sweep's mark passed its time", async () => {
+      const events = t.app.get(EventsRepository);
+      const fence = 2_000_000;
+      try {
+        jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementationOnce(stopped);
+        const id = await createCustomer();
+        expect(await eventsOf(id)).toEqual([]);
+        // Its writer's clock stamped it 4 minutes before the sweeper's; a sweep has just finished since.
+        await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { updatedAt: new Date(Date.now() - 4 * 60_000) } });
+        await events.markSwept(new Date(Date.now() - 30_000), fence);
+        await relay.sweepSinceLast(fence + 1);
+        expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      } finally {
+        await t.db.collection('event_sweeps').deleteMany({});
+      }
+    });
+
     it('the sweeps go on from one mark in the database, which only moves forward, and never under an older lease token', async () => {
       const events = t.app.get(EventsRepository);
       // Ahead of every real sweep's mark, which the instance's own sweeps (every 15 s) cannot pass;
