@@ -47,10 +47,10 @@ export const MAX_ATTEMPTS = 100;
  * The webhook deliveries and the claims of their attempts: the only code that reads or writes them.
  *
  * Invariant: attempt n of a delivery is sent only by the one caller whose insert claimed it, and
- * only while the claim lasts. The first attempt of a fan-out's delivery is claimed by the delivery's
- * own insert (unique by endpoint and event), written already at that attempt; any other attempt by
+ * only while the claim lasts. Every attempt, the first included, is claimed just before its send by
  * the insert of its claim (delivery, n), unique, after which the delivery moves from attempt n - 1
- * to n by an update conditional on n - 1. Attempt n's outcome is recorded once, by its claimer, in
+ * to n by an update conditional on n - 1. Another sender's claim is taken over only once the caller
+ * has watched it lapse on its own clock (`claim`'s `lapsed`), never by comparing clocks. Attempt n's outcome is recorded once, by its claimer, in
  * an update conditional on the delivery still holding that claim. So no two instances send one
  * attempt (on FerretDB too, where only the insert is atomic), a stale read claims nothing, and no
  * outcome is written over another's.

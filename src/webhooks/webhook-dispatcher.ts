@@ -42,15 +42,16 @@ const DAY_S = 24 * 3600;
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
  * writes one delivery per matching enabled endpoint, unique by endpoint and event (a relay that runs
- * twice writes none twice). When this instance sends them itself, they are written already claimed
- * for their first attempt, for the timeout and a margin: the insert against that unique index is the
- * claim, so no other write precedes the send. Every other attempt (a retry, a first attempt not sent
- * by its fan-out) is found by the poll of any instance and claimed for as long, by the insert of its
- * claim and a conditional update of the delivery (WebhookDeliveriesRepository). Either way an attempt
- * is sent only while the whole timeout fits in what is left of its claim, so a claim never ends
- * before its send, and one claimed too late is given back unsent. A claim left by a dead instance
- * lapses, its attempt is recorded as abandoned and the next one is made. At least once: a receiver
- * deduplicates on `webhook-id`.
+ * twice writes none twice). When this instance sends them itself, they are written held for it for a
+ * claim's length, and each is claimed just before its own send, so a wait for a free lane eats into
+ * no claim. Every attempt (a first one, a retry, one whose fan-out did not send it) is claimed for
+ * the timeout and a margin by the insert of its claim and a conditional update of the delivery
+ * (WebhookDeliveriesRepository), by this instance's lanes or by the poll (a job of the runner) of
+ * any instance. An attempt is sent only while the whole timeout fits in what is left of its claim,
+ * on its claimer's own clock, so a claim never ends before its send, and one claimed too late is
+ * given back unsent. A claim left by a dead instance is taken over once the instance taking it over
+ * has watched it for a whole claim's length on its own clock (`ClaimWatch`): its attempt is recorded
+ * as abandoned and the next one is made. At least once: a receiver deduplicates on `webhook-id`.
  */
 @Injectable()
 export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
