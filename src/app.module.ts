@@ -37,6 +37,7 @@ import { EventsModule } from './events/events.module';
 import { AuditModule } from './audit/audit.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
+import { JobsModule } from './jobs/jobs.module';
 import { ChannelsModule } from './channels/channels.module';
 import { ProjectsModule } from './projects/projects.module';
 import { CollaboratorsModule } from './collaborators/collaborators.module';
@@ -89,6 +90,7 @@ import { SearchHistoryModule } from './search-history/search-history.module';
     // One listener per data module answers the platform's questions (is this project empty?): above the default ten.
     EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false, maxListeners: 50 }),
     DatabaseModule,
+    JobsModule,
     MailModule,
     EventsModule,
     AuditModule,

@@ -5,6 +5,7 @@ import { listeningMessage } from './common/logging/listening-message';
 import { flushLogs } from './common/logging/log-stream';
 import { loadEnvironment } from './config/env.validation';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-database';
+import { JobRunner } from './jobs/job-runner';
 
 async function bootstrap(): Promise<void> {
   const logger = new Logger('Bootstrap');
@@ -46,6 +47,8 @@ async function bootstrap(): Promise<void> {
     }, env.SHUTDOWN_TIMEOUT_MS);
     let code = 0;
     try {
+      // No periodic job starts a step from here on, and the running ones end while every module is still up.
+      await app.get(JobRunner).stop();
       await app.close();
     } catch (error) {
       logger.error(`Shutdown failed: ${(error as Error).message}`);

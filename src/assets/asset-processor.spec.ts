@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Types } from 'mongoose';
 import { PassThrough, Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { JobRunner } from '../jobs/job-runner';
 import type { Leases } from '../leases/leases.service';
 import type { Asset } from './asset.schema';
 import { AssetProcessor } from './asset-processor';
@@ -37,33 +38,33 @@ function setUp(bytes = TEXT) {
     expireUploads: () => Promise.resolve(0),
     uploadsToProcess: () => Promise.resolve(settled.length ? [] : [{ _id: asset._id }]),
     processing: () => Promise.resolve(settled.length ? null : asset),
+    takeUpProcessing: () => Promise.resolve(true),
     countStalledTry: () => Promise.resolve(++stalledTries),
-    settle: (_id: string, outcome: ProcessingOutcome) => {
+    settle: (_id: string, outcome: ProcessingOutcome, _fence: number) => {
       settled.push(outcome);
       return Promise.resolve();
     },
   };
   const held = new Set<string>();
   const leases = {
-    tryWithLease: async (key: string, _ms: number, work: () => Promise<unknown>) => {
+    tryWithFencedLease: async (key: string, _ms: number, work: (hold: { fence: number; lost: boolean }) => Promise<unknown>) => {
       if (held.has(key)) return undefined;
       held.add(key);
       try {
-        return await work();
+        return await work({ fence: 1, lost: false });
       } finally {
         held.delete(key);
       }
     },
   };
   const config = { sweepIntervalMs: 60_000, processingLeaseMs: 600_000, processingDeadline: { baseMs: 100, bytesPerSecond: 1024 * 1024, tries: 3 } };
-  const processor = new AssetProcessor(service as unknown as AssetsService, store as unknown as AssetStorage, leases as unknown as Leases, config as never);
+  const processor = new AssetProcessor(service as unknown as AssetsService, store as unknown as AssetStorage, leases as unknown as Leases, config as never, {} as JobRunner);
   return { id, asset, store, settled, held, processor, tries: () => stalledTries };
 }
 
-/** Runs one processing round as the sweep does, and waits for it to end. */
+/** Runs one processing step as the job runner does. */
 async function round(processor: AssetProcessor): Promise<void> {
-  processor.kick();
-  await (processor as unknown as { running?: Promise<void> }).running;
+  await processor.processUploads({ stopping: () => false });
 }
 
 describe('AssetProcessor under its deadline', () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ASSET_UPLOADED, OnInProcessEvent } from '../events/in-process-events';
 import { createHash } from 'node:crypto';
@@ -7,6 +7,7 @@ import { addAbortSignal, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { LazyLibrary } from '../common/lazy/lazy-library';
 import { assetsConfig } from '../config/assets.config';
+import { JobRunner, type JobHandle, type JobStep } from '../jobs/job-runner';
 import { Leases } from '../leases/leases.service';
 import type { Asset } from './asset.schema';
 import { AssetStorage, FileAssetStorage } from './asset-storage';
@@ -16,7 +17,6 @@ import { AssetsService, type ProcessingOutcome } from './assets.service';
 const THUMBNAIL_PIXELS = 320;
 /** Images larger than this many pixels are not decoded for a thumbnail (a decompression bomb). */
 const MAX_IMAGE_PIXELS = 100_000_000;
-const EXPIRY_LEASE = 'assets:expiry';
 /** The one buffer a stored file is hashed through (see `digestFile`). */
 const READ_BUFFER_BYTES = 1024 * 1024;
 const SAMPLE_BYTES = 4096;
@@ -42,62 +42,58 @@ export const PROCESSING_LIBRARIES: readonly LazyLibrary<unknown>[] = [fileType, 
  * that misses its deadline (`processingDeadline`: a read of the store that never ends) has its
  * reads destroyed, is counted on the ticket and gives the lease back at once, so the asset is tried
  * again at the next sweep, here or elsewhere; after `tries` of them it is `errored`. Its result,
- * should it still arrive, is dropped. Also expires abandoned uploads, one instance at a time.
+ * should it still arrive, is dropped. The lease is renewed while the asset is processed, and its
+ * fencing token guards the asset's take-up and outcome. Also expires abandoned uploads, one
+ * instance at a time. Both run as jobs of the `JobRunner`.
  */
 @Injectable()
-export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
+export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(AssetProcessor.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
-  private stopped = false;
+  private processingJob?: JobHandle;
+  private expiryJob?: JobHandle;
 
   constructor(
     private readonly assets: AssetsService,
     private readonly storage: AssetStorage,
     private readonly leases: Leases,
     @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
+    private readonly jobs: JobRunner,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.kick(), this.config.sweepIntervalMs);
-    this.timer.unref();
+  onModuleInit(): void {
+    this.processingJob = this.jobs.register({ name: 'assets.processing', everyMs: this.config.sweepIntervalMs, run: (step) => this.processUploads(step) });
+    this.expiryJob = this.jobs.register({
+      name: 'assets.upload-expiry',
+      everyMs: this.config.sweepIntervalMs,
+      lease: { holdMs: this.config.sweepIntervalMs * 4 },
+      run: () => this.assets.expireUploads(),
+    });
   }
 
+  /** The asset being processed finishes; no other starts. */
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await Promise.all([this.processingJob?.stop(), this.expiryJob?.stop()]);
   }
 
   @OnInProcessEvent(ASSET_UPLOADED)
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.work()
-      .catch((error: Error) => this.logger.warn(`Asset processing failed: ${error.message}`))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.processingJob?.kick();
   }
 
-  private async work(): Promise<void> {
-    await this.leases.tryWithLease(EXPIRY_LEASE, this.config.sweepIntervalMs * 4, () => this.assets.expireUploads());
+  /**
+   * Processes the finished uploads, each under its fenced lease, renewed while it runs however long
+   * the file takes: the asset is taken up and settled under the lease's token, so a holder that was
+   * taken over (paused past its lease) settles nothing.
+   */
+  async processUploads(step: Pick<JobStep, 'stopping'>): Promise<void> {
     for (const upload of await this.assets.uploadsToProcess(20)) {
-      if (this.stopped) return;
+      if (step.stopping()) return;
       const id = String(upload._id);
-      await this.leases.tryWithLease(`asset-processing:${id}`, this.config.processingLeaseMs, async () => {
+      await this.leases.tryWithFencedLease(`asset-processing:${id}`, this.config.processingLeaseMs, async ({ fence }) => {
         const asset = await this.assets.processing(id);
-        if (!asset) return;
+        if (!asset || !(await this.assets.takeUpProcessing(id, fence))) return;
         const outcome = await this.analyseBefore(asset, this.deadlineMs(asset.size));
-        if (outcome) await this.assets.settle(id, outcome);
+        if (outcome) await this.assets.settle(id, outcome, fence);
       });
     }
   }

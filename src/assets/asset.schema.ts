@@ -83,6 +83,13 @@ export class Asset {
   @Prop({ type: Date, required: true })
   uploadExpiresAt: Date;
 
+  /**
+   * The fencing token of the processing lease (`asset-processing:<id>`) whose holder last took the
+   * asset up: its outcome is written only by that holder, so one taken over writes nothing.
+   */
+  @Prop({ type: Number, default: null })
+  processingFence: number | null;
+
   createdAt: Date;
   updatedAt: Date;
 }

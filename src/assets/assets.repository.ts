@@ -61,6 +61,26 @@ export class AssetsRepository {
     return this.assets.updateAndGet(scope, { _id, status: { $in: [...from] } }, { $set: { ...set, status: to } }, event ? { event } : {});
   }
 
+  /**
+   * Marks the `processing` asset as taken up under the processing lease's `fence`, unless a holder
+   * with a later one did: whether this holder now owns its outcome. A guarded update: the filter
+   * compares the tokens, so a holder taken over (a smaller token) is refused whatever its clock says.
+   */
+  async takeUpProcessing(scope: TenantScope, id: string, fence: number): Promise<boolean> {
+    const _id = toObjectId(id);
+    if (!_id) return false;
+    const earlier = { $or: [{ processingFence: null }, { processingFence: { $lt: fence } }, { processingFence: fence }] };
+    const taken = await this.assets.updateOne(scope, { _id, status: 'processing', ...earlier }, { $set: { processingFence: fence } }, { keepTimestamps: true });
+    return taken.matched > 0;
+  }
+
+  /** `moveStatus` from `processing`, only by the holder that took the asset up under `fence` (`takeUpProcessing`). */
+  settleProcessing(scope: TenantScope, id: string, fence: number, to: AssetStatus, set: Partial<Asset>, event: RecordedEventType): Promise<Asset | null> {
+    const _id = toObjectId(id);
+    if (!_id) return Promise.resolve(null);
+    return this.assets.updateAndGet(scope, { _id, status: 'processing', processingFence: fence }, { $set: { ...set, status: to } }, { event });
+  }
+
   async deleteById(scope: TenantScope, id: string): Promise<boolean> {
     const _id = toObjectId(id);
     return _id ? this.assets.deleteOne(scope, { _id }, { event: 'asset.deleted' }) : false;

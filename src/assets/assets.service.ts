@@ -253,15 +253,31 @@ export class AssetsService {
     return this.assets.uploadsToProcess(limit);
   }
 
-  /** Settles a processed asset: `ready` with what was found, or `errored` with its bytes removed. */
-  async settle(assetId: string, outcome: ProcessingOutcome): Promise<void> {
+  /**
+   * The processing lease's holder takes the `processing` asset up under its fencing token: false when
+   * a holder with a later token did (this one was taken over), or the asset is no longer processing.
+   */
+  async takeUpProcessing(assetId: string, fence: number): Promise<boolean> {
+    const upload = await this.assets.findUpload(assetId);
+    return upload ? this.assets.takeUpProcessing(scopeOfRecord(upload), assetId, fence) : false;
+  }
+
+  /**
+   * Settles a processed asset: `ready` with what was found, or `errored` with its bytes removed;
+   * written only under the fencing token the asset was taken up with (`takeUpProcessing`): a holder
+   * taken over meanwhile changes nothing.
+   */
+  async settle(assetId: string, outcome: ProcessingOutcome, fence: number): Promise<void> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return;
     const scope = scopeOfRecord(upload);
     if ('ready' in outcome) {
-      await this.assets.moveStatus(scope, assetId, ['processing'], 'ready', outcome.ready, 'asset.ready');
+      if (!(await this.assets.settleProcessing(scope, assetId, fence, 'ready', outcome.ready, 'asset.ready'))) return;
     } else {
-      await this.fail(scope, assetId, ['processing'], outcome.error);
+      const failed = await this.assets.settleProcessing(scope, assetId, fence, 'errored', { error: outcome.error }, 'asset.errored');
+      if (!failed) return;
+      this.logger.log(`Asset ${assetId} errored: ${outcome.error.code}`);
+      await this.storage.remove(assetId);
     }
     await this.assets.closeUpload(assetId);
   }

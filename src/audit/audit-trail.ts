@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
 import { eventsConfig } from '../config/events.config';
 import { LRUCache } from 'lru-cache';
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordProbe } from '../database/record-probe';
+import { JobRunner, type JobHandle } from '../jobs/job-runner';
 import type { AuditChanges, AuditContext, AuditDraft } from './audit-draft';
 import { AuditChainsRepository } from './audit-chains.repository';
 import { AuditEntriesRepository } from './audit-entries.repository';
@@ -51,6 +52,8 @@ const SWEEP_PAGE = 100;
 const SWEEP_PAGES = 10;
 const DAY_MS = 86_400_000;
 const RETENTION_INTERVAL_MS = 3_600_000;
+/** How long one instance holds retention at a time, renewed while it runs. */
+const RETENTION_LEASE_MS = 60_000;
 
 /**
  * The audit log's writer. An audited action and its entry succeed or fail together: the entry's
@@ -66,11 +69,9 @@ const RETENTION_INTERVAL_MS = 3_600_000;
  * gaps from the anchor to at least the head, and anything else `verify` finds is a removal or an edit.
  */
 @Injectable()
-export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
+export class AuditTrail implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(AuditTrail.name);
-  private timer?: NodeJS.Timeout;
-
-  private retentionTimer?: NodeJS.Timeout;
+  private readonly jobs: JobHandle[] = [];
   /**
    * The newest entry this instance appended or read, per account: the next append tries the number
    * after it at once, and the unique index refuses it when another instance got there first.
@@ -84,21 +85,24 @@ export class AuditTrail implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly chains: AuditChainsRepository,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
     private readonly modules: ModuleRef,
+    private readonly runner: JobRunner,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep().catch((error: Error) => this.logger.warn(`Audit sweep failed: ${error.message}`)), SWEEP_INTERVAL_MS);
-    this.timer.unref();
-    this.retentionTimer = setInterval(
-      () => void this.expire(this.config.auditRetentionDays).catch((error: Error) => this.logger.warn(`Audit retention failed: ${error.message}`)),
-      RETENTION_INTERVAL_MS,
+  onModuleInit(): void {
+    this.jobs.push(this.runner.register({ name: 'audit.sweep', everyMs: SWEEP_INTERVAL_MS, run: () => this.sweep() }));
+    // Removing entries by number is one instance's work: the others would only race it.
+    this.jobs.push(
+      this.runner.register({
+        name: 'audit.retention',
+        everyMs: RETENTION_INTERVAL_MS,
+        lease: { holdMs: RETENTION_LEASE_MS },
+        run: () => this.expire(this.config.auditRetentionDays),
+      }),
     );
-    this.retentionTimer.unref();
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.timer);
-    clearInterval(this.retentionTimer);
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(this.jobs.map((job) => job.stop()));
   }
 
   /** Runs the audited action; its entry is appended when, and only when, it succeeded. */

@@ -29,8 +29,11 @@ export const assetsConfig = configNamespace('assets', (env) => ({
    * enough that a live move is never raced, since two moves would record `asset.uploaded` twice.
    */
   processingGraceMs: 60_000,
-  /** How long one instance holds an asset it processes; a holder that crashed lets another take it after this. */
-  processingLeaseMs: 10 * 60_000,
+  /**
+   * How long one instance holds an asset it processes at a time, renewed every third of it while it
+   * works (however long the file takes); a holder that crashed lets another take it after this.
+   */
+  processingLeaseMs: env.ASSET_PROCESSING_LEASE_MS,
   /**
    * How long processing one asset may take: `base` plus its size read at `bytesPerSecond`. Past it,
    * the asset's reads are destroyed and its lease released, so a stalled read (a store connection

@@ -407,6 +407,16 @@ export class EnvironmentVariables {
   @Matches(/^https?:\/\/[^/\s?#]+\/?$/, { message: 'ASSET_PUBLIC_URL must be an http:// or https:// origin, without a path' })
   ASSET_PUBLIC_URL?: string = undefined;
 
+  /**
+   * How long one instance holds an asset it processes, renewed every third of it while it works; a
+   * holder that crashed lets another instance take the asset over after this. Processing may last
+   * longer (its deadline grows with the file); the renewal keeps it.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(300)
+  ASSET_PROCESSING_LEASE_MS: number = 600_000;
+
   /** Downloads of asset bytes one credential (a token, a key, a signed URL) may have open at once, per instance; one more is 429. */
   @IsOptional()
   @IsInt()

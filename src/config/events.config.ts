@@ -8,8 +8,12 @@ export const eventsConfig = configNamespace('events', (env) => ({
   sweepIntervalMs: 15_000,
   /** How old a change or a pending delete must be before the sweep takes it: its own request publishes it first. */
   sweepGraceMs: 30_000,
-  /** How far before the end of the last sweep that finished a sweep reads changed records again: a writer's clock may be behind the sweeper's. */
-  sweepLookBackMs: 60_000,
+  /**
+   * How far before the end of the last sweep that finished a sweep reads changed records again: a
+   * record's `updatedAt` is its writer's clock, which may be up to 5 minutes behind the sweeper's.
+   * Records read again cost one read of their event ids (or none, when this instance recorded them).
+   */
+  sweepLookBackMs: 5 * 60_000,
   /** How far back the first sweep of a database reads, before the grace: no sweep has finished yet. */
   sweepStartLookBackMs: 24 * 3600_000,
   webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,

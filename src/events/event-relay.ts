@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
-import { Leases } from '../leases/leases.service';
+import { JobRunner, type JobHandle } from '../jobs/job-runner';
 import {
   fencedOutbox,
   holdsEvent,
@@ -38,8 +38,6 @@ interface EventSource {
   toObject: EventObject<unknown>;
 }
 
-/** The lease under which one instance at a time sweeps. */
-const SWEEP_LEASE = 'events:sweep';
 /** Changed records a sweep relays at a time. */
 const SWEEP_BATCH = 500;
 /** Pending deletions a sweep settles at most. */
@@ -52,45 +50,42 @@ const UNSETTLED_RETRY_MS = 1000;
 
 /** Copies records' outboxes to the events collection and the subscribers, and settles hard deletes, by the invariant of events.module.ts. */
 @Injectable()
-export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
+export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(EventRelay.name);
   private readonly sources = new Map<string, EventSource>();
   private readonly subscribers: EventSubscriber[] = [];
   /** Ids this instance saw written to the events collection: no read needs to ask whether they are there. */
   private readonly recorded = new LRUCache<string, true>({ max: KNOWN_RECORDED });
-  private sweepTimer?: NodeJS.Timeout;
-  private sweeping?: Promise<void>;
+  private sweepJob?: JobHandle;
   private stopRetention?: () => void;
   private closing = false;
 
   constructor(
     private readonly events: EventsRepository,
-    private readonly leases: Leases,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
+    private readonly jobs: JobRunner,
   ) {}
+
+  /** One instance sweeps at a time (the job's lease): the others' sweeps would read the same records again. */
+  onModuleInit(): void {
+    if (this.config.sweepIntervalMs <= 0) return;
+    this.sweepJob = this.jobs.register({
+      name: 'events.sweep',
+      everyMs: this.config.sweepIntervalMs,
+      lease: { holdMs: this.config.sweepIntervalMs },
+      run: (step) => this.sweepSinceLast(step.fence!),
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     this.stopRetention = await this.events.expireByAge(this.config.retentionDays * 24 * 3600, this.logger);
-    if (this.config.sweepIntervalMs <= 0) return;
-    // One instance sweeps at a time (a lease): the others' sweeps would read the same records again.
-    const sweep = () => {
-      if (this.sweeping) return;
-      this.sweeping = this.leases
-        .tryWithLease(SWEEP_LEASE, this.config.sweepIntervalMs, () => this.sweepSinceLast())
-        .catch((error: Error) => this.logger.warn(`Event sweep failed: ${error.message}`))
-        .finally(() => (this.sweeping = undefined));
-    };
-    // The first sweep comes with the first tick, not during start-up, where it would only compete.
-    this.sweepTimer = setInterval(sweep, this.config.sweepIntervalMs);
-    this.sweepTimer.unref();
   }
 
   /** A sweep under way ends before the database connection closes. */
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.sweepTimer);
     this.closing = true;
     this.stopRetention?.();
-    await this.sweeping;
+    await this.sweepJob?.stop();
   }
 
   subscribe(subscriber: EventSubscriber): void {
@@ -122,7 +117,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
    * `sweepLookBackMs` before it, for writers whose clocks are behind; before any sweep finished,
    * `sweepStartLookBackMs`.
    */
-  private async sweepSinceLast(): Promise<void> {
+  async sweepSinceLast(fence: number): Promise<void> {
     const { sweepGraceMs, sweepLookBackMs, sweepStartLookBackMs } = this.config;
     const until = Date.now() - sweepGraceMs;
     const last = await this.events.sweptUntil();
@@ -131,7 +126,7 @@ export class EventRelay implements OnApplicationBootstrap, OnModuleDestroy {
     // A record that could not be relayed is read again by the next sweep: the mark stops before it,
     // for at most the first sweep's look-back, after which it is left (logged at every try).
     const mark = firstFailure ? Math.max(Math.min(until, firstFailure.getTime()), until - sweepStartLookBackMs) : until;
-    await this.events.markSwept(new Date(mark));
+    await this.events.markSwept(new Date(mark), fence);
   }
 
   /**

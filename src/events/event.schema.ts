@@ -45,6 +45,10 @@ export class EventSweep {
 
   @Prop({ type: Date, required: true })
   until: Date;
+
+  /** The fencing token of the sweep's lease under which the mark last moved: a holder taken over moves it no more. */
+  @Prop({ type: Number, default: null })
+  fence: number | null;
 }
 
 export const EventSweepSchema = SchemaFactory.createForClass(EventSweep);

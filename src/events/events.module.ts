@@ -17,7 +17,6 @@ import { InProcessEmitter } from './in-process-events';
  */
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { LeasesModule } from '../leases/leases.module';
 import { EventDeletion, EventDeletionSchema, EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
 import { EventFeed } from './event-feed';
 import { EventRelay } from './event-relay';
@@ -37,7 +36,7 @@ import { EventsService } from './events.service';
       { name: StoredEvent.name, schema: StoredEventSchema },
       { name: EventSweep.name, schema: EventSweepSchema },
       { name: EventDeletion.name, schema: EventDeletionSchema },
-    ]), LeasesModule],
+    ])],
   controllers: [EventsController],
   providers: [EventsRepository, EventsService, EventRelay, EventFeed, { provide: InProcessEmitter, useExisting: EventEmitter2 }],
   exports: [EventRelay, EventFeed, InProcessEmitter],

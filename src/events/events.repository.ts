@@ -44,11 +44,17 @@ export class EventsRepository {
     return (await this.sweeps.findOne<EventSweep>({ _id: SWEEP_MARK }))?.until ?? null;
   }
 
-  /** A sweep relayed every change before `until`; the mark never moves back (a slower sweep finishing later). */
-  async markSwept(until: Date): Promise<void> {
-    const moved = await this.sweeps.updateOne({ _id: SWEEP_MARK, until: { $lt: until } }, { $set: { until } });
-    // Matched nothing: no mark yet (the first sweep), or one already past `until`.
-    if (moved.matched === 0) await this.sweeps.insertUnlessExists({ _id: SWEEP_MARK }, { until });
+  /**
+   * A sweep relayed every change before `until`, under the sweep lease's fencing token `fence`. The
+   * mark never moves back (a slower sweep finishing later), and never under a token older than the
+   * one it was last moved under: a sweeper taken over (paused past its lease, its clock ahead) moves
+   * it no more, whatever `until` its clock gave.
+   */
+  async markSwept(until: Date, fence: number): Promise<void> {
+    const fenced = { $or: [{ fence: null }, { fence: { $lte: fence } }] };
+    const moved = await this.sweeps.updateOne({ _id: SWEEP_MARK, until: { $lt: until }, ...fenced }, { $set: { until, fence } });
+    // Matched nothing: no mark yet (the first sweep), one already past `until`, or a later holder's.
+    if (moved.matched === 0) await this.sweeps.insertUnlessExists({ _id: SWEEP_MARK }, { until, fence });
   }
 
   /** Writes a batch of events in one command; an id already there (a relay that ran twice) is left as it is. */

@@ -3,7 +3,8 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, MongooseHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../common/decorators/public.decorator';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { HealthResponse, LivenessResponse, ReadinessResponse } from './health.response';
+import { JobRunner, type JobStatus } from '../jobs/job-runner';
+import { HealthResponse, JobStatusResponse, LivenessResponse, ReadinessResponse } from './health.response';
 import { Readiness, ReadinessState } from './readiness.service';
 
 const NOT_READY: Record<Exclude<ReadinessState, 'ready'>, string> = {
@@ -20,17 +21,19 @@ export class HealthController {
     private readonly mongoose: MongooseHealthIndicator,
     private readonly indicators: HealthIndicatorService,
     private readonly lifecycle: Readiness,
+    private readonly jobs: JobRunner,
   ) {}
 
   @Public()
   @Get()
   @HealthCheck({ swaggerDocumentation: false })
-  @ApiOperation({ summary: 'Liveness and database reachability' })
+  @ApiOperation({ summary: "Liveness, database reachability and this instance's periodic jobs" })
   @ApiOkResponse({ type: HealthResponse })
   @ApiErrorResponses(500, 503)
   async checkHealth() {
     try {
-      return await this.health.check([() => this.mongoose.pingCheck('database', { timeout: 1_500 })]);
+      const checked = await this.health.check([() => this.mongoose.pingCheck('database', { timeout: 1_500 })]);
+      return { ...checked, jobs: this.jobs.statuses().map(toJobStatusResponse) };
     } catch (error) {
       // Terminus reports through an exception whose body is its own report; callers get the service's error body.
       if (error instanceof ServiceUnavailableException) throw new ServiceUnavailableException('Database unavailable, try again shortly');
@@ -81,4 +84,18 @@ export class HealthController {
       ? indicator.up({ models: this.lifecycle.models })
       : indicator.down({ message: this.lifecycle.state });
   }
+}
+
+function toJobStatusResponse(job: JobStatus): JobStatusResponse {
+  return {
+    name: job.name,
+    everyMs: job.everyMs,
+    leased: job.leased,
+    running: job.running,
+    lastStartedAt: job.lastStartedAt?.toISOString() ?? null,
+    lastEndedAt: job.lastEndedAt?.toISOString() ?? null,
+    lastError: job.lastError && { message: job.lastError.message, at: job.lastError.at.toISOString() },
+    failures: job.failures,
+    heldElsewhere: job.heldElsewhere,
+  };
 }

@@ -21,6 +21,14 @@ export class Lease {
   /** After this the lease counts as abandoned (its holder crashed) and may be taken over. */
   @Prop({ type: Date, required: true })
   expiresAt: Date;
+
+  /**
+   * A fenced lease's token (`Leases.tryWithFencedLease`): 1 when first taken, one more at every
+   * take-over, never reset (a fenced lease is released by expiring it, not by removing it). Absent
+   * on the leases that `withLease` and `hold` insert and remove.
+   */
+  @Prop({ type: Number })
+  fence?: number;
 }
 
 export const LeaseSchema = SchemaFactory.createForClass(Lease);

@@ -9,6 +9,14 @@ const LEASE_MS = 15_000;
 /** Longest a request waits for another one on the same key before answering 409. */
 const WAIT_MS = 5_000;
 
+/** A fenced lease while its work runs: its token, and whether a renewal found it taken over. */
+export interface FencedHold {
+  /** Grows with every take-over of the key: a write made under the lease carries it and is guarded on it. */
+  readonly fence: number;
+  /** True once a renewal found another holder (this one's expiry passed unrenewed): its writes are refused by their guard. */
+  readonly lost: boolean;
+}
+
 /** A lease taken with `Leases.hold`, renewed until released. */
 export interface HeldLease {
   release(): Promise<void>;
@@ -51,6 +59,77 @@ export class Leases {
       clearInterval(renewal);
       await this.leases.release(key, holder);
     }
+  }
+
+  /**
+   * `tryWithLease` with a fencing token: the lease's document stays when released (it only expires),
+   * so its `fence` counts every holder the key ever had, 1 for the first and one more for each
+   * take-over. `work` gets it and carries it into its writes, whose guard compares it with the one
+   * the record was last written under: a holder that was paused past its expiry (a stalled process,
+   * a clock that ran ahead on another instance) and taken over writes nothing after the new holder's
+   * first write, however its own clock reads. A take-over first inserts its claim (`<key>#<fence>`,
+   * unique), so of two instances that both read the lease expired only one gets the next token, on
+   * FerretDB too.
+   */
+  async tryWithFencedLease<T>(key: string, holdMs: number, work: (hold: FencedHold) => Promise<T>): Promise<T | undefined> {
+    const holder = randomUUID();
+    const fence = await this.tryAcquireFenced(key, holder, holdMs);
+    if (fence === undefined) return undefined;
+    const hold = { fence, lost: false };
+    const renewal = setInterval(() => {
+      this.leases
+        .extendFenced(key, holder, fence, new Date(Date.now() + holdMs))
+        .then((held) => (hold.lost ||= !held))
+        .catch(() => undefined);
+    }, Math.max(Math.floor(holdMs / 3), 1));
+    renewal.unref();
+    try {
+      return await work(hold);
+    } finally {
+      clearInterval(renewal);
+      await this.leases.expireFenced(key, holder, fence);
+    }
+  }
+
+  /** The fenced lease's next token when this holder took it, else undefined (held, or another won the take-over). */
+  private async tryAcquireFenced(key: string, holder: string, holdMs: number): Promise<number | undefined> {
+    const current = await this.leases.find(key);
+    const expiresAt = () => new Date(Date.now() + holdMs);
+    if (!current) {
+      try {
+        await this.leases.insert({ _id: key, holder, expiresAt: expiresAt(), fence: 1 });
+        return 1;
+      } catch (error) {
+        if (isDuplicateKey(error)) return undefined;
+        throw error;
+      }
+    }
+    if (new Date(current.expiresAt).getTime() >= Date.now()) return undefined;
+    const next = (current.fence ?? 0) + 1;
+    if (!(await this.claimTakeOver(`${key}#${next}`, holder, holdMs, next))) return undefined;
+    if (!(await this.leases.takeOverFenced(key, current.fence, holder, expiresAt()))) return undefined;
+    await this.leases.dropClaim(`${key}#${next - 1}`).catch(() => undefined);
+    return next;
+  }
+
+  /**
+   * Inserts a take-over's claim. A claim there already belongs to another take-over of the same
+   * token; one whose own expiry passed was left by a holder that stopped between its claim and its
+   * take-over, and is removed (by its holder, so a fresh claim is never removed) and tried again.
+   */
+  private async claimTakeOver(claimKey: string, holder: string, holdMs: number, fence: number): Promise<boolean> {
+    for (let round = 0; round < 2; round++) {
+      try {
+        await this.leases.insert({ _id: claimKey, holder, expiresAt: new Date(Date.now() + holdMs), fence });
+        return true;
+      } catch (error) {
+        if (!isDuplicateKey(error)) throw error;
+      }
+      const claim = await this.leases.find(claimKey);
+      if (claim && new Date(claim.expiresAt).getTime() >= Date.now()) return false;
+      if (claim) await this.leases.release(claimKey, claim.holder);
+    }
+    return false;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import { randomUUID } from 'node:crypto';
@@ -6,6 +6,7 @@ import { Types, type Model } from 'mongoose';
 import { FieldEncryption } from '../common/crypto/field-encryption';
 import { mailConfig } from '../config/mail.config';
 import { Records } from '../database/records';
+import { JobRunner, type JobHandle } from '../jobs/job-runner';
 import { MailTransport, type Mail } from './mail-transport';
 import { OutgoingMail } from './outgoing-mail.schema';
 
@@ -36,11 +37,11 @@ const KEPT_SECONDS = 7 * 24 * 3600;
  * same Message-ID, so a mail client shows it once.
  */
 @Injectable()
-export class MailService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MailService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MailService.name);
   private readonly records: Records<OutgoingMail>;
   private readonly attempts = new Set<Promise<void>>();
-  private timer?: NodeJS.Timeout;
+  private pollJob?: JobHandle;
   private stopExpiry: () => void = () => undefined;
   private polling = false;
   private stopped = false;
@@ -50,13 +51,16 @@ export class MailService implements OnApplicationBootstrap, OnApplicationShutdow
     @InjectModel(OutgoingMail.name) model: Model<OutgoingMail>,
     private readonly transport: MailTransport,
     private readonly encryption: FieldEncryption,
+    private readonly jobs: JobRunner,
   ) {
     this.records = new Records(model);
   }
 
+  onModuleInit(): void {
+    this.pollJob = this.jobs.register({ name: 'mail.send-due', everyMs: POLL_MS, run: () => this.sendDue() });
+  }
+
   async onApplicationBootstrap(): Promise<void> {
-    this.timer = setInterval(() => void this.sendDue(), POLL_MS);
-    this.timer.unref();
     this.stopExpiry = await this.records.expireByAge(KEPT_SECONDS, this.logger);
   }
 
@@ -86,17 +90,15 @@ export class MailService implements OnApplicationBootstrap, OnApplicationShutdow
     try {
       const due = await this.records.find({ status: 'pending', nextAttemptAt: { $lte: new Date() } }, { sort: { nextAttemptAt: 1 }, limit: POLL_BATCH, fields: ['_id'] });
       for (const mail of due) await this.track(this.attempt(mail._id));
-    } catch (error) {
-      this.logger.warn(`Looking for mails due failed: ${(error as Error).message}`);
     } finally {
       this.polling = false;
     }
   }
 
-  /** Stops taking mails, waits for the attempts under way, then closes SMTP. */
+  /** Stops taking mails, waits for the poll and the attempts under way, then closes SMTP. */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
+    await this.pollJob?.stop();
     this.stopExpiry();
     await Promise.allSettled([...this.attempts]);
     this.transport.close();

@@ -8,8 +8,8 @@ import {
   Injectable,
   Logger,
   NotFoundException,
-  type OnApplicationBootstrap,
   type OnModuleDestroy,
+  type OnModuleInit,
   UnprocessableEntityException,
 } from '@nestjs/common';
 import { Types } from 'mongoose';
@@ -28,6 +28,7 @@ import { PaymentKeys } from './payment-keys';
 import { Refund } from './refund.schema';
 import { RefundsRepository } from './refunds.repository';
 import { KEY_REUSED_MESSAGE } from '../idempotency/request-fingerprint';
+import { JobRunner, type JobHandle } from '../jobs/job-runner';
 import { Leases } from '../leases/leases.service';
 import { toPaymentResponse } from './payments.mapper';
 import { chargeOutcome, statusAfterRefund } from './payments.rules';
@@ -61,9 +62,9 @@ export interface CreatedPayment {
  * the same fact (the payment lists it) and waits while the record is pending.
  */
 @Injectable()
-export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy, RefundSettlements {
+export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSettlements {
   private readonly logger = new Logger(PaymentsService.name);
-  private sweepTimer?: NodeJS.Timeout;
+  private sweepJob?: JobHandle;
 
   constructor(
     private readonly payments: PaymentsRepository,
@@ -73,18 +74,16 @@ export class PaymentsService implements OnApplicationBootstrap, OnModuleDestroy,
     private readonly paymentKeys: PaymentKeys,
     private readonly refunds: RefundsRepository,
     private readonly trail: AuditTrail,
+    private readonly jobs: JobRunner,
   ) {}
 
-  onApplicationBootstrap(): void {
-    this.sweepTimer = setInterval(
-      () => void this.settleLeftRefunds().catch((error: Error) => this.logger.warn(`Refund sweep failed: ${error.message}`)),
-      REFUND_SWEEP_INTERVAL_MS,
-    );
-    this.sweepTimer.unref();
+  /** Every instance sweeps: each left refund is settled under its payment's lease. */
+  onModuleInit(): void {
+    this.sweepJob = this.jobs.register({ name: 'payments.refund-sweep', everyMs: REFUND_SWEEP_INTERVAL_MS, run: () => this.settleLeftRefunds() });
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.sweepTimer);
+  async onModuleDestroy(): Promise<void> {
+    await this.sweepJob?.stop();
   }
 
   /**

@@ -31,7 +31,7 @@ describe('the search feed', () => {
     index = new SqliteSearchIndex(':memory:');
     index.markBuilt(`evt_${Types.ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60).toHexString().slice(0, 8)}${'0'.repeat(16)}`);
     listed = [];
-    indexer = new SearchIndexer(index, feed, {} as never, {} as never, {} as never, config);
+    indexer = new SearchIndexer(index, feed, {} as never, {} as never, {} as never, config, {} as never);
   });
   afterEach(() => index.close());
 

@@ -5,6 +5,7 @@ import { CustomersService } from '../customers/customers.service';
 import type { PublishedEvent } from '../events/event-body';
 import { EventFeed, eventCursorAt, eventIdTime } from '../events/event-feed';
 import type { EventSubscriber } from '../events/event-relay';
+import { JobRunner, type JobHandle } from '../jobs/job-runner';
 import { PaymentsService } from '../payments/payments.service';
 import { ProjectsService } from '../projects/projects.service';
 import { changeOfEvent, customerDocument, paymentDocument, projectDocument, versionAt } from './index-documents';
@@ -62,8 +63,7 @@ export async function rebuildIndex(index: SearchIndex, sources: RecordSources, r
 @Injectable()
 export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy, OnApplicationShutdown {
   private readonly logger = new Logger(SearchIndexer.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private job?: JobHandle;
   private lastRecheck = Date.now();
   private closing = false;
 
@@ -74,20 +74,19 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
     private readonly customers: CustomersService,
     private readonly payments: PaymentsService,
     @Inject(searchConfig.KEY) private readonly config: ConfigType<typeof searchConfig>,
+    private readonly jobs: JobRunner,
   ) {}
 
+  /** Every instance follows the events into its own index file: the job takes no lease. */
   onApplicationBootstrap(): void {
     this.feed.follow(this);
-    this.timer = setInterval(() => this.tick(), this.config.pollIntervalMs);
-    this.timer.unref();
-    this.tick();
+    this.job = this.jobs.register({ name: 'search.feed', everyMs: this.config.pollIntervalMs, firstAfterMs: 0, run: () => this.step() });
   }
 
   /** The feed stops before the database connection closes. */
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.job?.stop();
   }
 
   /** The file closes once no request can read it any more. */
@@ -115,13 +114,6 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
     const cursor = this.index.cursor();
     const at = cursor ? eventIdTime(cursor) : null;
     return !this.index.built() || !at || at.getTime() < Date.now() - this.config.retentionDays * DAY_MS;
-  }
-
-  private tick(): void {
-    if (this.running || this.closing) return;
-    this.running = this.step()
-      .catch((error: Error) => this.logger.warn(`Following the events into the search index failed, retried: ${error.message}`))
-      .finally(() => (this.running = undefined));
   }
 
   private async step(): Promise<void> {

@@ -47,10 +47,10 @@ export const MAX_ATTEMPTS = 100;
  * The webhook deliveries and the claims of their attempts: the only code that reads or writes them.
  *
  * Invariant: attempt n of a delivery is sent only by the one caller whose insert claimed it, and
- * only while the claim lasts. The first attempt of a fan-out's delivery is claimed by the delivery's
- * own insert (unique by endpoint and event), written already at that attempt; any other attempt by
+ * only while the claim lasts. Every attempt, the first included, is claimed just before its send by
  * the insert of its claim (delivery, n), unique, after which the delivery moves from attempt n - 1
- * to n by an update conditional on n - 1. Attempt n's outcome is recorded once, by its claimer, in
+ * to n by an update conditional on n - 1. Another sender's claim is taken over only once the caller
+ * has watched it lapse on its own clock (`claim`'s `lapsed`), never by comparing clocks. Attempt n's outcome is recorded once, by its claimer, in
  * an update conditional on the delivery still holding that claim. So no two instances send one
  * attempt (on FerretDB too, where only the insert is atomic), a stale read claims nothing, and no
  * outcome is written over another's.
@@ -79,21 +79,21 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * The fan-out's deliveries in one command, as stored (the schema's defaults written out): due at
-   * their `firstAttemptAt`, or with `claim`, already moved to their first attempt and claimed by the
-   * caller (the insert, against the unique index on endpoint and event, is the claim). False when
-   * any delivery was there already (a relay that ran twice).
+   * The fan-out's deliveries in one command, as stored (the schema's defaults written out), at no
+   * attempt yet: due at their `firstAttemptAt`, or, held for the instance that sends them itself, at
+   * `heldUntil`. Each attempt is claimed just before it is sent (`claim`). A delivery there already
+   * (a relay that ran twice) is left as it is.
    */
-  async insertFresh(deliveries: readonly FreshDelivery[], claim?: Claim): Promise<boolean> {
+  async insertFresh(deliveries: readonly FreshDelivery[], heldUntil?: Date): Promise<void> {
     const now = new Date();
-    const { onlyDuplicates, inserted } = await this.byProject.insertStored(
+    await this.byProject.insertStored(
       deliveries.map((delivery) => ({
         ...delivery,
         status: 'pending',
-        attempt: claim ? claim.attempt : 0,
-        nextAttemptAt: claim ? claim.claimedUntil : delivery.firstAttemptAt,
-        claimedUntil: claim ? claim.claimedUntil : null,
-        claimedAt: claim ? claim.claimedAt : null,
+        attempt: 0,
+        nextAttemptAt: heldUntil ?? delivery.firstAttemptAt,
+        claimedUntil: null,
+        claimedAt: null,
         attempts: [],
         responseStatus: null,
         responseBody: null,
@@ -103,7 +103,6 @@ export class WebhookDeliveriesRepository {
         updatedAt: now,
       })),
     );
-    return onlyDuplicates && inserted === deliveries.length;
   }
 
   /** An endpoint's deliveries, newest first, `limit + 1` rows after the cursor. */
@@ -147,22 +146,27 @@ export class WebhookDeliveriesRepository {
   /**
    * Claims the attempt after the delivery's `attempt` (as read) until `claimedUntil`; the claim when
    * this caller is the one to send it, else null. The claim's document goes in first, against its
-   * unique index; then the delivery moves to the attempt, conditionally on being as read. An attempt
-   * whose claimer stopped is taken over: recorded as abandoned when the delivery had moved to it
-   * (it may have been sent), its claim replaced when it had not (it was never sent).
+   * unique index; then the delivery moves to the attempt, conditionally on being as read: the
+   * attempt number is the claim's fencing token, and an outcome is recorded only under it. A claim
+   * of another sender (the delivery read still claimed, or the next attempt's claim there) is taken
+   * over only when `lapsed` says so for its key: the caller has watched it stand for a claim's whole
+   * length on its own clock, so no two instances' clocks are compared. Taken over, an attempt the
+   * delivery had moved to is recorded as abandoned (it may have been sent); a claim it never moved to
+   * is replaced (it was never sent).
    */
-  async claim(delivery: ReadDelivery, claimedUntil: Date, now: Date, replacing = false): Promise<Claim | null> {
+  async claim(delivery: ReadDelivery, claimedUntil: Date, now: Date, lapsed: (claimKey: string) => boolean, replacing = false): Promise<Claim | null> {
     const { projectId, _id: deliveryId, endpointId } = delivery;
+    if (delivery.claimedUntil && !lapsed(`${String(deliveryId)}:${delivery.attempt}:${new Date(delivery.claimedAt ?? delivery.claimedUntil).getTime()}`)) return null;
     const attempt = delivery.attempt + 1;
     const claimId = await this.insertClaim({ projectId, deliveryId, endpointId, attempt, claimedUntil });
     if (!claimId) {
       if (replacing) return null;
       const left = await this.claims.findOne<Pick<WebhookAttemptClaim, '_id' | 'claimedUntil'>>({ projectId, deliveryId, attempt }, { fields: ['claimedUntil'] });
       // Under way, or made since the delivery was read: not this caller's.
-      if (!left || new Date(left.claimedUntil) > now) return null;
+      if (!left || !lapsed(`${String(deliveryId)}:${attempt}:${String(left._id)}`)) return null;
       if (!(await this.byProject.exists({ _id: deliveryId, projectId, attempt: delivery.attempt }))) return null;
       await this.claims.deleteOne({ _id: left._id, projectId });
-      return this.claim(delivery, claimedUntil, now, true);
+      return this.claim(delivery, claimedUntil, now, lapsed, true);
     }
     const moved = await this.byProject.updateOne(
       { _id: deliveryId, projectId, attempt: delivery.attempt, status: 'pending', claimedUntil: delivery.claimedUntil ?? null },
@@ -176,13 +180,15 @@ export class WebhookDeliveriesRepository {
 
   /**
    * Gives back a claim won too late to send within it: the delivery goes back to the attempt before,
-   * due when the claim lapses, and its next claimer replaces the claim (the attempt was never sent).
+   * due when the claim would have lapsed, and the claim goes (the attempt was never sent).
    */
   async release(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim): Promise<void> {
-    await this.byProject.updateOne(
+    const released = await this.byProject.updateOne(
       { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
       { $set: { attempt: claim.attempt - 1, claimedUntil: null, claimedAt: null, nextAttemptAt: claim.claimedUntil } },
     );
+    // Never sent, and its claimer sends it no more: the next claimer need not watch the claim lapse.
+    if (released.matched > 0) await this.claims.deleteOne({ projectId: delivery.projectId, deliveryId: delivery._id, attempt: claim.attempt, claimedUntil: claim.claimedUntil });
   }
 
   /**

@@ -1,17 +1,19 @@
 import type { KeyObject } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
+import { performance } from 'node:perf_hooks';
 import { FieldEncryption } from '../common/crypto/field-encryption';
 import { eventsConfig } from '../config/events.config';
 import type { PublishedEvent } from '../events/event-body';
 import { EventRelay, type EventSubscriber } from '../events/event-relay';
+import { JobRunner, type JobHandle, type JobStep } from '../jobs/job-runner';
 import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { signingKey, webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
-import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type FreshDelivery } from './webhook-deliveries.repository';
+import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type FreshDelivery, type ReadDelivery } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
 
@@ -33,30 +35,31 @@ const DECRYPTED_SECRETS = 10_000;
 const DECRYPTED_SECRET_TTL_MS = 10 * 60_000;
 /** How often payloads past the events' retention are dropped. */
 const RETENTION_SWEEP_MS = 60 * 60_000;
+/** How long one instance holds the payloads' retention at a time, renewed while it runs. */
+const RETENTION_LEASE_MS = 60_000;
 const DAY_S = 24 * 3600;
 
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
  * writes one delivery per matching enabled endpoint, unique by endpoint and event (a relay that runs
- * twice writes none twice). When this instance sends them itself, they are written already claimed
- * for their first attempt, for the timeout and a margin: the insert against that unique index is the
- * claim, so no other write precedes the send. Every other attempt (a retry, a first attempt not sent
- * by its fan-out) is found by the poll of any instance and claimed for as long, by the insert of its
- * claim and a conditional update of the delivery (WebhookDeliveriesRepository). Either way an attempt
- * is sent only while the whole timeout fits in what is left of its claim, so a claim never ends
- * before its send, and one claimed too late is given back unsent. A claim left by a dead instance
- * lapses, its attempt is recorded as abandoned and the next one is made. At least once: a receiver
- * deduplicates on `webhook-id`.
+ * twice writes none twice). When this instance sends them itself, they are written held for it for a
+ * claim's length, and each is claimed just before its own send, so a wait for a free lane eats into
+ * no claim. Every attempt (a first one, a retry, one whose fan-out did not send it) is claimed for
+ * the timeout and a margin by the insert of its claim and a conditional update of the delivery
+ * (WebhookDeliveriesRepository), by this instance's lanes or by the poll (a job of the runner) of
+ * any instance. An attempt is sent only while the whole timeout fits in what is left of its claim,
+ * on its claimer's own clock, so a claim never ends before its send, and one claimed too late is
+ * given back unsent. A claim left by a dead instance is taken over once the instance taking it over
+ * has watched it for a whole claim's length on its own clock (`ClaimWatch`): its attempt is recorded
+ * as abandoned and the next one is made. At least once: a receiver deduplicates on `webhook-id`.
  */
 @Injectable()
-export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstrap, OnModuleDestroy {
+export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private readonly sender: WebhookSender;
-  private timer?: NodeJS.Timeout;
-  private retentionTimer?: NodeJS.Timeout;
+  private pollJob?: JobHandle;
+  private retentionJob?: JobHandle;
   private stopClaimExpiry: () => void = () => undefined;
-  private passing?: Promise<void>;
-  private wokenDuringPass = false;
   private stopped = false;
   /** Fan-outs whose claimed deliveries are still being sent (shutdown waits for them). */
   private sending = 0;
@@ -68,6 +71,8 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
    * read at each lookup, without lru-cache's 1 ms timer.
    */
   private readonly decrypted = new LRUCache<string, KeyObject>({ max: DECRYPTED_SECRETS, ttl: DECRYPTED_SECRET_TTL_MS, ttlResolution: 0 });
+  /** Claims of other senders this instance saw, for taking over those that lapsed. */
+  private readonly watch: ClaimWatch;
 
   constructor(
     private readonly relay: EventRelay,
@@ -75,28 +80,31 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly encryption: FieldEncryption,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
+    private readonly jobs: JobRunner,
   ) {
     this.sender = new WebhookSender({ timeoutMs: config.webhookTimeoutMs, allowPrivate: config.allowPrivateUrls });
     this.claimMs = config.webhookTimeoutMs + CLAIM_MARGIN_MS;
+    this.watch = new ClaimWatch(this.claimMs);
+  }
+
+  onModuleInit(): void {
+    this.pollJob = this.jobs.register({ name: 'webhooks.poll', everyMs: POLL_MS, run: (step) => this.pass(step) });
+    this.retentionJob = this.jobs.register({
+      name: 'webhooks.payload-retention',
+      everyMs: RETENTION_SWEEP_MS,
+      lease: { holdMs: RETENTION_LEASE_MS },
+      run: () => this.dropExpiredPayloads(),
+    });
   }
 
   async onApplicationBootstrap(): Promise<void> {
     this.relay.subscribe(this);
-    this.timer = setInterval(() => this.wake(), POLL_MS);
-    this.timer.unref();
     this.stopClaimExpiry = await this.deliveries.expireClaims(this.config.retentionDays * DAY_S, this.logger);
-    this.retentionTimer = setInterval(() => void this.dropExpiredPayloads(), RETENTION_SWEEP_MS);
-    this.retentionTimer.unref();
   }
 
   /** Past the events' retention, deliveries keep their outcome and lose the event they carried. */
-  async dropExpiredPayloads(now = new Date()): Promise<number> {
-    try {
-      return await this.deliveries.dropPayloadsBefore(new Date(now.getTime() - this.config.retentionDays * DAY_S * 1000));
-    } catch (error) {
-      this.logger.warn(`Dropping the payloads of deliveries past the events' retention failed: ${(error as Error).message}`);
-      return 0;
-    }
+  dropExpiredPayloads(now = new Date()): Promise<number> {
+    return this.deliveries.dropPayloadsBefore(new Date(now.getTime() - this.config.retentionDays * DAY_S * 1000));
   }
 
   /**
@@ -106,11 +114,10 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
    */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    clearInterval(this.retentionTimer);
     this.stopClaimExpiry();
     const deadline = Date.now() + this.claimMs;
-    while ((this.passing || this.sending > 0) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
+    await Promise.race([Promise.all([this.pollJob?.stop(), this.retentionJob?.stop()]), new Promise((done) => setTimeout(done, this.claimMs))]);
+    while (this.sending > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
     this.sender.close();
   }
 
@@ -142,17 +149,17 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
       await this.deliveries.insertFresh(deliveries);
       return;
     }
+    // Held for this instance's lanes until a claim's length from now; each is claimed just before
+    // its own send, so a lane's wait eats into no claim. Another instance's poll that finds one due
+    // first (this one stopped, or its clock is behind) claims it the same way: one claim wins.
     this.sending += 1;
-    const now = new Date();
-    const claim: Claim = { attempt: 1, claimedAt: now, claimedUntil: new Date(now.getTime() + this.claimMs) };
-    let allNew: boolean;
     try {
-      allNew = await this.deliveries.insertFresh(deliveries, claim);
+      await this.deliveries.insertFresh(deliveries, new Date(Date.now() + this.claimMs));
     } catch (error) {
       this.sending -= 1;
       throw error;
     }
-    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendClaimed(delivery, endpoint, claim, allNew)).finally(() => (this.sending -= 1));
+    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendFresh(delivery, endpoint)).finally(() => (this.sending -= 1));
   }
 
   /** A delivery of the event to one endpoint, due by the schedule's first wait; null when it exists already. */
@@ -161,24 +168,16 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
     return this.deliveries.insertOnce({ projectId, endpointId, eventId: event.id, eventType: event.type, payload: event.body, firstAttemptAt });
   }
 
-  /** Starts a pass over the due deliveries; woken during one, it runs another right after. */
+  /** Starts a pass over the due deliveries now; woken during one, the poll runs another right after. */
   wake(): void {
     if (this.stopped) return;
-    if (this.passing) {
-      this.wokenDuringPass = true;
-      return;
-    }
-    this.passing = this.passes()
-      .catch((error: Error) => this.logger.warn(`Webhook delivery pass failed: ${error.message}`))
-      .finally(() => (this.passing = undefined));
+    this.pollJob?.kick();
   }
 
-  private async passes(): Promise<void> {
-    do {
-      this.wokenDuringPass = false;
-      const due = await this.deliveries.due(new Date(), BATCH);
-      await inParallel(due, CONCURRENCY, (delivery) => (this.stopped ? Promise.resolve() : this.attemptDue(delivery)));
-    } while (this.wokenDuringPass && !this.stopped);
+  /** A pass over a batch of the due deliveries. */
+  private async pass(step: Pick<JobStep, 'stopping'>): Promise<void> {
+    const due = await this.deliveries.due(new Date(), BATCH);
+    await inParallel(due, CONCURRENCY, (delivery) => (this.stopped || step.stopping() ? Promise.resolve() : this.attemptDue(delivery)));
   }
 
   /** A due delivery, read again whole: another instance may have made its attempt meanwhile. */
@@ -191,31 +190,31 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
         await this.deliveries.failUnsent(delivery, endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted');
         return;
       }
-      await this.claimAndSend(delivery, endpoint);
+      await this.claimAndSend(delivery, delivery, endpoint);
     } catch (error) {
       // An attempt claimed stays claimed until its claim lapses; then it is taken over.
       this.logger.warn(`Webhook delivery ${String(due._id)} failed to run: ${(error as Error).message}`);
     }
   }
 
-  /**
-   * A fresh delivery written claimed for its first attempt: sent with the endpoint as the fan-out
-   * read it. Given back unsent once stopped, or when some of its fan-out's deliveries were there
-   * already (a relay that ran twice): which of them this fan-out wrote is not known, and giving back
-   * matches only those it did (by their new ids), for the poll to send.
-   */
-  private async sendClaimed(delivery: FreshDelivery, endpoint: EndpointForDelivery, claim: Claim, written: boolean): Promise<void> {
+  /** A fresh delivery held for this instance: its first attempt claimed now, and sent with the endpoint as the fan-out read it. */
+  private async sendFresh(delivery: FreshDelivery, endpoint: EndpointForDelivery): Promise<void> {
+    if (this.stopped) return;
     try {
-      if (this.stopped || !written) return await this.deliveries.release(delivery, claim);
-      await this.send(delivery, endpoint, claim);
+      await this.claimAndSend({ _id: delivery._id, projectId: delivery.projectId, endpointId: delivery.endpointId, attempt: 0, claimedUntil: null }, delivery, endpoint);
     } catch (error) {
       this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
     }
   }
 
-  /** Claims the delivery's next attempt, for the timeout and a margin, and sends it when this instance won the claim. */
-  private async claimAndSend(delivery: WebhookDelivery, endpoint: EndpointForDelivery): Promise<void> {
-    const claim = await this.deliveries.claim(delivery, new Date(Date.now() + this.claimMs), new Date());
+  /**
+   * Claims the delivery's next attempt, for the timeout and a margin, and sends it when this instance
+   * won the claim. An attempt still claimed by another sender is taken over only once this instance
+   * has itself watched that claim stand unchanged for a whole claim's length (`ClaimWatch`): no
+   * other instance's clock is compared with this one's.
+   */
+  private async claimAndSend(read: ReadDelivery, delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery): Promise<void> {
+    const claim = await this.deliveries.claim(read, new Date(Date.now() + this.claimMs), new Date(), (key) => this.watch.lapsed(key));
     if (claim) await this.send(delivery, endpoint, claim);
   }
 
@@ -265,6 +264,35 @@ export class WebhookDispatcher implements EventSubscriber, OnApplicationBootstra
       this.decrypted.set(key, secret);
     }
     return secret;
+  }
+}
+
+/** Claims watched at once: beyond them the oldest sighting is forgotten and its wait starts again. */
+const CLAIMS_WATCHED = 10_000;
+
+/**
+ * When this instance first saw each claim of another sender, on its own monotonic clock. A claim
+ * lasts at most `claimMs` on its sender's clock from when it was written, which is before it was
+ * first seen here; so once `claimMs` passed here since then, it has ended whatever either wall clock
+ * says (clocks run at the same rate; their readings may be seconds apart).
+ */
+class ClaimWatch {
+  private readonly firstSeen: LRUCache<string, number>;
+  constructor(private readonly claimMs: number) {
+    this.firstSeen = new LRUCache<string, number>({ max: CLAIMS_WATCHED });
+  }
+
+  /** Whether the claim `key` (its delivery, attempt and claimer) has lapsed, as seen from here. */
+  lapsed(key: string): boolean {
+    const now = performance.now();
+    const seen = this.firstSeen.get(key);
+    if (seen === undefined) {
+      this.firstSeen.set(key, now);
+      return false;
+    }
+    if (now - seen < this.claimMs) return false;
+    this.firstSeen.delete(key);
+    return true;
   }
 }
 

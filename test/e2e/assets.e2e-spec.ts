@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Types } from 'mongoose';
 import { AssetsRepository } from '../../src/assets/assets.repository';
+import { scopeOfRecord } from '../../src/tenancy/tenant-scope';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { OCTETS, pathOf, pngFixture, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
 import { createContentProject } from '../support/content';
@@ -261,6 +262,23 @@ describe('assets', () => {
     expect((await t.http.get(`/assets/${asset.id}`, as())).body.status).toBe('processing');
     await t.db.collection('leases').updateOne({ _id: lease as never }, { $set: { expiresAt: new Date(Date.now() - 1) } });
     expect(await settledAsset(t.http, asset.id, owner.token)).toMatchObject({ status: 'ready', sha256: sha256(png), width: 40, height: 24 });
+  });
+
+  it('a processing holder taken over (its lease token older) takes up and settles nothing: the asset is the later holder\'s', async () => {
+    const { asset } = await createAsset();
+    const _id = new Types.ObjectId(asset.id);
+    // Its ticket stays open, so no sweep processes it: the two holders here are the test's.
+    await t.db.collection('assets').updateOne({ _id }, { $set: { status: 'processing' } });
+    const ticket = await t.db.collection('asset_uploads').findOne({ _id });
+    const scope = scopeOfRecord({ accountId: ticket!.accountId as string, projectId: ticket!.projectId as Types.ObjectId });
+    const repository = t.app.get(AssetsRepository);
+    expect(await repository.takeUpProcessing(scope, asset.id, 1)).toBe(true);
+    // Holder 1 stalled past its lease; holder 2 took the lease over and the asset up.
+    expect(await repository.takeUpProcessing(scope, asset.id, 2)).toBe(true);
+    expect(await repository.settleProcessing(scope, asset.id, 1, 'errored', { error: { code: 'unreadable', message: 'stale' } }, 'asset.errored')).toBeNull();
+    expect(await repository.takeUpProcessing(scope, asset.id, 1)).toBe(false);
+    expect(await repository.settleProcessing(scope, asset.id, 2, 'ready', { sha256: 'a'.repeat(64) }, 'asset.ready')).toMatchObject({ status: 'ready', processingFence: 2 });
+    expect((await t.http.get(`/assets/${asset.id}`, as())).body).toMatchObject({ status: 'ready', sha256: 'a'.repeat(64) });
   });
 
   describe('an instance that stops between marking the ticket and moving the asset', () => {

@@ -5,6 +5,7 @@ import { AuditTrail } from '../../src/audit/audit-trail';
 import { ModuleRef } from '@nestjs/core';
 import { ApiKeysRepository } from '../../src/api-keys/api-keys.repository';
 import { eventsConfig } from '../../src/config/events.config';
+import { JobRunner } from '../../src/jobs/job-runner';
 import { RecordProbe } from '../../src/database/record-probe';
 import { ObjectId } from 'mongodb';
 import { randomUUID } from 'node:crypto';
@@ -273,7 +274,8 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const owner = await createFirstAdmin(t.http);
     await createKey('first', owner);
     // Two more instances on the same database: their appends are unknown to this one's remembered newest entry.
-    const otherInstance = () => new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(AuditChainsRepository), t.app.get(eventsConfig.KEY), t.app.get(ModuleRef));
+    const otherInstance = () =>
+      new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(AuditChainsRepository), t.app.get(eventsConfig.KEY), t.app.get(ModuleRef), t.app.get(JobRunner));
     const other = otherInstance();
     const context = { actor: { type: 'user', id: owner.id, label: owner.email }, ip: null, userAgent: null, requestId: null };
     for (let i = 0; i < 5; i++) await other.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });

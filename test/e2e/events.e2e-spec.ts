@@ -243,15 +243,39 @@ describe('events /v1/events', () => {
       expect(kept.eventId).toBe((await eventsOf(id))[1].id);
     });
 
-    it('the sweeps go on from one mark in the database, which only moves forward', async () => {
+    it("finds a change stranded by a writer whose clock is 4 minutes behind, after a sweep's mark passed its time", async () => {
       const events = t.app.get(EventsRepository);
-      // Ahead of every real sweep's mark, which the instance's own sweeps (every 15 s) cannot pass.
-      const at = (minute: number) => new Date(Date.UTC(2099, 0, 1, 0, minute));
+      const fence = 2_000_000;
       try {
-        await events.markSwept(at(0));
-        await events.markSwept(at(2));
-        await events.markSwept(at(1));
+        jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementationOnce(stopped);
+        const id = await createCustomer();
+        expect(await eventsOf(id)).toEqual([]);
+        // Its writer's clock stamped it 4 minutes before the sweeper's; a sweep has just finished since.
+        await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { updatedAt: new Date(Date.now() - 4 * 60_000) } });
+        await events.markSwept(new Date(Date.now() - 30_000), fence);
+        await relay.sweepSinceLast(fence + 1);
+        expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+      } finally {
+        await t.db.collection('event_sweeps').deleteMany({});
+      }
+    });
+
+    it('the sweeps go on from one mark in the database, which only moves forward, and never under an older lease token', async () => {
+      const events = t.app.get(EventsRepository);
+      // Ahead of every real sweep's mark, which the instance's own sweeps (every 15 s) cannot pass;
+      // the tokens above any its own sweeps take.
+      const at = (minute: number) => new Date(Date.UTC(2099, 0, 1, 0, minute));
+      const fence = 1_000_000;
+      try {
+        await events.markSwept(at(0), fence);
+        await events.markSwept(at(2), fence + 1);
+        await events.markSwept(at(1), fence + 1);
         expect(await events.sweptUntil()).toEqual(at(2));
+        // A sweeper taken over (its token older) moves it no more, however far ahead its clock is.
+        await events.markSwept(at(30), fence);
+        expect(await events.sweptUntil()).toEqual(at(2));
+        await events.markSwept(at(3), fence + 2);
+        expect(await events.sweptUntil()).toEqual(at(3));
         expect(await t.db.collection('event_sweeps').countDocuments()).toBe(1);
       } finally {
         await t.db.collection('event_sweeps').deleteMany({});

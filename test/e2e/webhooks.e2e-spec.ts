@@ -92,7 +92,7 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
-  it("a fan-out's insert claims each fresh delivery's first attempt: no claim written before the send, and one event fanned out twice at once is sent once", async () => {
+  it("a fan-out's delivery is claimed just before its own send, once per attempt, and one event fanned out twice at once is sent once", async () => {
     const dispatcher = t.app.get(WebhookDispatcher);
     const endpoint = await createEndpoint('/fan-out');
     const endpointId = new Types.ObjectId(endpoint.id);
@@ -107,10 +107,10 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await receiver.waitFor('/fan-out', 1);
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
     expect((await deliveries(endpoint.id))[0]).toMatchObject({ eventId: first.id, attempt: 1, attempts: [{ attempt: 1, status: 'succeeded' }] });
-    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId })).toBe(0);
+    // The fan-out that lost the insert claimed nothing: its delivery was never written.
+    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId })).toBe(1);
 
-    // Fanned out again beside a new event: the known one is not sent again; the new one, which this
-    // fan-out cannot tell apart from it, is given back unsent, and the poll sends it as its first attempt.
+    // Fanned out again beside a new event: the known one is not sent again, the new one is.
     const second = event();
     await dispatcher.eventsRecorded([first, second]);
     await receiver.waitFor('/fan-out', 2, 20_000);
@@ -260,7 +260,10 @@ describe('webhooks /v1/webhook-endpoints', () => {
     const stored = async () => (await t.db.collection('webhook_deliveries').findOne({ _id }))!;
     const read = { _id, projectId, endpointId, attempt: 0, claimedUntil: null };
 
-    const claims = await Promise.all(Array.from({ length: 12 }, () => repository.claim(read, new Date(Date.now() + 30_000), new Date())));
+    // Whether a claim of another sender has lapsed is the caller's watch (its own clock): here, told.
+    const watching = () => false;
+    const lapsed = () => true;
+    const claims = await Promise.all(Array.from({ length: 12 }, () => repository.claim(read, new Date(Date.now() + 30_000), new Date(), watching)));
     const won = claims.filter((claim) => claim !== null);
     expect(won).toHaveLength(1);
     const [claim] = won;
@@ -268,7 +271,7 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id })).toBe(1);
     expect(await stored()).toMatchObject({ attempt: 1, claimedUntil: claim!.claimedUntil });
     // A stale read of the delivery claims nothing, even once the claim lapsed.
-    expect(await repository.claim(read, later(), new Date(Date.now() + 60_000))).toBeNull();
+    expect(await repository.claim(read, later(), new Date(Date.now() + 60_000), lapsed)).toBeNull();
 
     // Recorded once: a second record of the same attempt writes nothing.
     const outcome = { ok: false, responseStatus: 500, responseBody: 'no', durationMs: 5, error: 'the endpoint answered 500' };
@@ -278,12 +281,19 @@ describe('webhooks /v1/webhook-endpoints', () => {
 
     // A claimer stopped between its two writes: attempt 2 claimed, the delivery never moved to it (never sent), the claim lapsed.
     await t.db.collection('webhook_attempt_claims').insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, claimedUntil: new Date(Date.now() - 1) });
-    const second = await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date());
+    // Until the caller has watched that claim for a claim's length, it is left alone, whatever its claimedUntil says.
+    expect(await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date(), watching)).toBeNull();
+    const second = await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date(), lapsed);
     expect(second).toMatchObject({ attempt: 2 });
     expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id, attempt: 2 })).toBe(1);
     // Its claimer stopped while sending attempt 2: the next claim keeps it as abandoned and makes attempt 3.
     const atTwo = await stored();
-    const third = await repository.claim({ ...read, attempt: 2, claimedUntil: atTwo.claimedUntil as Date, claimedAt: atTwo.claimedAt as Date }, later(), new Date(Date.now() + 60_000));
+    const atAttemptTwo = { ...read, attempt: 2, claimedUntil: atTwo.claimedUntil as Date, claimedAt: atTwo.claimedAt as Date };
+    const asked: string[] = [];
+    expect(await repository.claim(atAttemptTwo, later(), new Date(Date.now() + 60_000), (key) => (asked.push(key), false))).toBeNull();
+    // The key names the delivery, the attempt and its claim: a later claim of the same attempt is watched anew.
+    expect(asked).toEqual([`${String(_id)}:2:${(atTwo.claimedAt as Date).getTime()}`]);
+    const third = await repository.claim(atAttemptTwo, later(), new Date(Date.now() + 60_000), lapsed);
     expect(third).toMatchObject({ attempt: 3 });
     expect((await stored()).attempts.map((attempt: { attempt: number; status: string; error: string }) => [attempt.attempt, attempt.status, attempt.error])).toEqual([
       [1, 'failed', 'the endpoint answered 500'],
@@ -292,7 +302,8 @@ describe('webhooks /v1/webhook-endpoints', () => {
     // Won too late to send within it, attempt 3 is given back: never sent, it is not kept, and the next claimer makes it.
     await repository.release(read, third!);
     expect(await stored()).toMatchObject({ attempt: 2, claimedUntil: null, nextAttemptAt: third!.claimedUntil });
-    const again = await repository.claim({ ...read, attempt: 2 }, later(), new Date(third!.claimedUntil.getTime() + 1));
+    // Given back, it waits for no watch.
+    const again = await repository.claim({ ...read, attempt: 2 }, later(), new Date(third!.claimedUntil.getTime() + 1), watching);
     expect(again).toMatchObject({ attempt: 3 });
     expect((await stored()).attempts).toHaveLength(2);
     // The list shows them newest first, attempt 3 under way.

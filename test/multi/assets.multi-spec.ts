@@ -1,4 +1,5 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { MongoClient, ObjectId } from 'mongodb';
 import { request } from 'node:http';
 import sharp from 'sharp';
 import { OCTETS, pathOf, pngFixture, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
@@ -7,6 +8,7 @@ import { createContentProject } from '../support/content';
 import type { HttpClient } from '../support/http';
 import { startInstances, type Instances } from '../support/instances';
 import { startS3Server, type S3Server } from '../support/s3-server';
+import { startSlowProxy, type SlowProxy } from '../support/slow-proxy';
 
 jest.setTimeout(300_000);
 
@@ -158,5 +160,74 @@ describe('3 service instances on the S3 store', () => {
     expect((await b.request('DELETE', otherUrl, undefined, { headers: TUS })).status).toBe(204);
     expect(await keysOf(other)).toEqual([]);
     expect((await c.get(`/assets/${other}`, { token: owner.token })).body.status).toBe('waiting');
+  });
+});
+
+/**
+ * Processing whose length outgrows its lease (its deadline grows with the file; the lease is fixed):
+ * two instances on one bucket read through a proxy that answers at 1 MiB/s, so processing a 4 MiB
+ * file takes seconds while the lease is 600 ms. The holder renews it as it works, so the other
+ * instance, sweeping every half second, never takes the asset over.
+ */
+describe('2 service instances processing a file that outlasts its lease', () => {
+  const LEASE_MS = 600;
+  let s3: S3Server;
+  let proxy: SlowProxy;
+  let running: Instances;
+  let owner: TestUser;
+  let project: string;
+
+  beforeAll(async () => {
+    s3 = await startS3Server();
+    proxy = await startSlowProxy(s3.endpoint, MiB);
+    running = await startInstances(2, 'assets_lease', {
+      S3_BUCKET: s3.bucket,
+      S3_ENDPOINT: proxy.endpoint,
+      S3_REGION: s3.region,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+      ASSET_PROCESSING_LEASE_MS: String(LEASE_MS),
+      LOG_LEVEL: 'warn',
+    });
+    owner = await createFirstAdmin(running.clients[0]);
+    project = await createContentProject(running.clients[0], owner.token);
+  });
+
+  afterAll(async () => {
+    await running?.stop();
+    await proxy?.stop();
+    await s3?.stop();
+  });
+
+  it('is processed once, by one holder under token 1, its lease renewed all along', async () => {
+    const [a, b] = running.clients;
+    const wav = wavFixture((4 * MiB - 44) / 2 / 8000);
+    const created = await a.post(`/projects/${project}/assets`, { kind: 'audio', title: 'Long', fileName: 'long.wav', size: wav.length, mimeType: 'audio/wav' }, { token: owner.token });
+    expect(created.status).toBe(201);
+    const id: string = created.body.asset.id;
+    const url = pathOf(created.body.upload.url);
+    const posted = await b.request('POST', url, undefined, { raw: wav, headers: { ...TUS, ...OCTETS, 'upload-length': String(wav.length) } });
+    expect(posted.status).toBe(201);
+
+    const ready = await settledAsset(a, id, owner.token, 180_000);
+    expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), durationSeconds: expect.any(Number) });
+
+    const client = new MongoClient(running.mongodbUri);
+    try {
+      const db = client.db();
+      // One holder ever: a take-over would have made token 2.
+      expect(await db.collection<{ _id: string; fence?: number }>('leases').findOne({ _id: `asset-processing:${id}` })).toMatchObject({ fence: 1 });
+      const stored = await db.collection('assets').findOne({ _id: new ObjectId(id) });
+      expect(stored).toMatchObject({ status: 'ready', processingFence: 1 });
+      const readyEvents = await db.collection('events').countDocuments({ type: 'asset.ready', body: { $regex: id } });
+      expect(readyEvents).toBe(1);
+      // The whole object was read through the proxy, so processing lasted far past the lease.
+      const reads = proxy.requests.filter((request) => request.line === `GET /${s3.bucket}/${id}` || request.line.startsWith(`GET /${s3.bucket}/${id}?`));
+      expect(reads.length).toBeGreaterThan(0);
+      expect(new Date(stored!.updatedAt).getTime() - reads[0].sentAt).toBeGreaterThan(5 * LEASE_MS);
+    } finally {
+      await client.close();
+    }
   });
 });

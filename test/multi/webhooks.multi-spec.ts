@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { createFirstAdmin, TestUser } from '../support/auth';
@@ -61,7 +62,7 @@ function processWithLocalPort(pids: number[], port: number): number | undefined 
 }
 
 /** Instances on one fresh database, a receiver, and an owner; started before the describe's tests, stopped after. */
-function cluster(name: string, timeoutMs: number) {
+function cluster(name: string, timeoutMs: number, envOf?: (index: number) => Record<string, string>) {
   const running = { receiver: new WebhookReceiver() } as { receiver: WebhookReceiver; instances: Instances; services: ServiceProcess[]; http: HttpClient; owner: TestUser };
 
   beforeAll(async () => {
@@ -70,7 +71,7 @@ function cluster(name: string, timeoutMs: number) {
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1',
       WEBHOOK_TIMEOUT_MS: String(timeoutMs),
-    });
+    }, envOf);
     running.services = running.instances.services;
     running.http = running.instances.http;
     running.owner = await createFirstAdmin(running.http);
@@ -188,5 +189,71 @@ describe(`webhook deliveries from ${INSTANCES} instances when one is killed, wit
       { attempt: 1, status: 'failed', responseStatus: null, error: ABANDONED },
     ]);
     expect(receiver.at('/killed')).toHaveLength(2);
+  });
+});
+
+/** Deliveries per event: more than a fan-out's lanes (8), so some wait for a lane before their claim. */
+const WIDE_ENDPOINTS = 12;
+const WIDE_EVENTS = 10;
+/** The first attempt of each delivery: answered after the timeout, so it fails and is retried. */
+const SLOWER_THAN_TIMEOUT_MS = 1_500;
+/** How far ahead the skewed instance's wall clock is. */
+const SKEW_MS = 3_000;
+
+describe(`webhook deliveries from ${INSTANCES} instances, one clock ${SKEW_MS} ms ahead, ${WIDE_ENDPOINTS} deliveries an event, a receiver slower than the ${TIMEOUT_MS} ms timeout`, () => {
+  // The last instance runs with its wall clock (Date.now(), new Date()) shifted, its timers not.
+  const skewed = INSTANCES - 1;
+  const { running, as, endpoint, deliveriesOf } = cluster('multi_hooks_skew', TIMEOUT_MS, (index): Record<string, string> =>
+    index === skewed ? { NODE_OPTIONS: `--require ${join(__dirname, '../support/clock-skew.cjs')}`, CLOCK_SKEW_MS: String(SKEW_MS) } : {},
+  );
+
+  it('retries every delivery, never sends two attempts of one at once, sends each attempt once, and only from live instances', async () => {
+    const { receiver, http, services } = running;
+    const pids = services.map((service) => service.child.pid!);
+    const senders: (number | undefined)[] = [];
+    const paths = Array.from({ length: WIDE_ENDPOINTS }, (_, i) => `/wide-${i}`);
+    for (const path of paths) {
+      receiver.answer(path, (response, request) => {
+        senders.push(processWithLocalPort(pids, request.remotePort));
+        const first = receiver.at(path).filter((other) => other.headers['webhook-id'] === request.headers['webhook-id']).length === 1;
+        if (first) setTimeout(() => response.writeHead(200).end('late'), SLOWER_THAN_TIMEOUT_MS);
+        else response.writeHead(200).end('ok');
+      });
+    }
+    const endpoints: { path: string; id: string }[] = [];
+    for (const path of paths) endpoints.push({ path, ...(await endpoint(path)) });
+    await Promise.all(
+      Array.from({ length: WIDE_EVENTS }, async (_, i) => {
+        const res = await http.post('/v1/customers', { email: `wide-${i}@example.com` }, as());
+        expect(res.status).toBe(201);
+      }),
+    );
+    const settled = await pollUntil(async () => {
+      for (const { id } of endpoints) {
+        const deliveries = await deliveriesOf(http, id);
+        if (deliveries.length < WIDE_EVENTS || deliveries.some((delivery) => delivery.status !== 'succeeded')) return false;
+      }
+      return true;
+    }, 150_000);
+    expect(settled).toBe(true);
+    // No two requests of one delivery were ever open at the receiver at once.
+    expect(receiver.concurrent).toEqual([]);
+    // Every request came from one of the instances, all of them alive, the skewed one among them;
+    // any attempt taken over from another sender was made by such a live instance too.
+    expect(senders.filter((pid) => pid === undefined)).toEqual([]);
+    expect(services.every((service) => service.child.exitCode === null && service.child.signalCode === null)).toBe(true);
+    expect(senders).toContain(pids[skewed]);
+
+    for (const { path, id } of endpoints) {
+      const sent = new Map<string, number>();
+      for (const request of receiver.at(path)) sent.set(String(request.headers['webhook-id']), (sent.get(String(request.headers['webhook-id'])) ?? 0) + 1);
+      for (const delivery of await deliveriesOf(http, id)) {
+        // Retried: the first attempt timed out; every attempt is numbered, kept, and was sent exactly once.
+        expect(delivery.attempt).toBeGreaterThanOrEqual(2);
+        expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual(Array.from({ length: delivery.attempt }, (_, i) => delivery.attempt - i));
+        expect(delivery.attempts[0]).toMatchObject({ status: 'succeeded', responseStatus: 200 });
+        expect({ eventId: delivery.eventId, sent: sent.get(delivery.eventId) }).toEqual({ eventId: delivery.eventId, sent: delivery.attempt });
+      }
+    }
   });
 });

@@ -30,9 +30,9 @@ export interface Instances {
 
 /**
  * Starts `count` instances of the built service on one new database, with the test secrets and
- * `env` on top, and waits until each answers /health.
+ * `env` on top (and `envOf(i)` on top of that for instance i), and waits until each answers /health.
  */
-export async function startInstances(count: number, name: string, env: Record<string, string> = {}): Promise<Instances> {
+export async function startInstances(count: number, name: string, env: Record<string, string> = {}, envOf: (index: number) => Record<string, string> = () => ({})): Promise<Instances> {
   const mongodbUri = testDatabaseUri(`${name}_${randomBytes(6).toString('hex')}`);
   const services: ServiceProcess[] = [];
   for (let i = 0; i < count; i++) {
@@ -48,6 +48,7 @@ export async function startInstances(count: number, name: string, env: Record<st
         SIGNUP_MAX_PER_CLIENT: '100000',
         RATE_LIMIT_PER_SECOND: '100000',
         ...env,
+        ...envOf(i),
       }),
     );
   }

@@ -1412,7 +1412,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness and database reachability */
+        /** Liveness, database reachability and this instance's periodic jobs */
         get: operations["checkHealth"];
         put?: never;
         post?: never;
@@ -3613,6 +3613,8 @@ export interface components {
             info: {
                 [key: string]: unknown;
             };
+            /** @description This instance's periodic jobs */
+            jobs: components["schemas"]["JobStatusResponse"][];
             /**
              * @example ok
              * @enum {string}
@@ -3644,6 +3646,50 @@ export interface components {
              * @enum {string}
              */
             status: "pending" | "accepted" | "revoked";
+        };
+        JobErrorResponse: {
+            /**
+             * Format: date-time
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            at: string;
+            /** @example connection refused */
+            message: string;
+        };
+        JobStatusResponse: {
+            /**
+             * @description How often a step starts, in milliseconds
+             * @example 15000
+             */
+            everyMs: number;
+            /**
+             * @description Failed steps in a row; the next is tried after a backoff
+             * @example 0
+             */
+            failures: number;
+            /**
+             * @description Steps skipped because another instance held the job's lease
+             * @example 0
+             */
+            heldElsewhere: number;
+            /**
+             * Format: date-time
+             * @description When the last step on this instance ended
+             */
+            lastEndedAt: string | null;
+            /** @description The last step's error, until a step succeeds */
+            lastError: components["schemas"]["JobErrorResponse"] | null;
+            /**
+             * Format: date-time
+             * @description When the last step on this instance started
+             */
+            lastStartedAt: string | null;
+            /** @description Whether it runs on one instance at a time, under a lease */
+            leased: boolean;
+            /** @example events.sweep */
+            name: string;
+            /** @description Whether a step runs on this instance now */
+            running: boolean;
         };
         LivenessResponse: {
             /**

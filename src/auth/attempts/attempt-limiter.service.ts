@@ -1,13 +1,16 @@
 import { clientOf } from '../../common/http/client-address';
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import type { Types } from 'mongoose';
 import { TooManyRequestsException } from '../../common/http/too-many-requests.exception';
 import { authConfig } from '../../config/auth.config';
 import { mailConfig } from '../../config/mail.config';
+import { JobRunner, type JobHandle } from '../../jobs/job-runner';
 import { LoginAttemptsRepository } from './login-attempts.repository';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+/** How long one instance holds the sweep at a time, renewed while it runs. */
+const SWEEP_LEASE_MS = 60_000;
 /** How long a successful login keeps its address exempt from the per-email limit. */
 export const KNOWN_ADDRESS_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -42,24 +45,22 @@ export const REFUSED_SIGNUPS_FACTOR = 3;
  */
 @Injectable()
 export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
-  private readonly logger = new Logger(AttemptLimiter.name);
-  private sweepTimer?: NodeJS.Timeout;
+  private sweepJob?: JobHandle;
 
   constructor(
     private readonly attempts: LoginAttemptsRepository,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
     @Inject(mailConfig.KEY) private readonly mail: ConfigType<typeof mailConfig>,
+    private readonly jobs: JobRunner,
   ) {}
 
+  /** Removing old attempts is one instance's work: the others would delete the same documents. */
   onModuleInit(): void {
-    this.sweepTimer = setInterval(() => {
-      this.sweep().catch((error: Error) => this.logger.warn(`Sweeping old login attempts failed: ${error.message}`));
-    }, SWEEP_INTERVAL_MS);
-    this.sweepTimer.unref();
+    this.sweepJob = this.jobs.register({ name: 'auth.attempts-sweep', everyMs: SWEEP_INTERVAL_MS, lease: { holdMs: SWEEP_LEASE_MS }, run: () => this.sweep() });
   }
 
-  onModuleDestroy(): void {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
+  async onModuleDestroy(): Promise<void> {
+    await this.sweepJob?.stop();
   }
 
   /**
