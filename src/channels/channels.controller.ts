@@ -1,11 +1,12 @@
+import { Access } from '../access/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { ChannelsService } from './channels.service';
 import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, ChannelUpdatedResponse } from './dto/channel.response';
@@ -16,12 +17,11 @@ import type { ContentActor } from '../collaborators/collaborators.service';
 import { Actor } from '../collaborators/content-actor.decorator';
 
 @ApiTags('channels')
-@ApiBearerAuth()
-@PlatformApi('channels')
 @Controller('channels')
 export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Post()
 
   @Idempotent()
@@ -48,6 +48,7 @@ export class ChannelsController {
     return { message: 'Channel created', id: await this.channels.create(scope, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Get('client/:clientId')
   @ApiOperation({
     summary: "List a client's channels",
@@ -66,6 +67,7 @@ export class ChannelsController {
     return withTotalCount(reply, await this.channels.listByClient(scope, clientId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a channel' })
   @ApiOkResponse({ type: ChannelResponse, description: 'The channel' })
@@ -74,6 +76,7 @@ export class ChannelsController {
     return this.channels.findOne(scope, id);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a channel',
@@ -93,6 +96,7 @@ export class ChannelsController {
     return { message: 'Channel updated' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a channel',

@@ -1,12 +1,13 @@
+import { Access } from '../access/access-policy';
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CollaboratorsService, type ContentActor } from './collaborators.service';
 import { Actor } from './content-actor.decorator';
@@ -18,12 +19,11 @@ const KEEPS_OWNER =
   'A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.';
 
 @ApiTags('channels')
-@ApiBearerAuth()
-@PlatformApi('channels')
 @Controller('channels/:channelId/collaborators')
 export class CollaboratorsController {
   constructor(private readonly collaborators: CollaboratorsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -56,6 +56,7 @@ export class CollaboratorsController {
     return this.collaborators.add(scope, actor, channelId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: "List a channel's collaborators",
@@ -72,6 +73,7 @@ export class CollaboratorsController {
     return withTotalCount(reply, await this.collaborators.list(scope, channelId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Patch(':userId')
   @ApiOperation({ summary: "Change a collaborator's role or end", description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
@@ -86,6 +88,7 @@ export class CollaboratorsController {
     return this.collaborators.change(scope, actor, channelId, userId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Delete(':userId')
   @ApiOperation({ summary: 'Remove a collaborator from a channel', description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })

@@ -1,7 +1,7 @@
+import { Access } from '../access/access-policy';
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, MongooseHealthIndicator } from '@nestjs/terminus';
-import { Public } from '../common/decorators/public.decorator';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { HealthResponse, LivenessResponse, ReadinessResponse } from './health.response';
 import { Readiness, ReadinessState } from './readiness.service';
@@ -22,7 +22,7 @@ export class HealthController {
     private readonly lifecycle: Readiness,
   ) {}
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Get()
   @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({ summary: 'Liveness and database reachability' })
@@ -38,7 +38,7 @@ export class HealthController {
     }
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Get('live')
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({
@@ -51,7 +51,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Get('ready')
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({

@@ -1,5 +1,6 @@
+import { Access } from '../access/access-policy';
 import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
 import { ContentListQuery } from '../common/paging/content-list.query';
@@ -7,7 +8,7 @@ import { ContentListResponse, withTotalCount } from '../common/paging/total-coun
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateGrantDto } from './dto/create-grant.dto';
 import { CreateShareLinkDto } from './dto/create-share-link.dto';
@@ -24,12 +25,11 @@ const MANAGER_NEEDED =
 
 /** Share links and grants of a content project, managed like the project itself (users and secret keys of the projects API). */
 @ApiTags('sharing')
-@ApiBearerAuth()
-@PlatformApi('projects')
 @Controller('projects/:projectId')
 export class SharingController {
   constructor(private readonly sharing: SharingService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Post('share-links')
   @Idempotent()
   @ApiOperation({
@@ -51,6 +51,7 @@ export class SharingController {
     return this.sharing.createShareLink(scope, actor, projectId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('share-links')
   @ApiOperation({
     summary: "List a project's share links",
@@ -67,6 +68,7 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listShareLinks(scope, projectId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Delete('share-links/:shareLinkId')
   @ApiOperation({ summary: 'Revoke a share link', description: `Viewers get 404 through it from now on. Revoking a revoked link answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Share link revoked' } })
@@ -81,6 +83,7 @@ export class SharingController {
     return { message: 'Share link revoked' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Post('grants')
   @Idempotent()
   @ApiOperation({
@@ -102,6 +105,7 @@ export class SharingController {
     return this.sharing.createGrant(scope, actor, projectId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('grants')
   @ApiOperation({
     summary: "List a project's grants",
@@ -118,6 +122,7 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listGrants(scope, projectId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Delete('grants/:grantId')
   @ApiOperation({ summary: 'Revoke a grant', description: `The grant ends at once. Revoking a revoked grant answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Grant revoked' } })
