@@ -54,16 +54,12 @@ export type StepUpWhen = true | ((body: Record<string, unknown>) => boolean);
 export type ChannelRoleName = 'owner' | 'manager' | 'editor' | 'viewer';
 
 /**
- * The channel role a route needs, and how its channel is found: from the record a route parameter
- * (`param`) names (`from`), or from the body's field for a create. `admin` of the platform (the
- * account's owner, a secret key) needs none.
+ * The channel role a route needs (or above), and the route parameter naming its channel. A platform
+ * admin (the account's owner, an admin, a secret key) needs none.
  */
 export interface ChannelRequirement {
   readonly role: ChannelRoleName;
-  readonly from: 'channel' | 'project' | 'asset' | 'link' | 'body';
   readonly param: string;
-  /** Why the role varies with the request, where it does (a move needs more than a rename). */
-  readonly note?: string;
 }
 
 /** One route's access policy, declared beside its handler with `@Access()`. */
@@ -79,6 +75,7 @@ export interface AccessPolicy {
   readonly roles?: readonly UserRole[];
   /** A user caller must have verified their email (403 `email_unverified`). */
   readonly verifiedEmail?: boolean;
+  /** On `project` routes of a channel: the channel role the caller needs in it (403 `channel_role_required`). */
   readonly channel?: ChannelRequirement;
 }
 

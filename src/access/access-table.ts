@@ -42,7 +42,7 @@ const names = (routes: readonly DeclaredRoute[]): string => routes.map((route) =
 /**
  * The access policy as one Markdown table, generated from the declared routes: for each credential,
  * what it reaches, at which assurance, which of those routes are step-up actions and which need an
- * account role. docs/accounts-and-access.md carries it between its markers (`npm run access:doc`);
+ * account role or a channel role. docs/accounts-and-access.md carries it between its markers (`npm run access:doc`);
  * the route matrix test fails while the committed table differs.
  */
 export function accessTable(routes: readonly DeclaredRoute[]): string {
@@ -61,6 +61,10 @@ export function accessTable(routes: readonly DeclaredRoute[]): string {
         const roles = route.policy.roles!.join(' or ');
         byRole.set(roles, [...(byRole.get(roles) ?? []), route]);
       }
+      for (const route of group.filter((candidate) => candidate.policy.channel)) {
+        const roles = `channel ${route.policy.channel!.role} or above`;
+        byRole.set(roles, [...(byRole.get(roles) ?? []), route]);
+      }
       const roleText = [...byRole].map(([roles, routesOfRole]) => `${roles}: ${names(routesOfRole)}`).join('; ');
       // Only a user proves factors, steps up and holds a role; a secret key acts as admin over its APIs.
       const cells = !user
@@ -71,7 +75,7 @@ export function accessTable(routes: readonly DeclaredRoute[]): string {
       rows.set(cells, row);
     }
   }
-  const lines = ['| Credential | Reaches | Routes | Assurance | Step-up actions | Account roles |', '|---|---|---|---|---|---|'];
+  const lines = ['| Credential | Reaches | Routes | Assurance | Step-up actions | Roles (account; channel, where a platform admin needs none) |', '|---|---|---|---|---|---|'];
   for (const row of rows.values()) {
     const labels = row.labels.map((label, index) => (index === 0 ? label : label[0].toLowerCase() + label.slice(1)));
     lines.push(`| ${labels.join(', or ')} | ${row.cells} |`);

@@ -8,6 +8,7 @@ import type { Principal, RequestContext } from '../tenancy/principal';
 import { CredentialsChanges } from '../users/credentials-changes';
 import { ACCESS, type AccessPolicy, type CredentialKind } from './access-policy';
 import { Authentication } from './authentication';
+import { ChannelRoles } from './channel-roles';
 import { KEYS_CANNOT_MANAGE, PUBLISHABLE_KEYS_VIEW_ONLY, Tenancy, VIEWER_ROUTES_NEED_PUBLISHABLE_KEY } from './tenancy';
 
 export const EMAIL_UNVERIFIED = 'Verify your email address first: follow the link mailed at signup (POST /api/v1/email-verifications sends it again)';
@@ -23,7 +24,8 @@ export const SESSION_REQUIRED = 'This route needs a session: sign in with POST /
  * 3. where (Tenancy): account membership, the platform project, the enabled API, `mfa_required`;
  * 4. how often: the data API's rate limit, on routes with a tenant scope;
  * 5. the account role the policy names (the owner counts as admin, a secret key acts as admin);
- * 6. a verified email where the policy asks for one (403 `email_unverified`; keys are no users).
+ * 6. a verified email where the policy asks for one (403 `email_unverified`; keys are no users);
+ * 7. the channel role the policy names, in a channel of the scope (ChannelRoles).
  * Routes open to anyone, a signed URL or an upload URL read no credential here: the route checks
  * its URL's own token.
  */
@@ -37,6 +39,7 @@ export class AccessGuard implements CanActivate {
     private readonly tenancy: Tenancy,
     private readonly rateLimit: RateLimitGuard,
     private readonly credentials: CredentialsChanges,
+    private readonly channelRoles: ChannelRoles,
   ) {
     this.policies = new RouteMetadata(reflector, ACCESS);
   }
@@ -57,6 +60,7 @@ export class AccessGuard implements CanActivate {
     if (policy.verifiedEmail && principal.kind === 'user' && !(await this.credentials.emailVerified(principal.userId))) {
       throw new ForbiddenException({ message: EMAIL_UNVERIFIED, code: 'email_unverified' });
     }
+    if (policy.channel) await this.channelRoles.assert(request, policy.channel);
     return true;
   }
 }

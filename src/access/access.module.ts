@@ -1,19 +1,22 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module';
+import { ChannelsModule } from '../channels/channels.module';
+import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { UsersModule } from '../users/users.module';
 import { AccessGuard } from './access.guard';
+import { ChannelRoles } from './channel-roles';
 import { RouteDeclarations } from './route-declarations';
 
 /**
  * Who may call what: each route's declared access policy (`@Access()`, src/access/access-policy.ts)
  * and the one guard that enforces it (AccessGuard: credential, step-up, tenancy, rate limit, role,
- * verified email). Invariant: every route declares a policy, checked when the application starts
+ * verified email, channel role). Invariant: every route declares a policy, checked when the application starts
  * (RouteDeclarations), and nothing but that declaration decides who reaches a handler.
  */
 @Module({
-  imports: [DiscoveryModule, AuthModule, UsersModule],
-  providers: [AccessGuard, RouteDeclarations],
+  imports: [DiscoveryModule, AuthModule, UsersModule, ChannelsModule, CollaboratorsModule],
+  providers: [AccessGuard, ChannelRoles, RouteDeclarations],
   // AppModule makes it the one global guard.
   exports: [AccessGuard],
 })

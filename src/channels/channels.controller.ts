@@ -13,8 +13,6 @@ import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, Channe
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../collaborators/content-actor.decorator';
 
 @ApiTags('channels')
 @Controller('channels')
@@ -76,7 +74,7 @@ export class ChannelsController {
     return this.channels.findOne(scope, id);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'manager', param: 'id' } })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a channel',
@@ -88,15 +86,14 @@ export class ChannelsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async updateChannel(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('id', ParseObjectIdPipe) id: string,
     @Body() dto: UpdateChannelDto,
   ): Promise<ChannelUpdatedResponse> {
-    await this.channels.update(scope, actor, id, dto);
+    await this.channels.update(scope, id, dto);
     return { message: 'Channel updated' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'id' } })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a channel',
@@ -106,8 +103,8 @@ export class ChannelsController {
   })
   @ApiOkResponse({ type: ChannelDeletedResponse, description: 'Channel and its projects deleted' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async deleteChannel(@Tenant() scope: TenantScope, @Actor() actor: ContentActor, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
-    await this.channels.removeFor(scope, actor, id);
+  async deleteChannel(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
+    await this.channels.remove(scope, id);
     return { message: 'Channel deleted' };
   }
 }

@@ -8,26 +8,6 @@ export interface ChannelDeletedEvent {
   channelId: string;
 }
 
-/** Who asks for a change of a channel, as the collaborators module judges it (`ContentActor`). */
-export interface ChannelActor {
-  readonly admin: boolean;
-  readonly userId: string | null;
-}
-
-/**
- * Emitted (awaited) before a caller changes a channel (`manager` to update it, `owner` to delete it):
- * the collaborators module refuses (403) a caller below `role` in that channel who is not a platform
- * admin, and nothing is written.
- */
-export const CHANNEL_CHANGING = 'channel.changing';
-
-export interface ChannelChangingEvent {
-  scope: TenantScope;
-  channelId: string;
-  actor: ChannelActor;
-  role: 'manager' | 'owner';
-}
-
 /** Emitted (awaited) after a channel is created, so its creator becomes its owner; an error withdraws the channel. */
 export const CHANNEL_CREATED = 'channel.created';
 

@@ -9,8 +9,7 @@ import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorat
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { CollaboratorsService, type ContentActor } from './collaborators.service';
-import { Actor } from './content-actor.decorator';
+import { CollaboratorsService } from './collaborators.service';
 import { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collaborator.dto';
 import { CollaboratorRemovedResponse, CollaboratorResponse } from './dto/collaborator.response';
 
@@ -23,7 +22,7 @@ const KEEPS_OWNER =
 export class CollaboratorsController {
   constructor(private readonly collaborators: CollaboratorsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'channelId' } })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -49,11 +48,10 @@ export class CollaboratorsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   addChannelCollaborator(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Body() dto: AddCollaboratorDto,
   ): Promise<CollaboratorResponse> {
-    return this.collaborators.add(scope, actor, channelId, dto);
+    return this.collaborators.add(scope, channelId, dto);
   }
 
   @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
@@ -73,33 +71,31 @@ export class CollaboratorsController {
     return withTotalCount(reply, await this.collaborators.list(scope, channelId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'channelId' } })
   @Patch(':userId')
   @ApiOperation({ summary: "Change a collaborator's role or end", description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   changeChannelCollaborator(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Param('userId', ParseObjectIdPipe) userId: string,
     @Body() dto: ChangeCollaboratorDto,
   ): Promise<CollaboratorResponse> {
-    return this.collaborators.change(scope, actor, channelId, userId, dto);
+    return this.collaborators.change(scope, channelId, userId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'channelId' } })
   @Delete(':userId')
   @ApiOperation({ summary: 'Remove a collaborator from a channel', description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async removeChannelCollaborator(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Param('userId', ParseObjectIdPipe) userId: string,
   ): Promise<CollaboratorRemovedResponse> {
-    await this.collaborators.remove(scope, actor, channelId, userId);
+    await this.collaborators.remove(scope, channelId, userId);
     return { message: 'Collaborator removed' };
   }
 }

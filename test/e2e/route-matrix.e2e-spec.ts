@@ -1,8 +1,9 @@
 import { JwtService } from '@nestjs/jwt';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accessTable, TABLE_END, TABLE_START } from '../../src/access/access-table';
-import { declaredRoutes, type AccessPolicy, type CredentialKind, CREDENTIAL_KINDS, type DeclaredRoute } from '../../src/access/access-policy';
+import { declaredRoutes, type AccessPolicy, type ChannelRoleName, type CredentialKind, CREDENTIAL_KINDS, type DeclaredRoute } from '../../src/access/access-policy';
 import { EMAIL_UNVERIFIED, SESSION_REQUIRED } from '../../src/access/access.guard';
 import { INVALID_API_KEY, ORIGIN_REFUSED } from '../../src/access/authentication';
 import { KEYS_CANNOT_MANAGE, PROJECT_NOT_FOUND, PUBLISHABLE_KEYS_VIEW_ONLY, VIEWER_ROUTES_NEED_PUBLISHABLE_KEY } from '../../src/access/tenancy';
@@ -15,7 +16,8 @@ import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-ap
 /**
  * The access matrix, generated from the OpenAPI document and the routes' declared policies
  * (`declaredRoutes()`, filled by `@Access()`): every operation is called with every kind of
- * credential, and, where its policy asks for them, every account role, a stale token on step-up
+ * credential, and, where its policy asks for them, every account role, every channel role (and
+ * none) in a channel of the project, a stale token on step-up
  * routes, a password-only caller in an account that requires a second factor, a project of another
  * account, and an unverified user. Each row's expected answer is derived from the policy and the
  * contract (401 without a valid credential, 403 for a credential of another kind or a role, a step-up
@@ -33,18 +35,22 @@ interface Row {
   readonly expected: Outcome;
   /** Whose account and platform project the path names: the unverified user's, the mfa account's member's, else the owner's (and an unknown account). */
   readonly ids?: 'unverified' | 'mfa';
+  /** The channel the route's channel parameter names: one whose collaborators hold each role (else an unknown id). */
+  readonly channel?: () => Promise<string>;
   readonly options: () => Promise<RequestOptions>;
 }
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const UNKNOWN_ID = '6650c0ffee00000000000bad';
 const ACCOUNT_ROLES: readonly Role[] = ['admin', 'manager', 'developer'];
+const CHANNEL_ROLES: readonly ChannelRoleName[] = ['owner', 'manager', 'editor', 'viewer'];
+const CHANNEL_RANK: Record<ChannelRoleName, number> = { owner: 4, manager: 3, editor: 2, viewer: 1 };
 
 /** The guard's own refusals: a 401 or a 403 that is one of these is an access outcome; any other answer got past access. */
 const REFUSALS_401 = [/^Missing bearer token/, /^Invalid or expired token$/, new RegExp(`^${INVALID_API_KEY}$`), /^The session has ended/, /^This token was issued before/];
 const REFUSALS_403_MESSAGES = [KEYS_CANNOT_MANAGE, PUBLISHABLE_KEYS_VIEW_ONLY, VIEWER_ROUTES_NEED_PUBLISHABLE_KEY, SESSION_REQUIRED, ORIGIN_REFUSED, EMAIL_UNVERIFIED];
 const REFUSALS_403_PATTERNS = [/^This operation needs the role /, /^The \w+ API is not enabled for this project$/, /^This API key's scopes do not include/];
-const REFUSAL_CODES = ['step_up_required', 'mfa_required', 'email_unverified'];
+const REFUSAL_CODES = ['step_up_required', 'mfa_required', 'email_unverified', 'channel_role_required'];
 
 function outcomeOf(res: HttpResponse): Outcome {
   const message = typeof res.body?.message === 'string' ? res.body.message : '';
@@ -80,6 +86,9 @@ describe('route matrix: every operation x credential, role and assurance, from t
   let secretKey: string;
   let publishableKey: string;
   let staleToken: string;
+  /** Developers of the owner's account, one per channel role they are given in every channel the matrix makes, and one with none. */
+  let collaborators: Record<ChannelRoleName | 'none', TestUser>;
+  let sharedChannel: string;
   let document: { paths: Record<string, Record<string, Operation>> };
   const byHandler = new Map<string, DeclaredRoute>();
 
@@ -107,12 +116,37 @@ describe('route matrix: every operation x credential, role and assurance, from t
     if (required.status !== 200) throw new Error(`requireMfa: ${required.status} ${required.text}`);
     // A token of the owner's, valid, that proved its password two hours ago: stale for a step-up.
     const twoHoursAgo = Date.now() - 2 * 60 * 60 * 1000;
+    collaborators = {
+      owner: await createUser(t.http, 'developer', owner.token),
+      manager: await createUser(t.http, 'developer', owner.token),
+      editor: await createUser(t.http, 'developer', owner.token),
+      viewer: await createUser(t.http, 'developer', owner.token),
+      none: await createUser(t.http, 'developer', owner.token),
+    };
+    sharedChannel = await channelWithCollaborators();
     staleToken = new JwtService({ secret: TEST_JWT_SECRET }).sign({ sub: owner.id, acc: owner.accountId, asr: 'password', ims: twoHoursAgo }, { expiresIn: 3600 });
   }, 180_000);
 
   afterAll(async () => {
     await t?.close();
   });
+
+  /** A channel of the owner's project whose collaborators hold each role. */
+  async function channelWithCollaborators(): Promise<string> {
+    const suffix = randomBytes(5).toString('hex');
+    const client = await t.http.post('/clients', { name: 'Matrix', email: `matrix-${suffix}@example.com` }, { token: owner.token });
+    const channel = await t.http.post(
+      '/channels',
+      { clientId: client.body.id, name: 'Matrix', username: `matrix_${suffix}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+      { token: owner.token },
+    );
+    if (channel.status !== 200) throw new Error(`channel: ${channel.status} ${channel.text}`);
+    for (const role of CHANNEL_ROLES) {
+      const added = await t.http.post(`/channels/${channel.body.id}/collaborators`, { userId: collaborators[role].id, role }, { token: owner.token });
+      if (added.status !== 201) throw new Error(`collaborator: ${added.status} ${added.text}`);
+    }
+    return channel.body.id as string;
+  }
 
   /** A fresh owner's token (a step-up counts from the login) and a fresh session: earlier rows may have signed either out. */
   async function ownerToken(): Promise<string> {
@@ -126,7 +160,7 @@ describe('route matrix: every operation x credential, role and assurance, from t
   }
 
   /** The rows of one operation: one per credential kind, then the roles and assurances its policy names. */
-  function rowsOf(policy: AccessPolicy): Row[] {
+  function rowsOf(policy: AccessPolicy, method: string): Row[] {
     const open = policy.scope === 'none';
     const outcome = (kind: CredentialKind): Outcome => (open ? 'past' : passes(policy, kind) ? 'past' : 403);
     const rows: Row[] = [
@@ -170,6 +204,19 @@ describe('route matrix: every operation x credential, role and assurance, from t
       }
       rows.push({ label: 'role owner', expected: roleAllows(policy, 'admin') ? 'past' : 403, options: async () => ({ token: await ownerToken() }) });
     }
+    if (policy.channel) {
+      const needed = CHANNEL_RANK[policy.channel.role];
+      // A delete that gets past access deletes its channel: each such row gets a channel of its own.
+      const channel = method === 'delete' ? channelWithCollaborators : () => Promise.resolve(sharedChannel);
+      for (const role of [...CHANNEL_ROLES, 'none'] as const) {
+        rows.push({
+          label: `channel role ${role}`,
+          expected: role !== 'none' && CHANNEL_RANK[role] >= needed ? 'past' : 403,
+          channel,
+          options: async () => ({ token: (await login(t.http, collaborators[role].email, collaborators[role].password)).body.accessToken }),
+        });
+      }
+    }
     if (policy.stepUp === true && passes(policy, 'userToken')) {
       rows.push({ label: 'stale token on a step-up', expected: 403, options: async () => ({ token: staleToken }) });
     }
@@ -195,14 +242,15 @@ describe('route matrix: every operation x credential, role and assurance, from t
    * The path with its parameters filled with unknown ids, so that a row that gets past access changes
    * nothing; but the caller's own account where a second factor is at stake (it is the account the
    * path names), and the caller's own platform project under `/api/v1/platform/projects/{id}`, whose
-   * routes answer an unknown one as the guard answers another account's.
+   * routes answer an unknown one as the guard answers another account's; `named` fills the others
+   * (the channel of a channel role's rows).
    */
-  function pathOf(endpoint: Endpoint, row: Row): string {
+  function pathOf(endpoint: Endpoint, row: Row, named: Record<string, string>): string {
     const caller = row.ids === 'mfa' ? mfaMember : row.ids === 'unverified' ? unverified : owner;
     const account = row.ids ? caller.accountId : UNKNOWN_ID;
     return endpoint.path
       .replace(/^\/api\/v1\/platform\/projects\/\{id\}/, `/api/v1/platform/projects/${caller.projectId}`)
-      .replace(/\{(\w+)\}/g, (_whole, name: string) => (name === 'accountId' ? account : UNKNOWN_ID));
+      .replace(/\{(\w+)\}/g, (_whole, name: string) => (name === 'accountId' ? account : (named[name] ?? UNKNOWN_ID)));
   }
 
   it('has a declared policy for every operation of the document, and every declared, documented route is in it', () => {
@@ -231,10 +279,11 @@ describe('route matrix: every operation x credential, role and assurance, from t
         mismatches.push(`${endpoint.operationId}: no rows (no declared policy)`);
         continue;
       }
-      for (const row of rowsOf(route.policy)) {
+      for (const row of rowsOf(route.policy, endpoint.method)) {
         const options = await row.options();
+        const channel = row.channel ? await row.channel() : UNKNOWN_ID;
         const body = endpoint.method === 'get' || endpoint.method === 'delete' ? undefined : {};
-        const res = await t.http.request(endpoint.method.toUpperCase(), pathOf(endpoint, row), body, options);
+        const res = await t.http.request(endpoint.method.toUpperCase(), pathOf(endpoint, row, { [route.policy.channel?.param ?? '']: channel }), body, options);
         count += 1;
         const got = outcomeOf(res);
         if (res.status >= 500 || got !== row.expected) {
