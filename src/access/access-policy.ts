@@ -54,11 +54,13 @@ export type StepUpWhen = true | ((body: Record<string, unknown>) => boolean);
 export type ChannelRoleName = 'owner' | 'manager' | 'editor' | 'viewer';
 
 /**
- * The channel role a route needs (or above), and the route parameter naming its channel. A platform
- * admin (the account's owner, an admin, a secret key) needs none.
+ * The channel role a route needs (or above), and how its channel is found: the route parameter
+ * `param` names the channel itself, or a content project of it (`from`). A platform admin (the
+ * account's owner, an admin, a secret key) needs none.
  */
 export interface ChannelRequirement {
   readonly role: ChannelRoleName;
+  readonly from: 'channel' | 'project';
   readonly param: string;
 }
 

@@ -3,6 +3,7 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AuthModule } from '../auth/auth.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
+import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
 import { AccessGuard } from './access.guard';
 import { ChannelRoles } from './channel-roles';
@@ -15,7 +16,7 @@ import { RouteDeclarations } from './route-declarations';
  * (RouteDeclarations), and nothing but that declaration decides who reaches a handler.
  */
 @Module({
-  imports: [DiscoveryModule, AuthModule, UsersModule, ChannelsModule, CollaboratorsModule],
+  imports: [DiscoveryModule, AuthModule, UsersModule, ChannelsModule, CollaboratorsModule, ProjectsModule],
   providers: [AccessGuard, ChannelRoles, RouteDeclarations],
   // AppModule makes it the one global guard.
   exports: [AccessGuard],

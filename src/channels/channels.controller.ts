@@ -74,7 +74,7 @@ export class ChannelsController {
     return this.channels.findOne(scope, id);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'manager', param: 'id' } })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'manager', from: 'channel', param: 'id' } })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a channel',
@@ -93,7 +93,7 @@ export class ChannelsController {
     return { message: 'Channel updated' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'id' } })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'id' } })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a channel',

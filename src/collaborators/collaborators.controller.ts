@@ -22,7 +22,7 @@ const KEEPS_OWNER =
 export class CollaboratorsController {
   constructor(private readonly collaborators: CollaboratorsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'channelId' } })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -71,7 +71,7 @@ export class CollaboratorsController {
     return withTotalCount(reply, await this.collaborators.list(scope, channelId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'channelId' } })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Patch(':userId')
   @ApiOperation({ summary: "Change a collaborator's role or end", description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
@@ -85,7 +85,7 @@ export class CollaboratorsController {
     return this.collaborators.change(scope, channelId, userId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', param: 'channelId' } })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Delete(':userId')
   @ApiOperation({ summary: 'Remove a collaborator from a channel', description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })

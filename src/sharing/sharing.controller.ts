@@ -15,8 +15,6 @@ import { CreateShareLinkDto } from './dto/create-share-link.dto';
 import { GrantView } from './dto/grant.response';
 import { CreatedShareLinkView, ShareLinkView } from './dto/share-link.response';
 import { SharingService } from './sharing.service';
-import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../collaborators/content-actor.decorator';
 
 /** Who may share a project (CONTENT.md): said on every route that does. */
 const MANAGER_NEEDED =
@@ -29,7 +27,7 @@ const MANAGER_NEEDED =
 export class SharingController {
   constructor(private readonly sharing: SharingService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Post('share-links')
   @Idempotent()
   @ApiOperation({
@@ -44,11 +42,10 @@ export class SharingController {
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createShareLink(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateShareLinkDto,
   ): Promise<CreatedShareLinkView> {
-    return this.sharing.createShareLink(scope, actor, projectId, dto);
+    return this.sharing.createShareLink(scope, projectId, dto);
   }
 
   @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
@@ -68,22 +65,21 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listShareLinks(scope, projectId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Delete('share-links/:shareLinkId')
   @ApiOperation({ summary: 'Revoke a share link', description: `Viewers get 404 through it from now on. Revoking a revoked link answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Share link revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeShareLink(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Param('shareLinkId', ParseObjectIdPipe) shareLinkId: string,
   ): Promise<MessageResponseDto> {
-    await this.sharing.revokeShareLink(scope, actor, projectId, shareLinkId);
+    await this.sharing.revokeShareLink(scope, projectId, shareLinkId);
     return { message: 'Share link revoked' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Post('grants')
   @Idempotent()
   @ApiOperation({
@@ -98,11 +94,10 @@ export class SharingController {
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createGrant(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateGrantDto,
   ): Promise<GrantView> {
-    return this.sharing.createGrant(scope, actor, projectId, dto);
+    return this.sharing.createGrant(scope, projectId, dto);
   }
 
   @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
@@ -122,18 +117,17 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listGrants(scope, projectId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Delete('grants/:grantId')
   @ApiOperation({ summary: 'Revoke a grant', description: `The grant ends at once. Revoking a revoked grant answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Grant revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeGrant(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Param('grantId', ParseObjectIdPipe) grantId: string,
   ): Promise<MessageResponseDto> {
-    await this.sharing.revokeGrant(scope, actor, projectId, grantId);
+    await this.sharing.revokeGrant(scope, projectId, grantId);
     return { message: 'Grant revoked' };
   }
 }

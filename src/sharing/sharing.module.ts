@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AssetsModule } from '../assets/assets.module';
 import { AuthModule } from '../auth/auth.module';
-import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
 import { Grant, GrantSchema } from './grant.schema';
@@ -41,7 +40,6 @@ import { ViewerService } from './viewer.service';
     UsersModule,
     AuthModule,
     AssetsModule,
-    CollaboratorsModule,
   ],
   controllers: [SharingController, ViewerController],
   providers: [ShareLinksRepository, GrantsRepository, SharingService, ViewerService, SharingListener],

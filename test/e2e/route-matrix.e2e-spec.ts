@@ -29,14 +29,15 @@ import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-ap
 type Outcome = 'past' | 401 | 403 | 404;
 type Operation = { operationId: string };
 type Endpoint = { path: string; method: string; operationId: string };
+type Channel = { channelId: string; projectId: string };
 
 interface Row {
   readonly label: string;
   readonly expected: Outcome;
   /** Whose account and platform project the path names: the unverified user's, the mfa account's member's, else the owner's (and an unknown account). */
   readonly ids?: 'unverified' | 'mfa';
-  /** The channel the route's channel parameter names: one whose collaborators hold each role (else an unknown id). */
-  readonly channel?: () => Promise<string>;
+  /** The channel (and a content project of it) the route's channel parameter names: one whose collaborators hold each role. */
+  readonly channel?: () => Promise<Channel>;
   readonly options: () => Promise<RequestOptions>;
 }
 
@@ -88,7 +89,7 @@ describe('route matrix: every operation x credential, role and assurance, from t
   let staleToken: string;
   /** Developers of the owner's account, one per channel role they are given in every channel the matrix makes, and one with none. */
   let collaborators: Record<ChannelRoleName | 'none', TestUser>;
-  let sharedChannel: string;
+  let sharedChannel: Channel;
   let document: { paths: Record<string, Record<string, Operation>> };
   const byHandler = new Map<string, DeclaredRoute>();
 
@@ -131,8 +132,8 @@ describe('route matrix: every operation x credential, role and assurance, from t
     await t?.close();
   });
 
-  /** A channel of the owner's project whose collaborators hold each role. */
-  async function channelWithCollaborators(): Promise<string> {
+  /** A channel of the owner's project, with a content project, whose collaborators hold each role. */
+  async function channelWithCollaborators(): Promise<Channel> {
     const suffix = randomBytes(5).toString('hex');
     const client = await t.http.post('/clients', { name: 'Matrix', email: `matrix-${suffix}@example.com` }, { token: owner.token });
     const channel = await t.http.post(
@@ -145,7 +146,9 @@ describe('route matrix: every operation x credential, role and assurance, from t
       const added = await t.http.post(`/channels/${channel.body.id}/collaborators`, { userId: collaborators[role].id, role }, { token: owner.token });
       if (added.status !== 201) throw new Error(`collaborator: ${added.status} ${added.text}`);
     }
-    return channel.body.id as string;
+    const project = await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle: 'Matrix', projectTypeId: 'show' }, { token: owner.token });
+    if (project.status !== 201) throw new Error(`project: ${project.status} ${project.text}`);
+    return { channelId: channel.body.id as string, projectId: project.body._id as string };
   }
 
   /** A fresh owner's token (a step-up counts from the login) and a fresh session: earlier rows may have signed either out. */
@@ -281,9 +284,11 @@ describe('route matrix: every operation x credential, role and assurance, from t
       }
       for (const row of rowsOf(route.policy, endpoint.method)) {
         const options = await row.options();
-        const channel = row.channel ? await row.channel() : UNKNOWN_ID;
+        const channel = row.channel ? await row.channel() : undefined;
+        const requirement = route.policy.channel;
+        const named = requirement && channel ? { [requirement.param]: requirement.from === 'channel' ? channel.channelId : channel.projectId } : {};
         const body = endpoint.method === 'get' || endpoint.method === 'delete' ? undefined : {};
-        const res = await t.http.request(endpoint.method.toUpperCase(), pathOf(endpoint, row, { [route.policy.channel?.param ?? '']: channel }), body, options);
+        const res = await t.http.request(endpoint.method.toUpperCase(), pathOf(endpoint, row, named), body, options);
         count += 1;
         const got = outcomeOf(res);
         if (res.status >= 500 || got !== row.expected) {
