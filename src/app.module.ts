@@ -3,15 +3,13 @@ import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
+import { AccessModule } from './access/access.module';
 import { AccountsModule } from './accounts/accounts.module';
 import { AuthModule } from './auth/auth.module';
-import { JwtAuthGuard } from './auth/jwt-auth.guard';
-import { RolesGuard } from './auth/roles.guard';
-import { EmailVerifiedGuard } from './auth/email-verified.guard';
+import { AccessGuard } from './access/access.guard';
 import { InvitationsModule } from './invitations/invitations.module';
 import { MigrationsModule } from './migrations/migrations.module';
 import { PlatformProjectsModule } from './platform-projects/platform-projects.module';
-import { TenancyGuard } from './tenancy/tenancy.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { logDestination } from './common/logging/app-logger';
@@ -31,7 +29,6 @@ import { MailModule } from './mail/mail.module';
 import type { EnvironmentVariables } from './config/env.validation';
 import { configModule } from './config/namespace';
 import { loggedUrl } from './common/logging/logged-url';
-import { RateLimitGuard } from './rate-limits/rate-limit.guard';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { EventsModule } from './events/events.module';
 import { AuditModule } from './audit/audit.module';
@@ -53,10 +50,11 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { SearchHistoryModule } from './search-history/search-history.module';
 
 /**
- * The whole application: every module, and the global guards in the order every request meets them:
- * authentication (who), tenancy (in which account and platform project), the rate limit, roles, and
- * a verified email where a route asks for one. A route runs only after all of them let it through,
- * so no controller checks who is calling or where it acts.
+ * The whole application: every module, and the one global guard (src/access/access.guard.ts), which
+ * holds every request to its route's declared access policy: authentication (who), tenancy (in which
+ * account and platform project), the rate limit, the role, and a verified email where the policy asks
+ * for one. A route runs only after it lets it through, so no controller checks who is calling or
+ * where it acts.
  */
 @Module({
   imports: [
@@ -97,6 +95,7 @@ import { SearchHistoryModule } from './search-history/search-history.module';
     RateLimitsModule,
     HealthModule,
     AuthModule,
+    AccessModule,
     AccountsModule,
     InvitationsModule,
     PlatformProjectsModule,
@@ -117,13 +116,8 @@ import { SearchHistoryModule } from './search-history/search-history.module';
     MigrationsModule,
   ],
   providers: [
-    // In this order: who is calling, where the request acts, how often they may, whether their role allows it,
-    // whether their email is verified where that matters.
-    { provide: APP_GUARD, useExisting: JwtAuthGuard },
-    { provide: APP_GUARD, useExisting: TenancyGuard },
-    { provide: APP_GUARD, useExisting: RateLimitGuard },
-    { provide: APP_GUARD, useExisting: RolesGuard },
-    { provide: APP_GUARD, useExisting: EmailVerifiedGuard },
+    // Each route's declared policy: who is calling, where the request acts, how often they may, their role, a verified email.
+    { provide: APP_GUARD, useExisting: AccessGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],

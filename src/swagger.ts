@@ -83,7 +83,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return sortKeys(linkProjectsToDataApis(linked, PROJECT_SOURCES));
 }
 
-/** A controller that names the user scheme itself and is also `@PlatformApi` lists it twice: once is enough. */
+/** A route whose own decorators name a scheme its access policy names too lists it twice: once is enough. */
 function dedupeSecurity(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(item as Record<string, { security?: Record<string, string[]>[] }>)) {

@@ -1,4 +1,4 @@
-import { StepUp } from '../sessions/session-cookie';
+import { Access } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
@@ -19,6 +19,7 @@ const ACCOUNT_ID = 'accountId';
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Get()
   @ApiOperation({ summary: "List the caller's accounts", description: 'Every account the caller is a member of, with their role in it.' })
   @ApiOkResponse({ type: AccountListResponse })
@@ -27,6 +28,7 @@ export class AccountsController {
     return { data: await this.accounts.listForUser(userId) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Post()
 
   @Idempotent()
@@ -40,6 +42,7 @@ export class AccountsController {
     return { data: await this.accounts.create(audit, userId, dto.name, dto.type, 'admin') };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get(':accountId')
   @ApiOperation({ summary: 'Get an account', description: 'Members only: any other account is 404.' })
   @ApiOkResponse({ type: AccountEnvelope })
@@ -48,9 +51,9 @@ export class AccountsController {
     return { data: await this.accounts.get(accountId, userId) };
   }
 
-  @Patch(':accountId')
   // Turning the requirement off lowers every member's bar: a step-up action; renaming is not.
-  @StepUp((body) => body.requireMfa === false)
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa', stepUp: (body) => body.requireMfa === false })
+  @Patch(':accountId')
   @ApiOperation({
     summary: 'Rename an account or change its type',
     description: 'Admins and the owner. `requireMfa: false` is a step-up action (403 `step_up_required`).',
@@ -66,8 +69,8 @@ export class AccountsController {
     return { data: await this.accounts.update(audit, accountId, userId, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa', stepUp: true })
   @Post(':accountId/ownership')
-  @StepUp()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -88,6 +91,7 @@ export class AccountsController {
     return { data: await this.accounts.transferOwnership(audit, accountId, userId, dto.userId.toLowerCase()) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get(':accountId/members')
   @ApiOperation({ summary: 'List members', description: 'Any member of the account.' })
   @ApiOkResponse({ type: MemberListResponse })
@@ -96,6 +100,7 @@ export class AccountsController {
     return { data: await this.accounts.listMembers(accountId, userId) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Patch(':accountId/members/:userId')
   @ApiOperation({
     summary: "Change a member's role",
@@ -113,7 +118,7 @@ export class AccountsController {
     return { data: await this.accounts.changeRole(audit, accountId, callerId, memberId, dto.role) };
   }
 
-  @StepUp()
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa', stepUp: true })
   @Delete(':accountId/members/:userId')
   @ApiOperation({
     summary: 'Remove a member, or leave',

@@ -41,7 +41,7 @@ import { OwnershipTransfersRepository } from './ownership-transfers.repository';
     OwnershipTransfersRepository,
     AccountsService,
     MembershipsService,
-    // The tenancy guard (src/tenancy) reads memberships through this, without importing this module.
+    // The access guard's tenancy (src/access) reads memberships through this, without importing this module.
     { provide: MembershipLookup, useExisting: MembershipsService },
     { provide: AccountPolicyLookup, useExisting: AccountsService },
   ],

@@ -1,15 +1,13 @@
-import { StepUp } from '../sessions/session-cookie';
-import { RequiresVerifiedEmail } from '../auth/email-verified.guard';
+import { Access } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
-import { Roles } from '../common/decorators/roles.decorator';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import type { AccountAccess } from '../tenancy/principal';
-import { Account, InAccount } from '../tenancy/tenancy.decorators';
+import { Account } from '../tenancy/tenancy.decorators';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListResponse, CreatedApiKeyEnvelope } from './dto/api-key.response';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -21,17 +19,14 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
  * token: an API key is 403 here. A project or key of another account is 404, as an unknown id.
  */
 @ApiTags('api keys')
-@InAccount()
-@Roles('admin')
 @Controller('api/v1/platform/projects/:id/keys')
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', stepUp: true, roles: ['admin'], verifiedEmail: true })
   @Post()
   // A secret key moves money without its maker's email ever being proved: made only by verified users.
-  @RequiresVerifiedEmail()
   // A key acts without step-up ever after: making one is itself a step-up action, or it would be the way around one.
-  @StepUp()
   @Idempotent()
   @ApiOperation({
     summary: 'Create an API key',
@@ -52,6 +47,7 @@ export class ApiKeysController {
     return { data: await this.keys.create(audit, account.accountId, projectId, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', roles: ['admin'] })
   @Get()
   @ApiOperation({
     summary: "List a project's API keys",
@@ -63,7 +59,7 @@ export class ApiKeysController {
     return { data: await this.keys.list(account.accountId, projectId) };
   }
 
-  @StepUp()
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', stepUp: true, roles: ['admin'] })
   @Delete(':keyId')
   @ApiOperation({
     summary: 'Revoke an API key',
@@ -81,7 +77,7 @@ export class ApiKeysController {
     return { message: 'API key revoked' };
   }
 
-  @StepUp()
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', stepUp: true, roles: ['admin'] })
   @Post(':keyId/roll')
 
   @Idempotent()

@@ -1,7 +1,7 @@
+import { Access } from '../access/policy/access-policy';
 import { Controller, Get, Headers, NotFoundException, Param, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Public } from '../common/decorators/public.decorator';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { AssetContentResponses, AssetDelivery, downloaderOf } from './asset-delivery';
@@ -24,8 +24,8 @@ export class AssetLinksController {
     private readonly delivery: AssetDelivery,
   ) {}
 
+  @Access({ credentials: ['signedUrl'], scope: 'none' })
   @Get('asset-content/:signedGrant')
-  @Public()
   @ApiOperation({
     summary: "Download a ready asset's bytes at its signed URL",
     description:

@@ -1,6 +1,7 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Headers, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
@@ -8,7 +9,7 @@ import { ContentListResponse, withTotalCount } from '../common/paging/total-coun
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import type { Principal } from '../tenancy/principal';
-import { Caller, PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Caller, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { AssetContentResponses, AssetDelivery, downloaderOf, userBytesHeaders } from './asset-delivery';
 import { AssetStorage } from './asset-storage';
@@ -34,8 +35,6 @@ const EDITOR_NEEDED =
   'an API key acts as admin.';
 
 @ApiTags('assets')
-@ApiBearerAuth()
-@PlatformApi('projects')
 @Controller()
 export class AssetsController {
   constructor(
@@ -44,6 +43,7 @@ export class AssetsController {
     private readonly delivery: AssetDelivery,
   ) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Post('projects/:projectId/assets')
   @Idempotent()
   @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION + ` ${EDITOR_NEEDED}` })
@@ -64,6 +64,7 @@ export class AssetsController {
     return this.assets.create(scope, actor, projectId, dto, `${request.protocol}://${request.host}`);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('projects/:projectId/assets')
   @ApiOperation({ summary: "List a project's assets", description: 'Newest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.' })
   @ContentListResponse(AssetResponse, "The project's assets")
@@ -77,6 +78,7 @@ export class AssetsController {
     return withTotalCount(reply, await this.assets.list(scope, projectId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('assets/:assetId')
   @ApiOperation({ summary: 'Get an asset' })
   @ApiOkResponse({ type: AssetResponse, description: 'The asset' })
@@ -85,6 +87,7 @@ export class AssetsController {
     return this.assets.findOne(scope, assetId);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Patch('assets/:assetId')
   @ApiOperation({ summary: "Update an asset's title or description", description: EDITOR_NEEDED })
   @ApiOkResponse({ type: AssetResponse, description: 'The updated asset' })
@@ -98,6 +101,7 @@ export class AssetsController {
     return this.assets.update(scope, actor, assetId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Delete('assets/:assetId')
   @ApiOperation({ summary: 'Delete an asset', description: `Its stored bytes go too; an upload in progress ends. ${EDITOR_NEEDED}` })
   @ApiOkResponse({ type: AssetDeletedResponse, description: 'Asset deleted' })
@@ -107,6 +111,7 @@ export class AssetsController {
     return { message: 'Asset deleted' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('assets/:assetId/content')
   @ApiOperation({
     summary: "Download a ready asset's bytes",
@@ -129,6 +134,7 @@ export class AssetsController {
     await this.delivery.send(reply, asset, { range, ifNoneMatch, downloader: downloaderOf(caller) });
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('assets/:assetId/content-url')
   @ApiOperation({
     summary: "A signed short-lived URL of a ready asset's bytes",
@@ -148,6 +154,7 @@ export class AssetsController {
     return this.assets.contentUrl(scope, assetId, `${request.protocol}://${request.host}`);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('assets/:assetId/thumbnail')
   @ApiOperation({ summary: "A ready image's thumbnail", description: 'WebP, at most 320 pixels each side. An asset without one: 404.' })
   @ApiResponse({ status: 200, description: 'The thumbnail', content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } } })

@@ -1,9 +1,9 @@
+import { Access } from '../access/policy/access-policy';
 import { All, Controller, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '../common/decorators/public.decorator';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { Asset } from './asset.schema';
 import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
@@ -24,8 +24,8 @@ export class UploadsController {
     private readonly tus: TusUploads,
   ) {}
 
+  @Access({ credentials: ['uploadUrl'], scope: 'none' })
   @All('uploads/:assetId/:token')
-  @Public()
   async uploadWithToken(
     @Param('assetId', ParseObjectIdPipe) assetId: string,
     @Param('token') token: string,
@@ -37,9 +37,9 @@ export class UploadsController {
     await this.upload(found.scope, found.asset, request, reply);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   /** With the API's credentials: the upload is a change of the asset, so it needs what changing it needs (`editor` in its channel). */
   @All('assets/:assetId/upload')
-  @PlatformApi('projects')
   async uploadAsset(
     @Tenant() scope: TenantScope,
     @Actor() actor: ContentActor,

@@ -1,3 +1,4 @@
+import { Access } from '../access/policy/access-policy';
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -16,6 +17,7 @@ const ADMINS = 'Admins and the owner of the account; API keys never (403). Anoth
 export class AuditLogController {
   constructor(private readonly log: AuditLogService) {}
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: "List an account's audit log",
@@ -27,6 +29,7 @@ export class AuditLogController {
     return this.log.page(accountId, userId, query, query.limit, query.startingAfter);
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get('export')
   @ApiOperation({ summary: "Export an account's audit log", description: `Oldest first, streamed as JSON lines or CSV, with the list's filters. ${ADMINS}` })
   @ApiOkResponse({
@@ -51,6 +54,7 @@ export class AuditLogController {
     })()));
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get('verify')
   @ApiOperation({ summary: "Verify an account's audit log", description: `Walks the chain: numbers without gaps, each hash recomputed. ${ADMINS}` })
   @ApiOkResponse({ type: AuditVerifyResponse })

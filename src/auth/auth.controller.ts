@@ -1,10 +1,10 @@
+import { Access } from '../access/policy/access-policy';
 import { auditOriginOf } from '../audit/audit-context.decorator';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Caller } from '../tenancy/tenancy.decorators';
 import type { Principal } from '../tenancy/principal';
-import { Public } from '../common/decorators/public.decorator';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { AuthService } from './auth.service';
 import { LoginResponse, MeResponse, SignupResponse } from './dto/auth.response';
@@ -49,7 +49,7 @@ const LOGIN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse batte
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('singup')
   @Idempotent()
   @ApiOperation({
@@ -68,7 +68,7 @@ export class AuthController {
     return this.auth.signup(dto, request.ip, auditOriginOf(request));
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('signup')
   @Idempotent()
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
@@ -79,7 +79,7 @@ export class AuthController {
     return this.auth.signup(dto, request.ip, auditOriginOf(request));
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('login')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -102,6 +102,7 @@ export class AuthController {
     return this.auth.login(dto, request.ip, typeof agent === 'string' ? agent : null, String(request.id));
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Get('me')
   @ApiOperation({
     summary: 'The user of the bearer token',

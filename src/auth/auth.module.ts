@@ -9,22 +9,18 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
-import { TenancyGuard } from '../tenancy/tenancy.guard';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { JwtAuthGuard } from './jwt-auth.guard';
 import { AttemptsModule } from './attempts/attempts.module';
 import { SessionsModule } from '../sessions/sessions.module';
-import { RolesGuard } from './roles.guard';
-import { EmailVerifiedGuard } from './email-verified.guard';
 import { EmailLink, EmailLinkSchema, EmailLinkUse, EmailLinkUseSchema } from './email-links/email-link.schema';
 import { EmailLinksController } from './email-links/email-links.controller';
 import { EmailLinksRepository } from './email-links/email-links.repository';
 import { EmailLinksService } from './email-links/email-links.service';
 
 /**
- * Signup, login, the mailed links (email verification, password reset) and the global guards.
- * Invariants: every route needs authentication unless it is `@Public()`; a token issued before its
+ * Signup, login, the mailed links (email verification, password reset), and the providers of the
+ * access guard's authentication and tenancy (src/access). Invariants: a token issued before its
  * user's last password change is refused; an unknown email and a wrong password answer alike; every
  * login attempt is recorded before the password is checked (src/auth/attempts), and a mailed link's
  * token is stored only as its SHA-256 and used once.
@@ -62,14 +58,10 @@ import { EmailLinksService } from './email-links/email-links.service';
   controllers: [AuthController, EmailLinksController],
   providers: [
     AuthService,
-    JwtAuthGuard,
-    TenancyGuard,
-    RolesGuard,
-    EmailVerifiedGuard,
     EmailLinksRepository,
     EmailLinksService,
   ],
-  // AppModule registers the guards globally, in order: authentication, tenancy, roles, verified email.
-  exports: [JwtAuthGuard, TenancyGuard, RolesGuard, EmailVerifiedGuard],
+  // The access module verifies the tokens this module signs.
+  exports: [JwtModule],
 })
 export class AuthModule {}

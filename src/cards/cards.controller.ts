@@ -1,3 +1,4 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
@@ -8,16 +9,16 @@ import { CardDeletedResponse, CardEnvelope, CardListResponse } from './dto/card.
 import { CreateCardDto } from './dto/create-card.dto';
 import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('cards')
-@PlatformApi('cards')
 @Controller('v1/cards')
 export class CardsController {
   constructor(private readonly cards: CardsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
   @Post()
 
   @Idempotent()
@@ -37,6 +38,7 @@ export class CardsController {
     return { data: await this.cards.create(scope, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: "List a customer's cards",
@@ -50,6 +52,7 @@ export class CardsController {
     return this.cards.list(scope, query);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a card' })
   @ApiOkResponse({ type: CardEnvelope, description: 'The card' })
@@ -58,6 +61,7 @@ export class CardsController {
     return { data: await this.cards.get(scope, id) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
   @Post(':id')
 
   @Idempotent()
@@ -74,6 +78,7 @@ export class CardsController {
     return { data: await this.cards.update(scope, id, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
   @Post(':id/default')
 
   @Idempotent()
@@ -88,6 +93,7 @@ export class CardsController {
     return { data: await this.cards.setDefault(scope, id) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a card',

@@ -1,27 +1,25 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import type { ChannelActor } from './channels.events';
 import { ChannelsService } from './channels.service';
 import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, ChannelUpdatedResponse } from './dto/channel.response';
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { Actor } from './content-actor.decorator';
 
 @ApiTags('channels')
-@ApiBearerAuth()
-@PlatformApi('channels')
 @Controller('channels')
 export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Post()
 
   @Idempotent()
@@ -48,6 +46,7 @@ export class ChannelsController {
     return { message: 'Channel created', id: await this.channels.create(scope, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Get('client/:clientId')
   @ApiOperation({
     summary: "List a client's channels",
@@ -66,6 +65,7 @@ export class ChannelsController {
     return withTotalCount(reply, await this.channels.listByClient(scope, clientId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a channel' })
   @ApiOkResponse({ type: ChannelResponse, description: 'The channel' })
@@ -74,6 +74,7 @@ export class ChannelsController {
     return this.channels.findOne(scope, id);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'manager', from: 'channel', param: 'id' } })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a channel',
@@ -85,14 +86,14 @@ export class ChannelsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   async updateChannel(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ChannelActor,
     @Param('id', ParseObjectIdPipe) id: string,
     @Body() dto: UpdateChannelDto,
   ): Promise<ChannelUpdatedResponse> {
-    await this.channels.update(scope, actor, id, dto);
+    await this.channels.update(scope, id, dto);
     return { message: 'Channel updated' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'id' } })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a channel',
@@ -102,8 +103,8 @@ export class ChannelsController {
   })
   @ApiOkResponse({ type: ChannelDeletedResponse, description: 'Channel and its projects deleted' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async deleteChannel(@Tenant() scope: TenantScope, @Actor() actor: ChannelActor, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
-    await this.channels.removeFor(scope, actor, id);
+  async deleteChannel(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
+    await this.channels.remove(scope, id);
     return { message: 'Channel deleted' };
   }
 }

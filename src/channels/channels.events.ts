@@ -1,10 +1,8 @@
 /** This module's in-process events; names, payloads and answers are declared in src/events/in-process-events.ts. */
 export {
-  CHANNEL_CHANGING,
   CHANNEL_CREATED,
   CHANNEL_DELETED,
   type ChannelActor,
-  type ChannelChangingEvent,
   type ChannelCreatedEvent,
   type ChannelDeletedEvent,
 } from '../events/in-process-events';

@@ -8,7 +8,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { usernameKey } from './channel.schema';
 import { ChannelsRepository } from './channels.repository';
-import { type ChannelActor, CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_CHANGING, type ChannelChangingEvent, type ChannelCreatedEvent, ChannelDeletedEvent } from './channels.events';
+import { CHANNEL_CREATED, CHANNEL_DELETED, type ChannelCreatedEvent, ChannelDeletedEvent } from './channels.events';
 import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
@@ -82,9 +82,8 @@ export class ChannelsService {
     return toChannelResponse(channel);
   }
 
-  /** A caller's update: the channel's managers' or a platform admin's only (CHANNEL_CHANGING refuses anyone else with 403). */
-  async update(scope: TenantScope, actor: ChannelActor, id: string, dto: UpdateChannelDto): Promise<void> {
-    await this.assertMayChange(scope, actor, id, 'manager');
+  /** A caller's update (the channel's managers' or a platform admin's: their route's access policy). */
+  async update(scope: TenantScope, id: string, dto: UpdateChannelDto): Promise<void> {
     await this.clients.assertProjectsExist(scope, dto.projectIds);
     let matched: boolean;
     try {
@@ -93,22 +92,6 @@ export class ChannelsService {
       throw usernameConflictOr(error);
     }
     if (!matched) throw new NotFoundException(CHANNEL_NOT_FOUND);
-  }
-
-  /**
-   * A caller's delete: the channel's owner's or a platform admin's only (CHANNEL_CHANGING, awaited,
-   * refuses anyone else with 403). An unknown channel is 404 to anyone, its leftovers removed.
-   */
-  async removeFor(scope: TenantScope, actor: ChannelActor, id: string): Promise<void> {
-    await this.assertMayChange(scope, actor, id, 'owner');
-    await this.remove(scope, id);
-  }
-
-  /** Refuses (403) a caller below `role` in an existing channel; an unknown one is left to the write's 404. */
-  private async assertMayChange(scope: TenantScope, actor: ChannelActor, id: string, role: ChannelChangingEvent['role']): Promise<void> {
-    if (actor.admin || !(await this.channels.existsById(scope, id))) return;
-    const event: ChannelChangingEvent = { scope, channelId: id, actor, role };
-    await this.events.emitAsync(CHANNEL_CHANGING, event);
   }
 
   /**

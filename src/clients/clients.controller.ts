@@ -1,13 +1,13 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../common/decorators/roles.decorator';
 import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
 import { IncludeDeletedQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { ClientsService } from './clients.service';
 import { ClientResponse } from './dto/client.response';
@@ -19,11 +19,11 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
 
 @ApiTags('clients')
-@PlatformApi('clients')
 @Controller('clients')
 export class ClientsController {
   constructor(private readonly clients: ClientsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
   @Post()
 
   @Idempotent()
@@ -42,6 +42,7 @@ export class ClientsController {
     return { message: 'Client created', id: await this.clients.create(scope, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: 'List clients',
@@ -59,6 +60,7 @@ export class ClientsController {
     return withTotalCount(reply, await this.clients.list(scope, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a client', description: 'A soft-deleted client is 404 unless `includeDeleted=true`.' })
   @ApiOkResponse({ type: ClientResponse })
@@ -71,6 +73,7 @@ export class ClientsController {
     return this.clients.get(scope, id, query.includeDeleted);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a client',
@@ -87,6 +90,7 @@ export class ClientsController {
     return { message: 'Client updated' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
   @Patch(':id/soft-delete')
   @ApiOperation({
     summary: 'Soft-delete a client',
@@ -100,6 +104,7 @@ export class ClientsController {
     return { message: 'Client soft-deleted' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
   @Patch(':id/restore')
   @ApiOperation({
     summary: 'Restore a soft-deleted client',
@@ -112,8 +117,8 @@ export class ClientsController {
     return { message: 'Client restored' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa', roles: ['admin'] })
   @Delete(':id')
-  @Roles('admin')
   @ApiOperation({
     summary: 'Hard-delete a client',
     description:

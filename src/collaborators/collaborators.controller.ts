@@ -1,15 +1,15 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { CollaboratorsService, type ContentActor } from './collaborators.service';
-import { Actor } from '../channels/content-actor.decorator';
+import { CollaboratorsService } from './collaborators.service';
 import { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collaborator.dto';
 import { CollaboratorRemovedResponse, CollaboratorResponse } from './dto/collaborator.response';
 
@@ -18,12 +18,11 @@ const KEEPS_OWNER =
   'A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.';
 
 @ApiTags('channels')
-@ApiBearerAuth()
-@PlatformApi('channels')
 @Controller('channels/:channelId/collaborators')
 export class CollaboratorsController {
   constructor(private readonly collaborators: CollaboratorsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -49,13 +48,13 @@ export class CollaboratorsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   addChannelCollaborator(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Body() dto: AddCollaboratorDto,
   ): Promise<CollaboratorResponse> {
-    return this.collaborators.add(scope, actor, channelId, dto);
+    return this.collaborators.add(scope, channelId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: "List a channel's collaborators",
@@ -72,31 +71,31 @@ export class CollaboratorsController {
     return withTotalCount(reply, await this.collaborators.list(scope, channelId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Patch(':userId')
   @ApiOperation({ summary: "Change a collaborator's role or end", description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   changeChannelCollaborator(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Param('userId', ParseObjectIdPipe) userId: string,
     @Body() dto: ChangeCollaboratorDto,
   ): Promise<CollaboratorResponse> {
-    return this.collaborators.change(scope, actor, channelId, userId, dto);
+    return this.collaborators.change(scope, channelId, userId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Delete(':userId')
   @ApiOperation({ summary: 'Remove a collaborator from a channel', description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async removeChannelCollaborator(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
     @Param('userId', ParseObjectIdPipe) userId: string,
   ): Promise<CollaboratorRemovedResponse> {
-    await this.collaborators.remove(scope, actor, channelId, userId);
+    await this.collaborators.remove(scope, channelId, userId);
     return { message: 'Collaborator removed' };
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnInProcessEvent } from '../events/in-process-events';
-import { CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_CHANGING, type ChannelChangingEvent, type ChannelCreatedEvent, type ChannelDeletedEvent } from '../channels/channels.events';
+import { CHANNEL_CREATED, CHANNEL_DELETED, type ChannelCreatedEvent, type ChannelDeletedEvent } from '../channels/channels.events';
 import { CollaboratorsService } from './collaborators.service';
 
 @Injectable()
@@ -11,12 +11,6 @@ export class CollaboratorsListener {
   @OnInProcessEvent(CHANNEL_CREATED, { suppressErrors: false })
   onChannelCreated(event: ChannelCreatedEvent): Promise<void> {
     return this.collaborators.addCreator(event.scope, event.channelId);
-  }
-
-  /** A channel's managers update it, its owner deletes it (or a platform admin): a 403 here stops the change. */
-  @OnInProcessEvent(CHANNEL_CHANGING, { suppressErrors: false })
-  onChannelChanging(event: ChannelChangingEvent): Promise<void> {
-    return this.collaborators.assertRole(event.scope, event.actor, [event.channelId], event.role);
   }
 
   /** A channel's collaborators go with it. */

@@ -14,8 +14,9 @@ import { CollaboratorsService } from './collaborators.service';
  * A channel's collaborators: members of the account with one role each in the channel (`owner`,
  * `manager`, `editor`, `viewer`; a unique index on channel and user), optionally until `expiresAt`,
  * after which they count as none. `CollaboratorsService.assertRole` is the one check of who may
- * change a channel's content projects: a platform admin, the account's owner or an API key always,
- * anyone else only with a live role at or above the one the write needs.
+ * change a channel or its content projects: a platform admin, the account's owner or an API key
+ * always, anyone else only with a live role at or above the one the write needs. The access guard
+ * asks it for routes whose access policy names a channel role (src/access/channel-roles.ts).
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Collaborator.name, schema: CollaboratorSchema }]), ChannelsModule, AccountsModule, ClockModule, LeasesModule],

@@ -36,7 +36,8 @@ export type ContentActor = ChannelActor;
 /**
  * A channel's collaborators: members of the account, each with one role per channel and an
  * optional end, after which they count as none. The channel's creator is its owner. Managing them
- * needs the channel role owner or the platform role admin.
+ * needs the channel role owner or the platform role admin (the routes' access policy, held by the
+ * access guard through `assertRole`).
  */
 @Injectable()
 export class CollaboratorsService {
@@ -49,9 +50,9 @@ export class CollaboratorsService {
     private readonly leases: Leases,
   ) {}
 
-  async add(scope: TenantScope, actor: ContentActor, channelId: string, dto: AddCollaboratorDto): Promise<CollaboratorResponse> {
+  /** The route's access policy asks for the channel role owner; an unknown channel is 404 here. */
+  async add(scope: TenantScope, channelId: string, dto: AddCollaboratorDto): Promise<CollaboratorResponse> {
     await this.assertChannel(scope, channelId);
-    await this.assertRole(scope, actor, [channelId], 'owner');
     if (!(await this.memberships.find(scope.accountId, dto.userId))) throw new NotFoundException(USER_NOT_FOUND);
     const expiresAt = this.futureOrNull(dto.expiresAt);
     const _id = new Types.ObjectId();
@@ -76,10 +77,9 @@ export class CollaboratorsService {
     return { items: rows.map(toCollaboratorResponse), total };
   }
 
-  async change(scope: TenantScope, actor: ContentActor, channelId: string, userId: string, dto: ChangeCollaboratorDto): Promise<CollaboratorResponse> {
-    // An unknown channel (another tenant's among them) is 404 before any role is asked.
+  async change(scope: TenantScope, channelId: string, userId: string, dto: ChangeCollaboratorDto): Promise<CollaboratorResponse> {
+    // An unknown channel (another tenant's among them) is 404; the access guard asked no role of it.
     await this.assertChannel(scope, channelId);
-    await this.assertRole(scope, actor, [channelId], 'owner');
     const set: Record<string, unknown> = {};
     if (dto.role !== undefined) set.role = dto.role;
     if (dto.expiresAt !== undefined) set.expiresAt = this.futureOrNull(dto.expiresAt);
@@ -118,9 +118,8 @@ export class CollaboratorsService {
     return toCollaboratorResponse(changed);
   }
 
-  async remove(scope: TenantScope, actor: ContentActor, channelId: string, userId: string): Promise<void> {
+  async remove(scope: TenantScope, channelId: string, userId: string): Promise<void> {
     await this.assertChannel(scope, channelId);
-    await this.assertRole(scope, actor, [channelId], 'owner');
     await this.underOwnersLease(channelId, async () => {
       const current = await this.collaborators.find(scope, channelId, userId);
       if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);

@@ -1,13 +1,13 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../common/decorators/roles.decorator';
 import { MessageResponseDto, MessageWithIdResponseDto } from '../common/dto/error-response.dto';
 import { IncludeDeletedQuery } from '../common/paging/content-list.query';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CollectionsService } from './collections.service';
 import { CollectionResponse } from './dto/collection.response';
@@ -19,11 +19,11 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 const message = (text: string) => ({ type: MessageResponseDto, example: { message: text } });
 
 @ApiTags('collections')
-@PlatformApi('collections')
 @Controller('collections')
 export class CollectionsController {
   constructor(private readonly collections: CollectionsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
   @Post()
 
   @Idempotent()
@@ -34,6 +34,7 @@ export class CollectionsController {
     return { message: 'Collection created', id: await this.collections.create(scope, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: 'List collections',
@@ -51,6 +52,7 @@ export class CollectionsController {
     return withTotalCount(reply, await this.collections.list(scope, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a collection', description: 'A soft-deleted collection is 404 unless `includeDeleted=true`.' })
   @ApiOkResponse({ type: CollectionResponse })
@@ -63,6 +65,7 @@ export class CollectionsController {
     return this.collections.get(scope, id, query.includeDeleted);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a collection',
@@ -79,6 +82,7 @@ export class CollectionsController {
     return { message: 'Collection updated' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
   @Patch(':id/soft-delete')
   @ApiOperation({
     summary: 'Soft-delete a collection',
@@ -92,6 +96,7 @@ export class CollectionsController {
     return { message: 'Collection soft-deleted' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
   @Patch(':id/restore')
   @ApiOperation({
     summary: 'Restore a soft-deleted collection',
@@ -104,8 +109,8 @@ export class CollectionsController {
     return { message: 'Collection restored' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa', roles: ['admin'] })
   @Delete(':id')
-  @Roles('admin')
   @ApiOperation({ summary: 'Hard-delete a collection', description: 'Admin only. Permanently removes a live or soft-deleted collection.' })
   @ApiOkResponse(message('Collection hard-deleted'))
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)

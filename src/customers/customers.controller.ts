@@ -1,6 +1,6 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../common/decorators/roles.decorator';
 import { FinanceListQuery } from '../common/paging/finance-list.query';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
@@ -13,16 +13,16 @@ import {
   CustomerListResponse,
 } from './dto/customer.response';
 import { UpdateCustomerDto } from './dto/update-customer.dto';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 @ApiTags('customers')
-@PlatformApi('customers')
 @Controller('v1/customers')
 export class CustomersController {
   constructor(private readonly customers: CustomersService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
   @Post()
 
   @Idempotent()
@@ -38,6 +38,7 @@ export class CustomersController {
     return { data: await this.customers.create(scope, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: 'List customers',
@@ -49,6 +50,7 @@ export class CustomersController {
     return this.customers.list(scope, query);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a customer', description: 'Returns the customer with `phone` and `Taxable`; never `SocialNumber`.' })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer' })
@@ -57,6 +59,7 @@ export class CustomersController {
     return { data: await this.customers.get(scope, id) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
   @Post(':id')
 
   @Idempotent()
@@ -73,8 +76,8 @@ export class CustomersController {
     return { data: await this.customers.update(scope, id, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa', roles: ['admin'] })
   @Delete(':id')
-  @Roles('admin')
   @ApiOperation({
     summary: 'Delete a customer',
     description:

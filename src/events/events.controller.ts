@@ -1,7 +1,8 @@
+import { Access } from '../access/policy/access-policy';
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { EventEnvelope, EventListResponse } from './dto/event.response';
 import { EVENT_ID_PATTERN, ListEventsQuery } from './dto/list-events.query';
@@ -9,11 +10,11 @@ import { EventsService } from './events.service';
 import { EventIdPipe } from './event-id.pipe';
 
 @ApiTags('events')
-@PlatformApi('events')
 @Controller('v1/events')
 export class EventsController {
   constructor(private readonly events: EventsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'events', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: 'List events',
@@ -27,6 +28,7 @@ export class EventsController {
     return this.events.list(scope, query);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'events', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get an event', description: "Another project's event is 404, as a missing one." })
   @ApiParam({ name: 'id', schema: { type: 'string', pattern: EVENT_ID_PATTERN, maxLength: 28 } })

@@ -18,7 +18,6 @@ export interface InProcessEvents {
   [CUSTOMER_DELETING]: { payload: CustomerDeletingEvent; answer: void };
   [CLIENT_HARD_DELETING]: { payload: ClientHardDeletingEvent; answer: void };
   [CHANNEL_CREATED]: { payload: ChannelCreatedEvent; answer: void };
-  [CHANNEL_CHANGING]: { payload: ChannelChangingEvent; answer: void };
   [CHANNEL_DELETED]: { payload: ChannelDeletedEvent; answer: void };
   [PROJECTS_DELETED]: { payload: ProjectsDeletedEvent; answer: void };
   [ASSET_UPLOADED]: { payload: void; answer: void };
@@ -117,19 +116,6 @@ export interface ChannelCreatedEvent {
 export interface ChannelActor {
   readonly admin: boolean;
   readonly userId: string | null;
-}
-
-/**
- * Emitted (awaited) before a caller changes a channel (`manager` to update it, `owner` to delete it):
- * the collaborators module refuses (403) a caller below `role` in that channel who is not a platform
- * admin, and nothing is written.
- */
-export const CHANNEL_CHANGING = 'channel.changing';
-export interface ChannelChangingEvent {
-  scope: TenantScope;
-  channelId: string;
-  actor: ChannelActor;
-  role: 'manager' | 'owner';
 }
 
 /** Emitted (awaited) after a channel is deleted, so its projects go with it. */

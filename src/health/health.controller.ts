@@ -1,7 +1,7 @@
+import { Access } from '../access/policy/access-policy';
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, MongooseHealthIndicator } from '@nestjs/terminus';
-import { Public } from '../common/decorators/public.decorator';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { JobRunner, type JobStatus } from '../jobs/job-runner';
 import { HealthResponse, JobStatusResponse, LivenessResponse, ReadinessResponse } from './health.response';
@@ -24,7 +24,7 @@ export class HealthController {
     private readonly jobs: JobRunner,
   ) {}
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Get()
   @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({ summary: "Liveness, database reachability and this instance's periodic jobs" })
@@ -41,7 +41,7 @@ export class HealthController {
     }
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Get('live')
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({
@@ -54,7 +54,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Get('ready')
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({

@@ -1,10 +1,10 @@
+import { ACCESS, type AccessPolicy } from '../access/policy/access-policy';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import type { FinanceConfig } from '../config/finance.config';
 import type { RequestContext } from '../tenancy/principal';
-import { IS_PUBLIC } from '../common/decorators/public.decorator';
 import { RouteMetadata } from '../common/decorators/route-metadata';
 import { IdempotencyStore } from './idempotency.store';
 import { IdempotentReplay } from './idempotent-replay';
@@ -39,14 +39,14 @@ import { callerId, idempotencyScope, readIdempotencyKey, requestFingerprint } fr
 export class IdempotencyGuard implements CanActivate {
   /** Key of the request fingerprints (an HMAC, so stored fingerprints reveal nothing of the bodies). */
   private readonly fingerprintKey: string;
-  private readonly isPublic: RouteMetadata<boolean>;
+  private readonly policies: RouteMetadata<AccessPolicy>;
 
   constructor(
     private readonly store: IdempotencyStore,
     reflector: Reflector,
     config: ConfigService,
   ) {
-    this.isPublic = new RouteMetadata(reflector, IS_PUBLIC);
+    this.policies = new RouteMetadata(reflector, ACCESS);
     this.fingerprintKey = config.getOrThrow<FinanceConfig>('finance').idempotencyFingerprintKey;
   }
 
@@ -56,7 +56,7 @@ export class IdempotencyGuard implements CanActivate {
     if (request.method !== 'POST') return true;
     const key = readIdempotencyKey(request.headers);
     if (key === undefined) return true;
-    if (this.isPublic.of(context) || !request.tenant || !request.principal) return true;
+    if (this.policies.of(context)?.scope === 'none' || !request.tenant || !request.principal) return true;
     return this.begin(request, key);
   }
 

@@ -1,3 +1,4 @@
+import { Access } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
@@ -10,15 +11,14 @@ import { UserId } from '../tenancy/tenancy.decorators';
 import { AcceptInvitationDto, CreatedInvitationEnvelope, CreateInvitationDto, InvitationListResponse } from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { RequiresVerifiedEmail } from '../auth/email-verified.guard';
 
 @ApiTags('accounts')
 @Controller('api/v1')
 export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa', verifiedEmail: true })
   @Post('accounts/:accountId/invitations')
-  @RequiresVerifiedEmail()
   @Idempotent()
   @ApiOperation({
     summary: 'Invite someone into the account',
@@ -49,6 +49,7 @@ export class InvitationsController {
     return { data: await this.invitations.create(audit, accountId, userId, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get('accounts/:accountId/invitations')
   @ApiOperation({ summary: 'List pending invitations', description: 'Admins and the owner. Tokens are never shown again.' })
   @ApiOkResponse({ type: InvitationListResponse })
@@ -57,6 +58,7 @@ export class InvitationsController {
     return { data: await this.invitations.listPending(accountId, userId) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Delete('accounts/:accountId/invitations/:invitationId')
   @ApiOperation({ summary: 'Revoke an invitation', description: 'Admins and the owner. Only a pending invitation can be revoked.' })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Invitation revoked' } })
@@ -71,6 +73,7 @@ export class InvitationsController {
     return { message: 'Invitation revoked' };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Post('invitations/accept')
 
   @Idempotent()

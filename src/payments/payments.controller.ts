@@ -1,9 +1,7 @@
-import { StepUp } from '../sessions/session-cookie';
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Roles } from '../common/decorators/roles.decorator';
-import { RequiresVerifiedEmail } from '../auth/email-verified.guard';
 import { Idempotency, type IdempotentRequest } from '../idempotency/idempotent-request';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency/request-fingerprint';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
@@ -16,7 +14,7 @@ import { PaymentListResponse, PaymentResponse } from './dto/payment.response';
 import { RefundPaymentDto } from './dto/refund-payment.dto';
 import { PaymentsService } from './payments.service';
 import { PaymentsSummaryService } from './payments-summary.service';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
@@ -29,7 +27,6 @@ const CREATE_IDEMPOTENCY_NOTE =
   'mid-way; it gets the payment as it now stands.';
 
 @ApiTags('payments')
-@PlatformApi('payments')
 @Controller('api/v1/payments')
 export class PaymentsController {
   constructor(
@@ -37,8 +34,8 @@ export class PaymentsController {
     private readonly summaries: PaymentsSummaryService,
   ) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa', verifiedEmail: true })
   @Post()
-  @RequiresVerifiedEmail()
   @Idempotent()
   @ApiOperation({
     summary: 'Create a payment',
@@ -61,6 +58,7 @@ export class PaymentsController {
     return payment;
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: 'List payments',
@@ -72,6 +70,7 @@ export class PaymentsController {
     return this.payments.list(scope, query);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
   // Declared before `:id`, so `summary` is never read as a payment id.
   @Get('summary')
   @ApiOperation({
@@ -89,6 +88,7 @@ export class PaymentsController {
     return this.summaries.summarize(scope, query);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a payment', description: 'The payment itself, not wrapped.' })
   @ApiOkResponse({ type: PaymentResponse, description: 'The payment' })
@@ -97,8 +97,8 @@ export class PaymentsController {
     return this.payments.get(scope, id);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa', verifiedEmail: true })
   @Post(':id/confirm')
-  @RequiresVerifiedEmail()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -115,12 +115,10 @@ export class PaymentsController {
     return this.payments.confirm(scope, id);
   }
 
-  @StepUp()
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa', stepUp: true, roles: ['manager', 'admin'], verifiedEmail: true })
   @Post(':id/refund')
-  @RequiresVerifiedEmail()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
-  @Roles('manager', 'admin')
   @ApiOperation({
     summary: 'Refund a payment (manager or admin)',
     description:

@@ -1,13 +1,13 @@
+import { Access } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, Param, Patch, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
-import { Roles } from '../common/decorators/roles.decorator';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import type { AccountAccess } from '../tenancy/principal';
-import { Account, InAccount } from '../tenancy/tenancy.decorators';
+import { Account } from '../tenancy/tenancy.decorators';
 import { CreatePlatformProjectDto, UpdatePlatformProjectDto } from './dto/platform-project.dto';
 import { PlatformProjectEnvelope, PlatformProjectListResponse } from './dto/platform-project.response';
 import { PlatformProjectsService } from './platform-projects.service';
@@ -15,11 +15,11 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 
 /** The platform projects of the token's account. User tokens only: an API key is 403 on every route here. */
 @ApiTags('platform projects')
-@InAccount()
 @Controller('api/v1/platform/projects')
 export class PlatformProjectsController {
   constructor(private readonly projects: PlatformProjectsService) {}
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: "List the account's platform projects",
@@ -31,10 +31,10 @@ export class PlatformProjectsController {
     return { data: await this.projects.list(account.accountId) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', roles: ['admin'] })
   @Post()
 
   @Idempotent()
-  @Roles('admin')
   @ApiOperation({
     summary: 'Create a platform project',
     description: 'Admins and the owner. `enabledApis` defaults to every API; unknown names are 400.',
@@ -49,6 +49,7 @@ export class PlatformProjectsController {
     return { data: await this.projects.create(audit, account.accountId, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Get(':id')
   @ApiOperation({ summary: 'Get a platform project', description: "Any member. A project of another account is 404, as an unknown id." })
   @ApiOkResponse({ type: PlatformProjectEnvelope })
@@ -57,8 +58,8 @@ export class PlatformProjectsController {
     return { data: await this.projects.get(account.accountId, id) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', roles: ['admin'] })
   @Patch(':id')
-  @Roles('admin')
   @ApiOperation({
     summary: 'Rename a platform project or change its enabled APIs',
     description:
@@ -76,8 +77,8 @@ export class PlatformProjectsController {
     return { data: await this.projects.update(audit, account.accountId, id, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', roles: ['admin'] })
   @Delete(':id')
-  @Roles('admin')
   @ApiOperation({
     summary: 'Delete a platform project',
     description:

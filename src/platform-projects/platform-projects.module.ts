@@ -19,7 +19,7 @@ import { ProjectLookup } from '../tenancy/tenancy-lookups';
   providers: [
     PlatformProjectsRepository,
     PlatformProjectsService,
-    // The tenancy guard (src/tenancy) resolves projects through this, without importing this module.
+    // The access guard's tenancy (src/access) resolves projects through this, without importing this module.
     { provide: ProjectLookup, useExisting: PlatformProjectsService },
   ],
   exports: [PlatformProjectsService, ProjectLookup],

@@ -1,11 +1,12 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
@@ -34,12 +35,11 @@ const CHILD_LINKS = {
 };
 
 @ApiTags('projects')
-@ApiBearerAuth()
-@PlatformApi('projects')
 @Controller()
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Post('channels/:channelId/projects')
 
   @Idempotent()
@@ -70,6 +70,7 @@ export class ProjectsController {
     return this.projects.create(scope, actor, channelId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('channels/:channelId/projects')
   @ApiOperation({
     summary: "List a channel's projects",
@@ -88,6 +89,7 @@ export class ProjectsController {
     return withTotalCount(reply, await this.projects.listByChannel(scope, channelId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   // The specification names this parameter project_id, and PUT's and DELETE's projectId: one name in
   // the document (generators refuse two paths that differ only by it), the specification's in the message.
   @Get('projects/:projectId')
@@ -98,6 +100,7 @@ export class ProjectsController {
     return this.projects.findOne(scope, projectId);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('projects/:projectId/children')
   @ApiOperation({
     summary: "List a project's sub-projects",
@@ -116,6 +119,7 @@ export class ProjectsController {
     return withTotalCount(reply, await this.projects.listChildren(scope, projectId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('projects/:projectId/tree')
   @ApiOperation({
     summary: "Read a project's tree",
@@ -130,6 +134,7 @@ export class ProjectsController {
     return this.projects.tree(scope, projectId);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Put('projects/:projectId')
   @ApiOperation({
     summary: 'Update a project',
@@ -150,6 +155,7 @@ export class ProjectsController {
     return this.projects.update(scope, actor, projectId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Delete('projects/:projectId')
   @ApiOperation({
     summary: 'Delete a project',

@@ -12,7 +12,7 @@ export const POLICY = 'data-api';
  * `RATE_LIMIT_PER_SECOND` requests a second. A publishable key is shipped in an app that many
  * clients run: each client address gets `RATE_LIMIT_PER_SECOND`, and all of them together
  * `VIEWER_RATE_LIMIT_PER_SECOND`, so one client's flood is refused alone (its refused requests are
- * not counted against the app's other viewers). Runs after the tenancy guard, on routes that have a
+ * not counted against the app's other viewers). Asked by the access guard after the tenancy, on routes that have a
  * tenant scope; every answer carries the IETF `RateLimit-Policy` and `RateLimit` headers
  * (draft-ietf-httpapi-ratelimit-headers-09), and a refusal is 429 with `Retry-After`.
  */

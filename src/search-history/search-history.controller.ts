@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Access } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
@@ -18,6 +19,7 @@ import { historyOwnerOf, SearchHistoryService } from './search-history.service';
 export class SearchHistoryController {
   constructor(private readonly history: SearchHistoryService) {}
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Get()
   @ApiOperation({
     summary: 'Your recent searches',
@@ -33,6 +35,7 @@ export class SearchHistoryController {
     return { data: entries.map(toSearchHistoryEntryView), settings: { paused } };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Delete(':id')
   @ApiOperation({ summary: 'Remove one of your recent searches', description: "Another user's search, or an unknown id: 404." })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Search removed' } })
@@ -42,6 +45,7 @@ export class SearchHistoryController {
     return { message: 'Search removed' };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Delete()
   @ApiOperation({ summary: 'Clear your recent searches', description: "Removes every search of yours in the token's account; recording goes on unless paused." })
   @ApiOkResponse({ type: SearchHistoryClearedResponse })
@@ -50,6 +54,7 @@ export class SearchHistoryController {
     return { message: 'Search history cleared', deleted: await this.history.clear(historyOwnerOf(userId, caller)) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Put('settings')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({

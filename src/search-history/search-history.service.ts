@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import type { Principal } from '../tenancy/principal';
-import { NO_ACCOUNT } from '../tenancy/tenancy.guard';
+import { NO_ACCOUNT } from '../access/policy/access-messages';
 import { UsersService } from '../users/users.service';
 import { SEARCH_SURFACES, type SearchHistoryEntry, type SearchSurface } from './search-history-entry.schema';
 import { SearchHistoryRepository, settingsIdOf, type HistoryOwner, type StoredSearch } from './search-history.repository';

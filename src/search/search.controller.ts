@@ -1,11 +1,12 @@
 import { applyDecorators, Controller, createParamDecorator, type ExecutionContext, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { Credentials, ViewerCredentialsDoc } from '../sharing/viewer.controller';
 import type { ViewerCredentials } from '../sharing/viewer.service';
 import type { RequestContext } from '../tenancy/principal';
-import { PlatformApi, Tenant, ViewerApi } from '../tenancy/tenancy.decorators';
+import { Access } from '../access/policy/access-policy';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { SearchProjectsQuery, ViewerSearchQuery } from './dto/search-projects.query';
 import { CustomerSearchResponse, PaymentSearchResponse, ProjectSearchResponse, ViewerSearchResponse } from './dto/search-results.response';
@@ -34,12 +35,11 @@ function ApiQueryRefusal() {
 const SEARCH_PAGING = 'Paged as Stripe pages a search: `limit` (default 10, at most 100), and the answer\'s `next_page` sent back as `page`. ';
 
 @ApiTags('projects')
-@ApiBearerAuth()
-@PlatformApi('projects')
 @Controller()
 export class ProjectSearchController {
   constructor(private readonly search: SearchService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('projects/search')
   @ApiOperation({
     summary: 'Search content projects',
@@ -58,11 +58,11 @@ export class ProjectSearchController {
 }
 
 @ApiTags('viewer')
-@ViewerApi('projects')
 @Controller('viewer')
 export class ViewerSearchController {
   constructor(private readonly search: SearchService) {}
 
+  @Access({ credentials: ['publishableKey', 'shareToken', 'viewerToken'], scope: 'viewer', api: 'projects' })
   @Get('search')
   @ApiOperation({
     summary: 'Search the content as a viewer',
@@ -95,11 +95,11 @@ function StripeSearchDoc(resource: string, type: typeof CustomerSearchResponse |
 }
 
 @ApiTags('customers')
-@PlatformApi('customers')
 @Controller('v1/customers')
 export class CustomerSearchController {
   constructor(private readonly search: SearchService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
   @Get('search')
   @StripeSearchDoc('customers', CustomerSearchResponse, "`email:'jenny.rosen@example.com'`, `name~'jen'`, `created>1690000000`, `metadata['order_id']:'6735'`")
   searchCustomers(@SearcherOf() searcher: Searcher, @Query() query: SearchCustomersQuery): Promise<CustomerSearchResponse> {
@@ -108,11 +108,11 @@ export class CustomerSearchController {
 }
 
 @ApiTags('payments')
-@PlatformApi('payments')
 @Controller('v1/payments')
 export class PaymentSearchController {
   constructor(private readonly search: SearchService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
   @Get('search')
   @StripeSearchDoc('payments', PaymentSearchResponse, "`amount>1000 AND currency:'usd'`, `status:'succeeded'`, `-status:'failed'`, `customer:'6650c0ffee0000000000f001'`")
   searchPayments(@SearcherOf() searcher: Searcher, @Query() query: SearchPaymentsQuery): Promise<PaymentSearchResponse> {

@@ -1,3 +1,4 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Inject, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -15,7 +16,7 @@ import { PasskeysService } from '../passkeys/passkeys.service';
 import { sessionsConfig } from '../config/sessions.config';
 import type { SessionFacts } from '../tenancy/principal';
 import { UserId } from '../tenancy/tenancy.decorators';
-import { OptionalSession, setSessionCookie, StepUp } from './session-cookie';
+import { OptionalSession, setSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
 
 /** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
@@ -28,8 +29,8 @@ export class PasskeysController {
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
   @Post('options')
-  @StepUp()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -45,8 +46,8 @@ export class PasskeysController {
     return this.sessions.passkeyRegistrationOptions(userId, auditOriginOf(request)) as Promise<PasskeyRegistrationOptions>;
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
   @Post()
-  @StepUp()
   @Idempotent()
   @ApiOperation({
     summary: 'Register a passkey',
@@ -72,6 +73,7 @@ export class PasskeysController {
     return { data: toPasskeyView(passkey) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Get()
   @ApiOperation({ summary: 'List your passkeys', description: 'Oldest first: name, when registered, when last used.' })
   @ApiOkResponse({ type: PasskeyListResponse })
@@ -80,6 +82,7 @@ export class PasskeysController {
     return { data: (await this.passkeys.list(userId)).map(toPasskeyView) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Patch(':id')
   @ApiOperation({ summary: 'Rename a passkey', description: "Another user's passkey, or an unknown id: 404." })
   @ApiOkResponse({ type: PasskeyEnvelope })
@@ -88,8 +91,8 @@ export class PasskeysController {
     return { data: toPasskeyView(await this.passkeys.rename(userId, id, dto.name)) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
   @Delete(':id')
-  @StepUp()
   @ApiOperation({
     summary: 'Remove a passkey',
     description:

@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException, SetMetadata } from '@nestjs/common';
+import { createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext, SessionFacts } from '../tenancy/principal';
 
@@ -9,19 +9,6 @@ export const SESSION_COOKIE = 'sid';
  * set over https, with `Path=/` and no `Domain`, so a sibling subdomain cannot plant one beside it.
  */
 export const SECURE_SESSION_COOKIE = '__Host-sid';
-export const STEP_UP = 'stepUp';
-
-/** A step-up declaration: always, or only for requests whose (raw) body asks for the sensitive change. */
-export type StepUpWhen = true | ((body: Record<string, unknown>) => boolean);
-
-/**
- * Money-moving, key-changing and factor-changing routes: the caller must have proven their strongest
- * credential within `STEP_UP_MINUTES`: a second factor when the user has one, else the password
- * (403 `step_up_required`). Sessions step up with `POST /api/v1/sessions/current/step-up`; a bearer
- * token counts from its login, so a stale one logs in again. API keys never reach these routes.
- * `when` limits it to the requests whose body makes the sensitive change (turning `requireMfa` off).
- */
-export const StepUp = (when: StepUpWhen = true) => SetMetadata(STEP_UP, when);
 
 /** Whether the cookie goes out `Secure` (and so as `__Host-sid`): always but over plain http outside production. */
 function secureCookie(request: FastifyRequest, insecureHttpAllowed: boolean): boolean {

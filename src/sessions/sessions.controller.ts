@@ -1,13 +1,12 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { Inject } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import { ApiBody, ApiCookieAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SESSION_COOKIE_SCHEME } from '../common/swagger/security-schemes';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { auditOriginOf } from '../audit/audit-context.decorator';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
-import { Public } from '../common/decorators/public.decorator';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { sessionsConfig } from '../config/sessions.config';
@@ -28,7 +27,7 @@ import { MfaService } from './mfa.service';
 import { PasskeySignInDto, PasskeyAssertionDto } from '../passkeys/dto/passkey.dto';
 import { PasskeyAuthenticationOptions } from '../passkeys/dto/passkey.response';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie, StepUp } from './session-cookie';
+import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
 import { SessionsService } from './sessions.service';
 
@@ -43,7 +42,7 @@ export class SessionsController {
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('sessions')
   @Idempotent()
   @ApiOperation({
@@ -70,7 +69,7 @@ export class SessionsController {
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('sessions/passkey/options')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -89,7 +88,7 @@ export class SessionsController {
     return this.sessions.passkeyAuthenticationOptions(auditOriginOf(request)) as Promise<PasskeyAuthenticationOptions>;
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('sessions/passkey')
   @Idempotent()
   @ApiOperation({
@@ -114,6 +113,7 @@ export class SessionsController {
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Get('sessions')
   @ApiOperation({
     summary: "List the user's sessions",
@@ -125,8 +125,8 @@ export class SessionsController {
     return { data: await this.sessions.list(userId, current?.id ?? null) };
   }
 
+  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
   @Delete('sessions/current')
-  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
   @ApiOperation({ summary: 'Sign out', description: 'Ends the session of this request and clears its cookie. A bearer token: 403.' })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Signed out' } })
   @ApiErrorResponses(401, 403, 500, 503)
@@ -140,9 +140,9 @@ export class SessionsController {
     return { message: 'Signed out' };
   }
 
+  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
   @Post('sessions/current/step-up')
   @Idempotent()
-  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Prove the second factor again (step-up)',
@@ -173,9 +173,9 @@ export class SessionsController {
     return { data: toSessionView(session, true) };
   }
 
+  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
   @Post('sessions/current/step-up/passkey')
   @Idempotent()
-  @ApiCookieAuth(SESSION_COOKIE_SCHEME)
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Prove the second factor again with a passkey (step-up)',
@@ -197,6 +197,7 @@ export class SessionsController {
     return { data: toSessionView(session, true) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Delete('sessions/:id')
   @ApiOperation({ summary: 'End one of your sessions', description: "Another user's session, or an unknown id: 404." })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Session ended' } })
@@ -206,6 +207,7 @@ export class SessionsController {
     return { message: 'Session ended' };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Delete('sessions')
   @ApiOperation({ summary: 'Sign out other devices', description: 'Ends every session of the caller but the one of this request.' })
   @ApiOkResponse({ type: RevokedSessionsResponse })
@@ -218,8 +220,8 @@ export class SessionsController {
     return { message: 'Other sessions ended', ended: await this.sessions.revokeOthers(userId, current?.id ?? null, auditOriginOf(request)) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
   @Put('me/password')
-  @StepUp()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Change your password',
@@ -241,6 +243,7 @@ export class SessionsController {
     return { message: 'Password changed' };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Get('me/mfa')
   @ApiOperation({
     summary: 'Your second factors',
@@ -252,8 +255,8 @@ export class SessionsController {
     return { data: await this.mfa.factors(userId) };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
   @Post('me/mfa/totp')
-  @StepUp()
   @Idempotent()
   @ApiOperation({
     summary: 'Start enrolling an authenticator app (TOTP)',
@@ -267,8 +270,8 @@ export class SessionsController {
     return this.mfa.begin(userId);
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
   @Post('me/mfa/totp/verify')
-  @StepUp()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -293,8 +296,8 @@ export class SessionsController {
     return { message: 'TOTP turned on', recoveryCodes: codes };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
   @Delete('me/mfa/totp')
-  @StepUp()
   @ApiOperation({
     summary: 'Turn TOTP off',
     description:

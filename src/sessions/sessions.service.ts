@@ -13,7 +13,7 @@ import { OnInProcessEvent } from '../events/in-process-events';
 import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
 import { authConfig } from '../config/auth.config';
 import { sessionsConfig } from '../config/sessions.config';
-import { NOT_A_MEMBER } from '../tenancy/tenancy.guard';
+import { NOT_A_MEMBER } from '../access/policy/access-messages';
 import type { SessionFacts, TokenFacts } from '../tenancy/principal';
 import { CredentialsChanges } from '../users/credentials-changes';
 import type { User } from '../users/user.schema';

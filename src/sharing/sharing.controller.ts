@@ -1,5 +1,6 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
 import { ContentListQuery } from '../common/paging/content-list.query';
@@ -7,15 +8,13 @@ import { ContentListResponse, withTotalCount } from '../common/paging/total-coun
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateGrantDto } from './dto/create-grant.dto';
 import { CreateShareLinkDto } from './dto/create-share-link.dto';
 import { GrantView } from './dto/grant.response';
 import { CreatedShareLinkView, ShareLinkView } from './dto/share-link.response';
 import { SharingService } from './sharing.service';
-import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../channels/content-actor.decorator';
 
 /** Who may share a project (CONTENT.md): said on every route that does. */
 const MANAGER_NEEDED =
@@ -24,12 +23,11 @@ const MANAGER_NEEDED =
 
 /** Share links and grants of a content project, managed like the project itself (users and secret keys of the projects API). */
 @ApiTags('sharing')
-@ApiBearerAuth()
-@PlatformApi('projects')
 @Controller('projects/:projectId')
 export class SharingController {
   constructor(private readonly sharing: SharingService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Post('share-links')
   @Idempotent()
   @ApiOperation({
@@ -44,13 +42,13 @@ export class SharingController {
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createShareLink(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateShareLinkDto,
   ): Promise<CreatedShareLinkView> {
-    return this.sharing.createShareLink(scope, actor, projectId, dto);
+    return this.sharing.createShareLink(scope, projectId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('share-links')
   @ApiOperation({
     summary: "List a project's share links",
@@ -67,20 +65,21 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listShareLinks(scope, projectId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Delete('share-links/:shareLinkId')
   @ApiOperation({ summary: 'Revoke a share link', description: `Viewers get 404 through it from now on. Revoking a revoked link answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Share link revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeShareLink(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Param('shareLinkId', ParseObjectIdPipe) shareLinkId: string,
   ): Promise<MessageResponseDto> {
-    await this.sharing.revokeShareLink(scope, actor, projectId, shareLinkId);
+    await this.sharing.revokeShareLink(scope, projectId, shareLinkId);
     return { message: 'Share link revoked' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Post('grants')
   @Idempotent()
   @ApiOperation({
@@ -95,13 +94,13 @@ export class SharingController {
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createGrant(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateGrantDto,
   ): Promise<GrantView> {
-    return this.sharing.createGrant(scope, actor, projectId, dto);
+    return this.sharing.createGrant(scope, projectId, dto);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Get('grants')
   @ApiOperation({
     summary: "List a project's grants",
@@ -118,17 +117,17 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listGrants(scope, projectId, query));
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Delete('grants/:grantId')
   @ApiOperation({ summary: 'Revoke a grant', description: `The grant ends at once. Revoking a revoked grant answers the same. ${MANAGER_NEEDED}` })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Grant revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeGrant(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Param('grantId', ParseObjectIdPipe) grantId: string,
   ): Promise<MessageResponseDto> {
-    await this.sharing.revokeGrant(scope, actor, projectId, grantId);
+    await this.sharing.revokeGrant(scope, projectId, grantId);
     return { message: 'Grant revoked' };
   }
 }

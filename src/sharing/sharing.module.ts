@@ -1,8 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AssetsModule } from '../assets/assets.module';
-import { AuthModule } from '../auth/auth.module';
-import { CollaboratorsModule } from '../collaborators/collaborators.module';
+import { AccessModule } from '../access/access.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { UsersModule } from '../users/users.module';
 import { Grant, GrantSchema } from './grant.schema';
@@ -39,9 +38,8 @@ import { ViewerService } from './viewer.service';
     ]),
     ProjectsModule,
     UsersModule,
-    AuthModule,
+    AccessModule,
     AssetsModule,
-    CollaboratorsModule,
   ],
   controllers: [SharingController, ViewerController],
   providers: [ShareLinksRepository, GrantsRepository, SharingService, ViewerService, SharingListener],

@@ -9,7 +9,6 @@ import type { ContentListQuery } from '../common/paging/content-list.query';
 import type { ContentPage } from '../common/paging/total-count';
 import { RequestValidationException } from '../common/pipes/validation.pipe';
 import { authConfig } from '../config/auth.config';
-import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { ProjectsService } from '../projects/projects.service';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { UsersService } from '../users/users.service';
@@ -40,7 +39,6 @@ export class SharingService {
     private readonly users: UsersService,
     private readonly clock: Clock,
     private readonly trail: AuditTrail,
-    private readonly collaborators: CollaboratorsService,
     @Inject(authConfig.KEY) private readonly auth: ConfigType<typeof authConfig>,
   ) {}
 
@@ -51,8 +49,8 @@ export class SharingService {
     await this.grants.deleteOfProjects(scope, ids);
   }
 
-  async createShareLink(scope: TenantScope, actor: ContentActor, projectId: string, dto: CreateShareLinkDto): Promise<CreatedShareLinkView> {
-    const project = await this.requireProjectToShare(scope, actor, projectId);
+  async createShareLink(scope: TenantScope, projectId: string, dto: CreateShareLinkDto): Promise<CreatedShareLinkView> {
+    const project = await this.requireProject(scope, projectId);
     const expiresAt = this.futureDate(dto.expiresAt);
     const passwordHash = dto.password === undefined ? null : await bcrypt.hash(dto.password, this.auth.bcryptRounds);
     const secret = generateShareToken();
@@ -75,8 +73,8 @@ export class SharingService {
   }
 
   /** The link stops at once (404 to viewers). Revoking a revoked link changes nothing and answers the same. */
-  async revokeShareLink(scope: TenantScope, actor: ContentActor, projectId: string, linkId: string): Promise<void> {
-    const project = await this.requireProjectToShare(scope, actor, projectId);
+  async revokeShareLink(scope: TenantScope, projectId: string, linkId: string): Promise<void> {
+    const project = await this.requireProject(scope, projectId);
     const link = await this.links.findInProject(scope, project, linkId);
     if (!link) throw new NotFoundException(SHARE_LINK_NOT_FOUND);
     const id = String(link._id);
@@ -94,11 +92,11 @@ export class SharingService {
    * it: the address is matched when a viewer reads, so a grant made before the signup needs nothing
    * done at the signup.
    */
-  async createGrant(scope: TenantScope, actor: ContentActor, projectId: string, dto: CreateGrantDto): Promise<GrantView> {
+  async createGrant(scope: TenantScope, projectId: string, dto: CreateGrantDto): Promise<GrantView> {
     if (dto.userId !== undefined && dto.email !== undefined) {
       throw new RequestValidationException([{ field: 'userId', messages: ['send either userId or email, not both'] }]);
     }
-    const project = await this.requireProjectToShare(scope, actor, projectId);
+    const project = await this.requireProject(scope, projectId);
     const expiresAt = this.futureDate(dto.expiresAt);
     let userId: Types.ObjectId | null = null;
     if (dto.userId !== undefined) {
@@ -125,8 +123,8 @@ export class SharingService {
   }
 
   /** The grant ends at once. Revoking a revoked grant changes nothing and answers the same. */
-  async revokeGrant(scope: TenantScope, actor: ContentActor, projectId: string, grantId: string): Promise<void> {
-    const project = await this.requireProjectToShare(scope, actor, projectId);
+  async revokeGrant(scope: TenantScope, projectId: string, grantId: string): Promise<void> {
+    const project = await this.requireProject(scope, projectId);
     const grant = await this.grants.findInProject(scope, project, grantId);
     if (!grant) throw new NotFoundException(GRANT_NOT_FOUND);
     const id = String(grant._id);
@@ -140,17 +138,9 @@ export class SharingService {
   }
 
   /**
-   * The content project's id, once the actor may share it: the channel role `manager` or above in
-   * its channel, or the platform role admin (403 `channel_role_required`); 404 for an unknown project first.
+   * The content project's id as stored; 404 when the scope's platform project has no such project.
+   * Sharing needs the channel role manager in its channel: the routes' access policy.
    */
-  private async requireProjectToShare(scope: TenantScope, actor: ContentActor, projectId: string): Promise<Types.ObjectId> {
-    const project = await this.projects.findRecord(scope, projectId);
-    if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
-    await this.collaborators.assertRole(scope, actor, [String(project.channelId)], 'manager');
-    return project._id;
-  }
-
-  /** The content project's id as stored; 404 when the scope's platform project has no such project. */
   private async requireProject(scope: TenantScope, projectId: string): Promise<Types.ObjectId> {
     const project = await this.projects.findRecord(scope, projectId);
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);

@@ -1,3 +1,4 @@
+import { Access } from '../access/policy/access-policy';
 import { applyDecorators, Controller, createParamDecorator, type ExecutionContext, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -8,7 +9,7 @@ import { ContentListResponse, withTotalCount } from '../common/paging/total-coun
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import type { Principal } from '../tenancy/principal';
-import { Caller, Tenant, ViewerApi } from '../tenancy/tenancy.decorators';
+import { Caller, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { ViewerProjectResponse } from './dto/viewer-project.response';
 import { type ViewerCredentials, ViewerService } from './viewer.service';
@@ -73,7 +74,6 @@ export const Credentials = createParamDecorator((_data: unknown, execution: Exec
  * (ViewerService states them).
  */
 @ApiTags('viewer')
-@ViewerApi('projects')
 @Controller('viewer')
 export class ViewerController {
   constructor(
@@ -81,6 +81,7 @@ export class ViewerController {
     private readonly delivery: AssetDelivery,
   ) {}
 
+  @Access({ credentials: ['publishableKey', 'shareToken', 'viewerToken'], scope: 'viewer', api: 'projects' })
   @Get('projects/:projectId')
   @ApiOperation({
     summary: 'View a project',
@@ -104,6 +105,7 @@ export class ViewerController {
     return this.viewer.viewProject(scope, projectId, credentials);
   }
 
+  @Access({ credentials: ['publishableKey', 'shareToken', 'viewerToken'], scope: 'viewer', api: 'projects' })
   @Get('projects/:projectId/children')
   @ApiOperation({
     summary: "View a project's children",
@@ -124,6 +126,7 @@ export class ViewerController {
     return withTotalCount(reply, await this.viewer.viewChildren(scope, projectId, credentials, query));
   }
 
+  @Access({ credentials: ['publishableKey', 'shareToken', 'viewerToken'], scope: 'viewer', api: 'projects' })
   @Get('assets/:assetId/content')
   @ApiOperation({
     summary: "Read a ready asset's bytes as a viewer",

@@ -2,7 +2,7 @@ import { Inject, Injectable, NotFoundException, UnauthorizedException } from '@n
 import type { ConfigType } from '@nestjs/config';
 import * as bcrypt from 'bcrypt';
 import { Types } from 'mongoose';
-import { JwtAuthGuard } from '../auth/jwt-auth.guard';
+import { Authentication } from '../access/authentication';
 import type { Asset } from '../assets/asset.schema';
 import { AssetDelivery } from '../assets/asset-delivery';
 import { ASSET_NOT_FOUND, AssetsService } from '../assets/assets.service';
@@ -59,7 +59,7 @@ export class ViewerService {
     private readonly links: ShareLinksRepository,
     private readonly grants: GrantsRepository,
     private readonly users: UsersService,
-    private readonly tokens: JwtAuthGuard,
+    private readonly tokens: Authentication,
     private readonly clock: Clock,
     private readonly assets: AssetsService,
     private readonly delivery: AssetDelivery,

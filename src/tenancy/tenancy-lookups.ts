@@ -3,10 +3,10 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import type { ApiName } from './api-names';
 
 /**
- * What the tenancy guard reads on every request, as tenancy sees it. The accounts and
+ * What the access guard's tenancy (src/access/tenancy.ts) reads on every request. The accounts and
  * platform-projects modules implement these and provide them under these tokens, so the guard
- * (src/tenancy) depends on no feature module, and the feature modules, which use tenancy's scope and
- * decorators, keep every arrow pointing one way.
+ * depends on no feature module, and the feature modules, which use tenancy's scope and decorators,
+ * keep every arrow pointing one way.
  */
 export abstract class MembershipLookup {
   /** A user's membership in an account; null when they have none (a malformed id is none). */

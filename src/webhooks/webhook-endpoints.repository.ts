@@ -30,7 +30,7 @@ export class WebhookEndpointsRepository {
    */
   private readonly byProject: Records<WebhookEndpoint>;
 
-  // The clock read at each lookup, without lru-cache's 1 ms timer (as the token cache in jwt-auth.guard.ts).
+  // The clock read at each lookup, without lru-cache's 1 ms timer (as the token cache in src/access/authentication.ts).
   private readonly enabled = new LRUCache<string, Promise<EnabledEndpoint[]>>({ max: 10_000, ttl: ENABLED_ENDPOINTS_TTL_MS, ttlResolution: 0 });
 
   constructor(@InjectModel(WebhookEndpoint.name) model: Model<WebhookEndpoint>) {

@@ -1,11 +1,11 @@
+import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Roles } from '../common/decorators/roles.decorator';
 import { FinanceListQuery } from '../common/paging/finance-list.query';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { PlatformApi, Tenant } from '../tenancy/tenancy.decorators';
+import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateWebhookEndpointDto, RollSecretDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
 import {
@@ -25,12 +25,11 @@ const DELIVERY_HEADERS =
   '`whsec_`; two space-separated signatures while a rolled secret is in its grace period).';
 
 @ApiTags('webhooks')
-@PlatformApi('webhooks')
-@Roles('admin')
 @Controller('v1/webhook-endpoints')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -43,6 +42,7 @@ export class WebhooksController {
     return { data: await this.webhooks.create(scope, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Get()
   @ApiOperation({ summary: 'List webhook endpoints', description: 'Newest first, `limit` per page (default 20, max 100), `startingAfter` the last id seen.' })
   @ApiOkResponse({ type: WebhookEndpointListResponse, description: 'One page of endpoints' })
@@ -51,6 +51,7 @@ export class WebhooksController {
     return this.webhooks.list(scope, query);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Get(':id')
   @ApiOperation({ summary: 'Get a webhook endpoint', description: 'Never shows the secret.' })
   @ApiOkResponse({ type: WebhookEndpointEnvelope, description: 'The endpoint' })
@@ -59,6 +60,7 @@ export class WebhooksController {
     return { data: await this.webhooks.get(scope, id) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Patch(':id')
   @ApiOperation({ summary: 'Update a webhook endpoint', description: '`url`, `description`, `enabledEvents` and `status` (enabled or disabled).' })
   @ApiOkResponse({ type: WebhookEndpointEnvelope, description: 'The endpoint after the change' })
@@ -71,6 +73,7 @@ export class WebhooksController {
     return { data: await this.webhooks.update(scope, id, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Delete(':id')
   @ApiOperation({ summary: 'Delete a webhook endpoint', description: 'Its deliveries go with it; pending ones are not sent.' })
   @ApiOkResponse({ type: WebhookEndpointDeletedResponse, description: 'The endpoint is gone' })
@@ -80,6 +83,7 @@ export class WebhooksController {
     return { id, deleted: true, message: 'Webhook endpoint deleted' };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Post(':id/roll-secret')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -95,6 +99,7 @@ export class WebhooksController {
     return { data: await this.webhooks.rollSecret(scope, id, dto) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Post(':id/test')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
@@ -109,6 +114,7 @@ export class WebhooksController {
     return { data: await this.webhooks.sendTest(scope, id) };
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Get(':id/deliveries')
   @ApiOperation({
     summary: "List a webhook endpoint's deliveries",
@@ -126,6 +132,7 @@ export class WebhooksController {
     return this.webhooks.deliveriesOf(scope, id, query);
   }
 
+  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
   @Post(':id/deliveries/:deliveryId/retry')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)

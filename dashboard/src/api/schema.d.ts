@@ -14869,10 +14869,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
-                "X-Project-Id"?: string;
                 /** @description One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024` */
                 Range?: string;
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
             };
             path: {
                 assetId: string;

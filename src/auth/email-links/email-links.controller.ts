@@ -1,9 +1,9 @@
+import { Access } from '../../access/policy/access-policy';
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { auditOriginOf } from '../../audit/audit-context.decorator';
-import { Public } from '../../common/decorators/public.decorator';
 import { MessageResponseDto } from '../../common/dto/error-response.dto';
 import { ApiErrorResponses } from '../../common/swagger/api-error-responses.decorator';
 import { UserId } from '../../tenancy/tenancy.decorators';
@@ -19,7 +19,7 @@ const TOKEN_PARAM = { name: 'code', description: 'The one-time code of the maile
 export class EmailLinksController {
   constructor(private readonly links: EmailLinksService) {}
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('password-resets')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
@@ -37,7 +37,7 @@ export class EmailLinksController {
     return { message: 'If this email belongs to a user, a reset link is on its way' };
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('password-resets/:code')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -55,7 +55,7 @@ export class EmailLinksController {
     return { message: 'Password changed' };
   }
 
-  @Public()
+  @Access({ credentials: ['anyone'], scope: 'none' })
   @Post('email-verifications/:code')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -68,6 +68,7 @@ export class EmailLinksController {
     return { message: 'Email verified' };
   }
 
+  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Post('email-verifications')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)

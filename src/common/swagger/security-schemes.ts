@@ -1,7 +1,7 @@
 /** The OpenAPI security scheme of a user's access token (from `POST /api/v1/login`): the document-wide default. */
 export const USER_BEARER_SCHEME = 'bearer';
 
-/** The OpenAPI security scheme of a platform project's API key (`sk_test_...`), accepted by `@PlatformApi` routes only. */
+/** The OpenAPI security scheme of a platform project's API key (`sk_test_...`), accepted by routes whose access policy names `secretKey` (the data APIs) only. */
 export const API_KEY_SCHEME = 'apiKey';
 
 /** The optional header that names the platform project a request acts in. */

@@ -1,63 +1,52 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { RouteMetadata } from '../common/decorators/route-metadata';
-import type { ApiName } from './api-names';
-import type { Principal, RequestContext } from './principal';
-import { IN_ACCOUNT, PLATFORM_API, VIEWER_API } from './tenancy.decorators';
-import { AccountPolicyLookup, MembershipLookup, ProjectLookup } from './tenancy-lookups';
-import { tenantScope, type RequestOrigin } from './tenant-scope';
+import type { ApiName } from '../tenancy/api-names';
+import type { Principal, RequestContext } from '../tenancy/principal';
+import { AccountPolicyLookup, MembershipLookup, ProjectLookup } from '../tenancy/tenancy-lookups';
+import { tenantScope, type RequestOrigin } from '../tenancy/tenant-scope';
+import type { AccessPolicy } from './policy/access-policy';
 
 export const PROJECT_HEADER = 'x-project-id';
 export const PROJECT_NOT_FOUND = 'Platform project not found';
 export const KEYS_CANNOT_MANAGE = 'API keys cannot manage the platform';
-export const NO_ACCOUNT = 'Create or join an account first';
-export const NOT_A_MEMBER = 'You are not a member of this account';
+import { NO_ACCOUNT, NOT_A_MEMBER } from './policy/access-messages';
+
+export { NO_ACCOUNT, NOT_A_MEMBER };
 export const MFA_REQUIRED_MESSAGE = 'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it';
 export const PUBLISHABLE_KEYS_VIEW_ONLY = 'A publishable key (pk_test_...) can call only the /viewer routes';
 export const VIEWER_ROUTES_NEED_PUBLISHABLE_KEY = 'The viewer routes take a publishable key (pk_test_...) as the bearer token';
 
 /**
- * Where a request acts. Runs after authentication and before the role check, on every request:
- * membership is read each time (no cache), so a removed member is refused at their next request on
- * any instance. On `@PlatformApi` routes it resolves the platform project (the token account's
- * default, or `X-Project-Id`; an API key's own), refuses an API the project has not enabled or a
- * key's scopes leave out, and sets the request's `TenantScope`. On `@ViewerApi` routes, only a
- * publishable key is let in, and it is let in nowhere else: its project is the scope.
+ * Where a request acts, by the route's policy (`scope`). Asked by the access guard after
+ * authentication and before the role check, on every request: membership is read each time (no
+ * cache), so a removed member is refused at their next request on any instance. On `project` routes
+ * it resolves the platform project (the token account's default, or `X-Project-Id`; an API key's
+ * own), refuses an API the project has not enabled or a key's scopes leave out, and sets the
+ * request's `TenantScope`. On `viewer` routes the publishable key's project is the scope.
  *
  * A session or a bearer token that proved a password alone (no second factor, or not since the
  * user's factors changed) is refused, with `code: mfa_required`, in an account that requires one:
- * the account it acts in (a session keeps a copy of the flag; for a token it is read) and the account
- * a path names (`/api/v1/accounts/:accountId/...`) when the user is a member (read, for such callers
- * only, when it is not their own).
+ * on routes whose assurance is `accountMfa`: the account it acts in (a session keeps a copy of the
+ * flag; for a token it is read) and the account a path names (`/api/v1/accounts/:accountId/...`)
+ * when the user is a member (read, for such callers only, when it is not their own).
+ *
+ * Which kind of credential may call the route is the access guard's check, made before this one.
  */
 @Injectable()
-export class TenancyGuard implements CanActivate {
-  private readonly platformApi: RouteMetadata<ApiName>;
-  private readonly inAccount: RouteMetadata<boolean>;
-  private readonly viewerApi: RouteMetadata<ApiName>;
-
+export class Tenancy {
   constructor(
-    reflector: Reflector,
     private readonly memberships: MembershipLookup,
     private readonly projects: ProjectLookup,
     private readonly policies: AccountPolicyLookup,
-  ) {
-    this.platformApi = new RouteMetadata(reflector, PLATFORM_API);
-    this.inAccount = new RouteMetadata(reflector, IN_ACCOUNT);
-    this.viewerApi = new RouteMetadata(reflector, VIEWER_API);
-  }
+  ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
+  /** Sets the request's account access and tenant scope as the policy's scope asks; 403 or 404 otherwise. */
+  async resolve(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {
     const principal = request.principal;
-    if (!principal) return true; // a public route
+    if (!principal) return;
     const requestedProject = projectHeader(request.headers[PROJECT_HEADER]);
-    const viewerApi = this.viewerApi.of(context);
-    const publishable = principal.kind === 'apiKey' && principal.publishable;
-    if (viewerApi || publishable) {
-      if (!viewerApi) throw new ForbiddenException(PUBLISHABLE_KEYS_VIEW_ONLY);
-      if (principal.kind !== 'apiKey' || !principal.publishable) throw new ForbiddenException(VIEWER_ROUTES_NEED_PUBLISHABLE_KEY);
+    const viewerApi = policy.scope === 'viewer' ? policy.api : undefined;
+    if (viewerApi && principal.kind === 'apiKey') {
       if (requestedProject !== undefined && requestedProject.toLowerCase() !== principal.projectId) {
         throw new NotFoundException(PROJECT_NOT_FOUND);
       }
@@ -66,10 +55,10 @@ export class TenancyGuard implements CanActivate {
       assertEnabled(project.enabledApis, viewerApi);
       // No account access: a viewer acts in no account, and no role guard lets it through.
       request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
-      return true;
+      return;
     }
-    const api = this.platformApi.of(context);
-    const inAccount = this.inAccount.of(context) ?? false;
+    const api = policy.scope === 'project' ? policy.api : undefined;
+    const inAccount = policy.scope === 'account';
 
     if (principal.kind === 'apiKey') {
       if (!api) throw new ForbiddenException(KEYS_CANNOT_MANAGE);
@@ -84,11 +73,11 @@ export class TenancyGuard implements CanActivate {
       }
       request.account = { accountId: principal.accountId, role: 'admin', owner: false };
       request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
-      return true;
+      return;
     }
 
-    if ((principal.session ?? principal.token)?.assurance === 'password') await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
-    if (!api && !inAccount) return true;
+    if (policy.assurance === 'accountMfa' && (principal.session ?? principal.token)?.assurance === 'password') await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
+    if (!api && !inAccount) return;
     if (!principal.accountId) throw new ForbiddenException(NO_ACCOUNT);
     // Both reads need only the token's account and the header, so they run together; the membership
     // still decides first: a non-member is 403 whatever the project, and learns nothing of it.
@@ -98,12 +87,11 @@ export class TenancyGuard implements CanActivate {
     ]);
     if (!membership) throw new ForbiddenException(NOT_A_MEMBER);
     request.account = { accountId: principal.accountId, role: membership.role, owner: membership.owner };
-    if (!api) return true;
+    if (!api) return;
 
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     assertEnabled(project.enabledApis, api);
     request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
-    return true;
   }
 
   private async refuseWhereMfaRequired(request: FastifyRequest & RequestContext, principal: Principal & { kind: 'user' }, actsInAccount: boolean): Promise<void> {

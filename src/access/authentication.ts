@@ -1,42 +1,18 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import { Reflector } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { looksLikeApiKey } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
-import { IS_PUBLIC } from '../common/decorators/public.decorator';
-import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { Principal, RequestContext, TokenFacts } from '../tenancy/principal';
 import { sessionsConfig } from '../config/sessions.config';
-import { sessionCookieOf, STEP_UP, type StepUpWhen } from '../sessions/session-cookie';
+import { sessionCookieOf } from '../sessions/session-cookie';
 import { SessionsService } from '../sessions/sessions.service';
 import { CredentialsChanges } from '../users/credentials-changes';
+import type { AccessPolicy } from './policy/access-policy';
+import type { AccessTokenClaims } from '../auth/access-token';
 
-/** What an access token carries: the user and the account it acts in (null for a user with none). */
-export interface AccessTokenClaims {
-  sub: string;
-  acc: string | null;
-  /** Expiry, in seconds since the epoch (set by JwtService.sign from JWT_EXPIRES_IN). */
-  exp?: number;
-  /** Issued at, in seconds since the epoch (set by JwtService.sign). */
-  iat?: number;
-  /** What the login proved: `mfa` (the password and a code) or `password`; missing in older tokens: `password`. */
-  asr?: 'password' | 'mfa';
-  /**
-   * Issued at, in milliseconds since the epoch: a token issued before its user's credentials last
-   * changed (password, reset, a factor removed) is refused, to the millisecond. Older tokens have
-   * only `iat`, read as the start of its second (so one of the same second as a change is refused).
-   */
-  ims?: number;
-  /**
-   * The user's credentials version (`credentialsChangedAt` in ms, 0 never) as read when the login's
-   * proof was checked: the token is refused once it differs, whatever the clocks, so a login that
-   * read the old password while a reset ran gets a token that the reset ends too.
-   */
-  cav?: number;
-}
 
 /** Methods that change nothing: a session cookie needs no Origin check on them. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -48,10 +24,10 @@ const VERIFIED_TOKENS_MAX = 10_000;
 export const INVALID_API_KEY = 'Invalid API key';
 
 /**
- * Deny by default: every route needs a valid bearer token unless marked `@Public()`; public routes
- * (login, signup) ignore tokens, an API key included: they neither read nor check one. Who the
- * caller is goes on the request as its principal; where it acts (account, project) is the tenancy
- * guard's question.
+ * Who is calling, for the access guard (src/access/access.guard.ts), on every route whose policy
+ * names a credential it authenticates; routes open to anyone, a signed URL or an upload URL never
+ * reach it, and read no token or key. Who the caller is goes on the request as its principal; where
+ * it acts (account, project) is the tenancy's question (src/access/tenancy.ts).
  *
  * A bearer token starting with `sk_` or `pk_` is an API key, never a user's access token (a JWT starts
  * with `eyJ`): a live `sk_test_` or `pk_test_` key of this service (one indexed read, no cache) or
@@ -70,48 +46,39 @@ export const INVALID_API_KEY = 'Invalid API key';
  * authenticates (one indexed read). A request that changes anything with it must carry an `Origin`
  * of `PUBLIC_URL` or of `DASHBOARD_ORIGINS` (403), never one derived from forwarded headers:
  * SameSite=Lax keeps the cookie off other sites' sub-requests and posts, this keeps off the rest.
- * On `@StepUp()` routes a session or a token must have proven the user's strongest credential
+ * On step-up routes (the policy's `stepUp`) a session or a token must have proven the user's strongest credential
  * recently (SessionsService.assertSteppedUp).
  */
 @Injectable()
-export class JwtAuthGuard implements CanActivate {
-  private readonly isPublic: RouteMetadata<boolean>;
-  private readonly stepUp: RouteMetadata<StepUpWhen>;
-
+export class Authentication {
   constructor(
-    reflector: Reflector,
     private readonly jwt: JwtService,
     private readonly apiKeys: ApiKeysService,
     private readonly sessions: SessionsService,
     private readonly credentials: CredentialsChanges,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
-  ) {
-    this.isPublic = new RouteMetadata(reflector, IS_PUBLIC);
-    this.stepUp = new RouteMetadata(reflector, STEP_UP);
-  }
+  ) {}
 
   // `ttlResolution: 0`: the clock is read at each lookup. lru-cache's default remembers it for 1 ms
   // with a timer, which on a busy instance is one more timer set and fired for nearly every request.
   private readonly verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_TOKENS_MAX, ttlResolution: 0 });
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.isPublic.of(context)) return true;
-    const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
+  /** Sets the request's principal, or refuses: 401 without a valid credential, 403 for a step-up or an Origin missing. */
+  async authenticate(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {
     const token = bearerToken(request.headers.authorization);
-    if (!token) return this.bySession(context, request);
+    if (!token) return this.bySession(request, policy);
     if (looksLikeApiKey(token)) {
       const key = await this.apiKeys.authenticate(token);
       if (!key) throw new UnauthorizedException(INVALID_API_KEY);
       request.principal = key;
-      return true;
+      return;
     }
     const verified = await this.verify(token);
     if (!verified) throw new UnauthorizedException('Invalid or expired token');
     const facts = await this.standing(verified);
     if (!facts) throw new UnauthorizedException('This token was issued before the password or a second factor changed: log in again');
-    if (this.stepsUp(context, request)) await this.sessions.assertTokenSteppedUp(verified.principal.userId, facts);
+    if (stepsUp(policy, request)) await this.sessions.assertTokenSteppedUp(verified.principal.userId, facts);
     request.principal = Object.freeze({ ...verified.principal, token: facts });
-    return true;
   }
 
   /**
@@ -125,24 +92,14 @@ export class JwtAuthGuard implements CanActivate {
     return { assurance: verified.assurance === 'mfa' && verified.issuedAt >= state.factorsChangedAt ? 'mfa' : 'password', issuedAt: verified.issuedAt };
   }
 
-  /** Whether the route is a step-up action for this request (a conditional one reads the raw body). */
-  private stepsUp(context: ExecutionContext, request: FastifyRequest): boolean {
-    const when = this.stepUp.of(context);
-    if (when === undefined) return false;
-    if (when === true) return true;
-    const body = request.body;
-    return typeof body === 'object' && body !== null && when(body as Record<string, unknown>);
-  }
-
-  private async bySession(context: ExecutionContext, request: FastifyRequest & RequestContext): Promise<boolean> {
+  private async bySession(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {
     const cookie = sessionCookieOf(request, this.config.insecureHttpAllowed);
     if (!cookie) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <accessToken>, or sign in for a session cookie');
     const session = await this.sessions.authenticate(cookie);
     if (!session) throw new UnauthorizedException('The session has ended: sign in again');
     if (!SAFE_METHODS.has(request.method) && !this.allowedOrigin(request)) throw new ForbiddenException(ORIGIN_REFUSED);
-    if (this.stepsUp(context, request)) await this.sessions.assertSteppedUp(session);
+    if (stepsUp(policy, request)) await this.sessions.assertSteppedUp(session);
     request.principal = Object.freeze({ kind: 'user', userId: session.userId, accountId: session.accountId, session });
-    return true;
   }
 
   /**
@@ -191,6 +148,15 @@ export class JwtAuthGuard implements CanActivate {
     if (ttl > 0) this.verified.set(token, verified, { ttl });
     return verified;
   }
+}
+
+/** Whether the route is a step-up action for this request (a conditional one reads the raw body). */
+function stepsUp(policy: AccessPolicy, request: FastifyRequest): boolean {
+  const when = policy.stepUp;
+  if (when === undefined) return false;
+  if (when === true) return true;
+  const body = request.body;
+  return typeof body === 'object' && body !== null && when(body as Record<string, unknown>);
 }
 
 /** A token whose signature verified: who, and what its login proved when. */
