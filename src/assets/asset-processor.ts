@@ -33,7 +33,8 @@ const SAMPLE_BYTES = 4096;
  * that misses its deadline (`processingDeadline`: a read of the store that never ends) has its
  * reads destroyed, is counted on the ticket and gives the lease back at once, so the asset is tried
  * again at the next sweep, here or elsewhere; after `tries` of them it is `errored`. Its result,
- * should it still arrive, is dropped. Also expires abandoned uploads, one instance at a time.
+ * should it still arrive, is dropped. Also expires abandoned uploads, one instance at a time, and
+ * finishes assets' deletes their request left (each under a lease).
  */
 @Injectable()
 export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
@@ -81,6 +82,7 @@ export class AssetProcessor implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async work(): Promise<void> {
     await this.leases.tryWithLease(EXPIRY_LEASE, this.config.sweepIntervalMs * 4, () => this.assets.expireUploads());
+    await this.assets.finishStoppedDeletes();
     for (const upload of await this.assets.uploadsToProcess(20)) {
       if (this.stopped) return;
       const id = String(upload._id);

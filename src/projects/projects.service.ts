@@ -1,5 +1,4 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
-import { EventEmitter2 } from '@nestjs/event-emitter';
 import type { Types } from 'mongoose';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { Leases } from '../leases/leases.service';
@@ -15,7 +14,7 @@ import { PROJECT_CONTENT_FIELDS, ProjectResponse, ProjectTreeNodeResponse, Proje
 import { MAX_TREE_DEPTH, MAX_TREE_NODES, type Project } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { toProjectResponse } from './projects.mapper';
-import { PROJECTS_DELETED, type ProjectsDeletedEvent } from './projects.events';
+import { ProjectCascades } from './project-cascades';
 import { ProjectsRepository, type TreeFields } from './projects.repository';
 
 const PROJECT_NOT_FOUND = 'Project not found';
@@ -95,7 +94,7 @@ export class ProjectsService {
     private readonly leases: Leases,
     private readonly collaborators: CollaboratorsService,
     private readonly assets: AssetsService,
-    private readonly events: EventEmitter2,
+    private readonly cascades: ProjectCascades,
   ) {}
 
   async create(scope: TenantScope, actor: ContentActor, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
@@ -218,10 +217,17 @@ export class ProjectsService {
   }
 
   /**
-   * Deletes the project; one with sub-projects only with `cascade`, which deletes them all, deepest
-   * first, each recorded as `project.deleted` (409 without it).
+   * Deletes the project; one with sub-projects or assets only with `cascade`, which takes them all
+   * (409 without it). The cascade is recorded and its projects marked under the channel's tree
+   * lease, then run (ProjectCascades); a delete retried after a stop finishes what is left.
    */
   async remove(scope: TenantScope, actor: ContentActor, id: string, cascade = false): Promise<void> {
+    const pending = await this.cascades.pending(scope, id);
+    if (pending) {
+      // Already judged when it began; whoever may change a sub-project may see it through.
+      await this.collaborators.assertRole(scope, actor, [String(pending.channelId)], 'editor');
+      return this.cascades.finish(id);
+    }
     const project = await this.projects.findById(scope, id);
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
     const channelId = String(project.channelId);
@@ -234,13 +240,9 @@ export class ProjectsService {
       if (!cascade && (await this.assets.anyInProjects(scope, [id]))) {
         throw new ConflictException('The project has assets; delete with ?cascade=true to delete them with it');
       }
-      for (const level of [...levels].reverse()) await this.projects.deleteByIds(scope, level);
-      if (!(await this.projects.deleteOneById(scope, project._id))) throw new NotFoundException(PROJECT_NOT_FOUND);
-      const removed = [id, ...levels.flat().map(String)];
-      await this.assets.removeForProjects(scope, removed);
-      await this.projectsDeleted(scope, removed);
-      await this.channels.removeProjects(scope, channelId, removed);
+      await this.cascades.begin(scope, 'project', id, channelId, [id, ...levels.flat().map(String)]);
     });
+    await this.cascades.finish(id);
   }
 
   /** Whether every id (malformed ones included) names a content project of the scope's platform project. */
@@ -256,19 +258,10 @@ export class ProjectsService {
     return this.projects.holdsAny(scope);
   }
 
-  /** The cascade of a channel delete, inside the channel's platform project. */
+  /** The cascade of a channel delete, inside the channel's platform project: recorded, then run (ProjectCascades). */
   async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
-    const ids = await this.projects.idsOfChannel(scope, channelId);
-    await this.projects.deleteAllOfChannel(scope, channelId);
-    await this.assets.removeForProjects(scope, ids);
-    await this.projectsDeleted(scope, ids);
-  }
-
-  /** Tells the modules that hang off content projects (sharing) that these are gone. */
-  private async projectsDeleted(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
-    if (projectIds.length === 0) return;
-    const event: ProjectsDeletedEvent = { scope, projectIds };
-    await this.events.emitAsync(PROJECTS_DELETED, event);
+    await this.cascades.begin(scope, 'channel', channelId, channelId, await this.projects.idsOfChannel(scope, channelId));
+    await this.cascades.finish(channelId);
   }
 
   private async insertInto(scope: TenantScope, channelId: string, dto: CreateProjectDto, parentId: Types.ObjectId | null): Promise<Project> {
