@@ -1,5 +1,12 @@
 import type { TenantScope } from '../tenancy/tenant-scope';
 
+/**
+ * Emitted (awaited) just before a channel's record is deleted, so what goes with it is recorded
+ * first (the projects module writes the cascade's record): a stop between the two leaves that
+ * record to finish the cascade. An error stops the delete, the channel kept.
+ */
+export const CHANNEL_DELETING = 'channel.deleting';
+
 /** Emitted (awaited, with `emitAsync`) after a channel is deleted, so its projects go with it. */
 export const CHANNEL_DELETED = 'channel.deleted';
 

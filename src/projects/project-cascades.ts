@@ -29,9 +29,10 @@ const leaseOf = (rootId: string) => `project-cascade:${rootId}`;
  * Cascades of content projects (a project and its subtree, a channel's projects), finished whatever
  * stops them. Invariant: a cascade is recorded (`project_deletions`, its root, tenant and members)
  * before anything of it is removed; its assets and then its projects are marked, so none of them is
- * read, served or built under from then on; then, in order, each asset's bytes and record, the
- * share links and grants (PROJECTS_DELETED), a channel's collaborators, each project deepest first
- * (`project.deleted`), the channel's `projectIds`, and the record last. Every step is a no-op once
+ * read, served or built under from then on; then, in order, a channel's record (should its delete
+ * have stopped before it), each asset's bytes and record, the share links and grants
+ * (PROJECTS_DELETED), a channel's collaborators, each project deepest first (`project.deleted`),
+ * the channel's `projectIds`, and the record last. Every step is a no-op once
  * done and records the same event however often it runs, so a run stopped anywhere is run again
  * from the start, by a retried delete or by any instance's sweep, one run at a time under the
  * cascade's lease.
@@ -118,6 +119,8 @@ export class ProjectCascades implements OnApplicationBootstrap, OnModuleDestroy 
     try {
       let ids = deletion.projectIds.map(String);
       if (deletion.kind === 'channel') {
+        // A stop between the cascade's record and the channel's delete left the channel: it goes first, as its delete does.
+        await this.channels.deleteRecord(scope, channelId);
         // Whatever the channel still holds, a project linked while its delete began included.
         ids = [...new Set([...ids, ...(await this.projects.idsOfChannel(scope, channelId))])];
       }

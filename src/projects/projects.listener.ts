@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnEvent } from '@nestjs/event-emitter';
-import { CHANNEL_DELETED, ChannelDeletedEvent } from '../channels/channels.events';
+import { CHANNEL_DELETED, CHANNEL_DELETING, ChannelDeletedEvent } from '../channels/channels.events';
 import { CONTENT_PROJECT_CHANNEL_LOOKUP, CONTENT_PROJECTS_LOOKUP, type ContentProjectChannelLookupEvent, ContentProjectsLookupEvent } from '../clients/clients.events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { ProjectsService } from './projects.service';
@@ -8,6 +8,12 @@ import { ProjectsService } from './projects.service';
 @Injectable()
 export class ProjectsListener {
   constructor(private readonly projects: ProjectsService) {}
+
+  /** A channel's cascade is recorded before the channel goes; an error keeps the channel. */
+  @OnEvent(CHANNEL_DELETING, { suppressErrors: false })
+  async onChannelDeleting(event: ChannelDeletedEvent): Promise<void> {
+    await this.projects.beginChannelCascade(event.scope, event.channelId);
+  }
 
   /** A channel's projects go with it. Errors reach the awaited emit, so the delete does not answer 200 regardless. */
   @OnEvent(CHANNEL_DELETED, { suppressErrors: false })

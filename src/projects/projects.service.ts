@@ -283,6 +283,12 @@ export class ProjectsService {
     return this.projects.holdsAny(scope);
   }
 
+  /** Before a channel goes: its cascade recorded, its projects and their assets marked (ProjectCascades). */
+  async beginChannelCascade(scope: TenantScope, channelId: string): Promise<void> {
+    if (!isValidObjectId(channelId)) return;
+    await this.cascades.begin(scope, 'channel', channelId, channelId, await this.projects.idsOfChannel(scope, channelId));
+  }
+
   /** The cascade of a channel delete, inside the channel's platform project: recorded, then run (ProjectCascades). */
   async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
     const ids = await this.projects.idsOfChannel(scope, channelId);
