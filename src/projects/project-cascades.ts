@@ -117,7 +117,8 @@ export class ProjectCascades implements OnApplicationBootstrap, OnModuleDestroy 
     const scope = scopeOfRecord(deletion);
     const channelId = String(deletion.channelId);
     try {
-      let ids = deletion.projectIds.map(String);
+      // An empty list is not stored by every engine (a channel without projects).
+      let ids = (deletion.projectIds ?? []).map(String);
       if (deletion.kind === 'channel') {
         // A stop between the cascade's record and the channel's delete left the channel: it goes first, as its delete does.
         await this.channels.deleteRecord(scope, channelId);
