@@ -44,13 +44,15 @@ export const PROCESSING_LIBRARIES: readonly LazyLibrary<unknown>[] = [fileType, 
  * again at the next sweep, here or elsewhere; after `tries` of them it is `errored`. Its result,
  * should it still arrive, is dropped. The lease is renewed while the asset is processed, and its
  * fencing token guards the asset's take-up and outcome. Also expires abandoned uploads, one
- * instance at a time. Both run as jobs of the `JobRunner`.
+ * instance at a time, and finishes assets' deletes their request left (each under a lease). All
+ * run as jobs of the `JobRunner`.
  */
 @Injectable()
 export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(AssetProcessor.name);
   private processingJob?: JobHandle;
   private expiryJob?: JobHandle;
+  private deletesJob?: JobHandle;
 
   constructor(
     private readonly assets: AssetsService,
@@ -68,11 +70,12 @@ export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
       lease: { holdMs: this.config.sweepIntervalMs * 4 },
       run: () => this.assets.expireUploads(),
     });
+    this.deletesJob = this.jobs.register({ name: 'assets.finish-deletes', everyMs: this.config.sweepIntervalMs, run: () => this.assets.finishStoppedDeletes() });
   }
 
   /** The asset being processed finishes; no other starts. */
   async onModuleDestroy(): Promise<void> {
-    await Promise.all([this.processingJob?.stop(), this.expiryJob?.stop()]);
+    await Promise.all([this.processingJob?.stop(), this.expiryJob?.stop(), this.deletesJob?.stop()]);
   }
 
   @OnInProcessEvent(ASSET_UPLOADED)

@@ -79,6 +79,13 @@ export class Asset {
   @Prop({ type: Boolean, default: false })
   hasThumbnail: boolean;
 
+  /**
+   * Set when the asset's delete began (its own, or its content project's): from then on it is
+   * neither listed nor served, and its bytes go before its record, which goes last.
+   */
+  @Prop({ type: Date, default: null })
+  deletingAt: Date | null;
+
   /** When the upload must be finished by. */
   @Prop({ type: Date, required: true })
   uploadExpiresAt: Date;

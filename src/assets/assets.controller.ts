@@ -103,9 +103,9 @@ export class AssetsController {
 
   @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
   @Delete('assets/:assetId')
-  @ApiOperation({ summary: 'Delete an asset', description: `Its stored bytes go too; an upload in progress ends. ${EDITOR_NEEDED}` })
+  @ApiOperation({ summary: 'Delete an asset', description: `Its stored bytes go too; an upload in progress ends (the delete waits for a request writing it; 409 when that outlasts the wait, the delete then finishing in the background). ${EDITOR_NEEDED}` })
   @ApiOkResponse({ type: AssetDeletedResponse, description: 'Asset deleted' })
-  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async deleteAsset(@Tenant() scope: TenantScope, @Actor() actor: ContentActor, @Param('assetId', ParseObjectIdPipe) assetId: string): Promise<AssetDeletedResponse> {
     await this.assets.remove(scope, actor, assetId);
     return { message: 'Asset deleted' };

@@ -8,6 +8,7 @@ import { Asset, AssetSchema } from './asset.schema';
 import { join } from 'node:path';
 import { LazyLibrary } from '../common/lazy/lazy-library';
 import { AssetStorage, FileAssetStorage } from './asset-storage';
+import { AssetDeletion, AssetDeletionSchema } from './asset-deletion.schema';
 import { AssetUpload, AssetUploadSchema } from './asset-upload.schema';
 import { AssetDelivery } from './asset-delivery';
 import { AssetLinksController } from './asset-links.controller';
@@ -30,13 +31,16 @@ const s3Storage = new LazyLibrary<typeof import('./s3-asset-storage')>('@aws-sdk
  * Invariants: an asset over either quota is refused before any byte is received; it has one upload,
  * written by one request at a time and processed once, under leases; its bytes are delivered only
  * once it is `ready`, their type and checksum checked, and are removed when it ends `errored` or is
- * deleted (AssetsService).
+ * deleted (AssetsService). A delete marks the asset first (no longer read or served), takes its
+ * upload's lock, removes the bytes, then the record; what stops half-way is finished from a record
+ * of the delete written first (its own, or the content project cascade's), by any instance.
  */
 @Module({
   imports: [
     MongooseModule.forFeature([
       { name: Asset.name, schema: AssetSchema },
       { name: AssetUpload.name, schema: AssetUploadSchema },
+      { name: AssetDeletion.name, schema: AssetDeletionSchema },
     ]),
     LeasesModule,
     CollaboratorsModule,

@@ -7,33 +7,49 @@ import type { RecordedEventType } from '../tenancy/recorded-event-types';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Asset, type AssetStatus } from './asset.schema';
+import { AssetDeletion } from './asset-deletion.schema';
 import { AssetUpload } from './asset-upload.schema';
 import { toAssetResponse } from './assets.mapper';
 
 /** The statuses whose bytes count against the project's storage: every one but `errored` (whose bytes are gone). */
 const HOLDING_BYTES: AssetStatus[] = ['waiting', 'uploading', 'processing', 'ready'];
+/** An asset whose delete has not begun: the only kind read, listed or served. */
+const LIVE = { deletingAt: null };
 
 /** Assets and their open uploads: the only code that reads or writes them. */
 @Injectable()
 export class AssetsRepository {
   private readonly assets: TenantRecords<Asset>;
   private readonly uploads: Records<AssetUpload>;
+  private readonly deletions: Records<AssetDeletion>;
 
-  constructor(@InjectModel(Asset.name) model: Model<Asset>, @InjectModel(AssetUpload.name) uploads: Model<AssetUpload>, relay: EventRelay) {
+  constructor(
+    @InjectModel(Asset.name) model: Model<Asset>,
+    @InjectModel(AssetUpload.name) uploads: Model<AssetUpload>,
+    @InjectModel(AssetDeletion.name) deletions: Model<AssetDeletion>,
+    relay: EventRelay,
+  ) {
     this.assets = new TenantRecords(model, relay.recorder(new Records(model), toAssetResponse));
     this.uploads = new Records(uploads);
+    this.deletions = new Records(deletions);
   }
 
   insert(scope: TenantScope, fields: AnyKeys<Asset>): Promise<Asset> {
     return this.assets.insert(scope, fields, ['asset.created']);
   }
 
+  /** The asset unless its delete has begun. */
   findById(scope: TenantScope, id: string): Promise<Asset | null> {
+    return this.assets.findById(scope, id, LIVE);
+  }
+
+  /** The asset whether or not its delete has begun (the delete's own reads). */
+  findStoredById(scope: TenantScope, id: string): Promise<Asset | null> {
     return this.assets.findById(scope, id);
   }
 
   async page(scope: TenantScope, contentProjectId: string, skip: number, limit: number): Promise<{ rows: Asset[]; total: number }> {
-    const conditions = { contentProjectId: toObjectId(contentProjectId) };
+    const conditions = { contentProjectId: toObjectId(contentProjectId), ...LIVE };
     const [rows, total] = await Promise.all([
       this.assets.find(scope, conditions, { sort: { _id: -1 }, skip, limit }),
       this.assets.count(scope, conditions),
@@ -86,7 +102,13 @@ export class AssetsRepository {
     return _id ? this.assets.deleteOne(scope, { _id }, { event: 'asset.deleted' }) : false;
   }
 
-  /** The ids of the assets of these content projects. */
+  /** Marks these assets as being deleted (no event: the delete records `asset.deleted` when the record goes). */
+  async markDeleting(scope: TenantScope, ids: readonly string[], now = new Date()): Promise<void> {
+    const _ids = ids.map((id) => toObjectId(id)).filter((id): id is Types.ObjectId => id !== null);
+    if (_ids.length > 0) await this.assets.updateMany(scope, { _id: { $in: _ids }, ...LIVE }, { $set: { deletingAt: now } });
+  }
+
+  /** The ids of the assets of these content projects, those being deleted included. */
   async idsOfProjects(scope: TenantScope, contentProjectIds: readonly string[]): Promise<string[]> {
     const ids = contentProjectIds.map((id) => toObjectId(id)).filter((id): id is Types.ObjectId => id !== null);
     if (ids.length === 0) return [];
@@ -94,9 +116,28 @@ export class AssetsRepository {
     return rows.map((row) => String(row._id));
   }
 
-  deleteOfProjects(scope: TenantScope, contentProjectIds: readonly string[]): Promise<number> {
-    const ids = contentProjectIds.map((id) => toObjectId(id)).filter((id): id is Types.ObjectId => id !== null);
-    return ids.length === 0 ? Promise.resolve(0) : this.assets.deleteMany(scope, { contentProjectId: { $in: ids } }, { event: 'asset.deleted' });
+  // --- an asset's own delete, until it is done (across tenants) ---
+
+  /** Records the asset's delete unless it is recorded already; due for the sweep from `dueAt`. */
+  async recordDeletion(scope: TenantScope, assetId: string, dueAt: Date): Promise<void> {
+    const _id = toObjectId(assetId);
+    if (_id) await this.deletions.insertUnlessExists({ _id }, { accountId: scope.accountId, projectId: new Types.ObjectId(scope.projectId), dueAt, attempts: 0 });
+  }
+
+  async deletionDone(assetId: string): Promise<void> {
+    const _id = toObjectId(assetId);
+    if (_id) await this.deletions.deleteOne({ _id });
+  }
+
+  /** A try of the delete failed: the next one is due at `dueAt`. */
+  async deletionFailed(assetId: string, dueAt: Date): Promise<void> {
+    const _id = toObjectId(assetId);
+    if (_id) await this.deletions.updateOne({ _id }, { $set: { dueAt }, $inc: { attempts: 1 } });
+  }
+
+  /** Deletes due for the sweep (their request stopped, or failed), oldest due first. */
+  dueDeletions(now: Date, limit: number): Promise<AssetDeletion[]> {
+    return this.deletions.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1 }, limit });
   }
 
   // --- uploads (across tenants) ---

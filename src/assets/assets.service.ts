@@ -16,12 +16,26 @@ import { ProjectChannelLookup } from './assets.ports';
 import { toAssetResponse } from './assets.mapper';
 import { AssetsRepository } from './assets.repository';
 import { signContentGrant, verifyContentGrant } from './content-url';
+import { uploadLockKey } from './upload-locker';
 import type { AssetContentUrlResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
 import type { CreateAssetDto } from './dto/create-asset.dto';
 import type { UpdateAssetDto } from './dto/update-asset.dto';
 
 export const ASSET_NOT_FOUND = 'Asset not found';
 const PROJECT_NOT_FOUND = 'Project not found';
+const UPLOAD_BUSY = "The asset's upload is being written; its delete goes on in the background, or retry the request";
+/** How long an asset's delete holds its upload's lock at a time (renewed while it lives). */
+const DELETE_LOCK_HOLD_MS = 15_000;
+/** How long a delete waits for an upload request under way to let go of the upload's lock. */
+const DELETE_LOCK_WAIT_MS = 20_000;
+/** How long an asset's delete is left to its own request before the sweep takes it as stopped. */
+const DELETE_GRACE_MS = 45_000;
+/** Waits before the next try of a delete that failed, by tries so far (the last repeats). */
+const DELETE_BACKOFF_MS = [5_000, 30_000, 120_000, 600_000];
+
+export function deleteBackoffMs(attempts: number): number {
+  return DELETE_BACKOFF_MS[Math.min(attempts, DELETE_BACKOFF_MS.length - 1)];
+}
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -52,7 +66,11 @@ export type ProcessingOutcome = { ready: Partial<Asset> } | { error: AssetError 
  * abandoned: the sweep, one instance at a time (`assets:expiry`), makes the asset `errored`
  * (`upload_expired`) and removes its bytes. An asset that ends `errored` or is deleted has its
  * bytes removed after its record changed, and an upload ticket outlives neither: a ticket whose
- * asset is gone has its bytes removed with it.
+ * asset is gone has its bytes removed with it. A delete goes the other way: the asset is marked
+ * (`deletingAt`: neither read, listed nor served from then on), its upload's lock taken (so no
+ * `PATCH` writes meanwhile), its bytes and ticket removed, and its record last (`asset.deleted`);
+ * it is recorded first (`asset_deletions`, or the content project cascade's record), so whatever a
+ * stopped instance left is finished by the sweep or a retry.
  */
 @Injectable()
 export class AssetsService {
@@ -99,6 +117,11 @@ export class AssetsService {
         uploadExpiresAt: expiresAt,
       });
     });
+    // A content project whose delete began meanwhile may have looked for its assets before this one was written.
+    if ((await this.channelOrNull(scope, contentProjectId)) === null) {
+      await this.removeAsset(scope, String(_id));
+      throw new NotFoundException(PROJECT_NOT_FOUND);
+    }
     return {
       asset: toAssetResponse(asset),
       upload: { url: `${baseUrl}/uploads/${String(_id)}/${token}`, expiresAt: expiresAt.toISOString() },
@@ -143,11 +166,60 @@ export class AssetsService {
     return toAssetResponse(updated);
   }
 
-  /** Removes the record, then its bytes and its upload ticket. */
+  /**
+   * Records the delete, then removes the asset (`removeAsset`). A delete a stopped instance left
+   * half-way is found again here (the asset is read whether or not its delete began) and by the sweep.
+   */
   async remove(scope: TenantScope, actor: ContentActor, id: string): Promise<void> {
-    await this.getToChange(scope, actor, id);
-    if (!(await this.assets.deleteById(scope, id))) throw new NotFoundException(ASSET_NOT_FOUND);
-    await this.discardBytes(id);
+    const asset = await this.assets.findStoredById(scope, id);
+    if (!asset) throw new NotFoundException(ASSET_NOT_FOUND);
+    await this.assertRole(scope, actor, await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND));
+    await this.assets.recordDeletion(scope, id, new Date(Date.now() + DELETE_GRACE_MS));
+    await this.finishDeletion(scope, id, 0);
+  }
+
+  /** Deletes the sweep finds due (their request stopped or failed), each under a lease; how many were tried. */
+  async finishStoppedDeletes(now = new Date()): Promise<number> {
+    const due = await this.assets.dueDeletions(now, 20);
+    for (const deletion of due) {
+      const id = String(deletion._id);
+      await this.leases.tryWithLease(`asset-deletion:${id}`, DELETE_LOCK_HOLD_MS, () =>
+        this.finishDeletion(scopeOfRecord(deletion), id, deletion.attempts).catch(() => undefined),
+      );
+    }
+    return due.length;
+  }
+
+  /** Runs a recorded delete to its end, then drops its record; a failure is logged and tried again after a backoff. */
+  private async finishDeletion(scope: TenantScope, id: string, attempts: number): Promise<void> {
+    try {
+      await this.removeAsset(scope, id);
+    } catch (error) {
+      const waitMs = deleteBackoffMs(attempts);
+      this.logger.warn(`Asset ${id}: delete failed (try ${attempts + 1}), tried again in ${waitMs} ms: ${(error as Error).message}`);
+      await this.assets.deletionFailed(id, new Date(Date.now() + waitMs));
+      throw error;
+    }
+    await this.assets.deletionDone(id);
+  }
+
+  /**
+   * Removes one asset, whatever of it is left: marked (no longer served), then under its upload's
+   * lock its bytes (`.part` and derived files included) and ticket, then its record (`asset.deleted`,
+   * the same event however often it runs). Each step is a no-op once done, so it is run again
+   * until it completes.
+   */
+  private async removeAsset(scope: TenantScope, id: string): Promise<void> {
+    await this.assets.markDeleting(scope, [id]);
+    const lock = await this.leases.hold(uploadLockKey(id), { holdMs: DELETE_LOCK_HOLD_MS, waitMs: DELETE_LOCK_WAIT_MS });
+    if (!lock) throw new ConflictException(UPLOAD_BUSY);
+    try {
+      await this.storage.remove(id);
+      await this.assets.closeUpload(id);
+      await this.assets.deleteById(scope, id);
+    } finally {
+      await lock.release();
+    }
   }
 
   /** Whether any of these content projects holds an asset (a delete without `cascade` refuses them). */
@@ -155,12 +227,23 @@ export class AssetsService {
     return (await this.assets.idsOfProjects(scope, projectIds)).length > 0;
   }
 
-  /** The cascade of content projects' deletes: their assets, recorded as `asset.deleted`, and their bytes. */
+  /**
+   * The first step of content projects' cascade: their assets are no longer read or served. Run
+   * before the projects themselves are marked, so no asset of a marked project is served.
+   */
+  async markForProjects(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
+    await this.assets.markDeleting(scope, await this.assets.idsOfProjects(scope, projectIds));
+  }
+
+  /**
+   * The cascade of content projects' deletes: every asset of theirs is marked, then removed one by
+   * one (`removeAsset`: bytes, ticket, then record as `asset.deleted`). Idempotent: the cascade's
+   * record (ProjectsService) has it run again until it completes.
+   */
   async removeForProjects(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
     const ids = await this.assets.idsOfProjects(scope, projectIds);
-    if (ids.length === 0) return;
-    await this.assets.deleteOfProjects(scope, projectIds);
-    for (const id of ids) await this.discardBytes(id);
+    await this.assets.markDeleting(scope, ids);
+    for (const id of ids) await this.removeAsset(scope, id);
   }
 
   // --- signed content URLs ---
@@ -361,11 +444,16 @@ export class AssetsService {
 
   /** The channel of a content project of the scope's platform project; 404 (`notFound`) for an unknown one. */
   private async channelOf(scope: TenantScope, contentProjectId: string, notFound = PROJECT_NOT_FOUND): Promise<string> {
-    // The projects module provides the lookup without this module importing it; found on first use.
-    this.projectChannels ??= this.modules.get(ProjectChannelLookup, { strict: false });
-    const channelId = await this.projectChannels.channelOf(scope, contentProjectId);
+    const channelId = await this.channelOrNull(scope, contentProjectId);
     if (!channelId) throw new NotFoundException(notFound);
     return channelId;
+  }
+
+  /** The channel of a content project, null for an unknown one or one being deleted. */
+  private channelOrNull(scope: TenantScope, contentProjectId: string): Promise<string | null> {
+    // The projects module provides the lookup without this module importing it; found on first use.
+    this.projectChannels ??= this.modules.get(ProjectChannelLookup, { strict: false });
+    return this.projectChannels.channelOf(scope, contentProjectId);
   }
 
   /** Creating or changing an asset, its upload included, needs `editor` in its channel (CONTENT.md). */

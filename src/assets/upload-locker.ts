@@ -11,6 +11,11 @@ const LOCKED = {
   body: 'Locked: another request is writing this upload. Ask HEAD for the offset and resume from it.\n',
 };
 
+/** The lease of an upload's lock: whoever removes the upload's bytes takes it too. */
+export function uploadLockKey(assetId: string): string {
+  return `tus-upload:${assetId}`;
+}
+
 /**
  * The tus server's locks as leases (`tus-upload:<id>`), so two requests on one upload never write at
  * once whichever instances they reach. A lock is held from the start of a request's work on the
@@ -27,7 +32,7 @@ export class LeaseLocker implements Locker {
   ) {}
 
   newLock(id: string): Lock {
-    return new LeaseLock(`tus-upload:${id}`, this.leases, this.options);
+    return new LeaseLock(uploadLockKey(id), this.leases, this.options);
   }
 }
 

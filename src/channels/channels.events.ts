@@ -1,6 +1,7 @@
 /** This module's in-process events; names, payloads and answers are declared in src/events/in-process-events.ts. */
 export {
   CHANNEL_CREATED,
+  CHANNEL_DELETING,
   CHANNEL_DELETED,
   type ChannelActor,
   type ChannelCreatedEvent,

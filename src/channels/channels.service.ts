@@ -8,7 +8,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { usernameKey } from './channel.schema';
 import { ChannelsRepository } from './channels.repository';
-import { CHANNEL_CREATED, CHANNEL_DELETED, type ChannelCreatedEvent, ChannelDeletedEvent } from './channels.events';
+import { CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_DELETING, type ChannelCreatedEvent, ChannelDeletedEvent } from './channels.events';
 import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
@@ -95,7 +95,9 @@ export class ChannelsService {
   }
 
   /**
-   * Deletes the channel, then (awaited) its projects through the CHANNEL_DELETED event.
+   * Deletes the channel, then (awaited) its projects through the CHANNEL_DELETED event; the
+   * cascade is recorded before the channel goes (CHANNEL_DELETING), so whatever stops it, any
+   * instance finishes it.
    *
    * Channel first: a project created concurrently either is inserted before the cascade runs (and
    * is removed by it) or finds its channel gone when it links itself, and undoes itself. Should the
@@ -103,13 +105,23 @@ export class ChannelsService {
    * so the channel's leftover projects are removed then.
    */
   async remove(scope: TenantScope, id: string): Promise<void> {
-    const deleted = await this.channels.deleteById(scope, id);
     const event: ChannelDeletedEvent = { scope, channelId: id };
+    await this.events.emitAsync(CHANNEL_DELETING, event);
+    const deleted = await this.channels.deleteById(scope, id);
     await this.events.emitAsync(CHANNEL_DELETED, event);
     if (!deleted) throw new NotFoundException(CHANNEL_NOT_FOUND);
   }
 
   // ---- for child modules (projects) and the clients event ----
+
+  /**
+   * Deletes the channel's record alone (`channel.deleted`), without its events to the modules
+   * below: for the projects module's cascade of a channel, which runs what they do itself. False
+   * when it was gone already.
+   */
+  deleteRecord(scope: TenantScope, channelId: string): Promise<boolean> {
+    return this.channels.deleteById(scope, channelId);
+  }
 
   exists(scope: TenantScope, channelId: string): Promise<boolean> {
     return this.channels.existsById(scope, channelId);

@@ -18,6 +18,7 @@ export interface InProcessEvents {
   [CUSTOMER_DELETING]: { payload: CustomerDeletingEvent; answer: void };
   [CLIENT_HARD_DELETING]: { payload: ClientHardDeletingEvent; answer: void };
   [CHANNEL_CREATED]: { payload: ChannelCreatedEvent; answer: void };
+  [CHANNEL_DELETING]: { payload: ChannelDeletedEvent; answer: void };
   [CHANNEL_DELETED]: { payload: ChannelDeletedEvent; answer: void };
   [PROJECTS_DELETED]: { payload: ProjectsDeletedEvent; answer: void };
   [ASSET_UPLOADED]: { payload: void; answer: void };
@@ -117,6 +118,13 @@ export interface ChannelActor {
   readonly admin: boolean;
   readonly userId: string | null;
 }
+
+/**
+ * Emitted (awaited) just before a channel's record is deleted, so what goes with it is recorded
+ * first (the projects module writes the cascade's record): a stop between the two leaves that
+ * record to finish the cascade. An error stops the delete, the channel kept.
+ */
+export const CHANNEL_DELETING = 'channel.deleting';
 
 /** Emitted (awaited) after a channel is deleted, so its projects go with it. */
 export const CHANNEL_DELETED = 'channel.deleted';

@@ -92,6 +92,14 @@ export class Project {
   @Prop({ type: [String], enum: SUPPORTED_FEATURES, default: [] })
   supportedFeatures: SupportedFeature[];
 
+  /**
+   * Set when a cascade that takes the project began (`project_deletions`): from then on it is read,
+   * listed and shared by nobody, and nothing is created under it, while the cascade removes what
+   * hangs off it and then the record.
+   */
+  @Prop({ type: Date, default: null })
+  deletingAt: Date | null;
+
   createdAt: Date;
   updatedAt: Date;
 }

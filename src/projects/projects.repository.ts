@@ -13,6 +13,8 @@ const PROJECT_UPDATED: RecordedChange = { event: 'project.updated', diff: true }
 /** What a tree read needs of each project. */
 export type TreeFields = Pick<Project, '_id' | 'parentId' | 'primaryTitle' | 'projectTypeId' | 'status'>;
 const TREE_FIELDS = ['_id', 'parentId', 'primaryTitle', 'projectTypeId', 'status'] as const;
+/** A project no cascade has begun to take: the only kind read, listed, counted or built under. */
+const LIVE = { deletingAt: null };
 
 /** The content projects of a platform project: the only code that reads or writes them. */
 @Injectable()
@@ -42,16 +44,16 @@ export class ProjectsRepository {
   }
 
   findById(scope: TenantScope, id: string): Promise<Project | null> {
-    return this.records.findById(scope, id);
+    return this.records.findById(scope, id, LIVE);
   }
 
   existsById(scope: TenantScope, id: string): Promise<boolean> {
-    return this.records.existsById(scope, id);
+    return this.records.existsById(scope, id, LIVE);
   }
 
   /** One page of a channel's projects matching `conditions` (the channel's id among them), oldest first, and the total. */
   async page(scope: TenantScope, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
-    const stored = { ...conditions, channelId: toObjectId(String(conditions.channelId)) };
+    const stored = { ...conditions, channelId: toObjectId(String(conditions.channelId)), ...LIVE };
     const [rows, total] = await Promise.all([
       this.records.find(scope, stored, { sort: { _id: 1 }, skip, limit }),
       this.records.count(scope, stored),
@@ -73,12 +75,12 @@ export class ProjectsRepository {
 
   /** The direct children of any of `parents`, oldest first, at most `limit`; only the tree's fields. */
   childrenOf(scope: TenantScope, parents: readonly Types.ObjectId[], limit: number): Promise<TreeFields[]> {
-    return this.records.find(scope, { parentId: { $in: parents } }, { fields: TREE_FIELDS, sort: { _id: 1 }, limit }) as Promise<TreeFields[]>;
+    return this.records.find(scope, { parentId: { $in: parents }, ...LIVE }, { fields: TREE_FIELDS, sort: { _id: 1 }, limit }) as Promise<TreeFields[]>;
   }
 
   /** One page of a project's children matching `conditions`, oldest first, and the total. */
   async pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
-    const stored = { ...conditions, parentId };
+    const stored = { ...conditions, parentId, ...LIVE };
     const [rows, total] = await Promise.all([
       this.records.find(scope, stored, { sort: { _id: 1 }, skip, limit }),
       this.records.count(scope, stored),
@@ -112,22 +114,21 @@ export class ProjectsRepository {
 
   /** How many of the ids name projects of the scope's platform project (every id well-formed and distinct). */
   countOf(scope: TenantScope, ids: readonly string[]): Promise<number> {
-    return this.records.count(scope, { _id: { $in: ids.map(toObjectId) } });
+    return this.records.count(scope, { _id: { $in: ids.map(toObjectId) }, ...LIVE });
   }
 
   holdsAny(scope: TenantScope): Promise<boolean> {
     return this.records.exists(scope);
   }
 
-  /** The ids of a channel's projects. */
+  /** Marks these projects as taken by a cascade (no event: each records `project.deleted` when it goes). */
+  async markDeleting(scope: TenantScope, ids: readonly Types.ObjectId[], now = new Date()): Promise<void> {
+    if (ids.length > 0) await this.records.updateMany(scope, { _id: { $in: [...ids] }, ...LIVE }, { $set: { deletingAt: now } });
+  }
+
+  /** The ids of a channel's projects, those a cascade has begun to take included. */
   async idsOfChannel(scope: TenantScope, channelId: string): Promise<string[]> {
     const id = toObjectId(channelId);
     return id ? (await this.records.find(scope, { channelId: id }, { fields: ['_id'] })).map((project) => String(project._id)) : [];
-  }
-
-  /** The cascade of a channel delete, inside the channel's platform project: each project recorded as `project.deleted`. */
-  async deleteAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
-    const id = toObjectId(channelId);
-    if (id) await this.records.deleteMany(scope, { channelId: id }, { event: 'project.deleted' });
   }
 }

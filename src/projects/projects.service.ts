@@ -17,6 +17,7 @@ import { PROJECT_CONTENT_FIELDS, ProjectResponse, ProjectTreeNodeResponse, Proje
 import { MAX_TREE_DEPTH, MAX_TREE_NODES, type Project } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { toProjectResponse } from './projects.mapper';
+import { ProjectCascades } from './project-cascades';
 import { PROJECTS_DELETED, type ProjectsDeletedEvent } from './projects.events';
 import { ProjectsRepository, type TreeFields } from './projects.repository';
 
@@ -97,6 +98,7 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     private readonly leases: Leases,
     private readonly collaborators: CollaboratorsService,
     private readonly assets: AssetsService,
+    private readonly cascades: ProjectCascades,
     private readonly events: InProcessEmitter,
   ) {}
 
@@ -220,15 +222,24 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
   }
 
   /**
-   * Deletes the project; one with sub-projects only with `cascade`, which deletes them all, deepest
-   * first, each recorded as `project.deleted` (409 without it).
+   * Deletes the project; one with sub-projects or assets only with `cascade`, which takes them all
+   * (409 without it). The cascade is recorded and its projects marked under the channel's tree
+   * lease, then run (ProjectCascades); a delete retried after a stop finishes what is left. A lone
+   * project without assets goes at once (`removeLeaf`).
    */
   async remove(scope: TenantScope, actor: ContentActor, id: string, cascade = false): Promise<void> {
     const project = await this.projects.findById(scope, id);
-    if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
+    if (!project) {
+      // A project a cascade has begun to take is marked, so not found: the retry sees that cascade through.
+      const pending = await this.cascades.pending(scope, id);
+      if (!pending) throw new NotFoundException(PROJECT_NOT_FOUND);
+      // Already judged when it began; whoever may change a sub-project may finish it.
+      await this.collaborators.assertRole(scope, actor, [String(pending.channelId)], 'editor');
+      return this.cascades.finish(id);
+    }
     const channelId = String(project.channelId);
     await this.collaborators.assertRole(scope, actor, [channelId], project.parentId ? 'editor' : 'manager');
-    await this.underTreeLease([channelId], async () => {
+    const cascaded = await this.underTreeLease([channelId], async () => {
       const levels = await this.descendantLevels(scope, project._id);
       if (levels.length > 0 && !cascade) {
         throw new ConflictException('The project has sub-projects; delete with ?cascade=true to delete them with it');
@@ -236,13 +247,29 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
       if (!cascade && (await this.assets.anyInProjects(scope, [id]))) {
         throw new ConflictException('The project has assets; delete with ?cascade=true to delete them with it');
       }
-      for (const level of [...levels].reverse()) await this.projects.deleteByIds(scope, level);
-      if (!(await this.projects.deleteOneById(scope, project._id))) throw new NotFoundException(PROJECT_NOT_FOUND);
-      const removed = [id, ...levels.flat().map(String)];
-      await this.assets.removeForProjects(scope, removed);
-      await this.projectsDeleted(scope, removed);
-      await this.channels.removeProjects(scope, channelId, removed);
+      if (levels.length > 0 || cascade) {
+        await this.cascades.begin(scope, 'project', id, channelId, [id, ...levels.flat().map(String)]);
+        return true;
+      }
+      await this.removeLeaf(scope, project._id, channelId);
+      return false;
     });
+    if (cascaded) await this.cascades.finish(id);
+  }
+
+  /**
+   * A project without sub-projects or assets needs no cascade's record: what hangs off it goes
+   * before its record, so a stop anywhere leaves the project for a retried delete, and the channel's
+   * copy of its id, last, is what every delete tolerates. An asset created meanwhile finds its
+   * project gone and removes itself, or is taken here.
+   */
+  private async removeLeaf(scope: TenantScope, id: Types.ObjectId, channelId: string): Promise<void> {
+    const removed = [String(id)];
+    const event: ProjectsDeletedEvent = { scope, projectIds: removed };
+    await this.events.emitAsync(PROJECTS_DELETED, event);
+    if (!(await this.projects.deleteOneById(scope, id))) throw new NotFoundException(PROJECT_NOT_FOUND);
+    await this.assets.removeForProjects(scope, removed);
+    await this.channels.removeProjects(scope, channelId, removed);
   }
 
   /** Whether every id (malformed ones included) names a content project of the scope's platform project. */
@@ -258,19 +285,19 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     return this.projects.holdsAny(scope);
   }
 
-  /** The cascade of a channel delete, inside the channel's platform project. */
-  async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
-    const ids = await this.projects.idsOfChannel(scope, channelId);
-    await this.projects.deleteAllOfChannel(scope, channelId);
-    await this.assets.removeForProjects(scope, ids);
-    await this.projectsDeleted(scope, ids);
+  /** Before a channel goes: its cascade recorded, its projects and their assets marked (ProjectCascades). */
+  async beginChannelCascade(scope: TenantScope, channelId: string): Promise<void> {
+    if (!isValidObjectId(channelId)) return;
+    await this.cascades.begin(scope, 'channel', channelId, channelId, await this.projects.idsOfChannel(scope, channelId));
   }
 
-  /** Tells the modules that hang off content projects (sharing) that these are gone. */
-  private async projectsDeleted(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
-    if (projectIds.length === 0) return;
-    const event: ProjectsDeletedEvent = { scope, projectIds };
-    await this.events.emitAsync(PROJECTS_DELETED, event);
+  /** The cascade of a channel delete, inside the channel's platform project: recorded, then run (ProjectCascades). */
+  async removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {
+    const ids = await this.projects.idsOfChannel(scope, channelId);
+    // A channel without projects leaves nothing to cascade (its collaborators go by their own module).
+    if (ids.length === 0 && !(await this.cascades.pending(scope, channelId))) return;
+    await this.cascades.begin(scope, 'channel', channelId, channelId, ids);
+    await this.cascades.finish(channelId);
   }
 
   private async insertInto(scope: TenantScope, channelId: string, dto: CreateProjectDto, parentId: Types.ObjectId | null): Promise<Project> {

@@ -99,6 +99,11 @@ export class TenantRecords<T> {
     return written ? { matched: 1, modified: 1 } : { matched: 0, modified: 0 };
   }
 
+  /** Updates every record that matches; records no event (a mark the service keeps for itself, not a change callers see). */
+  updateMany(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>): Promise<WriteResult> {
+    return this.records.updateMany(scopeFilter(scope, conditions), update);
+  }
+
   /** Updates one record and answers it as it is after the update; null when none matched. */
   async updateAndGet(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<T | null> {
     const filter = scopeFilter(scope, conditions);

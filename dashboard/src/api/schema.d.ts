@@ -1012,7 +1012,7 @@ export interface paths {
         post?: never;
         /**
          * Delete an asset
-         * @description Its stored bytes go too; an upload in progress ends. Needs the channel role editor or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
+         * @description Its stored bytes go too; an upload in progress ends (the delete waits for a request writing it; 409 when that outlasts the wait, the delete then finishing in the background). Needs the channel role editor or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); an API key acts as admin.
          */
         delete: operations["deleteAsset"];
         options?: never;
@@ -14595,6 +14595,22 @@ export interface operations {
                      *       "error": "Not Found",
                      *       "message": "Not found",
                      *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Conflict with the current state (duplicate, or a request with this key still running) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Conflict",
+                     *       "message": "Conflict with the current state",
+                     *       "statusCode": 409
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponseDto"];
