@@ -10,7 +10,8 @@ module.exports = {
   forbidden: [
     {
       name: 'no-module-cycle',
-      comment: 'Modules (folders under src/) must not depend on each other in a cycle: a parent never imports its child.',
+      comment:
+        'Modules (folders under src/) must not depend on each other in a cycle: a parent never imports its child.',
       severity: 'error',
       scope: 'folder',
       from: { path: '^src/[^/]+$' },
@@ -18,7 +19,8 @@ module.exports = {
     },
     {
       name: 'common-knows-no-feature',
-      comment: 'src/common/ holds what every module may use (errors, pipes, paging, money, crypto): it imports no module of src/.',
+      comment:
+        'src/common/ holds what every module may use (errors, pipes, paging, money, crypto): it imports no module of src/.',
       severity: 'error',
       from: { path: '^src/common/' },
       to: { path: '^src/', pathNot: '^src/common/' },

@@ -4,7 +4,16 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'dashboard/dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'test-artifacts/**', 'bench/results/**', 'dashboard/src/api/schema.d.ts'],
+    ignores: [
+      'dist/**',
+      'dashboard/dist/**',
+      'node_modules/**',
+      'coverage/**',
+      '.data/**',
+      'test-artifacts/**',
+      'bench/results/**',
+      'dashboard/src/api/schema.d.ts',
+    ],
   },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
@@ -17,7 +26,10 @@ export default tseslint.config(
       'no-unexpected-multiline': 'off',
       'no-restricted-syntax': [
         'error',
-        { selector: "CallExpression[callee.property.name=/^(only|skip)$/][callee.object.name=/^(it|describe|test)$/]", message: 'No focused or skipped tests.' },
+        {
+          selector: 'CallExpression[callee.property.name=/^(only|skip)$/][callee.object.name=/^(it|describe|test)$/]',
+          message: 'No focused or skipped tests.',
+        },
       ],
     },
   },
@@ -33,7 +45,8 @@ export default tseslint.config(
             {
               name: '@nestjs/event-emitter',
               importNames: ['EventEmitter2', 'OnEvent'],
-              message: 'Emit through InProcessEmitter and listen with @OnInProcessEvent (src/events/in-process-events.ts).',
+              message:
+                'Emit through InProcessEmitter and listen with @OnInProcessEvent (src/events/in-process-events.ts).',
             },
           ],
         },
@@ -46,15 +59,27 @@ export default tseslint.config(
       sourceType: 'commonjs',
       // Node's globals that the benchmark's scripts use.
       globals: {
-        require: 'readonly', module: 'writable', __dirname: 'readonly', process: 'readonly', console: 'readonly',
-        Buffer: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', performance: 'readonly',
-        setTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+        performance: 'readonly',
+        setTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['scripts/**/*.mjs'],
-    languageOptions: { sourceType: 'module', globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly' } },
+    languageOptions: {
+      sourceType: 'module',
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', fetch: 'readonly' },
+    },
   },
 );

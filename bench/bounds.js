@@ -37,7 +37,13 @@ async function insertInBatches(collection, documents, size = 1000) {
 /** The rows of the bounds table: the small and the large case. */
 async function measureBounds(servers, dbs, seeds) {
   // Few connections: over a large collection one request can take seconds on FerretDB.
-  const request = (state) => ({ method: 'GET', path: '/collections?limit=500', token: state.token, expect: 200, mayBeSlow: true });
+  const request = (state) => ({
+    method: 'GET',
+    path: '/collections?limit=500',
+    token: state.token,
+    expect: 200,
+    mayBeSlow: true,
+  });
   const small = { label: 'GET /collections?limit=500, 50 documents' };
   const large = { label: `GET /collections?limit=500, ${50 + settings.boundsSeed} documents` };
   for (const server of servers) {
@@ -47,18 +53,33 @@ async function measureBounds(servers, dbs, seeds) {
     const probe = await send(server, request(seeds[server.name]));
     small[`${server.name}Probe`] = probe;
     log(`  bounds, ${await collections.countDocuments({})} documents, on ${server.name}...`);
-    small[server.name] = await round(server, request(seeds[server.name]), settings.seconds * 2, settings.boundsConnections);
+    small[server.name] = await round(
+      server,
+      request(seeds[server.name]),
+      settings.seconds * 2,
+      settings.boundsConnections,
+    );
     small[`${server.name}Alone`] = await sequentialLatency(server, request(seeds[server.name]));
   }
   log(`  bulk-inserting ${settings.boundsSeed} collections into each database...`);
   for (const server of servers) {
-    await insertInBatches(dbs[server.name].collection('collections'), bulkCollections(settings.boundsSeed, new ObjectId(seeds[server.name].projectId)));
+    await insertInBatches(
+      dbs[server.name].collection('collections'),
+      bulkCollections(settings.boundsSeed, new ObjectId(seeds[server.name].projectId)),
+    );
   }
   for (const server of servers) {
-    log(`  bounds, ${await dbs[server.name].collection('collections').countDocuments({})} documents, on ${server.name}...`);
+    log(
+      `  bounds, ${await dbs[server.name].collection('collections').countDocuments({})} documents, on ${server.name}...`,
+    );
     large[`${server.name}Alone`] = await sequentialLatency(server, request(seeds[server.name]));
     large[`${server.name}Probe`] = await send(server, request(seeds[server.name]));
-    large[server.name] = await round(server, request(seeds[server.name]), settings.seconds * 2, settings.boundsConnections);
+    large[server.name] = await round(
+      server,
+      request(seeds[server.name]),
+      settings.seconds * 2,
+      settings.boundsConnections,
+    );
   }
   for (const row of [small, large]) {
     row.returned = Array.isArray(row.serviceProbe?.json) ? row.serviceProbe.json.length : '-';

@@ -61,7 +61,19 @@ function groupOf(frame) {
  * (Node's own modules are transparent, so a socket write counts for the driver or the HTTP reply that
  * made it, except file writes, which only the logger makes while serving, and async_hooks).
  */
-const LOGGING = new Set(['pino', 'pino-http', 'nestjs-pino', 'pino-std-serializers', 'sonic-boom', 'fast-redact', '@pinojs/redact', 'thread-stream', 'on-exit-leak-free', 'quick-format-unescaped', 'atomic-sleep']);
+const LOGGING = new Set([
+  'pino',
+  'pino-http',
+  'nestjs-pino',
+  'pino-std-serializers',
+  'sonic-boom',
+  'fast-redact',
+  '@pinojs/redact',
+  'thread-stream',
+  'on-exit-leak-free',
+  'quick-format-unescaped',
+  'atomic-sleep',
+]);
 function componentOf(frame) {
   const { url, functionName } = frame;
   if (!url) {
@@ -75,11 +87,46 @@ function componentOf(frame) {
     if (pkg === 'mongodb' || pkg === 'bson') return 'MongoDB driver and BSON (socket I/O included)';
     if (['mongoose', 'mquery', 'mpath', 'kareem', 'sift'].includes(pkg)) return 'Mongoose';
     if (['helmet', '@fastify/helmet', '@fastify/cors', 'cors', 'vary'].includes(pkg)) return 'helmet and CORS headers';
-    if (['jsonwebtoken', 'jws', 'jwa', '@nestjs/jwt', 'safe-buffer', 'buffer-equal-constant-time', 'ecdsa-sig-formatter', 'semver', 'ms'].includes(pkg)) return 'JWT (jsonwebtoken)';
-    if (['class-validator', 'class-transformer', 'validator', 'libphonenumber-js'].includes(pkg)) return 'validation (class-validator, class-transformer)';
+    if (
+      [
+        'jsonwebtoken',
+        'jws',
+        'jwa',
+        '@nestjs/jwt',
+        'safe-buffer',
+        'buffer-equal-constant-time',
+        'ecdsa-sig-formatter',
+        'semver',
+        'ms',
+      ].includes(pkg)
+    )
+      return 'JWT (jsonwebtoken)';
+    if (['class-validator', 'class-transformer', 'validator', 'libphonenumber-js'].includes(pkg))
+      return 'validation (class-validator, class-transformer)';
     if (pkg === 'rxjs') return 'rxjs (interceptors)';
-    if (pkg.startsWith('@nestjs/') || ['reflect-metadata', '@fastify/middie', 'path-to-regexp', 'iterare', 'uid', 'eventemitter2'].includes(pkg)) return 'Nest framework';
-    if (['fastify', 'find-my-way', 'light-my-request', 'avvio', 'secure-json-parse', 'fast-json-stringify', 'fast-querystring', 'toad-cache', 'process-warning', 'abstract-logging', 'rfdc', 'fast-decode-uri-component'].includes(pkg) || pkg.startsWith('@fastify/')) return 'Fastify (routing, hooks, reply; socket writes included)';
+    if (
+      pkg.startsWith('@nestjs/') ||
+      ['reflect-metadata', '@fastify/middie', 'path-to-regexp', 'iterare', 'uid', 'eventemitter2'].includes(pkg)
+    )
+      return 'Nest framework';
+    if (
+      [
+        'fastify',
+        'find-my-way',
+        'light-my-request',
+        'avvio',
+        'secure-json-parse',
+        'fast-json-stringify',
+        'fast-querystring',
+        'toad-cache',
+        'process-warning',
+        'abstract-logging',
+        'rfdc',
+        'fast-decode-uri-component',
+      ].includes(pkg) ||
+      pkg.startsWith('@fastify/')
+    )
+      return 'Fastify (routing, hooks, reply; socket writes included)';
     if (pkg === 'bcrypt') return 'bcrypt (main-thread part)';
     return `other package: ${pkg}`;
   }
@@ -100,16 +147,22 @@ const STAGES = [
   {
     name: 'authentication: JwtAuthGuard, jsonwebtoken, API key lookup',
     match: (f, pkg, own) =>
-      ['jsonwebtoken', 'jws', 'jwa', '@nestjs/jwt'].includes(pkg) || /^(auth\/jwt-auth\.guard|api-keys\/)/.test(own ?? ''),
+      ['jsonwebtoken', 'jws', 'jwa', '@nestjs/jwt'].includes(pkg) ||
+      /^(auth\/jwt-auth\.guard|api-keys\/)/.test(own ?? ''),
   },
   {
     name: 'tenancy: TenancyGuard, membership and project reads',
-    match: (f, pkg, own) => /^(auth\/tenancy\.guard|accounts\/memberships\.service|platform-projects\/platform-projects\.service)/.test(own ?? ''),
+    match: (f, pkg, own) =>
+      /^(auth\/tenancy\.guard|accounts\/memberships\.service|platform-projects\/platform-projects\.service)/.test(
+        own ?? '',
+      ),
   },
   { name: 'roles guard', match: (f, pkg, own) => own?.startsWith('auth/roles.guard') ?? false },
   {
     name: 'validation: ValidationPipe, class-validator, class-transformer, ParseObjectIdPipe',
-    match: (f, pkg, own) => ['class-validator', 'class-transformer', 'validator', 'libphonenumber-js'].includes(pkg) || (own?.startsWith('common/pipes/') ?? false),
+    match: (f, pkg, own) =>
+      ['class-validator', 'class-transformer', 'validator', 'libphonenumber-js'].includes(pkg) ||
+      (own?.startsWith('common/pipes/') ?? false),
   },
   {
     name: 'Idempotency-Key and X-Total-Count: IdempotencyGuard, its response hook, withTotalCount, rxjs',
@@ -121,7 +174,18 @@ const STAGES = [
   },
   {
     name: 'logging: pino, pino-http, nestjs-pino',
-    match: (f, pkg) => ['pino', 'pino-http', 'nestjs-pino', 'pino-std-serializers', 'sonic-boom', 'fast-redact', '@pinojs/redact', 'thread-stream', 'on-exit-leak-free'].includes(pkg),
+    match: (f, pkg) =>
+      [
+        'pino',
+        'pino-http',
+        'nestjs-pino',
+        'pino-std-serializers',
+        'sonic-boom',
+        'fast-redact',
+        '@pinojs/redact',
+        'thread-stream',
+        'on-exit-leak-free',
+      ].includes(pkg),
   },
   {
     name: 'headers: helmet, CORS, X-Request-Id',
@@ -134,7 +198,10 @@ const STAGES = [
     name: 'JSON serialisation (JSON.stringify, fast-json-stringify)',
     match: (f, pkg) => (!f.url && f.functionName === 'stringify') || pkg === 'fast-json-stringify',
   },
-  { name: 'JSON parsing (bodies, tokens)', match: (f, pkg) => (!f.url && f.functionName === 'parse') || pkg === 'secure-json-parse' },
+  {
+    name: 'JSON parsing (bodies, tokens)',
+    match: (f, pkg) => (!f.url && f.functionName === 'parse') || pkg === 'secure-json-parse',
+  },
   {
     name: 'Mongoose: queries, casting, hooks (tenantOwned), documents',
     match: (f, pkg) => ['mongoose', 'mquery', 'mpath', 'kareem', 'sift'].includes(pkg),
@@ -144,13 +211,19 @@ const STAGES = [
     name: 'async context tracking (AsyncLocalStorage, AsyncResource: async_hooks)',
     match: (f) => f.url.includes('async_hooks'),
   },
-  { name: 'Fastify: routing, hooks, reply', match: (f, pkg) => pkg === 'fastify' || pkg === 'find-my-way' || pkg === 'avvio' || pkg === 'light-my-request' },
+  {
+    name: 'Fastify: routing, hooks, reply',
+    match: (f, pkg) => pkg === 'fastify' || pkg === 'find-my-way' || pkg === 'avvio' || pkg === 'light-my-request',
+  },
   {
     name: 'service code: controllers, services, mappers (own frames)',
     match: (f, pkg, own) => own !== undefined,
   },
   { name: 'baseline code (own frames)', match: (f) => f.url.includes('/bench/baseline/') },
-  { name: 'event emitter (@nestjs/event-emitter, eventemitter2)', match: (f, pkg) => pkg === 'eventemitter2' || pkg === '@nestjs/event-emitter' },
+  {
+    name: 'event emitter (@nestjs/event-emitter, eventemitter2)',
+    match: (f, pkg) => pkg === 'eventemitter2' || pkg === '@nestjs/event-emitter',
+  },
   { name: 'bcrypt (main thread part)', match: (f, pkg) => pkg === 'bcrypt' },
   { name: 'garbage collection', match: (f) => f.functionName === '(garbage collector)' },
   { name: 'V8/native outside JavaScript ("(program)")', match: (f) => f.functionName === '(program)' },
@@ -235,14 +308,21 @@ function analyseProfile(profile, { windows = [], requests } = {}) {
     const g = group(id);
     byGroup.set(g, (byGroup.get(g) ?? 0) + weight);
     for (const stage of stagesOf(id)) byStage.set(stage, (byStage.get(stage) ?? 0) + weight);
-    const where = frame.url ? `${frame.functionName || '(anonymous)'} ${groupOf(frame)}:${frame.lineNumber + 1}` : `${frame.functionName || '(anonymous)'} (native, in ${g})`;
+    const where = frame.url
+      ? `${frame.functionName || '(anonymous)'} ${groupOf(frame)}:${frame.lineNumber + 1}`
+      : `${frame.functionName || '(anonymous)'} (native, in ${g})`;
     byFunction.set(where, (byFunction.get(where) ?? 0) + weight);
   }
   const busy = total - idle;
   const rank = (map) =>
     [...map.entries()]
       .sort((a, b) => b[1] - a[1])
-      .map(([name, micros]) => ({ name, micros, share: busy > 0 ? micros / busy : 0, perRequest: requests ? micros / requests : undefined }));
+      .map(([name, micros]) => ({
+        name,
+        micros,
+        share: busy > 0 ? micros / busy : 0,
+        perRequest: requests ? micros / requests : undefined,
+      }));
   return {
     windowMicros: total,
     busyMicros: busy,
@@ -262,7 +342,9 @@ function formatAnalysis(analysis, { title = 'CPU profile', top = 20 } = {}) {
   const lines = [
     `== ${title}`,
     `sampled ${(analysis.windowMicros / 1e6).toFixed(1)} s, busy ${(analysis.busyShare * 100).toFixed(0)} % of it` +
-      (analysis.requests ? `; ${analysis.requests} requests, ${analysis.perRequestMicros.toFixed(0)} µs of main-thread CPU per request` : ''),
+      (analysis.requests
+        ? `; ${analysis.requests} requests, ${analysis.perRequestMicros.toFixed(0)} µs of main-thread CPU per request`
+        : ''),
     '',
     'Self time by component (additive; Node internals charged to the library that called them; % of busy):',
     ...analysis.components.map((row) => `  ${pct(row.share)}${per(row)}  ${row.name}`),
@@ -301,10 +383,18 @@ function cli(argv) {
     const results = JSON.parse(fs.readFileSync(options.results, 'utf8'));
     const side = options.side ?? 'service';
     // The webhook cost's rounds, cut the same way: `--scenario webhooks`.
-    const webhooks = results.webhookCost && { key: 'webhooks', title: 'webhook cost', rounds: results.webhookCost.rounds };
-    const scenario = [...results.scenarios, ...(webhooks ? [webhooks] : [])].find((row) => row.key === options.scenario);
+    const webhooks = results.webhookCost && {
+      key: 'webhooks',
+      title: 'webhook cost',
+      rounds: results.webhookCost.rounds,
+    };
+    const scenario = [...results.scenarios, ...(webhooks ? [webhooks] : [])].find(
+      (row) => row.key === options.scenario,
+    );
     if (!scenario) {
-      process.stderr.write(`no scenario ${options.scenario} in ${options.results}: ${results.scenarios.map((row) => row.key).join(', ')}\n`);
+      process.stderr.write(
+        `no scenario ${options.scenario} in ${options.results}: ${results.scenarios.map((row) => row.key).join(', ')}\n`,
+      );
       process.exit(2);
     }
     windows = scenario.rounds.map((pair) => pair[side]?.window).filter(Boolean);

@@ -21,7 +21,8 @@ const fmt = {
           `${c.outsidePerRequest > 0 ? ` +${fmt.count(c.outsidePerRequest)} outside` : ''}`,
   cpuSpread: (s) => (s.cpuRatioMin === undefined ? '-' : `${s.cpuRatioMin.toFixed(2)}–${s.cpuRatioMax.toFixed(2)}`),
   micros: (value) => (value === undefined ? '-' : String(Math.round(value))),
-  roundLat: (r, seconds) => (r?.noneCompleted && !r.failed ? `none in ${seconds} s` : r && !r.failed ? `${fmtMs(r.p50)} / ${fmtMs(r.p99)}` : '-'),
+  roundLat: (r, seconds) =>
+    r?.noneCompleted && !r.failed ? `none in ${seconds} s` : r && !r.failed ? `${fmtMs(r.p50)} / ${fmtMs(r.p99)}` : '-',
 };
 function fmtMs(value) {
   return value < 10 ? String(Math.round(value * 10) / 10) : String(Math.round(value));
@@ -38,6 +39,5 @@ function table(header, rows) {
   ].join('\n');
   return { text, markdown };
 }
-
 
 module.exports = { fmt, fmtMs, table };

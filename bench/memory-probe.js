@@ -34,10 +34,14 @@ process.on('SIGUSR2', () => {
     }
     packages[name] = (packages[name] ?? 0) + bytes;
   }
-  const snapshot = snapshotDir ? v8.writeHeapSnapshot(path.join(snapshotDir, `idle-${process.pid}.heapsnapshot`)) : undefined;
+  const snapshot = snapshotDir
+    ? v8.writeHeapSnapshot(path.join(snapshotDir, `idle-${process.pid}.heapsnapshot`))
+    : undefined;
   const report = {
     memory: process.memoryUsage(),
-    heapSpaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((space) => [space.space_name, space.space_used_size])),
+    heapSpaces: Object.fromEntries(
+      v8.getHeapSpaceStatistics().map((space) => [space.space_name, space.space_used_size]),
+    ),
     packages,
     snapshot,
   };

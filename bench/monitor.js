@@ -66,7 +66,11 @@ function machineBusyTicks() {
 function watchCpu(pid) {
   const read = () => {
     try {
-      return { process: statTicks(`/proc/${pid}/stat`), main: statTicks(`/proc/${pid}/task/${pid}/stat`), machine: machineBusyTicks() };
+      return {
+        process: statTicks(`/proc/${pid}/stat`),
+        main: statTicks(`/proc/${pid}/task/${pid}/stat`),
+        machine: machineBusyTicks(),
+      };
     } catch {
       return undefined;
     }
@@ -75,14 +79,19 @@ function watchCpu(pid) {
   return () => {
     const after = read();
     if (!before || !after) return undefined;
-    return { process: after.process - before.process, main: after.main - before.main, machine: after.machine - before.machine };
+    return {
+      process: after.process - before.process,
+      main: after.main - before.main,
+      machine: after.machine - before.machine,
+    };
   };
 }
 
 const TICKS_PER_SECOND = 100;
 
 function perRequestMicros(ticks, requests) {
-  const micros = (value) => (value === undefined ? undefined : Math.round((value / TICKS_PER_SECOND) * 1e6 / requests));
+  const micros = (value) =>
+    value === undefined ? undefined : Math.round(((value / TICKS_PER_SECOND) * 1e6) / requests);
   // The judged figure: the server process and the database server's processes (whose CPU during a
   // server's round is that server's: the rounds run one at a time).
   const judged = ticks.database === undefined ? ticks.process : ticks.process + ticks.database;
@@ -166,7 +175,10 @@ function watchTreeMemory(roots) {
       members = treeOf(roots);
       peakPssKb = Math.max(peakPssKb, sumKb(members, pssKb));
     }
-    peakKb = Math.max(peakKb, sumKb(members, (pid) => procStatusKb(pid, 'VmRSS')));
+    peakKb = Math.max(
+      peakKb,
+      sumKb(members, (pid) => procStatusKb(pid, 'VmRSS')),
+    );
   }, 100);
   return () => {
     clearInterval(timer);
@@ -210,4 +222,13 @@ function watchOwnCpu() {
 /** The process's resident memory now, in kB. */
 const rssKb = (pid) => procStatusKb(pid, 'VmRSS');
 
-module.exports = { rssKb, watchMemory, watchCpu, perRequestMicros, childrenOf, watchTreeMemory, watchTreeCpu, watchOwnCpu };
+module.exports = {
+  rssKb,
+  watchMemory,
+  watchCpu,
+  perRequestMicros,
+  childrenOf,
+  watchTreeMemory,
+  watchTreeCpu,
+  watchOwnCpu,
+};

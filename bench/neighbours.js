@@ -59,7 +59,8 @@ async function throughApi(service, token, route, from, to, make) {
       const i = next;
       next += 1;
       const response = await call(service, 'POST', route, { token, body: make(i) });
-      if (response.status !== 201) throw new Error(`POST ${route} for B answered ${response.status} ${response.text.slice(0, 200)}`);
+      if (response.status !== 201)
+        throw new Error(`POST ${route} for B answered ${response.status} ${response.text.slice(0, 200)}`);
     }
   };
   await Promise.all(Array.from({ length: API_CONCURRENCY }, worker));
@@ -71,9 +72,16 @@ async function tenant(service, name) {
     service,
     `signup (${name})`,
     201,
-    call(service, 'POST', '/api/v1/signup', { body: { firstName: 'Bench', lastName: name, role: 'admin', accountName: `Bench ${name}`, ...admin } }),
+    call(service, 'POST', '/api/v1/signup', {
+      body: { firstName: 'Bench', lastName: name, role: 'admin', accountName: `Bench ${name}`, ...admin },
+    }),
   );
-  const login = await expectStatus(service, `login (${name})`, 200, call(service, 'POST', '/api/v1/login', { body: admin }));
+  const login = await expectStatus(
+    service,
+    `login (${name})`,
+    200,
+    call(service, 'POST', '/api/v1/login', { body: admin }),
+  );
   return { name, token: login.json.accessToken, projectId: new ObjectId(signup.json.data.account.defaultProjectId) };
 }
 
@@ -115,7 +123,9 @@ async function timeList(service, token, route, check) {
 }
 
 const collectionsOf = (expected) => (response) =>
-  Array.isArray(response.json) && response.json.length === Math.min(expected, 100) && response.headers.get('x-total-count') === String(expected)
+  Array.isArray(response.json) &&
+  response.json.length === Math.min(expected, 100) &&
+  response.headers.get('x-total-count') === String(expected)
     ? undefined
     : `expected ${Math.min(expected, 100)} collections and X-Total-Count ${expected}, got ${Array.isArray(response.json) ? response.json.length : typeof response.json} and ${response.headers.get('x-total-count')}`;
 
@@ -139,12 +149,26 @@ async function measureNeighbours(database, mongo, shared, nodeArgs, via = 'bulk'
     const a = await tenant(service, 'A');
     const b = await tenant(service, 'B');
     for (let i = 0; i < 3; i += 1) {
-      await expectStatus(service, 'POST /collections (A)', 201, call(service, 'POST', '/collections', { token: a.token, body: { ...COLLECTION_BODY, name: `Tenant A ${i}` } }));
+      await expectStatus(
+        service,
+        'POST /collections (A)',
+        201,
+        call(service, 'POST', '/collections', { token: a.token, body: { ...COLLECTION_BODY, name: `Tenant A ${i}` } }),
+      );
       await expectStatus(
         service,
         'POST /v1/customers (A)',
         201,
-        call(service, 'POST', '/v1/customers', { token: a.token, body: { email: `a.${i}@example.com`, firstName: 'Tenant', lastName: `A ${i}`, country: 'US', phone: '+1 415 555 0100' } }),
+        call(service, 'POST', '/v1/customers', {
+          token: a.token,
+          body: {
+            email: `a.${i}@example.com`,
+            firstName: 'Tenant',
+            lastName: `A ${i}`,
+            country: 'US',
+            phone: '+1 415 555 0100',
+          },
+        }),
       );
     }
     // What the service stored for A, copied for B: the same fields, whatever the schema adds.
@@ -153,15 +177,33 @@ async function measureNeighbours(database, mongo, shared, nodeArgs, via = 'bulk'
     if (!collectionTemplate || !customerTemplate) throw new Error(`tenant A's documents are not in ${DATABASE}`);
     const made = {
       collections: (from, to) =>
-        throughApi(service, b.token, '/collections', from, to, (i) => ({ ...COLLECTION_BODY, name: `Tenant B ${i}`, numberOfClients: i % 50, endpoints: [i % 7, i % 11] })),
+        throughApi(service, b.token, '/collections', from, to, (i) => ({
+          ...COLLECTION_BODY,
+          name: `Tenant B ${i}`,
+          numberOfClients: i % 50,
+          endpoints: [i % 7, i % 11],
+        })),
       customers: (from, to) =>
-        throughApi(service, b.token, '/v1/customers', from, to, (i) => ({ email: `b.${i}@example.com`, firstName: 'Tenant', lastName: `B ${i}`, country: 'US', phone: '+1 415 555 0100' })),
+        throughApi(service, b.token, '/v1/customers', from, to, (i) => ({
+          email: `b.${i}@example.com`,
+          firstName: 'Tenant',
+          lastName: `B ${i}`,
+          country: 'US',
+          phone: '+1 415 555 0100',
+        })),
     };
     const copies = {
       collections: (from, to) =>
-        insertCopies(db.collection('collections'), collectionTemplate, b.projectId, from, to, (i) => ({ name: `Tenant B ${i}`, numberOfClients: i % 50, endpoints: [i % 7, i % 11] })),
+        insertCopies(db.collection('collections'), collectionTemplate, b.projectId, from, to, (i) => ({
+          name: `Tenant B ${i}`,
+          numberOfClients: i % 50,
+          endpoints: [i % 7, i % 11],
+        })),
       customers: (from, to) =>
-        insertCopies(db.collection('customers'), customerTemplate, b.projectId, from, to, (i) => ({ email: `b.${i}@example.com`, lastName: `B ${i}` })),
+        insertCopies(db.collection('customers'), customerTemplate, b.projectId, from, to, (i) => ({
+          email: `b.${i}@example.com`,
+          lastName: `B ${i}`,
+        })),
     };
     const held = { collections: 0, customers: 0 };
     const grow = async (kind, count) => {
@@ -174,11 +216,22 @@ async function measureNeighbours(database, mongo, shared, nodeArgs, via = 'bulk'
       const started = performance.now();
       await grow('collections', level);
       await grow('customers', Math.floor(level / 2));
-      if (level > 0) log(`    B holds ${held.collections} collections and ${held.customers} customers (made in ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      if (level > 0)
+        log(
+          `    B holds ${held.collections} collections and ${held.customers} customers (made in ${((performance.now() - started) / 1000).toFixed(1)} s)`,
+        );
       const collections = await timeList(service, a.token, '/collections', collectionsOf(3));
       const customers = await timeList(service, a.token, '/v1/customers', customersOf(3));
-      result.neighbours.push({ level, held: { ...held }, collectionsMs: collections.ms, customersMs: customers.ms, requests: [collections.count, customers.count] });
-      log(`    A with ${level.toLocaleString('en-US')} neighbours: GET /collections ${fmt.ms(collections.ms)} ms, GET /v1/customers ${fmt.ms(customers.ms)} ms`);
+      result.neighbours.push({
+        level,
+        held: { ...held },
+        collectionsMs: collections.ms,
+        customersMs: customers.ms,
+        requests: [collections.count, customers.count],
+      });
+      log(
+        `    A with ${level.toLocaleString('en-US')} neighbours: GET /collections ${fmt.ms(collections.ms)} ms, GET /v1/customers ${fmt.ms(customers.ms)} ms`,
+      );
       if (level === 0) continue;
 
       await grow('customers', level);
@@ -194,7 +247,9 @@ async function measureNeighbours(database, mongo, shared, nodeArgs, via = 'bulk'
         customersReturned: ownCustomers.response.json.data.length,
         customersHasMore: ownCustomers.response.json.hasMore,
       });
-      log(`    B's own ${level.toLocaleString('en-US')}: GET /collections ${fmt.ms(ownCollections.ms)} ms, GET /v1/customers ${fmt.ms(ownCustomers.ms)} ms`);
+      log(
+        `    B's own ${level.toLocaleString('en-US')}: GET /collections ${fmt.ms(ownCollections.ms)} ms, GET /v1/customers ${fmt.ms(ownCustomers.ms)} ms`,
+      );
     }
   } catch (error) {
     result.failed = error.message;
@@ -224,12 +279,21 @@ function neighboursReport(result) {
   const DATABASE = DATABASES[via];
   const made = via === 'api' ? 'made through the API' : 'bulk-inserted';
   const alone = rows.find((row) => row.level === 0);
-  const ms = (row, index) => `${fmt.ms(index === 0 ? row.collectionsMs : row.customersMs)}${row.requests[index] < result.requests ? ` (median of ${row.requests[index]})` : ''}`;
+  const ms = (row, index) =>
+    `${fmt.ms(index === 0 ? row.collectionsMs : row.customersMs)}${row.requests[index] < result.requests ? ` (median of ${row.requests[index]})` : ''}`;
   const ratio = (row, key) => (alone?.[key] && row[key] !== undefined ? `${(row[key] / alone[key]).toFixed(2)}x` : '-');
   const neighbourTable = table(
-    [`Neighbours: tenant A (3 collections, 3 customers) while B holds (${made})`, 'A GET /collections ms', 'vs none', 'A GET /v1/customers ms', 'vs none'],
+    [
+      `Neighbours: tenant A (3 collections, 3 customers) while B holds (${made})`,
+      'A GET /collections ms',
+      'vs none',
+      'A GET /v1/customers ms',
+      'vs none',
+    ],
     rows.map((row) => [
-      row.level === 0 ? 'nothing' : `${row.held.collections.toLocaleString('en-US')} collections, ${row.held.customers.toLocaleString('en-US')} customers`,
+      row.level === 0
+        ? 'nothing'
+        : `${row.held.collections.toLocaleString('en-US')} collections, ${row.held.customers.toLocaleString('en-US')} customers`,
       ms(row, 0),
       ratio(row, 'collectionsMs'),
       ms(row, 1),
@@ -237,7 +301,13 @@ function neighboursReport(result) {
     ]),
   );
   const ownTable = table(
-    [`Own documents (tenant B, first page, ${made})`, 'GET /collections ms', 'returned / X-Total-Count', 'GET /v1/customers ms', 'returned / count'],
+    [
+      `Own documents (tenant B, first page, ${made})`,
+      'GET /collections ms',
+      'returned / X-Total-Count',
+      'GET /v1/customers ms',
+      'returned / count',
+    ],
     result.own.map((row) => [
       row.level.toLocaleString('en-US'),
       ms(row, 0),
@@ -246,13 +316,18 @@ function neighboursReport(result) {
       `${row.customersReturned} / none (hasMore: ${row.customersHasMore})`,
     ]),
   );
-  const verdicts = ['collectionsMs', 'customersMs'].map((key) => [key === 'collectionsMs' ? 'GET /collections' : 'GET /v1/customers', verdict(rows, key, TARGET)]);
-  const target =
-    verdicts.some(([, v]) => v === undefined)
-      ? `not measured (B does not reach ${TARGET.level.toLocaleString('en-US')} collections with ${via === 'api' ? 'BENCH_NEIGHBOURS_API_MAX' : 'BENCH_NEIGHBOURS_MAX'}=${result.max})`
-      : verdicts
-          .map(([route, v]) => `${route} ${fmt.ms(v.at)} ms against ${fmt.ms(v.alone)} ms alone (${v.ratio.toFixed(2)}x, bound ${fmt.ms(v.bound)} ms): ${v.holds ? 'holds' : 'does NOT hold'}`)
-          .join('; ');
+  const verdicts = ['collectionsMs', 'customersMs'].map((key) => [
+    key === 'collectionsMs' ? 'GET /collections' : 'GET /v1/customers',
+    verdict(rows, key, TARGET),
+  ]);
+  const target = verdicts.some(([, v]) => v === undefined)
+    ? `not measured (B does not reach ${TARGET.level.toLocaleString('en-US')} collections with ${via === 'api' ? 'BENCH_NEIGHBOURS_API_MAX' : 'BENCH_NEIGHBOURS_MAX'}=${result.max})`
+    : verdicts
+        .map(
+          ([route, v]) =>
+            `${route} ${fmt.ms(v.at)} ms against ${fmt.ms(v.alone)} ms alone (${v.ratio.toFixed(2)}x, bound ${fmt.ms(v.bound)} ms): ${v.holds ? 'holds' : 'does NOT hold'}`,
+        )
+        .join('; ');
   const notes = [
     `Neighbours: each time is the median of ${result.requests} requests sent one at a time after ${WARMUP_REQUESTS} unmeasured ` +
       `(fewer when they are slow: warm-up ends after a request over ${SLOW_REQUEST_MS / 1000} s, a median after ${MIN_REQUESTS} requests once they took ` +

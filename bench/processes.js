@@ -65,7 +65,8 @@ function tail(file, lines = 30) {
  * deployed. BENCH_NODE_ARGS and BENCH_SERVICE_NODE_ARGS come after them (for V8 flags, the last wins).
  */
 function productionNodeArgs() {
-  const script = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts ?? {})['start:prod'] ?? '';
+  const script =
+    (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts ?? {})['start:prod'] ?? '';
   // `exec` makes node the process npm started, so a signal to npm's child reaches the service.
   const match = /^(?:exec\s+)?node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(script.trim());
   if (!match) throw new Error(`package.json's start:prod is not "[exec] node [--options] dist/main.js": ${script}`);
@@ -73,7 +74,9 @@ function productionNodeArgs() {
   const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
   const image = cmd ? JSON.parse(cmd[1]) : [];
   if (JSON.stringify(image) !== JSON.stringify(['node', ...args, 'dist/main.js'])) {
-    throw new Error(`The Dockerfile's CMD (${cmd?.[1]}) and start:prod (${script}) run the service with different Node options`);
+    throw new Error(
+      `The Dockerfile's CMD (${cmd?.[1]}) and start:prod (${script}) run the service with different Node options`,
+    );
   }
   return args;
 }
@@ -105,7 +108,9 @@ async function startServer(name, entry, env, nodeArgs) {
     }
     await sleep(200);
   }
-  throw new Error(`${name} did not answer GET /health with 200 within 120 s. Last lines of ${logFile}:\n${tail(logFile)}`);
+  throw new Error(
+    `${name} did not answer GET /health with 200 within 120 s. Last lines of ${logFile}:\n${tail(logFile)}`,
+  );
 }
 
 async function stopServer(server) {
@@ -170,7 +175,8 @@ async function settleStatistics(database, schemas, timeoutMs = 60_000) {
           WHERE schemaname = ANY($1) AND n_live_tup > 0 AND last_analyze IS NULL AND last_autoanalyze IS NULL`,
         [schemas],
       );
-      if (rows.length === 0 || Date.now() - started > timeoutMs) return { waitedMs: Date.now() - started, unanalysed: rows.map((row) => row.name) };
+      if (rows.length === 0 || Date.now() - started > timeoutMs)
+        return { waitedMs: Date.now() - started, unanalysed: rows.map((row) => row.name) };
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   } finally {
@@ -198,9 +204,14 @@ async function mirrorServiceCollections(serviceDb, baselineDb) {
     await baselineDb.createCollection(name);
     const indexes = (await serviceDb.collection(name).indexes()).filter((index) => index.name !== '_id_');
     if (indexes.length > 0) {
-      await baselineDb
-        .collection(name)
-        .createIndexes(indexes.map(({ key, name: indexName, unique, sparse }) => ({ key, name: indexName, ...(unique ? { unique } : {}), ...(sparse ? { sparse } : {}) })));
+      await baselineDb.collection(name).createIndexes(
+        indexes.map(({ key, name: indexName, unique, sparse }) => ({
+          key,
+          name: indexName,
+          ...(unique ? { unique } : {}),
+          ...(sparse ? { sparse } : {}),
+        })),
+      );
     }
     created += 1;
   }
@@ -232,7 +243,8 @@ function argsFor(side, diagnostics = true) {
   ];
   if (!diagnostics) return args;
   if (settings.profile.includes(side)) args.push('--cpu-prof', `--cpu-prof-dir=${path.relative(ROOT, PROFILE_DIR)}`);
-  if (side === 'service' && settings.heapSnapshot) args.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.relative(ROOT, PROFILE_DIR)}`);
+  if (side === 'service' && settings.heapSnapshot)
+    args.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.relative(ROOT, PROFILE_DIR)}`);
   return args;
 }
 
@@ -293,5 +305,18 @@ function profilesOf(server, dir) {
   }
 }
 
-
-module.exports = { cleanups, cleanup, startServer, stopServer, startDatabase, settleStatistics, mirrorServiceCollections, addBaselineGinIndexes, argsFor, sharedEnv, startService, profilesOf, tail };
+module.exports = {
+  cleanups,
+  cleanup,
+  startServer,
+  stopServer,
+  startDatabase,
+  settleStatistics,
+  mirrorServiceCollections,
+  addBaselineGinIndexes,
+  argsFor,
+  sharedEnv,
+  startService,
+  profilesOf,
+  tail,
+};

@@ -28,7 +28,8 @@ function machine() {
 function gitDescription() {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
     return `${commit}${dirty ? ' (src/ with uncommitted changes)' : ''}`;
   } catch {
     return 'unknown';
@@ -47,22 +48,43 @@ function gitDescription() {
 function memoryFailures(run) {
   const failures = [];
   const above = (kb, mb) => kb !== undefined && kb > mb * 1024;
-  if (above(run.serviceIdleKb, IDLE_RSS_MB)) failures.push(`the service's idle RSS is ${fmt.mb(run.serviceIdleKb)}, above ${IDLE_RSS_MB} MB`);
+  if (above(run.serviceIdleKb, IDLE_RSS_MB))
+    failures.push(`the service's idle RSS is ${fmt.mb(run.serviceIdleKb)}, above ${IDLE_RSS_MB} MB`);
   for (const row of [...run.results, ...(run.selfBand ? [run.selfBand] : [])]) {
     for (const side of row === run.selfBand ? ['service', 'baseline'] : ['service']) {
       const peak = row.summary?.[side]?.peakKb;
-      if (above(peak, PEAK_RSS_MB)) failures.push(`${row === run.selfBand ? 'A/A band, ' : ''}${row.title}: the ${side}'s peak RSS is ${fmt.mb(peak)}, above ${PEAK_RSS_MB} MB`);
+      if (above(peak, PEAK_RSS_MB))
+        failures.push(
+          `${row === run.selfBand ? 'A/A band, ' : ''}${row.title}: the ${side}'s peak RSS is ${fmt.mb(peak)}, above ${PEAK_RSS_MB} MB`,
+        );
     }
   }
   const upload = run.upload;
-  for (const [label, peak] of [['while the bytes arrived', upload?.uploadPeakKb], ['while the upload was processed', upload?.processingPeakKb]]) {
-    if (above(peak, PEAK_RSS_MB)) failures.push(`upload: the service's peak RSS ${label} is ${fmt.mb(peak)}, above ${PEAK_RSS_MB} MB`);
+  for (const [label, peak] of [
+    ['while the bytes arrived', upload?.uploadPeakKb],
+    ['while the upload was processed', upload?.processingPeakKb],
+  ]) {
+    if (above(peak, PEAK_RSS_MB))
+      failures.push(`upload: the service's peak RSS ${label} is ${fmt.mb(peak)}, above ${PEAK_RSS_MB} MB`);
   }
   return failures;
 }
 
 function report(run) {
-  const { info, database, loadBefore, loadAfter, results, bounds, webhookCost, webhookFailures, profiles, service, baseline, neighbours } = run;
+  const {
+    info,
+    database,
+    loadBefore,
+    loadAfter,
+    results,
+    bounds,
+    webhookCost,
+    webhookFailures,
+    profiles,
+    service,
+    baseline,
+    neighbours,
+  } = run;
   // The main table's servers run only when a scenario, the bounds or the webhook cost was selected.
   const mainRan = service !== undefined;
   const measured = results.filter((row) => row.summary);
@@ -84,7 +106,21 @@ function report(run) {
           fmt.lat(row.summary.baseline),
           fmt.mb(row.summary.service.peakKb),
         ]
-      : [title, fmt.commands(row.commands?.service), fmt.commands(row.commands?.baseline), row.countedOnly ? 'counted only' : 'FAILED', '-', '-', '-', '-', '-', '-', '-', '-', '-'];
+      : [
+          title,
+          fmt.commands(row.commands?.service),
+          fmt.commands(row.commands?.baseline),
+          row.countedOnly ? 'counted only' : 'FAILED',
+          '-',
+          '-',
+          '-',
+          '-',
+          '-',
+          '-',
+          '-',
+          '-',
+          '-',
+        ];
   const main = table(
     [
       'Scenario',
@@ -136,14 +172,15 @@ function report(run) {
   failures.push(...webhookFailures);
   failures.push(...memoryFailures(run));
   const neighbourReports = (neighbours ?? []).map(neighboursReport);
-  const neighbourReport = neighbourReports.length === 0
-    ? undefined
-    : {
-        tables: neighbourReports.flatMap((part) => part.tables),
-        notes: neighbourReports.flatMap((part) => part.notes),
-        failures: neighbourReports.flatMap((part) => part.failures),
-        json: neighbourReports.map((part) => part.json),
-      };
+  const neighbourReport =
+    neighbourReports.length === 0
+      ? undefined
+      : {
+          tables: neighbourReports.flatMap((part) => part.tables),
+          notes: neighbourReports.flatMap((part) => part.notes),
+          failures: neighbourReports.flatMap((part) => part.failures),
+          json: neighbourReports.map((part) => part.json),
+        };
   if (neighbourReport) failures.push(...neighbourReport.failures);
   for (const row of bounds) {
     if (row.service?.failed) failures.push(`${row.label} on service: ${row.service.failed}`);
@@ -151,9 +188,13 @@ function report(run) {
   }
   const sizes = measured
     .filter((row) => row.summary.service.bytesPerResponse && row.summary.baseline.bytesPerResponse)
-    .map((row) => `${row.title} ${row.summary.service.bytesPerResponse.toFixed(0)} vs ${row.summary.baseline.bytesPerResponse.toFixed(0)}`);
+    .map(
+      (row) =>
+        `${row.title} ${row.summary.service.bytesPerResponse.toFixed(0)} vs ${row.summary.baseline.bytesPerResponse.toFixed(0)}`,
+    );
   const lifetimes = Math.max(1, ...measured.map((row) => new Set(row.rounds.map((r) => r.lifetime)).size));
-  const memorySource = measured.flatMap((row) => row.rounds.map((r) => r.service?.memorySource)).find(Boolean) ?? 'VmHWM';
+  const memorySource =
+    measured.flatMap((row) => row.rounds.map((r) => r.service?.memorySource)).find(Boolean) ?? 'VmHWM';
   const notes = [
     `req/s: completed requests over each ${settings.seconds} s round; the table shows the median round of each side, the median of the ` +
       `per-round ratios (service ÷ baseline, rounds paired in order) and their min–max. ${settings.rounds} rounds per side, alternating, ` +
@@ -164,14 +205,14 @@ function report(run) {
         : ''),
     'p50/p99: autocannon latencies in ms, median over the rounds. Peak RSS: the highest of the rounds, from /proc/<pid>/status ' +
       `(${memorySource}, reset before each round).`,
-    'Commands/req: database commands a request sends before its answer (started in its async context), counted by the driver\'s ' +
+    "Commands/req: database commands a request sends before its answer (started in its async context), counted by the driver's " +
       'command monitoring (`commandStarted`) on a separate counting instance of each side (bench/count-commands.js), 20 requests sent one at a ' +
-      'time after 20 unmeasured: the median request\'s count (the mean beside it when they differ: a command of work an earlier request left ' +
+      "time after 20 unmeasured: the median request's count (the mean beside it when they differ: a command of work an earlier request left " +
       'running, started during this one); "outside": other commands started during the probe, per request (work after the answer, timers, ' +
-      'sweeps). Exact, and the same on MongoDB; a scenario whose service count exceeds the baseline\'s fails.',
-    'CPU µs/req: CPU time of the server process plus the database server\'s processes (FerretDB, PostgreSQL\'s postmaster and every backend) ' +
-      'during the side\'s rounds, over the requests completed, median over the rounds (/proc clock ticks of 10 ms: less exact than the counts). ' +
-      'CPU ratio: service ÷ baseline, paired rounds (above 1: the service spends more); machine CPU ratio: the same for the whole machine\'s busy ' +
+      "sweeps). Exact, and the same on MongoDB; a scenario whose service count exceeds the baseline's fails.",
+    "CPU µs/req: CPU time of the server process plus the database server's processes (FerretDB, PostgreSQL's postmaster and every backend) " +
+      "during the side's rounds, over the requests completed, median over the rounds (/proc clock ticks of 10 ms: less exact than the counts). " +
+      "CPU ratio: service ÷ baseline, paired rounds (above 1: the service spends more); machine CPU ratio: the same for the whole machine's busy " +
       'time (load generator included). Throughput ratio: service ÷ baseline, paired rounds (below 1: the service is slower).',
     ...(selfBand?.summary
       ? [
@@ -216,7 +257,10 @@ function report(run) {
         `${fmt.micros(w.baseline.cpu.judged)}, CPU ratio ${fmt.ratio(w.cpuRatio)} (rounds ${fmt.cpuSpread(w)}); ${side('service')}; ${side('baseline')}.`,
     );
     for (const name of ['service', 'baseline']) {
-      if (webhookCost.sides[name].badSignatures > 0) failures.push(`webhook cost: ${webhookCost.sides[name].badSignatures} deliveries of the ${name} failed signature verification`);
+      if (webhookCost.sides[name].badSignatures > 0)
+        failures.push(
+          `webhook cost: ${webhookCost.sides[name].badSignatures} deliveries of the ${name} failed signature verification`,
+        );
     }
   }
   const upload = run.upload;
@@ -237,9 +281,11 @@ function report(run) {
   for (const row of results.filter((r) => r.commandsAbove)) {
     const { of, extra, allowed } = row.commandsAbove;
     const reference = results.find((r) => r.key === of)?.title ?? of;
-    notes.push(`${row.title}: ${fmt.count(extra)} database commands a request more than ${reference} on the service (at most ${allowed} allowed).`);
+    notes.push(
+      `${row.title}: ${fmt.count(extra)} database commands a request more than ${reference} on the service (at most ${allowed} allowed).`,
+    );
   }
-    if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
+  if (sizes.length > 0) notes.push(`Bytes per response, headers included, service vs baseline: ${sizes.join('; ')}.`);
   const cpu = measured
     .filter((row) => row.summary.service.cpu?.process && row.summary.baseline.cpu?.process)
     .map((row) => {
@@ -279,7 +325,13 @@ function report(run) {
       const text = formatAnalysis(analysis, { title: `${side}: ${row.title} (${path.relative(ROOT, file)})` });
       const out = path.join(RESULTS_DIR, `profile-${side}-${row.key}.txt`);
       fs.writeFileSync(out, `${text}\n`);
-      profileSummaries.push({ side, scenario: row.key, file: path.relative(ROOT, file), summary: path.relative(ROOT, out), analysis });
+      profileSummaries.push({
+        side,
+        scenario: row.key,
+        file: path.relative(ROOT, file),
+        summary: path.relative(ROOT, out),
+        analysis,
+      });
       log('');
       log(text);
     }
@@ -290,7 +342,9 @@ function report(run) {
     log('FAILED:');
     for (const failure of failures) log(`  - ${failure}`);
   } else if (mainRan) {
-    log('Response shapes: the service and the baseline answered every measured scenario with bodies of the same shape.');
+    log(
+      'Response shapes: the service and the baseline answered every measured scenario with bodies of the same shape.',
+    );
   }
 
   const commit = gitDescription();
@@ -306,7 +360,9 @@ function report(run) {
     ...(bounds.length > 0 ? [boundsTable.markdown, ''] : []),
     ...(neighbourReport?.tables ?? []).flatMap((section) => [section.markdown, '']),
     ...notes.map((note) => `- ${note}`),
-    ...(failures.length > 0 ? ['', '**Failed:**', ...failures.map((failure) => `- ${failure.replace(/\n/g, ' ')}`)] : []),
+    ...(failures.length > 0
+      ? ['', '**Failed:**', ...failures.map((failure) => `- ${failure.replace(/\n/g, ' ')}`)]
+      : []),
     '',
   ].join('\n');
   fs.writeFileSync(path.join(RESULTS_DIR, 'latest.md'), markdown);
@@ -355,7 +411,20 @@ function report(run) {
               const r = pair[side];
               return [
                 side,
-                { rps: r.rps, total: r.total, p50: r.p50, p99: r.p99, peakKb: r.peakKb, databasePeakKb: r.databasePeakKb, databasePeakPssKb: r.databasePeakPssKb, bytesPerResponse: r.bytesPerResponse, cpuMicrosPerRequest: r.cpuMicrosPerRequest, codes: r.codes, failed: r.failed, window: r.window },
+                {
+                  rps: r.rps,
+                  total: r.total,
+                  p50: r.p50,
+                  p99: r.p99,
+                  peakKb: r.peakKb,
+                  databasePeakKb: r.databasePeakKb,
+                  databasePeakPssKb: r.databasePeakPssKb,
+                  bytesPerResponse: r.bytesPerResponse,
+                  cpuMicrosPerRequest: r.cpuMicrosPerRequest,
+                  codes: r.codes,
+                  failed: r.failed,
+                  window: r.window,
+                },
               ];
             }),
         ),
@@ -367,21 +436,49 @@ function report(run) {
       total: row.total,
       serviceAlone: row.serviceAlone,
       baselineAlone: row.baselineAlone,
-      service: row.service && { rps: row.service.rps, p50: row.service.p50, p99: row.service.p99, failed: row.service.failed },
-      baseline: row.baseline && { rps: row.baseline.rps, p50: row.baseline.p50, p99: row.baseline.p99, failed: row.baseline.failed },
+      service: row.service && {
+        rps: row.service.rps,
+        p50: row.service.p50,
+        p99: row.service.p99,
+        failed: row.service.failed,
+      },
+      baseline: row.baseline && {
+        rps: row.baseline.rps,
+        p50: row.baseline.p50,
+        p99: row.baseline.p99,
+        failed: row.baseline.failed,
+      },
     })),
     webhookCost: webhookCost && {
       summary: webhookCost.summary,
       sides: webhookCost.sides,
       rounds: webhookCost.rounds.map((pair) =>
         Object.fromEntries(
-          ['service', 'baseline'].map((name) => [name, { rps: pair[name].rps, total: pair[name].total, window: pair[name].window, cpuMicrosPerRequest: pair[name].cpuMicrosPerRequest, delivered: pair[name].delivered, drainMs: pair[name].drainMs, deliveriesPerSecond: pair[name].deliveriesPerSecond }]),
+          ['service', 'baseline'].map((name) => [
+            name,
+            {
+              rps: pair[name].rps,
+              total: pair[name].total,
+              window: pair[name].window,
+              cpuMicrosPerRequest: pair[name].cpuMicrosPerRequest,
+              delivered: pair[name].delivered,
+              drainMs: pair[name].drainMs,
+              deliveriesPerSecond: pair[name].deliveriesPerSecond,
+            },
+          ]),
         ),
       ),
     },
     selfBand: run.selfBand && { title: run.selfBand.title, summary: run.selfBand.summary, failed: run.selfBand.failed },
     neighbours: neighbourReport?.json,
-    profiles: profileSummaries.map(({ side, scenario, file, summary, analysis }) => ({ side, scenario, file, summary, perRequestMicros: analysis.perRequestMicros, busyShare: analysis.busyShare })),
+    profiles: profileSummaries.map(({ side, scenario, file, summary, analysis }) => ({
+      side,
+      scenario,
+      file,
+      summary,
+      perRequestMicros: analysis.perRequestMicros,
+      busyShare: analysis.busyShare,
+    })),
     failures,
   };
   fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify(json, null, 2)}\n`);

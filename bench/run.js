@@ -40,9 +40,43 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, RESULTS_DIR, PROFILE_DIR, SERVICE_ENTRY, EMBEDDED_DB, BASELINE_ENTRY, COUNT_PRELOAD, settings, wanted, log, sleep } = require('./settings');
-const { cleanup, startServer, stopServer, startDatabase, settleStatistics, mirrorServiceCollections, addBaselineGinIndexes, argsFor, sharedEnv, startService, profilesOf } = require('./processes');
-const { setDatabaseProcesses, call, expectStatus, runAutocannon, round, compareShapes, countCommands, median, summarise } = require('./runner');
+const {
+  ROOT,
+  RESULTS_DIR,
+  PROFILE_DIR,
+  SERVICE_ENTRY,
+  EMBEDDED_DB,
+  BASELINE_ENTRY,
+  COUNT_PRELOAD,
+  settings,
+  wanted,
+  log,
+  sleep,
+} = require('./settings');
+const {
+  cleanup,
+  startServer,
+  stopServer,
+  startDatabase,
+  settleStatistics,
+  mirrorServiceCollections,
+  addBaselineGinIndexes,
+  argsFor,
+  sharedEnv,
+  startService,
+  profilesOf,
+} = require('./processes');
+const {
+  setDatabaseProcesses,
+  call,
+  expectStatus,
+  runAutocannon,
+  round,
+  compareShapes,
+  countCommands,
+  median,
+  summarise,
+} = require('./runner');
 const { PASSWORD, COLLECTION_BODY, seed } = require('./seed');
 const { SCENARIOS } = require('./scenarios');
 const { measureBounds } = require('./bounds');
@@ -56,16 +90,25 @@ const { rssKb } = require('./monitor');
 
 async function main() {
   for (const file of [SERVICE_ENTRY, EMBEDDED_DB]) {
-    if (!fs.existsSync(file)) throw new Error(`${path.relative(ROOT, file)} is missing: build first (npm run bench builds)`);
+    if (!fs.existsSync(file))
+      throw new Error(`${path.relative(ROOT, file)} is missing: build first (npm run bench builds)`);
   }
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const info = machine();
-  const loadBefore = os.loadavg().map((n) => n.toFixed(2)).join(' ');
+  const loadBefore = os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
   const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.key, scenario.title));
   // A scenario bounded by another's command count (`commandsWithin`) brings that one along.
   for (const scenario of [...scenarios]) {
     const of = scenario.commandsWithin?.of;
-    if (of && !scenarios.some((s) => s.key === of)) scenarios.splice(scenarios.indexOf(scenario), 0, SCENARIOS.find((s) => s.key === of));
+    if (of && !scenarios.some((s) => s.key === of))
+      scenarios.splice(
+        scenarios.indexOf(scenario),
+        0,
+        SCENARIOS.find((s) => s.key === of),
+      );
   }
   const boundsWanted = wanted('bounds');
   const webhooksWanted = wanted('webhooks');
@@ -75,12 +118,14 @@ async function main() {
   const neighboursWanted = neighbourRuns.length > 0;
   const uploadWanted = wanted('upload');
   const mainWanted = scenarios.length > 0 || boundsWanted || webhooksWanted || searchWanted;
-  if (!mainWanted && !neighboursWanted && !uploadWanted) throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
+  if (!mainWanted && !neighboursWanted && !uploadWanted)
+    throw new Error(`BENCH_ONLY=${process.env.BENCH_ONLY} matches no scenario`);
 
   log('Benchmark: service (dist/main.js) vs bare Fastify + mongodb baseline, both multi-tenant');
   log(`Machine: ${info.cores} cores, ${info.cpu}, ${info.memory} RAM, Node ${info.node}, ${info.platform}`);
   log(`Load average before: ${loadBefore}`);
-  if (settings.quick) log(`Quick profile (BENCH_QUICK): ${settings.only.join(', ')}; every scenario's commands counted`);
+  if (settings.quick)
+    log(`Quick profile (BENCH_QUICK): ${settings.only.join(', ')}; every scenario's commands counted`);
   log(
     `Rounds: ${settings.rounds} x ${settings.seconds} s per side and scenario, alternating sides, after a ${settings.warmup} s warm-up per side; ` +
       `${settings.connections} connections; service NODE_ENV=production LOG_LEVEL=${settings.logLevel}; bcrypt cost ${settings.bcryptRounds} on both`,
@@ -89,15 +134,31 @@ async function main() {
 
   const { database, mongo, pids } = await startDatabase();
   setDatabaseProcesses(pids);
-  const databases = [...(mainWanted ? ['bench_service', 'bench_baseline'] : []), ...(uploadWanted ? ['bench_upload'] : []), ...neighbourRuns.map((via) => (via === 'api' ? 'bench_neighbours_api' : 'bench_neighbours'))];
+  const databases = [
+    ...(mainWanted ? ['bench_service', 'bench_baseline'] : []),
+    ...(uploadWanted ? ['bench_upload'] : []),
+    ...neighbourRuns.map((via) => (via === 'api' ? 'bench_neighbours_api' : 'bench_neighbours')),
+  ];
   log(`Database: embedded ${database.engine} at ${database.uri} (databases ${databases.join(', ')})`);
 
-  const run = { info, database: { engine: database.engine, pids }, loadBefore, results: [], bounds: [], webhookFailures: [], profiles: [] };
+  const run = {
+    info,
+    database: { engine: database.engine, pids },
+    loadBefore,
+    results: [],
+    bounds: [],
+    webhookFailures: [],
+    profiles: [],
+  };
   if (mainWanted) await mainSections(run, { scenarios, boundsWanted, webhooksWanted, searchWanted, database, mongo });
   if (uploadWanted) run.upload = await measureUpload(database, mongo, sharedEnv(), argsFor('service', false));
   run.neighbours = [];
-  for (const via of neighbourRuns) run.neighbours.push(await measureNeighbours(database, mongo, sharedEnv(), argsFor('service', false), via));
-  run.loadAfter = os.loadavg().map((n) => n.toFixed(2)).join(' ');
+  for (const via of neighbourRuns)
+    run.neighbours.push(await measureNeighbours(database, mongo, sharedEnv(), argsFor('service', false), via));
+  run.loadAfter = os
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
   return report(run);
 }
 
@@ -111,14 +172,17 @@ function pairOf(starters) {
     live: undefined,
     async start(first) {
       const started = { first };
-      for (const name of first === 'service' ? ['service', 'baseline'] : ['baseline', 'service']) started[name] = await starters[name]();
+      for (const name of first === 'service' ? ['service', 'baseline'] : ['baseline', 'service'])
+        started[name] = await starters[name]();
       pair.live = started;
       return started;
     },
     async restart() {
       await pair.stop();
       await pair.start(pair.live.first === 'service' ? 'baseline' : 'service');
-      log(`    both servers started again, the ${pair.live.first} first (service pid ${pair.live.service.child.pid}, baseline pid ${pair.live.baseline.child.pid})`);
+      log(
+        `    both servers started again, the ${pair.live.first} first (service pid ${pair.live.service.child.pid}, baseline pid ${pair.live.baseline.child.pid})`,
+      );
     },
     running: () => [pair.live.service, pair.live.baseline],
     stop: () => Promise.all([stopServer(pair.live.service), stopServer(pair.live.baseline)]),
@@ -142,16 +206,27 @@ function startersFor(shared, database, names, { copyAsBaseline = false, count = 
   return {
     service: () =>
       withSocket('service', () =>
-        startService(`service${suffix}`, { ...shared, ...counting('service').env }, database, names.service, [...argsFor('service', !count), ...counting('service').args]),
+        startService(`service${suffix}`, { ...shared, ...counting('service').env }, database, names.service, [
+          ...argsFor('service', !count),
+          ...counting('service').args,
+        ]),
       ),
     baseline: () =>
       withSocket('baseline', () =>
         copyAsBaseline
-          ? startService(`baseline${suffix}`, { ...shared, ...counting('baseline').env }, database, names.baseline, [...argsFor('service', !count), ...counting('baseline').args])
+          ? startService(`baseline${suffix}`, { ...shared, ...counting('baseline').env }, database, names.baseline, [
+              ...argsFor('service', !count),
+              ...counting('baseline').args,
+            ])
           : startServer(
               `baseline${suffix}`,
               BASELINE_ENTRY,
-              { ...shared, ...counting('baseline').env, NODE_ENV: 'production', MONGODB_URI: `${database.uri}${names.baseline}${database.clientOptions ?? ''}` },
+              {
+                ...shared,
+                ...counting('baseline').env,
+                NODE_ENV: 'production',
+                MONGODB_URI: `${database.uri}${names.baseline}${database.clientOptions ?? ''}`,
+              },
               [...argsFor('baseline', !count), ...counting('baseline').args],
             ),
       ),
@@ -167,11 +242,19 @@ async function seedBoth(pair, dbs, database) {
       `${settings.customers} customers, a saved card as the paying customer's default, an API key of the default project.`,
   );
   const mirrored = await mirrorServiceCollections(dbs.service, dbs.baseline);
-  if (mirrored > 0) log(`Created the service's other ${mirrored} collections, empty and with their indexes, in the baseline's database`);
+  if (mirrored > 0)
+    log(
+      `Created the service's other ${mirrored} collections, empty and with their indexes, in the baseline's database`,
+    );
   const ginIndexes = await addBaselineGinIndexes(database, dbs.baseline);
-  if (ginIndexes > 0) log(`Added ${ginIndexes} GIN indexes to the baseline's database, as the service adds them to its own`);
-  const settled = await settleStatistics(database, Object.values(dbs).map((db) => db.databaseName));
-  if (settled.waitedMs > 0) log(`Waited ${(settled.waitedMs / 1000).toFixed(0)} s for PostgreSQL to analyse the seeded tables`);
+  if (ginIndexes > 0)
+    log(`Added ${ginIndexes} GIN indexes to the baseline's database, as the service adds them to its own`);
+  const settled = await settleStatistics(
+    database,
+    Object.values(dbs).map((db) => db.databaseName),
+  );
+  if (settled.waitedMs > 0)
+    log(`Waited ${(settled.waitedMs / 1000).toFixed(0)} s for PostgreSQL to analyse the seeded tables`);
   if (settled.unanalysed.length > 0) log(`  still never analysed: ${settled.unanalysed.join(', ')}`);
   return seeds;
 }
@@ -199,8 +282,15 @@ async function countAll(scenarios, starters, dbs, seeds) {
         }
       }
       const c = counts[scenario.key];
-      const names = (side) => (side?.inRequest ? Object.entries(side.inRequest).map(([name, n]) => `${name} ${fmt.count(n)}`).join(', ') : '');
-      log(`    ${scenario.title}: service ${fmt.commands(c.service)} [${names(c.service)}], baseline ${fmt.commands(c.baseline)} [${names(c.baseline)}]`);
+      const names = (side) =>
+        side?.inRequest
+          ? Object.entries(side.inRequest)
+              .map(([name, n]) => `${name} ${fmt.count(n)}`)
+              .join(', ')
+          : '';
+      log(
+        `    ${scenario.title}: service ${fmt.commands(c.service)} [${names(c.service)}], baseline ${fmt.commands(c.baseline)} [${names(c.baseline)}]`,
+      );
     }
   } finally {
     if (counting.live) await counting.stop();
@@ -239,7 +329,8 @@ async function measureScenario(pair, scenario, index, { seeds, dbs, lifetimes })
       for (const server of order) {
         await scenario.reset?.(dbs[server.name]);
         pairOfRounds[server.name] = await round(server, scenario.request(seeds[server.name]), settings.seconds);
-        if (pairOfRounds[server.name].failed) row.failed.push(`${server.name}, round ${r + 1}: ${pairOfRounds[server.name].failed}`);
+        if (pairOfRounds[server.name].failed)
+          row.failed.push(`${server.name}, round ${r + 1}: ${pairOfRounds[server.name].failed}`);
       }
       row.rounds.push(pairOfRounds);
       const [a, b] = [pairOfRounds.service, pairOfRounds.baseline];
@@ -278,40 +369,64 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
   run.serviceIdleKb = median(idleSamples);
   log(`Service RSS idle, before any request: ${(run.serviceIdleKb / 1024).toFixed(0)} MB`);
   const dbs = { service: mongo.db(names.service), baseline: mongo.db(names.baseline) };
-  log(`Started service on :${pair.live.service.port} (pid ${pair.live.service.child.pid}) and baseline on :${pair.live.baseline.port} (pid ${pair.live.baseline.child.pid})`);
-  for (const server of pair.running()) if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
+  log(
+    `Started service on :${pair.live.service.port} (pid ${pair.live.service.child.pid}) and baseline on :${pair.live.baseline.port} (pid ${pair.live.baseline.child.pid})`,
+  );
+  for (const server of pair.running())
+    if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
   // Rounds are split over lifetimes of the two servers, each started in the other order than the
   // last: against a copy of itself the server started first tended to measure lower, and one
   // lifetime could stay off for a whole scenario (bench/README.md, "Two lifetimes").
-  const lifetimes = settings.profile.length > 0 || settings.heapSnapshot ? 1 : Math.min(settings.lifetimes, settings.rounds);
-  if (lifetimes > 1) log(`Each scenario's rounds run over ${lifetimes} lifetimes of both servers, started in alternating order`);
+  const lifetimes =
+    settings.profile.length > 0 || settings.heapSnapshot ? 1 : Math.min(settings.lifetimes, settings.rounds);
+  if (lifetimes > 1)
+    log(`Each scenario's rounds run over ${lifetimes} lifetimes of both servers, started in alternating order`);
 
   const seeds = await seedBoth(pair, dbs, database);
   // The quick profile measures a few scenarios but counts the commands of every one: counts are
   // exact and cheap, and a count above the baseline's fails the run whatever else was measured.
   const counted = settings.quick ? SCENARIOS : scenarios;
-  const counts = counted.length > 0 ? await countAll(counted, startersFor(shared, database, names, { copyAsBaseline, count: true }), dbs, seeds) : {};
+  const counts =
+    counted.length > 0
+      ? await countAll(counted, startersFor(shared, database, names, { copyAsBaseline, count: true }), dbs, seeds)
+      : {};
 
   const judged = [];
-  for (const [index, scenario] of scenarios.entries()) judged.push({ scenario, row: await measureScenario(pair, scenario, index, { seeds, dbs, lifetimes }) });
+  for (const [index, scenario] of scenarios.entries())
+    judged.push({ scenario, row: await measureScenario(pair, scenario, index, { seeds, dbs, lifetimes }) });
   for (const scenario of counted) {
-    if (!scenarios.includes(scenario)) judged.push({ scenario, row: { key: scenario.key, title: scenario.title, rounds: [], failed: [], countedOnly: true } });
+    if (!scenarios.includes(scenario))
+      judged.push({
+        scenario,
+        row: { key: scenario.key, title: scenario.title, rounds: [], failed: [], countedOnly: true },
+      });
   }
   for (const { scenario, row } of judged) {
     row.commands = counts[scenario.key];
     const { service, baseline } = row.commands ?? {};
-    for (const [side, count] of Object.entries(row.commands ?? {})) if (count.failed) row.failed.push(`commands counted on the ${side}: ${count.failed}`);
+    for (const [side, count] of Object.entries(row.commands ?? {}))
+      if (count.failed) row.failed.push(`commands counted on the ${side}: ${count.failed}`);
     // Counts are exact: one command more than the baseline is a regression, whatever the clocks say.
-    if (service?.perRequest !== undefined && baseline?.perRequest !== undefined && service.perRequest > baseline.perRequest + 1e-9) {
-      row.failed.push(`the service sends ${fmt.count(service.perRequest)} database commands a request, the baseline ${fmt.count(baseline.perRequest)}`);
+    if (
+      service?.perRequest !== undefined &&
+      baseline?.perRequest !== undefined &&
+      service.perRequest > baseline.perRequest + 1e-9
+    ) {
+      row.failed.push(
+        `the service sends ${fmt.count(service.perRequest)} database commands a request, the baseline ${fmt.count(baseline.perRequest)}`,
+      );
     }
     const within = scenario.commandsWithin;
     const reference = within && counts[within.of]?.service;
     if (within && service?.perRequest !== undefined && reference?.perRequest !== undefined) {
       row.commandsAbove = { of: within.of, extra: service.perRequest - reference.perRequest, allowed: within.extra };
-      log(`    commands a request: ${fmt.count(service.perRequest)} here, ${fmt.count(reference.perRequest)} for ${within.of} (at most ${within.extra} more allowed)`);
+      log(
+        `    commands a request: ${fmt.count(service.perRequest)} here, ${fmt.count(reference.perRequest)} for ${within.of} (at most ${within.extra} more allowed)`,
+      );
       if (service.perRequest > reference.perRequest + within.extra + 1e-9) {
-        row.failed.push(`the service sends ${fmt.count(service.perRequest)} database commands a request, ${fmt.count(reference.perRequest)} for ${within.of}: more than ${within.extra} above it`);
+        row.failed.push(
+          `the service sends ${fmt.count(service.perRequest)} database commands a request, ${fmt.count(reference.perRequest)} for ${within.of}: more than ${within.extra} above it`,
+        );
       }
     }
     run.results.push(row);
@@ -330,9 +445,21 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
   if (searchWanted) run.bounds.push(...(await measureSearch(pair.running(), dbs, seeds)));
 
   if (webhooksWanted) {
-    log('  Webhook cost: POST /api/v1/payments in a project with one enabled endpoint, on both sides (each delivers to the same receiver)');
+    log(
+      '  Webhook cost: POST /api/v1/payments in a project with one enabled endpoint, on both sides (each delivers to the same receiver)',
+    );
     try {
-      run.webhookCost = await measureWebhookCost(pair.live, { call, expectStatus, round, runAutocannon, settings, log, median, password: PASSWORD, dbs });
+      run.webhookCost = await measureWebhookCost(pair.live, {
+        call,
+        expectStatus,
+        round,
+        runAutocannon,
+        settings,
+        log,
+        median,
+        password: PASSWORD,
+        dbs,
+      });
       log(`    median ratio ${fmt.ratio(run.webhookCost.ratio)} (goal: at least 0.85)`);
     } catch (error) {
       run.webhookFailures.push(`webhook cost: ${error.message}`);
@@ -368,7 +495,11 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
       log(`    FAILED: ${error.message}`);
     } finally {
       if (aa.live) await aa.stop();
-      for (const name of Object.values(aaNames)) await mongo.db(name).dropDatabase().catch(() => undefined);
+      for (const name of Object.values(aaNames))
+        await mongo
+          .db(name)
+          .dropDatabase()
+          .catch(() => undefined);
     }
   }
 }
@@ -377,7 +508,6 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
 function split(total, parts) {
   return Array.from({ length: parts }, (_, part) => Math.floor(total / parts) + (part < total % parts ? 1 : 0));
 }
-
 
 main()
   .then(async (ok) => {

@@ -47,7 +47,8 @@ function describe(response) {
 
 async function expectStatus(server, what, status, promise) {
   const response = await promise;
-  if (response.status !== status) throw new Error(`${server.name}: ${what} answered ${describe(response)} (expected ${status})`);
+  if (response.status !== status)
+    throw new Error(`${server.name}: ${what} answered ${describe(response)} (expected ${status})`);
   return response;
 }
 
@@ -63,7 +64,13 @@ function instance(request) {
 
 async function send(server, request) {
   const { body, headers } = instance(request);
-  return call(server, request.method, request.path, { body, token: request.token, cookie: request.cookie, headers, timeoutMs: (request.timeoutSeconds ?? 30) * 1000 });
+  return call(server, request.method, request.path, {
+    body,
+    token: request.token,
+    cookie: request.cookie,
+    headers,
+    timeoutMs: (request.timeoutSeconds ?? 30) * 1000,
+  });
 }
 
 function runAutocannon(server, request, duration, connections = request.connections ?? settings.connections) {
@@ -197,7 +204,10 @@ async function countCommands(server, request, count = request.countRequests ?? 2
   const before = await readCommands(server);
   for (let i = 0; i < count; i += 1) {
     const response = await send(server, request);
-    if (response.status !== request.expect) throw new Error(`${server.name} answered ${describe(response)} (expected ${request.expect}) while commands were counted`);
+    if (response.status !== request.expect)
+      throw new Error(
+        `${server.name} answered ${describe(response)} (expected ${request.expect}) while commands were counted`,
+      );
   }
   await new Promise((done) => setTimeout(done, 300));
   const after = await readCommands(server);
@@ -235,7 +245,12 @@ function shapeOf(value) {
     }
     return { '[]': [...elements.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, shape]) => shape) };
   }
-  if (typeof value === 'object') return Object.fromEntries(Object.keys(value).sort().map((key) => [key, shapeOf(value[key])]));
+  if (typeof value === 'object')
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, shapeOf(value[key])]),
+    );
   return typeof value;
 }
 
@@ -243,16 +258,22 @@ function shapeOf(value) {
 function shapeDifferences(service, baseline, at = '') {
   const here = at || '(body)';
   if (typeof service === 'string' || typeof baseline === 'string') {
-    return JSON.stringify(service) === JSON.stringify(baseline) ? [] : [`${here}: service ${describeShape(service)}, baseline ${describeShape(baseline)}`];
+    return JSON.stringify(service) === JSON.stringify(baseline)
+      ? []
+      : [`${here}: service ${describeShape(service)}, baseline ${describeShape(baseline)}`];
   }
   const serviceArray = '[]' in service;
   const baselineArray = '[]' in baseline;
-  if (serviceArray !== baselineArray) return [`${here}: service ${describeShape(service)}, baseline ${describeShape(baseline)}`];
+  if (serviceArray !== baselineArray)
+    return [`${here}: service ${describeShape(service)}, baseline ${describeShape(baseline)}`];
   if (serviceArray) {
     const [a, b] = [service['[]'], baseline['[]']];
     if (a.length === 1 && b.length === 1) return shapeDifferences(a[0], b[0], `${at}[]`);
     if (JSON.stringify(a) === JSON.stringify(b)) return [];
-    if (a.length === 0 || b.length === 0) return [`${here}: service has ${a.length ? 'elements' : 'no elements'}, baseline ${b.length ? 'elements' : 'no elements'}`];
+    if (a.length === 0 || b.length === 0)
+      return [
+        `${here}: service has ${a.length ? 'elements' : 'no elements'}, baseline ${b.length ? 'elements' : 'no elements'}`,
+      ];
     return [`${here}[]: element shapes differ: service ${JSON.stringify(a)}, baseline ${JSON.stringify(b)}`];
   }
   const out = [];
@@ -298,10 +319,17 @@ async function compareShapes(scenario, servers, seeds) {
   if (problems.length > 0) return { problems };
   const differences = new Set();
   for (let i = 0; i < settings.shapeSamples; i += 1) {
-    for (const difference of shapeDifferences(shapeOf(samples.service[i].json), shapeOf(samples.baseline[i].json))) differences.add(difference);
+    for (const difference of shapeDifferences(shapeOf(samples.service[i].json), shapeOf(samples.baseline[i].json)))
+      differences.add(difference);
   }
   if (differences.size > 0) problems.push(`response bodies differ in shape: ${[...differences].join('; ')}`);
-  return { problems, bodyBytes: { service: Buffer.byteLength(samples.service[0].text), baseline: Buffer.byteLength(samples.baseline[0].text) } };
+  return {
+    problems,
+    bodyBytes: {
+      service: Buffer.byteLength(samples.service[0].text),
+      baseline: Buffer.byteLength(samples.baseline[0].text),
+    },
+  };
 }
 
 // ---------------------------------------------------------------- statistics
@@ -331,11 +359,15 @@ function summarise(rounds) {
       }, {}),
     };
   };
-  const paired = rounds.filter((r) => r.service && r.baseline && !r.service.failed && !r.baseline.failed && r.baseline.rps > 0);
+  const paired = rounds.filter(
+    (r) => r.service && r.baseline && !r.service.failed && !r.baseline.failed && r.baseline.rps > 0,
+  );
   const ratios = paired.map((r) => r.service.rps / r.baseline.rps);
   // CPU per request, service ÷ baseline (above 1: the service spends more), paired like throughput.
   const cpuRatios = (key) =>
-    paired.filter((r) => r.service.cpuMicrosPerRequest?.[key] > 0 && r.baseline.cpuMicrosPerRequest?.[key] > 0).map((r) => r.service.cpuMicrosPerRequest[key] / r.baseline.cpuMicrosPerRequest[key]);
+    paired
+      .filter((r) => r.service.cpuMicrosPerRequest?.[key] > 0 && r.baseline.cpuMicrosPerRequest?.[key] > 0)
+      .map((r) => r.service.cpuMicrosPerRequest[key] / r.baseline.cpuMicrosPerRequest[key]);
   const cpuJudged = cpuRatios('judged');
   const cpuMachine = cpuRatios('machine');
   return {

@@ -60,8 +60,15 @@ const SCENARIOS = [
   {
     key: 'payment',
     title: 'POST /api/v1/payments',
-    request: (s) => ({ method: 'POST', path: '/api/v1/payments', token: s.token, body: { amount: 12.34, currency: 'usd', customer: s.customerId }, expect: 201 }),
-    check: (response) => (response.json?.status === 'requires_confirmation' ? undefined : `status ${response.json?.status}`),
+    request: (s) => ({
+      method: 'POST',
+      path: '/api/v1/payments',
+      token: s.token,
+      body: { amount: 12.34, currency: 'usd', customer: s.customerId },
+      expect: 201,
+    }),
+    check: (response) =>
+      response.json?.status === 'requires_confirmation' ? undefined : `status ${response.json?.status}`,
   },
   {
     key: 'login',
@@ -78,29 +85,50 @@ const SCENARIOS = [
   {
     key: 'viewer',
     title: 'GET /viewer/projects/:id (publishable key, one ancestor)',
-    request: (s) => ({ method: 'GET', path: `/viewer/projects/${s.viewedProjectId}`, token: s.publishableKey, expect: 200 }),
-    check: (response) => (response.json?.primaryTitle === 'Bench show' && response.json.parentId ? undefined : `expected the viewed sub-project, got ${response.text.slice(0, 80)}`),
+    request: (s) => ({
+      method: 'GET',
+      path: `/viewer/projects/${s.viewedProjectId}`,
+      token: s.publishableKey,
+      expect: 200,
+    }),
+    check: (response) =>
+      response.json?.primaryTitle === 'Bench show' && response.json.parentId
+        ? undefined
+        : `expected the viewed sub-project, got ${response.text.slice(0, 80)}`,
   },
   {
     key: 'customers',
     title: 'GET /v1/customers (page of 20)',
     request: (s) => ({ method: 'GET', path: '/v1/customers', token: s.token, expect: 200 }),
     check: (response) =>
-      response.json?.data?.length === 20 && response.json.hasMore === true ? undefined : `expected 20 customers and hasMore, got ${response.text.slice(0, 80)}`,
+      response.json?.data?.length === 20 && response.json.hasMore === true
+        ? undefined
+        : `expected 20 customers and hasMore, got ${response.text.slice(0, 80)}`,
   },
   {
     key: 'members',
     title: 'GET /api/v1/accounts/:id/members',
     request: (s) => ({ method: 'GET', path: `/api/v1/accounts/${s.accountId}/members`, token: s.token, expect: 200 }),
-    check: (response) => (response.json?.data?.length === settings.members ? undefined : `expected ${settings.members} members, got ${response.json?.data?.length}`),
+    check: (response) =>
+      response.json?.data?.length === settings.members
+        ? undefined
+        : `expected ${settings.members} members, got ${response.json?.data?.length}`,
   },
   {
     key: 'members-cookie',
     title: 'GET /api/v1/accounts/:id/members (session cookie)',
     // The dashboard's way: the same request with the admin's `sid` cookie and no bearer token. Issue 40
     // bounds what the cookie may cost: at most one database command more than `members` on the service.
-    request: (s) => ({ method: 'GET', path: `/api/v1/accounts/${s.accountId}/members`, cookie: s.sessionCookie, expect: 200 }),
-    check: (response) => (response.json?.data?.length === settings.members ? undefined : `expected ${settings.members} members, got ${response.json?.data?.length}`),
+    request: (s) => ({
+      method: 'GET',
+      path: `/api/v1/accounts/${s.accountId}/members`,
+      cookie: s.sessionCookie,
+      expect: 200,
+    }),
+    check: (response) =>
+      response.json?.data?.length === settings.members
+        ? undefined
+        : `expected ${settings.members} members, got ${response.json?.data?.length}`,
     commandsWithin: { of: 'members', extra: 1 },
   },
   {
@@ -122,7 +150,10 @@ const SCENARIOS = [
       await db.collection('payment_keys').deleteMany({});
       await db.collection('payments').deleteMany({});
     },
-    check: (response) => (response.json?.status === 'succeeded' ? undefined : `status ${response.json?.status} (expected succeeded: the default card is charged)`),
+    check: (response) =>
+      response.json?.status === 'succeeded'
+        ? undefined
+        : `status ${response.json?.status} (expected succeeded: the default card is charged)`,
   },
 ];
 

@@ -17,7 +17,28 @@ const { insertInBatches } = require('./bounds');
 const { storedContentProject } = require('../test/fixtures/stored-content-project');
 
 /** Words no two of which are one typo apart, nor one the start of another: a query for one finds exactly the projects holding it. */
-const WORDS = ['amber', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'glade', 'heron', 'inlet', 'juniper', 'kestrel', 'lagoon', 'meadow', 'nettle', 'orchid', 'prairie', 'quartz', 'raven', 'sorrel', 'thistle'];
+const WORDS = [
+  'amber',
+  'birch',
+  'cedar',
+  'delta',
+  'ember',
+  'fjord',
+  'glade',
+  'heron',
+  'inlet',
+  'juniper',
+  'kestrel',
+  'lagoon',
+  'meadow',
+  'nettle',
+  'orchid',
+  'prairie',
+  'quartz',
+  'raven',
+  'sorrel',
+  'thistle',
+];
 /** The word searched: in one project in five. */
 const QUERY = 'heron';
 
@@ -64,11 +85,18 @@ function createdEvent(project) {
   return { _id: id, projectId: project.projectId, type: 'project.created', createdAt, body };
 }
 
-const holds = (project) => [project.primaryTitle, project.description, ...project.topicIds].some((text) => text.split(/\W+/).includes(QUERY));
+const holds = (project) =>
+  [project.primaryTitle, project.description, ...project.topicIds].some((text) => text.split(/\W+/).includes(QUERY));
 
 /** The row of the search run, shaped as the bounds rows (the report prints it in their table). */
 async function measureSearch(servers, dbs, seeds) {
-  const request = (state) => ({ method: 'GET', path: `/projects/search?q=${QUERY}`, token: state.token, expect: 200, mayBeSlow: true });
+  const request = (state) => ({
+    method: 'GET',
+    path: `/projects/search?q=${QUERY}`,
+    token: state.token,
+    expect: 200,
+    mayBeSlow: true,
+  });
   const row = { label: `GET /projects/search?q=${QUERY}, ${settings.searchSeed} projects` };
   let expected;
   log(`  search: bulk-inserting ${settings.searchSeed} projects and their events into each database...`);
@@ -88,14 +116,22 @@ async function measureSearch(servers, dbs, seeds) {
       if (found === expected) break;
       await sleep(500);
     }
-    if (found !== expected) throw new Error(`the service's search index never held the ${expected} projects with "${QUERY}" (it found ${found})`);
+    if (found !== expected)
+      throw new Error(
+        `the service's search index never held the ${expected} projects with "${QUERY}" (it found ${found})`,
+      );
     log(`  search: the service's index holds the seeded projects (${expected} with "${QUERY}")`);
   }
   for (const server of servers) {
     log(`  search, ${settings.searchSeed} projects, on ${server.name}...`);
     row[`${server.name}Alone`] = await sequentialLatency(server, request(seeds[server.name]));
     row[`${server.name}Probe`] = await send(server, request(seeds[server.name]));
-    row[server.name] = await round(server, request(seeds[server.name]), settings.seconds * 2, settings.boundsConnections);
+    row[server.name] = await round(
+      server,
+      request(seeds[server.name]),
+      settings.seconds * 2,
+      settings.boundsConnections,
+    );
   }
   const probe = row.serviceProbe?.json;
   row.returned = Array.isArray(probe?.data) ? probe.data.length : '-';

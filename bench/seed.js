@@ -74,7 +74,10 @@ async function seed(server, db) {
       server,
       'POST /collections',
       201,
-      call(server, 'POST', '/collections', { token, body: { ...COLLECTION_BODY, name: `Bench seed ${i}`, numberOfClients: i, endpoints: [i, i + 1] } }),
+      call(server, 'POST', '/collections', {
+        token,
+        body: { ...COLLECTION_BODY, name: `Bench seed ${i}`, numberOfClients: i, endpoints: [i, i + 1] },
+      }),
     );
   }
 
@@ -86,7 +89,13 @@ async function seed(server, db) {
       201,
       call(server, 'POST', '/v1/customers', {
         token,
-        body: { email: `customer.${i}.${tag}@example.com`, firstName: 'Bench', lastName: `Customer ${i}`, country: 'US', phone: '+1 415 555 0100' },
+        body: {
+          email: `customer.${i}.${tag}@example.com`,
+          firstName: 'Bench',
+          lastName: `Customer ${i}`,
+          country: 'US',
+          phone: '+1 415 555 0100',
+        },
       }),
     );
     state.customerIds.push(customer.json.data.id);
@@ -109,10 +118,16 @@ async function seedSession(state) {
   const { server, db, accountId } = state;
   const admin = state.logins[0];
   if (server.isService) {
-    const signIn = await expectStatus(server, 'POST /api/v1/sessions', 201, call(server, 'POST', '/api/v1/sessions', { body: admin }));
+    const signIn = await expectStatus(
+      server,
+      'POST /api/v1/sessions',
+      201,
+      call(server, 'POST', '/api/v1/sessions', { body: admin }),
+    );
     // In production the cookie is `__Host-sid` (Secure), which the service reads over plain http too.
     const cookie = /(?:^|[\s,])((?:__Host-)?sid)=([^;,\s]+)/.exec(signIn.headers.get('set-cookie') ?? '');
-    if (!cookie) throw new Error(`${server.name}: POST /api/v1/sessions set no sid cookie (${signIn.headers.get('set-cookie')})`);
+    if (!cookie)
+      throw new Error(`${server.name}: POST /api/v1/sessions set no sid cookie (${signIn.headers.get('set-cookie')})`);
     state.sessionCookie = `${cookie[1]}=${cookie[2]}`;
     return;
   }
@@ -157,7 +172,9 @@ async function seedTree(state) {
   const documents = [root];
   let level = [root];
   for (const width of [9, 10, 10]) {
-    level = level.flatMap((parent) => Array.from({ length: width }, (_, i) => project(parent._id, `${parent.primaryTitle} / ${i + 1}`)));
+    level = level.flatMap((parent) =>
+      Array.from({ length: width }, (_, i) => project(parent._id, `${parent.primaryTitle} / ${i + 1}`)),
+    );
     documents.push(...level);
   }
   await db.collection('projects').insertMany(documents);
@@ -180,11 +197,24 @@ async function seedMembers(state) {
         server,
         'POST /api/v1/accounts/:id/invitations',
         201,
-        call(server, 'POST', `/api/v1/accounts/${accountId}/invitations`, { token, body: { email: member.email, role: 'developer' } }),
+        call(server, 'POST', `/api/v1/accounts/${accountId}/invitations`, {
+          token,
+          body: { email: member.email, role: 'developer' },
+        }),
       );
-      await expectStatus(server, 'signup by invitation', 201, call(server, 'POST', '/api/v1/singup', { body: { ...person, invitationToken: invitation.json.data.token } }));
+      await expectStatus(
+        server,
+        'signup by invitation',
+        201,
+        call(server, 'POST', '/api/v1/singup', { body: { ...person, invitationToken: invitation.json.data.token } }),
+      );
     } else {
-      const signup = await expectStatus(server, 'signup', 201, call(server, 'POST', '/api/v1/singup', { body: { ...person, role: 'developer' } }));
+      const signup = await expectStatus(
+        server,
+        'signup',
+        201,
+        call(server, 'POST', '/api/v1/singup', { body: { ...person, role: 'developer' } }),
+      );
       const userId = new ObjectId(signup.json.data.user.id);
       // The account the signup made goes again, so both databases hold the same accounts, projects
       // and memberships (FerretDB scans small collections: their sizes should match).
@@ -193,7 +223,14 @@ async function seedMembers(state) {
       await db.collection('platform_projects').deleteMany({ accountId: own });
       await db.collection('memberships').deleteMany({ accountId: own });
       const now = new Date();
-      await db.collection('memberships').insertOne({ accountId: new ObjectId(accountId), userId, role: 'developer', owner: false, createdAt: now, updatedAt: now });
+      await db.collection('memberships').insertOne({
+        accountId: new ObjectId(accountId),
+        userId,
+        role: 'developer',
+        owner: false,
+        createdAt: now,
+        updatedAt: now,
+      });
       await db.collection('users').updateOne({ _id: userId }, { $set: { defaultCompany: accountId } });
     }
     // Each member counts as having followed the mailed link, as the admin does: the logins answer alike.
@@ -215,7 +252,16 @@ async function seedCard(state) {
       server,
       'POST /v1/cards',
       201,
-      call(server, 'POST', '/v1/cards', { token, body: { customer: customerId, cardNumber: '4242424242424242', expMonth: '12', expYear: String(expYear), cvc: '123' } }),
+      call(server, 'POST', '/v1/cards', {
+        token,
+        body: {
+          customer: customerId,
+          cardNumber: '4242424242424242',
+          expMonth: '12',
+          expYear: String(expYear),
+          cvc: '123',
+        },
+      }),
     );
     return;
   }
@@ -234,7 +280,9 @@ async function seedCard(state) {
     createdAt: now,
     updatedAt: now,
   });
-  await db.collection('customers').updateOne({ _id: new ObjectId(customerId) }, { $set: { defaultMethod: String(insertedId) } });
+  await db
+    .collection('customers')
+    .updateOne({ _id: new ObjectId(customerId) }, { $set: { defaultMethod: String(insertedId) } });
 }
 
 /**
@@ -272,7 +320,14 @@ async function seedApiKey(state) {
   state.apiKey = key;
 }
 
-const VIEWED_PROJECT = { projectTypeId: 'show', primaryTitle: 'Bench show', description: 'Seen by viewers', topicIds: ['bench'], access: 'public', status: 'published' };
+const VIEWED_PROJECT = {
+  projectTypeId: 'show',
+  primaryTitle: 'Bench show',
+  description: 'Seen by viewers',
+  topicIds: ['bench'],
+  access: 'public',
+  status: 'published',
+};
 
 /**
  * What the viewer read needs: a publishable key of the default project, and a published public
@@ -286,15 +341,26 @@ async function seedViewer(state) {
       server,
       'POST /api/v1/platform/projects/:id/keys (publishable)',
       201,
-      call(server, 'POST', `/api/v1/platform/projects/${projectId}/keys`, { token, body: { name: 'Bench viewer app', kind: 'publishable' } }),
+      call(server, 'POST', `/api/v1/platform/projects/${projectId}/keys`, {
+        token,
+        body: { name: 'Bench viewer app', kind: 'publishable' },
+      }),
     );
     state.publishableKey = key.json.data.key;
-    const parent = await expectStatus(server, 'POST /channels/:id/projects', 201, call(server, 'POST', `/channels/${channelId}/projects`, { token, body: VIEWED_PROJECT }));
+    const parent = await expectStatus(
+      server,
+      'POST /channels/:id/projects',
+      201,
+      call(server, 'POST', `/channels/${channelId}/projects`, { token, body: VIEWED_PROJECT }),
+    );
     const child = await expectStatus(
       server,
       'POST /channels/:id/projects (child)',
       201,
-      call(server, 'POST', `/channels/${channelId}/projects`, { token, body: { ...VIEWED_PROJECT, parentId: parent.json._id } }),
+      call(server, 'POST', `/channels/${channelId}/projects`, {
+        token,
+        body: { ...VIEWED_PROJECT, parentId: parent.json._id },
+      }),
     );
     state.viewedProjectId = child.json._id;
     return;
@@ -317,11 +383,23 @@ async function seedViewer(state) {
   });
   state.publishableKey = key;
   const project = (parentId) =>
-    storedContentProject({ ...VIEWED_PROJECT, channelId: new ObjectId(channelId), parentId, projectId: new ObjectId(projectId), createdAt: now, updatedAt: now });
+    storedContentProject({
+      ...VIEWED_PROJECT,
+      channelId: new ObjectId(channelId),
+      parentId,
+      projectId: new ObjectId(projectId),
+      createdAt: now,
+      updatedAt: now,
+    });
   const parent = await db.collection('projects').insertOne(project(null));
   const child = await db.collection('projects').insertOne(project(parent.insertedId));
   // The service lists every project made through its routes in its channel's `projectIds`.
-  await db.collection('channels').updateOne({ _id: new ObjectId(channelId) }, { $push: { projectIds: { $each: [parent.insertedId, child.insertedId] } } });
+  await db
+    .collection('channels')
+    .updateOne(
+      { _id: new ObjectId(channelId) },
+      { $push: { projectIds: { $each: [parent.insertedId, child.insertedId] } } },
+    );
   state.viewedProjectId = String(child.insertedId);
 }
 

@@ -24,7 +24,8 @@ const words = (name) => (process.env[name] || '').split(/\s+/).filter(Boolean);
 const quick = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK || '').toLowerCase());
 const QUICK_SECTIONS = ['channel', 'collections', 'payment', 'customer-key', 'viewer', 'members', 'upload'];
 const QUICK_DEFAULTS = { BENCH_ROUNDS: 2, BENCH_SECONDS: 3, BENCH_WARMUP: 1, BENCH_LIFETIMES: 1 };
-const quickDefault = (name, fallback) => (quick && QUICK_DEFAULTS[name] !== undefined ? QUICK_DEFAULTS[name] : fallback);
+const quickDefault = (name, fallback) =>
+  quick && QUICK_DEFAULTS[name] !== undefined ? QUICK_DEFAULTS[name] : fallback;
 
 const settings = {
   quick,
@@ -50,12 +51,13 @@ const settings = {
   // The A/A band of every run (the first scenario, the service against a copy of itself); 0 skips it.
   selfBand: !['0', 'false', 'no'].includes((process.env.BENCH_SELF_BAND || '').toLowerCase()),
   heapSnapshot: ['1', 'true', 'yes'].includes((process.env.BENCH_HEAP_SNAPSHOT || '').toLowerCase()),
-  only: process.env.BENCH_ONLY || !quick
-    ? (process.env.BENCH_ONLY || '')
-        .split(',')
-        .map((part) => part.trim().toLowerCase())
-        .filter(Boolean)
-    : QUICK_SECTIONS,
+  only:
+    process.env.BENCH_ONLY || !quick
+      ? (process.env.BENCH_ONLY || '')
+          .split(',')
+          .map((part) => part.trim().toLowerCase())
+          .filter(Boolean)
+      : QUICK_SECTIONS,
   /** Members of the seeded account, the admin included; login rotates over them. */
   members: 10,
   customers: 25,
@@ -95,7 +97,8 @@ function profileSides(raw) {
 
 /** BENCH_ONLY: comma-separated, case-insensitive substrings of a scenario's key or title. */
 const wanted = (key, title = key) =>
-  settings.only.length === 0 || settings.only.some((part) => key.toLowerCase().includes(part) || title.toLowerCase().includes(part));
+  settings.only.length === 0 ||
+  settings.only.some((part) => key.toLowerCase().includes(part) || title.toLowerCase().includes(part));
 const log = (message) => process.stdout.write(`${message}\n`);
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 /** The monotonic clock the V8 CPU profiler stamps its samples with, in microseconds. */

@@ -80,7 +80,10 @@ function libraryCost(name, nodeArgs) {
     load.then(() => { gc(); gc(); const after = process.memoryUsage();
       process.stdout.write(JSON.stringify({ rss: after.rss, heap: after.heapUsed, external: after.external })); },
       (error) => process.stdout.write(JSON.stringify({ error: error.message.split('\\n')[0] })));`;
-  const out = execFileSync(process.execPath, [...nodeArgs, '--expose-gc', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, [...nodeArgs, '--expose-gc', '-e', script], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   return JSON.parse(out);
 }
 
@@ -100,7 +103,11 @@ async function main() {
     ...(snapshot ? { BENCH_HEAP_SNAPSHOT_DIR: PROFILE_DIR } : {}),
   };
   const started = Date.now();
-  const server = await startService('startup', env, database, 'bench_startup', [...nodeArgs, '--require', path.join(__dirname, 'memory-probe.js')]);
+  const server = await startService('startup', env, database, 'bench_startup', [
+    ...nodeArgs,
+    '--require',
+    path.join(__dirname, 'memory-probe.js'),
+  ]);
   const startMs = Date.now() - started;
   await sleep(settleSeconds * 1000);
   const idle = { rssMb: await idleRss(server.child.pid), ...(await probe(server, memoryFile)) };
@@ -113,29 +120,46 @@ async function main() {
 
   log(`Service (${nodeArgs.join(' ')}), started in ${(startMs / 1000).toFixed(1)} s:`);
   const line = (label, m) =>
-    log(`  ${label.padEnd(28)} RSS ${String(m.rssMb).padStart(4)} MB, heap used ${mb(m.memory.heapUsed)} MB of ${mb(m.memory.heapTotal)}, external ${mb(m.memory.external)} MB`);
+    log(
+      `  ${label.padEnd(28)} RSS ${String(m.rssMb).padStart(4)} MB, heap used ${mb(m.memory.heapUsed)} MB of ${mb(m.memory.heapTotal)}, external ${mb(m.memory.external)} MB`,
+    );
   line('idle', idle);
   line('after /docs-json', afterDocs);
   if (idle.snapshot) log(`  heap snapshot: ${path.relative(ROOT, idle.snapshot)}`);
 
-  log('\nEach library alone, in a fresh process with the same options (after a full GC), above a process that imported nothing:');
+  log(
+    '\nEach library alone, in a fresh process with the same options (after a full GC), above a process that imported nothing:',
+  );
   const empty = libraryCost('', nodeArgs);
   const rows = [];
   for (const name of LIBRARIES) {
     const cost = libraryCost(name, nodeArgs);
     const row = cost.error
       ? { name, error: cost.error }
-      : { name, rssMb: mb(cost.rss - empty.rss), heapMb: mb(cost.heap - empty.heap), loadedAtIdle: Boolean(idle.packages[name]) };
+      : {
+          name,
+          rssMb: mb(cost.rss - empty.rss),
+          heapMb: mb(cost.heap - empty.heap),
+          loadedAtIdle: Boolean(idle.packages[name]),
+        };
     rows.push(row);
   }
   log('| library | RSS MB | heap MB | loaded by the idle service |');
   log('| --- | --- | --- | --- |');
-  for (const row of rows) log(row.error ? `| ${row.name} | - | - | (${row.error}) |` : `| ${row.name} | ${row.rssMb} | ${row.heapMb} | ${row.loadedAtIdle ? 'yes' : 'no'} |`);
+  for (const row of rows)
+    log(
+      row.error
+        ? `| ${row.name} | - | - | (${row.error}) |`
+        : `| ${row.name} | ${row.rssMb} | ${row.heapMb} | ${row.loadedAtIdle ? 'yes' : 'no'} |`,
+    );
   const loaded = Object.entries(idle.packages).sort((a, b) => b[1] - a[1]);
   log(`\nPackages the idle service has loaded (${loaded.length}), by KiB of source (V8 keeps it as strings):`);
   log(loaded.map(([name, bytes]) => `${name} ${Math.round(bytes / 1024)}`).join(', '));
 
-  fs.writeFileSync(path.join(RESULTS_DIR, 'startup-cost.json'), JSON.stringify({ nodeArgs, startMs, idle, afterDocs, libraries: rows }, null, 2));
+  fs.writeFileSync(
+    path.join(RESULTS_DIR, 'startup-cost.json'),
+    JSON.stringify({ nodeArgs, startMs, idle, afterDocs, libraries: rows }, null, 2),
+  );
   const ok = idle.rssMb <= IDLE_RSS_MB;
   log(`\nIdle RSS ${idle.rssMb} MB: ${ok ? 'within' : 'ABOVE'} the bound of ${IDLE_RSS_MB} MB`);
   return ok;

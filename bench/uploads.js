@@ -54,11 +54,12 @@ function writeWav(file, size) {
   header.writeUInt32LE(size - 44, 40);
   // One second of a 440 Hz tone, repeated: the bytes differ along each block, as a recording's do.
   const second = Buffer.alloc(rate * 2);
-  for (let i = 0; i < rate; i += 1) second.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  for (let i = 0; i < rate; i += 1)
+    second.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
   const fd = fs.openSync(file, 'w');
   try {
     fs.writeSync(fd, header);
-    for (let written = 44; written < size; ) {
+    for (let written = 44; written < size;) {
       const n = Math.min(second.length, size - written);
       fs.writeSync(fd, second, 0, n);
       written += n;
@@ -112,25 +113,45 @@ async function owner(service, db) {
     service,
     'signup',
     201,
-    call(service, 'POST', '/api/v1/signup', { body: { firstName: 'Bench', lastName: 'Uploader', role: 'admin', accountName: 'Bench uploads', ...admin } }),
+    call(service, 'POST', '/api/v1/signup', {
+      body: { firstName: 'Bench', lastName: 'Uploader', role: 'admin', accountName: 'Bench uploads', ...admin },
+    }),
   );
   await db.collection('users').updateOne({ email: admin.email }, { $set: { emailVerifiedAt: new Date() } });
-  const token = (await expectStatus(service, 'login', 200, call(service, 'POST', '/api/v1/login', { body: admin }))).json.accessToken;
-  const client = await expectStatus(service, 'POST /clients', 201, call(service, 'POST', '/clients', { token, body: { name: 'Bench client', email: `upload.${Date.now()}@example.com` } }));
+  const token = (await expectStatus(service, 'login', 200, call(service, 'POST', '/api/v1/login', { body: admin })))
+    .json.accessToken;
+  const client = await expectStatus(
+    service,
+    'POST /clients',
+    201,
+    call(service, 'POST', '/clients', {
+      token,
+      body: { name: 'Bench client', email: `upload.${Date.now()}@example.com` },
+    }),
+  );
   const channel = await expectStatus(
     service,
     'POST /channels',
     200,
     call(service, 'POST', '/channels', {
       token,
-      body: { clientId: client.json.id, name: 'Bench channel', username: `bench-upload-${Date.now()}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+      body: {
+        clientId: client.json.id,
+        name: 'Bench channel',
+        username: `bench-upload-${Date.now()}`,
+        avatarUrl: 'https://cdn.example.com/a.png',
+        role: 'creator',
+      },
     }),
   );
   const project = await expectStatus(
     service,
     'POST /channels/:id/projects',
     201,
-    call(service, 'POST', `/channels/${channel.json.id}/projects`, { token, body: { projectTypeId: 'album', primaryTitle: 'Bench uploads' } }),
+    call(service, 'POST', `/channels/${channel.json.id}/projects`, {
+      token,
+      body: { projectTypeId: 'album', primaryTitle: 'Bench uploads' },
+    }),
   );
   return { token, projectId: project.json._id };
 }
@@ -145,17 +166,23 @@ async function upload(service, token, assetId, file, size, chunkBytes) {
   try {
     const chunk = Buffer.alloc(chunkBytes);
     const started = performance.now();
-    for (let offset = 0; offset < size; ) {
+    for (let offset = 0; offset < size;) {
       const n = fs.readSync(fd, chunk, 0, Math.min(chunkBytes, size - offset), offset);
       const response = await fetch(url, {
         method: 'PATCH',
-        headers: { ...TUS, ...auth, 'content-type': 'application/offset+octet-stream', 'upload-offset': String(offset) },
+        headers: {
+          ...TUS,
+          ...auth,
+          'content-type': 'application/offset+octet-stream',
+          'upload-offset': String(offset),
+        },
         body: chunk.subarray(0, n),
         signal: AbortSignal.timeout(300_000),
       });
       const answered = response.headers.get('upload-offset');
       await response.arrayBuffer();
-      if (response.status !== 204 || answered !== String(offset + n)) throw new Error(`PATCH at ${offset} answered ${response.status}, Upload-Offset ${answered}`);
+      if (response.status !== 204 || answered !== String(offset + n))
+        throw new Error(`PATCH at ${offset} answered ${response.status}, Upload-Offset ${answered}`);
       offset += n;
     }
     return (performance.now() - started) / 1000;
@@ -171,7 +198,12 @@ function cpuText(msPerMib) {
 async function settled(service, token, assetId, timeoutMs = 600_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const asset = await expectStatus(service, 'GET /assets/:id', 200, call(service, 'GET', `/assets/${assetId}`, { token }));
+    const asset = await expectStatus(
+      service,
+      'GET /assets/:id',
+      200,
+      call(service, 'GET', `/assets/${assetId}`, { token }),
+    );
     if (asset.json.status === 'ready' || asset.json.status === 'errored') return asset.json;
     if (Date.now() > deadline) throw new Error(`the asset is still ${asset.json.status} after ${timeoutMs / 1000} s`);
     await sleep(200);
@@ -185,13 +217,21 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-upload-'));
   cleanups.push(() => fs.rmSync(folder, { recursive: true, force: true }));
   const db = mongo.db(DATABASE);
-  log(`  Upload: ${settings.uploadMib} MiB through tus in ${settings.uploadChunkMib} MiB chunks, against a bare Node HTTP server writing to the same disk (${folder})`);
+  log(
+    `  Upload: ${settings.uploadMib} MiB through tus in ${settings.uploadChunkMib} MiB chunks, against a bare Node HTTP server writing to the same disk (${folder})`,
+  );
   let service;
   try {
     const source = path.join(folder, 'source.wav');
     writeWav(source, size);
     const bare = await timeBareUpload(source, size, chunkBytes, folder);
-    service = await startService('service-upload', { ...shared, DATA_DIR: path.join(folder, 'data') }, database, DATABASE, nodeArgs);
+    service = await startService(
+      'service-upload',
+      { ...shared, DATA_DIR: path.join(folder, 'data') },
+      database,
+      DATABASE,
+      nodeArgs,
+    );
     const { token, projectId } = await owner(service, db);
     const newAsset = async (bytes) =>
       (
@@ -199,7 +239,10 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
           service,
           'POST /projects/:id/assets',
           201,
-          call(service, 'POST', `/projects/${projectId}/assets`, { token, body: { kind: 'audio', title: 'Bench upload', fileName: 'bench.wav', mimeType: 'audio/wav', size: bytes } }),
+          call(service, 'POST', `/projects/${projectId}/assets`, {
+            token,
+            body: { kind: 'audio', title: 'Bench upload', fileName: 'bench.wav', mimeType: 'audio/wav', size: bytes },
+          }),
         )
       ).json.asset.id;
     const pid = service.child.pid;
@@ -212,7 +255,8 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
     writeWav(warmup, MIB);
     const warmupId = await newAsset(MIB);
     await upload(service, token, warmupId, warmup, MIB, chunkBytes);
-    if ((await settled(service, token, warmupId)).status !== 'ready') throw new Error('the warm-up upload did not end ready');
+    if ((await settled(service, token, warmupId)).status !== 'ready')
+      throw new Error('the warm-up upload did not end ready');
     const assetId = await newAsset(size);
     await sleep(2_000);
     const idleKb = await idleRssKb(pid);

@@ -24,7 +24,14 @@ const DRAIN_MAX_MS = 60_000;
 function startReceiver() {
   const sides = {};
   const side = (name) =>
-    (sides[name] ??= { verifier: undefined, deliveries: [], ids: new Set(), duplicates: 0, badSignatures: 0, lastAt: 0 });
+    (sides[name] ??= {
+      verifier: undefined,
+      deliveries: [],
+      ids: new Set(),
+      duplicates: 0,
+      badSignatures: 0,
+      lastAt: 0,
+    });
   const server = http.createServer((request, response) => {
     const chunks = [];
     request.on('data', (chunk) => chunks.push(chunk));
@@ -70,20 +77,35 @@ async function seedWithEndpoint(server, { call, expectStatus, password, dbs }, r
     server,
     'signup (webhooks)',
     201,
-    call(server, 'POST', '/api/v1/singup', { body: { firstName: 'Bench', lastName: 'Hooks', role: 'admin', accountName: 'Bench hooks', ...admin } }),
+    call(server, 'POST', '/api/v1/singup', {
+      body: { firstName: 'Bench', lastName: 'Hooks', role: 'admin', accountName: 'Bench hooks', ...admin },
+    }),
   );
   // Unverified users cannot pay: the admin counts as having followed the mailed link (as in seed.js).
-  await dbs[server.name].collection('users').updateOne({ email: admin.email }, { $set: { emailVerifiedAt: new Date() } });
-  const token = (await expectStatus(server, 'login (webhooks)', 200, call(server, 'POST', '/api/v1/login', { body: admin }))).json.accessToken;
-  const customer = await expectStatus(server, 'customer (webhooks)', 201, call(server, 'POST', '/v1/customers', { token, body: { email: 'hooks@example.com' } }));
+  await dbs[server.name]
+    .collection('users')
+    .updateOne({ email: admin.email }, { $set: { emailVerifiedAt: new Date() } });
+  const token = (
+    await expectStatus(server, 'login (webhooks)', 200, call(server, 'POST', '/api/v1/login', { body: admin }))
+  ).json.accessToken;
+  const customer = await expectStatus(
+    server,
+    'customer (webhooks)',
+    201,
+    call(server, 'POST', '/v1/customers', { token, body: { email: 'hooks@example.com' } }),
+  );
   const endpoint = await expectStatus(
     server,
     'webhook endpoint',
     201,
-    call(server, 'POST', '/v1/webhook-endpoints', { token, body: { url: receiver.urlFor(server.name), enabledEvents: ['*'] } }),
+    call(server, 'POST', '/v1/webhook-endpoints', {
+      token,
+      body: { url: receiver.urlFor(server.name), enabledEvents: ['*'] },
+    }),
   );
   const secret = endpoint.json?.data?.secret;
-  if (typeof secret !== 'string') throw new Error(`${server.name}: the new endpoint's answer holds no secret: ${endpoint.text.slice(0, 200)}`);
+  if (typeof secret !== 'string')
+    throw new Error(`${server.name}: the new endpoint's answer holds no secret: ${endpoint.text.slice(0, 200)}`);
   receiver.trust(server.name, secret);
   return { token, customerId: customer.json.data.id };
 }
@@ -122,7 +144,8 @@ async function measureWebhookCost(live, tools) {
   try {
     const servers = { service: live.service, baseline: live.baseline };
     const requests = {};
-    for (const [name, server] of Object.entries(servers)) requests[name] = paymentRequest(await seedWithEndpoint(server, tools, receiver));
+    for (const [name, server] of Object.entries(servers))
+      requests[name] = paymentRequest(await seedWithEndpoint(server, tools, receiver));
     for (const name of Object.keys(servers)) {
       await runAutocannon(servers[name], requests[name], settings.warmup);
       await drain(receiver.side(name), Date.now());

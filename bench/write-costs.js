@@ -31,42 +31,95 @@ async function main() {
   const projectId = new ObjectId();
   const endpointId = new ObjectId();
   // An event's JSON as the service's payments send it, about 600 bytes.
-  const payload = JSON.stringify({ id: `evt_${new ObjectId().toHexString()}`, type: 'payment.created', data: { object: { note: 'x'.repeat(480) } } });
+  const payload = JSON.stringify({
+    id: `evt_${new ObjectId().toHexString()}`,
+    type: 'payment.created',
+    data: { object: { note: 'x'.repeat(480) } },
+  });
   const ids = Array.from({ length: COUNT }, () => new ObjectId());
   const small = Array.from({ length: COUNT }, () => new ObjectId());
 
   async function measure(kind, write) {
     const cpu = watchTreeCpu(pids);
     let next = 0;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < COUNT) await write(next++);
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < COUNT) await write(next++);
+      }),
+    );
     log(`  ${kind}: ${Math.round((cpu() * TICK_MICROS) / COUNT)} µs of database CPU each`);
   }
 
-  log(`Database CPU per operation, ${COUNT} of each, ${IN_FLIGHT} at a time (${database.engine}${database.backend ? ` on ${database.backend}` : ''}):`);
+  log(
+    `Database CPU per operation, ${COUNT} of each, ${IN_FLIGHT} at a time (${database.engine}${database.backend ? ` on ${database.backend}` : ''}):`,
+  );
   const now = () => new Date();
-  await measure('the service\'s delivery insert (claimed, with the payload)', (i) =>
+  await measure("the service's delivery insert (claimed, with the payload)", (i) =>
     deliveries.insertOne({
-      _id: ids[i], projectId, endpointId, eventId: `evt_${ids[i].toHexString()}`, eventType: 'payment.created', payload,
-      status: 'pending', attempt: 1, nextAttemptAt: now(), claimedUntil: now(), claimedAt: now(), attempts: [],
-      responseStatus: null, responseBody: null, durationMs: null, error: null, createdAt: now(), updatedAt: now(),
+      _id: ids[i],
+      projectId,
+      endpointId,
+      eventId: `evt_${ids[i].toHexString()}`,
+      eventType: 'payment.created',
+      payload,
+      status: 'pending',
+      attempt: 1,
+      nextAttemptAt: now(),
+      claimedUntil: now(),
+      claimedAt: now(),
+      attempts: [],
+      responseStatus: null,
+      responseBody: null,
+      durationMs: null,
+      error: null,
+      createdAt: now(),
+      updatedAt: now(),
     }),
   );
   await measure('its outcome (an update guarded on the claim, $set and $push)', (i) =>
     deliveries.updateOne(
       { _id: ids[i], projectId, attempt: 1 },
       {
-        $set: { status: 'succeeded', nextAttemptAt: null, claimedUntil: null, claimedAt: null, responseStatus: 204, durationMs: 3, updatedAt: now() },
-        $push: { attempts: { attempt: 1, status: 'succeeded', responseStatus: 204, responseBody: '', durationMs: 3, error: null, createdAt: now() } },
+        $set: {
+          status: 'succeeded',
+          nextAttemptAt: null,
+          claimedUntil: null,
+          claimedAt: null,
+          responseStatus: 204,
+          durationMs: 3,
+          updatedAt: now(),
+        },
+        $push: {
+          attempts: {
+            attempt: 1,
+            status: 'succeeded',
+            responseStatus: 204,
+            responseBody: '',
+            durationMs: 3,
+            error: null,
+            createdAt: now(),
+          },
+        },
       },
     ),
   );
-  await measure('an update by _id alone, one field', (i) => deliveries.updateOne({ _id: ids[i] }, { $set: { status: 'failed' } }));
-  await measure('the baseline\'s delivery record (an insert, no payload)', (i) =>
+  await measure('an update by _id alone, one field', (i) =>
+    deliveries.updateOne({ _id: ids[i] }, { $set: { status: 'failed' } }),
+  );
+  await measure("the baseline's delivery record (an insert, no payload)", (i) =>
     deliveries.insertOne({
-      _id: small[i], projectId, endpointId, eventId: `evt_${small[i].toHexString()}`, eventType: 'payment.created',
-      status: 'succeeded', attempts: 1, responseStatus: 204, error: null, durationMs: 3, createdAt: now(), updatedAt: now(),
+      _id: small[i],
+      projectId,
+      endpointId,
+      eventId: `evt_${small[i].toHexString()}`,
+      eventType: 'payment.created',
+      status: 'succeeded',
+      attempts: 1,
+      responseStatus: 204,
+      error: null,
+      durationMs: 3,
+      createdAt: now(),
+      updatedAt: now(),
     }),
   );
   await measure('a read by _id', (i) => deliveries.findOne({ _id: small[i], projectId }));

@@ -23,5 +23,8 @@ const text = readFileSync(DOC, 'utf8');
 const start = text.indexOf(TABLE_START);
 const end = text.indexOf(TABLE_END);
 if (start < 0 || end < start) throw new Error(`${DOC}: the access table's markers are missing`);
-writeFileSync(DOC, `${text.slice(0, start + TABLE_START.length)}\n${accessTable(declaredRoutes())}\n${text.slice(end)}`);
+writeFileSync(
+  DOC,
+  `${text.slice(0, start + TABLE_START.length)}\n${accessTable(declaredRoutes())}\n${text.slice(end)}`,
+);
 console.log('wrote docs/accounts-and-access.md (the access table)');

@@ -9,7 +9,8 @@ const path = require('path');
 /** The lowest version `engines.node` allows (`>=24.11` gives [24, 11, 0]). */
 function requiredVersion(range) {
   const match = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(String(range).trim());
-  if (!match) throw new Error('package.json engines.node is "' + range + '": this check reads only ">=major.minor.patch"');
+  if (!match)
+    throw new Error('package.json engines.node is "' + range + '": this check reads only ">=major.minor.patch"');
   return [Number(match[1]), Number(match[2] || 0), Number(match[3] || 0)];
 }
 
@@ -21,8 +22,16 @@ function nodeVersionProblem(version, range) {
     if ((actual[i] || 0) > required[i]) return null;
     if ((actual[i] || 0) < required[i]) {
       return (
-        'This service needs Node.js ' + required.join('.') + ' or newer (package.json, engines.node "' + range + '"); ' +
-        'this is Node.js ' + version + ' (' + process.execPath + '). ' +
+        'This service needs Node.js ' +
+        required.join('.') +
+        ' or newer (package.json, engines.node "' +
+        range +
+        '"); ' +
+        'this is Node.js ' +
+        version +
+        ' (' +
+        process.execPath +
+        '). ' +
         'Install Node.js 24 LTS (https://nodejs.org/, or `nvm install 24`), then run the command again.'
       );
     }

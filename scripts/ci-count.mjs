@@ -22,7 +22,11 @@ import process from 'node:process';
 const [command, argument] = process.argv.slice(2);
 
 if (command === 'projects') {
-  process.stdout.write(uncoveredJestProjects().map((name) => `${name}\n`).join(''));
+  process.stdout.write(
+    uncoveredJestProjects()
+      .map((name) => `${name}\n`)
+      .join(''),
+  );
 } else if (command === 'count' && argument) {
   count(argument);
 } else {
@@ -31,8 +35,13 @@ if (command === 'projects') {
 }
 
 function uncoveredJestProjects() {
-  const output = execFileSync('npx', ['--no-install', 'jest', '--showConfig'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-  const names = JSON.parse(output).configs.map((config) => config.displayName?.name).filter(Boolean);
+  const output = execFileSync('npx', ['--no-install', 'jest', '--showConfig'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  const names = JSON.parse(output)
+    .configs.map((config) => config.displayName?.name)
+    .filter(Boolean);
   const scripts = JSON.parse(readFileSync('package.json', 'utf8')).scripts ?? {};
   const covered = new Set();
   for (const script of [scripts.test, scripts['test:browser']]) {
@@ -46,7 +55,9 @@ function uncoveredJestProjects() {
 }
 
 function count(manifest) {
-  const lines = readFileSync(manifest, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const lines = readFileSync(manifest, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   let passed = 0;
   let failed = 0;
   for (const line of lines) {
@@ -80,9 +91,12 @@ function readJest(file) {
 }
 
 function readJunit(path) {
-  const files = existsSync(path) && statSync(path).isDirectory()
-    ? readdirSync(path).filter((name) => name.endsWith('.xml')).map((name) => join(path, name))
-    : [path];
+  const files =
+    existsSync(path) && statSync(path).isDirectory()
+      ? readdirSync(path)
+          .filter((name) => name.endsWith('.xml'))
+          .map((name) => join(path, name))
+      : [path];
   if (files.length === 0) throw new Error(`no JUnit report in ${path}`);
   let passed = 0;
   let failed = 0;

@@ -42,7 +42,9 @@ export function readVariables(text) {
       .join(' ');
     const decorators = (ts.getDecorators(property) ?? []).map((decorator) => {
       const call = decorator.expression;
-      return ts.isCallExpression(call) ? { name: call.expression.getText(file), args: call.arguments } : { name: call.getText(file), args: [] };
+      return ts.isCallExpression(call)
+        ? { name: call.expression.getText(file), args: call.arguments }
+        : { name: call.getText(file), args: [] };
     });
     return {
       name,
@@ -93,21 +95,25 @@ function ruleOf(name, decorators, constants, file) {
       case 'IsIn': {
         let values = argument(decorator);
         if (ts.isIdentifier(values)) values = constants.get(values.text);
-        if (!values || !ts.isArrayLiteralExpression(values)) throw new Error(`${SOURCE}: ${name}'s @IsIn lists no values this script can read`);
+        if (!values || !ts.isArrayLiteralExpression(values))
+          throw new Error(`${SOURCE}: ${name}'s @IsIn lists no values this script can read`);
         parts.push(`one of ${values.elements.map((element) => `\`${literalValue(element, file)}\``).join(', ')}`);
         break;
       }
       case 'Matches': {
         const options = argument(decorator, 1);
-        const message = options && ts.isObjectLiteralExpression(options)
-          ? options.properties.find((property) => property.name?.getText(file) === 'message')
-          : undefined;
+        const message =
+          options && ts.isObjectLiteralExpression(options)
+            ? options.properties.find((property) => property.name?.getText(file) === 'message')
+            : undefined;
         if (!message) throw new Error(`${SOURCE}: ${name}'s @Matches has no message to describe it with`);
         parts.push(literalValue(message.initializer, file).replace(new RegExp(`^${name} `), ''));
         break;
       }
       default:
-        throw new Error(`${SOURCE}: ${name}'s @${decorator.name} is not one this script knows how to describe: teach it in scripts/config-doc.mjs`);
+        throw new Error(
+          `${SOURCE}: ${name}'s @${decorator.name} is not one this script knows how to describe: teach it in scripts/config-doc.mjs`,
+        );
     }
   }
   return parts.join('; ');
@@ -124,9 +130,13 @@ const cell = (text) => text.replace(/\|/g, '\\|');
 /** The whole document. */
 export function renderDocument(variables) {
   const missing = variables.filter((variable) => !variable.description).map((variable) => variable.name);
-  if (missing.length > 0) throw new Error(`${SOURCE}: give these variables a doc comment, their description in ${OUTPUT}: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(
+      `${SOURCE}: give these variables a doc comment, their description in ${OUTPUT}: ${missing.join(', ')}`,
+    );
   const rows = variables.map(
-    (variable) => `| \`${variable.name}\` | ${cell(shownDefault(variable.defaultValue))} | ${cell(variable.rule)} | ${cell(variable.description)} |`,
+    (variable) =>
+      `| \`${variable.name}\` | ${cell(shownDefault(variable.defaultValue))} | ${cell(variable.rule)} | ${cell(variable.description)} |`,
   );
   return [
     '# Configuration',
@@ -157,7 +167,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     if (committed !== expected) {
       const have = new Set(committed.split('\n'));
       const differing = expected.split('\n').filter((line) => !have.has(line));
-      console.error(`${OUTPUT} is stale: run npm run config:doc and commit it. Lines it lacks:\n${differing.map((line) => `  ${line}`).join('\n')}`);
+      console.error(
+        `${OUTPUT} is stale: run npm run config:doc and commit it. Lines it lacks:\n${differing.map((line) => `  ${line}`).join('\n')}`,
+      );
       process.exit(1);
     }
     console.log(`${OUTPUT}: up to date with ${SOURCE}`);

@@ -10,7 +10,17 @@ const [base, token] = process.argv.slice(2);
 if (!base || !token) throw new Error('usage: contract-seed.mjs <base URL> <access token>');
 
 // Every API a platform project can enable (src/tenancy/api-names.ts).
-const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
+const API_NAMES = [
+  'customers',
+  'cards',
+  'payments',
+  'channels',
+  'projects',
+  'collections',
+  'clients',
+  'events',
+  'webhooks',
+];
 
 async function call(method, path, body) {
   const response = await fetch(`${base}${path}`, {
@@ -38,25 +48,53 @@ const customers = [];
 for (let index = 0; index < COPIES; index += 1) {
   const { data } = await call('POST', '/v1/customers', { email: `${unique('customer')}@example.com` });
   customers.push(data.id);
-  await call('POST', '/v1/cards', { customer: data.id, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' });
-  await call('POST', '/v1/cards', { customer: data.id, cardNumber: '5555555555554444', expMonth: '06', expYear: '2034', cvc: '321' });
+  await call('POST', '/v1/cards', {
+    customer: data.id,
+    cardNumber: '4242424242424242',
+    expMonth: '12',
+    expYear: '2035',
+    cvc: '123',
+  });
+  await call('POST', '/v1/cards', {
+    customer: data.id,
+    cardNumber: '5555555555554444',
+    expMonth: '06',
+    expYear: '2034',
+    cvc: '321',
+  });
 }
 
 // Succeeded payments (to refund) first, then payments that wait for confirmation: the newest, which
 // a list shows first, can be confirmed, and once confirmed refunded.
 for (let index = 0; index < COPIES; index += 1) {
   const [customer, reciver] = [customers[index], customers[(index + 1) % COPIES]];
-  await call('POST', '/api/v1/payments', { amount: 120, currency: 'usd', customer, reciver, confirm: true, description: 'Seeded, succeeded' });
+  await call('POST', '/api/v1/payments', {
+    amount: 120,
+    currency: 'usd',
+    customer,
+    reciver,
+    confirm: true,
+    description: 'Seeded, succeeded',
+  });
 }
 for (let index = 0; index < COPIES; index += 1) {
   const [customer, reciver] = [customers[index], customers[(index + 1) % COPIES]];
-  await call('POST', '/api/v1/payments', { amount: 45.5, currency: 'eur', customer, reciver, description: 'Seeded, to confirm' });
+  await call('POST', '/api/v1/payments', {
+    amount: 45.5,
+    currency: 'eur',
+    customer,
+    reciver,
+    description: 'Seeded, to confirm',
+  });
 }
 
 const contentProjects = [];
 const channels = [];
 for (let index = 0; index < COPIES; index += 1) {
-  const client = await call('POST', '/clients', { name: `Seeded Client ${index + 1}`, email: `${unique('client')}@example.com` });
+  const client = await call('POST', '/clients', {
+    name: `Seeded Client ${index + 1}`,
+    email: `${unique('client')}@example.com`,
+  });
   const channel = await call('POST', '/channels', {
     clientId: client.id,
     name: `Seeded Channel ${index + 1}`,
@@ -66,7 +104,10 @@ for (let index = 0; index < COPIES; index += 1) {
   });
   const projectIds = [];
   for (let project = 0; project < 2; project += 1) {
-    const created = await call('POST', `/channels/${channel.id}/projects`, { primaryTitle: `Seeded Project ${project + 1}`, projectTypeId: 'album' });
+    const created = await call('POST', `/channels/${channel.id}/projects`, {
+      primaryTitle: `Seeded Project ${project + 1}`,
+      projectTypeId: 'album',
+    });
     projectIds.push(created._id);
   }
   // The client and the channel name their content projects, as the links from their lists follow.
@@ -74,13 +115,24 @@ for (let index = 0; index < COPIES; index += 1) {
   await call('PUT', `/channels/${channel.id}`, { projectIds });
   contentProjects.push(...projectIds);
   // A small tree under the first project: a sub-project and a sub-sub-project, for the children and tree routes.
-  const sub = await call('POST', `/channels/${channel.id}/projects`, { primaryTitle: 'Seeded Sub-project', projectTypeId: 'album', parentId: projectIds[0] });
-  const subSub = await call('POST', `/channels/${channel.id}/projects`, { primaryTitle: 'Seeded Sub-sub-project', projectTypeId: 'album', parentId: sub._id });
+  const sub = await call('POST', `/channels/${channel.id}/projects`, {
+    primaryTitle: 'Seeded Sub-project',
+    projectTypeId: 'album',
+    parentId: projectIds[0],
+  });
+  const subSub = await call('POST', `/channels/${channel.id}/projects`, {
+    primaryTitle: 'Seeded Sub-sub-project',
+    projectTypeId: 'album',
+    parentId: sub._id,
+  });
   contentProjects.push(sub._id, subSub._id);
   channels.push(channel.id);
 }
 // A soft-deleted client, the one kind of record a restore acts on.
-const deleted = await call('POST', '/clients', { name: 'Seeded Deleted Client', email: `${unique('deleted')}@example.com` });
+const deleted = await call('POST', '/clients', {
+  name: 'Seeded Deleted Client',
+  email: `${unique('deleted')}@example.com`,
+});
 await call('PATCH', `/clients/${deleted.id}/soft-delete`);
 
 // A webhook endpoint with a delivery, for the operations on a delivery. Its URL answers every event
@@ -89,7 +141,11 @@ await call('PATCH', `/clients/${deleted.id}/soft-delete`);
 // phases before the second seeding may have made them all.
 const { data: endpoints } = await call('GET', '/v1/webhook-endpoints?limit=100');
 if (endpoints.length >= 16) await call('DELETE', `/v1/webhook-endpoints/${endpoints.at(-1).id}`);
-const endpoint = await call('POST', '/v1/webhook-endpoints', { url: `${base}/health`, enabledEvents: ['collection.restored'], description: 'Seeded' });
+const endpoint = await call('POST', '/v1/webhook-endpoints', {
+  url: `${base}/health`,
+  enabledEvents: ['collection.restored'],
+  description: 'Seeded',
+});
 await call('POST', `/v1/webhook-endpoints/${endpoint.data.id}/test`);
 
 // Members besides the caller, and pending invitations, for the operations on them.
@@ -97,15 +153,24 @@ const invitations = `/api/v1/accounts/${me.account.id}/invitations`;
 for (let index = 0; index < 2; index += 1) {
   const email = `${unique('member')}@example.com`;
   const { data: invitation } = await call('POST', invitations, { email, role: 'developer' });
-  await call('POST', '/api/v1/singup', { firstName: 'Seeded', lastName: 'Member', email, password: 'seeded member password', invitationToken: invitation.token });
+  await call('POST', '/api/v1/singup', {
+    firstName: 'Seeded',
+    lastName: 'Member',
+    email,
+    password: 'seeded member password',
+    invitationToken: invitation.token,
+  });
   await call('POST', invitations, { email: `${unique('invited')}@example.com`, role: 'manager' });
 }
 // A member of the account as an editor of each seeded channel (the caller, their creator, is its owner).
 const { data: members } = await call('GET', `/api/v1/accounts/${me.account.id}/members`);
 const member = members.find((candidate) => candidate.userId !== me.user.id);
 if (member) {
-  for (const channel of channels) await call('POST', `/channels/${channel}/collaborators`, { userId: member.userId, role: 'editor' });
+  for (const channel of channels)
+    await call('POST', `/channels/${channel}/collaborators`, { userId: member.userId, role: 'editor' });
 }
-console.error(`contract-seed: ${COPIES} customers with 2 cards each, ${2 * COPIES} payments, ${COPIES} clients with a channel and 2 content projects each (named by both), a sub-project and a sub-sub-project under each channel's first, a member as each channel's editor, a soft-deleted client, a webhook endpoint with a delivery, 2 members and 2 pending invitations, in platform project ${me.account.defaultProjectId}`);
+console.error(
+  `contract-seed: ${COPIES} customers with 2 cards each, ${2 * COPIES} payments, ${COPIES} clients with a channel and 2 content projects each (named by both), a sub-project and a sub-sub-project under each channel's first, a member as each channel's editor, a soft-deleted client, a webhook endpoint with a delivery, 2 members and 2 pending invitations, in platform project ${me.account.defaultProjectId}`,
+);
 // What the caller reads: the platform project every seeded record is in, and the content projects.
 console.log(JSON.stringify({ project: me.account.defaultProjectId, contentProjects }));

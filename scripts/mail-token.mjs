@@ -10,12 +10,16 @@ const [folder, email, path] = process.argv.slice(2);
 if (!folder || !email || !path) throw new Error('usage: mail-token.mjs <mail folder> <email> <link path>');
 
 /** The message's text as written: quoted-printable soft line breaks joined, =XX escapes decoded. */
-const decoded = (eml) => eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
+const decoded = (eml) =>
+  eml.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex) => String.fromCharCode(parseInt(hex, 16)));
 
 function find() {
   let files = [];
   try {
-    files = readdirSync(folder).filter((name) => name.endsWith('.eml')).sort().reverse();
+    files = readdirSync(folder)
+      .filter((name) => name.endsWith('.eml'))
+      .sort()
+      .reverse();
   } catch {
     return null;
   }

@@ -12,7 +12,12 @@ const { MongoClient } = require('mongodb');
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const log = (message) => console.error(message);
 const source = await startEmbeddedDatabase({ dataDir, backend: 'sqlite', ferretdbBin: process.env.FERRETDB_BIN, log });
-const target = await startEmbeddedDatabase({ dataDir, backend: 'postgresql', ferretdbBin: process.env.FERRETDB_BIN, log });
+const target = await startEmbeddedDatabase({
+  dataDir,
+  backend: 'postgresql',
+  ferretdbBin: process.env.FERRETDB_BIN,
+  log,
+});
 const from = await MongoClient.connect(source.uri);
 const to = await MongoClient.connect(target.uri);
 let failed = false;
@@ -33,7 +38,13 @@ try {
       let batch = [];
       const flush = async () => {
         if (batch.length === 0) return;
-        const present = new Set((await dst.find({ _id: { $in: batch.map((document) => document._id) } }, { projection: { _id: 1 } }).toArray()).map((document) => String(document._id)));
+        const present = new Set(
+          (
+            await dst
+              .find({ _id: { $in: batch.map((document) => document._id) } }, { projection: { _id: 1 } })
+              .toArray()
+          ).map((document) => String(document._id)),
+        );
         const missing = batch.filter((document) => !present.has(String(document._id)));
         if (missing.length) await dst.insertMany(missing, { ordered: false });
         batch = [];

@@ -24,5 +24,7 @@ const unlisted = changes
   .filter((described) => !accepted.some((pattern) => pattern.test(described)));
 
 for (const described of unlisted) console.log(`not listed: ${described}`);
-console.log(`${changes.length} breaking change(s) found by oasdiff, ${unlisted.length} not listed in CHANGELOG.md under "API changes"`);
+console.log(
+  `${changes.length} breaking change(s) found by oasdiff, ${unlisted.length} not listed in CHANGELOG.md under "API changes"`,
+);
 process.exit(unlisted.length > 0 ? 1 : 0);

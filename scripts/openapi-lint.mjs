@@ -24,7 +24,11 @@ try {
 
 let findings;
 try {
-  findings = JSON.parse(execFileSync(bin('spectral'), ['lint', documentPath, '-r', `${root}.spectral.yaml`, '-f', 'json', '--quiet'], { encoding: 'utf8' }));
+  findings = JSON.parse(
+    execFileSync(bin('spectral'), ['lint', documentPath, '-r', `${root}.spectral.yaml`, '-f', 'json', '--quiet'], {
+      encoding: 'utf8',
+    }),
+  );
 } catch (error) {
   // Spectral exits 1 when it finds errors; its JSON is on stdout all the same.
   findings = JSON.parse(error.stdout || '[]');
@@ -57,7 +61,8 @@ const onRequestSide = ({ path }) =>
   (path[0] === 'components' && path[1] === 'schemas' && requestSchemas.has(path[2])) ||
   (path[0] === 'paths' && (path.includes('parameters') || path.includes('requestBody')));
 const requestErrors = findings.filter((finding) => finding.severity === 0 && onRequestSide(finding));
-for (const finding of requestErrors) problems.push(`Spectral ${finding.code} at ${finding.path.join('/')}: ${finding.message}`);
+for (const finding of requestErrors)
+  problems.push(`Spectral ${finding.code} at ${finding.path.join('/')}: ${finding.message}`);
 
 const isPublic = (operation) => (operation.security ?? []).some((requirement) => Object.keys(requirement).length === 0);
 const takesApiKey = (operation) => (operation.security ?? []).some((requirement) => 'apiKey' in requirement);
@@ -65,12 +70,16 @@ const THROTTLED = new Set(['login', 'signup', 'signupAlias']);
 for (const { path, method, operation } of operations) {
   const statuses = Object.keys(operation.responses ?? {});
   const name = `${method.toUpperCase()} ${path}`;
-  if (!isPublic(operation) && !statuses.includes('401')) problems.push(`${name}: authenticated, but 401 is not declared`);
-  if ((takesApiKey(operation) || THROTTLED.has(operation.operationId)) && !statuses.includes('429')) problems.push(`${name}: rate limited, but 429 is not declared`);
+  if (!isPublic(operation) && !statuses.includes('401'))
+    problems.push(`${name}: authenticated, but 401 is not declared`);
+  if ((takesApiKey(operation) || THROTTLED.has(operation.operationId)) && !statuses.includes('429'))
+    problems.push(`${name}: rate limited, but 429 is not declared`);
 }
 
 const responseSide = findings.filter((finding) => finding.severity === 0 && !onRequestSide(finding)).length;
-console.log(`openapi-lint: ${requestErrors.length} request-side OWASP error(s); ${responseSide} response-side OWASP finding(s) reported, not failed`);
+console.log(
+  `openapi-lint: ${requestErrors.length} request-side OWASP error(s); ${responseSide} response-side OWASP finding(s) reported, not failed`,
+);
 if (problems.length > 0) {
   for (const problem of problems) console.error(`  - ${problem}`);
   process.exit(1);

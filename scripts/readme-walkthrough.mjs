@@ -43,7 +43,12 @@ export function bashBlocks(markdown) {
 
 /** One script: the blocks in order, each announced, a failure naming the block it happened in. */
 export function walkthroughScript(markdown, file = WALKTHROUGH) {
-  const parts = ['set -euo pipefail', 'shopt -s inherit_errexit', 'block=0', `trap 'echo "${file}: the block at line $block failed (exit $?)" >&2' ERR`];
+  const parts = [
+    'set -euo pipefail',
+    'shopt -s inherit_errexit',
+    'block=0',
+    `trap 'echo "${file}: the block at line $block failed (exit $?)" >&2' ERR`,
+  ];
   for (const block of bashBlocks(markdown)) {
     parts.push(`block=${block.line}`, `printf '\\n== ${file}, line %s\\n' ${block.line}`, block.code);
   }
@@ -54,7 +59,12 @@ export function walkthroughScript(markdown, file = WALKTHROUGH) {
 export function runWalkthrough(markdown, { env = process.env, file = WALKTHROUGH } = {}) {
   const scratch = mkdtempSync(join(tmpdir(), 'readme-walkthrough-'));
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', walkthroughScript(markdown, file)], { cwd: scratch, env, detached: true, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn('bash', ['-c', walkthroughScript(markdown, file)], {
+      cwd: scratch,
+      env,
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     const stopGroup = () => {
       try {
         process.kill(-child.pid, 'SIGTERM');
@@ -81,6 +91,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const label = relative(root, resolve(file));
   const markdown = readFileSync(file, 'utf8');
   const status = await runWalkthrough(markdown, { file: label });
-  console.log(`readme-walkthrough: ${bashBlocks(markdown).length} bash blocks of ${label}, ${status === 0 ? 'all ran' : `failed (exit ${status})`}`);
+  console.log(
+    `readme-walkthrough: ${bashBlocks(markdown).length} bash blocks of ${label}, ${status === 0 ? 'all ran' : `failed (exit ${status})`}`,
+  );
   process.exit(status);
 }

@@ -99,14 +99,17 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
       const text = payload.toString();
       if (text.trim() === '') return done(null, undefined);
       parseJson(request, text, (error, body) =>
-        error ? done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 })) : done(null, body),
+        error
+          ? done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 }))
+          : done(null, body),
       );
     },
   );
 
   // tus uploads (src/assets): the bytes are read by the tus server from the request itself, never parsed.
-  fastify.addContentTypeParser('application/offset+octet-stream', (_request: FastifyRequest, _payload: unknown, done: (error: Error | null) => void) =>
-    done(null),
+  fastify.addContentTypeParser(
+    'application/offset+octet-stream',
+    (_request: FastifyRequest, _payload: unknown, done: (error: Error | null) => void) => done(null),
   );
 
   app.enableCors({

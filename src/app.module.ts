@@ -75,7 +75,11 @@ import { SearchHistoryModule } from './search-history/search-history.module';
               // or a response logged under req or res shows these fields and nothing else. (A redact
               // list of header paths matched nothing past them, and cost allocations on every request.)
               serializers: {
-                req: (request: { id: string; method: string; url: string }) => ({ id: request.id, method: request.method, url: loggedUrl(request.url) }),
+                req: (request: { id: string; method: string; url: string }) => ({
+                  id: request.id,
+                  method: request.method,
+                  url: loggedUrl(request.url),
+                }),
                 res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
               },
             },
@@ -127,7 +131,21 @@ export class AppModule {
   static forEnvironment(env: EnvironmentVariables): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(env, [appConfig, authConfig, databaseConfig, financeConfig, eventsConfig, rateLimitsConfig, sessionsConfig, passkeysConfig, assetsConfig, mailConfig, searchConfig])],
+      imports: [
+        configModule(env, [
+          appConfig,
+          authConfig,
+          databaseConfig,
+          financeConfig,
+          eventsConfig,
+          rateLimitsConfig,
+          sessionsConfig,
+          passkeysConfig,
+          assetsConfig,
+          mailConfig,
+          searchConfig,
+        ]),
+      ],
     };
   }
 }

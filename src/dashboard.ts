@@ -25,13 +25,18 @@ export async function serveDashboard(app: NestFastifyApplication, dir = DASHBOAR
   const fastify = app.getHttpAdapter().getInstance();
   if (!existsSync(join(dir, 'index.html'))) {
     const notBuilt = (_request: unknown, reply: FastifyReply) =>
-      reply.code(404).send({ statusCode: 404, error: STATUS_CODES[404], message: 'The dashboard is not built: run npm run build' });
+      reply
+        .code(404)
+        .send({ statusCode: 404, error: STATUS_CODES[404], message: 'The dashboard is not built: run npm run build' });
     fastify.get('/dashboard', notBuilt);
     fastify.get('/dashboard/*', notBuilt);
     return;
   }
   const page = async (_request: unknown, reply: FastifyReply) =>
-    reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(await readFile(join(dir, 'index.html')));
+    reply
+      .type('text/html; charset=utf-8')
+      .header('Cache-Control', 'no-cache')
+      .send(await readFile(join(dir, 'index.html')));
   // The router ignores trailing slashes, so `/dashboard/` is `/dashboard`: the page is this route's.
   // Its asset URLs are absolute (`/dashboard/assets/...`).
   fastify.get('/dashboard', page);
@@ -52,7 +57,10 @@ export async function serveDashboard(app: NestFastifyApplication, dir = DASHBOAR
     decorateReply: false,
     cacheControl: false,
     setHeaders: (reply, path) => {
-      reply.header('Cache-Control', path.startsWith(join(dir, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      reply.header(
+        'Cache-Control',
+        path.startsWith(join(dir, 'assets')) ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
     },
   });
 }

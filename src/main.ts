@@ -27,8 +27,14 @@ async function bootstrap(): Promise<void> {
       log: (message) => logger.log(message),
       warn: (message) => logger.warn(message),
     });
-    env = { ...env, MONGODB_URI: `${embedded.uri}platform${embedded.clientOptions}`, ...(embedded.postgresUrl ? { EMBEDDED_POSTGRES_URL: embedded.postgresUrl } : {}) };
-    logger.log(`MONGODB_URI is not set: using an embedded ${embedded.engine}${embedded.backend ? ` on ${embedded.backend}` : ""} with data under ${env.DATA_DIR}/`);
+    env = {
+      ...env,
+      MONGODB_URI: `${embedded.uri}platform${embedded.clientOptions}`,
+      ...(embedded.postgresUrl ? { EMBEDDED_POSTGRES_URL: embedded.postgresUrl } : {}),
+    };
+    logger.log(
+      `MONGODB_URI is not set: using an embedded ${embedded.engine}${embedded.backend ? ` on ${embedded.backend}` : ''} with data under ${env.DATA_DIR}/`,
+    );
   }
 
   const app = await createApp(env);

@@ -2,9 +2,19 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
 import { applyServiceWideRules } from './common/swagger/openapi-post-process';
-import { linkCreatesToRecords, linkNamedRecords, linkProjectsToDataApis, type NamedRecords, type ProjectSource } from './common/swagger/openapi-links';
-import { API_KEY_SCHEME, PUBLISHABLE_KEY_SCHEME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from './common/swagger/security-schemes';
-
+import {
+  linkCreatesToRecords,
+  linkNamedRecords,
+  linkProjectsToDataApis,
+  type NamedRecords,
+  type ProjectSource,
+} from './common/swagger/openapi-links';
+import {
+  API_KEY_SCHEME,
+  PUBLISHABLE_KEY_SCHEME,
+  SESSION_COOKIE_SCHEME,
+  USER_BEARER_SCHEME,
+} from './common/swagger/security-schemes';
 
 /** Object keys sorted, so the document is a stable artifact that diffs cleanly. */
 function sortKeys<T>(value: T): T {
@@ -20,7 +30,9 @@ function sortKeys<T>(value: T): T {
 }
 
 /** The answers that name the project where the caller acts without X-Project-Id: the account's default one. */
-const PROJECT_SOURCES: ProjectSource[] = [{ operationId: 'getCurrentUser', status: '200', pointer: '/data/account/defaultProjectId' }];
+const PROJECT_SOURCES: ProjectSource[] = [
+  { operationId: 'getCurrentUser', status: '200', pointer: '/data/account/defaultProjectId' },
+];
 
 /**
  * Clients and a client's channels name content projects by `projectIds`: their lists link the first
@@ -28,7 +40,13 @@ const PROJECT_SOURCES: ProjectSource[] = [{ operationId: 'getCurrentUser', statu
  * Not to the delete: the project is every record's that names it.
  */
 const NAMED_RECORDS: NamedRecords[] = [
-  { sources: ['listClients', 'listClientChannels'], status: '200', pointer: '/0/projectIds/0', parameter: 'projectId', targets: ['getProject', 'updateProject'] },
+  {
+    sources: ['listClients', 'listClientChannels'],
+    status: '200',
+    pointer: '/0/projectIds/0',
+    parameter: 'projectId',
+    targets: ['getProject', 'updateProject'],
+  },
 ];
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -49,7 +67,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1.0.0')
     // Relative to where the document is served: generators and Swagger UI call the same host.
     .addServer('/', 'This service')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/login' }, USER_BEARER_SCHEME)
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token from POST /api/v1/login' },
+      USER_BEARER_SCHEME,
+    )
     .addBearerAuth(
       {
         type: 'http',
@@ -61,7 +82,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .addCookieAuth(
       'sid',
-      { type: 'apiKey', in: 'cookie', name: 'sid', description: 'A dashboard session from POST /api/v1/sessions: the cookie `__Host-sid` over https (`sid` over plain http in development); state-changing requests also need an allowed Origin' },
+      {
+        type: 'apiKey',
+        in: 'cookie',
+        name: 'sid',
+        description:
+          'A dashboard session from POST /api/v1/sessions: the cookie `__Host-sid` over https (`sid` over plain http in development); state-changing requests also need an allowed Origin',
+      },
       SESSION_COOKIE_SCHEME,
     )
     .addBearerAuth(
@@ -69,7 +96,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         type: 'http',
         scheme: 'bearer',
         bearerFormat: 'pk_test_...',
-        description: "A platform project's publishable key (POST /api/v1/platform/projects/{id}/keys with kind publishable): the /viewer routes only",
+        description:
+          "A platform project's publishable key (POST /api/v1/platform/projects/{id}/keys with kind publishable): the /viewer routes only",
       },
       PUBLISHABLE_KEY_SCHEME,
     )
@@ -79,7 +107,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     operationIdFactory: (_controllerKey: string, methodKey: string) => methodKey,
   });
-  const linked = linkCreatesToRecords(linkNamedRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document))), NAMED_RECORDS));
+  const linked = linkCreatesToRecords(
+    linkNamedRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document))), NAMED_RECORDS),
+  );
   return sortKeys(linkProjectsToDataApis(linked, PROJECT_SOURCES));
 }
 

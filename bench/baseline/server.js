@@ -67,7 +67,17 @@ const SIGNUP_MAX_PER_CLIENT = Number(env.SIGNUP_MAX_PER_CLIENT ?? 10);
 const SIGNUP_WINDOW_SECONDS = Number(env.SIGNUP_WINDOW_SECONDS ?? 3600);
 const RATE_LIMIT_PER_SECOND = Number(env.RATE_LIMIT_PER_SECOND ?? 25);
 const ROLES = ['developer', 'manager', 'admin'];
-const API_NAMES = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
+const API_NAMES = [
+  'customers',
+  'cards',
+  'payments',
+  'channels',
+  'projects',
+  'collections',
+  'clients',
+  'events',
+  'webhooks',
+];
 const OBJECT_ID = /^[0-9a-fA-F]{24}$/;
 const LOWER_OBJECT_ID = /^[0-9a-f]{24}$/;
 const API_KEY_FORM = /^[sp]k_test_[A-Za-z0-9_-]{43}$/;
@@ -297,7 +307,15 @@ const schemas = {
     },
     ['email', 'password'],
   ),
-  client: closed({ name: str(200), email: { type: 'string', format: 'email' }, phone: str(50), projectIds: { type: 'array', items: objectId } }, ['name', 'email']),
+  client: closed(
+    {
+      name: str(200),
+      email: { type: 'string', format: 'email' },
+      phone: str(50),
+      projectIds: { type: 'array', items: objectId },
+    },
+    ['name', 'email'],
+  ),
   channel: closed(
     {
       clientId: objectId,
@@ -344,7 +362,12 @@ const schemas = {
     {
       url: { type: 'string', pattern: '^https?://', maxLength: 2048 },
       description: str(500),
-      enabledEvents: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 100 } },
+      enabledEvents: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 100,
+        items: { type: 'string', minLength: 1, maxLength: 100 },
+      },
     },
     ['url', 'enabledEvents'],
   ),
@@ -426,7 +449,15 @@ async function main() {
     const createdAt = new Date();
     const stored = types.map((type) => {
       const id = `evt_${new ObjectId().toHexString()}`;
-      const body = { id, type, createdAt: createdAt.toISOString(), projectId: String(projectId), apiVersion: '2026-11-24', data: { object }, request: { id: null, idempotencyKey: null } };
+      const body = {
+        id,
+        type,
+        createdAt: createdAt.toISOString(),
+        projectId: String(projectId),
+        apiVersion: '2026-11-24',
+        data: { object },
+        request: { id: null, idempotencyKey: null },
+      };
       return { _id: id, projectId, type, createdAt, body: JSON.stringify(body) };
     });
     await events.insertMany(stored);
@@ -455,7 +486,12 @@ async function main() {
         try {
           const response = await fetch(endpoint.url, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'webhook-id': event._id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature },
+            headers: {
+              'content-type': 'application/json',
+              'webhook-id': event._id,
+              'webhook-timestamp': String(timestamp),
+              'webhook-signature': signature,
+            },
             body: event.body,
             signal: AbortSignal.timeout(10_000),
           });
@@ -519,7 +555,9 @@ async function main() {
   ]);
   // As the service: a TTL index where the database has them (FerretDB has none; the age check below stays).
   for (const collection of [idempotency, paymentKeys]) {
-    await collection.createIndex({ createdAt: 1 }, { expireAfterSeconds: IDEMPOTENCY_TTL_SECONDS, name: 'createdAt_ttl' }).catch(() => undefined);
+    await collection
+      .createIndex({ createdAt: 1 }, { expireAfterSeconds: IDEMPOTENCY_TTL_SECONDS, name: 'createdAt_ttl' })
+      .catch(() => undefined);
   }
 
   const dummyHash = await bcrypt.hash('not-a-real-password', BCRYPT_ROUNDS);
@@ -532,13 +570,22 @@ async function main() {
   });
 
   fastify.addHook('onResponse', async (request) => {
-    for (const work of request.afterResponse ?? []) work().catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`));
+    for (const work of request.afterResponse ?? [])
+      work().catch((error) => process.stderr.write(`Delivering webhooks failed: ${error.message}\n`));
   });
 
   fastify.setErrorHandler((error, _request, reply) => {
     const statusCode = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500;
     if (statusCode === 500) process.stderr.write(`${error.stack ?? error}\n`);
-    const names = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 409: 'Conflict', 422: 'Unprocessable Entity', 429: 'Too Many Requests' };
+    const names = {
+      400: 'Bad Request',
+      401: 'Unauthorized',
+      403: 'Forbidden',
+      404: 'Not Found',
+      409: 'Conflict',
+      422: 'Unprocessable Entity',
+      429: 'Too Many Requests',
+    };
     reply.code(statusCode).send({
       statusCode,
       error: names[statusCode] ?? 'Internal Server Error',
@@ -555,7 +602,12 @@ async function main() {
    */
   fastify.addHook('onRoute', (route) => {
     if (route.config?.public) return;
-    route.preHandler = [authenticate, accountPolicy, ...(route.config?.api ? [tenancy, rateLimit] : []), ...(route.config?.userOnly ? [userOnly] : [])];
+    route.preHandler = [
+      authenticate,
+      accountPolicy,
+      ...(route.config?.api ? [tenancy, rateLimit] : []),
+      ...(route.config?.userOnly ? [userOnly] : []),
+    ];
   });
 
   /**
@@ -569,9 +621,18 @@ async function main() {
     const principal = request.principal;
     if (principal.kind !== 'user' || !principal.viaToken || !principal.accountId) return;
     const named = request.params?.accountId;
-    if (!request.routeOptions.config.api && (typeof named !== 'string' || named.toLowerCase() !== principal.accountId)) return;
-    if (await accounts.findOne({ _id: new ObjectId(principal.accountId), requireMfa: true }, { projection: { _id: 1 } })) {
-      throw Object.assign(httpError(403, 'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it'), { code: 'mfa_required' });
+    if (!request.routeOptions.config.api && (typeof named !== 'string' || named.toLowerCase() !== principal.accountId))
+      return;
+    if (
+      await accounts.findOne({ _id: new ObjectId(principal.accountId), requireMfa: true }, { projection: { _id: 1 } })
+    ) {
+      throw Object.assign(
+        httpError(
+          403,
+          'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it',
+        ),
+        { code: 'mfa_required' },
+      );
     }
   }
 
@@ -584,7 +645,8 @@ async function main() {
   let window = { second: 0, counts: new Map() };
   function rateLimit(request, reply, done) {
     const principal = request.principal;
-    const key = principal.kind === 'apiKey' ? `key:${principal.keyId}` : `user:${principal.userId}:${request.tenant.projectId}`;
+    const key =
+      principal.kind === 'apiKey' ? `key:${principal.keyId}` : `user:${principal.userId}:${request.tenant.projectId}`;
     const now = Date.now();
     const second = Math.floor(now / 1000);
     if (window.second !== second) window = { second, counts: new Map() };
@@ -595,7 +657,12 @@ async function main() {
     reply.header('RateLimit', `"data-api";r=${Math.max(0, RATE_LIMIT_PER_SECOND - count)};t=${reset}`);
     if (count <= RATE_LIMIT_PER_SECOND) return done();
     reply.header('Retry-After', String(reset));
-    done(httpError(429, `Rate limit exceeded: at most ${RATE_LIMIT_PER_SECOND} requests a second; retry after ${reset} second`));
+    done(
+      httpError(
+        429,
+        `Rate limit exceeded: at most ${RATE_LIMIT_PER_SECOND} requests a second; retry after ${reset} second`,
+      ),
+    );
   }
 
   async function authenticate(request) {
@@ -616,7 +683,10 @@ async function main() {
     if (!verified) throw httpError(401, 'Invalid or expired token');
     // The user's credentials version, read on every request as the service reads it: a token issued
     // before a password change, a reset or a factor removal (or whose user is gone) is refused.
-    const user = await users.findOne({ _id: new ObjectId(verified.principal.userId) }, { projection: { credentialsChangedAt: 1 } });
+    const user = await users.findOne(
+      { _id: new ObjectId(verified.principal.userId) },
+      { projection: { credentialsChangedAt: 1 } },
+    );
     const changedAt = !user ? Number.POSITIVE_INFINITY : (user.credentialsChangedAt?.getTime() ?? 0);
     if (verified.credentialsAt !== undefined ? verified.credentialsAt !== changedAt : verified.issuedAt < changedAt) {
       throw httpError(401, 'This token was issued before the password or a second factor changed: log in again');
@@ -631,16 +701,31 @@ async function main() {
    */
   async function authenticateSession(request) {
     const token = /(?:^|;\s*)sid=([^;]+)/.exec(request.headers.cookie ?? '')?.[1];
-    if (!token) throw httpError(401, 'Missing bearer token: send Authorization: Bearer <accessToken>, or sign in for a session cookie');
-    const session = token.length > 128 ? null : await sessions.findOne({ tokenHash: crypto.createHash('sha256').update(token).digest('hex') });
+    if (!token)
+      throw httpError(
+        401,
+        'Missing bearer token: send Authorization: Bearer <accessToken>, or sign in for a session cookie',
+      );
+    const session =
+      token.length > 128
+        ? null
+        : await sessions.findOne({ tokenHash: crypto.createHash('sha256').update(token).digest('hex') });
     const now = Date.now();
-    if (!session || now - session.lastSeenAt.getTime() >= SESSION_IDLE_MS || now - session.signedInAt.getTime() >= SESSION_MAX_MS) {
+    if (
+      !session ||
+      now - session.lastSeenAt.getTime() >= SESSION_IDLE_MS ||
+      now - session.signedInAt.getTime() >= SESSION_MAX_MS
+    ) {
       throw httpError(401, 'The session has ended: sign in again');
     }
     if (!SAFE_METHODS.has(request.method) && request.headers.origin !== `${request.protocol}://${request.host}`) {
-      throw httpError(403, 'A request with the session cookie that changes anything must come from this service (Origin)');
+      throw httpError(
+        403,
+        'A request with the session cookie that changes anything must come from this service (Origin)',
+      );
     }
-    if (now - session.lastSeenAt.getTime() >= SESSION_TOUCH_MS) await sessions.updateOne({ _id: session._id }, { $set: { lastSeenAt: new Date(now) } });
+    if (now - session.lastSeenAt.getTime() >= SESSION_TOUCH_MS)
+      await sessions.updateOne({ _id: session._id }, { $set: { lastSeenAt: new Date(now) } });
     return { kind: 'user', userId: String(session.userId), accountId: session.accountId };
   }
 
@@ -655,7 +740,10 @@ async function main() {
     const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
     if (!key.lastUsedAt || key.lastUsedAt.getTime() < cutoff.getTime()) {
       apiKeys
-        .updateOne({ _id: key._id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] }, { $set: { lastUsedAt: now } })
+        .updateOne(
+          { _id: key._id, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] },
+          { $set: { lastUsedAt: now } },
+        )
         .catch((error) => process.stderr.write(`Recording the use of an API key failed: ${error.message}\n`));
     }
     if ((key.kind ?? 'secret') !== (token.startsWith('pk_') ? 'publishable' : 'secret')) return null;
@@ -677,14 +765,24 @@ async function main() {
     let project;
     const viewer = request.routeOptions.config.viewer === true;
     if (viewer !== (principal.kind === 'apiKey' && principal.publishable)) {
-      throw httpError(403, viewer ? 'The viewer routes take a publishable key (pk_test_...) as the bearer token' : 'A publishable key (pk_test_...) can call only the /viewer routes');
+      throw httpError(
+        403,
+        viewer
+          ? 'The viewer routes take a publishable key (pk_test_...) as the bearer token'
+          : 'A publishable key (pk_test_...) can call only the /viewer routes',
+      );
     }
     if (principal.kind === 'apiKey') {
-      if (requested !== undefined && requested.toLowerCase() !== principal.projectId) throw httpError(404, 'Platform project not found');
-      project = await platformProjects.findOne({ _id: new ObjectId(principal.projectId), accountId: new ObjectId(principal.accountId) });
+      if (requested !== undefined && requested.toLowerCase() !== principal.projectId)
+        throw httpError(404, 'Platform project not found');
+      project = await platformProjects.findOne({
+        _id: new ObjectId(principal.projectId),
+        accountId: new ObjectId(principal.accountId),
+      });
       if (!project) throw httpError(404, 'Platform project not found');
       if (!project.enabledApis.includes(api)) throw httpError(403, `The ${api} API is not enabled for this project`);
-      if (principal.scopes && !principal.scopes.includes(api)) throw httpError(403, `This API key's scopes do not include the ${api} API`);
+      if (principal.scopes && !principal.scopes.includes(api))
+        throw httpError(403, `This API key's scopes do not include the ${api} API`);
       request.account = { accountId: principal.accountId, role: 'admin', owner: false };
     } else {
       if (!principal.accountId) throw httpError(403, 'Create or join an account first');
@@ -758,8 +856,13 @@ async function main() {
     const projectId = request.tenant.projectId;
     const q = String(request.query.q ?? '').trim();
     const text = new RegExp(q.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&'), 'i');
-    const filter = q ? { projectId, $or: [{ primaryTitle: text }, { description: text }, { topicIds: text }] } : { projectId };
-    const [rows, total] = await Promise.all([contentProjects.find(filter, { sort: { createdAt: -1, _id: -1 }, limit: 10 }).toArray(), contentProjects.countDocuments(filter)]);
+    const filter = q
+      ? { projectId, $or: [{ primaryTitle: text }, { description: text }, { topicIds: text }] }
+      : { projectId };
+    const [rows, total] = await Promise.all([
+      contentProjects.find(filter, { sort: { createdAt: -1, _id: -1 }, limit: 10 }).toArray(),
+      contentProjects.countDocuments(filter),
+    ]);
     const data = rows.map((project) => ({
       _id: String(project._id),
       channelId: String(project.channelId),
@@ -794,90 +897,116 @@ async function main() {
   });
 
   /** Signup without an invitation: the user, their account, its default project, their membership. */
-  fastify.post('/api/v1/singup', { config: { public: true }, schema: { body: schemas.signup } }, async (request, reply) => {
-    const body = request.body;
-    const now = new Date();
-    await attempts.insertOne({ kind: 'signup', email: null, client: request.ip, at: now });
-    const signups = await attempts.countDocuments({ kind: 'signup', client: request.ip, at: { $gt: new Date(now.getTime() - SIGNUP_WINDOW_SECONDS * 1000) } });
-    if (signups > SIGNUP_MAX_PER_CLIENT) throw httpError(429, `Too many signups from this client. Try again in ${SIGNUP_WINDOW_SECONDS} seconds`);
-    const user = {
-      firstName: body.firstName.trim(),
-      lastName: body.lastName.trim(),
-      userName: '',
-      email: body.email.trim().toLowerCase(),
-      passwordHash: await bcrypt.hash(body.password, BCRYPT_ROUNDS),
-      role: body.role,
-      status: 'active',
-      phoneNumber: body.phoneNumber ?? null,
-      avatar: body.avatar ?? null,
-      address: body.address ?? null,
-      defaultCompany: null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    try {
-      user._id = (await users.insertOne(user)).insertedId;
-    } catch (error) {
-      if (error.code === 11000) throw httpError(409, 'A user with this email already exists');
-      throw error;
-    }
-    const defaultProjectId = new ObjectId();
-    const account = {
-      name: body.accountName ?? `${user.firstName} ${user.lastName}`,
-      type: body.accountType ?? 'developer',
-      ownerId: user._id,
-      defaultProjectId,
-      createdAt: now,
-      updatedAt: now,
-    };
-    account._id = (await accounts.insertOne(account)).insertedId;
-    await platformProjects.insertOne({
-      _id: defaultProjectId,
-      accountId: account._id,
-      name: 'Default project',
-      enabledApis: [...API_NAMES],
-      isDefault: true,
-      eventApisOffered: true,
-      createdAt: now,
-      updatedAt: now,
-    });
-    const membership = { accountId: account._id, userId: user._id, role: body.role, owner: true, createdAt: now, updatedAt: now };
-    await memberships.insertOne(membership);
-    user.defaultCompany = String(account._id);
-    await users.updateOne({ _id: user._id }, { $set: { defaultCompany: user.defaultCompany, updatedAt: new Date() } });
-    reply.code(201);
-    return { message: 'User created', data: { user: toUser(user, body.role), account: toAccountView(account, membership) } };
-  });
+  fastify.post(
+    '/api/v1/singup',
+    { config: { public: true }, schema: { body: schemas.signup } },
+    async (request, reply) => {
+      const body = request.body;
+      const now = new Date();
+      await attempts.insertOne({ kind: 'signup', email: null, client: request.ip, at: now });
+      const signups = await attempts.countDocuments({
+        kind: 'signup',
+        client: request.ip,
+        at: { $gt: new Date(now.getTime() - SIGNUP_WINDOW_SECONDS * 1000) },
+      });
+      if (signups > SIGNUP_MAX_PER_CLIENT)
+        throw httpError(429, `Too many signups from this client. Try again in ${SIGNUP_WINDOW_SECONDS} seconds`);
+      const user = {
+        firstName: body.firstName.trim(),
+        lastName: body.lastName.trim(),
+        userName: '',
+        email: body.email.trim().toLowerCase(),
+        passwordHash: await bcrypt.hash(body.password, BCRYPT_ROUNDS),
+        role: body.role,
+        status: 'active',
+        phoneNumber: body.phoneNumber ?? null,
+        avatar: body.avatar ?? null,
+        address: body.address ?? null,
+        defaultCompany: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        user._id = (await users.insertOne(user)).insertedId;
+      } catch (error) {
+        if (error.code === 11000) throw httpError(409, 'A user with this email already exists');
+        throw error;
+      }
+      const defaultProjectId = new ObjectId();
+      const account = {
+        name: body.accountName ?? `${user.firstName} ${user.lastName}`,
+        type: body.accountType ?? 'developer',
+        ownerId: user._id,
+        defaultProjectId,
+        createdAt: now,
+        updatedAt: now,
+      };
+      account._id = (await accounts.insertOne(account)).insertedId;
+      await platformProjects.insertOne({
+        _id: defaultProjectId,
+        accountId: account._id,
+        name: 'Default project',
+        enabledApis: [...API_NAMES],
+        isDefault: true,
+        eventApisOffered: true,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const membership = {
+        accountId: account._id,
+        userId: user._id,
+        role: body.role,
+        owner: true,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await memberships.insertOne(membership);
+      user.defaultCompany = String(account._id);
+      await users.updateOne(
+        { _id: user._id },
+        { $set: { defaultCompany: user.defaultCompany, updatedAt: new Date() } },
+      );
+      reply.code(201);
+      return {
+        message: 'User created',
+        data: { user: toUser(user, body.role), account: toAccountView(account, membership) },
+      };
+    },
+  );
 
   /** A webhook endpoint of the project; the answer holds its signing secret, as the service's does. */
-  fastify.post('/v1/webhook-endpoints', { config: { api: 'webhooks' }, schema: { body: schemas.webhookEndpoint } }, async (request, reply) => {
-    if (request.account.role !== 'admin') throw httpError(403, 'This action needs the admin role');
-    const now = new Date();
-    const endpoint = {
-      url: request.body.url,
-      description: request.body.description ?? null,
-      enabledEvents: request.body.enabledEvents,
-      status: 'enabled',
-      secret: `whsec_${crypto.randomBytes(32).toString('base64')}`,
-      projectId: request.tenant.projectId,
-      createdAt: now,
-      updatedAt: now,
-    };
-    endpoint._id = (await webhookEndpoints.insertOne(endpoint)).insertedId;
-    reply.code(201);
-    return {
-      data: {
-        id: String(endpoint._id),
-        url: endpoint.url,
-        description: endpoint.description,
-        enabledEvents: endpoint.enabledEvents,
-        status: endpoint.status,
-        secret: endpoint.secret,
-        createdAt: iso(now),
-        updatedAt: iso(now),
-      },
-    };
-  });
+  fastify.post(
+    '/v1/webhook-endpoints',
+    { config: { api: 'webhooks' }, schema: { body: schemas.webhookEndpoint } },
+    async (request, reply) => {
+      if (request.account.role !== 'admin') throw httpError(403, 'This action needs the admin role');
+      const now = new Date();
+      const endpoint = {
+        url: request.body.url,
+        description: request.body.description ?? null,
+        enabledEvents: request.body.enabledEvents,
+        status: 'enabled',
+        secret: `whsec_${crypto.randomBytes(32).toString('base64')}`,
+        projectId: request.tenant.projectId,
+        createdAt: now,
+        updatedAt: now,
+      };
+      endpoint._id = (await webhookEndpoints.insertOne(endpoint)).insertedId;
+      reply.code(201);
+      return {
+        data: {
+          id: String(endpoint._id),
+          url: endpoint.url,
+          description: endpoint.description,
+          enabledEvents: endpoint.enabledEvents,
+          status: endpoint.status,
+          secret: endpoint.secret,
+          createdAt: iso(now),
+          updatedAt: iso(now),
+        },
+      };
+    },
+  );
 
   /** The account's view for a member, or null (one membership read, one account read). */
   async function accountView(accountId, userId) {
@@ -899,7 +1028,14 @@ async function main() {
   const auditHeads = new Map();
   async function appendAudit(accountId, fields) {
     const account = new ObjectId(accountId);
-    const entry = { accountId: account, entryId: `aud_${crypto.randomUUID()}`, occurredAt: new Date(), projectId: null, changes: null, ...fields };
+    const entry = {
+      accountId: account,
+      entryId: `aud_${crypto.randomUUID()}`,
+      occurredAt: new Date(),
+      projectId: null,
+      changes: null,
+      ...fields,
+    };
     for (let attempt = 0; attempt < 5; attempt++) {
       let head = auditHeads.get(accountId);
       if (!head) {
@@ -907,15 +1043,24 @@ async function main() {
         head = newest ? { sequence: newest.sequence, hash: newest.hash } : { sequence: 0, hash: '' };
       }
       const chained = { ...entry, sequence: head.sequence + 1 };
-      const hash = crypto.createHash('sha256').update(head.hash).update(canonicalJson({ ...chained, accountId })).digest('hex');
+      const hash = crypto
+        .createHash('sha256')
+        .update(head.hash)
+        .update(canonicalJson({ ...chained, accountId }))
+        .digest('hex');
       try {
         await auditLog.insertOne({ ...chained, previousHash: head.hash, hash });
         auditHeads.set(accountId, { sequence: chained.sequence, hash });
-        const moved = await auditChains.updateOne({ _id: accountId, headSequence: { $lt: chained.sequence } }, { $set: { headSequence: chained.sequence, headHash: hash } });
+        const moved = await auditChains.updateOne(
+          { _id: accountId, headSequence: { $lt: chained.sequence } },
+          { $set: { headSequence: chained.sequence, headHash: hash } },
+        );
         if (moved.matchedCount === 0) {
-          await auditChains.insertOne({ _id: accountId, headSequence: chained.sequence, headHash: hash }).catch((failure) => {
-            if (failure.code !== 11000) throw failure;
-          });
+          await auditChains
+            .insertOne({ _id: accountId, headSequence: chained.sequence, headHash: hash })
+            .catch((failure) => {
+              if (failure.code !== 11000) throw failure;
+            });
         }
         return;
       } catch (error) {
@@ -945,15 +1090,25 @@ async function main() {
       pair > LOGIN_MAX_FAILURES ||
       fromClient > LOGIN_MAX_FAILURES_PER_CLIENT ||
       (forEmail > LOGIN_MAX_FAILURES_PER_EMAIL &&
-        !(await knownAddresses.findOne({ _id: knownAddress, at: { $gt: new Date(now.getTime() - KNOWN_ADDRESS_DAYS * 86_400_000) } }, { projection: { _id: 1 } })));
-    if (blocked) throw httpError(429, `Too many failed login attempts. Try again in ${LOGIN_FAILURE_WINDOW_SECONDS} seconds`);
+        !(await knownAddresses.findOne(
+          { _id: knownAddress, at: { $gt: new Date(now.getTime() - KNOWN_ADDRESS_DAYS * 86_400_000) } },
+          { projection: { _id: 1 } },
+        )));
+    if (blocked)
+      throw httpError(429, `Too many failed login attempts. Try again in ${LOGIN_FAILURE_WINDOW_SECONDS} seconds`);
     const user = await users.findOne({ email: target });
     const matches = await bcrypt.compare(password, user?.passwordHash ?? dummyHash);
     if (!user || !matches) throw httpError(401, 'Invalid email or password');
     // As the service: a user with a second factor (TOTP, or a passkey: one read when TOTP is off)
     // must prove it; the baseline has no second factors, so such a user is refused.
     if (user.totpEnabledAt || (await passkeys.findOne({ userId: user._id }, { projection: { _id: 1 } }))) {
-      throw Object.assign(httpError(401, 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)'), { code: 'mfa_required' });
+      throw Object.assign(
+        httpError(
+          401,
+          'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
+        ),
+        { code: 'mfa_required' },
+      );
     }
     await Promise.all([
       attempts.deleteMany({ kind: 'login', email: target, client }),
@@ -972,11 +1127,23 @@ async function main() {
     }
     if (account) {
       const party = { type: 'user', id: String(user._id), label: user.email };
-      await appendAudit(account.id, { action: 'user.logged_in', actor: party, target: party, ip: client, userAgent: request.headers['user-agent']?.slice(0, 256) ?? null, requestId: request.id });
+      await appendAudit(account.id, {
+        action: 'user.logged_in',
+        actor: party,
+        target: party,
+        ip: client,
+        userAgent: request.headers['user-agent']?.slice(0, 256) ?? null,
+        requestId: request.id,
+      });
     }
     return {
       message: 'Login successful',
-      accessToken: signJwt({ sub: String(user._id), acc: account?.id ?? null, ims: Date.now(), cav: user.credentialsChangedAt?.getTime() ?? 0 }),
+      accessToken: signJwt({
+        sub: String(user._id),
+        acc: account?.id ?? null,
+        ims: Date.now(),
+        cav: user.credentialsChangedAt?.getTime() ?? 0,
+      }),
       data: { user: toUser(user, account?.role), account },
     };
   });
@@ -1051,7 +1218,10 @@ async function main() {
   });
 
   fastify.get('/channels/:id', { config: { api: 'channels' } }, async (request) => {
-    const channel = await channels.findOne({ _id: validId(request.params.id, 'id'), projectId: request.tenant.projectId });
+    const channel = await channels.findOne({
+      _id: validId(request.params.id, 'id'),
+      projectId: request.tenant.projectId,
+    });
     if (!channel) throw httpError(404, 'Channel not found');
     return toChannel(channel);
   });
@@ -1060,7 +1230,10 @@ async function main() {
   fastify.get('/projects/:projectId/tree', { config: { api: 'projects' } }, async (request) => {
     const projectId = request.tenant.projectId;
     const fields = { projection: { _id: 1, parentId: 1, primaryTitle: 1, projectTypeId: 1, status: 1 } };
-    const root = await contentProjects.findOne({ _id: validId(request.params.projectId, 'projectId'), projectId }, fields);
+    const root = await contentProjects.findOne(
+      { _id: validId(request.params.projectId, 'projectId'), projectId },
+      fields,
+    );
     if (!root) throw httpError(404, 'Project not found');
     const node = (project, depth) => ({
       _id: String(project._id),
@@ -1083,34 +1256,40 @@ async function main() {
     return { nodes };
   });
 
-  fastify.post('/collections', { config: { api: 'collections' }, schema: { body: schemas.collection } }, async (request, reply) => {
-    const body = request.body;
-    const now = new Date();
-    const document = {
-      name: body.name.trim(),
-      description: body.description ?? null,
-      numberOfClients: body.numberOfClients ?? null,
-      numberOfUsers: body.numberOfUsers ?? null,
-      usage: body.usage ?? null,
-      pricing: body.pricing ?? null,
-      endpoints: body.endpoints ?? [],
-      deletedAt: null,
-      projectId: request.tenant.projectId,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const { insertedId } = await collections.insertOne(document);
-    await recordEvents(request, ['collection.created'], toCollection({ ...document, _id: insertedId }));
-    reply.code(201);
-    return { message: 'Collection created', id: String(insertedId) };
-  });
+  fastify.post(
+    '/collections',
+    { config: { api: 'collections' }, schema: { body: schemas.collection } },
+    async (request, reply) => {
+      const body = request.body;
+      const now = new Date();
+      const document = {
+        name: body.name.trim(),
+        description: body.description ?? null,
+        numberOfClients: body.numberOfClients ?? null,
+        numberOfUsers: body.numberOfUsers ?? null,
+        usage: body.usage ?? null,
+        pricing: body.pricing ?? null,
+        endpoints: body.endpoints ?? [],
+        deletedAt: null,
+        projectId: request.tenant.projectId,
+        createdAt: now,
+        updatedAt: now,
+      };
+      const { insertedId } = await collections.insertOne(document);
+      await recordEvents(request, ['collection.created'], toCollection({ ...document, _id: insertedId }));
+      reply.code(201);
+      return { message: 'Collection created', id: String(insertedId) };
+    },
+  );
 
   fastify.get('/collections', { config: { api: 'collections' } }, async (request, reply) => {
     const query = request.query;
     const limit = query.limit === undefined ? 100 : Number(query.limit);
     const skip = query.skip === undefined ? 0 : Number(query.skip);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw httpError(400, 'limit must be an integer from 1 to 500');
-    if (!Number.isInteger(skip) || skip < 0 || skip > 1_000_000) throw httpError(400, 'skip must be an integer from 0 to 1000000');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+      throw httpError(400, 'limit must be an integer from 1 to 500');
+    if (!Number.isInteger(skip) || skip < 0 || skip > 1_000_000)
+      throw httpError(400, 'skip must be an integer from 0 to 1000000');
     const filter = query.includeDeleted === 'true' ? {} : { deletedAt: null };
     filter.projectId = request.tenant.projectId;
     const [rows, total] = await Promise.all([
@@ -1123,43 +1302,55 @@ async function main() {
 
   // ---- finance
 
-  fastify.post('/v1/customers', { config: { api: 'customers' }, schema: { body: schemas.customer } }, async (request, reply) => {
-    const body = request.body;
-    const now = new Date();
-    const customer = {
-      email: body.email.trim(),
-      firstName: body.firstName ?? null,
-      lastName: body.lastName ?? null,
-      country: body.country ? body.country.toUpperCase() : null,
-      address: body.address ?? {},
-      phone: body.phone ?? null,
-      SocialNumber: body.SocialNumber ?? null,
-      liveMode: body.liveMode ?? false,
-      verified: body.verified ?? false,
-      Taxable: body.Taxable ?? false,
-      balance: body.balance ?? 0,
-      defaultMethod: null,
-      projectId: request.tenant.projectId,
-      createdAt: now,
-      updatedAt: now,
-    };
-    customer._id = (await customers.insertOne(customer)).insertedId;
-    reply.code(201);
-    return { data: toCustomerCreated(customer) };
-  });
+  fastify.post(
+    '/v1/customers',
+    { config: { api: 'customers' }, schema: { body: schemas.customer } },
+    async (request, reply) => {
+      const body = request.body;
+      const now = new Date();
+      const customer = {
+        email: body.email.trim(),
+        firstName: body.firstName ?? null,
+        lastName: body.lastName ?? null,
+        country: body.country ? body.country.toUpperCase() : null,
+        address: body.address ?? {},
+        phone: body.phone ?? null,
+        SocialNumber: body.SocialNumber ?? null,
+        liveMode: body.liveMode ?? false,
+        verified: body.verified ?? false,
+        Taxable: body.Taxable ?? false,
+        balance: body.balance ?? 0,
+        defaultMethod: null,
+        projectId: request.tenant.projectId,
+        createdAt: now,
+        updatedAt: now,
+      };
+      customer._id = (await customers.insertOne(customer)).insertedId;
+      reply.code(201);
+      return { data: toCustomerCreated(customer) };
+    },
+  );
 
   fastify.get('/v1/customers', { config: { api: 'customers' } }, async (request) => {
     const query = request.query;
     const limit = query.limit === undefined ? 20 : Number(query.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw httpError(400, 'limit must not be greater than 100');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+      throw httpError(400, 'limit must not be greater than 100');
     const filter = { projectId: request.tenant.projectId };
     if (query.startingAfter !== undefined) filter._id = { $lt: validId(query.startingAfter, 'startingAfter') };
-    const rows = await customers.find(filter).sort({ _id: -1 }).limit(limit + 1).toArray();
+    const rows = await customers
+      .find(filter)
+      .sort({ _id: -1 })
+      .limit(limit + 1)
+      .toArray();
     return { data: rows.slice(0, limit).map(toCustomer), hasMore: rows.length > limit };
   });
 
   fastify.get('/v1/customers/:id', { config: { api: 'customers' } }, async (request) => {
-    const customer = await customers.findOne({ _id: validId(request.params.id, 'id'), projectId: request.tenant.projectId });
+    const customer = await customers.findOne({
+      _id: validId(request.params.id, 'id'),
+      projectId: request.tenant.projectId,
+    });
     if (!customer) throw httpError(404, 'Customer not found');
     return { data: toCustomer(customer) };
   });
@@ -1185,7 +1376,17 @@ async function main() {
     for (let attempt = 0; attempt < 5 && recordId === undefined; attempt++) {
       const now = new Date();
       try {
-        const record = { projectId, scope, key, fingerprint, state: 'in_progress', statusCode: null, responseBody: null, createdAt: now, updatedAt: now };
+        const record = {
+          projectId,
+          scope,
+          key,
+          fingerprint,
+          state: 'in_progress',
+          statusCode: null,
+          responseBody: null,
+          createdAt: now,
+          updatedAt: now,
+        };
         recordId = (await idempotency.insertOne(record)).insertedId;
         break;
       } catch (error) {
@@ -1199,16 +1400,26 @@ async function main() {
         continue;
       }
       if (existing.fingerprint !== fingerprint) {
-        throw httpError(422, 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+        throw httpError(
+          422,
+          'This Idempotency-Key was already used with a different request; use a new key for a new request',
+        );
       }
       if (existing.state !== 'completed' || existing.statusCode === null) {
-        throw httpError(409, 'A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
+        throw httpError(
+          409,
+          'A request with this Idempotency-Key is still being processed; retry it shortly to get its result',
+        );
       }
       reply.header('Idempotent-Replayed', 'true');
       reply.code(existing.statusCode);
       return existing.responseBody === null ? undefined : JSON.parse(existing.responseBody);
     }
-    if (recordId === undefined) throw httpError(409, 'A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
+    if (recordId === undefined)
+      throw httpError(
+        409,
+        'A request with this Idempotency-Key is still being processed; retry it shortly to get its result',
+      );
     let body;
     try {
       body = await work({ caller, key, fingerprint });
@@ -1221,7 +1432,14 @@ async function main() {
     await idempotency
       .updateOne(
         { _id: recordId },
-        { $set: { state: 'completed', statusCode: reply.statusCode, responseBody: body === undefined ? null : JSON.stringify(body), updatedAt: new Date() } },
+        {
+          $set: {
+            state: 'completed',
+            statusCode: reply.statusCode,
+            responseBody: body === undefined ? null : JSON.stringify(body),
+            updatedAt: new Date(),
+          },
+        },
       )
       .catch((error) => process.stderr.write(`Storing an idempotent response failed: ${error.message}\n`));
     return body;
@@ -1234,7 +1452,9 @@ async function main() {
     const card = await cards.findOne({ _id: new ObjectId(customer.defaultMethod), customer: customer._id, projectId });
     if (!card) return null;
     const now = new Date();
-    const expired = card.expYear < now.getUTCFullYear() || (card.expYear === now.getUTCFullYear() && card.expMonth < now.getUTCMonth() + 1);
+    const expired =
+      card.expYear < now.getUTCFullYear() ||
+      (card.expYear === now.getUTCFullYear() && card.expMonth < now.getUTCMonth() + 1);
     return { cardId: card._id, failureCode: card.failureCode ?? (expired ? 'expired_card' : null) };
   }
 
@@ -1246,7 +1466,10 @@ async function main() {
   const isExpiredKey = (record) => Date.now() - record.createdAt.getTime() >= IDEMPOTENCY_TTL_SECONDS * 1000;
   const checkedKey = (record, request) => {
     if (record.fingerprint !== request.fingerprint) {
-      throw httpError(422, 'This Idempotency-Key was already used with a different request; use a new key for a new request');
+      throw httpError(
+        422,
+        'This Idempotency-Key was already used with a different request; use a new key for a new request',
+      );
     }
     return record;
   };
@@ -1259,7 +1482,13 @@ async function main() {
     const _id = paymentKeyId(projectId, request);
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        await paymentKeys.insertOne({ _id, projectId, paymentId: candidate, fingerprint: request.fingerprint, createdAt: new Date() });
+        await paymentKeys.insertOne({
+          _id,
+          projectId,
+          paymentId: candidate,
+          fingerprint: request.fingerprint,
+          createdAt: new Date(),
+        });
         return candidate;
       } catch (error) {
         if (error.code !== 11000) throw error;
@@ -1275,81 +1504,90 @@ async function main() {
     throw new Error(`Could not claim the payment key ${_id}`);
   }
 
-  fastify.post('/api/v1/payments', { config: { api: 'payments' }, schema: { body: schemas.payment } }, async (request, reply) => {
-    reply.code(201);
-    return idempotent(request, reply, async (idempotencyKey) => {
-      const body = request.body;
-      const { projectId } = request.tenant;
-      const currency = body.currency.toLowerCase();
-      const decimals = CURRENCY_DECIMALS[currency] ?? 2;
-      const minor = Math.round(body.amount * 10 ** decimals);
-      if (Math.abs(minor - body.amount * 10 ** decimals) > 1e-6) {
-        throw httpError(400, `amount has more than ${decimals} decimals, the smallest unit of ${currency.toUpperCase()}`);
-      }
-      const customer = new ObjectId(body.customer.toLowerCase());
-      const reciver = body.reciver ? new ObjectId(body.reciver.toLowerCase()) : null;
-      if (reciver && reciver.equals(customer)) throw httpError(400, 'reciver must be a different customer than customer');
-      const replay = (payment) => {
-        reply.header('Idempotent-Replayed', 'true');
+  fastify.post(
+    '/api/v1/payments',
+    { config: { api: 'payments' }, schema: { body: schemas.payment } },
+    async (request, reply) => {
+      reply.code(201);
+      return idempotent(request, reply, async (idempotencyKey) => {
+        const body = request.body;
+        const { projectId } = request.tenant;
+        const currency = body.currency.toLowerCase();
+        const decimals = CURRENCY_DECIMALS[currency] ?? 2;
+        const minor = Math.round(body.amount * 10 ** decimals);
+        if (Math.abs(minor - body.amount * 10 ** decimals) > 1e-6) {
+          throw httpError(
+            400,
+            `amount has more than ${decimals} decimals, the smallest unit of ${currency.toUpperCase()}`,
+          );
+        }
+        const customer = new ObjectId(body.customer.toLowerCase());
+        const reciver = body.reciver ? new ObjectId(body.reciver.toLowerCase()) : null;
+        if (reciver && reciver.equals(customer))
+          throw httpError(400, 'reciver must be a different customer than customer');
+        const replay = (payment) => {
+          reply.header('Idempotent-Replayed', 'true');
+          return toPayment(payment);
+        };
+        if (idempotencyKey) {
+          const earlier = await findPaymentKey(projectId, idempotencyKey);
+          const payment = earlier && (await payments.findOne({ _id: earlier, projectId }));
+          if (payment) return replay(payment);
+        }
+        const [payer, payee] = await Promise.all([
+          customers.findOne({ _id: customer, projectId }, { projection: { _id: 1 } }),
+          reciver ? customers.findOne({ _id: reciver, projectId }, { projection: { _id: 1 } }) : true,
+        ]);
+        if (!payer) throw httpError(400, 'customer does not exist');
+        if (!payee) throw httpError(400, 'reciver does not exist');
+        const candidate = new ObjectId();
+        let paymentId = candidate;
+        if (idempotencyKey) {
+          paymentId = await reservePaymentKey(projectId, idempotencyKey, candidate);
+          // Only a key claimed earlier can stand for a payment that exists (the service skips the read
+          // alike: on FerretDB it scans the project's payments).
+          const payment = paymentId.equals(candidate) ? null : await payments.findOne({ _id: paymentId, projectId });
+          if (payment) return replay(payment);
+        }
+        let charge = { status: 'requires_confirmation', failureCode: null, card: null };
+        if (body.confirm) {
+          const card = await defaultCardForCharge(projectId, customer);
+          if (!card) charge = { status: 'requires_payment_method', failureCode: null, card: null };
+          else if (card.failureCode) charge = { status: 'failed', failureCode: card.failureCode, card: card.cardId };
+          else charge = { status: 'succeeded', failureCode: null, card: card.cardId };
+        }
+        const now = new Date();
+        const payment = {
+          _id: paymentId,
+          projectId,
+          amountMinor: minor,
+          currency,
+          customer,
+          reciver,
+          description: body.description ?? null,
+          status: charge.status,
+          failureCode: charge.failureCode,
+          card: charge.card,
+          amountRefundedMinor: 0,
+          refundIds: [],
+          createdAt: now,
+          updatedAt: now,
+        };
+        try {
+          await payments.insertOne(payment);
+        } catch (error) {
+          // Another run under the same key wrote this id first: answer its payment.
+          const earlier =
+            idempotencyKey && error.code === 11000 ? await payments.findOne({ _id: paymentId, projectId }) : null;
+          if (earlier) return replay(earlier);
+          throw error;
+        }
+        const outcome = { succeeded: ['payment.succeeded'], failed: ['payment.failed'] }[payment.status] ?? [];
+        await recordEvents(request, ['payment.created', ...outcome], toPayment(payment));
         return toPayment(payment);
-      };
-      if (idempotencyKey) {
-        const earlier = await findPaymentKey(projectId, idempotencyKey);
-        const payment = earlier && (await payments.findOne({ _id: earlier, projectId }));
-        if (payment) return replay(payment);
-      }
-      const [payer, payee] = await Promise.all([
-        customers.findOne({ _id: customer, projectId }, { projection: { _id: 1 } }),
-        reciver ? customers.findOne({ _id: reciver, projectId }, { projection: { _id: 1 } }) : true,
-      ]);
-      if (!payer) throw httpError(400, 'customer does not exist');
-      if (!payee) throw httpError(400, 'reciver does not exist');
-      const candidate = new ObjectId();
-      let paymentId = candidate;
-      if (idempotencyKey) {
-        paymentId = await reservePaymentKey(projectId, idempotencyKey, candidate);
-        // Only a key claimed earlier can stand for a payment that exists (the service skips the read
-        // alike: on FerretDB it scans the project's payments).
-        const payment = paymentId.equals(candidate) ? null : await payments.findOne({ _id: paymentId, projectId });
-        if (payment) return replay(payment);
-      }
-      let charge = { status: 'requires_confirmation', failureCode: null, card: null };
-      if (body.confirm) {
-        const card = await defaultCardForCharge(projectId, customer);
-        if (!card) charge = { status: 'requires_payment_method', failureCode: null, card: null };
-        else if (card.failureCode) charge = { status: 'failed', failureCode: card.failureCode, card: card.cardId };
-        else charge = { status: 'succeeded', failureCode: null, card: card.cardId };
-      }
-      const now = new Date();
-      const payment = {
-        _id: paymentId,
-        projectId,
-        amountMinor: minor,
-        currency,
-        customer,
-        reciver,
-        description: body.description ?? null,
-        status: charge.status,
-        failureCode: charge.failureCode,
-        card: charge.card,
-        amountRefundedMinor: 0,
-        refundIds: [],
-        createdAt: now,
-        updatedAt: now,
-      };
-      try {
-        await payments.insertOne(payment);
-      } catch (error) {
-        // Another run under the same key wrote this id first: answer its payment.
-        const earlier = idempotencyKey && error.code === 11000 ? await payments.findOne({ _id: paymentId, projectId }) : null;
-        if (earlier) return replay(earlier);
-        throw error;
-      }
-      const outcome = { succeeded: ['payment.succeeded'], failed: ['payment.failed'] }[payment.status] ?? [];
-      await recordEvents(request, ['payment.created', ...outcome], toPayment(payment));
-      return toPayment(payment);
-    });
-  });
+      });
+    },
+  );
 
   await fastify.listen({ port: PORT, host: HOST });
   process.stdout.write(`baseline listening on http://${HOST}:${PORT}\n`);

@@ -130,7 +130,9 @@ function Shell({ pathname }: { pathname: string }) {
         <div className="user">
           <span className="user-name">
             {session.me.user.firstName} {session.me.user.lastName}
-            {session.account && <span className="user-role"> · {session.account.owner ? 'owner' : session.account.role}</span>}
+            {session.account && (
+              <span className="user-role"> · {session.account.owner ? 'owner' : session.account.role}</span>
+            )}
           </span>
           <Button
             variant="secondary"
@@ -162,8 +164,9 @@ function Shell({ pathname }: { pathname: string }) {
           <section aria-labelledby="mfa-required-heading">
             <h1 id="mfa-required-heading">Two-step sign-in required</h1>
             <p>
-              {session.account.name} requires every member to sign in with a second factor. Set up an authenticator app or a passkey for your login on the{' '}
-              <Link to="/security">Security page</Link>, then log out and sign in again with it.
+              {session.account.name} requires every member to sign in with a second factor. Set up an authenticator app
+              or a passkey for your login on the <Link to="/security">Security page</Link>, then log out and sign in
+              again with it.
             </p>
           </section>
         ) : (
@@ -201,7 +204,11 @@ function ContextSwitcher() {
         </SelectField>
       )}
       {session.account && session.projects.length > 0 && (
-        <SelectField label="Project" value={session.project?.id ?? ''} onChange={(event) => session.selectProject(event.target.value)}>
+        <SelectField
+          label="Project"
+          value={session.project?.id ?? ''}
+          onChange={(event) => session.selectProject(event.target.value)}
+        >
           {session.projects.map((project) => (
             <option key={project.id} value={project.id}>
               {project.name}
@@ -210,7 +217,15 @@ function ContextSwitcher() {
           ))}
         </SelectField>
       )}
-      {target && <SwitchAccountForm key={target} accountId={target} accountName={targetName} onDone={() => setTarget(undefined)} onCancel={() => setTarget(undefined)} />}
+      {target && (
+        <SwitchAccountForm
+          key={target}
+          accountId={target}
+          accountName={targetName}
+          onDone={() => setTarget(undefined)}
+          onCancel={() => setTarget(undefined)}
+        />
+      )}
     </div>
   );
 }

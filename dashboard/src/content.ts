@@ -16,15 +16,23 @@ export const PROJECT_TYPES: readonly ProjectType[] = LIST_ENUMS.projectTypeId;
 export const PROJECT_STATUSES: readonly ProjectStatus[] = LIST_ENUMS.status;
 export const PROJECT_ACCESS: readonly ProjectAccess[] = LIST_ENUMS.access;
 
-export const STATUS_TONES: Record<ProjectStatus, 'neutral' | 'good' | 'warn'> = { draft: 'neutral', published: 'good', archived: 'warn' };
-export const ACCESS_LABELS: Record<ProjectAccess, string> = { public: 'Public', permissions: 'Permissions', linkPrivate: 'Link only' };
+export const STATUS_TONES: Record<ProjectStatus, 'neutral' | 'good' | 'warn'> = {
+  draft: 'neutral',
+  published: 'good',
+  archived: 'warn',
+};
+export const ACCESS_LABELS: Record<ProjectAccess, string> = {
+  public: 'Public',
+  permissions: 'Permissions',
+  linkPrivate: 'Link only',
+};
 
 /** What each access setting means for viewers, in one sentence. */
 export const ACCESS_MEANINGS: Record<ProjectAccess, string> = {
-  public:
-    "Anyone reading through the app's publishable key sees it once it and every project above it are published.",
+  public: "Anyone reading through the app's publishable key sees it once it and every project above it are published.",
   permissions: 'Only the people granted access below (or on a project above) see it, reading with their own sign-in.',
-  linkPrivate: 'Only people holding one of its share links (or a link of a project above) see it, with the password when the link has one.',
+  linkPrivate:
+    'Only people holding one of its share links (or a link of a project above) see it, with the password when the link has one.',
 };
 
 /** A project of a channel with its sub-projects, as the channel's list draws it. */

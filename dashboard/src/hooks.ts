@@ -15,7 +15,10 @@ export interface Action<A extends unknown[], T> {
  * A TanStack mutation with the shape the forms use. `invalidates` names the API paths the change
  * touches: their cached reads are fetched again before `run` resolves.
  */
-export function useAction<A extends unknown[], T>(perform: (...args: A) => Promise<T>, options: { invalidates?: readonly PathPrefix[] } = {}): Action<A, T> {
+export function useAction<A extends unknown[], T>(
+  perform: (...args: A) => Promise<T>,
+  options: { invalidates?: readonly PathPrefix[] } = {},
+): Action<A, T> {
   const mutation = useMutation<T, ApiError, A>({
     mutationFn: async (args) => {
       try {

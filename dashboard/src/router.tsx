@@ -1,4 +1,11 @@
-import { createRootRoute, createRoute, createRouter, lazyRouteComponent, Navigate, useParams } from '@tanstack/react-router';
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Navigate,
+  useParams,
+} from '@tanstack/react-router';
 import { lazy } from 'react';
 import { App, NotFoundPage } from './App';
 import { Spinner } from './ui';
@@ -11,43 +18,114 @@ import { Spinner } from './ui';
  */
 const rootRoute = createRootRoute({ component: App, notFoundComponent: NotFoundPage });
 
-const index = createRoute({ getParentRoute: () => rootRoute, path: '/', component: () => <Navigate to="/overview" replace /> });
+const index = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/',
+  component: () => <Navigate to="/overview" replace />,
+});
 // The root shows the forms (nothing to show once signed in: on to the overview).
-const login = createRoute({ getParentRoute: () => rootRoute, path: '/login', component: () => <Navigate to="/overview" replace /> });
+const login = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/login',
+  component: () => <Navigate to="/overview" replace />,
+});
 const signup = createRoute({
   getParentRoute: () => rootRoute,
   path: '/signup',
-  validateSearch: (search: Record<string, unknown>): { invitation?: string } => (typeof search.invitation === 'string' ? { invitation: search.invitation } : {}),
+  validateSearch: (search: Record<string, unknown>): { invitation?: string } =>
+    typeof search.invitation === 'string' ? { invitation: search.invitation } : {},
   component: () => <Navigate to="/overview" replace />,
 });
-const forgotPassword = createRoute({ getParentRoute: () => rootRoute, path: '/forgot-password', component: () => <Navigate to="/overview" replace /> });
+const forgotPassword = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/forgot-password',
+  component: () => <Navigate to="/overview" replace />,
+});
 // The pages the mails link to (`?token=`): the root shows them, signed in or not, without the shell.
 const resetPassword = createRoute({ getParentRoute: () => rootRoute, path: '/reset-password', component: () => null });
 const verifyEmail = createRoute({ getParentRoute: () => rootRoute, path: '/verify-email', component: () => null });
 const invitation = createRoute({ getParentRoute: () => rootRoute, path: '/invitation', component: () => null });
-const overview = createRoute({ getParentRoute: () => rootRoute, path: '/overview', component: lazyRouteComponent(() => import('./pages/OverviewPage'), 'OverviewPage') });
-const customers = createRoute({ getParentRoute: () => rootRoute, path: '/customers', component: lazyRouteComponent(() => import('./pages/CustomersPage'), 'CustomersPage') });
-const customer = createRoute({ getParentRoute: () => rootRoute, path: '/customers/$customerId', component: CustomerRoute });
-const payments = createRoute({ getParentRoute: () => rootRoute, path: '/payments', component: lazyRouteComponent(() => import('./pages/PaymentsPage'), 'PaymentsPage') });
-const content = createRoute({ getParentRoute: () => rootRoute, path: '/content', component: lazyRouteComponent(() => import('./pages/ContentPage'), 'ContentPage') });
-const contentChannel = createRoute({ getParentRoute: () => rootRoute, path: '/content/channels/$channelId', component: ContentChannelRoute });
-const contentProject = createRoute({ getParentRoute: () => rootRoute, path: '/content/projects/$projectId', component: ContentProjectRoute });
+const overview = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/overview',
+  component: lazyRouteComponent(() => import('./pages/OverviewPage'), 'OverviewPage'),
+});
+const customers = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/customers',
+  component: lazyRouteComponent(() => import('./pages/CustomersPage'), 'CustomersPage'),
+});
+const customer = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/customers/$customerId',
+  component: CustomerRoute,
+});
+const payments = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/payments',
+  component: lazyRouteComponent(() => import('./pages/PaymentsPage'), 'PaymentsPage'),
+});
+const content = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/content',
+  component: lazyRouteComponent(() => import('./pages/ContentPage'), 'ContentPage'),
+});
+const contentChannel = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/content/channels/$channelId',
+  component: ContentChannelRoute,
+});
+const contentProject = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/content/projects/$projectId',
+  component: ContentProjectRoute,
+});
 // A share link's page, for people outside the account: App shows it without the session (SHARED_PREFIX).
-const shared = createRoute({ getParentRoute: () => rootRoute, path: '/shared/$projectId', component: lazyRouteComponent(() => import('./pages/SharedProjectPage'), 'SharedProjectPage') });
+const shared = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/shared/$projectId',
+  component: lazyRouteComponent(() => import('./pages/SharedProjectPage'), 'SharedProjectPage'),
+});
 const projectAssets = createRoute({
   getParentRoute: () => rootRoute,
   path: '/content/projects/$projectId/assets',
   component: lazyRouteComponent(() => import('./pages/ProjectAssetsPage'), 'ProjectAssetsPage'),
 });
-const events = createRoute({ getParentRoute: () => rootRoute, path: '/events', component: lazyRouteComponent(() => import('./pages/EventsPage'), 'EventsPage') });
-const webhooks = createRoute({ getParentRoute: () => rootRoute, path: '/webhooks', component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage') });
-const team = createRoute({ getParentRoute: () => rootRoute, path: '/team', component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage') });
-const projects = createRoute({ getParentRoute: () => rootRoute, path: '/projects', component: lazyRouteComponent(() => import('./pages/ProjectsPage'), 'ProjectsPage') });
-const security = createRoute({ getParentRoute: () => rootRoute, path: '/security', component: lazyRouteComponent(() => import('./pages/SecurityPage'), 'SecurityPage') });
-const audit = createRoute({ getParentRoute: () => rootRoute, path: '/audit', component: lazyRouteComponent(() => import('./pages/AuditLogPage'), 'AuditLogPage') });
+const events = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/events',
+  component: lazyRouteComponent(() => import('./pages/EventsPage'), 'EventsPage'),
+});
+const webhooks = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/webhooks',
+  component: lazyRouteComponent(() => import('./pages/WebhooksPage'), 'WebhooksPage'),
+});
+const team = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/team',
+  component: lazyRouteComponent(() => import('./pages/TeamPage'), 'TeamPage'),
+});
+const projects = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/projects',
+  component: lazyRouteComponent(() => import('./pages/ProjectsPage'), 'ProjectsPage'),
+});
+const security = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/security',
+  component: lazyRouteComponent(() => import('./pages/SecurityPage'), 'SecurityPage'),
+});
+const audit = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/audit',
+  component: lazyRouteComponent(() => import('./pages/AuditLogPage'), 'AuditLogPage'),
+});
 
 const ChannelPage = lazy(() => import('./pages/ChannelPage').then((module) => ({ default: module.ChannelPage })));
-const ContentProjectPage = lazy(() => import('./pages/ContentProjectPage').then((module) => ({ default: module.ContentProjectPage })));
+const ContentProjectPage = lazy(() =>
+  import('./pages/ContentProjectPage').then((module) => ({ default: module.ContentProjectPage })),
+);
 const CustomerPage = lazy(() => import('./pages/CustomerPage').then((module) => ({ default: module.CustomerPage })));
 
 function CustomerRoute() {
@@ -66,7 +144,30 @@ function ContentProjectRoute() {
   return <ContentProjectPage key={projectId} projectId={projectId} />;
 }
 
-const routeTree = rootRoute.addChildren([index, login, signup, forgotPassword, resetPassword, verifyEmail, invitation, overview, customers, customer, payments, content, contentChannel, contentProject, projectAssets, shared, events, webhooks, team, projects, audit, security]);
+const routeTree = rootRoute.addChildren([
+  index,
+  login,
+  signup,
+  forgotPassword,
+  resetPassword,
+  verifyEmail,
+  invitation,
+  overview,
+  customers,
+  customer,
+  payments,
+  content,
+  contentChannel,
+  contentProject,
+  projectAssets,
+  shared,
+  events,
+  webhooks,
+  team,
+  projects,
+  audit,
+  security,
+]);
 
 export const router = createRouter({
   routeTree,

@@ -153,7 +153,12 @@ export function SearchBox({
       </form>
       {open && (
         // A click on the list keeps the focus where it is (the box, or a search reached by the arrows): the list stays open.
-        <div ref={panel} className="search-recent" onKeyDown={onPanelKey} onMouseDown={(event) => event.preventDefault()}>
+        <div
+          ref={panel}
+          className="search-recent"
+          onKeyDown={onPanelKey}
+          onMouseDown={(event) => event.preventDefault()}
+        >
           <RecentSearches
             surface={surface}
             describe={describe ?? ((search) => search.query)}
@@ -187,9 +192,15 @@ function RecentSearches({
   const headingId = useId();
   const history = $api.useQuery('get', HISTORY, { params: { query: { surface, limit: RECENT_SHOWN } } });
   const invalidates = [HISTORY] as const;
-  const remove = useAction((id: string) => call(api.DELETE('/api/v1/me/search-history/{id}', { params: { path: { id } } })), { invalidates });
+  const remove = useAction(
+    (id: string) => call(api.DELETE('/api/v1/me/search-history/{id}', { params: { path: { id } } })),
+    { invalidates },
+  );
   const clear = useAction(() => call(api.DELETE(HISTORY)), { invalidates });
-  const pause = useAction((paused: boolean) => call(api.PUT('/api/v1/me/search-history/settings', { body: { paused } })), { invalidates });
+  const pause = useAction(
+    (paused: boolean) => call(api.PUT('/api/v1/me/search-history/settings', { body: { paused } })),
+    { invalidates },
+  );
   const entries = history.data?.data ?? [];
   const list = useRef<HTMLUListElement>(null);
   useEffect(() => {
@@ -198,7 +209,9 @@ function RecentSearches({
     onFocusedFirst();
   }, [focusFirst, history.data, onFocusedFirst]);
   const paused = history.data?.settings.paused ?? false;
-  const failure: ApiError | undefined = history.error ? asApiError(history.error) : (remove.error ?? clear.error ?? pause.error);
+  const failure: ApiError | undefined = history.error
+    ? asApiError(history.error)
+    : (remove.error ?? clear.error ?? pause.error);
 
   async function removeOne(entry: RecentSearch, index: number) {
     await remove.run(entry.id);
@@ -218,7 +231,9 @@ function RecentSearches({
       </h2>
       {history.isPending && <p className="muted small">Loading your recent searches…</p>}
       {paused && <p className="muted small">Your search history is paused: new searches are not kept.</p>}
-      {history.data && entries.length === 0 && <p className="muted small">{paused ? 'Nothing kept.' : 'Your searches here will show up here.'}</p>}
+      {history.data && entries.length === 0 && (
+        <p className="muted small">{paused ? 'Nothing kept.' : 'Your searches here will show up here.'}</p>
+      )}
       {entries.length > 0 && (
         <ul ref={list} className="search-recent-list" aria-labelledby={headingId}>
           {entries.map((entry, index) => (
@@ -237,7 +252,12 @@ function RecentSearches({
               >
                 {describe(entry)}
               </button>
-              <Button variant="link" className="search-recent-remove" aria-label={`Remove ${describe(entry)} from recent searches`} onClick={() => void removeOne(entry, index)}>
+              <Button
+                variant="link"
+                className="search-recent-remove"
+                aria-label={`Remove ${describe(entry)} from recent searches`}
+                onClick={() => void removeOne(entry, index)}
+              >
                 Remove
               </Button>
             </li>
@@ -271,13 +291,21 @@ export const NO_MATCH: Matcher = () => [];
 
 /** Words of a content search: each word of the text that starts with one of them, or is one of them within one typo (5 letters or more). */
 export function wordMatcher(query: string): Matcher {
-  const words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   return (text) => {
     if (words.length === 0) return [];
     const ranges: [number, number][] = [];
     for (const found of text.matchAll(/[\p{L}\p{N}]+/gu)) {
       const token = found[0].toLowerCase();
-      const hit = words.some((word) => token.startsWith(word) || (word.length >= 5 && withinOneEdit(token.slice(0, word.length + 1), word)) || (word.length >= 5 && withinOneEdit(token, word)));
+      const hit = words.some(
+        (word) =>
+          token.startsWith(word) ||
+          (word.length >= 5 && withinOneEdit(token.slice(0, word.length + 1), word)) ||
+          (word.length >= 5 && withinOneEdit(token, word)),
+      );
       if (hit) ranges.push([found.index, found.index + found[0].length]);
     }
     return ranges;
@@ -286,12 +314,15 @@ export function wordMatcher(query: string): Matcher {
 
 /** The values a query in Stripe's language compares (`email:'jenny@example.com'`, `name~'jen'`), found anywhere in a text, in any case. */
 export function quotedValueMatcher(query: string): Matcher {
-  const values = [...query.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)].map((found) => (found[1] ?? found[2] ?? '').replace(/\\(.)/g, '$1').toLowerCase()).filter(Boolean);
+  const values = [...query.matchAll(/'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"/g)]
+    .map((found) => (found[1] ?? found[2] ?? '').replace(/\\(.)/g, '$1').toLowerCase())
+    .filter(Boolean);
   return (text) => {
     const lower = text.toLowerCase();
     const ranges: [number, number][] = [];
     for (const value of values) {
-      for (let at = lower.indexOf(value); at >= 0; at = lower.indexOf(value, at + value.length)) ranges.push([at, at + value.length]);
+      for (let at = lower.indexOf(value); at >= 0; at = lower.indexOf(value, at + value.length))
+        ranges.push([at, at + value.length]);
     }
     return ranges;
   };
@@ -322,7 +353,17 @@ export function Highlight({ text, match }: { text: string | null | undefined; ma
 }
 
 /** Previous / next through a search's pages (`next_page` sent back as `page`). */
-export function SearchPager({ pages, hasMore, nextPage, busy }: { pages: SearchPages; hasMore: boolean; nextPage: string | null; busy: boolean }) {
+export function SearchPager({
+  pages,
+  hasMore,
+  nextPage,
+  busy,
+}: {
+  pages: SearchPages;
+  hasMore: boolean;
+  nextPage: string | null;
+  busy: boolean;
+}) {
   if (pages.index === 0 && !hasMore) return null;
   return (
     <nav className="pager" aria-label="Result pages">

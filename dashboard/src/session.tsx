@@ -93,7 +93,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   // While the state is unknown, the first read of /me says whether a session is live (401: none).
   const me = $api.useQuery('get', '/api/v1/me', undefined, { enabled: state !== 'out', retry: false });
   const hasAccount = Boolean(me.data?.data.account);
-  const projects = $api.useQuery('get', '/api/v1/platform/projects', undefined, { enabled: state === 'in' && hasAccount });
+  const projects = $api.useQuery('get', '/api/v1/platform/projects', undefined, {
+    enabled: state === 'in' && hasAccount,
+  });
 
   useEffect(() => {
     if (state === 'unknown' && me.data) setState('in');
@@ -136,29 +138,32 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const mfaSetupRequired = projects.error?.code === 'mfa_required';
   const failed = state === 'in' && Boolean(me.error || (projects.error && !mfaSetupRequired));
   useEffect(() => {
-    if (failed && (me.error?.statusCode === 401 || projects.error?.statusCode === 401)) end('Your session has ended. Sign in again to continue.');
+    if (failed && (me.error?.statusCode === 401 || projects.error?.statusCode === 401))
+      end('Your session has ended. Sign in again to continue.');
   }, [failed, me.error, projects.error, end]);
 
   /** Takes up the session the browser's cookie now holds; the header's reads are made before the pages show, so they open filled in. */
-  const adopt = useCallback(
-    async () => {
-      chooseProject(null);
-      queryClient.clear();
-      const loaded = await queryClient.fetchQuery(ME);
-      // An account that requires two-step sign-in refuses its projects to a password-only session: the shell says so.
-      if (loaded.data.account) await queryClient.fetchQuery(PROJECTS).catch((error: unknown) => {
+  const adopt = useCallback(async () => {
+    chooseProject(null);
+    queryClient.clear();
+    const loaded = await queryClient.fetchQuery(ME);
+    // An account that requires two-step sign-in refuses its projects to a password-only session: the shell says so.
+    if (loaded.data.account)
+      await queryClient.fetchQuery(PROJECTS).catch((error: unknown) => {
         if (!(error instanceof ApiError && error.code === 'mfa_required')) throw error;
       });
-      setNotice(undefined);
-      setState('in');
-    },
-    [chooseProject, queryClient],
-  );
+    setNotice(undefined);
+    setState('in');
+  }, [chooseProject, queryClient]);
 
   /** Opens a session with a password (and a second factor when the user has one). */
   const open = useCallback(
     async ({ email, password, factor, accountId }: SignInRequest) => {
-      await call(api.POST('/api/v1/sessions', { body: { email, password, ...(factor ?? {}), ...(accountId ? { accountId } : {}) } }));
+      await call(
+        api.POST('/api/v1/sessions', {
+          body: { email, password, ...(factor ?? {}), ...(accountId ? { accountId } : {}) },
+        }),
+      );
       await adopt();
     },
     [adopt],
@@ -170,7 +175,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       const previous = mine.data.find((candidate) => candidate.current);
       await open({ email, password, factor, accountId });
       // The new cookie replaced the old one in the browser; the old session ends rather than idling out.
-      if (previous) await call(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: previous.id } } })).catch(() => undefined);
+      if (previous)
+        await call(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: previous.id } } })).catch(
+          () => undefined,
+        );
     },
     [open],
   );
@@ -180,7 +188,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     const account = me.data.data.account ?? null;
     if (account && !projects.data && !mfaSetupRequired) return undefined;
     const list = projects.data?.data ?? [];
-    const project = list.find((candidate) => candidate.id === projectId) ?? list.find((candidate) => candidate.id === account?.defaultProjectId) ?? list[0];
+    const project =
+      list.find((candidate) => candidate.id === projectId) ??
+      list.find((candidate) => candidate.id === account?.defaultProjectId) ??
+      list[0];
     const email = me.data.data.user.email;
     return {
       me: me.data.data,
@@ -190,13 +201,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       isAdmin: Boolean(account && (account.owner || account.role === 'admin')),
       mfaSetupRequired,
       selectProject: (id: string) => chooseProject(id),
-      switchAccount: (accountId: string, password: string, factor?: Factor) => switchAccount(accountId, password, factor, email),
+      switchAccount: (accountId: string, password: string, factor?: Factor) =>
+        switchAccount(accountId, password, factor, email),
       logout,
     };
   }, [state, me.data, projects.data, mfaSetupRequired, projectId, chooseProject, switchAccount, logout]);
 
   const restoring = state === 'unknown' || (state === 'in' && !session && !failed);
-  const control = useMemo(() => ({ session, restoring, notice, login: open, signedIn: adopt }), [session, restoring, notice, open, adopt]);
+  const control = useMemo(
+    () => ({ session, restoring, notice, login: open, signedIn: adopt }),
+    [session, restoring, notice, open, adopt],
+  );
   return <SessionContext.Provider value={control}>{children}</SessionContext.Provider>;
 }
 

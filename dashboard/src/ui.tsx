@@ -1,4 +1,11 @@
-import { useId, useState, type ButtonHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
+import {
+  useId,
+  useState,
+  type ButtonHTMLAttributes,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+} from 'react';
 import type { ErrorBody } from './api/client';
 
 /**
@@ -34,7 +41,13 @@ export function Button({
   ...rest
 }: ButtonHTMLAttributes<HTMLButtonElement> & { busy?: boolean; variant?: ButtonVariant }) {
   return (
-    <button className={`button button-${variant}${className ? ` ${className}` : ''}`} disabled={disabled || busy} aria-busy={busy || undefined} type="button" {...rest}>
+    <button
+      className={`button button-${variant}${className ? ` ${className}` : ''}`}
+      disabled={disabled || busy}
+      aria-busy={busy || undefined}
+      type="button"
+      {...rest}
+    >
       {busy && <span className="spinner spinner-small" aria-hidden="true" />}
       {children}
     </button>
@@ -90,7 +103,13 @@ interface ControlTies {
 }
 
 /** The frame Field and SelectField share: the label, the control, its hint and its error, tied together for screen readers. */
-function LabelledControl({ label, error, hint, id, control }: FieldProps & { id?: string; control: (ties: ControlTies) => ReactNode }) {
+function LabelledControl({
+  label,
+  error,
+  hint,
+  id,
+  control,
+}: FieldProps & { id?: string; control: (ties: ControlTies) => ReactNode }) {
   const generated = useId();
   const controlId = id ?? generated;
   const hintId = `${controlId}-hint`;
@@ -116,7 +135,15 @@ function LabelledControl({ label, error, hint, id, control }: FieldProps & { id?
 
 /** A labelled input with its hint and its error (from the API). */
 export function Field({ label, error, hint, id, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
-  return <LabelledControl label={label} error={error} hint={hint} id={id} control={(ties) => <input {...ties} {...input} />} />;
+  return (
+    <LabelledControl
+      label={label}
+      error={error}
+      hint={hint}
+      id={id}
+      control={(ties) => <input {...ties} {...input} />}
+    />
+  );
 }
 
 /** A new password, under the service's rule (8 characters at least), offered to the browser's password manager to keep. */
@@ -124,7 +151,14 @@ export function NewPasswordField(props: FieldProps & InputHTMLAttributes<HTMLInp
   return <Field type="password" autoComplete="new-password" required minLength={8} {...props} />;
 }
 
-export function SelectField({ label, error, hint, id, children, ...select }: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
+export function SelectField({
+  label,
+  error,
+  hint,
+  id,
+  children,
+  ...select
+}: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
   return (
     <LabelledControl
       label={label}
@@ -208,7 +242,19 @@ export function LoadError({ error, retry }: { error: NonNullable<Failure>; retry
 }
 
 /** A record's page when the record could not be read: the page's heading, the failure with a way to try again, and `children`, the way back. */
-export function PageLoadError({ headingId, heading, error, retry, children }: { headingId: string; heading: string; error: NonNullable<Failure>; retry: () => void; children: ReactNode }) {
+export function PageLoadError({
+  headingId,
+  heading,
+  error,
+  retry,
+  children,
+}: {
+  headingId: string;
+  heading: string;
+  error: NonNullable<Failure>;
+  retry: () => void;
+  children: ReactNode;
+}) {
   return (
     <section aria-labelledby={headingId}>
       <h1 id={headingId}>{heading}</h1>
@@ -219,7 +265,13 @@ export function PageLoadError({ headingId, heading, error, retry, children }: { 
 }
 
 /** What a page shows of a read besides its data: the failure, with a way to try again, or the first load. */
-export function QueryStatus({ query, loading }: { query: { error: Failure; isPending: boolean; refetch: () => unknown }; loading: string }) {
+export function QueryStatus({
+  query,
+  loading,
+}: {
+  query: { error: Failure; isPending: boolean; refetch: () => unknown };
+  loading: string;
+}) {
   return (
     <>
       {query.error && <LoadError error={query.error} retry={() => void query.refetch()} />}
@@ -296,7 +348,13 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge-${status}`}>{STATUS_LABELS[status] ?? status}</span>;
 }
 
-export function Badge({ children, tone = 'neutral' }: { children: ReactNode; tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info' }) {
+export function Badge({
+  children,
+  tone = 'neutral',
+}: {
+  children: ReactNode;
+  tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info';
+}) {
   return <span className={`badge badge-tone-${tone}`}>{children}</span>;
 }
 
@@ -336,7 +394,15 @@ export function Secret({ label, value, note }: { label: string; value: string; n
 }
 
 /** Previous / next for the finance lists' cursor paging (`startingAfter`): the next page starts after `lastId`, the last row shown. */
-export function Pager({ cursor, list, lastId }: { cursor: Cursor; list: { data?: { hasMore: boolean }; isFetching: boolean }; lastId: string | undefined }) {
+export function Pager({
+  cursor,
+  list,
+  lastId,
+}: {
+  cursor: Cursor;
+  list: { data?: { hasMore: boolean }; isFetching: boolean };
+  lastId: string | undefined;
+}) {
   const hasMore = list.data?.hasMore ?? false;
   if (cursor.page === 0 && !hasMore) return null;
   return (

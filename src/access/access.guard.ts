@@ -1,4 +1,10 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable, InternalServerErrorException } from '@nestjs/common';
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  InternalServerErrorException,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { RouteMetadata } from '../common/decorators/route-metadata';
@@ -11,7 +17,8 @@ import { Authentication } from './authentication';
 import { ChannelRoles } from './channel-roles';
 import { KEYS_CANNOT_MANAGE, PUBLISHABLE_KEYS_VIEW_ONLY, Tenancy, VIEWER_ROUTES_NEED_PUBLISHABLE_KEY } from './tenancy';
 
-export const EMAIL_UNVERIFIED = 'Verify your email address first: follow the link mailed at signup (POST /api/v1/email-verifications sends it again)';
+export const EMAIL_UNVERIFIED =
+  'Verify your email address first: follow the link mailed at signup (POST /api/v1/email-verifications sends it again)';
 export const SESSION_REQUIRED = 'This route needs a session: sign in with POST /api/v1/sessions';
 
 /**
@@ -57,7 +64,11 @@ export class AccessGuard implements CanActivate {
     await this.tenancy.resolve(request, policy);
     await this.rateLimit.canActivate(context);
     if (policy.roles?.length) assertRole(policy.roles, request);
-    if (policy.verifiedEmail && principal.kind === 'user' && !(await this.credentials.emailVerified(principal.userId))) {
+    if (
+      policy.verifiedEmail &&
+      principal.kind === 'user' &&
+      !(await this.credentials.emailVerified(principal.userId))
+    ) {
       throw new ForbiddenException({ message: EMAIL_UNVERIFIED, code: 'email_unverified' });
     }
     if (policy.channel) await this.channelRoles.assert(request, policy.channel);

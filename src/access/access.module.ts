@@ -22,7 +22,18 @@ import { Tenancy } from './tenancy';
  * (RouteDeclarations), and nothing but that declaration decides who reaches a handler.
  */
 @Module({
-  imports: [DiscoveryModule, AuthModule, AccountsModule, ApiKeysModule, PlatformProjectsModule, SessionsModule, UsersModule, ChannelsModule, CollaboratorsModule, ProjectsModule],
+  imports: [
+    DiscoveryModule,
+    AuthModule,
+    AccountsModule,
+    ApiKeysModule,
+    PlatformProjectsModule,
+    SessionsModule,
+    UsersModule,
+    ChannelsModule,
+    CollaboratorsModule,
+    ProjectsModule,
+  ],
   providers: [Authentication, Tenancy, AccessGuard, ChannelRoles, RouteDeclarations],
   // AppModule makes it the one global guard.
   exports: [AccessGuard, Authentication],

@@ -16,10 +16,21 @@ function requestWith(authorization: string): Parameters<Authentication['authenti
 }
 
 describe('Authentication', () => {
-  const jwt = new JwtService({ secret: 'a-test-secret-of-enough-length-0123456789', verifyOptions: { algorithms: ['HS256'] } });
+  const jwt = new JwtService({
+    secret: 'a-test-secret-of-enough-length-0123456789',
+    verifyOptions: { algorithms: ['HS256'] },
+  });
   // Credentials that never changed: every token here is issued after.
-  const credentials = { current: () => Promise.resolve({ changedAt: 0, factorsChangedAt: 0 }) } as unknown as CredentialsChanges;
-  const authentication = new Authentication(jwt, {} as ApiKeysService, {} as SessionsService, credentials, {} as SessionsConfig);
+  const credentials = {
+    current: () => Promise.resolve({ changedAt: 0, factorsChangedAt: 0 }),
+  } as unknown as CredentialsChanges;
+  const authentication = new Authentication(
+    jwt,
+    {} as ApiKeysService,
+    {} as SessionsService,
+    credentials,
+    {} as SessionsConfig,
+  );
 
   it('accepts a valid token, and the same token again from memory, as the same principal', async () => {
     const token = jwt.sign({ sub: USER, acc: ACCOUNT }, { expiresIn: 60 });
@@ -31,8 +42,14 @@ describe('Authentication', () => {
     expect(verify).toHaveBeenCalledTimes(1);
     verify.mockRestore();
     // A token without `asr` proved a password only; without `ims`, it dates from the start of its `iat` second.
-    const issuedAt = (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { iat: number }).iat * 1000;
-    expect(again.principal).toEqual({ kind: 'user', userId: USER, accountId: ACCOUNT, token: { assurance: 'password', issuedAt } });
+    const issuedAt =
+      (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { iat: number }).iat * 1000;
+    expect(again.principal).toEqual({
+      kind: 'user',
+      userId: USER,
+      accountId: ACCOUNT,
+      token: { assurance: 'password', issuedAt },
+    });
     expect(again.principal).toEqual(first.principal);
     expect(Object.isFrozen(again.principal)).toBe(true);
   });
@@ -42,7 +59,9 @@ describe('Authentication', () => {
     await expect(authentication.authenticate(requestWith(`Bearer ${token}`), POLICY)).resolves.toBeUndefined();
     // exp is in whole seconds: the token is past it within a second and a bit.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await expect(authentication.authenticate(requestWith(`Bearer ${token}`), POLICY)).rejects.toThrow('Invalid or expired token');
+    await expect(authentication.authenticate(requestWith(`Bearer ${token}`), POLICY)).rejects.toThrow(
+      'Invalid or expired token',
+    );
   });
 
   it('refuses a token altered after a remembered one: the cache answers only for the exact text it verified', async () => {
@@ -50,6 +69,8 @@ describe('Authentication', () => {
     await authentication.authenticate(requestWith(`Bearer ${token}`), POLICY);
     const [header, , signature] = token.split('.');
     const forged = `${header}.${Buffer.from(JSON.stringify({ sub: USER, acc: null, exp: 9_999_999_999 })).toString('base64url')}.${signature}`;
-    await expect(authentication.authenticate(requestWith(`Bearer ${forged}`), POLICY)).rejects.toThrow('Invalid or expired token');
+    await expect(authentication.authenticate(requestWith(`Bearer ${forged}`), POLICY)).rejects.toThrow(
+      'Invalid or expired token',
+    );
   });
 });

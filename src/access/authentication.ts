@@ -13,10 +13,10 @@ import { CredentialsChanges } from '../users/credentials-changes';
 import type { AccessPolicy } from './policy/access-policy';
 import type { AccessTokenClaims } from '../auth/access-token';
 
-
 /** Methods that change nothing: a session cookie needs no Origin check on them. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-export const ORIGIN_REFUSED = 'A request with the session cookie that changes anything must come from this service or the dashboard (Origin)';
+export const ORIGIN_REFUSED =
+  'A request with the session cookie that changes anything must come from this service or the dashboard (Origin)';
 
 /** Verified access tokens kept at most: a few MB at the worst, for one verification per token and instance. */
 const VERIFIED_TOKENS_MAX = 10_000;
@@ -76,7 +76,10 @@ export class Authentication {
     const verified = await this.verify(token);
     if (!verified) throw new UnauthorizedException('Invalid or expired token');
     const facts = await this.standing(verified);
-    if (!facts) throw new UnauthorizedException('This token was issued before the password or a second factor changed: log in again');
+    if (!facts)
+      throw new UnauthorizedException(
+        'This token was issued before the password or a second factor changed: log in again',
+      );
     if (stepsUp(policy, request)) await this.sessions.assertTokenSteppedUp(verified.principal.userId, facts);
     request.principal = Object.freeze({ ...verified.principal, token: facts });
   }
@@ -88,13 +91,24 @@ export class Authentication {
    */
   private async standing(verified: VerifiedToken): Promise<TokenFacts | null> {
     const state = await this.credentials.current(verified.principal.userId);
-    if (verified.credentialsAt !== undefined ? verified.credentialsAt !== state.changedAt : verified.issuedAt < state.changedAt) return null;
-    return { assurance: verified.assurance === 'mfa' && verified.issuedAt >= state.factorsChangedAt ? 'mfa' : 'password', issuedAt: verified.issuedAt };
+    if (
+      verified.credentialsAt !== undefined
+        ? verified.credentialsAt !== state.changedAt
+        : verified.issuedAt < state.changedAt
+    )
+      return null;
+    return {
+      assurance: verified.assurance === 'mfa' && verified.issuedAt >= state.factorsChangedAt ? 'mfa' : 'password',
+      issuedAt: verified.issuedAt,
+    };
   }
 
   private async bySession(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {
     const cookie = sessionCookieOf(request, this.config.insecureHttpAllowed);
-    if (!cookie) throw new UnauthorizedException('Missing bearer token: send Authorization: Bearer <accessToken>, or sign in for a session cookie');
+    if (!cookie)
+      throw new UnauthorizedException(
+        'Missing bearer token: send Authorization: Bearer <accessToken>, or sign in for a session cookie',
+      );
     const session = await this.sessions.authenticate(cookie);
     if (!session) throw new UnauthorizedException('The session has ended: sign in again');
     if (!SAFE_METHODS.has(request.method) && !this.allowedOrigin(request)) throw new ForbiddenException(ORIGIN_REFUSED);
@@ -113,7 +127,12 @@ export class Authentication {
     const normalised = origin.toLowerCase();
     if (normalised === this.config.publicOrigin || this.config.dashboardOrigins.includes(normalised)) return true;
     const host = request.headers.host;
-    return this.config.insecureHttpAllowed && request.protocol === 'http' && typeof host === 'string' && normalised === `http://${host}`.toLowerCase();
+    return (
+      this.config.insecureHttpAllowed &&
+      request.protocol === 'http' &&
+      typeof host === 'string' &&
+      normalised === `http://${host}`.toLowerCase()
+    );
   }
 
   /**
@@ -140,9 +159,15 @@ export class Authentication {
     if (typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
     const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
     const principal = Object.freeze({ kind: 'user' as const, userId: claims.sub, accountId });
-    const issuedAt = typeof claims.ims === 'number' ? claims.ims : typeof claims.iat === 'number' ? claims.iat * 1000 : 0;
+    const issuedAt =
+      typeof claims.ims === 'number' ? claims.ims : typeof claims.iat === 'number' ? claims.iat * 1000 : 0;
     const credentialsAt = typeof claims.cav === 'number' ? claims.cav : undefined;
-    const verified: VerifiedToken = { principal, issuedAt, credentialsAt, assurance: claims.asr === 'mfa' ? 'mfa' : 'password' };
+    const verified: VerifiedToken = {
+      principal,
+      issuedAt,
+      credentialsAt,
+      assurance: claims.asr === 'mfa' ? 'mfa' : 'password',
+    };
     // Kept no longer than the token is valid (the cache drops an entry at its ttl); a token without an expiry is not kept.
     const ttl = typeof claims.exp === 'number' ? claims.exp * 1000 - Date.now() : 0;
     if (ttl > 0) this.verified.set(token, verified, { ttl });

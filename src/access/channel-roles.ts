@@ -26,13 +26,19 @@ export class ChannelRoles {
 
   async assert(request: FastifyRequest & RequestContext, requirement: ChannelRequirement): Promise<void> {
     const { account, principal, tenant } = request;
-    if (!account || !principal || !tenant) throw new InternalServerErrorException('A channel role is declared on a route without a project scope');
+    if (!account || !principal || !tenant)
+      throw new InternalServerErrorException('A channel role is declared on a route without a project scope');
     if (account.owner || account.role === 'admin') return;
     const id = (request.params as Record<string, unknown> | undefined)?.[requirement.param];
     if (typeof id !== 'string' || !OBJECT_ID.test(id)) return;
     const channelId = await this.channelOf(tenant, requirement.from, id);
     if (!channelId) return;
-    await this.collaborators.assertRole(tenant, { admin: false, userId: principal.kind === 'user' ? principal.userId : null }, [channelId], requirement.role);
+    await this.collaborators.assertRole(
+      tenant,
+      { admin: false, userId: principal.kind === 'user' ? principal.userId : null },
+      [channelId],
+      requirement.role,
+    );
   }
 
   /** The channel the parameter names, itself or through its content project; null when the scope has no such record. */

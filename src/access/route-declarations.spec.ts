@@ -29,7 +29,11 @@ class ForgottenController {
 @Module({ imports: [DiscoveryModule], controllers: [DeclaredController], providers: [RouteDeclarations] })
 class Declared {}
 
-@Module({ imports: [DiscoveryModule], controllers: [DeclaredController, ForgottenController], providers: [RouteDeclarations] })
+@Module({
+  imports: [DiscoveryModule],
+  controllers: [DeclaredController, ForgottenController],
+  providers: [RouteDeclarations],
+})
 class Forgotten {}
 
 describe('RouteDeclarations', () => {
@@ -39,8 +43,8 @@ describe('RouteDeclarations', () => {
   });
 
   it('stops the start at a route without a policy, naming it', async () => {
-    await expect(NestFactory.createApplicationContext(Forgotten, { logger: false, abortOnError: false })).rejects.toThrow(
-      'Routes without an access policy (@Access): ForgottenController.change (POST /forgotten/:id)',
-    );
+    await expect(
+      NestFactory.createApplicationContext(Forgotten, { logger: false, abortOnError: false }),
+    ).rejects.toThrow('Routes without an access policy (@Access): ForgottenController.change (POST /forgotten/:id)');
   });
 });

@@ -34,7 +34,11 @@ export class RouteDeclarations implements OnModuleInit {
         const handler = prototype[method] as (...args: unknown[]) => unknown;
         const path = this.reflector.get<string | string[] | undefined>(PATH_METADATA, handler);
         if (path === undefined) return [];
-        const verb: string = RequestMethod[(this.reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler) ?? RequestMethod.GET) as RequestMethod];
+        const verb: string =
+          RequestMethod[
+            (this.reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler) ??
+              RequestMethod.GET) as RequestMethod
+          ];
         const name = `${wrapper.metatype!.name}.${method} (${verb} /${[prefix, String(path)].filter(Boolean).join('/')})`;
         return [{ name, policy: this.reflector.get<AccessPolicy | undefined>(ACCESS, handler) }];
       });

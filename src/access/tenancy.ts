@@ -12,9 +12,11 @@ export const KEYS_CANNOT_MANAGE = 'API keys cannot manage the platform';
 import { NO_ACCOUNT, NOT_A_MEMBER } from './policy/access-messages';
 
 export { NO_ACCOUNT, NOT_A_MEMBER };
-export const MFA_REQUIRED_MESSAGE = 'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it';
+export const MFA_REQUIRED_MESSAGE =
+  'This account requires a second factor: set one up (POST /api/v1/me/mfa/totp) and sign in with it';
 export const PUBLISHABLE_KEYS_VIEW_ONLY = 'A publishable key (pk_test_...) can call only the /viewer routes';
-export const VIEWER_ROUTES_NEED_PUBLISHABLE_KEY = 'The viewer routes take a publishable key (pk_test_...) as the bearer token';
+export const VIEWER_ROUTES_NEED_PUBLISHABLE_KEY =
+  'The viewer routes take a publishable key (pk_test_...) as the bearer token';
 
 /**
  * Where a request acts, by the route's policy (`scope`). Asked by the access guard after
@@ -76,7 +78,8 @@ export class Tenancy {
       return;
     }
 
-    if (policy.assurance === 'accountMfa' && (principal.session ?? principal.token)?.assurance === 'password') await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
+    if (policy.assurance === 'accountMfa' && (principal.session ?? principal.token)?.assurance === 'password')
+      await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
     if (!api && !inAccount) return;
     if (!principal.accountId) throw new ForbiddenException(NO_ACCOUNT);
     // Both reads need only the token's account and the header, so they run together; the membership
@@ -94,7 +97,11 @@ export class Tenancy {
     request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
   }
 
-  private async refuseWhereMfaRequired(request: FastifyRequest & RequestContext, principal: Principal & { kind: 'user' }, actsInAccount: boolean): Promise<void> {
+  private async refuseWhereMfaRequired(
+    request: FastifyRequest & RequestContext,
+    principal: Principal & { kind: 'user' },
+    actsInAccount: boolean,
+  ): Promise<void> {
     const named = (request.params as Record<string, unknown> | undefined)?.accountId;
     const other = typeof named === 'string' ? named.toLowerCase() : null;
     const refuse = () => new ForbiddenException({ message: MFA_REQUIRED_MESSAGE, code: 'mfa_required' });
@@ -104,7 +111,13 @@ export class Tenancy {
       const requires = principal.session ? principal.session.accountRequiresMfa : await this.policies.requiresMfa(own);
       if (requires) throw refuse();
     }
-    if (other && other !== own && (await this.memberships.find(other, principal.userId)) && (await this.policies.requiresMfa(other))) throw refuse();
+    if (
+      other &&
+      other !== own &&
+      (await this.memberships.find(other, principal.userId)) &&
+      (await this.policies.requiresMfa(other))
+    )
+      throw refuse();
   }
 }
 
@@ -131,7 +144,10 @@ function originOf(request: FastifyRequest & RequestContext): RequestOrigin {
   return {
     id: request.id ? String(request.id) : null,
     idempotencyKey: typeof key === 'string' && key !== '' ? key : null,
-    actor: principal.kind === 'apiKey' ? { type: 'api_key', id: principal.keyId, label: bearer.slice(0, 12) } : { type: 'user', id: principal.userId, label: null },
+    actor:
+      principal.kind === 'apiKey'
+        ? { type: 'api_key', id: principal.keyId, label: bearer.slice(0, 12) }
+        : { type: 'user', id: principal.userId, label: null },
     ip: request.ip ?? null,
     userAgent: typeof agent === 'string' ? agent.slice(0, USER_AGENT_MAX) : null,
   };

@@ -21,7 +21,10 @@ export class AccountsController {
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Get()
-  @ApiOperation({ summary: "List the caller's accounts", description: 'Every account the caller is a member of, with their role in it.' })
+  @ApiOperation({
+    summary: "List the caller's accounts",
+    description: 'Every account the caller is a member of, with their role in it.',
+  })
   @ApiOkResponse({ type: AccountListResponse })
   @ApiErrorResponses(401, 403, 500, 503)
   async listAccounts(@UserId() userId: string): Promise<AccountListResponse> {
@@ -30,15 +33,19 @@ export class AccountsController {
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Post()
-
   @Idempotent()
   @ApiOperation({
     summary: 'Create an account',
-    description: 'The caller becomes its owner (role admin); its default platform project is created with every API enabled.',
+    description:
+      'The caller becomes its owner (role admin); its default platform project is created with every API enabled.',
   })
   @ApiCreatedResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
-  async createAccount(@Audit() audit: AuditContext, @UserId() userId: string, @Body() dto: CreateAccountDto): Promise<AccountEnvelope> {
+  async createAccount(
+    @Audit() audit: AuditContext,
+    @UserId() userId: string,
+    @Body() dto: CreateAccountDto,
+  ): Promise<AccountEnvelope> {
     return { data: await this.accounts.create(audit, userId, dto.name, dto.type, 'admin') };
   }
 
@@ -47,12 +54,20 @@ export class AccountsController {
   @ApiOperation({ summary: 'Get an account', description: 'Members only: any other account is 404.' })
   @ApiOkResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async getAccount(@UserId() userId: string, @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string): Promise<AccountEnvelope> {
+  async getAccount(
+    @UserId() userId: string,
+    @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
+  ): Promise<AccountEnvelope> {
     return { data: await this.accounts.get(accountId, userId) };
   }
 
   // Turning the requirement off lowers every member's bar: a step-up action; renaming is not.
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa', stepUp: (body) => body.requireMfa === false })
+  @Access({
+    credentials: ['userToken', 'session'],
+    scope: 'user',
+    assurance: 'accountMfa',
+    stepUp: (body) => body.requireMfa === false,
+  })
   @Patch(':accountId')
   @ApiOperation({
     summary: 'Rename an account or change its type',
@@ -96,7 +111,10 @@ export class AccountsController {
   @ApiOperation({ summary: 'List members', description: 'Any member of the account.' })
   @ApiOkResponse({ type: MemberListResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async listMembers(@UserId() userId: string, @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string): Promise<MemberListResponse> {
+  async listMembers(
+    @UserId() userId: string,
+    @Param(ACCOUNT_ID, ParseObjectIdPipe) accountId: string,
+  ): Promise<MemberListResponse> {
     return { data: await this.accounts.listMembers(accountId, userId) };
   }
 
@@ -104,7 +122,8 @@ export class AccountsController {
   @Patch(':accountId/members/:userId')
   @ApiOperation({
     summary: "Change a member's role",
-    description: "Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).",
+    description:
+      "Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).",
   })
   @ApiOkResponse({ type: MemberEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
@@ -122,7 +141,8 @@ export class AccountsController {
   @Delete(':accountId/members/:userId')
   @ApiOperation({
     summary: 'Remove a member, or leave',
-    description: 'Admins remove anyone but the owner; any member may remove themself (leave). The owner: 409, transfer ownership first.',
+    description:
+      'Admins remove anyone but the owner; any member may remove themself (leave). The owner: 409, transfer ownership first.',
   })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Member removed' } })
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)

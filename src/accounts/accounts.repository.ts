@@ -55,7 +55,10 @@ export class AccountsRepository {
 
   /** Names the owner, for owner version `version`; false when the account is at that version or past it already. */
   async setOwnerFenced(id: Types.ObjectId, ownerId: Types.ObjectId, version: number): Promise<boolean> {
-    const result = await this.records.updateOne({ _id: id, ...below(version) }, { $set: { ownerId, ownerVersion: version } });
+    const result = await this.records.updateOne(
+      { _id: id, ...below(version) },
+      { $set: { ownerId, ownerVersion: version } },
+    );
     return result.matched > 0;
   }
 
@@ -64,4 +67,3 @@ export class AccountsRepository {
     await this.records.updateOne({ _id: id, ...below(version) }, { $set: { ownerVersion: version } });
   }
 }
-

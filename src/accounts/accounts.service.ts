@@ -1,6 +1,13 @@
 import { changesOf, type AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { ConflictException, ForbiddenException, Injectable, Logger, NotFoundException, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  ConflictException,
+  ForbiddenException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
 import { InProcessEmitter } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
@@ -9,7 +16,12 @@ import { toObjectId } from '../database/records';
 import { Leases } from '../leases/leases.service';
 import { UsersService } from '../users/users.service';
 import { Account, type AccountType } from './account.schema';
-import { ACCOUNT_CREATED, ACCOUNT_MFA_REQUIREMENT_CHANGED, AccountCreatedEvent, AccountMfaRequirementChangedEvent } from './accounts.events';
+import {
+  ACCOUNT_CREATED,
+  ACCOUNT_MFA_REQUIREMENT_CHANGED,
+  AccountCreatedEvent,
+  AccountMfaRequirementChangedEvent,
+} from './accounts.events';
 import { hasAdminRights, toAccountView, toMemberView } from './accounts.mapper';
 import { AccountsRepository } from './accounts.repository';
 import { AccountView, MemberView } from './dto/account.response';
@@ -64,7 +76,8 @@ export class AccountsService implements OnApplicationBootstrap {
   async onApplicationBootstrap(): Promise<void> {
     try {
       const finished = await this.finishTransfers();
-      if (finished > 0) this.logger.warn(`Finished ${finished} ownership transfer(s) left half-done by a stopped instance`);
+      if (finished > 0)
+        this.logger.warn(`Finished ${finished} ownership transfer(s) left half-done by a stopped instance`);
     } catch (error) {
       this.logger.warn(`Finishing half-done ownership transfers failed: ${(error as Error).message}`);
     }
@@ -75,12 +88,23 @@ export class AccountsService implements OnApplicationBootstrap {
    * default platform project, whose id is chosen here so the account never names a missing one.
    * The account's first audit entry says who created it.
    */
-  async create(audit: AuditContext, ownerId: string, name: string, type: AccountType, role: UserRole): Promise<AccountView> {
+  async create(
+    audit: AuditContext,
+    ownerId: string,
+    name: string,
+    type: AccountType,
+    role: UserRole,
+  ): Promise<AccountView> {
     const defaultProjectId = new Types.ObjectId();
     const _id = new Types.ObjectId();
     const account = await this.trail.record(
       audit,
-      { accountId: String(_id), action: 'account.created', target: { type: 'account', id: String(_id), label: name }, changes: { name: [null, name], type: [null, type] } },
+      {
+        accountId: String(_id),
+        action: 'account.created',
+        target: { type: 'account', id: String(_id), label: name },
+        changes: { name: [null, name], type: [null, type] },
+      },
       { collection: 'accounts', id: String(_id), exists: true },
       () => this.accounts.insert({ _id, name, type, ownerId, defaultProjectId }),
     );
@@ -120,16 +144,24 @@ export class AccountsService implements OnApplicationBootstrap {
     if (dto.requireMfa !== undefined) {
       if (!membership.owner) throw new ForbiddenException('Only the owner can require a second factor');
       if (dto.requireMfa && !(await this.hasFactor(userId))) {
-        throw new ConflictException('Set up a second factor of your own first (POST /api/v1/me/mfa/totp or a passkey): you would be locked out');
+        throw new ConflictException(
+          'Set up a second factor of your own first (POST /api/v1/me/mfa/totp or a passkey): you would be locked out',
+        );
       }
     }
     let account: Account | null = before;
-    if (Object.keys(set).length > 0 || dto.requireMfa === undefined) account = await this.updateDetails(audit, accountId, before, set);
+    if (Object.keys(set).length > 0 || dto.requireMfa === undefined)
+      account = await this.updateDetails(audit, accountId, before, set);
     if (dto.requireMfa !== undefined && dto.requireMfa !== (before.requireMfa === true)) {
       const requireMfa = dto.requireMfa;
       account = await this.trail.record(
         audit,
-        { accountId, action: 'account.mfa_required', target: { type: 'account', id: accountId, label: before.name }, changes: { requireMfa: [!requireMfa, requireMfa] } },
+        {
+          accountId,
+          action: 'account.mfa_required',
+          target: { type: 'account', id: accountId, label: before.name },
+          changes: { requireMfa: [!requireMfa, requireMfa] },
+        },
         { collection: 'accounts', id: accountId, fields: { requireMfa } },
         () => this.accounts.setRequireMfa(accountId, requireMfa),
       );
@@ -145,7 +177,12 @@ export class AccountsService implements OnApplicationBootstrap {
     return this.accounts.requiresMfa(accountId);
   }
 
-  private async updateDetails(audit: AuditContext, accountId: string, before: Account, set: Partial<Pick<Account, 'name' | 'type'>>): Promise<Account | null> {
+  private async updateDetails(
+    audit: AuditContext,
+    accountId: string,
+    before: Account,
+    set: Partial<Pick<Account, 'name' | 'type'>>,
+  ): Promise<Account | null> {
     return this.trail.record(
       audit,
       {
@@ -166,7 +203,12 @@ export class AccountsService implements OnApplicationBootstrap {
    * is this transfer's turn (after any half-done transfer is finished), so of two concurrent
    * transfers the second finds its caller no longer the owner (403).
    */
-  async transferOwnership(audit: AuditContext, accountId: string, ownerId: string, newOwnerId: string): Promise<AccountView> {
+  async transferOwnership(
+    audit: AuditContext,
+    accountId: string,
+    ownerId: string,
+    newOwnerId: string,
+  ): Promise<AccountView> {
     const { membership } = await this.requireMember(accountId, ownerId);
     if (!membership.owner) throw new ForbiddenException(OWNER_ONLY);
     if (newOwnerId === ownerId) return this.get(accountId, ownerId);
@@ -249,7 +291,13 @@ export class AccountsService implements OnApplicationBootstrap {
   }
 
   /** Serialised with transfers, so a member who is becoming the owner is not demoted on the way. */
-  async changeRole(audit: AuditContext, accountId: string, callerId: string, memberId: string, role: UserRole): Promise<MemberView> {
+  async changeRole(
+    audit: AuditContext,
+    accountId: string,
+    callerId: string,
+    memberId: string,
+    role: UserRole,
+  ): Promise<MemberView> {
     await this.requireAdmin(accountId, callerId);
     const updated = await this.oneChangeAtATime(accountId, async () => {
       const target = await this.memberships.find(accountId, memberId);
@@ -257,7 +305,12 @@ export class AccountsService implements OnApplicationBootstrap {
       if (target.owner) throw new ForbiddenException("The owner's role cannot be changed: transfer ownership first");
       return this.trail.record(
         audit,
-        { accountId, action: 'member.role_changed', target: { type: 'user', id: memberId, label: null }, changes: { role: [target.role, role] } },
+        {
+          accountId,
+          action: 'member.role_changed',
+          target: { type: 'user', id: memberId, label: null },
+          changes: { role: [target.role, role] },
+        },
         { collection: 'memberships', id: String(target._id), fields: { role } },
         () => this.memberships.setRole(accountId, memberId, role),
       );
@@ -280,7 +333,12 @@ export class AccountsService implements OnApplicationBootstrap {
       if (target.owner) throw new ConflictException(TRANSFER_FIRST);
       const removed = await this.trail.record(
         audit,
-        { accountId, action: callerId === memberId ? 'member.left' : 'member.removed', target: { type: 'user', id: memberId, label: null }, changes: { role: [target.role, null] } },
+        {
+          accountId,
+          action: callerId === memberId ? 'member.left' : 'member.removed',
+          target: { type: 'user', id: memberId, label: null },
+          changes: { role: [target.role, null] },
+        },
         { collection: 'memberships', id: String(target._id), exists: false },
         () => this.memberships.removeNonOwner(accountId, memberId),
       );
@@ -301,7 +359,10 @@ export class AccountsService implements OnApplicationBootstrap {
     return found;
   }
 
-  private async findMember(accountId: string, userId: string): Promise<{ account: Account; membership: Membership } | null> {
+  private async findMember(
+    accountId: string,
+    userId: string,
+  ): Promise<{ account: Account; membership: Membership } | null> {
     const membership = await this.memberships.find(accountId, userId);
     if (!membership) return null;
     const account = await this.accounts.findById(accountId);

@@ -35,7 +35,13 @@ export class MembershipsRepository {
   }
 
   /** The unique (account, user) index refuses a second membership of the same user (a duplicate-key error). */
-  insert(accountId: Types.ObjectId | string, userId: Types.ObjectId | string, role: UserRole, owner: boolean, _id = new Types.ObjectId()): Promise<Membership> {
+  insert(
+    accountId: Types.ObjectId | string,
+    userId: Types.ObjectId | string,
+    role: UserRole,
+    owner: boolean,
+    _id = new Types.ObjectId(),
+  ): Promise<Membership> {
     return this.records.insert({ _id, accountId, userId, role, owner });
   }
 
@@ -50,7 +56,10 @@ export class MembershipsRepository {
    * membership here, or it was written at that version or past it already.
    */
   async markOwnerFenced(accountId: Types.ObjectId, userId: Types.ObjectId, version: number): Promise<boolean> {
-    const result = await this.records.updateOne({ accountId, userId, ...below(version) }, { $set: { owner: true, role: 'admin', ownerVersion: version } });
+    const result = await this.records.updateOne(
+      { accountId, userId, ...below(version) },
+      { $set: { owner: true, role: 'admin', ownerVersion: version } },
+    );
     return result.matched > 0;
   }
 
@@ -60,7 +69,10 @@ export class MembershipsRepository {
    * of them the owner again.
    */
   async unmarkOthersFenced(accountId: Types.ObjectId, ownerId: Types.ObjectId, version: number): Promise<void> {
-    await this.records.updateMany({ accountId, userId: { $ne: ownerId }, ...below(version) }, { $set: { owner: false, ownerVersion: version } });
+    await this.records.updateMany(
+      { accountId, userId: { $ne: ownerId }, ...below(version) },
+      { $set: { owner: false, ownerVersion: version } },
+    );
   }
 
   /** Never removes the owner's membership; true when one was removed. */
@@ -70,7 +82,10 @@ export class MembershipsRepository {
   }
 }
 
-function membershipFilter(accountId: string, userId: string): { accountId: Types.ObjectId; userId: Types.ObjectId } | null {
+function membershipFilter(
+  accountId: string,
+  userId: string,
+): { accountId: Types.ObjectId; userId: Types.ObjectId } | null {
   const account = toObjectId(accountId);
   const user = toObjectId(userId);
   return account && user ? { accountId: account, userId: user } : null;

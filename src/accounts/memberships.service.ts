@@ -29,7 +29,13 @@ export class MembershipsService implements MembershipLookup {
   }
 
   /** The unique (account, user) index makes a second join of the same user a 409, also under races. */
-  async add(accountId: Types.ObjectId | string, userId: Types.ObjectId | string, role: UserRole, owner = false, _id?: Types.ObjectId): Promise<Membership> {
+  async add(
+    accountId: Types.ObjectId | string,
+    userId: Types.ObjectId | string,
+    role: UserRole,
+    owner = false,
+    _id?: Types.ObjectId,
+  ): Promise<Membership> {
     try {
       return await this.memberships.insert(accountId, userId, role, owner, _id);
     } catch (error) {

@@ -14,13 +14,29 @@ export class OwnershipTransfersRepository {
   }
 
   /** Claims `version` of the account's owner; a duplicate-key error when another transfer claimed it. */
-  async claim(accountId: Types.ObjectId, from: Types.ObjectId, to: Types.ObjectId, version: number): Promise<OwnershipTransfer> {
-    return this.records.insert({ _id: `${String(accountId)}:${version}`, accountId, from, to, version, completedAt: null, outcome: null });
+  async claim(
+    accountId: Types.ObjectId,
+    from: Types.ObjectId,
+    to: Types.ObjectId,
+    version: number,
+  ): Promise<OwnershipTransfer> {
+    return this.records.insert({
+      _id: `${String(accountId)}:${version}`,
+      accountId,
+      from,
+      to,
+      version,
+      completedAt: null,
+      outcome: null,
+    });
   }
 
   /** Unfinished transfers, oldest version first: of one account, or of every account. */
   unfinished(accountId?: Types.ObjectId): Promise<OwnershipTransfer[]> {
-    return this.records.find({ completedAt: null, ...(accountId ? { accountId } : {}) }, { sort: { accountId: 1, version: 1 } });
+    return this.records.find(
+      { completedAt: null, ...(accountId ? { accountId } : {}) },
+      { sort: { accountId: 1, version: 1 } },
+    );
   }
 
   async finish(id: string, outcome: 'transferred' | 'abandoned'): Promise<void> {

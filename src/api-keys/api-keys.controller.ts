@@ -23,7 +23,14 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', stepUp: true, roles: ['admin'], verifiedEmail: true })
+  @Access({
+    credentials: ['userToken', 'session'],
+    scope: 'account',
+    assurance: 'accountMfa',
+    stepUp: true,
+    roles: ['admin'],
+    verifiedEmail: true,
+  })
   @Post()
   // A secret key moves money without its maker's email ever being proved: made only by verified users.
   // A key acts without step-up ever after: making one is itself a step-up action, or it would be the way around one.
@@ -51,19 +58,30 @@ export class ApiKeysController {
   @Get()
   @ApiOperation({
     summary: "List a project's API keys",
-    description: 'Newest first, revoked and expired keys included. Each shows `start` (its first 12 characters), never the key.',
+    description:
+      'Newest first, revoked and expired keys included. Each shows `start` (its first 12 characters), never the key.',
   })
   @ApiOkResponse({ type: ApiKeyListResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async listApiKeys(@Account() account: AccountAccess, @Param('id', ParseObjectIdPipe) projectId: string): Promise<ApiKeyListResponse> {
+  async listApiKeys(
+    @Account() account: AccountAccess,
+    @Param('id', ParseObjectIdPipe) projectId: string,
+  ): Promise<ApiKeyListResponse> {
     return { data: await this.keys.list(account.accountId, projectId) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', stepUp: true, roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session'],
+    scope: 'account',
+    assurance: 'accountMfa',
+    stepUp: true,
+    roles: ['admin'],
+  })
   @Delete(':keyId')
   @ApiOperation({
     summary: 'Revoke an API key',
-    description: 'A step-up action (403 `step_up_required`). The key fails (401) from its next request on, on every instance. Revoking a revoked key answers the same.',
+    description:
+      'A step-up action (403 `step_up_required`). The key fails (401) from its next request on, on every instance. Revoking a revoked key answers the same.',
   })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'API key revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
@@ -77,16 +95,21 @@ export class ApiKeysController {
     return { message: 'API key revoked' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', stepUp: true, roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session'],
+    scope: 'account',
+    assurance: 'accountMfa',
+    stepUp: true,
+    roles: ['admin'],
+  })
   @Post(':keyId/roll')
-
   @Idempotent()
   @ApiOperation({
     summary: 'Roll an API key',
     description:
       'A step-up action (403 `step_up_required`). A new key with the same name, scopes and expiry, shown once. The old key keeps working for `expiresInHours` more ' +
       '(0 to 168, default 0: it stops now), never beyond its own expiry: a roll only ever brings its end forward. ' +
-        'A key is rolled once: a key already rolled, revoked or expired cannot be rolled (409).',
+      'A key is rolled once: a key already rolled, revoked or expired cannot be rolled (409).',
   })
   @ApiCreatedResponse({ type: CreatedApiKeyEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)

@@ -17,7 +17,12 @@ import { ApiKeysService } from './api-keys.service';
  * forward).
  */
 @Module({
-  imports: [MongooseModule.forFeature([{ name: ApiKey.name, schema: ApiKeySchema }]), PlatformProjectsModule, ClockModule, LeasesModule],
+  imports: [
+    MongooseModule.forFeature([{ name: ApiKey.name, schema: ApiKeySchema }]),
+    PlatformProjectsModule,
+    ClockModule,
+    LeasesModule,
+  ],
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService],
   exports: [ApiKeysService],

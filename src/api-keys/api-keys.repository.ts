@@ -28,7 +28,10 @@ export interface KeyProject {
 }
 
 /** What authenticating a key needs to know of it. */
-export type KeyCheck = Pick<ApiKey, '_id' | 'accountId' | 'projectId' | 'kind' | 'scopes' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'>;
+export type KeyCheck = Pick<
+  ApiKey,
+  '_id' | 'accountId' | 'projectId' | 'kind' | 'scopes' | 'expiresAt' | 'revokedAt' | 'lastUsedAt'
+>;
 const KEY_CHECK_FIELDS = ['accountId', 'projectId', 'kind', 'scopes', 'expiresAt', 'revokedAt', 'lastUsedAt'] as const;
 
 /**
@@ -54,12 +57,17 @@ export class ApiKeysRepository {
 
   /** Newest first, revoked and expired ones included. */
   listForProject(project: KeyProject): Promise<ApiKey[]> {
-    return this.records.find({ projectId: project.projectId, accountId: project.accountId }, { sort: { createdAt: -1, _id: -1 } });
+    return this.records.find(
+      { projectId: project.projectId, accountId: project.accountId },
+      { sort: { createdAt: -1, _id: -1 } },
+    );
   }
 
   findInProject(project: KeyProject, keyId: string): Promise<ApiKey | null> {
     const _id = toObjectId(keyId);
-    return _id ? this.records.findOne({ _id, projectId: project.projectId, accountId: project.accountId }) : Promise.resolve(null);
+    return _id
+      ? this.records.findOne({ _id, projectId: project.projectId, accountId: project.accountId })
+      : Promise.resolve(null);
   }
 
   /** Revokes the project's key unless it is revoked already; false when no such key exists at all. */
@@ -81,12 +89,18 @@ export class ApiKeysRepository {
    * end, or ending after `end`, is changed; a revoked key stays revoked and is left alone.
    */
   async shortenTo(keyId: Types.ObjectId, end: Date): Promise<void> {
-    await this.records.updateOne({ _id: keyId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: end } }] }, { $set: { expiresAt: end } });
+    await this.records.updateOne(
+      { _id: keyId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: end } }] },
+      { $set: { expiresAt: end } },
+    );
   }
 
   /** Sets `lastUsedAt` unless it is already at or after `cutoff` (another request of the key wrote it). */
   async recordUse(keyId: Types.ObjectId, now: Date, cutoff: Date): Promise<void> {
-    await this.records.updateOne({ _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] }, { $set: { lastUsedAt: now } });
+    await this.records.updateOne(
+      { _id: keyId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lt: cutoff } }] },
+      { $set: { lastUsedAt: now } },
+    );
   }
 
   deleteForProject(project: KeyProject): Promise<number> {

@@ -44,11 +44,18 @@ export class ApiKeysService {
     private readonly leases: Leases,
   ) {}
 
-  async create(audit: AuditContext, accountId: string, projectId: string, dto: CreateApiKeyDto): Promise<CreatedApiKeyView> {
+  async create(
+    audit: AuditContext,
+    accountId: string,
+    projectId: string,
+    dto: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
     const kind = dto.kind ?? 'secret';
     if (kind === 'publishable' && dto.scopes) {
-      throw new RequestValidationException([{ field: 'scopes', messages: ['a publishable key takes no scopes: it reads the /viewer routes only'] }]);
+      throw new RequestValidationException([
+        { field: 'scopes', messages: ['a publishable key takes no scopes: it reads the /viewer routes only'] },
+      ]);
     }
     const scopes = dto.scopes ? normaliseApis(dto.scopes) : null;
     const disabled = (scopes ?? []).filter((api) => !project.enabledApis.includes(api));
@@ -62,7 +69,12 @@ export class ApiKeysService {
       throw new RequestValidationException([{ field: 'expiresAt', messages: ['expiresAt must be in the future'] }]);
     }
     return this.issue(project, dto.name, kind, scopes, expiresAt, (key, run) =>
-      this.trail.record(audit, { accountId, action: 'api_key.created', target: key, projectId }, { collection: 'api_keys', id: key.id, exists: true }, run),
+      this.trail.record(
+        audit,
+        { accountId, action: 'api_key.created', target: key, projectId },
+        { collection: 'api_keys', id: key.id, exists: true },
+        run,
+      ),
     );
   }
 
@@ -79,8 +91,11 @@ export class ApiKeysService {
     const key = await this.keys.findInProject(keyProject(project), keyId);
     if (!key) throw new NotFoundException(API_KEY_NOT_FOUND);
     const target = { type: 'api_key', id: String(key._id), label: key.start };
-    const revoked = await this.trail.record(audit, { accountId, action: 'api_key.revoked', target, projectId }, { collection: 'api_keys', id: target.id, present: ['revokedAt'] }, () =>
-      this.keys.revoke(keyProject(project), keyId, this.clock.now()),
+    const revoked = await this.trail.record(
+      audit,
+      { accountId, action: 'api_key.revoked', target, projectId },
+      { collection: 'api_keys', id: target.id, present: ['revokedAt'] },
+      () => this.keys.revoke(keyProject(project), keyId, this.clock.now()),
     );
     if (!revoked) throw new NotFoundException(API_KEY_NOT_FOUND);
   }
@@ -95,7 +110,13 @@ export class ApiKeysService {
    * one, exists before the old one's end is moved, so a failure in between leaves the caller with a
    * working key and the old key with its successor.
    */
-  async roll(audit: AuditContext, accountId: string, projectId: string, keyId: string, graceHours: number): Promise<CreatedApiKeyView> {
+  async roll(
+    audit: AuditContext,
+    accountId: string,
+    projectId: string,
+    keyId: string,
+    graceHours: number,
+  ): Promise<CreatedApiKeyView> {
     const project = await this.projects.require(accountId, projectId);
     const found = await this.keys.findInProject(keyProject(project), keyId);
     if (!found) throw new NotFoundException(API_KEY_NOT_FOUND);
@@ -103,23 +124,31 @@ export class ApiKeysService {
       const old = await this.keys.findInProject(keyProject(project), keyId);
       if (!old) throw new NotFoundException(API_KEY_NOT_FOUND);
       // Asked first: a roll that ended the key at once (no grace) leaves it expired as well.
-      if (await this.keys.hasSuccessor(old._id)) throw new ConflictException('API key was already rolled: roll its successor, or create a new key');
+      if (await this.keys.hasSuccessor(old._id))
+        throw new ConflictException('API key was already rolled: roll its successor, or create a new key');
       const now = this.clock.now();
       if (old.revokedAt) throw new ConflictException('API key is revoked: create a new one');
-      if (old.expiresAt && old.expiresAt.getTime() <= now.getTime()) throw new ConflictException('API key has expired: create a new one');
+      if (old.expiresAt && old.expiresAt.getTime() <= now.getTime())
+        throw new ConflictException('API key has expired: create a new one');
       const graceEnd = new Date(now.getTime() + graceHours * HOUR_MS);
       const target = { type: 'api_key', id: String(old._id), label: old.start };
-      return this.issue(project, old.name, old.kind ?? 'secret', old.scopes, old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt, (key, run) =>
-        this.trail.record(
-          audit,
-          { accountId, action: 'api_key.rolled', target, projectId, changes: { key: [target.label, key.label] } },
-          { collection: 'api_keys', id: key.id, exists: true },
-          async () => {
-            const created = await run();
-            await this.keys.shortenTo(old._id, graceEnd);
-            return created;
-          },
-        ),
+      return this.issue(
+        project,
+        old.name,
+        old.kind ?? 'secret',
+        old.scopes,
+        old.ownExpiresAt === undefined ? old.expiresAt : old.ownExpiresAt,
+        (key, run) =>
+          this.trail.record(
+            audit,
+            { accountId, action: 'api_key.rolled', target, projectId, changes: { key: [target.label, key.label] } },
+            { collection: 'api_keys', id: key.id, exists: true },
+            async () => {
+              const created = await run();
+              await this.keys.shortenTo(old._id, graceEnd);
+              return created;
+            },
+          ),
         old._id,
       );
     });
@@ -170,20 +199,20 @@ export class ApiKeysService {
     const secret = generateApiKey(kind);
     const _id = new Types.ObjectId();
     return audited({ type: 'api_key', id: String(_id), label: secret.start }, async () => {
-    const created = await this.keys.insert({
-      _id,
-      hash: secret.hash,
-      start: secret.start,
-      name,
-      kind,
-      accountId: project.accountId,
-      projectId: project._id,
-      scopes,
-      expiresAt,
-      ownExpiresAt: expiresAt,
-      ...(rolledFrom ? { rolledFrom } : {}),
-    });
-    return toCreatedApiKeyView(created, secret.key);
+      const created = await this.keys.insert({
+        _id,
+        hash: secret.hash,
+        start: secret.start,
+        name,
+        kind,
+        accountId: project.accountId,
+        projectId: project._id,
+        scopes,
+        expiresAt,
+        ownExpiresAt: expiresAt,
+        ...(rolledFrom ? { rolledFrom } : {}),
+      });
+      return toCreatedApiKeyView(created, secret.key);
     });
   }
 
@@ -197,7 +226,9 @@ export class ApiKeysService {
     if (key.lastUsedAt && key.lastUsedAt.getTime() >= cutoff.getTime()) return;
     this.keys
       .recordUse(key._id, now, cutoff)
-      .catch((error: Error) => this.logger.warn(`Recording the use of API key ${String(key._id)} failed: ${error.message}`));
+      .catch((error: Error) =>
+        this.logger.warn(`Recording the use of API key ${String(key._id)} failed: ${error.message}`),
+      );
   }
 }
 

@@ -55,7 +55,8 @@ export class AssetDelivery {
 
   /** An asset that is not `ready` has no bytes to give: the 404 says why to its owner. */
   assertReady(asset: Asset): asserts asset is Asset & { sha256: string } {
-    if (asset.status !== 'ready' || !asset.sha256) throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
+    if (asset.status !== 'ready' || !asset.sha256)
+      throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
   }
 
   /**
@@ -67,7 +68,12 @@ export class AssetDelivery {
   async send(
     reply: FastifyReply,
     asset: Asset & { sha256: string },
-    request: { range?: string; ifNoneMatch?: string; resourcePolicy?: 'same-site' | 'cross-origin'; downloader: string },
+    request: {
+      range?: string;
+      ifNoneMatch?: string;
+      resourcePolicy?: 'same-site' | 'cross-origin';
+      downloader: string;
+    },
     beforeBytes: () => Promise<void> = async () => {},
   ): Promise<void> {
     const assetId = String(asset._id);
@@ -91,7 +97,11 @@ export class AssetDelivery {
         .header('Content-Range', `bytes */${asset.size}`)
         .removeHeader('Content-Disposition')
         .header('Content-Type', 'application/json; charset=utf-8')
-        .send({ statusCode: 416, error: 'Range Not Satisfiable', message: `The range is outside the file's ${asset.size} bytes` });
+        .send({
+          statusCode: 416,
+          error: 'Range Not Satisfiable',
+          message: `The range is outside the file's ${asset.size} bytes`,
+        });
     }
     const release = this.admit(request.downloader, reply);
     try {
@@ -119,7 +129,10 @@ export class AssetDelivery {
   private admit(downloader: string, reply: FastifyReply): () => void {
     const count = this.open.get(downloader) ?? 0;
     if (count >= this.config.concurrentDownloads) {
-      throw new TooManyRequestsException(`Too many downloads open at once with this credential (at most ${this.config.concurrentDownloads})`, DOWNLOADS_RETRY_SECONDS);
+      throw new TooManyRequestsException(
+        `Too many downloads open at once with this credential (at most ${this.config.concurrentDownloads})`,
+        DOWNLOADS_RETRY_SECONDS,
+      );
     }
     this.open.set(downloader, count + 1);
     let released = false;
@@ -150,21 +163,38 @@ const BYTES_HEADERS = {
       'sent as `application/octet-stream`. The file name, as `filename*` (RFC 6266)',
     schema: { type: 'string' },
   },
-  'Content-Security-Policy': { description: "`default-src 'none'; sandbox`: nothing in the bytes runs", schema: { type: 'string' } },
-  'Cross-Origin-Resource-Policy': { description: '`same-site`; `cross-origin` at a signed URL', schema: { type: 'string', enum: ['same-site', 'cross-origin'] } },
+  'Content-Security-Policy': {
+    description: "`default-src 'none'; sandbox`: nothing in the bytes runs",
+    schema: { type: 'string' },
+  },
+  'Cross-Origin-Resource-Policy': {
+    description: '`same-site`; `cross-origin` at a signed URL',
+    schema: { type: 'string', enum: ['same-site', 'cross-origin'] },
+  },
 };
 
 /** The request headers and the byte-carrying answers of a route that sends an asset's bytes with `AssetDelivery`. */
 export function AssetContentResponses() {
   return applyDecorators(
-    ApiHeader({ name: 'Range', required: false, description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`', schema: { type: 'string', maxLength: 200 } }),
+    ApiHeader({
+      name: 'Range',
+      required: false,
+      description: 'One byte range, `bytes=0-1023`, `bytes=1024-` or `bytes=-1024`',
+      schema: { type: 'string', maxLength: 200 },
+    }),
     // The bytes' own media type on success; errors are JSON like everywhere else.
     ApiResponse({ status: 200, description: 'The whole file', content: BYTES, headers: BYTES_HEADERS }),
     ApiResponse({
       status: 206,
       description: 'The range asked for',
       content: BYTES,
-      headers: { ...BYTES_HEADERS, 'Content-Range': { description: 'The range sent and the size: `bytes 0-1023/4096`', schema: { type: 'string', pattern: '^bytes [0-9]+-[0-9]+/[0-9]+$', maxLength: 100 } } },
+      headers: {
+        ...BYTES_HEADERS,
+        'Content-Range': {
+          description: 'The range sent and the size: `bytes 0-1023/4096`',
+          schema: { type: 'string', pattern: '^bytes [0-9]+-[0-9]+/[0-9]+$', maxLength: 100 },
+        },
+      },
     }),
     ApiResponse({ status: 304, description: '`If-None-Match` names the current ETag', headers: { ETag: ETAG } }),
   );

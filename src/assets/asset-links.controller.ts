@@ -36,8 +36,14 @@ export class AssetLinksController {
   })
   @ApiParam({
     name: 'signedGrant',
-    description: "The last segment of the signed URL: the asset's, account's and project's ids, the expiry (Unix seconds) and their HMAC-SHA256",
-    schema: { type: 'string', pattern: SIGNED_GRANT_PATTERN, minLength: SIGNED_GRANT_MIN_LENGTH, maxLength: SIGNED_GRANT_MAX_LENGTH },
+    description:
+      "The last segment of the signed URL: the asset's, account's and project's ids, the expiry (Unix seconds) and their HMAC-SHA256",
+    schema: {
+      type: 'string',
+      pattern: SIGNED_GRANT_PATTERN,
+      minLength: SIGNED_GRANT_MIN_LENGTH,
+      maxLength: SIGNED_GRANT_MAX_LENGTH,
+    },
   })
   @AssetContentResponses()
   @ApiResponse({
@@ -56,6 +62,11 @@ export class AssetLinksController {
     const found = signedGrant.length <= SIGNED_GRANT_MAX_LENGTH ? await this.assets.byContentToken(signedGrant) : null;
     if (!found) throw new NotFoundException(NOT_FOUND);
     this.delivery.assertReady(found.asset);
-    await this.delivery.send(reply, found.asset, { range, ifNoneMatch, resourcePolicy: 'cross-origin', downloader: downloaderOf({ signedGrant }) });
+    await this.delivery.send(reply, found.asset, {
+      range,
+      ifNoneMatch,
+      resourcePolicy: 'cross-origin',
+      downloader: downloaderOf({ signedGrant }),
+    });
   }
 }

@@ -29,7 +29,13 @@ class StreamStore {
 
 /** The processor over one `processing` asset, a store that stalls, and a lease taken and released in memory. */
 function setUp(bytes = TEXT) {
-  const asset = { _id: new Types.ObjectId(), kind: 'text', mimeType: 'text/plain', size: bytes.length, declaredSha256: null } as Asset;
+  const asset = {
+    _id: new Types.ObjectId(),
+    kind: 'text',
+    mimeType: 'text/plain',
+    size: bytes.length,
+    declaredSha256: null,
+  } as Asset;
   const id = String(asset._id);
   const store = new StreamStore(bytes);
   const settled: ProcessingOutcome[] = [];
@@ -47,7 +53,11 @@ function setUp(bytes = TEXT) {
   };
   const held = new Set<string>();
   const leases = {
-    tryWithFencedLease: async (key: string, _ms: number, work: (hold: { fence: number; lost: boolean }) => Promise<unknown>) => {
+    tryWithFencedLease: async (
+      key: string,
+      _ms: number,
+      work: (hold: { fence: number; lost: boolean }) => Promise<unknown>,
+    ) => {
       if (held.has(key)) return undefined;
       held.add(key);
       try {
@@ -57,8 +67,18 @@ function setUp(bytes = TEXT) {
       }
     },
   };
-  const config = { sweepIntervalMs: 60_000, processingLeaseMs: 600_000, processingDeadline: { baseMs: 100, bytesPerSecond: 1024 * 1024, tries: 3 } };
-  const processor = new AssetProcessor(service as unknown as AssetsService, store as unknown as AssetStorage, leases as unknown as Leases, config as never, {} as JobRunner);
+  const config = {
+    sweepIntervalMs: 60_000,
+    processingLeaseMs: 600_000,
+    processingDeadline: { baseMs: 100, bytesPerSecond: 1024 * 1024, tries: 3 },
+  };
+  const processor = new AssetProcessor(
+    service as unknown as AssetsService,
+    store as unknown as AssetStorage,
+    leases as unknown as Leases,
+    config as never,
+    {} as JobRunner,
+  );
   return { id, asset, store, settled, held, processor, tries: () => stalledTries };
 }
 
@@ -80,7 +100,9 @@ describe('AssetProcessor under its deadline', () => {
     expect(held.size).toBe(0);
     expect(store.reads.length).toBeGreaterThan(0);
     expect(store.reads.every((stream) => stream.destroyed)).toBe(true);
-    expect(warn).toHaveBeenCalledWith(expect.stringContaining(`Processing asset ${id} did not finish within 101 ms (try 1 of 3)`));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringContaining(`Processing asset ${id} did not finish within 101 ms (try 1 of 3)`),
+    );
 
     // The next try, its store no longer stalling, settles the asset.
     store.stall = false;
@@ -96,7 +118,9 @@ describe('AssetProcessor under its deadline', () => {
     expect(settled).toEqual([]);
     await round(processor);
     expect(tries()).toBe(3);
-    expect(settled).toEqual([{ error: { code: 'unreadable', message: 'Processing did not finish within 0 s in 3 tries' } }]);
+    expect(settled).toEqual([
+      { error: { code: 'unreadable', message: 'Processing did not finish within 0 s in 3 tries' } },
+    ]);
     expect(held.size).toBe(0);
     expect(store.reads.every((stream) => stream.destroyed)).toBe(true);
   });

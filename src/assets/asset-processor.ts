@@ -63,14 +63,22 @@ export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.processingJob = this.jobs.register({ name: 'assets.processing', everyMs: this.config.sweepIntervalMs, run: (step) => this.processUploads(step) });
+    this.processingJob = this.jobs.register({
+      name: 'assets.processing',
+      everyMs: this.config.sweepIntervalMs,
+      run: (step) => this.processUploads(step),
+    });
     this.expiryJob = this.jobs.register({
       name: 'assets.upload-expiry',
       everyMs: this.config.sweepIntervalMs,
       lease: { holdMs: this.config.sweepIntervalMs * 4 },
       run: () => this.assets.expireUploads(),
     });
-    this.deletesJob = this.jobs.register({ name: 'assets.finish-deletes', everyMs: this.config.sweepIntervalMs, run: () => this.assets.finishStoppedDeletes() });
+    this.deletesJob = this.jobs.register({
+      name: 'assets.finish-deletes',
+      everyMs: this.config.sweepIntervalMs,
+      run: () => this.assets.finishStoppedDeletes(),
+    });
   }
 
   /** The asset being processed finishes; no other starts. */
@@ -92,12 +100,16 @@ export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
     for (const upload of await this.assets.uploadsToProcess(20)) {
       if (step.stopping()) return;
       const id = String(upload._id);
-      await this.leases.tryWithFencedLease(`asset-processing:${id}`, this.config.processingLeaseMs, async ({ fence }) => {
-        const asset = await this.assets.processing(id);
-        if (!asset || !(await this.assets.takeUpProcessing(id, fence))) return;
-        const outcome = await this.analyseBefore(asset, this.deadlineMs(asset.size));
-        if (outcome) await this.assets.settle(id, outcome, fence);
-      });
+      await this.leases.tryWithFencedLease(
+        `asset-processing:${id}`,
+        this.config.processingLeaseMs,
+        async ({ fence }) => {
+          const asset = await this.assets.processing(id);
+          if (!asset || !(await this.assets.takeUpProcessing(id, fence))) return;
+          const outcome = await this.analyseBefore(asset, this.deadlineMs(asset.size));
+          if (outcome) await this.assets.settle(id, outcome, fence);
+        },
+      );
     }
   }
 
@@ -125,9 +137,16 @@ export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
     abort.abort(new Error(`Processing asset ${id} missed its deadline of ${limitMs} ms`));
     const tries = await this.assets.countStalledTry(id);
     const { tries: most } = this.config.processingDeadline;
-    this.logger.warn(`Processing asset ${id} did not finish within ${limitMs} ms (try ${tries} of ${most}): its reads are destroyed and its lease released`);
+    this.logger.warn(
+      `Processing asset ${id} did not finish within ${limitMs} ms (try ${tries} of ${most}): its reads are destroyed and its lease released`,
+    );
     if (tries < most) return undefined;
-    return { error: { code: 'unreadable', message: `Processing did not finish within ${Math.round(limitMs / 1000)} s in ${tries} tries` } };
+    return {
+      error: {
+        code: 'unreadable',
+        message: `Processing did not finish within ${Math.round(limitMs / 1000)} s in ${tries} tries`,
+      },
+    };
   }
 
   /** A read of the stored bytes, destroyed when `signal` aborts. */
@@ -139,21 +158,35 @@ export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
   async analyse(asset: Asset, signal: AbortSignal = new AbortController().signal): Promise<ProcessingOutcome> {
     const id = String(asset._id);
     const stored = await this.storage.size(id);
-    if (stored !== asset.size) return { error: { code: 'unreadable', message: `The store holds ${stored ?? 0} bytes of the ${asset.size} uploaded` } };
+    if (stored !== asset.size)
+      return {
+        error: { code: 'unreadable', message: `The store holds ${stored ?? 0} bytes of the ${asset.size} uploaded` },
+      };
 
     const [sniffed, { sha256, sample }] = await Promise.all([this.sniff(id, signal), this.digest(id, signal)]);
     const sniffedType = sniffed?.mime ?? null;
     const text = looksLikeText(sample);
     if (!typeAgrees(asset.kind, asset.mimeType, sniffedType, text)) {
       const found = sniffedType ?? (text ? 'text without a signature' : 'of no known type');
-      return { error: { code: 'type_mismatch', message: `The bytes are ${found}, not the declared ${asset.kind} ${normalMimeType(asset.mimeType)}` } };
+      return {
+        error: {
+          code: 'type_mismatch',
+          message: `The bytes are ${found}, not the declared ${asset.kind} ${normalMimeType(asset.mimeType)}`,
+        },
+      };
     }
     if (asset.declaredSha256 && asset.declaredSha256 !== sha256) {
-      return { error: { code: 'checksum_mismatch', message: `The bytes' SHA-256 is ${sha256}, not the declared ${asset.declaredSha256}` } };
+      return {
+        error: {
+          code: 'checksum_mismatch',
+          message: `The bytes' SHA-256 is ${sha256}, not the declared ${asset.declaredSha256}`,
+        },
+      };
     }
     const ready: Partial<Asset> = { sha256, contentType: sniffedType ?? normalMimeType(asset.mimeType), error: null };
     if (asset.kind === 'image') Object.assign(ready, await this.image(id, signal));
-    if (asset.kind === 'audio' || asset.kind === 'video') ready.durationSeconds = await this.duration(id, sniffedType!, asset.size, signal);
+    if (asset.kind === 'audio' || asset.kind === 'video')
+      ready.durationSeconds = await this.duration(id, sniffedType!, asset.size, signal);
     return { ready };
   }
 
@@ -196,7 +229,8 @@ export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
     let sample = Buffer.alloc(0);
     await pipeline(this.read(id, signal), async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) {
-        if (sample.length < SAMPLE_BYTES) sample = Buffer.concat([sample, chunk.subarray(0, SAMPLE_BYTES - sample.length)]);
+        if (sample.length < SAMPLE_BYTES)
+          sample = Buffer.concat([sample, chunk.subarray(0, SAMPLE_BYTES - sample.length)]);
         hash.update(chunk);
       }
     });
@@ -227,7 +261,10 @@ export class AssetProcessor implements OnModuleInit, OnModuleDestroy {
       const image = sharp.load();
       const probe = image({ limitInputPixels: MAX_IMAGE_PIXELS });
       const [metadata] = await Promise.all([probe.metadata(), pipeline(this.read(id, signal), probe)]);
-      const thumbnail = image({ limitInputPixels: MAX_IMAGE_PIXELS }).rotate().resize(THUMBNAIL_PIXELS, THUMBNAIL_PIXELS, { fit: 'inside', withoutEnlargement: true }).webp();
+      const thumbnail = image({ limitInputPixels: MAX_IMAGE_PIXELS })
+        .rotate()
+        .resize(THUMBNAIL_PIXELS, THUMBNAIL_PIXELS, { fit: 'inside', withoutEnlargement: true })
+        .webp();
       const [bytes] = await Promise.all([thumbnail.toBuffer(), pipeline(this.read(id, signal), thumbnail)]);
       await this.storage.writeDerived(id, 'thumbnail', bytes);
       return { width: metadata.width ?? null, height: metadata.height ?? null, hasThumbnail: true };

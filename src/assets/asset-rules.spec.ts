@@ -1,7 +1,9 @@
 import { contentDisposition, deliveryOf, FILE_NAME_PATTERN, requestedRange, typeAgrees } from './asset-rules';
 
 describe('FILE_NAME_PATTERN', () => {
-  it.each(['clip.mp4', 'Été 2026.wav', 'a b (1).png', '.hidden'])('accepts %j', (name) => expect(FILE_NAME_PATTERN.test(name)).toBe(true));
+  it.each(['clip.mp4', 'Été 2026.wav', 'a b (1).png', '.hidden'])('accepts %j', (name) =>
+    expect(FILE_NAME_PATTERN.test(name)).toBe(true),
+  );
   it.each(['../etc/passwd', 'dir/clip.mp4', 'C:\\clip.mp4', '..', '.', 'a\nb', 'a\u0000b'])('refuses %j', (name) =>
     expect(FILE_NAME_PATTERN.test(name)).toBe(false),
   );
@@ -34,11 +36,15 @@ describe('contentDisposition', () => {
   it('keeps quotes, line breaks and paths out, and the exact name in filename*', () => {
     const header = contentDisposition('a"b\r\nSet-Cookie: x/..\\y.txt');
     expect(header).not.toMatch(/[\r\n]/);
-    expect(header).toBe(`inline; filename="a_b__Set-Cookie: x_.._y.txt"; filename*=UTF-8''a%22b__Set-Cookie%3A%20x_.._y.txt`);
+    expect(header).toBe(
+      `inline; filename="a_b__Set-Cookie: x_.._y.txt"; filename*=UTF-8''a%22b__Set-Cookie%3A%20x_.._y.txt`,
+    );
   });
 
   it('encodes what is not ASCII (RFC 8187)', () => {
-    expect(contentDisposition('Été.wav', 'attachment')).toBe(`attachment; filename="_t_.wav"; filename*=UTF-8''%C3%89t%C3%A9.wav`);
+    expect(contentDisposition('Été.wav', 'attachment')).toBe(
+      `attachment; filename="_t_.wav"; filename*=UTF-8''%C3%89t%C3%A9.wav`,
+    );
   });
 });
 
@@ -61,17 +67,37 @@ describe('requestedRange', () => {
 });
 
 describe('deliveryOf', () => {
-  it.each(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'audio/mpeg', 'audio/wav', 'video/mp4', 'video/webm', 'text/plain', 'text/plain; charset=utf-8'])(
-    'serves %s inline, as it is',
-    (type) => {
-      expect(deliveryOf(type)).toEqual({ contentType: type, disposition: 'inline' });
-    },
-  );
+  it.each([
+    'image/png',
+    'image/jpeg',
+    'image/gif',
+    'image/webp',
+    'image/avif',
+    'audio/mpeg',
+    'audio/wav',
+    'video/mp4',
+    'video/webm',
+    'text/plain',
+    'text/plain; charset=utf-8',
+  ])('serves %s inline, as it is', (type) => {
+    expect(deliveryOf(type)).toEqual({ contentType: type, disposition: 'inline' });
+  });
 
-  it.each(['image/svg+xml', 'text/html', 'TEXT/HTML; charset=utf-8', 'text/xml', 'text/javascript', 'text/css', 'text/markdown', 'application/pdf', 'application/xhtml+xml', 'image/x-icon', 'image/tiff', 'application/x-unknown', null])(
-    'serves %p as an attachment of application/octet-stream',
-    (type) => {
-      expect(deliveryOf(type)).toEqual({ contentType: 'application/octet-stream', disposition: 'attachment' });
-    },
-  );
+  it.each([
+    'image/svg+xml',
+    'text/html',
+    'TEXT/HTML; charset=utf-8',
+    'text/xml',
+    'text/javascript',
+    'text/css',
+    'text/markdown',
+    'application/pdf',
+    'application/xhtml+xml',
+    'image/x-icon',
+    'image/tiff',
+    'application/x-unknown',
+    null,
+  ])('serves %p as an attachment of application/octet-stream', (type) => {
+    expect(deliveryOf(type)).toEqual({ contentType: 'application/octet-stream', disposition: 'attachment' });
+  });
 });

@@ -38,7 +38,8 @@ export function typeAgrees(kind: AssetKind, declared: string, sniffed: string | 
   if (kind === 'text') return sniffed === null && looksLikeText && wanted.startsWith('text/');
   if (sniffed === null) return false;
   const family = sniffed.split('/')[0];
-  if (sniffed === wanted) return family === kind || (kind === 'audio' && (sniffed === 'video/webm' || sniffed === 'video/ogg'));
+  if (sniffed === wanted)
+    return family === kind || (kind === 'audio' && (sniffed === 'video/webm' || sniffed === 'video/ogg'));
   // Containers sniffed under their video name hold audio as often (webm, ogg, mp4).
   const sameContainer = wanted.split('/')[1] === sniffed.split('/')[1] && wanted.split('/')[0] === kind;
   return kind === 'audio' && sameContainer && family === 'video';
@@ -69,7 +70,8 @@ const INLINE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/web
 export function deliveryOf(contentType: string | null): { contentType: string; disposition: 'inline' | 'attachment' } {
   const bare = contentType ? normalMimeType(contentType) : '';
   const family = bare.split('/')[0];
-  if (contentType && (INLINE_TYPES.has(bare) || family === 'audio' || family === 'video')) return { contentType, disposition: 'inline' };
+  if (contentType && (INLINE_TYPES.has(bare) || family === 'audio' || family === 'video'))
+    return { contentType, disposition: 'inline' };
   return { contentType: 'application/octet-stream', disposition: 'attachment' };
 }
 

@@ -11,7 +11,10 @@ import type { DiskFileStore } from './disk-file-store';
  * needs the datastore. The S3 store's libraries are loaded at start, and only when a bucket is
  * configured (`s3-asset-storage.ts`, from the module).
  */
-const diskFileStore = new LazyLibrary<typeof import('./disk-file-store')>('@tus/file-store', join(__dirname, 'disk-file-store'));
+const diskFileStore = new LazyLibrary<typeof import('./disk-file-store')>(
+  '@tus/file-store',
+  join(__dirname, 'disk-file-store'),
+);
 
 /** An inclusive byte range of a stored file. */
 export interface ByteRange {
@@ -70,7 +73,10 @@ export class FileAssetStorage extends AssetStorage {
   }
 
   get datastore(): DiskFileStore {
-    this.store ??= new (diskFileStore.load().DiskFileStore)({ directory: this.directory, expirationPeriodInMilliseconds: this.expirationMs });
+    this.store ??= new (diskFileStore.load().DiskFileStore)({
+      directory: this.directory,
+      expirationPeriodInMilliseconds: this.expirationMs,
+    });
     return this.store;
   }
 
@@ -120,4 +126,3 @@ export class FileAssetStorage extends AssetStorage {
     return join(this.derivedFolder(), `${id}.${name}`);
   }
 }
-

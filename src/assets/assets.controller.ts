@@ -1,7 +1,27 @@
 import { Access } from '../access/policy/access-policy';
-import { Body, Controller, Delete, Get, Headers, NotFoundException, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  NotFoundException,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiResponse, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ContentListQuery } from '../common/paging/content-list.query';
@@ -16,7 +36,12 @@ import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
 import type { ContentActor } from '../collaborators/collaborators.service';
 import { Actor } from '../channels/content-actor.decorator';
-import { AssetContentUrlResponse, AssetDeletedResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
+import {
+  AssetContentUrlResponse,
+  AssetDeletedResponse,
+  AssetResponse,
+  CreatedAssetResponse,
+} from './dto/asset.response';
 import { CreateAssetDto } from './dto/create-asset.dto';
 import { UpdateAssetDto } from './dto/update-asset.dto';
 
@@ -27,7 +52,7 @@ const TUS_DESCRIPTION =
   'sends bytes from `Upload-Offset`, `HEAD` tells the offset to resume from after a lost connection, `DELETE` terminates the upload ' +
   "(the asset waits again). The same operations are at `/assets/{assetId}/upload` with the API's token or key. Once the last byte " +
   'lands the asset is `processing`, then `ready` or `errored` (`type_mismatch`, `checksum_mismatch`, `upload_expired`). ' +
-  '`size` over `ASSET_MAX_BYTES`, or the project\'s assets over `PROJECT_STORAGE_BYTES` with it: 413, before any byte is kept.';
+  "`size` over `ASSET_MAX_BYTES`, or the project's assets over `PROJECT_STORAGE_BYTES` with it: 413, before any byte is kept.";
 
 /** Who may change an asset (CONTENT.md): said on every route that does. */
 const EDITOR_NEEDED =
@@ -43,15 +68,28 @@ export class AssetsController {
     private readonly delivery: AssetDelivery,
   ) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Post('projects/:projectId/assets')
   @Idempotent()
   @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION + ` ${EDITOR_NEEDED}` })
   @ApiCreatedResponse({ type: CreatedAssetResponse, description: 'The asset and where to upload its bytes' })
   @ApiUnprocessableEntityResponse({
-    description: '`fileName` holds a format or bidirectional character, is a Windows device name or only spaces and dots (`errors` names it), or the Idempotency-Key was used with another request body',
+    description:
+      '`fileName` holds a format or bidirectional character, is a Windows device name or only spaces and dots (`errors` names it), or the Idempotency-Key was used with another request body',
     type: ErrorResponseDto,
-    example: { statusCode: 422, error: 'Unprocessable Entity', message: 'Validation failed: fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)', errors: [{ field: 'fileName', messages: ['fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)'] }] },
+    example: {
+      statusCode: 422,
+      error: 'Unprocessable Entity',
+      message: 'Validation failed: fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)',
+      errors: [
+        { field: 'fileName', messages: ['fileName must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)'] },
+      ],
+    },
   })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   createAsset(
@@ -64,9 +102,17 @@ export class AssetsController {
     return this.assets.create(scope, actor, projectId, dto, `${request.protocol}://${request.host}`);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('projects/:projectId/assets')
-  @ApiOperation({ summary: "List a project's assets", description: 'Newest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.' })
+  @ApiOperation({
+    summary: "List a project's assets",
+    description: 'Newest first, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
+  })
   @ContentListResponse(AssetResponse, "The project's assets")
   @ApiErrorResponses(400, 401, 404, 500, 503)
   async listAssets(
@@ -78,7 +124,12 @@ export class AssetsController {
     return withTotalCount(reply, await this.assets.list(scope, projectId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('assets/:assetId')
   @ApiOperation({ summary: 'Get an asset' })
   @ApiOkResponse({ type: AssetResponse, description: 'The asset' })
@@ -87,7 +138,12 @@ export class AssetsController {
     return this.assets.findOne(scope, assetId);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Patch('assets/:assetId')
   @ApiOperation({ summary: "Update an asset's title or description", description: EDITOR_NEEDED })
   @ApiOkResponse({ type: AssetResponse, description: 'The updated asset' })
@@ -101,17 +157,34 @@ export class AssetsController {
     return this.assets.update(scope, actor, assetId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Delete('assets/:assetId')
-  @ApiOperation({ summary: 'Delete an asset', description: `Its stored bytes go too; an upload in progress ends (the delete waits for a request writing it; 409 when that outlasts the wait, the delete then finishing in the background). ${EDITOR_NEEDED}` })
+  @ApiOperation({
+    summary: 'Delete an asset',
+    description: `Its stored bytes go too; an upload in progress ends (the delete waits for a request writing it; 409 when that outlasts the wait, the delete then finishing in the background). ${EDITOR_NEEDED}`,
+  })
   @ApiOkResponse({ type: AssetDeletedResponse, description: 'Asset deleted' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
-  async deleteAsset(@Tenant() scope: TenantScope, @Actor() actor: ContentActor, @Param('assetId', ParseObjectIdPipe) assetId: string): Promise<AssetDeletedResponse> {
+  async deleteAsset(
+    @Tenant() scope: TenantScope,
+    @Actor() actor: ContentActor,
+    @Param('assetId', ParseObjectIdPipe) assetId: string,
+  ): Promise<AssetDeletedResponse> {
     await this.assets.remove(scope, actor, assetId);
     return { message: 'Asset deleted' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('assets/:assetId/content')
   @ApiOperation({
     summary: "Download a ready asset's bytes",
@@ -134,7 +207,12 @@ export class AssetsController {
     await this.delivery.send(reply, asset, { range, ifNoneMatch, downloader: downloaderOf(caller) });
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('assets/:assetId/content-url')
   @ApiOperation({
     summary: "A signed short-lived URL of a ready asset's bytes",
@@ -154,14 +232,35 @@ export class AssetsController {
     return this.assets.contentUrl(scope, assetId, `${request.protocol}://${request.host}`);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('assets/:assetId/thumbnail')
-  @ApiOperation({ summary: "A ready image's thumbnail", description: 'WebP, at most 320 pixels each side. An asset without one: 404.' })
-  @ApiResponse({ status: 200, description: 'The thumbnail', content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } } })
+  @ApiOperation({
+    summary: "A ready image's thumbnail",
+    description: 'WebP, at most 320 pixels each side. An asset without one: 404.',
+  })
+  @ApiResponse({
+    status: 200,
+    description: 'The thumbnail',
+    content: { 'image/webp': { schema: { type: 'string', format: 'binary' } } },
+  })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async getAssetThumbnail(@Tenant() scope: TenantScope, @Param('assetId', ParseObjectIdPipe) assetId: string, @Res() reply: FastifyReply): Promise<void> {
+  async getAssetThumbnail(
+    @Tenant() scope: TenantScope,
+    @Param('assetId', ParseObjectIdPipe) assetId: string,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     const asset = await this.assets.get(scope, assetId);
     if (!asset.hasThumbnail) throw new NotFoundException('This asset has no thumbnail');
-    return reply.status(200).headers(userBytesHeaders()).header('Content-Type', 'image/webp').header('Cache-Control', 'private, no-cache').send(this.storage.readDerived(assetId, 'thumbnail'));
+    return reply
+      .status(200)
+      .headers(userBytesHeaders())
+      .header('Content-Type', 'image/webp')
+      .header('Cache-Control', 'private, no-cache')
+      .send(this.storage.readDerived(assetId, 'thumbnail'));
   }
 }

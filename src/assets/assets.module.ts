@@ -19,7 +19,10 @@ import { AssetsService } from './assets.service';
 import { TUS_LIBRARY, TusUploads } from './tus-uploads';
 import { UploadsController } from './uploads.controller';
 
-const s3Storage = new LazyLibrary<typeof import('./s3-asset-storage')>('@aws-sdk/client-s3', join(__dirname, 's3-asset-storage'));
+const s3Storage = new LazyLibrary<typeof import('./s3-asset-storage')>(
+  '@aws-sdk/client-s3',
+  join(__dirname, 's3-asset-storage'),
+);
 
 /**
  * Assets of content projects: records, tus uploads, processing and delivery. Sits below projects:
@@ -53,7 +56,9 @@ const s3Storage = new LazyLibrary<typeof import('./s3-asset-storage')>('@aws-sdk
       // The S3 client and store are loaded here, at start, only when a bucket is configured: a
       // missing or broken install then stops the start; on disk, none of them is loaded.
       useFactory: (config: ConfigType<typeof assetsConfig>): AssetStorage =>
-        config.s3 ? new (s3Storage.load().S3AssetStorage)(config.s3, config.uploadTtlMs) : new FileAssetStorage(config.directory, config.uploadTtlMs),
+        config.s3
+          ? new (s3Storage.load().S3AssetStorage)(config.s3, config.uploadTtlMs)
+          : new FileAssetStorage(config.directory, config.uploadTtlMs),
     },
     AssetsRepository,
     AssetsService,

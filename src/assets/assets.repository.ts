@@ -48,7 +48,12 @@ export class AssetsRepository {
     return this.assets.findById(scope, id);
   }
 
-  async page(scope: TenantScope, contentProjectId: string, skip: number, limit: number): Promise<{ rows: Asset[]; total: number }> {
+  async page(
+    scope: TenantScope,
+    contentProjectId: string,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: Asset[]; total: number }> {
     const conditions = { contentProjectId: toObjectId(contentProjectId), ...LIVE };
     const [rows, total] = await Promise.all([
       this.assets.find(scope, conditions, { sort: { _id: -1 }, skip, limit }),
@@ -65,16 +70,34 @@ export class AssetsRepository {
     return sum?.bytes ?? 0;
   }
 
-  updateText(scope: TenantScope, id: string, set: { title?: string; description?: string | null }): Promise<Asset | null> {
+  updateText(
+    scope: TenantScope,
+    id: string,
+    set: { title?: string; description?: string | null },
+  ): Promise<Asset | null> {
     const _id = toObjectId(id);
-    return _id ? this.assets.updateAndGet(scope, { _id }, { $set: set }, { event: 'asset.updated', diff: true }) : Promise.resolve(null);
+    return _id
+      ? this.assets.updateAndGet(scope, { _id }, { $set: set }, { event: 'asset.updated', diff: true })
+      : Promise.resolve(null);
   }
 
   /** Moves the asset from one of `from` to `to`, with the fields; the asset after, or null when it was in no such status. */
-  moveStatus(scope: TenantScope, id: string, from: readonly AssetStatus[], to: AssetStatus, set: Partial<Asset> = {}, event?: RecordedEventType): Promise<Asset | null> {
+  moveStatus(
+    scope: TenantScope,
+    id: string,
+    from: readonly AssetStatus[],
+    to: AssetStatus,
+    set: Partial<Asset> = {},
+    event?: RecordedEventType,
+  ): Promise<Asset | null> {
     const _id = toObjectId(id);
     if (!_id) return Promise.resolve(null);
-    return this.assets.updateAndGet(scope, { _id, status: { $in: [...from] } }, { $set: { ...set, status: to } }, event ? { event } : {});
+    return this.assets.updateAndGet(
+      scope,
+      { _id, status: { $in: [...from] } },
+      { $set: { ...set, status: to } },
+      event ? { event } : {},
+    );
   }
 
   /**
@@ -85,16 +108,35 @@ export class AssetsRepository {
   async takeUpProcessing(scope: TenantScope, id: string, fence: number): Promise<boolean> {
     const _id = toObjectId(id);
     if (!_id) return false;
-    const earlier = { $or: [{ processingFence: null }, { processingFence: { $lt: fence } }, { processingFence: fence }] };
-    const taken = await this.assets.updateOne(scope, { _id, status: 'processing', ...earlier }, { $set: { processingFence: fence } }, { keepTimestamps: true });
+    const earlier = {
+      $or: [{ processingFence: null }, { processingFence: { $lt: fence } }, { processingFence: fence }],
+    };
+    const taken = await this.assets.updateOne(
+      scope,
+      { _id, status: 'processing', ...earlier },
+      { $set: { processingFence: fence } },
+      { keepTimestamps: true },
+    );
     return taken.matched > 0;
   }
 
   /** `moveStatus` from `processing`, only by the holder that took the asset up under `fence` (`takeUpProcessing`). */
-  settleProcessing(scope: TenantScope, id: string, fence: number, to: AssetStatus, set: Partial<Asset>, event: RecordedEventType): Promise<Asset | null> {
+  settleProcessing(
+    scope: TenantScope,
+    id: string,
+    fence: number,
+    to: AssetStatus,
+    set: Partial<Asset>,
+    event: RecordedEventType,
+  ): Promise<Asset | null> {
     const _id = toObjectId(id);
     if (!_id) return Promise.resolve(null);
-    return this.assets.updateAndGet(scope, { _id, status: 'processing', processingFence: fence }, { $set: { ...set, status: to } }, { event });
+    return this.assets.updateAndGet(
+      scope,
+      { _id, status: 'processing', processingFence: fence },
+      { $set: { ...set, status: to } },
+      { event },
+    );
   }
 
   async deleteById(scope: TenantScope, id: string): Promise<boolean> {
@@ -105,7 +147,8 @@ export class AssetsRepository {
   /** Marks these assets as being deleted (no event: the delete records `asset.deleted` when the record goes). */
   async markDeleting(scope: TenantScope, ids: readonly string[], now = new Date()): Promise<void> {
     const _ids = ids.map((id) => toObjectId(id)).filter((id): id is Types.ObjectId => id !== null);
-    if (_ids.length > 0) await this.assets.updateMany(scope, { _id: { $in: _ids }, ...LIVE }, { $set: { deletingAt: now } });
+    if (_ids.length > 0)
+      await this.assets.updateMany(scope, { _id: { $in: _ids }, ...LIVE }, { $set: { deletingAt: now } });
   }
 
   /** The ids of the assets of these content projects, those being deleted included. */
@@ -121,7 +164,11 @@ export class AssetsRepository {
   /** Records the asset's delete unless it is recorded already; due for the sweep from `dueAt`. */
   async recordDeletion(scope: TenantScope, assetId: string, dueAt: Date): Promise<void> {
     const _id = toObjectId(assetId);
-    if (_id) await this.deletions.insertUnlessExists({ _id }, { accountId: scope.accountId, projectId: new Types.ObjectId(scope.projectId), dueAt, attempts: 0 });
+    if (_id)
+      await this.deletions.insertUnlessExists(
+        { _id },
+        { accountId: scope.accountId, projectId: new Types.ObjectId(scope.projectId), dueAt, attempts: 0 },
+      );
   }
 
   async deletionDone(assetId: string): Promise<void> {
@@ -143,7 +190,13 @@ export class AssetsRepository {
   // --- uploads (across tenants) ---
 
   async openUpload(scope: TenantScope, assetId: Types.ObjectId, tokenHash: string, expiresAt: Date): Promise<void> {
-    await this.uploads.insert({ _id: assetId, accountId: scope.accountId, projectId: new Types.ObjectId(scope.projectId), tokenHash, expiresAt });
+    await this.uploads.insert({
+      _id: assetId,
+      accountId: scope.accountId,
+      projectId: new Types.ObjectId(scope.projectId),
+      tokenHash,
+      expiresAt,
+    });
   }
 
   findUpload(assetId: string): Promise<AssetUpload | null> {
@@ -185,4 +238,3 @@ export class AssetsRepository {
     return this.uploads.find({ stage: 'open', expiresAt: { $lt: now } }, { limit });
   }
 }
-

@@ -22,7 +22,14 @@ async function processingOf(status: AssetStatus | null, ticket: Ticket = { proce
   const moves: { from: readonly AssetStatus[]; to: AssetStatus; event?: string }[] = [];
   let current = status;
   const repository = {
-    findUpload: () => Promise.resolve({ _id: id, accountId: 'account', projectId: new Types.ObjectId(), stage: 'processing', ...ticket }),
+    findUpload: () =>
+      Promise.resolve({
+        _id: id,
+        accountId: 'account',
+        projectId: new Types.ObjectId(),
+        stage: 'processing',
+        ...ticket,
+      }),
     findById: () => Promise.resolve(current ? ({ _id: id, status: current, size } as Asset) : null),
     closeUpload: (assetId: string) => {
       closed.push(assetId);
@@ -32,7 +39,14 @@ async function processingOf(status: AssetStatus | null, ticket: Ticket = { proce
       reopened.push(assetId);
       return Promise.resolve();
     },
-    moveStatus: (_scope: unknown, _id: string, from: readonly AssetStatus[], to: AssetStatus, _set: unknown, event?: string) => {
+    moveStatus: (
+      _scope: unknown,
+      _id: string,
+      from: readonly AssetStatus[],
+      to: AssetStatus,
+      _set: unknown,
+      event?: string,
+    ) => {
       moves.push({ from, to, event });
       if (!current || !from.includes(current)) return Promise.resolve(null);
       current = to;
@@ -48,9 +62,23 @@ async function processingOf(status: AssetStatus | null, ticket: Ticket = { proce
     uploadProgress: () => Promise.resolve(storedOffset === null ? null : { offset: storedOffset, size }),
   };
   const config = { processingGraceMs: GRACE_MS };
-  const service = new AssetsService(repository as never, storage as never, {} as never, {} as never, {} as never, config as never, {} as never);
+  const service = new AssetsService(
+    repository as never,
+    storage as never,
+    {} as never,
+    {} as never,
+    {} as never,
+    config as never,
+    {} as never,
+  );
   const asset = await service.processing(String(id));
-  return { asset, ticketClosed: closed.includes(String(id)), ticketReopened: reopened.includes(String(id)), bytesRemoved: removed.includes(String(id)), moves };
+  return {
+    asset,
+    ticketClosed: closed.includes(String(id)),
+    ticketReopened: reopened.includes(String(id)),
+    bytesRemoved: removed.includes(String(id)),
+    moves,
+  };
 }
 
 const longAgo = () => new Date(Date.now() - GRACE_MS - 1);
@@ -61,14 +89,8 @@ describe('AssetsService.processing', () => {
   afterEach(() => warn.mockRestore());
 
   it('answers a processing asset, its ticket kept', async () => {
-    expect(await processingOf('processing')).toMatchObject({ asset: expect.objectContaining({ status: 'processing' }), ticketClosed: false, ticketReopened: false, bytesRemoved: false, moves: [] });
-  });
-
-  // The upload's finish marks the ticket, then moves the asset: a sweep between the two must leave
-  // the ticket, or the asset ends `processing` with nothing left to process it.
-  it('leaves the ticket and the asset of an upload whose finish is within its grace', async () => {
-    expect(await processingOf('uploading', { processingSince: new Date(Date.now() - GRACE_MS + 5_000) })).toMatchObject({
-      asset: null,
+    expect(await processingOf('processing')).toMatchObject({
+      asset: expect.objectContaining({ status: 'processing' }),
       ticketClosed: false,
       ticketReopened: false,
       bytesRemoved: false,
@@ -76,9 +98,28 @@ describe('AssetsService.processing', () => {
     });
   });
 
+  // The upload's finish marks the ticket, then moves the asset: a sweep between the two must leave
+  // the ticket, or the asset ends `processing` with nothing left to process it.
+  it('leaves the ticket and the asset of an upload whose finish is within its grace', async () => {
+    expect(await processingOf('uploading', { processingSince: new Date(Date.now() - GRACE_MS + 5_000) })).toMatchObject(
+      {
+        asset: null,
+        ticketClosed: false,
+        ticketReopened: false,
+        bytesRemoved: false,
+        moves: [],
+      },
+    );
+  });
+
   it('moves on an asset whose finish stopped before moving it, once the grace has passed: processing, recorded as asset.uploaded', async () => {
     const result = await processingOf('uploading', { processingSince: longAgo() });
-    expect(result).toMatchObject({ asset: expect.objectContaining({ status: 'processing' }), ticketClosed: false, ticketReopened: false, bytesRemoved: false });
+    expect(result).toMatchObject({
+      asset: expect.objectContaining({ status: 'processing' }),
+      ticketClosed: false,
+      ticketReopened: false,
+      bytesRemoved: false,
+    });
     expect(result.moves).toEqual([{ from: ['uploading'], to: 'processing', event: 'asset.uploaded' }]);
   });
 
@@ -102,11 +143,21 @@ describe('AssetsService.processing', () => {
   });
 
   it('opens the ticket again of an asset waiting for a new upload', async () => {
-    expect(await processingOf('waiting', { processingSince: longAgo() })).toMatchObject({ asset: null, ticketReopened: true, moves: [] });
+    expect(await processingOf('waiting', { processingSince: longAgo() })).toMatchObject({
+      asset: null,
+      ticketReopened: true,
+      moves: [],
+    });
   });
 
   it.each(['ready', 'errored'] as const)('closes the ticket of an asset already %s', async (status) => {
-    expect(await processingOf(status)).toMatchObject({ asset: null, ticketClosed: true, ticketReopened: false, bytesRemoved: false, moves: [] });
+    expect(await processingOf(status)).toMatchObject({
+      asset: null,
+      ticketClosed: true,
+      ticketReopened: false,
+      bytesRemoved: false,
+      moves: [],
+    });
   });
 
   it('removes the bytes and the ticket of an asset deleted meanwhile', async () => {

@@ -1,4 +1,12 @@
-import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  PayloadTooLargeException,
+} from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
 import { ASSET_UPLOADED, InProcessEmitter } from '../events/in-process-events';
@@ -86,37 +94,49 @@ export class AssetsService {
     private readonly modules: ModuleRef,
   ) {}
 
-  async create(scope: TenantScope, actor: ContentActor, contentProjectId: string, dto: CreateAssetDto, baseUrl: string): Promise<CreatedAssetResponse> {
+  async create(
+    scope: TenantScope,
+    actor: ContentActor,
+    contentProjectId: string,
+    dto: CreateAssetDto,
+    baseUrl: string,
+  ): Promise<CreatedAssetResponse> {
     await this.assertRole(scope, actor, await this.channelOf(scope, contentProjectId));
     if (dto.size > this.config.maxBytes) {
-      throw new PayloadTooLargeException(`size ${dto.size} is over the ${this.config.maxBytes} bytes an asset may hold (ASSET_MAX_BYTES)`);
+      throw new PayloadTooLargeException(
+        `size ${dto.size} is over the ${this.config.maxBytes} bytes an asset may hold (ASSET_MAX_BYTES)`,
+      );
     }
     const token = randomBytes(24).toString('base64url');
     const _id = new Types.ObjectId();
     const expiresAt = new Date(Date.now() + this.config.uploadTtlMs);
     // One creation at a time per platform project: two could each pass the quota the other fills.
-    const asset = await this.leases.withLease(`asset-quota:${scope.projectId}`, 'Another asset is being created in this project; retry', async () => {
-      const stored = await this.assets.storedBytes(scope);
-      if (stored + dto.size > this.config.projectStorageBytes) {
-        throw new PayloadTooLargeException(
-          `The project's assets would hold ${stored + dto.size} bytes, over its ${this.config.projectStorageBytes} (PROJECT_STORAGE_BYTES)`,
-        );
-      }
-      // The ticket first: an asset always has its ticket; a ticket left without its asset is swept.
-      await this.assets.openUpload(scope, _id, hashToken(token), expiresAt);
-      return this.assets.insert(scope, {
-        _id,
-        contentProjectId: new Types.ObjectId(contentProjectId),
-        kind: dto.kind,
-        title: dto.title,
-        description: dto.description ?? null,
-        fileName: dto.fileName,
-        size: dto.size,
-        mimeType: dto.mimeType,
-        declaredSha256: dto.sha256?.toLowerCase() ?? null,
-        uploadExpiresAt: expiresAt,
-      });
-    });
+    const asset = await this.leases.withLease(
+      `asset-quota:${scope.projectId}`,
+      'Another asset is being created in this project; retry',
+      async () => {
+        const stored = await this.assets.storedBytes(scope);
+        if (stored + dto.size > this.config.projectStorageBytes) {
+          throw new PayloadTooLargeException(
+            `The project's assets would hold ${stored + dto.size} bytes, over its ${this.config.projectStorageBytes} (PROJECT_STORAGE_BYTES)`,
+          );
+        }
+        // The ticket first: an asset always has its ticket; a ticket left without its asset is swept.
+        await this.assets.openUpload(scope, _id, hashToken(token), expiresAt);
+        return this.assets.insert(scope, {
+          _id,
+          contentProjectId: new Types.ObjectId(contentProjectId),
+          kind: dto.kind,
+          title: dto.title,
+          description: dto.description ?? null,
+          fileName: dto.fileName,
+          size: dto.size,
+          mimeType: dto.mimeType,
+          declaredSha256: dto.sha256?.toLowerCase() ?? null,
+          uploadExpiresAt: expiresAt,
+        });
+      },
+    );
     // A content project whose delete began meanwhile may have looked for its assets before this one was written.
     if ((await this.channelOrNull(scope, contentProjectId)) === null) {
       await this.removeAsset(scope, String(_id));
@@ -128,7 +148,11 @@ export class AssetsService {
     };
   }
 
-  async list(scope: TenantScope, contentProjectId: string, query: ContentListQuery): Promise<ContentPage<AssetResponse>> {
+  async list(
+    scope: TenantScope,
+    contentProjectId: string,
+    query: ContentListQuery,
+  ): Promise<ContentPage<AssetResponse>> {
     await this.channelOf(scope, contentProjectId);
     const { rows, total } = await this.assets.page(scope, contentProjectId, query.skip, query.limit);
     return { items: rows.map(toAssetResponse), total };
@@ -196,7 +220,9 @@ export class AssetsService {
       await this.removeAsset(scope, id);
     } catch (error) {
       const waitMs = deleteBackoffMs(attempts);
-      this.logger.warn(`Asset ${id}: delete failed (try ${attempts + 1}), tried again in ${waitMs} ms: ${(error as Error).message}`);
+      this.logger.warn(
+        `Asset ${id}: delete failed (try ${attempts + 1}), tried again in ${waitMs} ms: ${(error as Error).message}`,
+      );
       await this.assets.deletionFailed(id, new Date(Date.now() + waitMs));
       throw error;
     }
@@ -211,7 +237,10 @@ export class AssetsService {
    */
   private async removeAsset(scope: TenantScope, id: string): Promise<void> {
     await this.assets.markDeleting(scope, [id]);
-    const lock = await this.leases.hold(uploadLockKey(id), { holdMs: DELETE_LOCK_HOLD_MS, waitMs: DELETE_LOCK_WAIT_MS });
+    const lock = await this.leases.hold(uploadLockKey(id), {
+      holdMs: DELETE_LOCK_HOLD_MS,
+      waitMs: DELETE_LOCK_WAIT_MS,
+    });
     if (!lock) throw new ConflictException(UPLOAD_BUSY);
     try {
       await this.storage.remove(id);
@@ -253,9 +282,17 @@ export class AssetsService {
     const asset = await this.get(scope, id);
     if (asset.status !== 'ready') throw new NotFoundException(`${ASSET_NOT_FOUND}: it is ${asset.status}, not ready`);
     const expiresAt = Date.now() + this.config.contentUrlTtlMs;
-    const token = signContentGrant(this.config.contentUrlKey, { assetId: id.toLowerCase(), accountId: scope.accountId.toLowerCase(), projectId: scope.projectId.toLowerCase(), expiresAt });
+    const token = signContentGrant(this.config.contentUrlKey, {
+      assetId: id.toLowerCase(),
+      accountId: scope.accountId.toLowerCase(),
+      projectId: scope.projectId.toLowerCase(),
+      expiresAt,
+    });
     // The expiry as signed: whole seconds. On ASSET_PUBLIC_URL when set: the bytes are read apart from the API's origin.
-    return { url: `${this.config.publicUrl ?? baseUrl}/asset-content/${token}`, expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString() };
+    return {
+      url: `${this.config.publicUrl ?? baseUrl}/asset-content/${token}`,
+      expiresAt: new Date(Math.floor(expiresAt / 1000) * 1000).toISOString(),
+    };
   }
 
   /** The asset a signed content URL names, with its tenant; null for a token that is malformed, altered or expired, or an asset gone. */
@@ -287,15 +324,20 @@ export class AssetsService {
    */
   async beginUpload(scope: TenantScope, asset: Asset, uploadLength: string | undefined): Promise<void> {
     if (uploadLength === undefined || !/^\d+$/.test(uploadLength)) {
-      throw new BadRequestException('Upload-Length is required and must be the asset\'s size (deferred lengths are not accepted)');
+      throw new BadRequestException(
+        "Upload-Length is required and must be the asset's size (deferred lengths are not accepted)",
+      );
     }
     if (Number(uploadLength) !== asset.size) {
       throw new BadRequestException(`Upload-Length ${uploadLength} is not the asset's size, ${asset.size}`);
     }
     const id = String(asset._id);
-    await this.leases.withLease(`asset-upload:${id}`, 'This asset\'s upload is being created; retry', async () => {
+    await this.leases.withLease(`asset-upload:${id}`, "This asset's upload is being created; retry", async () => {
       const moved = await this.assets.moveStatus(scope, id, ['waiting'], 'uploading');
-      if (!moved) throw new ConflictException(`The asset's upload was already created (status ${(await this.get(scope, id)).status}): resume it with HEAD and PATCH`);
+      if (!moved)
+        throw new ConflictException(
+          `The asset's upload was already created (status ${(await this.get(scope, id)).status}): resume it with HEAD and PATCH`,
+        );
     });
   }
 
@@ -307,7 +349,9 @@ export class AssetsService {
   /** Refuses a `PATCH` (bytes) or `DELETE` (termination) once the upload is finished, or before it exists. */
   assertUploading(asset: Asset, action: string): void {
     if (asset.status !== 'uploading') {
-      throw new ConflictException(`Cannot ${action}: the asset is ${asset.status}${asset.status === 'waiting' ? ' (create the upload first with POST)' : ''}`);
+      throw new ConflictException(
+        `Cannot ${action}: the asset is ${asset.status}${asset.status === 'waiting' ? ' (create the upload first with POST)' : ''}`,
+      );
     }
   }
 
@@ -357,7 +401,14 @@ export class AssetsService {
     if ('ready' in outcome) {
       if (!(await this.assets.settleProcessing(scope, assetId, fence, 'ready', outcome.ready, 'asset.ready'))) return;
     } else {
-      const failed = await this.assets.settleProcessing(scope, assetId, fence, 'errored', { error: outcome.error }, 'asset.errored');
+      const failed = await this.assets.settleProcessing(
+        scope,
+        assetId,
+        fence,
+        'errored',
+        { error: outcome.error },
+        'asset.errored',
+      );
       if (!failed) return;
       this.logger.log(`Asset ${assetId} errored: ${outcome.error.code}`);
       await this.storage.remove(assetId);
@@ -403,12 +454,15 @@ export class AssetsService {
     const id = String(asset._id);
     const stored = asset.status === 'uploading' ? await this.storage.uploadProgress(id) : null;
     if (!stored || stored.offset !== asset.size) {
-      this.logger.warn(`Asset ${id}: its upload ticket was processing but the store holds ${stored?.offset ?? 0} of its ${asset.size} bytes; the upload is open again`);
+      this.logger.warn(
+        `Asset ${id}: its upload ticket was processing but the store holds ${stored?.offset ?? 0} of its ${asset.size} bytes; the upload is open again`,
+      );
       await this.assets.reopenUpload(id);
       return null;
     }
     const moved = await this.assets.moveStatus(scope, id, ['uploading'], 'processing', {}, 'asset.uploaded');
-    if (moved) this.logger.warn(`Asset ${id}: its upload finished but the asset was still uploading; moved to processing`);
+    if (moved)
+      this.logger.warn(`Asset ${id}: its upload finished but the asset was still uploading; moved to processing`);
     return moved;
   }
 
@@ -423,7 +477,10 @@ export class AssetsService {
     for (const upload of expired) {
       const id = String(upload._id);
       const scope = scopeOfRecord(upload);
-      await this.fail(scope, id, ['waiting', 'uploading'], { code: 'upload_expired', message: 'The upload was not finished by its expiry' });
+      await this.fail(scope, id, ['waiting', 'uploading'], {
+        code: 'upload_expired',
+        message: 'The upload was not finished by its expiry',
+      });
       await this.discardBytes(id);
     }
     return expired.length;

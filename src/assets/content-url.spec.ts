@@ -1,7 +1,18 @@
-import { SIGNED_GRANT_MAX_LENGTH, SIGNED_GRANT_MIN_LENGTH, SIGNED_GRANT_PATTERN, signContentGrant, verifyContentGrant } from './content-url';
+import {
+  SIGNED_GRANT_MAX_LENGTH,
+  SIGNED_GRANT_MIN_LENGTH,
+  SIGNED_GRANT_PATTERN,
+  signContentGrant,
+  verifyContentGrant,
+} from './content-url';
 
 const key = Buffer.alloc(32, 7);
-const grant = { assetId: '6650c0ffee0000000000e001', accountId: '6650c0ffee0000000000a001', projectId: '6650c0ffee0000000000b001', expiresAt: 1_800_000_000_000 };
+const grant = {
+  assetId: '6650c0ffee0000000000e001',
+  accountId: '6650c0ffee0000000000a001',
+  projectId: '6650c0ffee0000000000b001',
+  expiresAt: 1_800_000_000_000,
+};
 
 describe('signed content URLs', () => {
   it('verifies what it signed, until the expiry', () => {
@@ -16,7 +27,8 @@ describe('signed content URLs', () => {
     const now = grant.expiresAt - 60_000;
     for (let i = 0; i < 4; i++) {
       const altered = [...parts];
-      altered[i] = i === 3 ? String(Number(parts[3]) + 3600) : parts[i].replace(/.$/, (last) => (last === '1' ? '2' : '1'));
+      altered[i] =
+        i === 3 ? String(Number(parts[3]) + 3600) : parts[i].replace(/.$/, (last) => (last === '1' ? '2' : '1'));
       expect(verifyContentGrant(key, altered.join('.'), now)).toBeNull();
     }
     expect(verifyContentGrant(Buffer.alloc(32, 8), token, now)).toBeNull();

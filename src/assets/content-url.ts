@@ -28,7 +28,9 @@ function signature(key: Buffer, fields: string): string {
  * expires, so it is short-lived and names exactly one asset.
  */
 export function signContentGrant(key: Buffer, grant: ContentGrant): string {
-  const fields = [grant.assetId, grant.accountId, grant.projectId, String(Math.floor(grant.expiresAt / 1000))].join('.');
+  const fields = [grant.assetId, grant.accountId, grant.projectId, String(Math.floor(grant.expiresAt / 1000))].join(
+    '.',
+  );
   return `${fields}.${signature(key, fields)}`;
 }
 

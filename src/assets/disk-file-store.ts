@@ -66,4 +66,3 @@ export class DiskFileStore extends FileStore {
     return join(this.directory, id);
   }
 }
-

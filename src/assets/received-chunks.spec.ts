@@ -13,10 +13,18 @@ async function receive(parts: Buffer[], onChunk: (chunk: Buffer) => void): Promi
   try {
     const { port } = server.address() as AddressInfo;
     await new Promise<void>((done, fail) => {
-      const sent = request({ port, host: '127.0.0.1', method: 'PATCH', headers: { 'content-length': parts.reduce((n, part) => n + part.length, 0) } }, (answer) => {
-        answer.resume();
-        answer.on('end', done);
-      });
+      const sent = request(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'PATCH',
+          headers: { 'content-length': parts.reduce((n, part) => n + part.length, 0) },
+        },
+        (answer) => {
+          answer.resume();
+          answer.on('end', done);
+        },
+      );
       sent.on('error', fail);
       for (const part of parts) sent.write(part);
       sent.end();

@@ -31,7 +31,12 @@ export function installedTusServer(): string {
 let releasing: boolean | undefined;
 
 function releases(): boolean {
-  releasing ??= patchApplies('Release of written upload chunks', '@tus/server', RELEASE_WRITTEN_FOR, installedTusServer());
+  releasing ??= patchApplies(
+    'Release of written upload chunks',
+    '@tus/server',
+    RELEASE_WRITTEN_FOR,
+    installedTusServer(),
+  );
   return releasing;
 }
 

@@ -75,9 +75,22 @@ export class S3AssetStorage extends AssetStorage {
     // Reads and small writes also fail when no answer has begun within 60 s, however long they
     // waited for a free socket (which no socket timeout watches). Not the upload's parts: their
     // answer comes only once the whole part is sent.
-    this.client = new S3Client({ ...config, requestHandler: { connectionTimeout: 10_000, socketTimeout: 30_000, requestTimeout: 60_000, throwOnRequestTimeout: true } });
+    this.client = new S3Client({
+      ...config,
+      requestHandler: {
+        connectionTimeout: 10_000,
+        socketTimeout: 30_000,
+        requestTimeout: 60_000,
+        throwOnRequestTimeout: true,
+      },
+    });
     // Expiry tags need a bucket lifecycle rule; the service's own sweep removes expired uploads instead.
-    this.datastore = new S3Store({ s3ClientConfig: { ...config, bucket: options.bucket }, expirationPeriodInMilliseconds: expirationMs, useTags: false, cache: new NoCache() });
+    this.datastore = new S3Store({
+      s3ClientConfig: { ...config, bucket: options.bucket },
+      expirationPeriodInMilliseconds: expirationMs,
+      useTags: false,
+      cache: new NoCache(),
+    });
   }
 
   read(id: string, range?: ByteRange): Readable {
@@ -117,7 +130,10 @@ export class S3AssetStorage extends AssetStorage {
     await this.client.send(
       new DeleteObjectsCommand({
         Bucket: this.bucket,
-        Delete: { Objects: [id, `${id}.info`, `${id}.part`, this.derivedKey(id, 'thumbnail')].map((Key) => ({ Key })), Quiet: true },
+        Delete: {
+          Objects: [id, `${id}.info`, `${id}.part`, this.derivedKey(id, 'thumbnail')].map((Key) => ({ Key })),
+          Quiet: true,
+        },
       }),
     );
   }
@@ -131,13 +147,15 @@ export class S3AssetStorage extends AssetStorage {
     const output = new PassThrough();
     const abort = new AbortController();
     output.once('close', () => abort.abort());
-    this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }), { abortSignal: abort.signal }).then(
-      ({ Body }) => {
-        if (output.destroyed) return (Body as Readable | undefined)?.destroy();
-        pipeline(Body as Readable, output).catch((error: Error) => output.destroy(error));
-      },
-      (error: Error) => output.destroy(error),
-    );
+    this.client
+      .send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }), { abortSignal: abort.signal })
+      .then(
+        ({ Body }) => {
+          if (output.destroyed) return (Body as Readable | undefined)?.destroy();
+          pipeline(Body as Readable, output).catch((error: Error) => output.destroy(error));
+        },
+        (error: Error) => output.destroy(error),
+      );
     return output;
   }
 

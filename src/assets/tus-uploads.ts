@@ -101,7 +101,12 @@ export function sameCors(answer: Response, response: Pick<ServerResponse, 'getHe
   const tusExposed = answer.headers.get('access-control-expose-headers');
   for (const name of [...answer.headers.keys()]) if (name.startsWith('access-control-')) answer.headers.delete(name);
   if (response.getHeader('access-control-allow-origin') !== undefined && tusExposed) {
-    const exposed = new Set([String(response.getHeader('access-control-expose-headers') ?? ''), tusExposed].flatMap((list) => list.split(',')).map((name) => name.trim()).filter(Boolean));
+    const exposed = new Set(
+      [String(response.getHeader('access-control-expose-headers') ?? ''), tusExposed]
+        .flatMap((list) => list.split(','))
+        .map((name) => name.trim())
+        .filter(Boolean),
+    );
     answer.headers.set('Access-Control-Expose-Headers', [...exposed].join(', '));
   }
   return answer;
@@ -159,7 +164,9 @@ export class TusUploads implements OnModuleDestroy {
     let answered: Promise<void>;
     try {
       const server = this.tusServer();
-      answered = server.handleWeb(uploadRequest(request, response)).then((answer) => srvx.load().sendNodeResponse(response, sameCors(answer, response)));
+      answered = server
+        .handleWeb(uploadRequest(request, response))
+        .then((answer) => srvx.load().sendNodeResponse(response, sameCors(answer, response)));
     } catch (error) {
       answered = Promise.reject(error as Error);
     }

@@ -37,7 +37,12 @@ export class UploadsController {
     await this.upload(found.scope, found.asset, request, reply);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   /** With the API's credentials: the upload is a change of the asset, so it needs what changing it needs (`editor` in its channel). */
   @All('assets/:assetId/upload')
   async uploadAsset(
@@ -65,7 +70,8 @@ export class UploadsController {
 
     // From here the tus server writes the answer on the raw response, which first takes the headers
     // every answer carries (request id, nosniff, CORS, rate limit): Fastify would send them only with its own reply.
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
     await this.tus.handle(request.raw, reply.raw);
     const status = reply.raw.statusCode;

@@ -5,7 +5,9 @@ import { AUDIT_ACTIONS } from './audit-entry.schema';
 
 /** The actions a paragraph of the docs lists, `area.a|b` written out as `area.a` and `area.b`. */
 function listedActions(paragraph: string): string[] {
-  return [...paragraph.matchAll(/`([a-z_]+)\.([a-z_|]+)`/g)].flatMap(([, area, verbs]) => verbs.split('|').map((verb) => `${area}.${verb}`));
+  return [...paragraph.matchAll(/`([a-z_]+)\.([a-z_|]+)`/g)].flatMap(([, area, verbs]) =>
+    verbs.split('|').map((verb) => `${area}.${verb}`),
+  );
 }
 
 describe('the audit actions', () => {

@@ -24,7 +24,10 @@ export class AuditChainsRepository {
    * this one also anchors the chain at it.
    */
   async advanceHead(accountId: string, sequence: number, hash: string, previousHash: string): Promise<void> {
-    const moved = await this.records.updateOne({ _id: accountId, headSequence: { $lt: sequence } }, { $set: { headSequence: sequence, headHash: hash } });
+    const moved = await this.records.updateOne(
+      { _id: accountId, headSequence: { $lt: sequence } },
+      { $set: { headSequence: sequence, headHash: hash } },
+    );
     if (moved.matched > 0) return;
     try {
       const anchor = sequence === 1 ? { anchorSequence: 1, anchorPreviousHash: previousHash } : {};
@@ -32,18 +35,36 @@ export class AuditChainsRepository {
     } catch (error) {
       // The head is there already, at this entry or past it: put there by the append after this one, which does not anchor.
       if (!isDuplicateKey(error)) throw error;
-      if (sequence === 1) await this.records.updateOne({ _id: accountId, anchorSequence: null }, { $set: { anchorSequence: 1, anchorPreviousHash: previousHash } });
+      if (sequence === 1)
+        await this.records.updateOne(
+          { _id: accountId, anchorSequence: null },
+          { $set: { anchorSequence: 1, anchorPreviousHash: previousHash } },
+        );
     }
   }
 
   /** Retention moved the start of the chain: entries before `sequence` are gone, the first kept follows `previousHash`. */
-  async anchor(accountId: string, sequence: number, previousHash: string, head: { sequence: number; hash: string }): Promise<void> {
+  async anchor(
+    accountId: string,
+    sequence: number,
+    previousHash: string,
+    head: { sequence: number; hash: string },
+  ): Promise<void> {
     try {
-      await this.records.insert({ _id: accountId, headSequence: head.sequence, headHash: head.hash, anchorSequence: sequence, anchorPreviousHash: previousHash });
+      await this.records.insert({
+        _id: accountId,
+        headSequence: head.sequence,
+        headHash: head.hash,
+        anchorSequence: sequence,
+        anchorPreviousHash: previousHash,
+      });
       return;
     } catch (error) {
       if (!isDuplicateKey(error)) throw error;
     }
-    await this.records.updateOne({ _id: accountId }, { $set: { anchorSequence: sequence, anchorPreviousHash: previousHash } });
+    await this.records.updateOne(
+      { _id: accountId },
+      { $set: { anchorSequence: sequence, anchorPreviousHash: previousHash } },
+    );
   }
 }

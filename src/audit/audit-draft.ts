@@ -41,7 +41,8 @@ export interface AuditDraft extends AuditContext {
 export function changesOf(before: Record<string, unknown>, after: Record<string, unknown>): AuditChanges | null {
   const changes: AuditChanges = {};
   for (const field of Object.keys(after)) {
-    if (JSON.stringify(before[field]) !== JSON.stringify(after[field])) changes[field] = [before[field] ?? null, after[field] ?? null];
+    if (JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+      changes[field] = [before[field] ?? null, after[field] ?? null];
   }
   return Object.keys(changes).length > 0 ? changes : null;
 }

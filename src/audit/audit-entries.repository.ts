@@ -52,7 +52,10 @@ export class AuditEntriesRepository {
 
   /** Newest first, `limit + 1` entries before the cursor's sequence, matching the filters. */
   page(accountId: string, filters: AuditFilters, limit: number, beforeSequence?: number): Promise<AuditEntry[]> {
-    return this.records.find(this.conditions(accountId, filters, beforeSequence), { sort: { sequence: -1 }, limit: limit + 1 });
+    return this.records.find(this.conditions(accountId, filters, beforeSequence), {
+      sort: { sequence: -1 },
+      limit: limit + 1,
+    });
   }
 
   findByEntryId(accountId: string, entryId: string): Promise<AuditEntry | null> {
@@ -65,18 +68,27 @@ export class AuditEntriesRepository {
    * batch that a read per batch asked for.
    */
   each(accountId: string, filters: AuditFilters = {}): AsyncIterable<AuditEntry> {
-    return this.records.aggregateEach<AuditEntry>([{ $match: this.conditions(accountId, filters) }, { $sort: { sequence: 1 } }], 500);
+    return this.records.aggregateEach<AuditEntry>(
+      [{ $match: this.conditions(accountId, filters) }, { $sort: { sequence: 1 } }],
+      500,
+    );
   }
 
   /** The accounts holding an entry older than `cutoff`. */
   async accountsWithEntriesBefore(cutoff: Date): Promise<string[]> {
-    const rows = await this.records.aggregate<{ _id: Types.ObjectId }>([{ $match: { occurredAt: { $lt: cutoff } } }, { $group: { _id: '$accountId' } }]);
+    const rows = await this.records.aggregate<{ _id: Types.ObjectId }>([
+      { $match: { occurredAt: { $lt: cutoff } } },
+      { $group: { _id: '$accountId' } },
+    ]);
     return rows.map((row) => String(row._id));
   }
 
   /** The account's lowest-numbered entry that occurred at or after `since`, or null. */
   firstSince(accountId: string, since: Date): Promise<AuditEntry | null> {
-    return this.records.findOne({ accountId: new Types.ObjectId(accountId), occurredAt: { $gte: since } }, { sort: { sequence: 1 } });
+    return this.records.findOne(
+      { accountId: new Types.ObjectId(accountId), occurredAt: { $gte: since } },
+      { sort: { sequence: 1 } },
+    );
   }
 
   /** Drops the account's entries numbered below `sequence`: retention cuts the start of the chain, never a piece of it. */
@@ -89,7 +101,11 @@ export class AuditEntriesRepository {
     if (filters.action) conditions.action = filters.action;
     if (filters.actorId) conditions['actor.id'] = filters.actorId;
     if (filters.projectId) conditions.projectId = filters.projectId;
-    if (filters.from || filters.to) conditions.occurredAt = { ...(filters.from ? { $gte: filters.from } : {}), ...(filters.to ? { $lte: filters.to } : {}) };
+    if (filters.from || filters.to)
+      conditions.occurredAt = {
+        ...(filters.from ? { $gte: filters.from } : {}),
+        ...(filters.to ? { $lte: filters.to } : {}),
+      };
     if (beforeSequence !== undefined) conditions.sequence = { $lt: beforeSequence };
     return conditions;
   }

@@ -32,6 +32,9 @@ export class AuditIntentsRepository {
 
   /** Intents older than `cutoff` (and written at or after `from`), oldest first. */
   olderThan(cutoff: Date, limit: number, from?: Date): Promise<AuditIntent[]> {
-    return this.records.find({ createdAt: { $lt: cutoff, ...(from ? { $gte: from } : {}) } }, { sort: { createdAt: 1 }, limit });
+    return this.records.find(
+      { createdAt: { $lt: cutoff, ...(from ? { $gte: from } : {}) } },
+      { sort: { createdAt: 1 }, limit },
+    );
   }
 }

@@ -25,13 +25,20 @@ export class AuditLogController {
   })
   @ApiOkResponse({ type: AuditLogResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  listAuditLogEntries(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string, @Query() query: AuditLogQuery): Promise<AuditLogResponse> {
+  listAuditLogEntries(
+    @UserId() userId: string,
+    @Param('accountId', ParseObjectIdPipe) accountId: string,
+    @Query() query: AuditLogQuery,
+  ): Promise<AuditLogResponse> {
     return this.log.page(accountId, userId, query, query.limit, query.startingAfter);
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get('export')
-  @ApiOperation({ summary: "Export an account's audit log", description: `Oldest first, streamed as JSON lines or CSV, with the list's filters. ${ADMINS}` })
+  @ApiOperation({
+    summary: "Export an account's audit log",
+    description: `Oldest first, streamed as JSON lines or CSV, with the list's filters. ${ADMINS}`,
+  })
   @ApiOkResponse({
     description: 'One entry a line (CSV: a header row first)',
     content: { 'application/x-ndjson': { schema: { type: 'string' } }, 'text/csv': { schema: { type: 'string' } } },
@@ -46,20 +53,33 @@ export class AuditLogController {
     const lines = this.log.export(accountId, userId, query, query.format);
     // The access check runs before the first byte: a refusal is an ordinary error answer.
     const first = await lines.next();
-    reply.header('content-type', query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+    reply.header(
+      'content-type',
+      query.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
+    );
     reply.header('content-disposition', `attachment; filename="audit-log-${accountId}.${query.format}"`);
-    await reply.send(Readable.from((async function* () {
-      if (!first.done) yield first.value;
-      yield* lines;
-    })()));
+    await reply.send(
+      Readable.from(
+        (async function* () {
+          if (!first.done) yield first.value;
+          yield* lines;
+        })(),
+      ),
+    );
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get('verify')
-  @ApiOperation({ summary: "Verify an account's audit log", description: `Walks the chain: numbers without gaps, each hash recomputed. ${ADMINS}` })
+  @ApiOperation({
+    summary: "Verify an account's audit log",
+    description: `Walks the chain: numbers without gaps, each hash recomputed. ${ADMINS}`,
+  })
   @ApiOkResponse({ type: AuditVerifyResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  verifyAuditLog(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string): Promise<AuditVerifyResponse> {
+  verifyAuditLog(
+    @UserId() userId: string,
+    @Param('accountId', ParseObjectIdPipe) accountId: string,
+  ): Promise<AuditVerifyResponse> {
     return this.log.verify(accountId, userId);
   }
 }

@@ -8,7 +8,24 @@ import type { AuditEntryResponse } from './dto/audit-entry.response';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 const ADMINS_ONLY = 'The audit log is for the account admins and its owner';
-const CSV_COLUMNS = ['sequence', 'id', 'occurredAt', 'action', 'actorType', 'actorId', 'actorLabel', 'targetType', 'targetId', 'targetLabel', 'projectId', 'changes', 'ip', 'userAgent', 'requestId', 'hash'];
+const CSV_COLUMNS = [
+  'sequence',
+  'id',
+  'occurredAt',
+  'action',
+  'actorType',
+  'actorId',
+  'actorLabel',
+  'targetType',
+  'targetId',
+  'targetLabel',
+  'projectId',
+  'changes',
+  'ip',
+  'userAgent',
+  'requestId',
+  'hash',
+];
 
 /** Reading an account's audit log: admins and the owner only; another account is as absent as a missing one. */
 @Injectable()
@@ -27,14 +44,36 @@ export class AuditLogService {
   }
 
   /** Every matching entry, oldest first, as JSON lines or CSV rows, one at a time. */
-  async *export(accountId: string, userId: string, filters: AuditFilters, format: 'jsonl' | 'csv'): AsyncGenerator<string> {
+  async *export(
+    accountId: string,
+    userId: string,
+    filters: AuditFilters,
+    format: 'jsonl' | 'csv',
+  ): AsyncGenerator<string> {
     await this.requireAdmin(accountId, userId);
     if (format === 'csv') yield `${CSV_COLUMNS.map(csvCell).join(',')}\n`;
     for await (const entry of this.entries.each(accountId, filters)) {
       const view = toEntryResponse(entry);
       if (format === 'jsonl') yield `${JSON.stringify(view)}\n`;
       else {
-        const cells = [view.sequence, view.id, view.occurredAt, view.action, view.actor.type, view.actor.id, view.actor.label, view.target.type, view.target.id, view.target.label, view.projectId, view.changes ? JSON.stringify(view.changes) : null, view.ip, view.userAgent, view.requestId, view.hash];
+        const cells = [
+          view.sequence,
+          view.id,
+          view.occurredAt,
+          view.action,
+          view.actor.type,
+          view.actor.id,
+          view.actor.label,
+          view.target.type,
+          view.target.id,
+          view.target.label,
+          view.projectId,
+          view.changes ? JSON.stringify(view.changes) : null,
+          view.ip,
+          view.userAgent,
+          view.requestId,
+          view.hash,
+        ];
         yield `${cells.map(csvCell).join(',')}\n`;
       }
     }
@@ -44,7 +83,6 @@ export class AuditLogService {
     await this.requireAdmin(accountId, userId);
     return this.trail.verify(accountId);
   }
-
 
   /**
    * An admin or the owner of the account, whichever account the caller's token acts in, as the other

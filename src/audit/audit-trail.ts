@@ -106,7 +106,12 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Runs the audited action; its entry is appended when, and only when, it succeeded. */
-  async record<T>(context: AuditContext, input: AuditInput, expect: AuditExpectation, action: () => Promise<T>): Promise<T> {
+  async record<T>(
+    context: AuditContext,
+    input: AuditInput,
+    expect: AuditExpectation,
+    action: () => Promise<T>,
+  ): Promise<T> {
     const draft = await this.draft(context, input);
     // An intent there already is an earlier run's of the same action, which this run must not drop.
     const own = await this.intents.insert(draft, expect);
@@ -164,7 +169,8 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
    * account with no stored head (its log predates heads) and no entry number 1 has its entries sorted.
    */
   private async findHead(accountId: string, after?: ChainHead | null): Promise<ChainHead | null> {
-    let found: ChainHead | null = after ?? (await this.storedHead(accountId)) ?? (await this.entries.atSequence(accountId, 1));
+    let found: ChainHead | null =
+      after ?? (await this.storedHead(accountId)) ?? (await this.entries.atSequence(accountId, 1));
     if (!found) found = await this.entries.newest(accountId);
     if (!found) return null;
     let missing: number | undefined;
@@ -205,7 +211,8 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
           return 'undecided' as const;
         });
         if (verdict === 'undecided') continue;
-        if (verdict === 'happened') await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
+        if (verdict === 'happened')
+          await this.append({ ...intent.draft, occurredAt: new Date(intent.draft.occurredAt) });
         await this.intents.remove(intent._id);
         settled++;
       }
@@ -235,7 +242,10 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
         (previousHash === undefined || entry.previousHash === previousHash) &&
         hashOf(storedFields(entry)) === entry.hash &&
         (entry.sequence !== chain?.headSequence || entry.hash === chain.headHash);
-      if (!intact) return broken(expectedSequence !== undefined && entry.sequence > expectedSequence ? expectedSequence : entry.sequence);
+      if (!intact)
+        return broken(
+          expectedSequence !== undefined && entry.sequence > expectedSequence ? expectedSequence : entry.sequence,
+        );
       checked++;
       expectedSequence = entry.sequence + 1;
       previousHash = entry.hash;
@@ -258,7 +268,9 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
       const newest = await this.findHead(accountId);
       if (!newest) continue;
       const kept = await this.entries.firstSince(accountId, cutoff);
-      const start = kept ? { sequence: kept.sequence, previousHash: kept.previousHash } : { sequence: newest.sequence + 1, previousHash: newest.hash };
+      const start = kept
+        ? { sequence: kept.sequence, previousHash: kept.previousHash }
+        : { sequence: newest.sequence + 1, previousHash: newest.hash };
       await this.chains.anchor(accountId, start.sequence, start.previousHash, newest);
       removed += await this.entries.deleteBefore(accountId, start.sequence);
     }
@@ -279,7 +291,15 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
     }
     const { changes, ...rest } = input;
     const { entryId = `aud_${randomUUID()}`, ...fields } = rest;
-    return { entryId, occurredAt: new Date(), projectId: null, ...context, actor, ...fields, changes: changes ? JSON.stringify(changes) : null };
+    return {
+      entryId,
+      occurredAt: new Date(),
+      projectId: null,
+      ...context,
+      actor,
+      ...fields,
+      changes: changes ? JSON.stringify(changes) : null,
+    };
   }
 
   private async verdict(intent: AuditIntent): Promise<'happened' | 'not-happened' | 'undecided'> {
@@ -288,7 +308,11 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
     if (!intent.draft.projectId) throw new Error(`Audit intent ${intent._id} names a refund but no project`);
     // Resolved here, not at start: payments records to this log, and an application without payments never writes a refund's intent.
     const settlements = this.modules.get(RefundSettlements, { strict: false });
-    const state = await settlements.refundState(scopeOfRecord({ accountId: intent.draft.accountId, projectId: intent.draft.projectId }), refund.paymentId, refund.refundId);
+    const state = await settlements.refundState(
+      scopeOfRecord({ accountId: intent.draft.accountId, projectId: intent.draft.projectId }),
+      refund.paymentId,
+      refund.refundId,
+    );
     return state === 'applied' ? 'happened' : state === 'pending' ? 'undecided' : 'not-happened';
   }
 
@@ -296,7 +320,10 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
     const record = await this.probe.find(expect.collection, expect.id);
     if (expect.exists === false) return record === null;
     if (!record) return false;
-    return hasFields(record, expect.fields ?? {}) && (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined);
+    return (
+      hasFields(record, expect.fields ?? {}) &&
+      (expect.present ?? []).every((field) => record[field] !== null && record[field] !== undefined)
+    );
   }
 }
 
@@ -306,13 +333,19 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
  */
 function refundOf(expect: AuditExpectation): RefundExpectation['refund'] | null {
   if ('refund' in expect) return expect.refund;
-  const earlier = expect as RecordExpectation & { listed?: { refundIds?: string }; undecidedWhile?: { collection: string; id: string } };
-  if (earlier.collection === 'payments' && earlier.listed?.refundIds) return { paymentId: earlier.id, refundId: earlier.listed.refundIds };
+  const earlier = expect as RecordExpectation & {
+    listed?: { refundIds?: string };
+    undecidedWhile?: { collection: string; id: string };
+  };
+  if (earlier.collection === 'payments' && earlier.listed?.refundIds)
+    return { paymentId: earlier.id, refundId: earlier.listed.refundIds };
   return null;
 }
 
 function hasFields(record: Record<string, unknown>, fields: Record<string, unknown>): boolean {
-  return Object.entries(fields).every(([field, value]) => JSON.stringify(record[field] ?? null) === JSON.stringify(value ?? null));
+  return Object.entries(fields).every(
+    ([field, value]) => JSON.stringify(record[field] ?? null) === JSON.stringify(value ?? null),
+  );
 }
 
 type Chained = ReturnType<typeof entryFields> & { sequence: number; previousHash: string };
@@ -335,10 +368,17 @@ function entryFields(draft: AuditDraft) {
 
 /** The fields a stored entry's hash covers, read back as stored. */
 function storedFields(entry: AuditEntry): Chained {
-  return { ...entryFields({ ...entry, accountId: String(entry.accountId) } as unknown as AuditDraft), sequence: entry.sequence, previousHash: entry.previousHash };
+  return {
+    ...entryFields({ ...entry, accountId: String(entry.accountId) } as unknown as AuditDraft),
+    sequence: entry.sequence,
+    previousHash: entry.previousHash,
+  };
 }
 
 function hashOf(entry: Chained): string {
   const { previousHash, ...fields } = entry;
-  return createHash('sha256').update(previousHash).update(canonicalJson({ ...fields, accountId: String(fields.accountId) })).digest('hex');
+  return createHash('sha256')
+    .update(previousHash)
+    .update(canonicalJson({ ...fields, accountId: String(fields.accountId) }))
+    .digest('hex');
 }

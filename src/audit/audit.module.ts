@@ -31,7 +31,14 @@ import { AuditTrail } from './audit-trail';
     ]),
   ],
   controllers: [AuditLogController],
-  providers: [AuditEntriesRepository, AuditIntentsRepository, AuditChainsRepository, AuditTrail, AuditLogService, RecordProbe],
+  providers: [
+    AuditEntriesRepository,
+    AuditIntentsRepository,
+    AuditChainsRepository,
+    AuditTrail,
+    AuditLogService,
+    RecordProbe,
+  ],
   exports: [AuditTrail],
 })
 export class AuditModule {}

@@ -21,7 +21,10 @@ const SIGNUP_LINKS = {
     operationId: 'changeMemberRole',
     parameters: { accountId: '$response.body#/data/account/id', userId: '$response.body#/data/user/id' },
   },
-  RemoveMember: { operationId: 'removeMember', parameters: { accountId: '$response.body#/data/account/id', userId: '$response.body#/data/user/id' } },
+  RemoveMember: {
+    operationId: 'removeMember',
+    parameters: { accountId: '$response.body#/data/account/id', userId: '$response.body#/data/user/id' },
+  },
   TransferOwnership: {
     operationId: 'transferOwnership',
     parameters: { accountId: '$response.body#/data/account/id' },
@@ -61,7 +64,10 @@ export class AuthController {
       "the inviting account with the invitation's role instead. `defaultCompany` is that account. Signups are limited per " +
       'client address (429 beyond the limit).',
   })
-  @ApiBody({ type: SignupDto, examples: { newAccount: { summary: 'A new account of your own', value: SIGNUP_EXAMPLE } } })
+  @ApiBody({
+    type: SignupDto,
+    examples: { newAccount: { summary: 'A new account of your own', value: SIGNUP_EXAMPLE } },
+  })
   @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signup(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
@@ -72,7 +78,10 @@ export class AuthController {
   @Post('signup')
   @Idempotent()
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
-  @ApiBody({ type: SignupDto, examples: { newAccount: { summary: 'A new account of your own', value: SIGNUP_EXAMPLE } } })
+  @ApiBody({
+    type: SignupDto,
+    examples: { newAccount: { summary: 'A new account of your own', value: SIGNUP_EXAMPLE } },
+  })
   @ApiCreatedResponse({ type: SignupResponse, links: SIGNUP_LINKS })
   @ApiErrorResponses(400, 403, 409, 413, 415, 429, 500, 503)
   signupAlias(@Body() dto: SignupDto, @Req() request: FastifyRequest): Promise<SignupResponse> {
@@ -94,7 +103,10 @@ export class AuthController {
       "count toward the user's own limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`). A login from an address new for the email " +
       "is mailed to the user. The token acts in `accountId` (default: the user's defaultCompany); not a member of it: 403.",
   })
-  @ApiBody({ type: LoginDto, examples: { defaultAccount: { summary: 'Into your default account', value: LOGIN_EXAMPLE } } })
+  @ApiBody({
+    type: LoginDto,
+    examples: { defaultAccount: { summary: 'Into your default account', value: LOGIN_EXAMPLE } },
+  })
   @ApiOkResponse({ type: LoginResponse })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   login(@Body() dto: LoginDto, @Req() request: FastifyRequest): Promise<LoginResponse> {

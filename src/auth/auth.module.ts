@@ -56,11 +56,7 @@ import { EmailLinksService } from './email-links/email-links.service';
     }),
   ],
   controllers: [AuthController, EmailLinksController],
-  providers: [
-    AuthService,
-    EmailLinksRepository,
-    EmailLinksService,
-  ],
+  providers: [AuthService, EmailLinksRepository, EmailLinksService],
   // The access module verifies the tokens this module signs.
   exports: [JwtModule],
 })

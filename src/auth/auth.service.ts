@@ -1,7 +1,14 @@
 import type { AuditOrigin } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, ForbiddenException, HttpException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ForbiddenException,
+  HttpException,
+  Inject,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import * as bcrypt from 'bcrypt';
@@ -46,7 +53,11 @@ export class AuthService {
    * invitation is checked before anything is written. A refused signup (4xx) leaves the client's
    * signup limit as it was (see AttemptLimiter).
    */
-  async signup(dto: SignupDto, client: string, origin: AuditOrigin = { ip: client, userAgent: null, requestId: null }): Promise<SignupResponse> {
+  async signup(
+    dto: SignupDto,
+    client: string,
+    origin: AuditOrigin = { ip: client, userAgent: null, requestId: null },
+  ): Promise<SignupResponse> {
     const attempt = await this.attempts.beginSignup(client);
     try {
       return await this.createSignedUp(dto, origin);
@@ -74,7 +85,13 @@ export class AuthService {
     const audit = { actor: { type: 'user', id: userId, label: user.email }, ...origin };
     const account = invitation
       ? await this.joinOrUndo(audit, invitation, userId)
-      : await this.accounts.create(audit, userId, dto.accountName ?? `${user.firstName} ${user.lastName}`, dto.accountType ?? 'developer', role);
+      : await this.accounts.create(
+          audit,
+          userId,
+          dto.accountName ?? `${user.firstName} ${user.lastName}`,
+          dto.accountType ?? 'developer',
+          role,
+        );
     const updated = (await this.users.setDefaultCompany(userId, account.id)) ?? user;
     await this.emailLinks.sendVerification(updated);
     return { message: 'User created', data: { user: toUserResponse(updated, account.role), account } };
@@ -86,12 +103,23 @@ export class AuthService {
    * assurance the sign-in proved. A login into an account is in that account's audit log
    * (`user.logged_in`): the token is issued once it is.
    */
-  async login(dto: LoginDto, client: string, userAgent: string | null = null, requestId: string | null = null): Promise<LoginResponse> {
+  async login(
+    dto: LoginDto,
+    client: string,
+    userAgent: string | null = null,
+    requestId: string | null = null,
+  ): Promise<LoginResponse> {
     const origin: AuditOrigin = { ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId };
     const { user, assurance, credentialsAt } = await this.sessions.verifyCredentials(dto, origin);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
     const issuedAt = await this.sessions.signedIn(user, origin);
-    const claims: AccessTokenClaims = { sub: String(user._id), acc: account?.id ?? null, asr: assurance, ims: issuedAt.getTime(), cav: credentialsAt };
+    const claims: AccessTokenClaims = {
+      sub: String(user._id),
+      acc: account?.id ?? null,
+      asr: assurance,
+      ims: issuedAt.getTime(),
+      cav: credentialsAt,
+    };
     if (account) {
       const party = { type: 'user', id: String(user._id), label: user.email };
       await this.trail.appendNow(
@@ -151,7 +179,9 @@ export class AuthService {
 
   private async checkInvitation(dto: SignupDto, token: string): Promise<Invitation> {
     if (dto.accountType !== undefined || dto.accountName !== undefined) {
-      throw new BadRequestException('accountType and accountName cannot be given with an invitationToken: the account is the inviting one');
+      throw new BadRequestException(
+        'accountType and accountName cannot be given with an invitationToken: the account is the inviting one',
+      );
     }
     const invitation = await this.invitations.check(token, dto.email);
     if (dto.role !== undefined && dto.role !== invitation.role) {

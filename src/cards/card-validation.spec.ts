@@ -33,7 +33,8 @@ describe('passesLuhn', () => {
   });
 
   it('every number of the test-card table passes', () => {
-    for (const number of TEST_CARDS.keys()) expect({ number, luhn: passesLuhn(number) }).toEqual({ number, luhn: true });
+    for (const number of TEST_CARDS.keys())
+      expect({ number, luhn: passesLuhn(number) }).toEqual({ number, luhn: true });
   });
 });
 
@@ -60,7 +61,11 @@ describe('test-card table', () => {
 
 describe('checkCardNumber', () => {
   it('accepts a test card with spaces and dashes', () => {
-    expect(checkCardNumber('4242-4242 4242-4242')).toMatchObject({ ok: true, number: '4242424242424242', card: { brand: 'visa' } });
+    expect(checkCardNumber('4242-4242 4242-4242')).toMatchObject({
+      ok: true,
+      number: '4242424242424242',
+      card: { brand: 'visa' },
+    });
   });
 
   it('a checksum failure is an invalid number, not a refused real card', () => {
@@ -125,8 +130,12 @@ describe('checkNewCard', () => {
   it('wants 4 digits of cvc for American Express and 3 for the others', () => {
     const amex = { ...valid, cardNumber: '3782 822463 10005' };
     expect(checkNewCard({ ...amex, cvc: '1234' }, NOW).card?.card.brand).toBe('amex');
-    expect(checkNewCard({ ...amex, cvc: '123' }, NOW).errors).toEqual([{ field: 'cvc', messages: ['cvc must be 4 digits for American Express'] }]);
-    expect(checkNewCard({ ...valid, cvc: '1234' }, NOW).errors).toEqual([{ field: 'cvc', messages: ['cvc must be 3 digits for this card'] }]);
+    expect(checkNewCard({ ...amex, cvc: '123' }, NOW).errors).toEqual([
+      { field: 'cvc', messages: ['cvc must be 4 digits for American Express'] },
+    ]);
+    expect(checkNewCard({ ...valid, cvc: '1234' }, NOW).errors).toEqual([
+      { field: 'cvc', messages: ['cvc must be 3 digits for this card'] },
+    ]);
   });
 
   it('reports every failing field together', () => {

@@ -116,7 +116,8 @@ export function checkExpiry(
   const errors: FieldError[] = [];
   const expMonth = parseExpMonth(rawMonth);
   const expYear = parseExpYear(rawYear);
-  if (expMonth === null) errors.push({ field: 'expMonth', messages: ['expMonth must be a month from 1 to 12 ("4" or "04")'] });
+  if (expMonth === null)
+    errors.push({ field: 'expMonth', messages: ['expMonth must be a month from 1 to 12 ("4" or "04")'] });
   if (expYear === null) errors.push({ field: 'expYear', messages: ['expYear must be a year of 2 or 4 digits'] });
   if (expMonth === null || expYear === null) return { errors };
   const problem = expiryProblem(expMonth, expYear, now);

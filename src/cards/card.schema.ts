@@ -3,7 +3,14 @@ import { schemaOptions } from '../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 import { recordsEvents } from '../tenancy/outbox.plugin';
-import { CARD_BRANDS, CARD_FAILURE_CODES, CARD_FUNDING, type CardBrand, type CardFailureCode, type CardFunding } from './test-cards';
+import {
+  CARD_BRANDS,
+  CARD_FAILURE_CODES,
+  CARD_FUNDING,
+  type CardBrand,
+  type CardFailureCode,
+  type CardFunding,
+} from './test-cards';
 
 /**
  * A saved test card. The card number and the CVC are never stored: only what can be shown (brand,

@@ -18,9 +18,13 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 export class CardsController {
   constructor(private readonly cards: CardsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'cards',
+    assurance: 'accountMfa',
+  })
   @Post()
-
   @Idempotent()
   @ApiOperation({
     summary: 'Create a card (test mode)',
@@ -28,7 +32,7 @@ export class CardsController {
       'Also answers on `/v1/cards/`. Test mode only: `cardNumber` must be a designated test card number (for example ' +
       '4242424242424242, or 378282246310005 for American Express); a real card is refused with 400. `cardNumber`, ' +
       '`expMonth`, `expYear` and `cvc` are required (the original interface marks them optional, but a card cannot exist ' +
-      'without them). Without `customer` a new customer (email null) is created and returned as the card\'s `customer`; ' +
+      "without them). Without `customer` a new customer (email null) is created and returned as the card's `customer`; " +
       'an unknown `customer` is 400. A customer without a default card gets this card as its default. ' +
       'The number and the CVC are never stored or returned.',
   })
@@ -38,7 +42,12 @@ export class CardsController {
     return { data: await this.cards.create(scope, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'cards',
+    assurance: 'accountMfa',
+  })
   @Get()
   @ApiOperation({
     summary: "List a customer's cards",
@@ -52,7 +61,12 @@ export class CardsController {
     return this.cards.list(scope, query);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'cards',
+    assurance: 'accountMfa',
+  })
   @Get(':id')
   @ApiOperation({ summary: 'Get a card' })
   @ApiOkResponse({ type: CardEnvelope, description: 'The card' })
@@ -61,9 +75,13 @@ export class CardsController {
     return { data: await this.cards.get(scope, id) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'cards',
+    assurance: 'accountMfa',
+  })
   @Post(':id')
-
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -74,13 +92,21 @@ export class CardsController {
   })
   @ApiOkResponse({ type: CardEnvelope, description: 'The updated card' })
   @ApiErrorResponses(400, 401, 404, 409, 413, 415, 500, 503)
-  async updateCard(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCardDto): Promise<CardEnvelope> {
+  async updateCard(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: UpdateCardDto,
+  ): Promise<CardEnvelope> {
     return { data: await this.cards.update(scope, id, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'cards',
+    assurance: 'accountMfa',
+  })
   @Post(':id/default')
-
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -89,11 +115,19 @@ export class CardsController {
   })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer, with this card as defaultMethod' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async setDefaultCard(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CustomerEnvelope> {
+  async setDefaultCard(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<CustomerEnvelope> {
     return { data: await this.cards.setDefault(scope, id) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'cards', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'cards',
+    assurance: 'accountMfa',
+  })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a card',
@@ -101,7 +135,10 @@ export class CardsController {
   })
   @ApiOkResponse({ type: CardDeletedResponse, description: 'The card is gone' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async deleteCard(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CardDeletedResponse> {
+  async deleteCard(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<CardDeletedResponse> {
     await this.cards.delete(scope, id);
     return { id, deleted: true, message: 'Card deleted' };
   }

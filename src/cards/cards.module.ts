@@ -21,7 +21,13 @@ import { CardsPlatformListener } from './cards.platform-listener';
 @Module({
   imports: [MongooseModule.forFeature([{ name: Card.name, schema: CardSchema }]), CustomersModule],
   controllers: [CardsController],
-  providers: [CardsRepository, CardsService, CardsListener, CardsPlatformListener, { provide: PaymentMethodLookup, useExisting: CardsService }],
+  providers: [
+    CardsRepository,
+    CardsService,
+    CardsListener,
+    CardsPlatformListener,
+    { provide: PaymentMethodLookup, useExisting: CardsService },
+  ],
   exports: [CardsService, PaymentMethodLookup],
 })
 export class CardsModule {}

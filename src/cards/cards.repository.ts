@@ -41,7 +41,11 @@ export class CardsRepository {
   pageOfCustomer(scope: TenantScope, customerId: string, query: FinanceListQuery): Promise<Card[]> {
     const customer = toObjectId(customerId);
     if (!customer) return Promise.resolve([]);
-    return this.records.find(scope, { customer, ...olderThan(query.startingAfter) }, { sort: { _id: -1 }, limit: query.limit + 1 });
+    return this.records.find(
+      scope,
+      { customer, ...olderThan(query.startingAfter) },
+      { sort: { _id: -1 }, limit: query.limit + 1 },
+    );
   }
 
   /** The card with this id when it belongs to this customer; else null. */

@@ -28,7 +28,6 @@ export interface ChargeableCard {
 }
 const UNKNOWN_CUSTOMER = 'customer does not match an existing customer';
 
-
 /**
  * The saved cards of a platform project. Every method takes the request's scope first: a card or a
  * customer of another project is exactly as absent as one that does not exist.
@@ -105,11 +104,17 @@ export class CardsService implements PaymentMethodLookup {
   async update(scope: TenantScope, id: string, dto: UpdateCardDto): Promise<CardResponse> {
     const card = await this.findCard(scope, id);
     if (!card) throw new NotFoundException(CARD_NOT_FOUND);
-    if (dto.expMonth === undefined && dto.expYear === undefined) return toCardResponse(card, await this.isDefault(scope, card));
+    if (dto.expMonth === undefined && dto.expYear === undefined)
+      return toCardResponse(card, await this.isDefault(scope, card));
 
     const expiry = checkExpiry(dto.expMonth ?? String(card.expMonth), dto.expYear ?? String(card.expYear), new Date());
     if (!expiry.value) throw new RequestValidationException(expiry.errors);
-    const updated = await this.cards.updateExpiryIf(scope, id, { expMonth: card.expMonth, expYear: card.expYear }, expiry.value);
+    const updated = await this.cards.updateExpiryIf(
+      scope,
+      id,
+      { expMonth: card.expMonth, expYear: card.expYear },
+      expiry.value,
+    );
     if (!updated) {
       if (!(await this.cardExists(scope, id))) throw new NotFoundException(CARD_NOT_FOUND);
       throw new ConflictException('The card was changed by another request: retry');
@@ -148,7 +153,8 @@ export class CardsService implements PaymentMethodLookup {
     if (!defaultMethod || !isValidObjectId(defaultMethod)) return null;
     const card = await this.cards.findOfCustomer(scope, defaultMethod, customerId);
     if (!card) return null;
-    const failureCode = card.failureCode ?? (isExpired(card.expMonth, card.expYear, new Date()) ? 'expired_card' : null);
+    const failureCode =
+      card.failureCode ?? (isExpired(card.expMonth, card.expYear, new Date()) ? 'expired_card' : null);
     return { cardId: String(card._id), failureCode };
   }
 

@@ -23,7 +23,12 @@ export interface TestCard {
   failureCode: CardFailureCode | null;
 }
 
-const card = (brand: CardBrand, funding: CardFunding, country: string, failureCode: CardFailureCode | null = null): TestCard => ({
+const card = (
+  brand: CardBrand,
+  funding: CardFunding,
+  country: string,
+  failureCode: CardFailureCode | null = null,
+): TestCard => ({
   brand,
   funding,
   country,

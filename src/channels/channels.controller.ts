@@ -9,7 +9,12 @@ import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorat
 import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { ChannelsService } from './channels.service';
-import { ChannelCreatedResponse, ChannelDeletedResponse, ChannelResponse, ChannelUpdatedResponse } from './dto/channel.response';
+import {
+  ChannelCreatedResponse,
+  ChannelDeletedResponse,
+  ChannelResponse,
+  ChannelUpdatedResponse,
+} from './dto/channel.response';
 import { CreateChannelDto } from './dto/create-channel.dto';
 import { UpdateChannelDto } from './dto/update-channel.dto';
 import { Idempotent } from '../idempotency/idempotent.decorator';
@@ -19,9 +24,13 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 export class ChannelsController {
   constructor(private readonly channels: ChannelsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+  })
   @Post()
-
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -46,7 +55,12 @@ export class ChannelsController {
     return { message: 'Channel created', id: await this.channels.create(scope, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+  })
   @Get('client/:clientId')
   @ApiOperation({
     summary: "List a client's channels",
@@ -65,7 +79,12 @@ export class ChannelsController {
     return withTotalCount(reply, await this.channels.listByClient(scope, clientId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+  })
   @Get(':id')
   @ApiOperation({ summary: 'Get a channel' })
   @ApiOkResponse({ type: ChannelResponse, description: 'The channel' })
@@ -74,7 +93,13 @@ export class ChannelsController {
     return this.channels.findOne(scope, id);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'manager', from: 'channel', param: 'id' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+    channel: { role: 'manager', from: 'channel', param: 'id' },
+  })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a channel',
@@ -93,7 +118,13 @@ export class ChannelsController {
     return { message: 'Channel updated' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'id' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+    channel: { role: 'owner', from: 'channel', param: 'id' },
+  })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a channel',
@@ -103,7 +134,10 @@ export class ChannelsController {
   })
   @ApiOkResponse({ type: ChannelDeletedResponse, description: 'Channel and its projects deleted' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async deleteChannel(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<ChannelDeletedResponse> {
+  async deleteChannel(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<ChannelDeletedResponse> {
     await this.channels.remove(scope, id);
     return { message: 'Channel deleted' };
   }

@@ -34,7 +34,12 @@ export class ChannelsRepository {
   }
 
   /** A client's channels, oldest first, one page, and how many it has in all. */
-  async pageOfClient(scope: TenantScope, clientId: string, skip: number, limit: number): Promise<{ rows: Channel[]; total: number }> {
+  async pageOfClient(
+    scope: TenantScope,
+    clientId: string,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: Channel[]; total: number }> {
     const conditions = { clientId: toObjectId(clientId) };
     const [rows, total] = await Promise.all([
       this.records.find(scope, conditions, { sort: { _id: 1 }, skip, limit }),
@@ -46,7 +51,10 @@ export class ChannelsRepository {
   /** Sets the fields (validated as the schema says); false when there is no such channel. A taken username is a duplicate-key error. */
   async update(scope: TenantScope, id: string, set: Record<string, unknown>): Promise<boolean> {
     const _id = toObjectId(id);
-    return _id !== null && (await this.records.updateOne(scope, { _id }, { $set: set }, { validate: true, ...CHANNEL_UPDATED })).matched > 0;
+    return (
+      _id !== null &&
+      (await this.records.updateOne(scope, { _id }, { $set: set }, { validate: true, ...CHANNEL_UPDATED })).matched > 0
+    );
   }
 
   /** Removes the channel; true when it did. */
@@ -58,7 +66,11 @@ export class ChannelsRepository {
   /** Lists a content project in the channel's `projectIds`; false when the channel does not exist (any more). */
   async addProject(scope: TenantScope, channelId: string, projectId: string): Promise<boolean> {
     const _id = toObjectId(channelId);
-    return _id !== null && (await this.records.updateOne(scope, { _id }, { $addToSet: { projectIds: projectId } }, CHANNEL_UPDATED)).matched > 0;
+    return (
+      _id !== null &&
+      (await this.records.updateOne(scope, { _id }, { $addToSet: { projectIds: projectId } }, CHANNEL_UPDATED))
+        .matched > 0
+    );
   }
 
   async removeProject(scope: TenantScope, channelId: string, projectId: string): Promise<void> {
@@ -69,7 +81,13 @@ export class ChannelsRepository {
   /** Takes every one of the ids out of the channel's `projectIds` in one write (a deleted subtree). */
   async removeProjects(scope: TenantScope, channelId: string, projectIds: readonly string[]): Promise<void> {
     const _id = toObjectId(channelId);
-    if (_id) await this.records.updateOne(scope, { _id }, { $pullAll: { projectIds: projectIds.map(toObjectId) } }, CHANNEL_UPDATED);
+    if (_id)
+      await this.records.updateOne(
+        scope,
+        { _id },
+        { $pullAll: { projectIds: projectIds.map(toObjectId) } },
+        CHANNEL_UPDATED,
+      );
   }
 
   holdsAny(scope: TenantScope): Promise<boolean> {

@@ -8,7 +8,13 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { usernameKey } from './channel.schema';
 import { ChannelsRepository } from './channels.repository';
-import { CHANNEL_CREATED, CHANNEL_DELETED, CHANNEL_DELETING, type ChannelCreatedEvent, ChannelDeletedEvent } from './channels.events';
+import {
+  CHANNEL_CREATED,
+  CHANNEL_DELETED,
+  CHANNEL_DELETING,
+  type ChannelCreatedEvent,
+  ChannelDeletedEvent,
+} from './channels.events';
 import { toChannelResponse } from './channels.mapper';
 import { ChannelResponse } from './dto/channel.response';
 import { CreateChannelDto, MembershipTierDto } from './dto/create-channel.dto';
@@ -71,7 +77,11 @@ export class ChannelsService {
     return id;
   }
 
-  async listByClient(scope: TenantScope, clientId: string, page: ContentListQuery): Promise<ContentPage<ChannelResponse>> {
+  async listByClient(
+    scope: TenantScope,
+    clientId: string,
+    page: ContentListQuery,
+  ): Promise<ContentPage<ChannelResponse>> {
     const { rows, total } = await this.channels.pageOfClient(scope, clientId, page.skip, page.limit);
     return { items: rows.map(toChannelResponse), total };
   }
@@ -137,7 +147,9 @@ export class ChannelsService {
   }
 
   removeProjects(scope: TenantScope, channelId: string, projectIds: readonly string[]): Promise<void> {
-    return projectIds.length === 1 ? this.channels.removeProject(scope, channelId, projectIds[0]) : this.channels.removeProjects(scope, channelId, projectIds);
+    return projectIds.length === 1
+      ? this.channels.removeProject(scope, channelId, projectIds[0])
+      : this.channels.removeProjects(scope, channelId, projectIds);
   }
 
   /** Whether the scope's project still holds any channel (a platform project delete asks). */

@@ -11,5 +11,8 @@ import type { ChannelActor } from './channels.events';
 export const Actor = createParamDecorator((_data: unknown, execution: ExecutionContext): ChannelActor => {
   const { account, principal } = execution.switchToHttp().getRequest<RequestContext>();
   if (!account || !principal) throw new InternalServerErrorException('This route has no account');
-  return { admin: account.owner || account.role === 'admin', userId: principal.kind === 'user' ? principal.userId : null };
+  return {
+    admin: account.owner || account.role === 'admin',
+    userId: principal.kind === 'user' ? principal.userId : null,
+  };
 });

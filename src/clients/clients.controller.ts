@@ -23,11 +23,18 @@ const message = (text: string) => ({ type: MessageResponseDto, example: { messag
 export class ClientsController {
   constructor(private readonly clients: ClientsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'clients',
+    assurance: 'accountMfa',
+  })
   @Post()
-
   @Idempotent()
-  @ApiOperation({ summary: 'Create a client', description: '`name` and `email` are required. The email is not unique.' })
+  @ApiOperation({
+    summary: 'Create a client',
+    description: '`name` and `email` are required. The email is not unique.',
+  })
   @ApiCreatedResponse({
     type: MessageWithIdResponseDto,
     example: { message: 'Client created', id: '6650c0ffee0000000000d001' },
@@ -42,7 +49,12 @@ export class ClientsController {
     return { message: 'Client created', id: await this.clients.create(scope, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'clients',
+    assurance: 'accountMfa',
+  })
   @Get()
   @ApiOperation({
     summary: 'List clients',
@@ -60,7 +72,12 @@ export class ClientsController {
     return withTotalCount(reply, await this.clients.list(scope, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'clients',
+    assurance: 'accountMfa',
+  })
   @Get(':id')
   @ApiOperation({ summary: 'Get a client', description: 'A soft-deleted client is 404 unless `includeDeleted=true`.' })
   @ApiOkResponse({ type: ClientResponse })
@@ -73,7 +90,12 @@ export class ClientsController {
     return this.clients.get(scope, id, query.includeDeleted);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'clients',
+    assurance: 'accountMfa',
+  })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a client',
@@ -90,21 +112,37 @@ export class ClientsController {
     return { message: 'Client updated' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'clients',
+    assurance: 'accountMfa',
+  })
   @Patch(':id/soft-delete')
   @ApiOperation({
     summary: 'Soft-delete a client',
     description: 'Sets `deletedAt`; the client leaves lists and reads until restored. Already soft-deleted is 404.',
   })
   // A client is restored after its soft delete: the link that leads there, with the same id.
-  @ApiOkResponse({ ...message('Client soft-deleted'), links: { RestoreClient: { operationId: 'restoreClient', parameters: { id: '$request.path.id' } } } })
+  @ApiOkResponse({
+    ...message('Client soft-deleted'),
+    links: { RestoreClient: { operationId: 'restoreClient', parameters: { id: '$request.path.id' } } },
+  })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async softDeleteClient(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async softDeleteClient(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.clients.softDelete(scope, id);
     return { message: 'Client soft-deleted' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'clients',
+    assurance: 'accountMfa',
+  })
   @Patch(':id/restore')
   @ApiOperation({
     summary: 'Restore a soft-deleted client',
@@ -112,12 +150,21 @@ export class ClientsController {
   })
   @ApiOkResponse(message('Client restored'))
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async restoreClient(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async restoreClient(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.clients.restore(scope, id);
     return { message: 'Client restored' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'clients', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'clients',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Delete(':id')
   @ApiOperation({
     summary: 'Hard-delete a client',
@@ -127,7 +174,10 @@ export class ClientsController {
   })
   @ApiOkResponse(message('Client hard-deleted'))
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
-  async hardDeleteClient(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async hardDeleteClient(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.clients.hardDelete(scope, id);
     return { message: 'Client hard-deleted' };
   }

@@ -6,8 +6,16 @@ import type { UpdateClientDto } from './dto/update-client.dto';
 
 describe('clientFields', () => {
   it('copies the writable fields that are present, with project ids lowercased, and nothing else', () => {
-    const body = { email: 'a@example.com', projectIds: ['6650C0FFEE0000000000B001'], phone: undefined, deletedAt: null };
-    expect(clientFields(body as UpdateClientDto)).toEqual({ email: 'a@example.com', projectIds: ['6650c0ffee0000000000b001'] });
+    const body = {
+      email: 'a@example.com',
+      projectIds: ['6650C0FFEE0000000000B001'],
+      phone: undefined,
+      deletedAt: null,
+    };
+    expect(clientFields(body as UpdateClientDto)).toEqual({
+      email: 'a@example.com',
+      projectIds: ['6650c0ffee0000000000b001'],
+    });
   });
 });
 

@@ -108,7 +108,12 @@ export class ClientsService {
     try {
       await this.trail.record(
         auditContextOf(scope),
-        { accountId: scope.accountId, action: 'client.deleted', target: { type: 'client', id, label: null }, projectId: scope.projectId },
+        {
+          accountId: scope.accountId,
+          action: 'client.deleted',
+          target: { type: 'client', id, label: null },
+          projectId: scope.projectId,
+        },
         { collection: 'clients', id, exists: false },
         () => this.records.hardDelete(scope, id, () => this.events.emitAsync(CLIENT_HARD_DELETING, event)),
       );

@@ -13,7 +13,8 @@ import { CollaboratorsService } from './collaborators.service';
 import { AddCollaboratorDto, ChangeCollaboratorDto } from './dto/add-collaborator.dto';
 import { CollaboratorRemovedResponse, CollaboratorResponse } from './dto/collaborator.response';
 
-const MANAGED_BY = 'Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role).';
+const MANAGED_BY =
+  'Needs the channel role owner, or the platform role admin (403 `channel_role_required` otherwise, naming the role).';
 const KEEPS_OWNER =
   'A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.';
 
@@ -22,7 +23,13 @@ const KEEPS_OWNER =
 export class CollaboratorsController {
   constructor(private readonly collaborators: CollaboratorsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+    channel: { role: 'owner', from: 'channel', param: 'channelId' },
+  })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -54,11 +61,17 @@ export class CollaboratorsController {
     return this.collaborators.add(scope, channelId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+  })
   @Get()
   @ApiOperation({
     summary: "List a channel's collaborators",
-    description: 'Expired ones included (their `expiresAt` says so). By user id, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
+    description:
+      'Expired ones included (their `expiresAt` says so). By user id, paged with `limit` and `skip`; the total is in `X-Total-Count`.',
   })
   @ContentListResponse(CollaboratorResponse, "The channel's collaborators")
   @ApiErrorResponses(400, 401, 404, 500, 503)
@@ -71,7 +84,13 @@ export class CollaboratorsController {
     return withTotalCount(reply, await this.collaborators.list(scope, channelId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+    channel: { role: 'owner', from: 'channel', param: 'channelId' },
+  })
   @Patch(':userId')
   @ApiOperation({ summary: "Change a collaborator's role or end", description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
@@ -85,7 +104,13 @@ export class CollaboratorsController {
     return this.collaborators.change(scope, channelId, userId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'channels', assurance: 'accountMfa', channel: { role: 'owner', from: 'channel', param: 'channelId' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'channels',
+    assurance: 'accountMfa',
+    channel: { role: 'owner', from: 'channel', param: 'channelId' },
+  })
   @Delete(':userId')
   @ApiOperation({ summary: 'Remove a collaborator from a channel', description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })

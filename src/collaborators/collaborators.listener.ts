@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { OnInProcessEvent } from '../events/in-process-events';
-import { CHANNEL_CREATED, CHANNEL_DELETED, type ChannelCreatedEvent, type ChannelDeletedEvent } from '../channels/channels.events';
+import {
+  CHANNEL_CREATED,
+  CHANNEL_DELETED,
+  type ChannelCreatedEvent,
+  type ChannelDeletedEvent,
+} from '../channels/channels.events';
 import { CollaboratorsService } from './collaborators.service';
 
 @Injectable()

@@ -19,7 +19,13 @@ import { CollaboratorsService } from './collaborators.service';
  * asks it for routes whose access policy names a channel role (src/access/channel-roles.ts).
  */
 @Module({
-  imports: [MongooseModule.forFeature([{ name: Collaborator.name, schema: CollaboratorSchema }]), ChannelsModule, AccountsModule, ClockModule, LeasesModule],
+  imports: [
+    MongooseModule.forFeature([{ name: Collaborator.name, schema: CollaboratorSchema }]),
+    ChannelsModule,
+    AccountsModule,
+    ClockModule,
+    LeasesModule,
+  ],
   controllers: [CollaboratorsController],
   providers: [CollaboratorsService, CollaboratorsRepository, CollaboratorsListener],
   exports: [CollaboratorsService],

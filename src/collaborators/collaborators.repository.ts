@@ -18,12 +18,26 @@ export class CollaboratorsRepository {
   }
 
   /** A user present in the channel already is a duplicate-key error. */
-  insert(scope: TenantScope, channelId: string, userId: string, role: ChannelRole, expiresAt: Date | null, _id?: Types.ObjectId): Promise<Collaborator> {
-    return this.records.insert(scope, { ...(_id ? { _id } : {}), channelId, userId, role, expiresAt }, ['collaborator.added']);
+  insert(
+    scope: TenantScope,
+    channelId: string,
+    userId: string,
+    role: ChannelRole,
+    expiresAt: Date | null,
+    _id?: Types.ObjectId,
+  ): Promise<Collaborator> {
+    return this.records.insert(scope, { ...(_id ? { _id } : {}), channelId, userId, role, expiresAt }, [
+      'collaborator.added',
+    ]);
   }
 
   /** Adds the user unless present (the channel's creator, the migration); records the add when it inserted. */
-  async insertUnlessPresent(scope: TenantScope, channelId: string, userId: string, role: ChannelRole): Promise<boolean> {
+  async insertUnlessPresent(
+    scope: TenantScope,
+    channelId: string,
+    userId: string,
+    role: ChannelRole,
+  ): Promise<boolean> {
     if (await this.find(scope, channelId, userId)) return false;
     await this.insert(scope, channelId, userId, role, null);
     return true;
@@ -38,7 +52,9 @@ export class CollaboratorsRepository {
   /** The user's records in any of these channels: one read, whatever their number. */
   findInChannels(scope: TenantScope, channelIds: readonly string[], userId: string): Promise<Collaborator[]> {
     const user = toObjectId(userId);
-    return user ? this.records.find(scope, { channelId: { $in: channelIds.map(toObjectId) }, userId: user }) : Promise.resolve([]);
+    return user
+      ? this.records.find(scope, { channelId: { $in: channelIds.map(toObjectId) }, userId: user })
+      : Promise.resolve([]);
   }
 
   /** Whether the channel has an owner other than `userId` whose role has no end. */
@@ -46,10 +62,18 @@ export class CollaboratorsRepository {
     const channel = toObjectId(channelId);
     const user = toObjectId(userId);
     if (!channel || !user) return false;
-    return (await this.records.count(scope, { channelId: channel, role: 'owner', expiresAt: null, userId: { $ne: user } })) > 0;
+    return (
+      (await this.records.count(scope, { channelId: channel, role: 'owner', expiresAt: null, userId: { $ne: user } })) >
+      0
+    );
   }
 
-  async page(scope: TenantScope, channelId: string, skip: number, limit: number): Promise<{ rows: Collaborator[]; total: number }> {
+  async page(
+    scope: TenantScope,
+    channelId: string,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: Collaborator[]; total: number }> {
     const conditions = { channelId: toObjectId(channelId) };
     const [rows, total] = await Promise.all([
       this.records.find(scope, conditions, { sort: { userId: 1 }, skip, limit }),
@@ -58,17 +82,31 @@ export class CollaboratorsRepository {
     return { rows, total };
   }
 
-  change(scope: TenantScope, channelId: string, userId: string, set: Record<string, unknown>): Promise<Collaborator | null> {
+  change(
+    scope: TenantScope,
+    channelId: string,
+    userId: string,
+    set: Record<string, unknown>,
+  ): Promise<Collaborator | null> {
     const channel = toObjectId(channelId);
     const user = toObjectId(userId);
     if (!channel || !user) return Promise.resolve(null);
-    return this.records.updateAndGet(scope, { channelId: channel, userId: user }, { $set: set }, { validate: true, event: 'collaborator.changed', diff: true });
+    return this.records.updateAndGet(
+      scope,
+      { channelId: channel, userId: user },
+      { $set: set },
+      { validate: true, event: 'collaborator.changed', diff: true },
+    );
   }
 
   async remove(scope: TenantScope, channelId: string, userId: string): Promise<boolean> {
     const channel = toObjectId(channelId);
     const user = toObjectId(userId);
-    return channel !== null && user !== null && (await this.records.deleteOne(scope, { channelId: channel, userId: user }, { event: 'collaborator.removed' }));
+    return (
+      channel !== null &&
+      user !== null &&
+      (await this.records.deleteOne(scope, { channelId: channel, userId: user }, { event: 'collaborator.removed' }))
+    );
   }
 
   /** The cascade of a channel delete: each record removed recorded as `collaborator.removed`. */

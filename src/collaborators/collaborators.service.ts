@@ -60,24 +60,40 @@ export class CollaboratorsService {
     try {
       const created = await this.trail.record(
         auditContextOf(scope),
-        { accountId: scope.accountId, action: 'collaborator.added', target: target(id), projectId: scope.projectId, changes: { userId: [null, dto.userId], role: [null, dto.role] } },
+        {
+          accountId: scope.accountId,
+          action: 'collaborator.added',
+          target: target(id),
+          projectId: scope.projectId,
+          changes: { userId: [null, dto.userId], role: [null, dto.role] },
+        },
         { collection: COLLECTION, id, exists: true },
         () => this.collaborators.insert(scope, channelId, dto.userId, dto.role, expiresAt, _id),
       );
       return toCollaboratorResponse(created);
     } catch (error) {
-      if (isDuplicateKey(error)) throw new ConflictException('The user is a collaborator of this channel already; change their role instead');
+      if (isDuplicateKey(error))
+        throw new ConflictException('The user is a collaborator of this channel already; change their role instead');
       throw error;
     }
   }
 
-  async list(scope: TenantScope, channelId: string, query: ContentListQuery): Promise<ContentPage<CollaboratorResponse>> {
+  async list(
+    scope: TenantScope,
+    channelId: string,
+    query: ContentListQuery,
+  ): Promise<ContentPage<CollaboratorResponse>> {
     await this.assertChannel(scope, channelId);
     const { rows, total } = await this.collaborators.page(scope, channelId, query.skip, query.limit);
     return { items: rows.map(toCollaboratorResponse), total };
   }
 
-  async change(scope: TenantScope, channelId: string, userId: string, dto: ChangeCollaboratorDto): Promise<CollaboratorResponse> {
+  async change(
+    scope: TenantScope,
+    channelId: string,
+    userId: string,
+    dto: ChangeCollaboratorDto,
+  ): Promise<CollaboratorResponse> {
     // An unknown channel (another tenant's among them) is 404; the access guard asked no role of it.
     await this.assertChannel(scope, channelId);
     const set: Record<string, unknown> = {};
@@ -109,9 +125,14 @@ export class CollaboratorsService {
         action: 'collaborator.changed',
         target: target(id),
         projectId: scope.projectId,
-        changes: dto.role !== undefined && dto.role !== current.role ? { userId: [userId, userId], role: [current.role, dto.role] } : null,
+        changes:
+          dto.role !== undefined && dto.role !== current.role
+            ? { userId: [userId, userId], role: [current.role, dto.role] }
+            : null,
       },
-      dto.role !== undefined ? { collection: COLLECTION, id, fields: { role: dto.role } } : { collection: COLLECTION, id, exists: true },
+      dto.role !== undefined
+        ? { collection: COLLECTION, id, fields: { role: dto.role } }
+        : { collection: COLLECTION, id, exists: true },
       () => this.collaborators.change(scope, channelId, userId, set),
     );
     if (!changed) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
@@ -127,7 +148,13 @@ export class CollaboratorsService {
       const id = String(current._id);
       const removed = await this.trail.record(
         auditContextOf(scope),
-        { accountId: scope.accountId, action: 'collaborator.removed', target: target(id), projectId: scope.projectId, changes: { userId: [userId, null], role: [current.role, null] } },
+        {
+          accountId: scope.accountId,
+          action: 'collaborator.removed',
+          target: target(id),
+          projectId: scope.projectId,
+          changes: { userId: [userId, null], role: [current.role, null] },
+        },
         { collection: COLLECTION, id, exists: false },
         () => this.collaborators.remove(scope, channelId, userId),
       );
@@ -152,19 +179,32 @@ export class CollaboratorsService {
   }
 
   private underOwnersLease<T>(channelId: string, work: () => Promise<T>): Promise<T> {
-    return this.leases.withLease(`channel-owners:${channelId}`, "Another change of this channel's collaborators is in progress; retry", work);
+    return this.leases.withLease(
+      `channel-owners:${channelId}`,
+      "Another change of this channel's collaborators is in progress; retry",
+      work,
+    );
   }
 
   /**
    * 403 unless the actor is a platform admin or holds, in every one of the channels, a live role
    * `needed` or above. One read for a non-admin, none for an admin.
    */
-  async assertRole(scope: TenantScope, actor: ContentActor, channelIds: readonly string[], needed: ChannelRole): Promise<void> {
+  async assertRole(
+    scope: TenantScope,
+    actor: ContentActor,
+    channelIds: readonly string[],
+    needed: ChannelRole,
+  ): Promise<void> {
     if (actor.admin) return;
-    const records = actor.userId ? await this.collaborators.findInChannels(scope, [...new Set(channelIds)], actor.userId) : [];
+    const records = actor.userId
+      ? await this.collaborators.findInChannels(scope, [...new Set(channelIds)], actor.userId)
+      : [];
     const now = this.clock.now().getTime();
     const allowed = (channelId: string) =>
-      records.some((record) => String(record.channelId) === channelId && live(record, now) && roleAtLeast(record.role, needed));
+      records.some(
+        (record) => String(record.channelId) === channelId && live(record, now) && roleAtLeast(record.role, needed),
+      );
     if (!channelIds.every(allowed)) {
       throw new ForbiddenException({
         statusCode: 403,

@@ -23,18 +23,33 @@ const message = (text: string) => ({ type: MessageResponseDto, example: { messag
 export class CollectionsController {
   constructor(private readonly collections: CollectionsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'collections',
+    assurance: 'accountMfa',
+  })
   @Post()
-
   @Idempotent()
   @ApiOperation({ summary: 'Create a collection', description: 'Only `name` is required.' })
-  @ApiCreatedResponse({ type: MessageWithIdResponseDto, example: { message: 'Collection created', id: '6650c0ffee0000000000c001' } })
+  @ApiCreatedResponse({
+    type: MessageWithIdResponseDto,
+    example: { message: 'Collection created', id: '6650c0ffee0000000000c001' },
+  })
   @ApiErrorResponses(400, 401, 413, 415, 500, 503)
-  async createCollection(@Tenant() scope: TenantScope, @Body() dto: CreateCollectionDto): Promise<MessageWithIdResponseDto> {
+  async createCollection(
+    @Tenant() scope: TenantScope,
+    @Body() dto: CreateCollectionDto,
+  ): Promise<MessageWithIdResponseDto> {
     return { message: 'Collection created', id: await this.collections.create(scope, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'collections',
+    assurance: 'accountMfa',
+  })
   @Get()
   @ApiOperation({
     summary: 'List collections',
@@ -52,9 +67,17 @@ export class CollectionsController {
     return withTotalCount(reply, await this.collections.list(scope, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'collections',
+    assurance: 'accountMfa',
+  })
   @Get(':id')
-  @ApiOperation({ summary: 'Get a collection', description: 'A soft-deleted collection is 404 unless `includeDeleted=true`.' })
+  @ApiOperation({
+    summary: 'Get a collection',
+    description: 'A soft-deleted collection is 404 unless `includeDeleted=true`.',
+  })
   @ApiOkResponse({ type: CollectionResponse })
   @ApiErrorResponses(400, 401, 404, 500, 503)
   getCollection(
@@ -65,7 +88,12 @@ export class CollectionsController {
     return this.collections.get(scope, id, query.includeDeleted);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'collections',
+    assurance: 'accountMfa',
+  })
   @Put(':id')
   @ApiOperation({
     summary: 'Update a collection',
@@ -82,21 +110,37 @@ export class CollectionsController {
     return { message: 'Collection updated' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'collections',
+    assurance: 'accountMfa',
+  })
   @Patch(':id/soft-delete')
   @ApiOperation({
     summary: 'Soft-delete a collection',
     description: 'Sets `deletedAt`; the collection leaves lists and reads until restored. Already soft-deleted is 404.',
   })
   // A collection is restored after its soft delete: the link that leads there, with the same id.
-  @ApiOkResponse({ ...message('Collection soft-deleted'), links: { RestoreCollection: { operationId: 'restoreCollection', parameters: { id: '$request.path.id' } } } })
+  @ApiOkResponse({
+    ...message('Collection soft-deleted'),
+    links: { RestoreCollection: { operationId: 'restoreCollection', parameters: { id: '$request.path.id' } } },
+  })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async softDeleteCollection(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async softDeleteCollection(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.collections.softDelete(scope, id);
     return { message: 'Collection soft-deleted' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'collections',
+    assurance: 'accountMfa',
+  })
   @Patch(':id/restore')
   @ApiOperation({
     summary: 'Restore a soft-deleted collection',
@@ -104,17 +148,32 @@ export class CollectionsController {
   })
   @ApiOkResponse(message('Collection restored'))
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async restoreCollection(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async restoreCollection(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.collections.restore(scope, id);
     return { message: 'Collection restored' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'collections', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'collections',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Delete(':id')
-  @ApiOperation({ summary: 'Hard-delete a collection', description: 'Admin only. Permanently removes a live or soft-deleted collection.' })
+  @ApiOperation({
+    summary: 'Hard-delete a collection',
+    description: 'Admin only. Permanently removes a live or soft-deleted collection.',
+  })
   @ApiOkResponse(message('Collection hard-deleted'))
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async hardDeleteCollection(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async hardDeleteCollection(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.collections.hardDelete(scope, id);
     return { message: 'Collection hard-deleted' };
   }

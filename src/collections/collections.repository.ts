@@ -14,6 +14,10 @@ export const COLLECTION_NOT_FOUND = 'Collection not found';
 @Injectable()
 export class CollectionsRepository extends SoftDeletableRecords<Collection> {
   constructor(@InjectModel(Collection.name) model: Model<Collection>, relay: EventRelay) {
-    super(new TenantRecords(model, relay.recorder(new Records(model), toCollectionResponse)), COLLECTION_NOT_FOUND, 'collection');
+    super(
+      new TenantRecords(model, relay.recorder(new Records(model), toCollectionResponse)),
+      COLLECTION_NOT_FOUND,
+      'collection',
+    );
   }
 }

@@ -36,7 +36,16 @@ describe('toCollectionResponse', () => {
   });
 
   it('keeps zero values and reports deletedAt as ISO', () => {
-    const doc = { ...base, numberOfClients: 0, pricing: 0, deletedAt: new Date('2024-06-01T00:00:00.000Z') } as Collection;
-    expect(toCollectionResponse(doc)).toMatchObject({ numberOfClients: 0, pricing: 0, deletedAt: '2024-06-01T00:00:00.000Z' });
+    const doc = {
+      ...base,
+      numberOfClients: 0,
+      pricing: 0,
+      deletedAt: new Date('2024-06-01T00:00:00.000Z'),
+    } as Collection;
+    expect(toCollectionResponse(doc)).toMatchObject({
+      numberOfClients: 0,
+      pricing: 0,
+      deletedAt: '2024-06-01T00:00:00.000Z',
+    });
   });
 });

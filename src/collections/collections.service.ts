@@ -12,7 +12,15 @@ import { CreateCollectionDto } from './dto/create-collection.dto';
 import { ListCollectionsQuery } from './dto/list-collections.query';
 import { UpdateCollectionDto } from './dto/update-collection.dto';
 
-const WRITABLE_FIELDS = ['name', 'description', 'numberOfClients', 'numberOfUsers', 'usage', 'pricing', 'endpoints'] as const;
+const WRITABLE_FIELDS = [
+  'name',
+  'description',
+  'numberOfClients',
+  'numberOfUsers',
+  'usage',
+  'pricing',
+  'endpoints',
+] as const;
 
 /** Copies only the contract's writable fields, so nothing else of a body reaches the database. */
 export function collectionFields(dto: UpdateCollectionDto): Partial<Collection> {
@@ -61,7 +69,12 @@ export class CollectionsService {
   hardDelete(scope: TenantScope, id: string): Promise<void> {
     return this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'collection.deleted', target: { type: 'collection', id, label: null }, projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'collection.deleted',
+        target: { type: 'collection', id, label: null },
+        projectId: scope.projectId,
+      },
       { collection: 'collections', id, exists: false },
       () => this.records.hardDelete(scope, id),
     );

@@ -74,12 +74,16 @@ describe('development JWT secret in DATA_DIR', () => {
   });
 
   it('an explicit JWT_SECRET wins, and no file is written', () => {
-    expect(authConfigOf({ NODE_ENV: 'development', DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toBe('x'.repeat(32));
+    expect(authConfigOf({ NODE_ENV: 'development', DATA_DIR: dataDir, JWT_SECRET: 'x'.repeat(32) }).jwtSecret).toBe(
+      'x'.repeat(32),
+    );
     expect(existsSync(dataDir)).toBe(false);
   });
 
   it('test runs need their own JWT_SECRET: no secret is made for them', () => {
-    expect(() => authConfigOf({ NODE_ENV: 'test', DATA_DIR: dataDir })).toThrow(/JWT_SECRET is required outside development/);
+    expect(() => authConfigOf({ NODE_ENV: 'test', DATA_DIR: dataDir })).toThrow(
+      /JWT_SECRET is required outside development/,
+    );
     expect(existsSync(dataDir)).toBe(false);
   });
 });

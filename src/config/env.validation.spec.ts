@@ -49,22 +49,32 @@ describe('validateEnvironment', () => {
   it.each(['production', 'test'])('requires every secret outside development (NODE_ENV=%s)', (nodeEnv) => {
     for (const name of Object.keys(secrets)) {
       const missing = { ...secrets, NODE_ENV: nodeEnv, [name]: undefined };
-      expect(() => validateEnvironment(missing)).toThrow(`${name} is required outside development (NODE_ENV is ${nodeEnv})`);
+      expect(() => validateEnvironment(missing)).toThrow(
+        `${name} is required outside development (NODE_ENV is ${nodeEnv})`,
+      );
     }
     expect(() => validateEnvironment({ NODE_ENV: nodeEnv, ...secrets, SMTP_URL: 'smtp://mail:25' })).not.toThrow();
     expect(() => validateEnvironment({ NODE_ENV: 'development' })).not.toThrow();
   });
 
   it('refuses to start production without SMTP_URL, and only production', () => {
-    expect(() => validateEnvironment({ NODE_ENV: 'production', ...secrets })).toThrow('SMTP_URL is required in production (NODE_ENV is production)');
-    expect(validateEnvironment({ NODE_ENV: 'production', ...secrets, SMTP_URL: 'smtp://mailpit:1025' }).SMTP_URL).toBe('smtp://mailpit:1025');
+    expect(() => validateEnvironment({ NODE_ENV: 'production', ...secrets })).toThrow(
+      'SMTP_URL is required in production (NODE_ENV is production)',
+    );
+    expect(validateEnvironment({ NODE_ENV: 'production', ...secrets, SMTP_URL: 'smtp://mailpit:1025' }).SMTP_URL).toBe(
+      'smtp://mailpit:1025',
+    );
     expect(() => validateEnvironment({ NODE_ENV: 'test', ...secrets })).not.toThrow();
     expect(() => validateEnvironment({ NODE_ENV: 'development' })).not.toThrow();
-    expect(() => validateEnvironment({ SMTP_URL: 'mailpit:1025' })).toThrow(/SMTP_URL must start with smtp:\/\/ or smtps:\/\//);
+    expect(() => validateEnvironment({ SMTP_URL: 'mailpit:1025' })).toThrow(
+      /SMTP_URL must start with smtp:\/\/ or smtps:\/\//,
+    );
   });
 
   it('names FIELD_ENCRYPTION_KEY when its keys are malformed', () => {
-    expect(() => validateEnvironment({ FIELD_ENCRYPTION_KEY: 'k1:short' })).toThrow(/FIELD_ENCRYPTION_KEY key "k1" must be 32 bytes/);
+    expect(() => validateEnvironment({ FIELD_ENCRYPTION_KEY: 'k1:short' })).toThrow(
+      /FIELD_ENCRYPTION_KEY key "k1" must be 32 bytes/,
+    );
   });
 
   it('accepts TRUST_PROXY as false, a hop count or a list of addresses, and nothing else', () => {
@@ -75,7 +85,9 @@ describe('validateEnvironment', () => {
   });
 
   it('refuses TRUST_PROXY=true, which would let every client choose its own address', () => {
-    expect(() => validateEnvironment({ TRUST_PROXY: 'true' })).toThrow(/TRUST_PROXY must be false, a hop count, or a comma-separated list.*true, trusting any X-Forwarded-For, is refused/);
+    expect(() => validateEnvironment({ TRUST_PROXY: 'true' })).toThrow(
+      /TRUST_PROXY must be false, a hop count, or a comma-separated list.*true, trusting any X-Forwarded-For, is refused/,
+    );
   });
 
   it('refuses a TRUST_PROXY list whose ranges hold every IPv4 or every IPv6 address, as it refuses true', () => {
@@ -89,7 +101,9 @@ describe('validateEnvironment', () => {
       '::/1,8000::/1',
       '::/1,8000::/2,c000::/2',
     ]) {
-      expect(() => validateEnvironment({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY must not trust every IPv[46] address/);
+      expect(() => validateEnvironment({ TRUST_PROXY: value })).toThrow(
+        /TRUST_PROXY must not trust every IPv[46] address/,
+      );
     }
     // Half of each space, or all of IPv6 but the IPv4-mapped callers' form, is a (broad) list of proxies.
     for (const value of ['0.0.0.0/1', '::/1', '10.0.0.0/8,fc00::/7', '10.0.0.0/255.0.0.0', '::ffff:10.0.0.0/104']) {
@@ -98,8 +112,12 @@ describe('validateEnvironment', () => {
   });
 
   it('names a TRUST_PROXY entry that is no address or CIDR', () => {
-    expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(/TRUST_PROXY: "10.0.0.0\/33" has no valid prefix length/);
-    expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0/8' })).toThrow(/TRUST_PROXY: "10.0.0\/8" is not an address or a CIDR/);
+    expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0.0/33' })).toThrow(
+      /TRUST_PROXY: "10.0.0.0\/33" has no valid prefix length/,
+    );
+    expect(() => validateEnvironment({ TRUST_PROXY: '10.0.0/8' })).toThrow(
+      /TRUST_PROXY: "10.0.0\/8" is not an address or a CIDR/,
+    );
   });
 
   it('takes LOGIN_MAX_FAILURES_PER_EMAIL, a positive whole number, default 100', () => {
@@ -110,12 +128,22 @@ describe('validateEnvironment', () => {
 
   it('takes the S3 store only with its bucket, and its keys both or neither', () => {
     const bucket = { S3_BUCKET: 'assets', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true' };
-    expect(validateEnvironment(bucket)).toMatchObject({ S3_BUCKET: 'assets', S3_REGION: 'us-east-1', S3_FORCE_PATH_STYLE: 'true' });
-    expect(validateEnvironment({ ...bucket, S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' })).toMatchObject({ S3_ACCESS_KEY_ID: 'id' });
-    expect(() => validateEnvironment({ ...bucket, S3_ACCESS_KEY_ID: 'id' })).toThrow(/S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together/);
+    expect(validateEnvironment(bucket)).toMatchObject({
+      S3_BUCKET: 'assets',
+      S3_REGION: 'us-east-1',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(validateEnvironment({ ...bucket, S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret' })).toMatchObject({
+      S3_ACCESS_KEY_ID: 'id',
+    });
+    expect(() => validateEnvironment({ ...bucket, S3_ACCESS_KEY_ID: 'id' })).toThrow(
+      /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together/,
+    );
     expect(() => validateEnvironment({ S3_ENDPOINT: 'http://minio:9000' })).toThrow(/S3_BUCKET is required/);
     expect(() => validateEnvironment({ ...bucket, S3_ENDPOINT: 'minio:9000' })).toThrow(/S3_ENDPOINT must be an http/);
-    expect(() => validateEnvironment({ ...bucket, S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/S3_FORCE_PATH_STYLE must be true or false/);
+    expect(() => validateEnvironment({ ...bucket, S3_FORCE_PATH_STYLE: 'yes' })).toThrow(
+      /S3_FORCE_PATH_STYLE must be true or false/,
+    );
   });
 });
 

@@ -4,17 +4,7 @@ import { parseEnv } from 'node:util';
 import { parseEncryptionKeys } from '../common/crypto/field-encryption';
 import { trustedRangeProblems } from './trust-proxy';
 import { plainToInstance } from 'class-transformer';
-import {
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  MinLength,
-  validateSync,
-} from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, validateSync } from 'class-validator';
 
 export const NODE_ENVIRONMENTS = ['development', 'production', 'test'] as const;
 export const EMBEDDED_DATABASE_BACKENDS = ['postgresql', 'sqlite'] as const;
@@ -220,7 +210,9 @@ export class EnvironmentVariables {
    * Empty: the host of `PUBLIC_URL`. Changing it makes every registered passkey unusable.
    */
   @IsOptional()
-  @Matches(/^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)?$/, { message: 'PASSKEY_RP_ID must be a domain name like example.com (no scheme, no port)' })
+  @Matches(/^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)?$/, {
+    message: 'PASSKEY_RP_ID must be a domain name like example.com (no scheme, no port)',
+  })
   PASSKEY_RP_ID: string = '';
 
   /**
@@ -317,7 +309,9 @@ export class EnvironmentVariables {
    * one machine keep one file each; set it to keep one file across a change of port.
    */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9._-]{1,100}$/, { message: 'SEARCH_INSTANCE must be 1 to 100 letters, digits, dots, dashes or underscores' })
+  @Matches(/^[A-Za-z0-9._-]{1,100}$/, {
+    message: 'SEARCH_INSTANCE must be 1 to 100 letters, digits, dots, dashes or underscores',
+  })
   SEARCH_INSTANCE?: string = undefined;
 
   /** How long audit log entries are kept; the oldest kept entry anchors the chain. */
@@ -335,7 +329,9 @@ export class EnvironmentVariables {
 
   /** Seconds to wait before each attempt, counted from the previous attempt (the first: from the event), as Svix's; after the last, the delivery failed. */
   @IsOptional()
-  @Matches(/^\d+(\s*,\s*\d+)*$/, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of seconds, like 0,5,300' })
+  @Matches(/^\d+(\s*,\s*\d+)*$/, {
+    message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of seconds, like 0,5,300',
+  })
   WEBHOOK_RETRY_SCHEDULE: string = '0,5,300,1800,7200,18000,36000,36000';
 
   /** An endpoint whose every delivery has failed for this long is disabled. */
@@ -404,7 +400,9 @@ export class EnvironmentVariables {
    * from the API's origin and its cookies. Unset: the origin the request for the URL came to.
    */
   @IsOptional()
-  @Matches(/^https?:\/\/[^/\s?#]+\/?$/, { message: 'ASSET_PUBLIC_URL must be an http:// or https:// origin, without a path' })
+  @Matches(/^https?:\/\/[^/\s?#]+\/?$/, {
+    message: 'ASSET_PUBLIC_URL must be an http:// or https:// origin, without a path',
+  })
   ASSET_PUBLIC_URL?: string = undefined;
 
   /**
@@ -507,14 +505,22 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
     }
   }
   // Production mail must reach people: a file under DATA_DIR on one replica reaches nobody.
-  if (env.NODE_ENV === 'production' && !env.SMTP_URL) problems.push('SMTP_URL is required in production (NODE_ENV is production)');
-  if (env.TRUST_PROXY && !errors.some((error) => error.property === 'TRUST_PROXY') && !/^(false|\d+)$/.test(env.TRUST_PROXY)) {
+  if (env.NODE_ENV === 'production' && !env.SMTP_URL)
+    problems.push('SMTP_URL is required in production (NODE_ENV is production)');
+  if (
+    env.TRUST_PROXY &&
+    !errors.some((error) => error.property === 'TRUST_PROXY') &&
+    !/^(false|\d+)$/.test(env.TRUST_PROXY)
+  ) {
     problems.push(...trustedRangeProblems(env.TRUST_PROXY));
   }
   if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
-    problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither for the AWS SDK\'s own credentials');
+    problems.push(
+      "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both, or neither for the AWS SDK's own credentials",
+    );
   }
-  if ((env.S3_ENDPOINT || env.S3_ACCESS_KEY_ID) && !env.S3_BUCKET) problems.push('S3_BUCKET is required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set');
+  if ((env.S3_ENDPOINT || env.S3_ACCESS_KEY_ID) && !env.S3_BUCKET)
+    problems.push('S3_BUCKET is required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set');
   if (env.FIELD_ENCRYPTION_KEY) {
     try {
       parseEncryptionKeys(env.FIELD_ENCRYPTION_KEY);

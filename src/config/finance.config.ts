@@ -25,9 +25,12 @@ export const financeConfig = configNamespace('finance', (env) => {
    * from the same key: a stored fingerprint cannot be matched against guessed bodies (a card number
    * in a card's body, say) without the server's secret.
    */
-  const idempotencyFingerprintKey = createHmac('sha256', cardFingerprintKey).update('idempotency-request-fingerprint').digest('hex');
+  const idempotencyFingerprintKey = createHmac('sha256', cardFingerprintKey)
+    .update('idempotency-request-fingerprint')
+    .digest('hex');
   /** Whether `enc:v1` values are read; null: until `npm run reencrypt` has run (see LegacyCiphertextPolicy). */
-  const acceptLegacyCiphertext = env.ACCEPT_LEGACY_CIPHERTEXT === undefined ? null : env.ACCEPT_LEGACY_CIPHERTEXT === 'true';
+  const acceptLegacyCiphertext =
+    env.ACCEPT_LEGACY_CIPHERTEXT === undefined ? null : env.ACCEPT_LEGACY_CIPHERTEXT === 'true';
   return { cardFingerprintKey, idempotencyFingerprintKey, fieldEncryptionKeys, acceptLegacyCiphertext };
 });
 

@@ -21,8 +21,15 @@ describe('configModule', () => {
     class Fixture {}
     const context = await NestFactory.createApplicationContext(Fixture, { logger: false });
     try {
-      expect(context.get<ConfigType<typeof rateLimitsConfig>>(rateLimitsConfig.KEY)).toEqual({ perSecond: 7, viewersPerSecond: 250, redisUrl: null, sharePassword: { maxFailures: 10, windowMs: 900_000 } });
-      expect(context.get(ConfigService).getOrThrow<ConfigType<typeof eventsConfig>>('events').retryScheduleSeconds).toEqual([0, 5, 60]);
+      expect(context.get<ConfigType<typeof rateLimitsConfig>>(rateLimitsConfig.KEY)).toEqual({
+        perSecond: 7,
+        viewersPerSecond: 250,
+        redisUrl: null,
+        sharePassword: { maxFailures: 10, windowMs: 900_000 },
+      });
+      expect(
+        context.get(ConfigService).getOrThrow<ConfigType<typeof eventsConfig>>('events').retryScheduleSeconds,
+      ).toEqual([0, 5, 60]);
       // Nothing else reaches the configuration: not a raw variable of the process.
       expect(context.get(ConfigService).get('RATE_LIMIT_PER_SECOND')).toBeUndefined();
     } finally {

@@ -18,10 +18,15 @@ export type ConfigNamespace<T extends ConfigObject> = ConfigFactory<T> &
 /** What configModule() needs of a namespace, whatever its settings' type. */
 export type NamespaceBuilder = Pick<ConfigNamespace<ConfigObject>, 'namespace' | 'build'>;
 
-export function configNamespace<T extends ConfigObject>(namespace: string, build: (env: EnvironmentVariables) => T): ConfigNamespace<T> {
+export function configNamespace<T extends ConfigObject>(
+  namespace: string,
+  build: (env: EnvironmentVariables) => T,
+): ConfigNamespace<T> {
   // Only the token is used: configModule() registers the factory that builds the settings from an environment.
   const token = registerAs(namespace, (): T => {
-    throw new Error(`The ${namespace} configuration is built from the validated environment: load it with configModule(env, ...)`);
+    throw new Error(
+      `The ${namespace} configuration is built from the validated environment: load it with configModule(env, ...)`,
+    );
   });
   return Object.assign(token, { namespace, build });
 }
@@ -30,7 +35,10 @@ export function configNamespace<T extends ConfigObject>(namespace: string, build
  * The global ConfigModule holding these namespaces, built from `env`. It reads neither a `.env` file
  * nor process.env (loadEnvironment() did, once), so a setting has one source.
  */
-export function configModule(env: EnvironmentVariables, namespaces: readonly NamespaceBuilder[]): Promise<DynamicModule> {
+export function configModule(
+  env: EnvironmentVariables,
+  namespaces: readonly NamespaceBuilder[],
+): Promise<DynamicModule> {
   return ConfigModule.forRoot({
     isGlobal: true,
     ignoreEnvFile: true,

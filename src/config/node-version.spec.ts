@@ -7,7 +7,10 @@ const ROOT = join(__dirname, '..', '..');
 const { nodeVersionProblem } = createRequire(__filename)(join(ROOT, 'scripts', 'check-node.cjs')) as {
   nodeVersionProblem: (version: string, range: string) => string | null;
 };
-const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; scripts: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  engines: { node: string };
+  scripts: Record<string, string>;
+};
 
 describe('the Node.js version check (scripts/check-node.cjs)', () => {
   it('refuses an older Node.js with a message that names both versions and what to do', () => {

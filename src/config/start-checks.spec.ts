@@ -11,8 +11,11 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 /** scripts/check-port.cjs run as npm start runs it, in `cwd`, with `env` added. */
 function checkPort(env: Record<string, string>, cwd = ROOT): Promise<{ code: number; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(process.execPath, [SCRIPT], { cwd, env: { ...process.env, PORT: '', HOST: '', ...env } }, (error, _stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stderr }),
+    execFile(
+      process.execPath,
+      [SCRIPT],
+      { cwd, env: { ...process.env, PORT: '', HOST: '', ...env } },
+      (error, _stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stderr }),
     ),
   );
 }

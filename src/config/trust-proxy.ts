@@ -57,7 +57,8 @@ export function trustedRangeProblems(list: string): string[] {
     const rangeText = slash === -1 ? String(bits) : entry.slice(slash + 1);
     let prefix: number | null = null;
     if (/^\d+$/.test(rangeText)) prefix = Number(rangeText);
-    else if (address.kind() === 'ipv4' && ipaddr.IPv4.isValidFourPartDecimal(rangeText)) prefix = ipaddr.IPv4.parse(rangeText).prefixLengthFromSubnetMask();
+    else if (address.kind() === 'ipv4' && ipaddr.IPv4.isValidFourPartDecimal(rangeText))
+      prefix = ipaddr.IPv4.parse(rangeText).prefixLengthFromSubnetMask();
     if (prefix === null || prefix < 0 || prefix > bits) {
       problems.push(`TRUST_PROXY: "${entry}" has no valid prefix length or netmask`);
       continue;

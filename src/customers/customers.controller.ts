@@ -22,9 +22,13 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 export class CustomersController {
   constructor(private readonly customers: CustomersService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'customers',
+    assurance: 'accountMfa',
+  })
   @Post()
-
   @Idempotent()
   @ApiOperation({
     summary: 'Create a customer',
@@ -38,11 +42,17 @@ export class CustomersController {
     return { data: await this.customers.create(scope, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'customers',
+    assurance: 'accountMfa',
+  })
   @Get()
   @ApiOperation({
     summary: 'List customers',
-    description: 'Newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter` for the next page.',
+    description:
+      'Newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter` for the next page.',
   })
   @ApiOkResponse({ type: CustomerListResponse, description: 'One page of customers' })
   @ApiErrorResponses(400, 401, 500, 503)
@@ -50,18 +60,33 @@ export class CustomersController {
     return this.customers.list(scope, query);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'customers',
+    assurance: 'accountMfa',
+  })
   @Get(':id')
-  @ApiOperation({ summary: 'Get a customer', description: 'Returns the customer with `phone` and `Taxable`; never `SocialNumber`.' })
+  @ApiOperation({
+    summary: 'Get a customer',
+    description: 'Returns the customer with `phone` and `Taxable`; never `SocialNumber`.',
+  })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer' })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  async getCustomer(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CustomerEnvelope> {
+  async getCustomer(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<CustomerEnvelope> {
     return { data: await this.customers.get(scope, id) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'customers',
+    assurance: 'accountMfa',
+  })
   @Post(':id')
-
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -72,20 +97,33 @@ export class CustomersController {
   })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The updated customer' })
   @ApiErrorResponses(400, 401, 404, 413, 415, 500, 503)
-  async updateCustomer(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: UpdateCustomerDto): Promise<CustomerEnvelope> {
+  async updateCustomer(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: UpdateCustomerDto,
+  ): Promise<CustomerEnvelope> {
     return { data: await this.customers.update(scope, id, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'customers',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a customer',
     description:
-      "Admin only. Permanently removes the customer and its cards; this cannot be undone. Payments that name the customer are kept as financial records.",
+      'Admin only. Permanently removes the customer and its cards; this cannot be undone. Payments that name the customer are kept as financial records.',
   })
   @ApiOkResponse({ type: CustomerDeletedResponse, description: 'The customer is gone' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async deleteCustomer(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<CustomerDeletedResponse> {
+  async deleteCustomer(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<CustomerDeletedResponse> {
     await this.customers.delete(scope, id);
     return { id, deleted: true, message: 'Customer deleted' };
   }

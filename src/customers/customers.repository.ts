@@ -63,7 +63,12 @@ export class CustomersRepository {
 
   /** The customer's default card id (null when none), or undefined when the project has no such customer. */
   async defaultMethodOf(scope: TenantScope, id: string): Promise<string | null | undefined> {
-    const customer = await this.records.findById<Pick<Customer, 'defaultMethod'>>(scope, id, {}, { fields: ['defaultMethod'] });
+    const customer = await this.records.findById<Pick<Customer, 'defaultMethod'>>(
+      scope,
+      id,
+      {},
+      { fields: ['defaultMethod'] },
+    );
     return customer ? (customer.defaultMethod ?? null) : undefined;
   }
 
@@ -74,7 +79,14 @@ export class CustomersRepository {
   /** Sets the fields (validated as the schema says); the customer after, or null when there is none. */
   update(scope: TenantScope, id: string, set: Record<string, unknown>): Promise<Customer | null> {
     const _id = toObjectId(id);
-    return _id ? this.records.updateAndGet(scope, { _id }, { $set: set }, { validate: true, event: 'customer.updated', diff: true }) : Promise.resolve(null);
+    return _id
+      ? this.records.updateAndGet(
+          scope,
+          { _id },
+          { $set: set },
+          { validate: true, event: 'customer.updated', diff: true },
+        )
+      : Promise.resolve(null);
   }
 
   /** Removes the customer; true when it did. */
@@ -87,20 +99,40 @@ export class CustomersRepository {
   async setDefaultMethodIfUnset(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
     const _id = toObjectId(customerId);
     if (!_id) return false;
-    return (await this.records.updateOne(scope, { _id, defaultMethod: null }, { $set: { defaultMethod: cardId } }, DEFAULT_CARD_CHANGED)).modified > 0;
+    return (
+      (
+        await this.records.updateOne(
+          scope,
+          { _id, defaultMethod: null },
+          { $set: { defaultMethod: cardId } },
+          DEFAULT_CARD_CHANGED,
+        )
+      ).modified > 0
+    );
   }
 
   /** Makes `cardId` the default; the customer after, or null when there is none. */
   setDefaultMethod(scope: TenantScope, customerId: string, cardId: string): Promise<Customer | null> {
     const _id = toObjectId(customerId);
-    return _id ? this.records.updateAndGet(scope, { _id }, { $set: { defaultMethod: cardId } }, DEFAULT_CARD_CHANGED) : Promise.resolve(null);
+    return _id
+      ? this.records.updateAndGet(scope, { _id }, { $set: { defaultMethod: cardId } }, DEFAULT_CARD_CHANGED)
+      : Promise.resolve(null);
   }
 
   /** Clears the default only while it is still `cardId`; true when it did. */
   async clearDefaultMethodIf(scope: TenantScope, customerId: string, cardId: string): Promise<boolean> {
     const _id = toObjectId(customerId);
     if (!_id) return false;
-    return (await this.records.updateOne(scope, { _id, defaultMethod: cardId }, { $set: { defaultMethod: null } }, DEFAULT_CARD_CHANGED)).modified > 0;
+    return (
+      (
+        await this.records.updateOne(
+          scope,
+          { _id, defaultMethod: cardId },
+          { $set: { defaultMethod: null } },
+          DEFAULT_CARD_CHANGED,
+        )
+      ).modified > 0
+    );
   }
 
   /** Whether the project holds any customer (a platform project's delete asks). */

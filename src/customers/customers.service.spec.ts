@@ -17,8 +17,19 @@ const doc = {
 
 describe('customerFields', () => {
   it('copies the writable fields that are present, and never defaultMethod or anything else', () => {
-    const body = { email: 'a@example.com', firstName: null, balance: undefined, SocialNumber: 'x', defaultMethod: 'y', _id: 'z' };
-    expect(customerFields(body as unknown as UpdateCustomerDto)).toEqual({ email: 'a@example.com', firstName: null, SocialNumber: 'x' });
+    const body = {
+      email: 'a@example.com',
+      firstName: null,
+      balance: undefined,
+      SocialNumber: 'x',
+      defaultMethod: 'y',
+      _id: 'z',
+    };
+    expect(customerFields(body as unknown as UpdateCustomerDto)).toEqual({
+      email: 'a@example.com',
+      firstName: null,
+      SocialNumber: 'x',
+    });
   });
 });
 
@@ -48,7 +59,9 @@ describe('customer mappers', () => {
   });
 
   it("the schema's toJSON drops the social number too", () => {
-    const transform = (CustomerSchema.get('toJSON') as { transform: (d: unknown, r: Record<string, unknown>) => Record<string, unknown> }).transform;
+    const transform = (
+      CustomerSchema.get('toJSON') as { transform: (d: unknown, r: Record<string, unknown>) => Record<string, unknown> }
+    ).transform;
     const json = transform(undefined, { _id: doc._id, email: doc.email, SocialNumber: '078-05-1120' });
     expect(json).toEqual({ id: '6650c0ffee0000000000f001', email: 'jenny@example.com' });
   });

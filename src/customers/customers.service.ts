@@ -95,7 +95,8 @@ export class CustomersService {
 
   /** Every customer of every platform project, as its events show it, with its tenant: only for rebuilding the search index. */
   async *everyCustomer(): AsyncGenerator<{ tenant: string; object: CustomerResponse }> {
-    for await (const customer of this.customers.everyTenantsCustomers(500)) yield { tenant: String(customer.projectId), object: toCustomerResponse(customer) };
+    for await (const customer of this.customers.everyTenantsCustomers(500))
+      yield { tenant: String(customer.projectId), object: toCustomerResponse(customer) };
   }
 
   async get(scope: TenantScope, id: string): Promise<CustomerResponse> {
@@ -138,7 +139,8 @@ export class CustomersService {
     if (defaultMethod !== undefined) set.defaultMethod = defaultMethod;
     if (defaultMethod) {
       if (!(await this.exists(scope, id))) throw new NotFoundException(CUSTOMER_NOT_FOUND);
-      if (!(await this.ownsPaymentMethod(scope, id, defaultMethod))) throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
+      if (!(await this.ownsPaymentMethod(scope, id, defaultMethod)))
+        throw new BadRequestException(DEFAULT_METHOD_NOT_OWNED);
     }
     if (Object.keys(set).length === 0) return this.get(scope, id);
     const updated = await this.customers.update(scope, id, set);
@@ -162,7 +164,12 @@ export class CustomersService {
     const event: CustomerDeletingEvent = { scope, customerId: id };
     await this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'customer.deleted', target: { type: 'customer', id, label: customer.email }, projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'customer.deleted',
+        target: { type: 'customer', id, label: customer.email },
+        projectId: scope.projectId,
+      },
       { collection: 'customers', id, exists: false },
       async () => {
         await this.events.emitAsync(CUSTOMER_DELETING, event);
@@ -194,7 +201,8 @@ export class CustomersService {
    */
   private storedFields(dto: CreateCustomerDto | UpdateCustomerDto, customerId: string): CustomerFields {
     const fields = customerFields(dto);
-    if (typeof fields.SocialNumber === 'string') fields.SocialNumber = this.encryption.encrypt(fields.SocialNumber, socialNumberOf(customerId));
+    if (typeof fields.SocialNumber === 'string')
+      fields.SocialNumber = this.encryption.encrypt(fields.SocialNumber, socialNumberOf(customerId));
     return fields;
   }
 

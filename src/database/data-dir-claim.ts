@@ -1,4 +1,16 @@
-import { closeSync, existsSync, openSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -49,8 +61,7 @@ export interface ClaimRecord {
 }
 
 export type ClaimOutcome =
-  | { kind: 'owner'; claim: DataDirClaim }
-  | { kind: 'shared'; pid: number; database: RunningDatabase };
+  { kind: 'owner'; claim: DataDirClaim } | { kind: 'shared'; pid: number; database: RunningDatabase };
 
 /** This process's claims, by data folder: a second start in the same process (a copy from one backend to the other) adds to the first. */
 const held = new Map<string, DataDirClaim>();
@@ -119,7 +130,11 @@ export class DataDirClaim {
  */
 export async function claimDataDir(
   dataDir: string,
-  options: { accepts: (database: RunningDatabase) => string | undefined; log: (message: string) => void; canConnect: (uri: string) => Promise<boolean> },
+  options: {
+    accepts: (database: RunningDatabase) => string | undefined;
+    log: (message: string) => void;
+    canConnect: (uri: string) => Promise<boolean>;
+  },
 ): Promise<ClaimOutcome> {
   const mine = held.get(dataDir);
   if (mine) return { kind: 'owner', claim: mine.addHolder() };
@@ -128,7 +143,12 @@ export async function claimDataDir(
   let waitingSince: number | undefined;
   let unansweredSince: number | undefined;
   for (;;) {
-    const record: ClaimRecord = { pid: process.pid, command: process.execPath, startedAt: new Date().toISOString(), servers: [] };
+    const record: ClaimRecord = {
+      pid: process.pid,
+      command: process.execPath,
+      startedAt: new Date().toISOString(),
+      servers: [],
+    };
     if (createExclusive(file, JSON.stringify(record, null, 2))) {
       const claim = new DataDirClaim(dataDir, record);
       held.set(dataDir, claim);
@@ -146,7 +166,10 @@ export async function claimDataDir(
       continue;
     }
     if (!current.database) {
-      if (waitingSince === undefined) options.log(`Embedded database: process ${current.pid} is starting the embedded database of ${dataDir}; waiting for it.`);
+      if (waitingSince === undefined)
+        options.log(
+          `Embedded database: process ${current.pid} is starting the embedded database of ${dataDir}; waiting for it.`,
+        );
       waitingSince ??= Date.now();
       if (Date.now() - waitingSince > STARTING_WAIT_MS) {
         throw new Error(
@@ -181,7 +204,9 @@ export async function claimDataDir(
 }
 
 export function describe(database: RunningDatabase): string {
-  return database.engine === 'mongod' ? 'mongod' : `FerretDB on ${database.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`;
+  return database.engine === 'mongod'
+    ? 'mongod'
+    : `FerretDB on ${database.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`;
 }
 
 export function readClaim(dataDir: string): ClaimRecord | undefined {
@@ -210,7 +235,9 @@ async function takeOver(dataDir: string, stale: ClaimRecord, log: (message: stri
     if (!current || current.pid !== stale.pid || current.startedAt !== stale.startedAt) return;
     const left = current.servers.filter((server) => isSameProgram(server));
     if (left.length > 0) {
-      log(`Embedded database: process ${current.pid} ended without stopping its database servers (pids ${left.map((server) => server.pid).join(', ')}); stopping them.`);
+      log(
+        `Embedded database: process ${current.pid} ended without stopping its database servers (pids ${left.map((server) => server.pid).join(', ')}); stopping them.`,
+      );
       await Promise.all(left.map((server) => stopProcess(server)));
     }
     unlinkSync(join(dataDir, CLAIM_FILE));

@@ -1,5 +1,17 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { chownSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { delimiter, dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -86,7 +98,9 @@ export async function startEmbeddedDatabase(options: EmbeddedDatabaseOptions): P
     log: warn,
     canConnect: (uri) => canConnect(Number(new URL(uri).port)),
     accepts: (running) =>
-      options.backend && running.backend !== options.backend ? `EMBEDDED_DATABASE_BACKEND=${options.backend} asks for another backend` : undefined,
+      options.backend && running.backend !== options.backend
+        ? `EMBEDDED_DATABASE_BACKEND=${options.backend} asks for another backend`
+        : undefined,
   });
   if (outcome.kind === 'shared') {
     warn(
@@ -153,7 +167,11 @@ async function provision(
   const backend = options.backend;
   if (backend !== 'sqlite') {
     // A PostgreSQL folder without a cluster is one whose first start failed: the data is still SQLite's.
-    if (backend !== 'postgresql' && holdsSqliteData(sqliteDir) && !existsSync(join(options.dataDir, 'postgres', 'PG_VERSION'))) {
+    if (
+      backend !== 'postgresql' &&
+      holdsSqliteData(sqliteDir) &&
+      !existsSync(join(options.dataDir, 'postgres', 'PG_VERSION'))
+    ) {
       warn(
         `Embedded database: ${sqliteDir} holds data of FerretDB's SQLite backend, so it stays in use. ` +
           'Its lists slow down as other tenants grow; copy it into the PostgreSQL backend with `npm run db:move-to-postgres`.',
@@ -235,7 +253,12 @@ const PLANNER_STATISTICS = ['-c', 'autovacuum_naptime=5', '-c', 'autovacuum_anal
 
 type Track = (child: ChildProcess, command: string, signal: NodeJS.Signals) => void;
 
-async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (message: string) => void, track: Track): Promise<EmbeddedDatabase> {
+async function startFerretdbOnPostgres(
+  binary: string,
+  dataDir: string,
+  log: (message: string) => void,
+  track: Track,
+): Promise<EmbeddedDatabase> {
   const user = postgresUser();
   const pkg = postgresPackage();
   const native = await postgresBinaries(pkg.native, pkg.version, user);
@@ -258,10 +281,7 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
       throw new Error(`initdb failed: ${(failure.stderr || failure.message).trim().split('\n').pop()}`);
     }
     // Only loopback connections exist (listen_addresses below); trust is limited to them.
-    writeFileSync(
-      join(pgData, 'pg_hba.conf'),
-      'host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n',
-    );
+    writeFileSync(join(pgData, 'pg_hba.conf'), 'host all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n');
     if (user) chownSync(join(pgData, 'pg_hba.conf'), user.uid, user.gid);
   }
 
@@ -272,7 +292,19 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
   if (user) chownSync(join(dataDir, 'postgres.log'), user.uid, user.gid);
   const postgres = spawn(
     join(native, 'bin', 'postgres'),
-    ['-D', pgData, '-p', String(pgPort), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `max_connections=${POSTGRES_MAX_CONNECTIONS}`, ...PLANNER_STATISTICS],
+    [
+      '-D',
+      pgData,
+      '-p',
+      String(pgPort),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      `max_connections=${POSTGRES_MAX_CONNECTIONS}`,
+      ...PLANNER_STATISTICS,
+    ],
     { env, stdio: ['ignore', pgLog, pgLog], ...asUser },
   );
   closeSync(pgLog);
@@ -286,7 +318,10 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
     postgres.kill('SIGKILL');
     process.removeListener('exit', killPostgres);
     // PostgreSQL's own words (`lock file "postmaster.pid" already exists`...) say more than its exit code.
-    const lines = readFileSync(logFile, 'utf8').slice(logStart).split('\n').filter((line) => line.trim());
+    const lines = readFileSync(logFile, 'utf8')
+      .slice(logStart)
+      .split('\n')
+      .filter((line) => line.trim());
     const said = lines.filter((line) => /\b(FATAL|PANIC):/.test(line)).pop() ?? lines.pop();
     throw new Error(`${said ? said.replace(/^.*?\b(FATAL|PANIC):\s*/, '').trim() : firstLine(error)} (see ${logFile})`);
   }
@@ -326,7 +361,9 @@ async function startFerretdbOnPostgres(binary: string, dataDir: string, log: (me
  * same `stateDir` and `port` brings the same data back at the same address, which is how a database
  * outage and its recovery can be reproduced.
  */
-export async function startFerretdbServer(options: FerretdbServerOptions): Promise<EmbeddedDatabase & { port: number }> {
+export async function startFerretdbServer(
+  options: FerretdbServerOptions,
+): Promise<EmbeddedDatabase & { port: number }> {
   const log = options.log ?? ((message: string) => process.stderr.write(`${message}\n`));
   const binary = await findOrBuildFerretdb(options.ferretdbBin, log);
   const port = options.port ?? (await freePort());
@@ -372,7 +409,10 @@ export const FERRETDB_ATOMIC_WRITES_MARK = 'platform-atomic-writes-1';
 export async function hasAtomicWrites(binary: string): Promise<boolean> {
   try {
     const { stdout } = await execFileAsync(binary, ['--version'], { timeout: 10_000 });
-    return new RegExp(`^version: ${FERRETDB_VERSION}$`, 'm').test(stdout) && new RegExp(`^package: ${FERRETDB_ATOMIC_WRITES_MARK}$`, 'm').test(stdout);
+    return (
+      new RegExp(`^version: ${FERRETDB_VERSION}$`, 'm').test(stdout) &&
+      new RegExp(`^package: ${FERRETDB_ATOMIC_WRITES_MARK}$`, 'm').test(stdout)
+    );
   } catch {
     return false;
   }
@@ -405,12 +445,16 @@ async function findOrBuildFerretdb(configured: string | undefined, log: (message
     const { stdout } = await execFileAsync('go', ['env', 'GOPATH']);
     goBin = join(stdout.trim().split(delimiter)[0], 'bin', 'ferretdb');
   } catch {
-    throw new Error('no FerretDB built with deploy/ferretdb/atomic-writes.patch on PATH, and no Go toolchain to build one');
+    throw new Error(
+      'no FerretDB built with deploy/ferretdb/atomic-writes.patch on PATH, and no Go toolchain to build one',
+    );
   }
   if (existsSync(goBin) && (await hasAtomicWrites(goBin))) return goBin;
 
   // The script replaces a FerretDB without the patch at that path.
-  log(`Embedded database: building FerretDB ${FERRETDB_VERSION} with Go and its atomic-writes patch, once (about two minutes)...`);
+  log(
+    `Embedded database: building FerretDB ${FERRETDB_VERSION} with Go and its atomic-writes patch, once (about two minutes)...`,
+  );
   const script = resolve(__dirname, '..', '..', 'scripts', 'install-ferretdb.sh');
   await new Promise<void>((done, fail) => {
     const build = spawn('bash', [script, goBin], { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -420,7 +464,13 @@ async function findOrBuildFerretdb(configured: string | undefined, log: (message
   return goBin;
 }
 
-async function startFerretdb(binary: string, stateDir: string, fixedPort?: number, backendArgs?: string[], track?: Track): Promise<EmbeddedDatabase> {
+async function startFerretdb(
+  binary: string,
+  stateDir: string,
+  fixedPort?: number,
+  backendArgs?: string[],
+  track?: Track,
+): Promise<EmbeddedDatabase> {
   mkdirSync(stateDir, { recursive: true });
   const port = fixedPort ?? (await freePort());
   const logFd = openSync(join(stateDir, 'ferretdb.log'), 'a');

@@ -16,7 +16,9 @@ export async function expireByAge(collection: Collection, seconds: number, logge
     await collection.createIndex({ createdAt: 1 }, { expireAfterSeconds: seconds, name: 'createdAt_ttl' });
     return () => undefined;
   } catch (error) {
-    logger.debug(`No TTL index on ${collection.collectionName} (${(error as Error).message}); expired documents are swept hourly`);
+    logger.debug(
+      `No TTL index on ${collection.collectionName} (${(error as Error).message}); expired documents are swept hourly`,
+    );
   }
   const timer = setInterval(() => {
     sweepExpired(collection, seconds).catch((failure: Error) =>

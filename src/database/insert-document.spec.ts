@@ -24,7 +24,10 @@ function namesSave(names: unknown): boolean {
 
 /** Whether the code that called `pre`/`post` is Mongoose's own (its built-in save hooks, on every schema). */
 function calledByMongoose(stack: string | undefined): boolean {
-  const caller = (stack ?? '').split('\n').slice(1).find((frame) => !frame.includes('jest-mock') && !frame.includes(__filename));
+  const caller = (stack ?? '')
+    .split('\n')
+    .slice(1)
+    .find((frame) => !frame.includes('jest-mock') && !frame.includes(__filename));
   return /node_modules[\\/]mongoose[\\/]/.test(caller ?? '');
 }
 

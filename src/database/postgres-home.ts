@@ -1,5 +1,21 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -54,7 +70,11 @@ export async function canEnter(user: ServerUser, dir: string): Promise<boolean> 
  * The folder PostgreSQL keeps its cluster in for `dataDir`: `dataDir/postgres`, or the folder that
  * link points to. A new one is made where `user` can reach it.
  */
-export async function postgresDataFolder(dataDir: string, user: ServerUser | undefined, log: (message: string) => void): Promise<string> {
+export async function postgresDataFolder(
+  dataDir: string,
+  user: ServerUser | undefined,
+  log: (message: string) => void,
+): Promise<string> {
   const link = join(dataDir, 'postgres');
   if (user) {
     mkdirSync(dataDir, { recursive: true });
@@ -84,10 +104,19 @@ export async function postgresDataFolder(dataDir: string, user: ServerUser | und
   const base = relocationBase();
   mkdirSync(base, { recursive: true, mode: 0o755 });
   if (!(await canEnter(user, base))) {
-    throw new Error(`${user.name} (PostgreSQL's user) can reach neither ${dataDir} nor ${base}: give DATA_DIR a folder ${user.name} can pass through`);
+    throw new Error(
+      `${user.name} (PostgreSQL's user) can reach neither ${dataDir} nor ${base}: give DATA_DIR a folder ${user.name} can pass through`,
+    );
   }
   const real = realpathSync(dataDir);
-  const folder = join(base, `${basename(real).replace(/^\.+/, '').replace(/[^\w.-]/g, '_') || 'data'}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`);
+  const folder = join(
+    base,
+    `${
+      basename(real)
+        .replace(/^\.+/, '')
+        .replace(/[^\w.-]/g, '_') || 'data'
+    }-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`,
+  );
   if (existsSync(folder)) {
     throw new Error(
       `${folder} already exists but ${link} does not link to it: link it (ln -s ${folder} ${link}) to use its data, or remove it`,

@@ -1,4 +1,14 @@
-import { isObjectIdOrHexString, trusted, Types, type AnyKeys, type Model, type mongo, type Require_id, type Schema, type UpdateQuery } from 'mongoose';
+import {
+  isObjectIdOrHexString,
+  trusted,
+  Types,
+  type AnyKeys,
+  type Model,
+  type mongo,
+  type Require_id,
+  type Schema,
+  type UpdateQuery,
+} from 'mongoose';
 import type { Logger } from '@nestjs/common';
 import { insertDocument } from './insert-document';
 import { expireByAge } from './expire-by-age';
@@ -60,11 +70,19 @@ export class Records<T> {
 
   find(filter: Conditions, options: ReadOptions = {}): Promise<T[]> {
     const { fields, include, ...cursor } = options;
-    return this.model.collection.find(filter, { ...cursor, projection: this.projection(fields, include) }).toArray() as Promise<T[]>;
+    return this.model.collection
+      .find(filter, { ...cursor, projection: this.projection(fields, include) })
+      .toArray() as Promise<T[]>;
   }
 
-  findOne<Read = T>(filter: Conditions, options: Pick<ReadOptions, 'fields' | 'include' | 'sort'> = {}): Promise<Read | null> {
-    return this.model.collection.findOne<Read>(filter, { sort: options.sort, projection: this.projection(options.fields, options.include) });
+  findOne<Read = T>(
+    filter: Conditions,
+    options: Pick<ReadOptions, 'fields' | 'include' | 'sort'> = {},
+  ): Promise<Read | null> {
+    return this.model.collection.findOne<Read>(filter, {
+      sort: options.sort,
+      projection: this.projection(options.fields, options.include),
+    });
   }
 
   /**
@@ -74,7 +92,10 @@ export class Records<T> {
   async *eachInIdOrder(filter: Conditions, batch: number): AsyncGenerator<T & { _id: Types.ObjectId }> {
     let after: Types.ObjectId | undefined;
     for (;;) {
-      const found = (await this.find(after ? { ...filter, _id: { $gt: after } } : filter, { sort: { _id: 1 }, limit: batch })) as Array<T & { _id: Types.ObjectId }>;
+      const found = (await this.find(after ? { ...filter, _id: { $gt: after } } : filter, {
+        sort: { _id: 1 },
+        limit: batch,
+      })) as Array<T & { _id: Types.ObjectId }>;
       yield* found;
       if (found.length < batch) return;
       after = found[found.length - 1]._id;
@@ -82,7 +103,10 @@ export class Records<T> {
   }
 
   /** One document by id; a malformed id is no document. */
-  findById<Read = T>(id: string | Types.ObjectId, options: Pick<ReadOptions, 'fields' | 'include'> = {}): Promise<Read | null> {
+  findById<Read = T>(
+    id: string | Types.ObjectId,
+    options: Pick<ReadOptions, 'fields' | 'include'> = {},
+  ): Promise<Read | null> {
     const _id = toObjectId(id);
     return _id ? this.findOne<Read>({ _id }, options) : Promise.resolve(null);
   }
@@ -102,7 +126,10 @@ export class Records<T> {
 
   async updateOne(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<WriteResult> {
     const result = await this.model
-      .updateOne(trustedFilter(filter), update, { runValidators: options.validate ?? false, timestamps: !options.keepTimestamps })
+      .updateOne(trustedFilter(filter), update, {
+        runValidators: options.validate ?? false,
+        timestamps: !options.keepTimestamps,
+      })
       .exec();
     return { matched: result.matchedCount, modified: result.modifiedCount };
   }
@@ -120,7 +147,9 @@ export class Records<T> {
     const now = new Date();
     const stamps = this.model.schema.get('timestamps') ? { createdAt: now, updatedAt: now } : {};
     const insert = { $setOnInsert: { ...stamps, ...fields } } as UpdateQuery<T>;
-    const result = await this.model.updateOne(trustedFilter(filter), insert, { upsert: true, timestamps: false }).exec();
+    const result = await this.model
+      .updateOne(trustedFilter(filter), insert, { upsert: true, timestamps: false })
+      .exec();
     return result.upsertedCount > 0 ? (result.upsertedId as Types.ObjectId) : null;
   }
 
@@ -162,8 +191,16 @@ export class Records<T> {
       const result = await this.model.collection.insertMany(documents as never[], { ordered: false });
       return { inserted: result.insertedCount, onlyDuplicates: true };
     } catch (error) {
-      const failure = error as { insertedCount?: number; writeErrors?: { code?: number }[] | { code?: number }; code?: number };
-      const errors = Array.isArray(failure.writeErrors) ? failure.writeErrors : failure.writeErrors ? [failure.writeErrors] : [{ code: failure.code }];
+      const failure = error as {
+        insertedCount?: number;
+        writeErrors?: { code?: number }[] | { code?: number };
+        code?: number;
+      };
+      const errors = Array.isArray(failure.writeErrors)
+        ? failure.writeErrors
+        : failure.writeErrors
+          ? [failure.writeErrors]
+          : [{ code: failure.code }];
       const onlyDuplicates = errors.length > 0 && errors.every((entry) => entry.code === 11000);
       if (!onlyDuplicates) throw error;
       return { inserted: failure.insertedCount ?? 0, onlyDuplicates };
@@ -171,21 +208,32 @@ export class Records<T> {
   }
 
   /** The documents with these ids, in no particular order: one `$in` (one lookup per id on FerretDB, `looksUpIdsOneByOne`). */
-  async findByIds<Read = T>(ids: readonly unknown[], options: Pick<ReadOptions, 'fields' | 'include'> = {}): Promise<Read[]> {
+  async findByIds<Read = T>(
+    ids: readonly unknown[],
+    options: Pick<ReadOptions, 'fields' | 'include'> = {},
+  ): Promise<Read[]> {
     if (ids.length === 0) return [];
-    if (!looksUpIdsOneByOne(this.model.db)) return (await this.find({ _id: { $in: [...ids] } }, options)) as unknown as Read[];
+    if (!looksUpIdsOneByOne(this.model.db))
+      return (await this.find({ _id: { $in: [...ids] } }, options)) as unknown as Read[];
     const found = await Promise.all(ids.map((_id) => this.findOne<Read>({ _id }, options)));
     return found.filter((document): document is Awaited<Read> & Read => document !== null);
   }
 
   /** Updates one document and answers it as it is after the update; null when none matched. */
   async updateAndGet(filter: Conditions, update: UpdateQuery<T>, options: UpdateOptions = {}): Promise<T | null> {
-    const query = this.model.findOneAndUpdate(trustedFilter(filter), update, { returnDocument: 'after', runValidators: options.validate ?? false });
+    const query = this.model.findOneAndUpdate(trustedFilter(filter), update, {
+      returnDocument: 'after',
+      runValidators: options.validate ?? false,
+    });
     if (!this.hidden) return (await query.lean<T>().exec()) as T | null;
     // FerretDB refuses a projection on findAndModify, and Mongoose would send one to leave the
     // hidden fields out: they are read, then dropped here.
-    const updated = (await query.select(Object.keys(this.hidden).map((path) => `+${path}`)).lean<Record<string, unknown>>().exec()) as Record<string, unknown> | null;
-    if (updated) for (const path of Object.keys(this.hidden)) if (!options.include?.includes(path)) deletePath(updated, path);
+    const updated = (await query
+      .select(Object.keys(this.hidden).map((path) => `+${path}`))
+      .lean<Record<string, unknown>>()
+      .exec()) as Record<string, unknown> | null;
+    if (updated)
+      for (const path of Object.keys(this.hidden)) if (!options.include?.includes(path)) deletePath(updated, path);
     return updated as T | null;
   }
 
@@ -212,7 +260,10 @@ export class Records<T> {
     return expireByAge(this.model.collection, seconds, logger);
   }
 
-  private projection(fields: readonly string[] | undefined, include: readonly string[] | undefined): mongo.Document | undefined {
+  private projection(
+    fields: readonly string[] | undefined,
+    include: readonly string[] | undefined,
+  ): mongo.Document | undefined {
     if (fields?.length) {
       const shown = fields.filter((field) => !(this.hidden && field in this.hidden) || include?.includes(field));
       return Object.fromEntries(shown.map((field) => [field, 1]));
@@ -233,7 +284,8 @@ export function toObjectId(id: string | Types.ObjectId): Types.ObjectId | null {
 function trustedFilter(filter: Conditions): Conditions {
   const out: Conditions = {};
   for (const [key, value] of Object.entries(filter)) {
-    if (LOGICAL_OPERATORS.has(key) && Array.isArray(value)) out[key] = value.map((inner: Conditions) => trustedFilter(inner));
+    if (LOGICAL_OPERATORS.has(key) && Array.isArray(value))
+      out[key] = value.map((inner: Conditions) => trustedFilter(inner));
     else out[key] = isOperatorObject(value) ? trusted(value) : value;
   }
   return out;
@@ -249,7 +301,14 @@ function deletePath(document: Record<string, unknown>, path: string): void {
 const LOGICAL_OPERATORS = new Set(['$and', '$or', '$nor']);
 
 function isOperatorObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof Types.ObjectId || value instanceof Date) return false;
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    Array.isArray(value) ||
+    value instanceof Types.ObjectId ||
+    value instanceof Date
+  )
+    return false;
   return Object.keys(value).some((key) => key.startsWith('$'));
 }
 

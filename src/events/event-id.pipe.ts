@@ -7,7 +7,8 @@ const EVENT_ID = new RegExp(EVENT_ID_PATTERN, 'i');
 @Injectable()
 export class EventIdPipe implements PipeTransform<string, string> {
   transform(value: string, metadata: ArgumentMetadata): string {
-    if (!EVENT_ID.test(value)) throw new BadRequestException(`${metadata.data ?? 'id'} must be an event id (evt_ and 24 hexadecimal digits)`);
+    if (!EVENT_ID.test(value))
+      throw new BadRequestException(`${metadata.data ?? 'id'} must be an event id (evt_ and 24 hexadecimal digits)`);
     return value.toLowerCase();
   }
 }

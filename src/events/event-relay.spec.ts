@@ -17,7 +17,13 @@ describe('the events sweep', () => {
 
   it('goes on from where the last sweep that finished stopped, kept in the database, a minute before it; before any, a day back', async () => {
     jest.useFakeTimers({ now: new Date('2026-11-27T00:00:00Z') });
-    const config = { retentionDays: 30, sweepIntervalMs: 15_000, sweepGraceMs: 30_000, sweepLookBackMs: 60_000, sweepStartLookBackMs: 86_400_000 };
+    const config = {
+      retentionDays: 30,
+      sweepIntervalMs: 15_000,
+      sweepGraceMs: 30_000,
+      sweepLookBackMs: 60_000,
+      sweepStartLookBackMs: 86_400_000,
+    };
     let mark: Date | null = null;
     const fences: number[] = [];
     const events = {
@@ -30,9 +36,15 @@ describe('the events sweep', () => {
     };
     const lookBacks: number[] = [];
     const relayOf = () => {
-      const relay = new EventRelay(events as unknown as EventsRepository, config as ConfigType<typeof eventsConfig>, {} as JobRunner);
+      const relay = new EventRelay(
+        events as unknown as EventsRepository,
+        config as ConfigType<typeof eventsConfig>,
+        {} as JobRunner,
+      );
       // What each sweep was asked to read (the records' part of a sweep, which sets the mark).
-      const sweepable = relay as unknown as { sweepRecords(graceMs: number, lookBackMs: number): Promise<{ read: number; firstFailure: Date | null }> };
+      const sweepable = relay as unknown as {
+        sweepRecords(graceMs: number, lookBackMs: number): Promise<{ read: number; firstFailure: Date | null }>;
+      };
       jest.spyOn(sweepable, 'sweepRecords').mockImplementation((_graceMs, lookBackMs) => {
         lookBacks.push(lookBackMs);
         return Promise.resolve({ read: 0, firstFailure: null });
@@ -59,12 +71,26 @@ describe('the events sweep', () => {
 });
 
 describe("a hard delete's event", () => {
-  const config = { retentionDays: 30, sweepIntervalMs: 0, sweepGraceMs: 30_000, sweepLookBackMs: 60_000, sweepStartLookBackMs: 86_400_000 };
-  const scope = { projectId: new Types.ObjectId().toHexString(), origin: { id: 'req_1', idempotencyKey: null } } as unknown as TenantScope;
-  const outbox = (id: string): PendingEvent[] => [{ id, type: 'customer.updated', createdAt: new Date(), before: null, request: { id: null, idempotencyKey: null } }];
+  const config = {
+    retentionDays: 30,
+    sweepIntervalMs: 0,
+    sweepGraceMs: 30_000,
+    sweepLookBackMs: 60_000,
+    sweepStartLookBackMs: 86_400_000,
+  };
+  const scope = {
+    projectId: new Types.ObjectId().toHexString(),
+    origin: { id: 'req_1', idempotencyKey: null },
+  } as unknown as TenantScope;
+  const outbox = (id: string): PendingEvent[] => [
+    { id, type: 'customer.updated', createdAt: new Date(), before: null, request: { id: null, idempotencyKey: null } },
+  ];
 
   /** A relay over one collection whose records are `current` and whose stored deletion events are `stored`, by key. */
-  function setUp(current: { _id: Types.ObjectId; outbox: PendingEvent[] | null }[], stored: Map<string, EventDeletion>) {
+  function setUp(
+    current: { _id: Types.ObjectId; outbox: PendingEvent[] | null }[],
+    stored: Map<string, EventDeletion>,
+  ) {
     const events = {
       claimDeletions: jest.fn((wanted: EventDeletion[]) => {
         for (const deletion of wanted) if (!stored.has(deletion._id)) stored.set(deletion._id, deletion);
@@ -80,11 +106,23 @@ describe("a hard delete's event", () => {
       discard: jest.fn(() => Promise.resolve()),
     };
     const records = { collectionName: 'customers', findByIds: () => Promise.resolve(current) };
-    const relay = new EventRelay(events as unknown as EventsRepository, config as ConfigType<typeof eventsConfig>, {} as JobRunner);
+    const relay = new EventRelay(
+      events as unknown as EventsRepository,
+      config as ConfigType<typeof eventsConfig>,
+      {} as JobRunner,
+    );
     const published: string[] = [];
-    relay.subscribe({ eventsRecorded: (recorded) => Promise.resolve(void published.push(...recorded.map((event) => event.id))) });
-    const recorder = relay.recorder(records as unknown as Records<{ _id: Types.ObjectId }>, (record) => ({ id: String(record._id) }));
-    return { events, published, deletion: (read: typeof current) => recorder.deletion(scope, 'customer.deleted', read as never) };
+    relay.subscribe({
+      eventsRecorded: (recorded) => Promise.resolve(void published.push(...recorded.map((event) => event.id))),
+    });
+    const recorder = relay.recorder(records as unknown as Records<{ _id: Types.ObjectId }>, (record) => ({
+      id: String(record._id),
+    }));
+    return {
+      events,
+      published,
+      deletion: (read: typeof current) => recorder.deletion(scope, 'customer.deleted', read as never),
+    };
   }
   const claimOf = (id: Types.ObjectId, eventId: string, version: string[] | null): EventDeletion => ({
     _id: `customers:${String(id)}`,
@@ -98,7 +136,10 @@ describe("a hard delete's event", () => {
 
   it('a retried or concurrent delete of the version another read uses its event: listed under that id', async () => {
     const record = { _id: new Types.ObjectId(), outbox: outbox('evt_v') };
-    const { published, deletion, events } = setUp([record], new Map([[`customers:${String(record._id)}`, claimOf(record._id, 'evt_first', ['evt_v'])]]));
+    const { published, deletion, events } = setUp(
+      [record],
+      new Map([[`customers:${String(record._id)}`, claimOf(record._id, 'evt_first', ['evt_v'])]]),
+    );
     const intent = await deletion([record]);
     expect(intent.holds(String(record._id))).toBe(true);
     await intent.settle({ removed: [String(record._id)] });
@@ -112,7 +153,10 @@ describe("a hard delete's event", () => {
     const newer = setUp([record], new Map([[key, claimOf(record._id, 'evt_old', ['evt_v'])]]));
     const intent = await newer.deletion([record]);
     expect(intent.holds(String(record._id))).toBe(true);
-    expect(newer.events.replaceDeletion).toHaveBeenCalledWith('evt_old', expect.objectContaining({ deleting: expect.objectContaining({ outbox: ['evt_w'] }) }));
+    expect(newer.events.replaceDeletion).toHaveBeenCalledWith(
+      'evt_old',
+      expect.objectContaining({ deleting: expect.objectContaining({ outbox: ['evt_w'] }) }),
+    );
 
     // Read at evt_v, while the record is at evt_w and a delete of that version holds its event.
     const older = setUp([record], new Map([[key, claimOf(record._id, 'evt_newer', ['evt_w'])]]));
@@ -121,7 +165,7 @@ describe("a hard delete's event", () => {
     expect(older.events.replaceDeletion).not.toHaveBeenCalled();
   });
 
-  it('a record read gone is listed only while its event is still this delete\'s; one there at another version is dropped', async () => {
+  it("a record read gone is listed only while its event is still this delete's; one there at another version is dropped", async () => {
     const [gone, moved, there] = [new Types.ObjectId(), new Types.ObjectId(), new Types.ObjectId()];
     const stored = new Map<string, EventDeletion>();
     const { published, deletion, events } = setUp([], stored);

@@ -1,5 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
@@ -97,7 +104,8 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     const source: EventSource = { records: records as Records<unknown>, toObject: toObject as EventObject<unknown> };
     this.sources.set(records.collectionName, source);
     return {
-      pending: (scope, types, before) => types.map((type) => pendingEvent(scope, type, before ? asJson(toObject(before)) : null)),
+      pending: (scope, types, before) =>
+        types.map((type) => pendingEvent(scope, type, before ? asJson(toObject(before)) : null)),
       publish: async (scope, record, events) => {
         try {
           await this.publish(events.map((event) => published(event, scope.projectId, toObject(record))));
@@ -106,8 +114,10 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
         }
       },
       relayOutboxes: (_scope, records) => this.relayOutboxes(source, records as unknown as StoredRecord[]),
-      settleLater: (scope, _id, eventId) => this.readUntilAnswered(source, { _id, projectId: new Types.ObjectId(scope.projectId) }, eventId),
-      deletion: (scope, type, records) => this.intendDeletion(source, scope, type, records as unknown as StoredRecord[]),
+      settleLater: (scope, _id, eventId) =>
+        this.readUntilAnswered(source, { _id, projectId: new Types.ObjectId(scope.projectId) }, eventId),
+      deletion: (scope, type, records) =>
+        this.intendDeletion(source, scope, type, records as unknown as StoredRecord[]),
     };
   }
 
@@ -122,7 +132,10 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     const until = Date.now() - sweepGraceMs;
     const last = await this.events.sweptUntil();
     // A mark ahead of this clock (another sweeper's is ahead) leaves the last minute to read.
-    const { firstFailure } = await this.sweepRecords(sweepGraceMs, last ? Math.max(until - last.getTime(), 0) + sweepLookBackMs : sweepStartLookBackMs);
+    const { firstFailure } = await this.sweepRecords(
+      sweepGraceMs,
+      last ? Math.max(until - last.getTime(), 0) + sweepLookBackMs : sweepStartLookBackMs,
+    );
     // A record that could not be relayed is read again by the next sweep: the mark stops before it,
     // for at most the first sweep's look-back, after which it is left (logged at every try).
     const mark = firstFailure ? Math.max(Math.min(until, firstFailure.getTime()), until - sweepStartLookBackMs) : until;
@@ -142,7 +155,10 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
    * `sweep`, going on past a record or a pending delete that fails (logged with its id): how many it
    * read, and when the earliest record it could not relay was changed.
    */
-  private async sweepRecords(graceMs: number, lookBackMs: number): Promise<{ read: number; firstFailure: Date | null }> {
+  private async sweepRecords(
+    graceMs: number,
+    lookBackMs: number,
+  ): Promise<{ read: number; firstFailure: Date | null }> {
     const until = new Date(Date.now() - graceMs);
     const since = new Date(until.getTime() - lookBackMs);
     let read = 0;
@@ -157,7 +173,10 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     // Read a batch at a time: the first sweep's look back is long.
     for (const source of this.sources.values()) {
       let batch: StoredRecord[] = [];
-      const changed = source.records.aggregateEach<StoredRecord>([{ $match: { updatedAt: { $gte: since, $lt: until } } }], SWEEP_BATCH);
+      const changed = source.records.aggregateEach<StoredRecord>(
+        [{ $match: { updatedAt: { $gte: since, $lt: until } } }],
+        SWEEP_BATCH,
+      );
       for await (const record of changed) {
         batch.push(record);
         if (batch.length < SWEEP_BATCH) continue;
@@ -171,7 +190,9 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
       try {
         if (source) await this.settleStopped(source, deletion);
       } catch (error) {
-        this.logger.warn(`Event sweep: the pending delete ${deletion._id} of ${deletion.deleting.collection} ${String(deletion.deleting.id)} failed, left to the next sweep: ${(error as Error).message}`);
+        this.logger.warn(
+          `Event sweep: the pending delete ${deletion._id} of ${deletion.deleting.collection} ${String(deletion.deleting.id)} failed, left to the next sweep: ${(error as Error).message}`,
+        );
       }
       read++;
     }
@@ -189,7 +210,9 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
         try {
           await this.relayOutboxes(source, [record]);
         } catch (error) {
-          this.logger.warn(`Event sweep: relaying ${source.records.collectionName} ${String(record._id)} failed, read again next sweep: ${(error as Error).message}`);
+          this.logger.warn(
+            `Event sweep: relaying ${source.records.collectionName} ${String(record._id)} failed, read again next sweep: ${(error as Error).message}`,
+          );
           failed.push(record);
         }
       }
@@ -213,14 +236,19 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     if (candidates.length === 0) return;
     const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
     const missing = candidates.filter(({ event }) => !recorded.has(event.id));
-    await this.publish(missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))));
+    await this.publish(
+      missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))),
+    );
   }
 
   /**
    * Subscribers first, then the events collection (`store`: a hard delete's events are listed from
    * where they wait): whichever a process stopped before, the next relay does again.
    */
-  private async publish(events: readonly PublishedEvent[], store = () => this.events.recordMany(events)): Promise<void> {
+  private async publish(
+    events: readonly PublishedEvent[],
+    store = () => this.events.recordMany(events),
+  ): Promise<void> {
     if (events.length === 0) return;
     for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
     await store();
@@ -232,7 +260,11 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
    * write happened when the record's outbox holds its event (then relayed). Never settles once the
    * instance is closing: the request's `Idempotency-Key` stays held until its lease lapses.
    */
-  private async readUntilAnswered(source: EventSource, filter: { _id: unknown; projectId: Types.ObjectId }, eventId: string): Promise<boolean> {
+  private async readUntilAnswered(
+    source: EventSource,
+    filter: { _id: unknown; projectId: Types.ObjectId },
+    eventId: string,
+  ): Promise<boolean> {
     for (;;) {
       await sleep(UNSETTLED_RETRY_MS, undefined, { ref: false });
       if (this.closing) return new Promise<never>(() => undefined);
@@ -254,13 +286,26 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
    * the version read (the other delete can no longer apply); else this delete's read is the old one,
    * and it holds no event for that record.
    */
-  private async intendDeletion(source: EventSource, scope: TenantScope, type: string, records: readonly StoredRecord[]): Promise<DeletionIntent> {
+  private async intendDeletion(
+    source: EventSource,
+    scope: TenantScope,
+    type: string,
+    records: readonly StoredRecord[],
+  ): Promise<DeletionIntent> {
     const collection = source.records.collectionName;
     const projectId = new Types.ObjectId(scope.projectId);
     const wanted = records.map((record): EventDeletion => {
       const event = published(pendingEvent(scope, type, null), scope.projectId, source.toObject(record));
       const deleting = { collection, id: record._id, outbox: outboxVersion(record[OUTBOX]) };
-      return { _id: deletionKey(collection, record._id), projectId, deleting, eventId: event.id, type, createdAt: event.createdAt, body: event.body };
+      return {
+        _id: deletionKey(collection, record._id),
+        projectId,
+        deleting,
+        eventId: event.id,
+        type,
+        createdAt: event.createdAt,
+        body: event.body,
+      };
     });
     const stored = await this.events.claimDeletions(wanted);
     const held = new Map<string, EventDeletion>();
@@ -278,7 +323,8 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
       for (const want of other) {
         const record = current.find((candidate) => candidate._id.equals(want.deleting.id));
         if (!record || !sameVersion(outboxVersion(record[OUTBOX]), want.deleting.outbox)) continue;
-        if (await this.events.replaceDeletion(stored.get(want._id)!.eventId, want)) held.set(String(want.deleting.id), want);
+        if (await this.events.replaceDeletion(stored.get(want._id)!.eventId, want))
+          held.set(String(want.deleting.id), want);
       }
     }
     const of = (ids: readonly string[]) => ids.flatMap((id) => held.get(id) ?? []);
@@ -288,11 +334,15 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
         try {
           // A record gone by another delete's hand: listed when that delete held this same event.
           const now = gone.length > 0 ? await this.events.deletionsOf(of(gone).map((deletion) => deletion._id)) : [];
-          const shared = of(gone).filter((deletion) => now.some((found) => found._id === deletion._id && found.eventId === deletion.eventId));
+          const shared = of(gone).filter((deletion) =>
+            now.some((found) => found._id === deletion._id && found.eventId === deletion.eventId),
+          );
           await this.publishDeletions([...of(removed), ...shared]);
           await this.events.discard(of(changed));
         } catch (error) {
-          this.logger.warn(`Settling ${held.size} delete events failed, left to the sweep: ${(error as Error).message}`);
+          this.logger.warn(
+            `Settling ${held.size} delete events failed, left to the sweep: ${(error as Error).message}`,
+          );
         }
       },
     };
@@ -314,12 +364,19 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
    */
   private async settleStopped(source: EventSource, deletion: EventDeletion): Promise<void> {
     const { id, outbox } = deletion.deleting;
-    const record = (await source.records.findOne({ _id: id, projectId: deletion.projectId }, { include: [OUTBOX] })) as StoredRecord | null;
+    const record = (await source.records.findOne(
+      { _id: id, projectId: deletion.projectId },
+      { include: [OUTBOX] },
+    )) as StoredRecord | null;
     if (!record) return this.publishDeletions([deletion]);
     if (sameVersion(outboxVersion(record[OUTBOX]), outbox)) {
       await this.relayOutboxes(source, [record]);
       const guard = { _id: id, projectId: deletion.projectId, $and: [sameOutbox(record[OUTBOX])] };
-      const fence = await source.records.updateOne(guard, { $set: { [OUTBOX]: fencedOutbox(record[OUTBOX]) } }, { keepTimestamps: true });
+      const fence = await source.records.updateOne(
+        guard,
+        { $set: { [OUTBOX]: fencedOutbox(record[OUTBOX]) } },
+        { keepTimestamps: true },
+      );
       // Matched nothing: the record changed or went meanwhile; the next sweep reads it again.
       if (fence.matched === 0) return;
     }
@@ -333,9 +390,21 @@ function deletionKey(collection: string, id: Types.ObjectId): string {
 }
 
 function pendingEvent(scope: TenantScope, type: string, before: Record<string, unknown> | null): PendingEvent {
-  return { id: newEventId(), type, createdAt: new Date(), before, request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey } };
+  return {
+    id: newEventId(),
+    type,
+    createdAt: new Date(),
+    before,
+    request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey },
+  };
 }
 
 function published(event: PendingEvent, projectId: string, object: object): PublishedEvent {
-  return { id: event.id, type: event.type, projectId, createdAt: new Date(event.createdAt), body: eventBody(event, projectId, object) };
+  return {
+    id: event.id,
+    type: event.type,
+    projectId,
+    createdAt: new Date(event.createdAt),
+    body: eventBody(event, projectId, object),
+  };
 }

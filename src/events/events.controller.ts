@@ -14,7 +14,12 @@ import { EventIdPipe } from './event-id.pipe';
 export class EventsController {
   constructor(private readonly events: EventsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'events', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'events',
+    assurance: 'accountMfa',
+  })
   @Get()
   @ApiOperation({
     summary: 'List events',
@@ -28,7 +33,12 @@ export class EventsController {
     return this.events.list(scope, query);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'events', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'events',
+    assurance: 'accountMfa',
+  })
   @Get(':id')
   @ApiOperation({ summary: 'Get an event', description: "Another project's event is 404, as a missing one." })
   @ApiParam({ name: 'id', schema: { type: 'string', pattern: EVENT_ID_PATTERN, maxLength: 28 } })

@@ -17,7 +17,14 @@ import { InProcessEmitter } from './in-process-events';
  */
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { EventDeletion, EventDeletionSchema, EventSweep, EventSweepSchema, StoredEvent, StoredEventSchema } from './event.schema';
+import {
+  EventDeletion,
+  EventDeletionSchema,
+  EventSweep,
+  EventSweepSchema,
+  StoredEvent,
+  StoredEventSchema,
+} from './event.schema';
 import { EventFeed } from './event-feed';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
@@ -32,13 +39,21 @@ import { EventsService } from './events.service';
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([
+  imports: [
+    MongooseModule.forFeature([
       { name: StoredEvent.name, schema: StoredEventSchema },
       { name: EventSweep.name, schema: EventSweepSchema },
       { name: EventDeletion.name, schema: EventDeletionSchema },
-    ])],
+    ]),
+  ],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventRelay, EventFeed, { provide: InProcessEmitter, useExisting: EventEmitter2 }],
+  providers: [
+    EventsRepository,
+    EventsService,
+    EventRelay,
+    EventFeed,
+    { provide: InProcessEmitter, useExisting: EventEmitter2 },
+  ],
   exports: [EventRelay, EventFeed, InProcessEmitter],
 })
 export class EventsModule {}

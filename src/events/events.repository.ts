@@ -52,7 +52,10 @@ export class EventsRepository {
    */
   async markSwept(until: Date, fence: number): Promise<void> {
     const fenced = { $or: [{ fence: null }, { fence: { $lte: fence } }] };
-    const moved = await this.sweeps.updateOne({ _id: SWEEP_MARK, until: { $lt: until }, ...fenced }, { $set: { until, fence } });
+    const moved = await this.sweeps.updateOne(
+      { _id: SWEEP_MARK, until: { $lt: until }, ...fenced },
+      { $set: { until, fence } },
+    );
     // Matched nothing: no mark yet (the first sweep), one already past `until`, or a later holder's.
     if (moved.matched === 0) await this.sweeps.insertUnlessExists({ _id: SWEEP_MARK }, { until, fence });
   }
@@ -67,8 +70,11 @@ export class EventsRepository {
    * record's as stored (a record's missing: dropped meanwhile).
    */
   async claimDeletions(deletions: readonly EventDeletion[]): Promise<Map<string, EventDeletion>> {
-    const { inserted } = await this.deletions.insertStored(deletions.map((deletion) => ({ ...deletion, unsettled: true })));
-    const stored = inserted === deletions.length ? deletions : await this.deletionsOf(deletions.map((deletion) => deletion._id));
+    const { inserted } = await this.deletions.insertStored(
+      deletions.map((deletion) => ({ ...deletion, unsettled: true })),
+    );
+    const stored =
+      inserted === deletions.length ? deletions : await this.deletionsOf(deletions.map((deletion) => deletion._id));
     return new Map(stored.map((deletion) => [deletion._id, deletion]));
   }
 
@@ -83,7 +89,15 @@ export class EventsRepository {
    */
   async replaceDeletion(staleEventId: string, deletion: EventDeletion): Promise<boolean> {
     const { _id, ...fields } = deletion;
-    return (await this.deletions.updateOne({ _id, eventId: staleEventId }, { $set: { ...fields, unsettled: true } }, { keepTimestamps: true })).matched > 0;
+    return (
+      (
+        await this.deletions.updateOne(
+          { _id, eventId: staleEventId },
+          { $set: { ...fields, unsettled: true } },
+          { keepTimestamps: true },
+        )
+      ).matched > 0
+    );
   }
 
   /** Which of these event ids are recorded. */
@@ -95,7 +109,13 @@ export class EventsRepository {
   /** Listed events of every project with an id above `afterId` (all when null), in id order, at most `limit`: the search index's feed. */
   async listedAfter(afterId: string | null, limit: number): Promise<PublishedEvent[]> {
     const found = await this.everyTenant.find(afterId ? { _id: { $gt: afterId } } : {}, { sort: { _id: 1 }, limit });
-    return found.map((event) => ({ id: event._id, type: event.type, projectId: String(event.projectId), createdAt: event.createdAt, body: event.body }));
+    return found.map((event) => ({
+      id: event._id,
+      type: event.type,
+      projectId: String(event.projectId),
+      createdAt: event.createdAt,
+      body: event.body,
+    }));
   }
 
   /** Newest first, `limit + 1` listed events after the cursor, of one type and in a time range when asked. */
@@ -104,7 +124,10 @@ export class EventsRepository {
     if (query.startingAfter) conditions._id = { $lt: query.startingAfter };
     if (query.type) conditions.type = query.type;
     if (query.createdFrom || query.createdTo) {
-      conditions.createdAt = { ...(query.createdFrom ? { $gte: query.createdFrom } : {}), ...(query.createdTo ? { $lte: query.createdTo } : {}) };
+      conditions.createdAt = {
+        ...(query.createdFrom ? { $gte: query.createdFrom } : {}),
+        ...(query.createdTo ? { $lte: query.createdTo } : {}),
+      };
     }
     return this.records.find(scope, conditions, { sort: { _id: -1 }, limit: query.limit + 1 });
   }
@@ -119,33 +142,58 @@ export class EventsRepository {
     if (deletions.length === 0) return;
     await this.recordMany(deletions.map((deletion) => deletionEvent(deletion)));
     const keys = deletions.map((deletion) => deletion._id);
-    await this.deletions.updateMany({ _id: { $in: keys }, eventId: { $in: deletions.map((deletion) => deletion.eventId) } }, { $unset: { unsettled: 1 } });
+    await this.deletions.updateMany(
+      { _id: { $in: keys }, eventId: { $in: deletions.map((deletion) => deletion.eventId) } },
+      { $unset: { unsettled: 1 } },
+    );
   }
 
   /** The deletes cannot happen: their events go, while pending and still these (a listed one is never removed here). */
   async discard(deletions: readonly EventDeletion[]): Promise<void> {
     if (deletions.length === 0) return;
     const keys = deletions.map((deletion) => deletion._id);
-    await this.deletions.deleteMany({ _id: { $in: keys }, eventId: { $in: deletions.map((deletion) => deletion.eventId) }, unsettled: true });
+    await this.deletions.deleteMany({
+      _id: { $in: keys },
+      eventId: { $in: deletions.map((deletion) => deletion.eventId) },
+      unsettled: true,
+    });
   }
 
   /** Pending deletes of every project written before `before`, oldest first. */
   pendingDeletions(before: Date, limit: number): Promise<EventDeletion[]> {
-    return this.deletions.find({ unsettled: true, createdAt: { $lte: before } }, { sort: { createdAt: 1 }, limit }) as Promise<EventDeletion[]>;
+    return this.deletions.find(
+      { unsettled: true, createdAt: { $lte: before } },
+      { sort: { createdAt: 1 }, limit },
+    ) as Promise<EventDeletion[]>;
   }
 
   /** Drops events, and hard deletes' events, once they are `seconds` old, in every project; stops the sweeps. */
   async expireByAge(seconds: number, logger: Logger): Promise<() => void> {
-    const stops = await Promise.all([this.everyTenant.expireByAge(seconds, logger), this.deletions.expireByAge(seconds, logger)]);
+    const stops = await Promise.all([
+      this.everyTenant.expireByAge(seconds, logger),
+      this.deletions.expireByAge(seconds, logger),
+    ]);
     return () => stops.forEach((stop) => stop());
   }
 }
 
 function stored(event: PublishedEvent): Record<string, unknown> {
-  return { _id: event.id, projectId: new Types.ObjectId(event.projectId), type: event.type, createdAt: event.createdAt, body: event.body };
+  return {
+    _id: event.id,
+    projectId: new Types.ObjectId(event.projectId),
+    type: event.type,
+    createdAt: event.createdAt,
+    body: event.body,
+  };
 }
 
 /** A hard delete's event as listed. */
 export function deletionEvent(deletion: EventDeletion): PublishedEvent {
-  return { id: deletion.eventId, type: deletion.type, projectId: String(deletion.projectId), createdAt: deletion.createdAt, body: deletion.body };
+  return {
+    id: deletion.eventId,
+    type: deletion.type,
+    projectId: String(deletion.projectId),
+    createdAt: deletion.createdAt,
+    body: deletion.body,
+  };
 }

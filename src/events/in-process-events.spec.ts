@@ -40,8 +40,16 @@ class Listener {
 
 describe('the in-process event map', () => {
   it('declares listeners as @OnEvent does, with their options', () => {
-    const metadata = Reflect.getMetadata(EVENT_LISTENER_METADATA, Listener.prototype.holds) as { event: string; options?: { suppressErrors?: boolean } }[];
-    expect(metadata).toEqual([expect.objectContaining({ event: PLATFORM_PROJECT_DELETING, options: expect.objectContaining({ suppressErrors: false }) })]);
+    const metadata = Reflect.getMetadata(EVENT_LISTENER_METADATA, Listener.prototype.holds) as {
+      event: string;
+      options?: { suppressErrors?: boolean };
+    }[];
+    expect(metadata).toEqual([
+      expect.objectContaining({
+        event: PLATFORM_PROJECT_DELETING,
+        options: expect.objectContaining({ suppressErrors: false }),
+      }),
+    ]);
   });
 
   it("is the application's emitter, typed: payloads in, listeners' answers out", async () => {

@@ -45,7 +45,11 @@ type Listener<N extends InProcessEventName> = (...payload: PayloadArgs<N>) => An
 
 /** `@OnEvent`, with the listener's parameter and answer checked against the map. */
 export function OnInProcessEvent<N extends InProcessEventName>(name: N, options?: OnEventOptions) {
-  return OnEvent(name, options) as <M extends Listener<N>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<M>) => void;
+  return OnEvent(name, options) as <M extends Listener<N>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<M>,
+  ) => void;
 }
 
 /** Emitted (awaited) when an account is created: its default platform project must exist before anyone uses it. */

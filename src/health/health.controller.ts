@@ -36,7 +36,8 @@ export class HealthController {
       return { ...checked, jobs: this.jobs.statuses().map(toJobStatusResponse) };
     } catch (error) {
       // Terminus reports through an exception whose body is its own report; callers get the service's error body.
-      if (error instanceof ServiceUnavailableException) throw new ServiceUnavailableException('Database unavailable, try again shortly');
+      if (error instanceof ServiceUnavailableException)
+        throw new ServiceUnavailableException('Database unavailable, try again shortly');
       throw error;
     }
   }
@@ -59,7 +60,8 @@ export class HealthController {
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({
     summary: 'Readiness: the database answers a ping and every index is built',
-    description: '`503` while indexes are being built at start-up, while the database is unreachable, and while shutting down.',
+    description:
+      '`503` while indexes are being built at start-up, while the database is unreachable, and while shutting down.',
   })
   @ApiOkResponse({ type: ReadinessResponse })
   @ApiErrorResponses(500, 503)

@@ -37,10 +37,20 @@ export class JobStatusResponse {
   @ApiProperty({ description: 'Whether a step runs on this instance now' })
   running: boolean;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the last step on this instance started' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the last step on this instance started',
+  })
   lastStartedAt: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the last step on this instance ended' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the last step on this instance ended',
+  })
   lastEndedAt: string | null;
 
   @ApiProperty({ type: JobErrorResponse, nullable: true, description: "The last step's error, until a step succeeds" })

@@ -24,7 +24,11 @@ export class IdempotencyRecordsRepository {
    * taken. A retry is an ordinary answer, not an error: a key already taken writes nothing.
    */
   open(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<Types.ObjectId | null> {
-    return this.records.insertUnlessExists(scope, { scope: callerRoute, key }, { fingerprint, state: 'in_progress', statusCode: null, responseBody: null });
+    return this.records.insertUnlessExists(
+      scope,
+      { scope: callerRoute, key },
+      { fingerprint, state: 'in_progress', statusCode: null, responseBody: null },
+    );
   }
 
   find(scope: TenantScope, callerRoute: string, key: string): Promise<IdempotencyRecord | null> {
@@ -60,5 +64,4 @@ export class IdempotencyRecordsRepository {
   expireByAge(logger: Logger): Promise<() => void> {
     return this.byId.expireByAge(IDEMPOTENCY_KEY_TTL_SECONDS, logger);
   }
-
 }

@@ -60,11 +60,19 @@ export class IdempotencyGuard implements CanActivate {
     return this.begin(request, key);
   }
 
-  private async begin(request: FastifyRequest & RequestContext & IdempotentRequestContext, key: string): Promise<boolean> {
+  private async begin(
+    request: FastifyRequest & RequestContext & IdempotentRequestContext,
+    key: string,
+  ): Promise<boolean> {
     const tenant = request.tenant!;
     const caller = callerId(request.principal!);
     const fingerprint = requestFingerprint(this.fingerprintKey, request.method, request.url, request.body);
-    const start = await this.store.begin(tenant, idempotencyScope(caller, request.method, request.url), key, fingerprint);
+    const start = await this.store.begin(
+      tenant,
+      idempotencyScope(caller, request.method, request.url),
+      key,
+      fingerprint,
+    );
     if (start.kind === 'replay') throw new IdempotentReplay(start.statusCode, start.body);
     // For routes that keep the key with what they create (payments): see IdempotentRequest.
     request.idempotency = { caller, key, fingerprint };

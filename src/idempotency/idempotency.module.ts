@@ -16,7 +16,10 @@ import { IdempotencyRecordsRepository } from './idempotency-records.repository';
  */
 @Global()
 @Module({
-  imports: [MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }]), ClockModule],
+  imports: [
+    MongooseModule.forFeature([{ name: IdempotencyRecord.name, schema: IdempotencyRecordSchema }]),
+    ClockModule,
+  ],
   providers: [IdempotencyStore, IdempotencyGuard, IdempotencyRecordsRepository],
   exports: [IdempotencyStore, IdempotencyGuard],
 })

@@ -22,7 +22,12 @@ describe('documentIdempotency', () => {
     );
     const post = document.paths['/things'].post as any;
     expect(post.parameters).toEqual([
-      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false, schema: expect.objectContaining({ maxLength: 255 }) }),
+      expect.objectContaining({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: expect.objectContaining({ maxLength: 255 }),
+      }),
     ]);
     expect(post.responses['201'].headers['Idempotent-Replayed']).toBeDefined();
     expect(post.responses['400'].headers).toBeUndefined();

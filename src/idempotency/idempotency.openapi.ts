@@ -16,7 +16,10 @@ const PUBLIC_KEY_DESCRIPTION =
   'a replayed login would hand out an old token, and a repeated signup is already refused with 409.';
 
 function isPublic(operation: Operation): boolean {
-  return Array.isArray(operation.security) && operation.security.some((requirement: object) => Object.keys(requirement).length === 0);
+  return (
+    Array.isArray(operation.security) &&
+    operation.security.some((requirement: object) => Object.keys(requirement).length === 0)
+  );
 }
 
 /**
@@ -30,7 +33,9 @@ export function documentIdempotency(document: OpenAPIObject): OpenAPIObject {
     if (!operation) continue;
     const anonymous = isPublic(operation);
     operation.parameters = [
-      ...(operation.parameters ?? []).filter((parameter: Operation) => !(parameter.in === 'header' && /^idempotency-key$/i.test(parameter.name))),
+      ...(operation.parameters ?? []).filter(
+        (parameter: Operation) => !(parameter.in === 'header' && /^idempotency-key$/i.test(parameter.name)),
+      ),
       {
         name: 'Idempotency-Key',
         in: 'header',
@@ -54,7 +59,10 @@ export function documentIdempotency(document: OpenAPIObject): OpenAPIObject {
     }
     if (hasErrorSchema) {
       const error = { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponseDto' } } } };
-      responses['409'] ??= { description: 'A request with this Idempotency-Key is still running (retry shortly)', ...error };
+      responses['409'] ??= {
+        description: 'A request with this Idempotency-Key is still running (retry shortly)',
+        ...error,
+      };
       responses['422'] ??= { description: 'Idempotency-Key reused with a different request body', ...error };
     }
   }

@@ -1,4 +1,11 @@
-import { ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnprocessableEntityException } from '@nestjs/common';
+import {
+  ConflictException,
+  Injectable,
+  Logger,
+  OnModuleDestroy,
+  OnModuleInit,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import type { Types } from 'mongoose';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { isDuplicateKey } from '../common/database/duplicate-key';
@@ -8,8 +15,7 @@ import { IdempotencyRecordsRepository } from './idempotency-records.repository';
 import { IDEMPOTENCY_KEY_TTL_SECONDS, KEY_REUSED_MESSAGE } from './request-fingerprint';
 
 export type IdempotencyStart =
-  | { kind: 'started'; recordId: Types.ObjectId }
-  | { kind: 'replay'; statusCode: number; body: unknown };
+  { kind: 'started'; recordId: Types.ObjectId } | { kind: 'replay'; statusCode: number; body: unknown };
 
 /** Rounds of "insert, else read" before giving up on a key that keeps appearing and vanishing. */
 const MAX_ATTEMPTS = 5;
@@ -83,7 +89,9 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
         body: existing.responseBody === null ? undefined : JSON.parse(existing.responseBody),
       };
     }
-    throw new ConflictException('A request with this Idempotency-Key is still being processed; retry it shortly to get its result');
+    throw new ConflictException(
+      'A request with this Idempotency-Key is still being processed; retry it shortly to get its result',
+    );
   }
 
   /**
@@ -99,7 +107,9 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
       await this.records.complete(recordId, statusCode, responseBody);
     } catch (error) {
       await this.records.markUnstored(recordId).catch((again: Error) => {
-        this.logger.error(`Marking an unstored idempotent response failed: ${again.message}; its key runs again after ${IN_PROGRESS_LEASE_MS / 60_000} minutes`);
+        this.logger.error(
+          `Marking an unstored idempotent response failed: ${again.message}; its key runs again after ${IN_PROGRESS_LEASE_MS / 60_000} minutes`,
+        );
       });
       throw error;
     }

@@ -21,7 +21,12 @@ const logger = new Logger('Idempotency');
 export function settleIdempotentResponses(fastify: FastifyInstance, store: IdempotencyStore): void {
   fastify.addHook(
     'onSend',
-    (request: FastifyRequest & IdempotentRequestContext, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+    (
+      request: FastifyRequest & IdempotentRequestContext,
+      reply: FastifyReply,
+      payload: unknown,
+      done: (error: null, payload: unknown) => void,
+    ) => {
       const record = request.idempotencyRecord;
       if (!record) return done(null, payload);
       request.idempotencyRecord = undefined;
@@ -32,10 +37,12 @@ export function settleIdempotentResponses(fastify: FastifyInstance, store: Idemp
           ? store.release(record.tenant, record.recordId).catch((failure: Error) => {
               logger.warn(`Releasing an idempotency key failed: ${failure.message}`);
             })
-          : store.complete(record.recordId, statusCode, typeof payload === 'string' && payload !== '' ? payload : null).catch((failure: Error) => {
-              // The work is done: answer it. Retries of this key get 409 until the key expires.
-              logger.error(`Storing an idempotent response failed: ${failure.message}`);
-            });
+          : store
+              .complete(record.recordId, statusCode, typeof payload === 'string' && payload !== '' ? payload : null)
+              .catch((failure: Error) => {
+                // The work is done: answer it. Retries of this key get 409 until the key expires.
+                logger.error(`Storing an idempotent response failed: ${failure.message}`);
+              });
       void settled.then(() => done(null, payload));
     },
   );
@@ -59,11 +66,21 @@ export class UnsettledChangeFilter extends AllExceptionsFilter {
   }
 
   override catch(exception: UnsettledChange, host: ArgumentsHost): void {
-    const { idempotencyRecord: record, idempotencyKeptByRoute } = host.switchToHttp().getRequest<IdempotentRequestContext>();
+    const { idempotencyRecord: record, idempotencyKeptByRoute } = host
+      .switchToHttp()
+      .getRequest<IdempotentRequestContext>();
     if (record) {
       void exception.settled
-        .then((happened) => (happened && !idempotencyKeptByRoute ? this.store.markRan(record.recordId) : this.store.release(record.tenant, record.recordId)))
-        .catch((failure: Error) => logger.warn(`Settling the Idempotency-Key of an unsettled write failed, the key lapses with its lease: ${failure.message}`));
+        .then((happened) =>
+          happened && !idempotencyKeptByRoute
+            ? this.store.markRan(record.recordId)
+            : this.store.release(record.tenant, record.recordId),
+        )
+        .catch((failure: Error) =>
+          logger.warn(
+            `Settling the Idempotency-Key of an unsettled write failed, the key lapses with its lease: ${failure.message}`,
+          ),
+        );
     }
     super.catch(exception, host);
   }

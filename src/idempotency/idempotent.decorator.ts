@@ -13,4 +13,5 @@ import { UnsettledChangeFilter } from './idempotent-responses';
  * would put every POST, with a key or without, through Nest's rxjs pipeline. A write whose outcome
  * is unknown settles its key later (`UnsettledChangeFilter`).
  */
-export const Idempotent = () => applyDecorators(UseGuards(IdempotencyGuard), UseFilters(IdempotentReplayFilter, UnsettledChangeFilter));
+export const Idempotent = () =>
+  applyDecorators(UseGuards(IdempotencyGuard), UseFilters(IdempotentReplayFilter, UnsettledChangeFilter));

@@ -8,7 +8,8 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** How long a key is remembered. */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 /** The 422 of a key used again with another request. */
-export const KEY_REUSED_MESSAGE = 'This Idempotency-Key was already used with a different request; use a new key for a new request';
+export const KEY_REUSED_MESSAGE =
+  'This Idempotency-Key was already used with a different request; use a new key for a new request';
 
 const PRINTABLE = /^[\x20-\x7e]+$/;
 
@@ -52,7 +53,9 @@ function sortKeys(value: unknown): unknown {
  * matched against guesses (every test card number in a card's body, for one).
  */
 export function requestFingerprint(key: string, method: string, url: string, body: unknown): string {
-  return createHmac('sha256', key).update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body)}`).digest('hex');
+  return createHmac('sha256', key)
+    .update(`${method.toUpperCase()}\n${url}\n${canonicalJson(body)}`)
+    .digest('hex');
 }
 
 /** Who owns a key: a user (`user:<id>`) or an API key (`key:<id>`), never the one taken for the other. */

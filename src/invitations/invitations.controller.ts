@@ -8,7 +8,12 @@ import { MessageResponseDto } from '../common/dto/error-response.dto';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { UserId } from '../tenancy/tenancy.decorators';
-import { AcceptInvitationDto, CreatedInvitationEnvelope, CreateInvitationDto, InvitationListResponse } from './dto/invitation.dto';
+import {
+  AcceptInvitationDto,
+  CreatedInvitationEnvelope,
+  CreateInvitationDto,
+  InvitationListResponse,
+} from './dto/invitation.dto';
 import { InvitationsService } from './invitations.service';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
@@ -35,7 +40,11 @@ export class InvitationsController {
     links: {
       SignupWithInvitation: {
         operationId: 'signup',
-        requestBody: { invitationToken: '$response.body#/data/token', email: '$response.body#/data/email', role: '$response.body#/data/role' },
+        requestBody: {
+          invitationToken: '$response.body#/data/token',
+          email: '$response.body#/data/email',
+          role: '$response.body#/data/role',
+        },
       },
     },
   })
@@ -51,16 +60,25 @@ export class InvitationsController {
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Get('accounts/:accountId/invitations')
-  @ApiOperation({ summary: 'List pending invitations', description: 'Admins and the owner. Tokens are never shown again.' })
+  @ApiOperation({
+    summary: 'List pending invitations',
+    description: 'Admins and the owner. Tokens are never shown again.',
+  })
   @ApiOkResponse({ type: InvitationListResponse })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async listInvitations(@UserId() userId: string, @Param('accountId', ParseObjectIdPipe) accountId: string): Promise<InvitationListResponse> {
+  async listInvitations(
+    @UserId() userId: string,
+    @Param('accountId', ParseObjectIdPipe) accountId: string,
+  ): Promise<InvitationListResponse> {
     return { data: await this.invitations.listPending(accountId, userId) };
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
   @Delete('accounts/:accountId/invitations/:invitationId')
-  @ApiOperation({ summary: 'Revoke an invitation', description: 'Admins and the owner. Only a pending invitation can be revoked.' })
+  @ApiOperation({
+    summary: 'Revoke an invitation',
+    description: 'Admins and the owner. Only a pending invitation can be revoked.',
+  })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Invitation revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeInvitation(
@@ -75,16 +93,20 @@ export class InvitationsController {
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Post('invitations/accept')
-
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: 'Accept an invitation',
-    description: "Joins the inviting account with the invitation's role. Only the invited email may accept (403 otherwise).",
+    description:
+      "Joins the inviting account with the invitation's role. Only the invited email may accept (403 otherwise).",
   })
   @ApiOkResponse({ type: AccountEnvelope })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 500, 503)
-  async acceptInvitation(@Audit() audit: AuditContext, @UserId() userId: string, @Body() dto: AcceptInvitationDto): Promise<AccountEnvelope> {
+  async acceptInvitation(
+    @Audit() audit: AuditContext,
+    @UserId() userId: string,
+    @Body() dto: AcceptInvitationDto,
+  ): Promise<AccountEnvelope> {
     return { data: await this.invitations.accept(audit, dto.token, userId) };
   }
 }

@@ -16,7 +16,12 @@ import { InvitationsService } from './invitations.service';
  * revoking the last.
  */
 @Module({
-  imports: [AccountsModule, AttemptsModule, UsersModule, MongooseModule.forFeature([{ name: Invitation.name, schema: InvitationSchema }])],
+  imports: [
+    AccountsModule,
+    AttemptsModule,
+    UsersModule,
+    MongooseModule.forFeature([{ name: Invitation.name, schema: InvitationSchema }]),
+  ],
   controllers: [InvitationsController],
   providers: [InvitationsRepository, InvitationsService],
   exports: [InvitationsService],

@@ -52,12 +52,18 @@ export class InvitationsRepository {
     const account = toObjectId(accountId);
     const _id = toObjectId(invitationId);
     if (!account || !_id) return false;
-    return (await this.records.updateOne({ _id, accountId: account, status: 'pending' }, { $set: { status: 'revoked' } })).matched > 0;
+    return (
+      (await this.records.updateOne({ _id, accountId: account, status: 'pending' }, { $set: { status: 'revoked' } }))
+        .matched > 0
+    );
   }
 
   /** Moves a pending invitation to accepted by this user; false when it was no longer pending. */
   async claim(invitationId: Types.ObjectId, userId: string): Promise<boolean> {
-    const result = await this.records.updateOne({ _id: invitationId, status: 'pending' }, { $set: { status: 'accepted', acceptedBy: userId } });
+    const result = await this.records.updateOne(
+      { _id: invitationId, status: 'pending' },
+      { $set: { status: 'accepted', acceptedBy: userId } },
+    );
     return result.modified > 0;
   }
 }

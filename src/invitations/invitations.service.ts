@@ -3,7 +3,13 @@ import { TooManyRequestsException } from '../common/http/too-many-requests.excep
 import { Types } from 'mongoose';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
-import { BadRequestException, ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountView } from '../accounts/dto/account.response';
@@ -49,7 +55,13 @@ export class InvitationsService {
   ) {}
 
   /** A new pending invitation; a pending one for the same email is replaced (revoked). */
-  async create(audit: AuditContext, accountId: string, callerId: string, dto: CreateInvitationDto, now = new Date()): Promise<CreatedInvitationView> {
+  async create(
+    audit: AuditContext,
+    accountId: string,
+    callerId: string,
+    dto: CreateInvitationDto,
+    now = new Date(),
+  ): Promise<CreatedInvitationView> {
     const { account } = await this.accounts.requireAdmin(accountId, callerId);
     const email = dto.email.toLowerCase();
     const invited = await this.users.findByEmail(email);
@@ -57,15 +69,24 @@ export class InvitationsService {
       throw new ConflictException('This user is already a member of the account');
     }
     if (!(await this.attempts.admitMailTo(email, now))) {
-      throw new TooManyRequestsException('Too many mails were sent to this email lately; invite it again later', this.attempts.mailWindowSeconds);
+      throw new TooManyRequestsException(
+        'Too many mails were sent to this email lately; invite it again later',
+        this.attempts.mailWindowSeconds,
+      );
     }
     // Replaced: revoked, each with its entry, as an admin's revocation is.
-    for (const pending of await this.invitations.pendingFor(accountId, email)) await this.revokeOne(audit, accountId, String(pending._id), email);
+    for (const pending of await this.invitations.pendingFor(accountId, email))
+      await this.revokeOne(audit, accountId, String(pending._id), email);
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const _id = new Types.ObjectId();
     const created = await this.trail.record(
       audit,
-      { accountId, action: 'member.invited', target: { type: 'invitation', id: String(_id), label: email }, changes: { role: [null, dto.role] } },
+      {
+        accountId,
+        action: 'member.invited',
+        target: { type: 'invitation', id: String(_id), label: email },
+        changes: { role: [null, dto.role] },
+      },
       { collection: 'invitations', id: String(_id), exists: true },
       () =>
         this.invitations.insert({
@@ -105,10 +126,16 @@ export class InvitationsService {
 
   async revoke(audit: AuditContext, accountId: string, callerId: string, invitationId: string): Promise<void> {
     await this.accounts.requireAdmin(accountId, callerId);
-    if (!(await this.revokeOne(audit, accountId, invitationId, null))) throw new NotFoundException(INVITATION_NOT_FOUND);
+    if (!(await this.revokeOne(audit, accountId, invitationId, null)))
+      throw new NotFoundException(INVITATION_NOT_FOUND);
   }
 
-  private revokeOne(audit: AuditContext, accountId: string, invitationId: string, email: string | null): Promise<boolean> {
+  private revokeOne(
+    audit: AuditContext,
+    accountId: string,
+    invitationId: string,
+    email: string | null,
+  ): Promise<boolean> {
     return this.trail.record(
       audit,
       { accountId, action: 'invitation.revoked', target: { type: 'invitation', id: invitationId, label: email } },
@@ -143,13 +170,19 @@ export class InvitationsService {
    */
   async join(audit: AuditContext, invitation: Invitation, userId: string): Promise<AccountView> {
     const accountId = String(invitation.accountId);
-    if (await this.memberships.find(accountId, userId)) throw new ConflictException('You are already a member of this account');
+    if (await this.memberships.find(accountId, userId))
+      throw new ConflictException('You are already a member of this account');
     if (!(await this.invitations.claim(invitation._id, userId))) throw new BadRequestException(INVITATION_INVALID);
     // The membership's id is chosen first: the entry stands when, and only when, it exists.
     const membershipId = new Types.ObjectId();
     await this.trail.record(
       audit,
-      { accountId, action: 'member.joined', target: { type: 'user', id: userId, label: invitation.email }, changes: { role: [null, invitation.role] } },
+      {
+        accountId,
+        action: 'member.joined',
+        target: { type: 'user', id: userId, label: invitation.email },
+        changes: { role: [null, invitation.role] },
+      },
       { collection: 'memberships', id: String(membershipId), exists: true },
       () => this.memberships.add(accountId, userId, invitation.role, false, membershipId),
     );

@@ -8,7 +8,11 @@ class MemoryLeases {
   readonly held = new Set<string>();
   private readonly fences = new Map<string, number>();
 
-  async tryWithFencedLease<T>(key: string, _holdMs: number, work: (hold: FencedHold) => Promise<T>): Promise<T | undefined> {
+  async tryWithFencedLease<T>(
+    key: string,
+    _holdMs: number,
+    work: (hold: FencedHold) => Promise<T>,
+  ): Promise<T | undefined> {
     if (this.held.has(key)) return undefined;
     this.held.add(key);
     const fence = (this.fences.get(key) ?? 0) + 1;
@@ -86,7 +90,13 @@ describe('JobRunner', () => {
     runner.onApplicationBootstrap();
     await jest.advanceTimersByTimeAsync(10);
     const t0 = Date.now();
-    expect(runner.statuses()[0]).toMatchObject({ name: 'hourly', everyMs: 3_600_000, failures: 1, running: false, lastError: { message: 'connection reset' } });
+    expect(runner.statuses()[0]).toMatchObject({
+      name: 'hourly',
+      everyMs: 3_600_000,
+      failures: 1,
+      running: false,
+      lastError: { message: 'connection reset' },
+    });
     await jest.advanceTimersByTimeAsync(1_000 + 2_000 + 4_000 - 1);
     failing = false;
     await jest.advanceTimersByTimeAsync(1);
@@ -139,7 +149,12 @@ describe('JobRunner', () => {
   it('runs a leased job under a fencing token that grows with every holder, and skips a step whose lease another instance holds', async () => {
     const { runner, leases } = setUp();
     const fences: (number | null)[] = [];
-    const handle = runner.register({ name: 'sweep', everyMs: 1_000, lease: { holdMs: 1_000 }, run: (step) => Promise.resolve(void fences.push(step.fence)) });
+    const handle = runner.register({
+      name: 'sweep',
+      everyMs: 1_000,
+      lease: { holdMs: 1_000 },
+      run: (step) => Promise.resolve(void fences.push(step.fence)),
+    });
     runner.register({ name: 'local', everyMs: 1_000, run: (step) => Promise.resolve(void fences.push(step.fence)) });
     runner.onApplicationBootstrap();
     await jest.advanceTimersByTimeAsync(2_000);
@@ -159,6 +174,8 @@ describe('JobRunner', () => {
   it('refuses a second job of one name', () => {
     const { runner } = setUp();
     runner.register({ name: 'once', everyMs: 1_000, run: () => Promise.resolve() });
-    expect(() => runner.register({ name: 'once', everyMs: 1_000, run: () => Promise.resolve() })).toThrow('A job named once is registered already');
+    expect(() => runner.register({ name: 'once', everyMs: 1_000, run: () => Promise.resolve() })).toThrow(
+      'A job named once is registered already',
+    );
   });
 });

@@ -117,7 +117,10 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Every job of this instance, in the order registered. */
   statuses(): JobStatus[] {
-    return [...this.jobs.values()].map((job) => ({ ...job.status, lastError: job.status.lastError && { ...job.status.lastError } }));
+    return [...this.jobs.values()].map((job) => ({
+      ...job.status,
+      lastError: job.status.lastError && { ...job.status.lastError },
+    }));
   }
 
   /** The first step of every job waits its delay: start-up is not the moment to compete for the database. */
@@ -185,11 +188,15 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     try {
       if (definition.lease) {
         let ran = false;
-        await this.leases.tryWithFencedLease(`job:${definition.name}`, definition.lease.holdMs, async (hold: FencedHold) => {
-          ran = true;
-          this.markStarted(status);
-          await definition.run({ fence: hold.fence, leaseLost: () => hold.lost, stopping });
-        });
+        await this.leases.tryWithFencedLease(
+          `job:${definition.name}`,
+          definition.lease.holdMs,
+          async (hold: FencedHold) => {
+            ran = true;
+            this.markStarted(status);
+            await definition.run({ fence: hold.fence, leaseLost: () => hold.lost, stopping });
+          },
+        );
         if (!ran) {
           status.heldElsewhere += 1;
           return;
@@ -207,7 +214,9 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
       const message = (error as Error)?.message ?? String(error);
       status.lastError = { message, at: new Date() };
       job.retryAt = Date.now() + waitMs;
-      this.logger.warn(`Job ${definition.name} failed (${status.failures} in a row), tried again in ${waitMs} ms: ${message}`);
+      this.logger.warn(
+        `Job ${definition.name} failed (${status.failures} in a row), tried again in ${waitMs} ms: ${message}`,
+      );
       this.scheduleRetry(job, waitMs);
     } finally {
       if (status.running) status.lastEndedAt = new Date();

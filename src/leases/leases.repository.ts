@@ -39,7 +39,10 @@ export class LeasesRepository {
    */
   async takeOverFenced(key: string, fence: number | undefined, holder: string, expiresAt: Date): Promise<boolean> {
     const at = fence === undefined ? { fence: { $exists: false } } : { fence };
-    const moved = await this.records.updateOne({ _id: key, ...at }, { $set: { holder, expiresAt, fence: (fence ?? 0) + 1 } });
+    const moved = await this.records.updateOne(
+      { _id: key, ...at },
+      { $set: { holder, expiresAt, fence: (fence ?? 0) + 1 } },
+    );
     return moved.matched > 0;
   }
 

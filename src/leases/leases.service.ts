@@ -71,17 +71,24 @@ export class Leases {
    * unique), so of two instances that both read the lease expired only one gets the next token, on
    * FerretDB too.
    */
-  async tryWithFencedLease<T>(key: string, holdMs: number, work: (hold: FencedHold) => Promise<T>): Promise<T | undefined> {
+  async tryWithFencedLease<T>(
+    key: string,
+    holdMs: number,
+    work: (hold: FencedHold) => Promise<T>,
+  ): Promise<T | undefined> {
     const holder = randomUUID();
     const fence = await this.tryAcquireFenced(key, holder, holdMs);
     if (fence === undefined) return undefined;
     const hold = { fence, lost: false };
-    const renewal = setInterval(() => {
-      this.leases
-        .extendFenced(key, holder, fence, new Date(Date.now() + holdMs))
-        .then((held) => (hold.lost ||= !held))
-        .catch(() => undefined);
-    }, Math.max(Math.floor(holdMs / 3), 1));
+    const renewal = setInterval(
+      () => {
+        this.leases
+          .extendFenced(key, holder, fence, new Date(Date.now() + holdMs))
+          .then((held) => (hold.lost ||= !held))
+          .catch(() => undefined);
+      },
+      Math.max(Math.floor(holdMs / 3), 1),
+    );
     renewal.unref();
     try {
       return await work(hold);
@@ -138,7 +145,10 @@ export class Leases {
    * lives, so a holder that dies lets it go within `holdMs`. Waits at most `waitMs` (or until
    * `signal` aborts) for another holder: undefined then. `release()` gives it back.
    */
-  async hold(key: string, options: { holdMs: number; waitMs: number; signal?: AbortSignal }): Promise<HeldLease | undefined> {
+  async hold(
+    key: string,
+    options: { holdMs: number; waitMs: number; signal?: AbortSignal },
+  ): Promise<HeldLease | undefined> {
     const holder = randomUUID();
     const deadline = Date.now() + options.waitMs;
     for (let round = 0; !(await this.tryAcquire(key, holder, options.holdMs)); round++) {
@@ -156,9 +166,12 @@ export class Leases {
 
   /** Pushes the lease's expiry on every third of `holdMs`; a renewal that fails is tried again at the next. */
   private renewWhileHeld(key: string, holder: string, holdMs: number): NodeJS.Timeout {
-    const renewal = setInterval(() => {
-      this.leases.extend(key, holder, new Date(Date.now() + holdMs)).catch(() => undefined);
-    }, Math.max(Math.floor(holdMs / 3), 1));
+    const renewal = setInterval(
+      () => {
+        this.leases.extend(key, holder, new Date(Date.now() + holdMs)).catch(() => undefined);
+      },
+      Math.max(Math.floor(holdMs / 3), 1),
+    );
     renewal.unref();
     return renewal;
   }

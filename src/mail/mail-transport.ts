@@ -37,23 +37,39 @@ export class MailTransport {
   private get transport(): Transporter {
     const { createTransport } = nodemailer.load();
     this.made ??= this.config.smtpUrl
-      ? createTransport({ url: this.config.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
+      ? createTransport({
+          url: this.config.smtpUrl,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 30_000,
+        })
       : createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
     return this.made;
   }
 
   /** The mail, sent now; `messageId` lets a receiver recognise a mail sent twice. */
   async deliver(mail: Mail, messageId?: string): Promise<void> {
-    const message = { from: this.config.from, to: mail.to, subject: mail.subject, text: mail.text, ...(messageId ? { messageId } : {}) };
+    const message = {
+      from: this.config.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(messageId ? { messageId } : {}),
+    };
     if (this.config.smtpUrl) {
       await this.transport.sendMail(message);
       return;
     }
     const info = (await this.transport.sendMail(message)) as { message: Buffer };
     await mkdir(this.config.directory, { recursive: true });
-    const file = join(this.config.directory, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
+    const file = join(
+      this.config.directory,
+      `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`,
+    );
     await writeFile(file, info.message, { mode: 0o600 });
-    this.logger.log(`Mail "${mail.subject}" to ${mail.to} written to ${file} (no SMTP_URL)${mail.links.length ? `: ${mail.links.join(' ')}` : ''}`);
+    this.logger.log(
+      `Mail "${mail.subject}" to ${mail.to} written to ${file} (no SMTP_URL)${mail.links.length ? `: ${mail.links.join(' ')}` : ''}`,
+    );
   }
 
   /** Closes SMTP connections (MailService does, once no attempt is under way). */

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { InjectModel } from '@nestjs/mongoose';
 import { randomUUID } from 'node:crypto';
@@ -88,7 +95,10 @@ export class MailService implements OnModuleInit, OnApplicationBootstrap, OnAppl
     if (this.polling || this.stopped) return;
     this.polling = true;
     try {
-      const due = await this.records.find({ status: 'pending', nextAttemptAt: { $lte: new Date() } }, { sort: { nextAttemptAt: 1 }, limit: POLL_BATCH, fields: ['_id'] });
+      const due = await this.records.find(
+        { status: 'pending', nextAttemptAt: { $lte: new Date() } },
+        { sort: { nextAttemptAt: 1 }, limit: POLL_BATCH, fields: ['_id'] },
+      );
       for (const mail of due) await this.track(this.attempt(mail._id));
     } finally {
       this.polling = false;
@@ -118,7 +128,14 @@ export class MailService implements OnModuleInit, OnApplicationBootstrap, OnAppl
     try {
       mail = await this.records.updateAndGet(
         { _id, status: 'pending', nextAttemptAt: { $lte: now } },
-        { $set: { claimToken: token, claimedUntil: new Date(now.getTime() + CLAIM_MS), nextAttemptAt: new Date(now.getTime() + CLAIM_MS) }, $inc: { attempts: 1 } },
+        {
+          $set: {
+            claimToken: token,
+            claimedUntil: new Date(now.getTime() + CLAIM_MS),
+            nextAttemptAt: new Date(now.getTime() + CLAIM_MS),
+          },
+          $inc: { attempts: 1 },
+        },
       );
     } catch (error) {
       this.logger.warn(`Taking mail ${String(_id)} failed, left for the next poll: ${(error as Error).message}`);
@@ -128,16 +145,33 @@ export class MailService implements OnModuleInit, OnApplicationBootstrap, OnAppl
     const mine = { _id, claimToken: token };
     const done = { claimToken: null, claimedUntil: null, nextAttemptAt: null };
     try {
-      await this.transport.deliver({ to: mail.to, subject: mail.subject, text: this.encryption.decrypt(mail.text, textOf(_id)), links: [] }, `<${String(_id)}@${this.messageIdHost()}>`);
-      await this.records.updateOne(mine, { $set: { ...done, status: 'sent', sentAt: new Date(), lastError: null }, $unset: { text: 1 } });
+      await this.transport.deliver(
+        { to: mail.to, subject: mail.subject, text: this.encryption.decrypt(mail.text, textOf(_id)), links: [] },
+        `<${String(_id)}@${this.messageIdHost()}>`,
+      );
+      await this.records.updateOne(mine, {
+        $set: { ...done, status: 'sent', sentAt: new Date(), lastError: null },
+        $unset: { text: 1 },
+      });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       const givenUp = mail.attempts >= MAX_MAIL_ATTEMPTS;
-      this.logger.error(`Mail ${String(_id)} "${mail.subject}" to ${mail.to} was not sent (attempt ${mail.attempts}${givenUp ? ', given up' : ', will be retried'}): ${reason}`);
+      this.logger.error(
+        `Mail ${String(_id)} "${mail.subject}" to ${mail.to} was not sent (attempt ${mail.attempts}${givenUp ? ', given up' : ', will be retried'}): ${reason}`,
+      );
       const next = new Date(Date.now() + Math.min(RETRY_BASE_MS * 2 ** (mail.attempts - 1), RETRY_MAX_MS));
       await this.records
-        .updateOne(mine, givenUp ? { $set: { ...done, status: 'failed', lastError: reason }, $unset: { text: 1 } } : { $set: { ...done, nextAttemptAt: next, lastError: reason } })
-        .catch((failure: Error) => this.logger.warn(`Recording the outcome of mail ${String(_id)} failed; it is due again after its claim: ${failure.message}`));
+        .updateOne(
+          mine,
+          givenUp
+            ? { $set: { ...done, status: 'failed', lastError: reason }, $unset: { text: 1 } }
+            : { $set: { ...done, nextAttemptAt: next, lastError: reason } },
+        )
+        .catch((failure: Error) =>
+          this.logger.warn(
+            `Recording the outcome of mail ${String(_id)} failed; it is due again after its claim: ${failure.message}`,
+          ),
+        );
     }
   }
 

@@ -21,12 +21,15 @@ export class ChannelOwnersMigration {
     let added = 0;
     for (const channel of await this.legacy.ownerlessChannels()) {
       const scope = scopeOfRecord(channel);
-      if (await this.collaborators.addOwnerUnlessPresent(scope, String(channel.channelId), String(channel.ownerId))) added += 1;
+      if (await this.collaborators.addOwnerUnlessPresent(scope, String(channel.channelId), String(channel.ownerId)))
+        added += 1;
     }
     return added;
   }
 }
 
 export function describeChannelOwners(added: number): string[] {
-  return added > 0 ? [`Channels given their account's owner as their owner: ${added}.`] : ['Every channel has its collaborators already.'];
+  return added > 0
+    ? [`Channels given their account's owner as their owner: ${added}.`]
+    : ['Every channel has its collaborators already.'];
 }

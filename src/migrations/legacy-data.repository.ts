@@ -44,7 +44,12 @@ export class LegacyDataRepository {
 
   /** Sets `defaultCompany` on those of the users that still have none; how many changed. */
   async setDefaultCompany(userIds: Types.ObjectId[], accountId: string): Promise<number> {
-    return (await this.users().updateMany({ _id: { $in: userIds }, defaultCompany: null }, { $set: { defaultCompany: accountId } })).modifiedCount;
+    return (
+      await this.users().updateMany(
+        { _id: { $in: userIds }, defaultCompany: null },
+        { $set: { defaultCompany: accountId } },
+      )
+    ).modifiedCount;
   }
 
   /** The account an earlier run of the migration made, if any. */
@@ -53,7 +58,9 @@ export class LegacyDataRepository {
   }
 
   /** Through the Account model, so the document has exactly the schema's shape and timestamps. */
-  createAccount(fields: Pick<Account, 'name' | 'type' | 'ownerId' | 'defaultProjectId' | 'migrated'>): Promise<Account> {
+  createAccount(
+    fields: Pick<Account, 'name' | 'type' | 'ownerId' | 'defaultProjectId' | 'migrated'>,
+  ): Promise<Account> {
     return insertDocument(this.connection.model<Account>(Account.name), fields);
   }
 
@@ -69,12 +76,22 @@ export class LegacyDataRepository {
 
   /** Cards whose `customer` is still a string, one at a time. */
   cardsWithStringCustomer(): AsyncIterable<{ _id: Types.ObjectId; customer: string }> {
-    return this.cards().find({ customer: { $type: 'string' } }, { projection: { customer: 1 } }) as AsyncIterable<{ _id: Types.ObjectId; customer: string }>;
+    return this.cards().find({ customer: { $type: 'string' } }, { projection: { customer: 1 } }) as AsyncIterable<{
+      _id: Types.ObjectId;
+      customer: string;
+    }>;
   }
 
   /** Stores the card's customer as an ObjectId, only while it is still the string read; true when it did. */
   async convertCardCustomer(cardId: Types.ObjectId, customer: string): Promise<boolean> {
-    return (await this.cards().updateOne({ _id: cardId, customer }, { $set: { customer: new Types.ObjectId(customer.toLowerCase()) } })).modifiedCount > 0;
+    return (
+      (
+        await this.cards().updateOne(
+          { _id: cardId, customer },
+          { $set: { customer: new Types.ObjectId(customer.toLowerCase()) } },
+        )
+      ).modifiedCount > 0
+    );
   }
 
   /** The collection's indexes; none when it does not exist. */
@@ -94,14 +111,23 @@ export class LegacyDataRepository {
    * The channels of platform projects that have no collaborator at all, with the owner of the
    * project's account: stored channels do not name who created them.
    */
-  async ownerlessChannels(): Promise<{ channelId: Types.ObjectId; projectId: Types.ObjectId; accountId: Types.ObjectId; ownerId: Types.ObjectId }[]> {
-    const staffed = new Set((await this.connection.collection('channel_collaborators').distinct('channelId')).map(String));
+  async ownerlessChannels(): Promise<
+    { channelId: Types.ObjectId; projectId: Types.ObjectId; accountId: Types.ObjectId; ownerId: Types.ObjectId }[]
+  > {
+    const staffed = new Set(
+      (await this.connection.collection('channel_collaborators').distinct('channelId')).map(String),
+    );
     const channels = await this.connection
       .collection<{ _id: Types.ObjectId; projectId: Types.ObjectId | null }>('channels')
       .find({ projectId: { $ne: null } }, { projection: { _id: 1, projectId: 1 } })
       .toArray();
-    const ownerless = channels.filter((channel): channel is { _id: Types.ObjectId; projectId: Types.ObjectId } => channel.projectId !== null && !staffed.has(String(channel._id)));
-    const projectIds = [...new Set(ownerless.map((channel) => String(channel.projectId)))].map((id) => new Types.ObjectId(id));
+    const ownerless = channels.filter(
+      (channel): channel is { _id: Types.ObjectId; projectId: Types.ObjectId } =>
+        channel.projectId !== null && !staffed.has(String(channel._id)),
+    );
+    const projectIds = [...new Set(ownerless.map((channel) => String(channel.projectId)))].map(
+      (id) => new Types.ObjectId(id),
+    );
     const projects = await this.connection
       .collection<{ _id: Types.ObjectId; accountId: Types.ObjectId }>('platform_projects')
       .find({ _id: { $in: projectIds } }, { projection: { accountId: 1 } })

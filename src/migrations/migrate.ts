@@ -18,6 +18,10 @@ runCommand('Migration', { imports: [MigrationsModule], config: [passkeysConfig] 
     ...describeChannelOwners(await context.get(ChannelOwnersMigration).run()),
   ];
   const verified = await context.get(UsersService).markLegacyVerified(new Date());
-  lines.push(verified > 0 ? `Users made before email verification, now counted as verified: ${verified}.` : 'Every user already has an email verification state.');
+  lines.push(
+    verified > 0
+      ? `Users made before email verification, now counted as verified: ${verified}.`
+      : 'Every user already has an email verification state.',
+  );
   return lines;
 });

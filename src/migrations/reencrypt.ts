@@ -15,7 +15,9 @@ runCommand('Re-encryption', { imports: [CustomersModule] }, async (context) => {
     `Social numbers: ${report.encrypted} encrypted from plain text, ${report.rotated} moved to the current key, ` +
       `${report.upgraded} bound to their customer, ${report.current} already current`,
     ...(report.undecryptable.length > 0
-      ? [`${report.undecryptable.length} left as they are: they do not decrypt as their customer's (customers ${report.undecryptable.join(', ')})`]
+      ? [
+          `${report.undecryptable.length} left as they are: they do not decrypt as their customer's (customers ${report.undecryptable.join(', ')})`,
+        ]
       : []),
     'Recorded: values of the older form (enc:v1) are refused from the next start of the service, unless ACCEPT_LEGACY_CIPHERTEXT=true',
   ];

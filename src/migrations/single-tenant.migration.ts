@@ -79,7 +79,10 @@ export class SingleTenantMigration {
     if (!account) {
       if (legacyUsers.length === 0 && unmigrated === 0) return finish(report);
       const owner = (await this.earliestOwner(legacyUsers)) ?? null;
-      if (!owner) throw new Error('Records without a project exist but there is no user to own them: sign up a user, then run the migration again.');
+      if (!owner)
+        throw new Error(
+          'Records without a project exist but there is no user to own them: sign up a user, then run the migration again.',
+        );
       account = await this.createAccount(owner);
       report.accountCreated = true;
     }
@@ -198,13 +201,24 @@ function roleOf(user: StoredUser): UserRole {
 function sameKey(actual: Record<string, unknown>, expected: Record<string, number>): boolean {
   const a = Object.entries(actual);
   const e = Object.entries(expected);
-  return a.length === e.length && a.every(([field, direction], i) => field === e[i][0] && Number(direction) === e[i][1]);
+  return (
+    a.length === e.length && a.every(([field, direction], i) => field === e[i][0] && Number(direction) === e[i][1])
+  );
 }
 
 /** The report as lines for a person. */
 export function describeMigration(report: MigrationReport): string[] {
-  const eventApis = report.eventApisEnabled > 0 ? [`The events and webhooks APIs enabled on ${report.eventApisEnabled} platform project(s) made before them.`] : [];
-  if (!report.changed || (report.eventApisEnabled > 0 && !report.accountId && report.cardCustomersConverted === 0 && report.legacyIndexesDropped.length === 0)) {
+  const eventApis =
+    report.eventApisEnabled > 0
+      ? [`The events and webhooks APIs enabled on ${report.eventApisEnabled} platform project(s) made before them.`]
+      : [];
+  if (
+    !report.changed ||
+    (report.eventApisEnabled > 0 &&
+      !report.accountId &&
+      report.cardCustomersConverted === 0 &&
+      report.legacyIndexesDropped.length === 0)
+  ) {
     return [
       ...eventApis,
       report.accountId
@@ -220,7 +234,9 @@ export function describeMigration(report: MigrationReport): string[] {
         `Records moved into the default project: ${TENANT_COLLECTIONS.map((name) => `${name} ${report.recordsMoved[name]}`).join(', ')}.`,
       ]
     : ['No records or users of a single-tenant build: no account was made.'];
-  if (report.cardCustomersConverted > 0) lines.push(`Cards whose customer id was a string, now an ObjectId: ${report.cardCustomersConverted}.`);
-  if (report.legacyIndexesDropped.length > 0) lines.push(`Single-tenant indexes dropped: ${report.legacyIndexesDropped.join(', ')}.`);
+  if (report.cardCustomersConverted > 0)
+    lines.push(`Cards whose customer id was a string, now an ObjectId: ${report.cardCustomersConverted}.`);
+  if (report.legacyIndexesDropped.length > 0)
+    lines.push(`Single-tenant indexes dropped: ${report.legacyIndexesDropped.join(', ')}.`);
   return [...lines, ...eventApis];
 }

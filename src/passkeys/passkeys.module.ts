@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { PasskeyChallenge, PasskeyChallengeSchema, PasskeyChallengeUse, PasskeyChallengeUseSchema } from './passkey-challenge.schema';
+import {
+  PasskeyChallenge,
+  PasskeyChallengeSchema,
+  PasskeyChallengeUse,
+  PasskeyChallengeUseSchema,
+} from './passkey-challenge.schema';
 import { Passkey, PasskeySchema } from './passkey.schema';
 import { PasskeysRepository } from './passkeys.repository';
 import { PasskeysService } from './passkeys.service';

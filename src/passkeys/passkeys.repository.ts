@@ -40,7 +40,10 @@ export class PasskeysRepository {
   async insert(fields: NewPasskey): Promise<Passkey | null> {
     if (await this.passkeys.exists({ credentialId: fields.credentialId })) return null;
     try {
-      const { publicKey: _key, ...stored } = await this.passkeys.insert({ ...fields, userId: new Types.ObjectId(fields.userId) });
+      const { publicKey: _key, ...stored } = await this.passkeys.insert({
+        ...fields,
+        userId: new Types.ObjectId(fields.userId),
+      });
       return stored as Passkey;
     } catch (error) {
       if (isDuplicateKey(error)) return null;
@@ -84,7 +87,10 @@ export class PasskeysRepository {
    * the check and this write is refused), and when.
    */
   async recordUse(id: Types.ObjectId, checkedCounter: number, counter: number, at: Date): Promise<boolean> {
-    return (await this.passkeys.updateOne({ _id: id, counter: checkedCounter }, { $set: { counter, lastUsedAt: at } })).matched > 0;
+    return (
+      (await this.passkeys.updateOne({ _id: id, counter: checkedCounter }, { $set: { counter, lastUsedAt: at } }))
+        .matched > 0
+    );
   }
 
   async issueChallenge(challenge: string, ceremony: Ceremony, userId: string | null): Promise<void> {

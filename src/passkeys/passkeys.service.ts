@@ -1,4 +1,14 @@
-import { BadRequestException, ConflictException, Inject, Injectable, Logger, NotFoundException, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnModuleDestroy,
+  OnModuleInit,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import type {
   verifyAuthenticationResponse,
@@ -81,7 +91,10 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
       userID: new Uint8Array(Buffer.from(user.id, 'hex')),
       timeout: CEREMONY_TIMEOUT_MS,
       attestationType: 'none',
-      excludeCredentials: existing.map((passkey) => ({ id: passkey.credentialId, transports: passkey.transports as AuthenticatorTransport[] })),
+      excludeCredentials: existing.map((passkey) => ({
+        id: passkey.credentialId,
+        transports: passkey.transports as AuthenticatorTransport[],
+      })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
     });
     await this.passkeys.issueChallenge(options.challenge, 'registration', user.id);
@@ -91,7 +104,12 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
   /** Verifies the authenticator's answer to a registration and keeps the passkey; 400 when it does not verify, 409 when its challenge is not one to answer or the passkey is registered already. */
   async register(userId: string, name: string, credential: RegistrationResponseJSON): Promise<Passkey> {
     // A challenge not issued (or spent, or stale) is a state of the enrolment, as TOTP's: 409, and the dashboard asks for new options.
-    const challenge = await this.spendChallenge(challengeOf(credential.response.clientDataJSON), 'registration', userId, (message) => new ConflictException(message));
+    const challenge = await this.spendChallenge(
+      challengeOf(credential.response.clientDataJSON),
+      'registration',
+      userId,
+      (message) => new ConflictException(message),
+    );
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verified = await webauthn.load().verifyRegistrationResponse({
@@ -104,7 +122,8 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
     } catch (error) {
       throw new BadRequestException(`The passkey could not be registered: ${(error as Error).message}`);
     }
-    if (!verified.verified) throw new BadRequestException('The passkey could not be registered: its answer did not verify');
+    if (!verified.verified)
+      throw new BadRequestException('The passkey could not be registered: its answer did not verify');
     const { credential: registered, credentialDeviceType, credentialBackedUp } = verified.registrationInfo;
     const passkey = await this.passkeys.insert({
       userId,
@@ -122,7 +141,11 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
 
   /** The options for `navigator.credentials.get()`: any passkey of this service the authenticator holds, the user verified. */
   async authenticationOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    const options = await webauthn.load().generateAuthenticationOptions({ rpID: this.config.rpId, timeout: CEREMONY_TIMEOUT_MS, userVerification: 'required' });
+    const options = await webauthn.load().generateAuthenticationOptions({
+      rpID: this.config.rpId,
+      timeout: CEREMONY_TIMEOUT_MS,
+      userVerification: 'required',
+    });
     await this.passkeys.issueChallenge(options.challenge, 'authentication', null);
     return options;
   }
@@ -140,8 +163,14 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
     const answered = challengeOf(credential.response.clientDataJSON);
     const passkey = await this.passkeys.findByCredentialId(credential.id);
     if (admit) await admit(passkey ? String(passkey.userId) : null);
-    const challenge = await this.spendChallenge(answered, 'authentication', null, (message) => new UnauthorizedException(message));
-    if (!passkey || (userId !== null && String(passkey.userId) !== userId)) throw new UnauthorizedException(`${PASSKEY_REFUSED}: it is not registered here`);
+    const challenge = await this.spendChallenge(
+      answered,
+      'authentication',
+      null,
+      (message) => new UnauthorizedException(message),
+    );
+    if (!passkey || (userId !== null && String(passkey.userId) !== userId))
+      throw new UnauthorizedException(`${PASSKEY_REFUSED}: it is not registered here`);
     let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verified = await webauthn.load().verifyAuthenticationResponse({
@@ -166,7 +195,10 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
       throw new UnauthorizedException(`${PASSKEY_REFUSED}: it was used at the same moment elsewhere`);
     }
     const { publicKey: _key, ...used } = passkey;
-    return { userId: String(passkey.userId), passkey: { ...used, counter: verified.authenticationInfo.newCounter, lastUsedAt: at } as Passkey };
+    return {
+      userId: String(passkey.userId),
+      passkey: { ...used, counter: verified.authenticationInfo.newCounter, lastUsedAt: at } as Passkey,
+    };
   }
 
   async rename(userId: string, id: string, name: string): Promise<Passkey> {
@@ -183,13 +215,19 @@ export class PasskeysService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The challenge the answer signed, once: issued by this service for this ceremony (and user), not stale, not answered before. */
-  private async spendChallenge(challenge: string, ceremony: Ceremony, userId: string | null, refuse: (message: string) => Error): Promise<string> {
+  private async spendChallenge(
+    challenge: string,
+    ceremony: Ceremony,
+    userId: string | null,
+    refuse: (message: string) => Error,
+  ): Promise<string> {
     const issued = await this.passkeys.findChallenge(challenge);
     const fresh = issued && Date.now() - new Date(issued.createdAt).getTime() <= CHALLENGE_ACCEPTED_MS;
     if (!issued || !fresh || issued.ceremony !== ceremony || (userId !== null && String(issued.userId) !== userId)) {
       throw refuse(`${PASSKEY_REFUSED}: its challenge is unknown or expired; ask for new options`);
     }
-    if (!(await this.passkeys.claimChallenge(challenge))) throw refuse(`${PASSKEY_REFUSED}: its challenge was answered already; ask for new options`);
+    if (!(await this.passkeys.claimChallenge(challenge)))
+      throw refuse(`${PASSKEY_REFUSED}: its challenge was answered already; ask for new options`);
     return challenge;
   }
 }
@@ -199,7 +237,8 @@ function challengeOf(clientDataJSON: string): string {
   let challenge: unknown;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8'));
-    challenge = typeof parsed === 'object' && parsed !== null ? (parsed as { challenge?: unknown }).challenge : undefined;
+    challenge =
+      typeof parsed === 'object' && parsed !== null ? (parsed as { challenge?: unknown }).challenge : undefined;
   } catch {
     challenge = undefined;
   }

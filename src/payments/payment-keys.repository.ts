@@ -19,7 +19,10 @@ export class PaymentKeysRepository {
   }
 
   /** Claims the key for the payment id; a key already claimed is a duplicate-key error. */
-  async insert(scope: TenantScope, key: { _id: string; paymentId: Types.ObjectId; fingerprint: string }): Promise<void> {
+  async insert(
+    scope: TenantScope,
+    key: { _id: string; paymentId: Types.ObjectId; fingerprint: string },
+  ): Promise<void> {
     await this.records.insert(scope, key);
   }
 

@@ -23,7 +23,16 @@ describe('parseCalendarDate', () => {
   });
 
   it('refuses other shapes and dates the calendar lacks', () => {
-    for (const text of ['2026-02-29', '2026-13-01', '2026-11-31', '2026-11-1', '2026-11-01T00:00:00Z', '', 'today', 20261101]) {
+    for (const text of [
+      '2026-02-29',
+      '2026-13-01',
+      '2026-11-31',
+      '2026-11-1',
+      '2026-11-01T00:00:00Z',
+      '',
+      'today',
+      20261101,
+    ]) {
       expect(parseCalendarDate(text)).toBeNull();
     }
   });
@@ -38,8 +47,16 @@ describe('resolveSummaryPeriod', () => {
   });
 
   it('counts 30 days back from a given `to`, and up to today from a given `from`', () => {
-    expect(resolveSummaryPeriod({ to: '2026-03-01' }, NOW)).toMatchObject({ from: '2026-01-31', to: '2026-03-01', days: 30 });
-    expect(resolveSummaryPeriod({ from: '2026-11-01' }, NOW)).toMatchObject({ from: '2026-11-01', to: '2026-11-23', days: 23 });
+    expect(resolveSummaryPeriod({ to: '2026-03-01' }, NOW)).toMatchObject({
+      from: '2026-01-31',
+      to: '2026-03-01',
+      days: 30,
+    });
+    expect(resolveSummaryPeriod({ from: '2026-11-01' }, NOW)).toMatchObject({
+      from: '2026-11-01',
+      to: '2026-11-23',
+      days: 23,
+    });
   });
 
   it('takes one day, and up to 366', () => {

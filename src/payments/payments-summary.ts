@@ -46,17 +46,25 @@ export interface SummaryPeriod {
 export function resolveSummaryPeriod(query: { from?: string; to?: string }, now: Date): SummaryPeriod {
   const end = query.to ? parseCalendarDate(query.to) : parseCalendarDate(utcDay(now));
   if (!end) throw new RequestValidationException([{ field: 'to', messages: ['to must be a date as YYYY-MM-DD'] }]);
-  const start = query.from ? parseCalendarDate(query.from) : new Date(end.getTime() - (DEFAULT_SUMMARY_DAYS - 1) * DAY_MS);
-  if (!start) throw new RequestValidationException([{ field: 'from', messages: ['from must be a date as YYYY-MM-DD'] }]);
+  const start = query.from
+    ? parseCalendarDate(query.from)
+    : new Date(end.getTime() - (DEFAULT_SUMMARY_DAYS - 1) * DAY_MS);
+  if (!start)
+    throw new RequestValidationException([{ field: 'from', messages: ['from must be a date as YYYY-MM-DD'] }]);
   const from = utcDay(start);
   const to = utcDay(end);
   if (start > end) {
-    throw new RequestValidationException([{ field: 'from', messages: [`from must be on or before to (${from} is after ${to})`] }]);
+    throw new RequestValidationException([
+      { field: 'from', messages: [`from must be on or before to (${from} is after ${to})`] },
+    ]);
   }
   const days = Math.round((end.getTime() - start.getTime()) / DAY_MS) + 1;
   if (days > MAX_SUMMARY_DAYS) {
     throw new RequestValidationException([
-      { field: 'from', messages: [`the period must be at most ${MAX_SUMMARY_DAYS} days (${from} to ${to} is ${days} days)`] },
+      {
+        field: 'from',
+        messages: [`the period must be at most ${MAX_SUMMARY_DAYS} days (${from} to ${to} is ${days} days)`],
+      },
     ]);
   }
   return { from, to, start, end: new Date(end.getTime() + DAY_MS), days };
@@ -84,7 +92,11 @@ export class DailyTotals {
 
   constructor(private readonly period: SummaryPeriod) {
     for (let day = 0; day < period.days; day += 1) {
-      this.buckets.set(utcDay(new Date(period.start.getTime() + day * DAY_MS)), { grossMinor: 0, refundedMinor: 0, count: 0 });
+      this.buckets.set(utcDay(new Date(period.start.getTime() + day * DAY_MS)), {
+        grossMinor: 0,
+        refundedMinor: 0,
+        count: 0,
+      });
     }
   }
 

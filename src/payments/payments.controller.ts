@@ -34,13 +34,19 @@ export class PaymentsController {
     private readonly summaries: PaymentsSummaryService,
   ) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa', verifiedEmail: true })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'payments',
+    assurance: 'accountMfa',
+    verifiedEmail: true,
+  })
   @Post()
   @Idempotent()
   @ApiOperation({
     summary: 'Create a payment',
     description:
-      'Without `confirm: true` the payment waits in `requires_confirmation`. With it, the customer\'s default card is charged at once: ' +
+      "Without `confirm: true` the payment waits in `requires_confirmation`. With it, the customer's default card is charged at once: " +
       '`succeeded`, `failed` with a `failureCode` for a declining test card, or `requires_payment_method` when the customer has no default card. ' +
       'An unknown `customer` or `reciver`, or a `reciver` equal to `customer`, is 400. Returns the payment itself, not wrapped.' +
       CREATE_IDEMPOTENCY_NOTE,
@@ -58,7 +64,12 @@ export class PaymentsController {
     return payment;
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'payments',
+    assurance: 'accountMfa',
+  })
   @Get()
   @ApiOperation({
     summary: 'List payments',
@@ -70,7 +81,12 @@ export class PaymentsController {
     return this.payments.list(scope, query);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'payments',
+    assurance: 'accountMfa',
+  })
   // Declared before `:id`, so `summary` is never read as a payment id.
   @Get('summary')
   @ApiOperation({
@@ -84,11 +100,19 @@ export class PaymentsController {
   })
   @ApiOkResponse({ type: PaymentSummaryResponse, description: 'The volume per day and the totals' })
   @ApiErrorResponses(400, 401, 500, 503)
-  getPaymentSummary(@Tenant() scope: TenantScope, @Query() query: PaymentSummaryQuery): Promise<PaymentSummaryResponse> {
+  getPaymentSummary(
+    @Tenant() scope: TenantScope,
+    @Query() query: PaymentSummaryQuery,
+  ): Promise<PaymentSummaryResponse> {
     return this.summaries.summarize(scope, query);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'payments',
+    assurance: 'accountMfa',
+  })
   @Get(':id')
   @ApiOperation({ summary: 'Get a payment', description: 'The payment itself, not wrapped.' })
   @ApiOkResponse({ type: PaymentResponse, description: 'The payment' })
@@ -97,7 +121,13 @@ export class PaymentsController {
     return this.payments.get(scope, id);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa', verifiedEmail: true })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'payments',
+    assurance: 'accountMfa',
+    verifiedEmail: true,
+  })
   @Post(':id/confirm')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -115,7 +145,15 @@ export class PaymentsController {
     return this.payments.confirm(scope, id);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa', stepUp: true, roles: ['manager', 'admin'], verifiedEmail: true })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'payments',
+    assurance: 'accountMfa',
+    stepUp: true,
+    roles: ['manager', 'admin'],
+    verifiedEmail: true,
+  })
   @Post(':id/refund')
   @Idempotent()
   @HttpCode(HttpStatus.OK)

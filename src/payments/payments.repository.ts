@@ -57,14 +57,24 @@ export class PaymentsRepository {
   /** Records a charge's outcome while the payment is still confirmable; the payment after, or null. */
   applyCharge(scope: TenantScope, id: Types.ObjectId, charge: ChargeOutcome): Promise<Payment | null> {
     const [event] = outcomeEvents(charge.status);
-    return this.records.updateAndGet(scope, { _id: id, status: { $in: CONFIRMABLE_STATUSES } }, { $set: { ...charge } }, { event, diff: true });
+    return this.records.updateAndGet(
+      scope,
+      { _id: id, status: { $in: CONFIRMABLE_STATUSES } },
+      { $set: { ...charge } },
+      { event, diff: true },
+    );
   }
 
   /**
    * Adds a refund to the payment's totals, only while the refunded total is still `payment`'s, the
    * refund fits, the payment is refundable and does not list the refund yet; the payment after, or null.
    */
-  applyRefund(scope: TenantScope, payment: Payment, refund: { id: string; amountMinor: number }, status: PaymentStatus): Promise<Payment | null> {
+  applyRefund(
+    scope: TenantScope,
+    payment: Payment,
+    refund: { id: string; amountMinor: number },
+    status: PaymentStatus,
+  ): Promise<Payment | null> {
     const { amountMinor, amountRefundedMinor } = payment;
     return this.records.updateAndGet(
       scope,
@@ -75,16 +85,21 @@ export class PaymentsRepository {
         amountRefundedMinor: { $eq: amountRefundedMinor, $lte: amountMinor - refund.amountMinor },
         refundIds: { $ne: refund.id },
       },
-      { $set: { amountRefundedMinor: amountRefundedMinor + refund.amountMinor, status }, $push: { refundIds: refund.id } },
+      {
+        $set: { amountRefundedMinor: amountRefundedMinor + refund.amountMinor, status },
+        $push: { refundIds: refund.id },
+      },
       { event: 'payment.refunded', diff: true },
     );
   }
 
   /** The project's payments in `currency` that moved money, created in [start, end): only the fields a summary adds up. */
   summaryRows(scope: TenantScope, currency: string, start: Date, end: Date): AsyncIterable<SummaryRow> {
-    return this.records.aggregateEach<SummaryRow>(scope, { currency, status: { $in: SUMMARY_STATUSES }, createdAt: { $gte: start, $lt: end } }, [
-      { $project: { _id: 0, createdAt: 1, amountMinor: 1, amountRefundedMinor: 1 } },
-    ]);
+    return this.records.aggregateEach<SummaryRow>(
+      scope,
+      { currency, status: { $in: SUMMARY_STATUSES }, createdAt: { $gte: start, $lt: end } },
+      [{ $project: { _id: 0, createdAt: 1, amountMinor: 1, amountRefundedMinor: 1 } }],
+    );
   }
 
   /** Whether the project holds any payment (a platform project's delete asks). */

@@ -15,7 +15,10 @@ export function chargeOutcome(card: ChargeableCard | null): ChargeOutcome {
 }
 
 /** Status after a refund: all of it refunded, or part of it. */
-export function statusAfterRefund(amountMinor: number, refundedMinor: number): Extract<PaymentStatus, 'refunded' | 'partially_refunded'> {
+export function statusAfterRefund(
+  amountMinor: number,
+  refundedMinor: number,
+): Extract<PaymentStatus, 'refunded' | 'partially_refunded'> {
   if (refundedMinor > amountMinor) throw new RangeError('Refunded more than the payment amount');
   return refundedMinor === amountMinor ? 'refunded' : 'partially_refunded';
 }

@@ -20,7 +20,11 @@ describe('chargeOutcome', () => {
   });
 
   it('succeeds with a card that charges', () => {
-    expect(chargeOutcome({ cardId: 'c1', failureCode: null })).toEqual({ status: 'succeeded', failureCode: null, card: 'c1' });
+    expect(chargeOutcome({ cardId: 'c1', failureCode: null })).toEqual({
+      status: 'succeeded',
+      failureCode: null,
+      card: 'c1',
+    });
   });
 });
 

@@ -79,7 +79,11 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
 
   /** Every instance sweeps: each left refund is settled under its payment's lease. */
   onModuleInit(): void {
-    this.sweepJob = this.jobs.register({ name: 'payments.refund-sweep', everyMs: REFUND_SWEEP_INTERVAL_MS, run: () => this.settleLeftRefunds() });
+    this.sweepJob = this.jobs.register({
+      name: 'payments.refund-sweep',
+      everyMs: REFUND_SWEEP_INTERVAL_MS,
+      run: () => this.settleLeftRefunds(),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -94,7 +98,11 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
    * same key with another request is 422. Every check that can refuse the request runs first, so a
    * refused request claims nothing.
    */
-  async create(scope: TenantScope, dto: CreatePaymentDto, idempotency: IdempotentRequest | null): Promise<CreatedPayment> {
+  async create(
+    scope: TenantScope,
+    dto: CreatePaymentDto,
+    idempotency: IdempotentRequest | null,
+  ): Promise<CreatedPayment> {
     const currency = dto.currency.toLowerCase();
     const amountMinor = minorUnits(dto.amount, currency);
     const customer = dto.customer.toLowerCase();
@@ -160,7 +168,8 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
 
   /** Every payment of every platform project, as its events show it, with its tenant: only for rebuilding the search index. */
   async *everyPayment(): AsyncGenerator<{ tenant: string; object: PaymentResponse }> {
-    for await (const payment of this.payments.everyTenantsPayments(500)) yield { tenant: String(payment.projectId), object: toPaymentResponse(payment) };
+    for await (const payment of this.payments.everyTenantsPayments(500))
+      yield { tenant: String(payment.projectId), object: toPaymentResponse(payment) };
   }
 
   async list(scope: TenantScope, query: ListPaymentsQuery): Promise<Page<PaymentResponse>> {
@@ -179,7 +188,11 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
       const payment = await this.findOrThrow(scope, id);
       if (!CONFIRMABLE_STATUSES.includes(payment.status)) throw notConfirmable(payment.status);
       const charge = chargeOutcome(await this.cards.getDefaultCardForCharge(scope, String(payment.customer)));
-      const updated = await this.payments.applyCharge(scope, payment._id, { status: charge.status, failureCode: charge.failureCode, card: charge.card });
+      const updated = await this.payments.applyCharge(scope, payment._id, {
+        status: charge.status,
+        failureCode: charge.failureCode,
+        card: charge.card,
+      });
       if (updated) return toPaymentResponse(updated);
       throw notConfirmable((await this.findOrThrow(scope, id)).status);
     });
@@ -206,9 +219,16 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
    * earlier run stopped before it did. The same key with another request is 422. The audit entry
    * has an id of the refund's, so every run of one refund makes one entry.
    */
-  async refund(scope: TenantScope, id: string, dto: RefundPaymentDto, idempotency: IdempotentRequest | null): Promise<PaymentResponse> {
+  async refund(
+    scope: TenantScope,
+    id: string,
+    dto: RefundPaymentDto,
+    idempotency: IdempotentRequest | null,
+  ): Promise<PaymentResponse> {
     const paymentId = String((await this.findOrThrow(scope, id))._id);
-    const refundId = idempotency ? `${scope.projectId}:${idempotency.caller}:${idempotency.key}` : new Types.ObjectId().toHexString();
+    const refundId = idempotency
+      ? `${scope.projectId}:${idempotency.caller}:${idempotency.key}`
+      : new Types.ObjectId().toHexString();
     // Money went back when the payment lists the refund; while its record is pending, this module's sweep has still to apply or void it (refundState).
     return this.trail.record(
       auditContextOf(scope),
@@ -224,14 +244,22 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
     );
   }
 
-  private refundUnderLease(scope: TenantScope, id: string, dto: RefundPaymentDto, idempotency: IdempotentRequest | null, refundId: string): Promise<PaymentResponse> {
+  private refundUnderLease(
+    scope: TenantScope,
+    id: string,
+    dto: RefundPaymentDto,
+    idempotency: IdempotentRequest | null,
+    refundId: string,
+  ): Promise<PaymentResponse> {
     return this.leases.withLease(`payment:${id}`, PAYMENT_BUSY, async () => {
       const payment = await this.findOrThrow(scope, id);
       const earlier = idempotency ? await this.refunds.findById(scope, refundId) : null;
-      if (earlier) return toPaymentResponse(await this.applyWritten(scope, payment, checkedRefund(earlier, idempotency!)));
+      if (earlier)
+        return toPaymentResponse(await this.applyWritten(scope, payment, checkedRefund(earlier, idempotency!)));
 
       assertRefundable(payment);
-      const refundMinor = dto.amount === undefined ? leftToRefund(payment) : minorUnits(dto.amount, payment.currency, 'refund amount');
+      const refundMinor =
+        dto.amount === undefined ? leftToRefund(payment) : minorUnits(dto.amount, payment.currency, 'refund amount');
       assertFits(payment, refundMinor);
       let refund: Refund;
       try {
@@ -271,7 +299,12 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
       assertRefundable(payment);
       assertFits(payment, refund.amountMinor);
       const status = statusAfterRefund(payment.amountMinor, payment.amountRefundedMinor + refund.amountMinor);
-      updated = await this.payments.applyRefund(scope, payment, { id: refund._id, amountMinor: refund.amountMinor }, status);
+      updated = await this.payments.applyRefund(
+        scope,
+        payment,
+        { id: refund._id, amountMinor: refund.amountMinor },
+        status,
+      );
       if (!updated) throw new ConflictException('The payment changed during the refund; retry the request');
     } catch (error) {
       if (error instanceof HttpException) await this.refunds.settle(scope, refund._id, 'voided');
@@ -283,7 +316,11 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
 
   /** Marks a refund the payment lists as applied; a failure here changes nothing the payment says, and the sweep marks it later. */
   private async markRefund(scope: TenantScope, refundId: string, status: 'applied'): Promise<void> {
-    await this.refunds.settle(scope, refundId, status).catch((error: Error) => this.logger.warn(`Marking refund ${refundId} ${status} failed, left to the sweep: ${error.message}`));
+    await this.refunds
+      .settle(scope, refundId, status)
+      .catch((error: Error) =>
+        this.logger.warn(`Marking refund ${refundId} ${status} failed, left to the sweep: ${error.message}`),
+      );
   }
 
   /**
@@ -295,21 +332,28 @@ export class PaymentsService implements OnModuleInit, OnModuleDestroy, RefundSet
     let settled = 0;
     for (const left of await this.refunds.pendingBefore(new Date(Date.now() - graceMs), 100)) {
       if (!left.accountId) continue;
-      const scope = scopeOfRecord({ accountId: left.accountId, projectId: left.projectId }, { id: left.requestId, idempotencyKey: left.idempotencyKey });
-      const done = await this.leases.tryWithLease(`payment:${String(left.paymentId)}`, REFUND_SWEEP_HOLD_MS, async () => {
-        const refund = await this.refunds.findById(scope, left._id);
-        if (refund?.status !== 'pending') return true;
-        const payment = await this.payments.findById(scope, refund.paymentId);
-        if (!payment) {
-          await this.refunds.settle(scope, refund._id, 'voided');
+      const scope = scopeOfRecord(
+        { accountId: left.accountId, projectId: left.projectId },
+        { id: left.requestId, idempotencyKey: left.idempotencyKey },
+      );
+      const done = await this.leases.tryWithLease(
+        `payment:${String(left.paymentId)}`,
+        REFUND_SWEEP_HOLD_MS,
+        async () => {
+          const refund = await this.refunds.findById(scope, left._id);
+          if (refund?.status !== 'pending') return true;
+          const payment = await this.payments.findById(scope, refund.paymentId);
+          if (!payment) {
+            await this.refunds.settle(scope, refund._id, 'voided');
+            return true;
+          }
+          // A refusal voids the refund: settled all the same.
+          await this.applyWritten(scope, payment, refund).catch((error: Error) => {
+            if (!(error instanceof HttpException)) throw error;
+          });
           return true;
-        }
-        // A refusal voids the refund: settled all the same.
-        await this.applyWritten(scope, payment, refund).catch((error: Error) => {
-          if (!(error instanceof HttpException)) throw error;
-        });
-        return true;
-      });
+        },
+      );
       if (done) settled++;
     }
     return settled;

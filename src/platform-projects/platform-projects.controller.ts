@@ -33,7 +33,6 @@ export class PlatformProjectsController {
 
   @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa', roles: ['admin'] })
   @Post()
-
   @Idempotent()
   @ApiOperation({
     summary: 'Create a platform project',
@@ -51,10 +50,16 @@ export class PlatformProjectsController {
 
   @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Get(':id')
-  @ApiOperation({ summary: 'Get a platform project', description: "Any member. A project of another account is 404, as an unknown id." })
+  @ApiOperation({
+    summary: 'Get a platform project',
+    description: 'Any member. A project of another account is 404, as an unknown id.',
+  })
   @ApiOkResponse({ type: PlatformProjectEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async getPlatformProject(@Account() account: AccountAccess, @Param('id', ParseObjectIdPipe) id: string): Promise<PlatformProjectEnvelope> {
+  async getPlatformProject(
+    @Account() account: AccountAccess,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<PlatformProjectEnvelope> {
     return { data: await this.projects.get(account.accountId, id) };
   }
 

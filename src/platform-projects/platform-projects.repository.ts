@@ -53,11 +53,17 @@ export class PlatformProjectsRepository {
   /** Oldest first, so the default project (made with the account) leads. */
   listForAccount(accountId: string): Promise<PlatformProject[]> {
     const account = toObjectId(accountId);
-    return account ? this.records.find({ accountId: account }, { sort: { createdAt: 1, _id: 1 } }) : Promise.resolve([]);
+    return account
+      ? this.records.find({ accountId: account }, { sort: { createdAt: 1, _id: 1 } })
+      : Promise.resolve([]);
   }
 
   /** The project after the change (the schema's validators run); null when it is not the account's. */
-  update(accountId: string, projectId: string, set: Partial<Pick<PlatformProject, 'name' | 'enabledApis'>>): Promise<PlatformProject | null> {
+  update(
+    accountId: string,
+    projectId: string,
+    set: Partial<Pick<PlatformProject, 'name' | 'enabledApis'>>,
+  ): Promise<PlatformProject | null> {
     const filter = inAccount(accountId, projectId);
     return filter ? this.records.updateAndGet(filter, { $set: set }, { validate: true }) : Promise.resolve(null);
   }

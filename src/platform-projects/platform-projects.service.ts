@@ -66,7 +66,9 @@ export class PlatformProjectsService implements ProjectLookup {
    * account's. One indexed read, straight from the collection (the tenancy guard's, on every request).
    */
   resolve(accountId: string, projectId: string | undefined): Promise<PlatformProject | null> {
-    return projectId === undefined ? this.projects.findDefault(accountId) : this.projects.findInAccount(accountId, projectId);
+    return projectId === undefined
+      ? this.projects.findDefault(accountId)
+      : this.projects.findInAccount(accountId, projectId);
   }
 
   /** The account's project, or `404 Platform project not found`. */
@@ -90,7 +92,12 @@ export class PlatformProjectsService implements ProjectLookup {
     const _id = new Types.ObjectId();
     const created = await this.trail.record(
       audit,
-      { accountId, action: 'platform_project.created', target: projectParty(String(_id), dto.name), projectId: String(_id) },
+      {
+        accountId,
+        action: 'platform_project.created',
+        target: projectParty(String(_id), dto.name),
+        projectId: String(_id),
+      },
       { collection: 'platform_projects', id: String(_id), exists: true },
       () =>
         this.projects.insert({
@@ -105,7 +112,12 @@ export class PlatformProjectsService implements ProjectLookup {
   }
 
   /** Disabling an API keeps its records: the tenancy guard refuses its routes until it is enabled again. */
-  async update(audit: AuditContext, accountId: string, projectId: string, dto: UpdatePlatformProjectDto): Promise<PlatformProjectView> {
+  async update(
+    audit: AuditContext,
+    accountId: string,
+    projectId: string,
+    dto: UpdatePlatformProjectDto,
+  ): Promise<PlatformProjectView> {
     const set: Partial<Pick<PlatformProject, 'name' | 'enabledApis'>> = {};
     if (dto.name !== undefined) set.name = dto.name;
     if (dto.enabledApis !== undefined) set.enabledApis = normaliseApis(dto.enabledApis);
@@ -141,7 +153,12 @@ export class PlatformProjectsService implements ProjectLookup {
     if (answers.some((holdsRecords) => holdsRecords === true)) throw new ConflictException(PLATFORM_PROJECT_NOT_EMPTY);
     const deletedNow = await this.trail.record(
       audit,
-      { accountId, action: 'platform_project.deleted', target: projectParty(String(project._id), project.name), projectId: String(project._id) },
+      {
+        accountId,
+        action: 'platform_project.deleted',
+        target: projectParty(String(project._id), project.name),
+        projectId: String(project._id),
+      },
       { collection: 'platform_projects', id: String(project._id), exists: false },
       () => this.projects.deleteNonDefault(accountId, String(project._id)),
     );

@@ -56,7 +56,12 @@ export class ProjectCascades implements OnModuleInit, OnModuleDestroy {
 
   /** Every instance sweeps, at start and then regularly; each cascade runs under its own lease. */
   onModuleInit(): void {
-    this.job = this.jobs.register({ name: 'projects.cascades', everyMs: SWEEP_INTERVAL_MS, firstAfterMs: 0, run: (step) => this.sweep(new Date(), step) });
+    this.job = this.jobs.register({
+      name: 'projects.cascades',
+      everyMs: SWEEP_INTERVAL_MS,
+      firstAfterMs: 0,
+      run: (step) => this.sweep(new Date(), step),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -68,7 +73,13 @@ export class ProjectCascades implements OnModuleInit, OnModuleDestroy {
    * `projectIds` lists each project above its sub-projects. Run under the channel's tree lease, so
    * nothing is created under a project between its tree's read and its mark.
    */
-  async begin(scope: TenantScope, kind: CascadeKind, rootId: string, channelId: string, projectIds: readonly string[]): Promise<void> {
+  async begin(
+    scope: TenantScope,
+    kind: CascadeKind,
+    rootId: string,
+    channelId: string,
+    projectIds: readonly string[],
+  ): Promise<void> {
     await this.deletions.record(scope, kind, rootId, channelId, projectIds, new Date(Date.now() + CASCADE_GRACE_MS));
     await this.mark(scope, projectIds);
   }
@@ -99,7 +110,9 @@ export class ProjectCascades implements OnModuleInit, OnModuleDestroy {
     for (const deletion of await this.deletions.due(now, 20)) {
       if (step?.stopping()) return;
       // A failed run is logged and backed off inside `run`; the sweep goes on with the next one.
-      await this.leases.tryWithLease(leaseOf(String(deletion._id)), CASCADE_HOLD_MS, () => this.run(deletion).catch(() => undefined));
+      await this.leases.tryWithLease(leaseOf(String(deletion._id)), CASCADE_HOLD_MS, () =>
+        this.run(deletion).catch(() => undefined),
+      );
     }
   }
 
@@ -128,7 +141,9 @@ export class ProjectCascades implements OnModuleInit, OnModuleDestroy {
       const attempts = fresh?.attempts ?? deletion.attempts;
       const waitMs = BACKOFF_MS[Math.min(attempts, BACKOFF_MS.length - 1)];
       const message = (error as Error).message;
-      this.logger.warn(`Cascade ${String(deletion._id)} (${deletion.kind}) failed (try ${attempts + 1}), tried again in ${waitMs} ms: ${message}`);
+      this.logger.warn(
+        `Cascade ${String(deletion._id)} (${deletion.kind}) failed (try ${attempts + 1}), tried again in ${waitMs} ms: ${message}`,
+      );
       if (fresh) await this.deletions.failed(deletion._id, new Date(Date.now() + waitMs), message);
       throw error;
     }
@@ -137,6 +152,9 @@ export class ProjectCascades implements OnModuleInit, OnModuleDestroy {
   /** Assets first, then their projects: no asset of a marked project is served. */
   private async mark(scope: TenantScope, projectIds: readonly string[]): Promise<void> {
     await this.assets.markForProjects(scope, projectIds);
-    await this.projects.markDeleting(scope, projectIds.map((id) => new Types.ObjectId(id)));
+    await this.projects.markDeleting(
+      scope,
+      projectIds.map((id) => new Types.ObjectId(id)),
+    );
   }
 }

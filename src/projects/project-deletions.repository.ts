@@ -15,11 +15,27 @@ export class ProjectDeletionsRepository {
   }
 
   /** Records the cascade unless one of the same root is recorded already (which then stands). */
-  async record(scope: TenantScope, kind: CascadeKind, rootId: string, channelId: string, projectIds: readonly string[], dueAt: Date): Promise<void> {
+  async record(
+    scope: TenantScope,
+    kind: CascadeKind,
+    rootId: string,
+    channelId: string,
+    projectIds: readonly string[],
+    dueAt: Date,
+  ): Promise<void> {
     const _id = new Types.ObjectId(rootId);
     await this.records.insertUnlessExists(
       { _id },
-      { kind, accountId: scope.accountId, projectId: new Types.ObjectId(scope.projectId), channelId: new Types.ObjectId(channelId), projectIds: projectIds.map((id) => new Types.ObjectId(id)), dueAt, attempts: 0, lastError: null },
+      {
+        kind,
+        accountId: scope.accountId,
+        projectId: new Types.ObjectId(scope.projectId),
+        channelId: new Types.ObjectId(channelId),
+        projectIds: projectIds.map((id) => new Types.ObjectId(id)),
+        dueAt,
+        attempts: 0,
+        lastError: null,
+      },
     );
   }
 

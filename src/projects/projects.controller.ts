@@ -1,7 +1,13 @@
 import { Access } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnprocessableEntityResponse,
+} from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/dto/error-response.dto';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ContentListResponse, withTotalCount } from '../common/paging/total-count';
@@ -39,9 +45,13 @@ const CHILD_LINKS = {
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Post('channels/:channelId/projects')
-
   @Idempotent()
   @ApiOperation({
     summary: 'Create a project in a channel',
@@ -59,7 +69,10 @@ export class ProjectsController {
       ...CHILD_LINKS,
     },
   })
-  @ApiTreeRefusal('The parent is in another channel, the tree would be deeper than 4 levels, or the Idempotency-Key was used with another request body', 'A project tree has at most 4 levels')
+  @ApiTreeRefusal(
+    'The parent is in another channel, the tree would be deeper than 4 levels, or the Idempotency-Key was used with another request body',
+    'A project tree has at most 4 levels',
+  )
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   createProject(
     @Tenant() scope: TenantScope,
@@ -70,7 +83,12 @@ export class ProjectsController {
     return this.projects.create(scope, actor, channelId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('channels/:channelId/projects')
   @ApiOperation({
     summary: "List a channel's projects",
@@ -89,18 +107,31 @@ export class ProjectsController {
     return withTotalCount(reply, await this.projects.listByChannel(scope, channelId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   // The specification names this parameter project_id, and PUT's and DELETE's projectId: one name in
   // the document (generators refuse two paths that differ only by it), the specification's in the message.
   @Get('projects/:projectId')
   @ApiOperation({ summary: 'Get a project' })
   @ApiOkResponse({ type: ProjectResponse, description: 'The project', links: CHILD_LINKS })
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getProject(@Tenant() scope: TenantScope, @Param('projectId', ParseObjectIdPipe.labelled('project_id')) projectId: string): Promise<ProjectResponse> {
+  getProject(
+    @Tenant() scope: TenantScope,
+    @Param('projectId', ParseObjectIdPipe.labelled('project_id')) projectId: string,
+  ): Promise<ProjectResponse> {
     return this.projects.findOne(scope, projectId);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('projects/:projectId/children')
   @ApiOperation({
     summary: "List a project's sub-projects",
@@ -119,7 +150,12 @@ export class ProjectsController {
     return withTotalCount(reply, await this.projects.listChildren(scope, projectId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('projects/:projectId/tree')
   @ApiOperation({
     summary: "Read a project's tree",
@@ -128,13 +164,24 @@ export class ProjectsController {
       'projects; a bigger tree answers 422, and is read level by level with the children list.',
   })
   @ApiOkResponse({ type: ProjectTreeResponse, description: 'The tree, the project first, then each level in turn' })
-  @ApiTreeRefusal(`The tree holds more than ${MAX_TREE_NODES} projects`, `The tree holds more than ${MAX_TREE_NODES} projects; read it level by level with GET /projects/{projectId}/children`)
+  @ApiTreeRefusal(
+    `The tree holds more than ${MAX_TREE_NODES} projects`,
+    `The tree holds more than ${MAX_TREE_NODES} projects; read it level by level with GET /projects/{projectId}/children`,
+  )
   @ApiErrorResponses(400, 401, 404, 500, 503)
-  getProjectTree(@Tenant() scope: TenantScope, @Param('projectId', ParseObjectIdPipe) projectId: string): Promise<ProjectTreeResponse> {
+  getProjectTree(
+    @Tenant() scope: TenantScope,
+    @Param('projectId', ParseObjectIdPipe) projectId: string,
+  ): Promise<ProjectTreeResponse> {
     return this.projects.tree(scope, projectId);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Put('projects/:projectId')
   @ApiOperation({
     summary: 'Update a project',
@@ -144,7 +191,10 @@ export class ProjectsController {
       'would make a cycle, a tree deeper than 4 levels, or a parent in another channel is 422.',
   })
   @ApiOkResponse({ type: ProjectResponse, description: 'The updated project' })
-  @ApiTreeRefusal('The move would make a cycle, a tree deeper than 4 levels, or a parent in another channel', 'A project cannot move under itself or one of its sub-projects')
+  @ApiTreeRefusal(
+    'The move would make a cycle, a tree deeper than 4 levels, or a parent in another channel',
+    'A project cannot move under itself or one of its sub-projects',
+  )
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   updateProject(
     @Tenant() scope: TenantScope,
@@ -155,7 +205,12 @@ export class ProjectsController {
     return this.projects.update(scope, actor, projectId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Delete('projects/:projectId')
   @ApiOperation({
     summary: 'Delete a project',

@@ -52,7 +52,12 @@ export class ProjectsRepository {
   }
 
   /** One page of a channel's projects matching `conditions` (the channel's id among them), oldest first, and the total. */
-  async page(scope: TenantScope, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+  async page(
+    scope: TenantScope,
+    conditions: Record<string, unknown>,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: Project[]; total: number }> {
     const stored = { ...conditions, channelId: toObjectId(String(conditions.channelId)), ...LIVE };
     const [rows, total] = await Promise.all([
       this.records.find(scope, stored, { sort: { _id: 1 }, skip, limit }),
@@ -65,7 +70,13 @@ export class ProjectsRepository {
    * Sets the fields while the project is still in channel `from` (and, when given, still under
    * `parent`: a move's guard); the project after, or null.
    */
-  updateInChannel(scope: TenantScope, id: string, from: string, set: Record<string, unknown>, parent?: Types.ObjectId | null): Promise<Project | null> {
+  updateInChannel(
+    scope: TenantScope,
+    id: string,
+    from: string,
+    set: Record<string, unknown>,
+    parent?: Types.ObjectId | null,
+  ): Promise<Project | null> {
     const _id = toObjectId(id);
     const channelId = toObjectId(from);
     if (!_id || !channelId) return Promise.resolve(null);
@@ -75,11 +86,21 @@ export class ProjectsRepository {
 
   /** The direct children of any of `parents`, oldest first, at most `limit`; only the tree's fields. */
   childrenOf(scope: TenantScope, parents: readonly Types.ObjectId[], limit: number): Promise<TreeFields[]> {
-    return this.records.find(scope, { parentId: { $in: parents }, ...LIVE }, { fields: TREE_FIELDS, sort: { _id: 1 }, limit }) as Promise<TreeFields[]>;
+    return this.records.find(
+      scope,
+      { parentId: { $in: parents }, ...LIVE },
+      { fields: TREE_FIELDS, sort: { _id: 1 }, limit },
+    ) as Promise<TreeFields[]>;
   }
 
   /** One page of a project's children matching `conditions`, oldest first, and the total. */
-  async pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+  async pageChildren(
+    scope: TenantScope,
+    parentId: Types.ObjectId,
+    conditions: Record<string, unknown>,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: Project[]; total: number }> {
     const stored = { ...conditions, parentId, ...LIVE };
     const [rows, total] = await Promise.all([
       this.records.find(scope, stored, { sort: { _id: 1 }, skip, limit }),
@@ -95,20 +116,24 @@ export class ProjectsRepository {
 
   /** Removes these projects, each recorded as `project.deleted` (a subtree's level); how many. */
   deleteByIds(scope: TenantScope, ids: readonly Types.ObjectId[]): Promise<number> {
-    return ids.length === 0 ? Promise.resolve(0) : this.records.deleteMany(scope, { _id: { $in: ids } }, { event: 'project.deleted' });
+    return ids.length === 0
+      ? Promise.resolve(0)
+      : this.records.deleteMany(scope, { _id: { $in: ids } }, { event: 'project.deleted' });
   }
 
   /** Moves the project back to `from` while it is still in `to` (a move whose target vanished). */
   async moveBack(scope: TenantScope, id: string, to: string, from: string): Promise<void> {
     const _id = toObjectId(id);
     const channelId = toObjectId(to);
-    if (_id && channelId) await this.records.updateOne(scope, { _id, channelId }, { $set: { channelId: from } }, PROJECT_UPDATED);
+    if (_id && channelId)
+      await this.records.updateOne(scope, { _id, channelId }, { $set: { channelId: from } }, PROJECT_UPDATED);
   }
 
   /** Removes the project and answers it as it was; null when there was none. */
   async deleteById(scope: TenantScope, id: string): Promise<Project | null> {
     const project = await this.records.findById(scope, id);
-    if (!project || !(await this.records.deleteOne(scope, { _id: project._id }, { event: 'project.deleted' }))) return null;
+    if (!project || !(await this.records.deleteOne(scope, { _id: project._id }, { event: 'project.deleted' })))
+      return null;
     return project;
   }
 
@@ -123,12 +148,15 @@ export class ProjectsRepository {
 
   /** Marks these projects as taken by a cascade (no event: each records `project.deleted` when it goes). */
   async markDeleting(scope: TenantScope, ids: readonly Types.ObjectId[], now = new Date()): Promise<void> {
-    if (ids.length > 0) await this.records.updateMany(scope, { _id: { $in: [...ids] }, ...LIVE }, { $set: { deletingAt: now } });
+    if (ids.length > 0)
+      await this.records.updateMany(scope, { _id: { $in: [...ids] }, ...LIVE }, { $set: { deletingAt: now } });
   }
 
   /** The ids of a channel's projects, those a cascade has begun to take included. */
   async idsOfChannel(scope: TenantScope, channelId: string): Promise<string[]> {
     const id = toObjectId(channelId);
-    return id ? (await this.records.find(scope, { channelId: id }, { fields: ['_id'] })).map((project) => String(project._id)) : [];
+    return id
+      ? (await this.records.find(scope, { channelId: id }, { fields: ['_id'] })).map((project) => String(project._id))
+      : [];
   }
 }

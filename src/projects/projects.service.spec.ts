@@ -50,7 +50,9 @@ describe('projectListFilter', () => {
   });
 
   it('searches title or description for the literal text, any case', () => {
-    const filter = projectListFilter(channelId, { q: 'C++' }) as { $or: { primaryTitle?: RegExp; description?: RegExp }[] };
+    const filter = projectListFilter(channelId, { q: 'C++' }) as {
+      $or: { primaryTitle?: RegExp; description?: RegExp }[];
+    };
     const [title, description] = filter.$or;
     expect(title.primaryTitle).toBeInstanceOf(RegExp);
     expect(title.primaryTitle?.test('learning c++ today')).toBe(true);

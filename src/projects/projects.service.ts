@@ -1,4 +1,10 @@
-import { BadRequestException, ConflictException, Injectable, NotFoundException, UnprocessableEntityException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  NotFoundException,
+  UnprocessableEntityException,
+} from '@nestjs/common';
 import { InProcessEmitter } from '../events/in-process-events';
 import type { Types } from 'mongoose';
 import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
@@ -13,7 +19,12 @@ import type { ContentPage } from '../common/paging/total-count';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateProjectDto } from './dto/create-project.dto';
 import { ListProjectsQuery } from './dto/list-projects.query';
-import { PROJECT_CONTENT_FIELDS, ProjectResponse, ProjectTreeNodeResponse, ProjectTreeResponse } from './dto/project.response';
+import {
+  PROJECT_CONTENT_FIELDS,
+  ProjectResponse,
+  ProjectTreeNodeResponse,
+  ProjectTreeResponse,
+} from './dto/project.response';
 import { MAX_TREE_DEPTH, MAX_TREE_NODES, type Project } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { toProjectResponse } from './projects.mapper';
@@ -49,7 +60,10 @@ export function escapeRegExp(text: string): string {
  * values were validated at the edge; `q` becomes a RegExp value (which `sanitizeFilter` leaves
  * alone, unlike a `$regex` object) matching the literal text, any case.
  */
-export function projectListFilter(channelId: string, query: Pick<ListProjectsQuery, 'status' | 'projectTypeId' | 'access' | 'q'>) {
+export function projectListFilter(
+  channelId: string,
+  query: Pick<ListProjectsQuery, 'status' | 'projectTypeId' | 'access' | 'q'>,
+) {
   const filter: Record<string, unknown> = { channelId };
   if (query.status !== undefined) filter.status = query.status;
   if (query.projectTypeId !== undefined) filter.projectTypeId = query.projectTypeId;
@@ -102,7 +116,12 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     private readonly events: InProcessEmitter,
   ) {}
 
-  async create(scope: TenantScope, actor: ContentActor, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
+  async create(
+    scope: TenantScope,
+    actor: ContentActor,
+    channelId: string,
+    dto: CreateProjectDto,
+  ): Promise<ProjectResponse> {
     if (dto.channelId !== undefined && dto.channelId.toLowerCase() !== channelId) {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
@@ -121,9 +140,18 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     return toProjectResponse(created);
   }
 
-  async listByChannel(scope: TenantScope, channelId: string, query: ListProjectsQuery): Promise<ContentPage<ProjectResponse>> {
+  async listByChannel(
+    scope: TenantScope,
+    channelId: string,
+    query: ListProjectsQuery,
+  ): Promise<ContentPage<ProjectResponse>> {
     await this.assertChannel(scope, channelId);
-    const { rows, total } = await this.projects.page(scope, projectListFilter(channelId, query), query.skip, query.limit);
+    const { rows, total } = await this.projects.page(
+      scope,
+      projectListFilter(channelId, query),
+      query.skip,
+      query.limit,
+    );
     return { items: rows.map(toProjectResponse), total };
   }
 
@@ -187,7 +215,12 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     // Taking a project out of its channel, or putting a top-level one under another, is as strong as
     // deleting a top-level project (manager): else an editor could move a project to a channel of
     // their own and share it, or make a top-level project a sub-project and delete it as one.
-    await this.collaborators.assertRole(scope, actor, [from], moving || (reparenting && currentParent === null) ? 'manager' : 'editor');
+    await this.collaborators.assertRole(
+      scope,
+      actor,
+      [from],
+      moving || (reparenting && currentParent === null) ? 'manager' : 'editor',
+    );
     if (moving) await this.collaborators.assertRole(scope, actor, [to], 'editor');
     if (!moving && !reparenting) return toProjectResponse(await this.write(scope, current, projectFields(dto)));
 
@@ -204,7 +237,9 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
         parentId = found._id;
       }
       if (moving && (await this.heightOf(scope, current._id)) > 1) {
-        throw new UnprocessableEntityException('A project with sub-projects does not move to another channel; move or delete its sub-projects first');
+        throw new UnprocessableEntityException(
+          'A project with sub-projects does not move to another channel; move or delete its sub-projects first',
+        );
       }
       const set = { ...projectFields(dto), parentId, ...(moving ? { channelId: to } : {}) };
       return this.write(scope, current, set, current.parentId ?? null);
@@ -288,7 +323,13 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
   /** Before a channel goes: its cascade recorded, its projects and their assets marked (ProjectCascades). */
   async beginChannelCascade(scope: TenantScope, channelId: string): Promise<void> {
     if (!isValidObjectId(channelId)) return;
-    await this.cascades.begin(scope, 'channel', channelId, channelId, await this.projects.idsOfChannel(scope, channelId));
+    await this.cascades.begin(
+      scope,
+      'channel',
+      channelId,
+      channelId,
+      await this.projects.idsOfChannel(scope, channelId),
+    );
   }
 
   /** The cascade of a channel delete, inside the channel's platform project: recorded, then run (ProjectCascades). */
@@ -300,7 +341,12 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     await this.cascades.finish(channelId);
   }
 
-  private async insertInto(scope: TenantScope, channelId: string, dto: CreateProjectDto, parentId: Types.ObjectId | null): Promise<Project> {
+  private async insertInto(
+    scope: TenantScope,
+    channelId: string,
+    dto: CreateProjectDto,
+    parentId: Types.ObjectId | null,
+  ): Promise<Project> {
     const created = await this.projects.insert(scope, { ...projectFields(dto), channelId, parentId });
     const id = String(created._id);
     if (!(await this.channels.addProject(scope, channelId, id))) {
@@ -311,7 +357,12 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
   }
 
   /** The update guarded on the project's channel (and its parent, for a move); 409 when a move won meanwhile. */
-  private async write(scope: TenantScope, current: Project, set: Record<string, unknown>, parent?: Types.ObjectId | null): Promise<Project> {
+  private async write(
+    scope: TenantScope,
+    current: Project,
+    set: Record<string, unknown>,
+    parent?: Types.ObjectId | null,
+  ): Promise<Project> {
     const id = String(current._id);
     const updated = await this.projects.updateInChannel(scope, id, String(current.channelId), set, parent);
     if (updated) return updated;
@@ -325,7 +376,8 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
   private async parentFor(scope: TenantScope, channelId: string, parentId: string): Promise<Project> {
     const parent = await this.projects.findById(scope, parentId);
     if (!parent) throw new NotFoundException('Parent project not found');
-    if (String(parent.channelId) !== channelId) throw new UnprocessableEntityException('The parent project is in another channel');
+    if (String(parent.channelId) !== channelId)
+      throw new UnprocessableEntityException('The parent project is in another channel');
     return parent;
   }
 
@@ -407,18 +459,27 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     for (let level = 0; wanted.length > 0 && level <= MAX_TREE_DEPTH; level++) {
       const read = await this.projects.findByIds(scope, wanted);
       for (const project of read) found.set(String(project._id), project);
-      wanted = [...new Set(read.flatMap((project) => (project.parentId ? [String(project.parentId)] : [])))].filter((id) => !found.has(id));
+      wanted = [...new Set(read.flatMap((project) => (project.parentId ? [String(project.parentId)] : [])))].filter(
+        (id) => !found.has(id),
+      );
     }
     return found;
   }
 
   /** Every project of every platform project, as its events show it, with its tenant: only for rebuilding the search index. */
   async *everyProject(): AsyncGenerator<{ tenant: string; object: ProjectResponse }> {
-    for await (const project of this.projects.everyTenantsProjects(500)) yield { tenant: String(project.projectId), object: toProjectResponse(project) };
+    for await (const project of this.projects.everyTenantsProjects(500))
+      yield { tenant: String(project.projectId), object: toProjectResponse(project) };
   }
 
   /** One page of a project's children meeting `conditions` (stored values: the caller builds them), in id order, and the total. */
-  pageChildren(scope: TenantScope, parentId: Types.ObjectId, conditions: Record<string, unknown>, skip: number, limit: number): Promise<{ rows: Project[]; total: number }> {
+  pageChildren(
+    scope: TenantScope,
+    parentId: Types.ObjectId,
+    conditions: Record<string, unknown>,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: Project[]; total: number }> {
     return this.projects.pageChildren(scope, parentId, conditions, skip, limit);
   }
 

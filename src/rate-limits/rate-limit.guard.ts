@@ -29,10 +29,15 @@ export class RateLimitGuard implements CanActivate {
     if (principal.kind === 'apiKey' && principal.publishable) {
       state = await this.limiter.count(request, `viewer:${principal.keyId}:${clientOf(request.ip)}`);
       who = 'this client of this key';
-      const together = state?.exceeded ? null : await this.limiter.count(request, `${VIEWERS_KEY_PREFIX}${principal.keyId}`);
+      const together = state?.exceeded
+        ? null
+        : await this.limiter.count(request, `${VIEWERS_KEY_PREFIX}${principal.keyId}`);
       if (together?.exceeded) [state, who] = [together, "this key's viewers together"];
     } else {
-      state = await this.limiter.count(request, principal.kind === 'apiKey' ? `key:${principal.keyId}` : `user:${principal.userId}:${request.tenant.projectId}`);
+      state = await this.limiter.count(
+        request,
+        principal.kind === 'apiKey' ? `key:${principal.keyId}` : `user:${principal.userId}:${request.tenant.projectId}`,
+      );
       who = principal.kind === 'apiKey' ? 'this API key' : 'you in this platform project';
     }
     if (!state) return true;

@@ -19,7 +19,8 @@ export interface RateLimitState {
   exceeded: boolean;
 }
 
-type Counted = { isAllowed: true } | { isAllowed: false; max: number; remaining: number; ttlInSeconds: number; isExceeded: boolean };
+type Counted =
+  { isAllowed: true } | { isAllowed: false; max: number; remaining: number; ttlInSeconds: number; isExceeded: boolean };
 type Check = (request: FastifyRequest) => Promise<Counted>;
 
 /** Callers whose counts one instance keeps; the least recently seen go first beyond it. */
@@ -65,7 +66,6 @@ export class RateLimiter implements OnApplicationShutdown {
     return this.config.perSecond > 0;
   }
 
-
   /**
    * Registers the library on the app's Fastify instance; no route is limited by it but through
    * `count`. Redis is connected whenever `REDIS_URL` is set: failures (`countFailure`) are counted
@@ -86,9 +86,11 @@ export class RateLimiter implements OnApplicationShutdown {
       this.redis.on('error', () => undefined);
     }
     if (this.enabled) {
-      const max = (key: string) => (key.startsWith(VIEWERS_KEY_PREFIX) ? this.config.viewersPerSecond : this.config.perSecond);
+      const max = (key: string) =>
+        key.startsWith(VIEWERS_KEY_PREFIX) ? this.config.viewersPerSecond : this.config.perSecond;
       this.local = await limiter(fastify, { global: false, cache: CALLERS_KEPT }, max);
-      if (this.redis) this.shared = await limiter(fastify, { global: false, redis: this.redis, nameSpace: REDIS_KEY_PREFIX }, max);
+      if (this.redis)
+        this.shared = await limiter(fastify, { global: false, redis: this.redis, nameSpace: REDIS_KEY_PREFIX }, max);
     }
     await this.redis?.connect().catch((error: Error) => this.degrade(error));
   }
@@ -96,12 +98,17 @@ export class RateLimiter implements OnApplicationShutdown {
   /** The failures counted under `key` in its current window (none: 0), without counting one. */
   async failures(key: string): Promise<FailureCount> {
     const shared = await this.onRedis(async (redis) => {
-      const [count, ttl] = await Promise.all([redis.get(FAILURES_KEY_PREFIX + key), redis.pttl(FAILURES_KEY_PREFIX + key)]);
+      const [count, ttl] = await Promise.all([
+        redis.get(FAILURES_KEY_PREFIX + key),
+        redis.pttl(FAILURES_KEY_PREFIX + key),
+      ]);
       return { count: Number(count ?? 0), resetSeconds: seconds(ttl) };
     });
     if (shared) return shared;
     const local = this.localFailure(key);
-    return local ? { count: local.count, resetSeconds: seconds(local.resetAt - Date.now()) } : { count: 0, resetSeconds: 0 };
+    return local
+      ? { count: local.count, resetSeconds: seconds(local.resetAt - Date.now()) }
+      : { count: 0, resetSeconds: 0 };
   }
 
   /**
@@ -111,7 +118,12 @@ export class RateLimiter implements OnApplicationShutdown {
   async countFailure(key: string, windowMs: number): Promise<FailureCount> {
     const shared = await this.onRedis(async (redis) => {
       const name = FAILURES_KEY_PREFIX + key;
-      const [[, count], , [, ttl]] = (await redis.multi().incr(name).pexpire(name, windowMs, 'NX').pttl(name).exec()) as [unknown, number][];
+      const [[, count], , [, ttl]] = (await redis
+        .multi()
+        .incr(name)
+        .pexpire(name, windowMs, 'NX')
+        .pttl(name)
+        .exec()) as [unknown, number][];
       return { count: Number(count), resetSeconds: seconds(Number(ttl)) };
     });
     if (shared) return shared;
@@ -130,7 +142,8 @@ export class RateLimiter implements OnApplicationShutdown {
     });
     if (shared) return;
     const current = this.localFailure(key);
-    if (current && current.count > 0) this.localFailures.set(key, { count: current.count - 1, resetAt: current.resetAt });
+    if (current && current.count > 0)
+      this.localFailures.set(key, { count: current.count - 1, resetAt: current.resetAt });
   }
 
   /** Counts the request against `key`; null when limits are off. */
@@ -139,7 +152,13 @@ export class RateLimiter implements OnApplicationShutdown {
     (request as FastifyRequest & { rateLimitKey?: string }).rateLimitKey = key;
     const result = (await this.countShared(request)) ?? (await this.local(request));
     if (result.isAllowed) return null;
-    return { limit: result.max, windowSeconds: 1, remaining: result.remaining, resetSeconds: Math.max(1, result.ttlInSeconds), exceeded: result.isExceeded };
+    return {
+      limit: result.max,
+      windowSeconds: 1,
+      remaining: result.remaining,
+      resetSeconds: Math.max(1, result.ttlInSeconds),
+      exceeded: result.isExceeded,
+    };
   }
 
   onApplicationShutdown(): void {
@@ -190,7 +209,9 @@ export class RateLimiter implements OnApplicationShutdown {
   private degrade(error: Error): void {
     if (this.degraded) return;
     this.degraded = true;
-    this.logger.warn(`Redis cannot be reached (${error.message}): rate limits are counted per instance until it answers again`);
+    this.logger.warn(
+      `Redis cannot be reached (${error.message}): rate limits are counted per instance until it answers again`,
+    );
   }
 }
 
@@ -198,7 +219,11 @@ export class RateLimiter implements OnApplicationShutdown {
  * The library's limiter over one store. Each store is registered in a context of its own: the
  * library decorates the instance it is registered on with `createRateLimit`, once.
  */
-async function limiter(fastify: FastifyInstance, store: FastifyRateLimitOptions, perSecond: (key: string) => number): Promise<Check> {
+async function limiter(
+  fastify: FastifyInstance,
+  store: FastifyRateLimitOptions,
+  perSecond: (key: string) => number,
+): Promise<Check> {
   let check: Check | undefined;
   await fastify.register(async (context) => {
     await context.register(fastifyRateLimit, store);

@@ -9,7 +9,11 @@ import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorat
 import type { Principal } from '../tenancy/principal';
 import { Caller, UserId } from '../tenancy/tenancy.decorators';
 import { ListSearchHistoryQuery, UpdateSearchHistorySettingsDto } from './dto/search-history.dto';
-import { SearchHistoryClearedResponse, SearchHistoryListResponse, SearchHistorySettingsEnvelope } from './dto/search-history.response';
+import {
+  SearchHistoryClearedResponse,
+  SearchHistoryListResponse,
+  SearchHistorySettingsEnvelope,
+} from './dto/search-history.response';
 import { toSearchHistoryEntryView } from './search-history.mapper';
 import { historyOwnerOf, SearchHistoryService } from './search-history.service';
 
@@ -30,27 +34,44 @@ export class SearchHistoryController {
   })
   @ApiOkResponse({ type: SearchHistoryListResponse })
   @ApiErrorResponses(400, 401, 403, 500, 503)
-  async listSearchHistory(@UserId() userId: string, @Caller() caller: Principal, @Query() query: ListSearchHistoryQuery): Promise<SearchHistoryListResponse> {
+  async listSearchHistory(
+    @UserId() userId: string,
+    @Caller() caller: Principal,
+    @Query() query: ListSearchHistoryQuery,
+  ): Promise<SearchHistoryListResponse> {
     const { entries, paused } = await this.history.list(historyOwnerOf(userId, caller), query);
     return { data: entries.map(toSearchHistoryEntryView), settings: { paused } };
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Delete(':id')
-  @ApiOperation({ summary: 'Remove one of your recent searches', description: "Another user's search, or an unknown id: 404." })
+  @ApiOperation({
+    summary: 'Remove one of your recent searches',
+    description: "Another user's search, or an unknown id: 404.",
+  })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Search removed' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async removeSearchHistoryEntry(@UserId() userId: string, @Caller() caller: Principal, @Param('id', ParseObjectIdPipe) id: string): Promise<MessageResponseDto> {
+  async removeSearchHistoryEntry(
+    @UserId() userId: string,
+    @Caller() caller: Principal,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<MessageResponseDto> {
     await this.history.remove(historyOwnerOf(userId, caller), id);
     return { message: 'Search removed' };
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
   @Delete()
-  @ApiOperation({ summary: 'Clear your recent searches', description: "Removes every search of yours in the token's account; recording goes on unless paused." })
+  @ApiOperation({
+    summary: 'Clear your recent searches',
+    description: "Removes every search of yours in the token's account; recording goes on unless paused.",
+  })
   @ApiOkResponse({ type: SearchHistoryClearedResponse })
   @ApiErrorResponses(401, 403, 500, 503)
-  async clearSearchHistory(@UserId() userId: string, @Caller() caller: Principal): Promise<SearchHistoryClearedResponse> {
+  async clearSearchHistory(
+    @UserId() userId: string,
+    @Caller() caller: Principal,
+  ): Promise<SearchHistoryClearedResponse> {
     return { message: 'Search history cleared', deleted: await this.history.clear(historyOwnerOf(userId, caller)) };
   }
 

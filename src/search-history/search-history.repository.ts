@@ -25,13 +25,19 @@ export class SearchHistoryRepository {
   private readonly entries: Records<SearchHistoryEntry>;
   private readonly settings: Records<SearchHistorySettings>;
 
-  constructor(@InjectModel(SearchHistoryEntry.name) entries: Model<SearchHistoryEntry>, @InjectModel(SearchHistorySettings.name) settings: Model<SearchHistorySettings>) {
+  constructor(
+    @InjectModel(SearchHistoryEntry.name) entries: Model<SearchHistoryEntry>,
+    @InjectModel(SearchHistorySettings.name) settings: Model<SearchHistorySettings>,
+  ) {
     this.entries = new Records(entries);
     this.settings = new Records(settings);
   }
 
   async isPaused(owner: HistoryOwner): Promise<boolean> {
-    const settings = await this.settings.findOne<SearchHistorySettings>({ _id: settingsIdOf(owner) }, { fields: ['paused'] });
+    const settings = await this.settings.findOne<SearchHistorySettings>(
+      { _id: settingsIdOf(owner) },
+      { fields: ['paused'] },
+    );
     return settings?.paused === true;
   }
 
@@ -71,11 +77,18 @@ export class SearchHistoryRepository {
     const all = await this.entries.find(ids, { sort: { createdAt: -1, _id: -1 }, fields: ['createdAt'] });
     const extras = all.slice(keep);
     if (extras.length === 0) return 0;
-    return this.entries.deleteMany({ ...ids, _id: { $in: extras.map((entry) => entry._id) }, createdAt: { $lte: extras[0].createdAt } });
+    return this.entries.deleteMany({
+      ...ids,
+      _id: { $in: extras.map((entry) => entry._id) },
+      createdAt: { $lte: extras[0].createdAt },
+    });
   }
 
   /** Newest first, none older than `since` (the expiry may not have removed them yet). */
-  list(owner: HistoryOwner, options: { surface?: SearchSurface; since: Date; limit: number }): Promise<SearchHistoryEntry[]> {
+  list(
+    owner: HistoryOwner,
+    options: { surface?: SearchSurface; since: Date; limit: number },
+  ): Promise<SearchHistoryEntry[]> {
     const conditions: Record<string, unknown> = { ...ownerIds(owner), createdAt: { $gte: options.since } };
     if (options.surface) conditions.surface = options.surface;
     return this.entries.find(conditions, { sort: { createdAt: -1, _id: -1 }, limit: options.limit });

@@ -2,14 +2,28 @@ import { FILTERS_MAX, normalizeSearch, QUERY_MAX_LENGTH } from './search-history
 
 describe('normalizeSearch', () => {
   it('gives a repeat the same key whatever its case, spacing or filter order, and keeps the spelling typed last', () => {
-    const first = normalizeSearch({ surface: 'projects', query: '  Summer   Album ', filters: { status: 'published', access: 'public' } });
-    const again = normalizeSearch({ surface: 'projects', query: 'summer album', filters: { access: 'public', status: 'published' } });
-    expect(first).toEqual({ surface: 'projects', query: 'Summer Album', filters: { access: 'public', status: 'published' }, key: again!.key });
+    const first = normalizeSearch({
+      surface: 'projects',
+      query: '  Summer   Album ',
+      filters: { status: 'published', access: 'public' },
+    });
+    const again = normalizeSearch({
+      surface: 'projects',
+      query: 'summer album',
+      filters: { access: 'public', status: 'published' },
+    });
+    expect(first).toEqual({
+      surface: 'projects',
+      query: 'Summer Album',
+      filters: { access: 'public', status: 'published' },
+      key: again!.key,
+    });
     expect(again!.query).toBe('summer album');
   });
 
   it('tells apart another surface, other words and other filters', () => {
-    const key = (surface: 'projects' | 'customers', query: string, filters: Record<string, string> = {}) => normalizeSearch({ surface, query, filters })!.key;
+    const key = (surface: 'projects' | 'customers', query: string, filters: Record<string, string> = {}) =>
+      normalizeSearch({ surface, query, filters })!.key;
     const base = key('projects', 'jenny');
     expect(key('customers', 'jenny')).not.toBe(base);
     expect(key('projects', 'jenny r')).not.toBe(base);
@@ -26,12 +40,18 @@ describe('normalizeSearch', () => {
     });
     expect(search!.query).toHaveLength(QUERY_MAX_LENGTH);
     expect(search!.filters).toEqual({ sort: 'newest' });
-    const many = Object.fromEntries(Array.from({ length: FILTERS_MAX + 5 }, (_, i) => [`f${String(i).padStart(2, '0')}`, 'v']));
-    expect(Object.keys(normalizeSearch({ surface: 'payments', query: '', filters: many })!.filters)).toHaveLength(FILTERS_MAX);
+    const many = Object.fromEntries(
+      Array.from({ length: FILTERS_MAX + 5 }, (_, i) => [`f${String(i).padStart(2, '0')}`, 'v']),
+    );
+    expect(Object.keys(normalizeSearch({ surface: 'payments', query: '', filters: many })!.filters)).toHaveLength(
+      FILTERS_MAX,
+    );
     expect(normalizeSearch({ surface: 'payments', query: '  ', filters: { status: '' } })).toBeNull();
   });
 
   it('refuses a surface no search box has: a wiring bug, not input', () => {
-    expect(() => normalizeSearch({ surface: 'orders' as 'payments', query: 'x', filters: {} })).toThrow('Unknown search surface: orders');
+    expect(() => normalizeSearch({ surface: 'orders' as 'payments', query: 'x', filters: {} })).toThrow(
+      'Unknown search surface: orders',
+    );
   });
 });

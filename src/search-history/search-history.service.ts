@@ -1,4 +1,11 @@
-import { ForbiddenException, Injectable, Logger, NotFoundException, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import {
+  ForbiddenException,
+  Injectable,
+  Logger,
+  NotFoundException,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
@@ -6,7 +13,12 @@ import type { Principal } from '../tenancy/principal';
 import { NO_ACCOUNT } from '../access/policy/access-messages';
 import { UsersService } from '../users/users.service';
 import { SEARCH_SURFACES, type SearchHistoryEntry, type SearchSurface } from './search-history-entry.schema';
-import { SearchHistoryRepository, settingsIdOf, type HistoryOwner, type StoredSearch } from './search-history.repository';
+import {
+  SearchHistoryRepository,
+  settingsIdOf,
+  type HistoryOwner,
+  type StoredSearch,
+} from './search-history.repository';
 
 /** Entries kept per user and account; the oldest goes when one more is recorded. */
 export const HISTORY_MAX_ENTRIES = 100;
@@ -33,7 +45,10 @@ export interface SearchToRecord {
  */
 export function normalizeSearch(search: SearchToRecord): StoredSearch | null {
   if (!SEARCH_SURFACES.includes(search.surface)) throw new Error(`Unknown search surface: ${String(search.surface)}`);
-  const query = String(search.query ?? '').replace(/\s+/g, ' ').trim().slice(0, QUERY_MAX_LENGTH);
+  const query = String(search.query ?? '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, QUERY_MAX_LENGTH);
   const filters: Record<string, string> = {};
   for (const name of Object.keys(search.filters ?? {}).sort()) {
     const value = search.filters[name];
@@ -88,7 +103,10 @@ export class SearchHistoryService implements OnApplicationBootstrap, OnModuleDes
     await this.history.trim(who, HISTORY_MAX_ENTRIES);
   }
 
-  async list(owner: HistoryOwner, options: { surface?: SearchSurface; limit?: number }): Promise<{ entries: SearchHistoryEntry[]; paused: boolean }> {
+  async list(
+    owner: HistoryOwner,
+    options: { surface?: SearchSurface; limit?: number },
+  ): Promise<{ entries: SearchHistoryEntry[]; paused: boolean }> {
     const since = new Date(Date.now() - HISTORY_MAX_DAYS * DAY_MS);
     const [entries, paused] = await Promise.all([
       this.history.list(owner, { surface: options.surface, since, limit: options.limit ?? HISTORY_MAX_ENTRIES }),

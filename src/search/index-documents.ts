@@ -89,7 +89,8 @@ export function changeOfEvent(event: PublishedEvent): IndexChange | null {
   const object = body.data?.object;
   if (!object) return null;
   const id = String(resource === 'project' ? object._id : object.id);
-  if (change === 'deleted') return { remove: { kind: resource, tenant: event.projectId, id, version: versionAt(event.createdAt, event.id) } };
+  if (change === 'deleted')
+    return { remove: { kind: resource, tenant: event.projectId, id, version: versionAt(event.createdAt, event.id) } };
   const version = versionAt(typeof object.updatedAt === 'string' ? object.updatedAt : event.createdAt, event.id);
   return { put: BUILDERS[resource](event.projectId, object as never, version) };
 }

@@ -21,24 +21,35 @@ import { SqliteSearchIndex } from './sqlite-search-index';
  * answering meanwhile, from a partial index until the rebuild ends, and goes on following the events.
  */
 // The projects module brings the content modules, and they the accounts' and sessions': their settings too.
-runCommand('Search reindex', { imports: [SearchModule.forCommand()], config: [searchConfig, appConfig, assetsConfig, mailConfig, passkeysConfig, rateLimitsConfig, sessionsConfig] }, async (context) => {
-  const config = context.get<{ file: string; recheckWindowMs: number }>(searchConfig.KEY);
-  const folder = dirname(config.file);
-  const files = existsSync(folder) ? readdirSync(folder).filter((name) => name.endsWith('.sqlite')).map((name) => join(folder, name)) : [];
-  if (!files.includes(config.file)) files.push(config.file);
-  const sources = {
-    projects: context.get(ProjectsService, { strict: false }),
-    customers: context.get(CustomersService, { strict: false }),
-    payments: context.get(PaymentsService, { strict: false }),
-  };
-  const lines: string[] = [];
-  for (const file of files) {
-    const index = new SqliteSearchIndex(file);
-    try {
-      lines.push(`${basename(file)}: ${await rebuildIndex(index, sources, config.recheckWindowMs)} records`);
-    } finally {
-      index.close();
+runCommand(
+  'Search reindex',
+  {
+    imports: [SearchModule.forCommand()],
+    config: [searchConfig, appConfig, assetsConfig, mailConfig, passkeysConfig, rateLimitsConfig, sessionsConfig],
+  },
+  async (context) => {
+    const config = context.get<{ file: string; recheckWindowMs: number }>(searchConfig.KEY);
+    const folder = dirname(config.file);
+    const files = existsSync(folder)
+      ? readdirSync(folder)
+          .filter((name) => name.endsWith('.sqlite'))
+          .map((name) => join(folder, name))
+      : [];
+    if (!files.includes(config.file)) files.push(config.file);
+    const sources = {
+      projects: context.get(ProjectsService, { strict: false }),
+      customers: context.get(CustomersService, { strict: false }),
+      payments: context.get(PaymentsService, { strict: false }),
+    };
+    const lines: string[] = [];
+    for (const file of files) {
+      const index = new SqliteSearchIndex(file);
+      try {
+        lines.push(`${basename(file)}: ${await rebuildIndex(index, sources, config.recheckWindowMs)} records`);
+      } finally {
+        index.close();
+      }
     }
-  }
-  return lines;
-});
+    return lines;
+  },
+);

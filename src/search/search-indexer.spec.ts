@@ -11,25 +11,44 @@ const TENANT = 'aaaaaaaaaaaaaaaaaaaaaaaa';
 /** A project's created event, its id made at `at` (as a request makes it before its write). */
 function created(title: string, at: Date): PublishedEvent {
   const id = `evt_${Types.ObjectId.createFromTime(Math.floor(at.getTime() / 1000)).toHexString()}`;
-  const object = { _id: new Types.ObjectId().toHexString(), primaryTitle: title, topicIds: [], createdAt: at.toISOString(), updatedAt: at.toISOString() };
+  const object = {
+    _id: new Types.ObjectId().toHexString(),
+    primaryTitle: title,
+    topicIds: [],
+    createdAt: at.toISOString(),
+    updatedAt: at.toISOString(),
+  };
   return { id, type: 'project.created', projectId: TENANT, createdAt: at, body: JSON.stringify({ data: { object } }) };
 }
 
 describe('the search feed', () => {
-  const config = { file: ':memory:', retentionDays: 30, pollIntervalMs: 1000, listingGraceMs: 5000, recheckWindowMs: 300_000, recheckIntervalMs: 30_000 } as ConfigType<typeof searchConfig>;
+  const config = {
+    file: ':memory:',
+    retentionDays: 30,
+    pollIntervalMs: 1000,
+    listingGraceMs: 5000,
+    recheckWindowMs: 300_000,
+    recheckIntervalMs: 30_000,
+  } as ConfigType<typeof searchConfig>;
   let index: SqliteSearchIndex;
   let listed: PublishedEvent[];
   let indexer: SearchIndexer;
   const feed = {
-    after: (cursor: string | null) => Promise.resolve(listed.filter((event) => !cursor || event.id > cursor).sort((a, b) => (a.id < b.id ? -1 : 1))),
+    after: (cursor: string | null) =>
+      Promise.resolve(listed.filter((event) => !cursor || event.id > cursor).sort((a, b) => (a.id < b.id ? -1 : 1))),
     follow: () => undefined,
   } as unknown as EventFeed;
   const follow = () => (indexer as unknown as { follow(): Promise<void> }).follow();
-  const found = (word: string) => index.searchProjects(TENANT, { text: word, sort: 'relevance', offset: 0, limit: 10 }).total;
+  const found = (word: string) =>
+    index.searchProjects(TENANT, { text: word, sort: 'relevance', offset: 0, limit: 10 }).total;
 
   beforeEach(() => {
     index = new SqliteSearchIndex(':memory:');
-    index.markBuilt(`evt_${Types.ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60).toHexString().slice(0, 8)}${'0'.repeat(16)}`);
+    index.markBuilt(
+      `evt_${Types.ObjectId.createFromTime(Math.floor(Date.now() / 1000) - 60)
+        .toHexString()
+        .slice(0, 8)}${'0'.repeat(16)}`,
+    );
     listed = [];
     indexer = new SearchIndexer(index, feed, {} as never, {} as never, {} as never, config, {} as never);
   });

@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { searchConfig } from '../config/search.config';
 import { CustomersService } from '../customers/customers.service';
@@ -30,7 +37,11 @@ export interface RecordSources {
  * every change made while it ran (a delete among them): those are applied by version, in any order.
  * Answers how many records it wrote.
  */
-export async function rebuildIndex(index: SearchIndex, sources: RecordSources, recheckWindowMs: number): Promise<number> {
+export async function rebuildIndex(
+  index: SearchIndex,
+  sources: RecordSources,
+  recheckWindowMs: number,
+): Promise<number> {
   const started = new Date();
   index.clear();
   let written = 0;
@@ -44,9 +55,12 @@ export async function rebuildIndex(index: SearchIndex, sources: RecordSources, r
     batch.push({ put: document });
     if (batch.length >= REBUILD_BATCH) flush();
   };
-  for await (const { tenant, object } of sources.projects.everyProject()) add(projectDocument(tenant, object, versionAt(object.updatedAt)));
-  for await (const { tenant, object } of sources.customers.everyCustomer()) add(customerDocument(tenant, object, versionAt(object.updatedAt)));
-  for await (const { tenant, object } of sources.payments.everyPayment()) add(paymentDocument(tenant, object, versionAt(object.updatedAt)));
+  for await (const { tenant, object } of sources.projects.everyProject())
+    add(projectDocument(tenant, object, versionAt(object.updatedAt)));
+  for await (const { tenant, object } of sources.customers.everyCustomer())
+    add(customerDocument(tenant, object, versionAt(object.updatedAt)));
+  for await (const { tenant, object } of sources.payments.everyPayment())
+    add(paymentDocument(tenant, object, versionAt(object.updatedAt)));
   flush();
   index.markBuilt(eventCursorAt(new Date(started.getTime() - recheckWindowMs)));
   return written;
@@ -80,7 +94,12 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
   /** Every instance follows the events into its own index file: the job takes no lease. */
   onApplicationBootstrap(): void {
     this.feed.follow(this);
-    this.job = this.jobs.register({ name: 'search.feed', everyMs: this.config.pollIntervalMs, firstAfterMs: 0, run: () => this.step() });
+    this.job = this.jobs.register({
+      name: 'search.feed',
+      everyMs: this.config.pollIntervalMs,
+      firstAfterMs: 0,
+      run: () => this.step(),
+    });
   }
 
   /** The feed stops before the database connection closes. */
@@ -106,7 +125,11 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
 
   /** Empties the index and writes every record again. */
   rebuild(): Promise<number> {
-    return rebuildIndex(this.index, { projects: this.projects, customers: this.customers, payments: this.payments }, this.config.recheckWindowMs);
+    return rebuildIndex(
+      this.index,
+      { projects: this.projects, customers: this.customers, payments: this.payments },
+      this.config.recheckWindowMs,
+    );
   }
 
   /** An index never built, or whose cursor is older than the events kept (it missed some), is rebuilt. */

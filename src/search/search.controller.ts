@@ -9,7 +9,12 @@ import { Access } from '../access/policy/access-policy';
 import { Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { SearchProjectsQuery, ViewerSearchQuery } from './dto/search-projects.query';
-import { CustomerSearchResponse, PaymentSearchResponse, ProjectSearchResponse, ViewerSearchResponse } from './dto/search-results.response';
+import {
+  CustomerSearchResponse,
+  PaymentSearchResponse,
+  ProjectSearchResponse,
+  ViewerSearchResponse,
+} from './dto/search-results.response';
 import { SearchCustomersQuery, SearchPaymentsQuery } from './dto/stripe-search.query';
 import { SEARCH_QUERY_INVALID, SearchService, type Searcher } from './search.service';
 
@@ -26,25 +31,37 @@ const SearcherOf = createParamDecorator((_data: unknown, execution: ExecutionCon
 /** The 400 of a query in Stripe's language that does not parse. */
 function ApiQueryRefusal() {
   return ApiBadRequestResponse({
-    description: 'The query does not parse (the message names the position, from 0, and what was expected there), names an unknown field, or a parameter is invalid',
+    description:
+      'The query does not parse (the message names the position, from 0, and what was expected there), names an unknown field, or a parameter is invalid',
     type: ErrorResponseDto,
-    example: { statusCode: 400, error: 'Bad Request', message: "The query does not parse at position 6: expected a quoted value", code: SEARCH_QUERY_INVALID },
+    example: {
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'The query does not parse at position 6: expected a quoted value',
+      code: SEARCH_QUERY_INVALID,
+    },
   });
 }
 
-const SEARCH_PAGING = 'Paged as Stripe pages a search: `limit` (default 10, at most 100), and the answer\'s `next_page` sent back as `page`. ';
+const SEARCH_PAGING =
+  "Paged as Stripe pages a search: `limit` (default 10, at most 100), and the answer's `next_page` sent back as `page`. ";
 
 @ApiTags('projects')
 @Controller()
 export class ProjectSearchController {
   constructor(private readonly search: SearchService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('projects/search')
   @ApiOperation({
     summary: 'Search content projects',
     description:
-      'The platform project\'s content projects whose primaryTitle, description or topicIds hold the words of `q` (each as itself or a prefix, ' +
+      "The platform project's content projects whose primaryTitle, description or topicIds hold the words of `q` (each as itself or a prefix, " +
       'and within one typo for words of 5 letters or more), narrowed by the filters; every project when `q` is empty. Ranked by relevance ' +
       '(the title weighs most), or `sort=newest|oldest`. ' +
       SEARCH_PAGING +
@@ -52,7 +69,10 @@ export class ProjectSearchController {
   })
   @ApiOkResponse({ type: ProjectSearchResponse, description: 'One page of matching projects' })
   @ApiErrorResponses(400, 401, 500, 503)
-  searchProjects(@SearcherOf() searcher: Searcher, @Query() query: SearchProjectsQuery): Promise<ProjectSearchResponse> {
+  searchProjects(
+    @SearcherOf() searcher: Searcher,
+    @Query() query: SearchProjectsQuery,
+  ): Promise<ProjectSearchResponse> {
     return this.search.searchProjects(searcher, query);
   }
 }
@@ -76,17 +96,28 @@ export class ViewerSearchController {
   @ApiOkResponse({ type: ViewerSearchResponse, description: 'One page of matching projects the viewer may see' })
   @ViewerCredentialsDoc()
   @ApiErrorResponses(400, 429, 500, 503)
-  searchAsViewer(@Tenant() scope: TenantScope, @Credentials() credentials: ViewerCredentials, @Query() query: ViewerSearchQuery): Promise<ViewerSearchResponse> {
+  searchAsViewer(
+    @Tenant() scope: TenantScope,
+    @Credentials() credentials: ViewerCredentials,
+    @Query() query: ViewerSearchQuery,
+  ): Promise<ViewerSearchResponse> {
     return this.search.searchAsViewer(scope, credentials, query);
   }
 }
 
 /** What the two searches in Stripe's query language share in the document. */
-function StripeSearchDoc(resource: string, type: typeof CustomerSearchResponse | typeof PaymentSearchResponse, examples: string) {
+function StripeSearchDoc(
+  resource: string,
+  type: typeof CustomerSearchResponse | typeof PaymentSearchResponse,
+  examples: string,
+) {
   return applyDecorators(
     ApiOperation({
       summary: `Search ${resource}`,
-      description: `The ${resource} matching \`query\`, in Stripe's search query language (subset), newest first. Examples: ${examples}. ` + SEARCH_PAGING + LAG,
+      description:
+        `The ${resource} matching \`query\`, in Stripe's search query language (subset), newest first. Examples: ${examples}. ` +
+        SEARCH_PAGING +
+        LAG,
     }),
     ApiOkResponse({ type, description: `One page of matching ${resource}` }),
     ApiQueryRefusal(),
@@ -99,10 +130,22 @@ function StripeSearchDoc(resource: string, type: typeof CustomerSearchResponse |
 export class CustomerSearchController {
   constructor(private readonly search: SearchService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'customers', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'customers',
+    assurance: 'accountMfa',
+  })
   @Get('search')
-  @StripeSearchDoc('customers', CustomerSearchResponse, "`email:'jenny.rosen@example.com'`, `name~'jen'`, `created>1690000000`, `metadata['order_id']:'6735'`")
-  searchCustomers(@SearcherOf() searcher: Searcher, @Query() query: SearchCustomersQuery): Promise<CustomerSearchResponse> {
+  @StripeSearchDoc(
+    'customers',
+    CustomerSearchResponse,
+    "`email:'jenny.rosen@example.com'`, `name~'jen'`, `created>1690000000`, `metadata['order_id']:'6735'`",
+  )
+  searchCustomers(
+    @SearcherOf() searcher: Searcher,
+    @Query() query: SearchCustomersQuery,
+  ): Promise<CustomerSearchResponse> {
     return this.search.searchCustomers(searcher, query);
   }
 }
@@ -112,10 +155,22 @@ export class CustomerSearchController {
 export class PaymentSearchController {
   constructor(private readonly search: SearchService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'payments', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'payments',
+    assurance: 'accountMfa',
+  })
   @Get('search')
-  @StripeSearchDoc('payments', PaymentSearchResponse, "`amount>1000 AND currency:'usd'`, `status:'succeeded'`, `-status:'failed'`, `customer:'6650c0ffee0000000000f001'`")
-  searchPayments(@SearcherOf() searcher: Searcher, @Query() query: SearchPaymentsQuery): Promise<PaymentSearchResponse> {
+  @StripeSearchDoc(
+    'payments',
+    PaymentSearchResponse,
+    "`amount>1000 AND currency:'usd'`, `status:'succeeded'`, `-status:'failed'`, `customer:'6650c0ffee0000000000f001'`",
+  )
+  searchPayments(
+    @SearcherOf() searcher: Searcher,
+    @Query() query: SearchPaymentsQuery,
+  ): Promise<PaymentSearchResponse> {
     return this.search.searchPayments(searcher, query);
   }
 }

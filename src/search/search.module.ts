@@ -13,7 +13,12 @@ import { PaymentsModule } from '../payments/payments.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SharingModule } from '../sharing/sharing.module';
 import { SearchHistoryModule } from '../search-history/search-history.module';
-import { CustomerSearchController, PaymentSearchController, ProjectSearchController, ViewerSearchController } from './search.controller';
+import {
+  CustomerSearchController,
+  PaymentSearchController,
+  ProjectSearchController,
+  ViewerSearchController,
+} from './search.controller';
 import { SEARCH_INDEX } from './search-index';
 import { SearchIndexer } from './search-indexer';
 import { SearchService } from './search.service';

@@ -34,7 +34,13 @@ export interface Searcher {
 
 export const SEARCH_QUERY_INVALID = 'search_query_invalid';
 
-const CUSTOMER_FIELDS: Record<string, FieldKind> = { email: 'text', name: 'text', phone: 'text', created: 'number', metadata: 'metadata' };
+const CUSTOMER_FIELDS: Record<string, FieldKind> = {
+  email: 'text',
+  name: 'text',
+  phone: 'text',
+  created: 'number',
+  metadata: 'metadata',
+};
 const PAYMENT_FIELDS: Record<string, FieldKind> = {
   amount: 'number',
   currency: 'text',
@@ -70,7 +76,8 @@ export class SearchService {
    * nor is a further page of a search already recorded with its first.
    */
   private async remember(searcher: Searcher, query: SearchPageQuery, entry: SearchToRecord): Promise<void> {
-    if (searcher.userId && query.page === undefined) await this.history.record({ userId: searcher.userId, accountId: searcher.scope.accountId }, entry);
+    if (searcher.userId && query.page === undefined)
+      await this.history.record({ userId: searcher.userId, accountId: searcher.scope.accountId }, entry);
   }
 
   async searchProjects(searcher: Searcher, query: SearchProjectsQuery): Promise<SearchPage<ProjectResponse>> {
@@ -84,35 +91,76 @@ export class SearchService {
     });
     const found = await this.projects.findManyByIds(searcher.scope, hits.ids);
     const filters: Record<string, string> = {};
-    for (const name of ['channelId', 'projectTypeId', 'status', 'access', 'parentId', 'sort'] as const) if (query[name]) filters[name] = String(query[name]);
+    for (const name of ['channelId', 'projectTypeId', 'status', 'access', 'parentId', 'sort'] as const)
+      if (query[name]) filters[name] = String(query[name]);
     if (query.createdAfter) filters.createdAfter = query.createdAfter.toISOString();
     if (query.createdBefore) filters.createdBefore = query.createdBefore.toISOString();
     await this.remember(searcher, query, { surface: 'projects', query: query.q ?? '', filters });
-    return page(inOrder(hits.ids, found, (project) => project._id), offset, query.limit, hits.total);
+    return page(
+      inOrder(hits.ids, found, (project) => project._id),
+      offset,
+      query.limit,
+      hits.total,
+    );
   }
 
   /** Every published match is judged by the viewer rules before any is counted or paged. */
-  async searchAsViewer(scope: TenantScope, credentials: ViewerCredentials, query: ViewerSearchQuery): Promise<SearchPage<ViewerProjectResponse>> {
+  async searchAsViewer(
+    scope: TenantScope,
+    credentials: ViewerCredentials,
+    query: ViewerSearchQuery,
+  ): Promise<SearchPage<ViewerProjectResponse>> {
     const offset = pageOffset(query);
-    const hits = this.index.searchProjects(scope.projectId, { ...projectSearch(query), status: 'published', offset: 0, limit: null });
+    const hits = this.index.searchProjects(scope.projectId, {
+      ...projectSearch(query),
+      status: 'published',
+      offset: 0,
+      limit: null,
+    });
     const visible = await this.viewer.visibleAmong(scope, hits.ids, credentials);
     return page(visible.slice(offset, offset + query.limit), offset, query.limit, visible.length);
   }
 
-  async searchCustomers(searcher: Searcher, query: SearchPageQuery & { query: string }): Promise<SearchPage<CustomerResponse>> {
+  async searchCustomers(
+    searcher: Searcher,
+    query: SearchPageQuery & { query: string },
+  ): Promise<SearchPage<CustomerResponse>> {
     const offset = pageOffset(query);
-    const hits = this.index.searchRecords(searcher.scope.projectId, { kind: 'customer', query: parsed(query.query, CUSTOMER_FIELDS), offset, limit: query.limit });
+    const hits = this.index.searchRecords(searcher.scope.projectId, {
+      kind: 'customer',
+      query: parsed(query.query, CUSTOMER_FIELDS),
+      offset,
+      limit: query.limit,
+    });
     const found = await this.customers.findManyByIds(searcher.scope, hits.ids);
     await this.remember(searcher, query, { surface: 'customers', query: query.query, filters: {} });
-    return page(inOrder(hits.ids, found, (customer) => customer.id), offset, query.limit, hits.total);
+    return page(
+      inOrder(hits.ids, found, (customer) => customer.id),
+      offset,
+      query.limit,
+      hits.total,
+    );
   }
 
-  async searchPayments(searcher: Searcher, query: SearchPageQuery & { query: string }): Promise<SearchPage<PaymentResponse>> {
+  async searchPayments(
+    searcher: Searcher,
+    query: SearchPageQuery & { query: string },
+  ): Promise<SearchPage<PaymentResponse>> {
     const offset = pageOffset(query);
-    const hits = this.index.searchRecords(searcher.scope.projectId, { kind: 'payment', query: parsed(query.query, PAYMENT_FIELDS), offset, limit: query.limit });
+    const hits = this.index.searchRecords(searcher.scope.projectId, {
+      kind: 'payment',
+      query: parsed(query.query, PAYMENT_FIELDS),
+      offset,
+      limit: query.limit,
+    });
     const found = await this.payments.findManyByIds(searcher.scope, hits.ids);
     await this.remember(searcher, query, { surface: 'payments', query: query.query, filters: {} });
-    return page(inOrder(hits.ids, found, (payment) => payment.id), offset, query.limit, hits.total);
+    return page(
+      inOrder(hits.ids, found, (payment) => payment.id),
+      offset,
+      query.limit,
+      hits.total,
+    );
   }
 }
 
@@ -159,7 +207,12 @@ function pageOffset(query: SearchPageQuery): number {
 function page<T>(data: T[], offset: number, limit: number, total: number): SearchPage<T> {
   const next = offset + limit;
   const hasMore = next < total && next <= MAX_OFFSET;
-  return { data, has_more: hasMore, next_page: hasMore ? Buffer.from(JSON.stringify({ o: next })).toString('base64url') : null, total_count: total };
+  return {
+    data,
+    has_more: hasMore,
+    next_page: hasMore ? Buffer.from(JSON.stringify({ o: next })).toString('base64url') : null,
+    total_count: total,
+  };
 }
 
 /** The records in the index's order; one gone since the index saw it is left out. */

@@ -34,17 +34,30 @@ function project(id: string, fields: Partial<ProjectResponse> = {}): ProjectResp
   } as ProjectResponse;
 }
 
-const search = (fields: Partial<ProjectSearch> = {}): ProjectSearch => ({ sort: 'relevance', offset: 0, limit: 10, ...fields });
+const search = (fields: Partial<ProjectSearch> = {}): ProjectSearch => ({
+  sort: 'relevance',
+  offset: 0,
+  limit: 10,
+  ...fields,
+});
 
 describe('the SQLite search index', () => {
   let index: SqliteSearchIndex;
   beforeEach(() => (index = new SqliteSearchIndex(':memory:')));
   afterEach(() => index.close());
 
-  const put = (tenant: string, value: ProjectResponse, version = versionAt(value.updatedAt, 'evt_1')) => index.apply([{ put: projectDocument(tenant, value, version) }]);
+  const put = (tenant: string, value: ProjectResponse, version = versionAt(value.updatedAt, 'evt_1')) =>
+    index.apply([{ put: projectDocument(tenant, value, version) }]);
 
   it('finds words, prefixes and one typo in words of five letters or more, in the title, the description and the tags', () => {
-    put(A, project('p1', { primaryTitle: 'Ocean documentary', description: 'Whales of the Pacific', topicIds: ['wildlife'] }));
+    put(
+      A,
+      project('p1', {
+        primaryTitle: 'Ocean documentary',
+        description: 'Whales of the Pacific',
+        topicIds: ['wildlife'],
+      }),
+    );
     put(A, project('p2', { primaryTitle: 'Mountain climbing' }));
     expect(index.searchProjects(A, search({ text: 'ocean' })).ids).toEqual(['p1']);
     expect(index.searchProjects(A, search({ text: 'docu' })).ids).toEqual(['p1']);
@@ -71,7 +84,9 @@ describe('the SQLite search index', () => {
     put(A, project('p1', { primaryTitle: 'First', updatedAt: '2026-11-01T00:00:00.000Z' }));
     expect(index.searchProjects(A, search({ text: 'second' })).ids).toEqual(['p1']);
     expect(index.searchProjects(A, search({ text: 'first' })).ids).toEqual([]);
-    index.apply([{ remove: { kind: 'project', tenant: A, id: 'p1', version: versionAt('2026-11-03T00:00:00.000Z', 'evt_2') } }]);
+    index.apply([
+      { remove: { kind: 'project', tenant: A, id: 'p1', version: versionAt('2026-11-03T00:00:00.000Z', 'evt_2') } },
+    ]);
     put(A, project('p1', { primaryTitle: 'Second', updatedAt: '2026-11-02T00:00:00.000Z' }));
     expect(index.searchProjects(A, search())).toEqual({ ids: [], total: 0 });
   });
@@ -79,7 +94,10 @@ describe('the SQLite search index', () => {
   it('narrows by each filter, and sorts by date', () => {
     put(A, project('p1', { status: 'published', createdAt: '2026-01-01T00:00:00.000Z' }));
     put(A, project('p2', { access: 'linkPrivate', createdAt: '2026-02-01T00:00:00.000Z' }));
-    put(A, project('p3', { channelId: 'c2', parentId: 'p1', projectTypeId: 'album', createdAt: '2026-03-01T00:00:00.000Z' }));
+    put(
+      A,
+      project('p3', { channelId: 'c2', parentId: 'p1', projectTypeId: 'album', createdAt: '2026-03-01T00:00:00.000Z' }),
+    );
     expect(index.searchProjects(A, search({ status: 'published' })).ids).toEqual(['p1']);
     expect(index.searchProjects(A, search({ access: 'linkPrivate' })).ids).toEqual(['p2']);
     expect(index.searchProjects(A, search({ channelId: 'c2' })).ids).toEqual(['p3']);
@@ -116,14 +134,31 @@ describe('the SQLite search index', () => {
         event('payment.created', payment('pay3', 30, 'EUR', 'succeeded'), 'evt_c'),
       ].map((published) => changeOfEvent(published)!),
     );
-    const fields = { amount: 'number', currency: 'text', customer: 'text', status: 'text', created: 'number', metadata: 'metadata' } as const;
-    const ids = (query: string) => index.searchRecords(A, { kind: 'payment', query: parseStripeQuery(query, fields), offset: 0, limit: 10 }).ids.sort();
+    const fields = {
+      amount: 'number',
+      currency: 'text',
+      customer: 'text',
+      status: 'text',
+      created: 'number',
+      metadata: 'metadata',
+    } as const;
+    const ids = (query: string) =>
+      index
+        .searchRecords(A, { kind: 'payment', query: parseStripeQuery(query, fields), offset: 0, limit: 10 })
+        .ids.sort();
     expect(ids("amount>1000 AND currency:'usd'")).toEqual(['pay1']);
     expect(ids("status:'succeeded'")).toEqual(['pay1', 'pay3']);
     expect(ids("-status:'failed'")).toEqual(['pay1', 'pay3']);
     expect(ids("currency:'eur' OR amount<1000")).toEqual(['pay2', 'pay3']);
     expect(ids("metadata['order_id']:'6735'")).toEqual([]);
-    expect(index.searchRecords(B, { kind: 'payment', query: parseStripeQuery("status:'succeeded'", fields), offset: 0, limit: 10 })).toEqual({ ids: [], total: 0 });
+    expect(
+      index.searchRecords(B, {
+        kind: 'payment',
+        query: parseStripeQuery("status:'succeeded'", fields),
+        offset: 0,
+        limit: 10,
+      }),
+    ).toEqual({ ids: [], total: 0 });
   });
 
   it('keeps its cursor and whether it was built', () => {

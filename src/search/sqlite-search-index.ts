@@ -1,7 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
-import type { IndexChange, IndexDocument, IndexRemoval, ProjectSearch, RecordSearch, SearchHits, SearchIndex } from './search-index';
+import type {
+  IndexChange,
+  IndexDocument,
+  IndexRemoval,
+  ProjectSearch,
+  RecordSearch,
+  SearchHits,
+  SearchIndex,
+} from './search-index';
 import type { QueryClause } from './stripe-query';
 
 /** Words of a query read at most; more narrow nothing a reader would notice. */
@@ -96,12 +104,20 @@ export class SqliteSearchIndex implements SearchIndex {
       rank = 'bm25(docs_text, 0, 10.0, 4.0, 1.0)';
     }
     const order =
-      search.sort === 'oldest' ? 'd.created ASC, d.id ASC' : search.sort === 'relevance' && match ? 'rank ASC, d.created DESC, d.id DESC' : 'd.created DESC, d.id DESC';
+      search.sort === 'oldest'
+        ? 'd.created ASC, d.id ASC'
+        : search.sort === 'relevance' && match
+          ? 'rank ASC, d.created DESC, d.id DESC'
+          : 'd.created DESC, d.id DESC';
     const conditions = where.join(' AND ');
-    const total = Number((this.statement(`SELECT count(*) AS n FROM ${from} WHERE ${conditions}`).get(...params) as { n: number }).n);
+    const total = Number(
+      (this.statement(`SELECT count(*) AS n FROM ${from} WHERE ${conditions}`).get(...params) as { n: number }).n,
+    );
     const page = search.limit === null ? '' : ' LIMIT ? OFFSET ?';
     const pageParams = search.limit === null ? [] : [search.limit, search.offset];
-    const rows = this.statement(`SELECT d.id AS id, ${rank} AS rank FROM ${from} WHERE ${conditions} ORDER BY ${order}${page}`).all(...params, ...pageParams) as Array<{ id: string }>;
+    const rows = this.statement(
+      `SELECT d.id AS id, ${rank} AS rank FROM ${from} WHERE ${conditions} ORDER BY ${order}${page}`,
+    ).all(...params, ...pageParams) as Array<{ id: string }>;
     return { ids: rows.map((row) => row.id), total };
   }
 
@@ -113,12 +129,12 @@ export class SqliteSearchIndex implements SearchIndex {
       return clause.negated ? `NOT (${sql})` : `(${sql})`;
     });
     const conditions = `d.tenant = ? AND d.kind = ? AND d.gone = 0 AND (${clauses.join(` ${search.query.connector} `)})`;
-    const total = Number((this.statement(`SELECT count(*) AS n FROM docs d WHERE ${conditions}`).get(...params) as { n: number }).n);
-    const rows = this.statement(`SELECT d.id AS id FROM docs d WHERE ${conditions} ORDER BY d.created DESC, d.id DESC LIMIT ? OFFSET ?`).all(
-      ...params,
-      search.limit,
-      search.offset,
-    ) as Array<{ id: string }>;
+    const total = Number(
+      (this.statement(`SELECT count(*) AS n FROM docs d WHERE ${conditions}`).get(...params) as { n: number }).n,
+    );
+    const rows = this.statement(
+      `SELECT d.id AS id FROM docs d WHERE ${conditions} ORDER BY d.created DESC, d.id DESC LIMIT ? OFFSET ?`,
+    ).all(...params, search.limit, search.offset) as Array<{ id: string }>;
     return { ids: rows.map((row) => row.id), total };
   }
 
@@ -127,7 +143,9 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   setCursor(cursor: string): void {
-    this.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('cursor', cursor);
+    this.statement(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+    ).run('cursor', cursor);
   }
 
   built(): boolean {
@@ -143,7 +161,9 @@ export class SqliteSearchIndex implements SearchIndex {
   markBuilt(cursor: string): void {
     this.transaction(() => {
       this.setCursor(cursor);
-      this.statement('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run('built', new Date().toISOString());
+      this.statement(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ).run('built', new Date().toISOString());
     });
   }
 
@@ -185,7 +205,13 @@ export class SqliteSearchIndex implements SearchIndex {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ).run(doc.tenant, doc.kind, doc.id, ...values).lastInsertRowid;
     }
-    this.statement('INSERT INTO docs_text (rowid, tenant, title, tags, body) VALUES (?, ?, ?, ?, ?)').run(rowid, doc.tenant, doc.title, doc.tags, doc.body);
+    this.statement('INSERT INTO docs_text (rowid, tenant, title, tags, body) VALUES (?, ?, ?, ?, ?)').run(
+      rowid,
+      doc.tenant,
+      doc.title,
+      doc.tags,
+      doc.body,
+    );
   }
 
   private remove(removal: IndexRemoval): void {
@@ -195,14 +221,21 @@ export class SqliteSearchIndex implements SearchIndex {
       this.statement('UPDATE docs SET version = ?, gone = 1 WHERE rowid = ?').run(removal.version, current.rowid);
       this.statement('DELETE FROM docs_text WHERE rowid = ?').run(current.rowid);
     } else {
-      this.statement('INSERT INTO docs (tenant, kind, id, version, gone) VALUES (?, ?, ?, ?, 1)').run(removal.tenant, removal.kind, removal.id, removal.version);
+      this.statement('INSERT INTO docs (tenant, kind, id, version, gone) VALUES (?, ?, ?, ?, 1)').run(
+        removal.tenant,
+        removal.kind,
+        removal.id,
+        removal.version,
+      );
     }
   }
 
   private current(key: { tenant: string; kind: string; id: string }): { rowid: number; version: string } | undefined {
-    return this.statement('SELECT rowid, version FROM docs WHERE tenant = ? AND kind = ? AND id = ?').get(key.tenant, key.kind, key.id) as
-      | { rowid: number; version: string }
-      | undefined;
+    return this.statement('SELECT rowid, version FROM docs WHERE tenant = ? AND kind = ? AND id = ?').get(
+      key.tenant,
+      key.kind,
+      key.id,
+    ) as { rowid: number; version: string } | undefined;
   }
 
   /**
@@ -223,7 +256,9 @@ export class SqliteSearchIndex implements SearchIndex {
   private variantsOf(word: string): string[] {
     const length = [...word].length;
     if (length < TYPO_MIN_LENGTH) return [];
-    const terms = this.statement('SELECT term, doc FROM docs_terms WHERE length(term) BETWEEN ? AND ? ORDER BY doc DESC').all(length - 1, length + 1) as Array<{
+    const terms = this.statement(
+      'SELECT term, doc FROM docs_terms WHERE length(term) BETWEEN ? AND ? ORDER BY doc DESC',
+    ).all(length - 1, length + 1) as Array<{
       term: string;
     }>;
     return terms
@@ -233,7 +268,9 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private meta(key: string): string | null {
-    return (this.statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null;
+    return (
+      (this.statement('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value ?? null
+    );
   }
 
   private statement(sql: string): StatementSync {
@@ -300,7 +337,10 @@ const COMPARISONS = { ':': '=', '>': '>', '<': '<', '>=': '>=', '<=': '<=' } as 
 /** One clause of a parsed query as SQL over `docs d`; values are bound, never spliced. */
 function clauseSql(clause: QueryClause): { sql: string; values: SQLInputValue[] } {
   if (clause.field === 'metadata') {
-    return { sql: 'EXISTS (SELECT 1 FROM json_each(d.metadata) m WHERE m.key = ? AND m.value = ?)', values: [clause.key ?? '', String(clause.value)] };
+    return {
+      sql: 'EXISTS (SELECT 1 FROM json_each(d.metadata) m WHERE m.key = ? AND m.value = ?)',
+      values: [clause.key ?? '', String(clause.value)],
+    };
   }
   const column = COLUMNS[clause.field];
   if (!column) throw new Error(`No column for the search field ${clause.field}`);
@@ -308,6 +348,7 @@ function clauseSql(clause: QueryClause): { sql: string; values: SQLInputValue[] 
     const comparison = COMPARISONS[clause.operator as keyof typeof COMPARISONS];
     return { sql: `d.${column} ${comparison} ?`, values: [clause.value] };
   }
-  if (clause.operator === '~') return { sql: `instr(lower(coalesce(d.${column}, '')), lower(?)) > 0`, values: [clause.value] };
+  if (clause.operator === '~')
+    return { sql: `instr(lower(coalesce(d.${column}, '')), lower(?)) > 0`, values: [clause.value] };
   return { sql: `lower(coalesce(d.${column}, '')) = lower(?)`, values: [clause.value] };
 }

@@ -1,7 +1,20 @@
 import { parseStripeQuery, QueryFieldError, QuerySyntaxError, type FieldKind } from './stripe-query';
 
-const CUSTOMERS: Record<string, FieldKind> = { email: 'text', name: 'text', phone: 'text', created: 'number', metadata: 'metadata' };
-const PAYMENTS: Record<string, FieldKind> = { amount: 'number', currency: 'text', customer: 'text', status: 'text', created: 'number', metadata: 'metadata' };
+const CUSTOMERS: Record<string, FieldKind> = {
+  email: 'text',
+  name: 'text',
+  phone: 'text',
+  created: 'number',
+  metadata: 'metadata',
+};
+const PAYMENTS: Record<string, FieldKind> = {
+  amount: 'number',
+  currency: 'text',
+  customer: 'text',
+  status: 'text',
+  created: 'number',
+  metadata: 'metadata',
+};
 
 function syntaxError(query: string, fields = CUSTOMERS): QuerySyntaxError {
   try {
@@ -19,8 +32,18 @@ describe("Stripe's search query language (the subset)", () => {
       connector: 'AND',
       clauses: [{ field: 'email', operator: ':', value: 'jenny.rosen@example.com', negated: false }],
     });
-    expect(parseStripeQuery("name~'jen'", CUSTOMERS).clauses[0]).toEqual({ field: 'name', operator: '~', value: 'jen', negated: false });
-    expect(parseStripeQuery('created>1690000000', CUSTOMERS).clauses[0]).toEqual({ field: 'created', operator: '>', value: 1690000000, negated: false });
+    expect(parseStripeQuery("name~'jen'", CUSTOMERS).clauses[0]).toEqual({
+      field: 'name',
+      operator: '~',
+      value: 'jen',
+      negated: false,
+    });
+    expect(parseStripeQuery('created>1690000000', CUSTOMERS).clauses[0]).toEqual({
+      field: 'created',
+      operator: '>',
+      value: 1690000000,
+      negated: false,
+    });
     expect(parseStripeQuery("metadata['order_id']:'6735'", CUSTOMERS).clauses[0]).toEqual({
       field: 'metadata',
       key: 'order_id',
@@ -35,18 +58,29 @@ describe("Stripe's search query language (the subset)", () => {
         { field: 'currency', operator: ':', value: 'usd', negated: false },
       ],
     });
-    expect(parseStripeQuery("-status:'failed'", PAYMENTS).clauses[0]).toEqual({ field: 'status', operator: ':', value: 'failed', negated: true });
+    expect(parseStripeQuery("-status:'failed'", PAYMENTS).clauses[0]).toEqual({
+      field: 'status',
+      operator: ':',
+      value: 'failed',
+      negated: true,
+    });
     expect(parseStripeQuery("status:'succeeded' OR status:'pending'", PAYMENTS).connector).toBe('OR');
-    expect(parseStripeQuery('amount>=500 AND amount<=900', PAYMENTS).clauses.map((clause) => clause.operator)).toEqual(['>=', '<=']);
+    expect(parseStripeQuery('amount>=500 AND amount<=900', PAYMENTS).clauses.map((clause) => clause.operator)).toEqual([
+      '>=',
+      '<=',
+    ]);
     expect(parseStripeQuery(`name:"O'Brien"`, CUSTOMERS).clauses[0].value).toBe("O'Brien");
     expect(parseStripeQuery("name:'O\\'Brien'", CUSTOMERS).clauses[0].value).toBe("O'Brien");
   });
 
   it('names the position where a query stops parsing, and what was expected there', () => {
-    expect(syntaxError("email:jenny")).toMatchObject({ position: 6, expected: 'a quoted value' });
-    expect(syntaxError("email:'jenny")).toMatchObject({ position: 12, expected: 'the closing \'' });
+    expect(syntaxError('email:jenny')).toMatchObject({ position: 6, expected: 'a quoted value' });
+    expect(syntaxError("email:'jenny")).toMatchObject({ position: 12, expected: "the closing '" });
     expect(syntaxError("email='x'")).toMatchObject({ position: 5 });
-    expect(syntaxError("email:'a' name:'b'")).toMatchObject({ position: 10, expected: 'AND, OR or the end of the query' });
+    expect(syntaxError("email:'a' name:'b'")).toMatchObject({
+      position: 10,
+      expected: 'AND, OR or the end of the query',
+    });
     expect(syntaxError("email:'a' AND name:'b' OR phone:'c'").expected).toContain('AND and OR cannot be mixed');
     expect(syntaxError("email:'a' AND name:'b' OR phone:'c'").position).toBe(23);
     expect(syntaxError("name~'je'")).toMatchObject({ position: 5 });

@@ -67,7 +67,8 @@ export function parseStripeQuery(query: string, fields: Readonly<Record<string, 
     const at = parser.position;
     const word = parser.word();
     if (!spaced || (word !== 'AND' && word !== 'OR')) throw new QuerySyntaxError(at, 'AND, OR or the end of the query');
-    if (connector && connector !== word) throw new QuerySyntaxError(at, `${connector}: AND and OR cannot be mixed in one query`);
+    if (connector && connector !== word)
+      throw new QuerySyntaxError(at, `${connector}: AND and OR cannot be mixed in one query`);
     connector = word;
     if (!parser.skipSpace()) throw new QuerySyntaxError(parser.position, 'a space after ' + word);
   }
@@ -98,10 +99,12 @@ class Parser {
     const field = this.word();
     if (!field) throw new QuerySyntaxError(fieldAt, 'a field name');
     const kind = fields[field];
-    if (!kind) throw new QueryFieldError(field, `Unknown search field ${field}: one of ${Object.keys(fields).join(', ')}`);
+    if (!kind)
+      throw new QueryFieldError(field, `Unknown search field ${field}: one of ${Object.keys(fields).join(', ')}`);
     let key: string | undefined;
     if (kind === 'metadata') {
-      if (this.text[this.position] !== '[') throw new QuerySyntaxError(this.position, "[ and a quoted key, as in metadata['key']");
+      if (this.text[this.position] !== '[')
+        throw new QuerySyntaxError(this.position, "[ and a quoted key, as in metadata['key']");
       this.position++;
       key = this.quoted();
       if (this.text[this.position] !== ']') throw new QuerySyntaxError(this.position, ']');
@@ -113,13 +116,16 @@ class Parser {
     if (kind !== 'number' && operator !== ':' && operator !== '~') {
       throw new QueryFieldError(field, `${field} is not numeric: use : or ~`);
     }
-    if (kind === 'metadata' && operator !== ':') throw new QueryFieldError(field, "metadata takes only :, as in metadata['key']:'value'");
+    if (kind === 'metadata' && operator !== ':')
+      throw new QueryFieldError(field, "metadata takes only :, as in metadata['key']:'value'");
     if (kind === 'number') {
       if (operator === '~') throw new QueryFieldError(field, `${field} is numeric: use :, >, <, >= or <=`);
       const valueAt = this.position;
-      const number = this.text[this.position] === "'" || this.text[this.position] === '"' ? this.quoted() : this.match(NUMBER);
+      const number =
+        this.text[this.position] === "'" || this.text[this.position] === '"' ? this.quoted() : this.match(NUMBER);
       const value = number === null ? Number.NaN : Number(number);
-      if (!Number.isFinite(value) || (typeof number === 'string' && !/^-?\d+(\.\d+)?$/.test(number))) throw new QuerySyntaxError(valueAt, 'a number');
+      if (!Number.isFinite(value) || (typeof number === 'string' && !/^-?\d+(\.\d+)?$/.test(number)))
+        throw new QuerySyntaxError(valueAt, 'a number');
       return { field, key, operator, value, negated };
     }
     const valueAt = this.position;

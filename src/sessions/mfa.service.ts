@@ -1,4 +1,12 @@
-import { BadRequestException, ConflictException, Injectable, Logger, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  Logger,
+  OnModuleDestroy,
+  OnModuleInit,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import { LazyLibrary } from '../common/lazy/lazy-library';
 import { FieldEncryption } from '../common/crypto/field-encryption';
@@ -81,7 +89,9 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** What the user has set up, for their security page. */
-  async factors(userId: string): Promise<{ totpEnabledAt: string | null; recoveryCodesLeft: number; passkeys: number }> {
+  async factors(
+    userId: string,
+  ): Promise<{ totpEnabledAt: string | null; recoveryCodesLeft: number; passkeys: number }> {
     const user = await this.requireUser(userId);
     return {
       totpEnabledAt: user.totpEnabledAt ? new Date(user.totpEnabledAt).toISOString() : null,
@@ -109,14 +119,21 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   async enable(userId: string, code: string, client: string): Promise<string[]> {
     const user = await this.requireUser(userId);
     if (this.totpOn(user)) throw new ConflictException('TOTP is on already');
-    if (!user.totpPendingSecret) throw new ConflictException('No TOTP enrolment in progress: POST /api/v1/me/mfa/totp first');
+    if (!user.totpPendingSecret)
+      throw new ConflictException('No TOTP enrolment in progress: POST /api/v1/me/mfa/totp first');
     const secret = this.encryption.decrypt(user.totpPendingSecret, binding(userId, 'totpPendingSecret'));
     await this.attempts.beginCode(user.email, client);
     const step = await this.acceptTotp(userId, secret, code, null);
     if (step === null) throw new UnauthorizedException(INVALID_CODE);
     await this.attempts.codeSucceeded(user.email);
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-    await this.users.enableTotp(userId, this.encryption.encrypt(secret, binding(userId, 'totpSecret')), codes.map(hashRecoveryCode), new Date(), step);
+    await this.users.enableTotp(
+      userId,
+      this.encryption.encrypt(secret, binding(userId, 'totpSecret')),
+      codes.map(hashRecoveryCode),
+      new Date(),
+      step,
+    );
     return codes;
   }
 
@@ -158,7 +175,12 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The time step of a valid code not used before and later than `lastStep`, claimed; null otherwise. */
-  private async acceptTotp(userId: string, secret: string, code: string, lastStep: number | null): Promise<number | null> {
+  private async acceptTotp(
+    userId: string,
+    secret: string,
+    code: string,
+    lastStep: number | null,
+  ): Promise<number | null> {
     if (!/^\d{6}$/.test(code)) return null;
     const result = await otplib.load().verify({ secret, token: code, epochTolerance: DRIFT_SECONDS });
     // A TOTP answer names the time step the code belongs to (an HOTP one would not).
@@ -177,5 +199,6 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
 }
 
 export function assertOneProof(proof: FactorProof): void {
-  if (proof.totp !== undefined && proof.recoveryCode !== undefined) throw new BadRequestException('Send totp or recoveryCode, not both');
+  if (proof.totp !== undefined && proof.recoveryCode !== undefined)
+    throw new BadRequestException('Send totp or recoveryCode, not both');
 }

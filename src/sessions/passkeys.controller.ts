@@ -1,5 +1,18 @@
 import { Access } from '../access/policy/access-policy';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Inject, Param, Patch, Post, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import { ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
@@ -42,8 +55,14 @@ export class PasskeysController {
   })
   @ApiOkResponse({ type: PasskeyRegistrationOptions })
   @ApiErrorResponses(400, 401, 403, 429, 500, 503)
-  async createPasskeyRegistrationOptions(@UserId() userId: string, @Req() request: FastifyRequest): Promise<PasskeyRegistrationOptions> {
-    return this.sessions.passkeyRegistrationOptions(userId, auditOriginOf(request)) as Promise<PasskeyRegistrationOptions>;
+  async createPasskeyRegistrationOptions(
+    @UserId() userId: string,
+    @Req() request: FastifyRequest,
+  ): Promise<PasskeyRegistrationOptions> {
+    return this.sessions.passkeyRegistrationOptions(
+      userId,
+      auditOriginOf(request),
+    ) as Promise<PasskeyRegistrationOptions>;
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
@@ -68,8 +87,15 @@ export class PasskeysController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PasskeyEnvelope> {
-    const { passkey, replaced } = await this.sessions.addPasskey(userId, current, dto.name, dto.credential as RegistrationResponseJSON, auditOriginOf(request));
-    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    const { passkey, replaced } = await this.sessions.addPasskey(
+      userId,
+      current,
+      dto.name,
+      dto.credential as RegistrationResponseJSON,
+      auditOriginOf(request),
+    );
+    if (replaced)
+      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { data: toPasskeyView(passkey) };
   }
 
@@ -87,7 +113,11 @@ export class PasskeysController {
   @ApiOperation({ summary: 'Rename a passkey', description: "Another user's passkey, or an unknown id: 404." })
   @ApiOkResponse({ type: PasskeyEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
-  async renamePasskey(@UserId() userId: string, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: RenamePasskeyDto): Promise<PasskeyEnvelope> {
+  async renamePasskey(
+    @UserId() userId: string,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: RenamePasskeyDto,
+  ): Promise<PasskeyEnvelope> {
     return { data: toPasskeyView(await this.passkeys.rename(userId, id, dto.name)) };
   }
 
@@ -110,7 +140,8 @@ export class PasskeysController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
     const replaced = await this.sessions.removePasskey(userId, current, id, auditOriginOf(request));
-    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    if (replaced)
+      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Passkey removed' };
   }
 }

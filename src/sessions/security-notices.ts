@@ -24,16 +24,49 @@ export class SecurityNotices {
     });
   }
 
-  factorChanged(email: string, change: 'added' | 'removed', factor: string, origin: AuditOrigin, at: Date): Promise<void> {
-    return this.send(email, change === 'added' ? 'Two-step sign-in turned on' : 'Two-step sign-in turned off', change, `A second factor (${factor})`, origin, at);
+  factorChanged(
+    email: string,
+    change: 'added' | 'removed',
+    factor: string,
+    origin: AuditOrigin,
+    at: Date,
+  ): Promise<void> {
+    return this.send(
+      email,
+      change === 'added' ? 'Two-step sign-in turned on' : 'Two-step sign-in turned off',
+      change,
+      `A second factor (${factor})`,
+      origin,
+      at,
+    );
   }
 
   /** A passkey is a second factor too, but the account may keep others: the subject names the passkey, not two-step sign-in. */
-  passkeyChanged(email: string, change: 'added' | 'removed', name: string, origin: AuditOrigin, at: Date): Promise<void> {
-    return this.send(email, change === 'added' ? 'Passkey added to your account' : 'Passkey removed from your account', change, `A passkey ("${name}")`, origin, at);
+  passkeyChanged(
+    email: string,
+    change: 'added' | 'removed',
+    name: string,
+    origin: AuditOrigin,
+    at: Date,
+  ): Promise<void> {
+    return this.send(
+      email,
+      change === 'added' ? 'Passkey added to your account' : 'Passkey removed from your account',
+      change,
+      `A passkey ("${name}")`,
+      origin,
+      at,
+    );
   }
 
-  private async send(email: string, subject: string, change: 'added' | 'removed', what: string, origin: AuditOrigin, at: Date): Promise<void> {
+  private async send(
+    email: string,
+    subject: string,
+    change: 'added' | 'removed',
+    what: string,
+    origin: AuditOrigin,
+    at: Date,
+  ): Promise<void> {
     await this.mail.send({
       to: email,
       subject,

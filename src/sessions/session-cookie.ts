@@ -1,4 +1,9 @@
-import { createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException } from '@nestjs/common';
+import {
+  createParamDecorator,
+  ExecutionContext,
+  ForbiddenException,
+  InternalServerErrorException,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext, SessionFacts } from '../tenancy/principal';
 
@@ -16,14 +21,31 @@ function secureCookie(request: FastifyRequest, insecureHttpAllowed: boolean): bo
 }
 
 /** The cookie's attributes: `Secure` but over plain http outside production (a browser would drop it there). */
-export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number, insecureHttpAllowed: boolean): void {
+export function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+  insecureHttpAllowed: boolean,
+): void {
   const secure = secureCookie(request, insecureHttpAllowed);
-  reply.setCookie(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', secure, maxAge: maxAgeSeconds });
+  reply.setCookie(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure,
+    maxAge: maxAgeSeconds,
+  });
 }
 
 export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply, insecureHttpAllowed: boolean): void {
   const secure = secureCookie(request, insecureHttpAllowed);
-  reply.clearCookie(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/', secure });
+  reply.clearCookie(secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure,
+  });
 }
 
 /**
@@ -33,19 +55,24 @@ export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply,
  */
 export function sessionCookieOf(request: FastifyRequest, insecureHttpAllowed: boolean): string | undefined {
   const cookies = request.cookies ?? {};
-  return cookies[SECURE_SESSION_COOKIE] ?? (secureCookie(request, insecureHttpAllowed) ? undefined : cookies[SESSION_COOKIE]);
+  return (
+    cookies[SECURE_SESSION_COOKIE] ?? (secureCookie(request, insecureHttpAllowed) ? undefined : cookies[SESSION_COOKIE])
+  );
 }
 
 /** The request's session, on routes only a session can use (sign out, step-up): 403 for a bearer token. */
 export const CurrentSession = createParamDecorator((_data: unknown, execution: ExecutionContext): SessionFacts => {
   const principal = execution.switchToHttp().getRequest<RequestContext>().principal;
   if (!principal) throw new InternalServerErrorException('This route has no caller');
-  if (principal.kind !== 'user' || !principal.session) throw new ForbiddenException('This route needs a session: sign in with POST /api/v1/sessions');
+  if (principal.kind !== 'user' || !principal.session)
+    throw new ForbiddenException('This route needs a session: sign in with POST /api/v1/sessions');
   return principal.session;
 });
 
 /** The request's session when the cookie authenticated it, else null (a bearer token). */
-export const OptionalSession = createParamDecorator((_data: unknown, execution: ExecutionContext): SessionFacts | null => {
-  const principal = execution.switchToHttp().getRequest<RequestContext>().principal;
-  return principal?.kind === 'user' ? (principal.session ?? null) : null;
-});
+export const OptionalSession = createParamDecorator(
+  (_data: unknown, execution: ExecutionContext): SessionFacts | null => {
+    const principal = execution.switchToHttp().getRequest<RequestContext>().principal;
+    return principal?.kind === 'user' ? (principal.session ?? null) : null;
+  },
+);

@@ -51,13 +51,22 @@ export class SessionsController {
       'Sets the session cookie (`__Host-sid`: HttpOnly, SameSite=Lax, Path=/, Secure; `sid` over plain http in development), a new ' +
       'random id at every sign-in. A user with a second factor sends `totp` or `recoveryCode` with the password (without: 401 ' +
       '`code: mfa_required`); the session then has assurance `mfa`. The same check as `POST /api/v1/login`. Unknown email and ' +
-      'wrong password get the same 401; the limits of `POST /api/v1/login` apply (429), and wrong codes count toward the user\'s own ' +
+      "wrong password get the same 401; the limits of `POST /api/v1/login` apply (429), and wrong codes count toward the user's own " +
       'limit (`MFA_MAX_FAILURES`, 429 with `Retry-After`). Every later request with the cookie that changes anything must carry ' +
       'an `Origin` of `PUBLIC_URL` or of `DASHBOARD_ORIGINS` (403 otherwise). A session ends after `SESSION_IDLE_MINUTES` without a ' +
       'request or `SESSION_MAX_HOURS` after sign-in.',
   })
   @ApiBody({ type: CreateSessionDto, examples: { password: { summary: 'Password only', value: SIGN_IN_EXAMPLE } } })
-  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({
+    type: SignInResponse,
+    headers: {
+      'Set-Cookie': {
+        description:
+          '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)',
+        schema: { type: 'string' },
+      },
+    },
+  })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async createSession(
     @Body() dto: CreateSessionDto,
@@ -97,18 +106,31 @@ export class SessionsController {
       'With the answer of the authenticator to `POST /api/v1/sessions/passkey/options`: sets the session cookie as a password sign-in ' +
       'does, with assurance `mfa` (the passkey and its verified user are two factors), no password asked. A challenge answers once (a ' +
       'replay: 401); an unknown passkey, a wrong signature or origin, or a signature counter that went backwards: 401. The limit of ' +
-      "`POST /api/v1/login` per client address applies (429): a refused answer is a failed login of the address alone, never of the " +
-      "email of the user its passkey names (so failed passwords on that email do not lock the passkey out either), and a sign-in " +
+      '`POST /api/v1/login` per client address applies (429): a refused answer is a failed login of the address alone, never of the ' +
+      'email of the user its passkey names (so failed passwords on that email do not lock the passkey out either), and a sign-in ' +
       'clears those of this address.',
   })
-  @ApiCreatedResponse({ type: SignInResponse, headers: { 'Set-Cookie': { description: '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)', schema: { type: 'string' } } } })
+  @ApiCreatedResponse({
+    type: SignInResponse,
+    headers: {
+      'Set-Cookie': {
+        description:
+          '__Host-sid=<session token>; Path=/; HttpOnly; SameSite=Lax; Secure (over plain http in development: sid, not Secure)',
+        schema: { type: 'string' },
+      },
+    },
+  })
   @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
   async signInWithPasskey(
     @Body() dto: PasskeySignInDto,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SignInResponse> {
-    const { token, session, user } = await this.sessions.signInWithPasskey(dto.credential as AuthenticationResponseJSON, dto.accountId, auditOriginOf(request));
+    const { token, session, user } = await this.sessions.signInWithPasskey(
+      dto.credential as AuthenticationResponseJSON,
+      dto.accountId,
+      auditOriginOf(request),
+    );
     setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
@@ -117,17 +139,24 @@ export class SessionsController {
   @Get('sessions')
   @ApiOperation({
     summary: "List the user's sessions",
-    description: 'Every live session of the caller, the one of this request marked `current`, with its device, address and last request.',
+    description:
+      'Every live session of the caller, the one of this request marked `current`, with its device, address and last request.',
   })
   @ApiOkResponse({ type: SessionListResponse })
   @ApiErrorResponses(401, 403, 500, 503)
-  async listSessions(@UserId() userId: string, @OptionalSession() current: SessionFacts | null): Promise<SessionListResponse> {
+  async listSessions(
+    @UserId() userId: string,
+    @OptionalSession() current: SessionFacts | null,
+  ): Promise<SessionListResponse> {
     return { data: await this.sessions.list(userId, current?.id ?? null) };
   }
 
   @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
   @Delete('sessions/current')
-  @ApiOperation({ summary: 'Sign out', description: 'Ends the session of this request and clears its cookie. A bearer token: 403.' })
+  @ApiOperation({
+    summary: 'Sign out',
+    description: 'Ends the session of this request and clears its cookie. A bearer token: 403.',
+  })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Signed out' } })
   @ApiErrorResponses(401, 403, 500, 503)
   async signOut(
@@ -157,7 +186,10 @@ export class SessionsController {
     type: StepUpDto,
     examples: {
       totp: { summary: 'A code of the authenticator app', value: { totp: '123456' } },
-      password: { summary: 'The password (a user with no second factor)', value: { password: 'correct horse battery' } },
+      password: {
+        summary: 'The password (a user with no second factor)',
+        value: { password: 'correct horse battery' },
+      },
     },
   })
   @ApiOkResponse({ type: SessionEnvelope })
@@ -192,7 +224,11 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionEnvelope> {
-    const { token, session } = await this.sessions.stepUpWithPasskey(current, dto.credential as AuthenticationResponseJSON, auditOriginOf(request));
+    const { token, session } = await this.sessions.stepUpWithPasskey(
+      current,
+      dto.credential as AuthenticationResponseJSON,
+      auditOriginOf(request),
+    );
     setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { data: toSessionView(session, true) };
   }
@@ -202,14 +238,21 @@ export class SessionsController {
   @ApiOperation({ summary: 'End one of your sessions', description: "Another user's session, or an unknown id: 404." })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Session ended' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async revokeSession(@UserId() userId: string, @Param('id', ParseObjectIdPipe) id: string, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+  async revokeSession(
+    @UserId() userId: string,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Req() request: FastifyRequest,
+  ): Promise<MessageResponseDto> {
     await this.sessions.revoke(userId, id, auditOriginOf(request));
     return { message: 'Session ended' };
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
   @Delete('sessions')
-  @ApiOperation({ summary: 'Sign out other devices', description: 'Ends every session of the caller but the one of this request.' })
+  @ApiOperation({
+    summary: 'Sign out other devices',
+    description: 'Ends every session of the caller but the one of this request.',
+  })
   @ApiOkResponse({ type: RevokedSessionsResponse })
   @ApiErrorResponses(401, 403, 500, 503)
   async revokeOtherSessions(
@@ -217,7 +260,10 @@ export class SessionsController {
     @OptionalSession() current: SessionFacts | null,
     @Req() request: FastifyRequest,
   ): Promise<RevokedSessionsResponse> {
-    return { message: 'Other sessions ended', ended: await this.sessions.revokeOthers(userId, current?.id ?? null, auditOriginOf(request)) };
+    return {
+      message: 'Other sessions ended',
+      ended: await this.sessions.revokeOthers(userId, current?.id ?? null, auditOriginOf(request)),
+    };
   }
 
   @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
@@ -238,8 +284,15 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.sessions.changePassword(userId, current, dto.currentPassword, dto.password, auditOriginOf(request));
-    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    const replaced = await this.sessions.changePassword(
+      userId,
+      current,
+      dto.currentPassword,
+      dto.password,
+      auditOriginOf(request),
+    );
+    if (replaced)
+      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Password changed' };
   }
 
@@ -247,7 +300,8 @@ export class SessionsController {
   @Get('me/mfa')
   @ApiOperation({
     summary: 'Your second factors',
-    description: 'Whether TOTP is on (and how many recovery codes are left), and how many passkeys you have. Either is a second factor.',
+    description:
+      'Whether TOTP is on (and how many recovery codes are left), and how many passkeys you have. Either is a second factor.',
   })
   @ApiOkResponse({ type: SecondFactorsEnvelope })
   @ApiErrorResponses(401, 403, 500, 503)
@@ -292,7 +346,8 @@ export class SessionsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecoveryCodesResponse> {
     const { codes, replaced } = await this.sessions.enableTotp(userId, current, dto.code, auditOriginOf(request));
-    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    if (replaced)
+      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'TOTP turned on', recoveryCodes: codes };
   }
 
@@ -315,8 +370,8 @@ export class SessionsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
     const replaced = await this.sessions.disableTotp(userId, current, dto.code, auditOriginOf(request));
-    if (replaced) setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    if (replaced)
+      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'TOTP turned off' };
   }
 }
-

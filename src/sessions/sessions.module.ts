@@ -37,7 +37,14 @@ import { SecurityNotices } from './security-notices';
     ]),
   ],
   controllers: [SessionsController, PasskeysController],
-  providers: [SessionsRepository, SessionsService, SecurityNotices, MfaCodeUsesRepository, MfaService, ...fieldEncryptionProviders],
+  providers: [
+    SessionsRepository,
+    SessionsService,
+    SecurityNotices,
+    MfaCodeUsesRepository,
+    MfaService,
+    ...fieldEncryptionProviders,
+  ],
   exports: [SessionsService],
 })
 export class SessionsModule {}

@@ -28,7 +28,12 @@ export class SessionsRepository {
   }
 
   async insert(session: NewSession, now: Date): Promise<Session> {
-    const { tokenHash: _hash, ...stored } = await this.records.insert({ ...session, userId: new Types.ObjectId(session.userId), createdAt: now, lastSeenAt: now });
+    const { tokenHash: _hash, ...stored } = await this.records.insert({
+      ...session,
+      userId: new Types.ObjectId(session.userId),
+      createdAt: now,
+      lastSeenAt: now,
+    });
     return stored as Session;
   }
 
@@ -63,7 +68,9 @@ export class SessionsRepository {
   async lowerAllBut(userId: string, keep: Types.ObjectId | null): Promise<void> {
     const user = toObjectId(userId);
     if (!user) return;
-    await this.records.updateMany(keep ? { userId: user, _id: { $ne: keep } } : { userId: user }, { $set: { assurance: 'password', mfaAt: null } });
+    await this.records.updateMany(keep ? { userId: user, _id: { $ne: keep } } : { userId: user }, {
+      $set: { assurance: 'password', mfaAt: null },
+    });
   }
 
   /** Keeps the copy of an account's `requireMfa` on the sessions acting in it. */

@@ -1,4 +1,14 @@
-import { ConflictException, ForbiddenException, Inject, Injectable, Logger, NotFoundException, OnModuleDestroy, OnModuleInit, UnauthorizedException } from '@nestjs/common';
+import {
+  ConflictException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  Logger,
+  NotFoundException,
+  OnModuleDestroy,
+  OnModuleInit,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import * as bcrypt from 'bcrypt';
 import { createHash, randomBytes } from 'node:crypto';
@@ -19,7 +29,12 @@ import { CredentialsChanges } from '../users/credentials-changes';
 import type { User } from '../users/user.schema';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';
-import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
+} from '@simplewebauthn/server';
 import type { Passkey } from '../passkeys/passkey.schema';
 import { PasskeysService } from '../passkeys/passkeys.service';
 import { SessionView } from './dto/session.response';
@@ -114,7 +129,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const userId = String(user._id);
     const accountId = await this.sessionAccount(user, dto.accountId?.toLowerCase());
     const now = await this.signedIn(user, origin);
-    const { token, session } = await this.open(userId, accountId, assurance, origin, now, now, assurance === 'mfa' ? now : null, now, credentialsAt);
+    const { token, session } = await this.open(
+      userId,
+      accountId,
+      assurance,
+      origin,
+      now,
+      now,
+      assurance === 'mfa' ? now : null,
+      now,
+      credentialsAt,
+    );
     await this.auditUser(user, 'user.logged_in', origin);
     return { token, session, user };
   }
@@ -128,7 +153,10 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * Under the login limits (the password) and the user's code limit (the code). Unknown email and
    * wrong password answer alike, after the same bcrypt work.
    */
-  async verifyCredentials(dto: SignIn, origin: AuditOrigin): Promise<{ user: User; assurance: Assurance; credentialsAt: number }> {
+  async verifyCredentials(
+    dto: SignIn,
+    origin: AuditOrigin,
+  ): Promise<{ user: User; assurance: Assurance; credentialsAt: number }> {
     assertOneProof(dto);
     const client = origin.ip ?? '';
     await this.attempts.beginLogin(dto.email, client);
@@ -145,7 +173,8 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!(await this.mfa.hasFactor(found))) return { user: found, assurance: 'password', credentialsAt };
     if (dto.totp === undefined && dto.recoveryCode === undefined) {
       throw new UnauthorizedException({
-        message: 'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
+        message:
+          'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
         code: MFA_REQUIRED,
       });
     }
@@ -177,8 +206,14 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const userId = String(session.userId);
     const changedAt = await this.credentials.changedAt(userId);
     // Bound to the credentials its proof was checked against; an older session, to when it was made.
-    if (session.credentialsAt != null ? session.credentialsAt !== changedAt : new Date(session.createdAt).getTime() < changedAt) return null;
-    if (now - new Date(session.lastSeenAt).getTime() >= TOUCH_EVERY_MS) await this.sessions.touch(session._id, new Date(now));
+    if (
+      session.credentialsAt != null
+        ? session.credentialsAt !== changedAt
+        : new Date(session.createdAt).getTime() < changedAt
+    )
+      return null;
+    if (now - new Date(session.lastSeenAt).getTime() >= TOUCH_EVERY_MS)
+      await this.sessions.touch(session._id, new Date(now));
     return Object.freeze({
       id: String(session._id),
       userId,
@@ -212,7 +247,12 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   /** Ends every session of the user but the current one; how many. */
   async revokeOthers(userId: string, currentId: string | null, origin: AuditOrigin): Promise<number> {
     const ended = await this.sessions.deleteAllBut(userId, currentId ? toId(currentId) : null);
-    if (ended > 0) await this.auditUserById(userId, 'session.revoked', origin, { type: 'user', id: userId, label: `${ended} other session(s)` });
+    if (ended > 0)
+      await this.auditUserById(userId, 'session.revoked', origin, {
+        type: 'user',
+        id: userId,
+        label: `${ended} other session(s)`,
+      });
     return ended;
   }
 
@@ -220,22 +260,34 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * Proves the strongest credential again: a second factor (a new token with assurance `mfa`), or,
    * for a user with none, the password (a new token, its password proven now). The old one deleted.
    */
-  async stepUp(facts: SessionFacts, proof: StepUpProof, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
+  async stepUp(
+    facts: SessionFacts,
+    proof: StepUpProof,
+    origin: AuditOrigin,
+  ): Promise<{ token: string; session: Session }> {
     assertOneProof(proof);
     const user = await this.users.findByIdWithSecrets(facts.userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const hasFactor = await this.mfa.hasFactor(user);
     if (hasFactor && proof.totp === undefined && proof.recoveryCode === undefined) {
-      throw new UnauthorizedException({ message: 'This user has a second factor: prove it with totp or recoveryCode, or with a passkey (POST /api/v1/sessions/current/step-up/passkey)', code: MFA_REQUIRED });
+      throw new UnauthorizedException({
+        message:
+          'This user has a second factor: prove it with totp or recoveryCode, or with a passkey (POST /api/v1/sessions/current/step-up/passkey)',
+        code: MFA_REQUIRED,
+      });
     }
     if (hasFactor) {
       await this.checkFactor(user, proof, origin);
       return this.replace(facts, origin, new Date(), 'mfa');
     }
-    if (proof.password === undefined) throw new ConflictException('No second factor to prove: send your password (or set up a factor: POST /api/v1/me/mfa/totp)');
+    if (proof.password === undefined)
+      throw new ConflictException(
+        'No second factor to prove: send your password (or set up a factor: POST /api/v1/me/mfa/totp)',
+      );
     const client = origin.ip ?? '';
     await this.attempts.beginLogin(user.email, client);
-    if (!(await bcrypt.compare(proof.password, user.passwordHash))) throw new UnauthorizedException('The password is wrong');
+    if (!(await bcrypt.compare(proof.password, user.passwordHash)))
+      throw new UnauthorizedException('The password is wrong');
     await this.attempts.loginSucceeded(user.email, client);
     return this.replace(facts, origin, new Date(), 'password');
   }
@@ -244,11 +296,18 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * Proves the second factor again with one of the user's passkeys, under the address's attempt
    * limit (AttemptLimiter.beginPasskeyAnswer): a new token with assurance `mfa`.
    */
-  async stepUpWithPasskey(facts: SessionFacts, credential: AuthenticationResponseJSON, origin: AuditOrigin): Promise<{ token: string; session: Session }> {
+  async stepUpWithPasskey(
+    facts: SessionFacts,
+    credential: AuthenticationResponseJSON,
+    origin: AuditOrigin,
+  ): Promise<{ token: string; session: Session }> {
     const user = await this.users.findById(facts.userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const client = origin.ip ?? '';
-    await this.passkeys.authenticate(credential, { userId: facts.userId, admit: () => this.attempts.beginPasskeyAnswer(client) });
+    await this.passkeys.authenticate(credential, {
+      userId: facts.userId,
+      admit: () => this.attempts.beginPasskeyAnswer(client),
+    });
     await this.attempts.passkeyAnswerSucceeded(client);
     return this.replace(facts, origin, new Date(), 'mfa');
   }
@@ -261,7 +320,11 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * out); a success forgets them and the pair's failures. A refusal is `user.login_failed` of the
    * user named, as a wrong password is.
    */
-  async signInWithPasskey(credential: AuthenticationResponseJSON, accountId: string | undefined, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
+  async signInWithPasskey(
+    credential: AuthenticationResponseJSON,
+    accountId: string | undefined,
+    origin: AuditOrigin,
+  ): Promise<{ token: string; session: Session; user: User }> {
     const client = origin.ip ?? '';
     const named: { user: User | null } = { user: null };
     try {
@@ -272,7 +335,8 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
         },
       });
     } catch (error) {
-      if (named.user && error instanceof UnauthorizedException) this.auditInBackground(named.user, 'user.login_failed', origin);
+      if (named.user && error instanceof UnauthorizedException)
+        this.auditInBackground(named.user, 'user.login_failed', origin);
       throw error;
     }
     const user = named.user;
@@ -281,7 +345,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const account = await this.sessionAccount(user, accountId?.toLowerCase());
     await this.attempts.passkeyAnswerSucceeded(client);
     const now = await this.signedIn(user, origin);
-    const { token, session } = await this.open(userId, account, 'mfa', origin, now, now, now, null, credentialsVersionOf(user));
+    const { token, session } = await this.open(
+      userId,
+      account,
+      'mfa',
+      origin,
+      now,
+      now,
+      now,
+      null,
+      credentialsVersionOf(user),
+    );
     await this.auditUser(user, 'user.logged_in', origin);
     return { token, session, user };
   }
@@ -293,7 +367,10 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The options of a passkey registration: a challenge written, so limited per address as a sign-in's. */
-  async passkeyRegistrationOptions(userId: string, origin: AuditOrigin): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  async passkeyRegistrationOptions(
+    userId: string,
+    origin: AuditOrigin,
+  ): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     await this.attempts.beginPasskeyOptions(origin.ip ?? '');
@@ -315,7 +392,11 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const passkey = await this.passkeys.register(userId, name, credential);
     const replaced = await this.factorAdded(userId, current, origin, new Date());
-    await this.auditUser(user, 'passkey.added', origin, { type: 'passkey', id: String(passkey._id), label: passkey.name });
+    await this.auditUser(user, 'passkey.added', origin, {
+      type: 'passkey',
+      id: String(passkey._id),
+      label: passkey.name,
+    });
     await this.notices.passkeyChanged(user.email, 'added', passkey.name, origin, new Date());
     return { passkey, replaced };
   }
@@ -325,7 +406,12 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * user by mail. A factor removed ends every other session and every token, as a new password does;
    * the current session (if the removal came through one) continues under a new id.
    */
-  async removePasskey(userId: string, current: SessionFacts | null, id: string, origin: AuditOrigin): Promise<{ token: string; session: Session } | null> {
+  async removePasskey(
+    userId: string,
+    current: SessionFacts | null,
+    id: string,
+    origin: AuditOrigin,
+  ): Promise<{ token: string; session: Session } | null> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const passkey = await this.passkeys.remove(userId, id);
@@ -362,7 +448,8 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const client = origin.ip ?? '';
     await this.attempts.beginLogin(user.email, client);
-    if (!(await bcrypt.compare(currentPassword, user.passwordHash))) throw new UnauthorizedException('The current password is wrong');
+    if (!(await bcrypt.compare(currentPassword, user.passwordHash)))
+      throw new UnauthorizedException('The current password is wrong');
     await this.attempts.loginSucceeded(user.email, client);
     const at = new Date();
     await this.users.setPassword(userId, await bcrypt.hash(password, this.auth.bcryptRounds), at);
@@ -376,13 +463,23 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * step-up; its password, what it proved at a password sign-in, a step-up or a password change.
    */
   async assertSteppedUp(facts: SessionFacts, now = Date.now()): Promise<void> {
-    await this.assertFresh(facts.userId, { mfaAt: facts.mfaAt, passwordAt: facts.passwordAt }, 'POST /api/v1/sessions/current/step-up', now);
+    await this.assertFresh(
+      facts.userId,
+      { mfaAt: facts.mfaAt, passwordAt: facts.passwordAt },
+      'POST /api/v1/sessions/current/step-up',
+      now,
+    );
   }
 
   /** Step-up of a bearer token: what its login proved, when it was issued (a stale token logs in again). */
   async assertTokenSteppedUp(userId: string, facts: TokenFacts, now = Date.now()): Promise<void> {
     const proven = { mfaAt: facts.assurance === 'mfa' ? facts.issuedAt : null, passwordAt: facts.issuedAt };
-    await this.assertFresh(userId, proven, 'log in again (POST /api/v1/login, with totp or recoveryCode when you have a second factor)', now);
+    await this.assertFresh(
+      userId,
+      proven,
+      'log in again (POST /api/v1/login, with totp or recoveryCode when you have a second factor)',
+      now,
+    );
   }
 
   /**
@@ -429,7 +526,12 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * Turns TOTP off with a fresh code, under the user's code limit. A factor removed ends every other
    * session and every token; the current session continues under a new id.
    */
-  async disableTotp(userId: string, current: SessionFacts | null, code: string, origin: AuditOrigin): Promise<{ token: string; session: Session } | null> {
+  async disableTotp(
+    userId: string,
+    current: SessionFacts | null,
+    code: string,
+    origin: AuditOrigin,
+  ): Promise<{ token: string; session: Session } | null> {
     const user = await this.users.findById(userId);
     if (!user) throw new UnauthorizedException('The user of this session no longer exists');
     const at = new Date();
@@ -446,7 +548,12 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * factor was added through one, has just proven the new factor (a code of it, or its registration
    * with the user verified), as a sign-in with it would: it continues as `mfa` under a new id.
    */
-  private async factorAdded(userId: string, current: SessionFacts | null, origin: AuditOrigin, at: Date): Promise<{ token: string; session: Session } | null> {
+  private async factorAdded(
+    userId: string,
+    current: SessionFacts | null,
+    origin: AuditOrigin,
+    at: Date,
+  ): Promise<{ token: string; session: Session } | null> {
     await this.users.noteFactorChanged(userId, at, false);
     await this.sessions.lowerAllBut(userId, current ? toId(current.id) : null);
     return current ? this.replace(current, origin, new Date(at.getTime() + 1), 'mfa') : null;
@@ -456,7 +563,13 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
    * The credentials changed at `at` (already written: tokens issued before it fail): every other
    * session ends, and the current one (if any) continues under a new token made after the change.
    */
-  private async endOthers(userId: string, current: SessionFacts | null, origin: AuditOrigin, at: Date, passwordAt?: Date): Promise<{ token: string; session: Session } | null> {
+  private async endOthers(
+    userId: string,
+    current: SessionFacts | null,
+    origin: AuditOrigin,
+    at: Date,
+    passwordAt?: Date,
+  ): Promise<{ token: string; session: Session } | null> {
     await this.sessions.deleteAllBut(userId, current ? toId(current.id) : null);
     if (!current) return null;
     return this.replace(current, origin, new Date(at.getTime() + 1), passwordAt ? 'password' : null, at.getTime());
@@ -486,7 +599,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const passwordAt = proven === 'password' ? now : (old.passwordAt ?? null);
     // The credentials it was bound to, unless they just changed through this very session.
     const bound = credentialsAt ?? old.credentialsAt ?? (await this.credentials.changedAt(facts.userId));
-    const opened = await this.open(facts.userId, old.accountId, assurance, origin, new Date(old.signedInAt), now, mfaAt, passwordAt, bound);
+    const opened = await this.open(
+      facts.userId,
+      old.accountId,
+      assurance,
+      origin,
+      new Date(old.signedInAt),
+      now,
+      mfaAt,
+      passwordAt,
+      bound,
+    );
     await this.sessions.deleteOne(facts.userId, facts.id);
     return opened;
   }
@@ -505,7 +628,19 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const token = randomBytes(TOKEN_BYTES).toString('base64url');
     const requires = accountId ? await this.accounts.requiresMfa(accountId) : false;
     const session = await this.sessions.insert(
-      { tokenHash: hashToken(token), userId, accountId, accountRequiresMfa: requires, signedInAt, ip: origin.ip, userAgent: origin.userAgent, assurance, mfaAt, passwordAt, credentialsAt },
+      {
+        tokenHash: hashToken(token),
+        userId,
+        accountId,
+        accountRequiresMfa: requires,
+        signedInAt,
+        ip: origin.ip,
+        userAgent: origin.userAgent,
+        assurance,
+        mfaAt,
+        passwordAt,
+        credentialsAt,
+      },
       now,
     );
     // Read again after the insert: a change of the flag in between either updated this session or is seen here.
@@ -517,7 +652,10 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private isLive(session: Session, now: number): boolean {
-    return now - new Date(session.lastSeenAt).getTime() < this.config.idleMs && now - new Date(session.signedInAt).getTime() < this.config.maxMs;
+    return (
+      now - new Date(session.lastSeenAt).getTime() < this.config.idleMs &&
+      now - new Date(session.signedInAt).getTime() < this.config.maxMs
+    );
   }
 
   /** As a login: the account asked for (a member only), else the default one while a member, else the first. */
@@ -532,21 +670,36 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return first ? String(first.accountId) : null;
   }
 
-  private async auditUserById(userId: string, action: AuditAction, origin: AuditOrigin, target?: { type: string; id: string; label: string | null }): Promise<void> {
+  private async auditUserById(
+    userId: string,
+    action: AuditAction,
+    origin: AuditOrigin,
+    target?: { type: string; id: string; label: string | null },
+  ): Promise<void> {
     const user = await this.users.findById(userId);
     if (user) await this.auditUser(user, action, origin, target);
   }
 
   private auditInBackground(user: User, action: AuditAction, origin: AuditOrigin): void {
-    this.auditUser(user, action, origin).catch((error: Error) => this.logger.warn(`Recording ${action} failed: ${error.message}`));
+    this.auditUser(user, action, origin).catch((error: Error) =>
+      this.logger.warn(`Recording ${action} failed: ${error.message}`),
+    );
   }
 
   /** An entry in every account the user belongs to. */
-  async auditUser(user: User, action: AuditAction, origin: AuditOrigin, target?: { type: string; id: string; label: string | null }): Promise<void> {
+  async auditUser(
+    user: User,
+    action: AuditAction,
+    origin: AuditOrigin,
+    target?: { type: string; id: string; label: string | null },
+  ): Promise<void> {
     const party = { type: 'user', id: String(user._id), label: user.email };
     const memberships = await this.memberships.listForUser(String(user._id));
     for (const membership of memberships) {
-      await this.trail.appendNow({ actor: party, ...origin }, { accountId: String(membership.accountId), action, target: target ?? party });
+      await this.trail.appendNow(
+        { actor: party, ...origin },
+        { accountId: String(membership.accountId), action, target: target ?? party },
+      );
     }
   }
 }

@@ -19,7 +19,8 @@ export class LegacyCiphertextPolicy implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.config.acceptLegacyCiphertext === null && (await this.settings.lastReencryption()) !== null) this.encryption.refuseFieldOnly();
+    if (this.config.acceptLegacyCiphertext === null && (await this.settings.lastReencryption()) !== null)
+      this.encryption.refuseFieldOnly();
   }
 }
 

@@ -24,8 +24,15 @@ export class GrantsRepository {
   private readonly records: TenantRecords<Grant>;
   private readonly views: TenantRecords<GrantViewRecord>;
 
-  constructor(@InjectModel(Grant.name) model: Model<Grant>, @InjectModel(GrantViewRecord.name) views: Model<GrantViewRecord>, relay: EventRelay) {
-    this.records = new TenantRecords(model, relay.recorder(new Records(model), (grant: Grant) => toGrantView(grant)));
+  constructor(
+    @InjectModel(Grant.name) model: Model<Grant>,
+    @InjectModel(GrantViewRecord.name) views: Model<GrantViewRecord>,
+    relay: EventRelay,
+  ) {
+    this.records = new TenantRecords(
+      model,
+      relay.recorder(new Records(model), (grant: Grant) => toGrantView(grant)),
+    );
     this.views = new TenantRecords(views);
   }
 
@@ -34,9 +41,17 @@ export class GrantsRepository {
   }
 
   /** One page of a content project's grants, newest first, revoked and expired ones included, and the total. */
-  async page(scope: TenantScope, contentProjectId: Types.ObjectId, skip: number, limit: number): Promise<{ rows: Grant[]; total: number }> {
+  async page(
+    scope: TenantScope,
+    contentProjectId: Types.ObjectId,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: Grant[]; total: number }> {
     const conditions = { contentProjectId };
-    const [rows, total] = await Promise.all([this.records.find(scope, conditions, { sort: { _id: -1 }, skip, limit }), this.records.count(scope, conditions)]);
+    const [rows, total] = await Promise.all([
+      this.records.find(scope, conditions, { sort: { _id: -1 }, skip, limit }),
+      this.records.count(scope, conditions),
+    ]);
     return { rows, total };
   }
 
@@ -48,7 +63,12 @@ export class GrantsRepository {
   async revoke(scope: TenantScope, contentProjectId: Types.ObjectId, id: string, at: Date): Promise<boolean> {
     const _id = toObjectId(id);
     if (!_id) return false;
-    const result = await this.records.updateOne(scope, { _id, contentProjectId, revokedAt: null }, { $set: { revokedAt: at } }, { event: 'grant.revoked' });
+    const result = await this.records.updateOne(
+      scope,
+      { _id, contentProjectId, revokedAt: null },
+      { $set: { revokedAt: at } },
+      { event: 'grant.revoked' },
+    );
     return result.matched > 0 || this.records.existsById(scope, id, { contentProjectId });
   }
 
@@ -72,18 +92,26 @@ export class GrantsRepository {
   /** The views of each of these grants (a grant without any is absent): one aggregation through the index. */
   async viewsOf(scope: TenantScope, ids: readonly Types.ObjectId[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
-    const counted = await this.views.aggregate<{ _id: Types.ObjectId; views: number }>(scope, { grantId: { $in: [...ids] } }, [
-      { $group: { _id: '$grantId', views: { $sum: 1 } } },
-    ]);
+    const counted = await this.views.aggregate<{ _id: Types.ObjectId; views: number }>(
+      scope,
+      { grantId: { $in: [...ids] } },
+      [{ $group: { _id: '$grantId', views: { $sum: 1 } } }],
+    );
     return new Map(counted.map((row) => [String(row._id), row.views]));
   }
 
   /** The cascade of content projects' deletes: their grants (each recorded as `grant.deleted`), then those grants' views. */
   async deleteOfProjects(scope: TenantScope, contentProjectIds: readonly Types.ObjectId[]): Promise<void> {
     if (contentProjectIds.length === 0) return;
-    const ids = (await this.records.find(scope, { contentProjectId: { $in: [...contentProjectIds] } })).map((grant) => grant._id);
+    const ids = (await this.records.find(scope, { contentProjectId: { $in: [...contentProjectIds] } })).map(
+      (grant) => grant._id,
+    );
     if (ids.length === 0) return;
-    await this.records.deleteMany(scope, { contentProjectId: { $in: [...contentProjectIds] } }, { event: 'grant.deleted' });
+    await this.records.deleteMany(
+      scope,
+      { contentProjectId: { $in: [...contentProjectIds] } },
+      { event: 'grant.deleted' },
+    );
     await this.views.deleteMany(scope, { grantId: { $in: ids } });
   }
 }

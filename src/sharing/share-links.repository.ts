@@ -24,8 +24,15 @@ export class ShareLinksRepository {
   private readonly records: TenantRecords<ShareLink>;
   private readonly views: TenantRecords<LinkView>;
 
-  constructor(@InjectModel(ShareLink.name) model: Model<ShareLink>, @InjectModel(LinkView.name) views: Model<LinkView>, relay: EventRelay) {
-    this.records = new TenantRecords(model, relay.recorder(new Records(model), (link: ShareLink) => toShareLinkView(link)));
+  constructor(
+    @InjectModel(ShareLink.name) model: Model<ShareLink>,
+    @InjectModel(LinkView.name) views: Model<LinkView>,
+    relay: EventRelay,
+  ) {
+    this.records = new TenantRecords(
+      model,
+      relay.recorder(new Records(model), (link: ShareLink) => toShareLinkView(link)),
+    );
     this.views = new TenantRecords(views);
   }
 
@@ -34,7 +41,12 @@ export class ShareLinksRepository {
   }
 
   /** One page of a content project's links, newest first, revoked and expired ones included, and the total. */
-  async page(scope: TenantScope, contentProjectId: Types.ObjectId, skip: number, limit: number): Promise<{ rows: ShareLink[]; total: number }> {
+  async page(
+    scope: TenantScope,
+    contentProjectId: Types.ObjectId,
+    skip: number,
+    limit: number,
+  ): Promise<{ rows: ShareLink[]; total: number }> {
     const conditions = { contentProjectId };
     const [rows, total] = await Promise.all([
       this.records.find(scope, conditions, { sort: { _id: -1 }, skip, limit, include: ['passwordHash'] }),
@@ -51,7 +63,12 @@ export class ShareLinksRepository {
   async revoke(scope: TenantScope, contentProjectId: Types.ObjectId, id: string, at: Date): Promise<boolean> {
     const _id = toObjectId(id);
     if (!_id) return false;
-    const result = await this.records.updateOne(scope, { _id, contentProjectId, revokedAt: null }, { $set: { revokedAt: at } }, { event: 'share_link.revoked' });
+    const result = await this.records.updateOne(
+      scope,
+      { _id, contentProjectId, revokedAt: null },
+      { $set: { revokedAt: at } },
+      { event: 'share_link.revoked' },
+    );
     return result.matched > 0 || this.records.existsById(scope, id, { contentProjectId });
   }
 
@@ -68,18 +85,26 @@ export class ShareLinksRepository {
   /** The views of each of these links (a link without any is absent): one aggregation through the index. */
   async viewsOf(scope: TenantScope, ids: readonly Types.ObjectId[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
-    const counted = await this.views.aggregate<{ _id: Types.ObjectId; views: number }>(scope, { shareLinkId: { $in: [...ids] } }, [
-      { $group: { _id: '$shareLinkId', views: { $sum: 1 } } },
-    ]);
+    const counted = await this.views.aggregate<{ _id: Types.ObjectId; views: number }>(
+      scope,
+      { shareLinkId: { $in: [...ids] } },
+      [{ $group: { _id: '$shareLinkId', views: { $sum: 1 } } }],
+    );
     return new Map(counted.map((row) => [String(row._id), row.views]));
   }
 
   /** The cascade of content projects' deletes: their links (each recorded as `share_link.deleted`), then those links' views. */
   async deleteOfProjects(scope: TenantScope, contentProjectIds: readonly Types.ObjectId[]): Promise<void> {
     if (contentProjectIds.length === 0) return;
-    const ids = (await this.records.find(scope, { contentProjectId: { $in: [...contentProjectIds] } })).map((link) => link._id);
+    const ids = (await this.records.find(scope, { contentProjectId: { $in: [...contentProjectIds] } })).map(
+      (link) => link._id,
+    );
     if (ids.length === 0) return;
-    await this.records.deleteMany(scope, { contentProjectId: { $in: [...contentProjectIds] } }, { event: 'share_link.deleted' });
+    await this.records.deleteMany(
+      scope,
+      { contentProjectId: { $in: [...contentProjectIds] } },
+      { event: 'share_link.deleted' },
+    );
     await this.views.deleteMany(scope, { shareLinkId: { $in: ids } });
   }
 }

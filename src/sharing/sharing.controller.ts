@@ -27,7 +27,13 @@ const MANAGER_NEEDED =
 export class SharingController {
   constructor(private readonly sharing: SharingService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+    channel: { role: 'manager', from: 'project', param: 'projectId' },
+  })
   @Post('share-links')
   @Idempotent()
   @ApiOperation({
@@ -48,11 +54,17 @@ export class SharingController {
     return this.sharing.createShareLink(scope, projectId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('share-links')
   @ApiOperation({
     summary: "List a project's share links",
-    description: 'Newest first, revoked and expired ones included, with their `views`; never a token. Paged with `limit` and `skip`; the total in `X-Total-Count`.',
+    description:
+      'Newest first, revoked and expired ones included, with their `views`; never a token. Paged with `limit` and `skip`; the total in `X-Total-Count`.',
   })
   @ContentListResponse(ShareLinkView, "The project's share links")
   @ApiErrorResponses(400, 401, 404, 500, 503)
@@ -65,9 +77,18 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listShareLinks(scope, projectId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+    channel: { role: 'manager', from: 'project', param: 'projectId' },
+  })
   @Delete('share-links/:shareLinkId')
-  @ApiOperation({ summary: 'Revoke a share link', description: `Viewers get 404 through it from now on. Revoking a revoked link answers the same. ${MANAGER_NEEDED}` })
+  @ApiOperation({
+    summary: 'Revoke a share link',
+    description: `Viewers get 404 through it from now on. Revoking a revoked link answers the same. ${MANAGER_NEEDED}`,
+  })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Share link revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeShareLink(
@@ -79,7 +100,13 @@ export class SharingController {
     return { message: 'Share link revoked' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+    channel: { role: 'manager', from: 'project', param: 'projectId' },
+  })
   @Post('grants')
   @Idempotent()
   @ApiOperation({
@@ -100,11 +127,17 @@ export class SharingController {
     return this.sharing.createGrant(scope, projectId, dto);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa' })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+  })
   @Get('grants')
   @ApiOperation({
     summary: "List a project's grants",
-    description: 'Newest first, revoked and expired ones included. Paged with `limit` and `skip`; the total in `X-Total-Count`.',
+    description:
+      'Newest first, revoked and expired ones included. Paged with `limit` and `skip`; the total in `X-Total-Count`.',
   })
   @ContentListResponse(GrantView, "The project's grants")
   @ApiErrorResponses(400, 401, 404, 500, 503)
@@ -117,9 +150,18 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listGrants(scope, projectId, query));
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'projects', assurance: 'accountMfa', channel: { role: 'manager', from: 'project', param: 'projectId' } })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'projects',
+    assurance: 'accountMfa',
+    channel: { role: 'manager', from: 'project', param: 'projectId' },
+  })
   @Delete('grants/:grantId')
-  @ApiOperation({ summary: 'Revoke a grant', description: `The grant ends at once. Revoking a revoked grant answers the same. ${MANAGER_NEEDED}` })
+  @ApiOperation({
+    summary: 'Revoke a grant',
+    description: `The grant ends at once. Revoking a revoked grant answers the same. ${MANAGER_NEEDED}`,
+  })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Grant revoked' } })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async revokeGrant(

@@ -15,7 +15,11 @@ export function viewerPathOf(contentProjectId: string): string {
 
 /** Copies the view's fields only: the token's hash and the password's have no way out. */
 /** `views`: counted apart (share_link_views); an event shows the link without them. */
-export function toShareLinkView(link: ShareLink & { passwordHash?: string | null }, views = 0, hasPassword?: boolean): ShareLinkView {
+export function toShareLinkView(
+  link: ShareLink & { passwordHash?: string | null },
+  views = 0,
+  hasPassword?: boolean,
+): ShareLinkView {
   return {
     id: String(link._id),
     projectId: String(link.contentProjectId),

@@ -58,17 +58,37 @@ export class SharingService {
     const id = String(_id);
     const created = await this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'share_link.created', target: { type: 'share_link', id, label: secret.start }, projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'share_link.created',
+        target: { type: 'share_link', id, label: secret.start },
+        projectId: scope.projectId,
+      },
       { collection: 'share_links', id, exists: true },
-      () => this.links.insert(scope, { _id, contentProjectId: project, hash: secret.hash, start: secret.start, passwordHash, expiresAt }),
+      () =>
+        this.links.insert(scope, {
+          _id,
+          contentProjectId: project,
+          hash: secret.hash,
+          start: secret.start,
+          passwordHash,
+          expiresAt,
+        }),
     );
     return toCreatedShareLinkView(created, passwordHash !== null, secret.token);
   }
 
-  async listShareLinks(scope: TenantScope, projectId: string, query: ContentListQuery): Promise<ContentPage<ShareLinkView>> {
+  async listShareLinks(
+    scope: TenantScope,
+    projectId: string,
+    query: ContentListQuery,
+  ): Promise<ContentPage<ShareLinkView>> {
     const project = await this.requireProject(scope, projectId);
     const { rows, total } = await this.links.page(scope, project, query.skip, query.limit);
-    const views = await this.links.viewsOf(scope, rows.map((link) => link._id));
+    const views = await this.links.viewsOf(
+      scope,
+      rows.map((link) => link._id),
+    );
     return { items: rows.map((link) => toShareLinkView(link, views.get(String(link._id)) ?? 0)), total };
   }
 
@@ -80,7 +100,12 @@ export class SharingService {
     const id = String(link._id);
     const revoked = await this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'share_link.revoked', target: { type: 'share_link', id, label: link.start }, projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'share_link.revoked',
+        target: { type: 'share_link', id, label: link.start },
+        projectId: scope.projectId,
+      },
       { collection: 'share_links', id, present: ['revokedAt'] },
       () => this.links.revoke(scope, project, id, this.clock.now()),
     );
@@ -108,9 +133,22 @@ export class SharingService {
     const id = String(_id);
     const created = await this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'grant.created', target: { type: 'grant', id, label: dto.email ?? null }, projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'grant.created',
+        target: { type: 'grant', id, label: dto.email ?? null },
+        projectId: scope.projectId,
+      },
       { collection: 'grants', id, exists: true },
-      () => this.grants.insert(scope, { _id, contentProjectId: project, userId, email: dto.email ?? null, role: dto.role, expiresAt }),
+      () =>
+        this.grants.insert(scope, {
+          _id,
+          contentProjectId: project,
+          userId,
+          email: dto.email ?? null,
+          role: dto.role,
+          expiresAt,
+        }),
     );
     return toGrantView(created);
   }
@@ -118,7 +156,10 @@ export class SharingService {
   async listGrants(scope: TenantScope, projectId: string, query: ContentListQuery): Promise<ContentPage<GrantView>> {
     const project = await this.requireProject(scope, projectId);
     const { rows, total } = await this.grants.page(scope, project, query.skip, query.limit);
-    const views = await this.grants.viewsOf(scope, rows.map((grant) => grant._id));
+    const views = await this.grants.viewsOf(
+      scope,
+      rows.map((grant) => grant._id),
+    );
     return { items: rows.map((grant) => toGrantView(grant, views.get(String(grant._id)) ?? 0)), total };
   }
 
@@ -130,7 +171,12 @@ export class SharingService {
     const id = String(grant._id);
     const revoked = await this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'grant.revoked', target: { type: 'grant', id, label: grant.email }, projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'grant.revoked',
+        target: { type: 'grant', id, label: grant.email },
+        projectId: scope.projectId,
+      },
       { collection: 'grants', id, present: ['revokedAt'] },
       () => this.grants.revoke(scope, project, id, this.clock.now()),
     );

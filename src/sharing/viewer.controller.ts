@@ -1,5 +1,16 @@
 import { Access } from '../access/policy/access-policy';
-import { applyDecorators, Controller, createParamDecorator, type ExecutionContext, Get, Headers, Param, Query, Req, Res } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  createParamDecorator,
+  type ExecutionContext,
+  Get,
+  Headers,
+  Param,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AssetContentResponses, AssetDelivery, downloaderOf } from '../assets/asset-delivery';
@@ -19,7 +30,9 @@ export const SHARE_PASSWORD_HEADER = 'x-share-password';
 export const VIEWER_TOKEN_HEADER = 'x-viewer-token';
 
 /** The headers a viewer may send beside the publishable key, and the answers that are the viewer's own. */
-export function ViewerCredentialsDoc(notFound: { description: string; message: string } = VIEWER_PROJECT_NOT_FOUND_DOC) {
+export function ViewerCredentialsDoc(
+  notFound: { description: string; message: string } = VIEWER_PROJECT_NOT_FOUND_DOC,
+) {
   return applyDecorators(
     ApiHeader({
       name: 'X-Share-Token',
@@ -27,25 +40,41 @@ export function ViewerCredentialsDoc(notFound: { description: string; message: s
       description: 'The token of a share link (`shr_...`) of the project or an ancestor: opens what is `linkPrivate`',
       schema: { type: 'string', maxLength: 100 },
     }),
-    ApiHeader({ name: 'X-Share-Password', required: false, description: "The share link's password, when it has one", schema: { type: 'string', maxLength: 72 } }),
+    ApiHeader({
+      name: 'X-Share-Password',
+      required: false,
+      description: "The share link's password, when it has one",
+      schema: { type: 'string', maxLength: 72 },
+    }),
     ApiHeader({
       name: 'X-Viewer-Token',
       required: false,
-      description: 'An access token of a user (from POST /api/v1/login) holding a grant on the project or an ancestor: opens what is `permissions`',
+      description:
+        'An access token of a user (from POST /api/v1/login) holding a grant on the project or an ancestor: opens what is `permissions`',
       schema: { type: 'string', maxLength: 4096 },
     }),
     ApiResponse({
       status: 401,
       description: 'No valid publishable key, or a live share link whose password is missing or wrong',
       type: ErrorResponseDto,
-      example: { statusCode: 401, error: 'Unauthorized', message: 'This share link needs its password: send it in X-Share-Password' },
+      example: {
+        statusCode: 401,
+        error: 'Unauthorized',
+        message: 'This share link needs its password: send it in X-Share-Password',
+      },
     }),
-    ApiResponse({ status: 404, description: notFound.description, type: ErrorResponseDto, example: { statusCode: 404, error: 'Not Found', message: notFound.message } }),
+    ApiResponse({
+      status: 404,
+      description: notFound.description,
+      type: ErrorResponseDto,
+      example: { statusCode: 404, error: 'Not Found', message: notFound.message },
+    }),
   );
 }
 
 const VIEWER_PROJECT_NOT_FOUND_DOC = {
-  description: 'No such project, or one this viewer may not see (unpublished, archived or hidden above, or without the link or grant it asks for): the same answer',
+  description:
+    'No such project, or one this viewer may not see (unpublished, archived or hidden above, or without the link or grant it asks for): the same answer',
   message: 'Project not found',
 };
 
@@ -93,7 +122,9 @@ export class ViewerController {
   @ApiOkResponse({
     type: ViewerProjectResponse,
     description: 'The project as viewers see it',
-    links: { ViewProjectChildren: { operationId: 'viewProjectChildren', parameters: { projectId: '$response.body#/id' } } },
+    links: {
+      ViewProjectChildren: { operationId: 'viewProjectChildren', parameters: { projectId: '$response.body#/id' } },
+    },
   })
   @ViewerCredentialsDoc()
   @ApiErrorResponses(400, 429, 500, 503)
@@ -131,8 +162,8 @@ export class ViewerController {
   @ApiOperation({
     summary: "Read a ready asset's bytes as a viewer",
     description:
-      "The bytes of a `ready` asset whose project the viewer may see, by the rules of `GET /viewer/projects/{projectId}`: the same `Range` (206, 416), " +
-      '`ETag` (`If-None-Match`: 304), `Content-Type` and `Content-Disposition` as the owners\' `GET /assets/{assetId}/content`. ' +
+      'The bytes of a `ready` asset whose project the viewer may see, by the rules of `GET /viewer/projects/{projectId}`: the same `Range` (206, 416), ' +
+      "`ETag` (`If-None-Match`: 304), `Content-Type` and `Content-Disposition` as the owners' `GET /assets/{assetId}/content`. " +
       'Each read that sends bytes (200 or 206) through a share link or a grant counts as one of its `views`.',
   })
   @AssetContentResponses()
@@ -153,6 +184,11 @@ export class ViewerController {
   ): Promise<void> {
     const { asset, countView } = await this.viewer.assetToView(scope, assetId, credentials);
     // A HEAD (Fastify answers it with this handler, without the body) reads no byte: it is no view.
-    await this.delivery.send(reply, asset, { range, ifNoneMatch, downloader: downloaderOf(caller, request.ip) }, request.method === 'GET' ? countView : undefined);
+    await this.delivery.send(
+      reply,
+      asset,
+      { range, ifNoneMatch, downloader: downloaderOf(caller, request.ip) },
+      request.method === 'GET' ? countView : undefined,
+    );
   }
 }

@@ -67,7 +67,11 @@ export class ViewerService {
     @Inject(rateLimitsConfig.KEY) private readonly limits: ConfigType<typeof rateLimitsConfig>,
   ) {}
 
-  async viewProject(scope: TenantScope, projectId: string, credentials: ViewerCredentials): Promise<ViewerProjectResponse> {
+  async viewProject(
+    scope: TenantScope,
+    projectId: string,
+    credentials: ViewerCredentials,
+  ): Promise<ViewerProjectResponse> {
     const { chain, link } = await this.visibleChain(scope, projectId, credentials);
     if (link) await this.links.countView(scope, link.id, this.clock.now());
     return toViewerProject(chain[0]);
@@ -78,7 +82,11 @@ export class ViewerService {
    * counts one view of the link and the grant the decision rested on: the caller runs it once bytes
    * are sure to be sent. Unknown, not ready and hidden are one and the same 404.
    */
-  async assetToView(scope: TenantScope, assetId: string, credentials: ViewerCredentials): Promise<{ asset: Asset & { sha256: string }; countView: () => Promise<void> }> {
+  async assetToView(
+    scope: TenantScope,
+    assetId: string,
+    credentials: ViewerCredentials,
+  ): Promise<{ asset: Asset & { sha256: string }; countView: () => Promise<void> }> {
     const asset = await this.assets.get(scope, assetId);
     if (asset.status !== 'ready' || !asset.sha256) throw new NotFoundException(ASSET_NOT_FOUND);
     this.delivery.assertReady(asset); // narrows: a ready asset has its SHA-256
@@ -94,7 +102,10 @@ export class ViewerService {
       asset,
       countView: async () => {
         const at = this.clock.now();
-        await Promise.all([link ? this.links.countView(scope, link.id, at) : undefined, grant ? this.grants.countView(scope, grant, at) : undefined]);
+        await Promise.all([
+          link ? this.links.countView(scope, link.id, at) : undefined,
+          grant ? this.grants.countView(scope, grant, at) : undefined,
+        ]);
       },
     };
   }
@@ -104,7 +115,12 @@ export class ViewerService {
    * link or a grant is listed when the viewer's link or grant is on the project, an ancestor, or
    * that child itself.
    */
-  async viewChildren(scope: TenantScope, projectId: string, credentials: ViewerCredentials, query: ContentListQuery): Promise<ContentPage<ViewerProjectResponse>> {
+  async viewChildren(
+    scope: TenantScope,
+    projectId: string,
+    credentials: ViewerCredentials,
+    query: ContentListQuery,
+  ): Promise<ContentPage<ViewerProjectResponse>> {
     const { chain, link: usedLink } = await this.visibleChain(scope, projectId, credentials);
     const chainIds = chain.map((project) => String(project._id));
     const parent = chain[0]._id;
@@ -113,16 +129,29 @@ export class ViewerService {
     let link = usedLink;
     if (!link) {
       const presented = await this.presentedLink(scope, credentials);
-      if (presented && (chainIds.includes(presented.contentProjectId) || (await this.isChildOf(scope, presented.contentProjectId, parent)))) {
+      if (
+        presented &&
+        (chainIds.includes(presented.contentProjectId) ||
+          (await this.isChildOf(scope, presented.contentProjectId, parent)))
+      ) {
         await this.checkPassword(presented, credentials);
         link = presented;
       }
     }
-    const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
+    const granted = credentials.viewerToken
+      ? await this.grantedProjects(scope, credentials.viewerToken)
+      : new Map<string, Types.ObjectId>();
 
     const linkPrivate = !link ? [] : chainIds.includes(link.contentProjectId) ? 'all' : [link.contentProjectId];
     const permissions = chainIds.some((id) => granted.has(id)) ? 'all' : [...granted.keys()];
-    const conditions = { status: 'published', $or: [{ access: 'public' }, accessCondition('linkPrivate', linkPrivate), accessCondition('permissions', permissions)] };
+    const conditions = {
+      status: 'published',
+      $or: [
+        { access: 'public' },
+        accessCondition('linkPrivate', linkPrivate),
+        accessCondition('permissions', permissions),
+      ],
+    };
     const { rows, total } = await this.projects.pageChildren(scope, parent, conditions, query.skip, query.limit);
     if (link) await this.links.countView(scope, link.id, this.clock.now());
     return { items: rows.map(toViewerProject), total };
@@ -139,11 +168,14 @@ export class ViewerService {
     credentials: ViewerCredentials,
   ): Promise<{ chain: Project[]; link: PresentedLink | null; grant: Types.ObjectId | null }> {
     const chain = await this.projects.findWithAncestors(scope, projectId);
-    if (!chain || chain.some((project) => project.status !== 'published')) throw new NotFoundException(VIEWER_NOT_FOUND);
+    if (!chain || chain.some((project) => project.status !== 'published'))
+      throw new NotFoundException(VIEWER_NOT_FOUND);
     // The link and the grants are read only when the chain asks for them.
     const link = highest(chain, 'linkPrivate') >= 0 ? await this.presentedLink(scope, credentials) : null;
     const granted =
-      highest(chain, 'permissions') >= 0 && credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
+      highest(chain, 'permissions') >= 0 && credentials.viewerToken
+        ? await this.grantedProjects(scope, credentials.viewerToken)
+        : new Map<string, Types.ObjectId>();
     const admitted = admits(chain, link, granted);
     if (!admitted) throw new NotFoundException(VIEWER_NOT_FOUND);
     if (admitted.link) await this.checkPassword(admitted.link, credentials);
@@ -155,10 +187,16 @@ export class ViewerService {
    * in the order given: hidden and unknown ones are left out alike. The search's viewer route asks.
    * A live link's password is asked (401 when missing or wrong) only when some project needs the link.
    */
-  async visibleAmong(scope: TenantScope, ids: readonly string[], credentials: ViewerCredentials): Promise<ViewerProjectResponse[]> {
+  async visibleAmong(
+    scope: TenantScope,
+    ids: readonly string[],
+    credentials: ViewerCredentials,
+  ): Promise<ViewerProjectResponse[]> {
     if (ids.length === 0) return [];
     const link = await this.presentedLink(scope, credentials);
-    const granted = credentials.viewerToken ? await this.grantedProjects(scope, credentials.viewerToken) : new Map<string, Types.ObjectId>();
+    const granted = credentials.viewerToken
+      ? await this.grantedProjects(scope, credentials.viewerToken)
+      : new Map<string, Types.ObjectId>();
     let passwordChecked = false;
     const visible: ViewerProjectResponse[] = [];
     for (let start = 0; start < ids.length; start += VISIBILITY_BATCH) {
@@ -200,12 +238,15 @@ export class ViewerService {
     const { maxFailures, windowMs } = this.limits.sharePassword;
     if (!credentials.sharePassword) {
       const failed = await this.limiter.failures(key);
-      if (failed.count >= maxFailures) throw new TooManyRequestsException('Too many wrong passwords for this share link', failed.resetSeconds);
+      if (failed.count >= maxFailures)
+        throw new TooManyRequestsException('Too many wrong passwords for this share link', failed.resetSeconds);
       throw new UnauthorizedException(SHARE_PASSWORD_NEEDED);
     }
     const counted = await this.limiter.countFailure(key, windowMs);
-    if (counted.count > maxFailures) throw new TooManyRequestsException('Too many wrong passwords for this share link', counted.resetSeconds);
-    if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash))) throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
+    if (counted.count > maxFailures)
+      throw new TooManyRequestsException('Too many wrong passwords for this share link', counted.resetSeconds);
+    if (!(await bcrypt.compare(credentials.sharePassword, link.passwordHash)))
+      throw new UnauthorizedException(SHARE_PASSWORD_WRONG);
     await this.limiter.uncountFailure(key);
   }
 
@@ -225,7 +266,8 @@ export class ViewerService {
     const grants = await this.grants.ofPerson(scope, new Types.ObjectId(userId), email);
     for (const grant of grants) {
       const project = String(grant.contentProjectId);
-      if ((!grant.expiresAt || grant.expiresAt.getTime() > now) && !granted.has(project)) granted.set(project, grant._id);
+      if ((!grant.expiresAt || grant.expiresAt.getTime() > now) && !granted.has(project))
+        granted.set(project, grant._id);
     }
     return granted;
   }

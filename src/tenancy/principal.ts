@@ -32,7 +32,13 @@ export interface TokenFacts {
  * bearer token did.
  */
 export type Principal =
-  | { readonly kind: 'user'; readonly userId: string; readonly accountId: string | null; readonly session?: SessionFacts; readonly token?: TokenFacts }
+  | {
+      readonly kind: 'user';
+      readonly userId: string;
+      readonly accountId: string | null;
+      readonly session?: SessionFacts;
+      readonly token?: TokenFacts;
+    }
   | {
       readonly kind: 'apiKey';
       /** A publishable key (`pk_test_...`): the `/viewer` routes only, read-only; a secret key otherwise. */

@@ -1,7 +1,20 @@
-import { fencedOutbox, holdsEvent, outboxVersion, sameOutbox, sameVersion, type PendingEvent } from './recorded-changes';
+import {
+  fencedOutbox,
+  holdsEvent,
+  outboxVersion,
+  sameOutbox,
+  sameVersion,
+  type PendingEvent,
+} from './recorded-changes';
 
 describe("a record's outbox", () => {
-  const event = (id: string): PendingEvent => ({ id, type: 'customer.updated', createdAt: new Date(), before: null, request: { id: null, idempotencyKey: null } });
+  const event = (id: string): PendingEvent => ({
+    id,
+    type: 'customer.updated',
+    createdAt: new Date(),
+    before: null,
+    request: { id: null, idempotencyKey: null },
+  });
 
   it('a write is guarded on the outbox it read: by its first event, or by its being empty, or absent', () => {
     expect(sameOutbox([event('evt_a'), event('evt_b')])).toEqual({ 'outbox.id': 'evt_a' });

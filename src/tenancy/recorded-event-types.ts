@@ -20,10 +20,11 @@ type ByResource = typeof RECORDED_BY_RESOURCE;
 export type RecordedEventType = { [R in keyof ByResource]: `${R}.${ByResource[R][number]}` }[keyof ByResource];
 
 /** A resource whose records are soft-deletable: it records `updated`, `deleted` and `restored`. */
-export type SoftDeletableResource = { [R in keyof ByResource]: 'restored' extends ByResource[R][number] ? R : never }[keyof ByResource];
+export type SoftDeletableResource = {
+  [R in keyof ByResource]: 'restored' extends ByResource[R][number] ? R : never;
+}[keyof ByResource];
 
 /** Every event a change through a data API records. */
-export const RECORDED_EVENT_TYPES: readonly RecordedEventType[] = Object.entries(RECORDED_BY_RESOURCE).flatMap(([resource, changes]) =>
-  changes.map((change) => `${resource}.${change}` as RecordedEventType),
+export const RECORDED_EVENT_TYPES: readonly RecordedEventType[] = Object.entries(RECORDED_BY_RESOURCE).flatMap(
+  ([resource, changes]) => changes.map((change) => `${resource}.${change}` as RecordedEventType),
 );
-

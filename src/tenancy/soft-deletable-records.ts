@@ -82,12 +82,16 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
 
   /** Recorded as `<resource>.deleted`, the record's `deletedAt` set. */
   async softDelete(scope: TenantScope, id: string): Promise<void> {
-    await this.updateOne(scope, id, LIVE, { deletedAt: new Date() } as Partial<T>, { event: `${this.resource}.deleted` });
+    await this.updateOne(scope, id, LIVE, { deletedAt: new Date() } as Partial<T>, {
+      event: `${this.resource}.deleted`,
+    });
   }
 
   /** Only a soft-deleted record can be restored; a live or unknown id is 404. */
   async restore(scope: TenantScope, id: string): Promise<void> {
-    await this.updateOne(scope, id, SOFT_DELETED, { deletedAt: null } as Partial<T>, { event: `${this.resource}.restored` });
+    await this.updateOne(scope, id, SOFT_DELETED, { deletedAt: null } as Partial<T>, {
+      event: `${this.resource}.restored`,
+    });
   }
 
   /**
@@ -104,9 +108,17 @@ export class SoftDeletableRecords<T extends SoftDeletable> {
     if (!(await this.records.deleteOne(scope, { _id }, { event: `${this.resource}.deleted` }))) throw this.notFound();
   }
 
-  private async updateOne(scope: TenantScope, id: string, guard: Record<string, unknown>, fields: Partial<T>, change: RecordedChange): Promise<void> {
+  private async updateOne(
+    scope: TenantScope,
+    id: string,
+    guard: Record<string, unknown>,
+    fields: Partial<T>,
+    change: RecordedChange,
+  ): Promise<void> {
     const _id = toObjectId(id);
-    const result = _id ? await this.records.updateOne(scope, { _id, ...guard }, { $set: fields }, change) : { matched: 0 };
+    const result = _id
+      ? await this.records.updateOne(scope, { _id, ...guard }, { $set: fields }, change)
+      : { matched: 0 };
     if (result.matched === 0) throw this.notFound();
   }
 

@@ -18,7 +18,10 @@ export abstract class ProjectLookup {
    * The platform project a request acts in: the named one, else the account's default; null when
    * it is not the account's (a malformed id names none).
    */
-  abstract resolve(accountId: string, projectId: string | undefined): Promise<{ _id: Types.ObjectId; enabledApis: readonly ApiName[] } | null>;
+  abstract resolve(
+    accountId: string,
+    projectId: string | undefined,
+  ): Promise<{ _id: Types.ObjectId; enabledApis: readonly ApiName[] } | null>;
 }
 
 export abstract class AccountPolicyLookup {

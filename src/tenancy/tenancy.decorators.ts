@@ -1,4 +1,9 @@
-import { createParamDecorator, ExecutionContext, ForbiddenException, InternalServerErrorException } from '@nestjs/common';
+import {
+  createParamDecorator,
+  ExecutionContext,
+  ForbiddenException,
+  InternalServerErrorException,
+} from '@nestjs/common';
 import type { AccountAccess, Principal, RequestContext } from './principal';
 import type { TenantScope } from './tenant-scope';
 

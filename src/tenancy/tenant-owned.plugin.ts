@@ -55,7 +55,9 @@ export function tenantOwned(schema: Schema): void {
   schema.set('toJSON', {
     ...toJSON,
     transform: (doc: unknown, ret: Record<string, unknown>, options: unknown) => {
-      const out = previous ? (previous as (d: unknown, r: unknown, o: unknown) => Record<string, unknown>)(doc, ret, options) : ret;
+      const out = previous
+        ? (previous as (d: unknown, r: unknown, o: unknown) => Record<string, unknown>)(doc, ret, options)
+        : ret;
       delete (out ?? ret)[TENANT_FIELD];
       return out ?? ret;
     },

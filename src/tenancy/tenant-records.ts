@@ -1,8 +1,25 @@
 import { ConflictException, type Logger } from '@nestjs/common';
 import { Types, type AnyKeys, type Model, type mongo, type Require_id, type UpdateQuery } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
-import { Records, toObjectId, type Conditions, type ReadOptions, type UpdateOptions, type WriteResult } from '../database/records';
-import { holdsEvent, OUTBOX, outboxVersion, sameOutbox, sameVersion, UnsettledChange, type ChangeRecorder, type PendingEvent, type WithOutbox } from './recorded-changes';
+import {
+  Records,
+  toObjectId,
+  type Conditions,
+  type ReadOptions,
+  type UpdateOptions,
+  type WriteResult,
+} from '../database/records';
+import {
+  holdsEvent,
+  OUTBOX,
+  outboxVersion,
+  sameOutbox,
+  sameVersion,
+  UnsettledChange,
+  type ChangeRecorder,
+  type PendingEvent,
+  type WithOutbox,
+} from './recorded-changes';
 import type { RecordedEventType } from './recorded-event-types';
 import { scopeFilter, TENANT_FIELD, type TenantScope } from './tenant-scope';
 
@@ -44,12 +61,21 @@ export class TenantRecords<T> {
     return this.records.find(scopeFilter(scope, conditions), options);
   }
 
-  findOne<Read = T>(scope: TenantScope, conditions: Conditions, options: Pick<ReadOptions, 'fields' | 'include' | 'sort'> = {}): Promise<Read | null> {
+  findOne<Read = T>(
+    scope: TenantScope,
+    conditions: Conditions,
+    options: Pick<ReadOptions, 'fields' | 'include' | 'sort'> = {},
+  ): Promise<Read | null> {
     return this.records.findOne<Read>(scopeFilter(scope, conditions), options);
   }
 
   /** The record with this id in the scope's project (and the conditions); a malformed id is no record. */
-  findById<Read = T>(scope: TenantScope, id: string, conditions: Conditions = {}, options: Pick<ReadOptions, 'fields'> = {}): Promise<Read | null> {
+  findById<Read = T>(
+    scope: TenantScope,
+    id: string,
+    conditions: Conditions = {},
+    options: Pick<ReadOptions, 'fields'> = {},
+  ): Promise<Read | null> {
     const filter = byId(scope, id, conditions);
     return filter ? this.records.findOne<Read>(filter, options) : Promise.resolve(null);
   }
@@ -69,7 +95,11 @@ export class TenantRecords<T> {
   }
 
   /** Inserts a record into the scope's project, with the events of its creation in its outbox; returns it as stored. */
-  async insert(scope: TenantScope, fields: AnyKeys<T>, events: readonly RecordedEventType[] = []): Promise<Require_id<T>> {
+  async insert(
+    scope: TenantScope,
+    fields: AnyKeys<T>,
+    events: readonly RecordedEventType[] = [],
+  ): Promise<Require_id<T>> {
     if (events.length === 0) return this.records.insert({ ...fields, ...scopeFilter(scope) } as AnyKeys<T>);
     const changes = this.recorder();
     const pending = changes.pending(scope, events, null);
@@ -92,7 +122,12 @@ export class TenantRecords<T> {
   }
 
   /** Updates one record; with an event, a recorded change (`recordedWrite`). */
-  async updateOne(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<WriteResult> {
+  async updateOne(
+    scope: TenantScope,
+    conditions: Conditions,
+    update: UpdateQuery<T>,
+    options: UpdateOptions & RecordedChange = {},
+  ): Promise<WriteResult> {
     const filter = scopeFilter(scope, conditions);
     if (!options.event) return this.records.updateOne(filter, update, options);
     const written = await this.recordedWrite(scope, filter, update, options);
@@ -105,20 +140,33 @@ export class TenantRecords<T> {
   }
 
   /** Updates one record and answers it as it is after the update; null when none matched. */
-  async updateAndGet(scope: TenantScope, conditions: Conditions, update: UpdateQuery<T>, options: UpdateOptions & RecordedChange = {}): Promise<T | null> {
+  async updateAndGet(
+    scope: TenantScope,
+    conditions: Conditions,
+    update: UpdateQuery<T>,
+    options: UpdateOptions & RecordedChange = {},
+  ): Promise<T | null> {
     const filter = scopeFilter(scope, conditions);
     if (!options.event) return this.records.updateAndGet(filter, update, options);
     return this.recordedWrite(scope, filter, update, options);
   }
 
   /** Removes one record; with an event, as `deleteMany` does, for that record. */
-  async deleteOne(scope: TenantScope, conditions: Conditions, options: Pick<RecordedChange, 'event'> = {}): Promise<boolean> {
+  async deleteOne(
+    scope: TenantScope,
+    conditions: Conditions,
+    options: Pick<RecordedChange, 'event'> = {},
+  ): Promise<boolean> {
     if (!options.event) return this.records.deleteOne(scopeFilter(scope, conditions));
     return (await this.recordedDelete(scope, conditions, options.event, 1)) > 0;
   }
 
   /** Removes the records that match; with an event, each removed record records one (see `recordedDelete`). The number removed. */
-  async deleteMany(scope: TenantScope, conditions: Conditions = {}, options: Pick<RecordedChange, 'event'> = {}): Promise<number> {
+  async deleteMany(
+    scope: TenantScope,
+    conditions: Conditions = {},
+    options: Pick<RecordedChange, 'event'> = {},
+  ): Promise<number> {
     if (!options.event) return this.records.deleteMany(scopeFilter(scope, conditions));
     let removed = 0;
     for (;;) {
@@ -129,7 +177,11 @@ export class TenantRecords<T> {
   }
 
   /** As `aggregate`, one batch at a time, for results too many to hold at once. */
-  aggregateEach<R extends mongo.Document>(scope: TenantScope, conditions: Conditions, pipeline: mongo.Document[]): AsyncIterable<R> {
+  aggregateEach<R extends mongo.Document>(
+    scope: TenantScope,
+    conditions: Conditions,
+    pipeline: mongo.Document[],
+  ): AsyncIterable<R> {
     return this.records.aggregateEach<R>([{ $match: scopeFilter(scope, conditions) }, ...pipeline]);
   }
 
@@ -139,7 +191,11 @@ export class TenantRecords<T> {
   }
 
   /** An aggregation whose first stage matches the scope's project (and the conditions). */
-  aggregate<R extends mongo.Document>(scope: TenantScope, conditions: Conditions, pipeline: mongo.Document[]): Promise<R[]> {
+  aggregate<R extends mongo.Document>(
+    scope: TenantScope,
+    conditions: Conditions,
+    pipeline: mongo.Document[],
+  ): Promise<R[]> {
     return this.records.aggregate<R>([{ $match: scopeFilter(scope, conditions) }, ...pipeline]);
   }
 
@@ -147,10 +203,17 @@ export class TenantRecords<T> {
    * A change that records its event, copy before replace (events.module.ts). Matched nothing: the
    * record is gone, no longer meets the conditions, or another write replaced its outbox meanwhile.
    */
-  private async recordedWrite(scope: TenantScope, filter: Conditions, update: UpdateQuery<T>, change: UpdateOptions & RecordedChange): Promise<T | null> {
+  private async recordedWrite(
+    scope: TenantScope,
+    filter: Conditions,
+    update: UpdateQuery<T>,
+    change: UpdateOptions & RecordedChange,
+  ): Promise<T | null> {
     const changes = this.recorder();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const current = await this.records.findOne<WithOutbox<T> & { _id: Types.ObjectId }>(filter, { include: [OUTBOX] });
+      const current = await this.records.findOne<WithOutbox<T> & { _id: Types.ObjectId }>(filter, {
+        include: [OUTBOX],
+      });
       if (!current) return null;
       await changes.relayOutboxes(scope, [current]);
       const pending = changes.pending(scope, [change.event!], change.diff ? withoutOutbox(current) : null);
@@ -158,7 +221,11 @@ export class TenantRecords<T> {
       const { $set, ...rest } = update as { $set?: Record<string, unknown> };
       let written: T | null;
       try {
-        written = await this.records.updateAndGet(guarded, { ...rest, $set: { ...$set, [OUTBOX]: pending } } as UpdateQuery<T>, change);
+        written = await this.records.updateAndGet(
+          guarded,
+          { ...rest, $set: { ...$set, [OUTBOX]: pending } } as UpdateQuery<T>,
+          change,
+        );
       } catch (error) {
         written = withoutOutbox(await this.settle(scope, current._id, pending, error));
       }
@@ -177,10 +244,18 @@ export class TenantRecords<T> {
    * by what the delete did (`DeletionOutcome`). A record whose event another delete of a newer
    * version holds is read again.
    */
-  private async recordedDelete(scope: TenantScope, conditions: Conditions, event: RecordedEventType, limit: number): Promise<number> {
+  private async recordedDelete(
+    scope: TenantScope,
+    conditions: Conditions,
+    event: RecordedEventType,
+    limit: number,
+  ): Promise<number> {
     const changes = this.recorder();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const found = (await this.records.find(scopeFilter(scope, conditions), { include: [OUTBOX], limit })) as (WithOutbox<T> & { _id: Types.ObjectId })[];
+      const found = (await this.records.find(scopeFilter(scope, conditions), {
+        include: [OUTBOX],
+        limit,
+      })) as (WithOutbox<T> & { _id: Types.ObjectId })[];
       if (found.length === 0) return 0;
       await changes.relayOutboxes(scope, found);
       const intent = await changes.deletion(scope, event, found);
@@ -214,18 +289,26 @@ export class TenantRecords<T> {
   }
 
   /** Which of `records` no longer exist in the scope's project, and which are there at another version than read. */
-  private async readBack(scope: TenantScope, records: readonly WithOutbox<{ _id: Types.ObjectId }>[]): Promise<{ gone: string[]; changed: string[] }> {
+  private async readBack(
+    scope: TenantScope,
+    records: readonly WithOutbox<{ _id: Types.ObjectId }>[],
+  ): Promise<{ gone: string[]; changed: string[] }> {
     const left = await this.records.findByIds<WithOutbox<{ _id: Types.ObjectId; projectId: Types.ObjectId }>>(
       records.map((record) => record._id),
       { fields: ['_id', TENANT_FIELD, OUTBOX], include: [OUTBOX] },
     );
-    const there = new Map(left.filter((record) => String(record.projectId) === scope.projectId).map((record) => [String(record._id), record]));
+    const there = new Map(
+      left
+        .filter((record) => String(record.projectId) === scope.projectId)
+        .map((record) => [String(record._id), record]),
+    );
     const gone: string[] = [];
     const changed: string[] = [];
     for (const record of records) {
       const now = there.get(String(record._id));
       if (!now) gone.push(String(record._id));
-      else if (!sameVersion(outboxVersion(now[OUTBOX]), outboxVersion(record[OUTBOX]))) changed.push(String(record._id));
+      else if (!sameVersion(outboxVersion(now[OUTBOX]), outboxVersion(record[OUTBOX])))
+        changed.push(String(record._id));
     }
     return { gone, changed };
   }
@@ -238,7 +321,12 @@ export class TenantRecords<T> {
    * that fails too leaves the write to the relay, which reads it again until the database answers
    * (`UnsettledChange`: the request's `Idempotency-Key` is settled by what it finds).
    */
-  private async settle(scope: TenantScope, _id: unknown, pending: readonly PendingEvent[], error: unknown): Promise<WithOutbox<T>> {
+  private async settle(
+    scope: TenantScope,
+    _id: unknown,
+    pending: readonly PendingEvent[],
+    error: unknown,
+  ): Promise<WithOutbox<T>> {
     if (!outcomeUnknown(error)) throw error;
     let record: WithOutbox<T> | null;
     try {
@@ -251,7 +339,8 @@ export class TenantRecords<T> {
   }
 
   private recorder(): ChangeRecorder<T> {
-    if (!this.changes) throw new Error(`${this.records.model.modelName} records no events: give its TenantRecords a ChangeRecorder`);
+    if (!this.changes)
+      throw new Error(`${this.records.model.modelName} records no events: give its TenantRecords a ChangeRecorder`);
     return this.changes;
   }
 }

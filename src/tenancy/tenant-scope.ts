@@ -39,7 +39,10 @@ export function tenantScope(accountId: string, projectId: string, origin: Reques
  * The scope a stored record names (an upload ticket, a signed content grant, a refund left to
  * settle, a channel being migrated): for work done later, off the request that wrote the record.
  */
-export function scopeOfRecord(record: { accountId: string | Types.ObjectId; projectId: string | Types.ObjectId }, origin: RequestOrigin = NO_REQUEST): TenantScope {
+export function scopeOfRecord(
+  record: { accountId: string | Types.ObjectId; projectId: string | Types.ObjectId },
+  origin: RequestOrigin = NO_REQUEST,
+): TenantScope {
   return tenantScope(String(record.accountId), String(record.projectId), origin);
 }
 
@@ -50,5 +53,7 @@ export { TENANT_FIELD };
  * last, so no condition can replace it. `TenantRecords` builds every tenant query with it.
  */
 export function scopeFilter<F extends object>(scope: TenantScope, conditions?: F): F & { projectId: Types.ObjectId } {
-  return { ...(conditions ?? ({} as F)), [TENANT_FIELD]: new Types.ObjectId(scope.projectId) } as F & { projectId: Types.ObjectId };
+  return { ...(conditions ?? ({} as F)), [TENANT_FIELD]: new Types.ObjectId(scope.projectId) } as F & {
+    projectId: Types.ObjectId;
+  };
 }

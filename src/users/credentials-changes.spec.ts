@@ -2,12 +2,17 @@ import { CredentialsChanges } from './credentials-changes';
 import type { UsersRepository } from './users.repository';
 
 describe('CredentialsChanges', () => {
-  function withUser(user: { credentialsChangedAt: Date | null; factorsChangedAt?: Date | null; emailVerifiedAt?: Date | null } | null) {
+  function withUser(
+    user: { credentialsChangedAt: Date | null; factorsChangedAt?: Date | null; emailVerifiedAt?: Date | null } | null,
+  ) {
     const findCredentialsState = jest.fn(() => Promise.resolve(user));
-    return { credentials: new CredentialsChanges({ findCredentialsState } as unknown as UsersRepository), findById: findCredentialsState };
+    return {
+      credentials: new CredentialsChanges({ findCredentialsState } as unknown as UsersRepository),
+      findById: findCredentialsState,
+    };
   }
 
-  it("answers the token check and the verified-email check from one read of the user", async () => {
+  it('answers the token check and the verified-email check from one read of the user', async () => {
     const { credentials, findById } = withUser({ credentialsChangedAt: new Date(5_000), emailVerifiedAt: new Date() });
     expect(await credentials.changedAt('u1')).toBe(5_000);
     expect(await credentials.emailVerified('u1')).toBe(true);
@@ -27,7 +32,11 @@ describe('CredentialsChanges', () => {
   });
 
   it("answers a token's check from the database every time: a change on another instance counts at the next request", async () => {
-    const user = { credentialsChangedAt: new Date(5_000) as Date | null, factorsChangedAt: null as Date | null, emailVerifiedAt: new Date() };
+    const user = {
+      credentialsChangedAt: new Date(5_000) as Date | null,
+      factorsChangedAt: null as Date | null,
+      emailVerifiedAt: new Date(),
+    };
     const { credentials, findById } = withUser(user);
     expect(await credentials.current('u1')).toEqual({ changedAt: 5_000, factorsChangedAt: 0 });
     user.credentialsChangedAt = new Date(9_000);

@@ -61,13 +61,21 @@ export class CredentialsChanges {
 
   noteChanged(userId: string, at: Date): void {
     const known = this.known.get(userId);
-    this.known.set(userId, { at: at.getTime(), factorsAt: known?.factorsAt ?? 0, emailVerified: known?.emailVerified ?? false });
+    this.known.set(userId, {
+      at: at.getTime(),
+      factorsAt: known?.factorsAt ?? 0,
+      emailVerified: known?.emailVerified ?? false,
+    });
   }
 
   private async read(userId: string): Promise<KnownUser> {
     const user = await this.users.findCredentialsState(userId);
     const known = {
-      at: !user ? Number.POSITIVE_INFINITY : user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0,
+      at: !user
+        ? Number.POSITIVE_INFINITY
+        : user.credentialsChangedAt
+          ? new Date(user.credentialsChangedAt).getTime()
+          : 0,
       factorsAt: user?.factorsChangedAt ? new Date(user.factorsChangedAt).getTime() : 0,
       emailVerified: !user || user.emailVerifiedAt !== null,
     };

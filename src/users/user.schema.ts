@@ -99,4 +99,3 @@ export class User {
 }
 
 export const UserSchema = SchemaFactory.createForClass(User);
-

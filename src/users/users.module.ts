@@ -13,9 +13,7 @@ import { CredentialsChanges } from './credentials-changes';
  * only through memberships (src/accounts).
  */
 @Module({
-  imports: [
-    MongooseModule.forFeature([{ name: User.name, schema: UserSchema }]),
-  ],
+  imports: [MongooseModule.forFeature([{ name: User.name, schema: UserSchema }])],
   providers: [UsersRepository, UsersService, CredentialsChanges],
   exports: [UsersService, CredentialsChanges],
 })

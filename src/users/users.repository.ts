@@ -19,7 +19,12 @@ export interface NewUser {
 }
 
 export type UserWithHash = User & { passwordHash: string };
-export type UserWithSecrets = User & { passwordHash: string; totpSecret: string | null; totpPendingSecret: string | null; recoveryCodeHashes?: string[] };
+export type UserWithSecrets = User & {
+  passwordHash: string;
+  totpSecret: string | null;
+  totpPendingSecret: string | null;
+  recoveryCodeHashes?: string[];
+};
 
 /**
  * The users collection. The password hash (`select: false`) stays out of every read but
@@ -44,7 +49,9 @@ export class UsersRepository {
   }
 
   /** Only what every authenticated request checks (CredentialsChanges): a small document to decode, not the whole user. */
-  findCredentialsState(id: string): Promise<Pick<User, 'credentialsChangedAt' | 'factorsChangedAt' | 'emailVerifiedAt'> | null> {
+  findCredentialsState(
+    id: string,
+  ): Promise<Pick<User, 'credentialsChangedAt' | 'factorsChangedAt' | 'emailVerifiedAt'> | null> {
     return this.records.findById(id, { fields: CREDENTIALS_STATE_FIELDS });
   }
 
@@ -63,12 +70,16 @@ export class UsersRepository {
 
   /** With the password hash, the TOTP secrets and the recovery codes' hashes. */
   findByIdWithSecrets(id: string): Promise<UserWithSecrets | null> {
-    return this.records.findById<UserWithSecrets>(id, { include: ['passwordHash', 'totpSecret', 'totpPendingSecret', 'recoveryCodeHashes'] });
+    return this.records.findById<UserWithSecrets>(id, {
+      include: ['passwordHash', 'totpSecret', 'totpPendingSecret', 'recoveryCodeHashes'],
+    });
   }
 
   async setPassword(id: string, passwordHash: string, at: Date): Promise<boolean> {
     const _id = toObjectId(id);
-    return _id ? (await this.records.updateOne({ _id }, { $set: { passwordHash, credentialsChangedAt: at } })).matched > 0 : false;
+    return _id
+      ? (await this.records.updateOne({ _id }, { $set: { passwordHash, credentialsChangedAt: at } })).matched > 0
+      : false;
   }
 
   async setPendingTotp(id: string, encrypted: string): Promise<void> {
@@ -76,12 +87,27 @@ export class UsersRepository {
     if (_id) await this.records.updateOne({ _id }, { $set: { totpPendingSecret: encrypted } });
   }
 
-  async enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date, lastStep: number | null): Promise<void> {
+  async enableTotp(
+    id: string,
+    encrypted: string,
+    recoveryCodeHashes: string[],
+    at: Date,
+    lastStep: number | null,
+  ): Promise<void> {
     const _id = toObjectId(id);
     if (_id) {
       await this.records.updateOne(
         { _id },
-        { $set: { totpSecret: encrypted, totpPendingSecret: null, totpEnabledAt: at, recoveryCodeHashes, totpLastStep: lastStep, factorsChangedAt: at } },
+        {
+          $set: {
+            totpSecret: encrypted,
+            totpPendingSecret: null,
+            totpEnabledAt: at,
+            recoveryCodeHashes,
+            totpLastStep: lastStep,
+            factorsChangedAt: at,
+          },
+        },
       );
     }
   }
@@ -92,7 +118,17 @@ export class UsersRepository {
     if (_id) {
       await this.records.updateOne(
         { _id },
-        { $set: { totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, recoveryCodeHashes: [], totpLastStep: null, factorsChangedAt: at, credentialsChangedAt: at } },
+        {
+          $set: {
+            totpSecret: null,
+            totpPendingSecret: null,
+            totpEnabledAt: null,
+            recoveryCodeHashes: [],
+            totpLastStep: null,
+            factorsChangedAt: at,
+            credentialsChangedAt: at,
+          },
+        },
       );
     }
   }
@@ -100,13 +136,21 @@ export class UsersRepository {
   /** The last TOTP step accepted moves forward only (a later step written first stays). */
   async advanceTotpStep(id: string, step: number): Promise<void> {
     const _id = toObjectId(id);
-    if (_id) await this.records.updateOne({ _id, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: step } }] }, { $set: { totpLastStep: step } });
+    if (_id)
+      await this.records.updateOne(
+        { _id, $or: [{ totpLastStep: null }, { totpLastStep: { $lt: step } }] },
+        { $set: { totpLastStep: step } },
+      );
   }
 
   /** A passkey added (`credentials` false) or removed (true: every older session and token ends). */
   async noteFactorChanged(id: string, at: Date, credentials: boolean): Promise<void> {
     const _id = toObjectId(id);
-    if (_id) await this.records.updateOne({ _id }, { $set: credentials ? { factorsChangedAt: at, credentialsChangedAt: at } : { factorsChangedAt: at } });
+    if (_id)
+      await this.records.updateOne(
+        { _id },
+        { $set: credentials ? { factorsChangedAt: at, credentialsChangedAt: at } : { factorsChangedAt: at } },
+      );
   }
 
   /** Drops one recovery code's hash (its single use is settled elsewhere, by a unique insert). */
@@ -128,7 +172,8 @@ export class UsersRepository {
 
   /** Users from before email verification existed count as verified (the migration; idempotent). */
   async markLegacyVerified(at: Date): Promise<number> {
-    return (await this.records.updateMany({ emailVerifiedAt: { $exists: false } }, { $set: { emailVerifiedAt: at } })).modified;
+    return (await this.records.updateMany({ emailVerifiedAt: { $exists: false } }, { $set: { emailVerifiedAt: at } }))
+      .modified;
   }
 
   /** The user after the change; null when there is no such user. */

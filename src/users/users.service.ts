@@ -74,7 +74,13 @@ export class UsersService {
     return this.users.setPendingTotp(id, encrypted);
   }
 
-  enableTotp(id: string, encrypted: string, recoveryCodeHashes: string[], at: Date, lastStep: number | null): Promise<void> {
+  enableTotp(
+    id: string,
+    encrypted: string,
+    recoveryCodeHashes: string[],
+    at: Date,
+    lastStep: number | null,
+  ): Promise<void> {
     return this.users.enableTotp(id, encrypted, recoveryCodeHashes, at, lastStep);
   }
 

@@ -22,13 +22,16 @@ export interface NewDelivery {
 export type FreshDelivery = NewDelivery & { _id: Types.ObjectId };
 
 /** How one attempt went. */
-export type AttemptOutcome = Pick<WebhookAttempt, 'responseStatus' | 'responseBody' | 'durationMs' | 'error'> & { ok: boolean };
+export type AttemptOutcome = Pick<WebhookAttempt, 'responseStatus' | 'responseBody' | 'durationMs' | 'error'> & {
+  ok: boolean;
+};
 
 /** Where the delivery stands after an attempt: due again, or done. */
 export type DeliveryState = { status: DeliveryStatus; nextAttemptAt: Date | null };
 
 /** A delivery as it was read, for claiming its next attempt. */
-export type ReadDelivery = Pick<WebhookDelivery, '_id' | 'projectId' | 'endpointId' | 'attempt'> & Partial<Pick<WebhookDelivery, 'claimedUntil' | 'claimedAt'>>;
+export type ReadDelivery = Pick<WebhookDelivery, '_id' | 'projectId' | 'endpointId' | 'attempt'> &
+  Partial<Pick<WebhookDelivery, 'claimedUntil' | 'claimedAt'>>;
 
 /** The claim of the attempt a caller won: recording its outcome needs it. */
 export interface Claim {
@@ -62,7 +65,10 @@ export class WebhookDeliveriesRepository {
   private readonly byProject: Records<WebhookDelivery>;
   private readonly claims: Records<WebhookAttemptClaim>;
 
-  constructor(@InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>, @InjectModel(WebhookAttemptClaim.name) claims: Model<WebhookAttemptClaim>) {
+  constructor(
+    @InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>,
+    @InjectModel(WebhookAttemptClaim.name) claims: Model<WebhookAttemptClaim>,
+  ) {
     this.records = new TenantRecords(model);
     this.byProject = new Records(model);
     this.claims = new Records(claims);
@@ -71,7 +77,12 @@ export class WebhookDeliveriesRepository {
   /** One delivery of the event to the endpoint: a second fan-out of the same event writes nothing. */
   async insertOnce(delivery: NewDelivery): Promise<WebhookDelivery | null> {
     try {
-      return await this.byProject.insert({ ...delivery, status: 'pending', attempt: 0, nextAttemptAt: delivery.firstAttemptAt });
+      return await this.byProject.insert({
+        ...delivery,
+        status: 'pending',
+        attempt: 0,
+        nextAttemptAt: delivery.firstAttemptAt,
+      });
     } catch (error) {
       if (isDuplicateKey(error)) return null;
       throw error;
@@ -109,7 +120,11 @@ export class WebhookDeliveriesRepository {
   pageOfEndpoint(scope: TenantScope, endpointId: string, query: FinanceListQuery): Promise<WebhookDelivery[]> {
     const endpoint = toObjectId(endpointId);
     if (!endpoint) return Promise.resolve([]);
-    return this.records.find(scope, { endpointId: endpoint, ...olderThan(query.startingAfter) }, { sort: { _id: -1 }, limit: query.limit + 1 });
+    return this.records.find(
+      scope,
+      { endpointId: endpoint, ...olderThan(query.startingAfter) },
+      { sort: { _id: -1 }, limit: query.limit + 1 },
+    );
   }
 
   /** The endpoint's delivery, or null. */
@@ -129,13 +144,24 @@ export class WebhookDeliveriesRepository {
     const endpoint = toObjectId(endpointId);
     const _id = toObjectId(id);
     if (!endpoint || !_id) return Promise.resolve(null);
-    const retryable = { $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }], attempt: { $lt: MAX_ATTEMPTS }, payload: { $exists: true } };
-    return this.records.updateAndGet(scope, { _id, endpointId: endpoint, ...retryable }, { $set: { status: 'pending', nextAttemptAt: now } });
+    const retryable = {
+      $or: [{ claimedUntil: null }, { claimedUntil: { $lte: now } }],
+      attempt: { $lt: MAX_ATTEMPTS },
+      payload: { $exists: true },
+    };
+    return this.records.updateAndGet(
+      scope,
+      { _id, endpointId: endpoint, ...retryable },
+      { $set: { status: 'pending', nextAttemptAt: now } },
+    );
   }
 
   /** Deliveries of every project whose attempt is due, soonest first. */
   due(now: Date, limit: number): Promise<WebhookDelivery[]> {
-    return this.byProject.find({ status: 'pending', nextAttemptAt: { $lte: now } }, { sort: { nextAttemptAt: 1 }, limit, fields: ['projectId', 'nextAttemptAt'] });
+    return this.byProject.find(
+      { status: 'pending', nextAttemptAt: { $lte: now } },
+      { sort: { nextAttemptAt: 1 }, limit, fields: ['projectId', 'nextAttemptAt'] },
+    );
   }
 
   /** The delivery as an attempt needs it (its payload included). */
@@ -154,14 +180,29 @@ export class WebhookDeliveriesRepository {
    * delivery had moved to is recorded as abandoned (it may have been sent); a claim it never moved to
    * is replaced (it was never sent).
    */
-  async claim(delivery: ReadDelivery, claimedUntil: Date, now: Date, lapsed: (claimKey: string) => boolean, replacing = false): Promise<Claim | null> {
+  async claim(
+    delivery: ReadDelivery,
+    claimedUntil: Date,
+    now: Date,
+    lapsed: (claimKey: string) => boolean,
+    replacing = false,
+  ): Promise<Claim | null> {
     const { projectId, _id: deliveryId, endpointId } = delivery;
-    if (delivery.claimedUntil && !lapsed(`${String(deliveryId)}:${delivery.attempt}:${new Date(delivery.claimedAt ?? delivery.claimedUntil).getTime()}`)) return null;
+    if (
+      delivery.claimedUntil &&
+      !lapsed(
+        `${String(deliveryId)}:${delivery.attempt}:${new Date(delivery.claimedAt ?? delivery.claimedUntil).getTime()}`,
+      )
+    )
+      return null;
     const attempt = delivery.attempt + 1;
     const claimId = await this.insertClaim({ projectId, deliveryId, endpointId, attempt, claimedUntil });
     if (!claimId) {
       if (replacing) return null;
-      const left = await this.claims.findOne<Pick<WebhookAttemptClaim, '_id' | 'claimedUntil'>>({ projectId, deliveryId, attempt }, { fields: ['claimedUntil'] });
+      const left = await this.claims.findOne<Pick<WebhookAttemptClaim, '_id' | 'claimedUntil'>>(
+        { projectId, deliveryId, attempt },
+        { fields: ['claimedUntil'] },
+      );
       // Under way, or made since the delivery was read: not this caller's.
       if (!left || !lapsed(`${String(deliveryId)}:${attempt}:${String(left._id)}`)) return null;
       if (!(await this.byProject.exists({ _id: deliveryId, projectId, attempt: delivery.attempt }))) return null;
@@ -169,7 +210,13 @@ export class WebhookDeliveriesRepository {
       return this.claim(delivery, claimedUntil, now, lapsed, true);
     }
     const moved = await this.byProject.updateOne(
-      { _id: deliveryId, projectId, attempt: delivery.attempt, status: 'pending', claimedUntil: delivery.claimedUntil ?? null },
+      {
+        _id: deliveryId,
+        projectId,
+        attempt: delivery.attempt,
+        status: 'pending',
+        claimedUntil: delivery.claimedUntil ?? null,
+      },
       { $set: { attempt, claimedAt: now, claimedUntil, nextAttemptAt: claimedUntil }, ...abandoning(delivery) },
     );
     if (moved.matched > 0) return { attempt, claimedAt: now, claimedUntil };
@@ -188,7 +235,13 @@ export class WebhookDeliveriesRepository {
       { $set: { attempt: claim.attempt - 1, claimedUntil: null, claimedAt: null, nextAttemptAt: claim.claimedUntil } },
     );
     // Never sent, and its claimer sends it no more: the next claimer need not watch the claim lapse.
-    if (released.matched > 0) await this.claims.deleteOne({ projectId: delivery.projectId, deliveryId: delivery._id, attempt: claim.attempt, claimedUntil: claim.claimedUntil });
+    if (released.matched > 0)
+      await this.claims.deleteOne({
+        projectId: delivery.projectId,
+        deliveryId: delivery._id,
+        attempt: claim.attempt,
+        claimedUntil: claim.claimedUntil,
+      });
   }
 
   /**
@@ -196,14 +249,39 @@ export class WebhookDeliveriesRepository {
    * stands; only while the delivery still holds that claim, so an outcome is recorded once and never
    * over another attempt's.
    */
-  async recordAttempt(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim, outcome: AttemptOutcome, state: DeliveryState): Promise<boolean> {
+  async recordAttempt(
+    delivery: Pick<WebhookDelivery, '_id' | 'projectId'>,
+    claim: Claim,
+    outcome: AttemptOutcome,
+    state: DeliveryState,
+  ): Promise<boolean> {
     const { ok, ...result } = outcome;
-    const outcomeFields = { responseStatus: result.responseStatus, responseBody: result.responseBody, durationMs: result.durationMs, error: result.error };
-    const kept: WebhookAttempt = { attempt: claim.attempt, status: ok ? 'succeeded' : 'failed', ...outcomeFields, createdAt: claim.claimedAt };
+    const outcomeFields = {
+      responseStatus: result.responseStatus,
+      responseBody: result.responseBody,
+      durationMs: result.durationMs,
+      error: result.error,
+    };
+    const kept: WebhookAttempt = {
+      attempt: claim.attempt,
+      status: ok ? 'succeeded' : 'failed',
+      ...outcomeFields,
+      createdAt: claim.claimedAt,
+    };
     // Written as stored (every value here is already of its schema's type): one per attempt.
     const recorded = await this.byProject.updateStored(
       { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
-      { $set: { ...outcomeFields, status: state.status, nextAttemptAt: state.nextAttemptAt, claimedUntil: null, claimedAt: null, updatedAt: new Date() }, $push: { attempts: kept } },
+      {
+        $set: {
+          ...outcomeFields,
+          status: state.status,
+          nextAttemptAt: state.nextAttemptAt,
+          claimedUntil: null,
+          claimedAt: null,
+          updatedAt: new Date(),
+        },
+        $push: { attempts: kept },
+      },
     );
     return recorded.matched > 0;
   }
@@ -211,8 +289,17 @@ export class WebhookDeliveriesRepository {
   /** Fails the delivery without an attempt (its endpoint was disabled or deleted), unless it changed since it was read. */
   async failUnsent(delivery: ReadDelivery, error: string): Promise<void> {
     await this.byProject.updateOne(
-      { _id: delivery._id, projectId: delivery.projectId, attempt: delivery.attempt, status: 'pending', claimedUntil: delivery.claimedUntil ?? null },
-      { $set: { status: 'failed', nextAttemptAt: null, claimedUntil: null, claimedAt: null, error }, ...abandoning(delivery) },
+      {
+        _id: delivery._id,
+        projectId: delivery.projectId,
+        attempt: delivery.attempt,
+        status: 'pending',
+        claimedUntil: delivery.claimedUntil ?? null,
+      },
+      {
+        $set: { status: 'failed', nextAttemptAt: null, claimedUntil: null, claimedAt: null, error },
+        ...abandoning(delivery),
+      },
     );
   }
 
@@ -239,7 +326,10 @@ export class WebhookDeliveriesRepository {
    */
   async dropPayloadsBefore(cutoff: Date): Promise<number> {
     // Across projects, by age alone, like a TTL index: past the tenantOwned guard, to the collection.
-    const result = await this.byProject.model.collection.updateMany({ createdAt: { $lt: cutoff }, status: { $ne: 'pending' }, payload: { $exists: true } }, { $unset: { payload: 1 } });
+    const result = await this.byProject.model.collection.updateMany(
+      { createdAt: { $lt: cutoff }, status: { $ne: 'pending' }, payload: { $exists: true } },
+      { $unset: { payload: 1 } },
+    );
     return result.modifiedCount;
   }
 
@@ -252,7 +342,9 @@ export class WebhookDeliveriesRepository {
   }
 
   /** The new claim's id, or null when attempt n of the delivery is claimed already. */
-  private async insertClaim(fields: Pick<WebhookAttemptClaim, 'projectId' | 'deliveryId' | 'endpointId' | 'attempt' | 'claimedUntil'>): Promise<Types.ObjectId | null> {
+  private async insertClaim(
+    fields: Pick<WebhookAttemptClaim, 'projectId' | 'deliveryId' | 'endpointId' | 'attempt' | 'claimedUntil'>,
+  ): Promise<Types.ObjectId | null> {
     try {
       return (await this.claims.insert(fields))._id;
     } catch (error) {
@@ -266,5 +358,17 @@ export class WebhookDeliveriesRepository {
 function abandoning(delivery: ReadDelivery): { $push?: { attempts: WebhookAttempt } } {
   if (!delivery.claimedUntil || delivery.attempt === 0) return {};
   const createdAt = delivery.claimedAt ?? delivery.claimedUntil;
-  return { $push: { attempts: { attempt: delivery.attempt, status: 'failed', responseStatus: null, responseBody: null, durationMs: null, error: ABANDONED, createdAt } } };
+  return {
+    $push: {
+      attempts: {
+        attempt: delivery.attempt,
+        status: 'failed',
+        responseStatus: null,
+        responseBody: null,
+        durationMs: null,
+        error: ABANDONED,
+        createdAt,
+      },
+    },
+  };
 }

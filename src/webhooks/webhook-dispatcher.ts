@@ -1,5 +1,12 @@
 import type { KeyObject } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
@@ -13,7 +20,13 @@ import { nextAttemptAt, subscribesTo } from './retry-schedule';
 import { signingKey, webhookHeaders } from './transport/signature';
 import { WebhookSender } from './transport/webhook-sender';
 import type { WebhookDelivery } from './webhook-delivery.schema';
-import { WebhookDeliveriesRepository, type AttemptOutcome, type Claim, type FreshDelivery, type ReadDelivery } from './webhook-deliveries.repository';
+import {
+  WebhookDeliveriesRepository,
+  type AttemptOutcome,
+  type Claim,
+  type FreshDelivery,
+  type ReadDelivery,
+} from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
 
@@ -70,7 +83,11 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
    * random) is one secret of one endpoint, so a rolled or replaced secret is a new key. The clock is
    * read at each lookup, without lru-cache's 1 ms timer.
    */
-  private readonly decrypted = new LRUCache<string, KeyObject>({ max: DECRYPTED_SECRETS, ttl: DECRYPTED_SECRET_TTL_MS, ttlResolution: 0 });
+  private readonly decrypted = new LRUCache<string, KeyObject>({
+    max: DECRYPTED_SECRETS,
+    ttl: DECRYPTED_SECRET_TTL_MS,
+    ttlResolution: 0,
+  });
   /** Claims of other senders this instance saw, for taking over those that lapsed. */
   private readonly watch: ClaimWatch;
 
@@ -116,7 +133,10 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
     this.stopped = true;
     this.stopClaimExpiry();
     const deadline = Date.now() + this.claimMs;
-    await Promise.race([Promise.all([this.pollJob?.stop(), this.retentionJob?.stop()]), new Promise((done) => setTimeout(done, this.claimMs))]);
+    await Promise.race([
+      Promise.all([this.pollJob?.stop(), this.retentionJob?.stop()]),
+      new Promise((done) => setTimeout(done, this.claimMs)),
+    ]);
     while (this.sending > 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 20));
     this.sender.close();
   }
@@ -138,7 +158,15 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
       const endpoints = await this.endpoints.enabledOf(projectId);
       for (const event of projectEvents) {
         for (const endpoint of endpoints.filter((candidate) => subscribesTo(candidate.enabledEvents, event.type))) {
-          const delivery = { _id: new Types.ObjectId(), projectId, endpointId: endpoint._id, eventId: event.id, eventType: event.type, payload: event.body, firstAttemptAt };
+          const delivery = {
+            _id: new Types.ObjectId(),
+            projectId,
+            endpointId: endpoint._id,
+            eventId: event.id,
+            eventType: event.type,
+            payload: event.body,
+            firstAttemptAt,
+          };
           fresh.push({ delivery, endpoint });
         }
       }
@@ -159,13 +187,26 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
       this.sending -= 1;
       throw error;
     }
-    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendFresh(delivery, endpoint)).finally(() => (this.sending -= 1));
+    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendFresh(delivery, endpoint)).finally(
+      () => (this.sending -= 1),
+    );
   }
 
   /** A delivery of the event to one endpoint, due by the schedule's first wait; null when it exists already. */
-  async schedule(projectId: Types.ObjectId, endpointId: Types.ObjectId, event: Pick<PublishedEvent, 'id' | 'type' | 'body'>): Promise<WebhookDelivery | null> {
+  async schedule(
+    projectId: Types.ObjectId,
+    endpointId: Types.ObjectId,
+    event: Pick<PublishedEvent, 'id' | 'type' | 'body'>,
+  ): Promise<WebhookDelivery | null> {
     const firstAttemptAt = nextAttemptAt(this.config.retryScheduleSeconds, 0, new Date()) ?? new Date();
-    return this.deliveries.insertOnce({ projectId, endpointId, eventId: event.id, eventType: event.type, payload: event.body, firstAttemptAt });
+    return this.deliveries.insertOnce({
+      projectId,
+      endpointId,
+      eventId: event.id,
+      eventType: event.type,
+      payload: event.body,
+      firstAttemptAt,
+    });
   }
 
   /** Starts a pass over the due deliveries now; woken during one, the poll runs another right after. */
@@ -177,14 +218,22 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
   /** A pass over a batch of the due deliveries. */
   private async pass(step: Pick<JobStep, 'stopping'>): Promise<void> {
     const due = await this.deliveries.due(new Date(), BATCH);
-    await inParallel(due, CONCURRENCY, (delivery) => (this.stopped || step.stopping() ? Promise.resolve() : this.attemptDue(delivery)));
+    await inParallel(due, CONCURRENCY, (delivery) =>
+      this.stopped || step.stopping() ? Promise.resolve() : this.attemptDue(delivery),
+    );
   }
 
   /** A due delivery, read again whole: another instance may have made its attempt meanwhile. */
   private async attemptDue(due: WebhookDelivery): Promise<void> {
     try {
       const delivery = await this.deliveries.forAttempt(due.projectId, due._id);
-      if (!delivery || delivery.status !== 'pending' || !delivery.nextAttemptAt || new Date(delivery.nextAttemptAt) > new Date()) return;
+      if (
+        !delivery ||
+        delivery.status !== 'pending' ||
+        !delivery.nextAttemptAt ||
+        new Date(delivery.nextAttemptAt) > new Date()
+      )
+        return;
       const endpoint = await this.endpoints.forDelivery(delivery.projectId, delivery.endpointId);
       if (!endpoint || endpoint.status !== 'enabled') {
         await this.deliveries.failUnsent(delivery, endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted');
@@ -201,7 +250,17 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
   private async sendFresh(delivery: FreshDelivery, endpoint: EndpointForDelivery): Promise<void> {
     if (this.stopped) return;
     try {
-      await this.claimAndSend({ _id: delivery._id, projectId: delivery.projectId, endpointId: delivery.endpointId, attempt: 0, claimedUntil: null }, delivery, endpoint);
+      await this.claimAndSend(
+        {
+          _id: delivery._id,
+          projectId: delivery.projectId,
+          endpointId: delivery.endpointId,
+          attempt: 0,
+          claimedUntil: null,
+        },
+        delivery,
+        endpoint,
+      );
     } catch (error) {
       this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
     }
@@ -213,8 +272,14 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
    * has itself watched that claim stand unchanged for a whole claim's length (`ClaimWatch`): no
    * other instance's clock is compared with this one's.
    */
-  private async claimAndSend(read: ReadDelivery, delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery): Promise<void> {
-    const claim = await this.deliveries.claim(read, new Date(Date.now() + this.claimMs), new Date(), (key) => this.watch.lapsed(key));
+  private async claimAndSend(
+    read: ReadDelivery,
+    delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>,
+    endpoint: EndpointForDelivery,
+  ): Promise<void> {
+    const claim = await this.deliveries.claim(read, new Date(Date.now() + this.claimMs), new Date(), (key) =>
+      this.watch.lapsed(key),
+    );
     if (claim) await this.send(delivery, endpoint, claim);
   }
 
@@ -222,12 +287,22 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
    * Sends the claimed attempt if the whole timeout fits in what is left of its claim, and records how
    * it went: succeeded, due again by the schedule, or failed.
    */
-  private async send(delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>, endpoint: EndpointForDelivery, claim: Claim): Promise<void> {
+  private async send(
+    delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>,
+    endpoint: EndpointForDelivery,
+    claim: Claim,
+  ): Promise<void> {
     const now = new Date();
     // Less than the timeout is left of the claim (its write, or the wait for a free lane, took the
     // rest): sending now could outlast it.
-    if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime()) return this.deliveries.release(delivery, claim);
-    const headers = webhookHeaders(this.secretsOf(endpoint, now), delivery.eventId, Math.floor(now.getTime() / 1000), delivery.payload);
+    if (now.getTime() + this.config.webhookTimeoutMs > claim.claimedUntil.getTime())
+      return this.deliveries.release(delivery, claim);
+    const headers = webhookHeaders(
+      this.secretsOf(endpoint, now),
+      delivery.eventId,
+      Math.floor(now.getTime() / 1000),
+      delivery.payload,
+    );
     const outcome: AttemptOutcome = await this.sender.send(endpoint.url, delivery.payload, headers);
     if (outcome.ok) {
       await this.deliveries.recordAttempt(delivery, claim, outcome, { status: 'succeeded', nextAttemptAt: null });
@@ -235,7 +310,10 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
       return;
     }
     const next = nextAttemptAt(this.config.retryScheduleSeconds, claim.attempt, new Date());
-    await this.deliveries.recordAttempt(delivery, claim, outcome, { status: next ? 'pending' : 'failed', nextAttemptAt: next });
+    await this.deliveries.recordAttempt(delivery, claim, outcome, {
+      status: next ? 'pending' : 'failed',
+      nextAttemptAt: next,
+    });
     await this.noteFailure(endpoint, now);
   }
 

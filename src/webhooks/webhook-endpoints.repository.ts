@@ -9,7 +9,10 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import { WebhookEndpoint } from './webhook-endpoint.schema';
 
 /** What the dispatcher reads of an endpoint to send it a delivery. */
-export type EndpointForDelivery = Pick<WebhookEndpoint, '_id' | 'projectId' | 'url' | 'status' | 'secrets' | 'failingSince'>;
+export type EndpointForDelivery = Pick<
+  WebhookEndpoint,
+  '_id' | 'projectId' | 'url' | 'status' | 'secrets' | 'failingSince'
+>;
 
 type EnabledEndpoint = EndpointForDelivery & Pick<WebhookEndpoint, 'enabledEvents'>;
 
@@ -31,7 +34,11 @@ export class WebhookEndpointsRepository {
   private readonly byProject: Records<WebhookEndpoint>;
 
   // The clock read at each lookup, without lru-cache's 1 ms timer (as the token cache in src/access/authentication.ts).
-  private readonly enabled = new LRUCache<string, Promise<EnabledEndpoint[]>>({ max: 10_000, ttl: ENABLED_ENDPOINTS_TTL_MS, ttlResolution: 0 });
+  private readonly enabled = new LRUCache<string, Promise<EnabledEndpoint[]>>({
+    max: 10_000,
+    ttl: ENABLED_ENDPOINTS_TTL_MS,
+    ttlResolution: 0,
+  });
 
   constructor(@InjectModel(WebhookEndpoint.name) model: Model<WebhookEndpoint>) {
     this.records = new TenantRecords(model);
@@ -60,7 +67,11 @@ export class WebhookEndpointsRepository {
   }
 
   /** Sets the fields; the endpoint after, or null when the project has none with this id. */
-  update(scope: TenantScope, id: string, update: { $set?: Record<string, unknown>; $unset?: Record<string, 1> }): Promise<WebhookEndpoint | null> {
+  update(
+    scope: TenantScope,
+    id: string,
+    update: { $set?: Record<string, unknown>; $unset?: Record<string, 1> },
+  ): Promise<WebhookEndpoint | null> {
     const _id = toObjectId(id);
     if (!_id) return Promise.resolve(null);
     return this.records.updateAndGet(scope, { _id }, update).finally(() => this.enabled.delete(scope.projectId));
@@ -84,7 +95,10 @@ export class WebhookEndpointsRepository {
     const key = String(projectId);
     let endpoints = this.enabled.get(key);
     if (!endpoints) {
-      endpoints = this.byProject.find({ projectId, status: 'enabled' }, { fields: ['enabledEvents', 'url', 'status', 'secrets', 'failingSince', 'projectId'] });
+      endpoints = this.byProject.find(
+        { projectId, status: 'enabled' },
+        { fields: ['enabledEvents', 'url', 'status', 'secrets', 'failingSince', 'projectId'] },
+      );
       this.enabled.set(key, endpoints);
       endpoints.catch(() => this.enabled.delete(key));
     }
@@ -92,17 +106,28 @@ export class WebhookEndpointsRepository {
   }
 
   forDelivery(projectId: Types.ObjectId, id: Types.ObjectId): Promise<EndpointForDelivery | null> {
-    return this.byProject.findOne({ _id: id, projectId }, { fields: ['url', 'status', 'secrets', 'failingSince', 'projectId'] });
+    return this.byProject.findOne(
+      { _id: id, projectId },
+      { fields: ['url', 'status', 'secrets', 'failingSince', 'projectId'] },
+    );
   }
 
   /** A delivery succeeded: the endpoint is not failing any more. */
   async markSucceeding(projectId: Types.ObjectId, id: Types.ObjectId): Promise<void> {
-    await this.byProject.updateOne({ _id: id, projectId, failingSince: { $ne: null } }, { $set: { failingSince: null } }, { keepTimestamps: true });
+    await this.byProject.updateOne(
+      { _id: id, projectId, failingSince: { $ne: null } },
+      { $set: { failingSince: null } },
+      { keepTimestamps: true },
+    );
   }
 
   /** A delivery failed: the endpoint is failing since `at`, unless it already was. */
   async markFailing(projectId: Types.ObjectId, id: Types.ObjectId, at: Date): Promise<void> {
-    await this.byProject.updateOne({ _id: id, projectId, failingSince: null }, { $set: { failingSince: at } }, { keepTimestamps: true });
+    await this.byProject.updateOne(
+      { _id: id, projectId, failingSince: null },
+      { $set: { failingSince: at } },
+      { keepTimestamps: true },
+    );
   }
 
   async disable(projectId: Types.ObjectId, id: Types.ObjectId, reason: string): Promise<void> {

@@ -29,7 +29,13 @@ const DELIVERY_HEADERS =
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -38,31 +44,61 @@ export class WebhooksController {
   })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretEnvelope, description: 'The endpoint, with its secret' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
-  async createEndpoint(@Tenant() scope: TenantScope, @Body() dto: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecretEnvelope> {
+  async createEndpoint(
+    @Tenant() scope: TenantScope,
+    @Body() dto: CreateWebhookEndpointDto,
+  ): Promise<WebhookEndpointWithSecretEnvelope> {
     return { data: await this.webhooks.create(scope, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Get()
-  @ApiOperation({ summary: 'List webhook endpoints', description: 'Newest first, `limit` per page (default 20, max 100), `startingAfter` the last id seen.' })
+  @ApiOperation({
+    summary: 'List webhook endpoints',
+    description: 'Newest first, `limit` per page (default 20, max 100), `startingAfter` the last id seen.',
+  })
   @ApiOkResponse({ type: WebhookEndpointListResponse, description: 'One page of endpoints' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   listEndpoints(@Tenant() scope: TenantScope, @Query() query: FinanceListQuery): Promise<WebhookEndpointListResponse> {
     return this.webhooks.list(scope, query);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Get(':id')
   @ApiOperation({ summary: 'Get a webhook endpoint', description: 'Never shows the secret.' })
   @ApiOkResponse({ type: WebhookEndpointEnvelope, description: 'The endpoint' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async getEndpoint(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<WebhookEndpointEnvelope> {
+  async getEndpoint(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<WebhookEndpointEnvelope> {
     return { data: await this.webhooks.get(scope, id) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Patch(':id')
-  @ApiOperation({ summary: 'Update a webhook endpoint', description: '`url`, `description`, `enabledEvents` and `status` (enabled or disabled).' })
+  @ApiOperation({
+    summary: 'Update a webhook endpoint',
+    description: '`url`, `description`, `enabledEvents` and `status` (enabled or disabled).',
+  })
   @ApiOkResponse({ type: WebhookEndpointEnvelope, description: 'The endpoint after the change' })
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   async updateEndpoint(
@@ -73,17 +109,35 @@ export class WebhooksController {
     return { data: await this.webhooks.update(scope, id, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Delete(':id')
-  @ApiOperation({ summary: 'Delete a webhook endpoint', description: 'Its deliveries go with it; pending ones are not sent.' })
+  @ApiOperation({
+    summary: 'Delete a webhook endpoint',
+    description: 'Its deliveries go with it; pending ones are not sent.',
+  })
   @ApiOkResponse({ type: WebhookEndpointDeletedResponse, description: 'The endpoint is gone' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
-  async deleteEndpoint(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<WebhookEndpointDeletedResponse> {
+  async deleteEndpoint(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<WebhookEndpointDeletedResponse> {
     await this.webhooks.delete(scope, id);
     return { id, deleted: true, message: 'Webhook endpoint deleted' };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Post(':id/roll-secret')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -95,32 +149,60 @@ export class WebhooksController {
   })
   @ApiOkResponse({ type: WebhookEndpointWithSecretEnvelope, description: 'The endpoint, with its new secret' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
-  async rollSecret(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string, @Body() dto: RollSecretDto): Promise<WebhookEndpointWithSecretEnvelope> {
+  async rollSecret(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+    @Body() dto: RollSecretDto,
+  ): Promise<WebhookEndpointWithSecretEnvelope> {
     return { data: await this.webhooks.rollSecret(scope, id, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Post(':id/test')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
-  @ApiOperation({ summary: 'Send a test event', description: 'A `webhook.test` event, to this endpoint only, off the request; not in the event list. A disabled endpoint is 409: enable it first.' })
+  @ApiOperation({
+    summary: 'Send a test event',
+    description:
+      'A `webhook.test` event, to this endpoint only, off the request; not in the event list. A disabled endpoint is 409: enable it first.',
+  })
   @ApiAcceptedResponse({
     type: WebhookDeliveryEnvelope,
     description: 'The delivery, pending',
-    links: { RetryDelivery: { operationId: 'retryDelivery', parameters: { id: '$request.path.id', deliveryId: '$response.body#/data/id' } } },
+    links: {
+      RetryDelivery: {
+        operationId: 'retryDelivery',
+        parameters: { id: '$request.path.id', deliveryId: '$response.body#/data/id' },
+      },
+    },
   })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
-  async sendTestEvent(@Tenant() scope: TenantScope, @Param('id', ParseObjectIdPipe) id: string): Promise<WebhookDeliveryEnvelope> {
+  async sendTestEvent(
+    @Tenant() scope: TenantScope,
+    @Param('id', ParseObjectIdPipe) id: string,
+  ): Promise<WebhookDeliveryEnvelope> {
     return { data: await this.webhooks.sendTest(scope, id) };
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Get(':id/deliveries')
   @ApiOperation({
     summary: "List a webhook endpoint's deliveries",
     description:
       'Newest first: each event sent to the endpoint, how its latest attempt went, and its `attempts`, newest first, failed ones included ' +
-      '(each with its response status, at most 1 KiB of the response body, duration, error and time), as a receiver\'s logs would show them.',
+      "(each with its response status, at most 1 KiB of the response body, duration, error and time), as a receiver's logs would show them.",
   })
   @ApiOkResponse({ type: WebhookDeliveryListResponse, description: 'One page of deliveries' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)
@@ -132,13 +214,20 @@ export class WebhooksController {
     return this.webhooks.deliveriesOf(scope, id, query);
   }
 
-  @Access({ credentials: ['userToken', 'session', 'secretKey'], scope: 'project', api: 'webhooks', assurance: 'accountMfa', roles: ['admin'] })
+  @Access({
+    credentials: ['userToken', 'session', 'secretKey'],
+    scope: 'project',
+    api: 'webhooks',
+    assurance: 'accountMfa',
+    roles: ['admin'],
+  })
   @Post(':id/deliveries/:deliveryId/retry')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Retry a delivery',
-    description: "Due now, off the request: one more attempt, whatever the delivery's state. 409 while an attempt of it is under way.",
+    description:
+      "Due now, off the request: one more attempt, whatever the delivery's state. 409 while an attempt of it is under way.",
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryEnvelope, description: 'The delivery, pending' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)

@@ -1,4 +1,8 @@
-import type { WebhookAttemptResponse, WebhookDeliveryResponse, WebhookEndpointResponse } from './dto/webhook-endpoint.response';
+import type {
+  WebhookAttemptResponse,
+  WebhookDeliveryResponse,
+  WebhookEndpointResponse,
+} from './dto/webhook-endpoint.response';
 import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.schema';
 import type { WebhookEndpoint } from './webhook-endpoint.schema';
 
@@ -23,7 +27,17 @@ export function toEndpointResponse(endpoint: WebhookEndpoint): WebhookEndpointRe
 export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryResponse {
   const recorded = [...(delivery.attempts ?? [])].reverse();
   const underWay: WebhookAttempt[] = delivery.claimedUntil
-    ? [{ attempt: delivery.attempt, status: 'pending', responseStatus: null, responseBody: null, durationMs: null, error: null, createdAt: delivery.claimedAt ?? delivery.claimedUntil }]
+    ? [
+        {
+          attempt: delivery.attempt,
+          status: 'pending',
+          responseStatus: null,
+          responseBody: null,
+          durationMs: null,
+          error: null,
+          createdAt: delivery.claimedAt ?? delivery.claimedUntil,
+        },
+      ]
     : [];
   return {
     id: String(delivery._id),

@@ -32,6 +32,13 @@ import { WebhooksService } from './webhooks.service';
     SettingsModule,
   ],
   controllers: [WebhooksController],
-  providers: [WebhookEndpointsRepository, WebhookDeliveriesRepository, WebhookDispatcher, WebhooksService, WebhooksPlatformListener, ...fieldEncryptionProviders],
+  providers: [
+    WebhookEndpointsRepository,
+    WebhookDeliveriesRepository,
+    WebhookDispatcher,
+    WebhooksService,
+    WebhooksPlatformListener,
+    ...fieldEncryptionProviders,
+  ],
 })
 export class WebhooksModule {}

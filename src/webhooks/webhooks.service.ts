@@ -12,7 +12,11 @@ import { AuditTrail } from '../audit/audit-trail';
 import { Leases } from '../leases/leases.service';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { CreateWebhookEndpointDto, RollSecretDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
-import type { WebhookDeliveryResponse, WebhookEndpointResponse, WebhookEndpointWithSecret } from './dto/webhook-endpoint.response';
+import type {
+  WebhookDeliveryResponse,
+  WebhookEndpointResponse,
+  WebhookEndpointWithSecret,
+} from './dto/webhook-endpoint.response';
 import { checkWebhookUrl, WebhookUrlRefused } from './transport/destination-guard';
 import { newWebhookSecret } from './transport/signature';
 import { MAX_ATTEMPTS, WebhookDeliveriesRepository } from './webhook-deliveries.repository';
@@ -25,7 +29,8 @@ import { toDeliveryResponse, toEndpointResponse } from './webhooks.mapper';
 export const ENDPOINT_NOT_FOUND = 'Webhook endpoint not found';
 export const DELIVERY_NOT_FOUND = 'Webhook delivery not found';
 export const DELIVERY_UNDER_WAY = 'An attempt of this delivery is under way: retry it once its outcome is recorded';
-export const DELIVERY_PAST_RETENTION = "This delivery is past the events' retention: its event is no longer kept, so it cannot be sent again";
+export const DELIVERY_PAST_RETENTION =
+  "This delivery is past the events' retention: its event is no longer kept, so it cannot be sent again";
 export const MAX_ENDPOINTS = 16;
 const ENDPOINTS_BUSY = "Another change to this project's webhook endpoints is in progress; retry the request";
 const DEFAULT_GRACE_HOURS = 24;
@@ -54,7 +59,12 @@ export class WebhooksService {
       const secret = newWebhookSecret();
       const created = await this.trail.record(
         auditContextOf(scope),
-        { accountId: scope.accountId, action: 'webhook_endpoint.created', target: endpointParty(String(_id), url), projectId: scope.projectId },
+        {
+          accountId: scope.accountId,
+          action: 'webhook_endpoint.created',
+          target: endpointParty(String(_id), url),
+          projectId: scope.projectId,
+        },
         { collection: 'webhook_endpoints', id: String(_id), exists: true },
         () =>
           this.endpoints.insert(scope, {
@@ -90,7 +100,12 @@ export class WebhooksService {
     if (dto.status !== undefined) set.status = dto.status;
     if (dto.status === 'enabled') Object.assign(set, { disabledReason: null, failingSince: null });
     if (Object.keys(set).length === 0) return toEndpointResponse(before);
-    const audited = { url: set.url, description: set.description, enabledEvents: set.enabledEvents, status: set.status };
+    const audited = {
+      url: set.url,
+      description: set.description,
+      enabledEvents: set.enabledEvents,
+      status: set.status,
+    };
     const after = Object.fromEntries(Object.entries(audited).filter(([, value]) => value !== undefined));
     const updated = await this.trail.record(
       auditContextOf(scope),
@@ -114,7 +129,12 @@ export class WebhooksService {
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     const deleted = await this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'webhook_endpoint.deleted', target: endpointParty(id, endpoint.url), projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'webhook_endpoint.deleted',
+        target: endpointParty(id, endpoint.url),
+        projectId: scope.projectId,
+      },
       { collection: 'webhook_endpoints', id, exists: false },
       () => this.endpoints.deleteById(scope, id),
     );
@@ -134,7 +154,12 @@ export class WebhooksService {
     if (hours > 0) secrets.push({ value: current.value, expiresAt: new Date(now + hours * 3_600_000) });
     const updated = await this.trail.record(
       auditContextOf(scope),
-      { accountId: scope.accountId, action: 'webhook_endpoint.secret_rolled', target: endpointParty(id, endpoint.url), projectId: scope.projectId },
+      {
+        accountId: scope.accountId,
+        action: 'webhook_endpoint.secret_rolled',
+        target: endpointParty(id, endpoint.url),
+        projectId: scope.projectId,
+      },
       { collection: 'webhook_endpoints', id, fields: { secrets } },
       () => this.endpoints.update(scope, id, { $set: { secrets } }),
     );
@@ -146,7 +171,8 @@ export class WebhooksService {
   async sendTest(scope: TenantScope, id: string): Promise<WebhookDeliveryResponse> {
     const endpoint = await this.endpoints.findById(scope, id);
     if (!endpoint) throw new NotFoundException(ENDPOINT_NOT_FOUND);
-    if (endpoint.status !== 'enabled') throw new ConflictException('The endpoint is disabled: enable it to send it a test event');
+    if (endpoint.status !== 'enabled')
+      throw new ConflictException('The endpoint is disabled: enable it to send it a test event');
     const eventId = newEventId();
     const body = JSON.stringify({
       id: eventId,
@@ -157,7 +183,11 @@ export class WebhooksService {
       data: { object: { endpointId: String(endpoint._id), message: 'A test event, sent on request' } },
       request: { id: scope.origin.id, idempotencyKey: scope.origin.idempotencyKey },
     });
-    const delivery = await this.dispatcher.schedule(endpoint.projectId, endpoint._id, { id: eventId, type: WEBHOOK_TEST_EVENT, body });
+    const delivery = await this.dispatcher.schedule(endpoint.projectId, endpoint._id, {
+      id: eventId,
+      type: WEBHOOK_TEST_EVENT,
+      body,
+    });
     this.dispatcher.wake();
     return toDeliveryResponse(delivery!);
   }
@@ -179,8 +209,10 @@ export class WebhooksService {
     if (!delivery) {
       const found = await this.deliveries.findOfEndpoint(scope, id, deliveryId);
       if (!found) throw new NotFoundException(DELIVERY_NOT_FOUND);
-      if (found.attempt >= MAX_ATTEMPTS) throw new ConflictException(`A delivery is attempted at most ${MAX_ATTEMPTS} times; this one was`);
-      if (await this.deliveries.payloadDropped(scope, id, deliveryId)) throw new ConflictException(DELIVERY_PAST_RETENTION);
+      if (found.attempt >= MAX_ATTEMPTS)
+        throw new ConflictException(`A delivery is attempted at most ${MAX_ATTEMPTS} times; this one was`);
+      if (await this.deliveries.payloadDropped(scope, id, deliveryId))
+        throw new ConflictException(DELIVERY_PAST_RETENTION);
       throw new ConflictException(DELIVERY_UNDER_WAY);
     }
     this.dispatcher.wake();

@@ -32,17 +32,24 @@ describe('assets in the dashboard', () => {
 
   const assetsAddress = () => `${t.baseUrl}/dashboard/content/projects/${projectId}/assets`;
   const rowOf = (title: string, status?: string) =>
-    page.locator(status ? `tr[data-asset][data-status="${status}"]` : 'tr[data-asset]').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${title}\\b`) }) });
+    page
+      .locator(status ? `tr[data-asset][data-status="${status}"]` : 'tr[data-asset]')
+      .filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${title}\\b`) }) });
   const progressOf = (fileName: string) => page.getByRole('progressbar', { name: `Upload of ${fileName}` });
   const settled = () => settledIn(page);
 
   /** The project's assets as the API lists them. */
-  const listed = async (): Promise<Record<string, any>[]> => (await t.http.get(`/projects/${projectId}/assets`, { token: owner.token })).body;
+  const listed = async (): Promise<Record<string, any>[]> =>
+    (await t.http.get(`/projects/${projectId}/assets`, { token: owner.token })).body;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'assets-browser-'));
     files = mkdtempSync(join(tmpdir(), 'assets-browser-files-'));
-    t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATA_DIR: dataDir, ASSET_MAX_BYTES: String(8 * MiB) });
+    t = await createTestApp({
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATA_DIR: dataDir,
+      ASSET_MAX_BYTES: String(8 * MiB),
+    });
     owner = await createFirstAdmin(t.http);
     projectId = await createContentProject(t.http, owner.token);
     dashboard = await DashboardBrowser.launch();
@@ -57,7 +64,7 @@ describe('assets in the dashboard', () => {
     if (files) rmSync(files, { recursive: true, force: true });
   });
 
-  it('opens a content project\'s assets page by its address, empty, saying what to do', async () => {
+  it("opens a content project's assets page by its address, empty, saying what to do", async () => {
     await page.goto(assetsAddress());
     await page.getByRole('heading', { level: 1, name: 'Assets of Listed' }).waitFor();
     await page.getByText('No assets yet.').waitFor();
@@ -80,10 +87,23 @@ describe('assets in the dashboard', () => {
 
     const thumbnail = row.getByRole('img', { name: 'Thumbnail of tiny-cover' });
     await thumbnail.waitFor();
-    await page.waitForFunction((image) => (image as unknown as { complete: boolean; naturalWidth: number }).complete && (image as unknown as { naturalWidth: number }).naturalWidth > 0, await thumbnail.elementHandle());
+    await page.waitForFunction(
+      (image) =>
+        (image as unknown as { complete: boolean; naturalWidth: number }).complete &&
+        (image as unknown as { naturalWidth: number }).naturalWidth > 0,
+      await thumbnail.elementHandle(),
+    );
 
     const [asset] = (await listed()).filter((candidate) => candidate.title === 'tiny-cover');
-    expect(asset).toMatchObject({ status: 'ready', kind: 'image', mimeType: 'image/png', size: png.length, sha256: sha256(png), width: 64, height: 48 });
+    expect(asset).toMatchObject({
+      status: 'ready',
+      kind: 'image',
+      mimeType: 'image/png',
+      size: png.length,
+      sha256: sha256(png),
+      width: 64,
+      height: 48,
+    });
     await settled();
     await dashboard.checkAccessibility('assets-ready');
     await dashboard.screenshot('assets-ready');
@@ -101,15 +121,22 @@ describe('assets in the dashboard', () => {
     const player = row.locator('audio[aria-label="Player of tone"]');
     await player.waitFor();
     // The element reads the signed content URL itself (it cannot send a token), and finds the tone's second.
-    await expect(player.getAttribute('src')).resolves.toMatch(new RegExp(`^${t.baseUrl}/asset-content/[0-9a-f]{24}\\.`));
-    await page.waitForFunction((audio) => Math.abs(Number((audio as unknown as { duration: number }).duration) - 1) < 0.05, await player.elementHandle());
+    await expect(player.getAttribute('src')).resolves.toMatch(
+      new RegExp(`^${t.baseUrl}/asset-content/[0-9a-f]{24}\\.`),
+    );
+    await page.waitForFunction(
+      (audio) => Math.abs(Number((audio as unknown as { duration: number }).duration) - 1) < 0.05,
+      await player.elementHandle(),
+    );
     await settled();
     await dashboard.checkAccessibility('assets-audio');
   });
 
   it('pauses a larger upload part-way, resumes it after a reload, and stores the same bytes', async () => {
     // Random pixels do not compress: a PNG of about 4 MiB.
-    const big = await sharp(randomBytes(1200 * 1200 * 3), { raw: { width: 1200, height: 1200, channels: 3 } }).png({ compressionLevel: 0 }).toBuffer();
+    const big = await sharp(randomBytes(1200 * 1200 * 3), { raw: { width: 1200, height: 1200, channels: 3 } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
     expect(big.length).toBeGreaterThan(3 * MiB);
     const path = join(files, 'big-noise.png');
     writeFileSync(path, big);
@@ -117,11 +144,19 @@ describe('assets in the dashboard', () => {
     // A slow uplink, so the upload is still under way when it is paused.
     const cdp: CDPSession = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 512 * 1024 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 512 * 1024,
+    });
 
     await page.getByLabel('File to upload').setInputFiles(path);
     const progress = progressOf('big-noise.png');
-    await page.waitForFunction((bar) => Number((bar as unknown as { value: number }).value) >= 10, await progress.elementHandle());
+    await page.waitForFunction(
+      (bar) => Number((bar as unknown as { value: number }).value) >= 10,
+      await progress.elementHandle(),
+    );
     await page.getByRole('button', { name: 'Pause' }).click();
     await page.getByRole('button', { name: 'Resume' }).waitFor();
     const pausedAt = Number(await progress.getAttribute('value'));
@@ -133,7 +168,10 @@ describe('assets in the dashboard', () => {
     const [asset] = (await listed()).filter((candidate) => candidate.title === 'big-noise');
     expect(asset.status).toBe('uploading');
     // The service holds part of the file: what HEAD answers is where the upload goes on from.
-    const head = await t.http.request('HEAD', `/assets/${asset.id}/upload`, undefined, { token: owner.token, headers: TUS });
+    const head = await t.http.request('HEAD', `/assets/${asset.id}/upload`, undefined, {
+      token: owner.token,
+      headers: TUS,
+    });
     const offset = Number(head.headers.get('upload-offset'));
     expect(offset).toBeGreaterThan(0);
     expect(offset).toBeLessThan(big.length);
@@ -146,13 +184,23 @@ describe('assets in the dashboard', () => {
     });
     expect(stored).toEqual([`${t.baseUrl}/assets/${asset.id}/upload`]);
 
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Assets of Listed' }).waitFor();
     await expect(rowOf('big-noise').innerText()).resolves.toContain('Pick the same file above to resume');
 
     await page.getByLabel('File to upload').setInputFiles(path);
-    await page.locator('.upload-status').getByText('Resumed').or(page.locator('.upload-status').getByText('Uploaded: processing follows below')).first().waitFor();
+    await page
+      .locator('.upload-status')
+      .getByText('Resumed')
+      .or(page.locator('.upload-status').getByText('Uploaded: processing follows below'))
+      .first()
+      .waitFor();
     await page.locator(`tr[data-asset="${asset.id}"][data-status="ready"]`).waitFor({ timeout: 60_000 });
 
     // The same asset took the rest: no second one was created for the file.
@@ -160,13 +208,17 @@ describe('assets in the dashboard', () => {
     expect(after).toHaveLength(1);
     expect(after[0]).toMatchObject({ id: asset.id, status: 'ready', size: big.length, sha256: sha256(big) });
     // Nothing is left to resume: the browser forgot the finished upload.
-    const kept = await page.evaluate(() => Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage).filter((key) => key.startsWith('tus::')));
+    const kept = await page.evaluate(() =>
+      Object.keys((globalThis as unknown as { localStorage: Record<string, string> }).localStorage).filter((key) =>
+        key.startsWith('tus::'),
+      ),
+    );
     expect(kept).toEqual([]);
     await settled();
     await dashboard.checkAccessibility('assets-resumed');
   });
 
-  it('shows the API\'s 413 for a file over ASSET_MAX_BYTES, and creates nothing', async () => {
+  it("shows the API's 413 for a file over ASSET_MAX_BYTES, and creates nothing", async () => {
     const path = join(files, 'too-large.png');
     writeFileSync(path, Buffer.alloc(8 * MiB + 1, 1));
     const before = (await listed()).length;
@@ -206,7 +258,15 @@ describe('assets in the dashboard', () => {
   });
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
-    expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(['assets-empty', 'assets-ready', 'assets-audio', 'assets-paused', 'assets-resumed', 'assets-too-large', 'assets-errored']);
+    expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual([
+      'assets-empty',
+      'assets-ready',
+      'assets-audio',
+      'assets-paused',
+      'assets-resumed',
+      'assets-too-large',
+      'assets-errored',
+    ]);
     expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(dashboard.pageProblems).toEqual([]);
   });

@@ -36,10 +36,16 @@ describe('dashboard Content section in a browser', () => {
   const node = (title: string) => tree().getByRole('link', { name: title, exact: true });
 
   /** The channel's projects as the API lists them, by title. */
-  async function storedProjects(): Promise<Map<string, { _id: string; parentId: string | null; status: string; access: string }>> {
+  async function storedProjects(): Promise<
+    Map<string, { _id: string; parentId: string | null; status: string; access: string }>
+  > {
     const res = await t.http.get(`/channels/${channelId}/projects?limit=500`, as());
     expect(res.status).toBe(200);
-    return new Map((res.body as { _id: string; primaryTitle: string; parentId: string | null; status: string; access: string }[]).map((project) => [project.primaryTitle, project]));
+    return new Map(
+      (
+        res.body as { _id: string; primaryTitle: string; parentId: string | null; status: string; access: string }[]
+      ).map((project) => [project.primaryTitle, project]),
+    );
   }
 
   async function openChannel(): Promise<void> {
@@ -67,16 +73,36 @@ describe('dashboard Content section in a browser', () => {
     member = await createUser(t.http, 'developer', admin.token);
     const client = await t.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, as());
     expect(client.status).toBe(201);
-    const channel = await t.http.post('/channels', { clientId: client.body.id, name: channelName, username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' }, as());
+    const channel = await t.http.post(
+      '/channels',
+      {
+        clientId: client.body.id,
+        name: channelName,
+        username,
+        avatarUrl: 'https://cdn.example.com/a.png',
+        role: 'creator',
+      },
+      as(),
+    );
     expect(channel.status).toBe(200);
     channelId = channel.body.id;
     const other = await t.http.post(
       '/channels',
-      { clientId: client.body.id, name: 'Side Room', username: `side_${randomBytes(4).toString('hex')}`, avatarUrl: 'https://cdn.example.com/b.png', role: 'creator' },
+      {
+        clientId: client.body.id,
+        name: 'Side Room',
+        username: `side_${randomBytes(4).toString('hex')}`,
+        avatarUrl: 'https://cdn.example.com/b.png',
+        role: 'creator',
+      },
       as(),
     );
     expect(other.status).toBe(200);
-    const elsewhere = await t.http.post(`/channels/${other.body.id}/projects`, { primaryTitle: 'Elsewhere', projectTypeId: 'show' }, as());
+    const elsewhere = await t.http.post(
+      `/channels/${other.body.id}/projects`,
+      { primaryTitle: 'Elsewhere', projectTypeId: 'show' },
+      as(),
+    );
     expect(elsewhere.status).toBe(201);
     otherChannelProject = elsewhere.body._id;
     dashboard = await DashboardBrowser.launch();
@@ -129,12 +155,17 @@ describe('dashboard Content section in a browser', () => {
     let move = page.getByRole('form', { name: 'Move Season One' });
     await move.getByLabel('New parent').selectOption(ids.get('Part A')!._id);
     await move.getByRole('button', { name: 'Move here' }).click();
-    await expect(move.getByRole('alert').innerText()).resolves.toContain('A project cannot move under itself or one of its sub-projects');
+    await expect(move.getByRole('alert').innerText()).resolves.toContain(
+      'A project cannot move under itself or one of its sub-projects',
+    );
     // Under a project of another channel of the same client: refused too.
     await move.getByLabel('New parent').selectOption(otherChannelProject);
     await move.getByRole('button', { name: 'Move here' }).click();
     // The alert still holds the cycle's message until this answer comes: wait for the new one.
-    await move.getByRole('alert').filter({ hasText: /another channel/ }).waitFor();
+    await move
+      .getByRole('alert')
+      .filter({ hasText: /another channel/ })
+      .waitFor();
     await expect(move.getByRole('alert').innerText()).resolves.toMatch(/another channel/);
     await move.getByRole('button', { name: 'Cancel' }).click();
     expect((await storedProjects()).get('Season One')?.parentId).toBeNull();
@@ -173,7 +204,9 @@ describe('dashboard Content section in a browser', () => {
     await tree().getByRole('button', { name: 'Delete Season One' }).click();
     const panel = page.getByRole('group', { name: 'Delete Season One' });
     await panel.getByRole('button', { name: 'Delete Season One' }).click();
-    await expect(panel.getByRole('alert').innerText()).resolves.toMatch(/The project has sub-projects.*It holds 2 sub-projects/s);
+    await expect(panel.getByRole('alert').innerText()).resolves.toMatch(
+      /The project has sub-projects.*It holds 2 sub-projects/s,
+    );
     expect((await storedProjects()).has('Season One')).toBe(true);
     await checkAccessibility('content-delete-refused');
     await panel.getByRole('button', { name: 'Delete with its 2 sub-projects' }).click();
@@ -198,13 +231,20 @@ describe('dashboard Content section in a browser', () => {
     const row = page.locator(`tr[data-collaborator="${member.id}"]`);
     await row.waitFor();
     await settled(page);
-    const stored = () => t.db.collection('channel_collaborators').findOne({ channelId: new ObjectId(channelId), userId: new ObjectId(member.id) });
+    const stored = () =>
+      t.db
+        .collection('channel_collaborators')
+        .findOne({ channelId: new ObjectId(channelId), userId: new ObjectId(member.id) });
     expect(await stored()).toMatchObject({ role: 'viewer', expiresAt: null });
 
     await row.getByLabel(`New role for ${member.email}`).selectOption('editor');
     await row.getByRole('button', { name: `Change role of ${member.email}` }).click();
     // The role cell shows the answer read again after the change.
-    await row.locator('td').first().filter({ hasText: /^editor$/ }).waitFor();
+    await row
+      .locator('td')
+      .first()
+      .filter({ hasText: /^editor$/ })
+      .waitFor();
     await settled(page);
     expect(await stored()).toMatchObject({ role: 'editor' });
     await checkAccessibility('content-collaborators');
@@ -218,7 +258,9 @@ describe('dashboard Content section in a browser', () => {
       const form = other.page.getByRole('form', { name: 'Add a collaborator' });
       await form.getByLabel("Member's email").fill(admin.email);
       await form.getByRole('button', { name: 'Add collaborator' }).click();
-      await expect(form.getByRole('alert').innerText()).resolves.toContain('This needs the channel role owner or above, or the platform role admin');
+      await expect(form.getByRole('alert').innerText()).resolves.toContain(
+        'This needs the channel role owner or above, or the platform role admin',
+      );
       await checkAccessibility('content-collaborators-refused', other.page);
     } finally {
       await other.context.close();
@@ -242,17 +284,30 @@ describe('dashboard Content section in a browser', () => {
     await page.getByLabel('Access').selectOption('linkPrivate');
     await page.getByRole('button', { name: 'Save access' }).click();
     await page.locator('[data-access-meaning="linkPrivate"]').waitFor();
-    await expect(page.locator('[data-access-meaning]').innerText()).resolves.toMatch(/^Link only: Only people holding one of its share links/);
+    await expect(page.locator('[data-access-meaning]').innerText()).resolves.toMatch(
+      /^Link only: Only people holding one of its share links/,
+    );
     const project = await t.http.get(`/projects/${bonusId}`, as());
     expect(project.body).toMatchObject({ status: 'published', access: 'linkPrivate' });
 
     // What the link's page will show: an image (as a link), a published sub-project, and not a draft one.
-    expect((await t.http.put(`/projects/${bonusId}`, { landscapeImg: 'https://cdn.example.com/bonus-landscape.jpg' }, as())).status).toBe(200);
+    expect(
+      (await t.http.put(`/projects/${bonusId}`, { landscapeImg: 'https://cdn.example.com/bonus-landscape.jpg' }, as()))
+        .status,
+    ).toBe(200);
     for (const [primaryTitle, status] of [
       ['Bonus Track', 'published'],
       ['Hidden Draft', 'draft'],
     ]) {
-      expect((await t.http.post(`/channels/${channelId}/projects`, { primaryTitle, projectTypeId: 'show', status, parentId: bonusId }, as())).status).toBe(201);
+      expect(
+        (
+          await t.http.post(
+            `/channels/${channelId}/projects`,
+            { primaryTitle, projectTypeId: 'show', status, parentId: bonusId },
+            as(),
+          )
+        ).status,
+      ).toBe(201);
     }
 
     const links = page.getByRole('region', { name: 'Share links' });
@@ -265,11 +320,19 @@ describe('dashboard Content section in a browser', () => {
     const shown = page.getByRole('region', { name: 'Share link address' });
     await shown.waitFor();
     shareUrl = await shown.getByRole('textbox').inputValue();
-    expect(shareUrl).toMatch(new RegExp(`^${t.baseUrl}/dashboard/shared/${bonusId}#token=shr_[A-Za-z0-9_-]{43}&key=pk_test_`));
+    expect(shareUrl).toMatch(
+      new RegExp(`^${t.baseUrl}/dashboard/shared/${bonusId}#token=shr_[A-Za-z0-9_-]{43}&key=pk_test_`),
+    );
     await shown.getByRole('button', { name: 'Copy' }).click();
-    await shown.getByText(/Copied|Selected/).first().waitFor();
+    await shown
+      .getByText(/Copied|Selected/)
+      .first()
+      .waitFor();
     const token = new URLSearchParams(shareUrl.split('#')[1]).get('token')!;
-    const stored = await t.db.collection('share_links').find({ contentProjectId: new ObjectId(bonusId) }).toArray();
+    const stored = await t.db
+      .collection('share_links')
+      .find({ contentProjectId: new ObjectId(bonusId) })
+      .toArray();
     expect(stored).toHaveLength(1);
     expect(JSON.stringify(stored)).not.toContain(token);
     const row = links.locator(`tr[data-share-link="${String(stored[0]._id)}"]`);
@@ -282,7 +345,9 @@ describe('dashboard Content section in a browser', () => {
     const grantRow = grants.getByRole('row').filter({ hasText: 'friend@example.com' });
     await grantRow.waitFor();
     let listed = await t.http.get(`/projects/${bonusId}/grants`, as());
-    expect(listed.body).toEqual([expect.objectContaining({ email: 'friend@example.com', role: 'viewer', revokedAt: null })]);
+    expect(listed.body).toEqual([
+      expect.objectContaining({ email: 'friend@example.com', role: 'viewer', revokedAt: null }),
+    ]);
     await checkAccessibility('content-project');
     await screenshot('content-project');
     await grantRow.getByRole('button', { name: 'Revoke the grant of friend@example.com' }).click();
@@ -306,7 +371,9 @@ describe('dashboard Content section in a browser', () => {
       await fresh.page.getByRole('button', { name: 'Open' }).click();
       await fresh.page.getByRole('heading', { level: 1, name: 'Bonus' }).waitFor();
       await fresh.page.getByRole('link', { name: 'Bonus Track' }).waitFor();
-      await expect(fresh.page.getByRole('link', { name: 'Landscape' }).getAttribute('href')).resolves.toBe('https://cdn.example.com/bonus-landscape.jpg');
+      await expect(fresh.page.getByRole('link', { name: 'Landscape' }).getAttribute('href')).resolves.toBe(
+        'https://cdn.example.com/bonus-landscape.jpg',
+      );
       await settled(fresh.page);
       await expect(fresh.page.getByText('Hidden Draft').count()).resolves.toBe(0);
       await checkAccessibility('shared-project', fresh.page);
@@ -316,7 +383,9 @@ describe('dashboard Content section in a browser', () => {
       // Its children read too: every read the page makes is done.
       await fresh.page.getByText('Nothing else to see inside.').waitFor();
       // The page read the viewer routes only: no session, no dashboard API.
-      expect(requests.filter((path) => !path.startsWith('/dashboard')).every((path) => path.startsWith('/viewer/'))).toBe(true);
+      expect(
+        requests.filter((path) => !path.startsWith('/dashboard')).every((path) => path.startsWith('/viewer/')),
+      ).toBe(true);
       expect(requests.some((path) => path.startsWith('/viewer/projects/'))).toBe(true);
 
       const links = await t.http.get(`/projects/${bonusId}/share-links`, as());
@@ -328,7 +397,9 @@ describe('dashboard Content section in a browser', () => {
       await linkRow.getByText('Revoked').waitFor();
       // The list, read again after the change, counts the reads the page made.
       await expect(linkRow.locator('td').nth(1).innerText()).resolves.toBe(String(links.body[0].views));
-      expect((await t.http.get(`/projects/${bonusId}/share-links`, as())).body[0].revokedAt).toEqual(expect.any(String));
+      expect((await t.http.get(`/projects/${bonusId}/share-links`, as())).body[0].revokedAt).toEqual(
+        expect.any(String),
+      );
       await fresh.page.goto('about:blank');
       await fresh.page.goto(shareUrl);
       await fresh.page.getByRole('heading', { level: 1, name: 'Nothing to show here' }).waitFor();
@@ -341,7 +412,15 @@ describe('dashboard Content section in a browser', () => {
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(
-      expect.arrayContaining(['content-tree', 'content-delete-refused', 'content-collaborators', 'content-project', 'shared-password', 'shared-project', 'shared-not-found']),
+      expect.arrayContaining([
+        'content-tree',
+        'content-delete-refused',
+        'content-collaborators',
+        'content-project',
+        'shared-password',
+        'shared-project',
+        'shared-not-found',
+      ]),
     );
     expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(dashboard.pageProblems).toEqual([]);

@@ -23,7 +23,12 @@ describe('platform dashboard in a browser', () => {
   let t: TestApp;
   let dashboard: DashboardBrowser;
   let page: Page;
-  const person = signupBody({ firstName: 'Grace', lastName: 'Hopper', email: uniqueEmail('grace'), password: 'a long enough password' });
+  const person = signupBody({
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    email: uniqueEmail('grace'),
+    password: 'a long enough password',
+  });
   let customerId: string;
   let paymentId: string;
   let invitee: { id: string; email: string; password: string };
@@ -43,7 +48,9 @@ describe('platform dashboard in a browser', () => {
   async function auditEntry(action: string, targetId: string) {
     await openSection('Audit log', 'Audit log');
     await auditFilters().getByLabel('Action', { exact: true }).selectOption(action);
-    const row = page.getByRole('table', { name: 'Audit log entries, newest first' }).locator(`tr[data-action="${action}"][data-target="${targetId}"]`);
+    const row = page
+      .getByRole('table', { name: 'Audit log entries, newest first' })
+      .locator(`tr[data-action="${action}"][data-target="${targetId}"]`);
     await row.waitFor();
     await settled();
     return row;
@@ -77,7 +84,13 @@ describe('platform dashboard in a browser', () => {
     // A refused signup shows the API's message next to the field it concerns.
     await page.getByLabel('Password').fill('short');
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await expect(page.locator('.field-invalid').filter({ has: page.getByLabel('Password') }).locator('.field-error').innerText()).resolves.toMatch(/password/i);
+    await expect(
+      page
+        .locator('.field-invalid')
+        .filter({ has: page.getByLabel('Password') })
+        .locator('.field-error')
+        .innerText(),
+    ).resolves.toMatch(/password/i);
 
     await page.getByLabel('Password').fill(person.password);
     await page.getByRole('button', { name: 'Sign up' }).click();
@@ -86,7 +99,9 @@ describe('platform dashboard in a browser', () => {
     await verifyEmail(t.http, person.email as string);
     await settled();
     await expect(page.getByText('No USD payments').innerText()).resolves.toContain('No USD payments');
-    await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain('Hopper Compilers');
+    await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain(
+      'Hopper Compilers',
+    );
 
     const stored = await t.db.collection('accounts').findOne({ name: 'Hopper Compilers' });
     expect(stored).toMatchObject({ type: 'company' });
@@ -124,7 +139,12 @@ describe('platform dashboard in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'ada@example.com' }).waitFor();
     await expect(page.title()).resolves.toBe('Customers · Platform dashboard');
     await expect(page.getByRole('banner').innerText()).resolves.toContain('Platform dashboard');
-    await expect(page.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: 'Customers' }).getAttribute('aria-current')).resolves.toBe('page');
+    await expect(
+      page
+        .getByRole('navigation', { name: 'Sections' })
+        .getByRole('link', { name: 'Customers' })
+        .getAttribute('aria-current'),
+    ).resolves.toBe('page');
 
     await page.goto(`${t.baseUrl}/dashboard/no-such-page`);
     await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
@@ -151,7 +171,12 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Card number').fill('4111 1111 1111 1111');
     await page.getByLabel('CVC', { exact: true }).fill('123');
     await page.getByRole('button', { name: 'Add card' }).click();
-    await expect(page.locator('.field-invalid').filter({ has: page.getByLabel('Card number') }).innerText()).resolves.toMatch(/real cards are not accepted/i);
+    await expect(
+      page
+        .locator('.field-invalid')
+        .filter({ has: page.getByLabel('Card number') })
+        .innerText(),
+    ).resolves.toMatch(/real cards are not accepted/i);
 
     await page.getByText('Test card numbers', { exact: true }).click();
     await page.getByRole('button', { name: '4242 4242 4242 4242: use this Visa credit card' }).click();
@@ -196,13 +221,20 @@ describe('platform dashboard in a browser', () => {
     // More than the payment: the API's message shows at the amount.
     await page.getByLabel('Refund amount (USD)').fill('50');
     await page.getByRole('button', { name: 'Refund $50.00' }).click();
-    await expect(page.locator('.field-invalid').filter({ has: page.getByLabel('Refund amount (USD)') }).innerText()).resolves.toMatch(/exceeds/);
+    await expect(
+      page
+        .locator('.field-invalid')
+        .filter({ has: page.getByLabel('Refund amount (USD)') })
+        .innerText(),
+    ).resolves.toMatch(/exceeds/);
 
     await page.getByLabel('Refund amount (USD)').fill('20');
     await page.getByRole('button', { name: 'Refund $20.00' }).click();
     await row.getByText('Partially refunded').waitFor();
     await expect(row.innerText()).resolves.toContain('$20.00 refunded');
-    const stored = await t.db.collection('payments').findOne({ customer: { $exists: true }, amountRefundedMinor: 2000 });
+    const stored = await t.db
+      .collection('payments')
+      .findOne({ customer: { $exists: true }, amountRefundedMinor: 2000 });
     expect(stored).toMatchObject({ amountMinor: 4000, status: 'partially_refunded' });
     await settled();
     await checkAccessibility('payments');
@@ -221,7 +253,10 @@ describe('platform dashboard in a browser', () => {
     const bar = chart.locator(`[data-date="${today}"]`);
     await expect(bar.getAttribute('data-refunded')).resolves.toBe('20');
     // The refunded part is drawn over half of the day's gross bar.
-    const [gross, refunded] = await Promise.all([bar.locator('.bar-gross').getAttribute('height'), bar.locator('.bar-refunded').getAttribute('height')]);
+    const [gross, refunded] = await Promise.all([
+      bar.locator('.bar-gross').getAttribute('height'),
+      bar.locator('.bar-refunded').getAttribute('height'),
+    ]);
     expect(Number(refunded) / Number(gross)).toBeCloseTo(0.5, 5);
     await settled();
     await checkAccessibility('overview');
@@ -251,7 +286,11 @@ describe('platform dashboard in a browser', () => {
     // The link shown with the token is the one mailed to the invitee: in a browser not signed in, it opens the invitation page.
     const link = `${t.baseUrl}/dashboard/invitation?token=${encodeURIComponent(token)}`;
     await expect(secret.innerText()).resolves.toContain(link);
-    const stranger = await dashboard.browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+    const stranger = await dashboard.browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
     try {
       const strangerPage = await stranger.newPage();
       await strangerPage.goto(link);
@@ -300,23 +339,38 @@ describe('platform dashboard in a browser', () => {
     await receiver.start();
     // The first attempt fails: the deliveries table shows it beside the one that succeeded.
     let answered = 0;
-    receiver.answer('/dashboard-hooks', (response) => (answered++ === 0 ? response.writeHead(500).end('not yet') : response.writeHead(200).end('ok')));
+    receiver.answer('/dashboard-hooks', (response) =>
+      answered++ === 0 ? response.writeHead(500).end('not yet') : response.writeHead(200).end('ok'),
+    );
     try {
       await openSection('Webhooks', 'Webhooks');
       await page.getByText('No webhook endpoints yet.').waitFor();
       await page.getByLabel('URL').fill(`${receiver.base}/dashboard-hooks`);
       await page.getByLabel('Events', { exact: true }).fill('*');
       await page.getByRole('button', { name: 'Add endpoint' }).click();
-      const secret = await page.getByRole('region', { name: /^Signing secret of / }).getByRole('textbox').inputValue();
+      const secret = await page
+        .getByRole('region', { name: /^Signing secret of / })
+        .getByRole('textbox')
+        .inputValue();
       expect(secret).toMatch(/^whsec_/);
 
       await page.getByRole('button', { name: `Send test event to ${receiver.base}/dashboard-hooks` }).click();
       const [, delivery] = await receiver.waitFor('/dashboard-hooks', 2);
-      const event = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as { type: string };
+      const event = new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>) as {
+        type: string;
+      };
       expect(event.type).toBe('webhook.test');
       const deliveries = page.getByRole('table', { name: /^Deliveries to / });
       const attempts = deliveries.getByRole('list', { name: 'Attempts of the webhook.test delivery, newest first' });
-      for (let tries = 0; tries < 20 && (await attempts.getByRole('listitem').count().catch(() => 0)) < 2; tries++) {
+      for (
+        let tries = 0;
+        tries < 20 &&
+        (await attempts
+          .getByRole('listitem')
+          .count()
+          .catch(() => 0)) < 2;
+        tries++
+      ) {
         await page.getByRole('button', { name: 'Refresh' }).click();
         await settled();
       }
@@ -330,7 +384,10 @@ describe('platform dashboard in a browser', () => {
       await page.getByRole('button', { name: `Disable ${receiver.base}/dashboard-hooks` }).click();
       await page.getByRole('button', { name: `Enable ${receiver.base}/dashboard-hooks` }).waitFor();
       await page.getByRole('button', { name: `Roll secret of ${receiver.base}/dashboard-hooks` }).click();
-      const rolled = await page.getByRole('region', { name: /^New signing secret of / }).getByRole('textbox').inputValue();
+      const rolled = await page
+        .getByRole('region', { name: /^New signing secret of / })
+        .getByRole('textbox')
+        .inputValue();
       expect(rolled).toMatch(/^whsec_/);
       expect(rolled).not.toBe(secret);
     } finally {
@@ -347,7 +404,10 @@ describe('platform dashboard in a browser', () => {
     await expect(rows.count()).resolves.toBe(2);
     await page.getByRole('button', { name: /^Show JSON/ }).click();
     const json = await page.locator('pre.json').innerText();
-    expect(JSON.parse(json)).toMatchObject({ type: 'payment.refunded', data: { object: { id: paymentId, status: 'partially_refunded' } } });
+    expect(JSON.parse(json)).toMatchObject({
+      type: 'payment.refunded',
+      data: { object: { id: paymentId, status: 'partially_refunded' } },
+    });
     await checkAccessibility('events');
     await screenshot('events');
   });
@@ -362,13 +422,31 @@ describe('platform dashboard in a browser', () => {
     const client = await t.http.post('/clients', { name: 'Lovelace Records', email: uniqueEmail('records') }, auth);
     expect(client.status).toBe(201);
     const username = `analytical_${Date.now().toString(36)}`;
-    const channel = await t.http.post('/channels', { clientId: client.body.id, name: 'Analytical Sounds', username, avatarUrl: 'https://cdn.example.com/analytical.png', role: 'creator' }, auth);
+    const channel = await t.http.post(
+      '/channels',
+      {
+        clientId: client.body.id,
+        name: 'Analytical Sounds',
+        username,
+        avatarUrl: 'https://cdn.example.com/analytical.png',
+        role: 'creator',
+      },
+      auth,
+    );
     expect(channel.status).toBe(200);
     for (const [primaryTitle, status] of [
       ['Notes on the Engine', 'published'],
       ['Bernoulli Numbers', 'draft'],
     ]) {
-      expect((await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle, projectTypeId: 'album', status }, auth)).status).toBe(201);
+      expect(
+        (
+          await t.http.post(
+            `/channels/${channel.body.id}/projects`,
+            { primaryTitle, projectTypeId: 'album', status },
+            auth,
+          )
+        ).status,
+      ).toBe(201);
     }
 
     // Opened again: read afresh.
@@ -379,8 +457,12 @@ describe('platform dashboard in a browser', () => {
     const projects = clientSection.getByRole('table', { name: 'Content projects of Analytical Sounds' });
     await projects.getByRole('rowheader', { name: 'Notes on the Engine' }).waitFor();
     await settled();
-    await expect(projects.getByRole('row').filter({ hasText: 'Notes on the Engine' }).innerText()).resolves.toMatch(/album\s+published\s+Public/);
-    await expect(projects.getByRole('row').filter({ hasText: 'Bernoulli Numbers' }).innerText()).resolves.toMatch(/album\s+draft\s+Public/);
+    await expect(projects.getByRole('row').filter({ hasText: 'Notes on the Engine' }).innerText()).resolves.toMatch(
+      /album\s+published\s+Public/,
+    );
+    await expect(projects.getByRole('row').filter({ hasText: 'Bernoulli Numbers' }).innerText()).resolves.toMatch(
+      /album\s+draft\s+Public/,
+    );
     await checkAccessibility('content');
     await screenshot('content');
   });
@@ -397,13 +479,21 @@ describe('platform dashboard in a browser', () => {
     const laterId = (await pending.getAttribute('data-payment')) ?? '';
     const row = page.locator(`tr[data-payment="${laterId}"]`);
     // The payments API names the customer by id; the list shows their email, linked to them.
-    await expect(row.getByRole('link', { name: 'ada@example.com' }).getAttribute('href')).resolves.toBe(`/dashboard/customers/${customerId}`);
-    await expect(page.locator(`tr[data-payment="${paymentId}"]`).getByRole('link', { name: 'ada@example.com' }).count()).resolves.toBe(1);
-    await expect(t.db.collection('payments').countDocuments({ status: 'requires_confirmation', amountMinor: 1500 })).resolves.toBe(1);
+    await expect(row.getByRole('link', { name: 'ada@example.com' }).getAttribute('href')).resolves.toBe(
+      `/dashboard/customers/${customerId}`,
+    );
+    await expect(
+      page.locator(`tr[data-payment="${paymentId}"]`).getByRole('link', { name: 'ada@example.com' }).count(),
+    ).resolves.toBe(1);
+    await expect(
+      t.db.collection('payments').countDocuments({ status: 'requires_confirmation', amountMinor: 1500 }),
+    ).resolves.toBe(1);
 
     await row.getByRole('button', { name: 'Confirm payment of $15.00' }).click();
     await row.getByText('Succeeded').waitFor();
-    await expect(t.db.collection('payments').countDocuments({ status: 'succeeded', amountMinor: 1500 })).resolves.toBe(1);
+    await expect(t.db.collection('payments').countDocuments({ status: 'succeeded', amountMinor: 1500 })).resolves.toBe(
+      1,
+    );
 
     await row.getByRole('button', { name: 'Refund payment of $15.00' }).click();
     await page.getByRole('button', { name: 'Refund in full' }).click();
@@ -426,7 +516,10 @@ describe('platform dashboard in a browser', () => {
     const rollForm = page.getByRole('form', { name: 'Roll the key Checkout server' });
     await rollForm.getByLabel('Hours the old key keeps working').fill('24');
     await rollForm.getByRole('button', { name: 'Roll key' }).click();
-    const rolled = await page.getByRole('region', { name: 'New key for Checkout server' }).getByRole('textbox').inputValue();
+    const rolled = await page
+      .getByRole('region', { name: 'New key for Checkout server' })
+      .getByRole('textbox')
+      .inputValue();
     expect(rolled).toMatch(/^sk_test_/);
     // The list is read again after the roll: wait for the new key's row before counting.
     await page.locator(`tr[data-key]:not([data-key="${oldId}"])`).filter({ hasText: 'Checkout server' }).waitFor();
@@ -450,7 +543,9 @@ describe('platform dashboard in a browser', () => {
     await member.getByLabel('Role of Ada Lovelace').selectOption('manager');
     await member.getByText('Saving the role').waitFor({ state: 'detached' });
     await settled();
-    const stored = await t.db.collection('memberships').findOne({ userId: { $in: [invitee.id, new ObjectId(invitee.id)] } });
+    const stored = await t.db
+      .collection('memberships')
+      .findOne({ userId: { $in: [invitee.id, new ObjectId(invitee.id)] } });
     expect(stored).toMatchObject({ role: 'manager' });
 
     const changed = await auditEntry('member.role_changed', invitee.id);
@@ -459,7 +554,11 @@ describe('platform dashboard in a browser', () => {
     await expect(changed.innerText()).resolves.toContain('role: developer → manager');
 
     // A manager is offered no audit log, and reaching it by its address says why.
-    const other = await dashboard.browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+    const other = await dashboard.browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      locale: 'en-US',
+      timezoneId: 'UTC',
+    });
     try {
       const managerPage = await other.newPage();
       await managerPage.goto(`${t.baseUrl}/dashboard`);
@@ -508,9 +607,19 @@ describe('platform dashboard in a browser', () => {
     const { body: loggedIn } = await t.http.post('/api/v1/login', { email: person.email, password: person.password });
     const projectId = (await t.http.get('/api/v1/platform/projects', { token: loggedIn.accessToken })).body.data[0].id;
     for (let i = 0; i < 6; i++) {
-      expect((await t.http.post(`/api/v1/platform/projects/${projectId}/keys`, { name: `Batch ${i}` }, { token: loggedIn.accessToken })).status).toBe(201);
+      expect(
+        (
+          await t.http.post(
+            `/api/v1/platform/projects/${projectId}/keys`,
+            { name: `Batch ${i}` },
+            { token: loggedIn.accessToken },
+          )
+        ).status,
+      ).toBe(201);
     }
-    const total = await t.db.collection('audit_log').countDocuments({ accountId: (await t.db.collection('accounts').findOne({ name: 'Hopper Compilers' }))?._id });
+    const total = await t.db
+      .collection('audit_log')
+      .countDocuments({ accountId: (await t.db.collection('accounts').findOne({ name: 'Hopper Compilers' }))?._id });
     expect(total).toBeGreaterThan(20);
 
     await openSection('Audit log', 'Audit log');
@@ -521,7 +630,9 @@ describe('platform dashboard in a browser', () => {
     await expect(rows.count()).resolves.toBe(20);
     await page.getByRole('button', { name: 'Load more entries' }).click();
     await page.getByRole('button', { name: 'Load more entries' }).waitFor({ state: 'detached' });
-    const sequences = (await rows.evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sequence')))).map(Number);
+    const sequences = (await rows.evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-sequence')))).map(
+      Number,
+    );
     expect(sequences).toEqual(Array.from({ length: total }, (_, i) => total - i));
     await checkAccessibility('audit');
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).scrollIntoViewIfNeeded();
@@ -543,29 +654,54 @@ describe('platform dashboard in a browser', () => {
     await auditFilters().getByLabel('Action', { exact: true }).selectOption('api_key.created');
     await settled();
     const exportForm = page.getByRole('form', { name: 'Export the audit log' });
-    const [jsonl] = await Promise.all([page.waitForEvent('download'), exportForm.getByRole('button', { name: 'Download export' }).click()]);
+    const [jsonl] = await Promise.all([
+      page.waitForEvent('download'),
+      exportForm.getByRole('button', { name: 'Download export' }).click(),
+    ]);
     expect(jsonl.suggestedFilename()).toMatch(/^audit-log-[0-9a-f]{24}\.jsonl$/);
-    const lines = readFileSync(await jsonl.path(), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { action: string; target: { label: string } });
+    const lines = readFileSync(await jsonl.path(), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { action: string; target: { label: string } });
     // Checkout server and the six of the batch (a roll is api_key.rolled).
     expect(lines.map((line) => line.action)).toEqual(Array(7).fill('api_key.created'));
-    expect(lines.map((line) => line.target.label).every((label) => /^sk_test_/.test(label) && label.length === 12)).toBe(true);
+    expect(
+      lines.map((line) => line.target.label).every((label) => /^sk_test_/.test(label) && label.length === 12),
+    ).toBe(true);
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await exportForm.getByLabel('Export format').selectOption('csv');
-    const [csv] = await Promise.all([page.waitForEvent('download'), exportForm.getByRole('button', { name: 'Download export' }).click()]);
-    const csvLines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      exportForm.getByRole('button', { name: 'Download export' }).click(),
+    ]);
+    const csvLines = readFileSync(await csv.path(), 'utf8')
+      .trim()
+      .split('\n');
     // Every cell quoted (no cell can start a formula where a spreadsheet splits on another separator).
     expect(csvLines[0]).toMatch(/^"sequence","id","occurredAt","action",/);
-    expect(csvLines.slice(1).map((line) => Number(JSON.parse(line.split(',')[0])))).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(csvLines.slice(1).map((line) => Number(JSON.parse(line.split(',')[0])))).toEqual(
+      Array.from({ length: total }, (_, i) => i + 1),
+    );
 
     await page.getByRole('button', { name: 'Verify the log' }).click();
-    await expect(page.getByRole('status').filter({ hasText: 'Valid' }).innerText()).resolves.toContain(`All ${total} entries`);
+    await expect(page.getByRole('status').filter({ hasText: 'Valid' }).innerText()).resolves.toContain(
+      `All ${total} entries`,
+    );
   });
 
   it('switches the platform project (X-Project-Id) and the account (a new sign-in with accountId)', async () => {
     const { body: loggedIn } = await t.http.post('/api/v1/login', { email: person.email, password: person.password });
-    const staging = await t.http.post('/api/v1/platform/projects', { name: 'Staging' }, { token: loggedIn.accessToken });
+    const staging = await t.http.post(
+      '/api/v1/platform/projects',
+      { name: 'Staging' },
+      { token: loggedIn.accessToken },
+    );
     expect(staging.status).toBe(201);
-    const side = await t.http.post('/api/v1/accounts', { name: 'Side Project Ltd', type: 'company' }, { token: loggedIn.accessToken });
+    const side = await t.http.post(
+      '/api/v1/accounts',
+      { name: 'Side Project Ltd', type: 'company' },
+      { token: loggedIn.accessToken },
+    );
     expect(side.status).toBe(201);
     // The header reads projects and accounts at login: log in again to see the new ones.
     await page.getByRole('button', { name: 'Log out' }).click();
@@ -588,7 +724,9 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Password to switch to Side Project Ltd').fill(person.password);
     await page.getByRole('button', { name: 'Switch account' }).click();
     await page.getByRole('button', { name: 'Switch account' }).waitFor({ state: 'detached' });
-    await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain('Side Project Ltd');
+    await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain(
+      'Side Project Ltd',
+    );
     await openSection('Customers', 'Customers');
     await page.getByText('No customers yet.').waitFor();
     await checkAccessibility('customers-other-account');
@@ -596,7 +734,21 @@ describe('platform dashboard in a browser', () => {
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(
-      expect.arrayContaining(['signup', 'customers', 'customer', 'payments', 'overview', 'overview-dark', 'team', 'projects', 'webhooks', 'events', 'audit', 'not-found', 'content']),
+      expect.arrayContaining([
+        'signup',
+        'customers',
+        'customer',
+        'payments',
+        'overview',
+        'overview-dark',
+        'team',
+        'projects',
+        'webhooks',
+        'events',
+        'audit',
+        'not-found',
+        'content',
+      ]),
     );
     expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(dashboard.pageProblems).toEqual([]);

@@ -29,7 +29,10 @@ describe('search and search history in a browser', () => {
   const recent = () => page.getByRole('region', { name: 'Recent searches' });
   const recentItems = () => recent().locator('[data-recent-run]');
 
-  async function stored(): Promise<{ data: { id: string; query: string; surface: string; filters: Record<string, string> }[]; settings: { paused: boolean } }> {
+  async function stored(): Promise<{
+    data: { id: string; query: string; surface: string; filters: Record<string, string> }[];
+    settings: { paused: boolean };
+  }> {
     const res = await t.http.get(HISTORY, as());
     expect(res.status).toBe(200);
     return res.body;
@@ -39,7 +42,11 @@ describe('search and search history in a browser', () => {
   async function indexed(q: string, title: string): Promise<void> {
     for (let tries = 0; tries < 100; tries++) {
       const res = await t.http.get(`/projects/search?q=${encodeURIComponent(q)}`, { token: key });
-      if (res.status === 200 && res.body.data.some((project: { primaryTitle: string }) => project.primaryTitle === title)) return;
+      if (
+        res.status === 200 &&
+        res.body.data.some((project: { primaryTitle: string }) => project.primaryTitle === title)
+      )
+        return;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error(`the search index never answered ${q} with ${title}`);
@@ -52,12 +59,24 @@ describe('search and search history in a browser', () => {
     expect(client.status).toBe(201);
     const channel = await t.http.post(
       '/channels',
-      { clientId: client.body.id, name: 'Harbour Sessions', username: `harbour_${randomBytes(4).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+      {
+        clientId: client.body.id,
+        name: 'Harbour Sessions',
+        username: `harbour_${randomBytes(4).toString('hex')}`,
+        avatarUrl: 'https://cdn.example.com/a.png',
+        role: 'creator',
+      },
       as(),
     );
     expect(channel.status).toBe(200);
     const projects = [
-      { primaryTitle: 'Blue Hours', description: 'Late-night piano by the blue harbour', projectTypeId: 'album', status: 'published', access: 'public' },
+      {
+        primaryTitle: 'Blue Hours',
+        description: 'Late-night piano by the blue harbour',
+        projectTypeId: 'album',
+        status: 'published',
+        access: 'public',
+      },
       { primaryTitle: 'Blue Notes Draft', projectTypeId: 'album', status: 'draft' },
       { primaryTitle: 'Red Lanterns', projectTypeId: 'show', status: 'published', access: 'public' },
     ];
@@ -65,14 +84,28 @@ describe('search and search history in a browser', () => {
       const created = await t.http.post(`/channels/${channel.body.id}/projects`, project, as());
       expect(created.status).toBe(201);
     }
-    const customer = await t.http.post('/v1/customers', { email: 'jenny@example.com', firstName: 'Jenny', lastName: 'Rosen' }, as());
+    const customer = await t.http.post(
+      '/v1/customers',
+      { email: 'jenny@example.com', firstName: 'Jenny', lastName: 'Rosen' },
+      as(),
+    );
     expect(customer.status).toBe(201);
-    const created = await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'index watch' }, as());
+    const created = await t.http.post(
+      `/api/v1/platform/projects/${admin.projectId}/keys`,
+      { name: 'index watch' },
+      as(),
+    );
     expect(created.status).toBe(201);
     key = created.body.data.key;
     await indexed('blue', 'Blue Hours');
     await indexed('red', 'Red Lanterns');
-    for (let tries = 0; tries < 100 && (await t.http.get(`/v1/customers/search?query=${encodeURIComponent("name~'jen'")}`, { token: key })).body.data?.length !== 1; tries++) {
+    for (
+      let tries = 0;
+      tries < 100 &&
+      (await t.http.get(`/v1/customers/search?query=${encodeURIComponent("name~'jen'")}`, { token: key })).body.data
+        ?.length !== 1;
+      tries++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     dashboard = await DashboardBrowser.launch();
@@ -90,12 +123,19 @@ describe('search and search history in a browser', () => {
     await settled(page);
     // `/` from the page (not from a field) goes to the search box.
     await page.locator('body').press('/');
-    await expect(box('Search content').evaluate((input) => input === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).resolves.toBe(true);
+    await expect(
+      box('Search content').evaluate(
+        (input) => input === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement,
+      ),
+    ).resolves.toBe(true);
     await page.keyboard.type('blue');
     // Escape closes the recent searches, which lie over the chips while the box has focus.
     await page.keyboard.press('Escape');
     await page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Published' }).click();
-    await page.getByRole('group', { name: 'Status' }).getByRole('button', { name: 'Published', pressed: true }).waitFor();
+    await page
+      .getByRole('group', { name: 'Status' })
+      .getByRole('button', { name: 'Published', pressed: true })
+      .waitFor();
     const results = page.getByRole('table', { name: 'Results for blue' });
     await results.getByRole('link', { name: 'Blue Hours' }).waitFor();
     await settled(page);
@@ -105,7 +145,13 @@ describe('search and search history in a browser', () => {
     await dashboard.checkAccessibility('search-content-results');
     await dashboard.screenshot('search-content-results');
     // A user's search is in their history, with its filters.
-    expect((await stored()).data).toEqual([expect.objectContaining({ surface: 'projects', query: 'blue', filters: expect.objectContaining({ status: 'published' }) })]);
+    expect((await stored()).data).toEqual([
+      expect.objectContaining({
+        surface: 'projects',
+        query: 'blue',
+        filters: expect.objectContaining({ status: 'published' }),
+      }),
+    ]);
   });
 
   it('lists the recent searches under the box while it has focus, newest first; arrows and Enter run one again', async () => {
@@ -140,7 +186,9 @@ describe('search and search history in a browser', () => {
     const before = (await stored()).data.map((entry) => entry.query);
     expect(before).toEqual(['blue', 'red']);
     await recent().getByRole('button', { name: 'Remove red · Published from recent searches' }).click();
-    await recent().getByRole('button', { name: 'Remove red · Published from recent searches' }).waitFor({ state: 'detached' });
+    await recent()
+      .getByRole('button', { name: 'Remove red · Published from recent searches' })
+      .waitFor({ state: 'detached' });
     await settled(page);
     expect((await stored()).data.map((entry) => entry.query)).toEqual(['blue']);
 
@@ -162,7 +210,10 @@ describe('search and search history in a browser', () => {
 
     await box('Search content').fill('lanterns');
     await box('Search content').press('Enter');
-    await page.getByRole('table', { name: 'Results for lanterns' }).getByRole('link', { name: 'Red Lanterns' }).waitFor();
+    await page
+      .getByRole('table', { name: 'Results for lanterns' })
+      .getByRole('link', { name: 'Red Lanterns' })
+      .waitFor();
     await settled(page);
     expect((await stored()).data).toEqual([]);
 

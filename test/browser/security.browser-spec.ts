@@ -59,7 +59,14 @@ describe('the Security page in a browser', () => {
     const cdp = await on.context().newCDPSession(on);
     await cdp.send('WebAuthn.enable');
     const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     return { cdp, authenticatorId };
   }
@@ -72,10 +79,18 @@ describe('the Security page in a browser', () => {
   }
 
   /** A request from the page itself (its cookies, its Origin), as the dashboard's own scripts send them. */
-  function fetchFrom(on: Page, path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  function fetchFrom(
+    on: Page,
+    path: string,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<{ status: number; body: any }> {
     return on.evaluate(
       async ({ path, method, body }) => {
-        const res = await fetch(path, { method: method ?? 'GET', headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const res = await fetch(path, {
+          method: method ?? 'GET',
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         const text = await res.text();
         return { status: res.status, body: text ? JSON.parse(text) : null };
       },
@@ -90,13 +105,31 @@ describe('the Security page in a browser', () => {
    */
   function passkeySignIn(on: Page): Promise<{ status: number; body: any }> {
     return on.evaluate(async () => {
-      const b64 = (bytes: ArrayBuffer | null) => (bytes ? btoa(String.fromCharCode(...new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '') : undefined);
-      const unb64 = (text: string) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0));
-      const options = (await (await fetch('/api/v1/sessions/passkey/options', { method: 'POST' })).json()) as { challenge: string; rpId: string; timeout: number; userVerification: string };
+      const b64 = (bytes: ArrayBuffer | null) =>
+        bytes
+          ? btoa(String.fromCharCode(...new Uint8Array(bytes)))
+              .replace(/\+/g, '-')
+              .replace(/\//g, '_')
+              .replace(/=+$/, '')
+          : undefined;
+      const unb64 = (text: string) =>
+        Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0));
+      const options = (await (await fetch('/api/v1/sessions/passkey/options', { method: 'POST' })).json()) as {
+        challenge: string;
+        rpId: string;
+        timeout: number;
+        userVerification: string;
+      };
       // Runs in the page (the test's TypeScript has no DOM types).
       const inPage = globalThis as unknown as { navigator: { credentials: { get(request: object): Promise<any> } } };
       const credential = await inPage.navigator.credentials.get({
-        publicKey: { challenge: unb64(options.challenge), rpId: options.rpId, timeout: options.timeout, userVerification: options.userVerification, allowCredentials: [] },
+        publicKey: {
+          challenge: unb64(options.challenge),
+          rpId: options.rpId,
+          timeout: options.timeout,
+          userVerification: options.userVerification,
+          allowCredentials: [],
+        },
       });
       const answer = {
         id: credential.id,
@@ -110,7 +143,11 @@ describe('the Security page in a browser', () => {
           userHandle: b64(credential.response.userHandle),
         },
       };
-      const res = await fetch('/api/v1/sessions/passkey', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ credential: answer }) });
+      const res = await fetch('/api/v1/sessions/passkey', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ credential: answer }),
+      });
       return { status: res.status, body: await res.json() };
     });
   }
@@ -138,12 +175,23 @@ describe('the Security page in a browser', () => {
 
   it('lists the sessions with device, address and last seen, and ends another browser’s session from this one', async () => {
     const other = await freshBrowser();
-    expect((await fetchFrom(other, '/api/v1/sessions', { method: 'POST', body: { email: user.email, password: user.password } })).status).toBe(201);
-    const otherId = (await fetchFrom(other, '/api/v1/sessions')).body.data.find((session: { current: boolean }) => session.current).id;
+    expect(
+      (
+        await fetchFrom(other, '/api/v1/sessions', {
+          method: 'POST',
+          body: { email: user.email, password: user.password },
+        })
+      ).status,
+    ).toBe(201);
+    const otherId = (await fetchFrom(other, '/api/v1/sessions')).body.data.find(
+      (session: { current: boolean }) => session.current,
+    ).id;
 
     await openSection(page, 'Security', 'Security');
     await settled(page);
-    const row = sessionsTable().getByRole('row').filter({ has: page.getByRole('button', { name: /^End the session on/ }) });
+    const row = sessionsTable()
+      .getByRole('row')
+      .filter({ has: page.getByRole('button', { name: /^End the session on/ }) });
     await expect(row.count()).resolves.toBe(1);
     await expect(row.getByRole('cell').first().innerText()).resolves.toBe('127.0.0.1');
     await dashboard.checkAccessibility('security-sessions');
@@ -153,17 +201,32 @@ describe('the Security page in a browser', () => {
     await row.waitFor({ state: 'detached' });
     await settled(page);
     expect((await fetchFrom(other, '/api/v1/sessions')).status).toBe(401);
-    expect((await t.http.get('/api/v1/sessions', { token: user.token })).body.data.map((session: { id: string }) => session.id)).not.toContain(otherId);
+    expect(
+      (await t.http.get('/api/v1/sessions', { token: user.token })).body.data.map(
+        (session: { id: string }) => session.id,
+      ),
+    ).not.toContain(otherId);
   });
 
   it('signs every other browser out at once', async () => {
     const others = [await freshBrowser(), await freshBrowser()];
-    for (const other of others) expect((await fetchFrom(other, '/api/v1/sessions', { method: 'POST', body: { email: user.email, password: user.password } })).status).toBe(201);
+    for (const other of others)
+      expect(
+        (
+          await fetchFrom(other, '/api/v1/sessions', {
+            method: 'POST',
+            body: { email: user.email, password: user.password },
+          })
+        ).status,
+      ).toBe(201);
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
     await settled(page);
     await page.getByRole('button', { name: 'Sign out other devices' }).click();
-    await page.getByRole('status').filter({ hasText: /other sessions? ended/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /other sessions? ended/ })
+      .waitFor();
     for (const other of others) expect((await fetchFrom(other, '/api/v1/sessions')).status).toBe(401);
   });
 
@@ -181,7 +244,9 @@ describe('the Security page in a browser', () => {
     await page.getByRole('button', { name: 'Turn on' }).click();
     const codes = page.getByRole('list', { name: 'Your recovery codes' }).getByRole('listitem');
     await codes.first().waitFor();
-    await expect(codes.allInnerTexts()).resolves.toEqual(Array.from({ length: 10 }, () => expect.stringMatching(/^[a-z2-7]{5}-[a-z2-7]{5}$/)));
+    await expect(codes.allInnerTexts()).resolves.toEqual(
+      Array.from({ length: 10 }, () => expect.stringMatching(/^[a-z2-7]{5}-[a-z2-7]{5}$/)),
+    );
     const first = await codes.first().innerText();
     await dashboard.checkAccessibility('security-recovery-codes');
     await dashboard.screenshot('security-recovery-codes');
@@ -190,7 +255,9 @@ describe('the Security page in a browser', () => {
     // Shown once: nowhere on the page any more.
     await expect(page.getByText(first).count()).resolves.toBe(0);
     // The app is a second factor now: a password alone no longer signs in.
-    expect((await t.http.post('/api/v1/sessions', { email: user.email, password: user.password })).body.code).toBe('mfa_required');
+    expect((await t.http.post('/api/v1/sessions', { email: user.email, password: user.password })).body.code).toBe(
+      'mfa_required',
+    );
     await dashboard.checkAccessibility('security-totp-on');
 
     await page.getByLabel('Code from the app, to turn it off').fill(await totp(secret, 1));
@@ -204,7 +271,9 @@ describe('the Security page in a browser', () => {
     await page.getByRole('button', { name: 'Add a passkey' }).click();
     await page.getByRole('status').filter({ hasText: 'Passkey “Test laptop” added.' }).waitFor();
     await passkeysTable().getByRole('rowheader', { name: 'Test laptop' }).waitFor();
-    await expect(passkeysTable().getByRole('row').filter({ hasText: 'Test laptop' }).getByRole('cell').nth(1).innerText()).resolves.toBe('Never');
+    await expect(
+      passkeysTable().getByRole('row').filter({ hasText: 'Test laptop' }).getByRole('cell').nth(1).innerText(),
+    ).resolves.toBe('Never');
     await dashboard.checkAccessibility('security-passkey-added');
     await dashboard.screenshot('security-passkey-added');
 
@@ -215,12 +284,17 @@ describe('the Security page in a browser', () => {
     await passkeysTable().getByRole('rowheader', { name: 'Work laptop' }).waitFor();
 
     // The same passkey in another browser (a synced passkey, or the same device): its private key copied over.
-    const { credentials } = await authenticator.cdp.send('WebAuthn.getCredentials', { authenticatorId: authenticator.authenticatorId });
+    const { credentials } = await authenticator.cdp.send('WebAuthn.getCredentials', {
+      authenticatorId: authenticator.authenticatorId,
+    });
     expect(credentials).toHaveLength(1);
     expect(credentials[0]).toMatchObject({ rpId: 'localhost', isResidentCredential: true });
     const fresh = await freshBrowser();
     const freshAuthenticator = await virtualAuthenticator(fresh);
-    await freshAuthenticator.cdp.send('WebAuthn.addCredential', { authenticatorId: freshAuthenticator.authenticatorId, credential: credentials[0] });
+    await freshAuthenticator.cdp.send('WebAuthn.addCredential', {
+      authenticatorId: freshAuthenticator.authenticatorId,
+      credential: credentials[0],
+    });
     // The sign-in form's passkey button: no email, no password.
     await fresh.getByRole('button', { name: 'Sign in with a passkey' }).click();
     await fresh.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
@@ -230,7 +304,9 @@ describe('the Security page in a browser', () => {
 
     await page.reload();
     await passkeysTable().getByRole('rowheader', { name: 'Work laptop' }).waitFor();
-    await expect(passkeysTable().getByRole('row').filter({ hasText: 'Work laptop' }).getByRole('cell').nth(1).innerText()).resolves.not.toBe('Never');
+    await expect(
+      passkeysTable().getByRole('row').filter({ hasText: 'Work laptop' }).getByRole('cell').nth(1).innerText(),
+    ).resolves.not.toBe('Never');
     await sessionsTable().getByText('Two-step').first().waitFor();
 
     await page.getByRole('button', { name: 'Remove Work laptop' }).click();
@@ -246,7 +322,12 @@ describe('the Security page in a browser', () => {
     await page.getByRole('button', { name: 'Change password' }).click();
     // A session goes on under a new id; a bearer token issued before the change is refused, and the
     // dashboard then shows its sign-in form.
-    await page.getByRole('status').filter({ hasText: 'Password changed.' }).or(page.getByRole('button', { name: 'Log in' })).first().waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Password changed.' })
+      .or(page.getByRole('button', { name: 'Log in' }))
+      .first()
+      .waitFor();
     expect((await t.http.post('/api/v1/login', { email: user.email, password: user.password })).status).toBe(401);
     expect((await login(t.http, user.email, 'a brand new password')).body.accessToken).toEqual(expect.any(String));
   });

@@ -6,7 +6,13 @@ import { createFirstAdmin, invite, signupBody, uniqueEmail, type TestUser } from
 import { MailServer } from '../support/mail-server';
 import { enableTotp, signIn, totp } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
-import { DashboardBrowser, openSection, proveSecondFactor, settled, signInThroughDashboard } from './support/dashboard-browser';
+import {
+  DashboardBrowser,
+  openSection,
+  proveSecondFactor,
+  settled,
+  signInThroughDashboard,
+} from './support/dashboard-browser';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -39,7 +45,11 @@ describe('signing in to the dashboard', () => {
     return `${t.baseUrl}${url.pathname}${url.search}`;
   }
 
-  const sessionsOf = (userId: string) => t.db.collection('sessions').find({ userId: new Types.ObjectId(userId) }).toArray();
+  const sessionsOf = (userId: string) =>
+    t.db
+      .collection('sessions')
+      .find({ userId: new Types.ObjectId(userId) })
+      .toArray();
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -77,8 +87,13 @@ describe('signing in to the dashboard', () => {
     expect(sid).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
     expect(sid?.value.length).toBeGreaterThanOrEqual(32);
     const seen = await page.evaluate(() => {
-      const inPage = globalThis as unknown as { document: { cookie: string }; localStorage: Storage; sessionStorage: Storage };
-      const dump = (storage: Storage) => Array.from({ length: storage.length }, (_, i) => `${storage.key(i)}=${storage.getItem(storage.key(i) ?? '')}`);
+      const inPage = globalThis as unknown as {
+        document: { cookie: string };
+        localStorage: Storage;
+        sessionStorage: Storage;
+      };
+      const dump = (storage: Storage) =>
+        Array.from({ length: storage.length }, (_, i) => `${storage.key(i)}=${storage.getItem(storage.key(i) ?? '')}`);
       return { cookie: inPage.document.cookie, local: dump(inPage.localStorage), session: dump(inPage.sessionStorage) };
     });
     expect(seen.cookie).not.toContain('sid');
@@ -116,7 +131,11 @@ describe('signing in to the dashboard', () => {
   it('signs in with the password, then a code of the authenticator app (computed here)', async () => {
     ownerTotp = await enableTotp(await signIn(t.http, owner));
     // The owner's API calls from here on, as anyone with a factor logs in: the password and a code (the last recovery code).
-    const strong = await t.http.post('/api/v1/login', { email: owner.email, password: owner.password, recoveryCode: ownerTotp.recoveryCodes[9] });
+    const strong = await t.http.post('/api/v1/login', {
+      email: owner.email,
+      password: owner.password,
+      recoveryCode: ownerTotp.recoveryCodes[9],
+    });
     expect(strong.status).toBe(200);
     owner = { ...owner, token: strong.body.accessToken };
     await page.goto(`${t.baseUrl}/dashboard/login`);
@@ -130,22 +149,34 @@ describe('signing in to the dashboard', () => {
     const before = (await sessionsOf(owner.id)).length;
     await page.getByLabel('Authenticator code').fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page.locator('.field-invalid').filter({ has: page.getByLabel('Authenticator code') }).locator('.field-error').waitFor();
+    await page
+      .locator('.field-invalid')
+      .filter({ has: page.getByLabel('Authenticator code') })
+      .locator('.field-error')
+      .waitFor();
     expect(await sessionsOf(owner.id)).toHaveLength(before);
 
     await proveSecondFactor(page, { totp: await totp(ownerTotp.secret, 0) }, 'Verify');
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     const mine = await sessionsOf(owner.id);
     // The browser's one, beside the API session that turned TOTP on (which proved the factor doing so).
-    expect(mine.filter((session) => session.assurance === 'mfa' && /Chrome/.test(String(session.userAgent)))).toHaveLength(1);
+    expect(
+      mine.filter((session) => session.assurance === 'mfa' && /Chrome/.test(String(session.userAgent))),
+    ).toHaveLength(1);
   });
 
   it('signs in with a recovery code instead, which then no longer works', async () => {
     const { context, page: other } = await dashboard.newPage();
     try {
-      await signInThroughDashboard(other, t.baseUrl, owner.email, owner.password, { recoveryCode: ownerTotp.recoveryCodes[0] });
+      await signInThroughDashboard(other, t.baseUrl, owner.email, owner.password, {
+        recoveryCode: ownerTotp.recoveryCodes[0],
+      });
       await checkAccessibility('overview-after-recovery-code', other);
-      const again = await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password, recoveryCode: ownerTotp.recoveryCodes[0] });
+      const again = await t.http.post('/api/v1/sessions', {
+        email: owner.email,
+        password: owner.password,
+        recoveryCode: ownerTotp.recoveryCodes[0],
+      });
       expect(again.status).toBe(401);
     } finally {
       await context.close();
@@ -156,13 +187,21 @@ describe('signing in to the dashboard', () => {
     await openSection(page, 'Team', 'Team');
     const toggle = page.getByRole('switch', { name: /Require two-step sign-in/ });
     await expect(toggle.isChecked()).resolves.toBe(false);
-    await expect(page.locator('#two-step-meaning').innerText()).resolves.toMatch(/must then sign in with an authenticator app or a passkey/);
+    await expect(page.locator('#two-step-meaning').innerText()).resolves.toMatch(
+      /must then sign in with an authenticator app or a passkey/,
+    );
     await toggle.click();
     await page.getByRole('switch', { name: /Require two-step sign-in/, checked: true }).waitFor();
     await settled(page);
     await expect(toggle.isChecked()).resolves.toBe(true);
-    expect(await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(owner.accountId) })).toMatchObject({ requireMfa: true });
-    expect(await t.db.collection('audit_log').countDocuments({ accountId: new Types.ObjectId(owner.accountId), action: 'account.mfa_required' })).toBe(1);
+    expect(await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(owner.accountId) })).toMatchObject({
+      requireMfa: true,
+    });
+    expect(
+      await t.db
+        .collection('audit_log')
+        .countDocuments({ accountId: new Types.ObjectId(owner.accountId), action: 'account.mfa_required' }),
+    ).toBe(1);
     await checkAccessibility('team-require-two-step');
     // A member without a factor now gets `mfa_required` on the account's data with a password-only session.
     const member = await createMemberOf(owner);
@@ -185,12 +224,23 @@ describe('signing in to the dashboard', () => {
   });
 
   it('asks for the code again before a refund (step-up), then refunds once', async () => {
-    const customer = (await t.http.post('/v1/customers', { email: uniqueEmail('payer') }, { token: owner.token })).body.data.id;
-    await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, { token: owner.token });
-    const paid = await t.http.post('/api/v1/payments', { amount: 30, currency: 'usd', customer, confirm: true }, { token: owner.token });
+    const customer = (await t.http.post('/v1/customers', { email: uniqueEmail('payer') }, { token: owner.token })).body
+      .data.id;
+    await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+      { token: owner.token },
+    );
+    const paid = await t.http.post(
+      '/api/v1/payments',
+      { amount: 30, currency: 'usd', customer, confirm: true },
+      { token: owner.token },
+    );
     expect(paid.body.status).toBe('succeeded');
     // The second factor was proven at sign-in: as if that were 11 minutes ago, past STEP_UP_MINUTES.
-    await t.db.collection('sessions').updateMany({ userId: new Types.ObjectId(owner.id) }, { $set: { mfaAt: new Date(Date.now() - 11 * 60_000) } });
+    await t.db
+      .collection('sessions')
+      .updateMany({ userId: new Types.ObjectId(owner.id) }, { $set: { mfaAt: new Date(Date.now() - 11 * 60_000) } });
 
     await openSection(page, 'Payments', 'Payments');
     const row = page.locator(`tr[data-payment="${paid.body.id}"]`);
@@ -204,8 +254,12 @@ describe('signing in to the dashboard', () => {
     await dashboard.screenshot('step-up');
     // Cancelled: the refund fails with the refusal, nothing refunded.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await page.getByText('Not done: this action needs your second factor, and the confirmation was cancelled.').waitFor();
-    expect((await t.db.collection('payments').findOne({ _id: new Types.ObjectId(paid.body.id) }))?.amountRefundedMinor ?? 0).toBe(0);
+    await page
+      .getByText('Not done: this action needs your second factor, and the confirmation was cancelled.')
+      .waitFor();
+    expect(
+      (await t.db.collection('payments').findOne({ _id: new Types.ObjectId(paid.body.id) }))?.amountRefundedMinor ?? 0,
+    ).toBe(0);
 
     await page.getByRole('button', { name: 'Refund $10.00' }).click();
     await dialog.waitFor();
@@ -214,7 +268,9 @@ describe('signing in to the dashboard', () => {
     await row.getByText('Partially refunded').waitFor();
     const stored = await t.db.collection('payments').findOne({ _id: new Types.ObjectId(paid.body.id) });
     expect(stored).toMatchObject({ amountMinor: 3000, amountRefundedMinor: 1000, status: 'partially_refunded' });
-    expect(await t.db.collection('audit_log').countDocuments({ action: 'payment.refunded', 'target.id': paid.body.id })).toBe(1);
+    expect(
+      await t.db.collection('audit_log').countDocuments({ action: 'payment.refunded', 'target.id': paid.body.id }),
+    ).toBe(1);
 
     // Proven now: the next refund within STEP_UP_MINUTES goes through without asking.
     await row.getByRole('button', { name: /^Refund payment of/ }).click();
@@ -225,12 +281,18 @@ describe('signing in to the dashboard', () => {
   });
 
   it('the same prompt guards revoking an API key, proven with a recovery code', async () => {
-    const created = await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'Till' }, { token: owner.token });
+    const created = await t.http.post(
+      `/api/v1/platform/projects/${owner.projectId}/keys`,
+      { name: 'Till' },
+      { token: owner.token },
+    );
     expect(created.status).toBe(201);
     const keyId = created.body.data.id as string;
     const key = created.body.data.key as string;
     expect((await t.http.get('/v1/customers', { token: key })).status).toBe(200);
-    await t.db.collection('sessions').updateMany({ userId: new Types.ObjectId(owner.id) }, { $set: { mfaAt: new Date(Date.now() - 11 * 60_000) } });
+    await t.db
+      .collection('sessions')
+      .updateMany({ userId: new Types.ObjectId(owner.id) }, { $set: { mfaAt: new Date(Date.now() - 11 * 60_000) } });
     await openSection(page, 'Projects & keys', 'Projects & keys');
     const row = page.locator(`tr[data-key="${keyId}"]`);
     page.once('dialog', (confirm) => void confirm.accept());
@@ -239,7 +301,9 @@ describe('signing in to the dashboard', () => {
     await proveSecondFactor(page, { recoveryCode: ownerTotp.recoveryCodes[1] }, 'Confirm');
     await row.getByText('Revoked').waitFor();
     expect((await t.http.get('/v1/customers', { token: key })).status).toBe(401);
-    expect((await t.db.collection('api_keys').findOne({ _id: new Types.ObjectId(keyId) }))?.revokedAt).toBeInstanceOf(Date);
+    expect((await t.db.collection('api_keys').findOne({ _id: new Types.ObjectId(keyId) }))?.revokedAt).toBeInstanceOf(
+      Date,
+    );
   });
 
   it('forgot password: the same confirmation for any address, the mailed link, a new password, other sessions ended', async () => {
@@ -280,7 +344,10 @@ describe('signing in to the dashboard', () => {
       await reset.getByLabel('New password', { exact: true }).fill('yet another password');
       await reset.getByLabel('New password again').fill('yet another password');
       await reset.getByRole('button', { name: 'Change the password' }).click();
-      await reset.getByRole('alert').getByText(/invalid, has expired or was already used/).waitFor();
+      await reset
+        .getByRole('alert')
+        .getByText(/invalid, has expired or was already used/)
+        .waitFor();
     } finally {
       await context.close();
     }
@@ -321,10 +388,15 @@ describe('signing in to the dashboard', () => {
       await invited.getByLabel('Password').fill('a long enough password');
       await invited.getByRole('button', { name: 'Sign up' }).click();
       await invited.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-      const account = (await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(inviter.accountId) }))?.name as string;
-      await expect(invited.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain(account);
+      const account = (await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(inviter.accountId) }))
+        ?.name as string;
+      await expect(
+        invited.getByLabel('Account', { exact: true }).locator('option:checked').innerText(),
+      ).resolves.toContain(account);
       const user = await t.db.collection('users').findOne({ email });
-      const membership = await t.db.collection('memberships').findOne({ userId: user?._id, accountId: new Types.ObjectId(inviter.accountId) });
+      const membership = await t.db
+        .collection('memberships')
+        .findOne({ userId: user?._id, accountId: new Types.ObjectId(inviter.accountId) });
       expect(membership).toMatchObject({ role: 'developer' });
     } finally {
       await context.close();
@@ -349,8 +421,11 @@ describe('signing in to the dashboard', () => {
       await invited.getByLabel(/^Password to switch to /).fill(guest.password);
       await invited.getByRole('button', { name: 'Switch account' }).click();
       await invited.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-      const inviting = (await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(inviter.accountId) }))?.name as string;
-      await expect(invited.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain(inviting);
+      const inviting = (await t.db.collection('accounts').findOne({ _id: new Types.ObjectId(inviter.accountId) }))
+        ?.name as string;
+      await expect(
+        invited.getByLabel('Account', { exact: true }).locator('option:checked').innerText(),
+      ).resolves.toContain(inviting);
       // The session of the first account ended with the switch: one live session, in the inviting account.
       const mine = await sessionsOf(guest.id);
       expect(mine.map((session) => session.accountId)).toEqual([inviter.accountId]);
@@ -368,15 +443,21 @@ describe('signing in to the dashboard', () => {
     const attacker: Server = createServer((request, response) => {
       response.setHeader('content-type', 'text/html; charset=utf-8');
       if (request.url === '/form') {
-        response.end(`<!doctype html><html lang="en"><title>Win a prize</title><form id="f" method="post" action="${target}" enctype="text/plain"></form><script>document.getElementById('f').submit()</script></html>`);
+        response.end(
+          `<!doctype html><html lang="en"><title>Win a prize</title><form id="f" method="post" action="${target}" enctype="text/plain"></form><script>document.getElementById('f').submit()</script></html>`,
+        );
       } else {
-        response.end(`<!doctype html><html lang="en"><title>Win a prize</title><script>fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', credentials: 'include' })</script></html>`);
+        response.end(
+          `<!doctype html><html lang="en"><title>Win a prize</title><script>fetch(${JSON.stringify(target)}, { method: 'POST', mode: 'no-cors', credentials: 'include' })</script></html>`,
+        );
       }
     });
     await new Promise<void>((listening) => attacker.listen(0, '127.0.0.1', listening));
     const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}`;
-    const pendingSecret = async () => (await t.db.collection('users').findOne({ email: victimUser.email }))?.totpPendingSecret ?? null;
-    const answered = () => victim.page.waitForResponse((response) => response.url() === target && response.request().method() === 'POST');
+    const pendingSecret = async () =>
+      (await t.db.collection('users').findOne({ email: victimUser.email }))?.totpPendingSecret ?? null;
+    const answered = () =>
+      victim.page.waitForResponse((response) => response.url() === target && response.request().method() === 'POST');
     try {
       await signInThroughDashboard(victim.page, t.baseUrl, victimUser.email, victimUser.password);
 
@@ -397,7 +478,10 @@ describe('signing in to the dashboard', () => {
       // The same request from the dashboard's own origin, with the same cookie, does change it.
       await victim.page.goto(`${t.baseUrl}/dashboard/overview`);
       await victim.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-      const own = await victim.page.evaluate(async (url) => (await fetch(url, { method: 'POST', credentials: 'same-origin' })).status, target);
+      const own = await victim.page.evaluate(
+        async (url) => (await fetch(url, { method: 'POST', credentials: 'same-origin' })).status,
+        target,
+      );
       expect(own).toBe(201);
       expect(await pendingSecret()).not.toBeNull();
     } finally {
@@ -408,7 +492,16 @@ describe('signing in to the dashboard', () => {
 
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(
-      expect.arrayContaining(['sign-in', 'sign-in-second-step', 'step-up', 'forgot-password', 'reset-password', 'verify-email', 'invitation', 'team-require-two-step']),
+      expect.arrayContaining([
+        'sign-in',
+        'sign-in-second-step',
+        'step-up',
+        'forgot-password',
+        'reset-password',
+        'verify-email',
+        'invitation',
+        'team-require-two-step',
+      ]),
     );
     expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);
     expect(dashboard.pageProblems).toEqual([]);

@@ -29,7 +29,10 @@ describe('Swagger UI in a browser', () => {
     // A blocked script or style (Content-Security-Policy) or a script error shows up here.
     // Chromium's notice that Cross-Origin-Opener-Policy does not apply to plain http is expected here.
     opened.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('The Cross-Origin-Opener-Policy header has been ignored')) {
+      if (
+        message.type() === 'error' &&
+        !message.text().startsWith('The Cross-Origin-Opener-Policy header has been ignored')
+      ) {
         pageProblems.push(message.text());
       }
     });
@@ -102,7 +105,9 @@ describe('Swagger UI in a browser', () => {
     const shownBody = await live.locator('.response-col_description pre').first().innerText();
     expect(JSON.parse(shownBody)).toMatchObject({ data: { user: { id: user.id, email: user.email, role: 'admin' } } });
     // The UI shows the request it sent: the token went out as a bearer header.
-    await expect(operation.locator('.curl-command').innerText()).resolves.toContain(`Authorization: Bearer ${user.token}`);
+    await expect(operation.locator('.curl-command').innerText()).resolves.toContain(
+      `Authorization: Bearer ${user.token}`,
+    );
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await operation.screenshot({ path: join(ARTIFACTS, 'swagger-ui-get-me.png') });
@@ -113,7 +118,11 @@ describe('Swagger UI in a browser', () => {
   });
 
   it('authorizes with an API key and executes GET /v1/customers in its project', async () => {
-    const created = await t.http.post(`/api/v1/platform/projects/${user.projectId}/keys`, { name: 'Swagger UI' }, { token: user.token });
+    const created = await t.http.post(
+      `/api/v1/platform/projects/${user.projectId}/keys`,
+      { name: 'Swagger UI' },
+      { token: user.token },
+    );
     expect(created.status).toBe(201);
     const key: string = created.body.data.key;
     const customer = await t.http.post('/v1/customers', { email: 'swagger-ui@example.com' }, { token: key });

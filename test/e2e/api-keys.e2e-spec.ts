@@ -50,11 +50,22 @@ describe('API keys', () => {
     return res;
   }
 
-  async function createKey(projectId = admin.projectId, body: Record<string, unknown> = { name: 'Server' }, as: TestUser = admin) {
+  async function createKey(
+    projectId = admin.projectId,
+    body: Record<string, unknown> = { name: 'Server' },
+    as: TestUser = admin,
+  ) {
     const res = await t.http.post(`${PROJECTS}/${projectId}/keys`, body, { token: as.token });
     if (res.status !== 201) throw new Error(`key create failed: ${res.status} ${res.text}`);
     secrets.push(res.body.data.key, sha256(res.body.data.key));
-    return res.body.data as { id: string; key: string; name: string; start: string; scopes: string[] | null; expiresAt: string | null };
+    return res.body.data as {
+      id: string;
+      key: string;
+      name: string;
+      start: string;
+      scopes: string[] | null;
+      expiresAt: string | null;
+    };
   }
 
   function withKey(key: string, headers: Record<string, string> = {}): RequestOptions {
@@ -63,17 +74,34 @@ describe('API keys', () => {
 
   describe('managing keys', () => {
     it('creates a key shown once: sk_test_ and 43 base64url characters, stored only as its SHA-256', async () => {
-      const res = await t.http.post(`${PROJECTS}/${admin.projectId}/keys`, { name: '  Checkout server  ' }, { token: admin.token });
+      const res = await t.http.post(
+        `${PROJECTS}/${admin.projectId}/keys`,
+        { name: '  Checkout server  ' },
+        { token: admin.token },
+      );
       expect(res.status).toBe(201);
       const key = res.body.data;
       secrets.push(key.key, sha256(key.key));
       expect(Object.keys(key).sort()).toEqual([...KEY_FIELDS, 'key'].sort());
-      expect(key).toMatchObject({ name: 'Checkout server', kind: 'secret', scopes: null, expiresAt: null, revokedAt: null, lastUsedAt: null });
+      expect(key).toMatchObject({
+        name: 'Checkout server',
+        kind: 'secret',
+        scopes: null,
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: null,
+      });
       expect(key.key).toMatch(/^sk_test_[A-Za-z0-9_-]{43}$/);
       expect(key.start).toBe(key.key.slice(0, 12));
 
       const stored = await t.db.collection('api_keys').findOne({ name: 'Checkout server' });
-      expect(stored).toMatchObject({ hash: sha256(key.key), start: key.start, scopes: null, expiresAt: null, revokedAt: null });
+      expect(stored).toMatchObject({
+        hash: sha256(key.key),
+        start: key.start,
+        scopes: null,
+        expiresAt: null,
+        revokedAt: null,
+      });
       expect(String(stored?.projectId)).toBe(admin.projectId);
       expect(String(stored?.accountId)).toBe(admin.accountId);
       expect(JSON.stringify(stored)).not.toContain(key.key.slice(12));
@@ -83,7 +111,11 @@ describe('API keys', () => {
 
     it('stores no answer of a key route for Idempotency-Key replays: the secret would sit in the database', async () => {
       const headers = { 'idempotency-key': `key-create-${randomBytes(4).toString('hex')}` };
-      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys`, { name: 'Idempotent' }, { token: admin.token, headers });
+      const res = await t.http.post(
+        `${PROJECTS}/${secondProject}/keys`,
+        { name: 'Idempotent' },
+        { token: admin.token, headers },
+      );
       expect(res.status).toBe(201);
       secrets.push(res.body.data.key, sha256(res.body.data.key));
       const stored = JSON.stringify(await t.db.collection('idempotency_keys').find({}).toArray());
@@ -106,10 +138,26 @@ describe('API keys', () => {
       const key = await createKey();
       for (const member of [developer, manager]) {
         const as = { token: member.token };
-        expectError(await t.http.get(`${PROJECTS}/${admin.projectId}/keys`, as), 403, 'This operation needs the role admin');
-        expectError(await t.http.post(`${PROJECTS}/${admin.projectId}/keys`, { name: 'x' }, as), 403, 'This operation needs the role admin');
-        expectError(await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${key.id}`, as), 403, 'This operation needs the role admin');
-        expectError(await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${key.id}/roll`, {}, as), 403, 'This operation needs the role admin');
+        expectError(
+          await t.http.get(`${PROJECTS}/${admin.projectId}/keys`, as),
+          403,
+          'This operation needs the role admin',
+        );
+        expectError(
+          await t.http.post(`${PROJECTS}/${admin.projectId}/keys`, { name: 'x' }, as),
+          403,
+          'This operation needs the role admin',
+        );
+        expectError(
+          await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${key.id}`, as),
+          403,
+          'This operation needs the role admin',
+        );
+        expectError(
+          await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${key.id}/roll`, {}, as),
+          403,
+          'This operation needs the role admin',
+        );
       }
       expect((await t.http.get('/v1/customers', withKey(key.key))).status).toBe(200);
     });
@@ -119,14 +167,23 @@ describe('API keys', () => {
       const as = { token: admin.token };
       for (const projectId of [stranger.projectId, UNKNOWN_ID]) {
         expectNotFound(await t.http.get(`${PROJECTS}/${projectId}/keys`, as), 'Platform project not found');
-        expectNotFound(await t.http.post(`${PROJECTS}/${projectId}/keys`, { name: 'x' }, as), 'Platform project not found');
-        expectNotFound(await t.http.delete(`${PROJECTS}/${projectId}/keys/${foreignKey.id}`, as), 'Platform project not found');
+        expectNotFound(
+          await t.http.post(`${PROJECTS}/${projectId}/keys`, { name: 'x' }, as),
+          'Platform project not found',
+        );
+        expectNotFound(
+          await t.http.delete(`${PROJECTS}/${projectId}/keys/${foreignKey.id}`, as),
+          'Platform project not found',
+        );
       }
       // A key of another project, even of the same account, is unknown under this project.
       const secondKey = await createKey(secondProject, { name: 'Second' });
       for (const keyId of [secondKey.id, foreignKey.id, UNKNOWN_ID]) {
         expectNotFound(await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${keyId}`, as), 'API key not found');
-        expectNotFound(await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${keyId}/roll`, {}, as), 'API key not found');
+        expectNotFound(
+          await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${keyId}/roll`, {}, as),
+          'API key not found',
+        );
       }
       expect((await t.http.get('/v1/customers', withKey(foreignKey.key))).status).toBe(200);
       expect((await t.http.get('/v1/customers', withKey(secondKey.key))).status).toBe(200);
@@ -139,7 +196,11 @@ describe('API keys', () => {
       expectValidationError(await t.http.post(keys, { name: 'x', scopes: [] }, as), 'scopes');
       expectValidationError(await t.http.post(keys, { name: 'x', scopes: ['cards', 'cards'] }, as), 'scopes');
       expectValidationError(await t.http.post(keys, { name: 'x', expiresAt: 'tomorrow' }, as), 'expiresAt');
-      expectValidationError(await t.http.post(keys, { name: 'x', expiresAt: new Date(Date.now() - 1000).toISOString() }, as), 'expiresAt', 'expiresAt must be in the future');
+      expectValidationError(
+        await t.http.post(keys, { name: 'x', expiresAt: new Date(Date.now() - 1000).toISOString() }, as),
+        'expiresAt',
+        'expiresAt must be in the future',
+      );
       expectValidationError(await t.http.post(keys, { scopes: ['cards'] }, as), 'name');
       expectValidationError(await t.http.post(keys, { name: 'x', projectId: admin.projectId }, as), 'projectId');
 
@@ -155,17 +216,29 @@ describe('API keys', () => {
       // The use's `lastUsedAt` is written off the request's path. FerretDB applies an update by reading
       // the document and writing it whole, so a revocation crossing that write could be lost there
       // (never on MongoDB, whose single-document updates are atomic): revoke once it has landed.
-      expect(await pollUntil(async () => (await t.db.collection('api_keys').findOne({ _id: { $in: [key.id, new ObjectId(key.id)] } } as object))?.lastUsedAt != null, 10_000)).toBe(true);
+      expect(
+        await pollUntil(
+          async () =>
+            (await t.db.collection('api_keys').findOne({ _id: { $in: [key.id, new ObjectId(key.id)] } } as object))
+              ?.lastUsedAt != null,
+          10_000,
+        ),
+      ).toBe(true);
       const res = await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${key.id}`, { token: admin.token });
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ message: 'API key revoked' });
       expectError(await t.http.get('/v1/customers', withKey(key.key)), 401, 'Invalid API key');
-      expect((await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${key.id}`, { token: admin.token })).status).toBe(200);
-      const listed = (await seen(t.http.get(`${PROJECTS}/${admin.projectId}/keys`, { token: admin.token }))).body.data.find(
-        (candidate: { id: string }) => candidate.id === key.id,
-      );
+      expect(
+        (await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${key.id}`, { token: admin.token })).status,
+      ).toBe(200);
+      const listed = (
+        await seen(t.http.get(`${PROJECTS}/${admin.projectId}/keys`, { token: admin.token }))
+      ).body.data.find((candidate: { id: string }) => candidate.id === key.id);
       expect(new Date(listed.revokedAt).toISOString()).toBe(listed.revokedAt);
-      expectError(await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${key.id}/roll`, {}, { token: admin.token }), 409);
+      expectError(
+        await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${key.id}/roll`, {}, { token: admin.token }),
+        409,
+      );
     });
   });
 
@@ -179,7 +252,14 @@ describe('API keys', () => {
       const list = await seen(t.http.get('/v1/customers', withKey(key.key)));
       expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([customer]);
       // The record lives in the key's project: users see it there, and not in the default project.
-      expect((await t.http.get(`/v1/customers/${customer}`, { token: developer.token, headers: { 'x-project-id': secondProject } })).status).toBe(200);
+      expect(
+        (
+          await t.http.get(`/v1/customers/${customer}`, {
+            token: developer.token,
+            headers: { 'x-project-id': secondProject },
+          })
+        ).status,
+      ).toBe(200);
       expectNotFound(await t.http.get(`/v1/customers/${customer}`, { token: developer.token }));
       const stored = await t.db.collection('customers').findOne({ email: 'by-key@example.com' });
       expect(String(stored?.projectId)).toBe(secondProject);
@@ -187,8 +267,10 @@ describe('API keys', () => {
 
     it("answers another project's and another account's ids as unknown ones: 404", async () => {
       const key = await createKey(secondProject, { name: 'Reader' });
-      const ownDefault = (await t.http.post('/v1/customers', { email: 'default@example.com' }, { token: admin.token })).body.data.id;
-      const foreign = (await t.http.post('/v1/customers', { email: 'foreign@example.com' }, { token: stranger.token })).body.data.id;
+      const ownDefault = (await t.http.post('/v1/customers', { email: 'default@example.com' }, { token: admin.token }))
+        .body.data.id;
+      const foreign = (await t.http.post('/v1/customers', { email: 'foreign@example.com' }, { token: stranger.token }))
+        .body.data.id;
       const unknown = await t.http.get(`/v1/customers/${UNKNOWN_ID}`, withKey(key.key));
       expectNotFound(unknown);
       for (const id of [ownDefault, foreign]) {
@@ -197,43 +279,79 @@ describe('API keys', () => {
         const update = await t.http.post(`/v1/customers/${id}`, { firstName: 'Mallory' }, withKey(key.key));
         expect(update.status).toBe(404);
       }
-      expect((await t.http.get(`/v1/customers/${ownDefault}`, { token: admin.token })).body.data.firstName).not.toBe('Mallory');
+      expect((await t.http.get(`/v1/customers/${ownDefault}`, { token: admin.token })).body.data.firstName).not.toBe(
+        'Mallory',
+      );
     });
 
     it('acts only in its own project: X-Project-Id naming any other is 404, its own is fine', async () => {
       const key = await createKey(secondProject, { name: 'Header' });
       for (const other of [admin.projectId, stranger.projectId, UNKNOWN_ID]) {
-        expectNotFound(await t.http.get('/v1/customers', withKey(key.key, { 'x-project-id': other })), 'Platform project not found');
+        expectNotFound(
+          await t.http.get('/v1/customers', withKey(key.key, { 'x-project-id': other })),
+          'Platform project not found',
+        );
       }
       expect((await t.http.get('/v1/customers', withKey(key.key, { 'x-project-id': secondProject }))).status).toBe(200);
-      expect((await t.http.get('/v1/customers', withKey(key.key, { 'x-project-id': secondProject.toUpperCase() }))).status).toBe(200);
+      expect(
+        (await t.http.get('/v1/customers', withKey(key.key, { 'x-project-id': secondProject.toUpperCase() }))).status,
+      ).toBe(200);
     });
 
     it("refuses APIs outside the key's scopes with 403", async () => {
       const key = await createKey(secondProject, { name: 'Scoped', scopes: ['customers'] });
       expect((await t.http.get('/v1/customers', withKey(key.key))).status).toBe(200);
-      expectError(await t.http.get('/v1/cards?customer=' + UNKNOWN_ID, withKey(key.key)), 403, "This API key's scopes do not include the cards API");
-      expectError(await t.http.get('/api/v1/payments', withKey(key.key)), 403, "This API key's scopes do not include the payments API");
-      expectError(await t.http.get('/clients', withKey(key.key)), 403, "This API key's scopes do not include the clients API");
+      expectError(
+        await t.http.get('/v1/cards?customer=' + UNKNOWN_ID, withKey(key.key)),
+        403,
+        "This API key's scopes do not include the cards API",
+      );
+      expectError(
+        await t.http.get('/api/v1/payments', withKey(key.key)),
+        403,
+        "This API key's scopes do not include the payments API",
+      );
+      expectError(
+        await t.http.get('/clients', withKey(key.key)),
+        403,
+        "This API key's scopes do not include the clients API",
+      );
     });
 
     it('acts with admin rights over its scopes (deletes a customer)', async () => {
       const key = await createKey(secondProject, { name: 'Admin rights' });
-      const customer = (await t.http.post('/v1/customers', { email: 'gone@example.com' }, withKey(key.key))).body.data.id;
+      const customer = (await t.http.post('/v1/customers', { email: 'gone@example.com' }, withKey(key.key))).body.data
+        .id;
       expect((await t.http.delete(`/v1/customers/${customer}`, withKey(key.key))).status).toBe(200);
     });
 
     it('refuses keys on every route that is not a data route: 403 API keys cannot manage the platform', async () => {
       const key = await createKey();
-      const document = (await t.http.get('/docs-json')).body as { paths: Record<string, Record<string, { security?: object[]; operationId: string }>> };
+      const document = (await t.http.get('/docs-json')).body as {
+        paths: Record<string, Record<string, { security?: object[]; operationId: string }>>;
+      };
       const management = Object.entries(document.paths).flatMap(([path, item]) =>
         Object.entries(item)
-          .filter(([, operation]) => !(operation.security ?? []).some((requirement) => Object.keys(requirement).length === 0))
-          .filter(([, operation]) => !(operation.security ?? []).some((requirement) => 'apiKey' in requirement || 'publishableKey' in requirement))
+          .filter(
+            ([, operation]) => !(operation.security ?? []).some((requirement) => Object.keys(requirement).length === 0),
+          )
+          .filter(
+            ([, operation]) =>
+              !(operation.security ?? []).some(
+                (requirement) => 'apiKey' in requirement || 'publishableKey' in requirement,
+              ),
+          )
           .map(([method, operation]) => ({ path, method, operationId: operation.operationId })),
       );
       expect(management.map((route) => route.operationId)).toEqual(
-        expect.arrayContaining(['getCurrentUser', 'listAccounts', 'acceptInvitation', 'createPlatformProject', 'createApiKey', 'rollApiKey']),
+        expect.arrayContaining([
+          'getCurrentUser',
+          'listAccounts',
+          'acceptInvitation',
+          'createPlatformProject',
+          'createApiKey',
+          'rollApiKey',
+        ]),
       );
       const collections = ['accounts', 'memberships', 'invitations', 'platform_projects', 'api_keys'];
       const counts = () => Promise.all(collections.map((name) => t.db.collection(name).countDocuments()));
@@ -244,13 +362,26 @@ describe('API keys', () => {
           .replace('{id}', admin.projectId)
           .replace('{keyId}', key.id)
           .replace(/\{[^}]+\}/g, UNKNOWN_ID);
-        const res = await seen(t.http.request(route.method.toUpperCase(), url, ['post', 'patch', 'put'].includes(route.method) ? {} : undefined, withKey(key.key)));
-        expect({ ...route, status: res.status, message: res.body?.message }).toEqual({ ...route, status: 403, message: 'API keys cannot manage the platform' });
+        const res = await seen(
+          t.http.request(
+            route.method.toUpperCase(),
+            url,
+            ['post', 'patch', 'put'].includes(route.method) ? {} : undefined,
+            withKey(key.key),
+          ),
+        );
+        expect({ ...route, status: res.status, message: res.body?.message }).toEqual({
+          ...route,
+          status: 403,
+          message: 'API keys cannot manage the platform',
+        });
       }
       // Nothing was made, removed or changed through those calls.
       expect(await counts()).toEqual(before);
       expect((await t.http.get('/v1/customers', withKey(key.key))).status).toBe(200);
-      expect((await t.http.get(`${PROJECTS}/${admin.projectId}`, { token: admin.token })).body.data.name).toBe('Default project');
+      expect((await t.http.get(`${PROJECTS}/${admin.projectId}`, { token: admin.token })).body.data.name).toBe(
+        'Default project',
+      );
     });
 
     it('records lastUsedAt after use, at most once a minute', async () => {
@@ -268,17 +399,23 @@ describe('API keys', () => {
 
       clockOffset = 61_000;
       await t.http.get('/v1/customers', withKey(key.key));
-      expect(await pollUntil(async () => ((await stored())?.lastUsedAt as Date).getTime() > first.getTime(), 5_000, 50)).toBe(true);
-      const listed = (await seen(t.http.get(`${PROJECTS}/${secondProject}/keys`, { token: admin.token }))).body.data.find(
-        (candidate: { id: string }) => candidate.id === key.id,
-      );
+      expect(
+        await pollUntil(async () => ((await stored())?.lastUsedAt as Date).getTime() > first.getTime(), 5_000, 50),
+      ).toBe(true);
+      const listed = (
+        await seen(t.http.get(`${PROJECTS}/${secondProject}/keys`, { token: admin.token }))
+      ).body.data.find((candidate: { id: string }) => candidate.id === key.id);
       expect(listed.lastUsedAt).toBe(((await stored())?.lastUsedAt as Date).toISOString());
     });
   });
 
   describe('publishable keys', () => {
     it('are made beside secret keys with kind publishable: pk_test_, listed with their kind, stored as a hash', async () => {
-      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys`, { name: 'Mobile app', kind: 'publishable' }, { token: admin.token });
+      const res = await t.http.post(
+        `${PROJECTS}/${secondProject}/keys`,
+        { name: 'Mobile app', kind: 'publishable' },
+        { token: admin.token },
+      );
       expect(res.status).toBe(201);
       const key = res.body.data;
       secrets.push(key.key, sha256(key.key));
@@ -286,18 +423,30 @@ describe('API keys', () => {
       expect(key).toMatchObject({ name: 'Mobile app', kind: 'publishable', scopes: null, revokedAt: null });
       expect(key.key).toMatch(/^pk_test_[A-Za-z0-9_-]{43}$/);
       expect(key.start).toBe(key.key.slice(0, 12));
-      expect(await t.db.collection('api_keys').findOne({ _id: new ObjectId(key.id) })).toMatchObject({ kind: 'publishable', hash: sha256(key.key) });
+      expect(await t.db.collection('api_keys').findOne({ _id: new ObjectId(key.id) })).toMatchObject({
+        kind: 'publishable',
+        hash: sha256(key.key),
+      });
 
       const secret = await createKey(secondProject, { name: 'Server beside it' });
-      const listed = (await seen(t.http.get(`${PROJECTS}/${secondProject}/keys`, { token: admin.token }))).body.data as { id: string; kind: string }[];
+      const listed = (await seen(t.http.get(`${PROJECTS}/${secondProject}/keys`, { token: admin.token }))).body
+        .data as { id: string; kind: string }[];
       expect(listed.find((candidate) => candidate.id === key.id)?.kind).toBe('publishable');
       expect(listed.find((candidate) => candidate.id === secret.id)?.kind).toBe('secret');
     });
 
     it('take no scopes, and kind is secret or publishable: 400 otherwise', async () => {
       const url = `${PROJECTS}/${admin.projectId}/keys`;
-      expectValidationError(await t.http.post(url, { name: 'x', kind: 'publishable', scopes: ['projects'] }, { token: admin.token }), 'scopes', /publishable key takes no scopes/);
-      expectValidationError(await t.http.post(url, { name: 'x', kind: 'public' }, { token: admin.token }), 'kind', /kind must be one of: secret, publishable/);
+      expectValidationError(
+        await t.http.post(url, { name: 'x', kind: 'publishable', scopes: ['projects'] }, { token: admin.token }),
+        'scopes',
+        /publishable key takes no scopes/,
+      );
+      expectValidationError(
+        await t.http.post(url, { name: 'x', kind: 'public' }, { token: admin.token }),
+        'kind',
+        /kind must be one of: secret, publishable/,
+      );
       expectValidationError(await t.http.post(url, { name: 'x', kind: null }, { token: admin.token }), 'kind');
     });
 
@@ -330,21 +479,35 @@ describe('API keys', () => {
       expectError(await t.http.get('/v1/customers', withKey(res.body.data.key)), 403);
       // That use's `lastUsedAt` is written off the request's path: revoke once it has landed (see the revocation test above).
       const successor = { _id: { $in: [res.body.data.id, new ObjectId(res.body.data.id)] } } as object;
-      expect(await pollUntil(async () => (await t.db.collection('api_keys').findOne(successor))?.lastUsedAt != null, 10_000)).toBe(true);
-      expect((await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${res.body.data.id}`, { token: admin.token })).status).toBe(200);
+      expect(
+        await pollUntil(async () => (await t.db.collection('api_keys').findOne(successor))?.lastUsedAt != null, 10_000),
+      ).toBe(true);
+      expect(
+        (await t.http.delete(`${PROJECTS}/${admin.projectId}/keys/${res.body.data.id}`, { token: admin.token })).status,
+      ).toBe(200);
       expectError(await t.http.get('/v1/customers', withKey(res.body.data.key)), 401, 'Invalid API key');
     });
 
     it("refuses a secret key's text passed off as publishable and the reverse: 401", async () => {
       const key = await createKey(admin.projectId, { name: 'Swapped' });
-      expectError(await t.http.get('/v1/customers', withKey(key.key.replace('sk_test_', 'pk_test_'))), 401, 'Invalid API key');
+      expectError(
+        await t.http.get('/v1/customers', withKey(key.key.replace('sk_test_', 'pk_test_'))),
+        401,
+        'Invalid API key',
+      );
       const publishable = await createKey(admin.projectId, { name: 'Swapped app', kind: 'publishable' });
-      expectError(await t.http.get('/v1/customers', withKey(publishable.key.replace('pk_test_', 'sk_test_'))), 401, 'Invalid API key');
+      expectError(
+        await t.http.get('/v1/customers', withKey(publishable.key.replace('pk_test_', 'sk_test_'))),
+        401,
+        'Invalid API key',
+      );
     });
 
     it('is audited like a secret key when made', async () => {
       const key = await createKey(admin.projectId, { name: 'Audited app', kind: 'publishable' });
-      const log = await t.http.get(`/api/v1/accounts/${admin.accountId}/audit-log?action=api_key.created&limit=100`, { token: admin.token });
+      const log = await t.http.get(`/api/v1/accounts/${admin.accountId}/audit-log?action=api_key.created&limit=100`, {
+        token: admin.token,
+      });
       expect(log.status).toBe(200);
       expect(log.body.data.find((entry: { target: { id: string } }) => entry.target.id === key.id)).toMatchObject({
         action: 'api_key.created',
@@ -357,7 +520,14 @@ describe('API keys', () => {
     it('refuses a forged key, a key of another prefix and a malformed one', async () => {
       const real = await createKey();
       const forged = `sk_test_${randomBytes(32).toString('base64url')}`;
-      for (const token of [forged, real.key.replace('sk_test_', 'sk_live_'), 'sk_live_abc', 'sk_test_short', `${real.key}x`, 'sk_']) {
+      for (const token of [
+        forged,
+        real.key.replace('sk_test_', 'sk_live_'),
+        'sk_live_abc',
+        'sk_test_short',
+        `${real.key}x`,
+        'sk_',
+      ]) {
         expectError(await t.http.get('/v1/customers', withKey(token)), 401, 'Invalid API key');
       }
     });
@@ -370,19 +540,32 @@ describe('API keys', () => {
       expect((await t.http.get('/v1/customers', withKey(key.key))).status).toBe(200);
       clockOffset = 2 * HOUR;
       expectError(await t.http.get('/v1/customers', withKey(key.key)), 401, 'Invalid API key');
-      expectError(await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${key.id}/roll`, {}, { token: admin.token }), 409, /expired/);
+      expectError(
+        await t.http.post(`${PROJECTS}/${admin.projectId}/keys/${key.id}/roll`, {}, { token: admin.token }),
+        409,
+        /expired/,
+      );
     });
   });
 
   describe('rolling a key', () => {
     it('gives a new key with the same name and scopes; the old one works during its grace and not after', async () => {
       const old = await createKey(secondProject, { name: 'Rolled', scopes: ['customers', 'cards'] });
-      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys/${old.id}/roll`, { expiresInHours: 24 }, { token: admin.token });
+      const res = await t.http.post(
+        `${PROJECTS}/${secondProject}/keys/${old.id}/roll`,
+        { expiresInHours: 24 },
+        { token: admin.token },
+      );
       expect(res.status).toBe(201);
       const rolled = res.body.data;
       secrets.push(rolled.key, sha256(rolled.key));
       expect(Object.keys(rolled).sort()).toEqual([...KEY_FIELDS, 'key'].sort());
-      expect(rolled).toMatchObject({ name: 'Rolled', scopes: ['customers', 'cards'], expiresAt: null, revokedAt: null });
+      expect(rolled).toMatchObject({
+        name: 'Rolled',
+        scopes: ['customers', 'cards'],
+        expiresAt: null,
+        revokedAt: null,
+      });
       expect(rolled.id).not.toBe(old.id);
       expect(rolled.key).not.toBe(old.key);
 
@@ -395,12 +578,16 @@ describe('API keys', () => {
       clockOffset = 24 * HOUR + 60_000;
       expectError(await t.http.get('/v1/customers', withKey(old.key)), 401, 'Invalid API key');
       expect((await t.http.get('/v1/customers', withKey(rolled.key))).status).toBe(200);
-      expect((await seen(t.http.get(`${PROJECTS}/${secondProject}/keys`, { token: admin.token }))).text).toContain(rolled.start);
+      expect((await seen(t.http.get(`${PROJECTS}/${secondProject}/keys`, { token: admin.token }))).text).toContain(
+        rolled.start,
+      );
     });
 
     it('stops the old key at once by default (expiresInHours 0)', async () => {
       const old = await createKey(secondProject, { name: 'Immediate' });
-      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys/${old.id}/roll`, undefined, { token: admin.token });
+      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys/${old.id}/roll`, undefined, {
+        token: admin.token,
+      });
       expect(res.status).toBe(201);
       secrets.push(res.body.data.key, sha256(res.body.data.key));
       expectError(await t.http.get('/v1/customers', withKey(old.key)), 401, 'Invalid API key');
@@ -410,7 +597,11 @@ describe('API keys', () => {
     it('never extends a key beyond its own expiry, and the new key keeps that expiry', async () => {
       const expiresAt = new Date(Date.now() + 2 * HOUR).toISOString();
       const old = await createKey(secondProject, { name: 'Bounded', expiresAt });
-      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys/${old.id}/roll`, { expiresInHours: 168 }, { token: admin.token });
+      const res = await t.http.post(
+        `${PROJECTS}/${secondProject}/keys/${old.id}/roll`,
+        { expiresInHours: 168 },
+        { token: admin.token },
+      );
       expect(res.status).toBe(201);
       secrets.push(res.body.data.key, sha256(res.body.data.key));
       expect(res.body.data.expiresAt).toBe(expiresAt);
@@ -420,7 +611,11 @@ describe('API keys', () => {
 
     /** Rolls a key; its successor (the new key) and the stored end of every key named. */
     async function roll(keyId: string, expiresInHours: number) {
-      const res = await t.http.post(`${PROJECTS}/${secondProject}/keys/${keyId}/roll`, { expiresInHours }, { token: admin.token });
+      const res = await t.http.post(
+        `${PROJECTS}/${secondProject}/keys/${keyId}/roll`,
+        { expiresInHours },
+        { token: admin.token },
+      );
       if (res.status !== 201) throw new Error(`roll failed: ${res.status} ${res.text}`);
       secrets.push(res.body.data.key, sha256(res.body.data.key));
       return res.body.data as { id: string; key: string; expiresAt: string | null };
@@ -437,7 +632,11 @@ describe('API keys', () => {
       expect(near(aEnd, Date.now() + 24 * HOUR)).toBe(true);
       for (const expiresInHours of [2, 168]) {
         expectError(
-          await t.http.post(`${PROJECTS}/${secondProject}/keys/${a.id}/roll`, { expiresInHours }, { token: admin.token }),
+          await t.http.post(
+            `${PROJECTS}/${secondProject}/keys/${a.id}/roll`,
+            { expiresInHours },
+            { token: admin.token },
+          ),
           409,
           'API key was already rolled: roll its successor, or create a new key',
         );
@@ -453,14 +652,20 @@ describe('API keys', () => {
       const a = await createKey(secondProject, { name: 'Rolled at once' });
       const graces = [0, 168, 1, 24, 168];
       const answers = await Promise.all(
-        graces.map((expiresInHours) => t.http.post(`${PROJECTS}/${secondProject}/keys/${a.id}/roll`, { expiresInHours }, { token: admin.token })),
+        graces.map((expiresInHours) =>
+          t.http.post(`${PROJECTS}/${secondProject}/keys/${a.id}/roll`, { expiresInHours }, { token: admin.token }),
+        ),
       );
       const won = answers.filter((res) => res.status === 201);
       expect(won).toHaveLength(1);
       // Refused as rolled already, or (waiting longer than the lease allows) as being rolled.
-      for (const res of answers.filter((other) => other.status !== 201)) expectError(res, 409, /^API key (was already rolled|is being rolled)/);
+      for (const res of answers.filter((other) => other.status !== 201))
+        expectError(res, 409, /^API key (was already rolled|is being rolled)/);
       secrets.push(won[0].body.data.key, sha256(won[0].body.data.key));
-      const successors = await t.db.collection('api_keys').find({ rolledFrom: new ObjectId(a.id) }).toArray();
+      const successors = await t.db
+        .collection('api_keys')
+        .find({ rolledFrom: new ObjectId(a.id) })
+        .toArray();
       expect(successors.map((key) => String(key._id))).toEqual([won[0].body.data.id]);
       const grace = graces[answers.indexOf(won[0])];
       expect(near(await storedEnd(a.id), Date.now() + grace * HOUR)).toBe(true);
@@ -497,7 +702,8 @@ describe('API keys', () => {
 
     it('takes 0 to 168 whole hours (400 otherwise)', async () => {
       const key = await createKey(secondProject, { name: 'Bounds' });
-      const roll = (body: unknown) => t.http.post(`${PROJECTS}/${secondProject}/keys/${key.id}/roll`, body, { token: admin.token });
+      const roll = (body: unknown) =>
+        t.http.post(`${PROJECTS}/${secondProject}/keys/${key.id}/roll`, body, { token: admin.token });
       expectValidationError(await roll({ expiresInHours: 169 }), 'expiresInHours');
       expectValidationError(await roll({ expiresInHours: -1 }), 'expiresInHours');
       expectValidationError(await roll({ expiresInHours: 1.5 }), 'expiresInHours');
@@ -511,7 +717,9 @@ describe('API keys', () => {
       const key = await createKey();
       const forged = `sk_test_${randomBytes(32).toString('base64url')}`;
       for (const token of [key.key, forged, 'sk_live_whatever']) {
-        const login = await seen(t.http.post('/api/v1/login', { email: developer.email, password: developer.password }, { token }));
+        const login = await seen(
+          t.http.post('/api/v1/login', { email: developer.email, password: developer.password }, { token }),
+        );
         expect(login.status).toBe(200);
         expect(login.body.accessToken).toEqual(expect.any(String));
         const body = signupBody({ email: uniqueEmail('keyed') });
@@ -520,14 +728,20 @@ describe('API keys', () => {
         expect(signup.body.data.account.owner).toBe(true);
         expect(signup.body.data.account.id).not.toBe(admin.accountId);
       }
-      const wrong = await t.http.post('/api/v1/login', { email: developer.email, password: 'wrong password!' }, { token: key.key });
+      const wrong = await t.http.post(
+        '/api/v1/login',
+        { email: developer.email, password: 'wrong password!' },
+        { token: key.key },
+      );
       expectError(wrong, 401);
     });
   });
 
   it('never shows a key secret or its hash again after the answer that created it', () => {
     expect(secrets.length).toBeGreaterThan(10);
-    const leaks = answers.flatMap((res) => secrets.filter((secret) => res.text.includes(secret)).map((secret) => secret.slice(0, 12)));
+    const leaks = answers.flatMap((res) =>
+      secrets.filter((secret) => res.text.includes(secret)).map((secret) => secret.slice(0, 12)),
+    );
     expect(answers.length).toBeGreaterThan(10);
     expect(leaks).toEqual([]);
   });

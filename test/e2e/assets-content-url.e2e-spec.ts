@@ -22,11 +22,24 @@ describe('signed asset content URLs', () => {
 
   /** A ready WAV asset, uploaded at its one-time URL. */
   const readyAsset = async (): Promise<string> => {
-    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'audio', title: 'Tone', fileName: 'tone.wav', size: wav.length, mimeType: 'audio/wav' }, as());
+    const created = await t.http.post(
+      `/projects/${project}/assets`,
+      { kind: 'audio', title: 'Tone', fileName: 'tone.wav', size: wav.length, mimeType: 'audio/wav' },
+      as(),
+    );
     expect(created.status).toBe(201);
     const url = pathOf(created.body.upload.url);
-    expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status).toBe(201);
-    expect((await t.http.request('PATCH', url, undefined, { raw: wav, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } })).status).toBe(204);
+    expect(
+      (await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await t.http.request('PATCH', url, undefined, {
+          raw: wav,
+          headers: { ...TUS, ...OCTETS, 'upload-offset': '0' },
+        })
+      ).status,
+    ).toBe(204);
     expect((await settledAsset(t.http, created.body.asset.id, owner.token)).status).toBe('ready');
     return created.body.asset.id;
   };
@@ -81,7 +94,11 @@ describe('signed asset content URLs', () => {
     const outside = await anonymous(url, { range: `bytes=${wav.length}-` });
     expect(outside.status).toBe(416);
     expect(outside.headers.get('content-range')).toBe(`bytes */${wav.length}`);
-    expect(await outside.json()).toEqual({ statusCode: 416, error: 'Range Not Satisfiable', message: `The range is outside the file's ${wav.length} bytes` });
+    expect(await outside.json()).toEqual({
+      statusCode: 416,
+      error: 'Range Not Satisfiable',
+      message: `The range is outside the file's ${wav.length} bytes`,
+    });
   });
 
   it('answers 404 once the URL has expired, with the same body as an unknown one', async () => {
@@ -89,8 +106,14 @@ describe('signed asset content URLs', () => {
     const key = t.app.get<{ contentUrlKey: Buffer }>(assetsConfig.KEY).contentUrlKey;
     const grant = { assetId: id, accountId: owner.accountId, projectId: owner.projectId };
     // Signed with the service's own key: only the expiry decides.
-    expect((await t.http.get(`/asset-content/${signContentGrant(key, { ...grant, expiresAt: Date.now() + 60_000 })}`)).status).toBe(200);
-    expectNotFound(await t.http.get(`/asset-content/${signContentGrant(key, { ...grant, expiresAt: Date.now() - 1000 })}`), 'Asset content not found: the URL is unknown, altered or expired');
+    expect(
+      (await t.http.get(`/asset-content/${signContentGrant(key, { ...grant, expiresAt: Date.now() + 60_000 })}`))
+        .status,
+    ).toBe(200);
+    expectNotFound(
+      await t.http.get(`/asset-content/${signContentGrant(key, { ...grant, expiresAt: Date.now() - 1000 })}`),
+      'Asset content not found: the URL is unknown, altered or expired',
+    );
   });
 
   it('answers 404, never a 500, to grants of any malformed form', async () => {
@@ -107,7 +130,10 @@ describe('signed asset content URLs', () => {
       '.....',
     ];
     for (const form of malformed) {
-      expectNotFound(await t.http.get(`/asset-content/${form}`), 'Asset content not found: the URL is unknown, altered or expired');
+      expectNotFound(
+        await t.http.get(`/asset-content/${form}`),
+        'Asset content not found: the URL is unknown, altered or expired',
+      );
     }
     // No segment at all is no route: the router's own 404.
     expectError(await t.http.get('/asset-content/'), 404, 'Cannot GET /asset-content/');
@@ -121,18 +147,31 @@ describe('signed asset content URLs', () => {
     const path = new URL(url).pathname;
     const altered = path.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'));
     expectNotFound(await t.http.get(altered), 'Asset content not found: the URL is unknown, altered or expired');
-    expectNotFound(await t.http.get('/asset-content/not-a-token'), 'Asset content not found: the URL is unknown, altered or expired');
+    expectNotFound(
+      await t.http.get('/asset-content/not-a-token'),
+      'Asset content not found: the URL is unknown, altered or expired',
+    );
 
     expect((await t.http.delete(`/assets/${id}`, as())).status).toBe(200);
     expectNotFound(await t.http.get(path), 'Asset content not found: the URL is unknown, altered or expired');
   });
 
   it('gives no URL for an asset that is not ready, or of another tenant', async () => {
-    const waiting = await t.http.post(`/projects/${project}/assets`, { kind: 'audio', title: 'Later', fileName: 'later.wav', size: 10, mimeType: 'audio/wav' }, as());
-    expectNotFound(await t.http.get(`/assets/${waiting.body.asset.id}/content-url`, as()), 'Asset not found: it is waiting, not ready');
+    const waiting = await t.http.post(
+      `/projects/${project}/assets`,
+      { kind: 'audio', title: 'Later', fileName: 'later.wav', size: 10, mimeType: 'audio/wav' },
+      as(),
+    );
+    expectNotFound(
+      await t.http.get(`/assets/${waiting.body.asset.id}/content-url`, as()),
+      'Asset not found: it is waiting, not ready',
+    );
 
     const id = await readyAsset();
     expectNotFound(await t.http.get(`/assets/${id}/content-url`, { token: other.token }), 'Asset not found');
-    expectNotFound(await t.http.get('/assets/6650c0ffee0000000000ffff/content-url', { token: other.token }), 'Asset not found');
+    expectNotFound(
+      await t.http.get('/assets/6650c0ffee0000000000ffff/content-url', { token: other.token }),
+      'Asset not found',
+    );
   });
 });

@@ -22,7 +22,15 @@ function fillingUp(target: Writable, room: number): Writable {
       }
       const fits = chunk.subarray(0, left);
       left = 0;
-      target.write(fits, () => done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', errno: -28, syscall: 'write' })));
+      target.write(fits, () =>
+        done(
+          Object.assign(new Error('ENOSPC: no space left on device, write'), {
+            code: 'ENOSPC',
+            errno: -28,
+            syscall: 'write',
+          }),
+        ),
+      );
     },
     final(done) {
       target.end(done);
@@ -59,16 +67,27 @@ describe('an upload when the disk is full', () => {
   it('answers 507 with a message, keeps the offset of what was written, and resumes once space is back', async () => {
     const wav = wavFixture(8);
     const room = 40 * KiB;
-    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'audio', title: 'Full', fileName: 'full.wav', size: wav.length, mimeType: 'audio/wav' }, { token: owner.token });
+    const created = await t.http.post(
+      `/projects/${project}/assets`,
+      { kind: 'audio', title: 'Full', fileName: 'full.wav', size: wav.length, mimeType: 'audio/wav' },
+      { token: owner.token },
+    );
     expect(created.status).toBe(201);
     const assetId: string = created.body.asset.id;
     const url = pathOf(created.body.upload.url);
-    expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status).toBe(201);
+    expect(
+      (await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status,
+    ).toBe(201);
 
     // The disk has room for 40 KiB more, then none.
     const openWrite = storage.datastore.openWrite.bind(storage.datastore);
-    const full = jest.spyOn(storage.datastore, 'openWrite').mockImplementation((path, start) => fillingUp(openWrite(path, start), room));
-    const refused = await t.http.request('PATCH', url, undefined, { raw: wav, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } });
+    const full = jest
+      .spyOn(storage.datastore, 'openWrite')
+      .mockImplementation((path, start) => fillingUp(openWrite(path, start), room));
+    const refused = await t.http.request('PATCH', url, undefined, {
+      raw: wav,
+      headers: { ...TUS, ...OCTETS, 'upload-offset': '0' },
+    });
     expect(refused.status).toBe(507);
     expect(refused.text).toMatch(/^Insufficient storage: .*resume/);
     expect(full).toHaveBeenCalled();
@@ -80,7 +99,10 @@ describe('an upload when the disk is full', () => {
 
     // Space is back: the client resumes from the offset.
     full.mockRestore();
-    const rest = await t.http.request('PATCH', url, undefined, { raw: wav.subarray(room), headers: { ...TUS, ...OCTETS, 'upload-offset': String(room) } });
+    const rest = await t.http.request('PATCH', url, undefined, {
+      raw: wav.subarray(room),
+      headers: { ...TUS, ...OCTETS, 'upload-offset': String(room) },
+    });
     expect(rest.status).toBe(204);
     expect(rest.headers.get('upload-offset')).toBe(String(wav.length));
     const ready = await settledAsset(t.http, assetId, owner.token);

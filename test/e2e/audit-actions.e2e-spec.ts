@@ -27,7 +27,10 @@ describe('every audited action is in the audit log', () => {
   afterAll(() => t.close());
 
   async function entriesSince(reader: TestUser, accountId: string, action: string, since: Date): Promise<Entry[]> {
-    const res = await t.http.get(`/api/v1/accounts/${accountId}/audit-log?action=${action}&from=${since.toISOString()}&limit=100`, { token: reader.token });
+    const res = await t.http.get(
+      `/api/v1/accounts/${accountId}/audit-log?action=${action}&from=${since.toISOString()}&limit=100`,
+      { token: reader.token },
+    );
     expect(res.status).toBe(200);
     return res.body.data;
   }
@@ -56,24 +59,54 @@ describe('every audited action is in the audit log', () => {
     const res = await t.http.post('/api/v1/accounts', { name: 'Second', type: 'company' }, { token: owner.token });
     expect(res.status).toBe(201);
     const [entry] = await entriesSince(owner, res.body.data.id, 'account.created', since);
-    expect(entry).toMatchObject({ actor: { id: owner.id }, target: { id: res.body.data.id, label: 'Second' }, changes: { name: [null, 'Second'], type: [null, 'company'] } });
+    expect(entry).toMatchObject({
+      actor: { id: owner.id },
+      target: { id: res.body.data.id, label: 'Second' },
+      changes: { name: [null, 'Second'], type: [null, 'company'] },
+    });
   });
 
   it('an existing user accepting an invitation records member.joined, by them, with the role', async () => {
     const since = new Date();
     const user = await createFirstAdmin(t.http);
     await acceptInvitation(t.http, owner, user);
-    const joined = (await entriesSince(owner, owner.accountId, 'member.joined', since)).filter((entry) => entry.target.id === user.id);
-    expect(joined).toEqual([expect.objectContaining({ actor: expect.objectContaining({ id: user.id }), changes: { role: [null, 'developer'] } })]);
+    const joined = (await entriesSince(owner, owner.accountId, 'member.joined', since)).filter(
+      (entry) => entry.target.id === user.id,
+    );
+    expect(joined).toEqual([
+      expect.objectContaining({
+        actor: expect.objectContaining({ id: user.id }),
+        changes: { role: [null, 'developer'] },
+      }),
+    ]);
   });
 
   it('a new invitation of the same email revokes the pending one, with its entry', async () => {
     const since = new Date();
     const email = uniqueEmail('twice');
-    const first = await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email, role: 'developer' }, { token: owner.token });
-    expect((await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email, role: 'manager' }, { token: owner.token })).status).toBe(201);
-    const revoked = (await entriesSince(owner, owner.accountId, 'invitation.revoked', since)).filter((entry) => entry.target.id === first.body.data.id);
-    expect(revoked).toEqual([expect.objectContaining({ target: expect.objectContaining({ label: email }), actor: expect.objectContaining({ id: owner.id }) })]);
+    const first = await t.http.post(
+      `/api/v1/accounts/${owner.accountId}/invitations`,
+      { email, role: 'developer' },
+      { token: owner.token },
+    );
+    expect(
+      (
+        await t.http.post(
+          `/api/v1/accounts/${owner.accountId}/invitations`,
+          { email, role: 'manager' },
+          { token: owner.token },
+        )
+      ).status,
+    ).toBe(201);
+    const revoked = (await entriesSince(owner, owner.accountId, 'invitation.revoked', since)).filter(
+      (entry) => entry.target.id === first.body.data.id,
+    );
+    expect(revoked).toEqual([
+      expect.objectContaining({
+        target: expect.objectContaining({ label: email }),
+        actor: expect.objectContaining({ id: owner.id }),
+      }),
+    ]);
   });
 
   it('leaves a chain that verifies', async () => {

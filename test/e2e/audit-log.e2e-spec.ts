@@ -48,7 +48,11 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     return res.body.data;
   }
   async function createKey(name = 'audited', owner = admin) {
-    const res = await t.http.post(keys(owner), { name }, { token: owner.token, headers: { 'x-request-id': `req-${name}`, 'user-agent': 'audit-test/1' } });
+    const res = await t.http.post(
+      keys(owner),
+      { name },
+      { token: owner.token, headers: { 'x-request-id': `req-${name}`, 'user-agent': 'audit-test/1' } },
+    );
     expect(res.status).toBe(201);
     return res.body.data as { id: string; key: string };
   }
@@ -68,7 +72,11 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       userAgent: 'audit-test/1',
     });
     expect(created.ip).toBeTruthy();
-    expect(roll).toMatchObject({ action: 'api_key.rolled', target: { id: key.id }, changes: { key: [key.key.slice(0, 12), rolled.body.data.key.slice(0, 12)] } });
+    expect(roll).toMatchObject({
+      action: 'api_key.rolled',
+      target: { id: key.id },
+      changes: { key: [key.key.slice(0, 12), rolled.body.data.key.slice(0, 12)] },
+    });
     expect(revoked).toMatchObject({ action: 'api_key.revoked', target: { id: rolled.body.data.id } });
     expect([created.sequence + 1, created.sequence + 2]).toEqual([roll.sequence, revoked.sequence]);
     expect(JSON.stringify([created, roll, revoked])).not.toContain(key.key.slice(12));
@@ -77,8 +85,14 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
   it('records deletes that cannot be undone and refunds, by a user or by an API key', async () => {
     const as = { token: admin.token };
     const customer = (await t.http.post('/v1/customers', { email: 'audited@example.com' }, as)).body.data.id;
-    await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as);
-    const payment = (await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, as)).body.id;
+    await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+      as,
+    );
+    const payment = (
+      await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, as)
+    ).body.id;
     expect((await t.http.post(`/api/v1/payments/${payment}/refund`, { amount: 4 }, as)).status).toBe(200);
     const collection = (await t.http.post('/collections', { name: 'Doomed' }, as)).body.id;
     expect((await t.http.delete(`/collections/${collection}`, as)).status).toBe(200);
@@ -87,7 +101,10 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
 
     const recent = await entries('?limit=20');
     const of = (action: string) => recent.find((entry) => entry.action === action)!;
-    expect(of('payment.refunded')).toMatchObject({ target: { type: 'payment', id: payment }, actor: { type: 'user', id: admin.id, label: admin.email } });
+    expect(of('payment.refunded')).toMatchObject({
+      target: { type: 'payment', id: payment },
+      actor: { type: 'user', id: admin.id, label: admin.email },
+    });
     expect(of('collection.deleted')).toMatchObject({ target: { type: 'collection', id: collection } });
     expect(of('customer.deleted')).toMatchObject({
       target: { type: 'customer', id: customer, label: 'audited@example.com' },
@@ -101,12 +118,22 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const as = { token: owner.token };
     const member = await createUser(t.http, 'developer', owner.token);
     const project = await t.http.post('/api/v1/platform/projects', { name: 'Audited' }, as);
-    expect((await t.http.patch(`/api/v1/platform/projects/${project.body.data.id}`, { name: 'Renamed' }, as)).status).toBe(200);
+    expect(
+      (await t.http.patch(`/api/v1/platform/projects/${project.body.data.id}`, { name: 'Renamed' }, as)).status,
+    ).toBe(200);
     expect((await t.http.delete(`/api/v1/platform/projects/${project.body.data.id}`, as)).status).toBe(200);
-    expect((await t.http.patch(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, { role: 'manager' }, as)).status).toBe(200);
+    expect(
+      (await t.http.patch(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, { role: 'manager' }, as)).status,
+    ).toBe(200);
     expect((await t.http.delete(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, as)).status).toBe(200);
-    const invitation = await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: 'later@example.com', role: 'developer' }, as);
-    expect((await t.http.delete(`/api/v1/accounts/${owner.accountId}/invitations/${invitation.body.data.id}`, as)).status).toBe(200);
+    const invitation = await t.http.post(
+      `/api/v1/accounts/${owner.accountId}/invitations`,
+      { email: 'later@example.com', role: 'developer' },
+      as,
+    );
+    expect(
+      (await t.http.delete(`/api/v1/accounts/${owner.accountId}/invitations/${invitation.body.data.id}`, as)).status,
+    ).toBe(200);
     const recorded = await entries('?limit=100', owner);
     const actions = recorded.map((entry) => entry.action).reverse();
     expect(actions).toEqual(
@@ -121,11 +148,24 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
         'invitation.revoked',
       ]),
     );
-    expect(recorded.find((entry) => entry.action === 'platform_project.updated')).toMatchObject({ changes: { name: ['Audited', 'Renamed'] }, target: { label: 'Audited' } });
-    expect(recorded.find((entry) => entry.action === 'member.role_changed')).toMatchObject({ target: { id: member.id }, changes: { role: ['developer', 'manager'] } });
-    expect(recorded.find((entry) => entry.action === 'user.logged_in' && entry.actor.id === owner.id)).toMatchObject({ actor: { type: 'user', label: owner.email }, target: { id: owner.id } });
-    expect(recorded.find((entry) => entry.action === 'invitation.revoked')).toMatchObject({ target: { type: 'invitation', id: invitation.body.data.id } });
-    expect(recorded.find((entry) => entry.action === 'member.invited' && entry.target.label === 'later@example.com')).toMatchObject({ changes: { role: [null, 'developer'] } });
+    expect(recorded.find((entry) => entry.action === 'platform_project.updated')).toMatchObject({
+      changes: { name: ['Audited', 'Renamed'] },
+      target: { label: 'Audited' },
+    });
+    expect(recorded.find((entry) => entry.action === 'member.role_changed')).toMatchObject({
+      target: { id: member.id },
+      changes: { role: ['developer', 'manager'] },
+    });
+    expect(recorded.find((entry) => entry.action === 'user.logged_in' && entry.actor.id === owner.id)).toMatchObject({
+      actor: { type: 'user', label: owner.email },
+      target: { id: owner.id },
+    });
+    expect(recorded.find((entry) => entry.action === 'invitation.revoked')).toMatchObject({
+      target: { type: 'invitation', id: invitation.body.data.id },
+    });
+    expect(
+      recorded.find((entry) => entry.action === 'member.invited' && entry.target.label === 'later@example.com'),
+    ).toMatchObject({ changes: { role: [null, 'developer'] } });
     expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body.valid).toBe(true);
   });
 
@@ -134,7 +174,9 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const all = await entries('?limit=100');
     const created = await entries('?action=api_key.created&limit=100');
     expect(created.every((entry) => entry.action === 'api_key.created')).toBe(true);
-    expect((await entries(`?actorId=${admin.id}&limit=100`)).map((entry) => entry.id)).toEqual(all.filter((entry) => entry.actor.id === admin.id).map((entry) => entry.id));
+    expect((await entries(`?actorId=${admin.id}&limit=100`)).map((entry) => entry.id)).toEqual(
+      all.filter((entry) => entry.actor.id === admin.id).map((entry) => entry.id),
+    );
     expect(await entries(`?from=${new Date(Date.now() + 60_000).toISOString()}`)).toEqual([]);
     const [first] = await entries('?limit=1');
     const next = await entries(`?limit=1&startingAfter=${first.id}`);
@@ -145,15 +187,28 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
 
   it('exports the same entries as JSON lines and as CSV, oldest first', async () => {
     const listed = (await entries('?limit=100')).reverse();
-    const jsonl = await fetch(`${t.baseUrl}${log()}/export?format=jsonl`, { headers: { authorization: `Bearer ${admin.token}` } });
+    const jsonl = await fetch(`${t.baseUrl}${log()}/export?format=jsonl`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
     expect(jsonl.status).toBe(200);
     expect(jsonl.headers.get('content-type')).toContain('application/x-ndjson');
-    expect((await jsonl.text()).trim().split('\n').map((line) => JSON.parse(line))).toEqual(listed);
+    expect(
+      (await jsonl.text())
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line)),
+    ).toEqual(listed);
     const csv = await t.http.get(`${log()}/export?format=csv&action=api_key.created`, { token: admin.token });
     expect(csv.headers.get('content-type')).toContain('text/csv');
     const rows = parseCsv(csv.text, ',');
-    expect(rows[0]).toEqual('sequence,id,occurredAt,action,actorType,actorId,actorLabel,targetType,targetId,targetLabel,projectId,changes,ip,userAgent,requestId,hash'.split(','));
-    expect(rows.slice(1).map((row) => row[1])).toEqual(listed.filter((entry) => entry.action === 'api_key.created').map((entry) => entry.id));
+    expect(rows[0]).toEqual(
+      'sequence,id,occurredAt,action,actorType,actorId,actorLabel,targetType,targetId,targetLabel,projectId,changes,ip,userAgent,requestId,hash'.split(
+        ',',
+      ),
+    );
+    expect(rows.slice(1).map((row) => row[1])).toEqual(
+      listed.filter((entry) => entry.action === 'api_key.created').map((entry) => entry.id),
+    );
     expect(rows.slice(1).every((row) => row[3] === 'api_key.created')).toBe(true);
   });
 
@@ -161,7 +216,15 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const owner = await createFirstAdmin(t.http);
     const agent = "x;=cmd|' /C calc'!A0";
     for (const userAgent of [agent, '@SUM(1+1)']) {
-      expect((await t.http.post(keys(owner), { name: 'formula' }, { token: owner.token, headers: { 'user-agent': userAgent } })).status).toBe(201);
+      expect(
+        (
+          await t.http.post(
+            keys(owner),
+            { name: 'formula' },
+            { token: owner.token, headers: { 'user-agent': userAgent } },
+          )
+        ).status,
+      ).toBe(201);
     }
     const csv = await t.http.get(`${log(owner)}/export?format=csv&action=api_key.created`, { token: owner.token });
     for (const separator of [',', ';']) {
@@ -181,12 +244,20 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const stored = t.db.collection('audit_log');
     const [newest, middle] = await entries('?limit=2', owner);
     await stored.updateOne({ entryId: middle.id }, { $set: { 'target.label': 'sk_test_fake' } });
-    expect(await verify()).toEqual({ valid: false, checked: middle.sequence - 1, firstBrokenSequence: middle.sequence });
+    expect(await verify()).toEqual({
+      valid: false,
+      checked: middle.sequence - 1,
+      firstBrokenSequence: middle.sequence,
+    });
     await stored.updateOne({ entryId: middle.id }, { $set: { 'target.label': middle.target.label } });
     expect((await verify()).valid).toBe(true);
 
     await stored.deleteOne({ entryId: middle.id });
-    expect(await verify()).toEqual({ valid: false, checked: middle.sequence - 1, firstBrokenSequence: middle.sequence });
+    expect(await verify()).toEqual({
+      valid: false,
+      checked: middle.sequence - 1,
+      firstBrokenSequence: middle.sequence,
+    });
     expect(newest.sequence).toBe(middle.sequence + 1);
   });
 
@@ -212,7 +283,9 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
   });
 
   const ageEntries = (ids: string[]) =>
-    t.db.collection('audit_log').updateMany({ entryId: { $in: ids } }, { $set: { occurredAt: new Date(Date.now() - 400 * 86_400_000) } });
+    t.db
+      .collection('audit_log')
+      .updateMany({ entryId: { $in: ids } }, { $set: { occurredAt: new Date(Date.now() - 400 * 86_400_000) } });
 
   it('keeps AUDIT_RETENTION_DAYS: older entries go, and the oldest kept one anchors the chain', async () => {
     const owner = await createFirstAdmin(t.http);
@@ -221,7 +294,11 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     await ageEntries(older.map((entry) => entry.id));
     expect(await trail.expire(365)).toBeGreaterThanOrEqual(older.length);
     expect((await entries('?limit=100', owner)).map((entry) => entry.id)).toEqual([kept.id]);
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 1, firstBrokenSequence: null });
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({
+      valid: true,
+      checked: 1,
+      firstBrokenSequence: null,
+    });
   });
 
   it('retention cuts the chain by number: an old entry numbered after a younger one stays, and no false break follows', async () => {
@@ -230,24 +307,50 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const older = await entries('?limit=100', owner);
     await createKey('young', owner);
     // An entry appended late (by the sweep) carries its action's time: long ago, numbered after a younger one.
-    const context = { actor: { type: 'user', id: owner.id, label: owner.email }, ip: null, userAgent: null, requestId: null };
-    await trail.append({ ...context, entryId: `aud_${randomUUID()}`, accountId: owner.accountId, action: 'user.logged_in', occurredAt: new Date(Date.now() - 400 * 86_400_000), target: context.actor, projectId: null, changes: null });
+    const context = {
+      actor: { type: 'user', id: owner.id, label: owner.email },
+      ip: null,
+      userAgent: null,
+      requestId: null,
+    };
+    await trail.append({
+      ...context,
+      entryId: `aud_${randomUUID()}`,
+      accountId: owner.accountId,
+      action: 'user.logged_in',
+      occurredAt: new Date(Date.now() - 400 * 86_400_000),
+      target: context.actor,
+      projectId: null,
+      changes: null,
+    });
     await createKey('newest', owner);
     const [newest, late, young] = await entries('?limit=3', owner);
     await ageEntries(older.map((entry) => entry.id));
     await trail.expire(365);
     expect((await entries('?limit=100', owner)).map((entry) => entry.id)).toEqual([newest.id, late.id, young.id]);
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 3, firstBrokenSequence: null });
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({
+      valid: true,
+      checked: 3,
+      firstBrokenSequence: null,
+    });
 
     // Every entry past retention: none is left, the chain is valid, and numbering goes on after the last one.
     await ageEntries([young.id, newest.id]);
     await trail.expire(365);
     expect(await entries('?limit=100', owner)).toEqual([]);
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 0, firstBrokenSequence: null });
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({
+      valid: true,
+      checked: 0,
+      firstBrokenSequence: null,
+    });
     await createKey('after', owner);
     const [next] = await entries('?limit=100', owner);
     expect(next.sequence).toBe(newest.sequence + 1);
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 1, firstBrokenSequence: null });
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({
+      valid: true,
+      checked: 1,
+      firstBrokenSequence: null,
+    });
   });
 
   it('is for admins and the owner: a developer is 403, an API key 403, another account 404', async () => {
@@ -257,7 +360,9 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const key = await createKey('outsider', owner);
     expectError(await t.http.get(log(owner), { token: key.key }), 403, 'API keys cannot manage the platform');
     expectNotFound(await t.http.get(log(admin), { token: owner.token }), 'Account not found');
-    expect((await entries('?action=api_key.created&limit=100', owner)).every((entry) => entry.projectId === owner.projectId)).toBe(true);
+    expect(
+      (await entries('?action=api_key.created&limit=100', owner)).every((entry) => entry.projectId === owner.projectId),
+    ).toBe(true);
   });
 
   it('numbers concurrent actions without a gap or a repeat', async () => {
@@ -267,7 +372,11 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     expect(recorded.filter((entry) => entry.action === 'api_key.created')).toHaveLength(12);
     const sequences = recorded.map((entry) => entry.sequence).sort((a, b) => a - b);
     expect(sequences).toEqual(Array.from({ length: recorded.length }, (_, i) => i + 1));
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: recorded.length, firstBrokenSequence: null });
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({
+      valid: true,
+      checked: recorded.length,
+      firstBrokenSequence: null,
+    });
   });
 
   it('numbers on from entries another instance appended, and after retention dropped the first, without sorting the log', async () => {
@@ -275,15 +384,33 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     await createKey('first', owner);
     // Two more instances on the same database: their appends are unknown to this one's remembered newest entry.
     const otherInstance = () =>
-      new AuditTrail(t.app.get(AuditEntriesRepository), t.app.get(AuditIntentsRepository), t.app.get(RecordProbe), t.app.get(AuditChainsRepository), t.app.get(eventsConfig.KEY), t.app.get(ModuleRef), t.app.get(JobRunner));
+      new AuditTrail(
+        t.app.get(AuditEntriesRepository),
+        t.app.get(AuditIntentsRepository),
+        t.app.get(RecordProbe),
+        t.app.get(AuditChainsRepository),
+        t.app.get(eventsConfig.KEY),
+        t.app.get(ModuleRef),
+        t.app.get(JobRunner),
+      );
     const other = otherInstance();
-    const context = { actor: { type: 'user', id: owner.id, label: owner.email }, ip: null, userAgent: null, requestId: null };
-    for (let i = 0; i < 5; i++) await other.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
+    const context = {
+      actor: { type: 'user', id: owner.id, label: owner.email },
+      ip: null,
+      userAgent: null,
+      requestId: null,
+    };
+    for (let i = 0; i < 5; i++)
+      await other.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
     await createKey('after-the-others', owner);
 
     const all = await entries('?limit=100', owner);
     expect(all.map((entry) => entry.sequence)).toEqual(Array.from({ length: all.length }, (_, i) => all.length - i));
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: all.length, firstBrokenSequence: null });
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({
+      valid: true,
+      checked: all.length,
+      firstBrokenSequence: null,
+    });
 
     // Retention dropped every entry but the newest: an instance that never appended here starts from the stored head, sorting nothing.
     const newest = all[0];
@@ -293,10 +420,22 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
     const cold = otherInstance();
     await cold.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
     await cold.appendNow(context, { accountId: owner.accountId, action: 'user.logged_in', target: context.actor });
-    await otherInstance().appendNow(context, { accountId: admin.accountId, action: 'user.logged_in', target: { type: 'user', id: admin.id, label: admin.email } });
+    await otherInstance().appendNow(context, {
+      accountId: admin.accountId,
+      action: 'user.logged_in',
+      target: { type: 'user', id: admin.id, label: admin.email },
+    });
     expect(sorting).not.toHaveBeenCalled();
-    expect((await entries('?limit=3', owner)).map((entry) => entry.sequence)).toEqual([newest.sequence + 2, newest.sequence + 1, newest.sequence]);
-    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({ valid: true, checked: 3, firstBrokenSequence: null });
+    expect((await entries('?limit=3', owner)).map((entry) => entry.sequence)).toEqual([
+      newest.sequence + 2,
+      newest.sequence + 1,
+      newest.sequence,
+    ]);
+    expect((await t.http.get(`${log(owner)}/verify`, { token: owner.token })).body).toEqual({
+      valid: true,
+      checked: 3,
+      firstBrokenSequence: null,
+    });
     expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
   });
 
@@ -328,8 +467,12 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       const paymentId = new ObjectId();
       const pending = `undecided-${randomUUID()}`;
       const project = new ObjectId(admin.projectId);
-      await t.db.collection('payments').insertOne({ _id: paymentId, projectId: project, status: 'succeeded', refundIds: [] });
-      await t.db.collection('refunds').insertOne({ _id: pending as unknown as ObjectId, projectId: project, paymentId, status: 'pending' });
+      await t.db
+        .collection('payments')
+        .insertOne({ _id: paymentId, projectId: project, status: 'succeeded', refundIds: [] });
+      await t.db
+        .collection('refunds')
+        .insertOne({ _id: pending as unknown as ObjectId, projectId: project, paymentId, status: 'pending' });
       const draft = (entryId: string) => ({
         entryId,
         accountId: admin.accountId,
@@ -352,7 +495,16 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       }));
       await t.db.collection('audit_intents').insertMany(waiting);
       const lateId = `aud_${randomUUID()}`;
-      await t.db.collection('audit_intents').insertOne({ _id: lateId as unknown as ObjectId, draft: { ...draft(lateId), action: 'api_key.created', target: { type: 'api_key', id: key.id, label: 'late' } }, expect: { collection: 'api_keys', id: key.id, exists: true }, createdAt: new Date(old.getTime() + 1000) });
+      await t.db.collection('audit_intents').insertOne({
+        _id: lateId as unknown as ObjectId,
+        draft: {
+          ...draft(lateId),
+          action: 'api_key.created',
+          target: { type: 'api_key', id: key.id, label: 'late' },
+        },
+        expect: { collection: 'api_keys', id: key.id, exists: true },
+        createdAt: new Date(old.getTime() + 1000),
+      });
 
       expect(await trail.sweep(0)).toBe(1);
       expect((await entries('?limit=100')).filter((entry) => entry.id === lateId)).toHaveLength(1);
@@ -360,16 +512,25 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
 
       // Decided: the payment lists the refund, so the money went back; appended, each once.
       await t.db.collection('payments').updateOne({ _id: paymentId }, { $set: { refundIds: [pending] } });
-      await t.db.collection('refunds').updateOne({ _id: pending as unknown as ObjectId }, { $set: { status: 'applied' } });
+      await t.db
+        .collection('refunds')
+        .updateOne({ _id: pending as unknown as ObjectId }, { $set: { status: 'applied' } });
       expect(await trail.sweep(0)).toBe(150);
       expect(await t.db.collection('audit_intents').countDocuments({})).toBe(0);
       expect((await t.http.get(`${log()}/verify`, { token: admin.token })).body.valid).toBe(true);
 
       // A voided refund never moved money: its intent is dropped without an entry.
       const voided = `voided-${randomUUID()}`;
-      await t.db.collection('refunds').insertOne({ _id: voided as unknown as ObjectId, projectId: project, paymentId, status: 'voided' });
+      await t.db
+        .collection('refunds')
+        .insertOne({ _id: voided as unknown as ObjectId, projectId: project, paymentId, status: 'voided' });
       const voidedEntry = `aud_${randomUUID()}`;
-      await t.db.collection('audit_intents').insertOne({ _id: voidedEntry as unknown as ObjectId, draft: draft(voidedEntry), expect: { refund: { paymentId: String(paymentId), refundId: voided } }, createdAt: old });
+      await t.db.collection('audit_intents').insertOne({
+        _id: voidedEntry as unknown as ObjectId,
+        draft: draft(voidedEntry),
+        expect: { refund: { paymentId: String(paymentId), refundId: voided } },
+        createdAt: old,
+      });
       expect(await trail.sweep(0)).toBe(1);
       expect((await entries('?limit=100')).filter((entry) => entry.id === voidedEntry)).toHaveLength(0);
       // An intent in the earlier form names the payment and the refund by collection: it is judged as a refund's.
@@ -377,7 +538,12 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
       await t.db.collection('audit_intents').insertOne({
         _id: earlierForm as unknown as ObjectId,
         draft: draft(earlierForm),
-        expect: { collection: 'payments', id: String(paymentId), listed: { refundIds: pending }, undecidedWhile: { collection: 'refunds', id: pending, fields: { status: 'pending' } } },
+        expect: {
+          collection: 'payments',
+          id: String(paymentId),
+          listed: { refundIds: pending },
+          undecidedWhile: { collection: 'refunds', id: pending, fields: { status: 'pending' } },
+        },
         createdAt: old,
       });
       expect(await trail.sweep(0)).toBe(1);
@@ -386,20 +552,40 @@ describe('audit log /api/v1/accounts/:accountId/audit-log', () => {
 
     it('an intent that cannot be judged now waits, and the others are settled', async () => {
       const key = await createKey('beside-the-unjudged');
-      const base = { accountId: admin.accountId, occurredAt: new Date(), actor: { type: 'user', id: admin.id, label: admin.email }, changes: null, ip: null, userAgent: null, requestId: null };
+      const base = {
+        accountId: admin.accountId,
+        occurredAt: new Date(),
+        actor: { type: 'user', id: admin.id, label: admin.email },
+        changes: null,
+        ip: null,
+        userAgent: null,
+        requestId: null,
+      };
       const old = new Date(Date.now() - 120_000);
       // A refund's intent that names no project: the payments module cannot be asked about it.
       const unjudged = `aud_${randomUUID()}`;
       await t.db.collection('audit_intents').insertOne({
         _id: unjudged as unknown as ObjectId,
-        draft: { ...base, entryId: unjudged, action: 'payment.refunded', target: { type: 'payment', id: '6650c0ffee0000000000beef', label: null }, projectId: null },
+        draft: {
+          ...base,
+          entryId: unjudged,
+          action: 'payment.refunded',
+          target: { type: 'payment', id: '6650c0ffee0000000000beef', label: null },
+          projectId: null,
+        },
         expect: { refund: { paymentId: '6650c0ffee0000000000beef', refundId: 'r' } },
         createdAt: old,
       });
       const settled = `aud_${randomUUID()}`;
       await t.db.collection('audit_intents').insertOne({
         _id: settled as unknown as ObjectId,
-        draft: { ...base, entryId: settled, action: 'api_key.created', target: { type: 'api_key', id: key.id, label: 'beside' }, projectId: admin.projectId },
+        draft: {
+          ...base,
+          entryId: settled,
+          action: 'api_key.created',
+          target: { type: 'api_key', id: key.id, label: 'beside' },
+          projectId: admin.projectId,
+        },
         expect: { collection: 'api_keys', id: key.id, exists: true },
         createdAt: new Date(old.getTime() + 1),
       });

@@ -4,8 +4,20 @@ import { expectError, expectValidationError } from '../support/expect-error';
 import { createTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
 
 const USER_FIELDS = [
-  'address', 'avatar', 'createdAt', 'defaultCompany', 'email', 'emailVerifiedAt', 'firstName', 'id', 'lastName',
-  'phoneNumber', 'role', 'status', 'updatedAt', 'userName',
+  'address',
+  'avatar',
+  'createdAt',
+  'defaultCompany',
+  'email',
+  'emailVerifiedAt',
+  'firstName',
+  'id',
+  'lastName',
+  'phoneNumber',
+  'role',
+  'status',
+  'updatedAt',
+  'userName',
 ].sort();
 
 function base64url(value: object | string): string {
@@ -65,7 +77,16 @@ describe('authentication and roles', () => {
         defaultCompany: res.body.data.account.id,
         emailVerifiedAt: null,
       });
-      expect(Object.keys(res.body.data.account).sort()).toEqual(['createdAt', 'defaultProjectId', 'id', 'name', 'owner', 'requireMfa', 'role', 'type']);
+      expect(Object.keys(res.body.data.account).sort()).toEqual([
+        'createdAt',
+        'defaultProjectId',
+        'id',
+        'name',
+        'owner',
+        'requireMfa',
+        'role',
+        'type',
+      ]);
       expect(user.id).toMatch(/^[0-9a-f]{24}$/);
       expect(new Date(user.createdAt).toISOString()).toBe(user.createdAt);
       expect(res.text).not.toContain(body.password);
@@ -83,7 +104,11 @@ describe('authentication and roles', () => {
         }),
       );
       expect(res.status).toBe(201);
-      expect(res.body.data.user).toMatchObject({ phoneNumber: 5551234567, address: { city: 'London', postalCode: 'NW1 6XE' }, avatar: 'https://example.com/a.png' });
+      expect(res.body.data.user).toMatchObject({
+        phoneNumber: 5551234567,
+        address: { city: 'London', postalCode: 'NW1 6XE' },
+        avatar: 'https://example.com/a.png',
+      });
       expect(res.body.data.user.createdAt).not.toBe('2000-01-01T00:00:00.000Z');
     });
 
@@ -127,7 +152,12 @@ describe('authentication and roles', () => {
     });
 
     it('rejects unknown fields, so status, _id or passwordHash cannot be mass-assigned', async () => {
-      for (const extra of [{ status: 'suspended' }, { _id: '6650c0ffee0000000000a001' }, { passwordHash: 'x' }, { userName: 'x' }]) {
+      for (const extra of [
+        { status: 'suspended' },
+        { _id: '6650c0ffee0000000000a001' },
+        { passwordHash: 'x' },
+        { userName: 'x' },
+      ]) {
         const res = await t.http.post('/api/v1/singup', signupBody(extra));
         expectValidationError(res, Object.keys(extra)[0], /should not exist/);
       }
@@ -173,7 +203,10 @@ describe('authentication and roles', () => {
       expect(res.body.message).toBe('Login successful');
       expect(Object.keys(res.body.data.user).sort()).toEqual(USER_FIELDS);
       expect(res.text).not.toMatch(/passwordHash|\$2[aby]\$/);
-      const [header, payload] = res.body.accessToken.split('.').slice(0, 2).map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+      const [header, payload] = res.body.accessToken
+        .split('.')
+        .slice(0, 2)
+        .map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
       expect(header.alg).toBe('HS256');
       expect(payload).toMatchObject({ sub: res.body.data.user.id, acc: res.body.data.user.defaultCompany });
       expect(payload.exp - payload.iat).toBe(3600);
@@ -195,7 +228,11 @@ describe('authentication and roles', () => {
       expectValidationError(await t.http.post('/api/v1/login', { email: 'x', password }), 'email');
       expectValidationError(await t.http.post('/api/v1/login', { email }), 'password');
       expectValidationError(await t.http.post('/api/v1/login', { email, password, accountId: null }), 'accountId');
-      expectValidationError(await t.http.post('/api/v1/login', { email, password, role: 'admin' }), 'role', /should not exist/);
+      expectValidationError(
+        await t.http.post('/api/v1/login', { email, password, role: 'admin' }),
+        'role',
+        /should not exist/,
+      );
     });
   });
 
@@ -224,12 +261,24 @@ describe('authentication and roles', () => {
 
     it('rejects a tampered token', async () => {
       const [header, , signature] = token.split('.');
-      const payload = base64url({ sub: userId, role: 'admin', iat: Math.floor(Date.now() / 1000), exp: Math.floor(Date.now() / 1000) + 600 });
-      expectError(await t.http.get('/api/v1/me', { token: `${header}.${payload}.${signature}` }), 401, 'Invalid or expired token');
+      const payload = base64url({
+        sub: userId,
+        role: 'admin',
+        iat: Math.floor(Date.now() / 1000),
+        exp: Math.floor(Date.now() / 1000) + 600,
+      });
+      expectError(
+        await t.http.get('/api/v1/me', { token: `${header}.${payload}.${signature}` }),
+        401,
+        'Invalid or expired token',
+      );
     });
 
     it('rejects a token signed with another secret', async () => {
-      const forged = signToken({ sub: userId, role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 }, 'another-secret-another-secret-another-secret');
+      const forged = signToken(
+        { sub: userId, role: 'admin', exp: Math.floor(Date.now() / 1000) + 600 },
+        'another-secret-another-secret-another-secret',
+      );
       expectError(await t.http.get('/api/v1/me', { token: forged }), 401);
     });
 
@@ -256,7 +305,11 @@ describe('authentication and roles', () => {
     });
 
     it('answers 401 when the token user no longer exists', async () => {
-      const ghost = signToken({ sub: '6650c0ffee0000000000a001', role: 'developer', exp: Math.floor(Date.now() / 1000) + 600 });
+      const ghost = signToken({
+        sub: '6650c0ffee0000000000a001',
+        role: 'developer',
+        exp: Math.floor(Date.now() / 1000) + 600,
+      });
       expectError(await t.http.get('/api/v1/me', { token: ghost }), 401);
     });
   });
@@ -290,7 +343,8 @@ describe('login throttling', () => {
 describe('login throttling counts pairs, addresses and emails apart: no stranger locks a user out', () => {
   let t: TestApp;
   const from = (address: string) => ({ headers: { 'x-forwarded-for': address } });
-  const login = ({ email, password }: { email: string; password: string }, address: string) => t.http.post('/api/v1/login', { email, password }, from(address));
+  const login = ({ email, password }: { email: string; password: string }, address: string) =>
+    t.http.post('/api/v1/login', { email, password }, from(address));
   const guess = (email: string, address: string) => login({ email, password: 'wrong guess' }, address);
 
   afterEach(() => t?.close());
@@ -306,7 +360,8 @@ describe('login throttling counts pairs, addresses and emails apart: no stranger
     const victim = await member('198.51.100.10');
     for (let i = 0; i < 5; i++) expectError(await guess(victim.email, '203.0.113.66'), 401);
     // The stranger keeps guessing: the pair is blocked, whatever the password.
-    for (let i = 0; i < 3; i++) expectError(await guess(victim.email, '203.0.113.66'), 429, /Too many failed login attempts/);
+    for (let i = 0; i < 3; i++)
+      expectError(await guess(victim.email, '203.0.113.66'), 429, /Too many failed login attempts/);
     expectError(await login(victim, '203.0.113.66'), 429);
     // The owner, from their own address, and from a new one.
     expect((await login(victim, '198.51.100.10')).status).toBe(200);
@@ -314,7 +369,12 @@ describe('login throttling counts pairs, addresses and emails apart: no stranger
   });
 
   it('an email guessed from many addresses is blocked at its own, higher limit, except from an address that logged in to it within 30 days', async () => {
-    t = await createTestApp({ LOGIN_MAX_FAILURES: '100', LOGIN_MAX_FAILURES_PER_CLIENT: '100', LOGIN_MAX_FAILURES_PER_EMAIL: '6', TRUST_PROXY: '1' });
+    t = await createTestApp({
+      LOGIN_MAX_FAILURES: '100',
+      LOGIN_MAX_FAILURES_PER_CLIENT: '100',
+      LOGIN_MAX_FAILURES_PER_EMAIL: '6',
+      TRUST_PROXY: '1',
+    });
     const victim = await member('198.51.100.20');
     expect((await login(victim, '198.51.100.20')).status).toBe(200);
     for (let i = 1; i <= 6; i++) expectError(await guess(victim.email, `203.0.113.${i}`), 401);
@@ -325,7 +385,12 @@ describe('login throttling counts pairs, addresses and emails apart: no stranger
 
     // Not after 30 days without a login from there.
     const known = t.db.collection('known_login_addresses');
-    expect(await known.updateOne({ _id: `${victim.email.toLowerCase()}\n198.51.100.20` as never }, { $set: { at: new Date(Date.now() - 31 * 24 * 3600 * 1000) } })).toMatchObject({ matchedCount: 1 });
+    expect(
+      await known.updateOne(
+        { _id: `${victim.email.toLowerCase()}\n198.51.100.20` as never },
+        { $set: { at: new Date(Date.now() - 31 * 24 * 3600 * 1000) } },
+      ),
+    ).toMatchObject({ matchedCount: 1 });
     expectError(await login(victim, '198.51.100.20'), 429);
   });
 
@@ -341,7 +406,8 @@ describe('login throttling counts pairs, addresses and emails apart: no stranger
     t = await createTestApp({ LOGIN_MAX_FAILURES: '3', LOGIN_MAX_FAILURES_PER_CLIENT: '4', TRUST_PROXY: '1' });
     const victim = await member('2001:db8:77:1::10');
     // The pair's limit: one email guessed from three addresses of one /64.
-    for (const address of ['2001:db8:66:1::1', '2001:db8:66:1:a:b:c:d', '2001:db8:66:1:ffff:ffff:ffff:ffff']) expectError(await guess(victim.email, address), 401);
+    for (const address of ['2001:db8:66:1::1', '2001:db8:66:1:a:b:c:d', '2001:db8:66:1:ffff:ffff:ffff:ffff'])
+      expectError(await guess(victim.email, address), 401);
     expectError(await guess(victim.email, '2001:db8:66:1::99'), 429, /Too many failed login attempts/);
     // The address's limit, across emails, from yet other addresses of that /64.
     expectError(await guess(uniqueEmail('someone'), '2001:db8:66:1::100'), 429);
@@ -355,7 +421,12 @@ describe('login and signup throttling (shared in the database, per email and per
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await createTestApp({ LOGIN_MAX_FAILURES: '5', LOGIN_MAX_FAILURES_PER_CLIENT: '8', LOGIN_MAX_FAILURES_PER_EMAIL: '5', TRUST_PROXY: '1' });
+    t = await createTestApp({
+      LOGIN_MAX_FAILURES: '5',
+      LOGIN_MAX_FAILURES_PER_CLIENT: '8',
+      LOGIN_MAX_FAILURES_PER_EMAIL: '5',
+      TRUST_PROXY: '1',
+    });
   });
   afterAll(() => t.close());
 
@@ -372,18 +443,34 @@ describe('login and signup throttling (shared in the database, per email and per
     const attacker = await account('198.51.100.2');
     for (let round = 0; round < 2; round++) {
       for (let i = 0; i < 4 - round * 3; i++) {
-        expectError(await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.2')), 401);
+        expectError(
+          await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.2')),
+          401,
+        );
       }
-      expect((await t.http.post('/api/v1/login', { email: attacker.email, password: attacker.password }, from('198.51.100.2'))).status).toBe(200);
+      expect(
+        (
+          await t.http.post(
+            '/api/v1/login',
+            { email: attacker.email, password: attacker.password },
+            from('198.51.100.2'),
+          )
+        ).status,
+      ).toBe(200);
     }
     // Five guesses on the victim so far (4 + 1), each followed by the attacker's own login: the sixth is refused.
-    expectError(await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.2')), 429);
+    expectError(
+      await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.2')),
+      429,
+    );
   });
 
   it('counts concurrent guesses before checking them: 20 at once let at most 5 through', async () => {
     const victim = await account('198.51.100.3');
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => t.http.post('/api/v1/login', { email: victim.email, password: `guess ${i}` }, from(`203.0.113.${i + 1}`))),
+      Array.from({ length: 20 }, (_, i) =>
+        t.http.post('/api/v1/login', { email: victim.email, password: `guess ${i}` }, from(`203.0.113.${i + 1}`)),
+      ),
     );
     const statuses = results.map((res) => res.status);
     expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(5);
@@ -393,18 +480,38 @@ describe('login and signup throttling (shared in the database, per email and per
 
   it('limits one client address across emails, and tells addresses apart only through a trusted proxy', async () => {
     for (let i = 0; i < 8; i++) {
-      expectError(await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.50')), 401);
+      expectError(
+        await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.50')),
+        401,
+      );
     }
-    expectError(await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.50')), 429);
-    expectError(await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.51')), 401);
+    expectError(
+      await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.50')),
+      429,
+    );
+    expectError(
+      await t.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.51')),
+      401,
+    );
 
     const direct = await createTestApp({ LOGIN_MAX_FAILURES_PER_CLIENT: '3' });
     try {
       for (let i = 0; i < 3; i++) {
-        await direct.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from(`192.0.2.${60 + i}`));
+        await direct.http.post(
+          '/api/v1/login',
+          { email: uniqueEmail('nobody'), password: 'guess' },
+          from(`192.0.2.${60 + i}`),
+        );
       }
       // Without TRUST_PROXY the forwarded address is the client's own claim: ignored, one bucket.
-      expectError(await direct.http.post('/api/v1/login', { email: uniqueEmail('nobody'), password: 'guess' }, from('192.0.2.99')), 429);
+      expectError(
+        await direct.http.post(
+          '/api/v1/login',
+          { email: uniqueEmail('nobody'), password: 'guess' },
+          from('192.0.2.99'),
+        ),
+        429,
+      );
     } finally {
       await direct.close();
     }
@@ -416,9 +523,13 @@ describe('login and signup throttling (shared in the database, per email and per
       const taken = signupBody();
       expect((await limited.http.post('/api/v1/singup', taken)).status).toBe(201);
       // A taken email (409) and an invitation with account fields (400) are refusals: they leave the limit as it was.
-      for (let i = 0; i < 3; i++) expectError(await limited.http.post('/api/v1/singup', { ...taken, firstName: `Again ${i}` }), 409);
+      for (let i = 0; i < 3; i++)
+        expectError(await limited.http.post('/api/v1/singup', { ...taken, firstName: `Again ${i}` }), 409);
       expectError(
-        await limited.http.post('/api/v1/signup', signupBody({ role: undefined, invitationToken: 'not-a-real-invitation', accountType: 'company' })),
+        await limited.http.post(
+          '/api/v1/signup',
+          signupBody({ role: undefined, invitationToken: 'not-a-real-invitation', accountType: 'company' }),
+        ),
         400,
       );
       expect((await limited.http.post('/api/v1/signup', signupBody())).status).toBe(201);
@@ -443,7 +554,8 @@ describe('login and signup throttling (shared in the database, per email and per
       const taken = signupBody();
       expect((await limited.http.post('/api/v1/singup', taken)).status).toBe(201);
       // Three times the limit of refusals in the window, then even a good signup waits.
-      for (let i = 0; i < 6; i++) expectError(await limited.http.post('/api/v1/singup', { ...taken, firstName: `Probe ${i}` }), 409);
+      for (let i = 0; i < 6; i++)
+        expectError(await limited.http.post('/api/v1/singup', { ...taken, firstName: `Probe ${i}` }), 409);
       const blocked = await limited.http.post('/api/v1/singup', signupBody());
       expectError(blocked, 429, /Too many refused signups from this client/);
       expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(3500);
@@ -454,7 +566,12 @@ describe('login and signup throttling (shared in the database, per email and per
 
   it('keeps the counts in the database, where every instance sees them', async () => {
     const victim = await account('198.51.100.9');
-    expectError(await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.9')), 401);
-    expect(await t.db.collection('auth_attempts').countDocuments({ kind: 'login', email: victim.email.toLowerCase() })).toBe(1);
+    expectError(
+      await t.http.post('/api/v1/login', { email: victim.email, password: 'guess' }, from('198.51.100.9')),
+      401,
+    );
+    expect(
+      await t.db.collection('auth_attempts').countDocuments({ kind: 'login', email: victim.email.toLowerCase() }),
+    ).toBe(1);
   });
 });

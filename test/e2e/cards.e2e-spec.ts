@@ -7,7 +7,20 @@ import { CardsService } from '../../src/cards/cards.service';
 import { CustomersService } from '../../src/customers/customers.service';
 import { tenantScope, type TenantScope } from '../../src/tenancy/tenant-scope';
 
-const CARD_FIELDS = ['id', 'customer', 'brand', 'funding', 'country', 'last4', 'expMonth', 'expYear', 'fingerprint', 'isDefault', 'createdAt', 'updatedAt'].sort();
+const CARD_FIELDS = [
+  'id',
+  'customer',
+  'brand',
+  'funding',
+  'country',
+  'last4',
+  'expMonth',
+  'expYear',
+  'fingerprint',
+  'isDefault',
+  'createdAt',
+  'updatedAt',
+].sort();
 const UNKNOWN_ID = '6650c0ffee0000000000ffff';
 const NOW = new Date();
 const THIS_YEAR = NOW.getUTCFullYear();
@@ -71,7 +84,10 @@ describe('cards /v1/cards', () => {
   describe('create', () => {
     it.each(TEST_CARDS)('accepts test card %s as %s %s from %s', async (number, brand, funding, country) => {
       const customer = await createCustomer();
-      const res = await post('/v1/cards', cardBody({ customer, cardNumber: number, cvc: brand === 'amex' ? '1234' : '123' }));
+      const res = await post(
+        '/v1/cards',
+        cardBody({ customer, cardNumber: number, cvc: brand === 'amex' ? '1234' : '123' }),
+      );
       expect(res.status).toBe(201);
       expect(Object.keys(res.body)).toEqual(['data']);
       expect(Object.keys(res.body.data).sort()).toEqual(CARD_FIELDS);
@@ -126,8 +142,16 @@ describe('cards /v1/cards', () => {
     it('a customer that does not exist is 400, and no card or customer is left behind', async () => {
       const before = await t.db.collection('cards').countDocuments();
       const customersBefore = await t.db.collection('customers').countDocuments();
-      expectError(await post('/v1/cards', cardBody({ customer: UNKNOWN_ID })), 400, 'customer does not match an existing customer');
-      expectValidationError(await post('/v1/cards', cardBody({ customer: 'cus_123' })), 'customer', 'customer must be a valid id');
+      expectError(
+        await post('/v1/cards', cardBody({ customer: UNKNOWN_ID })),
+        400,
+        'customer does not match an existing customer',
+      );
+      expectValidationError(
+        await post('/v1/cards', cardBody({ customer: 'cus_123' })),
+        'customer',
+        'customer must be a valid id',
+      );
       expect(await t.db.collection('cards').countDocuments()).toBe(before);
       expect(await t.db.collection('customers').countDocuments()).toBe(customersBefore);
     });
@@ -148,12 +172,21 @@ describe('cards /v1/cards', () => {
     });
 
     it('refuses other characters and missing or non-string fields', async () => {
-      expectValidationError(await post('/v1/cards', cardBody({ cardNumber: '4242x4242x4242x4242' })), 'cardNumber', /only digits, spaces and dashes/);
+      expectValidationError(
+        await post('/v1/cards', cardBody({ cardNumber: '4242x4242x4242x4242' })),
+        'cardNumber',
+        /only digits, spaces and dashes/,
+      );
       expectValidationError(await post('/v1/cards', cardBody({ cardNumber: 4242424242424242 })), 'cardNumber');
       expectValidationError(await post('/v1/cards', cardBody({ expMonth: 12 })), 'expMonth');
       const empty = await post('/v1/cards', {});
       expect(empty.status).toBe(400);
-      expect(empty.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['cardNumber', 'cvc', 'expMonth', 'expYear']);
+      expect(empty.body.errors.map((e: { field: string }) => e.field).sort()).toEqual([
+        'cardNumber',
+        'cvc',
+        'expMonth',
+        'expYear',
+      ]);
     });
 
     it('reads expMonth "4" and "04" alike and refuses months outside 1-12', async () => {
@@ -169,7 +202,8 @@ describe('cards /v1/cards', () => {
     it('reads a 2-digit year as 20yy and refuses other lengths', async () => {
       const res = await createCard({ expYear: FUTURE_YEAR.slice(2) });
       expect(res.body.data.expYear).toBe(Number(FUTURE_YEAR));
-      for (const year of ['3', '203', '20300']) expectValidationError(await post('/v1/cards', cardBody({ expYear: year })), 'expYear');
+      for (const year of ['3', '203', '20300'])
+        expectValidationError(await post('/v1/cards', cardBody({ expYear: year })), 'expYear');
     });
 
     it('accepts the current month and refuses a past expiry', async () => {
@@ -178,7 +212,11 @@ describe('cards /v1/cards', () => {
       const lastYear = await post('/v1/cards', cardBody({ expYear: String(THIS_YEAR - 1) }));
       expectValidationError(lastYear, 'expYear', /expired/);
       if (THIS_MONTH > 1) {
-        expectValidationError(await post('/v1/cards', cardBody({ expMonth: String(THIS_MONTH - 1), expYear: String(THIS_YEAR) })), 'expYear', /expired/);
+        expectValidationError(
+          await post('/v1/cards', cardBody({ expMonth: String(THIS_MONTH - 1), expYear: String(THIS_YEAR) })),
+          'expYear',
+          /expired/,
+        );
       }
       expectValidationError(await post('/v1/cards', cardBody({ expMonth: '12', expYear: '20' })), 'expYear', /expired/);
     });
@@ -187,13 +225,21 @@ describe('cards /v1/cards', () => {
       expectValidationError(await post('/v1/cards', cardBody({ cvc: '12' })), 'cvc');
       expectValidationError(await post('/v1/cards', cardBody({ cvc: '1234' })), 'cvc', /3 digits/);
       expectValidationError(await post('/v1/cards', cardBody({ cvc: 'abc' })), 'cvc');
-      expectValidationError(await post('/v1/cards', cardBody({ cardNumber: '378282246310005', cvc: '123' })), 'cvc', /4 digits for American Express/);
+      expectValidationError(
+        await post('/v1/cards', cardBody({ cardNumber: '378282246310005', cvc: '123' })),
+        'cvc',
+        /4 digits for American Express/,
+      );
       await createCard({ cardNumber: '3714 496353 98431', cvc: '1234' });
     });
 
     it('refuses unknown fields: nothing can be mass-assigned', async () => {
       for (const field of ['id', '_id', 'fingerprint', 'brand', 'last4', 'isDefault', 'createdAt', 'number']) {
-        expectValidationError(await post('/v1/cards', cardBody({ [field]: 'x' })), field, `property ${field} should not exist`);
+        expectValidationError(
+          await post('/v1/cards', cardBody({ [field]: 'x' })),
+          field,
+          `property ${field} should not exist`,
+        );
       }
     });
 
@@ -224,10 +270,22 @@ describe('cards /v1/cards', () => {
     const customer = await createCustomer();
     await createCard({ customer, cardNumber: '4000 0566 5566 5556', cvc: '987' });
     await createCard({ customer, cardNumber: '378282246310005', cvc: '4321' });
-    const docs = await t.db.collection('cards').find({ customer: new Types.ObjectId(customer) }).toArray();
+    const docs = await t.db
+      .collection('cards')
+      .find({ customer: new Types.ObjectId(customer) })
+      .toArray();
     expect(docs).toHaveLength(2);
     const stored = JSON.stringify(docs);
-    for (const secret of ['4000056655665556', '378282246310005', '400005665566', '37828224631', '"987"', '"4321"', 'cvc', 'cardNumber']) {
+    for (const secret of [
+      '4000056655665556',
+      '378282246310005',
+      '400005665566',
+      '37828224631',
+      '"987"',
+      '"4321"',
+      'cvc',
+      'cardNumber',
+    ]) {
       expect(stored).not.toContain(secret);
     }
     for (const doc of docs) {
@@ -258,7 +316,13 @@ describe('cards /v1/cards', () => {
       const card = (await createCard({ expMonth: '01', expYear: FUTURE_YEAR })).body.data;
       const month = await post(`/v1/cards/${card.id}`, { expMonth: '6' });
       expect(month.status).toBe(200);
-      expect(month.body.data).toMatchObject({ id: card.id, expMonth: 6, expYear: Number(FUTURE_YEAR), last4: '4242', fingerprint: card.fingerprint });
+      expect(month.body.data).toMatchObject({
+        id: card.id,
+        expMonth: 6,
+        expYear: Number(FUTURE_YEAR),
+        last4: '4242',
+        fingerprint: card.fingerprint,
+      });
       const year = await post(`/v1/cards/${card.id}`, { expYear: String(THIS_YEAR + 5).slice(2) });
       expect(year.body.data).toMatchObject({ expMonth: 6, expYear: THIS_YEAR + 5 });
       const both = await post(`/v1/cards/${card.id}`, { expMonth: '02', expYear: String(THIS_YEAR + 1) });
@@ -268,7 +332,11 @@ describe('cards /v1/cards', () => {
 
     it('checks the merged expiry against today', async () => {
       const card = (await createCard({ expMonth: '12', expYear: String(THIS_YEAR) })).body.data;
-      expectValidationError(await post(`/v1/cards/${card.id}`, { expYear: String(THIS_YEAR - 1) }), 'expYear', /expired/);
+      expectValidationError(
+        await post(`/v1/cards/${card.id}`, { expYear: String(THIS_YEAR - 1) }),
+        'expYear',
+        /expired/,
+      );
       if (THIS_MONTH < 12) {
         // Month alone, merged with the stored year: a month before the current one is past.
         const past = THIS_MONTH > 1 ? String(THIS_MONTH - 1) : null;
@@ -281,7 +349,11 @@ describe('cards /v1/cards', () => {
     it('takes only the expiry fields', async () => {
       const card = (await createCard()).body.data;
       for (const field of ['cardNumber', 'cvc', 'customer', 'brand', 'fingerprint', 'isDefault']) {
-        expectValidationError(await post(`/v1/cards/${card.id}`, { [field]: 'x' }), field, `property ${field} should not exist`);
+        expectValidationError(
+          await post(`/v1/cards/${card.id}`, { [field]: 'x' }),
+          field,
+          `property ${field} should not exist`,
+        );
       }
       expectValidationError(await post(`/v1/cards/${card.id}`, { expMonth: null }), 'expMonth');
       const empty = await post(`/v1/cards/${card.id}`, {});
@@ -335,7 +407,7 @@ describe('cards /v1/cards', () => {
   });
 
   describe('default card', () => {
-    it("the first card becomes the default, later ones do not", async () => {
+    it('the first card becomes the default, later ones do not', async () => {
       const customer = await createCustomer();
       const first = (await createCard({ customer })).body.data;
       const second = (await createCard({ customer, cardNumber: '5555555555554444' })).body.data;
@@ -364,7 +436,12 @@ describe('cards /v1/cards', () => {
       const res = await post(`/v1/cards/${second.id}/default`);
       expect(res.status).toBe(200);
       expect(Object.keys(res.body)).toEqual(['data']);
-      expect(res.body.data).toMatchObject({ id: customer, defaultMethod: second.id, email: 'card.owner@example.com', Taxable: false });
+      expect(res.body.data).toMatchObject({
+        id: customer,
+        defaultMethod: second.id,
+        email: 'card.owner@example.com',
+        Taxable: false,
+      });
       expect((await get(`/v1/cards/${second.id}`)).body.data.isDefault).toBe(true);
       expect((await get(`/v1/cards/${first.id}`)).body.data.isDefault).toBe(false);
       const again = await post(`/v1/cards/${second.id}/default`, {});
@@ -455,8 +532,13 @@ describe('cards /v1/cards', () => {
     it('getDefaultCardForCharge: a default card past its expiry fails with expired_card', async () => {
       const cards = t.app.get(CardsService);
       const card = (await createCard()).body.data;
-      await t.db.collection('cards').updateOne({ customer: new Types.ObjectId(card.customer) }, { $set: { expYear: THIS_YEAR - 1 } });
-      expect(await cards.getDefaultCardForCharge(scope, card.customer)).toEqual({ cardId: card.id, failureCode: 'expired_card' });
+      await t.db
+        .collection('cards')
+        .updateOne({ customer: new Types.ObjectId(card.customer) }, { $set: { expYear: THIS_YEAR - 1 } });
+      expect(await cards.getDefaultCardForCharge(scope, card.customer)).toEqual({
+        cardId: card.id,
+        failureCode: 'expired_card',
+      });
     });
 
     it('CustomersService.exists: true for a customer, false for unknown or malformed ids', async () => {
@@ -477,7 +559,10 @@ describe('cards /v1/cards', () => {
       expect((await fresh.http.delete(`/v1/customers/${customer}`, { token: admin.token })).status).toBe(200);
       expect(await fresh.db.collection('cards').countDocuments({})).toBe(0);
       expectNotFound(await fresh.http.get(`/v1/cards/${card.body.data.id}`, { token: dev.token }), 'Card not found');
-      expectNotFound(await fresh.http.get(`/v1/cards?customer=${customer}`, { token: dev.token }), 'Customer not found');
+      expectNotFound(
+        await fresh.http.get(`/v1/cards?customer=${customer}`, { token: dev.token }),
+        'Customer not found',
+      );
     } finally {
       await fresh.close();
     }

@@ -13,7 +13,13 @@ import { HttpClient, type HttpResponse } from '../support/http';
 import { startS3Server, type S3Server } from '../support/s3-server';
 import { ServiceProcess, spawnBuiltService } from '../support/service-process';
 import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
-import { createTestApp, TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
+import {
+  createTestApp,
+  TEST_CARD_FINGERPRINT_KEY,
+  TEST_FIELD_ENCRYPTION_KEY,
+  TEST_JWT_SECRET,
+  type TestApp,
+} from '../support/test-app';
 
 jest.setTimeout(600_000);
 
@@ -105,7 +111,9 @@ describe('a cascade delete, finished after the service is killed', () => {
     });
     const http = new HttpClient(service.baseUrl);
     const running = service;
-    if (!(await pollUntil(async () => (await http.get('/health').catch(() => ({ status: 0 }))).status === 200, 60_000))) {
+    if (
+      !(await pollUntil(async () => (await http.get('/health').catch(() => ({ status: 0 }))).status === 200, 60_000))
+    ) {
       throw new Error(`not healthy within 60 s:\n${running.output()}`);
     }
     return http;
@@ -114,8 +122,17 @@ describe('a cascade delete, finished after the service is killed', () => {
   /** A top-level channel of its own, in the owner's platform project. */
   async function channelOf(http: HttpClient, owner: TestUser): Promise<string> {
     const suffix = randomBytes(5).toString('hex');
-    const clientId = ok(await http.post('/clients', { name: 'Label', email: `label-${suffix}@example.com` }, { token: owner.token }), 201).body.id;
-    const body = { clientId, name: 'Catalogue', username: `catalogue_${suffix}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' };
+    const clientId = ok(
+      await http.post('/clients', { name: 'Label', email: `label-${suffix}@example.com` }, { token: owner.token }),
+      201,
+    ).body.id;
+    const body = {
+      clientId,
+      name: 'Catalogue',
+      username: `catalogue_${suffix}`,
+      avatarUrl: 'https://cdn.example.com/a.png',
+      role: 'creator',
+    };
     return ok(await http.post('/channels', body, { token: owner.token })).body.id;
   }
 
@@ -124,7 +141,10 @@ describe('a cascade delete, finished after the service is killed', () => {
     const created = ok(await http.post(`/projects/${projectId}/assets`, body, { token: owner.token }), 201).body;
     const url = pathOf(created.upload.url);
     ok(await http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(TEXT.length) } }), 201);
-    ok(await http.request('PATCH', url, undefined, { raw: TEXT, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } }), 204);
+    ok(
+      await http.request('PATCH', url, undefined, { raw: TEXT, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } }),
+      204,
+    );
     const settled = await settledAsset(http, created.asset.id, owner.token, 60_000);
     expect({ status: settled.status, error: settled.error }).toEqual({ status: 'ready', error: null });
     return created.asset.id;
@@ -133,7 +153,14 @@ describe('a cascade delete, finished after the service is killed', () => {
   async function buildTree(http: HttpClient, owner: TestUser, granted: TestUser, channel: string): Promise<Tree> {
     const as = { token: owner.token };
     const project = async (parentId?: string) =>
-      ok(await http.post(`/channels/${channel}/projects`, { primaryTitle: 'Part', projectTypeId: 'album', ...(parentId ? { parentId } : {}) }, as), 201).body._id as string;
+      ok(
+        await http.post(
+          `/channels/${channel}/projects`,
+          { primaryTitle: 'Part', projectTypeId: 'album', ...(parentId ? { parentId } : {}) },
+          as,
+        ),
+        201,
+      ).body._id as string;
     const root = await project();
     const levels: string[][] = [[root]];
     for (let depth = 1; depth < 4; depth++) {
@@ -154,7 +181,9 @@ describe('a cascade delete, finished after the service is killed', () => {
       ok(await http.post(`/projects/${leaf}/share-links`, {}, as), 201).body.id,
       ok(await http.post(`/projects/${root}/share-links`, {}, as), 201).body.id,
     ];
-    const grants = [ok(await http.post(`/projects/${levels[2][4]}/grants`, { userId: granted.id, role: 'viewer' }, as), 201).body.id];
+    const grants = [
+      ok(await http.post(`/projects/${levels[2][4]}/grants`, { userId: granted.id, role: 'viewer' }, as), 201).body.id,
+    ];
     return { root, levels, assets, signedUrls, links, grants };
   }
 
@@ -164,11 +193,20 @@ describe('a cascade delete, finished after the service is killed', () => {
     const folder = join(dataDir, 'assets');
     const files = existsSync(folder) ? (readdirSync(folder, { recursive: true }) as string[]).filter(named) : [];
     if (!s3) return files;
-    const bucket = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const bucket = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     try {
       const objects = (await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? [];
       const uploads = (await bucket.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket }))).Uploads ?? [];
-      return [...files, ...objects.map((object) => object.Key!).filter(named), ...uploads.map((upload) => `multipart ${upload.Key!}`).filter(named)];
+      return [
+        ...files,
+        ...objects.map((object) => object.Key!).filter(named),
+        ...uploads.map((upload) => `multipart ${upload.Key!}`).filter(named),
+      ];
     } finally {
       bucket.destroy();
     }
@@ -180,7 +218,9 @@ describe('a cascade delete, finished after the service is killed', () => {
   async function eventsOf(type: string, ids: readonly string[]): Promise<number[]> {
     const events = await db().collection('events').find({ type }).toArray();
     const objectId = (body: unknown) => {
-      const object = (typeof body === 'string' ? JSON.parse(body) : body) as { data: { object: { _id?: string; id?: string } } };
+      const object = (typeof body === 'string' ? JSON.parse(body) : body) as {
+        data: { object: { _id?: string; id?: string } };
+      };
       return object.data.object._id ?? object.data.object.id;
     };
     const named = events.map((event) => objectId(event.body));
@@ -188,7 +228,12 @@ describe('a cascade delete, finished after the service is killed', () => {
   }
 
   /** Starts the cascade and kills the service (SIGKILL) once `stopWhen` holds; the request itself gets no answer. */
-  async function killDuring(http: HttpClient, owner: TestUser, tree: Tree, stopWhen: () => Promise<boolean>): Promise<void> {
+  async function killDuring(
+    http: HttpClient,
+    owner: TestUser,
+    tree: Tree,
+    stopWhen: () => Promise<boolean>,
+  ): Promise<void> {
     const deleting = http.delete(`/projects/${tree.root}?cascade=true`, { token: owner.token }).catch(() => null);
     const seen = await pollUntil(stopWhen, 120_000, 2);
     service!.child.kill('SIGKILL');
@@ -200,23 +245,44 @@ describe('a cascade delete, finished after the service is killed', () => {
   /** What is left once the cascade is finished: nothing of the tree, anywhere, and each delete recorded once. */
   async function expectNothingLeft(http: HttpClient, owner: TestUser, tree: Tree, otherProject: string): Promise<void> {
     const projects = tree.levels.flat();
-    expect(await db().collection('projects').countDocuments({ _id: { $in: objectIds(projects) } })).toBe(0);
-    expect(await db().collection('assets').countDocuments({ _id: { $in: objectIds(tree.assets) } })).toBe(0);
-    expect(await db().collection('asset_uploads').countDocuments({ _id: { $in: objectIds(tree.assets) } })).toBe(0);
+    expect(
+      await db()
+        .collection('projects')
+        .countDocuments({ _id: { $in: objectIds(projects) } }),
+    ).toBe(0);
+    expect(
+      await db()
+        .collection('assets')
+        .countDocuments({ _id: { $in: objectIds(tree.assets) } }),
+    ).toBe(0);
+    expect(
+      await db()
+        .collection('asset_uploads')
+        .countDocuments({ _id: { $in: objectIds(tree.assets) } }),
+    ).toBe(0);
     expect(await storedOf(tree.assets)).toEqual([]);
     for (const [i, id] of tree.assets.entries()) {
       expect((await http.get(`/assets/${id}/content`, { token: owner.token })).status).toBe(404);
       expect((await http.get(tree.signedUrls[i])).status).toBe(404);
     }
-    expect(await db().collection('share_links').countDocuments({ _id: { $in: objectIds(tree.links) } })).toBe(0);
-    expect(await db().collection('grants').countDocuments({ _id: { $in: objectIds(tree.grants) } })).toBe(0);
+    expect(
+      await db()
+        .collection('share_links')
+        .countDocuments({ _id: { $in: objectIds(tree.links) } }),
+    ).toBe(0);
+    expect(
+      await db()
+        .collection('grants')
+        .countDocuments({ _id: { $in: objectIds(tree.grants) } }),
+    ).toBe(0);
     expect(await db().collection('project_deletions').countDocuments({})).toBe(0);
     // The quota counts none of the tree's bytes any more: an asset of the whole quota fits.
     const whole = { kind: 'text', title: 'All of it', fileName: 'all.txt', size: QUOTA, mimeType: 'text/plain' };
     ok(await http.post(`/projects/${otherProject}/assets`, whole, { token: owner.token }), 201);
     // One event per deleted record, the ones the killed process recorded included (the events sweep settles those).
     const complete = async () =>
-      (await eventsOf('project.deleted', projects)).every((n) => n >= 1) && (await eventsOf('asset.deleted', tree.assets)).every((n) => n >= 1);
+      (await eventsOf('project.deleted', projects)).every((n) => n >= 1) &&
+      (await eventsOf('asset.deleted', tree.assets)).every((n) => n >= 1);
     expect(await pollUntil(complete, 90_000, 1_000)).toBe(true);
     expect(await eventsOf('project.deleted', projects)).toEqual(projects.map(() => 1));
     expect(await eventsOf('asset.deleted', tree.assets)).toEqual(tree.assets.map(() => 1));
@@ -230,7 +296,14 @@ describe('a cascade delete, finished after the service is killed', () => {
     const granted = await createFirstAdmin(http);
     const channel = await channelOf(http, owner);
     const tree = await buildTree(http, owner, granted, channel);
-    const other = ok(await http.post(`/channels/${channel}/projects`, { primaryTitle: 'Elsewhere', projectTypeId: 'show' }, { token: owner.token }), 201).body._id;
+    const other = ok(
+      await http.post(
+        `/channels/${channel}/projects`,
+        { primaryTitle: 'Elsewhere', projectTypeId: 'show' },
+        { token: owner.token },
+      ),
+      201,
+    ).body._id;
     // Before: the bytes are stored and served, and they fill the quota.
     expect((await storedOf(tree.assets)).length).toBeGreaterThanOrEqual(ASSETS);
     expect((await http.get(`/assets/${tree.assets[0]}/content`, { token: owner.token })).status).toBe(200);
@@ -243,7 +316,15 @@ describe('a cascade delete, finished after the service is killed', () => {
     let http = await start();
     const { owner, tree, other } = await prepare(http);
     const leaves = objectIds(tree.levels[3]);
-    await killDuring(http, owner, tree, async () => (await db().collection('projects').countDocuments({ _id: { $in: leaves } })) < leaves.length);
+    await killDuring(
+      http,
+      owner,
+      tree,
+      async () =>
+        (await db()
+          .collection('projects')
+          .countDocuments({ _id: { $in: leaves } })) < leaves.length,
+    );
 
     http = await start();
     const retried = await http.delete(`/projects/${tree.root}?cascade=true`, { token: owner.token });
@@ -258,15 +339,28 @@ describe('a cascade delete, finished after the service is killed', () => {
     let http = await start();
     const { owner, tree, other } = await prepare(http);
     const assets = objectIds(tree.assets);
-    await killDuring(http, owner, tree, async () => (await db().collection('assets').countDocuments({ _id: { $in: assets } })) < assets.length);
+    await killDuring(
+      http,
+      owner,
+      tree,
+      async () =>
+        (await db()
+          .collection('assets')
+          .countDocuments({ _id: { $in: assets } })) < assets.length,
+    );
     // Killed half-way: some of the tree's assets are still stored, as records or bytes.
-    const recordsLeft = await db().collection('assets').countDocuments({ _id: { $in: assets } });
+    const recordsLeft = await db()
+      .collection('assets')
+      .countDocuments({ _id: { $in: assets } });
     expect(recordsLeft + (await storedOf(tree.assets)).length).toBeGreaterThan(0);
 
     http = await start();
     const projects = objectIds(tree.levels.flat());
     const finished = async () =>
-      (await db().collection('projects').countDocuments({ _id: { $in: projects } })) === 0 && (await db().collection('project_deletions').countDocuments({})) === 0;
+      (await db()
+        .collection('projects')
+        .countDocuments({ _id: { $in: projects } })) === 0 &&
+      (await db().collection('project_deletions').countDocuments({})) === 0;
     expect(await pollUntil(finished, 120_000, 500)).toBe(true);
     await expectNothingLeft(http, owner, tree, other);
     expect((await http.delete(`/projects/${tree.root}?cascade=true`, { token: owner.token })).status).toBe(404);
@@ -304,18 +398,30 @@ describe('an asset deleted during a running PATCH (S3 store)', () => {
   });
 
   async function keysOf(id: string): Promise<string[]> {
-    const bucket = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const bucket = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     try {
       const objects = (await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? [];
       const uploads = (await bucket.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket }))).Uploads ?? [];
-      return [...objects.map((object) => object.Key!), ...uploads.map((upload) => `multipart ${upload.Key!}`)].filter((key) => key.includes(id)).sort();
+      return [...objects.map((object) => object.Key!), ...uploads.map((upload) => `multipart ${upload.Key!}`)]
+        .filter((key) => key.includes(id))
+        .sort();
     } finally {
       bucket.destroy();
     }
   }
 
   /** A PATCH that sends `head` bytes at once, holds its connection `pauseMs`, then the rest; its status. */
-  function slowPatch(url: string, bytes: Buffer, head: number, pauseMs: number): { started: Promise<void>; status: Promise<number> } {
+  function slowPatch(
+    url: string,
+    bytes: Buffer,
+    head: number,
+    pauseMs: number,
+  ): { started: Promise<void>; status: Promise<number> } {
     let started!: () => void;
     const startedPromise = new Promise<void>((done) => (started = done));
     const status = new Promise<number>((done) => {
@@ -341,7 +447,11 @@ describe('an asset deleted during a running PATCH (S3 store)', () => {
     const projectId = await createContentProject(t.http, owner.token);
     const size = 2 * MiB;
     const created = ok(
-      await t.http.post(`/projects/${projectId}/assets`, { kind: 'text', title: 'Long', fileName: 'long.txt', size, mimeType: 'text/plain' }, { token: owner.token }),
+      await t.http.post(
+        `/projects/${projectId}/assets`,
+        { kind: 'text', title: 'Long', fileName: 'long.txt', size, mimeType: 'text/plain' },
+        { token: owner.token },
+      ),
       201,
     ).body;
     const id = created.asset.id as string;

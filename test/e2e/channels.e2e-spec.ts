@@ -31,7 +31,11 @@ describe('channels', () => {
   let clientId: string;
 
   const createClient = async (name = 'Acme Media'): Promise<string> => {
-    const res = await t.http.post('/clients', { name, email: `${uniqueUsername('c')}@example.com` }, { token: admin.token });
+    const res = await t.http.post(
+      '/clients',
+      { name, email: `${uniqueUsername('c')}@example.com` },
+      { token: admin.token },
+    );
     if (res.status !== 201) throw new Error(`client create failed: ${res.status} ${res.text}`);
     return res.body.id;
   };
@@ -178,14 +182,18 @@ describe('channels', () => {
 
     it('rejects a well-formed clientId that matches no client', async () => {
       const username = uniqueUsername();
-      const res = await t.http.post('/channels', channelBody({ clientId: UNKNOWN_ID, username }), { token: developer.token });
+      const res = await t.http.post('/channels', channelBody({ clientId: UNKNOWN_ID, username }), {
+        token: developer.token,
+      });
       expectError(res, 400, 'clientId does not match an existing client');
       expect(await t.db.collection('channels').countDocuments({ username })).toBe(0);
     });
 
     it('rejects a soft-deleted client', async () => {
       const softDeleted = await createClient('Gone Media');
-      expect((await t.http.patch(`/clients/${softDeleted}/soft-delete`, undefined, { token: admin.token })).status).toBe(200);
+      expect(
+        (await t.http.patch(`/clients/${softDeleted}/soft-delete`, undefined, { token: admin.token })).status,
+      ).toBe(200);
       const res = await t.http.post('/channels', channelBody({ clientId: softDeleted }), { token: developer.token });
       expectError(res, 400, 'clientId does not match an existing client');
     });
@@ -193,8 +201,14 @@ describe('channels', () => {
     it('a taken username is 409, also in another case', async () => {
       const username = uniqueUsername('Taken');
       await createChannel({ username });
-      expectError(await t.http.post('/channels', channelBody({ username }), { token: developer.token }), 409, 'Channel username already taken');
-      const folded = await t.http.post('/channels', channelBody({ username: username.toLowerCase() }), { token: developer.token });
+      expectError(
+        await t.http.post('/channels', channelBody({ username }), { token: developer.token }),
+        409,
+        'Channel username already taken',
+      );
+      const folded = await t.http.post('/channels', channelBody({ username: username.toLowerCase() }), {
+        token: developer.token,
+      });
       expectError(folded, 409, 'Channel username already taken');
       expect(await t.db.collection('channels').countDocuments({ usernameKey: username.toLowerCase() })).toBe(1);
     });
@@ -202,12 +216,16 @@ describe('channels', () => {
     it('20 concurrent creates with one username: exactly one wins, 19 get 409', async () => {
       const username = uniqueUsername('race');
       const responses = await Promise.all(
-        Array.from({ length: 20 }, () => t.http.post('/channels', channelBody({ username }), { token: developer.token })),
+        Array.from({ length: 20 }, () =>
+          t.http.post('/channels', channelBody({ username }), { token: developer.token }),
+        ),
       );
       const statuses = responses.map((res) => res.status).sort();
       expect(statuses.filter((status) => status === 200)).toHaveLength(1);
       expect(statuses.filter((status) => status === 409)).toHaveLength(19);
-      responses.filter((res) => res.status === 409).forEach((res) => expectError(res, 409, 'Channel username already taken'));
+      responses
+        .filter((res) => res.status === 409)
+        .forEach((res) => expectError(res, 409, 'Channel username already taken'));
       expect(await t.db.collection('channels').countDocuments({ username })).toBe(1);
     });
   });
@@ -252,11 +270,17 @@ describe('channels', () => {
       ['limit', '1.5'],
       ['skip', '-1'],
     ])('rejects %s=%s', async (field, value) => {
-      expectValidationError(await t.http.get(`/channels/client/${listClient}?${field}=${value}`, { token: developer.token }), field);
+      expectValidationError(
+        await t.http.get(`/channels/client/${listClient}?${field}=${value}`, { token: developer.token }),
+        field,
+      );
     });
 
     it('rejects an unknown query parameter', async () => {
-      expectValidationError(await t.http.get(`/channels/client/${listClient}?sort=name`, { token: developer.token }), 'sort');
+      expectValidationError(
+        await t.http.get(`/channels/client/${listClient}?sort=name`, { token: developer.token }),
+        'sort',
+      );
     });
 
     it('an unknown client has no channels', async () => {
@@ -267,7 +291,11 @@ describe('channels', () => {
     });
 
     it('a malformed client id is 400; no token is 401', async () => {
-      expectError(await t.http.get('/channels/client/nope', { token: developer.token }), 400, /clientId must be a valid id/);
+      expectError(
+        await t.http.get('/channels/client/nope', { token: developer.token }),
+        400,
+        /clientId must be a valid id/,
+      );
       expectUnauthorized(await t.http.get(`/channels/client/${listClient}`));
     });
   });
@@ -306,10 +334,17 @@ describe('channels', () => {
 
     it('leaves the fields it is not given alone', async () => {
       const id = await createChannel({ revenue: 7, membershipTiers: [{ name: 'Gold', price: 9 }] });
-      expect((await t.http.put(`/channels/${id}`, { name: 'Only the name' }, { token: developer.token })).status).toBe(200);
+      expect((await t.http.put(`/channels/${id}`, { name: 'Only the name' }, { token: developer.token })).status).toBe(
+        200,
+      );
       expect((await t.http.put(`/channels/${id}`, {}, { token: developer.token })).status).toBe(200);
       const after = (await t.http.get(`/channels/${id}`, { token: developer.token })).body;
-      expect(after).toMatchObject({ name: 'Only the name', revenue: 7, membershipTiers: [{ name: 'Gold', price: 9 }], role: 'creator' });
+      expect(after).toMatchObject({
+        name: 'Only the name',
+        revenue: 7,
+        membershipTiers: [{ name: 'Gold', price: 9 }],
+        role: 'creator',
+      });
     });
 
     it('keeping its own username is fine; taking another channel’s is 409', async () => {
@@ -318,14 +353,20 @@ describe('channels', () => {
       const id = await createChannel({ username: mine });
       await createChannel({ username: theirs });
       expect((await t.http.put(`/channels/${id}`, { username: mine }, { token: developer.token })).status).toBe(200);
-      expectError(await t.http.put(`/channels/${id}`, { username: theirs.toUpperCase() }, { token: developer.token }), 409, 'Channel username already taken');
+      expectError(
+        await t.http.put(`/channels/${id}`, { username: theirs.toUpperCase() }, { token: developer.token }),
+        409,
+        'Channel username already taken',
+      );
       expect((await t.http.get(`/channels/${id}`, { token: developer.token })).body.username).toBe(mine);
     });
 
     it('concurrent renames to one username: exactly one wins', async () => {
       const ids = await Promise.all(Array.from({ length: 8 }, () => createChannel()));
       const username = uniqueUsername('rename_race');
-      const responses = await Promise.all(ids.map((id) => t.http.put(`/channels/${id}`, { username }, { token: developer.token })));
+      const responses = await Promise.all(
+        ids.map((id) => t.http.put(`/channels/${id}`, { username }, { token: developer.token })),
+      );
       expect(responses.filter((res) => res.status === 200)).toHaveLength(1);
       expect(responses.filter((res) => res.status === 409)).toHaveLength(7);
       expect(await t.db.collection('channels').countDocuments({ username })).toBe(1);
@@ -350,7 +391,10 @@ describe('channels', () => {
     });
 
     it('unknown is 404, malformed is 400, no token is 401', async () => {
-      expectNotFound(await t.http.put(`/channels/${UNKNOWN_ID}`, { name: 'x' }, { token: developer.token }), 'Channel not found');
+      expectNotFound(
+        await t.http.put(`/channels/${UNKNOWN_ID}`, { name: 'x' }, { token: developer.token }),
+        'Channel not found',
+      );
       expectError(await t.http.put('/channels/xyz', { name: 'x' }, { token: developer.token }), 400);
       expectUnauthorized(await t.http.put(`/channels/${UNKNOWN_ID}`, { name: 'x' }));
     });

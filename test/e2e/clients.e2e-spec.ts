@@ -47,15 +47,24 @@ describe('clients', () => {
 
   const stored = (id: string) => t.db.collection('clients').findOne({ _id: new Types.ObjectId(id) });
   const liveCount = () => t.db.collection('clients').countDocuments({ deletedAt: null });
-  const softDelete = (id: string, token = developer.token) => t.http.patch(`/clients/${id}/soft-delete`, undefined, { token });
+  const softDelete = (id: string, token = developer.token) =>
+    t.http.patch(`/clients/${id}/soft-delete`, undefined, { token });
   const ids = (body: { _id: string }[]) => body.map((item) => item._id);
   /** The platform project a user's requests act in by default: their account's default project. */
   const scopeOf = (user: TestUser): TenantScope => tenantScope(user.accountId, user.projectId);
 
   it('refuses the NUL character in any text of a body or a query with 400, and writes nothing', async () => {
     const before = await t.db.collection('clients').countDocuments();
-    expectError(await t.http.post('/clients', { name: 'a\u0000b', email: 'nul@example.com' }, { token: developer.token }), 400, 'Text must not contain the NUL character (U+0000)');
-    expectError(await t.http.get('/clients?q=a%00b', { token: developer.token }), 400, 'Text must not contain the NUL character (U+0000)');
+    expectError(
+      await t.http.post('/clients', { name: 'a\u0000b', email: 'nul@example.com' }, { token: developer.token }),
+      400,
+      'Text must not contain the NUL character (U+0000)',
+    );
+    expectError(
+      await t.http.get('/clients?q=a%00b', { token: developer.token }),
+      400,
+      'Text must not contain the NUL character (U+0000)',
+    );
     expect(await t.db.collection('clients').countDocuments()).toBe(before);
   });
 
@@ -73,7 +82,13 @@ describe('clients', () => {
       const res = await t.http.post('/clients', { name: 'Solo', email: 'solo@example.com' }, { token: manager.token });
       expect(res.status).toBe(201);
       const read = await t.http.get(`/clients/${res.body.id}`, { token: developer.token });
-      expect(read.body).toMatchObject({ name: 'Solo', email: 'solo@example.com', phone: null, projectIds: [], deletedAt: null });
+      expect(read.body).toMatchObject({
+        name: 'Solo',
+        email: 'solo@example.com',
+        phone: null,
+        projectIds: [],
+        deletedAt: null,
+      });
     });
 
     it('allows two clients with the same email (email is not unique)', async () => {
@@ -206,10 +221,19 @@ describe('clients', () => {
   describe('PUT /clients/:id', () => {
     it('updates the given fields and leaves the others alone', async () => {
       const id = await newClient();
-      const res = await t.http.put(`/clients/${id}`, { email: 'billing@acme.example', projectIds: [] }, { token: developer.token });
+      const res = await t.http.put(
+        `/clients/${id}`,
+        { email: 'billing@acme.example', projectIds: [] },
+        { token: developer.token },
+      );
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ message: 'Client updated' });
-      expect(await stored(id)).toMatchObject({ ...fullBody(), email: 'billing@acme.example', projectIds: [], deletedAt: null });
+      expect(await stored(id)).toMatchObject({
+        ...fullBody(),
+        email: 'billing@acme.example',
+        projectIds: [],
+        deletedAt: null,
+      });
     });
 
     it('accepts an empty body', async () => {
@@ -234,14 +258,20 @@ describe('clients', () => {
     });
 
     it('is 404 for an unknown id and 400 for a malformed one', async () => {
-      expectNotFound(await t.http.put(`/clients/${UNKNOWN_ID}`, { name: 'x' }, { token: developer.token }), 'Client not found');
+      expectNotFound(
+        await t.http.put(`/clients/${UNKNOWN_ID}`, { name: 'x' }, { token: developer.token }),
+        'Client not found',
+      );
       expectError(await t.http.put('/clients/xyz', { name: 'x' }, { token: developer.token }), 400);
     });
 
     it('is 404 for a soft-deleted client, which stays unchanged', async () => {
       const id = await newClient();
       expect((await softDelete(id)).status).toBe(200);
-      expectNotFound(await t.http.put(`/clients/${id}`, { name: 'Renamed' }, { token: developer.token }), 'Client not found');
+      expectNotFound(
+        await t.http.put(`/clients/${id}`, { name: 'Renamed' }, { token: developer.token }),
+        'Client not found',
+      );
       expect((await stored(id))?.name).toBe('Acme Media');
     });
 
@@ -274,7 +304,10 @@ describe('clients', () => {
       expect(withDeleted.headers.get('x-total-count')).toBe(String(await t.db.collection('clients').countDocuments()));
 
       expectNotFound(await t.http.get(`/clients/${id}`, { token: developer.token }), 'Client not found');
-      expectNotFound(await t.http.get(`/clients/${id}?includeDeleted=false`, { token: developer.token }), 'Client not found');
+      expectNotFound(
+        await t.http.get(`/clients/${id}?includeDeleted=false`, { token: developer.token }),
+        'Client not found',
+      );
       const read = await t.http.get(`/clients/${id}?includeDeleted=true`, { token: developer.token });
       expect(read.status).toBe(200);
       expect(read.body.deletedAt).toBe(deletedAt.toISOString());
@@ -311,8 +344,14 @@ describe('clients', () => {
 
     it('is 404 for a live client and for an unknown id, 400 for a malformed one', async () => {
       const id = await newClient();
-      expectNotFound(await t.http.patch(`/clients/${id}/restore`, undefined, { token: developer.token }), 'Client not found');
-      expectNotFound(await t.http.patch(`/clients/${UNKNOWN_ID}/restore`, undefined, { token: developer.token }), 'Client not found');
+      expectNotFound(
+        await t.http.patch(`/clients/${id}/restore`, undefined, { token: developer.token }),
+        'Client not found',
+      );
+      expectNotFound(
+        await t.http.patch(`/clients/${UNKNOWN_ID}/restore`, undefined, { token: developer.token }),
+        'Client not found',
+      );
       expectError(await t.http.patch('/clients/zz/restore', undefined, { token: developer.token }), 400);
     });
 
@@ -331,7 +370,10 @@ describe('clients', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ message: 'Client hard-deleted' });
       expect(await stored(id)).toBeNull();
-      expectNotFound(await t.http.get(`/clients/${id}?includeDeleted=true`, { token: admin.token }), 'Client not found');
+      expectNotFound(
+        await t.http.get(`/clients/${id}?includeDeleted=true`, { token: admin.token }),
+        'Client not found',
+      );
       expectNotFound(await t.http.delete(`/clients/${id}`, { token: admin.token }), 'Client not found');
     });
 
@@ -356,7 +398,15 @@ describe('clients', () => {
       } finally {
         events.off(CLIENT_HARD_DELETING, refuse);
       }
-      expect(seen).toEqual([{ scope: { ...scopeOf(admin), origin: expect.objectContaining({ id: expect.any(String), idempotencyKey: null }) }, clientId: id }]);
+      expect(seen).toEqual([
+        {
+          scope: {
+            ...scopeOf(admin),
+            origin: expect.objectContaining({ id: expect.any(String), idempotencyKey: null }),
+          },
+          clientId: id,
+        },
+      ]);
       expect(await stored(id)).not.toBeNull();
     });
 
@@ -387,7 +437,13 @@ describe('clients', () => {
       const createChannelMeanwhile = async () => {
         created = await t.http.post(
           '/channels',
-          { clientId: id, name: 'Racer', username: `racer-${new Types.ObjectId().toHexString()}`, avatarUrl: 'https://example.com/r.png', role: 'owner' },
+          {
+            clientId: id,
+            name: 'Racer',
+            username: `racer-${new Types.ObjectId().toHexString()}`,
+            avatarUrl: 'https://example.com/r.png',
+            role: 'owner',
+          },
           { token: developer.token },
         );
       };

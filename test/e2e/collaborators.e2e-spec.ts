@@ -20,21 +20,36 @@ describe('channel collaborators and who may change content', () => {
   const createChannel = async (by: TestUser): Promise<string> => {
     const res = await t.http.post(
       '/channels',
-      { clientId, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/s.png', role: 'creator' },
+      {
+        clientId,
+        name: 'Studio',
+        username: `studio_${randomBytes(5).toString('hex')}`,
+        avatarUrl: 'https://cdn.example.com/s.png',
+        role: 'creator',
+      },
       as(by),
     );
     if (res.status !== 200) throw new Error(`channel create failed: ${res.status} ${res.text}`);
     return res.body.id;
   };
   const createProject = async (by: TestUser, channel: string, fields: Record<string, unknown> = {}) =>
-    t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', ...fields }, as(by));
+    t.http.post(
+      `/channels/${channel}/projects`,
+      { primaryTitle: 'Blue Hours', projectTypeId: 'album', ...fields },
+      as(by),
+    );
   const grant = async (channel: string, user: TestUser, role: string) => {
     const res = await t.http.post(`/channels/${channel}/collaborators`, { userId: user.id, role }, as(admin));
     if (res.status !== 201) throw new Error(`grant failed: ${res.status} ${res.text}`);
   };
   const eventTypesOf = async (id: string): Promise<string[]> => {
-    const events = await t.db.collection('events').find({ body: { $regex: id } }).toArray();
-    return events.filter((event) => JSON.parse(event.body as string).data.object._id === id).map((event) => event.type as string);
+    const events = await t.db
+      .collection('events')
+      .find({ body: { $regex: id } })
+      .toArray();
+    return events
+      .filter((event) => JSON.parse(event.body as string).data.object._id === id)
+      .map((event) => event.type as string);
   };
 
   beforeAll(async () => {
@@ -70,23 +85,56 @@ describe('channel collaborators and who may change content', () => {
 
     it('add, change and remove a member of the account, each recorded', async () => {
       const channel = await createChannel(admin);
-      const added = await t.http.post(`/channels/${channel}/collaborators`, { userId: dev.id, role: 'viewer', expiresAt: '2099-01-01T00:00:00.000Z' }, as(admin));
+      const added = await t.http.post(
+        `/channels/${channel}/collaborators`,
+        { userId: dev.id, role: 'viewer', expiresAt: '2099-01-01T00:00:00.000Z' },
+        as(admin),
+      );
       expect(added.status).toBe(201);
-      expect(added.body).toMatchObject({ channelId: channel, userId: dev.id, role: 'viewer', expiresAt: '2099-01-01T00:00:00.000Z' });
-      const stored = await t.db.collection('channel_collaborators').findOne({ _id: new Types.ObjectId(added.body._id as string) });
-      expect(stored).toMatchObject({ role: 'viewer', userId: new Types.ObjectId(dev.id), channelId: new Types.ObjectId(channel) });
+      expect(added.body).toMatchObject({
+        channelId: channel,
+        userId: dev.id,
+        role: 'viewer',
+        expiresAt: '2099-01-01T00:00:00.000Z',
+      });
+      const stored = await t.db
+        .collection('channel_collaborators')
+        .findOne({ _id: new Types.ObjectId(added.body._id as string) });
+      expect(stored).toMatchObject({
+        role: 'viewer',
+        userId: new Types.ObjectId(dev.id),
+        channelId: new Types.ObjectId(channel),
+      });
 
-      const changed = await t.http.patch(`/channels/${channel}/collaborators/${dev.id}`, { role: 'editor', expiresAt: null }, as(admin));
+      const changed = await t.http.patch(
+        `/channels/${channel}/collaborators/${dev.id}`,
+        { role: 'editor', expiresAt: null },
+        as(admin),
+      );
       expect(changed.status).toBe(200);
       expect(changed.body).toMatchObject({ role: 'editor', expiresAt: null });
 
       const removed = await t.http.delete(`/channels/${channel}/collaborators/${dev.id}`, as(admin));
       expect(removed.status).toBe(200);
       expect(removed.body).toEqual({ message: 'Collaborator removed' });
-      expect(await t.db.collection('channel_collaborators').countDocuments({ _id: new Types.ObjectId(added.body._id as string) })).toBe(0);
-      expect(await eventTypesOf(added.body._id)).toEqual(['collaborator.added', 'collaborator.changed', 'collaborator.removed']);
-      expectNotFound(await t.http.delete(`/channels/${channel}/collaborators/${dev.id}`, as(admin)), 'Collaborator not found');
-      expectNotFound(await t.http.patch(`/channels/${channel}/collaborators/${dev.id}`, { role: 'viewer' }, as(admin)), 'Collaborator not found');
+      expect(
+        await t.db
+          .collection('channel_collaborators')
+          .countDocuments({ _id: new Types.ObjectId(added.body._id as string) }),
+      ).toBe(0);
+      expect(await eventTypesOf(added.body._id)).toEqual([
+        'collaborator.added',
+        'collaborator.changed',
+        'collaborator.removed',
+      ]);
+      expectNotFound(
+        await t.http.delete(`/channels/${channel}/collaborators/${dev.id}`, as(admin)),
+        'Collaborator not found',
+      );
+      expectNotFound(
+        await t.http.patch(`/channels/${channel}/collaborators/${dev.id}`, { role: 'viewer' }, as(admin)),
+        'Collaborator not found',
+      );
     });
 
     it('refuse a user outside the account or unknown (404), a present one (409), a bad role or a past end (400)', async () => {
@@ -94,14 +142,27 @@ describe('channel collaborators and who may change content', () => {
       const url = `/channels/${channel}/collaborators`;
       expectNotFound(await t.http.post(url, { userId: other.id, role: 'editor' }, as(admin)), 'User not found');
       expectNotFound(await t.http.post(url, { userId: UNKNOWN_ID, role: 'editor' }, as(admin)), 'User not found');
-      expectError(await t.http.post(url, { userId: admin.id, role: 'editor' }, as(admin)), 409, 'The user is a collaborator of this channel already; change their role instead');
+      expectError(
+        await t.http.post(url, { userId: admin.id, role: 'editor' }, as(admin)),
+        409,
+        'The user is a collaborator of this channel already; change their role instead',
+      );
       expectValidationError(await t.http.post(url, { userId: dev.id, role: 'boss' }, as(admin)), 'role');
       expectValidationError(await t.http.post(url, { userId: dev.id }, as(admin)), 'role');
       expectValidationError(await t.http.post(url, { userId: 'x', role: 'editor' }, as(admin)), 'userId');
-      expectValidationError(await t.http.post(url, { userId: dev.id, role: 'editor', expiresAt: '2001-01-01T00:00:00.000Z' }, as(admin)), 'expiresAt', 'expiresAt must be in the future');
+      expectValidationError(
+        await t.http.post(url, { userId: dev.id, role: 'editor', expiresAt: '2001-01-01T00:00:00.000Z' }, as(admin)),
+        'expiresAt',
+        'expiresAt must be in the future',
+      );
       expectValidationError(await t.http.patch(`${url}/${admin.id}`, { role: null }, as(admin)), 'role');
-      expect(await t.db.collection('channel_collaborators').countDocuments({ channelId: new Types.ObjectId(channel) })).toBe(1);
-      expectNotFound(await t.http.post(`/channels/${UNKNOWN_ID}/collaborators`, { userId: dev.id, role: 'editor' }, as(admin)), 'Channel not found');
+      expect(
+        await t.db.collection('channel_collaborators').countDocuments({ channelId: new Types.ObjectId(channel) }),
+      ).toBe(1);
+      expectNotFound(
+        await t.http.post(`/channels/${UNKNOWN_ID}/collaborators`, { userId: dev.id, role: 'editor' }, as(admin)),
+        'Channel not found',
+      );
       expectNotFound(await t.http.get(`/channels/${UNKNOWN_ID}/collaborators`, as(admin)), 'Channel not found');
       expectUnauthorized(await t.http.get(url));
     });
@@ -110,17 +171,30 @@ describe('channel collaborators and who may change content', () => {
       const channel = await createChannel(admin);
       await grant(channel, dev, 'manager');
       const member = await createUser(t.http, 'developer', admin.token);
-      expectError(await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'viewer' }, as(dev)), 403, NEEDS('owner'));
-      expectError(await t.http.patch(`/channels/${channel}/collaborators/${admin.id}`, { role: 'viewer' }, as(dev)), 403, NEEDS('owner'));
+      expectError(
+        await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'viewer' }, as(dev)),
+        403,
+        NEEDS('owner'),
+      );
+      expectError(
+        await t.http.patch(`/channels/${channel}/collaborators/${admin.id}`, { role: 'viewer' }, as(dev)),
+        403,
+        NEEDS('owner'),
+      );
       await t.http.patch(`/channels/${channel}/collaborators/${dev.id}`, { role: 'owner' }, as(admin));
-      expect((await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'viewer' }, as(dev))).status).toBe(201);
+      expect(
+        (await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'viewer' }, as(dev)))
+          .status,
+      ).toBe(201);
     });
 
-    it("go with their channel", async () => {
+    it('go with their channel', async () => {
       const channel = await createChannel(admin);
       await grant(channel, dev, 'editor');
       expect((await t.http.delete(`/channels/${channel}`, as(admin))).status).toBe(200);
-      expect(await t.db.collection('channel_collaborators').countDocuments({ channelId: new Types.ObjectId(channel) })).toBe(0);
+      expect(
+        await t.db.collection('channel_collaborators').countDocuments({ channelId: new Types.ObjectId(channel) }),
+      ).toBe(0);
     });
   });
 
@@ -139,7 +213,11 @@ describe('channel collaborators and who may change content', () => {
       await grant(channel, viewer, 'viewer');
       expectError(await createProject(viewer, channel), 403, NEEDS('editor'));
       const project = (await createProject(admin, channel)).body;
-      expectError(await t.http.put(`/projects/${project._id}`, { primaryTitle: 'Mine' }, as(viewer)), 403, NEEDS('editor'));
+      expectError(
+        await t.http.put(`/projects/${project._id}`, { primaryTitle: 'Mine' }, as(viewer)),
+        403,
+        NEEDS('editor'),
+      );
       expectError(await t.http.delete(`/projects/${project._id}`, as(viewer)), 403, NEEDS('manager'));
       expect(await t.db.collection('projects').countDocuments()).toBe(before + 1);
       expect((await t.http.get(`/projects/${project._id}`, as(viewer))).body.primaryTitle).toBe('Blue Hours');
@@ -167,7 +245,10 @@ describe('channel collaborators and who may change content', () => {
       expect((await createProject(editor, channel)).status).toBe(201);
       await t.db
         .collection('channel_collaborators')
-        .updateOne({ channelId: new Types.ObjectId(channel), userId: new Types.ObjectId(editor.id) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+        .updateOne(
+          { channelId: new Types.ObjectId(channel), userId: new Types.ObjectId(editor.id) },
+          { $set: { expiresAt: new Date(Date.now() - 1000) } },
+        );
       expectError(await createProject(editor, channel), 403, NEEDS('editor'));
     });
 
@@ -178,19 +259,35 @@ describe('channel collaborators and who may change content', () => {
       expectError(await createProject(editor, second), 403, NEEDS('editor'));
       const project = (await createProject(editor, channel)).body;
       // Taking a project out of its channel is a manager's, even for an editor of both.
-      expectError(await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor)), 403, NEEDS('manager'));
+      expectError(
+        await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor)),
+        403,
+        NEEDS('manager'),
+      );
       await grant(second, editor, 'editor');
-      expectError(await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor)), 403, NEEDS('manager'));
+      expectError(
+        await t.http.put(`/projects/${project._id}`, { channelId: second }, as(editor)),
+        403,
+        NEEDS('manager'),
+      );
       const mover = await createUser(t.http, 'developer', admin.token);
       await grant(channel, mover, 'manager');
       expectError(await t.http.put(`/projects/${project._id}`, { channelId: second }, as(mover)), 403, NEEDS('editor'));
       await grant(second, mover, 'editor');
-      expect((await t.http.put(`/projects/${project._id}`, { channelId: second }, as(mover))).body.channelId).toBe(second);
+      expect((await t.http.put(`/projects/${project._id}`, { channelId: second }, as(mover))).body.channelId).toBe(
+        second,
+      );
     });
 
     it('platform admins and API keys need no channel role', async () => {
-      const key = (await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'content' }, as(admin))).body.data.key as string;
-      const byKey = await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'By key', projectTypeId: 'album' }, { token: key });
+      const key = (
+        await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'content' }, as(admin))
+      ).body.data.key as string;
+      const byKey = await t.http.post(
+        `/channels/${channel}/projects`,
+        { primaryTitle: 'By key', projectTypeId: 'album' },
+        { token: key },
+      );
       expect(byKey.status).toBe(201);
       expect((await t.http.delete(`/projects/${byKey.body._id}`, { token: key })).status).toBe(200);
       const secondAdmin = await createUser(t.http, 'admin', admin.token);
@@ -202,12 +299,24 @@ describe('channel collaborators and who may change content', () => {
       expectNotFound(await t.http.get(`/channels/${channel}/collaborators`, as(other)), 'Channel not found');
       // Changing or removing a collaborator of it too, or of an unknown channel, whatever the caller's
       // role: 404 before any role is asked (never a 403 that says it exists).
-      expectNotFound(await t.http.patch(`/channels/${channel}/collaborators/${other.id}`, { role: 'viewer' }, as(other)), 'Channel not found');
-      expectNotFound(await t.http.delete(`/channels/${channel}/collaborators/${other.id}`, as(other)), 'Channel not found');
+      expectNotFound(
+        await t.http.patch(`/channels/${channel}/collaborators/${other.id}`, { role: 'viewer' }, as(other)),
+        'Channel not found',
+      );
+      expectNotFound(
+        await t.http.delete(`/channels/${channel}/collaborators/${other.id}`, as(other)),
+        'Channel not found',
+      );
       const noRole = await createUser(t.http, 'developer', admin.token);
       const unknown = '6650c0ffee0000000000ffff';
-      expectNotFound(await t.http.patch(`/channels/${unknown}/collaborators/${noRole.id}`, { role: 'viewer' }, as(noRole)), 'Channel not found');
-      expectNotFound(await t.http.delete(`/channels/${unknown}/collaborators/${noRole.id}`, as(noRole)), 'Channel not found');
+      expectNotFound(
+        await t.http.patch(`/channels/${unknown}/collaborators/${noRole.id}`, { role: 'viewer' }, as(noRole)),
+        'Channel not found',
+      );
+      expectNotFound(
+        await t.http.delete(`/channels/${unknown}/collaborators/${noRole.id}`, as(noRole)),
+        'Channel not found',
+      );
     });
   });
 });

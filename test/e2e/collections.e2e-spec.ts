@@ -36,7 +36,8 @@ describe('collections', () => {
 
   const stored = (id: string) => t.db.collection('collections').findOne({ _id: new Types.ObjectId(id) });
   const liveCount = () => t.db.collection('collections').countDocuments({ deletedAt: null });
-  const softDelete = (id: string, token = developer.token) => t.http.patch(`/collections/${id}/soft-delete`, undefined, { token });
+  const softDelete = (id: string, token = developer.token) =>
+    t.http.patch(`/collections/${id}/soft-delete`, undefined, { token });
 
   describe('POST /collections', () => {
     it('creates a collection with every field and answers 201 with its id', async () => {
@@ -71,9 +72,19 @@ describe('collections', () => {
 
     it('accepts the documented bounds: safe-integer counts and endpoints, pricing at its maximum', async () => {
       const max = Number.MAX_SAFE_INTEGER;
-      const id = await newCollection({ numberOfClients: max, numberOfUsers: max, pricing: 1_000_000_000, endpoints: [-max, max] });
+      const id = await newCollection({
+        numberOfClients: max,
+        numberOfUsers: max,
+        pricing: 1_000_000_000,
+        endpoints: [-max, max],
+      });
       const read = await t.http.get(`/collections/${id}`, { token: developer.token });
-      expect(read.body).toMatchObject({ numberOfClients: max, numberOfUsers: max, pricing: 1_000_000_000, endpoints: [-max, max] });
+      expect(read.body).toMatchObject({
+        numberOfClients: max,
+        numberOfUsers: max,
+        pricing: 1_000_000_000,
+        endpoints: [-max, max],
+      });
     });
 
     it('trims the name', async () => {
@@ -162,7 +173,9 @@ describe('collections', () => {
       const page = await t.http.get('/collections?limit=2&skip=1', { token: developer.token });
       expect(page.status).toBe(200);
       expect(page.headers.get('x-total-count')).toBe(String(total));
-      expect(page.body.map((item: { _id: string }) => item._id)).toEqual(all.body.slice(1, 3).map((item: { _id: string }) => item._id));
+      expect(page.body.map((item: { _id: string }) => item._id)).toEqual(
+        all.body.slice(1, 3).map((item: { _id: string }) => item._id),
+      );
       const beyond = await t.http.get(`/collections?skip=${total}`, { token: developer.token });
       expect(beyond.body).toEqual([]);
       expect(beyond.headers.get('x-total-count')).toBe(String(total));
@@ -201,7 +214,10 @@ describe('collections', () => {
     });
 
     it('is 404 for an unknown id and 400 for a malformed one', async () => {
-      expectNotFound(await t.http.get(`/collections/${UNKNOWN_ID}`, { token: developer.token }), 'Collection not found');
+      expectNotFound(
+        await t.http.get(`/collections/${UNKNOWN_ID}`, { token: developer.token }),
+        'Collection not found',
+      );
       expectError(await t.http.get('/collections/not-an-id', { token: developer.token }), 400);
     });
 
@@ -245,14 +261,20 @@ describe('collections', () => {
     });
 
     it('is 404 for an unknown id and 400 for a malformed one', async () => {
-      expectNotFound(await t.http.put(`/collections/${UNKNOWN_ID}`, { name: 'x' }, { token: developer.token }), 'Collection not found');
+      expectNotFound(
+        await t.http.put(`/collections/${UNKNOWN_ID}`, { name: 'x' }, { token: developer.token }),
+        'Collection not found',
+      );
       expectError(await t.http.put('/collections/123', { name: 'x' }, { token: developer.token }), 400);
     });
 
     it('is 404 for a soft-deleted collection, which stays unchanged', async () => {
       const id = await newCollection();
       expect((await softDelete(id)).status).toBe(200);
-      expectNotFound(await t.http.put(`/collections/${id}`, { name: 'Renamed' }, { token: developer.token }), 'Collection not found');
+      expectNotFound(
+        await t.http.put(`/collections/${id}`, { name: 'Renamed' }, { token: developer.token }),
+        'Collection not found',
+      );
       expect((await stored(id))?.name).toBe('Starter');
     });
 
@@ -280,7 +302,9 @@ describe('collections', () => {
       const withDeleted = await t.http.get('/collections?limit=500&includeDeleted=true', { token: developer.token });
       const entry = withDeleted.body.find((item: { _id: string }) => item._id === id);
       expect(entry).toMatchObject({ name: 'Hidden', deletedAt: (doc?.deletedAt as Date).toISOString() });
-      expect(withDeleted.headers.get('x-total-count')).toBe(String(await t.db.collection('collections').countDocuments()));
+      expect(withDeleted.headers.get('x-total-count')).toBe(
+        String(await t.db.collection('collections').countDocuments()),
+      );
 
       const includeFalse = await t.http.get('/collections?limit=500&includeDeleted=false', { token: developer.token });
       expect(includeFalse.body.map((item: { _id: string }) => item._id)).not.toContain(id);
@@ -326,8 +350,14 @@ describe('collections', () => {
 
     it('is 404 for a live collection and for an unknown id, 400 for a malformed one', async () => {
       const id = await newCollection();
-      expectNotFound(await t.http.patch(`/collections/${id}/restore`, undefined, { token: developer.token }), 'Collection not found');
-      expectNotFound(await t.http.patch(`/collections/${UNKNOWN_ID}/restore`, undefined, { token: developer.token }), 'Collection not found');
+      expectNotFound(
+        await t.http.patch(`/collections/${id}/restore`, undefined, { token: developer.token }),
+        'Collection not found',
+      );
+      expectNotFound(
+        await t.http.patch(`/collections/${UNKNOWN_ID}/restore`, undefined, { token: developer.token }),
+        'Collection not found',
+      );
       expectError(await t.http.patch('/collections/nope/restore', undefined, { token: developer.token }), 400);
     });
 
@@ -346,7 +376,10 @@ describe('collections', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ message: 'Collection hard-deleted' });
       expect(await stored(id)).toBeNull();
-      expectNotFound(await t.http.get(`/collections/${id}?includeDeleted=true`, { token: admin.token }), 'Collection not found');
+      expectNotFound(
+        await t.http.get(`/collections/${id}?includeDeleted=true`, { token: admin.token }),
+        'Collection not found',
+      );
       expectNotFound(await t.http.delete(`/collections/${id}`, { token: admin.token }), 'Collection not found');
     });
 

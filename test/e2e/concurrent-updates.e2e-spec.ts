@@ -39,11 +39,19 @@ describe('concurrent updates of one customer', () => {
 
   it('six concurrent updates of six fields, ten times over: each answered change is stored and listed once', async () => {
     for (let round = 0; round < 10; round++) {
-      const created = await t.http.post('/v1/customers', { email: `concurrent-${round}@example.com` }, { token: admin.token });
+      const created = await t.http.post(
+        '/v1/customers',
+        { email: `concurrent-${round}@example.com` },
+        { token: admin.token },
+      );
       expect(created.status).toBe(201);
       const id = created.body.data.id as string;
 
-      const answers = await Promise.all(CHANGES.map(([field, value]) => t.http.post(`/v1/customers/${id}`, { [field]: value(round) }, { token: admin.token })));
+      const answers = await Promise.all(
+        CHANGES.map(([field, value]) =>
+          t.http.post(`/v1/customers/${id}`, { [field]: value(round) }, { token: admin.token }),
+        ),
+      );
       // A change refused as a conflict is fine (the client retries it); one answered 200 must hold.
       expect(answers.map((answer) => answer.status).filter((status) => status !== 200 && status !== 409)).toEqual([]);
       const applied = CHANGES.filter((_, i) => answers[i].status === 200);
@@ -57,7 +65,9 @@ describe('concurrent updates of one customer', () => {
       const updates = (await eventsOf(id)).filter((event) => event.type === 'customer.updated');
       expect(updates).toHaveLength(applied.length);
       // Each event names the one field its change set, as it was before that change.
-      const changedFields = updates.map((event) => Object.keys(event.data.previousAttributes ?? {}).filter((key) => key !== 'updatedAt')).sort();
+      const changedFields = updates
+        .map((event) => Object.keys(event.data.previousAttributes ?? {}).filter((key) => key !== 'updatedAt'))
+        .sort();
       expect(changedFields).toEqual(applied.map(([field]) => [field]).sort());
       expect(new Set(updates.map((event) => event.id)).size).toBe(updates.length);
     }

@@ -52,20 +52,42 @@ describe('content side doors', () => {
     return res;
   };
   const createChannel = async (by: TestUser): Promise<string> => {
-    const body = { clientId, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/s.png', role: 'creator' };
+    const body = {
+      clientId,
+      name: 'Studio',
+      username: `studio_${randomBytes(5).toString('hex')}`,
+      avatarUrl: 'https://cdn.example.com/s.png',
+      role: 'creator',
+    };
     return ok(await t.http.post('/channels', body, as(by))).body.id;
   };
   const createProject = async (channel: string, fields: Record<string, unknown> = {}): Promise<string> =>
-    ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', ...fields }, as(admin)), 201).body._id;
+    ok(
+      await t.http.post(
+        `/channels/${channel}/projects`,
+        { primaryTitle: 'Blue Hours', projectTypeId: 'album', ...fields },
+        as(admin),
+      ),
+      201,
+    ).body._id;
   const addCollaborator = async (channel: string, user: TestUser, role: string) =>
     ok(await t.http.post(`/channels/${channel}/collaborators`, { userId: user.id, role }, as(admin)), 201);
 
   /** A ready asset of `bytes`, uploaded at its one-time URL by the admin. */
   const readyAsset = async (project: string, fields: Record<string, unknown>, bytes: Buffer): Promise<string> => {
-    const created = ok(await t.http.post(`/projects/${project}/assets`, { title: 'File', size: bytes.length, ...fields }, as(admin)), 201);
+    const created = ok(
+      await t.http.post(`/projects/${project}/assets`, { title: 'File', size: bytes.length, ...fields }, as(admin)),
+      201,
+    );
     const url = pathOf(created.body.upload.url);
     ok(await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(bytes.length) } }), 201);
-    ok(await t.http.request('PATCH', url, undefined, { raw: bytes, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } }), 204);
+    ok(
+      await t.http.request('PATCH', url, undefined, {
+        raw: bytes,
+        headers: { ...TUS, ...OCTETS, 'upload-offset': '0' },
+      }),
+      204,
+    );
     expect((await settledAsset(t.http, created.body.asset.id, admin.token)).status).toBe('ready');
     return created.body.asset.id;
   };
@@ -74,7 +96,8 @@ describe('content side doors', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'content-side-doors-e2e-'));
     t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATA_DIR: dataDir });
     admin = await createFirstAdmin(t.http);
-    clientId = ok(await t.http.post('/clients', { name: 'Acme Media', email: uniqueEmail('client') }, as(admin)), 201).body.id;
+    clientId = ok(await t.http.post('/clients', { name: 'Acme Media', email: uniqueEmail('client') }, as(admin)), 201)
+      .body.id;
   });
 
   afterAll(async () => {
@@ -93,30 +116,41 @@ describe('content side doors', () => {
       ['text/html', 'page.html', '<!doctype html><script>fetch("/api/v1/me")</script>'],
       ['text/xml', 'image.xml', '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'],
       ['text/javascript', 'app.js', 'fetch("/api/v1/me", { credentials: "include" })'],
-    ])('a text asset declared %s is an attachment of application/octet-stream, sandboxed, on every byte route', async (mimeType, fileName, text) => {
-      const id = await readyAsset(project, { kind: 'text', fileName, mimeType }, Buffer.from(text));
-      const owners = await t.http.get(`/assets/${id}/content`, as(admin));
-      const signed = await fetch(ok(await t.http.get(`/assets/${id}/content-url`, as(admin))).body.url as string);
-      for (const res of [owners, signed]) {
-        expect(res.status).toBe(200);
-        expect(res.headers.get('content-type')).toBe('application/octet-stream');
-        expect(res.headers.get('content-disposition')).toMatch(/^attachment; /);
-        expect(res.headers.get('content-security-policy')).toBe(CSP);
-        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      }
-      expect(owners.headers.get('cross-origin-resource-policy')).toBe('same-site');
-      // A player of any site embeds the signed URL, its only credential.
-      expect(signed.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
-    });
+    ])(
+      'a text asset declared %s is an attachment of application/octet-stream, sandboxed, on every byte route',
+      async (mimeType, fileName, text) => {
+        const id = await readyAsset(project, { kind: 'text', fileName, mimeType }, Buffer.from(text));
+        const owners = await t.http.get(`/assets/${id}/content`, as(admin));
+        const signed = await fetch(ok(await t.http.get(`/assets/${id}/content-url`, as(admin))).body.url as string);
+        for (const res of [owners, signed]) {
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-type')).toBe('application/octet-stream');
+          expect(res.headers.get('content-disposition')).toMatch(/^attachment; /);
+          expect(res.headers.get('content-security-policy')).toBe(CSP);
+          expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        }
+        expect(owners.headers.get('cross-origin-resource-policy')).toBe('same-site');
+        // A player of any site embeds the signed URL, its only credential.
+        expect(signed.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+      },
+    );
 
     it('plain text and raster images stay inline, sandboxed; the thumbnail too', async () => {
-      const text = await readyAsset(project, { kind: 'text', fileName: 'notes.txt', mimeType: 'text/plain' }, Buffer.from('just words'));
+      const text = await readyAsset(
+        project,
+        { kind: 'text', fileName: 'notes.txt', mimeType: 'text/plain' },
+        Buffer.from('just words'),
+      );
       const plain = await t.http.get(`/assets/${text}/content`, as(admin));
       expect(plain.headers.get('content-type')).toMatch(/^text\/plain/);
       expect(plain.headers.get('content-disposition')).toMatch(/^inline; /);
       expect(plain.headers.get('content-security-policy')).toBe(CSP);
 
-      const image = await readyAsset(project, { kind: 'image', fileName: 'cover.png', mimeType: 'image/png' }, await pngFixture(40, 24));
+      const image = await readyAsset(
+        project,
+        { kind: 'image', fileName: 'cover.png', mimeType: 'image/png' },
+        await pngFixture(40, 24),
+      );
       const png = await t.http.get(`/assets/${image}/content`, as(admin));
       expect(png.headers.get('content-type')).toBe('image/png');
       expect(png.headers.get('content-disposition')).toMatch(/^inline; /);
@@ -151,7 +185,8 @@ describe('content side doors', () => {
 
     it('a channel viewer, or a member with no channel role, creates no asset; an editor does', async () => {
       const before = await t.db.collection('assets').countDocuments();
-      for (const user of [viewer, noRole]) expectRoleRequired(await t.http.post(`/projects/${project}/assets`, assetBody, as(user)), 'editor');
+      for (const user of [viewer, noRole])
+        expectRoleRequired(await t.http.post(`/projects/${project}/assets`, assetBody, as(user)), 'editor');
       expect(await t.db.collection('assets').countDocuments()).toBe(before);
       expect((await t.http.post(`/projects/${project}/assets`, assetBody, as(editor))).status).toBe(201);
       // Reading stays open to every member, as for projects.
@@ -162,34 +197,54 @@ describe('content side doors', () => {
       for (const user of [viewer, noRole]) {
         expectRoleRequired(await t.http.patch(`/assets/${asset}`, { title: 'Mine now' }, as(user)), 'editor');
         expectRoleRequired(await t.http.delete(`/assets/${asset}`, as(user)), 'editor');
-        expectRoleRequired(await t.http.post(`/assets/${asset}/upload`, undefined, { ...as(user), headers: { ...TUS, 'upload-length': '100' } }), 'editor');
+        expectRoleRequired(
+          await t.http.post(`/assets/${asset}/upload`, undefined, {
+            ...as(user),
+            headers: { ...TUS, 'upload-length': '100' },
+          }),
+          'editor',
+        );
       }
       const stored = await t.db.collection('assets').findOne({ _id: new Types.ObjectId(asset) });
       expect(stored).toMatchObject({ title: 'Cover', status: 'waiting' });
       // An unknown asset stays 404 before any role is asked.
-      expectNotFound(await t.http.patch('/assets/6650c0ffee0000000000ffff', { title: 'x' }, as(viewer)), 'Asset not found');
+      expectNotFound(
+        await t.http.patch('/assets/6650c0ffee0000000000ffff', { title: 'x' }, as(viewer)),
+        'Asset not found',
+      );
       expect((await t.http.patch(`/assets/${asset}`, { title: 'Front' }, as(editor))).status).toBe(200);
     });
 
     it('grants and share links need a channel manager: a stranger granted by a viewer reads nothing', async () => {
       const stranger = await createFirstAdmin(t.http);
       for (const user of [viewer, editor, noRole]) {
-        expectRoleRequired(await t.http.post(`/projects/${project}/grants`, { userId: stranger.id, role: 'viewer' }, as(user)), 'manager');
+        expectRoleRequired(
+          await t.http.post(`/projects/${project}/grants`, { userId: stranger.id, role: 'viewer' }, as(user)),
+          'manager',
+        );
         expectRoleRequired(await t.http.post(`/projects/${project}/share-links`, {}, as(user)), 'manager');
       }
       expect(await t.db.collection('grants').countDocuments({ contentProjectId: new Types.ObjectId(project) })).toBe(0);
-      expect(await t.db.collection('share_links').countDocuments({ contentProjectId: new Types.ObjectId(project) })).toBe(0);
+      expect(
+        await t.db.collection('share_links').countDocuments({ contentProjectId: new Types.ObjectId(project) }),
+      ).toBe(0);
 
       const manager = await createUser(t.http, 'developer', admin.token);
       await addCollaborator(channel, manager, 'manager');
       const link = ok(await t.http.post(`/projects/${project}/share-links`, {}, as(manager)), 201);
-      expectRoleRequired(await t.http.delete(`/projects/${project}/share-links/${link.body.id}`, as(editor)), 'manager');
+      expectRoleRequired(
+        await t.http.delete(`/projects/${project}/share-links/${link.body.id}`, as(editor)),
+        'manager',
+      );
       ok(await t.http.delete(`/projects/${project}/share-links/${link.body.id}`, as(manager)));
-      const grant = ok(await t.http.post(`/projects/${project}/grants`, { userId: stranger.id, role: 'viewer' }, as(manager)), 201);
+      const grant = ok(
+        await t.http.post(`/projects/${project}/grants`, { userId: stranger.id, role: 'viewer' }, as(manager)),
+        201,
+      );
       expectRoleRequired(await t.http.delete(`/projects/${project}/grants/${grant.body.id}`, as(viewer)), 'manager');
     });
 
-    it("updating a channel needs a manager: a viewer, an editor or a member with no role changes neither its name nor its projects", async () => {
+    it('updating a channel needs a manager: a viewer, an editor or a member with no role changes neither its name nor its projects', async () => {
       const target = await createChannel(admin);
       const before = ok(await t.http.get(`/channels/${target}`, as(admin))).body;
       await addCollaborator(target, viewer, 'viewer');
@@ -202,7 +257,10 @@ describe('content side doors', () => {
       const manager = await createUser(t.http, 'developer', admin.token);
       await addCollaborator(target, manager, 'manager');
       ok(await t.http.put(`/channels/${target}`, { name: 'Renamed' }, as(manager)));
-      expectNotFound(await t.http.put('/channels/6650c0ffee0000000000ffff', { name: 'x' }, as(noRole)), 'Channel not found');
+      expectNotFound(
+        await t.http.put('/channels/6650c0ffee0000000000ffff', { name: 'x' }, as(noRole)),
+        'Channel not found',
+      );
     });
 
     it('an editor neither moves a project out of its channel nor puts a top-level one under another (as strong as deleting it)', async () => {
@@ -213,8 +271,12 @@ describe('content side doors', () => {
       const own = await createChannel(editor);
       expectRoleRequired(await t.http.put(`/projects/${leaf}`, { channelId: own }, as(editor)), 'manager');
       expectRoleRequired(await t.http.put(`/projects/${top}`, { parentId: other }, as(editor)), 'manager');
-      expect(await t.db.collection('projects').findOne({ _id: new Types.ObjectId(leaf) })).toMatchObject({ channelId: new Types.ObjectId(channel) });
-      expect(await t.db.collection('projects').findOne({ _id: new Types.ObjectId(top) })).toMatchObject({ parentId: null });
+      expect(await t.db.collection('projects').findOne({ _id: new Types.ObjectId(leaf) })).toMatchObject({
+        channelId: new Types.ObjectId(channel),
+      });
+      expect(await t.db.collection('projects').findOne({ _id: new Types.ObjectId(top) })).toMatchObject({
+        parentId: null,
+      });
       // So the top-level project is still one only a manager deletes.
       expectRoleRequired(await t.http.delete(`/projects/${top}?cascade=true`, as(editor)), 'manager');
       // Editing within the channel stays an editor's: a sub-project moves under another parent.
@@ -230,7 +292,8 @@ describe('content side doors', () => {
       const manager = await createUser(t.http, 'developer', admin.token);
       await addCollaborator(doomed, viewer, 'viewer');
       await addCollaborator(doomed, manager, 'manager');
-      for (const user of [viewer, manager, noRole]) expectRoleRequired(await t.http.delete(`/channels/${doomed}`, as(user)), 'owner');
+      for (const user of [viewer, manager, noRole])
+        expectRoleRequired(await t.http.delete(`/channels/${doomed}`, as(user)), 'owner');
       expect((await t.http.get(`/channels/${doomed}`, as(admin))).status).toBe(200);
       expect((await t.http.get(`/projects/${inIt}`, as(admin))).status).toBe(200);
 
@@ -255,13 +318,19 @@ describe('content side doors', () => {
         expectError(res, 409, /keeps at least one owner/);
         expect(res.body.code).toBe('last_channel_owner');
       }
-      const stored = await t.db.collection('channel_collaborators').findOne({ channelId: new Types.ObjectId(channel), userId: new Types.ObjectId(admin.id) });
+      const stored = await t.db
+        .collection('channel_collaborators')
+        .findOne({ channelId: new Types.ObjectId(channel), userId: new Types.ObjectId(admin.id) });
       expect(stored).toMatchObject({ role: 'owner', expiresAt: null });
 
       const next = await createUser(t.http, 'developer', admin.token);
       await addCollaborator(channel, next, 'owner');
       expect((await t.http.patch(url, { role: 'manager' }, as(admin))).status).toBe(200);
-      expectError(await t.http.delete(`/channels/${channel}/collaborators/${next.id}`, as(next)), 409, /keeps at least one owner/);
+      expectError(
+        await t.http.delete(`/channels/${channel}/collaborators/${next.id}`, as(next)),
+        409,
+        /keeps at least one owner/,
+      );
     });
   });
 
@@ -269,35 +338,69 @@ describe('content side doors', () => {
     let publishable: string;
 
     beforeAll(async () => {
-      publishable = ok(await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'app', kind: 'publishable' }, as(admin)), 201).body.data.key;
+      publishable = ok(
+        await t.http.post(
+          `/api/v1/platform/projects/${admin.projectId}/keys`,
+          { name: 'app', kind: 'publishable' },
+          as(admin),
+        ),
+        201,
+      ).body.data.key;
     });
 
     it("a link's password is guessed at most 10 times a window: then 429 with Retry-After, the right one included", async () => {
       const project = await createProject(await createChannel(admin), { access: 'linkPrivate', status: 'published' });
-      const link = ok(await t.http.post(`/projects/${project}/share-links`, { password: 'blue-hours-preview' }, as(admin)), 201).body;
-      const read = (password: string) => t.http.get(`/viewer/projects/${project}`, { token: publishable, headers: { 'x-share-token': link.token, 'x-share-password': password } });
+      const link = ok(
+        await t.http.post(`/projects/${project}/share-links`, { password: 'blue-hours-preview' }, as(admin)),
+        201,
+      ).body;
+      const read = (password: string) =>
+        t.http.get(`/viewer/projects/${project}`, {
+          token: publishable,
+          headers: { 'x-share-token': link.token, 'x-share-password': password },
+        });
       expect((await read('blue-hours-preview')).status).toBe(200);
-      for (let guess = 0; guess < 10; guess++) expectError(await read(`guess-${guess}-wrong`), 401, 'Wrong share link password');
+      for (let guess = 0; guess < 10; guess++)
+        expectError(await read(`guess-${guess}-wrong`), 401, 'Wrong share link password');
       for (const password of ['guess-11-wrong', 'blue-hours-preview']) {
         const refused = await read(password);
         expectError(refused, 429, /Too many wrong passwords for this share link/);
         expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(800);
       }
       // Another link of the project is counted apart.
-      const other = ok(await t.http.post(`/projects/${project}/share-links`, { password: 'another-password' }, as(admin)), 201).body;
-      const through = await t.http.get(`/viewer/projects/${project}`, { token: publishable, headers: { 'x-share-token': other.token, 'x-share-password': 'another-password' } });
+      const other = ok(
+        await t.http.post(`/projects/${project}/share-links`, { password: 'another-password' }, as(admin)),
+        201,
+      ).body;
+      const through = await t.http.get(`/viewer/projects/${project}`, {
+        token: publishable,
+        headers: { 'x-share-token': other.token, 'x-share-password': 'another-password' },
+      });
       expect(through.status).toBe(200);
     });
   });
 
   describe('share link passwords under a burst', () => {
     it('30 concurrent wrong guesses: at most 10 are compared (401), the rest 429', async () => {
-      const publishable = ok(await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'burst', kind: 'publishable' }, as(admin)), 201).body.data.key;
+      const publishable = ok(
+        await t.http.post(
+          `/api/v1/platform/projects/${admin.projectId}/keys`,
+          { name: 'burst', kind: 'publishable' },
+          as(admin),
+        ),
+        201,
+      ).body.data.key;
       const project = await createProject(await createChannel(admin), { access: 'linkPrivate', status: 'published' });
-      const link = ok(await t.http.post(`/projects/${project}/share-links`, { password: 'burst-password' }, as(admin)), 201).body;
+      const link = ok(
+        await t.http.post(`/projects/${project}/share-links`, { password: 'burst-password' }, as(admin)),
+        201,
+      ).body;
       const answers = await Promise.all(
         Array.from({ length: 30 }, (_, guess) =>
-          t.http.get(`/viewer/projects/${project}`, { token: publishable, headers: { 'x-share-token': link.token, 'x-share-password': `wrong-${guess}` } }),
+          t.http.get(`/viewer/projects/${project}`, {
+            token: publishable,
+            headers: { 'x-share-token': link.token, 'x-share-password': `wrong-${guess}` },
+          }),
         ),
       );
       const statuses = answers.map((answer) => answer.status);
@@ -309,12 +412,27 @@ describe('content side doors', () => {
   describe('the tus routes answer as every route does', () => {
     it('no CORS header while CORS is off, the request id and nosniff', async () => {
       const project = await createProject(await createChannel(admin));
-      const created = ok(await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 't', fileName: 't.txt', size: 4, mimeType: 'text/plain' }, as(admin)), 201);
+      const created = ok(
+        await t.http.post(
+          `/projects/${project}/assets`,
+          { kind: 'text', title: 't', fileName: 't.txt', size: 4, mimeType: 'text/plain' },
+          as(admin),
+        ),
+        201,
+      );
       const origin = { origin: 'https://evil.example' };
       for (const res of [
-        await t.http.post(pathOf(created.body.upload.url), undefined, { headers: { ...TUS, ...origin, 'upload-length': '4' } }),
-        await t.http.request('HEAD', `/assets/${created.body.asset.id}/upload`, undefined, { ...as(admin), headers: { ...TUS, ...origin } }),
-        await t.http.request('PATCH', pathOf(created.body.upload.url), undefined, { raw: Buffer.from('abcd'), headers: { ...TUS, ...OCTETS, ...origin, 'upload-offset': '0' } }),
+        await t.http.post(pathOf(created.body.upload.url), undefined, {
+          headers: { ...TUS, ...origin, 'upload-length': '4' },
+        }),
+        await t.http.request('HEAD', `/assets/${created.body.asset.id}/upload`, undefined, {
+          ...as(admin),
+          headers: { ...TUS, ...origin },
+        }),
+        await t.http.request('PATCH', pathOf(created.body.upload.url), undefined, {
+          raw: Buffer.from('abcd'),
+          headers: { ...TUS, ...OCTETS, ...origin, 'upload-offset': '0' },
+        }),
       ]) {
         expect(res.status).toBeLessThan(300);
         expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -336,7 +454,11 @@ describe('content side doors', () => {
       ['only dots and spaces', '. .'],
     ])('%s is refused with 422 naming fileName, nothing stored', async (_case, fileName) => {
       const project = await createProject(await createChannel(admin));
-      const res = await t.http.post(`/projects/${project}/assets`, { kind: 'image', title: 'x', fileName, size: 10, mimeType: 'image/png' }, as(admin));
+      const res = await t.http.post(
+        `/projects/${project}/assets`,
+        { kind: 'image', title: 'x', fileName, size: 10, mimeType: 'image/png' },
+        as(admin),
+      );
       expectError(res, 422);
       expect((res.body.errors as { field: string }[]).map((error) => error.field)).toEqual(['fileName']);
       expect(await t.db.collection('assets').countDocuments({ contentProjectId: new Types.ObjectId(project) })).toBe(0);
@@ -345,7 +467,15 @@ describe('content side doors', () => {
     it('keeps names that only look alike (console.png, COM10, a name with spaces inside)', async () => {
       const project = await createProject(await createChannel(admin));
       for (const fileName of ['console.png', 'COM10.png', 'my cover.png', 'Été.png']) {
-        expect((await t.http.post(`/projects/${project}/assets`, { kind: 'image', title: 'x', fileName, size: 10, mimeType: 'image/png' }, as(admin))).status).toBe(201);
+        expect(
+          (
+            await t.http.post(
+              `/projects/${project}/assets`,
+              { kind: 'image', title: 'x', fileName, size: 10, mimeType: 'image/png' },
+              as(admin),
+            )
+          ).status,
+        ).toBe(201);
       }
     });
   });
@@ -379,11 +509,26 @@ describe('content side doors: limits per client and per credential', () => {
   });
 
   it("one client's flood of a publishable key is refused alone: another client of the app still reads", async () => {
-    const limited = await createTestApp({ LOG_LEVEL: 'silent', TRUST_PROXY: '127.0.0.1', RATE_LIMIT_PER_SECOND: '3', VIEWER_RATE_LIMIT_PER_SECOND: '100' });
+    const limited = await createTestApp({
+      LOG_LEVEL: 'silent',
+      TRUST_PROXY: '127.0.0.1',
+      RATE_LIMIT_PER_SECOND: '3',
+      VIEWER_RATE_LIMIT_PER_SECOND: '100',
+    });
     try {
       const owner = await createFirstAdmin(limited.http);
-      const key = (await limited.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'app', kind: 'publishable' }, { token: owner.token })).body.data.key as string;
-      const from = (address: string) => limited.http.get(`/viewer/projects/6650c0ffee0000000000ffff`, { token: key, headers: { 'x-forwarded-for': address } });
+      const key = (
+        await limited.http.post(
+          `/api/v1/platform/projects/${owner.projectId}/keys`,
+          { name: 'app', kind: 'publishable' },
+          { token: owner.token },
+        )
+      ).body.data.key as string;
+      const from = (address: string) =>
+        limited.http.get(`/viewer/projects/6650c0ffee0000000000ffff`, {
+          token: key,
+          headers: { 'x-forwarded-for': address },
+        });
       const flood = await Promise.all(Array.from({ length: 8 }, () => from('203.0.113.7')));
       expect(flood.map((res) => res.status)).toContain(429);
       // The unknown project is 404: the other client was let through to ask.
@@ -397,11 +542,24 @@ describe('content side doors: limits per client and per credential', () => {
     const project = await createContentProject(t.http, admin.token);
     // Larger than what the kernel's socket buffers swallow: a paused reader stalls the server's writes.
     const bytes = Buffer.alloc(64 * 1024 * 1024, 'a');
-    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 'Big', fileName: 'big.txt', size: bytes.length, mimeType: 'text/plain' }, { token: admin.token });
+    const created = await t.http.post(
+      `/projects/${project}/assets`,
+      { kind: 'text', title: 'Big', fileName: 'big.txt', size: bytes.length, mimeType: 'text/plain' },
+      { token: admin.token },
+    );
     expect(created.status).toBe(201);
     const url = pathOf(created.body.upload.url);
-    expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(bytes.length) } })).status).toBe(201);
-    expect((await t.http.request('PATCH', url, undefined, { raw: bytes, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } })).status).toBe(204);
+    expect(
+      (await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(bytes.length) } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await t.http.request('PATCH', url, undefined, {
+          raw: bytes,
+          headers: { ...TUS, ...OCTETS, 'upload-offset': '0' },
+        })
+      ).status,
+    ).toBe(204);
     const id = created.body.asset.id as string;
     expect((await settledAsset(t.http, id, admin.token)).status).toBe('ready');
     const signed = (await t.http.get(`/assets/${id}/content-url`, { token: admin.token })).body.url as string;
@@ -413,7 +571,9 @@ describe('content side doors: limits per client and per credential', () => {
     expect(third.status).toBe(429);
     expect(third.headers.get('retry-after')).toBe('5');
     // The owner's own download is another credential's.
-    const owners = await fetch(`${t.baseUrl}/assets/${id}/content`, { headers: { authorization: `Bearer ${admin.token}` } });
+    const owners = await fetch(`${t.baseUrl}/assets/${id}/content`, {
+      headers: { authorization: `Bearer ${admin.token}` },
+    });
     expect(owners.status).toBe(200);
     await owners.body?.cancel();
 
@@ -441,7 +601,12 @@ describe('content side doors: CORS and ASSET_PUBLIC_URL', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'content-cors-e2e-'));
-    t = await createTestApp({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, CORS_ORIGINS: APP, ASSET_PUBLIC_URL: 'https://assets.example.com/' });
+    t = await createTestApp({
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      CORS_ORIGINS: APP,
+      ASSET_PUBLIC_URL: 'https://assets.example.com/',
+    });
     admin = await createFirstAdmin(t.http);
   });
 
@@ -452,7 +617,11 @@ describe('content side doors: CORS and ASSET_PUBLIC_URL', () => {
 
   it("the tus routes answer an allowed origin as the app's CORS does, exposing the tus headers; another origin gets none", async () => {
     const project = await createContentProject(t.http, admin.token);
-    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 't', fileName: 't.txt', size: 4, mimeType: 'text/plain' }, { token: admin.token });
+    const created = await t.http.post(
+      `/projects/${project}/assets`,
+      { kind: 'text', title: 't', fileName: 't.txt', size: 4, mimeType: 'text/plain' },
+      { token: admin.token },
+    );
     const url = pathOf(created.body.upload.url);
     const allowed = await t.http.post(url, undefined, { headers: { ...TUS, origin: APP, 'upload-length': '4' } });
     expect(allowed.status).toBe(201);
@@ -467,12 +636,26 @@ describe('content side doors: CORS and ASSET_PUBLIC_URL', () => {
   it('builds signed URLs on ASSET_PUBLIC_URL', async () => {
     const project = await createContentProject(t.http, admin.token);
     const bytes = Buffer.from('hello');
-    const created = await t.http.post(`/projects/${project}/assets`, { kind: 'text', title: 't', fileName: 't.txt', size: bytes.length, mimeType: 'text/plain' }, { token: admin.token });
+    const created = await t.http.post(
+      `/projects/${project}/assets`,
+      { kind: 'text', title: 't', fileName: 't.txt', size: bytes.length, mimeType: 'text/plain' },
+      { token: admin.token },
+    );
     const url = pathOf(created.body.upload.url);
-    expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(bytes.length) } })).status).toBe(201);
-    expect((await t.http.request('PATCH', url, undefined, { raw: bytes, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } })).status).toBe(204);
+    expect(
+      (await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(bytes.length) } })).status,
+    ).toBe(201);
+    expect(
+      (
+        await t.http.request('PATCH', url, undefined, {
+          raw: bytes,
+          headers: { ...TUS, ...OCTETS, 'upload-offset': '0' },
+        })
+      ).status,
+    ).toBe(204);
     expect((await settledAsset(t.http, created.body.asset.id, admin.token)).status).toBe('ready');
-    const signed = (await t.http.get(`/assets/${created.body.asset.id}/content-url`, { token: admin.token })).body.url as string;
+    const signed = (await t.http.get(`/assets/${created.body.asset.id}/content-url`, { token: admin.token })).body
+      .url as string;
     expect(signed).toMatch(/^https:\/\/assets\.example\.com\/asset-content\/[0-9a-f]{24}\./);
     // That host reaches this service: the path reads the bytes here.
     const read = await t.http.get(pathOf(signed));
@@ -489,7 +672,12 @@ describe('content side doors: share-link passwords counted across instances (RED
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    const shared = { LOG_LEVEL: 'silent', REDIS_URL: redis.url, MONGODB_URI: testDatabaseUri(`content_shared_${randomBytes(4).toString('hex')}`), SHARE_PASSWORD_MAX_FAILURES: '4' };
+    const shared = {
+      LOG_LEVEL: 'silent',
+      REDIS_URL: redis.url,
+      MONGODB_URI: testDatabaseUri(`content_shared_${randomBytes(4).toString('hex')}`),
+      SHARE_PASSWORD_MAX_FAILURES: '4',
+    };
     a = await createTestApp(shared);
     b = await createTestApp(shared);
   });
@@ -502,10 +690,28 @@ describe('content side doors: share-link passwords counted across instances (RED
 
   it('wrong passwords sent to either instance add up: past the limit both answer 429', async () => {
     const owner = await createFirstAdmin(a.http);
-    const project = (await a.http.post(`/channels/${await channelFor(a, owner)}/projects`, { primaryTitle: 'Shown', projectTypeId: 'show', access: 'linkPrivate', status: 'published' }, { token: owner.token })).body._id as string;
-    const link = (await a.http.post(`/projects/${project}/share-links`, { password: 'blue-hours-preview' }, { token: owner.token })).body as { id: string; token: string };
-    const key = (await a.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'app', kind: 'publishable' }, { token: owner.token })).body.data.key as string;
-    const read = (app: TestApp, password: string) => app.http.get(`/viewer/projects/${project}`, { token: key, headers: { 'x-share-token': link.token, 'x-share-password': password } });
+    const project = (
+      await a.http.post(
+        `/channels/${await channelFor(a, owner)}/projects`,
+        { primaryTitle: 'Shown', projectTypeId: 'show', access: 'linkPrivate', status: 'published' },
+        { token: owner.token },
+      )
+    ).body._id as string;
+    const link = (
+      await a.http.post(`/projects/${project}/share-links`, { password: 'blue-hours-preview' }, { token: owner.token })
+    ).body as { id: string; token: string };
+    const key = (
+      await a.http.post(
+        `/api/v1/platform/projects/${owner.projectId}/keys`,
+        { name: 'app', kind: 'publishable' },
+        { token: owner.token },
+      )
+    ).body.data.key as string;
+    const read = (app: TestApp, password: string) =>
+      app.http.get(`/viewer/projects/${project}`, {
+        token: key,
+        headers: { 'x-share-token': link.token, 'x-share-password': password },
+      });
 
     for (const app of [a, b, a, b]) expect((await read(app, 'a-wrong-guess')).status).toBe(401);
     expectError(await read(a, 'a-wrong-guess'), 429, /Too many wrong passwords/);
@@ -521,7 +727,15 @@ describe('content side doors: share-link passwords counted across instances (RED
 });
 
 async function channelFor(app: TestApp, owner: TestUser): Promise<string> {
-  const client = (await app.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: owner.token })).body.id as string;
-  const body = { clientId: client, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' };
+  const client = (
+    await app.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: owner.token })
+  ).body.id as string;
+  const body = {
+    clientId: client,
+    name: 'Studio',
+    username: `studio_${randomBytes(5).toString('hex')}`,
+    avatarUrl: 'https://cdn.example.com/a.png',
+    role: 'creator',
+  };
   return (await app.http.post('/channels', body, { token: owner.token })).body.id as string;
 }

@@ -40,7 +40,10 @@ describe('content tenancy: every record lives in one platform project', () => {
 
   const projectOf = (tenant: Tenant) => new Types.ObjectId(tenant.project ?? tenant.user.projectId);
 
-  const createdId = (res: { status: number; text: string; body: { id?: string; _id?: string } }, status: number): string => {
+  const createdId = (
+    res: { status: number; text: string; body: { id?: string; _id?: string } },
+    status: number,
+  ): string => {
     if (res.status !== status) throw new Error(`create failed: ${res.status} ${res.text}`);
     return (res.body.id ?? res.body._id) as string;
   };
@@ -59,7 +62,10 @@ describe('content tenancy: every record lives in one platform project', () => {
   const newChannel = async (tenant: Tenant, clientId: string, username?: string) =>
     createdId(await t.http.post('/channels', channelBody(clientId, username), as(tenant)), 200);
   const newProject = async (tenant: Tenant, channelId: string, primaryTitle = 'Blue Hours') =>
-    createdId(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle, projectTypeId: 'album' }, as(tenant)), 201);
+    createdId(
+      await t.http.post(`/channels/${channelId}/projects`, { primaryTitle, projectTypeId: 'album' }, as(tenant)),
+      201,
+    );
 
   const newPlatformProject = async (owner: TestUser, enabledApis?: string[]): Promise<string> => {
     const body = { name: unique('Project'), ...(enabledApis ? { enabledApis } : {}) };
@@ -68,7 +74,8 @@ describe('content tenancy: every record lives in one platform project', () => {
     return res.body.data.id;
   };
 
-  const stored = (collection: string, id: string) => t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) });
+  const stored = (collection: string, id: string) =>
+    t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) });
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -179,7 +186,10 @@ describe('content tenancy: every record lives in one platform project', () => {
       const before = await stored('channels', channel);
       for (const other of others) {
         expectNotFound(await t.http.get(`/channels/${channel}`, as(other)), 'Channel not found');
-        expectNotFound(await t.http.put(`/channels/${channel}`, { name: 'Taken over' }, as(other)), 'Channel not found');
+        expectNotFound(
+          await t.http.put(`/channels/${channel}`, { name: 'Taken over' }, as(other)),
+          'Channel not found',
+        );
         expectNotFound(await t.http.delete(`/channels/${channel}`, as(other)), 'Channel not found');
       }
       expect(await stored('channels', channel)).toEqual(before);
@@ -210,7 +220,9 @@ describe('content tenancy: every record lives in one platform project', () => {
       expect(new Set(ids).size).toBe(1 + others.length);
       const again = await t.http.post('/channels', channelBody(await newClient(b), username.toLowerCase()), as(b));
       expectError(again, 409, 'Channel username already taken');
-      expect(await t.db.collection('channels').countDocuments({ usernameKey: username.toLowerCase() })).toBe(1 + others.length);
+      expect(await t.db.collection('channels').countDocuments({ usernameKey: username.toLowerCase() })).toBe(
+        1 + others.length,
+      );
     });
 
     it('renaming to a username taken in another project only is fine', async () => {
@@ -278,7 +290,10 @@ describe('content tenancy: every record lives in one platform project', () => {
       const before = await stored('projects', projectOfA);
       for (const other of others) {
         expectNotFound(await t.http.get(`/projects/${projectOfA}`, as(other)), 'Project not found');
-        expectNotFound(await t.http.put(`/projects/${projectOfA}`, { primaryTitle: 'Taken over' }, as(other)), 'Project not found');
+        expectNotFound(
+          await t.http.put(`/projects/${projectOfA}`, { primaryTitle: 'Taken over' }, as(other)),
+          'Project not found',
+        );
         expectNotFound(await t.http.delete(`/projects/${projectOfA}`, as(other)), 'Project not found');
       }
       expect(await stored('projects', projectOfA)).toEqual(before);
@@ -296,13 +311,21 @@ describe('content tenancy: every record lives in one platform project', () => {
         const channel = await newChannel(other, client);
         for (const projectIds of [[projectOfA], [unknownId]]) {
           const username = unique('foreign');
-          expectError(await t.http.post('/channels', { ...channelBody(client, username), projectIds }, as(other)), 400, UNKNOWN);
+          expectError(
+            await t.http.post('/channels', { ...channelBody(client, username), projectIds }, as(other)),
+            400,
+            UNKNOWN,
+          );
           expect(await t.db.collection('channels').countDocuments({ username })).toBe(0);
           expectError(await t.http.put(`/channels/${channel}`, { projectIds }, as(other)), 400, UNKNOWN);
           expect((await stored('channels', channel))?.projectIds).toEqual([]);
 
           const name = unique('Foreign');
-          expectError(await t.http.post('/clients', { name, email: 'foreign@example.com', projectIds }, as(other)), 400, UNKNOWN);
+          expectError(
+            await t.http.post('/clients', { name, email: 'foreign@example.com', projectIds }, as(other)),
+            400,
+            UNKNOWN,
+          );
           expect(await t.db.collection('clients').countDocuments({ name })).toBe(0);
           expectError(await t.http.put(`/clients/${client}`, { projectIds }, as(other)), 400, UNKNOWN);
           expect((await stored('clients', client))?.projectIds).toEqual([]);
@@ -319,7 +342,11 @@ describe('content tenancy: every record lives in one platform project', () => {
 
     it("another tenant's channel is 404 Channel not found for create and list, and nothing is written", async () => {
       for (const other of others) {
-        const res = await t.http.post(`/channels/${channelOfA}/projects`, { primaryTitle: 'Intruder', projectTypeId: 'show' }, as(other));
+        const res = await t.http.post(
+          `/channels/${channelOfA}/projects`,
+          { primaryTitle: 'Intruder', projectTypeId: 'show' },
+          as(other),
+        );
         expectNotFound(res, 'Channel not found');
         expectNotFound(await t.http.get(`/channels/${channelOfA}/projects?q=blue`, as(other)), 'Channel not found');
       }
@@ -341,7 +368,10 @@ describe('content tenancy: every record lives in one platform project', () => {
         const body = { primaryTitle: 'X', projectTypeId: 'show', [field]: new Types.ObjectId().toHexString() };
         const res = await t.http.post(`/channels/${channelOfA}/projects`, body, as(a));
         expectValidationError(res, field);
-        expectValidationError(await t.http.put(`/projects/${projectOfA}`, { [field]: new Types.ObjectId().toHexString() }, as(a)), field);
+        expectValidationError(
+          await t.http.put(`/projects/${projectOfA}`, { [field]: new Types.ObjectId().toHexString() }, as(a)),
+          field,
+        );
       }
     });
 
@@ -381,23 +411,35 @@ describe('content tenancy: every record lives in one platform project', () => {
     const deleteProject = (id: string) => t.http.delete(`/api/v1/platform/projects/${id}`, { token: a.user.token });
 
     it.each([
-      ['a soft-deleted client', async (tenant: Tenant) => {
-        const id = await newClient(tenant);
-        await t.http.patch(`/clients/${id}/soft-delete`, undefined, as(tenant));
-      }],
-      ['a soft-deleted collection', async (tenant: Tenant) => {
-        const id = await newCollection(tenant);
-        await t.http.patch(`/collections/${id}/soft-delete`, undefined, as(tenant));
-      }],
-      ['a channel', async (tenant: Tenant) => {
-        await newChannel(tenant, await newClient(tenant));
-        await t.db.collection('clients').deleteMany({ projectId: projectOf(tenant) });
-      }],
-      ['a content project', async (tenant: Tenant) => {
-        await newProject(tenant, await newChannel(tenant, await newClient(tenant)));
-        await t.db.collection('channels').deleteMany({ projectId: projectOf(tenant) });
-        await t.db.collection('clients').deleteMany({ projectId: projectOf(tenant) });
-      }],
+      [
+        'a soft-deleted client',
+        async (tenant: Tenant) => {
+          const id = await newClient(tenant);
+          await t.http.patch(`/clients/${id}/soft-delete`, undefined, as(tenant));
+        },
+      ],
+      [
+        'a soft-deleted collection',
+        async (tenant: Tenant) => {
+          const id = await newCollection(tenant);
+          await t.http.patch(`/collections/${id}/soft-delete`, undefined, as(tenant));
+        },
+      ],
+      [
+        'a channel',
+        async (tenant: Tenant) => {
+          await newChannel(tenant, await newClient(tenant));
+          await t.db.collection('clients').deleteMany({ projectId: projectOf(tenant) });
+        },
+      ],
+      [
+        'a content project',
+        async (tenant: Tenant) => {
+          await newProject(tenant, await newChannel(tenant, await newClient(tenant)));
+          await t.db.collection('channels').deleteMany({ projectId: projectOf(tenant) });
+          await t.db.collection('clients').deleteMany({ projectId: projectOf(tenant) });
+        },
+      ],
     ])('is 409 while it holds %s', async (_case, fill) => {
       const tenant: Tenant = { user: a.user, project: await newPlatformProject(a.user) };
       await fill(tenant);
@@ -424,7 +466,9 @@ describe('content tenancy: every record lives in one platform project', () => {
       await expect(model.find({}).exec()).rejects.toBeInstanceOf(UnscopedQueryError);
       await expect(model.findOne({ _id: new Types.ObjectId() }).exec()).rejects.toBeInstanceOf(UnscopedQueryError);
       await expect(model.countDocuments({}).exec()).rejects.toBeInstanceOf(UnscopedQueryError);
-      await expect(model.updateMany({}, { $set: { updatedAt: new Date() } }).exec()).rejects.toBeInstanceOf(UnscopedQueryError);
+      await expect(model.updateMany({}, { $set: { updatedAt: new Date() } }).exec()).rejects.toBeInstanceOf(
+        UnscopedQueryError,
+      );
       await expect(model.deleteMany({}).exec()).rejects.toBeInstanceOf(UnscopedQueryError);
       await expect(model.aggregate([{ $match: {} }]).exec()).rejects.toBeInstanceOf(UnscopedQueryError);
     });

@@ -20,7 +20,17 @@ describe("a customer's default card, written only in the customer's own project"
   let cardB: string;
 
   const card = (customer: string | undefined, token: string) =>
-    t.http.post('/v1/cards', { ...(customer ? { customer } : {}), cardNumber: '4242424242424242', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' }, { token });
+    t.http.post(
+      '/v1/cards',
+      {
+        ...(customer ? { customer } : {}),
+        cardNumber: '4242424242424242',
+        expMonth: '12',
+        expYear: FUTURE_YEAR,
+        cvc: '123',
+      },
+      { token },
+    );
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -37,8 +47,18 @@ describe("a customer's default card, written only in the customer's own project"
 
   it("another tenant's requests naming the customer answer as for an unknown id and change nothing", async () => {
     const foreign: [string, (id: string) => Promise<HttpResponse>, number, string][] = [
-      ['clear the default', (id) => t.http.post(`/v1/customers/${id}`, { defaultMethod: null }, { token: ownerB.token }), 404, 'Customer not found'],
-      ['set the default', (id) => t.http.post(`/v1/customers/${id}`, { defaultMethod: cardB }, { token: ownerB.token }), 404, 'Customer not found'],
+      [
+        'clear the default',
+        (id) => t.http.post(`/v1/customers/${id}`, { defaultMethod: null }, { token: ownerB.token }),
+        404,
+        'Customer not found',
+      ],
+      [
+        'set the default',
+        (id) => t.http.post(`/v1/customers/${id}`, { defaultMethod: cardB }, { token: ownerB.token }),
+        404,
+        'Customer not found',
+      ],
       ['save a card for it', (id) => card(id, ownerB.token), 400, 'customer does not match an existing customer'],
     ];
     for (const [what, call, status, message] of foreign) {
@@ -52,7 +72,9 @@ describe("a customer's default card, written only in the customer's own project"
 
   it("ten of another tenant's writes at once, then the owner's first card: it becomes the default", async () => {
     const attempts = Array.from({ length: 10 }, (_, i) =>
-      i % 2 === 0 ? t.http.post(`/v1/customers/${customerA}`, { defaultMethod: null }, { token: ownerB.token }) : card(customerA, ownerB.token),
+      i % 2 === 0
+        ? t.http.post(`/v1/customers/${customerA}`, { defaultMethod: null }, { token: ownerB.token })
+        : card(customerA, ownerB.token),
     );
     const answers = await Promise.all([...attempts, card(customerA, ownerA.token)]);
     const own = answers.pop()!;
@@ -77,6 +99,8 @@ describe("a customer's default card, written only in the customer's own project"
     const stored = await t.http.get(`/v1/customers/${customer}`, { token: ownerA.token });
     expect(cards).toContain(stored.body.data.defaultMethod);
     const listed = await t.http.get(`/v1/cards?customer=${customer}`, { token: ownerA.token });
-    expect(listed.body.data.filter((c: { isDefault: boolean }) => c.isDefault).map((c: { id: string }) => c.id)).toEqual([stored.body.data.defaultMethod]);
+    expect(
+      listed.body.data.filter((c: { isDefault: boolean }) => c.isDefault).map((c: { id: string }) => c.id),
+    ).toEqual([stored.body.data.defaultMethod]);
   });
 });

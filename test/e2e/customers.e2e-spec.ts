@@ -3,7 +3,13 @@ import { Types } from 'mongoose';
 import { CUSTOMER_DELETING } from '../../src/customers/customers.events';
 import { PaymentMethodLookup } from '../../src/customers/customers.ports';
 import { createStaff, TestUser } from '../support/auth';
-import { expectError, expectForbidden, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
+import {
+  expectError,
+  expectForbidden,
+  expectNotFound,
+  expectUnauthorized,
+  expectValidationError,
+} from '../support/expect-error';
 import { FieldEncryption, parseEncryptionKeys } from '../../src/common/crypto/field-encryption';
 import { CustomersRepository } from '../../src/customers/customers.repository';
 import { SocialNumberReencryption } from '../../src/customers/social-number-reencryption';
@@ -16,7 +22,10 @@ function storedSocialNumber(stored: unknown): string {
   const value = document?.SocialNumber;
   if (typeof value !== 'string') throw new Error(`no stored social number: ${JSON.stringify(value)}`);
   expect(value).toMatch(/^enc:v2:t1:/);
-  return new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY)).decrypt(value, { record: String(document?._id), field: 'SocialNumber' });
+  return new FieldEncryption(parseEncryptionKeys(TEST_FIELD_ENCRYPTION_KEY)).decrypt(value, {
+    record: String(document?._id),
+    field: 'SocialNumber',
+  });
 }
 
 const CREATE_FIELDS = [
@@ -50,14 +59,19 @@ describe('customers /v1/customers', () => {
   });
   afterAll(() => t.close());
 
-  const create = (body: Record<string, unknown>, token = developer.token) => t.http.post('/v1/customers', body, { token });
+  const create = (body: Record<string, unknown>, token = developer.token) =>
+    t.http.post('/v1/customers', body, { token });
   async function createCustomer(body: Record<string, unknown> = {}): Promise<string> {
     const res = await create({ email: 'someone@example.com', ...body });
     expect(res.status).toBe(201);
     return res.body.data.id;
   }
   const addCard = async (customer: string, cardNumber = '4242424242424242') => {
-    const res = await t.http.post('/v1/cards', { customer, cardNumber, expMonth: '12', expYear: FUTURE_YEAR, cvc: cardNumber.length === 15 ? '1234' : '123' }, { token: developer.token });
+    const res = await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber, expMonth: '12', expYear: FUTURE_YEAR, cvc: cardNumber.length === 15 ? '1234' : '123' },
+      { token: developer.token },
+    );
     expect(res.status).toBe(201);
     return res.body.data.id as string;
   };
@@ -142,14 +156,21 @@ describe('customers /v1/customers', () => {
       expectValidationError(await create({ email: 'c@example.com', verified: 'yes' }), 'verified');
       expectValidationError(await create({ email: 'c@example.com', Taxable: 1 }), 'Taxable');
       expectValidationError(await create({ email: 'c@example.com', address: 'Main St' }), 'address');
-      expectValidationError(await create({ email: 'c@example.com', address: { nested: { deep: true } } }), 'address.nested');
+      expectValidationError(
+        await create({ email: 'c@example.com', address: { nested: { deep: true } } }),
+        'address.nested',
+      );
       expectValidationError(await create({ email: 'c@example.com', address: { city: ['x'] } }), 'address.city');
       expectValidationError(await create({ email: 'c@example.com', country: 'Us' }), 'country');
       expectValidationError(await create({ email: 'c@example.com', SocialNumber: 123 }), 'SocialNumber');
     });
 
     it('refuses a defaultMethod: a new customer has no cards', async () => {
-      expectValidationError(await create({ email: 'd@example.com', defaultMethod: '6650c0ffee0000000000e001' }), 'defaultMethod', /null on create/);
+      expectValidationError(
+        await create({ email: 'd@example.com', defaultMethod: '6650c0ffee0000000000e001' }),
+        'defaultMethod',
+        /null on create/,
+      );
     });
 
     it('refuses unknown fields, so ids, timestamps and the like cannot be mass-assigned', async () => {
@@ -211,10 +232,22 @@ describe('customers /v1/customers', () => {
   describe('update', () => {
     it('changes only the given fields and returns the read customer', async () => {
       const id = await createCustomer({ firstName: 'Jenny', country: 'US' });
-      const res = await t.http.post(`/v1/customers/${id}`, { lastName: 'Rosen', verified: true, balance: -3, SocialNumber: SOCIAL_NUMBER }, { token: developer.token });
+      const res = await t.http.post(
+        `/v1/customers/${id}`,
+        { lastName: 'Rosen', verified: true, balance: -3, SocialNumber: SOCIAL_NUMBER },
+        { token: developer.token },
+      );
       expect(res.status).toBe(200);
       expect(Object.keys(res.body.data).sort()).toEqual(READ_FIELDS);
-      expect(res.body.data).toMatchObject({ id, firstName: 'Jenny', lastName: 'Rosen', country: 'US', verified: true, balance: -3, email: 'someone@example.com' });
+      expect(res.body.data).toMatchObject({
+        id,
+        firstName: 'Jenny',
+        lastName: 'Rosen',
+        country: 'US',
+        verified: true,
+        balance: -3,
+        email: 'someone@example.com',
+      });
       expect(res.text).not.toContain(SOCIAL_NUMBER);
       const stored = await t.db.collection('customers').findOne({ lastName: 'Rosen', verified: true });
       expect(storedSocialNumber(stored)).toBe(SOCIAL_NUMBER);
@@ -224,16 +257,32 @@ describe('customers /v1/customers', () => {
       const id = await createCustomer();
       const ok = await t.http.post(`/v1/customers/${id}`, { email: 'new@example.com' }, { token: developer.token });
       expect(ok.body.data.email).toBe('new@example.com');
-      expectValidationError(await t.http.post(`/v1/customers/${id}`, { email: 'nope' }, { token: developer.token }), 'email');
-      expectValidationError(await t.http.post(`/v1/customers/${id}`, { email: null }, { token: developer.token }), 'email');
+      expectValidationError(
+        await t.http.post(`/v1/customers/${id}`, { email: 'nope' }, { token: developer.token }),
+        'email',
+      );
+      expectValidationError(
+        await t.http.post(`/v1/customers/${id}`, { email: null }, { token: developer.token }),
+        'email',
+      );
     });
 
     it('clears nullable fields with null and refuses null on the others', async () => {
       const id = await createCustomer({ firstName: 'Jenny', phone: '123' });
-      const res = await t.http.post(`/v1/customers/${id}`, { firstName: null, phone: null }, { token: developer.token });
+      const res = await t.http.post(
+        `/v1/customers/${id}`,
+        { firstName: null, phone: null },
+        { token: developer.token },
+      );
       expect(res.body.data).toMatchObject({ firstName: null, phone: null });
-      expectValidationError(await t.http.post(`/v1/customers/${id}`, { balance: null }, { token: developer.token }), 'balance');
-      expectValidationError(await t.http.post(`/v1/customers/${id}`, { verified: null }, { token: developer.token }), 'verified');
+      expectValidationError(
+        await t.http.post(`/v1/customers/${id}`, { balance: null }, { token: developer.token }),
+        'balance',
+      );
+      expectValidationError(
+        await t.http.post(`/v1/customers/${id}`, { verified: null }, { token: developer.token }),
+        'verified',
+      );
     });
 
     it('an empty body changes nothing', async () => {
@@ -255,11 +304,23 @@ describe('customers /v1/customers', () => {
       expect(ok.body.data.defaultMethod).toBe(second);
       expect(first).not.toBe(second);
 
-      const foreign = await t.http.post(`/v1/customers/${id}`, { defaultMethod: othersCard }, { token: developer.token });
+      const foreign = await t.http.post(
+        `/v1/customers/${id}`,
+        { defaultMethod: othersCard },
+        { token: developer.token },
+      );
       expectError(foreign, 400, "defaultMethod must be the id of one of this customer's cards");
-      expectError(await t.http.post(`/v1/customers/${id}`, { defaultMethod: UNKNOWN_ID }, { token: developer.token }), 400);
-      expectValidationError(await t.http.post(`/v1/customers/${id}`, { defaultMethod: 'card_123' }, { token: developer.token }), 'defaultMethod');
-      expect((await t.http.get(`/v1/customers/${id}`, { token: developer.token })).body.data.defaultMethod).toBe(second);
+      expectError(
+        await t.http.post(`/v1/customers/${id}`, { defaultMethod: UNKNOWN_ID }, { token: developer.token }),
+        400,
+      );
+      expectValidationError(
+        await t.http.post(`/v1/customers/${id}`, { defaultMethod: 'card_123' }, { token: developer.token }),
+        'defaultMethod',
+      );
+      expect((await t.http.get(`/v1/customers/${id}`, { token: developer.token })).body.data.defaultMethod).toBe(
+        second,
+      );
 
       const cleared = await t.http.post(`/v1/customers/${id}`, { defaultMethod: null }, { token: developer.token });
       expect(cleared.body.data.defaultMethod).toBeNull();
@@ -270,7 +331,11 @@ describe('customers /v1/customers', () => {
       const other = await createCustomer();
       const othersCard = await addCard(other);
       for (const defaultMethod of [othersCard, UNKNOWN_ID]) {
-        const res = await t.http.post(`/v1/customers/${id}`, { email: 'after@example.com', firstName: 'After', defaultMethod }, { token: developer.token });
+        const res = await t.http.post(
+          `/v1/customers/${id}`,
+          { email: 'after@example.com', firstName: 'After', defaultMethod },
+          { token: developer.token },
+        );
         expectError(res, 400, "defaultMethod must be the id of one of this customer's cards");
       }
       const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
@@ -282,8 +347,14 @@ describe('customers /v1/customers', () => {
       // A card that exists when the update checks it and is gone by the time it has written.
       const vanishing = '6650c0ffee0000000000e0e0';
       const lookup = t.app.get(PaymentMethodLookup, { strict: false });
-      const spy = jest.spyOn(lookup, 'belongsTo').mockImplementationOnce(async (_scope, methodId) => methodId === vanishing);
-      const res = await t.http.post(`/v1/customers/${id}`, { email: 'race.after@example.com', defaultMethod: vanishing }, { token: developer.token });
+      const spy = jest
+        .spyOn(lookup, 'belongsTo')
+        .mockImplementationOnce(async (_scope, methodId) => methodId === vanishing);
+      const res = await t.http.post(
+        `/v1/customers/${id}`,
+        { email: 'race.after@example.com', defaultMethod: vanishing },
+        { token: developer.token },
+      );
       spy.mockRestore();
 
       expect(res.status).toBe(200);
@@ -293,11 +364,20 @@ describe('customers /v1/customers', () => {
     });
 
     it('unknown id is 404, malformed id 400, unknown field 400, no token 401', async () => {
-      expectNotFound(await t.http.post(`/v1/customers/${UNKNOWN_ID}`, { firstName: 'x' }, { token: developer.token }), 'Customer not found');
-      expectNotFound(await t.http.post(`/v1/customers/${UNKNOWN_ID}`, { defaultMethod: UNKNOWN_ID }, { token: developer.token }), 'Customer not found');
+      expectNotFound(
+        await t.http.post(`/v1/customers/${UNKNOWN_ID}`, { firstName: 'x' }, { token: developer.token }),
+        'Customer not found',
+      );
+      expectNotFound(
+        await t.http.post(`/v1/customers/${UNKNOWN_ID}`, { defaultMethod: UNKNOWN_ID }, { token: developer.token }),
+        'Customer not found',
+      );
       expectError(await t.http.post('/v1/customers/123', { firstName: 'x' }, { token: developer.token }), 400);
       const id = await createCustomer();
-      expectValidationError(await t.http.post(`/v1/customers/${id}`, { createdAt: '2020-01-01' }, { token: developer.token }), 'createdAt');
+      expectValidationError(
+        await t.http.post(`/v1/customers/${id}`, { createdAt: '2020-01-01' }, { token: developer.token }),
+        'createdAt',
+      );
       expectUnauthorized(await t.http.post(`/v1/customers/${id}`, { firstName: 'x' }));
     });
   });
@@ -309,7 +389,11 @@ describe('customers /v1/customers', () => {
         const { developer: dev } = await createStaff(fresh.http);
         const ids: string[] = [];
         for (const email of ['a@example.com', 'b@example.com', 'c@example.com']) {
-          const res = await fresh.http.post('/v1/customers', { email, SocialNumber: SOCIAL_NUMBER }, { token: dev.token });
+          const res = await fresh.http.post(
+            '/v1/customers',
+            { email, SocialNumber: SOCIAL_NUMBER },
+            { token: dev.token },
+          );
           ids.push(res.body.data.id);
         }
         const first = await fresh.http.get('/v1/customers?limit=2', { token: dev.token });
@@ -335,7 +419,10 @@ describe('customers /v1/customers', () => {
       expectValidationError(await t.http.get('/v1/customers?limit=0', { token: developer.token }), 'limit');
       expectValidationError(await t.http.get('/v1/customers?limit=101', { token: developer.token }), 'limit');
       expectValidationError(await t.http.get('/v1/customers?limit=ten', { token: developer.token }), 'limit');
-      expectValidationError(await t.http.get('/v1/customers?startingAfter=zzz', { token: developer.token }), 'startingAfter');
+      expectValidationError(
+        await t.http.get('/v1/customers?startingAfter=zzz', { token: developer.token }),
+        'startingAfter',
+      );
       expectValidationError(await t.http.get('/v1/customers?email=a@example.com', { token: developer.token }), 'email');
     });
 
@@ -410,7 +497,11 @@ describe('social numbers at rest', () => {
   afterAll(() => t.close());
 
   it('stores the social number encrypted (never in plain text) and re-encryption moves old values to the current key', async () => {
-    const created = await t.http.post('/v1/customers', { email: 'enc@example.com', SocialNumber: '111-22-3333' }, { token: developer.token });
+    const created = await t.http.post(
+      '/v1/customers',
+      { email: 'enc@example.com', SocialNumber: '111-22-3333' },
+      { token: developer.token },
+    );
     expect(created.status).toBe(201);
     const customers = t.db.collection('customers');
     const stored = await customers.findOne({ email: 'enc@example.com' });
@@ -421,10 +512,19 @@ describe('social numbers at rest', () => {
     const retired = new FieldEncryption(parseEncryptionKeys(`old:${Buffer.alloc(32, 9).toString('base64')}`));
     const plainId = new Types.ObjectId();
     await customers.insertOne({ ...stored, _id: plainId, email: 'plain@example.com', SocialNumber: '444-55-6666' });
-    await customers.updateOne({ _id: id }, { $set: { SocialNumber: retired.encrypt('111-22-3333', { record: String(id), field: 'SocialNumber' }) } });
+    await customers.updateOne(
+      { _id: id },
+      { $set: { SocialNumber: retired.encrypt('111-22-3333', { record: String(id), field: 'SocialNumber' }) } },
+    );
 
-    const current = new FieldEncryption(parseEncryptionKeys(`${TEST_FIELD_ENCRYPTION_KEY},old:${Buffer.alloc(32, 9).toString('base64')}`));
-    const job = new SocialNumberReencryption(t.app.get(CustomersRepository), current, t.app.get(SettingsService, { strict: false }));
+    const current = new FieldEncryption(
+      parseEncryptionKeys(`${TEST_FIELD_ENCRYPTION_KEY},old:${Buffer.alloc(32, 9).toString('base64')}`),
+    );
+    const job = new SocialNumberReencryption(
+      t.app.get(CustomersRepository),
+      current,
+      t.app.get(SettingsService, { strict: false }),
+    );
     const first = await job.run();
     expect(first).toMatchObject({ encrypted: 1, rotated: 1 });
     expect(storedSocialNumber(await customers.findOne({ _id: plainId }))).toBe('444-55-6666');

@@ -21,9 +21,16 @@ describe('serving the dashboard', () => {
 
   beforeAll(async () => {
     mkdirSync(join(dir, 'assets'));
-    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Platform dashboard</title><script type="module" src="/dashboard/assets/app-1a2b.js"></script>');
+    writeFileSync(
+      join(dir, 'index.html'),
+      '<!doctype html><title>Platform dashboard</title><script type="module" src="/dashboard/assets/app-1a2b.js"></script>',
+    );
     writeFileSync(join(dir, 'assets', 'app-1a2b.js'), 'console.log("dashboard")');
-    app = await NestFactory.create<NestFastifyApplication>(NoRoutesModule, new FastifyAdapter({ routerOptions: { ignoreTrailingSlash: true } }), { logger: false });
+    app = await NestFactory.create<NestFastifyApplication>(
+      NoRoutesModule,
+      new FastifyAdapter({ routerOptions: { ignoreTrailingSlash: true } }),
+      { logger: false },
+    );
     await serveDashboard(app, dir);
     await app.listen(0, '127.0.0.1');
     base = await app.getUrl();
@@ -36,7 +43,12 @@ describe('serving the dashboard', () => {
 
   async function get(path: string) {
     const res = await fetch(`${base}${path}`);
-    return { status: res.status, type: res.headers.get('content-type') ?? '', cache: res.headers.get('cache-control'), text: await res.text() };
+    return {
+      status: res.status,
+      type: res.headers.get('content-type') ?? '',
+      cache: res.headers.get('cache-control'),
+      text: await res.text(),
+    };
   }
 
   it('answers index.html at /dashboard and for every client route, revalidated on each load', async () => {
@@ -54,7 +66,11 @@ describe('serving the dashboard', () => {
     ];
     for (const path of routes) {
       const res = await get(path);
-      expect({ path, status: res.status, type: res.type }).toEqual({ path, status: 200, type: 'text/html; charset=utf-8' });
+      expect({ path, status: res.status, type: res.type }).toEqual({
+        path,
+        status: 200,
+        type: 'text/html; charset=utf-8',
+      });
       expect(res.text).toContain('<title>Platform dashboard</title>');
       expect(res.cache).toBe('no-cache');
     }
@@ -68,9 +84,19 @@ describe('serving the dashboard', () => {
   });
 
   it('answers 404 JSON, not the page, for a missing file and for paths outside the dashboard', async () => {
-    for (const path of ['/dashboard/assets/app-0000.js', '/dashboard/assets/missing', '/dashboard/favicon.ico', '/api/v1/no-such-route', '/v1/no-such-route']) {
+    for (const path of [
+      '/dashboard/assets/app-0000.js',
+      '/dashboard/assets/missing',
+      '/dashboard/favicon.ico',
+      '/api/v1/no-such-route',
+      '/v1/no-such-route',
+    ]) {
       const res = await get(path);
-      expect({ path, status: res.status, type: res.type }).toEqual({ path, status: 404, type: expect.stringContaining('application/json') });
+      expect({ path, status: res.status, type: res.type }).toEqual({
+        path,
+        status: 404,
+        type: expect.stringContaining('application/json'),
+      });
       expect(JSON.parse(res.text)).toMatchObject({ statusCode: 404 });
     }
   });

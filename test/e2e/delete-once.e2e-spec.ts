@@ -31,7 +31,11 @@ describe('a hard delete, one event whatever happens', () => {
 
   beforeAll(async () => {
     await receiver.start();
-    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '1000' });
+    t = await createTestApp({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    });
     admin = await createFirstAdmin(t.http);
     relay = t.app.get(EventRelay);
   });
@@ -51,7 +55,13 @@ describe('a hard delete, one event whatever happens', () => {
     return res.body.data.id;
   }
   async function createCard(customer: string): Promise<string> {
-    const res = await post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' });
+    const res = await post('/v1/cards', {
+      customer,
+      cardNumber: '4242424242424242',
+      expMonth: '12',
+      expYear: FUTURE_YEAR,
+      cvc: '123',
+    });
     expect(res.status).toBe(201);
     return res.body.data.id;
   }
@@ -60,11 +70,17 @@ describe('a hard delete, one event whatever happens', () => {
   async function listedOf(id: string): Promise<ListedEvent[]> {
     const res = await t.http.get('/v1/events?limit=100', { token: admin.token });
     expect(res.status).toBe(200);
-    return (res.body.data as ListedEvent[]).filter((event) => (event.data.object.id ?? event.data.object._id) === id).reverse();
+    return (res.body.data as ListedEvent[])
+      .filter((event) => (event.data.object.id ?? event.data.object._id) === id)
+      .reverse();
   }
 
   /** Every stored event of one record and type, listed or not. */
-  const storedOf = (id: string, type: string) => t.db.collection('events').find({ type, body: { $regex: id } }).toArray();
+  const storedOf = (id: string, type: string) =>
+    t.db
+      .collection('events')
+      .find({ type, body: { $regex: id } })
+      .toArray();
 
   /**
    * After the sweep (twice, the second seeing nothing new): one `type` event for the record, listed
@@ -143,7 +159,10 @@ describe('a hard delete, one event whatever happens', () => {
     const listed = await listedOf(id);
     expect(listed.map((event) => event.type)).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
     const [stored] = await storedOf(id, 'customer.deleted');
-    expect(JSON.parse(stored.body as string)).toMatchObject({ id: eventId, data: { object: { id, firstName: 'Later' } } });
+    expect(JSON.parse(stored.body as string)).toMatchObject({
+      id: eventId,
+      data: { object: { id, firstName: 'Later' } },
+    });
   });
 
   it('two deletes of one customer at once while every discard fails: one event', async () => {
@@ -169,7 +188,10 @@ describe('a hard delete, one event whatever happens', () => {
   });
 
   it('the same, with a webhook endpoint: the receiver gets that one event once', async () => {
-    const endpoint = await post('/v1/webhook-endpoints', { url: `${receiver.base}/once`, enabledEvents: ['customer.deleted'] });
+    const endpoint = await post('/v1/webhook-endpoints', {
+      url: `${receiver.base}/once`,
+      enabledEvents: ['customer.deleted'],
+    });
     expect(endpoint.status).toBe(201);
     try {
       const id = await createCustomer();
@@ -184,7 +206,10 @@ describe('a hard delete, one event whatever happens', () => {
       // Long enough for a second delivery, sent at once as the first was, to arrive.
       await sleep(1500);
       expect(deliveredHere().map((request) => request.headers['webhook-id'])).toEqual([eventId]);
-      const deliveries = await t.db.collection('webhook_deliveries').find({ endpointId: new Types.ObjectId(endpoint.body.data.id) }).toArray();
+      const deliveries = await t.db
+        .collection('webhook_deliveries')
+        .find({ endpointId: new Types.ObjectId(endpoint.body.data.id) })
+        .toArray();
       expect(deliveries.map((delivery) => delivery.eventId)).toEqual([eventId]);
     } finally {
       await t.http.delete(`/v1/webhook-endpoints/${endpoint.body.data.id}`, { token: admin.token });
@@ -207,7 +232,13 @@ describe('a hard delete, one event whatever happens', () => {
   it("a channel's projects, their delete answering 503 before it applied and retried at once: each project's event once", async () => {
     const client = (await post('/clients', { name: 'Once client', email: 'once-client@example.com' })).body.id;
     const username = `once_${Date.now()}`;
-    const created = await post('/channels', { clientId: client, name: username, username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' });
+    const created = await post('/channels', {
+      clientId: client,
+      name: username,
+      username,
+      avatarUrl: 'https://cdn.example.com/a.png',
+      role: 'creator',
+    });
     expect(created.status).toBe(200);
     const channel = created.body.id;
     const projects: string[] = [];
@@ -221,7 +252,11 @@ describe('a hard delete, one event whatever happens', () => {
     jest.restoreAllMocks();
     // The channel went first; the retry finds it gone (404) and finishes its cascade all the same.
     expect((await t.http.delete(`/channels/${channel}`, { token: admin.token })).status).toBe(404);
-    expect(await t.db.collection('projects').countDocuments({ _id: { $in: projects.map((project) => new Types.ObjectId(project)) } })).toBe(0);
+    expect(
+      await t.db
+        .collection('projects')
+        .countDocuments({ _id: { $in: projects.map((project) => new Types.ObjectId(project)) } }),
+    ).toBe(0);
     await relay.sweep(0);
     await relay.sweep(0);
     for (const project of projects) {

@@ -45,7 +45,11 @@ describe('the embedded default (FerretDB on PostgreSQL) under a 0700 folder', ()
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   });
 
-  async function started(clone: Parameters<typeof startService>[0], env: Record<string, string> = {}, user?: RunAs): Promise<RunningService> {
+  async function started(
+    clone: Parameters<typeof startService>[0],
+    env: Record<string, string> = {},
+    user?: RunAs,
+  ): Promise<RunningService> {
     const service = await startService(clone, env, user);
     services.push(service);
     return service;
@@ -53,106 +57,111 @@ describe('the embedded default (FerretDB on PostgreSQL) under a 0700 folder', ()
 
   // Only root can be root: CI runs the tests as root, where PostgreSQL (which refuses root) runs as
   // `nobody`. Run as an ordinary user, the file tests that user's case below.
-  if (isRoot) describe('as root', () => {
-    let home: string;
-    let clone: ReturnType<typeof cloneBuiltService>;
-    let dataDir: string;
-    let first: RunningService;
-    let owner: TestUser;
+  if (isRoot)
+    describe('as root', () => {
+      let home: string;
+      let clone: ReturnType<typeof cloneBuiltService>;
+      let dataDir: string;
+      let first: RunningService;
+      let owner: TestUser;
 
-    beforeAll(() => {
-      home = mkdtempSync(join(tmpdir(), 'platform-root-home-'));
-      folders.push(home);
-      chmodSync(home, 0o700);
-      clone = cloneBuiltService(home);
-      dataDir = join(clone.app, '.data');
-    });
+      beforeAll(() => {
+        home = mkdtempSync(join(tmpdir(), 'platform-root-home-'));
+        folders.push(home);
+        chmodSync(home, 0o700);
+        clone = cloneBuiltService(home);
+        dataDir = join(clone.app, '.data');
+      });
 
-    afterAll(() => {
-      // The data folder kept outside the 0700 folder goes with this test's clone.
-      try {
+      afterAll(() => {
+        // The data folder kept outside the 0700 folder goes with this test's clone.
+        try {
+          const link = join(dataDir, 'postgres');
+          if (lstatSync(link).isSymbolicLink()) rmSync(realpathSync(link), { recursive: true, force: true });
+        } catch {
+          // Never made.
+        }
+      });
+
+      it('serves /health with FerretDB on PostgreSQL, PostgreSQL running as nobody from a folder outside the 0700 one', async () => {
+        first = await started(clone);
+        await untilHealthy(first);
+        expect(first.output()).toContain('using an embedded ferretdb on postgresql');
+        expect(first.output()).not.toMatch(/sqlite/i);
+        // The start-up log says where the dashboard is (its lines are written asynchronously).
+        const dashboard = `the dashboard is at ${first.http.baseUrl}/dashboard`;
+        expect(await pollUntil(async () => first.output().includes(dashboard), 5_000)).toBe(true);
+
         const link = join(dataDir, 'postgres');
-        if (lstatSync(link).isSymbolicLink()) rmSync(realpathSync(link), { recursive: true, force: true });
-      } catch {
-        // Never made.
-      }
+        expect(lstatSync(link).isSymbolicLink()).toBe(true);
+        expect(realpathSync(link).startsWith(`${relocationBase()}/`)).toBe(true);
+        expect(existsSync(join(link, 'PG_VERSION'))).toBe(true);
+
+        const claim = readClaimFile(dataDir);
+        expect(claim.pid).toBe(first.child.pid);
+        const postgres = claim.servers.find((server) => server.command.endsWith('/bin/postgres'));
+        expect(postgres).toBeDefined();
+        expect(processUid(postgres!.pid)).toBe(NOBODY);
+        // The project's own binaries sit under the 0700 folder, where nobody cannot run them.
+        expect(postgres!.command.startsWith(home)).toBe(false);
+
+        owner = await createFirstAdmin(first.http);
+      });
+
+      it('a second process on the same DATA_DIR uses the running database: the same data, and the first keeps it after the second stops', async () => {
+        const second = await started(clone);
+        await untilHealthy(second);
+        expect(second.output()).toContain(`process ${first.child.pid} already runs FerretDB on PostgreSQL`);
+        expect((await login(second.http, owner.email, owner.password)).status).toBe(200);
+        // The claim is still the first process's, with the same servers.
+        expect(readClaimFile(dataDir).pid).toBe(first.child.pid);
+
+        expect(await stopAndWait(second)).toEqual({ code: 0, signal: null });
+        expect((await first.http.get('/health')).status).toBe(200);
+        expect((await login(first.http, owner.email, owner.password)).status).toBe(200);
+      });
+
+      it('a second process that asks for another backend on the same DATA_DIR fails at once, saying why and what to do', async () => {
+        const other = await started(clone, { EMBEDDED_DATABASE_BACKEND: 'sqlite' });
+        expect(await other.exited).toEqual({ code: 1, signal: null });
+        expect(other.output()).toContain(
+          `Process ${first.child.pid} already runs the embedded database of ${dataDir} (FerretDB on PostgreSQL)`,
+        );
+        expect(other.output()).toContain(
+          `Stop process ${first.child.pid} first, or give this process another DATA_DIR`,
+        );
+        expect((await first.http.get('/health')).status).toBe(200);
+      });
+
+      it('SIGTERM stops the service and its database servers, and a new start finds the same data', async () => {
+        const claim = readClaimFile(dataDir);
+        expect(await stopAndWait(first)).toEqual({ code: 0, signal: null });
+        await expectAllStopped(claim.servers.map((server) => server.pid));
+        expect(existsSync(join(dataDir, 'embedded-database.json'))).toBe(false);
+
+        const again = await started(clone);
+        await untilHealthy(again);
+        expect((await login(again.http, owner.email, owner.password)).status).toBe(200);
+        first = again;
+      });
+
+      it('after a service killed outright, the next start stops the database servers it left and serves the same data', async () => {
+        const left = readClaimFile(dataDir).servers;
+        expect(await stopAndWait(first, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
+        // Orphans: the database still runs without its service.
+        expect(left.every((server) => isRunning(server.pid))).toBe(true);
+
+        const next = await started(clone);
+        await untilHealthy(next);
+        expect(next.output()).toContain('ended without stopping its database servers');
+        expect(left.filter((server) => isRunning(server.pid))).toEqual([]);
+        expect((await login(next.http, owner.email, owner.password)).status).toBe(200);
+
+        const claim = readClaimFile(dataDir);
+        expect(await stopAndWait(next)).toEqual({ code: 0, signal: null });
+        await expectAllStopped(claim.servers.map((server) => server.pid));
+      });
     });
-
-    it('serves /health with FerretDB on PostgreSQL, PostgreSQL running as nobody from a folder outside the 0700 one', async () => {
-      first = await started(clone);
-      await untilHealthy(first);
-      expect(first.output()).toContain('using an embedded ferretdb on postgresql');
-      expect(first.output()).not.toMatch(/sqlite/i);
-      // The start-up log says where the dashboard is (its lines are written asynchronously).
-      const dashboard = `the dashboard is at ${first.http.baseUrl}/dashboard`;
-      expect(await pollUntil(async () => first.output().includes(dashboard), 5_000)).toBe(true);
-
-      const link = join(dataDir, 'postgres');
-      expect(lstatSync(link).isSymbolicLink()).toBe(true);
-      expect(realpathSync(link).startsWith(`${relocationBase()}/`)).toBe(true);
-      expect(existsSync(join(link, 'PG_VERSION'))).toBe(true);
-
-      const claim = readClaimFile(dataDir);
-      expect(claim.pid).toBe(first.child.pid);
-      const postgres = claim.servers.find((server) => server.command.endsWith('/bin/postgres'));
-      expect(postgres).toBeDefined();
-      expect(processUid(postgres!.pid)).toBe(NOBODY);
-      // The project's own binaries sit under the 0700 folder, where nobody cannot run them.
-      expect(postgres!.command.startsWith(home)).toBe(false);
-
-      owner = await createFirstAdmin(first.http);
-    });
-
-    it('a second process on the same DATA_DIR uses the running database: the same data, and the first keeps it after the second stops', async () => {
-      const second = await started(clone);
-      await untilHealthy(second);
-      expect(second.output()).toContain(`process ${first.child.pid} already runs FerretDB on PostgreSQL`);
-      expect((await login(second.http, owner.email, owner.password)).status).toBe(200);
-      // The claim is still the first process's, with the same servers.
-      expect(readClaimFile(dataDir).pid).toBe(first.child.pid);
-
-      expect(await stopAndWait(second)).toEqual({ code: 0, signal: null });
-      expect((await first.http.get('/health')).status).toBe(200);
-      expect((await login(first.http, owner.email, owner.password)).status).toBe(200);
-    });
-
-    it('a second process that asks for another backend on the same DATA_DIR fails at once, saying why and what to do', async () => {
-      const other = await started(clone, { EMBEDDED_DATABASE_BACKEND: 'sqlite' });
-      expect(await other.exited).toEqual({ code: 1, signal: null });
-      expect(other.output()).toContain(`Process ${first.child.pid} already runs the embedded database of ${dataDir} (FerretDB on PostgreSQL)`);
-      expect(other.output()).toContain(`Stop process ${first.child.pid} first, or give this process another DATA_DIR`);
-      expect((await first.http.get('/health')).status).toBe(200);
-    });
-
-    it('SIGTERM stops the service and its database servers, and a new start finds the same data', async () => {
-      const claim = readClaimFile(dataDir);
-      expect(await stopAndWait(first)).toEqual({ code: 0, signal: null });
-      await expectAllStopped(claim.servers.map((server) => server.pid));
-      expect(existsSync(join(dataDir, 'embedded-database.json'))).toBe(false);
-
-      const again = await started(clone);
-      await untilHealthy(again);
-      expect((await login(again.http, owner.email, owner.password)).status).toBe(200);
-      first = again;
-    });
-
-    it('after a service killed outright, the next start stops the database servers it left and serves the same data', async () => {
-      const left = readClaimFile(dataDir).servers;
-      expect(await stopAndWait(first, 'SIGKILL')).toEqual({ code: null, signal: 'SIGKILL' });
-      // Orphans: the database still runs without its service.
-      expect(left.every((server) => isRunning(server.pid))).toBe(true);
-
-      const next = await started(clone);
-      await untilHealthy(next);
-      expect(next.output()).toContain('ended without stopping its database servers');
-      expect(left.filter((server) => isRunning(server.pid))).toEqual([]);
-      expect((await login(next.http, owner.email, owner.password)).status).toBe(200);
-
-      const claim = readClaimFile(dataDir);
-      expect(await stopAndWait(next)).toEqual({ code: 0, signal: null });
-      await expectAllStopped(claim.servers.map((server) => server.pid));
-    });
-  });
 
   it('two processes started at once on a new DATA_DIR: one starts the database, the other waits for it and uses it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'platform-race-'));
@@ -190,7 +199,10 @@ describe('the embedded default (FerretDB on PostgreSQL) under a 0700 folder', ()
         execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', name]);
         madeUser = true;
       }
-      user = { uid: Number(execFileSync('id', ['-u', name], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', name], { encoding: 'utf8' })) };
+      user = {
+        uid: Number(execFileSync('id', ['-u', name], { encoding: 'utf8' })),
+        gid: Number(execFileSync('id', ['-g', name], { encoding: 'utf8' })),
+      };
     });
 
     afterAll(async () => {

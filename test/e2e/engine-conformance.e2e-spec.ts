@@ -8,7 +8,7 @@ import { testDatabaseUri } from '../support/test-database';
  * MongoDB given as MONGODB_URI). Without the patch, FerretDB's guarded writes match several times
  * and concurrent updates of one document lose changes: each case here failed on FerretDB as shipped.
  */
-describe('database engine: one document\'s write is atomic with its filter', () => {
+describe("database engine: one document's write is atomic with its filter", () => {
   let client: MongoClient;
   let db: Db;
   let name: string;
@@ -41,7 +41,11 @@ describe('database engine: one document\'s write is atomic with its filter', () 
       await collection.insertOne({ _id, status: 'pending', claimedBy: null });
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, claimant) =>
-          collection.findOneAndUpdate({ _id, status: 'pending' }, { $set: { status: 'claimed', claimedBy: claimant } }, { returnDocument: 'after' }),
+          collection.findOneAndUpdate(
+            { _id, status: 'pending' },
+            { $set: { status: 'claimed', claimedBy: claimant } },
+            { returnDocument: 'after' },
+          ),
         ),
       );
       const winners = results.filter((result) => result !== null);
@@ -59,7 +63,11 @@ describe('database engine: one document\'s write is atomic with its filter', () 
     for (let round = 0; round < 20; round++) {
       const _id = new ObjectId();
       await collection.insertOne({ _id, version: 0 });
-      const results = await Promise.all(Array.from({ length: 6 }, (_, writer) => collection.updateOne({ _id, version: 0 }, { $set: { version: 1, writer } })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, (_, writer) =>
+          collection.updateOne({ _id, version: 0 }, { $set: { version: 1, writer } }),
+        ),
+      );
       modifiedPerRound.push(results.reduce((sum, result) => sum + result.modifiedCount, 0));
     }
     expect(modifiedPerRound).toEqual(Array(20).fill(1));
@@ -79,7 +87,9 @@ describe('database engine: one document\'s write is atomic with its filter', () 
     for (let round = 0; round < 10; round++) {
       const _id = new ObjectId();
       await collection.insertOne({ _id });
-      await Promise.all(fields.map((field) => collection.updateOne({ _id }, { $set: { [field]: `${field}-${round}` } })));
+      await Promise.all(
+        fields.map((field) => collection.updateOne({ _id }, { $set: { [field]: `${field}-${round}` } })),
+      );
       const stored = await collection.findOne({ _id });
       expect(fields.filter((field) => stored?.[field] !== `${field}-${round}`)).toEqual([]);
     }
@@ -93,7 +103,9 @@ describe('database engine: one document\'s write is atomic with its filter', () 
       await collection.insertOne({ _id, status: 'active' });
       const results = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          i % 2 === 0 ? collection.deleteOne({ _id, status: 'active' }) : collection.findOneAndDelete({ _id, status: 'active' }).then((found) => ({ deletedCount: found ? 1 : 0 })),
+          i % 2 === 0
+            ? collection.deleteOne({ _id, status: 'active' })
+            : collection.findOneAndDelete({ _id, status: 'active' }).then((found) => ({ deletedCount: found ? 1 : 0 })),
         ),
       );
       deletedPerRound.push(results.reduce((sum, result) => sum + result.deletedCount, 0));

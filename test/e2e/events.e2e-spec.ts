@@ -31,7 +31,8 @@ describe('events /v1/events', () => {
   afterAll(() => t.close());
   afterEach(() => jest.restoreAllMocks());
 
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => t.http.post(path, body, { token: admin.token, headers });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    t.http.post(path, body, { token: admin.token, headers });
   async function events(query = ''): Promise<EventBody[]> {
     const res = await t.http.get(`/v1/events${query}`, { token: admin.token });
     expect(res.status).toBe(200);
@@ -40,10 +41,19 @@ describe('events /v1/events', () => {
   /** The events recorded for one record, oldest first. */
   async function eventsOf(id: string): Promise<EventBody[]> {
     // The finance APIs name a record `id`; the content APIs, as the specification has them, `_id`.
-    return (await events('?limit=100')).filter((event) => (event.data.object.id ?? event.data.object._id) === id).reverse();
+    return (await events('?limit=100'))
+      .filter((event) => (event.data.object.id ?? event.data.object._id) === id)
+      .reverse();
   }
-  async function createCustomer(body: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<string> {
-    const res = await post('/v1/customers', { email: 'jenny@example.com', SocialNumber: '078-05-1120', ...body }, headers);
+  async function createCustomer(
+    body: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ): Promise<string> {
+    const res = await post(
+      '/v1/customers',
+      { email: 'jenny@example.com', SocialNumber: '078-05-1120', ...body },
+      headers,
+    );
     expect(res.status).toBe(201);
     return res.body.data.id;
   }
@@ -52,7 +62,11 @@ describe('events /v1/events', () => {
     const id = await createCustomer({}, { 'x-request-id': 'req-events-1', 'idempotency-key': 'events-key-1' });
     const [created] = await eventsOf(id);
     const get = await t.http.get(`/v1/customers/${id}`, { token: admin.token });
-    expect(created).toMatchObject({ type: 'customer.created', apiVersion: '2026-11-24', request: { id: 'req-events-1', idempotencyKey: 'events-key-1' } });
+    expect(created).toMatchObject({
+      type: 'customer.created',
+      apiVersion: '2026-11-24',
+      request: { id: 'req-events-1', idempotencyKey: 'events-key-1' },
+    });
     expect(created.id).toMatch(/^evt_[0-9a-f]{24}$/);
     expect(created.data.object).toEqual(get.body.data);
     expect(created.data.previousAttributes).toBeUndefined();
@@ -69,10 +83,19 @@ describe('events /v1/events', () => {
     expect((await post(`/v1/customers/${id}`, { firstName: 'Jane', lastName: 'Rosen' })).status).toBe(200);
     // The state before the change waits in the record as a sub-document, not an encoded string.
     const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
-    expect(stored?.outbox).toEqual([expect.objectContaining({ type: 'customer.updated', before: expect.objectContaining({ id, firstName: 'Jenny' }) })]);
+    expect(stored?.outbox).toEqual([
+      expect.objectContaining({
+        type: 'customer.updated',
+        before: expect.objectContaining({ id, firstName: 'Jenny' }),
+      }),
+    ]);
     expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
     const [created, updated, deleted] = await eventsOf(id);
-    expect([created.type, updated.type, deleted.type]).toEqual(['customer.created', 'customer.updated', 'customer.deleted']);
+    expect([created.type, updated.type, deleted.type]).toEqual([
+      'customer.created',
+      'customer.updated',
+      'customer.deleted',
+    ]);
     expect(updated.data.object).toMatchObject({ firstName: 'Jane', lastName: 'Rosen' });
     expect(updated.data.previousAttributes).toMatchObject({ firstName: 'Jenny', lastName: null });
     expect(Object.keys(updated.data.previousAttributes!).sort()).toEqual(['firstName', 'lastName', 'updatedAt']);
@@ -81,7 +104,13 @@ describe('events /v1/events', () => {
 
   it('a payment records created, its outcome, and one refunded per refund with the totals before', async () => {
     const customer = await createCustomer();
-    const card = await post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' });
+    const card = await post('/v1/cards', {
+      customer,
+      cardNumber: '4242424242424242',
+      expMonth: '12',
+      expYear: FUTURE_YEAR,
+      cvc: '123',
+    });
     expect(card.status).toBe(201);
     const payment = await post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true });
     expect(payment.status).toBe(201);
@@ -89,7 +118,12 @@ describe('events /v1/events', () => {
     expect((await post(`/api/v1/payments/${id}/refund`, { amount: 3 })).status).toBe(200);
     expect((await post(`/api/v1/payments/${id}/refund`, { amount: 7 })).status).toBe(200);
     const recorded = await eventsOf(id);
-    expect(recorded.map((event) => event.type)).toEqual(['payment.created', 'payment.succeeded', 'payment.refunded', 'payment.refunded']);
+    expect(recorded.map((event) => event.type)).toEqual([
+      'payment.created',
+      'payment.succeeded',
+      'payment.refunded',
+      'payment.refunded',
+    ]);
     expect(recorded[2].data.previousAttributes).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
     expect(recorded[3].data.previousAttributes).toMatchObject({ status: 'partially_refunded', amountRefunded: 3 });
     expect(recorded[3].data.object).toMatchObject({ status: 'refunded', amountRefunded: 10 });
@@ -117,7 +151,10 @@ describe('events /v1/events', () => {
     expect((await t.http.patch(`/collections/${id}/soft-delete`, {}, { token: admin.token })).status).toBe(200);
     expect((await t.http.patch(`/collections/${id}/restore`, {}, { token: admin.token })).status).toBe(200);
     expect((await t.http.delete(`/collections/${id}`, { token: admin.token })).status).toBe(200);
-    const recorded = (await eventsOf(id)).map((event) => [event.type, event.data.object.deletedAt ? 'soft-deleted' : 'live']);
+    const recorded = (await eventsOf(id)).map((event) => [
+      event.type,
+      event.data.object.deletedAt ? 'soft-deleted' : 'live',
+    ]);
     expect(recorded).toEqual([
       ['collection.created', 'live'],
       ['collection.deleted', 'soft-deleted'],
@@ -144,13 +181,29 @@ describe('events /v1/events', () => {
     expect(await events(`?createdFrom=${future}`)).toEqual([]);
     expect((await events(`?createdTo=${future}&limit=100`)).length).toBe(all.length);
 
-    expectValidationError(await t.http.get('/v1/events?type=customer.exploded', { token: admin.token }), 'type', /^type must be one of: customer.created/);
-    expectValidationError(await t.http.get('/v1/events?startingAfter=nope', { token: admin.token }), 'startingAfter', /must be an event id/);
+    expectValidationError(
+      await t.http.get('/v1/events?type=customer.exploded', { token: admin.token }),
+      'type',
+      /^type must be one of: customer.created/,
+    );
+    expectValidationError(
+      await t.http.get('/v1/events?startingAfter=nope', { token: admin.token }),
+      'startingAfter',
+      /must be an event id/,
+    );
     expectValidationError(await t.http.get('/v1/events?limit=101', { token: admin.token }), 'limit');
-    expectValidationError(await t.http.get('/v1/events?createdFrom=yesterday', { token: admin.token }), 'createdFrom', 'createdFrom must be an ISO 8601 date-time');
+    expectValidationError(
+      await t.http.get('/v1/events?createdFrom=yesterday', { token: admin.token }),
+      'createdFrom',
+      'createdFrom must be an ISO 8601 date-time',
+    );
     // Longer than any ISO 8601 date-time (the documented maxLength), however it would parse.
     const padded = encodeURIComponent(`${' '.repeat(30)}${new Date().toISOString()}`);
-    expectValidationError(await t.http.get(`/v1/events?createdTo=${padded}`, { token: admin.token }), 'createdTo', 'createdTo must be an ISO 8601 date-time');
+    expectValidationError(
+      await t.http.get(`/v1/events?createdTo=${padded}`, { token: admin.token }),
+      'createdTo',
+      'createdTo must be an ISO 8601 date-time',
+    );
     const malformed = await t.http.get('/v1/events/nope', { token: admin.token });
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toBe('id must be an event id (evt_ and 24 hexadecimal digits)');
@@ -162,7 +215,10 @@ describe('events /v1/events', () => {
     const other = await createFirstAdmin(t.http);
     expectNotFound(await t.http.get(`/v1/events/${created.id}`, { token: other.token }), 'Event not found');
     expect((await t.http.get('/v1/events', { token: other.token })).body.data).toEqual([]);
-    expectNotFound(await t.http.get('/v1/events/evt_6650c0ffee0000000000ffff', { token: admin.token }), 'Event not found');
+    expectNotFound(
+      await t.http.get('/v1/events/evt_6650c0ffee0000000000ffff', { token: admin.token }),
+      'Event not found',
+    );
   });
 
   describe('a process that stops between two writes loses no event and records none twice', () => {
@@ -177,10 +233,16 @@ describe('events /v1/events', () => {
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
     });
 
-    it("a change never replaces an outbox whose events may not be recorded yet: they are recorded first, once", async () => {
+    it('a change never replaces an outbox whose events may not be recorded yet: they are recorded first, once', async () => {
       const id = await createCustomer();
       // Another instance wrote this record's outbox a moment ago and has not published it yet.
-      const theirs = { id: `evt_${new Types.ObjectId().toHexString()}`, type: 'customer.updated', createdAt: new Date(), before: null, request: { id: null, idempotencyKey: null } };
+      const theirs = {
+        id: `evt_${new Types.ObjectId().toHexString()}`,
+        type: 'customer.updated',
+        createdAt: new Date(),
+        before: null,
+        request: { id: null, idempotencyKey: null },
+      };
       await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { outbox: [theirs] } });
       expect((await post(`/v1/customers/${id}`, { firstName: 'Jenny' })).status).toBe(200);
       const recorded = await eventsOf(id);
@@ -192,16 +254,34 @@ describe('events /v1/events', () => {
     });
 
     it('changes under way side by side each record their own event, once', async () => {
-      const ids = await Promise.all(Array.from({ length: 8 }, (_, i) => createCustomer({ email: `side-${i}@example.com` })));
+      const ids = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => createCustomer({ email: `side-${i}@example.com` })),
+      );
       // Each update is guarded while the others are under way on this instance.
-      const updates = await Promise.all(ids.flatMap((id) => [post(`/v1/customers/${id}`, { firstName: 'Ada' }), post(`/v1/customers/${id}`, { lastName: 'Lovelace' })]));
+      const updates = await Promise.all(
+        ids.flatMap((id) => [
+          post(`/v1/customers/${id}`, { firstName: 'Ada' }),
+          post(`/v1/customers/${id}`, { lastName: 'Lovelace' }),
+        ]),
+      );
       expect(updates.map((res) => res.status)).toEqual(updates.map(() => 200));
       await relay.sweep(0);
-      for (const id of ids) expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.updated', 'customer.updated']);
+      for (const id of ids)
+        expect((await eventsOf(id)).map((event) => event.type)).toEqual([
+          'customer.created',
+          'customer.updated',
+          'customer.updated',
+        ]);
     });
 
     it('a change that fails records nothing', async () => {
-      const channel = (name: string) => ({ clientId: client, name, username: name, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' });
+      const channel = (name: string) => ({
+        clientId: client,
+        name,
+        username: name,
+        avatarUrl: 'https://cdn.example.com/a.png',
+        role: 'creator',
+      });
       const client = (await post('/clients', { name: 'Events client', email: 'events-client@example.com' })).body.id;
       expect((await post('/channels', channel('taken_events'))).status).toBe(200);
       const mine = await post('/channels', channel('mine_events'));
@@ -224,7 +304,9 @@ describe('events /v1/events', () => {
       expect((await t.http.get(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
       expect(await t.db.collection('event_deletions').countDocuments({ _id: `customers:${id}` } as never)).toBe(0);
-      expect(await t.db.collection('events').countDocuments({ type: 'customer.deleted', body: { $regex: id } })).toBe(0);
+      expect(await t.db.collection('events').countDocuments({ type: 'customer.deleted', body: { $regex: id } })).toBe(
+        0,
+      );
     });
 
     it('between the delete and settling its event: the sweep lists it, the record being gone', async () => {
@@ -233,13 +315,19 @@ describe('events /v1/events', () => {
       expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
       // Found by one indexed value, not by reading every event.
-      const unsettled = await t.db.collection('event_deletions').find({ unsettled: true, type: 'customer.deleted' }).toArray();
+      const unsettled = await t.db
+        .collection('event_deletions')
+        .find({ unsettled: true, type: 'customer.deleted' })
+        .toArray();
       expect(unsettled.map((deletion) => String(deletion.deleting?.id))).toEqual([id]);
       await relay.sweep(0);
       expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.deleted']);
       expect(await t.db.collection('event_deletions').countDocuments({ unsettled: { $exists: true } })).toBe(0);
       // Kept, listed, as the record's one deletion event: a late retry of the delete finds it.
-      const [kept] = await t.db.collection('event_deletions').find({ _id: `customers:${id}` } as never).toArray();
+      const [kept] = await t.db
+        .collection('event_deletions')
+        .find({ _id: `customers:${id}` } as never)
+        .toArray();
       expect(kept.eventId).toBe((await eventsOf(id))[1].id);
     });
 
@@ -251,7 +339,9 @@ describe('events /v1/events', () => {
         const id = await createCustomer();
         expect(await eventsOf(id)).toEqual([]);
         // Its writer's clock stamped it 4 minutes before the sweeper's; a sweep has just finished since.
-        await t.db.collection('customers').updateOne({ _id: new Types.ObjectId(id) }, { $set: { updatedAt: new Date(Date.now() - 4 * 60_000) } });
+        await t.db
+          .collection('customers')
+          .updateOne({ _id: new Types.ObjectId(id) }, { $set: { updatedAt: new Date(Date.now() - 4 * 60_000) } });
         await events.markSwept(new Date(Date.now() - 30_000), fence);
         await relay.sweepSinceLast(fence + 1);
         expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
@@ -282,5 +372,4 @@ describe('events /v1/events', () => {
       }
     });
   });
-
 });

@@ -69,12 +69,8 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
     expect(await ginIndexes('customers')).toEqual(expect.arrayContaining([gin('_id'), gin('projectId')]));
     // The relay's sweep reads updatedAt by range, which GIN cannot answer.
     expect(await ginIndexes('customers')).not.toContain(gin('updatedAt'));
-    expect(await ginIndexes('api_keys')).toEqual(
-      expect.arrayContaining([gin('hash'), gin('projectId')]),
-    );
-    expect(await ginIndexes('memberships')).toEqual(
-      expect.arrayContaining([gin('accountId'), gin('userId')]),
-    );
+    expect(await ginIndexes('api_keys')).toEqual(expect.arrayContaining([gin('hash'), gin('projectId')]));
+    expect(await ginIndexes('memberships')).toEqual(expect.arrayContaining([gin('accountId'), gin('userId')]));
     // FerretDB does not know of them: its index list is the schema's.
     const listed = (await t.db.collection('customers').listIndexes().toArray()).map((index) => index.name);
     expect(listed.some((name) => /gin/i.test(name))).toBe(false);
@@ -91,20 +87,39 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
     const neighbour = new Types.ObjectId();
     const customers = t.db.collection('customers');
     for (let start = 0; start < 3000; start += 1000) {
-      await customers.insertMany(Array.from({ length: 1000 }, (_, i) => ({ projectId: neighbour, email: `b${start + i}@example.com`, createdAt: new Date() })));
+      await customers.insertMany(
+        Array.from({ length: 1000 }, (_, i) => ({
+          projectId: neighbour,
+          email: `b${start + i}@example.com`,
+          createdAt: new Date(),
+        })),
+      );
     }
     await t.db.collection('api_keys').insertMany(
-      Array.from({ length: 2000 }, () => ({ projectId: neighbour, hash: randomBytes(32).toString('hex'), name: 'Neighbour', createdAt: new Date() })),
+      Array.from({ length: 2000 }, () => ({
+        projectId: neighbour,
+        hash: randomBytes(32).toString('hex'),
+        name: 'Neighbour',
+        createdAt: new Date(),
+      })),
     );
     await t.db.db!.command({ dbStats: 1 }); // FerretDB has PostgreSQL analyse its tables.
 
-    const explained = await t.db.db!.command({ explain: { find: 'customers', filter: { projectId }, sort: { _id: -1 }, limit: 21 } });
+    const explained = await t.db.db!.command({
+      explain: { find: 'customers', filter: { projectId }, sort: { _id: -1 }, limit: 21 },
+    });
     const nodes = planNodes(explained.queryPlanner.Plan);
     expect(nodes.map((node) => node['Node Type'])).toContain('Bitmap Index Scan');
     expect(nodes.map((node) => node['Index Name']).filter(Boolean)).toEqual([expect.stringMatching(/_projectId_gin$/)]);
 
-    const byHash = await t.db.db!.command({ explain: { find: 'api_keys', filter: { hash: 'f'.repeat(64) }, limit: 1 } });
-    expect(planNodes(byHash.queryPlanner.Plan).map((node) => node['Index Name']).filter(Boolean)).toEqual([expect.stringMatching(/_hash_gin$/)]);
+    const byHash = await t.db.db!.command({
+      explain: { find: 'api_keys', filter: { hash: 'f'.repeat(64) }, limit: 1 },
+    });
+    expect(
+      planNodes(byHash.queryPlanner.Plan)
+        .map((node) => node['Index Name'])
+        .filter(Boolean),
+    ).toEqual([expect.stringMatching(/_hash_gin$/)]);
 
     // The list through the index is the tenant's own, whole.
     const list = await t.http.get('/v1/customers', { token: owner.token });
@@ -112,7 +127,7 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
     expect(list.body.data.map((customer: { email: string }) => customer.email)).toEqual(['a@example.com']);
   });
 
-  it("has a small table analysed soon after its first rows, so a lookup there reads its one page instead of the index", async () => {
+  it('has a small table analysed soon after its first rows, so a lookup there reads its one page instead of the index', async () => {
     const things = t.db.collection('small_things');
     await things.createIndex({ ownerId: 1 });
     await addGinIndexes(t.db, postgresUrl);
@@ -139,8 +154,12 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
     const before = await ginIndexes('customers');
     await t.db.collection('later_things').createIndex({ ownerId: 1, at: -1 });
     const made = await addGinIndexes(t.db, postgresUrl);
-    expect(made).toEqual(expect.arrayContaining([expect.objectContaining({ collection: 'later_things', field: 'ownerId' })]));
-    expect(made.filter((index) => index.collection === 'customers').map((index) => index.field)).toEqual(expect.arrayContaining(['_id', 'projectId']));
+    expect(made).toEqual(
+      expect.arrayContaining([expect.objectContaining({ collection: 'later_things', field: 'ownerId' })]),
+    );
+    expect(made.filter((index) => index.collection === 'customers').map((index) => index.field)).toEqual(
+      expect.arrayContaining(['_id', 'projectId']),
+    );
     expect(await ginIndexes('customers')).toEqual(before);
     expect(await ginIndexes('later_things')).toEqual([gin('_id'), gin('ownerId')]);
   });

@@ -27,7 +27,8 @@ describe('the embedded database under a burst of concurrent updates', () => {
     client = new MongoClient(uri, { minPoolSize: size });
     client.on('connectionCreated', () => (created += 1));
     await client.connect();
-    for (let waited = 0; created < size && waited < 600; waited++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; created < size && waited < 600; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(created).toBeGreaterThanOrEqual(size);
   });
   afterAll(async () => {

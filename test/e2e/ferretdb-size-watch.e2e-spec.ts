@@ -14,7 +14,12 @@ describe('the size watch of the embedded default', () => {
     t = await createTestApp();
     watch = t.app.get(FerretdbSizeWatch);
     const customers = (projectId: Types.ObjectId, count: number) =>
-      Array.from({ length: count }, (_, i) => ({ projectId, email: `c${i}.${projectId.toHexString()}@example.com`, createdAt: new Date(), updatedAt: new Date() }));
+      Array.from({ length: count }, (_, i) => ({
+        projectId,
+        email: `c${i}.${projectId.toHexString()}@example.com`,
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      }));
     await t.db.collection('customers').insertMany([...customers(large, 30), ...customers(small, 12)]);
   });
 
@@ -34,7 +39,9 @@ describe('the size watch of the embedded default', () => {
       expect(await watch.check(40)).toEqual([]);
 
       expect(await watch.check(20)).toEqual([{ collection: 'customers', projectId: large.toHexString(), records: 30 }]);
-      const warnings = warn.mock.calls.map(([message]) => String(message)).filter((message) => message.includes(large.toHexString()));
+      const warnings = warn.mock.calls
+        .map(([message]) => String(message))
+        .filter((message) => message.includes(large.toHexString()));
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain('holds 30 records in customers');
       expect(warnings[0]).toContain('MONGODB_URI');

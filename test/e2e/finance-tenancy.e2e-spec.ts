@@ -42,11 +42,16 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
   let keyCounter = 0;
 
   const newKey = () => `tenancy-key-${Date.now()}-${++keyCounter}`;
-  const opts = (tenant: Tenant, headers: Record<string, string> = {}) => ({ token: tenant.user.token, headers: { ...tenant.headers, ...headers } });
+  const opts = (tenant: Tenant, headers: Record<string, string> = {}) => ({
+    token: tenant.user.token,
+    headers: { ...tenant.headers, ...headers },
+  });
   const get = (tenant: Tenant, path: string) => t.http.get(path, opts(tenant));
-  const post = (tenant: Tenant, path: string, body?: unknown, headers: Record<string, string> = {}) => t.http.post(path, body, opts(tenant, headers));
+  const post = (tenant: Tenant, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    t.http.post(path, body, opts(tenant, headers));
   const del = (tenant: Tenant, path: string) => t.http.delete(path, opts(tenant));
-  const stored = (collection: string, id: string) => t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) });
+  const stored = (collection: string, id: string) =>
+    t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) });
   const counts = async () => ({
     customers: await t.db.collection('customers').countDocuments(),
     cards: await t.db.collection('cards').countDocuments(),
@@ -59,11 +64,20 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
   }
 
   async function seed(tenant: Tenant, cardNumber: string): Promise<Records> {
-    const customer = (await created(await post(tenant, '/v1/customers', { email: `owner.${newKey()}@example.com` }), 'customer')).body.data.id;
-    const card = (await created(await post(tenant, '/v1/cards', { customer, cardNumber, expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' }), 'card')).body
-      .data.id;
-    const pending = (await created(await post(tenant, PAYMENTS, { amount: 5, currency: 'usd', customer }), 'payment')).body.id;
-    const succeeded = (await created(await post(tenant, PAYMENTS, { amount: 10, currency: 'usd', customer, confirm: true }), 'payment')).body;
+    const customer = (
+      await created(await post(tenant, '/v1/customers', { email: `owner.${newKey()}@example.com` }), 'customer')
+    ).body.data.id;
+    const card = (
+      await created(
+        await post(tenant, '/v1/cards', { customer, cardNumber, expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' }),
+        'card',
+      )
+    ).body.data.id;
+    const pending = (await created(await post(tenant, PAYMENTS, { amount: 5, currency: 'usd', customer }), 'payment'))
+      .body.id;
+    const succeeded = (
+      await created(await post(tenant, PAYMENTS, { amount: 10, currency: 'usd', customer, confirm: true }), 'payment')
+    ).body;
     expect(succeeded.status).toBe('succeeded');
     return { customer, card, cardNumber, pending, succeeded: succeeded.id };
   }
@@ -106,7 +120,7 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
       }
     });
 
-    it("a customer of another account is the same 404 as an unknown one on get, update, delete and the card list; nothing changes", async () => {
+    it('a customer of another account is the same 404 as an unknown one on get, update, delete and the card list; nothing changes', async () => {
       const before = await stored('customers', recordsA.customer);
       const routes: [string, (id: string) => Promise<HttpResponse>][] = [
         ['get', (id) => get(b, `/v1/customers/${id}`)],
@@ -131,7 +145,8 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
         (id) => post(b, `/v1/cards/${id}/default`),
         (id) => del(b, `/v1/cards/${id}`),
       ];
-      for (const call of routes) expectSameAsUnknown(await call(recordsA.card), await call(UNKNOWN_ID), 404, 'Card not found');
+      for (const call of routes)
+        expectSameAsUnknown(await call(recordsA.card), await call(UNKNOWN_ID), 404, 'Card not found');
       expect(await stored('cards', recordsA.card)).toEqual(before);
       expect(await stored('customers', recordsB.customer)).toEqual(customerBefore);
       expect((await get(a, `/v1/customers/${recordsA.customer}`)).body.data.defaultMethod).toBe(recordsA.card);
@@ -147,7 +162,8 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
         (id) => post(b, `${PAYMENTS}/${id}/refund`, {}),
       ];
       for (const id of [recordsA.pending, recordsA.succeeded]) {
-        for (const call of routes) expectSameAsUnknown(await call(id), await call(UNKNOWN_ID), 404, 'Payment not found');
+        for (const call of routes)
+          expectSameAsUnknown(await call(id), await call(UNKNOWN_ID), 404, 'Payment not found');
       }
       expect(await stored('payments', recordsA.pending)).toEqual(pending);
       expect(await stored('payments', recordsA.succeeded)).toEqual(succeeded);
@@ -161,11 +177,15 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
       expect(customersB).toContain(recordsB.customer);
       expect(customersB).not.toContain(recordsA.customer);
       // Paging past another tenant's id does not reveal anything either.
-      expect((await get(b, `/v1/customers?startingAfter=${recordsA.customer}&limit=100`)).body.data.map((c: { id: string }) => c.id)).not.toContain(
-        recordsA.customer,
-      );
+      expect(
+        (await get(b, `/v1/customers?startingAfter=${recordsA.customer}&limit=100`)).body.data.map(
+          (c: { id: string }) => c.id,
+        ),
+      ).not.toContain(recordsA.customer);
 
-      const cardsB = (await get(b, `/v1/cards?customer=${recordsB.customer}`)).body.data.map((c: { id: string }) => c.id);
+      const cardsB = (await get(b, `/v1/cards?customer=${recordsB.customer}`)).body.data.map(
+        (c: { id: string }) => c.id,
+      );
       expect(cardsB).toEqual([recordsB.card]);
 
       const paymentsA = (await get(a, `${PAYMENTS}?limit=100`)).body.data.map((p: { id: string }) => p.id);
@@ -176,13 +196,21 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
       expect(paymentsB).not.toContain(recordsA.succeeded);
       // Filtering by another tenant's customer finds nothing, as for an unknown customer.
       expect((await get(b, `${PAYMENTS}?customer=${recordsA.customer}`)).body).toEqual({ data: [], hasMore: false });
-      expect((await get(b, `${PAYMENTS}?customer=${recordsA.customer}&status=succeeded`)).body).toEqual({ data: [], hasMore: false });
+      expect((await get(b, `${PAYMENTS}?customer=${recordsA.customer}&status=succeeded`)).body).toEqual({
+        data: [],
+        hasMore: false,
+      });
     });
 
     it("another account's customer or reciver on a payment, or customer on a card, is the same 400 as an unknown one and writes nothing", async () => {
       const before = await counts();
       const payment = (fields: Record<string, unknown>) => post(b, PAYMENTS, { amount: 1, currency: 'usd', ...fields });
-      expectSameAsUnknown(await payment({ customer: recordsA.customer }), await payment({ customer: UNKNOWN_ID }), 400, 'customer does not exist');
+      expectSameAsUnknown(
+        await payment({ customer: recordsA.customer }),
+        await payment({ customer: UNKNOWN_ID }),
+        400,
+        'customer does not exist',
+      );
       expectSameAsUnknown(
         await payment({ customer: recordsA.customer, confirm: true }),
         await payment({ customer: UNKNOWN_ID, confirm: true }),
@@ -195,14 +223,31 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
         400,
         'reciver does not exist',
       );
-      const card = (customer: string) => post(b, '/v1/cards', { customer, cardNumber: '5555555555554444', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' });
-      expectSameAsUnknown(await card(recordsA.customer), await card(UNKNOWN_ID), 400, 'customer does not match an existing customer');
+      const card = (customer: string) =>
+        post(b, '/v1/cards', {
+          customer,
+          cardNumber: '5555555555554444',
+          expMonth: '12',
+          expYear: FUTURE_YEAR,
+          cvc: '123',
+        });
+      expectSameAsUnknown(
+        await card(recordsA.customer),
+        await card(UNKNOWN_ID),
+        400,
+        'customer does not match an existing customer',
+      );
       expect(await counts()).toEqual(before);
     });
 
     it("another account's card as a customer's defaultMethod is the same 400 as an unknown id, and the default stays", async () => {
       const update = (defaultMethod: string) => post(b, `/v1/customers/${recordsB.customer}`, { defaultMethod });
-      expectSameAsUnknown(await update(recordsA.card), await update(UNKNOWN_ID), 400, "defaultMethod must be the id of one of this customer's cards");
+      expectSameAsUnknown(
+        await update(recordsA.card),
+        await update(UNKNOWN_ID),
+        400,
+        "defaultMethod must be the id of one of this customer's cards",
+      );
       expect((await get(b, `/v1/customers/${recordsB.customer}`)).body.data.defaultMethod).toBe(recordsB.card);
       expect((await stored('customers', recordsB.customer))?.defaultMethod).toBe(recordsB.card);
     });
@@ -213,7 +258,13 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
       expect(fingerprintA).toMatch(/^[0-9a-f]{64}$/);
       expect(fingerprintB).not.toBe(fingerprintA);
       const again = await created(
-        await post(a, '/v1/cards', { customer: recordsA.customer, cardNumber: '4242 4242 4242 4242', expMonth: '1', expYear: FUTURE_YEAR, cvc: '999' }),
+        await post(a, '/v1/cards', {
+          customer: recordsA.customer,
+          cardNumber: '4242 4242 4242 4242',
+          expMonth: '1',
+          expYear: FUTURE_YEAR,
+          cvc: '999',
+        }),
         'card',
       );
       expect(again.body.data.fingerprint).toBe(fingerprintA);
@@ -221,8 +272,18 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
 
     it('the same Idempotency-Key in two accounts creates two payments', async () => {
       const key = newKey();
-      const inA = await post(a, PAYMENTS, { amount: 7, currency: 'usd', customer: recordsA.customer }, { 'Idempotency-Key': key });
-      const inB = await post(b, PAYMENTS, { amount: 7, currency: 'usd', customer: recordsB.customer }, { 'Idempotency-Key': key });
+      const inA = await post(
+        a,
+        PAYMENTS,
+        { amount: 7, currency: 'usd', customer: recordsA.customer },
+        { 'Idempotency-Key': key },
+      );
+      const inB = await post(
+        b,
+        PAYMENTS,
+        { amount: 7, currency: 'usd', customer: recordsB.customer },
+        { 'Idempotency-Key': key },
+      );
       expect([inA.status, inB.status]).toEqual([201, 201]);
       expect(inB.headers.get(REPLAYED)).toBeNull();
       expect(inB.body.id).not.toBe(inA.body.id);
@@ -230,7 +291,12 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
       expect(String((await stored('payments', inB.body.id))?.projectId)).toBe(b.projectId);
 
       // Each tenant's retry replays its own payment.
-      const retryA = await post(a, PAYMENTS, { amount: 7, currency: 'usd', customer: recordsA.customer }, { 'Idempotency-Key': key });
+      const retryA = await post(
+        a,
+        PAYMENTS,
+        { amount: 7, currency: 'usd', customer: recordsA.customer },
+        { 'Idempotency-Key': key },
+      );
       expect(retryA.headers.get(REPLAYED)).toBe('true');
       expect(retryA.body.id).toBe(inA.body.id);
       const records = await t.db.collection('idempotency_keys').find({ key }).toArray();
@@ -238,12 +304,25 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
     });
 
     it("an admin of another account cannot delete a customer's cards through the cascade", async () => {
-      const customer = (await created(await post(a, '/v1/customers', { email: 'kept@example.com' }), 'customer')).body.data.id;
-      const card = (await created(await post(a, '/v1/cards', { customer, cardNumber: '6011111111111117', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' }), 'card'))
-        .body.data.id;
+      const customer = (await created(await post(a, '/v1/customers', { email: 'kept@example.com' }), 'customer')).body
+        .data.id;
+      const card = (
+        await created(
+          await post(a, '/v1/cards', {
+            customer,
+            cardNumber: '6011111111111117',
+            expMonth: '12',
+            expYear: FUTURE_YEAR,
+            cvc: '123',
+          }),
+          'card',
+        )
+      ).body.data.id;
       expectError(await del(b, `/v1/customers/${customer}`), 404, 'Customer not found');
       expect(await stored('cards', card)).not.toBeNull();
-      expect((await get(a, `/v1/cards?customer=${customer}`)).body.data.map((c: { id: string }) => c.id)).toEqual([card]);
+      expect((await get(a, `/v1/cards?customer=${customer}`)).body.data.map((c: { id: string }) => c.id)).toEqual([
+        card,
+      ]);
     });
   });
 
@@ -254,7 +333,11 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
     let recordsTwo: Records;
 
     beforeAll(async () => {
-      const project = await t.http.post('/api/v1/platform/projects', { name: 'Second project' }, { token: ownerA.token });
+      const project = await t.http.post(
+        '/api/v1/platform/projects',
+        { name: 'Second project' },
+        { token: ownerA.token },
+      );
       if (project.status !== 201) throw new Error(`platform project: ${project.status} ${project.text}`);
       one = a;
       two = { user: ownerA, projectId: project.body.data.id, headers: { 'X-Project-Id': project.body.data.id } };
@@ -269,13 +352,48 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
     });
 
     it("the other project's customer, card and payment are the same 404 as unknown ones", async () => {
-      expectSameAsUnknown(await get(two, `/v1/customers/${recordsOne.customer}`), await get(two, `/v1/customers/${UNKNOWN_ID}`), 404, 'Customer not found');
-      expectSameAsUnknown(await get(one, `/v1/customers/${recordsTwo.customer}`), await get(one, `/v1/customers/${UNKNOWN_ID}`), 404, 'Customer not found');
-      expectSameAsUnknown(await get(two, `/v1/cards?customer=${recordsOne.customer}`), await get(two, `/v1/cards?customer=${UNKNOWN_ID}`), 404, 'Customer not found');
-      expectSameAsUnknown(await get(two, `/v1/cards/${recordsOne.card}`), await get(two, `/v1/cards/${UNKNOWN_ID}`), 404, 'Card not found');
-      expectSameAsUnknown(await post(two, `/v1/cards/${recordsOne.card}/default`), await post(two, `/v1/cards/${UNKNOWN_ID}/default`), 404, 'Card not found');
-      expectSameAsUnknown(await del(two, `/v1/cards/${recordsOne.card}`), await del(two, `/v1/cards/${UNKNOWN_ID}`), 404, 'Card not found');
-      expectSameAsUnknown(await get(two, `${PAYMENTS}/${recordsOne.pending}`), await get(two, `${PAYMENTS}/${UNKNOWN_ID}`), 404, 'Payment not found');
+      expectSameAsUnknown(
+        await get(two, `/v1/customers/${recordsOne.customer}`),
+        await get(two, `/v1/customers/${UNKNOWN_ID}`),
+        404,
+        'Customer not found',
+      );
+      expectSameAsUnknown(
+        await get(one, `/v1/customers/${recordsTwo.customer}`),
+        await get(one, `/v1/customers/${UNKNOWN_ID}`),
+        404,
+        'Customer not found',
+      );
+      expectSameAsUnknown(
+        await get(two, `/v1/cards?customer=${recordsOne.customer}`),
+        await get(two, `/v1/cards?customer=${UNKNOWN_ID}`),
+        404,
+        'Customer not found',
+      );
+      expectSameAsUnknown(
+        await get(two, `/v1/cards/${recordsOne.card}`),
+        await get(two, `/v1/cards/${UNKNOWN_ID}`),
+        404,
+        'Card not found',
+      );
+      expectSameAsUnknown(
+        await post(two, `/v1/cards/${recordsOne.card}/default`),
+        await post(two, `/v1/cards/${UNKNOWN_ID}/default`),
+        404,
+        'Card not found',
+      );
+      expectSameAsUnknown(
+        await del(two, `/v1/cards/${recordsOne.card}`),
+        await del(two, `/v1/cards/${UNKNOWN_ID}`),
+        404,
+        'Card not found',
+      );
+      expectSameAsUnknown(
+        await get(two, `${PAYMENTS}/${recordsOne.pending}`),
+        await get(two, `${PAYMENTS}/${UNKNOWN_ID}`),
+        404,
+        'Payment not found',
+      );
       expectSameAsUnknown(
         await post(two, `${PAYMENTS}/${recordsOne.pending}/confirm`),
         await post(two, `${PAYMENTS}/${UNKNOWN_ID}/confirm`),
@@ -307,7 +425,12 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
         'customer does not exist',
       );
       expectSameAsUnknown(
-        await post(two, PAYMENTS, { amount: 1, currency: 'usd', customer: recordsTwo.customer, reciver: recordsOne.customer }),
+        await post(two, PAYMENTS, {
+          amount: 1,
+          currency: 'usd',
+          customer: recordsTwo.customer,
+          reciver: recordsOne.customer,
+        }),
         await post(two, PAYMENTS, { amount: 1, currency: 'usd', customer: recordsTwo.customer, reciver: UNKNOWN_ID }),
         400,
         'reciver does not exist',
@@ -323,8 +446,18 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
 
     it('the same Idempotency-Key in two projects creates two payments', async () => {
       const key = newKey();
-      const inOne = await post(one, PAYMENTS, { amount: 3, currency: 'usd', customer: recordsOne.customer }, { 'Idempotency-Key': key });
-      const inTwo = await post(two, PAYMENTS, { amount: 3, currency: 'usd', customer: recordsTwo.customer }, { 'Idempotency-Key': key });
+      const inOne = await post(
+        one,
+        PAYMENTS,
+        { amount: 3, currency: 'usd', customer: recordsOne.customer },
+        { 'Idempotency-Key': key },
+      );
+      const inTwo = await post(
+        two,
+        PAYMENTS,
+        { amount: 3, currency: 'usd', customer: recordsTwo.customer },
+        { 'Idempotency-Key': key },
+      );
       expect([inOne.status, inTwo.status]).toEqual([201, 201]);
       expect(inTwo.headers.get(REPLAYED)).toBeNull();
       expect(inTwo.body.id).not.toBe(inOne.body.id);
@@ -336,7 +469,11 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
     let keyed: Tenant;
 
     beforeAll(async () => {
-      const res = await t.http.post(`/api/v1/platform/projects/${ownerB.projectId}/keys`, { name: 'Checkout server' }, { token: ownerB.token });
+      const res = await t.http.post(
+        `/api/v1/platform/projects/${ownerB.projectId}/keys`,
+        { name: 'Checkout server' },
+        { token: ownerB.token },
+      );
       if (res.status !== 201) throw new Error(`API key: ${res.status} ${res.text}`);
       // The key acts in its own project, with the key as the bearer token.
       keyed = { user: { ...ownerB, token: res.body.data.key }, projectId: ownerB.projectId, headers: {} };
@@ -344,8 +481,18 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
 
     it("acts in its project only: another account's records are unknown ids to it", async () => {
       expect((await get(keyed, `/v1/customers/${recordsB.customer}`)).status).toBe(200);
-      expectSameAsUnknown(await get(keyed, `/v1/customers/${recordsA.customer}`), await get(keyed, `/v1/customers/${UNKNOWN_ID}`), 404, 'Customer not found');
-      expectSameAsUnknown(await get(keyed, `${PAYMENTS}/${recordsA.pending}`), await get(keyed, `${PAYMENTS}/${UNKNOWN_ID}`), 404, 'Payment not found');
+      expectSameAsUnknown(
+        await get(keyed, `/v1/customers/${recordsA.customer}`),
+        await get(keyed, `/v1/customers/${UNKNOWN_ID}`),
+        404,
+        'Customer not found',
+      );
+      expectSameAsUnknown(
+        await get(keyed, `${PAYMENTS}/${recordsA.pending}`),
+        await get(keyed, `${PAYMENTS}/${UNKNOWN_ID}`),
+        404,
+        'Payment not found',
+      );
     });
 
     it('is another caller than the user: the same Idempotency-Key from each creates two payments', async () => {
@@ -359,7 +506,9 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
       const retry = await post(keyed, PAYMENTS, body, { 'Idempotency-Key': key });
       expect(retry.headers.get(REPLAYED)).toBe('true');
       expect(retry.body.id).toBe(byKey.body.id);
-      const callers = (await t.db.collection('idempotency_keys').find({ key }).toArray()).map((record) => String(record.scope).split(' ')[0]);
+      const callers = (await t.db.collection('idempotency_keys').find({ key }).toArray()).map(
+        (record) => String(record.scope).split(' ')[0],
+      );
       expect(callers.sort()).toEqual([expect.stringMatching(/^key:[0-9a-f]{24}$/), `user:${ownerB.id}`]);
     });
   });

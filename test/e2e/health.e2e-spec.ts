@@ -46,21 +46,55 @@ describe('health for orchestrators (liveness, readiness)', () => {
   });
 
   it("GET /health lists this instance's periodic jobs: name, interval, last run, last error", async () => {
-    const failing = t.app.get(JobRunner).register({ name: 'test.failing', everyMs: 200, firstAfterMs: 0, run: () => Promise.reject(new Error('the store is unreachable')) });
+    const failing = t.app.get(JobRunner).register({
+      name: 'test.failing',
+      everyMs: 200,
+      firstAfterMs: 0,
+      run: () => Promise.reject(new Error('the store is unreachable')),
+    });
     try {
-      type Job = { name: string; everyMs: number; leased: boolean; lastStartedAt: string | null; lastEndedAt: string | null; lastError: { message: string; at: string } | null; failures: number };
+      type Job = {
+        name: string;
+        everyMs: number;
+        leased: boolean;
+        lastStartedAt: string | null;
+        lastEndedAt: string | null;
+        lastError: { message: string; at: string } | null;
+        failures: number;
+      };
       const jobs = async () => ((await t.http.get('/health')).body as { jobs: Job[] }).jobs;
-      expect(await pollUntil(async () => (await jobs()).some((job) => job.name === 'webhooks.poll' && job.lastEndedAt !== null), 15_000)).toBe(true);
+      expect(
+        await pollUntil(
+          async () => (await jobs()).some((job) => job.name === 'webhooks.poll' && job.lastEndedAt !== null),
+          15_000,
+        ),
+      ).toBe(true);
       const listed = await jobs();
       expect(listed.map((job) => job.name)).toEqual(
-        expect.arrayContaining(['events.sweep', 'webhooks.poll', 'webhooks.payload-retention', 'mail.send-due', 'audit.sweep', 'audit.retention', 'payments.refund-sweep', 'auth.attempts-sweep', 'assets.processing', 'assets.upload-expiry']),
+        expect.arrayContaining([
+          'events.sweep',
+          'webhooks.poll',
+          'webhooks.payload-retention',
+          'mail.send-due',
+          'audit.sweep',
+          'audit.retention',
+          'payments.refund-sweep',
+          'auth.attempts-sweep',
+          'assets.processing',
+          'assets.upload-expiry',
+        ]),
       );
       expect(listed.find((job) => job.name === 'events.sweep')).toMatchObject({ everyMs: 15_000, leased: true });
       const poll = listed.find((job) => job.name === 'webhooks.poll')!;
       expect(poll).toMatchObject({ everyMs: 1_000, leased: false, lastError: null, failures: 0 });
       expect(new Date(poll.lastEndedAt!).getTime()).toBeGreaterThanOrEqual(new Date(poll.lastStartedAt!).getTime());
 
-      expect(await pollUntil(async () => ((await jobs()).find((job) => job.name === 'test.failing')?.failures ?? 0) >= 2, 15_000)).toBe(true);
+      expect(
+        await pollUntil(
+          async () => ((await jobs()).find((job) => job.name === 'test.failing')?.failures ?? 0) >= 2,
+          15_000,
+        ),
+      ).toBe(true);
       const failed = (await jobs()).find((job) => job.name === 'test.failing')!;
       expect(failed).toMatchObject({ everyMs: 200, lastError: { message: 'the store is unreachable' } });
       expect(Number.isNaN(Date.parse(failed.lastError!.at))).toBe(false);

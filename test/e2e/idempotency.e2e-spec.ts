@@ -25,7 +25,11 @@ function postHandlers(discovery: DiscoveryService): { name: string; handler: obj
   return discovery.getControllers().flatMap((wrapper) => {
     const prototype = (wrapper.metatype as { prototype: Record<string, object> }).prototype;
     return Object.getOwnPropertyNames(prototype)
-      .filter((name) => typeof prototype[name] === 'function' && Reflect.getMetadata(METHOD_METADATA, prototype[name]) === RequestMethod.POST)
+      .filter(
+        (name) =>
+          typeof prototype[name] === 'function' &&
+          Reflect.getMetadata(METHOD_METADATA, prototype[name]) === RequestMethod.POST,
+      )
       .map((name) => ({ name, handler: prototype[name] }));
   });
 }
@@ -48,10 +52,15 @@ describe('Idempotency-Key', () => {
   const records = () => t.db.collection('idempotency_keys');
   const paymentKeys = () => t.db.collection<{ _id: string; [field: string]: unknown }>('payment_keys');
   const paymentKeyId = (key: string) => `${developer.projectId}:user:${developer.id}:${key}`;
-  const paymentsOf = (customer: string) => t.db.collection('payments').countDocuments({ customer: new Types.ObjectId(customer) });
+  const paymentsOf = (customer: string) =>
+    t.db.collection('payments').countDocuments({ customer: new Types.ObjectId(customer) });
 
   async function createCustomer(): Promise<string> {
-    const res = await t.http.post('/v1/customers', { email: `c.${new Types.ObjectId().toHexString()}@example.com` }, { token: admin.token });
+    const res = await t.http.post(
+      '/v1/customers',
+      { email: `c.${new Types.ObjectId().toHexString()}@example.com` },
+      { token: admin.token },
+    );
     if (res.status !== 201) throw new Error(`customer: ${res.status} ${res.text}`);
     return res.body.data.id;
   }
@@ -102,7 +111,11 @@ describe('Idempotency-Key', () => {
     expect(retry.text).toBe(first.text);
 
     // The order of the fields does not make it another request.
-    const reordered = await post(PAYMENTS, { description: 'first', confirm: true, customer, currency: 'usd', amount: 12.34 }, key);
+    const reordered = await post(
+      PAYMENTS,
+      { description: 'first', confirm: true, customer, currency: 'usd', amount: 12.34 },
+      key,
+    );
     expect(reordered.status).toBe(201);
     expect(reordered.headers.get(REPLAYED)).toBe('true');
     expect(reordered.body.id).toBe(first.body.id);
@@ -121,7 +134,9 @@ describe('Idempotency-Key', () => {
     const res = await post('/v1/cards', body, key);
     expect(res.status).toBe(201);
     const stored = await records().findOne({ key });
-    const unkeyed = createHash('sha256').update(`POST\n/v1/cards\n${canonicalJson(body)}`).digest('hex');
+    const unkeyed = createHash('sha256')
+      .update(`POST\n/v1/cards\n${canonicalJson(body)}`)
+      .digest('hex');
     expect(stored?.fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(stored?.fingerprint).not.toBe(unkeyed);
     expect(stored?.fingerprint).toBe(requestFingerprint(fingerprintKey(), 'POST', '/v1/cards', body));
@@ -157,7 +172,11 @@ describe('Idempotency-Key', () => {
     expect(theirs.body.id).not.toBe(mine.body.id);
 
     // The same key on another route is another key.
-    await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, { token: admin.token });
+    await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+      { token: admin.token },
+    );
     const confirm = await post(`${PAYMENTS}/${mine.body.id}/confirm`, undefined, key, developer.token);
     expect(confirm.status).toBe(200);
     expect(confirm.headers.get(REPLAYED)).toBeNull();
@@ -182,7 +201,9 @@ describe('Idempotency-Key', () => {
     const customer = await customerWithCard();
     const key = newKey();
     const body = { amount: 7, currency: 'usd', customer, confirm: true };
-    const storing = jest.spyOn(t.app.get(IdempotencyRecordsRepository), 'complete').mockRejectedValueOnce(new Error('document too large'));
+    const storing = jest
+      .spyOn(t.app.get(IdempotencyRecordsRepository), 'complete')
+      .mockRejectedValueOnce(new Error('document too large'));
     const clock = jest.spyOn(t.app.get(Clock), 'now');
     try {
       const first = await post(PAYMENTS, body, key);
@@ -190,11 +211,19 @@ describe('Idempotency-Key', () => {
       expect(storing).toHaveBeenCalledTimes(1);
       const unstored = await records().findOne({ key });
       // No answer kept: the fields are null, or absent where FerretDB's upsert leaves nulls out.
-      expect({ state: unstored?.state, statusCode: unstored?.statusCode ?? null, responseBody: unstored?.responseBody ?? null }).toEqual({ state: 'unstored', statusCode: null, responseBody: null });
+      expect({
+        state: unstored?.state,
+        statusCode: unstored?.statusCode ?? null,
+        responseBody: unstored?.responseBody ?? null,
+      }).toEqual({ state: 'unstored', statusCode: null, responseBody: null });
 
       for (const minutes of [0, 6, 23 * 60]) {
         clock.mockReturnValue(new Date(Date.now() + minutes * 60 * 1000));
-        expectError(await post(PAYMENTS, body, key), 409, /its response could not be stored: the key answers 409 until it expires/);
+        expectError(
+          await post(PAYMENTS, body, key),
+          409,
+          /its response could not be stored: the key answers 409 until it expires/,
+        );
       }
       expect(await paymentsOf(customer)).toBe(1);
 
@@ -212,13 +241,22 @@ describe('Idempotency-Key', () => {
     const refundPath = (id: string) => `${PAYMENTS}/${id}/refund`;
     const storedPayment = (id: string) => t.db.collection('payments').findOne({ _id: new Types.ObjectId(id) });
     const refundsOf = (id: string) => t.db.collection('refunds').countDocuments({ paymentId: new Types.ObjectId(id) });
-    const succeededPayment = async () => (await post(PAYMENTS, { amount: 10, currency: 'usd', customer: await customerWithCard(), confirm: true }, undefined)).body.id as string;
+    const succeededPayment = async () =>
+      (
+        await post(
+          PAYMENTS,
+          { amount: 10, currency: 'usd', customer: await customerWithCard(), confirm: true },
+          undefined,
+        )
+      ).body.id as string;
 
     it('its answer could not be stored: a retry past the 5-minute lease answers the payment and refunds nothing more', async () => {
       const id = await succeededPayment();
       const key = newKey();
       // Neither the answer nor the mark that it was not stored reaches the database.
-      const completing = jest.spyOn(t.app.get(IdempotencyStore), 'complete').mockRejectedValueOnce(new Error('the database is away'));
+      const completing = jest
+        .spyOn(t.app.get(IdempotencyStore), 'complete')
+        .mockRejectedValueOnce(new Error('the database is away'));
       const clock = jest.spyOn(t.app.get(Clock), 'now');
       try {
         const first = await post(refundPath(id), { amount: 4 }, key, manager.token);
@@ -232,7 +270,11 @@ describe('Idempotency-Key', () => {
         expect(retry.body).toMatchObject({ id, amountRefunded: 4, status: 'partially_refunded' });
         // With its record gone altogether, another refund under the key is still refused.
         await records().deleteOne({ key });
-        expectError(await post(refundPath(id), { amount: 5 }, key, manager.token), 422, /already used with a different request/);
+        expectError(
+          await post(refundPath(id), { amount: 5 }, key, manager.token),
+          422,
+          /already used with a different request/,
+        );
       } finally {
         completing.mockRestore();
         clock.mockRestore();
@@ -258,14 +300,19 @@ describe('Idempotency-Key', () => {
       expect(retry.body).toMatchObject({ amountRefunded: 3, status: 'partially_refunded' });
       await records().deleteOne({ key });
       expect((await post(refundPath(id), body, key, manager.token)).body).toMatchObject({ amountRefunded: 3 });
-      expect(await storedPayment(id)).toMatchObject({ amountRefundedMinor: 300, refundIds: [`${manager.projectId}:user:${manager.id}:${key}`] });
+      expect(await storedPayment(id)).toMatchObject({
+        amountRefundedMinor: 300,
+        refundIds: [`${manager.projectId}:user:${manager.id}:${key}`],
+      });
       expect(await refundsOf(id)).toBe(1);
     });
 
     it('10 concurrent refunds under one key move money once', async () => {
       const id = await succeededPayment();
       const key = newKey();
-      const results = await Promise.all(Array.from({ length: 10 }, () => post(refundPath(id), { amount: 2 }, key, manager.token)));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => post(refundPath(id), { amount: 2 }, key, manager.token)),
+      );
       expect(results.every((res) => res.status === 200 || res.status === 409)).toBe(true);
       expect(await storedPayment(id)).toMatchObject({ amountRefundedMinor: 200 });
       expect(await refundsOf(id)).toBe(1);
@@ -328,7 +375,14 @@ describe('Idempotency-Key', () => {
     const cutOff = () =>
       records().updateOne(
         { key },
-        { $set: { state: 'in_progress', statusCode: null, responseBody: null, createdAt: new Date(Date.now() - 6 * 60 * 1000) } },
+        {
+          $set: {
+            state: 'in_progress',
+            statusCode: null,
+            responseBody: null,
+            createdAt: new Date(Date.now() - 6 * 60 * 1000),
+          },
+        },
       );
     await cutOff();
     const retry = await post(PAYMENTS, body, key);
@@ -433,13 +487,18 @@ describe('Idempotency-Key', () => {
     const posts = postHandlers(t.app.get(DiscoveryService));
     expect(posts.length).toBeGreaterThan(15);
     for (const { name, handler } of posts) {
-      expect({ name, guard: guardsOf(handler).includes(IdempotencyGuard), filter: filtersOf(handler).includes(IdempotentReplayFilter) }).toEqual({ name, guard: true, filter: true });
+      expect({
+        name,
+        guard: guardsOf(handler).includes(IdempotencyGuard),
+        filter: filtersOf(handler).includes(IdempotentReplayFilter),
+      }).toEqual({ name, guard: true, filter: true });
     }
     let others = 0;
     for (const wrapper of t.app.get(DiscoveryService).getControllers()) {
       const prototype = (wrapper.metatype as { prototype: Record<string, object> }).prototype;
       for (const name of Object.getOwnPropertyNames(prototype)) {
-        const method = typeof prototype[name] === 'function' ? Reflect.getMetadata(METHOD_METADATA, prototype[name]) : undefined;
+        const method =
+          typeof prototype[name] === 'function' ? Reflect.getMetadata(METHOD_METADATA, prototype[name]) : undefined;
         if (method === undefined) continue;
         if (method === RequestMethod.POST) {
           expect(posts.some((post) => post.handler === prototype[name])).toBe(true);

@@ -1,5 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -24,7 +33,10 @@ describe('an interrupted test run', () => {
     const specs = join(work, 'specs');
     mkdirSync(temp);
     mkdirSync(specs);
-    writeFileSync(join(specs, 'waits.hang.js'), "test('waits for the signal', () => new Promise(() => undefined), 600000);\n");
+    writeFileSync(
+      join(specs, 'waits.hang.js'),
+      "test('waits for the signal', () => new Promise(() => undefined), 600000);\n",
+    );
     writeFileSync(
       join(work, 'jest.config.js'),
       `const e2e = require(${JSON.stringify(join(ROOT, 'jest.config.js'))}).projects.find((project) => project.displayName === 'e2e');
@@ -34,8 +46,20 @@ module.exports = { ...e2e, displayName: 'interrupted', roots: [${JSON.stringify(
     const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: temp };
     // The embedded database, which makes the folder; a MongoDB of the caller's would make none.
     delete env.MONGODB_URI;
-    for (const name of ['TEST_MONGODB_BASE_URI', 'TEST_MONGODB_URI_OPTIONS', 'TEST_DATABASE_DIR', 'SMTP_URL', 'MAILPIT_API_URL', 'EMBEDDED_POSTGRES_URL']) delete env[name];
-    const jest = spawn(process.execPath, [join(ROOT, 'node_modules/jest/bin/jest.js'), '--config', join(work, 'jest.config.js'), '--runInBand'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const name of [
+      'TEST_MONGODB_BASE_URI',
+      'TEST_MONGODB_URI_OPTIONS',
+      'TEST_DATABASE_DIR',
+      'SMTP_URL',
+      'MAILPIT_API_URL',
+      'EMBEDDED_POSTGRES_URL',
+    ])
+      delete env[name];
+    const jest = spawn(
+      process.execPath,
+      [join(ROOT, 'node_modules/jest/bin/jest.js'), '--config', join(work, 'jest.config.js'), '--runInBand'],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     jest.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     jest.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

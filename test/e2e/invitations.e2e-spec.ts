@@ -1,7 +1,16 @@
 import { Types } from 'mongoose';
 import { createHash } from 'node:crypto';
 import { InvitationsService } from '../../src/invitations/invitations.service';
-import { createFirstAdmin, createStaff, createUser, login, signupBody, tokenAccount, TestUser, uniqueEmail } from '../support/auth';
+import {
+  createFirstAdmin,
+  createStaff,
+  createUser,
+  login,
+  signupBody,
+  tokenAccount,
+  TestUser,
+  uniqueEmail,
+} from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -29,7 +38,14 @@ describe('invitations', () => {
   const invite = async (email: string, role = 'developer', token = staff.admin.token) => {
     const res = await t.http.post(invitationsPath(tokenAccount(token)), { email, role }, { token });
     if (res.status !== 201) throw new Error(`invitation failed: ${res.status} ${res.text}`);
-    return res.body.data as { id: string; email: string; role: string; status: string; expiresAt: string; token: string };
+    return res.body.data as {
+      id: string;
+      email: string;
+      role: string;
+      status: string;
+      expiresAt: string;
+      token: string;
+    };
   };
   const signupWith = (invitationToken: string, email: string, overrides: Record<string, unknown> = {}) => {
     const body: Record<string, unknown> = signupBody({ email, invitationToken, ...overrides });
@@ -43,7 +59,9 @@ describe('invitations', () => {
   };
   const storedInvitation = (id: string) => t.db.collection('invitations').findOne({ _id: new Types.ObjectId(id) });
   const expire = (id: string) =>
-    t.db.collection('invitations').updateOne({ _id: new Types.ObjectId(id) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+    t.db
+      .collection('invitations')
+      .updateOne({ _id: new Types.ObjectId(id) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
   const userCount = (email: string) => t.db.collection('users').countDocuments({ email: email.toLowerCase() });
 
   describe('creating, listing and revoking', () => {
@@ -71,14 +89,25 @@ describe('invitations', () => {
     it('no one floods a mailbox through invitations: past MAIL_MAX_PER_EMAIL in the window, 429 with Retry-After and no mail, no invitation', async () => {
       const email = uniqueEmail('flooded');
       // Re-inviting replaces the pending invitation, and mails again: 5 mails an hour by default.
-      for (let i = 0; i < 5; i++) expect((await t.http.post(invitationsPath(), { email, role: 'developer' }, { token: staff.admin.token })).status).toBe(201);
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await t.http.post(invitationsPath(), { email, role: 'developer' }, { token: staff.admin.token })).status,
+        ).toBe(201);
       const before = await t.db.collection('invitations').countDocuments({ email });
       const refused = await t.http.post(invitationsPath(), { email, role: 'developer' }, { token: staff.admin.token });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(await t.db.collection('invitations').countDocuments({ email })).toBe(before);
       // Another mailbox is not held up.
-      expect((await t.http.post(invitationsPath(), { email: uniqueEmail('other'), role: 'developer' }, { token: staff.admin.token })).status).toBe(201);
+      expect(
+        (
+          await t.http.post(
+            invitationsPath(),
+            { email: uniqueEmail('other'), role: 'developer' },
+            { token: staff.admin.token },
+          )
+        ).status,
+      ).toBe(201);
     });
 
     it('stores only the SHA-256 of the token: no invitation document holds a token in plain', async () => {
@@ -100,7 +129,10 @@ describe('invitations', () => {
       const byOtherAdmin = await invite(uniqueEmail('by-admin'), 'developer', otherAdmin.token);
       expect(byOtherAdmin.status).toBe('pending');
       for (const user of [staff.manager, staff.developer]) {
-        expectError(await t.http.post(invitationsPath(), { email: uniqueEmail(), role: 'developer' }, { token: user.token }), 403);
+        expectError(
+          await t.http.post(invitationsPath(), { email: uniqueEmail(), role: 'developer' }, { token: user.token }),
+          403,
+        );
         expectError(await t.http.get(invitationsPath(), { token: user.token }), 403);
         expectError(await t.http.delete(`${invitationsPath()}/${byOtherAdmin.id}`, { token: user.token }), 403);
       }
@@ -109,24 +141,47 @@ describe('invitations', () => {
 
     it("another account's admin gets 404 Account not found on create, list and revoke", async () => {
       const invitation = await invite(uniqueEmail('foreign'));
-      expectNotFound(await t.http.post(invitationsPath(), { email: uniqueEmail(), role: 'admin' }, { token: stranger.token }), 'Account not found');
+      expectNotFound(
+        await t.http.post(invitationsPath(), { email: uniqueEmail(), role: 'admin' }, { token: stranger.token }),
+        'Account not found',
+      );
       expectNotFound(await t.http.get(invitationsPath(), { token: stranger.token }), 'Account not found');
-      expectNotFound(await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: stranger.token }), 'Account not found');
+      expectNotFound(
+        await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: stranger.token }),
+        'Account not found',
+      );
       // Through their own account's path, the invitation of another account is simply not found.
-      expectNotFound(await t.http.delete(`${invitationsPath(stranger.accountId)}/${invitation.id}`, { token: stranger.token }), 'Invitation not found');
+      expectNotFound(
+        await t.http.delete(`${invitationsPath(stranger.accountId)}/${invitation.id}`, { token: stranger.token }),
+        'Invitation not found',
+      );
       expect((await storedInvitation(invitation.id))!.status).toBe('pending');
     });
 
     it('validates the body', async () => {
-      expectValidationError(await t.http.post(invitationsPath(), { email: 'not-an-email', role: 'developer' }, { token: staff.admin.token }), 'email');
+      expectValidationError(
+        await t.http.post(
+          invitationsPath(),
+          { email: 'not-an-email', role: 'developer' },
+          { token: staff.admin.token },
+        ),
+        'email',
+      );
       expectValidationError(
         await t.http.post(invitationsPath(), { email: uniqueEmail(), role: 'owner' }, { token: staff.admin.token }),
         'role',
         'role must be one of: developer, manager, admin',
       );
-      expectValidationError(await t.http.post(invitationsPath(), { email: uniqueEmail() }, { token: staff.admin.token }), 'role');
       expectValidationError(
-        await t.http.post(invitationsPath(), { email: uniqueEmail(), role: 'developer', accountId: stranger.accountId }, { token: staff.admin.token }),
+        await t.http.post(invitationsPath(), { email: uniqueEmail() }, { token: staff.admin.token }),
+        'role',
+      );
+      expectValidationError(
+        await t.http.post(
+          invitationsPath(),
+          { email: uniqueEmail(), role: 'developer', accountId: stranger.accountId },
+          { token: staff.admin.token },
+        ),
         'accountId',
         /should not exist/,
       );
@@ -134,11 +189,23 @@ describe('invitations', () => {
 
     it('inviting a current member is 409, whatever the case of the email', async () => {
       for (const user of [staff.developer, staff.admin]) {
-        const res = await t.http.post(invitationsPath(), { email: user.email.toUpperCase(), role: 'admin' }, { token: staff.admin.token });
+        const res = await t.http.post(
+          invitationsPath(),
+          { email: user.email.toUpperCase(), role: 'admin' },
+          { token: staff.admin.token },
+        );
         expectError(res, 409, 'This user is already a member of the account');
       }
       // A user of another account is not a member here: they may be invited.
-      expect((await t.http.post(invitationsPath(), { email: stranger.email, role: 'developer' }, { token: staff.admin.token })).status).toBe(201);
+      expect(
+        (
+          await t.http.post(
+            invitationsPath(),
+            { email: stranger.email, role: 'developer' },
+            { token: staff.admin.token },
+          )
+        ).status,
+      ).toBe(201);
     });
 
     it('a second invitation of the same email replaces the first, whose token stops working', async () => {
@@ -146,7 +213,9 @@ describe('invitations', () => {
       const first = await invite(email, 'developer');
       const second = await invite(email.toUpperCase(), 'manager');
       expect(second.email).toBe(email);
-      expect((await pending()).filter((invitation) => invitation.email === email).map((invitation) => invitation.id)).toEqual([second.id]);
+      expect(
+        (await pending()).filter((invitation) => invitation.email === email).map((invitation) => invitation.id),
+      ).toEqual([second.id]);
       expect((await storedInvitation(first.id))!.status).toBe('revoked');
 
       expectError(await signupWith(first.token, email), 400, INVALID);
@@ -165,8 +234,14 @@ describe('invitations', () => {
       expect((await pending()).map((listed) => listed.id)).not.toContain(invitation.id);
       expectError(await signupWith(invitation.token, email), 400, INVALID);
       expect(await userCount(email)).toBe(0);
-      expectNotFound(await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: staff.admin.token }), 'Invitation not found');
-      expectNotFound(await t.http.delete(`${invitationsPath()}/6650c0ffee0000000000b0ff`, { token: staff.admin.token }), 'Invitation not found');
+      expectNotFound(
+        await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: staff.admin.token }),
+        'Invitation not found',
+      );
+      expectNotFound(
+        await t.http.delete(`${invitationsPath()}/6650c0ffee0000000000b0ff`, { token: staff.admin.token }),
+        'Invitation not found',
+      );
       expectError(await t.http.delete(`${invitationsPath()}/nope`, { token: staff.admin.token }), 400);
     });
   });
@@ -179,10 +254,18 @@ describe('invitations', () => {
       const res = await signupWith(invitation.token, email);
       expect(res.status).toBe(201);
       expect(res.body.message).toBe('User created');
-      expect(res.body.data.account).toMatchObject({ id: staff.admin.accountId, role: 'manager', owner: false, defaultProjectId: staff.admin.projectId });
+      expect(res.body.data.account).toMatchObject({
+        id: staff.admin.accountId,
+        role: 'manager',
+        owner: false,
+        defaultProjectId: staff.admin.projectId,
+      });
       expect(res.body.data.user).toMatchObject({ email, role: 'manager', defaultCompany: staff.admin.accountId });
       expect(await t.db.collection('accounts').countDocuments()).toBe(accountsBefore);
-      expect((await storedInvitation(invitation.id))!).toMatchObject({ status: 'accepted', acceptedBy: new Types.ObjectId(res.body.data.user.id) });
+      expect((await storedInvitation(invitation.id))!).toMatchObject({
+        status: 'accepted',
+        acceptedBy: new Types.ObjectId(res.body.data.user.id),
+      });
       expect((await pending()).map((listed) => listed.id)).not.toContain(invitation.id);
 
       const session = await login(t.http, email, 'correct horse battery');
@@ -207,7 +290,11 @@ describe('invitations', () => {
     ])('refuses %s with an invitation token (400), and the invitation stays usable', async (_field, extra) => {
       const email = uniqueEmail('extra');
       const invitation = await invite(email);
-      expectError(await signupWith(invitation.token, email, extra), 400, /accountType and accountName cannot be given with an invitationToken/);
+      expectError(
+        await signupWith(invitation.token, email, extra),
+        400,
+        /accountType and accountName cannot be given with an invitationToken/,
+      );
       expect(await userCount(email)).toBe(0);
       expect((await signupWith(invitation.token, email)).status).toBe(201);
     });
@@ -254,7 +341,9 @@ describe('invitations', () => {
       const invitations = t.app.get(InvitationsService);
       const join = invitations.join.bind(invitations);
       const spy = jest.spyOn(invitations, 'join').mockImplementationOnce(async (audit, checked, userId) => {
-        expect((await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: staff.admin.token })).status).toBe(200);
+        expect(
+          (await t.http.delete(`${invitationsPath()}/${invitation.id}`, { token: staff.admin.token })).status,
+        ).toBe(200);
         return join(audit, checked, userId);
       });
       try {
@@ -264,8 +353,11 @@ describe('invitations', () => {
         spy.mockRestore();
       }
       expect(await userCount(email)).toBe(0);
-      expect(await t.db.collection('memberships').countDocuments({ accountId: new Types.ObjectId(staff.admin.accountId) })).toBe(
-        (await t.http.get(`/api/v1/accounts/${staff.admin.accountId}/members`, { token: staff.admin.token })).body.data.length,
+      expect(
+        await t.db.collection('memberships').countDocuments({ accountId: new Types.ObjectId(staff.admin.accountId) }),
+      ).toBe(
+        (await t.http.get(`/api/v1/accounts/${staff.admin.accountId}/members`, { token: staff.admin.token })).body.data
+          .length,
       );
       // The email is free: a fresh invitation works.
       const again = await signupWith((await invite(email)).token, email);
@@ -298,23 +390,43 @@ describe('invitations', () => {
       expect(there.body.data.user.role).toBe('developer');
       expect((await t.http.get('/clients', { token: there.body.accessToken })).status).toBe(200);
 
-      expectError(await t.http.post('/api/v1/invitations/accept', { token: invitation.token }, { token: user.token }), 400, INVALID);
+      expectError(
+        await t.http.post('/api/v1/invitations/accept', { token: invitation.token }, { token: user.token }),
+        400,
+        INVALID,
+      );
     });
 
     it('refuses another email (403), an expired, revoked or unknown token (400), and anonymous callers (401)', async () => {
       const user = await createFirstAdmin(t.http);
       const forSomeoneElse = await invite(uniqueEmail('someone'));
-      expectError(await t.http.post('/api/v1/invitations/accept', { token: forSomeoneElse.token }, { token: user.token }), 403, OTHER_EMAIL);
+      expectError(
+        await t.http.post('/api/v1/invitations/accept', { token: forSomeoneElse.token }, { token: user.token }),
+        403,
+        OTHER_EMAIL,
+      );
       expect((await storedInvitation(forSomeoneElse.id))!.status).toBe('pending');
 
       const expired = await invite(user.email);
       await expire(expired.id);
-      expectError(await t.http.post('/api/v1/invitations/accept', { token: expired.token }, { token: user.token }), 400, INVALID);
+      expectError(
+        await t.http.post('/api/v1/invitations/accept', { token: expired.token }, { token: user.token }),
+        400,
+        INVALID,
+      );
 
       const revoked = await invite(user.email);
       await t.http.delete(`${invitationsPath()}/${revoked.id}`, { token: staff.admin.token });
-      expectError(await t.http.post('/api/v1/invitations/accept', { token: revoked.token }, { token: user.token }), 400, INVALID);
-      expectError(await t.http.post('/api/v1/invitations/accept', { token: `inv_${'B'.repeat(43)}` }, { token: user.token }), 400, INVALID);
+      expectError(
+        await t.http.post('/api/v1/invitations/accept', { token: revoked.token }, { token: user.token }),
+        400,
+        INVALID,
+      );
+      expectError(
+        await t.http.post('/api/v1/invitations/accept', { token: `inv_${'B'.repeat(43)}` }, { token: user.token }),
+        400,
+        INVALID,
+      );
       expectValidationError(await t.http.post('/api/v1/invitations/accept', {}, { token: user.token }), 'token');
       expectError(await t.http.post('/api/v1/invitations/accept', { token: revoked.token }), 401);
 
@@ -324,12 +436,19 @@ describe('invitations', () => {
 
     it('a user with no account left accepts an invitation and then works in that account', async () => {
       const { admin, developer } = await createStaff(t.http);
-      expect((await t.http.delete(`/api/v1/accounts/${admin.accountId}/members/${developer.id}`, { token: developer.token })).status).toBe(200);
+      expect(
+        (await t.http.delete(`/api/v1/accounts/${admin.accountId}/members/${developer.id}`, { token: developer.token }))
+          .status,
+      ).toBe(200);
       const orphan = await login(t.http, developer.email, developer.password);
       expect(orphan.body.data.account).toBeNull();
 
       const invitation = await invite(developer.email, 'manager', staff.admin.token);
-      const accepted = await t.http.post('/api/v1/invitations/accept', { token: invitation.token }, { token: orphan.body.accessToken });
+      const accepted = await t.http.post(
+        '/api/v1/invitations/accept',
+        { token: invitation.token },
+        { token: orphan.body.accessToken },
+      );
       expect(accepted.status).toBe(200);
       const session = await login(t.http, developer.email, developer.password);
       expect(tokenAccount(session.body.accessToken)).toBe(staff.admin.accountId);
@@ -340,7 +459,11 @@ describe('invitations', () => {
       const { admin, developer } = await createStaff(t.http);
       await t.http.delete(`/api/v1/accounts/${admin.accountId}/members/${developer.id}`, { token: admin.token });
       const invitation = await invite(developer.email, 'developer', admin.token);
-      const res = await t.http.post('/api/v1/invitations/accept', { token: invitation.token }, { token: developer.token });
+      const res = await t.http.post(
+        '/api/v1/invitations/accept',
+        { token: invitation.token },
+        { token: developer.token },
+      );
       expect(res.status).toBe(200);
       // The old token names that account: it works again.
       expect((await t.http.get('/clients', { token: developer.token })).status).toBe(200);

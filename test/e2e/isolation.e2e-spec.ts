@@ -118,51 +118,114 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     const channel = ok(
       await t.http.post(
         '/channels',
-        { clientId: client, name: 'Studio', username: `studio_${randomBytes(4).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+        {
+          clientId: client,
+          name: 'Studio',
+          username: `studio_${randomBytes(4).toString('hex')}`,
+          avatarUrl: 'https://cdn.example.com/a.png',
+          role: 'creator',
+        },
         as,
       ),
       'channel',
     ).body.id;
     // Published and public: the owner's own publishable key sees it, so a stranger's 404 is the isolation's.
-    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' }, as), 'project').body._id;
+    const contentProject = ok(
+      await t.http.post(
+        `/channels/${channel}/projects`,
+        { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' },
+        as,
+      ),
+      'project',
+    ).body._id;
     // A ready asset: its bytes uploaded and processed before the snapshot of A's records is taken.
     const created = ok(
-      await t.http.post(`/projects/${contentProject}/assets`, { kind: 'text', title: 'Notes', fileName: 'notes.txt', size: 5, mimeType: 'text/plain' }, as),
+      await t.http.post(
+        `/projects/${contentProject}/assets`,
+        { kind: 'text', title: 'Notes', fileName: 'notes.txt', size: 5, mimeType: 'text/plain' },
+        as,
+      ),
       'asset',
     ).body;
     ok(
-      await t.http.post(pathOf(created.upload.url), undefined, { raw: Buffer.from('hello'), headers: { ...TUS, ...OCTETS, 'upload-length': '5' } }),
+      await t.http.post(pathOf(created.upload.url), undefined, {
+        raw: Buffer.from('hello'),
+        headers: { ...TUS, ...OCTETS, 'upload-length': '5' },
+      }),
       'asset upload',
     );
     const asset = (await settledAsset(t.http, created.asset.id, owner.token)).id as string;
     const shareLink = ok(await t.http.post(`/projects/${contentProject}/share-links`, {}, as), 'share link').body.id;
-    const grant = ok(await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as), 'grant').body.id;
-    const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
+    const grant = ok(
+      await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as),
+      'grant',
+    ).body.id;
+    const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data
+      .id;
     const card = ok(
-      await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
+      await t.http.post(
+        '/v1/cards',
+        { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+        as,
+      ),
       'card',
     ).body.data.id;
-    const payment = ok(await t.http.post('/api/v1/payments', { amount: 12.5, currency: 'usd', customer, confirm: true }, as), 'payment').body.id;
+    const payment = ok(
+      await t.http.post('/api/v1/payments', { amount: 12.5, currency: 'usd', customer, confirm: true }, as),
+      'payment',
+    ).body.id;
     // A port nothing listens on: its deliveries fail at once, and nothing is sent anywhere.
-    const webhookEndpoint = ok(await t.http.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabledEvents: ['*'] }, as), 'webhook endpoint').body
-      .data.id;
-    const webhookDelivery = ok(await t.http.post(`/v1/webhook-endpoints/${webhookEndpoint}/test`, {}, as), 'webhook test').body.data.id;
+    const webhookEndpoint = ok(
+      await t.http.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabledEvents: ['*'] }, as),
+      'webhook endpoint',
+    ).body.data.id;
+    const webhookDelivery = ok(
+      await t.http.post(`/v1/webhook-endpoints/${webhookEndpoint}/test`, {}, as),
+      'webhook test',
+    ).body.data.id;
     const member = await createUser(t.http, 'developer', owner.token);
     const invitation = ok(
-      await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }, as),
+      await t.http.post(
+        `/api/v1/accounts/${owner.accountId}/invitations`,
+        { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' },
+        as,
+      ),
       'invitation',
     ).body.data.id;
-    const key = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
-    const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
+    const key = ok(
+      await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as),
+      'key',
+    ).body.data.id;
+    const signedIn = ok(
+      await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }),
+      'session',
+    );
     const browser = new Browser(t.http, sessionCookie(signedIn)!);
     const passkey = (await addPasskey(browser, new SoftwareAuthenticator())).id;
     // With a factor, the owner's token from the password alone no longer reaches the step-up routes: the matrix calls
     // them with a token from the password and a code, as such a user has.
     const { recoveryCodes } = await enableTotp(browser);
-    strongTokens.set(owner.id, ok(await t.http.post('/api/v1/login', { email: owner.email, password: owner.password, recoveryCode: recoveryCodes[0] }), 'login with a code').body.accessToken);
+    strongTokens.set(
+      owner.id,
+      ok(
+        await t.http.post('/api/v1/login', {
+          email: owner.email,
+          password: owner.password,
+          recoveryCode: recoveryCodes[0],
+        }),
+        'login with a code',
+      ).body.accessToken,
+    );
     // Adding factors renewed the session: its id now.
-    const session = (await browser.get('/api/v1/sessions')).body.data.find((listed: { current: boolean }) => listed.current).id;
-    await t.app.get(SearchHistoryService).record({ userId: owner.id, accountId: owner.accountId }, { surface: 'customers', query: "email:'payer@example.com'", filters: {} });
+    const session = (await browser.get('/api/v1/sessions')).body.data.find(
+      (listed: { current: boolean }) => listed.current,
+    ).id;
+    await t.app
+      .get(SearchHistoryService)
+      .record(
+        { userId: owner.id, accountId: owner.accountId },
+        { surface: 'customers', query: "email:'payer@example.com'", filters: {} },
+      );
     const searchEntry = ok(await t.http.get('/api/v1/me/search-history', as), 'search history').body.data[0].id;
     return {
       accountId: owner.accountId,
@@ -252,7 +315,9 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
   /** The URL with every path parameter and required query id filled by `pick`. */
   function url(endpoint: Endpoint, pick: (name: string) => string): string {
     let result = endpoint.path.replace(/\{([^}]+)\}/g, (_match, name: string) => pick(name));
-    const query = (endpoint.operation.parameters ?? []).filter((parameter) => parameter.in === 'query' && parameter.required);
+    const query = (endpoint.operation.parameters ?? []).filter(
+      (parameter) => parameter.in === 'query' && parameter.required,
+    );
     const value = (name: string) => (name in LIST_QUERIES ? encodeURIComponent(LIST_QUERIES[name]) : pick(name));
     if (query.length) result += '?' + query.map((parameter) => `${parameter.name}=${value(parameter.name)}`).join('&');
     return result;
@@ -261,7 +326,9 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
   function hasIds(endpoint: Endpoint): boolean {
     return (
       /\{/.test(endpoint.path) ||
-      (endpoint.operation.parameters ?? []).some((parameter) => parameter.in === 'query' && parameter.required && !(parameter.name in LIST_QUERIES))
+      (endpoint.operation.parameters ?? []).some(
+        (parameter) => parameter.in === 'query' && parameter.required && !(parameter.name in LIST_QUERIES),
+      )
     );
   }
 
@@ -333,7 +400,10 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     for (const [name, path] of Object.entries(reads)) out[name] = ok(await t.http.get(path, as), `read ${name}`).text;
     // A's own searches in A's second project (one of the callers below) run again what A searched
     // already, which moves those entries up with a new time: the entries themselves must not change.
-    const history = JSON.parse(out.searchHistory) as { data: Array<{ id: string; searchedAt?: string }>; settings: unknown };
+    const history = JSON.parse(out.searchHistory) as {
+      data: Array<{ id: string; searchedAt?: string }>;
+      settings: unknown;
+    };
     const entries = history.data.map(({ searchedAt: _at, ...entry }) => entry).sort((a, b) => a.id.localeCompare(b.id));
     out.searchHistory = JSON.stringify({ data: entries, settings: history.settings });
     return out;
@@ -348,15 +418,27 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     idsB = await createFixtures(ownerB);
     ownerA = { ...ownerA, token: strongTokens.get(ownerA.id)! };
     ownerB = { ...ownerB, token: strongTokens.get(ownerB.id)! };
-    secondProjectA = ok(await t.http.post('/api/v1/platform/projects', { name: 'Second' }, { token: ownerA.token }), 'second project').body.data.id;
-    keyB = ok(await t.http.post(`/api/v1/platform/projects/${ownerB.projectId}/keys`, { name: 'b' }, { token: ownerB.token }), 'key b').body.data.key;
+    secondProjectA = ok(
+      await t.http.post('/api/v1/platform/projects', { name: 'Second' }, { token: ownerA.token }),
+      'second project',
+    ).body.data.id;
+    keyB = ok(
+      await t.http.post(`/api/v1/platform/projects/${ownerB.projectId}/keys`, { name: 'b' }, { token: ownerB.token }),
+      'key b',
+    ).body.data.key;
     keySecondProjectA = ok(
       await t.http.post(`/api/v1/platform/projects/${secondProjectA}/keys`, { name: 'a2' }, { token: ownerA.token }),
       'key a2',
     ).body.data.key;
     const publishableKey = async (owner: TestUser, projectId: string) =>
-      ok(await t.http.post(`/api/v1/platform/projects/${projectId}/keys`, { name: 'viewer app', kind: 'publishable' }, { token: owner.token }), 'publishable key').body
-        .data.key as string;
+      ok(
+        await t.http.post(
+          `/api/v1/platform/projects/${projectId}/keys`,
+          { name: 'viewer app', kind: 'publishable' },
+          { token: owner.token },
+        ),
+        'publishable key',
+      ).body.data.key as string;
     publishableA = await publishableKey(ownerA, ownerA.projectId);
     publishableB = await publishableKey(ownerB, ownerB.projectId);
     publishableSecondProjectA = await publishableKey(ownerA, secondProjectA);
@@ -405,9 +487,21 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
       accountLevel: false,
     },
     { name: "an API key of another account's project", options: () => ({ token: keyB }), accountLevel: true },
-    { name: "an API key of another project of A's account", options: () => ({ token: keySecondProjectA }), accountLevel: true },
-    { name: "a publishable key of another account's project", options: () => ({ token: publishableB }), accountLevel: true },
-    { name: "a publishable key of another project of A's account", options: () => ({ token: publishableSecondProjectA }), accountLevel: true },
+    {
+      name: "an API key of another project of A's account",
+      options: () => ({ token: keySecondProjectA }),
+      accountLevel: true,
+    },
+    {
+      name: "a publishable key of another account's project",
+      options: () => ({ token: publishableB }),
+      accountLevel: true,
+    },
+    {
+      name: "a publishable key of another project of A's account",
+      options: () => ({ token: publishableSecondProjectA }),
+      accountLevel: true,
+    },
   ];
 
   it("A's own publishable key sees A's published project and its asset's bytes through the viewer routes: the strangers' 404 is isolation, not a hidden project", () => {
@@ -417,7 +511,9 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
   it("a signed content URL opens the one asset it was signed for, whoever sends it; its grant edited to name A's asset answers as an unknown one", async () => {
     expect(isPublic(document.paths['/asset-content/{signedGrant}'].get)).toBe(true);
     const grantOf = (url: string) => new URL(url).pathname.split('/').pop()!;
-    const grantB = grantOf(ok(await t.http.get(`/assets/${idsB.asset}/content-url`, { token: ownerB.token }), 'content url of B').body.url);
+    const grantB = grantOf(
+      ok(await t.http.get(`/assets/${idsB.asset}/content-url`, { token: ownerB.token }), 'content url of B').body.url,
+    );
     const [, , , expires, signature] = grantB.split('.');
     const read = (grant: string, options: RequestOptions = {}) => t.http.get(`/asset-content/${grant}`, options);
     // The capability is the URL: B's reads B's asset with no token, or with A's.
@@ -447,12 +543,24 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     it("answers each id-bearing operation with A's ids exactly as with an unknown id", async () => {
       const mismatches: unknown[] = [];
       for (const endpoint of covered().filter(hasIds)) {
-        const foreign = await call(endpoint, url(endpoint, (name) => idFor(name, endpoint.path, ids)), options());
-        const unknown = await call(endpoint, url(endpoint, () => unknownIdIn(endpoint.path)), options());
+        const foreign = await call(
+          endpoint,
+          url(endpoint, (name) => idFor(name, endpoint.path, ids)),
+          options(),
+        );
+        const unknown = await call(
+          endpoint,
+          url(endpoint, () => unknownIdIn(endpoint.path)),
+          options(),
+        );
         if (foreign.status < 300 && foreign.status !== unknown.status) {
           mismatches.push({ operation: endpoint.operation.operationId, leaked: comparable(foreign) });
         } else if (JSON.stringify(comparable(foreign)) !== JSON.stringify(comparable(unknown))) {
-          mismatches.push({ operation: endpoint.operation.operationId, foreign: comparable(foreign), unknown: comparable(unknown) });
+          mismatches.push({
+            operation: endpoint.operation.operationId,
+            foreign: comparable(foreign),
+            unknown: comparable(unknown),
+          });
         }
       }
       expect(mismatches).toEqual([]);
@@ -461,7 +569,11 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     it("never shows one of A's records in a list or any other answer without ids", async () => {
       const leaks: unknown[] = [];
       for (const endpoint of covered().filter((endpoint) => !hasIds(endpoint) && endpoint.method === 'get')) {
-        const res = await call(endpoint, url(endpoint, (name) => name), options());
+        const res = await call(
+          endpoint,
+          url(endpoint, (name) => name),
+          options(),
+        );
         const found = A_IDS().filter((id) => res.text.includes(id));
         if (found.length) leaks.push({ operation: endpoint.operation.operationId, found });
       }
@@ -469,7 +581,7 @@ describe('tenant isolation matrix (every operation of the OpenAPI document)', ()
     });
   });
 
-  it("leaves every record of A as it was", async () => {
+  it('leaves every record of A as it was', async () => {
     expect(await readAll()).toEqual(snapshot);
   });
 });

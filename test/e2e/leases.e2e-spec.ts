@@ -50,10 +50,18 @@ describe('leases held by background work', () => {
 
   it('a holder that stops renewing (its process gone) lets the lease go within its length', async () => {
     const leases = t.db.collection<{ _id: string; holder: string; expiresAt: Date }>('leases');
-    await leases.insertOne({ _id: 'test-processing:abandoned', holder: 'a process that died', expiresAt: new Date(Date.now() + 300) });
-    expect(await b.app.get(Leases).tryWithLease('test-processing:abandoned', 300, async () => 'too soon')).toBeUndefined();
+    await leases.insertOne({
+      _id: 'test-processing:abandoned',
+      holder: 'a process that died',
+      expiresAt: new Date(Date.now() + 300),
+    });
+    expect(
+      await b.app.get(Leases).tryWithLease('test-processing:abandoned', 300, async () => 'too soon'),
+    ).toBeUndefined();
     await sleep(400);
-    expect(await b.app.get(Leases).tryWithLease('test-processing:abandoned', 300, async () => 'taken over')).toBe('taken over');
+    expect(await b.app.get(Leases).tryWithLease('test-processing:abandoned', 300, async () => 'taken over')).toBe(
+      'taken over',
+    );
   });
 
   describe('fenced', () => {
@@ -70,20 +78,33 @@ describe('leases held by background work', () => {
       const tries: unknown[] = [];
       for (let i = 0; i < 8; i++) {
         await sleep(holdMs / 2);
-        tries.push(await b.app.get(Leases).tryWithFencedLease('test-fenced:long', holdMs, async ({ fence }) => runs.push(`b:${fence}`)));
+        tries.push(
+          await b.app
+            .get(Leases)
+            .tryWithFencedLease('test-fenced:long', holdMs, async ({ fence }) => runs.push(`b:${fence}`)),
+        );
       }
       expect(await first).toBe(1);
       expect(tries).toEqual(Array(8).fill(undefined));
       expect(runs).toEqual(['a:1']);
       // Released by expiring: the document and its token stay, and the next holder gets the token after it.
-      expect(await b.app.get(Leases).tryWithFencedLease('test-fenced:long', holdMs, async ({ fence }) => fence)).toBe(2);
-      expect(await t.db.collection<LeaseDocument>('leases').findOne({ _id: 'test-fenced:long' })).toMatchObject({ fence: 2 });
+      expect(await b.app.get(Leases).tryWithFencedLease('test-fenced:long', holdMs, async ({ fence }) => fence)).toBe(
+        2,
+      );
+      expect(await t.db.collection<LeaseDocument>('leases').findOne({ _id: 'test-fenced:long' })).toMatchObject({
+        fence: 2,
+      });
     });
 
     it('a holder paused past its lease is taken over with a larger token, learns it at its next renewal, and two take-overs of one token never both win', async () => {
       const leases = t.db.collection<LeaseDocument>('leases');
       // A holder whose process stalled: its lease (token 4) expired unrenewed.
-      await leases.insertOne({ _id: 'test-fenced:stalled', holder: 'a stalled process', expiresAt: new Date(Date.now() - 1), fence: 4 });
+      await leases.insertOne({
+        _id: 'test-fenced:stalled',
+        holder: 'a stalled process',
+        expiresAt: new Date(Date.now() - 1),
+        fence: 4,
+      });
       const taken = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
           (i % 2 ? a : b).app.get(Leases).tryWithFencedLease('test-fenced:stalled', 2_000, async ({ fence }) => {
@@ -95,7 +116,9 @@ describe('leases held by background work', () => {
       expect(taken.filter((fence) => fence !== undefined)).toEqual([5]);
 
       // The holder of token 6 is cut off from the database: its renewals fail, and its lease lapses.
-      const cutOff = jest.spyOn(a.app.get(LeasesRepository), 'extendFenced').mockRejectedValue(new Error('unreachable'));
+      const cutOff = jest
+        .spyOn(a.app.get(LeasesRepository), 'extendFenced')
+        .mockRejectedValue(new Error('unreachable'));
       let lostSeen = false;
       let release!: () => void;
       const paused = new Promise<void>((done) => (release = done));
@@ -116,15 +139,31 @@ describe('leases held by background work', () => {
       expect(await held).toBe(6);
       expect(lostSeen).toBe(true);
       // Only the claim of the last take-over is left beside the lease.
-      expect((await leases.find({ _id: { $regex: '^test-fenced:stalled' } } as never).toArray()).map((lease) => lease._id).sort()).toEqual(['test-fenced:stalled', 'test-fenced:stalled#7']);
+      expect(
+        (await leases.find({ _id: { $regex: '^test-fenced:stalled' } } as never).toArray())
+          .map((lease) => lease._id)
+          .sort(),
+      ).toEqual(['test-fenced:stalled', 'test-fenced:stalled#7']);
     });
 
     it('a take-over whose instance stopped between its claim and the lease leaves nothing stuck', async () => {
       const leases = t.db.collection<LeaseDocument>('leases');
-      await leases.insertOne({ _id: 'test-fenced:half', holder: 'gone', expiresAt: new Date(Date.now() - 1), fence: 2 });
+      await leases.insertOne({
+        _id: 'test-fenced:half',
+        holder: 'gone',
+        expiresAt: new Date(Date.now() - 1),
+        fence: 2,
+      });
       // Its claim of token 3 was written, the lease never moved: the claim lapses as a lease does.
-      await leases.insertOne({ _id: 'test-fenced:half#3', holder: 'gone too', expiresAt: new Date(Date.now() + 300), fence: 3 });
-      expect(await a.app.get(Leases).tryWithFencedLease('test-fenced:half', 300, async ({ fence }) => fence)).toBeUndefined();
+      await leases.insertOne({
+        _id: 'test-fenced:half#3',
+        holder: 'gone too',
+        expiresAt: new Date(Date.now() + 300),
+        fence: 3,
+      });
+      expect(
+        await a.app.get(Leases).tryWithFencedLease('test-fenced:half', 300, async ({ fence }) => fence),
+      ).toBeUndefined();
       await sleep(400);
       expect(await a.app.get(Leases).tryWithFencedLease('test-fenced:half', 300, async ({ fence }) => fence)).toBe(3);
     });

@@ -58,7 +58,8 @@ describe('mail: recorded with its change, sent after a crash', () => {
     });
     const http = new HttpClient(service.baseUrl);
     const running = service;
-    if (!(await pollUntil(async () => (await http.get('/health')).status === 200, 30_000))) throw new Error(`not healthy within 30 s:\n${running.output()}`);
+    if (!(await pollUntil(async () => (await http.get('/health')).status === 200, 30_000)))
+      throw new Error(`not healthy within 30 s:\n${running.output()}`);
     return http;
   }
 

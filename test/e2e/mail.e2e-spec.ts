@@ -18,7 +18,10 @@ describe('mail', () => {
   const mail = new MailServer();
 
   beforeAll(async () => {
-    t = await createTestApp({ MAIL_FROM: 'Platform tests <mail@example.test>', PUBLIC_URL: 'https://app.example.test' });
+    t = await createTestApp({
+      MAIL_FROM: 'Platform tests <mail@example.test>',
+      PUBLIC_URL: 'https://app.example.test',
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -30,11 +33,17 @@ describe('mail', () => {
     it('mails the invitee a link with the token the answer also holds, from MAIL_FROM', async () => {
       const admin = await createFirstAdmin(t.http);
       const email = uniqueEmail('invitee');
-      const res = await t.http.post(`/api/v1/accounts/${admin.accountId}/invitations`, { email, role: 'developer' }, { token: admin.token });
+      const res = await t.http.post(
+        `/api/v1/accounts/${admin.accountId}/invitations`,
+        { email, role: 'developer' },
+        { token: admin.token },
+      );
       expect(res.status).toBe(201);
       const message = await mail.waitFor(email, /invited/);
       expect(message.from).toBe('mail@example.test');
-      expect(message.links).toEqual([`https://app.example.test/dashboard/invitation?token=${encodeURIComponent(res.body.data.token)}`]);
+      expect(message.links).toEqual([
+        `https://app.example.test/dashboard/invitation?token=${encodeURIComponent(res.body.data.token)}`,
+      ]);
       expect(await mail.tokenFrom(email, /invited/, '/dashboard/invitation')).toBe(res.body.data.token);
     });
   });
@@ -47,30 +56,56 @@ describe('mail', () => {
       const me = await t.http.get('/api/v1/me', { token: user.token });
       expect(me.body.data.user.emailVerifiedAt).toBeNull();
 
-      const invite = await t.http.post(`/api/v1/accounts/${user.accountId}/invitations`, { email: uniqueEmail(), role: 'developer' }, { token: user.token });
+      const invite = await t.http.post(
+        `/api/v1/accounts/${user.accountId}/invitations`,
+        { email: uniqueEmail(), role: 'developer' },
+        { token: user.token },
+      );
       expectError(invite, 403, /Verify your email address first/);
       expect(invite.body.code).toBe('email_unverified');
       const customer = await t.http.post('/v1/customers', { email: uniqueEmail('customer') }, { token: user.token });
       expect(customer.status).toBe(201);
-      const payment = await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer: customer.body.data.id }, { token: user.token });
+      const payment = await t.http.post(
+        '/api/v1/payments',
+        { amount: 10, currency: 'usd', customer: customer.body.data.id },
+        { token: user.token },
+      );
       expectError(payment, 403, /Verify your email address first/);
       expect(payment.body.code).toBe('email_unverified');
       expect(await t.db.collection('payments').countDocuments({})).toBe(0);
-      const key = await t.http.post(`/api/v1/platform/projects/${user.projectId}/keys`, { name: 'server' }, { token: user.token });
+      const key = await t.http.post(
+        `/api/v1/platform/projects/${user.projectId}/keys`,
+        { name: 'server' },
+        { token: user.token },
+      );
       expectError(key, 403, /Verify your email address first/);
       expect(key.body.code).toBe('email_unverified');
-      expect(await t.db.collection('api_keys').countDocuments({ projectId: new Types.ObjectId(user.projectId) })).toBe(0);
+      expect(await t.db.collection('api_keys').countDocuments({ projectId: new Types.ObjectId(user.projectId) })).toBe(
+        0,
+      );
 
-      const link = await t.db.collection('email_links').findOne({ userId: new Types.ObjectId(user.id), purpose: 'email_verification' });
+      const link = await t.db
+        .collection('email_links')
+        .findOne({ userId: new Types.ObjectId(user.id), purpose: 'email_verification' });
       expect(link!.expiresAt.getTime() - link!.createdAt.getTime()).toBeGreaterThan(24 * 60 * 60 * 1000 - 5000);
       expect(link!.expiresAt.getTime() - link!.createdAt.getTime()).toBeLessThanOrEqual(24 * 60 * 60 * 1000);
-      expect(JSON.stringify(link)).not.toContain(await mail.tokenFrom(user.email, /verify your email/i, '/verify-email'));
+      expect(JSON.stringify(link)).not.toContain(
+        await mail.tokenFrom(user.email, /verify your email/i, '/verify-email'),
+      );
 
       await verifyEmail(t.http, user.email);
       expect((await users().findOne({ email: user.email }))?.emailVerifiedAt).toBeInstanceOf(Date);
-      const again = await t.http.post(`/api/v1/accounts/${user.accountId}/invitations`, { email: uniqueEmail(), role: 'developer' }, { token: user.token });
+      const again = await t.http.post(
+        `/api/v1/accounts/${user.accountId}/invitations`,
+        { email: uniqueEmail(), role: 'developer' },
+        { token: user.token },
+      );
       expect(again.status).toBe(201);
-      const paid = await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer: customer.body.data.id }, { token: user.token });
+      const paid = await t.http.post(
+        '/api/v1/payments',
+        { amount: 10, currency: 'usd', customer: customer.body.data.id },
+        { token: user.token },
+      );
       expect(paid.status).toBe(201);
     });
 
@@ -78,12 +113,22 @@ describe('mail', () => {
       const user = await createUnverifiedOwner(t.http);
       const token = await mail.tokenFrom(user.email, /verify your email/i, '/verify-email');
       expect((await t.http.post(`/api/v1/email-verifications/${token}`, {})).status).toBe(200);
-      expectError(await t.http.post(`/api/v1/email-verifications/${token}`, {}), 400, /invalid, has expired or was already used/);
-      expectError(await t.http.post('/api/v1/email-verifications/not-a-token-at-all', {}), 400, /invalid, has expired or was already used/);
+      expectError(
+        await t.http.post(`/api/v1/email-verifications/${token}`, {}),
+        400,
+        /invalid, has expired or was already used/,
+      );
+      expectError(
+        await t.http.post('/api/v1/email-verifications/not-a-token-at-all', {}),
+        400,
+        /invalid, has expired or was already used/,
+      );
 
       const late = await createUnverifiedOwner(t.http);
       const lateToken = await mail.tokenFrom(late.email, /verify your email/i, '/verify-email');
-      await t.db.collection('email_links').updateMany({ userId: new Types.ObjectId(late.id) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+      await t.db
+        .collection('email_links')
+        .updateMany({ userId: new Types.ObjectId(late.id) }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
       expectError(await t.http.post(`/api/v1/email-verifications/${lateToken}`, {}), 400, /invalid, has expired/);
       expect((await users().findOne({ email: late.email }))?.emailVerifiedAt).toBeNull();
     });
@@ -93,8 +138,10 @@ describe('mail', () => {
       await mail.waitFor(user.email, /verify your email/i);
       expect((await t.http.post('/api/v1/email-verifications', {}, { token: user.token })).status).toBe(202);
       // The verification mails only: the sign-up's own sign-in is mailed too (a new address).
-      const verifications = async () => (await mail.listTo(user.email)).filter((sent) => sent.subject === 'Verify your email address');
-      for (let i = 0; i < 100 && (await verifications()).length < 2; i++) await new Promise((done) => setTimeout(done, 50));
+      const verifications = async () =>
+        (await mail.listTo(user.email)).filter((sent) => sent.subject === 'Verify your email address');
+      for (let i = 0; i < 100 && (await verifications()).length < 2; i++)
+        await new Promise((done) => setTimeout(done, 50));
       expect(await verifications()).toHaveLength(2);
       await verifyEmail(t.http, user.email);
       expectError(await t.http.post('/api/v1/email-verifications', {}, { token: user.token }), 409, /already verified/);
@@ -113,19 +160,29 @@ describe('mail', () => {
       expect(unknown.body).toEqual(known.body);
       await mail.waitFor(user.email, /reset your password/i);
       expect(await mail.listTo(stranger)).toEqual([]);
-      expectValidationError(await t.http.post('/api/v1/password-resets', { email: 'not-an-email' }), 'email', /email must be an email/);
+      expectValidationError(
+        await t.http.post('/api/v1/password-resets', { email: 'not-an-email' }),
+        'email',
+        /email must be an email/,
+      );
     });
 
-    it('sets the password once, with signup\'s rules, records password.reset and credentialsChangedAt; the old password stops working', async () => {
+    it("sets the password once, with signup's rules, records password.reset and credentialsChangedAt; the old password stops working", async () => {
       const user = await createFirstAdmin(t.http);
       expect((await t.http.post('/api/v1/password-resets', { email: user.email })).status).toBe(202);
       const token = await mail.tokenFrom(user.email, /reset your password/i, '/reset-password');
-      const link = await t.db.collection('email_links').findOne({ userId: new Types.ObjectId(user.id), purpose: 'password_reset' });
+      const link = await t.db
+        .collection('email_links')
+        .findOne({ userId: new Types.ObjectId(user.id), purpose: 'password_reset' });
       expect(link!.expiresAt.getTime() - link!.createdAt.getTime()).toBeGreaterThan(60 * 60 * 1000 - 5000);
       expect(link!.expiresAt.getTime() - link!.createdAt.getTime()).toBeLessThanOrEqual(60 * 60 * 1000);
       expect(JSON.stringify(link)).not.toContain(token);
 
-      expectValidationError(await t.http.post(`/api/v1/password-resets/${token}`, { password: 'short' }), 'password', /at least 8 characters/);
+      expectValidationError(
+        await t.http.post(`/api/v1/password-resets/${token}`, { password: 'short' }),
+        'password',
+        /at least 8 characters/,
+      );
       const before = Date.now();
       const res = await t.http.post(`/api/v1/password-resets/${token}`, { password: 'a brand new password' });
       expect(res.status).toBe(200);
@@ -136,9 +193,15 @@ describe('mail', () => {
       expect((await t.http.post('/api/v1/login', { email: user.email, password: user.password })).status).toBe(401);
       // A token issued before the reset (in an earlier second) ends with it: the log is read with a new one.
       const fresh = (await login(t.http, user.email, 'a brand new password')).body.accessToken as string;
-      expectError(await t.http.post(`/api/v1/password-resets/${token}`, { password: 'another new password' }), 400, /already used/);
+      expectError(
+        await t.http.post(`/api/v1/password-resets/${token}`, { password: 'another new password' }),
+        400,
+        /already used/,
+      );
 
-      const log = await t.http.get(`/api/v1/accounts/${user.accountId}/audit-log?action=password.reset`, { token: fresh });
+      const log = await t.http.get(`/api/v1/accounts/${user.accountId}/audit-log?action=password.reset`, {
+        token: fresh,
+      });
       expect(log.status).toBe(200);
       expect(log.body.data).toHaveLength(1);
       expect(log.body.data[0].target.id).toBe(user.id);
@@ -149,7 +212,9 @@ describe('mail', () => {
       await t.http.post('/api/v1/password-resets', { email: user.email });
       const token = await mail.tokenFrom(user.email, /reset your password/i, '/reset-password');
       const answers = await Promise.all(
-        Array.from({ length: 6 }, (_, i) => t.http.post(`/api/v1/password-resets/${token}`, { password: `concurrent password ${i}` })),
+        Array.from({ length: 6 }, (_, i) =>
+          t.http.post(`/api/v1/password-resets/${token}`, { password: `concurrent password ${i}` }),
+        ),
       );
       expect(answers.map((res) => res.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
       const winner = answers.findIndex((res) => res.status === 200);
@@ -160,8 +225,17 @@ describe('mail', () => {
       const user = await createFirstAdmin(t.http);
       await t.http.post('/api/v1/password-resets', { email: user.email });
       const token = await mail.tokenFrom(user.email, /reset your password/i, '/reset-password');
-      await t.db.collection('email_links').updateMany({ userId: new Types.ObjectId(user.id), purpose: 'password_reset' }, { $set: { expiresAt: new Date(Date.now() - 1) } });
-      expectError(await t.http.post(`/api/v1/password-resets/${token}`, { password: 'a brand new password' }), 400, /expired/);
+      await t.db
+        .collection('email_links')
+        .updateMany(
+          { userId: new Types.ObjectId(user.id), purpose: 'password_reset' },
+          { $set: { expiresAt: new Date(Date.now() - 1) } },
+        );
+      expectError(
+        await t.http.post(`/api/v1/password-resets/${token}`, { password: 'a brand new password' }),
+        400,
+        /expired/,
+      );
       await login(t.http, user.email, user.password);
     });
   });
@@ -177,7 +251,8 @@ describe('mail', () => {
 
     it('a stranger cannot flood a mailbox: past MAIL_MAX_PER_EMAIL resets still answer 202 but send nothing', async () => {
       const user = await createFirstAdmin(limited.http);
-      for (let i = 0; i < 4; i++) expect((await limited.http.post('/api/v1/password-resets', { email: user.email })).status).toBe(202);
+      for (let i = 0; i < 4; i++)
+        expect((await limited.http.post('/api/v1/password-resets', { email: user.email })).status).toBe(202);
       await new Promise((done) => setTimeout(done, 500));
       expect((await mail.listTo(user.email)).filter((message) => /reset/i.test(message.subject))).toHaveLength(2);
     });
@@ -185,7 +260,8 @@ describe('mail', () => {
     it('past MAIL_MAX_PER_CLIENT, a resend is 429 with Retry-After', async () => {
       const user = await createUnverifiedOwner(limited.http);
       const statuses: number[] = [];
-      for (let i = 0; i < 5; i++) statuses.push((await limited.http.post('/api/v1/email-verifications', {}, { token: user.token })).status);
+      for (let i = 0; i < 5; i++)
+        statuses.push((await limited.http.post('/api/v1/email-verifications', {}, { token: user.token })).status);
       expect(statuses).toContain(429);
       const refused = await limited.http.post('/api/v1/email-verifications', {}, { token: user.token });
       expectError(refused, 429, /Too many verification mails/);
@@ -194,13 +270,19 @@ describe('mail', () => {
   });
 
   describe('delivery', () => {
-    const settings = (env: Record<string, string>) => mailConfig.build(validateEnvironment({ NODE_ENV: 'development', ...env }));
+    const settings = (env: Record<string, string>) =>
+      mailConfig.build(validateEnvironment({ NODE_ENV: 'development', ...env }));
 
     it('without SMTP_URL, writes each mail as an .eml file under DATA_DIR/mail/', async () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'mail-files-'));
       try {
         const transport = new MailTransport(settings({ DATA_DIR: dataDir, MAIL_FROM: 'files@example.test' }));
-        await transport.deliver({ to: 'reader@example.test', subject: 'A file', text: 'See https://example.test/x?token=abc\n', links: ['https://example.test/x?token=abc'] });
+        await transport.deliver({
+          to: 'reader@example.test',
+          subject: 'A file',
+          text: 'See https://example.test/x?token=abc\n',
+          links: ['https://example.test/x?token=abc'],
+        });
         const files = readdirSync(join(dataDir, 'mail'));
         expect(files).toHaveLength(1);
         expect(files[0]).toMatch(/\.eml$/);
@@ -220,22 +302,38 @@ describe('mail', () => {
         errors.push(String(message));
       });
       const transport = t.app.get(MailTransport);
-      const deliver = jest.spyOn(transport, 'deliver').mockRejectedValueOnce(new Error('connect ECONNREFUSED 127.0.0.1:1'));
+      const deliver = jest
+        .spyOn(transport, 'deliver')
+        .mockRejectedValueOnce(new Error('connect ECONNREFUSED 127.0.0.1:1'));
       try {
         const service = t.app.get(MailService);
         const before = Date.now();
         await service.send({ to: 'lost@example.test', subject: 'Nowhere', text: 'x', links: [] });
         const mails = t.db.collection('outgoing_mails');
-        expect(await pollUntil(async () => (await mails.findOne({ to: 'lost@example.test' }))?.lastError != null, 10_000)).toBe(true);
+        expect(
+          await pollUntil(async () => (await mails.findOne({ to: 'lost@example.test' }))?.lastError != null, 10_000),
+        ).toBe(true);
         const stored = await mails.findOne({ to: 'lost@example.test' });
-        expect(stored).toMatchObject({ status: 'pending', attempts: 1, lastError: 'connect ECONNREFUSED 127.0.0.1:1', claimToken: null });
+        expect(stored).toMatchObject({
+          status: 'pending',
+          attempts: 1,
+          lastError: 'connect ECONNREFUSED 127.0.0.1:1',
+          claimToken: null,
+        });
         expect(stored!.nextAttemptAt.getTime()).toBeGreaterThan(before + 5_000);
-        expect(errors.some((line) => line.includes('lost@example.test') && line.includes('was not sent') && line.includes('will be retried'))).toBe(true);
+        expect(
+          errors.some(
+            (line) =>
+              line.includes('lost@example.test') && line.includes('was not sent') && line.includes('will be retried'),
+          ),
+        ).toBe(true);
 
         // Due again (as after its backoff): the next poll sends it, once.
         await mails.updateOne({ _id: stored!._id }, { $set: { nextAttemptAt: new Date() } });
         await service.sendDue();
-        expect(await pollUntil(async () => (await mails.findOne({ _id: stored!._id }))?.status === 'sent', 10_000)).toBe(true);
+        expect(
+          await pollUntil(async () => (await mails.findOne({ _id: stored!._id }))?.status === 'sent', 10_000),
+        ).toBe(true);
         expect(deliver).toHaveBeenCalledTimes(2);
         expect((await mail.waitFor('lost@example.test', /^Nowhere$/)).text.trim()).toBe('x');
       } finally {

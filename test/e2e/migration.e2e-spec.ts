@@ -6,7 +6,11 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChannelOwnersMigration, describeChannelOwners } from '../../src/migrations/channel-owners.migration';
-import { describeMigration, MIGRATED_ACCOUNT_NAME, SingleTenantMigration } from '../../src/migrations/single-tenant.migration';
+import {
+  describeMigration,
+  MIGRATED_ACCOUNT_NAME,
+  SingleTenantMigration,
+} from '../../src/migrations/single-tenant.migration';
 import { TENANT_COLLECTIONS } from '../../src/migrations/tenant-collections';
 import { UnmigratedDataCheck } from '../../src/migrations/unmigrated-data.check';
 import { API_NAMES } from '../../src/tenancy/api-names';
@@ -46,7 +50,12 @@ async function seedSingleTenantData(t: TestApp, tag: string) {
     updatedAt: at(day),
   });
   // The earliest user is a developer: the owner must be the earliest *admin*.
-  const users = [user('developer', 'Dev', 1), user('admin', 'Ada', 2), user('admin', 'Alan', 3), user('manager', 'Mia', 4)];
+  const users = [
+    user('developer', 'Dev', 1),
+    user('admin', 'Ada', 2),
+    user('admin', 'Alan', 3),
+    user('manager', 'Mia', 4),
+  ];
   // Written before the field existed: no defaultCompany at all.
   delete (users[3] as Partial<(typeof users)[number]>).defaultCompany;
   await t.db.collection('users').insertMany(users);
@@ -54,7 +63,15 @@ async function seedSingleTenantData(t: TestApp, tag: string) {
   const stamp = { createdAt: at(10), updatedAt: at(10) };
   const clientIds = [new Types.ObjectId(), new Types.ObjectId()];
   await t.db.collection('clients').insertMany(
-    clientIds.map((_id, i) => ({ _id, name: `Legacy client ${i}`, email: 'legacy@example.com', phone: null, projectIds: [], deletedAt: null, ...stamp })),
+    clientIds.map((_id, i) => ({
+      _id,
+      name: `Legacy client ${i}`,
+      email: 'legacy@example.com',
+      phone: null,
+      projectIds: [],
+      deletedAt: null,
+      ...stamp,
+    })),
   );
   const channelId = new Types.ObjectId();
   await t.db.collection('channels').insertOne({
@@ -73,7 +90,9 @@ async function seedSingleTenantData(t: TestApp, tag: string) {
     ...stamp,
   });
   const contentProjectId = new Types.ObjectId();
-  await t.db.collection('projects').insertOne(storedContentProject({ _id: contentProjectId, channelId, primaryTitle: 'Blue Hours', ...stamp }));
+  await t.db
+    .collection('projects')
+    .insertOne(storedContentProject({ _id: contentProjectId, channelId, primaryTitle: 'Blue Hours', ...stamp }));
   const collectionId = new Types.ObjectId();
   await t.db.collection('collections').insertOne({
     _id: collectionId,
@@ -186,7 +205,9 @@ describe('migration of single-tenant data (npm run migrate)', () => {
   it('finds nothing to do in a database without single-tenant data, and creates no account', async () => {
     const report = await migration.run();
     expect(report).toMatchObject({ changed: false, accountId: null, accountCreated: false, membersAdded: 0 });
-    expect(describeMigration(report)).toEqual(['Nothing to migrate: no records or users of a single-tenant build were found.']);
+    expect(describeMigration(report)).toEqual([
+      'Nothing to migrate: no records or users of a single-tenant build were found.',
+    ]);
     expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(0);
     expect(await t.app.get(UnmigratedDataCheck).check()).toBeNull();
   });
@@ -194,17 +215,29 @@ describe('migration of single-tenant data (npm run migrate)', () => {
   it('enables the events and webhooks APIs on projects made before them, once: a later choice to disable them stands', async () => {
     const projects = t.db.collection('platform_projects');
     const earlier = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients'];
-    await projects.updateOne({ _id: new Types.ObjectId(newcomer.projectId) }, { $set: { enabledApis: earlier }, $unset: { eventApisOffered: 1 } });
+    await projects.updateOne(
+      { _id: new Types.ObjectId(newcomer.projectId) },
+      { $set: { enabledApis: earlier }, $unset: { eventApisOffered: 1 } },
+    );
     const report = await migration.run();
     expect(report.eventApisEnabled).toBe(1);
-    expect(describeMigration(report)[0]).toBe('The events and webhooks APIs enabled on 1 platform project(s) made before them.');
-    expect((await projects.findOne({ _id: new Types.ObjectId(newcomer.projectId) }))?.enabledApis).toEqual([...earlier, 'events', 'webhooks']);
+    expect(describeMigration(report)[0]).toBe(
+      'The events and webhooks APIs enabled on 1 platform project(s) made before them.',
+    );
+    expect((await projects.findOne({ _id: new Types.ObjectId(newcomer.projectId) }))?.enabledApis).toEqual([
+      ...earlier,
+      'events',
+      'webhooks',
+    ]);
     expect((await t.http.get('/v1/events', { token: newcomer.token })).status).toBe(200);
 
     await projects.updateOne({ _id: new Types.ObjectId(newcomer.projectId) }, { $set: { enabledApis: earlier } });
     expect((await migration.run()).eventApisEnabled).toBe(0);
     expect((await projects.findOne({ _id: new Types.ObjectId(newcomer.projectId) }))?.enabledApis).toEqual(earlier);
-    await projects.updateOne({ _id: new Types.ObjectId(newcomer.projectId) }, { $set: { enabledApis: [...earlier, 'events', 'webhooks'] } });
+    await projects.updateOne(
+      { _id: new Types.ObjectId(newcomer.projectId) },
+      { $set: { enabledApis: [...earlier, 'events', 'webhooks'] } },
+    );
   });
 
   it("converts a card's customer stored as a hex string (the single-tenant type) to an ObjectId, without making an account", async () => {
@@ -261,7 +294,11 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       expect(session.body.data.account).toBeNull();
       expectError(await t.http.get('/clients', { token: session.body.accessToken }), 403, NO_ACCOUNT);
       expect((await t.http.get('/clients', { token: newcomer.token })).body).toEqual([]);
-      expect((await t.http.get('/v1/customers', { token: newcomer.token })).body.data.map((customer: { email: string }) => customer.email)).toEqual(['early@example.com']);
+      expect(
+        (await t.http.get('/v1/customers', { token: newcomer.token })).body.data.map(
+          (customer: { email: string }) => customer.email,
+        ),
+      ).toEqual(['early@example.com']);
     });
   });
 
@@ -284,30 +321,62 @@ describe('migration of single-tenant data (npm run migrate)', () => {
         defaultProjectCreated: true,
         membersAdded: 4,
         defaultCompaniesSet: 4,
-        recordsMoved: { customers: 2, cards: 1, payments: 1, idempotency_keys: 1, channels: 1, projects: 1, collections: 1, clients: 2 },
+        recordsMoved: {
+          customers: 2,
+          cards: 1,
+          payments: 1,
+          idempotency_keys: 1,
+          channels: 1,
+          projects: 1,
+          collections: 1,
+          clients: 2,
+        },
         cardCustomersConverted: 1,
       });
-      expect(report.legacyIndexesDropped.sort()).toEqual(['channels.usernameKey_1', 'clients.deletedAt_1__id_-1', 'idempotency_keys.scope_1_key_1']);
+      expect(report.legacyIndexesDropped.sort()).toEqual([
+        'channels.usernameKey_1',
+        'clients.deletedAt_1__id_-1',
+        'idempotency_keys.scope_1_key_1',
+      ]);
       const lines = describeMigration(report).join('\n');
       expect(lines).toContain(`Created "${MIGRATED_ACCOUNT_NAME}" ${accountId}, owned by user ${seeded.owner._id}`);
-      expect(lines).toContain('customers 2, cards 1, payments 1, idempotency_keys 1, channels 1, projects 1, collections 1, clients 2');
+      expect(lines).toContain(
+        'customers 2, cards 1, payments 1, idempotency_keys 1, channels 1, projects 1, collections 1, clients 2',
+      );
       expect(lines).toContain('Cards whose customer id was a string, now an ObjectId: 1.');
     });
 
     it('creates one company account owned by the earliest admin, with its default project holding every API', async () => {
       const account = await t.db.collection('accounts').findOne({ migrated: true });
-      expect(account).toMatchObject({ name: MIGRATED_ACCOUNT_NAME, type: 'company', migrated: true, ownerId: seeded.owner._id });
+      expect(account).toMatchObject({
+        name: MIGRATED_ACCOUNT_NAME,
+        type: 'company',
+        migrated: true,
+        ownerId: seeded.owner._id,
+      });
       expect(String(account!._id)).toBe(accountId);
       expect(String(account!.defaultProjectId)).toBe(projectId);
       const project = await t.db.collection('platform_projects').findOne({ accountId: account!._id });
-      expect(Object.keys(project!).sort()).toEqual(['_id', 'accountId', 'createdAt', 'enabledApis', 'eventApisOffered', 'isDefault', 'name', 'updatedAt']);
+      expect(Object.keys(project!).sort()).toEqual([
+        '_id',
+        'accountId',
+        'createdAt',
+        'enabledApis',
+        'eventApisOffered',
+        'isDefault',
+        'name',
+        'updatedAt',
+      ]);
       expect(project).toMatchObject({ name: 'Default project', isDefault: true });
       expect(String(project!._id)).toBe(projectId);
       expect([...project!.enabledApis].sort()).toEqual([...API_NAMES].sort());
     });
 
     it('makes every user of the single-tenant build a member with their old role; the owner flag on the owner only', async () => {
-      const memberships = await t.db.collection('memberships').find({ accountId: new Types.ObjectId(accountId) }).toArray();
+      const memberships = await t.db
+        .collection('memberships')
+        .find({ accountId: new Types.ObjectId(accountId) })
+        .toArray();
       const byUser = new Map(memberships.map((membership) => [String(membership.userId), membership]));
       expect(byUser.size).toBe(4);
       for (const user of seeded.users) {
@@ -316,15 +385,21 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       }
       // The user who signed up with the multi-tenant build keeps only their own account.
       expect(byUser.has(newcomer.id)).toBe(false);
-      expect((await t.db.collection('users').findOne({ _id: new Types.ObjectId(newcomer.id) }))!.defaultCompany).toBe(newcomer.accountId);
+      expect((await t.db.collection('users').findOne({ _id: new Types.ObjectId(newcomer.id) }))!.defaultCompany).toBe(
+        newcomer.accountId,
+      );
     });
 
     it('gives every record the default project, leaves payment leases alone, and the start-up check is quiet', async () => {
       for (const name of TENANT_COLLECTIONS) {
         expect(await t.db.collection(name).countDocuments({ projectId: { $exists: false } })).toBe(0);
-        expect(await t.db.collection(name).countDocuments({ projectId: new Types.ObjectId(projectId) })).toBeGreaterThan(0);
+        expect(
+          await t.db.collection(name).countDocuments({ projectId: new Types.ObjectId(projectId) }),
+        ).toBeGreaterThan(0);
       }
-      expect(await t.db.collection('payment_locks').findOne({ _id: 'legacy-lock-one' as never })).not.toHaveProperty('projectId');
+      expect(await t.db.collection('payment_locks').findOne({ _id: 'legacy-lock-one' as never })).not.toHaveProperty(
+        'projectId',
+      );
       expect(await t.app.get(UnmigratedDataCheck).check()).toBeNull();
     });
 
@@ -333,10 +408,18 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       const token = session.body.accessToken as string;
       expect(tokenAccount(token)).toBe(accountId);
       expect(session.body.data.user.role).toBe('admin');
-      expect(session.body.data.account).toMatchObject({ id: accountId, name: MIGRATED_ACCOUNT_NAME, type: 'company', owner: true, defaultProjectId: projectId });
+      expect(session.body.data.account).toMatchObject({
+        id: accountId,
+        name: MIGRATED_ACCOUNT_NAME,
+        type: 'company',
+        owner: true,
+        defaultProjectId: projectId,
+      });
 
       const customers = await t.http.get('/v1/customers', { token });
-      expect(customers.body.data.map((customer: { id: string }) => customer.id).sort()).toEqual([...seeded.customerIds].sort());
+      expect(customers.body.data.map((customer: { id: string }) => customer.id).sort()).toEqual(
+        [...seeded.customerIds].sort(),
+      );
       const cards = await t.http.get(`/v1/cards?customer=${seeded.customerIds[0]}`, { token });
       expect(cards.body.data.map((card: { id: string }) => card.id)).toEqual([seeded.cardId]);
       const payment = await t.http.get(`/api/v1/payments/${seeded.paymentId}`, { token });
@@ -351,9 +434,13 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       expect(JSON.stringify(contentProjects.body)).toContain(seeded.contentProjectId);
 
       const members = await t.http.get(`/api/v1/accounts/${accountId}/members`, { token });
-      expect(members.body.data.map((member: { email: string; role: string; owner: boolean }) => [member.email, member.role, member.owner])).toEqual(
-        expect.arrayContaining(seeded.users.map((user) => [user.email, user.role, user === seeded.owner])),
-      );
+      expect(
+        members.body.data.map((member: { email: string; role: string; owner: boolean }) => [
+          member.email,
+          member.role,
+          member.owner,
+        ]),
+      ).toEqual(expect.arrayContaining(seeded.users.map((user) => [user.email, user.role, user === seeded.owner])));
     });
 
     it('a migrated developer sees the records too, with developer rights', async () => {
@@ -369,12 +456,26 @@ describe('migration of single-tenant data (npm run migrate)', () => {
 
     it('another account still sees none of it, and channel usernames are unique per project again', async () => {
       expect((await t.http.get('/clients', { token: newcomer.token })).body).toEqual([]);
-      expect((await t.http.get('/v1/customers', { token: newcomer.token })).body.data.map((customer: { email: string }) => customer.email)).toEqual(['early@example.com']);
+      expect(
+        (await t.http.get('/v1/customers', { token: newcomer.token })).body.data.map(
+          (customer: { email: string }) => customer.email,
+        ),
+      ).toEqual(['early@example.com']);
       // The single-tenant unique index on usernameKey would have refused this: same username, another project.
-      const client = await t.http.post('/clients', { name: 'Newcomer Media', email: 'n@example.com' }, { token: newcomer.token });
+      const client = await t.http.post(
+        '/clients',
+        { name: 'Newcomer Media', email: 'n@example.com' },
+        { token: newcomer.token },
+      );
       const channel = await t.http.post(
         '/channels',
-        { clientId: client.body.id, name: 'Ada Too', username: 'ada_one', avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+        {
+          clientId: client.body.id,
+          name: 'Ada Too',
+          username: 'ada_one',
+          avatarUrl: 'https://cdn.example.com/a.png',
+          role: 'creator',
+        },
         { token: newcomer.token },
       );
       expect(channel.status).toBe(200);
@@ -387,13 +488,22 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       const owners = t.app.get(ChannelOwnersMigration);
       // A channel of today's build, stored before collaborators existed: no collaborator at all.
       const todays = new Types.ObjectId();
-      const newcomerChannel = await t.db.collection('channels').findOne({ projectId: new Types.ObjectId(newcomer.projectId) });
-      await t.db.collection('channels').insertOne({ ...newcomerChannel, _id: todays, username: 'todays', usernameKey: 'todays' });
+      const newcomerChannel = await t.db
+        .collection('channels')
+        .findOne({ projectId: new Types.ObjectId(newcomer.projectId) });
+      await t.db
+        .collection('channels')
+        .insertOne({ ...newcomerChannel, _id: todays, username: 'todays', usernameKey: 'todays' });
       const staffedBefore = await t.db.collection('channel_collaborators').find({}).sort({ _id: 1 }).toArray();
 
       expect(await owners.run()).toBe(2);
       const ownerOf = async (channel: Types.ObjectId | string) =>
-        (await t.db.collection('channel_collaborators').find({ channelId: new Types.ObjectId(String(channel)) }).toArray()).map((c) => [String(c.userId), c.role]);
+        (
+          await t.db
+            .collection('channel_collaborators')
+            .find({ channelId: new Types.ObjectId(String(channel)) })
+            .toArray()
+        ).map((c) => [String(c.userId), c.role]);
       expect(await ownerOf(seeded.channelId)).toEqual([[String(account!.ownerId), 'owner']]);
       expect(await ownerOf(todays)).toEqual([[newcomer.id, 'owner']]);
       // The channel made through the API had its creator as owner already: untouched.
@@ -407,7 +517,11 @@ describe('migration of single-tenant data (npm run migrate)', () => {
 
       // The owner writes the channel's projects; a migrated developer, who holds no channel role, does not.
       const ownerToken = (await login(t.http, seeded.owner.email, PASSWORD)).body.accessToken as string;
-      const created = await t.http.post(`/channels/${seeded.channelId}/projects`, { primaryTitle: 'After', projectTypeId: 'album' }, { token: ownerToken });
+      const created = await t.http.post(
+        `/channels/${seeded.channelId}/projects`,
+        { primaryTitle: 'After', projectTypeId: 'album' },
+        { token: ownerToken },
+      );
       expect(created.status).toBe(201);
       const devToken = (await login(t.http, seeded.developer.email, PASSWORD)).body.accessToken as string;
       expectError(
@@ -420,12 +534,22 @@ describe('migration of single-tenant data (npm run migrate)', () => {
 
   describe('later runs', () => {
     const snapshot = async () => ({
-      accounts: (await t.db.collection('accounts').find({}).sort({ _id: 1 }).toArray()).map((account) => String(account._id)),
-      projects: (await t.db.collection('platform_projects').find({}).sort({ _id: 1 }).toArray()).map((project) => String(project._id)),
-      memberships: (await t.db.collection('memberships').find({}).sort({ _id: 1 }).toArray()).map((m) => `${m._id}:${m.userId}:${m.role}:${m.owner}`),
-      users: (await t.db.collection('users').find({}).sort({ _id: 1 }).toArray()).map((user) => `${user._id}:${user.defaultCompany}`),
+      accounts: (await t.db.collection('accounts').find({}).sort({ _id: 1 }).toArray()).map((account) =>
+        String(account._id),
+      ),
+      projects: (await t.db.collection('platform_projects').find({}).sort({ _id: 1 }).toArray()).map((project) =>
+        String(project._id),
+      ),
+      memberships: (await t.db.collection('memberships').find({}).sort({ _id: 1 }).toArray()).map(
+        (m) => `${m._id}:${m.userId}:${m.role}:${m.owner}`,
+      ),
+      users: (await t.db.collection('users').find({}).sort({ _id: 1 }).toArray()).map(
+        (user) => `${user._id}:${user.defaultCompany}`,
+      ),
       records: await Promise.all(
-        TENANT_COLLECTIONS.map(async (name) => (await t.db.collection(name).find({}).sort({ _id: 1 }).toArray()).map((doc) => `${doc._id}:${doc.projectId}`)),
+        TENANT_COLLECTIONS.map(async (name) =>
+          (await t.db.collection(name).find({}).sort({ _id: 1 }).toArray()).map((doc) => `${doc._id}:${doc.projectId}`),
+        ),
       ),
     });
 
@@ -454,7 +578,9 @@ describe('migration of single-tenant data (npm run migrate)', () => {
     it('a migrated member who left is not brought back by a later run', async () => {
       const account = await t.db.collection('accounts').findOne({ migrated: true });
       const session = await login(t.http, seeded.manager.email, PASSWORD);
-      const left = await t.http.delete(`/api/v1/accounts/${account!._id}/members/${seeded.manager._id}`, { token: session.body.accessToken });
+      const left = await t.http.delete(`/api/v1/accounts/${account!._id}/members/${seeded.manager._id}`, {
+        token: session.body.accessToken,
+      });
       expect(left.status).toBe(200);
       const report = await migration.run();
       expect(report.changed).toBe(false);
@@ -463,12 +589,16 @@ describe('migration of single-tenant data (npm run migrate)', () => {
 
     it('records written without a project after the migration (an old instance still running) are moved by the next run', async () => {
       const account = await t.db.collection('accounts').findOne({ migrated: true });
-      const { insertedId } = await t.db.collection('clients').insertOne({ name: 'Straggler', email: 's@example.com', phone: null, projectIds: [], deletedAt: null });
+      const { insertedId } = await t.db
+        .collection('clients')
+        .insertOne({ name: 'Straggler', email: 's@example.com', phone: null, projectIds: [], deletedAt: null });
       expect(await t.app.get(UnmigratedDataCheck).findUnmigrated()).toEqual(['clients']);
       const report = await migration.run();
       expect(report).toMatchObject({ changed: true, accountCreated: false, membersAdded: 0 });
       expect(report.recordsMoved.clients).toBe(1);
-      expect(String((await t.db.collection('clients').findOne({ _id: insertedId }))!.projectId)).toBe(String(account!.defaultProjectId));
+      expect(String((await t.db.collection('clients').findOne({ _id: insertedId }))!.projectId)).toBe(
+        String(account!.defaultProjectId),
+      );
     });
 
     it('finishes a run that stopped halfway: the missing default project, membership and defaultCompany are made', async () => {
@@ -478,9 +608,19 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       await t.db.collection('memberships').deleteOne({ accountId: account!._id, userId: seeded.otherAdmin._id });
       await t.db.collection('users').updateOne({ _id: seeded.otherAdmin._id }, { $set: { defaultCompany: null } });
       const report = await migration.run();
-      expect(report).toMatchObject({ changed: true, accountCreated: false, defaultProjectCreated: true, membersAdded: 1, defaultCompaniesSet: 1 });
-      expect(await t.db.collection('platform_projects').countDocuments({ _id: account!.defaultProjectId, isDefault: true })).toBe(1);
-      expect(await t.db.collection('memberships').findOne({ accountId: account!._id, userId: seeded.otherAdmin._id })).toMatchObject({ role: 'admin', owner: false });
+      expect(report).toMatchObject({
+        changed: true,
+        accountCreated: false,
+        defaultProjectCreated: true,
+        membersAdded: 1,
+        defaultCompaniesSet: 1,
+      });
+      expect(
+        await t.db.collection('platform_projects').countDocuments({ _id: account!.defaultProjectId, isDefault: true }),
+      ).toBe(1);
+      expect(
+        await t.db.collection('memberships').findOne({ accountId: account!._id, userId: seeded.otherAdmin._id }),
+      ).toMatchObject({ role: 'admin', owner: false });
       expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(1);
       expect((await migration.run()).changed).toBe(false);
     });
@@ -493,7 +633,10 @@ describe('npm run migrate (the built command)', () => {
   function runCommand(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
     if (!existsSync(command)) throw new Error(`${command} is missing: run "npm run build" first (npm test does it)`);
     return new Promise((done, fail) => {
-      const child = spawn(process.execPath, [command], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [command], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -535,7 +678,11 @@ describe('npm run migrate (the built command)', () => {
   it('without MONGODB_URI uses the embedded database under DATA_DIR', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'migrate-embedded-'));
     try {
-      const run = await runCommand({ NODE_ENV: 'development', DATA_DIR: dataDir, ...(process.env.FERRETDB_BIN ? { FERRETDB_BIN: process.env.FERRETDB_BIN } : {}) });
+      const run = await runCommand({
+        NODE_ENV: 'development',
+        DATA_DIR: dataDir,
+        ...(process.env.FERRETDB_BIN ? { FERRETDB_BIN: process.env.FERRETDB_BIN } : {}),
+      });
       expect(run.code).toBe(0);
       expect(run.output).toMatch(/MONGODB_URI is not set: using the embedded \w+ database under/);
       expect(run.output).toContain('Nothing to migrate');

@@ -19,7 +19,9 @@ async function contents(uri: string): Promise<Record<string, { count: number; in
     for (const db of ['platform', 'other']) {
       for (const { name } of await client.db(db).listCollections().toArray()) {
         const collection = client.db(db).collection(name);
-        const indexes = (await collection.indexes()).map((index) => `${JSON.stringify(index.key)}${index.unique ? ' unique' : ''}`).sort();
+        const indexes = (await collection.indexes())
+          .map((index) => `${JSON.stringify(index.key)}${index.unique ? ' unique' : ''}`)
+          .sort();
         out[`${db}.${name}`] = { count: await collection.countDocuments(), indexes };
       }
     }
@@ -32,8 +34,17 @@ async function contents(uri: string): Promise<Record<string, { count: number; in
 /** `npm run db:move-to-postgres`: the SQLite backend's data copied into the PostgreSQL backend. */
 describe('npm run db:move-to-postgres (the built command)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'platform-move-'));
-  const options = (backend?: EmbeddedDatabaseOptions['backend']): EmbeddedDatabaseOptions => ({ dataDir, backend, ferretdbBin: process.env.FERRETDB_BIN, log: () => undefined });
-  const move = () => run(process.execPath, [join(root, 'scripts', 'move-to-postgres.mjs')], { cwd: root, env: { ...process.env, DATA_DIR: dataDir } });
+  const options = (backend?: EmbeddedDatabaseOptions['backend']): EmbeddedDatabaseOptions => ({
+    dataDir,
+    backend,
+    ferretdbBin: process.env.FERRETDB_BIN,
+    log: () => undefined,
+  });
+  const move = () =>
+    run(process.execPath, [join(root, 'scripts', 'move-to-postgres.mjs')], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
   let before: Awaited<ReturnType<typeof contents>>;
 
   beforeAll(async () => {
@@ -43,8 +54,13 @@ describe('npm run db:move-to-postgres (the built command)', () => {
       const customers = client.db('platform').collection('customers');
       await customers.createIndex({ email: 1 }, { unique: true });
       await customers.createIndex({ projectId: 1, _id: -1 });
-      await customers.insertMany(Array.from({ length: 120 }, (_, i) => ({ email: `c${i}@example.com`, tags: ['a', 'b'], nested: { n: i } })));
-      await client.db('other').collection('things').insertMany([{ n: 1 }, { n: 2 }]);
+      await customers.insertMany(
+        Array.from({ length: 120 }, (_, i) => ({ email: `c${i}@example.com`, tags: ['a', 'b'], nested: { n: i } })),
+      );
+      await client
+        .db('other')
+        .collection('things')
+        .insertMany([{ n: 1 }, { n: 2 }]);
       before = await contents(sqlite.uri);
     } finally {
       await client.close();

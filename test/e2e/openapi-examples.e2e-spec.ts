@@ -33,7 +33,9 @@ type Operation = {
   operationId: string;
   security?: Record<string, string[]>[];
   parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { schema?: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }> };
+  requestBody?: {
+    content?: Record<string, { schema?: Schema; example?: unknown; examples?: Record<string, { value: unknown }> }>;
+  };
 };
 type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
 
@@ -85,7 +87,11 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
 
   beforeAll(async () => {
     // Every example is sent from one address: the reset mail of the fixture must not meet the per-client mail limit.
-    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', MAIL_MAX_PER_CLIENT: '1000', MAIL_MAX_PER_EMAIL: '1000' });
+    t = await createTestApp({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      MAIL_MAX_PER_CLIENT: '1000',
+      MAIL_MAX_PER_EMAIL: '1000',
+    });
     document = (await t.http.get('/docs-json')).body as Document;
   });
   afterAll(() => t.close());
@@ -104,53 +110,117 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     const channel = ok(
       await t.http.post(
         '/channels',
-        { clientId: client, name: 'Studio', username: `studio_${randomBytes(4).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+        {
+          clientId: client,
+          name: 'Studio',
+          username: `studio_${randomBytes(4).toString('hex')}`,
+          avatarUrl: 'https://cdn.example.com/a.png',
+          role: 'creator',
+        },
         as,
       ),
       'channel',
     ).body.id;
     // Published: viewers see it.
-    const contentProject = ok(await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' }, as), 'project').body._id;
+    const contentProject = ok(
+      await t.http.post(
+        `/channels/${channel}/projects`,
+        { primaryTitle: 'Blue Hours', projectTypeId: 'album', status: 'published' },
+        as,
+      ),
+      'project',
+    ).body._id;
     const png = await pngFixture();
     const created = ok(
-      await t.http.post(`/projects/${contentProject}/assets`, { kind: 'image', title: 'Cover', fileName: 'cover.png', size: png.length, mimeType: 'image/png' }, as),
+      await t.http.post(
+        `/projects/${contentProject}/assets`,
+        { kind: 'image', title: 'Cover', fileName: 'cover.png', size: png.length, mimeType: 'image/png' },
+        as,
+      ),
       'asset',
     ).body;
     // Processing takes a moment: only the reads' account waits for a ready asset.
     if (readyAsset) {
-      ok(await t.http.post(pathOf(created.upload.url), undefined, { raw: png, headers: { ...TUS, ...OCTETS, 'upload-length': String(png.length) } }), 'upload');
+      ok(
+        await t.http.post(pathOf(created.upload.url), undefined, {
+          raw: png,
+          headers: { ...TUS, ...OCTETS, 'upload-length': String(png.length) },
+        }),
+        'upload',
+      );
       await settledAsset(t.http, created.asset.id, owner.token);
     }
     const asset = created.asset.id as string;
-    const contentGrant = readyAsset ? new URL(ok(await t.http.get(`/assets/${asset}/content-url`, as), 'content url').body.url).pathname.split('/').pop() : undefined;
+    const contentGrant = readyAsset
+      ? new URL(ok(await t.http.get(`/assets/${asset}/content-url`, as), 'content url').body.url).pathname
+          .split('/')
+          .pop()
+      : undefined;
     const shareLink = ok(await t.http.post(`/projects/${contentProject}/share-links`, {}, as), 'share link').body.id;
-    const grant = ok(await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as), 'grant').body.id;
-    const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data.id;
+    const grant = ok(
+      await t.http.post(`/projects/${contentProject}/grants`, { email: 'viewer@example.com', role: 'viewer' }, as),
+      'grant',
+    ).body.id;
+    const customer = ok(await t.http.post('/v1/customers', { email: 'payer@example.com' }, as), 'customer').body.data
+      .id;
     const card = ok(
-      await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as),
+      await t.http.post(
+        '/v1/cards',
+        { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+        as,
+      ),
       'card',
     ).body.data.id;
-    const payment = ok(await t.http.post('/api/v1/payments', { amount: 12.5, currency: 'usd', customer, confirm: true }, as), 'payment').body.id;
+    const payment = ok(
+      await t.http.post('/api/v1/payments', { amount: 12.5, currency: 'usd', customer, confirm: true }, as),
+      'payment',
+    ).body.id;
     // A port nothing listens on: its deliveries fail at once, and nothing is sent anywhere.
-    const webhookEndpoint = ok(await t.http.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabledEvents: ['*'] }, as), 'endpoint').body.data.id;
-    const webhookDelivery = ok(await t.http.post(`/v1/webhook-endpoints/${webhookEndpoint}/test`, {}, as), 'test event').body.data.id;
+    const webhookEndpoint = ok(
+      await t.http.post('/v1/webhook-endpoints', { url: 'http://127.0.0.1:9/hooks', enabledEvents: ['*'] }, as),
+      'endpoint',
+    ).body.data.id;
+    const webhookDelivery = ok(await t.http.post(`/v1/webhook-endpoints/${webhookEndpoint}/test`, {}, as), 'test event')
+      .body.data.id;
     const member = await createUser(t.http, 'developer', owner.token);
     // The member collaborates on the channel: the operations on a collaborator name them.
-    ok(await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'editor' }, as), 'collaborator');
+    ok(
+      await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'editor' }, as),
+      'collaborator',
+    );
     const invitation = ok(
-      await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' }, as),
+      await t.http.post(
+        `/api/v1/accounts/${owner.accountId}/invitations`,
+        { email: `pending.${randomBytes(4).toString('hex')}@example.com`, role: 'developer' },
+        as,
+      ),
       'invitation',
     ).body.data.id;
     // An invitation for the owner, from another account: what accepting one takes.
     const inviter = await createFirstAdmin(t.http);
     const invitationToken = ok(
-      await t.http.post(`/api/v1/accounts/${inviter.accountId}/invitations`, { email: owner.email, role: 'developer' }, { token: inviter.token }),
+      await t.http.post(
+        `/api/v1/accounts/${inviter.accountId}/invitations`,
+        { email: owner.email, role: 'developer' },
+        { token: inviter.token },
+      ),
       'invitation for the owner',
     ).body.data.token;
-    const keyId = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as), 'key').body.data.id;
-    const publishableKey = ok(await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'viewer app', kind: 'publishable' }, as), 'key').body.data.key;
+    const keyId = ok(
+      await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'fixture' }, as),
+      'key',
+    ).body.data.id;
+    const publishableKey = ok(
+      await t.http.post(
+        `/api/v1/platform/projects/${owner.projectId}/keys`,
+        { name: 'viewer app', kind: 'publishable' },
+        as,
+      ),
+      'key',
+    ).body.data.key;
     const event = ok(await t.http.get('/v1/events?limit=1', as), 'event').body.data[0].id;
-    const deletedClient = ok(await t.http.post('/clients', { name: 'Gone', email: 'gone@example.com' }, as), 'client').body.id;
+    const deletedClient = ok(await t.http.post('/clients', { name: 'Gone', email: 'gone@example.com' }, as), 'client')
+      .body.id;
     ok(await t.http.patch(`/clients/${deletedClient}/soft-delete`, undefined, as), 'client soft delete');
     const deletedCollection = ok(await t.http.post('/collections', { name: 'Gone' }, as), 'collection').body.id;
     ok(await t.http.patch(`/collections/${deletedCollection}/soft-delete`, undefined, as), 'collection soft delete');
@@ -161,21 +231,65 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     const resetCode = await mail.tokenFrom(resetting.email, /reset your password/i, '/reset-password');
     const unverified = await createUnverifiedOwner(t.http);
     const verificationCode = await mail.tokenFrom(unverified.email, /verify your email/i, '/verify-email');
-    const signedIn = ok(await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }), 'session');
+    const signedIn = ok(
+      await t.http.post('/api/v1/sessions', { email: owner.email, password: owner.password }),
+      'session',
+    );
     const browser = new Browser(t.http, /^sid=[^;]*/.exec(signedIn.headers.getSetCookie()[0])![0]);
     // Adding a factor renews the session (the browser keeps the new cookie) and leaves the token from the password alone short of step-up.
     const passkey = (await addPasskey(browser, new SoftwareAuthenticator())).id;
     const { recoveryCodes } = await enableTotp(browser);
     // What the owner then signs in with: the password and a code, as a person with a factor does.
-    const strong = ok(await t.http.post('/api/v1/login', { email: owner.email, password: owner.password, recoveryCode: recoveryCodes[0] }), 'login with a code');
-    const session = (await browser.get('/api/v1/sessions')).body.data.find((listed: { current: boolean }) => listed.current).id;
-    await t.app.get(SearchHistoryService).record({ userId: owner.id, accountId: owner.accountId }, { surface: 'customers', query: "email:'acme@example.com'", filters: {} });
-    const searchEntry = ok(await t.http.get('/api/v1/me/search-history', { token: strong.body.accessToken }), 'search history').body.data[0].id;
+    const strong = ok(
+      await t.http.post('/api/v1/login', {
+        email: owner.email,
+        password: owner.password,
+        recoveryCode: recoveryCodes[0],
+      }),
+      'login with a code',
+    );
+    const session = (await browser.get('/api/v1/sessions')).body.data.find(
+      (listed: { current: boolean }) => listed.current,
+    ).id;
+    await t.app
+      .get(SearchHistoryService)
+      .record(
+        { userId: owner.id, accountId: owner.accountId },
+        { surface: 'customers', query: "email:'acme@example.com'", filters: {} },
+      );
+    const searchEntry = ok(
+      await t.http.get('/api/v1/me/search-history', { token: strong.body.accessToken }),
+      'search history',
+    ).body.data[0].id;
     return {
       searchEntry,
-      contentGrant, passkey, resetCode, verificationCode, shareLink, grant, publishableKey, session, sessionCookie: browser.cookie, deletedClient, deletedCollection,
-      owner: { ...owner, token: strong.body.accessToken }, memberUserId: member.id, invitationId: invitation, invitationToken, keyId, client, collection, channel,
-      contentProject, asset, customer, card, payment, event, webhookEndpoint, webhookDelivery,
+      contentGrant,
+      passkey,
+      resetCode,
+      verificationCode,
+      shareLink,
+      grant,
+      publishableKey,
+      session,
+      sessionCookie: browser.cookie,
+      deletedClient,
+      deletedCollection,
+      owner: { ...owner, token: strong.body.accessToken },
+      memberUserId: member.id,
+      invitationId: invitation,
+      invitationToken,
+      keyId,
+      client,
+      collection,
+      channel,
+      contentProject,
+      asset,
+      customer,
+      card,
+      payment,
+      event,
+      webhookEndpoint,
+      webhookDelivery,
     };
   }
 
@@ -250,14 +364,24 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
     return body;
   }
 
-  function request(path: string, method: string, operation: Operation, f: Fixture): { url: string; body: unknown; headers: Record<string, string>; gaps: string[] } {
+  function request(
+    path: string,
+    method: string,
+    operation: Operation,
+    f: Fixture,
+  ): { url: string; body: unknown; headers: Record<string, string>; gaps: string[] } {
     const gaps: string[] = [];
     const headers: Record<string, string> = {};
     const query: string[] = [];
     let url = path;
     for (const parameter of operation.parameters ?? []) {
       const example = parameter.example ?? parameter.schema?.example;
-      const value = example !== undefined ? String(example) : parameter.required || parameter.in === 'path' ? recordFor(parameter.name, path, f) : undefined;
+      const value =
+        example !== undefined
+          ? String(example)
+          : parameter.required || parameter.in === 'path'
+            ? recordFor(parameter.name, path, f)
+            : undefined;
       if (value === undefined) {
         if (parameter.required || parameter.in === 'path') gaps.push(`${parameter.in} ${parameter.name}`);
         continue;
@@ -277,7 +401,10 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
   }
 
   function takesOnlyPublishableKey(operation: Operation): boolean {
-    return (operation.security ?? []).length > 0 && (operation.security ?? []).every((requirement) => 'publishableKey' in requirement);
+    return (
+      (operation.security ?? []).length > 0 &&
+      (operation.security ?? []).every((requirement) => 'publishableKey' in requirement)
+    );
   }
 
   it('answers no example with 400, 403 or 404', async () => {
@@ -303,13 +430,19 @@ describe('the OpenAPI examples, sent as they are against a fresh account', () =>
           : { authorization: `Bearer ${takesOnlyPublishableKey(operation) ? f.publishableKey : f.owner.token}` };
         const res = await fetch(`${t.baseUrl}${url}`, {
           method: method.toUpperCase(),
-          headers: { ...credentials, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+          headers: {
+            ...credentials,
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+            ...headers,
+          },
           body: body !== undefined ? JSON.stringify(body) : undefined,
         });
         const text = await res.text();
         sent++;
         if (REFUSED_BY_THE_EXAMPLE.includes(res.status)) {
-          refused.push(`${operation.operationId} ${method.toUpperCase()} ${url} ${JSON.stringify(body) ?? ''}: ${res.status} ${text.slice(0, 300)}`);
+          refused.push(
+            `${operation.operationId} ${method.toUpperCase()} ${url} ${JSON.stringify(body) ?? ''}: ${res.status} ${text.slice(0, 300)}`,
+          );
         }
       }
     }

@@ -47,7 +47,11 @@ describe('OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const { path, method, operation } of operations()) {
       const statuses = Object.keys(operation.responses);
-      expect({ path, method, success: statuses.some((s) => /^2\d\d$/.test(s)) }).toEqual({ path, method, success: true });
+      expect({ path, method, success: statuses.some((s) => /^2\d\d$/.test(s)) }).toEqual({
+        path,
+        method,
+        success: true,
+      });
       expect({ path, method, has500: statuses.includes('500') }).toEqual({ path, method, has500: true });
       const isPublic = operation.security?.some((requirement) => Object.keys(requirement).length === 0);
       if (!isPublic) expect({ path, method, has401: statuses.includes('401') }).toEqual({ path, method, has401: true });
@@ -75,13 +79,33 @@ describe('OpenAPI document', () => {
     return pointer
       .split('/')
       .slice(1)
-      .reduce((node, key) => (/^\d+$/.test(key) && resolve(node)?.type === 'array' ? resolve(node).items : resolve(node)?.properties?.[key]), schema);
+      .reduce(
+        (node, key) =>
+          /^\d+$/.test(key) && resolve(node)?.type === 'array' ? resolve(node).items : resolve(node)?.properties?.[key],
+        schema,
+      );
   }
 
-  function links(): { source: string; status: string; name: string; link: Link; path: string; operation: Operation; response: any }[] {
+  function links(): {
+    source: string;
+    status: string;
+    name: string;
+    link: Link;
+    path: string;
+    operation: Operation;
+    response: any;
+  }[] {
     return operations().flatMap(({ path, operation }) =>
       Object.entries(operation.responses).flatMap(([status, response]) =>
-        Object.entries(response.links ?? {}).map(([name, link]) => ({ source: operation.operationId!, status, name, link, path, operation, response })),
+        Object.entries(response.links ?? {}).map(([name, link]) => ({
+          source: operation.operationId!,
+          status,
+          name,
+          link,
+          path,
+          operation,
+          response,
+        })),
       ),
     );
   }
@@ -94,18 +118,30 @@ describe('OpenAPI document', () => {
       const expressions = Object.entries({ ...link.parameters });
       for (const [parameter] of expressions) {
         const [location, parameterName] = parameter.includes('.') ? parameter.split('.') : [undefined, parameter];
-        const known = target.operation.parameters?.some((p) => p.name === parameterName && (!location || p.in === location));
+        const known = target.operation.parameters?.some(
+          (p) => p.name === parameterName && (!location || p.in === location),
+        );
         expect({ source, name, parameter, known }).toEqual({ source, name, parameter, known: true });
       }
       const targetBody = target.operation.requestBody?.content['application/json']?.schema;
       for (const field of Object.keys(link.requestBody ?? {})) {
-        expect({ source, name, field, known: Boolean(schemaAt(targetBody, `/${field}`)) }).toEqual({ source, name, field, known: true });
+        expect({ source, name, field, known: Boolean(schemaAt(targetBody, `/${field}`)) }).toEqual({
+          source,
+          name,
+          field,
+          known: true,
+        });
       }
       for (const expression of [...expressions.map(([, value]) => value), ...Object.values(link.requestBody ?? {})]) {
         const body = /^\$response\.body#(\/.*)$/.exec(expression);
         const requestPath = /^\$request\.path\.(\w+)$/.exec(expression);
         const requestHeader = /^\$request\.header\.([\w-]+)$/.exec(expression);
-        expect({ source, name, expression, form: Boolean(body || requestPath || requestHeader) }).toEqual({ source, name, expression, form: true });
+        expect({ source, name, expression, form: Boolean(body || requestPath || requestHeader) }).toEqual({
+          source,
+          name,
+          expression,
+          form: true,
+        });
         if (requestHeader) {
           const sent = operation.parameters?.some((p) => p.in === 'header' && p.name === requestHeader[1]);
           expect({ source, name, expression, sent }).toEqual({ source, name, expression, sent: true });
@@ -114,7 +150,13 @@ describe('OpenAPI document', () => {
           const resolved = Boolean(schemaAt(response.content?.['application/json']?.schema, body[1]));
           expect({ source, name, expression, resolved }).toEqual({ source, name, expression, resolved: true });
         }
-        if (requestPath) expect({ source, name, expression, inPath: path.includes(`{${requestPath[1]}}`) }).toEqual({ source, name, expression, inPath: true });
+        if (requestPath)
+          expect({ source, name, expression, inPath: path.includes(`{${requestPath[1]}}`) }).toEqual({
+            source,
+            name,
+            expression,
+            inPath: true,
+          });
       }
     }
   });
@@ -123,14 +165,29 @@ describe('OpenAPI document', () => {
     const targets = (operationId: string, status = '201') =>
       Object.values(operationById(operationId).operation.responses[status].links ?? {}).map((link) => link.operationId);
     expect(targets('createCustomer')).toEqual(
-      expect.arrayContaining(['getCustomer', 'updateCustomer', 'deleteCustomer', 'createCard', 'listCards', 'createPayment']),
+      expect.arrayContaining([
+        'getCustomer',
+        'updateCustomer',
+        'deleteCustomer',
+        'createCard',
+        'listCards',
+        'createPayment',
+      ]),
     );
-    expect(targets('createCard')).toEqual(expect.arrayContaining(['getCard', 'updateCard', 'deleteCard', 'setDefaultCard']));
+    expect(targets('createCard')).toEqual(
+      expect.arrayContaining(['getCard', 'updateCard', 'deleteCard', 'setDefaultCard']),
+    );
     expect(targets('createPayment')).toEqual(expect.arrayContaining(['getPayment', 'confirmPayment', 'refundPayment']));
-    expect(targets('createEndpoint')).toEqual(expect.arrayContaining(['getEndpoint', 'updateEndpoint', 'deleteEndpoint', 'listDeliveries']));
+    expect(targets('createEndpoint')).toEqual(
+      expect.arrayContaining(['getEndpoint', 'updateEndpoint', 'deleteEndpoint', 'listDeliveries']),
+    );
     expect(targets('createInvitation')).toEqual(expect.arrayContaining(['revokeInvitation', 'signup']));
-    expect(targets('getCurrentUser', '200')).toEqual(expect.arrayContaining(['getAccount', 'createInvitation', 'listMembers']));
-    expect(targets('signup')).toEqual(expect.arrayContaining(['changeMemberRole', 'removeMember', 'transferOwnership']));
+    expect(targets('getCurrentUser', '200')).toEqual(
+      expect.arrayContaining(['getAccount', 'createInvitation', 'listMembers']),
+    );
+    expect(targets('signup')).toEqual(
+      expect.arrayContaining(['changeMemberRole', 'removeMember', 'transferOwnership']),
+    );
     // A restore follows the soft delete, not the create: a new record has nothing to restore.
     expect(targets('createCollection')).not.toContain('restoreCollection');
     expect(targets('softDeleteCollection', '200')).toEqual(['restoreCollection']);
@@ -156,16 +213,25 @@ describe('OpenAPI document', () => {
     }
     // A list needing another record (a customer's cards) is reached from that record instead.
     expect(Object.values(me).some((link) => link.operationId === 'listCards')).toBe(false);
-    const targets = (operationId: string) => Object.values(operationById(operationId).operation.responses['200'].links ?? {});
+    const targets = (operationId: string) =>
+      Object.values(operationById(operationId).operation.responses['200'].links ?? {});
     expect(targets('listCustomers').find((link) => link.operationId === 'getCustomer')?.parameters).toEqual({
       'header.X-Project-Id': '$request.header.X-Project-Id',
       id: '$response.body#/data/0/id',
     });
-    expect(targets('listClients').map((link) => link.operationId)).toEqual(expect.arrayContaining(['getClient', 'updateClient', 'listClientChannels']));
+    expect(targets('listClients').map((link) => link.operationId)).toEqual(
+      expect.arrayContaining(['getClient', 'updateClient', 'listClientChannels']),
+    );
     // The first record is every link's: none removes it.
-    expect(targets('listClients').map((link) => link.operationId)).not.toEqual(expect.arrayContaining(['softDeleteClient']));
-    expect(targets('listClients').map((link) => link.operationId)).not.toEqual(expect.arrayContaining(['hardDeleteClient']));
-    expect(targets('listClientChannels').map((link) => link.operationId)).toEqual(expect.arrayContaining(['getChannel', 'updateChannel']));
+    expect(targets('listClients').map((link) => link.operationId)).not.toEqual(
+      expect.arrayContaining(['softDeleteClient']),
+    );
+    expect(targets('listClients').map((link) => link.operationId)).not.toEqual(
+      expect.arrayContaining(['hardDeleteClient']),
+    );
+    expect(targets('listClientChannels').map((link) => link.operationId)).toEqual(
+      expect.arrayContaining(['getChannel', 'updateChannel']),
+    );
     // Clients and channels name content projects: the first record's first one, never to its delete.
     for (const list of ['listClients', 'listClientChannels']) {
       expect(targets(list).find((link) => link.operationId === 'getProject')?.parameters).toEqual({
@@ -182,13 +248,21 @@ describe('OpenAPI document', () => {
 
   it('names the project onward from a create, but not to a call a link fills entirely on a record that can vanish', () => {
     const linkTo = (operationId: string, target: string) =>
-      Object.values(operationById(operationId).operation.responses['201'].links ?? {}).find((link) => link.operationId === target)!;
-    expect(linkTo('createCustomer', 'getCustomer').parameters).toHaveProperty(['header.X-Project-Id'], '$request.header.X-Project-Id');
+      Object.values(operationById(operationId).operation.responses['201'].links ?? {}).find(
+        (link) => link.operationId === target,
+      )!;
+    expect(linkTo('createCustomer', 'getCustomer').parameters).toHaveProperty(
+      ['header.X-Project-Id'],
+      '$request.header.X-Project-Id',
+    );
     // A client can be soft deleted, and a card goes with its customer.
     expect(linkTo('createClient', 'updateClient').parameters).not.toHaveProperty(['header.X-Project-Id']);
     expect(linkTo('createCard', 'getCard').parameters).not.toHaveProperty(['header.X-Project-Id']);
     // Reading a client takes `includeDeleted` too, which no link fills.
-    expect(linkTo('createClient', 'getClient').parameters).toHaveProperty(['header.X-Project-Id'], '$request.header.X-Project-Id');
+    expect(linkTo('createClient', 'getClient').parameters).toHaveProperty(
+      ['header.X-Project-Id'],
+      '$request.header.X-Project-Id',
+    );
   });
 
   describe('following the links with real records', () => {
@@ -196,7 +270,11 @@ describe('OpenAPI document', () => {
     function follow(call: Call, link: Link) {
       const evaluate = (expression: string) => {
         const body = /^\$response\.body#(\/.*)$/.exec(expression);
-        if (body) return body[1].split('/').slice(1).reduce((value, key) => value?.[key], call.response);
+        if (body)
+          return body[1]
+            .split('/')
+            .slice(1)
+            .reduce((value, key) => value?.[key], call.response);
         const header = /^\$request\.header\.([\w-]+)$/.exec(expression);
         if (header) return call.headers?.[header[1]];
         return call.path[/^\$request\.path\.(\w+)$/.exec(expression)![1]];
@@ -214,12 +292,15 @@ describe('OpenAPI document', () => {
         else if (parameter.startsWith('header.')) headers[parameter.slice('header.'.length)] = value;
         else path[parameter.replace(/^path\./, '')] = value;
       }
-      const body = Object.fromEntries(Object.entries(link.requestBody ?? {}).map(([field, expression]) => [field, evaluate(expression)]));
+      const body = Object.fromEntries(
+        Object.entries(link.requestBody ?? {}).map(([field, expression]) => [field, evaluate(expression)]),
+      );
       const search = new URLSearchParams(query).toString();
       const url = template.replace(/\{(\w+)\}/g, (_, name: string) => path[name]) + (search ? `?${search}` : '');
       return { url, path, body, headers };
     }
-    const linkOf = (operationId: string, status: string, name: string) => operationById(operationId).operation.responses[status].links![name];
+    const linkOf = (operationId: string, status: string, name: string) =>
+      operationById(operationId).operation.responses[status].links![name];
 
     it('a customer: its card is created, listed and read through the links', async () => {
       const admin = await createFirstAdmin(t.http);
@@ -227,13 +308,23 @@ describe('OpenAPI document', () => {
       expect(customer.status).toBe(201);
       const customerCall = { path: {}, response: customer.body };
       const create = follow(customerCall, linkOf('createCustomer', '201', 'CreateCard'));
-      const cardBody = { cardNumber: '4242424242424242', expMonth: '12', expYear: String(new Date().getUTCFullYear() + 3), cvc: '123' };
+      const cardBody = {
+        cardNumber: '4242424242424242',
+        expMonth: '12',
+        expYear: String(new Date().getUTCFullYear() + 3),
+        cvc: '123',
+      };
       const card = await t.http.post(create.url, { ...create.body, ...cardBody }, { token: admin.token });
       expect(card.status).toBe(201);
-      const list = await t.http.get(follow(customerCall, linkOf('createCustomer', '201', 'ListCards')).url, { token: admin.token });
+      const list = await t.http.get(follow(customerCall, linkOf('createCustomer', '201', 'ListCards')).url, {
+        token: admin.token,
+      });
       expect(list.status).toBe(200);
       expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([card.body.data.id]);
-      const get = await t.http.get(follow({ path: {}, response: card.body }, linkOf('createCard', '201', 'GetCard')).url, { token: admin.token });
+      const get = await t.http.get(
+        follow({ path: {}, response: card.body }, linkOf('createCard', '201', 'GetCard')).url,
+        { token: admin.token },
+      );
       expect(get.status).toBe(200);
       expect(get.body.data.customer).toBe(customer.body.data.id);
     });
@@ -243,9 +334,16 @@ describe('OpenAPI document', () => {
       const me = await t.http.get('/api/v1/me', { token: admin.token });
       const create = follow({ path: {}, response: me.body }, linkOf('getCurrentUser', '200', 'CreateCustomer'));
       expect(create.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
-      const customer = await t.http.post(create.url, { email: 'in-project@example.com' }, { token: admin.token, headers: create.headers });
+      const customer = await t.http.post(
+        create.url,
+        { email: 'in-project@example.com' },
+        { token: admin.token, headers: create.headers },
+      );
       expect(customer.status).toBe(201);
-      const get = follow({ path: {}, headers: create.headers, response: customer.body }, linkOf('createCustomer', '201', 'GetCustomer'));
+      const get = follow(
+        { path: {}, headers: create.headers, response: customer.body },
+        linkOf('createCustomer', '201', 'GetCustomer'),
+      );
       expect(get.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
       const read = await t.http.get(get.url, { token: admin.token, headers: get.headers });
       expect(read.status).toBe(200);
@@ -260,7 +358,10 @@ describe('OpenAPI document', () => {
       const listRequest = follow({ path: {}, response: me.body }, linkOf('getCurrentUser', '200', 'ListCustomers'));
       const list = await t.http.get(listRequest.url, { token: admin.token, headers: listRequest.headers });
       expect(list.status).toBe(200);
-      const get = follow({ path: {}, headers: listRequest.headers, response: list.body }, linkOf('listCustomers', '200', 'GetCustomer'));
+      const get = follow(
+        { path: {}, headers: listRequest.headers, response: list.body },
+        linkOf('listCustomers', '200', 'GetCustomer'),
+      );
       expect(get.headers['X-Project-Id']).toBe(me.body.data.account.defaultProjectId);
       const read = await t.http.get(get.url, { token: admin.token, headers: get.headers });
       expect(read.status).toBe(200);
@@ -273,10 +374,20 @@ describe('OpenAPI document', () => {
       const client = await t.http.post('/clients', { name: 'Linked Media', email: 'linked-media@example.com' }, as);
       const channel = await t.http.post(
         '/channels',
-        { clientId: client.body.id, name: 'Linked', username: `linked-${Date.now()}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+        {
+          clientId: client.body.id,
+          name: 'Linked',
+          username: `linked-${Date.now()}`,
+          avatarUrl: 'https://cdn.example.com/a.png',
+          role: 'creator',
+        },
         as,
       );
-      const project = await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle: 'Linked Hours', projectTypeId: 'album' }, as);
+      const project = await t.http.post(
+        `/channels/${channel.body.id}/projects`,
+        { primaryTitle: 'Linked Hours', projectTypeId: 'album' },
+        as,
+      );
       expect((await t.http.put(`/clients/${client.body.id}`, { projectIds: [project.body._id] }, as)).status).toBe(200);
       const list = await t.http.get('/clients', as);
       const get = follow({ path: {}, response: list.body }, linkOf('listClients', '200', 'GetProject'));
@@ -288,11 +399,21 @@ describe('OpenAPI document', () => {
     it("an account: from the caller's me to an invitation, the invitee's signup and their membership", async () => {
       const admin = await createFirstAdmin(t.http);
       const me = await t.http.get('/api/v1/me', { token: admin.token });
-      const invitationRequest = follow({ path: {}, response: me.body }, linkOf('getCurrentUser', '200', 'CreateInvitation'));
+      const invitationRequest = follow(
+        { path: {}, response: me.body },
+        linkOf('getCurrentUser', '200', 'CreateInvitation'),
+      );
       expect(invitationRequest.path.accountId).toBe(admin.accountId);
-      const invitation = await t.http.post(invitationRequest.url, { email: uniqueEmail('invited'), role: 'developer' }, { token: admin.token });
+      const invitation = await t.http.post(
+        invitationRequest.url,
+        { email: uniqueEmail('invited'), role: 'developer' },
+        { token: admin.token },
+      );
       expect(invitation.status).toBe(201);
-      const signupRequest = follow({ path: invitationRequest.path, response: invitation.body }, linkOf('createInvitation', '201', 'SignupWithInvitation'));
+      const signupRequest = follow(
+        { path: invitationRequest.path, response: invitation.body },
+        linkOf('createInvitation', '201', 'SignupWithInvitation'),
+      );
       const { email: _email, role: _role, ...profile } = signupBody();
       const signup = await t.http.post(signupRequest.url, { ...profile, ...signupRequest.body });
       expect(signup.status).toBe(201);
@@ -310,7 +431,11 @@ describe('OpenAPI document', () => {
     expect(protectedOperations.length).toBeGreaterThan(0);
     for (const { path, method } of protectedOperations) {
       const url = path.replace(/\{[^}]+\}/g, '6650c0ffee0000000000a001');
-      const res = await t.http.request(method.toUpperCase(), url, ['post', 'put', 'patch'].includes(method) ? {} : undefined);
+      const res = await t.http.request(
+        method.toUpperCase(),
+        url,
+        ['post', 'put', 'patch'].includes(method) ? {} : undefined,
+      );
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
     }
   });

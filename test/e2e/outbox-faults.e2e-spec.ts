@@ -56,18 +56,25 @@ describe('the outbox under faults', () => {
   function failOnce(method: Method, collection: string, mode: 'stop' | 'lost'): void {
     const original = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
     let failed = false;
-    jest.spyOn(Records.prototype, method).mockImplementation(async function (this: Records<unknown>, ...args: unknown[]) {
+    jest.spyOn(Records.prototype, method).mockImplementation(async function (
+      this: Records<unknown>,
+      ...args: unknown[]
+    ) {
       if (failed || this.collectionName !== collection) return original.apply(this, args);
       failed = true;
       if (mode === 'lost') await original.apply(this, args);
-      throw Object.assign(new Error(mode === 'lost' ? 'connection reset after the write' : 'process stopped here'), { name: 'MongoNetworkError' });
+      throw Object.assign(new Error(mode === 'lost' ? 'connection reset after the write' : 'process stopped here'), {
+        name: 'MongoNetworkError',
+      });
     } as never);
   }
 
   /** The process stops after the change's write, before its events reach the events collection. */
-  const stopBeforeRecording = () => jest.spyOn(EventsRepository.prototype, 'recordMany').mockRejectedValueOnce(new Error('process stopped here'));
+  const stopBeforeRecording = () =>
+    jest.spyOn(EventsRepository.prototype, 'recordMany').mockRejectedValueOnce(new Error('process stopped here'));
   /** The process stops after a hard delete, before its pending events are settled. */
-  const stopBeforeSettling = () => jest.spyOn(EventsRepository.prototype, 'settleDeletions').mockRejectedValueOnce(new Error('process stopped here'));
+  const stopBeforeSettling = () =>
+    jest.spyOn(EventsRepository.prototype, 'settleDeletions').mockRejectedValueOnce(new Error('process stopped here'));
 
   const expectUnavailable = (res: HttpResponse) => expect(res.status).toBeGreaterThanOrEqual(500);
 
@@ -77,7 +84,13 @@ describe('the outbox under faults', () => {
     return res.body.data.id;
   }
   async function createCard(customer: string): Promise<string> {
-    const res = await post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: FUTURE_YEAR, cvc: '123' });
+    const res = await post('/v1/cards', {
+      customer,
+      cardNumber: '4242424242424242',
+      expMonth: '12',
+      expYear: FUTURE_YEAR,
+      cvc: '123',
+    });
     expect(res.status).toBe(201);
     return res.body.data.id;
   }
@@ -131,8 +144,12 @@ describe('the outbox under faults', () => {
       const before = await customerIds();
       failOnce('insert', 'customers', 'lost');
       const findOne = Records.prototype.findOne;
-      jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (this: Records<unknown>, ...args: unknown[]) {
-        if (this.collectionName === 'customers') return Promise.reject(Object.assign(new Error('connection reset'), { name: 'MongoNetworkError' }));
+      jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (
+        this: Records<unknown>,
+        ...args: unknown[]
+      ) {
+        if (this.collectionName === 'customers')
+          return Promise.reject(Object.assign(new Error('connection reset'), { name: 'MongoNetworkError' }));
         return (findOne as (...args: unknown[]) => Promise<unknown>).apply(this, args);
       } as never);
       const headers = { 'idempotency-key': 'outbox-faults-unknown' };
@@ -158,13 +175,19 @@ describe('the outbox under faults', () => {
       const write = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
       const read = Records.prototype.findOne as (...args: unknown[]) => Promise<unknown>;
       let down = false;
-      jest.spyOn(Records.prototype, method).mockImplementation(async function (this: Records<unknown>, ...args: unknown[]) {
+      jest.spyOn(Records.prototype, method).mockImplementation(async function (
+        this: Records<unknown>,
+        ...args: unknown[]
+      ) {
         if (down || this.collectionName !== collection) return write.apply(this, args);
         down = true;
         if (mode === 'lost') await write.apply(this, args);
         throw networkError();
       } as never);
-      jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (this: Records<unknown>, ...args: unknown[]) {
+      jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (
+        this: Records<unknown>,
+        ...args: unknown[]
+      ) {
         return down && this.collectionName === collection ? Promise.reject(networkError()) : read.apply(this, args);
       } as never);
     }
@@ -181,7 +204,9 @@ describe('the outbox under faults', () => {
       expect((await send()).status).toBe(409);
       jest.restoreAllMocks();
       // No sweep here: the relay reads the record again as soon as the database answers.
-      expect(await pollUntil(async () => (await keyRecord(headers['idempotency-key']))?.state === 'unstored', 20_000)).toBe(true);
+      expect(
+        await pollUntil(async () => (await keyRecord(headers['idempotency-key']))?.state === 'unstored', 20_000),
+      ).toBe(true);
       const [id, ...others] = await created();
       expect(others).toEqual([]);
       expect(await typesOf(id)).toEqual(['customer.created']);
@@ -215,7 +240,12 @@ describe('the outbox under faults', () => {
       const customer = await createCustomer();
       await createCard(customer);
       const headers = { 'idempotency-key': 'outbox-faults-payment-later' };
-      const send = () => t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer, confirm: true }, { token: admin.token, headers });
+      const send = () =>
+        t.http.post(
+          '/api/v1/payments',
+          { amount: 10, currency: 'usd', customer, confirm: true },
+          { token: admin.token, headers },
+        );
       outage('insert', 'payments', 'lost');
       expect((await send()).status).toBe(503);
       expect((await send()).status).toBe(409);
@@ -224,7 +254,10 @@ describe('the outbox under faults', () => {
       const retry = await send();
       expect(retry.status).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
-      const stored = await t.db.collection('payments').find({ customer: new Types.ObjectId(customer) }).toArray();
+      const stored = await t.db
+        .collection('payments')
+        .find({ customer: new Types.ObjectId(customer) })
+        .toArray();
       expect(stored.map((payment) => String(payment._id))).toEqual([retry.body.id]);
       await recover();
       expect(await typesOf(retry.body.id)).toEqual(['payment.created', 'payment.succeeded']);
@@ -387,7 +420,13 @@ describe('the outbox under faults', () => {
     async function channelWithProjects(): Promise<{ channel: string; projects: string[] }> {
       const client = (await post('/clients', { name: 'Cascade client', email: 'cascade@example.com' })).body.id;
       const username = `cascade_${Date.now()}`;
-      const created = await post('/channels', { clientId: client, name: username, username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' });
+      const created = await post('/channels', {
+        clientId: client,
+        name: username,
+        username,
+        avatarUrl: 'https://cdn.example.com/a.png',
+        role: 'creator',
+      });
       expect(created.status).toBe(200);
       const channel = created.body.id;
       const projects: string[] = [];
@@ -405,14 +444,16 @@ describe('the outbox under faults', () => {
       expect((await t.http.delete(`/channels/${channel}`, { token: admin.token })).status).toBe(200);
       await recover();
       for (const project of projects) expect((await typesOf(project)).slice(-1)).toEqual(['project.deleted']);
-      for (const project of projects) expect((await typesOf(project)).filter((type) => type === 'project.deleted')).toHaveLength(1);
+      for (const project of projects)
+        expect((await typesOf(project)).filter((type) => type === 'project.deleted')).toHaveLength(1);
       expect((await typesOf(channel)).slice(-1)).toEqual(['channel.deleted']);
     });
   });
 
   describe('refund', () => {
     const refund = (id: string) => post(`/api/v1/payments/${id}/refund`, { amount: 3 });
-    const refundedOf = async (id: string) => (await t.http.get(`/api/v1/payments/${id}`, { token: admin.token })).body.amountRefunded;
+    const refundedOf = async (id: string) =>
+      (await t.http.get(`/api/v1/payments/${id}`, { token: admin.token })).body.amountRefunded;
 
     it('stopped before the payment is written: nothing refunded, no event', async () => {
       const id = await createPayment();
@@ -465,7 +506,11 @@ describe('the outbox under faults', () => {
         // As another instance's write would leave it: an event this instance never wrote, not in the events collection.
         const foreign = `evt_${new Types.ObjectId().toHexString()}`;
         const stored = await customers().findOne({ _id: new Types.ObjectId(id) });
-        const outbox = (stored!.outbox as { id: string; createdAt: Date }[]).map((event) => ({ ...event, id: foreign, createdAt: new Date(Date.now() - ageDays * 24 * 3600_000) }));
+        const outbox = (stored!.outbox as { id: string; createdAt: Date }[]).map((event) => ({
+          ...event,
+          id: foreign,
+          createdAt: new Date(Date.now() - ageDays * 24 * 3600_000),
+        }));
         await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { outbox } });
         expect((await update(id)).status).toBe(200);
         expect(await t.db.collection('events').countDocuments({ _id: foreign } as never)).toBe(copied ? 1 : 0);
@@ -485,17 +530,24 @@ describe('the outbox under faults', () => {
       // Relaying anything of the first customer fails (a poison record), the others' events pass.
       jest.restoreAllMocks();
       const recordMany = EventsRepository.prototype.recordMany;
-      jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementation(async function (this: EventsRepository, events) {
+      jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementation(async function (
+        this: EventsRepository,
+        events,
+      ) {
         if (events.some((event) => event.body.includes(bad))) throw new Error('this record cannot be relayed');
         return recordMany.call(this, events);
       });
       const warnings: string[] = [];
-      jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void warnings.push(String(message)));
+      jest
+        .spyOn(Logger.prototype, 'warn')
+        .mockImplementation((message: unknown) => void warnings.push(String(message)));
 
       await relay.sweep(0);
       for (const id of good) expect(await typesOf(id)).toEqual(['customer.created']);
       expect(await typesOf(bad)).toEqual([]);
-      expect(warnings.some((line) => line.includes(`customers ${bad}`) && line.includes('read again next sweep'))).toBe(true);
+      expect(warnings.some((line) => line.includes(`customers ${bad}`) && line.includes('read again next sweep'))).toBe(
+        true,
+      );
 
       jest.restoreAllMocks();
       await recover();

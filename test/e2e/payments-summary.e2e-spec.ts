@@ -21,8 +21,16 @@ describe('payments summary', () => {
   afterAll(() => t.close());
 
   /** A customer with a default card, in the caller's project (or the one `X-Project-Id` names). */
-  async function customerWithCard(user: TestUser, cardNumber = '4242424242424242', headers: Record<string, string> = {}): Promise<string> {
-    const customer = await t.http.post('/v1/customers', { email: `c.${new Types.ObjectId().toHexString()}@example.com` }, { token: user.token, headers });
+  async function customerWithCard(
+    user: TestUser,
+    cardNumber = '4242424242424242',
+    headers: Record<string, string> = {},
+  ): Promise<string> {
+    const customer = await t.http.post(
+      '/v1/customers',
+      { email: `c.${new Types.ObjectId().toHexString()}@example.com` },
+      { token: user.token, headers },
+    );
     if (customer.status !== 201) throw new Error(`customer: ${customer.status} ${customer.text}`);
     const card = await t.http.post(
       '/v1/cards',
@@ -51,7 +59,9 @@ describe('payments summary', () => {
       { token: user.token, headers: options.headers },
     );
     if (res.status !== 201) throw new Error(`payment: ${res.status} ${res.text}`);
-    await t.db.collection('payments').updateOne({ _id: new Types.ObjectId(res.body.id as string) }, { $set: { createdAt: new Date(createdAt) } });
+    await t.db
+      .collection('payments')
+      .updateOne({ _id: new Types.ObjectId(res.body.id as string) }, { $set: { createdAt: new Date(createdAt) } });
     return { id: res.body.id as string, status: res.body.status as string };
   }
 
@@ -107,10 +117,24 @@ describe('payments summary', () => {
     it('leaves out payments that moved no money: pending, waiting for a card, declined', async () => {
       const pending = await payment(7, '2026-11-02T10:00:00.000Z', { confirm: false });
       const declined = await payment(8, '2026-11-02T11:00:00.000Z', { card: '4000000000000002' });
-      const customer = (await t.http.post('/v1/customers', { email: 'no-card@example.com' }, { token: owner.token })).body.data.id;
-      const noCard = await t.http.post(PAYMENTS, { amount: 9, currency: 'usd', customer, confirm: true }, { token: owner.token });
-      expect([pending.status, declined.status, noCard.body.status]).toEqual(['requires_confirmation', 'failed', 'requires_payment_method']);
-      await t.db.collection('payments').updateOne({ _id: new Types.ObjectId(noCard.body.id as string) }, { $set: { createdAt: new Date('2026-11-02T12:00:00Z') } });
+      const customer = (await t.http.post('/v1/customers', { email: 'no-card@example.com' }, { token: owner.token }))
+        .body.data.id;
+      const noCard = await t.http.post(
+        PAYMENTS,
+        { amount: 9, currency: 'usd', customer, confirm: true },
+        { token: owner.token },
+      );
+      expect([pending.status, declined.status, noCard.body.status]).toEqual([
+        'requires_confirmation',
+        'failed',
+        'requires_payment_method',
+      ]);
+      await t.db
+        .collection('payments')
+        .updateOne(
+          { _id: new Types.ObjectId(noCard.body.id as string) },
+          { $set: { createdAt: new Date('2026-11-02T12:00:00Z') } },
+        );
 
       const res = await summary('currency=usd&from=2026-11-02&to=2026-11-02');
       expect(res.body.days).toEqual([{ date: '2026-11-02', gross: 0, refunded: 0, net: 0, count: 0 }]);
@@ -142,7 +166,12 @@ describe('payments summary', () => {
     expect((await summary(period)).body.totals).toEqual({ gross: 5, refunded: 0, net: 5, count: 1 });
     // Every member of the account sees the same default project.
     expect((await summary(period, developer)).body.totals).toEqual({ gross: 5, refunded: 0, net: 5, count: 1 });
-    expect((await summary(period, owner, inStaging)).body.totals).toEqual({ gross: 70, refunded: 0, net: 70, count: 1 });
+    expect((await summary(period, owner, inStaging)).body.totals).toEqual({
+      gross: 70,
+      refunded: 0,
+      net: 70,
+      count: 1,
+    });
     expect((await summary(period, stranger)).body.totals).toEqual({ gross: 400, refunded: 0, net: 400, count: 1 });
     // Another account's project is not the stranger's to read.
     expectError(await summary(period, stranger, inStaging), 404, 'Platform project not found');
@@ -150,9 +179,15 @@ describe('payments summary', () => {
 
   it("answers an API key with its own project's volume", async () => {
     await payment(33, '2026-07-01T12:00:00.000Z');
-    const created = await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'reports', scopes: ['payments'] }, { token: owner.token });
+    const created = await t.http.post(
+      `/api/v1/platform/projects/${owner.projectId}/keys`,
+      { name: 'reports', scopes: ['payments'] },
+      { token: owner.token },
+    );
     expect(created.status).toBe(201);
-    const res = await t.http.get(`${SUMMARY}?currency=usd&from=2026-07-01&to=2026-07-01`, { token: created.body.data.key });
+    const res = await t.http.get(`${SUMMARY}?currency=usd&from=2026-07-01&to=2026-07-01`, {
+      token: created.body.data.key,
+    });
     expect(res.status).toBe(200);
     expect(res.body.totals).toEqual({ gross: 33, refunded: 0, net: 33, count: 1 });
   });
@@ -187,7 +222,11 @@ describe('payments summary', () => {
     });
 
     it('is 400 for from after to', async () => {
-      expectValidationError(await summary('currency=usd&from=2026-11-05&to=2026-11-04'), 'from', /from must be on or before to/);
+      expectValidationError(
+        await summary('currency=usd&from=2026-11-05&to=2026-11-04'),
+        'from',
+        /from must be on or before to/,
+      );
     });
 
     it('is 400 without a currency, or with one that is not ISO 4217', async () => {

@@ -19,13 +19,21 @@ describe('payments', () => {
   afterAll(() => t.close());
 
   async function createCustomer(): Promise<string> {
-    const res = await t.http.post('/v1/customers', { email: `c.${new Types.ObjectId().toHexString()}@example.com` }, { token: admin.token });
+    const res = await t.http.post(
+      '/v1/customers',
+      { email: `c.${new Types.ObjectId().toHexString()}@example.com` },
+      { token: admin.token },
+    );
     if (res.status !== 201) throw new Error(`customer: ${res.status} ${res.text}`);
     return res.body.data.id;
   }
 
   async function addCard(customer: string, cardNumber: string): Promise<string> {
-    const res = await t.http.post('/v1/cards', { customer, cardNumber, expMonth: '12', expYear: '2035', cvc: '123' }, { token: admin.token });
+    const res = await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber, expMonth: '12', expYear: '2035', cvc: '123' },
+      { token: admin.token },
+    );
     if (res.status !== 201) throw new Error(`card: ${res.status} ${res.text}`);
     return res.body.data.id;
   }
@@ -54,7 +62,19 @@ describe('payments', () => {
       const res = await createPayment({ amount: 19.99, currency: 'USD', customer, description: 'Order #1' });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(
-        ['amount', 'amountRefunded', 'createdAt', 'currency', 'customer', 'description', 'failureCode', 'id', 'reciver', 'status', 'updatedAt'].sort(),
+        [
+          'amount',
+          'amountRefunded',
+          'createdAt',
+          'currency',
+          'customer',
+          'description',
+          'failureCode',
+          'id',
+          'reciver',
+          'status',
+          'updatedAt',
+        ].sort(),
       );
       expect(res.body).toMatchObject({
         amount: 19.99,
@@ -115,7 +135,9 @@ describe('payments', () => {
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ status: 'requires_payment_method', failureCode: null });
 
-      const stillNoCard = await t.http.post(`${PAYMENTS}/${res.body.id}/confirm`, undefined, { token: developer.token });
+      const stillNoCard = await t.http.post(`${PAYMENTS}/${res.body.id}/confirm`, undefined, {
+        token: developer.token,
+      });
       expect(stillNoCard.status).toBe(200);
       expect(stillNoCard.body.status).toBe('requires_payment_method');
 
@@ -135,28 +157,72 @@ describe('payments', () => {
 
     it('refuses an unknown customer or reciver, and a reciver equal to the customer, with 400', async () => {
       const customer = await createCustomer();
-      expectError(await createPayment({ amount: 1, currency: 'usd', customer: MISSING_ID }), 400, 'customer does not exist');
-      expectError(await createPayment({ amount: 1, currency: 'usd', customer, reciver: MISSING_ID }), 400, 'reciver does not exist');
-      expectError(await createPayment({ amount: 1, currency: 'usd', customer, reciver: customer }), 400, /reciver must be a different customer/);
+      expectError(
+        await createPayment({ amount: 1, currency: 'usd', customer: MISSING_ID }),
+        400,
+        'customer does not exist',
+      );
+      expectError(
+        await createPayment({ amount: 1, currency: 'usd', customer, reciver: MISSING_ID }),
+        400,
+        'reciver does not exist',
+      );
+      expectError(
+        await createPayment({ amount: 1, currency: 'usd', customer, reciver: customer }),
+        400,
+        /reciver must be a different customer/,
+      );
       expect(await t.db.collection('payments').countDocuments({ customer: new Types.ObjectId(customer) })).toBe(0);
     });
 
     it('enforces the currency decimals', async () => {
       const customer = await createCustomer();
-      expectValidationError(await createPayment({ amount: 10.005, currency: 'usd', customer }), 'amount', /more than 2 decimals/);
-      expectValidationError(await createPayment({ amount: 1.5, currency: 'JPY', customer }), 'amount', /whole number in JPY/);
-      expectValidationError(await createPayment({ amount: 1.0005, currency: 'kwd', customer }), 'amount', /more than 3 decimals/);
+      expectValidationError(
+        await createPayment({ amount: 10.005, currency: 'usd', customer }),
+        'amount',
+        /more than 2 decimals/,
+      );
+      expectValidationError(
+        await createPayment({ amount: 1.5, currency: 'JPY', customer }),
+        'amount',
+        /whole number in JPY/,
+      );
+      expectValidationError(
+        await createPayment({ amount: 1.0005, currency: 'kwd', customer }),
+        'amount',
+        /more than 3 decimals/,
+      );
       expect((await createPayment({ amount: 10, currency: 'JPY', customer })).status).toBe(201);
       expect((await createPayment({ amount: 1.005, currency: 'kwd', customer })).status).toBe(201);
     });
 
     it('enforces the amount limits', async () => {
       const customer = await createCustomer();
-      expectValidationError(await createPayment({ amount: 0, currency: 'usd', customer }), 'amount', 'amount must be greater than 0');
-      expectValidationError(await createPayment({ amount: -5, currency: 'usd', customer }), 'amount', 'amount must be greater than 0');
-      expectValidationError(await createPayment({ amount: 100_000_000, currency: 'usd', customer }), 'amount', /must not exceed 99999999/);
-      expectValidationError(await createPayment({ amount: 99_999_999.01, currency: 'usd', customer }), 'amount', /must not exceed/);
-      expectValidationError(await createPayment({ amount: '10', currency: 'usd', customer }), 'amount', 'amount must be a number');
+      expectValidationError(
+        await createPayment({ amount: 0, currency: 'usd', customer }),
+        'amount',
+        'amount must be greater than 0',
+      );
+      expectValidationError(
+        await createPayment({ amount: -5, currency: 'usd', customer }),
+        'amount',
+        'amount must be greater than 0',
+      );
+      expectValidationError(
+        await createPayment({ amount: 100_000_000, currency: 'usd', customer }),
+        'amount',
+        /must not exceed 99999999/,
+      );
+      expectValidationError(
+        await createPayment({ amount: 99_999_999.01, currency: 'usd', customer }),
+        'amount',
+        /must not exceed/,
+      );
+      expectValidationError(
+        await createPayment({ amount: '10', currency: 'usd', customer }),
+        'amount',
+        'amount must be a number',
+      );
       const max = await createPayment({ amount: 99_999_999, currency: 'usd', customer });
       expect(max.status).toBe(201);
       expect(max.body.amount).toBe(99_999_999);
@@ -171,10 +237,20 @@ describe('payments', () => {
       expectValidationError(await createPayment({ amount: 1, currency: 'usd', customer: 'nope' }), 'customer');
       expectValidationError(await createPayment({ amount: 1, currency: 'usd', customer, reciver: '123' }), 'reciver');
       expectValidationError(await createPayment({ amount: 1, currency: 'usd', customer, confirm: 'yes' }), 'confirm');
-      expectValidationError(await createPayment({ amount: 1, currency: 'usd', customer, description: 'x'.repeat(1001) }), 'description');
-      expectValidationError(await createPayment({ amount: 1, currency: 'usd', customer, status: 'succeeded' }), 'status');
+      expectValidationError(
+        await createPayment({ amount: 1, currency: 'usd', customer, description: 'x'.repeat(1001) }),
+        'description',
+      );
+      expectValidationError(
+        await createPayment({ amount: 1, currency: 'usd', customer, status: 'succeeded' }),
+        'status',
+      );
       const missing = await createPayment({});
-      expect((missing.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(['amount', 'currency', 'customer']);
+      expect((missing.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual([
+        'amount',
+        'currency',
+        'customer',
+      ]);
     });
   });
 
@@ -194,7 +270,9 @@ describe('payments', () => {
     it('charges a payment waiting for confirmation, once', async () => {
       const customer = await customerWithCard();
       const created = await createPayment({ amount: 3, currency: 'usd', customer });
-      const confirmed = await t.http.post(`${PAYMENTS}/${created.body.id}/confirm`, undefined, { token: developer.token });
+      const confirmed = await t.http.post(`${PAYMENTS}/${created.body.id}/confirm`, undefined, {
+        token: developer.token,
+      });
       expect(confirmed.status).toBe(200);
       expect(confirmed.body).toMatchObject({ status: 'succeeded', failureCode: null });
       expect(confirmed.body.updatedAt >= created.body.updatedAt).toBe(true);
@@ -208,7 +286,11 @@ describe('payments', () => {
       const created = await createPayment({ amount: 3, currency: 'usd', customer });
       const confirmed = await t.http.post(`${PAYMENTS}/${created.body.id}/confirm`, {}, { token: developer.token });
       expect(confirmed.body).toMatchObject({ status: 'failed', failureCode: 'insufficient_funds' });
-      expectError(await t.http.post(`${PAYMENTS}/${created.body.id}/confirm`, {}, { token: developer.token }), 409, /failed/);
+      expectError(
+        await t.http.post(`${PAYMENTS}/${created.body.id}/confirm`, {}, { token: developer.token }),
+        409,
+        /failed/,
+      );
     });
 
     it('charges the current default card', async () => {
@@ -224,20 +306,26 @@ describe('payments', () => {
       const customer = await customerWithCard();
       const created = await createPayment({ amount: 3, currency: 'usd', customer });
       const results = await Promise.all(
-        Array.from({ length: 8 }, () => t.http.post(`${PAYMENTS}/${created.body.id}/confirm`, undefined, { token: developer.token })),
+        Array.from({ length: 8 }, () =>
+          t.http.post(`${PAYMENTS}/${created.body.id}/confirm`, undefined, { token: developer.token }),
+        ),
       );
       expect(results.filter((res) => res.status === 200)).toHaveLength(1);
       expect(results.filter((res) => res.status === 409)).toHaveLength(7);
     });
 
     it('unknown id is 404, malformed id is 400', async () => {
-      expectNotFound(await t.http.post(`${PAYMENTS}/${MISSING_ID}/confirm`, undefined, { token: developer.token }), 'Payment not found');
+      expectNotFound(
+        await t.http.post(`${PAYMENTS}/${MISSING_ID}/confirm`, undefined, { token: developer.token }),
+        'Payment not found',
+      );
       expectError(await t.http.post(`${PAYMENTS}/xyz/confirm`, undefined, { token: developer.token }), 400);
     });
   });
 
   describe('refund', () => {
-    const refund = (id: string, body: unknown, token = manager.token) => t.http.post(`${PAYMENTS}/${id}/refund`, body, { token });
+    const refund = (id: string, body: unknown, token = manager.token) =>
+      t.http.post(`${PAYMENTS}/${id}/refund`, body, { token });
 
     it('needs the manager or admin role', async () => {
       const id = await succeededPayment(10);
@@ -284,7 +372,12 @@ describe('payments', () => {
     it('refuses payments that did not succeed with 409', async () => {
       const pending = await createPayment({ amount: 1, currency: 'usd', customer: await createCustomer() });
       expectError(await refund(pending.body.id, {}), 409, /its status is requires_confirmation/);
-      const failed = await createPayment({ amount: 1, currency: 'usd', customer: await customerWithCard('4000000000000002'), confirm: true });
+      const failed = await createPayment({
+        amount: 1,
+        currency: 'usd',
+        customer: await customerWithCard('4000000000000002'),
+        confirm: true,
+      });
       expectError(await refund(failed.body.id, {}), 409, /its status is failed/);
     });
 
@@ -338,7 +431,9 @@ describe('payments', () => {
     it('filters by status', async () => {
       const res = await t.http.get(`${PAYMENTS}?customer=${customer}&status=succeeded`, { token: developer.token });
       expect(res.body.data.map((p: { id: string }) => p.id)).toEqual([ids[4], ids[2], ids[0]]);
-      const pending = await t.http.get(`${PAYMENTS}?status=requires_confirmation&limit=100`, { token: developer.token });
+      const pending = await t.http.get(`${PAYMENTS}?status=requires_confirmation&limit=100`, {
+        token: developer.token,
+      });
       expect(pending.body.data.every((p: { status: string }) => p.status === 'requires_confirmation')).toBe(true);
       expect(pending.body.data.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([ids[3], ids[1]]));
     });
@@ -347,10 +442,14 @@ describe('payments', () => {
       const first = await t.http.get(`${PAYMENTS}?customer=${customer}&limit=2`, { token: developer.token });
       expect(first.body).toMatchObject({ hasMore: true });
       expect(first.body.data.map((p: { id: string }) => p.id)).toEqual([ids[4], ids[3]]);
-      const second = await t.http.get(`${PAYMENTS}?customer=${customer}&limit=2&startingAfter=${ids[3]}`, { token: developer.token });
+      const second = await t.http.get(`${PAYMENTS}?customer=${customer}&limit=2&startingAfter=${ids[3]}`, {
+        token: developer.token,
+      });
       expect(second.body.data.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[1]]);
       expect(second.body.hasMore).toBe(true);
-      const last = await t.http.get(`${PAYMENTS}?customer=${customer}&limit=2&startingAfter=${ids[1]}`, { token: developer.token });
+      const last = await t.http.get(`${PAYMENTS}?customer=${customer}&limit=2&startingAfter=${ids[1]}`, {
+        token: developer.token,
+      });
       expect(last.body).toEqual({ data: [expect.objectContaining({ id: ids[0] })], hasMore: false });
     });
 
@@ -368,7 +467,10 @@ describe('payments', () => {
       expectValidationError(await t.http.get(`${PAYMENTS}?status=paid`, { token: developer.token }), 'status');
       expectValidationError(await t.http.get(`${PAYMENTS}?limit=101`, { token: developer.token }), 'limit');
       expectValidationError(await t.http.get(`${PAYMENTS}?limit=0`, { token: developer.token }), 'limit');
-      expectValidationError(await t.http.get(`${PAYMENTS}?startingAfter=zzz`, { token: developer.token }), 'startingAfter');
+      expectValidationError(
+        await t.http.get(`${PAYMENTS}?startingAfter=zzz`, { token: developer.token }),
+        'startingAfter',
+      );
     });
   });
 });

@@ -3,7 +3,17 @@ import { expectError, expectNotFound, expectValidationError } from '../support/e
 import type { RequestOptions } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
-const ALL_APIS = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
+const ALL_APIS = [
+  'customers',
+  'cards',
+  'payments',
+  'channels',
+  'projects',
+  'collections',
+  'clients',
+  'events',
+  'webhooks',
+];
 const PROJECT_FIELDS = ['createdAt', 'enabledApis', 'id', 'isDefault', 'name', 'updatedAt'];
 const PROJECTS = '/api/v1/platform/projects';
 const UNKNOWN_ID = '6650c0ffee00000000000bad';
@@ -22,7 +32,10 @@ describe('platform projects', () => {
   });
   afterAll(() => t.close());
 
-  async function createProject(body: Record<string, unknown> = { name: 'Side project' }, as: TestUser = admin): Promise<string> {
+  async function createProject(
+    body: Record<string, unknown> = { name: 'Side project' },
+    as: TestUser = admin,
+  ): Promise<string> {
     const res = await t.http.post(PROJECTS, body, { token: as.token });
     if (res.status !== 201) throw new Error(`project create failed: ${res.status} ${res.text}`);
     return res.body.data.id;
@@ -41,7 +54,12 @@ describe('platform projects', () => {
         expect(Object.keys(res.body)).toEqual(['data']);
         const [first] = res.body.data;
         expect(Object.keys(first).sort()).toEqual(PROJECT_FIELDS);
-        expect(first).toMatchObject({ id: admin.projectId, name: 'Default project', enabledApis: ALL_APIS, isDefault: true });
+        expect(first).toMatchObject({
+          id: admin.projectId,
+          name: 'Default project',
+          enabledApis: ALL_APIS,
+          isDefault: true,
+        });
         expect(new Date(first.createdAt).toISOString()).toBe(first.createdAt);
       }
     });
@@ -81,25 +99,51 @@ describe('platform projects', () => {
     });
 
     it('keeps the enabled APIs asked for, in the fixed order', async () => {
-      const res = await t.http.post(PROJECTS, { name: 'Finance only', enabledApis: ['payments', 'customers'] }, { token: admin.token });
+      const res = await t.http.post(
+        PROJECTS,
+        { name: 'Finance only', enabledApis: ['payments', 'customers'] },
+        { token: admin.token },
+      );
       expect(res.status).toBe(201);
       expect(res.body.data.enabledApis).toEqual(['customers', 'payments']);
     });
 
     it('refuses unknown API names, repeats, a blank name and unknown fields with 400', async () => {
-      expectValidationError(await t.http.post(PROJECTS, { name: 'X', enabledApis: ['customers', 'invoices'] }, { token: admin.token }), 'enabledApis');
-      expectValidationError(await t.http.post(PROJECTS, { name: 'X', enabledApis: ['cards', 'cards'] }, { token: admin.token }), 'enabledApis');
-      expectValidationError(await t.http.post(PROJECTS, { name: 'X', enabledApis: 'cards' }, { token: admin.token }), 'enabledApis');
+      expectValidationError(
+        await t.http.post(PROJECTS, { name: 'X', enabledApis: ['customers', 'invoices'] }, { token: admin.token }),
+        'enabledApis',
+      );
+      expectValidationError(
+        await t.http.post(PROJECTS, { name: 'X', enabledApis: ['cards', 'cards'] }, { token: admin.token }),
+        'enabledApis',
+      );
+      expectValidationError(
+        await t.http.post(PROJECTS, { name: 'X', enabledApis: 'cards' }, { token: admin.token }),
+        'enabledApis',
+      );
       expectValidationError(await t.http.post(PROJECTS, { name: '   ' }, { token: admin.token }), 'name');
-      expectValidationError(await t.http.post(PROJECTS, { name: 'X', isDefault: true }, { token: admin.token }), 'isDefault');
-      expectValidationError(await t.http.post(PROJECTS, { name: 'X', accountId: stranger.accountId }, { token: admin.token }), 'accountId');
+      expectValidationError(
+        await t.http.post(PROJECTS, { name: 'X', isDefault: true }, { token: admin.token }),
+        'isDefault',
+      );
+      expectValidationError(
+        await t.http.post(PROJECTS, { name: 'X', accountId: stranger.accountId }, { token: admin.token }),
+        'accountId',
+      );
       const id = await createProject();
-      expectValidationError(await t.http.patch(`${PROJECTS}/${id}`, { enabledApis: ['nope'] }, { token: admin.token }), 'enabledApis');
+      expectValidationError(
+        await t.http.patch(`${PROJECTS}/${id}`, { enabledApis: ['nope'] }, { token: admin.token }),
+        'enabledApis',
+      );
     });
 
     it('renames a project and changes its enabled APIs (admin)', async () => {
       const id = await createProject();
-      const res = await t.http.patch(`${PROJECTS}/${id}`, { name: 'Renamed', enabledApis: ['clients'] }, { token: admin.token });
+      const res = await t.http.patch(
+        `${PROJECTS}/${id}`,
+        { name: 'Renamed', enabledApis: ['clients'] },
+        { token: admin.token },
+      );
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ id, name: 'Renamed', enabledApis: ['clients'], isDefault: false });
       const read = await t.http.get(`${PROJECTS}/${id}`, { token: developer.token });
@@ -109,9 +153,21 @@ describe('platform projects', () => {
     it('lets only admins and the owner create, update and delete (developer and manager: 403)', async () => {
       const id = await createProject();
       for (const member of [developer, manager]) {
-        expectError(await t.http.post(PROJECTS, { name: 'Nope' }, { token: member.token }), 403, 'This operation needs the role admin');
-        expectError(await t.http.patch(`${PROJECTS}/${id}`, { name: 'Nope' }, { token: member.token }), 403, 'This operation needs the role admin');
-        expectError(await t.http.delete(`${PROJECTS}/${id}`, { token: member.token }), 403, 'This operation needs the role admin');
+        expectError(
+          await t.http.post(PROJECTS, { name: 'Nope' }, { token: member.token }),
+          403,
+          'This operation needs the role admin',
+        );
+        expectError(
+          await t.http.patch(`${PROJECTS}/${id}`, { name: 'Nope' }, { token: member.token }),
+          403,
+          'This operation needs the role admin',
+        );
+        expectError(
+          await t.http.delete(`${PROJECTS}/${id}`, { token: member.token }),
+          403,
+          'This operation needs the role admin',
+        );
       }
       expect((await t.http.get(`${PROJECTS}/${id}`, { token: admin.token })).body.data.name).toBe('Side project');
     });
@@ -119,13 +175,18 @@ describe('platform projects', () => {
 
   describe('delete', () => {
     it('refuses to delete the default project (409)', async () => {
-      expectError(await t.http.delete(`${PROJECTS}/${admin.projectId}`, { token: admin.token }), 409, 'The default project cannot be deleted');
+      expectError(
+        await t.http.delete(`${PROJECTS}/${admin.projectId}`, { token: admin.token }),
+        409,
+        'The default project cannot be deleted',
+      );
       expect((await t.http.get(`${PROJECTS}/${admin.projectId}`, { token: admin.token })).status).toBe(200);
     });
 
     it('deletes an empty project (200); it is then 404 and its API keys stop working', async () => {
       const id = await createProject();
-      const key = (await t.http.post(`${PROJECTS}/${id}/keys`, { name: 'doomed' }, { token: admin.token })).body.data.key;
+      const key = (await t.http.post(`${PROJECTS}/${id}/keys`, { name: 'doomed' }, { token: admin.token })).body.data
+        .key;
       expect((await t.http.get('/v1/customers', { token: key })).status).toBe(200);
 
       const res = await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token });
@@ -144,21 +205,36 @@ describe('platform projects', () => {
     ])('refuses to delete a project that holds %s: 409 Platform project is not empty', async (_what, path, body) => {
       const id = await createProject();
       expect((await t.http.post(path, body, inProject(admin, id))).status).toBe(201);
-      expectError(await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token }), 409, 'Platform project is not empty');
+      expectError(
+        await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token }),
+        409,
+        'Platform project is not empty',
+      );
       expect((await t.http.get(`${PROJECTS}/${id}`, { token: admin.token })).status).toBe(200);
     });
 
     it('counts records of a disabled API and soft-deleted records; empty again, the delete goes through', async () => {
       const id = await createProject();
-      const customer = (await t.http.post('/v1/customers', { email: 'kept@example.com' }, inProject(admin, id))).body.data.id;
+      const customer = (await t.http.post('/v1/customers', { email: 'kept@example.com' }, inProject(admin, id))).body
+        .data.id;
       const collection = (await t.http.post('/collections', { name: 'Archive' }, inProject(admin, id))).body.id;
-      expect((await t.http.patch(`/collections/${collection}/soft-delete`, undefined, inProject(admin, id))).status).toBe(200);
+      expect(
+        (await t.http.patch(`/collections/${collection}/soft-delete`, undefined, inProject(admin, id))).status,
+      ).toBe(200);
       await t.http.patch(`${PROJECTS}/${id}`, { enabledApis: ['collections'] }, { token: admin.token });
-      expectError(await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token }), 409, 'Platform project is not empty');
+      expectError(
+        await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token }),
+        409,
+        'Platform project is not empty',
+      );
 
       await t.http.patch(`${PROJECTS}/${id}`, { enabledApis: ALL_APIS }, { token: admin.token });
       expect((await t.http.delete(`/v1/customers/${customer}`, inProject(admin, id))).status).toBe(200);
-      expectError(await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token }), 409, 'Platform project is not empty');
+      expectError(
+        await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token }),
+        409,
+        'Platform project is not empty',
+      );
       expect((await t.http.delete(`/collections/${collection}`, inProject(admin, id))).status).toBe(200);
       expect((await t.http.delete(`${PROJECTS}/${id}`, { token: admin.token })).status).toBe(200);
     });
@@ -167,16 +243,39 @@ describe('platform projects', () => {
   describe('enabled APIs', () => {
     it('a disabled API is 403 for users and keys, keeps its data, and shows it again once enabled', async () => {
       const id = await createProject();
-      const key = (await t.http.post(`${PROJECTS}/${id}/keys`, { name: 'toggle' }, { token: admin.token })).body.data.key;
-      const customer = (await t.http.post('/v1/customers', { email: 'toggle@example.com' }, inProject(admin, id))).body.data.id;
-      const client = (await t.http.post('/clients', { name: 'Kept', email: 'kept@example.com' }, { token: key })).body.id;
+      const key = (await t.http.post(`${PROJECTS}/${id}/keys`, { name: 'toggle' }, { token: admin.token })).body.data
+        .key;
+      const customer = (await t.http.post('/v1/customers', { email: 'toggle@example.com' }, inProject(admin, id))).body
+        .data.id;
+      const client = (await t.http.post('/clients', { name: 'Kept', email: 'kept@example.com' }, { token: key })).body
+        .id;
 
-      await t.http.patch(`${PROJECTS}/${id}`, { enabledApis: ['cards', 'payments', 'channels', 'projects', 'collections'] }, { token: admin.token });
+      await t.http.patch(
+        `${PROJECTS}/${id}`,
+        { enabledApis: ['cards', 'payments', 'channels', 'projects', 'collections'] },
+        { token: admin.token },
+      );
       for (const options of [inProject(developer, id), { token: key }]) {
-        expectError(await t.http.get('/v1/customers', options), 403, 'The customers API is not enabled for this project');
-        expectError(await t.http.get(`/v1/customers/${customer}`, options), 403, 'The customers API is not enabled for this project');
-        expectError(await t.http.post('/v1/customers', { email: 'x@example.com' }, options), 403, 'The customers API is not enabled for this project');
-        expectError(await t.http.get(`/clients/${client}`, options), 403, 'The clients API is not enabled for this project');
+        expectError(
+          await t.http.get('/v1/customers', options),
+          403,
+          'The customers API is not enabled for this project',
+        );
+        expectError(
+          await t.http.get(`/v1/customers/${customer}`, options),
+          403,
+          'The customers API is not enabled for this project',
+        );
+        expectError(
+          await t.http.post('/v1/customers', { email: 'x@example.com' }, options),
+          403,
+          'The customers API is not enabled for this project',
+        );
+        expectError(
+          await t.http.get(`/clients/${client}`, options),
+          403,
+          'The clients API is not enabled for this project',
+        );
         expect((await t.http.get('/collections', options)).status).toBe(200);
       }
       // The default project is untouched.
@@ -206,7 +305,10 @@ describe('platform projects', () => {
     });
 
     it("answers another account's project or an unknown id in X-Project-Id with 404", async () => {
-      expectNotFound(await t.http.get('/v1/customers', inProject(admin, stranger.projectId)), 'Platform project not found');
+      expectNotFound(
+        await t.http.get('/v1/customers', inProject(admin, stranger.projectId)),
+        'Platform project not found',
+      );
       expectNotFound(await t.http.get('/v1/customers', inProject(admin, UNKNOWN_ID)), 'Platform project not found');
       expectNotFound(await t.http.get('/v1/customers', inProject(admin, 'garbage')), 'Platform project not found');
     });
@@ -214,11 +316,23 @@ describe('platform projects', () => {
 
   it('documents the routes, X-Project-Id and both security schemes on data routes', async () => {
     const document = (await t.http.get('/docs-json')).body;
-    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'sk_test_...' });
+    expect(document.components.securitySchemes.apiKey).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'sk_test_...',
+    });
     // A user's bearer token, or the dashboard's session cookie.
     expect(document.security).toEqual([{ bearer: [] }, { session: [] }]);
-    const ids = ['listPlatformProjects', 'createPlatformProject', 'getPlatformProject', 'updatePlatformProject', 'deletePlatformProject'];
-    const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) => Object.values(item));
+    const ids = [
+      'listPlatformProjects',
+      'createPlatformProject',
+      'getPlatformProject',
+      'updatePlatformProject',
+      'deletePlatformProject',
+    ];
+    const operations = Object.values(document.paths as Record<string, Record<string, any>>).flatMap((item) =>
+      Object.values(item),
+    );
     for (const operationId of ids) {
       const operation = operations.find((candidate) => candidate.operationId === operationId);
       expect(operation?.tags).toEqual(['platform projects']);
@@ -233,8 +347,14 @@ describe('platform projects', () => {
     for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const operation of Object.values(item)) {
         const isData = (operation.security ?? []).some((requirement: object) => 'apiKey' in requirement);
-        const hasHeader = (operation.parameters ?? []).some((parameter: { name: string }) => parameter.name === 'X-Project-Id');
-        expect({ path, operationId: operation.operationId, hasHeader }).toEqual({ path, operationId: operation.operationId, hasHeader: isData });
+        const hasHeader = (operation.parameters ?? []).some(
+          (parameter: { name: string }) => parameter.name === 'X-Project-Id',
+        );
+        expect({ path, operationId: operation.operationId, hasHeader }).toEqual({
+          path,
+          operationId: operation.operationId,
+          hasHeader: isData,
+        });
         if (isData) expect(operation.security).toEqual([{ bearer: [] }, { session: [] }, { apiKey: [] }]);
       }
     }

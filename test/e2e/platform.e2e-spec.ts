@@ -45,7 +45,11 @@ describe('platform (health, docs, errors, headers)', () => {
   });
 
   it('malformed JSON is 400', async () => {
-    expectError(await t.http.post('/api/v1/login', undefined, { raw: '{"email": ' }), 400, 'Malformed JSON in request body');
+    expectError(
+      await t.http.post('/api/v1/login', undefined, { raw: '{"email": ' }),
+      400,
+      'Malformed JSON in request body',
+    );
   });
 
   it('a prototype-poisoning body is refused with 400', async () => {
@@ -54,7 +58,10 @@ describe('platform (health, docs, errors, headers)', () => {
   });
 
   it('another content type is 415', async () => {
-    const res = await t.http.post('/api/v1/login', undefined, { raw: 'email=a', headers: { 'content-type': 'text/plain' } });
+    const res = await t.http.post('/api/v1/login', undefined, {
+      raw: 'email=a',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectError(res, 415, /application\/json/);
   });
 
@@ -64,7 +71,10 @@ describe('platform (health, docs, errors, headers)', () => {
   });
 
   it('answers 405 with Allow for a known path and an unsupported method, before reading any body', async () => {
-    const res = await t.http.request('PUT', '/api/v1/login', undefined, { raw: 'not json', headers: { 'content-type': 'text/plain' } });
+    const res = await t.http.request('PUT', '/api/v1/login', undefined, {
+      raw: 'not json',
+      headers: { 'content-type': 'text/plain' },
+    });
     expectError(res, 405, /Method PUT is not allowed on \/api\/v1\/login/);
     expect(res.headers.get('allow')).toBe('POST');
     const remove = await t.http.request('DELETE', '/health', undefined);
@@ -78,7 +88,11 @@ describe('platform (health, docs, errors, headers)', () => {
 
   it('refuses a JSON body that is not an object', async () => {
     expectError(await t.http.post('/api/v1/login', [1, 2]), 400, 'Request body must be a JSON object');
-    expectError(await t.http.post('/api/v1/login', undefined, { raw: 'null' }), 400, 'Request body must be a JSON object');
+    expectError(
+      await t.http.post('/api/v1/login', undefined, { raw: 'null' }),
+      400,
+      'Request body must be a JSON object',
+    );
   });
 
   it('validates a missing body as an empty object, naming the required fields', async () => {

@@ -57,7 +57,11 @@ describe('projects', () => {
   };
 
   const createProject = async (channel: string, overrides: Record<string, unknown> = {}) => {
-    const res = await t.http.post(`/channels/${channel}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album', ...overrides }, auth());
+    const res = await t.http.post(
+      `/channels/${channel}/projects`,
+      { primaryTitle: 'Blue Hours', projectTypeId: 'album', ...overrides },
+      auth(),
+    );
     if (res.status !== 201) throw new Error(`project create failed: ${res.status} ${res.text}`);
     return res.body as Record<string, any>;
   };
@@ -79,7 +83,11 @@ describe('projects', () => {
     admin = await createFirstAdmin(t.http);
     // Invited into the admin's account: both act in its default platform project.
     developer = await createUser(t.http, 'developer', admin.token);
-    const client = await t.http.post('/clients', { name: 'Acme Media', email: 'acme@example.com' }, { token: admin.token });
+    const client = await t.http.post(
+      '/clients',
+      { name: 'Acme Media', email: 'acme@example.com' },
+      { token: admin.token },
+    );
     clientId = client.body.id;
     channelId = await createChannel();
   });
@@ -87,7 +95,11 @@ describe('projects', () => {
 
   describe('POST /channels/:channelId/projects', () => {
     it('creates a project with 201, the defaults, and links it to the channel', async () => {
-      const res = await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, auth());
+      const res = await t.http.post(
+        `/channels/${channelId}/projects`,
+        { primaryTitle: 'Blue Hours', projectTypeId: 'album' },
+        auth(),
+      );
       expect(res.status).toBe(201);
       expect(Object.keys(res.body).sort()).toEqual(PROJECT_FIELDS);
       expect(res.body).toEqual({
@@ -116,7 +128,11 @@ describe('projects', () => {
       expect(await channelProjectIds(channelId)).toContain(res.body._id);
       expect(await storedProjectIds(channelId)).toContain(res.body._id);
       const stored = await t.db.collection('projects').findOne({ _id: new Types.ObjectId(res.body._id) });
-      expect(stored).toMatchObject({ channelId: new Types.ObjectId(channelId), primaryTitle: 'Blue Hours', status: 'draft' });
+      expect(stored).toMatchObject({
+        channelId: new Types.ObjectId(channelId),
+        primaryTitle: 'Blue Hours',
+        status: 'draft',
+      });
     });
 
     it('stores every field, lists without duplicates', async () => {
@@ -137,11 +153,25 @@ describe('projects', () => {
         topicIds: ['ai', 'ai', 'web'],
         supportedFormats: ['audio', 'video', 'text'],
         supportedModes: ['read', 'listen', 'watch', 'chat', 'go', 'go'],
-        supportedFeatures: ['comments', 'remix', 'like', 'likeDislikeVotes', 'polls', 'download', 'translate', 'entTranscribe', 'voiceover'],
+        supportedFeatures: [
+          'comments',
+          'remix',
+          'like',
+          'likeDislikeVotes',
+          'polls',
+          'download',
+          'translate',
+          'entTranscribe',
+          'voiceover',
+        ],
       };
       const res = await t.http.post(`/channels/${channelId}/projects`, body, auth());
       expect(res.status).toBe(201);
-      expect(res.body).toMatchObject({ ...body, topicIds: ['ai', 'web'], supportedModes: ['read', 'listen', 'watch', 'chat', 'go'] });
+      expect(res.body).toMatchObject({
+        ...body,
+        topicIds: ['ai', 'web'],
+        supportedModes: ['read', 'listen', 'watch', 'chat', 'go'],
+      });
       const read = await t.http.get(`/projects/${res.body._id}`, auth());
       expect(read.body).toEqual(res.body);
     });
@@ -153,14 +183,26 @@ describe('projects', () => {
 
     it('a channelId in the body must equal the path', async () => {
       const other = await createChannel();
-      const res = await t.http.post(`/channels/${channelId}/projects`, { channelId: other, primaryTitle: 'X', projectTypeId: 'show' }, auth());
+      const res = await t.http.post(
+        `/channels/${channelId}/projects`,
+        { channelId: other, primaryTitle: 'X', projectTypeId: 'show' },
+        auth(),
+      );
       expectError(res, 400, 'channelId in the body must match the channel in the path');
       expect(await t.db.collection('projects').countDocuments({ primaryTitle: 'X' })).toBe(0);
       expectValidationError(
-        await t.http.post(`/channels/${channelId}/projects`, { channelId: 'nope', primaryTitle: 'X', projectTypeId: 'show' }, auth()),
+        await t.http.post(
+          `/channels/${channelId}/projects`,
+          { channelId: 'nope', primaryTitle: 'X', projectTypeId: 'show' },
+          auth(),
+        ),
         'channelId',
       );
-      const same = await t.http.post(`/channels/${channelId}/projects`, { channelId: channelId.toUpperCase(), primaryTitle: 'Y', projectTypeId: 'show' }, auth());
+      const same = await t.http.post(
+        `/channels/${channelId}/projects`,
+        { channelId: channelId.toUpperCase(), primaryTitle: 'Y', projectTypeId: 'show' },
+        auth(),
+      );
       expect(same.status).toBe(201);
     });
 
@@ -227,9 +269,31 @@ describe('projects', () => {
       const other = await createChannel();
       const foreign = await createProject(other, { primaryTitle: 'Elsewhere' });
       const before = await t.db.collection('projects').countDocuments();
-      expectNotFound(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: UNKNOWN_ID }, auth()), 'Parent project not found');
-      expectError(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: foreign._id }, auth()), 422, /another channel/);
-      expectValidationError(await t.http.post(`/channels/${channelId}/projects`, { primaryTitle: 'Lost', projectTypeId: 'show', parentId: 'nope' }, auth()), 'parentId');
+      expectNotFound(
+        await t.http.post(
+          `/channels/${channelId}/projects`,
+          { primaryTitle: 'Lost', projectTypeId: 'show', parentId: UNKNOWN_ID },
+          auth(),
+        ),
+        'Parent project not found',
+      );
+      expectError(
+        await t.http.post(
+          `/channels/${channelId}/projects`,
+          { primaryTitle: 'Lost', projectTypeId: 'show', parentId: foreign._id },
+          auth(),
+        ),
+        422,
+        /another channel/,
+      );
+      expectValidationError(
+        await t.http.post(
+          `/channels/${channelId}/projects`,
+          { primaryTitle: 'Lost', projectTypeId: 'show', parentId: 'nope' },
+          auth(),
+        ),
+        'parentId',
+      );
       expect(await t.db.collection('projects').countDocuments()).toBe(before);
     });
   });
@@ -252,7 +316,11 @@ describe('projects', () => {
   describe('PUT /projects/:projectId', () => {
     it('updates a subset and returns the updated project', async () => {
       const project = await createProject(channelId, { description: 'old', topicIds: ['a'] });
-      const res = await t.http.put(`/projects/${project._id}`, { status: 'published', primaryTitle: 'New title', supportedFeatures: ['polls'] }, auth());
+      const res = await t.http.put(
+        `/projects/${project._id}`,
+        { status: 'published', primaryTitle: 'New title', supportedFeatures: ['polls'] },
+        auth(),
+      );
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         ...project,
@@ -293,7 +361,11 @@ describe('projects', () => {
 
     it('unknown is 404, malformed is 400, no token is 401', async () => {
       expectNotFound(await t.http.put(`/projects/${UNKNOWN_ID}`, { status: 'archived' }, auth()), 'Project not found');
-      expectError(await t.http.put('/projects/xyz', { status: 'archived' }, auth()), 400, /projectId must be a valid id/);
+      expectError(
+        await t.http.put('/projects/xyz', { status: 'archived' }, auth()),
+        400,
+        /projectId must be a valid id/,
+      );
       expectUnauthorized(await t.http.put(`/projects/${UNKNOWN_ID}`, { status: 'archived' }));
     });
 
@@ -311,7 +383,9 @@ describe('projects', () => {
       expect(await storedProjectIds(from)).toEqual([]);
       expect(await storedProjectIds(to)).toEqual([project._id]);
       expect((await t.http.get(`/channels/${from}/projects`, auth())).body).toEqual([]);
-      expect((await t.http.get(`/channels/${to}/projects`, auth())).body.map((p: { _id: string }) => p._id)).toEqual([project._id]);
+      expect((await t.http.get(`/channels/${to}/projects`, auth())).body.map((p: { _id: string }) => p._id)).toEqual([
+        project._id,
+      ]);
 
       const stay = await t.http.put(`/projects/${project._id}`, { channelId: to }, auth());
       expect(stay.status).toBe(200);
@@ -328,13 +402,15 @@ describe('projects', () => {
   });
 
   describe('DELETE /projects/:projectId', () => {
-    it("deletes the project and removes its id from the channel", async () => {
+    it('deletes the project and removes its id from the channel', async () => {
       const project = await createProject(channelId);
       const res = await t.http.delete(`/projects/${project._id}`, auth());
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ message: 'Project deleted' });
       expectNotFound(await t.http.get(`/projects/${project._id}`, auth()), 'Project not found');
-      expect(await t.db.collection('projects').countDocuments({ _id: new Types.ObjectId(project._id as string) })).toBe(0);
+      expect(await t.db.collection('projects').countDocuments({ _id: new Types.ObjectId(project._id as string) })).toBe(
+        0,
+      );
       expect(await channelProjectIds(channelId)).not.toContain(project._id);
       expect(await storedProjectIds(channelId)).not.toContain(project._id);
       expectNotFound(await t.http.delete(`/projects/${project._id}`, auth()), 'Project not found');
@@ -381,16 +457,23 @@ describe('projects', () => {
   describe('the tree', () => {
     let treeChannel: string;
 
-    const child = (parent: Record<string, any>, title = 'Child') => createProject(String(parent.channelId), { parentId: parent._id, primaryTitle: title });
+    const child = (parent: Record<string, any>, title = 'Child') =>
+      createProject(String(parent.channelId), { parentId: parent._id, primaryTitle: title });
     /** A chain of `levels` projects in a fresh channel, the top first. */
     const chain = async (levels: number, channel?: string): Promise<Record<string, any>[]> => {
       const projects = [await createProject(channel ?? (await createChannel()), { primaryTitle: 'L1' })];
-      for (let level = 2; level <= levels; level++) projects.push(await child(projects[projects.length - 1], `L${level}`));
+      for (let level = 2; level <= levels; level++)
+        projects.push(await child(projects[projects.length - 1], `L${level}`));
       return projects;
     };
     const eventTypesOf = async (id: string): Promise<string[]> => {
-      const events = await t.db.collection('events').find({ body: { $regex: id } }).toArray();
-      return events.filter((event) => JSON.parse(event.body as string).data.object._id === id).map((event) => event.type as string);
+      const events = await t.db
+        .collection('events')
+        .find({ body: { $regex: id } })
+        .toArray();
+      return events
+        .filter((event) => JSON.parse(event.body as string).data.object._id === id)
+        .map((event) => event.type as string);
     };
 
     beforeAll(async () => {
@@ -399,7 +482,11 @@ describe('projects', () => {
 
     it('creates a sub-project under a parent of the same channel; the channel lists it too', async () => {
       const top = await createProject(treeChannel, { primaryTitle: 'Top' });
-      const res = await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'Sub', projectTypeId: 'show', parentId: top._id }, auth());
+      const res = await t.http.post(
+        `/channels/${treeChannel}/projects`,
+        { primaryTitle: 'Sub', projectTypeId: 'show', parentId: top._id },
+        auth(),
+      );
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ parentId: top._id, channelId: treeChannel, primaryTitle: 'Sub' });
       const stored = await t.db.collection('projects').findOne({ _id: new Types.ObjectId(res.body._id) });
@@ -412,16 +499,28 @@ describe('projects', () => {
       const elsewhere = await createProject(await createChannel());
       const before = await t.db.collection('projects').countDocuments();
       expectError(
-        await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'X', projectTypeId: 'album', parentId: elsewhere._id }, auth()),
+        await t.http.post(
+          `/channels/${treeChannel}/projects`,
+          { primaryTitle: 'X', projectTypeId: 'album', parentId: elsewhere._id },
+          auth(),
+        ),
         422,
         'The parent project is in another channel',
       );
       expectNotFound(
-        await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'X', projectTypeId: 'album', parentId: UNKNOWN_ID }, auth()),
+        await t.http.post(
+          `/channels/${treeChannel}/projects`,
+          { primaryTitle: 'X', projectTypeId: 'album', parentId: UNKNOWN_ID },
+          auth(),
+        ),
         'Parent project not found',
       );
       expectValidationError(
-        await t.http.post(`/channels/${treeChannel}/projects`, { primaryTitle: 'X', projectTypeId: 'album', parentId: 'nope' }, auth()),
+        await t.http.post(
+          `/channels/${treeChannel}/projects`,
+          { primaryTitle: 'X', projectTypeId: 'album', parentId: 'nope' },
+          auth(),
+        ),
         'parentId',
       );
       expect(await t.db.collection('projects').countDocuments()).toBe(before);
@@ -430,9 +529,15 @@ describe('projects', () => {
     it('allows 4 levels and refuses a fifth with 422', async () => {
       const [, , , fourth] = await chain(4);
       expect(fourth.primaryTitle).toBe('L4');
-      const res = await t.http.post(`/channels/${fourth.channelId}/projects`, { primaryTitle: 'L5', projectTypeId: 'album', parentId: fourth._id }, auth());
+      const res = await t.http.post(
+        `/channels/${fourth.channelId}/projects`,
+        { primaryTitle: 'L5', projectTypeId: 'album', parentId: fourth._id },
+        auth(),
+      );
       expectError(res, 422, 'A project tree has at most 4 levels');
-      expect(await t.db.collection('projects').countDocuments({ parentId: new Types.ObjectId(fourth._id as string) })).toBe(0);
+      expect(
+        await t.db.collection('projects').countDocuments({ parentId: new Types.ObjectId(fourth._id as string) }),
+      ).toBe(0);
     });
 
     it('lists the children, paged with X-Total-Count and filtered', async () => {
@@ -487,9 +592,15 @@ describe('projects', () => {
       const stored = await t.db.collection('projects').findOne({ _id: parentId });
       const { _id, ...fields } = stored!;
       // Inserted straight into the collection: 1,000 requests would only make the test slow.
-      await t.db.collection('projects').insertMany(Array.from({ length: 1000 }, (_, i) => ({ ...fields, parentId, primaryTitle: `N${i}` })));
+      await t.db
+        .collection('projects')
+        .insertMany(Array.from({ length: 1000 }, (_, i) => ({ ...fields, parentId, primaryTitle: `N${i}` })));
       const res = await t.http.get(`/projects/${top._id}/tree`, auth());
-      expectError(res, 422, 'The tree holds more than 1000 projects; read it level by level with GET /projects/{projectId}/children');
+      expectError(
+        res,
+        422,
+        'The tree holds more than 1000 projects; read it level by level with GET /projects/{projectId}/children',
+      );
       const page = await t.http.get(`/projects/${top._id}/children?limit=5`, auth());
       expect(page.headers.get('x-total-count')).toBe('1000');
     });
@@ -508,20 +619,44 @@ describe('projects', () => {
       const top = await t.http.put(`/projects/${b._id}`, { parentId: null }, auth());
       expect(top.status).toBe(200);
       expect(top.body.parentId).toBeNull();
-      expect((await t.db.collection('projects').findOne({ _id: new Types.ObjectId(b._id as string) }))?.parentId).toBeNull();
+      expect(
+        (await t.db.collection('projects').findOne({ _id: new Types.ObjectId(b._id as string) }))?.parentId,
+      ).toBeNull();
     });
 
     it('refuses a move that makes a cycle, goes deeper than 4 levels, or to a parent of another channel (422), changing nothing', async () => {
       const [l1, l2, l3] = await chain(3);
-      expectError(await t.http.put(`/projects/${l1._id}`, { parentId: l1._id }, auth()), 422, 'A project cannot move under itself or one of its sub-projects');
-      expectError(await t.http.put(`/projects/${l1._id}`, { parentId: l3._id }, auth()), 422, 'A project cannot move under itself or one of its sub-projects');
+      expectError(
+        await t.http.put(`/projects/${l1._id}`, { parentId: l1._id }, auth()),
+        422,
+        'A project cannot move under itself or one of its sub-projects',
+      );
+      expectError(
+        await t.http.put(`/projects/${l1._id}`, { parentId: l3._id }, auth()),
+        422,
+        'A project cannot move under itself or one of its sub-projects',
+      );
       // l2's subtree is 2 levels: under a project at level 3 it would reach level 5.
       const [, , deep] = await chain(3, String(l1.channelId));
-      expectError(await t.http.put(`/projects/${l2._id}`, { parentId: deep._id }, auth()), 422, 'A project tree has at most 4 levels');
+      expectError(
+        await t.http.put(`/projects/${l2._id}`, { parentId: deep._id }, auth()),
+        422,
+        'A project tree has at most 4 levels',
+      );
       const elsewhere = await createProject(await createChannel());
-      expectError(await t.http.put(`/projects/${l3._id}`, { parentId: elsewhere._id }, auth()), 422, 'The parent project is in another channel');
-      expectNotFound(await t.http.put(`/projects/${l3._id}`, { parentId: UNKNOWN_ID }, auth()), 'Parent project not found');
-      const stored = await t.db.collection('projects').find({ _id: { $in: [l1, l2, l3].map((p) => new Types.ObjectId(p._id as string)) } }).toArray();
+      expectError(
+        await t.http.put(`/projects/${l3._id}`, { parentId: elsewhere._id }, auth()),
+        422,
+        'The parent project is in another channel',
+      );
+      expectNotFound(
+        await t.http.put(`/projects/${l3._id}`, { parentId: UNKNOWN_ID }, auth()),
+        'Parent project not found',
+      );
+      const stored = await t.db
+        .collection('projects')
+        .find({ _id: { $in: [l1, l2, l3].map((p) => new Types.ObjectId(p._id as string)) } })
+        .toArray();
       expect(stored.map((p) => (p.parentId ? String(p.parentId) : null)).sort()).toEqual([null, l1._id, l2._id].sort());
     });
 
@@ -553,18 +688,28 @@ describe('projects', () => {
         const [won, lost] = ab.status === 200 ? [ab, ba] : [ba, ab];
         expect(won.status).toBe(200);
         expect([422, 409]).toContain(lost.status);
-        if (lost.status === 409) expect(lost.body.message).toBe("Another change of this channel's project tree is in progress; retry the request");
-        const stored = await t.db.collection('projects').find({ _id: { $in: [a, b].map((p) => new Types.ObjectId(p._id as string)) } }).toArray();
+        if (lost.status === 409)
+          expect(lost.body.message).toBe(
+            "Another change of this channel's project tree is in progress; retry the request",
+          );
+        const stored = await t.db
+          .collection('projects')
+          .find({ _id: { $in: [a, b].map((p) => new Types.ObjectId(p._id as string)) } })
+          .toArray();
         expect(stored.filter((p) => p.parentId === null)).toHaveLength(1);
       }
     });
 
-    it('archiving a project keeps its sub-projects\' own statuses', async () => {
+    it("archiving a project keeps its sub-projects' own statuses", async () => {
       const [l1, l2, l3] = await chain(3);
       await t.http.put(`/projects/${l2._id}`, { status: 'published' }, auth());
       expect((await t.http.put(`/projects/${l1._id}`, { status: 'archived' }, auth())).body.status).toBe('archived');
       const tree = await t.http.get(`/projects/${l1._id}/tree`, auth());
-      expect(tree.body.nodes.map((node: { status: string }) => node.status)).toEqual(['archived', 'published', 'draft']);
+      expect(tree.body.nodes.map((node: { status: string }) => node.status)).toEqual([
+        'archived',
+        'published',
+        'draft',
+      ]);
       expect((await t.http.get(`/projects/${l3._id}`, auth())).body.status).toBe('draft');
     });
 
@@ -572,7 +717,11 @@ describe('projects', () => {
       const [l1, l2, l3, l4] = await chain(4);
       const side = await child(l2, 'Side');
       const channel = String(l1.channelId);
-      expectError(await t.http.delete(`/projects/${l2._id}`, auth()), 409, 'The project has sub-projects; delete with ?cascade=true to delete them with it');
+      expectError(
+        await t.http.delete(`/projects/${l2._id}`, auth()),
+        409,
+        'The project has sub-projects; delete with ?cascade=true to delete them with it',
+      );
       expect((await t.http.get(`/projects/${l2._id}`, auth())).status).toBe(200);
       expectValidationError(await t.http.delete(`/projects/${l2._id}?cascade=yes`, auth()), 'cascade');
 
@@ -592,7 +741,8 @@ describe('projects', () => {
     it('deleting a channel still deletes its whole tree', async () => {
       const [l1, l2, l3] = await chain(3);
       expect((await t.http.delete(`/channels/${l1.channelId}`, auth())).status).toBe(200);
-      for (const gone of [l1, l2, l3]) expectNotFound(await t.http.get(`/projects/${gone._id}`, auth()), 'Project not found');
+      for (const gone of [l1, l2, l3])
+        expectNotFound(await t.http.get(`/projects/${gone._id}`, auth()), 'Project not found');
     });
   });
 
@@ -604,9 +754,23 @@ describe('projects', () => {
       listChannel = await createChannel();
       all = [
         await createProject(listChannel, { primaryTitle: 'Morning Show', projectTypeId: 'show', status: 'published' }),
-        await createProject(listChannel, { primaryTitle: 'Evening', description: 'A calm SHOW for night owls', projectTypeId: 'podcasts' }),
-        await createProject(listChannel, { primaryTitle: 'C++ (live) sessions', projectTypeId: 'playlist', access: 'permissions', status: 'archived' }),
-        await createProject(listChannel, { primaryTitle: 'Album One', projectTypeId: 'album', access: 'linkPrivate', status: 'published' }),
+        await createProject(listChannel, {
+          primaryTitle: 'Evening',
+          description: 'A calm SHOW for night owls',
+          projectTypeId: 'podcasts',
+        }),
+        await createProject(listChannel, {
+          primaryTitle: 'C++ (live) sessions',
+          projectTypeId: 'playlist',
+          access: 'permissions',
+          status: 'archived',
+        }),
+        await createProject(listChannel, {
+          primaryTitle: 'Album One',
+          projectTypeId: 'album',
+          access: 'linkPrivate',
+          status: 'published',
+        }),
         await createProject(listChannel, { primaryTitle: 'Draft idea', projectTypeId: 'project' }),
       ];
       await createProject(channelId, { primaryTitle: 'Another channel show', projectTypeId: 'show' });
@@ -686,10 +850,14 @@ describe('projects', () => {
     for (const [path, method, operationId, success] of operations) {
       const operation = doc.paths[path]?.[method];
       expect(operation?.operationId).toBe(operationId);
-      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining([success, '400', '401', '404', '500', '503']));
+      expect(Object.keys(operation.responses)).toEqual(
+        expect.arrayContaining([success, '400', '401', '404', '500', '503']),
+      );
     }
     expect(doc.paths['/channels/{channelId}/projects'].get.responses['200'].headers['X-Total-Count']).toBeDefined();
-    const statusParam = doc.paths['/channels/{channelId}/projects'].get.parameters.find((p: { name: string }) => p.name === 'status');
+    const statusParam = doc.paths['/channels/{channelId}/projects'].get.parameters.find(
+      (p: { name: string }) => p.name === 'status',
+    );
     expect(statusParam.schema.enum).toEqual(['draft', 'published', 'archived']);
   });
 });

@@ -41,7 +41,11 @@ describe('rate limits of the data API (RATE_LIMIT_PER_SECOND)', () => {
     const refused = answers.filter((res) => res.status === 429);
     expect(answers.filter((res) => res.status === 200)).toHaveLength(LIMIT);
     expect(refused).toHaveLength(3);
-    expectError(refused[0], 429, `Rate limit exceeded: at most ${LIMIT} requests a second for you in this platform project; retry after 1 second`);
+    expectError(
+      refused[0],
+      429,
+      `Rate limit exceeded: at most ${LIMIT} requests a second for you in this platform project; retry after 1 second`,
+    );
     expect(refused[0].headers.get('retry-after')).toBe('1');
     expect(refused[0].headers.get('ratelimit')).toBe('"data-api";r=0;t=1');
     await new Promise((done) => setTimeout(done, 1100));
@@ -51,12 +55,17 @@ describe('rate limits of the data API (RATE_LIMIT_PER_SECOND)', () => {
   it('counts each user per platform project, and each API key, apart', async () => {
     const colleague = await createUser(t.http, 'admin', admin.token);
     const second = await t.http.post('/api/v1/platform/projects', { name: 'Second' }, { token: admin.token });
-    const key = (await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'limits' }, { token: admin.token })).body.data.key;
+    const key = (
+      await t.http.post(`/api/v1/platform/projects/${admin.projectId}/keys`, { name: 'limits' }, { token: admin.token })
+    ).body.data.key;
     await freshWindow(admin.token);
     expect((await burst(admin.token, LIMIT + 2)).filter((res) => res.status === 429).length).toBeGreaterThan(0);
     // The same moment, other callers or another project: their own allowance.
     expect((await t.http.get('/v1/customers', { token: colleague.token })).status).toBe(200);
-    expect((await t.http.get('/v1/customers', { token: admin.token, headers: { 'x-project-id': second.body.data.id } })).status).toBe(200);
+    expect(
+      (await t.http.get('/v1/customers', { token: admin.token, headers: { 'x-project-id': second.body.data.id } }))
+        .status,
+    ).toBe(200);
     expect((await t.http.get('/v1/customers', { token: key })).status).toBe(200);
     const keyed = await burst(key, LIMIT + 2);
     const refusedKey = keyed.find((res) => res.status === 429);
@@ -65,7 +74,9 @@ describe('rate limits of the data API (RATE_LIMIT_PER_SECOND)', () => {
 
   it('leaves the platform routes (accounts, login) to their own throttling', async () => {
     await freshWindow(admin.token);
-    const answers = await Promise.all(Array.from({ length: LIMIT + 3 }, () => t.http.get('/api/v1/me', { token: admin.token })));
+    const answers = await Promise.all(
+      Array.from({ length: LIMIT + 3 }, () => t.http.get('/api/v1/me', { token: admin.token })),
+    );
     expect(answers.every((res) => res.status === 200)).toBe(true);
     expect(answers[0].headers.get('ratelimit')).toBeNull();
   });
@@ -91,7 +102,8 @@ describe('rate limits counted in Redis (REDIS_URL), and per instance while Redis
     await redis?.stop();
   });
 
-  const redisWarnings = () => warnings.mock.calls.filter(([message]) => /Redis cannot be reached/.test(String(message)));
+  const redisWarnings = () =>
+    warnings.mock.calls.filter(([message]) => /Redis cannot be reached/.test(String(message)));
   const counters = async () => {
     const client = new Redis(redis.url);
     try {
@@ -105,9 +117,15 @@ describe('rate limits counted in Redis (REDIS_URL), and per instance while Redis
     const probe = await t.http.get('/v1/customers', { token: admin.token });
     const reset = Number(/t=(\d+)/.exec(probe.headers.get('ratelimit') ?? '')?.[1] ?? 1);
     await new Promise((done) => setTimeout(done, reset * 1000 + 50));
-    const answers = await Promise.all(Array.from({ length: count }, () => t.http.get('/v1/customers', { token: admin.token })));
+    const answers = await Promise.all(
+      Array.from({ length: count }, () => t.http.get('/v1/customers', { token: admin.token })),
+    );
     const statuses = answers.map((res) => res.status);
-    return { ok: statuses.filter((s) => s === 200).length, refused: statuses.filter((s) => s === 429).length, other: statuses.filter((s) => s !== 200 && s !== 429) };
+    return {
+      ok: statuses.filter((s) => s === 200).length,
+      refused: statuses.filter((s) => s === 429).length,
+      other: statuses.filter((s) => s !== 200 && s !== 429),
+    };
   }
 
   it('counts each caller in Redis, where every instance counts', async () => {

@@ -59,14 +59,20 @@ describe('scripts/readme-walkthrough.mjs', () => {
   }
 
   it('runs the bash blocks in order, sharing variables, and never the sh ones', async () => {
-    const file = page('ok.md', '```bash\nGREETING=hello\n```\n\n```sh\nexit 3\n```\n\n```bash\necho "$GREETING from the second block"\n```\n');
+    const file = page(
+      'ok.md',
+      '```bash\nGREETING=hello\n```\n\n```sh\nexit 3\n```\n\n```bash\necho "$GREETING from the second block"\n```\n',
+    );
     const { status, output } = await walkthrough({}, file);
     expect(status).toBe(0);
     expect(output).toContain('hello from the second block');
   });
 
   it('fails when a command of a block fails, and names the block', async () => {
-    const file = page('failing.md', '```bash\necho first\n```\n\ntext\n\n```bash\ncurl -sS --fail-with-body http://127.0.0.1:9/nothing-listens-here\necho never\n```\n');
+    const file = page(
+      'failing.md',
+      '```bash\necho first\n```\n\ntext\n\n```bash\ncurl -sS --fail-with-body http://127.0.0.1:9/nothing-listens-here\necho never\n```\n',
+    );
     const { status, output } = await walkthrough({}, file);
     expect(status).not.toBe(0);
     expect(output).toContain('the block at line 7 failed');
@@ -75,21 +81,30 @@ describe('scripts/readme-walkthrough.mjs', () => {
 
   it("fails at the walk-through's api helper answered an error status, and stops the run there, also inside $(...)", async () => {
     // The helper exactly as docs/walkthrough.md defines it.
-    const helper = readFileSync(WALKTHROUGH, 'utf8').split('\n').find((line) => line.startsWith('api() {'));
+    const helper = readFileSync(WALKTHROUGH, 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('api() {'));
     expect(helper).toBeDefined();
-    const server = createServer((_request, response) => response.writeHead(404, { 'content-type': 'application/json' }).end('{"statusCode":404}'));
+    const server = createServer((_request, response) =>
+      response.writeHead(404, { 'content-type': 'application/json' }).end('{"statusCode":404}'),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/nothing`;
       // Alone, as a reader pastes it into a shell without `set -e`: the body printed, a failing status.
       // (Asynchronous: this process's server must answer meanwhile.)
       const alone = await new Promise<string>((resolve, reject) =>
-        execFile('bash', ['-c', `${helper}\napi ${url}\necho "status $?"`], (error, stdout) => (error ? reject(error) : resolve(stdout))),
+        execFile('bash', ['-c', `${helper}\napi ${url}\necho "status $?"`], (error, stdout) =>
+          error ? reject(error) : resolve(stdout),
+        ),
       );
       expect(alone).toContain('{"statusCode":404}');
       expect(alone).toContain('status 22');
       const direct = page('api-direct.md', `\`\`\`bash\n${helper}\napi ${url}\necho never\n\`\`\`\n`);
-      const captured = page('api-captured.md', `\`\`\`bash\n${helper}\nANSWER=$(api ${url} | node -pe 'require("fs").readFileSync(0, "utf8")')\necho never\n\`\`\`\n`);
+      const captured = page(
+        'api-captured.md',
+        `\`\`\`bash\n${helper}\nANSWER=$(api ${url} | node -pe 'require("fs").readFileSync(0, "utf8")')\necho never\n\`\`\`\n`,
+      );
       for (const file of [direct, captured]) {
         const { status, output } = await walkthrough({}, file);
         expect(status).not.toBe(0);
@@ -109,7 +124,10 @@ describe('scripts/readme-walkthrough.mjs', () => {
 
   it('stops what a block left running', async () => {
     const port = await freePort();
-    const file = page('background.md', `\`\`\`bash\nnode -e "require('http').createServer((q, s) => s.end('up')).listen(${port})" &\nsleep 1\ncurl -sS http://127.0.0.1:${port}\n\`\`\`\n`);
+    const file = page(
+      'background.md',
+      `\`\`\`bash\nnode -e "require('http').createServer((q, s) => s.end('up')).listen(${port})" &\nsleep 1\ncurl -sS http://127.0.0.1:${port}\n\`\`\`\n`,
+    );
     const { status, output } = await walkthrough({}, file);
     expect(status).toBe(0);
     expect(output).toContain('up');

@@ -24,9 +24,15 @@ describe('Records and TenantRecords', () => {
   const theirs = tenantScope(accountId, new Types.ObjectId().toHexString());
 
   beforeAll(async () => {
-    connection = await createConnection(testDatabaseUri(`records_${randomBytes(4).toString('hex')}`), { sanitizeFilter: true }).asPromise();
+    connection = await createConnection(testDatabaseUri(`records_${randomBytes(4).toString('hex')}`), {
+      sanitizeFilter: true,
+    }).asPromise();
     const schema = new Schema<Note>(
-      { title: { type: String, required: true }, count: { type: Number, default: 0, min: 0 }, secret: { type: String, select: false } },
+      {
+        title: { type: String, required: true },
+        count: { type: Number, default: 0, min: 0 },
+        secret: { type: String, select: false },
+      },
       { versionKey: false },
     );
     schema.plugin(tenantOwned);
@@ -82,12 +88,17 @@ describe('Records and TenantRecords', () => {
 
   it("validates updates when asked, with the schema's validators", async () => {
     const [note] = await notes.find(mine);
-    await expect(notes.updateOne(mine, { _id: note._id }, { $set: { count: -1 } }, { validate: true })).rejects.toMatchObject({ name: 'ValidationError' });
+    await expect(
+      notes.updateOne(mine, { _id: note._id }, { $set: { count: -1 } }, { validate: true }),
+    ).rejects.toMatchObject({ name: 'ValidationError' });
   });
 
   it('updates and deletes nothing in another scope', async () => {
     const [note] = await notes.find(mine);
-    expect(await notes.updateOne(theirs, { _id: note._id }, { $set: { title: 'x' } })).toEqual({ matched: 0, modified: 0 });
+    expect(await notes.updateOne(theirs, { _id: note._id }, { $set: { title: 'x' } })).toEqual({
+      matched: 0,
+      modified: 0,
+    });
     expect(await notes.deleteOne(theirs, { _id: note._id })).toBe(false);
     expect(await notes.deleteOne(mine, { _id: note._id })).toBe(true);
   });
@@ -95,12 +106,17 @@ describe('Records and TenantRecords', () => {
   it('aggregates from a match on the scope', async () => {
     await notes.insert(mine, { title: 'd', count: 2 });
     await notes.insert(mine, { title: 'e', count: 3 });
-    const [sum] = await notes.aggregate<{ total: number }>(mine, {}, [{ $group: { _id: null, total: { $sum: '$count' } } }]);
+    const [sum] = await notes.aggregate<{ total: number }>(mine, {}, [
+      { $group: { _id: null, total: { $sum: '$count' } } },
+    ]);
     expect(sum.total).toBe(5);
   });
 
   it('inserts unless one exists, and then writes nothing to the one there, its updatedAt included', async () => {
-    const schema = new Schema<Note & { createdAt: Date; updatedAt: Date }>({ title: { type: String, required: true }, count: { type: Number, default: 0 } }, { versionKey: false, timestamps: true });
+    const schema = new Schema<Note & { createdAt: Date; updatedAt: Date }>(
+      { title: { type: String, required: true }, count: { type: Number, default: 0 } },
+      { versionKey: false, timestamps: true },
+    );
     schema.plugin(tenantOwned);
     const stamped = new TenantRecords(connection.model('StampedNote', schema));
     const id = await stamped.insertUnlessExists(mine, { title: 'Once' }, { count: 1 });

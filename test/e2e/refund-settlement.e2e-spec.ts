@@ -33,19 +33,31 @@ describe('refunds that settle', () => {
   const as = () => ({ token: admin.token });
 
   async function succeededPayment(amount: number): Promise<string> {
-    const customer = (await t.http.post('/v1/customers', { email: `r.${new Types.ObjectId().toHexString()}@example.com` }, as())).body.data.id;
-    await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as());
+    const customer = (
+      await t.http.post('/v1/customers', { email: `r.${new Types.ObjectId().toHexString()}@example.com` }, as())
+    ).body.data.id;
+    await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+      as(),
+    );
     const created = await t.http.post('/api/v1/payments', { amount, currency: 'usd', customer, confirm: true }, as());
     expect(created.body.status).toBe('succeeded');
     return created.body.id;
   }
 
   const refund = (id: string, body: unknown, key?: string) =>
-    t.http.post(`/api/v1/payments/${id}/refund`, body, { token: admin.token, headers: key ? { 'idempotency-key': key } : {} });
+    t.http.post(`/api/v1/payments/${id}/refund`, body, {
+      token: admin.token,
+      headers: key ? { 'idempotency-key': key } : {},
+    });
   const payment = async (id: string) => (await t.http.get(`/api/v1/payments/${id}`, as())).body;
 
   async function refundEntries(id: string) {
-    const res = await t.http.get(`/api/v1/accounts/${admin.accountId}/audit-log?action=payment.refunded&limit=100`, as());
+    const res = await t.http.get(
+      `/api/v1/accounts/${admin.accountId}/audit-log?action=payment.refunded&limit=100`,
+      as(),
+    );
     expect(res.status).toBe(200);
     return (res.body.data as { target: { id: string } }[]).filter((entry) => entry.target.id === id);
   }
@@ -54,12 +66,16 @@ describe('refunds that settle', () => {
     await t.app.get(EventRelay).sweep(0);
     const res = await t.http.get('/v1/events?type=payment.refunded&limit=100', as());
     expect(res.status).toBe(200);
-    return (res.body.data as { data: { object: { id: string; amountRefunded: number } } }[]).filter((event) => event.data.object.id === id);
+    return (res.body.data as { data: { object: { id: string; amountRefunded: number } } }[]).filter(
+      (event) => event.data.object.id === id,
+    );
   }
 
   /** Moves a key kept in progress (by a 5xx) past its lease, as 5 minutes would. */
   async function lapseKey(key: string): Promise<void> {
-    const moved = await t.db.collection('idempotency_keys').updateOne({ key, state: 'in_progress' }, { $set: { createdAt: new Date(Date.now() - 6 * 60 * 1000) } });
+    const moved = await t.db
+      .collection('idempotency_keys')
+      .updateOne({ key, state: 'in_progress' }, { $set: { createdAt: new Date(Date.now() - 6 * 60 * 1000) } });
     expect(moved.matchedCount).toBe(1);
   }
 
@@ -94,7 +110,10 @@ describe('refunds that settle', () => {
     stopAfterTheRefundRecord();
     expect((await refund(id, { amount: 6 }, `stopped-${id}`)).status).toBeGreaterThanOrEqual(500);
     expect(await payment(id)).toMatchObject({ status: 'succeeded', amountRefunded: 0 });
-    expect(await t.db.collection('refunds').findOne({ paymentId: new Types.ObjectId(id) })).toMatchObject({ status: 'pending', amountMinor: 600 });
+    expect(await t.db.collection('refunds').findOne({ paymentId: new Types.ObjectId(id) })).toMatchObject({
+      status: 'pending',
+      amountMinor: 600,
+    });
 
     // The audit sweep alone does not judge the refund while its record is pending.
     await trail.sweep(0);
@@ -103,7 +122,9 @@ describe('refunds that settle', () => {
 
     await sweepTwice();
     expect(await payment(id)).toMatchObject({ status: 'partially_refunded', amountRefunded: 6 });
-    expect(await t.db.collection('refunds').findOne({ paymentId: new Types.ObjectId(id) })).toMatchObject({ status: 'applied' });
+    expect(await t.db.collection('refunds').findOne({ paymentId: new Types.ObjectId(id) })).toMatchObject({
+      status: 'applied',
+    });
     expect(await refundEntries(id)).toHaveLength(1);
     const events = await refundEvents(id);
     expect(events).toHaveLength(1);
@@ -114,7 +135,10 @@ describe('refunds that settle', () => {
     // the payment as the sweep left it, and counts nothing twice.
     expect((await refund(id, { amount: 6 }, `stopped-${id}`)).status).toBe(409);
     await lapseKey(`stopped-${id}`);
-    expect((await refund(id, { amount: 6 }, `stopped-${id}`)).body).toMatchObject({ status: 'partially_refunded', amountRefunded: 6 });
+    expect((await refund(id, { amount: 6 }, `stopped-${id}`)).body).toMatchObject({
+      status: 'partially_refunded',
+      amountRefunded: 6,
+    });
     await sweepTwice();
     expect(await refundEntries(id)).toHaveLength(1);
     expect(await refundEvents(id)).toHaveLength(1);
@@ -141,7 +165,10 @@ describe('refunds that settle', () => {
     expect((await refund(id, {})).body).toMatchObject({ status: 'refunded', amountRefunded: 10 });
 
     await sweepTwice();
-    const stored = await t.db.collection('refunds').find({ paymentId: new Types.ObjectId(id) }).toArray();
+    const stored = await t.db
+      .collection('refunds')
+      .find({ paymentId: new Types.ObjectId(id) })
+      .toArray();
     expect(stored.map((record) => [record.amountMinor, record.status]).sort()).toEqual([
       [1000, 'applied'],
       [600, 'voided'],
@@ -152,12 +179,21 @@ describe('refunds that settle', () => {
     // Its retry, once the key the 5xx kept has lapsed, learns that it was voided.
     await lapseKey(`voided-${id}`);
     const retried = await refund(id, { amount: 6 }, `voided-${id}`);
-    expect({ status: retried.status, message: retried.body.message }).toEqual({ status: 409, message: expect.stringMatching(/voided/) });
+    expect({ status: retried.status, message: retried.body.message }).toEqual({
+      status: 409,
+      message: expect.stringMatching(/voided/),
+    });
   });
 
   it('a confirmation is one write: stopped before it, the payment is still confirmable and nothing is recorded; the next one charges once', async () => {
-    const customer = (await t.http.post('/v1/customers', { email: `c.${new Types.ObjectId().toHexString()}@example.com` }, as())).body.data.id;
-    await t.http.post('/v1/cards', { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as());
+    const customer = (
+      await t.http.post('/v1/customers', { email: `c.${new Types.ObjectId().toHexString()}@example.com` }, as())
+    ).body.data.id;
+    await t.http.post(
+      '/v1/cards',
+      { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+      as(),
+    );
     const id = (await t.http.post('/api/v1/payments', { amount: 5, currency: 'usd', customer }, as())).body.id;
     jest.spyOn(PaymentsRepository.prototype, 'applyCharge').mockImplementationOnce(stopped);
     expect((await t.http.post(`/api/v1/payments/${id}/confirm`, {}, as())).status).toBeGreaterThanOrEqual(500);

@@ -18,7 +18,10 @@ describe('request logs', () => {
     });
     const deadline = Date.now() + 30_000;
     while (Date.now() < deadline) {
-      const up = await fetch(`${service.baseUrl}/health`).then((res) => res.ok, () => false);
+      const up = await fetch(`${service.baseUrl}/health`).then(
+        (res) => res.ok,
+        () => false,
+      );
       if (up) return;
       await new Promise((done) => setTimeout(done, 200));
     }
@@ -52,24 +55,35 @@ describe('request logs', () => {
       await new Promise((done) => setTimeout(done, 50));
     }
     const line = requestLines().find((entry) => entry.req?.id === 'log-test-1');
-    expect(line).toMatchObject({ req: { id: 'log-test-1', method: 'GET', url: '/api/v1/me' }, res: { statusCode: 401 } });
+    expect(line).toMatchObject({
+      req: { id: 'log-test-1', method: 'GET', url: '/api/v1/me' },
+      res: { statusCode: 401 },
+    });
     expect(service.output()).not.toContain(token);
   });
 
   it('writes a signed content URL with its grant redacted: the URL reads the bytes until it expires', async () => {
     const grant = `${'6650c0ffee0000000000e001.6650c0ffee0000000000a001.6650c0ffee0000000000b001'}.4102444800.${'A'.repeat(43)}`;
-    const res = await fetch(`${service.baseUrl}/asset-content/${grant}`, { headers: { 'x-request-id': 'log-test-signed' } });
+    const res = await fetch(`${service.baseUrl}/asset-content/${grant}`, {
+      headers: { 'x-request-id': 'log-test-signed' },
+    });
     expect(res.status).toBe(404);
     const deadline = Date.now() + 5_000;
     while (!requestLines().some((line) => line.req?.id === 'log-test-signed') && Date.now() < deadline) {
       await new Promise((done) => setTimeout(done, 50));
     }
-    expect(requestLines().find((entry) => entry.req?.id === 'log-test-signed')).toMatchObject({ req: { url: '/asset-content/[redacted]' }, res: { statusCode: 404 } });
+    expect(requestLines().find((entry) => entry.req?.id === 'log-test-signed')).toMatchObject({
+      req: { url: '/asset-content/[redacted]' },
+      res: { statusCode: 404 },
+    });
     expect(service.output()).not.toContain('A'.repeat(43));
   });
 
   it('starts in one format, JSON lines, without a line per module, controller or route', () => {
-    const lines = service.output().split('\n').filter((line) => line.trim() !== '');
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const notJson = lines.filter((line) => {
       try {
         return typeof JSON.parse(line) !== 'object';
@@ -80,6 +94,8 @@ describe('request logs', () => {
     expect(notJson).toEqual([]);
     const contexts = lines.map((line) => (JSON.parse(line) as { context?: string }).context);
     expect(contexts).toContain('Bootstrap');
-    expect(contexts.filter((context) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(context ?? ''))).toEqual([]);
+    expect(
+      contexts.filter((context) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(context ?? '')),
+    ).toEqual([]);
   });
 });

@@ -3,10 +3,22 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accessTable, TABLE_END, TABLE_START } from '../../src/access/access-table';
-import { declaredRoutes, type AccessPolicy, type ChannelRoleName, type CredentialKind, CREDENTIAL_KINDS, type DeclaredRoute } from '../../src/access/policy/access-policy';
+import {
+  declaredRoutes,
+  type AccessPolicy,
+  type ChannelRoleName,
+  type CredentialKind,
+  CREDENTIAL_KINDS,
+  type DeclaredRoute,
+} from '../../src/access/policy/access-policy';
 import { EMAIL_UNVERIFIED, SESSION_REQUIRED } from '../../src/access/access.guard';
 import { INVALID_API_KEY, ORIGIN_REFUSED } from '../../src/access/authentication';
-import { KEYS_CANNOT_MANAGE, PROJECT_NOT_FOUND, PUBLISHABLE_KEYS_VIEW_ONLY, VIEWER_ROUTES_NEED_PUBLISHABLE_KEY } from '../../src/access/tenancy';
+import {
+  KEYS_CANNOT_MANAGE,
+  PROJECT_NOT_FOUND,
+  PUBLISHABLE_KEYS_VIEW_ONLY,
+  VIEWER_ROUTES_NEED_PUBLISHABLE_KEY,
+} from '../../src/access/tenancy';
 import type { UserRole } from '../../src/common/decorators/roles.decorator';
 import { createUnverifiedOwner, createUser, login, type Role, type TestUser } from '../support/auth';
 import type { HttpResponse, RequestOptions } from '../support/http';
@@ -48,15 +60,37 @@ const CHANNEL_ROLES: readonly ChannelRoleName[] = ['owner', 'manager', 'editor',
 const CHANNEL_RANK: Record<ChannelRoleName, number> = { owner: 4, manager: 3, editor: 2, viewer: 1 };
 
 /** The guard's own refusals: a 401 or a 403 that is one of these is an access outcome; any other answer got past access. */
-const REFUSALS_401 = [/^Missing bearer token/, /^Invalid or expired token$/, new RegExp(`^${INVALID_API_KEY}$`), /^The session has ended/, /^This token was issued before/];
-const REFUSALS_403_MESSAGES = [KEYS_CANNOT_MANAGE, PUBLISHABLE_KEYS_VIEW_ONLY, VIEWER_ROUTES_NEED_PUBLISHABLE_KEY, SESSION_REQUIRED, ORIGIN_REFUSED, EMAIL_UNVERIFIED];
-const REFUSALS_403_PATTERNS = [/^This operation needs the role /, /^The \w+ API is not enabled for this project$/, /^This API key's scopes do not include/];
+const REFUSALS_401 = [
+  /^Missing bearer token/,
+  /^Invalid or expired token$/,
+  new RegExp(`^${INVALID_API_KEY}$`),
+  /^The session has ended/,
+  /^This token was issued before/,
+];
+const REFUSALS_403_MESSAGES = [
+  KEYS_CANNOT_MANAGE,
+  PUBLISHABLE_KEYS_VIEW_ONLY,
+  VIEWER_ROUTES_NEED_PUBLISHABLE_KEY,
+  SESSION_REQUIRED,
+  ORIGIN_REFUSED,
+  EMAIL_UNVERIFIED,
+];
+const REFUSALS_403_PATTERNS = [
+  /^This operation needs the role /,
+  /^The \w+ API is not enabled for this project$/,
+  /^This API key's scopes do not include/,
+];
 const REFUSAL_CODES = ['step_up_required', 'mfa_required', 'email_unverified', 'channel_role_required'];
 
 function outcomeOf(res: HttpResponse): Outcome {
   const message = typeof res.body?.message === 'string' ? res.body.message : '';
   if (res.status === 401 && REFUSALS_401.some((pattern) => pattern.test(message))) return 401;
-  if (res.status === 403 && (REFUSAL_CODES.includes(res.body?.code) || REFUSALS_403_MESSAGES.includes(message) || REFUSALS_403_PATTERNS.some((p) => p.test(message)))) {
+  if (
+    res.status === 403 &&
+    (REFUSAL_CODES.includes(res.body?.code) ||
+      REFUSALS_403_MESSAGES.includes(message) ||
+      REFUSALS_403_PATTERNS.some((p) => p.test(message)))
+  ) {
     return 403;
   }
   if (res.status === 404 && message === PROJECT_NOT_FOUND) return 404;
@@ -75,7 +109,8 @@ function documented(route: DeclaredRoute): boolean {
 }
 
 const passes = (policy: AccessPolicy, kind: CredentialKind): boolean => policy.credentials.includes(kind);
-const roleAllows = (policy: AccessPolicy, role: UserRole): boolean => !policy.roles?.length || policy.roles.includes(role);
+const roleAllows = (policy: AccessPolicy, role: UserRole): boolean =>
+  !policy.roles?.length || policy.roles.includes(role);
 
 describe('route matrix: every operation x credential, role and assurance, from the declared policies', () => {
   let t: TestApp;
@@ -98,11 +133,19 @@ describe('route matrix: every operation x credential, role and assurance, from t
     document = JSON.parse(readFileSync(join(__dirname, '../../openapi.json'), 'utf8'));
     for (const route of declaredRoutes()) byHandler.set(route.handler, route);
     owner = await createUser(t.http, 'admin');
-    members = { admin: await createUser(t.http, 'admin', owner.token), manager: await createUser(t.http, 'manager', owner.token), developer: await createUser(t.http, 'developer', owner.token) };
+    members = {
+      admin: await createUser(t.http, 'admin', owner.token),
+      manager: await createUser(t.http, 'manager', owner.token),
+      developer: await createUser(t.http, 'developer', owner.token),
+    };
     stranger = await createUser(t.http, 'admin');
     unverified = await createUnverifiedOwner(t.http);
     const key = async (kind: 'secret' | 'publishable') => {
-      const res = await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: `matrix ${kind}`, kind }, { token: owner.token });
+      const res = await t.http.post(
+        `/api/v1/platform/projects/${owner.projectId}/keys`,
+        { name: `matrix ${kind}`, kind },
+        { token: owner.token },
+      );
       if (res.status !== 201) throw new Error(`key: ${res.status} ${res.text}`);
       return res.body.data.key as string;
     };
@@ -125,7 +168,10 @@ describe('route matrix: every operation x credential, role and assurance, from t
       none: await createUser(t.http, 'developer', owner.token),
     };
     sharedChannel = await channelWithCollaborators();
-    staleToken = new JwtService({ secret: TEST_JWT_SECRET }).sign({ sub: owner.id, acc: owner.accountId, asr: 'password', ims: twoHoursAgo }, { expiresIn: 3600 });
+    staleToken = new JwtService({ secret: TEST_JWT_SECRET }).sign(
+      { sub: owner.id, acc: owner.accountId, asr: 'password', ims: twoHoursAgo },
+      { expiresIn: 3600 },
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -135,18 +181,36 @@ describe('route matrix: every operation x credential, role and assurance, from t
   /** A channel of the owner's project, with a content project, whose collaborators hold each role. */
   async function channelWithCollaborators(): Promise<Channel> {
     const suffix = randomBytes(5).toString('hex');
-    const client = await t.http.post('/clients', { name: 'Matrix', email: `matrix-${suffix}@example.com` }, { token: owner.token });
+    const client = await t.http.post(
+      '/clients',
+      { name: 'Matrix', email: `matrix-${suffix}@example.com` },
+      { token: owner.token },
+    );
     const channel = await t.http.post(
       '/channels',
-      { clientId: client.body.id, name: 'Matrix', username: `matrix_${suffix}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+      {
+        clientId: client.body.id,
+        name: 'Matrix',
+        username: `matrix_${suffix}`,
+        avatarUrl: 'https://cdn.example.com/a.png',
+        role: 'creator',
+      },
       { token: owner.token },
     );
     if (channel.status !== 200) throw new Error(`channel: ${channel.status} ${channel.text}`);
     for (const role of CHANNEL_ROLES) {
-      const added = await t.http.post(`/channels/${channel.body.id}/collaborators`, { userId: collaborators[role].id, role }, { token: owner.token });
+      const added = await t.http.post(
+        `/channels/${channel.body.id}/collaborators`,
+        { userId: collaborators[role].id, role },
+        { token: owner.token },
+      );
       if (added.status !== 201) throw new Error(`collaborator: ${added.status} ${added.text}`);
     }
-    const project = await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle: 'Matrix', projectTypeId: 'show' }, { token: owner.token });
+    const project = await t.http.post(
+      `/channels/${channel.body.id}/projects`,
+      { primaryTitle: 'Matrix', projectTypeId: 'show' },
+      { token: owner.token },
+    );
     if (project.status !== 201) throw new Error(`project: ${project.status} ${project.text}`);
     return { channelId: channel.body.id as string, projectId: project.body._id as string };
   }
@@ -168,7 +232,11 @@ describe('route matrix: every operation x credential, role and assurance, from t
     const outcome = (kind: CredentialKind): Outcome => (open ? 'past' : passes(policy, kind) ? 'past' : 403);
     const rows: Row[] = [
       { label: 'no credential', expected: open ? 'past' : 401, options: async () => ({}) },
-      { label: 'an invalid bearer token', expected: open ? 'past' : 401, options: async () => ({ token: 'eyJhbGciOiJIUzI1NiJ9.e30.forged' }) },
+      {
+        label: 'an invalid bearer token',
+        expected: open ? 'past' : 401,
+        options: async () => ({ token: 'eyJhbGciOiJIUzI1NiJ9.e30.forged' }),
+      },
     ];
     for (const kind of CREDENTIAL_KINDS) {
       switch (kind) {
@@ -178,34 +246,64 @@ describe('route matrix: every operation x credential, role and assurance, from t
           rows.push({ label: 'session (owner)', expected: outcome(kind), options: ownerSession });
           break;
         case 'userToken':
-          rows.push({ label: 'user token (owner)', expected: outcome(kind), options: async () => ({ token: await ownerToken() }) });
+          rows.push({
+            label: 'user token (owner)',
+            expected: outcome(kind),
+            options: async () => ({ token: await ownerToken() }),
+          });
           break;
         case 'secretKey':
           rows.push({ label: 'secret key', expected: outcome(kind), options: async () => ({ token: secretKey }) });
           break;
         case 'publishableKey':
-          rows.push({ label: 'publishable key', expected: outcome(kind), options: async () => ({ token: publishableKey }) });
+          rows.push({
+            label: 'publishable key',
+            expected: outcome(kind),
+            options: async () => ({ token: publishableKey }),
+          });
           break;
         // Beside a publishable key they open more; alone they are no credential.
         case 'viewerToken':
-          rows.push({ label: 'X-Viewer-Token alone', expected: open ? 'past' : 401, options: async () => ({ headers: { 'x-viewer-token': owner.token } }) });
+          rows.push({
+            label: 'X-Viewer-Token alone',
+            expected: open ? 'past' : 401,
+            options: async () => ({ headers: { 'x-viewer-token': owner.token } }),
+          });
           break;
         case 'shareToken':
-          rows.push({ label: 'X-Share-Token alone', expected: open ? 'past' : 401, options: async () => ({ headers: { 'x-share-token': 'shr_matrix' } }) });
+          rows.push({
+            label: 'X-Share-Token alone',
+            expected: open ? 'past' : 401,
+            options: async () => ({ headers: { 'x-share-token': 'shr_matrix' } }),
+          });
           break;
         // A URL's token opens only its own route: as a bearer token it is none.
         case 'signedUrl':
         case 'uploadUrl':
-          rows.push({ label: `${kind} token as bearer`, expected: open ? 'past' : 401, options: async () => ({ token: `${UNKNOWN_ID}.${kind}` }) });
+          rows.push({
+            label: `${kind} token as bearer`,
+            expected: open ? 'past' : 401,
+            options: async () => ({ token: `${UNKNOWN_ID}.${kind}` }),
+          });
           break;
       }
     }
     if (open) return rows;
     if (policy.roles?.length) {
       for (const role of ACCOUNT_ROLES) {
-        rows.push({ label: `role ${role}`, expected: roleAllows(policy, role) ? 'past' : 403, options: async () => ({ token: (await login(t.http, members[role].email, members[role].password)).body.accessToken }) });
+        rows.push({
+          label: `role ${role}`,
+          expected: roleAllows(policy, role) ? 'past' : 403,
+          options: async () => ({
+            token: (await login(t.http, members[role].email, members[role].password)).body.accessToken,
+          }),
+        });
       }
-      rows.push({ label: 'role owner', expected: roleAllows(policy, 'admin') ? 'past' : 403, options: async () => ({ token: await ownerToken() }) });
+      rows.push({
+        label: 'role owner',
+        expected: roleAllows(policy, 'admin') ? 'past' : 403,
+        options: async () => ({ token: await ownerToken() }),
+      });
     }
     if (policy.channel) {
       const needed = CHANNEL_RANK[policy.channel.role];
@@ -216,7 +314,9 @@ describe('route matrix: every operation x credential, role and assurance, from t
           label: `channel role ${role}`,
           expected: role !== 'none' && CHANNEL_RANK[role] >= needed ? 'past' : 403,
           channel,
-          options: async () => ({ token: (await login(t.http, collaborators[role].email, collaborators[role].password)).body.accessToken }),
+          options: async () => ({
+            token: (await login(t.http, collaborators[role].email, collaborators[role].password)).body.accessToken,
+          }),
         });
       }
     }
@@ -233,10 +333,19 @@ describe('route matrix: every operation x credential, role and assurance, from t
     }
     if (policy.scope === 'project' || policy.scope === 'viewer') {
       const token = policy.scope === 'viewer' ? () => Promise.resolve(publishableKey) : ownerToken;
-      rows.push({ label: "another account's project", expected: 404, options: async () => ({ token: await token(), headers: { 'x-project-id': stranger.projectId } }) });
+      rows.push({
+        label: "another account's project",
+        expected: 404,
+        options: async () => ({ token: await token(), headers: { 'x-project-id': stranger.projectId } }),
+      });
     }
     if (policy.verifiedEmail && passes(policy, 'userToken')) {
-      rows.push({ label: 'unverified email', expected: 403, ids: 'unverified', options: async () => ({ token: (await login(t.http, unverified.email, unverified.password)).body.accessToken }) });
+      rows.push({
+        label: 'unverified email',
+        expected: 403,
+        ids: 'unverified',
+        options: async () => ({ token: (await login(t.http, unverified.email, unverified.password)).body.accessToken }),
+      });
     }
     return rows;
   }
@@ -258,7 +367,9 @@ describe('route matrix: every operation x credential, role and assurance, from t
 
   it('has a declared policy for every operation of the document, and every declared, documented route is in it', () => {
     const endpoints = operationsOf(document);
-    const undeclared = endpoints.filter((endpoint) => !byHandler.has(endpoint.operationId)).map((endpoint) => endpoint.operationId);
+    const undeclared = endpoints
+      .filter((endpoint) => !byHandler.has(endpoint.operationId))
+      .map((endpoint) => endpoint.operationId);
     expect(undeclared).toEqual([]);
     const operationIds = new Set(endpoints.map((endpoint) => endpoint.operationId));
     const missing = declaredRoutes()
@@ -286,13 +397,18 @@ describe('route matrix: every operation x credential, role and assurance, from t
         const options = await row.options();
         const channel = row.channel ? await row.channel() : undefined;
         const requirement = route.policy.channel;
-        const named = requirement && channel ? { [requirement.param]: requirement.from === 'channel' ? channel.channelId : channel.projectId } : {};
+        const named =
+          requirement && channel
+            ? { [requirement.param]: requirement.from === 'channel' ? channel.channelId : channel.projectId }
+            : {};
         const body = endpoint.method === 'get' || endpoint.method === 'delete' ? undefined : {};
         const res = await t.http.request(endpoint.method.toUpperCase(), pathOf(endpoint, row, named), body, options);
         count += 1;
         const got = outcomeOf(res);
         if (res.status >= 500 || got !== row.expected) {
-          mismatches.push(`${endpoint.method.toUpperCase()} ${endpoint.path} [${row.label}]: expected ${row.expected}, got ${res.status} ${res.text.slice(0, 160)}`);
+          mismatches.push(
+            `${endpoint.method.toUpperCase()} ${endpoint.path} [${row.label}]: expected ${row.expected}, got ${res.status} ${res.text.slice(0, 160)}`,
+          );
         }
       }
     }

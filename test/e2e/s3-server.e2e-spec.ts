@@ -24,7 +24,9 @@ describe('the S3 test server', () => {
   it('stores an object in its bucket and answers the same bytes, listed under its key', async () => {
     const body = randomBytes(256 * 1024);
     const key = `uploads/${randomBytes(4).toString('hex')}.bin`;
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body, ContentType: 'application/octet-stream' }));
+    await client.send(
+      new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body, ContentType: 'application/octet-stream' }),
+    );
 
     const got = await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }));
     const bytes = Buffer.from(await got.Body!.transformToByteArray());
@@ -43,16 +45,22 @@ describe('the S3 test server', () => {
       credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: `${s3.secretAccessKey}x` },
     });
     try {
-      await expect(forged.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'forged.bin', Body: 'x' }))).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
+      await expect(
+        forged.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'forged.bin', Body: 'x' })),
+      ).rejects.toMatchObject({ name: 'SignatureDoesNotMatch' });
     } finally {
       forged.destroy();
     }
     const anonymous = await fetch(`${s3.endpoint}/${s3.bucket}?list-type=2`);
     expect(anonymous.status).toBe(403);
-    await expect(client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'forged.bin' }))).rejects.toMatchObject({ name: 'NoSuchKey' });
+    await expect(client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'forged.bin' }))).rejects.toMatchObject({
+      name: 'NoSuchKey',
+    });
   });
 
   it('answers NoSuchKey for an object never stored', async () => {
-    await expect(client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'missing.bin' }))).rejects.toMatchObject({ name: 'NoSuchKey' });
+    await expect(client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'missing.bin' }))).rejects.toMatchObject({
+      name: 'NoSuchKey',
+    });
   });
 });

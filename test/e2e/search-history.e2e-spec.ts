@@ -1,6 +1,10 @@
 import { Types } from 'mongoose';
 import { SearchHistoryRepository } from '../../src/search-history/search-history.repository';
-import { normalizeSearch, SearchHistoryService, type SearchToRecord } from '../../src/search-history/search-history.service';
+import {
+  normalizeSearch,
+  SearchHistoryService,
+  type SearchToRecord,
+} from '../../src/search-history/search-history.service';
 import { UsersService } from '../../src/users/users.service';
 import { createFirstAdmin, createUser, type TestUser } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
@@ -27,13 +31,21 @@ describe('search history', () => {
   });
 
   const who = (user: TestUser) => ({ userId: user.id, accountId: user.accountId });
-  const search = (query: string, filters: Record<string, string> = {}, surface: SearchToRecord['surface'] = 'projects'): SearchToRecord => ({ surface, query, filters });
+  const search = (
+    query: string,
+    filters: Record<string, string> = {},
+    surface: SearchToRecord['surface'] = 'projects',
+  ): SearchToRecord => ({ surface, query, filters });
   const list = async (user: TestUser, query = '') => {
     const res = await t.http.get(`${HISTORY}${query}`, { token: user.token });
     expect(res.status).toBe(200);
-    return res.body as { data: { id: string; surface: string; query: string; filters: Record<string, string>; searchedAt: string }[]; settings: { paused: boolean } };
+    return res.body as {
+      data: { id: string; surface: string; query: string; filters: Record<string, string>; searchedAt: string }[];
+      settings: { paused: boolean };
+    };
   };
-  const stored = (user: TestUser) => t.db.collection('search_history').countDocuments({ userId: new Types.ObjectId(user.id) });
+  const stored = (user: TestUser) =>
+    t.db.collection('search_history').countDocuments({ userId: new Types.ObjectId(user.id) });
   const auditActions = async (user: TestUser) => {
     const res = await t.http.get(`/api/v1/accounts/${user.accountId}/audit-log?limit=100`, { token: user.token });
     expect(res.status).toBe(200);
@@ -52,13 +64,23 @@ describe('search history', () => {
       ['customers', "email:'jenny@example.com'"],
       ['projects', 'summer album'],
     ]);
-    expect(body.data[2]).toEqual({ id: expect.stringMatching(/^[0-9a-f]{24}$/), surface: 'projects', query: 'summer album', filters: { access: 'public', status: 'published' }, searchedAt: expect.any(String) });
+    expect(body.data[2]).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      surface: 'projects',
+      query: 'summer album',
+      filters: { access: 'public', status: 'published' },
+      searchedAt: expect.any(String),
+    });
     const first = body.data[2];
 
     await history.record(who(user), search(' Summer Album ', { access: 'public', status: 'published' }));
     body = await list(user);
     expect(body.data).toHaveLength(3);
-    expect(body.data[0]).toMatchObject({ id: first.id, query: 'Summer Album', filters: { access: 'public', status: 'published' } });
+    expect(body.data[0]).toMatchObject({
+      id: first.id,
+      query: 'Summer Album',
+      filters: { access: 'public', status: 'published' },
+    });
     expect(new Date(body.data[0].searchedAt).getTime()).toBeGreaterThanOrEqual(new Date(first.searchedAt).getTime());
     // Other filters are another search.
     await history.record(who(user), search('summer album', { status: 'draft' }));
@@ -67,7 +89,9 @@ describe('search history', () => {
     await history.record(who(user), search('   '));
     expect(await stored(user)).toBe(4);
 
-    expect((await list(user, '?surface=customers')).data.map((entry) => entry.query)).toEqual(["email:'jenny@example.com'"]);
+    expect((await list(user, '?surface=customers')).data.map((entry) => entry.query)).toEqual([
+      "email:'jenny@example.com'",
+    ]);
     expect((await list(user, '?limit=2')).data).toHaveLength(2);
     expectValidationError(await t.http.get(`${HISTORY}?surface=orders`, { token: user.token }), 'surface');
     expectValidationError(await t.http.get(`${HISTORY}?limit=101`, { token: user.token }), 'limit');
@@ -110,8 +134,12 @@ describe('search history', () => {
     expect(body.data.map((entry) => entry.query)).toEqual(['before the pause']);
 
     // Setting what is set changes nothing and logs nothing.
-    expect((await t.http.put(`${HISTORY}/settings`, { paused: true }, { token: user.token })).body).toEqual({ data: { paused: true } });
-    expect((await t.http.put(`${HISTORY}/settings`, { paused: false }, { token: user.token })).body).toEqual({ data: { paused: false } });
+    expect((await t.http.put(`${HISTORY}/settings`, { paused: true }, { token: user.token })).body).toEqual({
+      data: { paused: true },
+    });
+    expect((await t.http.put(`${HISTORY}/settings`, { paused: false }, { token: user.token })).body).toEqual({
+      data: { paused: false },
+    });
     await history.record(who(user), search('after the pause'));
     body = await list(user);
     expect(body.settings).toEqual({ paused: false });
@@ -135,8 +163,19 @@ describe('search history', () => {
     await history.record(who(user), search('kept'));
     expectValidationError(await t.http.put(`${HISTORY}/settings`, { paused: 'yes' }, { token: user.token }), 'paused');
     expectValidationError(await t.http.put(`${HISTORY}/settings`, {}, { token: user.token }), 'paused');
-    expectValidationError(await t.http.put(`${HISTORY}/settings`, { paused: true, userId: new Types.ObjectId().toHexString() }, { token: user.token }), 'userId');
-    const key = await t.http.post(`/api/v1/platform/projects/${user.projectId}/keys`, { name: 'history' }, { token: user.token });
+    expectValidationError(
+      await t.http.put(
+        `${HISTORY}/settings`,
+        { paused: true, userId: new Types.ObjectId().toHexString() },
+        { token: user.token },
+      ),
+      'userId',
+    );
+    const key = await t.http.post(
+      `/api/v1/platform/projects/${user.projectId}/keys`,
+      { name: 'history' },
+      { token: user.token },
+    );
     expect(key.status).toBe(201);
     const secret = key.body.data.key as string;
     expectError(await t.http.get(HISTORY, { token: secret }), 403);
@@ -145,7 +184,9 @@ describe('search history', () => {
     const body = await list(user);
     expect(body).toEqual({ data: [expect.objectContaining({ query: 'kept' })], settings: { paused: false } });
     expect((await auditActions(user)).filter((entry) => entry.action.startsWith('search_history.'))).toEqual([]);
-    expect(await t.db.collection('search_history_settings').countDocuments({ userId: new Types.ObjectId(user.id) })).toBe(0);
+    expect(
+      await t.db.collection('search_history_settings').countDocuments({ userId: new Types.ObjectId(user.id) }),
+    ).toBe(0);
   });
 
   it('keeps at most 100 per user and account: the 101st drops the oldest, and 150 recorded at once leave 100', async () => {
@@ -164,12 +205,20 @@ describe('search history', () => {
     // A search already there, run again in the middle of the burst: never listed twice.
     await history.record(who(racer), search('the old favourite'));
     const burst = Array.from({ length: 150 }, (_, i) => search(`concurrent ${i}`));
-    await Promise.all([...burst.slice(0, 75).map((entry) => history.record(who(racer), entry)), history.record(who(racer), search('the old favourite')), ...burst.slice(75).map((entry) => history.record(who(racer), entry))]);
+    await Promise.all([
+      ...burst.slice(0, 75).map((entry) => history.record(who(racer), entry)),
+      history.record(who(racer), search('the old favourite')),
+      ...burst.slice(75).map((entry) => history.record(who(racer), entry)),
+    ]);
     expect(await stored(racer)).toBe(100);
     const kept = (await list(racer)).data.map((entry) => entry.query);
     expect(kept).toHaveLength(100);
     expect(new Set(kept).size).toBe(100);
-    expect(await t.db.collection('search_history').countDocuments({ userId: new Types.ObjectId(racer.id), query: 'the old favourite' })).toBeLessThanOrEqual(1);
+    expect(
+      await t.db
+        .collection('search_history')
+        .countDocuments({ userId: new Types.ObjectId(racer.id), query: 'the old favourite' }),
+    ).toBeLessThanOrEqual(1);
     // One more, recorded alone, drops exactly one.
     await history.record(who(racer), search('after the burst'));
     expect(await stored(racer)).toBe(100);
@@ -180,14 +229,19 @@ describe('search history', () => {
     const user = await createFirstAdmin(t.http);
     for (let i = 0; i < 100; i++) await history.record(who(user), search(`kept ${i}`));
     // The write of a recording whose process stopped before it trimmed.
-    await t.app.get(SearchHistoryRepository).touch(who(user), normalizeSearch(search('written, never trimmed'))!, new Date());
+    await t.app
+      .get(SearchHistoryRepository)
+      .touch(who(user), normalizeSearch(search('written, never trimmed'))!, new Date());
     expect(await stored(user)).toBe(101);
     const shown = (await list(user)).data;
     expect(shown).toHaveLength(100);
     expect(shown[0].query).toBe('written, never trimmed');
     await history.record(who(user), search('the next one'));
     expect(await stored(user)).toBe(100);
-    expect((await list(user)).data.map((entry) => entry.query).slice(0, 2)).toEqual(['the next one', 'written, never trimmed']);
+    expect((await list(user)).data.map((entry) => entry.query).slice(0, 2)).toEqual([
+      'the next one',
+      'written, never trimmed',
+    ]);
   });
 
   it('keeps a search 90 days after it was last run: an older one is not listed', async () => {
@@ -195,10 +249,18 @@ describe('search history', () => {
     await history.record(who(user), search('ancient'));
     await history.record(who(user), search('recent'));
     const day = 86_400_000;
-    await t.db.collection('search_history').updateOne({ userId: new Types.ObjectId(user.id), query: 'ancient' }, { $set: { createdAt: new Date(Date.now() - 91 * day) } });
+    await t.db
+      .collection('search_history')
+      .updateOne(
+        { userId: new Types.ObjectId(user.id), query: 'ancient' },
+        { $set: { createdAt: new Date(Date.now() - 91 * day) } },
+      );
     expect((await list(user)).data.map((entry) => entry.query)).toEqual(['recent']);
     // The expiry is declared on the same field (a TTL index where the database has one, else an hourly sweep).
-    const indexes = await t.db.collection('search_history').indexes().catch(() => []);
+    const indexes = await t.db
+      .collection('search_history')
+      .indexes()
+      .catch(() => []);
     const ttl = indexes.find((index) => index.name === 'createdAt_ttl');
     if (ttl) expect(ttl.expireAfterSeconds).toBe(90 * 86_400);
   });
@@ -231,7 +293,9 @@ describe('search history', () => {
     await history.record(who(owner), search('staying'));
     await t.app.get(UsersService).remove(member.id);
     expect(await stored(member)).toBe(0);
-    expect(await t.db.collection('search_history_settings').countDocuments({ userId: new Types.ObjectId(member.id) })).toBe(0);
+    expect(
+      await t.db.collection('search_history_settings').countDocuments({ userId: new Types.ObjectId(member.id) }),
+    ).toBe(0);
     expect((await list(owner)).data.map((entry) => entry.query)).toEqual(['staying']);
   });
 });

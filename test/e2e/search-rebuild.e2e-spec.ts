@@ -57,13 +57,18 @@ describe('search: rebuilding the index', () => {
 
   /** Whether a search for the word finds the project, polled for a few seconds. */
   const found = (title: string, id: string) =>
-    pollUntil(async () => {
-      const res = await http.get(`/projects/search?q=${title}`, { token: owner.token });
-      return res.status === 200 && (res.body.data as Array<{ _id: string }>).some((item) => item._id === id);
-    }, 10_000, 100);
+    pollUntil(
+      async () => {
+        const res = await http.get(`/projects/search?q=${title}`, { token: owner.token });
+        return res.status === 200 && (res.body.data as Array<{ _id: string }>).some((item) => item._id === id);
+      },
+      10_000,
+      100,
+    );
 
   /** Whether the running process logged the line (logs are written asynchronously). */
-  const logged = (line: string) => pollUntil(() => Promise.resolve(service?.output().includes(line) ?? false), 10_000, 100);
+  const logged = (line: string) =>
+    pollUntil(() => Promise.resolve(service?.output().includes(line) ?? false), 10_000, 100);
 
   beforeAll(async () => {
     mongo = await MongoClient.connect(testDatabaseUri(databaseName));
@@ -71,18 +76,33 @@ describe('search: rebuilding the index', () => {
   });
   afterAll(async () => {
     await stop();
-    await mongo.db().dropDatabase().catch(() => undefined);
+    await mongo
+      .db()
+      .dropDatabase()
+      .catch(() => undefined);
     await mongo.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('rebuilds from the records after its file is deleted, its cursor is too old, or on command', async () => {
     owner = await createFirstAdmin(http);
-    const client = (await http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: owner.token })).body.id;
-    const channelBody = { clientId: client, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' };
+    const client = (
+      await http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: owner.token })
+    ).body.id;
+    const channelBody = {
+      clientId: client,
+      name: 'Studio',
+      username: `studio_${randomBytes(5).toString('hex')}`,
+      avatarUrl: 'https://cdn.example.com/a.png',
+      role: 'creator',
+    };
     const channel = (await http.post('/channels', channelBody, { token: owner.token })).body.id;
     const title = `rebuildprobe${randomBytes(3).toString('hex').replace(/\d/g, 'x')}`;
-    const created = await http.post(`/channels/${channel}/projects`, { primaryTitle: `Kept ${title}`, projectTypeId: 'show' }, { token: owner.token });
+    const created = await http.post(
+      `/channels/${channel}/projects`,
+      { primaryTitle: `Kept ${title}`, projectTypeId: 'show' },
+      { token: owner.token },
+    );
     expect(created.status).toBe(201);
     const id = created.body._id as string;
     expect(await found(title, id)).toBe(true);
@@ -98,7 +118,9 @@ describe('search: rebuilding the index', () => {
     // A cursor older than the events' retention (30 days) means events were missed: rebuilt again.
     await stop();
     const db = new DatabaseSync(indexFile);
-    db.prepare("UPDATE meta SET value = ? WHERE key = 'cursor'").run(`evt_${Math.floor(Date.now() / 1000 - 31 * 86400).toString(16)}${'0'.repeat(16)}`);
+    db.prepare("UPDATE meta SET value = ? WHERE key = 'cursor'").run(
+      `evt_${Math.floor(Date.now() / 1000 - 31 * 86400).toString(16)}${'0'.repeat(16)}`,
+    );
     db.prepare("DELETE FROM docs WHERE kind = 'project'").run();
     db.prepare('DELETE FROM docs_text').run();
     db.close();
@@ -110,12 +132,19 @@ describe('search: rebuilding the index', () => {
     await stop();
     rmSync(indexFile, { force: true });
     const { stdout } = await run(process.execPath, [join(__dirname, '..', '..', 'dist', 'search', 'reindex.js')], {
-      env: { PATH: process.env.PATH ?? '', ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL } : {}), ...env, LOG_LEVEL: 'silent' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL } : {}),
+        ...env,
+        LOG_LEVEL: 'silent',
+      },
     });
     expect(stdout).toMatch(/rebuild\.sqlite: \d+ records/);
     expect(existsSync(indexFile)).toBe(true);
     const rebuilt = new DatabaseSync(indexFile);
-    const row = rebuilt.prepare("SELECT count(*) AS n FROM docs WHERE kind = 'project' AND id = ?").get(id) as { n: number };
+    const row = rebuilt.prepare("SELECT count(*) AS n FROM docs WHERE kind = 'project' AND id = ?").get(id) as {
+      n: number;
+    };
     rebuilt.close();
     expect(row.n).toBe(1);
   });

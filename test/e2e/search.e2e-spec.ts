@@ -9,7 +9,10 @@ import { createTestApp, TestApp } from '../support/test-app';
 const LAG_BOUND_MS = 10_000;
 
 /** A word no other test writes, so a search for it finds only what one test made. */
-const word = (prefix: string) => `${prefix}${randomBytes(4).toString('hex').replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)])}`;
+const word = (prefix: string) =>
+  `${prefix}${randomBytes(4)
+    .toString('hex')
+    .replace(/\d/g, (digit) => 'ghijklmnop'[Number(digit)])}`;
 
 describe('search: the index and the four search routes', () => {
   let t: TestApp;
@@ -26,13 +29,29 @@ describe('search: the index and the four search routes', () => {
   }
 
   async function channelOf(user: TestUser): Promise<string> {
-    const client = ok(await t.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: user.token }), 201).body.id;
-    const body = { clientId: client, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' };
+    const client = ok(
+      await t.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: user.token }),
+      201,
+    ).body.id;
+    const body = {
+      clientId: client,
+      name: 'Studio',
+      username: `studio_${randomBytes(5).toString('hex')}`,
+      avatarUrl: 'https://cdn.example.com/a.png',
+      role: 'creator',
+    };
     return ok(await t.http.post('/channels', body, { token: user.token })).body.id;
   }
 
   async function key(user: TestUser): Promise<string> {
-    return ok(await t.http.post(`/api/v1/platform/projects/${user.projectId}/keys`, { name: 'app', kind: 'publishable' }, { token: user.token }), 201).body.data.key;
+    return ok(
+      await t.http.post(
+        `/api/v1/platform/projects/${user.projectId}/keys`,
+        { name: 'app', kind: 'publishable' },
+        { token: user.token },
+      ),
+      201,
+    ).body.data.key;
   }
 
   async function project(fields: Record<string, unknown>, user = owner, inChannel = channel): Promise<string> {
@@ -41,15 +60,23 @@ describe('search: the index and the four search routes', () => {
   }
 
   const search = (query: string, user = owner) => t.http.get(`/projects/search?${query}`, { token: user.token });
-  const ids = (res: HttpResponse): string[] => ok(res).body.data.map((item: { _id?: string; id?: string }) => item._id ?? item.id);
+  const ids = (res: HttpResponse): string[] =>
+    ok(res).body.data.map((item: { _id?: string; id?: string }) => item._id ?? item.id);
 
   /** Polls a search until `expected` holds of its ids (the index follows writes with a short lag). */
-  async function until(request: () => Promise<HttpResponse>, expected: (found: string[]) => boolean): Promise<HttpResponse> {
+  async function until(
+    request: () => Promise<HttpResponse>,
+    expected: (found: string[]) => boolean,
+  ): Promise<HttpResponse> {
     let last: HttpResponse | undefined;
-    const seen = await pollUntil(async () => {
-      last = await request();
-      return last.status === 200 && expected(ids(last));
-    }, LAG_BOUND_MS, 100);
+    const seen = await pollUntil(
+      async () => {
+        last = await request();
+        return last.status === 200 && expected(ids(last));
+      },
+      LAG_BOUND_MS,
+      100,
+    );
     if (!seen) throw new Error(`the search never answered as expected: ${last?.status} ${last?.text}`);
     return last!;
   }
@@ -69,7 +96,10 @@ describe('search: the index and the four search routes', () => {
     const title = word('lag');
     const started = Date.now();
     const id = await project({ primaryTitle: `Lag probe ${title}` });
-    await until(() => search(`q=${title}`), (found) => found.includes(id));
+    await until(
+      () => search(`q=${title}`),
+      (found) => found.includes(id),
+    );
     const lag = Date.now() - started;
     console.log(`search lag: a created project was found ${lag} ms after its POST was sent`);
     expect(lag).toBeLessThan(LAG_BOUND_MS);
@@ -77,9 +107,27 @@ describe('search: the index and the four search routes', () => {
 
   it('finds by words, prefixes and one typo in words of five letters or more, over the title, description and tags', async () => {
     const tag = word('tag');
-    const id = await project({ primaryTitle: 'Glacier expedition', description: 'Icebergs of the northern fjords', topicIds: [tag] });
-    await until(() => search(`q=glacier`), (found) => found.includes(id));
-    for (const q of ['glacier', 'GLACIER expedition', 'glac', 'exped', 'icebergs fjords', 'fjord', tag, 'glaceir', 'expediton', 'icebregs']) {
+    const id = await project({
+      primaryTitle: 'Glacier expedition',
+      description: 'Icebergs of the northern fjords',
+      topicIds: [tag],
+    });
+    await until(
+      () => search(`q=glacier`),
+      (found) => found.includes(id),
+    );
+    for (const q of [
+      'glacier',
+      'GLACIER expedition',
+      'glac',
+      'exped',
+      'icebergs fjords',
+      'fjord',
+      tag,
+      'glaceir',
+      'expediton',
+      'icebregs',
+    ]) {
       expect({ q, found: ids(await search(`q=${encodeURIComponent(q)}`)).includes(id) }).toEqual({ q, found: true });
     }
     // Two typos, or a typo in a word under five letters: no match.
@@ -92,9 +140,21 @@ describe('search: the index and the four search routes', () => {
     const tag = word('filter');
     const other = await channelOf(owner);
     const parent = await project({ primaryTitle: `Parent ${tag}`, status: 'published' });
-    const child = await project({ primaryTitle: `Child ${tag}`, parentId: parent, projectTypeId: 'album', access: 'linkPrivate' });
-    const elsewhere = await project({ primaryTitle: `Elsewhere ${tag}`, status: 'archived', access: 'permissions' }, owner, other);
-    await until(() => search(`q=${tag}`), (found) => found.length === 3);
+    const child = await project({
+      primaryTitle: `Child ${tag}`,
+      parentId: parent,
+      projectTypeId: 'album',
+      access: 'linkPrivate',
+    });
+    const elsewhere = await project(
+      { primaryTitle: `Elsewhere ${tag}`, status: 'archived', access: 'permissions' },
+      owner,
+      other,
+    );
+    await until(
+      () => search(`q=${tag}`),
+      (found) => found.length === 3,
+    );
     const narrowed = async (filter: string) => ids(await search(`q=${tag}&${filter}`)).sort();
     expect(await narrowed('status=published')).toEqual([parent]);
     expect(await narrowed('status=archived')).toEqual([elsewhere]);
@@ -102,8 +162,12 @@ describe('search: the index and the four search routes', () => {
     expect(await narrowed('projectTypeId=album')).toEqual([child]);
     expect(await narrowed(`channelId=${other}`)).toEqual([elsewhere]);
     expect(await narrowed(`parentId=${parent}`)).toEqual([child]);
-    expect(await narrowed(`createdAfter=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
-    expect(await narrowed(`createdBefore=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([parent, child, elsewhere].sort());
+    expect(await narrowed(`createdAfter=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual(
+      [],
+    );
+    expect(await narrowed(`createdBefore=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual(
+      [parent, child, elsewhere].sort(),
+    );
     expect(ids(await search(`q=${tag}&sort=oldest`))).toEqual([parent, child, elsewhere]);
     expect(ids(await search(`q=${tag}&sort=newest`))).toEqual([elsewhere, child, parent]);
     // An empty q lists by the filters alone.
@@ -112,8 +176,15 @@ describe('search: the index and the four search routes', () => {
 
   it("answers in Stripe's shape, pages with next_page, and items shaped as GET /projects/{projectId}", async () => {
     const tag = word('page');
-    const made = [await project({ primaryTitle: `One ${tag}` }), await project({ primaryTitle: `Two ${tag}` }), await project({ primaryTitle: `Three ${tag}` })];
-    await until(() => search(`q=${tag}`), (found) => found.length === 3);
+    const made = [
+      await project({ primaryTitle: `One ${tag}` }),
+      await project({ primaryTitle: `Two ${tag}` }),
+      await project({ primaryTitle: `Three ${tag}` }),
+    ];
+    await until(
+      () => search(`q=${tag}`),
+      (found) => found.length === 3,
+    );
     const first = ok(await search(`q=${tag}&limit=2&sort=oldest`)).body;
     expect(Object.keys(first).sort()).toEqual(['data', 'has_more', 'next_page', 'total_count']);
     expect(first).toMatchObject({ has_more: true, total_count: 3 });
@@ -132,8 +203,14 @@ describe('search: the index and the four search routes', () => {
     const tag = word('tenant');
     const mine = await project({ primaryTitle: `Mine ${tag}`, status: 'published' });
     const theirs = await project({ primaryTitle: `Theirs ${tag}`, status: 'published' }, stranger, strangerChannel);
-    await until(() => search(`q=${tag}`, stranger), (found) => found.includes(theirs));
-    const res = await until(() => search(`q=${tag}`), (found) => found.includes(mine));
+    await until(
+      () => search(`q=${tag}`, stranger),
+      (found) => found.includes(theirs),
+    );
+    const res = await until(
+      () => search(`q=${tag}`),
+      (found) => found.includes(mine),
+    );
     expect(ids(res)).toEqual([mine]);
     expect(res.body.total_count).toBe(1);
     expect(ok(await search(`q=${tag}`, stranger)).body).toMatchObject({ total_count: 1, data: [{ _id: theirs }] });
@@ -144,14 +221,21 @@ describe('search: the index and the four search routes', () => {
   it('a deleted project leaves the results', async () => {
     const tag = word('gone');
     const id = await project({ primaryTitle: `Doomed ${tag}` });
-    await until(() => search(`q=${tag}`), (found) => found.includes(id));
+    await until(
+      () => search(`q=${tag}`),
+      (found) => found.includes(id),
+    );
     ok(await t.http.delete(`/projects/${id}`, { token: owner.token }));
-    const res = await until(() => search(`q=${tag}`), (found) => found.length === 0);
+    const res = await until(
+      () => search(`q=${tag}`),
+      (found) => found.length === 0,
+    );
     expect(res.body.total_count).toBe(0);
   });
 
   describe('as a viewer', () => {
-    const viewerSearch = (query: string, headers: Record<string, string> = {}) => t.http.get(`/viewer/search?${query}`, { token: publishable, headers });
+    const viewerSearch = (query: string, headers: Record<string, string> = {}) =>
+      t.http.get(`/viewer/search?${query}`, { token: publishable, headers });
 
     it('shows only what the viewer rules let the viewer see, and counts nothing hidden', async () => {
       const tag = word('viewer');
@@ -161,21 +245,30 @@ describe('search: the index and the four search routes', () => {
       const linked = await project({ primaryTitle: `Linked ${tag}`, status: 'published', access: 'linkPrivate' });
       const granted = await project({ primaryTitle: `Granted ${tag}`, status: 'published', access: 'permissions' });
       const hiddenParent = await project({ primaryTitle: `Hidden parent ${tag}`, status: 'draft' });
-      const underHidden = await project({ primaryTitle: `Under hidden ${tag}`, status: 'published', parentId: hiddenParent });
+      const underHidden = await project({
+        primaryTitle: `Under hidden ${tag}`,
+        status: 'published',
+        parentId: hiddenParent,
+      });
       const underShown = await project({ primaryTitle: `Under shown ${tag}`, status: 'published', parentId: shown });
-      await until(() => search(`q=${tag}`), (found) => found.length === 8);
+      await until(
+        () => search(`q=${tag}`),
+        (found) => found.length === 8,
+      );
 
       const seen = await viewerSearch(`q=${tag}&sort=oldest`);
       expect(ids(seen)).toEqual([shown, underShown]);
       expect(seen.body).toMatchObject({ total_count: 2, has_more: false });
       expect(Object.keys(seen.body.data[0])).not.toContain('status');
-      for (const hidden of [draft, archived, linked, granted, hiddenParent, underHidden]) expect(ids(seen)).not.toContain(hidden);
+      for (const hidden of [draft, archived, linked, granted, hiddenParent, underHidden])
+        expect(ids(seen)).not.toContain(hidden);
 
       // Filters a viewer may not use are refused, not ignored.
       expectValidationError(await viewerSearch(`q=${tag}&status=draft`), 'status');
 
       // A share link opens its project, and only it.
-      const link = ok(await t.http.post(`/projects/${linked}/share-links`, {}, { token: owner.token }), 201).body.token as string;
+      const link = ok(await t.http.post(`/projects/${linked}/share-links`, {}, { token: owner.token }), 201).body
+        .token as string;
       const withLink = await viewerSearch(`q=${tag}&sort=oldest`, { 'X-Share-Token': link });
       expect(ids(withLink)).toEqual([shown, linked, underShown]);
       expect(withLink.body.total_count).toBe(3);
@@ -191,7 +284,10 @@ describe('search: the index and the four search routes', () => {
     it('stops showing a project once it is unpublished, whatever the index says yet', async () => {
       const tag = word('unpub');
       const id = await project({ primaryTitle: `Soon hidden ${tag}`, status: 'published' });
-      await until(() => viewerSearch(`q=${tag}`), (found) => found.includes(id));
+      await until(
+        () => viewerSearch(`q=${tag}`),
+        (found) => found.includes(id),
+      );
       ok(await t.http.put(`/projects/${id}`, { status: 'draft' }, { token: owner.token }));
       // Right after the change, before the index may have it: the viewer rules read the record.
       const res = await viewerSearch(`q=${tag}`);
@@ -218,30 +314,63 @@ describe('search: the index and the four search routes', () => {
 
     async function payment(amount: number, currency: string, cardNumber: string): Promise<string> {
       const payer = await customer({ email: uniqueEmail('payer') });
-      ok(await t.http.post('/v1/cards', { customer: payer, cardNumber, expMonth: '12', expYear: '2035', cvc: '123' }, { token: owner.token }), 201);
-      return ok(await t.http.post('/api/v1/payments', { amount, currency, customer: payer, confirm: true }, { token: owner.token }), 201).body.id;
+      ok(
+        await t.http.post(
+          '/v1/cards',
+          { customer: payer, cardNumber, expMonth: '12', expYear: '2035', cvc: '123' },
+          { token: owner.token },
+        ),
+        201,
+      );
+      return ok(
+        await t.http.post(
+          '/api/v1/payments',
+          { amount, currency, customer: payer, confirm: true },
+          { token: owner.token },
+        ),
+        201,
+      ).body.id;
     }
 
-    const customers = (query: string, user = owner) => t.http.get(`/v1/customers/search?query=${encodeURIComponent(query)}`, { token: user.token });
-    const payments = (query: string, user = owner) => t.http.get(`/v1/payments/search?query=${encodeURIComponent(query)}`, { token: user.token });
+    const customers = (query: string, user = owner) =>
+      t.http.get(`/v1/customers/search?query=${encodeURIComponent(query)}`, { token: user.token });
+    const payments = (query: string, user = owner) =>
+      t.http.get(`/v1/payments/search?query=${encodeURIComponent(query)}`, { token: user.token });
 
     beforeAll(async () => {
-      jenny = await customer({ email: 'jenny.rosen@example.com', firstName: 'Jenny', lastName: 'Rosen', phone: '+15555550100' });
+      jenny = await customer({
+        email: 'jenny.rosen@example.com',
+        firstName: 'Jenny',
+        lastName: 'Rosen',
+        phone: '+15555550100',
+      });
       other = await customer({ email: 'max.mustermann@example.com', firstName: 'Max', lastName: 'Mustermann' });
       usd = await payment(25, 'usd', '4242424242424242');
       failed = await payment(5, 'usd', '4000000000000002');
       eur = await payment(30, 'eur', '4242424242424242');
       // A stranger's customer with the same email: never found by the owner.
-      await t.http.post('/v1/customers', { email: 'jenny.rosen@example.com', firstName: 'Jenny' }, { token: stranger.token });
-      await until(() => payments("status:'succeeded' OR status:'failed'"), (found) => [usd, failed, eur].every((id) => found.includes(id)));
-      await until(() => customers("email:'max.mustermann@example.com'"), (found) => found.includes(other));
+      await t.http.post(
+        '/v1/customers',
+        { email: 'jenny.rosen@example.com', firstName: 'Jenny' },
+        { token: stranger.token },
+      );
+      await until(
+        () => payments("status:'succeeded' OR status:'failed'"),
+        (found) => [usd, failed, eur].every((id) => found.includes(id)),
+      );
+      await until(
+        () => customers("email:'max.mustermann@example.com'"),
+        (found) => found.includes(other),
+      );
     });
 
     it("answers the customers examples of Stripe's documentation as Stripe would", async () => {
       const res = await customers("email:'jenny.rosen@example.com'");
       expect(ids(res)).toEqual([jenny]);
       expect(res.body.total_count).toBe(1);
-      expect(res.body.data[0]).toEqual(ok(await t.http.get(`/v1/customers/${jenny}`, { token: owner.token })).body.data);
+      expect(res.body.data[0]).toEqual(
+        ok(await t.http.get(`/v1/customers/${jenny}`, { token: owner.token })).body.data,
+      );
       expect(ids(await customers("email:'JENNY.ROSEN@example.com'"))).toEqual([jenny]);
       expect(ids(await customers("name~'jen'"))).toEqual([jenny]);
       expect(ids(await customers("name:'jenny rosen'"))).toEqual([jenny]);
@@ -249,9 +378,16 @@ describe('search: the index and the four search routes', () => {
       expect(ids(await customers('created>1690000000'))).toEqual(expect.arrayContaining([jenny, other]));
       expect(ids(await customers(`created<${Math.floor(Date.now() / 1000) - 3600}`))).toEqual([]);
       // No customer carries metadata here: a metadata clause parses and matches none.
-      expect(ok(await customers("metadata['order_id']:'6735'")).body).toEqual({ data: [], has_more: false, next_page: null, total_count: 0 });
+      expect(ok(await customers("metadata['order_id']:'6735'")).body).toEqual({
+        data: [],
+        has_more: false,
+        next_page: null,
+        total_count: 0,
+      });
       expect(ids(await customers("-email:'jenny.rosen@example.com' AND name~'muster'"))).toEqual([other]);
-      expect(ids(await customers("email:'jenny.rosen@example.com' OR email:'max.mustermann@example.com'")).sort()).toEqual([jenny, other].sort());
+      expect(
+        ids(await customers("email:'jenny.rosen@example.com' OR email:'max.mustermann@example.com'")).sort(),
+      ).toEqual([jenny, other].sort());
     });
 
     it("answers the payments examples of Stripe's documentation as Stripe would (amounts in minor units)", async () => {
@@ -271,13 +407,23 @@ describe('search: the index and the four search routes', () => {
       const unquoted = await customers('email:jenny');
       expectError(unquoted, 400, 'The query does not parse at position 6: expected a quoted value');
       expect(unquoted.body.code).toBe('search_query_invalid');
-      expectError(await customers("email:'a' AND name:'b' OR phone:'c'"), 400, /position 23: expected AND: AND and OR cannot be mixed/);
+      expectError(
+        await customers("email:'a' AND name:'b' OR phone:'c'"),
+        400,
+        /position 23: expected AND: AND and OR cannot be mixed/,
+      );
       expectError(await customers("name~'je'"), 400, /position 5: expected a substring of at least 3 characters/);
       expectError(await customers("colour:'blue'"), 400, /Unknown search field colour/);
       expectError(await payments("amount~'100'"), 400, /amount is numeric/);
       expectValidationError(await t.http.get('/v1/customers/search', { token: owner.token }), 'query');
-      expectValidationError(await t.http.get("/v1/customers/search?query=email:'a'&limit=500", { token: owner.token }), 'limit');
-      expectValidationError(await t.http.get("/v1/payments/search?query=status:'a'&starting_after=x", { token: owner.token }), 'starting_after');
+      expectValidationError(
+        await t.http.get("/v1/customers/search?query=email:'a'&limit=500", { token: owner.token }),
+        'limit',
+      );
+      expectValidationError(
+        await t.http.get("/v1/payments/search?query=status:'a'&starting_after=x", { token: owner.token }),
+        'starting_after',
+      );
     });
   });
 });

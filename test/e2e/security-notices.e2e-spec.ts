@@ -8,7 +8,10 @@ import { createTestApp, type TestApp } from '../support/test-app';
 describe('security notices by mail', () => {
   let t: TestApp;
   const mail = new MailServer();
-  const from = (address: string) => ({ 'x-forwarded-for': address, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0' });
+  const from = (address: string) => ({
+    'x-forwarded-for': address,
+    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+  });
   const subjects = async (email: string) => (await mail.listTo(email)).map((message) => message.subject);
 
   beforeAll(async () => {

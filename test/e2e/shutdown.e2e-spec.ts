@@ -8,7 +8,14 @@ import { freePort } from '../../src/database/embedded-database';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil, withDeadline } from '../support/deadline';
 import { HttpClient } from '../support/http';
-import { ferretdbBinary, isRunning, readClaimFile, RunningService, track, untilHealthy } from '../support/embedded-service';
+import {
+  ferretdbBinary,
+  isRunning,
+  readClaimFile,
+  RunningService,
+  track,
+  untilHealthy,
+} from '../support/embedded-service';
 import { ServiceProcess, spawnBuiltService, trackedPost } from '../support/service-process';
 import { TEST_CARD_FINGERPRINT_KEY, TEST_FIELD_ENCRYPTION_KEY, TEST_JWT_SECRET } from '../support/test-app';
 import { dropTestDatabase, testDatabaseUri } from '../support/test-database';
@@ -51,7 +58,11 @@ describe('graceful shutdown on SIGTERM', () => {
 
   it('drains in-flight requests, then exits with code 0', async () => {
     // Twenty logins of one user from one address at once: more than the default attempt limit.
-    const { running, http } = await startHealthy({ LOG_LEVEL: 'silent', BCRYPT_ROUNDS: '12', LOGIN_MAX_FAILURES: '1000' });
+    const { running, http } = await startHealthy({
+      LOG_LEVEL: 'silent',
+      BCRYPT_ROUNDS: '12',
+      LOGIN_MAX_FAILURES: '1000',
+    });
     const user: TestUser = await createFirstAdmin(http);
 
     const logins = Array.from({ length: 20 }, () =>
@@ -67,14 +78,21 @@ describe('graceful shutdown on SIGTERM', () => {
     // Otherwise the test would prove nothing about draining.
     if (inFlight === 0) throw new Error('every login finished before SIGTERM was sent: nothing was in flight');
 
-    const outcomes = await withDeadline(Promise.allSettled(logins.map((login) => login.response)), 60_000, 'the in-flight logins');
+    const outcomes = await withDeadline(
+      Promise.allSettled(logins.map((login) => login.response)),
+      60_000,
+      'the in-flight logins',
+    );
     const answers = outcomes.map((outcome) =>
       outcome.status === 'fulfilled' ? outcome.value.status : `failed: ${(outcome.reason as Error).message}`,
     );
     expect(answers).toEqual(logins.map(() => 200));
     for (const outcome of outcomes) {
       if (outcome.status !== 'fulfilled') continue;
-      expect(JSON.parse(outcome.value.body)).toMatchObject({ message: 'Login successful', accessToken: expect.any(String) });
+      expect(JSON.parse(outcome.value.body)).toMatchObject({
+        message: 'Login successful',
+        accessToken: expect.any(String),
+      });
     }
 
     const exit = await withDeadline(running.exited, 30_000, 'process exit after SIGTERM');
@@ -92,7 +110,9 @@ describe('graceful shutdown on SIGTERM', () => {
     const stalled = connect(Number(port), '127.0.0.1');
     stalled.on('error', () => undefined);
     await new Promise<void>((done) => stalled.once('connect', () => done()));
-    stalled.write('POST /api/v1/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em');
+    stalled.write(
+      'POST /api/v1/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em',
+    );
     await new Promise((done) => setTimeout(done, 200));
 
     const signalled = Date.now();
@@ -119,7 +139,8 @@ describe('npm start and its signal', () => {
   const started: RunningService[] = [];
 
   afterAll(() => {
-    for (const npm of started) if (npm.child.exitCode === null && npm.child.signalCode === null) npm.child.kill('SIGKILL');
+    for (const npm of started)
+      if (npm.child.exitCode === null && npm.child.signalCode === null) npm.child.kill('SIGKILL');
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   });
 

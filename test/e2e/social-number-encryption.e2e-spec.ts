@@ -19,7 +19,14 @@ function oldForm(plaintext: string): string {
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
   cipher.setAAD(Buffer.from('SocialNumber', 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['enc', 'v1', id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join(':');
+  return [
+    'enc',
+    'v1',
+    id,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    ciphertext.toString('base64url'),
+  ].join(':');
 }
 
 describe('social numbers are bound to their customer', () => {
@@ -28,7 +35,8 @@ describe('social numbers are bound to their customer', () => {
   let other: TestUser;
 
   const customers = () => t.db.collection('customers');
-  const storedOf = async (id: string) => (await customers().findOne({ _id: new Types.ObjectId(id) }))?.SocialNumber as string;
+  const storedOf = async (id: string) =>
+    (await customers().findOne({ _id: new Types.ObjectId(id) }))?.SocialNumber as string;
   async function createCustomer(user: TestUser, body: Record<string, unknown>): Promise<string> {
     const res = await t.http.post('/v1/customers', { email: 'someone@example.com', ...body }, { token: user.token });
     expect(res.status).toBe(201);
@@ -47,7 +55,11 @@ describe('social numbers are bound to their customer', () => {
     expect(await storedOf(id)).toMatch(/^enc:v2:t1:/);
     expect(crypto.decrypt(await storedOf(id), bound(id))).toBe('078-05-1120');
 
-    const updated = await t.http.post(`/v1/customers/${id.toUpperCase()}`, { SocialNumber: '219-09-9999' }, { token: owner.token });
+    const updated = await t.http.post(
+      `/v1/customers/${id.toUpperCase()}`,
+      { SocialNumber: '219-09-9999' },
+      { token: owner.token },
+    );
     expect(updated.status).toBe(200);
     expect(crypto.decrypt(await storedOf(id), bound(id))).toBe('219-09-9999');
   });
@@ -57,7 +69,8 @@ describe('social numbers are bound to their customer', () => {
     const sameProject = await createCustomer(owner, { email: 'copy@example.com' });
     const otherTenant = await createCustomer(other, { email: 'mallory@example.com' });
     const copied = await storedOf(victim);
-    for (const id of [sameProject, otherTenant]) await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { SocialNumber: copied } });
+    for (const id of [sameProject, otherTenant])
+      await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { SocialNumber: copied } });
 
     for (const id of [sameProject, otherTenant]) {
       expect(() => crypto.decrypt(copied, bound(id))).toThrow(FieldDecryptionError);
@@ -73,7 +86,9 @@ describe('social numbers are bound to their customer', () => {
       expect(read.status).toBe(200);
       expect(read.text).not.toContain('SocialNumber');
       expect(read.text).not.toContain('078-05-1120');
-      expect((await t.http.post(`/v1/customers/${id}`, { firstName: 'Still', Taxable: true }, { token: user.token })).status).toBe(200);
+      expect(
+        (await t.http.post(`/v1/customers/${id}`, { firstName: 'Still', Taxable: true }, { token: user.token })).status,
+      ).toBe(200);
       expect((await t.http.get('/v1/customers', { token: user.token })).status).toBe(200);
     }
 
@@ -118,7 +133,12 @@ describe('npm run reencrypt upgrades the older form', () => {
   it('as the built command: its context holds customers alone, and it runs to its end', async () => {
     const command = join(__dirname, '..', '..', 'dist', 'migrations', 'reencrypt.js');
     if (!existsSync(command)) throw new Error(`${command} is missing: run "npm run build" first (npm test does it)`);
-    const env = { PATH: process.env.PATH ?? '', NODE_ENV: 'development', MONGODB_URI: testDatabaseUri(t.db.name), FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'development',
+      MONGODB_URI: testDatabaseUri(t.db.name),
+      FIELD_ENCRYPTION_KEY: TEST_FIELD_ENCRYPTION_KEY,
+    };
     const { code, output } = await new Promise<{ code: number | null; output: string }>((done, fail) => {
       const child = spawn(process.execPath, [command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
@@ -127,7 +147,9 @@ describe('npm run reencrypt upgrades the older form', () => {
       child.on('error', fail);
       child.on('exit', (code) => done({ code, output }));
     });
-    expect(output).toContain('Social numbers: 0 encrypted from plain text, 0 moved to the current key, 0 bound to their customer, 1 already current');
+    expect(output).toContain(
+      'Social numbers: 0 encrypted from plain text, 0 moved to the current key, 0 bound to their customer, 1 already current',
+    );
     expect(code).toBe(0);
   }, 120_000);
 });
@@ -161,7 +183,9 @@ describe('ACCEPT_LEGACY_CIPHERTEXT: the older form is refused once reencrypt has
     expect(await t.db.collection('settings').countDocuments()).toBe(0);
 
     await t.app.get(SocialNumberReencryption).run();
-    expect(await t.db.collection<{ _id: string }>('settings').findOne({ _id: 'reencrypt' })).toMatchObject({ value: { completedAt: expect.any(Date) } });
+    expect(await t.db.collection<{ _id: string }>('settings').findOne({ _id: 'reencrypt' })).toMatchObject({
+      value: { completedAt: expect.any(Date) },
+    });
 
     const after = await restart(t);
     expect(() => after.decrypt(old, binding)).toThrow(FieldDecryptionError);
@@ -178,7 +202,13 @@ describe('ACCEPT_LEGACY_CIPHERTEXT: the older form is refused once reencrypt has
     const created = await t.http.post('/v1/customers', { email: 'old@example.com' }, { token: owner.token });
     const id = new Types.ObjectId(created.body.data.id as string);
     await t.db.collection('customers').updateOne({ _id: id }, { $set: { SocialNumber: oldForm('219-09-9999') } });
-    expect(await t.app.get(SocialNumberReencryption).run()).toEqual({ encrypted: 0, rotated: 0, upgraded: 1, current: 0, undecryptable: [] });
+    expect(await t.app.get(SocialNumberReencryption).run()).toEqual({
+      encrypted: 0,
+      rotated: 0,
+      upgraded: 1,
+      current: 0,
+      undecryptable: [],
+    });
     const upgraded = (await t.db.collection('customers').findOne({ _id: id }))?.SocialNumber as string;
     expect(t.app.get(FieldEncryption, { strict: false }).decrypt(upgraded, bound(id))).toBe('219-09-9999');
   });

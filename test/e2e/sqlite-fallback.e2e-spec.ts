@@ -40,24 +40,60 @@ describe('the SQLite backend of the embedded database', () => {
     expect(client.status).toBe(201);
     const collection = await t.http.post('/collections', { name: 'Starter', pricing: 10 }, as);
     expect(collection.status).toBe(201);
-    const card = await t.http.post('/v1/cards', { customer: customer.body.data.id, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, as);
+    const card = await t.http.post(
+      '/v1/cards',
+      { customer: customer.body.data.id, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+      as,
+    );
     expect(card.status).toBe(201);
-    const payment = await t.http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer: customer.body.data.id, confirm: true }, as);
+    const payment = await t.http.post(
+      '/api/v1/payments',
+      { amount: 10, currency: 'usd', customer: customer.body.data.id, confirm: true },
+      as,
+    );
     expect(payment.body.status).toBe('succeeded');
     expect((await t.http.post(`/api/v1/payments/${payment.body.id}/refund`, { amount: 2 }, as)).status).toBe(200);
     const channel = await t.http.post(
       '/channels',
-      { clientId: client.body.id, name: 'Studio', username: 'smoke_studio', avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+      {
+        clientId: client.body.id,
+        name: 'Studio',
+        username: 'smoke_studio',
+        avatarUrl: 'https://cdn.example.com/a.png',
+        role: 'creator',
+      },
       as,
     );
     expect(channel.status).toBe(200);
-    expect((await t.http.post(`/channels/${channel.body.id}/projects`, { primaryTitle: 'Blue Hours', projectTypeId: 'album' }, as)).status).toBe(201);
-    expect((await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'smoke' }, as)).status).toBe(201);
-    expect((await t.http.post(`/api/v1/accounts/${owner.accountId}/invitations`, { email: 'smoke.invite@example.com', role: 'developer' }, as)).status).toBe(201);
+    expect(
+      (
+        await t.http.post(
+          `/channels/${channel.body.id}/projects`,
+          { primaryTitle: 'Blue Hours', projectTypeId: 'album' },
+          as,
+        )
+      ).status,
+    ).toBe(201);
+    expect((await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'smoke' }, as)).status).toBe(
+      201,
+    );
+    expect(
+      (
+        await t.http.post(
+          `/api/v1/accounts/${owner.accountId}/invitations`,
+          { email: 'smoke.invite@example.com', role: 'developer' },
+          as,
+        )
+      ).status,
+    ).toBe(201);
     expect((await t.http.post('/api/v1/platform/projects', { name: 'Second' }, as)).status).toBe(201);
-    expect((await t.http.post('/v1/webhook-endpoints', { url: 'https://8.8.8.8/hooks', enabledEvents: ['*'] }, as)).status).toBe(201);
+    expect(
+      (await t.http.post('/v1/webhook-endpoints', { url: 'https://8.8.8.8/hooks', enabledEvents: ['*'] }, as)).status,
+    ).toBe(201);
     const events = await t.http.get('/v1/events?limit=100', as);
-    expect(events.body.data.map((event: { type: string }) => event.type)).toEqual(expect.arrayContaining(['customer.created', 'payment.refunded', 'project.created']));
+    expect(events.body.data.map((event: { type: string }) => event.type)).toEqual(
+      expect.arrayContaining(['customer.created', 'payment.refunded', 'project.created']),
+    );
     const audit = await t.http.get(`/api/v1/accounts/${owner.accountId}/audit-log/verify`, as);
     expect(audit.body).toMatchObject({ valid: true });
 
@@ -88,7 +124,9 @@ describe('choosing SQLite is never silent', () => {
     mkdirSync(join(dataDir, 'postgres'));
     writeFileSync(join(dataDir, 'postgres', 'PG_VERSION'), '9.6\n');
     const start = startEmbeddedDatabase({ dataDir, ferretdbBin: process.env.FERRETDB_BIN, log: () => undefined });
-    await expect(start).rejects.toThrow(/^The embedded database could not start: PostgreSQL \(under FerretDB\) failed: .+ \(see .*postgres\.log\)\. /);
+    await expect(start).rejects.toThrow(
+      /^The embedded database could not start: PostgreSQL \(under FerretDB\) failed: .+ \(see .*postgres\.log\)\. /,
+    );
     await expect(start).rejects.toThrow(/set EMBEDDED_DATABASE_BACKEND=sqlite .*or set MONGODB_URI/);
     // PostgreSQL's own reason, from its log, not only its exit code.
     await expect(start).rejects.toThrow(/could not access the server configuration file/);

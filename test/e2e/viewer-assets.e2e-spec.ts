@@ -8,7 +8,9 @@ import { createFirstAdmin, TestUser, uniqueEmail } from '../support/auth';
 import type { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
-const TEXT = Buffer.from('Viewers read these bytes, a range of them, and each read through a link or a grant is counted.\n');
+const TEXT = Buffer.from(
+  'Viewers read these bytes, a range of them, and each read through a link or a grant is counted.\n',
+);
 
 describe('viewers read asset bytes; share links and grants go with their projects', () => {
   let t: TestApp;
@@ -35,20 +37,38 @@ describe('viewers read asset bytes; share links and grants go with their project
   /** An asset of the project, its upload created (so not ready) and, with `finish`, its bytes sent and processed. */
   async function asset(projectId: string, finish = true): Promise<string> {
     const created = ok(
-      await t.http.post(`/projects/${projectId}/assets`, { kind: 'text', title: 'Notes', fileName: 'notes.txt', size: TEXT.length, mimeType: 'text/plain' }, as()),
+      await t.http.post(
+        `/projects/${projectId}/assets`,
+        { kind: 'text', title: 'Notes', fileName: 'notes.txt', size: TEXT.length, mimeType: 'text/plain' },
+        as(),
+      ),
       201,
     ).body;
     if (!finish) return created.asset.id;
     const url = pathOf(created.upload.url);
     ok(await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(TEXT.length) } }), 201);
-    ok(await t.http.request('PATCH', url, undefined, { raw: TEXT, headers: { ...TUS, ...OCTETS, 'upload-offset': '0' } }), 204);
+    ok(
+      await t.http.request('PATCH', url, undefined, {
+        raw: TEXT,
+        headers: { ...TUS, ...OCTETS, 'upload-offset': '0' },
+      }),
+      204,
+    );
     expect((await settledAsset(t.http, created.asset.id, owner.token)).status).toBe('ready');
     return created.asset.id;
   }
 
   /** A viewer's read of the asset's bytes, with the publishable key and these headers. */
-  function read(assetId: string, headers: Record<string, string> = {}, key = publishable, method = 'GET'): Promise<Response> {
-    return fetch(`${t.baseUrl}/viewer/assets/${assetId}/content`, { method, headers: { authorization: `Bearer ${key}`, ...headers } });
+  function read(
+    assetId: string,
+    headers: Record<string, string> = {},
+    key = publishable,
+    method = 'GET',
+  ): Promise<Response> {
+    return fetch(`${t.baseUrl}/viewer/assets/${assetId}/content`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+    });
   }
 
   async function expectHidden(res: Response): Promise<void> {
@@ -57,19 +77,39 @@ describe('viewers read asset bytes; share links and grants go with their project
   }
 
   const views = async (kind: 'share-links' | 'grants', projectId: string, id: string): Promise<number> =>
-    ok(await t.http.get(`/projects/${projectId}/${kind}`, as())).body.find((one: { id: string }) => one.id === id).views;
+    ok(await t.http.get(`/projects/${projectId}/${kind}`, as())).body.find((one: { id: string }) => one.id === id)
+      .views;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'viewer-assets-e2e-'));
-    t = await createTestApp({ LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATA_DIR: dataDir, LOGIN_MAX_FAILURES: '1000', SIGNUP_MAX_PER_CLIENT: '1000' });
+    t = await createTestApp({
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATA_DIR: dataDir,
+      LOGIN_MAX_FAILURES: '1000',
+      SIGNUP_MAX_PER_CLIENT: '1000',
+    });
     owner = await createFirstAdmin(t.http);
     stranger = await createFirstAdmin(t.http);
     granted = await createFirstAdmin(t.http);
-    const client = ok(await t.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, as()), 201).body.id;
-    const body = { clientId: client, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' };
+    const client = ok(await t.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, as()), 201)
+      .body.id;
+    const body = {
+      clientId: client,
+      name: 'Studio',
+      username: `studio_${randomBytes(5).toString('hex')}`,
+      avatarUrl: 'https://cdn.example.com/a.png',
+      role: 'creator',
+    };
     channel = ok(await t.http.post('/channels', body, as())).body.id;
     const key = async (user: TestUser) =>
-      ok(await t.http.post(`/api/v1/platform/projects/${user.projectId}/keys`, { name: 'viewers', kind: 'publishable' }, { token: user.token }), 201).body.data.key;
+      ok(
+        await t.http.post(
+          `/api/v1/platform/projects/${user.projectId}/keys`,
+          { name: 'viewers', kind: 'publishable' },
+          { token: user.token },
+        ),
+        201,
+      ).body.data.key;
     publishable = await key(owner);
     strangerPublishable = await key(stranger);
   });
@@ -82,11 +122,21 @@ describe('viewers read asset bytes; share links and grants go with their project
   describe('GET /viewer/assets/:assetId/content', () => {
     it("streams a published public project's ready asset with the owners' headers: 200, a Range 206, 304 and 416", async () => {
       const id = await asset(await project());
-      const owners = await fetch(`${t.baseUrl}/assets/${id}/content`, { headers: { authorization: `Bearer ${owner.token}` } });
+      const owners = await fetch(`${t.baseUrl}/assets/${id}/content`, {
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
       const whole = await read(id);
       expect(whole.status).toBe(200);
       expect(Buffer.from(await whole.arrayBuffer())).toEqual(TEXT);
-      for (const name of ['etag', 'content-type', 'content-disposition', 'content-length', 'accept-ranges', 'cache-control', 'x-content-type-options']) {
+      for (const name of [
+        'etag',
+        'content-type',
+        'content-disposition',
+        'content-length',
+        'accept-ranges',
+        'cache-control',
+        'x-content-type-options',
+      ]) {
         expect([name, whole.headers.get(name)]).toEqual([name, owners.headers.get(name)]);
       }
       expect(whole.headers.get('etag')).toBe(`"${sha256(TEXT)}"`);
@@ -110,7 +160,9 @@ describe('viewers read asset bytes; share links and grants go with their project
       const link = ok(await t.http.post(`/projects/${parent}/share-links`, {}, as()), 201).body;
 
       await expectHidden(await read(id));
-      await expectHidden(await read(id, { 'x-share-token': `${link.token.slice(0, -1)}${link.token.endsWith('A') ? 'B' : 'A'}` }));
+      await expectHidden(
+        await read(id, { 'x-share-token': `${link.token.slice(0, -1)}${link.token.endsWith('A') ? 'B' : 'A'}` }),
+      );
       const seen = await read(id, { 'x-share-token': link.token });
       expect(seen.status).toBe(200);
       expect(Buffer.from(await seen.arrayBuffer())).toEqual(TEXT);
@@ -128,16 +180,24 @@ describe('viewers read asset bytes; share links and grants go with their project
     it('asks a password link for its password (401), and opens with it', async () => {
       const id = await asset(await project({ access: 'linkPrivate' }));
       const projectId = ok(await t.http.get(`/assets/${id}`, as())).body.projectId;
-      const link = ok(await t.http.post(`/projects/${projectId}/share-links`, { password: 'correct horse battery' }, as()), 201).body;
+      const link = ok(
+        await t.http.post(`/projects/${projectId}/share-links`, { password: 'correct horse battery' }, as()),
+        201,
+      ).body;
       expect((await read(id, { 'x-share-token': link.token })).status).toBe(401);
-      expect((await read(id, { 'x-share-token': link.token, 'x-share-password': 'correct horse battery' })).status).toBe(200);
+      expect(
+        (await read(id, { 'x-share-token': link.token, 'x-share-password': 'correct horse battery' })).status,
+      ).toBe(200);
     });
 
-    it('opens a permissions project only to a user granted on it or an ancestor, and counts the grant\'s views', async () => {
+    it("opens a permissions project only to a user granted on it or an ancestor, and counts the grant's views", async () => {
       const parent = await project({ access: 'permissions' });
       const id = await asset(await project({ access: 'permissions', parentId: parent }));
       await expectHidden(await read(id, { 'x-viewer-token': granted.token }));
-      const grant = ok(await t.http.post(`/projects/${parent}/grants`, { userId: granted.id, role: 'viewer' }, as()), 201).body;
+      const grant = ok(
+        await t.http.post(`/projects/${parent}/grants`, { userId: granted.id, role: 'viewer' }, as()),
+        201,
+      ).body;
       expect(grant.views).toBe(0);
 
       await expectHidden(await read(id));
@@ -154,11 +214,16 @@ describe('viewers read asset bytes; share links and grants go with their project
       const link = ok(await t.http.post(`/projects/${linked}/share-links`, {}, as()), 201).body;
       const permitted = await project({ access: 'permissions' });
       const permittedAsset = await asset(permitted);
-      const grant = ok(await t.http.post(`/projects/${permitted}/grants`, { userId: granted.id, role: 'viewer' }, as()), 201).body;
+      const grant = ok(
+        await t.http.post(`/projects/${permitted}/grants`, { userId: granted.id, role: 'viewer' }, as()),
+        201,
+      ).body;
 
       const reads = await Promise.all([
         ...Array.from({ length: 10 }, () => read(linkedAsset, { 'x-share-token': link.token })),
-        ...Array.from({ length: 10 }, () => read(permittedAsset, { 'x-viewer-token': granted.token, range: 'bytes=0-9' })),
+        ...Array.from({ length: 10 }, () =>
+          read(permittedAsset, { 'x-viewer-token': granted.token, range: 'bytes=0-9' }),
+        ),
       ]);
       expect(reads.map((res) => res.status)).toEqual([...Array(10).fill(200), ...Array(10).fill(206)]);
       await Promise.all(reads.map((res) => res.arrayBuffer()));
@@ -168,7 +233,7 @@ describe('viewers read asset bytes; share links and grants go with their project
       expect(await views('grants', permitted, grant.id)).toBe(10);
     });
 
-    it('answers a draft ancestor, a not-ready asset, an unknown asset and another tenant\'s key with the same 404', async () => {
+    it("answers a draft ancestor, a not-ready asset, an unknown asset and another tenant's key with the same 404", async () => {
       const draft = await project({ status: 'draft' });
       await expectHidden(await read(await asset(await project({ parentId: draft }))));
       const shown = await project();
@@ -185,13 +250,19 @@ describe('viewers read asset bytes; share links and grants go with their project
   describe('deleting projects', () => {
     async function shared(projectId: string): Promise<{ link: string; grant: string }> {
       const link = ok(await t.http.post(`/projects/${projectId}/share-links`, {}, as()), 201).body;
-      const grant = ok(await t.http.post(`/projects/${projectId}/grants`, { userId: granted.id, role: 'viewer' }, as()), 201).body;
+      const grant = ok(
+        await t.http.post(`/projects/${projectId}/grants`, { userId: granted.id, role: 'viewer' }, as()),
+        201,
+      ).body;
       return { link: link.id, grant: grant.id };
     }
 
     async function remaining(projectIds: string[]): Promise<number> {
       const contentProjectId = { $in: projectIds.map((id) => new ObjectId(id)) };
-      return (await t.db.collection('share_links').countDocuments({ contentProjectId })) + (await t.db.collection('grants').countDocuments({ contentProjectId }));
+      return (
+        (await t.db.collection('share_links').countDocuments({ contentProjectId })) +
+        (await t.db.collection('grants').countDocuments({ contentProjectId }))
+      );
     }
 
     it('removes the share links and grants of a deleted project, with their views; those of other projects stay', async () => {
@@ -200,14 +271,20 @@ describe('viewers read asset bytes; share links and grants go with their project
       const { link } = await shared(gone);
       await shared(kept);
       const token = ok(await t.http.post(`/projects/${gone}/share-links`, {}, as()), 201).body.token;
-      expect((await t.http.get(`/viewer/projects/${gone}`, { token: publishable, headers: { 'x-share-token': token } })).status).toBe(200);
+      expect(
+        (await t.http.get(`/viewer/projects/${gone}`, { token: publishable, headers: { 'x-share-token': token } }))
+          .status,
+      ).toBe(200);
       expect(await t.db.collection('share_link_views').countDocuments({})).toBeGreaterThan(0);
 
       ok(await t.http.delete(`/projects/${gone}`, as()));
       expect(await remaining([gone])).toBe(0);
       expect(await remaining([kept])).toBe(2);
       expect(await t.db.collection('share_link_views').countDocuments({ shareLinkId: new ObjectId(link) })).toBe(0);
-      const events = await t.db.collection('events').find({ type: { $in: ['share_link.deleted', 'grant.deleted'] } }).toArray();
+      const events = await t.db
+        .collection('events')
+        .find({ type: { $in: ['share_link.deleted', 'grant.deleted'] } })
+        .toArray();
       expect(events.map((event) => JSON.parse(event.body).data.object.projectId)).toEqual([gone, gone, gone]);
     });
 

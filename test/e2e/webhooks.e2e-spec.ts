@@ -17,7 +17,11 @@ describe('webhooks /v1/webhook-endpoints', () => {
 
   beforeAll(async () => {
     await receiver.start();
-    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '0,1,1', WEBHOOK_TIMEOUT_MS: '1000' });
+    t = await createTestApp({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,1',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    });
     admin = await createFirstAdmin(t.http);
   });
   afterAll(async () => {
@@ -36,50 +40,90 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(res.status).toBe(201);
     return res.body.data.id as string;
   };
-  const deliveries = async (endpoint: string) => (await t.http.get(`${ENDPOINTS}/${endpoint}/deliveries`, { token: admin.token })).body.data;
+  const deliveries = async (endpoint: string) =>
+    (await t.http.get(`${ENDPOINTS}/${endpoint}/deliveries`, { token: admin.token })).body.data;
 
   it('creates an endpoint with a secret shown once, and lists, reads, updates and deletes it', async () => {
     const created = await createEndpoint('/crud', { description: 'Orders' });
-    expect(created).toMatchObject({ url: `${receiver.base}/crud`, description: 'Orders', enabledEvents: ['*'], status: 'enabled', disabledReason: null });
+    expect(created).toMatchObject({
+      url: `${receiver.base}/crud`,
+      description: 'Orders',
+      enabledEvents: ['*'],
+      status: 'enabled',
+      disabledReason: null,
+    });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const read = await t.http.get(`${ENDPOINTS}/${created.id}`, { token: admin.token });
     expect(read.status).toBe(200);
     expect(read.body.data.secret).toBeUndefined();
     expect(read.text).not.toContain(created.secret.slice(6));
-    expect((await t.http.get(ENDPOINTS, { token: admin.token })).body.data.map((endpoint: { id: string }) => endpoint.id)).toContain(created.id);
+    expect(
+      (await t.http.get(ENDPOINTS, { token: admin.token })).body.data.map((endpoint: { id: string }) => endpoint.id),
+    ).toContain(created.id);
     const stored = await t.db.collection('webhook_endpoints').findOne({ _id: new Types.ObjectId(created.id) });
     expect(JSON.stringify(stored)).not.toContain(created.secret.slice(6));
 
-    const updated = await t.http.patch(`${ENDPOINTS}/${created.id}`, { enabledEvents: ['payment.succeeded', '*'], status: 'disabled' }, { token: admin.token });
+    const updated = await t.http.patch(
+      `${ENDPOINTS}/${created.id}`,
+      { enabledEvents: ['payment.succeeded', '*'], status: 'disabled' },
+      { token: admin.token },
+    );
     expect(updated.body.data).toMatchObject({ enabledEvents: ['*'], status: 'disabled' });
     const deleted = await t.http.delete(`${ENDPOINTS}/${created.id}`, { token: admin.token });
     expect(deleted.body).toEqual({ id: created.id, deleted: true, message: 'Webhook endpoint deleted' });
     // Each change is in the account's audit log, the URL naming the endpoint, never its secret.
     const audit = await t.http.get(`/api/v1/accounts/${admin.accountId}/audit-log?limit=100`, { token: admin.token });
-    const actions = audit.body.data.filter((entry: { target: { id: string } }) => entry.target.id === created.id).map((entry: { action: string }) => entry.action);
+    const actions = audit.body.data
+      .filter((entry: { target: { id: string } }) => entry.target.id === created.id)
+      .map((entry: { action: string }) => entry.action);
     expect(actions).toEqual(['webhook_endpoint.deleted', 'webhook_endpoint.updated', 'webhook_endpoint.created']);
     expect(audit.text).not.toContain(created.secret.slice(6));
-    expectNotFound(await t.http.get(`${ENDPOINTS}/${created.id}`, { token: admin.token }), 'Webhook endpoint not found');
+    expectNotFound(
+      await t.http.get(`${ENDPOINTS}/${created.id}`, { token: admin.token }),
+      'Webhook endpoint not found',
+    );
   });
 
   it('refuses bad input with a clear 400', async () => {
-    expectValidationError(await post(ENDPOINTS, { url: `${receiver.base}/x`, enabledEvents: ['customer.exploded'] }), 'enabledEvents', /must be \* or one of/);
+    expectValidationError(
+      await post(ENDPOINTS, { url: `${receiver.base}/x`, enabledEvents: ['customer.exploded'] }),
+      'enabledEvents',
+      /must be \* or one of/,
+    );
     expectValidationError(await post(ENDPOINTS, { url: `${receiver.base}/x`, enabledEvents: [] }), 'enabledEvents');
     expectValidationError(await post(ENDPOINTS, { enabledEvents: ['*'] }), 'url');
     expectError(await post(ENDPOINTS, { url: 'ftp://example.com/x', enabledEvents: ['*'] }), 400, 'url must use https');
-    expectError(await post(ENDPOINTS, { url: 'nope', enabledEvents: ['*'] }), 400, 'url must be an absolute URL, like https://example.com/webhooks');
+    expectError(
+      await post(ENDPOINTS, { url: 'nope', enabledEvents: ['*'] }),
+      400,
+      'url must be an absolute URL, like https://example.com/webhooks',
+    );
     const endpoint = await createEndpoint('/bad-input');
-    expectValidationError(await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: 25 }), 'expiresInHours');
+    expectValidationError(
+      await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: 25 }),
+      'expiresInHours',
+    );
     // Optional, not nullable: null is refused rather than taken for the default.
-    expectValidationError(await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: null }), 'expiresInHours');
-    expectValidationError(await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'paused' }, { token: admin.token }), 'status', 'status must be enabled or disabled');
+    expectValidationError(
+      await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: null }),
+      'expiresInHours',
+    );
+    expectValidationError(
+      await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'paused' }, { token: admin.token }),
+      'status',
+      'status must be enabled or disabled',
+    );
   });
 
   it('delivers every event of the project, signed, verifiable with the standardwebhooks package, as the event list has it', async () => {
     const endpoint = await createEndpoint('/all');
     const customer = await createCustomer();
     const [delivery] = await receiver.waitFor('/all', 1);
-    const event = new Webhook(endpoint.secret).verify(delivery.body, delivery.headers as Record<string, string>) as { id: string; type: string; data: { object: { id: string } } };
+    const event = new Webhook(endpoint.secret).verify(delivery.body, delivery.headers as Record<string, string>) as {
+      id: string;
+      type: string;
+      data: { object: { id: string } };
+    };
     expect(event).toMatchObject({ type: 'customer.created', data: { object: { id: customer } } });
     expect(delivery.headers['webhook-id']).toBe(event.id);
     expect(delivery.headers['content-type']).toBe('application/json');
@@ -88,7 +132,15 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(JSON.parse(delivery.body)).toEqual(listed.body.data);
 
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
-    expect((await deliveries(endpoint.id))[0]).toMatchObject({ eventId: event.id, eventType: 'customer.created', attempt: 1, status: 'succeeded', responseStatus: 200, responseBody: 'ok', nextAttemptAt: null });
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({
+      eventId: event.id,
+      eventType: 'customer.created',
+      attempt: 1,
+      status: 'succeeded',
+      responseStatus: 200,
+      responseBody: 'ok',
+      nextAttemptAt: null,
+    });
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
@@ -99,14 +151,24 @@ describe('webhooks /v1/webhook-endpoints', () => {
     const projectId = String((await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!.projectId);
     const event = () => {
       const id = `evt_${new Types.ObjectId().toHexString()}`;
-      return { id, type: 'customer.created', projectId, createdAt: new Date(), body: JSON.stringify({ id, type: 'customer.created' }) };
+      return {
+        id,
+        type: 'customer.created',
+        projectId,
+        createdAt: new Date(),
+        body: JSON.stringify({ id, type: 'customer.created' }),
+      };
     };
     const sentIds = () => receiver.at('/fan-out').map((request) => request.headers['webhook-id']);
     const first = event();
     await Promise.all([dispatcher.eventsRecorded([first]), dispatcher.eventsRecorded([first])]);
     await receiver.waitFor('/fan-out', 1);
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
-    expect((await deliveries(endpoint.id))[0]).toMatchObject({ eventId: first.id, attempt: 1, attempts: [{ attempt: 1, status: 'succeeded' }] });
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({
+      eventId: first.id,
+      attempt: 1,
+      attempts: [{ attempt: 1, status: 'succeeded' }],
+    });
     // The fan-out that lost the insert claimed nothing: its delivery was never written.
     expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId })).toBe(1);
 
@@ -114,10 +176,16 @@ describe('webhooks /v1/webhook-endpoints', () => {
     const second = event();
     await dispatcher.eventsRecorded([first, second]);
     await receiver.waitFor('/fan-out', 2, 20_000);
-    await waitUntil(async () => (await deliveries(endpoint.id)).find((delivery: { eventId: string }) => delivery.eventId === second.id)?.status === 'succeeded');
+    await waitUntil(
+      async () =>
+        (await deliveries(endpoint.id)).find((delivery: { eventId: string }) => delivery.eventId === second.id)
+          ?.status === 'succeeded',
+    );
     await sleep(300);
     expect(sentIds()).toEqual([first.id, second.id]);
-    expect((await deliveries(endpoint.id)).find((delivery: { eventId: string }) => delivery.eventId === second.id)).toMatchObject({
+    expect(
+      (await deliveries(endpoint.id)).find((delivery: { eventId: string }) => delivery.eventId === second.id),
+    ).toMatchObject({
       attempt: 1,
       attempts: [{ attempt: 1, status: 'succeeded' }],
     });
@@ -144,7 +212,13 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(new Set(attempts.map((attempt) => attempt.headers['webhook-id'])).size).toBe(1);
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'failed');
     const [failed] = await deliveries(endpoint.id);
-    expect(failed).toMatchObject({ attempt: 3, status: 'failed', responseStatus: 500, error: 'the endpoint answered 500', nextAttemptAt: null });
+    expect(failed).toMatchObject({
+      attempt: 3,
+      status: 'failed',
+      responseStatus: 500,
+      error: 'the endpoint answered 500',
+      nextAttemptAt: null,
+    });
     expect(failed.responseBody).toHaveLength(1024);
 
     receiver.answer('/failing', (response) => response.writeHead(204).end());
@@ -155,7 +229,9 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
     const [succeeded] = await deliveries(endpoint.id);
     expect(succeeded).toMatchObject({ attempt: 4, responseStatus: 204 });
-    expect(succeeded.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status])).toEqual([
+    expect(
+      succeeded.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status]),
+    ).toEqual([
       [4, 'succeeded'],
       [3, 'failed'],
       [2, 'failed'],
@@ -163,7 +239,9 @@ describe('webhooks /v1/webhook-endpoints', () => {
     ]);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
     // The attempts' claims go with their endpoint.
-    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) })).toBe(0);
+    expect(
+      await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) }),
+    ).toBe(0);
   });
 
   it("past the events' retention a done delivery keeps its outcome and drops the event it carried; a pending one keeps it", async () => {
@@ -177,7 +255,13 @@ describe('webhooks /v1/webhook-endpoints', () => {
     const endpointId = new Types.ObjectId(endpoint.id);
     // A second delivery of the endpoint, still pending, as old as the first.
     const pendingId = new Types.ObjectId();
-    await collection.insertOne({ ...(await collection.findOne({ _id: new Types.ObjectId(done.id) })), _id: pendingId, eventId: 'evt_000000000000000000000001', status: 'pending', nextAttemptAt: new Date(Date.now() + 3_600_000) });
+    await collection.insertOne({
+      ...(await collection.findOne({ _id: new Types.ObjectId(done.id) })),
+      _id: pendingId,
+      eventId: 'evt_000000000000000000000001',
+      status: 'pending',
+      nextAttemptAt: new Date(Date.now() + 3_600_000),
+    });
     const longAgo = new Date(Date.now() - 31 * 24 * 3_600_000);
     await collection.updateMany({ endpointId }, { $set: { createdAt: longAgo } });
 
@@ -190,7 +274,11 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(listed).toMatchObject({ status: 'succeeded', responseStatus: 204, attempt: 1 });
     expect(listed.attempts).toHaveLength(1);
     // It cannot be sent again: there is nothing left to send.
-    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${done.id}/retry`, {}), 409, "This delivery is past the events' retention: its event is no longer kept, so it cannot be sent again");
+    expectError(
+      await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${done.id}/retry`, {}),
+      409,
+      "This delivery is past the events' retention: its event is no longer kept, so it cannot be sent again",
+    );
     await collection.deleteOne({ _id: pendingId });
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
@@ -202,17 +290,34 @@ describe('webhooks /v1/webhook-endpoints', () => {
 
   it('keeps every attempt: a 500 then a success lists both, newest first, each with at most 1 KiB of its answer', async () => {
     let answered = 0;
-    receiver.answer('/flaky', (response) => (answered++ === 0 ? response.writeHead(500).end('é'.repeat(2000)) : response.writeHead(200).end('fine')));
+    receiver.answer('/flaky', (response) =>
+      answered++ === 0 ? response.writeHead(500).end('é'.repeat(2000)) : response.writeHead(200).end('fine'),
+    );
     const endpoint = await createEndpoint('/flaky');
     const started = Date.now();
     await createCustomer();
     await receiver.waitFor('/flaky', 2);
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
     const [delivery] = await deliveries(endpoint.id);
-    expect(delivery).toMatchObject({ attempt: 2, status: 'succeeded', responseStatus: 200, responseBody: 'fine', error: null, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      attempt: 2,
+      status: 'succeeded',
+      responseStatus: 200,
+      responseBody: 'fine',
+      error: null,
+      nextAttemptAt: null,
+    });
     expect(delivery.attempts).toHaveLength(2);
     const [second, first] = delivery.attempts;
-    expect(second).toEqual({ attempt: 2, status: 'succeeded', responseStatus: 200, responseBody: 'fine', durationMs: expect.any(Number), error: null, createdAt: expect.any(String) });
+    expect(second).toEqual({
+      attempt: 2,
+      status: 'succeeded',
+      responseStatus: 200,
+      responseBody: 'fine',
+      durationMs: expect.any(Number),
+      error: null,
+      createdAt: expect.any(String),
+    });
     expect(first).toEqual({
       attempt: 1,
       status: 'failed',
@@ -237,14 +342,38 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
     const [delivery] = await deliveries(endpoint.id);
     // As an instance leaves it while it sends attempt 2.
+    await t.db.collection('webhook_deliveries').updateOne(
+      { _id: new Types.ObjectId(delivery.id) },
+      {
+        $set: {
+          status: 'pending',
+          attempt: 2,
+          claimedUntil: new Date(Date.now() + 60_000),
+          nextAttemptAt: new Date(Date.now() + 60_000),
+        },
+      },
+    );
+    expectError(
+      await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}),
+      409,
+      'An attempt of this delivery is under way: retry it once its outcome is recorded',
+    );
+    expectNotFound(
+      await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${new Types.ObjectId().toHexString()}/retry`, {}),
+      'Webhook delivery not found',
+    );
+    // Every attempt is kept in its delivery: their number is bounded.
     await t.db
       .collection('webhook_deliveries')
-      .updateOne({ _id: new Types.ObjectId(delivery.id) }, { $set: { status: 'pending', attempt: 2, claimedUntil: new Date(Date.now() + 60_000), nextAttemptAt: new Date(Date.now() + 60_000) } });
-    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}), 409, 'An attempt of this delivery is under way: retry it once its outcome is recorded');
-    expectNotFound(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${new Types.ObjectId().toHexString()}/retry`, {}), 'Webhook delivery not found');
-    // Every attempt is kept in its delivery: their number is bounded.
-    await t.db.collection('webhook_deliveries').updateOne({ _id: new Types.ObjectId(delivery.id) }, { $set: { status: 'failed', attempt: 100, claimedUntil: null, nextAttemptAt: null } });
-    expectError(await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}), 409, 'A delivery is attempted at most 100 times; this one was');
+      .updateOne(
+        { _id: new Types.ObjectId(delivery.id) },
+        { $set: { status: 'failed', attempt: 100, claimedUntil: null, nextAttemptAt: null } },
+      );
+    expectError(
+      await post(`${ENDPOINTS}/${endpoint.id}/deliveries/${delivery.id}/retry`, {}),
+      409,
+      'A delivery is attempted at most 100 times; this one was',
+    );
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
@@ -252,18 +381,37 @@ describe('webhooks /v1/webhook-endpoints', () => {
     const repository = t.app.get(WebhookDeliveriesRepository);
     const endpoint = await createEndpoint('/claims');
     const endpointId = new Types.ObjectId(endpoint.id);
-    const projectId = (await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!.projectId as Types.ObjectId;
+    const projectId = (await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!
+      .projectId as Types.ObjectId;
     const _id = new Types.ObjectId();
     const later = () => new Date(Date.now() + 60_000);
     // Due later than this test lasts: the service's own poll leaves it to the test.
-    await t.db.collection('webhook_deliveries').insertOne({ _id, projectId, endpointId, eventId: 'evt_claims', eventType: 'customer.created', payload: '{}', status: 'pending', attempt: 0, nextAttemptAt: later(), claimedUntil: null, claimedAt: null, attempts: [], firstAttemptAt: new Date(), createdAt: new Date(), updatedAt: new Date() });
+    await t.db.collection('webhook_deliveries').insertOne({
+      _id,
+      projectId,
+      endpointId,
+      eventId: 'evt_claims',
+      eventType: 'customer.created',
+      payload: '{}',
+      status: 'pending',
+      attempt: 0,
+      nextAttemptAt: later(),
+      claimedUntil: null,
+      claimedAt: null,
+      attempts: [],
+      firstAttemptAt: new Date(),
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
     const stored = async () => (await t.db.collection('webhook_deliveries').findOne({ _id }))!;
     const read = { _id, projectId, endpointId, attempt: 0, claimedUntil: null };
 
     // Whether a claim of another sender has lapsed is the caller's watch (its own clock): here, told.
     const watching = () => false;
     const lapsed = () => true;
-    const claims = await Promise.all(Array.from({ length: 12 }, () => repository.claim(read, new Date(Date.now() + 30_000), new Date(), watching)));
+    const claims = await Promise.all(
+      Array.from({ length: 12 }, () => repository.claim(read, new Date(Date.now() + 30_000), new Date(), watching)),
+    );
     const won = claims.filter((claim) => claim !== null);
     expect(won).toHaveLength(1);
     const [claim] = won;
@@ -274,28 +422,66 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(await repository.claim(read, later(), new Date(Date.now() + 60_000), lapsed)).toBeNull();
 
     // Recorded once: a second record of the same attempt writes nothing.
-    const outcome = { ok: false, responseStatus: 500, responseBody: 'no', durationMs: 5, error: 'the endpoint answered 500' };
-    expect(await repository.recordAttempt(read, claim!, outcome, { status: 'pending', nextAttemptAt: later() })).toBe(true);
-    expect(await repository.recordAttempt(read, claim!, { ...outcome, ok: true, responseStatus: 200 }, { status: 'succeeded', nextAttemptAt: null })).toBe(false);
-    expect(await stored()).toMatchObject({ attempt: 1, status: 'pending', responseStatus: 500, claimedUntil: null, attempts: [{ attempt: 1, status: 'failed', responseStatus: 500 }] });
+    const outcome = {
+      ok: false,
+      responseStatus: 500,
+      responseBody: 'no',
+      durationMs: 5,
+      error: 'the endpoint answered 500',
+    };
+    expect(await repository.recordAttempt(read, claim!, outcome, { status: 'pending', nextAttemptAt: later() })).toBe(
+      true,
+    );
+    expect(
+      await repository.recordAttempt(
+        read,
+        claim!,
+        { ...outcome, ok: true, responseStatus: 200 },
+        { status: 'succeeded', nextAttemptAt: null },
+      ),
+    ).toBe(false);
+    expect(await stored()).toMatchObject({
+      attempt: 1,
+      status: 'pending',
+      responseStatus: 500,
+      claimedUntil: null,
+      attempts: [{ attempt: 1, status: 'failed', responseStatus: 500 }],
+    });
 
     // A claimer stopped between its two writes: attempt 2 claimed, the delivery never moved to it (never sent), the claim lapsed.
-    await t.db.collection('webhook_attempt_claims').insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, claimedUntil: new Date(Date.now() - 1) });
+    await t.db
+      .collection('webhook_attempt_claims')
+      .insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, claimedUntil: new Date(Date.now() - 1) });
     // Until the caller has watched that claim for a claim's length, it is left alone, whatever its claimedUntil says.
-    expect(await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date(), watching)).toBeNull();
+    expect(
+      await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date(), watching),
+    ).toBeNull();
     const second = await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date(), lapsed);
     expect(second).toMatchObject({ attempt: 2 });
     expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id, attempt: 2 })).toBe(1);
     // Its claimer stopped while sending attempt 2: the next claim keeps it as abandoned and makes attempt 3.
     const atTwo = await stored();
-    const atAttemptTwo = { ...read, attempt: 2, claimedUntil: atTwo.claimedUntil as Date, claimedAt: atTwo.claimedAt as Date };
+    const atAttemptTwo = {
+      ...read,
+      attempt: 2,
+      claimedUntil: atTwo.claimedUntil as Date,
+      claimedAt: atTwo.claimedAt as Date,
+    };
     const asked: string[] = [];
-    expect(await repository.claim(atAttemptTwo, later(), new Date(Date.now() + 60_000), (key) => (asked.push(key), false))).toBeNull();
+    expect(
+      await repository.claim(atAttemptTwo, later(), new Date(Date.now() + 60_000), (key) => (asked.push(key), false)),
+    ).toBeNull();
     // The key names the delivery, the attempt and its claim: a later claim of the same attempt is watched anew.
     expect(asked).toEqual([`${String(_id)}:2:${(atTwo.claimedAt as Date).getTime()}`]);
     const third = await repository.claim(atAttemptTwo, later(), new Date(Date.now() + 60_000), lapsed);
     expect(third).toMatchObject({ attempt: 3 });
-    expect((await stored()).attempts.map((attempt: { attempt: number; status: string; error: string }) => [attempt.attempt, attempt.status, attempt.error])).toEqual([
+    expect(
+      (await stored()).attempts.map((attempt: { attempt: number; status: string; error: string }) => [
+        attempt.attempt,
+        attempt.status,
+        attempt.error,
+      ]),
+    ).toEqual([
       [1, 'failed', 'the endpoint answered 500'],
       [2, 'failed', ABANDONED],
     ]);
@@ -303,12 +489,19 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await repository.release(read, third!);
     expect(await stored()).toMatchObject({ attempt: 2, claimedUntil: null, nextAttemptAt: third!.claimedUntil });
     // Given back, it waits for no watch.
-    const again = await repository.claim({ ...read, attempt: 2 }, later(), new Date(third!.claimedUntil.getTime() + 1), watching);
+    const again = await repository.claim(
+      { ...read, attempt: 2 },
+      later(),
+      new Date(third!.claimedUntil.getTime() + 1),
+      watching,
+    );
     expect(again).toMatchObject({ attempt: 3 });
     expect((await stored()).attempts).toHaveLength(2);
     // The list shows them newest first, attempt 3 under way.
     const [listed] = await deliveries(endpoint.id);
-    expect(listed.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status])).toEqual([
+    expect(
+      listed.attempts.map((attempt: { attempt: number; status: string }) => [attempt.attempt, attempt.status]),
+    ).toEqual([
       [3, 'pending'],
       [2, 'failed'],
       [1, 'failed'],
@@ -326,7 +519,8 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await createCustomer();
     const [delivery] = await receiver.waitFor('/rolled', 1);
     expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    for (const secret of [endpoint.secret, newSecret]) new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>);
+    for (const secret of [endpoint.secret, newSecret])
+      new Webhook(secret).verify(delivery.body, delivery.headers as Record<string, string>);
 
     const again = (await post(`${ENDPOINTS}/${endpoint.id}/roll-secret`, { expiresInHours: 0 })).body.data.secret;
     await createCustomer();
@@ -344,18 +538,26 @@ describe('webhooks /v1/webhook-endpoints', () => {
     expect(sent.status).toBe(202);
     expect(sent.body.data).toMatchObject({ eventType: 'webhook.test', status: 'pending' });
     const [delivery] = await receiver.waitFor('/test-target', 1);
-    const event = new Webhook(target.secret).verify(delivery.body, delivery.headers as Record<string, string>) as { id: string; type: string };
+    const event = new Webhook(target.secret).verify(delivery.body, delivery.headers as Record<string, string>) as {
+      id: string;
+      type: string;
+    };
     expect(event.type).toBe('webhook.test');
     expectNotFound(await t.http.get(`/v1/events/${event.id}`, { token: admin.token }), 'Event not found');
     await sleep(200);
     expect(receiver.at('/bystander')).toHaveLength(0);
-    for (const endpoint of [target, bystander]) await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+    for (const endpoint of [target, bystander])
+      await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
   it("answers a test event to a disabled endpoint with 409: the request is valid, the endpoint's state is not", async () => {
     const endpoint = await createEndpoint('/test-disabled');
     await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'disabled' }, { token: admin.token });
-    expectError(await post(`${ENDPOINTS}/${endpoint.id}/test`, {}), 409, 'The endpoint is disabled: enable it to send it a test event');
+    expectError(
+      await post(`${ENDPOINTS}/${endpoint.id}/test`, {}),
+      409,
+      'The endpoint is disabled: enable it to send it a test event',
+    );
     await sleep(200);
     expect(receiver.at('/test-disabled')).toHaveLength(0);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
@@ -377,10 +579,18 @@ describe('webhooks /v1/webhook-endpoints', () => {
   it('disables an endpoint whose deliveries have all failed for the configured hours, with the reason', async () => {
     receiver.answer('/dead', (response) => response.writeHead(503).end());
     const endpoint = await createEndpoint('/dead');
-    await t.db.collection('webhook_endpoints').updateOne({ _id: new Types.ObjectId(endpoint.id) }, { $set: { failingSince: new Date(Date.now() - 73 * 3_600_000) } });
+    await t.db
+      .collection('webhook_endpoints')
+      .updateOne(
+        { _id: new Types.ObjectId(endpoint.id) },
+        { $set: { failingSince: new Date(Date.now() - 73 * 3_600_000) } },
+      );
     await createCustomer();
     await receiver.waitFor('/dead', 1);
-    await waitUntil(async () => (await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token })).body.data.status === 'disabled');
+    await waitUntil(
+      async () =>
+        (await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token })).body.data.status === 'disabled',
+    );
     const disabled = (await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token })).body.data;
     expect(disabled.disabledReason).toMatch(/^Every delivery failed for 72 hours \(since /);
     const enabled = await t.http.patch(`${ENDPOINTS}/${endpoint.id}`, { status: 'enabled' }, { token: admin.token });
@@ -391,7 +601,11 @@ describe('webhooks /v1/webhook-endpoints', () => {
   it('at most 16 endpoints a project', async () => {
     const owner = await createFirstAdmin(t.http);
     for (let i = 0; i < 16; i++) await createEndpoint(`/many-${i}`, {}, owner.token);
-    expectError(await post(ENDPOINTS, { url: `${receiver.base}/one-more`, enabledEvents: ['*'] }, owner.token), 400, 'A platform project can have at most 16 webhook endpoints');
+    expectError(
+      await post(ENDPOINTS, { url: `${receiver.base}/one-more`, enabledEvents: ['*'] }, owner.token),
+      400,
+      'A platform project can have at most 16 webhook endpoints',
+    );
   });
 
   it('needs an admin; another project sees none of it', async () => {
@@ -399,8 +613,14 @@ describe('webhooks /v1/webhook-endpoints', () => {
     const developer = await createUser(t.http, 'developer', admin.token);
     expectForbidden(await t.http.get(ENDPOINTS, { token: developer.token }));
     const stranger = await createFirstAdmin(t.http);
-    expectNotFound(await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: stranger.token }), 'Webhook endpoint not found');
-    expectNotFound(await t.http.get(`${ENDPOINTS}/${endpoint.id}/deliveries`, { token: stranger.token }), 'Webhook endpoint not found');
+    expectNotFound(
+      await t.http.get(`${ENDPOINTS}/${endpoint.id}`, { token: stranger.token }),
+      'Webhook endpoint not found',
+    );
+    expectNotFound(
+      await t.http.get(`${ENDPOINTS}/${endpoint.id}/deliveries`, { token: stranger.token }),
+      'Webhook endpoint not found',
+    );
     expect((await t.http.get(ENDPOINTS, { token: stranger.token })).text).not.toContain(endpoint.id);
     await createCustomer(stranger.token);
     await sleep(300);
@@ -421,10 +641,16 @@ describe('webhooks when the service stops', () => {
       receiver.answer('/never', () => undefined);
       // More deliveries per event than a fan-out sends at once (8): the rest wait for a free lane.
       for (let i = 0; i < 12; i++) {
-        const res = await t.http.post(ENDPOINTS, { url: `${receiver.base}/never`, enabledEvents: ['customer.created'] }, { token: admin.token });
+        const res = await t.http.post(
+          ENDPOINTS,
+          { url: `${receiver.base}/never`, enabledEvents: ['customer.created'] },
+          { token: admin.token },
+        );
         expect(res.status).toBe(201);
       }
-      expect((await t.http.post('/v1/customers', { email: 'stopping@example.com' }, { token: admin.token })).status).toBe(201);
+      expect(
+        (await t.http.post('/v1/customers', { email: 'stopping@example.com' }, { token: admin.token })).status,
+      ).toBe(201);
       await receiver.waitFor('/never', 8);
     } finally {
       await t.close();
@@ -446,10 +672,22 @@ describe('webhook URLs without WEBHOOK_ALLOW_PRIVATE_URLS', () => {
 
   it.each([
     ['http://example.com/hooks', 'url must use https'],
-    ['https://127.0.0.1/hooks', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
-    ['https://169.254.169.254/latest/meta-data', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
-    ['https://[::1]/hooks', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
-    ['https://localhost/hooks', 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address'],
+    [
+      'https://127.0.0.1/hooks',
+      'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address',
+    ],
+    [
+      'https://169.254.169.254/latest/meta-data',
+      'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address',
+    ],
+    [
+      'https://[::1]/hooks',
+      'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address',
+    ],
+    [
+      'https://localhost/hooks',
+      'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address',
+    ],
   ])('refuses %s', async (url, message) => {
     expectError(await t.http.post(ENDPOINTS, { url, enabledEvents: ['*'] }, { token: admin.token }), 400, message);
   });

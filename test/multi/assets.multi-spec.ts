@@ -46,10 +46,18 @@ describe('3 service instances on the S3 store', () => {
 
   /** The bucket's keys that belong to one asset. */
   async function keysOf(id: string): Promise<string[]> {
-    const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     try {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
-      return (listed.Contents ?? []).map((object) => object.Key!).filter((key) => key.includes(id)).sort();
+      return (listed.Contents ?? [])
+        .map((object) => object.Key!)
+        .filter((key) => key.includes(id))
+        .sort();
     } finally {
       client.destroy();
     }
@@ -63,18 +71,27 @@ describe('3 service instances on the S3 store', () => {
   /** A WAV asset of `bytes` bytes created on `http`, its tus upload created there too: its id, upload path and bytes. */
   async function uploadCreated(http: HttpClient, bytes: number): Promise<{ id: string; url: string; wav: Buffer }> {
     const wav = wavFixture((bytes - 44) / 2 / 8000);
-    const created = await http.post(`/projects/${project}/assets`, { kind: 'audio', title: 'Shared', fileName: 'shared.wav', size: wav.length, mimeType: 'audio/wav' }, { token: owner.token });
+    const created = await http.post(
+      `/projects/${project}/assets`,
+      { kind: 'audio', title: 'Shared', fileName: 'shared.wav', size: wav.length, mimeType: 'audio/wav' },
+      { token: owner.token },
+    );
     expect(created.status).toBe(201);
     const url = pathOf(created.body.upload.url);
-    expect((await http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status).toBe(201);
+    expect((await http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status).toBe(
+      201,
+    );
     return { id: created.body.asset.id, url, wav };
   }
 
   function patch(http: HttpClient, url: string, offset: number, bytes: Buffer) {
-    return http.request('PATCH', url, undefined, { raw: bytes, headers: { ...TUS, ...OCTETS, 'upload-offset': String(offset) } });
+    return http.request('PATCH', url, undefined, {
+      raw: bytes,
+      headers: { ...TUS, ...OCTETS, 'upload-offset': String(offset) },
+    });
   }
 
-  it('serves each other\'s uploads: begun on A, resumed on B, read from C', async () => {
+  it("serves each other's uploads: begun on A, resumed on B, read from C", async () => {
     const { id, url, wav } = await uploadCreated(a, 7 * MiB);
     const first = await patch(a, url, 0, wav.subarray(0, 3 * MiB));
     expect(first.status).toBe(204);
@@ -88,10 +105,14 @@ describe('3 service instances on the S3 store', () => {
 
     const ready = await settledAsset(c, id, owner.token, 60_000);
     expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), size: wav.length });
-    const whole = await fetch(`${c.baseUrl}/assets/${id}/content`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const whole = await fetch(`${c.baseUrl}/assets/${id}/content`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
     expect(whole.status).toBe(200);
     expect(sha256(Buffer.from(await whole.arrayBuffer()))).toBe(sha256(wav));
-    const ranged = await fetch(`${c.baseUrl}/assets/${id}/content`, { headers: { authorization: `Bearer ${owner.token}`, range: `bytes=${3 * MiB - 5}-${3 * MiB + 4}` } });
+    const ranged = await fetch(`${c.baseUrl}/assets/${id}/content`, {
+      headers: { authorization: `Bearer ${owner.token}`, range: `bytes=${3 * MiB - 5}-${3 * MiB + 4}` },
+    });
     expect(ranged.status).toBe(206);
     expect(Buffer.from(await ranged.arrayBuffer()).equals(wav.subarray(3 * MiB - 5, 3 * MiB + 5))).toBe(true);
   });
@@ -100,7 +121,13 @@ describe('3 service instances on the S3 store', () => {
    * A PATCH that sends `head` of `bytes` at once, holds its connection open `pauseMs`, then sends the
    * rest: the status it gets, and when its first bytes were sent.
    */
-  function slowPatch(http: HttpClient, url: string, bytes: Buffer, head: number, pauseMs: number): { started: Promise<void>; status: Promise<number> } {
+  function slowPatch(
+    http: HttpClient,
+    url: string,
+    bytes: Buffer,
+    head: number,
+    pauseMs: number,
+  ): { started: Promise<void>; status: Promise<number> } {
     let started!: () => void;
     const startedPromise = new Promise<void>((done) => (started = done));
     const status = new Promise<number>((done, fail) => {
@@ -137,18 +164,31 @@ describe('3 service instances on the S3 store', () => {
     expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), size: wav.length });
   });
 
-  it('keeps an image\'s thumbnail in the bucket for every instance, and removes every object of a terminated upload and of a deleted asset', async () => {
+  it("keeps an image's thumbnail in the bucket for every instance, and removes every object of a terminated upload and of a deleted asset", async () => {
     const png = await pngFixture(640, 200);
-    const created = await a.post(`/projects/${project}/assets`, { kind: 'image', title: 'Wide', fileName: 'wide.png', size: png.length, mimeType: 'image/png' }, { token: owner.token });
+    const created = await a.post(
+      `/projects/${project}/assets`,
+      { kind: 'image', title: 'Wide', fileName: 'wide.png', size: png.length, mimeType: 'image/png' },
+      { token: owner.token },
+    );
     const id: string = created.body.asset.id;
     const url = pathOf(created.body.upload.url);
     // Creation-with-upload on B.
-    const posted = await b.request('POST', url, undefined, { raw: png, headers: { ...TUS, ...OCTETS, 'upload-length': String(png.length) } });
+    const posted = await b.request('POST', url, undefined, {
+      raw: png,
+      headers: { ...TUS, ...OCTETS, 'upload-length': String(png.length) },
+    });
     expect(posted.status).toBe(201);
     expect(await settledAsset(c, id, owner.token, 60_000)).toMatchObject({ status: 'ready', width: 640, height: 200 });
-    const thumbnail = await fetch(`${c.baseUrl}/assets/${id}/thumbnail`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const thumbnail = await fetch(`${c.baseUrl}/assets/${id}/thumbnail`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
     expect(thumbnail.status).toBe(200);
-    expect(await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).toMatchObject({ format: 'webp', width: 320, height: 100 });
+    expect(await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).toMatchObject({
+      format: 'webp',
+      width: 320,
+      height: 100,
+    });
     expect(await keysOf(id)).toEqual([id, `${id}.info`, `derived/${id}.thumbnail`].sort());
     expect((await c.delete(`/assets/${id}`, { token: owner.token })).status).toBe(200);
     expect(await keysOf(id)).toEqual([]);
@@ -203,11 +243,18 @@ describe('2 service instances processing a file that outlasts its lease', () => 
   it('is processed once, by one holder under token 1, its lease renewed all along', async () => {
     const [a, b] = running.clients;
     const wav = wavFixture((4 * MiB - 44) / 2 / 8000);
-    const created = await a.post(`/projects/${project}/assets`, { kind: 'audio', title: 'Long', fileName: 'long.wav', size: wav.length, mimeType: 'audio/wav' }, { token: owner.token });
+    const created = await a.post(
+      `/projects/${project}/assets`,
+      { kind: 'audio', title: 'Long', fileName: 'long.wav', size: wav.length, mimeType: 'audio/wav' },
+      { token: owner.token },
+    );
     expect(created.status).toBe(201);
     const id: string = created.body.asset.id;
     const url = pathOf(created.body.upload.url);
-    const posted = await b.request('POST', url, undefined, { raw: wav, headers: { ...TUS, ...OCTETS, 'upload-length': String(wav.length) } });
+    const posted = await b.request('POST', url, undefined, {
+      raw: wav,
+      headers: { ...TUS, ...OCTETS, 'upload-length': String(wav.length) },
+    });
     expect(posted.status).toBe(201);
 
     const ready = await settledAsset(a, id, owner.token, 180_000);
@@ -217,13 +264,17 @@ describe('2 service instances processing a file that outlasts its lease', () => 
     try {
       const db = client.db();
       // One holder ever: a take-over would have made token 2.
-      expect(await db.collection<{ _id: string; fence?: number }>('leases').findOne({ _id: `asset-processing:${id}` })).toMatchObject({ fence: 1 });
+      expect(
+        await db.collection<{ _id: string; fence?: number }>('leases').findOne({ _id: `asset-processing:${id}` }),
+      ).toMatchObject({ fence: 1 });
       const stored = await db.collection('assets').findOne({ _id: new ObjectId(id) });
       expect(stored).toMatchObject({ status: 'ready', processingFence: 1 });
       const readyEvents = await db.collection('events').countDocuments({ type: 'asset.ready', body: { $regex: id } });
       expect(readyEvents).toBe(1);
       // The whole object was read through the proxy, so processing lasted far past the lease.
-      const reads = proxy.requests.filter((request) => request.line === `GET /${s3.bucket}/${id}` || request.line.startsWith(`GET /${s3.bucket}/${id}?`));
+      const reads = proxy.requests.filter(
+        (request) => request.line === `GET /${s3.bucket}/${id}` || request.line.startsWith(`GET /${s3.bucket}/${id}?`),
+      );
       expect(reads.length).toBeGreaterThan(0);
       expect(new Date(stored!.updatedAt).getTime() - reads[0].sentAt).toBeGreaterThan(5 * LEASE_MS);
     } finally {

@@ -42,7 +42,10 @@ describe(`audit log on ${INSTANCES} instances`, () => {
   async function readWholeLog(): Promise<Entry[]> {
     const entries: Entry[] = [];
     for (let page = 0, after: string | undefined; ; page++) {
-      const res = await instances[page % instances.length].get(`${auditPath()}?limit=25${after ? `&startingAfter=${after}` : ''}`, as());
+      const res = await instances[page % instances.length].get(
+        `${auditPath()}?limit=25${after ? `&startingAfter=${after}` : ''}`,
+        as(),
+      );
       expect(res.status).toBe(200);
       entries.push(...(res.body.data as Entry[]));
       if (!res.body.hasMore) return entries;
@@ -59,12 +62,20 @@ describe(`audit log on ${INSTANCES} instances`, () => {
     const [keys, roles] = await Promise.all([
       Promise.all(
         Array.from({ length: KEYS }, (_, i) =>
-          instances[i % instances.length].post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: `concurrent ${i}` }, as()),
+          instances[i % instances.length].post(
+            `/api/v1/platform/projects/${owner.projectId}/keys`,
+            { name: `concurrent ${i}` },
+            as(),
+          ),
         ),
       ),
       Promise.all(
         members.map((member, i) =>
-          instances[(i + 1) % instances.length].patch(`/api/v1/accounts/${owner.accountId}/members/${member.id}`, { role: nextRole[i % 2] }, as()),
+          instances[(i + 1) % instances.length].patch(
+            `/api/v1/accounts/${owner.accountId}/members/${member.id}`,
+            { role: nextRole[i % 2] },
+            as(),
+          ),
         ),
       ),
     ]);
@@ -74,9 +85,14 @@ describe(`audit log on ${INSTANCES} instances`, () => {
     expect(roles.every((res) => res.status === 200 || res.status === 409)).toBe(true);
     const changedMembers = members.filter((_, i) => roles[i].status === 200);
     expect(changedMembers.length).toBeGreaterThan(0);
-    const listed = (await running.http.get(`/api/v1/accounts/${owner.accountId}/members`, as())).body.data as { userId: string; role: string }[];
+    const listed = (await running.http.get(`/api/v1/accounts/${owner.accountId}/members`, as())).body.data as {
+      userId: string;
+      role: string;
+    }[];
     for (const [i, member] of members.entries()) {
-      expect(listed.find((entry) => entry.userId === member.id)?.role).toBe(roles[i].status === 200 ? nextRole[i % 2] : 'developer');
+      expect(listed.find((entry) => entry.userId === member.id)?.role).toBe(
+        roles[i].status === 200 ? nextRole[i % 2] : 'developer',
+      );
     }
 
     const log = await readWholeLog();
@@ -91,7 +107,10 @@ describe(`audit log on ${INSTANCES} instances`, () => {
     const changed = log.filter((entry) => entry.action === 'member.role_changed');
     expect(changed.map((entry) => entry.target.id).sort()).toEqual(changedMembers.map((member) => member.id).sort());
     for (const [i, member] of members.entries()) {
-      if (roles[i].status === 200) expect(changed.find((entry) => entry.target.id === member.id)?.changes).toEqual({ role: ['developer', nextRole[i % 2]] });
+      if (roles[i].status === 200)
+        expect(changed.find((entry) => entry.target.id === member.id)?.changes).toEqual({
+          role: ['developer', nextRole[i % 2]],
+        });
     }
 
     for (const instance of instances) {
@@ -102,13 +121,23 @@ describe(`audit log on ${INSTANCES} instances`, () => {
 
     // The export, oldest first, holds the same numbers; the database holds no other entry of the account.
     // Read as text: the test client would parse JSON lines as one JSON document.
-    const exported = await fetch(`${instances[2].baseUrl}${auditPath()}/export?format=jsonl`, { headers: { authorization: `Bearer ${owner.token}` } });
+    const exported = await fetch(`${instances[2].baseUrl}${auditPath()}/export?format=jsonl`, {
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
     expect(exported.status).toBe(200);
-    const lines = (await exported.text()).trim().split('\n').map((line) => JSON.parse(line) as Entry);
+    const lines = (await exported.text())
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Entry);
     expect(lines.map((entry) => entry.sequence)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     const db = new MongoClient(running.mongodbUri);
     try {
-      await expect(db.db().collection('audit_log').countDocuments({ accountId: new ObjectId(owner.accountId) })).resolves.toBe(total);
+      await expect(
+        db
+          .db()
+          .collection('audit_log')
+          .countDocuments({ accountId: new ObjectId(owner.accountId) }),
+      ).resolves.toBe(total);
     } finally {
       await db.close();
     }
@@ -130,7 +159,11 @@ describe(`audit log on ${INSTANCES} instances`, () => {
         expect(verdict.body).toMatchObject({ valid: false, checked: total - 10, firstBrokenSequence: total - 9 });
       }
       await log.insertMany(removed);
-      expect((await instances[0].get(`${auditPath()}/verify`, as())).body).toEqual({ valid: true, checked: total, firstBrokenSequence: null });
+      expect((await instances[0].get(`${auditPath()}/verify`, as())).body).toEqual({
+        valid: true,
+        checked: total,
+        firstBrokenSequence: null,
+      });
     } finally {
       await db.close();
     }

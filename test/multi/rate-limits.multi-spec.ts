@@ -8,7 +8,10 @@ jest.setTimeout(180_000);
 const LIMIT = 4;
 
 /** Waits for the start of a fresh window on every instance, from the reset their answers give. */
-async function freshWindow(instances: HttpClient[], call: (instance: HttpClient) => Promise<{ headers: Headers }>): Promise<void> {
+async function freshWindow(
+  instances: HttpClient[],
+  call: (instance: HttpClient) => Promise<{ headers: Headers }>,
+): Promise<void> {
   const resets = await Promise.all(instances.map(call));
   const wait = Math.max(...resets.map((res) => Number(/t=(\d+)/.exec(res.headers.get('ratelimit') ?? '')?.[1] ?? 1)));
   await new Promise((done) => setTimeout(done, wait * 1000 + 50));
@@ -31,7 +34,9 @@ describe('rate limits on 2 instances without REDIS_URL', () => {
     const call = (instance: HttpClient) => instance.get('/v1/customers', { token: owner.token });
     await freshWindow(instances, call);
 
-    const answers = await Promise.all(instances.map((instance) => Promise.all(Array.from({ length: LIMIT + 2 }, () => call(instance)))));
+    const answers = await Promise.all(
+      instances.map((instance) => Promise.all(Array.from({ length: LIMIT + 2 }, () => call(instance)))),
+    );
     for (const perInstance of answers) {
       expect(perInstance.filter((res) => res.status === 200)).toHaveLength(LIMIT);
       expect(perInstance.filter((res) => res.status === 429)).toHaveLength(2);
@@ -47,7 +52,10 @@ describe('rate limits on 3 instances sharing one Redis (REDIS_URL)', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    running = await startInstances(3, 'multi_shared_limits', { RATE_LIMIT_PER_SECOND: String(LIMIT), REDIS_URL: redis.url });
+    running = await startInstances(3, 'multi_shared_limits', {
+      RATE_LIMIT_PER_SECOND: String(LIMIT),
+      REDIS_URL: redis.url,
+    });
     instances = running.clients;
   });
 
@@ -62,7 +70,9 @@ describe('rate limits on 3 instances sharing one Redis (REDIS_URL)', () => {
     await freshWindow(instances, call);
 
     // Three requests to each instance at once: nine against a limit of four.
-    const answers = (await Promise.all(instances.map((instance) => Promise.all(Array.from({ length: 3 }, () => call(instance)))))).flat();
+    const answers = (
+      await Promise.all(instances.map((instance) => Promise.all(Array.from({ length: 3 }, () => call(instance)))))
+    ).flat();
     expect(answers.filter((res) => res.status === 200)).toHaveLength(LIMIT);
     expect(answers.filter((res) => res.status === 429)).toHaveLength(3 * 3 - LIMIT);
   });

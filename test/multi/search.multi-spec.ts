@@ -28,24 +28,41 @@ describe('search across instances', () => {
   let owner: TestUser;
   let channel: string;
 
-  const titles = (res: HttpResponse): string[] => (res.body.data as Array<{ primaryTitle: string }>).map((item) => item.primaryTitle).sort();
+  const titles = (res: HttpResponse): string[] =>
+    (res.body.data as Array<{ primaryTitle: string }>).map((item) => item.primaryTitle).sort();
   const ids = (res: HttpResponse): string[] => (res.body.data as Array<{ _id: string }>).map((item) => item._id).sort();
 
   /** Polls the search on one instance until `expected` holds of its answer. */
   async function until(client: HttpClient, query: string, expected: (res: HttpResponse) => boolean): Promise<void> {
     let last: HttpResponse | undefined;
-    const seen = await pollUntil(async () => {
-      last = await client.get(`/projects/search?${query}`, { token: owner.token });
-      return last.status === 200 && expected(last);
-    }, LAG_BOUND_MS, 100);
+    const seen = await pollUntil(
+      async () => {
+        last = await client.get(`/projects/search?${query}`, { token: owner.token });
+        return last.status === 200 && expected(last);
+      },
+      LAG_BOUND_MS,
+      100,
+    );
     if (!seen) throw new Error(`${client.baseUrl} never answered ${query} as expected: ${last?.status} ${last?.text}`);
   }
 
   beforeAll(async () => {
     instances = await startInstances(INSTANCES, 'search', { DATA_DIR: dataDir });
     owner = await createFirstAdmin(instances.clients[0]);
-    const client = (await instances.clients[0].post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, { token: owner.token })).body.id;
-    const body = { clientId: client, name: 'Studio', username: `studio_${randomBytes(5).toString('hex')}`, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' };
+    const client = (
+      await instances.clients[0].post(
+        '/clients',
+        { name: 'Studio owner', email: uniqueEmail('client') },
+        { token: owner.token },
+      )
+    ).body.id;
+    const body = {
+      clientId: client,
+      name: 'Studio',
+      username: `studio_${randomBytes(5).toString('hex')}`,
+      avatarUrl: 'https://cdn.example.com/a.png',
+      role: 'creator',
+    };
     channel = (await instances.clients[0].post('/channels', body, { token: owner.token })).body.id;
   });
   afterAll(async () => {
@@ -63,13 +80,23 @@ describe('search across instances', () => {
     // One at a time: concurrent creates in one channel answer 409 (its project list is written in turn).
     const made: string[] = [];
     for (let i = 0; i < PROJECTS; i++) {
-      const res = await instances.http.post(`/channels/${channel}/projects`, { primaryTitle: `Item ${i} ${tag}`, projectTypeId: 'show' }, { token: owner.token });
+      const res = await instances.http.post(
+        `/channels/${channel}/projects`,
+        { primaryTitle: `Item ${i} ${tag}`, projectTypeId: 'show' },
+        { token: owner.token },
+      );
       if (res.status !== 201) throw new Error(`create: ${res.status} ${res.text}`);
       made.push(res.body._id as string);
     }
     const writtenAt = Date.now();
-    await Promise.all(instances.clients.map((client) => until(client, `q=${tag}&limit=100`, (res) => res.body.total_count === PROJECTS)));
-    console.log(`search lag across ${INSTANCES} instances: every instance found the ${PROJECTS} projects written round-robin ${Date.now() - writtenAt} ms after the last was written (${writtenAt - started} ms to write them)`);
+    await Promise.all(
+      instances.clients.map((client) =>
+        until(client, `q=${tag}&limit=100`, (res) => res.body.total_count === PROJECTS),
+      ),
+    );
+    console.log(
+      `search lag across ${INSTANCES} instances: every instance found the ${PROJECTS} projects written round-robin ${Date.now() - writtenAt} ms after the last was written (${writtenAt - started} ms to write them)`,
+    );
 
     // Deleted through one instance, changed twice through two others: every index ends as the records are.
     const deleted = made.slice(0, 10);
@@ -78,12 +105,32 @@ describe('search across instances', () => {
       expect(res.status).toBe(200);
     }
     const changed = made[10];
-    expect((await instances.clients[1].put(`/projects/${changed}`, { primaryTitle: `First change ${tag}` }, { token: owner.token })).status).toBe(200);
-    expect((await instances.clients[2].put(`/projects/${changed}`, { primaryTitle: `Second change ${tag}` }, { token: owner.token })).status).toBe(200);
+    expect(
+      (
+        await instances.clients[1].put(
+          `/projects/${changed}`,
+          { primaryTitle: `First change ${tag}` },
+          { token: owner.token },
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await instances.clients[2].put(
+          `/projects/${changed}`,
+          { primaryTitle: `Second change ${tag}` },
+          { token: owner.token },
+        )
+      ).status,
+    ).toBe(200);
     const kept = made.slice(10).sort();
     // Results show the records' current fields; which words match is the index's: only the second change's.
     const settled = async (client: HttpClient) => {
-      await until(client, `q=${tag}&limit=100`, (res) => res.body.total_count === kept.length && JSON.stringify(ids(res)) === JSON.stringify(kept));
+      await until(
+        client,
+        `q=${tag}&limit=100`,
+        (res) => res.body.total_count === kept.length && JSON.stringify(ids(res)) === JSON.stringify(kept),
+      );
       await until(client, `q=second ${tag}`, (res) => JSON.stringify(ids(res)) === JSON.stringify([changed]));
       await until(client, `q=first ${tag}`, (res) => res.body.total_count === 0);
     };
@@ -92,7 +139,9 @@ describe('search across instances', () => {
     await sleep(3000);
     for (const client of instances.clients) {
       expect((await client.get(`/projects/search?q=first ${tag}`, { token: owner.token })).body.total_count).toBe(0);
-      expect(titles(await client.get(`/projects/search?q=second ${tag}`, { token: owner.token }))).toEqual([`Second change ${tag}`]);
+      expect(titles(await client.get(`/projects/search?q=second ${tag}`, { token: owner.token }))).toEqual([
+        `Second change ${tag}`,
+      ]);
     }
   });
 
@@ -104,7 +153,11 @@ describe('search across instances', () => {
     await victim.exited;
     const made: string[] = [];
     for (let i = 0; i < 5; i++) {
-      const res = await instances.clients[i % 2].post(`/channels/${channel}/projects`, { primaryTitle: `Missed ${i} ${tag}` , projectTypeId: 'show' }, { token: owner.token });
+      const res = await instances.clients[i % 2].post(
+        `/channels/${channel}/projects`,
+        { primaryTitle: `Missed ${i} ${tag}`, projectTypeId: 'show' },
+        { token: owner.token },
+      );
       made.push(res.body._id);
     }
     // The same file as before the kill: its name is the host's and the old port's.

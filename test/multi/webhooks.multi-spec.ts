@@ -63,15 +63,26 @@ function processWithLocalPort(pids: number[], port: number): number | undefined 
 
 /** Instances on one fresh database, a receiver, and an owner; started before the describe's tests, stopped after. */
 function cluster(name: string, timeoutMs: number, envOf?: (index: number) => Record<string, string>) {
-  const running = { receiver: new WebhookReceiver() } as { receiver: WebhookReceiver; instances: Instances; services: ServiceProcess[]; http: HttpClient; owner: TestUser };
+  const running = { receiver: new WebhookReceiver() } as {
+    receiver: WebhookReceiver;
+    instances: Instances;
+    services: ServiceProcess[];
+    http: HttpClient;
+    owner: TestUser;
+  };
 
   beforeAll(async () => {
     await running.receiver.start();
-    running.instances = await startInstances(INSTANCES, name, {
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1',
-      WEBHOOK_TIMEOUT_MS: String(timeoutMs),
-    }, envOf);
+    running.instances = await startInstances(
+      INSTANCES,
+      name,
+      {
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '0,1,1,1,1,1,1,1,1,1',
+        WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+      },
+      envOf,
+    );
     running.services = running.instances.services;
     running.http = running.instances.http;
     running.owner = await createFirstAdmin(running.http);
@@ -84,7 +95,11 @@ function cluster(name: string, timeoutMs: number, envOf?: (index: number) => Rec
 
   const as = () => ({ token: running.owner.token });
   async function endpoint(path: string): Promise<{ id: string; secret: string }> {
-    const res = await running.http.post('/v1/webhook-endpoints', { url: `${running.receiver.base}${path}`, enabledEvents: ['customer.created'] }, as());
+    const res = await running.http.post(
+      '/v1/webhook-endpoints',
+      { url: `${running.receiver.base}${path}`, enabledEvents: ['customer.created'] },
+      as(),
+    );
     expect(res.status).toBe(201);
     // The other instances' fan-out sees a new endpoint within this time, as docs/events-and-webhooks.md promises.
     await sleep(ENABLED_ENDPOINTS_TTL_MS);
@@ -102,7 +117,8 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database, to a r
     // Answers close to the timeout keep attempts under way long, and some time out and are retried.
     const { receiver, http } = running;
     const paths = Array.from({ length: ENDPOINTS }, (_, i) => `/slow-${i}`);
-    for (const path of paths) receiver.answer(path, (response) => setTimeout(() => response.writeHead(200).end('ok'), RECEIVER_MS));
+    for (const path of paths)
+      receiver.answer(path, (response) => setTimeout(() => response.writeHead(200).end('ok'), RECEIVER_MS));
     const endpoints: { path: string; id: string; secret: string }[] = [];
     for (const path of paths) endpoints.push({ path, ...(await endpoint(path)) });
     const created = await Promise.all(
@@ -125,20 +141,31 @@ describe(`webhook deliveries from ${INSTANCES} instances on one database, to a r
     for (const { path, id, secret } of endpoints) {
       const customers = new Set(
         receiver.at(path).map((request) => {
-          const event = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as { data: { object: { id: string } } };
+          const event = new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as {
+            data: { object: { id: string } };
+          };
           return event.data.object.id;
         }),
       );
       expect([...customers].sort()).toEqual([...created].sort());
       const sentOf = new Map<string, number>();
-      for (const request of receiver.at(path)) sentOf.set(String(request.headers['webhook-id']), (sentOf.get(String(request.headers['webhook-id'])) ?? 0) + 1);
+      for (const request of receiver.at(path))
+        sentOf.set(String(request.headers['webhook-id']), (sentOf.get(String(request.headers['webhook-id'])) ?? 0) + 1);
       for (const delivery of await deliveriesOf(http, id)) {
         // Numbered 1, 2, ... newest first, each once; only the last succeeded, and none is left open.
-        expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual(Array.from({ length: delivery.attempt }, (_, i) => delivery.attempt - i));
-        expect(delivery.attempts.map((attempt) => attempt.status)).toEqual(['succeeded', ...Array<string>(delivery.attempt - 1).fill('failed')]);
+        expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual(
+          Array.from({ length: delivery.attempt }, (_, i) => delivery.attempt - i),
+        );
+        expect(delivery.attempts.map((attempt) => attempt.status)).toEqual([
+          'succeeded',
+          ...Array<string>(delivery.attempt - 1).fill('failed'),
+        ]);
         expect(delivery.attempts[0].responseStatus).toBe(200);
         // Every attempt recorded was sent once, and every request the receiver got is a recorded attempt.
-        expect({ eventId: delivery.eventId, sent: sentOf.get(delivery.eventId) }).toEqual({ eventId: delivery.eventId, sent: delivery.attempt });
+        expect({ eventId: delivery.eventId, sent: sentOf.get(delivery.eventId) }).toEqual({
+          eventId: delivery.eventId,
+          sent: delivery.attempt,
+        });
       }
     }
   });
@@ -149,7 +176,8 @@ describe(`webhook deliveries from ${INSTANCES} instances when one is killed, wit
 
   it('takes over an attempt whose instance was killed in the middle of it, and delivers it', async () => {
     const { receiver, services, http } = running;
-    const alive = () => services.filter((service) => service.child.exitCode === null && service.child.signalCode === null);
+    const alive = () =>
+      services.filter((service) => service.child.exitCode === null && service.child.signalCode === null);
     let killed: { pid: number; service: ServiceProcess } | undefined;
     receiver.answer('/killed', (response, request) => {
       if (receiver.at('/killed').length > 1) return void response.writeHead(200).end('ok');
@@ -203,8 +231,13 @@ const SKEW_MS = 3_000;
 describe(`webhook deliveries from ${INSTANCES} instances, one clock ${SKEW_MS} ms ahead, ${WIDE_ENDPOINTS} deliveries an event, a receiver slower than the ${TIMEOUT_MS} ms timeout`, () => {
   // The last instance runs with its wall clock (Date.now(), new Date()) shifted, its timers not.
   const skewed = INSTANCES - 1;
-  const { running, as, endpoint, deliveriesOf } = cluster('multi_hooks_skew', TIMEOUT_MS, (index): Record<string, string> =>
-    index === skewed ? { NODE_OPTIONS: `--require ${join(__dirname, '../support/clock-skew.cjs')}`, CLOCK_SKEW_MS: String(SKEW_MS) } : {},
+  const { running, as, endpoint, deliveriesOf } = cluster(
+    'multi_hooks_skew',
+    TIMEOUT_MS,
+    (index): Record<string, string> =>
+      index === skewed
+        ? { NODE_OPTIONS: `--require ${join(__dirname, '../support/clock-skew.cjs')}`, CLOCK_SKEW_MS: String(SKEW_MS) }
+        : {},
   );
 
   it('retries every delivery, never sends two attempts of one at once, sends each attempt once, and only from live instances', async () => {
@@ -215,7 +248,9 @@ describe(`webhook deliveries from ${INSTANCES} instances, one clock ${SKEW_MS} m
     for (const path of paths) {
       receiver.answer(path, (response, request) => {
         senders.push(processWithLocalPort(pids, request.remotePort));
-        const first = receiver.at(path).filter((other) => other.headers['webhook-id'] === request.headers['webhook-id']).length === 1;
+        const first =
+          receiver.at(path).filter((other) => other.headers['webhook-id'] === request.headers['webhook-id']).length ===
+          1;
         if (first) setTimeout(() => response.writeHead(200).end('late'), SLOWER_THAN_TIMEOUT_MS);
         else response.writeHead(200).end('ok');
       });
@@ -231,7 +266,8 @@ describe(`webhook deliveries from ${INSTANCES} instances, one clock ${SKEW_MS} m
     const settled = await pollUntil(async () => {
       for (const { id } of endpoints) {
         const deliveries = await deliveriesOf(http, id);
-        if (deliveries.length < WIDE_EVENTS || deliveries.some((delivery) => delivery.status !== 'succeeded')) return false;
+        if (deliveries.length < WIDE_EVENTS || deliveries.some((delivery) => delivery.status !== 'succeeded'))
+          return false;
       }
       return true;
     }, 150_000);
@@ -241,18 +277,26 @@ describe(`webhook deliveries from ${INSTANCES} instances, one clock ${SKEW_MS} m
     // Every request came from one of the instances, all of them alive, the skewed one among them;
     // any attempt taken over from another sender was made by such a live instance too.
     expect(senders.filter((pid) => pid === undefined)).toEqual([]);
-    expect(services.every((service) => service.child.exitCode === null && service.child.signalCode === null)).toBe(true);
+    expect(services.every((service) => service.child.exitCode === null && service.child.signalCode === null)).toBe(
+      true,
+    );
     expect(senders).toContain(pids[skewed]);
 
     for (const { path, id } of endpoints) {
       const sent = new Map<string, number>();
-      for (const request of receiver.at(path)) sent.set(String(request.headers['webhook-id']), (sent.get(String(request.headers['webhook-id'])) ?? 0) + 1);
+      for (const request of receiver.at(path))
+        sent.set(String(request.headers['webhook-id']), (sent.get(String(request.headers['webhook-id'])) ?? 0) + 1);
       for (const delivery of await deliveriesOf(http, id)) {
         // Retried: the first attempt timed out; every attempt is numbered, kept, and was sent exactly once.
         expect(delivery.attempt).toBeGreaterThanOrEqual(2);
-        expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual(Array.from({ length: delivery.attempt }, (_, i) => delivery.attempt - i));
+        expect(delivery.attempts.map((attempt) => attempt.attempt)).toEqual(
+          Array.from({ length: delivery.attempt }, (_, i) => delivery.attempt - i),
+        );
         expect(delivery.attempts[0]).toMatchObject({ status: 'succeeded', responseStatus: 200 });
-        expect({ eventId: delivery.eventId, sent: sent.get(delivery.eventId) }).toEqual({ eventId: delivery.eventId, sent: delivery.attempt });
+        expect({ eventId: delivery.eventId, sent: sent.get(delivery.eventId) }).toEqual({
+          eventId: delivery.eventId,
+          sent: delivery.attempt,
+        });
       }
     }
   });

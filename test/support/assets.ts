@@ -11,14 +11,17 @@ export function sha256(bytes: Buffer): string {
 
 /** A small PNG, made here so the test knows its dimensions. */
 export function pngFixture(width = 40, height = 24): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } }).png().toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 90 } } })
+    .png()
+    .toBuffer();
 }
 
 /** A mono 16-bit PCM WAV of `seconds` of a 440 Hz tone at 8 kHz. */
 export function wavFixture(seconds = 1, rate = 8000): Buffer {
   const samples = Math.round(seconds * rate);
   const data = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  for (let i = 0; i < samples; i++)
+    data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
   const header = Buffer.alloc(44);
   header.write('RIFF', 0);
   header.writeUInt32LE(36 + data.length, 4);
@@ -37,7 +40,12 @@ export function wavFixture(seconds = 1, rate = 8000): Buffer {
 }
 
 /** Reads the asset until it is `ready` or `errored`. */
-export async function settledAsset(http: HttpClient, id: string, token: string, timeoutMs = 30_000): Promise<Record<string, any>> {
+export async function settledAsset(
+  http: HttpClient,
+  id: string,
+  token: string,
+  timeoutMs = 30_000,
+): Promise<Record<string, any>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const res = await http.get(`/assets/${id}`, { token });

@@ -28,16 +28,24 @@ function ok(res: HttpResponse, status = 200): HttpResponse {
   return res;
 }
 
-const inAccountOf = (owner: TestUser, targetId: string): Performed => ({ reader: owner, accountId: owner.accountId, targetId });
+const inAccountOf = (owner: TestUser, targetId: string): Performed => ({
+  reader: owner,
+  accountId: owner.accountId,
+  targetId,
+});
 const account = (owner: TestUser) => `/api/v1/accounts/${owner.accountId}`;
 const keys = (owner: TestUser) => `/api/v1/platform/projects/${owner.projectId}/keys`;
 
 async function customer({ http, owner }: Actors): Promise<string> {
-  return ok(await http.post('/v1/customers', { email: uniqueEmail('audited') }, { token: owner.token }), 201).body.data.id;
+  return ok(await http.post('/v1/customers', { email: uniqueEmail('audited') }, { token: owner.token }), 201).body.data
+    .id;
 }
 
 async function platformProject({ http, owner }: Actors): Promise<string> {
-  return ok(await http.post('/api/v1/platform/projects', { name: `Audited ${uniqueEmail('p')}` }, { token: owner.token }), 201).body.data.id;
+  return ok(
+    await http.post('/api/v1/platform/projects', { name: `Audited ${uniqueEmail('p')}` }, { token: owner.token }),
+    201,
+  ).body.data.id;
 }
 
 async function apiKey({ http, owner }: Actors): Promise<string> {
@@ -46,7 +54,10 @@ async function apiKey({ http, owner }: Actors): Promise<string> {
 
 async function shareLink({ http, owner }: Actors): Promise<{ project: string; id: string }> {
   const project = await createContentProject(http, owner.token);
-  return { project, id: ok(await http.post(`/projects/${project}/share-links`, {}, { token: owner.token }), 201).body.id };
+  return {
+    project,
+    id: ok(await http.post(`/projects/${project}/share-links`, {}, { token: owner.token }), 201).body.id,
+  };
 }
 
 async function grant({ http, owner }: Actors): Promise<{ project: string; id: string }> {
@@ -61,17 +72,33 @@ async function webhookEndpoint({ http, owner }: Actors): Promise<string> {
 }
 
 async function invitation({ http, owner }: Actors): Promise<string> {
-  return ok(await http.post(`${account(owner)}/invitations`, { email: uniqueEmail('invited'), role: 'developer' }, { token: owner.token }), 201).body.data.id;
+  return ok(
+    await http.post(
+      `${account(owner)}/invitations`,
+      { email: uniqueEmail('invited'), role: 'developer' },
+      { token: owner.token },
+    ),
+    201,
+  ).body.data.id;
 }
 
 /** A channel of the owner's default project and a member of the account made its editor: the collaborator record's id. */
 async function collaborator({ http, owner }: Actors): Promise<{ channel: string; userId: string; id: string }> {
   const as = { token: owner.token };
   const client = ok(await http.post('/clients', { name: 'Audited', email: uniqueEmail('client') }, as), 201).body.id;
-  const username = uniqueEmail('channel').replace(/[^a-z0-9]/g, '').slice(0, 30);
-  const channel = ok(await http.post('/channels', { clientId: client, name: 'Audited', username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' }, as)).body.id;
+  const username = uniqueEmail('channel')
+    .replace(/[^a-z0-9]/g, '')
+    .slice(0, 30);
+  const channel = ok(
+    await http.post(
+      '/channels',
+      { clientId: client, name: 'Audited', username, avatarUrl: 'https://cdn.example.com/a.png', role: 'creator' },
+      as,
+    ),
+  ).body.id;
   const member = await createUser(http, 'developer', owner.token);
-  const id = ok(await http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'editor' }, as), 201).body._id;
+  const id = ok(await http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'editor' }, as), 201)
+    .body._id;
   return { channel, userId: member.id, id };
 }
 
@@ -124,7 +151,13 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'platform_project.created': async (actors) => inAccountOf(actors.owner, await platformProject(actors)),
   'platform_project.updated': async (actors) => {
     const id = await platformProject(actors);
-    ok(await actors.http.patch(`/api/v1/platform/projects/${id}`, { name: 'Renamed for the audit' }, { token: actors.owner.token }));
+    ok(
+      await actors.http.patch(
+        `/api/v1/platform/projects/${id}`,
+        { name: 'Renamed for the audit' },
+        { token: actors.owner.token },
+      ),
+    );
     return inAccountOf(actors.owner, id);
   },
   'platform_project.deleted': async (actors) => {
@@ -135,7 +168,10 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'api_key.created': async (actors) => inAccountOf(actors.owner, await apiKey(actors)),
   'api_key.rolled': async (actors) => {
     const id = await apiKey(actors);
-    ok(await actors.http.post(`${keys(actors.owner)}/${id}/roll`, { expiresInHours: 1 }, { token: actors.owner.token }), 201);
+    ok(
+      await actors.http.post(`${keys(actors.owner)}/${id}/roll`, { expiresInHours: 1 }, { token: actors.owner.token }),
+      201,
+    );
     return inAccountOf(actors.owner, id);
   },
   'api_key.revoked': async (actors) => {
@@ -146,7 +182,9 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'webhook_endpoint.created': async (actors) => inAccountOf(actors.owner, await webhookEndpoint(actors)),
   'webhook_endpoint.updated': async (actors) => {
     const id = await webhookEndpoint(actors);
-    ok(await actors.http.patch(`/v1/webhook-endpoints/${id}`, { description: 'Audited' }, { token: actors.owner.token }));
+    ok(
+      await actors.http.patch(`/v1/webhook-endpoints/${id}`, { description: 'Audited' }, { token: actors.owner.token }),
+    );
     return inAccountOf(actors.owner, id);
   },
   'webhook_endpoint.deleted': async (actors) => {
@@ -156,7 +194,13 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   },
   'webhook_endpoint.secret_rolled': async (actors) => {
     const id = await webhookEndpoint(actors);
-    ok(await actors.http.post(`/v1/webhook-endpoints/${id}/roll-secret`, { expiresInHours: 1 }, { token: actors.owner.token }));
+    ok(
+      await actors.http.post(
+        `/v1/webhook-endpoints/${id}/roll-secret`,
+        { expiresInHours: 1 },
+        { token: actors.owner.token },
+      ),
+    );
     return inAccountOf(actors.owner, id);
   },
   'customer.deleted': async (actors) => {
@@ -167,8 +211,22 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'payment.refunded': async (actors) => {
     const { http, owner } = actors;
     const id = await customer(actors);
-    ok(await http.post('/v1/cards', { customer: id, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' }, { token: owner.token }), 201);
-    const payment = ok(await http.post('/api/v1/payments', { amount: 10, currency: 'usd', customer: id, confirm: true }, { token: owner.token }), 201).body.id;
+    ok(
+      await http.post(
+        '/v1/cards',
+        { customer: id, cardNumber: '4242424242424242', expMonth: '12', expYear: '2035', cvc: '123' },
+        { token: owner.token },
+      ),
+      201,
+    );
+    const payment = ok(
+      await http.post(
+        '/api/v1/payments',
+        { amount: 10, currency: 'usd', customer: id, confirm: true },
+        { token: owner.token },
+      ),
+      201,
+    ).body.id;
     ok(await http.post(`/api/v1/payments/${payment}/refund`, { amount: 4 }, { token: owner.token }));
     return inAccountOf(owner, payment);
   },
@@ -178,14 +236,23 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     return inAccountOf(owner, id);
   },
   'client.deleted': async ({ http, owner }) => {
-    const id = ok(await http.post('/clients', { name: 'Audited', email: uniqueEmail('client') }, { token: owner.token }), 201).body.id;
+    const id = ok(
+      await http.post('/clients', { name: 'Audited', email: uniqueEmail('client') }, { token: owner.token }),
+      201,
+    ).body.id;
     ok(await http.delete(`/clients/${id}`, { token: owner.token }));
     return inAccountOf(owner, id);
   },
   'collaborator.added': async (actors) => inAccountOf(actors.owner, (await collaborator(actors)).id),
   'collaborator.changed': async (actors) => {
     const { channel, userId, id } = await collaborator(actors);
-    ok(await actors.http.patch(`/channels/${channel}/collaborators/${userId}`, { role: 'manager' }, { token: actors.owner.token }));
+    ok(
+      await actors.http.patch(
+        `/channels/${channel}/collaborators/${userId}`,
+        { role: 'manager' },
+        { token: actors.owner.token },
+      ),
+    );
     return inAccountOf(actors.owner, id);
   },
   'collaborator.removed': async (actors) => {
@@ -219,13 +286,21 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
   'session.revoked': async ({ http }) => {
     const user = await createFirstAdmin(http);
     const browser = await signIn(http, user);
-    const current = ok(await browser.get('/api/v1/sessions')).body.data.find((session: { current: boolean }) => session.current);
+    const current = ok(await browser.get('/api/v1/sessions')).body.data.find(
+      (session: { current: boolean }) => session.current,
+    );
     ok(await browser.delete('/api/v1/sessions/current'));
     return inAccountOf(user, current.id);
   },
   'password.changed': async ({ http }) => {
     const user = await createFirstAdmin(http);
-    ok(await http.put('/api/v1/me/password', { currentPassword: user.password, password: 'a brand new password' }, { token: user.token }));
+    ok(
+      await http.put(
+        '/api/v1/me/password',
+        { currentPassword: user.password, password: 'a brand new password' },
+        { token: user.token },
+      ),
+    );
     // The change refuses the tokens issued before it, to the millisecond: the log is read with a new one.
     const relogged = await login(http, user.email, 'a brand new password');
     return inAccountOf({ ...user, token: relogged.body.accessToken }, user.id);
@@ -263,7 +338,9 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
     const { recoveryCodes } = await enableTotp(await signIn(http, user));
     ok(await http.patch(account(user), { requireMfa: true }, { token: user.token }));
     // The account now refuses a token from the password alone: the log is read with one from a code.
-    const strong = ok(await http.post('/api/v1/login', { email: user.email, password: user.password, recoveryCode: recoveryCodes[0] }));
+    const strong = ok(
+      await http.post('/api/v1/login', { email: user.email, password: user.password, recoveryCode: recoveryCodes[0] }),
+    );
     return inAccountOf({ ...user, token: strong.body.accessToken }, user.accountId);
   },
   'password.reset': async ({ http }) => {
@@ -291,7 +368,9 @@ export const AUDITED_ACTIONS: Record<AuditAction, Perform> = {
 /** Waits (up to 5 s) for an entry recorded after the answer. */
 async function untilLogged(http: HttpClient, user: TestUser, action: AuditAction): Promise<void> {
   for (let tries = 0; tries < 50; tries++) {
-    const res = ok(await http.get(`/api/v1/accounts/${user.accountId}/audit-log?action=${action}&limit=1`, { token: user.token }));
+    const res = ok(
+      await http.get(`/api/v1/accounts/${user.accountId}/audit-log?action=${action}&limit=1`, { token: user.token }),
+    );
     if (res.body.data.length > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -303,4 +382,3 @@ export async function acceptInvitation(http: HttpClient, owner: TestUser, user: 
   const token = await invite(http, owner.token, user.email, 'developer');
   ok(await http.post('/api/v1/invitations/accept', { token }, { token: user.token }));
 }
-

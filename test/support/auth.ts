@@ -57,7 +57,12 @@ export async function createUnverifiedOwner(http: HttpClient, role: Role = 'admi
   return signupAndLogin(http, signupBody({ role, email: uniqueEmail(role) }), role, false);
 }
 
-async function signupAndLogin(http: HttpClient, body: Record<string, unknown>, role: Role, verify = true): Promise<TestUser> {
+async function signupAndLogin(
+  http: HttpClient,
+  body: Record<string, unknown>,
+  role: Role,
+  verify = true,
+): Promise<TestUser> {
   const signup = await http.post('/api/v1/singup', body);
   if (signup.status !== 201) throw new Error(`signup as ${role} failed: ${signup.status} ${signup.text}`);
   if (verify) await verifyEmail(http, body.email as string);
@@ -75,7 +80,11 @@ async function signupAndLogin(http: HttpClient, body: Record<string, unknown>, r
 
 /** Invites `email` into the admin's account with `role`; returns the invitation token. */
 export async function invite(http: HttpClient, adminToken: string, email: string, role: Role): Promise<string> {
-  const res = await http.post(`/api/v1/accounts/${tokenAccount(adminToken)}/invitations`, { email, role }, { token: adminToken });
+  const res = await http.post(
+    `/api/v1/accounts/${tokenAccount(adminToken)}/invitations`,
+    { email, role },
+    { token: adminToken },
+  );
   if (res.status !== 201) throw new Error(`invitation failed: ${res.status} ${res.text}`);
   return res.body.data.token;
 }
@@ -86,7 +95,11 @@ export function createFirstAdmin(http: HttpClient): Promise<TestUser> {
 }
 
 /** A new user who owns a new account, with the given role recorded for them. */
-export function createOwner(http: HttpClient, role: Role = 'admin', overrides: Record<string, unknown> = {}): Promise<TestUser> {
+export function createOwner(
+  http: HttpClient,
+  role: Role = 'admin',
+  overrides: Record<string, unknown> = {},
+): Promise<TestUser> {
   return signupAndLogin(http, signupBody({ role, email: uniqueEmail(role), ...overrides }), role);
 }
 

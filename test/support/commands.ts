@@ -24,7 +24,13 @@ export interface RequestCommands {
 export async function commandsOf(t: TestApp, send: () => Promise<unknown>): Promise<RequestCommands> {
   const context = new AsyncLocalStorage<{ open: boolean; names: string[] }>();
   let store: { open: boolean; names: string[] } | undefined;
-  const onStart = ({ request, response }: { request: { url?: string }; response: { end: (...args: unknown[]) => unknown } }) => {
+  const onStart = ({
+    request,
+    response,
+  }: {
+    request: { url?: string };
+    response: { end: (...args: unknown[]) => unknown };
+  }) => {
     if (request.url === '/health') return;
     const mine = { open: true, names: [] as string[] };
     store = mine;

@@ -36,7 +36,8 @@ export function cloneBuiltService(dir: string, owner?: RunAs): { app: string; no
       execFileSync('cp', ['-a', from, to]);
     }
   };
-  if (!existsSync(join(root, 'dist', 'main.js'))) throw new Error('dist/main.js is missing: run "npx nest build" first (npm test does it)');
+  if (!existsSync(join(root, 'dist', 'main.js')))
+    throw new Error('dist/main.js is missing: run "npx nest build" first (npm test does it)');
   for (const name of ['dist', 'package.json', 'node_modules']) copy(join(root, name), join(app, name));
   copy(process.execPath, join(app, 'tools', 'node'));
   copy(ferretdbBinary(), join(app, 'tools', 'ferretdb'));
@@ -88,7 +89,11 @@ export function track(child: ChildProcess, port: number): RunningService {
 
 /** Waits for /health to answer 200; fails with the service's output otherwise. */
 export async function untilHealthy(service: RunningService, ms = 120_000): Promise<void> {
-  const up = await pollUntil(async () => service.child.exitCode === null && (await service.http.get('/health')).status === 200, ms, 500);
+  const up = await pollUntil(
+    async () => service.child.exitCode === null && (await service.http.get('/health')).status === 200,
+    ms,
+    500,
+  );
   if (!up) throw new Error(`the service did not report healthy within ${ms} ms:\n${service.output()}`);
 }
 
@@ -114,7 +119,10 @@ export function processUid(pid: number): number {
   return Number(line?.split(/\s+/)[1]);
 }
 
-export async function stopAndWait(service: RunningService, signal: NodeJS.Signals = 'SIGTERM'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export async function stopAndWait(
+  service: RunningService,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   if (service.child.exitCode === null && service.child.signalCode === null) service.child.kill(signal);
   return service.exited;
 }

@@ -15,7 +15,9 @@ export function expectError(response: HttpResponse, status: number, message?: st
 export function expectValidationError(response: HttpResponse, field: string, message?: string | RegExp): void {
   expectError(response, 400);
   expect(Array.isArray(response.body.errors)).toBe(true);
-  const entry = (response.body.errors as { field: string; messages: string[] }[]).find((error) => error.field === field);
+  const entry = (response.body.errors as { field: string; messages: string[] }[]).find(
+    (error) => error.field === field,
+  );
   if (!entry) throw new Error(`expected a validation error on "${field}", got ${JSON.stringify(response.body.errors)}`);
   if (message instanceof RegExp) expect(entry.messages.join('; ')).toMatch(message);
   else if (message !== undefined) expect(entry.messages).toContain(message);

@@ -13,7 +13,9 @@ export default async function globalSetup(): Promise<void> {
   stopOnSignals();
   await startMail();
   if (process.env.MONGODB_URI) {
-    const match = /^(.*?\/)[^/?]*(\?.*)?$/.exec(process.env.MONGODB_URI.replace(/^(mongodb(\+srv)?:\/\/[^/?]*)(\?|$)/, '$1/$3'));
+    const match = /^(.*?\/)[^/?]*(\?.*)?$/.exec(
+      process.env.MONGODB_URI.replace(/^(mongodb(\+srv)?:\/\/[^/?]*)(\?|$)/, '$1/$3'),
+    );
     process.env.TEST_MONGODB_BASE_URI = match?.[1] ?? process.env.MONGODB_URI;
     // Options such as replicaSet=rs0 travel with every test database's URI (testDatabaseUri).
     process.env.TEST_MONGODB_URI_OPTIONS = match?.[2] ?? '';
@@ -32,7 +34,9 @@ export default async function globalSetup(): Promise<void> {
   if (database.postgresUrl) process.env.EMBEDDED_POSTGRES_URL = database.postgresUrl;
   process.env.TEST_DATABASE_DIR = dataDir;
   (globalThis as { __TEST_DATABASE__?: typeof database }).__TEST_DATABASE__ = database;
-  process.stderr.write(`\nTest database: embedded ${database.engine}${database.backend ? ` on ${database.backend}` : ""} at ${database.uri}\n`);
+  process.stderr.write(
+    `\nTest database: embedded ${database.engine}${database.backend ? ` on ${database.backend}` : ''} at ${database.uri}\n`,
+  );
 }
 
 /**
@@ -54,7 +58,10 @@ async function startMail(): Promise<void> {
  * as the signal would have; a second one exits at once.
  */
 function stopOnSignals(): void {
-  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.once(signal, () => {
       process.stderr.write(`\n${signal}: stopping the test database and mail server\n`);
       void stopTestServices()

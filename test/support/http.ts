@@ -32,7 +32,12 @@ export class HttpClient {
     return this.request<T>('DELETE', path, undefined, options);
   }
 
-  async request<T = any>(method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body: unknown,
+    options: RequestOptions = {},
+  ): Promise<HttpResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...(options.headers ?? {}) };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     let payload: string | Buffer | undefined = options.raw;

@@ -11,7 +11,12 @@ export class RoundRobinClient extends HttpClient {
   constructor(private readonly clients: HttpClient[]) {
     super(clients[0].baseUrl);
   }
-  override request<T = any>(method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<HttpResponse<T>> {
+  override request<T = any>(
+    method: string,
+    path: string,
+    body: unknown,
+    options: RequestOptions = {},
+  ): Promise<HttpResponse<T>> {
     return this.clients[this.next++ % this.clients.length].request<T>(method, path, body, options);
   }
 }
@@ -32,7 +37,12 @@ export interface Instances {
  * Starts `count` instances of the built service on one new database, with the test secrets and
  * `env` on top (and `envOf(i)` on top of that for instance i), and waits until each answers /health.
  */
-export async function startInstances(count: number, name: string, env: Record<string, string> = {}, envOf: (index: number) => Record<string, string> = () => ({})): Promise<Instances> {
+export async function startInstances(
+  count: number,
+  name: string,
+  env: Record<string, string> = {},
+  envOf: (index: number) => Record<string, string> = () => ({}),
+): Promise<Instances> {
   const mongodbUri = testDatabaseUri(`${name}_${randomBytes(6).toString('hex')}`);
   const services: ServiceProcess[] = [];
   for (let i = 0; i < count; i++) {

@@ -40,7 +40,9 @@ export function mailpitBinary(): string {
   const gopath = execFileSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).trim();
   const binary = join(gopath, 'bin', 'mailpit');
   if (!existsSync(binary)) {
-    execFileSync('bash', [join(__dirname, '../../scripts/install-mailpit.sh'), binary], { stdio: ['ignore', process.stderr, process.stderr] });
+    execFileSync('bash', [join(__dirname, '../../scripts/install-mailpit.sh'), binary], {
+      stdio: ['ignore', process.stderr, process.stderr],
+    });
   }
   return binary;
 }
@@ -53,10 +55,13 @@ export async function startMailServer(): Promise<MailServerProcess> {
   const child: ChildProcess = spawn(
     mailpitBinary(),
     [
-      '--smtp', `127.0.0.1:${smtpPort}`,
-      '--listen', `127.0.0.1:${httpPort}`,
+      '--smtp',
+      `127.0.0.1:${smtpPort}`,
+      '--listen',
+      `127.0.0.1:${httpPort}`,
       // Every mail of the run is kept (the default keeps the newest 500); tests search by recipient.
-      '--max', '0',
+      '--max',
+      '0',
       '--smtp-auth-accept-any',
       '--smtp-auth-allow-insecure',
       '--disable-version-check',
@@ -114,17 +119,33 @@ export class MailServer {
     const query = new URLSearchParams({ query: `to:"${address}"`, limit: '200' });
     const res = await fetch(`${this.apiUrl}/api/v1/search?${query}`);
     if (!res.ok) throw new Error(`mailpit search answered ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as { messages: { ID: string; Subject: string; To: MailpitAddress[]; Created: string }[] };
+    const body = (await res.json()) as {
+      messages: { ID: string; Subject: string; To: MailpitAddress[]; Created: string }[];
+    };
     // Mailpit's search matches substrings: keep the exact recipient only.
     return body.messages
-      .map((message) => ({ id: message.ID, subject: message.Subject, to: message.To.map((to) => to.Address.toLowerCase()), created: message.Created }))
+      .map((message) => ({
+        id: message.ID,
+        subject: message.Subject,
+        to: message.To.map((to) => to.Address.toLowerCase()),
+        created: message.Created,
+      }))
       .filter((message) => message.to.includes(address.toLowerCase()));
   }
 
   async read(id: string): Promise<MailMessage> {
     const res = await fetch(`${this.apiUrl}/api/v1/message/${encodeURIComponent(id)}`);
     if (!res.ok) throw new Error(`mailpit message ${id} answered ${res.status}: ${await res.text()}`);
-    const message = (await res.json()) as { ID: string; Subject: string; From: MailpitAddress; To: MailpitAddress[]; Created?: string; Date: string; Text: string; HTML: string };
+    const message = (await res.json()) as {
+      ID: string;
+      Subject: string;
+      From: MailpitAddress;
+      To: MailpitAddress[];
+      Created?: string;
+      Date: string;
+      Text: string;
+      HTML: string;
+    };
     return {
       id: message.ID,
       subject: message.Subject,
@@ -146,7 +167,8 @@ export class MailServer {
     for (;;) {
       const match = (await this.listTo(address)).find((mail) => subject.test(mail.subject));
       if (match) return this.read(match.id);
-      if (Date.now() > deadline) throw new Error(`no mail to ${address} with a subject matching ${subject} within ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`no mail to ${address} with a subject matching ${subject} within ${timeoutMs} ms`);
       await new Promise((done) => setTimeout(done, 50));
     }
   }

@@ -45,7 +45,10 @@ export class SoftwareAuthenticator {
   constructor(readonly origin = 'http://localhost:3000') {}
 
   /** A new credential for the options' user (or `credential` again: an authenticator that ignores `excludeCredentials`). */
-  create(options: CreationOptions, { origin = this.origin, credential: reused }: { origin?: string; credential?: Credential } = {}) {
+  create(
+    options: CreationOptions,
+    { origin = this.origin, credential: reused }: { origin?: string; credential?: Credential } = {},
+  ) {
     const rpId = options.rp.id ?? new URL(origin).hostname;
     const privateKey = reused?.privateKey ?? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
     const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
@@ -62,7 +65,15 @@ export class SoftwareAuthenticator {
     if (!reused) this.credentials.push({ id, rpId, privateKey, userHandle: options.user.id, counter: 0 });
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(id.length);
-    const authData = Buffer.concat([sha256(rpId), Buffer.from([FLAGS_CREATE]), counterBytes(0), Buffer.alloc(16), idLength, id, Buffer.from(coseKey)]);
+    const authData = Buffer.concat([
+      sha256(rpId),
+      Buffer.from([FLAGS_CREATE]),
+      counterBytes(0),
+      Buffer.alloc(16),
+      idLength,
+      id,
+      Buffer.from(coseKey),
+    ]);
     const attestationObject = isoCBOR.encode(
       new Map<string, string | Map<string, string> | Uint8Array>([
         ['fmt', 'none'],
@@ -70,23 +81,48 @@ export class SoftwareAuthenticator {
         ['authData', authData],
       ]),
     );
-    const clientDataJSON = JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin, crossOrigin: false });
+    const clientDataJSON = JSON.stringify({
+      type: 'webauthn.create',
+      challenge: options.challenge,
+      origin,
+      crossOrigin: false,
+    });
     return {
       id: b64url(id),
       rawId: b64url(id),
       type: 'public-key' as const,
       clientExtensionResults: {},
       authenticatorAttachment: 'platform' as const,
-      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
     };
   }
 
   /** Signs the options' challenge with a credential (the last registered unless named); `counter` overrides the next counter. */
-  get(options: RequestOptions, { credential = this.credentials[this.credentials.length - 1], counter, origin = this.origin }: { credential?: Credential; counter?: number; origin?: string } = {}) {
+  get(
+    options: RequestOptions,
+    {
+      credential = this.credentials[this.credentials.length - 1],
+      counter,
+      origin = this.origin,
+    }: { credential?: Credential; counter?: number; origin?: string } = {},
+  ) {
     if (!credential) throw new Error('This authenticator holds no credential');
     credential.counter = counter ?? credential.counter + 1;
-    const authData = Buffer.concat([sha256(options.rpId ?? credential.rpId), Buffer.from([FLAGS_GET]), counterBytes(credential.counter)]);
-    const clientDataJSON = JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin, crossOrigin: false });
+    const authData = Buffer.concat([
+      sha256(options.rpId ?? credential.rpId),
+      Buffer.from([FLAGS_GET]),
+      counterBytes(credential.counter),
+    ]);
+    const clientDataJSON = JSON.stringify({
+      type: 'webauthn.get',
+      challenge: options.challenge,
+      origin,
+      crossOrigin: false,
+    });
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientDataJSON)]), credential.privateKey);
     return {
       id: b64url(credential.id),
@@ -94,13 +130,22 @@ export class SoftwareAuthenticator {
       type: 'public-key' as const,
       clientExtensionResults: {},
       authenticatorAttachment: 'platform' as const,
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authData), signature: b64url(signature), userHandle: credential.userHandle },
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authData),
+        signature: b64url(signature),
+        userHandle: credential.userHandle,
+      },
     };
   }
 }
 
 /** Registers a passkey of `authenticator` for the browser's user (options, then the answer); throws on any answer but 201. */
-export async function addPasskey(browser: Browser, authenticator: SoftwareAuthenticator, name = 'Test key'): Promise<{ id: string; name: string }> {
+export async function addPasskey(
+  browser: Browser,
+  authenticator: SoftwareAuthenticator,
+  name = 'Test key',
+): Promise<{ id: string; name: string }> {
   const options = await browser.post('/api/v1/me/passkeys/options');
   if (options.status !== 200) throw new Error(`passkey options failed: ${options.status} ${options.text}`);
   const added = await browser.post('/api/v1/me/passkeys', { name, credential: authenticator.create(options.body) });

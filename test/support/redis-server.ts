@@ -20,13 +20,19 @@ export async function startRedisServer(): Promise<RedisServer> {
   let output = '';
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const failed = new Promise<never>((_, fail) => {
-      child?.once('error', (error) => fail(new Error(`redis-server did not start (${error.message}): install Debian's redis-server`)));
+      child?.once('error', (error) =>
+        fail(new Error(`redis-server did not start (${error.message}): install Debian's redis-server`)),
+      );
     });
     await Promise.race([failed, untilPong(port)]);
   };
@@ -59,7 +65,13 @@ export async function startRedisServer(): Promise<RedisServer> {
 async function untilPong(port: number, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const client = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new Redis({
+      port,
+      host: '127.0.0.1',
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     client.on('error', () => undefined);
     try {
       await client.connect();

@@ -27,7 +27,9 @@ function minioBinary(): string {
   if (process.env.MINIO_BIN) return process.env.MINIO_BIN;
   const binary = join(execFileSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).trim(), 'bin', 'minio');
   if (!existsSync(binary)) {
-    execFileSync('bash', [join(__dirname, '../../scripts/install-minio.sh'), binary], { stdio: ['ignore', process.stderr, process.stderr] });
+    execFileSync('bash', [join(__dirname, '../../scripts/install-minio.sh'), binary], {
+      stdio: ['ignore', process.stderr, process.stderr],
+    });
   }
   return binary;
 }
@@ -38,18 +40,22 @@ export async function startS3Server(bucket = 'test-assets'): Promise<S3Server> {
   const accessKeyId = `test-${randomBytes(4).toString('hex')}`;
   const secretAccessKey = randomBytes(18).toString('base64url');
   let output = '';
-  const child: ChildProcess = spawn(minioBinary(), ['server', folder, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: folder,
-      MINIO_ROOT_USER: accessKeyId,
-      MINIO_ROOT_PASSWORD: secretAccessKey,
-      MINIO_BROWSER: 'off',
-      MINIO_UPDATE: 'off',
-      MINIO_CALLHOME_ENABLE: 'off',
+  const child: ChildProcess = spawn(
+    minioBinary(),
+    ['server', folder, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: folder,
+        MINIO_ROOT_USER: accessKeyId,
+        MINIO_ROOT_PASSWORD: secretAccessKey,
+        MINIO_BROWSER: 'off',
+        MINIO_UPDATE: 'off',
+        MINIO_CALLHOME_ENABLE: 'off',
+      },
     },
-  });
+  );
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const killOnExit = () => child.kill('SIGKILL');
@@ -61,7 +67,12 @@ export async function startS3Server(bucket = 'test-assets'): Promise<S3Server> {
   });
   const region = 'us-east-1';
   await Promise.race([failed, untilLive(endpoint)]);
-  const client = new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
+  const client = new S3Client({
+    endpoint,
+    region,
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+  });
   try {
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
   } finally {

@@ -20,7 +20,13 @@ export async function spawnBuiltService(env: Record<string, string>): Promise<Se
   const port = await freePort();
   const child = spawn(process.execPath, [main], {
     // The run's Mailpit (global-setup.ts): the helpers read signup's verification mail there, and production requires SMTP_URL.
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL } : {}), ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...(process.env.SMTP_URL ? { SMTP_URL: process.env.SMTP_URL } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

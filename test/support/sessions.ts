@@ -51,8 +51,17 @@ export class Browser {
 }
 
 /** Signs in (POST /api/v1/sessions) and answers the browser holding the session; throws on any other answer than 201. */
-export async function signIn(http: HttpClient, user: Pick<TestUser, 'email' | 'password'>, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Browser> {
-  const res = await http.post('/api/v1/sessions', { email: user.email, password: user.password, ...extra }, { headers });
+export async function signIn(
+  http: HttpClient,
+  user: Pick<TestUser, 'email' | 'password'>,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Browser> {
+  const res = await http.post(
+    '/api/v1/sessions',
+    { email: user.email, password: user.password, ...extra },
+    { headers },
+  );
   const cookie = sessionCookie(res);
   if (res.status !== 201 || !cookie) throw new Error(`sign-in failed: ${res.status} ${res.text}`);
   return new Browser(http, cookie);

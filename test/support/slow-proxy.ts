@@ -28,7 +28,8 @@ export async function startSlowProxy(target: string, bytesPerSecond: number): Pr
     const upstream = connect(Number(targetPort), hostname);
     sockets.add(client).add(upstream);
     client.on('data', (chunk: Buffer) => {
-      for (const [line] of chunk.toString('latin1').matchAll(/^(GET|PUT|POST|HEAD|DELETE) \S+/gm)) requests.push({ line, sentAt: Date.now() });
+      for (const [line] of chunk.toString('latin1').matchAll(/^(GET|PUT|POST|HEAD|DELETE) \S+/gm))
+        requests.push({ line, sentAt: Date.now() });
       upstream.write(chunk);
     });
     // Downstream paced: a slice at a time, each after the time its size takes at the rate.

@@ -45,7 +45,12 @@ export class ApiError extends Error implements ErrorBody {
   readonly code?: string;
 
   constructor(status: number, body: Partial<ErrorBody> | undefined) {
-    super(body?.message ?? (status === 0 ? 'The service could not be reached. Check your connection and try again.' : `Request failed (${status})`));
+    super(
+      body?.message ??
+        (status === 0
+          ? 'The service could not be reached. Check your connection and try again.'
+          : `Request failed (${status})`),
+    );
     this.name = 'ApiError';
     this.status = status;
     this.statusCode = status;
@@ -128,7 +133,8 @@ const session: Middleware = {
   onRequest({ request }) {
     changeInFlight(1);
     // Only the data routes read it; the others ignore it.
-    if (credentials.projectId && !request.headers.has('X-Project-Id')) request.headers.set('X-Project-Id', credentials.projectId);
+    if (credentials.projectId && !request.headers.has('X-Project-Id'))
+      request.headers.set('X-Project-Id', credentials.projectId);
     if (request.method !== 'GET' && request.method !== 'HEAD') resendable.set(request, request.clone());
     return request;
   },
@@ -148,7 +154,10 @@ const session: Middleware = {
         }
         error = answer.ok ? undefined : await errorOf(answer);
       } else {
-        error = new ApiError(403, { ...error, message: 'Not done: this action needs your second factor, and the confirmation was cancelled.' });
+        error = new ApiError(403, {
+          ...error,
+          message: 'Not done: this action needs your second factor, and the confirmation was cancelled.',
+        });
       }
     }
     changeInFlight(-1);

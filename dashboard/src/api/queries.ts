@@ -33,7 +33,9 @@ export const queryClient = new QueryClient({
       const prefixes = mutation.meta?.invalidates ?? [];
       if (prefixes.length === 0) return;
       await queryClient.invalidateQueries({
-        predicate: (query) => typeof query.queryKey[1] === 'string' && prefixes.some((prefix) => (query.queryKey[1] as string).startsWith(prefix)),
+        predicate: (query) =>
+          typeof query.queryKey[1] === 'string' &&
+          prefixes.some((prefix) => (query.queryKey[1] as string).startsWith(prefix)),
       });
     },
   }),

@@ -62,10 +62,15 @@ export const SEARCH_QUERY_INVALID = 'search_query_invalid';
  */
 export function searchFailureSentence(error: ApiError): string {
   if (error.code === SEARCH_QUERY_INVALID) return `This search could not be read. ${sentence(error.message)}`;
-  if (error.code === 'mfa_required') return 'This account requires a second factor: set one up on the Security page, then sign in with it.';
+  if (error.code === 'mfa_required')
+    return 'This account requires a second factor: set one up on the Security page, then sign in with it.';
   if (error.code === 'step_up_required') return 'Confirm it is you (your second factor or password), then try again.';
   if (error.status === 0) return 'The service could not be reached. Check your connection and try again.';
-  if (error.status === 400 && error.errors?.length) return `Some of the search is not valid: ${error.errors.flatMap((entry) => entry.messages).map(sentence).join(' ')}`;
+  if (error.status === 400 && error.errors?.length)
+    return `Some of the search is not valid: ${error.errors
+      .flatMap((entry) => entry.messages)
+      .map(sentence)
+      .join(' ')}`;
   if (error.status === 400) return 'This search could not be read. Check the words and filters, then try again.';
   if (error.status === 403) return 'Your role does not let you search here. Ask an admin of the account.';
   if (error.status === 404) return 'That search is no longer in your history.';

@@ -26,7 +26,9 @@ export function StepUpDialog() {
   const [hasPasskey, setHasPasskey] = useState(false);
   const [passkeyProblem, setPasskeyProblem] = useState<string | undefined>();
   const prove = useAction(async () => {
-    await call(api.POST('/api/v1/sessions/current/step-up', { body: withPassword ? { password: code } : toFactor(kind, code) }));
+    await call(
+      api.POST('/api/v1/sessions/current/step-up', { body: withPassword ? { password: code } : toFactor(kind, code) }),
+    );
     return true;
   });
   const proveWithPasskey = useAction(async () => {
@@ -37,7 +39,11 @@ export function StepUpDialog() {
       setPasskeyProblem,
     );
     if (!credential) return false;
-    await call(api.POST('/api/v1/sessions/current/step-up/passkey', { body: { credential: credential as Schemas['PasskeyAssertionDto']['credential'] } }));
+    await call(
+      api.POST('/api/v1/sessions/current/step-up/passkey', {
+        body: { credential: credential as Schemas['PasskeyAssertionDto']['credential'] },
+      }),
+    );
     return true;
   });
 
@@ -101,7 +107,8 @@ export function StepUpDialog() {
         <form onSubmit={submit}>
           <h2 id="step-up-heading">Confirm it is you</h2>
           <p id="step-up-why" className="muted">
-            This action moves money or changes access, so it needs your {withPassword ? 'password' : 'second factor'} again. It is then done at once.
+            This action moves money or changes access, so it needs your {withPassword ? 'password' : 'second factor'}{' '}
+            again. It is then done at once.
           </p>
           {withPassword ? (
             <Field
@@ -116,12 +123,24 @@ export function StepUpDialog() {
               error={prove.error?.status === 401 ? prove.error.message : undefined}
             />
           ) : (
-            <SecondFactorField kind={kind} onKind={setKind} value={code} onChange={setCode} error={prove.error?.status === 401 ? prove.error.message : undefined} />
+            <SecondFactorField
+              kind={kind}
+              onKind={setKind}
+              value={code}
+              onChange={setCode}
+              error={prove.error?.status === 401 ? prove.error.message : undefined}
+            />
           )}
-          {prove.error?.status !== 401 && <FormError error={prove.error} fields={['totp', 'recoveryCode', 'password']} />}
+          {prove.error?.status !== 401 && (
+            <FormError error={prove.error} fields={['totp', 'recoveryCode', 'password']} />
+          )}
           {hasPasskey && (
             <div className="passkey-sign-in">
-              <Button variant="secondary" busy={proveWithPasskey.busy} onClick={() => void proveWithPasskey.run().then((proven) => proven && finish(true))}>
+              <Button
+                variant="secondary"
+                busy={proveWithPasskey.busy}
+                onClick={() => void proveWithPasskey.run().then((proven) => proven && finish(true))}
+              >
                 Use a passkey instead
               </Button>
               {passkeyProblem && (

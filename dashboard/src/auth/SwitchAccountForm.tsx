@@ -8,7 +8,17 @@ import { SecondFactorField, toFactor, type FactorKind } from './SecondFactorFiel
  * Opens a session in another of the user's accounts: the API binds a session to one account, so this
  * is a new sign-in with `accountId` (the password, and the second factor for a user who has one).
  */
-export function SwitchAccountForm({ accountId, accountName, onDone, onCancel }: { accountId: string; accountName: string; onDone?: () => void; onCancel?: () => void }) {
+export function SwitchAccountForm({
+  accountId,
+  accountName,
+  onDone,
+  onCancel,
+}: {
+  accountId: string;
+  accountName: string;
+  onDone?: () => void;
+  onCancel?: () => void;
+}) {
   const session = useSession();
   const [password, setPassword] = useState('');
   const [secondStep, setSecondStep] = useState(false);

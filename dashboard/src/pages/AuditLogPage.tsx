@@ -6,7 +6,19 @@ import type { paths } from '../api/schema';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, EmptyState, Field, FormActions, FormError, LoadError, Options, SelectField, Spinner, Table } from '../ui';
+import {
+  Badge,
+  Button,
+  EmptyState,
+  Field,
+  FormActions,
+  FormError,
+  LoadError,
+  Options,
+  SelectField,
+  Spinner,
+  Table,
+} from '../ui';
 
 const PAGE_SIZE = 20;
 type Entry = Schemas['AuditEntryResponse'];
@@ -49,11 +61,19 @@ export function AuditLogPage() {
   const query = useMemo(() => filterQuery(filters), [filters]);
   // Pages after the first come with "Load more"; a change that records an entry reads them all again.
   const log = useInfiniteQuery({
-    queryKey: ['get', '/api/v1/accounts/{accountId}/audit-log', { params: { path: { accountId }, query: { limit: PAGE_SIZE, ...query } } }, 'pages'],
+    queryKey: [
+      'get',
+      '/api/v1/accounts/{accountId}/audit-log',
+      { params: { path: { accountId }, query: { limit: PAGE_SIZE, ...query } } },
+      'pages',
+    ],
     queryFn: ({ pageParam, signal }) =>
       call(
         api.GET('/api/v1/accounts/{accountId}/audit-log', {
-          params: { path: { accountId }, query: { limit: PAGE_SIZE, ...query, ...(pageParam ? { startingAfter: pageParam } : {}) } },
+          params: {
+            path: { accountId },
+            query: { limit: PAGE_SIZE, ...query, ...(pageParam ? { startingAfter: pageParam } : {}) },
+          },
           signal,
         }),
       ),
@@ -65,19 +85,33 @@ export function AuditLogPage() {
   const rows = useMemo(() => log.data?.pages.flatMap((page) => page.data) ?? [], [log.data]);
   const loadingMore = log.isFetchingNextPage;
 
-  const members = $api.useQuery('get', '/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } }, { enabled: session.isAdmin });
-  const emails = useMemo(() => new Map((members.data?.data ?? []).map((member) => [member.userId, member.email])), [members.data]);
+  const members = $api.useQuery(
+    'get',
+    '/api/v1/accounts/{accountId}/members',
+    { params: { path: { accountId } } },
+    { enabled: session.isAdmin },
+  );
+  const emails = useMemo(
+    () => new Map((members.data?.data ?? []).map((member) => [member.userId, member.email])),
+    [members.data],
+  );
   // Members, and whoever else (a key, a former member) acted in the entries shown.
   const actors = useMemo(() => {
     const known = new Map<string, string>();
     for (const member of members.data?.data ?? []) known.set(member.userId, member.email);
-    for (const entry of rows) if (!known.has(entry.actor.id)) known.set(entry.actor.id, entry.actor.label ?? `${entry.actor.type} ${entry.actor.id.slice(-8)}`);
+    for (const entry of rows)
+      if (!known.has(entry.actor.id))
+        known.set(entry.actor.id, entry.actor.label ?? `${entry.actor.type} ${entry.actor.id.slice(-8)}`);
     if (filters.actorId && !known.has(filters.actorId)) known.set(filters.actorId, filters.actorId);
     return [...known].sort(([, a], [, b]) => a.localeCompare(b));
   }, [members.data, rows, filters.actorId]);
-  const projectNames = useMemo(() => new Map(session.projects.map((project) => [project.id, project.name])), [session.projects]);
+  const projectNames = useMemo(
+    () => new Map(session.projects.map((project) => [project.id, project.name])),
+    [session.projects],
+  );
 
-  const set = (name: keyof Filters) => (event: { target: { value: string } }) => setFilters({ ...filters, [name]: event.target.value });
+  const set = (name: keyof Filters) => (event: { target: { value: string } }) =>
+    setFilters({ ...filters, [name]: event.target.value });
   const filtered = Object.values(filters).some(Boolean);
 
   if (!session.isAdmin) {
@@ -97,8 +131,9 @@ export function AuditLogPage() {
         </Button>
       </div>
       <p className="muted">
-        What people and API keys did in {session.account?.name}, newest first: members, invitations, projects, keys, webhook endpoints, refunds and deletions.
-        Entries are numbered and chained, so a changed or removed entry shows when the log is verified.
+        What people and API keys did in {session.account?.name}, newest first: members, invitations, projects, keys,
+        webhook endpoints, refunds and deletions. Entries are numbered and chained, so a changed or removed entry shows
+        when the log is verified.
       </p>
       <form className="filters" aria-label="Filter the audit log" onSubmit={(event) => event.preventDefault()}>
         <SelectField label="Action" value={filters.action} onChange={set('action')}>
@@ -136,13 +171,24 @@ export function AuditLogPage() {
       {log.error?.status === 400 && <p className="field-hint">Check the filters: the service refused them.</p>}
       {log.data && rows.length === 0 && (
         <EmptyState title={filtered ? 'No entries match these filters.' : 'No entries yet.'}>
-          {filtered ? 'Change or clear the filters.' : 'Invite a member or create an API key: each such change records an entry here.'}
+          {filtered
+            ? 'Change or clear the filters.'
+            : 'Invite a member or create an API key: each such change records an entry here.'}
         </EmptyState>
       )}
       {rows.length > 0 && (
         // Focusable: the table scrolls sideways on narrow screens, and holds nothing else a keyboard reaches.
-        <div className="table-wrap audit-table" role="region" aria-label="Audit log entries" tabIndex={0} aria-busy={log.isFetching || undefined}>
-          <Table caption="Audit log entries, newest first" columns={['Time', 'Action', 'Actor', 'Target', 'Project', 'Changes']}>
+        <div
+          className="table-wrap audit-table"
+          role="region"
+          aria-label="Audit log entries"
+          tabIndex={0}
+          aria-busy={log.isFetching || undefined}
+        >
+          <Table
+            caption="Audit log entries, newest first"
+            columns={['Time', 'Action', 'Actor', 'Target', 'Project', 'Changes']}
+          >
             {rows.map((entry) => (
               <EntryRow key={entry.id} entry={entry} emails={emails} projectNames={projectNames} />
             ))}
@@ -161,10 +207,23 @@ export function AuditLogPage() {
   );
 }
 
-function EntryRow({ entry, emails, projectNames }: { entry: Entry; emails: Map<string, string>; projectNames: Map<string, string> }) {
+function EntryRow({
+  entry,
+  emails,
+  projectNames,
+}: {
+  entry: Entry;
+  emails: Map<string, string>;
+  projectNames: Map<string, string>;
+}) {
   const target = entry.target.label ?? (entry.target.type === 'user' ? emails.get(entry.target.id) : undefined);
   return (
-    <tr data-sequence={entry.sequence} data-action={entry.action} data-actor={entry.actor.id} data-target={entry.target.id}>
+    <tr
+      data-sequence={entry.sequence}
+      data-action={entry.action}
+      data-actor={entry.actor.id}
+      data-target={entry.target.id}
+    >
       <td className="audit-time">
         <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
         <span className="muted small"> #{entry.sequence}</span>
@@ -177,9 +236,14 @@ function EntryRow({ entry, emails, projectNames }: { entry: Entry; emails: Map<s
         {entry.actor.type === 'api_key' && <Badge>API key</Badge>}
       </td>
       <td className="audit-party">
-        <span className="muted small">{entry.target.type.replace(/_/g, ' ')}</span> {target ?? <span className="mono small">{entry.target.id.slice(-8)}</span>}
+        <span className="muted small">{entry.target.type.replace(/_/g, ' ')}</span>{' '}
+        {target ?? <span className="mono small">{entry.target.id.slice(-8)}</span>}
       </td>
-      <td>{entry.projectId ? (projectNames.get(entry.projectId) ?? <span className="mono small">{entry.projectId.slice(-8)}</span>) : '—'}</td>
+      <td>
+        {entry.projectId
+          ? (projectNames.get(entry.projectId) ?? <span className="mono small">{entry.projectId.slice(-8)}</span>)
+          : '—'}
+      </td>
       <td className="small audit-changes">{changesSummary(entry.changes)}</td>
     </tr>
   );
@@ -189,7 +253,8 @@ function EntryRow({ entry, emails, projectNames }: { entry: Entry; emails: Map<s
 function changesSummary(changes: Entry['changes']): string {
   if (!changes) return '—';
   const show = (value: unknown) => {
-    const text = value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
+    const text =
+      value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value);
     return text.length > 40 ? `${text.slice(0, 39)}…` : text;
   };
   const parts = Object.entries(changes).map(([field, pair]) => {
@@ -203,7 +268,12 @@ function changesSummary(changes: Entry['changes']): string {
 function ExportForm({ accountId, query }: { accountId: string; query: Omit<AuditQuery, 'limit' | 'startingAfter'> }) {
   const [format, setFormat] = useState<ExportFormat>('jsonl');
   const download = useAction(async () => {
-    const blob = await call(api.GET('/api/v1/accounts/{accountId}/audit-log/export', { params: { path: { accountId }, query: { ...query, format } }, parseAs: 'blob' }));
+    const blob = await call(
+      api.GET('/api/v1/accounts/{accountId}/audit-log/export', {
+        params: { path: { accountId }, query: { ...query, format } },
+        parseAs: 'blob',
+      }),
+    );
     const url = URL.createObjectURL(blob);
     const link = document.createElement('a');
     link.href = url;
@@ -223,7 +293,12 @@ function ExportForm({ accountId, query }: { accountId: string; query: Omit<Audit
         void download.run();
       }}
     >
-      <SelectField label="Export format" value={format} onChange={(event) => setFormat(event.target.value as ExportFormat)} hint="With the filters above, oldest first.">
+      <SelectField
+        label="Export format"
+        value={format}
+        onChange={(event) => setFormat(event.target.value as ExportFormat)}
+        hint="With the filters above, oldest first."
+      >
         <option value="jsonl">JSON lines</option>
         <option value="csv">CSV</option>
       </SelectField>
@@ -238,7 +313,11 @@ function ExportForm({ accountId, query }: { accountId: string; query: Omit<Audit
 /** Walks the whole chain on the service and says whether it holds, or where it first breaks. */
 function VerifyPanel({ accountId }: { accountId: string }) {
   const [verdict, setVerdict] = useState<Verdict | undefined>();
-  const verify = useAction(async () => setVerdict(await call(api.GET('/api/v1/accounts/{accountId}/audit-log/verify', { params: { path: { accountId } } }))));
+  const verify = useAction(async () =>
+    setVerdict(
+      await call(api.GET('/api/v1/accounts/{accountId}/audit-log/verify', { params: { path: { accountId } } })),
+    ),
+  );
   return (
     <div className="inline-form card">
       <Button variant="secondary" busy={verify.busy} onClick={() => void verify.run()}>
@@ -252,7 +331,8 @@ function VerifyPanel({ accountId }: { accountId: string }) {
             </>
           ) : (
             <>
-              <Badge tone="bad">Broken</Badge> The chain first breaks at entry #{verdict.firstBrokenSequence} ({verdict.checked} entries before it hold).
+              <Badge tone="bad">Broken</Badge> The chain first breaks at entry #{verdict.firstBrokenSequence} (
+              {verdict.checked} entries before it hold).
             </>
           ))}
       </p>

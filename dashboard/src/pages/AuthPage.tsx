@@ -29,7 +29,13 @@ export function AuthPage({ mode }: { mode: 'login' | 'signup' | 'forgot' }) {
           {notice}
         </p>
       )}
-      {mode === 'signup' ? <SignupForm invitation={typeof invitation === 'string' ? invitation : ''} /> : mode === 'forgot' ? <ForgotPasswordForm /> : <LoginForm />}
+      {mode === 'signup' ? (
+        <SignupForm invitation={typeof invitation === 'string' ? invitation : ''} />
+      ) : mode === 'forgot' ? (
+        <ForgotPasswordForm />
+      ) : (
+        <LoginForm />
+      )}
     </AuthCard>
   );
 }
@@ -40,7 +46,9 @@ export function AuthCard({ children }: { children: ReactNode }) {
     <main className="auth" id="main">
       <div className="auth-card">
         <h1>{PRODUCT}</h1>
-        <p className="muted">Customers, cards and payments; channels, projects and their content; the team and the API keys of an account.</p>
+        <p className="muted">
+          Customers, cards and payments; channels, projects and their content; the team and the API keys of an account.
+        </p>
         {children}
       </div>
     </main>
@@ -52,7 +60,13 @@ export function AuthCard({ children }: { children: ReactNode }) {
  * second step asking for the authenticator code or a recovery code. `onSignedIn` runs once the
  * session is open (a page shown signed in or not moves on there).
  */
-export function LoginForm({ heading = 'Log in', onSignedIn }: { heading?: string; onSignedIn?: () => Promise<void> | void }) {
+export function LoginForm({
+  heading = 'Log in',
+  onSignedIn,
+}: {
+  heading?: string;
+  onSignedIn?: () => Promise<void> | void;
+}) {
   const { login, signedIn } = useSessionControl();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -78,9 +92,18 @@ export function LoginForm({ heading = 'Log in', onSignedIn }: { heading?: string
       {secondStep ? (
         <>
           <p className="muted">
-            Signing in as <strong>{email}</strong>. Your account has two-step sign-in on: prove it with your second factor.
+            Signing in as <strong>{email}</strong>. Your account has two-step sign-in on: prove it with your second
+            factor.
           </p>
-          <SecondFactorField kind={kind} onKind={setKind} value={code} onChange={setCode} error={submit.error?.status === 401 ? submit.error.message : fieldError(submit.error, 'totp', 'recoveryCode')} />
+          <SecondFactorField
+            kind={kind}
+            onKind={setKind}
+            value={code}
+            onChange={setCode}
+            error={
+              submit.error?.status === 401 ? submit.error.message : fieldError(submit.error, 'totp', 'recoveryCode')
+            }
+          />
           {submit.error?.status !== 401 && <FormError error={submit.error} fields={['totp', 'recoveryCode']} />}
           <div className="actions">
             <Button type="submit" busy={submit.busy}>
@@ -148,7 +171,9 @@ function ForgotPasswordForm() {
     return (
       <section aria-labelledby="forgot-heading">
         <h2 id="forgot-heading">Check your mail</h2>
-        <p role="status">If {email} belongs to a user, a link to choose a new password is on its way. It works once, for one hour.</p>
+        <p role="status">
+          If {email} belongs to a user, a link to choose a new password is on its way. It works once, for one hour.
+        </p>
         <p>
           <Link to="/login">Back to log in</Link>
         </p>
@@ -159,7 +184,15 @@ function ForgotPasswordForm() {
     <form aria-labelledby="forgot-heading" onSubmit={runOnSubmit(submit.run)}>
       <h2 id="forgot-heading">Reset your password</h2>
       <p className="muted">We mail you a link to choose a new password.</p>
-      <Field label="Email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.target.value)} error={fieldError(submit.error, 'email')} />
+      <Field
+        label="Email"
+        type="email"
+        autoComplete="username"
+        required
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+        error={fieldError(submit.error, 'email')}
+      />
       <FormError error={submit.error} fields={['email']} />
       <Button type="submit" busy={submit.busy}>
         Send the link
@@ -172,7 +205,15 @@ function ForgotPasswordForm() {
 }
 
 /** A new login: an account of one's own, or (with an invitation's token) a member of the inviting account. */
-export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: { invitation: string; fixedInvitation?: boolean; onSignedUp?: () => void }) {
+export function SignupForm({
+  invitation,
+  fixedInvitation = false,
+  onSignedUp,
+}: {
+  invitation: string;
+  fixedInvitation?: boolean;
+  onSignedUp?: () => void;
+}) {
   const { login } = useSessionControl();
   const [form, setForm] = useState({
     firstName: '',
@@ -185,13 +226,19 @@ export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: 
     invitationToken: invitation,
   });
   const [withInvitation, setWithInvitation] = useState(Boolean(invitation));
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [name]: event.target.value });
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
+    setForm({ ...form, [name]: event.target.value });
 
   const submit = useAction(async () => {
     const common = { firstName: form.firstName, lastName: form.lastName, email: form.email, password: form.password };
     const body: SignupBody = withInvitation
       ? { ...common, invitationToken: form.invitationToken.trim() }
-      : { ...common, role: form.role, accountType: form.accountType, ...(form.accountName.trim() ? { accountName: form.accountName.trim() } : {}) };
+      : {
+          ...common,
+          role: form.role,
+          accountType: form.accountType,
+          ...(form.accountName.trim() ? { accountName: form.accountName.trim() } : {}),
+        };
     await call(api.POST('/api/v1/singup', { body }));
     // The answer's bearer token is for scripts: the dashboard opens a cookie session instead.
     await login({ email: form.email, password: form.password });
@@ -203,10 +250,32 @@ export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: 
     <form aria-labelledby="signup-heading" onSubmit={runOnSubmit(submit.run)}>
       <h2 id="signup-heading">Sign up</h2>
       <div className="grid-2">
-        <Field label="First name" autoComplete="given-name" required value={form.firstName} onChange={set('firstName')} error={error('firstName')} />
-        <Field label="Last name" autoComplete="family-name" required value={form.lastName} onChange={set('lastName')} error={error('lastName')} />
+        <Field
+          label="First name"
+          autoComplete="given-name"
+          required
+          value={form.firstName}
+          onChange={set('firstName')}
+          error={error('firstName')}
+        />
+        <Field
+          label="Last name"
+          autoComplete="family-name"
+          required
+          value={form.lastName}
+          onChange={set('lastName')}
+          error={error('lastName')}
+        />
       </div>
-      <Field label="Email" type="email" autoComplete="email" required value={form.email} onChange={set('email')} error={error('email')} />
+      <Field
+        label="Email"
+        type="email"
+        autoComplete="email"
+        required
+        value={form.email}
+        onChange={set('email')}
+        error={error('email')}
+      />
       <Field
         label="Password"
         type="password"
@@ -222,10 +291,22 @@ export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: 
           <legend>Account</legend>
           <div className="radio-row">
             <label>
-              <input type="radio" name="signup-kind" checked={!withInvitation} onChange={() => setWithInvitation(false)} /> Create a new account
+              <input
+                type="radio"
+                name="signup-kind"
+                checked={!withInvitation}
+                onChange={() => setWithInvitation(false)}
+              />{' '}
+              Create a new account
             </label>
             <label>
-              <input type="radio" name="signup-kind" checked={withInvitation} onChange={() => setWithInvitation(true)} /> Join with an invitation
+              <input
+                type="radio"
+                name="signup-kind"
+                checked={withInvitation}
+                onChange={() => setWithInvitation(true)}
+              />{' '}
+              Join with an invitation
             </label>
           </div>
           {withInvitation ? (
@@ -241,11 +322,22 @@ export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: 
           ) : (
             <>
               <div className="grid-2">
-                <SelectField label="Account type" value={form.accountType} onChange={set('accountType')} error={error('accountType')}>
+                <SelectField
+                  label="Account type"
+                  value={form.accountType}
+                  onChange={set('accountType')}
+                  error={error('accountType')}
+                >
                   <option value="company">Company</option>
                   <option value="developer">Developer</option>
                 </SelectField>
-                <SelectField label="Your role" value={form.role} onChange={set('role')} error={error('role')} hint="You own the account whatever the role.">
+                <SelectField
+                  label="Your role"
+                  value={form.role}
+                  onChange={set('role')}
+                  error={error('role')}
+                  hint="You own the account whatever the role."
+                >
                   <option value="admin">Admin</option>
                   <option value="manager">Manager</option>
                   <option value="developer">Developer</option>
@@ -255,7 +347,11 @@ export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: 
                 label="Account name"
                 value={form.accountName}
                 onChange={set('accountName')}
-                placeholder={form.firstName || form.lastName ? `${form.firstName} ${form.lastName}`.trim() : 'Analytical Engines Ltd'}
+                placeholder={
+                  form.firstName || form.lastName
+                    ? `${form.firstName} ${form.lastName}`.trim()
+                    : 'Analytical Engines Ltd'
+                }
                 hint="Optional: your name when left empty."
                 error={error('accountName')}
               />
@@ -263,7 +359,10 @@ export function SignupForm({ invitation, fixedInvitation = false, onSignedUp }: 
           )}
         </fieldset>
       )}
-      <FormError error={submit.error} fields={['firstName', 'lastName', 'email', 'password', 'invitationToken', 'accountType', 'accountName', 'role']} />
+      <FormError
+        error={submit.error}
+        fields={['firstName', 'lastName', 'email', 'password', 'invitationToken', 'accountType', 'accountName', 'role']}
+      />
       <Button type="submit" busy={submit.busy}>
         Sign up
       </Button>

@@ -19,7 +19,20 @@ import {
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Options, PageLoadError, QueryStatus, SelectField } from '../ui';
+import {
+  Badge,
+  Button,
+  DataTable,
+  EmptyState,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  Options,
+  PageLoadError,
+  QueryStatus,
+  SelectField,
+} from '../ui';
 
 type Channel = Schemas['ChannelResponse'];
 type Collaborator = Schemas['CollaboratorResponse'];
@@ -35,12 +48,16 @@ const ROLE_MEANINGS: Record<ChannelRole, string> = {
 
 /** What a change to a channel's projects makes stale: its lists, every project read, and the channel's `projectIds`. */
 const PROJECT_CHANGE = { invalidates: ['/channels/{channelId}/projects', '/projects/', '/channels/{id}'] } as const;
-const COLLABORATOR_CHANGE = { invalidates: ['/channels/{channelId}/collaborators', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const COLLABORATOR_CHANGE = {
+  invalidates: ['/channels/{channelId}/collaborators', '/api/v1/accounts/{accountId}/audit-log'],
+} as const;
 
 /** A channel: its project tree (create, expand, move, archive, delete) and its collaborators. */
 export function ChannelPage({ channelId }: { channelId: string }) {
   const channel = $api.useQuery('get', '/channels/{id}', { params: { path: { id: channelId } } });
-  const projects = $api.useQuery('get', '/channels/{channelId}/projects', { params: { path: { channelId }, query: { limit: CONTENT_PAGE_MAX } } });
+  const projects = $api.useQuery('get', '/channels/{channelId}/projects', {
+    params: { path: { channelId }, query: { limit: CONTENT_PAGE_MAX } },
+  });
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [creatingUnder, setCreatingUnder] = useState<string | null | undefined>();
   const forest = buildForest(projects.data ?? []);
@@ -56,7 +73,12 @@ export function ChannelPage({ channelId }: { channelId: string }) {
 
   if (channel.error) {
     return (
-      <PageLoadError headingId="channel-heading" heading="Channel" error={channel.error} retry={() => void channel.refetch()}>
+      <PageLoadError
+        headingId="channel-heading"
+        heading="Channel"
+        error={channel.error}
+        retry={() => void channel.refetch()}
+      >
         Back to <Link to="/content">Content</Link>.
       </PageLoadError>
     );
@@ -74,8 +96,8 @@ export function ChannelPage({ channelId }: { channelId: string }) {
         {creatingUnder === undefined && <Button onClick={() => setCreatingUnder(null)}>New project</Button>}
       </div>
       <p className="muted">
-        The channel&apos;s projects as a tree: a project holds sub-projects, {MAX_TREE_DEPTH} levels at most. Archiving a project hides it and everything
-        below it from viewers.
+        The channel&apos;s projects as a tree: a project holds sub-projects, {MAX_TREE_DEPTH} levels at most. Archiving
+        a project hides it and everything below it from viewers.
       </p>
       {creatingUnder !== undefined && (
         <NewProjectForm
@@ -93,7 +115,9 @@ export function ChannelPage({ channelId }: { channelId: string }) {
       <section aria-labelledby="tree-heading">
         <h2 id="tree-heading">Projects</h2>
         <QueryStatus query={projects} loading="Loading the projects" />
-        {projects.data && forest.length === 0 && <EmptyState title="No projects in this channel yet.">Create one with New project.</EmptyState>}
+        {projects.data && forest.length === 0 && (
+          <EmptyState title="No projects in this channel yet.">Create one with New project.</EmptyState>
+        )}
         {forest.length > 0 && (
           <ul className="tree" aria-label={`Projects of ${name}`} aria-busy={projects.isFetching || undefined}>
             {forest.map((node) => (
@@ -109,7 +133,9 @@ export function ChannelPage({ channelId }: { channelId: string }) {
             ))}
           </ul>
         )}
-        {(projects.data?.length ?? 0) === CONTENT_PAGE_MAX && <p className="muted small">The first {CONTENT_PAGE_MAX} projects are shown.</p>}
+        {(projects.data?.length ?? 0) === CONTENT_PAGE_MAX && (
+          <p className="muted small">The first {CONTENT_PAGE_MAX} projects are shown.</p>
+        )}
       </section>
       <CollaboratorsSection channelId={channelId} channelName={name} />
     </section>
@@ -151,9 +177,23 @@ function NewProjectForm({
         void create.run().then((done) => done && onCreated(parentId || null));
       }}
     >
-      <h2 id="new-content-project-heading">{parent ? `New sub-project of ${parent.project.primaryTitle}` : 'New project'}</h2>
-      <Field label="Title" required autoFocus value={title} onChange={(event) => setTitle(event.target.value)} error={fieldError(create.error, 'primaryTitle')} />
-      <SelectField label="Type" value={type} onChange={(event) => setType(event.target.value as ProjectType)} error={fieldError(create.error, 'projectTypeId')}>
+      <h2 id="new-content-project-heading">
+        {parent ? `New sub-project of ${parent.project.primaryTitle}` : 'New project'}
+      </h2>
+      <Field
+        label="Title"
+        required
+        autoFocus
+        value={title}
+        onChange={(event) => setTitle(event.target.value)}
+        error={fieldError(create.error, 'primaryTitle')}
+      />
+      <SelectField
+        label="Type"
+        value={type}
+        onChange={(event) => setType(event.target.value as ProjectType)}
+        error={fieldError(create.error, 'projectTypeId')}
+      >
         <Options values={PROJECT_TYPES} />
       </SelectField>
       <SelectField
@@ -201,7 +241,12 @@ function TreeItem({
   const [panel, setPanel] = useState<Panel>();
   const archived = project.status === 'archived';
   const setStatus = useAction(async () => {
-    await call(api.PUT('/projects/{projectId}', { params: { path: { projectId: project._id } }, body: { status: archived ? 'draft' : 'archived' } }));
+    await call(
+      api.PUT('/projects/{projectId}', {
+        params: { path: { projectId: project._id } },
+        body: { status: archived ? 'draft' : 'archived' },
+      }),
+    );
     return true;
   }, PROJECT_CHANGE);
   const childrenId = `children-${project._id}`;
@@ -217,24 +262,50 @@ function TreeItem({
         <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
         <span className="small">{ACCESS_LABELS[project.access]}</span>
         {children.length > 0 && (
-          <button type="button" className="disclosure" aria-expanded={open} aria-controls={childrenId} onClick={() => onToggle(project._id)}>
-            <span aria-hidden="true">{open ? '▾' : '▸'}</span> {children.length} {children.length === 1 ? 'sub-project' : 'sub-projects'}
+          <button
+            type="button"
+            className="disclosure"
+            aria-expanded={open}
+            aria-controls={childrenId}
+            onClick={() => onToggle(project._id)}
+          >
+            <span aria-hidden="true">{open ? '▾' : '▸'}</span> {children.length}{' '}
+            {children.length === 1 ? 'sub-project' : 'sub-projects'}
             <span className="visually-hidden"> of {title}</span>
           </button>
         )}
         <span className="row-actions">
           {node.depth < MAX_TREE_DEPTH - 1 && (
-            <Button variant="secondary" onClick={() => onAddChild(project._id)} aria-label={`Add sub-project to ${title}`}>
+            <Button
+              variant="secondary"
+              onClick={() => onAddChild(project._id)}
+              aria-label={`Add sub-project to ${title}`}
+            >
               Add sub-project
             </Button>
           )}
-          <Button variant="secondary" onClick={() => setPanel(panel === 'move' ? undefined : 'move')} aria-expanded={panel === 'move'} aria-label={`Move ${title}`}>
+          <Button
+            variant="secondary"
+            onClick={() => setPanel(panel === 'move' ? undefined : 'move')}
+            aria-expanded={panel === 'move'}
+            aria-label={`Move ${title}`}
+          >
             Move
           </Button>
-          <Button variant="secondary" busy={setStatus.busy} onClick={() => void setStatus.run()} aria-label={`${archived ? 'Unarchive' : 'Archive'} ${title}`}>
+          <Button
+            variant="secondary"
+            busy={setStatus.busy}
+            onClick={() => void setStatus.run()}
+            aria-label={`${archived ? 'Unarchive' : 'Archive'} ${title}`}
+          >
             {archived ? 'Unarchive' : 'Archive'}
           </Button>
-          <Button variant="danger" onClick={() => setPanel(panel === 'delete' ? undefined : 'delete')} aria-expanded={panel === 'delete'} aria-label={`Delete ${title}`}>
+          <Button
+            variant="danger"
+            onClick={() => setPanel(panel === 'delete' ? undefined : 'delete')}
+            aria-expanded={panel === 'delete'}
+            aria-label={`Delete ${title}`}
+          >
             Delete
           </Button>
         </span>
@@ -244,12 +315,22 @@ function TreeItem({
           {setStatus.error.message}
         </p>
       )}
-      {panel === 'move' && channel && <MoveForm node={node} channel={channel} allNodes={allNodes} onDone={() => setPanel(undefined)} />}
+      {panel === 'move' && channel && (
+        <MoveForm node={node} channel={channel} allNodes={allNodes} onDone={() => setPanel(undefined)} />
+      )}
       {panel === 'delete' && <DeletePanel node={node} onCancel={() => setPanel(undefined)} />}
       {children.length > 0 && (
         <ul id={childrenId} hidden={!open}>
           {children.map((child) => (
-            <TreeItem key={child.project._id} node={child} channel={channel} allNodes={allNodes} expanded={expanded} onToggle={onToggle} onAddChild={onAddChild} />
+            <TreeItem
+              key={child.project._id}
+              node={child}
+              channel={channel}
+              allNodes={allNodes}
+              expanded={expanded}
+              onToggle={onToggle}
+              onAddChild={onAddChild}
+            />
           ))}
         </ul>
       )}
@@ -262,18 +343,37 @@ function TreeItem({
  * API decides: a cycle, a tree deeper than four levels or a parent in another channel is refused, and
  * its message shows here.
  */
-function MoveForm({ node, channel, allNodes, onDone }: { node: TreeNode; channel: Channel; allNodes: TreeNode[]; onDone: () => void }) {
+function MoveForm({
+  node,
+  channel,
+  allNodes,
+  onDone,
+}: {
+  node: TreeNode;
+  channel: Channel;
+  allNodes: TreeNode[];
+  onDone: () => void;
+}) {
   const { project } = node;
   const [parentId, setParentId] = useState(project.parentId ?? '');
-  const siblings = $api.useQuery('get', '/channels/client/{clientId}', { params: { path: { clientId: channel.clientId }, query: { limit: 100 } } });
+  const siblings = $api.useQuery('get', '/channels/client/{clientId}', {
+    params: { path: { clientId: channel.clientId }, query: { limit: 100 } },
+  });
   const others = (siblings.data ?? []).filter((candidate) => candidate._id !== channel._id);
   const otherProjects = useQueries({
     queries: others.map((other) =>
-      $api.queryOptions('get', '/channels/{channelId}/projects', { params: { path: { channelId: other._id }, query: { limit: CONTENT_PAGE_MAX } } }),
+      $api.queryOptions('get', '/channels/{channelId}/projects', {
+        params: { path: { channelId: other._id }, query: { limit: CONTENT_PAGE_MAX } },
+      }),
     ),
   });
   const move = useAction(async () => {
-    await call(api.PUT('/projects/{projectId}', { params: { path: { projectId: project._id } }, body: { parentId: parentId || null } }));
+    await call(
+      api.PUT('/projects/{projectId}', {
+        params: { path: { projectId: project._id } },
+        body: { parentId: parentId || null },
+      }),
+    );
     return true;
   }, PROJECT_CHANGE);
   return (
@@ -285,7 +385,12 @@ function MoveForm({ node, channel, allNodes, onDone }: { node: TreeNode; channel
         void move.run().then((done) => done && onDone());
       }}
     >
-      <SelectField label="New parent" value={parentId} onChange={(event) => setParentId(event.target.value)} error={fieldError(move.error, 'parentId')}>
+      <SelectField
+        label="New parent"
+        value={parentId}
+        onChange={(event) => setParentId(event.target.value)}
+        error={fieldError(move.error, 'parentId')}
+      >
         <option value="">None: top level</option>
         <optgroup label={`In ${channel.name}`}>
           {allNodes
@@ -322,7 +427,11 @@ function DeletePanel({ node, onCancel }: { node: TreeNode; onCancel: () => void 
   const { project } = node;
   const below = descendantCount(node);
   const remove = useAction(async (cascade: boolean) => {
-    await call(api.DELETE('/projects/{projectId}', { params: { path: { projectId: project._id }, query: cascade ? { cascade: true } : {} } }));
+    await call(
+      api.DELETE('/projects/{projectId}', {
+        params: { path: { projectId: project._id }, query: cascade ? { cascade: true } : {} },
+      }),
+    );
     return true;
   }, PROJECT_CHANGE);
   const refusedForChildren = remove.error?.status === 409;
@@ -367,22 +476,33 @@ function DeletePanel({ node, onCancel }: { node: TreeNode; onCancel: () => void 
 function CollaboratorsSection({ channelId, channelName }: { channelId: string; channelName: string }) {
   const session = useSession();
   const accountId = session.account?.id ?? '';
-  const collaborators = $api.useQuery('get', '/channels/{channelId}/collaborators', { params: { path: { channelId }, query: { limit: CONTENT_PAGE_MAX } } });
-  const members = $api.useQuery('get', '/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } }, { enabled: Boolean(accountId) });
+  const collaborators = $api.useQuery('get', '/channels/{channelId}/collaborators', {
+    params: { path: { channelId }, query: { limit: CONTENT_PAGE_MAX } },
+  });
+  const members = $api.useQuery(
+    'get',
+    '/api/v1/accounts/{accountId}/members',
+    { params: { path: { accountId } } },
+    { enabled: Boolean(accountId) },
+  );
   const memberList = members.data?.data ?? [];
   const rows = collaborators.data ?? [];
   return (
     <section aria-labelledby="collaborators-heading">
       <h2 id="collaborators-heading">Collaborators</h2>
       <p className="muted">
-        Members of the account with a role in {channelName}: {CHANNEL_ROLES.map((role) => `${role}: ${ROLE_MEANINGS[role]}`).join('; ')}. Platform admins
-        may do everything.
+        Members of the account with a role in {channelName}:{' '}
+        {CHANNEL_ROLES.map((role) => `${role}: ${ROLE_MEANINGS[role]}`).join('; ')}. Platform admins may do everything.
       </p>
       <AddCollaboratorForm channelId={channelId} members={memberList} />
       <QueryStatus query={collaborators} loading="Loading the collaborators" />
       {collaborators.data && rows.length === 0 && <p className="muted">No collaborators yet.</p>}
       {rows.length > 0 && (
-        <DataTable busy={collaborators.isFetching} caption={`Collaborators of ${channelName}`} columns={['Member', 'Role', 'Ends', 'Actions']}>
+        <DataTable
+          busy={collaborators.isFetching}
+          caption={`Collaborators of ${channelName}`}
+          columns={['Member', 'Role', 'Ends', 'Actions']}
+        >
           {rows.map((collaborator) => {
             const member = memberList.find((candidate) => candidate.userId === collaborator.userId);
             return (
@@ -436,12 +556,27 @@ function AddCollaboratorForm({ channelId, members }: { channelId: string; member
         required
         value={email}
         onChange={(event) => setEmail(event.target.value)}
-        error={unknown ? 'No member of the account has this email: invite them on the Team page first.' : fieldError(add.error, 'userId')}
+        error={
+          unknown
+            ? 'No member of the account has this email: invite them on the Team page first.'
+            : fieldError(add.error, 'userId')
+        }
       />
-      <SelectField label="Channel role" value={role} onChange={(event) => setRole(event.target.value as ChannelRole)} error={fieldError(add.error, 'role')}>
+      <SelectField
+        label="Channel role"
+        value={role}
+        onChange={(event) => setRole(event.target.value as ChannelRole)}
+        error={fieldError(add.error, 'role')}
+      >
         <Options values={CHANNEL_ROLES} />
       </SelectField>
-      <Field label="Ends (optional)" type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} error={fieldError(add.error, 'expiresAt')} />
+      <Field
+        label="Ends (optional)"
+        type="datetime-local"
+        value={until}
+        onChange={(event) => setUntil(event.target.value)}
+        error={fieldError(add.error, 'expiresAt')}
+      />
       <FormError error={add.error} fields={['userId', 'role', 'expiresAt']} />
       <Button type="submit" busy={add.busy}>
         Add collaborator
@@ -450,7 +585,17 @@ function AddCollaboratorForm({ channelId, members }: { channelId: string; member
   );
 }
 
-function CollaboratorRow({ channelId, collaborator, name, label }: { channelId: string; collaborator: Collaborator; name?: string; label: string }) {
+function CollaboratorRow({
+  channelId,
+  collaborator,
+  name,
+  label,
+}: {
+  channelId: string;
+  collaborator: Collaborator;
+  name?: string;
+  label: string;
+}) {
   const [role, setRole] = useState<ChannelRole>(collaborator.role);
   const path = { channelId, userId: collaborator.userId };
   const change = useAction(async () => {
@@ -475,13 +620,31 @@ function CollaboratorRow({ channelId, collaborator, name, label }: { channelId: 
         )}
       </th>
       <td>{collaborator.role}</td>
-      <td>{ended ? <Badge tone="bad">Ended</Badge> : collaborator.expiresAt ? formatDate(collaborator.expiresAt) : 'never'}</td>
+      <td>
+        {ended ? (
+          <Badge tone="bad">Ended</Badge>
+        ) : collaborator.expiresAt ? (
+          formatDate(collaborator.expiresAt)
+        ) : (
+          'never'
+        )}
+      </td>
       <td>
         <div className="row-actions">
-          <SelectField label={`New role for ${label}`} value={role} onChange={(event) => setRole(event.target.value as ChannelRole)}>
+          <SelectField
+            label={`New role for ${label}`}
+            value={role}
+            onChange={(event) => setRole(event.target.value as ChannelRole)}
+          >
             <Options values={CHANNEL_ROLES} />
           </SelectField>
-          <Button variant="secondary" busy={change.busy} disabled={role === collaborator.role} onClick={() => void change.run()} aria-label={`Change role of ${label}`}>
+          <Button
+            variant="secondary"
+            busy={change.busy}
+            disabled={role === collaborator.role}
+            onClick={() => void change.run()}
+            aria-label={`Change role of ${label}`}
+          >
             Change role
           </Button>
           <Button variant="danger" busy={remove.busy} onClick={() => void remove.run()} aria-label={`Remove ${label}`}>

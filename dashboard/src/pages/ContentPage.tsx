@@ -26,8 +26,9 @@ export function ContentPage() {
     <section aria-labelledby="content-heading">
       <h1 id="content-heading">Content</h1>
       <p className="muted">
-        The clients of {session.project?.name ?? 'this project'}, their channels and each channel&apos;s top-level content projects. Open a channel
-        to change its project tree and its collaborators, and a project to set who may see it and to share it.
+        The clients of {session.project?.name ?? 'this project'}, their channels and each channel&apos;s top-level
+        content projects. Open a channel to change its project tree and its collaborators, and a project to set who may
+        see it and to share it.
       </p>
       <ContentSearch state={search} onChange={setSearch} />
       {isSearching(search) ? <ContentResults key={searchKey(search)} state={search} /> : <ContentTree />}
@@ -43,8 +44,8 @@ function ContentTree() {
       <QueryStatus query={clients} loading="Loading clients" />
       {clients.data && rows.length === 0 && (
         <EmptyState title="No content yet.">
-          Create a client with <span className="mono">POST /clients</span>, then a channel for it with <span className="mono">POST /channels</span> and
-          content projects under the channel: they show here.
+          Create a client with <span className="mono">POST /clients</span>, then a channel for it with{' '}
+          <span className="mono">POST /channels</span> and content projects under the channel: they show here.
         </EmptyState>
       )}
       {rows.map((client) => (
@@ -56,7 +57,9 @@ function ContentTree() {
 }
 
 function ClientSection({ client }: { client: Client }) {
-  const channels = $api.useQuery('get', '/channels/client/{clientId}', { params: { path: { clientId: client._id }, query: { limit: LIMIT } } });
+  const channels = $api.useQuery('get', '/channels/client/{clientId}', {
+    params: { path: { clientId: client._id }, query: { limit: LIMIT } },
+  });
   const headingId = `client-${client._id}`;
   return (
     <section className="card" aria-labelledby={headingId} data-client={client._id}>
@@ -73,7 +76,9 @@ function ClientSection({ client }: { client: Client }) {
 }
 
 function ChannelProjects({ channel }: { channel: Channel }) {
-  const projects = $api.useQuery('get', '/channels/{channelId}/projects', { params: { path: { channelId: channel._id }, query: { limit: CONTENT_PAGE_MAX } } });
+  const projects = $api.useQuery('get', '/channels/{channelId}/projects', {
+    params: { path: { channelId: channel._id }, query: { limit: CONTENT_PAGE_MAX } },
+  });
   const rows = (projects.data ?? []).filter((project) => project.parentId === null);
   return (
     <div className="channel" data-channel={channel._id}>
@@ -85,7 +90,10 @@ function ChannelProjects({ channel }: { channel: Channel }) {
       <QueryStatus query={projects} loading={`Loading the projects of ${channel.name}`} />
       {projects.data && rows.length === 0 && <p className="muted">No content projects in this channel yet.</p>}
       {rows.length > 0 && (
-        <DataTable caption={`Content projects of ${channel.name}`} columns={['Title', 'Type', 'Status', 'Access', 'Updated']}>
+        <DataTable
+          caption={`Content projects of ${channel.name}`}
+          columns={['Title', 'Type', 'Status', 'Access', 'Updated']}
+        >
           {rows.map((project) => (
             <tr key={project._id} data-content-project={project._id}>
               <th scope="row">

@@ -2,19 +2,50 @@ import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { shareAddress } from '../api/viewer';
-import { ACCESS_LABELS, ACCESS_MEANINGS, CONTENT_PAGE_MAX, localToIso, PROJECT_ACCESS, PROJECT_STATUSES, STATUS_TONES, type ContentProject, type ProjectAccess, type ProjectStatus } from '../content';
+import {
+  ACCESS_LABELS,
+  ACCESS_MEANINGS,
+  CONTENT_PAGE_MAX,
+  localToIso,
+  PROJECT_ACCESS,
+  PROJECT_STATUSES,
+  STATUS_TONES,
+  type ContentProject,
+  type ProjectAccess,
+  type ProjectStatus,
+} from '../content';
 import { type Action, runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Options, PageLoadError, QueryStatus, Secret, SelectField, Spinner } from '../ui';
+import {
+  ActionError,
+  Badge,
+  Button,
+  DataTable,
+  EmptyState,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  Options,
+  PageLoadError,
+  QueryStatus,
+  Secret,
+  SelectField,
+  Spinner,
+} from '../ui';
 
 type ShareLink = Schemas['ShareLinkView'];
 type Grant = Schemas['GrantView'];
 type GrantRole = Grant['role'];
 
 const PROJECT_CHANGE = { invalidates: ['/channels/{channelId}/projects', '/projects/', '/channels/{id}'] } as const;
-const SHARE_LINK_CHANGE = { invalidates: ['/projects/{projectId}/share-links', '/api/v1/accounts/{accountId}/audit-log'] } as const;
-const GRANT_CHANGE = { invalidates: ['/projects/{projectId}/grants', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const SHARE_LINK_CHANGE = {
+  invalidates: ['/projects/{projectId}/share-links', '/api/v1/accounts/{accountId}/audit-log'],
+} as const;
+const GRANT_CHANGE = {
+  invalidates: ['/projects/{projectId}/grants', '/api/v1/accounts/{accountId}/audit-log'],
+} as const;
 const GRANT_ROLES: readonly GrantRole[] = ['viewer', 'editor'];
 const OBJECT_ID = /^[0-9a-f]{24}$/i;
 
@@ -25,13 +56,28 @@ const publishableKeyStorage = (platformProjectId: string) => `platform-dashboard
 export function ContentProjectPage({ projectId }: { projectId: string }) {
   const project = $api.useQuery('get', '/projects/{projectId}', { params: { path: { projectId } } });
   const channelId = project.data?.channelId;
-  const channel = $api.useQuery('get', '/channels/{id}', { params: { path: { id: channelId ?? '' } } }, { enabled: Boolean(channelId) });
+  const channel = $api.useQuery(
+    'get',
+    '/channels/{id}',
+    { params: { path: { id: channelId ?? '' } } },
+    { enabled: Boolean(channelId) },
+  );
   const parentId = project.data?.parentId;
-  const parent = $api.useQuery('get', '/projects/{projectId}', { params: { path: { projectId: parentId ?? '' } } }, { enabled: Boolean(parentId) });
+  const parent = $api.useQuery(
+    'get',
+    '/projects/{projectId}',
+    { params: { path: { projectId: parentId ?? '' } } },
+    { enabled: Boolean(parentId) },
+  );
 
   if (project.error) {
     return (
-      <PageLoadError headingId="content-project-heading" heading="Project" error={project.error} retry={() => void project.refetch()}>
+      <PageLoadError
+        headingId="content-project-heading"
+        heading="Project"
+        error={project.error}
+        retry={() => void project.refetch()}
+      >
         Back to <Link to="/content">Content</Link>.
       </PageLoadError>
     );
@@ -105,8 +151,19 @@ function ProjectFields({ project }: { project: ContentProject }) {
       </div>
       {editing ? (
         <form aria-label="Edit the project" onSubmit={runOnSubmit(save.run)}>
-          <Field label="Title" required value={title} onChange={(event) => setTitle(event.target.value)} error={fieldError(save.error, 'primaryTitle')} />
-          <Field label="Description" value={description} onChange={(event) => setDescription(event.target.value)} error={fieldError(save.error, 'description')} />
+          <Field
+            label="Title"
+            required
+            value={title}
+            onChange={(event) => setTitle(event.target.value)}
+            error={fieldError(save.error, 'primaryTitle')}
+          />
+          <Field
+            label="Description"
+            value={description}
+            onChange={(event) => setDescription(event.target.value)}
+            error={fieldError(save.error, 'description')}
+          />
           <SelectField
             label="Status"
             value={status}
@@ -143,7 +200,11 @@ function ProjectFields({ project }: { project: ContentProject }) {
           <dt>Topics</dt>
           <dd>{list(project.topicIds)}</dd>
           <dt>Formats, modes, features</dt>
-          <dd>{[list(project.supportedFormats), list(project.supportedModes), list(project.supportedFeatures)].join(' · ')}</dd>
+          <dd>
+            {[list(project.supportedFormats), list(project.supportedModes), list(project.supportedFeatures)].join(
+              ' · ',
+            )}
+          </dd>
           <dt>Created</dt>
           <dd>{formatDate(project.createdAt)}</dd>
           <dt>Updated</dt>
@@ -164,7 +225,8 @@ function AccessSection({ project }: { project: ContentProject }) {
     <section aria-labelledby="access-heading" className="card">
       <h2 id="access-heading">Who may see it</h2>
       <p data-access-meaning={project.access}>
-        <strong>{ACCESS_LABELS[project.access]}:</strong> {ACCESS_MEANINGS[project.access]} A sub-project is never more visible than this project.
+        <strong>{ACCESS_LABELS[project.access]}:</strong> {ACCESS_MEANINGS[project.access]} A sub-project is never more
+        visible than this project.
       </p>
       <form aria-label="Change who may see the project" onSubmit={runOnSubmit(save.run)}>
         <SelectField
@@ -196,7 +258,11 @@ interface Revocable {
 
 /** When access through a link or a grant ends: revoked, passed (`passedLabel`), its date, or never. */
 function EndCell({ access, passedLabel }: { access: Revocable; passedLabel: string }) {
-  const state = access.revokedAt ? <Badge tone="bad">Revoked</Badge> : passed(access.expiresAt) ? <Badge tone="warn">{passedLabel}</Badge> : null;
+  const state = access.revokedAt ? (
+    <Badge tone="bad">Revoked</Badge>
+  ) : passed(access.expiresAt) ? (
+    <Badge tone="warn">{passedLabel}</Badge>
+  ) : null;
   return <td>{state ?? (access.expiresAt ? formatDate(access.expiresAt) : 'never')}</td>;
 }
 
@@ -215,14 +281,17 @@ function RevokeCell({ access, revoke, label }: { access: Revocable; revoke: Acti
 }
 
 function ShareLinksSection({ project }: { project: ContentProject }) {
-  const links = $api.useQuery('get', '/projects/{projectId}/share-links', { params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } } });
+  const links = $api.useQuery('get', '/projects/{projectId}/share-links', {
+    params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } },
+  });
   const [created, setCreated] = useState<string | undefined>();
   const rows = links.data ?? [];
   return (
     <section aria-labelledby="share-links-heading" className="card">
       <h2 id="share-links-heading">Share links</h2>
       <p className="muted">
-        A link opens this project and its sub-projects to whoever holds it, where the project or one above it is Link only, once published.
+        A link opens this project and its sub-projects to whoever holds it, where the project or one above it is Link
+        only, once published.
       </p>
       <NewShareLinkForm project={project} onCreated={setCreated} />
       {created && (
@@ -268,16 +337,19 @@ function NewShareLinkForm({ project, onCreated }: { project: ContentProject; onC
     onCreated(shareAddress(window.location.origin, project._id, { token: link.token, key: key.trim() }));
     return true;
   }, SHARE_LINK_CHANGE);
-  const makeKey = useAction(async () => {
-    const made = await call(
-      api.POST('/api/v1/platform/projects/{id}/keys', {
-        params: { path: { id: platformProjectId }, header: { 'Idempotency-Key': idempotencyKey() } },
-        body: { name: 'Share links', kind: 'publishable' },
-      }),
-    );
-    setKey(made.data.key);
-    return true;
-  }, { invalidates: ['/api/v1/platform/projects/{id}/keys', '/api/v1/accounts/{accountId}/audit-log'] });
+  const makeKey = useAction(
+    async () => {
+      const made = await call(
+        api.POST('/api/v1/platform/projects/{id}/keys', {
+          params: { path: { id: platformProjectId }, header: { 'Idempotency-Key': idempotencyKey() } },
+          body: { name: 'Share links', kind: 'publishable' },
+        }),
+      );
+      setKey(made.data.key);
+      return true;
+    },
+    { invalidates: ['/api/v1/platform/projects/{id}/keys', '/api/v1/accounts/{accountId}/audit-log'] },
+  );
   const keyLooksRight = key.trim().startsWith('pk_');
   return (
     <form
@@ -294,11 +366,14 @@ function NewShareLinkForm({ project, onCreated }: { project: ContentProject; onC
         className="mono"
         value={key}
         onChange={(event) => setKey(event.target.value)}
-        error={key && !keyLooksRight ? 'A publishable key starts with pk_ (a secret key must never be shared).' : undefined}
+        error={
+          key && !keyLooksRight ? 'A publishable key starts with pk_ (a secret key must never be shared).' : undefined
+        }
         hint={
           <>
-            The link&apos;s page reads the project with a publishable key (pk_test_…) of {session.project?.name ?? 'this project'}, which is safe to share; it
-            is kept in this browser for the next link. Keys are on the <Link to="/projects">Projects &amp; keys</Link> page.
+            The link&apos;s page reads the project with a publishable key (pk_test_…) of{' '}
+            {session.project?.name ?? 'this project'}, which is safe to share; it is kept in this browser for the next
+            link. Keys are on the <Link to="/projects">Projects &amp; keys</Link> page.
           </>
         }
       />
@@ -319,7 +394,13 @@ function NewShareLinkForm({ project, onCreated }: { project: ContentProject; onC
         hint="At least 8 characters; viewers type it before they see the project."
         error={fieldError(create.error, 'password')}
       />
-      <Field label="Expires (optional)" type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} error={fieldError(create.error, 'expiresAt')} />
+      <Field
+        label="Expires (optional)"
+        type="datetime-local"
+        value={until}
+        onChange={(event) => setUntil(event.target.value)}
+        error={fieldError(create.error, 'expiresAt')}
+      />
       <FormError error={create.error} fields={['password', 'expiresAt']} />
       <Button type="submit" busy={create.busy}>
         Create share link
@@ -330,7 +411,11 @@ function NewShareLinkForm({ project, onCreated }: { project: ContentProject; onC
 
 function ShareLinkRow({ link }: { link: ShareLink }) {
   const revoke = useAction(async () => {
-    await call(api.DELETE('/projects/{projectId}/share-links/{shareLinkId}', { params: { path: { projectId: link.projectId, shareLinkId: link.id } } }));
+    await call(
+      api.DELETE('/projects/{projectId}/share-links/{shareLinkId}', {
+        params: { path: { projectId: link.projectId, shareLinkId: link.id } },
+      }),
+    );
     return true;
   }, SHARE_LINK_CHANGE);
   return (
@@ -348,12 +433,17 @@ function ShareLinkRow({ link }: { link: ShareLink }) {
 }
 
 function GrantsSection({ project }: { project: ContentProject }) {
-  const grants = $api.useQuery('get', '/projects/{projectId}/grants', { params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } } });
+  const grants = $api.useQuery('get', '/projects/{projectId}/grants', {
+    params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } },
+  });
   const rows = grants.data ?? [];
   return (
     <section aria-labelledby="grants-heading" className="card">
       <h2 id="grants-heading">Grants</h2>
-      <p className="muted">A grant opens this project and its sub-projects to one person, where the project or one above it is Permissions, once published.</p>
+      <p className="muted">
+        A grant opens this project and its sub-projects to one person, where the project or one above it is Permissions,
+        once published.
+      </p>
       <NewGrantForm project={project} />
       <QueryStatus query={grants} loading="Loading the grants" />
       {grants.data && rows.length === 0 && <EmptyState title="No grants yet." />}
@@ -381,7 +471,11 @@ function NewGrantForm({ project }: { project: ContentProject }) {
     await call(
       api.POST('/projects/{projectId}/grants', {
         params: { path: { projectId: project._id }, header: { 'Idempotency-Key': idempotencyKey() } },
-        body: { ...(OBJECT_ID.test(person) ? { userId: person } : { email: person }), role, expiresAt: localToIso(until) ?? null },
+        body: {
+          ...(OBJECT_ID.test(person) ? { userId: person } : { email: person }),
+          role,
+          expiresAt: localToIso(until) ?? null,
+        },
       }),
     );
     setWho('');
@@ -399,10 +493,21 @@ function NewGrantForm({ project }: { project: ContentProject }) {
         hint="An email works before its owner signs up: the grant waits for them."
         error={fieldError(create.error, 'email', 'userId')}
       />
-      <SelectField label="Grant role" value={role} onChange={(event) => setRole(event.target.value as GrantRole)} error={fieldError(create.error, 'role')}>
+      <SelectField
+        label="Grant role"
+        value={role}
+        onChange={(event) => setRole(event.target.value as GrantRole)}
+        error={fieldError(create.error, 'role')}
+      >
         <Options values={GRANT_ROLES} />
       </SelectField>
-      <Field label="Grant ends (optional)" type="datetime-local" value={until} onChange={(event) => setUntil(event.target.value)} error={fieldError(create.error, 'expiresAt')} />
+      <Field
+        label="Grant ends (optional)"
+        type="datetime-local"
+        value={until}
+        onChange={(event) => setUntil(event.target.value)}
+        error={fieldError(create.error, 'expiresAt')}
+      />
       <FormError error={create.error} fields={['email', 'userId', 'role', 'expiresAt']} />
       <Button type="submit" busy={create.busy}>
         Grant access
@@ -413,7 +518,11 @@ function NewGrantForm({ project }: { project: ContentProject }) {
 
 function GrantRow({ grant }: { grant: Grant }) {
   const revoke = useAction(async () => {
-    await call(api.DELETE('/projects/{projectId}/grants/{grantId}', { params: { path: { projectId: grant.projectId, grantId: grant.id } } }));
+    await call(
+      api.DELETE('/projects/{projectId}/grants/{grantId}', {
+        params: { path: { projectId: grant.projectId, grantId: grant.id } },
+      }),
+    );
     return true;
   }, GRANT_CHANGE);
   const person = grant.email ?? grant.userId ?? '—';

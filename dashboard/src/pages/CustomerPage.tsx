@@ -5,7 +5,22 @@ import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { Link } from '@tanstack/react-router';
 import { groupCardNumber, TEST_CARDS } from '../test-cards';
-import { ActionError, Badge, Button, EmptyState, Field, fieldError, FormActions, FormError, PageLoadError, Pager, QueryStatus, Spinner, Table, useCursor } from '../ui';
+import {
+  ActionError,
+  Badge,
+  Button,
+  EmptyState,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  PageLoadError,
+  Pager,
+  QueryStatus,
+  Spinner,
+  Table,
+  useCursor,
+} from '../ui';
 import { NewPaymentForm, PaymentsTable } from './payments-shared';
 
 type Card = Schemas['CardResponse'];
@@ -18,7 +33,11 @@ export function CustomerPage({ id }: { id: string }) {
   const payments = $api.useQuery(
     'get',
     '/api/v1/payments',
-    { params: { query: { customer: id, limit: 10, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    {
+      params: {
+        query: { customer: id, limit: 10, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) },
+      },
+    },
     { placeholderData: keepPreviousData },
   );
   const [addingCard, setAddingCard] = useState(false);
@@ -29,7 +48,12 @@ export function CustomerPage({ id }: { id: string }) {
 
   if (customer.error) {
     return (
-      <PageLoadError headingId="customer-heading" heading="Customer" error={customer.error} retry={() => void customer.refetch()}>
+      <PageLoadError
+        headingId="customer-heading"
+        heading="Customer"
+        error={customer.error}
+        retry={() => void customer.refetch()}
+      >
         <Link to="/customers">Back to the customers</Link>
       </PageLoadError>
     );
@@ -67,16 +91,13 @@ export function CustomerPage({ id }: { id: string }) {
         {!addingCard && <Button onClick={() => setAddingCard(true)}>Add a card</Button>}
       </div>
       {addingCard && (
-        <AddCardForm
-          customerId={id}
-          onCancel={() => setAddingCard(false)}
-          onAdded={() => setAddingCard(false)}
-        />
+        <AddCardForm customerId={id} onCancel={() => setAddingCard(false)} onAdded={() => setAddingCard(false)} />
       )}
       <QueryStatus query={cards} loading="Loading cards" />
       {cards.data && cardRows.length === 0 && !addingCard && (
         <EmptyState title="No cards yet.">
-          Add a test card with <strong>Add a card</strong>: the first card becomes the default, and payments charge the default card.
+          Add a test card with <strong>Add a card</strong>: the first card becomes the default, and payments charge the
+          default card.
         </EmptyState>
       )}
       {cardRows.length > 0 && (
@@ -89,11 +110,7 @@ export function CustomerPage({ id }: { id: string }) {
 
       <div className="page-head">
         <h2>Payments</h2>
-        {!paying && (
-          <Button onClick={() => setPaying(true)}>
-            New payment
-          </Button>
-        )}
+        {!paying && <Button onClick={() => setPaying(true)}>New payment</Button>}
       </div>
       {paying && (
         <NewPaymentForm
@@ -108,10 +125,14 @@ export function CustomerPage({ id }: { id: string }) {
       <QueryStatus query={payments} loading="Loading payments" />
       {payments.data && paymentRows.length === 0 && cursor.page === 0 && !paying && (
         <EmptyState title="No payments from this customer yet.">
-          {data.defaultMethod ? 'Charge their default card with New payment.' : 'Add a card first, then charge it with New payment.'}
+          {data.defaultMethod
+            ? 'Charge their default card with New payment.'
+            : 'Add a card first, then charge it with New payment.'}
         </EmptyState>
       )}
-      {paymentRows.length > 0 && <PaymentsTable payments={paymentRows} caption={`Payments of ${data.email ?? data.id}`} showCustomer={false} />}
+      {paymentRows.length > 0 && (
+        <PaymentsTable payments={paymentRows} caption={`Payments of ${data.email ?? data.id}`} showCustomer={false} />
+      )}
       <Pager cursor={cursor} list={payments} lastId={paymentRows.at(-1)?.id} />
     </section>
   );
@@ -120,7 +141,11 @@ export function CustomerPage({ id }: { id: string }) {
 function CardItem({ card, isDefault }: { card: Card; isDefault: boolean }) {
   const makeDefault = useAction(
     async () => {
-      await call(api.POST('/v1/cards/{id}/default', { params: { path: { id: card.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
+      await call(
+        api.POST('/v1/cards/{id}/default', {
+          params: { path: { id: card.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+        }),
+      );
     },
     { invalidates: ['/v1/cards', '/v1/customers', '/v1/events'] },
   );
@@ -137,7 +162,12 @@ function CardItem({ card, isDefault }: { card: Card; isDefault: boolean }) {
         {isDefault ? (
           <Badge tone="good">Default</Badge>
         ) : (
-          <Button variant="secondary" busy={makeDefault.busy} onClick={() => void makeDefault.run()} aria-label={`Make default: ${label}`}>
+          <Button
+            variant="secondary"
+            busy={makeDefault.busy}
+            onClick={() => void makeDefault.run()}
+            aria-label={`Make default: ${label}`}
+          >
             Make default
           </Button>
         )}
@@ -147,14 +177,28 @@ function CardItem({ card, isDefault }: { card: Card; isDefault: boolean }) {
   );
 }
 
-function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; onCancel: () => void; onAdded: () => void }) {
+function AddCardForm({
+  customerId,
+  onCancel,
+  onAdded,
+}: {
+  customerId: string;
+  onCancel: () => void;
+  onAdded: () => void;
+}) {
   const nextYear = String(new Date().getFullYear() + 3);
   const [form, setForm] = useState({ cardNumber: '', expMonth: '12', expYear: nextYear, cvc: '' });
   const [key] = useState(idempotencyKey);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [name]: event.target.value });
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
+    setForm({ ...form, [name]: event.target.value });
   const add = useAction(
     async () => {
-      await call(api.POST('/v1/cards', { body: { customer: customerId, ...form }, params: { header: { 'Idempotency-Key': key } } }));
+      await call(
+        api.POST('/v1/cards', {
+          body: { customer: customerId, ...form },
+          params: { header: { 'Idempotency-Key': key } },
+        }),
+      );
       onAdded();
     },
     // The first card becomes the customer's default.
@@ -176,9 +220,32 @@ function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; on
         hint="Test mode: only the test card numbers below are accepted; real cards are refused."
       />
       <div className="grid-3">
-        <Field label="Expiry month" inputMode="numeric" required value={form.expMonth} onChange={set('expMonth')} error={error('expMonth')} />
-        <Field label="Expiry year" inputMode="numeric" required value={form.expYear} onChange={set('expYear')} error={error('expYear')} />
-        <Field label="CVC" inputMode="numeric" autoComplete="off" required value={form.cvc} onChange={set('cvc')} error={error('cvc')} hint="3 digits; 4 for American Express." />
+        <Field
+          label="Expiry month"
+          inputMode="numeric"
+          required
+          value={form.expMonth}
+          onChange={set('expMonth')}
+          error={error('expMonth')}
+        />
+        <Field
+          label="Expiry year"
+          inputMode="numeric"
+          required
+          value={form.expYear}
+          onChange={set('expYear')}
+          error={error('expYear')}
+        />
+        <Field
+          label="CVC"
+          inputMode="numeric"
+          autoComplete="off"
+          required
+          value={form.cvc}
+          onChange={set('cvc')}
+          error={error('cvc')}
+          hint="3 digits; 4 for American Express."
+        />
       </div>
       <details className="test-cards">
         <summary>Test card numbers</summary>
@@ -190,7 +257,13 @@ function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; on
                 <Button
                   variant="link"
                   className="mono"
-                  onClick={() => setForm({ ...form, cardNumber: card.number, cvc: card.brand === 'American Express' ? '1234' : '123' })}
+                  onClick={() =>
+                    setForm({
+                      ...form,
+                      cardNumber: card.number,
+                      cvc: card.brand === 'American Express' ? '1234' : '123',
+                    })
+                  }
                   aria-label={`${groupCardNumber(card.number)}: use this ${card.brand} ${card.funding} card${card.failureCode ? `, whose charges fail with ${card.failureCode}` : ''}`}
                 >
                   {groupCardNumber(card.number)}
@@ -199,7 +272,13 @@ function AddCardForm({ customerId, onCancel, onAdded }: { customerId: string; on
               <td>
                 {card.brand} {card.funding}, {card.country}
               </td>
-              <td>{card.failureCode ? <Badge tone="bad">fails: {card.failureCode.replace(/_/g, ' ')}</Badge> : <Badge tone="good">succeed</Badge>}</td>
+              <td>
+                {card.failureCode ? (
+                  <Badge tone="bad">fails: {card.failureCode.replace(/_/g, ' ')}</Badge>
+                ) : (
+                  <Badge tone="good">succeed</Badge>
+                )}
+              </td>
             </tr>
           ))}
         </Table>

@@ -7,7 +7,20 @@ import { formatDate } from '../money';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { Highlight, quotedValueMatcher, SearchBox, SearchPager, useSearchPages } from '../search';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, Pager, QueryStatus, Spinner, useCursor } from '../ui';
+import {
+  Badge,
+  Button,
+  DataTable,
+  EmptyState,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  Pager,
+  QueryStatus,
+  Spinner,
+  useCursor,
+} from '../ui';
 
 const PAGE_SIZE = 20;
 const QUERY_EXAMPLE = "email:'jenny@example.com'";
@@ -19,7 +32,9 @@ export function CustomersPage() {
   const customers = $api.useQuery(
     'get',
     '/v1/customers',
-    { params: { query: { limit: PAGE_SIZE, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    {
+      params: { query: { limit: PAGE_SIZE, ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } },
+    },
     { placeholderData: keepPreviousData },
   );
   const [creating, setCreating] = useState(false);
@@ -33,7 +48,10 @@ export function CustomersPage() {
         <h1 id="customers-heading">Customers</h1>
         {!creating && <Button onClick={() => setCreating(true)}>New customer</Button>}
       </div>
-      <p className="muted">The people and companies that pay, in {session.project?.name ?? 'this project'}. Open one to add a test card and charge it.</p>
+      <p className="muted">
+        The people and companies that pay, in {session.project?.name ?? 'this project'}. Open one to add a test card and
+        charge it.
+      </p>
       {creating && (
         <NewCustomer
           onCancel={() => setCreating(false)}
@@ -55,9 +73,10 @@ export function CustomersPage() {
         }}
         hint={
           <>
-            Fields <span className="mono">email</span>, <span className="mono">name</span>, <span className="mono">phone</span>, <span className="mono">created</span> and{' '}
-            <span className="mono">metadata</span>: <span className="mono">:</span> for exact, <span className="mono">~</span> for a part (3 characters or more), joined by AND or
-            OR.
+            Fields <span className="mono">email</span>, <span className="mono">name</span>,{' '}
+            <span className="mono">phone</span>, <span className="mono">created</span> and{' '}
+            <span className="mono">metadata</span>: <span className="mono">:</span> for exact,{' '}
+            <span className="mono">~</span> for a part (3 characters or more), joined by AND or OR.
           </>
         }
       />
@@ -77,7 +96,13 @@ function CustomerList({
   cursor,
   rows,
 }: {
-  customers: { data?: { hasMore: boolean }; error: ErrorBody | null; isPending: boolean; isFetching: boolean; refetch: () => unknown };
+  customers: {
+    data?: { hasMore: boolean };
+    error: ErrorBody | null;
+    isPending: boolean;
+    isFetching: boolean;
+    refetch: () => unknown;
+  };
   cursor: ReturnType<typeof useCursor>;
   rows: Customer[];
 }) {
@@ -86,7 +111,8 @@ function CustomerList({
       <QueryStatus query={customers} loading="Loading customers" />
       {customers.data && rows.length === 0 && cursor.page === 0 && (
         <EmptyState title="No customers yet.">
-          Create your first customer with <strong>New customer</strong>: an email is all it takes. Then add a test card to it and take a payment.
+          Create your first customer with <strong>New customer</strong>: an email is all it takes. Then add a test card
+          to it and take a payment.
         </EmptyState>
       )}
       {rows.length > 0 && <CustomersTable rows={rows} busy={customers.isFetching} caption="Customers, newest first" />}
@@ -122,17 +148,46 @@ function CustomerResults({ query, onClear }: { query: string; onClear: () => voi
       {results.isPending && !results.error && <Spinner label="Searching customers" />}
       {results.data && (
         <p className="muted small" role="status">
-          {count === undefined ? `${rows.length} shown` : `${count} ${count === 1 ? 'customer matches' : 'customers match'}`}. Results follow changes within a few seconds.
+          {count === undefined
+            ? `${rows.length} shown`
+            : `${count} ${count === 1 ? 'customer matches' : 'customers match'}`}
+          . Results follow changes within a few seconds.
         </p>
       )}
-      {results.data && rows.length === 0 && <EmptyState title="No customer matches this search.">Try a part of the value with ~, or another field.</EmptyState>}
-      {rows.length > 0 && <CustomersTable rows={rows} busy={results.isFetching} caption={`Customers matching ${query}`} highlight={quotedValueMatcher(query)} />}
-      <SearchPager pages={pages} hasMore={results.data?.has_more ?? false} nextPage={results.data?.next_page ?? null} busy={results.isFetching} />
+      {results.data && rows.length === 0 && (
+        <EmptyState title="No customer matches this search.">
+          Try a part of the value with ~, or another field.
+        </EmptyState>
+      )}
+      {rows.length > 0 && (
+        <CustomersTable
+          rows={rows}
+          busy={results.isFetching}
+          caption={`Customers matching ${query}`}
+          highlight={quotedValueMatcher(query)}
+        />
+      )}
+      <SearchPager
+        pages={pages}
+        hasMore={results.data?.has_more ?? false}
+        nextPage={results.data?.next_page ?? null}
+        busy={results.isFetching}
+      />
     </section>
   );
 }
 
-function CustomersTable({ rows, busy, caption, highlight }: { rows: Customer[]; busy: boolean; caption: string; highlight?: ReturnType<typeof quotedValueMatcher> }) {
+function CustomersTable({
+  rows,
+  busy,
+  caption,
+  highlight,
+}: {
+  rows: Customer[];
+  busy: boolean;
+  caption: string;
+  highlight?: ReturnType<typeof quotedValueMatcher>;
+}) {
   const mark = highlight ?? (() => []);
   return (
     <DataTable busy={busy} caption={caption} columns={['Customer', 'Name', 'Country', 'Default card', 'Created']}>
@@ -140,7 +195,11 @@ function CustomersTable({ rows, busy, caption, highlight }: { rows: Customer[]; 
         <tr key={customer.id}>
           <th scope="row">
             <Link to="/customers/$customerId" params={{ customerId: customer.id }}>
-              {customer.email ? <Highlight text={customer.email} match={mark} /> : <span className="mono">{customer.id}</span>}
+              {customer.email ? (
+                <Highlight text={customer.email} match={mark} />
+              ) : (
+                <span className="mono">{customer.id}</span>
+              )}
             </Link>
           </th>
           <td>
@@ -158,21 +217,33 @@ function CustomersTable({ rows, busy, caption, highlight }: { rows: Customer[]; 
 function NewCustomer({ onCancel, onCreated }: { onCancel: () => void; onCreated: (id: string) => void }) {
   const [form, setForm] = useState({ email: '', firstName: '', lastName: '' });
   const [key] = useState(idempotencyKey);
-  const set = (name: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [name]: event.target.value });
-  const create = useAction(async () => {
-    const body = {
-      email: form.email.trim(),
-      ...(form.firstName.trim() ? { firstName: form.firstName.trim() } : {}),
-      ...(form.lastName.trim() ? { lastName: form.lastName.trim() } : {}),
-    };
-    const created = await call(api.POST('/v1/customers', { body, params: { header: { 'Idempotency-Key': key } } }));
-    onCreated(created.data.id);
-  }, { invalidates: ['/v1/customers'] });
+  const set = (name: keyof typeof form) => (event: { target: { value: string } }) =>
+    setForm({ ...form, [name]: event.target.value });
+  const create = useAction(
+    async () => {
+      const body = {
+        email: form.email.trim(),
+        ...(form.firstName.trim() ? { firstName: form.firstName.trim() } : {}),
+        ...(form.lastName.trim() ? { lastName: form.lastName.trim() } : {}),
+      };
+      const created = await call(api.POST('/v1/customers', { body, params: { header: { 'Idempotency-Key': key } } }));
+      onCreated(created.data.id);
+    },
+    { invalidates: ['/v1/customers'] },
+  );
   const error = (field: string) => fieldError(create.error, field);
   return (
     <form className="card" aria-labelledby="new-customer-heading" onSubmit={runOnSubmit(create.run)}>
       <h2 id="new-customer-heading">New customer</h2>
-      <Field label="Email" type="email" required autoFocus value={form.email} onChange={set('email')} error={error('email')} />
+      <Field
+        label="Email"
+        type="email"
+        required
+        autoFocus
+        value={form.email}
+        onChange={set('email')}
+        error={error('email')}
+      />
       <div className="grid-2">
         <Field label="First name" value={form.firstName} onChange={set('firstName')} error={error('firstName')} />
         <Field label="Last name" value={form.lastName} onChange={set('lastName')} error={error('lastName')} />

@@ -52,7 +52,8 @@ export function ResetPasswordPage() {
     return (
       <AuthCard>
         <p className="notice" role="status">
-          Your password is changed. Every session signed in with the old one has ended{session ? '' : ': log in with the new one'}.
+          Your password is changed. Every session signed in with the old one has ended
+          {session ? '' : ': log in with the new one'}.
         </p>
         {session ? (
           <p>
@@ -169,16 +170,25 @@ export function InvitationPage() {
       <AuthCard>
         <h2>You are invited</h2>
         {!token && <MissingToken />}
-        <p>Join the account that invited you: sign up with the address the invitation was sent to, or log in if you already have a login.</p>
+        <p>
+          Join the account that invited you: sign up with the address the invitation was sent to, or log in if you
+          already have a login.
+        </p>
         <div className="radio-row" role="radiogroup" aria-label="How to join">
           <label>
-            <input type="radio" name="invitation-kind" checked={kind === 'signup'} onChange={() => setKind('signup')} /> I am new here
+            <input type="radio" name="invitation-kind" checked={kind === 'signup'} onChange={() => setKind('signup')} />{' '}
+            I am new here
           </label>
           <label>
-            <input type="radio" name="invitation-kind" checked={kind === 'login'} onChange={() => setKind('login')} /> I have a login
+            <input type="radio" name="invitation-kind" checked={kind === 'login'} onChange={() => setKind('login')} /> I
+            have a login
           </label>
         </div>
-        {kind === 'signup' ? <SignupForm invitation={token} fixedInvitation onSignedUp={() => void navigate({ to: '/overview' })} /> : <LoginForm heading="Log in to accept" />}
+        {kind === 'signup' ? (
+          <SignupForm invitation={token} fixedInvitation onSignedUp={() => void navigate({ to: '/overview' })} />
+        ) : (
+          <LoginForm heading="Log in to accept" />
+        )}
       </AuthCard>
     );
   }
@@ -196,7 +206,11 @@ export function InvitationPage() {
           ) : (
             <>
               <p>Open {joined.name} now: a session acts in one account at a time.</p>
-              <SwitchAccountForm accountId={joined.id} accountName={joined.name} onDone={() => void navigate({ to: '/overview' })} />
+              <SwitchAccountForm
+                accountId={joined.id}
+                accountName={joined.name}
+                onDone={() => void navigate({ to: '/overview' })}
+              />
               <p className="muted">
                 Or stay in {session.account?.name ?? 'your account'}: <Link to="/overview">go to the overview</Link>.
               </p>
@@ -205,7 +219,8 @@ export function InvitationPage() {
         ) : (
           <>
             <p>
-              Signed in as <strong>{session.me.user.email}</strong>. Only the address the invitation was sent to can accept it.
+              Signed in as <strong>{session.me.user.email}</strong>. Only the address the invitation was sent to can
+              accept it.
             </p>
             <FormError error={accept.error} />
             <div className="actions">

@@ -21,7 +21,15 @@ export function EventsPage() {
   const events = $api.useQuery(
     'get',
     '/v1/events',
-    { params: { query: { limit: PAGE_SIZE, ...(type ? { type } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    {
+      params: {
+        query: {
+          limit: PAGE_SIZE,
+          ...(type ? { type } : {}),
+          ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}),
+        },
+      },
+    },
     { placeholderData: keepPreviousData },
   );
   const [open, setOpen] = useState<string | undefined>();
@@ -35,7 +43,10 @@ export function EventsPage() {
           Refresh
         </Button>
       </div>
-      <p className="muted">What changed in {session.project?.name ?? 'this project'}, newest first. Webhook endpoints receive these same events.</p>
+      <p className="muted">
+        What changed in {session.project?.name ?? 'this project'}, newest first. Webhook endpoints receive these same
+        events.
+      </p>
       <SelectField
         label="Type"
         value={type}
@@ -49,12 +60,23 @@ export function EventsPage() {
       </SelectField>
       <QueryStatus query={events} loading="Loading events" />
       {events.data && rows.length === 0 && cursor.page === 0 && (
-        <EmptyState title={type ? `No ${type} events.` : 'No events yet.'}>Create a customer or take a payment: each change records an event here.</EmptyState>
+        <EmptyState title={type ? `No ${type} events.` : 'No events yet.'}>
+          Create a customer or take a payment: each change records an event here.
+        </EmptyState>
       )}
       {rows.length > 0 && (
-        <DataTable busy={events.isFetching} caption="Events, newest first" columns={['Type', 'Object', 'Created', { hidden: 'Details' }]}>
+        <DataTable
+          busy={events.isFetching}
+          caption="Events, newest first"
+          columns={['Type', 'Object', 'Created', { hidden: 'Details' }]}
+        >
           {rows.map((event) => (
-            <EventRow key={event.id} event={event} open={open === event.id} onToggle={() => setOpen(open === event.id ? undefined : event.id)} />
+            <EventRow
+              key={event.id}
+              event={event}
+              open={open === event.id}
+              onToggle={() => setOpen(open === event.id ? undefined : event.id)}
+            />
           ))}
         </DataTable>
       )}

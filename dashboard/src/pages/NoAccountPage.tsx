@@ -27,7 +27,10 @@ export function NoAccountPage() {
   return (
     <section aria-labelledby="no-account-heading">
       <h1 id="no-account-heading">Create or join an account</h1>
-      <p>You belong to no account yet. Customers, payments and keys live in an account: create one, or join one with an invitation token.</p>
+      <p>
+        You belong to no account yet. Customers, payments and keys live in an account: create one, or join one with an
+        invitation token.
+      </p>
       <Field
         label="Your password"
         type="password"
@@ -39,8 +42,19 @@ export function NoAccountPage() {
       <div className="grid-2">
         <form className="card" aria-labelledby="create-account-heading" onSubmit={runOnSubmit(create.run)}>
           <h2 id="create-account-heading">New account</h2>
-          <Field label="Account name" required value={name} onChange={(event) => setName(event.target.value)} error={fieldError(create.error, 'name')} />
-          <SelectField label="Type" value={type} onChange={(event) => setType(event.target.value as AccountType)} error={fieldError(create.error, 'type')}>
+          <Field
+            label="Account name"
+            required
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+            error={fieldError(create.error, 'name')}
+          />
+          <SelectField
+            label="Type"
+            value={type}
+            onChange={(event) => setType(event.target.value as AccountType)}
+            error={fieldError(create.error, 'type')}
+          >
             <option value="company">Company</option>
             <option value="developer">Developer</option>
           </SelectField>
@@ -51,7 +65,14 @@ export function NoAccountPage() {
         </form>
         <form className="card" aria-labelledby="accept-heading" onSubmit={runOnSubmit(accept.run)}>
           <h2 id="accept-heading">Join with an invitation</h2>
-          <Field label="Invitation token" className="mono" required value={token} onChange={(event) => setToken(event.target.value)} error={fieldError(accept.error, 'token')} />
+          <Field
+            label="Invitation token"
+            className="mono"
+            required
+            value={token}
+            onChange={(event) => setToken(event.target.value)}
+            error={fieldError(accept.error, 'token')}
+          />
           <FormError error={accept.error} fields={['token']} />
           <Button type="submit" busy={accept.busy}>
             Join account

@@ -31,23 +31,44 @@ export function OverviewPage() {
     <section aria-labelledby="overview-heading">
       <h1 id="overview-heading">Overview</h1>
       <p className="muted">
-        Payment volume per day in {session.project?.name ?? 'this project'}: what was charged (gross), what was refunded of it, and what stays
-        (net). Days are UTC; a payment counts on the day it was created, its refunds with it.
+        Payment volume per day in {session.project?.name ?? 'this project'}: what was charged (gross), what was refunded
+        of it, and what stays (net). Days are UTC; a payment counts on the day it was created, its refunds with it.
       </p>
       <form className="filters" aria-label="Period and currency" onSubmit={(event) => event.preventDefault()}>
-        <SelectField label="Currency" value={currency} onChange={(event) => setCurrency(event.target.value)} error={fieldError(summary.error, 'currency')}>
+        <SelectField
+          label="Currency"
+          value={currency}
+          onChange={(event) => setCurrency(event.target.value)}
+          error={fieldError(summary.error, 'currency')}
+        >
           {COMMON_CURRENCIES.map((code) => (
             <option key={code} value={code}>
               {code.toUpperCase()}
             </option>
           ))}
         </SelectField>
-        <Field label="From" type="date" value={from} max={to} onChange={(event) => setFrom(event.target.value)} error={fieldError(summary.error, 'from')} />
-        <Field label="To" type="date" value={to} min={from} onChange={(event) => setTo(event.target.value)} error={fieldError(summary.error, 'to')} />
+        <Field
+          label="From"
+          type="date"
+          value={from}
+          max={to}
+          onChange={(event) => setFrom(event.target.value)}
+          error={fieldError(summary.error, 'from')}
+        />
+        <Field
+          label="To"
+          type="date"
+          value={to}
+          min={from}
+          onChange={(event) => setTo(event.target.value)}
+          error={fieldError(summary.error, 'to')}
+        />
         {summary.isFetching && <Spinner label="Loading the summary" />}
       </form>
 
-      {summary.error && !fieldError(summary.error, 'currency', 'from', 'to') && <LoadError error={summary.error} retry={() => void summary.refetch()} />}
+      {summary.error && !fieldError(summary.error, 'currency', 'from', 'to') && (
+        <LoadError error={summary.error} retry={() => void summary.refetch()} />
+      )}
 
       {data && (
         <div aria-busy={summary.isFetching || undefined}>
@@ -58,7 +79,9 @@ export function OverviewPage() {
             <Stat label="Payments" value={String(data.totals.count)} />
           </dl>
           {data.totals.count === 0 ? (
-            <EmptyState title={`No ${data.currency.toUpperCase()} payments from ${formatDay(data.from)} to ${formatDay(data.to)}.`}>
+            <EmptyState
+              title={`No ${data.currency.toUpperCase()} payments from ${formatDay(data.from)} to ${formatDay(data.to)}.`}
+            >
               Add a customer and a test card on the <Link to="/customers">Customers</Link> page, then charge it on the{' '}
               <Link to="/payments">Payments</Link> page; or pick another currency or period.
             </EmptyState>
@@ -128,10 +151,29 @@ export function VolumeChart({ summary }: { summary: Summary }) {
           </g>
         ))}
         {days.map((day, index) => (
-          <g key={day.date} className="chart-day" data-date={day.date} data-gross={day.gross} data-refunded={day.refunded} data-net={day.net}>
+          <g
+            key={day.date}
+            className="chart-day"
+            data-date={day.date}
+            data-gross={day.gross}
+            data-refunded={day.refunded}
+            data-net={day.net}
+          >
             <title>{`${formatDay(day.date)}: gross ${money(day.gross)}, refunded ${money(day.refunded)}, net ${money(day.net)}, ${day.count} payments`}</title>
-            <rect className="bar-gross" x={x(index) - barWidth / 2} width={barWidth} y={y(day.gross)} height={Math.max(0, y(0) - y(day.gross))} />
-            <rect className="bar-refunded" x={x(index) - barWidth / 2} width={barWidth} y={y(day.refunded)} height={Math.max(0, y(0) - y(day.refunded))} />
+            <rect
+              className="bar-gross"
+              x={x(index) - barWidth / 2}
+              width={barWidth}
+              y={y(day.gross)}
+              height={Math.max(0, y(0) - y(day.gross))}
+            />
+            <rect
+              className="bar-refunded"
+              x={x(index) - barWidth / 2}
+              width={barWidth}
+              y={y(day.refunded)}
+              height={Math.max(0, y(0) - y(day.refunded))}
+            />
             {index % labelEvery === 0 && (
               <text className="chart-label" x={x(index)} y={HEIGHT - PAD.bottom + 18} textAnchor="middle">
                 {formatDay(day.date)}

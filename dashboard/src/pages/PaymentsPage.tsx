@@ -31,7 +31,15 @@ export function PaymentsPage() {
   const payments = $api.useQuery(
     'get',
     '/api/v1/payments',
-    { params: { query: { limit: 20, ...(status ? { status } : {}), ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}) } } },
+    {
+      params: {
+        query: {
+          limit: 20,
+          ...(status ? { status } : {}),
+          ...(cursor.startingAfter ? { startingAfter: cursor.startingAfter } : {}),
+        },
+      },
+    },
     { placeholderData: keepPreviousData },
   );
   const rows = useMemo(() => payments.data?.data ?? [], [payments.data]);
@@ -43,7 +51,10 @@ export function PaymentsPage() {
         <h1 id="payments-heading">Payments</h1>
         {!creating && <Button onClick={() => setCreating(true)}>New payment</Button>}
       </div>
-      <p className="muted">Payments in {session.project?.name ?? 'this project'}, newest first. Confirm the ones waiting; refund charged ones in part or in full.</p>
+      <p className="muted">
+        Payments in {session.project?.name ?? 'this project'}, newest first. Confirm the ones waiting; refund charged
+        ones in part or in full.
+      </p>
       {creating && (
         <NewPaymentForm
           onCancel={() => setCreating(false)}
@@ -65,9 +76,10 @@ export function PaymentsPage() {
         }}
         hint={
           <>
-            Fields <span className="mono">amount</span> (in cents: 1000 is 10.00), <span className="mono">currency</span>, <span className="mono">customer</span>,{' '}
-            <span className="mono">status</span>, <span className="mono">created</span> and <span className="mono">metadata</span>; <span className="mono">-</span> before a field
-            excludes.
+            Fields <span className="mono">amount</span> (in cents: 1000 is 10.00),{' '}
+            <span className="mono">currency</span>, <span className="mono">customer</span>,{' '}
+            <span className="mono">status</span>, <span className="mono">created</span> and{' '}
+            <span className="mono">metadata</span>; <span className="mono">-</span> before a field excludes.
           </>
         }
       />
@@ -96,7 +108,9 @@ export function PaymentsPage() {
           {payments.error && <LoadError error={payments.error} retry={() => void payments.refetch()} />}
           {payments.data && rows.length === 0 && cursor.page === 0 && (
             <EmptyState title={status ? 'No payments with this status.' : 'No payments yet.'}>
-              {status ? 'Choose another status, or Any status.' : 'Create one with New payment: pick a customer with a card, an amount and a currency.'}
+              {status
+                ? 'Choose another status, or Any status.'
+                : 'Create one with New payment: pick a customer with a card, an amount and a currency.'}
             </EmptyState>
           )}
           {rows.length > 0 && (
@@ -139,16 +153,31 @@ function PaymentResults({ query, onClear }: { query: string; onClear: () => void
       {results.isPending && !results.error && <Spinner label="Searching payments" />}
       {results.data && (
         <p className="muted small" role="status">
-          {count === undefined ? `${rows.length} shown` : `${count} ${count === 1 ? 'payment matches' : 'payments match'}`}. Results follow changes within a few seconds.
+          {count === undefined
+            ? `${rows.length} shown`
+            : `${count} ${count === 1 ? 'payment matches' : 'payments match'}`}
+          . Results follow changes within a few seconds.
         </p>
       )}
-      {results.data && rows.length === 0 && <EmptyState title="No payment matches this search.">Try fewer conditions, or OR between them.</EmptyState>}
+      {results.data && rows.length === 0 && (
+        <EmptyState title="No payment matches this search.">Try fewer conditions, or OR between them.</EmptyState>
+      )}
       {rows.length > 0 && (
         <div aria-busy={results.isFetching || undefined}>
-          <PaymentsTable payments={rows} caption={`Payments matching ${query}`} customerLabels={customerLabels} highlight={quotedValueMatcher(query)} />
+          <PaymentsTable
+            payments={rows}
+            caption={`Payments matching ${query}`}
+            customerLabels={customerLabels}
+            highlight={quotedValueMatcher(query)}
+          />
         </div>
       )}
-      <SearchPager pages={pages} hasMore={results.data?.has_more ?? false} nextPage={results.data?.next_page ?? null} busy={results.isFetching} />
+      <SearchPager
+        pages={pages}
+        hasMore={results.data?.has_more ?? false}
+        nextPage={results.data?.next_page ?? null}
+        busy={results.isFetching}
+      />
     </section>
   );
 }

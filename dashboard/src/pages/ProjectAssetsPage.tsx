@@ -52,7 +52,10 @@ function ProjectAssets({ projectId }: { projectId: string }) {
     'get',
     '/projects/{projectId}/assets',
     { params: { path: { projectId }, query: { limit: LIMIT } } },
-    { refetchInterval: (query) => ((query.state.data ?? []).some((asset) => !FINAL.includes(asset.status)) ? LIVE_INTERVAL_MS : false) },
+    {
+      refetchInterval: (query) =>
+        (query.state.data ?? []).some((asset) => !FINAL.includes(asset.status)) ? LIVE_INTERVAL_MS : false,
+    },
   );
   const upload = useAssetUpload(projectId, session.project?.id ?? null);
   const rows = assets.data ?? [];
@@ -68,12 +71,14 @@ function ProjectAssets({ projectId }: { projectId: string }) {
       {!project.error && (
         <>
           <p className="muted">
-            Video, audio, image and text files of this content project. An upload that stops (a lost connection, a closed tab) resumes where it
-            stopped: pick the same file again.
+            Video, audio, image and text files of this content project. An upload that stops (a lost connection, a
+            closed tab) resumes where it stopped: pick the same file again.
           </p>
           <UploadPanel state={upload.state} onPick={upload.start} onPause={upload.pause} onResume={upload.resume} />
           <QueryStatus query={assets} loading="Loading the assets" />
-          {assets.data && rows.length === 0 && <EmptyState title="No assets yet.">Pick a file above to upload the first.</EmptyState>}
+          {assets.data && rows.length === 0 && (
+            <EmptyState title="No assets yet.">Pick a file above to upload the first.</EmptyState>
+          )}
           {rows.length > 0 && (
             <DataTable
               className="assets-table"
@@ -92,7 +97,17 @@ function ProjectAssets({ projectId }: { projectId: string }) {
   );
 }
 
-function UploadPanel({ state, onPick, onPause, onResume }: { state: AssetUploadState | undefined; onPick: (file: File) => void; onPause: () => void; onResume: () => void }) {
+function UploadPanel({
+  state,
+  onPick,
+  onPause,
+  onResume,
+}: {
+  state: AssetUploadState | undefined;
+  onPick: (file: File) => void;
+  onPause: () => void;
+  onResume: () => void;
+}) {
   const inputId = useId();
   const busy = state?.phase === 'preparing' || state?.phase === 'uploading';
   const percent = state && state.total > 0 ? Math.floor((state.sent / state.total) * 100) : 0;
@@ -118,14 +133,24 @@ function UploadPanel({ state, onPick, onPause, onResume }: { state: AssetUploadS
         <div className="upload-status" data-phase={state.phase}>
           <p>
             <strong>{state.fileName}</strong>{' '}
-            {state.phase === 'preparing' && <span className="muted">{state.resumed ? 'Finding where the upload stopped…' : 'Creating the asset…'}</span>}
+            {state.phase === 'preparing' && (
+              <span className="muted">
+                {state.resumed ? 'Finding where the upload stopped…' : 'Creating the asset…'}
+              </span>
+            )}
             {state.phase === 'uploading' && state.resumed && <span className="muted">Resumed</span>}
             {state.phase === 'paused' && <span className="muted">Paused</span>}
             {state.phase === 'done' && <span className="muted">Uploaded: processing follows below</span>}
           </p>
           {state.phase !== 'failed' && (
             <div className="upload-progress-row">
-              <progress className="upload-progress" max={100} value={percent} aria-label={`Upload of ${state.fileName}`} aria-valuetext={`${percent}%`} />
+              <progress
+                className="upload-progress"
+                max={100}
+                value={percent}
+                aria-label={`Upload of ${state.fileName}`}
+                aria-valuetext={`${percent}%`}
+              />
               <span aria-hidden="true">{percent}%</span>
               {state.phase === 'uploading' && (
                 <Button variant="secondary" onClick={onPause}>
@@ -153,7 +178,9 @@ function AssetRow({ asset }: { asset: Asset }) {
   }, ASSET_CHANGE);
   return (
     <tr data-asset={asset.id} data-status={asset.status}>
-      <td className="asset-preview">{asset.status === 'ready' ? <AssetPreview asset={asset} /> : <span className="muted">—</span>}</td>
+      <td className="asset-preview">
+        {asset.status === 'ready' ? <AssetPreview asset={asset} /> : <span className="muted">—</span>}
+      </td>
       <th scope="row">
         {asset.title}
         <div className="muted small">{asset.fileName}</div>
@@ -214,7 +241,10 @@ function AssetPreview({ asset }: { asset: Asset }) {
 function Thumbnail({ asset }: { asset: Asset }) {
   const bytes = useQuery({
     queryKey: ['asset-thumbnail', asset.id, asset.sha256],
-    queryFn: ({ signal }) => call(api.GET('/assets/{assetId}/thumbnail', { params: { path: { assetId: asset.id } }, parseAs: 'blob', signal })) as Promise<Blob>,
+    queryFn: ({ signal }) =>
+      call(
+        api.GET('/assets/{assetId}/thumbnail', { params: { path: { assetId: asset.id } }, parseAs: 'blob', signal }),
+      ) as Promise<Blob>,
     staleTime: Infinity,
   });
   const url = useObjectUrl(bytes.data);
@@ -225,11 +255,25 @@ function Thumbnail({ asset }: { asset: Asset }) {
 
 function Player({ asset }: { asset: Asset }) {
   // Read once per Play: the URL expires, and the element keeps reading the one it was given.
-  const signed = $api.useQuery('get', '/assets/{assetId}/content-url', { params: { path: { assetId: asset.id } } }, { staleTime: Infinity, gcTime: 0 });
+  const signed = $api.useQuery(
+    'get',
+    '/assets/{assetId}/content-url',
+    { params: { path: { assetId: asset.id } } },
+    { staleTime: Infinity, gcTime: 0 },
+  );
   if (signed.error) return <span className="form-error small">{signed.error.message}</span>;
   if (!signed.data) return <Spinner label={`Loading the player of ${asset.title}`} />;
-  if (asset.kind === 'audio') return <audio controls preload="metadata" src={signed.data.url} aria-label={`Player of ${asset.title}`} />;
-  return <video className="asset-video" controls preload="metadata" src={signed.data.url} aria-label={`Player of ${asset.title}`} />;
+  if (asset.kind === 'audio')
+    return <audio controls preload="metadata" src={signed.data.url} aria-label={`Player of ${asset.title}`} />;
+  return (
+    <video
+      className="asset-video"
+      controls
+      preload="metadata"
+      src={signed.data.url}
+      aria-label={`Player of ${asset.title}`}
+    />
+  );
 }
 
 function useObjectUrl(blob: Blob | undefined): string | undefined {

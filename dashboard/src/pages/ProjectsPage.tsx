@@ -3,16 +3,42 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession, type PlatformProject } from '../session';
-import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
+import {
+  ActionError,
+  Badge,
+  Button,
+  DataTable,
+  EmptyState,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  QueryStatus,
+  Secret,
+} from '../ui';
 
 type ApiName = Schemas['PlatformProjectView']['enabledApis'][number];
 type ApiKey = Schemas['ApiKeyView'];
 type CreatedKey = Schemas['CreatedApiKeyView'];
 /** What a change to a project's keys makes stale: its keys and the audit log. */
-const KEY_CHANGE = { invalidates: ['/api/v1/platform/projects/{id}/keys', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const KEY_CHANGE = {
+  invalidates: ['/api/v1/platform/projects/{id}/keys', '/api/v1/accounts/{accountId}/audit-log'],
+} as const;
 /** What a change to a project makes stale: the projects (the header's too) and the audit log. */
-const PROJECT_CHANGE = { invalidates: ['/api/v1/platform/projects', '/api/v1/accounts/{accountId}/audit-log'] } as const;
-const API_NAMES: ApiName[] = ['customers', 'cards', 'payments', 'channels', 'projects', 'collections', 'clients', 'events', 'webhooks'];
+const PROJECT_CHANGE = {
+  invalidates: ['/api/v1/platform/projects', '/api/v1/accounts/{accountId}/audit-log'],
+} as const;
+const API_NAMES: ApiName[] = [
+  'customers',
+  'cards',
+  'payments',
+  'channels',
+  'projects',
+  'collections',
+  'clients',
+  'events',
+  'webhooks',
+];
 
 /** Platform projects (the boundary of data) with their enabled APIs, and each project's API keys. */
 export function ProjectsPage() {
@@ -28,10 +54,12 @@ export function ProjectsPage() {
         {session.isAdmin && !creating && <Button onClick={() => setCreating(true)}>New project</Button>}
       </div>
       <p className="muted">
-        Every customer, card and payment belongs to one project of {session.account?.name}. The header&apos;s project picker chooses the one these pages show;
-        an API key acts in its own project only.
+        Every customer, card and payment belongs to one project of {session.account?.name}. The header&apos;s project
+        picker chooses the one these pages show; an API key acts in its own project only.
       </p>
-      {!session.isAdmin && <p className="notice">Only admins manage projects and API keys: ask an admin of the account.</p>}
+      {!session.isAdmin && (
+        <p className="notice">Only admins manage projects and API keys: ask an admin of the account.</p>
+      )}
       {creating && (
         <NewProjectForm
           onCancel={() => setCreating(false)}
@@ -43,7 +71,12 @@ export function ProjectsPage() {
       )}
       <ul className="project-list">
         {session.projects.map((candidate) => (
-          <ProjectItem key={candidate.id} project={candidate} selected={candidate.id === project?.id} onSelect={() => setSelected(candidate.id)} />
+          <ProjectItem
+            key={candidate.id}
+            project={candidate}
+            selected={candidate.id === project?.id}
+            onSelect={() => setSelected(candidate.id)}
+          />
         ))}
       </ul>
       {project && session.isAdmin && <KeysSection key={project.id} project={project} />}
@@ -55,7 +88,15 @@ function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
   const [name, setName] = useState('');
   const [apis, setApis] = useState<ApiName[]>(API_NAMES);
   const create = useAction(
-    async () => (await call(api.POST('/api/v1/platform/projects', { body: { name: name.trim(), enabledApis: apis }, params: { header: { 'Idempotency-Key': idempotencyKey() } } }))).data.id,
+    async () =>
+      (
+        await call(
+          api.POST('/api/v1/platform/projects', {
+            body: { name: name.trim(), enabledApis: apis },
+            params: { header: { 'Idempotency-Key': idempotencyKey() } },
+          }),
+        )
+      ).data.id,
     PROJECT_CHANGE,
   );
   return (
@@ -69,8 +110,20 @@ function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
       }}
     >
       <h2 id="new-project-heading">New project</h2>
-      <Field label="Name" required autoFocus value={name} onChange={(event) => setName(event.target.value)} error={fieldError(create.error, 'name')} />
-      <ApiCheckboxes legend="Enabled APIs" value={apis} onChange={setApis} error={fieldError(create.error, 'enabledApis')} />
+      <Field
+        label="Name"
+        required
+        autoFocus
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        error={fieldError(create.error, 'name')}
+      />
+      <ApiCheckboxes
+        legend="Enabled APIs"
+        value={apis}
+        onChange={setApis}
+        error={fieldError(create.error, 'enabledApis')}
+      />
       <FormError error={create.error} fields={['name', 'enabledApis']} />
       <FormActions busy={create.busy} onCancel={onCancel}>
         Create project
@@ -79,7 +132,19 @@ function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
   );
 }
 
-function ApiCheckboxes({ legend, value, onChange, error, disabled }: { legend: string; value: ApiName[]; onChange: (next: ApiName[]) => void; error?: string; disabled?: boolean }) {
+function ApiCheckboxes({
+  legend,
+  value,
+  onChange,
+  error,
+  disabled,
+}: {
+  legend: string;
+  value: ApiName[];
+  onChange: (next: ApiName[]) => void;
+  error?: string;
+  disabled?: boolean;
+}) {
   return (
     <fieldset className={`checkboxes${error ? ' field-invalid' : ''}`} disabled={disabled}>
       <legend>{legend}</legend>
@@ -88,7 +153,13 @@ function ApiCheckboxes({ legend, value, onChange, error, disabled }: { legend: s
           <input
             type="checkbox"
             checked={value.includes(name)}
-            onChange={(event) => onChange(event.target.checked ? API_NAMES.filter((candidate) => candidate === name || value.includes(candidate)) : value.filter((candidate) => candidate !== name))}
+            onChange={(event) =>
+              onChange(
+                event.target.checked
+                  ? API_NAMES.filter((candidate) => candidate === name || value.includes(candidate))
+                  : value.filter((candidate) => candidate !== name),
+              )
+            }
           />{' '}
           {name}
         </label>
@@ -98,12 +169,25 @@ function ApiCheckboxes({ legend, value, onChange, error, disabled }: { legend: s
   );
 }
 
-function ProjectItem({ project, selected, onSelect }: { project: PlatformProject; selected: boolean; onSelect: () => void }) {
+function ProjectItem({
+  project,
+  selected,
+  onSelect,
+}: {
+  project: PlatformProject;
+  selected: boolean;
+  onSelect: () => void;
+}) {
   const session = useSession();
   const [editing, setEditing] = useState(false);
   const [apis, setApis] = useState<ApiName[]>(project.enabledApis);
   const save = useAction(async () => {
-    await call(api.PATCH('/api/v1/platform/projects/{id}', { params: { path: { id: project.id } }, body: { enabledApis: apis } }));
+    await call(
+      api.PATCH('/api/v1/platform/projects/{id}', {
+        params: { path: { id: project.id } },
+        body: { enabledApis: apis },
+      }),
+    );
     return true;
   }, PROJECT_CHANGE);
   return (
@@ -128,7 +212,12 @@ function ProjectItem({ project, selected, onSelect }: { project: PlatformProject
       </div>
       {editing ? (
         <form onSubmit={runOnSubmit(save.run)}>
-          <ApiCheckboxes legend={`APIs enabled in ${project.name}`} value={apis} onChange={setApis} error={fieldError(save.error, 'enabledApis')} />
+          <ApiCheckboxes
+            legend={`APIs enabled in ${project.name}`}
+            value={apis}
+            onChange={setApis}
+            error={fieldError(save.error, 'enabledApis')}
+          />
           <FormError error={save.error} fields={['enabledApis']} />
           <FormActions
             busy={save.busy}
@@ -142,7 +231,15 @@ function ProjectItem({ project, selected, onSelect }: { project: PlatformProject
         </form>
       ) : (
         <p className="chips" aria-label={`APIs enabled in ${project.name}`}>
-          {project.enabledApis.length === 0 ? <span className="muted">No API enabled.</span> : project.enabledApis.map((name) => <span key={name} className="chip">{name}</span>)}
+          {project.enabledApis.length === 0 ? (
+            <span className="muted">No API enabled.</span>
+          ) : (
+            project.enabledApis.map((name) => (
+              <span key={name} className="chip">
+                {name}
+              </span>
+            ))
+          )}
         </p>
       )}
       <p className="muted small">Created {formatDate(project.createdAt)}</p>
@@ -159,10 +256,7 @@ function KeysSection({ project }: { project: PlatformProject }) {
   return (
     <section aria-labelledby="keys-heading" className="keys">
       <h2 id="keys-heading">API keys of {project.name}</h2>
-      <NewKeyForm
-        project={project}
-        onCreated={(key) => setShown({ key, rolled: false })}
-      />
+      <NewKeyForm project={project} onCreated={(key) => setShown({ key, rolled: false })} />
       {shown && (
         <Secret
           label={`${shown.rolled ? 'New key for' : 'API key'} ${shown.key.name}`}
@@ -172,7 +266,9 @@ function KeysSection({ project }: { project: PlatformProject }) {
       )}
       <QueryStatus query={keys} loading="Loading API keys" />
       {keys.data && live.length === 0 && (
-        <EmptyState title="No API keys in this project.">Create one above for a server that calls the API on this project&apos;s data.</EmptyState>
+        <EmptyState title="No API keys in this project.">
+          Create one above for a server that calls the API on this project&apos;s data.
+        </EmptyState>
       )}
       {rows.length > 0 && (
         <DataTable
@@ -211,11 +307,21 @@ function NewKeyForm({ project, onCreated }: { project: PlatformProject; onCreate
   return (
     <form className="card" aria-labelledby="new-key-heading" onSubmit={runOnSubmit(create.run)}>
       <h3 id="new-key-heading">New API key</h3>
-      <Field label="Key name" required value={name} onChange={(event) => setName(event.target.value)} placeholder="Checkout server" error={fieldError(create.error, 'name')} />
+      <Field
+        label="Key name"
+        required
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        placeholder="Checkout server"
+        error={fieldError(create.error, 'name')}
+      />
       <label className="checkbox">
-        <input type="checkbox" checked={limit} onChange={(event) => setLimit(event.target.checked)} /> Limit the key to some APIs
+        <input type="checkbox" checked={limit} onChange={(event) => setLimit(event.target.checked)} /> Limit the key to
+        some APIs
       </label>
-      {limit && <ApiCheckboxes legend="Scopes" value={scopes} onChange={setScopes} error={fieldError(create.error, 'scopes')} />}
+      {limit && (
+        <ApiCheckboxes legend="Scopes" value={scopes} onChange={setScopes} error={fieldError(create.error, 'scopes')} />
+      )}
       <FormError error={create.error} fields={['name', 'scopes']} />
       <Button type="submit" busy={create.busy}>
         Create key
@@ -224,11 +330,23 @@ function NewKeyForm({ project, onCreated }: { project: PlatformProject; onCreate
   );
 }
 
-function KeyRow({ projectId, apiKey, onRolled }: { projectId: string; apiKey: ApiKey; onRolled: (key: CreatedKey) => void }) {
+function KeyRow({
+  projectId,
+  apiKey,
+  onRolled,
+}: {
+  projectId: string;
+  apiKey: ApiKey;
+  onRolled: (key: CreatedKey) => void;
+}) {
   const [rolling, setRolling] = useState(false);
   const [hours, setHours] = useState('0');
   const revoke = useAction(async () => {
-    await call(api.DELETE('/api/v1/platform/projects/{id}/keys/{keyId}', { params: { path: { id: projectId, keyId: apiKey.id } } }));
+    await call(
+      api.DELETE('/api/v1/platform/projects/{id}/keys/{keyId}', {
+        params: { path: { id: projectId, keyId: apiKey.id } },
+      }),
+    );
   }, KEY_CHANGE);
   const roll = useAction(async () => {
     const created = await call(
@@ -249,7 +367,9 @@ function KeyRow({ projectId, apiKey, onRolled }: { projectId: string; apiKey: Ap
         <td>{apiKey.scopes ? apiKey.scopes.join(', ') : 'all enabled'}</td>
         <td>{formatDate(apiKey.createdAt)}</td>
         <td>{apiKey.lastUsedAt ? formatDate(apiKey.lastUsedAt) : 'never'}</td>
-        <td>{revoked ? <Badge tone="bad">Revoked</Badge> : apiKey.expiresAt ? formatDate(apiKey.expiresAt) : 'never'}</td>
+        <td>
+          {revoked ? <Badge tone="bad">Revoked</Badge> : apiKey.expiresAt ? formatDate(apiKey.expiresAt) : 'never'}
+        </td>
         <td className="row-actions">
           {!revoked && !rolling && (
             <>
@@ -260,7 +380,8 @@ function KeyRow({ projectId, apiKey, onRolled }: { projectId: string; apiKey: Ap
                 variant="danger"
                 busy={revoke.busy}
                 onClick={() => {
-                  if (window.confirm(`Revoke the key ${apiKey.name}? Requests with it stop at once.`)) void revoke.run();
+                  if (window.confirm(`Revoke the key ${apiKey.name}? Requests with it stop at once.`))
+                    void revoke.run();
                 }}
                 aria-label={`Revoke the key ${apiKey.name}`}
               >

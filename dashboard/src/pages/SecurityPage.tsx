@@ -4,7 +4,20 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { formatDate } from '../money';
 import { ceremonyProblem, promptForPasskey } from '../passkeys/ceremony';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, NewPasswordField, QueryStatus, Secret, Spinner } from '../ui';
+import {
+  Badge,
+  Button,
+  DataTable,
+  EmptyState,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  NewPasswordField,
+  QueryStatus,
+  Secret,
+  Spinner,
+} from '../ui';
 
 type SessionRow = Schemas['SessionView'];
 type Passkey = Schemas['PasskeyView'];
@@ -36,9 +49,15 @@ function SessionsSection() {
     <section aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">Sessions</h2>
       <QueryStatus query={sessions} loading="Loading sessions" />
-      {sessions.data && rows.length === 0 && <EmptyState title="No dashboard sessions.">Signing in from a browser opens one.</EmptyState>}
+      {sessions.data && rows.length === 0 && (
+        <EmptyState title="No dashboard sessions.">Signing in from a browser opens one.</EmptyState>
+      )}
       {rows.length > 0 && (
-        <DataTable busy={sessions.isFetching} caption="Sessions" columns={['Device', 'Address', 'Signed in', 'Last seen', 'Actions']}>
+        <DataTable
+          busy={sessions.isFetching}
+          caption="Sessions"
+          columns={['Device', 'Address', 'Signed in', 'Last seen', 'Actions']}
+        >
           {rows.map((row) => (
             <SessionItem key={row.id} row={row} />
           ))}
@@ -67,14 +86,20 @@ function SessionItem({ row }: { row: SessionRow }) {
   return (
     <tr>
       <th scope="row">
-        {device} {row.current && <Badge tone="info">This device</Badge>} {row.assurance === 'mfa' && <Badge tone="good">Two-step</Badge>}
+        {device} {row.current && <Badge tone="info">This device</Badge>}{' '}
+        {row.assurance === 'mfa' && <Badge tone="good">Two-step</Badge>}
       </th>
       <td className="mono">{row.ip ?? '—'}</td>
       <td>{formatDate(row.createdAt)}</td>
       <td>{formatDate(row.lastSeenAt)}</td>
       <td>
         {!row.current && (
-          <Button variant="secondary" busy={end.isPending} aria-label={`End the session on ${device}, last seen ${formatDate(row.lastSeenAt)}`} onClick={() => end.mutate({ params: { path: { id: row.id } } })}>
+          <Button
+            variant="secondary"
+            busy={end.isPending}
+            aria-label={`End the session on ${device}, last seen ${formatDate(row.lastSeenAt)}`}
+            onClick={() => end.mutate({ params: { path: { id: row.id } } })}
+          >
             End
           </Button>
         )}
@@ -122,9 +147,7 @@ function PasswordSection() {
           onChange={(event) => setPassword(event.target.value)}
           error={fieldError(change.error, 'password')}
         />
-        <FormActions busy={change.isPending}>
-          Change password
-        </FormActions>
+        <FormActions busy={change.isPending}>Change password</FormActions>
         {change.isSuccess && <p role="status">Password changed. Your other sessions were ended.</p>}
         <FormError error={change.error} fields={['currentPassword', 'password']} />
       </form>
@@ -141,7 +164,13 @@ function TotpSection() {
       <h2 id="totp-heading">Authenticator app</h2>
       <QueryStatus query={factors} loading="Loading your second factors" />
       {recoveryCodes && <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(undefined)} />}
-      {factors.data && !recoveryCodes && (on ? <TotpOn since={factors.data.data.totpEnabledAt!} left={factors.data.data.recoveryCodesLeft} /> : <TotpEnrol onEnabled={setRecoveryCodes} />)}
+      {factors.data &&
+        !recoveryCodes &&
+        (on ? (
+          <TotpOn since={factors.data.data.totpEnabledAt!} left={factors.data.data.recoveryCodesLeft} />
+        ) : (
+          <TotpEnrol onEnabled={setRecoveryCodes} />
+        ))}
     </section>
   );
 }
@@ -151,7 +180,10 @@ function TotpEnrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   // The codes are handed up from the mutation itself, not from `mutate`'s callback: the factors'
   // refetch this answer causes shows the app as on, which unmounts this form, and a callback given to
   // `mutate` is dropped once its component is gone (the codes were then never shown).
-  const verify = $api.useMutation('post', '/api/v1/me/mfa/totp/verify', { ...FACTORS, onSuccess: (answer) => onEnabled(answer.recoveryCodes) });
+  const verify = $api.useMutation('post', '/api/v1/me/mfa/totp/verify', {
+    ...FACTORS,
+    onSuccess: (answer) => onEnabled(answer.recoveryCodes),
+  });
   const [code, setCode] = useState('');
   const [qr, setQr] = useState<string | undefined>();
   const uri = begin.data?.uri;
@@ -186,19 +218,40 @@ function TotpEnrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   return (
     <form className="card" onSubmit={submit} aria-label="Confirm the authenticator app">
       <p>Scan this code with your authenticator app, or type the key below into it. Then enter the code it shows.</p>
-      {qr ? <img src={qr} width={192} height={192} alt="QR code of the authenticator app's key" /> : <Spinner label="Drawing the QR code" />}
-      <Secret label="Key for the authenticator app" value={begin.data.secret} note="Only for your authenticator app: anyone with it can make your codes." />
-      <AppCodeField label="Code from the app" value={code} onChange={setCode} error={fieldError(verify.error, 'code')} />
-      <FormActions busy={verify.isPending}>
-        Turn on
-      </FormActions>
+      {qr ? (
+        <img src={qr} width={192} height={192} alt="QR code of the authenticator app's key" />
+      ) : (
+        <Spinner label="Drawing the QR code" />
+      )}
+      <Secret
+        label="Key for the authenticator app"
+        value={begin.data.secret}
+        note="Only for your authenticator app: anyone with it can make your codes."
+      />
+      <AppCodeField
+        label="Code from the app"
+        value={code}
+        onChange={setCode}
+        error={fieldError(verify.error, 'code')}
+      />
+      <FormActions busy={verify.isPending}>Turn on</FormActions>
       <FormError error={verify.error} fields={['code']} />
     </form>
   );
 }
 
 /** The authenticator app's 6-digit code, as turning the app on or off asks for it. */
-function AppCodeField({ label, value, onChange, error }: { label: string; value: string; onChange: (code: string) => void; error?: string }) {
+function AppCodeField({
+  label,
+  value,
+  onChange,
+  error,
+}: {
+  label: string;
+  value: string;
+  onChange: (code: string) => void;
+  error?: string;
+}) {
   return (
     <Field
       label={label}
@@ -219,7 +272,8 @@ function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void 
     <div className="card" role="region" aria-label="Recovery codes">
       <p role="status">The authenticator app is on.</p>
       <p>
-        Keep these recovery codes somewhere safe: each signs you in once without the app. <strong>They are shown only now.</strong>
+        Keep these recovery codes somewhere safe: each signs you in once without the app.{' '}
+        <strong>They are shown only now.</strong>
       </p>
       <ul className="mono" aria-label="Your recovery codes">
         {codes.map((code) => (
@@ -248,7 +302,12 @@ function TotpOn({ since, left }: { since: string; left: number }) {
         <Badge tone="good">On</Badge> since {formatDate(since)}. {left} recovery {left === 1 ? 'code' : 'codes'} left.
       </p>
       <form className="inline-form" onSubmit={submit} aria-label="Turn off the authenticator app">
-        <AppCodeField label="Code from the app, to turn it off" value={code} onChange={setCode} error={fieldError(disable.error, 'code')} />
+        <AppCodeField
+          label="Code from the app, to turn it off"
+          value={code}
+          onChange={setCode}
+          error={fieldError(disable.error, 'code')}
+        />
         <Button type="submit" variant="danger" busy={disable.isPending}>
           Turn off
         </Button>
@@ -260,7 +319,8 @@ function TotpOn({ since, left }: { since: string; left: number }) {
 
 /** What went wrong in the browser's part of adding a passkey, in words: an authenticator refuses a second passkey for one account. */
 function registrationProblem(error: unknown): string {
-  if (error instanceof Error && error.name === 'InvalidStateError') return 'This authenticator holds a passkey for this account already.';
+  if (error instanceof Error && error.name === 'InvalidStateError')
+    return 'This authenticator holds a passkey for this account already.';
   return ceremonyProblem(error);
 }
 
@@ -300,7 +360,10 @@ function PasskeysSection() {
   return (
     <section aria-labelledby="passkeys-heading">
       <h2 id="passkeys-heading">Passkeys</h2>
-      <p className="muted">A passkey signs you in without a password, with your device&apos;s lock (a fingerprint, a face, a PIN); it counts as two-step sign-in.</p>
+      <p className="muted">
+        A passkey signs you in without a password, with your device&apos;s lock (a fingerprint, a face, a PIN); it
+        counts as two-step sign-in.
+      </p>
       <QueryStatus query={passkeys} loading="Loading passkeys" />
       {passkeys.data && rows.length === 0 && <EmptyState title="No passkeys yet." />}
       {rows.length > 0 && (
@@ -356,7 +419,15 @@ function PasskeyItem({ passkey }: { passkey: Passkey }) {
       <th scope="row">
         {editing ? (
           <form className="inline-form" onSubmit={submit} aria-label={`Rename ${passkey.name}`}>
-            <Field label={`New name for ${passkey.name}`} required maxLength={64} autoFocus value={name} onChange={(event) => setName(event.target.value)} error={fieldError(rename.error, 'name')} />
+            <Field
+              label={`New name for ${passkey.name}`}
+              required
+              maxLength={64}
+              autoFocus
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+              error={fieldError(rename.error, 'name')}
+            />
             <Button type="submit" busy={rename.isPending}>
               Save
             </Button>
@@ -379,7 +450,12 @@ function PasskeyItem({ passkey }: { passkey: Passkey }) {
               Rename
             </Button>
           )}
-          <Button variant="danger" busy={remove.isPending} aria-label={`Remove ${passkey.name}`} onClick={() => remove.mutate(path)}>
+          <Button
+            variant="danger"
+            busy={remove.isPending}
+            aria-label={`Remove ${passkey.name}`}
+            onClick={() => remove.mutate(path)}
+          >
             Remove
           </Button>
         </div>

@@ -25,7 +25,10 @@ export function SharedProjectPage() {
       {address ? (
         <SharedProject projectId={projectId} address={address} password={password} onPassword={setPassword} />
       ) : (
-        <Missing title="This link is incomplete" text="The address lacks part of the link: ask whoever shared it to copy it again, whole." />
+        <Missing
+          title="This link is incomplete"
+          text="The address lacks part of the link: ask whoever shared it to copy it again, whole."
+        />
       )}
     </main>
   );
@@ -50,7 +53,10 @@ function Missing({ title, text }: { title: string; text: string }) {
 /** The request's credentials: the publishable key, the link's token, and its password once typed. */
 function viewerInit(projectId: string, address: ShareAddress, password: string | undefined) {
   return {
-    params: { path: { projectId }, header: { 'X-Share-Token': address.token, ...(password ? { 'X-Share-Password': password } : {}) } },
+    params: {
+      path: { projectId },
+      header: { 'X-Share-Token': address.token, ...(password ? { 'X-Share-Password': password } : {}) },
+    },
     headers: { Authorization: `Bearer ${address.key}` },
   };
 }
@@ -69,7 +75,12 @@ function SharedProject({
   const project = $viewer.useQuery('get', '/viewer/projects/{projectId}', viewerInit(projectId, address, password));
   const error = project.error;
   if (error?.statusCode === 404) {
-    return <Missing title="Nothing to show here" text="This link does not open anything: it may have been revoked or have expired, or the address is wrong." />;
+    return (
+      <Missing
+        title="Nothing to show here"
+        text="This link does not open anything: it may have been revoked or have expired, or the address is wrong."
+      />
+    );
   }
   // The service asks for the link's password (or says the one sent is wrong) with a 401 that names it.
   if (error?.statusCode === 401 && /password/i.test(error.message)) {
@@ -93,14 +104,31 @@ function PasswordForm({ wrong, onSubmit }: { wrong: string | undefined; onSubmit
           onSubmit(value);
         }}
       >
-        <Field label="Password" type="password" autoComplete="off" required autoFocus value={value} onChange={(event) => setValue(event.target.value)} error={wrong} />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="off"
+          required
+          autoFocus
+          value={value}
+          onChange={(event) => setValue(event.target.value)}
+          error={wrong}
+        />
         <Button type="submit">Open</Button>
       </form>
     </section>
   );
 }
 
-function ProjectView({ project, address, password }: { project: ViewerProject; address: ShareAddress; password: string | undefined }) {
+function ProjectView({
+  project,
+  address,
+  password,
+}: {
+  project: ViewerProject;
+  address: ShareAddress;
+  password: string | undefined;
+}) {
   useTitle(project.primaryTitle);
   const children = $viewer.useQuery('get', '/viewer/projects/{projectId}/children', {
     ...viewerInit(project.id, address, password),

@@ -3,7 +3,21 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { ActionError, Badge, Button, DataTable, EmptyState, Field, fieldError, FormError, Options, QueryStatus, Secret, SelectField, Spinner } from '../ui';
+import {
+  ActionError,
+  Badge,
+  Button,
+  DataTable,
+  EmptyState,
+  Field,
+  fieldError,
+  FormError,
+  Options,
+  QueryStatus,
+  Secret,
+  SelectField,
+  Spinner,
+} from '../ui';
 
 type Member = Schemas['MemberView'];
 type Role = Member['role'];
@@ -16,7 +30,12 @@ export function TeamPage() {
   const accountId = session.account?.id ?? '';
   const members = $api.useQuery('get', '/api/v1/accounts/{accountId}/members', { params: { path: { accountId } } });
   // The API refuses them to the other roles: not asked for.
-  const invitations = $api.useQuery('get', '/api/v1/accounts/{accountId}/invitations', { params: { path: { accountId } } }, { enabled: session.isAdmin });
+  const invitations = $api.useQuery(
+    'get',
+    '/api/v1/accounts/{accountId}/invitations',
+    { params: { path: { accountId } } },
+    { enabled: session.isAdmin },
+  );
   const [created, setCreated] = useState<CreatedInvitation | undefined>();
   const rows = members.data?.data ?? [];
   const pending = invitations.data?.data ?? [];
@@ -25,8 +44,8 @@ export function TeamPage() {
     <section aria-labelledby="team-heading">
       <h1 id="team-heading">Team</h1>
       <p className="muted">
-        The people of {session.account?.name}. Every member reads and writes records; managers also refund; admins manage members, invitations, projects and
-        keys.
+        The people of {session.account?.name}. Every member reads and writes records; managers also refund; admins
+        manage members, invitations, projects and keys.
       </p>
 
       <h2>Members</h2>
@@ -40,7 +59,9 @@ export function TeamPage() {
       )}
       {members.data && rows.length === 1 && (
         <EmptyState title="You are the only member.">
-          {session.isAdmin ? 'Invite a colleague below: they sign up with the token you pass on.' : 'An admin can invite colleagues.'}
+          {session.isAdmin
+            ? 'Invite a colleague below: they sign up with the token you pass on.'
+            : 'An admin can invite colleagues.'}
         </EmptyState>
       )}
 
@@ -48,26 +69,26 @@ export function TeamPage() {
 
       {session.isAdmin && (
         <>
-          <InviteForm
-            accountId={accountId}
-            onInvited={setCreated}
-          />
+          <InviteForm accountId={accountId} onInvited={setCreated} />
           {created && (
             <Secret
               label={`Invitation token for ${created.email}`}
               value={created.token}
               note={
                 <>
-                  Shown only now: pass it on to {created.email}, who signs up with it (or, already registered, accepts it) at{' '}
-                  <span className="mono break">{`${window.location.origin}${import.meta.env.BASE_URL}invitation?token=${encodeURIComponent(created.token)}`}</span> (the link mailed to them). Valid
-                  once, until {formatDate(created.expiresAt)}.
+                  Shown only now: pass it on to {created.email}, who signs up with it (or, already registered, accepts
+                  it) at{' '}
+                  <span className="mono break">{`${window.location.origin}${import.meta.env.BASE_URL}invitation?token=${encodeURIComponent(created.token)}`}</span>{' '}
+                  (the link mailed to them). Valid once, until {formatDate(created.expiresAt)}.
                 </>
               }
             />
           )}
           <h2>Pending invitations</h2>
           <QueryStatus query={invitations} loading="Loading invitations" />
-          {invitations.data && pending.length === 0 && <EmptyState title="No pending invitations.">Invite someone with the form above.</EmptyState>}
+          {invitations.data && pending.length === 0 && (
+            <EmptyState title="No pending invitations.">Invite someone with the form above.</EmptyState>
+          )}
           {pending.length > 0 && (
             <ul className="list" aria-busy={invitations.isFetching || undefined}>
               {pending.map((invitation) => (
@@ -90,12 +111,18 @@ function RequireTwoStep() {
   const account = session.account;
   const change = useAction(
     async (requireMfa: boolean) => {
-      await call(api.PATCH('/api/v1/accounts/{accountId}', { params: { path: { accountId: account?.id ?? '' } }, body: { requireMfa } }));
+      await call(
+        api.PATCH('/api/v1/accounts/{accountId}', {
+          params: { path: { accountId: account?.id ?? '' } },
+          body: { requireMfa },
+        }),
+      );
     },
     { invalidates: ['/api/v1/me', '/api/v1/accounts/{accountId}/audit-log'] },
   );
   if (!account) return null;
-  const meaning = 'Every member must then sign in with an authenticator app or a passkey as well as the password; members without one are asked to set one up first.';
+  const meaning =
+    'Every member must then sign in with an authenticator app or a passkey as well as the password; members without one are asked to set one up first.';
   return (
     <section aria-labelledby="two-step-heading" className="card">
       <h2 id="two-step-heading">Two-step sign-in</h2>
@@ -125,7 +152,13 @@ function RequireTwoStep() {
 }
 
 /** What a change to the team makes stale: the members, the invitations, the audit log. */
-const TEAM_CHANGE = { invalidates: ['/api/v1/accounts/{accountId}/members', '/api/v1/accounts/{accountId}/invitations', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const TEAM_CHANGE = {
+  invalidates: [
+    '/api/v1/accounts/{accountId}/members',
+    '/api/v1/accounts/{accountId}/invitations',
+    '/api/v1/accounts/{accountId}/audit-log',
+  ],
+} as const;
 
 function MemberRow({ member }: { member: Member }) {
   const session = useSession();
@@ -133,10 +166,19 @@ function MemberRow({ member }: { member: Member }) {
   const isSelf = member.userId === session.me.user.id;
   const [role, setRole] = useState<Role>(member.role);
   const changeRole = useAction(async (next: Role) => {
-    await call(api.PATCH('/api/v1/accounts/{accountId}/members/{userId}', { params: { path: { accountId, userId: member.userId } }, body: { role: next } }));
+    await call(
+      api.PATCH('/api/v1/accounts/{accountId}/members/{userId}', {
+        params: { path: { accountId, userId: member.userId } },
+        body: { role: next },
+      }),
+    );
   }, TEAM_CHANGE);
   const remove = useAction(async () => {
-    await call(api.DELETE('/api/v1/accounts/{accountId}/members/{userId}', { params: { path: { accountId, userId: member.userId } } }));
+    await call(
+      api.DELETE('/api/v1/accounts/{accountId}/members/{userId}', {
+        params: { path: { accountId, userId: member.userId } },
+      }),
+    );
     if (isSelf) session.logout();
   }, TEAM_CHANGE);
   const name = `${member.firstName} ${member.lastName}`;
@@ -175,7 +217,8 @@ function MemberRow({ member }: { member: Member }) {
             variant="danger"
             busy={remove.busy}
             onClick={() => {
-              if (window.confirm(isSelf ? 'Leave this account?' : `Remove ${name} from the account?`)) void remove.run();
+              if (window.confirm(isSelf ? 'Leave this account?' : `Remove ${name} from the account?`))
+                void remove.run();
             }}
           >
             {isSelf ? 'Leave' : 'Remove'}
@@ -187,7 +230,13 @@ function MemberRow({ member }: { member: Member }) {
   );
 }
 
-function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (invitation: CreatedInvitation) => void }) {
+function InviteForm({
+  accountId,
+  onInvited,
+}: {
+  accountId: string;
+  onInvited: (invitation: CreatedInvitation) => void;
+}) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('developer');
   const invite = useAction(async () => {
@@ -204,8 +253,20 @@ function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (i
     <form className="card" aria-labelledby="invite-heading" onSubmit={runOnSubmit(invite.run)}>
       <h2 id="invite-heading">Invite someone</h2>
       <div className="grid-2">
-        <Field label="Email" type="email" required value={email} onChange={(event) => setEmail(event.target.value)} error={fieldError(invite.error, 'email')} />
-        <SelectField label="Role" value={role} onChange={(event) => setRole(event.target.value as Role)} error={fieldError(invite.error, 'role')}>
+        <Field
+          label="Email"
+          type="email"
+          required
+          value={email}
+          onChange={(event) => setEmail(event.target.value)}
+          error={fieldError(invite.error, 'email')}
+        />
+        <SelectField
+          label="Role"
+          value={role}
+          onChange={(event) => setRole(event.target.value as Role)}
+          error={fieldError(invite.error, 'role')}
+        >
           <Options values={ROLES} />
         </SelectField>
       </div>
@@ -219,15 +280,25 @@ function InviteForm({ accountId, onInvited }: { accountId: string; onInvited: (i
 
 function InvitationItem({ accountId, invitation }: { accountId: string; invitation: Schemas['InvitationView'] }) {
   const revoke = useAction(async () => {
-    await call(api.DELETE('/api/v1/accounts/{accountId}/invitations/{invitationId}', { params: { path: { accountId, invitationId: invitation.id } } }));
+    await call(
+      api.DELETE('/api/v1/accounts/{accountId}/invitations/{invitationId}', {
+        params: { path: { accountId, invitationId: invitation.id } },
+      }),
+    );
   }, TEAM_CHANGE);
   return (
     <li className="list-item">
       <span>
-        <strong>{invitation.email}</strong> as {invitation.role} <span className="muted small">until {formatDate(invitation.expiresAt)}</span>
+        <strong>{invitation.email}</strong> as {invitation.role}{' '}
+        <span className="muted small">until {formatDate(invitation.expiresAt)}</span>
       </span>
       <span className="row-actions">
-        <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={`Revoke the invitation of ${invitation.email}`}>
+        <Button
+          variant="danger"
+          busy={revoke.busy}
+          onClick={() => void revoke.run()}
+          aria-label={`Revoke the invitation of ${invitation.email}`}
+        >
           Revoke
         </Button>
         <ActionError error={revoke.error} />

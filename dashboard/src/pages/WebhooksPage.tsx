@@ -3,7 +3,18 @@ import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Badge, Button, DataTable, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
+import {
+  Badge,
+  Button,
+  DataTable,
+  EmptyState,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  QueryStatus,
+  Secret,
+} from '../ui';
 
 type Endpoint = Schemas['WebhookEndpointResponse'];
 type Delivery = Schemas['WebhookDeliveryResponse'];
@@ -14,7 +25,12 @@ const ENDPOINT_CHANGE = { invalidates: ['/v1/webhook-endpoints', '/api/v1/accoun
 
 export function WebhooksPage() {
   const session = useSession();
-  const endpoints = $api.useQuery('get', '/v1/webhook-endpoints', { params: { query: { limit: 100 } } }, { enabled: session.isAdmin });
+  const endpoints = $api.useQuery(
+    'get',
+    '/v1/webhook-endpoints',
+    { params: { query: { limit: 100 } } },
+    { enabled: session.isAdmin },
+  );
   const [secret, setSecret] = useState<{ url: string; secret: string; rolled: boolean } | undefined>();
   const [selected, setSelected] = useState<string | undefined>();
   const rows = endpoints.data?.data ?? [];
@@ -34,8 +50,8 @@ export function WebhooksPage() {
         <h1 id="webhooks-heading">Webhooks</h1>
       </div>
       <p className="muted">
-        URLs that receive {session.project?.name ?? 'this project'}&apos;s events, signed with the Standard Webhooks scheme. Verify every delivery with the
-        endpoint&apos;s secret.
+        URLs that receive {session.project?.name ?? 'this project'}&apos;s events, signed with the Standard Webhooks
+        scheme. Verify every delivery with the endpoint&apos;s secret.
       </p>
       <NewEndpointForm
         onCreated={(created) => {
@@ -52,10 +68,16 @@ export function WebhooksPage() {
       )}
       <QueryStatus query={endpoints} loading="Loading webhook endpoints" />
       {endpoints.data && rows.length === 0 && (
-        <EmptyState title="No webhook endpoints yet.">Add the URL of a receiver above: it gets an event for every change in this project.</EmptyState>
+        <EmptyState title="No webhook endpoints yet.">
+          Add the URL of a receiver above: it gets an event for every change in this project.
+        </EmptyState>
       )}
       {rows.length > 0 && (
-        <DataTable busy={endpoints.isFetching} caption="Webhook endpoints" columns={['URL', 'Events', 'Status', { hidden: 'Actions' }]}>
+        <DataTable
+          busy={endpoints.isFetching}
+          caption="Webhook endpoints"
+          columns={['URL', 'Events', 'Status', { hidden: 'Actions' }]}
+        >
           {rows.map((endpoint) => (
             <EndpointRow
               key={endpoint.id}
@@ -81,7 +103,12 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
       .split(',')
       .map((type) => type.trim())
       .filter(Boolean) as Schemas['CreateWebhookEndpointDto']['enabledEvents'];
-    const created = await call(api.POST('/v1/webhook-endpoints', { body: { url: url.trim(), enabledEvents }, params: { header: { 'Idempotency-Key': key } } }));
+    const created = await call(
+      api.POST('/v1/webhook-endpoints', {
+        body: { url: url.trim(), enabledEvents },
+        params: { header: { 'Idempotency-Key': key } },
+      }),
+    );
     setUrl('');
     setKey(idempotencyKey());
     onCreated(created.data);
@@ -89,7 +116,15 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
   return (
     <form className="card" aria-labelledby="new-endpoint-heading" onSubmit={runOnSubmit(create.run)}>
       <h2 id="new-endpoint-heading">New endpoint</h2>
-      <Field label="URL" type="url" required placeholder="https://example.com/webhooks" value={url} onChange={(event) => setUrl(event.target.value)} error={fieldError(create.error, 'url')} />
+      <Field
+        label="URL"
+        type="url"
+        required
+        placeholder="https://example.com/webhooks"
+        value={url}
+        onChange={(event) => setUrl(event.target.value)}
+        error={fieldError(create.error, 'url')}
+      />
       <Field
         label="Events"
         hint="* for every event, or types separated by commas (payment.succeeded, payment.refunded)"
@@ -99,9 +134,7 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
         error={fieldError(create.error, 'enabledEvents')}
       />
       <FormError error={create.error} fields={['url', 'enabledEvents']} />
-      <FormActions busy={create.busy}>
-        Add endpoint
-      </FormActions>
+      <FormActions busy={create.busy}>Add endpoint</FormActions>
     </form>
   );
 }
@@ -120,18 +153,30 @@ function EndpointRow({
   const enabled = endpoint.status === 'enabled';
   const path = { params: { path: { id: endpoint.id } } };
   const toggle = useAction(async () => {
-    await call(api.PATCH('/v1/webhook-endpoints/{id}', { ...path, body: { status: enabled ? 'disabled' : 'enabled' } }));
+    await call(
+      api.PATCH('/v1/webhook-endpoints/{id}', { ...path, body: { status: enabled ? 'disabled' : 'enabled' } }),
+    );
   }, ENDPOINT_CHANGE);
   const roll = useAction(async () => {
     const rolled = await call(
-      api.POST('/v1/webhook-endpoints/{id}/roll-secret', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } }, body: { expiresInHours: 24 } }),
+      api.POST('/v1/webhook-endpoints/{id}/roll-secret', {
+        params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+        body: { expiresInHours: 24 },
+      }),
     );
     onRolled(rolled.data.secret);
   }, ENDPOINT_CHANGE);
-  const test = useAction(async () => {
-    await call(api.POST('/v1/webhook-endpoints/{id}/test', { params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
-    onSelect();
-  }, { invalidates: ['/v1/webhook-endpoints/{id}/deliveries', '/v1/events'] });
+  const test = useAction(
+    async () => {
+      await call(
+        api.POST('/v1/webhook-endpoints/{id}/test', {
+          params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+        }),
+      );
+      onSelect();
+    },
+    { invalidates: ['/v1/webhook-endpoints/{id}/deliveries', '/v1/events'] },
+  );
   const error = toggle.error ?? roll.error ?? test.error;
   return (
     <tr aria-selected={selected || undefined}>
@@ -161,7 +206,9 @@ function EndpointRow({
 }
 
 function Deliveries({ endpoint }: { endpoint: Endpoint }) {
-  const deliveries = $api.useQuery('get', '/v1/webhook-endpoints/{id}/deliveries', { params: { path: { id: endpoint.id }, query: { limit: 20 } } });
+  const deliveries = $api.useQuery('get', '/v1/webhook-endpoints/{id}/deliveries', {
+    params: { path: { id: endpoint.id }, query: { limit: 20 } },
+  });
   const rows = deliveries.data?.data ?? [];
   return (
     <section aria-labelledby="deliveries-heading">
@@ -172,7 +219,9 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
         </Button>
       </div>
       <QueryStatus query={deliveries} loading="Loading deliveries" />
-      {deliveries.data && rows.length === 0 && <EmptyState title="No deliveries yet.">Send a test event, or make a change in this project.</EmptyState>}
+      {deliveries.data && rows.length === 0 && (
+        <EmptyState title="No deliveries yet.">Send a test event, or make a change in this project.</EmptyState>
+      )}
       {rows.length > 0 && (
         <DataTable
           busy={deliveries.isFetching}
@@ -191,20 +240,28 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
 const DELIVERY_TONES = { succeeded: 'good', failed: 'bad', pending: 'info' } as const;
 
 function DeliveryRow({ endpoint, delivery }: { endpoint: Endpoint; delivery: Delivery }) {
-  const retry = useAction(async () => {
-    await call(
-      api.POST('/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry', {
-        params: { path: { id: endpoint.id, deliveryId: delivery.id }, header: { 'Idempotency-Key': idempotencyKey() } },
-      }),
-    );
-  }, { invalidates: ['/v1/webhook-endpoints/{id}/deliveries'] });
+  const retry = useAction(
+    async () => {
+      await call(
+        api.POST('/v1/webhook-endpoints/{id}/deliveries/{deliveryId}/retry', {
+          params: {
+            path: { id: endpoint.id, deliveryId: delivery.id },
+            header: { 'Idempotency-Key': idempotencyKey() },
+          },
+        }),
+      );
+    },
+    { invalidates: ['/v1/webhook-endpoints/{id}/deliveries'] },
+  );
   return (
     <tr>
       <th scope="row" className="mono small">
         {delivery.eventType}
       </th>
       <td>
-        <Badge tone={DELIVERY_TONES[delivery.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>{delivery.status}</Badge>
+        <Badge tone={DELIVERY_TONES[delivery.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>
+          {delivery.status}
+        </Badge>
       </td>
       <td>
         <Attempts delivery={delivery} />
@@ -234,13 +291,15 @@ function Attempts({ delivery }: { delivery: Delivery }) {
 }
 
 function AttemptItem({ attempt }: { attempt: Attempt }) {
-  const outcome = [attempt.responseStatus ?? undefined, attempt.error ?? undefined, attempt.durationMs === null ? undefined : `${attempt.durationMs} ms`].filter(
-    (part) => part !== undefined,
-  );
+  const outcome = [
+    attempt.responseStatus ?? undefined,
+    attempt.error ?? undefined,
+    attempt.durationMs === null ? undefined : `${attempt.durationMs} ms`,
+  ].filter((part) => part !== undefined);
   return (
     <li value={attempt.attempt}>
-      <Badge tone={DELIVERY_TONES[attempt.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>{attempt.status}</Badge> {outcome.join(' · ')}{' '}
-      <span className="muted">{formatDate(attempt.createdAt)}</span>
+      <Badge tone={DELIVERY_TONES[attempt.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>{attempt.status}</Badge>{' '}
+      {outcome.join(' · ')} <span className="muted">{formatDate(attempt.createdAt)}</span>
       {attempt.responseBody && (
         <details>
           <summary>Response body</summary>

@@ -49,18 +49,28 @@ const UPLOAD_ADDRESS = /\/assets\/([0-9a-f]{24})\/upload$/i;
 
 /** One file's upload in this content project; its key does not hold the address, which differs per asset. */
 function fingerprintOf(file: File, platformProjectId: string | null, contentProjectId: string): string {
-  return ['platform-asset', platformProjectId ?? 'default', contentProjectId, file.name, file.type, file.size, file.lastModified].join('/');
+  return [
+    'platform-asset',
+    platformProjectId ?? 'default',
+    contentProjectId,
+    file.name,
+    file.type,
+    file.size,
+    file.lastModified,
+  ].join('/');
 }
 
 /** What a refused or failed tus request says: the API's JSON message, the tus server's text, or the lost connection. */
 function uploadErrorMessage(error: Error): string {
   if (error instanceof DetailedError) {
     const response = error.originalResponse;
-    if (!response || response.getStatus() === 0) return 'The service could not be reached: Resume once the connection is back.';
+    if (!response || response.getStatus() === 0)
+      return 'The service could not be reached: Resume once the connection is back.';
     const body = response.getBody()?.trim() ?? '';
     try {
       const parsed: unknown = JSON.parse(body);
-      const message = typeof parsed === 'object' && parsed !== null ? (parsed as { message?: unknown }).message : undefined;
+      const message =
+        typeof parsed === 'object' && parsed !== null ? (parsed as { message?: unknown }).message : undefined;
       if (typeof message === 'string') return message;
       if (Array.isArray(message)) return message.join('; ');
     } catch {
@@ -97,17 +107,24 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
   const refreshAssets = useCallback(
     () =>
       queryClient.invalidateQueries({
-        predicate: (query) => typeof query.queryKey[1] === 'string' && ['/projects/{projectId}/assets', '/assets/{assetId}'].includes(query.queryKey[1]),
+        predicate: (query) =>
+          typeof query.queryKey[1] === 'string' &&
+          ['/projects/{projectId}/assets', '/assets/{assetId}'].includes(query.queryKey[1]),
       }),
     [queryClient],
   );
 
-  const update = useCallback((change: Partial<AssetUploadState>) => setState((before) => (before ? { ...before, ...change } : before)), []);
+  const update = useCallback(
+    (change: Partial<AssetUploadState>) => setState((before) => (before ? { ...before, ...change } : before)),
+    [],
+  );
 
   /** The newest earlier upload of this file that its asset still takes; stale entries are dropped. */
   const previousUpload = useCallback(
     async (upload: Upload, file: File): Promise<PreviousUpload | undefined> => {
-      const previous = (await upload.findPreviousUploads()).sort((a, b) => b.creationTime.localeCompare(a.creationTime));
+      const previous = (await upload.findPreviousUploads()).sort((a, b) =>
+        b.creationTime.localeCompare(a.creationTime),
+      );
       for (const candidate of previous) {
         const assetId = UPLOAD_ADDRESS.exec(candidate.uploadUrl ?? '')?.[1];
         // Only a 404 (the asset was deleted) forgets the entry; a lost connection fails the pick instead.
@@ -117,7 +134,8 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
               throw error;
             })
           : undefined;
-        if (asset && asset.status === 'uploading' && asset.size === file.size && asset.projectId === contentProjectId) return candidate;
+        if (asset && asset.status === 'uploading' && asset.size === file.size && asset.projectId === contentProjectId)
+          return candidate;
         await defaultOptions.urlStorage.removeUpload(candidate.urlStorageKey);
       }
       return undefined;
@@ -160,7 +178,8 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
         },
         onError: (error) => {
           // A lost connection (after tus-js-client's own retries) leaves the upload resumable.
-          const lost = error instanceof DetailedError && (!error.originalResponse || error.originalResponse.getStatus() === 0);
+          const lost =
+            error instanceof DetailedError && (!error.originalResponse || error.originalResponse.getStatus() === 0);
           update({ phase: lost ? 'paused' : 'failed', error: uploadErrorMessage(error) });
           void refreshAssets();
         },

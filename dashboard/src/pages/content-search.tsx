@@ -3,9 +3,26 @@ import { Link } from '@tanstack/react-router';
 import { useMemo } from 'react';
 import { $api, asApiError } from '../api/client';
 import { $search, searchFailureSentence, type SearchSort } from '../api/search';
-import { ACCESS_LABELS, PROJECT_ACCESS, PROJECT_STATUSES, PROJECT_TYPES, STATUS_TONES, type ProjectAccess, type ProjectStatus, type ProjectType } from '../content';
+import {
+  ACCESS_LABELS,
+  PROJECT_ACCESS,
+  PROJECT_STATUSES,
+  PROJECT_TYPES,
+  STATUS_TONES,
+  type ProjectAccess,
+  type ProjectStatus,
+  type ProjectType,
+} from '../content';
 import { formatDate } from '../money';
-import { Highlight, SearchBox, SearchPager, useSearchPages, wordMatcher, type RecentSearch, type SearchRequest } from '../search';
+import {
+  Highlight,
+  SearchBox,
+  SearchPager,
+  useSearchPages,
+  wordMatcher,
+  type RecentSearch,
+  type SearchRequest,
+} from '../search';
 import { Badge, Button, DataTable, EmptyState, Options, SelectField, Spinner } from '../ui';
 
 /** The filters beside the words, as `GET /projects/search` takes them. */
@@ -33,7 +50,11 @@ export function isSearching(state: ContentSearchState): boolean {
 }
 
 const SORTS: readonly SearchSort[] = ['relevance', 'newest', 'oldest'];
-const SORT_LABELS: Record<SearchSort, string> = { relevance: 'Best match', newest: 'Newest first', oldest: 'Oldest first' };
+const SORT_LABELS: Record<SearchSort, string> = {
+  relevance: 'Best match',
+  newest: 'Newest first',
+  oldest: 'Oldest first',
+};
 const STATUS_LABELS: Record<ProjectStatus, string> = { draft: 'Draft', published: 'Published', archived: 'Archived' };
 const LIMIT = 100;
 const RESULTS_PAGE = 20;
@@ -42,14 +63,19 @@ const RESULTS_PAGE = 20;
 function useChannels(): { _id: string; name: string }[] {
   const clients = $api.useQuery('get', '/clients', { params: { query: { limit: LIMIT } } });
   const channels = useQueries({
-    queries: (clients.data ?? []).map((client) => $api.queryOptions('get', '/channels/client/{clientId}', { params: { path: { clientId: client._id }, query: { limit: LIMIT } } })),
+    queries: (clients.data ?? []).map((client) =>
+      $api.queryOptions('get', '/channels/client/{clientId}', {
+        params: { path: { clientId: client._id }, query: { limit: LIMIT } },
+      }),
+    ),
   });
   return channels.flatMap((query) => query.data ?? []);
 }
 
 /** A recent content search's filters, as far as this page knows them. */
 function filtersOf(recorded: Record<string, string>): { filters: ContentFilters; sort: SearchSort } {
-  const pick = <T extends string>(values: readonly T[], value: string | undefined): T | undefined => (values as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
+  const pick = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
+    (values as readonly string[]).includes(value ?? '') ? (value as T) : undefined;
   const filters: ContentFilters = {
     projectTypeId: pick(PROJECT_TYPES, recorded.projectTypeId),
     status: pick(PROJECT_STATUSES, recorded.status),
@@ -63,11 +89,19 @@ function filtersOf(recorded: Record<string, string>): { filters: ContentFilters;
  * The search of the content: the words, chips for the type, status, access and channel (one of each,
  * pressed again to drop it), and the order. A chip applies at once, with the words in the box.
  */
-export function ContentSearch({ state, onChange }: { state: ContentSearchState; onChange: (next: ContentSearchState) => void }) {
+export function ContentSearch({
+  state,
+  onChange,
+}: {
+  state: ContentSearchState;
+  onChange: (next: ContentSearchState) => void;
+}) {
   const channels = useChannels();
   const channelNames = new Map(channels.map((channel) => [channel._id, channel.name]));
-  const apply = (filters: ContentFilters, sort = state.sort) => onChange({ ...state, q: state.typed.trim(), filters, sort });
-  const toggle = <K extends keyof ContentFilters>(name: K, value: ContentFilters[K]) => apply({ ...state.filters, [name]: state.filters[name] === value ? undefined : value });
+  const apply = (filters: ContentFilters, sort = state.sort) =>
+    onChange({ ...state, q: state.typed.trim(), filters, sort });
+  const toggle = <K extends keyof ContentFilters>(name: K, value: ContentFilters[K]) =>
+    apply({ ...state.filters, [name]: state.filters[name] === value ? undefined : value });
 
   const describe = (search: RecentSearch) => {
     const { filters, sort } = filtersOf(search.filters);
@@ -98,9 +132,26 @@ export function ContentSearch({ state, onChange }: { state: ContentSearchState; 
         hint="Words match as typed or as the start of a word, and within one typo for longer words."
       />
       <div className="chip-groups">
-        <ChipGroup legend="Type" values={PROJECT_TYPES} selected={state.filters.projectTypeId} onToggle={(value) => toggle('projectTypeId', value)} />
-        <ChipGroup legend="Status" values={PROJECT_STATUSES} labels={STATUS_LABELS} selected={state.filters.status} onToggle={(value) => toggle('status', value)} />
-        <ChipGroup legend="Access" values={PROJECT_ACCESS} labels={ACCESS_LABELS} selected={state.filters.access} onToggle={(value) => toggle('access', value)} />
+        <ChipGroup
+          legend="Type"
+          values={PROJECT_TYPES}
+          selected={state.filters.projectTypeId}
+          onToggle={(value) => toggle('projectTypeId', value)}
+        />
+        <ChipGroup
+          legend="Status"
+          values={PROJECT_STATUSES}
+          labels={STATUS_LABELS}
+          selected={state.filters.status}
+          onToggle={(value) => toggle('status', value)}
+        />
+        <ChipGroup
+          legend="Access"
+          values={PROJECT_ACCESS}
+          labels={ACCESS_LABELS}
+          selected={state.filters.access}
+          onToggle={(value) => toggle('access', value)}
+        />
         {channels.length > 0 && (
           <ChipGroup
             legend="Channel"
@@ -112,7 +163,11 @@ export function ContentSearch({ state, onChange }: { state: ContentSearchState; 
         )}
       </div>
       <div className="filters">
-        <SelectField label="Order" value={state.sort} onChange={(event) => apply(state.filters, event.target.value as SearchSort)}>
+        <SelectField
+          label="Order"
+          value={state.sort}
+          onChange={(event) => apply(state.filters, event.target.value as SearchSort)}
+        >
           <Options values={SORTS} labels={SORT_LABELS} />
         </SelectField>
         {isSearching(state) && (
@@ -142,7 +197,13 @@ function ChipGroup<V extends string>({
     <fieldset className="chip-group">
       <legend>{legend}</legend>
       {values.map((value) => (
-        <button key={value} type="button" className="chip-toggle" aria-pressed={selected === value} onClick={() => onToggle(value)}>
+        <button
+          key={value}
+          type="button"
+          className="chip-toggle"
+          aria-pressed={selected === value}
+          onClick={() => onToggle(value)}
+        >
           {labels?.[value] ?? value}
         </button>
       ))}
@@ -155,8 +216,19 @@ export function ContentResults({ state }: { state: ContentSearchState }) {
   const pages = useSearchPages();
   const channels = useChannels();
   const channelNames = useMemo(() => new Map(channels.map((channel) => [channel._id, channel.name])), [channels]);
-  const query = { ...(state.q ? { q: state.q } : {}), ...state.filters, sort: state.sort, limit: RESULTS_PAGE, ...(pages.page ? { page: pages.page } : {}) };
-  const results = $search.useQuery('get', '/projects/search', { params: { query } }, { placeholderData: keepPreviousData });
+  const query = {
+    ...(state.q ? { q: state.q } : {}),
+    ...state.filters,
+    sort: state.sort,
+    limit: RESULTS_PAGE,
+    ...(pages.page ? { page: pages.page } : {}),
+  };
+  const results = $search.useQuery(
+    'get',
+    '/projects/search',
+    { params: { query } },
+    { placeholderData: keepPreviousData },
+  );
   const match = useMemo(() => wordMatcher(state.q), [state.q]);
   const described = state.q ? `Results for ${state.q}` : 'Filtered content';
   const rows = results.data?.data ?? [];
@@ -172,12 +244,21 @@ export function ContentResults({ state }: { state: ContentSearchState }) {
       {results.isPending && !results.error && <Spinner label="Searching content" />}
       {results.data && (
         <p className="muted small" role="status">
-          {count === undefined ? `${rows.length} shown` : `${count} ${count === 1 ? 'project matches' : 'projects match'}`}. Results follow changes within a few seconds.
+          {count === undefined
+            ? `${rows.length} shown`
+            : `${count} ${count === 1 ? 'project matches' : 'projects match'}`}
+          . Results follow changes within a few seconds.
         </p>
       )}
-      {results.data && rows.length === 0 && <EmptyState title="No content project matches.">Try fewer words or filters.</EmptyState>}
+      {results.data && rows.length === 0 && (
+        <EmptyState title="No content project matches.">Try fewer words or filters.</EmptyState>
+      )}
       {rows.length > 0 && (
-        <DataTable busy={results.isFetching} caption={described} columns={['Title', 'Type', 'Status', 'Access', 'Channel', 'Updated']}>
+        <DataTable
+          busy={results.isFetching}
+          caption={described}
+          columns={['Title', 'Type', 'Status', 'Access', 'Channel', 'Updated']}
+        >
           {rows.map((project) => (
             <tr key={project._id} data-content-project={project._id}>
               <th scope="row">
@@ -201,7 +282,12 @@ export function ContentResults({ state }: { state: ContentSearchState }) {
           ))}
         </DataTable>
       )}
-      <SearchPager pages={pages} hasMore={results.data?.has_more ?? false} nextPage={results.data?.next_page ?? null} busy={results.isFetching} />
+      <SearchPager
+        pages={pages}
+        hasMore={results.data?.has_more ?? false}
+        nextPage={results.data?.next_page ?? null}
+        busy={results.isFetching}
+      />
     </section>
   );
 }

@@ -6,7 +6,18 @@ import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMone
 import { Link } from '@tanstack/react-router';
 import { Highlight, NO_MATCH, type Matcher } from '../search';
 import { useSession } from '../session';
-import { ActionError, Button, DataTable, errorFields, Field, fieldError, FormActions, FormError, SelectField, StatusBadge } from '../ui';
+import {
+  ActionError,
+  Button,
+  DataTable,
+  errorFields,
+  Field,
+  fieldError,
+  FormActions,
+  FormError,
+  SelectField,
+  StatusBadge,
+} from '../ui';
 
 export type Payment = Schemas['PaymentResponse'];
 type PaymentStatus = Payment['status'];
@@ -38,7 +49,9 @@ export function useCustomerLabels(payments: Payment[]): Map<string, string> {
       const found: Customer[] = [];
       // One at a time: a page names at most its size in customers, and a burst would spend the rate limit.
       for (const id of missing) {
-        const read = await call(api.GET('/v1/customers/{id}', { params: { path: { id } }, signal })).catch(() => undefined);
+        const read = await call(api.GET('/v1/customers/{id}', { params: { path: { id } }, signal })).catch(
+          () => undefined,
+        );
         if (read) found.push(read.data);
       }
       return found;
@@ -56,17 +69,38 @@ export function useCustomerLabels(payments: Payment[]): Map<string, string> {
 }
 
 /** What a payment's change makes stale: the payment lists, the summary, the events, the audit log (refunds). */
-const PAYMENT_CHANGE = { invalidates: ['/api/v1/payments', '/v1/events', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const PAYMENT_CHANGE = {
+  invalidates: ['/api/v1/payments', '/v1/events', '/api/v1/accounts/{accountId}/audit-log'],
+} as const;
 
 const CONFIRMABLE: readonly PaymentStatus[] = ['requires_confirmation', 'requires_payment_method'];
 const REFUNDABLE: readonly PaymentStatus[] = ['succeeded', 'partially_refunded'];
 
 /** Create a payment for a customer (given, or picked from the project's customers), charged now or confirmed later. */
-export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId?: string; onCreated: (payment: Payment) => void; onCancel?: () => void }) {
-  const [form, setForm] = useState({ customer: customerId ?? '', amount: '', currency: 'usd', description: '', confirm: true });
+export function NewPaymentForm({
+  customerId,
+  onCreated,
+  onCancel,
+}: {
+  customerId?: string;
+  onCreated: (payment: Payment) => void;
+  onCancel?: () => void;
+}) {
+  const [form, setForm] = useState({
+    customer: customerId ?? '',
+    amount: '',
+    currency: 'usd',
+    description: '',
+    confirm: true,
+  });
   const [key, setKey] = useState(idempotencyKey);
   // The picker's customers; not read when the customer is given.
-  const customers = $api.useQuery('get', '/v1/customers', { params: { query: { limit: 100 } } }, { enabled: !customerId });
+  const customers = $api.useQuery(
+    'get',
+    '/v1/customers',
+    { params: { query: { limit: 100 } } },
+    { enabled: !customerId },
+  );
   const create = useAction(async () => {
     const payment = await call(
       api.POST('/api/v1/payments', {
@@ -102,7 +136,15 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
           value={form.customer}
           onChange={set('customer')}
           error={error('customer')}
-          hint={customers.data && customerOptions.length === 0 ? <>No customers yet: <Link to="/customers">create one</Link> first.</> : 'The customer whose default card is charged.'}
+          hint={
+            customers.data && customerOptions.length === 0 ? (
+              <>
+                No customers yet: <Link to="/customers">create one</Link> first.
+              </>
+            ) : (
+              'The customer whose default card is charged.'
+            )
+          }
         >
           <option value="">{customers.isFetching ? 'Loading customers…' : 'Choose a customer'}</option>
           {customerOptions.map((customer) => (
@@ -134,15 +176,33 @@ export function NewPaymentForm({ customerId, onCreated, onCancel }: { customerId
           ))}
         </SelectField>
       </div>
-      <Field label="Description" value={form.description} onChange={set('description')} error={error('description')} placeholder="Order #1042" />
+      <Field
+        label="Description"
+        value={form.description}
+        onChange={set('description')}
+        error={error('description')}
+        placeholder="Order #1042"
+      />
       <fieldset>
         <legend>When to charge</legend>
         <div className="radio-row">
           <label>
-            <input type="radio" name="confirm" checked={form.confirm} onChange={() => setForm({ ...form, confirm: true })} /> Charge the default card now
+            <input
+              type="radio"
+              name="confirm"
+              checked={form.confirm}
+              onChange={() => setForm({ ...form, confirm: true })}
+            />{' '}
+            Charge the default card now
           </label>
           <label>
-            <input type="radio" name="confirm" checked={!form.confirm} onChange={() => setForm({ ...form, confirm: false })} /> Confirm later
+            <input
+              type="radio"
+              name="confirm"
+              checked={!form.confirm}
+              onChange={() => setForm({ ...form, confirm: false })}
+            />{' '}
+            Confirm later
           </label>
         </div>
       </fieldset>
@@ -171,9 +231,18 @@ export function PaymentsTable({
   highlight?: Matcher;
 }) {
   return (
-    <DataTable caption={caption} columns={['Amount', 'Status', ...(showCustomer ? ['Customer'] : []), 'Description', 'Created', 'Actions']}>
+    <DataTable
+      caption={caption}
+      columns={['Amount', 'Status', ...(showCustomer ? ['Customer'] : []), 'Description', 'Created', 'Actions']}
+    >
       {payments.map((payment) => (
-        <PaymentRow key={payment.id} payment={payment} showCustomer={showCustomer} customerLabel={customerLabels?.get(payment.customer)} highlight={highlight} />
+        <PaymentRow
+          key={payment.id}
+          payment={payment}
+          showCustomer={showCustomer}
+          customerLabel={customerLabels?.get(payment.customer)}
+          highlight={highlight}
+        />
       ))}
     </DataTable>
   );
@@ -193,7 +262,11 @@ function PaymentRow({
   const session = useSession();
   const [refunding, setRefunding] = useState(false);
   const confirm = useAction(async () => {
-    await call(api.POST('/api/v1/payments/{id}/confirm', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': idempotencyKey() } } }));
+    await call(
+      api.POST('/api/v1/payments/{id}/confirm', {
+        params: { path: { id: payment.id }, header: { 'Idempotency-Key': idempotencyKey() } },
+      }),
+    );
   }, PAYMENT_CHANGE);
   const canRefund = session.account?.owner || session.account?.role === 'admin' || session.account?.role === 'manager';
   const scale = 10 ** currencyDecimals(payment.currency);
@@ -204,7 +277,9 @@ function PaymentRow({
       <tr data-payment={payment.id} data-status={payment.status}>
         <td className="num">
           <span className="amount">{formatMoney(payment.amount, payment.currency)}</span>
-          {payment.amountRefunded > 0 && <span className="muted small"> ({formatMoney(payment.amountRefunded, payment.currency)} refunded)</span>}
+          {payment.amountRefunded > 0 && (
+            <span className="muted small"> ({formatMoney(payment.amountRefunded, payment.currency)} refunded)</span>
+          )}
         </td>
         <td>
           <StatusBadge status={payment.status} />
@@ -227,12 +302,21 @@ function PaymentRow({
         <td>{formatDate(payment.createdAt)}</td>
         <td className="row-actions">
           {CONFIRMABLE.includes(payment.status) && (
-            <Button variant="secondary" busy={confirm.busy} onClick={() => void confirm.run()} aria-label={`Confirm payment of ${formatMoney(payment.amount, payment.currency)}`}>
+            <Button
+              variant="secondary"
+              busy={confirm.busy}
+              onClick={() => void confirm.run()}
+              aria-label={`Confirm payment of ${formatMoney(payment.amount, payment.currency)}`}
+            >
               Confirm
             </Button>
           )}
           {REFUNDABLE.includes(payment.status) && canRefund && !refunding && (
-            <Button variant="secondary" onClick={() => setRefunding(true)} aria-label={`Refund payment of ${formatMoney(payment.amount, payment.currency)}`}>
+            <Button
+              variant="secondary"
+              onClick={() => setRefunding(true)}
+              aria-label={`Refund payment of ${formatMoney(payment.amount, payment.currency)}`}
+            >
               Refund
             </Button>
           )}
@@ -255,16 +339,35 @@ function PaymentRow({
   );
 }
 
-function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment; left: number; onCancel: () => void; onRefunded: () => void }) {
+function RefundForm({
+  payment,
+  left,
+  onCancel,
+  onRefunded,
+}: {
+  payment: Payment;
+  left: number;
+  onCancel: () => void;
+  onRefunded: () => void;
+}) {
   const [amount, setAmount] = useState('');
   const [key, setKey] = useState(idempotencyKey);
   const refund = useAction(async () => {
     const body = amount.trim() ? { amount: Number(amount) } : {};
-    await call(api.POST('/api/v1/payments/{id}/refund', { params: { path: { id: payment.id }, header: { 'Idempotency-Key': key } }, body }));
+    await call(
+      api.POST('/api/v1/payments/{id}/refund', {
+        params: { path: { id: payment.id }, header: { 'Idempotency-Key': key } },
+        body,
+      }),
+    );
     onRefunded();
   }, PAYMENT_CHANGE);
   return (
-    <form className="inline-form" aria-label={`Refund ${formatMoney(payment.amount, payment.currency)}`} onSubmit={runOnSubmit(refund.run)}>
+    <form
+      className="inline-form"
+      aria-label={`Refund ${formatMoney(payment.amount, payment.currency)}`}
+      onSubmit={runOnSubmit(refund.run)}
+    >
       <Field
         label={`Refund amount (${payment.currency.toUpperCase()})`}
         type="number"
@@ -279,12 +382,17 @@ function RefundForm({ payment, left, onCancel, onRefunded }: { payment: Payment;
         }}
         placeholder={String(left)}
         hint={`Leave empty to refund all that is left: ${formatMoney(left, payment.currency)}.`}
-        error={fieldError(refund.error, 'amount') ?? (refund.error && !Object.keys(errorFields(refund.error)).length ? refund.error.message : undefined)}
+        error={
+          fieldError(refund.error, 'amount') ??
+          (refund.error && !Object.keys(errorFields(refund.error)).length ? refund.error.message : undefined)
+        }
       />
       <FormActions variant="danger" busy={refund.busy} onCancel={onCancel}>
         {amount.trim() ? `Refund ${formatMoney(Number(amount) || 0, payment.currency)}` : 'Refund in full'}
       </FormActions>
-      {refund.error && Object.keys(errorFields(refund.error)).some((field) => field !== 'amount') && <FormError error={refund.error} fields={['amount']} />}
+      {refund.error && Object.keys(errorFields(refund.error)).some((field) => field !== 'amount') && (
+        <FormError error={refund.error} fields={['amount']} />
+      )}
     </form>
   );
 }

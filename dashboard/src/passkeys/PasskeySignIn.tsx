@@ -36,7 +36,15 @@ export function PasskeySignIn({ onSignedIn, accountId }: { onSignedIn: (answer: 
       setProblem,
     );
     if (!credential) return;
-    signIn.mutate({ body: { credential: credential as Schemas['PasskeySignInDto']['credential'], ...(accountId ? { accountId } : {}) } }, { onSuccess: onSignedIn });
+    signIn.mutate(
+      {
+        body: {
+          credential: credential as Schemas['PasskeySignInDto']['credential'],
+          ...(accountId ? { accountId } : {}),
+        },
+      },
+      { onSuccess: onSignedIn },
+    );
   }
 
   return (

@@ -2,7 +2,8 @@ import { WebAuthnError } from '@simplewebauthn/browser';
 
 /** What went wrong in the browser's part of a ceremony, in words (a refusal by the service comes as an ApiError instead). */
 export function ceremonyProblem(error: unknown): string {
-  if (error instanceof WebAuthnError && error.code === 'ERROR_CEREMONY_ABORTED') return 'The passkey prompt was closed.';
+  if (error instanceof WebAuthnError && error.code === 'ERROR_CEREMONY_ABORTED')
+    return 'The passkey prompt was closed.';
   if (error instanceof Error && error.name === 'NotAllowedError') return 'The passkey prompt was closed or timed out.';
   return error instanceof Error ? error.message : 'The passkey could not be used.';
 }

@@ -8,7 +8,11 @@ import type { AccessPolicy } from './access-policy';
 /** Where Nest's Swagger module keeps a handler's responses, by status. */
 const RESPONSES_METADATA = 'swagger/apiResponse';
 
-const error = (status: number, message: string) => ({ statusCode: status, error: status === 403 ? 'Forbidden' : 'Not Found', message });
+const error = (status: number, message: string) => ({
+  statusCode: status,
+  error: status === 403 ? 'Forbidden' : 'Not Found',
+  message,
+});
 
 /**
  * What every `project` route shares in the OpenAPI document, stated once here so a route added later
@@ -36,10 +40,20 @@ function projectResponses(api: ApiName): ApiResponseOptions[] {
       type: ErrorResponseDto,
       headers: {
         'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer', minimum: 1 } },
-        RateLimit: { description: 'The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1`', schema: { type: 'string' } },
-        'RateLimit-Policy': { description: 'The quota and its window in seconds: `"data-api";q=25;w=1`', schema: { type: 'string' } },
+        RateLimit: {
+          description: 'The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1`',
+          schema: { type: 'string' },
+        },
+        'RateLimit-Policy': {
+          description: 'The quota and its window in seconds: `"data-api";q=25;w=1`',
+          schema: { type: 'string' },
+        },
       },
-      example: { statusCode: 429, error: 'Too Many Requests', message: 'Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second' },
+      example: {
+        statusCode: 429,
+        error: 'Too Many Requests',
+        message: 'Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second',
+      },
     },
   ];
 }
@@ -50,7 +64,11 @@ function viewerResponses(api: ApiName): ApiResponseOptions[] {
       status: 403,
       description: `Not a publishable key, or the project has not enabled the ${api} API`,
       type: ErrorResponseDto,
-      example: { statusCode: 403, error: 'Forbidden', message: 'The viewer routes take a publishable key (pk_test_...)' },
+      example: {
+        statusCode: 403,
+        error: 'Forbidden',
+        message: 'The viewer routes take a publishable key (pk_test_...)',
+      },
     },
   ];
 }
@@ -60,7 +78,12 @@ function viewerResponses(api: ApiName): ApiResponseOptions[] {
  * this runs after the route's other decorators (`@Access()` is written first) and adds only the
  * statuses they left out.
  */
-export function documentPolicy(policy: AccessPolicy, descriptor: PropertyDescriptor, target: object, key: string | symbol): void {
+export function documentPolicy(
+  policy: AccessPolicy,
+  descriptor: PropertyDescriptor,
+  target: object,
+  key: string | symbol,
+): void {
   if (!policy.api || (policy.scope !== 'project' && policy.scope !== 'viewer')) return;
   const own = (Reflect.getMetadata(RESPONSES_METADATA, descriptor.value as object) ?? {}) as Record<string, unknown>;
   const shared = policy.scope === 'project' ? projectResponses(policy.api) : viewerResponses(policy.api);

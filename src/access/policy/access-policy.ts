@@ -1,7 +1,12 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
 import type { UserRole } from '../../common/decorators/roles.decorator';
-import { API_KEY_SCHEME, PUBLISHABLE_KEY_SCHEME, SESSION_COOKIE_SCHEME, USER_BEARER_SCHEME } from '../../common/swagger/security-schemes';
+import {
+  API_KEY_SCHEME,
+  PUBLISHABLE_KEY_SCHEME,
+  SESSION_COOKIE_SCHEME,
+  USER_BEARER_SCHEME,
+} from '../../common/swagger/security-schemes';
 import type { ApiName } from '../../tenancy/api-names';
 import { documentPolicy } from './access-docs';
 
@@ -17,7 +22,17 @@ import { documentPolicy } from './access-docs';
  * - `signedUrl`: an asset's signed delivery URL (`/asset-content/:signedGrant`);
  * - `uploadUrl`: an asset's one-time tus upload URL (`/uploads/:assetId/:token`).
  */
-export const CREDENTIAL_KINDS = ['anyone', 'session', 'userToken', 'secretKey', 'publishableKey', 'viewerToken', 'shareToken', 'signedUrl', 'uploadUrl'] as const;
+export const CREDENTIAL_KINDS = [
+  'anyone',
+  'session',
+  'userToken',
+  'secretKey',
+  'publishableKey',
+  'viewerToken',
+  'shareToken',
+  'signedUrl',
+  'uploadUrl',
+] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
 /** The credentials the guard itself authenticates; the others are checked by the route they open. */
@@ -115,10 +130,20 @@ const SCHEMES: Partial<Record<CredentialKind, string>> = {
 export function Access(policy: AccessPolicy): MethodDecorator {
   const schemes = policy.credentials.flatMap((kind) => (SCHEMES[kind] ? [SCHEMES[kind]] : []));
   // A user's token or session is the document-wide requirement (src/swagger.ts): stated again it would change nothing.
-  const documentDefault = schemes.length === 2 && schemes.includes(USER_BEARER_SCHEME) && schemes.includes(SESSION_COOKIE_SCHEME);
-  const documented = documentDefault ? [] : schemes.length ? schemes.map((scheme) => ApiSecurity(scheme)) : [ApiSecurity({})];
+  const documentDefault =
+    schemes.length === 2 && schemes.includes(USER_BEARER_SCHEME) && schemes.includes(SESSION_COOKIE_SCHEME);
+  const documented = documentDefault
+    ? []
+    : schemes.length
+      ? schemes.map((scheme) => ApiSecurity(scheme))
+      : [ApiSecurity({})];
   return (target, key, descriptor) => {
-    declared.set(`${target.constructor.name}.${String(key)}`, { type: target.constructor as DeclaredRoute['type'], controller: target.constructor.name, handler: String(key), policy });
+    declared.set(`${target.constructor.name}.${String(key)}`, {
+      type: target.constructor as DeclaredRoute['type'],
+      controller: target.constructor.name,
+      handler: String(key),
+      policy,
+    });
     applyDecorators(SetMetadata(ACCESS, policy), ...documented)(target, key, descriptor);
     documentPolicy(policy, descriptor, target, key);
   };

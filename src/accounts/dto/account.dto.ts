@@ -37,4 +37,3 @@ export class ChangeRoleDto {
   @IsIn(USER_ROLES, { message: `role must be one of: ${USER_ROLES.join(', ')}` })
   role: UserRole;
 }
-

@@ -19,10 +19,16 @@ export class AccountView {
   @ApiProperty({ description: 'Whether the caller owns this account' })
   owner: boolean;
 
-  @ApiProperty({ example: '6650c0ffee0000000000f001', description: "The platform project a request acts in without X-Project-Id" })
+  @ApiProperty({
+    example: '6650c0ffee0000000000f001',
+    description: 'The platform project a request acts in without X-Project-Id',
+  })
   defaultProjectId: string;
 
-  @ApiProperty({ description: 'The owner requires a second factor of every member (sessions signed in with a password alone: 403 `mfa_required`)' })
+  @ApiProperty({
+    description:
+      'The owner requires a second factor of every member (sessions signed in with a password alone: 403 `mfa_required`)',
+  })
   requireMfa: boolean;
 
   @ApiProperty({ format: 'date-time' })

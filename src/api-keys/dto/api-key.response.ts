@@ -13,7 +13,8 @@ export class ApiKeyView {
   @ApiProperty({
     enum: API_KEY_KINDS,
     example: 'secret',
-    description: 'secret (`sk_test_...`): the data APIs of its project; publishable (`pk_test_...`): the read-only `/viewer` routes only, safe to ship in an app',
+    description:
+      'secret (`sk_test_...`): the data APIs of its project; publishable (`pk_test_...`): the read-only `/viewer` routes only, safe to ship in an app',
   })
   kind: ApiKeyKind;
 
@@ -32,7 +33,12 @@ export class ApiKeyView {
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the key stops working; null: never' })
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the key stops working; null: never',
+  })
   expiresAt: string | null;
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String })
@@ -47,7 +53,8 @@ export class CreatedApiKeyView extends ApiKeyView {
   @ApiProperty({
     example: 'sk_test_Xb3qN0vJm2c5Rz8TkYw1aHd7LpQe4Ui9So6Fg0Bn2Ct',
     pattern: '^[sp]k_test_[A-Za-z0-9_-]{43}$',
-    description: 'The key (`sk_test_...` or, publishable, `pk_test_...`): shown once, in this answer only. Send it as `Authorization: Bearer <key>`.',
+    description:
+      'The key (`sk_test_...` or, publishable, `pk_test_...`): shown once, in this answer only. Send it as `Authorization: Bearer <key>`.',
   })
   key: string;
 }

@@ -1,5 +1,14 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsDateString, IsIn, IsOptional, MaxLength } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsDateString,
+  IsIn,
+  IsOptional,
+  MaxLength,
+} from 'class-validator';
 import { NotBlankText } from '../../common/validators/trimmed-text';
 import { API_NAMES, type ApiName } from '../../tenancy/api-names';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
@@ -29,7 +38,7 @@ export class CreateApiKeyDto {
     nullable: true,
     example: ['customers', 'cards', 'payments'],
     description:
-      "The APIs the key may call, each enabled in the project (400 otherwise). Left out or null: every API the project enables, now or later.",
+      'The APIs the key may call, each enabled in the project (400 otherwise). Left out or null: every API the project enables, now or later.',
   })
   @IsOptional()
   @IsArray()

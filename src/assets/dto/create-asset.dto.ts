@@ -32,7 +32,9 @@ export class CreateAssetDto {
   })
   @IsString()
   @MaxLength(255)
-  @Matches(FILE_NAME_PATTERN, { message: 'fileName must be a file name without a path (no / or \\, no control characters, not . or ..)' })
+  @Matches(FILE_NAME_PATTERN, {
+    message: 'fileName must be a file name without a path (no / or \\, no control characters, not . or ..)',
+  })
   @IsSafeFileName()
   fileName: string;
 
@@ -57,10 +59,17 @@ export class CreateAssetDto {
   })
   @IsString()
   @MaxLength(255)
-  @Matches(/^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*\/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*(\s*;.*)?$/, { message: 'mimeType must be a media type such as image/png' })
+  @Matches(/^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*\/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]*(\s*;.*)?$/, {
+    message: 'mimeType must be a media type such as image/png',
+  })
   mimeType: string;
 
-  @ApiPropertyOptional({ description: "The SHA-256 of the file (hex), compared with the stored bytes' once uploaded", pattern: '^[0-9a-fA-F]{64}$', minLength: 64, maxLength: 64 })
+  @ApiPropertyOptional({
+    description: "The SHA-256 of the file (hex), compared with the stored bytes' once uploaded",
+    pattern: '^[0-9a-fA-F]{64}$',
+    minLength: 64,
+    maxLength: 64,
+  })
   @IsOptionalNotNull()
   @Matches(/^[0-9a-fA-F]{64}$/, { message: 'sha256 must be 64 hexadecimal digits' })
   sha256?: string;

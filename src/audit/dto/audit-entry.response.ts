@@ -8,7 +8,11 @@ export class AuditPartyDto {
   @ApiProperty()
   id: string;
 
-  @ApiProperty({ type: String, nullable: true, description: "An email or an API key's first 12 characters; never a secret" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "An email or an API key's first 12 characters; never a secret",
+  })
   label: string | null;
 }
 
@@ -34,7 +38,12 @@ export class AuditEntryResponse {
   @ApiProperty({ type: String, nullable: true })
   projectId: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Each changed field as [before, after]' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: 'Each changed field as [before, after]',
+  })
   changes: Record<string, [unknown, unknown]> | null;
 
   @ApiProperty({ type: String, nullable: true })
@@ -65,6 +74,10 @@ export class AuditVerifyResponse {
   @ApiProperty({ type: 'integer', description: 'Entries checked before the first break (all of them when valid)' })
   checked: number;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The first number whose entry was edited, removed or out of chain' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The first number whose entry was edited, removed or out of chain',
+  })
   firstBrokenSequence: number | null;
 }

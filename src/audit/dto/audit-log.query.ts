@@ -6,7 +6,6 @@ import { PageLimitQuery } from '../../common/paging/finance-list.query';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { AUDIT_ACTIONS } from '../audit-entry.schema';
 
-
 /** The filters the list and the export share. */
 export class AuditFiltersQuery {
   @ApiPropertyOptional({ enum: AUDIT_ACTIONS, description: 'Only entries of this action' })
@@ -14,23 +13,41 @@ export class AuditFiltersQuery {
   @IsIn(AUDIT_ACTIONS, { message: `action must be one of: ${AUDIT_ACTIONS.join(', ')}` })
   action?: string;
 
-  @ApiPropertyOptional({ pattern: OBJECT_ID_PATTERN, minLength: 24, maxLength: 24, description: 'Only entries of this user or API key' })
+  @ApiPropertyOptional({
+    pattern: OBJECT_ID_PATTERN,
+    minLength: 24,
+    maxLength: 24,
+    description: 'Only entries of this user or API key',
+  })
   @IsOptional()
   @IsMongoId({ message: 'actorId must be a valid id' })
   actorId?: string;
 
-  @ApiPropertyOptional({ pattern: OBJECT_ID_PATTERN, minLength: 24, maxLength: 24, description: 'Only entries of this platform project' })
+  @ApiPropertyOptional({
+    pattern: OBJECT_ID_PATTERN,
+    minLength: 24,
+    maxLength: 24,
+    description: 'Only entries of this platform project',
+  })
   @IsOptional()
   @IsMongoId({ message: 'projectId must be a valid id' })
   projectId?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only entries at or after this time' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: DATE_TIME_MAX,
+    description: 'Only entries at or after this time',
+  })
   @IsOptional()
   @Transform(toDateTime)
   @IsDate({ message: 'from must be an ISO 8601 date-time' })
   from?: Date;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only entries at or before this time' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: DATE_TIME_MAX,
+    description: 'Only entries at or before this time',
+  })
   @IsOptional()
   @Transform(toDateTime)
   @IsDate({ message: 'to must be an ISO 8601 date-time' })
@@ -38,7 +55,11 @@ export class AuditFiltersQuery {
 }
 
 export class AuditLogQuery extends IntersectionType(AuditFiltersQuery, PageLimitQuery) {
-  @ApiPropertyOptional({ pattern: '^aud_[0-9a-f-]{36}$', maxLength: 40, description: 'Id of the last entry of the previous page' })
+  @ApiPropertyOptional({
+    pattern: '^aud_[0-9a-f-]{36}$',
+    maxLength: 40,
+    description: 'Id of the last entry of the previous page',
+  })
   @IsOptional()
   @Matches(/^aud_[0-9a-f-]{36}$/, { message: 'startingAfter must be an audit entry id' })
   startingAfter?: string;

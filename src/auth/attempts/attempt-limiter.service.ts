@@ -56,7 +56,12 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
 
   /** Removing old attempts is one instance's work: the others would delete the same documents. */
   onModuleInit(): void {
-    this.sweepJob = this.jobs.register({ name: 'auth.attempts-sweep', everyMs: SWEEP_INTERVAL_MS, lease: { holdMs: SWEEP_LEASE_MS }, run: () => this.sweep() });
+    this.sweepJob = this.jobs.register({
+      name: 'auth.attempts-sweep',
+      everyMs: SWEEP_INTERVAL_MS,
+      lease: { holdMs: SWEEP_LEASE_MS },
+      run: () => this.sweep(),
+    });
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -77,9 +82,11 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
       counts.client > this.config.loginMaxFailuresPerClient ||
       (target !== null &&
         (counts.pair > this.config.loginMaxFailures ||
-          (counts.email > this.config.loginMaxFailuresPerEmail && !(await this.attempts.isKnownAddress(target, client, knownSince(now))))));
+          (counts.email > this.config.loginMaxFailuresPerEmail &&
+            !(await this.attempts.isKnownAddress(target, client, knownSince(now))))));
     // The window is when the oldest failure counted stops counting at the latest.
-    if (blocked) throw new TooManyRequestsException('Too many failed login attempts', this.config.loginFailureWindowSeconds);
+    if (blocked)
+      throw new TooManyRequestsException('Too many failed login attempts', this.config.loginFailureWindowSeconds);
   }
 
   /**
@@ -90,7 +97,10 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   async loginSucceeded(email: string, address: string, now = new Date()): Promise<boolean> {
     const target = normalised(email);
     const client = clientOf(address);
-    const [, isNew] = await Promise.all([this.attempts.forgetLogins(target, client), this.attempts.rememberAddress(target, client, now)]);
+    const [, isNew] = await Promise.all([
+      this.attempts.forgetLogins(target, client),
+      this.attempts.rememberAddress(target, client, now),
+    ]);
     return isNew;
   }
 
@@ -145,9 +155,19 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     // The counts hold this attempt as admitted: the limits are on the others.
     const over =
       counts.admitted - 1 >= admittedLimit
-        ? { kind: 'signup' as const, counted: counts.admitted - 1, limit: admittedLimit, message: 'Too many signups from this client' }
+        ? {
+            kind: 'signup' as const,
+            counted: counts.admitted - 1,
+            limit: admittedLimit,
+            message: 'Too many signups from this client',
+          }
         : counts.refused >= refusedLimit
-          ? { kind: 'signup_refused' as const, counted: counts.refused, limit: refusedLimit, message: 'Too many refused signups from this client' }
+          ? {
+              kind: 'signup_refused' as const,
+              counted: counts.refused,
+              limit: refusedLimit,
+              message: 'Too many refused signups from this client',
+            }
           : null;
     if (!over) return attempt;
     await this.attempts.forget(attempt);
@@ -172,7 +192,10 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     if (counted < limit) return;
     await this.attempts.forget(attempt);
     const oldest = await this.attempts.attemptAt('passkey_options', client, since, counted - limit);
-    throw new TooManyRequestsException('Too many passkey ceremonies started from this client', oldest ? (oldest.getTime() + windowMs - now.getTime()) / 1000 : 1);
+    throw new TooManyRequestsException(
+      'Too many passkey ceremonies started from this client',
+      oldest ? (oldest.getTime() + windowMs - now.getTime()) / 1000 : 1,
+    );
   }
 
   /** The signup was answered with a 4xx: it stops counting toward the signups' limit, and counts toward the refusals'. */
@@ -191,7 +214,11 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
     const target = normalised(email);
     const client = clientOf(address);
     await this.attempts.recordMail(target, client, now);
-    const counts = await this.attempts.countMails(target, client, new Date(now.getTime() - this.mail.windowSeconds * 1000));
+    const counts = await this.attempts.countMails(
+      target,
+      client,
+      new Date(now.getTime() - this.mail.windowSeconds * 1000),
+    );
     return counts.email <= this.mail.maxPerEmail && counts.client <= this.mail.maxPerClient;
   }
 
@@ -203,7 +230,11 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
   async admitMailTo(email: string, now = new Date()): Promise<boolean> {
     const target = normalised(email);
     await this.attempts.recordMail(target, ACCOUNT_MAIL, now);
-    const counts = await this.attempts.countMails(target, ACCOUNT_MAIL, new Date(now.getTime() - this.mail.windowSeconds * 1000));
+    const counts = await this.attempts.countMails(
+      target,
+      ACCOUNT_MAIL,
+      new Date(now.getTime() - this.mail.windowSeconds * 1000),
+    );
     return counts.email <= this.mail.maxPerEmail;
   }
 
@@ -214,7 +245,11 @@ export class AttemptLimiter implements OnModuleInit, OnModuleDestroy {
 
   /** Drops attempts older than every window and addresses not seen for 30 days. */
   sweep(now = new Date()): Promise<number> {
-    const longest = Math.max(this.config.loginFailureWindowSeconds, this.config.signupWindowSeconds, this.mail.windowSeconds);
+    const longest = Math.max(
+      this.config.loginFailureWindowSeconds,
+      this.config.signupWindowSeconds,
+      this.mail.windowSeconds,
+    );
     return this.attempts.sweep(new Date(now.getTime() - longest * 1000), knownSince(now));
   }
 }

@@ -12,7 +12,10 @@ export class LoginAttemptsRepository {
   private readonly attempts: Records<AuthAttempt>;
   private readonly known: Records<KnownLoginAddress>;
 
-  constructor(@InjectModel(AuthAttempt.name) attempts: Model<AuthAttempt>, @InjectModel(KnownLoginAddress.name) known: Model<KnownLoginAddress>) {
+  constructor(
+    @InjectModel(AuthAttempt.name) attempts: Model<AuthAttempt>,
+    @InjectModel(KnownLoginAddress.name) known: Model<KnownLoginAddress>,
+  ) {
     this.attempts = new Records(attempts);
     this.known = new Records(known);
   }
@@ -48,7 +51,11 @@ export class LoginAttemptsRepository {
   }
 
   /** Login attempts since `since`: of this email from this client, from this client, and on this email (without an email, the client's only). */
-  async countLogins(email: string | null, client: string, since: Date): Promise<{ pair: number; client: number; email: number }> {
+  async countLogins(
+    email: string | null,
+    client: string,
+    since: Date,
+  ): Promise<{ pair: number; client: number; email: number }> {
     const at = { $gt: since };
     if (email === null) return { pair: 0, client: await this.attempts.count({ kind: 'login', client, at }), email: 0 };
     const [pair, fromClient, onEmail] = await Promise.all([
@@ -100,7 +107,10 @@ export class LoginAttemptsRepository {
 
   /** When the client's `index`-th oldest attempt of this kind since `since` was made (0: the oldest). */
   async attemptAt(kind: AttemptKind, client: string, since: Date, index: number): Promise<Date | null> {
-    const [attempt] = await this.attempts.find({ kind, client, at: { $gt: since } }, { sort: { at: 1 }, skip: index, limit: 1, fields: ['at'] });
+    const [attempt] = await this.attempts.find(
+      { kind, client, at: { $gt: since } },
+      { sort: { at: 1 }, skip: index, limit: 1, fields: ['at'] },
+    );
     return attempt?.at ?? null;
   }
 

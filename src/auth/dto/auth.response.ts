@@ -6,7 +6,11 @@ export class UserEnvelope {
   @ApiProperty({ type: UserResponse })
   user: UserResponse;
 
-  @ApiProperty({ type: AccountView, nullable: true, description: 'The account this answer concerns; null for a user who belongs to none' })
+  @ApiProperty({
+    type: AccountView,
+    nullable: true,
+    description: 'The account this answer concerns; null for a user who belongs to none',
+  })
   account: AccountView | null;
 }
 
@@ -34,6 +38,9 @@ export class LoginResponse extends UserDataResponse {
   @ApiProperty({ example: 'Login successful' })
   message: string;
 
-  @ApiProperty({ description: 'HS256 JWT; send as `Authorization: Bearer <accessToken>`', example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...' })
+  @ApiProperty({
+    description: 'HS256 JWT; send as `Authorization: Bearer <accessToken>`',
+    example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...',
+  })
   accessToken: string;
 }

@@ -17,7 +17,7 @@ export class LoginDto {
 
   @ApiPropertyOptional({
     pattern: OBJECT_ID_PATTERN,
-    description: 'The account the token acts in; default: the user\'s defaultCompany',
+    description: "The account the token acts in; default: the user's defaultCompany",
   })
   @IsOptionalNotNull()
   @IsMongoId({ message: 'accountId must be a valid id' })
@@ -36,7 +36,11 @@ export class LoginDto {
   @Matches(/^\d{6}$/, { message: 'totp must be 6 digits' })
   totp?: string;
 
-  @ApiPropertyOptional({ description: 'For a user with a second factor: one recovery code instead of totp (single use)', example: 'abcde-fghij', maxLength: 32 })
+  @ApiPropertyOptional({
+    description: 'For a user with a second factor: one recovery code instead of totp (single use)',
+    example: 'abcde-fghij',
+    maxLength: 32,
+  })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(32)

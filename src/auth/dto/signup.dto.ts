@@ -42,7 +42,12 @@ export class SignupDto {
   @MaxLength(254)
   email: string;
 
-  @ApiProperty({ example: 'correct horse battery', minLength: 8, maxLength: 72, description: '8 characters to 72 bytes' })
+  @ApiProperty({
+    example: 'correct horse battery',
+    minLength: 8,
+    maxLength: 72,
+    description: '8 characters to 72 bytes',
+  })
   @IsString()
   @MinLength(8, { message: 'password must be at least 8 characters long' })
   @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
@@ -59,7 +64,11 @@ export class SignupDto {
   @IsIn(USER_ROLES, { message: `role must be one of: ${USER_ROLES.join(', ')}` })
   role?: UserRole;
 
-  @ApiPropertyOptional({ enum: ACCOUNT_TYPES, default: 'developer', description: 'Type of the new account; refused with an invitation' })
+  @ApiPropertyOptional({
+    enum: ACCOUNT_TYPES,
+    default: 'developer',
+    description: 'Type of the new account; refused with an invitation',
+  })
   @IsOptionalNotNull()
   @IsIn(ACCOUNT_TYPES, { message: `accountType must be one of: ${ACCOUNT_TYPES.join(', ')}` })
   accountType?: AccountType;
@@ -86,7 +95,13 @@ export class SignupDto {
   @Length(10, 200)
   invitationToken?: string;
 
-  @ApiPropertyOptional({ type: 'integer', format: 'int64', example: 5551234567, minimum: 0, maximum: Number.MAX_SAFE_INTEGER })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int64',
+    example: 5551234567,
+    minimum: 0,
+    maximum: Number.MAX_SAFE_INTEGER,
+  })
   @IsOptional()
   @IsInt()
   @Min(0)
@@ -103,13 +118,21 @@ export class SignupDto {
   @MaxLength(2048)
   avatar?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: 40, description: 'Accepted for compatibility and ignored: the server sets timestamps' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: 40,
+    description: 'Accepted for compatibility and ignored: the server sets timestamps',
+  })
   @IsOptional()
   @IsDateString()
   @MaxLength(40)
   createdAt?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: 40, description: 'Accepted for compatibility and ignored: the server sets timestamps' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: 40,
+    description: 'Accepted for compatibility and ignored: the server sets timestamps',
+  })
   @IsOptional()
   @IsDateString()
   @MaxLength(40)

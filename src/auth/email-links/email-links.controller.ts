@@ -30,9 +30,15 @@ export class EmailLinksController {
       'Mails are limited per email and per client address within a window (`MAIL_MAX_PER_EMAIL`, `MAIL_MAX_PER_CLIENT`): ' +
       'beyond, the answer is the same and no mail is sent.',
   })
-  @ApiAcceptedResponse({ type: MessageResponseDto, example: { message: 'If this email belongs to a user, a reset link is on its way' } })
+  @ApiAcceptedResponse({
+    type: MessageResponseDto,
+    example: { message: 'If this email belongs to a user, a reset link is on its way' },
+  })
   @ApiErrorResponses(400, 413, 415, 500, 503)
-  async requestPasswordReset(@Body() dto: RequestPasswordResetDto, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+  async requestPasswordReset(
+    @Body() dto: RequestPasswordResetDto,
+    @Req() request: FastifyRequest,
+  ): Promise<MessageResponseDto> {
     await this.links.requestPasswordReset(dto.email, request.ip);
     return { message: 'If this email belongs to a user, a reset link is on its way' };
   }
@@ -44,13 +50,17 @@ export class EmailLinksController {
   @ApiOperation({
     summary: 'Set a new password with a reset link',
     description:
-      'The password follows signup\'s rules. The link works once and for one hour; other reset links of the user stop working. ' +
+      "The password follows signup's rules. The link works once and for one hour; other reset links of the user stop working. " +
       'Tokens issued before the reset no longer count, and every account the user belongs to records `password.reset`.',
   })
   @ApiParam(TOKEN_PARAM)
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Password changed' } })
   @ApiErrorResponses(400, 413, 415, 500, 503)
-  async resetPassword(@Param('code') token: string, @Body() dto: ResetPasswordDto, @Req() request: FastifyRequest): Promise<MessageResponseDto> {
+  async resetPassword(
+    @Param('code') token: string,
+    @Body() dto: ResetPasswordDto,
+    @Req() request: FastifyRequest,
+  ): Promise<MessageResponseDto> {
     await this.links.resetPassword(token, dto.password, auditOriginOf(request));
     return { message: 'Password changed' };
   }
@@ -59,7 +69,10 @@ export class EmailLinksController {
   @Post('email-verifications/:code')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
-  @ApiOperation({ summary: 'Verify an email address with the link mailed at signup', description: 'The link works once and for 24 hours.' })
+  @ApiOperation({
+    summary: 'Verify an email address with the link mailed at signup',
+    description: 'The link works once and for 24 hours.',
+  })
   @ApiParam(TOKEN_PARAM)
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Email verified' } })
   @ApiErrorResponses(400, 500, 503)
@@ -74,7 +87,8 @@ export class EmailLinksController {
   @HttpCode(HttpStatus.ACCEPTED)
   @ApiOperation({
     summary: 'Mail the verification link again',
-    description: "To the caller's email, a new link valid 24 hours. 409 when already verified; limited like password resets (429 beyond).",
+    description:
+      "To the caller's email, a new link valid 24 hours. 409 when already verified; limited like password resets (429 beyond).",
   })
   @ApiAcceptedResponse({ type: MessageResponseDto, example: { message: 'A verification link is on its way' } })
   @ApiErrorResponses(400, 401, 403, 409, 429, 500, 503)

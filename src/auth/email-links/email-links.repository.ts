@@ -19,7 +19,10 @@ export class EmailLinksRepository {
   private readonly links: Records<EmailLink>;
   private readonly uses: Records<EmailLinkUse>;
 
-  constructor(@InjectModel(EmailLink.name) links: Model<EmailLink>, @InjectModel(EmailLinkUse.name) uses: Model<EmailLinkUse>) {
+  constructor(
+    @InjectModel(EmailLink.name) links: Model<EmailLink>,
+    @InjectModel(EmailLinkUse.name) uses: Model<EmailLinkUse>,
+  ) {
     this.links = new Records(links);
     this.uses = new Records(uses);
   }
@@ -48,6 +51,10 @@ export class EmailLinksRepository {
   /** The user's other unused links of this purpose stop working (a reset done, an email verified). */
   async expireOthers(userId: string, purpose: EmailLinkPurpose, at: Date): Promise<void> {
     const user = toObjectId(userId);
-    if (user) await this.links.updateMany({ userId: user, purpose, usedAt: null, expiresAt: { $gt: at } }, { $set: { expiresAt: at } });
+    if (user)
+      await this.links.updateMany(
+        { userId: user, purpose, usedAt: null, expiresAt: { $gt: at } },
+        { $set: { expiresAt: at } },
+      );
   }
 }

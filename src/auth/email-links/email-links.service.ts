@@ -54,7 +54,10 @@ export class EmailLinksService {
    * limit. The caller learns nothing either way: the answer is the same, and no error is thrown.
    */
   async requestPasswordReset(email: string, client: string, now = new Date()): Promise<void> {
-    const [admitted, user] = await Promise.all([this.attempts.admitMail(email, client, now), this.users.findByEmail(email)]);
+    const [admitted, user] = await Promise.all([
+      this.attempts.admitMail(email, client, now),
+      this.users.findByEmail(email),
+    ]);
     if (!admitted || !user) return;
     const token = await this.issue('password_reset', user, now);
     const link = this.mail.link(PAGES.password_reset, token);
@@ -78,13 +81,17 @@ export class EmailLinksService {
   async resetPassword(token: string, password: string, origin: AuditOrigin, now = new Date()): Promise<void> {
     const link = await this.useLink('password_reset', token, now);
     const passwordHash = await bcrypt.hash(password, this.config.bcryptRounds);
-    if (!(await this.users.setPassword(String(link.userId), passwordHash, now))) throw new BadRequestException(LINK_INVALID);
+    if (!(await this.users.setPassword(String(link.userId), passwordHash, now)))
+      throw new BadRequestException(LINK_INVALID);
     await this.sessions.endAll(String(link.userId));
     await this.links.expireOthers(String(link.userId), 'password_reset', now);
     const party = { type: 'user', id: String(link.userId), label: link.email };
     // In every account the user belongs to: each one's admins see that a member's password changed.
     for (const membership of await this.memberships.listForUser(String(link.userId))) {
-      await this.trail.appendNow({ actor: party, ...origin }, { accountId: String(membership.accountId), action: 'password.reset', target: party });
+      await this.trail.appendNow(
+        { actor: party, ...origin },
+        { accountId: String(membership.accountId), action: 'password.reset', target: party },
+      );
     }
   }
 
@@ -127,14 +134,21 @@ export class EmailLinksService {
   private async issue(purpose: EmailLinkPurpose, user: User, now: Date): Promise<string> {
     const token = randomBytes(32).toString('base64url');
     const validMs = purpose === 'password_reset' ? RESET_VALID_MS : VERIFICATION_VALID_MS;
-    await this.links.insert({ purpose, userId: String(user._id), email: user.email, tokenHash: hashToken(token), expiresAt: new Date(now.getTime() + validMs) });
+    await this.links.insert({
+      purpose,
+      userId: String(user._id),
+      email: user.email,
+      tokenHash: hashToken(token),
+      expiresAt: new Date(now.getTime() + validMs),
+    });
     return token;
   }
 
   /** The link of this token, used now; 400 when unknown, expired or already used. */
   private async useLink(purpose: EmailLinkPurpose, token: string, now: Date): Promise<EmailLink> {
     const link = await this.links.findByTokenHash(purpose, hashToken(token));
-    if (!link || link.usedAt !== null || new Date(link.expiresAt).getTime() <= now.getTime()) throw new BadRequestException(LINK_INVALID);
+    if (!link || link.usedAt !== null || new Date(link.expiresAt).getTime() <= now.getTime())
+      throw new BadRequestException(LINK_INVALID);
     if (!(await this.links.use(link._id, now))) throw new BadRequestException(LINK_INVALID);
     return link;
   }

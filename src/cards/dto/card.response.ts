@@ -21,7 +21,13 @@ export class CardResponse {
   @ApiProperty({ example: '4242', description: 'Last four digits of the number (the number itself is never returned)' })
   last4: string;
 
-  @ApiProperty({ type: 'integer', minimum: 1, maximum: 12, example: 4, description: 'Normalised: "04" and "4" are both 4' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    maximum: 12,
+    example: 4,
+    description: 'Normalised: "04" and "4" are both 4',
+  })
   expMonth: number;
 
   @ApiProperty({ type: 'integer', example: 2030, description: 'Four digits: "30" is 2030' })

@@ -14,7 +14,8 @@ export class CreateCardDto {
     type: String,
     nullable: true,
     pattern: OBJECT_ID_PATTERN,
-    description: 'Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`.',
+    description:
+      'Id of an existing customer (else 400). Left out or null: a new customer (email null) is created and its id returned as `customer`.',
   })
   @IsOptional()
   @IsMongoId({ message: 'customer must be a valid id' })
@@ -42,13 +43,19 @@ export class CreateCardDto {
     example: '2030',
     pattern: '^(\\d{2}|\\d{4})$',
     maxLength: 4,
-    description: '2 digits (20yy) or 4 digits. The expiry (month and year) must not be in the past; the current month is valid.',
+    description:
+      '2 digits (20yy) or 4 digits. The expiry (month and year) must not be in the past; the current month is valid.',
   })
   @IsString()
   @Matches(EXP_YEAR_PATTERN, { message: 'expYear must be a year of 2 or 4 digits' })
   expYear: string;
 
-  @ApiProperty({ example: '123', pattern: '^\\d{3,4}$', maxLength: 4, description: '3 digits; 4 for American Express. Checked, never stored or returned.' })
+  @ApiProperty({
+    example: '123',
+    pattern: '^\\d{3,4}$',
+    maxLength: 4,
+    description: '3 digits; 4 for American Express. Checked, never stored or returned.',
+  })
   @IsString()
   @Matches(/^\d{3,4}$/, { message: 'cvc must be 3 digits (4 for American Express)' })
   cvc: string;

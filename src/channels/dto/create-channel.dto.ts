@@ -36,13 +36,23 @@ export class MembershipTierDto {
   @MaxLength(1000)
   description?: string | null;
 
-  @ApiProperty({ example: 4.99, minimum: 0, maximum: TIER_PRICE_MAX, description: 'Price per period, in the channel currency' })
+  @ApiProperty({
+    example: 4.99,
+    minimum: 0,
+    maximum: TIER_PRICE_MAX,
+    description: 'Price per period, in the channel currency',
+  })
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(TIER_PRICE_MAX)
   price: number;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 200 }, example: ['Early access', 'Badge'], maxItems: 50 })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', maxLength: 200 },
+    example: ['Early access', 'Badge'],
+    maxItems: 50,
+  })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(50)
@@ -69,7 +79,8 @@ export class CreateChannelDto {
     example: 'adasings',
     minLength: 1,
     maxLength: 100,
-    description: 'Unique among the channels of the platform project, compared without regard to case; a taken username is 409',
+    description:
+      'Unique among the channels of the platform project, compared without regard to case; a taken username is 409',
   })
   @IsString()
   @IsNotEmpty()
@@ -87,7 +98,12 @@ export class CreateChannelDto {
   @MaxLength(2048)
   avatarUrl: string;
 
-  @ApiProperty({ example: 'creator', minLength: 1, maxLength: 50, description: 'Free text, for example creator, admin or moderator' })
+  @ApiProperty({
+    example: 'creator',
+    minLength: 1,
+    maxLength: 50,
+    description: 'Free text, for example creator, admin or moderator',
+  })
   @IsString()
   @IsNotEmpty()
   @MaxLength(50)
@@ -98,7 +114,8 @@ export class CreateChannelDto {
     items: { type: 'string', pattern: OBJECT_ID_PATTERN },
     default: [],
     maxItems: 1000,
-    description: "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
+    description:
+      "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
   })
   @IsOptionalNotNull()
   @IsArray()
@@ -124,7 +141,14 @@ export class CreateChannelDto {
   @IsBoolean()
   monetizationEnabled?: boolean;
 
-  @ApiPropertyOptional({ type: Number, example: 1250.5, default: 0, minimum: 0, maximum: REVENUE_MAX, description: 'Total revenue' })
+  @ApiPropertyOptional({
+    type: Number,
+    example: 1250.5,
+    default: 0,
+    minimum: 0,
+    maximum: REVENUE_MAX,
+    description: 'Total revenue',
+  })
   @IsOptionalNotNull()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)

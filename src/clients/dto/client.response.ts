@@ -22,6 +22,12 @@ export class ClientResponse {
   @ApiProperty({ format: 'date-time', example: '2024-05-24T10:00:00.000Z' })
   updatedAt: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'null on live records' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'null on live records',
+  })
   deletedAt: string | null;
 }

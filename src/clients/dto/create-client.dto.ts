@@ -28,7 +28,8 @@ export class CreateClientDto {
     type: 'array',
     items: { type: 'string', pattern: OBJECT_ID_PATTERN },
     maxItems: 1000,
-    description: "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
+    description:
+      "Ids of content projects of the request's platform project; any other id (another tenant's included) is 400",
   })
   @IsOptionalNotNull()
   @IsArray()

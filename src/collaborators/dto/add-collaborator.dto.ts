@@ -28,4 +28,6 @@ export class AddCollaboratorDto {
 }
 
 /** Another role, another end, or both. */
-export class ChangeCollaboratorDto extends PartialType(OmitType(AddCollaboratorDto, ['userId'] as const), { skipNullProperties: false }) {}
+export class ChangeCollaboratorDto extends PartialType(OmitType(AddCollaboratorDto, ['userId'] as const), {
+  skipNullProperties: false,
+}) {}

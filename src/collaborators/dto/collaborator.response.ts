@@ -14,7 +14,13 @@ export class CollaboratorResponse {
   @ApiProperty({ enum: CHANNEL_ROLES, example: 'editor' })
   role: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the role ends; null: never' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'When the role ends; null: never',
+  })
   expiresAt: string | null;
 
   @ApiProperty({ format: 'date-time', example: '2024-05-24T10:00:00.000Z' })

@@ -7,7 +7,12 @@ export class CollectionResponse {
   @ApiProperty({ example: 'Starter' })
   name: string;
 
-  @ApiProperty({ type: String, nullable: true, example: 'Entry-level bundle of endpoints', description: 'null when never set' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'Entry-level bundle of endpoints',
+    description: 'null when never set',
+  })
   description: string | null;
 
   @ApiProperty({ type: 'integer', nullable: true, example: 12, description: 'null when never set' })
@@ -31,6 +36,12 @@ export class CollectionResponse {
   @ApiProperty({ format: 'date-time', example: '2024-05-24T10:00:00.000Z' })
   updatedAt: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'null on live records' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'null on live records',
+  })
   deletedAt: string | null;
 }

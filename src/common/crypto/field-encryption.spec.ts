@@ -13,7 +13,14 @@ function oldForm(keyText: string, plaintext: string, field: string, tagBytes = 1
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: tagBytes });
   cipher.setAAD(Buffer.from(field, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['enc', 'v1', id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join(':');
+  return [
+    'enc',
+    'v1',
+    id,
+    iv.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    ciphertext.toString('base64url'),
+  ].join(':');
 }
 
 /** The stored value with its tag cut to its first `bytes` bytes. */
@@ -54,7 +61,8 @@ describe('FieldEncryption', () => {
   it('refuses a tag shorter than 16 bytes, even one that authenticates as far as it goes', () => {
     const crypto = new FieldEncryption(parseEncryptionKeys(first));
     const stored = crypto.encrypt('secret', ssn(RECORD));
-    for (const bytes of [15, 12, 8, 4]) expect(() => crypto.decrypt(withTagCut(stored, bytes), ssn(RECORD))).toThrow(/shorter than 16 bytes/);
+    for (const bytes of [15, 12, 8, 4])
+      expect(() => crypto.decrypt(withTagCut(stored, bytes), ssn(RECORD))).toThrow(/shorter than 16 bytes/);
     // A value written with a genuinely short tag (valid for GCM as such) is refused all the same.
     const shortTagged = oldForm(first, 'secret', 'SocialNumber', 12);
     expect(() => crypto.decrypt(shortTagged, ssn(RECORD))).toThrow(/shorter than 16 bytes/);

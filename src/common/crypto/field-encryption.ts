@@ -55,7 +55,8 @@ export function parseEncryptionKeys(value: string): EncryptionKey[] {
       const match = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(entry);
       if (!match) throw new Error('FIELD_ENCRYPTION_KEY entries must look like <id>:<base64 key>');
       const key = Buffer.from(match[2], 'base64');
-      if (key.length !== 32) throw new Error(`FIELD_ENCRYPTION_KEY key "${match[1]}" must be 32 bytes (base64 of 32 random bytes)`);
+      if (key.length !== 32)
+        throw new Error(`FIELD_ENCRYPTION_KEY key "${match[1]}" must be 32 bytes (base64 of 32 random bytes)`);
       return { id: match[1], key };
     });
   if (keys.length === 0) throw new Error('FIELD_ENCRYPTION_KEY holds no key');
@@ -101,13 +102,21 @@ export class FieldEncryption {
 
   encrypt(plaintext: string, binding: FieldBinding): string {
     // An unbound value could be copied anywhere: refuse to make one.
-    if (!binding.record || !binding.field) throw new Error('A field is encrypted for one record and one field: both must be named');
+    if (!binding.record || !binding.field)
+      throw new Error('A field is encrypted for one record and one field: both must be named');
     const { id, key } = this.keys[0];
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(associatedData(CURRENT_FORM, binding));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return ['enc', CURRENT_FORM, id, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join(':');
+    return [
+      'enc',
+      CURRENT_FORM,
+      id,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      ciphertext.toString('base64url'),
+    ].join(':');
   }
 
   /**
@@ -123,13 +132,19 @@ export class FieldEncryption {
     }
     const [, form, id, ivText, tagText, ciphertext] = parts;
     if (form === FORM_FIELD_ONLY && !(options.acceptFieldOnly ?? this.fieldOnlyAccepted)) {
-      throw new FieldDecryptionError(`${field} is in the older form bound to the field only (enc:v1), refused: ACCEPT_LEGACY_CIPHERTEXT is false or npm run reencrypt has run`);
+      throw new FieldDecryptionError(
+        `${field} is in the older form bound to the field only (enc:v1), refused: ACCEPT_LEGACY_CIPHERTEXT is false or npm run reencrypt has run`,
+      );
     }
     const key = this.byId.get(id);
-    if (!key) throw new FieldDecryptionError(`${field} is encrypted with key "${id}", which FIELD_ENCRYPTION_KEY no longer holds`);
+    if (!key)
+      throw new FieldDecryptionError(
+        `${field} is encrypted with key "${id}", which FIELD_ENCRYPTION_KEY no longer holds`,
+      );
     const iv = Buffer.from(ivText, 'base64url');
     const tag = Buffer.from(tagText, 'base64url');
-    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new FieldDecryptionError(`${field} has a malformed IV or a tag shorter than ${TAG_BYTES} bytes`);
+    if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES)
+      throw new FieldDecryptionError(`${field} has a malformed IV or a tag shorter than ${TAG_BYTES} bytes`);
     try {
       const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
       decipher.setAAD(associatedData(form, binding));

@@ -6,7 +6,10 @@ describe('isDuplicateKey', () => {
   });
 
   it("recognises FerretDB's unique-constraint failure on updates", () => {
-    const error = { code: 1, message: "constraint failed: UNIQUE constraint failed: index 'channels_1_usernameKey_1' (2067)" };
+    const error = {
+      code: 1,
+      message: "constraint failed: UNIQUE constraint failed: index 'channels_1_usernameKey_1' (2067)",
+    };
     expect(isDuplicateKey(error)).toBe(true);
   });
 

@@ -10,4 +10,8 @@ export function isDuplicateKey(error: unknown): boolean {
   return BACKEND_UNIQUE_VIOLATIONS.some((pattern) => pattern.test(failure.message as string));
 }
 
-const BACKEND_UNIQUE_VIOLATIONS = [/UNIQUE constraint failed/, /duplicate key value violates unique constraint/, /SQLSTATE 23505/];
+const BACKEND_UNIQUE_VIOLATIONS = [
+  /UNIQUE constraint failed/,
+  /duplicate key value violates unique constraint/,
+  /SQLSTATE 23505/,
+];

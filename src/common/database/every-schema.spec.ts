@@ -26,15 +26,20 @@ describe('every collection schema', () => {
     expect(schemas.length).toBeGreaterThanOrEqual(15);
   });
 
-  it.each(schemas.map((entry) => [entry.name, entry.schema] as const))('%s uses the shared schema options (toJSON drops internals)', (_name, schema) => {
-    expect(typeof schema.get('toJSON')?.transform).toBe('function');
-    expect(schema.get('versionKey')).toBe(false);
-    const json = (schema.get('toJSON')!.transform as (doc: unknown, ret: Record<string, unknown>, options: unknown) => Record<string, unknown>)(
-      undefined,
-      { _id: 'x', projectId: 'p' },
-      {},
-    );
-    expect(json).toMatchObject({ id: 'x' });
-    expect(json).not.toHaveProperty('_id');
-  });
+  it.each(schemas.map((entry) => [entry.name, entry.schema] as const))(
+    '%s uses the shared schema options (toJSON drops internals)',
+    (_name, schema) => {
+      expect(typeof schema.get('toJSON')?.transform).toBe('function');
+      expect(schema.get('versionKey')).toBe(false);
+      const json = (
+        schema.get('toJSON')!.transform as (
+          doc: unknown,
+          ret: Record<string, unknown>,
+          options: unknown,
+        ) => Record<string, unknown>
+      )(undefined, { _id: 'x', projectId: 'p' }, {});
+      expect(json).toMatchObject({ id: 'x' });
+      expect(json).not.toHaveProperty('_id');
+    },
+  );
 });

@@ -39,7 +39,11 @@ export class AddressDto {
   @MaxLength(20)
   postalCode?: string;
 
-  @ApiPropertyOptional({ example: 'US', maxLength: 100, description: 'Country name or code, as written on the address' })
+  @ApiPropertyOptional({
+    example: 'US',
+    maxLength: 100,
+    description: 'Country name or code, as written on the address',
+  })
   @IsOptionalNotNull()
   @IsString()
   @MaxLength(100)
@@ -58,5 +62,8 @@ export function ApiAddress(options: { example?: Partial<AddressDto> } = {}): Pro
 
 /** A plain object with only the fields that were sent, for storage. */
 export function toAddress(address: AddressDto): Record<string, string> {
-  return Object.fromEntries(Object.entries(address).filter(([, value]) => value !== undefined)) as Record<string, string>;
+  return Object.fromEntries(Object.entries(address).filter(([, value]) => value !== undefined)) as Record<
+    string,
+    string
+  >;
 }

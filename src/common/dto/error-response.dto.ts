@@ -25,7 +25,7 @@ export class ErrorResponseDto {
   @ApiPropertyOptional({
     description:
       'Why, for a client to act on: `mfa_required` (set up or use a second factor), `step_up_required` (prove it again), `email_unverified` (verify the email first), ' +
-      '`channel_role_required` (a channel role the caller lacks, named in `message`), `last_channel_owner` (make another collaborator the channel\'s owner first)',
+      "`channel_role_required` (a channel role the caller lacks, named in `message`), `last_channel_owner` (make another collaborator the channel's owner first)",
     example: 'step_up_required',
   })
   code?: string;

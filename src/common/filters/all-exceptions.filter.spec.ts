@@ -12,7 +12,9 @@ describe('toErrorBody', () => {
   });
 
   it('adds the field errors of a validation failure', () => {
-    const body = toErrorBody(new RequestValidationException([{ field: 'email', messages: ['email must be an email'] }]));
+    const body = toErrorBody(
+      new RequestValidationException([{ field: 'email', messages: ['email must be an email'] }]),
+    );
     expect(body).toEqual({
       statusCode: 400,
       error: 'Bad Request',
@@ -27,28 +29,50 @@ describe('toErrorBody', () => {
       code: 11000,
       keyValue: { username: 'x' },
     });
-    expect(toErrorBody(duplicate)).toEqual({ statusCode: 409, error: 'Conflict', message: 'A record with this username already exists' });
+    expect(toErrorBody(duplicate)).toEqual({
+      statusCode: 409,
+      error: 'Conflict',
+      message: 'A record with this username already exists',
+    });
   });
 
   it('maps cast errors to 400 without the driver message', () => {
     const cast = Object.assign(new Error('Cast to ObjectId failed for value "x" at path "_id"'), { name: 'CastError' });
-    expect(toErrorBody(cast)).toEqual({ statusCode: 400, error: 'Bad Request', message: 'Malformed identifier or value' });
+    expect(toErrorBody(cast)).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'Malformed identifier or value',
+    });
   });
 
   it('maps an unreachable database to 503', () => {
-    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), { name: 'MongoServerSelectionError' });
+    const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), {
+      name: 'MongoServerSelectionError',
+    });
     expect(toErrorBody(down).statusCode).toBe(503);
-    const buffering = Object.assign(new Error('Operation `users.findOne()` buffering timed out after 3000ms'), { name: 'MongooseError' });
+    const buffering = Object.assign(new Error('Operation `users.findOne()` buffering timed out after 3000ms'), {
+      name: 'MongooseError',
+    });
     expect(toErrorBody(buffering).statusCode).toBe(503);
   });
 
   it('gives Fastify body errors a message that says what is wrong', () => {
     const tooLarge = new HttpException('Request body is too large', 413, {
-      cause: Object.assign(new Error('Request body is too large'), { code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }),
+      cause: Object.assign(new Error('Request body is too large'), {
+        code: 'FST_ERR_CTP_BODY_TOO_LARGE',
+        statusCode: 413,
+      }),
     });
-    expect(toErrorBody(tooLarge)).toEqual({ statusCode: 413, error: 'Payload Too Large', message: 'Request body is too large' });
+    expect(toErrorBody(tooLarge)).toEqual({
+      statusCode: 413,
+      error: 'Payload Too Large',
+      message: 'Request body is too large',
+    });
     const mediaType = new HttpException('Unsupported Media Type', 415, {
-      cause: Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }),
+      cause: Object.assign(new Error('Unsupported Media Type'), {
+        code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+        statusCode: 415,
+      }),
     });
     expect(toErrorBody(mediaType).message).toBe('Unsupported content type: send the body as application/json');
   });

@@ -48,13 +48,24 @@ export function toErrorBody(exception: unknown): ErrorBody {
     const answer = body(exception.getStatus(), messageOf(response, exception.message));
     return typeof code === 'string' ? { ...answer, code } : answer;
   }
-  const error = exception as { name?: string; code?: unknown; statusCode?: unknown; message?: string; keyValue?: object };
+  const error = exception as {
+    name?: string;
+    code?: unknown;
+    statusCode?: unknown;
+    message?: string;
+    keyValue?: object;
+  };
   if (error?.name === 'MongoServerError' || error?.name === 'MongoBulkWriteError') {
     if (isDuplicateKey(error)) {
       // MongoDB names the fields in keyValue; FerretDB does not, so services that know which
       // unique field collided throw their own ConflictException with a precise message.
       const fields = Object.keys(error.keyValue ?? {});
-      return body(409, fields.length ? `A record with this ${fields.join(', ')} already exists` : 'A record with these unique values already exists');
+      return body(
+        409,
+        fields.length
+          ? `A record with this ${fields.join(', ')} already exists`
+          : 'A record with these unique values already exists',
+      );
     }
   }
   if (error?.name === 'CastError' || error?.name === 'BSONError') {
@@ -63,7 +74,10 @@ export function toErrorBody(exception: unknown): ErrorBody {
   if (error?.name && DATABASE_UNAVAILABLE.has(error.name)) {
     return body(503, 'Database unavailable, try again shortly');
   }
-  if (error?.name === 'MongooseError' && /buffering timed out|not connected|Connection.*closed/i.test(error.message ?? '')) {
+  if (
+    error?.name === 'MongooseError' &&
+    /buffering timed out|not connected|Connection.*closed/i.test(error.message ?? '')
+  ) {
     return body(503, 'Database unavailable, try again shortly');
   }
   // Errors raised by Fastify itself (body parsing, content type, size) carry a 4xx statusCode.

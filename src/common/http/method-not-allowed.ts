@@ -44,7 +44,8 @@ export function installMethodNotAllowed(fastify: FastifyInstance): void {
     } else {
       compiled ??= [...byUrl].map(([url, methods]) => ({ pattern: toPattern(url), methods }));
       allowed = new Set<string>();
-      for (const route of compiled) if (route.pattern.test(path)) route.methods.forEach((method) => allowed.add(method));
+      for (const route of compiled)
+        if (route.pattern.test(path)) route.methods.forEach((method) => allowed.add(method));
     }
     if (allowed.size === 0 || allowed.has(request.method)) return done();
     const allow = [...allowed].sort().join(', ');
@@ -52,6 +53,10 @@ export function installMethodNotAllowed(fastify: FastifyInstance): void {
     reply
       .code(405)
       .header('Allow', allow)
-      .send({ statusCode: 405, error: STATUS_CODES[405], message: `Method ${request.method} is not allowed on ${path}; allowed: ${allow}` });
+      .send({
+        statusCode: 405,
+        error: STATUS_CODES[405],
+        message: `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`,
+      });
   });
 }

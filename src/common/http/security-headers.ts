@@ -30,7 +30,9 @@ export const PAGE_PATH = /^\/(?:docs|dashboard)(?:[/?]|$)/;
  * The rest of helmet's set (CSP, framing, referrer, cross-origin policies) governs documents a
  * browser renders and runs, which JSON is not.
  */
-export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'X-Content-Type-Options': 'nosniff' });
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'X-Content-Type-Options': 'nosniff',
+});
 
 /**
  * The headers helmet sets with `options`, computed once: its middleware run against a response that

@@ -27,6 +27,8 @@ describe('LazyLibrary', () => {
     const installed = new LazyLibrary('sharp');
     expect(() => installed.assertInstalled()).not.toThrow();
     expect(installed.loaded).toBe(false);
-    expect(() => new LazyLibrary('no-such-library-here').assertInstalled()).toThrow('The library no-such-library-here is not installed (npm ci installs it)');
+    expect(() => new LazyLibrary('no-such-library-here').assertInstalled()).toThrow(
+      'The library no-such-library-here is not installed (npm ci installs it)',
+    );
   });
 });

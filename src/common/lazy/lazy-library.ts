@@ -32,7 +32,9 @@ export class LazyLibrary<T> {
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use on purpose (see the class comment)
         this.value = require(this.modulePath) as T;
       } catch (error) {
-        throw new Error(`The library ${this.packageName} could not be loaded: ${(error as Error).message}`, { cause: error });
+        throw new Error(`The library ${this.packageName} could not be loaded: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
     return this.value;

@@ -6,7 +6,13 @@ import { logStream } from './log-stream';
  * Nest's own start-up detail, one line per module, controller and route: at `debug`, so the default
  * level shows what a person starting the service needs (the database, the address) and nothing else.
  */
-const START_UP_DETAIL = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
+const START_UP_DETAIL = new Set([
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestFactory',
+  'NestApplication',
+]);
 
 let pretty: DestinationStream | undefined;
 
@@ -70,8 +76,16 @@ export function bootstrapLogger(level: string, nodeEnv: string): LoggerService {
   const at =
     (method: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal') =>
     (message: unknown, ...rest: unknown[]) => {
-      const context = rest.length > 0 && typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
+      const context =
+        rest.length > 0 && typeof rest[rest.length - 1] === 'string' ? (rest[rest.length - 1] as string) : undefined;
       root[method](context ? { context } : {}, String(message));
     };
-  return new AppLogger({ log: at('info'), error: at('error'), warn: at('warn'), debug: at('debug'), verbose: at('trace'), fatal: at('fatal') });
+  return new AppLogger({
+    log: at('info'),
+    error: at('error'),
+    warn: at('warn'),
+    debug: at('debug'),
+    verbose: at('trace'),
+    fatal: at('fatal'),
+  });
 }

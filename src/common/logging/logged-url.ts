@@ -5,7 +5,8 @@
  * the path, and the mailed links' and invitation links' `token` / `invitation` / `code` in the query.
  * Logs are read by more people than those secrets were meant for, so each is replaced by `[redacted]`.
  */
-const SECRET_PATH = /^(\/uploads\/[^/?#]+\/|\/asset-content\/|\/api\/v1\/password-resets\/|\/api\/v1\/email-verifications\/)[^/?#]+/;
+const SECRET_PATH =
+  /^(\/uploads\/[^/?#]+\/|\/asset-content\/|\/api\/v1\/password-resets\/|\/api\/v1\/email-verifications\/)[^/?#]+/;
 const SECRET_QUERY = /([?&](?:token|invitation|code)=)[^&#]*/gi;
 const REDACTED = '[redacted]';
 

@@ -69,7 +69,11 @@ export function toMinorUnits(amount: number, currency: string): number {
         : `amount has more than ${exponent} decimals, the smallest unit of ${currency.toUpperCase()}`,
     );
   }
-  if (whole.length > String(MAX_MAJOR_UNITS).length || Number(whole) > MAX_MAJOR_UNITS || (Number(whole) === MAX_MAJOR_UNITS && fraction !== '')) {
+  if (
+    whole.length > String(MAX_MAJOR_UNITS).length ||
+    Number(whole) > MAX_MAJOR_UNITS ||
+    (Number(whole) === MAX_MAJOR_UNITS && fraction !== '')
+  ) {
     throw new MoneyError('too_large', `amount must not exceed ${MAX_MAJOR_UNITS} ${currency.toUpperCase()}`);
   }
   // At most 8 + 3 digits: well inside the exactly representable integers.

@@ -7,7 +7,13 @@ export const CONTENT_PAGE_MAX = 500;
 
 /** `?limit=&skip=` of the content lists; the total goes out in `X-Total-Count`. */
 export class ContentListQuery {
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: CONTENT_PAGE_MAX, default: CONTENT_PAGE_DEFAULT })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: CONTENT_PAGE_MAX,
+    default: CONTENT_PAGE_DEFAULT,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()

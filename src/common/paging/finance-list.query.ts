@@ -10,7 +10,13 @@ export const FINANCE_PAGE_MAX = 100;
 
 /** The page size of the cursor-paged lists (finance, events, audit log): 20 by default, at most 100. */
 export class PageLimitQuery {
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: FINANCE_PAGE_MAX, default: FINANCE_PAGE_DEFAULT })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: FINANCE_PAGE_MAX,
+    default: FINANCE_PAGE_DEFAULT,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -21,7 +27,6 @@ export class PageLimitQuery {
 
 /** Cursor paging of the finance lists: newest first, `startingAfter` is the last id already seen. */
 export class FinanceListQuery extends PageLimitQuery {
-
   @ApiPropertyOptional({
     // No example: Swagger UI would pre-fill it and "Try it out" would page past every record.
     description: 'Id of the last object of the previous page',

@@ -15,7 +15,9 @@ export class ParseObjectIdPipe implements PipeTransform<string, string> {
 
   transform(value: string, metadata: ArgumentMetadata): string {
     if (!isValidObjectId(value)) {
-      throw new BadRequestException(`${this.label ?? metadata.data ?? 'id'} must be a valid id (24 hexadecimal characters)`);
+      throw new BadRequestException(
+        `${this.label ?? metadata.data ?? 'id'} must be a valid id (24 hexadecimal characters)`,
+      );
     }
     return value.toLowerCase();
   }

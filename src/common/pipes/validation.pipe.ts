@@ -33,8 +33,9 @@ export class RequestValidationException extends BadRequestException {
 function onlyUnprocessable(errors: ValidationError[]): boolean {
   return errors.every(
     (error) =>
-      Object.keys(error.constraints ?? {}).every((rule) => (error.contexts?.[rule] as { unprocessable?: boolean } | undefined)?.unprocessable === true) &&
-      onlyUnprocessable(error.children ?? []),
+      Object.keys(error.constraints ?? {}).every(
+        (rule) => (error.contexts?.[rule] as { unprocessable?: boolean } | undefined)?.unprocessable === true,
+      ) && onlyUnprocessable(error.children ?? []),
   );
 }
 
@@ -50,7 +51,8 @@ class BodyAwareValidationPipe extends ValidationPipe {
         throw new BadRequestException('Request body must be a JSON object');
       }
     }
-    if ((metadata.type === 'body' || metadata.type === 'query') && holdsNul(value)) throw new BadRequestException(NUL_REFUSED);
+    if ((metadata.type === 'body' || metadata.type === 'query') && holdsNul(value))
+      throw new BadRequestException(NUL_REFUSED);
     return super.transform(value, metadata);
   }
 }
@@ -76,6 +78,9 @@ export function createValidationPipe(): ValidationPipe {
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
     exceptionFactory: (errors) =>
-      new RequestValidationException(flattenValidationErrors(errors), onlyUnprocessable(errors) ? HttpStatus.UNPROCESSABLE_ENTITY : HttpStatus.BAD_REQUEST),
+      new RequestValidationException(
+        flattenValidationErrors(errors),
+        onlyUnprocessable(errors) ? HttpStatus.UNPROCESSABLE_ENTITY : HttpStatus.BAD_REQUEST,
+      ),
   });
 }

@@ -34,7 +34,11 @@ const EXAMPLE_MESSAGES: Record<number, string> = {
 };
 
 function example(status: number) {
-  const body = { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message: EXAMPLE_MESSAGES[status] ?? 'Error' };
+  const body = {
+    statusCode: status,
+    error: STATUS_CODES[status] ?? 'Error',
+    message: EXAMPLE_MESSAGES[status] ?? 'Error',
+  };
   return status === 400 ? { ...body, errors: [{ field: 'email', messages: ['email must be an email'] }] } : body;
 }
 
@@ -47,8 +51,26 @@ export function ApiErrorResponses(...statuses: number[]): MethodDecorator & Clas
         description: DESCRIPTIONS[status] ?? 'Error',
         type: ErrorResponseDto,
         example: example(status),
-        ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until an attempt is admitted again', schema: { type: 'integer', minimum: 1 } } } } : {}),
-        ...(status === 416 ? { headers: { 'Content-Range': { description: 'The size of the file: `bytes */4096`', schema: { type: 'string', pattern: '^bytes \\*/[0-9]+$', maxLength: 100 } } } } : {}),
+        ...(status === 429
+          ? {
+              headers: {
+                'Retry-After': {
+                  description: 'Seconds until an attempt is admitted again',
+                  schema: { type: 'integer', minimum: 1 },
+                },
+              },
+            }
+          : {}),
+        ...(status === 416
+          ? {
+              headers: {
+                'Content-Range': {
+                  description: 'The size of the file: `bytes */4096`',
+                  schema: { type: 'string', pattern: '^bytes \\*/[0-9]+$', maxLength: 100 },
+                },
+              },
+            }
+          : {}),
       }),
     ),
   );

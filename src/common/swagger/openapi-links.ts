@@ -14,14 +14,19 @@ const refName = (node: Schema | undefined): string | undefined => {
 };
 const pascal = (operationId: string) => operationId.charAt(0).toUpperCase() + operationId.slice(1);
 const camel = (segment: string) => segment.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-const singular = (segment: string) => camel(segment.endsWith('ies') ? `${segment.slice(0, -3)}y` : segment.replace(/s$/, ''));
+const singular = (segment: string) =>
+  camel(segment.endsWith('ies') ? `${segment.slice(0, -3)}y` : segment.replace(/s$/, ''));
 const pathParameters = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
 const jsonBody = (operation: Schema) => operation.requestBody?.content?.['application/json']?.schema;
 /** The JSON schema of an operation's answer with this status. */
-const jsonAnswer = (operation: Schema, status: string) => operation.responses?.[status]?.content?.['application/json']?.schema;
-const isPublic = (operation: Schema) => operation.security?.some((requirement: Schema) => Object.keys(requirement).length === 0);
+const jsonAnswer = (operation: Schema, status: string) =>
+  operation.responses?.[status]?.content?.['application/json']?.schema;
+const isPublic = (operation: Schema) =>
+  operation.security?.some((requirement: Schema) => Object.keys(requirement).length === 0);
 const takesHeader = (operation: Schema, name: string) =>
-  (operation.parameters ?? []).some((parameter: Schema) => parameter.in === 'header' && parameter.name.toLowerCase() === name.toLowerCase());
+  (operation.parameters ?? []).some(
+    (parameter: Schema) => parameter.in === 'header' && parameter.name.toLowerCase() === name.toLowerCase(),
+  );
 /** Follows a `$ref` (or a single `allOf`) to the document's named schema; any other node as it is. */
 function resolverOf(document: OpenAPIObject): (node: Schema | undefined) => Schema | undefined {
   const schemas = (document.components?.schemas ?? {}) as Record<string, Schema>;
@@ -32,7 +37,11 @@ function resolverOf(document: OpenAPIObject): (node: Schema | undefined) => Sche
 }
 const operationsOf = (document: OpenAPIObject): Operation[] =>
   Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-    METHODS.filter((method) => (item as Record<string, unknown>)[method]).map((method) => ({ path, method, operation: (item as Record<string, Schema>)[method] })),
+    METHODS.filter((method) => (item as Record<string, unknown>)[method]).map((method) => ({
+      path,
+      method,
+      operation: (item as Record<string, Schema>)[method],
+    })),
   );
 
 /** A create: a POST answering 201 with the new record, whose id is at `pointer`. */
@@ -47,11 +56,18 @@ interface Create extends Operation {
 function asCreate(candidate: Operation, resolve: (node: Schema | undefined) => Schema | undefined): Create | undefined {
   if (candidate.method !== 'post') return undefined;
   const root = jsonAnswer(candidate.operation, '201');
-  const noun = singular(candidate.path.split('/').filter((segment) => segment && !segment.startsWith('{')).pop() ?? '');
+  const noun = singular(
+    candidate.path
+      .split('/')
+      .filter((segment) => segment && !segment.startsWith('{'))
+      .pop() ?? '',
+  );
   const data = resolve(resolve(root)?.properties?.data);
-  if (data?.properties?.id) return { ...candidate, pointer: '$response.body#/data/id', record: refName(resolve(root)?.properties?.data), noun };
+  if (data?.properties?.id)
+    return { ...candidate, pointer: '$response.body#/data/id', record: refName(resolve(root)?.properties?.data), noun };
   for (const key of ['id', '_id']) {
-    if (resolve(root)?.properties?.[key]) return { ...candidate, pointer: `$response.body#/${key}`, record: refName(root), noun };
+    if (resolve(root)?.properties?.[key])
+      return { ...candidate, pointer: `$response.body#/${key}`, record: refName(root), noun };
   }
   return undefined;
 }
@@ -66,7 +82,10 @@ interface List extends Operation {
 function asList(candidate: Operation, resolve: (node: Schema | undefined) => Schema | undefined): List | undefined {
   if (candidate.method !== 'get') return undefined;
   const root = jsonAnswer(candidate.operation, '200');
-  for (const [prefix, array] of [['', resolve(root)], ['/data', resolve(resolve(root)?.properties?.data)]] as const) {
+  for (const [prefix, array] of [
+    ['', resolve(root)],
+    ['/data', resolve(resolve(root)?.properties?.data)],
+  ] as const) {
     if (array?.type !== 'array') continue;
     const item = resolve(array.items);
     const key = ['id', '_id'].find((name) => item?.properties?.[name]);
@@ -97,7 +116,9 @@ function asList(candidate: Operation, resolve: (node: Schema | undefined) => Sch
 export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
   const resolve = resolverOf(document);
   const operations = operationsOf(document);
-  const creates = operations.map((candidate) => asCreate(candidate, resolve)).filter((create): create is Create => create !== undefined);
+  const creates = operations
+    .map((candidate) => asCreate(candidate, resolve))
+    .filter((create): create is Create => create !== undefined);
   const nouns = new Map<string, number>();
   for (const create of creates) nouns.set(create.noun, (nouns.get(create.noun) ?? 0) + 1);
   // The paths of the operations whose answers declare a link to each operation, before any is added here.
@@ -120,31 +141,42 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
       const needed = pathParameters(target.path);
       const rest = target.path.startsWith(`${create.path}/{`) ? target.path.slice(create.path.length + 2) : undefined;
       if (rest !== undefined) {
-        if (declaredFrom.get(target.operation.operationId)?.some((path) => path.startsWith(`${create.path}/{`))) continue;
+        if (declaredFrom.get(target.operation.operationId)?.some((path) => path.startsWith(`${create.path}/{`)))
+          continue;
         const parameters: Record<string, string> = { [rest.slice(0, rest.indexOf('}'))]: pointer };
-        for (const name of pathParameters(create.path)) if (needed.includes(name)) parameters[name] = `$request.path.${name}`;
+        for (const name of pathParameters(create.path))
+          if (needed.includes(name)) parameters[name] = `$request.path.${name}`;
         // Every path parameter of the target must be filled, or the link cannot be followed.
-        if (needed.every((name) => name in parameters && (!parameters[name].startsWith('$request.path.') || available.includes(name)))) {
+        if (
+          needed.every(
+            (name) =>
+              name in parameters && (!parameters[name].startsWith('$request.path.') || available.includes(name)),
+          )
+        ) {
           links.push({ operationId: target.operation.operationId, parameters });
         }
         continue;
       }
-      if (target.path === create.path || target.path.startsWith(`${create.path}/`) || nouns.get(create.noun) !== 1) continue;
+      if (target.path === create.path || target.path.startsWith(`${create.path}/`) || nouns.get(create.noun) !== 1)
+        continue;
       const names = [create.noun, `${create.noun}Id`];
       const parameters: Record<string, string> = {};
       for (const name of needed) {
         if (names.includes(name)) parameters[name] = pointer;
-        else if (pathParameters(create.path).includes(name) && available.includes(name)) parameters[name] = `$request.path.${name}`;
+        else if (pathParameters(create.path).includes(name) && available.includes(name))
+          parameters[name] = `$request.path.${name}`;
       }
       if (!needed.every((name) => name in parameters)) continue;
       for (const parameter of target.operation.parameters ?? []) {
-        if (parameter.in === 'query' && parameter.required && names.includes(parameter.name)) parameters[`query.${parameter.name}`] = pointer;
+        if (parameter.in === 'query' && parameter.required && names.includes(parameter.name))
+          parameters[`query.${parameter.name}`] = pointer;
       }
       const requestBody: Record<string, string> = {};
       for (const [field, property] of Object.entries<Schema>(resolve(jsonBody(target.operation))?.properties ?? {})) {
         if (names.includes(field) && property.type === 'string') requestBody[field] = pointer;
       }
-      const named = Object.keys(parameters).some((name) => parameters[name] === pointer) || Object.keys(requestBody).length > 0;
+      const named =
+        Object.keys(parameters).some((name) => parameters[name] === pointer) || Object.keys(requestBody).length > 0;
       if (!named) continue;
       links.push({
         operationId: target.operation.operationId,
@@ -155,18 +187,21 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
     return links;
   }
 
-  for (const create of creates) addLinks(create.operation.responses['201'], linksTo(create, create.pointer, pathParameters(create.path)));
+  for (const create of creates)
+    addLinks(create.operation.responses['201'], linksTo(create, create.pointer, pathParameters(create.path)));
 
   // Other answers that embed a created record, found by its schema's name: one only a single create
   // answers with (a shared `{ message, id }` answer names no record).
   const byRecord = new Map<string, Create | undefined>();
-  for (const create of creates) if (create.record) byRecord.set(create.record, byRecord.has(create.record) ? undefined : create);
+  for (const create of creates)
+    if (create.record) byRecord.set(create.record, byRecord.has(create.record) ? undefined : create);
   for (const source of operations) {
     for (const [status, response] of Object.entries<Schema>(source.operation.responses ?? {})) {
       if (!/^2\d\d$/.test(status)) continue;
       for (const [pointer, record] of embeddedRecords(response.content?.['application/json']?.schema, resolve)) {
         const create = byRecord.get(record);
-        if (!create || source === create || source.path === create.path || source.path.startsWith(`${create.path}/`)) continue;
+        if (!create || source === create || source.path === create.path || source.path.startsWith(`${create.path}/`))
+          continue;
         const idKey = create.pointer.split('/').pop();
         addLinks(response, linksTo(create, `$response.body#${pointer}/${idKey}`, pathParameters(source.path)));
       }
@@ -186,15 +221,28 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
     const itemOf = (candidate: Operation) => /^(.*)\/\{[^}/]+\}$/.exec(candidate.path)?.[1];
     const collection = operations.some((candidate) => candidate.path.startsWith(`${list.path}/{`))
       ? list.path
-      : operations.find((candidate) => candidate.method === 'get' && list.record && itemOf(candidate) && answers(candidate))?.path.replace(/\/\{[^}/]+\}$/, '');
+      : operations
+          .find((candidate) => candidate.method === 'get' && list.record && itemOf(candidate) && answers(candidate))
+          ?.path.replace(/\/\{[^}/]+\}$/, '');
     if (!collection) continue;
-    const noun = singular(collection.split('/').filter((segment) => segment && !segment.startsWith('{')).pop() ?? '');
+    const noun = singular(
+      collection
+        .split('/')
+        .filter((segment) => segment && !segment.startsWith('{'))
+        .pop() ?? '',
+    );
     // Not to the operations that remove the record (a delete, or a soft delete, which links to its
     // restore): the first record is every link's, and a caller following one to a removal would
     // leave the others a record that is gone.
     const removes = (operationId: string) =>
-      operations.some(({ method, operation }) => operation.operationId === operationId && (method === 'delete' || (method === 'patch' && declaring.has(operationId))));
-    const links = linksTo({ ...list, path: collection, noun }, list.pointer, pathParameters(list.path)).filter((link) => !removes(link.operationId));
+      operations.some(
+        ({ method, operation }) =>
+          operation.operationId === operationId &&
+          (method === 'delete' || (method === 'patch' && declaring.has(operationId))),
+      );
+    const links = linksTo({ ...list, path: collection, noun }, list.pointer, pathParameters(list.path)).filter(
+      (link) => !removes(link.operationId),
+    );
     addLinks(list.operation.responses['200'], links);
   }
 
@@ -220,13 +268,19 @@ export function linkCreatesToRecords(document: OpenAPIObject): OpenAPIObject {
   for (const source of operations) {
     if (!takesHeader(source.operation, PROJECT_HEADER_NAME)) continue;
     const canVanish =
-      source.method === 'post' && (pathParameters(source.path).length > 0 || softDeletable(source.path) || namesAnother(source.operation.operationId));
+      source.method === 'post' &&
+      (pathParameters(source.path).length > 0 ||
+        softDeletable(source.path) ||
+        namesAnother(source.operation.operationId));
     for (const [status, response] of Object.entries<Schema>(source.operation.responses ?? {})) {
       if (!/^2\d\d$/.test(status)) continue;
       for (const link of Object.values<Link>(response.links ?? {})) {
         const target = operations.find(({ operation }) => operation.operationId === link.operationId);
         if (!target || !takesHeader(target.operation, PROJECT_HEADER_NAME)) continue;
-        const parameters = { [`header.${PROJECT_HEADER_NAME}`]: `$request.header.${PROJECT_HEADER_NAME}`, ...link.parameters };
+        const parameters = {
+          [`header.${PROJECT_HEADER_NAME}`]: `$request.header.${PROJECT_HEADER_NAME}`,
+          ...link.parameters,
+        };
         const fillsEvery = (target.operation.parameters ?? []).every((parameter: Schema) =>
           [parameter.name, `${parameter.in}.${parameter.name}`].some((key) => key in parameters),
         );
@@ -272,10 +326,13 @@ export function linkNamedRecords(document: OpenAPIObject, fields: NamedRecords[]
   const operations = operationsOf(document);
   for (const field of fields) {
     for (const source of field.sources) {
-      const response = operations.find(({ operation }) => operation.operationId === source)?.operation.responses?.[field.status];
+      const response = operations.find(({ operation }) => operation.operationId === source)?.operation.responses?.[
+        field.status
+      ];
       if (!response) throw new Error(`No ${field.status} answer of ${source} to link ${field.pointer} from`);
       const links = field.targets.map((target) => {
-        if (!operations.some(({ operation }) => operation.operationId === target)) throw new Error(`No operation ${target} to link ${source} to`);
+        if (!operations.some(({ operation }) => operation.operationId === target))
+          throw new Error(`No operation ${target} to link ${source} to`);
         return { operationId: target, parameters: { [field.parameter]: `$response.body#${field.pointer}` } };
       });
       addLinks(response, links);
@@ -304,34 +361,50 @@ export function linkProjectsToDataApis(document: OpenAPIObject, sources: Project
   const operations = operationsOf(document);
   const creates = operations
     .map((candidate) => asCreate(candidate, resolve))
-    .filter((create): create is Create => create !== undefined && !pathParameters(create.path).length && takesHeader(create.operation, PROJECT_HEADER_NAME));
+    .filter(
+      (create): create is Create =>
+        create !== undefined &&
+        !pathParameters(create.path).length &&
+        takesHeader(create.operation, PROJECT_HEADER_NAME),
+    );
   const lists = operations.filter(
     (candidate) =>
       asList(candidate, resolve) &&
       !pathParameters(candidate.path).length &&
       takesHeader(candidate.operation, PROJECT_HEADER_NAME) &&
-      !(candidate.operation.parameters ?? []).some((parameter: Schema) => parameter.required && parameter.in !== 'header'),
+      !(candidate.operation.parameters ?? []).some(
+        (parameter: Schema) => parameter.required && parameter.in !== 'header',
+      ),
   );
   for (const source of sources) {
-    const response = operations.find(({ operation }) => operation.operationId === source.operationId)?.operation.responses?.[source.status];
-    if (!response) throw new Error(`No ${source.status} answer of ${source.operationId} to link a platform project from`);
+    const response = operations.find(({ operation }) => operation.operationId === source.operationId)?.operation
+      .responses?.[source.status];
+    if (!response)
+      throw new Error(`No ${source.status} answer of ${source.operationId} to link a platform project from`);
     const value = `$response.body#${source.pointer}`;
     addLinks(
       response,
-      [...creates, ...lists].map((target) => ({ operationId: target.operation.operationId, parameters: { [`header.${PROJECT_HEADER_NAME}`]: value } })),
+      [...creates, ...lists].map((target) => ({
+        operationId: target.operation.operationId,
+        parameters: { [`header.${PROJECT_HEADER_NAME}`]: value },
+      })),
     );
   }
   return document;
 }
 
 /** The named objects an answer holds outside arrays, with their JSON pointers (`/data/account`). */
-function embeddedRecords(root: Schema | undefined, resolve: (node: Schema | undefined) => Schema | undefined): [string, string][] {
+function embeddedRecords(
+  root: Schema | undefined,
+  resolve: (node: Schema | undefined) => Schema | undefined,
+): [string, string][] {
   const found: [string, string][] = [];
   const walk = (node: Schema | undefined, pointer: string, depth: number) => {
     const name = refName(node);
     if (name) found.push([pointer, name]);
     if (depth >= EMBED_DEPTH) return;
-    for (const [key, child] of Object.entries<Schema>(resolve(node)?.properties ?? {})) walk(child, `${pointer}/${key}`, depth + 1);
+    for (const [key, child] of Object.entries<Schema>(resolve(node)?.properties ?? {}))
+      walk(child, `${pointer}/${key}`, depth + 1);
   };
   walk(root, '', 0);
   return found;

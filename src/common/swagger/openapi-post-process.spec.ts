@@ -6,13 +6,23 @@ function documentWith(schema: Record<string, unknown>, content: Record<string, u
     openapi: '3.0.0',
     info: { title: 't', version: '1' },
     paths: {
-      '/things': { post: { responses: {}, requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateThing' }, ...content } } } } },
+      '/things': {
+        post: {
+          responses: {},
+          requestBody: {
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateThing' }, ...content } },
+          },
+        },
+      },
     },
     components: { schemas: { CreateThing: schema } },
   } as unknown as OpenAPIObject;
 }
 
-const bodyOf = (document: OpenAPIObject) => (document.paths['/things'].post!.requestBody as { content: Record<string, { example?: unknown }> }).content['application/json'];
+const bodyOf = (document: OpenAPIObject) =>
+  (document.paths['/things'].post!.requestBody as { content: Record<string, { example?: unknown }> }).content[
+    'application/json'
+  ];
 
 describe('request body examples', () => {
   it("are made of the fields' examples, leaving out a field without one (an id of the caller's)", () => {
@@ -20,7 +30,11 @@ describe('request body examples', () => {
       documentWith({
         type: 'object',
         required: ['name'],
-        properties: { name: { type: 'string', example: 'Acme' }, ownerId: { type: 'string' }, tags: { type: 'array', example: ['a'] } },
+        properties: {
+          name: { type: 'string', example: 'Acme' },
+          ownerId: { type: 'string' },
+          tags: { type: 'array', example: ['a'] },
+        },
       }),
     );
     expect(bodyOf(document).example).toEqual({ name: 'Acme', tags: ['a'] });
@@ -28,11 +42,18 @@ describe('request body examples', () => {
 
   it('are left out when a required field has no example, and never replace one the route gives', () => {
     const required = applyServiceWideRules(
-      documentWith({ type: 'object', required: ['customer'], properties: { customer: { type: 'string' }, amount: { type: 'number', example: 5 } } }),
+      documentWith({
+        type: 'object',
+        required: ['customer'],
+        properties: { customer: { type: 'string' }, amount: { type: 'number', example: 5 } },
+      }),
     );
     expect(bodyOf(required).example).toBeUndefined();
     const given = applyServiceWideRules(
-      documentWith({ type: 'object', properties: { amount: { type: 'number', example: 5 } } }, { examples: { one: { value: { amount: 7 } } } }),
+      documentWith(
+        { type: 'object', properties: { amount: { type: 'number', example: 5 } } },
+        { examples: { one: { value: { amount: 7 } } } },
+      ),
     );
     expect(bodyOf(given).example).toBeUndefined();
   });

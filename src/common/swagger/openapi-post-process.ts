@@ -19,7 +19,8 @@ function collectRefs(schema: Schema | undefined, schemas: Record<string, Schema>
     return;
   }
   for (const key of ['items', 'additionalProperties']) collectRefs(schema[key], schemas, seen);
-  for (const key of ['allOf', 'oneOf', 'anyOf']) (schema[key] ?? []).forEach((part: Schema) => collectRefs(part, schemas, seen));
+  for (const key of ['allOf', 'oneOf', 'anyOf'])
+    (schema[key] ?? []).forEach((part: Schema) => collectRefs(part, schemas, seen));
   Object.values(schema.properties ?? {}).forEach((property) => collectRefs(property as Schema, schemas, seen));
 }
 

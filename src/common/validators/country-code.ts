@@ -23,9 +23,13 @@ export function ApiCountryCode(options: { example?: string; description?: string
       nullable: true,
       example: options.example ?? 'US',
       default: null,
-      description: options.description ?? 'ISO 3166-1 alpha-2 country code, upper case (lower case is accepted and stored upper case)',
+      description:
+        options.description ??
+        'ISO 3166-1 alpha-2 country code, upper case (lower case is accepted and stored upper case)',
     }),
-    Transform(({ value }) => (typeof value === 'string' && value === value.toLowerCase() ? value.toUpperCase() : value)),
+    Transform(({ value }) =>
+      typeof value === 'string' && value === value.toLowerCase() ? value.toUpperCase() : value,
+    ),
     IsIn(COUNTRY_CODES, { message: 'country must be an ISO 3166-1 alpha-2 country code' }),
   );
 }

@@ -8,4 +8,6 @@ const RFC_3339_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[
  * still read (`0.5`, a bare year), becomes Invalid Date, for `@IsDate()` to refuse with 400.
  */
 export const toDateTime = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' ? new Date(value.length <= DATE_TIME_MAX && RFC_3339_DATE_TIME.test(value) ? value : Number.NaN) : value;
+  typeof value === 'string'
+    ? new Date(value.length <= DATE_TIME_MAX && RFC_3339_DATE_TIME.test(value) ? value : Number.NaN)
+    : value;

@@ -21,7 +21,17 @@ describe('fileNameProblem', () => {
     expect(fileNameProblem(name)).toMatch(problem);
   });
 
-  it.each(['cover.png', 'console.png', 'COM10.png', 'LPT.png', 'connection.txt', 'my cover.png', 'Été "cover".png', '.env', 'a..b'])('keeps %p', (name) => {
+  it.each([
+    'cover.png',
+    'console.png',
+    'COM10.png',
+    'LPT.png',
+    'connection.txt',
+    'my cover.png',
+    'Été "cover".png',
+    '.env',
+    'a..b',
+  ])('keeps %p', (name) => {
     expect(fileNameProblem(name)).toBeNull();
   });
 });

@@ -17,10 +17,12 @@ const BLANK = /^[\s.]*$/u;
 
 /** Why `name` is no file name to keep, or null when it is one. */
 export function fileNameProblem(name: string): string | null {
-  if (FORMAT.test(name)) return 'must not hold format, bidirectional or control characters (U+202E, U+200B, U+009B, U+2028, ...)';
+  if (FORMAT.test(name))
+    return 'must not hold format, bidirectional or control characters (U+202E, U+200B, U+009B, U+2028, ...)';
   if (BLANK.test(name)) return 'must hold more than spaces and dots';
   // Windows ignores trailing spaces and dots: `CON .` is `CON`.
-  if (DEVICE.test(name.replace(/[\s.]+$/u, ''))) return 'must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)';
+  if (DEVICE.test(name.replace(/[\s.]+$/u, '')))
+    return 'must not be a device name (CON, PRN, AUX, NUL, COM1-9, LPT1-9)';
   return null;
 }
 
@@ -38,7 +40,8 @@ export function IsSafeFileName(options: ValidationOptions = {}): PropertyDecorat
       options: { context: UNPROCESSABLE, ...options },
       validator: {
         validate: (value: unknown) => typeof value !== 'string' || fileNameProblem(value) === null,
-        defaultMessage: (args) => `${args?.property ?? 'fileName'} ${fileNameProblem(String(args?.value)) ?? 'is not a safe file name'}`,
+        defaultMessage: (args) =>
+          `${args?.property ?? 'fileName'} ${fileNameProblem(String(args?.value)) ?? 'is not a safe file name'}`,
       },
     });
 }

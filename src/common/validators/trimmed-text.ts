@@ -18,7 +18,8 @@ export const NOT_BLANK_PATTERN = `[^${TRIMMED}]`;
  * client sent, not to what is left after trimming.
  */
 export function trimWithin(max: number) {
-  return ({ value }: { value: unknown }): unknown => (typeof value === 'string' && value.length <= max ? value.trim() : value);
+  return ({ value }: { value: unknown }): unknown =>
+    typeof value === 'string' && value.length <= max ? value.trim() : value;
 }
 
 /**
@@ -27,7 +28,13 @@ export function trimWithin(max: number) {
  */
 export function NotBlankText(max: number, example: string): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ example, minLength: 1, maxLength: max, pattern: NOT_BLANK_PATTERN, description: 'Not blank; surrounding whitespace is trimmed' }),
+    ApiProperty({
+      example,
+      minLength: 1,
+      maxLength: max,
+      pattern: NOT_BLANK_PATTERN,
+      description: 'Not blank; surrounding whitespace is trimmed',
+    }),
     Transform(trimWithin(max)),
     IsString(),
     IsNotEmpty({ message: '$property must not be empty' }),

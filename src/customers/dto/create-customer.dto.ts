@@ -30,7 +30,15 @@ export class CreateCustomerDto {
   @MaxLength(254)
   email: string;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Jenny', minLength: 1, maxLength: 100, pattern: NOT_BLANK_PATTERN, default: null })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Jenny',
+    minLength: 1,
+    maxLength: 100,
+    pattern: NOT_BLANK_PATTERN,
+    default: null,
+  })
   @IsOptional()
   @Transform(trim)
   @IsString()
@@ -38,7 +46,15 @@ export class CreateCustomerDto {
   @MaxLength(100)
   firstName?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'Rosen', minLength: 1, maxLength: 100, pattern: NOT_BLANK_PATTERN, default: null })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'Rosen',
+    minLength: 1,
+    maxLength: 100,
+    pattern: NOT_BLANK_PATTERN,
+    default: null,
+  })
   @IsOptional()
   @Transform(trim)
   @IsString()

@@ -6,7 +6,13 @@ export class CustomerCreatedData {
   @ApiProperty({ example: '6650c0ffee0000000000f001' })
   id: string;
 
-  @ApiProperty({ type: String, nullable: true, format: 'email', example: 'jenny.rosen@example.com', description: 'null only for a customer created implicitly with a card' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'email',
+    example: 'jenny.rosen@example.com',
+    description: 'null only for a customer created implicitly with a card',
+  })
   email: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'Jenny' })
@@ -15,7 +21,11 @@ export class CustomerCreatedData {
   @ApiProperty({ type: String, nullable: true, example: 'Rosen' })
   lastName: string | null;
 
-  @ApiProperty({ type: 'object', additionalProperties: true, example: { line1: '510 Townsend St', city: 'San Francisco' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    example: { line1: '510 Townsend St', city: 'San Francisco' },
+  })
   address: Record<string, unknown>;
 
   @ApiProperty({ type: String, nullable: true, example: 'US', description: 'ISO 3166-1 alpha-2' })

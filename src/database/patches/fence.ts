@@ -12,7 +12,9 @@ export function patchApplies(patch: string, dependency: string, writtenFor: stri
   if (installed === writtenFor) return true;
   if (!warned.has(patch)) {
     warned.add(patch);
-    logger.warn(`${patch}: written for ${dependency} ${writtenFor}, ${installed} is installed; using ${dependency} as shipped`);
+    logger.warn(
+      `${patch}: written for ${dependency} ${writtenFor}, ${installed} is installed; using ${dependency} as shipped`,
+    );
   }
   return false;
 }

@@ -59,23 +59,34 @@ const RANGE_ONLY_FIELDS = new Set(['updatedAt']);
  * in a list that every scan of the index reads whole, so a neighbour's bulk insert slowed a
  * tenant's lists until autovacuum came by.
  */
-export async function addGinIndexes(connection: Connection, postgresUrl: string, ferretdbVersion?: string): Promise<GinIndex[]> {
+export async function addGinIndexes(
+  connection: Connection,
+  postgresUrl: string,
+  ferretdbVersion?: string,
+): Promise<GinIndex[]> {
   const db = connection.db;
   if (!db) return [];
-  const version = ferretdbVersion ?? ((await db.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string }).ferretdbVersion;
+  const version =
+    ferretdbVersion ?? ((await db.admin().command({ buildInfo: 1 })) as { ferretdbVersion?: string }).ferretdbVersion;
   if (version === undefined) return []; // MongoDB: its own indexes serve these filters.
   if (!patchApplies(PATCH, 'FerretDB', GIN_INDEXES_WRITTEN_FOR, version)) return [];
 
-  const collections = (await db.listCollections({ type: 'collection' }).toArray()) as { name: string; info?: { uuid?: unknown } }[];
+  const collections = (await db.listCollections({ type: 'collection' }).toArray()) as {
+    name: string;
+    info?: { uuid?: unknown };
+  }[];
   const wanted = new Map<string, { collection: string; fields: string[] }>();
   for (const collection of collections) {
     const uuid = uuidText(collection.info?.uuid);
     if (!uuid || collection.name.startsWith('system.')) continue;
-    const indexes = (await db.collection(collection.name).listIndexes().toArray()) as { key: Record<string, unknown> }[];
+    const indexes = (await db.collection(collection.name).listIndexes().toArray()) as {
+      key: Record<string, unknown>;
+    }[];
     const fields = new Set<string>();
     for (const index of indexes) {
       const [field, direction] = Object.entries(index.key)[0] ?? [];
-      if (field && !field.includes('.') && (direction === 1 || direction === -1) && !RANGE_ONLY_FIELDS.has(field)) fields.add(field);
+      if (field && !field.includes('.') && (direction === 1 || direction === -1) && !RANGE_ONLY_FIELDS.has(field))
+        fields.add(field);
     }
     wanted.set(uuid, { collection: collection.name, fields: [...fields] });
   }
@@ -85,7 +96,9 @@ export async function addGinIndexes(connection: Connection, postgresUrl: string,
   await client.connect();
   try {
     const schema = db.databaseName;
-    const exists = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [`${quoted(schema)}._ferretdb_database_metadata`]);
+    const exists = await client.query<{ found: boolean }>('SELECT to_regclass($1) IS NOT NULL AS found', [
+      `${quoted(schema)}._ferretdb_database_metadata`,
+    ]);
     if (!exists.rows[0]?.found) return [];
     const tables = await client.query<{ uuid: string; table: string }>(
       `SELECT _jsonb ->> 'uuid' AS uuid, _jsonb ->> 'table' AS table FROM ${quoted(schema)}._ferretdb_database_metadata`,
@@ -96,7 +109,9 @@ export async function addGinIndexes(connection: Connection, postgresUrl: string,
       if (!target || !table) continue;
       for (const field of target.fields) {
         const name = indexName(table, field);
-        await client.query(`CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${quoted(schema)}.${quoted(table)} USING gin ((_jsonb -> ${literal(field)})) WITH (fastupdate = off)`);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${quoted(schema)}.${quoted(table)} USING gin ((_jsonb -> ${literal(field)})) WITH (fastupdate = off)`,
+        );
         made.push({ collection: target.collection, field, name });
       }
     }

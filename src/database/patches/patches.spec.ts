@@ -15,13 +15,22 @@ describe('patches of dependencies, fenced by version', () => {
   it('the FerretDB the embedded database runs is the one the GIN indexes were written for', () => {
     // The binary the tests' embedded database runs (FERRETDB_BIN, else the one Go installs), and the one the install script builds.
     const binary = process.env.FERRETDB_BIN || join(homedir(), 'go', 'bin', 'ferretdb');
-    expect(execFileSync(binary, ['--version'], { encoding: 'utf8' })).toMatch(new RegExp(`^version: ${GIN_INDEXES_WRITTEN_FOR}$`, 'm'));
+    expect(execFileSync(binary, ['--version'], { encoding: 'utf8' })).toMatch(
+      new RegExp(`^version: ${GIN_INDEXES_WRITTEN_FOR}$`, 'm'),
+    );
     const script = readFileSync(join(__dirname, '..', '..', '..', 'scripts', 'install-ferretdb.sh'), 'utf8');
     expect(script).toContain(`version="${GIN_INDEXES_WRITTEN_FOR}"`);
   });
 
   it('on another FerretDB version, no GIN index is added and the database is not touched', async () => {
-    const untouched = new Proxy({}, { get: () => { throw new Error('the database was touched'); } });
+    const untouched = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('the database was touched');
+        },
+      },
+    );
     const connection = { db: untouched } as never;
     // Outside an application Nest's logger is the console's: the fence's warning is asserted, not printed.
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
@@ -87,14 +96,17 @@ describe('FerretDB with atomic guarded writes (deploy/ferretdb/atomic-writes.pat
 
   it('FERRETDB_BIN naming a FerretDB without the patch is refused, saying why', async () => {
     const shipped = fakeFerretdb('shipped-bin', ['version: v1.24.2', 'package: unknown']);
-    await expect(startFerretdbServer({ stateDir: join(folder, 'state'), ferretdbBin: shipped, log: () => undefined })).rejects.toThrow(
-      /not FerretDB v1\.24\.2 built with deploy\/ferretdb\/atomic-writes\.patch/,
-    );
+    await expect(
+      startFerretdbServer({ stateDir: join(folder, 'state'), ferretdbBin: shipped, log: () => undefined }),
+    ).rejects.toThrow(/not FerretDB v1\.24\.2 built with deploy\/ferretdb\/atomic-writes\.patch/);
   });
 
   it('the install script refuses another FerretDB version', () => {
     const script = join(__dirname, '..', '..', '..', 'scripts', 'install-ferretdb.sh');
-    const run = spawnSync('bash', [script, join(folder, 'never-built')], { env: { ...process.env, FERRETDB_VERSION: 'v1.24.3' }, encoding: 'utf8' });
+    const run = spawnSync('bash', [script, join(folder, 'never-built')], {
+      env: { ...process.env, FERRETDB_VERSION: 'v1.24.3' },
+      encoding: 'utf8',
+    });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain('written for FerretDB v1.24.2 only, not v1.24.3');
   });

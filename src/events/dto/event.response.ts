@@ -3,13 +3,18 @@ import { PageMetaDto } from '../../common/paging/finance-list.query';
 import { EVENT_TYPES } from '../event-types';
 
 export class EventDataDto {
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The resource as its GET returns it, after the change (secrets never included)' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The resource as its GET returns it, after the change (secrets never included)',
+  })
   object: Record<string, unknown>;
 
   @ApiPropertyOptional({
     type: 'object',
     additionalProperties: true,
-    description: 'On `*.updated`, `customer.default_card_changed` and `payment.refunded`: the fields that changed, with their values before',
+    description:
+      'On `*.updated`, `customer.default_card_changed` and `payment.refunded`: the fields that changed, with their values before',
   })
   previousAttributes?: Record<string, unknown>;
 }

@@ -7,12 +7,16 @@ import { RECORDED_EVENT_TYPES, type RecordedEventType } from '../event-types';
 
 export const EVENT_ID_PATTERN = '^evt_[0-9a-f]{24}$';
 
-
 export class ListEventsQuery extends PageLimitQuery {
-
-  @ApiPropertyOptional({ description: 'Id of the last event of the previous page', pattern: EVENT_ID_PATTERN, maxLength: 28 })
+  @ApiPropertyOptional({
+    description: 'Id of the last event of the previous page',
+    pattern: EVENT_ID_PATTERN,
+    maxLength: 28,
+  })
   @IsOptional()
-  @Matches(new RegExp(EVENT_ID_PATTERN), { message: 'startingAfter must be an event id (evt_ and 24 hexadecimal digits)' })
+  @Matches(new RegExp(EVENT_ID_PATTERN), {
+    message: 'startingAfter must be an event id (evt_ and 24 hexadecimal digits)',
+  })
   startingAfter?: string;
 
   @ApiPropertyOptional({ enum: RECORDED_EVENT_TYPES, description: 'Only events of this type' })
@@ -20,13 +24,21 @@ export class ListEventsQuery extends PageLimitQuery {
   @IsIn(RECORDED_EVENT_TYPES, { message: `type must be one of: ${RECORDED_EVENT_TYPES.join(', ')}` })
   type?: RecordedEventType;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only events created at or after this time' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: DATE_TIME_MAX,
+    description: 'Only events created at or after this time',
+  })
   @IsOptional()
   @Transform(toDateTime)
   @IsDate({ message: 'createdFrom must be an ISO 8601 date-time' })
   createdFrom?: Date;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only events created at or before this time' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: DATE_TIME_MAX,
+    description: 'Only events created at or before this time',
+  })
   @IsOptional()
   @Transform(toDateTime)
   @IsDate({ message: 'createdTo must be an ISO 8601 date-time' })

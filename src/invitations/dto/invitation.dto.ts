@@ -44,7 +44,10 @@ export class InvitationView {
 }
 
 export class CreatedInvitationView extends InvitationView {
-  @ApiProperty({ description: 'Shown once: pass it on to the invited person', example: 'inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U' })
+  @ApiProperty({
+    description: 'Shown once: pass it on to the invited person',
+    example: 'inv_Q2hhcmxlcyBCYWJiYWdlIGFuZCBBZGEgTG92ZWxhY2U',
+  })
   token: string;
 }
 

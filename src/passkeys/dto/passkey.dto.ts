@@ -1,7 +1,21 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, Equals, IsArray, IsIn, IsInt, IsMongoId, IsObject, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  Equals,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsMongoId,
+  IsObject,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { NotBlankText } from '../../common/validators/trimmed-text';
@@ -18,8 +32,10 @@ const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', '
  * Client data as a browser writes it, with a challenge this service never issued: only a real
  * authenticator's answer to the service's own options is accepted, so an example can show the form only.
  */
-const CREATE_CLIENT_DATA = 'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ';
-const GET_CLIENT_DATA = 'eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ';
+const CREATE_CLIENT_DATA =
+  'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ';
+const GET_CLIENT_DATA =
+  'eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiVG05MElHRWdZMmhoYkd4bGJtZGxJRzltSUhSb2FYTWdjMlZ5ZG1salpRIiwib3JpZ2luIjoiaHR0cDovL2xvY2FsaG9zdDozMDAwIiwiY3Jvc3NPcmlnaW4iOmZhbHNlfQ';
 
 function Base64Url(description: string, max = FIELD_MAX, example = 'SGVsbG8gcGFzc2tleQ'): PropertyDecorator {
   return applyDecorators(
@@ -37,28 +53,48 @@ export class AttestationResponseDto {
   @Base64Url('The attestation object (CBOR), base64url')
   attestationObject: string;
 
-  @ApiPropertyOptional({ description: 'The authenticator data, base64url', pattern: BASE64URL_PATTERN, maxLength: FIELD_MAX })
+  @ApiPropertyOptional({
+    description: 'The authenticator data, base64url',
+    pattern: BASE64URL_PATTERN,
+    maxLength: FIELD_MAX,
+  })
   @IsOptionalNotNull()
   @IsString()
   @Matches(BASE64URL, { message: '$property must be base64url' })
   @MaxLength(FIELD_MAX)
   authenticatorData?: string;
 
-  @ApiPropertyOptional({ type: [String], enum: TRANSPORTS, example: ['internal', 'hybrid'], maxItems: TRANSPORTS.length })
+  @ApiPropertyOptional({
+    type: [String],
+    enum: TRANSPORTS,
+    example: ['internal', 'hybrid'],
+    maxItems: TRANSPORTS.length,
+  })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(TRANSPORTS.length)
   @IsIn(TRANSPORTS, { each: true })
   transports?: string[];
 
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: -65536, maximum: 65535, description: 'The COSE algorithm of the public key', example: -7 })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: -65536,
+    maximum: 65535,
+    description: 'The COSE algorithm of the public key',
+    example: -7,
+  })
   @IsOptionalNotNull()
   @IsInt()
   @Min(-65536)
   @Max(65535)
   publicKeyAlgorithm?: number;
 
-  @ApiPropertyOptional({ description: 'The public key (SubjectPublicKeyInfo), base64url', pattern: BASE64URL_PATTERN, maxLength: FIELD_MAX })
+  @ApiPropertyOptional({
+    description: 'The public key (SubjectPublicKeyInfo), base64url',
+    pattern: BASE64URL_PATTERN,
+    maxLength: FIELD_MAX,
+  })
   @IsOptionalNotNull()
   @IsString()
   @Matches(BASE64URL, { message: '$property must be base64url' })
@@ -76,7 +112,12 @@ export class AssertionResponseDto {
   @Base64Url('The signature, base64url')
   signature: string;
 
-  @ApiPropertyOptional({ type: String, description: 'The user handle of a discoverable passkey, base64url', pattern: BASE64URL_PATTERN, maxLength: 128 })
+  @ApiPropertyOptional({
+    type: String,
+    description: 'The user handle of a discoverable passkey, base64url',
+    pattern: BASE64URL_PATTERN,
+    maxLength: 128,
+  })
   @IsOptionalNotNull()
   @IsString()
   @Matches(BASE64URL, { message: '$property must be base64url' })
@@ -101,7 +142,12 @@ abstract class CredentialDto {
   @IsIn(['platform', 'cross-platform'])
   authenticatorAttachment?: 'platform' | 'cross-platform';
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The extensions results (`{}` when none)', example: {} })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The extensions results (`{}` when none)',
+    example: {},
+  })
   @IsObject()
   clientExtensionResults: Record<string, unknown>;
 }
@@ -126,7 +172,10 @@ export class RegisterPasskeyDto {
   @NotBlankText(NAME_MAX, 'Work laptop')
   name: string;
 
-  @ApiProperty({ type: RegistrationCredentialDto, description: 'The answer of `navigator.credentials.create()` to the registration options' })
+  @ApiProperty({
+    type: RegistrationCredentialDto,
+    description: 'The answer of `navigator.credentials.create()` to the registration options',
+  })
   @IsObject()
   @ValidateNested()
   @Type(() => RegistrationCredentialDto)
@@ -139,7 +188,10 @@ export class RenamePasskeyDto {
 }
 
 export class PasskeyAssertionDto {
-  @ApiProperty({ type: AuthenticationCredentialDto, description: 'The answer of `navigator.credentials.get()` to the authentication options' })
+  @ApiProperty({
+    type: AuthenticationCredentialDto,
+    description: 'The answer of `navigator.credentials.get()` to the authentication options',
+  })
   @IsObject()
   @ValidateNested()
   @Type(() => AuthenticationCredentialDto)
@@ -147,7 +199,11 @@ export class PasskeyAssertionDto {
 }
 
 export class PasskeySignInDto extends PasskeyAssertionDto {
-  @ApiPropertyOptional({ description: 'The account to act in (a member only); default: as a password sign-in', example: '665f1f77bcf86cd799439011', pattern: OBJECT_ID_PATTERN })
+  @ApiPropertyOptional({
+    description: 'The account to act in (a member only); default: as a password sign-in',
+    example: '665f1f77bcf86cd799439011',
+    pattern: OBJECT_ID_PATTERN,
+  })
   @IsOptionalNotNull()
   @IsMongoId({ message: 'accountId must be a valid id' })
   accountId?: string;

@@ -7,13 +7,21 @@ export class PasskeyView {
   @ApiProperty({ example: 'Work laptop' })
   name: string;
 
-  @ApiProperty({ description: 'A passkey synced between devices (a password manager, a platform account), not bound to one authenticator' })
+  @ApiProperty({
+    description:
+      'A passkey synced between devices (a password manager, a platform account), not bound to one authenticator',
+  })
   synced: boolean;
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
-  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'The last sign-in or step-up with it' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'date-time',
+    description: 'The last sign-in or step-up with it',
+  })
   lastUsedAt: string | null;
 }
 
@@ -92,7 +100,10 @@ export class PasskeyRegistrationOptions {
   @ApiPropertyOptional({ type: 'integer', description: 'Milliseconds', example: 120000 })
   timeout?: number;
 
-  @ApiPropertyOptional({ type: [CredentialDescriptor], description: "The user's passkeys already registered (not to register twice)" })
+  @ApiPropertyOptional({
+    type: [CredentialDescriptor],
+    description: "The user's passkeys already registered (not to register twice)",
+  })
   excludeCredentials?: CredentialDescriptor[];
 
   @ApiPropertyOptional({ type: AuthenticatorSelection })
@@ -115,7 +126,10 @@ export class PasskeyAuthenticationOptions {
   @ApiPropertyOptional({ type: 'integer', description: 'Milliseconds', example: 120000 })
   timeout?: number;
 
-  @ApiPropertyOptional({ type: [CredentialDescriptor], description: 'Empty: any passkey of this service the authenticator holds' })
+  @ApiPropertyOptional({
+    type: [CredentialDescriptor],
+    description: 'Empty: any passkey of this service the authenticator holds',
+  })
   allowCredentials?: CredentialDescriptor[];
 
   @ApiPropertyOptional({ enum: ['required', 'preferred', 'discouraged'], example: 'required' })

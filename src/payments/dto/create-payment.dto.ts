@@ -41,7 +41,8 @@ export class CreatePaymentDto {
   @ApiPropertyOptional({
     type: String,
     nullable: true,
-    description: 'Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer`',
+    description:
+      'Id of the receiving customer (spelled as in the original interface): must exist and differ from `customer`',
     pattern: OBJECT_ID_PATTERN,
   })
   @IsOptional()
@@ -51,7 +52,8 @@ export class CreatePaymentDto {
   @ApiPropertyOptional({
     example: true,
     default: false,
-    description: "`true` charges the customer's default card at once; otherwise the payment waits in `requires_confirmation`",
+    description:
+      "`true` charges the customer's default card at once; otherwise the payment waits in `requires_confirmation`",
   })
   @IsOptional()
   @IsBoolean()

@@ -23,7 +23,12 @@ function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
 }
 
 export class PaymentSummaryQuery {
-  @ApiProperty({ example: 'usd', description: 'ISO 4217 code, in any case: only payments in this currency count', pattern: '^[A-Za-z]{3}$', maxLength: 3 })
+  @ApiProperty({
+    example: 'usd',
+    description: 'ISO 4217 code, in any case: only payments in this currency count',
+    pattern: '^[A-Za-z]{3}$',
+    maxLength: 3,
+  })
   @Transform(lower)
   @IsString()
   @IsIn(CURRENCY_CODES, { message: 'currency must be an ISO 4217 currency code' })
@@ -40,7 +45,13 @@ export class PaymentSummaryQuery {
   @IsCalendarDate()
   from?: string;
 
-  @ApiPropertyOptional({ type: String, format: 'date', maxLength: 10, example: '2026-11-23', description: 'Last day (UTC), inclusive. Default: today (UTC).' })
+  @ApiPropertyOptional({
+    type: String,
+    format: 'date',
+    maxLength: 10,
+    example: '2026-11-23',
+    description: 'Last day (UTC), inclusive. Default: today (UTC).',
+  })
   @IsOptional()
   @IsCalendarDate()
   to?: string;

@@ -29,7 +29,10 @@ export class PaymentSummaryResponse {
   @ApiProperty({ format: 'date', example: '2026-11-23', description: 'Last day of the period (UTC), inclusive' })
   to: string;
 
-  @ApiProperty({ type: [PaymentSummaryDay], description: 'Every day of the period, oldest first; days without payments are zeros' })
+  @ApiProperty({
+    type: [PaymentSummaryDay],
+    description: 'Every day of the period, oldest first; days without payments are zeros',
+  })
   days: PaymentSummaryDay[];
 
   @ApiProperty({ type: PaymentSummaryTotals, description: 'The whole period' })

@@ -15,7 +15,12 @@ export class PaymentResponse {
   @ApiProperty({ example: '6650c0ffee0000000000f001', description: 'Id of the paying customer' })
   customer: string;
 
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'Id of the receiving customer, null when unset' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'Id of the receiving customer, null when unset',
+  })
   reciver: string | null;
 
   @ApiProperty({ type: String, nullable: true, example: 'Order #1042' })

@@ -14,7 +14,8 @@ export class CreatePlatformProjectDto {
     uniqueItems: true,
     maxItems: API_NAMES.length,
     example: ['customers', 'cards', 'payments'],
-    description: 'The APIs this project serves; default: all of them. A disabled API keeps its data and answers 403 until enabled again.',
+    description:
+      'The APIs this project serves; default: all of them. A disabled API keeps its data and answers 403 until enabled again.',
   })
   @IsOptionalNotNull()
   @IsArray()

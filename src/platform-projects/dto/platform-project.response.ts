@@ -9,10 +9,18 @@ export class PlatformProjectView {
   @ApiProperty({ example: 'Mobile app' })
   name: string;
 
-  @ApiProperty({ type: [String], enum: API_NAMES, example: [...API_NAMES], description: 'In a fixed order: ' + API_NAMES.join(', ') })
+  @ApiProperty({
+    type: [String],
+    enum: API_NAMES,
+    example: [...API_NAMES],
+    description: 'In a fixed order: ' + API_NAMES.join(', '),
+  })
   enabledApis: ApiName[];
 
-  @ApiProperty({ description: "Whether this is the account's default project (where a request acts without X-Project-Id); it cannot be deleted" })
+  @ApiProperty({
+    description:
+      "Whether this is the account's default project (where a request acts without X-Project-Id); it cannot be deleted",
+  })
   isDefault: boolean;
 
   @ApiProperty({ format: 'date-time' })

@@ -32,7 +32,8 @@ import {
 } from '../project.schema';
 
 const oneOf = (field: string, values: readonly string[]) => `${field} must be one of: ${values.join(', ')}`;
-const eachOneOf = (field: string, values: readonly string[]) => `each value in ${field} must be one of: ${values.join(', ')}`;
+const eachOneOf = (field: string, values: readonly string[]) =>
+  `each value in ${field} must be one of: ${values.join(', ')}`;
 const HTTP_URL = { protocols: ['http', 'https'], require_protocol: true };
 const HTTP_URL_PATTERN = '^[hH][tT][tT][pP][sS]?://';
 const LANGUAGE_CODE = '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$';
@@ -66,7 +67,13 @@ export class CreateProjectDto {
   @IsIn(PROJECT_TYPES, { message: oneOf('projectTypeId', PROJECT_TYPES) })
   projectTypeId: ProjectType;
 
-  @ApiPropertyOptional({ type: String, nullable: true, example: 'jazz', maxLength: 100, description: 'Free text, for example a music subtype' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: 'jazz',
+    maxLength: 100,
+    description: 'Free text, for example a music subtype',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(100)
@@ -84,13 +91,27 @@ export class CreateProjectDto {
   @MaxLength(10_000)
   description?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', pattern: HTTP_URL_PATTERN, example: 'https://cdn.example.com/p/blue-portrait.jpg', maxLength: 2048 })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    format: 'uri',
+    pattern: HTTP_URL_PATTERN,
+    example: 'https://cdn.example.com/p/blue-portrait.jpg',
+    maxLength: 2048,
+  })
   @IsOptional()
   @IsUrl(HTTP_URL, { message: 'portraitImg must be an http(s) URL' })
   @MaxLength(2048)
   portraitImg?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', pattern: HTTP_URL_PATTERN, example: 'https://cdn.example.com/p/blue-landscape.jpg', maxLength: 2048 })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    format: 'uri',
+    pattern: HTTP_URL_PATTERN,
+    example: 'https://cdn.example.com/p/blue-landscape.jpg',
+    maxLength: 2048,
+  })
   @IsOptional()
   @IsUrl(HTTP_URL, { message: 'landscapeImg must be an http(s) URL' })
   @MaxLength(2048)
@@ -137,7 +158,13 @@ export class CreateProjectDto {
   @MaxLength(100)
   subCategoryId?: string | null;
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', maxLength: 100 }, default: [], example: ['piano', 'night'], maxItems: 100 })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', maxLength: 100 },
+    default: [],
+    example: ['piano', 'night'],
+    maxItems: 100,
+  })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
@@ -145,21 +172,39 @@ export class CreateProjectDto {
   @MaxLength(100, { each: true })
   topicIds?: string[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FORMATS] }, maxItems: 100, default: [], example: ['audio'] })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...SUPPORTED_FORMATS] },
+    maxItems: 100,
+    default: [],
+    example: ['audio'],
+  })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
   @IsIn(SUPPORTED_FORMATS, { each: true, message: eachOneOf('supportedFormats', SUPPORTED_FORMATS) })
   supportedFormats?: SupportedFormat[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_MODES] }, maxItems: 100, default: [], example: ['listen'] })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...SUPPORTED_MODES] },
+    maxItems: 100,
+    default: [],
+    example: ['listen'],
+  })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)
   @IsIn(SUPPORTED_MODES, { each: true, message: eachOneOf('supportedModes', SUPPORTED_MODES) })
   supportedModes?: SupportedMode[];
 
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FEATURES] }, maxItems: 100, default: [], example: ['comments', 'like'] })
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: [...SUPPORTED_FEATURES] },
+    maxItems: 100,
+    default: [],
+    example: ['comments', 'like'],
+  })
   @IsOptionalNotNull()
   @IsArray()
   @ArrayMaxSize(100)

@@ -26,7 +26,11 @@ export class ListProjectsQuery extends ContentListQuery {
   @IsIn(PROJECT_ACCESS, { message: `access must be one of: ${PROJECT_ACCESS.join(', ')}` })
   access?: ProjectAccess;
 
-  @ApiPropertyOptional({ example: 'blue', maxLength: 200, description: 'Text found in primaryTitle or description, ignoring case' })
+  @ApiPropertyOptional({
+    example: 'blue',
+    maxLength: 200,
+    description: 'Text found in primaryTitle or description, ignoring case',
+  })
   @IsOptional()
   @IsString()
   @MaxLength(200)

@@ -37,7 +37,12 @@ export class ProjectResponse {
   @ApiProperty({ example: '6650c0ffee0000000000b001' })
   channelId: string;
 
-  @ApiProperty({ type: String, nullable: true, example: null, description: 'The parent project; null for a top-level project' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: null,
+    description: 'The parent project; null for a top-level project',
+  })
   parentId: string | null;
 
   @ApiProperty({ enum: PROJECT_TYPES, example: 'album' })
@@ -85,7 +90,11 @@ export class ProjectResponse {
   @ApiProperty({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_MODES] }, example: ['listen'] })
   supportedModes: string[];
 
-  @ApiProperty({ type: 'array', items: { type: 'string', enum: [...SUPPORTED_FEATURES] }, example: ['comments', 'like'] })
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'string', enum: [...SUPPORTED_FEATURES] },
+    example: ['comments', 'like'],
+  })
   supportedFeatures: string[];
 
   @ApiProperty({ format: 'date-time', example: '2024-05-24T10:00:00.000Z' })
@@ -105,10 +114,21 @@ export class ProjectTreeNodeResponse {
   @ApiProperty({ example: '6650c0ffee0000000000d002' })
   _id: string;
 
-  @ApiProperty({ type: String, nullable: true, example: '6650c0ffee0000000000d001', description: "The node's parent; null for the tree's root when it is top-level" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '6650c0ffee0000000000d001',
+    description: "The node's parent; null for the tree's root when it is top-level",
+  })
   parentId: string | null;
 
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: 3, example: 1, description: 'Levels below the project the tree was asked for (0: that project)' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: 3,
+    example: 1,
+    description: 'Levels below the project the tree was asked for (0: that project)',
+  })
   depth: number;
 
   @ApiProperty({ example: 'Side A' })

@@ -6,7 +6,8 @@ import { CreateProjectDto } from './create-project.dto';
 export class UpdateProjectDto extends PartialType(CreateProjectDto, { skipNullProperties: false }) {
   @ApiPropertyOptional({
     pattern: OBJECT_ID_PATTERN,
-    description: "Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds",
+    description:
+      "Another existing channel moves the project there (404 when it does not exist); its id moves between the channels' projectIds",
   })
   declare channelId?: string;
 

@@ -5,10 +5,17 @@ export class SearchHistoryEntryView {
   @ApiProperty({ example: '665f1f77bcf86cd799439011' })
   id: string;
 
-  @ApiProperty({ enum: SEARCH_SURFACES, description: 'Which search box: content projects, customers or payments', example: 'customers' })
+  @ApiProperty({
+    enum: SEARCH_SURFACES,
+    description: 'Which search box: content projects, customers or payments',
+    example: 'customers',
+  })
   surface: SearchSurface;
 
-  @ApiProperty({ description: 'The words or the query, as last typed (spacing collapsed)', example: "email:'jenny@example.com'" })
+  @ApiProperty({
+    description: 'The words or the query, as last typed (spacing collapsed)',
+    example: "email:'jenny@example.com'",
+  })
   query: string;
 
   @ApiProperty({

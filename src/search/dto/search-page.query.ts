@@ -7,7 +7,13 @@ export const SEARCH_PAGE_MAX = 100;
 
 /** `limit` and `page` of every search route, as Stripe's search takes them. */
 export class SearchPageQuery {
-  @ApiPropertyOptional({ type: 'integer', format: 'int32', minimum: 1, maximum: SEARCH_PAGE_MAX, default: SEARCH_PAGE_DEFAULT })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: 1,
+    maximum: SEARCH_PAGE_MAX,
+    default: SEARCH_PAGE_DEFAULT,
+  })
   @IsOptional()
   @Type(() => Number)
   @IsInt({ message: 'limit must be an integer' })

@@ -3,7 +3,14 @@ import { Transform } from 'class-transformer';
 import { IsDate, IsIn, IsMongoId, IsOptional, IsString, MaxLength } from 'class-validator';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { DATE_TIME_MAX, toDateTime } from '../../common/validators/date-time-query';
-import { PROJECT_ACCESS, PROJECT_STATUSES, PROJECT_TYPES, type ProjectAccess, type ProjectStatus, type ProjectType } from '../../projects/project.schema';
+import {
+  PROJECT_ACCESS,
+  PROJECT_STATUSES,
+  PROJECT_TYPES,
+  type ProjectAccess,
+  type ProjectStatus,
+  type ProjectType,
+} from '../../projects/project.schema';
 import { SearchPageQuery } from './search-page.query';
 
 export const SEARCH_SORTS = ['relevance', 'newest', 'oldest'] as const;
@@ -38,19 +45,31 @@ export class ViewerSearchQuery extends SearchPageQuery {
   @IsMongoId({ message: 'parentId must be a valid id' })
   parentId?: string;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only projects created at or after this time' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: DATE_TIME_MAX,
+    description: 'Only projects created at or after this time',
+  })
   @IsOptional()
   @Transform(toDateTime)
   @IsDate({ message: 'createdAfter must be an ISO 8601 date-time' })
   createdAfter?: Date;
 
-  @ApiPropertyOptional({ format: 'date-time', maxLength: DATE_TIME_MAX, description: 'Only projects created at or before this time' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    maxLength: DATE_TIME_MAX,
+    description: 'Only projects created at or before this time',
+  })
   @IsOptional()
   @Transform(toDateTime)
   @IsDate({ message: 'createdBefore must be an ISO 8601 date-time' })
   createdBefore?: Date;
 
-  @ApiPropertyOptional({ enum: SEARCH_SORTS, default: 'relevance', description: 'relevance (newest first without q), newest or oldest first' })
+  @ApiPropertyOptional({
+    enum: SEARCH_SORTS,
+    default: 'relevance',
+    description: 'relevance (newest first without q), newest or oldest first',
+  })
   @IsOptional()
   @IsIn(SEARCH_SORTS, { message: `sort must be one of: ${SEARCH_SORTS.join(', ')}` })
   sort: SearchSort = 'relevance';

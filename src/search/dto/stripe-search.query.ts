@@ -12,7 +12,8 @@ export class SearchCustomersQuery extends SearchPageQuery {
   @ApiProperty({
     example: "email:'jenny.rosen@example.com'",
     maxLength: MAX_QUERY_LENGTH,
-    description: LANGUAGE + 'Fields: `email`, `name` (first and last name), `phone`, `created` (Unix seconds), `metadata`.',
+    description:
+      LANGUAGE + 'Fields: `email`, `name` (first and last name), `phone`, `created` (Unix seconds), `metadata`.',
   })
   @IsString()
   @IsNotEmpty({ message: 'query must not be empty' })
@@ -26,7 +27,8 @@ export class SearchPaymentsQuery extends SearchPageQuery {
     example: "amount>1000 AND currency:'usd'",
     maxLength: MAX_QUERY_LENGTH,
     description:
-      LANGUAGE + 'Fields: `amount` (in minor units, as Stripe counts it: 1000 is 10.00 USD), `currency`, `customer` (its id), `status`, `created` (Unix seconds), `metadata`.',
+      LANGUAGE +
+      'Fields: `amount` (in minor units, as Stripe counts it: 1000 is 10.00 USD), `currency`, `customer` (its id), `status`, `created` (Unix seconds), `metadata`.',
   })
   @IsString()
   @IsNotEmpty({ message: 'query must not be empty' })

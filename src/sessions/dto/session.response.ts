@@ -9,7 +9,12 @@ export class SessionView {
   @ApiProperty({ description: 'The session of this request' })
   current: boolean;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Browser and system, read from the user agent', example: 'Firefox 128 on macOS' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Browser and system, read from the user agent',
+    example: 'Firefox 128 on macOS',
+  })
   device: string | null;
 
   @ApiProperty({ type: String, nullable: true })
@@ -61,7 +66,10 @@ export class TotpEnrolmentResponse {
   @ApiProperty({ description: 'The secret, base32, for typing into an authenticator app', example: 'JBSWY3DPEHPK3PXP' })
   secret: string;
 
-  @ApiProperty({ description: 'The same secret as an otpauth:// URI, for a QR code', example: 'otpauth://totp/Platform:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Platform' })
+  @ApiProperty({
+    description: 'The same secret as an otpauth:// URI, for a QR code',
+    example: 'otpauth://totp/Platform:ada%40example.com?secret=JBSWY3DPEHPK3PXP&issuer=Platform',
+  })
   uri: string;
 }
 
@@ -69,12 +77,21 @@ export class RecoveryCodesResponse {
   @ApiProperty({ example: 'TOTP turned on' })
   message: string;
 
-  @ApiProperty({ type: [String], description: 'Ten single-use recovery codes, shown this once', example: ['abcde-fghij'] })
+  @ApiProperty({
+    type: [String],
+    description: 'Ten single-use recovery codes, shown this once',
+    example: ['abcde-fghij'],
+  })
   recoveryCodes: string[];
 }
 
 export class SecondFactors {
-  @ApiProperty({ type: String, nullable: true, format: 'date-time', description: 'When TOTP was turned on; null while it is off' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    format: 'date-time',
+    description: 'When TOTP was turned on; null while it is off',
+  })
   totpEnabledAt: string | null;
 
   @ApiProperty({ type: 'integer', description: 'Recovery codes not used yet (0 while TOTP is off)', example: 10 })

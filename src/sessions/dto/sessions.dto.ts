@@ -8,7 +8,13 @@ const TOTP = /^\d{6}$/;
 
 /** A second factor: a code from the authenticator app or one recovery code (not both). */
 export class FactorDto {
-  @ApiPropertyOptional({ description: 'The 6-digit code of the authenticator app', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
+  @ApiPropertyOptional({
+    description: 'The 6-digit code of the authenticator app',
+    example: '123456',
+    pattern: '^\\d{6}$',
+    minLength: 6,
+    maxLength: 6,
+  })
   @IsOptionalNotNull()
   @Matches(TOTP, { message: 'totp must be 6 digits' })
   totp?: string;
@@ -25,7 +31,12 @@ export class CreateSessionDto extends LoginDto {}
 
 /** A step-up: a code of the second factor, or (for a user with none) the password. */
 export class StepUpDto extends FactorDto {
-  @ApiPropertyOptional({ description: 'For a user with no second factor: the password, proven again', example: 'correct horse battery', minLength: 1, maxLength: 1024 })
+  @ApiPropertyOptional({
+    description: 'For a user with no second factor: the password, proven again',
+    example: 'correct horse battery',
+    minLength: 1,
+    maxLength: 1024,
+  })
   @IsOptionalNotNull()
   @IsString()
   @MinLength(1, { message: 'password must not be empty' })
@@ -34,7 +45,13 @@ export class StepUpDto extends FactorDto {
 }
 
 export class TotpCodeDto {
-  @ApiProperty({ description: 'The 6-digit code the authenticator app shows now', example: '123456', pattern: '^\\d{6}$', minLength: 6, maxLength: 6 })
+  @ApiProperty({
+    description: 'The 6-digit code the authenticator app shows now',
+    example: '123456',
+    pattern: '^\\d{6}$',
+    minLength: 6,
+    maxLength: 6,
+  })
   @Matches(TOTP, { message: 'code must be 6 digits' })
   code: string;
 }
@@ -46,7 +63,12 @@ export class ChangePasswordDto {
   @MaxLength(1024)
   currentPassword: string;
 
-  @ApiProperty({ example: 'a new horse battery staple', minLength: 8, maxLength: 72, description: '8 characters to 72 bytes' })
+  @ApiProperty({
+    example: 'a new horse battery staple',
+    minLength: 8,
+    maxLength: 72,
+    description: '8 characters to 72 bytes',
+  })
   @IsString()
   @MinLength(8, { message: 'password must be at least 8 characters long' })
   @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })

@@ -6,7 +6,10 @@ import { GRANT_ROLES, type GrantRole } from '../grant.schema';
 
 /** Exactly one of `userId` and `email`. */
 export class CreateGrantDto {
-  @ApiPropertyOptional({ pattern: OBJECT_ID_PATTERN, description: 'The user granted (any user of the service); or send `email` instead' })
+  @ApiPropertyOptional({
+    pattern: OBJECT_ID_PATTERN,
+    description: 'The user granted (any user of the service); or send `email` instead',
+  })
   @ValidateIf((grant: CreateGrantDto) => grant.userId !== undefined || grant.email === undefined)
   @IsMongoId({ message: 'send either userId (a valid id) or email' })
   userId?: string;
@@ -23,7 +26,11 @@ export class CreateGrantDto {
   @MaxLength(254)
   email?: string;
 
-  @ApiProperty({ enum: GRANT_ROLES, example: 'viewer', description: 'viewer: reads the project through the /viewer routes; editor: the same, recorded as an editor' })
+  @ApiProperty({
+    enum: GRANT_ROLES,
+    example: 'viewer',
+    description: 'viewer: reads the project through the /viewer routes; editor: the same, recorded as an editor',
+  })
   @IsIn(GRANT_ROLES, { message: `role must be one of: ${GRANT_ROLES.join(', ')}` })
   role: GrantRole;
 

@@ -21,7 +21,8 @@ export class CreateShareLinkDto {
     minLength: 8,
     maxLength: 72,
     example: 'blue-hours-preview',
-    description: 'A password viewers send in `X-Share-Password` (401 when missing or wrong); stored as a bcrypt hash. Left out: none.',
+    description:
+      'A password viewers send in `X-Share-Password` (401 when missing or wrong); stored as a bcrypt hash. Left out: none.',
   })
   @IsOptionalNotNull()
   @IsString()

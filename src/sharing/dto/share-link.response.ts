@@ -5,7 +5,10 @@ export class ShareLinkView {
   @ApiProperty({ example: '6650c0ffee0000000000e001' })
   id: string;
 
-  @ApiProperty({ example: '6650c0ffee0000000000d001', description: 'The content project the link shows, with its sub-projects' })
+  @ApiProperty({
+    example: '6650c0ffee0000000000d001',
+    description: 'The content project the link shows, with its sub-projects',
+  })
   projectId: string;
 
   @ApiProperty({ example: 'shr_Xb3qN0vJ', description: 'The first 12 characters of the token' })
@@ -20,10 +23,21 @@ export class ShareLinkView {
   @ApiProperty({ description: 'Whether viewers must send `X-Share-Password`' })
   hasPassword: boolean;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 0, example: 3, description: 'Successful viewer reads through the link' })
+  @ApiProperty({
+    type: 'integer',
+    format: 'int32',
+    minimum: 0,
+    example: 3,
+    description: 'Successful viewer reads through the link',
+  })
   views: number;
 
-  @ApiProperty({ format: 'date-time', nullable: true, type: String, description: 'When the link stops working; null: never' })
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'When the link stops working; null: never',
+  })
   expiresAt: string | null;
 
   @ApiProperty({ format: 'date-time', nullable: true, type: String })

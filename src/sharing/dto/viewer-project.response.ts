@@ -2,7 +2,10 @@ import { ApiProperty, PickType } from '@nestjs/swagger';
 import { PROJECT_CONTENT_FIELDS, ProjectResponse } from '../../projects/dto/project.response';
 
 /** What a viewer reads of a project: where it sits in the tree, and the fields that show what it is. */
-export const VIEWER_PROJECT_FIELDS = ['parentId', ...PROJECT_CONTENT_FIELDS] as const satisfies readonly (keyof ProjectResponse)[];
+export const VIEWER_PROJECT_FIELDS = [
+  'parentId',
+  ...PROJECT_CONTENT_FIELDS,
+] as const satisfies readonly (keyof ProjectResponse)[];
 
 /**
  * A project as a viewer sees it: what it shows, never how it is managed (no channel, access,

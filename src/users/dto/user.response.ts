@@ -18,7 +18,11 @@ export class UserResponse {
   @ApiProperty({ example: 'ada@example.com', format: 'email' })
   email: string;
 
-  @ApiProperty({ enum: USER_ROLES, example: 'developer', description: "The user's role in the account this response concerns" })
+  @ApiProperty({
+    enum: USER_ROLES,
+    example: 'developer',
+    description: "The user's role in the account this response concerns",
+  })
   role: UserRole;
 
   @ApiProperty({ enum: USER_STATUSES, example: 'active' })
@@ -33,10 +37,21 @@ export class UserResponse {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: null })
   address: Record<string, unknown> | null;
 
-  @ApiProperty({ type: String, nullable: true, example: '6650c0ffee0000000000e001', description: 'The account a login acts in when it names none' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '6650c0ffee0000000000e001',
+    description: 'The account a login acts in when it names none',
+  })
   defaultCompany: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the email was verified (the link mailed at signup); null until then' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description: 'When the email was verified (the link mailed at signup); null until then',
+  })
   emailVerifiedAt: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -1,5 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, Max } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayUnique,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  MaxLength,
+  Min,
+  Max,
+} from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { RECORDED_EVENT_TYPES } from '../../events/event-types';
 import { ENDPOINT_STATUSES, type EndpointStatus } from '../webhook-endpoint.schema';
@@ -71,7 +83,10 @@ export class UpdateWebhookEndpointDto {
   @IsIn(ENABLED_EVENT_VALUES, { each: true, message: EVENTS_MESSAGE })
   enabledEvents?: string[];
 
-  @ApiPropertyOptional({ enum: ENDPOINT_STATUSES, description: 'Enabling an endpoint the service disabled clears its reason' })
+  @ApiPropertyOptional({
+    enum: ENDPOINT_STATUSES,
+    description: 'Enabling an endpoint the service disabled clears its reason',
+  })
   @IsOptionalNotNull()
   @IsIn(ENDPOINT_STATUSES, { message: 'status must be enabled or disabled' })
   status?: EndpointStatus;

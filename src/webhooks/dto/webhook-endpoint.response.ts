@@ -22,7 +22,11 @@ export class WebhookEndpointResponse {
   @ApiProperty({ enum: ENDPOINT_STATUSES })
   status: string;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Why the service disabled the endpoint (its deliveries kept failing)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the service disabled the endpoint (its deliveries kept failing)',
+  })
   disabledReason: string | null;
 
   @ApiProperty({ format: 'date-time' })
@@ -34,7 +38,10 @@ export class WebhookEndpointResponse {
 
 /** The endpoint with its new signing secret: shown by create and by a roll only. */
 export class WebhookEndpointWithSecret extends WebhookEndpointResponse {
-  @ApiProperty({ example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', description: '`whsec_` and the base64 of 32 random bytes; shown here only' })
+  @ApiProperty({
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    description: '`whsec_` and the base64 of 32 random bytes; shown here only',
+  })
   secret: string;
 }
 
@@ -78,10 +85,18 @@ export class WebhookAttemptResponse {
   @ApiProperty({ type: String, nullable: true, description: 'At most 1 KiB of the response body' })
   responseBody: string | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'From the request sent to the response read; null while under way' })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'From the request sent to the response read; null while under way',
+  })
   durationMs: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Why the attempt failed (a status outside 2xx, a timeout, a refused address...)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the attempt failed (a status outside 2xx, a timeout, a refused address...)',
+  })
   error: string | null;
 
   @ApiProperty({ format: 'date-time', description: 'When the attempt was made (claimed, right before it was sent)' })
@@ -105,7 +120,11 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ enum: DELIVERY_STATUSES })
   status: string;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: "The latest attempt's response status; null when none came" })
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: "The latest attempt's response status; null when none came",
+  })
   responseStatus: number | null;
 
   @ApiProperty({ type: String, nullable: true, description: "At most 1 KiB of the latest attempt's response body" })
@@ -114,13 +133,22 @@ export class WebhookDeliveryResponse {
   @ApiProperty({ type: 'integer', nullable: true })
   durationMs: number | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'Why the latest attempt failed without a response (timeout, refused address...)' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Why the latest attempt failed without a response (timeout, refused address...)',
+  })
   error: string | null;
 
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the next attempt is due; null once succeeded or failed' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'When the next attempt is due; null once succeeded or failed',
+  })
   nextAttemptAt: string | null;
 
   @ApiProperty({

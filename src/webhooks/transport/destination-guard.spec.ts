@@ -22,14 +22,19 @@ describe('webhook destinations', () => {
     'not an address',
   ])('refuses %s', (ip) => expect(isForbiddenAddress(ip)).toBe(true));
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('allows the public address %s', (ip) => {
-    expect(isForbiddenAddress(ip)).toBe(false);
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+    'allows the public address %s',
+    (ip) => {
+      expect(isForbiddenAddress(ip)).toBe(false);
+    },
+  );
 
   const publicLookup = async () => ['93.184.215.14'];
 
   it('takes an https URL whose host resolves to public addresses only', async () => {
-    await expect(checkWebhookUrl('https://hooks.example.com/in', { allowPrivate: false, lookup: publicLookup })).resolves.toBeInstanceOf(URL);
+    await expect(
+      checkWebhookUrl('https://hooks.example.com/in', { allowPrivate: false, lookup: publicLookup }),
+    ).resolves.toBeInstanceOf(URL);
     await expect(checkWebhookUrl('https://8.8.8.8/in', { allowPrivate: false })).resolves.toBeInstanceOf(URL);
   });
 
@@ -49,13 +54,19 @@ describe('webhook destinations', () => {
 
   it('refuses a name that resolves to a private address, or to nothing', async () => {
     const rebinding = async () => ['93.184.215.14', '10.0.0.5'];
-    await expect(checkWebhookUrl('https://sneaky.example.com/', { allowPrivate: false, lookup: rebinding })).rejects.toThrow(FORBIDDEN_ADDRESS);
+    await expect(
+      checkWebhookUrl('https://sneaky.example.com/', { allowPrivate: false, lookup: rebinding }),
+    ).rejects.toThrow(FORBIDDEN_ADDRESS);
     const nothing = async () => Promise.reject(new Error('ENOTFOUND'));
-    await expect(checkWebhookUrl('https://nowhere.example.com/', { allowPrivate: false, lookup: nothing })).rejects.toThrow('does not resolve');
+    await expect(
+      checkWebhookUrl('https://nowhere.example.com/', { allowPrivate: false, lookup: nothing }),
+    ).rejects.toThrow('does not resolve');
   });
 
   it('allows http and private addresses when private URLs are allowed (development and tests)', async () => {
     await expect(checkWebhookUrl('http://127.0.0.1:9999/in', { allowPrivate: true })).resolves.toBeInstanceOf(URL);
-    await expect(checkWebhookUrl('https://user:pass@127.0.0.1/in', { allowPrivate: true })).rejects.toThrow('user name or password');
+    await expect(checkWebhookUrl('https://user:pass@127.0.0.1/in', { allowPrivate: true })).rejects.toThrow(
+      'user name or password',
+    );
   });
 });

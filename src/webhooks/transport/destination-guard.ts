@@ -9,7 +9,8 @@ export class WebhookUrlRefused extends Error {
   }
 }
 
-export const FORBIDDEN_ADDRESS = 'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address';
+export const FORBIDDEN_ADDRESS =
+  'url must not point to a loopback, private, link-local, unique-local, multicast or metadata address';
 
 /**
  * Whether an endpoint may be sent to this address: only global unicast passes. Loopback, private,
@@ -33,14 +34,18 @@ const dnsLookup: HostLookup = (host) => dnsResolver.addresses(host);
  * resolves to a forbidden address. Each delivery checks the address it actually connects to again,
  * so a name that resolves elsewhere later (DNS rebinding) is still refused there.
  */
-export async function checkWebhookUrl(raw: string, options: { allowPrivate: boolean; lookup?: HostLookup }): Promise<URL> {
+export async function checkWebhookUrl(
+  raw: string,
+  options: { allowPrivate: boolean; lookup?: HostLookup },
+): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new WebhookUrlRefused('url must be an absolute URL, like https://example.com/webhooks');
   }
-  if (url.protocol !== 'https:' && !(options.allowPrivate && url.protocol === 'http:')) throw new WebhookUrlRefused('url must use https');
+  if (url.protocol !== 'https:' && !(options.allowPrivate && url.protocol === 'http:'))
+    throw new WebhookUrlRefused('url must use https');
   if (url.username || url.password) throw new WebhookUrlRefused('url must not carry a user name or password');
   if (options.allowPrivate) return url;
 
@@ -50,7 +55,8 @@ export async function checkWebhookUrl(raw: string, options: { allowPrivate: bool
     return url;
   }
   const name = host.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.internal')) throw new WebhookUrlRefused(FORBIDDEN_ADDRESS);
+  if (name === 'localhost' || name.endsWith('.localhost') || name.endsWith('.internal'))
+    throw new WebhookUrlRefused(FORBIDDEN_ADDRESS);
   let addresses: string[];
   try {
     addresses = await (options.lookup ?? dnsLookup)(host);

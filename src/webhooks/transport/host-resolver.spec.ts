@@ -26,11 +26,19 @@ describe('HostResolver', () => {
 
     it("leaves libuv's thread pool free while lookups wait (the pool has four threads; getaddrinfo would hold one each)", async () => {
       const resolver = new HostResolver([server]);
-      const lookups = Array.from({ length: 8 }, (_, i) => resolver.addresses(`slow-${i}.example.com`).then(() => 'resolved', (error: NodeJS.ErrnoException) => error.code));
+      const lookups = Array.from({ length: 8 }, (_, i) =>
+        resolver.addresses(`slow-${i}.example.com`).then(
+          () => 'resolved',
+          (error: NodeJS.ErrnoException) => error.code,
+        ),
+      );
       // Every lookup's queries (A and AAAA) are out and unanswered.
-      for (let waited = 0; queries < 16 && waited < 200; waited++) await new Promise((resolve) => setTimeout(resolve, 5));
+      for (let waited = 0; queries < 16 && waited < 200; waited++)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       expect(queries).toBeGreaterThanOrEqual(16);
-      const pooled = await new Promise<string>((resolve, reject) => pbkdf2('password', 'salt', 1, 32, 'sha256', (error) => (error ? reject(error) : resolve('done'))));
+      const pooled = await new Promise<string>((resolve, reject) =>
+        pbkdf2('password', 'salt', 1, 32, 'sha256', (error) => (error ? reject(error) : resolve('done'))),
+      );
       expect(pooled).toBe('done');
       resolver.cancel();
       expect(await Promise.all(lookups)).toEqual(Array(8).fill('ECANCELLED'));

@@ -2,19 +2,28 @@ import { Webhook } from 'standardwebhooks';
 import { newWebhookSecret, signingKey, signWebhook, webhookHeaders } from './signature';
 
 describe('Standard Webhooks signatures', () => {
-  it('matches the specification\'s published test vector', () => {
+  it("matches the specification's published test vector", () => {
     // The "sign function works" vector of the specification's reference libraries.
-    const signature = signWebhook(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    const signature = signWebhook(
+      ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      '{"test": 2432232314}',
+    );
     expect(signature).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
-  it('signs the same under a secret\'s signing key as under the secret', () => {
+  it("signs the same under a secret's signing key as under the secret", () => {
     const key = signingKey('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
-    expect(signWebhook([key], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    expect(signWebhook([key], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
     const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
     const body = '{"id":"evt_2"}';
     const headers = webhookHeaders([signingKey(current), previous], 'evt_2', 1614265330, body);
-    expect(headers['webhook-signature']).toBe(webhookHeaders([current, previous], 'evt_2', 1614265330, body)['webhook-signature']);
+    expect(headers['webhook-signature']).toBe(
+      webhookHeaders([current, previous], 'evt_2', 1614265330, body)['webhook-signature'],
+    );
   });
 
   it('makes secrets of 32 random bytes, whsec_-prefixed', () => {

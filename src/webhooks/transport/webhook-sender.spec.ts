@@ -44,7 +44,8 @@ describe('WebhookSender', () => {
     server.on('connection', count);
     try {
       const fresh = new WebhookSender({ timeoutMs: 1_000, allowPrivate: true });
-      for (let attempt = 0; attempt < 3; attempt += 1) expect(await fresh.send(`${base}/ok`, '{}', {})).toMatchObject({ ok: true });
+      for (let attempt = 0; attempt < 3; attempt += 1)
+        expect(await fresh.send(`${base}/ok`, '{}', {})).toMatchObject({ ok: true });
       fresh.close();
       expect(received).toHaveLength(3);
       expect(connections).toHaveLength(1);
@@ -56,11 +57,20 @@ describe('WebhookSender', () => {
   it('POSTs the body as JSON with the headers given; a 2xx succeeds', async () => {
     const outcome = await sender.send(`${base}/ok`, '{"id":"evt_1"}', { 'webhook-id': 'evt_1' });
     expect(outcome).toMatchObject({ ok: true, responseStatus: 204, error: null });
-    expect(received[0]).toMatchObject({ url: '/ok', body: '{"id":"evt_1"}', headers: { 'webhook-id': 'evt_1', 'content-type': 'application/json' } });
+    expect(received[0]).toMatchObject({
+      url: '/ok',
+      body: '{"id":"evt_1"}',
+      headers: { 'webhook-id': 'evt_1', 'content-type': 'application/json' },
+    });
   });
 
   it('a 500 fails with its status and body', async () => {
-    expect(await sender.send(`${base}/fails`, '{}', {})).toMatchObject({ ok: false, responseStatus: 500, responseBody: 'broken', error: 'the endpoint answered 500' });
+    expect(await sender.send(`${base}/fails`, '{}', {})).toMatchObject({
+      ok: false,
+      responseStatus: 500,
+      responseBody: 'broken',
+      error: 'the endpoint answered 500',
+    });
   });
 
   it('does not follow a redirect', async () => {
@@ -87,9 +97,15 @@ describe('WebhookSender', () => {
 
   it('never dials a loopback or private address unless allowed, by literal or by name', async () => {
     const strict = new WebhookSender({ timeoutMs: 1_000, allowPrivate: false });
-    expect(await strict.send(`${base}/ok`, '{}', {})).toMatchObject({ ok: false, error: 'destination address 127.0.0.1 is not allowed' });
+    expect(await strict.send(`${base}/ok`, '{}', {})).toMatchObject({
+      ok: false,
+      error: 'destination address 127.0.0.1 is not allowed',
+    });
     const port = new URL(base).port;
-    expect(await strict.send(`http://localhost:${port}/ok`, '{}', {})).toMatchObject({ ok: false, error: expect.stringMatching(/^destination address .+ is not allowed$/) });
+    expect(await strict.send(`http://localhost:${port}/ok`, '{}', {})).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^destination address .+ is not allowed$/),
+    });
     expect(received).toEqual([]);
   });
 

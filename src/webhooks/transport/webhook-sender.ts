@@ -68,7 +68,8 @@ export class WebhookSender {
         return fail('the endpoint URL is not valid');
       }
       const literal = target.hostname.replace(/^\[|\]$/g, '');
-      if (!this.options.allowPrivate && ipaddr.isValid(literal) && isForbiddenAddress(literal)) return fail(refused(literal));
+      if (!this.options.allowPrivate && ipaddr.isValid(literal) && isForbiddenAddress(literal))
+        return fail(refused(literal));
 
       const secure = target.protocol === 'https:';
       const send = secure ? httpsRequest : httpRequest;
@@ -76,7 +77,12 @@ export class WebhookSender {
       const request = send(target, {
         signal: deadline,
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'platform-service-webhooks/1' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          'user-agent': 'platform-service-webhooks/1',
+        },
         lookup: this.lookup,
         agent: secure ? this.agents.https : this.agents.http,
       });
@@ -91,12 +97,19 @@ export class WebhookSender {
           }
         });
       });
-      request.on('error', (error) => fail(deadline.aborted ? `timed out after ${this.options.timeoutMs} ms` : error.message));
+      request.on('error', (error) =>
+        fail(deadline.aborted ? `timed out after ${this.options.timeoutMs} ms` : error.message),
+      );
       request.on('response', (response) => {
         readCapped(response, (text) => {
           const status = response.statusCode ?? 0;
           const ok = status >= 200 && status < 300;
-          finish({ ok, responseStatus: status, responseBody: text, error: ok ? null : `the endpoint answered ${status}` });
+          finish({
+            ok,
+            responseStatus: status,
+            responseBody: text,
+            error: ok ? null : `the endpoint answered ${status}`,
+          });
         });
       });
       request.end(body);
@@ -116,14 +129,20 @@ function guardedLookup(resolver: HostResolver, allowPrivate: boolean): LookupFun
   return (hostname, options, callback) => {
     resolver.addresses(hostname).then(
       (found) => {
-        const wanted = options.family === 4 || options.family === 6 ? found.filter((address) => isIP(address) === options.family) : found;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? found.filter((address) => isIP(address) === options.family)
+            : found;
         const addresses: LookupAddress[] = wanted.map((address) => ({ address, family: isIP(address) }));
         const allowed = allowPrivate ? addresses : addresses.filter((entry) => !isForbiddenAddress(entry.address));
         if (allowed.length === 0) {
-          const denied = Object.assign(new Error(refused(addresses[0]?.address ?? hostname)), { code: 'EADDRNOTALLOWED' });
+          const denied = Object.assign(new Error(refused(addresses[0]?.address ?? hostname)), {
+            code: 'EADDRNOTALLOWED',
+          });
           return callback(denied, '', 0);
         }
-        if (options.all) return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
+        if (options.all)
+          return (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(null, allowed);
         callback(null, allowed[0].address, allowed[0].family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),

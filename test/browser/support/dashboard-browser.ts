@@ -43,7 +43,15 @@ export class DashboardBrowser {
     const browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
     });
     const context = await browser.newContext(DashboardBrowser.contextOptions(options.colorScheme));
     const page = await context.newPage();
@@ -81,13 +89,24 @@ export class DashboardBrowser {
     await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
       // Runs in the page (the test's TypeScript has no DOM types).
-      const inPage = globalThis as unknown as { axe: { run: (context: unknown, options: object) => Promise<AxeResults> }; document: unknown };
+      const inPage = globalThis as unknown as {
+        axe: { run: (context: unknown, options: object) => Promise<AxeResults> };
+        document: unknown;
+      };
       const result = await inPage.axe.run(inPage.document, { resultTypes: ['violations'] });
-      return result.violations.map(({ id, impact, help, nodes }) => ({ id, impact: impact ?? null, help, nodes: nodes.map((node) => ({ target: node.target.map(String) })) }));
+      return result.violations.map(({ id, impact, help, nodes }) => ({
+        id,
+        impact: impact ?? null,
+        help,
+        nodes: nodes.map((node) => ({ target: node.target.map(String) })),
+      }));
     });
     const severe = (violations as AxeViolation[])
       .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => `${violation.impact} ${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+      .map(
+        (violation) =>
+          `${violation.impact} ${violation.id} (${violation.help}): ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+      );
     this.accessibility.push({ page: name, violations: severe });
   }
 
@@ -122,7 +141,13 @@ export type SecondFactor = { totp: string } | { recoveryCode: string };
  * the password, then, for a user with a second factor, the code of the second step. Every journey
  * signs in through here: how the dashboard signs in (its form, its second step) is written once.
  */
-export async function signInThroughDashboard(page: Page, baseUrl: string, email: string, password: string, secondFactor?: SecondFactor): Promise<void> {
+export async function signInThroughDashboard(
+  page: Page,
+  baseUrl: string,
+  email: string,
+  password: string,
+  secondFactor?: SecondFactor,
+): Promise<void> {
   await page.goto(`${baseUrl}/dashboard/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);

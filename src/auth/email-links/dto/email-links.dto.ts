@@ -13,7 +13,12 @@ export class RequestPasswordResetDto {
 
 /** The same rules as signup's password. */
 export class ResetPasswordDto {
-  @ApiProperty({ example: 'a new horse battery staple', minLength: 8, maxLength: 72, description: '8 characters to 72 bytes' })
+  @ApiProperty({
+    example: 'a new horse battery staple',
+    minLength: 8,
+    maxLength: 72,
+    description: '8 characters to 72 bytes',
+  })
   @IsString()
   @MinLength(8, { message: 'password must be at least 8 characters long' })
   @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
