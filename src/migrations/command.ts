@@ -11,6 +11,7 @@ import { eventsConfig } from '../config/events.config';
 import { EventsModule } from '../events/events.module';
 import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
+import { JobsModule } from '../jobs/jobs.module';
 import { EmbeddedDatabase, startEmbeddedDatabase } from '../database/embedded-database';
 
 /**
@@ -64,7 +65,8 @@ async function main(
           configModule(env, [databaseConfig, authConfig, financeConfig, eventsConfig, ...(options.config ?? [])]),
           EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
           DatabaseModule,
-          // Repositories record their changes' events through the relay.
+          // Repositories record their changes' events through the relay, whose sweep is a job of the runner.
+          JobsModule,
           EventsModule,
           AuditModule,
           IdempotencyModule,
