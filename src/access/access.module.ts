@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
+import { AssetsModule } from '../assets/assets.module';
 import { AuthModule } from '../auth/auth.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
@@ -33,6 +34,7 @@ import { Tenancy } from './tenancy';
     ChannelsModule,
     CollaboratorsModule,
     ProjectsModule,
+    AssetsModule,
   ],
   providers: [Authentication, Tenancy, AccessGuard, ChannelRoles, RouteDeclarations],
   // AppModule makes it the one global guard.

@@ -1,4 +1,5 @@
 import { Injectable, InternalServerErrorException } from '@nestjs/common';
+import { AssetsService } from '../assets/assets.service';
 import type { FastifyRequest } from 'fastify';
 import { ChannelsService } from '../channels/channels.service';
 import { CollaboratorsService } from '../collaborators/collaborators.service';
@@ -22,6 +23,7 @@ export class ChannelRoles {
     private readonly channels: ChannelsService,
     private readonly collaborators: CollaboratorsService,
     private readonly projects: ProjectsService,
+    private readonly assets: AssetsService,
   ) {}
 
   async assert(request: FastifyRequest & RequestContext, requirement: ChannelRequirement): Promise<void> {
@@ -44,7 +46,9 @@ export class ChannelRoles {
   /** The channel the parameter names, itself or through its content project; null when the scope has no such record. */
   private async channelOf(scope: TenantScope, from: ChannelRequirement['from'], id: string): Promise<string | null> {
     if (from === 'channel') return (await this.channels.exists(scope, id)) ? id : null;
-    const project = await this.projects.findRecord(scope, id);
+    const projectId = from === 'asset' ? await this.assets.projectIdOf(scope, id) : id;
+    if (!projectId) return null;
+    const project = await this.projects.findRecord(scope, projectId);
     return project ? String(project.channelId) : null;
   }
 }

@@ -34,8 +34,6 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import { AssetContentResponses, AssetDelivery, downloaderOf, userBytesHeaders } from './asset-delivery';
 import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
-import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../channels/content-actor.decorator';
 import {
   AssetContentUrlResponse,
   AssetDeletedResponse,
@@ -73,6 +71,7 @@ export class AssetsController {
     scope: 'project',
     api: 'projects',
     assurance: 'accountMfa',
+    channel: { role: 'editor', from: 'project', param: 'projectId' },
   })
   @Post('projects/:projectId/assets')
   @Idempotent()
@@ -94,12 +93,11 @@ export class AssetsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   createAsset(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Body() dto: CreateAssetDto,
     @Req() request: FastifyRequest,
   ): Promise<CreatedAssetResponse> {
-    return this.assets.create(scope, actor, projectId, dto, `${request.protocol}://${request.host}`);
+    return this.assets.create(scope, projectId, dto, `${request.protocol}://${request.host}`);
   }
 
   @Access({
@@ -143,6 +141,7 @@ export class AssetsController {
     scope: 'project',
     api: 'projects',
     assurance: 'accountMfa',
+    channel: { role: 'editor', from: 'asset', param: 'assetId' },
   })
   @Patch('assets/:assetId')
   @ApiOperation({ summary: "Update an asset's title or description", description: EDITOR_NEEDED })
@@ -150,11 +149,10 @@ export class AssetsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)
   updateAsset(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('assetId', ParseObjectIdPipe) assetId: string,
     @Body() dto: UpdateAssetDto,
   ): Promise<AssetResponse> {
-    return this.assets.update(scope, actor, assetId, dto);
+    return this.assets.update(scope, assetId, dto);
   }
 
   @Access({
@@ -162,6 +160,7 @@ export class AssetsController {
     scope: 'project',
     api: 'projects',
     assurance: 'accountMfa',
+    channel: { role: 'editor', from: 'asset', param: 'assetId' },
   })
   @Delete('assets/:assetId')
   @ApiOperation({
@@ -172,10 +171,9 @@ export class AssetsController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 500, 503)
   async deleteAsset(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('assetId', ParseObjectIdPipe) assetId: string,
   ): Promise<AssetDeletedResponse> {
-    await this.assets.remove(scope, actor, assetId);
+    await this.assets.remove(scope, assetId);
     return { message: 'Asset deleted' };
   }
 

@@ -2,7 +2,6 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { MongooseModule } from '@nestjs/mongoose';
 import { assetsConfig } from '../config/assets.config';
-import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { LeasesModule } from '../leases/leases.module';
 import { Asset, AssetSchema } from './asset.schema';
 import { join } from 'node:path';
@@ -46,7 +45,6 @@ const s3Storage = new LazyLibrary<typeof import('./s3-asset-storage')>(
       { name: AssetDeletion.name, schema: AssetDeletionSchema },
     ]),
     LeasesModule,
-    CollaboratorsModule,
   ],
   controllers: [AssetsController, AssetLinksController, UploadsController],
   providers: [

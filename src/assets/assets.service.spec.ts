@@ -67,7 +67,6 @@ async function processingOf(status: AssetStatus | null, ticket: Ticket = { proce
     storage as never,
     {} as never,
     {} as never,
-    {} as never,
     config as never,
     {} as never,
   );

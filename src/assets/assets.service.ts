@@ -12,7 +12,6 @@ import { ModuleRef } from '@nestjs/core';
 import { ASSET_UPLOADED, InProcessEmitter } from '../events/in-process-events';
 import { Types } from 'mongoose';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import type { ContentPage } from '../common/paging/total-count';
 import type { ContentListQuery } from '../common/paging/content-list.query';
 import { assetsConfig } from '../config/assets.config';
@@ -89,19 +88,17 @@ export class AssetsService {
     private readonly storage: AssetStorage,
     private readonly leases: Leases,
     private readonly events: InProcessEmitter,
-    private readonly collaborators: CollaboratorsService,
     @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
     private readonly modules: ModuleRef,
   ) {}
 
   async create(
     scope: TenantScope,
-    actor: ContentActor,
     contentProjectId: string,
     dto: CreateAssetDto,
     baseUrl: string,
   ): Promise<CreatedAssetResponse> {
-    await this.assertRole(scope, actor, await this.channelOf(scope, contentProjectId));
+    await this.channelOf(scope, contentProjectId);
     if (dto.size > this.config.maxBytes) {
       throw new PayloadTooLargeException(
         `size ${dto.size} is over the ${this.config.maxBytes} bytes an asset may hold (ASSET_MAX_BYTES)`,
@@ -170,18 +167,24 @@ export class AssetsService {
   }
 
   /**
-   * The asset, once the actor may change it: the channel role `editor` or above in its project's
-   * channel, or the platform role admin (403 `channel_role_required`). Unknown: 404 first.
+   * The asset a change (an upload's bytes) is made to; the route's declaration asked for the channel
+   * role `editor` in its project's channel. Unknown: 404.
    */
-  async getToChange(scope: TenantScope, actor: ContentActor, id: string): Promise<Asset> {
+  async getToChange(scope: TenantScope, id: string): Promise<Asset> {
     const asset = await this.get(scope, id);
-    await this.assertRole(scope, actor, await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND));
+    await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND);
     return asset;
   }
 
-  async update(scope: TenantScope, actor: ContentActor, id: string, dto: UpdateAssetDto): Promise<AssetResponse> {
+  /** The content project of a stored asset of the scope (one being deleted included), or null: for the access guard's channel role. */
+  async projectIdOf(scope: TenantScope, id: string): Promise<string | null> {
+    const asset = await this.assets.findStoredById(scope, id);
+    return asset ? String(asset.contentProjectId) : null;
+  }
+
+  async update(scope: TenantScope, id: string, dto: UpdateAssetDto): Promise<AssetResponse> {
     if (dto.title === null) throw new BadRequestException('title must be a non-empty string');
-    await this.getToChange(scope, actor, id);
+    await this.getToChange(scope, id);
     const set: { title?: string; description?: string | null } = {};
     if (dto.title !== undefined) set.title = dto.title;
     if (dto.description !== undefined) set.description = dto.description;
@@ -194,10 +197,9 @@ export class AssetsService {
    * Records the delete, then removes the asset (`removeAsset`). A delete a stopped instance left
    * half-way is found again here (the asset is read whether or not its delete began) and by the sweep.
    */
-  async remove(scope: TenantScope, actor: ContentActor, id: string): Promise<void> {
+  async remove(scope: TenantScope, id: string): Promise<void> {
     const asset = await this.assets.findStoredById(scope, id);
     if (!asset) throw new NotFoundException(ASSET_NOT_FOUND);
-    await this.assertRole(scope, actor, await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND));
     await this.assets.recordDeletion(scope, id, new Date(Date.now() + DELETE_GRACE_MS));
     await this.finishDeletion(scope, id, 0);
   }
@@ -511,10 +513,5 @@ export class AssetsService {
     // The projects module provides the lookup without this module importing it; found on first use.
     this.projectChannels ??= this.modules.get(ProjectChannelLookup, { strict: false });
     return this.projectChannels.channelOf(scope, contentProjectId);
-  }
-
-  /** Creating or changing an asset, its upload included, needs `editor` in its channel (CONTENT.md). */
-  private assertRole(scope: TenantScope, actor: ContentActor, channelId: string): Promise<void> {
-    return this.collaborators.assertRole(scope, actor, [channelId], 'editor');
   }
 }

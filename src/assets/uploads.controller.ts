@@ -8,8 +8,6 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import type { Asset } from './asset.schema';
 import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
 import { TusUploads } from './tus-uploads';
-import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../channels/content-actor.decorator';
 
 /**
  * The tus endpoints of an asset (described on `createAsset` in the OpenAPI document): the one-time
@@ -42,17 +40,17 @@ export class UploadsController {
     scope: 'project',
     api: 'projects',
     assurance: 'accountMfa',
+    channel: { role: 'editor', from: 'asset', param: 'assetId' },
   })
   /** With the API's credentials: the upload is a change of the asset, so it needs what changing it needs (`editor` in its channel). */
   @All('assets/:assetId/upload')
   async uploadAsset(
     @Tenant() scope: TenantScope,
-    @Actor() actor: ContentActor,
     @Param('assetId', ParseObjectIdPipe) assetId: string,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.upload(scope, await this.assets.getToChange(scope, actor, assetId), request, reply);
+    await this.upload(scope, await this.assets.getToChange(scope, assetId), request, reply);
   }
 
   private async upload(scope: TenantScope, asset: Asset, request: FastifyRequest, reply: FastifyReply): Promise<void> {

@@ -41,7 +41,7 @@ import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-ap
 type Outcome = 'past' | 401 | 403 | 404;
 type Operation = { operationId: string };
 type Endpoint = { path: string; method: string; operationId: string };
-type Channel = { channelId: string; projectId: string };
+type Channel = { channelId: string; projectId: string; assetId: string };
 
 interface Row {
   readonly label: string;
@@ -212,7 +212,17 @@ describe('route matrix: every operation x credential, role and assurance, from t
       { token: owner.token },
     );
     if (project.status !== 201) throw new Error(`project: ${project.status} ${project.text}`);
-    return { channelId: channel.body.id as string, projectId: project.body._id as string };
+    const asset = await t.http.post(
+      `/projects/${project.body._id}/assets`,
+      { kind: 'text', title: 'Matrix', fileName: 'matrix.txt', size: 5, mimeType: 'text/plain' },
+      { token: owner.token },
+    );
+    if (asset.status !== 201) throw new Error(`asset: ${asset.status} ${asset.text}`);
+    return {
+      channelId: channel.body.id as string,
+      projectId: project.body._id as string,
+      assetId: asset.body.asset.id as string,
+    };
   }
 
   /** A fresh owner's token (a step-up counts from the login) and a fresh session: earlier rows may have signed either out. */
@@ -399,7 +409,14 @@ describe('route matrix: every operation x credential, role and assurance, from t
         const requirement = route.policy.channel;
         const named =
           requirement && channel
-            ? { [requirement.param]: requirement.from === 'channel' ? channel.channelId : channel.projectId }
+            ? {
+                [requirement.param]:
+                  requirement.from === 'channel'
+                    ? channel.channelId
+                    : requirement.from === 'asset'
+                      ? channel.assetId
+                      : channel.projectId,
+              }
             : {};
         const body = endpoint.method === 'get' || endpoint.method === 'delete' ? undefined : {};
         const res = await t.http.request(endpoint.method.toUpperCase(), pathOf(endpoint, row, named), body, options);

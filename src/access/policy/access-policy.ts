@@ -70,12 +70,12 @@ export type ChannelRoleName = 'owner' | 'manager' | 'editor' | 'viewer';
 
 /**
  * The channel role a route needs (or above), and how its channel is found: the route parameter
- * `param` names the channel itself, or a content project of it (`from`). A platform admin (the
+ * `param` names the channel itself, a content project of it, or an asset of such a project (`from`). A platform admin (the
  * account's owner, an admin, a secret key) needs none.
  */
 export interface ChannelRequirement {
   readonly role: ChannelRoleName;
-  readonly from: 'channel' | 'project';
+  readonly from: 'channel' | 'project' | 'asset';
   readonly param: string;
 }
 
