@@ -138,6 +138,8 @@ function dedupeSecurity(document: OpenAPIObject): OpenAPIObject {
 export function setupSwagger(app: INestApplication): void {
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
-    swaggerOptions: { persistAuthorization: true },
+    // Tags start closed: with every operation of the API listed open, Swagger UI stops rendering
+    // after the first tag's first few operations; a reader opens the tag they came for.
+    swaggerOptions: { persistAuthorization: true, docExpansion: 'none' },
   });
 }

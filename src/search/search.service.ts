@@ -1,5 +1,4 @@
 import { BadRequestException, Inject, Injectable } from '@nestjs/common';
-import { RequestValidationException } from '../common/pipes/validation.pipe';
 import { CustomersService } from '../customers/customers.service';
 import type { CustomerResponse } from '../customers/dto/customer.response';
 import type { PaymentResponse } from '../payments/dto/payment.response';
@@ -189,19 +188,10 @@ function parsed(query: string, fields: Record<string, FieldKind>) {
   }
 }
 
-/** `page` is the offset of the page, encoded: opaque to callers, who pass back `next_page`. */
+/** `page` is where the page starts among the results: callers pass back `next_page`. */
 function pageOffset(query: SearchPageQuery): number {
-  if (query.page === undefined) return 0;
-  let offset: unknown;
-  try {
-    offset = (JSON.parse(Buffer.from(query.page, 'base64url').toString('utf8')) as { o?: unknown }).o;
-  } catch {
-    offset = undefined;
-  }
-  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0 || offset > MAX_OFFSET) {
-    throw new RequestValidationException([{ field: 'page', messages: ["page must be a previous answer's next_page"] }]);
-  }
-  return offset;
+  // The query's pattern admits only offsets from 0 to MAX_OFFSET (SEARCH_PAGE_PATTERN).
+  return query.page === undefined ? 0 : Number(query.page);
 }
 
 function page<T>(data: T[], offset: number, limit: number, total: number): SearchPage<T> {
@@ -210,7 +200,7 @@ function page<T>(data: T[], offset: number, limit: number, total: number): Searc
   return {
     data,
     has_more: hasMore,
-    next_page: hasMore ? Buffer.from(JSON.stringify({ o: next })).toString('base64url') : null,
+    next_page: hasMore ? String(next) : null,
     total_count: total,
   };
 }

@@ -3466,7 +3466,7 @@ export interface components {
             has_more: boolean;
             /**
              * @description Send as `page` with the same query for the next page; null on the last one
-             * @example eyJvIjoxMH0
+             * @example 10
              */
             next_page: string | null;
             /**
@@ -3951,7 +3951,7 @@ export interface components {
             has_more: boolean;
             /**
              * @description Send as `page` with the same query for the next page; null on the last one
-             * @example eyJvIjoxMH0
+             * @example 10
              */
             next_page: string | null;
             /**
@@ -4165,7 +4165,7 @@ export interface components {
             has_more: boolean;
             /**
              * @description Send as `page` with the same query for the next page; null on the last one
-             * @example eyJvIjoxMH0
+             * @example 10
              */
             next_page: string | null;
             /**
@@ -5047,7 +5047,7 @@ export interface components {
             has_more: boolean;
             /**
              * @description Send as `page` with the same query for the next page; null on the last one
-             * @example eyJvIjoxMH0
+             * @example 10
              */
             next_page: string | null;
             /**
@@ -19997,7 +19997,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                /** @description The previous answer's `next_page`, to read the page after it (send it back as it came) */
                 page?: string;
                 /** @description Words found in primaryTitle, description or topicIds: each word as itself or a prefix, and within one typo for words of 5 letters or more. Empty: every project the filters let through. */
                 q?: string;
@@ -23980,7 +23980,7 @@ export interface operations {
         parameters: {
             query: {
                 limit?: number;
-                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                /** @description The previous answer's `next_page`, to read the page after it (send it back as it came) */
                 page?: string;
                 /** @description Stripe's search query language, a subset: `field:'value'` (exact, any case), `field~'value'` (substring, 3 characters or more), numbers with `>`, `<`, `>=`, `<=` and `:`, `metadata['key']:'value'`, clauses joined by `AND` or by `OR` (not both), `-` before a clause to negate it. Fields: `email`, `name` (first and last name), `phone`, `created` (Unix seconds), `metadata`. */
                 query: string;
@@ -24971,7 +24971,7 @@ export interface operations {
         parameters: {
             query: {
                 limit?: number;
-                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                /** @description The previous answer's `next_page`, to read the page after it (send it back as it came) */
                 page?: string;
                 /** @description Stripe's search query language, a subset: `field:'value'` (exact, any case), `field~'value'` (substring, 3 characters or more), numbers with `>`, `<`, `>=`, `<=` and `:`, `metadata['key']:'value'`, clauses joined by `AND` or by `OR` (not both), `-` before a clause to negate it. Fields: `amount` (in minor units, as Stripe counts it: 1000 is 10.00 USD), `currency`, `customer` (its id), `status`, `created` (Unix seconds), `metadata`. */
                 query: string;
@@ -27349,7 +27349,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description The previous answer's `next_page`, to read the page after it (an opaque cursor) */
+                /** @description The previous answer's `next_page`, to read the page after it (send it back as it came) */
                 page?: string;
                 /** @description Words found in primaryTitle, description or topicIds: each word as itself or a prefix, and within one typo for words of 5 letters or more. Empty: every project the filters let through. */
                 q?: string;

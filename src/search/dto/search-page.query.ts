@@ -4,6 +4,11 @@ import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
 
 export const SEARCH_PAGE_DEFAULT = 10;
 export const SEARCH_PAGE_MAX = 100;
+/**
+ * A `next_page`: where the next page starts among the results, 0 to 10,000 (pages reach that deep
+ * at most). Callers send it back as it came; the pattern is the whole rule, so a schema states it.
+ */
+export const SEARCH_PAGE_PATTERN = '^(0|[1-9][0-9]{0,3}|10000)$';
 
 /** `limit` and `page` of every search route, as Stripe's search takes them. */
 export class SearchPageQuery {
@@ -22,11 +27,12 @@ export class SearchPageQuery {
   limit: number = SEARCH_PAGE_DEFAULT;
 
   @ApiPropertyOptional({
-    description: "The previous answer's `next_page`, to read the page after it (an opaque cursor)",
-    maxLength: 64,
-    pattern: '^[A-Za-z0-9_-]{1,64}$',
+    description: "The previous answer's `next_page`, to read the page after it (send it back as it came)",
+    maxLength: 5,
+    pattern: SEARCH_PAGE_PATTERN,
+    example: '10',
   })
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: "page must be a previous answer's next_page" })
+  @Matches(new RegExp(SEARCH_PAGE_PATTERN), { message: "page must be a previous answer's next_page" })
   page?: string;
 }

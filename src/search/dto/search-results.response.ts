@@ -12,7 +12,7 @@ export class SearchPageMeta {
   @ApiProperty({
     type: String,
     nullable: true,
-    example: 'eyJvIjoxMH0',
+    example: '10',
     description: 'Send as `page` with the same query for the next page; null on the last one',
   })
   next_page: string | null;
