@@ -11,6 +11,7 @@ const LANGUAGE =
 export class SearchCustomersQuery extends SearchPageQuery {
   @ApiProperty({
     example: "email:'jenny.rosen@example.com'",
+    minLength: 1,
     maxLength: MAX_QUERY_LENGTH,
     description:
       LANGUAGE + 'Fields: `email`, `name` (first and last name), `phone`, `created` (Unix seconds), `metadata`.',
@@ -25,6 +26,7 @@ export class SearchCustomersQuery extends SearchPageQuery {
 export class SearchPaymentsQuery extends SearchPageQuery {
   @ApiProperty({
     example: "amount>1000 AND currency:'usd'",
+    minLength: 1,
     maxLength: MAX_QUERY_LENGTH,
     description:
       LANGUAGE +
