@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import {
   Body,
   Controller,
@@ -33,6 +33,13 @@ import { OptionalSession, setSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
 
 /** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const SIGNED_IN: AccessPolicy = {
+  credentials: ['userToken', 'session'],
+  scope: 'user',
+  assurance: 'password',
+};
+
 @ApiTags('sessions')
 @Controller('api/v1/me/passkeys')
 export class PasskeysController {
@@ -42,7 +49,7 @@ export class PasskeysController {
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post('options')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -65,7 +72,7 @@ export class PasskeysController {
     ) as Promise<PasskeyRegistrationOptions>;
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -99,7 +106,7 @@ export class PasskeysController {
     return { data: toPasskeyView(passkey) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Get()
   @ApiOperation({ summary: 'List your passkeys', description: 'Oldest first: name, when registered, when last used.' })
   @ApiOkResponse({ type: PasskeyListResponse })
@@ -108,7 +115,7 @@ export class PasskeysController {
     return { data: (await this.passkeys.list(userId)).map(toPasskeyView) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Patch(':id')
   @ApiOperation({ summary: 'Rename a passkey', description: "Another user's passkey, or an unknown id: 404." })
   @ApiOkResponse({ type: PasskeyEnvelope })
@@ -121,7 +128,7 @@ export class PasskeysController {
     return { data: toPasskeyView(await this.passkeys.rename(userId, id, dto.name)) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Delete(':id')
   @ApiOperation({
     summary: 'Remove a passkey',

@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { Inject } from '@nestjs/common';
@@ -33,6 +33,19 @@ import { SessionsService } from './sessions.service';
 
 const SIGN_IN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
 
+/** Signing in: no credential yet. */
+const OPEN_TO_ANYONE: AccessPolicy = { credentials: ['anyone'], scope: 'none' };
+
+/** The access policy the signed-in routes below share; a route that asks more adds it beside its handler. */
+const SIGNED_IN: AccessPolicy = {
+  credentials: ['userToken', 'session'],
+  scope: 'user',
+  assurance: 'password',
+};
+
+/** The current session's own routes: a bearer token has no session to act on. */
+const SESSION_ONLY: AccessPolicy = { ...SIGNED_IN, credentials: ['session'] };
+
 @ApiTags('sessions')
 @Controller('api/v1')
 export class SessionsController {
@@ -42,7 +55,7 @@ export class SessionsController {
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('sessions')
   @Idempotent()
   @ApiOperation({
@@ -78,7 +91,7 @@ export class SessionsController {
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('sessions/passkey/options')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -97,7 +110,7 @@ export class SessionsController {
     return this.sessions.passkeyAuthenticationOptions(auditOriginOf(request)) as Promise<PasskeyAuthenticationOptions>;
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('sessions/passkey')
   @Idempotent()
   @ApiOperation({
@@ -135,7 +148,7 @@ export class SessionsController {
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Get('sessions')
   @ApiOperation({
     summary: "List the user's sessions",
@@ -151,7 +164,7 @@ export class SessionsController {
     return { data: await this.sessions.list(userId, current?.id ?? null) };
   }
 
-  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
+  @Access(SESSION_ONLY)
   @Delete('sessions/current')
   @ApiOperation({
     summary: 'Sign out',
@@ -169,7 +182,7 @@ export class SessionsController {
     return { message: 'Signed out' };
   }
 
-  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
+  @Access(SESSION_ONLY)
   @Post('sessions/current/step-up')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -205,7 +218,7 @@ export class SessionsController {
     return { data: toSessionView(session, true) };
   }
 
-  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
+  @Access(SESSION_ONLY)
   @Post('sessions/current/step-up/passkey')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -233,7 +246,7 @@ export class SessionsController {
     return { data: toSessionView(session, true) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Delete('sessions/:id')
   @ApiOperation({ summary: 'End one of your sessions', description: "Another user's session, or an unknown id: 404." })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Session ended' } })
@@ -247,7 +260,7 @@ export class SessionsController {
     return { message: 'Session ended' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Delete('sessions')
   @ApiOperation({
     summary: 'Sign out other devices',
@@ -266,7 +279,7 @@ export class SessionsController {
     };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Put('me/password')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -296,7 +309,7 @@ export class SessionsController {
     return { message: 'Password changed' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Get('me/mfa')
   @ApiOperation({
     summary: 'Your second factors',
@@ -309,7 +322,7 @@ export class SessionsController {
     return { data: await this.mfa.factors(userId) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post('me/mfa/totp')
   @Idempotent()
   @ApiOperation({
@@ -324,7 +337,7 @@ export class SessionsController {
     return this.mfa.begin(userId);
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post('me/mfa/totp/verify')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -351,7 +364,7 @@ export class SessionsController {
     return { message: 'TOTP turned on', recoveryCodes: codes };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Delete('me/mfa/totp')
   @ApiOperation({
     summary: 'Turn TOTP off',
