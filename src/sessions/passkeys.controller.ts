@@ -31,6 +31,7 @@ import type { SessionFacts } from '../tenancy/principal';
 import { UserId } from '../tenancy/tenancy.decorators';
 import { OptionalSession, setSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
+import { UserCredentialsService } from './user-credentials.service';
 
 /** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
 /** The access policy the routes below share; a route that asks more adds it beside its handler. */
@@ -45,6 +46,7 @@ const SIGNED_IN: AccessPolicy = {
 export class PasskeysController {
   constructor(
     private readonly sessions: SessionsService,
+    private readonly userCredentials: UserCredentialsService,
     private readonly passkeys: PasskeysService,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
@@ -66,7 +68,7 @@ export class PasskeysController {
     @UserId() userId: string,
     @Req() request: FastifyRequest,
   ): Promise<PasskeyRegistrationOptions> {
-    return this.sessions.passkeyRegistrationOptions(
+    return this.userCredentials.passkeyRegistrationOptions(
       userId,
       auditOriginOf(request),
     ) as Promise<PasskeyRegistrationOptions>;
@@ -94,7 +96,7 @@ export class PasskeysController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PasskeyEnvelope> {
-    const { passkey, replaced } = await this.sessions.addPasskey(
+    const { passkey, replaced } = await this.userCredentials.addPasskey(
       userId,
       current,
       dto.name,
@@ -146,7 +148,7 @@ export class PasskeysController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.sessions.removePasskey(userId, current, id, auditOriginOf(request));
+    const replaced = await this.userCredentials.removePasskey(userId, current, id, auditOriginOf(request));
     if (replaced)
       setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Passkey removed' };

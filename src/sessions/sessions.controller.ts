@@ -30,6 +30,9 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
 import { SessionsService } from './sessions.service';
+import { SignInService } from './sign-in.service';
+import { StepUpService } from './step-up.service';
+import { UserCredentialsService } from './user-credentials.service';
 
 const SIGN_IN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
 
@@ -51,6 +54,9 @@ const SESSION_ONLY: AccessPolicy = { ...SIGNED_IN, credentials: ['session'] };
 export class SessionsController {
   constructor(
     private readonly sessions: SessionsService,
+    private readonly signIns: SignInService,
+    private readonly stepUps: StepUpService,
+    private readonly userCredentials: UserCredentialsService,
     private readonly mfa: MfaService,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
@@ -86,7 +92,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SignInResponse> {
-    const { token, session, user } = await this.sessions.signIn(dto, auditOriginOf(request));
+    const { token, session, user } = await this.signIns.signIn(dto, auditOriginOf(request));
     setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
@@ -107,7 +113,7 @@ export class SessionsController {
   @ApiOkResponse({ type: PasskeyAuthenticationOptions })
   @ApiErrorResponses(400, 429, 500, 503)
   async createPasskeyAuthenticationOptions(@Req() request: FastifyRequest): Promise<PasskeyAuthenticationOptions> {
-    return this.sessions.passkeyAuthenticationOptions(auditOriginOf(request)) as Promise<PasskeyAuthenticationOptions>;
+    return this.signIns.passkeyAuthenticationOptions(auditOriginOf(request)) as Promise<PasskeyAuthenticationOptions>;
   }
 
   @Access(OPEN_TO_ANYONE)
@@ -139,7 +145,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SignInResponse> {
-    const { token, session, user } = await this.sessions.signInWithPasskey(
+    const { token, session, user } = await this.signIns.signInWithPasskey(
       dto.credential as AuthenticationResponseJSON,
       dto.accountId,
       auditOriginOf(request),
@@ -213,7 +219,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionEnvelope> {
-    const { token, session } = await this.sessions.stepUp(current, dto, auditOriginOf(request));
+    const { token, session } = await this.stepUps.stepUp(current, dto, auditOriginOf(request));
     setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { data: toSessionView(session, true) };
   }
@@ -237,7 +243,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionEnvelope> {
-    const { token, session } = await this.sessions.stepUpWithPasskey(
+    const { token, session } = await this.stepUps.stepUpWithPasskey(
       current,
       dto.credential as AuthenticationResponseJSON,
       auditOriginOf(request),
@@ -297,7 +303,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.sessions.changePassword(
+    const replaced = await this.userCredentials.changePassword(
       userId,
       current,
       dto.currentPassword,
@@ -358,7 +364,12 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecoveryCodesResponse> {
-    const { codes, replaced } = await this.sessions.enableTotp(userId, current, dto.code, auditOriginOf(request));
+    const { codes, replaced } = await this.userCredentials.enableTotp(
+      userId,
+      current,
+      dto.code,
+      auditOriginOf(request),
+    );
     if (replaced)
       setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'TOTP turned on', recoveryCodes: codes };
@@ -382,7 +393,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.sessions.disableTotp(userId, current, dto.code, auditOriginOf(request));
+    const replaced = await this.userCredentials.disableTotp(userId, current, dto.code, auditOriginOf(request));
     if (replaced)
       setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'TOTP turned off' };
