@@ -1,4 +1,4 @@
-import type { AccessPolicy, CredentialKind, DeclaredRoute } from './policy/access-policy';
+import type { AccessPolicy, ChannelRequirement, CredentialKind, DeclaredRoute } from './policy/access-policy';
 
 /** How each credential is named to callers, in the order the table lists them. */
 const CREDENTIALS: readonly [CredentialKind, string][] = [
@@ -36,6 +36,14 @@ function assuranceOf(policies: readonly AccessPolicy[]): string {
   return `a password; a second factor where the account requires one (${mfa} of ${policies.length})`;
 }
 
+/** A channel requirement in words: its role, derived or fixed, and the role a destination in the body needs. */
+function channelRoleText(requirement: ChannelRequirement): string {
+  const role =
+    typeof requirement.role === 'string' ? `channel ${requirement.role} or above` : `channel ${requirement.role.says}`;
+  const destination = requirement.destination;
+  return destination ? `${role}, and ${destination.role} or above in the channel \`${destination.field}\` names` : role;
+}
+
 /** The routes' handler names (their OpenAPI operationIds), backquoted, sorted. */
 const names = (routes: readonly DeclaredRoute[]): string =>
   routes
@@ -66,7 +74,7 @@ export function accessTable(routes: readonly DeclaredRoute[]): string {
         byRole.set(roles, [...(byRole.get(roles) ?? []), route]);
       }
       for (const route of group.filter((candidate) => candidate.policy.channel)) {
-        const roles = `channel ${route.policy.channel!.role} or above`;
+        const roles = channelRoleText(route.policy.channel!);
         byRole.set(roles, [...(byRole.get(roles) ?? []), route]);
       }
       const roleText = [...byRole].map(([roles, routesOfRole]) => `${roles}: ${names(routesOfRole)}`).join('; ');

@@ -1,6 +1,7 @@
 import { JwtService } from '@nestjs/jwt';
 import type { ApiKeysService } from '../api-keys/api-keys.service';
 import type { SessionsService } from '../sessions/sessions.service';
+import type { StepUpService } from '../sessions/step-up.service';
 import type { CredentialsChanges } from '../users/credentials-changes';
 import type { SessionsConfig } from '../config/sessions.config';
 import type { AccessPolicy } from './policy/access-policy';
@@ -28,6 +29,7 @@ describe('Authentication', () => {
     jwt,
     {} as ApiKeysService,
     {} as SessionsService,
+    {} as StepUpService,
     credentials,
     {} as SessionsConfig,
   );

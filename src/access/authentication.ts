@@ -9,6 +9,7 @@ import type { Principal, RequestContext, TokenFacts } from '../tenancy/principal
 import { sessionsConfig } from '../config/sessions.config';
 import { sessionCookieOf } from '../sessions/session-cookie';
 import { SessionsService } from '../sessions/sessions.service';
+import { StepUpService } from '../sessions/step-up.service';
 import { CredentialsChanges } from '../users/credentials-changes';
 import type { AccessPolicy } from './policy/access-policy';
 import type { AccessTokenClaims } from '../auth/access-token';
@@ -47,7 +48,7 @@ export const INVALID_API_KEY = 'Invalid API key';
  * of `PUBLIC_URL` or of `DASHBOARD_ORIGINS` (403), never one derived from forwarded headers:
  * SameSite=Lax keeps the cookie off other sites' sub-requests and posts, this keeps off the rest.
  * On step-up routes (the policy's `stepUp`) a session or a token must have proven the user's strongest credential
- * recently (SessionsService.assertSteppedUp).
+ * recently (StepUpService.assertSteppedUp).
  */
 @Injectable()
 export class Authentication {
@@ -55,6 +56,7 @@ export class Authentication {
     private readonly jwt: JwtService,
     private readonly apiKeys: ApiKeysService,
     private readonly sessions: SessionsService,
+    private readonly stepUps: StepUpService,
     private readonly credentials: CredentialsChanges,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
@@ -80,7 +82,7 @@ export class Authentication {
       throw new UnauthorizedException(
         'This token was issued before the password or a second factor changed: log in again',
       );
-    if (stepsUp(policy, request)) await this.sessions.assertTokenSteppedUp(verified.principal.userId, facts);
+    if (stepsUp(policy, request)) await this.stepUps.assertTokenSteppedUp(verified.principal.userId, facts);
     request.principal = Object.freeze({ ...verified.principal, token: facts });
   }
 
@@ -112,7 +114,7 @@ export class Authentication {
     const session = await this.sessions.authenticate(cookie);
     if (!session) throw new UnauthorizedException('The session has ended: sign in again');
     if (!SAFE_METHODS.has(request.method) && !this.allowedOrigin(request)) throw new ForbiddenException(ORIGIN_REFUSED);
-    if (stepsUp(policy, request)) await this.sessions.assertSteppedUp(session);
+    if (stepsUp(policy, request)) await this.stepUps.assertSteppedUp(session);
     request.principal = Object.freeze({ kind: 'user', userId: session.userId, accountId: session.accountId, session });
   }
 

@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
@@ -13,6 +13,13 @@ import { AccountEnvelope, AccountListResponse, MemberEnvelope, MemberListRespons
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const ACCOUNT_ID = 'accountId';
+
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const ACCOUNTS_ACCESS: AccessPolicy = {
+  credentials: ['userToken', 'session'],
+  scope: 'user',
+  assurance: 'accountMfa',
+};
 
 @ApiTags('accounts')
 @Controller('api/v1/accounts')
@@ -49,7 +56,7 @@ export class AccountsController {
     return { data: await this.accounts.create(audit, userId, dto.name, dto.type, 'admin') };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
+  @Access(ACCOUNTS_ACCESS)
   @Get(':accountId')
   @ApiOperation({ summary: 'Get an account', description: 'Members only: any other account is 404.' })
   @ApiOkResponse({ type: AccountEnvelope })
@@ -62,12 +69,7 @@ export class AccountsController {
   }
 
   // Turning the requirement off lowers every member's bar: a step-up action; renaming is not.
-  @Access({
-    credentials: ['userToken', 'session'],
-    scope: 'user',
-    assurance: 'accountMfa',
-    stepUp: (body) => body.requireMfa === false,
-  })
+  @Access({ ...ACCOUNTS_ACCESS, stepUp: (body) => body.requireMfa === false })
   @Patch(':accountId')
   @ApiOperation({
     summary: 'Rename an account or change its type',
@@ -84,7 +86,7 @@ export class AccountsController {
     return { data: await this.accounts.update(audit, accountId, userId, dto) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa', stepUp: true })
+  @Access({ ...ACCOUNTS_ACCESS, stepUp: true })
   @Post(':accountId/ownership')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -106,7 +108,7 @@ export class AccountsController {
     return { data: await this.accounts.transferOwnership(audit, accountId, userId, dto.userId.toLowerCase()) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
+  @Access(ACCOUNTS_ACCESS)
   @Get(':accountId/members')
   @ApiOperation({ summary: 'List members', description: 'Any member of the account.' })
   @ApiOkResponse({ type: MemberListResponse })
@@ -118,7 +120,7 @@ export class AccountsController {
     return { data: await this.accounts.listMembers(accountId, userId) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa' })
+  @Access(ACCOUNTS_ACCESS)
   @Patch(':accountId/members/:userId')
   @ApiOperation({
     summary: "Change a member's role",
@@ -137,7 +139,7 @@ export class AccountsController {
     return { data: await this.accounts.changeRole(audit, accountId, callerId, memberId, dto.role) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'accountMfa', stepUp: true })
+  @Access({ ...ACCOUNTS_ACCESS, stepUp: true })
   @Delete(':accountId/members/:userId')
   @ApiOperation({
     summary: 'Remove a member, or leave',

@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import {
   Body,
   Controller,
@@ -57,6 +57,14 @@ const EDITOR_NEEDED =
   "Needs the channel role editor or above in the project's channel, or the platform role admin (403 `channel_role_required` otherwise); " +
   'an API key acts as admin.';
 
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const ASSETS_ACCESS: AccessPolicy = {
+  credentials: ['userToken', 'session', 'secretKey'],
+  scope: 'project',
+  api: 'projects',
+  assurance: 'accountMfa',
+};
+
 @ApiTags('assets')
 @Controller()
 export class AssetsController {
@@ -66,13 +74,7 @@ export class AssetsController {
     private readonly delivery: AssetDelivery,
   ) {}
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-    channel: { role: 'editor', from: 'project', param: 'projectId' },
-  })
+  @Access({ ...ASSETS_ACCESS, channel: { role: 'editor', from: 'project', param: 'projectId' } })
   @Post('projects/:projectId/assets')
   @Idempotent()
   @ApiOperation({ summary: 'Create an asset and its upload', description: TUS_DESCRIPTION + ` ${EDITOR_NEEDED}` })
@@ -100,12 +102,7 @@ export class AssetsController {
     return this.assets.create(scope, projectId, dto, `${request.protocol}://${request.host}`);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(ASSETS_ACCESS)
   @Get('projects/:projectId/assets')
   @ApiOperation({
     summary: "List a project's assets",
@@ -122,12 +119,7 @@ export class AssetsController {
     return withTotalCount(reply, await this.assets.list(scope, projectId, query));
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(ASSETS_ACCESS)
   @Get('assets/:assetId')
   @ApiOperation({ summary: 'Get an asset' })
   @ApiOkResponse({ type: AssetResponse, description: 'The asset' })
@@ -136,13 +128,7 @@ export class AssetsController {
     return this.assets.findOne(scope, assetId);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-    channel: { role: 'editor', from: 'asset', param: 'assetId' },
-  })
+  @Access({ ...ASSETS_ACCESS, channel: { role: 'editor', from: 'asset', param: 'assetId' } })
   @Patch('assets/:assetId')
   @ApiOperation({ summary: "Update an asset's title or description", description: EDITOR_NEEDED })
   @ApiOkResponse({ type: AssetResponse, description: 'The updated asset' })
@@ -155,13 +141,7 @@ export class AssetsController {
     return this.assets.update(scope, assetId, dto);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-    channel: { role: 'editor', from: 'asset', param: 'assetId' },
-  })
+  @Access({ ...ASSETS_ACCESS, channel: { role: 'editor', from: 'asset', param: 'assetId' } })
   @Delete('assets/:assetId')
   @ApiOperation({
     summary: 'Delete an asset',
@@ -177,12 +157,7 @@ export class AssetsController {
     return { message: 'Asset deleted' };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(ASSETS_ACCESS)
   @Get('assets/:assetId/content')
   @ApiOperation({
     summary: "Download a ready asset's bytes",
@@ -205,12 +180,7 @@ export class AssetsController {
     await this.delivery.send(reply, asset, { range, ifNoneMatch, downloader: downloaderOf(caller) });
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(ASSETS_ACCESS)
   @Get('assets/:assetId/content-url')
   @ApiOperation({
     summary: "A signed short-lived URL of a ready asset's bytes",
@@ -230,12 +200,7 @@ export class AssetsController {
     return this.assets.contentUrl(scope, assetId, `${request.protocol}://${request.host}`);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(ASSETS_ACCESS)
   @Get('assets/:assetId/thumbnail')
   @ApiOperation({
     summary: "A ready image's thumbnail",

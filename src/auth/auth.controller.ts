@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { auditOriginOf } from '../audit/audit-context.decorator';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -47,12 +47,18 @@ const SIGNUP_EXAMPLE = {
 };
 const LOGIN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
 
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const OPEN_TO_ANYONE: AccessPolicy = {
+  credentials: ['anyone'],
+  scope: 'none',
+};
+
 @ApiTags('auth')
 @Controller('api/v1')
 export class AuthController {
   constructor(private readonly auth: AuthService) {}
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('singup')
   @Idempotent()
   @ApiOperation({
@@ -74,7 +80,7 @@ export class AuthController {
     return this.auth.signup(dto, request.ip, auditOriginOf(request));
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('signup')
   @Idempotent()
   @ApiOperation({ summary: 'Create an account (alias of /api/v1/singup)' })
@@ -88,7 +94,7 @@ export class AuthController {
     return this.auth.signup(dto, request.ip, auditOriginOf(request));
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('login')
   @Idempotent()
   @HttpCode(HttpStatus.OK)

@@ -30,7 +30,7 @@ import { SignupDto } from './dto/signup.dto';
 import type { AccessTokenClaims } from './access-token';
 import { AttemptLimiter } from './attempts/attempt-limiter.service';
 import { EmailLinksService } from './email-links/email-links.service';
-import { SessionsService } from '../sessions/sessions.service';
+import { SignInService } from '../sessions/sign-in.service';
 
 @Injectable()
 export class AuthService {
@@ -43,7 +43,7 @@ export class AuthService {
     private readonly attempts: AttemptLimiter,
     private readonly trail: AuditTrail,
     private readonly emailLinks: EmailLinksService,
-    private readonly sessions: SessionsService,
+    private readonly signIns: SignInService,
     @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
   ) {}
 
@@ -98,7 +98,7 @@ export class AuthService {
   }
 
   /**
-   * The same check as a dashboard sign-in (SessionsService.verifyCredentials): a user with a second
+   * The same check as a dashboard sign-in (SignInService.verifyCredentials): a user with a second
    * factor gets no token from the password alone (401 `mfa_required`), and the token carries the
    * assurance the sign-in proved. A login into an account is in that account's audit log
    * (`user.logged_in`): the token is issued once it is.
@@ -110,9 +110,9 @@ export class AuthService {
     requestId: string | null = null,
   ): Promise<LoginResponse> {
     const origin: AuditOrigin = { ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId };
-    const { user, assurance, credentialsAt } = await this.sessions.verifyCredentials(dto, origin);
+    const { user, assurance, credentialsAt } = await this.signIns.verifyCredentials(dto, origin);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
-    const issuedAt = await this.sessions.signedIn(user, origin);
+    const issuedAt = await this.signIns.signedIn(user, origin);
     const claims: AccessTokenClaims = {
       sub: String(user._id),
       acc: account?.id ?? null,

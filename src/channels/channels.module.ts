@@ -12,9 +12,7 @@ import { ChannelsService } from './channels.service';
  * its platform project (a unique index on the normalised `usernameKey`); its client is a live
  * client of the same project, asked again after the insert so that a client's hard delete and a new
  * channel never cross; the creator becomes the channel's owner (collaborators), and deleting a
- * channel deletes its content projects and collaborators (awaited in-process events). It also
- * declares who changes content (`@Actor()`, content-actor.decorator.ts), which every content module
- * below it uses.
+ * channel deletes its content projects and collaborators (awaited in-process events).
  */
 @Module({
   imports: [MongooseModule.forFeature([{ name: Channel.name, schema: ChannelSchema }]), ClientsModule],

@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -18,18 +18,20 @@ const MANAGED_BY =
 const KEEPS_OWNER =
   'A channel keeps an owner without an end: taking the role from the last one, giving them an end or removing them is 409 `last_channel_owner`.';
 
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const COLLABORATORS_ACCESS: AccessPolicy = {
+  credentials: ['userToken', 'session', 'secretKey'],
+  scope: 'project',
+  api: 'channels',
+  assurance: 'accountMfa',
+};
+
 @ApiTags('channels')
 @Controller('channels/:channelId/collaborators')
 export class CollaboratorsController {
   constructor(private readonly collaborators: CollaboratorsService) {}
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'channels',
-    assurance: 'accountMfa',
-    channel: { role: 'owner', from: 'channel', param: 'channelId' },
-  })
+  @Access({ ...COLLABORATORS_ACCESS, channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -61,12 +63,7 @@ export class CollaboratorsController {
     return this.collaborators.add(scope, channelId, dto);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'channels',
-    assurance: 'accountMfa',
-  })
+  @Access(COLLABORATORS_ACCESS)
   @Get()
   @ApiOperation({
     summary: "List a channel's collaborators",
@@ -84,13 +81,7 @@ export class CollaboratorsController {
     return withTotalCount(reply, await this.collaborators.list(scope, channelId, query));
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'channels',
-    assurance: 'accountMfa',
-    channel: { role: 'owner', from: 'channel', param: 'channelId' },
-  })
+  @Access({ ...COLLABORATORS_ACCESS, channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Patch(':userId')
   @ApiOperation({ summary: "Change a collaborator's role or end", description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorResponse, description: 'The collaborator after the change' })
@@ -104,13 +95,7 @@ export class CollaboratorsController {
     return this.collaborators.change(scope, channelId, userId, dto);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'channels',
-    assurance: 'accountMfa',
-    channel: { role: 'owner', from: 'channel', param: 'channelId' },
-  })
+  @Access({ ...COLLABORATORS_ACCESS, channel: { role: 'owner', from: 'channel', param: 'channelId' } })
   @Delete(':userId')
   @ApiOperation({ summary: 'Remove a collaborator from a channel', description: `${MANAGED_BY} ${KEEPS_OWNER}` })
   @ApiOkResponse({ type: CollaboratorRemovedResponse, description: 'Collaborator removed' })

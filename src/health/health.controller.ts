@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, MongooseHealthIndicator } from '@nestjs/terminus';
@@ -13,6 +13,12 @@ const NOT_READY: Record<Exclude<ReadinessState, 'ready'>, string> = {
   'shutting-down': 'Not ready: shutting down',
 };
 
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const OPEN_TO_ANYONE: AccessPolicy = {
+  credentials: ['anyone'],
+  scope: 'none',
+};
+
 @ApiTags('operations')
 @Controller('health')
 export class HealthController {
@@ -24,7 +30,7 @@ export class HealthController {
     private readonly jobs: JobRunner,
   ) {}
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Get()
   @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({ summary: "Liveness, database reachability and this instance's periodic jobs" })
@@ -42,7 +48,7 @@ export class HealthController {
     }
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Get('live')
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({
@@ -55,7 +61,7 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Get('ready')
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @ApiOperation({

@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Body, Controller, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -26,6 +26,14 @@ const CREATE_IDEMPOTENCY_NOTE =
   ' A payment keeps its key for 24 hours: a retry never creates a second payment, even when the first request was cut off ' +
   'mid-way; it gets the payment as it now stands.';
 
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const PAYMENTS_ACCESS: AccessPolicy = {
+  credentials: ['userToken', 'session', 'secretKey'],
+  scope: 'project',
+  api: 'payments',
+  assurance: 'accountMfa',
+};
+
 @ApiTags('payments')
 @Controller('api/v1/payments')
 export class PaymentsController {
@@ -34,13 +42,7 @@ export class PaymentsController {
     private readonly summaries: PaymentsSummaryService,
   ) {}
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'payments',
-    assurance: 'accountMfa',
-    verifiedEmail: true,
-  })
+  @Access({ ...PAYMENTS_ACCESS, verifiedEmail: true })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -64,12 +66,7 @@ export class PaymentsController {
     return payment;
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'payments',
-    assurance: 'accountMfa',
-  })
+  @Access(PAYMENTS_ACCESS)
   @Get()
   @ApiOperation({
     summary: 'List payments',
@@ -81,12 +78,7 @@ export class PaymentsController {
     return this.payments.list(scope, query);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'payments',
-    assurance: 'accountMfa',
-  })
+  @Access(PAYMENTS_ACCESS)
   // Declared before `:id`, so `summary` is never read as a payment id.
   @Get('summary')
   @ApiOperation({
@@ -107,12 +99,7 @@ export class PaymentsController {
     return this.summaries.summarize(scope, query);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'payments',
-    assurance: 'accountMfa',
-  })
+  @Access(PAYMENTS_ACCESS)
   @Get(':id')
   @ApiOperation({ summary: 'Get a payment', description: 'The payment itself, not wrapped.' })
   @ApiOkResponse({ type: PaymentResponse, description: 'The payment' })
@@ -121,13 +108,7 @@ export class PaymentsController {
     return this.payments.get(scope, id);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'payments',
-    assurance: 'accountMfa',
-    verifiedEmail: true,
-  })
+  @Access({ ...PAYMENTS_ACCESS, verifiedEmail: true })
   @Post(':id/confirm')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -145,15 +126,7 @@ export class PaymentsController {
     return this.payments.confirm(scope, id);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'payments',
-    assurance: 'accountMfa',
-    stepUp: true,
-    roles: ['manager', 'admin'],
-    verifiedEmail: true,
-  })
+  @Access({ ...PAYMENTS_ACCESS, stepUp: true, roles: ['manager', 'admin'], verifiedEmail: true })
   @Post(':id/refund')
   @Idempotent()
   @HttpCode(HttpStatus.OK)

@@ -21,8 +21,7 @@ import { ProjectDeletedResponse, ProjectResponse, ProjectTreeResponse } from './
 import { MAX_TREE_NODES } from './project.schema';
 import { UpdateProjectDto } from './dto/update-project.dto';
 import { ProjectsService } from './projects.service';
-import type { ContentActor } from '../collaborators/collaborators.service';
-import { Actor } from '../channels/content-actor.decorator';
+import { DELETE_PROJECT_ROLE, PROJECTS_ACCESS, UPDATE_PROJECT_ROLE } from './projects.access';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
 /** A 422 of the tree's rules (the shared one speaks of Idempotency-Key reuse, which these routes also answer with it). */
@@ -45,12 +44,7 @@ const CHILD_LINKS = {
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access({ ...PROJECTS_ACCESS, channel: { role: 'editor', from: 'channel', param: 'channelId' } })
   @Post('channels/:channelId/projects')
   @Idempotent()
   @ApiOperation({
@@ -77,18 +71,12 @@ export class ProjectsController {
   createProject(
     @Tenant() scope: TenantScope,
     @Param('channelId', ParseObjectIdPipe) channelId: string,
-    @Actor() actor: ContentActor,
     @Body() dto: CreateProjectDto,
   ): Promise<ProjectResponse> {
-    return this.projects.create(scope, actor, channelId, dto);
+    return this.projects.create(scope, channelId, dto);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(PROJECTS_ACCESS)
   @Get('channels/:channelId/projects')
   @ApiOperation({
     summary: "List a channel's projects",
@@ -107,12 +95,7 @@ export class ProjectsController {
     return withTotalCount(reply, await this.projects.listByChannel(scope, channelId, query));
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(PROJECTS_ACCESS)
   // The specification names this parameter project_id, and PUT's and DELETE's projectId: one name in
   // the document (generators refuse two paths that differ only by it), the specification's in the message.
   @Get('projects/:projectId')
@@ -126,12 +109,7 @@ export class ProjectsController {
     return this.projects.findOne(scope, projectId);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(PROJECTS_ACCESS)
   @Get('projects/:projectId/children')
   @ApiOperation({
     summary: "List a project's sub-projects",
@@ -150,12 +128,7 @@ export class ProjectsController {
     return withTotalCount(reply, await this.projects.listChildren(scope, projectId, query));
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(PROJECTS_ACCESS)
   @Get('projects/:projectId/tree')
   @ApiOperation({
     summary: "Read a project's tree",
@@ -177,10 +150,13 @@ export class ProjectsController {
   }
 
   @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
+    ...PROJECTS_ACCESS,
+    channel: {
+      role: UPDATE_PROJECT_ROLE,
+      from: 'project',
+      param: 'projectId',
+      destination: { field: 'channelId', role: 'editor' },
+    },
   })
   @Put('projects/:projectId')
   @ApiOperation({
@@ -199,18 +175,12 @@ export class ProjectsController {
   updateProject(
     @Tenant() scope: TenantScope,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
-    @Actor() actor: ContentActor,
     @Body() dto: UpdateProjectDto,
   ): Promise<ProjectResponse> {
-    return this.projects.update(scope, actor, projectId, dto);
+    return this.projects.update(scope, projectId, dto);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access({ ...PROJECTS_ACCESS, channel: { role: DELETE_PROJECT_ROLE, from: 'project', param: 'projectId' } })
   @Delete('projects/:projectId')
   @ApiOperation({
     summary: 'Delete a project',
@@ -224,9 +194,8 @@ export class ProjectsController {
     @Tenant() scope: TenantScope,
     @Param('projectId', ParseObjectIdPipe) projectId: string,
     @Query() query: DeleteProjectQuery,
-    @Actor() actor: ContentActor,
   ): Promise<ProjectDeletedResponse> {
-    await this.projects.remove(scope, actor, projectId, query.cascade);
+    await this.projects.remove(scope, projectId, query.cascade);
     return { message: 'Project deleted' };
   }
 }

@@ -7,7 +7,6 @@ import {
 } from '@nestjs/common';
 import { InProcessEmitter } from '../events/in-process-events';
 import type { Types } from 'mongoose';
-import { CollaboratorsService, type ContentActor } from '../collaborators/collaborators.service';
 import { Leases } from '../leases/leases.service';
 import { isValidObjectId } from '../common/pipes/object-id';
 import type { ProjectChannelLookup } from '../assets/assets.ports';
@@ -33,6 +32,14 @@ import { PROJECTS_DELETED, type ProjectsDeletedEvent } from './projects.events';
 import { ProjectsRepository, type TreeFields } from './projects.repository';
 
 const PROJECT_NOT_FOUND = 'Project not found';
+
+/** Where a content project sits in its channel's tree (ProjectsService.placeOf). */
+export interface ProjectPlace {
+  readonly channelId: string;
+  readonly parentId: string | null;
+  /** Its delete has begun: the cascade is recorded and the project no longer found. */
+  readonly deleting: boolean;
+}
 const CYCLE = 'A project cannot move under itself or one of its sub-projects';
 const TOO_DEEP = `A project tree has at most ${MAX_TREE_DEPTH} levels`;
 const TREE_BUSY = "Another change of this channel's project tree is in progress; retry the request";
@@ -99,10 +106,9 @@ export function projectListFilter(
  * channels), which serialises them across instances; writes of other fields take no lease. A
  * subtree is deleted from the bottom up, so a crash midway leaves a smaller tree, never an orphan.
  *
- * Creating, editing and deleting a project needs the channel role editor or above (deleting a
- * top-level project, moving a project to another channel or a top-level one under another: manager,
- * and editor in a move's target), or the platform role admin (`CollaboratorsService.assertRole`: no
- * read for an admin, one per channel asked for anyone else).
+ * Who may create, edit, move and delete a project is the routes' declared channel role
+ * (projects.access.ts), which the access guard holds before this service runs, on the record that
+ * `placeOf` answers it; the service keeps the tree's rules and no role of its own.
  */
 @Injectable()
 export class ProjectsService implements ContentProjectsLookup, ProjectChannelLookup {
@@ -110,23 +116,16 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     private readonly projects: ProjectsRepository,
     private readonly channels: ChannelsService,
     private readonly leases: Leases,
-    private readonly collaborators: CollaboratorsService,
     private readonly assets: AssetsService,
     private readonly cascades: ProjectCascades,
     private readonly events: InProcessEmitter,
   ) {}
 
-  async create(
-    scope: TenantScope,
-    actor: ContentActor,
-    channelId: string,
-    dto: CreateProjectDto,
-  ): Promise<ProjectResponse> {
+  async create(scope: TenantScope, channelId: string, dto: CreateProjectDto): Promise<ProjectResponse> {
     if (dto.channelId !== undefined && dto.channelId.toLowerCase() !== channelId) {
       throw new BadRequestException('channelId in the body must match the channel in the path');
     }
     await this.assertChannel(scope, channelId);
-    await this.collaborators.assertRole(scope, actor, [channelId], 'editor');
     const parentId = dto.parentId ?? null;
     const created =
       parentId === null
@@ -200,7 +199,7 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     return toProjectResponse(project);
   }
 
-  async update(scope: TenantScope, actor: ContentActor, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
+  async update(scope: TenantScope, id: string, dto: UpdateProjectDto): Promise<ProjectResponse> {
     const current = await this.projects.findById(scope, id);
     if (!current) throw new NotFoundException(PROJECT_NOT_FOUND);
     const from = String(current.channelId);
@@ -212,16 +211,6 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
     // Another channel without a parent named: top-level there.
     const parent = dto.parentId !== undefined ? (dto.parentId?.toLowerCase() ?? null) : moving ? null : currentParent;
     const reparenting = parent !== currentParent;
-    // Taking a project out of its channel, or putting a top-level one under another, is as strong as
-    // deleting a top-level project (manager): else an editor could move a project to a channel of
-    // their own and share it, or make a top-level project a sub-project and delete it as one.
-    await this.collaborators.assertRole(
-      scope,
-      actor,
-      [from],
-      moving || (reparenting && currentParent === null) ? 'manager' : 'editor',
-    );
-    if (moving) await this.collaborators.assertRole(scope, actor, [to], 'editor');
     if (!moving && !reparenting) return toProjectResponse(await this.write(scope, current, projectFields(dto)));
 
     const target = moving ? to : from;
@@ -262,18 +251,15 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
    * lease, then run (ProjectCascades); a delete retried after a stop finishes what is left. A lone
    * project without assets goes at once (`removeLeaf`).
    */
-  async remove(scope: TenantScope, actor: ContentActor, id: string, cascade = false): Promise<void> {
+  async remove(scope: TenantScope, id: string, cascade = false): Promise<void> {
     const project = await this.projects.findById(scope, id);
     if (!project) {
       // A project a cascade has begun to take is marked, so not found: the retry sees that cascade through.
       const pending = await this.cascades.pending(scope, id);
       if (!pending) throw new NotFoundException(PROJECT_NOT_FOUND);
-      // Already judged when it began; whoever may change a sub-project may finish it.
-      await this.collaborators.assertRole(scope, actor, [String(pending.channelId)], 'editor');
       return this.cascades.finish(id);
     }
     const channelId = String(project.channelId);
-    await this.collaborators.assertRole(scope, actor, [channelId], project.parentId ? 'editor' : 'manager');
     const cascaded = await this.underTreeLease([channelId], async () => {
       const levels = await this.descendantLevels(scope, project._id);
       if (levels.length > 0 && !cascade) {
@@ -422,6 +408,21 @@ export class ProjectsService implements ContentProjectsLookup, ProjectChannelLoo
   async channelOf(scope: TenantScope, projectId: string): Promise<string | null> {
     const project = await this.projects.findById(scope, projectId);
     return project ? String(project.channelId) : null;
+  }
+
+  /**
+   * Where a content project sits, for the access guard's channel roles: its channel and parent, or,
+   * for a project whose delete has begun (no longer found), the channel its cascade was recorded in,
+   * marked `deleting`; null when the scope holds neither.
+   */
+  async placeOf(scope: TenantScope, id: string): Promise<ProjectPlace | null> {
+    const project = await this.projects.findById(scope, id);
+    if (project) {
+      const parentId = project.parentId ? String(project.parentId) : null;
+      return { channelId: String(project.channelId), parentId, deleting: false };
+    }
+    const pending = await this.cascades.pending(scope, id);
+    return pending ? { channelId: String(pending.channelId), parentId: null, deleting: true } : null;
   }
 
   /** The project's stored record (for modules that decide on its fields, such as who may view it); null when unknown. */

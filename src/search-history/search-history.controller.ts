@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { MessageResponseDto } from '../common/dto/error-response.dto';
@@ -18,12 +18,19 @@ import { toSearchHistoryEntryView } from './search-history.mapper';
 import { historyOwnerOf, SearchHistoryService } from './search-history.service';
 
 /** The caller's own searches in their token's account: read, removed, cleared, paused. Nobody else's, whatever their role. */
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const SEARCH_HISTORY_ACCESS: AccessPolicy = {
+  credentials: ['userToken', 'session'],
+  scope: 'account',
+  assurance: 'accountMfa',
+};
+
 @ApiTags('search history')
 @Controller('api/v1/me/search-history')
 export class SearchHistoryController {
   constructor(private readonly history: SearchHistoryService) {}
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
+  @Access(SEARCH_HISTORY_ACCESS)
   @Get()
   @ApiOperation({
     summary: 'Your recent searches',
@@ -43,7 +50,7 @@ export class SearchHistoryController {
     return { data: entries.map(toSearchHistoryEntryView), settings: { paused } };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
+  @Access(SEARCH_HISTORY_ACCESS)
   @Delete(':id')
   @ApiOperation({
     summary: 'Remove one of your recent searches',
@@ -60,7 +67,7 @@ export class SearchHistoryController {
     return { message: 'Search removed' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
+  @Access(SEARCH_HISTORY_ACCESS)
   @Delete()
   @ApiOperation({
     summary: 'Clear your recent searches',
@@ -75,7 +82,7 @@ export class SearchHistoryController {
     return { message: 'Search history cleared', deleted: await this.history.clear(historyOwnerOf(userId, caller)) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'account', assurance: 'accountMfa' })
+  @Access(SEARCH_HISTORY_ACCESS)
   @Put('settings')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({

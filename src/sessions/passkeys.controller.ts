@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import {
   Body,
   Controller,
@@ -31,18 +31,27 @@ import type { SessionFacts } from '../tenancy/principal';
 import { UserId } from '../tenancy/tenancy.decorators';
 import { OptionalSession, setSessionCookie } from './session-cookie';
 import { SessionsService } from './sessions.service';
+import { UserCredentialsService } from './user-credentials.service';
 
 /** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const SIGNED_IN: AccessPolicy = {
+  credentials: ['userToken', 'session'],
+  scope: 'user',
+  assurance: 'password',
+};
+
 @ApiTags('sessions')
 @Controller('api/v1/me/passkeys')
 export class PasskeysController {
   constructor(
     private readonly sessions: SessionsService,
+    private readonly userCredentials: UserCredentialsService,
     private readonly passkeys: PasskeysService,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post('options')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -59,13 +68,13 @@ export class PasskeysController {
     @UserId() userId: string,
     @Req() request: FastifyRequest,
   ): Promise<PasskeyRegistrationOptions> {
-    return this.sessions.passkeyRegistrationOptions(
+    return this.userCredentials.passkeyRegistrationOptions(
       userId,
       auditOriginOf(request),
     ) as Promise<PasskeyRegistrationOptions>;
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -87,7 +96,7 @@ export class PasskeysController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PasskeyEnvelope> {
-    const { passkey, replaced } = await this.sessions.addPasskey(
+    const { passkey, replaced } = await this.userCredentials.addPasskey(
       userId,
       current,
       dto.name,
@@ -99,7 +108,7 @@ export class PasskeysController {
     return { data: toPasskeyView(passkey) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Get()
   @ApiOperation({ summary: 'List your passkeys', description: 'Oldest first: name, when registered, when last used.' })
   @ApiOkResponse({ type: PasskeyListResponse })
@@ -108,7 +117,7 @@ export class PasskeysController {
     return { data: (await this.passkeys.list(userId)).map(toPasskeyView) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Patch(':id')
   @ApiOperation({ summary: 'Rename a passkey', description: "Another user's passkey, or an unknown id: 404." })
   @ApiOkResponse({ type: PasskeyEnvelope })
@@ -121,7 +130,7 @@ export class PasskeysController {
     return { data: toPasskeyView(await this.passkeys.rename(userId, id, dto.name)) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Delete(':id')
   @ApiOperation({
     summary: 'Remove a passkey',
@@ -139,7 +148,7 @@ export class PasskeysController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.sessions.removePasskey(userId, current, id, auditOriginOf(request));
+    const replaced = await this.userCredentials.removePasskey(userId, current, id, auditOriginOf(request));
     if (replaced)
       setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Passkey removed' };

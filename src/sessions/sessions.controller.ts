@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { Inject } from '@nestjs/common';
@@ -30,19 +30,38 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
 import { SessionsService } from './sessions.service';
+import { SignInService } from './sign-in.service';
+import { StepUpService } from './step-up.service';
+import { UserCredentialsService } from './user-credentials.service';
 
 const SIGN_IN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
+
+/** Signing in: no credential yet. */
+const OPEN_TO_ANYONE: AccessPolicy = { credentials: ['anyone'], scope: 'none' };
+
+/** The access policy the signed-in routes below share; a route that asks more adds it beside its handler. */
+const SIGNED_IN: AccessPolicy = {
+  credentials: ['userToken', 'session'],
+  scope: 'user',
+  assurance: 'password',
+};
+
+/** The current session's own routes: a bearer token has no session to act on. */
+const SESSION_ONLY: AccessPolicy = { ...SIGNED_IN, credentials: ['session'] };
 
 @ApiTags('sessions')
 @Controller('api/v1')
 export class SessionsController {
   constructor(
     private readonly sessions: SessionsService,
+    private readonly signIns: SignInService,
+    private readonly stepUps: StepUpService,
+    private readonly userCredentials: UserCredentialsService,
     private readonly mfa: MfaService,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('sessions')
   @Idempotent()
   @ApiOperation({
@@ -73,12 +92,12 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SignInResponse> {
-    const { token, session, user } = await this.sessions.signIn(dto, auditOriginOf(request));
+    const { token, session, user } = await this.signIns.signIn(dto, auditOriginOf(request));
     setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('sessions/passkey/options')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -94,10 +113,10 @@ export class SessionsController {
   @ApiOkResponse({ type: PasskeyAuthenticationOptions })
   @ApiErrorResponses(400, 429, 500, 503)
   async createPasskeyAuthenticationOptions(@Req() request: FastifyRequest): Promise<PasskeyAuthenticationOptions> {
-    return this.sessions.passkeyAuthenticationOptions(auditOriginOf(request)) as Promise<PasskeyAuthenticationOptions>;
+    return this.signIns.passkeyAuthenticationOptions(auditOriginOf(request)) as Promise<PasskeyAuthenticationOptions>;
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('sessions/passkey')
   @Idempotent()
   @ApiOperation({
@@ -126,7 +145,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SignInResponse> {
-    const { token, session, user } = await this.sessions.signInWithPasskey(
+    const { token, session, user } = await this.signIns.signInWithPasskey(
       dto.credential as AuthenticationResponseJSON,
       dto.accountId,
       auditOriginOf(request),
@@ -135,7 +154,7 @@ export class SessionsController {
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Get('sessions')
   @ApiOperation({
     summary: "List the user's sessions",
@@ -151,7 +170,7 @@ export class SessionsController {
     return { data: await this.sessions.list(userId, current?.id ?? null) };
   }
 
-  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
+  @Access(SESSION_ONLY)
   @Delete('sessions/current')
   @ApiOperation({
     summary: 'Sign out',
@@ -169,7 +188,7 @@ export class SessionsController {
     return { message: 'Signed out' };
   }
 
-  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
+  @Access(SESSION_ONLY)
   @Post('sessions/current/step-up')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -200,12 +219,12 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionEnvelope> {
-    const { token, session } = await this.sessions.stepUp(current, dto, auditOriginOf(request));
+    const { token, session } = await this.stepUps.stepUp(current, dto, auditOriginOf(request));
     setSessionCookie(request, reply, token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { data: toSessionView(session, true) };
   }
 
-  @Access({ credentials: ['session'], scope: 'user', assurance: 'password' })
+  @Access(SESSION_ONLY)
   @Post('sessions/current/step-up/passkey')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -224,7 +243,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SessionEnvelope> {
-    const { token, session } = await this.sessions.stepUpWithPasskey(
+    const { token, session } = await this.stepUps.stepUpWithPasskey(
       current,
       dto.credential as AuthenticationResponseJSON,
       auditOriginOf(request),
@@ -233,7 +252,7 @@ export class SessionsController {
     return { data: toSessionView(session, true) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Delete('sessions/:id')
   @ApiOperation({ summary: 'End one of your sessions', description: "Another user's session, or an unknown id: 404." })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Session ended' } })
@@ -247,7 +266,7 @@ export class SessionsController {
     return { message: 'Session ended' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Delete('sessions')
   @ApiOperation({
     summary: 'Sign out other devices',
@@ -266,7 +285,7 @@ export class SessionsController {
     };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Put('me/password')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
@@ -284,7 +303,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.sessions.changePassword(
+    const replaced = await this.userCredentials.changePassword(
       userId,
       current,
       dto.currentPassword,
@@ -296,7 +315,7 @@ export class SessionsController {
     return { message: 'Password changed' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN)
   @Get('me/mfa')
   @ApiOperation({
     summary: 'Your second factors',
@@ -309,7 +328,7 @@ export class SessionsController {
     return { data: await this.mfa.factors(userId) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post('me/mfa/totp')
   @Idempotent()
   @ApiOperation({
@@ -324,7 +343,7 @@ export class SessionsController {
     return this.mfa.begin(userId);
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Post('me/mfa/totp/verify')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -345,13 +364,18 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<RecoveryCodesResponse> {
-    const { codes, replaced } = await this.sessions.enableTotp(userId, current, dto.code, auditOriginOf(request));
+    const { codes, replaced } = await this.userCredentials.enableTotp(
+      userId,
+      current,
+      dto.code,
+      auditOriginOf(request),
+    );
     if (replaced)
       setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'TOTP turned on', recoveryCodes: codes };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password', stepUp: true })
+  @Access({ ...SIGNED_IN, stepUp: true })
   @Delete('me/mfa/totp')
   @ApiOperation({
     summary: 'Turn TOTP off',
@@ -369,7 +393,7 @@ export class SessionsController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.sessions.disableTotp(userId, current, dto.code, auditOriginOf(request));
+    const replaced = await this.userCredentials.disableTotp(userId, current, dto.code, auditOriginOf(request));
     if (replaced)
       setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
     return { message: 'TOTP turned off' };

@@ -14,11 +14,16 @@ import { PasskeysController } from './passkeys.controller';
 import { SessionsController } from './sessions.controller';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
+import { SignInService } from './sign-in.service';
+import { StepUpService } from './step-up.service';
+import { UserCredentialsService } from './user-credentials.service';
 import { SecurityNotices } from './security-notices';
 
 /**
  * Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes,
- * signing in and stepping up with a passkey, a user's passkeys), and the mails telling of them.
+ * signing in and stepping up with a passkey, a user's passkeys), and the mails telling of them: one
+ * service per job (SessionsService keeps the sessions themselves; SignInService, StepUpService and
+ * UserCredentialsService change them only through its `open` and `replace`).
  * Invariants: a session's token is stored only as its SHA-256 and gets a new id at every sign-in
  * and change of assurance; a request with the cookie that changes anything needs an allowed
  * `Origin`; a TOTP code and a recovery code are each accepted once, even sent twice at once;
@@ -40,11 +45,14 @@ import { SecurityNotices } from './security-notices';
   providers: [
     SessionsRepository,
     SessionsService,
+    SignInService,
+    StepUpService,
+    UserCredentialsService,
     SecurityNotices,
     MfaCodeUsesRepository,
     MfaService,
     ...fieldEncryptionProviders,
   ],
-  exports: [SessionsService],
+  exports: [SessionsService, SignInService, StepUpService],
 })
 export class SessionsModule {}

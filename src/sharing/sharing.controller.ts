@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -22,18 +22,20 @@ const MANAGER_NEEDED =
   'an API key acts as admin.';
 
 /** Share links and grants of a content project, managed like the project itself (users and secret keys of the projects API). */
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const SHARING_ACCESS: AccessPolicy = {
+  credentials: ['userToken', 'session', 'secretKey'],
+  scope: 'project',
+  api: 'projects',
+  assurance: 'accountMfa',
+};
+
 @ApiTags('sharing')
 @Controller('projects/:projectId')
 export class SharingController {
   constructor(private readonly sharing: SharingService) {}
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-    channel: { role: 'manager', from: 'project', param: 'projectId' },
-  })
+  @Access({ ...SHARING_ACCESS, channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Post('share-links')
   @Idempotent()
   @ApiOperation({
@@ -54,12 +56,7 @@ export class SharingController {
     return this.sharing.createShareLink(scope, projectId, dto);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(SHARING_ACCESS)
   @Get('share-links')
   @ApiOperation({
     summary: "List a project's share links",
@@ -77,13 +74,7 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listShareLinks(scope, projectId, query));
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-    channel: { role: 'manager', from: 'project', param: 'projectId' },
-  })
+  @Access({ ...SHARING_ACCESS, channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Delete('share-links/:shareLinkId')
   @ApiOperation({
     summary: 'Revoke a share link',
@@ -100,13 +91,7 @@ export class SharingController {
     return { message: 'Share link revoked' };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-    channel: { role: 'manager', from: 'project', param: 'projectId' },
-  })
+  @Access({ ...SHARING_ACCESS, channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Post('grants')
   @Idempotent()
   @ApiOperation({
@@ -127,12 +112,7 @@ export class SharingController {
     return this.sharing.createGrant(scope, projectId, dto);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-  })
+  @Access(SHARING_ACCESS)
   @Get('grants')
   @ApiOperation({
     summary: "List a project's grants",
@@ -150,13 +130,7 @@ export class SharingController {
     return withTotalCount(reply, await this.sharing.listGrants(scope, projectId, query));
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'projects',
-    assurance: 'accountMfa',
-    channel: { role: 'manager', from: 'project', param: 'projectId' },
-  })
+  @Access({ ...SHARING_ACCESS, channel: { role: 'manager', from: 'project', param: 'projectId' } })
   @Delete('grants/:grantId')
   @ApiOperation({
     summary: 'Revoke a grant',

@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import {
   applyDecorators,
   Controller,
@@ -102,6 +102,13 @@ export const Credentials = createParamDecorator((_data: unknown, execution: Exec
  * platform project's publishable key: published projects, as each one's access rules allow
  * (ViewerService states them).
  */
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const VIEWER_ACCESS: AccessPolicy = {
+  credentials: ['publishableKey', 'shareToken', 'viewerToken'],
+  scope: 'viewer',
+  api: 'projects',
+};
+
 @ApiTags('viewer')
 @Controller('viewer')
 export class ViewerController {
@@ -110,7 +117,7 @@ export class ViewerController {
     private readonly delivery: AssetDelivery,
   ) {}
 
-  @Access({ credentials: ['publishableKey', 'shareToken', 'viewerToken'], scope: 'viewer', api: 'projects' })
+  @Access(VIEWER_ACCESS)
   @Get('projects/:projectId')
   @ApiOperation({
     summary: 'View a project',
@@ -136,7 +143,7 @@ export class ViewerController {
     return this.viewer.viewProject(scope, projectId, credentials);
   }
 
-  @Access({ credentials: ['publishableKey', 'shareToken', 'viewerToken'], scope: 'viewer', api: 'projects' })
+  @Access(VIEWER_ACCESS)
   @Get('projects/:projectId/children')
   @ApiOperation({
     summary: "View a project's children",
@@ -157,7 +164,7 @@ export class ViewerController {
     return withTotalCount(reply, await this.viewer.viewChildren(scope, projectId, credentials, query));
   }
 
-  @Access({ credentials: ['publishableKey', 'shareToken', 'viewerToken'], scope: 'viewer', api: 'projects' })
+  @Access(VIEWER_ACCESS)
   @Get('assets/:assetId/content')
   @ApiOperation({
     summary: "Read a ready asset's bytes as a viewer",

@@ -1,4 +1,4 @@
-import { Access } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FinanceListQuery } from '../common/paging/finance-list.query';
@@ -24,18 +24,21 @@ const DELIVERY_HEADERS =
   '(`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after ' +
   '`whsec_`; two space-separated signatures while a rolled secret is in its grace period).';
 
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const WEBHOOKS_ACCESS: AccessPolicy = {
+  credentials: ['userToken', 'session', 'secretKey'],
+  scope: 'project',
+  api: 'webhooks',
+  assurance: 'accountMfa',
+  roles: ['admin'],
+};
+
 @ApiTags('webhooks')
 @Controller('v1/webhook-endpoints')
 export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -51,13 +54,7 @@ export class WebhooksController {
     return { data: await this.webhooks.create(scope, dto) };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Get()
   @ApiOperation({
     summary: 'List webhook endpoints',
@@ -69,13 +66,7 @@ export class WebhooksController {
     return this.webhooks.list(scope, query);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Get(':id')
   @ApiOperation({ summary: 'Get a webhook endpoint', description: 'Never shows the secret.' })
   @ApiOkResponse({ type: WebhookEndpointEnvelope, description: 'The endpoint' })
@@ -87,13 +78,7 @@ export class WebhooksController {
     return { data: await this.webhooks.get(scope, id) };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Patch(':id')
   @ApiOperation({
     summary: 'Update a webhook endpoint',
@@ -109,13 +94,7 @@ export class WebhooksController {
     return { data: await this.webhooks.update(scope, id, dto) };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Delete(':id')
   @ApiOperation({
     summary: 'Delete a webhook endpoint',
@@ -131,13 +110,7 @@ export class WebhooksController {
     return { id, deleted: true, message: 'Webhook endpoint deleted' };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Post(':id/roll-secret')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -157,13 +130,7 @@ export class WebhooksController {
     return { data: await this.webhooks.rollSecret(scope, id, dto) };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Post(':id/test')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
@@ -190,13 +157,7 @@ export class WebhooksController {
     return { data: await this.webhooks.sendTest(scope, id) };
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Get(':id/deliveries')
   @ApiOperation({
     summary: "List a webhook endpoint's deliveries",
@@ -214,13 +175,7 @@ export class WebhooksController {
     return this.webhooks.deliveriesOf(scope, id, query);
   }
 
-  @Access({
-    credentials: ['userToken', 'session', 'secretKey'],
-    scope: 'project',
-    api: 'webhooks',
-    assurance: 'accountMfa',
-    roles: ['admin'],
-  })
+  @Access(WEBHOOKS_ACCESS)
   @Post(':id/deliveries/:deliveryId/retry')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)

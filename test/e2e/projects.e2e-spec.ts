@@ -416,19 +416,20 @@ describe('projects', () => {
       expectNotFound(await t.http.delete(`/projects/${project._id}`, auth()), 'Project not found');
     });
 
-    it('costs the database commands it needs: the tree lease, the children and assets checks, one read of the project for its delete', async () => {
+    it('costs the database commands it needs: the tree lease, the children and assets checks, a read of the project for its channel role and one for its delete', async () => {
       const project = await createProject(channelId);
       const { count, names } = await commandsOf(t, () => t.http.delete(`/projects/${project._id}`, auth()));
       const times = (name: string) => names.filter((sent) => sent === name).length;
-      // The project read before the lease, its children under it, and the read its recorded delete makes (no empty batch after it).
-      expect(times('find projects')).toBe(3);
+      // The project read by the access guard (where it sits: the channel role a delete of it needs), read again before the
+      // lease, its children under it, and the read its recorded delete makes (no empty batch after it).
+      expect(times('find projects')).toBe(4);
       expect(times('delete projects')).toBe(1);
       expect([times('insert leases'), times('delete leases')]).toEqual([1, 1]);
       // Whether it holds assets (409 without cascade), and the assets of what was deleted.
       expect(times('find assets')).toBe(2);
-      // Tenancy 2, the token's user read fresh 1 (a reset ends it at once), the developer's channel role 1, the project 3 + 1,
+      // Tenancy 2, the token's user read fresh 1 (a reset ends it at once), the developer's channel role 1, the project 4 + 1,
       // the lease 2, assets 2, sharing 2, the channel 2, the outbox's own 4 and the deletion's settle 1.
-      expect(count).toBeLessThanOrEqual(21);
+      expect(count).toBeLessThanOrEqual(22);
     });
 
     it('malformed is 400, no token is 401', async () => {

@@ -6,6 +6,7 @@ import { accessTable, TABLE_END, TABLE_START } from '../../src/access/access-tab
 import {
   declaredRoutes,
   type AccessPolicy,
+  type ChannelRequirement,
   type ChannelRoleName,
   type CredentialKind,
   CREDENTIAL_KINDS,
@@ -29,7 +30,9 @@ import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-ap
  * The access matrix, generated from the OpenAPI document and the routes' declared policies
  * (`declaredRoutes()`, filled by `@Access()`): every operation is called with every kind of
  * credential, and, where its policy asks for them, every account role, every channel role (and
- * none) in a channel of the project, a stale token on step-up
+ * none) in a channel of the project (where the role follows from the record or a move's destination in
+ * the body: a top-level project and a sub-project, edited, moved within the channel and to another,
+ * and the record named by another account's admin), a stale token on step-up
  * routes, a password-only caller in an account that requires a second factor, a project of another
  * account, and an unverified user. Each row's expected answer is derived from the policy and the
  * contract (401 without a valid credential, 403 for a credential of another kind or a role, a step-up
@@ -38,18 +41,35 @@ import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-ap
  * such refusal). A 500 anywhere fails. The functional answers are the other suites' business.
  */
 
-type Outcome = 'past' | 401 | 403 | 404;
+/** `hidden`: the route's own 404 (not the guard's), as another account's record answers. */
+type Outcome = 'past' | 401 | 403 | 404 | 'hidden';
 type Operation = { operationId: string };
 type Endpoint = { path: string; method: string; operationId: string };
-type Channel = { channelId: string; projectId: string; assetId: string };
+/** A channel's fixture: a top-level project with an asset and a sub-project, and a second top-level project. */
+type Channel = { channelId: string; projectId: string; childId: string; siblingId: string; assetId: string };
+type ChannelRoleOrNone = ChannelRoleName | 'none';
+
+/** One way a channel role's rows call a route: which project the parameter names, and the body. */
+interface ChannelCase {
+  readonly label: string;
+  readonly target: 'root' | 'child';
+  /** The body sent, from the fixture and the destination channels (the twin, where each collaborator holds the same role, and a bare one). */
+  readonly body?: (channel: Channel, twin: string, bare: string) => Record<string, unknown>;
+  /** The caller's role in the destination, when it differs from theirs in the channel. */
+  readonly there?: ChannelRoleOrNone;
+}
 
 interface Row {
   readonly label: string;
-  readonly expected: Outcome;
+  /** Fixed, or derived from the channel fixture the row acts on (a derived channel role reads the record). */
+  readonly expected: Outcome | ((channel: Channel) => Outcome);
   /** Whose account and platform project the path names: the unverified user's, the mfa account's member's, else the owner's (and an unknown account). */
   readonly ids?: 'unverified' | 'mfa';
   /** The channel (and a content project of it) the route's channel parameter names: one whose collaborators hold each role. */
   readonly channel?: () => Promise<Channel>;
+  /** Which of the fixture's projects the channel parameter names, when not its top-level project. */
+  readonly target?: 'root' | 'child';
+  readonly body?: (channel: Channel) => Record<string, unknown>;
   readonly options: () => Promise<RequestOptions>;
 }
 
@@ -57,7 +77,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const UNKNOWN_ID = '6650c0ffee00000000000bad';
 const ACCOUNT_ROLES: readonly Role[] = ['admin', 'manager', 'developer'];
 const CHANNEL_ROLES: readonly ChannelRoleName[] = ['owner', 'manager', 'editor', 'viewer'];
-const CHANNEL_RANK: Record<ChannelRoleName, number> = { owner: 4, manager: 3, editor: 2, viewer: 1 };
+const CHANNEL_RANK: Record<ChannelRoleOrNone, number> = { owner: 4, manager: 3, editor: 2, viewer: 1, none: 0 };
 
 /** The guard's own refusals: a 401 or a 403 that is one of these is an access outcome; any other answer got past access. */
 const REFUSALS_401 = [
@@ -112,6 +132,66 @@ const passes = (policy: AccessPolicy, kind: CredentialKind): boolean => policy.c
 const roleAllows = (policy: AccessPolicy, role: UserRole): boolean =>
   !policy.roles?.length || policy.roles.includes(role);
 
+/**
+ * The cases of a channel role: one for a fixed role; for a derived one or a destination, a top-level
+ * project and a sub-project, each as it is (no body), moved under another top-level project of the
+ * channel, and moved to another channel, where the role in the destination is asked too.
+ */
+function channelCases(requirement: ChannelRequirement): ChannelCase[] {
+  if (typeof requirement.role === 'string' && !requirement.destination) return [{ label: '', target: 'root' }];
+  const cases: ChannelCase[] = [];
+  for (const target of ['root', 'child'] as const) {
+    const what = target === 'root' ? 'a top-level project' : 'a sub-project';
+    cases.push({ label: `, ${what}`, target });
+    const destination = requirement.destination;
+    if (!destination) continue;
+    cases.push({
+      label: `, ${what} moved under another in its channel`,
+      target,
+      body: (channel) => ({ parentId: channel.siblingId }),
+    });
+    cases.push({
+      label: `, ${what} moved to another channel`,
+      target,
+      body: (_channel, twin) => ({ [destination.field]: twin }),
+    });
+    cases.push({
+      label: `, ${what} moved to a channel where the caller has no role`,
+      target,
+      body: (_channel, _twin, bare) => ({ [destination.field]: bare }),
+      there: 'none',
+    });
+  }
+  return cases;
+}
+
+/**
+ * What a channel role's row expects, from the declaration alone: the role it asks of the record and
+ * the body (past when it knows no such record), and, when the body names another channel, the
+ * destination's role there.
+ */
+function channelOutcome(
+  requirement: ChannelRequirement,
+  channel: Channel,
+  target: 'root' | 'child',
+  body: Record<string, unknown>,
+  here: ChannelRoleOrNone,
+  there: ChannelRoleOrNone,
+): Outcome {
+  const place = {
+    channelId: channel.channelId,
+    parentId: target === 'child' ? channel.projectId : null,
+    deleting: false,
+  };
+  const needed = typeof requirement.role === 'string' ? requirement.role : requirement.role.of({ ...place, body });
+  if (needed === null) return 'past';
+  if (CHANNEL_RANK[here] < CHANNEL_RANK[needed]) return 403;
+  const destination = requirement.destination;
+  const moving =
+    destination && typeof body[destination.field] === 'string' && body[destination.field] !== channel.channelId;
+  return moving && CHANNEL_RANK[there] < CHANNEL_RANK[destination.role] ? 403 : 'past';
+}
+
 describe('route matrix: every operation x credential, role and assurance, from the declared policies', () => {
   let t: TestApp;
   let owner: TestUser;
@@ -125,6 +205,9 @@ describe('route matrix: every operation x credential, role and assurance, from t
   /** Developers of the owner's account, one per channel role they are given in every channel the matrix makes, and one with none. */
   let collaborators: Record<ChannelRoleName | 'none', TestUser>;
   let sharedChannel: Channel;
+  /** Where moves between channels go: the collaborators hold the same roles in `twinChannel`, none in `bareChannel`. */
+  let twinChannel: Channel;
+  let bareChannel: Channel;
   let document: { paths: Record<string, Record<string, Operation>> };
   const byHandler = new Map<string, DeclaredRoute>();
 
@@ -168,6 +251,8 @@ describe('route matrix: every operation x credential, role and assurance, from t
       none: await createUser(t.http, 'developer', owner.token),
     };
     sharedChannel = await channelWithCollaborators();
+    twinChannel = await channelWithCollaborators();
+    bareChannel = await channelWithCollaborators(true);
     staleToken = new JwtService({ secret: TEST_JWT_SECRET }).sign(
       { sub: owner.id, acc: owner.accountId, asr: 'password', ims: twoHoursAgo },
       { expiresIn: 3600 },
@@ -178,8 +263,8 @@ describe('route matrix: every operation x credential, role and assurance, from t
     await t?.close();
   });
 
-  /** A channel of the owner's project, with a content project, whose collaborators hold each role. */
-  async function channelWithCollaborators(): Promise<Channel> {
+  /** A channel of the owner's project, with content projects, whose collaborators hold each role (none when `bare`). */
+  async function channelWithCollaborators(bare = false): Promise<Channel> {
     const suffix = randomBytes(5).toString('hex');
     const client = await t.http.post(
       '/clients',
@@ -198,7 +283,7 @@ describe('route matrix: every operation x credential, role and assurance, from t
       { token: owner.token },
     );
     if (channel.status !== 200) throw new Error(`channel: ${channel.status} ${channel.text}`);
-    for (const role of CHANNEL_ROLES) {
+    for (const role of bare ? [] : CHANNEL_ROLES) {
       const added = await t.http.post(
         `/channels/${channel.body.id}/collaborators`,
         { userId: collaborators[role].id, role },
@@ -218,9 +303,23 @@ describe('route matrix: every operation x credential, role and assurance, from t
       { token: owner.token },
     );
     if (asset.status !== 201) throw new Error(`asset: ${asset.status} ${asset.text}`);
+    const child = await t.http.post(
+      `/channels/${channel.body.id}/projects`,
+      { primaryTitle: 'Matrix child', projectTypeId: 'show', parentId: project.body._id },
+      { token: owner.token },
+    );
+    if (child.status !== 201) throw new Error(`sub-project: ${child.status} ${child.text}`);
+    const sibling = await t.http.post(
+      `/channels/${channel.body.id}/projects`,
+      { primaryTitle: 'Matrix sibling', projectTypeId: 'show' },
+      { token: owner.token },
+    );
+    if (sibling.status !== 201) throw new Error(`sibling: ${sibling.status} ${sibling.text}`);
     return {
       channelId: channel.body.id as string,
       projectId: project.body._id as string,
+      childId: child.body._id as string,
+      siblingId: sibling.body._id as string,
       assetId: asset.body.asset.id as string,
     };
   }
@@ -316,17 +415,35 @@ describe('route matrix: every operation x credential, role and assurance, from t
       });
     }
     if (policy.channel) {
-      const needed = CHANNEL_RANK[policy.channel.role];
-      // A delete that gets past access deletes its channel: each such row gets a channel of its own.
-      const channel = method === 'delete' ? channelWithCollaborators : () => Promise.resolve(sharedChannel);
-      for (const role of [...CHANNEL_ROLES, 'none'] as const) {
+      const requirement = policy.channel;
+      const derived = typeof requirement.role !== 'string' || requirement.destination !== undefined;
+      // A row that gets past access may delete or move its record: such rows get a channel of their own.
+      const channel =
+        method === 'delete' || derived ? () => channelWithCollaborators() : () => Promise.resolve(sharedChannel);
+      for (const variant of channelCases(requirement)) {
+        const body = variant.body
+          ? (fixture: Channel) => variant.body!(fixture, twinChannel.channelId, bareChannel.channelId)
+          : undefined;
+        for (const role of [...CHANNEL_ROLES, 'none'] as const) {
+          rows.push({
+            label: `channel role ${role}${variant.label}`,
+            expected: (fixture) =>
+              channelOutcome(requirement, fixture, variant.target, body?.(fixture) ?? {}, role, variant.there ?? role),
+            channel,
+            target: variant.target,
+            body,
+            options: async () => ({
+              token: (await login(t.http, collaborators[role].email, collaborators[role].password)).body.accessToken,
+            }),
+          });
+        }
+      }
+      if (derived) {
         rows.push({
-          label: `channel role ${role}`,
-          expected: role !== 'none' && CHANNEL_RANK[role] >= needed ? 'past' : 403,
+          label: "another account's admin naming the record",
+          expected: 'hidden',
           channel,
-          options: async () => ({
-            token: (await login(t.http, collaborators[role].email, collaborators[role].password)).body.accessToken,
-          }),
+          options: async () => ({ token: (await login(t.http, stranger.email, stranger.password)).body.accessToken }),
         });
       }
     }
@@ -415,16 +532,25 @@ describe('route matrix: every operation x credential, role and assurance, from t
                     ? channel.channelId
                     : requirement.from === 'asset'
                       ? channel.assetId
-                      : channel.projectId,
+                      : row.target === 'child'
+                        ? channel.childId
+                        : channel.projectId,
               }
             : {};
-        const body = endpoint.method === 'get' || endpoint.method === 'delete' ? undefined : {};
+        const body =
+          row.body && channel
+            ? row.body(channel)
+            : endpoint.method === 'get' || endpoint.method === 'delete'
+              ? undefined
+              : {};
+        const expected = typeof row.expected === 'function' ? row.expected(channel!) : row.expected;
         const res = await t.http.request(endpoint.method.toUpperCase(), pathOf(endpoint, row, named), body, options);
         count += 1;
-        const got = outcomeOf(res);
-        if (res.status >= 500 || got !== row.expected) {
+        const hidden = res.status === 404 && res.body?.message !== PROJECT_NOT_FOUND;
+        const got = expected === 'hidden' && hidden ? 'hidden' : outcomeOf(res);
+        if (res.status >= 500 || got !== expected) {
           mismatches.push(
-            `${endpoint.method.toUpperCase()} ${endpoint.path} [${row.label}]: expected ${row.expected}, got ${res.status} ${res.text.slice(0, 160)}`,
+            `${endpoint.method.toUpperCase()} ${endpoint.path} [${row.label}]: expected ${expected}, got ${res.status} ${res.text.slice(0, 160)}`,
           );
         }
       }

@@ -69,14 +69,43 @@ export type StepUpWhen = true | ((body: Record<string, unknown>) => boolean);
 export type ChannelRoleName = 'owner' | 'manager' | 'editor' | 'viewer';
 
 /**
+ * What a derived channel role is decided on: the channel the route parameter leads to, the content
+ * project it names or whose asset it names (`parentId`: that project's parent, null at the top of the
+ * tree and for a channel), whether that project's delete has begun (`deleting`: its cascade is
+ * recorded, and every route but the one that finishes it knows it no more), and the request's body as
+ * sent: the guard runs before validation, so a field may hold anything.
+ */
+export interface ChannelTarget {
+  readonly channelId: string;
+  readonly parentId: string | null;
+  readonly deleting: boolean;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A channel role that follows from the record and the body (deleting a top-level project needs more
+ * than deleting a sub-project): `of` answers the role, or null for a record the route does not know
+ * (left to the route's own 404); `says` is the rule in words, for the access table.
+ */
+export interface DerivedChannelRole {
+  readonly of: (target: ChannelTarget) => ChannelRoleName | null;
+  readonly says: string;
+}
+
+/**
  * The channel role a route needs (or above), and how its channel is found: the route parameter
- * `param` names the channel itself, a content project of it, or an asset of such a project (`from`). A platform admin (the
- * account's owner, an admin, a secret key) needs none.
+ * `param` names the channel itself, a content project of it, or an asset of such a project (`from`).
+ * A fixed role is needed whatever the record; a project whose delete has begun is unknown to it.
+ * `destination` names a body field that names a second channel the request reaches (a move's target)
+ * and the role needed there: a value that is no channel of the scope is left to the route, which
+ * answers 404 before any role is asked. A platform admin (the account's owner, an admin, a secret
+ * key) needs none.
  */
 export interface ChannelRequirement {
-  readonly role: ChannelRoleName;
+  readonly role: ChannelRoleName | DerivedChannelRole;
   readonly from: 'channel' | 'project' | 'asset';
   readonly param: string;
+  readonly destination?: { readonly field: string; readonly role: ChannelRoleName };
 }
 
 /** One route's access policy, declared beside its handler with `@Access()`. */

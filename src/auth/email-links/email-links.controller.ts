@@ -1,4 +1,4 @@
-import { Access } from '../../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../../access/policy/access-policy';
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -14,12 +14,18 @@ import { EmailLinksService } from './email-links.service';
 // No example: like a record's id, a code only means something when it was mailed to the caller.
 const TOKEN_PARAM = { name: 'code', description: 'The one-time code of the mailed link (its `token` query parameter)' };
 
+/** The access policy the routes below share; a route that asks more adds it beside its handler. */
+const OPEN_TO_ANYONE: AccessPolicy = {
+  credentials: ['anyone'],
+  scope: 'none',
+};
+
 @ApiTags('auth')
 @Controller('api/v1')
 export class EmailLinksController {
   constructor(private readonly links: EmailLinksService) {}
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('password-resets')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)
@@ -43,7 +49,7 @@ export class EmailLinksController {
     return { message: 'If this email belongs to a user, a reset link is on its way' };
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('password-resets/:code')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -65,7 +71,7 @@ export class EmailLinksController {
     return { message: 'Password changed' };
   }
 
-  @Access({ credentials: ['anyone'], scope: 'none' })
+  @Access(OPEN_TO_ANYONE)
   @Post('email-verifications/:code')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
