@@ -505,13 +505,16 @@ describe('the outbox under faults', () => {
         const id = await createCustomer();
         // As another instance's write would leave it: an event this instance never wrote, not in the events collection.
         const foreign = `evt_${new Types.ObjectId().toHexString()}`;
-        const stored = await customers().findOne({ _id: new Types.ObjectId(id) });
-        const outbox = (stored!.outbox as { id: string; createdAt: Date }[]).map((event) => ({
-          ...event,
-          id: foreign,
-          createdAt: new Date(Date.now() - ageDays * 24 * 3600_000),
-        }));
-        await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { outbox } });
+        const outbox = [
+          {
+            id: foreign,
+            type: 'customer.updated',
+            createdAt: new Date(Date.now() - ageDays * 24 * 3600_000),
+            before: null,
+            request: { id: null, idempotencyKey: null },
+          },
+        ];
+        await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { outbox, lastChange: foreign } });
         expect((await update(id)).status).toBe(200);
         expect(await t.db.collection('events').countDocuments({ _id: foreign } as never)).toBe(copied ? 1 : 0);
       }
