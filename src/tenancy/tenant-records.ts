@@ -13,6 +13,7 @@ import {
   atVersion,
   LAST_CHANGE,
   madeBy,
+  newFence,
   OUTBOX,
   RECORDED_FIELDS,
   UnsettledChange,
@@ -36,6 +37,12 @@ export interface RecordedChange {
   event?: RecordedEventType;
   /** The event's `previousAttributes`: the fields of the record, read before the write, that the change replaced. */
   diff?: boolean;
+  /**
+   * Without an event: a change callers see as another record's event (a channel's list of projects
+   * follows the projects' own). The record's version moves on all the same, so that a recorded write
+   * that read it before this change does not build its event on the state before it.
+   */
+  recordedElsewhere?: boolean;
 }
 
 /**
@@ -136,7 +143,8 @@ export class TenantRecords<T> {
     options: UpdateOptions & RecordedChange = {},
   ): Promise<WriteResult> {
     const filter = scopeFilter(scope, conditions);
-    if (!options.event) return this.records.updateOne(filter, update, options);
+    if (!options.event)
+      return this.records.updateOne(filter, options.recordedElsewhere ? fenced(update) : update, options);
     const written = await this.recordedWrite(scope, filter, update, options);
     return written ? { matched: 1, modified: 1 } : { matched: 0, modified: 0 };
   }
@@ -361,6 +369,12 @@ const REFUSALS = new Set(['ValidationError', 'ValidatorError', 'CastError', 'Str
 
 function outcomeUnknown(error: unknown): boolean {
   return !isDuplicateKey(error) && !REFUSALS.has((error as Error | null)?.name ?? '');
+}
+
+/** The update, moving the record's version on to a fence's. */
+function fenced<T>(update: UpdateQuery<T>): UpdateQuery<T> {
+  const { $set, ...rest } = update as { $set?: Record<string, unknown> };
+  return { ...rest, $set: { ...$set, [LAST_CHANGE]: newFence() } } as UpdateQuery<T>;
 }
 
 /** The filter with one more condition, beside any `$and` it has. */
