@@ -5,6 +5,7 @@ import { EventRelay } from '../../src/events/event-relay';
 import { EventsRepository } from '../../src/events/events.repository';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil } from '../support/deadline';
+import { failOnce, networkError, stopBeforeRecording, stopBeforeSettling, type RecordWrite } from '../support/faults';
 import { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -47,34 +48,6 @@ describe('the outbox under faults', () => {
     await relay.sweep(0);
     await relay.sweep(0);
   }
-
-  type Method = 'insert' | 'updateAndGet' | 'deleteMany';
-  /**
-   * The next `method` on `collection`'s records fails once: `stop` before the write (the process
-   * stopped before it), `lost` after the database applied it (its answer never came back).
-   */
-  function failOnce(method: Method, collection: string, mode: 'stop' | 'lost'): void {
-    const original = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
-    let failed = false;
-    jest.spyOn(Records.prototype, method).mockImplementation(async function (
-      this: Records<unknown>,
-      ...args: unknown[]
-    ) {
-      if (failed || this.collectionName !== collection) return original.apply(this, args);
-      failed = true;
-      if (mode === 'lost') await original.apply(this, args);
-      throw Object.assign(new Error(mode === 'lost' ? 'connection reset after the write' : 'process stopped here'), {
-        name: 'MongoNetworkError',
-      });
-    } as never);
-  }
-
-  /** The process stops after the change's write, before its events reach the events collection. */
-  const stopBeforeRecording = () =>
-    jest.spyOn(EventsRepository.prototype, 'recordMany').mockRejectedValueOnce(new Error('process stopped here'));
-  /** The process stops after a hard delete, before its pending events are settled. */
-  const stopBeforeSettling = () =>
-    jest.spyOn(EventsRepository.prototype, 'settleDeletions').mockRejectedValueOnce(new Error('process stopped here'));
 
   const expectUnavailable = (res: HttpResponse) => expect(res.status).toBeGreaterThanOrEqual(500);
 
@@ -166,12 +139,11 @@ describe('the outbox under faults', () => {
   });
 
   describe('a write whose answer is lost and whose record cannot be read at first', () => {
-    const networkError = () => Object.assign(new Error('connection reset'), { name: 'MongoNetworkError' });
     /**
      * The next `method` on `collection`'s records fails as `failOnce` has it, and from then on every
      * read of a record of that collection fails too, until the mocks are restored (the database answers again).
      */
-    function outage(method: Method, collection: string, mode: 'stop' | 'lost'): void {
+    function outage(method: RecordWrite, collection: string, mode: 'stop' | 'lost'): void {
       const write = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
       const read = Records.prototype.findOne as (...args: unknown[]) => Promise<unknown>;
       let down = false;
@@ -182,13 +154,15 @@ describe('the outbox under faults', () => {
         if (down || this.collectionName !== collection) return write.apply(this, args);
         down = true;
         if (mode === 'lost') await write.apply(this, args);
-        throw networkError();
+        throw networkError('connection reset');
       } as never);
       jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (
         this: Records<unknown>,
         ...args: unknown[]
       ) {
-        return down && this.collectionName === collection ? Promise.reject(networkError()) : read.apply(this, args);
+        return down && this.collectionName === collection
+          ? Promise.reject(networkError('connection reset'))
+          : read.apply(this, args);
       } as never);
     }
     const keyRecord = (key: string) => t.db.collection('idempotency_keys').findOne({ key });
