@@ -8,7 +8,6 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
@@ -50,8 +49,6 @@ interface EventSource {
 const SWEEP_BATCH = 500;
 /** Pending deletions a sweep settles at most. */
 const DELETIONS_A_SWEEP = 100;
-/** Event ids this instance wrote to the events collection lately, remembered (see `relayOutboxes`). */
-const KNOWN_RECORDED = 10_000;
 const DAY_MS = 24 * 3600_000;
 /** How often an unsettled write's record is read again, until the database answers. */
 const UNSETTLED_RETRY_MS = 1000;
@@ -62,8 +59,6 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   private readonly logger = new Logger(EventRelay.name);
   private readonly sources = new Map<string, EventSource>();
   private readonly subscribers: EventSubscriber[] = [];
-  /** Ids this instance saw written to the events collection: no read needs to ask whether they are there. */
-  private readonly recorded = new LRUCache<string, true>({ max: KNOWN_RECORDED });
   private sweepJob?: JobHandle;
   private stopRetention?: () => void;
   private closing = false;
@@ -223,20 +218,21 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   /**
-   * Publishes the events of these records' outboxes that the events collection lacks: one read of
-   * their ids, leaving out those this instance wrote itself (a record's next write usually comes
-   * through the instance of its last one) and those past the events' retention, which the collection
-   * no longer keeps whether they were published or not: copied again, they would be sent twice. Then
-   * empties each of those outboxes, unless its record changed meanwhile.
+   * Publishes the events of these records' outboxes that the events collection lacks (one read of
+   * their ids; a published change's outbox is already gone, so the records read here are mostly
+   * those whose writer stopped), leaving out those past the events' retention, which the collection
+   * no longer keeps whether they were published or not: copied again, they would be sent twice.
+   * Then empties each of those outboxes, unless its record changed meanwhile.
    */
   private async relayOutboxes(source: EventSource, records: readonly StoredRecord[]): Promise<void> {
     const full = records.filter((record) => (record[OUTBOX]?.length ?? 0) > 0);
     if (full.length === 0) return;
     const retained = Date.now() - this.config.retentionDays * DAY_MS;
     const candidates = full.flatMap((record) =>
-      record[OUTBOX]!.filter(
-        (event) => !this.recorded.has(event.id) && new Date(event.createdAt).getTime() > retained,
-      ).map((event) => ({ record, event })),
+      record[OUTBOX]!.filter((event) => new Date(event.createdAt).getTime() > retained).map((event) => ({
+        record,
+        event,
+      })),
     );
     if (candidates.length > 0) {
       const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
@@ -270,7 +266,6 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     if (events.length === 0) return;
     for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
     await store();
-    for (const event of events) this.recorded.set(event.id, true);
   }
 
   /**
