@@ -171,7 +171,8 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     for (const source of this.sources.values()) {
       let batch: StoredRecord[] = [];
       const changed = source.records.aggregateEach<StoredRecord>(
-        [{ $match: { updatedAt: { $gte: since, $lt: until } } }],
+        // A published change's outbox is gone: only records still holding one are read.
+        [{ $match: { updatedAt: { $gte: since, $lt: until }, [OUTBOX]: { $exists: true } } }],
         SWEEP_BATCH,
       );
       for await (const record of changed) {
