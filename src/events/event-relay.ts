@@ -294,8 +294,9 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   /**
-   * Each record's deletion event, the record as it was, naming the version its delete is guarded on: the one the record has when it names the same version (a retried or concurrent
-   * delete), else a new one. One naming another version is replaced while the record is still at
+   * Each record's deletion event, the record as it was, naming the version its delete is guarded on:
+   * the one the record has when it names the same version (a retried or concurrent delete), else a
+   * new one. One naming another version is replaced while the record is still at
    * the version read (the other delete can no longer apply); else this delete's read is the old one,
    * and it holds no event for that record.
    */

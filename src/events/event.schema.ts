@@ -7,7 +7,7 @@ import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 export interface DeletedRecord {
   collection: string;
   id: Types.ObjectId;
-  /** The record's version when it was read (`lastChange`; null: no recorded change yet): every recorded write replaces it. */
+  /** The record's version when read (`lastChange`; null before any recorded change): each recorded write moves it. */
   version: string | null;
 }
 
