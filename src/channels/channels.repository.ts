@@ -8,8 +8,13 @@ import { EventRelay } from '../events/event-relay';
 import { Channel } from './channel.schema';
 import { toChannelResponse } from './channels.mapper';
 
-/** A channel's fields or its list of projects changed; the event has the values before. */
+/** A channel's fields changed; the event has the values before. */
 const CHANNEL_UPDATED: RecordedChange = { event: 'channel.updated', diff: true };
+/**
+ * Its list of projects changed as a project was created, moved or deleted: that project's event
+ * records it, so no `channel.updated` carries the whole list (twice) at every project added.
+ */
+const PROJECTS_CHANGED: RecordedChange = { recordedElsewhere: true };
 
 /** The channels of a platform project: the only code that reads or writes them. */
 @Injectable()
@@ -68,14 +73,14 @@ export class ChannelsRepository {
     const _id = toObjectId(channelId);
     return (
       _id !== null &&
-      (await this.records.updateOne(scope, { _id }, { $addToSet: { projectIds: projectId } }, CHANNEL_UPDATED))
+      (await this.records.updateOne(scope, { _id }, { $addToSet: { projectIds: projectId } }, PROJECTS_CHANGED))
         .matched > 0
     );
   }
 
   async removeProject(scope: TenantScope, channelId: string, projectId: string): Promise<void> {
     const _id = toObjectId(channelId);
-    if (_id) await this.records.updateOne(scope, { _id }, { $pull: { projectIds: projectId } }, CHANNEL_UPDATED);
+    if (_id) await this.records.updateOne(scope, { _id }, { $pull: { projectIds: projectId } }, PROJECTS_CHANGED);
   }
 
   /** Takes every one of the ids out of the channel's `projectIds` in one write (a deleted subtree). */
@@ -86,7 +91,7 @@ export class ChannelsRepository {
         scope,
         { _id },
         { $pullAll: { projectIds: projectIds.map(toObjectId) } },
-        CHANNEL_UPDATED,
+        PROJECTS_CHANGED,
       );
   }
 

@@ -172,9 +172,13 @@ export class Records<T> {
    * Updates one document with an update already in its stored form, straight through the collection:
    * no casting, no validation, no middleware, no timestamps (the update sets `updatedAt` itself when
    * it should). For bookkeeping its repository writes whole on a hot path (a webhook attempt's
-   * outcome), where Mongoose's casting of the update cost more than the write's own work.
+   * outcome, a record's outbox emptied), where Mongoose's casting of the update cost more than the
+   * write's own work.
    */
-  async updateStored(filter: Conditions, update: { $set?: Conditions; $push?: Conditions }): Promise<WriteResult> {
+  async updateStored(
+    filter: Conditions,
+    update: { $set?: Conditions; $push?: Conditions; $unset?: Conditions },
+  ): Promise<WriteResult> {
     const result = await this.model.collection.updateOne(filter, update as mongo.UpdateFilter<mongo.Document>);
     return { matched: result.matchedCount, modified: result.modifiedCount };
   }

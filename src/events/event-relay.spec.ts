@@ -3,7 +3,6 @@ import { Types } from 'mongoose';
 import type { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
 import type { JobRunner } from '../jobs/job-runner';
-import type { PendingEvent } from '../tenancy/recorded-changes';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import type { EventDeletion } from './event.schema';
 import { EventRelay } from './event-relay';
@@ -82,15 +81,9 @@ describe("a hard delete's event", () => {
     projectId: new Types.ObjectId().toHexString(),
     origin: { id: 'req_1', idempotencyKey: null },
   } as unknown as TenantScope;
-  const outbox = (id: string): PendingEvent[] => [
-    { id, type: 'customer.updated', createdAt: new Date(), before: null, request: { id: null, idempotencyKey: null } },
-  ];
 
   /** A relay over one collection whose records are `current` and whose stored deletion events are `stored`, by key. */
-  function setUp(
-    current: { _id: Types.ObjectId; outbox: PendingEvent[] | null }[],
-    stored: Map<string, EventDeletion>,
-  ) {
+  function setUp(current: { _id: Types.ObjectId; lastChange: string | null }[], stored: Map<string, EventDeletion>) {
     const events = {
       claimDeletions: jest.fn((wanted: EventDeletion[]) => {
         for (const deletion of wanted) if (!stored.has(deletion._id)) stored.set(deletion._id, deletion);
@@ -124,10 +117,10 @@ describe("a hard delete's event", () => {
       deletion: (read: typeof current) => recorder.deletion(scope, 'customer.deleted', read as never),
     };
   }
-  const claimOf = (id: Types.ObjectId, eventId: string, version: string[] | null): EventDeletion => ({
+  const claimOf = (id: Types.ObjectId, eventId: string, version: string | null): EventDeletion => ({
     _id: `customers:${String(id)}`,
     projectId: new Types.ObjectId(scope.projectId),
-    deleting: { collection: 'customers', id, outbox: version },
+    deleting: { collection: 'customers', id, version },
     eventId,
     type: 'customer.deleted',
     createdAt: new Date(),
@@ -135,10 +128,10 @@ describe("a hard delete's event", () => {
   });
 
   it('a retried or concurrent delete of the version another read uses its event: listed under that id', async () => {
-    const record = { _id: new Types.ObjectId(), outbox: outbox('evt_v') };
+    const record = { _id: new Types.ObjectId(), lastChange: 'evt_v' };
     const { published, deletion, events } = setUp(
       [record],
-      new Map([[`customers:${String(record._id)}`, claimOf(record._id, 'evt_first', ['evt_v'])]]),
+      new Map([[`customers:${String(record._id)}`, claimOf(record._id, 'evt_first', 'evt_v')]]),
     );
     const intent = await deletion([record]);
     expect(intent.holds(String(record._id))).toBe(true);
@@ -148,19 +141,19 @@ describe("a hard delete's event", () => {
   });
 
   it("one naming an older version is replaced while the record is at the version read; this delete's own read being the older, it holds nothing", async () => {
-    const record = { _id: new Types.ObjectId(), outbox: outbox('evt_w') };
+    const record = { _id: new Types.ObjectId(), lastChange: 'evt_w' };
     const key = `customers:${String(record._id)}`;
-    const newer = setUp([record], new Map([[key, claimOf(record._id, 'evt_old', ['evt_v'])]]));
+    const newer = setUp([record], new Map([[key, claimOf(record._id, 'evt_old', 'evt_v')]]));
     const intent = await newer.deletion([record]);
     expect(intent.holds(String(record._id))).toBe(true);
     expect(newer.events.replaceDeletion).toHaveBeenCalledWith(
       'evt_old',
-      expect.objectContaining({ deleting: expect.objectContaining({ outbox: ['evt_w'] }) }),
+      expect.objectContaining({ deleting: expect.objectContaining({ version: 'evt_w' }) }),
     );
 
     // Read at evt_v, while the record is at evt_w and a delete of that version holds its event.
-    const older = setUp([record], new Map([[key, claimOf(record._id, 'evt_newer', ['evt_w'])]]));
-    const stale = await older.deletion([{ _id: record._id, outbox: outbox('evt_v') }]);
+    const older = setUp([record], new Map([[key, claimOf(record._id, 'evt_newer', 'evt_w')]]));
+    const stale = await older.deletion([{ _id: record._id, lastChange: 'evt_v' }]);
     expect(stale.holds(String(record._id))).toBe(false);
     expect(older.events.replaceDeletion).not.toHaveBeenCalled();
   });
@@ -169,12 +162,12 @@ describe("a hard delete's event", () => {
     const [gone, moved, there] = [new Types.ObjectId(), new Types.ObjectId(), new Types.ObjectId()];
     const stored = new Map<string, EventDeletion>();
     const { published, deletion, events } = setUp([], stored);
-    const read = [gone, moved, there].map((_id) => ({ _id, outbox: outbox(`evt_${String(_id)}`) }));
+    const read = [gone, moved, there].map((_id) => ({ _id, lastChange: `evt_${String(_id)}` }));
     const intent = await deletion(read);
     const heldEvent = (id: Types.ObjectId) => stored.get(`customers:${String(id)}`)!.eventId;
     const goneEvent = heldEvent(gone);
     // Meanwhile a delete of a newer version of `moved` replaced its event (and removed it).
-    stored.set(`customers:${String(moved)}`, claimOf(moved, 'evt_newer', ['evt_x']));
+    stored.set(`customers:${String(moved)}`, claimOf(moved, 'evt_newer', 'evt_x'));
     const thereEvent = heldEvent(there);
     await intent.settle({ gone: [String(gone), String(moved)], changed: [String(there)] });
     expect(published).toEqual([goneEvent]);

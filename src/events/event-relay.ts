@@ -8,18 +8,18 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
 import { JobRunner, type JobHandle } from '../jobs/job-runner';
 import {
-  fencedOutbox,
-  holdsEvent,
+  atVersion,
+  LAST_CHANGE,
+  madeBy,
+  newFence,
   OUTBOX,
-  outboxVersion,
-  sameOutbox,
-  sameVersion,
+  RECORDED_FIELDS,
+  versionOf,
   type ChangeRecorder,
   type DeletionIntent,
   type PendingEvent,
@@ -49,8 +49,6 @@ interface EventSource {
 const SWEEP_BATCH = 500;
 /** Pending deletions a sweep settles at most. */
 const DELETIONS_A_SWEEP = 100;
-/** Event ids this instance wrote to the events collection lately, remembered (see `relayOutboxes`). */
-const KNOWN_RECORDED = 10_000;
 const DAY_MS = 24 * 3600_000;
 /** How often an unsettled write's record is read again, until the database answers. */
 const UNSETTLED_RETRY_MS = 1000;
@@ -61,8 +59,6 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   private readonly logger = new Logger(EventRelay.name);
   private readonly sources = new Map<string, EventSource>();
   private readonly subscribers: EventSubscriber[] = [];
-  /** Ids this instance saw written to the events collection: no read needs to ask whether they are there. */
-  private readonly recorded = new LRUCache<string, true>({ max: KNOWN_RECORDED });
   private sweepJob?: JobHandle;
   private stopRetention?: () => void;
   private closing = false;
@@ -109,6 +105,7 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
       publish: async (scope, record, events) => {
         try {
           await this.publish(events.map((event) => published(event, scope.projectId, toObject(record))));
+          await this.emptyOutbox(source, record as unknown as StoredRecord, events[0].id);
         } catch (error) {
           this.logger.warn(`Publishing ${events.length} events failed, left to the sweep: ${(error as Error).message}`);
         }
@@ -174,7 +171,8 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     for (const source of this.sources.values()) {
       let batch: StoredRecord[] = [];
       const changed = source.records.aggregateEach<StoredRecord>(
-        [{ $match: { updatedAt: { $gte: since, $lt: until } } }],
+        // A published change's outbox is gone: only records still holding one are read.
+        [{ $match: { updatedAt: { $gte: since, $lt: until }, [OUTBOX]: { $exists: true } } }],
         SWEEP_BATCH,
       );
       for await (const record of changed) {
@@ -221,23 +219,40 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   /**
-   * Publishes the events of these records' outboxes that the events collection lacks: one read of
-   * their ids, leaving out those this instance wrote itself (a record's next write usually comes
-   * through the instance of its last one) and those past the events' retention, which the collection
+   * Publishes the events of these records' outboxes that the events collection lacks (one read of
+   * their ids; a published change's outbox is already gone, so the records read here are mostly
+   * those whose writer stopped), leaving out those past the events' retention, which the collection
    * no longer keeps whether they were published or not: copied again, they would be sent twice.
+   * Then empties each of those outboxes, unless its record changed meanwhile.
    */
   private async relayOutboxes(source: EventSource, records: readonly StoredRecord[]): Promise<void> {
+    const full = records.filter((record) => (record[OUTBOX]?.length ?? 0) > 0);
+    if (full.length === 0) return;
     const retained = Date.now() - this.config.retentionDays * DAY_MS;
-    const candidates = records.flatMap((record) =>
-      (record[OUTBOX] ?? [])
-        .filter((event) => !this.recorded.has(event.id) && new Date(event.createdAt).getTime() > retained)
-        .map((event) => ({ record, event })),
+    const candidates = full.flatMap((record) =>
+      record[OUTBOX]!.filter((event) => new Date(event.createdAt).getTime() > retained).map((event) => ({
+        record,
+        event,
+      })),
     );
-    if (candidates.length === 0) return;
-    const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
-    const missing = candidates.filter(({ event }) => !recorded.has(event.id));
-    await this.publish(
-      missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))),
+    if (candidates.length > 0) {
+      const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
+      const missing = candidates.filter(({ event }) => !recorded.has(event.id));
+      await this.publish(
+        missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))),
+      );
+    }
+    for (const record of full) await this.emptyOutbox(source, record, versionOf(record));
+  }
+
+  /**
+   * Removes a record's outbox once its events are in the events collection, guarded on the version
+   * they belong to: a change written meanwhile keeps its own. The record's `updatedAt` stays.
+   */
+  private async emptyOutbox(source: EventSource, record: StoredRecord, version: string | null): Promise<void> {
+    await source.records.updateStored(
+      { _id: record._id, projectId: record.projectId, ...atVersion(version) },
+      { $unset: { [OUTBOX]: 1 } },
     );
   }
 
@@ -252,12 +267,11 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     if (events.length === 0) return;
     for (const subscriber of this.subscribers) await subscriber.eventsRecorded(events);
     await store();
-    for (const event of events) this.recorded.set(event.id, true);
   }
 
   /**
    * Reads the record of a write whose answer was lost every second until the database answers: the
-   * write happened when the record's outbox holds its event (then relayed). Never settles once the
+   * write happened when the record is at its version (its outbox then relayed). Never settles once the
    * instance is closing: the request's `Idempotency-Key` stays held until its lease lapses.
    */
   private async readUntilAnswered(
@@ -269,8 +283,8 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
       await sleep(UNSETTLED_RETRY_MS, undefined, { ref: false });
       if (this.closing) return new Promise<never>(() => undefined);
       try {
-        const record = (await source.records.findOne(filter, { include: [OUTBOX] })) as StoredRecord | null;
-        const happened = holdsEvent(record, eventId);
+        const record = (await source.records.findOne(filter, { include: RECORDED_FIELDS })) as StoredRecord | null;
+        const happened = madeBy(record, eventId);
         if (happened) await this.relayOutboxes(source, [record!]);
         return happened;
       } catch {
@@ -280,9 +294,9 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   }
 
   /**
-   * Each record's deletion event, the record as it was, naming the version (outbox) its delete is
-   * guarded on: the one the record has when it names the same version (a retried or concurrent
-   * delete), else a new one. One naming another version is replaced while the record is still at
+   * Each record's deletion event, the record as it was, naming the version its delete is guarded on:
+   * the one the record has when it names the same version (a retried or concurrent delete), else a
+   * new one. One naming another version is replaced while the record is still at
    * the version read (the other delete can no longer apply); else this delete's read is the old one,
    * and it holds no event for that record.
    */
@@ -296,7 +310,7 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     const projectId = new Types.ObjectId(scope.projectId);
     const wanted = records.map((record): EventDeletion => {
       const event = published(pendingEvent(scope, type, null), scope.projectId, source.toObject(record));
-      const deleting = { collection, id: record._id, outbox: outboxVersion(record[OUTBOX]) };
+      const deleting = { collection, id: record._id, version: versionOf(record) };
       return {
         _id: deletionKey(collection, record._id),
         projectId,
@@ -312,17 +326,18 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     const other: EventDeletion[] = [];
     for (const want of wanted) {
       const found = stored.get(want._id);
-      if (found && sameVersion(found.deleting.outbox, want.deleting.outbox)) held.set(String(want.deleting.id), found);
+      if (found && (found.deleting.version ?? null) === want.deleting.version)
+        held.set(String(want.deleting.id), found);
       else if (found) other.push(want);
     }
     if (other.length > 0) {
       const current = (await source.records.findByIds(
         other.map((want) => want.deleting.id),
-        { fields: ['_id', OUTBOX], include: [OUTBOX] },
+        { fields: ['_id', LAST_CHANGE], include: [LAST_CHANGE] },
       )) as StoredRecord[];
       for (const want of other) {
         const record = current.find((candidate) => candidate._id.equals(want.deleting.id));
-        if (!record || !sameVersion(outboxVersion(record[OUTBOX]), want.deleting.outbox)) continue;
+        if (!record || versionOf(record) !== want.deleting.version) continue;
         if (await this.events.replaceDeletion(stored.get(want._id)!.eventId, want))
           held.set(String(want.deleting.id), want);
       }
@@ -357,25 +372,24 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   /**
    * A delete whose process stopped, or whose answer was lost, before settling its event: gone, the
-   * event stands (the record's one deletion event names the delete that removed it); there with
-   * another outbox, no delete of the version read can apply; there with the same, its outbox is
-   * relayed and replaced by an empty one (the fence), after which none can either. The event is
-   * dropped in those two cases.
+   * event stands (the record's one deletion event names the delete that removed it); there at another
+   * version, no delete of the version read can apply; there at the same, its outbox is relayed and
+   * its version replaced by a fence's, after which none can either. The event is dropped in those
+   * two cases.
    */
   private async settleStopped(source: EventSource, deletion: EventDeletion): Promise<void> {
-    const { id, outbox } = deletion.deleting;
+    const { id } = deletion.deleting;
+    const version = deletion.deleting.version ?? null;
     const record = (await source.records.findOne(
       { _id: id, projectId: deletion.projectId },
-      { include: [OUTBOX] },
+      { include: RECORDED_FIELDS },
     )) as StoredRecord | null;
     if (!record) return this.publishDeletions([deletion]);
-    if (sameVersion(outboxVersion(record[OUTBOX]), outbox)) {
+    if (versionOf(record) === version) {
       await this.relayOutboxes(source, [record]);
-      const guard = { _id: id, projectId: deletion.projectId, $and: [sameOutbox(record[OUTBOX])] };
-      const fence = await source.records.updateOne(
-        guard,
-        { $set: { [OUTBOX]: fencedOutbox(record[OUTBOX]) } },
-        { keepTimestamps: true },
+      const fence = await source.records.updateStored(
+        { _id: id, projectId: deletion.projectId, ...atVersion(version) },
+        { $set: { [LAST_CHANGE]: newFence() } },
       );
       // Matched nothing: the record changed or went meanwhile; the next sweep reads it again.
       if (fence.matched === 0) return;

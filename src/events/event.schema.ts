@@ -3,12 +3,12 @@ import { Schema as MongooseSchema, Types } from 'mongoose';
 import { schemaOptions } from '../common/database/schema-options';
 import { tenantOwned } from '../tenancy/tenant-owned.plugin';
 
-/** The record a hard delete's event is about, and the version of it (its outbox) the delete is guarded on. */
+/** The record a hard delete's event is about, and the version of it the delete is guarded on. */
 export interface DeletedRecord {
   collection: string;
   id: Types.ObjectId;
-  /** The ids of the events in the record's outbox when it was read (null: it had none): every recorded write replaces them. */
-  outbox: string[] | null;
+  /** The record's version when read (`lastChange`; null before any recorded change): each recorded write moves it. */
+  version: string | null;
 }
 
 /**

@@ -2,18 +2,19 @@ import { EventEmitter2 } from '@nestjs/event-emitter';
 import { InProcessEmitter } from './in-process-events';
 /**
  * The outbox's invariant, which every recorded write of `TenantRecords` follows: a change writes its
- * events into its record's `outbox` in the same single-document insert or update as the change, so a
- * change that happened holds its events and one that did not holds none. No write replaces or
- * removes an outbox before its events are in the events collection: it first copies the outbox it
- * read (by event id, so twice is once) and is guarded on that outbox being still there. The writer
- * then publishes its own events; should it stop or fail first, they stay in the record, where every
- * instance's sweep finds them by the record's recent `updatedAt`, and a write whose answer was lost
- * happened exactly when the record's outbox holds its events. A hard delete writes each record's
- * event pending before the delete, guarded like any write, listed once the record is gone, or dropped
- * once the record is at another version (a fence on its outbox makes a delete of the one read
- * impossible). A record has one deletion event at a time, keyed by the record and naming the
- * version read: a retried or concurrent delete of that version uses it, so its id follows from the
- * record and the change, and a record gone has exactly the event of the delete that removed it.
+ * events into its record's `outbox`, and its first event's id as the record's version, in the same
+ * single-document insert or update as the change, so a change that happened holds its events and one
+ * that did not holds none. No write replaces or removes an outbox before its events are in the events
+ * collection: it first copies the outbox it read (by event id, so twice is once) and is guarded on
+ * the version it read; a copied outbox is removed while its record is still at that version. The
+ * writer then publishes its own events; should it stop or fail first, they stay in the record, where
+ * every instance's sweep finds them by the record's recent `updatedAt`, and a write whose answer was
+ * lost happened exactly when the record is at its version. A hard delete writes each record's event
+ * pending before the delete, guarded like any write, listed once the record is gone, or dropped once
+ * the record is at another version (a fence's version makes a delete of the one read impossible). A
+ * record has one deletion event at a time, keyed by the record and naming the version read: a
+ * retried or concurrent delete of that version uses it, so its id follows from the record and the
+ * change, and a record gone has exactly the event of the delete that removed it.
  */
 import { Global, Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';

@@ -1,49 +1,27 @@
-import {
-  fencedOutbox,
-  holdsEvent,
-  outboxVersion,
-  sameOutbox,
-  sameVersion,
-  type PendingEvent,
-} from './recorded-changes';
+import { atVersion, madeBy, newFence, versionOf } from './recorded-changes';
 
-describe("a record's outbox", () => {
-  const event = (id: string): PendingEvent => ({
-    id,
-    type: 'customer.updated',
-    createdAt: new Date(),
-    before: null,
-    request: { id: null, idempotencyKey: null },
+describe("a record's version", () => {
+  it('a write is guarded on the version it read, null (matching an absent one) before any recorded change', () => {
+    expect(atVersion('evt_a')).toEqual({ lastChange: 'evt_a' });
+    expect(atVersion(null)).toEqual({ lastChange: null });
   });
 
-  it('a write is guarded on the outbox it read: by its first event, or by its being empty, or absent', () => {
-    expect(sameOutbox([event('evt_a'), event('evt_b')])).toEqual({ 'outbox.id': 'evt_a' });
-    expect(sameOutbox([])).toEqual({ outbox: { $size: 0 } });
-    expect(sameOutbox(null)).toEqual({ outbox: null });
-    expect(sameOutbox(undefined)).toEqual({ outbox: null });
+  it('is the last change, whether or not its outbox was emptied', () => {
+    expect(versionOf({ lastChange: 'evt_a', outbox: null })).toBe('evt_a');
+    expect(versionOf({ outbox: null })).toBeNull();
+    expect(versionOf(null)).toBeNull();
   });
 
-  it('a fence always leaves an outbox the guard of the one it replaced no longer matches, holding no event', () => {
-    expect(fencedOutbox([event('evt_a')])).toEqual([]);
-    expect(fencedOutbox(null)).toEqual([]);
-    expect(fencedOutbox([])).toBeNull();
+  it("tells a lost write's change by the version it left, its outbox emptied or not", () => {
+    expect(madeBy({ lastChange: 'evt_a' }, 'evt_a')).toBe(true);
+    expect(madeBy({ lastChange: 'evt_b' }, 'evt_a')).toBe(false);
+    expect(madeBy({}, 'evt_a')).toBe(false);
+    expect(madeBy(null, 'evt_a')).toBe(false);
   });
 
-  it("a write whose answer was lost happened exactly when the record's outbox holds its event", () => {
-    expect(holdsEvent({ outbox: [event('evt_a'), event('evt_b')] }, 'evt_b')).toBe(true);
-    expect(holdsEvent({ outbox: [event('evt_a')] }, 'evt_c')).toBe(false);
-    expect(holdsEvent({ outbox: null }, 'evt_a')).toBe(false);
-    expect(holdsEvent(null, 'evt_a')).toBe(false);
-  });
-
-  it("a hard delete names the record's version by its outbox's event ids; a fence's empty outbox is another version than none", () => {
-    expect(outboxVersion([event('evt_a'), event('evt_b')])).toEqual(['evt_a', 'evt_b']);
-    expect(outboxVersion([])).toEqual([]);
-    expect(outboxVersion(null)).toBeNull();
-    expect(outboxVersion(undefined)).toBeNull();
-    expect(sameVersion(['evt_a', 'evt_b'], ['evt_a', 'evt_b'])).toBe(true);
-    expect(sameVersion(['evt_a'], ['evt_b'])).toBe(false);
-    expect(sameVersion([], null)).toBe(false);
-    expect(sameVersion(null, null)).toBe(true);
+  it('a fence is a version no change has: no two alike, none an event id', () => {
+    const [a, b] = [newFence(), newFence()];
+    expect(a).not.toBe(b);
+    expect(a).not.toMatch(/^evt_/);
   });
 });

@@ -1,12 +1,24 @@
 import { ServiceUnavailableException } from '@nestjs/common';
+import { Types } from 'mongoose';
 import type { TenantScope } from './tenant-scope';
 import type { RecordedEventType } from './recorded-event-types';
 
 /**
  * The field of a tenant's record that holds the events of its last recorded change (the outbox), set
- * in the same single-document write as the change, by the invariant src/events/events.module.ts states.
+ * in the same single-document write as the change, by the invariant src/events/events.module.ts
+ * states, and removed once they are in the events collection.
  */
 export const OUTBOX = 'outbox';
+
+/**
+ * The record's version: the id of its last recorded change's first event, set in the same write as
+ * its outbox and kept when the outbox is emptied (or a fence's id). Every recorded write and hard
+ * delete is guarded on the version it read.
+ */
+export const LAST_CHANGE = 'lastChange';
+
+/** The hidden fields a recorded write reads. */
+export const RECORDED_FIELDS: readonly string[] = [OUTBOX, LAST_CHANGE];
 
 /** An event waiting in the changed record's outbox, as stored: plain fields. */
 export interface PendingEvent {
@@ -19,8 +31,8 @@ export interface PendingEvent {
   request: { id: string | null; idempotencyKey: string | null };
 }
 
-/** A record read with its outbox. */
-export type WithOutbox<T> = T & { [OUTBOX]?: PendingEvent[] | null };
+/** A record read with its outbox and version. */
+export type WithOutbox<T> = T & { [OUTBOX]?: PendingEvent[] | null; [LAST_CHANGE]?: string | null };
 
 /**
  * What a hard delete did to the records it held events for, by record id. A record in none of
@@ -35,7 +47,7 @@ export interface DeletionOutcome {
    * record's deletion event is still this delete's (then whichever delete removed it shared it).
    */
   gone?: readonly string[];
-  /** Read there with another outbox: no delete of the version read can apply any more; their events are dropped. */
+  /** Read there at another version: no delete of the version read can apply any more; their events are dropped. */
   changed?: readonly string[];
 }
 
@@ -58,16 +70,22 @@ export interface DeletionIntent {
 export interface ChangeRecorder<T> {
   /** The events of a change about to be written; `before`, the record as it was, when the event carries a diff. */
   pending(scope: TenantScope, types: readonly RecordedEventType[], before: T | null): PendingEvent[];
-  /** The change is written: its events go to the events collection, with the record as the write left it. Never throws. */
+  /**
+   * The change is written: its events go to the events collection, with the record as the write left
+   * it, and its outbox is emptied unless a later change replaced it. Never throws.
+   */
   publish(scope: TenantScope, record: T, events: readonly PendingEvent[]): Promise<void>;
-  /** Copies whichever events of these records' outboxes the events collection lacks (idempotent, by event id). */
+  /**
+   * Copies whichever events of these records' outboxes the events collection lacks (idempotent, by
+   * event id), then empties each outbox while its record is at the version read.
+   */
   relayOutboxes(scope: TenantScope, records: readonly WithOutbox<T>[]): Promise<void>;
   /**
    * A write of `event` whose answer was lost, its record unreadable: the record is read again until
-   * the database answers; whether the write happened (its outbox holds the event, then published).
+   * the database answers; whether the write happened (the record is at its version, then published).
    */
   settleLater(scope: TenantScope, id: unknown, event: string): Promise<boolean>;
-  /** Before a hard delete: each record's pending event (the one it has, or a new one), the record as it was, naming the outbox the delete is guarded on. */
+  /** Before a hard delete: each record's pending event (the one it has, or a new one), the record as it was, naming the version the delete is guarded on. */
   deletion(scope: TenantScope, type: string, records: readonly WithOutbox<T>[]): Promise<DeletionIntent>;
 }
 
@@ -85,32 +103,25 @@ export class UnsettledChange extends ServiceUnavailableException {
 }
 
 /**
- * The condition a record meets while its outbox is still `outbox` (as stored): a write guarded on
- * it replaces nothing unread. Put it inside `$and` or `$or`: Mongoose casts a top-level path into an
- * array of mixed values so that it never matches.
+ * The condition a record meets while it is still at `version` (`versionOf` of the record read): a
+ * write guarded on it replaces nothing unread, and an outbox emptied meanwhile does not make an older
+ * read current again.
  */
-export function sameOutbox(outbox: PendingEvent[] | null | undefined): Record<string, unknown> {
-  if (!outbox) return { [OUTBOX]: null };
-  if (outbox.length === 0) return { [OUTBOX]: { $size: 0 } };
-  return { [`${OUTBOX}.id`]: outbox[0].id };
+export function atVersion(version: string | null): Record<string, unknown> {
+  return { [LAST_CHANGE]: version };
 }
 
-/** A record's version as a hard delete's event names it: its outbox's event ids, null when it has none. */
-export function outboxVersion(outbox: PendingEvent[] | null | undefined): string[] | null {
-  return outbox?.map((event) => event.id) ?? null;
+/** A record's version: the id of its last recorded change (its first event's), null before any. */
+export function versionOf(record: WithOutbox<unknown> | null): string | null {
+  return record?.[LAST_CHANGE] ?? null;
 }
 
-/** Whether two versions are one (an empty outbox, a fence's, is not an absent one). */
-export function sameVersion(a: readonly string[] | null, b: readonly string[] | null): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/** A version no write has: what a fence sets, so that no write guarded on an older one applies. */
+export function newFence(): string {
+  return `fence_${new Types.ObjectId().toHexString()}`;
 }
 
-/** An outbox that no longer meets `sameOutbox(outbox)` and holds no event: what a fence writes once `outbox` is relayed. */
-export function fencedOutbox(outbox: PendingEvent[] | null | undefined): [] | null {
-  return outbox?.length === 0 ? null : [];
-}
-
-/** Whether the record's outbox holds this event: how a write whose answer was lost is known to have happened. */
-export function holdsEvent(record: WithOutbox<unknown> | null, eventId: string): boolean {
-  return (record?.[OUTBOX] ?? []).some((event) => event.id === eventId);
+/** Whether the record's last change is the one whose first event is `eventId`: how a write whose answer was lost is known to have happened. */
+export function madeBy(record: WithOutbox<unknown> | null, eventId: string): boolean {
+  return versionOf(record) === eventId;
 }

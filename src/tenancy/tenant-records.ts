@@ -10,12 +10,14 @@ import {
   type WriteResult,
 } from '../database/records';
 import {
-  holdsEvent,
+  atVersion,
+  LAST_CHANGE,
+  madeBy,
+  newFence,
   OUTBOX,
-  outboxVersion,
-  sameOutbox,
-  sameVersion,
+  RECORDED_FIELDS,
   UnsettledChange,
+  versionOf,
   type ChangeRecorder,
   type PendingEvent,
   type WithOutbox,
@@ -35,6 +37,12 @@ export interface RecordedChange {
   event?: RecordedEventType;
   /** The event's `previousAttributes`: the fields of the record, read before the write, that the change replaced. */
   diff?: boolean;
+  /**
+   * Without an event: a change callers see as another record's event (a channel's list of projects
+   * follows the projects' own). The record's version moves on all the same, so that a recorded write
+   * that read it before this change does not build its event on the state before it.
+   */
+  recordedElsewhere?: boolean;
 }
 
 /**
@@ -108,7 +116,13 @@ export class TenantRecords<T> {
     const _id = given === undefined ? new Types.ObjectId() : (toObjectId(given) ?? given);
     let stored: Require_id<T>;
     try {
-      stored = await this.records.insert({ ...fields, _id, [OUTBOX]: pending, ...scopeFilter(scope) } as AnyKeys<T>);
+      stored = await this.records.insert({
+        ...fields,
+        _id,
+        [OUTBOX]: pending,
+        [LAST_CHANGE]: pending[0].id,
+        ...scopeFilter(scope),
+      } as AnyKeys<T>);
     } catch (error) {
       stored = (await this.settle(scope, _id, pending, error)) as Require_id<T>;
     }
@@ -129,7 +143,8 @@ export class TenantRecords<T> {
     options: UpdateOptions & RecordedChange = {},
   ): Promise<WriteResult> {
     const filter = scopeFilter(scope, conditions);
-    if (!options.event) return this.records.updateOne(filter, update, options);
+    if (!options.event)
+      return this.records.updateOne(filter, options.recordedElsewhere ? fenced(update) : update, options);
     const written = await this.recordedWrite(scope, filter, update, options);
     return written ? { matched: 1, modified: 1 } : { matched: 0, modified: 0 };
   }
@@ -201,7 +216,7 @@ export class TenantRecords<T> {
 
   /**
    * A change that records its event, copy before replace (events.module.ts). Matched nothing: the
-   * record is gone, no longer meets the conditions, or another write replaced its outbox meanwhile.
+   * record is gone, no longer meets the conditions, or another write changed its version meanwhile.
    */
   private async recordedWrite(
     scope: TenantScope,
@@ -212,18 +227,18 @@ export class TenantRecords<T> {
     const changes = this.recorder();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.records.findOne<WithOutbox<T> & { _id: Types.ObjectId }>(filter, {
-        include: [OUTBOX],
+        include: RECORDED_FIELDS,
       });
       if (!current) return null;
       await changes.relayOutboxes(scope, [current]);
       const pending = changes.pending(scope, [change.event!], change.diff ? withoutOutbox(current) : null);
-      const guarded = withCondition({ ...filter, _id: current._id }, sameOutbox(current[OUTBOX]));
+      const guarded = withCondition({ ...filter, _id: current._id }, atVersion(versionOf(current)));
       const { $set, ...rest } = update as { $set?: Record<string, unknown> };
       let written: T | null;
       try {
         written = await this.records.updateAndGet(
           guarded,
-          { ...rest, $set: { ...$set, [OUTBOX]: pending } } as UpdateQuery<T>,
+          { ...rest, $set: { ...$set, [OUTBOX]: pending, [LAST_CHANGE]: pending[0].id } } as UpdateQuery<T>,
           change,
         );
       } catch (error) {
@@ -240,7 +255,7 @@ export class TenantRecords<T> {
   /**
    * Up to `limit` records removed, each with its event: their outboxes copied first, each record's
    * event written pending (or the one a retried or concurrent delete of the same version wrote
-   * found), the delete guarded on each outbox, then each event listed, dropped or left to the sweep
+   * found), the delete guarded on each version read, then each event listed, dropped or left to the sweep
    * by what the delete did (`DeletionOutcome`). A record whose event another delete of a newer
    * version holds is read again.
    */
@@ -253,7 +268,7 @@ export class TenantRecords<T> {
     const changes = this.recorder();
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const found = (await this.records.find(scopeFilter(scope, conditions), {
-        include: [OUTBOX],
+        include: RECORDED_FIELDS,
         limit,
       })) as (WithOutbox<T> & { _id: Types.ObjectId })[];
       if (found.length === 0) return 0;
@@ -261,7 +276,7 @@ export class TenantRecords<T> {
       const intent = await changes.deletion(scope, event, found);
       const held = found.filter((record) => intent.holds(String(record._id)));
       if (held.length === 0) continue;
-      const guards = held.map((record) => ({ _id: record._id, ...sameOutbox(record[OUTBOX]) }));
+      const guards = held.map((record) => ({ _id: record._id, ...atVersion(versionOf(record)) }));
       let removed: number | undefined;
       let lost: unknown;
       try {
@@ -295,7 +310,7 @@ export class TenantRecords<T> {
   ): Promise<{ gone: string[]; changed: string[] }> {
     const left = await this.records.findByIds<WithOutbox<{ _id: Types.ObjectId; projectId: Types.ObjectId }>>(
       records.map((record) => record._id),
-      { fields: ['_id', TENANT_FIELD, OUTBOX], include: [OUTBOX] },
+      { fields: ['_id', TENANT_FIELD, LAST_CHANGE], include: [LAST_CHANGE] },
     );
     const there = new Map(
       left
@@ -307,8 +322,7 @@ export class TenantRecords<T> {
     for (const record of records) {
       const now = there.get(String(record._id));
       if (!now) gone.push(String(record._id));
-      else if (!sameVersion(outboxVersion(now[OUTBOX]), outboxVersion(record[OUTBOX])))
-        changed.push(String(record._id));
+      else if (versionOf(now) !== versionOf(record)) changed.push(String(record._id));
     }
     return { gone, changed };
   }
@@ -316,10 +330,10 @@ export class TenantRecords<T> {
   /**
    * A write of `pending` failed. Refused by the database (a duplicate key, a validation error): it
    * did not happen, and the error stands. Any other error leaves its outcome unknown: the record is
-   * read, and the write happened when its outbox holds the write's events; else the error stands,
-   * and the events are not lost should the write still land, since they are in its outbox. A read
-   * that fails too leaves the write to the relay, which reads it again until the database answers
-   * (`UnsettledChange`: the request's `Idempotency-Key` is settled by what it finds).
+   * read, and the write happened when the record is at the write's version (its first event's id);
+   * else the error stands, and the events are not lost should the write still land, since they are
+   * in its outbox. A read that fails too leaves the write to the relay, which reads it again until
+   * the database answers (`UnsettledChange`: the request's `Idempotency-Key` is settled by what it finds).
    */
   private async settle(
     scope: TenantScope,
@@ -330,11 +344,11 @@ export class TenantRecords<T> {
     if (!outcomeUnknown(error)) throw error;
     let record: WithOutbox<T> | null;
     try {
-      record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: [OUTBOX] });
+      record = await this.records.findOne<WithOutbox<T>>(scopeFilter(scope, { _id }), { include: RECORDED_FIELDS });
     } catch {
       throw new UnsettledChange(this.recorder().settleLater(scope, _id, pending[0].id), error);
     }
-    if (record && holdsEvent(record, pending[0].id)) return record;
+    if (record && madeBy(record, pending[0].id)) return record;
     throw error;
   }
 
@@ -345,7 +359,7 @@ export class TenantRecords<T> {
   }
 }
 
-/** How many times a recorded write reads a record again whose outbox another write replaced meanwhile. */
+/** How many times a recorded write reads a record again that another write changed meanwhile. */
 const MAX_ATTEMPTS = 5;
 /** How many records a recorded `deleteMany` reads and removes at a time. */
 const DELETE_BATCH = 100;
@@ -357,6 +371,12 @@ function outcomeUnknown(error: unknown): boolean {
   return !isDuplicateKey(error) && !REFUSALS.has((error as Error | null)?.name ?? '');
 }
 
+/** The update, moving the record's version on to a fence's. */
+function fenced<T>(update: UpdateQuery<T>): UpdateQuery<T> {
+  const { $set, ...rest } = update as { $set?: Record<string, unknown> };
+  return { ...rest, $set: { ...$set, [LAST_CHANGE]: newFence() } } as UpdateQuery<T>;
+}
+
 /** The filter with one more condition, beside any `$and` it has. */
 function withCondition(filter: Conditions, condition: Conditions): Conditions {
   const { $and, ...rest } = filter as Conditions & { $and?: Conditions[] };
@@ -365,7 +385,7 @@ function withCondition(filter: Conditions, condition: Conditions): Conditions {
 
 function withoutOutbox<R>(stored: R): R {
   const copy = { ...(stored as Record<string, unknown>) };
-  delete copy[OUTBOX];
+  for (const field of RECORDED_FIELDS) delete copy[field];
   return copy as R;
 }
 

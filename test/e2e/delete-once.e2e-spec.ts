@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Types } from 'mongoose';
-import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
-import { EventsRepository } from '../../src/events/events.repository';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil } from '../support/deadline';
+import { delayedAndLostOnce, failEveryDiscard, failOnce } from '../support/faults';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
@@ -47,7 +46,6 @@ describe('a hard delete, one event whatever happens', () => {
 
   const post = (path: string, body: unknown) => t.http.post(path, body, { token: admin.token });
   const deleteCustomer = (id: string) => t.http.delete(`/v1/customers/${id}`, { token: admin.token });
-  const networkError = (message: string) => Object.assign(new Error(message), { name: 'MongoNetworkError' });
 
   async function createCustomer(): Promise<string> {
     const res = await post('/v1/customers', { email: 'once@example.com' });
@@ -102,43 +100,9 @@ describe('a hard delete, one event whatever happens', () => {
     return deleted.id;
   }
 
-  /** The next `deleteMany` on `collection`'s records fails once, before it applied (the database never got it). */
-  function stopOnce(collection: string): void {
-    const original = Records.prototype.deleteMany;
-    let failed = false;
-    jest.spyOn(Records.prototype, 'deleteMany').mockImplementation(function (this: Records<unknown>, filter) {
-      if (failed || this.collectionName !== collection) return original.call(this, filter);
-      failed = true;
-      return Promise.reject(networkError('connection reset before the write'));
-    });
-  }
-
-  /**
-   * The next `deleteMany` on `collection`'s records reaches the database late (after the one that
-   * follows it has returned, at least 300 ms, at most 5 s), applies, and its answer is lost;
-   * `started` resolves when it was called.
-   */
-  function delayedAndLostOnce(collection: string): Promise<void> {
-    const original = Records.prototype.deleteMany;
-    let calls = 0;
-    let called!: () => void;
-    let overtaken!: () => void;
-    const started = new Promise<void>((resolve) => (called = resolve));
-    const next = new Promise<void>((resolve) => (overtaken = resolve));
-    jest.spyOn(Records.prototype, 'deleteMany').mockImplementation(async function (this: Records<unknown>, filter) {
-      if (this.collectionName !== collection || ++calls > 2) return original.call(this, filter);
-      if (calls === 2) return original.call(this, filter).finally(overtaken);
-      called();
-      await Promise.all([sleep(300), Promise.race([next, sleep(5000)])]);
-      await original.call(this, filter);
-      throw networkError('connection reset after the write');
-    });
-    return started;
-  }
-
   it('a delete that answered 503 before it applied, retried at once (before any sweep), lists one event', async () => {
     const id = await createCustomer();
-    stopOnce('customers');
+    failOnce('deleteMany', 'customers', 'stop');
     expect((await deleteCustomer(id)).status).toBe(503);
     expect(await t.db.collection('customers').countDocuments({ _id: new Types.ObjectId(id) })).toBe(1);
     jest.restoreAllMocks();
@@ -149,7 +113,7 @@ describe('a hard delete, one event whatever happens', () => {
 
   it('a delete that answered 503 before it applied, then a change, then a delete: one event, of the record as the last delete read it', async () => {
     const id = await createCustomer();
-    stopOnce('customers');
+    failOnce('deleteMany', 'customers', 'stop');
     expect((await deleteCustomer(id)).status).toBe(503);
     jest.restoreAllMocks();
     // The first delete's event names the version it read; the record is now at another.
@@ -167,7 +131,7 @@ describe('a hard delete, one event whatever happens', () => {
 
   it('two deletes of one customer at once while every discard fails: one event', async () => {
     const id = await createCustomer();
-    jest.spyOn(EventsRepository.prototype, 'discard').mockRejectedValue(networkError('connection reset'));
+    failEveryDiscard();
     const answers = await Promise.all([deleteCustomer(id), deleteCustomer(id)]);
     expect(answers.map((res) => res.status).sort()).toEqual([200, 404]);
     jest.restoreAllMocks();
@@ -177,7 +141,7 @@ describe('a hard delete, one event whatever happens', () => {
 
   it("two deletes of one customer at once, the first one's write 300 ms late and its answer lost: both 200, one event", async () => {
     const id = await createCustomer();
-    const started = delayedAndLostOnce('customers');
+    const started = delayedAndLostOnce('deleteMany', 'customers');
     const first = deleteCustomer(id);
     await started;
     const second = await deleteCustomer(id);
@@ -195,7 +159,7 @@ describe('a hard delete, one event whatever happens', () => {
     expect(endpoint.status).toBe(201);
     try {
       const id = await createCustomer();
-      const started = delayedAndLostOnce('customers');
+      const started = delayedAndLostOnce('deleteMany', 'customers');
       const first = deleteCustomer(id);
       await started;
       expect((await deleteCustomer(id)).status).toBe(200);
@@ -219,7 +183,7 @@ describe('a hard delete, one event whatever happens', () => {
   it("a customer's cards, their delete answering 503 before it applied and retried at once: each card's event once", async () => {
     const customer = await createCustomer();
     const cards = [await createCard(customer), await createCard(customer)];
-    stopOnce('cards');
+    failOnce('deleteMany', 'cards', 'stop');
     expect((await deleteCustomer(customer)).status).toBe(503);
     expect(await t.db.collection('cards').countDocuments({ customer: new Types.ObjectId(customer) })).toBe(2);
     jest.restoreAllMocks();
@@ -247,7 +211,7 @@ describe('a hard delete, one event whatever happens', () => {
       expect(project.status).toBe(201);
       projects.push(project.body._id ?? project.body.id);
     }
-    stopOnce('projects');
+    failOnce('deleteMany', 'projects', 'stop');
     expect((await t.http.delete(`/channels/${channel}`, { token: admin.token })).status).toBe(503);
     jest.restoreAllMocks();
     // The channel went first; the retry finds it gone (404) and finishes its cascade all the same.

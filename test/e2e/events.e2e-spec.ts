@@ -81,14 +81,10 @@ describe('events /v1/events', () => {
   it('records an update with the fields it changed, as they were, and a delete with the record as it was', async () => {
     const id = await createCustomer({ firstName: 'Jenny' });
     expect((await post(`/v1/customers/${id}`, { firstName: 'Jane', lastName: 'Rosen' })).status).toBe(200);
-    // The state before the change waits in the record as a sub-document, not an encoded string.
+    // Once relayed, the record keeps no copy of its state before: only its version, the change's event id.
     const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
-    expect(stored?.outbox).toEqual([
-      expect.objectContaining({
-        type: 'customer.updated',
-        before: expect.objectContaining({ id, firstName: 'Jenny' }),
-      }),
-    ]);
+    expect(stored).not.toHaveProperty('outbox');
+    expect(stored?.lastChange).toBe((await eventsOf(id)).at(-1)!.id);
     expect((await t.http.delete(`/v1/customers/${id}`, { token: admin.token })).status).toBe(200);
     const [created, updated, deleted] = await eventsOf(id);
     expect([created.type, updated.type, deleted.type]).toEqual([
@@ -224,6 +220,51 @@ describe('events /v1/events', () => {
   describe('a process that stops between two writes loses no event and records none twice', () => {
     const stopped = () => Promise.reject(new Error('process stopped here'));
 
+    it('an outbox waits in its record as sub-documents until it is copied, then is removed; a change written meanwhile keeps its own', async () => {
+      const id = await createCustomer({ firstName: 'Jenny' });
+      const _id = new Types.ObjectId(id);
+      const customers = () => t.db.collection('customers');
+      jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementationOnce(stopped);
+      expect((await post(`/v1/customers/${id}`, { firstName: 'Jane' })).status).toBe(200);
+      const stranded = await customers().findOne({ _id });
+      expect(stranded?.outbox).toEqual([
+        expect.objectContaining({
+          type: 'customer.updated',
+          before: expect.objectContaining({ id, firstName: 'Jenny' }),
+        }),
+      ]);
+      expect(stranded?.lastChange).toBe(stranded?.outbox[0].id);
+
+      // While the sweep empties that outbox, another instance's change lands, its own events not copied yet.
+      const theirs = {
+        id: `evt_${new Types.ObjectId().toHexString()}`,
+        type: 'customer.updated',
+        createdAt: new Date(),
+        before: null,
+        request: { id: null, idempotencyKey: null },
+      };
+      const updateStored = Records.prototype.updateStored;
+      jest.spyOn(Records.prototype, 'updateStored').mockImplementationOnce(async function (
+        this: Records<unknown>,
+        ...args
+      ) {
+        await customers().updateOne({ _id }, { $set: { outbox: [theirs], lastChange: theirs.id } });
+        return updateStored.apply(this, args);
+      });
+      await relay.sweep(0);
+      expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created', 'customer.updated']);
+      const kept = await customers().findOne({ _id });
+      expect(kept?.outbox).toEqual([expect.objectContaining({ id: theirs.id })]);
+      expect(kept?.lastChange).toBe(theirs.id);
+
+      // The next sweep copies that one and removes it.
+      await relay.sweep(0);
+      expect((await eventsOf(id)).map((event) => event.id)).toContain(theirs.id);
+      const emptied = await customers().findOne({ _id });
+      expect(emptied).not.toHaveProperty('outbox');
+      expect(emptied?.lastChange).toBe(theirs.id);
+    });
+
     it('between the change and the event: the sweep records it once', async () => {
       jest.spyOn(EventsRepository.prototype, 'recordMany').mockImplementationOnce(stopped);
       const id = await createCustomer();
@@ -250,7 +291,8 @@ describe('events /v1/events', () => {
       expect(recorded[1].id).toBe(theirs.id);
       expect(recorded[2].data.object.firstName).toBe('Jenny');
       const stored = await t.db.collection('customers').findOne({ _id: new Types.ObjectId(id) });
-      expect((stored?.outbox as { id: string }[]).map((event) => event.id)).toEqual([recorded[2].id]);
+      expect(stored).not.toHaveProperty('outbox');
+      expect(stored?.lastChange).toBe(recorded[2].id);
     });
 
     it('changes under way side by side each record their own event, once', async () => {

@@ -5,6 +5,7 @@ import { EventRelay } from '../../src/events/event-relay';
 import { EventsRepository } from '../../src/events/events.repository';
 import { createFirstAdmin, TestUser } from '../support/auth';
 import { pollUntil } from '../support/deadline';
+import { failOnce, networkError, stopBeforeRecording, stopBeforeSettling, type RecordWrite } from '../support/faults';
 import { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -47,34 +48,6 @@ describe('the outbox under faults', () => {
     await relay.sweep(0);
     await relay.sweep(0);
   }
-
-  type Method = 'insert' | 'updateAndGet' | 'deleteMany';
-  /**
-   * The next `method` on `collection`'s records fails once: `stop` before the write (the process
-   * stopped before it), `lost` after the database applied it (its answer never came back).
-   */
-  function failOnce(method: Method, collection: string, mode: 'stop' | 'lost'): void {
-    const original = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
-    let failed = false;
-    jest.spyOn(Records.prototype, method).mockImplementation(async function (
-      this: Records<unknown>,
-      ...args: unknown[]
-    ) {
-      if (failed || this.collectionName !== collection) return original.apply(this, args);
-      failed = true;
-      if (mode === 'lost') await original.apply(this, args);
-      throw Object.assign(new Error(mode === 'lost' ? 'connection reset after the write' : 'process stopped here'), {
-        name: 'MongoNetworkError',
-      });
-    } as never);
-  }
-
-  /** The process stops after the change's write, before its events reach the events collection. */
-  const stopBeforeRecording = () =>
-    jest.spyOn(EventsRepository.prototype, 'recordMany').mockRejectedValueOnce(new Error('process stopped here'));
-  /** The process stops after a hard delete, before its pending events are settled. */
-  const stopBeforeSettling = () =>
-    jest.spyOn(EventsRepository.prototype, 'settleDeletions').mockRejectedValueOnce(new Error('process stopped here'));
 
   const expectUnavailable = (res: HttpResponse) => expect(res.status).toBeGreaterThanOrEqual(500);
 
@@ -166,12 +139,11 @@ describe('the outbox under faults', () => {
   });
 
   describe('a write whose answer is lost and whose record cannot be read at first', () => {
-    const networkError = () => Object.assign(new Error('connection reset'), { name: 'MongoNetworkError' });
     /**
      * The next `method` on `collection`'s records fails as `failOnce` has it, and from then on every
      * read of a record of that collection fails too, until the mocks are restored (the database answers again).
      */
-    function outage(method: Method, collection: string, mode: 'stop' | 'lost'): void {
+    function outage(method: RecordWrite, collection: string, mode: 'stop' | 'lost'): void {
       const write = Records.prototype[method] as (...args: unknown[]) => Promise<unknown>;
       const read = Records.prototype.findOne as (...args: unknown[]) => Promise<unknown>;
       let down = false;
@@ -182,13 +154,15 @@ describe('the outbox under faults', () => {
         if (down || this.collectionName !== collection) return write.apply(this, args);
         down = true;
         if (mode === 'lost') await write.apply(this, args);
-        throw networkError();
+        throw networkError('connection reset');
       } as never);
       jest.spyOn(Records.prototype, 'findOne').mockImplementation(function (
         this: Records<unknown>,
         ...args: unknown[]
       ) {
-        return down && this.collectionName === collection ? Promise.reject(networkError()) : read.apply(this, args);
+        return down && this.collectionName === collection
+          ? Promise.reject(networkError('connection reset'))
+          : read.apply(this, args);
       } as never);
     }
     const keyRecord = (key: string) => t.db.collection('idempotency_keys').findOne({ key });
@@ -488,12 +462,13 @@ describe('the outbox under faults', () => {
     const update = (id: string) => post(`/v1/customers/${id}`, { firstName: `Changed${Date.now()}` });
     const customers = () => t.db.collection('customers');
 
-    it('asks the events collection nothing about events this instance wrote itself', async () => {
+    it('asks the events collection nothing after a published change: its outbox is gone', async () => {
       const id = await createCustomer();
       const asked = jest.spyOn(EventsRepository.prototype, 'recordedIds');
       expect((await update(id)).status).toBe(200);
       expect((await update(id)).status).toBe(200);
       expect(asked).not.toHaveBeenCalled();
+      expect(await customers().findOne({ _id: new Types.ObjectId(id) })).not.toHaveProperty('outbox');
       expect(await typesOf(id)).toEqual(['customer.created', 'customer.updated', 'customer.updated']);
     });
 
@@ -505,13 +480,16 @@ describe('the outbox under faults', () => {
         const id = await createCustomer();
         // As another instance's write would leave it: an event this instance never wrote, not in the events collection.
         const foreign = `evt_${new Types.ObjectId().toHexString()}`;
-        const stored = await customers().findOne({ _id: new Types.ObjectId(id) });
-        const outbox = (stored!.outbox as { id: string; createdAt: Date }[]).map((event) => ({
-          ...event,
-          id: foreign,
-          createdAt: new Date(Date.now() - ageDays * 24 * 3600_000),
-        }));
-        await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { outbox } });
+        const outbox = [
+          {
+            id: foreign,
+            type: 'customer.updated',
+            createdAt: new Date(Date.now() - ageDays * 24 * 3600_000),
+            before: null,
+            request: { id: null, idempotencyKey: null },
+          },
+        ];
+        await customers().updateOne({ _id: new Types.ObjectId(id) }, { $set: { outbox, lastChange: foreign } });
         expect((await update(id)).status).toBe(200);
         expect(await t.db.collection('events').countDocuments({ _id: foreign } as never)).toBe(copied ? 1 : 0);
       }

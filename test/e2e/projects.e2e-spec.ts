@@ -1,5 +1,7 @@
 import { Types } from 'mongoose';
 import { randomBytes } from 'node:crypto';
+import { EventRelay } from '../../src/events/event-relay';
+import { EventsRepository } from '../../src/events/events.repository';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { commandsOf, monitoredDatabaseUri } from '../support/commands';
 import { expectError, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
@@ -452,6 +454,67 @@ describe('projects', () => {
       expect(await t.db.collection('projects').countDocuments({ channelId: new Types.ObjectId(doomed) })).toBe(0);
       expect((await t.http.get(`/projects/${kept._id}`, auth())).status).toBe(200);
       expectNotFound(await t.http.get(`/channels/${doomed}/projects`, auth()), 'Channel not found');
+    });
+  });
+
+  describe("a channel's projectIds in its events", () => {
+    /**
+     * What adding one project writes for events: the outboxes it leaves when its process stops before
+     * publishing (the project's and the channel's, as stored), then the events the sweep lists.
+     */
+    async function addOne(channel: string): Promise<{ outboxBytes: number; eventBytes: number; types: string[] }> {
+      const before = new Set(
+        (
+          await t.db
+            .collection('events')
+            .find({}, { projection: { _id: 1 } })
+            .toArray()
+        ).map((e) => String(e._id)),
+      );
+      jest.spyOn(EventsRepository.prototype, 'recordMany').mockRejectedValueOnce(new Error('process stopped here'));
+      const project = await createProject(channel, { primaryTitle: 'Same title' });
+      jest.restoreAllMocks();
+      const outboxOf = async (collection: string, id: string) =>
+        JSON.stringify((await t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) }))?.outbox ?? [])
+          .length;
+      const outboxBytes = (await outboxOf('projects', project._id)) + (await outboxOf('channels', channel));
+      await t.app.get(EventRelay).sweep(0);
+      const written = (await t.db.collection('events').find({}).toArray()).filter((e) => !before.has(String(e._id)));
+      return {
+        outboxBytes,
+        eventBytes: written.reduce((sum, event) => sum + (event.body as string).length, 0),
+        types: written.map((event) => event.type as string),
+      };
+    }
+
+    it('adding the 50th project writes no more event or outbox bytes than adding the 1st: the list is in no event', async () => {
+      const channel = await createChannel();
+      const first = await addOne(channel);
+      // The project's own event says it joined the channel; no channel.updated copies the list.
+      expect(first.types).toEqual(['project.created']);
+      for (let i = 2; i < 50; i++) await createProject(channel, { primaryTitle: 'Same title' });
+      const fiftieth = await addOne(channel);
+      expect(fiftieth.types).toEqual(['project.created']);
+      expect(fiftieth.eventBytes).toBeLessThanOrEqual(first.eventBytes);
+      expect(fiftieth.outboxBytes).toBeLessThanOrEqual(first.outboxBytes);
+      // The channel's answer still lists them all.
+      expect(await channelProjectIds(channel)).toHaveLength(50);
+      const stored = await t.db.collection('channels').findOne({ _id: new Types.ObjectId(channel) });
+      expect(stored).not.toHaveProperty('outbox');
+    });
+
+    it("a channel's own change still records channel.updated, with the list as its GET answers it", async () => {
+      const channel = await createChannel();
+      const project = await createProject(channel);
+      const renamed = await t.http.put(`/channels/${channel}`, { name: 'Renamed studio' }, auth());
+      expect(renamed.status).toBe(200);
+      const listed = await t.http.get('/v1/events?type=channel.updated&limit=100', { token: admin.token });
+      const updated = (
+        listed.body.data as { data: { object: Record<string, unknown>; previousAttributes: object } }[]
+      ).filter((event) => event.data.object._id === channel);
+      expect(updated).toHaveLength(1);
+      expect(updated[0].data.object).toMatchObject({ name: 'Renamed studio', projectIds: [project._id] });
+      expect(Object.keys(updated[0].data.previousAttributes).sort()).toEqual(['name', 'updatedAt']);
     });
   });
 
