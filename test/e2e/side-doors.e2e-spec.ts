@@ -1,6 +1,12 @@
-import { createFirstAdmin, TestUser } from '../support/auth';
+import { JwtService } from '@nestjs/jwt';
+import { createHash } from 'node:crypto';
+import { createFirstAdmin, createUser, TestUser, uniqueEmail } from '../support/auth';
 import { expectError } from '../support/expect-error';
-import { createTestApp, TestApp } from '../support/test-app';
+import { signIn } from '../support/sessions';
+import { createTestApp, TEST_JWT_SECRET, TestApp } from '../support/test-app';
+
+/** Older than `STEP_UP_MINUTES` (10). */
+const STALE_MS = 11 * 60_000;
 
 /** `depth` objects nested in one another, the innermost holding 1. */
 function nested(depth: number): string {
@@ -24,6 +30,55 @@ describe('side doors', () => {
 
   afterAll(async () => {
     await t.close();
+  });
+
+  /** A token as the service signs them, with a password, issued `msAgo`. */
+  const tokenIssued = (user: TestUser, msAgo: number) =>
+    new JwtService({ secret: TEST_JWT_SECRET }).sign(
+      { sub: user.id, acc: user.accountId, asr: 'password', ims: Date.now() - msAgo },
+      { expiresIn: 3600 },
+    );
+
+  describe('step-up is not bypassed by bringing in another admin', () => {
+    it('a stale token neither invites anyone nor changes a role: 403 step_up_required, nothing written', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const developer = await createUser(t.http, 'developer', owner.token);
+      const stale = { token: tokenIssued(owner, STALE_MS) };
+      const account = `/api/v1/accounts/${owner.accountId}`;
+      // The stale credential would invite the attacker's own address as admin (the answer shows the
+      // token), or promote an accomplice; either then signs in fresh and makes the key it was refused.
+      const keys = await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'refused' }, stale);
+      expect(keys.body.code).toBe('step_up_required');
+      const email = uniqueEmail('stale');
+      const invited = await t.http.post(`${account}/invitations`, { email, role: 'admin' }, stale);
+      expectError(invited, 403);
+      expect(invited.body.code).toBe('step_up_required');
+      const promoted = await t.http.patch(`${account}/members/${developer.id}`, { role: 'admin' }, stale);
+      expectError(promoted, 403);
+      expect(promoted.body.code).toBe('step_up_required');
+      expect(await t.db.collection('invitations').countDocuments({ email })).toBe(0);
+      const members = (await t.http.get(`${account}/members`, { token: owner.token })).body.data;
+      expect(members.find((member: { userId: string }) => member.userId === developer.id).role).toBe('developer');
+    });
+
+    it('a stale session is asked the same; a fresh token invites and changes roles', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const developer = await createUser(t.http, 'developer', owner.token);
+      const browser = await signIn(t.http, owner);
+      const tokenHash = createHash('sha256').update(browser.cookie.split('=')[1]).digest('hex');
+      const stale = new Date(Date.now() - STALE_MS);
+      await t.db.collection('sessions').updateOne({ tokenHash }, { $set: { passwordAt: stale, createdAt: stale } });
+      const account = `/api/v1/accounts/${owner.accountId}`;
+      const invited = await browser.post(`${account}/invitations`, { email: uniqueEmail('stale'), role: 'manager' });
+      expect(invited.body.code).toBe('step_up_required');
+      const promoted = await browser.patch(`${account}/members/${developer.id}`, { role: 'manager' });
+      expect(promoted.body.code).toBe('step_up_required');
+      const fresh = { token: tokenIssued(owner, 0) };
+      expect(
+        (await t.http.post(`${account}/invitations`, { email: uniqueEmail('fresh'), role: 'admin' }, fresh)).status,
+      ).toBe(201);
+      expect((await t.http.patch(`${account}/members/${developer.id}`, { role: 'manager' }, fresh)).status).toBe(200);
+    });
   });
 
   describe('malformed bodies', () => {

@@ -125,7 +125,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone into the account
-         * @description Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced. An email is sent at most `MAIL_MAX_PER_EMAIL` mails within `MAIL_WINDOW_SECONDS` (resets and verifications included): 429 with Retry-After beyond.
+         * @description A step-up action (403 `step_up_required`). Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced. An email is sent at most `MAIL_MAX_PER_EMAIL` mails within `MAIL_WINDOW_SECONDS` (resets and verifications included): 429 with Retry-After beyond.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -193,7 +193,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role
-         * @description Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).
+         * @description A step-up action (403 `step_up_required`). Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).
          */
         patch: operations["changeMemberRole"];
         trace?: never;
