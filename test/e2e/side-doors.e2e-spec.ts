@@ -39,6 +39,35 @@ describe('side doors', () => {
       { expiresIn: 3600 },
     );
 
+  describe("a key's scopes hold on the events API too", () => {
+    it('a key scoped to events reads no event of an API outside its scopes, listed, filtered or by id', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const keys = `/api/v1/platform/projects/${owner.projectId}/keys`;
+      const keyOf = async (scopes: string[]) =>
+        (await t.http.post(keys, { name: scopes.join('+'), scopes }, { token: owner.token })).body.data.key as string;
+      const eventsOnly = await keyOf(['events']);
+      const withCustomers = await keyOf(['events', 'customers']);
+      const created = await t.http.post(
+        '/v1/customers',
+        { email: uniqueEmail('scoped'), firstName: 'Private' },
+        { token: owner.token },
+      );
+      expect(created.status).toBe(201);
+      const all = (await t.http.get('/v1/events?type=customer.created', { token: owner.token })).body.data;
+      expect(all).toHaveLength(1);
+      const eventId = all[0].id as string;
+      // The customers API is refused to this key; its records must not come through the events.
+      expectError(await t.http.get('/v1/customers', { token: eventsOnly }), 403);
+      expect((await t.http.get('/v1/events', { token: eventsOnly })).body.data).toEqual([]);
+      expect((await t.http.get('/v1/events?type=customer.created', { token: eventsOnly })).body.data).toEqual([]);
+      expectError(await t.http.get(`/v1/events/${eventId}`, { token: eventsOnly }), 404, 'Event not found');
+      // A key whose scopes include the API reads them, as a user does.
+      const listed = (await t.http.get('/v1/events', { token: withCustomers })).body.data;
+      expect(listed.map((event: { id: string }) => event.id)).toEqual([eventId]);
+      expect((await t.http.get(`/v1/events/${eventId}`, { token: withCustomers })).status).toBe(200);
+    });
+  });
+
   describe('step-up is not bypassed by bringing in another admin', () => {
     it('a stale token neither invites anyone nor changes a role: 403 step_up_required, nothing written', async () => {
       const owner = await createFirstAdmin(t.http);

@@ -1809,7 +1809,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`).
+         * @description What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`). An API key lists only the events of the APIs its scopes include (`customer.*` needs `customers`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1829,7 +1829,7 @@ export interface paths {
         };
         /**
          * Get an event
-         * @description Another project's event is 404, as a missing one.
+         * @description Another project's event is 404, as a missing one, and so is, for an API key, an event of an API outside its scopes.
          */
         get: operations["getEvent"];
         put?: never;
