@@ -24,7 +24,8 @@ describe('side doors', () => {
   let admin: TestUser;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Webhook endpoints on a local address, which no delivery here reaches.
+    t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' });
     admin = await createFirstAdmin(t.http);
   });
 
@@ -65,6 +66,50 @@ describe('side doors', () => {
       const listed = (await t.http.get('/v1/events', { token: withCustomers })).body.data;
       expect(listed.map((event: { id: string }) => event.id)).toEqual([eventId]);
       expect((await t.http.get(`/v1/events/${eventId}`, { token: withCustomers })).status).toBe(200);
+    });
+  });
+
+  describe("a key's scopes hold on the webhooks API too", () => {
+    it('a key scoped to webhooks points no endpoint at events of an API outside its scopes, new or existing', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const keys = `/api/v1/platform/projects/${owner.projectId}/keys`;
+      const hooksOnly = (
+        await t.http.post(keys, { name: 'hooks', scopes: ['webhooks', 'payments'] }, { token: owner.token })
+      ).body.data.key as string;
+      const url = 'http://127.0.0.1:9/hook';
+      for (const enabledEvents of [['customer.created'], ['*'], ['payment.created', 'card.created']]) {
+        const res = await t.http.post('/v1/webhook-endpoints', { url, enabledEvents }, { token: hooksOnly });
+        expectError(res, 403, /scopes do not include the (customers|cards) API/);
+      }
+      expect(await t.db.collection('webhook_endpoints').countDocuments({})).toBe(0);
+      // Within its scopes, it may.
+      const own = await t.http.post(
+        '/v1/webhook-endpoints',
+        { url, enabledEvents: ['payment.created'] },
+        { token: hooksOnly },
+      );
+      expect(own.status).toBe(201);
+      expectError(
+        await t.http.patch(
+          `/v1/webhook-endpoints/${own.body.data.id}`,
+          { enabledEvents: ['customer.updated'] },
+          { token: hooksOnly },
+        ),
+        403,
+      );
+      // An admin's endpoint for customer events is not the key's to move to another address or switch on again.
+      const admins = await t.http.post(
+        '/v1/webhook-endpoints',
+        { url, enabledEvents: ['customer.created'] },
+        { token: owner.token },
+      );
+      expect(admins.status).toBe(201);
+      const path = `/v1/webhook-endpoints/${admins.body.data.id}`;
+      expectError(await t.http.patch(path, { url: 'http://127.0.0.1:10/elsewhere' }, { token: hooksOnly }), 403);
+      expectError(await t.http.patch(path, { status: 'enabled' }, { token: hooksOnly }), 403);
+      expect((await t.http.get(path, { token: owner.token })).body.data.url).toBe(url);
+      // The admin's own token is not held to any scope.
+      expect((await t.http.patch(path, { enabledEvents: ['*'] }, { token: owner.token })).status).toBe(200);
     });
   });
 

@@ -1875,7 +1875,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Admins and keys of the project; at most 16 endpoints a project. The answer holds the signing `secret`, shown this once. Each delivery is `POST <url>` with `content-type: application/json`, the event as the body, and the Standard Webhooks headers: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (integer seconds, of this attempt) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; two space-separated signatures while a rolled secret is in its grace period).
+         * @description Admins and keys of the project; a key whose scopes leave out an API sends none of its events (403). At most 16 endpoints a project. The answer holds the signing `secret`, shown this once. Each delivery is `POST <url>` with `content-type: application/json`, the event as the body, and the Standard Webhooks headers: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (integer seconds, of this attempt) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; two space-separated signatures while a rolled secret is in its grace period).
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -1907,7 +1907,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description `url`, `description`, `enabledEvents` and `status` (enabled or disabled).
+         * @description `url`, `description`, `enabledEvents` and `status` (enabled or disabled). A key changes only an endpoint whose events, after the change, are of the APIs its scopes include (403 otherwise).
          */
         patch: operations["updateEndpoint"];
         trace?: never;
