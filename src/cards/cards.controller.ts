@@ -1,5 +1,16 @@
 import { Access } from '../access/policy/access-policy';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  ForbiddenException,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Query,
+} from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
@@ -9,7 +20,8 @@ import { CardDeletedResponse, CardEnvelope, CardListResponse } from './dto/card.
 import { CreateCardDto } from './dto/create-card.dto';
 import { ListCardsQuery } from './dto/list-cards.query';
 import { UpdateCardDto } from './dto/update-card.dto';
-import { Tenant } from '../tenancy/tenancy.decorators';
+import { reachesApi, type Principal } from '../tenancy/principal';
+import { Caller, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
@@ -111,14 +123,20 @@ export class CardsController {
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: "Make a card its customer's default",
-    description: "Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body.",
+    description:
+      "Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body. A change and an answer of the " +
+      'customers API as well: an API key needs both scopes (403 otherwise).',
   })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer, with this card as defaultMethod' })
-  @ApiErrorResponses(400, 401, 404, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async setDefaultCard(
     @Tenant() scope: TenantScope,
+    @Caller() caller: Principal,
     @Param('id', ParseObjectIdPipe) id: string,
   ): Promise<CustomerEnvelope> {
+    // The policy names one API; the customer this changes and answers is the customers API's record.
+    if (!reachesApi(caller, 'customers'))
+      throw new ForbiddenException("This API key's scopes do not include the customers API");
     return { data: await this.cards.setDefault(scope, id) };
   }
 

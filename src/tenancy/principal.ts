@@ -50,6 +50,14 @@ export type Principal =
       readonly scopes: readonly ApiName[] | null;
     };
 
+/**
+ * For a route of one API whose answer or change is also a record of another (a card made default
+ * answers its customer): whether the caller may reach that other API too. Only a key's scopes narrow it.
+ */
+export function reachesApi(caller: Principal, api: ApiName): boolean {
+  return caller.kind !== 'apiKey' || caller.scopes === null || caller.scopes.includes(api);
+}
+
 /** The caller's standing in the account a request acts in. */
 export interface AccountAccess {
   readonly accountId: string;

@@ -113,6 +113,31 @@ describe('side doors', () => {
     });
   });
 
+  describe("a key's scopes hold on the cards API's answer too", () => {
+    it('a key scoped to cards makes no card a default: the answer is the customer, a record of the customers API', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const keys = `/api/v1/platform/projects/${owner.projectId}/keys`;
+      const keyOf = async (scopes: string[]) =>
+        (await t.http.post(keys, { name: scopes.join('+'), scopes }, { token: owner.token })).body.data.key as string;
+      const cardsOnly = await keyOf(['cards']);
+      const withCustomers = await keyOf(['cards', 'customers']);
+      const email = uniqueEmail('holder');
+      const customer = (await t.http.post('/v1/customers', { email, firstName: 'Private' }, { token: owner.token }))
+        .body.data.id as string;
+      const card = { customer, cardNumber: '4242424242424242', expMonth: '12', expYear: '2030', cvc: '123' };
+      await t.http.post('/v1/cards', card, { token: owner.token });
+      const second = (await t.http.post('/v1/cards', card, { token: cardsOnly })).body.data.id as string;
+      expectError(await t.http.get(`/v1/customers/${customer}`, { token: cardsOnly }), 403);
+      const refused = await t.http.post(`/v1/cards/${second}/default`, undefined, { token: cardsOnly });
+      expectError(refused, 403, "This API key's scopes do not include the customers API");
+      expect(refused.text).not.toContain(email);
+      expect(String((await t.db.collection('customers').findOne({ email }))?.defaultMethod)).not.toBe(second);
+      const made = await t.http.post(`/v1/cards/${second}/default`, undefined, { token: withCustomers });
+      expect(made.status).toBe(200);
+      expect(made.body.data.defaultMethod).toBe(second);
+    });
+  });
+
   describe('step-up is not bypassed by bringing in another admin', () => {
     it('a stale token neither invites anyone nor changes a role: 403 step_up_required, nothing written', async () => {
       const owner = await createFirstAdmin(t.http);

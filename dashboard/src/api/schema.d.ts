@@ -1719,7 +1719,7 @@ export interface paths {
         put?: never;
         /**
          * Make a card its customer's default
-         * @description Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body.
+         * @description Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body. A change and an answer of the customers API as well: an API key needs both scopes (403 otherwise).
          */
         post: operations["setDefaultCard"];
         delete?: never;
@@ -23488,7 +23488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the cards API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23497,7 +23497,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The cards API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */
