@@ -1,4 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
+import { BadRequestException } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -18,6 +19,25 @@ import { serveDashboard } from './dashboard';
 import { setupSwagger } from './swagger';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * No body of the contract nests past a few levels; a deeper one would reach the validation and the
+ * class transformer, whose recursion overflows the stack (a 500) from a body well within `BODY_LIMIT`.
+ */
+const MAX_BODY_DEPTH = 32;
+
+/** Whether `value` holds objects or arrays more than `limit` deep; walked without recursion. */
+export function nestingDepthExceeds(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const child of Object.values(node))
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}
 
 /** Keeps a caller's request id when it is safe to log, else makes one. */
 function requestId(request: { headers: Record<string, string | string[] | undefined> }): string {
@@ -98,11 +118,17 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
     (request: FastifyRequest, payload: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
       const text = payload.toString();
       if (text.trim() === '') return done(null, undefined);
-      parseJson(request, text, (error, body) =>
-        error
-          ? done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 }))
-          : done(null, body),
-      );
+      parseJson(request, text, (error, body) => {
+        if (error) return done(Object.assign(new Error('Malformed JSON in request body'), { statusCode: 400 }));
+        if (nestingDepthExceeds(body, MAX_BODY_DEPTH))
+          return done(
+            new BadRequestException({
+              message: `Request body nests too deeply: at most ${MAX_BODY_DEPTH} levels of objects and arrays`,
+              code: 'body_too_deep',
+            }),
+          );
+        done(null, body);
+      });
     },
   );
 

@@ -70,9 +70,9 @@ export class Tenancy {
       const project = await this.projects.resolve(principal.accountId, principal.projectId);
       if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
       assertEnabled(project.enabledApis, api);
-      if (principal.scopes && !principal.scopes.includes(api)) {
-        throw new ForbiddenException(`This API key's scopes do not include the ${api} API`);
-      }
+      const outside =
+        principal.scopes && [api, ...(policy.alsoApis ?? [])].find((name) => !principal.scopes!.includes(name));
+      if (outside) throw new ForbiddenException(`This API key's scopes do not include the ${outside} API`);
       request.account = { accountId: principal.accountId, role: 'admin', owner: false };
       request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
       return;

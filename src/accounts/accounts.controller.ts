@@ -120,12 +120,13 @@ export class AccountsController {
     return { data: await this.accounts.listMembers(accountId, userId) };
   }
 
-  @Access(ACCOUNTS_ACCESS)
+  // A step-up action, as inviting is: a member made admin or manager makes keys or refunds from a fresh sign-in of their own.
+  @Access({ ...ACCOUNTS_ACCESS, stepUp: true })
   @Patch(':accountId/members/:userId')
   @ApiOperation({
     summary: "Change a member's role",
     description:
-      "Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).",
+      "A step-up action (403 `step_up_required`). Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).",
   })
   @ApiOkResponse({ type: MemberEnvelope })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 500, 503)

@@ -88,16 +88,18 @@ export class CardsController {
     return { data: await this.cards.update(scope, id, dto) };
   }
 
-  @Access(CARDS_ACCESS)
+  @Access({ ...CARDS_ACCESS, alsoApis: ['customers'] })
   @Post(':id/default')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
     summary: "Make a card its customer's default",
-    description: "Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body.",
+    description:
+      "Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body. A change and an answer of the " +
+      'customers API as well: an API key needs both scopes (403 otherwise).',
   })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer, with this card as defaultMethod' })
-  @ApiErrorResponses(400, 401, 404, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 404, 500, 503)
   async setDefaultCard(
     @Tenant() scope: TenantScope,
     @Param('id', ParseObjectIdPipe) id: string,

@@ -1,6 +1,17 @@
-import { RECORDED_EVENT_TYPES, type RecordedEventType } from '../tenancy/recorded-event-types';
+import type { Principal } from '../tenancy/principal';
+import { apiOfEventType, RECORDED_EVENT_TYPES, type RecordedEventType } from '../tenancy/recorded-event-types';
 
 export { RECORDED_EVENT_TYPES, type RecordedEventType };
+
+/**
+ * The event types a caller may read: an event carries a record of its API (a customer's email in
+ * `customer.created`), so a key scoped away from that API reads none of its events; null: every type.
+ */
+export function readableEventTypes(caller: Principal): readonly RecordedEventType[] | null {
+  if (caller.kind !== 'apiKey' || caller.scopes === null) return null;
+  const scopes = caller.scopes;
+  return RECORDED_EVENT_TYPES.filter((type) => scopes.includes(apiOfEventType(type)));
+}
 
 /** Sent to one webhook endpoint on request, never recorded in the event list. */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';

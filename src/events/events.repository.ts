@@ -11,6 +11,8 @@ export interface EventPageQuery {
   limit: number;
   startingAfter?: string;
   type?: string;
+  /** The types the caller may read; null or absent: every type. */
+  types?: readonly string[] | null;
   createdFrom?: Date;
   createdTo?: Date;
 }
@@ -122,7 +124,9 @@ export class EventsRepository {
   page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
     const conditions: Record<string, unknown> = {};
     if (query.startingAfter) conditions._id = { $lt: query.startingAfter };
-    if (query.type) conditions.type = query.type;
+    if (query.types)
+      conditions.type = { $in: query.type ? query.types.filter((type) => type === query.type) : query.types };
+    else if (query.type) conditions.type = query.type;
     if (query.createdFrom || query.createdTo) {
       conditions.createdAt = {
         ...(query.createdFrom ? { $gte: query.createdFrom } : {}),

@@ -29,13 +29,15 @@ const INVITATIONS_ACCESS: AccessPolicy = {
 export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
-  @Access({ ...INVITATIONS_ACCESS, verifiedEmail: true })
+  // A step-up action: an invitation brings in a person who signs in fresh, with keys and refunds
+  // of their own, so a stale credential would step up through them.
+  @Access({ ...INVITATIONS_ACCESS, stepUp: true, verifiedEmail: true })
   @Post('accounts/:accountId/invitations')
   @Idempotent()
   @ApiOperation({
     summary: 'Invite someone into the account',
     description:
-      'Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail ' +
+      'A step-up action (403 `step_up_required`). Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail ' +
       'with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, ' +
       'only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced. ' +
       'An email is sent at most `MAIL_MAX_PER_EMAIL` mails within `MAIL_WINDOW_SECONDS` (resets and verifications included): 429 with Retry-After beyond.',

@@ -1,3 +1,5 @@
+import type { ApiName } from './api-names';
+
 /**
  * The events a change through a data API records, by resource: `<resource>.<change>`, in this order.
  * Declared beside `TenantRecords`, which takes a write's event type as one of these, so a misspelt
@@ -19,6 +21,21 @@ const RECORDED_BY_RESOURCE = {
 type ByResource = typeof RECORDED_BY_RESOURCE;
 export type RecordedEventType = { [R in keyof ByResource]: `${R}.${ByResource[R][number]}` }[keyof ByResource];
 
+/** The API whose records each resource's events carry: a key reads an event only within its scopes. */
+const API_OF_RESOURCE: { readonly [R in keyof ByResource]: ApiName } = {
+  customer: 'customers',
+  card: 'cards',
+  payment: 'payments',
+  channel: 'channels',
+  project: 'projects',
+  collaborator: 'channels',
+  share_link: 'projects',
+  grant: 'projects',
+  collection: 'collections',
+  client: 'clients',
+  asset: 'projects',
+};
+
 /** A resource whose records are soft-deletable: it records `updated`, `deleted` and `restored`. */
 export type SoftDeletableResource = {
   [R in keyof ByResource]: 'restored' extends ByResource[R][number] ? R : never;
@@ -28,3 +45,8 @@ export type SoftDeletableResource = {
 export const RECORDED_EVENT_TYPES: readonly RecordedEventType[] = Object.entries(RECORDED_BY_RESOURCE).flatMap(
   ([resource, changes]) => changes.map((change) => `${resource}.${change}` as RecordedEventType),
 );
+
+/** The API whose record an event of this type carries (`customer.created`: `customers`). */
+export function apiOfEventType(type: RecordedEventType): ApiName {
+  return API_OF_RESOURCE[type.slice(0, type.indexOf('.')) as keyof ByResource];
+}

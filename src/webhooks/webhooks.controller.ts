@@ -5,7 +5,9 @@ import { FinanceListQuery } from '../common/paging/finance-list.query';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { Idempotent } from '../idempotency/idempotent.decorator';
-import { Tenant } from '../tenancy/tenancy.decorators';
+import { readableEventTypes } from '../events/event-types';
+import type { Principal } from '../tenancy/principal';
+import { Caller, Tenant } from '../tenancy/tenancy.decorators';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { CreateWebhookEndpointDto, RollSecretDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint.dto';
 import {
@@ -43,15 +45,16 @@ export class WebhooksController {
   @Idempotent()
   @ApiOperation({
     summary: 'Create a webhook endpoint',
-    description: `Admins and keys of the project; at most 16 endpoints a project. The answer holds the signing \`secret\`, shown this once. ${DELIVERY_HEADERS}`,
+    description: `Admins and keys of the project; a key whose scopes leave out an API sends none of its events (403). At most 16 endpoints a project. The answer holds the signing \`secret\`, shown this once. ${DELIVERY_HEADERS}`,
   })
   @ApiCreatedResponse({ type: WebhookEndpointWithSecretEnvelope, description: 'The endpoint, with its secret' })
   @ApiErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 500, 503)
   async createEndpoint(
     @Tenant() scope: TenantScope,
+    @Caller() caller: Principal,
     @Body() dto: CreateWebhookEndpointDto,
   ): Promise<WebhookEndpointWithSecretEnvelope> {
-    return { data: await this.webhooks.create(scope, dto) };
+    return { data: await this.webhooks.create(scope, dto, readableEventTypes(caller)) };
   }
 
   @Access(WEBHOOKS_ACCESS)
@@ -82,16 +85,19 @@ export class WebhooksController {
   @Patch(':id')
   @ApiOperation({
     summary: 'Update a webhook endpoint',
-    description: '`url`, `description`, `enabledEvents` and `status` (enabled or disabled).',
+    description:
+      '`url`, `description`, `enabledEvents` and `status` (enabled or disabled). A key changes only an endpoint whose events, after ' +
+      'the change, are of the APIs its scopes include (403 otherwise).',
   })
   @ApiOkResponse({ type: WebhookEndpointEnvelope, description: 'The endpoint after the change' })
   @ApiErrorResponses(400, 401, 403, 404, 413, 415, 500, 503)
   async updateEndpoint(
     @Tenant() scope: TenantScope,
+    @Caller() caller: Principal,
     @Param('id', ParseObjectIdPipe) id: string,
     @Body() dto: UpdateWebhookEndpointDto,
   ): Promise<WebhookEndpointEnvelope> {
-    return { data: await this.webhooks.update(scope, id, dto) };
+    return { data: await this.webhooks.update(scope, id, dto, readableEventTypes(caller)) };
   }
 
   @Access(WEBHOOKS_ACCESS)

@@ -1,11 +1,19 @@
-import { BadRequestException, ConflictException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Types } from 'mongoose';
 import { FieldEncryption } from '../common/crypto/field-encryption';
 import { toPage, type FinanceListQuery, type Page } from '../common/paging/finance-list.query';
 import { eventsConfig } from '../config/events.config';
 import { newEventId } from '../events/event-body';
-import { API_VERSION, WEBHOOK_TEST_EVENT } from '../events/event-types';
+import { API_VERSION, RECORDED_EVENT_TYPES, WEBHOOK_TEST_EVENT, type RecordedEventType } from '../events/event-types';
+import { apiOfEventType } from '../tenancy/recorded-event-types';
 import { auditContextOf, changesOf } from '../audit/audit-draft';
 import type { AuditParty } from '../audit/audit-entry.schema';
 import { AuditTrail } from '../audit/audit-trail';
@@ -49,7 +57,12 @@ export class WebhooksService {
   ) {}
 
   /** The count and the insert run under one lease per project: concurrent creates cannot pass the limit together. */
-  async create(scope: TenantScope, dto: CreateWebhookEndpointDto): Promise<WebhookEndpointWithSecret> {
+  async create(
+    scope: TenantScope,
+    dto: CreateWebhookEndpointDto,
+    readable: readonly RecordedEventType[] | null,
+  ): Promise<WebhookEndpointWithSecret> {
+    assertReadable(readable, dto.enabledEvents);
     const url = await this.checkedUrl(dto.url);
     return this.leases.withLease(`webhook-endpoints:${scope.projectId}`, ENDPOINTS_BUSY, async () => {
       if ((await this.endpoints.count(scope)) >= MAX_ENDPOINTS) {
@@ -89,10 +102,19 @@ export class WebhooksService {
     return toEndpointResponse(endpoint);
   }
 
-  /** Enabling clears the reason the service disabled it for, and its failing streak. */
-  async update(scope: TenantScope, id: string, dto: UpdateWebhookEndpointDto): Promise<WebhookEndpointResponse> {
+  /**
+   * Enabling clears the reason the service disabled it for, and its failing streak. A caller held to
+   * `readable` changes only an endpoint whose events, after the change, it may read.
+   */
+  async update(
+    scope: TenantScope,
+    id: string,
+    dto: UpdateWebhookEndpointDto,
+    readable: readonly RecordedEventType[] | null,
+  ): Promise<WebhookEndpointResponse> {
     const before = await this.endpoints.findById(scope, id);
     if (!before) throw new NotFoundException(ENDPOINT_NOT_FOUND);
+    assertReadable(readable, dto.enabledEvents ?? before.enabledEvents);
     const set: Record<string, unknown> = {};
     if (dto.url !== undefined) set.url = await this.checkedUrl(dto.url);
     if (dto.description !== undefined) set.description = dto.description;
@@ -231,6 +253,21 @@ export class WebhooksService {
       throw error;
     }
   }
+}
+
+/**
+ * An endpoint sends its events' records wherever its URL says: a key scoped away from an API would
+ * read that API's records through it, so it may not make, move or switch on one that sends them.
+ */
+function assertReadable(readable: readonly RecordedEventType[] | null, enabledEvents: readonly string[]): void {
+  if (readable === null) return;
+  const sent = enabledEvents.includes('*') ? RECORDED_EVENT_TYPES : (enabledEvents as readonly RecordedEventType[]);
+  const refused = sent.find((type) => !readable.includes(type));
+  if (refused === undefined) return;
+  const api = apiOfEventType(refused);
+  throw new ForbiddenException(
+    `This API key's scopes do not include the ${api} API, whose events (${refused}) the endpoint would send`,
+  );
 }
 
 /** `*` stands for every type: listed beside others, it is all that is kept. */

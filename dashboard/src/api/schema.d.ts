@@ -125,7 +125,7 @@ export interface paths {
         put?: never;
         /**
          * Invite someone into the account
-         * @description Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced. An email is sent at most `MAIL_MAX_PER_EMAIL` mails within `MAIL_WINDOW_SECONDS` (resets and verifications included): 429 with Retry-After beyond.
+         * @description A step-up action (403 `step_up_required`). Admins and the owner, with a verified email (403 with `code: email_unverified` otherwise). The invited email gets a mail with the link; the token is also shown once, in this answer, for scripts. Valid 7 days, single use, only for the invited email. Inviting a current member is 409; a pending invitation of the same email is replaced. An email is sent at most `MAIL_MAX_PER_EMAIL` mails within `MAIL_WINDOW_SECONDS` (resets and verifications included): 429 with Retry-After beyond.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -193,7 +193,7 @@ export interface paths {
         head?: never;
         /**
          * Change a member's role
-         * @description Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).
+         * @description A step-up action (403 `step_up_required`). Admins and the owner. The owner's role cannot be changed (403). Runs one at a time with transfers and removals (409 when busy).
          */
         patch: operations["changeMemberRole"];
         trace?: never;
@@ -1719,7 +1719,7 @@ export interface paths {
         put?: never;
         /**
          * Make a card its customer's default
-         * @description Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body.
+         * @description Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body. A change and an answer of the customers API as well: an API key needs both scopes (403 otherwise).
          */
         post: operations["setDefaultCard"];
         delete?: never;
@@ -1809,7 +1809,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`).
+         * @description What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`). An API key lists only the events of the APIs its scopes include (`customer.*` needs `customers`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1829,7 +1829,7 @@ export interface paths {
         };
         /**
          * Get an event
-         * @description Another project's event is 404, as a missing one.
+         * @description Another project's event is 404, as a missing one, and so is, for an API key, an event of an API outside its scopes.
          */
         get: operations["getEvent"];
         put?: never;
@@ -1875,7 +1875,7 @@ export interface paths {
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Admins and keys of the project; at most 16 endpoints a project. The answer holds the signing `secret`, shown this once. Each delivery is `POST <url>` with `content-type: application/json`, the event as the body, and the Standard Webhooks headers: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (integer seconds, of this attempt) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; two space-separated signatures while a rolled secret is in its grace period).
+         * @description Admins and keys of the project; a key whose scopes leave out an API sends none of its events (403). At most 16 endpoints a project. The answer holds the signing `secret`, shown this once. Each delivery is `POST <url>` with `content-type: application/json`, the event as the body, and the Standard Webhooks headers: `webhook-id` (the event id, the same on every retry), `webhook-timestamp` (integer seconds, of this attempt) and `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the base64-decoded part of the secret after `whsec_`; two space-separated signatures while a rolled secret is in its grace period).
          */
         post: operations["createEndpoint"];
         delete?: never;
@@ -1907,7 +1907,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description `url`, `description`, `enabledEvents` and `status` (enabled or disabled).
+         * @description `url`, `description`, `enabledEvents` and `status` (enabled or disabled). A key changes only an endpoint whose events, after the change, are of the APIs its scopes include (403 otherwise).
          */
         patch: operations["updateEndpoint"];
         trace?: never;
@@ -23488,7 +23488,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the cards API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23497,7 +23497,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The cards API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */

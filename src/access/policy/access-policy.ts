@@ -115,6 +115,11 @@ export interface AccessPolicy {
   readonly scope: AccessScope;
   /** The API a `project` or `viewer` route belongs to. */
   readonly api?: ApiName;
+  /**
+   * Other APIs whose records the route also changes or answers (a card made default answers its
+   * customer): an API key's scopes must include them as well as `api`.
+   */
+  readonly alsoApis?: readonly ApiName[];
   readonly assurance?: Assurance;
   readonly stepUp?: StepUpWhen;
   /** The account roles that may call it (the owner counts as admin, a secret key acts as admin); any when absent. */
