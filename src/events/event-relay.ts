@@ -8,7 +8,6 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
 import { eventsConfig } from '../config/events.config';
 import type { Records } from '../database/records';
@@ -29,6 +28,7 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import { asJson, eventBody, newEventId, type PublishedEvent } from './event-body';
 import type { EventDeletion } from './event.schema';
 import { deletionEvent, EventsRepository } from './events.repository';
+import { growingLru } from '../common/cache/growing-lru';
 
 /** Turns a stored record into the object its events carry: what its GET returns, secrets left out. */
 export type EventObject<T> = (record: T) => object;
@@ -62,7 +62,7 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   private readonly sources = new Map<string, EventSource>();
   private readonly subscribers: EventSubscriber[] = [];
   /** Ids this instance saw written to the events collection: no read needs to ask whether they are there. */
-  private readonly recorded = new LRUCache<string, true>({ max: KNOWN_RECORDED });
+  private readonly recorded = growingLru<string, true>(KNOWN_RECORDED);
   private sweepJob?: JobHandle;
   private stopRetention?: () => void;
   private closing = false;
