@@ -2,7 +2,6 @@ import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@
 import { ConfigType } from '@nestjs/config';
 import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { looksLikeApiKey } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
 import type { Principal, RequestContext, TokenFacts } from '../tenancy/principal';
@@ -13,6 +12,7 @@ import { StepUpService } from '../sessions/step-up.service';
 import { CredentialsChanges } from '../users/credentials-changes';
 import type { AccessPolicy } from './policy/access-policy';
 import type { AccessTokenClaims } from '../auth/access-token';
+import { growingLru } from '../common/cache/growing-lru';
 
 /** Methods that change nothing: a session cookie needs no Origin check on them. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -63,7 +63,7 @@ export class Authentication {
 
   // `ttlResolution: 0`: the clock is read at each lookup. lru-cache's default remembers it for 1 ms
   // with a timer, which on a busy instance is one more timer set and fired for nearly every request.
-  private readonly verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_TOKENS_MAX, ttlResolution: 0 });
+  private readonly verified = growingLru<string, VerifiedToken>(VERIFIED_TOKENS_MAX, { ttlResolution: 0 });
 
   /** Sets the request's principal, or refuses: 401 without a valid credential, 403 for a step-up or an Origin missing. */
   async authenticate(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {

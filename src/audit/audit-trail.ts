@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } f
 import type { ConfigType } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
 import { eventsConfig } from '../config/events.config';
-import { LRUCache } from 'lru-cache';
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordProbe } from '../database/record-probe';
 import { JobRunner, type JobHandle } from '../jobs/job-runner';
@@ -15,6 +14,7 @@ import { AuditIntentsRepository } from './audit-intents.repository';
 import { RefundSettlements } from './audit.ports';
 import { scopeOfRecord } from '../tenancy/tenant-scope';
 import { canonicalJson } from './canonical-json';
+import { growingLru } from '../common/cache/growing-lru';
 
 /** What a caller says of an action; the trail adds who, when, from where, its number and its hash. */
 export type AuditInput = Pick<AuditDraft, 'accountId' | 'action' | 'target'> &
@@ -76,7 +76,7 @@ export class AuditTrail implements OnModuleInit, OnModuleDestroy {
    * The newest entry this instance appended or read, per account: the next append tries the number
    * after it at once, and the unique index refuses it when another instance got there first.
    */
-  private readonly heads = new LRUCache<string, ChainHead>({ max: HEADS_KEPT, ttl: HEAD_KEPT_MS });
+  private readonly heads = growingLru<string, ChainHead>(HEADS_KEPT, { ttl: HEAD_KEPT_MS });
 
   constructor(
     private readonly entries: AuditEntriesRepository,

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import type { FencedHold, Leases } from '../leases/leases.service';
 import { JobRunner, type JobStep } from './job-runner';
+import { JobTimers } from './job-timers';
 
 /** Fenced leases kept in memory, as the database keeps them: a token that grows with every holder. */
 class MemoryLeases {
@@ -27,7 +27,7 @@ class MemoryLeases {
 
 function setUp() {
   const leases = new MemoryLeases();
-  const scheduler = new SchedulerRegistry();
+  const scheduler = new JobTimers();
   const runner = new JobRunner(scheduler, leases as unknown as Leases);
   return { runner, scheduler, leases };
 }
@@ -43,7 +43,7 @@ describe('JobRunner', () => {
     jest.useRealTimers();
   });
 
-  it('runs each job at its interval through the schedule registry, never two steps of one job at once', async () => {
+  it('runs each job at its interval through its named timers, never two steps of one job at once', async () => {
     const { runner, scheduler } = setUp();
     const starts: number[] = [];
     let running = 0;

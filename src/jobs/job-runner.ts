@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
 import { Leases, type FencedHold } from '../leases/leases.service';
+import { JobTimers } from './job-timers';
 
 /** First wait before a failed step is tried again; it doubles with every failure in a row. */
 const RETRY_FIRST_MS = 1_000;
@@ -71,7 +71,7 @@ interface Job {
 }
 
 /**
- * Runs every periodic job of the instance: timing through `@nestjs/schedule`'s registry (an
+ * Runs every periodic job of the instance: timing through its named timers (`JobTimers`: an
  * interval per job, named after it), one step of a job at a time, a lease with a fencing token for
  * the jobs that must run on one instance at a time, a failed step logged with the job's name and
  * tried again with backoff, and no new step once stopping. It knows no feature: each module
@@ -85,7 +85,7 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private stopping = false;
 
   constructor(
-    private readonly scheduler: SchedulerRegistry,
+    private readonly scheduler: JobTimers,
     private readonly leases: Leases,
   ) {}
 
@@ -249,10 +249,8 @@ export class JobRunner implements OnApplicationBootstrap, OnModuleDestroy {
     await job.running;
   }
 
-  /** Clears and forgets a timer of the registry, if it is there. */
+  /** Clears and forgets a timer, if it is there. */
   private remove(type: 'interval' | 'timeout', name: string): void {
-    if (!this.scheduler.doesExist(type, name)) return;
-    if (type === 'interval') this.scheduler.deleteInterval(name);
-    else this.scheduler.deleteTimeout(name);
+    this.scheduler.delete(type, name);
   }
 }

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { ScheduleModule } from '@nestjs/schedule';
 import { LeasesModule } from '../leases/leases.module';
 import { JobRunner } from './job-runner';
+import { JobTimers } from './job-timers';
 
 /**
  * The periodic work of every module, run by one runner (`JobRunner`, global, so each module
@@ -14,8 +14,8 @@ import { JobRunner } from './job-runner';
  */
 @Global()
 @Module({
-  imports: [ScheduleModule.forRoot(), LeasesModule],
-  providers: [JobRunner],
+  imports: [LeasesModule],
+  providers: [JobRunner, JobTimers],
   exports: [JobRunner],
 })
 export class JobsModule {}

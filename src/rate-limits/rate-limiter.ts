@@ -3,9 +3,9 @@ import type { ConfigType } from '@nestjs/config';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyRateLimit, { type FastifyRateLimitOptions } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { LRUCache } from 'lru-cache';
 import { LazyLibrary } from '../common/lazy/lazy-library';
 import { rateLimitsConfig } from '../config/rate-limits.config';
+import { growingLru } from '../common/cache/growing-lru';
 
 /** Redis's client: loaded at start with REDIS_URL, never without it. */
 const ioredis = new LazyLibrary<typeof import('ioredis')>('ioredis');
@@ -58,7 +58,7 @@ export class RateLimiter implements OnApplicationShutdown {
   /** Redis failed and this instance counts alone, until a call to Redis succeeds again. */
   private degraded = false;
   /** Failures this instance counts when there is no Redis, or while it cannot be reached. */
-  private readonly localFailures = new LRUCache<string, { count: number; resetAt: number }>({ max: CALLERS_KEPT });
+  private readonly localFailures = growingLru<string, { count: number; resetAt: number }>(CALLERS_KEPT);
 
   constructor(@Inject(rateLimitsConfig.KEY) private readonly config: ConfigType<typeof rateLimitsConfig>) {}
 

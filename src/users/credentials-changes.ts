@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { LRUCache } from 'lru-cache';
 import { UsersRepository } from './users.repository';
+import { growingLru } from '../common/cache/growing-lru';
 
 /** How long an instance trusts what it last read of a user's `credentialsChangedAt`. */
 export const CREDENTIALS_KEPT_MS = 5_000;
@@ -30,7 +30,7 @@ export interface CredentialsState {
  */
 @Injectable()
 export class CredentialsChanges {
-  private readonly known = new LRUCache<string, KnownUser>({ max: 10_000, ttl: CREDENTIALS_KEPT_MS, ttlResolution: 0 });
+  private readonly known = growingLru<string, KnownUser>(10_000, { ttl: CREDENTIALS_KEPT_MS, ttlResolution: 0 });
 
   constructor(private readonly users: UsersRepository) {}
 

@@ -8,7 +8,7 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import { Types } from 'mongoose';
 import { performance } from 'node:perf_hooks';
 import { FieldEncryption } from '../common/crypto/field-encryption';
@@ -29,6 +29,7 @@ import {
 } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
+import { growingLru } from '../common/cache/growing-lru';
 
 /** How often every instance looks for due deliveries, besides being woken by a new one. */
 const POLL_MS = 1_000;
@@ -83,8 +84,7 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
    * random) is one secret of one endpoint, so a rolled or replaced secret is a new key. The clock is
    * read at each lookup, without lru-cache's 1 ms timer.
    */
-  private readonly decrypted = new LRUCache<string, KeyObject>({
-    max: DECRYPTED_SECRETS,
+  private readonly decrypted = growingLru<string, KeyObject>(DECRYPTED_SECRETS, {
     ttl: DECRYPTED_SECRET_TTL_MS,
     ttlResolution: 0,
   });
@@ -357,7 +357,7 @@ const CLAIMS_WATCHED = 10_000;
 class ClaimWatch {
   private readonly firstSeen: LRUCache<string, number>;
   constructor(private readonly claimMs: number) {
-    this.firstSeen = new LRUCache<string, number>({ max: CLAIMS_WATCHED });
+    this.firstSeen = growingLru<string, number>(CLAIMS_WATCHED);
   }
 
   /** Whether the claim `key` (its delivery, attempt and claimer) has lapsed, as seen from here. */

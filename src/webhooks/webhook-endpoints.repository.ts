@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
-import { LRUCache } from 'lru-cache';
 import type { AnyKeys, Model, Types } from 'mongoose';
 import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.query';
 import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
 import { WebhookEndpoint } from './webhook-endpoint.schema';
+import { growingLru } from '../common/cache/growing-lru';
 
 /** What the dispatcher reads of an endpoint to send it a delivery. */
 export type EndpointForDelivery = Pick<
@@ -34,8 +34,7 @@ export class WebhookEndpointsRepository {
   private readonly byProject: Records<WebhookEndpoint>;
 
   // The clock read at each lookup, without lru-cache's 1 ms timer (as the token cache in src/access/authentication.ts).
-  private readonly enabled = new LRUCache<string, Promise<EnabledEndpoint[]>>({
-    max: 10_000,
+  private readonly enabled = growingLru<string, Promise<EnabledEndpoint[]>>(10_000, {
     ttl: ENABLED_ENDPOINTS_TTL_MS,
     ttlResolution: 0,
   });
