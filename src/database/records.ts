@@ -183,6 +183,12 @@ export class Records<T> {
     return { matched: result.matchedCount, modified: result.modifiedCount };
   }
 
+  /** `updateStored` for every document the filter matches, in one command. */
+  async updateManyStored(filter: Conditions, update: { $set?: Conditions; $unset?: Conditions }): Promise<WriteResult> {
+    const result = await this.model.collection.updateMany(filter, update as mongo.UpdateFilter<mongo.Document>);
+    return { matched: result.matchedCount, modified: result.modifiedCount };
+  }
+
   /**
    * Inserts documents already in their stored form, straight through the collection (no casting or
    * validation), in one command, not stopping at the first failure; how many went in, and whether

@@ -29,6 +29,7 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import { asJson, eventBody, newEventId, type PublishedEvent } from './event-body';
 import type { EventDeletion } from './event.schema';
 import { deletionEvent, EventsRepository } from './events.repository';
+import { OutboxEmptying } from './outbox-emptying';
 
 /** Turns a stored record into the object its events carry: what its GET returns, secrets left out. */
 export type EventObject<T> = (record: T) => object;
@@ -52,6 +53,8 @@ const DELETIONS_A_SWEEP = 100;
 const DAY_MS = 24 * 3600_000;
 /** How often an unsettled write's record is read again, until the database answers. */
 const UNSETTLED_RETRY_MS = 1000;
+/** How often the outboxes this instance published are emptied. */
+const OUTBOX_EMPTYING_EVERY_MS = 1000;
 
 /** Copies records' outboxes to the events collection and the subscribers, and settles hard deletes, by the invariant of events.module.ts. */
 @Injectable()
@@ -60,6 +63,8 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
   private readonly sources = new Map<string, EventSource>();
   private readonly subscribers: EventSubscriber[] = [];
   private sweepJob?: JobHandle;
+  private emptyingJob?: JobHandle;
+  private readonly emptying = new OutboxEmptying();
   private stopRetention?: () => void;
   private closing = false;
 
@@ -71,6 +76,11 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   /** One instance sweeps at a time (the job's lease): the others' sweeps would read the same records again. */
   onModuleInit(): void {
+    this.emptyingJob = this.jobs.register({
+      name: 'events.outbox-emptying',
+      everyMs: OUTBOX_EMPTYING_EVERY_MS,
+      run: () => this.emptying.flush(),
+    });
     if (this.config.sweepIntervalMs <= 0) return;
     this.sweepJob = this.jobs.register({
       name: 'events.sweep',
@@ -89,6 +99,9 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.closing = true;
     this.stopRetention?.();
     await this.sweepJob?.stop();
+    await this.emptyingJob?.stop();
+    // What this instance published is emptied now rather than left to another's sweep.
+    await this.emptying.flush().catch((error: Error) => this.logger.warn(`Emptying outboxes failed: ${error.message}`));
   }
 
   subscribe(subscriber: EventSubscriber): void {
@@ -105,7 +118,8 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
       publish: async (scope, record, events) => {
         try {
           await this.publish(events.map((event) => published(event, scope.projectId, toObject(record))));
-          await this.emptyOutbox(source, record as unknown as StoredRecord, events[0].id);
+          const stored = record as unknown as StoredRecord;
+          this.emptying.add(source.records, { _id: stored._id, projectId: stored.projectId, version: events[0].id });
         } catch (error) {
           this.logger.warn(`Publishing ${events.length} events failed, left to the sweep: ${(error as Error).message}`);
         }

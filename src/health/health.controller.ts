@@ -102,7 +102,7 @@ function toJobStatusResponse(job: JobStatus): JobStatusResponse {
     running: job.running,
     lastStartedAt: job.lastStartedAt?.toISOString() ?? null,
     lastEndedAt: job.lastEndedAt?.toISOString() ?? null,
-    lastError: job.lastError && { message: job.lastError.message, at: job.lastError.at.toISOString() },
+    lastError: job.lastError && { at: job.lastError.at.toISOString() },
     failures: job.failures,
     heldElsewhere: job.heldElsewhere,
   };

@@ -15,10 +15,11 @@ class HealthCheckBody {
   details: Record<string, unknown>;
 }
 
+/**
+ * When the last step failed. Its cause stays in the service's log: the health answer is anonymous, and
+ * an error's text can carry what the error filter never lets out (driver messages, hosts).
+ */
 export class JobErrorResponse {
-  @ApiProperty({ example: 'connection refused' })
-  message: string;
-
   @ApiProperty({ example: '2026-01-01T00:00:00.000Z', format: 'date-time' })
   at: string;
 }

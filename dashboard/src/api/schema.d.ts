@@ -3653,8 +3653,6 @@ export interface components {
              * @example 2026-01-01T00:00:00.000Z
              */
             at: string;
-            /** @example connection refused */
-            message: string;
         };
         JobStatusResponse: {
             /**
