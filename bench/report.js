@@ -14,6 +14,16 @@ const { neighboursReport } = require('./neighbours');
 const { cpuText } = require('./uploads');
 const { IDLE_RSS_MB, PEAK_RSS_MB } = require('./memory-bounds');
 
+const perDelivery = (side) => (side?.perDelivery === undefined ? '-' : fmt.count(side.perDelivery));
+
+/** Where a CPU ratio sits against the run's A/A band: inside it, above or below, or no band measured. */
+function bandNote(figure, selfBand) {
+  const band = selfBand?.summary;
+  if (figure?.cpuRatio === undefined || band?.cpuRatioMin === undefined) return ', no A/A band in this run';
+  const where = figure.cpuRatio > band.cpuRatioMax ? 'above' : figure.cpuRatio < band.cpuRatioMin ? 'below' : 'inside';
+  return `, ${where} this run's A/A band (CPU ratio ${fmt.cpuSpread(band)})`;
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -252,9 +262,14 @@ function report(run) {
     notes.push(
       'Webhook cost: POST /api/v1/payments in a project with one enabled endpoint (`*`, a local receiver answering 204 and verifying each ' +
         'signature), on both sides: the service through its outbox and dispatcher, the baseline with an event insert, a signed POST and a ' +
-        `delivery record. ${settings.rounds} alternating rounds; after each, the side's deliveries drain. Throughput ratio ${fmt.ratio(w.ratio)} ` +
-        `(rounds ${fmt.spread(w)}, goal at least 0.85), CPU µs a request (server + database) ${fmt.micros(w.service.cpu.judged)} vs ` +
-        `${fmt.micros(w.baseline.cpu.judged)}, CPU ratio ${fmt.ratio(w.cpuRatio)} (rounds ${fmt.cpuSpread(w)}); ${side('service')}; ${side('baseline')}.`,
+        `delivery record. Database commands per delivered payment (a counting instance of each side; the requests' commands and the ` +
+        `delivery's after them) ${perDelivery(webhookCost.commands?.service)} vs ${perDelivery(webhookCost.commands?.baseline)}. ` +
+        `${settings.rounds} alternating rounds; after each, the side's deliveries drain. CPU µs a delivery (server + database, ` +
+        `the round and its drain) ${fmt.micros(w.delivery?.service)} vs ${fmt.micros(w.delivery?.baseline)}, ratio ${fmt.ratio(w.delivery?.cpuRatio)} ` +
+        `(rounds ${w.delivery ? fmt.cpuSpread(w.delivery) : '-'})${bandNote(w.delivery, selfBand)}; CPU µs a request, the round alone, ` +
+        `${fmt.micros(w.service.cpu.judged)} vs ${fmt.micros(w.baseline.cpu.judged)}, ratio ${fmt.ratio(w.cpuRatio)} (rounds ${fmt.cpuSpread(w)}); ` +
+        `throughput ratio ${fmt.ratio(w.ratio)} (rounds ${fmt.spread(w)}, shown, not judged); ${side('service')} (p99 judged: under ` +
+        `${webhookCost.receiptP99Ms} ms); ${side('baseline')}.`,
     );
     for (const name of ['service', 'baseline']) {
       if (webhookCost.sides[name].badSignatures > 0)
@@ -452,6 +467,8 @@ function report(run) {
     webhookCost: webhookCost && {
       summary: webhookCost.summary,
       sides: webhookCost.sides,
+      commands: webhookCost.commands,
+      receiptP99Ms: webhookCost.receiptP99Ms,
       rounds: webhookCost.rounds.map((pair) =>
         Object.fromEntries(
           ['service', 'baseline'].map((name) => [
@@ -461,6 +478,7 @@ function report(run) {
               total: pair[name].total,
               window: pair[name].window,
               cpuMicrosPerRequest: pair[name].cpuMicrosPerRequest,
+              cpuMicrosPerDelivery: pair[name].cpuMicrosPerDelivery,
               delivered: pair[name].delivered,
               drainMs: pair[name].drainMs,
               deliveriesPerSecond: pair[name].deliveriesPerSecond,

@@ -72,8 +72,11 @@ const {
   expectStatus,
   runAutocannon,
   round,
+  watchServerCpu,
   compareShapes,
   countCommands,
+  send,
+  readCommands,
   median,
   summarise,
 } = require('./runner');
@@ -459,8 +462,17 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
         median,
         password: PASSWORD,
         dbs,
+        watchServerCpu,
+        send,
+        readCommands,
+        counting: () => pairOf(startersFor(shared, database, names, { copyAsBaseline, count: true })),
       });
-      log(`    median ratio ${fmt.ratio(run.webhookCost.ratio)} (goal: at least 0.85)`);
+      const delivery = run.webhookCost.summary.delivery;
+      log(
+        `    CPU a delivery ${fmt.micros(delivery.service)} vs ${fmt.micros(delivery.baseline)} µs, ratio ${fmt.ratio(delivery.cpuRatio)} ` +
+          `(rounds ${fmt.cpuSpread(delivery)}); throughput ratio ${fmt.ratio(run.webhookCost.ratio)}`,
+      );
+      run.webhookFailures.push(...run.webhookCost.failed.map((failure) => `webhook cost: ${failure}`));
     } catch (error) {
       run.webhookFailures.push(`webhook cost: ${error.message}`);
       log(`    FAILED: ${error.message}`);

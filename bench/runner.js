@@ -149,6 +149,21 @@ async function round(server, request, seconds, connections = request.connections
   };
 }
 
+/**
+ * CPU of a server's process and of the database server's processes from now until the returned
+ * function is called, in clock ticks (as a round reads them, for work that outlasts a round: the
+ * webhook cost's deliveries after their requests were answered).
+ */
+function watchServerCpu(server) {
+  const stopCpu = watchCpu(server.child.pid);
+  const stopDatabaseCpu = databaseProcesses.length > 0 ? watchTreeCpu(databaseProcesses) : undefined;
+  return () => {
+    const cpu = stopCpu();
+    if (cpu) cpu.database = stopDatabaseCpu?.();
+    return cpu;
+  };
+}
+
 /** Median time of requests sent one at a time, on an otherwise idle server. */
 async function sequentialLatency(server, request, count = 5) {
   const times = [];
@@ -393,6 +408,7 @@ module.exports = {
   send,
   runAutocannon,
   round,
+  watchServerCpu,
   sequentialLatency,
   readCommands,
   countCommands,

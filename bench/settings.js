@@ -22,7 +22,7 @@ const words = (name) => (process.env[name] || '').split(/\s+/).filter(Boolean);
  * explicitly wins over the quick default.
  */
 const quick = ['1', 'true', 'yes'].includes((process.env.BENCH_QUICK || '').toLowerCase());
-const QUICK_SECTIONS = ['channel', 'collections', 'payment', 'customer-key', 'viewer', 'members', 'upload'];
+const QUICK_SECTIONS = ['channel', 'collections', 'payment', 'customer-key', 'viewer', 'members', 'webhooks', 'upload'];
 const QUICK_DEFAULTS = { BENCH_ROUNDS: 2, BENCH_SECONDS: 3, BENCH_WARMUP: 1, BENCH_LIFETIMES: 1 };
 const quickDefault = (name, fallback) =>
   quick && QUICK_DEFAULTS[name] !== undefined ? QUICK_DEFAULTS[name] : fallback;

@@ -16,7 +16,8 @@
  *    service had it loaded.
  *
  * Writes bench/results/startup-cost.json; exits non-zero when the idle RSS passes the bench's bound
- * (bench/bounds.js's IDLE_RSS_MB).
+ * (bench/memory-bounds.js's IDLE_RSS_MB) or the idle service loaded a library only some requests or
+ * jobs need (`LOADED_ON_FIRST_USE`).
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -45,6 +46,23 @@ const LIBRARIES = [
   'bcrypt',
   '@nestjs/core',
   'fastify',
+];
+
+/**
+ * Libraries the idle service must not have loaded: what only some requests or jobs need (loaded by
+ * the first, through `LazyLibrary`), and a scheduler's cron and date libraries the job runner does not
+ * use. One of them loaded at idle fails the run.
+ */
+const LOADED_ON_FIRST_USE = [
+  'sharp',
+  'music-metadata',
+  '@tus/server',
+  '@tus/file-store',
+  '@simplewebauthn/server',
+  'nodemailer',
+  'otplib',
+  'cron',
+  'luxon',
 ];
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -160,9 +178,15 @@ async function main() {
     path.join(RESULTS_DIR, 'startup-cost.json'),
     JSON.stringify({ nodeArgs, startMs, idle, afterDocs, libraries: rows }, null, 2),
   );
+  const early = LOADED_ON_FIRST_USE.filter((name) => idle.packages[name]);
+  log(
+    early.length === 0
+      ? `Not loaded at idle, as expected: ${LOADED_ON_FIRST_USE.join(', ')}`
+      : `LOADED at idle, though only some requests or jobs need them: ${early.join(', ')}`,
+  );
   const ok = idle.rssMb <= IDLE_RSS_MB;
   log(`\nIdle RSS ${idle.rssMb} MB: ${ok ? 'within' : 'ABOVE'} the bound of ${IDLE_RSS_MB} MB`);
-  return ok;
+  return ok && early.length === 0;
 }
 
 main()

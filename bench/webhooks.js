@@ -9,17 +9,22 @@
  *
  * After each round the receiver waits until that side's deliveries stop arriving (the drain). Per
  * side it reports the time from a change (the event's `createdAt`) to its receipt (p50, p99, over the
- * events of the measured rounds) and the deliveries per second of the one instance, over each round
- * and its drain.
+ * events of the measured rounds; the service's p99 must stay under `RECEIPT_P99_MS`), the CPU per
+ * delivery (server and database over the round and its drain, so work done after the answer counts)
+ * and the deliveries per second of the one instance, over each round and its drain (shown, not
+ * judged: a throughput floor on a shared machine says more about the machine than the service).
  */
 const http = require('node:http');
 const { Webhook } = require('standardwebhooks');
 const { summarise } = require('./runner');
+const { perRequestMicros } = require('./monitor');
 const { sleep } = require('./settings');
 
 /** Drained: no delivery of the side for this long after its round (at most DRAIN_MAX_MS). */
 const QUIET_MS = 1_500;
 const DRAIN_MAX_MS = 60_000;
+/** The service's change-to-receipt p99 above this fails the run. */
+const RECEIPT_P99_MS = 1_000;
 
 function startReceiver() {
   const sides = {};
@@ -118,6 +123,70 @@ const paymentRequest = (state) => ({
   expect: 201,
 });
 
+/** Payments counted per side, one at a time, after as many unmeasured. */
+const COUNTED_PAYMENTS = 20;
+
+/**
+ * Whether a command started outside any request is the work of a delivery: a write of the webhook
+ * collections or the events list, or a read of the endpoints (which the baseline makes per change and
+ * the service at most once a second). The service's periodic reads of due deliveries (`webhooks.poll`,
+ * every second whatever the traffic) and the other jobs' timers are not a delivery's.
+ */
+const deliveryCommand = (name) =>
+  /^(insert|update|delete|findAndModify) (webhook_\w+|events)$/.test(name) || name === 'find webhook_endpoints';
+
+/**
+ * Database commands per delivered payment, on a counting instance of each side (the same database
+ * as the measured one): `COUNTED_PAYMENTS` payments one at a time after as many unmeasured, each
+ * delivered to the receiver, then the drain; the commands their requests sent (exact) plus the
+ * delivery commands started outside them until the drain ended, over the deliveries received.
+ */
+async function countPerDelivery(tools, requests, receiver) {
+  const counting = tools.counting();
+  const counts = {};
+  try {
+    await counting.start('service');
+    for (const server of counting.running()) {
+      const name = server.name.replace(/-count$/, '');
+      const state = receiver.side(name);
+      for (let i = 0; i < COUNTED_PAYMENTS; i += 1) await tools.send(server, requests[name]);
+      await drain(state, Date.now());
+      const before = await tools.readCommands(server);
+      const from = state.deliveries.length;
+      for (let i = 0; i < COUNTED_PAYMENTS; i += 1) {
+        const response = await tools.send(server, requests[name]);
+        if (response.status !== requests[name].expect)
+          throw new Error(`${server.name} answered ${response.status} while its commands were counted`);
+      }
+      await drain(state, Date.now());
+      const after = await tools.readCommands(server);
+      const delivered = state.deliveries.length - from;
+      const diff = (a, b) =>
+        Object.fromEntries(
+          Object.entries(a)
+            .map(([command, n]) => [command, n - (b[command] ?? 0)])
+            .filter(([, n]) => n > 0),
+        );
+      const inRequest = diff(after.inRequest, before.inRequest);
+      const outside = diff(after.outside, before.outside);
+      const ofDelivery = Object.fromEntries(Object.entries(outside).filter(([command]) => deliveryCommand(command)));
+      const total = [...Object.values(inRequest), ...Object.values(ofDelivery)].reduce((sum, n) => sum + n, 0);
+      const per = (byName) =>
+        Object.fromEntries(Object.entries(byName).map(([command, n]) => [command, n / Math.max(1, delivered)]));
+      counts[name] = {
+        payments: after.requests - before.requests,
+        delivered,
+        perDelivery: delivered > 0 ? total / delivered : undefined,
+        inRequest: per(inRequest),
+        ofDelivery: per(ofDelivery),
+      };
+    }
+  } finally {
+    if (counting.live) await counting.stop();
+  }
+  return counts;
+}
+
 /** Waits until the side's deliveries stop arriving; the time from the round's end to the last one. */
 async function drain(state, endedAt) {
   const started = Date.now();
@@ -146,6 +215,17 @@ async function measureWebhookCost(live, tools) {
     const requests = {};
     for (const [name, server] of Object.entries(servers))
       requests[name] = paymentRequest(await seedWithEndpoint(server, tools, receiver));
+    const commands = tools.counting ? await countPerDelivery(tools, requests, receiver) : undefined;
+    if (commands) {
+      const names = (side) =>
+        Object.entries({ ...side.inRequest, ...side.ofDelivery })
+          .map(([command, n]) => `${command} ${Number(n.toFixed(2))}`)
+          .join(', ');
+      for (const [name, side] of Object.entries(commands))
+        log(
+          `    commands per delivered payment, ${name}: ${side.perDelivery?.toFixed(2) ?? '-'} over ${side.delivered} deliveries of ${side.payments} payments [${names(side)}]`,
+        );
+    }
     for (const name of Object.keys(servers)) {
       await runAutocannon(servers[name], requests[name], settings.warmup);
       await drain(receiver.side(name), Date.now());
@@ -159,10 +239,13 @@ async function measureWebhookCost(live, tools) {
         const state = receiver.side(name);
         const from = state.deliveries.length;
         const startedAt = Date.now();
+        const stopCpu = tools.watchServerCpu(servers[name]);
         pair[name] = await round(servers[name], requests[name], settings.seconds);
         const endedAt = Date.now();
         pair[name].drainMs = await drain(state, endedAt);
+        const cpu = stopCpu();
         const fresh = state.deliveries.slice(from).filter((delivery) => delivery.createdAt >= startedAt);
+        pair[name].cpuMicrosPerDelivery = cpu && fresh.length > 0 ? perRequestMicros(cpu, fresh.length) : undefined;
         measured[name].latencies.push(...fresh.map((delivery) => delivery.receivedAt - delivery.createdAt));
         const span = (Math.max(state.lastAt, endedAt) - startedAt) / 1000;
         pair[name].deliveriesPerSecond = fresh.length / span;
@@ -175,10 +258,22 @@ async function measureWebhookCost(live, tools) {
       log(
         `    round ${r + 1}: service ${pair.service.rps.toFixed(0)} req/s, baseline ${pair.baseline.rps.toFixed(0)} req/s, ratio ${(pair.service.rps / pair.baseline.rps).toFixed(2)}; ` +
           `CPU µs a request (server + database) ${pair.service.cpuMicrosPerRequest?.judged ?? '-'} vs ${pair.baseline.cpuMicrosPerRequest?.judged ?? '-'}; ` +
+          `CPU µs a delivery ${pair.service.cpuMicrosPerDelivery?.judged ?? '-'} vs ${pair.baseline.cpuMicrosPerDelivery?.judged ?? '-'}; ` +
           `deliveries ${pair.service.delivered} (drained ${(pair.service.drainMs / 1000).toFixed(1)} s after) vs ${pair.baseline.delivered} (${(pair.baseline.drainMs / 1000).toFixed(1)} s)`,
       );
     }
     const summary = summarise(rounds);
+    // CPU per delivery, service ÷ baseline, paired by round as the other ratios are.
+    const perDelivery = rounds
+      .filter((pair) => pair.service.cpuMicrosPerDelivery?.judged > 0 && pair.baseline.cpuMicrosPerDelivery?.judged > 0)
+      .map((pair) => pair.service.cpuMicrosPerDelivery.judged / pair.baseline.cpuMicrosPerDelivery.judged);
+    summary.delivery = {
+      service: tools.median(rounds.map((pair) => pair.service.cpuMicrosPerDelivery?.judged).filter(Boolean)),
+      baseline: tools.median(rounds.map((pair) => pair.baseline.cpuMicrosPerDelivery?.judged).filter(Boolean)),
+      cpuRatio: tools.median(perDelivery),
+      cpuRatioMin: perDelivery.length ? Math.min(...perDelivery) : undefined,
+      cpuRatioMax: perDelivery.length ? Math.max(...perDelivery) : undefined,
+    };
     const sides = {};
     for (const name of Object.keys(servers)) {
       const sorted = [...measured[name].latencies].sort((a, b) => a - b);
@@ -192,7 +287,21 @@ async function measureWebhookCost(live, tools) {
         badSignatures: state.badSignatures,
       };
     }
-    return { rounds, summary, ratio: summary.ratio, sides };
+    const p99 = sides.service.p99;
+    const failed =
+      p99 === undefined
+        ? ['no delivery of the service was received']
+        : p99 >= RECEIPT_P99_MS
+          ? [`the service's change-to-receipt p99 is ${p99} ms, not under ${RECEIPT_P99_MS} ms`]
+          : [];
+    const counted = commands && [commands.service?.perDelivery, commands.baseline?.perDelivery];
+    if (counted && counted.some((n) => n === undefined))
+      failed.push('commands per delivered payment: no delivery counted');
+    else if (counted && counted[0] > counted[1] + 1e-9)
+      failed.push(
+        `the service sends ${counted[0].toFixed(2)} database commands per delivered payment, the baseline ${counted[1].toFixed(2)}`,
+      );
+    return { rounds, summary, ratio: summary.ratio, sides, commands, receiptP99Ms: RECEIPT_P99_MS, failed };
   } finally {
     await receiver.stop();
   }
