@@ -79,7 +79,7 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     this.emptyingJob = this.jobs.register({
       name: 'events.outbox-emptying',
       everyMs: OUTBOX_EMPTYING_EVERY_MS,
-      run: () => this.emptying.flush(),
+      run: () => this.emptyCopiedOutboxes(),
     });
     if (this.config.sweepIntervalMs <= 0) return;
     this.sweepJob = this.jobs.register({
@@ -102,6 +102,11 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     await this.emptyingJob?.stop();
     // What this instance published is emptied now rather than left to another's sweep.
     await this.emptying.flush().catch((error: Error) => this.logger.warn(`Emptying outboxes failed: ${error.message}`));
+  }
+
+  /** Empties the outboxes whose events this instance recorded (its job's step; tests call it to not wait). */
+  emptyCopiedOutboxes(): Promise<void> {
+    return this.emptying.flush();
   }
 
   subscribe(subscriber: EventSubscriber): void {
@@ -234,21 +239,25 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
 
   /**
    * Publishes the events of these records' outboxes that the events collection lacks (one read of
-   * their ids; a published change's outbox is already gone, so the records read here are mostly
-   * those whose writer stopped), leaving out those past the events' retention, which the collection
-   * no longer keeps whether they were published or not: copied again, they would be sent twice.
-   * Then empties each of those outboxes, unless its record changed meanwhile.
+   * their ids, unless this instance published them itself and has yet to empty them; a published
+   * change's outbox is gone within a second, so the records read here are mostly those whose writer
+   * stopped), leaving out those past the events' retention, which the collection no longer keeps
+   * whether they were published or not: copied again, they would be sent twice. Then queues each of
+   * those outboxes to be emptied, unless its record changed meanwhile.
    */
   private async relayOutboxes(source: EventSource, records: readonly StoredRecord[]): Promise<void> {
     const full = records.filter((record) => (record[OUTBOX]?.length ?? 0) > 0);
     if (full.length === 0) return;
     const retained = Date.now() - this.config.retentionDays * DAY_MS;
-    const candidates = full.flatMap((record) =>
-      record[OUTBOX]!.filter((event) => new Date(event.createdAt).getTime() > retained).map((event) => ({
-        record,
-        event,
-      })),
-    );
+    const candidates = full
+      // This instance's own published change: its events are recorded, no need to ask.
+      .filter((record) => !(record[OUTBOX]![0].id === versionOf(record) && this.emptying.published(versionOf(record))))
+      .flatMap((record) =>
+        record[OUTBOX]!.filter((event) => new Date(event.createdAt).getTime() > retained).map((event) => ({
+          record,
+          event,
+        })),
+      );
     if (candidates.length > 0) {
       const recorded = await this.events.recordedIds(candidates.map(({ event }) => event.id));
       const missing = candidates.filter(({ event }) => !recorded.has(event.id));
@@ -256,7 +265,11 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
         missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))),
       );
     }
-    for (const record of full) await this.emptyOutbox(source, record, versionOf(record));
+    for (const record of full) {
+      const version = versionOf(record);
+      if (version === null) await this.emptyOutbox(source, record, version);
+      else this.emptying.add(source.records, { _id: record._id, projectId: record.projectId, version });
+    }
   }
 
   /**

@@ -22,23 +22,26 @@ const BATCH = 500;
  */
 export class OutboxEmptying {
   private readonly due = new Map<Records<unknown>, CopiedOutbox[]>();
+  /** The versions queued: their events are in the events collection, so nobody need ask it. */
+  private readonly versions = new Set<string>();
 
   add(records: Records<unknown>, copied: CopiedOutbox): void {
     const list = this.due.get(records);
     if (list) list.push(copied);
     else this.due.set(records, [copied]);
+    this.versions.add(copied.version);
   }
 
-  get pending(): number {
-    let count = 0;
-    for (const list of this.due.values()) count += list.length;
-    return count;
+  /** Whether the outbox at this version is queued: its events are recorded. */
+  published(version: string | null): boolean {
+    return version !== null && this.versions.has(version);
   }
 
   /** Empties what is due; what fails stays due for the next run. */
   async flush(): Promise<void> {
     const taken = [...this.due];
     this.due.clear();
+    this.versions.clear();
     for (const [records, list] of taken) {
       for (let start = 0; start < list.length; start += BATCH) {
         const batch = list.slice(start, start + BATCH);
