@@ -25,7 +25,7 @@ export class EventsController {
     summary: 'List events',
     description:
       'What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as ' +
-      '`startingAfter`. Filter by `type`, by the `object` an event is about (a payment\'s timeline) and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`).',
+      "`startingAfter`. Filter by `type`, by the `object` an event is about (a payment's timeline) and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`).",
   })
   @ApiOkResponse({ type: EventListResponse, description: 'One page of events' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)

@@ -365,10 +365,7 @@ describe('webhooks /v1/webhook-endpoints', () => {
     const developer = await createUser(t.http, 'developer', admin.token);
     expectForbidden(await t.http.get(`/v1/events/${event.id}/deliveries`, { token: developer.token }));
     const stranger = await createFirstAdmin(t.http);
-    expectNotFound(
-      await t.http.get(`/v1/events/${event.id}/deliveries`, { token: stranger.token }),
-      'Event not found',
-    );
+    expectNotFound(await t.http.get(`/v1/events/${event.id}/deliveries`, { token: stranger.token }), 'Event not found');
     expectNotFound(
       await t.http.get('/v1/events/evt_6650c0ffee0000000000ffff/deliveries', { token: admin.token }),
       'Event not found',
