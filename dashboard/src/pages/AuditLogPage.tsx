@@ -186,8 +186,6 @@ export function AuditLogPage() {
         // Focusable: the table scrolls sideways on narrow screens, and holds nothing else a keyboard reaches.
         <div role="region" aria-label="Audit log entries" tabIndex={0}>
           <ListTable
-            // Keyed by the count: "Load more" appends rows, and the table shows as many as it has.
-            key={rows.length}
             caption="Audit log entries, newest first"
             rows={rows}
             columns={columns}
