@@ -218,7 +218,7 @@ function Party({ label, kind }: { label: string; kind?: string }) {
     <Tooltip label={label} openDelay={300} withinPortal>
       <Text span display="block" fz="sm" truncate="end" tabIndex={0}>
         {kind && (
-          <Text span c="dimmed" fz="xs">
+          <Text span c="var(--muted)" fz="xs">
             {kind}{' '}
           </Text>
         )}
@@ -241,7 +241,7 @@ function auditColumns(
       cell: (entry) => (
         <>
           <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
-          <Text span c="dimmed" fz="xs">
+          <Text span c="var(--muted)" fz="xs">
             {' '}
             #{entry.sequence}
           </Text>
@@ -316,7 +316,7 @@ function RefundAmount({ entry, readable }: { entry: Entry; readable: boolean }) 
   const event = events.data?.data.find((candidate) => candidate.request.id === entry.requestId);
   if (!event) {
     return (
-      <Text span fz="xs" c="dimmed">
+      <Text span fz="xs" c="var(--muted)">
         {readable && events.isPending ? 'Reading the amount…' : 'Refund (amount shown in its project)'}
       </Text>
     );

@@ -131,7 +131,13 @@ export function EventsTable({ events, busy, caption }: { events: Event[]; busy?:
         busy={busy}
         rowProps={(event) => ({ 'data-event': event.id, 'data-type': event.type })}
       />
-      <Modal opened={!!open} onClose={() => setOpen(undefined)} title={open ? `${open.type} event` : 'Event'} size="xl">
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={!!open}
+        onClose={() => setOpen(undefined)}
+        title={open ? `${open.type} event` : 'Event'}
+        size="xl"
+      >
         {open && <EventDetails event={open} />}
       </Modal>
     </>
@@ -148,7 +154,7 @@ function EventDetails({ event }: { event: Event }) {
   const seesDeliveries = useSeesDeliveries();
   return (
     <Stack gap="sm">
-      <Text fz="sm" c="dimmed">
+      <Text fz="sm" c="var(--muted)">
         {formatDate(event.createdAt)}
       </Text>
       <Title order={3} fz="md">

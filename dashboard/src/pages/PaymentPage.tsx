@@ -145,7 +145,7 @@ export function PaymentPage({ id }: { id: string }) {
               }
             >
               <Stack gap={4}>
-                <Text fz="sm" c="dimmed">
+                <Text fz="sm" c="var(--muted)">
                   {formatDate(event.createdAt)}
                 </Text>
                 {seesDeliveries && <EventDeliveries eventId={event.id} eventType={event.type} />}

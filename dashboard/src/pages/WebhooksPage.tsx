@@ -138,6 +138,7 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
         hidePickedOptions
         nothingFoundMessage="No event type has this name."
         error={eventsError}
+        styles={{ description: { color: 'var(--muted)' } }}
         mb="sm"
       />
       <FormError error={create.error} fields={['url', 'enabledEvents']} />
@@ -162,7 +163,7 @@ function endpointColumns(
             {endpoint.url}
           </Button>
           {endpoint.disabledReason && (
-            <Text fz="xs" c="dimmed">
+            <Text fz="xs" c="var(--muted)">
               {endpoint.disabledReason}
             </Text>
           )}

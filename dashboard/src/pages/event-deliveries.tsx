@@ -1,13 +1,13 @@
-import { Badge as MantineBadge, Group, List, Stack, Text } from '@mantine/core';
+import { Group, List, Stack, Text } from '@mantine/core';
 import { $api, type Schemas } from '../api/client';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { QueryStatus } from '../ui';
+import { Badge, QueryStatus } from '../ui';
 
 type Delivery = Schemas['WebhookDeliveryResponse'];
 type Attempt = Schemas['WebhookAttemptResponse'];
 
-const DELIVERY_COLORS: Record<Delivery['status'], string> = { pending: 'yellow', succeeded: 'green', failed: 'red' };
+const DELIVERY_TONES = { pending: 'info', succeeded: 'good', failed: 'bad' } as const;
 const DELIVERY_WORDS: Record<Delivery['status'], string> = {
   pending: 'Pending',
   succeeded: 'Delivered',
@@ -27,18 +27,14 @@ export function formatTime(iso: string): string {
 export function NextTry({ delivery }: { delivery: Pick<Delivery, 'status' | 'nextAttemptAt'> }) {
   if (delivery.status !== 'pending' || !delivery.nextAttemptAt) return null;
   return (
-    <Text span fz="sm" c="dimmed">
+    <Text span fz="sm" c="var(--muted)">
       Next try at {formatTime(delivery.nextAttemptAt)}
     </Text>
   );
 }
 
 export function DeliveryStatus({ status }: { status: Delivery['status'] }) {
-  return (
-    <MantineBadge color={DELIVERY_COLORS[status]} variant="light" radius="sm">
-      {DELIVERY_WORDS[status]}
-    </MantineBadge>
-  );
+  return <Badge tone={DELIVERY_TONES[status]}>{DELIVERY_WORDS[status]}</Badge>;
 }
 
 /** One attempt as a line: its outcome, the answer's status, the error, how long it took, when. */
@@ -74,7 +70,7 @@ export function EventDeliveries({ eventId, eventType }: { eventId: string; event
     <Stack gap={4}>
       <QueryStatus query={deliveries} loading="Loading deliveries" />
       {deliveries.data && rows.length === 0 && (
-        <Text fz="sm" c="dimmed">
+        <Text fz="sm" c="var(--muted)">
           No webhook endpoint receives {eventType} events.
         </Text>
       )}
@@ -87,7 +83,7 @@ export function EventDeliveries({ eventId, eventType }: { eventId: string; event
                 <Text span fz="sm" style={{ overflowWrap: 'anywhere' }}>
                   {urls.get(delivery.endpointId) ?? 'An endpoint'}
                 </Text>
-                <Text span fz="sm" c="dimmed">
+                <Text span fz="sm" c="var(--muted)">
                   {delivery.attempt} {delivery.attempt === 1 ? 'attempt' : 'attempts'}
                   {delivery.attempts[0] ? `, last: ${attemptLine(delivery.attempts[0])}` : ''}
                 </Text>

@@ -242,7 +242,7 @@ export function DefaultCard({ cardId }: { cardId: string | null }) {
   if (!cardId) return <Badge tone="warn">None</Badge>;
   if (!card.data)
     return (
-      <Text span c="dimmed">
+      <Text span c="var(--muted)">
         …
       </Text>
     );
@@ -276,7 +276,7 @@ export function PaymentAmount({ payment }: { payment: Payment }) {
         {formatMoney(payment.amount, payment.currency)}
       </Text>
       {payment.amountRefunded > 0 && (
-        <Text span c="dimmed" fz="xs" style={{ whiteSpace: 'nowrap' }}>
+        <Text span c="var(--muted)" fz="xs" style={{ whiteSpace: 'nowrap' }}>
           {' '}
           ({formatMoney(payment.amountRefunded, payment.currency)} refunded)
         </Text>
@@ -333,7 +333,7 @@ export function PaymentsTable({
           <>
             <StatusBadge status={payment.status} />
             {payment.failureCode && (
-              <Text span c="dimmed" fz="xs">
+              <Text span c="var(--muted)" fz="xs">
                 {' '}
                 {payment.failureCode.replace(/_/g, ' ')}
               </Text>
@@ -451,6 +451,7 @@ export function PaymentActions({ payment, onRefund }: { payment: Payment; onRefu
 export function RefundDialog({ payment, onClose }: { payment: Payment | undefined; onClose: () => void }) {
   return (
     <Modal
+      closeButtonProps={{ 'aria-label': 'Close' }}
       opened={!!payment}
       onClose={onClose}
       title={payment ? `Refund ${formatMoney(payment.amount, payment.currency)}` : 'Refund'}
