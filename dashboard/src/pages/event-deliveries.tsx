@@ -71,7 +71,7 @@ export function EventDeliveries({ eventId, eventType }: { eventId: string; event
       <QueryStatus query={deliveries} loading="Loading deliveries" />
       {deliveries.data && rows.length === 0 && (
         <Text fz="sm" c="var(--muted)">
-          No webhook endpoint receives {eventType} events.
+          Not sent to any webhook endpoint: none was subscribed to {eventType} when it happened.
         </Text>
       )}
       {rows.length > 0 && (

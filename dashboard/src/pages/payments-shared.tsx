@@ -6,7 +6,7 @@ import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMone
 import { Link } from '@tanstack/react-router';
 import { Highlight, NO_MATCH, type Matcher } from '../search';
 import { useSession } from '../session';
-import { Group, Modal, Text } from '@mantine/core';
+import { Group, Modal, Text, Tooltip } from '@mantine/core';
 import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
@@ -352,7 +352,12 @@ export function PaymentsTable({
                 return (
                   <Link to="/customers/$customerId" params={{ customerId: payment.customer }}>
                     {label ? (
-                      <Highlight text={label} match={highlight} />
+                      // An email stays on one line, cut with an ellipsis, whole in the tooltip.
+                      <Tooltip label={label} openDelay={300}>
+                        <Text span display="block" fz="sm" truncate="end">
+                          <Highlight text={label} match={highlight} />
+                        </Text>
+                      </Tooltip>
                     ) : (
                       <Text span ff="monospace" fz="sm">
                         {payment.customer.slice(-8)}
