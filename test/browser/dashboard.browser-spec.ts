@@ -445,10 +445,23 @@ describe('platform dashboard in a browser', () => {
         expect.stringMatching(/^Refunded \$20\.00, \$20\.00 left/),
       ]);
 
+      // The password was proven at sign-in: as if that were 11 minutes ago, past STEP_UP_MINUTES.
+      const me = await t.http.get('/api/v1/me', { token: loggedIn.accessToken });
+      await t.db
+        .collection('sessions')
+        .updateMany(
+          { userId: new ObjectId(String(me.body.data.user.id)) },
+          { $set: { passwordAt: new Date(Date.now() - 11 * 60_000) } },
+        );
       await page.getByRole('button', { name: 'Refund payment of $40.00' }).click();
       const dialog = page.getByRole('dialog', { name: 'Refund $40.00' });
       await dialog.getByLabel('Refund amount (USD)').fill('5');
       await dialog.getByRole('button', { name: 'Refund $5.00' }).click();
+      // A refund moves money: the person confirms it is them, then it is done at once.
+      const stepUp = page.getByRole('dialog', { name: 'Confirm it is you' });
+      await stepUp.getByLabel('Password').fill(person.password);
+      await stepUp.getByRole('button', { name: 'Confirm' }).click();
+      await stepUp.waitFor({ state: 'hidden' });
       await dialog.waitFor({ state: 'detached' });
       const refunded = timeline.getByRole('listitem').filter({ hasText: 'Refunded $5.00, $15.00 left' });
       await refunded.waitFor();

@@ -133,6 +133,8 @@ export function EventsTable({ events, busy, caption }: { events: Event[]; busy?:
       />
       <Modal
         closeButtonProps={{ 'aria-label': 'Close' }}
+        // Gone when closed: no fading copy of the dialog stays over the page it returns to.
+        transitionProps={{ duration: 0 }}
         opened={!!open}
         onClose={() => setOpen(undefined)}
         title={open ? `${open.type} event` : 'Event'}

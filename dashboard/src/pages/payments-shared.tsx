@@ -457,6 +457,8 @@ export function RefundDialog({ payment, onClose }: { payment: Payment | undefine
   return (
     <Modal
       closeButtonProps={{ 'aria-label': 'Close' }}
+      // Gone when closed: no fading copy of the dialog stays over the page it returns to.
+      transitionProps={{ duration: 0 }}
       opened={!!payment}
       onClose={onClose}
       title={payment ? `Refund ${formatMoney(payment.amount, payment.currency)}` : 'Refund'}
