@@ -237,7 +237,7 @@ function auditColumns(
     {
       id: 'time',
       header: 'Time',
-      width: 190,
+      width: 150,
       cell: (entry) => (
         <>
           <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
@@ -251,7 +251,7 @@ function auditColumns(
     {
       id: 'action',
       header: 'Action',
-      width: 200,
+      width: 170,
       cell: (entry) => (
         <Text span ff="monospace" fz="xs">
           {entry.action}
@@ -261,7 +261,7 @@ function auditColumns(
     {
       id: 'actor',
       header: 'Actor',
-      width: 200,
+      width: 180,
       cell: (entry) => (
         <>
           <Party label={entry.actor.label ?? entry.actor.id.slice(-8)} />
@@ -272,7 +272,7 @@ function auditColumns(
     {
       id: 'target',
       header: 'Target',
-      width: 220,
+      width: 190,
       cell: (entry) => {
         const target = entry.target.label ?? (entry.target.type === 'user' ? emails.get(entry.target.id) : undefined);
         return <Party kind={entry.target.type.replace(/_/g, ' ')} label={target ?? entry.target.id.slice(-8)} />;
@@ -281,7 +281,7 @@ function auditColumns(
     {
       id: 'project',
       header: 'Project',
-      width: 150,
+      width: 120,
       cell: (entry) => (entry.projectId ? (projectNames.get(entry.projectId) ?? entry.projectId.slice(-8)) : '—'),
     },
     {
