@@ -65,6 +65,11 @@ const payments = createRoute({
   path: '/payments',
   component: lazyRouteComponent(() => import('./pages/PaymentsPage'), 'PaymentsPage'),
 });
+const payment = createRoute({
+  getParentRoute: () => rootRoute,
+  path: '/payments/$paymentId',
+  component: PaymentRoute,
+});
 const content = createRoute({
   getParentRoute: () => rootRoute,
   path: '/content',
@@ -126,12 +131,18 @@ const ChannelPage = lazy(() => import('./pages/ChannelPage').then((module) => ({
 const ContentProjectPage = lazy(() =>
   import('./pages/ContentProjectPage').then((module) => ({ default: module.ContentProjectPage })),
 );
+const PaymentPage = lazy(() => import('./pages/PaymentPage').then((module) => ({ default: module.PaymentPage })));
 const CustomerPage = lazy(() => import('./pages/CustomerPage').then((module) => ({ default: module.CustomerPage })));
 
 function CustomerRoute() {
   const { customerId } = useParams({ from: '/customers/$customerId' });
   // Keyed: another customer starts the page afresh (its forms closed, its paging at the start).
   return <CustomerPage key={customerId} id={customerId} />;
+}
+
+function PaymentRoute() {
+  const { paymentId } = useParams({ from: '/payments/$paymentId' });
+  return <PaymentPage key={paymentId} id={paymentId} />;
 }
 
 function ContentChannelRoute() {
@@ -156,6 +167,7 @@ const routeTree = rootRoute.addChildren([
   customers,
   customer,
   payments,
+  payment,
   content,
   contentChannel,
   contentProject,

@@ -32,6 +32,10 @@ export class StoredEvent {
 
   @Prop({ type: String, required: true })
   body: string;
+
+  /** The id of the resource the event is about (`data.object.id`), for the list of one object's events. */
+  @Prop({ type: String, default: undefined })
+  objectId?: string;
 }
 
 /**
@@ -99,3 +103,5 @@ tenantOwned(StoredEventSchema);
 // The list, newest first, and filtered by type.
 StoredEventSchema.index({ projectId: 1, _id: -1 });
 StoredEventSchema.index({ projectId: 1, type: 1, _id: -1 });
+// One object's events (a payment's timeline), newest first.
+StoredEventSchema.index({ projectId: 1, objectId: 1, _id: -1 });

@@ -30,7 +30,7 @@ export class EventsController {
     summary: 'List events',
     description:
       'What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as ' +
-      '`startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`). ' +
+      "`startingAfter`. Filter by `type`, by the `object` an event is about (a payment's timeline) and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`). " +
       'An API key lists only the events of the APIs its scopes include (`customer.*` needs `customers`).',
   })
   @ApiOkResponse({ type: EventListResponse, description: 'One page of events' })

@@ -27,6 +27,7 @@ import {
   StoredEventSchema,
 } from './event.schema';
 import { EventFeed } from './event-feed';
+import { EventLookup } from './event-lookup';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
@@ -35,7 +36,7 @@ import { EventsService } from './events.service';
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
  * repository can take it without importing this module), listed by `GET /v1/events`, and followed
- * by the search index through `EventFeed`. It also types the in-process events
+ * by the search index through `EventFeed`, asked whether a project has an event through `EventLookup`. It also types the in-process events
  * (in-process-events.ts): `InProcessEmitter` and `@OnInProcessEvent`.
  */
 @Global()
@@ -53,8 +54,9 @@ import { EventsService } from './events.service';
     EventsService,
     EventRelay,
     EventFeed,
+    EventLookup,
     { provide: InProcessEmitter, useExisting: EventEmitter2 },
   ],
-  exports: [EventRelay, EventFeed, InProcessEmitter],
+  exports: [EventRelay, EventFeed, EventLookup, InProcessEmitter],
 })
 export class EventsModule {}

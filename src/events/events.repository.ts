@@ -13,6 +13,7 @@ export interface EventPageQuery {
   type?: string;
   /** The types the caller may read; null or absent: every type. */
   types?: readonly string[] | null;
+  object?: string;
   createdFrom?: Date;
   createdTo?: Date;
 }
@@ -120,13 +121,14 @@ export class EventsRepository {
     }));
   }
 
-  /** Newest first, `limit + 1` listed events after the cursor, of one type and in a time range when asked. */
+  /** Newest first, `limit + 1` listed events after the cursor, of one type, one object and in a time range when asked. */
   page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
     const conditions: Record<string, unknown> = {};
     if (query.startingAfter) conditions._id = { $lt: query.startingAfter };
     if (query.types)
       conditions.type = { $in: query.type ? query.types.filter((type) => type === query.type) : query.types };
     else if (query.type) conditions.type = query.type;
+    if (query.object) conditions.objectId = query.object;
     if (query.createdFrom || query.createdTo) {
       conditions.createdAt = {
         ...(query.createdFrom ? { $gte: query.createdFrom } : {}),
@@ -188,7 +190,17 @@ function stored(event: PublishedEvent): Record<string, unknown> {
     type: event.type,
     createdAt: event.createdAt,
     body: event.body,
+    objectId: objectIdOf(event.body),
   };
+}
+
+/**
+ * The id of the event's object, read from the body as it is stored: a hard delete's event, listed
+ * long after its record went, carries only its body.
+ */
+function objectIdOf(body: string): string | undefined {
+  const id = (JSON.parse(body) as { data?: { object?: { id?: unknown } } }).data?.object?.id;
+  return typeof id === 'string' ? id : undefined;
 }
 
 /** A hard delete's event as listed. */

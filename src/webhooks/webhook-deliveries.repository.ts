@@ -127,6 +127,15 @@ export class WebhookDeliveriesRepository {
     );
   }
 
+  /** An event's deliveries to the project's endpoints, newest first, `limit + 1` rows after the cursor. */
+  pageOfEvent(scope: TenantScope, eventId: string, query: FinanceListQuery): Promise<WebhookDelivery[]> {
+    return this.records.find(
+      scope,
+      { eventId, ...olderThan(query.startingAfter) },
+      { sort: { _id: -1 }, limit: query.limit + 1 },
+    );
+  }
+
   /** The endpoint's delivery, or null. */
   findOfEndpoint(scope: TenantScope, endpointId: string, id: string): Promise<WebhookDelivery | null> {
     const endpoint = toObjectId(endpointId);

@@ -113,6 +113,8 @@ tenantOwned(WebhookDeliverySchema);
 WebhookDeliverySchema.index({ endpointId: 1, eventId: 1 }, { unique: true });
 // An endpoint's deliveries, newest first.
 WebhookDeliverySchema.index({ projectId: 1, endpointId: 1, _id: -1 });
+// An event's deliveries, newest first (an object's timeline).
+WebhookDeliverySchema.index({ projectId: 1, eventId: 1, _id: -1 });
 // The deliveries waiting for an attempt, on every instance, soonest first (`due`); also serves the
 // retention's sweep by status.
 WebhookDeliverySchema.index({ status: 1, nextAttemptAt: 1 });

@@ -41,6 +41,7 @@ export function toDeliveryResponse(delivery: WebhookDelivery): WebhookDeliveryRe
     : [];
   return {
     id: String(delivery._id),
+    endpointId: String(delivery.endpointId),
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     attempt: delivery.attempt,

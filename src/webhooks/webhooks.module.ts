@@ -9,6 +9,7 @@ import { WebhookDelivery, WebhookDeliverySchema } from './webhook-delivery.schem
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhookEndpoint, WebhookEndpointSchema } from './webhook-endpoint.schema';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { EventDeliveriesController } from './event-deliveries.controller';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksPlatformListener } from './webhooks.platform-listener';
 import { WebhooksService } from './webhooks.service';
@@ -31,7 +32,7 @@ import { WebhooksService } from './webhooks.service';
     LeasesModule,
     SettingsModule,
   ],
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, EventDeliveriesController],
   providers: [
     WebhookEndpointsRepository,
     WebhookDeliveriesRepository,

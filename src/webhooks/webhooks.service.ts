@@ -12,6 +12,8 @@ import { FieldEncryption } from '../common/crypto/field-encryption';
 import { toPage, type FinanceListQuery, type Page } from '../common/paging/finance-list.query';
 import { eventsConfig } from '../config/events.config';
 import { newEventId } from '../events/event-body';
+import { EventLookup } from '../events/event-lookup';
+import { EVENT_NOT_FOUND } from '../events/events.service';
 import { API_VERSION, RECORDED_EVENT_TYPES, WEBHOOK_TEST_EVENT, type RecordedEventType } from '../events/event-types';
 import { apiOfEventType } from '../tenancy/recorded-event-types';
 import { auditContextOf, changesOf } from '../audit/audit-draft';
@@ -53,6 +55,7 @@ export class WebhooksService {
     private readonly encryption: FieldEncryption,
     private readonly leases: Leases,
     private readonly trail: AuditTrail,
+    private readonly events: EventLookup,
     @Inject(eventsConfig.KEY) private readonly config: ConfigType<typeof eventsConfig>,
   ) {}
 
@@ -218,6 +221,16 @@ export class WebhooksService {
   async deliveriesOf(scope: TenantScope, id: string, query: FinanceListQuery): Promise<Page<WebhookDeliveryResponse>> {
     if (!(await this.endpoints.findById(scope, id))) throw new NotFoundException(ENDPOINT_NOT_FOUND);
     return toPage(await this.deliveries.pageOfEndpoint(scope, id, query), query.limit, toDeliveryResponse);
+  }
+
+  /** An event's deliveries to every endpoint of the project; another project's event is 404, as a missing one. */
+  async deliveriesOfEvent(
+    scope: TenantScope,
+    eventId: string,
+    query: FinanceListQuery,
+  ): Promise<Page<WebhookDeliveryResponse>> {
+    if (!(await this.events.exists(scope, eventId))) throw new NotFoundException(EVENT_NOT_FOUND);
+    return toPage(await this.deliveries.pageOfEvent(scope, eventId, query), query.limit, toDeliveryResponse);
   }
 
   /**

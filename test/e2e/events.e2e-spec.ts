@@ -214,6 +214,34 @@ describe('events /v1/events', () => {
     expect(malformed.body.message).toBe('id must be an event id (evt_ and 24 hexadecimal digits)');
   });
 
+  it("lists one object's events by its id, a deleted record's included, and no other project's", async () => {
+    const kept = await createCustomer();
+    const deleted = await createCustomer();
+    await createCustomer();
+    expect((await post(`/v1/customers/${kept}`, { firstName: 'Jane' })).status).toBe(200);
+    expect((await t.http.delete(`/v1/customers/${deleted}`, { token: admin.token })).status).toBe(200);
+
+    const ofKept = await events(`?object=${kept}`);
+    expect(ofKept.map((event) => event.type)).toEqual(['customer.updated', 'customer.created']);
+    expect(ofKept.every((event) => event.data.object.id === kept)).toBe(true);
+    expect(await events(`?object=${kept.toUpperCase()}&type=customer.created`)).toEqual([ofKept[1]]);
+    expect((await events(`?object=${deleted}`)).map((event) => event.type)).toEqual([
+      'customer.deleted',
+      'customer.created',
+    ]);
+    expect(await events(`?object=${new Types.ObjectId().toHexString()}`)).toEqual([]);
+
+    const other = await createFirstAdmin(t.http);
+    const foreign = await t.http.get(`/v1/events?object=${kept}`, { token: other.token });
+    expect(foreign.status).toBe(200);
+    expect(foreign.body.data).toEqual([]);
+    expectValidationError(
+      await t.http.get('/v1/events?object=cus_123', { token: admin.token }),
+      'object',
+      'object must be the id of a resource (24 hexadecimal digits)',
+    );
+  });
+
   it("another project's event is 404, as a missing one", async () => {
     const id = await createCustomer();
     const [created] = await eventsOf(id);

@@ -336,6 +336,50 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
+  it("lists one event's deliveries across the project's endpoints, each with its attempts; another project's event is 404", async () => {
+    receiver.answer('/event-down', (response) => response.writeHead(503).end('down'));
+    const up = await createEndpoint('/event-up');
+    const down = await createEndpoint('/event-down');
+    const customer = await createCustomer();
+    await createCustomer();
+    const listed = await t.http.get(`/v1/events?object=${customer}`, { token: admin.token });
+    const [event] = listed.body.data as { id: string; type: string }[];
+    expect(event.type).toBe('customer.created');
+    // Endpoints earlier tests left in the project get the event too: these two are the ones asked about.
+    const ours = new Set([up.id, down.id]);
+    const ofEvent = async () => {
+      const res = await t.http.get(`/v1/events/${event.id}/deliveries`, { token: admin.token });
+      expect(res.status).toBe(200);
+      const data = res.body.data as { endpointId: string; eventId: string; status: string; attempts: unknown[] }[];
+      expect(data.every((delivery) => delivery.eventId === event.id)).toBe(true);
+      return data.filter((delivery) => ours.has(delivery.endpointId));
+    };
+    await waitUntil(async () => {
+      const now = await ofEvent();
+      return now.length === 2 && now.every((delivery) => delivery.status !== 'pending');
+    });
+    const found = await ofEvent();
+    expect(found).toHaveLength(2);
+    const byEndpoint = new Map(found.map((delivery) => [delivery.endpointId, delivery]));
+    expect(byEndpoint.get(up.id)).toMatchObject({ status: 'succeeded', attempt: 1, nextAttemptAt: null });
+    expect(byEndpoint.get(down.id)).toMatchObject({ status: 'failed', attempt: 3, responseStatus: 503 });
+    expect(byEndpoint.get(down.id)!.attempts).toHaveLength(3);
+
+    const developer = await createUser(t.http, 'developer', admin.token);
+    expectForbidden(await t.http.get(`/v1/events/${event.id}/deliveries`, { token: developer.token }));
+    const stranger = await createFirstAdmin(t.http);
+    expectNotFound(await t.http.get(`/v1/events/${event.id}/deliveries`, { token: stranger.token }), 'Event not found');
+    expectNotFound(
+      await t.http.get('/v1/events/evt_6650c0ffee0000000000ffff/deliveries', { token: admin.token }),
+      'Event not found',
+    );
+    const malformed = await t.http.get('/v1/events/nope/deliveries', { token: admin.token });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toBe('id must be an event id (evt_ and 24 hexadecimal digits)');
+    await t.http.delete(`${ENDPOINTS}/${up.id}`, { token: admin.token });
+    await t.http.delete(`${ENDPOINTS}/${down.id}`, { token: admin.token });
+  });
+
   it('a retry asked for while an attempt is under way is 409: that attempt is recorded first', async () => {
     const endpoint = await createEndpoint('/under-way');
     await createCustomer();

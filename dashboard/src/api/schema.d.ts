@@ -1809,7 +1809,7 @@ export interface paths {
         };
         /**
          * List events
-         * @description What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter`. Filter by `type` and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`). An API key lists only the events of the APIs its scopes include (`customer.*` needs `customers`).
+         * @description What the changes of this platform project recorded, newest first, `limit` per page (default 20, max 100); pass the last id seen as `startingAfter`. Filter by `type`, by the `object` an event is about (a payment's timeline) and by creation time. Events are kept 30 days (`EVENT_RETENTION_DAYS`). An API key lists only the events of the APIs its scopes include (`customer.*` needs `customers`).
          */
         get: operations["listEvents"];
         put?: never;
@@ -1832,6 +1832,26 @@ export interface paths {
          * @description Another project's event is 404, as a missing one, and so is, for an API key, an event of an API outside its scopes.
          */
         get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an event's deliveries
+         * @description Newest first: the event on its way to each endpoint of the project that subscribed to it (`endpointId`), how its latest attempt went, when the next one is due, and its `attempts`, newest first. Admins and keys of the project, as for endpoints; another project's event is 404, as a missing one.
+         */
+        get: operations["listEventDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5095,6 +5115,8 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             durationMs: number | null;
+            /** @description The endpoint the event is sent to */
+            endpointId: string;
             /** @description Why the latest attempt failed without a response (timeout, refused address...) */
             error: string | null;
             /** @example evt_6650c0ffee0000000000e001 */
@@ -24663,6 +24685,8 @@ export interface operations {
                 startingAfter?: string;
                 /** @description Only events of this type */
                 type?: "customer.created" | "customer.updated" | "customer.deleted" | "customer.default_card_changed" | "card.created" | "card.updated" | "card.deleted" | "payment.created" | "payment.succeeded" | "payment.failed" | "payment.refunded" | "channel.created" | "channel.updated" | "channel.deleted" | "project.created" | "project.updated" | "project.deleted" | "collaborator.added" | "collaborator.changed" | "collaborator.removed" | "share_link.created" | "share_link.revoked" | "share_link.deleted" | "grant.created" | "grant.revoked" | "grant.deleted" | "collection.created" | "collection.updated" | "collection.deleted" | "collection.restored" | "client.created" | "client.updated" | "client.deleted" | "client.restored" | "asset.created" | "asset.updated" | "asset.uploaded" | "asset.ready" | "asset.errored" | "asset.deleted";
+                /** @description Only events about this object: the id of a customer, card, payment or other resource */
+                object?: string;
                 /** @description Only events created at or after this time */
                 createdFrom?: string;
                 /** @description Only events created at or before this time */
@@ -24835,6 +24859,161 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventEnvelope"];
+                };
+            };
+            /** @description Invalid input: validation failure, malformed id or malformed JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Bad Request",
+                     *       "errors": [
+                     *         {
+                     *           "field": "email",
+                     *           "messages": [
+                     *             "email must be an email"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "message": "Validation failed: email must be an email",
+                     *       "statusCode": 400
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Missing, malformed, expired or otherwise invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Unauthorized",
+                     *       "message": "Missing bearer token: send Authorization: Bearer <accessToken>",
+                     *       "statusCode": 401
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description The caller lacks the role this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Forbidden",
+                     *       "message": "This operation needs the role admin",
+                     *       "statusCode": 403
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description No such resource */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Not Found",
+                     *       "message": "Not found",
+                     *       "statusCode": 404
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Over the rate limit: `RATE_LIMIT_PER_SECOND` (25) requests a second per API key, and per user in each platform project, on each instance. Every data answer carries `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-09). */
+            429: {
+                headers: {
+                    /** @description The policy, the requests left and the seconds to the reset: `"data-api";r=0;t=1` */
+                    RateLimit?: string;
+                    /** @description The quota and its window in seconds: `"data-api";q=25;w=1` */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Too Many Requests",
+                     *       "message": "Rate limit exceeded: at most 25 requests a second for this API key; retry after 1 second",
+                     *       "statusCode": 429
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Unexpected server error (no internals are disclosed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Internal Server Error",
+                     *       "message": "Internal server error",
+                     *       "statusCode": 500
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+            /** @description Database unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "Service Unavailable",
+                     *       "message": "Database unavailable, try again shortly",
+                     *       "statusCode": 503
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponseDto"];
+                };
+            };
+        };
+    };
+    listEventDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Id of the last object of the previous page */
+                startingAfter?: string;
+            };
+            header?: {
+                /** @description The platform project of the token's account to act in; default: the account's default project; an API key acts only in its own. A project of another account, or an unknown id: 404. */
+                "X-Project-Id"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListResponse"];
                 };
             };
             /** @description Invalid input: validation failure, malformed id or malformed JSON */

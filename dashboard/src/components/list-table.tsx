@@ -98,6 +98,8 @@ export function ListTable<Row extends RowData>({
       pagination: { pageIndex: 0, pageSize: pageSize ?? Math.max(rows.length, 1) },
     },
     autoResetPageIndex: true,
+    // Unpaged, every row shows: the initial page size would cut a list that grows (a refetch, "Load more").
+    ...(pageSize ? {} : { state: { pagination: { pageIndex: 0, pageSize: Math.max(data.length, 1) } } }),
   });
 
   if (rows.length === 0 && empty) return <>{empty}</>;

@@ -4,7 +4,9 @@ import { $api, api, call, type Schemas } from '../api/client';
 import { queryEnums } from '../api/enums';
 import type { paths } from '../api/schema';
 import { useAction } from '../hooks';
-import { formatDate } from '../money';
+import { formatDate, formatMoney } from '../money';
+import { Text, Tooltip } from '@mantine/core';
+import { ListTable, type ListColumn } from '../components/list-table';
 import { useSession } from '../session';
 import {
   Badge,
@@ -17,7 +19,6 @@ import {
   Options,
   SelectField,
   Spinner,
-  Table,
 } from '../ui';
 
 const PAGE_SIZE = 20;
@@ -110,6 +111,11 @@ export function AuditLogPage() {
     [session.projects],
   );
 
+  const columns = useMemo(
+    () => auditColumns(emails, projectNames, session.project?.id),
+    [emails, projectNames, session.project?.id],
+  );
+
   const set = (name: keyof Filters) => (event: { target: { value: string } }) =>
     setFilters({ ...filters, [name]: event.target.value });
   const filtered = Object.values(filters).some(Boolean);
@@ -178,21 +184,20 @@ export function AuditLogPage() {
       )}
       {rows.length > 0 && (
         // Focusable: the table scrolls sideways on narrow screens, and holds nothing else a keyboard reaches.
-        <div
-          className="table-wrap audit-table"
-          role="region"
-          aria-label="Audit log entries"
-          tabIndex={0}
-          aria-busy={log.isFetching || undefined}
-        >
-          <Table
+        <div role="region" aria-label="Audit log entries" tabIndex={0}>
+          <ListTable
             caption="Audit log entries, newest first"
-            columns={['Time', 'Action', 'Actor', 'Target', 'Project', 'Changes']}
-          >
-            {rows.map((entry) => (
-              <EntryRow key={entry.id} entry={entry} emails={emails} projectNames={projectNames} />
-            ))}
-          </Table>
+            rows={rows}
+            columns={columns}
+            rowKey={(entry) => entry.id}
+            busy={log.isFetching}
+            rowProps={(entry) => ({
+              'data-sequence': String(entry.sequence),
+              'data-action': entry.action,
+              'data-actor': entry.actor.id,
+              'data-target': entry.target.id,
+            })}
+          />
         </div>
       )}
       {log.hasNextPage && (
@@ -207,45 +212,121 @@ export function AuditLogPage() {
   );
 }
 
-function EntryRow({
-  entry,
-  emails,
-  projectNames,
-}: {
-  entry: Entry;
-  emails: Map<string, string>;
-  projectNames: Map<string, string>;
-}) {
-  const target = entry.target.label ?? (entry.target.type === 'user' ? emails.get(entry.target.id) : undefined);
+/** A name that may be long (an email): on one line, cut with an ellipsis, whole in a tooltip and for screen readers. */
+function Party({ label, kind }: { label: string; kind?: string }) {
   return (
-    <tr
-      data-sequence={entry.sequence}
-      data-action={entry.action}
-      data-actor={entry.actor.id}
-      data-target={entry.target.id}
-    >
-      <td className="audit-time">
-        <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
-        <span className="muted small"> #{entry.sequence}</span>
-      </td>
-      <th scope="row" className="mono small">
-        {entry.action}
-      </th>
-      <td className="audit-party">
-        {entry.actor.label ?? <span className="mono small">{entry.actor.id.slice(-8)}</span>}
-        {entry.actor.type === 'api_key' && <Badge>API key</Badge>}
-      </td>
-      <td className="audit-party">
-        <span className="muted small">{entry.target.type.replace(/_/g, ' ')}</span>{' '}
-        {target ?? <span className="mono small">{entry.target.id.slice(-8)}</span>}
-      </td>
-      <td>
-        {entry.projectId
-          ? (projectNames.get(entry.projectId) ?? <span className="mono small">{entry.projectId.slice(-8)}</span>)
-          : '—'}
-      </td>
-      <td className="small audit-changes">{changesSummary(entry.changes)}</td>
-    </tr>
+    <Tooltip label={label} openDelay={300} withinPortal>
+      <Text span display="block" fz="sm" truncate="end" tabIndex={0}>
+        {kind && (
+          <Text span c="var(--muted)" fz="xs">
+            {kind}{' '}
+          </Text>
+        )}
+        {label}
+      </Text>
+    </Tooltip>
+  );
+}
+
+function auditColumns(
+  emails: Map<string, string>,
+  projectNames: Map<string, string>,
+  currentProject: string | undefined,
+): ListColumn<Entry>[] {
+  return [
+    {
+      id: 'time',
+      header: 'Time',
+      width: 150,
+      cell: (entry) => (
+        <>
+          <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
+          <Text span c="var(--muted)" fz="xs">
+            {' '}
+            #{entry.sequence}
+          </Text>
+        </>
+      ),
+    },
+    {
+      id: 'action',
+      header: 'Action',
+      width: 170,
+      cell: (entry) => (
+        <Text span ff="monospace" fz="xs">
+          {entry.action}
+        </Text>
+      ),
+    },
+    {
+      id: 'actor',
+      header: 'Actor',
+      width: 180,
+      cell: (entry) => (
+        <>
+          <Party label={entry.actor.label ?? entry.actor.id.slice(-8)} />
+          {entry.actor.type === 'api_key' && <Badge>API key</Badge>}
+        </>
+      ),
+    },
+    {
+      id: 'target',
+      header: 'Target',
+      width: 190,
+      cell: (entry) => {
+        const target = entry.target.label ?? (entry.target.type === 'user' ? emails.get(entry.target.id) : undefined);
+        return <Party kind={entry.target.type.replace(/_/g, ' ')} label={target ?? entry.target.id.slice(-8)} />;
+      },
+    },
+    {
+      id: 'project',
+      header: 'Project',
+      width: 120,
+      cell: (entry) => (entry.projectId ? (projectNames.get(entry.projectId) ?? entry.projectId.slice(-8)) : '—'),
+    },
+    {
+      id: 'changes',
+      header: 'Changes',
+      cell: (entry) =>
+        entry.action === 'payment.refunded' ? (
+          <RefundAmount entry={entry} readable={entry.projectId === currentProject} />
+        ) : (
+          <Text span fz="xs">
+            {changesSummary(entry.changes)}
+          </Text>
+        ),
+    },
+  ];
+}
+
+type PaymentObject = { amount: number; amountRefunded: number; currency: string };
+
+/**
+ * A refund's amount and currency: the entry names the payment and the request, and the payment's
+ * `payment.refunded` event of that request says what it moved (events of the project shown, kept 30
+ * days).
+ */
+function RefundAmount({ entry, readable }: { entry: Entry; readable: boolean }) {
+  const events = $api.useQuery(
+    'get',
+    '/v1/events',
+    { params: { query: { object: entry.target.id, type: 'payment.refunded', limit: 100 } } },
+    { enabled: readable },
+  );
+  const event = events.data?.data.find((candidate) => candidate.request.id === entry.requestId);
+  if (!event) {
+    return (
+      <Text span fz="xs" c="var(--muted)">
+        {readable && events.isPending ? 'Reading the amount…' : 'Refund (amount shown in its project)'}
+      </Text>
+    );
+  }
+  const after = event.data.object as PaymentObject;
+  const before = (event.data.previousAttributes ?? {}) as Partial<PaymentObject>;
+  return (
+    <Text span fz="sm" fw={600} data-refund-amount="">
+      {formatMoney(after.amountRefunded - (before.amountRefunded ?? 0), after.currency)} refunded
+    </Text>
   );
 }
 

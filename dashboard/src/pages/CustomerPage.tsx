@@ -21,7 +21,8 @@ import {
   Table,
   useCursor,
 } from '../ui';
-import { NewPaymentForm, PaymentsTable } from './payments-shared';
+import { EventsTable } from './EventsPage';
+import { cardLabel, NewPaymentForm, PaymentsTable } from './payments-shared';
 
 type Card = Schemas['CardResponse'];
 
@@ -40,6 +41,7 @@ export function CustomerPage({ id }: { id: string }) {
     },
     { placeholderData: keepPreviousData },
   );
+  const events = $api.useQuery('get', '/v1/events', { params: { query: { object: id, limit: 20 } } });
   const [addingCard, setAddingCard] = useState(false);
   const [paying, setPaying] = useState(false);
   const data = customer.data?.data;
@@ -131,9 +133,27 @@ export function CustomerPage({ id }: { id: string }) {
         </EmptyState>
       )}
       {paymentRows.length > 0 && (
-        <PaymentsTable payments={paymentRows} caption={`Payments of ${data.email ?? data.id}`} showCustomer={false} />
+        <PaymentsTable
+          payments={paymentRows}
+          caption={`Payments of ${data.email ?? data.id}`}
+          showCustomer={false}
+          busy={payments.isFetching}
+        />
       )}
       <Pager cursor={cursor} list={payments} lastId={paymentRows.at(-1)?.id} />
+
+      <h2>Events</h2>
+      <QueryStatus query={events} loading="Loading events" />
+      {events.data && events.data.data.length === 0 && (
+        <EmptyState title="No events about this customer.">Events are kept 30 days.</EmptyState>
+      )}
+      {events.data && events.data.data.length > 0 && (
+        <EventsTable
+          events={events.data.data}
+          busy={events.isFetching}
+          caption={`Latest events of ${data.email ?? data.id}, newest first`}
+        />
+      )}
     </section>
   );
 }
@@ -149,11 +169,11 @@ function CardItem({ card, isDefault }: { card: Card; isDefault: boolean }) {
     },
     { invalidates: ['/v1/cards', '/v1/customers', '/v1/events'] },
   );
-  const label = `${card.brand} •••• ${card.last4}`;
+  const label = cardLabel(card);
   return (
-    <li className="card card-item" data-card={card.id}>
+    <li className="card card-item" data-card={card.id} aria-label={label}>
       <div>
-        <strong className="card-brand">{card.brand}</strong> <span className="mono">•••• {card.last4}</span>
+        <strong>{label}</strong>
         <div className="muted small">
           {card.funding}, {card.country}, expires {String(card.expMonth).padStart(2, '0')}/{card.expYear}
         </div>

@@ -1,11 +1,14 @@
+import { Code, Modal, Stack, Text, Title } from '@mantine/core';
 import { keepPreviousData } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { queryEnums } from '../api/enums';
 import type { paths } from '../api/schema';
+import { ListTable, type ListColumn } from '../components/list-table';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { Button, DataTable, EmptyState, Options, Pager, QueryStatus, SelectField, useCursor } from '../ui';
+import { Button, EmptyState, Options, Pager, QueryStatus, SelectField, useCursor } from '../ui';
+import { EventDeliveries, useSeesDeliveries } from './event-deliveries';
 
 const PAGE_SIZE = 20;
 type EventType = NonNullable<NonNullable<paths['/v1/events']['get']['parameters']['query']>['type']>;
@@ -32,7 +35,6 @@ export function EventsPage() {
     },
     { placeholderData: keepPreviousData },
   );
-  const [open, setOpen] = useState<string | undefined>();
   const rows = events.data?.data ?? [];
 
   return (
@@ -45,7 +47,7 @@ export function EventsPage() {
       </div>
       <p className="muted">
         What changed in {session.project?.name ?? 'this project'}, newest first. Webhook endpoints receive these same
-        events.
+        events. Open one to read what it carried and where it was delivered.
       </p>
       <SelectField
         label="Type"
@@ -64,53 +66,113 @@ export function EventsPage() {
           Create a customer or take a payment: each change records an event here.
         </EmptyState>
       )}
-      {rows.length > 0 && (
-        <DataTable
-          busy={events.isFetching}
-          caption="Events, newest first"
-          columns={['Type', 'Object', 'Created', { hidden: 'Details' }]}
-        >
-          {rows.map((event) => (
-            <EventRow
-              key={event.id}
-              event={event}
-              open={open === event.id}
-              onToggle={() => setOpen(open === event.id ? undefined : event.id)}
-            />
-          ))}
-        </DataTable>
-      )}
+      {rows.length > 0 && <EventsTable events={rows} busy={events.isFetching} caption="Events, newest first" />}
       <Pager cursor={cursor} list={events} lastId={rows.at(-1)?.id} />
     </section>
   );
 }
 
-function EventRow({ event, open, onToggle }: { event: Event; open: boolean; onToggle: () => void }) {
-  const object = event.data.object as { id?: string; _id?: string };
+/** Events as a list; each opens its payload and its deliveries in a dialog. */
+export function EventsTable({ events, busy, caption }: { events: Event[]; busy?: boolean; caption: string }) {
+  const [open, setOpen] = useState<Event | undefined>();
+  const columns = useMemo<ListColumn<Event>[]>(
+    () => [
+      {
+        id: 'type',
+        header: 'Type',
+        sortBy: (event) => event.type,
+        cell: (event) => (
+          <Text span ff="monospace" fz="sm">
+            {event.type}
+          </Text>
+        ),
+      },
+      {
+        id: 'object',
+        header: 'Object',
+        cell: (event) => (
+          <Text span ff="monospace" fz="sm">
+            {objectId(event) ?? '—'}
+          </Text>
+        ),
+      },
+      {
+        id: 'created',
+        header: 'Created',
+        width: 180,
+        sortBy: (event) => new Date(event.createdAt),
+        cell: (event) => formatDate(event.createdAt),
+      },
+      {
+        id: 'actions',
+        header: 'Actions',
+        width: 130,
+        align: 'right',
+        cell: (event) => (
+          <Button
+            variant="secondary"
+            onClick={() => setOpen(event)}
+            aria-label={`Open ${event.type} event ${event.id}`}
+          >
+            Open
+          </Button>
+        ),
+      },
+    ],
+    [],
+  );
   return (
     <>
-      <tr>
-        <th scope="row" className="mono">
-          {event.type}
-        </th>
-        <td className="mono">{object.id ?? object._id ?? '—'}</td>
-        <td>{formatDate(event.createdAt)}</td>
-        <td>
-          <Button variant="secondary" onClick={onToggle} aria-expanded={open}>
-            {open ? 'Hide JSON' : 'Show JSON'}
-            <span className="visually-hidden"> of {event.id}</span>
-          </Button>
-        </td>
-      </tr>
-      {open && (
-        <tr>
-          <td colSpan={4}>
-            <pre className="json" aria-label={`Event ${event.id}`} tabIndex={0}>
-              {JSON.stringify(event, null, 2)}
-            </pre>
-          </td>
-        </tr>
-      )}
+      <ListTable
+        caption={caption}
+        rows={events}
+        columns={columns}
+        rowKey={(event) => event.id}
+        busy={busy}
+        rowProps={(event) => ({ 'data-event': event.id, 'data-type': event.type })}
+      />
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        // Gone when closed: no fading copy of the dialog stays over the page it returns to.
+        transitionProps={{ duration: 0 }}
+        opened={!!open}
+        onClose={() => setOpen(undefined)}
+        title={open ? `${open.type} event` : 'Event'}
+        size="xl"
+      >
+        {open && <EventDetails event={open} />}
+      </Modal>
     </>
+  );
+}
+
+function objectId(event: Event): string | undefined {
+  const object = event.data.object as { id?: string; _id?: string };
+  return object.id ?? object._id;
+}
+
+/** One event: when, what it carried (as a webhook receives it), and its deliveries. */
+function EventDetails({ event }: { event: Event }) {
+  const seesDeliveries = useSeesDeliveries();
+  return (
+    <Stack gap="sm">
+      <Text fz="sm" c="var(--muted)">
+        {formatDate(event.createdAt)}
+      </Text>
+      <Title order={3} fz="md">
+        Payload
+      </Title>
+      <Code block aria-label={`Payload of event ${event.id}`} tabIndex={0} style={{ maxHeight: 360, overflow: 'auto' }}>
+        {JSON.stringify(event, null, 2)}
+      </Code>
+      {seesDeliveries && (
+        <>
+          <Title order={3} fz="md">
+            Deliveries
+          </Title>
+          <EventDeliveries eventId={event.id} eventType={event.type} />
+        </>
+      )}
+    </Stack>
   );
 }

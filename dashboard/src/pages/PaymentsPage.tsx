@@ -114,9 +114,12 @@ export function PaymentsPage() {
             </EmptyState>
           )}
           {rows.length > 0 && (
-            <div aria-busy={payments.isFetching || undefined}>
-              <PaymentsTable payments={rows} caption="Payments, newest first" customerLabels={customerLabels} />
-            </div>
+            <PaymentsTable
+              payments={rows}
+              caption="Payments, newest first"
+              customerLabels={customerLabels}
+              busy={payments.isFetching}
+            />
           )}
           <Pager cursor={cursor} list={payments} lastId={rows.at(-1)?.id} />
         </>
@@ -163,14 +166,13 @@ function PaymentResults({ query, onClear }: { query: string; onClear: () => void
         <EmptyState title="No payment matches this search.">Try fewer conditions, or OR between them.</EmptyState>
       )}
       {rows.length > 0 && (
-        <div aria-busy={results.isFetching || undefined}>
-          <PaymentsTable
-            payments={rows}
-            caption={`Payments matching ${query}`}
-            customerLabels={customerLabels}
-            highlight={quotedValueMatcher(query)}
-          />
-        </div>
+        <PaymentsTable
+          payments={rows}
+          caption={`Payments matching ${query}`}
+          customerLabels={customerLabels}
+          highlight={quotedValueMatcher(query)}
+          busy={results.isFetching}
+        />
       )}
       <SearchPager
         pages={pages}

@@ -1,20 +1,13 @@
+import { Group, MultiSelect, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
+import { queryEnums } from '../api/enums';
+import { ListTable, type ListColumn } from '../components/list-table';
+import { DeliveryStatus, NextTry } from './event-deliveries';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import {
-  Badge,
-  Button,
-  DataTable,
-  EmptyState,
-  Field,
-  fieldError,
-  FormActions,
-  FormError,
-  QueryStatus,
-  Secret,
-} from '../ui';
+import { Badge, Button, EmptyState, Field, fieldError, FormActions, FormError, QueryStatus, Secret } from '../ui';
 
 type Endpoint = Schemas['WebhookEndpointResponse'];
 type Delivery = Schemas['WebhookDeliveryResponse'];
@@ -73,46 +66,53 @@ export function WebhooksPage() {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <DataTable
-          busy={endpoints.isFetching}
+        <ListTable
           caption="Webhook endpoints"
-          columns={['URL', 'Events', 'Status', { hidden: 'Actions' }]}
-        >
-          {rows.map((endpoint) => (
-            <EndpointRow
-              key={endpoint.id}
-              endpoint={endpoint}
-              selected={endpoint.id === selected}
-              onSelect={() => setSelected(endpoint.id)}
-              onRolled={(rolled) => setSecret({ url: endpoint.url, secret: rolled, rolled: true })}
-            />
-          ))}
-        </DataTable>
+          rows={rows}
+          columns={endpointColumns(selected, setSelected, (endpoint, rolled) =>
+            setSecret({ url: endpoint.url, secret: rolled, rolled: true }),
+          )}
+          rowKey={(endpoint) => endpoint.id}
+          busy={endpoints.isFetching}
+          rowProps={(endpoint) => ({
+            'data-endpoint': endpoint.id,
+            'aria-selected': endpoint.id === selected ? 'true' : undefined,
+          })}
+        />
       )}
       {current && <Deliveries key={current.id} endpoint={current} />}
     </section>
   );
 }
 
+type EnabledEvent = Schemas['CreateWebhookEndpointDto']['enabledEvents'][number];
+
+/** Every event type an endpoint can subscribe to, as the API's document lists them, after "all of them". */
+const EVENT_CHOICES = [
+  { value: '*', label: 'All events' },
+  ...queryEnums['/v1/events'].type.map((type) => ({ value: type, label: type })),
+];
+
 function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookEndpointWithSecret']) => void }) {
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState('*');
+  const [events, setEvents] = useState<string[]>([]);
   const [key, setKey] = useState(idempotencyKey);
   const create = useAction(async () => {
-    const enabledEvents = events
-      .split(',')
-      .map((type) => type.trim())
-      .filter(Boolean) as Schemas['CreateWebhookEndpointDto']['enabledEvents'];
     const created = await call(
       api.POST('/v1/webhook-endpoints', {
-        body: { url: url.trim(), enabledEvents },
+        body: { url: url.trim(), enabledEvents: events as EnabledEvent[] },
         params: { header: { 'Idempotency-Key': key } },
       }),
     );
     setUrl('');
+    setEvents([]);
     setKey(idempotencyKey());
     onCreated(created.data);
   }, ENDPOINT_CHANGE);
+  // The API's own words name its fields; here the person chose from the list, so only "choose one" can be wrong.
+  const eventsError = fieldError(create.error, 'enabledEvents')
+    ? 'Choose at least one event, or All events.'
+    : undefined;
   return (
     <form className="card" aria-labelledby="new-endpoint-heading" onSubmit={runOnSubmit(create.run)}>
       <h2 id="new-endpoint-heading">New endpoint</h2>
@@ -125,13 +125,21 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
         onChange={(event) => setUrl(event.target.value)}
         error={fieldError(create.error, 'url')}
       />
-      <Field
+      <MultiSelect
         label="Events"
-        hint="* for every event, or types separated by commas (payment.succeeded, payment.refunded)"
-        required
+        description="The events this endpoint receives: all of them, or the types you choose."
+        placeholder={events.length === 0 ? 'Choose events' : undefined}
+        data={EVENT_CHOICES}
         value={events}
-        onChange={(event) => setEvents(event.target.value)}
-        error={fieldError(create.error, 'enabledEvents')}
+        // All events covers every type: picking it keeps it alone, picking a type drops it.
+        onChange={(picked) => setEvents(picked.at(-1) === '*' ? ['*'] : picked.filter((value) => value !== '*'))}
+        searchable
+        clearable
+        hidePickedOptions
+        nothingFoundMessage="No event type has this name."
+        error={eventsError}
+        styles={{ description: { color: 'var(--muted)' } }}
+        mb="sm"
       />
       <FormError error={create.error} fields={['url', 'enabledEvents']} />
       <FormActions busy={create.busy}>Add endpoint</FormActions>
@@ -139,15 +147,72 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
   );
 }
 
-function EndpointRow({
+function endpointColumns(
+  selected: string | undefined,
+  onSelect: (id: string) => void,
+  onRolled: (endpoint: Endpoint, secret: string) => void,
+): ListColumn<Endpoint>[] {
+  return [
+    {
+      id: 'url',
+      header: 'URL',
+      sortBy: (endpoint) => endpoint.url,
+      cell: (endpoint) => (
+        <>
+          <Button variant="link" onClick={() => onSelect(endpoint.id)} aria-pressed={endpoint.id === selected}>
+            {endpoint.url}
+          </Button>
+          {endpoint.disabledReason && (
+            <Text fz="xs" c="var(--muted)">
+              {endpoint.disabledReason}
+            </Text>
+          )}
+        </>
+      ),
+    },
+    {
+      id: 'events',
+      header: 'Events',
+      cell: (endpoint) =>
+        endpoint.enabledEvents.includes('*') ? (
+          'All events'
+        ) : (
+          <Text span ff="monospace" fz="xs">
+            {endpoint.enabledEvents.join(', ')}
+          </Text>
+        ),
+    },
+    {
+      id: 'status',
+      header: 'Status',
+      width: 110,
+      sortBy: (endpoint) => endpoint.status,
+      cell: (endpoint) =>
+        endpoint.status === 'enabled' ? <Badge tone="good">Enabled</Badge> : <Badge tone="warn">Disabled</Badge>,
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      width: 330,
+      align: 'right',
+      cell: (endpoint) => (
+        <EndpointActions
+          endpoint={endpoint}
+          onTested={() => onSelect(endpoint.id)}
+          onRolled={(secret) => onRolled(endpoint, secret)}
+        />
+      ),
+    },
+  ];
+}
+
+function EndpointActions({
   endpoint,
-  selected,
-  onSelect,
+  onTested,
   onRolled,
 }: {
   endpoint: Endpoint;
-  selected: boolean;
-  onSelect: () => void;
+  onTested: () => void;
   onRolled: (secret: string) => void;
 }) {
   const enabled = endpoint.status === 'enabled';
@@ -173,23 +238,14 @@ function EndpointRow({
           params: { path: { id: endpoint.id }, header: { 'Idempotency-Key': idempotencyKey() } },
         }),
       );
-      onSelect();
+      onTested();
     },
     { invalidates: ['/v1/webhook-endpoints/{id}/deliveries', '/v1/events'] },
   );
   const error = toggle.error ?? roll.error ?? test.error;
   return (
-    <tr aria-selected={selected || undefined}>
-      <th scope="row">
-        <Button variant="link" onClick={onSelect} aria-pressed={selected}>
-          {endpoint.url}
-        </Button>
-        {endpoint.disabledReason && <p className="small muted">{endpoint.disabledReason}</p>}
-        {error && <FormError error={error} />}
-      </th>
-      <td className="mono small">{endpoint.enabledEvents.join(', ')}</td>
-      <td>{enabled ? <Badge tone="good">Enabled</Badge> : <Badge tone="warn">Disabled</Badge>}</td>
-      <td className="actions">
+    <Stack gap={4} align="flex-end">
+      <Group gap="xs" justify="flex-end" wrap="wrap">
         <Button variant="secondary" busy={toggle.busy} onClick={() => void toggle.run()}>
           {enabled ? 'Disable' : 'Enable'}
           <span className="visually-hidden"> {endpoint.url}</span>
@@ -200,8 +256,9 @@ function EndpointRow({
         <Button variant="secondary" busy={test.busy} disabled={!enabled} onClick={() => void test.run()}>
           Send test event<span className="visually-hidden"> to {endpoint.url}</span>
         </Button>
-      </td>
-    </tr>
+      </Group>
+      {error && <FormError error={error} />}
+    </Stack>
   );
 }
 
@@ -223,15 +280,14 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
         <EmptyState title="No deliveries yet.">Send a test event, or make a change in this project.</EmptyState>
       )}
       {rows.length > 0 && (
-        <DataTable
-          busy={deliveries.isFetching}
+        <ListTable
           caption={`Deliveries to ${endpoint.url}, newest first`}
-          columns={['Event', 'Status', 'Attempts', 'Response', 'Created', { hidden: 'Retry' }]}
-        >
-          {rows.map((delivery) => (
-            <DeliveryRow key={delivery.id} endpoint={endpoint} delivery={delivery} />
-          ))}
-        </DataTable>
+          rows={rows}
+          columns={deliveryColumns(endpoint)}
+          rowKey={(delivery) => delivery.id}
+          busy={deliveries.isFetching}
+          rowProps={(delivery) => ({ 'data-delivery': delivery.id, 'data-status': delivery.status })}
+        />
       )}
     </section>
   );
@@ -239,7 +295,49 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
 
 const DELIVERY_TONES = { succeeded: 'good', failed: 'bad', pending: 'info' } as const;
 
-function DeliveryRow({ endpoint, delivery }: { endpoint: Endpoint; delivery: Delivery }) {
+function deliveryColumns(endpoint: Endpoint): ListColumn<Delivery>[] {
+  return [
+    {
+      id: 'event',
+      header: 'Event',
+      sortBy: (delivery) => delivery.eventType,
+      cell: (delivery) => (
+        <Text span ff="monospace" fz="sm">
+          {delivery.eventType}
+        </Text>
+      ),
+    },
+    {
+      id: 'status',
+      header: 'Status',
+      width: 170,
+      sortBy: (delivery) => delivery.status,
+      cell: (delivery) => (
+        <Stack gap={2} align="flex-start">
+          <DeliveryStatus status={delivery.status} />
+          <NextTry delivery={delivery} />
+        </Stack>
+      ),
+    },
+    { id: 'attempts', header: 'Attempts', cell: (delivery) => <Attempts delivery={delivery} /> },
+    {
+      id: 'created',
+      header: 'Created',
+      width: 170,
+      sortBy: (delivery) => new Date(delivery.createdAt),
+      cell: (delivery) => formatDate(delivery.createdAt),
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      width: 120,
+      align: 'right',
+      cell: (delivery) => <RetryDelivery endpoint={endpoint} delivery={delivery} />,
+    },
+  ];
+}
+
+function RetryDelivery({ endpoint, delivery }: { endpoint: Endpoint; delivery: Delivery }) {
   const retry = useAction(
     async () => {
       await call(
@@ -251,30 +349,15 @@ function DeliveryRow({ endpoint, delivery }: { endpoint: Endpoint; delivery: Del
         }),
       );
     },
-    { invalidates: ['/v1/webhook-endpoints/{id}/deliveries'] },
+    { invalidates: ['/v1/webhook-endpoints/{id}/deliveries', '/v1/events'] },
   );
   return (
-    <tr>
-      <th scope="row" className="mono small">
-        {delivery.eventType}
-      </th>
-      <td>
-        <Badge tone={DELIVERY_TONES[delivery.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>
-          {delivery.status}
-        </Badge>
-      </td>
-      <td>
-        <Attempts delivery={delivery} />
-      </td>
-      <td className="small">{delivery.responseStatus ?? delivery.error ?? '—'}</td>
-      <td>{formatDate(delivery.createdAt)}</td>
-      <td>
-        <Button variant="secondary" busy={retry.busy} onClick={() => void retry.run()}>
-          Retry<span className="visually-hidden"> {delivery.eventType} delivery</span>
-        </Button>
-        {retry.error && <FormError error={retry.error} />}
-      </td>
-    </tr>
+    <>
+      <Button variant="secondary" busy={retry.busy} onClick={() => void retry.run()}>
+        Retry<span className="visually-hidden"> {delivery.eventType} delivery</span>
+      </Button>
+      {retry.error && <FormError error={retry.error} />}
+    </>
   );
 }
 

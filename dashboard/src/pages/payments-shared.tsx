@@ -6,10 +6,12 @@ import { amountStep, COMMON_CURRENCIES, currencyDecimals, formatDate, formatMone
 import { Link } from '@tanstack/react-router';
 import { Highlight, NO_MATCH, type Matcher } from '../search';
 import { useSession } from '../session';
+import { Group, Modal, Text, Tooltip } from '@mantine/core';
+import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
+  Badge,
   Button,
-  DataTable,
   errorFields,
   Field,
   fieldError,
@@ -69,7 +71,7 @@ export function useCustomerLabels(payments: Payment[]): Map<string, string> {
 }
 
 /** What a payment's change makes stale: the payment lists, the summary, the events, the audit log (refunds). */
-const PAYMENT_CHANGE = {
+export const PAYMENT_CHANGE = {
   invalidates: ['/api/v1/payments', '/v1/events', '/api/v1/accounts/{accountId}/audit-log'],
 } as const;
 
@@ -214,13 +216,86 @@ export function NewPaymentForm({
   );
 }
 
-/** Payments as table rows, each with its actions: confirm a pending one, refund a charged one in part or in full. */
+type Card = Schemas['CardResponse'];
+
+/** Brands as a person names them. */
+const BRAND_LABELS: Record<Card['brand'], string> = {
+  visa: 'Visa',
+  mastercard: 'Mastercard',
+  amex: 'American Express',
+  discover: 'Discover',
+};
+
+/** A card as a receipt shows it: "Visa •••• 4242". */
+export function cardLabel(card: Pick<Card, 'brand' | 'last4'>): string {
+  return `${BRAND_LABELS[card.brand] ?? card.brand} •••• ${card.last4}`;
+}
+
+/** A customer's default card as "Visa •••• 4242" (one read per card, cached), "None" without one. */
+export function DefaultCard({ cardId }: { cardId: string | null }) {
+  const card = $api.useQuery(
+    'get',
+    '/v1/cards/{id}',
+    { params: { path: { id: cardId ?? '' } } },
+    { enabled: !!cardId },
+  );
+  if (!cardId) return <Badge tone="warn">None</Badge>;
+  if (!card.data)
+    return (
+      <Text span c="var(--muted)">
+        …
+      </Text>
+    );
+  return (
+    <Text span ff="monospace" fz="sm" style={{ whiteSpace: 'nowrap' }}>
+      {cardLabel(card.data.data)}
+    </Text>
+  );
+}
+
+/** Who may refund: managers, admins and the owner (the API says so too). */
+export function useCanRefund(): boolean {
+  const session = useSession();
+  return Boolean(session.account?.owner || session.account?.role === 'admin' || session.account?.role === 'manager');
+}
+
+/** What is left to refund, in the currency's decimals. */
+export function refundable(payment: Payment): number {
+  const scale = 10 ** currencyDecimals(payment.currency);
+  return Math.round((payment.amount - payment.amountRefunded) * scale) / scale;
+}
+
+export const isConfirmable = (payment: Payment) => CONFIRMABLE.includes(payment.status);
+export const isRefundable = (payment: Payment) => REFUNDABLE.includes(payment.status);
+
+/** A payment's amount, and what was refunded of it. */
+export function PaymentAmount({ payment }: { payment: Payment }) {
+  return (
+    <>
+      <Text span fw={600} style={{ whiteSpace: 'nowrap' }}>
+        {formatMoney(payment.amount, payment.currency)}
+      </Text>
+      {payment.amountRefunded > 0 && (
+        <Text span c="var(--muted)" fz="xs" style={{ whiteSpace: 'nowrap' }}>
+          {' '}
+          ({formatMoney(payment.amountRefunded, payment.currency)} refunded)
+        </Text>
+      )}
+    </>
+  );
+}
+
+/**
+ * Payments as a list, each row opening its payment's page, with its actions: confirm a pending one,
+ * refund a charged one in part or in full (in a dialog).
+ */
 export function PaymentsTable({
   payments,
   caption,
   showCustomer = true,
   customerLabels,
-  highlight,
+  highlight = NO_MATCH,
+  busy,
 }: {
   payments: Payment[];
   caption: string;
@@ -229,38 +304,121 @@ export function PaymentsTable({
   customerLabels?: Map<string, string>;
   /** What a search matched, marked in the customer and the description. */
   highlight?: Matcher;
+  busy?: boolean;
 }) {
+  const [refunding, setRefunding] = useState<Payment | undefined>();
+  const columns = useMemo<ListColumn<Payment>[]>(
+    () => [
+      {
+        id: 'amount',
+        header: 'Amount',
+        width: 190,
+        sortBy: (payment) => payment.amount,
+        cell: (payment) => (
+          <Link
+            to="/payments/$paymentId"
+            params={{ paymentId: payment.id }}
+            aria-label={`Payment of ${formatMoney(payment.amount, payment.currency)}, ${STATUS_WORDS[payment.status]}, ${formatDate(payment.createdAt)}`}
+          >
+            <PaymentAmount payment={payment} />
+          </Link>
+        ),
+      },
+      {
+        id: 'status',
+        header: 'Status',
+        width: 170,
+        sortBy: (payment) => payment.status,
+        cell: (payment) => (
+          <>
+            <StatusBadge status={payment.status} />
+            {payment.failureCode && (
+              <Text span c="var(--muted)" fz="xs">
+                {' '}
+                {payment.failureCode.replace(/_/g, ' ')}
+              </Text>
+            )}
+          </>
+        ),
+      },
+      ...(showCustomer
+        ? [
+            {
+              id: 'customer',
+              header: 'Customer',
+              sortBy: (payment: Payment) => customerLabels?.get(payment.customer) ?? payment.customer,
+              cell: (payment: Payment) => {
+                const label = customerLabels?.get(payment.customer);
+                return (
+                  <Link to="/customers/$customerId" params={{ customerId: payment.customer }}>
+                    {label ? (
+                      // An email stays on one line, cut with an ellipsis, whole in the tooltip.
+                      <Tooltip label={label} openDelay={300}>
+                        <Text span display="block" fz="sm" truncate="end">
+                          <Highlight text={label} match={highlight} />
+                        </Text>
+                      </Tooltip>
+                    ) : (
+                      <Text span ff="monospace" fz="sm">
+                        {payment.customer.slice(-8)}
+                      </Text>
+                    )}
+                  </Link>
+                );
+              },
+            } satisfies ListColumn<Payment>,
+          ]
+        : []),
+      {
+        id: 'description',
+        header: 'Description',
+        sortBy: (payment) => payment.description ?? undefined,
+        cell: (payment) => (payment.description ? <Highlight text={payment.description} match={highlight} /> : '—'),
+      },
+      {
+        id: 'created',
+        header: 'Created',
+        width: 170,
+        sortBy: (payment) => new Date(payment.createdAt),
+        cell: (payment) => formatDate(payment.createdAt),
+      },
+      {
+        id: 'actions',
+        header: 'Actions',
+        width: 200,
+        align: 'right',
+        cell: (payment) => <PaymentActions payment={payment} onRefund={() => setRefunding(payment)} />,
+      },
+    ],
+    [showCustomer, customerLabels, highlight],
+  );
   return (
-    <DataTable
-      caption={caption}
-      columns={['Amount', 'Status', ...(showCustomer ? ['Customer'] : []), 'Description', 'Created', 'Actions']}
-    >
-      {payments.map((payment) => (
-        <PaymentRow
-          key={payment.id}
-          payment={payment}
-          showCustomer={showCustomer}
-          customerLabel={customerLabels?.get(payment.customer)}
-          highlight={highlight}
-        />
-      ))}
-    </DataTable>
+    <>
+      <ListTable
+        caption={caption}
+        rows={payments}
+        columns={columns}
+        rowKey={(payment) => payment.id}
+        busy={busy}
+        rowProps={(payment) => ({ 'data-payment': payment.id, 'data-status': payment.status })}
+      />
+      <RefundDialog payment={refunding} onClose={() => setRefunding(undefined)} />
+    </>
   );
 }
 
-function PaymentRow({
-  payment,
-  showCustomer,
-  customerLabel,
-  highlight = NO_MATCH,
-}: {
-  payment: Payment;
-  showCustomer: boolean;
-  customerLabel: string | undefined;
-  highlight?: Matcher;
-}) {
-  const session = useSession();
-  const [refunding, setRefunding] = useState(false);
+const STATUS_WORDS: Record<PaymentStatus, string> = {
+  requires_confirmation: 'awaiting confirmation',
+  requires_payment_method: 'needs a card',
+  succeeded: 'succeeded',
+  failed: 'failed',
+  partially_refunded: 'partially refunded',
+  refunded: 'refunded',
+};
+
+/** A row's buttons: Confirm while it waits, Refund once charged (for those who may). */
+export function PaymentActions({ payment, onRefund }: { payment: Payment; onRefund: () => void }) {
+  const canRefund = useCanRefund();
   const confirm = useAction(async () => {
     await call(
       api.POST('/api/v1/payments/{id}/confirm', {
@@ -268,74 +426,45 @@ function PaymentRow({
       }),
     );
   }, PAYMENT_CHANGE);
-  const canRefund = session.account?.owner || session.account?.role === 'admin' || session.account?.role === 'manager';
-  const scale = 10 ** currencyDecimals(payment.currency);
-  const left = Math.round((payment.amount - payment.amountRefunded) * scale) / scale;
-
   return (
-    <>
-      <tr data-payment={payment.id} data-status={payment.status}>
-        <td className="num">
-          <span className="amount">{formatMoney(payment.amount, payment.currency)}</span>
-          {payment.amountRefunded > 0 && (
-            <span className="muted small"> ({formatMoney(payment.amountRefunded, payment.currency)} refunded)</span>
-          )}
-        </td>
-        <td>
-          <StatusBadge status={payment.status} />
-          {payment.failureCode && <span className="muted small"> {payment.failureCode.replace(/_/g, ' ')}</span>}
-        </td>
-        {showCustomer && (
-          <td>
-            {customerLabel ? (
-              <Link to="/customers/$customerId" params={{ customerId: payment.customer }}>
-                <Highlight text={customerLabel} match={highlight} />
-              </Link>
-            ) : (
-              <Link to="/customers/$customerId" params={{ customerId: payment.customer }} className="mono small">
-                {payment.customer.slice(-8)}
-              </Link>
-            )}
-          </td>
-        )}
-        <td>{payment.description ? <Highlight text={payment.description} match={highlight} /> : '—'}</td>
-        <td>{formatDate(payment.createdAt)}</td>
-        <td className="row-actions">
-          {CONFIRMABLE.includes(payment.status) && (
-            <Button
-              variant="secondary"
-              busy={confirm.busy}
-              onClick={() => void confirm.run()}
-              aria-label={`Confirm payment of ${formatMoney(payment.amount, payment.currency)}`}
-            >
-              Confirm
-            </Button>
-          )}
-          {REFUNDABLE.includes(payment.status) && canRefund && !refunding && (
-            <Button
-              variant="secondary"
-              onClick={() => setRefunding(true)}
-              aria-label={`Refund payment of ${formatMoney(payment.amount, payment.currency)}`}
-            >
-              Refund
-            </Button>
-          )}
-          <ActionError error={confirm.error} />
-        </td>
-      </tr>
-      {refunding && (
-        <tr className="subrow">
-          <td colSpan={showCustomer ? 6 : 5}>
-            <RefundForm
-              payment={payment}
-              left={left}
-              onCancel={() => setRefunding(false)}
-              onRefunded={() => setRefunding(false)}
-            />
-          </td>
-        </tr>
+    <Group gap="xs" justify="flex-end" wrap="nowrap">
+      {isConfirmable(payment) && (
+        <Button
+          variant="secondary"
+          busy={confirm.busy}
+          onClick={() => void confirm.run()}
+          aria-label={`Confirm payment of ${formatMoney(payment.amount, payment.currency)}`}
+        >
+          Confirm
+        </Button>
       )}
-    </>
+      {isRefundable(payment) && canRefund && (
+        <Button
+          variant="secondary"
+          onClick={onRefund}
+          aria-label={`Refund payment of ${formatMoney(payment.amount, payment.currency)}`}
+        >
+          Refund
+        </Button>
+      )}
+      <ActionError error={confirm.error} />
+    </Group>
+  );
+}
+
+/** The refund form in a dialog; a refund asks the person to confirm it is them (step-up) when the session needs it. */
+export function RefundDialog({ payment, onClose }: { payment: Payment | undefined; onClose: () => void }) {
+  return (
+    <Modal
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      // Gone when closed: no fading copy of the dialog stays over the page it returns to.
+      transitionProps={{ duration: 0 }}
+      opened={!!payment}
+      onClose={onClose}
+      title={payment ? `Refund ${formatMoney(payment.amount, payment.currency)}` : 'Refund'}
+    >
+      {payment && <RefundForm payment={payment} left={refundable(payment)} onCancel={onClose} onRefunded={onClose} />}
+    </Modal>
   );
 }
 

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { DATE_TIME_MAX, toDateTime } from '../../common/validators/date-time-query';
-import { IsDate, IsIn, IsOptional, Matches } from 'class-validator';
+import { IsDate, IsIn, IsMongoId, IsOptional, Matches } from 'class-validator';
 import { PageLimitQuery } from '../../common/paging/finance-list.query';
 import { RECORDED_EVENT_TYPES, type RecordedEventType } from '../event-types';
 
@@ -23,6 +23,16 @@ export class ListEventsQuery extends PageLimitQuery {
   @IsOptional()
   @IsIn(RECORDED_EVENT_TYPES, { message: `type must be one of: ${RECORDED_EVENT_TYPES.join(', ')}` })
   type?: RecordedEventType;
+
+  @ApiPropertyOptional({
+    description: 'Only events about this object: the id of a customer, card, payment or other resource',
+    pattern: '^[0-9a-fA-F]{24}$',
+    maxLength: 24,
+  })
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value))
+  @IsMongoId({ message: 'object must be the id of a resource (24 hexadecimal digits)' })
+  object?: string;
 
   @ApiPropertyOptional({
     format: 'date-time',

@@ -108,6 +108,9 @@ export class WebhookDeliveryResponse {
   @ApiProperty()
   id: string;
 
+  @ApiProperty({ description: 'The endpoint the event is sent to' })
+  endpointId: string;
+
   @ApiProperty({ example: 'evt_6650c0ffee0000000000e001' })
   eventId: string;
 
