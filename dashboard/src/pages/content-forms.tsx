@@ -1,0 +1,239 @@
+import { Alert, Button, Center, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { api, call, idempotencyKey, type ApiError, type Schemas } from '../api/client';
+import { useAction } from '../hooks';
+import { errorFields, fieldError } from '../ui';
+
+type Client = Schemas['ClientResponse'];
+type Channel = Schemas['ChannelResponse'];
+
+const CLIENT_CHANGE = { invalidates: ['/clients', '/api/v1/accounts/{accountId}/audit-log'] } as const;
+const CHANNEL_CHANGE = { invalidates: ['/channels/client/{clientId}', '/channels/{id}'] } as const;
+
+/** A sentence ends with a full stop, whatever the message it is made of. */
+export function sentence(text: string): string {
+  const trimmed = text.trim();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/**
+ * What a refused request says to the person, as one sentence with what to do next. Fields the form
+ * shows carry their own messages; the alert then points at them instead of repeating them.
+ */
+export function refusal(error: ApiError | undefined, fields: readonly string[]): string | undefined {
+  if (!error) return undefined;
+  const named = Object.keys(errorFields(error));
+  if (named.length > 0 && named.every((field) => fields.includes(field)))
+    return 'Some fields need a change: correct the ones marked below and try again.';
+  if (error.status === 0) return 'The service could not be reached: check the connection and try again.';
+  if (error.status === 403) return `${sentence(error.message)} Ask an admin of the account for the role.`;
+  return sentence(error.message);
+}
+
+/** The alert a modal's form shows above its buttons when the service refused it. */
+export function RefusalAlert({ error, fields = [] }: { error: ApiError | undefined; fields?: readonly string[] }) {
+  const text = refusal(error, fields);
+  if (!text) return null;
+  return (
+    <Alert color="red" variant="light" role="alert" title="Not saved">
+      {text}
+    </Alert>
+  );
+}
+
+/** A modal holding one form: its title names the form for screen readers, its buttons are Cancel and `submit`. */
+export function FormModal({
+  opened,
+  onClose,
+  title,
+  submit,
+  busy,
+  onSubmit,
+  children,
+  danger,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  title: string;
+  submit: string;
+  busy: boolean;
+  onSubmit: () => void;
+  children: ReactNode;
+  danger?: boolean;
+}) {
+  return (
+    <Modal opened={opened} onClose={onClose} title={title} centered>
+      <form
+        aria-label={title}
+        onSubmit={(event: FormEvent) => {
+          event.preventDefault();
+          onSubmit();
+        }}
+      >
+        <Stack gap="sm">
+          {children}
+          <Group justify="flex-end" mt="sm">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy} color={danger ? 'red' : undefined}>
+              {submit}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+const CLIENT_FIELDS = ['name', 'email', 'phone'] as const;
+
+/** Creates a client, or edits one (`client`): its name, contact email and phone. */
+export function ClientModal({ client, onClose }: { client?: Client; onClose: () => void }) {
+  const [name, setName] = useState(client?.name ?? '');
+  const [email, setEmail] = useState(client?.email ?? '');
+  const [phone, setPhone] = useState(client?.phone ?? '');
+  const save = useAction(async () => {
+    const body = { name: name.trim(), email: email.trim(), ...(phone.trim() ? { phone: phone.trim() } : {}) };
+    if (client) await call(api.PUT('/clients/{id}', { params: { path: { id: client._id } }, body }));
+    else await call(api.POST('/clients', { params: { header: { 'Idempotency-Key': idempotencyKey() } }, body }));
+    notifications.show({ message: client ? `${body.name} saved.` : `${body.name} created.`, color: 'green' });
+    onClose();
+    return true;
+  }, CLIENT_CHANGE);
+  return (
+    <FormModal
+      opened
+      onClose={onClose}
+      title={client ? `Edit ${client.name}` : 'New client'}
+      submit={client ? 'Save client' : 'Create client'}
+      busy={save.busy}
+      onSubmit={() => void save.run()}
+    >
+      <TextInput
+        label="Name"
+        required
+        data-autofocus
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        error={fieldError(save.error, 'name')}
+        description="The person or company the channels belong to."
+      />
+      <TextInput
+        label="Email"
+        type="email"
+        required
+        value={email}
+        onChange={(event) => setEmail(event.currentTarget.value)}
+        error={fieldError(save.error, 'email')}
+      />
+      <TextInput
+        label="Phone (optional)"
+        type="tel"
+        value={phone}
+        onChange={(event) => setPhone(event.currentTarget.value)}
+        error={fieldError(save.error, 'phone')}
+      />
+      <RefusalAlert error={save.error} fields={CLIENT_FIELDS} />
+    </FormModal>
+  );
+}
+
+const CHANNEL_FIELDS = ['name', 'username', 'avatarUrl', 'role', 'clientId'] as const;
+
+/** Creates a channel of `client`, or edits one (`channel`): its name, username, avatar and the owner's role. */
+export function ChannelModal({
+  client,
+  channel,
+  onClose,
+}: {
+  client: Pick<Client, '_id' | 'name'>;
+  channel?: Channel;
+  onClose: () => void;
+}) {
+  const [name, setName] = useState(channel?.name ?? '');
+  const [username, setUsername] = useState(channel?.username ?? '');
+  const [avatarUrl, setAvatarUrl] = useState(channel?.avatarUrl ?? '');
+  const [role, setRole] = useState(channel?.role ?? 'creator');
+  const save = useAction(async () => {
+    const body = { name: name.trim(), username: username.trim(), avatarUrl: avatarUrl.trim(), role: role.trim() };
+    if (channel) await call(api.PUT('/channels/{id}', { params: { path: { id: channel._id } }, body }));
+    else
+      await call(
+        api.POST('/channels', {
+          params: { header: { 'Idempotency-Key': idempotencyKey() } },
+          body: { ...body, clientId: client._id },
+        }),
+      );
+    notifications.show({ message: channel ? `${body.name} saved.` : `${body.name} created.`, color: 'green' });
+    onClose();
+    return true;
+  }, CHANNEL_CHANGE);
+  return (
+    <FormModal
+      opened
+      onClose={onClose}
+      title={channel ? `Edit ${channel.name}` : `New channel of ${client.name}`}
+      submit={channel ? 'Save channel' : 'Create channel'}
+      busy={save.busy}
+      onSubmit={() => void save.run()}
+    >
+      <TextInput
+        label="Channel name"
+        required
+        data-autofocus
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        error={fieldError(save.error, 'name')}
+      />
+      <TextInput
+        label="Username"
+        required
+        value={username}
+        onChange={(event) => setUsername(event.currentTarget.value)}
+        error={fieldError(save.error, 'username')}
+        description="Unique among the channels of this project, whatever its case; shown as @username."
+      />
+      <TextInput
+        label="Avatar address"
+        type="url"
+        required
+        placeholder="https://"
+        value={avatarUrl}
+        onChange={(event) => setAvatarUrl(event.currentTarget.value)}
+        error={fieldError(save.error, 'avatarUrl')}
+        description="An http or https address of the channel's picture."
+      />
+      <TextInput
+        label="Owner's role"
+        required
+        value={role}
+        onChange={(event) => setRole(event.currentTarget.value)}
+        error={fieldError(save.error, 'role')}
+        description="Free words, for example creator, admin or moderator."
+      />
+      <RefusalAlert error={save.error} fields={CHANNEL_FIELDS} />
+    </FormModal>
+  );
+}
+
+/**
+ * A project's thumbnail in a list, 96 px wide like YouTube Studio's: the project's pictures live on
+ * other hosts the dashboard does not load from, so the thumbnail shows its type instead.
+ */
+export function ProjectThumb({ type }: { type: string }) {
+  return (
+    <Center
+      w={96}
+      h={54}
+      bg="var(--mantine-color-default-hover)"
+      style={{ borderRadius: 'var(--mantine-radius-sm)', flex: 'none' }}
+      aria-hidden="true"
+    >
+      <Text fz="xs" c="dimmed" fw={600} tt="uppercase">
+        {type}
+      </Text>
+    </Center>
+  );
+}
