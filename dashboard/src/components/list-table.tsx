@@ -98,6 +98,8 @@ export function ListTable<Row extends RowData>({
       pagination: { pageIndex: 0, pageSize: pageSize ?? Math.max(rows.length, 1) },
     },
     autoResetPageIndex: true,
+    // Unpaged, the one page holds every row, however many come after the first render.
+    ...(pageSize ? {} : { state: { pagination: { pageIndex: 0, pageSize: Math.max(data.length, 1) } } }),
   });
 
   if (rows.length === 0 && empty) return <>{empty}</>;

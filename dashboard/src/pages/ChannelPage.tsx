@@ -40,7 +40,7 @@ import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { EmptyState, Field, fieldError, FormError, Options, PageLoadError, QueryStatus, SelectField } from '../ui';
-import { ChannelModal, FormModal, RefusalAlert, sentence } from './content-forms';
+import { ChannelModal, fieldSentence, FormModal, RefusalAlert, sentence } from './content-forms';
 
 type Channel = Schemas['ChannelResponse'];
 type Collaborator = Schemas['CollaboratorResponse'];
@@ -351,20 +351,20 @@ function NewProjectModal({
         data-autofocus
         value={title}
         onChange={(event) => setTitle(event.currentTarget.value)}
-        error={fieldError(create.error, 'primaryTitle')}
+        error={fieldSentence(create.error, 'primaryTitle', 'Title')}
       />
       <NativeSelect
         label="Type"
         value={type}
         onChange={(event) => setType(event.currentTarget.value as ProjectType)}
-        error={fieldError(create.error, 'projectTypeId')}
+        error={fieldSentence(create.error, 'projectTypeId', 'Type')}
         data={PROJECT_TYPES.map((value) => ({ value, label: typeLabel(value) }))}
       />
       <NativeSelect
         label="Parent"
         value={parentId}
         onChange={(event) => setParentId(event.currentTarget.value)}
-        error={fieldError(create.error, 'parentId')}
+        error={fieldSentence(create.error, 'parentId', 'Parent')}
         description="A new project starts as a draft, public once published."
         data={[
           { value: '', label: 'None: a top-level project' },
@@ -409,7 +409,7 @@ function RenameModal({ node, onClose }: { node: TreeNode; onClose: () => void })
         data-autofocus
         value={title}
         onChange={(event) => setTitle(event.currentTarget.value)}
-        error={fieldError(rename.error, 'primaryTitle')}
+        error={fieldSentence(rename.error, 'primaryTitle', 'Title')}
       />
       <RefusalAlert error={rename.error} fields={['primaryTitle']} />
     </FormModal>
@@ -492,7 +492,7 @@ function MoveModal({
         data-autofocus
         value={parentId}
         onChange={(event) => setParentId(event.currentTarget.value)}
-        error={fieldError(move.error, 'parentId')}
+        error={fieldSentence(move.error, 'parentId', 'New parent')}
         description={`Its own sub-projects are not offered, nor a place where its ${height} ${height === 1 ? 'level' : 'levels'} would pass ${MAX_TREE_DEPTH}.`}
         data={options}
       />

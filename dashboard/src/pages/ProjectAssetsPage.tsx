@@ -22,9 +22,9 @@ import { ListTable } from '../components/list-table';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { EmptyState, fieldError, LoadError, QueryStatus, Spinner } from '../ui';
+import { EmptyState, LoadError, QueryStatus, Spinner } from '../ui';
 import { useAssetUpload, type AssetUploadState } from './asset-upload';
-import { FormModal, RefusalAlert, sentence } from './content-forms';
+import { fieldSentence, FormModal, RefusalAlert, sentence } from './content-forms';
 
 type Asset = Schemas['AssetResponse'];
 type AssetStatus = Asset['status'];
@@ -309,7 +309,7 @@ function RenameAssetModal({ asset, onClose }: { asset: Asset; onClose: () => voi
         data-autofocus
         value={title}
         onChange={(event) => setTitle(event.currentTarget.value)}
-        error={fieldError(rename.error, 'title')}
+        error={fieldSentence(rename.error, 'title', 'Title')}
       />
       <RefusalAlert error={rename.error} fields={['title']} />
     </FormModal>

@@ -1,9 +1,8 @@
 import { Alert, Button, Center, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, call, idempotencyKey, type ApiError, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
-import { errorFields, fieldError } from '../ui';
+import { errorFields } from '../ui';
 
 type Client = Schemas['ClientResponse'];
 type Channel = Schemas['ChannelResponse'];
@@ -15,6 +14,17 @@ const CHANNEL_CHANGE = { invalidates: ['/channels/client/{clientId}', '/channels
 export function sentence(text: string): string {
   const trimmed = text.trim();
   return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
+/**
+ * The service's messages for one field, in the words of the form: the field's name, which starts
+ * them (`avatarUrl must be an http(s) URL`), is the label the person sees instead.
+ */
+export function fieldSentence(error: ApiError | undefined, field: string, label: string): string | undefined {
+  const messages = errorFields(error)[field];
+  if (!messages?.length) return undefined;
+  const named = new RegExp(`^${field}\\b`);
+  return messages.map((message) => sentence(message.replace(named, label))).join(' ');
 }
 
 /**
@@ -98,7 +108,6 @@ export function ClientModal({ client, onClose }: { client?: Client; onClose: () 
     const body = { name: name.trim(), email: email.trim(), ...(phone.trim() ? { phone: phone.trim() } : {}) };
     if (client) await call(api.PUT('/clients/{id}', { params: { path: { id: client._id } }, body }));
     else await call(api.POST('/clients', { params: { header: { 'Idempotency-Key': idempotencyKey() } }, body }));
-    notifications.show({ message: client ? `${body.name} saved.` : `${body.name} created.`, color: 'green' });
     onClose();
     return true;
   }, CLIENT_CHANGE);
@@ -117,7 +126,7 @@ export function ClientModal({ client, onClose }: { client?: Client; onClose: () 
         data-autofocus
         value={name}
         onChange={(event) => setName(event.currentTarget.value)}
-        error={fieldError(save.error, 'name')}
+        error={fieldSentence(save.error, 'name', 'Name')}
         description="The person or company the channels belong to."
       />
       <TextInput
@@ -126,14 +135,14 @@ export function ClientModal({ client, onClose }: { client?: Client; onClose: () 
         required
         value={email}
         onChange={(event) => setEmail(event.currentTarget.value)}
-        error={fieldError(save.error, 'email')}
+        error={fieldSentence(save.error, 'email', 'Email')}
       />
       <TextInput
         label="Phone (optional)"
         type="tel"
         value={phone}
         onChange={(event) => setPhone(event.currentTarget.value)}
-        error={fieldError(save.error, 'phone')}
+        error={fieldSentence(save.error, 'phone', 'Phone')}
       />
       <RefusalAlert error={save.error} fields={CLIENT_FIELDS} />
     </FormModal>
@@ -166,7 +175,6 @@ export function ChannelModal({
           body: { ...body, clientId: client._id },
         }),
       );
-    notifications.show({ message: channel ? `${body.name} saved.` : `${body.name} created.`, color: 'green' });
     onClose();
     return true;
   }, CHANNEL_CHANGE);
@@ -185,14 +193,14 @@ export function ChannelModal({
         data-autofocus
         value={name}
         onChange={(event) => setName(event.currentTarget.value)}
-        error={fieldError(save.error, 'name')}
+        error={fieldSentence(save.error, 'name', 'Channel name')}
       />
       <TextInput
         label="Username"
         required
         value={username}
         onChange={(event) => setUsername(event.currentTarget.value)}
-        error={fieldError(save.error, 'username')}
+        error={fieldSentence(save.error, 'username', 'Username')}
         description="Unique among the channels of this project, whatever its case; shown as @username."
       />
       <TextInput
@@ -202,7 +210,7 @@ export function ChannelModal({
         placeholder="https://"
         value={avatarUrl}
         onChange={(event) => setAvatarUrl(event.currentTarget.value)}
-        error={fieldError(save.error, 'avatarUrl')}
+        error={fieldSentence(save.error, 'avatarUrl', 'Avatar address')}
         description="An http or https address of the channel's picture."
       />
       <TextInput
@@ -210,7 +218,7 @@ export function ChannelModal({
         required
         value={role}
         onChange={(event) => setRole(event.currentTarget.value)}
-        error={fieldError(save.error, 'role')}
+        error={fieldSentence(save.error, 'role', "Owner's role")}
         description="Free words, for example creator, admin or moderator."
       />
       <RefusalAlert error={save.error} fields={CHANNEL_FIELDS} />
