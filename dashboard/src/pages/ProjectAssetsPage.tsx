@@ -316,6 +316,15 @@ function RenameAssetModal({ asset, onClose }: { asset: Asset; onClose: () => voi
   );
 }
 
+/** An upload's state in a word, for its badge (the sentence beside it says the rest). */
+const PHASE_WORDS: Record<Exclude<AssetUploadState['phase'], 'done'>, string> = {
+  preparing: 'Starting',
+  resuming: 'Resuming',
+  uploading: 'Uploading',
+  paused: 'Paused',
+  failed: 'Not uploaded',
+};
+
 const percentOf = (state: AssetUploadState) => (state.total > 0 ? Math.floor((state.sent / state.total) * 100) : 0);
 
 /** The asset an upload sent its bytes to, read until its processing ends. */
@@ -379,7 +388,7 @@ function UploadStatus({
           {state.fileName}
         </Text>
         <Badge variant="light" color={tone} style={{ flex: 'none' }}>
-          {state.phase === 'done' && asset ? STATUS_WORDS[asset.status] : words.split(':')[0].replace('…', '')}
+          {state.phase === 'done' ? STATUS_WORDS[asset?.status ?? 'processing'] : PHASE_WORDS[state.phase]}
         </Badge>
       </Group>
       <Text fz="sm" aria-live="polite">

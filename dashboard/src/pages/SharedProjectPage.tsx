@@ -123,6 +123,8 @@ function PasswordForm({ wrong, onSubmit }: { wrong: string | undefined; onSubmit
             type="password"
             autoComplete="off"
             required
+            // The one field: no mark needed, and its name stays "Password".
+            withAsterisk={false}
             autoFocus
             value={value}
             onChange={(event) => setValue(event.currentTarget.value)}
