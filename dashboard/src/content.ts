@@ -16,11 +16,6 @@ export const PROJECT_TYPES: readonly ProjectType[] = LIST_ENUMS.projectTypeId;
 export const PROJECT_STATUSES: readonly ProjectStatus[] = LIST_ENUMS.status;
 export const PROJECT_ACCESS: readonly ProjectAccess[] = LIST_ENUMS.access;
 
-export const STATUS_TONES: Record<ProjectStatus, 'neutral' | 'good' | 'warn'> = {
-  draft: 'neutral',
-  published: 'good',
-  archived: 'warn',
-};
 export const ACCESS_LABELS: Record<ProjectAccess, string> = {
   public: 'Public',
   permissions: 'Permissions',

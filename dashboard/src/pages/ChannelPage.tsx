@@ -40,7 +40,15 @@ import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { EmptyState, Field, fieldError, FormError, Options, PageLoadError, QueryStatus, SelectField } from '../ui';
-import { ChannelModal, fieldSentence, FormModal, RefusalAlert, sentence } from './content-forms';
+import {
+  ChannelModal,
+  CONTRAST_VARS,
+  DIALOG_PROPS,
+  fieldSentence,
+  FormModal,
+  RefusalAlert,
+  sentence,
+} from './content-forms';
 
 type Channel = Schemas['ChannelResponse'];
 type Collaborator = Schemas['CollaboratorResponse'];
@@ -148,7 +156,7 @@ export function ChannelPage({ channelId }: { channelId: string }) {
   ];
 
   return (
-    <section aria-labelledby="channel-heading">
+    <section aria-labelledby="channel-heading" style={CONTRAST_VARS}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
       </p>
@@ -520,7 +528,7 @@ function DeleteModal({ node, onClose }: { node: TreeNode; onClose: () => void })
   }, PROJECT_CHANGE);
   const holdsSomething = remove.error?.status === 409;
   return (
-    <Modal opened onClose={onClose} title={`Delete ${title}`} centered>
+    <Modal opened onClose={onClose} title={`Delete ${title}`} centered {...DIALOG_PROPS}>
       <Stack gap="sm" role="group" aria-label={`Delete ${title}`}>
         {holdsSomething ? (
           <Alert color="red" variant="light" role="alert" title={`${title} is not empty`}>

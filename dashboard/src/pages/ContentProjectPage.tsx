@@ -1,5 +1,4 @@
 import { ActionIcon, Badge, Group, Menu, Paper, Text, Title } from '@mantine/core';
-import { modals } from '@mantine/modals';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
@@ -22,7 +21,7 @@ import { ListTable } from '../components/list-table';
 import { type Action, runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { ProjectThumb, sentence } from './content-forms';
+import { ConfirmModal, CONTRAST_VARS, ProjectThumb, sentence } from './content-forms';
 import { AssetsList } from './ProjectAssetsPage';
 import {
   Button,
@@ -89,7 +88,7 @@ export function ContentProjectPage({ projectId }: { projectId: string }) {
   if (!project.data) return <Spinner label="Loading the project" />;
   const data = project.data;
   return (
-    <section aria-labelledby="content-project-heading">
+    <section aria-labelledby="content-project-heading" style={CONTRAST_VARS}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
         {channel.data && (
@@ -297,16 +296,8 @@ function RevokeMenu({
   what: string;
   consequence: string;
 }) {
+  const [asking, setAsking] = useState(false);
   if (access.revokedAt && !revoke.error) return null;
-  const confirm = () =>
-    modals.openConfirmModal({
-      title: `Revoke ${what}`,
-      centered: true,
-      children: <Text fz="sm">{consequence} This cannot be undone.</Text>,
-      labels: { confirm: 'Revoke', cancel: 'Cancel' },
-      confirmProps: { color: 'red' },
-      onConfirm: () => void revoke.run(),
-    });
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
       {revoke.error && (
@@ -321,11 +312,21 @@ function RevokeMenu({
           </ActionIcon>
         </Menu.Target>
         <Menu.Dropdown>
-          <Menu.Item color="red" onClick={confirm}>
+          <Menu.Item color="red" onClick={() => setAsking(true)}>
             Revoke
           </Menu.Item>
         </Menu.Dropdown>
       </Menu>
+      {asking && (
+        <ConfirmModal
+          title={`Revoke ${what}`}
+          confirm="Revoke"
+          onConfirm={() => void revoke.run()}
+          onClose={() => setAsking(false)}
+        >
+          {consequence} This cannot be undone.
+        </ConfirmModal>
+      )}
     </Group>
   );
 }

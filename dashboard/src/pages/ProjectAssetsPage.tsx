@@ -13,10 +13,9 @@ import {
   Title,
 } from '@mantine/core';
 import { Dropzone } from '@mantine/dropzone';
-import { modals } from '@mantine/modals';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { $api, api, call, type Schemas } from '../api/client';
 import { ListTable } from '../components/list-table';
 import { useAction } from '../hooks';
@@ -24,7 +23,15 @@ import { formatDate } from '../money';
 import { useSession } from '../session';
 import { EmptyState, LoadError, QueryStatus, Spinner } from '../ui';
 import { useAssetUpload, type AssetUploadState } from './asset-upload';
-import { fieldSentence, FormModal, RefusalAlert, sentence } from './content-forms';
+import {
+  ConfirmModal,
+  CONTRAST_VARS,
+  DIALOG_PROPS,
+  fieldSentence,
+  FormModal,
+  RefusalAlert,
+  sentence,
+} from './content-forms';
 
 type Asset = Schemas['AssetResponse'];
 type AssetStatus = Asset['status'];
@@ -66,7 +73,7 @@ function ProjectAssets({ projectId }: { projectId: string }) {
   const project = $api.useQuery('get', '/projects/{projectId}', { params: { path: { projectId } } });
   const title = project.data?.primaryTitle;
   return (
-    <section aria-labelledby="assets-page-heading">
+    <section aria-labelledby="assets-page-heading" style={CONTRAST_VARS}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
         {project.data && (
@@ -250,15 +257,7 @@ function AssetMenu({
     await call(api.DELETE('/assets/{assetId}', { params: { path: { assetId: asset.id } } }));
     return true;
   }, ASSET_CHANGE);
-  const confirmDelete = () =>
-    modals.openConfirmModal({
-      title: `Delete ${asset.title}`,
-      centered: true,
-      children: <Text fz="sm">Delete {asset.title}? Its stored file goes too, and this cannot be undone.</Text>,
-      labels: { confirm: `Delete ${asset.title}`, cancel: 'Cancel' },
-      confirmProps: { color: 'red' },
-      onConfirm: () => void remove.run(),
-    });
+  const [asking, setAsking] = useState(false);
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
       {remove.error && (
@@ -276,11 +275,21 @@ function AssetMenu({
           <Menu.Item onClick={() => onRename(asset)}>Rename</Menu.Item>
           {asset.status === 'uploading' && <Menu.Item onClick={onUpload}>Resume the upload</Menu.Item>}
           <Menu.Divider />
-          <Menu.Item color="red" onClick={confirmDelete}>
+          <Menu.Item color="red" onClick={() => setAsking(true)}>
             Delete
           </Menu.Item>
         </Menu.Dropdown>
       </Menu>
+      {asking && (
+        <ConfirmModal
+          title={`Delete ${asset.title}`}
+          confirm={`Delete ${asset.title}`}
+          onConfirm={() => void remove.run()}
+          onClose={() => setAsking(false)}
+        >
+          Delete {asset.title}? Its stored file goes too, and this cannot be undone.
+        </ConfirmModal>
+      )}
     </Group>
   );
 }
@@ -457,8 +466,9 @@ function UploadDialog({
 }) {
   const busy = state !== undefined && ['preparing', 'resuming', 'uploading'].includes(state.phase);
   const [refused, setRefused] = useState<string>();
+  const openPicker = useRef<() => void>(null);
   return (
-    <Modal opened={opened} onClose={onClose} title="Upload a file" centered size="lg">
+    <Modal opened={opened} onClose={onClose} title="Upload a file" centered size="lg" {...DIALOG_PROPS}>
       <Stack gap="md">
         <Dropzone
           onDrop={(files) => {
@@ -468,8 +478,10 @@ function UploadDialog({
           onReject={(rejections) => setRefused(rejections[0]?.errors[0]?.message)}
           multiple={false}
           disabled={busy}
-          role="button"
-          aria-label="Drop a file here, or press to pick one"
+          openRef={openPicker}
+          // The button below opens the picker from the keyboard; the zone is for a pointer's drop.
+          activateOnKeyboard={false}
+          tabIndex={-1}
           inputProps={{ 'aria-label': 'File to upload' }}
         >
           <Stack align="center" gap={4} py="lg" style={{ pointerEvents: 'none' }}>
@@ -479,6 +491,11 @@ function UploadDialog({
             </Text>
           </Stack>
         </Dropzone>
+        <Group>
+          <Button variant="default" disabled={busy} onClick={() => openPicker.current?.()}>
+            Choose a file
+          </Button>
+        </Group>
         {refused && (
           <Alert color="red" variant="light" role="alert">
             {sentence(refused)}

@@ -7,7 +7,7 @@ import { PRODUCT } from '../product';
 import { ListTable } from '../components/list-table';
 import { typeLabel } from '../content';
 import { LoadError, Spinner } from '../ui';
-import { ProjectThumb, sentence } from './content-forms';
+import { CONTRAST_VARS, ProjectThumb, sentence } from './content-forms';
 
 type ViewerProject = Schemas['ViewerProjectResponse'];
 
@@ -24,7 +24,7 @@ export function SharedProjectPage() {
   const [password, setPassword] = useState<string | undefined>();
 
   return (
-    <Container component="main" id="main" size="md" py="xl">
+    <Container component="main" id="main" size="md" py="xl" style={CONTRAST_VARS}>
       <Text fw={700} c="dimmed" mb="lg">
         {PRODUCT} · shared with you
       </Text>

@@ -1,5 +1,5 @@
 import { Alert, Button, Center, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type CSSProperties, type FormEvent, type ReactNode } from 'react';
 import { api, call, idempotencyKey, type ApiError, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
 import { errorFields } from '../ui';
@@ -9,6 +9,72 @@ type Channel = Schemas['ChannelResponse'];
 
 const CLIENT_CHANGE = { invalidates: ['/clients', '/api/v1/accounts/{accountId}/audit-log'] } as const;
 const CHANNEL_CHANGE = { invalidates: ['/channels/client/{clientId}', '/channels/{id}'] } as const;
+
+const lightDark = (light: string, dark: string) => `light-dark(${light}, ${dark})`;
+
+/**
+ * Colours the content pages set on their root so every text keeps WCAG AA contrast (4.5:1) in both
+ * colour schemes: Mantine's defaults for dimmed text, errors, filled buttons and light badges are
+ * shade 6, under 4.5:1 on white. Dialogs render inside the page (`withinPortal={false}`) to inherit
+ * them. A theme that sets these for the whole dashboard makes this unnecessary.
+ */
+export const CONTRAST_VARS = {
+  '--mantine-color-dimmed': lightDark('var(--mantine-color-gray-7)', 'var(--mantine-color-dark-1)'),
+  '--mantine-color-error': lightDark('var(--mantine-color-red-9)', 'var(--mantine-color-red-4)'),
+  '--mantine-primary-color-filled': 'var(--mantine-color-blue-8)',
+  '--mantine-primary-color-filled-hover': 'var(--mantine-color-blue-9)',
+  '--mantine-primary-color-light-color': lightDark('var(--mantine-color-blue-9)', 'var(--mantine-color-blue-2)'),
+  '--mantine-color-blue-filled': 'var(--mantine-color-blue-8)',
+  '--mantine-color-blue-filled-hover': 'var(--mantine-color-blue-9)',
+  '--mantine-color-blue-light-color': lightDark('var(--mantine-color-blue-9)', 'var(--mantine-color-blue-2)'),
+  '--mantine-color-red-filled': 'var(--mantine-color-red-9)',
+  '--mantine-color-red-filled-hover': 'var(--mantine-color-red-9)',
+  '--mantine-color-red-light-color': lightDark('var(--mantine-color-red-9)', 'var(--mantine-color-red-2)'),
+  '--mantine-color-green-light-color': lightDark('var(--mantine-color-text)', 'var(--mantine-color-green-2)'),
+  '--mantine-color-yellow-light-color': lightDark('var(--mantine-color-text)', 'var(--mantine-color-yellow-2)'),
+  '--mantine-color-gray-light-color': 'var(--mantine-color-text)',
+} as CSSProperties;
+
+/** The close button of every dialog of the content pages, named for screen readers. */
+export const DIALOG_PROPS = { withinPortal: false, closeButtonProps: { 'aria-label': 'Close' } } as const;
+
+/** A question asked once more before something that cannot be undone: Cancel, or `confirm` in red. */
+export function ConfirmModal({
+  title,
+  confirm,
+  onConfirm,
+  onClose,
+  children,
+}: {
+  title: string;
+  confirm: string;
+  onConfirm: () => void;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <Modal opened onClose={onClose} title={title} centered {...DIALOG_PROPS}>
+      <Stack gap="sm">
+        <Text fz="sm">{children}</Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            data-autofocus
+            onClick={() => {
+              onClose();
+              onConfirm();
+            }}
+          >
+            {confirm}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
 
 /** A sentence ends with a full stop, whatever the message it is made of. */
 export function sentence(text: string): string {
@@ -73,7 +139,7 @@ export function FormModal({
   danger?: boolean;
 }) {
   return (
-    <Modal opened={opened} onClose={onClose} title={title} centered>
+    <Modal opened={opened} onClose={onClose} title={title} centered {...DIALOG_PROPS}>
       <form
         aria-label={title}
         onSubmit={(event: FormEvent) => {
