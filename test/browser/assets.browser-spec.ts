@@ -93,7 +93,7 @@ describe('assets in the dashboard', () => {
     await expect(progressOf('tiny-cover.png').getAttribute('aria-valuetext')).resolves.toBe('100%');
     await dashboard.checkAccessibility('assets-upload-ready');
     await dashboard.screenshot('assets-upload-ready');
-    await dialog().getByRole('button', { name: 'Close' }).click();
+    await dialog().getByRole('button', { name: 'Done' }).click();
     await dialog().waitFor({ state: 'detached' });
     const row = rowOf('tiny-cover', 'ready');
     await row.waitFor();
@@ -133,7 +133,7 @@ describe('assets in the dashboard', () => {
 
     await pick(path);
     await uploadStatus().filter({ hasText: 'Ready' }).waitFor();
-    await dialog().getByRole('button', { name: 'Close' }).click();
+    await dialog().getByRole('button', { name: 'Done' }).click();
     const row = rowOf('tone', 'ready');
     await row.waitFor();
     await row.getByRole('button', { name: 'Play tone' }).click();
@@ -235,7 +235,7 @@ describe('assets in the dashboard', () => {
       .first()
       .waitFor();
     await uploadStatus().filter({ hasText: 'Ready' }).waitFor({ timeout: 60_000 });
-    await dialog().getByRole('button', { name: 'Close' }).click();
+    await dialog().getByRole('button', { name: 'Done' }).click();
     await page.locator(`tr[data-asset="${asset.id}"][data-status="ready"]`).waitFor({ timeout: 60_000 });
 
     // The same asset took the rest: no second one was created for the file.
@@ -282,7 +282,7 @@ describe('assets in the dashboard', () => {
     expect(asset.error.code).toBe('type_mismatch');
     await expect(uploadStatus().getByRole('alert').innerText()).resolves.toContain(asset.error.message);
     await dashboard.checkAccessibility('assets-upload-errored');
-    await dialog().getByRole('button', { name: 'Close' }).click();
+    await dialog().getByRole('button', { name: 'Done' }).click();
     const row = rowOf('not-an-image', 'errored');
     await row.waitFor();
     const state = await row.locator('.asset-state').innerText();

@@ -39,9 +39,14 @@ describe('dashboard Content section in a browser', () => {
   /** A project's link, for a row's `has` (which reads inside the row). */
   const titled = (title: string) => page.getByRole('link', { name: title, exact: true });
   /** Picks `item` in the row menu of `title` (Mantine renders the menu in a portal). */
-  async function rowAction(title: string, item: string): Promise<void> {
-    await page.getByRole('button', { name: `Actions for ${title}`, exact: true }).click();
-    await page.getByRole('menuitem', { name: item, exact: true }).click();
+  async function rowAction(title: string, item: string, on: Page = page): Promise<void> {
+    const menuItem = on.getByRole('menuitem', { name: item, exact: true });
+    // A list read again while the menu opens may close it: open it until the item shows.
+    for (let tries = 0; tries < 3 && !(await menuItem.isVisible()); tries++) {
+      await on.getByRole('button', { name: `Actions for ${title}`, exact: true }).click();
+      await menuItem.waitFor({ timeout: 3000 }).catch(() => undefined);
+    }
+    await menuItem.click();
   }
 
   /** The channel's projects as the API lists them, by title. */
@@ -136,8 +141,8 @@ describe('dashboard Content section in a browser', () => {
     channelId = channels.body[0]._id;
 
     // Edited from the channel's row menu: the new name is stored and shown.
-    await page.getByRole('button', { name: `Actions for ${channelName}` }).click();
-    await page.getByRole('menuitem', { name: 'Edit' }).click();
+    await settled(page);
+    await rowAction(channelName, 'Edit');
     const edit = page.getByRole('form', { name: `Edit ${channelName}` });
     await edit.getByLabel("Owner's role").fill('host');
     await edit.getByRole('button', { name: 'Save channel' }).click();
@@ -435,8 +440,7 @@ describe('dashboard Content section in a browser', () => {
     ]);
     await checkAccessibility('content-project');
     await screenshot('content-project');
-    await grantRow.getByRole('button', { name: 'Actions for the grant of friend@example.com' }).click();
-    await page.getByRole('menuitem', { name: 'Revoke' }).click();
+    await rowAction('the grant of friend@example.com', 'Revoke');
     await page
       .getByRole('dialog', { name: 'Revoke the grant of friend@example.com' })
       .getByRole('button', { name: 'Revoke' })
@@ -483,8 +487,7 @@ describe('dashboard Content section in a browser', () => {
 
       // Revoked in the dashboard: the same address now shows a not-found page.
       const linkRow = page.locator(`tr[data-share-link="${links.body[0].id}"]`);
-      await linkRow.getByRole('button', { name: /^Actions for the link/ }).click();
-      await page.getByRole('menuitem', { name: 'Revoke' }).click();
+      await rowAction(`the link ${links.body[0].start}`, 'Revoke');
       await page
         .getByRole('dialog', { name: /^Revoke the link/ })
         .getByRole('button', { name: 'Revoke' })

@@ -504,7 +504,7 @@ function UploadDialog({
         {state && <UploadStatus state={state} onPause={onPause} onResume={onResume} />}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
-            {busy ? 'Hide: the upload goes on' : 'Close'}
+            {busy ? 'Hide: the upload goes on' : 'Done'}
           </Button>
         </Group>
       </Stack>
