@@ -296,7 +296,7 @@ describe('assets in the dashboard', () => {
   it('deletes an asset', async () => {
     const [asset] = (await listed()).filter((candidate) => candidate.title === 'tiny-cover');
     await page.getByRole('button', { name: 'Actions for tiny-cover' }).click();
-    await page.getByRole('menuitem', { name: 'Delete' }).click();
+    await page.getByRole('menu').getByRole('menuitem', { name: 'Delete' }).click();
     await page
       .getByRole('dialog', { name: 'Delete tiny-cover' })
       .getByRole('button', { name: 'Delete tiny-cover' })

@@ -40,7 +40,9 @@ describe('dashboard Content section in a browser', () => {
   const titled = (title: string) => page.getByRole('link', { name: title, exact: true });
   /** Picks `item` in the row menu of `title` (Mantine renders the menu in a portal). */
   async function rowAction(title: string, item: string, on: Page = page): Promise<void> {
-    const menuItem = on.getByRole('menuitem', { name: item, exact: true });
+    // The menu opened last closes with a transition: its items are not this row's.
+    await on.getByRole('menu').waitFor({ state: 'detached' });
+    const menuItem = on.getByRole('menu').getByRole('menuitem', { name: item, exact: true });
     // A list read again while the menu opens may close it: open it until the item shows.
     for (let tries = 0; tries < 3 && !(await menuItem.isVisible()); tries++) {
       await on.getByRole('button', { name: `Actions for ${title}`, exact: true }).click();

@@ -48,6 +48,7 @@ import {
   FormModal,
   RefusalAlert,
   sentence,
+  DIALOG_ROOT,
 } from './content-forms';
 
 type Channel = Schemas['ChannelResponse'];
@@ -156,7 +157,7 @@ export function ChannelPage({ channelId }: { channelId: string }) {
   ];
 
   return (
-    <section aria-labelledby="channel-heading" style={CONTRAST_VARS}>
+    <section aria-labelledby="channel-heading" style={CONTRAST_VARS} {...DIALOG_ROOT}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
       </p>
@@ -284,7 +285,7 @@ function RowMenu({ node, onDialog }: { node: TreeNode; onDialog: (dialog: Dialog
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
       {setStatus.error && (
-        <Text c="red" fz="xs" role="alert">
+        <Text c="var(--mantine-color-error)" fz="xs" role="alert">
           {sentence(setStatus.error.message)}
         </Text>
       )}
@@ -775,7 +776,7 @@ function CollaboratorActions({
         </Button>
       </Group>
       {error && (
-        <Text c="red" fz="xs" role="alert">
+        <Text c="var(--mantine-color-error)" fz="xs" role="alert">
           {sentence(error.message)}
         </Text>
       )}

@@ -15,7 +15,7 @@ import { ListTable, type ListColumn } from '../components/list-table';
 import { formatDate } from '../money';
 import { useSession } from '../session';
 import { EmptyState, QueryStatus } from '../ui';
-import { ChannelModal, ClientModal, CONTRAST_VARS, ProjectThumb } from './content-forms';
+import { ChannelModal, ClientModal, CONTRAST_VARS, ProjectThumb, DIALOG_ROOT } from './content-forms';
 import { ContentResults, ContentSearch, isSearching, NO_CONTENT_SEARCH, searchKey } from './content-search';
 
 type Client = Schemas['ClientResponse'];
@@ -44,7 +44,7 @@ export function ContentPage() {
   const [dialog, setDialog] = useState<Dialog>();
   const close = () => setDialog(undefined);
   return (
-    <section aria-labelledby="content-heading" style={CONTRAST_VARS}>
+    <section aria-labelledby="content-heading" style={CONTRAST_VARS} {...DIALOG_ROOT}>
       <Group justify="space-between" align="flex-start" mb="xs">
         <Title order={1} id="content-heading">
           Content

@@ -21,7 +21,7 @@ import { ListTable } from '../components/list-table';
 import { type Action, runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
-import { ConfirmModal, CONTRAST_VARS, ProjectThumb, sentence } from './content-forms';
+import { ConfirmModal, CONTRAST_VARS, ProjectThumb, sentence, DIALOG_ROOT } from './content-forms';
 import { AssetsList } from './ProjectAssetsPage';
 import {
   Button,
@@ -88,7 +88,7 @@ export function ContentProjectPage({ projectId }: { projectId: string }) {
   if (!project.data) return <Spinner label="Loading the project" />;
   const data = project.data;
   return (
-    <section aria-labelledby="content-project-heading" style={CONTRAST_VARS}>
+    <section aria-labelledby="content-project-heading" style={CONTRAST_VARS} {...DIALOG_ROOT}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
         {channel.data && (
@@ -301,7 +301,7 @@ function RevokeMenu({
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
       {revoke.error && (
-        <Text c="red" fz="xs" role="alert">
+        <Text c="var(--mantine-color-error)" fz="xs" role="alert">
           {sentence(revoke.error.message)}
         </Text>
       )}

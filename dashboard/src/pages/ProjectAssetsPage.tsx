@@ -31,6 +31,7 @@ import {
   FormModal,
   RefusalAlert,
   sentence,
+  DIALOG_ROOT,
 } from './content-forms';
 
 type Asset = Schemas['AssetResponse'];
@@ -73,7 +74,7 @@ function ProjectAssets({ projectId }: { projectId: string }) {
   const project = $api.useQuery('get', '/projects/{projectId}', { params: { path: { projectId } } });
   const title = project.data?.primaryTitle;
   return (
-    <section aria-labelledby="assets-page-heading" style={CONTRAST_VARS}>
+    <section aria-labelledby="assets-page-heading" style={CONTRAST_VARS} {...DIALOG_ROOT}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
         {project.data && (
@@ -236,7 +237,7 @@ function AssetState({ asset, active }: { asset: Asset; active: AssetUploadState 
           </Text>
         ))}
       {asset.error && (
-        <Text fz="xs" c="red">
+        <Text fz="xs" c="var(--mantine-color-error)">
           {sentence(asset.error.message)}
         </Text>
       )}
@@ -261,7 +262,7 @@ function AssetMenu({
   return (
     <Group gap={4} justify="flex-end" wrap="nowrap">
       {remove.error && (
-        <Text c="red" fz="xs" role="alert">
+        <Text c="var(--mantine-color-error)" fz="xs" role="alert">
           {sentence(remove.error.message)}
         </Text>
       )}
@@ -544,7 +545,7 @@ function Thumbnail({ asset }: { asset: Asset }) {
   const url = useObjectUrl(bytes.data);
   if (bytes.error)
     return (
-      <Text c="red" fz="xs">
+      <Text c="var(--mantine-color-error)" fz="xs">
         {sentence(bytes.error.message)}
       </Text>
     );
@@ -572,7 +573,7 @@ function Player({ asset }: { asset: Asset }) {
   );
   if (signed.error)
     return (
-      <Text c="red" fz="xs">
+      <Text c="var(--mantine-color-error)" fz="xs">
         {sentence(signed.error.message)}
       </Text>
     );

@@ -15,7 +15,7 @@ const lightDark = (light: string, dark: string) => `light-dark(${light}, ${dark}
 /**
  * Colours the content pages set on their root so every text keeps WCAG AA contrast (4.5:1) in both
  * colour schemes: Mantine's defaults for dimmed text, errors, filled buttons and light badges are
- * shade 6, under 4.5:1 on white. Dialogs render inside the page (`withinPortal={false}`) to inherit
+ * shade 6, under 4.5:1 on white. Dialogs render at the page's root (DIALOG_ROOT) to inherit
  * them. A theme that sets these for the whole dashboard makes this unnecessary.
  */
 export const CONTRAST_VARS = {
@@ -35,8 +35,14 @@ export const CONTRAST_VARS = {
   '--mantine-color-gray-light-color': 'var(--mantine-color-text)',
 } as CSSProperties;
 
-/** The close button of every dialog of the content pages, named for screen readers. */
-export const DIALOG_PROPS = { withinPortal: false, closeButtonProps: { 'aria-label': 'Close' } } as const;
+/** The attribute of a content page's root, where its dialogs render (inheriting CONTRAST_VARS). */
+export const DIALOG_ROOT = { 'data-content-dialogs': '' } as const;
+
+/** Every dialog of the content pages: rendered at the page's root, its close button named for screen readers. */
+export const DIALOG_PROPS = {
+  portalProps: { target: '[data-content-dialogs]' },
+  closeButtonProps: { 'aria-label': 'Close' },
+} as const;
 
 /** A question asked once more before something that cannot be undone: Cancel, or `confirm` in red. */
 export function ConfirmModal({
