@@ -312,7 +312,7 @@ function RevokeMenu({
           </ActionIcon>
         </Menu.Target>
         <Menu.Dropdown>
-          <Menu.Item color="red" onClick={() => setAsking(true)}>
+          <Menu.Item onClick={() => setAsking(true)}>
             Revoke
           </Menu.Item>
         </Menu.Dropdown>

@@ -1,6 +1,7 @@
 import {
   ActionIcon,
   Alert,
+  Paper,
   Badge,
   Button,
   Group,
@@ -276,9 +277,7 @@ function AssetMenu({
           <Menu.Item onClick={() => onRename(asset)}>Rename</Menu.Item>
           {asset.status === 'uploading' && <Menu.Item onClick={onUpload}>Resume the upload</Menu.Item>}
           <Menu.Divider />
-          <Menu.Item color="red" onClick={() => setAsking(true)}>
-            Delete
-          </Menu.Item>
+          <Menu.Item onClick={() => setAsking(true)}>Delete</Menu.Item>
         </Menu.Dropdown>
       </Menu>
       {asking && (
@@ -437,12 +436,12 @@ function UploadStatus({
 /** The last upload, under the list while its dialog is closed. */
 function UploadSummary({ state, onOpen }: { state: AssetUploadState; onOpen: () => void }) {
   return (
-    <Alert variant="light" color="gray" title="Last upload">
+    <Paper withBorder p="sm" component="section" aria-label="Last upload">
       <UploadStatus state={state} />
       <Button variant="subtle" size="compact-sm" mt="xs" onClick={onOpen}>
         Show the upload
       </Button>
-    </Alert>
+    </Paper>
   );
 }
 

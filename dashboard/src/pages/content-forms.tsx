@@ -19,6 +19,7 @@ const lightDark = (light: string, dark: string) => `light-dark(${light}, ${dark}
  * them. A theme that sets these for the whole dashboard makes this unnecessary.
  */
 export const CONTRAST_VARS = {
+  '--mantine-color-anchor': lightDark('var(--mantine-color-blue-9)', 'var(--mantine-color-blue-4)'),
   '--mantine-color-dimmed': lightDark('var(--mantine-color-gray-7)', 'var(--mantine-color-dark-1)'),
   '--mantine-color-error': lightDark('var(--mantine-color-red-9)', 'var(--mantine-color-red-4)'),
   '--mantine-primary-color-filled': 'var(--mantine-color-blue-8)',
