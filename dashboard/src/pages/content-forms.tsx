@@ -39,9 +39,13 @@ export const CONTRAST_VARS = {
 /** The attribute of a content page's root, where its dialogs render (inheriting CONTRAST_VARS). */
 export const DIALOG_ROOT = { 'data-content-dialogs': '' } as const;
 
-/** Every dialog of the content pages: rendered at the page's root, its close button named for screen readers. */
+/**
+ * Every dialog of the content pages: rendered at the page's root, its close button named for screen
+ * readers, shown and gone at once (a fading dialog is half-read text for a while).
+ */
 export const DIALOG_PROPS = {
   portalProps: { target: '[data-content-dialogs]' },
+  transitionProps: { duration: 0 },
   closeButtonProps: { 'aria-label': 'Close' },
 } as const;
 
