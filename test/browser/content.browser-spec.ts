@@ -232,7 +232,7 @@ describe('dashboard Content section in a browser', () => {
     await screenshot('content-tree');
   });
 
-  it("moves projects, showing the API's refusals (a cycle, another channel, a fifth level), archives and unarchives, and deletes with the sub-projects", async () => {
+  it("moves projects in a dialog offering only the parents the tree allows (another channel's refusal as a sentence), archives and unarchives, and deletes with everything in it", async () => {
     // Its own sub-projects are not offered: no cycle can be asked for.
     const ids = await storedProjects();
     await rowAction('Season One', 'Move');
