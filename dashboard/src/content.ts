@@ -16,11 +16,6 @@ export const PROJECT_TYPES: readonly ProjectType[] = LIST_ENUMS.projectTypeId;
 export const PROJECT_STATUSES: readonly ProjectStatus[] = LIST_ENUMS.status;
 export const PROJECT_ACCESS: readonly ProjectAccess[] = LIST_ENUMS.access;
 
-export const STATUS_TONES: Record<ProjectStatus, 'neutral' | 'good' | 'warn'> = {
-  draft: 'neutral',
-  published: 'good',
-  archived: 'warn',
-};
 export const ACCESS_LABELS: Record<ProjectAccess, string> = {
   public: 'Public',
   permissions: 'Permissions',
@@ -78,4 +73,28 @@ export function flatten(nodes: readonly TreeNode[]): TreeNode[] {
 /** An `<input type="datetime-local">` value as the API's ISO date-time; empty: none. */
 export function localToIso(value: string): string | undefined {
   return value ? new Date(value).toISOString() : undefined;
+}
+
+/** Mantine colours of the status badges. */
+export const STATUS_COLORS: Record<ProjectStatus, string> = { draft: 'gray', published: 'green', archived: 'yellow' };
+export const STATUS_LABELS: Record<ProjectStatus, string> = {
+  draft: 'Draft',
+  published: 'Published',
+  archived: 'Archived',
+};
+
+/** A project type as a person reads it: `musicVideo` is "Music video". */
+export function typeLabel(type: string): string {
+  const words = type.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** Every project of a node's subtree, itself included: what a move may not put it under. */
+export function subtreeIds(node: TreeNode): Set<string> {
+  return new Set([node.project._id, ...flatten(node.children).map((child) => child.project._id)]);
+}
+
+/** How many levels a node's subtree spans, itself included. */
+export function subtreeHeight(node: TreeNode): number {
+  return 1 + Math.max(0, ...node.children.map(subtreeHeight));
 }

@@ -34,9 +34,17 @@ describe('assets in the dashboard', () => {
   const rowOf = (title: string, status?: string) =>
     page
       .locator(status ? `tr[data-asset][data-status="${status}"]` : 'tr[data-asset]')
-      .filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${title}\\b`) }) });
+      .filter({ has: page.getByRole('cell').getByText(title, { exact: true }) });
   const progressOf = (fileName: string) => page.getByRole('progressbar', { name: `Upload of ${fileName}` });
   const settled = () => settledIn(page);
+  const dialog = () => page.getByRole('dialog', { name: 'Upload a file' });
+  /** Opens the upload dialog, unless it is open, and gives it the file. */
+  async function pick(path: string): Promise<void> {
+    if (!(await dialog().isVisible())) await page.getByRole('button', { name: 'Upload a file' }).click();
+    await dialog().getByLabel('File to upload').setInputFiles(path);
+  }
+  /** What the dialog says of the upload: its words, then the asset's state once processed. */
+  const uploadStatus = () => dialog().locator('.upload-status');
 
   /** The project's assets as the API lists them. */
   const listed = async (): Promise<Record<string, any>[]> =>
@@ -78,15 +86,24 @@ describe('assets in the dashboard', () => {
     const path = join(files, 'tiny-cover.png');
     writeFileSync(path, png);
 
-    await page.getByLabel('File to upload').setInputFiles(path);
+    await pick(path);
     // Read again by the list itself (no reload) until processing ends.
+    // The dialog follows the upload to the asset's end: processing, then ready.
+    await uploadStatus().filter({ hasText: 'Ready' }).waitFor();
+    await expect(progressOf('tiny-cover.png').getAttribute('aria-valuetext')).resolves.toBe('100%');
+    await dashboard.checkAccessibility('assets-upload-ready');
+    await dashboard.screenshot('assets-upload-ready');
+    await dialog().getByRole('button', { name: 'Done' }).click();
+    await dialog().waitFor({ state: 'detached' });
     const row = rowOf('tiny-cover', 'ready');
     await row.waitFor();
-    await expect(row.locator('.asset-state').innerText()).resolves.toContain('Ready');
-    await expect(progressOf('tiny-cover.png').getAttribute('aria-valuetext')).resolves.toBe('100%');
+    // The badge's words, which its style shows in capitals.
+    await expect(row.locator('.asset-state').innerText()).resolves.toMatch(/Ready/i);
 
     const thumbnail = row.getByRole('img', { name: 'Thumbnail of tiny-cover' });
     await thumbnail.waitFor();
+    // At its size in a list: 96 px wide, its height in the picture's proportions (64 × 48).
+    await expect(thumbnail.evaluate((image) => [image.clientWidth, image.clientHeight])).resolves.toEqual([96, 72]);
     await page.waitForFunction(
       (image) =>
         (image as unknown as { complete: boolean; naturalWidth: number }).complete &&
@@ -114,7 +131,9 @@ describe('assets in the dashboard', () => {
     const path = join(files, 'tone.wav');
     writeFileSync(path, wav);
 
-    await page.getByLabel('File to upload').setInputFiles(path);
+    await pick(path);
+    await uploadStatus().filter({ hasText: 'Ready' }).waitFor();
+    await dialog().getByRole('button', { name: 'Done' }).click();
     const row = rowOf('tone', 'ready');
     await row.waitFor();
     await row.getByRole('button', { name: 'Play tone' }).click();
@@ -151,19 +170,34 @@ describe('assets in the dashboard', () => {
       uploadThroughput: 512 * 1024,
     });
 
-    await page.getByLabel('File to upload').setInputFiles(path);
+    await pick(path);
     const progress = progressOf('big-noise.png');
     await page.waitForFunction(
-      (bar) => Number((bar as unknown as { value: number }).value) >= 10,
+      (bar) =>
+        Number((bar as unknown as { getAttribute: (name: string) => string | null }).getAttribute('aria-valuenow')) >=
+        10,
       await progress.elementHandle(),
     );
-    await page.getByRole('button', { name: 'Pause' }).click();
-    await page.getByRole('button', { name: 'Resume' }).waitFor();
-    const pausedAt = Number(await progress.getAttribute('value'));
+    await uploadStatus()
+      .getByText(/^Uploading: \d+%$/)
+      .waitFor();
+    // While it runs, nothing says to pick the file again: the row shows the percent sent.
+    await expect(page.getByText(/pick the same file/i).count()).resolves.toBe(0);
+    await dialog().getByRole('button', { name: 'Pause' }).click();
+    await dialog().getByRole('button', { name: 'Resume' }).waitFor();
+    await uploadStatus()
+      .getByText(/^Paused at \d+%$/)
+      .waitFor();
+    const pausedAt = Number(await progress.getAttribute('aria-valuenow'));
     expect(pausedAt).toBeGreaterThanOrEqual(10);
     expect(pausedAt).toBeLessThan(100);
     await dashboard.checkAccessibility('assets-paused');
     await dashboard.screenshot('assets-paused');
+    // Resumed and paused again in the dialog: the same upload goes on.
+    await dialog().getByRole('button', { name: 'Resume' }).click();
+    await dialog().getByRole('button', { name: 'Pause' }).waitFor();
+    await dialog().getByRole('button', { name: 'Pause' }).click();
+    await dialog().getByRole('button', { name: 'Resume' }).waitFor();
 
     const [asset] = (await listed()).filter((candidate) => candidate.title === 'big-noise');
     expect(asset.status).toBe('uploading');
@@ -192,15 +226,16 @@ describe('assets in the dashboard', () => {
     });
     await page.reload();
     await page.getByRole('heading', { level: 1, name: 'Assets of Listed' }).waitFor();
-    await expect(rowOf('big-noise').innerText()).resolves.toContain('Pick the same file above to resume');
+    // Stopped, and no upload runs in this page: the row says how to go on.
+    await expect(rowOf('big-noise').innerText()).resolves.toContain('Interrupted: pick the same file again to resume.');
 
-    await page.getByLabel('File to upload').setInputFiles(path);
-    await page
-      .locator('.upload-status')
-      .getByText('Resumed')
-      .or(page.locator('.upload-status').getByText('Uploaded: processing follows below'))
+    await pick(path);
+    await uploadStatus()
+      .getByText(/^Resuming from \d+%…$|^Uploading: \d+% \(resumed\)$|^Processing/)
       .first()
       .waitFor();
+    await uploadStatus().filter({ hasText: 'Ready' }).waitFor({ timeout: 60_000 });
+    await dialog().getByRole('button', { name: 'Done' }).click();
     await page.locator(`tr[data-asset="${asset.id}"][data-status="ready"]`).waitFor({ timeout: 60_000 });
 
     // The same asset took the rest: no second one was created for the file.
@@ -223,10 +258,13 @@ describe('assets in the dashboard', () => {
     writeFileSync(path, Buffer.alloc(8 * MiB + 1, 1));
     const before = (await listed()).length;
 
-    await page.getByLabel('File to upload').setInputFiles(path);
-    const alert = page.locator('.upload-status').getByRole('alert');
+    await pick(path);
+    const alert = uploadStatus().getByRole('alert');
     await alert.waitFor();
-    await expect(alert.innerText()).resolves.toMatch(/over the 8388608 bytes an asset may hold \(ASSET_MAX_BYTES\)/);
+    const said = await alert.innerText();
+    expect(said).toMatch(/over the 8388608 bytes an asset may hold\.$/);
+    // The service's setting is not the person's word.
+    expect(said).not.toMatch(/ASSET_MAX_BYTES/);
     expect((await listed()).length).toBe(before);
     await settled();
     await dashboard.checkAccessibility('assets-too-large');
@@ -237,22 +275,32 @@ describe('assets in the dashboard', () => {
     const path = join(files, 'not-an-image.png');
     writeFileSync(path, 'These are words, not pixels.\n');
 
-    await page.getByLabel('File to upload').setInputFiles(path);
+    await pick(path);
+    // The dialog says it failed, and why.
+    await uploadStatus().filter({ hasText: 'Failed in processing' }).waitFor();
+    const [asset] = (await listed()).filter((candidate) => candidate.title === 'not-an-image');
+    expect(asset.error.code).toBe('type_mismatch');
+    await expect(uploadStatus().getByRole('alert').innerText()).resolves.toContain(asset.error.message);
+    await dashboard.checkAccessibility('assets-upload-errored');
+    await dialog().getByRole('button', { name: 'Done' }).click();
     const row = rowOf('not-an-image', 'errored');
     await row.waitFor();
     const state = await row.locator('.asset-state').innerText();
-    expect(state).toContain('Failed');
-    expect(state).toContain('type_mismatch');
-    const [asset] = (await listed()).filter((candidate) => candidate.title === 'not-an-image');
+    expect(state).toMatch(/Failed/i);
     expect(state).toContain(asset.error.message);
+    expect(state).not.toContain('type_mismatch');
     await settled();
     await dashboard.checkAccessibility('assets-errored');
   });
 
   it('deletes an asset', async () => {
     const [asset] = (await listed()).filter((candidate) => candidate.title === 'tiny-cover');
-    page.once('dialog', (dialog) => void dialog.accept());
-    await page.getByRole('button', { name: 'Delete tiny-cover' }).click();
+    await page.getByRole('button', { name: 'Actions for tiny-cover' }).click();
+    await page.getByRole('menu').getByRole('menuitem', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete tiny-cover' })
+      .getByRole('button', { name: 'Delete tiny-cover' })
+      .click();
     await page.locator(`tr[data-asset="${asset.id}"]`).waitFor({ state: 'detached' });
     expect((await t.http.get(`/assets/${asset.id}`, { token: owner.token })).status).toBe(404);
   });
@@ -260,11 +308,13 @@ describe('assets in the dashboard', () => {
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual([
       'assets-empty',
+      'assets-upload-ready',
       'assets-ready',
       'assets-audio',
       'assets-paused',
       'assets-resumed',
       'assets-too-large',
+      'assets-upload-errored',
       'assets-errored',
     ]);
     expect(dashboard.accessibility.filter((entry) => entry.violations.length > 0)).toEqual([]);

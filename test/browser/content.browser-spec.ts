@@ -9,8 +9,10 @@ import { DashboardBrowser, openSection, settled, signInThroughDashboard } from '
 jest.setTimeout(180_000);
 
 /**
- * The dashboard's Content section, driven in Chromium: a channel's project tree (create, expand and
- * collapse by keyboard, move with the API's refusals, archive, delete with its sub-projects), a
+ * The dashboard's Content section, driven in Chromium: a client and its channel made in modals (with
+ * the API's refusal under its field), a channel's project tree as a table (create, expand and
+ * collapse by keyboard, each row's menu: move in a dialog offering only the parents the tree allows,
+ * archive, delete with everything in it), a
  * project's page (access, share links shown once, grants), collaborators per channel (with a member's
  * 403), and a share link opened in a browser that never signed in. After each change the journey
  * asks the API or the database what it holds. Each page is checked with axe-core and saved as a
@@ -31,9 +33,23 @@ describe('dashboard Content section in a browser', () => {
   const password = 'blue-hours-preview';
 
   const as = () => ({ token: admin.token });
-  const tree = () => page.getByRole('list', { name: `Projects of ${channelName}` });
+  const tree = () => page.getByRole('table', { name: `Projects of ${channelName}` });
   /** A project's link in the tree (its buttons are named after it). */
   const node = (title: string) => tree().getByRole('link', { name: title, exact: true });
+  /** A project's link, for a row's `has` (which reads inside the row). */
+  const titled = (title: string) => page.getByRole('link', { name: title, exact: true });
+  /** Picks `item` in the row menu of `title` (Mantine renders the menu in a portal). */
+  async function rowAction(title: string, item: string, on: Page = page): Promise<void> {
+    // The menu opened last closes with a transition: its items are not this row's.
+    await on.getByRole('menu').waitFor({ state: 'detached' });
+    const menuItem = on.getByRole('menu').getByRole('menuitem', { name: item, exact: true });
+    // A list read again while the menu opens may close it: open it until the item shows.
+    for (let tries = 0; tries < 3 && !(await menuItem.isVisible()); tries++) {
+      await on.getByRole('button', { name: `Actions for ${title}`, exact: true }).click();
+      await menuItem.waitFor({ timeout: 3000 }).catch(() => undefined);
+    }
+    await menuItem.click();
+  }
 
   /** The channel's projects as the API lists them, by title. */
   async function storedProjects(): Promise<
@@ -50,13 +66,16 @@ describe('dashboard Content section in a browser', () => {
 
   async function openChannel(): Promise<void> {
     await openSection(page, 'Content', 'Content');
-    await page.getByRole('link', { name: `${channelName} @${username}` }).click();
+    await page
+      .getByRole('table', { name: 'Channels of Studio owner' })
+      .getByRole('link', { name: channelName, exact: true })
+      .click();
     await page.getByRole('heading', { level: 1, name: new RegExp(`^${channelName}`) }).waitFor();
     await settled(page);
   }
 
   async function createProject(title: string, parent?: string): Promise<void> {
-    if (parent) await page.getByRole('button', { name: `Add sub-project to ${parent}` }).click();
+    if (parent) await rowAction(parent, 'Add sub-project');
     else await page.getByRole('button', { name: 'New project' }).click();
     const form = page.getByRole('form', { name: parent ? `New sub-project of ${parent}` : 'New project' });
     await form.getByLabel('Title').fill(title);
@@ -71,25 +90,73 @@ describe('dashboard Content section in a browser', () => {
     t = await createTestApp({ LOGIN_MAX_FAILURES: '1000' });
     admin = await createFirstAdmin(t.http);
     member = await createUser(t.http, 'developer', admin.token);
-    const client = await t.http.post('/clients', { name: 'Studio owner', email: uniqueEmail('client') }, as());
-    expect(client.status).toBe(201);
-    const channel = await t.http.post(
-      '/channels',
-      {
-        clientId: client.body.id,
+    dashboard = await DashboardBrowser.launch();
+    ({ page } = dashboard);
+    await signInThroughDashboard(page, t.baseUrl, admin.email, admin.password);
+  });
+
+  afterAll(async () => {
+    await dashboard?.close();
+    await t?.close();
+  });
+
+  it('creates a client and its channel in modals, a refused field shown under it as a sentence', async () => {
+    await openSection(page, 'Content', 'Content');
+    await page.getByText('No content yet.').waitFor();
+    await page.getByRole('button', { name: 'New client' }).click();
+    const clientForm = page.getByRole('form', { name: 'New client' });
+    await clientForm.getByLabel('Name').fill('Studio owner');
+    await clientForm.getByLabel('Email').fill(uniqueEmail('client'));
+    await checkAccessibility('content-new-client');
+    await clientForm.getByRole('button', { name: 'Create client' }).click();
+    await clientForm.waitFor({ state: 'detached' });
+    const clients = await t.http.get('/clients', as());
+    expect(clients.body).toEqual([expect.objectContaining({ name: 'Studio owner', phone: null })]);
+    const clientId: string = clients.body[0]._id;
+
+    const card = page.getByRole('region', { name: 'Studio owner', exact: true });
+    await card.getByRole('button', { name: 'New channel' }).click();
+    const channelForm = page.getByRole('form', { name: 'New channel of Studio owner' });
+    await channelForm.getByLabel('Channel name').fill(channelName);
+    await channelForm.getByLabel('Username').fill(username);
+    // An address the browser takes and the service does not (http or https only): its message under the field.
+    await channelForm.getByLabel('Avatar address').fill('ftp://cdn.example.com/a.png');
+    await channelForm.getByRole('button', { name: 'Create channel' }).click();
+    await channelForm.getByRole('alert').filter({ hasText: 'Some fields need a change' }).waitFor();
+    await expect(channelForm.getByLabel('Avatar address').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(await channelForm.innerText()).not.toMatch(/avatarUrl/);
+    await checkAccessibility('content-new-channel-refused');
+    await screenshot('content-new-channel-refused');
+    await channelForm.getByLabel('Avatar address').fill('https://cdn.example.com/a.png');
+    await channelForm.getByRole('button', { name: 'Create channel' }).click();
+    await channelForm.waitFor({ state: 'detached' });
+    await card.getByRole('link', { name: channelName, exact: true }).waitFor();
+    const channels = await t.http.get(`/channels/client/${clientId}`, as());
+    expect(channels.body).toEqual([
+      expect.objectContaining({
         name: channelName,
         username,
         avatarUrl: 'https://cdn.example.com/a.png',
         role: 'creator',
-      },
-      as(),
-    );
-    expect(channel.status).toBe(200);
-    channelId = channel.body.id;
+      }),
+    ]);
+    channelId = channels.body[0]._id;
+
+    // Edited from the channel's row menu: the new name is stored and shown.
+    await settled(page);
+    await rowAction(channelName, 'Edit');
+    const edit = page.getByRole('form', { name: `Edit ${channelName}` });
+    await edit.getByLabel("Owner's role").fill('host');
+    await edit.getByRole('button', { name: 'Save channel' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await card.getByRole('cell', { name: 'host', exact: true }).waitFor();
+    expect((await t.http.get(`/channels/${channelId}`, as())).body.role).toBe('host');
+
+    // Another channel of the same client, with a project: a move across channels is tried below.
     const other = await t.http.post(
       '/channels',
       {
-        clientId: client.body.id,
+        clientId,
         name: 'Side Room',
         username: `side_${randomBytes(4).toString('hex')}`,
         avatarUrl: 'https://cdn.example.com/b.png',
@@ -105,14 +172,6 @@ describe('dashboard Content section in a browser', () => {
     );
     expect(elsewhere.status).toBe(201);
     otherChannelProject = elsewhere.body._id;
-    dashboard = await DashboardBrowser.launch();
-    ({ page } = dashboard);
-    await signInThroughDashboard(page, t.baseUrl, admin.email, admin.password);
-  });
-
-  afterAll(async () => {
-    await dashboard?.close();
-    await t?.close();
   });
 
   it("builds a channel's tree: creates projects and sub-projects, expands and collapses by keyboard", async () => {
@@ -132,47 +191,72 @@ describe('dashboard Content section in a browser', () => {
     expect(stored.get('Bonus')).toMatchObject({ parentId: null, status: 'draft', access: 'public' });
     bonusId = stored.get('Bonus')!._id;
 
-    // A disclosure button per project with sub-projects: aria-expanded, the list it controls, the keyboard.
+    // Title, type, status and access each in their own column.
+    const seasonRow = tree()
+      .getByRole('row')
+      .filter({ has: titled('Season One') });
+    await expect(seasonRow.getByRole('cell').allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/^\S+\s*Season One\s+2 sub-projects$/),
+      'Show',
+      // The badge's words, which its style shows in capitals.
+      expect.stringMatching(/^draft$/i),
+      'Public',
+      expect.any(String),
+      expect.any(String),
+    ]);
+    // A disclosure button per project with sub-projects: aria-expanded, the rows it shows, the keyboard.
     const disclosure = page.getByRole('button', { name: '2 sub-projects of Season One' });
     await expect(disclosure.getAttribute('aria-expanded')).resolves.toBe('true');
-    const controlled = page.locator(`#${await disclosure.getAttribute('aria-controls')}`);
-    await expect(controlled.isVisible()).resolves.toBe(true);
     await disclosure.focus();
     await page.keyboard.press('Enter');
     await expect(disclosure.getAttribute('aria-expanded')).resolves.toBe('false');
-    await expect(controlled.isVisible()).resolves.toBe(false);
+    await node('Episode 2').waitFor({ state: 'detached' });
+    await expect(node('Part A').count()).resolves.toBe(0);
     await page.keyboard.press('Space');
     await expect(disclosure.getAttribute('aria-expanded')).resolves.toBe('true');
-    await page.getByRole('link', { name: 'Episode 2', exact: true }).waitFor();
+    await node('Episode 2').waitFor();
+    await node('Part A').waitFor();
+    await rowAction('Bonus', 'Rename');
+    const rename = page.getByRole('form', { name: 'Rename Bonus' });
+    await rename.getByLabel('Title').fill('Bonus Cut');
+    await rename.getByRole('button', { name: 'Rename' }).click();
+    await node('Bonus Cut').waitFor();
+    expect((await storedProjects()).has('Bonus Cut')).toBe(true);
+    await rowAction('Bonus Cut', 'Rename');
+    const back = page.getByRole('form', { name: 'Rename Bonus Cut' });
+    await back.getByLabel('Title').fill('Bonus');
+    await back.getByRole('button', { name: 'Rename' }).click();
+    await node('Bonus').waitFor();
+    await settled(page);
     await checkAccessibility('content-tree');
     await screenshot('content-tree');
   });
 
-  it("moves projects, showing the API's refusals (a cycle, another channel, a fifth level), archives and unarchives, and deletes with the sub-projects", async () => {
-    // Under its own sub-project: a cycle, refused with the API's message.
+  it("moves projects in a dialog offering only the parents the tree allows (another channel's refusal as a sentence), archives and unarchives, and deletes with everything in it", async () => {
+    // Its own sub-projects are not offered: no cycle can be asked for.
     const ids = await storedProjects();
-    await page.getByRole('button', { name: 'Move Season One' }).click();
+    await rowAction('Season One', 'Move');
     let move = page.getByRole('form', { name: 'Move Season One' });
-    await move.getByLabel('New parent').selectOption(ids.get('Part A')!._id);
-    await move.getByRole('button', { name: 'Move here' }).click();
-    await expect(move.getByRole('alert').innerText()).resolves.toContain(
-      'A project cannot move under itself or one of its sub-projects',
-    );
-    // Under a project of another channel of the same client: refused too.
+    const parentOptions = () => move.getByLabel('New parent').locator('option').allInnerTexts();
+    // The other channels' projects come with their own reads.
+    await move.getByLabel('New parent').locator('option', { hasText: 'Elsewhere' }).waitFor({ state: 'attached' });
+    const offered = (await parentOptions()).map((text) => text.trim());
+    expect(offered).toEqual(expect.arrayContaining(['None: top level', 'Bonus', 'Elsewhere']));
+    expect(offered).not.toEqual(expect.arrayContaining(['Episode 1']));
+    expect(offered.some((text) => text.includes('Part A') || text.includes('Season One'))).toBe(false);
+    await checkAccessibility('content-move');
+    // Under a project of another channel of the same client: refused by the service, as a sentence.
     await move.getByLabel('New parent').selectOption(otherChannelProject);
     await move.getByRole('button', { name: 'Move here' }).click();
-    // The alert still holds the cycle's message until this answer comes: wait for the new one.
-    await move
-      .getByRole('alert')
-      .filter({ hasText: /another channel/ })
-      .waitFor();
-    await expect(move.getByRole('alert').innerText()).resolves.toMatch(/another channel/);
+    await move.getByText(/another channel/).waitFor();
+    expect(await move.innerText()).not.toMatch(/parentId|cascade/);
     await move.getByRole('button', { name: 'Cancel' }).click();
+    await move.waitFor({ state: 'detached' });
     expect((await storedProjects()).get('Season One')?.parentId).toBeNull();
 
     // Episode 2 under Bonus, then to the top level: each move stored.
     const moveTo = async (title: string, parentId: string) => {
-      await page.getByRole('button', { name: `Move ${title}` }).click();
+      await rowAction(title, 'Move');
       const form = page.getByRole('form', { name: `Move ${title}` });
       await form.getByLabel('New parent').selectOption(parentId);
       await form.getByRole('button', { name: 'Move here' }).click();
@@ -181,35 +265,43 @@ describe('dashboard Content section in a browser', () => {
     await (await moveTo('Episode 2', ids.get('Bonus')!._id)).waitFor({ state: 'detached' });
     await settled(page);
     expect((await storedProjects()).get('Episode 2')?.parentId).toBe(ids.get('Bonus')!._id);
-    await page.getByRole('button', { name: '1 sub-project of Bonus' }).click();
-    // Season One's three levels under Episode 2, itself on the second: five levels, refused.
-    move = await moveTo('Season One', ids.get('Episode 2')!._id);
-    await expect(move.getByRole('alert').innerText()).resolves.toContain('A project tree has at most 4 levels');
+    await page.getByRole('button', { name: '1 sub-project of Bonus' }).waitFor();
+    // Season One's three levels under Episode 2, itself on the second, would make five: not offered.
+    await rowAction('Season One', 'Move');
+    move = page.getByRole('form', { name: 'Move Season One' });
+    expect((await parentOptions()).some((text) => text.includes('Episode 2'))).toBe(false);
     await move.getByRole('button', { name: 'Cancel' }).click();
+    await move.waitFor({ state: 'detached' });
     await (await moveTo('Episode 2', '')).waitFor({ state: 'detached' });
     await settled(page);
     expect((await storedProjects()).get('Episode 2')?.parentId).toBeNull();
     await page.getByRole('button', { name: '1 sub-project of Season One' }).waitFor();
 
-    // Archive and unarchive.
-    await page.getByRole('button', { name: 'Archive Episode 2', exact: true }).click();
-    await page.getByRole('button', { name: 'Unarchive Episode 2', exact: true }).waitFor();
+    // Archive and unarchive, from the row menu.
+    const rowIn = (status: string) =>
+      tree()
+        .locator(`tr[data-status="${status}"]`)
+        .filter({ has: titled('Episode 2') });
+    await rowAction('Episode 2', 'Archive');
+    await rowIn('archived').waitFor();
     expect((await storedProjects()).get('Episode 2')?.status).toBe('archived');
-    await page.getByRole('button', { name: 'Unarchive Episode 2', exact: true }).click();
-    await page.getByRole('button', { name: 'Archive Episode 2', exact: true }).waitFor();
+    await rowAction('Episode 2', 'Unarchive');
+    await rowIn('draft').waitFor();
     expect((await storedProjects()).get('Episode 2')?.status).toBe('draft');
 
     // Delete: refused while it holds sub-projects, then deleted with them.
     const before = await storedProjects();
-    await tree().getByRole('button', { name: 'Delete Season One' }).click();
+    await rowAction('Season One', 'Delete');
     const panel = page.getByRole('group', { name: 'Delete Season One' });
     await panel.getByRole('button', { name: 'Delete Season One' }).click();
-    await expect(panel.getByRole('alert').innerText()).resolves.toMatch(
-      /The project has sub-projects.*It holds 2 sub-projects/s,
-    );
+    const refused = await panel.getByRole('alert').innerText();
+    expect(refused).toMatch(/Season One holds 2 sub-projects\. Deleting it deletes them too/);
+    // The service's words for the way round are not the person's.
+    expect(refused).not.toMatch(/cascade/);
     expect((await storedProjects()).has('Season One')).toBe(true);
     await checkAccessibility('content-delete-refused');
-    await panel.getByRole('button', { name: 'Delete with its 2 sub-projects' }).click();
+    await screenshot('content-delete-refused');
+    await panel.getByRole('button', { name: 'Delete with everything in it' }).click();
     await node('Season One').waitFor({ state: 'detached' });
     await settled(page);
     const after = await storedProjects();
@@ -242,7 +334,7 @@ describe('dashboard Content section in a browser', () => {
     // The role cell shows the answer read again after the change.
     await row
       .locator('td')
-      .first()
+      .nth(1)
       .filter({ hasText: /^editor$/ })
       .waitFor();
     await settled(page);
@@ -350,7 +442,11 @@ describe('dashboard Content section in a browser', () => {
     ]);
     await checkAccessibility('content-project');
     await screenshot('content-project');
-    await grantRow.getByRole('button', { name: 'Revoke the grant of friend@example.com' }).click();
+    await rowAction('the grant of friend@example.com', 'Revoke');
+    await page
+      .getByRole('dialog', { name: 'Revoke the grant of friend@example.com' })
+      .getByRole('button', { name: 'Revoke' })
+      .click();
     await grantRow.getByText('Revoked').waitFor();
     listed = await t.http.get(`/projects/${bonusId}/grants`, as());
     expect(listed.body[0].revokedAt).toEqual(expect.any(String));
@@ -393,10 +489,14 @@ describe('dashboard Content section in a browser', () => {
 
       // Revoked in the dashboard: the same address now shows a not-found page.
       const linkRow = page.locator(`tr[data-share-link="${links.body[0].id}"]`);
-      await linkRow.getByRole('button', { name: /^Revoke the link/ }).click();
+      await rowAction(`the link ${links.body[0].start}`, 'Revoke');
+      await page
+        .getByRole('dialog', { name: /^Revoke the link/ })
+        .getByRole('button', { name: 'Revoke' })
+        .click();
       await linkRow.getByText('Revoked').waitFor();
       // The list, read again after the change, counts the reads the page made.
-      await expect(linkRow.locator('td').nth(1).innerText()).resolves.toBe(String(links.body[0].views));
+      await expect(linkRow.locator('td').nth(2).innerText()).resolves.toBe(String(links.body[0].views));
       expect((await t.http.get(`/projects/${bonusId}/share-links`, as())).body[0].revokedAt).toEqual(
         expect.any(String),
       );
@@ -413,7 +513,10 @@ describe('dashboard Content section in a browser', () => {
   it('had no serious or critical accessibility violation and no script, style or policy error on any page', () => {
     expect(dashboard.accessibility.map(({ page: name }) => name)).toEqual(
       expect.arrayContaining([
+        'content-new-client',
+        'content-new-channel-refused',
         'content-tree',
+        'content-move',
         'content-delete-refused',
         'content-collaborators',
         'content-project',

@@ -121,6 +121,17 @@ describe('search and search history in a browser', () => {
   it('searches the content by keyboard with a status chip: the published match only, its matched word marked', async () => {
     await openSection(page, 'Content', 'Content');
     await settled(page);
+    // Before a search, the content table: every project, newest change first, sorted by a header's button.
+    const library = page.getByRole('table', { name: 'Content projects' });
+    await library.getByRole('link', { name: 'Red Lanterns' }).waitFor();
+    const titles = () => library.locator('tbody tr a').allInnerTexts();
+    await library.getByRole('button', { name: /^Project/ }).click();
+    await expect(library.getByRole('columnheader', { name: /^Project/ }).getAttribute('aria-sort')).resolves.toBe(
+      'ascending',
+    );
+    await expect(titles()).resolves.toEqual(['Blue Hours', 'Blue Notes Draft', 'Red Lanterns']);
+    await library.getByRole('button', { name: /^Project/ }).click();
+    await expect(titles()).resolves.toEqual(['Red Lanterns', 'Blue Notes Draft', 'Blue Hours']);
     // `/` from the page (not from a field) goes to the search box.
     await page.locator('body').press('/');
     await expect(

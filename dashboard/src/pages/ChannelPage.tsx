@@ -1,5 +1,20 @@
+import {
+  ActionIcon,
+  Alert,
+  Badge,
+  Button,
+  Group,
+  Menu,
+  Modal,
+  NativeSelect,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
 import { useQueries } from '@tanstack/react-query';
-import { Link } from '@tanstack/react-router';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import {
@@ -11,28 +26,30 @@ import {
   localToIso,
   MAX_TREE_DEPTH,
   PROJECT_TYPES,
-  STATUS_TONES,
+  STATUS_COLORS,
+  STATUS_LABELS,
+  subtreeHeight,
+  subtreeIds,
+  typeLabel,
   type ContentProject,
   type ProjectType,
   type TreeNode,
 } from '../content';
+import { ListTable, type ListColumn } from '../components/list-table';
 import { useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
+import { EmptyState, Field, fieldError, FormError, Options, PageLoadError, QueryStatus, SelectField } from '../ui';
 import {
-  Badge,
-  Button,
-  DataTable,
-  EmptyState,
-  Field,
-  fieldError,
-  FormActions,
-  FormError,
-  Options,
-  PageLoadError,
-  QueryStatus,
-  SelectField,
-} from '../ui';
+  ChannelModal,
+  CONTRAST_VARS,
+  DIALOG_PROPS,
+  fieldSentence,
+  FormModal,
+  RefusalAlert,
+  sentence,
+  DIALOG_ROOT,
+} from './content-forms';
 
 type Channel = Schemas['ChannelResponse'];
 type Collaborator = Schemas['CollaboratorResponse'];
@@ -52,24 +69,48 @@ const COLLABORATOR_CHANGE = {
   invalidates: ['/channels/{channelId}/collaborators', '/api/v1/accounts/{accountId}/audit-log'],
 } as const;
 
-/** A channel: its project tree (create, expand, move, archive, delete) and its collaborators. */
+/** The dialog open over the tree, and the project it acts on. */
+type Dialog =
+  | { kind: 'new'; parentId: string | null }
+  | { kind: 'rename' | 'move' | 'delete'; node: TreeNode }
+  | { kind: 'edit-channel' }
+  | undefined;
+
+const subProjects = (count: number) => `${count} ${count === 1 ? 'sub-project' : 'sub-projects'}`;
+
+/**
+ * A channel: its project tree as a table of expandable rows (each row's actions in its menu: open,
+ * rename, add a sub-project, move, archive, delete, each in a dialog) and its collaborators.
+ */
 export function ChannelPage({ channelId }: { channelId: string }) {
   const channel = $api.useQuery('get', '/channels/{id}', { params: { path: { id: channelId } } });
   const projects = $api.useQuery('get', '/channels/{channelId}/projects', {
     params: { path: { channelId }, query: { limit: CONTENT_PAGE_MAX } },
   });
-  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
-  const [creatingUnder, setCreatingUnder] = useState<string | null | undefined>();
+  // Collapsed rather than expanded: a tree opens whole, and a new sub-project shows where it went.
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const [dialog, setDialog] = useState<Dialog>();
   const forest = buildForest(projects.data ?? []);
+  const all = flatten(forest);
   const name = channel.data?.name ?? 'Channel';
+  const close = () => setDialog(undefined);
 
-  const toggle = (id: string, open?: boolean) =>
-    setExpanded((current) => {
+  const toggle = (id: string) =>
+    setCollapsed((current) => {
       const next = new Set(current);
-      if (open ?? !next.has(id)) next.add(id);
-      else next.delete(id);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
       return next;
     });
+  // The rows on show: a collapsed project's subtree is left out.
+  const visible: TreeNode[] = [];
+  const walk = (nodes: TreeNode[]) => {
+    for (const node of nodes) {
+      visible.push(node);
+      if (!collapsed.has(node.project._id)) walk(node.children);
+    }
+  };
+  walk(forest);
 
   if (channel.error) {
     return (
@@ -84,65 +125,201 @@ export function ChannelPage({ channelId }: { channelId: string }) {
     );
   }
 
+  const columns: ListColumn<TreeNode>[] = [
+    {
+      id: 'title',
+      header: 'Title',
+      cell: (node) => (
+        <TreeTitle node={node} open={!collapsed.has(node.project._id)} onToggle={() => toggle(node.project._id)} />
+      ),
+    },
+    { id: 'type', header: 'Type', width: 110, cell: (node) => typeLabel(node.project.projectTypeId) },
+    {
+      id: 'status',
+      header: 'Status',
+      width: 120,
+      cell: (node) => (
+        <Badge variant="light" color={STATUS_COLORS[node.project.status]}>
+          {STATUS_LABELS[node.project.status]}
+        </Badge>
+      ),
+    },
+    { id: 'access', header: 'Access', width: 120, cell: (node) => ACCESS_LABELS[node.project.access] },
+    { id: 'updated', header: 'Updated', width: 170, cell: (node) => formatDate(node.project.updatedAt) },
+    {
+      id: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      width: 64,
+      align: 'right',
+      cell: (node) => <RowMenu node={node} onDialog={setDialog} />,
+    },
+  ];
+
   return (
-    <section aria-labelledby="channel-heading">
+    <section aria-labelledby="channel-heading" style={CONTRAST_VARS} {...DIALOG_ROOT}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
       </p>
-      <div className="page-head">
-        <h1 id="channel-heading">
-          {name} {channel.data && <span className="muted small">@{channel.data.username}</span>}
-        </h1>
-        {creatingUnder === undefined && <Button onClick={() => setCreatingUnder(null)}>New project</Button>}
-      </div>
-      <p className="muted">
+      <Group justify="space-between" align="flex-start" mb="xs">
+        <Title order={1} id="channel-heading">
+          {name}{' '}
+          {channel.data && (
+            <Text span c="dimmed" fz="md">
+              @{channel.data.username}
+            </Text>
+          )}
+        </Title>
+        <Group gap="xs">
+          {channel.data && (
+            <Button variant="default" onClick={() => setDialog({ kind: 'edit-channel' })}>
+              Edit channel
+            </Button>
+          )}
+          <Button onClick={() => setDialog({ kind: 'new', parentId: null })}>New project</Button>
+        </Group>
+      </Group>
+      <Text c="dimmed" mb="md">
         The channel&apos;s projects as a tree: a project holds sub-projects, {MAX_TREE_DEPTH} levels at most. Archiving
         a project hides it and everything below it from viewers.
-      </p>
-      {creatingUnder !== undefined && (
-        <NewProjectForm
-          key={creatingUnder ?? 'top'}
+      </Text>
+      <section aria-labelledby="tree-heading">
+        <Title order={2} id="tree-heading" mb="sm">
+          Projects
+        </Title>
+        <QueryStatus query={projects} loading="Loading the projects" />
+        {projects.data && (
+          <ListTable
+            caption={`Projects of ${name}`}
+            rows={visible}
+            columns={columns}
+            rowKey={(node) => node.project._id}
+            busy={projects.isFetching}
+            empty={<EmptyState title="No projects in this channel yet.">Create one with New project.</EmptyState>}
+            rowProps={(node) => ({
+              'data-content-project': node.project._id,
+              'data-status': node.project.status,
+              'data-depth': String(node.depth),
+            })}
+          />
+        )}
+        {(projects.data?.length ?? 0) === CONTENT_PAGE_MAX && (
+          <Text c="dimmed" fz="sm">
+            The first {CONTENT_PAGE_MAX} projects are shown.
+          </Text>
+        )}
+      </section>
+      {dialog?.kind === 'new' && (
+        <NewProjectModal
           channelId={channelId}
-          nodes={flatten(forest)}
-          parentId={creatingUnder}
-          onClose={() => setCreatingUnder(undefined)}
+          nodes={all}
+          parentId={dialog.parentId}
+          onClose={close}
           onCreated={(parentId) => {
-            if (parentId) toggle(parentId, true);
-            setCreatingUnder(undefined);
+            if (parentId) setCollapsed((current) => new Set([...current].filter((id) => id !== parentId)));
+            close();
           }}
         />
       )}
-      <section aria-labelledby="tree-heading">
-        <h2 id="tree-heading">Projects</h2>
-        <QueryStatus query={projects} loading="Loading the projects" />
-        {projects.data && forest.length === 0 && (
-          <EmptyState title="No projects in this channel yet.">Create one with New project.</EmptyState>
-        )}
-        {forest.length > 0 && (
-          <ul className="tree" aria-label={`Projects of ${name}`} aria-busy={projects.isFetching || undefined}>
-            {forest.map((node) => (
-              <TreeItem
-                key={node.project._id}
-                node={node}
-                channel={channel.data}
-                allNodes={flatten(forest)}
-                expanded={expanded}
-                onToggle={toggle}
-                onAddChild={(id) => setCreatingUnder(id)}
-              />
-            ))}
-          </ul>
-        )}
-        {(projects.data?.length ?? 0) === CONTENT_PAGE_MAX && (
-          <p className="muted small">The first {CONTENT_PAGE_MAX} projects are shown.</p>
-        )}
-      </section>
+      {dialog?.kind === 'rename' && <RenameModal node={dialog.node} onClose={close} />}
+      {dialog?.kind === 'move' && channel.data && (
+        <MoveModal node={dialog.node} channel={channel.data} allNodes={all} onClose={close} />
+      )}
+      {dialog?.kind === 'delete' && <DeleteModal node={dialog.node} onClose={close} />}
+      {dialog?.kind === 'edit-channel' && channel.data && (
+        <ChannelModal client={{ _id: channel.data.clientId, name: '' }} channel={channel.data} onClose={close} />
+      )}
       <CollaboratorsSection channelId={channelId} channelName={name} />
     </section>
   );
 }
 
-function NewProjectForm({
+/** A row's title: indented by its depth, its disclosure when it holds sub-projects, and its link. */
+function TreeTitle({ node, open, onToggle }: { node: TreeNode; open: boolean; onToggle: () => void }) {
+  const { project, children } = node;
+  return (
+    <Group gap={6} wrap="nowrap" pl={node.depth * 24}>
+      {children.length > 0 ? (
+        <UnstyledButton
+          onClick={onToggle}
+          aria-expanded={open}
+          aria-label={`${subProjects(children.length)} of ${project.primaryTitle}`}
+          w={22}
+          ta="center"
+          style={{ flex: 'none' }}
+        >
+          <span aria-hidden="true">{open ? '▾' : '▸'}</span>
+        </UnstyledButton>
+      ) : (
+        <span style={{ width: 22, flex: 'none' }} aria-hidden="true" />
+      )}
+      <Stack gap={0}>
+        <Link to="/content/projects/$projectId" params={{ projectId: project._id }} style={{ fontWeight: 500 }}>
+          {project.primaryTitle}
+        </Link>
+        {children.length > 0 && (
+          <Text fz="xs" c="dimmed">
+            {subProjects(children.length)}
+          </Text>
+        )}
+      </Stack>
+    </Group>
+  );
+}
+
+/** A row's actions, in a menu named after its project. Archiving is one click; the rest open a dialog. */
+function RowMenu({ node, onDialog }: { node: TreeNode; onDialog: (dialog: Dialog) => void }) {
+  const navigate = useNavigate();
+  const { project } = node;
+  const title = project.primaryTitle;
+  const archived = project.status === 'archived';
+  const setStatus = useAction(async () => {
+    await call(
+      api.PUT('/projects/{projectId}', {
+        params: { path: { projectId: project._id } },
+        body: { status: archived ? 'draft' : 'archived' },
+      }),
+    );
+    return true;
+  }, PROJECT_CHANGE);
+  return (
+    <Group gap={4} justify="flex-end" wrap="nowrap">
+      {setStatus.error && (
+        <Text c="var(--mantine-color-error)" fz="xs" role="alert">
+          {sentence(setStatus.error.message)}
+        </Text>
+      )}
+      <Menu position="bottom-end" withinPortal>
+        <Menu.Target>
+          <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${title}`} loading={setStatus.busy}>
+            <span aria-hidden="true">⋯</span>
+          </ActionIcon>
+        </Menu.Target>
+        <Menu.Dropdown>
+          <Menu.Item
+            onClick={() => void navigate({ to: '/content/projects/$projectId', params: { projectId: project._id } })}
+          >
+            Open
+          </Menu.Item>
+          <Menu.Item onClick={() => onDialog({ kind: 'rename', node })}>Rename</Menu.Item>
+          {node.depth < MAX_TREE_DEPTH - 1 && (
+            <Menu.Item onClick={() => onDialog({ kind: 'new', parentId: project._id })}>Add sub-project</Menu.Item>
+          )}
+          <Menu.Item onClick={() => onDialog({ kind: 'move', node })}>Move</Menu.Item>
+          <Menu.Item onClick={() => void setStatus.run()}>{archived ? 'Unarchive' : 'Archive'}</Menu.Item>
+          <Menu.Divider />
+          <Menu.Item onClick={() => onDialog({ kind: 'delete', node })}>
+            Delete
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+    </Group>
+  );
+}
+
+const PROJECT_FIELDS = ['primaryTitle', 'projectTypeId', 'parentId'] as const;
+
+function NewProjectModal({
   channelId,
   nodes,
   parentId: initialParent,
@@ -167,192 +344,103 @@ function NewProjectForm({
     );
     return true;
   }, PROJECT_CHANGE);
-  const parent = nodes.find((node) => node.project._id === parentId);
+  const initial = nodes.find((node) => node.project._id === initialParent);
   return (
-    <form
-      className="card"
-      aria-labelledby="new-content-project-heading"
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void create.run().then((done) => done && onCreated(parentId || null));
-      }}
+    <FormModal
+      opened
+      onClose={onClose}
+      title={initial ? `New sub-project of ${initial.project.primaryTitle}` : 'New project'}
+      submit="Create project"
+      busy={create.busy}
+      onSubmit={() => void create.run().then((done) => done && onCreated(parentId || null))}
     >
-      <h2 id="new-content-project-heading">
-        {parent ? `New sub-project of ${parent.project.primaryTitle}` : 'New project'}
-      </h2>
-      <Field
+      <TextInput
         label="Title"
         required
-        autoFocus
+        data-autofocus
         value={title}
-        onChange={(event) => setTitle(event.target.value)}
-        error={fieldError(create.error, 'primaryTitle')}
+        onChange={(event) => setTitle(event.currentTarget.value)}
+        error={fieldSentence(create.error, 'primaryTitle', 'Title')}
       />
-      <SelectField
+      <NativeSelect
         label="Type"
         value={type}
-        onChange={(event) => setType(event.target.value as ProjectType)}
-        error={fieldError(create.error, 'projectTypeId')}
-      >
-        <Options values={PROJECT_TYPES} />
-      </SelectField>
-      <SelectField
+        onChange={(event) => setType(event.currentTarget.value as ProjectType)}
+        error={fieldSentence(create.error, 'projectTypeId', 'Type')}
+        data={PROJECT_TYPES.map((value) => ({ value, label: typeLabel(value) }))}
+      />
+      <NativeSelect
         label="Parent"
         value={parentId}
-        onChange={(event) => setParentId(event.target.value)}
-        error={fieldError(create.error, 'parentId')}
-        hint="A new project starts as a draft, public once published."
-      >
-        <option value="">None: a top-level project</option>
-        {nodes.map((node) => (
-          <option key={node.project._id} value={node.project._id}>
-            {'\u2003'.repeat(node.depth)}
-            {node.project.primaryTitle}
-          </option>
-        ))}
-      </SelectField>
-      <FormError error={create.error} fields={['primaryTitle', 'projectTypeId', 'parentId']} />
-      <FormActions busy={create.busy} onCancel={onClose}>
-        Create project
-      </FormActions>
-    </form>
+        onChange={(event) => setParentId(event.currentTarget.value)}
+        error={fieldSentence(create.error, 'parentId', 'Parent')}
+        description="A new project starts as a draft, public once published."
+        data={[
+          { value: '', label: 'None: a top-level project' },
+          ...nodes
+            .filter((node) => node.depth < MAX_TREE_DEPTH - 1)
+            .map((node) => ({
+              value: node.project._id,
+              label: `${'\u2003'.repeat(node.depth)}${node.project.primaryTitle}`,
+            })),
+        ]}
+      />
+      <RefusalAlert error={create.error} fields={PROJECT_FIELDS} />
+    </FormModal>
   );
 }
 
-type Panel = 'move' | 'delete' | undefined;
-
-function TreeItem({
-  node,
-  channel,
-  allNodes,
-  expanded,
-  onToggle,
-  onAddChild,
-}: {
-  node: TreeNode;
-  channel: Channel | undefined;
-  allNodes: TreeNode[];
-  expanded: ReadonlySet<string>;
-  onToggle: (id: string, open?: boolean) => void;
-  onAddChild: (id: string) => void;
-}) {
-  const { project, children } = node;
-  const open = expanded.has(project._id);
-  const [panel, setPanel] = useState<Panel>();
-  const archived = project.status === 'archived';
-  const setStatus = useAction(async () => {
+function RenameModal({ node, onClose }: { node: TreeNode; onClose: () => void }) {
+  const { project } = node;
+  const [title, setTitle] = useState(project.primaryTitle);
+  const rename = useAction(async () => {
     await call(
       api.PUT('/projects/{projectId}', {
         params: { path: { projectId: project._id } },
-        body: { status: archived ? 'draft' : 'archived' },
+        body: { primaryTitle: title.trim() },
       }),
     );
+    onClose();
     return true;
   }, PROJECT_CHANGE);
-  const childrenId = `children-${project._id}`;
-  const title = project.primaryTitle;
-
   return (
-    <li data-content-project={project._id} data-status={project.status}>
-      <div className="tree-row">
-        <Link to="/content/projects/$projectId" params={{ projectId: project._id }} className="tree-title">
-          {title}
-        </Link>
-        <span className="muted small">{project.projectTypeId}</span>
-        <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
-        <span className="small">{ACCESS_LABELS[project.access]}</span>
-        {children.length > 0 && (
-          <button
-            type="button"
-            className="disclosure"
-            aria-expanded={open}
-            aria-controls={childrenId}
-            onClick={() => onToggle(project._id)}
-          >
-            <span aria-hidden="true">{open ? '▾' : '▸'}</span> {children.length}{' '}
-            {children.length === 1 ? 'sub-project' : 'sub-projects'}
-            <span className="visually-hidden"> of {title}</span>
-          </button>
-        )}
-        <span className="row-actions">
-          {node.depth < MAX_TREE_DEPTH - 1 && (
-            <Button
-              variant="secondary"
-              onClick={() => onAddChild(project._id)}
-              aria-label={`Add sub-project to ${title}`}
-            >
-              Add sub-project
-            </Button>
-          )}
-          <Button
-            variant="secondary"
-            onClick={() => setPanel(panel === 'move' ? undefined : 'move')}
-            aria-expanded={panel === 'move'}
-            aria-label={`Move ${title}`}
-          >
-            Move
-          </Button>
-          <Button
-            variant="secondary"
-            busy={setStatus.busy}
-            onClick={() => void setStatus.run()}
-            aria-label={`${archived ? 'Unarchive' : 'Archive'} ${title}`}
-          >
-            {archived ? 'Unarchive' : 'Archive'}
-          </Button>
-          <Button
-            variant="danger"
-            onClick={() => setPanel(panel === 'delete' ? undefined : 'delete')}
-            aria-expanded={panel === 'delete'}
-            aria-label={`Delete ${title}`}
-          >
-            Delete
-          </Button>
-        </span>
-      </div>
-      {setStatus.error && (
-        <p className="field-error" role="alert">
-          {setStatus.error.message}
-        </p>
-      )}
-      {panel === 'move' && channel && (
-        <MoveForm node={node} channel={channel} allNodes={allNodes} onDone={() => setPanel(undefined)} />
-      )}
-      {panel === 'delete' && <DeletePanel node={node} onCancel={() => setPanel(undefined)} />}
-      {children.length > 0 && (
-        <ul id={childrenId} hidden={!open}>
-          {children.map((child) => (
-            <TreeItem
-              key={child.project._id}
-              node={child}
-              channel={channel}
-              allNodes={allNodes}
-              expanded={expanded}
-              onToggle={onToggle}
-              onAddChild={onAddChild}
-            />
-          ))}
-        </ul>
-      )}
-    </li>
+    <FormModal
+      opened
+      onClose={onClose}
+      title={`Rename ${project.primaryTitle}`}
+      submit="Rename"
+      busy={rename.busy}
+      onSubmit={() => void rename.run()}
+    >
+      <TextInput
+        label="Title"
+        required
+        data-autofocus
+        value={title}
+        onChange={(event) => setTitle(event.currentTarget.value)}
+        error={fieldSentence(rename.error, 'primaryTitle', 'Title')}
+      />
+      <RefusalAlert error={rename.error} fields={['primaryTitle']} />
+    </FormModal>
   );
 }
 
 /**
- * Another parent: any project of this channel or, to move across, of the client's other channels. The
- * API decides: a cycle, a tree deeper than four levels or a parent in another channel is refused, and
- * its message shows here.
+ * Another parent: a project of this channel that is not the project itself nor below it, and where
+ * the project's levels still fit in {@link MAX_TREE_DEPTH}; or, to move across, a project of the
+ * client's other channels. The service decides the rest (a project with sub-projects stays in its
+ * channel) and its refusal shows here as a sentence.
  */
-function MoveForm({
+function MoveModal({
   node,
   channel,
   allNodes,
-  onDone,
+  onClose,
 }: {
   node: TreeNode;
   channel: Channel;
   allNodes: TreeNode[];
-  onDone: () => void;
+  onClose: () => void;
 }) {
   const { project } = node;
   const [parentId, setParentId] = useState(project.parentId ?? '');
@@ -374,57 +462,61 @@ function MoveForm({
         body: { parentId: parentId || null },
       }),
     );
+    onClose();
     return true;
   }, PROJECT_CHANGE);
+  const inside = subtreeIds(node);
+  const height = subtreeHeight(node);
+  const here = allNodes.filter(
+    (candidate) => !inside.has(candidate.project._id) && candidate.depth + 1 + height <= MAX_TREE_DEPTH,
+  );
+  const options = [
+    { value: '', label: 'None: top level' },
+    {
+      group: `In ${channel.name}`,
+      items: here.map((candidate) => ({
+        value: candidate.project._id,
+        label: `${'\u2003'.repeat(candidate.depth)}${candidate.project.primaryTitle}`,
+      })),
+    },
+    ...others.map((other, index) => ({
+      group: `In ${other.name}`,
+      items: (otherProjects[index]?.data ?? []).map((candidate: ContentProject) => ({
+        value: candidate._id,
+        label: candidate.primaryTitle,
+      })),
+    })),
+  ].filter((option) => !('items' in option) || option.items.length > 0);
   return (
-    <form
-      className="inline-form"
-      aria-label={`Move ${project.primaryTitle}`}
-      onSubmit={(event: FormEvent) => {
-        event.preventDefault();
-        void move.run().then((done) => done && onDone());
-      }}
+    <FormModal
+      opened
+      onClose={onClose}
+      title={`Move ${project.primaryTitle}`}
+      submit="Move here"
+      busy={move.busy}
+      onSubmit={() => void move.run()}
     >
-      <SelectField
+      <NativeSelect
         label="New parent"
+        data-autofocus
         value={parentId}
-        onChange={(event) => setParentId(event.target.value)}
-        error={fieldError(move.error, 'parentId')}
-      >
-        <option value="">None: top level</option>
-        <optgroup label={`In ${channel.name}`}>
-          {allNodes
-            .filter((candidate) => candidate.project._id !== project._id)
-            .map((candidate) => (
-              <option key={candidate.project._id} value={candidate.project._id}>
-                {'\u2003'.repeat(candidate.depth)}
-                {candidate.project.primaryTitle}
-              </option>
-            ))}
-        </optgroup>
-        {others.map((other, index) => (
-          <optgroup key={other._id} label={`In ${other.name}`}>
-            {(otherProjects[index]?.data ?? []).map((candidate: ContentProject) => (
-              <option key={candidate._id} value={candidate._id}>
-                {candidate.primaryTitle}
-              </option>
-            ))}
-          </optgroup>
-        ))}
-      </SelectField>
-      <FormActions busy={move.busy} onCancel={onDone}>
-        Move here
-      </FormActions>
-      <FormError error={move.error} fields={['parentId']} />
-    </form>
+        onChange={(event) => setParentId(event.currentTarget.value)}
+        error={fieldSentence(move.error, 'parentId', 'New parent')}
+        description={`Its own sub-projects are not offered, nor a place where its ${height} ${height === 1 ? 'level' : 'levels'} would pass ${MAX_TREE_DEPTH}.`}
+        data={options}
+      />
+      <RefusalAlert error={move.error} fields={['parentId']} />
+    </FormModal>
   );
 }
 
-const subProjects = (count: number) => `${count} ${count === 1 ? 'sub-project' : 'sub-projects'}`;
-
-/** A delete asked once more; a project that holds sub-projects is refused (409) until the delete names them. */
-function DeletePanel({ node, onCancel }: { node: TreeNode; onCancel: () => void }) {
+/**
+ * A delete asked once more. A project that holds anything is refused (409) until the person says
+ * to delete everything in it: the dialog then says what goes, in its own words.
+ */
+function DeleteModal({ node, onClose }: { node: TreeNode; onClose: () => void }) {
   const { project } = node;
+  const title = project.primaryTitle;
   const below = descendantCount(node);
   const remove = useAction(async (cascade: boolean) => {
     await call(
@@ -432,43 +524,39 @@ function DeletePanel({ node, onCancel }: { node: TreeNode; onCancel: () => void 
         params: { path: { projectId: project._id }, query: cascade ? { cascade: true } : {} },
       }),
     );
+    onClose();
     return true;
   }, PROJECT_CHANGE);
-  const refusedForChildren = remove.error?.status === 409;
+  const holdsSomething = remove.error?.status === 409;
   return (
-    <div className="inline-form" role="group" aria-label={`Delete ${project.primaryTitle}`}>
-      {refusedForChildren ? (
-        <>
-          <p role="alert">
-            {remove.error?.message}{' '}
+    <Modal opened onClose={onClose} title={`Delete ${title}`} centered {...DIALOG_PROPS}>
+      <Stack gap="sm" role="group" aria-label={`Delete ${title}`}>
+        {holdsSomething ? (
+          <Alert color="red" variant="light" role="alert" title={`${title} is not empty`}>
             {below > 0
-              ? `It holds ${subProjects(below)}: deleting it deletes them too, with their assets and stored files, and cannot be undone.`
-              : 'Deleting it deletes its assets and their stored files too, and cannot be undone.'}
-          </p>
-          <div className="actions">
-            <Button variant="danger" busy={remove.busy} onClick={() => void remove.run(true)}>
-              {below > 0 ? `Delete with its ${subProjects(below)}` : 'Delete with its assets'}
+              ? `${title} holds ${subProjects(below)}. Deleting it deletes them too, with their assets and stored files, and cannot be undone.`
+              : `${title} holds assets. Deleting it deletes them too, with their stored files, and cannot be undone.`}
+          </Alert>
+        ) : (
+          <Text>Delete {title} and its assets? This cannot be undone.</Text>
+        )}
+        {remove.error && !holdsSomething && <RefusalAlert error={remove.error} />}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          {holdsSomething ? (
+            <Button color="red" loading={remove.busy} onClick={() => void remove.run(true)}>
+              Delete with everything in it
             </Button>
-            <Button variant="secondary" onClick={onCancel}>
-              Cancel
+          ) : (
+            <Button color="red" loading={remove.busy} onClick={() => void remove.run(false)} data-autofocus>
+              Delete {title}
             </Button>
-          </div>
-        </>
-      ) : (
-        <>
-          <p>Delete {project.primaryTitle} and its assets? This cannot be undone.</p>
-          <div className="actions">
-            <Button variant="danger" busy={remove.busy} onClick={() => void remove.run(false)}>
-              Delete {project.primaryTitle}
-            </Button>
-            <Button variant="secondary" onClick={onCancel}>
-              Cancel
-            </Button>
-          </div>
-          <FormError error={remove.error} />
-        </>
-      )}
-    </div>
+          )}
+        </Group>
+      </Stack>
+    </Modal>
   );
 }
 
@@ -487,6 +575,8 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
   );
   const memberList = members.data?.data ?? [];
   const rows = collaborators.data ?? [];
+  const memberOf = (collaborator: Collaborator) =>
+    memberList.find((candidate) => candidate.userId === collaborator.userId);
   return (
     <section aria-labelledby="collaborators-heading">
       <h2 id="collaborators-heading">Collaborators</h2>
@@ -497,26 +587,74 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
       <AddCollaboratorForm channelId={channelId} members={memberList} />
       <QueryStatus query={collaborators} loading="Loading the collaborators" />
       {collaborators.data && rows.length === 0 && <p className="muted">No collaborators yet.</p>}
-      {rows.length > 0 && (
-        <DataTable
-          busy={collaborators.isFetching}
+      {collaborators.data && rows.length > 0 && (
+        <ListTable
           caption={`Collaborators of ${channelName}`}
-          columns={['Member', 'Role', 'Ends', 'Actions']}
-        >
-          {rows.map((collaborator) => {
-            const member = memberList.find((candidate) => candidate.userId === collaborator.userId);
-            return (
-              <CollaboratorRow
-                key={collaborator._id}
-                channelId={channelId}
-                collaborator={collaborator}
-                name={member ? `${member.firstName} ${member.lastName}` : undefined}
-                // The email names the member in the row's controls: two members may share a name.
-                label={member?.email ?? collaborator.userId}
-              />
-            );
-          })}
-        </DataTable>
+          rows={rows}
+          rowKey={(collaborator) => collaborator._id}
+          busy={collaborators.isFetching}
+          rowProps={(collaborator) => ({ 'data-collaborator': collaborator.userId })}
+          columns={[
+            {
+              id: 'member',
+              header: 'Member',
+              sortBy: (collaborator) => memberOf(collaborator)?.email ?? collaborator.userId,
+              cell: (collaborator) => {
+                const member = memberOf(collaborator);
+                return member ? (
+                  <Stack gap={0}>
+                    <Text fz="sm">
+                      {member.firstName} {member.lastName}
+                    </Text>
+                    <Text fz="xs" c="dimmed">
+                      {member.email}
+                    </Text>
+                  </Stack>
+                ) : (
+                  <Text fz="sm" ff="monospace">
+                    {collaborator.userId}
+                  </Text>
+                );
+              },
+            },
+            {
+              id: 'role',
+              header: 'Role',
+              width: 110,
+              sortBy: (collaborator) => CHANNEL_ROLES.indexOf(collaborator.role),
+              cell: (collaborator) => collaborator.role,
+            },
+            {
+              id: 'ends',
+              header: 'Ends',
+              width: 170,
+              sortBy: (collaborator) => collaborator.expiresAt ?? undefined,
+              cell: (collaborator) =>
+                collaborator.expiresAt !== null && new Date(collaborator.expiresAt).getTime() <= Date.now() ? (
+                  <Badge color="red" variant="light">
+                    Ended
+                  </Badge>
+                ) : collaborator.expiresAt ? (
+                  formatDate(collaborator.expiresAt)
+                ) : (
+                  'never'
+                ),
+            },
+            {
+              id: 'actions',
+              header: 'Actions',
+              width: 330,
+              cell: (collaborator) => (
+                <CollaboratorActions
+                  channelId={channelId}
+                  collaborator={collaborator}
+                  // The email names the member in the row's controls: two members may share a name.
+                  label={memberOf(collaborator)?.email ?? collaborator.userId}
+                />
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );
@@ -578,22 +716,20 @@ function AddCollaboratorForm({ channelId, members }: { channelId: string; member
         error={fieldError(add.error, 'expiresAt')}
       />
       <FormError error={add.error} fields={['userId', 'role', 'expiresAt']} />
-      <Button type="submit" busy={add.busy}>
+      <Button type="submit" loading={add.busy} mt="sm">
         Add collaborator
       </Button>
     </form>
   );
 }
 
-function CollaboratorRow({
+function CollaboratorActions({
   channelId,
   collaborator,
-  name,
   label,
 }: {
   channelId: string;
   collaborator: Collaborator;
-  name?: string;
   label: string;
 }) {
   const [role, setRole] = useState<ChannelRole>(collaborator.role);
@@ -606,57 +742,44 @@ function CollaboratorRow({
     await call(api.DELETE('/channels/{channelId}/collaborators/{userId}', { params: { path } }));
     return true;
   }, COLLABORATOR_CHANGE);
-  const ended = collaborator.expiresAt !== null && new Date(collaborator.expiresAt).getTime() <= Date.now();
   const error = change.error ?? remove.error;
   return (
-    <tr data-collaborator={collaborator.userId}>
-      <th scope="row">
-        {name ? (
-          <>
-            {name} <span className="muted small">{label}</span>
-          </>
-        ) : (
-          <span className="mono">{label}</span>
-        )}
-      </th>
-      <td>{collaborator.role}</td>
-      <td>
-        {ended ? (
-          <Badge tone="bad">Ended</Badge>
-        ) : collaborator.expiresAt ? (
-          formatDate(collaborator.expiresAt)
-        ) : (
-          'never'
-        )}
-      </td>
-      <td>
-        <div className="row-actions">
-          <SelectField
-            label={`New role for ${label}`}
-            value={role}
-            onChange={(event) => setRole(event.target.value as ChannelRole)}
-          >
-            <Options values={CHANNEL_ROLES} />
-          </SelectField>
-          <Button
-            variant="secondary"
-            busy={change.busy}
-            disabled={role === collaborator.role}
-            onClick={() => void change.run()}
-            aria-label={`Change role of ${label}`}
-          >
-            Change role
-          </Button>
-          <Button variant="danger" busy={remove.busy} onClick={() => void remove.run()} aria-label={`Remove ${label}`}>
-            Remove
-          </Button>
-        </div>
-        {error && (
-          <p className="field-error" role="alert">
-            {error.message}
-          </p>
-        )}
-      </td>
-    </tr>
+    <Stack gap={4}>
+      <Group gap="xs" wrap="nowrap" align="flex-end">
+        <NativeSelect
+          size="xs"
+          label={`New role for ${label}`}
+          styles={{ label: { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)' } }}
+          value={role}
+          onChange={(event) => setRole(event.currentTarget.value as ChannelRole)}
+          data={[...CHANNEL_ROLES]}
+        />
+        <Button
+          size="xs"
+          variant="default"
+          loading={change.busy}
+          disabled={role === collaborator.role}
+          onClick={() => void change.run()}
+          aria-label={`Change role of ${label}`}
+        >
+          Change role
+        </Button>
+        <Button
+          size="xs"
+          color="red"
+          variant="light"
+          loading={remove.busy}
+          onClick={() => void remove.run()}
+          aria-label={`Remove ${label}`}
+        >
+          Remove
+        </Button>
+      </Group>
+      {error && (
+        <Text c="var(--mantine-color-error)" fz="xs" role="alert">
+          {sentence(error.message)}
+        </Text>
+      )}
+    </Stack>
   );
 }

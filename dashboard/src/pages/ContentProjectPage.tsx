@@ -1,4 +1,5 @@
-import { Link } from '@tanstack/react-router';
+import { ActionIcon, Badge, Group, Menu, Paper, Text, Title } from '@mantine/core';
+import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { shareAddress } from '../api/viewer';
@@ -9,19 +10,21 @@ import {
   localToIso,
   PROJECT_ACCESS,
   PROJECT_STATUSES,
-  STATUS_TONES,
+  STATUS_COLORS,
+  STATUS_LABELS,
+  typeLabel,
   type ContentProject,
   type ProjectAccess,
   type ProjectStatus,
 } from '../content';
+import { ListTable } from '../components/list-table';
 import { type Action, runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession } from '../session';
+import { ConfirmModal, CONTRAST_VARS, ProjectThumb, sentence, DIALOG_ROOT } from './content-forms';
+import { AssetsList } from './ProjectAssetsPage';
 import {
-  ActionError,
-  Badge,
   Button,
-  DataTable,
   EmptyState,
   Field,
   fieldError,
@@ -85,7 +88,7 @@ export function ContentProjectPage({ projectId }: { projectId: string }) {
   if (!project.data) return <Spinner label="Loading the project" />;
   const data = project.data;
   return (
-    <section aria-labelledby="content-project-heading">
+    <section aria-labelledby="content-project-heading" style={CONTRAST_VARS} {...DIALOG_ROOT}>
       <p className="breadcrumb">
         <Link to="/content">Content</Link>
         {channel.data && (
@@ -110,15 +113,18 @@ export function ContentProjectPage({ projectId }: { projectId: string }) {
       <AccessSection project={data} />
       <ShareLinksSection project={data} />
       <GrantsSection project={data} />
-      <section aria-labelledby="assets-heading" className="card">
-        <h2 id="assets-heading">Assets</h2>
-        <p>
+      <SubProjectsSection project={data} />
+      <Paper withBorder p="md" mb="md" component="section" aria-labelledby="assets-heading">
+        <Group justify="space-between" mb="xs">
+          <Title order={2} id="assets-heading">
+            Assets
+          </Title>
           <Link to="/content/projects/$projectId/assets" params={{ projectId: data._id }}>
-            The project&apos;s assets
+            Open the assets page
           </Link>
-          : its videos, audio, images and texts, uploaded and previewed there.
-        </p>
-      </section>
+        </Group>
+        <AssetsList projectId={data._id} title={data.primaryTitle} />
+      </Paper>
     </section>
   );
 }
@@ -182,11 +188,13 @@ function ProjectFields({ project }: { project: ContentProject }) {
         <dl className="details">
           <dt>Status</dt>
           <dd>
-            <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
+            <Badge variant="light" color={STATUS_COLORS[project.status]}>
+              {STATUS_LABELS[project.status]}
+            </Badge>
           </dd>
           <dt>Type</dt>
           <dd>
-            {project.projectTypeId}
+            {typeLabel(project.projectTypeId)}
             {project.subTypeId ? ` · ${project.subTypeId}` : ''}
           </dd>
           <dt>Description</dt>
@@ -257,26 +265,69 @@ interface Revocable {
 }
 
 /** When access through a link or a grant ends: revoked, passed (`passedLabel`), its date, or never. */
-function EndCell({ access, passedLabel }: { access: Revocable; passedLabel: string }) {
-  const state = access.revokedAt ? (
-    <Badge tone="bad">Revoked</Badge>
-  ) : passed(access.expiresAt) ? (
-    <Badge tone="warn">{passedLabel}</Badge>
-  ) : null;
-  return <td>{state ?? (access.expiresAt ? formatDate(access.expiresAt) : 'never')}</td>;
+function EndState({ access, passedLabel }: { access: Revocable; passedLabel: string }) {
+  if (access.revokedAt)
+    return (
+      <Badge variant="light" color="red">
+        Revoked
+      </Badge>
+    );
+  if (passed(access.expiresAt))
+    return (
+      <Badge variant="light" color="yellow">
+        {passedLabel}
+      </Badge>
+    );
+  return <>{access.expiresAt ? formatDate(access.expiresAt) : 'never'}</>;
 }
 
-/** Revoke, while the link or grant is not revoked, and why revoking failed. */
-function RevokeCell({ access, revoke, label }: { access: Revocable; revoke: Action<[], boolean>; label: string }) {
+/**
+ * A link's or a grant's row menu: Revoke, asked once more, while it is not revoked. `what` names it
+ * in the menu's label and the question ("the link shr_ab…").
+ */
+function RevokeMenu({
+  access,
+  revoke,
+  what,
+  consequence,
+}: {
+  access: Revocable;
+  revoke: Action<[], boolean>;
+  what: string;
+  consequence: string;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (access.revokedAt && !revoke.error) return null;
   return (
-    <td>
-      {!access.revokedAt && (
-        <Button variant="danger" busy={revoke.busy} onClick={() => void revoke.run()} aria-label={label}>
-          Revoke
-        </Button>
+    <Group gap={4} justify="flex-end" wrap="nowrap">
+      {revoke.error && (
+        <Text c="var(--mantine-color-error)" fz="xs" role="alert">
+          {sentence(revoke.error.message)}
+        </Text>
       )}
-      <ActionError error={revoke.error} />
-    </td>
+      <Menu position="bottom-end" withinPortal>
+        <Menu.Target>
+          <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${what}`} loading={revoke.busy}>
+            <span aria-hidden="true">⋯</span>
+          </ActionIcon>
+        </Menu.Target>
+        <Menu.Dropdown>
+          <Menu.Item onClick={() => setAsking(true)}>
+            Revoke
+          </Menu.Item>
+        </Menu.Dropdown>
+      </Menu>
+      {asking && (
+        <ConfirmModal
+          title={`Revoke ${what}`}
+          confirm="Revoke"
+          onConfirm={() => void revoke.run()}
+          onClose={() => setAsking(false)}
+        >
+          {consequence} This cannot be undone.
+        </ConfirmModal>
+      )}
+    </Group>
   );
 }
 
@@ -302,17 +353,58 @@ function ShareLinksSection({ project }: { project: ContentProject }) {
         />
       )}
       <QueryStatus query={links} loading="Loading the share links" />
-      {links.data && rows.length === 0 && <EmptyState title="No share links yet." />}
-      {rows.length > 0 && (
-        <DataTable
-          busy={links.isFetching}
+      {links.data && (
+        <ListTable
           caption={`Share links of ${project.primaryTitle}`}
-          columns={['Link', 'Password', 'Views', 'Expires', 'Created', 'Actions']}
-        >
-          {rows.map((link) => (
-            <ShareLinkRow key={link.id} link={link} />
-          ))}
-        </DataTable>
+          rows={rows}
+          rowKey={(link) => link.id}
+          busy={links.isFetching}
+          rowProps={(link) => ({ 'data-share-link': link.id })}
+          empty={<EmptyState title="No share links yet." />}
+          initialSort={{ id: 'created', desc: true }}
+          columns={[
+            {
+              id: 'link',
+              header: 'Link',
+              cell: (link) => (
+                <Text ff="monospace" fz="sm">
+                  {link.start}…
+                </Text>
+              ),
+            },
+            { id: 'password', header: 'Password', width: 100, cell: (link) => (link.hasPassword ? 'Yes' : 'No') },
+            {
+              id: 'views',
+              header: 'Views',
+              width: 80,
+              align: 'right',
+              sortBy: (link) => link.views,
+              cell: (link) => link.views,
+            },
+            {
+              id: 'expires',
+              header: 'Expires',
+              width: 170,
+              sortBy: (link) => link.expiresAt ?? undefined,
+              cell: (link) => <EndState access={link} passedLabel="Expired" />,
+            },
+            {
+              id: 'created',
+              header: 'Created',
+              width: 170,
+              sortBy: (link) => new Date(link.createdAt),
+              cell: (link) => formatDate(link.createdAt),
+            },
+            {
+              id: 'actions',
+              header: 'Actions',
+              hiddenHeader: true,
+              width: 64,
+              align: 'right',
+              cell: (link) => <ShareLinkMenu link={link} />,
+            },
+          ]}
+        />
       )}
     </section>
   );
@@ -409,7 +501,7 @@ function NewShareLinkForm({ project, onCreated }: { project: ContentProject; onC
   );
 }
 
-function ShareLinkRow({ link }: { link: ShareLink }) {
+function ShareLinkMenu({ link }: { link: ShareLink }) {
   const revoke = useAction(async () => {
     await call(
       api.DELETE('/projects/{projectId}/share-links/{shareLinkId}', {
@@ -419,16 +511,12 @@ function ShareLinkRow({ link }: { link: ShareLink }) {
     return true;
   }, SHARE_LINK_CHANGE);
   return (
-    <tr data-share-link={link.id}>
-      <th scope="row" className="mono">
-        {link.start}…
-      </th>
-      <td>{link.hasPassword ? 'Yes' : 'No'}</td>
-      <td className="num">{link.views}</td>
-      <EndCell access={link} passedLabel="Expired" />
-      <td>{formatDate(link.createdAt)}</td>
-      <RevokeCell access={link} revoke={revoke} label={`Revoke the link ${link.start}`} />
-    </tr>
+    <RevokeMenu
+      access={link}
+      revoke={revoke}
+      what={`the link ${link.start}`}
+      consequence="Whoever holds this link can no longer open the project with it."
+    />
   );
 }
 
@@ -446,17 +534,49 @@ function GrantsSection({ project }: { project: ContentProject }) {
       </p>
       <NewGrantForm project={project} />
       <QueryStatus query={grants} loading="Loading the grants" />
-      {grants.data && rows.length === 0 && <EmptyState title="No grants yet." />}
-      {rows.length > 0 && (
-        <DataTable
-          busy={grants.isFetching}
+      {grants.data && (
+        <ListTable
           caption={`Grants of ${project.primaryTitle}`}
-          columns={['Person', 'Role', 'Views', 'Ends', 'Created', 'Actions']}
-        >
-          {rows.map((grant) => (
-            <GrantRow key={grant.id} grant={grant} />
-          ))}
-        </DataTable>
+          rows={rows}
+          rowKey={(grant) => grant.id}
+          busy={grants.isFetching}
+          rowProps={(grant) => ({ 'data-grant': grant.id })}
+          empty={<EmptyState title="No grants yet." />}
+          columns={[
+            { id: 'person', header: 'Person', sortBy: personOf, cell: personOf },
+            { id: 'role', header: 'Role', width: 90, sortBy: (grant) => grant.role, cell: (grant) => grant.role },
+            {
+              id: 'views',
+              header: 'Views',
+              width: 80,
+              align: 'right',
+              sortBy: (grant) => grant.views,
+              cell: (grant) => grant.views,
+            },
+            {
+              id: 'ends',
+              header: 'Ends',
+              width: 170,
+              sortBy: (grant) => grant.expiresAt ?? undefined,
+              cell: (grant) => <EndState access={grant} passedLabel="Ended" />,
+            },
+            {
+              id: 'created',
+              header: 'Created',
+              width: 170,
+              sortBy: (grant) => new Date(grant.createdAt),
+              cell: (grant) => formatDate(grant.createdAt),
+            },
+            {
+              id: 'actions',
+              header: 'Actions',
+              hiddenHeader: true,
+              width: 64,
+              align: 'right',
+              cell: (grant) => <GrantMenu grant={grant} />,
+            },
+          ]}
+        />
       )}
     </section>
   );
@@ -516,7 +636,9 @@ function NewGrantForm({ project }: { project: ContentProject }) {
   );
 }
 
-function GrantRow({ grant }: { grant: Grant }) {
+const personOf = (grant: Grant) => grant.email ?? grant.userId ?? '—';
+
+function GrantMenu({ grant }: { grant: Grant }) {
   const revoke = useAction(async () => {
     await call(
       api.DELETE('/projects/{projectId}/grants/{grantId}', {
@@ -525,15 +647,131 @@ function GrantRow({ grant }: { grant: Grant }) {
     );
     return true;
   }, GRANT_CHANGE);
-  const person = grant.email ?? grant.userId ?? '—';
+  const person = personOf(grant);
   return (
-    <tr data-grant={grant.id}>
-      <th scope="row">{person}</th>
-      <td>{grant.role}</td>
-      <td className="num">{grant.views}</td>
-      <EndCell access={grant} passedLabel="Ended" />
-      <td>{formatDate(grant.createdAt)}</td>
-      <RevokeCell access={grant} revoke={revoke} label={`Revoke the grant of ${person}`} />
-    </tr>
+    <RevokeMenu
+      access={grant}
+      revoke={revoke}
+      what={`the grant of ${person}`}
+      consequence={`${person} can no longer see the project through this grant.`}
+    />
+  );
+}
+
+/** The project's direct sub-projects, each opening its own page; the channel's tree makes and moves them. */
+function SubProjectsSection({ project }: { project: ContentProject }) {
+  const children = $api.useQuery('get', '/projects/{projectId}/children', {
+    params: { path: { projectId: project._id }, query: { limit: CONTENT_PAGE_MAX } },
+  });
+  const rows = children.data ?? [];
+  return (
+    <Paper withBorder p="md" mb="md" component="section" aria-labelledby="sub-projects-heading">
+      <Group justify="space-between" mb="xs">
+        <Title order={2} id="sub-projects-heading">
+          Sub-projects
+        </Title>
+        <Link to="/content/channels/$channelId" params={{ channelId: project.channelId }}>
+          Change them in the channel&apos;s tree
+        </Link>
+      </Group>
+      <QueryStatus query={children} loading="Loading the sub-projects" />
+      {children.data && (
+        <ListTable
+          caption={`Sub-projects of ${project.primaryTitle}`}
+          rows={rows}
+          rowKey={(child) => child._id}
+          busy={children.isFetching}
+          rowProps={(child) => ({ 'data-content-project': child._id })}
+          empty={<Text c="dimmed">No sub-projects yet.</Text>}
+          columns={[
+            {
+              id: 'title',
+              header: 'Project',
+              sortBy: (child) => child.primaryTitle,
+              cell: (child) => (
+                <Group gap="sm" wrap="nowrap">
+                  <ProjectThumb type={typeLabel(child.projectTypeId)} />
+                  <Link to="/content/projects/$projectId" params={{ projectId: child._id }} style={{ fontWeight: 500 }}>
+                    {child.primaryTitle}
+                  </Link>
+                </Group>
+              ),
+            },
+            {
+              id: 'type',
+              header: 'Type',
+              width: 110,
+              sortBy: (child) => typeLabel(child.projectTypeId),
+              cell: (child) => typeLabel(child.projectTypeId),
+            },
+            {
+              id: 'status',
+              header: 'Status',
+              width: 120,
+              sortBy: (child) => STATUS_LABELS[child.status],
+              cell: (child) => (
+                <Badge variant="light" color={STATUS_COLORS[child.status]}>
+                  {STATUS_LABELS[child.status]}
+                </Badge>
+              ),
+            },
+            {
+              id: 'access',
+              header: 'Access',
+              width: 120,
+              sortBy: (child) => ACCESS_LABELS[child.access],
+              cell: (child) => ACCESS_LABELS[child.access],
+            },
+            {
+              id: 'updated',
+              header: 'Updated',
+              width: 170,
+              sortBy: (child) => new Date(child.updatedAt),
+              cell: (child) => formatDate(child.updatedAt),
+            },
+            {
+              id: 'actions',
+              header: 'Actions',
+              hiddenHeader: true,
+              width: 64,
+              align: 'right',
+              cell: (child) => <SubProjectMenu project={child} />,
+            },
+          ]}
+        />
+      )}
+      {rows.length === CONTENT_PAGE_MAX && (
+        <Text c="dimmed" fz="sm">
+          The first {CONTENT_PAGE_MAX} sub-projects are shown.
+        </Text>
+      )}
+    </Paper>
+  );
+}
+
+function SubProjectMenu({ project }: { project: ContentProject }) {
+  const navigate = useNavigate();
+  return (
+    <Menu position="bottom-end" withinPortal>
+      <Menu.Target>
+        <ActionIcon variant="subtle" color="gray" aria-label={`Actions for ${project.primaryTitle}`}>
+          <span aria-hidden="true">⋯</span>
+        </ActionIcon>
+      </Menu.Target>
+      <Menu.Dropdown>
+        <Menu.Item
+          onClick={() => void navigate({ to: '/content/projects/$projectId', params: { projectId: project._id } })}
+        >
+          Open
+        </Menu.Item>
+        <Menu.Item
+          onClick={() =>
+            void navigate({ to: '/content/projects/$projectId/assets', params: { projectId: project._id } })
+          }
+        >
+          Open its assets
+        </Menu.Item>
+      </Menu.Dropdown>
+    </Menu>
   );
 }

@@ -1,9 +1,13 @@
+import { Anchor, Button, Container, Group, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { Link, useParams, useRouterState } from '@tanstack/react-router';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { Schemas } from '../api/client';
 import { $viewer, readShareFragment, shareFragment, type ShareAddress } from '../api/viewer';
 import { PRODUCT } from '../product';
-import { Button, Field, LoadError, Spinner } from '../ui';
+import { ListTable } from '../components/list-table';
+import { typeLabel } from '../content';
+import { LoadError, Spinner } from '../ui';
+import { CONTRAST_VARS, ProjectThumb, sentence } from './content-forms';
 
 type ViewerProject = Schemas['ViewerProjectResponse'];
 
@@ -20,8 +24,10 @@ export function SharedProjectPage() {
   const [password, setPassword] = useState<string | undefined>();
 
   return (
-    <main id="main" className="shared">
-      <p className="brand">{PRODUCT} · shared with you</p>
+    <Container component="main" id="main" size="md" py="xl" style={CONTRAST_VARS}>
+      <Text fw={700} c="dimmed" mb="lg">
+        {PRODUCT} · shared with you
+      </Text>
       {address ? (
         <SharedProject projectId={projectId} address={address} password={password} onPassword={setPassword} />
       ) : (
@@ -30,7 +36,7 @@ export function SharedProjectPage() {
           text="The address lacks part of the link: ask whoever shared it to copy it again, whole."
         />
       )}
-    </main>
+    </Container>
   );
 }
 
@@ -43,10 +49,12 @@ function useTitle(title: string) {
 function Missing({ title, text }: { title: string; text: string }) {
   useTitle(title);
   return (
-    <section aria-labelledby="shared-heading">
-      <h1 id="shared-heading">{title}</h1>
-      <p>{text}</p>
-    </section>
+    <Paper withBorder p="xl" component="section" aria-labelledby="shared-heading">
+      <Title order={1} id="shared-heading" mb="sm">
+        {title}
+      </Title>
+      <Text>{text}</Text>
+    </Paper>
   );
 }
 
@@ -95,8 +103,13 @@ function PasswordForm({ wrong, onSubmit }: { wrong: string | undefined; onSubmit
   const [value, setValue] = useState('');
   useTitle('Password needed');
   return (
-    <section aria-labelledby="shared-heading">
-      <h1 id="shared-heading">This link needs a password</h1>
+    <Paper withBorder p="xl" maw={480} component="section" aria-labelledby="shared-heading">
+      <Title order={1} id="shared-heading" mb="xs">
+        This link needs a password
+      </Title>
+      <Text c="dimmed" mb="md">
+        Whoever shared it chose one: type it to see what the link opens.
+      </Text>
       <form
         aria-label="Open the shared project"
         onSubmit={(event: FormEvent) => {
@@ -104,19 +117,25 @@ function PasswordForm({ wrong, onSubmit }: { wrong: string | undefined; onSubmit
           onSubmit(value);
         }}
       >
-        <Field
-          label="Password"
-          type="password"
-          autoComplete="off"
-          required
-          autoFocus
-          value={value}
-          onChange={(event) => setValue(event.target.value)}
-          error={wrong}
-        />
-        <Button type="submit">Open</Button>
+        <Stack gap="sm">
+          <TextInput
+            label="Password"
+            type="password"
+            autoComplete="off"
+            required
+            // The one field: no mark needed, and its name stays "Password".
+            withAsterisk={false}
+            autoFocus
+            value={value}
+            onChange={(event) => setValue(event.currentTarget.value)}
+            error={wrong ? `${sentence(wrong)} Check it with whoever shared the link.` : undefined}
+          />
+          <Group>
+            <Button type="submit">Open</Button>
+          </Group>
+        </Stack>
       </form>
-    </section>
+    </Paper>
   );
 }
 
@@ -137,77 +156,98 @@ function ProjectView({
   const rows = children.data ?? [];
   const list = (values: readonly string[]) => values.join(', ');
   return (
-    <article aria-labelledby="shared-heading">
-      <h1 id="shared-heading">{project.primaryTitle}</h1>
-      {project.description && <p>{project.description}</p>}
-      <dl className="details">
-        <dt>Type</dt>
-        <dd>
-          {project.projectTypeId}
-          {project.subTypeId ? ` · ${project.subTypeId}` : ''}
-        </dd>
-        {project.primaryLanguageId && (
-          <>
-            <dt>Language</dt>
-            <dd>{project.primaryLanguageId}</dd>
-          </>
-        )}
-        {project.categoryId && (
-          <>
-            <dt>Category</dt>
-            <dd>{[project.categoryId, project.subCategoryId].filter(Boolean).join(' · ')}</dd>
-          </>
-        )}
-        {/* Links, not <img>: the dashboard's Content-Security-Policy loads images from its own origin only. */}
-        {(project.portraitImg || project.landscapeImg) && (
-          <>
-            <dt>Images</dt>
-            <dd>
+    <Stack component="article" aria-labelledby="shared-heading" gap="lg">
+      <Group align="flex-start" wrap="nowrap" gap="lg">
+        <ProjectThumb type={typeLabel(project.projectTypeId)} />
+        <div>
+          <Title order={1} id="shared-heading">
+            {project.primaryTitle}
+          </Title>
+          {project.description && <Text mt="xs">{project.description}</Text>}
+        </div>
+      </Group>
+      <Paper withBorder p="md">
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm" component="dl" m={0}>
+          <Detail term="Type">
+            {typeLabel(project.projectTypeId)}
+            {project.subTypeId ? ` · ${project.subTypeId}` : ''}
+          </Detail>
+          {project.primaryLanguageId && <Detail term="Language">{project.primaryLanguageId}</Detail>}
+          {project.categoryId && (
+            <Detail term="Category">{[project.categoryId, project.subCategoryId].filter(Boolean).join(' · ')}</Detail>
+          )}
+          {/* Links, not <img>: the dashboard's Content-Security-Policy loads images from its own origin only. */}
+          {(project.portraitImg || project.landscapeImg) && (
+            <Detail term="Images">
               {project.portraitImg && (
-                <a href={project.portraitImg} rel="noreferrer noopener" target="_blank">
+                <Anchor href={project.portraitImg} rel="noreferrer noopener" target="_blank">
                   Portrait
-                </a>
+                </Anchor>
               )}
               {project.portraitImg && project.landscapeImg && ' · '}
               {project.landscapeImg && (
-                <a href={project.landscapeImg} rel="noreferrer noopener" target="_blank">
+                <Anchor href={project.landscapeImg} rel="noreferrer noopener" target="_blank">
                   Landscape
-                </a>
+                </Anchor>
               )}
-            </dd>
-          </>
-        )}
-        {project.topicIds.length > 0 && (
-          <>
-            <dt>Topics</dt>
-            <dd>{list(project.topicIds)}</dd>
-          </>
-        )}
-        {project.supportedFormats.length > 0 && (
-          <>
-            <dt>Formats</dt>
-            <dd>{list(project.supportedFormats)}</dd>
-          </>
-        )}
-      </dl>
+            </Detail>
+          )}
+          {project.topicIds.length > 0 && <Detail term="Topics">{list(project.topicIds)}</Detail>}
+          {project.supportedFormats.length > 0 && <Detail term="Formats">{list(project.supportedFormats)}</Detail>}
+        </SimpleGrid>
+      </Paper>
       <section aria-labelledby="shared-children-heading">
-        <h2 id="shared-children-heading">Inside</h2>
+        <Title order={2} id="shared-children-heading" mb="sm">
+          Inside
+        </Title>
         {children.isPending && <Spinner label="Loading what is inside" />}
         {children.error && <LoadError error={children.error} retry={() => void children.refetch()} />}
-        {children.data && rows.length === 0 && <p className="muted">Nothing else to see inside.</p>}
-        {rows.length > 0 && (
-          <ul>
-            {rows.map((child) => (
-              <li key={child.id} data-shared-project={child.id}>
-                <Link to="/shared/$projectId" params={{ projectId: child.id }} hash={shareFragment(address)}>
-                  {child.primaryTitle}
-                </Link>{' '}
-                <span className="muted small">{child.projectTypeId}</span>
-              </li>
-            ))}
-          </ul>
+        {children.data && (
+          <ListTable
+            caption={`Inside ${project.primaryTitle}`}
+            rows={rows}
+            rowKey={(child) => child.id}
+            rowProps={(child) => ({ 'data-shared-project': child.id })}
+            empty={<Text c="dimmed">Nothing else to see inside.</Text>}
+            columns={[
+              {
+                id: 'title',
+                header: 'Title',
+                sortBy: (child) => child.primaryTitle,
+                cell: (child) => (
+                  <Group gap="sm" wrap="nowrap">
+                    <ProjectThumb type={typeLabel(child.projectTypeId)} />
+                    <Link to="/shared/$projectId" params={{ projectId: child.id }} hash={shareFragment(address)}>
+                      {child.primaryTitle}
+                    </Link>
+                  </Group>
+                ),
+              },
+              {
+                id: 'type',
+                header: 'Type',
+                width: 140,
+                sortBy: (child) => typeLabel(child.projectTypeId),
+                cell: (child) => typeLabel(child.projectTypeId),
+              },
+            ]}
+          />
         )}
       </section>
-    </article>
+    </Stack>
+  );
+}
+
+/** One term and its value in the project's details. */
+function Detail({ term, children }: { term: string; children: ReactNode }) {
+  return (
+    <div>
+      <Text component="dt" fz="xs" c="dimmed" tt="uppercase" fw={600}>
+        {term}
+      </Text>
+      <Text component="dd" m={0}>
+        {children}
+      </Text>
+    </div>
   );
 }

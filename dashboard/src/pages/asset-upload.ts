@@ -12,9 +12,15 @@ type AssetKind = Schemas['CreateAssetDto']['kind'];
 const CHUNK_BYTES = 8 * 1024 * 1024;
 
 export interface AssetUploadState {
-  /** `preparing`: the asset is being created, or the previous upload of the file looked up. */
-  phase: 'preparing' | 'uploading' | 'paused' | 'done' | 'failed';
+  /**
+   * `preparing`: the asset is being created, or the previous upload of the file looked up;
+   * `resuming`: an upload goes on from where it stopped, until its first bytes are acknowledged;
+   * `done`: every byte is with the service, which processes the file next.
+   */
+  phase: 'preparing' | 'resuming' | 'uploading' | 'paused' | 'done' | 'failed';
   fileName: string;
+  /** The asset the bytes go to, once created or found. */
+  assetId?: string;
   sent: number;
   total: number;
   /** Whether this continues an upload started before (in an earlier visit of the page, or before a reload). */
@@ -79,6 +85,12 @@ function uploadErrorMessage(error: Error): string {
     return body || `The upload was refused (${response.getStatus()})`;
   }
   return error.message;
+}
+
+/** A message as a person reads it: the service's setting names (`(ASSET_MAX_BYTES)`) left out, a full stop at its end. */
+export function readable(message: string): string {
+  const text = message.replace(/\s*\([A-Z][A-Z0-9_]{2,}\)/g, '').trim();
+  return /[.!?…]$/.test(text) ? text : `${text}.`;
 }
 
 /**
@@ -153,7 +165,7 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
           sent: 0,
           total: file.size,
           resumed: false,
-          error: `${file.name} is not a video, audio, image or text file (its type is ${file.type || 'unknown'})`,
+          error: `${file.name} is not a video, audio, image or text file (its type is ${file.type || 'unknown'}): pick one of those.`,
         });
         return;
       }
@@ -171,7 +183,13 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
         },
         // The asset is `uploading` from here: the list says so without waiting for its next read.
         onUploadUrlAvailable: () => void refreshAssets(),
-        onProgress: (sent, total) => update({ sent, total }),
+        // The first bytes acknowledged after a resume: the upload runs again.
+        onProgress: (sent, total) =>
+          setState((before) =>
+            before
+              ? { ...before, sent, total, phase: before.phase === 'resuming' ? 'uploading' : before.phase }
+              : before,
+          ),
         onSuccess: () => {
           update({ phase: 'done', sent: file.size });
           void refreshAssets();
@@ -180,17 +198,18 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
           // A lost connection (after tus-js-client's own retries) leaves the upload resumable.
           const lost =
             error instanceof DetailedError && (!error.originalResponse || error.originalResponse.getStatus() === 0);
-          update({ phase: lost ? 'paused' : 'failed', error: uploadErrorMessage(error) });
+          update({ phase: lost ? 'paused' : 'failed', error: readable(uploadErrorMessage(error)) });
           void refreshAssets();
         },
       });
       current.current = upload;
       try {
         const previous = await previousUpload(upload, file);
+        let assetId: string | undefined;
         if (previous?.uploadUrl) {
           upload.resumeFromPreviousUpload(previous);
           upload.options.endpoint = previous.uploadUrl;
-          update({ resumed: true });
+          assetId = UPLOAD_ADDRESS.exec(previous.uploadUrl)?.[1];
         } else {
           const created = await call(
             api.POST('/projects/{projectId}/assets', {
@@ -199,13 +218,15 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
             }),
           );
           upload.options.endpoint = uploadAddress(created.asset.id);
+          assetId = created.asset.id;
           void refreshAssets();
         }
+        // Another file was picked meanwhile: the state is that one's now.
         if (current.current !== upload) return;
-        update({ phase: 'uploading' });
+        update(previous?.uploadUrl ? { assetId, resumed: true, phase: 'resuming' } : { assetId, phase: 'uploading' });
         upload.start();
       } catch (error) {
-        update({ phase: 'failed', error: asApiError(error).message });
+        if (current.current === upload) update({ phase: 'failed', error: readable(asApiError(error).message) });
       }
     },
     [contentProjectId, previousUpload, refreshAssets, update],
@@ -218,7 +239,7 @@ export function useAssetUpload(contentProjectId: string, platformProjectId: stri
 
   const resume = useCallback(() => {
     if (!current.current) return;
-    update({ phase: 'uploading', error: undefined });
+    update({ phase: 'resuming', resumed: true, error: undefined });
     current.current.start();
   }, [update]);
 

@@ -1,4 +1,5 @@
 import { keepPreviousData, useQueries } from '@tanstack/react-query';
+import { Alert, Badge, Button, Fieldset, Group, NativeSelect, Paper, Stack, Text, Title } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
 import { useMemo } from 'react';
 import { $api, asApiError } from '../api/client';
@@ -8,7 +9,10 @@ import {
   PROJECT_ACCESS,
   PROJECT_STATUSES,
   PROJECT_TYPES,
-  STATUS_TONES,
+  STATUS_COLORS,
+  STATUS_LABELS,
+  typeLabel,
+  type ContentProject,
   type ProjectAccess,
   type ProjectStatus,
   type ProjectType,
@@ -23,7 +27,9 @@ import {
   type RecentSearch,
   type SearchRequest,
 } from '../search';
-import { Badge, Button, DataTable, EmptyState, Options, SelectField, Spinner } from '../ui';
+import { ListTable } from '../components/list-table';
+import { EmptyState, Spinner } from '../ui';
+import { ProjectThumb } from './content-forms';
 
 /** The filters beside the words, as `GET /projects/search` takes them. */
 export interface ContentFilters {
@@ -55,7 +61,6 @@ const SORT_LABELS: Record<SearchSort, string> = {
   newest: 'Newest first',
   oldest: 'Oldest first',
 };
-const STATUS_LABELS: Record<ProjectStatus, string> = { draft: 'Draft', published: 'Published', archived: 'Archived' };
 const LIMIT = 100;
 const RESULTS_PAGE = 20;
 
@@ -120,7 +125,7 @@ export function ContentSearch({
   };
 
   return (
-    <div className="card search-card">
+    <Paper withBorder p="md" mb="md">
       <SearchBox
         surface="projects"
         label="Search content"
@@ -131,10 +136,11 @@ export function ContentSearch({
         describe={describe}
         hint="Words match as typed or as the start of a word, and within one typo for longer words."
       />
-      <div className="chip-groups">
+      <Group align="flex-start" gap="md" mt="sm">
         <ChipGroup
           legend="Type"
           values={PROJECT_TYPES}
+          labels={Object.fromEntries(PROJECT_TYPES.map((type) => [type, typeLabel(type)]))}
           selected={state.filters.projectTypeId}
           onToggle={(value) => toggle('projectTypeId', value)}
         />
@@ -161,22 +167,21 @@ export function ContentSearch({
             onToggle={(value) => toggle('channelId', value)}
           />
         )}
-      </div>
-      <div className="filters">
-        <SelectField
+      </Group>
+      <Group align="flex-end" gap="sm" mt="sm">
+        <NativeSelect
           label="Order"
           value={state.sort}
-          onChange={(event) => apply(state.filters, event.target.value as SearchSort)}
-        >
-          <Options values={SORTS} labels={SORT_LABELS} />
-        </SelectField>
+          onChange={(event) => apply(state.filters, event.currentTarget.value as SearchSort)}
+          data={SORTS.map((value) => ({ value, label: SORT_LABELS[value] }))}
+        />
         {isSearching(state) && (
-          <Button variant="secondary" onClick={() => onChange(NO_CONTENT_SEARCH)}>
+          <Button variant="default" onClick={() => onChange(NO_CONTENT_SEARCH)}>
             Clear search
           </Button>
         )}
-      </div>
-    </div>
+      </Group>
+    </Paper>
   );
 }
 
@@ -194,20 +199,25 @@ function ChipGroup<V extends string>({
   onToggle: (value: V) => void;
 }) {
   return (
-    <fieldset className="chip-group">
-      <legend>{legend}</legend>
-      {values.map((value) => (
-        <button
-          key={value}
-          type="button"
-          className="chip-toggle"
-          aria-pressed={selected === value}
-          onClick={() => onToggle(value)}
-        >
-          {labels?.[value] ?? value}
-        </button>
-      ))}
-    </fieldset>
+    <Fieldset legend={legend} variant="unstyled" p={0}>
+      <Group gap={6}>
+        {values.map((value) => {
+          const pressed = selected === value;
+          return (
+            <Button
+              key={value}
+              size="compact-sm"
+              radius="xl"
+              variant={pressed ? 'filled' : 'default'}
+              aria-pressed={pressed}
+              onClick={() => onToggle(value)}
+            >
+              {labels?.[value] ?? value}
+            </Button>
+          );
+        })}
+      </Group>
+    </Fieldset>
   );
 }
 
@@ -235,52 +245,76 @@ export function ContentResults({ state }: { state: ContentSearchState }) {
   const count = results.data?.total_count;
   return (
     <section aria-labelledby="content-results-heading">
-      <h2 id="content-results-heading">{described}</h2>
+      <Title order={2} id="content-results-heading" mb="xs">
+        {described}
+      </Title>
       {results.error && (
-        <p className="form-error" role="alert">
+        <Alert color="red" variant="light" role="alert">
           {searchFailureSentence(asApiError(results.error))}
-        </p>
+        </Alert>
       )}
       {results.isPending && !results.error && <Spinner label="Searching content" />}
       {results.data && (
-        <p className="muted small" role="status">
+        <Text c="dimmed" fz="sm" role="status" mb="xs">
           {count === undefined
             ? `${rows.length} shown`
             : `${count} ${count === 1 ? 'project matches' : 'projects match'}`}
           . Results follow changes within a few seconds.
-        </p>
+        </Text>
       )}
-      {results.data && rows.length === 0 && (
-        <EmptyState title="No content project matches.">Try fewer words or filters.</EmptyState>
-      )}
-      {rows.length > 0 && (
-        <DataTable
-          busy={results.isFetching}
+      {results.data && (
+        <ListTable
           caption={described}
-          columns={['Title', 'Type', 'Status', 'Access', 'Channel', 'Updated']}
-        >
-          {rows.map((project) => (
-            <tr key={project._id} data-content-project={project._id}>
-              <th scope="row">
-                <Link to="/content/projects/$projectId" params={{ projectId: project._id }}>
-                  <Highlight text={project.primaryTitle} match={match} />
-                </Link>
-                {project.description && (
-                  <span className="muted small search-snippet">
-                    <Highlight text={project.description} match={match} />
-                  </span>
-                )}
-              </th>
-              <td>{project.projectTypeId}</td>
-              <td>
-                <Badge tone={STATUS_TONES[project.status]}>{project.status}</Badge>
-              </td>
-              <td>{ACCESS_LABELS[project.access]}</td>
-              <td>{channelNames.get(project.channelId) ?? '—'}</td>
-              <td>{formatDate(project.updatedAt)}</td>
-            </tr>
-          ))}
-        </DataTable>
+          rows={rows}
+          rowKey={(project) => project._id}
+          busy={results.isFetching}
+          rowProps={(project) => ({ 'data-content-project': project._id })}
+          empty={<EmptyState title="No content project matches.">Try fewer words or filters.</EmptyState>}
+          columns={[
+            {
+              id: 'title',
+              header: 'Project',
+              cell: (project: ContentProject) => (
+                <Group gap="sm" wrap="nowrap" align="flex-start">
+                  <ProjectThumb type={typeLabel(project.projectTypeId)} />
+                  <Stack gap={2}>
+                    <Link
+                      to="/content/projects/$projectId"
+                      params={{ projectId: project._id }}
+                      style={{ fontWeight: 500 }}
+                    >
+                      <Highlight text={project.primaryTitle} match={match} />
+                    </Link>
+                    {project.description && (
+                      <Text fz="xs" c="dimmed" lineClamp={2}>
+                        <Highlight text={project.description} match={match} />
+                      </Text>
+                    )}
+                  </Stack>
+                </Group>
+              ),
+            },
+            { id: 'type', header: 'Type', width: 110, cell: (project) => typeLabel(project.projectTypeId) },
+            {
+              id: 'status',
+              header: 'Status',
+              width: 120,
+              cell: (project) => (
+                <Badge variant="light" color={STATUS_COLORS[project.status]}>
+                  {STATUS_LABELS[project.status]}
+                </Badge>
+              ),
+            },
+            { id: 'access', header: 'Access', width: 120, cell: (project) => ACCESS_LABELS[project.access] },
+            {
+              id: 'channel',
+              header: 'Channel',
+              width: 140,
+              cell: (project) => channelNames.get(project.channelId) ?? '—',
+            },
+            { id: 'updated', header: 'Updated', width: 170, cell: (project) => formatDate(project.updatedAt) },
+          ]}
+        />
       )}
       <SearchPager
         pages={pages}
