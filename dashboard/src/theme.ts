@@ -6,6 +6,8 @@ import { createTheme } from '@mantine/core';
  */
 export const theme = createTheme({
   primaryColor: 'blue',
+  // Transitions (modals, menus, the navbar) follow the system's reduced-motion setting.
+  respectReducedMotion: true,
   defaultRadius: 'sm',
   fontFamily:
     'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji"',
