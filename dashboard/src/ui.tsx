@@ -241,7 +241,7 @@ function ErrorAlert({
 }) {
   const words = describeError(error);
   return (
-    <Alert color="red" variant="light" className="form-error" role="alert" p="sm">
+    <Alert color="red" variant="light" role="alert" p="sm">
       <Stack gap="xs" align="flex-start">
         <Text size="sm">{words.sentence}</Text>
         {children}
@@ -262,14 +262,14 @@ export function FormError({ error, fields = [] }: { error: Failure; fields?: str
   const others = Object.entries(all).filter(([field]) => !fields.includes(field));
   if (shown.length > 0 && others.length === 0) {
     return (
-      <Alert color="red" variant="light" className="form-error" role="alert" p="sm">
+      <Alert color="red" variant="light" role="alert" p="sm">
         <Text size="sm">Please correct the highlighted {shown.length === 1 ? 'field' : 'fields'}.</Text>
       </Alert>
     );
   }
   if (others.length === 0) return <ErrorAlert error={error} />;
   return (
-    <Alert color="red" variant="light" className="form-error" role="alert" p="sm">
+    <Alert color="red" variant="light" role="alert" p="sm">
       <Text size="sm">This could not be saved:</Text>
       <Box component="ul" my={4} pl="lg">
         {others.flatMap(([field, messages]) =>
@@ -289,7 +289,7 @@ export function ActionError({ error }: { error: Failure }) {
   if (!error) return null;
   const words = describeError(error);
   return (
-    <Text component="span" size="sm" c="red" className="field-error" role="alert">
+    <Text component="span" size="sm" c="red" role="alert">
       {words.sentence} {words.action?.kind === 'resend-verification' && <ResendVerificationButton />}
       {words.action?.kind === 'add-factor' && <ErrorActionControl action={words.action} />}
     </Text>
@@ -392,7 +392,6 @@ export function DataTable({ busy, ...table }: TableProps & { busy?: boolean }) {
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
   return (
     <MantineEmptyState
-      className="empty-state"
       align="left"
       size="sm"
       title={title}
@@ -424,7 +423,7 @@ const STATUS_COLOURS: Record<string, MantineColor> = {
 /** A payment's status in words, coloured by what it means. */
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <MantineBadge className="badge" variant="light" color={STATUS_COLOURS[status] ?? 'gray'} radius="sm" tt="none">
+    <MantineBadge variant="light" color={STATUS_COLOURS[status] ?? 'gray'} radius="sm" tt="none">
       {STATUS_LABELS[status] ?? status}
     </MantineBadge>
   );
@@ -446,7 +445,7 @@ export function Badge({
   tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info';
 }) {
   return (
-    <MantineBadge className="badge" variant="light" color={TONES[tone]} radius="sm" tt="none">
+    <MantineBadge variant="light" color={TONES[tone]} radius="sm" tt="none">
       {children}
     </MantineBadge>
   );
@@ -464,7 +463,7 @@ export function Secret({ label, value, note }: { label: string; value: string; n
     if (refused) input.current?.select();
   }, [refused]);
   return (
-    <Box className="secret" role="region" aria-label={label}>
+    <Box role="region" aria-label={label}>
       <TextInput
         ref={input}
         label={label}

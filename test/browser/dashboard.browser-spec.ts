@@ -5,7 +5,12 @@ import { Webhook } from 'standardwebhooks';
 import { signupBody, uniqueEmail, verifyEmail } from '../support/auth';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { DashboardBrowser, openSection as openSectionIn, settled as settledIn } from './support/dashboard-browser';
+import {
+  DashboardBrowser,
+  fieldError,
+  openSection as openSectionIn,
+  settled as settledIn,
+} from './support/dashboard-browser';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -84,13 +89,7 @@ describe('platform dashboard in a browser', () => {
     // A refused signup shows the API's message next to the field it concerns.
     await page.getByLabel('Password').fill('short');
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await expect(
-      page
-        .locator('.field-invalid')
-        .filter({ has: page.getByLabel('Password') })
-        .locator('.field-error')
-        .innerText(),
-    ).resolves.toMatch(/password/i);
+    await expect(fieldError(page, 'Password')).resolves.toMatch(/password/i);
 
     await page.getByLabel('Password').fill(person.password);
     await page.getByRole('button', { name: 'Sign up' }).click();
@@ -221,12 +220,7 @@ describe('platform dashboard in a browser', () => {
     // More than the payment: the API's message shows at the amount.
     await page.getByLabel('Refund amount (USD)').fill('50');
     await page.getByRole('button', { name: 'Refund $50.00' }).click();
-    await expect(
-      page
-        .locator('.field-invalid')
-        .filter({ has: page.getByLabel('Refund amount (USD)') })
-        .innerText(),
-    ).resolves.toMatch(/exceeds/);
+    await expect(fieldError(page, 'Refund amount (USD)')).resolves.toMatch(/exceeds/);
 
     await page.getByLabel('Refund amount (USD)').fill('20');
     await page.getByRole('button', { name: 'Refund $20.00' }).click();
@@ -510,7 +504,8 @@ describe('platform dashboard in a browser', () => {
     const first = page.locator('tr[data-key]').filter({ hasText: 'Checkout server' });
     await first.waitFor();
     const oldId = (await first.getAttribute('data-key')) ?? '';
-    const oldStart = (await first.locator('td.mono').innerText()).replace('…', '');
+    // The key's column: the second of the row, after its name (the row's header).
+    const oldStart = (await first.getByRole('cell').first().innerText()).replace('…', '');
     const oldRow = page.locator(`tr[data-key="${oldId}"]`);
     await oldRow.getByRole('button', { name: 'Roll the key Checkout server' }).click();
     const rollForm = page.getByRole('form', { name: 'Roll the key Checkout server' });
@@ -720,7 +715,10 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Account', { exact: true }).selectOption({ label: 'Side Project Ltd (owner)' });
     await page.getByLabel('Password to switch to Side Project Ltd').fill('not the password');
     await page.getByRole('button', { name: 'Switch account' }).click();
-    await page.locator('.switch-account .field-error').waitFor();
+    await fieldError(
+      page.getByRole('form', { name: 'Switch to Side Project Ltd' }),
+      'Password to switch to Side Project Ltd',
+    );
     await page.getByLabel('Password to switch to Side Project Ltd').fill(person.password);
     await page.getByRole('button', { name: 'Switch account' }).click();
     await page.getByRole('button', { name: 'Switch account' }).waitFor({ state: 'detached' });

@@ -8,6 +8,7 @@ import { enableTotp, signIn, totp } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
 import {
   DashboardBrowser,
+  fieldError,
   openSection,
   proveSecondFactor,
   settled,
@@ -149,11 +150,7 @@ describe('signing in to the dashboard', () => {
     const before = (await sessionsOf(owner.id)).length;
     await page.getByLabel('Authenticator code').fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page
-      .locator('.field-invalid')
-      .filter({ has: page.getByLabel('Authenticator code') })
-      .locator('.field-error')
-      .waitFor();
+    await expect(fieldError(page, 'Authenticator code')).resolves.toMatch(/code/i);
     expect(await sessionsOf(owner.id)).toHaveLength(before);
 
     await proveSecondFactor(page, { totp: await totp(ownerTotp.secret, 0) }, 'Verify');
