@@ -148,8 +148,10 @@ export function Field({
   ...input
 }: FieldProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'size'>) {
   return (
+    // No asterisk: the label stays the control's exact name, and the browser says what is required.
     <TextInput
       label={label}
+      withAsterisk={false}
       error={error}
       description={hint}
       inputWrapperOrder={['label', 'input', 'description', 'error']}
@@ -173,6 +175,7 @@ export function SelectField({
 }: FieldProps & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'size'>) {
   return (
     <NativeSelect
+      withAsterisk={false}
       label={label}
       error={error}
       description={hint}
@@ -411,41 +414,26 @@ const STATUS_LABELS: Record<string, string> = {
   partially_refunded: 'Partially refunded',
 };
 
-const STATUS_COLOURS: Record<string, MantineColor> = {
-  requires_confirmation: 'yellow',
-  requires_payment_method: 'yellow',
-  succeeded: 'green',
-  failed: 'red',
-  refunded: 'gray',
-  partially_refunded: 'blue',
+const STATUS_TONES: Record<string, Tone> = {
+  requires_confirmation: 'warn',
+  requires_payment_method: 'warn',
+  succeeded: 'good',
+  failed: 'bad',
+  refunded: 'neutral',
+  partially_refunded: 'info',
 };
 
 /** A payment's status in words, coloured by what it means. */
 export function StatusBadge({ status }: { status: string }) {
-  return (
-    <MantineBadge variant="light" color={STATUS_COLOURS[status] ?? 'gray'} radius="sm" tt="none">
-      {STATUS_LABELS[status] ?? status}
-    </MantineBadge>
-  );
+  return <Badge tone={STATUS_TONES[status] ?? 'neutral'}>{STATUS_LABELS[status] ?? status}</Badge>;
 }
 
-const TONES: Record<'neutral' | 'good' | 'warn' | 'bad' | 'info', MantineColor> = {
-  neutral: 'gray',
-  good: 'green',
-  warn: 'yellow',
-  bad: 'red',
-  info: 'blue',
-};
+type Tone = 'neutral' | 'good' | 'warn' | 'bad' | 'info';
 
-export function Badge({
-  children,
-  tone = 'neutral',
-}: {
-  children: ReactNode;
-  tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info';
-}) {
+export function Badge({ children, tone = 'neutral' }: { children: ReactNode; tone?: Tone }) {
+  // The tone's colour pair of styles.css: AA contrast in both schemes, which the library's light badges lack.
   return (
-    <MantineBadge variant="light" color={TONES[tone]} radius="sm" tt="none">
+    <MantineBadge variant="filled" bg={`var(--${tone}-bg)`} c={`var(--${tone}-fg)`} radius="sm" tt="none">
       {children}
     </MantineBadge>
   );

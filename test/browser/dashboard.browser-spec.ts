@@ -11,6 +11,7 @@ import {
   openSection as openSectionIn,
   settled as settledIn,
 } from './support/dashboard-browser';
+import { expectScreenshot } from './support/screenshots';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -82,6 +83,8 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Email').fill(person.email);
     await page.getByLabel('Password').fill(person.password);
     await page.getByLabel('Account type').selectOption('company');
+    // The new account is the person's own: no role to choose.
+    await expect(page.getByLabel('Your role').count()).resolves.toBe(0);
     await page.getByLabel('Account name').fill('Hopper Compilers');
     await checkAccessibility('signup');
     await screenshot('signup');
@@ -255,11 +258,15 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('overview');
     await screenshot('overview');
+    await expectScreenshot(page, 'overview');
 
     await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('html[data-mantine-color-scheme="dark"]').waitFor({ state: 'attached' });
     await checkAccessibility('overview-dark');
     await screenshot('overview-dark');
+    await expectScreenshot(page, 'overview-dark');
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.locator('html[data-mantine-color-scheme="light"]').waitFor({ state: 'attached' });
   });
 
   it('invites a member and shows the token once, which signs them up into the account', async () => {
@@ -276,6 +283,8 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('team');
     await screenshot('team');
+    // The token, and the link and email in its note, change every run.
+    await expectScreenshot(page, 'team', { mask: [secret] });
 
     // The link shown with the token is the one mailed to the invitee: in a browser not signed in, it opens the invitation page.
     const link = `${t.baseUrl}/dashboard/invitation?token=${encodeURIComponent(token)}`;
@@ -314,6 +323,7 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('projects');
     await screenshot('projects');
+    await expectScreenshot(page, 'projects');
 
     // The key acts in the project: it lists the customer made above.
     const customers = await t.http.get('/v1/customers', { token: key });
