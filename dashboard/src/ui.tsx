@@ -433,7 +433,16 @@ type Tone = 'neutral' | 'good' | 'warn' | 'bad' | 'info';
 export function Badge({ children, tone = 'neutral' }: { children: ReactNode; tone?: Tone }) {
   // The tone's colour pair of styles.css: AA contrast in both schemes, which the library's light badges lack.
   return (
-    <MantineBadge variant="filled" bg={`var(--${tone}-bg)`} c={`var(--${tone}-fg)`} radius="sm" tt="none">
+    // Inline-block, not the library's inline-flex: a badge reads as a word of its sentence (its text has no line breaks).
+    <MantineBadge
+      variant="filled"
+      bg={`var(--${tone}-bg)`}
+      c={`var(--${tone}-fg)`}
+      radius="sm"
+      tt="none"
+      display="inline-block"
+      style={{ verticalAlign: 'middle' }}
+    >
       {children}
     </MantineBadge>
   );

@@ -105,6 +105,8 @@ export function ListTable<Row extends RowData>({
   if (rows.length === 0 && empty) return <>{empty}</>;
 
   const pageCount = pageSize ? table.getPageCount() : 1;
+  // Unpaged, every row shows, sorted: a page size taken from the first render would hide rows added later.
+  const shownRows = pageSize ? table.getRowModel().rows : table.getPrePaginatedRowModel().rows;
   return (
     <Box aria-busy={busy || undefined} style={busy ? { opacity: 0.6 } : undefined}>
       <ScrollArea type="auto" offsetScrollbars>
@@ -143,7 +145,7 @@ export function ListTable<Row extends RowData>({
             ))}
           </Table.Thead>
           <Table.Tbody>
-            {table.getRowModel().rows.map((row) => (
+            {shownRows.map((row) => (
               <Table.Tr key={row.id} {...(rowProps?.(row.original) ?? {})}>
                 {row.getAllCells().map((cell) => {
                   const column = byId.get(cell.column.id)!;
