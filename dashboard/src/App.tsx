@@ -202,7 +202,7 @@ function Shell({ pathname }: { pathname: string }) {
             )}
             <Text fw={700} size="md" style={{ whiteSpace: 'nowrap' }}>
               {PRODUCT}
-              <Text span c="dimmed" size="sm" visibleFrom="md">
+              <Text span c="dimmed" size="sm" visibleFrom="xl">
                 {' '}
                 · finance and content
               </Text>
@@ -242,7 +242,7 @@ function Shell({ pathname }: { pathname: string }) {
                 to={candidate.to}
                 label={candidate.label}
                 active={candidate.to === current?.to}
-                variant="light"
+                variant="filled"
               />
             ))}
           </Stack>
@@ -297,7 +297,7 @@ function HeaderSelect({
       <Text component="label" htmlFor={id} size="sm" c="dimmed">
         {label}
       </Text>
-      <NativeSelect id={id} size="sm" w={210} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+      <NativeSelect id={id} size="sm" w={250} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
         {children}
       </NativeSelect>
     </Group>

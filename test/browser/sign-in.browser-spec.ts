@@ -378,7 +378,7 @@ describe('signing in to the dashboard', () => {
     const { context, page: unverified } = await dashboard.newPage();
     try {
       await signInThroughDashboard(unverified, t.baseUrl, body.email, body.password);
-      const banner = unverified.getByRole('region', { name: 'Verify your email' });
+      const banner = unverified.getByRole('note').filter({ hasText: 'Verify your email' });
       await banner.getByRole('button', { name: 'Resend' }).click();
       await banner.getByText('Sent. Follow the link in the mail to verify your email.').waitFor();
       await checkAccessibility('verify-email-banner', unverified);

@@ -293,25 +293,25 @@ function KeysSection({ project }: { project: PlatformProject }) {
       ),
       sortBy: (key) => key.name,
     },
-    { id: 'key', header: 'Key', width: 150, cell: (key) => <Code data-dynamic>{key.start}…</Code> },
-    { id: 'abilities', header: 'What it can do', width: 260, cell: (key) => keyAbilities(key) },
+    { id: 'key', header: 'Key', width: 130, cell: (key) => <Code data-dynamic>{key.start}…</Code> },
+    { id: 'abilities', header: 'What it can do', width: 220, cell: (key) => keyAbilities(key) },
     {
       id: 'created',
       header: 'Created',
-      width: 120,
+      width: 110,
       cell: (key) => <span data-dynamic>{formatDate(key.createdAt)}</span>,
       sortBy: (key) => new Date(key.createdAt),
     },
     {
       id: 'used',
       header: 'Last used',
-      width: 110,
+      width: 100,
       cell: (key) => (key.lastUsedAt ? <span data-dynamic>{formatDate(key.lastUsedAt)}</span> : 'never'),
     },
     {
       id: 'expires',
       header: 'Expires',
-      width: 110,
+      width: 100,
       cell: (key) =>
         key.revokedAt ? (
           <Badge tone="bad">Revoked</Badge>
@@ -325,7 +325,7 @@ function KeysSection({ project }: { project: PlatformProject }) {
       id: 'actions',
       header: 'Actions',
       hiddenHeader: true,
-      width: 170,
+      width: 160,
       cell: (key) => <KeyActions projectId={project.id} apiKey={key} onRoll={() => setRolling(key)} />,
     },
   ];
