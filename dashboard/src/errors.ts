@@ -56,8 +56,9 @@ const BY_CODE: Record<string, (failure: DescribedFailure) => ErrorWords> = {
   last_channel_owner: () => ({
     sentence: 'A channel keeps one owner at least. Make another collaborator its owner first.',
   }),
-  search_query_invalid: () => ({
-    sentence: 'The search could not be read. Check the quotes and brackets, or search for plain words.',
+  // The message names where the query stops parsing, in words (the search pages word it the same way).
+  search_query_invalid: (failure) => ({
+    sentence: `This search could not be read. ${clean(failure.message) ?? 'Check the words and filters, then try again.'}`,
   }),
   // An asset's processing error (`asset.error.code`).
   type_mismatch: () => ({ sentence: 'The file is not of the type its name or upload said. Upload it again.' }),
