@@ -65,7 +65,8 @@ const BUTTON_LOOK: Record<ButtonVariant, Pick<ButtonProps, 'variant' | 'color'>>
   primary: { variant: 'filled' },
   secondary: { variant: 'default' },
   danger: { variant: 'filled', color: 'red' },
-  link: { variant: 'subtle' },
+  // Transparent, not subtle: the subtle hover fill takes the text below AA contrast.
+  link: { variant: 'transparent' },
 };
 
 /** A button that shows a loader and refuses clicks while its request runs. */
@@ -473,12 +474,7 @@ export function Secret({ label, value, note }: { label: string; value: string; n
         onFocus={(event) => event.currentTarget.select()}
         rightSectionWidth={84}
         rightSection={
-          <MantineButton
-            size="compact-sm"
-            variant={clipboard.copied ? 'light' : 'default'}
-            color={clipboard.copied ? 'teal' : undefined}
-            onClick={() => clipboard.copy(value)}
-          >
+          <MantineButton size="compact-sm" variant="default" onClick={() => clipboard.copy(value)}>
             {clipboard.copied ? 'Copied' : 'Copy'}
           </MantineButton>
         }
