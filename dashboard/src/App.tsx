@@ -1,5 +1,24 @@
+import {
+  ActionIcon,
+  Anchor,
+  AppShell,
+  Burger,
+  Center,
+  Group,
+  Modal,
+  NativeSelect,
+  NavLink,
+  Progress,
+  Stack,
+  Text,
+  Title,
+  Tooltip,
+  useComputedColorScheme,
+  useMantineColorScheme,
+} from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useNavigate, useRouterState, type LinkProps } from '@tanstack/react-router';
-import { Fragment, useEffect, useRef, useState, type ComponentType } from 'react';
+import { Fragment, useEffect, useId, useRef, useState, type ComponentType, type ReactNode } from 'react';
 import { onInFlightChange } from './api/client';
 import { StepUpDialog } from './auth/StepUpDialog';
 import { SwitchAccountForm } from './auth/SwitchAccountForm';
@@ -8,7 +27,8 @@ import { InvitationPage, ResetPasswordPage, VerifyEmailPage } from './pages/Emai
 import { PRODUCT } from './product';
 import { NoAccountPage } from './pages/NoAccountPage';
 import { SessionProvider, useSession, useSessionControl } from './session';
-import { Button, SelectField, Spinner } from './ui';
+import { VerifyEmailBanner } from './components/resend-verification';
+import { Button, Spinner } from './ui';
 
 const SECTIONS: readonly { to: NonNullable<LinkProps['to']>; label: string; adminOnly?: boolean }[] = [
   { to: '/overview', label: 'Overview' },
@@ -29,11 +49,26 @@ function sectionOf(pathname: string) {
   return SECTIONS.find((candidate) => pathname === candidate.to || pathname.startsWith(`${candidate.to}/`));
 }
 
-/** A thin bar at the top while any request is under way. */
+/** A thin bar at the top of the window while any request is under way (decoration: the pages say busy themselves). */
 function ProgressBar() {
   const [count, setCount] = useState(0);
   useEffect(() => onInFlightChange(setCount), []);
-  return <div className={`progress${count > 0 ? ' progress-active' : ''}`} aria-hidden="true" />;
+  if (count === 0) return null;
+  return (
+    <Progress
+      className="progress-active"
+      aria-hidden="true"
+      value={100}
+      animated
+      size={3}
+      radius={0}
+      pos="fixed"
+      top={0}
+      left={0}
+      right={0}
+      style={{ zIndex: 1000 }}
+    />
+  );
 }
 
 /** The pages the service's mails link to: shown signed in or not, without the shell. */
@@ -69,9 +104,9 @@ function SignedInApp({ pathname }: { pathname: string }) {
     <>
       <ProgressBar />
       {restoring ? (
-        <main className="centered" aria-busy="true">
+        <Center component="main" mih="100vh" aria-busy="true">
           <Spinner label="Restoring your session" />
-        </main>
+        </Center>
       ) : Mailed ? (
         <Mailed />
       ) : session ? (
@@ -87,18 +122,44 @@ function SignedInApp({ pathname }: { pathname: string }) {
 /** An address the dashboard has no page for. */
 export function NotFoundPage() {
   return (
-    <section aria-labelledby="not-found-heading">
-      <h1 id="not-found-heading">Page not found</h1>
-      <p>
-        The dashboard has no page at this address. Go to the <Link to="/overview">overview</Link>.
-      </p>
-    </section>
+    <Stack component="section" aria-labelledby="not-found-heading">
+      <Title order={1} id="not-found-heading">
+        Page not found
+      </Title>
+      <Text>
+        The dashboard has no page at this address. Go to the{' '}
+        <Anchor component={Link} to="/overview">
+          overview
+        </Anchor>
+        .
+      </Text>
+    </Stack>
   );
 }
 
+/** Light or dark: the system's until the person picks one here (Mantine keeps the choice in local storage). */
+function ColourSchemeToggle() {
+  const { setColorScheme } = useMantineColorScheme();
+  const computed = useComputedColorScheme('light', { getInitialValueInEffect: true });
+  const next = computed === 'dark' ? 'light' : 'dark';
+  return (
+    <Tooltip label={`Use the ${next} theme`}>
+      <ActionIcon variant="default" size="lg" aria-label={`Use the ${next} theme`} onClick={() => setColorScheme(next)}>
+        <span aria-hidden="true">{computed === 'dark' ? '\u2600' : '\u263E'}</span>
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
+/**
+ * The signed-in frame: a 56 px header (the product, the account and project switchers on one row,
+ * the person, the theme, log out), the sections in a navbar (a drawer on a narrow screen), and the
+ * page. A signed-in user whose email is not verified sees a banner with a Resend button above it.
+ */
 function Shell({ pathname }: { pathname: string }) {
   const session = useSession();
   const navigate = useNavigate();
+  const [navOpened, nav] = useDisclosure(false);
   const current = sectionOf(pathname);
   const section = current?.to ?? pathname;
   const title = current?.label ?? 'Page not found';
@@ -113,69 +174,133 @@ function Shell({ pathname }: { pathname: string }) {
       firstRender.current = false;
       return;
     }
+    nav.close();
     mainRef.current?.focus();
-  }, [section]);
+  }, [section, nav]);
 
+  const { user } = session.me;
   return (
-    <div className="shell">
+    <AppShell
+      header={{ height: 56 }}
+      navbar={session.account ? { width: 220, breakpoint: 'sm', collapsed: { mobile: !navOpened } } : undefined}
+      padding="lg"
+    >
       <a className="skip-link" href="#main" onClick={(event) => (event.preventDefault(), mainRef.current?.focus())}>
         Skip to content
       </a>
-      <header className="topbar">
-        <span className="brand">
-          {PRODUCT}
-          <span className="brand-scope"> · finance and content</span>
-        </span>
-        <ContextSwitcher />
-        <div className="user">
-          <span className="user-name">
-            {session.me.user.firstName} {session.me.user.lastName}
+      <AppShell.Header>
+        <Group h="100%" px="md" gap="md" wrap="nowrap" justify="space-between">
+          <Group gap="sm" wrap="nowrap">
             {session.account && (
-              <span className="user-role"> · {session.account.owner ? 'owner' : session.account.role}</span>
+              <Burger
+                opened={navOpened}
+                onClick={nav.toggle}
+                hiddenFrom="sm"
+                size="sm"
+                aria-label={navOpened ? 'Close the sections' : 'Open the sections'}
+              />
             )}
-          </span>
-          <Button
-            variant="secondary"
-            onClick={() => {
-              void session.logout().then(() => navigate({ to: '/login' }));
-            }}
-          >
-            Log out
-          </Button>
-        </div>
-      </header>
+            <Text fw={700} size="md" style={{ whiteSpace: 'nowrap' }}>
+              {PRODUCT}
+              <Text span c="dimmed" size="sm" visibleFrom="xl">
+                {' '}
+                · finance and content
+              </Text>
+            </Text>
+          </Group>
+          <ContextSwitcher />
+          <Group gap="sm" wrap="nowrap">
+            <Text size="sm" visibleFrom="md" style={{ whiteSpace: 'nowrap' }}>
+              {user.firstName} {user.lastName}
+              {session.account && (
+                <Text span c="dimmed" size="sm">
+                  {' '}
+                  · {session.account.owner ? 'owner' : session.account.role}
+                </Text>
+              )}
+            </Text>
+            <ColourSchemeToggle />
+            <Button
+              variant="secondary"
+              onClick={() => {
+                void session.logout().then(() => navigate({ to: '/login' }));
+              }}
+            >
+              Log out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
       {session.account && (
-        <nav className="sidebar" aria-label="Sections">
-          <ul>
+        <AppShell.Navbar p="xs" aria-label="Sections">
+          <Stack gap={2}>
             {SECTIONS.filter((candidate) => !candidate.adminOnly || session.isAdmin).map((candidate) => (
-              <li key={candidate.to}>
-                {/* Marked aria-current="page" by the router while its section is shown. */}
-                <Link to={candidate.to}>{candidate.label}</Link>
-              </li>
+              // The router's Link marks aria-current="page" while its section is shown.
+              <NavLink
+                key={candidate.to}
+                component={Link}
+                to={candidate.to}
+                label={candidate.label}
+                active={candidate.to === current?.to}
+                variant="filled"
+              />
             ))}
-          </ul>
-        </nav>
+          </Stack>
+        </AppShell.Navbar>
       )}
-      <main id="main" ref={mainRef} tabIndex={-1} className="content">
-        {/* Keyed by account and project: switching either starts the page afresh. */}
-        {!session.account ? (
-          <NoAccountPage />
-        ) : session.mfaSetupRequired && pathname !== '/security' ? (
-          <section aria-labelledby="mfa-required-heading">
-            <h1 id="mfa-required-heading">Two-step sign-in required</h1>
-            <p>
-              {session.account.name} requires every member to sign in with a second factor. Set up an authenticator app
-              or a passkey for your login on the <Link to="/security">Security page</Link>, then log out and sign in
-              again with it.
-            </p>
-          </section>
-        ) : (
-          <Fragment key={`${session.account.id}:${session.project?.id ?? 'none'}`}>
-            <Outlet />
-          </Fragment>
-        )}
-      </main>
-    </div>
+      <AppShell.Main id="main" ref={mainRef} tabIndex={-1} style={{ outline: 'none' }}>
+        <Stack gap="md" maw={1200}>
+          {!user.emailVerifiedAt && <VerifyEmailBanner email={user.email} />}
+          {/* Keyed by account and project: switching either starts the page afresh. */}
+          {!session.account ? (
+            <NoAccountPage />
+          ) : session.mfaSetupRequired && pathname !== '/security' ? (
+            <Stack component="section" aria-labelledby="mfa-required-heading">
+              <Title order={1} id="mfa-required-heading">
+                Two-step sign-in required
+              </Title>
+              <Text>
+                {session.account.name} requires every member to sign in with a second factor. Set up an authenticator
+                app or a passkey for your login on the{' '}
+                <Anchor component={Link} to="/security">
+                  Security page
+                </Anchor>
+                , then log out and sign in again with it.
+              </Text>
+            </Stack>
+          ) : (
+            <Fragment key={`${session.account.id}:${session.project?.id ?? 'none'}`}>
+              <Outlet />
+            </Fragment>
+          )}
+        </Stack>
+      </AppShell.Main>
+    </AppShell>
+  );
+}
+
+/** A select of the header: its label beside it, so both switchers keep to the header's one row. */
+function HeaderSelect({
+  label,
+  value,
+  onChange,
+  children,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  children: ReactNode;
+}) {
+  const id = useId();
+  return (
+    <Group gap={6} wrap="nowrap">
+      <Text component="label" htmlFor={id} size="sm" c="dimmed">
+        {label}
+      </Text>
+      <NativeSelect id={id} size="sm" w={250} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
+        {children}
+      </NativeSelect>
+    </Group>
   );
 }
 
@@ -186,46 +311,41 @@ function ContextSwitcher() {
   const targetName = session.me.memberships.find((membership) => membership.id === target)?.name ?? '';
 
   return (
-    <div className="context">
+    <Group gap="md" wrap="nowrap" visibleFrom="sm">
       {session.me.memberships.length > 0 && (
-        <SelectField
+        <HeaderSelect
           label="Account"
           value={target ?? session.account?.id ?? ''}
-          onChange={(event) => {
-            const value = event.target.value;
-            setTarget(value === session.account?.id ? undefined : value);
-          }}
+          onChange={(value) => setTarget(value === session.account?.id ? undefined : value)}
         >
           {session.me.memberships.map((membership) => (
             <option key={membership.id} value={membership.id}>
               {membership.name} ({membership.owner ? 'owner' : membership.role})
             </option>
           ))}
-        </SelectField>
+        </HeaderSelect>
       )}
       {session.account && session.projects.length > 0 && (
-        <SelectField
-          label="Project"
-          value={session.project?.id ?? ''}
-          onChange={(event) => session.selectProject(event.target.value)}
-        >
+        <HeaderSelect label="Project" value={session.project?.id ?? ''} onChange={session.selectProject}>
           {session.projects.map((project) => (
             <option key={project.id} value={project.id}>
               {project.name}
               {project.isDefault ? ' (default)' : ''}
             </option>
           ))}
-        </SelectField>
+        </HeaderSelect>
       )}
-      {target && (
-        <SwitchAccountForm
-          key={target}
-          accountId={target}
-          accountName={targetName}
-          onDone={() => setTarget(undefined)}
-          onCancel={() => setTarget(undefined)}
-        />
-      )}
-    </div>
+      <Modal opened={target !== undefined} onClose={() => setTarget(undefined)} title={`Switch to ${targetName}`}>
+        {target && (
+          <SwitchAccountForm
+            key={target}
+            accountId={target}
+            accountName={targetName}
+            onDone={() => setTarget(undefined)}
+            onCancel={() => setTarget(undefined)}
+          />
+        )}
+      </Modal>
+    </Group>
   );
 }

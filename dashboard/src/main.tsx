@@ -11,12 +11,12 @@ import { createRoot } from 'react-dom/client';
 import { queryClient } from './api/queries';
 import { router } from './router';
 import './styles.css';
-import { theme } from './theme';
+import { contrastVariables, theme } from './theme';
 
 createRoot(document.getElementById('root') as HTMLElement).render(
   <StrictMode>
     {/* Dark or light as the system is set: the person chose it there already. */}
-    <MantineProvider theme={theme} defaultColorScheme="auto">
+    <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={contrastVariables}>
       <ModalsProvider>
         <Notifications />
         <QueryClientProvider client={queryClient}>

@@ -1,5 +1,27 @@
 import {
-  useId,
+  Alert,
+  Anchor,
+  Badge as MantineBadge,
+  Box,
+  Button as MantineButton,
+  EmptyState as MantineEmptyState,
+  Group,
+  Loader,
+  NativeSelect,
+  Stack,
+  Table as MantineTable,
+  Text,
+  TextInput,
+  Title,
+  VisuallyHidden,
+  type ButtonProps,
+  type MantineColor,
+} from '@mantine/core';
+import { Link } from '@tanstack/react-router';
+import { useClipboard } from '@mantine/hooks';
+import {
+  useEffect,
+  useRef,
   useState,
   type ButtonHTMLAttributes,
   type InputHTMLAttributes,
@@ -7,50 +29,74 @@ import {
   type SelectHTMLAttributes,
 } from 'react';
 import type { ErrorBody } from './api/client';
+import { ResendVerificationButton } from './components/resend-verification';
+import { describeError, validationWords, type ErrorAction } from './errors';
 
 /**
  * A failed request as the pages see it: the service's error body (an ApiError, thrown by the client,
  * carries one; status 0 when the service was not reached).
  */
-export type Failure = ErrorBody | null | undefined;
+export type Failure = (ErrorBody & { code?: string; retryAfter?: number }) | null | undefined;
 
-/** Validation messages by field name (`errors: [{ field, messages }]`). */
+/** Validation messages by field name (`errors: [{ field, messages }]`), each worded for a person. */
 export function errorFields(error: Failure): Record<string, string[]> {
   const fields: Record<string, string[]> = {};
-  for (const entry of error?.errors ?? []) fields[entry.field] = [...(fields[entry.field] ?? []), ...entry.messages];
+  for (const entry of error?.errors ?? []) {
+    const messages = entry.messages.map((message) => validationWords(entry.field, message));
+    fields[entry.field] = [...(fields[entry.field] ?? []), ...messages];
+  }
   return fields;
 }
 
+/** A loader announced to screen readers as `label`. */
 export function Spinner({ label = 'Loading' }: { label?: string }) {
   return (
-    <span className="spinner" role="status">
-      <span className="visually-hidden">{label}</span>
-    </span>
+    <Box component="span" className="spinner" role="status" display="inline-flex" style={{ verticalAlign: 'middle' }}>
+      <Loader size="sm" aria-hidden="true" />
+      <VisuallyHidden>{label}</VisuallyHidden>
+    </Box>
   );
 }
 
 type ButtonVariant = 'primary' | 'secondary' | 'danger' | 'link';
 
-/** A button that shows a spinner and refuses clicks while its request runs. */
+/** The kit's four kinds of button, as Mantine variants. */
+const BUTTON_LOOK: Record<ButtonVariant, Pick<ButtonProps, 'variant' | 'color'>> = {
+  primary: { variant: 'filled' },
+  secondary: { variant: 'default' },
+  danger: { variant: 'filled', color: 'red' },
+  // Transparent, not subtle: the subtle hover fill takes the text below AA contrast.
+  link: { variant: 'transparent' },
+};
+
+/** A button that shows a loader and refuses clicks while its request runs. */
 export function Button({
   busy = false,
   variant = 'primary',
   children,
   disabled,
-  className,
+  type = 'button',
+  color,
   ...rest
-}: ButtonHTMLAttributes<HTMLButtonElement> & { busy?: boolean; variant?: ButtonVariant }) {
+}: Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'color'> & {
+  busy?: boolean;
+  variant?: ButtonVariant;
+  color?: MantineColor;
+}) {
+  const look = BUTTON_LOOK[variant];
   return (
-    <button
-      className={`button button-${variant}${className ? ` ${className}` : ''}`}
-      disabled={disabled || busy}
+    <MantineButton
+      {...look}
+      color={color ?? look.color}
+      size="sm"
+      type={type}
+      loading={busy}
+      disabled={disabled}
       aria-busy={busy || undefined}
-      type="button"
       {...rest}
     >
-      {busy && <span className="spinner spinner-small" aria-hidden="true" />}
       {children}
-    </button>
+    </MantineButton>
   );
 }
 
@@ -68,7 +114,7 @@ export function FormActions({
   children: ReactNode;
 }) {
   return (
-    <div className="actions">
+    <Group gap="sm" mt="xs">
       <Button type="submit" variant={variant} busy={busy}>
         {children}
       </Button>
@@ -77,7 +123,7 @@ export function FormActions({
           Cancel
         </Button>
       )}
-    </div>
+    </Group>
   );
 }
 
@@ -95,82 +141,50 @@ interface FieldProps {
   hint?: ReactNode;
 }
 
-/** What ties a control to its label, its hint and its error. */
-interface ControlTies {
-  id: string;
-  'aria-invalid': true | undefined;
-  'aria-describedby': string | undefined;
-}
-
-/** The frame Field and SelectField share: the label, the control, its hint and its error, tied together for screen readers. */
-function LabelledControl({
+/** A labelled input with its hint and its error (from the API), tied together for screen readers. */
+export function Field({
   label,
   error,
   hint,
-  id,
-  control,
-}: FieldProps & { id?: string; control: (ties: ControlTies) => ReactNode }) {
-  const generated = useId();
-  const controlId = id ?? generated;
-  const hintId = `${controlId}-hint`;
-  const errorId = `${controlId}-error`;
-  const describedBy = [hint ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ') || undefined;
+  ...input
+}: FieldProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'size'>) {
   return (
-    <div className={`field${error ? ' field-invalid' : ''}`}>
-      <label htmlFor={controlId}>{label}</label>
-      {control({ id: controlId, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
-      {hint && (
-        <div className="field-hint" id={hintId}>
-          {hint}
-        </div>
-      )}
-      {error && (
-        <div className="field-error" id={errorId}>
-          {error}
-        </div>
-      )}
-    </div>
-  );
-}
-
-/** A labelled input with its hint and its error (from the API). */
-export function Field({ label, error, hint, id, ...input }: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
-  return (
-    <LabelledControl
+    // No asterisk: the label stays the control's exact name, and the browser says what is required.
+    <TextInput
       label={label}
+      withAsterisk={false}
       error={error}
-      hint={hint}
-      id={id}
-      control={(ties) => <input {...ties} {...input} />}
+      description={hint}
+      inputWrapperOrder={['label', 'input', 'description', 'error']}
+      {...input}
     />
   );
 }
 
 /** A new password, under the service's rule (8 characters at least), offered to the browser's password manager to keep. */
-export function NewPasswordField(props: FieldProps & InputHTMLAttributes<HTMLInputElement>) {
+export function NewPasswordField(props: FieldProps & Omit<InputHTMLAttributes<HTMLInputElement>, 'size'>) {
   return <Field type="password" autoComplete="new-password" required minLength={8} {...props} />;
 }
 
+/** A labelled native select (its options as children), with its hint and error. */
 export function SelectField({
   label,
   error,
   hint,
-  id,
   children,
   ...select
-}: FieldProps & SelectHTMLAttributes<HTMLSelectElement>) {
+}: FieldProps & Omit<SelectHTMLAttributes<HTMLSelectElement>, 'size'>) {
   return (
-    <LabelledControl
+    <NativeSelect
+      withAsterisk={false}
       label={label}
       error={error}
-      hint={hint}
-      id={id}
-      control={(ties) => (
-        <select {...ties} {...select}>
-          {children}
-        </select>
-      )}
-    />
+      description={hint}
+      inputWrapperOrder={['label', 'input', 'description', 'error']}
+      {...select}
+    >
+      {children}
+    </NativeSelect>
   );
 }
 
@@ -187,9 +201,63 @@ export function Options<V extends string>({ values, labels }: { values: readonly
   );
 }
 
+/** What gets a person past an error: a link, a button, or nothing but the sentence. */
+function ErrorActionControl({ action, retry }: { action: ErrorAction | undefined; retry?: () => void }) {
+  switch (action?.kind) {
+    case 'retry':
+      return retry ? (
+        <Button variant="secondary" onClick={retry}>
+          Try again
+        </Button>
+      ) : null;
+    case 'resend-verification':
+      return <ResendVerificationButton />;
+    case 'add-factor':
+      return (
+        <Anchor component={Link} to="/security">
+          Add a second factor
+        </Anchor>
+      );
+    case 'sign-in':
+      return (
+        <Anchor component={Link} to="/login">
+          Sign in again
+        </Anchor>
+      );
+    default:
+      return retry ? (
+        <Button variant="secondary" onClick={retry}>
+          Try again
+        </Button>
+      ) : null;
+  }
+}
+
+/** A failure's sentence and its action, in an alert. */
+function ErrorAlert({
+  error,
+  retry,
+  children,
+}: {
+  error: NonNullable<Failure>;
+  retry?: () => void;
+  children?: ReactNode;
+}) {
+  const words = describeError(error);
+  return (
+    <Alert color="red" variant="light" role="alert" p="sm">
+      <Stack gap="xs" align="flex-start">
+        <Text size="sm">{words.sentence}</Text>
+        {children}
+        <ErrorActionControl action={words.action} retry={retry} />
+      </Stack>
+    </Alert>
+  );
+}
+
 /**
- * The error of a request that no field shows: the message when the API named no field this form
- * has, or a summary when it did (the fields show the details).
+ * The error of a request that no field shows: a sentence and an action when the API named no field
+ * this form has, or a summary when it did (the fields show the details). Never a path or a field name.
  */
 export function FormError({ error, fields = [] }: { error: Failure; fields?: string[] }) {
   if (!error) return null;
@@ -198,47 +266,43 @@ export function FormError({ error, fields = [] }: { error: Failure; fields?: str
   const others = Object.entries(all).filter(([field]) => !fields.includes(field));
   if (shown.length > 0 && others.length === 0) {
     return (
-      <p className="form-error" role="alert">
-        Please correct the highlighted {shown.length === 1 ? 'field' : 'fields'}.
-      </p>
+      <Alert color="red" variant="light" role="alert" p="sm">
+        <Text size="sm">Please correct the highlighted {shown.length === 1 ? 'field' : 'fields'}.</Text>
+      </Alert>
     );
   }
+  if (others.length === 0) return <ErrorAlert error={error} />;
   return (
-    <div className="form-error" role="alert">
-      <p>{others.length ? 'The service refused this:' : error.message}</p>
-      {others.length > 0 && (
-        <ul>
-          {others.map(([field, messages]) => (
-            <li key={field}>
-              <strong>{field}</strong>: {messages.join('; ')}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
+    <Alert color="red" variant="light" role="alert" p="sm">
+      <Text size="sm">This could not be saved:</Text>
+      <Box component="ul" my={4} pl="lg">
+        {others.flatMap(([field, messages]) =>
+          messages.map((message) => (
+            <Text component="li" size="sm" key={`${field}:${message}`}>
+              {message}
+            </Text>
+          )),
+        )}
+      </Box>
+    </Alert>
   );
 }
 
 /** Why a button's request (one with no form around it, in a row) failed, beside the button. */
 export function ActionError({ error }: { error: Failure }) {
   if (!error) return null;
+  const words = describeError(error);
   return (
-    <span className="field-error" role="alert">
-      {error.message}
-    </span>
+    <Text component="span" size="sm" c="red" role="alert">
+      {words.sentence} {words.action?.kind === 'resend-verification' && <ResendVerificationButton />}
+      {words.action?.kind === 'add-factor' && <ErrorActionControl action={words.action} />}
+    </Text>
   );
 }
 
 /** A failed load, with a way to try again. */
 export function LoadError({ error, retry }: { error: NonNullable<Failure>; retry: () => void }) {
-  return (
-    <div className="form-error" role="alert">
-      <p>{error.message}</p>
-      <Button variant="secondary" onClick={retry}>
-        Try again
-      </Button>
-    </div>
-  );
+  return <ErrorAlert error={error} retry={retry} />;
 }
 
 /** A record's page when the record could not be read: the page's heading, the failure with a way to try again, and `children`, the way back. */
@@ -256,11 +320,13 @@ export function PageLoadError({
   children: ReactNode;
 }) {
   return (
-    <section aria-labelledby={headingId}>
-      <h1 id={headingId}>{heading}</h1>
+    <Stack component="section" aria-labelledby={headingId} gap="md">
+      <Title order={1} id={headingId}>
+        {heading}
+      </Title>
       <LoadError error={error} retry={retry} />
-      <p>{children}</p>
-    </section>
+      <Text>{children}</Text>
+    </Stack>
   );
 }
 
@@ -292,46 +358,51 @@ interface TableProps {
   children: ReactNode;
 }
 
-/** A table of rows under one header row, captioned for screen readers. */
+/** A table of rows under one header row, captioned for screen readers (lists that page or sort use ListTable). */
 export function Table({ caption, columns, className, children }: TableProps) {
   return (
-    <table className={className}>
+    <MantineTable className={className} verticalSpacing="xs" highlightOnHover>
       <caption className="visually-hidden">{caption}</caption>
-      <thead>
-        <tr>
+      <MantineTable.Thead>
+        <MantineTable.Tr>
           {columns.map((column) =>
             typeof column === 'string' ? (
-              <th key={column} scope="col">
+              <MantineTable.Th key={column} scope="col">
                 {column}
-              </th>
+              </MantineTable.Th>
             ) : (
-              <th key={column.hidden} scope="col">
-                <span className="visually-hidden">{column.hidden}</span>
-              </th>
+              <MantineTable.Th key={column.hidden} scope="col">
+                <VisuallyHidden>{column.hidden}</VisuallyHidden>
+              </MantineTable.Th>
             ),
           )}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
+        </MantineTable.Tr>
+      </MantineTable.Thead>
+      <MantineTable.Tbody>{children}</MantineTable.Tbody>
+    </MantineTable>
   );
 }
 
 /** A Table that scrolls sideways on a narrow screen, marked busy while its rows are read again. */
 export function DataTable({ busy, ...table }: TableProps & { busy?: boolean }) {
   return (
-    <div className="table-wrap" aria-busy={busy || undefined}>
+    <MantineTable.ScrollContainer minWidth={600} aria-busy={busy || undefined} style={{ opacity: busy ? 0.6 : 1 }}>
       <Table {...table} />
-    </div>
+    </MantineTable.ScrollContainer>
   );
 }
 
+/** Nothing to list yet: what the list is for, and the next step. */
 export function EmptyState({ title, children }: { title: string; children?: ReactNode }) {
   return (
-    <div className="empty-state">
-      <p className="empty-title">{title}</p>
-      {children && <div className="empty-next">{children}</div>}
-    </div>
+    <MantineEmptyState
+      align="left"
+      size="sm"
+      title={title}
+      description={children}
+      py="md"
+      styles={{ title: { fontWeight: 600 } }}
+    />
   );
 }
 
@@ -344,52 +415,79 @@ const STATUS_LABELS: Record<string, string> = {
   partially_refunded: 'Partially refunded',
 };
 
+const STATUS_TONES: Record<string, Tone> = {
+  requires_confirmation: 'warn',
+  requires_payment_method: 'warn',
+  succeeded: 'good',
+  failed: 'bad',
+  refunded: 'neutral',
+  partially_refunded: 'info',
+};
+
+/** A payment's status in words, coloured by what it means. */
 export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${status}`}>{STATUS_LABELS[status] ?? status}</span>;
+  return <Badge tone={STATUS_TONES[status] ?? 'neutral'}>{STATUS_LABELS[status] ?? status}</Badge>;
 }
 
-export function Badge({
-  children,
-  tone = 'neutral',
-}: {
-  children: ReactNode;
-  tone?: 'neutral' | 'good' | 'warn' | 'bad' | 'info';
-}) {
-  return <span className={`badge badge-tone-${tone}`}>{children}</span>;
-}
+type Tone = 'neutral' | 'good' | 'warn' | 'bad' | 'info';
 
-/** A secret or token shown once, with a copy button (and the text selectable where the clipboard is unavailable). */
-export function Secret({ label, value, note }: { label: string; value: string; note: ReactNode }) {
-  const [copied, setCopied] = useState<'yes' | 'no' | undefined>();
-  const id = useId();
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(value);
-      setCopied('yes');
-    } catch {
-      (document.getElementById(id) as HTMLInputElement | null)?.select();
-      setCopied('no');
-    }
-  }
+export function Badge({ children, tone = 'neutral' }: { children: ReactNode; tone?: Tone }) {
+  // The tone's colour pair of styles.css: AA contrast in both schemes, which the library's light badges lack.
   return (
-    <div className="secret" role="region" aria-label={label}>
-      <label htmlFor={id}>{label}</label>
-      <div className="secret-row">
-        <input id={id} readOnly value={value} className="mono" onFocus={(event) => event.currentTarget.select()} />
-        <Button variant="secondary" onClick={copy}>
-          Copy
-        </Button>
-      </div>
-      <p className="field-hint">{note}</p>
-      <p className="visually-hidden" aria-live="polite">
-        {copied === 'yes' ? 'Copied to the clipboard' : copied === 'no' ? 'Selected: press Ctrl+C to copy' : ''}
-      </p>
-      {copied && (
-        <p className="field-hint" aria-hidden="true">
-          {copied === 'yes' ? 'Copied.' : 'Selected: press Ctrl+C (⌘C) to copy.'}
-        </p>
+    // Inline-block, not the library's inline-flex: a badge reads as a word of its sentence (its text has no line breaks).
+    <MantineBadge
+      variant="filled"
+      bg={`var(--${tone}-bg)`}
+      c={`var(--${tone}-fg)`}
+      radius="sm"
+      tt="none"
+      display="inline-block"
+      style={{ verticalAlign: 'middle' }}
+    >
+      {children}
+    </MantineBadge>
+  );
+}
+
+/**
+ * A secret or token shown once, with a copy button (Mantine's clipboard hook, CopyButton's own); where
+ * the clipboard refuses, the text is selected for the person to copy.
+ */
+export function Secret({ label, value, note }: { label: string; value: string; note: ReactNode }) {
+  const clipboard = useClipboard({ timeout: 4000 });
+  const input = useRef<HTMLInputElement>(null);
+  const refused = clipboard.error !== null;
+  useEffect(() => {
+    if (refused) input.current?.select();
+  }, [refused]);
+  return (
+    <Box role="region" aria-label={label}>
+      <TextInput
+        ref={input}
+        label={label}
+        readOnly
+        value={value}
+        description={note}
+        inputWrapperOrder={['label', 'input', 'description']}
+        data-dynamic
+        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        onFocus={(event) => event.currentTarget.select()}
+        rightSectionWidth={84}
+        rightSection={
+          <MantineButton size="compact-sm" variant="default" onClick={() => clipboard.copy(value)}>
+            {clipboard.copied ? 'Copied' : 'Copy'}
+          </MantineButton>
+        }
+      />
+      <VisuallyHidden aria-live="polite">
+        {clipboard.copied ? 'Copied to the clipboard' : refused ? 'Selected: press Ctrl+C to copy' : ''}
+      </VisuallyHidden>
+      {refused && (
+        <Text size="xs" c="dimmed" aria-hidden="true" mt={4}>
+          Selected: press Ctrl+C (⌘C) to copy.
+        </Text>
       )}
-    </div>
+    </Box>
   );
 }
 
@@ -406,15 +504,15 @@ export function Pager({
   const hasMore = list.data?.hasMore ?? false;
   if (cursor.page === 0 && !hasMore) return null;
   return (
-    <nav className="pager" aria-label="Pages">
+    <Group component="nav" aria-label="Pages" gap="sm" mt="sm">
       <Button variant="secondary" onClick={cursor.previous} disabled={cursor.page === 0 || list.isFetching}>
         Previous
       </Button>
-      <span>Page {cursor.page + 1}</span>
+      <Text size="sm">Page {cursor.page + 1}</Text>
       <Button variant="secondary" onClick={() => cursor.next(lastId)} disabled={!hasMore || list.isFetching}>
         Next
       </Button>
-    </nav>
+    </Group>
   );
 }
 

@@ -5,7 +5,13 @@ import { Webhook } from 'standardwebhooks';
 import { signupBody, uniqueEmail, verifyEmail } from '../support/auth';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { DashboardBrowser, openSection as openSectionIn, settled as settledIn } from './support/dashboard-browser';
+import {
+  DashboardBrowser,
+  fieldError,
+  openSection as openSectionIn,
+  settled as settledIn,
+} from './support/dashboard-browser';
+import { expectScreenshot } from './support/screenshots';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -77,6 +83,8 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Email').fill(person.email);
     await page.getByLabel('Password').fill(person.password);
     await page.getByLabel('Account type').selectOption('company');
+    // The new account is the person's own: no role to choose.
+    await expect(page.getByLabel('Your role').count()).resolves.toBe(0);
     await page.getByLabel('Account name').fill('Hopper Compilers');
     await checkAccessibility('signup');
     await screenshot('signup');
@@ -84,20 +92,20 @@ describe('platform dashboard in a browser', () => {
     // A refused signup shows the API's message next to the field it concerns.
     await page.getByLabel('Password').fill('short');
     await page.getByRole('button', { name: 'Sign up' }).click();
-    await expect(
-      page
-        .locator('.field-invalid')
-        .filter({ has: page.getByLabel('Password') })
-        .locator('.field-error')
-        .innerText(),
-    ).resolves.toMatch(/password/i);
+    await expect(fieldError(page, 'Password')).resolves.toMatch(/password/i);
 
     await page.getByLabel('Password').fill(person.password);
     await page.getByRole('button', { name: 'Sign up' }).click();
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     // The link mailed at signup, followed as Grace would: unverified, she could neither pay nor invite.
+    const banner = page.getByRole('note').filter({ hasText: 'Verify your email' });
+    await banner.getByRole('button', { name: 'Resend' }).waitFor();
     await verifyEmail(t.http, person.email as string);
+    // Verified in another tab, as the mail's link opens: this page learns it when it reads the user again.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     await settled();
+    await expect(banner.count()).resolves.toBe(0);
     await expect(page.getByText('No USD payments').innerText()).resolves.toContain('No USD payments');
     await expect(page.getByLabel('Account', { exact: true }).locator('option:checked').innerText()).resolves.toContain(
       'Hopper Compilers',
@@ -171,12 +179,7 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Card number').fill('4111 1111 1111 1111');
     await page.getByLabel('CVC', { exact: true }).fill('123');
     await page.getByRole('button', { name: 'Add card' }).click();
-    await expect(
-      page
-        .locator('.field-invalid')
-        .filter({ has: page.getByLabel('Card number') })
-        .innerText(),
-    ).resolves.toMatch(/real cards are not accepted/i);
+    await expect(fieldError(page, 'Card number')).resolves.toMatch(/real cards are not accepted/i);
 
     await page.getByText('Test card numbers', { exact: true }).click();
     await page.getByRole('button', { name: '4242 4242 4242 4242: use this Visa credit card' }).click();
@@ -204,7 +207,7 @@ describe('platform dashboard in a browser', () => {
 
   it('shows the payment in the chart', async () => {
     await openSection('Overview', 'Overview');
-    const chart = page.locator('figure.chart svg');
+    const chart = page.getByRole('img', { name: /^Payment volume per day/ });
     await chart.waitFor();
     await expect(page.locator('[data-stat="gross"]').innerText()).resolves.toBe('$40.00');
     await expect(page.locator('[data-stat="refunded"]').innerText()).resolves.toBe('$0.00');
@@ -239,7 +242,7 @@ describe('platform dashboard in a browser', () => {
 
   it('sees the chart change: half of the volume refunded', async () => {
     await openSection('Overview', 'Overview');
-    const chart = page.locator('figure.chart svg');
+    const chart = page.getByRole('img', { name: /^Payment volume per day/ });
     await chart.waitFor();
     await expect(page.locator('[data-stat="gross"]').innerText()).resolves.toBe('$40.00');
     // The overview shows what it read before the refund until its summary is read again.
@@ -259,11 +262,15 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('overview');
     await screenshot('overview');
+    await expectScreenshot(page, 'overview');
 
     await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('html[data-mantine-color-scheme="dark"]').waitFor({ state: 'attached' });
     await checkAccessibility('overview-dark');
     await screenshot('overview-dark');
+    await expectScreenshot(page, 'overview-dark');
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.locator('html[data-mantine-color-scheme="light"]').waitFor({ state: 'attached' });
   });
 
   it('invites a member and shows the token once, which signs them up into the account', async () => {
@@ -280,6 +287,8 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('team');
     await screenshot('team');
+    // The token, and the link and email in its note, change every run.
+    await expectScreenshot(page, 'team', { mask: [secret] });
 
     // The link shown with the token is the one mailed to the invitee: in a browser not signed in, it opens the invitation page.
     const link = `${t.baseUrl}/dashboard/invitation?token=${encodeURIComponent(token)}`;
@@ -318,6 +327,7 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('projects');
     await screenshot('projects');
+    await expectScreenshot(page, 'projects');
 
     // The key acts in the project: it lists the customer made above.
     const customers = await t.http.get('/v1/customers', { token: key });
@@ -596,7 +606,8 @@ describe('platform dashboard in a browser', () => {
     const first = page.locator('tr[data-key]').filter({ hasText: 'Checkout server' });
     await first.waitFor();
     const oldId = (await first.getAttribute('data-key')) ?? '';
-    const oldStart = (await first.locator('td.mono').innerText()).replace('…', '');
+    // The key's column: the second of the row, after its name (the row's header).
+    const oldStart = (await first.getByRole('cell').first().innerText()).replace('…', '');
     const oldRow = page.locator(`tr[data-key="${oldId}"]`);
     await oldRow.getByRole('button', { name: 'Roll the key Checkout server' }).click();
     const rollForm = page.getByRole('form', { name: 'Roll the key Checkout server' });
@@ -806,7 +817,10 @@ describe('platform dashboard in a browser', () => {
     await page.getByLabel('Account', { exact: true }).selectOption({ label: 'Side Project Ltd (owner)' });
     await page.getByLabel('Password to switch to Side Project Ltd').fill('not the password');
     await page.getByRole('button', { name: 'Switch account' }).click();
-    await page.locator('.switch-account .field-error').waitFor();
+    await fieldError(
+      page.getByRole('form', { name: 'Switch to Side Project Ltd' }),
+      'Password to switch to Side Project Ltd',
+    );
     await page.getByLabel('Password to switch to Side Project Ltd').fill(person.password);
     await page.getByRole('button', { name: 'Switch account' }).click();
     await page.getByRole('button', { name: 'Switch account' }).waitFor({ state: 'detached' });

@@ -4,6 +4,7 @@ import { createFirstAdmin, login, type TestUser } from '../support/auth';
 import { totp } from '../support/sessions';
 import { createTestApp, type TestApp } from '../support/test-app';
 import { DashboardBrowser, openSection, settled, signInThroughDashboard } from './support/dashboard-browser';
+import { expectScreenshot } from './support/screenshots';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -196,6 +197,7 @@ describe('the Security page in a browser', () => {
     await expect(row.getByRole('cell').first().innerText()).resolves.toBe('127.0.0.1');
     await dashboard.checkAccessibility('security-sessions');
     await dashboard.screenshot('security-sessions');
+    await expectScreenshot(page, 'security-sessions');
 
     await row.getByRole('button', { name: /^End the session on/ }).click();
     await row.waitFor({ state: 'detached' });

@@ -8,11 +8,13 @@ import { enableTotp, signIn, totp } from '../support/sessions';
 import { createTestApp, TestApp } from '../support/test-app';
 import {
   DashboardBrowser,
+  fieldError,
   openSection,
   proveSecondFactor,
   settled,
   signInThroughDashboard,
 } from './support/dashboard-browser';
+import { expectScreenshot } from './support/screenshots';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -72,6 +74,7 @@ describe('signing in to the dashboard', () => {
     await page.goto(`${t.baseUrl}/dashboard/login`);
     await page.getByRole('heading', { level: 2, name: 'Log in' }).waitFor();
     await checkAccessibility('sign-in');
+    await expectScreenshot(page, 'sign-in');
 
     // A wrong password is refused on the form, and opens no session.
     await page.getByLabel('Email').fill(owner.email);
@@ -149,11 +152,7 @@ describe('signing in to the dashboard', () => {
     const before = (await sessionsOf(owner.id)).length;
     await page.getByLabel('Authenticator code').fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();
-    await page
-      .locator('.field-invalid')
-      .filter({ has: page.getByLabel('Authenticator code') })
-      .locator('.field-error')
-      .waitFor();
+    await expect(fieldError(page, 'Authenticator code')).resolves.toMatch(/code/i);
     expect(await sessionsOf(owner.id)).toHaveLength(before);
 
     await proveSecondFactor(page, { totp: await totp(ownerTotp.secret, 0) }, 'Verify');
@@ -367,6 +366,35 @@ describe('signing in to the dashboard', () => {
       await verify.getByRole('button', { name: 'Verify my email' }).click();
       await verify.getByRole('status').getByText('Your email is verified').waitFor();
       expect((await t.db.collection('users').findOne({ email: body.email }))?.emailVerifiedAt).toBeInstanceOf(Date);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows a signed-in unverified user a banner whose Resend mails a new link, which verifies the email', async () => {
+    const body = signupBody({ email: uniqueEmail('banner') });
+    expect((await t.http.post('/api/v1/singup', body)).status).toBe(201);
+    await mail.waitFor(body.email, /verify your email/i);
+    const { context, page: unverified } = await dashboard.newPage();
+    try {
+      await signInThroughDashboard(unverified, t.baseUrl, body.email, body.password);
+      const banner = unverified.getByRole('note').filter({ hasText: 'Verify your email' });
+      await banner.getByRole('button', { name: 'Resend' }).click();
+      await banner.getByText('Sent. Follow the link in the mail to verify your email.').waitFor();
+      await checkAccessibility('verify-email-banner', unverified);
+      const verificationMails = async () =>
+        (await mail.listTo(body.email)).filter((message) => /verify your email/i.test(message.subject)).length;
+      for (let tries = 0; (await verificationMails()) < 2; tries++) {
+        if (tries > 100) throw new Error('the resent verification mail did not arrive');
+        await new Promise((done) => setTimeout(done, 100));
+      }
+
+      await unverified.goto(await mailedLink(body.email, /verify your email/i, '/dashboard/verify-email'));
+      await unverified.getByRole('button', { name: 'Verify my email' }).click();
+      await unverified.getByRole('link', { name: 'Go to the overview' }).click();
+      await unverified.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+      await settled(unverified);
+      await expect(banner.count()).resolves.toBe(0);
     } finally {
       await context.close();
     }

@@ -43,6 +43,8 @@ export class ApiError extends Error implements ErrorBody {
   readonly errors?: ErrorBody['errors'];
   /** The reason of some refusals, for the dashboard to act on (`mfa_required`, `step_up_required`). */
   readonly code?: string;
+  /** Seconds to wait, from a 429's Retry-After header. */
+  retryAfter?: number;
 
   constructor(status: number, body: Partial<ErrorBody> | undefined) {
     super(
@@ -120,7 +122,10 @@ async function errorOf(response: Response): Promise<ApiError> {
   } catch {
     body = undefined;
   }
-  return new ApiError(response.status, body);
+  const error = new ApiError(response.status, body);
+  const retryAfter = Number(response.headers.get('Retry-After'));
+  if (retryAfter > 0) error.retryAfter = retryAfter;
+  return error;
 }
 
 /**

@@ -50,7 +50,6 @@ export function SecondFactorField({
           key="recovery"
           label="Recovery code"
           autoComplete="off"
-          className="mono"
           maxLength={32}
           required
           autoFocus
@@ -62,6 +61,7 @@ export function SecondFactorField({
       )}
       <Button
         variant="link"
+        style={{ alignSelf: 'flex-start' }}
         onClick={() => {
           onKind(kind === 'totp' ? 'recoveryCode' : 'totp');
           if (touched) onChange('');

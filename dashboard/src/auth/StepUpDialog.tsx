@@ -1,4 +1,5 @@
 import { browserSupportsWebAuthn, startAuthentication } from '@simplewebauthn/browser';
+import { Alert, Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, call, onStepUpRequired, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
@@ -16,7 +17,6 @@ import { SecondFactorField, toFactor, type FactorKind } from './SecondFactorFiel
  * refusals at once share one prompt.
  */
 export function StepUpDialog() {
-  const dialog = useRef<HTMLDialogElement>(null);
   const waiting = useRef<{ promise: Promise<boolean>; settle: (proven: boolean) => void } | undefined>(undefined);
   const [open, setOpen] = useState(false);
   const [kind, setKind] = useState<FactorKind>('totp');
@@ -76,13 +76,6 @@ export function StepUpDialog() {
     [prove.reset, proveWithPasskey.reset],
   );
 
-  useEffect(() => {
-    const element = dialog.current;
-    if (!element) return;
-    if (open && !element.open) element.showModal();
-    if (!open && element.open) element.close();
-  }, [open]);
-
   function finish(proven: boolean) {
     waiting.current?.settle(proven);
     waiting.current = undefined;
@@ -95,21 +88,22 @@ export function StepUpDialog() {
   }
 
   return (
-    <dialog
-      ref={dialog}
-      className="step-up"
-      aria-labelledby="step-up-heading"
+    // Escape and the close button fail the action with the refusal, as Cancel does.
+    <Modal
+      opened={open}
+      onClose={() => finish(false)}
+      title="Confirm it is you"
       aria-describedby="step-up-why"
-      // Escape closes a modal dialog: the action then fails with the refusal, as Cancel does.
-      onCancel={(event) => (event.preventDefault(), finish(false))}
+      closeButtonProps={{ 'aria-label': 'Cancel' }}
+      withCloseButton={false}
+      centered
     >
       {open && (
-        <form onSubmit={submit}>
-          <h2 id="step-up-heading">Confirm it is you</h2>
-          <p id="step-up-why" className="muted">
+        <Stack component="form" gap="sm" onSubmit={submit}>
+          <Text id="step-up-why" size="sm" c="dimmed">
             This action moves money or changes access, so it needs your {withPassword ? 'password' : 'second factor'}{' '}
             again. It is then done at once.
-          </p>
+          </Text>
           {withPassword ? (
             <Field
               key="password"
@@ -135,7 +129,7 @@ export function StepUpDialog() {
             <FormError error={prove.error} fields={['totp', 'recoveryCode', 'password']} />
           )}
           {hasPasskey && (
-            <div className="passkey-sign-in">
+            <Stack gap="xs" align="flex-start">
               <Button
                 variant="secondary"
                 busy={proveWithPasskey.busy}
@@ -144,18 +138,18 @@ export function StepUpDialog() {
                 Use a passkey instead
               </Button>
               {passkeyProblem && (
-                <p className="form-error" role="alert">
+                <Alert color="red" variant="light" role="alert" p="xs">
                   {passkeyProblem}
-                </p>
+                </Alert>
               )}
               <FormError error={proveWithPasskey.error} />
-            </div>
+            </Stack>
           )}
           <FormActions busy={prove.busy} onCancel={() => finish(false)}>
             Confirm
           </FormActions>
-        </form>
+        </Stack>
       )}
-    </dialog>
+    </Modal>
   );
 }

@@ -1,3 +1,4 @@
+import { Stack } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { useAction } from '../hooks';
 import { needsSecondFactor, useSession } from '../session';
@@ -44,7 +45,7 @@ export function SwitchAccountForm({
 
   const refusal = switching.error?.status === 401 ? switching.error.message : undefined;
   return (
-    <form className="switch-account" onSubmit={submit} aria-label={`Switch to ${accountName}`}>
+    <Stack component="form" gap="sm" onSubmit={submit} aria-label={`Switch to ${accountName}`}>
       {secondStep ? (
         <SecondFactorField kind={kind} onKind={setKind} value={code} onChange={setCode} error={refusal} />
       ) : (
@@ -63,6 +64,6 @@ export function SwitchAccountForm({
         Switch account
       </FormActions>
       {switching.error?.status !== 401 && <FormError error={switching.error} fields={['password']} />}
-    </form>
+    </Stack>
   );
 }

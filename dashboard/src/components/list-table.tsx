@@ -41,6 +41,8 @@ export interface ListColumn<Row extends RowData> {
   /** Width in pixels; the table is laid out fixed, so long values wrap inside their column. */
   width?: number;
   align?: 'left' | 'right';
+  /** The cell names its row (a `th scope="row"`): screen readers read it with each cell of the row. */
+  rowHeader?: boolean;
 }
 
 export interface ListTableProps<Row extends RowData> {
@@ -105,6 +107,8 @@ export function ListTable<Row extends RowData>({
   if (rows.length === 0 && empty) return <>{empty}</>;
 
   const pageCount = pageSize ? table.getPageCount() : 1;
+  // Unpaged, every row shows, sorted: a page size taken from the first render would hide rows added later.
+  const shownRows = pageSize ? table.getRowModel().rows : table.getPrePaginatedRowModel().rows;
   return (
     <Box aria-busy={busy || undefined} style={busy ? { opacity: 0.6 } : undefined}>
       <ScrollArea type="auto" offsetScrollbars>
@@ -143,12 +147,17 @@ export function ListTable<Row extends RowData>({
             ))}
           </Table.Thead>
           <Table.Tbody>
-            {table.getRowModel().rows.map((row) => (
+            {shownRows.map((row) => (
               <Table.Tr key={row.id} {...(rowProps?.(row.original) ?? {})}>
                 {row.getAllCells().map((cell) => {
                   const column = byId.get(cell.column.id)!;
-                  return (
-                    <Table.Td key={cell.id} style={{ textAlign: column.align, overflowWrap: 'anywhere' }}>
+                  const style = { textAlign: column.align, overflowWrap: 'anywhere' } as const;
+                  return column.rowHeader ? (
+                    <Table.Th key={cell.id} scope="row" style={{ ...style, fontWeight: 'normal' }}>
+                      {column.cell(row.original)}
+                    </Table.Th>
+                  ) : (
+                    <Table.Td key={cell.id} style={style}>
                       {column.cell(row.original)}
                     </Table.Td>
                   );

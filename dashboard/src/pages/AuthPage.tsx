@@ -1,3 +1,4 @@
+import { Alert, Anchor, Center, Fieldset, Group, Paper, Radio, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { Link, useSearch } from '@tanstack/react-router';
 import { useEffect, useState, type ReactNode } from 'react';
 import { api, call, type Schemas } from '../api/client';
@@ -20,14 +21,18 @@ export function AuthPage({ mode }: { mode: 'login' | 'signup' | 'forgot' }) {
   }, [mode]);
   return (
     <AuthCard>
-      <nav className="tabs" aria-label="Log in or sign up">
-        <Link to="/login">Log in</Link>
-        <Link to="/signup">Sign up</Link>
-      </nav>
+      <Group component="nav" aria-label="Log in or sign up" gap="lg">
+        <Anchor component={Link} to="/login" fw={mode === 'login' ? 700 : 400}>
+          Log in
+        </Anchor>
+        <Anchor component={Link} to="/signup" fw={mode === 'signup' ? 700 : 400}>
+          Sign up
+        </Anchor>
+      </Group>
       {notice && mode === 'login' && (
-        <p className="notice" role="status">
+        <Alert color="blue" variant="light" role="status" p="sm">
           {notice}
-        </p>
+        </Alert>
       )}
       {mode === 'signup' ? (
         <SignupForm invitation={typeof invitation === 'string' ? invitation : ''} />
@@ -43,15 +48,20 @@ export function AuthPage({ mode }: { mode: 'login' | 'signup' | 'forgot' }) {
 /** The frame of every page shown without the dashboard's navigation. */
 export function AuthCard({ children }: { children: ReactNode }) {
   return (
-    <main className="auth" id="main">
-      <div className="auth-card">
-        <h1>{PRODUCT}</h1>
-        <p className="muted">
-          Customers, cards and payments; channels, projects and their content; the team and the API keys of an account.
-        </p>
-        {children}
-      </div>
-    </main>
+    <Center component="main" id="main" mih="100vh" p="md" bg="var(--mantine-color-body)">
+      <Paper withBorder shadow="sm" radius="md" p="xl" w="100%" maw={480}>
+        <Stack gap="md">
+          <Title order={1} size="h2">
+            {PRODUCT}
+          </Title>
+          <Text c="dimmed" size="sm">
+            Customers, cards and payments; channels, projects and their content; the team and the API keys of an
+            account.
+          </Text>
+          {children}
+        </Stack>
+      </Paper>
+    </Center>
   );
 }
 
@@ -87,14 +97,16 @@ export function LoginForm({
     return true;
   });
   return (
-    <form aria-labelledby="login-heading" onSubmit={runOnSubmit(submit.run)}>
-      <h2 id="login-heading">{secondStep ? 'Two-step sign-in' : heading}</h2>
+    <Stack component="form" gap="sm" aria-labelledby="login-heading" onSubmit={runOnSubmit(submit.run)}>
+      <Title order={2} size="h3" id="login-heading">
+        {secondStep ? 'Two-step sign-in' : heading}
+      </Title>
       {secondStep ? (
         <>
-          <p className="muted">
+          <Text c="dimmed" size="sm">
             Signing in as <strong>{email}</strong>. Your account has two-step sign-in on: prove it with your second
             factor.
-          </p>
+          </Text>
           <SecondFactorField
             kind={kind}
             onKind={setKind}
@@ -105,7 +117,7 @@ export function LoginForm({
             }
           />
           {submit.error?.status !== 401 && <FormError error={submit.error} fields={['totp', 'recoveryCode']} />}
-          <div className="actions">
+          <Group gap="sm">
             <Button type="submit" busy={submit.busy}>
               Verify
             </Button>
@@ -120,7 +132,7 @@ export function LoginForm({
             >
               Start over
             </Button>
-          </div>
+          </Group>
         </>
       ) : (
         <>
@@ -143,19 +155,27 @@ export function LoginForm({
             error={fieldError(submit.error, 'password')}
           />
           <FormError error={submit.error} fields={['email', 'password']} />
-          <Button type="submit" busy={submit.busy}>
-            Log in
-          </Button>
+          <Group gap="sm">
+            <Button type="submit" busy={submit.busy}>
+              Log in
+            </Button>
+          </Group>
           <PasskeySignIn onSignedIn={() => void signedIn().then(() => onSignedIn?.())} />
-          <p className="muted">
-            <Link to="/forgot-password">Forgot your password?</Link>
-          </p>
-          <p className="muted">
-            New here? <Link to="/signup">Create an account</Link>. Invited? Open the link in the invitation mail.
-          </p>
+          <Text size="sm">
+            <Anchor component={Link} to="/forgot-password">
+              Forgot your password?
+            </Anchor>
+          </Text>
+          <Text size="sm" c="dimmed">
+            New here?{' '}
+            <Anchor component={Link} to="/signup">
+              Create an account
+            </Anchor>
+            . Invited? Open the link in the invitation mail.
+          </Text>
         </>
       )}
-    </form>
+    </Stack>
   );
 }
 
@@ -169,21 +189,29 @@ function ForgotPasswordForm() {
   });
   if (sent) {
     return (
-      <section aria-labelledby="forgot-heading">
-        <h2 id="forgot-heading">Check your mail</h2>
-        <p role="status">
+      <Stack component="section" gap="sm" aria-labelledby="forgot-heading">
+        <Title order={2} size="h3" id="forgot-heading">
+          Check your mail
+        </Title>
+        <Text role="status">
           If {email} belongs to a user, a link to choose a new password is on its way. It works once, for one hour.
-        </p>
-        <p>
-          <Link to="/login">Back to log in</Link>
-        </p>
-      </section>
+        </Text>
+        <Text>
+          <Anchor component={Link} to="/login">
+            Back to log in
+          </Anchor>
+        </Text>
+      </Stack>
     );
   }
   return (
-    <form aria-labelledby="forgot-heading" onSubmit={runOnSubmit(submit.run)}>
-      <h2 id="forgot-heading">Reset your password</h2>
-      <p className="muted">We mail you a link to choose a new password.</p>
+    <Stack component="form" gap="sm" aria-labelledby="forgot-heading" onSubmit={runOnSubmit(submit.run)}>
+      <Title order={2} size="h3" id="forgot-heading">
+        Reset your password
+      </Title>
+      <Text c="dimmed" size="sm">
+        We mail you a link to choose a new password.
+      </Text>
       <Field
         label="Email"
         type="email"
@@ -194,13 +222,19 @@ function ForgotPasswordForm() {
         error={fieldError(submit.error, 'email')}
       />
       <FormError error={submit.error} fields={['email']} />
-      <Button type="submit" busy={submit.busy}>
-        Send the link
-      </Button>
-      <p className="muted">
-        Remembered it? <Link to="/login">Log in</Link>.
-      </p>
-    </form>
+      <Group>
+        <Button type="submit" busy={submit.busy}>
+          Send the link
+        </Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        Remembered it?{' '}
+        <Anchor component={Link} to="/login">
+          Log in
+        </Anchor>
+        .
+      </Text>
+    </Stack>
   );
 }
 
@@ -222,7 +256,6 @@ export function SignupForm({
     password: '',
     accountType: 'company' as NonNullable<SignupBody['accountType']>,
     accountName: '',
-    role: 'admin' as NonNullable<SignupBody['role']>,
     invitationToken: invitation,
   });
   const [withInvitation, setWithInvitation] = useState(Boolean(invitation));
@@ -235,7 +268,8 @@ export function SignupForm({
       ? { ...common, invitationToken: form.invitationToken.trim() }
       : {
           ...common,
-          role: form.role,
+          // The new account is the person's own whatever the role: no choice to offer.
+          role: 'admin',
           accountType: form.accountType,
           ...(form.accountName.trim() ? { accountName: form.accountName.trim() } : {}),
         };
@@ -247,9 +281,11 @@ export function SignupForm({
   const error = (...fields: string[]) => fieldError(submit.error, ...fields);
 
   return (
-    <form aria-labelledby="signup-heading" onSubmit={runOnSubmit(submit.run)}>
-      <h2 id="signup-heading">Sign up</h2>
-      <div className="grid-2">
+    <Stack component="form" gap="sm" aria-labelledby="signup-heading" onSubmit={runOnSubmit(submit.run)}>
+      <Title order={2} size="h3" id="signup-heading">
+        Sign up
+      </Title>
+      <SimpleGrid cols={2} spacing="sm">
         <Field
           label="First name"
           autoComplete="given-name"
@@ -266,7 +302,7 @@ export function SignupForm({
           onChange={set('lastName')}
           error={error('lastName')}
         />
-      </div>
+      </SimpleGrid>
       <Field
         label="Email"
         type="email"
@@ -287,33 +323,23 @@ export function SignupForm({
         error={error('password')}
       />
       {!fixedInvitation && (
-        <fieldset>
-          <legend>Account</legend>
-          <div className="radio-row">
-            <label>
-              <input
-                type="radio"
-                name="signup-kind"
-                checked={!withInvitation}
-                onChange={() => setWithInvitation(false)}
-              />{' '}
-              Create a new account
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="signup-kind"
-                checked={withInvitation}
-                onChange={() => setWithInvitation(true)}
-              />{' '}
-              Join with an invitation
-            </label>
-          </div>
+        <Fieldset legend="Account" variant="unstyled">
+          <Radio.Group
+            name="signup-kind"
+            value={withInvitation ? 'invitation' : 'new'}
+            onChange={(value) => setWithInvitation(value === 'invitation')}
+            aria-label="Account"
+            mb="sm"
+          >
+            <Group gap="lg" mt={4}>
+              <Radio value="new" label="Create a new account" />
+              <Radio value="invitation" label="Join with an invitation" />
+            </Group>
+          </Radio.Group>
           {withInvitation ? (
             <Field
               label="Invitation token"
               required
-              className="mono"
               value={form.invitationToken}
               onChange={set('invitationToken')}
               hint="The token an admin of the account passed on to you. Use the email address the invitation was sent for."
@@ -321,7 +347,7 @@ export function SignupForm({
             />
           ) : (
             <>
-              <div className="grid-2">
+              <SimpleGrid cols={2} spacing="sm">
                 <SelectField
                   label="Account type"
                   value={form.accountType}
@@ -331,18 +357,7 @@ export function SignupForm({
                   <option value="company">Company</option>
                   <option value="developer">Developer</option>
                 </SelectField>
-                <SelectField
-                  label="Your role"
-                  value={form.role}
-                  onChange={set('role')}
-                  error={error('role')}
-                  hint="You own the account whatever the role."
-                >
-                  <option value="admin">Admin</option>
-                  <option value="manager">Manager</option>
-                  <option value="developer">Developer</option>
-                </SelectField>
-              </div>
+              </SimpleGrid>
               <Field
                 label="Account name"
                 value={form.accountName}
@@ -357,18 +372,24 @@ export function SignupForm({
               />
             </>
           )}
-        </fieldset>
+        </Fieldset>
       )}
       <FormError
         error={submit.error}
         fields={['firstName', 'lastName', 'email', 'password', 'invitationToken', 'accountType', 'accountName', 'role']}
       />
-      <Button type="submit" busy={submit.busy}>
-        Sign up
-      </Button>
-      <p className="muted">
-        Already have a login? <Link to="/login">Log in</Link>.
-      </p>
-    </form>
+      <Group>
+        <Button type="submit" busy={submit.busy}>
+          Sign up
+        </Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        Already have a login?{' '}
+        <Anchor component={Link} to="/login">
+          Log in
+        </Anchor>
+        .
+      </Text>
+    </Stack>
   );
 }

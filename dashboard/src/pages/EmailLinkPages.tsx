@@ -1,3 +1,4 @@
+import { Alert, Anchor, Group, Radio, Stack, Text, Title } from '@mantine/core';
 import { Link, useNavigate, useRouterState } from '@tanstack/react-router';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, call, type Schemas } from '../api/client';
@@ -28,9 +29,9 @@ function useTitle(title: string) {
 
 function MissingToken() {
   return (
-    <p className="form-error" role="alert">
+    <Alert color="red" variant="light" role="alert" p="sm">
       This address has no code: open the link from the mail whole (some mail programs cut long links).
-    </p>
+    </Alert>
   );
 }
 
@@ -51,14 +52,16 @@ export function ResetPasswordPage() {
   if (done) {
     return (
       <AuthCard>
-        <p className="notice" role="status">
+        <Alert color="green" variant="light" role="status" p="sm">
           Your password is changed. Every session signed in with the old one has ended
           {session ? '' : ': log in with the new one'}.
-        </p>
+        </Alert>
         {session ? (
-          <p>
-            <Link to="/overview">Go to the overview</Link>
-          </p>
+          <Text>
+            <Anchor component={Link} to="/overview">
+              Go to the overview
+            </Anchor>
+          </Text>
         ) : (
           <LoginForm onSignedIn={() => navigate({ to: '/overview' })} />
         )}
@@ -67,7 +70,9 @@ export function ResetPasswordPage() {
   }
   return (
     <AuthCard>
-      <form
+      <Stack
+        component="form"
+        gap="sm"
         aria-labelledby="reset-heading"
         onSubmit={(event: FormEvent) => {
           event.preventDefault();
@@ -75,7 +80,9 @@ export function ResetPasswordPage() {
           if (password === confirmation) void submit.run();
         }}
       >
-        <h2 id="reset-heading">Choose a new password</h2>
+        <Title order={2} size="h3" id="reset-heading">
+          Choose a new password
+        </Title>
         {!token && <MissingToken />}
         <NewPasswordField
           label="New password"
@@ -94,13 +101,19 @@ export function ResetPasswordPage() {
           error={mismatch ? 'The two passwords differ.' : undefined}
         />
         <FormError error={submit.error} fields={['password']} />
-        <Button type="submit" busy={submit.busy} disabled={!token}>
-          Change the password
-        </Button>
-        <p className="muted">
-          The link expired? <Link to="/forgot-password">Ask for a new one</Link>.
-        </p>
-      </form>
+        <Group>
+          <Button type="submit" busy={submit.busy} disabled={!token}>
+            Change the password
+          </Button>
+        </Group>
+        <Text size="sm" c="dimmed">
+          The link expired?{' '}
+          <Anchor component={Link} to="/forgot-password">
+            Ask for a new one
+          </Anchor>
+          .
+        </Text>
+      </Stack>
     </AuthCard>
   );
 }
@@ -120,26 +133,40 @@ export function VerifyEmailPage() {
   );
   return (
     <AuthCard>
-      <section aria-labelledby="verify-heading">
-        <h2 id="verify-heading">Verify your email</h2>
+      <Stack component="section" gap="sm" aria-labelledby="verify-heading">
+        <Title order={2} size="h3" id="verify-heading">
+          Verify your email
+        </Title>
         {!token && <MissingToken />}
         {verified ? (
           <>
-            <p className="notice" role="status">
+            <Alert color="green" variant="light" role="status" p="sm">
               Your email is verified: you can now invite colleagues and move money.
-            </p>
-            <p>{session ? <Link to="/overview">Go to the overview</Link> : <Link to="/login">Log in</Link>}</p>
+            </Alert>
+            <Text>
+              {session ? (
+                <Anchor component={Link} to="/overview">
+                  Go to the overview
+                </Anchor>
+              ) : (
+                <Anchor component={Link} to="/login">
+                  Log in
+                </Anchor>
+              )}
+            </Text>
           </>
         ) : (
           <>
-            <p>Confirm that this address is yours. The link works once, for 24 hours.</p>
+            <Text>Confirm that this address is yours. The link works once, for 24 hours.</Text>
             <FormError error={verify.error} />
-            <Button busy={verify.busy} disabled={!token} onClick={() => void verify.run()}>
-              Verify my email
-            </Button>
+            <Group>
+              <Button busy={verify.busy} disabled={!token} onClick={() => void verify.run()}>
+                Verify my email
+              </Button>
+            </Group>
           </>
         )}
-      </section>
+      </Stack>
     </AuthCard>
   );
 }
@@ -168,22 +195,25 @@ export function InvitationPage() {
   if (!session) {
     return (
       <AuthCard>
-        <h2>You are invited</h2>
+        <Title order={2} size="h3">
+          You are invited
+        </Title>
         {!token && <MissingToken />}
-        <p>
+        <Text>
           Join the account that invited you: sign up with the address the invitation was sent to, or log in if you
           already have a login.
-        </p>
-        <div className="radio-row" role="radiogroup" aria-label="How to join">
-          <label>
-            <input type="radio" name="invitation-kind" checked={kind === 'signup'} onChange={() => setKind('signup')} />{' '}
-            I am new here
-          </label>
-          <label>
-            <input type="radio" name="invitation-kind" checked={kind === 'login'} onChange={() => setKind('login')} /> I
-            have a login
-          </label>
-        </div>
+        </Text>
+        <Radio.Group
+          name="invitation-kind"
+          value={kind}
+          onChange={(value) => setKind(value as 'signup' | 'login')}
+          aria-label="How to join"
+        >
+          <Group gap="lg">
+            <Radio value="signup" label="I am new here" />
+            <Radio value="login" label="I have a login" />
+          </Group>
+        </Radio.Group>
         {kind === 'signup' ? (
           <SignupForm invitation={token} fixedInvitation onSignedUp={() => void navigate({ to: '/overview' })} />
         ) : (
@@ -195,45 +225,53 @@ export function InvitationPage() {
 
   return (
     <AuthCard>
-      <section aria-labelledby="invitation-heading">
-        <h2 id="invitation-heading">{joined ? `You joined ${joined.name}` : 'Accept the invitation'}</h2>
+      <Stack component="section" gap="sm" aria-labelledby="invitation-heading">
+        <Title order={2} size="h3" id="invitation-heading">
+          {joined ? `You joined ${joined.name}` : 'Accept the invitation'}
+        </Title>
         {!token && <MissingToken />}
         {joined ? (
           joined.id === session.account?.id ? (
-            <p>
-              <Link to="/overview">Go to the overview</Link>
-            </p>
+            <Text>
+              <Anchor component={Link} to="/overview">
+                Go to the overview
+              </Anchor>
+            </Text>
           ) : (
             <>
-              <p>Open {joined.name} now: a session acts in one account at a time.</p>
+              <Text>Open {joined.name} now: a session acts in one account at a time.</Text>
               <SwitchAccountForm
                 accountId={joined.id}
                 accountName={joined.name}
                 onDone={() => void navigate({ to: '/overview' })}
               />
-              <p className="muted">
-                Or stay in {session.account?.name ?? 'your account'}: <Link to="/overview">go to the overview</Link>.
-              </p>
+              <Text size="sm" c="dimmed">
+                Or stay in {session.account?.name ?? 'your account'}:{' '}
+                <Anchor component={Link} to="/overview">
+                  go to the overview
+                </Anchor>
+                .
+              </Text>
             </>
           )
         ) : (
           <>
-            <p>
+            <Text>
               Signed in as <strong>{session.me.user.email}</strong>. Only the address the invitation was sent to can
               accept it.
-            </p>
+            </Text>
             <FormError error={accept.error} />
-            <div className="actions">
+            <Group gap="sm">
               <Button busy={accept.busy} disabled={!token} onClick={() => void accept.run()}>
                 Accept the invitation
               </Button>
               <Button variant="secondary" onClick={() => void session.logout()}>
                 Log out to use another login
               </Button>
-            </div>
+            </Group>
           </>
         )}
-      </section>
+      </Stack>
     </AuthCard>
   );
 }

@@ -1,3 +1,4 @@
+import { Group, Paper, SimpleGrid, Stack, Title, Text } from '@mantine/core';
 import { useState } from 'react';
 import { api, call, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
@@ -25,12 +26,14 @@ export function NoAccountPage() {
   });
 
   return (
-    <section aria-labelledby="no-account-heading">
-      <h1 id="no-account-heading">Create or join an account</h1>
-      <p>
+    <Stack component="section" gap="md" aria-labelledby="no-account-heading">
+      <Title order={1} id="no-account-heading">
+        Create or join an account
+      </Title>
+      <Text>
         You belong to no account yet. Customers, payments and keys live in an account: create one, or join one with an
         invitation token.
-      </p>
+      </Text>
       <Field
         label="Your password"
         type="password"
@@ -39,46 +42,63 @@ export function NoAccountPage() {
         onChange={(event) => setPassword(event.target.value)}
         hint="Needed to log in to the account once it is created or joined."
       />
-      <div className="grid-2">
-        <form className="card" aria-labelledby="create-account-heading" onSubmit={runOnSubmit(create.run)}>
-          <h2 id="create-account-heading">New account</h2>
-          <Field
-            label="Account name"
-            required
-            value={name}
-            onChange={(event) => setName(event.target.value)}
-            error={fieldError(create.error, 'name')}
-          />
-          <SelectField
-            label="Type"
-            value={type}
-            onChange={(event) => setType(event.target.value as AccountType)}
-            error={fieldError(create.error, 'type')}
-          >
-            <option value="company">Company</option>
-            <option value="developer">Developer</option>
-          </SelectField>
-          <FormError error={create.error} fields={['name', 'type']} />
-          <Button type="submit" busy={create.busy}>
-            Create account
-          </Button>
-        </form>
-        <form className="card" aria-labelledby="accept-heading" onSubmit={runOnSubmit(accept.run)}>
-          <h2 id="accept-heading">Join with an invitation</h2>
-          <Field
-            label="Invitation token"
-            className="mono"
-            required
-            value={token}
-            onChange={(event) => setToken(event.target.value)}
-            error={fieldError(accept.error, 'token')}
-          />
-          <FormError error={accept.error} fields={['token']} />
-          <Button type="submit" busy={accept.busy}>
-            Join account
-          </Button>
-        </form>
-      </div>
-    </section>
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+        <Paper
+          withBorder
+          p="md"
+          component="form"
+          aria-labelledby="create-account-heading"
+          onSubmit={runOnSubmit(create.run)}
+        >
+          <Stack gap="sm">
+            <Title order={2} size="h4" id="create-account-heading">
+              New account
+            </Title>
+            <Field
+              label="Account name"
+              required
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+              error={fieldError(create.error, 'name')}
+            />
+            <SelectField
+              label="Type"
+              value={type}
+              onChange={(event) => setType(event.target.value as AccountType)}
+              error={fieldError(create.error, 'type')}
+            >
+              <option value="company">Company</option>
+              <option value="developer">Developer</option>
+            </SelectField>
+            <FormError error={create.error} fields={['name', 'type']} />
+            <Group>
+              <Button type="submit" busy={create.busy}>
+                Create account
+              </Button>
+            </Group>
+          </Stack>
+        </Paper>
+        <Paper withBorder p="md" component="form" aria-labelledby="accept-heading" onSubmit={runOnSubmit(accept.run)}>
+          <Stack gap="sm">
+            <Title order={2} size="h4" id="accept-heading">
+              Join with an invitation
+            </Title>
+            <Field
+              label="Invitation token"
+              required
+              value={token}
+              onChange={(event) => setToken(event.target.value)}
+              error={fieldError(accept.error, 'token')}
+            />
+            <FormError error={accept.error} fields={['token']} />
+            <Group>
+              <Button type="submit" busy={accept.busy}>
+                Join account
+              </Button>
+            </Group>
+          </Stack>
+        </Paper>
+      </SimpleGrid>
+    </Stack>
   );
 }

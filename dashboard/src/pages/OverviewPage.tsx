@@ -1,10 +1,12 @@
+import { Anchor, Box, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useState } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { COMMON_CURRENCIES, formatDay, formatMoney } from '../money';
 import { Link } from '@tanstack/react-router';
 import { useSession } from '../session';
-import { EmptyState, Field, fieldError, LoadError, SelectField, Spinner, Table } from '../ui';
+import { ListTable, type ListColumn } from '../components/list-table';
+import { EmptyState, Field, fieldError, LoadError, SelectField, Spinner } from '../ui';
 
 type Summary = Schemas['PaymentSummaryResponse'];
 
@@ -28,13 +30,21 @@ export function OverviewPage() {
   const data = summary.data;
 
   return (
-    <section aria-labelledby="overview-heading">
-      <h1 id="overview-heading">Overview</h1>
-      <p className="muted">
+    <Stack component="section" gap="md" aria-labelledby="overview-heading">
+      <Title order={1} id="overview-heading">
+        Overview
+      </Title>
+      <Text c="dimmed" size="sm">
         Payment volume per day in {session.project?.name ?? 'this project'}: what was charged (gross), what was refunded
         of it, and what stays (net). Days are UTC; a payment counts on the day it was created, its refunds with it.
-      </p>
-      <form className="filters" aria-label="Period and currency" onSubmit={(event) => event.preventDefault()}>
+      </Text>
+      <Group
+        component="form"
+        align="flex-start"
+        gap="md"
+        aria-label="Period and currency"
+        onSubmit={(event) => event.preventDefault()}
+      >
         <SelectField
           label="Currency"
           value={currency}
@@ -51,6 +61,7 @@ export function OverviewPage() {
           label="From"
           type="date"
           value={from}
+          data-dynamic
           max={to}
           onChange={(event) => setFrom(event.target.value)}
           error={fieldError(summary.error, 'from')}
@@ -59,47 +70,78 @@ export function OverviewPage() {
           label="To"
           type="date"
           value={to}
+          data-dynamic
           min={from}
           onChange={(event) => setTo(event.target.value)}
           error={fieldError(summary.error, 'to')}
         />
-        {summary.isFetching && <Spinner label="Loading the summary" />}
-      </form>
+        {summary.isFetching && (
+          <Box pt={30}>
+            <Spinner label="Loading the summary" />
+          </Box>
+        )}
+      </Group>
 
       {summary.error && !fieldError(summary.error, 'currency', 'from', 'to') && (
         <LoadError error={summary.error} retry={() => void summary.refetch()} />
       )}
 
       {data && (
-        <div aria-busy={summary.isFetching || undefined}>
-          <dl className="stats" aria-label="Totals of the period">
+        <Stack gap="md" aria-busy={summary.isFetching || undefined}>
+          <SimpleGrid component="dl" cols={{ base: 2, md: 4 }} spacing="md" m={0} aria-label="Totals of the period">
             <Stat label="Gross" value={formatMoney(data.totals.gross, data.currency)} />
             <Stat label="Refunded" value={formatMoney(data.totals.refunded, data.currency)} />
             <Stat label="Net" value={formatMoney(data.totals.net, data.currency)} />
             <Stat label="Payments" value={String(data.totals.count)} />
-          </dl>
+          </SimpleGrid>
           {data.totals.count === 0 ? (
-            <EmptyState
-              title={`No ${data.currency.toUpperCase()} payments from ${formatDay(data.from)} to ${formatDay(data.to)}.`}
-            >
-              Add a customer and a test card on the <Link to="/customers">Customers</Link> page, then charge it on the{' '}
-              <Link to="/payments">Payments</Link> page; or pick another currency or period.
+            <EmptyState title={`No ${data.currency.toUpperCase()} payments in this period.`}>
+              Add a customer and a test card on the{' '}
+              <Anchor component={Link} to="/customers">
+                Customers
+              </Anchor>{' '}
+              page, then charge it on the{' '}
+              <Anchor component={Link} to="/payments">
+                Payments
+              </Anchor>{' '}
+              page; or pick another currency or period.
             </EmptyState>
           ) : (
             <VolumeChart summary={data} />
           )}
-        </div>
+        </Stack>
       )}
-    </section>
+    </Stack>
   );
 }
 
+type Day = Summary['days'][number];
+
+/** The numbers behind the chart, one row a day with payments. */
+const DAY_COLUMNS = (money: (value: number) => string): ListColumn<Day>[] => [
+  { id: 'day', header: 'Day', cell: (day) => formatDay(day.date), sortBy: (day) => day.date },
+  { id: 'gross', header: 'Gross', align: 'right', cell: (day) => money(day.gross), sortBy: (day) => day.gross },
+  {
+    id: 'refunded',
+    header: 'Refunded',
+    align: 'right',
+    cell: (day) => money(day.refunded),
+    sortBy: (day) => day.refunded,
+  },
+  { id: 'net', header: 'Net', align: 'right', cell: (day) => money(day.net), sortBy: (day) => day.net },
+  { id: 'count', header: 'Payments', align: 'right', cell: (day) => day.count, sortBy: (day) => day.count },
+];
+
 function Stat({ label, value }: { label: string; value: string }) {
   return (
-    <div className="stat">
-      <dt>{label}</dt>
-      <dd data-stat={label.toLowerCase()}>{value}</dd>
-    </div>
+    <Paper withBorder p="md">
+      <Text component="dt" size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text component="dd" m={0} fz={22} fw={700} data-stat={label.toLowerCase()}>
+        {value}
+      </Text>
+    </Paper>
   );
 }
 
@@ -175,7 +217,7 @@ export function VolumeChart({ summary }: { summary: Summary }) {
               height={Math.max(0, y(0) - y(day.refunded))}
             />
             {index % labelEvery === 0 && (
-              <text className="chart-label" x={x(index)} y={HEIGHT - PAD.bottom + 18} textAnchor="middle">
+              <text className="chart-label" data-dynamic x={x(index)} y={HEIGHT - PAD.bottom + 18} textAnchor="middle">
                 {formatDay(day.date)}
               </text>
             )}
@@ -196,19 +238,13 @@ export function VolumeChart({ summary }: { summary: Summary }) {
       </figcaption>
       <details>
         <summary>Show the numbers</summary>
-        <Table caption="Payment volume per day" columns={['Day', 'Gross', 'Refunded', 'Net', 'Payments']}>
-          {days
-            .filter((day) => day.count > 0)
-            .map((day) => (
-              <tr key={day.date}>
-                <th scope="row">{formatDay(day.date)}</th>
-                <td className="num">{money(day.gross)}</td>
-                <td className="num">{money(day.refunded)}</td>
-                <td className="num">{money(day.net)}</td>
-                <td className="num">{day.count}</td>
-              </tr>
-            ))}
-        </Table>
+        <ListTable
+          caption="Payment volume per day"
+          rows={days.filter((day) => day.count > 0)}
+          rowKey={(day) => day.date}
+          columns={DAY_COLUMNS(money)}
+          initialSort={{ id: 'day' }}
+        />
       </details>
     </figure>
   );

@@ -1,13 +1,14 @@
+import { Checkbox, Code, Group, Paper, Radio, Stack, Text, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
 import { useSession, type PlatformProject } from '../session';
+import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
   Badge,
   Button,
-  DataTable,
   EmptyState,
   Field,
   fieldError,
@@ -20,6 +21,7 @@ import {
 type ApiName = Schemas['PlatformProjectView']['enabledApis'][number];
 type ApiKey = Schemas['ApiKeyView'];
 type CreatedKey = Schemas['CreatedApiKeyView'];
+type KeyKind = ApiKey['kind'];
 /** What a change to a project's keys makes stale: its keys and the audit log. */
 const KEY_CHANGE = {
   invalidates: ['/api/v1/platform/projects/{id}/keys', '/api/v1/accounts/{accountId}/audit-log'],
@@ -40,6 +42,12 @@ const API_NAMES: ApiName[] = [
   'webhooks',
 ];
 
+/** What a key can do, in words: a publishable key's one use, or a secret key's APIs. */
+export function keyAbilities(apiKey: Pick<ApiKey, 'kind' | 'scopes'>): string {
+  if (apiKey.kind === 'publishable') return 'Publishable: reads published and shared content, safe in an app';
+  return apiKey.scopes ? `Secret: ${apiKey.scopes.join(', ')}` : 'Secret: every API the project enables';
+}
+
 /** Platform projects (the boundary of data) with their enabled APIs, and each project's API keys. */
 export function ProjectsPage() {
   const session = useSession();
@@ -48,17 +56,21 @@ export function ProjectsPage() {
   const project = session.projects.find((candidate) => candidate.id === selected) ?? session.project;
 
   return (
-    <section aria-labelledby="projects-heading">
-      <div className="page-head">
-        <h1 id="projects-heading">Projects &amp; keys</h1>
+    <Stack component="section" gap="md" aria-labelledby="projects-heading">
+      <Group justify="space-between">
+        <Title order={1} id="projects-heading">
+          Projects &amp; keys
+        </Title>
         {session.isAdmin && !creating && <Button onClick={() => setCreating(true)}>New project</Button>}
-      </div>
-      <p className="muted">
+      </Group>
+      <Text c="dimmed" size="sm">
         Every customer, card and payment belongs to one project of {session.account?.name}. The header&apos;s project
         picker chooses the one these pages show; an API key acts in its own project only.
-      </p>
+      </Text>
       {!session.isAdmin && (
-        <p className="notice">Only admins manage projects and API keys: ask an admin of the account.</p>
+        <Text size="sm" role="note">
+          Only admins manage projects and API keys: ask an admin of the account.
+        </Text>
       )}
       {creating && (
         <NewProjectForm
@@ -69,7 +81,7 @@ export function ProjectsPage() {
           }}
         />
       )}
-      <ul className="project-list">
+      <Stack component="ul" gap="sm" p={0} m={0} style={{ listStyle: 'none' }}>
         {session.projects.map((candidate) => (
           <ProjectItem
             key={candidate.id}
@@ -78,9 +90,9 @@ export function ProjectsPage() {
             onSelect={() => setSelected(candidate.id)}
           />
         ))}
-      </ul>
+      </Stack>
       {project && session.isAdmin && <KeysSection key={project.id} project={project} />}
-    </section>
+    </Stack>
   );
 }
 
@@ -100,8 +112,10 @@ function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
     PROJECT_CHANGE,
   );
   return (
-    <form
-      className="card"
+    <Paper
+      withBorder
+      p="md"
+      component="form"
       aria-labelledby="new-project-heading"
       onSubmit={(event: FormEvent) => {
         event.preventDefault();
@@ -109,26 +123,30 @@ function NewProjectForm({ onCancel, onCreated }: { onCancel: () => void; onCreat
         void create.run().then((id) => id && onCreated(id));
       }}
     >
-      <h2 id="new-project-heading">New project</h2>
-      <Field
-        label="Name"
-        required
-        autoFocus
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        error={fieldError(create.error, 'name')}
-      />
-      <ApiCheckboxes
-        legend="Enabled APIs"
-        value={apis}
-        onChange={setApis}
-        error={fieldError(create.error, 'enabledApis')}
-      />
-      <FormError error={create.error} fields={['name', 'enabledApis']} />
-      <FormActions busy={create.busy} onCancel={onCancel}>
-        Create project
-      </FormActions>
-    </form>
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="new-project-heading">
+          New project
+        </Title>
+        <Field
+          label="Name"
+          required
+          autoFocus
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          error={fieldError(create.error, 'name')}
+        />
+        <ApiCheckboxes
+          legend="Enabled APIs"
+          value={apis}
+          onChange={setApis}
+          error={fieldError(create.error, 'enabledApis')}
+        />
+        <FormError error={create.error} fields={['name', 'enabledApis']} />
+        <FormActions busy={create.busy} onCancel={onCancel}>
+          Create project
+        </FormActions>
+      </Stack>
+    </Paper>
   );
 }
 
@@ -146,26 +164,20 @@ function ApiCheckboxes({
   disabled?: boolean;
 }) {
   return (
-    <fieldset className={`checkboxes${error ? ' field-invalid' : ''}`} disabled={disabled}>
-      <legend>{legend}</legend>
-      {API_NAMES.map((name) => (
-        <label key={name}>
-          <input
-            type="checkbox"
-            checked={value.includes(name)}
-            onChange={(event) =>
-              onChange(
-                event.target.checked
-                  ? API_NAMES.filter((candidate) => candidate === name || value.includes(candidate))
-                  : value.filter((candidate) => candidate !== name),
-              )
-            }
-          />{' '}
-          {name}
-        </label>
-      ))}
-      {error && <div className="field-error">{error}</div>}
-    </fieldset>
+    <Checkbox.Group
+      label={legend}
+      error={error}
+      value={value}
+      // In the order of API_NAMES, whatever the order of the clicks.
+      onChange={(next) => onChange(API_NAMES.filter((name) => next.includes(name)))}
+      readOnly={disabled}
+    >
+      <Group gap="md" mt={6}>
+        {API_NAMES.map((name) => (
+          <Checkbox key={name} value={name} label={name} disabled={disabled} />
+        ))}
+      </Group>
+    </Checkbox.Group>
   );
 }
 
@@ -191,71 +203,138 @@ function ProjectItem({
     return true;
   }, PROJECT_CHANGE);
   return (
-    <li className={`card project${selected ? ' project-selected' : ''}`} data-project={project.id}>
-      <div className="project-head">
-        <h2 className="project-name">
-          {project.name} {project.isDefault && <Badge tone="info">Default</Badge>}
-          {project.id === session.project?.id && <Badge tone="good">Shown in the pages</Badge>}
-        </h2>
-        <div className="row-actions">
-          {!selected && session.isAdmin && (
-            <Button variant="secondary" onClick={onSelect} aria-label={`API keys of ${project.name}`}>
-              API keys
-            </Button>
-          )}
-          {session.isAdmin && !editing && (
-            <Button variant="secondary" onClick={() => setEditing(true)} aria-label={`Change APIs of ${project.name}`}>
-              Change APIs
-            </Button>
-          )}
-        </div>
-      </div>
-      {editing ? (
-        <form onSubmit={runOnSubmit(save.run)}>
-          <ApiCheckboxes
-            legend={`APIs enabled in ${project.name}`}
-            value={apis}
-            onChange={setApis}
-            error={fieldError(save.error, 'enabledApis')}
-          />
-          <FormError error={save.error} fields={['enabledApis']} />
-          <FormActions
-            busy={save.busy}
-            onCancel={() => {
-              setApis(project.enabledApis);
-              setEditing(false);
-            }}
-          >
-            Save
-          </FormActions>
-        </form>
-      ) : (
-        <p className="chips" aria-label={`APIs enabled in ${project.name}`}>
-          {project.enabledApis.length === 0 ? (
-            <span className="muted">No API enabled.</span>
-          ) : (
-            project.enabledApis.map((name) => (
-              <span key={name} className="chip">
-                {name}
-              </span>
-            ))
-          )}
-        </p>
-      )}
-      <p className="muted small">Created {formatDate(project.createdAt)}</p>
-    </li>
+    <Paper
+      component="li"
+      withBorder
+      p="md"
+      data-project={project.id}
+      style={selected ? { borderColor: 'var(--mantine-primary-color-filled)' } : undefined}
+    >
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="wrap">
+          <Group gap="xs">
+            <Title order={2} size="h4">
+              {project.name}
+            </Title>
+            {project.isDefault && <Badge tone="info">Default</Badge>}
+            {project.id === session.project?.id && <Badge tone="good">Shown in the pages</Badge>}
+          </Group>
+          <Group gap="xs">
+            {!selected && session.isAdmin && (
+              <Button variant="secondary" onClick={onSelect} aria-label={`API keys of ${project.name}`}>
+                API keys
+              </Button>
+            )}
+            {session.isAdmin && !editing && (
+              <Button
+                variant="secondary"
+                onClick={() => setEditing(true)}
+                aria-label={`Change APIs of ${project.name}`}
+              >
+                Change APIs
+              </Button>
+            )}
+          </Group>
+        </Group>
+        {editing ? (
+          <Stack component="form" gap="sm" onSubmit={runOnSubmit(save.run)}>
+            <ApiCheckboxes
+              legend={`APIs enabled in ${project.name}`}
+              value={apis}
+              onChange={setApis}
+              error={fieldError(save.error, 'enabledApis')}
+            />
+            <FormError error={save.error} fields={['enabledApis']} />
+            <FormActions
+              busy={save.busy}
+              onCancel={() => {
+                setApis(project.enabledApis);
+                setEditing(false);
+              }}
+            >
+              Save
+            </FormActions>
+          </Stack>
+        ) : (
+          <Group gap={6} aria-label={`APIs enabled in ${project.name}`} role="group">
+            {project.enabledApis.length === 0 ? (
+              <Text c="dimmed" size="sm">
+                No API enabled.
+              </Text>
+            ) : (
+              project.enabledApis.map((name) => <Badge key={name}>{name}</Badge>)
+            )}
+          </Group>
+        )}
+        <Text c="dimmed" size="xs">
+          Created <span data-dynamic>{formatDate(project.createdAt)}</span>
+        </Text>
+      </Stack>
+    </Paper>
   );
 }
 
 function KeysSection({ project }: { project: PlatformProject }) {
   const keys = $api.useQuery('get', '/api/v1/platform/projects/{id}/keys', { params: { path: { id: project.id } } });
   const [shown, setShown] = useState<{ key: CreatedKey; rolled: boolean } | undefined>();
+  const [rolling, setRolling] = useState<ApiKey | undefined>();
   const rows = keys.data?.data ?? [];
   const live = rows.filter((key) => !key.revokedAt);
 
+  const columns: ListColumn<ApiKey>[] = [
+    {
+      id: 'name',
+      header: 'Name',
+      rowHeader: true,
+      cell: (key) => (
+        <Text fw={600} size="sm">
+          {key.name}
+        </Text>
+      ),
+      sortBy: (key) => key.name,
+    },
+    { id: 'key', header: 'Key', width: 130, cell: (key) => <Code data-dynamic>{key.start}…</Code> },
+    { id: 'abilities', header: 'What it can do', width: 220, cell: (key) => keyAbilities(key) },
+    {
+      id: 'created',
+      header: 'Created',
+      width: 110,
+      cell: (key) => <span data-dynamic>{formatDate(key.createdAt)}</span>,
+      sortBy: (key) => new Date(key.createdAt),
+    },
+    {
+      id: 'used',
+      header: 'Last used',
+      width: 100,
+      cell: (key) => (key.lastUsedAt ? <span data-dynamic>{formatDate(key.lastUsedAt)}</span> : 'never'),
+    },
+    {
+      id: 'expires',
+      header: 'Expires',
+      width: 100,
+      cell: (key) =>
+        key.revokedAt ? (
+          <Badge tone="bad">Revoked</Badge>
+        ) : key.expiresAt ? (
+          <span data-dynamic>{formatDate(key.expiresAt)}</span>
+        ) : (
+          'never'
+        ),
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      width: 160,
+      cell: (key) => <KeyActions projectId={project.id} apiKey={key} onRoll={() => setRolling(key)} />,
+    },
+  ];
+
   return (
-    <section aria-labelledby="keys-heading" className="keys">
-      <h2 id="keys-heading">API keys of {project.name}</h2>
+    <Stack component="section" gap="sm" aria-labelledby="keys-heading">
+      <Title order={2} size="h3" id="keys-heading">
+        API keys of {project.name}
+      </Title>
       <NewKeyForm project={project} onCreated={(key) => setShown({ key, rolled: false })} />
       {shown && (
         <Secret
@@ -271,76 +350,102 @@ function KeysSection({ project }: { project: PlatformProject }) {
         </EmptyState>
       )}
       {rows.length > 0 && (
-        <DataTable
-          busy={keys.isFetching}
+        <ListTable
           caption={`API keys of ${project.name}`}
-          columns={['Name', 'Key', 'Scopes', 'Created', 'Last used', 'Expires', 'Actions']}
-        >
-          {rows.map((key) => (
-            <KeyRow
-              key={key.id}
-              projectId={project.id}
-              apiKey={key}
-              onRolled={(created) => setShown({ key: created, rolled: true })}
-            />
-          ))}
-        </DataTable>
+          rows={rows}
+          columns={columns}
+          rowKey={(key) => key.id}
+          busy={keys.isFetching}
+          rowProps={(key) => ({ 'data-key': key.id })}
+        />
       )}
-    </section>
+      {rolling && !rolling.revokedAt && (
+        <RollKeyForm
+          key={rolling.id}
+          projectId={project.id}
+          apiKey={rolling}
+          onCancel={() => setRolling(undefined)}
+          onRolled={(created) => {
+            setRolling(undefined);
+            setShown({ key: created, rolled: true });
+          }}
+        />
+      )}
+    </Stack>
   );
 }
 
 function NewKeyForm({ project, onCreated }: { project: PlatformProject; onCreated: (key: CreatedKey) => void }) {
   const [name, setName] = useState('');
+  const [kind, setKind] = useState<KeyKind>('secret');
   const [limit, setLimit] = useState(false);
   const [scopes, setScopes] = useState<ApiName[]>(project.enabledApis);
   const create = useAction(async () => {
     const created = await call(
       api.POST('/api/v1/platform/projects/{id}/keys', {
         params: { path: { id: project.id }, header: { 'Idempotency-Key': idempotencyKey() } },
-        body: { name: name.trim(), ...(limit ? { scopes } : {}) },
+        body: { name: name.trim(), ...(kind === 'publishable' ? { kind } : limit ? { scopes } : {}) },
       }),
     );
     setName('');
     onCreated(created.data);
   }, KEY_CHANGE);
   return (
-    <form className="card" aria-labelledby="new-key-heading" onSubmit={runOnSubmit(create.run)}>
-      <h3 id="new-key-heading">New API key</h3>
-      <Field
-        label="Key name"
-        required
-        value={name}
-        onChange={(event) => setName(event.target.value)}
-        placeholder="Checkout server"
-        error={fieldError(create.error, 'name')}
-      />
-      <label className="checkbox">
-        <input type="checkbox" checked={limit} onChange={(event) => setLimit(event.target.checked)} /> Limit the key to
-        some APIs
-      </label>
-      {limit && (
-        <ApiCheckboxes legend="Scopes" value={scopes} onChange={setScopes} error={fieldError(create.error, 'scopes')} />
-      )}
-      <FormError error={create.error} fields={['name', 'scopes']} />
-      <Button type="submit" busy={create.busy}>
-        Create key
-      </Button>
-    </form>
+    <Paper withBorder p="md" component="form" aria-labelledby="new-key-heading" onSubmit={runOnSubmit(create.run)}>
+      <Stack gap="sm">
+        <Title order={3} size="h5" id="new-key-heading">
+          New API key
+        </Title>
+        <Field
+          label="Key name"
+          required
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          placeholder="Checkout server"
+          error={fieldError(create.error, 'name')}
+        />
+        <Radio.Group
+          label="Kind"
+          value={kind}
+          onChange={(value) => setKind(value as KeyKind)}
+          error={fieldError(create.error, 'kind')}
+        >
+          <Stack gap={6} mt={6}>
+            <Radio value="secret" label="Secret: for your servers, calls the data APIs of this project" />
+            <Radio
+              value="publishable"
+              label="Publishable: reads published and shared content, safe to ship in an app"
+            />
+          </Stack>
+        </Radio.Group>
+        {kind === 'secret' && (
+          <Checkbox
+            label="Limit the key to some APIs"
+            checked={limit}
+            onChange={(event) => setLimit(event.currentTarget.checked)}
+          />
+        )}
+        {kind === 'secret' && limit && (
+          <ApiCheckboxes
+            legend="Scopes"
+            value={scopes}
+            onChange={setScopes}
+            error={fieldError(create.error, 'scopes')}
+          />
+        )}
+        <FormError error={create.error} fields={['name', 'kind', 'scopes']} />
+        <Group>
+          <Button type="submit" busy={create.busy}>
+            Create key
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }
 
-function KeyRow({
-  projectId,
-  apiKey,
-  onRolled,
-}: {
-  projectId: string;
-  apiKey: ApiKey;
-  onRolled: (key: CreatedKey) => void;
-}) {
-  const [rolling, setRolling] = useState(false);
-  const [hours, setHours] = useState('0');
+/** A key's row buttons: roll (the form opens under the list) and revoke. */
+function KeyActions({ projectId, apiKey, onRoll }: { projectId: string; apiKey: ApiKey; onRoll: () => void }) {
   const revoke = useAction(async () => {
     await call(
       api.DELETE('/api/v1/platform/projects/{id}/keys/{keyId}', {
@@ -348,6 +453,42 @@ function KeyRow({
       }),
     );
   }, KEY_CHANGE);
+  if (apiKey.revokedAt) return null;
+  return (
+    <Stack gap={4} align="flex-end">
+      <Group gap="xs" wrap="nowrap" justify="flex-end">
+        <Button variant="secondary" onClick={onRoll} aria-label={`Roll the key ${apiKey.name}`}>
+          Roll
+        </Button>
+        <Button
+          variant="danger"
+          busy={revoke.busy}
+          onClick={() => {
+            if (window.confirm(`Revoke the key ${apiKey.name}? Requests with it stop at once.`)) void revoke.run();
+          }}
+          aria-label={`Revoke the key ${apiKey.name}`}
+        >
+          Revoke
+        </Button>
+      </Group>
+      <ActionError error={revoke.error} />
+    </Stack>
+  );
+}
+
+/** A new key in place of `apiKey`, the old one working on for the hours given. */
+function RollKeyForm({
+  projectId,
+  apiKey,
+  onCancel,
+  onRolled,
+}: {
+  projectId: string;
+  apiKey: ApiKey;
+  onCancel: () => void;
+  onRolled: (key: CreatedKey) => void;
+}) {
+  const [hours, setHours] = useState('0');
   const roll = useAction(async () => {
     const created = await call(
       api.POST('/api/v1/platform/projects/{id}/keys/{keyId}/roll', {
@@ -355,66 +496,36 @@ function KeyRow({
         body: { expiresInHours: Number(hours) },
       }),
     );
-    setRolling(false);
     onRolled(created.data);
   }, KEY_CHANGE);
-  const revoked = Boolean(apiKey.revokedAt);
   return (
-    <>
-      <tr data-key={apiKey.id}>
-        <th scope="row">{apiKey.name}</th>
-        <td className="mono">{apiKey.start}…</td>
-        <td>{apiKey.scopes ? apiKey.scopes.join(', ') : 'all enabled'}</td>
-        <td>{formatDate(apiKey.createdAt)}</td>
-        <td>{apiKey.lastUsedAt ? formatDate(apiKey.lastUsedAt) : 'never'}</td>
-        <td>
-          {revoked ? <Badge tone="bad">Revoked</Badge> : apiKey.expiresAt ? formatDate(apiKey.expiresAt) : 'never'}
-        </td>
-        <td className="row-actions">
-          {!revoked && !rolling && (
-            <>
-              <Button variant="secondary" onClick={() => setRolling(true)} aria-label={`Roll the key ${apiKey.name}`}>
-                Roll
-              </Button>
-              <Button
-                variant="danger"
-                busy={revoke.busy}
-                onClick={() => {
-                  if (window.confirm(`Revoke the key ${apiKey.name}? Requests with it stop at once.`))
-                    void revoke.run();
-                }}
-                aria-label={`Revoke the key ${apiKey.name}`}
-              >
-                Revoke
-              </Button>
-            </>
-          )}
-          <ActionError error={revoke.error} />
-        </td>
-      </tr>
-      {rolling && (
-        <tr className="subrow">
-          <td colSpan={7}>
-            <form className="inline-form" aria-label={`Roll the key ${apiKey.name}`} onSubmit={runOnSubmit(roll.run)}>
-              <Field
-                label="Hours the old key keeps working"
-                type="number"
-                min={0}
-                max={168}
-                step={1}
-                value={hours}
-                onChange={(event) => setHours(event.target.value)}
-                hint="0 stops it now; at most 168 (a week)."
-                error={fieldError(roll.error, 'expiresInHours')}
-              />
-              <FormActions busy={roll.busy} onCancel={() => setRolling(false)}>
-                Roll key
-              </FormActions>
-              <FormError error={roll.error} fields={['expiresInHours']} />
-            </form>
-          </td>
-        </tr>
-      )}
-    </>
+    <Paper
+      withBorder
+      p="md"
+      component="form"
+      aria-label={`Roll the key ${apiKey.name}`}
+      onSubmit={runOnSubmit(roll.run)}
+    >
+      <Stack gap="sm">
+        <Title order={3} size="h5">
+          Roll the key {apiKey.name}
+        </Title>
+        <Field
+          label="Hours the old key keeps working"
+          type="number"
+          min={0}
+          max={168}
+          step={1}
+          value={hours}
+          onChange={(event) => setHours(event.target.value)}
+          hint="0 stops it now; at most 168 (a week)."
+          error={fieldError(roll.error, 'expiresInHours')}
+        />
+        <FormError error={roll.error} fields={['expiresInHours']} />
+        <FormActions busy={roll.busy} onCancel={onCancel}>
+          Roll key
+        </FormActions>
+      </Stack>
+    </Paper>
   );
 }

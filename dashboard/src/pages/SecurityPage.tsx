@@ -1,13 +1,15 @@
 import { browserSupportsWebAuthn, startRegistration } from '@simplewebauthn/browser';
 import QRCode from 'qrcode';
+import { Alert, Box, Code, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { formatDate } from '../money';
 import { ceremonyProblem, promptForPasskey } from '../passkeys/ceremony';
+import { ListTable, type ListColumn } from '../components/list-table';
 import {
+  ActionError,
   Badge,
   Button,
-  DataTable,
   EmptyState,
   Field,
   fieldError,
@@ -29,14 +31,20 @@ const FACTORS = { meta: { invalidates: ['/api/v1/me/mfa', '/api/v1/me/passkeys']
 /** The signed-in user's own security: where they are signed in, their password, their second factors. */
 export function SecurityPage() {
   return (
-    <section aria-labelledby="security-heading">
-      <h1 id="security-heading">Security</h1>
-      <p className="muted">Where you are signed in, your password, and the second factors that protect your sign-in.</p>
+    <Stack component="section" gap="xl" aria-labelledby="security-heading">
+      <Stack gap={4}>
+        <Title order={1} id="security-heading">
+          Security
+        </Title>
+        <Text c="dimmed" size="sm">
+          Where you are signed in, your password, and the second factors that protect your sign-in.
+        </Text>
+      </Stack>
       <SessionsSection />
       <PasswordSection />
       <TotpSection />
       <PasskeysSection />
-    </section>
+    </Stack>
   );
 }
 
@@ -46,66 +54,93 @@ function SessionsSection() {
   const rows = sessions.data?.data ?? [];
   const others = rows.filter((row) => !row.current);
   return (
-    <section aria-labelledby="sessions-heading">
-      <h2 id="sessions-heading">Sessions</h2>
+    <Stack component="section" gap="sm" aria-labelledby="sessions-heading">
+      <Title order={2} size="h3" id="sessions-heading">
+        Sessions
+      </Title>
       <QueryStatus query={sessions} loading="Loading sessions" />
       {sessions.data && rows.length === 0 && (
         <EmptyState title="No dashboard sessions.">Signing in from a browser opens one.</EmptyState>
       )}
       {rows.length > 0 && (
-        <DataTable
-          busy={sessions.isFetching}
+        <ListTable
           caption="Sessions"
-          columns={['Device', 'Address', 'Signed in', 'Last seen', 'Actions']}
-        >
-          {rows.map((row) => (
-            <SessionItem key={row.id} row={row} />
-          ))}
-        </DataTable>
+          rows={rows}
+          columns={SESSION_COLUMNS}
+          rowKey={(row) => row.id}
+          busy={sessions.isFetching}
+        />
       )}
       {others.length > 0 && (
-        <div className="actions">
+        <Group>
           <Button variant="danger" busy={endOthers.isPending} onClick={() => endOthers.mutate({})}>
             Sign out other devices
           </Button>
-        </div>
+        </Group>
       )}
       {endOthers.data && (
-        <p role="status">
+        <Text role="status" size="sm">
           {endOthers.data.ended} other {endOthers.data.ended === 1 ? 'session' : 'sessions'} ended.
-        </p>
+        </Text>
       )}
       <FormError error={endOthers.error} />
-    </section>
+    </Stack>
   );
 }
 
-function SessionItem({ row }: { row: SessionRow }) {
-  const end = $api.useMutation('delete', '/api/v1/sessions/{id}', SESSIONS);
-  const device = row.device ?? 'Unknown device';
-  return (
-    <tr>
-      <th scope="row">
-        {device} {row.current && <Badge tone="info">This device</Badge>}{' '}
+const SESSION_COLUMNS: ListColumn<SessionRow>[] = [
+  {
+    id: 'device',
+    header: 'Device',
+    rowHeader: true,
+    cell: (row) => (
+      <Group gap={6}>
+        <Text size="sm">{row.device ?? 'Unknown device'}</Text>
+        {row.current && <Badge tone="info">This device</Badge>}
         {row.assurance === 'mfa' && <Badge tone="good">Two-step</Badge>}
-      </th>
-      <td className="mono">{row.ip ?? '—'}</td>
-      <td>{formatDate(row.createdAt)}</td>
-      <td>{formatDate(row.lastSeenAt)}</td>
-      <td>
-        {!row.current && (
-          <Button
-            variant="secondary"
-            busy={end.isPending}
-            aria-label={`End the session on ${device}, last seen ${formatDate(row.lastSeenAt)}`}
-            onClick={() => end.mutate({ params: { path: { id: row.id } } })}
-          >
-            End
-          </Button>
-        )}
-        <FormError error={end.error} />
-      </td>
-    </tr>
+      </Group>
+    ),
+  },
+  { id: 'address', header: 'Address', width: 150, cell: (row) => <Code>{row.ip ?? '—'}</Code> },
+  {
+    id: 'created',
+    header: 'Signed in',
+    width: 150,
+    cell: (row) => <span data-dynamic>{formatDate(row.createdAt)}</span>,
+    sortBy: (row) => new Date(row.createdAt),
+  },
+  {
+    id: 'seen',
+    header: 'Last seen',
+    width: 150,
+    cell: (row) => <span data-dynamic>{formatDate(row.lastSeenAt)}</span>,
+    sortBy: (row) => new Date(row.lastSeenAt),
+  },
+  {
+    id: 'actions',
+    header: 'Actions',
+    hiddenHeader: true,
+    width: 110,
+    align: 'right',
+    cell: (row) => <EndSession row={row} />,
+  },
+];
+
+function EndSession({ row }: { row: SessionRow }) {
+  const end = $api.useMutation('delete', '/api/v1/sessions/{id}', SESSIONS);
+  if (row.current) return null;
+  return (
+    <Stack gap={4} align="flex-end">
+      <Button
+        variant="secondary"
+        busy={end.isPending}
+        aria-label={`End the session on ${row.device ?? 'Unknown device'}, last seen ${formatDate(row.lastSeenAt)}`}
+        onClick={() => end.mutate({ params: { path: { id: row.id } } })}
+      >
+        End
+      </Button>
+      <ActionError error={end.error} />
+    </Stack>
   );
 }
 
@@ -128,30 +163,38 @@ function PasswordSection() {
   }
 
   return (
-    <section aria-labelledby="password-heading">
-      <h2 id="password-heading">Password</h2>
-      <form className="card" onSubmit={submit} aria-labelledby="password-heading">
-        <Field
-          label="Current password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={currentPassword}
-          onChange={(event) => setCurrentPassword(event.target.value)}
-          error={fieldError(change.error, 'currentPassword')}
-        />
-        <NewPasswordField
-          label="New password"
-          hint="At least 8 characters. Every other session ends."
-          value={password}
-          onChange={(event) => setPassword(event.target.value)}
-          error={fieldError(change.error, 'password')}
-        />
-        <FormActions busy={change.isPending}>Change password</FormActions>
-        {change.isSuccess && <p role="status">Password changed. Your other sessions were ended.</p>}
-        <FormError error={change.error} fields={['currentPassword', 'password']} />
-      </form>
-    </section>
+    <Stack component="section" gap="sm" aria-labelledby="password-heading">
+      <Title order={2} size="h3" id="password-heading">
+        Password
+      </Title>
+      <Paper withBorder p="md" maw={560} component="form" onSubmit={submit} aria-labelledby="password-heading">
+        <Stack gap="sm">
+          <Field
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={currentPassword}
+            onChange={(event) => setCurrentPassword(event.target.value)}
+            error={fieldError(change.error, 'currentPassword')}
+          />
+          <NewPasswordField
+            label="New password"
+            hint="At least 8 characters. Every other session ends."
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+            error={fieldError(change.error, 'password')}
+          />
+          <FormError error={change.error} fields={['currentPassword', 'password']} />
+          <FormActions busy={change.isPending}>Change password</FormActions>
+          {change.isSuccess && (
+            <Text role="status" size="sm">
+              Password changed. Your other sessions were ended.
+            </Text>
+          )}
+        </Stack>
+      </Paper>
+    </Stack>
   );
 }
 
@@ -160,8 +203,10 @@ function TotpSection() {
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | undefined>();
   const on = Boolean(factors.data?.data.totpEnabledAt);
   return (
-    <section aria-labelledby="totp-heading">
-      <h2 id="totp-heading">Authenticator app</h2>
+    <Stack component="section" gap="sm" aria-labelledby="totp-heading">
+      <Title order={2} size="h3" id="totp-heading">
+        Authenticator app
+      </Title>
       <QueryStatus query={factors} loading="Loading your second factors" />
       {recoveryCodes && <RecoveryCodes codes={recoveryCodes} onDone={() => setRecoveryCodes(undefined)} />}
       {factors.data &&
@@ -171,7 +216,7 @@ function TotpSection() {
         ) : (
           <TotpEnrol onEnabled={setRecoveryCodes} />
         ))}
-    </section>
+    </Stack>
   );
 }
 
@@ -205,38 +250,44 @@ function TotpEnrol({ onEnabled }: { onEnabled: (codes: string[]) => void }) {
   if (!begin.data) {
     return (
       <>
-        <p>Off. With an authenticator app, signing in asks for a 6-digit code as well as your password.</p>
-        <div className="actions">
+        <Text size="sm">
+          Off. With an authenticator app, signing in asks for a 6-digit code as well as your password.
+        </Text>
+        <Group>
           <Button busy={begin.isPending} onClick={() => begin.mutate({})}>
             Set up an authenticator app
           </Button>
-        </div>
+        </Group>
         <FormError error={begin.error} />
       </>
     );
   }
   return (
-    <form className="card" onSubmit={submit} aria-label="Confirm the authenticator app">
-      <p>Scan this code with your authenticator app, or type the key below into it. Then enter the code it shows.</p>
-      {qr ? (
-        <img src={qr} width={192} height={192} alt="QR code of the authenticator app's key" />
-      ) : (
-        <Spinner label="Drawing the QR code" />
-      )}
-      <Secret
-        label="Key for the authenticator app"
-        value={begin.data.secret}
-        note="Only for your authenticator app: anyone with it can make your codes."
-      />
-      <AppCodeField
-        label="Code from the app"
-        value={code}
-        onChange={setCode}
-        error={fieldError(verify.error, 'code')}
-      />
-      <FormActions busy={verify.isPending}>Turn on</FormActions>
-      <FormError error={verify.error} fields={['code']} />
-    </form>
+    <Paper withBorder p="md" maw={560} component="form" onSubmit={submit} aria-label="Confirm the authenticator app">
+      <Stack gap="sm">
+        <Text size="sm">
+          Scan this code with your authenticator app, or type the key below into it. Then enter the code it shows.
+        </Text>
+        {qr ? (
+          <img src={qr} width={192} height={192} alt="QR code of the authenticator app's key" data-dynamic />
+        ) : (
+          <Spinner label="Drawing the QR code" />
+        )}
+        <Secret
+          label="Key for the authenticator app"
+          value={begin.data.secret}
+          note="Only for your authenticator app: anyone with it can make your codes."
+        />
+        <AppCodeField
+          label="Code from the app"
+          value={code}
+          onChange={setCode}
+          error={fieldError(verify.error, 'code')}
+        />
+        <FormError error={verify.error} fields={['code']} />
+        <FormActions busy={verify.isPending}>Turn on</FormActions>
+      </Stack>
+    </Paper>
   );
 }
 
@@ -269,21 +320,36 @@ function AppCodeField({
 
 function RecoveryCodes({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   return (
-    <div className="card" role="region" aria-label="Recovery codes">
-      <p role="status">The authenticator app is on.</p>
-      <p>
-        Keep these recovery codes somewhere safe: each signs you in once without the app.{' '}
-        <strong>They are shown only now.</strong>
-      </p>
-      <ul className="mono" aria-label="Your recovery codes">
-        {codes.map((code) => (
-          <li key={code}>{code}</li>
-        ))}
-      </ul>
-      <div className="actions">
-        <Button onClick={onDone}>I have saved them</Button>
-      </div>
-    </div>
+    <Paper withBorder p="md" maw={560} role="region" aria-label="Recovery codes">
+      <Stack gap="sm">
+        <Text role="status" fw={600}>
+          The authenticator app is on.
+        </Text>
+        <Text size="sm">
+          Keep these recovery codes somewhere safe: each signs you in once without the app.{' '}
+          <strong>They are shown only now.</strong>
+        </Text>
+        <SimpleGrid
+          component="ul"
+          cols={2}
+          spacing={4}
+          p={0}
+          m={0}
+          style={{ listStyle: 'none' }}
+          aria-label="Your recovery codes"
+          data-dynamic
+        >
+          {codes.map((code) => (
+            <Text component="li" ff="monospace" size="sm" key={code}>
+              {code}
+            </Text>
+          ))}
+        </SimpleGrid>
+        <Group>
+          <Button onClick={onDone}>I have saved them</Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }
 
@@ -298,20 +364,25 @@ function TotpOn({ since, left }: { since: string; left: number }) {
 
   return (
     <>
-      <p>
-        <Badge tone="good">On</Badge> since {formatDate(since)}. {left} recovery {left === 1 ? 'code' : 'codes'} left.
-      </p>
-      <form className="inline-form" onSubmit={submit} aria-label="Turn off the authenticator app">
+      <Group gap="xs">
+        <Badge tone="good">On</Badge>
+        <Text size="sm">
+          since <span data-dynamic>{formatDate(since)}</span>. {left} recovery {left === 1 ? 'code' : 'codes'} left.
+        </Text>
+      </Group>
+      <Group component="form" align="flex-start" gap="sm" onSubmit={submit} aria-label="Turn off the authenticator app">
         <AppCodeField
           label="Code from the app, to turn it off"
           value={code}
           onChange={setCode}
           error={fieldError(disable.error, 'code')}
         />
-        <Button type="submit" variant="danger" busy={disable.isPending}>
-          Turn off
-        </Button>
-      </form>
+        <Box pt={25}>
+          <Button type="submit" variant="danger" busy={disable.isPending}>
+            Turn off
+          </Button>
+        </Box>
+      </Group>
       <FormError error={disable.error} fields={['code']} />
     </>
   );
@@ -331,6 +402,8 @@ function PasskeysSection() {
   const [name, setName] = useState('');
   const [problem, setProblem] = useState<string | undefined>();
   const [added, setAdded] = useState<string | undefined>();
+  /** The passkey being renamed, if any. */
+  const [editing, setEditing] = useState<string | undefined>();
   const rows = passkeys.data?.data ?? [];
   const supported = browserSupportsWebAuthn();
 
@@ -358,23 +431,33 @@ function PasskeysSection() {
   }
 
   return (
-    <section aria-labelledby="passkeys-heading">
-      <h2 id="passkeys-heading">Passkeys</h2>
-      <p className="muted">
+    <Stack component="section" gap="sm" aria-labelledby="passkeys-heading">
+      <Title order={2} size="h3" id="passkeys-heading">
+        Passkeys
+      </Title>
+      <Text c="dimmed" size="sm">
         A passkey signs you in without a password, with your device&apos;s lock (a fingerprint, a face, a PIN); it
         counts as two-step sign-in.
-      </p>
+      </Text>
       <QueryStatus query={passkeys} loading="Loading passkeys" />
       {passkeys.data && rows.length === 0 && <EmptyState title="No passkeys yet." />}
       {rows.length > 0 && (
-        <DataTable busy={passkeys.isFetching} caption="Passkeys" columns={['Name', 'Added', 'Last used', 'Actions']}>
-          {rows.map((passkey) => (
-            <PasskeyItem key={passkey.id} passkey={passkey} />
-          ))}
-        </DataTable>
+        <ListTable
+          caption="Passkeys"
+          rows={rows}
+          columns={passkeyColumns(editing, setEditing)}
+          rowKey={(passkey) => passkey.id}
+          busy={passkeys.isFetching}
+        />
       )}
       {supported ? (
-        <form className="inline-form" onSubmit={(event) => void submit(event)} aria-label="Add a passkey">
+        <Group
+          component="form"
+          align="flex-start"
+          gap="sm"
+          onSubmit={(event) => void submit(event)}
+          aria-label="Add a passkey"
+        >
           <Field
             label="Name of the new passkey"
             hint="To tell your passkeys apart, like “Work laptop”."
@@ -384,83 +467,126 @@ function PasskeysSection() {
             onChange={(event) => setName(event.target.value)}
             error={fieldError(register.error, 'name')}
           />
-          <Button type="submit" busy={options.isPending || register.isPending}>
-            Add a passkey
-          </Button>
-        </form>
+          <Box pt={25}>
+            <Button type="submit" busy={options.isPending || register.isPending}>
+              Add a passkey
+            </Button>
+          </Box>
+        </Group>
       ) : (
-        <p className="notice">This browser cannot create passkeys.</p>
+        <Text size="sm">This browser cannot create passkeys.</Text>
       )}
-      {added && <p role="status">Passkey “{added}” added.</p>}
+      {added && (
+        <Text role="status" size="sm">
+          Passkey “{added}” added.
+        </Text>
+      )}
       {problem && (
-        <p className="form-error" role="alert">
+        <Alert color="red" variant="light" role="alert" p="sm">
           {problem}
-        </p>
+        </Alert>
       )}
       <FormError error={options.error ?? register.error} fields={['name']} />
-    </section>
+    </Stack>
   );
 }
 
-function PasskeyItem({ passkey }: { passkey: Passkey }) {
-  const rename = $api.useMutation('patch', '/api/v1/me/passkeys/{id}', FACTORS);
-  const remove = $api.useMutation('delete', '/api/v1/me/passkeys/{id}', FACTORS);
-  const [editing, setEditing] = useState(false);
-  const [name, setName] = useState(passkey.name);
-  const path = { params: { path: { id: passkey.id } } };
+/** The passkeys' columns: the one being renamed (`editing`) shows the rename form in its name cell. */
+function passkeyColumns(
+  editing: string | undefined,
+  setEditing: (id: string | undefined) => void,
+): ListColumn<Passkey>[] {
+  return [
+    {
+      id: 'name',
+      header: 'Name',
+      rowHeader: true,
+      cell: (passkey) =>
+        editing === passkey.id ? (
+          <RenamePasskey passkey={passkey} onDone={() => setEditing(undefined)} />
+        ) : (
+          <Group gap={6}>
+            <Text size="sm">{passkey.name}</Text>
+            {passkey.synced && <Badge>Synced</Badge>}
+          </Group>
+        ),
+    },
+    {
+      id: 'added',
+      header: 'Added',
+      width: 150,
+      cell: (passkey) => <span data-dynamic>{formatDate(passkey.createdAt)}</span>,
+    },
+    {
+      id: 'used',
+      header: 'Last used',
+      width: 150,
+      cell: (passkey) => (passkey.lastUsedAt ? <span data-dynamic>{formatDate(passkey.lastUsedAt)}</span> : 'Never'),
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      hiddenHeader: true,
+      width: 200,
+      align: 'right',
+      cell: (passkey) => (
+        <PasskeyActions passkey={passkey} editing={editing === passkey.id} onRename={() => setEditing(passkey.id)} />
+      ),
+    },
+  ];
+}
 
+function RenamePasskey({ passkey, onDone }: { passkey: Passkey; onDone: () => void }) {
+  const rename = $api.useMutation('patch', '/api/v1/me/passkeys/{id}', FACTORS);
+  const [name, setName] = useState(passkey.name);
   function submit(event: FormEvent) {
     event.preventDefault();
-    rename.mutate({ ...path, body: { name } }, { onSuccess: () => setEditing(false) });
+    rename.mutate({ params: { path: { id: passkey.id } }, body: { name } }, { onSuccess: onDone });
   }
-
   return (
-    <tr>
-      <th scope="row">
-        {editing ? (
-          <form className="inline-form" onSubmit={submit} aria-label={`Rename ${passkey.name}`}>
-            <Field
-              label={`New name for ${passkey.name}`}
-              required
-              maxLength={64}
-              autoFocus
-              value={name}
-              onChange={(event) => setName(event.target.value)}
-              error={fieldError(rename.error, 'name')}
-            />
-            <Button type="submit" busy={rename.isPending}>
-              Save
-            </Button>
-            <Button variant="secondary" onClick={() => (setEditing(false), setName(passkey.name), rename.reset())}>
-              Cancel
-            </Button>
-          </form>
-        ) : (
-          <>
-            {passkey.name} {passkey.synced && <Badge>Synced</Badge>}
-          </>
-        )}
-      </th>
-      <td>{formatDate(passkey.createdAt)}</td>
-      <td>{passkey.lastUsedAt ? formatDate(passkey.lastUsedAt) : 'Never'}</td>
-      <td>
-        <div className="row-actions">
-          {!editing && (
-            <Button variant="secondary" aria-label={`Rename ${passkey.name}`} onClick={() => setEditing(true)}>
-              Rename
-            </Button>
-          )}
-          <Button
-            variant="danger"
-            busy={remove.isPending}
-            aria-label={`Remove ${passkey.name}`}
-            onClick={() => remove.mutate(path)}
-          >
-            Remove
+    <Stack component="form" gap="xs" onSubmit={submit} aria-label={`Rename ${passkey.name}`}>
+      <Field
+        label={`New name for ${passkey.name}`}
+        required
+        maxLength={64}
+        autoFocus
+        value={name}
+        onChange={(event) => setName(event.target.value)}
+        error={fieldError(rename.error, 'name')}
+      />
+      <FormError error={rename.error} fields={['name']} />
+      <Group gap="xs">
+        <Button type="submit" busy={rename.isPending}>
+          Save
+        </Button>
+        <Button variant="secondary" onClick={onDone}>
+          Cancel
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function PasskeyActions({ passkey, editing, onRename }: { passkey: Passkey; editing: boolean; onRename: () => void }) {
+  const remove = $api.useMutation('delete', '/api/v1/me/passkeys/{id}', FACTORS);
+  return (
+    <Stack gap={4} align="flex-end">
+      <Group gap="xs" wrap="nowrap">
+        {!editing && (
+          <Button variant="secondary" aria-label={`Rename ${passkey.name}`} onClick={onRename}>
+            Rename
           </Button>
-        </div>
-        <FormError error={rename.error ?? remove.error} fields={['name']} />
-      </td>
-    </tr>
+        )}
+        <Button
+          variant="danger"
+          busy={remove.isPending}
+          aria-label={`Remove ${passkey.name}`}
+          onClick={() => remove.mutate({ params: { path: { id: passkey.id } } })}
+        >
+          Remove
+        </Button>
+      </Group>
+      <ActionError error={remove.error} />
+    </Stack>
   );
 }

@@ -1,13 +1,15 @@
+import { Group, NativeSelect, Paper, SimpleGrid, Stack, Switch, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
+import { describeError } from '../errors';
 import { formatDate } from '../money';
 import { useSession } from '../session';
+import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
   Badge,
   Button,
-  DataTable,
   EmptyState,
   Field,
   fieldError,
@@ -41,21 +43,28 @@ export function TeamPage() {
   const pending = invitations.data?.data ?? [];
 
   return (
-    <section aria-labelledby="team-heading">
-      <h1 id="team-heading">Team</h1>
-      <p className="muted">
+    <Stack component="section" gap="md" aria-labelledby="team-heading">
+      <Title order={1} id="team-heading">
+        Team
+      </Title>
+      <Text c="dimmed" size="sm">
         The people of {session.account?.name}. Every member reads and writes records; managers also refund; admins
         manage members, invitations, projects and keys.
-      </p>
+      </Text>
 
-      <h2>Members</h2>
+      <Title order={2} size="h3">
+        Members
+      </Title>
       <QueryStatus query={members} loading="Loading members" />
       {rows.length > 0 && (
-        <DataTable busy={members.isFetching} caption="Members" columns={['Name', 'Email', 'Role', 'Joined', 'Actions']}>
-          {rows.map((member) => (
-            <MemberRow key={member.userId} member={member} />
-          ))}
-        </DataTable>
+        <ListTable
+          caption="Members"
+          rows={rows}
+          columns={MEMBER_COLUMNS}
+          rowKey={(member) => member.userId}
+          busy={members.isFetching}
+          initialSort={{ id: 'joined' }}
+        />
       )}
       {members.data && rows.length === 1 && (
         <EmptyState title="You are the only member.">
@@ -78,29 +87,72 @@ export function TeamPage() {
                 <>
                   Shown only now: pass it on to {created.email}, who signs up with it (or, already registered, accepts
                   it) at{' '}
-                  <span className="mono break">{`${window.location.origin}${import.meta.env.BASE_URL}invitation?token=${encodeURIComponent(created.token)}`}</span>{' '}
+                  <Text span ff="monospace" size="xs" style={{ overflowWrap: 'anywhere' }}>
+                    {`${window.location.origin}${import.meta.env.BASE_URL}invitation?token=${encodeURIComponent(created.token)}`}
+                  </Text>{' '}
                   (the link mailed to them). Valid once, until {formatDate(created.expiresAt)}.
                 </>
               }
             />
           )}
-          <h2>Pending invitations</h2>
+          <Title order={2} size="h3">
+            Pending invitations
+          </Title>
           <QueryStatus query={invitations} loading="Loading invitations" />
           {invitations.data && pending.length === 0 && (
             <EmptyState title="No pending invitations.">Invite someone with the form above.</EmptyState>
           )}
           {pending.length > 0 && (
-            <ul className="list" aria-busy={invitations.isFetching || undefined}>
+            <Stack
+              component="ul"
+              gap="xs"
+              p={0}
+              m={0}
+              style={{ listStyle: 'none' }}
+              aria-busy={invitations.isFetching || undefined}
+            >
               {pending.map((invitation) => (
                 <InvitationItem key={invitation.id} accountId={accountId} invitation={invitation} />
               ))}
-            </ul>
+            </Stack>
           )}
         </>
       )}
-    </section>
+    </Stack>
   );
 }
+
+const MEMBER_COLUMNS: ListColumn<Member>[] = [
+  {
+    id: 'name',
+    header: 'Name',
+    rowHeader: true,
+    cell: (member) => <MemberName member={member} />,
+    sortBy: (member) => `${member.firstName} ${member.lastName}`,
+  },
+  {
+    id: 'email',
+    header: 'Email',
+    cell: (member) => <span data-dynamic>{member.email}</span>,
+    sortBy: (member) => member.email,
+  },
+  { id: 'role', header: 'Role', width: 200, cell: (member) => <MemberRole member={member} />, sortBy: (m) => m.role },
+  {
+    id: 'joined',
+    header: 'Joined',
+    width: 130,
+    cell: (member) => <span data-dynamic>{formatDate(member.joinedAt)}</span>,
+    sortBy: (member) => new Date(member.joinedAt),
+  },
+  {
+    id: 'actions',
+    header: 'Actions',
+    hiddenHeader: true,
+    width: 120,
+    align: 'right',
+    cell: (member) => <MemberActions member={member} />,
+  },
+];
 
 /**
  * The owner's switch: every member must sign in with a second factor. Shown to the others as a fact.
@@ -124,30 +176,30 @@ function RequireTwoStep() {
   const meaning =
     'Every member must then sign in with an authenticator app or a passkey as well as the password; members without one are asked to set one up first.';
   return (
-    <section aria-labelledby="two-step-heading" className="card">
-      <h2 id="two-step-heading">Two-step sign-in</h2>
-      {account.owner ? (
-        <label className="switch-row">
-          <input
-            type="checkbox"
-            role="switch"
+    <Paper withBorder p="md" component="section" aria-labelledby="two-step-heading">
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="two-step-heading">
+          Two-step sign-in
+        </Title>
+        {account.owner ? (
+          <Switch
             checked={account.requireMfa}
             disabled={change.busy}
             aria-describedby="two-step-meaning"
-            onChange={(event) => void change.run(event.target.checked)}
-          />{' '}
-          Require two-step sign-in for {account.name}
-        </label>
-      ) : (
-        <p>
-          {account.name} {account.requireMfa ? 'requires' : 'does not require'} two-step sign-in.
-        </p>
-      )}
-      <p id="two-step-meaning" className="muted">
-        {meaning}
-      </p>
-      <FormError error={change.error} fields={['requireMfa']} />
-    </section>
+            onChange={(event) => void change.run(event.currentTarget.checked)}
+            label={`Require two-step sign-in for ${account.name}`}
+          />
+        ) : (
+          <Text>
+            {account.name} {account.requireMfa ? 'requires' : 'does not require'} two-step sign-in.
+          </Text>
+        )}
+        <Text id="two-step-meaning" c="dimmed" size="sm">
+          {meaning}
+        </Text>
+        <FormError error={change.error} fields={['requireMfa']} />
+      </Stack>
+    </Paper>
   );
 }
 
@@ -160,10 +212,26 @@ const TEAM_CHANGE = {
   ],
 } as const;
 
-function MemberRow({ member }: { member: Member }) {
+function MemberName({ member }: { member: Member }) {
+  const session = useSession();
+  return (
+    <Group gap={6}>
+      <Text fw={600} size="sm">
+        {member.firstName} {member.lastName}
+      </Text>
+      {member.owner && <Badge tone="info">Owner</Badge>}
+      {member.userId === session.me.user.id && (
+        <Text span c="dimmed" size="xs">
+          (you)
+        </Text>
+      )}
+    </Group>
+  );
+}
+
+function MemberRole({ member }: { member: Member }) {
   const session = useSession();
   const accountId = session.account?.id ?? '';
-  const isSelf = member.userId === session.me.user.id;
   const [role, setRole] = useState<Role>(member.role);
   const changeRole = useAction(async (next: Role) => {
     await call(
@@ -173,6 +241,33 @@ function MemberRow({ member }: { member: Member }) {
       }),
     );
   }, TEAM_CHANGE);
+  const name = `${member.firstName} ${member.lastName}`;
+  if (!session.isAdmin || member.owner) return <>{member.role}</>;
+  return (
+    <Group gap="xs" wrap="nowrap">
+      <NativeSelect
+        aria-label={`Role of ${name}`}
+        size="xs"
+        value={role}
+        disabled={changeRole.busy}
+        error={fieldError(changeRole.error, 'role') ?? (changeRole.error && describeError(changeRole.error).sentence)}
+        onChange={(event) => {
+          const next = event.currentTarget.value as Role;
+          setRole(next);
+          void changeRole.run(next);
+        }}
+      >
+        <Options values={ROLES} />
+      </NativeSelect>
+      {changeRole.busy && <Spinner label="Saving the role" />}
+    </Group>
+  );
+}
+
+function MemberActions({ member }: { member: Member }) {
+  const session = useSession();
+  const accountId = session.account?.id ?? '';
+  const isSelf = member.userId === session.me.user.id;
   const remove = useAction(async () => {
     await call(
       api.DELETE('/api/v1/accounts/{accountId}/members/{userId}', {
@@ -184,49 +279,20 @@ function MemberRow({ member }: { member: Member }) {
   const name = `${member.firstName} ${member.lastName}`;
   const canManage = session.isAdmin && !member.owner;
   return (
-    <tr>
-      <th scope="row">
-        {name} {member.owner && <Badge tone="info">Owner</Badge>} {isSelf && <span className="muted small">(you)</span>}
-      </th>
-      <td>{member.email}</td>
-      <td>
-        {canManage ? (
-          <SelectField
-            label={`Role of ${name}`}
-            className="compact"
-            value={role}
-            disabled={changeRole.busy}
-            error={fieldError(changeRole.error, 'role') ?? changeRole.error?.message}
-            onChange={(event) => {
-              const next = event.target.value as Role;
-              setRole(next);
-              void changeRole.run(next);
-            }}
-          >
-            <Options values={ROLES} />
-          </SelectField>
-        ) : (
-          member.role
-        )}
-        {changeRole.busy && <Spinner label="Saving the role" />}
-      </td>
-      <td>{formatDate(member.joinedAt)}</td>
-      <td className="row-actions">
-        {(canManage || (isSelf && !member.owner)) && (
-          <Button
-            variant="danger"
-            busy={remove.busy}
-            onClick={() => {
-              if (window.confirm(isSelf ? 'Leave this account?' : `Remove ${name} from the account?`))
-                void remove.run();
-            }}
-          >
-            {isSelf ? 'Leave' : 'Remove'}
-          </Button>
-        )}
-        <ActionError error={remove.error} />
-      </td>
-    </tr>
+    <Stack gap={4} align="flex-end">
+      {(canManage || (isSelf && !member.owner)) && (
+        <Button
+          variant="danger"
+          busy={remove.busy}
+          onClick={() => {
+            if (window.confirm(isSelf ? 'Leave this account?' : `Remove ${name} from the account?`)) void remove.run();
+          }}
+        >
+          {isSelf ? 'Leave' : 'Remove'}
+        </Button>
+      )}
+      <ActionError error={remove.error} />
+    </Stack>
   );
 }
 
@@ -250,31 +316,37 @@ function InviteForm({
     onInvited(created.data);
   }, TEAM_CHANGE);
   return (
-    <form className="card" aria-labelledby="invite-heading" onSubmit={runOnSubmit(invite.run)}>
-      <h2 id="invite-heading">Invite someone</h2>
-      <div className="grid-2">
-        <Field
-          label="Email"
-          type="email"
-          required
-          value={email}
-          onChange={(event) => setEmail(event.target.value)}
-          error={fieldError(invite.error, 'email')}
-        />
-        <SelectField
-          label="Role"
-          value={role}
-          onChange={(event) => setRole(event.target.value as Role)}
-          error={fieldError(invite.error, 'role')}
-        >
-          <Options values={ROLES} />
-        </SelectField>
-      </div>
-      <FormError error={invite.error} fields={['email', 'role']} />
-      <Button type="submit" busy={invite.busy}>
-        Create invitation
-      </Button>
-    </form>
+    <Paper withBorder p="md" component="form" aria-labelledby="invite-heading" onSubmit={runOnSubmit(invite.run)}>
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="invite-heading">
+          Invite someone
+        </Title>
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+          <Field
+            label="Email"
+            type="email"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+            error={fieldError(invite.error, 'email')}
+          />
+          <SelectField
+            label="Role"
+            value={role}
+            onChange={(event) => setRole(event.target.value as Role)}
+            error={fieldError(invite.error, 'role')}
+          >
+            <Options values={ROLES} />
+          </SelectField>
+        </SimpleGrid>
+        <FormError error={invite.error} fields={['email', 'role']} />
+        <Group>
+          <Button type="submit" busy={invite.busy}>
+            Create invitation
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }
 
@@ -287,22 +359,26 @@ function InvitationItem({ accountId, invitation }: { accountId: string; invitati
     );
   }, TEAM_CHANGE);
   return (
-    <li className="list-item">
-      <span>
-        <strong>{invitation.email}</strong> as {invitation.role}{' '}
-        <span className="muted small">until {formatDate(invitation.expiresAt)}</span>
-      </span>
-      <span className="row-actions">
-        <Button
-          variant="danger"
-          busy={revoke.busy}
-          onClick={() => void revoke.run()}
-          aria-label={`Revoke the invitation of ${invitation.email}`}
-        >
-          Revoke
-        </Button>
-        <ActionError error={revoke.error} />
-      </span>
-    </li>
+    <Paper component="li" withBorder px="md" py="xs">
+      <Group justify="space-between" wrap="nowrap">
+        <Text size="sm">
+          <strong data-dynamic>{invitation.email}</strong> as {invitation.role}{' '}
+          <Text span c="dimmed" size="xs" data-dynamic>
+            until {formatDate(invitation.expiresAt)}
+          </Text>
+        </Text>
+        <Group gap="xs" wrap="nowrap">
+          <ActionError error={revoke.error} />
+          <Button
+            variant="danger"
+            busy={revoke.busy}
+            onClick={() => void revoke.run()}
+            aria-label={`Revoke the invitation of ${invitation.email}`}
+          >
+            Revoke
+          </Button>
+        </Group>
+      </Group>
+    </Paper>
   );
 }

@@ -1,3 +1,4 @@
+import { Alert, Stack } from '@mantine/core';
 import { browserSupportsWebAuthn, startAuthentication } from '@simplewebauthn/browser';
 import { useState } from 'react';
 import { $api, type Schemas } from '../api/client';
@@ -48,16 +49,16 @@ export function PasskeySignIn({ onSignedIn, accountId }: { onSignedIn: (answer: 
   }
 
   return (
-    <div className="passkey-sign-in">
+    <Stack gap="xs" align="flex-start">
       <Button variant="secondary" busy={options.isPending || prompting || signIn.isPending} onClick={() => void run()}>
         Sign in with a passkey
       </Button>
       {problem && (
-        <p className="form-error" role="alert">
+        <Alert color="red" variant="light" role="alert" p="sm">
           {problem}
-        </p>
+        </Alert>
       )}
       <FormError error={options.error ?? signIn.error} />
-    </div>
+    </Stack>
   );
 }

@@ -1,7 +1,7 @@
 import type { AxeResults } from 'axe-core';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, BrowserContext, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, chromium, Locator, Page } from 'playwright-core';
 import { DASHBOARD_DIR } from '../../../src/dashboard';
 
 const ARTIFACTS = join(__dirname, '..', '..', '..', 'test-artifacts');
@@ -131,6 +131,28 @@ export async function openSection(page: Page, link: string, heading: string): Pr
 export async function settled(page: Page): Promise<void> {
   await page.locator('.progress-active').waitFor({ state: 'detached' });
   await page.locator('[role="status"].spinner').first().waitFor({ state: 'detached' });
+}
+
+/**
+ * The error a field shows, once it shows one: waits for the control labelled `label` (within `scope`)
+ * to be marked invalid, then answers the text of what describes it (its hint and its error), the way
+ * a screen reader reads them with the control.
+ */
+export async function fieldError(scope: Page | Locator, label: string): Promise<string> {
+  const control = scope.getByLabel(label, { exact: true });
+  await control.and(scope.locator('[aria-invalid="true"]')).waitFor();
+  return control.evaluate((element) => {
+    // Runs in the page (the test's TypeScript has no DOM types).
+    const inPage = element as unknown as {
+      getAttribute: (name: string) => string | null;
+      ownerDocument: { getElementById: (id: string) => { textContent: string | null } | null };
+    };
+    return (inPage.getAttribute('aria-describedby') ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((id) => inPage.ownerDocument.getElementById(id)?.textContent ?? '')
+      .join(' ');
+  });
 }
 
 /** The second step of a sign-in, for a user with a second factor: a code of the authenticator app or a recovery code. */
