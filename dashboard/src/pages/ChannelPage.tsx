@@ -308,9 +308,7 @@ function RowMenu({ node, onDialog }: { node: TreeNode; onDialog: (dialog: Dialog
           <Menu.Item onClick={() => onDialog({ kind: 'move', node })}>Move</Menu.Item>
           <Menu.Item onClick={() => void setStatus.run()}>{archived ? 'Unarchive' : 'Archive'}</Menu.Item>
           <Menu.Divider />
-          <Menu.Item onClick={() => onDialog({ kind: 'delete', node })}>
-            Delete
-          </Menu.Item>
+          <Menu.Item onClick={() => onDialog({ kind: 'delete', node })}>Delete</Menu.Item>
         </Menu.Dropdown>
       </Menu>
     </Group>

@@ -312,9 +312,7 @@ function RevokeMenu({
           </ActionIcon>
         </Menu.Target>
         <Menu.Dropdown>
-          <Menu.Item onClick={() => setAsking(true)}>
-            Revoke
-          </Menu.Item>
+          <Menu.Item onClick={() => setAsking(true)}>Revoke</Menu.Item>
         </Menu.Dropdown>
       </Menu>
       {asking && (
