@@ -543,16 +543,22 @@ describe('platform dashboard in a browser', () => {
     // Opened again: read afresh.
     await openSection('Overview', 'Overview');
     await openSection('Content', 'Content');
+    // The client's card lists its channels; every content project is in the one table above them.
     const clientSection = page.getByRole('region', { name: /^Lovelace Records/ });
-    await clientSection.getByRole('heading', { level: 3, name: `Analytical Sounds @${username}` }).waitFor();
-    const projects = clientSection.getByRole('table', { name: 'Content projects of Analytical Sounds' });
-    await projects.getByRole('rowheader', { name: 'Notes on the Engine' }).waitFor();
+    const channels = clientSection.getByRole('table', { name: 'Channels of Lovelace Records' });
+    await channels
+      .getByRole('row')
+      .filter({ hasText: `@${username}` })
+      .getByRole('link', { name: 'Analytical Sounds' })
+      .waitFor();
+    const projects = page.getByRole('table', { name: 'Content projects' });
+    await projects.getByRole('link', { name: 'Notes on the Engine' }).waitFor();
     await settled();
     await expect(projects.getByRole('row').filter({ hasText: 'Notes on the Engine' }).innerText()).resolves.toMatch(
-      /album\s+published\s+Public/,
+      /album\s+published\s+public/i,
     );
     await expect(projects.getByRole('row').filter({ hasText: 'Bernoulli Numbers' }).innerText()).resolves.toMatch(
-      /album\s+draft\s+Public/,
+      /album\s+draft\s+public/i,
     );
     await checkAccessibility('content');
     await screenshot('content');

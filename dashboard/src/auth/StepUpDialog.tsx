@@ -1,5 +1,5 @@
 import { browserSupportsWebAuthn, startAuthentication } from '@simplewebauthn/browser';
-import { Alert, Modal, Stack, Text } from '@mantine/core';
+import { Alert, getDefaultZIndex, Modal, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, call, onStepUpRequired, type Schemas } from '../api/client';
 import { useAction } from '../hooks';
@@ -97,6 +97,8 @@ export function StepUpDialog() {
       closeButtonProps={{ 'aria-label': 'Cancel' }}
       withCloseButton={false}
       centered
+      // Above the dialog whose action asked for it (a refund's), which stays open underneath.
+      zIndex={getDefaultZIndex('modal') + 10}
     >
       {open && (
         <Stack component="form" gap="sm" onSubmit={submit}>
