@@ -81,6 +81,23 @@ export async function createApp(env: EnvironmentVariables): Promise<NestFastifyA
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16_384 },
     // Nest's logger (pino) logs requests; Fastify's own logger would log them twice.
     logger: false,
+    // A URL Fastify cannot decode (`/projects/%ff`) is refused before any route or hook runs: in the
+    // service's error shape, not Fastify's.
+    frameworkErrors: (error: { code?: string }, _request: FastifyRequest, reply: FastifyReply) => {
+      const malformed = error.code === 'FST_ERR_BAD_URL';
+      void reply
+        .code(malformed ? 400 : 500)
+        .header('X-Content-Type-Options', 'nosniff')
+        .send(
+          malformed
+            ? {
+                statusCode: 400,
+                error: 'Bad Request',
+                message: "The URL's path is not valid: a % must start an escape of UTF-8",
+              }
+            : { statusCode: 500, error: 'Internal Server Error', message: 'Internal server error' },
+        );
+    },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forEnvironment(env), adapter, {
     bufferLogs: true,

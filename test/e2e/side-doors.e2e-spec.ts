@@ -202,6 +202,12 @@ describe('side doors', () => {
       expect(await t.db.collection('customers').countDocuments({ email: 'deep@example.com' })).toBe(0);
     });
 
+    it("a path Fastify cannot decode is a 400 in the service's error shape", async () => {
+      const res = await t.http.get('/projects/%ff', { token: admin.token });
+      expectError(res, 400, /path is not valid/);
+      expect(JSON.stringify(res.body)).not.toContain('FST_');
+    });
+
     it('a body within the limit reaches the validation, which names the field', async () => {
       const res = await t.http.post('/v1/customers', undefined, {
         token: admin.token,
