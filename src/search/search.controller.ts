@@ -22,10 +22,21 @@ const LAG =
   'Results come from a search index that follows the changes: a write shows in them after a short delay (about a second, a few at most), ' +
   "as Stripe's search results do. ";
 
-/** The caller's platform project and who they are (a user's id; null for an API key), as the guards found them. */
+/**
+ * The caller's platform project and who they are (a user's id; null for an API key), as the guards
+ * found them, and whether the search is theirs to remember: a link on another site that opens a
+ * search sends the session cookie (SameSite=Lax lets top-level GETs through), and must not write
+ * the victim's history.
+ */
 const SearcherOf = createParamDecorator((_data: unknown, execution: ExecutionContext): Searcher => {
-  const { tenant, principal } = execution.switchToHttp().getRequest<RequestContext>();
-  return { scope: tenant!, userId: principal?.kind === 'user' ? principal.userId : null };
+  const request = execution.switchToHttp().getRequest<RequestContext & { headers: Record<string, unknown> }>();
+  const { tenant, principal } = request;
+  const site = request.headers['sec-fetch-site'];
+  return {
+    scope: tenant!,
+    userId: principal?.kind === 'user' ? principal.userId : null,
+    remembers: site !== 'cross-site' && site !== 'same-site',
+  };
 });
 
 /** The 400 of a query in Stripe's language that does not parse. */

@@ -29,6 +29,8 @@ export interface SearchPage<T> {
 export interface Searcher {
   scope: TenantScope;
   userId: string | null;
+  /** False for a search another site's page opened (`Sec-Fetch-Site`): answered, not remembered. */
+  remembers: boolean;
 }
 
 export const SEARCH_QUERY_INVALID = 'search_query_invalid';
@@ -72,10 +74,10 @@ export class SearchService {
 
   /**
    * A user's search that answered goes to the top of their history; an API key's is not recorded,
-   * nor is a further page of a search already recorded with its first.
+   * nor is a further page of a search already recorded with its first, nor one another site opened.
    */
   private async remember(searcher: Searcher, query: SearchPageQuery, entry: SearchToRecord): Promise<void> {
-    if (searcher.userId && query.page === undefined)
+    if (searcher.userId && searcher.remembers && query.page === undefined)
       await this.history.record({ userId: searcher.userId, accountId: searcher.scope.accountId }, entry);
   }
 

@@ -189,6 +189,20 @@ describe('search history', () => {
     ).toBe(0);
   });
 
+  it("a search another site's page opened (Sec-Fetch-Site) is answered and not remembered", async () => {
+    const user = await createFirstAdmin(t.http);
+    const path = `/v1/customers/search?query=${encodeURIComponent('email:"nobody@example.com"')}`;
+    for (const site of ['cross-site', 'same-site']) {
+      const res = await t.http.get(path, { token: user.token, headers: { 'sec-fetch-site': site } });
+      expect(res.status).toBe(200);
+    }
+    expect((await list(user)).data).toEqual([]);
+    expect((await t.http.get(path, { token: user.token, headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(
+      200,
+    );
+    expect((await list(user)).data).toEqual([expect.objectContaining({ query: 'email:"nobody@example.com"' })]);
+  });
+
   it('keeps at most 100 per user and account: the 101st drops the oldest, and 150 recorded at once leave 100', async () => {
     const user = await createFirstAdmin(t.http);
     for (let i = 0; i < 100; i++) await history.record(who(user), search(`sequential ${i}`));
