@@ -30,6 +30,7 @@ import { EventFeed } from './event-feed';
 import { EventLookup } from './event-lookup';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
+import { EventObjectsMigration } from './event-objects.migration';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
@@ -55,8 +56,9 @@ import { EventsService } from './events.service';
     EventRelay,
     EventFeed,
     EventLookup,
+    EventObjectsMigration,
     { provide: InProcessEmitter, useExisting: EventEmitter2 },
   ],
-  exports: [EventRelay, EventFeed, EventLookup, InProcessEmitter],
+  exports: [EventRelay, EventFeed, EventLookup, InProcessEmitter, EventObjectsMigration],
 })
 export class EventsModule {}

@@ -121,6 +121,21 @@ export class EventsRepository {
     }));
   }
 
+  /**
+   * Events recorded before events named their object (`objectId`, what `?object=` filters on): each
+   * given the id its body holds. A run after another changes nothing. How many were named.
+   */
+  async nameObjects(): Promise<number> {
+    let named = 0;
+    for await (const event of this.everyTenant.eachInIdOrder({ objectId: { $exists: false } }, 500)) {
+      const objectId = objectIdOf(event.body);
+      if (objectId === undefined) continue;
+      await this.everyTenant.updateStored({ _id: event._id, objectId: { $exists: false } }, { $set: { objectId } });
+      named += 1;
+    }
+    return named;
+  }
+
   /** Newest first, `limit + 1` listed events after the cursor, of one type, one object and in a time range when asked. */
   page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
     const conditions: Record<string, unknown> = {};

@@ -1,3 +1,4 @@
+import { EventObjectsMigration } from '../events/event-objects.migration';
 import { UsersService } from '../users/users.service';
 import { passkeysConfig } from '../config/passkeys.config';
 import { runCommand } from './command';
@@ -9,7 +10,8 @@ import { describeMigration, SingleTenantMigration } from './single-tenant.migrat
  * `npm run migrate`: gives the records of a single-tenant build their account and platform project,
  * then every channel without collaborators its owner (so channels moved by the first step get one too),
  * and counts the users made before email verification existed as verified (nobody is locked out of
- * inviting or moving money by a check they never had the mail for). Each step is idempotent.
+ * inviting or moving money by a check they never had the mail for), and names the object of each event
+ * recorded before events named it. Each step is idempotent.
  */
 // Accounts count a passkey as a second factor: the passkeys module comes with them, and its settings.
 runCommand('Migration', { imports: [MigrationsModule], config: [passkeysConfig] }, async (context) => {
@@ -23,5 +25,6 @@ runCommand('Migration', { imports: [MigrationsModule], config: [passkeysConfig] 
       ? `Users made before email verification, now counted as verified: ${verified}.`
       : 'Every user already has an email verification state.',
   );
+  lines.push(await context.get(EventObjectsMigration).run());
   return lines;
 });

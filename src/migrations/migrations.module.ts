@@ -3,6 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
 import { ChannelOwnersMigration } from './channel-owners.migration';
+import { EventsModule } from '../events/events.module';
 import { UsersModule } from '../users/users.module';
 import { LegacyDataRepository } from './legacy-data.repository';
 import { SingleTenantMigration } from './single-tenant.migration';
@@ -14,7 +15,7 @@ import { UnmigratedDataCheck } from './unmigrated-data.check';
  * so run again it changes nothing and says so.
  */
 @Module({
-  imports: [AccountsModule, PlatformProjectsModule, CollaboratorsModule, UsersModule],
+  imports: [AccountsModule, PlatformProjectsModule, CollaboratorsModule, UsersModule, EventsModule],
   providers: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration, LegacyDataRepository],
   exports: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration],
 })

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
 import { Types } from 'mongoose';
 import { spawn } from 'node:child_process';
+import { EventObjectsMigration } from '../../src/events/event-objects.migration';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -238,6 +239,28 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       { _id: new Types.ObjectId(newcomer.projectId) },
       { $set: { enabledApis: [...earlier, 'events', 'webhooks'] } },
     );
+  });
+
+  it('names the object of events recorded before events named it, once', async () => {
+    const events = t.db.collection('events');
+    const objectId = new Types.ObjectId().toHexString();
+    const _id = `evt_${new Types.ObjectId().toHexString()}`;
+    // As an earlier build stored it: no objectId beside the body.
+    await events.insertOne({
+      _id: _id as unknown as Types.ObjectId,
+      projectId: new Types.ObjectId(newcomer.projectId),
+      type: 'customer.created',
+      createdAt: new Date(),
+      body: JSON.stringify({ id: _id, type: 'customer.created', data: { object: { id: objectId } } }),
+    });
+    const naming = t.app.get(EventObjectsMigration);
+    try {
+      expect(await naming.run()).toBe('Events given the id of the object they are about: 1.');
+      expect((await events.findOne({ _id: _id as unknown as Types.ObjectId }))?.objectId).toBe(objectId);
+      expect(await naming.run()).toBe('Every event already names the object it is about.');
+    } finally {
+      await events.deleteOne({ _id: _id as unknown as Types.ObjectId });
+    }
   });
 
   it("converts a card's customer stored as a hex string (the single-tenant type) to an ObjectId, without making an account", async () => {
@@ -672,6 +695,7 @@ describe('npm run migrate (the built command)', () => {
     expect(second.output).toContain('Nothing to migrate');
     expect(second.output).toContain('Every channel has its collaborators already.');
     expect(second.output).toContain('Every user already has an email verification state.');
+    expect(second.output).toContain('Every event already names the object it is about.');
     expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(1);
   });
 
