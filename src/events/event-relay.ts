@@ -251,7 +251,7 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
     const retained = Date.now() - this.config.retentionDays * DAY_MS;
     const candidates = full
       // This instance's own published change: its events are recorded, no need to ask.
-      .filter((record) => !(record[OUTBOX]![0].id === versionOf(record) && this.emptying.published(versionOf(record))))
+      .filter((record) => !this.emptying.published(record[OUTBOX]![0].id))
       .flatMap((record) =>
         record[OUTBOX]!.filter((event) => new Date(event.createdAt).getTime() > retained).map((event) => ({
           record,
@@ -265,22 +265,12 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
         missing.map(({ record, event }) => published(event, String(record.projectId), source.toObject(record))),
       );
     }
-    for (const record of full) {
-      const version = versionOf(record);
-      if (version === null) await this.emptyOutbox(source, record, version);
-      else this.emptying.add(source.records, { _id: record._id, projectId: record.projectId, version });
-    }
-  }
-
-  /**
-   * Removes a record's outbox once its events are in the events collection, guarded on the version
-   * they belong to: a change written meanwhile keeps its own. The record's `updatedAt` stays.
-   */
-  private async emptyOutbox(source: EventSource, record: StoredRecord, version: string | null): Promise<void> {
-    await source.records.updateStored(
-      { _id: record._id, projectId: record.projectId, ...atVersion(version) },
-      { $unset: { [OUTBOX]: 1 } },
-    );
+    for (const record of full)
+      this.emptying.add(source.records, {
+        _id: record._id,
+        projectId: record.projectId,
+        version: record[OUTBOX]![0].id,
+      });
   }
 
   /**

@@ -1,8 +1,8 @@
 import type { Types } from 'mongoose';
 import type { Records } from '../database/records';
-import { LAST_CHANGE, OUTBOX } from '../tenancy/recorded-changes';
+import { OUTBOX } from '../tenancy/recorded-changes';
 
-/** One record whose outbox's events are recorded: its id, its tenant and the version they belong to. */
+/** One record whose outbox's events are recorded: its id, its tenant and the outbox's first event id (the version it was written at). */
 export interface CopiedOutbox {
   readonly _id: Types.ObjectId;
   readonly projectId: Types.ObjectId;
@@ -15,8 +15,9 @@ const BATCH = 500;
 /**
  * Outboxes whose events are recorded, emptied off the request: the writes published in a second
  * share one command per collection, so a recorded write costs the request no more commands than the
- * change and its events. Each record is matched with the version its outbox was copied at (event ids
- * are unique, so no record matches another's), and a change written meanwhile keeps its outbox. An
+ * change and its events. Each record is matched by the outbox's own event id (event ids are unique,
+ * so no record matches another's): a change written meanwhile, which replaces the outbox, keeps its
+ * own, and a write that only moved the version (a channel's list of projects) does not. An
  * outbox a stopped process did not get to empty is emptied by the sweep, which reads the records
  * that still hold one.
  */
@@ -50,7 +51,7 @@ export class OutboxEmptying {
             {
               _id: { $in: batch.map((copied) => copied._id) },
               projectId: { $in: [...new Set(batch.map((copied) => copied.projectId))] },
-              [LAST_CHANGE]: { $in: batch.map((copied) => copied.version) },
+              [`${OUTBOX}.id`]: { $in: batch.map((copied) => copied.version) },
             },
             { $unset: { [OUTBOX]: 1 } },
           );

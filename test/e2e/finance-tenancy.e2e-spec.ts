@@ -50,8 +50,9 @@ describe('finance isolation between tenants (customers, cards, payments, Idempot
   const post = (tenant: Tenant, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     t.http.post(path, body, opts(tenant, headers));
   const del = (tenant: Tenant, path: string) => t.http.delete(path, opts(tenant));
+  /** The record as stored, without its outbox: the relay empties that on its own, a second after a change. */
   const stored = (collection: string, id: string) =>
-    t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) });
+    t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) }, { projection: { outbox: 0 } });
   const counts = async () => ({
     customers: await t.db.collection('customers').countDocuments(),
     cards: await t.db.collection('cards').countDocuments(),
