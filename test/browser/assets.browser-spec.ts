@@ -9,6 +9,7 @@ import { pngFixture, sha256, TUS, wavFixture } from '../support/assets';
 import { createContentProject } from '../support/content';
 import { createTestApp, TestApp } from '../support/test-app';
 import { DashboardBrowser, settled as settledIn, signInThroughDashboard } from './support/dashboard-browser';
+import { expectScreenshot } from './support/screenshots';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(120_000);
@@ -93,6 +94,7 @@ describe('assets in the dashboard', () => {
     await expect(progressOf('tiny-cover.png').getAttribute('aria-valuetext')).resolves.toBe('100%');
     await dashboard.checkAccessibility('assets-upload-ready');
     await dashboard.screenshot('assets-upload-ready');
+    await expectScreenshot(page, 'assets-upload-ready');
     await dialog().getByRole('button', { name: 'Done' }).click();
     await dialog().waitFor({ state: 'detached' });
     const row = rowOf('tiny-cover', 'ready');
@@ -124,6 +126,7 @@ describe('assets in the dashboard', () => {
     await settled();
     await dashboard.checkAccessibility('assets-ready');
     await dashboard.screenshot('assets-ready');
+    await expectScreenshot(page, 'assets-ready');
   });
 
   it('plays a ready audio asset from its signed content URL', async () => {

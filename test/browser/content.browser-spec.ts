@@ -4,6 +4,7 @@ import { Page } from 'playwright-core';
 import { createFirstAdmin, createUser, TestUser, uniqueEmail } from '../support/auth';
 import { createTestApp, TestApp } from '../support/test-app';
 import { DashboardBrowser, openSection, settled, signInThroughDashboard } from './support/dashboard-browser';
+import { expectScreenshot } from './support/screenshots';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(180_000);
@@ -175,6 +176,16 @@ describe('dashboard Content section in a browser', () => {
   });
 
   it("builds a channel's tree: creates projects and sub-projects, expands and collapses by keyboard", async () => {
+    // The content list with both channels of the client, read afresh: the second was made through the API.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'Content' }).waitFor();
+    await page
+      .getByRole('table', { name: 'Channels of Studio owner' })
+      .getByRole('link', { name: 'Side Room', exact: true })
+      .waitFor();
+    await page.getByRole('table', { name: 'Content projects' }).getByRole('link', { name: 'Elsewhere' }).waitFor();
+    await settled(page);
+    await expectScreenshot(page, 'content-list');
     await openChannel();
     await page.getByText('No projects in this channel yet.').waitFor();
     await createProject('Season One');
@@ -230,6 +241,7 @@ describe('dashboard Content section in a browser', () => {
     await settled(page);
     await checkAccessibility('content-tree');
     await screenshot('content-tree');
+    await expectScreenshot(page, 'content-tree');
   });
 
   it("moves projects in a dialog offering only the parents the tree allows (another channel's refusal as a sentence), archives and unarchives, and deletes with everything in it", async () => {
@@ -442,6 +454,7 @@ describe('dashboard Content section in a browser', () => {
     ]);
     await checkAccessibility('content-project');
     await screenshot('content-project');
+    await expectScreenshot(page, 'content-project');
     await rowAction('the grant of friend@example.com', 'Revoke');
     await page
       .getByRole('dialog', { name: 'Revoke the grant of friend@example.com' })
@@ -474,6 +487,7 @@ describe('dashboard Content section in a browser', () => {
       await expect(fresh.page.getByText('Hidden Draft').count()).resolves.toBe(0);
       await checkAccessibility('shared-project', fresh.page);
       await screenshot('shared-project', fresh.page);
+      await expectScreenshot(fresh.page, 'shared-project');
       await fresh.page.getByRole('link', { name: 'Bonus Track' }).click();
       await fresh.page.getByRole('heading', { level: 1, name: 'Bonus Track' }).waitFor();
       // Its children read too: every read the page makes is done.

@@ -137,6 +137,7 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('customers');
     await screenshot('customers');
+    await expectScreenshot(page, 'customers');
   });
 
   it('opens a page from its address and on reload, says what the dashboard is, and has a page for an unknown address', async () => {
@@ -203,6 +204,7 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('customer');
     await screenshot('customer');
+    await expectScreenshot(page, 'customer');
   });
 
   it('shows the payment in the chart', async () => {
@@ -238,6 +240,7 @@ describe('platform dashboard in a browser', () => {
     await settled();
     await checkAccessibility('payments');
     await screenshot('payments');
+    await expectScreenshot(page, 'payments');
   });
 
   it('sees the chart change: half of the volume refunded', async () => {
@@ -391,6 +394,8 @@ describe('platform dashboard in a browser', () => {
       await attempts.getByText('Response body').first().waitFor();
       await checkAccessibility('webhooks');
       await screenshot('webhooks');
+      // The signing secret, and its label naming the receiver's address (a new port every run).
+      await expectScreenshot(page, 'webhooks', { mask: [page.getByRole('region', { name: /^Signing secret of / })] });
 
       await page.getByRole('button', { name: `Disable ${receiver.base}/dashboard-hooks` }).click();
       await page.getByRole('button', { name: `Enable ${receiver.base}/dashboard-hooks` }).waitFor();
@@ -424,6 +429,7 @@ describe('platform dashboard in a browser', () => {
     await details.getByText(/^Not sent to any webhook endpoint/).waitFor();
     await checkAccessibility('events');
     await screenshot('events');
+    await expectScreenshot(page, 'events');
     await page.keyboard.press('Escape');
     await details.waitFor({ state: 'detached' });
   });

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { createFirstAdmin, uniqueEmail, type TestUser } from '../support/auth';
 import { createTestApp, type TestApp } from '../support/test-app';
 import { DashboardBrowser, openSection, settled, signInThroughDashboard } from './support/dashboard-browser';
+import { expectScreenshot } from './support/screenshots';
 
 // jest reads testTimeout from the top-level configuration only, not from a project's.
 jest.setTimeout(180_000);
@@ -155,6 +156,7 @@ describe('search and search history in a browser', () => {
     await expect(results.locator('mark').allInnerTexts()).resolves.toEqual(['Blue', 'blue']);
     await dashboard.checkAccessibility('search-content-results');
     await dashboard.screenshot('search-content-results');
+    await expectScreenshot(page, 'search-content-results');
     // A user's search is in their history, with its filters.
     expect((await stored()).data).toEqual([
       expect.objectContaining({

@@ -222,7 +222,8 @@ function Party({ label, kind }: { label: string; kind?: string }) {
             {kind}{' '}
           </Text>
         )}
-        {label}
+        {/* An email, an id or a key's name: most change every run. */}
+        <span data-dynamic>{label}</span>
       </Text>
     </Tooltip>
   );
@@ -240,7 +241,9 @@ function auditColumns(
       width: 150,
       cell: (entry) => (
         <>
-          <time dateTime={entry.occurredAt}>{formatDate(entry.occurredAt)}</time>
+          <time dateTime={entry.occurredAt} data-dynamic>
+            {formatDate(entry.occurredAt)}
+          </time>
           <Text span c="var(--muted)" fz="xs">
             {' '}
             #{entry.sequence}

@@ -145,7 +145,12 @@ export function ChannelPage({ channelId }: { channelId: string }) {
       ),
     },
     { id: 'access', header: 'Access', width: 120, cell: (node) => ACCESS_LABELS[node.project.access] },
-    { id: 'updated', header: 'Updated', width: 170, cell: (node) => formatDate(node.project.updatedAt) },
+    {
+      id: 'updated',
+      header: 'Updated',
+      width: 170,
+      cell: (node) => <span data-dynamic>{formatDate(node.project.updatedAt)}</span>,
+    },
     {
       id: 'actions',
       header: 'Actions',
@@ -165,7 +170,7 @@ export function ChannelPage({ channelId }: { channelId: string }) {
         <Title order={1} id="channel-heading">
           {name}{' '}
           {channel.data && (
-            <Text span c="dimmed" fz="md">
+            <Text span c="dimmed" fz="md" data-dynamic>
               @{channel.data.username}
             </Text>
           )}
@@ -604,7 +609,7 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
                     <Text fz="sm">
                       {member.firstName} {member.lastName}
                     </Text>
-                    <Text fz="xs" c="dimmed">
+                    <Text fz="xs" c="dimmed" data-dynamic>
                       {member.email}
                     </Text>
                   </Stack>
@@ -633,7 +638,7 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
                     Ended
                   </Badge>
                 ) : collaborator.expiresAt ? (
-                  formatDate(collaborator.expiresAt)
+                  <span data-dynamic>{formatDate(collaborator.expiresAt)}</span>
                 ) : (
                   'never'
                 ),

@@ -208,7 +208,7 @@ function ContentTable({
       header: 'Updated',
       width: 170,
       sortBy: (project) => new Date(project.updatedAt),
-      cell: (project) => formatDate(project.updatedAt),
+      cell: (project) => <span data-dynamic>{formatDate(project.updatedAt)}</span>,
     },
   ];
   if (!loaded && projects.length === 0) return null;
@@ -252,7 +252,7 @@ function ClientCard({
           <Title order={3} id={headingId}>
             {client.name}
           </Title>
-          <Text fz="sm" c="dimmed">
+          <Text fz="sm" c="dimmed" data-dynamic>
             {[client.email, client.phone].filter(Boolean).join(' · ')}
           </Text>
         </div>
@@ -292,7 +292,7 @@ function ClientCard({
                   >
                     {channel.name}
                   </Link>
-                  <Text fz="xs" c="dimmed">
+                  <Text fz="xs" c="dimmed" data-dynamic>
                     @{channel.username}
                   </Text>
                 </Stack>
@@ -318,7 +318,7 @@ function ClientCard({
               header: 'Created',
               width: 170,
               sortBy: (channel) => new Date(channel.createdAt),
-              cell: (channel) => formatDate(channel.createdAt),
+              cell: (channel) => <span data-dynamic>{formatDate(channel.createdAt)}</span>,
             },
             {
               id: 'actions',

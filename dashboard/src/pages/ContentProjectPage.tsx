@@ -214,9 +214,9 @@ function ProjectFields({ project }: { project: ContentProject }) {
             )}
           </dd>
           <dt>Created</dt>
-          <dd>{formatDate(project.createdAt)}</dd>
+          <dd data-dynamic>{formatDate(project.createdAt)}</dd>
           <dt>Updated</dt>
-          <dd>{formatDate(project.updatedAt)}</dd>
+          <dd data-dynamic>{formatDate(project.updatedAt)}</dd>
         </dl>
       )}
     </section>
@@ -278,7 +278,7 @@ function EndState({ access, passedLabel }: { access: Revocable; passedLabel: str
         {passedLabel}
       </Badge>
     );
-  return <>{access.expiresAt ? formatDate(access.expiresAt) : 'never'}</>;
+  return access.expiresAt ? <span data-dynamic>{formatDate(access.expiresAt)}</span> : <>never</>;
 }
 
 /**
@@ -365,7 +365,7 @@ function ShareLinksSection({ project }: { project: ContentProject }) {
               id: 'link',
               header: 'Link',
               cell: (link) => (
-                <Text ff="monospace" fz="sm">
+                <Text ff="monospace" fz="sm" data-dynamic>
                   {link.start}…
                 </Text>
               ),
@@ -391,7 +391,7 @@ function ShareLinksSection({ project }: { project: ContentProject }) {
               header: 'Created',
               width: 170,
               sortBy: (link) => new Date(link.createdAt),
-              cell: (link) => formatDate(link.createdAt),
+              cell: (link) => <span data-dynamic>{formatDate(link.createdAt)}</span>,
             },
             {
               id: 'actions',
@@ -454,6 +454,7 @@ function NewShareLinkForm({ project, onCreated }: { project: ContentProject; onC
         label="Publishable key"
         required
         className="mono"
+        data-dynamic
         value={key}
         onChange={(event) => setKey(event.target.value)}
         error={
@@ -563,7 +564,7 @@ function GrantsSection({ project }: { project: ContentProject }) {
               header: 'Created',
               width: 170,
               sortBy: (grant) => new Date(grant.createdAt),
-              cell: (grant) => formatDate(grant.createdAt),
+              cell: (grant) => <span data-dynamic>{formatDate(grant.createdAt)}</span>,
             },
             {
               id: 'actions',
@@ -725,7 +726,7 @@ function SubProjectsSection({ project }: { project: ContentProject }) {
               header: 'Updated',
               width: 170,
               sortBy: (child) => new Date(child.updatedAt),
-              cell: (child) => formatDate(child.updatedAt),
+              cell: (child) => <span data-dynamic>{formatDate(child.updatedAt)}</span>,
             },
             {
               id: 'actions',

@@ -76,7 +76,9 @@ export function CustomerPage({ id }: { id: string }) {
         </div>
         <div>
           <dt>Id</dt>
-          <dd className="mono">{data.id}</dd>
+          <dd className="mono" data-dynamic>
+            {data.id}
+          </dd>
         </div>
         <div>
           <dt>Country</dt>
@@ -84,7 +86,7 @@ export function CustomerPage({ id }: { id: string }) {
         </div>
         <div>
           <dt>Created</dt>
-          <dd>{formatDate(data.createdAt)}</dd>
+          <dd data-dynamic>{formatDate(data.createdAt)}</dd>
         </div>
       </dl>
 

@@ -233,7 +233,7 @@ function CustomersTable({
         header: 'Created',
         width: 170,
         sortBy: (customer) => new Date(customer.createdAt),
-        cell: (customer) => formatDate(customer.createdAt),
+        cell: (customer) => <span data-dynamic>{formatDate(customer.createdAt)}</span>,
       },
       {
         id: 'actions',

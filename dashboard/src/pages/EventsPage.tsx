@@ -91,7 +91,7 @@ export function EventsTable({ events, busy, caption }: { events: Event[]; busy?:
         id: 'object',
         header: 'Object',
         cell: (event) => (
-          <Text span ff="monospace" fz="sm">
+          <Text span ff="monospace" fz="sm" data-dynamic>
             {objectId(event) ?? '—'}
           </Text>
         ),
@@ -101,7 +101,7 @@ export function EventsTable({ events, busy, caption }: { events: Event[]; busy?:
         header: 'Created',
         width: 180,
         sortBy: (event) => new Date(event.createdAt),
-        cell: (event) => formatDate(event.createdAt),
+        cell: (event) => <span data-dynamic>{formatDate(event.createdAt)}</span>,
       },
       {
         id: 'actions',
@@ -156,13 +156,20 @@ function EventDetails({ event }: { event: Event }) {
   const seesDeliveries = useSeesDeliveries();
   return (
     <Stack gap="sm">
-      <Text fz="sm" c="var(--muted)">
+      <Text fz="sm" c="var(--muted)" data-dynamic>
         {formatDate(event.createdAt)}
       </Text>
       <Title order={3} fz="md">
         Payload
       </Title>
-      <Code block aria-label={`Payload of event ${event.id}`} tabIndex={0} style={{ maxHeight: 360, overflow: 'auto' }}>
+      {/* Ids and times throughout: it changes every run. */}
+      <Code
+        block
+        aria-label={`Payload of event ${event.id}`}
+        tabIndex={0}
+        style={{ maxHeight: 360, overflow: 'auto' }}
+        data-dynamic
+      >
         {JSON.stringify(event, null, 2)}
       </Code>
       {seesDeliveries && (

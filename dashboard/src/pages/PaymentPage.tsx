@@ -106,11 +106,13 @@ export function PaymentPage({ id }: { id: string }) {
         </div>
         <div>
           <dt>Created</dt>
-          <dd>{formatDate(data.createdAt)}</dd>
+          <dd data-dynamic>{formatDate(data.createdAt)}</dd>
         </div>
         <div>
           <dt>Id</dt>
-          <dd className="mono">{data.id}</dd>
+          <dd className="mono" data-dynamic>
+            {data.id}
+          </dd>
         </div>
       </dl>
 
@@ -145,7 +147,7 @@ export function PaymentPage({ id }: { id: string }) {
               }
             >
               <Stack gap={4}>
-                <Text fz="sm" c="var(--muted)">
+                <Text fz="sm" c="var(--muted)" data-dynamic>
                   {formatDate(event.createdAt)}
                 </Text>
                 {seesDeliveries && <EventDeliveries eventId={event.id} eventType={event.type} />}

@@ -160,7 +160,8 @@ function endpointColumns(
       cell: (endpoint) => (
         <>
           <Button variant="link" onClick={() => onSelect(endpoint.id)} aria-pressed={endpoint.id === selected}>
-            {endpoint.url}
+            {/* A receiver's address carries a port that changes every run. */}
+            <span data-dynamic>{endpoint.url}</span>
           </Button>
           {endpoint.disabledReason && (
             <Text fz="xs" c="var(--muted)">
@@ -270,7 +271,9 @@ function Deliveries({ endpoint }: { endpoint: Endpoint }) {
   return (
     <section aria-labelledby="deliveries-heading">
       <div className="page-head">
-        <h2 id="deliveries-heading">Recent deliveries to {endpoint.url}</h2>
+        <h2 id="deliveries-heading">
+          Recent deliveries to <span data-dynamic>{endpoint.url}</span>
+        </h2>
         <Button variant="secondary" busy={deliveries.isFetching} onClick={() => void deliveries.refetch()}>
           Refresh
         </Button>
@@ -325,7 +328,7 @@ function deliveryColumns(endpoint: Endpoint): ListColumn<Delivery>[] {
       header: 'Created',
       width: 170,
       sortBy: (delivery) => new Date(delivery.createdAt),
-      cell: (delivery) => formatDate(delivery.createdAt),
+      cell: (delivery) => <span data-dynamic>{formatDate(delivery.createdAt)}</span>,
     },
     {
       id: 'actions',
@@ -382,7 +385,10 @@ function AttemptItem({ attempt }: { attempt: Attempt }) {
   return (
     <li value={attempt.attempt}>
       <Badge tone={DELIVERY_TONES[attempt.status as keyof typeof DELIVERY_TONES] ?? 'neutral'}>{attempt.status}</Badge>{' '}
-      {outcome.join(' · ')} <span className="muted">{formatDate(attempt.createdAt)}</span>
+      {/* How long it took and when change every run. */}
+      <span data-dynamic>
+        {outcome.join(' · ')} <span className="muted">{formatDate(attempt.createdAt)}</span>
+      </span>
       {attempt.responseBody && (
         <details>
           <summary>Response body</summary>

@@ -312,7 +312,12 @@ export function ContentResults({ state }: { state: ContentSearchState }) {
               width: 140,
               cell: (project) => channelNames.get(project.channelId) ?? '—',
             },
-            { id: 'updated', header: 'Updated', width: 170, cell: (project) => formatDate(project.updatedAt) },
+            {
+              id: 'updated',
+              header: 'Updated',
+              width: 170,
+              cell: (project) => <span data-dynamic>{formatDate(project.updatedAt)}</span>,
+            },
           ]}
         />
       )}

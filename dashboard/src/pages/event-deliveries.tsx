@@ -27,7 +27,7 @@ export function formatTime(iso: string): string {
 export function NextTry({ delivery }: { delivery: Pick<Delivery, 'status' | 'nextAttemptAt'> }) {
   if (delivery.status !== 'pending' || !delivery.nextAttemptAt) return null;
   return (
-    <Text span fz="sm" c="var(--muted)">
+    <Text span fz="sm" c="var(--muted)" data-dynamic>
       Next try at {formatTime(delivery.nextAttemptAt)}
     </Text>
   );
@@ -80,10 +80,10 @@ export function EventDeliveries({ eventId, eventType }: { eventId: string; event
             <List.Item key={delivery.id} data-delivery={delivery.id} data-status={delivery.status}>
               <Group gap="xs" wrap="wrap">
                 <DeliveryStatus status={delivery.status} />
-                <Text span fz="sm" style={{ overflowWrap: 'anywhere' }}>
+                <Text span fz="sm" style={{ overflowWrap: 'anywhere' }} data-dynamic>
                   {urls.get(delivery.endpointId) ?? 'An endpoint'}
                 </Text>
-                <Text span fz="sm" c="var(--muted)">
+                <Text span fz="sm" c="var(--muted)" data-dynamic>
                   {delivery.attempt} {delivery.attempt === 1 ? 'attempt' : 'attempts'}
                   {delivery.attempts[0] ? `, last: ${attemptLine(delivery.attempts[0])}` : ''}
                 </Text>

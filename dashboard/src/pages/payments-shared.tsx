@@ -380,7 +380,7 @@ export function PaymentsTable({
         header: 'Created',
         width: 170,
         sortBy: (payment) => new Date(payment.createdAt),
-        cell: (payment) => formatDate(payment.createdAt),
+        cell: (payment) => <span data-dynamic>{formatDate(payment.createdAt)}</span>,
       },
       {
         id: 'actions',

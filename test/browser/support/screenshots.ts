@@ -95,6 +95,9 @@ export async function expectScreenshot(page: Page, name: string, options: Screen
   await page.evaluate(
     () => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready,
   );
+  // The shell's header and sidebar are fixed: a full-page picture paints them where the window is
+  // scrolled to, which depends on the control used last. From the top they are where a person sees them.
+  await page.evaluate(() => (globalThis as unknown as { scrollTo: (x: number, y: number) => void }).scrollTo(0, 0));
   const shot = await page.screenshot({
     fullPage: true,
     animations: 'disabled',
