@@ -498,6 +498,7 @@ describe('platform dashboard in a browser', () => {
       await settled();
       await checkAccessibility('payment');
       await screenshot('payment');
+      await expectScreenshot(page, 'payment');
       await t.http.delete(`/v1/webhook-endpoints/${endpoint.body.data.id}`, { token: loggedIn.accessToken });
 
       // The customers list names the default card as its brand and last four.
@@ -744,6 +745,7 @@ describe('platform dashboard in a browser', () => {
     );
     expect(sequences).toEqual(Array.from({ length: total }, (_, i) => total - i));
     await checkAccessibility('audit');
+    await expectScreenshot(page, 'audit');
     await page.getByRole('heading', { level: 1, name: 'Audit log' }).scrollIntoViewIfNeeded();
     await screenshot('audit');
 

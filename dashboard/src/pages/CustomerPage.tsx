@@ -177,7 +177,11 @@ function CardItem({ card, isDefault }: { card: Card; isDefault: boolean }) {
       <div>
         <strong>{label}</strong>
         <div className="muted small">
-          {card.funding}, {card.country}, expires {String(card.expMonth).padStart(2, '0')}/{card.expYear}
+          {card.funding}, {card.country}, expires{' '}
+          {/* Test cards expire a few years from now: a date that moves with the year. */}
+          <span data-dynamic>
+            {String(card.expMonth).padStart(2, '0')}/{card.expYear}
+          </span>
         </div>
       </div>
       <div className="row-actions">
