@@ -6,7 +6,8 @@ import { InProcessEmitter } from './in-process-events';
  * single-document insert or update as the change, so a change that happened holds its events and one
  * that did not holds none. No write replaces or removes an outbox before its events are in the events
  * collection: it first copies the outbox it read (by event id, so twice is once) and is guarded on
- * the version it read; a copied outbox is removed while its record is still at that version. The
+ * the version it read; a copied outbox is removed (off the request, within a second) only while the
+ * record still holds that same outbox, matched by its event id. The
  * writer then publishes its own events; should it stop or fail first, they stay in the record, where
  * every instance's sweep finds them by the record's recent `updatedAt`, and a write whose answer was
  * lost happened exactly when the record is at its version. A hard delete writes each record's event
