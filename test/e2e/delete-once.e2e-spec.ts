@@ -2,12 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Types } from 'mongoose';
 import { EventRelay } from '../../src/events/event-relay';
 import { createFirstAdmin, TestUser } from '../support/auth';
+import { createCard as createCardAs, createCustomer as createCustomerAs } from '../support/finance';
 import { pollUntil } from '../support/deadline';
 import { delayedAndLostOnce, failEveryDiscard, failOnce } from '../support/faults';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
-
-const FUTURE_YEAR = String(new Date().getUTCFullYear() + 3);
 
 interface ListedEvent {
   id: string;
@@ -47,22 +46,8 @@ describe('a hard delete, one event whatever happens', () => {
   const post = (path: string, body: unknown) => t.http.post(path, body, { token: admin.token });
   const deleteCustomer = (id: string) => t.http.delete(`/v1/customers/${id}`, { token: admin.token });
 
-  async function createCustomer(): Promise<string> {
-    const res = await post('/v1/customers', { email: 'once@example.com' });
-    expect(res.status).toBe(201);
-    return res.body.data.id;
-  }
-  async function createCard(customer: string): Promise<string> {
-    const res = await post('/v1/cards', {
-      customer,
-      cardNumber: '4242424242424242',
-      expMonth: '12',
-      expYear: FUTURE_YEAR,
-      cvc: '123',
-    });
-    expect(res.status).toBe(201);
-    return res.body.data.id;
-  }
+  const createCustomer = () => createCustomerAs(t.http, admin.token, 'once@example.com');
+  const createCard = (customer: string) => createCardAs(t.http, admin.token, customer);
 
   /** The listed events of one record, oldest first. */
   async function listedOf(id: string): Promise<ListedEvent[]> {

@@ -3,12 +3,12 @@ import { Types } from 'mongoose';
 import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
 import { createFirstAdmin, TestUser } from '../support/auth';
+import { createCard as createCardAs, createCustomer as createCustomerAs } from '../support/finance';
 import { pollUntil } from '../support/deadline';
 import { delayedAndLostOnce, failEveryDiscard, failOnce } from '../support/faults';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 
-const FUTURE_YEAR = String(new Date().getUTCFullYear() + 3);
 const HOOK = '/matrix';
 
 interface ListedEvent {
@@ -57,22 +57,8 @@ describe('the fault matrix', () => {
   const stored = (collection: string, id: string) =>
     t.db.collection(collection).findOne({ _id: new Types.ObjectId(id) });
 
-  async function createCustomer(): Promise<string> {
-    const res = await post('/v1/customers', { email: 'matrix@example.com' });
-    expect(res.status).toBe(201);
-    return res.body.data.id;
-  }
-  async function createCard(customer: string): Promise<string> {
-    const res = await post('/v1/cards', {
-      customer,
-      cardNumber: '4242424242424242',
-      expMonth: '12',
-      expYear: FUTURE_YEAR,
-      cvc: '123',
-    });
-    expect(res.status).toBe(201);
-    return res.body.data.id;
-  }
+  const createCustomer = () => createCustomerAs(t.http, admin.token, 'matrix@example.com');
+  const createCard = (customer: string) => createCardAs(t.http, admin.token, customer);
 
   /** The listed events of one record, oldest first, after the sweep has run (twice, the second finding nothing new). */
   async function listedOf(id: string): Promise<ListedEvent[]> {

@@ -4,12 +4,11 @@ import { Records } from '../../src/database/records';
 import { EventRelay } from '../../src/events/event-relay';
 import { EventsRepository } from '../../src/events/events.repository';
 import { createFirstAdmin, TestUser } from '../support/auth';
+import { createCard as createCardAs, createCustomer as createCustomerAs } from '../support/finance';
 import { pollUntil } from '../support/deadline';
 import { failOnce, networkError, stopBeforeRecording, stopBeforeSettling, type RecordWrite } from '../support/faults';
 import { HttpResponse } from '../support/http';
 import { createTestApp, TestApp } from '../support/test-app';
-
-const FUTURE_YEAR = String(new Date().getUTCFullYear() + 3);
 
 /**
  * Faults injected into every recorded write kind: a process that stops between two of a change's
@@ -51,22 +50,8 @@ describe('the outbox under faults', () => {
 
   const expectUnavailable = (res: HttpResponse) => expect(res.status).toBeGreaterThanOrEqual(500);
 
-  async function createCustomer(): Promise<string> {
-    const res = await post('/v1/customers', { email: 'fault@example.com' });
-    expect(res.status).toBe(201);
-    return res.body.data.id;
-  }
-  async function createCard(customer: string): Promise<string> {
-    const res = await post('/v1/cards', {
-      customer,
-      cardNumber: '4242424242424242',
-      expMonth: '12',
-      expYear: FUTURE_YEAR,
-      cvc: '123',
-    });
-    expect(res.status).toBe(201);
-    return res.body.data.id;
-  }
+  const createCustomer = () => createCustomerAs(t.http, admin.token, 'fault@example.com');
+  const createCard = (customer: string) => createCardAs(t.http, admin.token, customer);
   async function createCollection(): Promise<string> {
     const res = await post('/collections', { name: 'Faulty' });
     expect(res.status).toBe(201);
