@@ -2,6 +2,8 @@
 export {
   ACCOUNT_CREATED,
   ACCOUNT_MFA_REQUIREMENT_CHANGED,
+  MEMBER_LEAVING,
   type AccountCreatedEvent,
   type AccountMfaRequirementChangedEvent,
+  type MemberLeavingEvent,
 } from '../events/in-process-events';

@@ -21,6 +21,7 @@ import {
   ACCOUNT_MFA_REQUIREMENT_CHANGED,
   AccountCreatedEvent,
   AccountMfaRequirementChangedEvent,
+  MEMBER_LEAVING,
 } from './accounts.events';
 import { hasAdminRights, toAccountView, toMemberView } from './accounts.mapper';
 import { AccountsRepository } from './accounts.repository';
@@ -331,6 +332,11 @@ export class AccountsService implements OnApplicationBootstrap {
       const target = await this.memberships.find(accountId, memberId);
       if (!target) throw new NotFoundException(MEMBER_NOT_FOUND);
       if (target.owner) throw new ConflictException(TRANSFER_FIRST);
+      const account = await this.accounts.findById(accountId);
+      if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
+      // Their channel roles go first: a stop between the two leaves a member with fewer roles, whom
+      // a retried removal removes, never a departed user whose roles wait for them to be invited back.
+      await this.events.emitAsync(MEMBER_LEAVING, { accountId, userId: memberId, ownerId: String(account.ownerId) });
       const removed = await this.trail.record(
         audit,
         {

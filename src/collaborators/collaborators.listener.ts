@@ -6,6 +6,7 @@ import {
   type ChannelCreatedEvent,
   type ChannelDeletedEvent,
 } from '../channels/channels.events';
+import { MEMBER_LEAVING, type MemberLeavingEvent } from '../accounts/accounts.events';
 import { CollaboratorsService } from './collaborators.service';
 
 @Injectable()
@@ -16,6 +17,12 @@ export class CollaboratorsListener {
   @OnInProcessEvent(CHANNEL_CREATED, { suppressErrors: false })
   onChannelCreated(event: ChannelCreatedEvent): Promise<void> {
     return this.collaborators.addCreator(event.scope, event.channelId);
+  }
+
+  /** A member leaving the account leaves its channels; an error keeps them a member. */
+  @OnInProcessEvent(MEMBER_LEAVING, { suppressErrors: false })
+  onMemberLeaving(event: MemberLeavingEvent): Promise<void> {
+    return this.collaborators.memberLeaving(event);
   }
 
   /** A channel's collaborators go with it. */

@@ -4,6 +4,7 @@ import { AccountsModule } from '../accounts/accounts.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { ClockModule } from '../common/clock/clock';
 import { LeasesModule } from '../leases/leases.module';
+import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
 import { Collaborator, CollaboratorSchema } from './collaborator.schema';
 import { CollaboratorsController } from './collaborators.controller';
 import { CollaboratorsListener } from './collaborators.listener';
@@ -17,6 +18,8 @@ import { CollaboratorsService } from './collaborators.service';
  * change a channel or its content projects: a platform admin, the account's owner or an API key
  * always, anyone else only with a live role at or above the one the write needs. The access guard
  * asks it for routes whose access policy names a channel role (src/access/channel-roles.ts).
+ * A channel keeps a lasting owner: changes of owners run under the channel's lease, and a member
+ * leaving the account leaves every channel, handing the ones only they owned to the account's owner.
  */
 @Module({
   imports: [
@@ -25,6 +28,7 @@ import { CollaboratorsService } from './collaborators.service';
     AccountsModule,
     ClockModule,
     LeasesModule,
+    PlatformProjectsModule,
   ],
   controllers: [CollaboratorsController],
   providers: [CollaboratorsService, CollaboratorsRepository, CollaboratorsListener],

@@ -57,6 +57,12 @@ export class CollaboratorsRepository {
       : Promise.resolve([]);
   }
 
+  /** Every record of the user in the scope, whichever channel. */
+  ofUser(scope: TenantScope, userId: string): Promise<Collaborator[]> {
+    const user = toObjectId(userId);
+    return user ? this.records.find(scope, { userId: user }) : Promise.resolve([]);
+  }
+
   /** Whether the channel has an owner other than `userId` whose role has no end. */
   async hasLastingOwnerBesides(scope: TenantScope, channelId: string, userId: string): Promise<boolean> {
     const channel = toObjectId(channelId);

@@ -10,8 +10,10 @@ import { isDuplicateKey } from '../common/database/duplicate-key';
 import type { ContentListQuery } from '../common/paging/content-list.query';
 import type { ContentPage } from '../common/paging/total-count';
 import { RequestValidationException } from '../common/pipes/validation.pipe';
+import type { MemberLeavingEvent } from '../accounts/accounts.events';
+import { PlatformProjectsService } from '../platform-projects/platform-projects.service';
 import { MembershipLookup } from '../tenancy/tenancy-lookups';
-import type { TenantScope } from '../tenancy/tenant-scope';
+import { tenantScope, type TenantScope } from '../tenancy/tenant-scope';
 import { roleAtLeast, type ChannelRole, type Collaborator } from './collaborator.schema';
 import { CollaboratorsRepository } from './collaborators.repository';
 import { toCollaboratorResponse } from './collaborators.mapper';
@@ -48,6 +50,7 @@ export class CollaboratorsService {
     private readonly trail: AuditTrail,
     private readonly clock: Clock,
     private readonly leases: Leases,
+    private readonly platformProjects: PlatformProjectsService,
   ) {}
 
   /** The route's access policy asks for the channel role owner; an unknown channel is 404 here. */
@@ -224,6 +227,33 @@ export class CollaboratorsService {
   /** Makes the user the channel's owner unless they are a collaborator already (the migration); whether it added them. */
   addOwnerUnlessPresent(scope: TenantScope, channelId: string, userId: string): Promise<boolean> {
     return this.collaborators.insertUnlessPresent(scope, channelId, userId, 'owner');
+  }
+
+  /**
+   * A member leaving the account loses their role in every channel of it. A channel they were the
+   * last lasting owner of gets the account's owner as its owner first (under the channel's owners
+   * lease, as every change of owners), so no channel is left without one. Idempotent: run again, it
+   * finds nothing left to remove.
+   */
+  async memberLeaving(event: MemberLeavingEvent): Promise<void> {
+    for (const project of await this.platformProjects.list(event.accountId)) {
+      const scope = tenantScope(event.accountId, project.id);
+      for (const record of await this.collaborators.ofUser(scope, event.userId)) {
+        const channelId = String(record.channelId);
+        await this.underOwnersLease(channelId, async () => {
+          if (record.role === 'owner' && record.expiresAt == null) await this.keepAnOwner(scope, channelId, event);
+          await this.collaborators.remove(scope, channelId, event.userId);
+        });
+      }
+    }
+  }
+
+  /** The account's owner becomes the channel's lasting owner unless another lasting owner stays. */
+  private async keepAnOwner(scope: TenantScope, channelId: string, event: MemberLeavingEvent): Promise<void> {
+    if (await this.collaborators.hasLastingOwnerBesides(scope, channelId, event.userId)) return;
+    const present = await this.collaborators.find(scope, channelId, event.ownerId);
+    if (!present) await this.collaborators.insert(scope, channelId, event.ownerId, 'owner', null);
+    else await this.collaborators.change(scope, channelId, event.ownerId, { role: 'owner', expiresAt: null });
   }
 
   removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {

@@ -13,6 +13,7 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 export interface InProcessEvents {
   [ACCOUNT_CREATED]: { payload: AccountCreatedEvent; answer: void };
   [ACCOUNT_MFA_REQUIREMENT_CHANGED]: { payload: AccountMfaRequirementChangedEvent; answer: void };
+  [MEMBER_LEAVING]: { payload: MemberLeavingEvent; answer: void };
   [PLATFORM_PROJECT_DELETING]: { payload: PlatformProjectDeletingEvent; answer: boolean };
   [PLATFORM_PROJECT_DELETED]: { payload: PlatformProjectDeletedEvent; answer: void };
   [CUSTOMER_DELETING]: { payload: CustomerDeletingEvent; answer: void };
@@ -67,6 +68,20 @@ export const ACCOUNT_MFA_REQUIREMENT_CHANGED = 'account.mfa_requirement_changed'
 export interface AccountMfaRequirementChangedEvent {
   accountId: string;
   requireMfa: boolean;
+}
+
+/**
+ * Emitted (awaited) before a member leaves an account or is removed from it, so the roles they hold
+ * in its channels go first: a member invited back later starts with none, and a channel they were
+ * the last owner of passes to the account's owner. An error stops the removal, the member kept; the
+ * removal retried runs the listeners again, so each is idempotent.
+ */
+export const MEMBER_LEAVING = 'account.member-leaving';
+export interface MemberLeavingEvent {
+  accountId: string;
+  userId: string;
+  /** The account's owner, who takes the channels the member leaves without an owner. */
+  ownerId: string;
 }
 
 /**

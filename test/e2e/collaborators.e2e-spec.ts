@@ -1,6 +1,6 @@
 import { Types } from 'mongoose';
 import { randomBytes } from 'node:crypto';
-import { createFirstAdmin, createUser, TestUser } from '../support/auth';
+import { createFirstAdmin, createUser, invite, TestUser } from '../support/auth';
 import { expectError, expectNotFound, expectUnauthorized, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
 
@@ -186,6 +186,49 @@ describe('channel collaborators and who may change content', () => {
         (await t.http.post(`/channels/${channel}/collaborators`, { userId: member.id, role: 'viewer' }, as(dev)))
           .status,
       ).toBe(201);
+    });
+
+    it("leave with a member who leaves the account; a channel only they owned passes to the account's owner", async () => {
+      const member = await createUser(t.http, 'developer', admin.token);
+      const theirs = await createChannel(member);
+      const shared = await createChannel(admin);
+      await grant(shared, member, 'editor');
+      // A channel with another lasting owner keeps that owner alone.
+      const coOwned = await createChannel(member);
+      await grant(coOwned, platformManager, 'owner');
+      const rolesIn = async (channel: string) =>
+        Object.fromEntries(
+          (
+            (await t.http.get(`/channels/${channel}/collaborators`, as(admin))).body as {
+              userId: string;
+              role: string;
+            }[]
+          ).map((row) => [row.userId, row.role]),
+        );
+
+      const removed = await t.http.delete(`/api/v1/accounts/${admin.accountId}/members/${member.id}`, as(admin));
+      expect(removed.status).toBe(200);
+      expect(await rolesIn(theirs)).toEqual({ [admin.id]: 'owner' });
+      expect(await rolesIn(shared)).toEqual({ [admin.id]: 'owner' });
+      expect(await rolesIn(coOwned)).toEqual({ [platformManager.id]: 'owner' });
+      expect(
+        await t.db.collection('channel_collaborators').countDocuments({ userId: new Types.ObjectId(member.id) }),
+      ).toBe(0);
+
+      // Invited back, they start with no channel role: the old owner's record did not wait for them.
+      const token = await invite(t.http, admin.token, member.email, 'developer');
+      const accepted = await t.http.post('/api/v1/invitations/accept', { token }, as(member));
+      expect(accepted.status).toBe(200);
+      const back = await t.http.post('/api/v1/login', {
+        email: member.email,
+        password: member.password,
+        accountId: admin.accountId,
+      });
+      expectError(
+        await t.http.put(`/channels/${theirs}`, { name: 'Taken back' }, { token: back.body.accessToken }),
+        403,
+        NEEDS('manager'),
+      );
     });
 
     it('go with their channel', async () => {
