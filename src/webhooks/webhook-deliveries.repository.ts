@@ -387,7 +387,7 @@ function claiming(
  * claim (its token, or for a claim written before tokens, when it was made), so a later claim of the
  * same attempt is watched anew.
  */
-function claimKey(delivery: ReadDelivery): string {
+export function claimKey(delivery: ReadDelivery): string {
   const claim = delivery.claimToken ?? new Date(delivery.claimedAt ?? delivery.claimedUntil!).getTime();
   return `${String(delivery._id)}:${delivery.attempt}:${claim}`;
 }

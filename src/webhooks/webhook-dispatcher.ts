@@ -23,6 +23,7 @@ import type { WebhookDelivery } from './webhook-delivery.schema';
 import {
   WebhookDeliveriesRepository,
   type AttemptOutcome,
+  claimKey,
   newClaimToken,
   type Claim,
   type DueDelivery,
@@ -244,15 +245,16 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
    */
   private async attemptDue(due: DueDelivery): Promise<void> {
     try {
+      // Another sender's claim, not yet watched for a whole claim's length: left alone, unread.
+      if (due.claimedUntil && !this.watch.lapsed(claimKey(due))) return;
+      const watched = () => true;
       const endpoint = await this.endpoints.forDelivery(due.projectId, due.endpointId);
       if (!endpoint || endpoint.status !== 'enabled') {
         const reason = endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted';
-        await this.deliveries.failUnsent(due, reason, (key) => this.watch.lapsed(key));
+        await this.deliveries.failUnsent(due, reason, watched);
         return;
       }
-      const claimed = await this.deliveries.claimAndRead(due, new Date(Date.now() + this.claimMs), new Date(), (key) =>
-        this.watch.lapsed(key),
-      );
+      const claimed = await this.deliveries.claimAndRead(due, new Date(Date.now() + this.claimMs), new Date(), watched);
       if (claimed) await this.send(claimed.delivery, endpoint, claimed.claim);
     } catch (error) {
       // An attempt claimed stays claimed until its claim lapses; then it is taken over.
