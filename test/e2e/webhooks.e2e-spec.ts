@@ -251,6 +251,62 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
+  it('a fan-out wider than its lanes inserts the first 8 claimed and the rest due, in one command, and sends each once', async () => {
+    const dispatcher = t.app.get(WebhookDispatcher);
+    // A project of its own: 12 endpoints, more than a fan-out's 8 lanes.
+    const owner = await createFirstAdmin(t.http);
+    const paths = Array.from({ length: 12 }, (_, i) => `/wide-${i}`);
+    for (const path of paths) {
+      // Slow enough that a lane is still busy when the fan-out returns.
+      receiver.answer(path, (response) => setTimeout(() => response.writeHead(200).end('ok'), 200));
+      await createEndpoint(path, {}, owner.token);
+    }
+    const inserts: { attempt: number; claimToken: string | null; claimedUntil: Date | null }[][] = [];
+    const onCommand = (event: { commandName: string; command: Record<string, unknown> }) => {
+      if (event.commandName === 'insert' && event.command.insert === 'webhook_deliveries')
+        inserts.push(event.command.documents as (typeof inserts)[number]);
+    };
+    const client = t.db.getClient();
+    client.on('commandStarted', onCommand);
+    const id = `evt_${new Types.ObjectId().toHexString()}`;
+    try {
+      await dispatcher.eventsRecorded([
+        {
+          id,
+          type: 'customer.created',
+          projectId: owner.projectId,
+          createdAt: new Date(),
+          body: JSON.stringify({ id, type: 'customer.created' }),
+        },
+      ]);
+    } finally {
+      client.off('commandStarted', onCommand);
+    }
+    expect(inserts).toHaveLength(1);
+    const [documents] = inserts;
+    expect(documents).toHaveLength(12);
+    const claimed = documents.filter((document) => document.attempt === 1);
+    expect(claimed).toHaveLength(8);
+    expect(new Set(claimed.map((document) => document.claimToken)).size).toBe(8);
+    expect(claimed.every((document) => document.claimedUntil instanceof Date)).toBe(true);
+    expect(
+      documents
+        .filter((document) => document.attempt !== 1)
+        .map((document) => [document.attempt, document.claimToken, document.claimedUntil]),
+    ).toEqual(Array(4).fill([0, null, null]));
+    // Each sent once, by a lane as it freed up or by the poll, and recorded as its first attempt.
+    for (const path of paths) await receiver.waitFor(path, 1);
+    await waitUntil(
+      async () =>
+        (await t.db.collection('webhook_deliveries').countDocuments({ eventId: id, status: 'succeeded' })) === 12,
+    );
+    await sleep(300);
+    expect(paths.map((path) => receiver.at(path).length)).toEqual(Array(12).fill(1));
+    expect(receiver.concurrent).toEqual([]);
+    const stored = await t.db.collection('webhook_deliveries').find({ eventId: id }).toArray();
+    expect(stored.map((delivery) => [delivery.attempt, delivery.attempts.length])).toEqual(Array(12).fill([1, 1]));
+  });
+
   it('sends an endpoint only the types it enabled', async () => {
     const endpoint = await createEndpoint('/payments-only', { enabledEvents: ['payment.created'] });
     const customer = await createCustomer();
