@@ -199,8 +199,7 @@ export class WebhookDeliveriesRepository {
   /**
    * Claims the attempt after the delivery's `attempt` (as read) until `claimedUntil`, by one update
    * guarded on the delivery being as read: pending, at that attempt, holding the same claim (its token
-   * and end) or none. The claim when this caller is the one to send it, else null; with `withPayload`,
-   * the delivery as claimed too (its payload included), in the same command. A claim of another
+   * and end) or none. The claim when this caller is the one to send it, else null. A claim of another
    * sender is taken over only when `lapsed` says so for its key: the caller has watched it stand for a
    * claim's whole length on its own clock, so no two instances' clocks are compared. Taken over, the
    * attempt it held is recorded as abandoned (it may have been sent).
