@@ -65,6 +65,7 @@ async function main() {
       status: 'pending',
       attempt: 1,
       nextAttemptAt: now(),
+      claimToken: `token${i}`,
       claimedUntil: now(),
       claimedAt: now(),
       attempts: [],
@@ -78,11 +79,12 @@ async function main() {
   );
   await measure('its outcome (an update guarded on the claim, $set and $push)', (i) =>
     deliveries.updateOne(
-      { _id: ids[i], projectId, attempt: 1 },
+      { _id: ids[i], projectId, attempt: 1, claimToken: `token${i}` },
       {
         $set: {
           status: 'succeeded',
           nextAttemptAt: null,
+          claimToken: null,
           claimedUntil: null,
           claimedAt: null,
           responseStatus: 204,

@@ -191,29 +191,36 @@ export class Records<T> {
 
   /**
    * Inserts documents already in their stored form, straight through the collection (no casting or
-   * validation), in one command, not stopping at the first failure; how many went in, and whether
-   * every failure was a duplicate key (a document already there). For bookkeeping written whole by
-   * its repository (events), where one command per batch is the point.
+   * validation), in one command, not stopping at the first failure; how many went in, whether every
+   * failure was a duplicate key (a document already there), and which documents (by their index in
+   * `documents`) did not go in. For bookkeeping written whole by its repository (events, a fan-out's
+   * deliveries), where one command per batch is the point.
    */
-  async insertStored(documents: readonly Conditions[]): Promise<{ inserted: number; onlyDuplicates: boolean }> {
-    if (documents.length === 0) return { inserted: 0, onlyDuplicates: true };
+  async insertStored(
+    documents: readonly Conditions[],
+  ): Promise<{ inserted: number; onlyDuplicates: boolean; notInserted: number[] }> {
+    if (documents.length === 0) return { inserted: 0, onlyDuplicates: true, notInserted: [] };
     try {
       const result = await this.model.collection.insertMany(documents as never[], { ordered: false });
-      return { inserted: result.insertedCount, onlyDuplicates: true };
+      return { inserted: result.insertedCount, onlyDuplicates: true, notInserted: [] };
     } catch (error) {
       const failure = error as {
         insertedCount?: number;
-        writeErrors?: { code?: number }[] | { code?: number };
+        writeErrors?: { code?: number; index?: number }[] | { code?: number; index?: number };
         code?: number;
       };
       const errors = Array.isArray(failure.writeErrors)
         ? failure.writeErrors
         : failure.writeErrors
           ? [failure.writeErrors]
-          : [{ code: failure.code }];
+          : [{ code: failure.code, index: undefined }];
       const onlyDuplicates = errors.length > 0 && errors.every((entry) => entry.code === 11000);
       if (!onlyDuplicates) throw error;
-      return { inserted: failure.insertedCount ?? 0, onlyDuplicates };
+      const notInserted = errors.map((entry) => entry.index).filter((index) => typeof index === 'number');
+      // A duplicate that does not say which document it was: none is known to have gone in.
+      if (notInserted.length < errors.length)
+        return { inserted: failure.insertedCount ?? 0, onlyDuplicates, notInserted: documents.map((_, i) => i) };
+      return { inserted: failure.insertedCount ?? 0, onlyDuplicates, notInserted };
     }
   }
 

@@ -17,7 +17,8 @@ const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
 
 /**
  * The data of the single-tenant build, as the migration reads and moves it: collections by name,
- * across every tenant, since the records it moves have no project yet. Only the migration and the
+ * across every tenant, since the records it moves have no project yet; and collections an earlier
+ * build kept that no module owns any more, which the migration drops. Only the migration and the
  * start-up check for unmigrated records use it.
  */
 @Injectable()
@@ -143,6 +144,13 @@ export class LegacyDataRepository {
       const ownerId = accountId && ownerOf.get(String(accountId));
       return accountId && ownerId ? [{ channelId: channel._id, projectId: channel.projectId, accountId, ownerId }] : [];
     });
+  }
+
+  /** Drops the collection, when there is one; true when it dropped it. */
+  async dropCollection(name: string): Promise<boolean> {
+    const found = await this.connection.db!.listCollections({ name }, { nameOnly: true }).toArray();
+    if (found.length === 0) return false;
+    return this.connection.db!.dropCollection(name);
   }
 
   private users() {

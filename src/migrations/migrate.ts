@@ -5,13 +5,15 @@ import { runCommand } from './command';
 import { ChannelOwnersMigration, describeChannelOwners } from './channel-owners.migration';
 import { MigrationsModule } from './migrations.module';
 import { describeMigration, SingleTenantMigration } from './single-tenant.migration';
+import { WebhookClaimsMigration } from './webhook-claims.migration';
 
 /**
  * `npm run migrate`: gives the records of a single-tenant build their account and platform project,
  * then every channel without collaborators its owner (so channels moved by the first step get one too),
  * and counts the users made before email verification existed as verified (nobody is locked out of
- * inviting or moving money by a check they never had the mail for), and names the object of each event
- * recorded before events named it. Each step is idempotent.
+ * inviting or moving money by a check they never had the mail for), names the object of each event
+ * recorded before events named it, and drops the collection of webhook attempt claims (kept in their
+ * delivery now). Each step is idempotent.
  */
 // Accounts count a passkey as a second factor: the passkeys module comes with them, and its settings.
 runCommand('Migration', { imports: [MigrationsModule], config: [passkeysConfig] }, async (context) => {
@@ -26,5 +28,6 @@ runCommand('Migration', { imports: [MigrationsModule], config: [passkeysConfig] 
       : 'Every user already has an email verification state.',
   );
   lines.push(await context.get(EventObjectsMigration).run());
+  lines.push(await context.get(WebhookClaimsMigration).run());
   return lines;
 });

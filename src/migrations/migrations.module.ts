@@ -8,15 +8,22 @@ import { UsersModule } from '../users/users.module';
 import { LegacyDataRepository } from './legacy-data.repository';
 import { SingleTenantMigration } from './single-tenant.migration';
 import { UnmigratedDataCheck } from './unmigrated-data.check';
+import { WebhookClaimsMigration } from './webhook-claims.migration';
 
 /**
  * The start-up warning about records without a project, and the migrations (`npm run migrate`): a
- * project for every record, an owner for every channel. Invariant: every migration is idempotent,
- * so run again it changes nothing and says so.
+ * project for every record, an owner for every channel, no collection an earlier build left behind.
+ * Invariant: every migration is idempotent, so run again it changes nothing and says so.
  */
 @Module({
   imports: [AccountsModule, PlatformProjectsModule, CollaboratorsModule, UsersModule, EventsModule],
-  providers: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration, LegacyDataRepository],
-  exports: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration],
+  providers: [
+    UnmigratedDataCheck,
+    SingleTenantMigration,
+    ChannelOwnersMigration,
+    WebhookClaimsMigration,
+    LegacyDataRepository,
+  ],
+  exports: [UnmigratedDataCheck, SingleTenantMigration, ChannelOwnersMigration, WebhookClaimsMigration],
 })
 export class MigrationsModule {}

@@ -1,4 +1,5 @@
-import { Injectable, type Logger } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Types, type Model } from 'mongoose';
 import { isDuplicateKey } from '../common/database/duplicate-key';
@@ -6,7 +7,6 @@ import { olderThan, type FinanceListQuery } from '../common/paging/finance-list.
 import { Records, toObjectId } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { WebhookAttemptClaim } from './webhook-attempt-claim.schema';
 import { WebhookDelivery, type DeliveryStatus, type WebhookAttempt } from './webhook-delivery.schema';
 
 export interface NewDelivery {
@@ -29,13 +29,18 @@ export type AttemptOutcome = Pick<WebhookAttempt, 'responseStatus' | 'responseBo
 /** Where the delivery stands after an attempt: due again, or done. */
 export type DeliveryState = { status: DeliveryStatus; nextAttemptAt: Date | null };
 
-/** A delivery as it was read, for claiming its next attempt. */
+/** A delivery as it was read, for claiming its next attempt: where it stood, and the claim it held, if any. */
 export type ReadDelivery = Pick<WebhookDelivery, '_id' | 'projectId' | 'endpointId' | 'attempt'> &
-  Partial<Pick<WebhookDelivery, 'claimedUntil' | 'claimedAt'>>;
+  Partial<Pick<WebhookDelivery, 'claimedUntil' | 'claimedAt' | 'claimToken'>>;
+
+/** A due delivery as the poll reads it: enough to claim its next attempt, not its payload or attempts. */
+export type DueDelivery = ReadDelivery & Pick<WebhookDelivery, 'status' | 'nextAttemptAt'>;
 
 /** The claim of the attempt a caller won: recording its outcome needs it. */
 export interface Claim {
   attempt: number;
+  /** The fencing token every later write of this attempt is guarded on. */
+  token: string;
   claimedAt: Date;
   claimedUntil: Date;
 }
@@ -46,32 +51,34 @@ export const ABANDONED = 'No outcome recorded: the instance sending this attempt
 /** Attempts one delivery may have: the schedule's, and retries asked for, up to this. */
 export const MAX_ATTEMPTS = 100;
 
+/** A new claim's fencing token: random, so no two claims of one attempt ever share it. */
+export function newClaimToken(): string {
+  return randomBytes(12).toString('base64url');
+}
+
 /**
- * The webhook deliveries and the claims of their attempts: the only code that reads or writes them.
+ * The webhook deliveries, and the claims of their attempts kept in them: the only code that reads or
+ * writes them.
  *
- * Invariant: attempt n of a delivery is sent only by the one caller whose insert claimed it, and
- * only while the claim lasts. Every attempt, the first included, is claimed just before its send by
- * the insert of its claim (delivery, n), unique, after which the delivery moves from attempt n - 1
- * to n by an update conditional on n - 1. Another sender's claim is taken over only once the caller
- * has watched it lapse on its own clock (`claim`'s `lapsed`), never by comparing clocks. Attempt n's outcome is recorded once, by its claimer, in
- * an update conditional on the delivery still holding that claim. So no two instances send one
- * attempt (on FerretDB too, where only the insert is atomic), a stale read claims nothing, and no
- * outcome is written over another's.
+ * Invariant: attempt n of a delivery is sent only by the one caller whose write claimed it, and only
+ * while the claim lasts. The claim is in the delivery itself (attempt number, fencing token, until
+ * when): a fan-out's delivery sent at once is inserted already claimed for attempt 1, and any other
+ * attempt is claimed by one update guarded on the delivery as read (its attempt number and the token
+ * of the claim it held, or none), atomic as every single-document write is. Another sender's claim is
+ * taken over only once the caller has watched it stand on its own clock (`claim`'s `lapsed`), never by
+ * comparing clocks. Attempt n's outcome is recorded once, by its claimer, in an update guarded on its
+ * attempt number and token. So no two instances send one attempt at a time, a stale read claims
+ * nothing, and no outcome is written over another's.
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
   private readonly records: TenantRecords<WebhookDelivery>;
   /** By project id without a request: the fan-out and the dispatcher, always filtering by the project they act for. */
   private readonly byProject: Records<WebhookDelivery>;
-  private readonly claims: Records<WebhookAttemptClaim>;
 
-  constructor(
-    @InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>,
-    @InjectModel(WebhookAttemptClaim.name) claims: Model<WebhookAttemptClaim>,
-  ) {
+  constructor(@InjectModel(WebhookDelivery.name) model: Model<WebhookDelivery>) {
     this.records = new TenantRecords(model);
     this.byProject = new Records(model);
-    this.claims = new Records(claims);
   }
 
   /** One delivery of the event to the endpoint: a second fan-out of the same event writes nothing. */
@@ -90,21 +97,23 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * The fan-out's deliveries in one command, as stored (the schema's defaults written out), at no
-   * attempt yet: due at their `firstAttemptAt`, or, held for the instance that sends them itself, at
-   * `heldUntil`. Each attempt is claimed just before it is sent (`claim`). A delivery there already
-   * (a relay that ran twice) is left as it is.
+   * A fan-out's deliveries in one command, as stored (the schema's defaults written out): those with
+   * a claim inserted already claimed for their first attempt (the insert is the claim: the caller
+   * sends them now), the others at no attempt yet, due at their `firstAttemptAt`. A delivery there
+   * already (a relay that ran twice) is left as it is; the ids of those this call did not write come
+   * back, so their claim is not used.
    */
-  async insertFresh(deliveries: readonly FreshDelivery[], heldUntil?: Date): Promise<void> {
+  async insertFanOut(deliveries: readonly { delivery: FreshDelivery; claim?: Claim }[]): Promise<Set<string>> {
     const now = new Date();
-    await this.byProject.insertStored(
-      deliveries.map((delivery) => ({
+    const { notInserted } = await this.byProject.insertStored(
+      deliveries.map(({ delivery, claim }) => ({
         ...delivery,
         status: 'pending',
-        attempt: 0,
-        nextAttemptAt: heldUntil ?? delivery.firstAttemptAt,
-        claimedUntil: null,
-        claimedAt: null,
+        attempt: claim ? claim.attempt : 0,
+        nextAttemptAt: claim ? claim.claimedUntil : delivery.firstAttemptAt,
+        claimToken: claim?.token ?? null,
+        claimedUntil: claim?.claimedUntil ?? null,
+        claimedAt: claim?.claimedAt ?? null,
         attempts: [],
         responseStatus: null,
         responseBody: null,
@@ -114,6 +123,7 @@ export class WebhookDeliveriesRepository {
         updatedAt: now,
       })),
     );
+    return new Set(notInserted.map((index) => String(deliveries[index].delivery._id)));
   }
 
   /** An endpoint's deliveries, newest first, `limit + 1` rows after the cursor. */
@@ -165,98 +175,86 @@ export class WebhookDeliveriesRepository {
     );
   }
 
-  /** Deliveries of every project whose attempt is due, soonest first. */
-  due(now: Date, limit: number): Promise<WebhookDelivery[]> {
+  /** Deliveries of every project whose attempt is due, soonest first, as `claim` needs them. */
+  due(now: Date, limit: number): Promise<DueDelivery[]> {
     return this.byProject.find(
       { status: 'pending', nextAttemptAt: { $lte: now } },
-      { sort: { nextAttemptAt: 1 }, limit, fields: ['projectId', 'nextAttemptAt'] },
+      {
+        sort: { nextAttemptAt: 1 },
+        limit,
+        fields: [
+          'projectId',
+          'endpointId',
+          'status',
+          'attempt',
+          'nextAttemptAt',
+          'claimToken',
+          'claimedUntil',
+          'claimedAt',
+        ],
+      },
     );
   }
 
-  /** The delivery as an attempt needs it (its payload included). */
-  forAttempt(projectId: Types.ObjectId, id: Types.ObjectId): Promise<WebhookDelivery | null> {
-    return this.byProject.findOne({ _id: id, projectId });
-  }
-
   /**
-   * Claims the attempt after the delivery's `attempt` (as read) until `claimedUntil`; the claim when
-   * this caller is the one to send it, else null. The claim's document goes in first, against its
-   * unique index; then the delivery moves to the attempt, conditionally on being as read: the
-   * attempt number is the claim's fencing token, and an outcome is recorded only under it. A claim
-   * of another sender (the delivery read still claimed, or the next attempt's claim there) is taken
-   * over only when `lapsed` says so for its key: the caller has watched it stand for a claim's whole
-   * length on its own clock, so no two instances' clocks are compared. Taken over, an attempt the
-   * delivery had moved to is recorded as abandoned (it may have been sent); a claim it never moved to
-   * is replaced (it was never sent).
+   * Claims the attempt after the delivery's `attempt` (as read) until `claimedUntil`, by one update
+   * guarded on the delivery being as read: pending, at that attempt, holding the same claim (its token
+   * and end) or none. The claim when this caller is the one to send it, else null. A claim of another
+   * sender is taken over only when `lapsed` says so for its key: the caller has watched it stand for a
+   * claim's whole length on its own clock, so no two instances' clocks are compared. Taken over, the
+   * attempt it held is recorded as abandoned (it may have been sent).
    */
   async claim(
     delivery: ReadDelivery,
     claimedUntil: Date,
     now: Date,
     lapsed: (claimKey: string) => boolean,
-    replacing = false,
   ): Promise<Claim | null> {
-    const { projectId, _id: deliveryId, endpointId } = delivery;
-    if (
-      delivery.claimedUntil &&
-      !lapsed(
-        `${String(deliveryId)}:${delivery.attempt}:${new Date(delivery.claimedAt ?? delivery.claimedUntil).getTime()}`,
-      )
-    )
-      return null;
-    const attempt = delivery.attempt + 1;
-    const claimId = await this.insertClaim({ projectId, deliveryId, endpointId, attempt, claimedUntil });
-    if (!claimId) {
-      if (replacing) return null;
-      const left = await this.claims.findOne<Pick<WebhookAttemptClaim, '_id' | 'claimedUntil'>>(
-        { projectId, deliveryId, attempt },
-        { fields: ['claimedUntil'] },
-      );
-      // Under way, or made since the delivery was read: not this caller's.
-      if (!left || !lapsed(`${String(deliveryId)}:${attempt}:${String(left._id)}`)) return null;
-      if (!(await this.byProject.exists({ _id: deliveryId, projectId, attempt: delivery.attempt }))) return null;
-      await this.claims.deleteOne({ _id: left._id, projectId });
-      return this.claim(delivery, claimedUntil, now, lapsed, true);
-    }
-    const moved = await this.byProject.updateOne(
-      {
-        _id: deliveryId,
-        projectId,
-        attempt: delivery.attempt,
-        status: 'pending',
-        claimedUntil: delivery.claimedUntil ?? null,
-      },
-      { $set: { attempt, claimedAt: now, claimedUntil, nextAttemptAt: claimedUntil }, ...abandoning(delivery) },
-    );
-    if (moved.matched > 0) return { attempt, claimedAt: now, claimedUntil };
-    // Retried, finished or deleted since it was read: the attempt is not made.
-    await this.claims.deleteOne({ _id: claimId, projectId });
-    return null;
+    if (delivery.claimedUntil && !lapsed(claimKey(delivery))) return null;
+    const claim = this.nextClaim(delivery, claimedUntil, now);
+    const moved = await this.byProject.updateStored(asRead(delivery), claiming(delivery, claim));
+    return moved.matched > 0 ? claim : null;
+  }
+
+  /** `claim`, answering the delivery as claimed (its payload included) with the claim, in the same command. */
+  async claimAndRead(
+    delivery: ReadDelivery,
+    claimedUntil: Date,
+    now: Date,
+    lapsed: (claimKey: string) => boolean,
+  ): Promise<{ claim: Claim; delivery: WebhookDelivery } | null> {
+    if (delivery.claimedUntil && !lapsed(claimKey(delivery))) return null;
+    const claim = this.nextClaim(delivery, claimedUntil, now);
+    const claimed = await this.byProject.updateAndGet(asRead(delivery), claiming(delivery, claim), {
+      include: ['payload'],
+    });
+    return claimed ? { claim, delivery: claimed } : null;
   }
 
   /**
    * Gives back a claim won too late to send within it: the delivery goes back to the attempt before,
-   * due when the claim would have lapsed, and the claim goes (the attempt was never sent).
+   * unclaimed, due when the claim would have lapsed (the attempt was never sent, so the next claimer
+   * need not watch it lapse).
    */
   async release(delivery: Pick<WebhookDelivery, '_id' | 'projectId'>, claim: Claim): Promise<void> {
-    const released = await this.byProject.updateOne(
-      { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
-      { $set: { attempt: claim.attempt - 1, claimedUntil: null, claimedAt: null, nextAttemptAt: claim.claimedUntil } },
+    await this.byProject.updateStored(
+      { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimToken: claim.token },
+      {
+        $set: {
+          attempt: claim.attempt - 1,
+          claimToken: null,
+          claimedUntil: null,
+          claimedAt: null,
+          nextAttemptAt: claim.claimedUntil,
+        },
+      },
     );
-    // Never sent, and its claimer sends it no more: the next claimer need not watch the claim lapse.
-    if (released.matched > 0)
-      await this.claims.deleteOne({
-        projectId: delivery.projectId,
-        deliveryId: delivery._id,
-        attempt: claim.attempt,
-        claimedUntil: claim.claimedUntil,
-      });
   }
 
   /**
    * Records the claimed attempt's outcome, kept among the delivery's attempts, and where the delivery
-   * stands; only while the delivery still holds that claim, so an outcome is recorded once and never
-   * over another attempt's.
+   * stands; only while the delivery still holds that claim (its attempt number and token), so an
+   * outcome is recorded once, and a sender whose claim was taken over writes nothing.
    */
   async recordAttempt(
     delivery: Pick<WebhookDelivery, '_id' | 'projectId'>,
@@ -279,12 +277,13 @@ export class WebhookDeliveriesRepository {
     };
     // Written as stored (every value here is already of its schema's type): one per attempt.
     const recorded = await this.byProject.updateStored(
-      { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimedUntil: claim.claimedUntil },
+      { _id: delivery._id, projectId: delivery.projectId, attempt: claim.attempt, claimToken: claim.token },
       {
         $set: {
           ...outcomeFields,
           status: state.status,
           nextAttemptAt: state.nextAttemptAt,
+          claimToken: null,
           claimedUntil: null,
           claimedAt: null,
           updatedAt: new Date(),
@@ -295,36 +294,30 @@ export class WebhookDeliveriesRepository {
     return recorded.matched > 0;
   }
 
-  /** Fails the delivery without an attempt (its endpoint was disabled or deleted), unless it changed since it was read. */
-  async failUnsent(delivery: ReadDelivery, error: string): Promise<void> {
-    await this.byProject.updateOne(
-      {
-        _id: delivery._id,
-        projectId: delivery.projectId,
-        attempt: delivery.attempt,
-        status: 'pending',
-        claimedUntil: delivery.claimedUntil ?? null,
+  /**
+   * Fails the delivery without an attempt (its endpoint was disabled or deleted), unless it changed
+   * since it was read; an attempt another sender still holds is left to it until `lapsed` says so, as
+   * for `claim`.
+   */
+  async failUnsent(delivery: ReadDelivery, error: string, lapsed: (claimKey: string) => boolean): Promise<void> {
+    if (delivery.claimedUntil && !lapsed(claimKey(delivery))) return;
+    await this.byProject.updateStored(asRead(delivery), {
+      $set: {
+        status: 'failed',
+        nextAttemptAt: null,
+        claimToken: null,
+        claimedUntil: null,
+        claimedAt: null,
+        error,
+        updatedAt: new Date(),
       },
-      {
-        $set: { status: 'failed', nextAttemptAt: null, claimedUntil: null, claimedAt: null, error },
-        ...abandoning(delivery),
-      },
-    );
+      ...abandoning(delivery),
+    });
   }
 
-  /** The endpoint's deliveries and their claims. */
+  /** The endpoint's deliveries. */
   async deleteOfEndpoint(scope: TenantScope, endpointId: Types.ObjectId): Promise<void> {
     await this.records.deleteMany(scope, { endpointId });
-    await this.claims.deleteMany({ projectId: new Types.ObjectId(scope.projectId), endpointId });
-  }
-
-  /**
-   * Claims go once `seconds` old, as events do past their retention: by then their attempt's outcome
-   * is on the delivery, which moved past it. Returns a function that stops the hourly sweep, where
-   * the database has no TTL index.
-   */
-  expireClaims(seconds: number, logger: Logger): Promise<() => void> {
-    return this.claims.expireByAge(seconds, logger);
   }
 
   /**
@@ -350,17 +343,52 @@ export class WebhookDeliveriesRepository {
     return this.records.exists(scope, { _id, endpointId: endpoint, payload: { $exists: false } });
   }
 
-  /** The new claim's id, or null when attempt n of the delivery is claimed already. */
-  private async insertClaim(
-    fields: Pick<WebhookAttemptClaim, 'projectId' | 'deliveryId' | 'endpointId' | 'attempt' | 'claimedUntil'>,
-  ): Promise<Types.ObjectId | null> {
-    try {
-      return (await this.claims.insert(fields))._id;
-    } catch (error) {
-      if (isDuplicateKey(error)) return null;
-      throw error;
-    }
+  private nextClaim(delivery: ReadDelivery, claimedUntil: Date, now: Date): Claim {
+    return { attempt: delivery.attempt + 1, token: newClaimToken(), claimedAt: now, claimedUntil };
   }
+}
+
+/**
+ * The delivery as read, as a filter: pending, at its attempt, holding the same claim or none. A claim
+ * written before claims had a token (no `claimToken`) matches on its end alone, as `null` matches a
+ * field that is not there.
+ */
+function asRead(delivery: ReadDelivery): Record<string, unknown> {
+  return {
+    _id: delivery._id,
+    projectId: delivery.projectId,
+    status: 'pending',
+    attempt: delivery.attempt,
+    claimToken: delivery.claimToken ?? null,
+    claimedUntil: delivery.claimedUntil ?? null,
+  };
+}
+
+/** The update that makes `claim` the delivery's attempt under way, keeping the attempt it takes over as abandoned. */
+function claiming(
+  delivery: ReadDelivery,
+  claim: Claim,
+): { $set: Record<string, unknown>; $push?: Record<string, unknown> } {
+  return {
+    $set: {
+      attempt: claim.attempt,
+      claimToken: claim.token,
+      claimedAt: claim.claimedAt,
+      claimedUntil: claim.claimedUntil,
+      nextAttemptAt: claim.claimedUntil,
+    },
+    ...abandoning(delivery),
+  };
+}
+
+/**
+ * What the caller's watch knows a claim of another sender by: the delivery, the attempt and the
+ * claim (its token, or for a claim written before tokens, when it was made), so a later claim of the
+ * same attempt is watched anew.
+ */
+export function claimKey(delivery: ReadDelivery): string {
+  const claim = delivery.claimToken ?? new Date(delivery.claimedAt ?? delivery.claimedUntil!).getTime();
+  return `${String(delivery._id)}:${delivery.attempt}:${claim}`;
 }
 
 /** A delivery read with an attempt still claimed (its claim lapsed, or the read would not be due): that attempt, kept as abandoned. */

@@ -68,10 +68,19 @@ export class WebhookDelivery {
 
   /**
    * When the next attempt is due; null once the delivery succeeded or failed for good. While an
-   * attempt is under way, the end of its claim: if its outcome is not recorded by then, it is due.
+   * attempt is under way, the end of its claim on its claimer's clock: if its outcome is not recorded
+   * by then, it is due, and taken over once the instance that finds it has watched it that long.
    */
   @Prop({ type: Date, default: null })
   nextAttemptAt: Date | null;
+
+  /**
+   * The fencing token of the claim of the attempt under way: written by the one write that claims it,
+   * and every later write of that attempt (its outcome, giving it back) is guarded on it, so a sender
+   * whose claim was taken over writes nothing. Null when no attempt is claimed.
+   */
+  @Prop({ type: String, default: null })
+  claimToken: string | null;
 
   /** Until when the attempt under way (`attempt`) is claimed by the instance sending it; null when none is. */
   @Prop({ type: Date, default: null })

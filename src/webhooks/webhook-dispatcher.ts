@@ -23,9 +23,11 @@ import type { WebhookDelivery } from './webhook-delivery.schema';
 import {
   WebhookDeliveriesRepository,
   type AttemptOutcome,
+  claimKey,
+  newClaimToken,
   type Claim,
+  type DueDelivery,
   type FreshDelivery,
-  type ReadDelivery,
 } from './webhook-deliveries.repository';
 import { WebhookEndpointsRepository, type EndpointForDelivery } from './webhook-endpoints.repository';
 import { secretBinding } from './webhook-secrets';
@@ -53,19 +55,23 @@ const RETENTION_SWEEP_MS = 60 * 60_000;
 const RETENTION_LEASE_MS = 60_000;
 const DAY_S = 24 * 3600;
 
+/** A fan-out's delivery and the endpoint as the fan-out read it. */
+type Fresh = { delivery: FreshDelivery; endpoint: EndpointForDelivery };
+
 /**
  * Sends events to webhook endpoints, off the request path, from every instance. An event's fan-out
  * writes one delivery per matching enabled endpoint, unique by endpoint and event (a relay that runs
- * twice writes none twice). When this instance sends them itself, they are written held for it for a
- * claim's length, and each is claimed just before its own send, so a wait for a free lane eats into
- * no claim. Every attempt (a first one, a retry, one whose fan-out did not send it) is claimed for
- * the timeout and a margin by the insert of its claim and a conditional update of the delivery
- * (WebhookDeliveriesRepository), by this instance's lanes or by the poll (a job of the runner) of
- * any instance. An attempt is sent only while the whole timeout fits in what is left of its claim,
- * on its claimer's own clock, so a claim never ends before its send, and one claimed too late is
- * given back unsent. A claim left by a dead instance is taken over once the instance taking it over
- * has watched it for a whole claim's length on its own clock (`ClaimWatch`): its attempt is recorded
- * as abandoned and the next one is made. At least once: a receiver deduplicates on `webhook-id`.
+ * twice writes none twice), in one command: those that get a free lane of this instance are written
+ * already claimed for their first attempt and sent at once (the insert is the claim, made just
+ * before the send), the others due, for those lanes as they free up and for every instance's poll (a
+ * job of the runner). Every other attempt (a retry, one whose fan-out did not send it) is claimed for
+ * the timeout and a margin by one update of the delivery guarded on its attempt number and claim
+ * token (WebhookDeliveriesRepository), and its outcome is one update guarded the same way. An
+ * attempt is sent only while the whole timeout fits in what is left of its claim, on its claimer's
+ * own clock, so a claim never ends before its send, and one claimed too late is given back unsent. A
+ * claim left by a dead instance is taken over once the instance taking it over has watched it for a
+ * whole claim's length on its own clock (`ClaimWatch`): its attempt is recorded as abandoned and the
+ * next one is made. At least once: a receiver deduplicates on `webhook-id`.
  */
 @Injectable()
 export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnApplicationBootstrap, OnModuleDestroy {
@@ -73,7 +79,6 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
   private readonly sender: WebhookSender;
   private pollJob?: JobHandle;
   private retentionJob?: JobHandle;
-  private stopClaimExpiry: () => void = () => undefined;
   private stopped = false;
   /** Fan-outs whose claimed deliveries are still being sent (shutdown waits for them). */
   private sending = 0;
@@ -114,9 +119,8 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
     });
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  onApplicationBootstrap(): void {
     this.relay.subscribe(this);
-    this.stopClaimExpiry = await this.deliveries.expireClaims(this.config.retentionDays * DAY_S, this.logger);
   }
 
   /** Past the events' retention, deliveries keep their outcome and lose the event they carried. */
@@ -131,7 +135,6 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
    */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
-    this.stopClaimExpiry();
     const deadline = Date.now() + this.claimMs;
     await Promise.race([
       Promise.all([this.pollJob?.stop(), this.retentionJob?.stop()]),
@@ -143,16 +146,19 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
 
   /**
    * The fan-out of a batch of events: one read of each project's enabled endpoints (remembered for a
-   * second), and one write of every delivery. Those due at once are written claimed for their first
-   * attempt and sent from here, off the request, at most CONCURRENCY at a time; past
-   * FANOUTS_SENDING_AT_ONCE fan-outs (or with a first wait) they are written due, for the poll.
+   * second), and one write of every delivery. When they are due at once and this instance sends them
+   * (fewer than FANOUTS_SENDING_AT_ONCE fan-outs under way), the first CONCURRENCY are written
+   * claimed for their first attempt and sent from here, off the request; the rest are written due and
+   * sent by those lanes as they free up, unless another instance's poll claims them first. Otherwise
+   * all are written due, for the poll, which is woken when they are due now.
    */
   async eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
     const byProject = new Map<string, PublishedEvent[]>();
     for (const event of events) byProject.set(event.projectId, [...(byProject.get(event.projectId) ?? []), event]);
-    const fresh: { delivery: FreshDelivery; endpoint: EndpointForDelivery }[] = [];
+    const fresh: Fresh[] = [];
     const firstWait = this.config.retryScheduleSeconds[0] ?? 0;
-    const firstAttemptAt = new Date(Date.now() + firstWait * 1000);
+    const now = new Date();
+    const firstAttemptAt = new Date(now.getTime() + firstWait * 1000);
     for (const [project, projectEvents] of byProject) {
       const projectId = new Types.ObjectId(project);
       const endpoints = await this.endpoints.enabledOf(projectId);
@@ -172,24 +178,31 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
       }
     }
     if (fresh.length === 0) return;
-    const deliveries = fresh.map(({ delivery }) => delivery);
     if (firstWait > 0 || this.stopped || this.sending >= FANOUTS_SENDING_AT_ONCE) {
-      await this.deliveries.insertFresh(deliveries);
+      await this.deliveries.insertFanOut(fresh);
+      if (firstWait === 0) this.wake();
       return;
     }
-    // Held for this instance's lanes until a claim's length from now; each is claimed just before
-    // its own send, so a lane's wait eats into no claim. Another instance's poll that finds one due
-    // first (this one stopped, or its clock is behind) claims it the same way: one claim wins.
+    // The first attempts of as many as this fan-out has lanes, claimed by their insert: each is sent
+    // right after it, so no wait eats into its claim. The rest wait for a lane, claimed one at a time
+    // just before their own send, by whichever instance gets there first.
+    const claimedUntil = new Date(now.getTime() + this.claimMs);
+    const claimed = fresh.slice(0, CONCURRENCY).map((item) => ({
+      ...item,
+      claim: { attempt: 1, token: newClaimToken(), claimedAt: now, claimedUntil },
+    }));
+    const waiting = fresh.slice(CONCURRENCY);
     this.sending += 1;
+    let notWritten: Set<string>;
     try {
-      await this.deliveries.insertFresh(deliveries, new Date(Date.now() + this.claimMs));
+      notWritten = await this.deliveries.insertFanOut([...claimed, ...waiting]);
     } catch (error) {
       this.sending -= 1;
       throw error;
     }
-    void inParallel(fresh, CONCURRENCY, ({ delivery, endpoint }) => this.sendFresh(delivery, endpoint)).finally(
-      () => (this.sending -= 1),
-    );
+    // A delivery there already (the event fanned out before) is not this fan-out's to send.
+    const written = (item: Fresh) => !notWritten.has(String(item.delivery._id));
+    void this.sendFanOut(claimed.filter(written), waiting.filter(written)).finally(() => (this.sending -= 1));
   }
 
   /** A delivery of the event to one endpoint, due by the schedule's first wait; null when it exists already. */
@@ -223,64 +236,59 @@ export class WebhookDispatcher implements EventSubscriber, OnModuleInit, OnAppli
     );
   }
 
-  /** A due delivery, read again whole: another instance may have made its attempt meanwhile. */
-  private async attemptDue(due: WebhookDelivery): Promise<void> {
+  /**
+   * A due delivery's next attempt: claimed by one guarded update that also reads it whole (another
+   * instance may have made its attempt since the poll read it: then nothing matches), then sent. An
+   * attempt still claimed by another sender is taken over only once this instance has itself watched
+   * that claim stand unchanged for a whole claim's length (`ClaimWatch`): no other instance's clock is
+   * compared with this one's.
+   */
+  private async attemptDue(due: DueDelivery): Promise<void> {
     try {
-      const delivery = await this.deliveries.forAttempt(due.projectId, due._id);
-      if (
-        !delivery ||
-        delivery.status !== 'pending' ||
-        !delivery.nextAttemptAt ||
-        new Date(delivery.nextAttemptAt) > new Date()
-      )
-        return;
-      const endpoint = await this.endpoints.forDelivery(delivery.projectId, delivery.endpointId);
+      // Another sender's claim, not yet watched for a whole claim's length: left alone, unread.
+      if (due.claimedUntil && !this.watch.lapsed(claimKey(due))) return;
+      const watched = () => true;
+      const endpoint = await this.endpoints.forDelivery(due.projectId, due.endpointId);
       if (!endpoint || endpoint.status !== 'enabled') {
-        await this.deliveries.failUnsent(delivery, endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted');
+        const reason = endpoint ? 'The endpoint is disabled' : 'The endpoint was deleted';
+        await this.deliveries.failUnsent(due, reason, watched);
         return;
       }
-      await this.claimAndSend(delivery, delivery, endpoint);
+      const claimed = await this.deliveries.claimAndRead(due, new Date(Date.now() + this.claimMs), new Date(), watched);
+      if (claimed) await this.send(claimed.delivery, endpoint, claimed.claim);
     } catch (error) {
       // An attempt claimed stays claimed until its claim lapses; then it is taken over.
       this.logger.warn(`Webhook delivery ${String(due._id)} failed to run: ${(error as Error).message}`);
     }
   }
 
-  /** A fresh delivery held for this instance: its first attempt claimed now, and sent with the endpoint as the fan-out read it. */
-  private async sendFresh(delivery: FreshDelivery, endpoint: EndpointForDelivery): Promise<void> {
-    if (this.stopped) return;
+  /**
+   * A fan-out's deliveries sent from here, at most CONCURRENCY at a time: each lane sends the one it
+   * inserted claimed, then claims and sends those waiting, one at a time, until none is left or the
+   * instance stops.
+   */
+  private async sendFanOut(claimed: (Fresh & { claim: Claim })[], waiting: Fresh[]): Promise<void> {
+    const lane = async ({ delivery, endpoint, claim }: Fresh & { claim: Claim }) => {
+      await this.guarded(delivery, () => this.send(delivery, endpoint, claim));
+      for (let next = waiting.shift(); next && !this.stopped; next = waiting.shift()) {
+        const { delivery: waitingDelivery, endpoint: waitingEndpoint } = next;
+        await this.guarded(waitingDelivery, async () => {
+          const read = { ...waitingDelivery, attempt: 0, claimToken: null, claimedUntil: null };
+          const won = await this.deliveries.claim(read, new Date(Date.now() + this.claimMs), new Date(), () => false);
+          if (won) await this.send(waitingDelivery, waitingEndpoint, won);
+        });
+      }
+    };
+    await Promise.all(claimed.map(lane));
+  }
+
+  /** Runs one delivery's attempt, logging its failure: its claim, if made, lapses and is taken over. */
+  private async guarded(delivery: Pick<WebhookDelivery, '_id'>, attempt: () => Promise<void>): Promise<void> {
     try {
-      await this.claimAndSend(
-        {
-          _id: delivery._id,
-          projectId: delivery.projectId,
-          endpointId: delivery.endpointId,
-          attempt: 0,
-          claimedUntil: null,
-        },
-        delivery,
-        endpoint,
-      );
+      await attempt();
     } catch (error) {
       this.logger.warn(`Webhook delivery ${String(delivery._id)} failed to run: ${(error as Error).message}`);
     }
-  }
-
-  /**
-   * Claims the delivery's next attempt, for the timeout and a margin, and sends it when this instance
-   * won the claim. An attempt still claimed by another sender is taken over only once this instance
-   * has itself watched that claim stand unchanged for a whole claim's length (`ClaimWatch`): no
-   * other instance's clock is compared with this one's.
-   */
-  private async claimAndSend(
-    read: ReadDelivery,
-    delivery: Pick<WebhookDelivery, '_id' | 'projectId' | 'eventId' | 'payload'>,
-    endpoint: EndpointForDelivery,
-  ): Promise<void> {
-    const claim = await this.deliveries.claim(read, new Date(Date.now() + this.claimMs), new Date(), (key) =>
-      this.watch.lapsed(key),
-    );
-    if (claim) await this.send(delivery, endpoint, claim);
   }
 
   /**

@@ -14,6 +14,7 @@ import {
 } from '../../src/migrations/single-tenant.migration';
 import { TENANT_COLLECTIONS } from '../../src/migrations/tenant-collections';
 import { UnmigratedDataCheck } from '../../src/migrations/unmigrated-data.check';
+import { RETIRED_WEBHOOK_CLAIMS, WebhookClaimsMigration } from '../../src/migrations/webhook-claims.migration';
 import { API_NAMES } from '../../src/tenancy/api-names';
 import { storedContentProject } from '../fixtures/stored-content-project';
 import { createFirstAdmin, login, tokenAccount, TestUser } from '../support/auth';
@@ -260,6 +261,50 @@ describe('migration of single-tenant data (npm run migrate)', () => {
       expect(await naming.run()).toBe('Every event already names the object it is about.');
     } finally {
       await events.deleteOne({ _id: _id as unknown as Types.ObjectId });
+    }
+  });
+
+  it('drops the collection where earlier builds kept webhook attempt claims, once, and leaves the deliveries they claimed to the dispatcher', async () => {
+    const projectId = new Types.ObjectId(newcomer.projectId);
+    const deliveryId = new Types.ObjectId();
+    const endpointId = new Types.ObjectId();
+    const claimedUntil = new Date(Date.now() + 3_600_000);
+    // As an earlier build left an attempt under way: its claim document, and the delivery moved to it (no token).
+    await t.db
+      .collection(RETIRED_WEBHOOK_CLAIMS)
+      .insertOne({ projectId, deliveryId, endpointId, attempt: 1, claimedUntil, createdAt: new Date() });
+    const delivery = {
+      _id: deliveryId,
+      projectId,
+      endpointId,
+      eventId: 'evt_claimed_before',
+      eventType: 'customer.created',
+      payload: '{}',
+      status: 'pending',
+      attempt: 1,
+      nextAttemptAt: claimedUntil,
+      claimedUntil,
+      claimedAt: new Date(),
+      attempts: [],
+      firstAttemptAt: new Date(),
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    };
+    await t.db.collection('webhook_deliveries').insertOne(delivery);
+    const claims = t.app.get(WebhookClaimsMigration);
+    const collections = async () => (await t.db.db!.listCollections().toArray()).map((collection) => collection.name);
+    try {
+      expect(await claims.run()).toBe(
+        'Webhook attempt claims are kept in their delivery: webhook_attempt_claims dropped.',
+      );
+      expect(await collections()).not.toContain(RETIRED_WEBHOOK_CLAIMS);
+      expect(await claims.run()).toBe(
+        'Webhook attempt claims are kept in their delivery: no webhook_attempt_claims left to drop.',
+      );
+      // Its sender may still be at work: the claim stands, for the dispatcher to take over once it has watched it lapse.
+      expect(await t.db.collection('webhook_deliveries').findOne({ _id: deliveryId })).toEqual(delivery);
+    } finally {
+      await t.db.collection('webhook_deliveries').deleteOne({ _id: deliveryId });
     }
   });
 
@@ -696,6 +741,7 @@ describe('npm run migrate (the built command)', () => {
     expect(second.output).toContain('Every channel has its collaborators already.');
     expect(second.output).toContain('Every user already has an email verification state.');
     expect(second.output).toContain('Every event already names the object it is about.');
+    expect(second.output).toContain('no webhook_attempt_claims left to drop');
     expect(await t.db.collection('accounts').countDocuments({ migrated: true })).toBe(1);
   });
 

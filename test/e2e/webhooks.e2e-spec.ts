@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Types } from 'mongoose';
 import { Webhook } from 'standardwebhooks';
 import { createFirstAdmin, createUser, TestUser } from '../support/auth';
 import { expectError, expectForbidden, expectNotFound, expectValidationError } from '../support/expect-error';
+import { monitoredDatabaseUri } from '../support/commands';
 import { createTestApp, TestApp } from '../support/test-app';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { ABANDONED, WebhookDeliveriesRepository } from '../../src/webhooks/webhook-deliveries.repository';
@@ -18,6 +20,8 @@ describe('webhooks /v1/webhook-endpoints', () => {
   beforeAll(async () => {
     await receiver.start();
     t = await createTestApp({
+      // Commands monitored: a fan-out's writes are counted.
+      MONGODB_URI: monitoredDatabaseUri(`test_${randomBytes(6).toString('hex')}`),
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0,1,1',
       WEBHOOK_TIMEOUT_MS: '1000',
@@ -169,8 +173,9 @@ describe('webhooks /v1/webhook-endpoints', () => {
       attempt: 1,
       attempts: [{ attempt: 1, status: 'succeeded' }],
     });
-    // The fan-out that lost the insert claimed nothing: its delivery was never written.
-    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId })).toBe(1);
+    // The fan-out that lost the insert sent nothing: its delivery was never written.
+    expect(await t.db.collection('webhook_deliveries').countDocuments({ endpointId })).toBe(1);
+    expect(sentIds()).toEqual([first.id]);
 
     // Fanned out again beside a new event: the known one is not sent again, the new one is.
     const second = event();
@@ -190,6 +195,116 @@ describe('webhooks /v1/webhook-endpoints', () => {
       attempts: [{ attempt: 1, status: 'succeeded' }],
     });
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it("a fan-out's first attempt is two writes: its delivery inserted already claimed, then its outcome", async () => {
+    const dispatcher = t.app.get(WebhookDispatcher);
+    const endpoint = await createEndpoint('/two-writes');
+    const endpointId = new Types.ObjectId(endpoint.id);
+    const projectId = String((await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!.projectId);
+    // Every write of the webhook collections that concerns this endpoint's delivery, as sent.
+    const ours = new Set<string>();
+    const writes: string[] = [];
+    const onCommand = (event: { commandName: string; command: Record<string, unknown> }) => {
+      const target = event.command[event.commandName];
+      if (typeof target !== 'string' || !target.startsWith('webhook_') || target === 'webhook_endpoints') return;
+      if (event.commandName === 'find' || event.commandName === 'aggregate' || event.commandName === 'count') return;
+      const documents = (event.command.documents ?? []) as { _id: unknown; endpointId: unknown }[];
+      const inserted = documents.filter((document) => String(document.endpointId) === endpoint.id);
+      for (const document of inserted) ours.add(String(document._id));
+      const targets = [
+        ...((event.command.updates ?? []) as { q: { _id?: unknown } }[]).map((update) => update.q),
+        ...((event.command.deletes ?? []) as { q: { _id?: unknown } }[]).map((deleted) => deleted.q),
+        ...(event.command.query ? [event.command.query as { _id?: unknown }] : []),
+      ];
+      if (
+        inserted.length > 0 ||
+        targets.some((filter) => ours.has(String(filter._id))) ||
+        target === 'webhook_attempt_claims'
+      )
+        writes.push(`${event.commandName} ${target}`);
+    };
+    const client = t.db.getClient();
+    client.on('commandStarted', onCommand);
+    try {
+      const id = `evt_${new Types.ObjectId().toHexString()}`;
+      await dispatcher.eventsRecorded([
+        {
+          id,
+          type: 'customer.created',
+          projectId,
+          createdAt: new Date(),
+          body: JSON.stringify({ id, type: 'customer.created' }),
+        },
+      ]);
+      await receiver.waitFor('/two-writes', 1);
+      await waitUntil(async () => (await deliveries(endpoint.id))[0]?.status === 'succeeded');
+    } finally {
+      client.off('commandStarted', onCommand);
+    }
+    expect(writes).toEqual(['insert webhook_deliveries', 'update webhook_deliveries']);
+    expect((await deliveries(endpoint.id))[0]).toMatchObject({
+      attempt: 1,
+      status: 'succeeded',
+      attempts: [{ attempt: 1, status: 'succeeded' }],
+    });
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
+  });
+
+  it('a fan-out wider than its lanes inserts the first 8 claimed and the rest due, in one command, and sends each once', async () => {
+    const dispatcher = t.app.get(WebhookDispatcher);
+    // A project of its own: 12 endpoints, more than a fan-out's 8 lanes.
+    const owner = await createFirstAdmin(t.http);
+    const paths = Array.from({ length: 12 }, (_, i) => `/wide-${i}`);
+    for (const path of paths) {
+      // Slow enough that a lane is still busy when the fan-out returns.
+      receiver.answer(path, (response) => setTimeout(() => response.writeHead(200).end('ok'), 200));
+      await createEndpoint(path, {}, owner.token);
+    }
+    const inserts: { attempt: number; claimToken: string | null; claimedUntil: Date | null }[][] = [];
+    const onCommand = (event: { commandName: string; command: Record<string, unknown> }) => {
+      if (event.commandName === 'insert' && event.command.insert === 'webhook_deliveries')
+        inserts.push(event.command.documents as (typeof inserts)[number]);
+    };
+    const client = t.db.getClient();
+    client.on('commandStarted', onCommand);
+    const id = `evt_${new Types.ObjectId().toHexString()}`;
+    try {
+      await dispatcher.eventsRecorded([
+        {
+          id,
+          type: 'customer.created',
+          projectId: owner.projectId,
+          createdAt: new Date(),
+          body: JSON.stringify({ id, type: 'customer.created' }),
+        },
+      ]);
+    } finally {
+      client.off('commandStarted', onCommand);
+    }
+    expect(inserts).toHaveLength(1);
+    const [documents] = inserts;
+    expect(documents).toHaveLength(12);
+    const claimed = documents.filter((document) => document.attempt === 1);
+    expect(claimed).toHaveLength(8);
+    expect(new Set(claimed.map((document) => document.claimToken)).size).toBe(8);
+    expect(claimed.every((document) => document.claimedUntil instanceof Date)).toBe(true);
+    expect(
+      documents
+        .filter((document) => document.attempt !== 1)
+        .map((document) => [document.attempt, document.claimToken, document.claimedUntil]),
+    ).toEqual(Array(4).fill([0, null, null]));
+    // Each sent once, by a lane as it freed up or by the poll, and recorded as its first attempt.
+    for (const path of paths) await receiver.waitFor(path, 1);
+    await waitUntil(
+      async () =>
+        (await t.db.collection('webhook_deliveries').countDocuments({ eventId: id, status: 'succeeded' })) === 12,
+    );
+    await sleep(300);
+    expect(paths.map((path) => receiver.at(path).length)).toEqual(Array(12).fill(1));
+    expect(receiver.concurrent).toEqual([]);
+    const stored = await t.db.collection('webhook_deliveries').find({ eventId: id }).toArray();
+    expect(stored.map((delivery) => [delivery.attempt, delivery.attempts.length])).toEqual(Array(12).fill([1, 1]));
   });
 
   it('sends an endpoint only the types it enabled', async () => {
@@ -238,9 +353,9 @@ describe('webhooks /v1/webhook-endpoints', () => {
       [1, 'failed'],
     ]);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
-    // The attempts' claims go with their endpoint.
+    // The deliveries, and the claims kept in them, go with their endpoint.
     expect(
-      await t.db.collection('webhook_attempt_claims').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) }),
+      await t.db.collection('webhook_deliveries').countDocuments({ endpointId: new Types.ObjectId(endpoint.id) }),
     ).toBe(0);
   });
 
@@ -421,7 +536,7 @@ describe('webhooks /v1/webhook-endpoints', () => {
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
-  it('one claimer wins each attempt, however many claim it at once; an attempt left by a stopped claimer is taken over', async () => {
+  it("one claimer wins each attempt, however many claim it at once; a stopped claimer's attempt is taken over, and its sender's outcome refused", async () => {
     const repository = t.app.get(WebhookDeliveriesRepository);
     const endpoint = await createEndpoint('/claims');
     const endpointId = new Types.ObjectId(endpoint.id);
@@ -436,10 +551,11 @@ describe('webhooks /v1/webhook-endpoints', () => {
       endpointId,
       eventId: 'evt_claims',
       eventType: 'customer.created',
-      payload: '{}',
+      payload: '{"id":"evt_claims"}',
       status: 'pending',
       attempt: 0,
       nextAttemptAt: later(),
+      claimToken: null,
       claimedUntil: null,
       claimedAt: null,
       attempts: [],
@@ -448,7 +564,14 @@ describe('webhooks /v1/webhook-endpoints', () => {
       updatedAt: new Date(),
     });
     const stored = async () => (await t.db.collection('webhook_deliveries').findOne({ _id }))!;
-    const read = { _id, projectId, endpointId, attempt: 0, claimedUntil: null };
+    const read = { _id, projectId, endpointId, attempt: 0, claimToken: null, claimedUntil: null };
+    const outcome = {
+      ok: false,
+      responseStatus: 500,
+      responseBody: 'no',
+      durationMs: 5,
+      error: 'the endpoint answered 500',
+    };
 
     // Whether a claim of another sender has lapsed is the caller's watch (its own clock): here, told.
     const watching = () => false;
@@ -458,88 +581,91 @@ describe('webhooks /v1/webhook-endpoints', () => {
     );
     const won = claims.filter((claim) => claim !== null);
     expect(won).toHaveLength(1);
-    const [claim] = won;
-    expect(claim).toMatchObject({ attempt: 1 });
-    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id })).toBe(1);
-    expect(await stored()).toMatchObject({ attempt: 1, claimedUntil: claim!.claimedUntil });
+    const [first] = won;
+    expect(first).toMatchObject({ attempt: 1 });
+    expect(await stored()).toMatchObject({ attempt: 1, claimToken: first!.token, claimedUntil: first!.claimedUntil });
     // A stale read of the delivery claims nothing, even once the claim lapsed.
     expect(await repository.claim(read, later(), new Date(Date.now() + 60_000), lapsed)).toBeNull();
 
-    // Recorded once: a second record of the same attempt writes nothing.
-    const outcome = {
-      ok: false,
-      responseStatus: 500,
-      responseBody: 'no',
-      durationMs: 5,
-      error: 'the endpoint answered 500',
+    // Its sender stops answering: another caller watches the claim, then takes it over.
+    const atOne = await stored();
+    const heldAtOne = {
+      ...read,
+      attempt: 1,
+      claimToken: atOne.claimToken as string,
+      claimedUntil: atOne.claimedUntil as Date,
+      claimedAt: atOne.claimedAt as Date,
     };
-    expect(await repository.recordAttempt(read, claim!, outcome, { status: 'pending', nextAttemptAt: later() })).toBe(
-      true,
-    );
+    const asked: string[] = [];
+    expect(
+      await repository.claim(heldAtOne, later(), new Date(Date.now() + 60_000), (key) => (asked.push(key), false)),
+    ).toBeNull();
+    // The key names the delivery, the attempt and its claim's token: a later claim of the attempt is watched anew.
+    expect(asked).toEqual([`${String(_id)}:1:${first!.token}`]);
+    const taken = await repository.claimAndRead(heldAtOne, later(), new Date(Date.now() + 60_000), lapsed);
+    expect(taken?.claim).toMatchObject({ attempt: 2 });
+    // Read in the same command as the claim, the payload included.
+    expect(taken?.delivery).toMatchObject({ attempt: 2, payload: '{"id":"evt_claims"}' });
+    expect(taken!.claim.token).not.toBe(first!.token);
+
+    // The stale sender's outcome is refused: the attempt it held is recorded as abandoned, and the
+    // attempt under way is the taker's.
     expect(
       await repository.recordAttempt(
         read,
-        claim!,
+        first!,
         { ...outcome, ok: true, responseStatus: 200 },
         { status: 'succeeded', nextAttemptAt: null },
       ),
     ).toBe(false);
     expect(await stored()).toMatchObject({
-      attempt: 1,
       status: 'pending',
-      responseStatus: 500,
-      claimedUntil: null,
-      attempts: [{ attempt: 1, status: 'failed', responseStatus: 500 }],
+      attempt: 2,
+      claimToken: taken!.claim.token,
+      attempts: [{ attempt: 1, status: 'failed', responseStatus: null, error: ABANDONED }],
     });
 
-    // A claimer stopped between its two writes: attempt 2 claimed, the delivery never moved to it (never sent), the claim lapsed.
-    await t.db
-      .collection('webhook_attempt_claims')
-      .insertOne({ projectId, deliveryId: _id, endpointId, attempt: 2, claimedUntil: new Date(Date.now() - 1) });
-    // Until the caller has watched that claim for a claim's length, it is left alone, whatever its claimedUntil says.
+    // The taker's outcome is recorded, once: a second record of the same attempt writes nothing.
     expect(
-      await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date(), watching),
-    ).toBeNull();
-    const second = await repository.claim({ ...read, attempt: 1 }, new Date(Date.now() + 30_000), new Date(), lapsed);
-    expect(second).toMatchObject({ attempt: 2 });
-    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id, attempt: 2 })).toBe(1);
-    // Its claimer stopped while sending attempt 2: the next claim keeps it as abandoned and makes attempt 3.
-    const atTwo = await stored();
-    const atAttemptTwo = {
-      ...read,
+      await repository.recordAttempt(read, taken!.claim, outcome, { status: 'pending', nextAttemptAt: later() }),
+    ).toBe(true);
+    expect(
+      await repository.recordAttempt(
+        read,
+        taken!.claim,
+        { ...outcome, ok: true, responseStatus: 200 },
+        { status: 'succeeded', nextAttemptAt: null },
+      ),
+    ).toBe(false);
+    expect(await stored()).toMatchObject({
       attempt: 2,
-      claimedUntil: atTwo.claimedUntil as Date,
-      claimedAt: atTwo.claimedAt as Date,
-    };
-    const asked: string[] = [];
-    expect(
-      await repository.claim(atAttemptTwo, later(), new Date(Date.now() + 60_000), (key) => (asked.push(key), false)),
-    ).toBeNull();
-    // The key names the delivery, the attempt and its claim: a later claim of the same attempt is watched anew.
-    expect(asked).toEqual([`${String(_id)}:2:${(atTwo.claimedAt as Date).getTime()}`]);
-    const third = await repository.claim(atAttemptTwo, later(), new Date(Date.now() + 60_000), lapsed);
+      status: 'pending',
+      responseStatus: 500,
+      claimToken: null,
+      claimedUntil: null,
+      attempts: [
+        { attempt: 1, error: ABANDONED },
+        { attempt: 2, status: 'failed', responseStatus: 500 },
+      ],
+    });
+
+    // Won too late to send within it, attempt 3 is given back: never sent, it is not kept, and the
+    // next claimer makes it without a watch.
+    const atTwo = { ...read, attempt: 2 };
+    const third = await repository.claim(atTwo, later(), new Date(), watching);
     expect(third).toMatchObject({ attempt: 3 });
-    expect(
-      (await stored()).attempts.map((attempt: { attempt: number; status: string; error: string }) => [
-        attempt.attempt,
-        attempt.status,
-        attempt.error,
-      ]),
-    ).toEqual([
-      [1, 'failed', 'the endpoint answered 500'],
-      [2, 'failed', ABANDONED],
-    ]);
-    // Won too late to send within it, attempt 3 is given back: never sent, it is not kept, and the next claimer makes it.
     await repository.release(read, third!);
-    expect(await stored()).toMatchObject({ attempt: 2, claimedUntil: null, nextAttemptAt: third!.claimedUntil });
-    // Given back, it waits for no watch.
-    const again = await repository.claim(
-      { ...read, attempt: 2 },
-      later(),
-      new Date(third!.claimedUntil.getTime() + 1),
-      watching,
-    );
+    expect(await stored()).toMatchObject({
+      attempt: 2,
+      claimToken: null,
+      claimedUntil: null,
+      nextAttemptAt: third!.claimedUntil,
+    });
+    const again = await repository.claim(atTwo, later(), new Date(third!.claimedUntil.getTime() + 1), watching);
     expect(again).toMatchObject({ attempt: 3 });
+    // The stale release of the claim given back touches nothing now.
+    await repository.release(read, third!);
+    expect(await stored()).toMatchObject({ attempt: 3, claimToken: again!.token });
     expect((await stored()).attempts).toHaveLength(2);
     // The list shows them newest first, attempt 3 under way.
     const [listed] = await deliveries(endpoint.id);
@@ -551,7 +677,58 @@ describe('webhooks /v1/webhook-endpoints', () => {
       [1, 'failed'],
     ]);
     await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
-    expect(await t.db.collection('webhook_attempt_claims').countDocuments({ deliveryId: _id })).toBe(0);
+  });
+
+  it('a claim written before claims had a token is taken over once watched, its attempt kept as abandoned', async () => {
+    const repository = t.app.get(WebhookDeliveriesRepository);
+    const endpoint = await createEndpoint('/old-claims');
+    const endpointId = new Types.ObjectId(endpoint.id);
+    const projectId = (await t.db.collection('webhook_endpoints').findOne({ _id: endpointId }))!
+      .projectId as Types.ObjectId;
+    const _id = new Types.ObjectId();
+    const claimedAt = new Date(Date.now() - 30_000);
+    const claimedUntil = new Date(Date.now() + 60_000);
+    // As an earlier build left it while sending attempt 1: no `claimToken` field at all.
+    await t.db.collection('webhook_deliveries').insertOne({
+      _id,
+      projectId,
+      endpointId,
+      eventId: 'evt_old_claim',
+      eventType: 'customer.created',
+      payload: '{}',
+      status: 'pending',
+      attempt: 1,
+      nextAttemptAt: claimedUntil,
+      claimedUntil,
+      claimedAt,
+      attempts: [],
+      firstAttemptAt: claimedAt,
+      createdAt: claimedAt,
+      updatedAt: claimedAt,
+    });
+    const read = { _id, projectId, endpointId, attempt: 1, claimedUntil, claimedAt };
+    const asked: string[] = [];
+    expect(
+      await repository.claim(read, new Date(Date.now() + 30_000), new Date(), (key) => (asked.push(key), false)),
+    ).toBeNull();
+    expect(asked).toEqual([`${String(_id)}:1:${claimedAt.getTime()}`]);
+    // A read of another claim of that attempt (another end) claims nothing: the delivery moved on since.
+    expect(
+      await repository.claim(
+        { ...read, claimedUntil: new Date(claimedUntil.getTime() + 1) },
+        new Date(Date.now() + 30_000),
+        new Date(),
+        () => true,
+      ),
+    ).toBeNull();
+    const taken = await repository.claim(read, new Date(Date.now() + 30_000), new Date(), () => true);
+    expect(taken).toMatchObject({ attempt: 2 });
+    expect(await t.db.collection('webhook_deliveries').findOne({ _id })).toMatchObject({
+      attempt: 2,
+      claimToken: taken!.token,
+      attempts: [{ attempt: 1, status: 'failed', error: ABANDONED }],
+    });
+    await t.http.delete(`${ENDPOINTS}/${endpoint.id}`, { token: admin.token });
   });
 
   it('a rolled secret keeps signing beside the new one for its grace period; with none, only the new one signs', async () => {
@@ -678,16 +855,21 @@ describe('webhooks when the service stops', () => {
   beforeAll(() => receiver.start());
   afterAll(() => receiver.stop());
 
-  it('starts no attempt once stopping, and waits for the ones under way no longer than a claim lasts', async () => {
-    const t = await createTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_TIMEOUT_MS: '2000' });
+  it('starts no attempt once stopping, not even a retry due at once, and waits for the ones under way', async () => {
+    // A retry is due the moment an attempt fails: only the stop keeps it from being sent.
+    const t = await createTestApp({
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_TIMEOUT_MS: '3000',
+      WEBHOOK_RETRY_SCHEDULE: '0,0,0',
+    });
     try {
       const admin = await createFirstAdmin(t.http);
-      receiver.answer('/never', () => undefined);
-      // More deliveries per event than a fan-out sends at once (8): the rest wait for a free lane.
+      // More deliveries per event than a fan-out sends at once (8): the rest wait for a free lane or a poll.
       for (let i = 0; i < 12; i++) {
+        receiver.answer(`/never-${i}`, () => undefined);
         const res = await t.http.post(
           ENDPOINTS,
-          { url: `${receiver.base}/never`, enabledEvents: ['customer.created'] },
+          { url: `${receiver.base}/never-${i}`, enabledEvents: ['customer.created'] },
           { token: admin.token },
         );
         expect(res.status).toBe(201);
@@ -695,12 +877,13 @@ describe('webhooks when the service stops', () => {
       expect(
         (await t.http.post('/v1/customers', { email: 'stopping@example.com' }, { token: admin.token })).status,
       ).toBe(201);
-      await receiver.waitFor('/never', 8);
+      for (let i = 0; i < 12; i++) await receiver.waitFor(`/never-${i}`, 1);
     } finally {
       await t.close();
     }
-    // The 8 attempts under way timed out; the 4 waiting for a lane were never started.
-    expect(receiver.at('/never')).toHaveLength(8);
+    // Each delivery's first attempt was sent once and timed out while the service stopped; none was
+    // sent again, though due at once.
+    expect(Array.from({ length: 12 }, (_, i) => receiver.at(`/never-${i}`).length)).toEqual(Array(12).fill(1));
   });
 });
 
