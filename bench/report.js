@@ -263,7 +263,10 @@ function report(run) {
       'Webhook cost: POST /api/v1/payments in a project with one enabled endpoint (`*`, a local receiver answering 204 and verifying each ' +
         'signature), on both sides: the service through its outbox and dispatcher, the baseline with an event insert, a signed POST and a ' +
         `delivery record. Database commands per delivered payment (a counting instance of each side; the requests' commands and the ` +
-        `delivery's after them) ${perDelivery(webhookCost.commands?.service)} vs ${perDelivery(webhookCost.commands?.baseline)}. ` +
+        `delivery's after them) ${perDelivery(webhookCost.commands?.service)} vs ${perDelivery(webhookCost.commands?.baseline)}` +
+        (webhookCost.commands?.service
+          ? `, the service besides reading its endpoints' cache ${webhookCost.commands.service.refreshes} time(s) in ${webhookCost.commands.service.seconds.toFixed(1)} s. `
+          : '. ') +
         `${settings.rounds} alternating rounds; after each, the side's deliveries drain. CPU µs a delivery (server + database, ` +
         `the round and its drain) ${fmt.micros(w.delivery?.service)} vs ${fmt.micros(w.delivery?.baseline)}, ratio ${fmt.ratio(w.delivery?.cpuRatio)} ` +
         `(rounds ${w.delivery ? fmt.cpuSpread(w.delivery) : '-'})${bandNote(w.delivery, selfBand)}; CPU µs a request, the round alone, ` +
