@@ -29,7 +29,6 @@ import { EventFeed } from './event-feed';
 import { EventLookup } from './event-lookup';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
-import { EventObjectsMigration } from './event-objects.migration';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
@@ -48,7 +47,7 @@ import { EventsService } from './events.service';
     ]),
   ],
   controllers: [EventsController],
-  providers: [EventsRepository, EventsService, EventRelay, EventFeed, EventLookup, EventObjectsMigration],
-  exports: [EventRelay, EventFeed, EventLookup, EventObjectsMigration],
+  providers: [EventsRepository, EventsService, EventRelay, EventFeed, EventLookup],
+  exports: [EventRelay, EventFeed, EventLookup],
 })
 export class EventsModule {}

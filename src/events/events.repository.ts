@@ -4,7 +4,7 @@ import { Types, type Model } from 'mongoose';
 import { Records } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import type { PublishedEvent } from './event-body';
+import { objectIdOf, type PublishedEvent } from './event-body';
 import { EventDeletion, EventSweep, StoredEvent } from './event.schema';
 
 export interface EventPageQuery {
@@ -121,21 +121,6 @@ export class EventsRepository {
     }));
   }
 
-  /**
-   * Events recorded before events named their object (`objectId`, what `?object=` filters on): each
-   * given the id its body holds. A run after another changes nothing. How many were named.
-   */
-  async nameObjects(): Promise<number> {
-    let named = 0;
-    for await (const event of this.everyTenant.eachInIdOrder({ objectId: { $exists: false } }, 500)) {
-      const objectId = objectIdOf(event.body);
-      if (objectId === undefined) continue;
-      await this.everyTenant.updateStored({ _id: event._id, objectId: { $exists: false } }, { $set: { objectId } });
-      named += 1;
-    }
-    return named;
-  }
-
   /** Newest first, `limit + 1` listed events after the cursor, of one type, one object and in a time range when asked. */
   page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
     const conditions: Record<string, unknown> = {};
@@ -207,15 +192,6 @@ function stored(event: PublishedEvent): Record<string, unknown> {
     body: event.body,
     objectId: objectIdOf(event.body),
   };
-}
-
-/**
- * The id of the event's object, read from the body as it is stored: a hard delete's event, listed
- * long after its record went, carries only its body.
- */
-function objectIdOf(body: string): string | undefined {
-  const id = (JSON.parse(body) as { data?: { object?: { id?: unknown } } }).data?.object?.id;
-  return typeof id === 'string' ? id : undefined;
 }
 
 /** A hard delete's event as listed. */
