@@ -41,10 +41,7 @@ export interface EventSubscriber {
 
 type StoredRecord = WithOutbox<{ _id: Types.ObjectId; projectId: Types.ObjectId; updatedAt?: Date }>;
 
-interface EventSource {
-  records: Records<unknown>;
-  toObject: EventObject<unknown>;
-}
+type EventSource = { records: Records<unknown>; toObject: EventObject<unknown> };
 
 /** Changed records a sweep relays at a time; pending deletes it settles at most. */
 const SWEEP_BATCH = 500;
