@@ -147,6 +147,7 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
    */
   async sweep(graceMs = this.config.sweepGraceMs, lookBackMs = this.config.sweepLookBackMs): Promise<Date | null> {
     const until = new Date(Date.now() - graceMs);
+    const since = new Date(until.getTime() - lookBackMs);
     let firstFailure: Date | null = null;
     const relay = async (source: EventSource, batch: StoredRecord[]) => {
       for (const failed of await this.relayEach(source, batch)) {
@@ -158,7 +159,7 @@ export class EventRelay implements OnModuleInit, OnApplicationBootstrap, OnModul
       let batch: StoredRecord[] = [];
       const changed = source.records.aggregateEach<StoredRecord>(
         // A published change's outbox is gone: only records still holding one are read.
-        [{ $match: { updatedAt: { $gte: new Date(+until - lookBackMs), $lt: until }, [OUTBOX]: { $exists: true } } }],
+        [{ $match: { updatedAt: { $gte: since, $lt: until }, [OUTBOX]: { $exists: true } } }],
         SWEEP_BATCH,
       );
       for await (const record of changed) {
