@@ -34,9 +34,9 @@ export default tseslint.config(
     },
   },
   {
-    // In-process events go through the typed map (src/events/in-process-events.ts), so a wrong payload does not compile.
+    // In-process events go through the typed map (src/in-process-events/in-process-events.ts), so a wrong payload does not compile.
     files: ['src/**/*.ts'],
-    ignores: ['src/events/**', 'src/**/*.spec.ts'],
+    ignores: ['src/in-process-events/**', 'src/**/*.spec.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -46,7 +46,7 @@ export default tseslint.config(
               name: '@nestjs/event-emitter',
               importNames: ['EventEmitter2', 'OnEvent'],
               message:
-                'Emit through InProcessEmitter and listen with @OnInProcessEvent (src/events/in-process-events.ts).',
+                'Emit through InProcessEmitter and listen with @OnInProcessEvent (src/in-process-events/in-process-events.ts).',
             },
           ],
         },

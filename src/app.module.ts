@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { EventEmitterModule } from '@nestjs/event-emitter';
 import { LoggerModule } from 'nestjs-pino';
 import { AccessModule } from './access/access.module';
 import { AccountsModule } from './accounts/accounts.module';
@@ -31,6 +30,7 @@ import { configModule } from './config/namespace';
 import { loggedUrl } from './common/logging/logged-url';
 import { RateLimitsModule } from './rate-limits/rate-limits.module';
 import { EventsModule } from './events/events.module';
+import { InProcessEventsModule } from './in-process-events/in-process-events.module';
 import { AuditModule } from './audit/audit.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -89,8 +89,7 @@ import { SearchHistoryModule } from './search-history/search-history.module';
         };
       },
     }),
-    // One listener per data module answers the platform's questions (is this project empty?): above the default ten.
-    EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false, maxListeners: 50 }),
+    InProcessEventsModule,
     DatabaseModule,
     JobsModule,
     MailModule,

@@ -1,4 +1,4 @@
-/** This module's in-process events; names, payloads and answers are declared in src/events/in-process-events.ts. */
+/** This module's in-process events; names, payloads and answers are declared in src/in-process-events/in-process-events.ts. */
 export {
   ACCOUNT_CREATED,
   ACCOUNT_MFA_REQUIREMENT_CHANGED,
@@ -6,4 +6,4 @@ export {
   type AccountCreatedEvent,
   type AccountMfaRequirementChangedEvent,
   type MemberLeavingEvent,
-} from '../events/in-process-events';
+} from '../in-process-events/in-process-events';

@@ -8,7 +8,7 @@ import {
   NotFoundException,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { InProcessEmitter } from '../events/in-process-events';
+import { InProcessEmitter } from '../in-process-events/in-process-events';
 import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';

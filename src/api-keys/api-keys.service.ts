@@ -1,5 +1,5 @@
 import { ConflictException, Injectable, Logger, NotFoundException } from '@nestjs/common';
-import { OnInProcessEvent } from '../events/in-process-events';
+import { OnInProcessEvent } from '../in-process-events/in-process-events';
 import { Types } from 'mongoose';
 import type { AuditContext } from '../audit/audit-draft';
 import type { AuditParty } from '../audit/audit-entry.schema';

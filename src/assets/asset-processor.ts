@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import { ASSET_UPLOADED, OnInProcessEvent } from '../events/in-process-events';
+import { ASSET_UPLOADED, OnInProcessEvent } from '../in-process-events/in-process-events';
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';

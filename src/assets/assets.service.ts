@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { ModuleRef } from '@nestjs/core';
-import { ASSET_UPLOADED, InProcessEmitter } from '../events/in-process-events';
+import { ASSET_UPLOADED, InProcessEmitter } from '../in-process-events/in-process-events';
 import { Types } from 'mongoose';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ContentPage } from '../common/paging/total-count';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnInProcessEvent } from '../events/in-process-events';
+import { OnInProcessEvent } from '../in-process-events/in-process-events';
 import { CUSTOMER_DELETING, CustomerDeletingEvent } from '../customers/customers.events';
 import { CardsService } from './cards.service';
 

@@ -1,4 +1,4 @@
-/** This module's in-process events; names, payloads and answers are declared in src/events/in-process-events.ts. */
+/** This module's in-process events; names, payloads and answers are declared in src/in-process-events/in-process-events.ts. */
 export {
   CHANNEL_CREATED,
   CHANNEL_DELETING,
@@ -6,4 +6,4 @@ export {
   type ChannelActor,
   type ChannelCreatedEvent,
   type ChannelDeletedEvent,
-} from '../events/in-process-events';
+} from '../in-process-events/in-process-events';

@@ -1,5 +1,5 @@
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { InProcessEmitter } from '../events/in-process-events';
+import { InProcessEmitter } from '../in-process-events/in-process-events';
 import { ClientsService } from '../clients/clients.service';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { pickDefined } from '../common/fields/pick-defined';

@@ -2,7 +2,7 @@ import { auditContextOf } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { InProcessEmitter } from '../events/in-process-events';
+import { InProcessEmitter } from '../in-process-events/in-process-events';
 import { Types } from 'mongoose';
 import { FieldEncryption, type FieldBinding } from '../common/crypto/field-encryption';
 import { toAddress } from '../common/dto/address.dto';

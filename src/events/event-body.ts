@@ -43,6 +43,15 @@ export function asJson(object: object): Record<string, unknown> {
   return JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
 }
 
+/**
+ * The id of the event's object, read from the body as it is stored: a hard delete's event, listed
+ * long after its record went, carries only its body.
+ */
+export function objectIdOf(body: string): string | undefined {
+  const id = (JSON.parse(body) as { data?: { object?: { id?: unknown } } }).data?.object?.id;
+  return typeof id === 'string' ? id : undefined;
+}
+
 function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
   const changed: Record<string, unknown> = {};
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {

@@ -58,11 +58,8 @@ export class EventSweep {
 export const EventSweepSchema = SchemaFactory.createForClass(EventSweep);
 
 /**
- * A hard delete's event, one a record (`_id` is `<collection>:<record id>`): written before the
- * record goes, copied to the events collection (listed) once it is gone. Every delete of the record,
- * retried or concurrent, writes or finds this one and uses its event, so a delete is one event
- * whatever happens; a delete that read the record at another version replaces it only while the
- * record is at the version that delete read (the older one can no longer apply). Holds no other
+ * A record's one deletion event (`_id` is `<collection>:<record id>`), by the invariant of
+ * events.module.ts: written pending before the record goes, listed once it is gone. Holds no other
  * tenant data than the event's.
  */
 @Schema({ ...schemaOptions('event_deletions'), timestamps: false })
@@ -76,7 +73,7 @@ export class EventDeletion {
   @Prop({ type: MongooseSchema.Types.Mixed, required: true })
   deleting: DeletedRecord;
 
-  /** The event as it is listed once the record is gone (`StoredEvent`'s `_id`, `type`, `createdAt`, `body`). */
+  /** The event as it is listed (`StoredEvent`'s `_id`, `type`, `createdAt`, `body`). */
   @Prop({ type: String, required: true })
   eventId: string;
 

@@ -1,5 +1,3 @@
-import { EventEmitter2 } from '@nestjs/event-emitter';
-import { InProcessEmitter } from './in-process-events';
 /**
  * The outbox's invariant, which every recorded write of `TenantRecords` follows: a change writes its
  * events into its record's `outbox`, and its first event's id as the record's version, in the same
@@ -31,15 +29,13 @@ import { EventFeed } from './event-feed';
 import { EventLookup } from './event-lookup';
 import { EventRelay } from './event-relay';
 import { EventsController } from './events.controller';
-import { EventObjectsMigration } from './event-objects.migration';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
 
 /**
  * Events: recorded by every data module's repository through the relay (global, so each area's
  * repository can take it without importing this module), listed by `GET /v1/events`, and followed
- * by the search index through `EventFeed`, asked whether a project has an event through `EventLookup`. It also types the in-process events
- * (in-process-events.ts): `InProcessEmitter` and `@OnInProcessEvent`.
+ * by the search index through `EventFeed`, asked whether a project has an event through `EventLookup`.
  */
 @Global()
 @Module({
@@ -51,15 +47,7 @@ import { EventsService } from './events.service';
     ]),
   ],
   controllers: [EventsController],
-  providers: [
-    EventsRepository,
-    EventsService,
-    EventRelay,
-    EventFeed,
-    EventLookup,
-    EventObjectsMigration,
-    { provide: InProcessEmitter, useExisting: EventEmitter2 },
-  ],
-  exports: [EventRelay, EventFeed, EventLookup, InProcessEmitter, EventObjectsMigration],
+  providers: [EventsRepository, EventsService, EventRelay, EventFeed, EventLookup],
+  exports: [EventRelay, EventFeed, EventLookup],
 })
 export class EventsModule {}

@@ -4,19 +4,9 @@ import { Types, type Model } from 'mongoose';
 import { Records } from '../database/records';
 import { TenantRecords } from '../tenancy/tenant-records';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import type { PublishedEvent } from './event-body';
+import type { ListEventsQuery } from './dto/list-events.query';
+import { objectIdOf, type PublishedEvent } from './event-body';
 import { EventDeletion, EventSweep, StoredEvent } from './event.schema';
-
-export interface EventPageQuery {
-  limit: number;
-  startingAfter?: string;
-  type?: string;
-  /** The types the caller may read; null or absent: every type. */
-  types?: readonly string[] | null;
-  object?: string;
-  createdFrom?: Date;
-  createdTo?: Date;
-}
 
 /** The one document of `EventSweep`. */
 const SWEEP_MARK = 'records';
@@ -68,16 +58,12 @@ export class EventsRepository {
     await this.everyTenant.insertStored(events.map((event) => stored(event)));
   }
 
-  /**
-   * Writes these hard deletes' events, pending, unless their record has one already; answers each
-   * record's as stored (a record's missing: dropped meanwhile).
-   */
+  /** Writes these hard deletes' events, pending, unless their record has one; answers each record's as stored (or none, dropped meanwhile). */
   async claimDeletions(deletions: readonly EventDeletion[]): Promise<Map<string, EventDeletion>> {
     const { inserted } = await this.deletions.insertStored(
       deletions.map((deletion) => ({ ...deletion, unsettled: true })),
     );
-    const stored =
-      inserted === deletions.length ? deletions : await this.deletionsOf(deletions.map((deletion) => deletion._id));
+    const stored = inserted === deletions.length ? deletions : await this.deletionsOf(deletions.map(({ _id }) => _id));
     return new Map(stored.map((deletion) => [deletion._id, deletion]));
   }
 
@@ -92,15 +78,11 @@ export class EventsRepository {
    */
   async replaceDeletion(staleEventId: string, deletion: EventDeletion): Promise<boolean> {
     const { _id, ...fields } = deletion;
-    return (
-      (
-        await this.deletions.updateOne(
-          { _id, eventId: staleEventId },
-          { $set: { ...fields, unsettled: true } },
-          { keepTimestamps: true },
-        )
-      ).matched > 0
+    const { matched } = await this.deletions.updateOne(
+      { _id, eventId: staleEventId },
+      { $set: { ...fields, unsettled: true } },
     );
+    return matched > 0;
   }
 
   /** Which of these event ids are recorded. */
@@ -112,36 +94,17 @@ export class EventsRepository {
   /** Listed events of every project with an id above `afterId` (all when null), in id order, at most `limit`: the search index's feed. */
   async listedAfter(afterId: string | null, limit: number): Promise<PublishedEvent[]> {
     const found = await this.everyTenant.find(afterId ? { _id: { $gt: afterId } } : {}, { sort: { _id: 1 }, limit });
-    return found.map((event) => ({
-      id: event._id,
-      type: event.type,
-      projectId: String(event.projectId),
-      createdAt: event.createdAt,
-      body: event.body,
-    }));
+    return found.map(({ _id, ...event }) => asPublished(_id, event));
   }
 
   /**
-   * Events recorded before events named their object (`objectId`, what `?object=` filters on): each
-   * given the id its body holds. A run after another changes nothing. How many were named.
+   * Newest first, `limit + 1` listed events after the cursor, of one type, one object and in a time
+   * range when asked, of the `types` the caller may read (null: every type).
    */
-  async nameObjects(): Promise<number> {
-    let named = 0;
-    for await (const event of this.everyTenant.eachInIdOrder({ objectId: { $exists: false } }, 500)) {
-      const objectId = objectIdOf(event.body);
-      if (objectId === undefined) continue;
-      await this.everyTenant.updateStored({ _id: event._id, objectId: { $exists: false } }, { $set: { objectId } });
-      named += 1;
-    }
-    return named;
-  }
-
-  /** Newest first, `limit + 1` listed events after the cursor, of one type, one object and in a time range when asked. */
-  page(scope: TenantScope, query: EventPageQuery): Promise<StoredEvent[]> {
+  page(scope: TenantScope, query: ListEventsQuery, types: readonly string[] | null): Promise<StoredEvent[]> {
     const conditions: Record<string, unknown> = {};
     if (query.startingAfter) conditions._id = { $lt: query.startingAfter };
-    if (query.types)
-      conditions.type = { $in: query.type ? query.types.filter((type) => type === query.type) : query.types };
+    if (types) conditions.type = { $in: query.type ? types.filter((type) => type === query.type) : types };
     else if (query.type) conditions.type = query.type;
     if (query.object) conditions.objectId = query.object;
     if (query.createdFrom || query.createdTo) {
@@ -161,23 +124,13 @@ export class EventsRepository {
   /** The deletes happened: their events are listed (idempotent: copied by event id, a dropped one written again). */
   async settleDeletions(deletions: readonly EventDeletion[]): Promise<void> {
     if (deletions.length === 0) return;
-    await this.recordMany(deletions.map((deletion) => deletionEvent(deletion)));
-    const keys = deletions.map((deletion) => deletion._id);
-    await this.deletions.updateMany(
-      { _id: { $in: keys }, eventId: { $in: deletions.map((deletion) => deletion.eventId) } },
-      { $unset: { unsettled: 1 } },
-    );
+    await this.recordMany(deletions.map(deletionEvent));
+    await this.deletions.updateMany(stillThese(deletions), { $unset: { unsettled: 1 } });
   }
 
-  /** The deletes cannot happen: their events go, while pending and still these (a listed one is never removed here). */
+  /** The deletes cannot happen: their events go while pending (a listed one is never removed here). */
   async discard(deletions: readonly EventDeletion[]): Promise<void> {
-    if (deletions.length === 0) return;
-    const keys = deletions.map((deletion) => deletion._id);
-    await this.deletions.deleteMany({
-      _id: { $in: keys },
-      eventId: { $in: deletions.map((deletion) => deletion.eventId) },
-      unsettled: true,
-    });
+    if (deletions.length > 0) await this.deletions.deleteMany({ ...stillThese(deletions), unsettled: true });
   }
 
   /** Pending deletes of every project written before `before`, oldest first. */
@@ -209,22 +162,19 @@ function stored(event: PublishedEvent): Record<string, unknown> {
   };
 }
 
-/**
- * The id of the event's object, read from the body as it is stored: a hard delete's event, listed
- * long after its record went, carries only its body.
- */
-function objectIdOf(body: string): string | undefined {
-  const id = (JSON.parse(body) as { data?: { object?: { id?: unknown } } }).data?.object?.id;
-  return typeof id === 'string' ? id : undefined;
+/** A hard delete's event as listed. */
+export function deletionEvent({ eventId, ...deletion }: EventDeletion): PublishedEvent {
+  return asPublished(eventId, deletion);
 }
 
-/** A hard delete's event as listed. */
-export function deletionEvent(deletion: EventDeletion): PublishedEvent {
-  return {
-    id: deletion.eventId,
-    type: deletion.type,
-    projectId: String(deletion.projectId),
-    createdAt: deletion.createdAt,
-    body: deletion.body,
-  };
+function asPublished(
+  id: string,
+  event: Pick<StoredEvent, 'type' | 'projectId' | 'createdAt' | 'body'>,
+): PublishedEvent {
+  return { id, type: event.type, projectId: String(event.projectId), createdAt: event.createdAt, body: event.body };
+}
+
+/** The records' deletion events while they are still these events. */
+function stillThese(deletions: readonly EventDeletion[]) {
+  return { _id: { $in: deletions.map(({ _id }) => _id) }, eventId: { $in: deletions.map(({ eventId }) => eventId) } };
 }

@@ -14,14 +14,16 @@ export const EVENT_NOT_FOUND = 'Event not found';
 export class EventsService {
   constructor(private readonly events: EventsRepository) {}
 
-  /** A change's request publishes its events before it answers: a caller sees those of the changes it made. */
-  /** `types`: the types the caller may read (`readableEventTypes`), null for every one. */
+  /**
+   * A change's request publishes its events before it answers: a caller sees those of the changes it
+   * made. `types`: the types the caller may read (`readableEventTypes`), null for every one.
+   */
   async list(
     scope: TenantScope,
     query: ListEventsQuery,
     types: readonly RecordedEventType[] | null,
   ): Promise<Page<EventResponse>> {
-    return toPage(await this.events.page(scope, { ...query, types }), query.limit, toEventResponse);
+    return toPage(await this.events.page(scope, query, types), query.limit, toEventResponse);
   }
 
   async get(scope: TenantScope, id: string, types: readonly RecordedEventType[] | null): Promise<EventResponse> {

@@ -34,8 +34,8 @@ export class OutboxEmptying {
   }
 
   /** Whether the outbox at this version is queued: its events are recorded. */
-  published(version: string | null): boolean {
-    return version !== null && this.versions.has(version);
+  published(version: string): boolean {
+    return this.versions.has(version);
   }
 
   /** Empties what is due; what fails stays due for the next run. */

@@ -1,5 +1,4 @@
 import { NestFactory } from '@nestjs/core';
-import { EventEmitterModule } from '@nestjs/event-emitter';
 import type { DynamicModule, INestApplicationContext, Type } from '@nestjs/common';
 import { databaseConfig } from '../config/database.config';
 import { loadEnvironment } from '../config/env.validation';
@@ -9,6 +8,7 @@ import { authConfig } from '../config/auth.config';
 import { financeConfig } from '../config/finance.config';
 import { eventsConfig } from '../config/events.config';
 import { EventsModule } from '../events/events.module';
+import { InProcessEventsModule } from '../in-process-events/in-process-events.module';
 import { AuditModule } from '../audit/audit.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { JobsModule } from '../jobs/jobs.module';
@@ -63,7 +63,7 @@ async function main(
           // The feature modules bring their controllers, whose POST routes carry @Idempotent(): its guard
           // needs the store and the fingerprint key, as in the service.
           configModule(env, [databaseConfig, authConfig, financeConfig, eventsConfig, ...(options.config ?? [])]),
-          EventEmitterModule.forRoot({ wildcard: false, ignoreErrors: false }),
+          InProcessEventsModule,
           DatabaseModule,
           // Repositories record their changes' events through the relay, whose sweep is a job of the runner.
           JobsModule,

@@ -17,9 +17,10 @@ const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
 
 /**
  * The data of the single-tenant build, as the migration reads and moves it: collections by name,
- * across every tenant, since the records it moves have no project yet; and collections an earlier
- * build kept that no module owns any more, which the migration drops. Only the migration and the
- * start-up check for unmigrated records use it.
+ * across every tenant, since the records it moves have no project yet; what earlier builds stored in
+ * a shape since completed (a card's customer as a string, an event without its object's id); and
+ * collections an earlier build kept that no module owns any more, which the migration drops. Only
+ * the migrations and the start-up check for unmigrated records use it.
  */
 @Injectable()
 export class LegacyDataRepository {
@@ -95,6 +96,19 @@ export class LegacyDataRepository {
     );
   }
 
+  /** Events stored without the id of their object beside the body, in id order. */
+  eventsWithoutObject(): AsyncIterable<{ _id: string; body: string }> {
+    return this.events().find({ objectId: { $exists: false } }, { projection: { body: 1 }, sort: { _id: 1 } });
+  }
+
+  /** Stores the id of the event's object, unless it has one already; true when it did. */
+  async nameEventObject(eventId: string, objectId: string): Promise<boolean> {
+    return (
+      (await this.events().updateOne({ _id: eventId, objectId: { $exists: false } }, { $set: { objectId } }))
+        .modifiedCount > 0
+    );
+  }
+
   /** The collection's indexes; none when it does not exist. */
   async indexesOf(name: TenantCollection): Promise<{ name?: string; key: Record<string, unknown> }[]> {
     try {
@@ -159,5 +173,9 @@ export class LegacyDataRepository {
 
   private cards() {
     return this.connection.collection<{ _id: Types.ObjectId; customer: unknown }>('cards');
+  }
+
+  private events() {
+    return this.connection.collection<{ _id: string; body: string; objectId?: string }>('events');
   }
 }

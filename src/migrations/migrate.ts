@@ -1,8 +1,8 @@
-import { EventObjectsMigration } from '../events/event-objects.migration';
 import { UsersService } from '../users/users.service';
 import { passkeysConfig } from '../config/passkeys.config';
 import { runCommand } from './command';
 import { ChannelOwnersMigration, describeChannelOwners } from './channel-owners.migration';
+import { EventObjectsMigration } from './event-objects.migration';
 import { MigrationsModule } from './migrations.module';
 import { describeMigration, SingleTenantMigration } from './single-tenant.migration';
 import { WebhookClaimsMigration } from './webhook-claims.migration';

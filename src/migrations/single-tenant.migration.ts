@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InProcessEmitter } from '../events/in-process-events';
+import { InProcessEmitter } from '../in-process-events/in-process-events';
 import { Types } from 'mongoose';
 import { Account } from '../accounts/account.schema';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';

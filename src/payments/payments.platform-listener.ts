@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnInProcessEvent } from '../events/in-process-events';
+import { OnInProcessEvent } from '../in-process-events/in-process-events';
 import { PLATFORM_PROJECT_DELETING, PlatformProjectDeletingEvent } from '../platform-projects/platform-projects.events';
 import { PaymentsRepository } from './payments.repository';
 

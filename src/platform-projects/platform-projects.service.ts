@@ -2,7 +2,7 @@ import { changesOf, type AuditContext } from '../audit/audit-draft';
 import type { AuditParty } from '../audit/audit-entry.schema';
 import { AuditTrail } from '../audit/audit-trail';
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { InProcessEmitter, OnInProcessEvent } from '../events/in-process-events';
+import { InProcessEmitter, OnInProcessEvent } from '../in-process-events/in-process-events';
 import { Types } from 'mongoose';
 import { ACCOUNT_CREATED, AccountCreatedEvent } from '../accounts/accounts.events';
 import { API_NAMES, type ApiName } from '../tenancy/api-names';

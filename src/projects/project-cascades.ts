@@ -3,7 +3,7 @@ import { Types } from 'mongoose';
 import { AssetsService } from '../assets/assets.service';
 import { ChannelsService } from '../channels/channels.service';
 import { CollaboratorsService } from '../collaborators/collaborators.service';
-import { InProcessEmitter } from '../events/in-process-events';
+import { InProcessEmitter } from '../in-process-events/in-process-events';
 import { JobRunner, type JobHandle, type JobStep } from '../jobs/job-runner';
 import { Leases } from '../leases/leases.service';
 import { scopeOfRecord, type TenantScope } from '../tenancy/tenant-scope';

@@ -5,7 +5,7 @@ import {
   NotFoundException,
   UnprocessableEntityException,
 } from '@nestjs/common';
-import { InProcessEmitter } from '../events/in-process-events';
+import { InProcessEmitter } from '../in-process-events/in-process-events';
 import type { Types } from 'mongoose';
 import { Leases } from '../leases/leases.service';
 import { isValidObjectId } from '../common/pipes/object-id';

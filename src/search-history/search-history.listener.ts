@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { OnInProcessEvent } from '../events/in-process-events';
+import { OnInProcessEvent } from '../in-process-events/in-process-events';
 import { USER_DELETED, type UserDeletedEvent } from '../users/users.events';
 import { SearchHistoryService } from './search-history.service';
 

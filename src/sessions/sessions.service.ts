@@ -16,7 +16,7 @@ import { AuditTrail } from '../audit/audit-trail';
 import { MembershipsService } from '../accounts/memberships.service';
 import { AccountsService } from '../accounts/accounts.service';
 import { ACCOUNT_MFA_REQUIREMENT_CHANGED, type AccountMfaRequirementChangedEvent } from '../accounts/accounts.events';
-import { OnInProcessEvent } from '../events/in-process-events';
+import { OnInProcessEvent } from '../in-process-events/in-process-events';
 import { sessionsConfig } from '../config/sessions.config';
 import type { SessionFacts } from '../tenancy/principal';
 import { CredentialsChanges } from '../users/credentials-changes';

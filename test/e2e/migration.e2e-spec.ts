@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import * as bcrypt from 'bcrypt';
 import { Types } from 'mongoose';
 import { spawn } from 'node:child_process';
-import { EventObjectsMigration } from '../../src/events/event-objects.migration';
+import { EventObjectsMigration } from '../../src/migrations/event-objects.migration';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -8,7 +8,7 @@ import type { TenantScope } from '../tenancy/tenant-scope';
  * typed by this map) and listens with `@OnInProcessEvent`, so a wrong name, payload or answer does
  * not compile. These are a module's facts for the modules below it (a parent's change that must
  * reach its children); a question between modules is a port, not an event. Events that callers see
- * (`customer.created`, webhooks) are recorded ones, listed in event-types.ts.
+ * (`customer.created`, webhooks) are recorded ones, listed in src/events/event-types.ts.
  */
 export interface InProcessEvents {
   [ACCOUNT_CREATED]: { payload: AccountCreatedEvent; answer: void };
@@ -33,7 +33,7 @@ type Answer<N extends InProcessEventName> = InProcessEvents[N]['answer'];
 type PayloadArgs<N extends InProcessEventName> = Payload<N> extends void ? [] : [payload: Payload<N>];
 
 /**
- * The application's `EventEmitter2` as this map types it (the events module provides it under this
+ * The application's `EventEmitter2` as this map types it (the in-process events module provides it under this
  * token). `emitAsync` waits for every listener and resolves to their answers; a listener's error
  * rejects it when the listener is declared with `suppressErrors: false`.
  */
