@@ -9,7 +9,7 @@ import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
 import { ProjectsModule } from '../projects/projects.module';
 import { SessionsModule } from '../sessions/sessions.module';
-import { UsersModule } from '../users/users.module';
+import { UsersModule } from '../identity/users/users.module';
 import { AccessGuard } from './access.guard';
 import { Authentication } from './authentication';
 import { ChannelRoles } from './channel-roles';

@@ -2,7 +2,7 @@ import { JwtService } from '@nestjs/jwt';
 import type { ApiKeysService } from '../api-keys/api-keys.service';
 import type { SessionsService } from '../sessions/sessions.service';
 import type { StepUpService } from '../sessions/step-up.service';
-import type { CredentialsChanges } from '../users/credentials-changes';
+import type { CredentialsChanges } from '../identity/users/credentials-changes';
 import type { SessionsConfig } from '../config/sessions.config';
 import type { AccessPolicy } from './policy/access-policy';
 import { Authentication } from './authentication';

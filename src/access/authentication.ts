@@ -9,9 +9,9 @@ import { sessionsConfig } from '../config/sessions.config';
 import { sessionCookieOf } from '../sessions/session-cookie';
 import { SessionsService } from '../sessions/sessions.service';
 import { StepUpService } from '../sessions/step-up.service';
-import { CredentialsChanges } from '../users/credentials-changes';
+import { CredentialsChanges } from '../identity/users/credentials-changes';
 import type { AccessPolicy } from './policy/access-policy';
-import type { AccessTokenClaims } from '../auth/access-token';
+import type { AccessTokenClaims } from './tokens/access-token';
 import { growingLru } from '../common/cache/growing-lru';
 
 /** Methods that change nothing: a session cookie needs no Origin check on them. */

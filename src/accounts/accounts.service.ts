@@ -14,7 +14,7 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { toObjectId } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../identity/users/users.service';
 import { Account, type AccountType } from './account.schema';
 import {
   ACCOUNT_CREATED,
@@ -30,7 +30,7 @@ import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
 import type { OwnershipTransfer } from './ownership-transfer.schema';
 import { OwnershipTransfersRepository } from './ownership-transfers.repository';
-import { PasskeysService } from '../passkeys/passkeys.service';
+import { PasskeysService } from '../identity/passkeys/passkeys.service';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 const ADMIN_ONLY = 'This operation needs the role admin';

@@ -4,19 +4,24 @@ import { ConfigType } from '@nestjs/config';
 import { JwtModule } from '@nestjs/jwt';
 import { MongooseModule } from '@nestjs/mongoose';
 import { authConfig } from '../config/auth.config';
-import { UsersModule } from '../users/users.module';
+import { UsersModule } from '../identity/users/users.module';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { InvitationsModule } from '../invitations/invitations.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
-import { AttemptsModule } from './attempts/attempts.module';
+import { AttemptsModule } from '../identity/attempts/attempts.module';
 import { SessionsModule } from '../sessions/sessions.module';
-import { EmailLink, EmailLinkSchema, EmailLinkUse, EmailLinkUseSchema } from './email-links/email-link.schema';
-import { EmailLinksController } from './email-links/email-links.controller';
-import { EmailLinksRepository } from './email-links/email-links.repository';
-import { EmailLinksService } from './email-links/email-links.service';
+import {
+  EmailLink,
+  EmailLinkSchema,
+  EmailLinkUse,
+  EmailLinkUseSchema,
+} from '../identity/email-links/email-link.schema';
+import { EmailLinksController } from '../identity/email-links/email-links.controller';
+import { EmailLinksRepository } from '../identity/email-links/email-links.repository';
+import { EmailLinksService } from '../identity/email-links/email-links.service';
 
 /**
  * Signup, login, the mailed links (email verification, password reset), and the providers of the

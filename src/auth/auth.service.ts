@@ -21,15 +21,15 @@ import { Invitation } from '../invitations/invitation.schema';
 import { InvitationsService } from '../invitations/invitations.service';
 import type { Principal } from '../tenancy/principal';
 import { NOT_A_MEMBER } from '../access/policy/access-messages';
-import type { User } from '../users/user.schema';
-import { toUserResponse } from '../users/users.mapper';
-import { UsersService } from '../users/users.service';
+import type { User } from '../identity/users/user.schema';
+import { toUserResponse } from '../identity/users/users.mapper';
+import { UsersService } from '../identity/users/users.service';
 import { LoginResponse, MeResponse, SignupResponse } from './dto/auth.response';
 import { LoginDto } from './dto/login.dto';
 import { SignupDto } from './dto/signup.dto';
-import type { AccessTokenClaims } from './access-token';
-import { AttemptLimiter } from './attempts/attempt-limiter.service';
-import { EmailLinksService } from './email-links/email-links.service';
+import type { AccessTokenClaims } from '../access/tokens/access-token';
+import { AttemptLimiter } from '../identity/attempts/attempt-limiter.service';
+import { EmailLinksService } from '../identity/email-links/email-links.service';
 import { SignInService } from '../sessions/sign-in.service';
 
 @Injectable()

@@ -12,7 +12,7 @@ import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorat
 import { sessionsConfig } from '../config/sessions.config';
 import type { SessionFacts } from '../tenancy/principal';
 import { UserId } from '../tenancy/tenancy.decorators';
-import { toUserResponse } from '../users/users.mapper';
+import { toUserResponse } from '../identity/users/users.mapper';
 import { ChangePasswordDto, CreateSessionDto, StepUpDto, TotpCodeDto } from './dto/sessions.dto';
 import {
   RecoveryCodesResponse,
@@ -23,16 +23,16 @@ import {
   SignInResponse,
   TotpEnrolmentResponse,
 } from './dto/session.response';
-import { MfaService } from './mfa.service';
-import { PasskeySignInDto, PasskeyAssertionDto } from '../passkeys/dto/passkey.dto';
-import { PasskeyAuthenticationOptions } from '../passkeys/dto/passkey.response';
+import { MfaService } from '../identity/factors/mfa.service';
+import { PasskeySignInDto, PasskeyAssertionDto } from '../identity/passkeys/dto/passkey.dto';
+import { PasskeyAuthenticationOptions } from '../identity/passkeys/dto/passkey.response';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
 import { SessionsService } from './sessions.service';
 import { SignInService } from './sign-in.service';
 import { StepUpService } from './step-up.service';
-import { UserCredentialsService } from './user-credentials.service';
+import { UserCredentialsService } from '../identity/passwords/password-changes.service';
 
 const SIGN_IN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
 

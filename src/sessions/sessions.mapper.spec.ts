@@ -1,4 +1,4 @@
-import { hashRecoveryCode } from './mfa.service';
+import { hashRecoveryCode } from '../identity/factors/mfa.service';
 import { deviceOf } from './sessions.mapper';
 
 describe('deviceOf', () => {

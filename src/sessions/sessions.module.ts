@@ -1,23 +1,23 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AccountsModule } from '../accounts/accounts.module';
-import { AttemptsModule } from '../auth/attempts/attempts.module';
+import { AttemptsModule } from '../identity/attempts/attempts.module';
 import { fieldEncryptionProviders } from '../settings/field-encryption.provider';
-import { PasskeysModule } from '../passkeys/passkeys.module';
+import { PasskeysModule } from '../identity/passkeys/passkeys.module';
 import { SettingsModule } from '../settings/settings.module';
-import { UsersModule } from '../users/users.module';
-import { MfaCodeUse, MfaCodeUseSchema } from './mfa-code-use.schema';
-import { MfaCodeUsesRepository } from './mfa-code-uses.repository';
-import { MfaService } from './mfa.service';
+import { UsersModule } from '../identity/users/users.module';
+import { MfaCodeUse, MfaCodeUseSchema } from '../identity/factors/mfa-code-use.schema';
+import { MfaCodeUsesRepository } from '../identity/factors/mfa-code-uses.repository';
+import { MfaService } from '../identity/factors/mfa.service';
 import { Session, SessionSchema } from './session.schema';
-import { PasskeysController } from './passkeys.controller';
+import { PasskeysController } from '../identity/passkeys/passkeys.controller';
 import { SessionsController } from './sessions.controller';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { SignInService } from './sign-in.service';
 import { StepUpService } from './step-up.service';
-import { UserCredentialsService } from './user-credentials.service';
-import { SecurityNotices } from './security-notices';
+import { UserCredentialsService } from '../identity/passwords/password-changes.service';
+import { SecurityNotices } from '../identity/users/security-notices';
 
 /**
  * Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes,

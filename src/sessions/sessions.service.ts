@@ -19,9 +19,9 @@ import { ACCOUNT_MFA_REQUIREMENT_CHANGED, type AccountMfaRequirementChangedEvent
 import { OnInProcessEvent } from '../events/in-process-events';
 import { sessionsConfig } from '../config/sessions.config';
 import type { SessionFacts } from '../tenancy/principal';
-import { CredentialsChanges } from '../users/credentials-changes';
-import type { User } from '../users/user.schema';
-import { UsersService } from '../users/users.service';
+import { CredentialsChanges } from '../identity/users/credentials-changes';
+import type { User } from '../identity/users/user.schema';
+import { UsersService } from '../identity/users/users.service';
 import { SessionView } from './dto/session.response';
 import type { Assurance, Session } from './session.schema';
 import { toSessionView } from './sessions.mapper';

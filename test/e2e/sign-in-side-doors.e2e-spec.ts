@@ -8,7 +8,7 @@ import { MailServer } from '../support/mail-server';
 import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
 import { Browser, enableTotp, sessionCookie, signIn, totp } from '../support/sessions';
 import { SignInService } from '../../src/sessions/sign-in.service';
-import { UsersService } from '../../src/users/users.service';
+import { UsersService } from '../../src/identity/users/users.service';
 import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
 import { testDatabaseUri } from '../support/test-database';
 

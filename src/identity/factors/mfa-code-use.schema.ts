@@ -1,5 +1,5 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { schemaOptions } from '../common/database/schema-options';
+import { schemaOptions } from '../../common/database/schema-options';
 
 /**
  * A second-factor code that was used: `<userId>:totp:<time step>` or `<userId>:recovery:<hash>`.

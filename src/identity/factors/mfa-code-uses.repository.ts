@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import { isDuplicateKey } from '../common/database/duplicate-key';
-import { Records } from '../database/records';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { Records } from '../../database/records';
 import { MfaCodeUse } from './mfa-code-use.schema';
 
 /** The second-factor codes already used: the only code that touches them. */

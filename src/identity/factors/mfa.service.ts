@@ -8,9 +8,9 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
-import { LazyLibrary } from '../common/lazy/lazy-library';
-import { FieldEncryption } from '../common/crypto/field-encryption';
-import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
+import { LazyLibrary } from '../../common/lazy/lazy-library';
+import { FieldEncryption } from '../../common/crypto/field-encryption';
+import { AttemptLimiter } from '../attempts/attempt-limiter.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';

@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
-import { schemaOptions } from '../common/database/schema-options';
+import { schemaOptions } from '../../common/database/schema-options';
 
 export const CEREMONIES = ['registration', 'authentication'] as const;
 export type Ceremony = (typeof CEREMONIES)[number];

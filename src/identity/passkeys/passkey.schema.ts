@@ -1,6 +1,6 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
 import { Types } from 'mongoose';
-import { schemaOptions } from '../common/database/schema-options';
+import { schemaOptions } from '../../common/database/schema-options';
 
 /** A WebAuthn credential (a passkey) of a user: its public key and the counter its signatures carry. */
 @Schema({ ...schemaOptions('passkeys', ['publicKey']), timestamps: true })

@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../access/policy/access-policy';
+import { Access, type AccessPolicy } from '../../access/policy/access-policy';
 import {
   Body,
   Controller,
@@ -17,21 +17,21 @@ import { ConfigType } from '@nestjs/config';
 import { ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { auditOriginOf } from '../audit/audit-context.decorator';
-import { MessageResponseDto } from '../common/dto/error-response.dto';
-import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
-import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
-import { Idempotent } from '../idempotency/idempotent.decorator';
-import { RegisterPasskeyDto, RenamePasskeyDto } from '../passkeys/dto/passkey.dto';
-import { PasskeyEnvelope, PasskeyListResponse, PasskeyRegistrationOptions } from '../passkeys/dto/passkey.response';
-import { toPasskeyView } from '../passkeys/passkeys.mapper';
-import { PasskeysService } from '../passkeys/passkeys.service';
-import { sessionsConfig } from '../config/sessions.config';
-import type { SessionFacts } from '../tenancy/principal';
-import { UserId } from '../tenancy/tenancy.decorators';
-import { OptionalSession, setSessionCookie } from './session-cookie';
-import { SessionsService } from './sessions.service';
-import { UserCredentialsService } from './user-credentials.service';
+import { auditOriginOf } from '../../audit/audit-context.decorator';
+import { MessageResponseDto } from '../../common/dto/error-response.dto';
+import { ParseObjectIdPipe } from '../../common/pipes/parse-object-id.pipe';
+import { ApiErrorResponses } from '../../common/swagger/api-error-responses.decorator';
+import { Idempotent } from '../../idempotency/idempotent.decorator';
+import { RegisterPasskeyDto, RenamePasskeyDto } from './dto/passkey.dto';
+import { PasskeyEnvelope, PasskeyListResponse, PasskeyRegistrationOptions } from './dto/passkey.response';
+import { toPasskeyView } from './passkeys.mapper';
+import { PasskeysService } from './passkeys.service';
+import { sessionsConfig } from '../../config/sessions.config';
+import type { SessionFacts } from '../../tenancy/principal';
+import { UserId } from '../../tenancy/tenancy.decorators';
+import { OptionalSession, setSessionCookie } from '../../sessions/session-cookie';
+import { SessionsService } from '../../sessions/sessions.service';
+import { UserCredentialsService } from '../passwords/password-changes.service';
 
 /** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
 /** The access policy the routes below share; a route that asks more adds it beside its handler. */

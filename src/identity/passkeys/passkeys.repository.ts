@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model, Types } from 'mongoose';
-import { isDuplicateKey } from '../common/database/duplicate-key';
-import { Records, toObjectId } from '../database/records';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { Records, toObjectId } from '../../database/records';
 import { PasskeyChallenge, PasskeyChallengeUse, type Ceremony } from './passkey-challenge.schema';
 import { Passkey } from './passkey.schema';
 

@@ -19,8 +19,8 @@ import type {
   PublicKeyCredentialRequestOptionsJSON,
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { LazyLibrary } from '../common/lazy/lazy-library';
-import { passkeysConfig } from '../config/passkeys.config';
+import { LazyLibrary } from '../../common/lazy/lazy-library';
+import { passkeysConfig } from '../../config/passkeys.config';
 import type { Ceremony } from './passkey-challenge.schema';
 import type { Passkey } from './passkey.schema';
 import { PasskeysRepository } from './passkeys.repository';

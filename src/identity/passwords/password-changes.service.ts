@@ -2,17 +2,17 @@ import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
 import * as bcrypt from 'bcrypt';
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import type { AuditOrigin } from '../audit/audit-context.decorator';
-import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
-import { authConfig } from '../config/auth.config';
+import type { AuditOrigin } from '../../audit/audit-context.decorator';
+import { AttemptLimiter } from '../attempts/attempt-limiter.service';
+import { authConfig } from '../../config/auth.config';
 import type { Passkey } from '../passkeys/passkey.schema';
 import { PasskeysService } from '../passkeys/passkeys.service';
-import type { SessionFacts } from '../tenancy/principal';
+import type { SessionFacts } from '../../tenancy/principal';
 import { UsersService } from '../users/users.service';
-import { MfaService } from './mfa.service';
-import { SecurityNotices } from './security-notices';
-import type { Session } from './session.schema';
-import { SessionsService } from './sessions.service';
+import { MfaService } from '../factors/mfa.service';
+import { SecurityNotices } from '../users/security-notices';
+import type { Session } from '../../sessions/session.schema';
+import { SessionsService } from '../../sessions/sessions.service';
 
 /**
  * A user's own credentials changed through a session or a token: the password, TOTP and passkeys.

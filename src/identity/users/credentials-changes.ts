@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UsersRepository } from './users.repository';
-import { growingLru } from '../common/cache/growing-lru';
+import { growingLru } from '../../common/cache/growing-lru';
 
 /** How long an instance trusts what it last read of a user's `credentialsChangedAt`. */
 export const CREDENTIALS_KEPT_MS = 5_000;

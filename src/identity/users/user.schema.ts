@@ -1,7 +1,7 @@
 import { Prop, Schema, SchemaFactory } from '@nestjs/mongoose';
-import { schemaOptions } from '../common/database/schema-options';
+import { schemaOptions } from '../../common/database/schema-options';
 import { Schema as MongooseSchema, Types } from 'mongoose';
-import { USER_ROLES, type UserRole } from '../common/decorators/roles.decorator';
+import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
 
 export const USER_STATUSES = ['active'] as const;
 export type UserStatus = (typeof USER_STATUSES)[number];

@@ -1,4 +1,4 @@
-import type { UserRole } from '../common/decorators/roles.decorator';
+import type { UserRole } from '../../common/decorators/roles.decorator';
 import type { UserResponse } from './dto/user.response';
 import type { User } from './user.schema';
 

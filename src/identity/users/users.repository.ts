@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectModel } from '@nestjs/mongoose';
 import { Model } from 'mongoose';
-import type { UserRole } from '../common/decorators/roles.decorator';
-import { Records, toObjectId } from '../database/records';
+import type { UserRole } from '../../common/decorators/roles.decorator';
+import { Records, toObjectId } from '../../database/records';
 import { User } from './user.schema';
 
 const CREDENTIALS_STATE_FIELDS = ['credentialsChangedAt', 'factorsChangedAt', 'emailVerifiedAt'] as const;

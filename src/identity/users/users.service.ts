@@ -1,6 +1,6 @@
 import { ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
-import { isDuplicateKey } from '../common/database/duplicate-key';
-import { InProcessEmitter } from '../events/in-process-events';
+import { isDuplicateKey } from '../../common/database/duplicate-key';
+import { InProcessEmitter } from '../../events/in-process-events';
 import { CredentialsChanges } from './credentials-changes';
 import { User } from './user.schema';
 import { NewUser, UsersRepository, UserWithHash, UserWithSecrets } from './users.repository';

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ASSURANCES, type Assurance } from '../session.schema';
-import { UserResponse } from '../../users/dto/user.response';
+import { UserResponse } from '../../identity/users/dto/user.response';
 
 export class SessionView {
   @ApiProperty({ example: '665f1f77bcf86cd799439011' })

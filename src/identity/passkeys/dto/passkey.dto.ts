@@ -16,9 +16,9 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
-import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
-import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { NotBlankText } from '../../common/validators/trimmed-text';
+import { OBJECT_ID_PATTERN } from '../../../common/pipes/object-id';
+import { IsOptionalNotNull } from '../../../common/validators/is-optional-not-null';
+import { NotBlankText } from '../../../common/validators/trimmed-text';
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const BASE64URL_PATTERN = '^[A-Za-z0-9_-]*$';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
+import { USER_ROLES, type UserRole } from '../../../common/decorators/roles.decorator';
 import { USER_STATUSES } from '../user.schema';
 
 export class UserResponse {
