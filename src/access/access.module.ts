@@ -3,7 +3,6 @@ import { DiscoveryModule } from '@nestjs/core';
 import { AccountsModule } from '../accounts/accounts.module';
 import { ApiKeysModule } from '../api-keys/api-keys.module';
 import { AssetsModule } from '../assets/assets.module';
-import { AuthModule } from '../auth/auth.module';
 import { ChannelsModule } from '../channels/channels.module';
 import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
@@ -15,6 +14,7 @@ import { Authentication } from './authentication';
 import { ChannelRoles } from './channel-roles';
 import { RouteDeclarations } from './route-declarations';
 import { Tenancy } from './tenancy';
+import { AccessTokensModule } from './tokens/access-tokens.module';
 
 /**
  * Who may call what: each route's declared access policy (`@Access()`, src/access/policy/access-policy.ts)
@@ -25,7 +25,7 @@ import { Tenancy } from './tenancy';
 @Module({
   imports: [
     DiscoveryModule,
-    AuthModule,
+    AccessTokensModule,
     AccountsModule,
     ApiKeysModule,
     PlatformProjectsModule,

@@ -1,17 +1,13 @@
-import { BadRequestException, ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
-import { ConfigType } from '@nestjs/config';
-import * as bcrypt from 'bcrypt';
+import { BadRequestException, ConflictException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AuditOrigin } from '../../audit/audit-context.decorator';
-import { AuditTrail } from '../../audit/audit-trail';
-import { MembershipsService } from '../../accounts/memberships.service';
-import { authConfig } from '../../config/auth.config';
 import { MailService } from '../../mail/mail.service';
 import { TooManyRequestsException } from '../../common/http/too-many-requests.exception';
 import type { User } from '../users/user.schema';
 import { UsersService } from '../users/users.service';
 import { AttemptLimiter } from '../attempts/attempt-limiter.service';
-import { SessionsService } from '../../sessions/sessions.service';
+import { PasswordChanges } from '../passwords/password-changes.service';
+import { UserAudit } from '../users/user-audit';
 import { EmailLink, EmailLinkPurpose } from './email-link.schema';
 import { EmailLinksRepository } from './email-links.repository';
 
@@ -41,12 +37,10 @@ export class EmailLinksService {
   constructor(
     private readonly links: EmailLinksRepository,
     private readonly users: UsersService,
-    private readonly memberships: MembershipsService,
     private readonly attempts: AttemptLimiter,
     private readonly mail: MailService,
-    private readonly trail: AuditTrail,
-    private readonly sessions: SessionsService,
-    @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
+    private readonly passwords: PasswordChanges,
+    private readonly audit: UserAudit,
   ) {}
 
   /**
@@ -80,19 +74,10 @@ export class EmailLinksService {
    */
   async resetPassword(token: string, password: string, origin: AuditOrigin, now = new Date()): Promise<void> {
     const link = await this.useLink('password_reset', token, now);
-    const passwordHash = await bcrypt.hash(password, this.config.bcryptRounds);
-    if (!(await this.users.setPassword(String(link.userId), passwordHash, now)))
-      throw new BadRequestException(LINK_INVALID);
-    await this.sessions.endAll(String(link.userId));
+    if (!(await this.passwords.reset(String(link.userId), password, now))) throw new BadRequestException(LINK_INVALID);
     await this.links.expireOthers(String(link.userId), 'password_reset', now);
-    const party = { type: 'user', id: String(link.userId), label: link.email };
     // In every account the user belongs to: each one's admins see that a member's password changed.
-    for (const membership of await this.memberships.listForUser(String(link.userId))) {
-      await this.trail.appendNow(
-        { actor: party, ...origin },
-        { accountId: String(membership.accountId), action: 'password.reset', target: party },
-      );
-    }
+    await this.audit.record({ _id: link.userId, email: link.email }, 'password.reset', origin);
   }
 
   /** Mails the verification link of a new user. */

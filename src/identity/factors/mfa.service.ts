@@ -22,6 +22,8 @@ const RECOVERY_CODES = 10;
 const DRIFT_SECONDS = 30;
 const CODE_USES_KEPT_SECONDS = 24 * 3600;
 export const INVALID_CODE = 'Invalid or already used code';
+/** The `code` of a 401 that asks for a second factor the request did not prove. */
+export const MFA_REQUIRED = 'mfa_required';
 
 /** TOTP, loaded by the first enrolment or code an instance checks (the installed check is at start). */
 const otplib = new LazyLibrary<typeof import('otplib')>('otplib');

@@ -1,19 +1,5 @@
 import { Access, type AccessPolicy } from '../../access/policy/access-policy';
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  HttpStatus,
-  Inject,
-  Param,
-  Patch,
-  Post,
-  Req,
-  Res,
-} from '@nestjs/common';
-import { ConfigType } from '@nestjs/config';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -26,14 +12,11 @@ import { RegisterPasskeyDto, RenamePasskeyDto } from './dto/passkey.dto';
 import { PasskeyEnvelope, PasskeyListResponse, PasskeyRegistrationOptions } from './dto/passkey.response';
 import { toPasskeyView } from './passkeys.mapper';
 import { PasskeysService } from './passkeys.service';
-import { sessionsConfig } from '../../config/sessions.config';
 import type { SessionFacts } from '../../tenancy/principal';
-import { UserId } from '../../tenancy/tenancy.decorators';
-import { OptionalSession, setSessionCookie } from '../../sessions/session-cookie';
-import { SessionsService } from '../../sessions/sessions.service';
-import { UserCredentialsService } from '../passwords/password-changes.service';
+import { OptionalSession, UserId } from '../../tenancy/tenancy.decorators';
+import { UserSessionsRef } from '../users/user-sessions.port';
+import { PasskeyChanges } from './passkey-changes.service';
 
-/** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
 /** The access policy the routes below share; a route that asks more adds it beside its handler. */
 const SIGNED_IN: AccessPolicy = {
   credentials: ['userToken', 'session'],
@@ -41,14 +24,14 @@ const SIGNED_IN: AccessPolicy = {
   assurance: 'password',
 };
 
+/** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
 @ApiTags('sessions')
 @Controller('api/v1/me/passkeys')
 export class PasskeysController {
   constructor(
-    private readonly sessions: SessionsService,
-    private readonly userCredentials: UserCredentialsService,
     private readonly passkeys: PasskeysService,
-    @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
+    private readonly changes: PasskeyChanges,
+    private readonly sessions: UserSessionsRef,
   ) {}
 
   @Access({ ...SIGNED_IN, stepUp: true })
@@ -68,10 +51,7 @@ export class PasskeysController {
     @UserId() userId: string,
     @Req() request: FastifyRequest,
   ): Promise<PasskeyRegistrationOptions> {
-    return this.userCredentials.passkeyRegistrationOptions(
-      userId,
-      auditOriginOf(request),
-    ) as Promise<PasskeyRegistrationOptions>;
+    return this.changes.registrationOptions(userId, auditOriginOf(request)) as Promise<PasskeyRegistrationOptions>;
   }
 
   @Access({ ...SIGNED_IN, stepUp: true })
@@ -96,15 +76,14 @@ export class PasskeysController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PasskeyEnvelope> {
-    const { passkey, replaced } = await this.userCredentials.addPasskey(
+    const { passkey, replaced } = await this.changes.add(
       userId,
       current,
       dto.name,
       dto.credential as RegistrationResponseJSON,
       auditOriginOf(request),
     );
-    if (replaced)
-      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    if (replaced) this.sessions.get().setCookie(request, reply, replaced);
     return { data: toPasskeyView(passkey) };
   }
 
@@ -148,9 +127,8 @@ export class PasskeysController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<MessageResponseDto> {
-    const replaced = await this.userCredentials.removePasskey(userId, current, id, auditOriginOf(request));
-    if (replaced)
-      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
+    const replaced = await this.changes.remove(userId, current, id, auditOriginOf(request));
+    if (replaced) this.sessions.get().setCookie(request, reply, replaced);
     return { message: 'Passkey removed' };
   }
 }

@@ -83,3 +83,8 @@ export class CredentialsChanges {
     return known;
   }
 }
+
+/** The user's `credentialsChangedAt` as a version (ms; 0 never): tokens and sessions are bound to the one their proof was checked against. */
+export function credentialsVersionOf(user: { credentialsChangedAt?: Date | null }): number {
+  return user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0;
+}

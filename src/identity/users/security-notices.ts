@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditOrigin } from '../../audit/audit-context.decorator';
 import { MailService } from '../../mail/mail.service';
-import { deviceOf } from '../../sessions/sessions.mapper';
+import { deviceOf } from '../../common/http/device-of';
 
 /**
  * The mails that tell a user their account's security changed: a sign-in from an address this email

@@ -1,5 +1,4 @@
-import { hashRecoveryCode } from '../identity/factors/mfa.service';
-import { deviceOf } from './sessions.mapper';
+import { deviceOf } from './device-of';
 
 describe('deviceOf', () => {
   it('names the browser (major version) and the system', () => {
@@ -17,13 +16,5 @@ describe('deviceOf', () => {
     expect(deviceOf('curl/8.5.0')).toBe('curl/8.5.0');
     expect(deviceOf('x'.repeat(200))).toHaveLength(64);
     expect(deviceOf(null)).toBeNull();
-  });
-});
-
-describe('hashRecoveryCode', () => {
-  it('reads a code as typed: case, spaces and the dash do not matter', () => {
-    expect(hashRecoveryCode('ABCDE-FGHIJ')).toBe(hashRecoveryCode('abcde fghij'));
-    expect(hashRecoveryCode('abcdefghij')).toBe(hashRecoveryCode('abcde-fghij'));
-    expect(hashRecoveryCode('abcde-fghik')).not.toBe(hashRecoveryCode('abcde-fghij'));
   });
 });
