@@ -4,6 +4,7 @@ import { fieldEncryptionProviders } from '../../settings/field-encryption.provid
 import { SettingsModule } from '../../settings/settings.module';
 import { AttemptsModule } from '../attempts/attempts.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
+import { SecondFactorLookup } from '../users/second-factor.port';
 import { UsersModule } from '../users/users.module';
 import { FactorChanges } from './factor-changes.service';
 import { FactorsController } from './factors.controller';
@@ -30,7 +31,14 @@ import { MfaService } from './mfa.service';
     MongooseModule.forFeature([{ name: MfaCodeUse.name, schema: MfaCodeUseSchema }]),
   ],
   controllers: [FactorsController],
-  providers: [MfaCodeUsesRepository, MfaService, FactorChanges, ...fieldEncryptionProviders],
-  exports: [MfaService],
+  providers: [
+    MfaCodeUsesRepository,
+    MfaService,
+    FactorChanges,
+    ...fieldEncryptionProviders,
+    // The accounts module asks whether a user has a factor through this, without importing this module.
+    { provide: SecondFactorLookup, useExisting: MfaService },
+  ],
+  exports: [MfaService, SecondFactorLookup],
 })
 export class FactorsModule {}

@@ -12,6 +12,7 @@ import { LazyLibrary } from '../../common/lazy/lazy-library';
 import { FieldEncryption } from '../../common/crypto/field-encryption';
 import { AttemptLimiter } from '../attempts/attempt-limiter.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
+import type { SecondFactorLookup } from '../users/second-factor.port';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';
 import { MfaCodeUsesRepository } from './mfa-code-uses.repository';
@@ -64,7 +65,7 @@ function newRecoveryCode(): string {
  * checked, whatever route it came through; only a correct one clears them.
  */
 @Injectable()
-export class MfaService implements OnModuleInit, OnModuleDestroy {
+export class MfaService implements OnModuleInit, OnModuleDestroy, SecondFactorLookup {
   private readonly logger = new Logger(MfaService.name);
   private stopSweep: () => void = () => undefined;
 
@@ -88,6 +89,11 @@ export class MfaService implements OnModuleInit, OnModuleDestroy {
   /** TOTP or a passkey: either makes a sign-in, a step-up and an account's requirement ask for a second factor. */
   async hasFactor(user: { _id: unknown; totpEnabledAt?: Date | null }): Promise<boolean> {
     return this.totpOn(user) || (await this.passkeys.hasAny(String(user._id)));
+  }
+
+  /** As `hasFactor`, by id (the `SecondFactorLookup` the accounts module asks); a user gone has their passkeys' answer. */
+  async userHasFactor(userId: string): Promise<boolean> {
+    return Boolean((await this.users.findById(userId))?.totpEnabledAt) || (await this.passkeys.hasAny(userId));
   }
 
   /** What the user has set up, for their security page. */

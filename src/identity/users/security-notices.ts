@@ -1,16 +1,23 @@
 import { Injectable } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import type { AuditOrigin } from '../../audit/audit-context.decorator';
 import { MailService } from '../../mail/mail.service';
 import { deviceOf } from '../../common/http/device-of';
 
 /**
  * The mails that tell a user their account's security changed: a sign-in from an address this email
- * had never signed in from, and a second factor (an authenticator app, a passkey) added or removed. They go to the account's own
- * address so that someone else's doing is noticed; none carries a link that acts.
+ * had never signed in from, and a second factor (an authenticator app, a passkey) added or removed.
+ * They go to the account's own address so that someone else's doing is noticed; none carries a link
+ * that acts. The mail service is resolved at the first notice: a command's context (`npm run
+ * migrate`) holds the users module but no mail.
  */
 @Injectable()
 export class SecurityNotices {
-  constructor(private readonly mail: MailService) {}
+  constructor(private readonly modules: ModuleRef) {}
+
+  private get mail(): MailService {
+    return this.modules.get(MailService, { strict: false });
+  }
 
   async newSignIn(email: string, origin: AuditOrigin, at: Date): Promise<void> {
     await this.mail.send({
