@@ -15,7 +15,7 @@ import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { toObjectId } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { SecondFactorLookup } from '../identity/users/second-factor.port';
+import { SecondFactorLookup } from '../identity/users/users.ports';
 import { UsersService } from '../identity/users/users.service';
 import { Account, type AccountType } from './account.schema';
 import {

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Types } from 'mongoose';
 import type { AuditOrigin } from '../audit/audit-context.decorator';
 import { sessionsConfig } from '../config/sessions.config';
-import type { ContinuedSession, UserSessions } from '../identity/users/user-sessions.port';
+import type { ContinuedSession, UserSessions } from '../identity/users/users.ports';
 import type { SessionFacts } from '../tenancy/principal';
 import type { Session } from './session.schema';
 import { setSessionCookie } from './session-cookie';

@@ -5,7 +5,7 @@ import { AttemptsModule } from '../identity/attempts/attempts.module';
 import { FactorsModule } from '../identity/factors/factors.module';
 import { PasskeysModule } from '../identity/passkeys/passkeys.module';
 import { PasswordsModule } from '../identity/passwords/passwords.module';
-import { UserSessions } from '../identity/users/user-sessions.port';
+import { UserSessions } from '../identity/users/users.ports';
 import { UsersModule } from '../identity/users/users.module';
 import { Session, SessionSchema } from './session.schema';
 import { SessionsController } from './sessions.controller';

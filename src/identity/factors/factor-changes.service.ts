@@ -3,7 +3,7 @@ import type { AuditOrigin } from '../../audit/audit-context.decorator';
 import type { SessionFacts } from '../../tenancy/principal';
 import { SecurityNotices } from '../users/security-notices';
 import { UserAudit } from '../users/user-audit';
-import { type ContinuedSession, UserSessionsRef } from '../users/user-sessions.port';
+import { type ContinuedSession, UserSessionsRef } from '../users/users.ports';
 import { UsersService } from '../users/users.service';
 import { MfaService } from './mfa.service';
 

@@ -8,7 +8,7 @@ import { ApiErrorResponses } from '../../common/swagger/api-error-responses.deco
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import type { SessionFacts } from '../../tenancy/principal';
 import { OptionalSession, UserId } from '../../tenancy/tenancy.decorators';
-import { UserSessionsRef } from '../users/user-sessions.port';
+import { UserSessionsRef } from '../users/users.ports';
 import { TotpCodeDto } from './dto/factors.dto';
 import { RecoveryCodesResponse, SecondFactorsEnvelope, TotpEnrolmentResponse } from './dto/factors.response';
 import { FactorChanges } from './factor-changes.service';

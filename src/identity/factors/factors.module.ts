@@ -4,7 +4,7 @@ import { fieldEncryptionProviders } from '../../settings/field-encryption.provid
 import { SettingsModule } from '../../settings/settings.module';
 import { AttemptsModule } from '../attempts/attempts.module';
 import { PasskeysModule } from '../passkeys/passkeys.module';
-import { SecondFactorLookup } from '../users/second-factor.port';
+import { SecondFactorLookup } from '../users/users.ports';
 import { UsersModule } from '../users/users.module';
 import { FactorChanges } from './factor-changes.service';
 import { FactorsController } from './factors.controller';

@@ -12,7 +12,7 @@ import { LazyLibrary } from '../../common/lazy/lazy-library';
 import { FieldEncryption } from '../../common/crypto/field-encryption';
 import { AttemptLimiter } from '../attempts/attempt-limiter.service';
 import { PasskeysService } from '../passkeys/passkeys.service';
-import type { SecondFactorLookup } from '../users/second-factor.port';
+import type { SecondFactorLookup } from '../users/users.ports';
 import type { UserWithSecrets } from '../users/users.service';
 import { UsersService } from '../users/users.service';
 import { MfaCodeUsesRepository } from './mfa-code-uses.repository';

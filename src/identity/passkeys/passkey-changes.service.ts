@@ -5,7 +5,7 @@ import type { SessionFacts } from '../../tenancy/principal';
 import { AttemptLimiter } from '../attempts/attempt-limiter.service';
 import { SecurityNotices } from '../users/security-notices';
 import { UserAudit } from '../users/user-audit';
-import { type ContinuedSession, UserSessionsRef } from '../users/user-sessions.port';
+import { type ContinuedSession, UserSessionsRef } from '../users/users.ports';
 import { UsersService } from '../users/users.service';
 import type { Passkey } from './passkey.schema';
 import { PasskeysService } from './passkeys.service';

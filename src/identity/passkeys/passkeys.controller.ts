@@ -14,7 +14,7 @@ import { toPasskeyView } from './passkeys.mapper';
 import { PasskeysService } from './passkeys.service';
 import type { SessionFacts } from '../../tenancy/principal';
 import { OptionalSession, UserId } from '../../tenancy/tenancy.decorators';
-import { UserSessionsRef } from '../users/user-sessions.port';
+import { UserSessionsRef } from '../users/users.ports';
 import { PasskeyChanges } from './passkey-changes.service';
 
 /** The access policy the routes below share; a route that asks more adds it beside its handler. */

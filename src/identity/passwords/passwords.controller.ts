@@ -7,7 +7,7 @@ import { MessageResponseDto } from '../../common/dto/error-response.dto';
 import { ApiErrorResponses } from '../../common/swagger/api-error-responses.decorator';
 import type { SessionFacts } from '../../tenancy/principal';
 import { OptionalSession, UserId } from '../../tenancy/tenancy.decorators';
-import { UserSessionsRef } from '../users/user-sessions.port';
+import { UserSessionsRef } from '../users/users.ports';
 import { ChangePasswordDto } from './dto/passwords.dto';
 import { PasswordChanges } from './password-changes.service';
 

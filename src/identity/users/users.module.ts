@@ -6,7 +6,7 @@ import { UsersService } from './users.service';
 import { CredentialsChanges } from './credentials-changes';
 import { SecurityNotices } from './security-notices';
 import { UserAudit } from './user-audit';
-import { UserSessionsRef } from './user-sessions.port';
+import { UserSessionsRef } from './users.ports';
 
 /**
  * People who log in: the user record (with the password hash, the second factors' secrets and the
