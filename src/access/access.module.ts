@@ -19,7 +19,9 @@ import { AccessTokensModule } from './tokens/access-tokens.module';
 /**
  * Who may call what: each route's declared access policy (`@Access()`, src/access/policy/access-policy.ts)
  * and the one guard that enforces it (AccessGuard: credential, step-up, tenancy, rate limit, role,
- * verified email, channel role). Invariant: every route declares a policy, checked when the application starts
+ * verified email, channel role), with the authentication of its credentials (an access token
+ * verified by src/access/tokens, a session cookie asked of src/sessions, an API key of
+ * src/api-keys). Invariant: every route declares a policy, checked when the application starts
  * (RouteDeclarations), and nothing but that declaration decides who reaches a handler.
  */
 @Module({
