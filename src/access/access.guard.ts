@@ -11,7 +11,7 @@ import { RouteMetadata } from '../common/decorators/route-metadata';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { RateLimitGuard } from '../rate-limits/rate-limit.guard';
 import type { Principal, RequestContext } from '../tenancy/principal';
-import { CredentialsChanges } from '../users/credentials-changes';
+import { CredentialsChanges } from '../identity/users/credentials-changes';
 import { ACCESS, type AccessPolicy, type CredentialKind } from './policy/access-policy';
 import { Authentication } from './authentication';
 import { ChannelRoles } from './channel-roles';

@@ -2,10 +2,11 @@ import { JwtService } from '@nestjs/jwt';
 import type { ApiKeysService } from '../api-keys/api-keys.service';
 import type { SessionsService } from '../sessions/sessions.service';
 import type { StepUpService } from '../sessions/step-up.service';
-import type { CredentialsChanges } from '../users/credentials-changes';
+import type { CredentialsChanges } from '../identity/users/credentials-changes';
 import type { SessionsConfig } from '../config/sessions.config';
 import type { AccessPolicy } from './policy/access-policy';
 import { Authentication } from './authentication';
+import { AccessTokens } from './tokens/access-tokens';
 
 const USER = '64b7f0c2a1b2c3d4e5f60718';
 const ACCOUNT = '64b7f0c2a1b2c3d4e5f60719';
@@ -26,7 +27,7 @@ describe('Authentication', () => {
     current: () => Promise.resolve({ changedAt: 0, factorsChangedAt: 0 }),
   } as unknown as CredentialsChanges;
   const authentication = new Authentication(
-    jwt,
+    new AccessTokens(jwt),
     {} as ApiKeysService,
     {} as SessionsService,
     {} as StepUpService,

@@ -1,26 +1,21 @@
 import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import { JwtService } from '@nestjs/jwt';
 import type { FastifyRequest } from 'fastify';
 import { looksLikeApiKey } from '../api-keys/api-key-secret';
 import { ApiKeysService } from '../api-keys/api-keys.service';
-import type { Principal, RequestContext, TokenFacts } from '../tenancy/principal';
+import type { RequestContext, TokenFacts } from '../tenancy/principal';
 import { sessionsConfig } from '../config/sessions.config';
 import { sessionCookieOf } from '../sessions/session-cookie';
 import { SessionsService } from '../sessions/sessions.service';
 import { StepUpService } from '../sessions/step-up.service';
-import { CredentialsChanges } from '../users/credentials-changes';
+import { CredentialsChanges } from '../identity/users/credentials-changes';
 import type { AccessPolicy } from './policy/access-policy';
-import type { AccessTokenClaims } from '../auth/access-token';
-import { growingLru } from '../common/cache/growing-lru';
+import { AccessTokens, type VerifiedToken } from './tokens/access-tokens';
 
 /** Methods that change nothing: a session cookie needs no Origin check on them. */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const ORIGIN_REFUSED =
   'A request with the session cookie that changes anything must come from this service or the dashboard (Origin)';
-
-/** Verified access tokens kept at most: a few MB at the worst, for one verification per token and instance. */
-const VERIFIED_TOKENS_MAX = 10_000;
 
 export const INVALID_API_KEY = 'Invalid API key';
 
@@ -34,9 +29,8 @@ export const INVALID_API_KEY = 'Invalid API key';
  * with `eyJ`): a live `sk_test_` or `pk_test_` key of this service (one indexed read, no cache) or
  * `401 Invalid API key`.
  *
- * An access token that verified once is remembered, by its exact text, until its `exp`: a signed
- * token cannot change, so its next verification would give the same answer (jsonwebtoken was a
- * noticeable share of a small request's CPU: bench/README.md). What a token grants is still decided on every request: membership,
+ * An access token is verified by AccessTokens (src/access/tokens), which remembers a verification
+ * until the token's `exp`. What a token grants is still decided on every request: membership,
  * role and project are read each time by the tenancy guard, never from this cache. A token issued
  * before its user's credentials last changed (to the millisecond) is refused, read from the
  * database on every request (CredentialsChanges.current): a token cannot be deleted as a session
@@ -53,17 +47,13 @@ export const INVALID_API_KEY = 'Invalid API key';
 @Injectable()
 export class Authentication {
   constructor(
-    private readonly jwt: JwtService,
+    private readonly tokens: AccessTokens,
     private readonly apiKeys: ApiKeysService,
     private readonly sessions: SessionsService,
     private readonly stepUps: StepUpService,
     private readonly credentials: CredentialsChanges,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
-
-  // `ttlResolution: 0`: the clock is read at each lookup. lru-cache's default remembers it for 1 ms
-  // with a timer, which on a busy instance is one more timer set and fired for nearly every request.
-  private readonly verified = growingLru<string, VerifiedToken>(VERIFIED_TOKENS_MAX, { ttlResolution: 0 });
 
   /** Sets the request's principal, or refuses: 401 without a valid credential, 403 for a step-up or an Origin missing. */
   async authenticate(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {
@@ -75,7 +65,7 @@ export class Authentication {
       request.principal = key;
       return;
     }
-    const verified = await this.verify(token);
+    const verified = await this.tokens.verify(token);
     if (!verified) throw new UnauthorizedException('Invalid or expired token');
     const facts = await this.standing(verified);
     if (!facts)
@@ -143,37 +133,9 @@ export class Authentication {
    */
   async userOfToken(token: string): Promise<string | null> {
     if (looksLikeApiKey(token)) return null;
-    const verified = await this.verify(token);
+    const verified = await this.tokens.verify(token);
     if (!verified || !(await this.standing(verified))) return null;
     return verified.principal.userId;
-  }
-
-  private async verify(token: string): Promise<VerifiedToken | null> {
-    const known = this.verified.get(token);
-    if (known) return known;
-    let claims: AccessTokenClaims;
-    try {
-      // The algorithm list is pinned in JwtModule's verifyOptions, so `alg: none` and RS/HS confusion fail here.
-      claims = await this.jwt.verifyAsync<AccessTokenClaims>(token);
-    } catch {
-      return null;
-    }
-    if (typeof claims.sub !== 'string' || !/^[0-9a-f]{24}$/.test(claims.sub)) return null;
-    const accountId = typeof claims.acc === 'string' && /^[0-9a-f]{24}$/.test(claims.acc) ? claims.acc : null;
-    const principal = Object.freeze({ kind: 'user' as const, userId: claims.sub, accountId });
-    const issuedAt =
-      typeof claims.ims === 'number' ? claims.ims : typeof claims.iat === 'number' ? claims.iat * 1000 : 0;
-    const credentialsAt = typeof claims.cav === 'number' ? claims.cav : undefined;
-    const verified: VerifiedToken = {
-      principal,
-      issuedAt,
-      credentialsAt,
-      assurance: claims.asr === 'mfa' ? 'mfa' : 'password',
-    };
-    // Kept no longer than the token is valid (the cache drops an entry at its ttl); a token without an expiry is not kept.
-    const ttl = typeof claims.exp === 'number' ? claims.exp * 1000 - Date.now() : 0;
-    if (ttl > 0) this.verified.set(token, verified, { ttl });
-    return verified;
   }
 }
 
@@ -184,16 +146,6 @@ function stepsUp(policy: AccessPolicy, request: FastifyRequest): boolean {
   if (when === true) return true;
   const body = request.body;
   return typeof body === 'object' && body !== null && when(body as Record<string, unknown>);
-}
-
-/** A token whose signature verified: who, and what its login proved when. */
-interface VerifiedToken {
-  principal: Principal & { kind: 'user' };
-  /** Milliseconds since the epoch. */
-  issuedAt: number;
-  /** The credentials version the login read (`cav`); undefined in tokens from before it was carried. */
-  credentialsAt: number | undefined;
-  assurance: 'password' | 'mfa';
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

@@ -1,5 +1,5 @@
 import type { UserRole } from '../common/decorators/roles.decorator';
-import type { User } from '../users/user.schema';
+import type { User } from '../identity/users/user.schema';
 import type { Account } from './account.schema';
 import type { AccountView, MemberView } from './dto/account.response';
 import type { Membership } from './membership.schema';

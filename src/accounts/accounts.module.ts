@@ -2,8 +2,7 @@ import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { LeasesModule } from '../leases/leases.module';
 import { AccountPolicyLookup, MembershipLookup } from '../tenancy/tenancy-lookups';
-import { UsersModule } from '../users/users.module';
-import { PasskeysModule } from '../passkeys/passkeys.module';
+import { UsersModule } from '../identity/users/users.module';
 import { Account, AccountSchema } from './account.schema';
 import { AccountsController } from './accounts.controller';
 import { AccountsRepository } from './accounts.repository';
@@ -20,14 +19,15 @@ import { OwnershipTransfersRepository } from './ownership-transfers.repository';
  * removed or demoted, and hands the account on by a transfer; a transfer half-done leaves both
  * owners with the rights, never none, and crossing or stalled transfers are ordered by the
  * account's owner version (AccountsService). A user has at most one membership per account (a
- * unique index). The tenancy guard reads memberships on every request through `MembershipLookup`,
- * without importing this module.
+ * unique index). The tenancy guard reads memberships on every request through `MembershipLookup`
+ * (as the audit of a user's own actions does, src/identity/users), without importing this module;
+ * whether a member has a second factor of their own (to turn `requireMfa` on) is asked of the
+ * factors module through `SecondFactorLookup`.
  */
 @Module({
   imports: [
     UsersModule,
     LeasesModule,
-    PasskeysModule,
     MongooseModule.forFeature([
       { name: Account.name, schema: AccountSchema },
       { name: Membership.name, schema: MembershipSchema },

@@ -8,13 +8,15 @@ import {
   NotFoundException,
   OnApplicationBootstrap,
 } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { InProcessEmitter } from '../in-process-events/in-process-events';
 import { Types } from 'mongoose';
 import type { UserRole } from '../common/decorators/roles.decorator';
 import { isDuplicateKey } from '../common/database/duplicate-key';
 import { toObjectId } from '../database/records';
 import { Leases } from '../leases/leases.service';
-import { UsersService } from '../users/users.service';
+import { SecondFactorLookup } from '../identity/users/users.ports';
+import { UsersService } from '../identity/users/users.service';
 import { Account, type AccountType } from './account.schema';
 import {
   ACCOUNT_CREATED,
@@ -31,7 +33,6 @@ import { Membership } from './membership.schema';
 import { MembershipsService } from './memberships.service';
 import type { OwnershipTransfer } from './ownership-transfer.schema';
 import { OwnershipTransfersRepository } from './ownership-transfers.repository';
-import { PasskeysService } from '../passkeys/passkeys.service';
 
 export const ACCOUNT_NOT_FOUND = 'Account not found';
 const ADMIN_ONLY = 'This operation needs the role admin';
@@ -65,12 +66,12 @@ export class AccountsService implements OnApplicationBootstrap {
     private readonly leases: Leases,
     private readonly trail: AuditTrail,
     private readonly transfers: OwnershipTransfersRepository,
-    private readonly passkeys: PasskeysService,
+    private readonly modules: ModuleRef,
   ) {}
 
-  /** A second factor of the user's own, as sessions count one: TOTP or a passkey. */
+  /** A second factor of the user's own, as sessions count one: TOTP or a passkey (asked of the factors module). */
   private async hasFactor(userId: string): Promise<boolean> {
-    return Boolean((await this.users.findById(userId))?.totpEnabledAt) || (await this.passkeys.hasAny(userId));
+    return this.modules.get(SecondFactorLookup, { strict: false }).userHasFactor(userId);
   }
 
   /** Finishes the transfers a stopped instance left half-done; a failure is logged, the next transfer of the account retries it. */

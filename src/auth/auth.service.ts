@@ -5,32 +5,29 @@ import {
   BadRequestException,
   ForbiddenException,
   HttpException,
-  Inject,
   Injectable,
   UnauthorizedException,
 } from '@nestjs/common';
-import { ConfigType } from '@nestjs/config';
-import { JwtService } from '@nestjs/jwt';
-import * as bcrypt from 'bcrypt';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountView } from '../accounts/dto/account.response';
 import { MembershipsService } from '../accounts/memberships.service';
 import { toAddress } from '../common/dto/address.dto';
-import { authConfig } from '../config/auth.config';
 import { Invitation } from '../invitations/invitation.schema';
 import { InvitationsService } from '../invitations/invitations.service';
 import type { Principal } from '../tenancy/principal';
 import { NOT_A_MEMBER } from '../access/policy/access-messages';
-import type { User } from '../users/user.schema';
-import { toUserResponse } from '../users/users.mapper';
-import { UsersService } from '../users/users.service';
+import type { User } from '../identity/users/user.schema';
+import { toUserResponse } from '../identity/users/users.mapper';
+import { UsersService } from '../identity/users/users.service';
 import { LoginResponse, MeResponse, SignupResponse } from './dto/auth.response';
 import { LoginDto } from './dto/login.dto';
 import { SignupDto } from './dto/signup.dto';
-import type { AccessTokenClaims } from './access-token';
-import { AttemptLimiter } from './attempts/attempt-limiter.service';
-import { EmailLinksService } from './email-links/email-links.service';
-import { SignInService } from '../sessions/sign-in.service';
+import type { AccessTokenClaims } from '../access/tokens/access-token';
+import { AccessTokens } from '../access/tokens/access-tokens';
+import { AttemptLimiter } from '../identity/attempts/attempt-limiter.service';
+import { EmailLinksService } from '../identity/email-links/email-links.service';
+import { CredentialsCheck } from '../identity/passwords/credentials-check';
+import { PasswordHasher } from '../identity/passwords/password-hasher';
 
 @Injectable()
 export class AuthService {
@@ -39,12 +36,12 @@ export class AuthService {
     private readonly accounts: AccountsService,
     private readonly memberships: MembershipsService,
     private readonly invitations: InvitationsService,
-    private readonly jwt: JwtService,
+    private readonly tokens: AccessTokens,
     private readonly attempts: AttemptLimiter,
     private readonly trail: AuditTrail,
     private readonly emailLinks: EmailLinksService,
-    private readonly signIns: SignInService,
-    @Inject(authConfig.KEY) private readonly config: ConfigType<typeof authConfig>,
+    private readonly credentials: CredentialsCheck,
+    private readonly hasher: PasswordHasher,
   ) {}
 
   /**
@@ -70,7 +67,7 @@ export class AuthService {
   private async createSignedUp(dto: SignupDto, origin: AuditOrigin): Promise<SignupResponse> {
     const invitation = dto.invitationToken ? await this.checkInvitation(dto, dto.invitationToken) : null;
     const role = invitation?.role ?? dto.role!;
-    const passwordHash = await bcrypt.hash(dto.password, this.config.bcryptRounds);
+    const passwordHash = await this.hasher.hash(dto.password);
     const user = await this.users.create({
       firstName: dto.firstName,
       lastName: dto.lastName,
@@ -98,7 +95,7 @@ export class AuthService {
   }
 
   /**
-   * The same check as a dashboard sign-in (SignInService.verifyCredentials): a user with a second
+   * The same check as a dashboard sign-in (CredentialsCheck.verifyCredentials): a user with a second
    * factor gets no token from the password alone (401 `mfa_required`), and the token carries the
    * assurance the sign-in proved. A login into an account is in that account's audit log
    * (`user.logged_in`): the token is issued once it is.
@@ -110,9 +107,9 @@ export class AuthService {
     requestId: string | null = null,
   ): Promise<LoginResponse> {
     const origin: AuditOrigin = { ip: client, userAgent: userAgent?.slice(0, 256) ?? null, requestId };
-    const { user, assurance, credentialsAt } = await this.signIns.verifyCredentials(dto, origin);
+    const { user, assurance, credentialsAt } = await this.credentials.verifyCredentials(dto, origin);
     const account = await this.loginAccount(user, dto.accountId?.toLowerCase());
-    const issuedAt = await this.signIns.signedIn(user, origin);
+    const issuedAt = await this.credentials.signedIn(user, origin);
     const claims: AccessTokenClaims = {
       sub: String(user._id),
       acc: account?.id ?? null,
@@ -129,7 +126,7 @@ export class AuthService {
     }
     return {
       message: 'Login successful',
-      accessToken: await this.jwt.signAsync(claims),
+      accessToken: await this.tokens.issue(claims),
       data: { user: toUserResponse(user, account?.role), account },
     };
   }

@@ -1,5 +1,5 @@
 import { Schema } from 'mongoose';
-import { UserSchema } from '../users/user.schema';
+import { UserSchema } from '../identity/users/user.schema';
 import { hiddenFields } from './records';
 
 describe('hiddenFields', () => {

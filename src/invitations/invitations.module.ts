@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AccountsModule } from '../accounts/accounts.module';
-import { AttemptsModule } from '../auth/attempts/attempts.module';
-import { UsersModule } from '../users/users.module';
+import { AttemptsModule } from '../identity/attempts/attempts.module';
+import { UsersModule } from '../identity/users/users.module';
 import { Invitation, InvitationSchema } from './invitation.schema';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsRepository } from './invitations.repository';

@@ -1,4 +1,4 @@
-import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
+import { AttemptLimiter } from '../identity/attempts/attempt-limiter.service';
 import { TooManyRequestsException } from '../common/http/too-many-requests.exception';
 import { Types } from 'mongoose';
 import type { AuditContext } from '../audit/audit-draft';
@@ -14,7 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AccountsService } from '../accounts/accounts.service';
 import { AccountView } from '../accounts/dto/account.response';
 import { MembershipsService } from '../accounts/memberships.service';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../identity/users/users.service';
 import { MailService } from '../mail/mail.service';
 import { CreatedInvitationView, CreateInvitationDto, InvitationView } from './dto/invitation.dto';
 import { Invitation } from './invitation.schema';

@@ -1,4 +1,4 @@
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../identity/users/users.service';
 import { passkeysConfig } from '../config/passkeys.config';
 import { runCommand } from './command';
 import { ChannelOwnersMigration, describeChannelOwners } from './channel-owners.migration';

@@ -4,7 +4,7 @@ import { CollaboratorsModule } from '../collaborators/collaborators.module';
 import { PlatformProjectsModule } from '../platform-projects/platform-projects.module';
 import { ChannelOwnersMigration } from './channel-owners.migration';
 import { EventObjectsMigration } from './event-objects.migration';
-import { UsersModule } from '../users/users.module';
+import { UsersModule } from '../identity/users/users.module';
 import { LegacyDataRepository } from './legacy-data.repository';
 import { SingleTenantMigration } from './single-tenant.migration';
 import { UnmigratedDataCheck } from './unmigrated-data.check';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { OnInProcessEvent } from '../in-process-events/in-process-events';
-import { USER_DELETED, type UserDeletedEvent } from '../users/users.events';
+import { USER_DELETED, type UserDeletedEvent } from '../identity/users/users.events';
 import { SearchHistoryService } from './search-history.service';
 
 /** What the users module asks of the search history. */

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
-import { UsersModule } from '../users/users.module';
+import { UsersModule } from '../identity/users/users.module';
 import { SearchHistoryEntry, SearchHistoryEntrySchema } from './search-history-entry.schema';
 import { SearchHistorySettings, SearchHistorySettingsSchema } from './search-history-settings.schema';
 import { SearchHistoryController } from './search-history.controller';

@@ -11,7 +11,7 @@ import type { AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import type { Principal } from '../tenancy/principal';
 import { NO_ACCOUNT } from '../access/policy/access-messages';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../identity/users/users.service';
 import { SEARCH_SURFACES, type SearchHistoryEntry, type SearchSurface } from './search-history-entry.schema';
 import {
   SearchHistoryRepository,

@@ -1,11 +1,4 @@
-import {
-  createParamDecorator,
-  ExecutionContext,
-  ForbiddenException,
-  InternalServerErrorException,
-} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RequestContext, SessionFacts } from '../tenancy/principal';
 
 /** The cookie over plain http (development and tests only). */
 export const SESSION_COOKIE = 'sid';
@@ -59,20 +52,3 @@ export function sessionCookieOf(request: FastifyRequest, insecureHttpAllowed: bo
     cookies[SECURE_SESSION_COOKIE] ?? (secureCookie(request, insecureHttpAllowed) ? undefined : cookies[SESSION_COOKIE])
   );
 }
-
-/** The request's session, on routes only a session can use (sign out, step-up): 403 for a bearer token. */
-export const CurrentSession = createParamDecorator((_data: unknown, execution: ExecutionContext): SessionFacts => {
-  const principal = execution.switchToHttp().getRequest<RequestContext>().principal;
-  if (!principal) throw new InternalServerErrorException('This route has no caller');
-  if (principal.kind !== 'user' || !principal.session)
-    throw new ForbiddenException('This route needs a session: sign in with POST /api/v1/sessions');
-  return principal.session;
-});
-
-/** The request's session when the cookie authenticated it, else null (a bearer token). */
-export const OptionalSession = createParamDecorator(
-  (_data: unknown, execution: ExecutionContext): SessionFacts | null => {
-    const principal = execution.switchToHttp().getRequest<RequestContext>().principal;
-    return principal?.kind === 'user' ? (principal.session ?? null) : null;
-  },
-);

@@ -1,5 +1,5 @@
 import { Access, type AccessPolicy } from '../access/policy/access-policy';
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { Inject } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
@@ -11,28 +11,18 @@ import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
 import { ApiErrorResponses } from '../common/swagger/api-error-responses.decorator';
 import { sessionsConfig } from '../config/sessions.config';
 import type { SessionFacts } from '../tenancy/principal';
-import { UserId } from '../tenancy/tenancy.decorators';
-import { toUserResponse } from '../users/users.mapper';
-import { ChangePasswordDto, CreateSessionDto, StepUpDto, TotpCodeDto } from './dto/sessions.dto';
-import {
-  RecoveryCodesResponse,
-  SecondFactorsEnvelope,
-  RevokedSessionsResponse,
-  SessionEnvelope,
-  SessionListResponse,
-  SignInResponse,
-  TotpEnrolmentResponse,
-} from './dto/session.response';
-import { MfaService } from './mfa.service';
-import { PasskeySignInDto, PasskeyAssertionDto } from '../passkeys/dto/passkey.dto';
-import { PasskeyAuthenticationOptions } from '../passkeys/dto/passkey.response';
+import { CurrentSession, OptionalSession, UserId } from '../tenancy/tenancy.decorators';
+import { toUserResponse } from '../identity/users/users.mapper';
+import { CreateSessionDto, StepUpDto } from './dto/sessions.dto';
+import { RevokedSessionsResponse, SessionEnvelope, SessionListResponse, SignInResponse } from './dto/session.response';
+import { PasskeySignInDto, PasskeyAssertionDto } from '../identity/passkeys/dto/passkey.dto';
+import { PasskeyAuthenticationOptions } from '../identity/passkeys/dto/passkey.response';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
-import { clearSessionCookie, CurrentSession, OptionalSession, setSessionCookie } from './session-cookie';
+import { clearSessionCookie, setSessionCookie } from './session-cookie';
 import { toSessionView } from './sessions.mapper';
 import { SessionsService } from './sessions.service';
 import { SignInService } from './sign-in.service';
 import { StepUpService } from './step-up.service';
-import { UserCredentialsService } from './user-credentials.service';
 
 const SIGN_IN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse battery' };
 
@@ -56,8 +46,6 @@ export class SessionsController {
     private readonly sessions: SessionsService,
     private readonly signIns: SignInService,
     private readonly stepUps: StepUpService,
-    private readonly userCredentials: UserCredentialsService,
-    private readonly mfa: MfaService,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
@@ -283,119 +271,5 @@ export class SessionsController {
       message: 'Other sessions ended',
       ended: await this.sessions.revokeOthers(userId, current?.id ?? null, auditOriginOf(request)),
     };
-  }
-
-  @Access({ ...SIGNED_IN, stepUp: true })
-  @Put('me/password')
-  @HttpCode(HttpStatus.OK)
-  @ApiOperation({
-    summary: 'Change your password',
-    description:
-      'A step-up action (403 `step_up_required`). Needs the current password (wrong: 401; counted toward the login limits). Ends ' +
-      'every other session and makes bearer tokens issued before it invalid (401); the session of this request continues under a new id.',
-  })
-  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Password changed' } })
-  @ApiErrorResponses(400, 401, 403, 413, 415, 429, 500, 503)
-  async changePassword(
-    @UserId() userId: string,
-    @OptionalSession() current: SessionFacts | null,
-    @Body() dto: ChangePasswordDto,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<MessageResponseDto> {
-    const replaced = await this.userCredentials.changePassword(
-      userId,
-      current,
-      dto.currentPassword,
-      dto.password,
-      auditOriginOf(request),
-    );
-    if (replaced)
-      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
-    return { message: 'Password changed' };
-  }
-
-  @Access(SIGNED_IN)
-  @Get('me/mfa')
-  @ApiOperation({
-    summary: 'Your second factors',
-    description:
-      'Whether TOTP is on (and how many recovery codes are left), and how many passkeys you have. Either is a second factor.',
-  })
-  @ApiOkResponse({ type: SecondFactorsEnvelope })
-  @ApiErrorResponses(401, 403, 500, 503)
-  async getSecondFactors(@UserId() userId: string): Promise<SecondFactorsEnvelope> {
-    return { data: await this.mfa.factors(userId) };
-  }
-
-  @Access({ ...SIGNED_IN, stepUp: true })
-  @Post('me/mfa/totp')
-  @Idempotent()
-  @ApiOperation({
-    summary: 'Start enrolling an authenticator app (TOTP)',
-    description:
-      'A step-up action (403 `step_up_required`). A new secret and its otpauth:// URI (for a QR code); TOTP is on once a code from ' +
-      'it is verified. Already on: 409.',
-  })
-  @ApiCreatedResponse({ type: TotpEnrolmentResponse })
-  @ApiErrorResponses(400, 401, 403, 409, 500, 503)
-  async enrollTotp(@UserId() userId: string): Promise<TotpEnrolmentResponse> {
-    return this.mfa.begin(userId);
-  }
-
-  @Access({ ...SIGNED_IN, stepUp: true })
-  @Post('me/mfa/totp/verify')
-  @Idempotent()
-  @HttpCode(HttpStatus.OK)
-  @ApiOperation({
-    summary: 'Turn TOTP on',
-    description:
-      'A step-up action (403 `step_up_required`). With a code of the enrolled secret; answers 10 single-use recovery codes, shown ' +
-      "this once. Wrong codes count toward the user's code limit (429). No enrolment under way, or TOTP on already: 409. The user's " +
-      'other sessions and tokens then count as password-only until they prove a factor; the session of this request, which has ' +
-      'just proven it, continues with assurance `mfa` under a new id.',
-  })
-  @ApiOkResponse({ type: RecoveryCodesResponse })
-  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
-  async verifyTotp(
-    @UserId() userId: string,
-    @OptionalSession() current: SessionFacts | null,
-    @Body() dto: TotpCodeDto,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<RecoveryCodesResponse> {
-    const { codes, replaced } = await this.userCredentials.enableTotp(
-      userId,
-      current,
-      dto.code,
-      auditOriginOf(request),
-    );
-    if (replaced)
-      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
-    return { message: 'TOTP turned on', recoveryCodes: codes };
-  }
-
-  @Access({ ...SIGNED_IN, stepUp: true })
-  @Delete('me/mfa/totp')
-  @ApiOperation({
-    summary: 'Turn TOTP off',
-    description:
-      'A step-up action (403 `step_up_required`). Needs a fresh code of the app (one not used before). Not on: 409. Ends every other ' +
-      'session and every bearer token issued before it; the session of this request continues under a new id.',
-  })
-  @ApiBody({ type: TotpCodeDto })
-  @ApiOkResponse({ type: MessageResponseDto, example: { message: 'TOTP turned off' } })
-  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 429, 500, 503)
-  async disableTotp(
-    @UserId() userId: string,
-    @OptionalSession() current: SessionFacts | null,
-    @Body() dto: TotpCodeDto,
-    @Req() request: FastifyRequest,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<MessageResponseDto> {
-    const replaced = await this.userCredentials.disableTotp(userId, current, dto.code, auditOriginOf(request));
-    if (replaced)
-      setSessionCookie(request, reply, replaced.token, this.sessions.maxAgeSeconds, this.config.insecureHttpAllowed);
-    return { message: 'TOTP turned off' };
   }
 }

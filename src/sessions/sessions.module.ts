@@ -1,58 +1,52 @@
 import { Module } from '@nestjs/common';
 import { MongooseModule } from '@nestjs/mongoose';
 import { AccountsModule } from '../accounts/accounts.module';
-import { AttemptsModule } from '../auth/attempts/attempts.module';
-import { fieldEncryptionProviders } from '../settings/field-encryption.provider';
-import { PasskeysModule } from '../passkeys/passkeys.module';
-import { SettingsModule } from '../settings/settings.module';
-import { UsersModule } from '../users/users.module';
-import { MfaCodeUse, MfaCodeUseSchema } from './mfa-code-use.schema';
-import { MfaCodeUsesRepository } from './mfa-code-uses.repository';
-import { MfaService } from './mfa.service';
+import { AttemptsModule } from '../identity/attempts/attempts.module';
+import { FactorsModule } from '../identity/factors/factors.module';
+import { PasskeysModule } from '../identity/passkeys/passkeys.module';
+import { PasswordsModule } from '../identity/passwords/passwords.module';
+import { UserSessions } from '../identity/users/users.ports';
+import { UsersModule } from '../identity/users/users.module';
 import { Session, SessionSchema } from './session.schema';
-import { PasskeysController } from './passkeys.controller';
 import { SessionsController } from './sessions.controller';
+import { SessionsOnCredentialChange } from './sessions-on-credential-change';
 import { SessionsRepository } from './sessions.repository';
 import { SessionsService } from './sessions.service';
 import { SignInService } from './sign-in.service';
 import { StepUpService } from './step-up.service';
-import { UserCredentialsService } from './user-credentials.service';
-import { SecurityNotices } from './security-notices';
 
 /**
- * Dashboard sessions (the cookie), the password change, second factors (TOTP, recovery codes,
- * signing in and stepping up with a passkey, a user's passkeys), and the mails telling of them: one
- * service per job (SessionsService keeps the sessions themselves; SignInService, StepUpService and
- * UserCredentialsService change them only through its `open` and `replace`).
+ * Dashboard sessions, the cookie ones only: the session record and its repository, the cookie, the
+ * sessions' life (SessionsService: open, replace, authenticate, list, end), the `/api/v1/sessions`
+ * routes, signing in (SignInService: a session opened from the factors the identity modules proved,
+ * a password and a code, or a passkey) and stepping up (StepUpService: a session's assurance raised
+ * by proving a factor again). What a change of credentials does to the sessions is the
+ * `UserSessions` port the identity modules ask through, provided here (SessionsOnCredentialChange);
+ * passwords, factors and passkeys themselves are src/identity's.
  * Invariants: a session's token is stored only as its SHA-256 and gets a new id at every sign-in
  * and change of assurance; a request with the cookie that changes anything needs an allowed
- * `Origin`; a TOTP code and a recovery code are each accepted once, even sent twice at once;
- * step-up routes need a factor proven within `STEP_UP_MINUTES`.
+ * `Origin`; step-up routes need a factor proven within `STEP_UP_MINUTES`.
  */
 @Module({
   imports: [
     UsersModule,
     AccountsModule,
     AttemptsModule,
-    SettingsModule,
     PasskeysModule,
-    MongooseModule.forFeature([
-      { name: Session.name, schema: SessionSchema },
-      { name: MfaCodeUse.name, schema: MfaCodeUseSchema },
-    ]),
+    FactorsModule,
+    PasswordsModule,
+    MongooseModule.forFeature([{ name: Session.name, schema: SessionSchema }]),
   ],
-  controllers: [SessionsController, PasskeysController],
+  controllers: [SessionsController],
   providers: [
     SessionsRepository,
     SessionsService,
+    SessionsOnCredentialChange,
+    // The identity modules reach the user's sessions through this port, without importing this module.
+    { provide: UserSessions, useExisting: SessionsOnCredentialChange },
     SignInService,
     StepUpService,
-    UserCredentialsService,
-    SecurityNotices,
-    MfaCodeUsesRepository,
-    MfaService,
-    ...fieldEncryptionProviders,
   ],
-  exports: [SessionsService, SignInService, StepUpService],
+  exports: [SessionsService, StepUpService, UserSessions],
 })
 export class SessionsModule {}

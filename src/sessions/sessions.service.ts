@@ -12,16 +12,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Types } from 'mongoose';
 import type { AuditOrigin } from '../audit/audit-context.decorator';
 import type { AuditAction } from '../audit/audit-entry.schema';
-import { AuditTrail } from '../audit/audit-trail';
-import { MembershipsService } from '../accounts/memberships.service';
 import { AccountsService } from '../accounts/accounts.service';
 import { ACCOUNT_MFA_REQUIREMENT_CHANGED, type AccountMfaRequirementChangedEvent } from '../accounts/accounts.events';
 import { OnInProcessEvent } from '../in-process-events/in-process-events';
 import { sessionsConfig } from '../config/sessions.config';
 import type { SessionFacts } from '../tenancy/principal';
-import { CredentialsChanges } from '../users/credentials-changes';
-import type { User } from '../users/user.schema';
-import { UsersService } from '../users/users.service';
+import { CredentialsChanges } from '../identity/users/credentials-changes';
+import { UserAudit } from '../identity/users/user-audit';
+import { UsersService } from '../identity/users/users.service';
 import { SessionView } from './dto/session.response';
 import type { Assurance, Session } from './session.schema';
 import { toSessionView } from './sessions.mapper';
@@ -36,9 +34,10 @@ export function hashToken(token: string): string {
 }
 
 /**
- * Dashboard sessions: opened (by SignInService), given a new token (by StepUpService and
- * UserCredentialsService), authenticated, listed and ended. Every change of a session's token or
- * assurance goes through `open` and `replace` here.
+ * Dashboard sessions' life: opened (by SignInService), given a new token (by StepUpService, and by
+ * SessionsOnCredentialChange when the user's credentials change through the session), authenticated,
+ * listed and ended. Every change of a session's token or assurance goes through `open` and `replace`
+ * here.
  *
  * Invariant: a session is accepted only while its token's hash is stored, it has been used within
  * `SESSION_IDLE_MINUTES`, it was signed in within `SESSION_MAX_HOURS`, and it was made after its
@@ -57,9 +56,8 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     private readonly sessions: SessionsRepository,
     private readonly users: UsersService,
     private readonly credentials: CredentialsChanges,
-    private readonly memberships: MembershipsService,
     private readonly accounts: AccountsService,
-    private readonly trail: AuditTrail,
+    private readonly audit: UserAudit,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
@@ -137,44 +135,6 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   async signOut(facts: SessionFacts, origin: AuditOrigin): Promise<void> {
     await this.sessions.deleteOne(facts.userId, facts.id);
     await this.auditUserById(facts.userId, 'session.revoked', origin, { type: 'session', id: facts.id, label: null });
-  }
-
-  /** Every session of the user, and (through `credentialsChangedAt`, set before) every token, ends: a password reset. */
-  async endAll(userId: string): Promise<void> {
-    await this.sessions.deleteAllBut(userId, null);
-  }
-
-  /**
-   * The user's factors changed at `at` (one added): every other session keeps only its password, and
-   * tokens issued before count as `password` (`factorsChangedAt`). The current session, if the
-   * factor was added through one, has just proven the new factor (a code of it, or its registration
-   * with the user verified), as a sign-in with it would: it continues as `mfa` under a new id.
-   */
-  async factorAdded(
-    userId: string,
-    current: SessionFacts | null,
-    origin: AuditOrigin,
-    at: Date,
-  ): Promise<{ token: string; session: Session } | null> {
-    await this.users.noteFactorChanged(userId, at, false);
-    await this.sessions.lowerAllBut(userId, current ? toId(current.id) : null);
-    return current ? this.replace(current, origin, new Date(at.getTime() + 1), 'mfa') : null;
-  }
-
-  /**
-   * The credentials changed at `at` (already written: tokens issued before it fail): every other
-   * session ends, and the current one (if any) continues under a new token made after the change.
-   */
-  async endOthers(
-    userId: string,
-    current: SessionFacts | null,
-    origin: AuditOrigin,
-    at: Date,
-    passwordAt?: Date,
-  ): Promise<{ token: string; session: Session } | null> {
-    await this.sessions.deleteAllBut(userId, current ? toId(current.id) : null);
-    if (!current) return null;
-    return this.replace(current, origin, new Date(at.getTime() + 1), passwordAt ? 'password' : null, at.getTime());
   }
 
   /**
@@ -261,33 +221,11 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     target?: { type: string; id: string; label: string | null },
   ): Promise<void> {
     const user = await this.users.findById(userId);
-    if (user) await this.auditUser(user, action, origin, target);
-  }
-
-  /** An entry in every account the user belongs to. */
-  async auditUser(
-    user: User,
-    action: AuditAction,
-    origin: AuditOrigin,
-    target?: { type: string; id: string; label: string | null },
-  ): Promise<void> {
-    const party = { type: 'user', id: String(user._id), label: user.email };
-    const memberships = await this.memberships.listForUser(String(user._id));
-    for (const membership of memberships) {
-      await this.trail.appendNow(
-        { actor: party, ...origin },
-        { accountId: String(membership.accountId), action, target: target ?? party },
-      );
-    }
+    if (user) await this.audit.record(user, action, origin, target);
   }
 }
 
 /** Session ids here come from stored sessions: always well-formed. */
 function toId(id: string): Types.ObjectId {
   return new Types.ObjectId(id);
-}
-
-/** The user's `credentialsChangedAt` as a version (ms; 0 never): tokens and sessions are bound to the one their proof was checked against. */
-export function credentialsVersionOf(user: { credentialsChangedAt?: Date | null }): number {
-  return user.credentialsChangedAt ? new Date(user.credentialsChangedAt).getTime() : 0;
 }

@@ -1,65 +1,49 @@
-import { ForbiddenException, Inject, Injectable, Logger, UnauthorizedException } from '@nestjs/common';
-import { ConfigType } from '@nestjs/config';
-import * as bcrypt from 'bcrypt';
+import { ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { NOT_A_MEMBER } from '../access/policy/access-messages';
 import { MembershipsService } from '../accounts/memberships.service';
 import type { AuditOrigin } from '../audit/audit-context.decorator';
-import type { AuditAction } from '../audit/audit-entry.schema';
-import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
-import { authConfig } from '../config/auth.config';
-import { PasskeysService } from '../passkeys/passkeys.service';
-import type { User } from '../users/user.schema';
-import { UsersService } from '../users/users.service';
-import { assertOneProof, INVALID_CODE, MfaService } from './mfa.service';
-import { SecurityNotices } from './security-notices';
-import type { Assurance, Session } from './session.schema';
-import { credentialsVersionOf, SessionsService } from './sessions.service';
+import { AttemptLimiter } from '../identity/attempts/attempt-limiter.service';
+import { PasskeysService } from '../identity/passkeys/passkeys.service';
+import { CredentialsCheck, type PasswordProof } from '../identity/passwords/credentials-check';
+import { credentialsVersionOf } from '../identity/users/credentials-changes';
+import { UserAudit } from '../identity/users/user-audit';
+import type { User } from '../identity/users/user.schema';
+import { UsersService } from '../identity/users/users.service';
+import type { Session } from './session.schema';
+import { SessionsService } from './sessions.service';
 
-const INVALID_CREDENTIALS = 'Invalid email or password';
-export const MFA_REQUIRED = 'mfa_required';
-
-export interface SignIn {
-  email: string;
-  password: string;
-  totp?: string;
-  recoveryCode?: string;
+export interface SignIn extends PasswordProof {
   accountId?: string;
 }
 
 /**
- * Signing in: a password (with a code, for a user with a second factor) or a passkey, under the
- * login attempt limits, to a dashboard session; the same check of the password and the code for
- * an access token (AuthService). Every success clears the pair's failed logins and mails a
- * new-sign-in notice from an address new for the email.
+ * Signing in: a session opened from what the identity modules proved, a password (with a code, for
+ * a user with a second factor: CredentialsCheck, the same check as an access token's login) or a
+ * passkey, under the login attempt limits. Every success clears the pair's failed logins and mails
+ * a new-sign-in notice from an address new for the email (CredentialsCheck.signedIn).
  */
 @Injectable()
 export class SignInService {
-  private readonly logger = new Logger(SignInService.name);
-  private readonly dummyHash: Promise<string>;
-
   constructor(
     private readonly sessions: SessionsService,
     private readonly users: UsersService,
     private readonly memberships: MembershipsService,
     private readonly attempts: AttemptLimiter,
-    private readonly mfa: MfaService,
-    private readonly notices: SecurityNotices,
+    private readonly credentials: CredentialsCheck,
     private readonly passkeys: PasskeysService,
-    @Inject(authConfig.KEY) auth: ConfigType<typeof authConfig>,
-  ) {
-    this.dummyHash = bcrypt.hash('not-a-real-password', auth.bcryptRounds);
-  }
+    private readonly audit: UserAudit,
+  ) {}
 
   /**
    * Checks the password (and, for a user with a factor, the code) under the login attempt limits,
    * and opens a session. Unknown email and wrong password answer alike, after the same bcrypt work.
    */
   async signIn(dto: SignIn, origin: AuditOrigin): Promise<{ token: string; session: Session; user: User }> {
-    const { user, assurance, credentialsAt } = await this.verifyCredentials(dto, origin);
+    const { user, assurance, credentialsAt } = await this.credentials.verifyCredentials(dto, origin);
     const userId = String(user._id);
     const accountId = await this.sessionAccount(user, dto.accountId?.toLowerCase());
-    const now = await this.signedIn(user, origin);
+    const now = await this.credentials.signedIn(user, origin);
     const { token, session } = await this.sessions.open(
       userId,
       accountId,
@@ -71,62 +55,8 @@ export class SignInService {
       now,
       credentialsAt,
     );
-    await this.sessions.auditUser(user, 'user.logged_in', origin);
+    await this.audit.record(user, 'user.logged_in', origin);
     return { token, session, user };
-  }
-
-  /**
-   * The one check of an email, a password and (for a user with a second factor) a code, shared by
-   * every password sign-in (a session here, an access token at `POST /api/v1/login`), so both give
-   * the same strength: a user with a factor gets nothing from the password alone (401
-   * `mfa_required`). A member of an account that requires a factor but has none yet is let in with
-   * `password`, which the tenancy guard then keeps out of that account's data (they can set one up).
-   * Under the login limits (the password) and the user's code limit (the code). Unknown email and
-   * wrong password answer alike, after the same bcrypt work.
-   */
-  async verifyCredentials(
-    dto: SignIn,
-    origin: AuditOrigin,
-  ): Promise<{ user: User; assurance: Assurance; credentialsAt: number }> {
-    assertOneProof(dto);
-    const client = origin.ip ?? '';
-    await this.attempts.beginLogin(dto.email, client);
-    const found = await this.users.findByEmailWithHash(dto.email);
-    const matches = await bcrypt.compare(dto.password, found?.passwordHash ?? (await this.dummyHash));
-    if (!found || !matches) {
-      // Not awaited: a known email must not answer later than an unknown one.
-      if (found) this.auditInBackground(found, 'user.login_failed', origin);
-      throw new UnauthorizedException(INVALID_CREDENTIALS);
-    }
-    // The factor's secrets are read only for a user who has one (most have none).
-    // The credentials as read with the password checked: what the token or session is bound to.
-    const credentialsAt = credentialsVersionOf(found);
-    if (!(await this.mfa.hasFactor(found))) return { user: found, assurance: 'password', credentialsAt };
-    if (dto.totp === undefined && dto.recoveryCode === undefined) {
-      throw new UnauthorizedException({
-        message:
-          'This user has a second factor: send totp or recoveryCode with the password, or sign in with a passkey (POST /api/v1/sessions/passkey)',
-        code: MFA_REQUIRED,
-      });
-    }
-    const user = await this.users.findByIdWithSecrets(String(found._id));
-    if (!user || !(await this.mfa.accept(user, dto, client))) {
-      this.auditInBackground(found, 'user.login_failed', origin);
-      throw new UnauthorizedException(INVALID_CODE);
-    }
-    return { user, assurance: 'mfa', credentialsAt };
-  }
-
-  /**
-   * A sign-in succeeded (any path: password, password and code, passkey; session or token): the
-   * pair's failed logins no longer count, and an address new for this email gets the new-sign-in
-   * mail. When it happened.
-   */
-  async signedIn(user: User, origin: AuditOrigin): Promise<Date> {
-    const newAddress = await this.attempts.loginSucceeded(user.email, origin.ip ?? '');
-    const now = new Date();
-    if (newAddress) await this.notices.newSignIn(user.email, origin, now);
-    return now;
   }
 
   /**
@@ -153,7 +83,7 @@ export class SignInService {
       });
     } catch (error) {
       if (named.user && error instanceof UnauthorizedException)
-        this.auditInBackground(named.user, 'user.login_failed', origin);
+        this.audit.recordInBackground(named.user, 'user.login_failed', origin);
       throw error;
     }
     const user = named.user;
@@ -161,7 +91,7 @@ export class SignInService {
     const userId = String(user._id);
     const account = await this.sessionAccount(user, accountId?.toLowerCase());
     await this.attempts.passkeyAnswerSucceeded(client);
-    const now = await this.signedIn(user, origin);
+    const now = await this.credentials.signedIn(user, origin);
     const { token, session } = await this.sessions.open(
       userId,
       account,
@@ -173,7 +103,7 @@ export class SignInService {
       null,
       credentialsVersionOf(user),
     );
-    await this.sessions.auditUser(user, 'user.logged_in', origin);
+    await this.audit.record(user, 'user.logged_in', origin);
     return { token, session, user };
   }
 
@@ -193,11 +123,5 @@ export class SignInService {
     if (user.defaultCompany && (await this.memberships.find(user.defaultCompany, userId))) return user.defaultCompany;
     const [first] = await this.memberships.listForUser(userId);
     return first ? String(first.accountId) : null;
-  }
-
-  private auditInBackground(user: User, action: AuditAction, origin: AuditOrigin): void {
-    this.sessions
-      .auditUser(user, action, origin)
-      .catch((error: Error) => this.logger.warn(`Recording ${action} failed: ${error.message}`));
   }
 }

@@ -1,16 +1,21 @@
 import { ConflictException, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { ConfigType } from '@nestjs/config';
-import * as bcrypt from 'bcrypt';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { AuditOrigin } from '../audit/audit-context.decorator';
-import { AttemptLimiter } from '../auth/attempts/attempt-limiter.service';
+import { AttemptLimiter } from '../identity/attempts/attempt-limiter.service';
 import { sessionsConfig } from '../config/sessions.config';
-import { PasskeysService } from '../passkeys/passkeys.service';
+import { PasskeysService } from '../identity/passkeys/passkeys.service';
 import type { SessionFacts, TokenFacts } from '../tenancy/principal';
-import type { UserWithSecrets } from '../users/users.service';
-import { UsersService } from '../users/users.service';
-import { assertOneProof, type FactorProof, INVALID_CODE, MfaService } from './mfa.service';
-import { MFA_REQUIRED } from './sign-in.service';
+import type { UserWithSecrets } from '../identity/users/users.service';
+import { UsersService } from '../identity/users/users.service';
+import {
+  assertOneProof,
+  type FactorProof,
+  INVALID_CODE,
+  MFA_REQUIRED,
+  MfaService,
+} from '../identity/factors/mfa.service';
+import { PasswordHasher } from '../identity/passwords/password-hasher';
 import type { Session } from './session.schema';
 import { SessionsService } from './sessions.service';
 
@@ -40,6 +45,7 @@ export class StepUpService {
     private readonly attempts: AttemptLimiter,
     private readonly mfa: MfaService,
     private readonly passkeys: PasskeysService,
+    private readonly hasher: PasswordHasher,
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
@@ -73,7 +79,7 @@ export class StepUpService {
       );
     const client = origin.ip ?? '';
     await this.attempts.beginLogin(user.email, client);
-    if (!(await bcrypt.compare(proof.password, user.passwordHash)))
+    if (!(await this.hasher.matches(proof.password, user.passwordHash)))
       throw new UnauthorizedException('The password is wrong');
     await this.attempts.loginSucceeded(user.email, client);
     return this.sessions.replace(facts, origin, new Date(), 'password');

@@ -3,7 +3,7 @@ import { MongooseModule } from '@nestjs/mongoose';
 import { AssetsModule } from '../assets/assets.module';
 import { AccessModule } from '../access/access.module';
 import { ProjectsModule } from '../projects/projects.module';
-import { UsersModule } from '../users/users.module';
+import { UsersModule } from '../identity/users/users.module';
 import { Grant, GrantSchema } from './grant.schema';
 import { GrantViewRecord, GrantViewRecordSchema } from './grant-view.schema';
 import { GrantsRepository } from './grants.repository';

@@ -11,7 +11,7 @@ import { RequestValidationException } from '../common/pipes/validation.pipe';
 import { authConfig } from '../config/auth.config';
 import { ProjectsService } from '../projects/projects.service';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../identity/users/users.service';
 import type { CreateGrantDto } from './dto/create-grant.dto';
 import type { CreateShareLinkDto } from './dto/create-share-link.dto';
 import type { GrantView } from './dto/grant.response';

@@ -15,7 +15,7 @@ import type { ContentPage } from '../common/paging/total-count';
 import { MAX_TREE_DEPTH, type Project } from '../projects/project.schema';
 import { ProjectsService } from '../projects/projects.service';
 import type { TenantScope } from '../tenancy/tenant-scope';
-import { UsersService } from '../users/users.service';
+import { UsersService } from '../identity/users/users.service';
 import type { ViewerProjectResponse } from './dto/viewer-project.response';
 import { GrantsRepository } from './grants.repository';
 import { hasShareTokenForm, hashShareToken } from './share-link-token';

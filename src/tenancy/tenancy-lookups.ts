@@ -11,6 +11,9 @@ import type { ApiName } from './api-names';
 export abstract class MembershipLookup {
   /** A user's membership in an account; null when they have none (a malformed id is none). */
   abstract find(accountId: string, userId: string): Promise<{ role: UserRole; owner: boolean } | null>;
+
+  /** The accounts a user belongs to, oldest membership first (a user's own actions are recorded in each). */
+  abstract listForUser(userId: string): Promise<{ accountId: Types.ObjectId }[]>;
 }
 
 export abstract class ProjectLookup {

@@ -4,7 +4,7 @@ import {
   ForbiddenException,
   InternalServerErrorException,
 } from '@nestjs/common';
-import type { AccountAccess, Principal, RequestContext } from './principal';
+import type { AccountAccess, Principal, RequestContext, SessionFacts } from './principal';
 import type { TenantScope } from './tenant-scope';
 
 function context(execution: ExecutionContext): RequestContext {
@@ -39,3 +39,20 @@ export const UserId = createParamDecorator((_data: unknown, execution: Execution
   if (principal.kind !== 'user') throw new ForbiddenException('API keys cannot manage the platform');
   return principal.userId;
 });
+
+/** The request's session, on routes only a session can use (sign out, step-up): 403 for a bearer token. */
+export const CurrentSession = createParamDecorator((_data: unknown, execution: ExecutionContext): SessionFacts => {
+  const principal = context(execution).principal;
+  if (!principal) throw new InternalServerErrorException('This route has no caller');
+  if (principal.kind !== 'user' || !principal.session)
+    throw new ForbiddenException('This route needs a session: sign in with POST /api/v1/sessions');
+  return principal.session;
+});
+
+/** The request's session when the cookie authenticated it, else null (a bearer token). */
+export const OptionalSession = createParamDecorator(
+  (_data: unknown, execution: ExecutionContext): SessionFacts | null => {
+    const principal = context(execution).principal;
+    return principal?.kind === 'user' ? (principal.session ?? null) : null;
+  },
+);

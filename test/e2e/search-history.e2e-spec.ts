@@ -5,7 +5,7 @@ import {
   SearchHistoryService,
   type SearchToRecord,
 } from '../../src/search-history/search-history.service';
-import { UsersService } from '../../src/users/users.service';
+import { UsersService } from '../../src/identity/users/users.service';
 import { createFirstAdmin, createUser, type TestUser } from '../support/auth';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
 import { signIn } from '../support/sessions';

@@ -7,8 +7,8 @@ import { expectError } from '../support/expect-error';
 import { MailServer } from '../support/mail-server';
 import { addPasskey, SoftwareAuthenticator } from '../support/passkeys';
 import { Browser, enableTotp, sessionCookie, signIn, totp } from '../support/sessions';
-import { SignInService } from '../../src/sessions/sign-in.service';
-import { UsersService } from '../../src/users/users.service';
+import { CredentialsCheck } from '../../src/identity/passwords/credentials-check';
+import { UsersService } from '../../src/identity/users/users.service';
 import { createTestApp, TEST_JWT_SECRET, type TestApp } from '../support/test-app';
 import { testDatabaseUri } from '../support/test-database';
 
@@ -394,7 +394,7 @@ describe('sign-in side doors', () => {
     it('a login that read the old password while a reset ran gets a token that the reset ends too', async () => {
       const user = await createFirstAdmin(t.http);
       const users = t.app.get(UsersService);
-      const signIns = t.app.get(SignInService);
+      const signIns = t.app.get(CredentialsCheck);
       // The reset lands after the login checked the old password and before it signs the token (two
       // bcrypt times wide in practice), the reset's time taken before the token's.
       const signedIn = signIns.signedIn.bind(signIns);
@@ -417,7 +417,7 @@ describe('sign-in side doors', () => {
     it('a session opened by a sign-in that read the old password while a reset ran ends with the reset', async () => {
       const user = await createFirstAdmin(t.http);
       const users = t.app.get(UsersService);
-      const signIns = t.app.get(SignInService);
+      const signIns = t.app.get(CredentialsCheck);
       const signedIn = signIns.signedIn.bind(signIns);
       jest.spyOn(signIns, 'signedIn').mockImplementationOnce(async (signedInUser, origin) => {
         await users.setPassword(

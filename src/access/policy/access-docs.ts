@@ -3,7 +3,6 @@ import { ErrorResponseDto } from '../../common/dto/error-response.dto';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 import { PROJECT_HEADER_NAME } from '../../common/swagger/security-schemes';
 import type { ApiName } from '../../tenancy/api-names';
-import type { AccessPolicy } from './access-policy';
 
 /** Where Nest's Swagger module keeps a handler's responses, by status. */
 const RESPONSES_METADATA = 'swagger/apiResponse';
@@ -74,23 +73,25 @@ function viewerResponses(api: ApiName): ApiResponseOptions[] {
 }
 
 /**
- * The policy's shared answers in the OpenAPI document. A route's own description of a status wins:
- * this runs after the route's other decorators (`@Access()` is written first) and adds only the
- * statuses they left out.
+ * The shared answers in the OpenAPI document of a policy's scope and API (`@Access()` passes them, so
+ * this file knows nothing of the policy's type). A route's own description of a status wins: this
+ * runs after the route's other decorators (`@Access()` is written first) and adds only the statuses
+ * they left out.
  */
 export function documentPolicy(
-  policy: AccessPolicy,
+  scope: string,
+  api: ApiName | undefined,
   descriptor: PropertyDescriptor,
   target: object,
   key: string | symbol,
 ): void {
-  if (!policy.api || (policy.scope !== 'project' && policy.scope !== 'viewer')) return;
+  if (!api || (scope !== 'project' && scope !== 'viewer')) return;
   const own = (Reflect.getMetadata(RESPONSES_METADATA, descriptor.value as object) ?? {}) as Record<string, unknown>;
-  const shared = policy.scope === 'project' ? projectResponses(policy.api) : viewerResponses(policy.api);
+  const shared = scope === 'project' ? projectResponses(api) : viewerResponses(api);
   for (const response of shared) {
     if (!(String(response.status) in own)) ApiResponse(response)(target, key, descriptor);
   }
-  if (policy.scope === 'project') {
+  if (scope === 'project') {
     ApiHeader({
       name: PROJECT_HEADER_NAME,
       required: false,

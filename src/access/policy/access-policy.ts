@@ -179,6 +179,6 @@ export function Access(policy: AccessPolicy): MethodDecorator {
       policy,
     });
     applyDecorators(SetMetadata(ACCESS, policy), ...documented)(target, key, descriptor);
-    documentPolicy(policy, descriptor, target, key);
+    documentPolicy(policy.scope, policy.api, descriptor, target, key);
   };
 }

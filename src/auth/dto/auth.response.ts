@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AccountView } from '../../accounts/dto/account.response';
-import { UserResponse } from '../../users/dto/user.response';
+import { UserResponse } from '../../identity/users/dto/user.response';
 
 export class UserEnvelope {
   @ApiProperty({ type: UserResponse })

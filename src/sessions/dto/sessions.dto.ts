@@ -1,8 +1,7 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, Matches, MaxLength, MinLength, Validate } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { LoginDto } from '../../auth/dto/login.dto';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { MaxBytes } from '../../common/validators/max-bytes.validator';
 
 const TOTP = /^\d{6}$/;
 
@@ -42,35 +41,4 @@ export class StepUpDto extends FactorDto {
   @MinLength(1, { message: 'password must not be empty' })
   @MaxLength(1024)
   password?: string;
-}
-
-export class TotpCodeDto {
-  @ApiProperty({
-    description: 'The 6-digit code the authenticator app shows now',
-    example: '123456',
-    pattern: '^\\d{6}$',
-    minLength: 6,
-    maxLength: 6,
-  })
-  @Matches(TOTP, { message: 'code must be 6 digits' })
-  code: string;
-}
-
-export class ChangePasswordDto {
-  @ApiProperty({ example: 'correct horse battery', minLength: 1, maxLength: 1024 })
-  @IsString()
-  @MinLength(1, { message: 'currentPassword must not be empty' })
-  @MaxLength(1024)
-  currentPassword: string;
-
-  @ApiProperty({
-    example: 'a new horse battery staple',
-    minLength: 8,
-    maxLength: 72,
-    description: '8 characters to 72 bytes',
-  })
-  @IsString()
-  @MinLength(8, { message: 'password must be at least 8 characters long' })
-  @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
-  password: string;
 }
