@@ -50,7 +50,7 @@ const webauthn = new LazyLibrary<typeof import('@simplewebauthn/server')>('@simp
  * User verification is required at both ceremonies, so a passkey alone is two factors (assurance `mfa`).
  * Challenges and their uses are dropped `CHALLENGES_KEPT_SECONDS` after they were made (MongoDB's TTL
  * index, FerretDB's hourly sweep), answered or not; how many an address may ask for is the sign-in
- * limits' concern (src/auth/attempts).
+ * limits' concern (src/identity/attempts).
  */
 @Injectable()
 export class PasskeysService implements OnModuleInit, OnModuleDestroy {
