@@ -11,9 +11,7 @@ import {
   Max,
   MaxLength,
   Min,
-  MinLength,
   Length,
-  Validate,
   ValidateIf,
 } from 'class-validator';
 import { Transform } from 'class-transformer';
@@ -22,7 +20,7 @@ import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null'
 import { trimWithin } from '../../common/validators/trimmed-text';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
 import { AddressDto, ApiAddress } from '../../common/dto/address.dto';
-import { MaxBytes } from '../../common/validators/max-bytes.validator';
+import { IsNewPassword } from '../../identity/passwords/new-password';
 
 export class SignupDto {
   @ApiProperty({ example: 'Ada', minLength: 1, maxLength: 100 })
@@ -42,15 +40,7 @@ export class SignupDto {
   @MaxLength(254)
   email: string;
 
-  @ApiProperty({
-    example: 'correct horse battery',
-    minLength: 8,
-    maxLength: 72,
-    description: '8 characters to 72 bytes',
-  })
-  @IsString()
-  @MinLength(8, { message: 'password must be at least 8 characters long' })
-  @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
+  @IsNewPassword('correct horse battery')
   password: string;
 
   @ApiPropertyOptional({

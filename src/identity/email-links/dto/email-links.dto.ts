@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsString, MaxLength, MinLength, Validate } from 'class-validator';
-import { MaxBytes } from '../../../common/validators/max-bytes.validator';
+import { IsEmail, MaxLength } from 'class-validator';
+import { IsNewPassword } from '../../passwords/new-password';
 
 export class RequestPasswordResetDto {
   @ApiProperty({ example: 'ada@example.com', format: 'email', maxLength: 254 })
@@ -13,14 +13,6 @@ export class RequestPasswordResetDto {
 
 /** The same rules as signup's password. */
 export class ResetPasswordDto {
-  @ApiProperty({
-    example: 'a new horse battery staple',
-    minLength: 8,
-    maxLength: 72,
-    description: '8 characters to 72 bytes',
-  })
-  @IsString()
-  @MinLength(8, { message: 'password must be at least 8 characters long' })
-  @Validate(MaxBytes, [72], { message: 'password must be at most 72 bytes long' })
+  @IsNewPassword('a new horse battery staple')
   password: string;
 }
