@@ -241,7 +241,10 @@ export class CollaboratorsService {
       for (const record of await this.collaborators.ofUser(scope, event.userId)) {
         const channelId = String(record.channelId);
         await this.underOwnersLease(channelId, async () => {
-          if (record.role === 'owner' && record.expiresAt == null) await this.keepAnOwner(scope, channelId, event);
+          // Read again under the lease: a change that held it since may have made them an owner.
+          const current = await this.collaborators.find(scope, channelId, event.userId);
+          if (!current) return;
+          if (current.role === 'owner' && current.expiresAt == null) await this.keepAnOwner(scope, channelId, event);
           await this.collaborators.remove(scope, channelId, event.userId);
         });
       }
