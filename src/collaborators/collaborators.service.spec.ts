@@ -1,4 +1,5 @@
 import { Types } from 'mongoose';
+import type { AuditTrail } from '../audit/audit-trail';
 import type { Leases } from '../leases/leases.service';
 import type { PlatformProjectsService } from '../platform-projects/platform-projects.service';
 import { CHANNEL_ROLES, roleAtLeast, type ChannelRole, type Collaborator } from './collaborator.schema';
@@ -24,6 +25,7 @@ describe('CollaboratorsService.memberLeaving', () => {
   const channelId = new Types.ObjectId().toHexString();
   const ownerId = new Types.ObjectId().toHexString();
   const memberId = new Types.ObjectId().toHexString();
+  const audit = { actor: { type: 'user', id: ownerId, label: null }, ip: null, userAgent: null, requestId: null };
 
   /** The service over rows kept in memory; `beforeLease` runs once, as a change that got the channel's lease first. */
   function serviceOver(rows: Row[], beforeLease: () => void) {
@@ -67,11 +69,14 @@ describe('CollaboratorsService.memberLeaving', () => {
       },
     };
     const platformProjects = { list: () => Promise.resolve([{ id: projectId }]) };
+    const trail = {
+      record: <T>(_context: unknown, _input: unknown, _expect: unknown, action: () => Promise<T>) => action(),
+    };
     return new CollaboratorsService(
       repository as unknown as CollaboratorsRepository,
       {} as never,
       {} as never,
-      {} as never,
+      trail as unknown as AuditTrail,
       {} as never,
       leases as unknown as Leases,
       platformProjects as unknown as PlatformProjectsService,
@@ -90,7 +95,7 @@ describe('CollaboratorsService.memberLeaving', () => {
       rows[0].role = 'manager';
     });
 
-    await service.memberLeaving({ accountId, userId: memberId, ownerId });
+    await service.memberLeaving({ accountId, userId: memberId, ownerId, audit });
 
     expect(rows).toEqual([{ channelId, userId: ownerId, role: 'owner', expiresAt: null }]);
   });
