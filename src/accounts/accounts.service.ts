@@ -337,7 +337,12 @@ export class AccountsService implements OnApplicationBootstrap {
       if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
       // Their channel roles go first: a stop between the two leaves a member with fewer roles, whom
       // a retried removal removes, never a departed user whose roles wait for them to be invited back.
-      await this.events.emitAsync(MEMBER_LEAVING, { accountId, userId: memberId, ownerId: String(account.ownerId) });
+      await this.events.emitAsync(MEMBER_LEAVING, {
+        accountId,
+        userId: memberId,
+        ownerId: String(account.ownerId),
+        audit,
+      });
       const removed = await this.trail.record(
         audit,
         {

@@ -1,7 +1,7 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { Leases } from '../leases/leases.service';
 import { Types } from 'mongoose';
-import { auditContextOf } from '../audit/audit-draft';
+import { auditContextOf, type AuditChanges } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import type { ChannelActor } from '../channels/channels.events';
@@ -232,8 +232,8 @@ export class CollaboratorsService {
   /**
    * A member leaving the account loses their role in every channel of it. A channel they were the
    * last lasting owner of gets the account's owner as its owner first (under the channel's owners
-   * lease, as every change of owners), so no channel is left without one. Idempotent: run again, it
-   * finds nothing left to remove.
+   * lease, as every change of owners), so no channel is left without one. Each change is audited, as
+   * the caller who removed the member. Idempotent: run again, it finds nothing left to remove.
    */
   async memberLeaving(event: MemberLeavingEvent): Promise<void> {
     for (const project of await this.platformProjects.list(event.accountId)) {
@@ -241,8 +241,23 @@ export class CollaboratorsService {
       for (const record of await this.collaborators.ofUser(scope, event.userId)) {
         const channelId = String(record.channelId);
         await this.underOwnersLease(channelId, async () => {
-          if (record.role === 'owner' && record.expiresAt == null) await this.keepAnOwner(scope, channelId, event);
-          await this.collaborators.remove(scope, channelId, event.userId);
+          // Read again under the lease: a change that held it since may have made them an owner.
+          const current = await this.collaborators.find(scope, channelId, event.userId);
+          if (!current) return;
+          if (current.role === 'owner' && current.expiresAt == null) await this.keepAnOwner(scope, channelId, event);
+          const id = String(current._id);
+          await this.trail.record(
+            event.audit,
+            {
+              accountId: scope.accountId,
+              action: 'collaborator.removed',
+              target: target(id),
+              projectId: scope.projectId,
+              changes: { userId: [event.userId, null], role: [current.role, null] },
+            },
+            { collection: COLLECTION, id, exists: false },
+            () => this.collaborators.remove(scope, channelId, event.userId),
+          );
         });
       }
     }
@@ -252,8 +267,31 @@ export class CollaboratorsService {
   private async keepAnOwner(scope: TenantScope, channelId: string, event: MemberLeavingEvent): Promise<void> {
     if (await this.collaborators.hasLastingOwnerBesides(scope, channelId, event.userId)) return;
     const present = await this.collaborators.find(scope, channelId, event.ownerId);
-    if (!present) await this.collaborators.insert(scope, channelId, event.ownerId, 'owner', null);
-    else await this.collaborators.change(scope, channelId, event.ownerId, { role: 'owner', expiresAt: null });
+    const entry = (id: string, action: 'collaborator.added' | 'collaborator.changed', changes: AuditChanges) => ({
+      accountId: scope.accountId,
+      action,
+      target: target(id),
+      projectId: scope.projectId,
+      changes,
+    });
+    if (!present) {
+      const _id = new Types.ObjectId();
+      const id = String(_id);
+      await this.trail.record(
+        event.audit,
+        entry(id, 'collaborator.added', { userId: [null, event.ownerId], role: [null, 'owner'] }),
+        { collection: COLLECTION, id, exists: true },
+        () => this.collaborators.insert(scope, channelId, event.ownerId, 'owner', null, _id),
+      );
+      return;
+    }
+    const id = String(present._id);
+    await this.trail.record(
+      event.audit,
+      entry(id, 'collaborator.changed', { userId: [event.ownerId, event.ownerId], role: [present.role, 'owner'] }),
+      { collection: COLLECTION, id, fields: { role: 'owner' } },
+      () => this.collaborators.change(scope, channelId, event.ownerId, { role: 'owner', expiresAt: null }),
+    );
   }
 
   removeAllOfChannel(scope: TenantScope, channelId: string): Promise<void> {

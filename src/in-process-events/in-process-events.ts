@@ -1,5 +1,6 @@
 import { OnEvent, type OnEventOptions } from '@nestjs/event-emitter';
 import type { Types } from 'mongoose';
+import type { AuditContext } from '../audit/audit-draft';
 import type { TenantScope } from '../tenancy/tenant-scope';
 
 /**
@@ -82,6 +83,8 @@ export interface MemberLeavingEvent {
   userId: string;
   /** The account's owner, who takes the channels the member leaves without an owner. */
   ownerId: string;
+  /** Who removed the member (or the member leaving), whom each change of a channel's roles is audited as. */
+  audit: AuditContext;
 }
 
 /**

@@ -214,6 +214,21 @@ describe('channel collaborators and who may change content', () => {
       expect(
         await t.db.collection('channel_collaborators').countDocuments({ userId: new Types.ObjectId(member.id) }),
       ).toBe(0);
+      // Each of those changes is in the account's audit log, by the admin who removed the member.
+      const audited = async (action: string) =>
+        (
+          (
+            await t.http.get(
+              `/api/v1/accounts/${admin.accountId}/audit-log?action=${action}&actorId=${admin.id}&limit=100`,
+              as(admin),
+            )
+          ).body.data as { changes: Record<string, [unknown, unknown]> | null }[]
+        ).map((entry) => entry.changes);
+      const removedRoles = (await audited('collaborator.removed')).filter(
+        (changes) => changes?.userId?.[0] === member.id,
+      );
+      expect(removedRoles.map((changes) => changes!.role[0]).sort()).toEqual(['editor', 'owner', 'owner']);
+      expect(await audited('collaborator.added')).toContainEqual({ userId: [null, admin.id], role: [null, 'owner'] });
 
       // Invited back, they start with no channel role: the old owner's record did not wait for them.
       const token = await invite(t.http, admin.token, member.email, 'developer');
