@@ -337,12 +337,8 @@ export class AccountsService implements OnApplicationBootstrap {
       if (!account) throw new NotFoundException(ACCOUNT_NOT_FOUND);
       // Their channel roles go first: a stop between the two leaves a member with fewer roles, whom
       // a retried removal removes, never a departed user whose roles wait for them to be invited back.
-      await this.events.emitAsync(MEMBER_LEAVING, {
-        accountId,
-        userId: memberId,
-        ownerId: String(account.ownerId),
-        audit,
-      });
+      const leaving = { accountId, userId: memberId, ownerId: String(account.ownerId), audit };
+      await this.events.emitAsync(MEMBER_LEAVING, leaving);
       const removed = await this.trail.record(
         audit,
         {
@@ -355,6 +351,14 @@ export class AccountsService implements OnApplicationBootstrap {
         () => this.memberships.removeNonOwner(accountId, memberId),
       );
       if (!removed) throw new NotFoundException(MEMBER_NOT_FOUND);
+      // Once more, for a role given while the membership was going (an add checks the membership
+      // again after its write, so one given after is withdrawn by the add itself). The member is
+      // gone either way: a failure here is logged, not answered.
+      await this.events
+        .emitAsync(MEMBER_LEAVING, leaving)
+        .catch((error: Error) =>
+          this.logger.warn(`Channel roles of departed member ${memberId} left to remove: ${error.message}`),
+        );
     });
   }
 

@@ -100,3 +100,58 @@ describe('CollaboratorsService.memberLeaving', () => {
     expect(rows).toEqual([{ channelId, userId: ownerId, role: 'owner', expiresAt: null }]);
   });
 });
+
+describe('CollaboratorsService.add', () => {
+  it('withdraws a role given to a member whose removal went through while it was written (404)', async () => {
+    const accountId = new Types.ObjectId().toHexString();
+    const channelId = new Types.ObjectId().toHexString();
+    const userId = new Types.ObjectId().toHexString();
+    const stored: Collaborator[] = [];
+    const repository = {
+      insert: (_scope: unknown, channel: string, user: string, role: ChannelRole, expiresAt: Date | null) => {
+        const record = {
+          _id: new Types.ObjectId(),
+          channelId: new Types.ObjectId(channel),
+          userId: new Types.ObjectId(user),
+          role,
+          expiresAt,
+        } as unknown as Collaborator;
+        stored.push(record);
+        return Promise.resolve(record);
+      },
+      remove: (_scope: unknown, channel: string, user: string) => {
+        const index = stored.findIndex(
+          (record) => String(record.channelId) === channel && String(record.userId) === user,
+        );
+        if (index >= 0) stored.splice(index, 1);
+        return Promise.resolve(index >= 0);
+      },
+    };
+    // A member when the add checks, gone (the removal's cleanup ran before the insert) when it checks again.
+    const answers = [{ role: 'developer', owner: false }, null];
+    const memberships = { find: () => Promise.resolve(answers.shift() ?? null) };
+    const trail = {
+      record: <T>(_context: unknown, _input: unknown, _expect: unknown, action: () => Promise<T>) => action(),
+    };
+    const service = new CollaboratorsService(
+      repository as unknown as CollaboratorsRepository,
+      { exists: () => Promise.resolve(true) } as never,
+      memberships as never,
+      trail as unknown as AuditTrail,
+      {} as never,
+      {} as never,
+      {} as never,
+    );
+    const scope = {
+      accountId,
+      projectId: new Types.ObjectId().toHexString(),
+      origin: { id: null, idempotencyKey: null },
+    };
+
+    await expect(service.add(scope as never, channelId, { userId, role: 'editor' })).rejects.toMatchObject({
+      status: 404,
+      message: 'User not found',
+    });
+    expect(stored).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import { ConflictException, ForbiddenException, Injectable, NotFoundException } from '@nestjs/common';
 import { Leases } from '../leases/leases.service';
 import { Types } from 'mongoose';
-import { auditContextOf, type AuditChanges } from '../audit/audit-draft';
+import { auditContextOf, type AuditChanges, type AuditContext } from '../audit/audit-draft';
 import { AuditTrail } from '../audit/audit-trail';
 import { CHANNEL_NOT_FOUND, ChannelsService } from '../channels/channels.service';
 import type { ChannelActor } from '../channels/channels.events';
@@ -73,6 +73,12 @@ export class CollaboratorsService {
         { collection: COLLECTION, id, exists: true },
         () => this.collaborators.insert(scope, channelId, dto.userId, dto.role, expiresAt, _id),
       );
+      // A member removed while this was written left their channels before this record existed:
+      // the role is withdrawn, as if the check above had come after the removal.
+      if (!(await this.memberships.find(scope.accountId, dto.userId))) {
+        await this.removeRecorded(auditContextOf(scope), scope, created);
+        throw new NotFoundException(USER_NOT_FOUND);
+      }
       return toCollaboratorResponse(created);
     } catch (error) {
       if (isDuplicateKey(error))
@@ -148,20 +154,8 @@ export class CollaboratorsService {
       const current = await this.collaborators.find(scope, channelId, userId);
       if (!current) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
       await this.assertOtherOwner(scope, channelId, current);
-      const id = String(current._id);
-      const removed = await this.trail.record(
-        auditContextOf(scope),
-        {
-          accountId: scope.accountId,
-          action: 'collaborator.removed',
-          target: target(id),
-          projectId: scope.projectId,
-          changes: { userId: [userId, null], role: [current.role, null] },
-        },
-        { collection: COLLECTION, id, exists: false },
-        () => this.collaborators.remove(scope, channelId, userId),
-      );
-      if (!removed) throw new NotFoundException(COLLABORATOR_NOT_FOUND);
+      if (!(await this.removeRecorded(auditContextOf(scope), scope, current)))
+        throw new NotFoundException(COLLABORATOR_NOT_FOUND);
     });
   }
 
@@ -245,19 +239,7 @@ export class CollaboratorsService {
           const current = await this.collaborators.find(scope, channelId, event.userId);
           if (!current) return;
           if (current.role === 'owner' && current.expiresAt == null) await this.keepAnOwner(scope, channelId, event);
-          const id = String(current._id);
-          await this.trail.record(
-            event.audit,
-            {
-              accountId: scope.accountId,
-              action: 'collaborator.removed',
-              target: target(id),
-              projectId: scope.projectId,
-              changes: { userId: [event.userId, null], role: [current.role, null] },
-            },
-            { collection: COLLECTION, id, exists: false },
-            () => this.collaborators.remove(scope, channelId, event.userId),
-          );
+          await this.removeRecorded(event.audit, scope, current);
         });
       }
     }
@@ -291,6 +273,24 @@ export class CollaboratorsService {
       entry(id, 'collaborator.changed', { userId: [event.ownerId, event.ownerId], role: [present.role, 'owner'] }),
       { collection: COLLECTION, id, fields: { role: 'owner' } },
       () => this.collaborators.change(scope, channelId, event.ownerId, { role: 'owner', expiresAt: null }),
+    );
+  }
+
+  /** Removes the record, in the audit log as `audit`'s; whether it was there still. */
+  private removeRecorded(audit: AuditContext, scope: TenantScope, current: Collaborator): Promise<boolean> {
+    const id = String(current._id);
+    const userId = String(current.userId);
+    return this.trail.record(
+      audit,
+      {
+        accountId: scope.accountId,
+        action: 'collaborator.removed',
+        target: target(id),
+        projectId: scope.projectId,
+        changes: { userId: [userId, null], role: [current.role, null] },
+      },
+      { collection: COLLECTION, id, exists: false },
+      () => this.collaborators.remove(scope, String(current.channelId), userId),
     );
   }
 

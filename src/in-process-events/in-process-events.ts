@@ -74,8 +74,9 @@ export interface AccountMfaRequirementChangedEvent {
 /**
  * Emitted (awaited) before a member leaves an account or is removed from it, so the roles they hold
  * in its channels go first: a member invited back later starts with none, and a channel they were
- * the last owner of passes to the account's owner. An error stops the removal, the member kept; the
- * removal retried runs the listeners again, so each is idempotent.
+ * the last owner of passes to the account's owner. An error stops the removal, the member kept.
+ * Emitted once more after the membership is gone, for a role given meanwhile; so each listener is
+ * idempotent.
  */
 export const MEMBER_LEAVING = 'account.member-leaving';
 export interface MemberLeavingEvent {

@@ -26,18 +26,24 @@ export interface HeldLease {
  * Serialises changes of one thing across every instance, for work that reads several records before
  * it writes (a single record's change needs none: its guarded update is atomic). A lease is taken by
  * inserting a document with the key as its `_id`, atomic under the unique index; its holder's updates
- * still carry their guards in the filter. Background work holds its lease for as long as it runs,
- * renewed every third of its length, so a slow holder is never taken over while it lives.
+ * still carry their guards in the filter. Every holder, a request's change or background work, keeps
+ * its lease for as long as it runs, renewed every third of its length, so a slow holder is never
+ * taken over while it lives, and one that dies lets it go within that length.
  */
 @Injectable()
 export class Leases {
   constructor(private readonly leases: LeasesRepository) {}
 
-  async withLease<T>(key: string, busyMessage: string, work: () => Promise<T>): Promise<T> {
-    const holder = await this.acquire(key, busyMessage);
+  async withLease<T>(key: string, busyMessage: string, work: () => Promise<T>, holdMs = LEASE_MS): Promise<T> {
+    const holder = await this.acquire(key, busyMessage, holdMs);
+    // Renewed while the work runs, as background work's is: a change that reads many records (a
+    // member leaving every channel of an account) may outlast one length, and is never taken over
+    // while its holder lives.
+    const renewal = this.renewWhileHeld(key, holder, holdMs);
     try {
       return await work();
     } finally {
+      clearInterval(renewal);
       await this.leases.release(key, holder);
     }
   }
@@ -191,12 +197,12 @@ export class Leases {
     return false;
   }
 
-  private async acquire(key: string, busyMessage: string): Promise<string> {
+  private async acquire(key: string, busyMessage: string, holdMs: number): Promise<string> {
     const holder = randomUUID();
     const deadline = Date.now() + WAIT_MS;
     for (let round = 0; ; round++) {
       try {
-        await this.leases.insert({ _id: key, holder, expiresAt: new Date(Date.now() + LEASE_MS) });
+        await this.leases.insert({ _id: key, holder, expiresAt: new Date(Date.now() + holdMs) });
         return holder;
       } catch (error) {
         if (!isDuplicateKey(error)) throw error;

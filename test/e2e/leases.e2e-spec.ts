@@ -48,6 +48,23 @@ describe('leases held by background work', () => {
     expect(await b.app.get(Leases).tryWithLease('test-processing:long', holdMs, async () => 'next')).toBe('next');
   });
 
+  it("a request's change outlasting its lease keeps it: the other instance's change waits, then runs", async () => {
+    const holdMs = 300;
+    const runs: string[] = [];
+    const work = (name: string) => async () => {
+      runs.push(`${name}:start`);
+      await sleep(name === 'a' ? holdMs * 5 : 10);
+      runs.push(`${name}:end`);
+      return name;
+    };
+    const first = a.app.get(Leases).withLease('test-members:long', 'busy', work('a'), holdMs);
+    // Well past the lease's length: unrenewed, it would have lapsed and been taken over.
+    await sleep(holdMs * 2);
+    const second = b.app.get(Leases).withLease('test-members:long', 'busy', work('b'), holdMs);
+    expect(await Promise.all([first, second])).toEqual(['a', 'b']);
+    expect(runs).toEqual(['a:start', 'a:end', 'b:start', 'b:end']);
+  });
+
   it('a holder that stops renewing (its process gone) lets the lease go within its length', async () => {
     const leases = t.db.collection<{ _id: string; holder: string; expiresAt: Date }>('leases');
     await leases.insertOne({
