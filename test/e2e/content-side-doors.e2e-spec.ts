@@ -497,7 +497,9 @@ describe('content side doors: limits per client and per credential', () => {
       TRUST_PROXY: '127.0.0.1',
       RATE_LIMIT_PER_SECOND: '1000',
       ASSET_CONCURRENT_DOWNLOADS: '2',
-      HTTP_CONNECTION_TIMEOUT_MS: '1000',
+      // Short, so a stalled reader is dropped within the test; not so short that a request answered
+      // slowly on a loaded machine is dropped too.
+      HTTP_CONNECTION_TIMEOUT_MS: '3000',
     });
     admin = await createFirstAdmin(t.http);
   });
@@ -577,10 +579,10 @@ describe('content side doors: limits per client and per credential', () => {
     expect(owners.status).toBe(200);
     await owners.body?.cancel();
 
-    // Silent past HTTP_CONNECTION_TIMEOUT_MS (1 s here), the stalled readers' connections are dropped
+    // Silent past HTTP_CONNECTION_TIMEOUT_MS (3 s here), the stalled readers' connections are dropped
     // by the server and their downloads counted no more: the URL reads again. (A paused client does
     // not see the close until it reads again.)
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 30_000;
     let after = await fetch(signed);
     while (after.status === 429 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
