@@ -114,8 +114,8 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
   }
 
   /**
-   * This instance's events, as it publishes them: applied with the others published within a few
-   * milliseconds, in one transaction, and before any read of the index (the list is read later too).
+   * This instance's events, as it publishes them: applied with the others published within a quarter
+   * second, in one transaction, and before any read of the index (the list is read later too).
    * Never throws: the relay would count the publish as failed.
    */
   eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {

@@ -74,7 +74,7 @@ describe('the SQLite search index', () => {
         onDisk.applySoon([doc('p1', 'Ocean documentary')], failed);
         onDisk.applySoon([doc('p2', 'Ocean drama')], failed);
         expect(reader.prepare('SELECT count(*) AS n FROM docs').get()).toEqual({ n: 0 });
-        await new Promise((resolve) => setTimeout(resolve, APPLY_SOON_MS * 5));
+        await new Promise((resolve) => setTimeout(resolve, APPLY_SOON_MS * 2));
         expect(reader.prepare('SELECT count(*) AS n FROM docs').get()).toEqual({ n: 2 });
         expect(failures).toEqual([]);
       } finally {

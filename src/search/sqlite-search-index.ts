@@ -21,9 +21,11 @@ const MAX_VARIANTS = 20;
 /**
  * How long changes given to `applySoon` wait for others. A transaction's commit costs far more than
  * its rows (a write to the log, a checkpoint now and then): applied one publish at a time, the index
- * cost each write request more than the rest of its indexing together.
+ * cost each write request more than the rest of its indexing together. Nothing reads past the wait
+ * (a read applies what waits first), and a change lost with the process is read again from the
+ * events list by the feed, so the wait may hold a busy instance's publishes of a quarter second.
  */
-export const APPLY_SOON_MS = 20;
+export const APPLY_SOON_MS = 250;
 
 /**
  * The embedded search index: SQLite FTS5 in Node's built-in `node:sqlite`, one file per instance.
