@@ -31,5 +31,6 @@ STOPSIGNAL SIGTERM
 # of 256 MB bounds the memory under load (Node 24's defaults let it reach 450), and semi-spaces of
 # 8 MB bound the young generation, which start-up grows to its limit and which then stays resident
 # while the instance idles (both semi-spaces: 16 MB ones held about 30 MB of an idle instance;
-# bench/README.md, "Memory bounds").
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "dist/main.js"]
+# bench/README.md, "Memory bounds"). `--expose-gc` lets the service run one full collection once it
+# listens, which gives back what start-up left (src/common/memory/release-start-up-memory.ts).
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--expose-gc", "dist/main.js"]

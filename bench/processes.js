@@ -233,11 +233,14 @@ async function addBaselineGinIndexes(database, db) {
 
 /**
  * Node options of one side: production's for the service, then the BENCH_*_NODE_ARGS, and with
- * `diagnostics` the profiler's and the heap snapshot's.
+ * `diagnostics` the profiler's and the heap snapshot's. `copy`, the service in the baseline's place
+ * (an A/A run), takes production's and BENCH_BASELINE_NODE_ARGS: an option tried on one copy alone.
  */
 function argsFor(side, diagnostics = true) {
+  const copy = side === 'copy';
+  if (copy) side = 'baseline';
   const args = [
-    ...(side === 'service' ? productionNodeArgs() : []),
+    ...(side === 'service' || copy ? productionNodeArgs() : []),
     ...settings.nodeArgs,
     ...(side === 'service' ? settings.serviceNodeArgs : settings.baselineNodeArgs),
   ];

@@ -218,7 +218,7 @@ function startersFor(shared, database, names, { copyAsBaseline = false, count = 
       withSocket('baseline', () =>
         copyAsBaseline
           ? startService(`baseline${suffix}`, { ...shared, ...counting('baseline').env }, database, names.baseline, [
-              ...argsFor('service', !count),
+              ...argsFor('copy', !count),
               ...counting('baseline').args,
             ])
           : startServer(

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { bootstrapLogger } from './common/logging/app-logger';
 import { listeningMessage } from './common/logging/listening-message';
+import { releaseStartUpMemory } from './common/memory/release-start-up-memory';
 import { flushLogs } from './common/logging/log-stream';
 import { loadEnvironment } from './config/env.validation';
 import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-database';
@@ -40,6 +41,7 @@ async function bootstrap(): Promise<void> {
   const app = await createApp(env);
   await app.listen(env.PORT, env.HOST);
   logger.log(listeningMessage(env.HOST, env.PORT));
+  releaseStartUpMemory();
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -59,6 +59,7 @@ export interface WriteResult {
  */
 export class Records<T> {
   private readonly hidden: Record<string, 0> | undefined;
+  private readonly projections = new Map<string, mongo.Document>();
 
   constructor(readonly model: Model<T>) {
     this.hidden = hiddenFields(model.schema);
@@ -282,8 +283,15 @@ export class Records<T> {
     include: readonly string[] | undefined,
   ): mongo.Document | undefined {
     if (fields?.length) {
+      // The lists of fields are the repositories' own, a few per collection: each projection is built
+      // once, then shared by every read, as the hidden fields' is (the driver only serialises it).
+      const key = include ? undefined : fields.join();
+      const known = key === undefined ? undefined : this.projections.get(key);
+      if (known) return known;
       const shown = fields.filter((field) => !(this.hidden && field in this.hidden) || include?.includes(field));
-      return Object.fromEntries(shown.map((field) => [field, 1]));
+      const projection = Object.fromEntries(shown.map((field) => [field, 1]));
+      if (key !== undefined) this.projections.set(key, projection);
+      return projection;
     }
     if (!this.hidden || !include?.length) return this.hidden;
     const hidden = Object.fromEntries(Object.entries(this.hidden).filter(([path]) => !include.includes(path)));

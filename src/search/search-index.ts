@@ -84,6 +84,11 @@ export interface SearchHits {
 export interface SearchIndex {
   /** Applies changes idempotently, keeping per record the highest version seen. */
   apply(changes: readonly IndexChange[]): void;
+  /**
+   * Applies changes with the others given within `APPLY_SOON_MS`, in one transaction, at the latest
+   * before the index is next read or written (so a read sees them); a failure is handed to `failed`.
+   */
+  applySoon(changes: readonly IndexChange[], failed: (error: Error, changes: number) => void): void;
   searchProjects(tenant: string, search: ProjectSearch): SearchHits;
   searchRecords(tenant: string, search: RecordSearch): SearchHits;
   /** The id of the last listed event applied (the feed's cursor), null before any. */

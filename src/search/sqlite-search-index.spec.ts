@@ -1,5 +1,9 @@
 import { changeOfEvent, projectDocument, versionAt } from './index-documents';
-import { SqliteSearchIndex, withinOneEdit } from './sqlite-search-index';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { APPLY_SOON_MS, SqliteSearchIndex, withinOneEdit } from './sqlite-search-index';
 import type { ProjectResponse } from '../projects/dto/project.response';
 import type { ProjectSearch } from './search-index';
 import { parseStripeQuery } from './stripe-query';
@@ -45,6 +49,71 @@ describe('the SQLite search index', () => {
   let index: SqliteSearchIndex;
   beforeEach(() => (index = new SqliteSearchIndex(':memory:')));
   afterEach(() => index.close());
+
+  describe("changes applied soon (this instance's published events)", () => {
+    const doc = (id: string, title: string) => ({
+      put: projectDocument(A, project(id, { primaryTitle: title }), versionAt('2026-11-01T00:00:00.000Z', `evt_${id}`)),
+    });
+    const failures: string[] = [];
+    const failed = (error: Error, changes: number) => failures.push(`${changes}: ${error.message}`);
+    beforeEach(() => (failures.length = 0));
+
+    it('are seen by the next read, even before their moment comes', () => {
+      index.applySoon([doc('p1', 'Ocean documentary')], failed);
+      index.applySoon([doc('p2', 'Ocean drama')], failed);
+      expect(index.searchProjects(A, search({ text: 'ocean', sort: 'newest' })).total).toBe(2);
+      expect(failures).toEqual([]);
+    });
+
+    it('are written together, without a read, once their moment comes', async () => {
+      const folder = mkdtempSync(join(tmpdir(), 'search-index-'));
+      const file = join(folder, 'index.db');
+      const onDisk = new SqliteSearchIndex(file);
+      const reader = new DatabaseSync(file);
+      try {
+        onDisk.applySoon([doc('p1', 'Ocean documentary')], failed);
+        onDisk.applySoon([doc('p2', 'Ocean drama')], failed);
+        expect(reader.prepare('SELECT count(*) AS n FROM docs').get()).toEqual({ n: 0 });
+        await new Promise((resolve) => setTimeout(resolve, APPLY_SOON_MS * 2));
+        expect(reader.prepare('SELECT count(*) AS n FROM docs').get()).toEqual({ n: 2 });
+        expect(failures).toEqual([]);
+      } finally {
+        reader.close();
+        onDisk.close();
+        rmSync(folder, { recursive: true, force: true });
+      }
+    });
+
+    it('are applied before a later change given at once, so the order holds', () => {
+      const older = projectDocument(
+        A,
+        project('p1', { primaryTitle: 'Ocean' }),
+        versionAt('2026-11-01T00:00:00.000Z', 'evt_1'),
+      );
+      const newer = projectDocument(
+        A,
+        project('p1', { primaryTitle: 'Desert' }),
+        versionAt('2026-11-02T00:00:00.000Z', 'evt_2'),
+      );
+      index.applySoon([{ put: older }], failed);
+      index.apply([{ put: newer }]);
+      expect(index.searchProjects(A, search({ text: 'desert' })).ids).toEqual(['p1']);
+      expect(index.searchProjects(A, search({ text: 'ocean' })).ids).toEqual([]);
+    });
+
+    it('hand a failure to the caller and leave the index usable', () => {
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      const broken = doc('p1', 'Ocean documentary');
+      broken.put.fields.metadata = circular as never;
+      index.applySoon([broken], failed);
+      expect(index.searchProjects(A, search({ text: 'ocean' })).total).toBe(0);
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatch(/^1: /);
+      index.applySoon([doc('p2', 'Ocean drama')], failed);
+      expect(index.searchProjects(A, search({ text: 'ocean' })).ids).toEqual(['p2']);
+    });
+  });
 
   const put = (tenant: string, value: ProjectResponse, version = versionAt(value.updatedAt, 'evt_1')) =>
     index.apply([{ put: projectDocument(tenant, value, version) }]);

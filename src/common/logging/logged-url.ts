@@ -11,5 +11,7 @@ const SECRET_QUERY = /([?&](?:token|invitation|code)=)[^&#]*/gi;
 const REDACTED = '[redacted]';
 
 export function loggedUrl(url: string): string {
-  return url.replace(SECRET_PATH, `$1${REDACTED}`).replace(SECRET_QUERY, `$1${REDACTED}`);
+  const path = url.replace(SECRET_PATH, `$1${REDACTED}`);
+  // Every request's line runs this: a URL without `=` has no query secret, and skips the second scan.
+  return url.includes('=') ? path.replace(SECRET_QUERY, `$1${REDACTED}`) : path;
 }

@@ -1,4 +1,5 @@
 import { ArgumentMetadata, BadRequestException, HttpStatus, ValidationError, ValidationPipe } from '@nestjs/common';
+import { memoiseValidationMetadata } from './validation-metadata-memo';
 
 export interface FieldError {
   field: string;
@@ -70,6 +71,7 @@ function holdsNul(value: unknown, depth = 0): boolean {
 }
 
 export function createValidationPipe(): ValidationPipe {
+  memoiseValidationMetadata();
   return new BodyAwareValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
