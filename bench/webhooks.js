@@ -178,8 +178,12 @@ async function countPerDelivery(tools, requests, receiver) {
       // The service keeps a project's enabled endpoints for a second (ENABLED_ENDPOINTS_TTL_MS), the
       // baseline reads them for each change: the service's read is a cost per second whatever the
       // number of deliveries, counted apart and judged per second, not per delivery.
-      const refreshes = name === 'service' ? (ofDelivery[ENDPOINTS_READ] ?? 0) : 0;
-      if (name === 'service') delete ofDelivery[ENDPOINTS_READ];
+      // It runs where the fan-out runs: after the request's answer, or still in its async context.
+      const refreshes = name === 'service' ? (ofDelivery[ENDPOINTS_READ] ?? 0) + (inRequest[ENDPOINTS_READ] ?? 0) : 0;
+      if (name === 'service') {
+        delete ofDelivery[ENDPOINTS_READ];
+        delete inRequest[ENDPOINTS_READ];
+      }
       const total = [...Object.values(inRequest), ...Object.values(ofDelivery)].reduce((sum, n) => sum + n, 0);
       const per = (byName) =>
         Object.fromEntries(Object.entries(byName).map(([command, n]) => [command, n / Math.max(1, delivered)]));
