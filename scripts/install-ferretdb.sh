@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds FerretDB v1.24.2 (a MongoDB-compatible server; the embedded database runs it on PostgreSQL,
-# or on SQLite when PostgreSQL cannot start) with the local Go toolchain and our patch
-# deploy/ferretdb/atomic-writes.patch (guarded writes atomic, as MongoDB's are), and puts the binary
+# or on SQLite when PostgreSQL cannot start) with the local Go toolchain and our patches in
+# deploy/ferretdb/, applied in name order: atomic-writes.patch (guarded writes atomic, as MongoDB's
+# are) and filter-pushdown.patch (ranges and lists of ids and a field's existence answered by
+# PostgreSQL, not by decoding the whole table), and puts the binary
 # at $(go env GOPATH)/bin/ferretdb, or at the path given as the first argument. A binary already
 # there without the patch is replaced.
 #
@@ -12,15 +14,14 @@ set -euo pipefail
 
 version="v1.24.2"
 # The mark the patched build carries in `ferretdb --version` (build/version/package.txt); the service
-# and the tests use no FerretDB without it. Change it with the patch.
-mark="platform-atomic-writes-1"
+# and the tests use no FerretDB without it. Change it with any patch.
+mark="platform-patches-2"
 if [ -n "${FERRETDB_VERSION:-}" ] && [ "$FERRETDB_VERSION" != "$version" ]; then
-  echo "install-ferretdb: the atomic-writes patch is written for FerretDB $version only, not $FERRETDB_VERSION" >&2
+  echo "install-ferretdb: the patches are written for FerretDB $version only, not $FERRETDB_VERSION" >&2
   exit 1
 fi
 command -v go >/dev/null 2>&1 || { echo "install-ferretdb: Go is not installed (https://go.dev/dl/)" >&2; exit 1; }
 root="$(cd "$(dirname "$0")/.." && pwd)"
-patch_file="$root/deploy/ferretdb/atomic-writes.patch"
 target="${1:-$(go env GOPATH)/bin/ferretdb}"
 
 if [ -x "$target" ] && "$target" --version 2>/dev/null | grep -q "^version: $version$" &&
@@ -38,7 +39,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 cp -r "$module_dir/." "$work/"
 chmod -R u+w "$work"
-(cd "$work" && git apply "$patch_file")
+for patch_file in "$root"/deploy/ferretdb/*.patch; do
+  (cd "$work" && git apply "$patch_file")
+done
 echo "$version" > "$work/build/version/version.txt"
 echo "$mark" > "$work/build/version/package.txt"
 mkdir -p "$(dirname "$target")"

@@ -76,12 +76,15 @@ describe('FerretDB with atomic guarded writes (deploy/ferretdb/atomic-writes.pat
     await expect(hasAtomicWrites(binary)).resolves.toBe(true);
     const script = readFileSync(join(__dirname, '..', '..', '..', 'scripts', 'install-ferretdb.sh'), 'utf8');
     expect(script).toContain(`mark="${FERRETDB_ATOMIC_WRITES_MARK}"`);
-    expect(script).toContain('deploy/ferretdb/atomic-writes.patch');
+    expect(script).toContain('"$root"/deploy/ferretdb/*.patch');
     // The patch serialises the three commands that read, then write back.
     const patch = readFileSync(patchFile, 'utf8');
     for (const file of ['msg_update.go', 'msg_delete.go', 'msg_findandmodify.go']) {
       expect(patch).toContain(`+++ b/internal/handler/${file}`);
     }
+    // The other turns id ranges and lists and a field's existence into SQL.
+    const pushdown = readFileSync(join(patchFile, '..', 'filter-pushdown.patch'), 'utf8');
+    expect(pushdown).toContain('+++ b/internal/backends/postgresql/query.go');
   });
 
   it('a FerretDB without the mark, or of another version, is not taken for a patched one', async () => {
