@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { MongoClient, ObjectId, type Collection, type Db, type Document, type Filter } from 'mongodb';
+import { MongoClient, ObjectId, type Collection, type Db, type Filter } from 'mongodb';
+
+/** Documents whose _id may be of any type, as these cases need. */
+type Id = string | number | ObjectId | null;
+type Stored = { _id: Id; [field: string]: unknown };
 import { testDatabaseUri } from '../support/test-database';
 
 /**
@@ -27,17 +31,17 @@ describe('database engine: _id ranges and lists and field existence answer as on
     await client.close();
   });
 
-  async function freshCollection(prefix: string): Promise<Collection<Document>> {
+  async function freshCollection(prefix: string): Promise<Collection<Stored>> {
     return db.collection(`${prefix}_${randomBytes(3).toString('hex')}`);
   }
 
-  async function idsOf(collection: Collection<Document>, filter: Filter<Document>): Promise<string[]> {
+  async function idsOf(collection: Collection<Stored>, filter: Filter<Stored>): Promise<string[]> {
     const found = await collection.find(filter).toArray();
     return found.map((document) => JSON.stringify(document._id)).sort();
   }
 
   /** On FerretDB, whether it sent PostgreSQL a condition for this filter (on MongoDB, nothing to ask). */
-  async function pushedDown(collection: Collection<Document>, filter: Filter<Document>): Promise<boolean | null> {
+  async function pushedDown(collection: Collection<Stored>, filter: Filter<Stored>): Promise<boolean | null> {
     if (!ferretdb) return null;
     const explained = await db.command({ explain: { find: collection.collectionName, filter } });
     return explained.filterPushdown as boolean;
@@ -82,10 +86,10 @@ describe('database engine: _id ranges and lists and field existence answer as on
   it('$gt, $gte, $lt and $lte of a string on _id match the strings above or below it byte by byte, and nothing else', async () => {
     const collection = await freshCollection('ranges');
     await collection.insertMany([
-      ...strings.map((_id) => ({ _id: _id as unknown as ObjectId })),
+      ...strings.map((_id) => ({ _id: _id })),
       ...objectIds.map((_id) => ({ _id })),
-      { _id: 7 as unknown as ObjectId },
-      { _id: 2.5 as unknown as ObjectId },
+      { _id: 7 },
+      { _id: 2.5 },
     ]);
     const storedStrings = strings;
     for (const pivot of ['a', 'B', 'evt_0a', 'évt', 'Z', '', '6b0b', 'zz']) {
@@ -94,29 +98,25 @@ describe('database engine: _id ranges and lists and field existence answer as on
           .filter((candidate) => holds(utf8Compare(candidate, pivot)))
           .map((candidate) => JSON.stringify(candidate))
           .sort();
-        const filter = { _id: { [operator]: pivot } } as Filter<Document>;
+        const filter = { _id: { [operator]: pivot } };
         expect({ filter, found: await idsOf(collection, filter) }).toEqual({ filter, found: expected });
       }
     }
     // Both bounds at once, as a page of ids between two cursors.
-    const between = { _id: { $gt: 'a', $lt: 'b' } } as Filter<Document>;
+    const between = { _id: { $gt: 'a', $lt: 'b' } };
     expect(await idsOf(collection, between)).toEqual(
       storedStrings
         .filter((candidate) => utf8Compare(candidate, 'a') > 0 && utf8Compare(candidate, 'b') < 0)
         .map((candidate) => JSON.stringify(candidate))
         .sort(),
     );
-    if (ferretdb) expect(await pushedDown(collection, { _id: { $gt: 'evt_0a' } } as Filter<Document>)).toBe(true);
+    if (ferretdb) expect(await pushedDown(collection, { _id: { $gt: 'evt_0a' } })).toBe(true);
   });
 
   it('$in of strings and ObjectIds on _id matches each listed value of its own type only', async () => {
     const collection = await freshCollection('lists');
-    await collection.insertMany([
-      ...objectIds.map((_id) => ({ _id })),
-      { _id: 'plain' as unknown as ObjectId },
-      { _id: 3 as unknown as ObjectId },
-    ]);
-    const cases: [unknown[], unknown[]][] = [
+    await collection.insertMany([...objectIds.map((_id) => ({ _id })), { _id: 'plain' }, { _id: 3 }]);
+    const cases: [Id[], Id[]][] = [
       [[objectIds[1]], [objectIds[1]]],
       [[hexString], []],
       [[objectIds[0].toHexString(), 'plain'], ['plain']],
@@ -133,7 +133,7 @@ describe('database engine: _id ranges and lists and field existence answer as on
       [[null, objectIds[0]], [objectIds[0]]],
     ];
     for (const [list, expected] of cases) {
-      const filter = { _id: { $in: list } } as Filter<Document>;
+      const filter = { _id: { $in: list } };
       expect({ list, found: await idsOf(collection, filter) }).toEqual({
         list,
         found: expected.map((value) => JSON.stringify(value)).sort(),
@@ -141,7 +141,7 @@ describe('database engine: _id ranges and lists and field existence answer as on
     }
     // The outbox emptying's shape: an update of a batch of ids, guarded on another field too.
     const { matchedCount } = await collection.updateMany(
-      { _id: { $in: [objectIds[0], hexString, 'plain', 'missing'] } } as Filter<Document>,
+      { _id: { $in: [objectIds[0], hexString, 'plain', 'missing'] } },
       { $set: { emptied: true } },
     );
     expect(matchedCount).toBe(2);
@@ -160,7 +160,7 @@ describe('database engine: _id ranges and lists and field existence answer as on
       { _id: new ObjectId(), name: 'nested', other: { outbox: 1 } },
       { _id: new ObjectId(), name: 'empty', outbox: [] },
     ]);
-    const names = async (filter: Filter<Document>) =>
+    const names = async (filter: Filter<Stored>) =>
       (await collection.find(filter).toArray()).map((document) => document.name as string).sort();
     expect(await names({ outbox: { $exists: true } })).toEqual(['empty', 'holds', 'null']);
     expect(await names({ outbox: { $exists: false } })).toEqual(['missing', 'nested']);
