@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../access/policy/access-policy';
+import { Access, SIGNED_IN_TO_ACCOUNT, SIGNED_IN_USER } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post } from '@nestjs/common';
@@ -14,19 +14,12 @@ import { Idempotent } from '../idempotency/idempotent.decorator';
 
 const ACCOUNT_ID = 'accountId';
 
-/** The access policy the routes below share; a route that asks more adds it beside its handler. */
-const ACCOUNTS_ACCESS: AccessPolicy = {
-  credentials: ['userToken', 'session'],
-  scope: 'user',
-  assurance: 'accountMfa',
-};
-
 @ApiTags('accounts')
 @Controller('api/v1/accounts')
 export class AccountsController {
   constructor(private readonly accounts: AccountsService) {}
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN_USER)
   @Get()
   @ApiOperation({
     summary: "List the caller's accounts",
@@ -38,7 +31,7 @@ export class AccountsController {
     return { data: await this.accounts.listForUser(userId) };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN_USER)
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -56,7 +49,7 @@ export class AccountsController {
     return { data: await this.accounts.create(audit, userId, dto.name, dto.type, 'admin') };
   }
 
-  @Access(ACCOUNTS_ACCESS)
+  @Access(SIGNED_IN_TO_ACCOUNT)
   @Get(':accountId')
   @ApiOperation({ summary: 'Get an account', description: 'Members only: any other account is 404.' })
   @ApiOkResponse({ type: AccountEnvelope })
@@ -69,7 +62,7 @@ export class AccountsController {
   }
 
   // Turning the requirement off lowers every member's bar: a step-up action; renaming is not.
-  @Access({ ...ACCOUNTS_ACCESS, stepUp: (body) => body.requireMfa === false })
+  @Access({ ...SIGNED_IN_TO_ACCOUNT, stepUp: (body) => body.requireMfa === false })
   @Patch(':accountId')
   @ApiOperation({
     summary: 'Rename an account or change its type',
@@ -86,7 +79,7 @@ export class AccountsController {
     return { data: await this.accounts.update(audit, accountId, userId, dto) };
   }
 
-  @Access({ ...ACCOUNTS_ACCESS, stepUp: true })
+  @Access({ ...SIGNED_IN_TO_ACCOUNT, stepUp: true })
   @Post(':accountId/ownership')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -108,7 +101,7 @@ export class AccountsController {
     return { data: await this.accounts.transferOwnership(audit, accountId, userId, dto.userId.toLowerCase()) };
   }
 
-  @Access(ACCOUNTS_ACCESS)
+  @Access(SIGNED_IN_TO_ACCOUNT)
   @Get(':accountId/members')
   @ApiOperation({ summary: 'List members', description: 'Any member of the account.' })
   @ApiOkResponse({ type: MemberListResponse })
@@ -121,7 +114,7 @@ export class AccountsController {
   }
 
   // A step-up action, as inviting is: a member made admin or manager makes keys or refunds from a fresh sign-in of their own.
-  @Access({ ...ACCOUNTS_ACCESS, stepUp: true })
+  @Access({ ...SIGNED_IN_TO_ACCOUNT, stepUp: true })
   @Patch(':accountId/members/:userId')
   @ApiOperation({
     summary: "Change a member's role",
@@ -140,7 +133,7 @@ export class AccountsController {
     return { data: await this.accounts.changeRole(audit, accountId, callerId, memberId, dto.role) };
   }
 
-  @Access({ ...ACCOUNTS_ACCESS, stepUp: true })
+  @Access({ ...SIGNED_IN_TO_ACCOUNT, stepUp: true })
   @Delete(':accountId/members/:userId')
   @ApiOperation({
     summary: 'Remove a member, or leave',

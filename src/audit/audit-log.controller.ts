@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../access/policy/access-policy';
+import { Access, SIGNED_IN_TO_ACCOUNT } from '../access/policy/access-policy';
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
@@ -12,19 +12,12 @@ import { AuditExportQuery, AuditLogQuery } from './dto/audit-log.query';
 
 const ADMINS = 'Admins and the owner of the account; API keys never (403). Another account is 404.';
 
-/** The access policy the routes below share; a route that asks more adds it beside its handler. */
-const AUDIT_LOG_ACCESS: AccessPolicy = {
-  credentials: ['userToken', 'session'],
-  scope: 'user',
-  assurance: 'accountMfa',
-};
-
 @ApiTags('audit log')
 @Controller('api/v1/accounts/:accountId/audit-log')
 export class AuditLogController {
   constructor(private readonly log: AuditLogService) {}
 
-  @Access(AUDIT_LOG_ACCESS)
+  @Access(SIGNED_IN_TO_ACCOUNT)
   @Get()
   @ApiOperation({
     summary: "List an account's audit log",
@@ -40,7 +33,7 @@ export class AuditLogController {
     return this.log.page(accountId, userId, query, query.limit, query.startingAfter);
   }
 
-  @Access(AUDIT_LOG_ACCESS)
+  @Access(SIGNED_IN_TO_ACCOUNT)
   @Get('export')
   @ApiOperation({
     summary: "Export an account's audit log",
@@ -75,7 +68,7 @@ export class AuditLogController {
     );
   }
 
-  @Access(AUDIT_LOG_ACCESS)
+  @Access(SIGNED_IN_TO_ACCOUNT)
   @Get('verify')
   @ApiOperation({
     summary: "Verify an account's audit log",

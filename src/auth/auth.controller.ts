@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../access/policy/access-policy';
+import { Access, SIGNED_IN_USER, type AccessPolicy } from '../access/policy/access-policy';
 import { auditOriginOf } from '../audit/audit-context.decorator';
 import { Body, Controller, Get, HttpCode, HttpStatus, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -120,7 +120,7 @@ export class AuthController {
     return this.auth.login(dto, request.ip, typeof agent === 'string' ? agent : null, String(request.id));
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN_USER)
   @Get('me')
   @ApiOperation({
     summary: 'The user of the bearer token',

@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../access/policy/access-policy';
+import { Access, SIGNED_IN_TO_ACCOUNT, SIGNED_IN_USER } from '../access/policy/access-policy';
 import { Audit } from '../audit/audit-context.decorator';
 import type { AuditContext } from '../audit/audit-draft';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post } from '@nestjs/common';
@@ -17,13 +17,6 @@ import {
 import { InvitationsService } from './invitations.service';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 
-/** The access policy the routes below share; a route that asks more adds it beside its handler. */
-const INVITATIONS_ACCESS: AccessPolicy = {
-  credentials: ['userToken', 'session'],
-  scope: 'user',
-  assurance: 'accountMfa',
-};
-
 @ApiTags('accounts')
 @Controller('api/v1')
 export class InvitationsController {
@@ -31,7 +24,7 @@ export class InvitationsController {
 
   // A step-up action: an invitation brings in a person who signs in fresh, with keys and refunds
   // of their own, so a stale credential would step up through them.
-  @Access({ ...INVITATIONS_ACCESS, stepUp: true, verifiedEmail: true })
+  @Access({ ...SIGNED_IN_TO_ACCOUNT, stepUp: true, verifiedEmail: true })
   @Post('accounts/:accountId/invitations')
   @Idempotent()
   @ApiOperation({
@@ -67,7 +60,7 @@ export class InvitationsController {
     return { data: await this.invitations.create(audit, accountId, userId, dto) };
   }
 
-  @Access(INVITATIONS_ACCESS)
+  @Access(SIGNED_IN_TO_ACCOUNT)
   @Get('accounts/:accountId/invitations')
   @ApiOperation({
     summary: 'List pending invitations',
@@ -82,7 +75,7 @@ export class InvitationsController {
     return { data: await this.invitations.listPending(accountId, userId) };
   }
 
-  @Access(INVITATIONS_ACCESS)
+  @Access(SIGNED_IN_TO_ACCOUNT)
   @Delete('accounts/:accountId/invitations/:invitationId')
   @ApiOperation({
     summary: 'Revoke an invitation',
@@ -100,7 +93,7 @@ export class InvitationsController {
     return { message: 'Invitation revoked' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN_USER)
   @Post('invitations/accept')
   @Idempotent()
   @HttpCode(HttpStatus.OK)

@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../access/policy/access-policy';
+import { Access, SIGNED_IN_USER, type AccessPolicy } from '../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Req, Res } from '@nestjs/common';
 import { Idempotent } from '../idempotency/idempotent.decorator';
 import { Inject } from '@nestjs/common';
@@ -29,15 +29,8 @@ const SIGN_IN_EXAMPLE = { email: 'ada@example.com', password: 'correct horse bat
 /** Signing in: no credential yet. */
 const OPEN_TO_ANYONE: AccessPolicy = { credentials: ['anyone'], scope: 'none' };
 
-/** The access policy the signed-in routes below share; a route that asks more adds it beside its handler. */
-const SIGNED_IN: AccessPolicy = {
-  credentials: ['userToken', 'session'],
-  scope: 'user',
-  assurance: 'password',
-};
-
 /** The current session's own routes: a bearer token has no session to act on. */
-const SESSION_ONLY: AccessPolicy = { ...SIGNED_IN, credentials: ['session'] };
+const SESSION_ONLY: AccessPolicy = { ...SIGNED_IN_USER, credentials: ['session'] };
 
 @ApiTags('sessions')
 @Controller('api/v1')
@@ -142,7 +135,7 @@ export class SessionsController {
     return { message: 'Signed in', session: toSessionView(session, true), user: toUserResponse(user) };
   }
 
-  @Access(SIGNED_IN)
+  @Access(SIGNED_IN_USER)
   @Get('sessions')
   @ApiOperation({
     summary: "List the user's sessions",
@@ -240,7 +233,7 @@ export class SessionsController {
     return { data: toSessionView(session, true) };
   }
 
-  @Access(SIGNED_IN)
+  @Access(SIGNED_IN_USER)
   @Delete('sessions/:id')
   @ApiOperation({ summary: 'End one of your sessions', description: "Another user's session, or an unknown id: 404." })
   @ApiOkResponse({ type: MessageResponseDto, example: { message: 'Session ended' } })
@@ -254,7 +247,7 @@ export class SessionsController {
     return { message: 'Session ended' };
   }
 
-  @Access(SIGNED_IN)
+  @Access(SIGNED_IN_USER)
   @Delete('sessions')
   @ApiOperation({
     summary: 'Sign out other devices',

@@ -130,6 +130,23 @@ export interface AccessPolicy {
   readonly channel?: ChannelRequirement;
 }
 
+/**
+ * A signed-in user acting on their own records (password, factors, passkeys, sessions): a user's
+ * token or dashboard session at password strength, in no account. A route that asks more (a recent
+ * step-up, a session only) adds it beside its handler.
+ */
+export const SIGNED_IN_USER: AccessPolicy = {
+  credentials: ['userToken', 'session'],
+  scope: 'user',
+  assurance: 'password',
+};
+
+/**
+ * A signed-in user acting in one of their accounts, named by the route: as `SIGNED_IN_USER`, and at
+ * the strength that account asks (a second factor when it requires one).
+ */
+export const SIGNED_IN_TO_ACCOUNT: AccessPolicy = { ...SIGNED_IN_USER, assurance: 'accountMfa' };
+
 export const ACCESS = 'access';
 
 /** A declared route, as the registry keeps it: the controller's and the handler's names. */

@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../../access/policy/access-policy';
+import { Access, SIGNED_IN_USER, type AccessPolicy } from '../../access/policy/access-policy';
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, Req } from '@nestjs/common';
 import { Idempotent } from '../../idempotency/idempotent.decorator';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
@@ -87,7 +87,7 @@ export class EmailLinksController {
     return { message: 'Email verified' };
   }
 
-  @Access({ credentials: ['userToken', 'session'], scope: 'user', assurance: 'password' })
+  @Access(SIGNED_IN_USER)
   @Post('email-verifications')
   @Idempotent()
   @HttpCode(HttpStatus.ACCEPTED)

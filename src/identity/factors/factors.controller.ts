@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../../access/policy/access-policy';
+import { Access, SIGNED_IN_USER } from '../../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -14,13 +14,6 @@ import { RecoveryCodesResponse, SecondFactorsEnvelope, TotpEnrolmentResponse } f
 import { FactorChanges } from './factor-changes.service';
 import { MfaService } from './mfa.service';
 
-/** The access policy the routes below share; a route that asks more adds it beside its handler. */
-const SIGNED_IN: AccessPolicy = {
-  credentials: ['userToken', 'session'],
-  scope: 'user',
-  assurance: 'password',
-};
-
 /** The caller's second factors: what they have, and TOTP turned on or off (passkeys: src/identity/passkeys). */
 @ApiTags('sessions')
 @Controller('api/v1')
@@ -31,7 +24,7 @@ export class FactorsController {
     private readonly sessions: UserSessionsRef,
   ) {}
 
-  @Access(SIGNED_IN)
+  @Access(SIGNED_IN_USER)
   @Get('me/mfa')
   @ApiOperation({
     summary: 'Your second factors',
@@ -44,7 +37,7 @@ export class FactorsController {
     return { data: await this.mfa.factors(userId) };
   }
 
-  @Access({ ...SIGNED_IN, stepUp: true })
+  @Access({ ...SIGNED_IN_USER, stepUp: true })
   @Post('me/mfa/totp')
   @Idempotent()
   @ApiOperation({
@@ -59,7 +52,7 @@ export class FactorsController {
     return this.mfa.begin(userId);
   }
 
-  @Access({ ...SIGNED_IN, stepUp: true })
+  @Access({ ...SIGNED_IN_USER, stepUp: true })
   @Post('me/mfa/totp/verify')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -85,7 +78,7 @@ export class FactorsController {
     return { message: 'TOTP turned on', recoveryCodes: codes };
   }
 
-  @Access({ ...SIGNED_IN, stepUp: true })
+  @Access({ ...SIGNED_IN_USER, stepUp: true })
   @Delete('me/mfa/totp')
   @ApiOperation({
     summary: 'Turn TOTP off',

@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../../access/policy/access-policy';
+import { Access, SIGNED_IN_USER } from '../../access/policy/access-policy';
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
@@ -17,13 +17,6 @@ import { OptionalSession, UserId } from '../../tenancy/tenancy.decorators';
 import { UserSessionsRef } from '../users/users.ports';
 import { PasskeyChanges } from './passkey-changes.service';
 
-/** The access policy the routes below share; a route that asks more adds it beside its handler. */
-const SIGNED_IN: AccessPolicy = {
-  credentials: ['userToken', 'session'],
-  scope: 'user',
-  assurance: 'password',
-};
-
 /** The caller's passkeys: register, list, rename, remove (signing in with one is under `sessions`). */
 @ApiTags('sessions')
 @Controller('api/v1/me/passkeys')
@@ -34,7 +27,7 @@ export class PasskeysController {
     private readonly sessions: UserSessionsRef,
   ) {}
 
-  @Access({ ...SIGNED_IN, stepUp: true })
+  @Access({ ...SIGNED_IN_USER, stepUp: true })
   @Post('options')
   @Idempotent()
   @HttpCode(HttpStatus.OK)
@@ -54,7 +47,7 @@ export class PasskeysController {
     return this.changes.registrationOptions(userId, auditOriginOf(request)) as Promise<PasskeyRegistrationOptions>;
   }
 
-  @Access({ ...SIGNED_IN, stepUp: true })
+  @Access({ ...SIGNED_IN_USER, stepUp: true })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -87,7 +80,7 @@ export class PasskeysController {
     return { data: toPasskeyView(passkey) };
   }
 
-  @Access(SIGNED_IN)
+  @Access(SIGNED_IN_USER)
   @Get()
   @ApiOperation({ summary: 'List your passkeys', description: 'Oldest first: name, when registered, when last used.' })
   @ApiOkResponse({ type: PasskeyListResponse })
@@ -96,7 +89,7 @@ export class PasskeysController {
     return { data: (await this.passkeys.list(userId)).map(toPasskeyView) };
   }
 
-  @Access(SIGNED_IN)
+  @Access(SIGNED_IN_USER)
   @Patch(':id')
   @ApiOperation({ summary: 'Rename a passkey', description: "Another user's passkey, or an unknown id: 404." })
   @ApiOkResponse({ type: PasskeyEnvelope })
@@ -109,7 +102,7 @@ export class PasskeysController {
     return { data: toPasskeyView(await this.passkeys.rename(userId, id, dto.name)) };
   }
 
-  @Access({ ...SIGNED_IN, stepUp: true })
+  @Access({ ...SIGNED_IN_USER, stepUp: true })
   @Delete(':id')
   @ApiOperation({
     summary: 'Remove a passkey',

@@ -1,4 +1,4 @@
-import { Access, type AccessPolicy } from '../../access/policy/access-policy';
+import { Access, SIGNED_IN_USER } from '../../access/policy/access-policy';
 import { Body, Controller, HttpCode, HttpStatus, Put, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,13 +11,6 @@ import { UserSessionsRef } from '../users/users.ports';
 import { ChangePasswordDto } from './dto/passwords.dto';
 import { PasswordChanges } from './password-changes.service';
 
-/** A signed-in user's own routes. */
-const SIGNED_IN: AccessPolicy = {
-  credentials: ['userToken', 'session'],
-  scope: 'user',
-  assurance: 'password',
-};
-
 /** The caller's own password (a forgotten one is reset through a mailed link: src/identity/email-links). */
 @ApiTags('sessions')
 @Controller('api/v1')
@@ -27,7 +20,7 @@ export class PasswordsController {
     private readonly sessions: UserSessionsRef,
   ) {}
 
-  @Access({ ...SIGNED_IN, stepUp: true })
+  @Access({ ...SIGNED_IN_USER, stepUp: true })
   @Put('me/password')
   @HttpCode(HttpStatus.OK)
   @ApiOperation({
