@@ -21,7 +21,7 @@
 const { ObjectId } = require('mongodb');
 const { settings, log } = require('./settings');
 const { call, expectStatus, median } = require('./runner');
-const { startService, stopServer } = require('./processes');
+const { dropDatabase, startService, stopServer } = require('./processes');
 const { PASSWORD, COLLECTION_BODY } = require('./seed');
 const { fmt, table } = require('./format');
 
@@ -257,7 +257,7 @@ async function measureNeighbours(database, mongo, shared, nodeArgs, via = 'bulk'
   } finally {
     await stopServer(service);
     // The copies would only weigh on the database server for the rest of the run.
-    await db.dropDatabase().catch(() => undefined);
+    await dropDatabase(database, mongo, DATABASE).catch(() => undefined);
   }
   return result;
 }

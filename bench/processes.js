@@ -185,6 +185,39 @@ async function settleStatistics(database, schemas, timeoutMs = 60_000) {
 }
 
 /**
+ * Drops a database of the run. On FerretDB on PostgreSQL the drop is a `DROP SCHEMA`, which waits for
+ * every query on the schema's tables; a cursor a stopped server left open holds one (its backend
+ * waiting to send rows nobody reads, `ClientWrite`) until FerretDB gives the cursor up, minutes
+ * later. So when the drop has not finished in `patienceMs`, such backends are ended and the drop
+ * goes on. Errors are the caller's to ignore.
+ */
+async function dropDatabase(database, mongo, name, patienceMs = 10_000) {
+  const dropped = mongo.db(name).dropDatabase();
+  if (!database.postgresUrl) return dropped;
+  let timer;
+  const waited = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('waiting'), patienceMs);
+  });
+  try {
+    if ((await Promise.race([dropped, waited])) !== 'waiting') return dropped;
+  } finally {
+    clearTimeout(timer);
+  }
+  const { postgresClient } = require(path.join(DIST_SNAPSHOT, 'database', 'patches', 'ferretdb-gin-indexes.js'));
+  const client = postgresClient(database.postgresUrl);
+  await client.connect();
+  try {
+    await client.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE state = 'active' AND wait_event = 'ClientWrite' AND pid <> pg_backend_pid()`,
+    );
+  } finally {
+    await client.end();
+  }
+  return dropped;
+}
+
+/**
  * Creates in the baseline's database, empty, every collection the service's holds and the baseline's
  * does not (events, webhooks, audit, leases...), with the indexes the service declares on them.
  * FerretDB 1.24 answers each `find` after copying the metadata of every collection of the database,
@@ -313,6 +346,7 @@ function profilesOf(server, dir) {
 
 module.exports = {
   cleanups,
+  dropDatabase,
   cleanup,
   startServer,
   stopServer,

@@ -58,6 +58,7 @@ const {
   startServer,
   stopServer,
   startDatabase,
+  dropDatabase,
   settleStatistics,
   mirrorServiceCollections,
   addBaselineGinIndexes,
@@ -507,11 +508,7 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
       log(`    FAILED: ${error.message}`);
     } finally {
       if (aa.live) await aa.stop();
-      for (const name of Object.values(aaNames))
-        await mongo
-          .db(name)
-          .dropDatabase()
-          .catch(() => undefined);
+      for (const name of Object.values(aaNames)) await dropDatabase(database, mongo, name).catch(() => undefined);
     }
   }
 }

@@ -23,7 +23,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { settings, log, sleep } = require('./settings');
 const { call, expectStatus, median } = require('./runner');
-const { cleanups, startServer, startService, stopServer } = require('./processes');
+const { cleanups, dropDatabase, startServer, startService, stopServer } = require('./processes');
 const { watchMemory, watchCpu } = require('./monitor');
 const { PASSWORD } = require('./seed');
 
@@ -305,7 +305,7 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
     return { failed: error.message };
   } finally {
     if (service) await stopServer(service);
-    await db.dropDatabase().catch(() => undefined);
+    await dropDatabase(database, mongo, DATABASE).catch(() => undefined);
   }
 }
 
