@@ -15,7 +15,7 @@ set -euo pipefail
 version="v1.24.2"
 # The mark the patched build carries in `ferretdb --version` (build/version/package.txt); the service
 # and the tests use no FerretDB without it. Change it with any patch.
-mark="platform-patches-2"
+mark="platform-patches-3"
 if [ -n "${FERRETDB_VERSION:-}" ] && [ "$FERRETDB_VERSION" != "$version" ]; then
   echo "install-ferretdb: the patches are written for FerretDB $version only, not $FERRETDB_VERSION" >&2
   exit 1

@@ -404,7 +404,7 @@ async function startMongod(dbPath: string): Promise<EmbeddedDatabase> {
  * is never used: the service would pass its tests on a promise the engine breaks. Without
  * filter-pushdown.patch the engine's cost would not be the one the bench is read by.
  */
-export const FERRETDB_ATOMIC_WRITES_MARK = 'platform-patches-2';
+export const FERRETDB_ATOMIC_WRITES_MARK = 'platform-patches-3';
 
 /** Whether `binary` is FerretDB v1.24.2 built with the atomic-writes patch. */
 export async function hasAtomicWrites(binary: string): Promise<boolean> {

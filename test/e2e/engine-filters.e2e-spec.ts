@@ -110,6 +110,13 @@ describe('database engine: _id ranges and lists and field existence answer as on
         .map((candidate) => JSON.stringify(candidate))
         .sort(),
     );
+    // A bound holding NUL (which PostgreSQL text cannot hold) is answered too.
+    expect(await idsOf(collection, { _id: { $gt: 'a\u0000', $lt: 'b' } })).toEqual(
+      storedStrings
+        .filter((candidate) => utf8Compare(candidate, 'a\u0000') > 0 && utf8Compare(candidate, 'b') < 0)
+        .map((candidate) => JSON.stringify(candidate))
+        .sort(),
+    );
     if (ferretdb) expect(await pushedDown(collection, { _id: { $gt: 'evt_0a' } })).toBe(true);
   });
 
@@ -148,6 +155,12 @@ describe('database engine: _id ranges and lists and field existence answer as on
     expect(await idsOf(collection, { emptied: true })).toEqual(
       [JSON.stringify(objectIds[0]), JSON.stringify('plain')].sort(),
     );
+    // A list longer than the engine sends as parameters, and one holding a string with NUL.
+    const long = [...Array.from({ length: 1_500 }, () => new ObjectId()), objectIds[1], 'plain'];
+    expect(await idsOf(collection, { _id: { $in: long } })).toEqual(
+      [JSON.stringify(objectIds[1]), JSON.stringify('plain')].sort(),
+    );
+    expect(await idsOf(collection, { _id: { $in: ['pl\u0000ain', 'plain'] } })).toEqual([JSON.stringify('plain')]);
     if (ferretdb) expect(await pushedDown(collection, { _id: { $in: objectIds } })).toBe(true);
   });
 
