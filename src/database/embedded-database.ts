@@ -404,15 +404,15 @@ async function startMongod(dbPath: string): Promise<EmbeddedDatabase> {
  * is never used: the service would pass its tests on a promise the engine breaks. Without
  * filter-pushdown.patch the engine's cost would not be the one the bench is read by.
  */
-export const FERRETDB_ATOMIC_WRITES_MARK = 'platform-patches-3';
+export const FERRETDB_PATCHES_MARK = 'platform-patches-3';
 
-/** Whether `binary` is FerretDB v1.24.2 built with the atomic-writes patch. */
-export async function hasAtomicWrites(binary: string): Promise<boolean> {
+/** Whether `binary` is FerretDB v1.24.2 built with the patches in deploy/ferretdb/ (their mark). */
+export async function hasOurPatches(binary: string): Promise<boolean> {
   try {
     const { stdout } = await execFileAsync(binary, ['--version'], { timeout: 10_000 });
     return (
       new RegExp(`^version: ${FERRETDB_VERSION}$`, 'm').test(stdout) &&
-      new RegExp(`^package: ${FERRETDB_ATOMIC_WRITES_MARK}$`, 'm').test(stdout)
+      new RegExp(`^package: ${FERRETDB_PATCHES_MARK}$`, 'm').test(stdout)
     );
   } catch {
     return false;
@@ -422,7 +422,7 @@ export async function hasAtomicWrites(binary: string): Promise<boolean> {
 async function findOrBuildFerretdb(configured: string | undefined, log: (message: string) => void): Promise<string> {
   if (configured) {
     if (!existsSync(configured)) throw new Error(`FERRETDB_BIN points at ${configured}, which does not exist`);
-    if (!(await hasAtomicWrites(configured))) {
+    if (!(await hasOurPatches(configured))) {
       throw new Error(
         `FERRETDB_BIN points at ${configured}, which is not FerretDB ${FERRETDB_VERSION} built with ` +
           'deploy/ferretdb/atomic-writes.patch (its guarded writes are not atomic): build one with ' +
@@ -437,7 +437,7 @@ async function findOrBuildFerretdb(configured: string | undefined, log: (message
     .map((dir) => join(dir, 'ferretdb'))
     .filter((candidate) => existsSync(candidate));
   for (const candidate of onPath) {
-    if (await hasAtomicWrites(candidate)) return candidate;
+    if (await hasOurPatches(candidate)) return candidate;
     log(`Embedded database: not using ${candidate}: it is not built with deploy/ferretdb/atomic-writes.patch`);
   }
 
@@ -450,7 +450,7 @@ async function findOrBuildFerretdb(configured: string | undefined, log: (message
       'no FerretDB built with deploy/ferretdb/atomic-writes.patch on PATH, and no Go toolchain to build one',
     );
   }
-  if (existsSync(goBin) && (await hasAtomicWrites(goBin))) return goBin;
+  if (existsSync(goBin) && (await hasOurPatches(goBin))) return goBin;
 
   // The script replaces a FerretDB without the patch at that path.
   log(

@@ -3,7 +3,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FERRETDB_ATOMIC_WRITES_MARK, hasAtomicWrites, startFerretdbServer } from '../embedded-database';
+import { FERRETDB_PATCHES_MARK, hasOurPatches, startFerretdbServer } from '../embedded-database';
 import { addGinIndexes, GIN_INDEXES_WRITTEN_FOR, indexName } from './ferretdb-gin-indexes';
 
 /**
@@ -73,9 +73,9 @@ describe('FerretDB with atomic guarded writes (deploy/ferretdb/atomic-writes.pat
 
   it('the binary the tests run carries the mark the install script gives its patched build', async () => {
     const binary = process.env.FERRETDB_BIN || join(homedir(), 'go', 'bin', 'ferretdb');
-    await expect(hasAtomicWrites(binary)).resolves.toBe(true);
+    await expect(hasOurPatches(binary)).resolves.toBe(true);
     const script = readFileSync(join(__dirname, '..', '..', '..', 'scripts', 'install-ferretdb.sh'), 'utf8');
-    expect(script).toContain(`mark="${FERRETDB_ATOMIC_WRITES_MARK}"`);
+    expect(script).toContain(`mark="${FERRETDB_PATCHES_MARK}"`);
     expect(script).toContain('"$root"/deploy/ferretdb/*.patch');
     // The patch serialises the three commands that read, then write back.
     const patch = readFileSync(patchFile, 'utf8');
@@ -89,12 +89,12 @@ describe('FerretDB with atomic guarded writes (deploy/ferretdb/atomic-writes.pat
 
   it('a FerretDB without the mark, or of another version, is not taken for a patched one', async () => {
     const shipped = fakeFerretdb('shipped', ['version: v1.24.2', 'package: unknown']);
-    const other = fakeFerretdb('other', ['version: v1.24.3', `package: ${FERRETDB_ATOMIC_WRITES_MARK}`]);
-    const patched = fakeFerretdb('patched', ['version: v1.24.2', `package: ${FERRETDB_ATOMIC_WRITES_MARK}`]);
-    await expect(hasAtomicWrites(shipped)).resolves.toBe(false);
-    await expect(hasAtomicWrites(other)).resolves.toBe(false);
-    await expect(hasAtomicWrites(join(folder, 'missing'))).resolves.toBe(false);
-    await expect(hasAtomicWrites(patched)).resolves.toBe(true);
+    const other = fakeFerretdb('other', ['version: v1.24.3', `package: ${FERRETDB_PATCHES_MARK}`]);
+    const patched = fakeFerretdb('patched', ['version: v1.24.2', `package: ${FERRETDB_PATCHES_MARK}`]);
+    await expect(hasOurPatches(shipped)).resolves.toBe(false);
+    await expect(hasOurPatches(other)).resolves.toBe(false);
+    await expect(hasOurPatches(join(folder, 'missing'))).resolves.toBe(false);
+    await expect(hasOurPatches(patched)).resolves.toBe(true);
   });
 
   it('FERRETDB_BIN naming a FerretDB without the patch is refused, saying why', async () => {
