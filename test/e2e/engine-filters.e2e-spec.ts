@@ -86,7 +86,7 @@ describe('database engine: _id ranges and lists and field existence answer as on
   it('$gt, $gte, $lt and $lte of a string on _id match the strings above or below it byte by byte, and nothing else', async () => {
     const collection = await freshCollection('ranges');
     await collection.insertMany([
-      ...strings.map((_id) => ({ _id: _id })),
+      ...strings.map((_id) => ({ _id })),
       ...objectIds.map((_id) => ({ _id })),
       { _id: 7 },
       { _id: 2.5 },
