@@ -142,7 +142,7 @@ export class Records<T> {
    * miss, and the second then fails with a duplicate key, as an insert would. A record already there
    * is not written at all, its `updatedAt` included (Mongoose's timestamps would `$set` it): FerretDB
    * applies any change by writing back the whole document it read, which could undo a write that
-   * landed meanwhile (an idempotency key completed by its own request, reopened by a retry's upsert).
+   * landed meanwhile.
    */
   async insertUnlessExists(filter: Conditions, fields: AnyKeys<T>): Promise<Types.ObjectId | null> {
     const now = new Date();

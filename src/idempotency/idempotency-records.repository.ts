@@ -20,15 +20,21 @@ export class IdempotencyRecordsRepository {
   }
 
   /**
-   * Opens the key's record, in progress: its id, or null when the key (project, caller and route) is
-   * taken. A retry is an ordinary answer, not an error: a key already taken writes nothing.
+   * Opens the key's record, in progress: its id. A key (project, caller and route) already taken
+   * fails with a duplicate key from the unique index, and writes nothing. One insert: a new key is
+   * the common case, and on MongoDB an insert checks the unique index as it writes, where an upsert
+   * would first query for the key and then insert (and retry on the same duplicate under a race).
    */
-  open(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<Types.ObjectId | null> {
-    return this.records.insertUnlessExists(
-      scope,
-      { scope: callerRoute, key },
-      { fingerprint, state: 'in_progress', statusCode: null, responseBody: null },
-    );
+  async open(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<Types.ObjectId> {
+    const opened = await this.records.insert(scope, {
+      scope: callerRoute,
+      key,
+      fingerprint,
+      state: 'in_progress',
+      statusCode: null,
+      responseBody: null,
+    });
+    return opened._id as Types.ObjectId;
   }
 
   find(scope: TenantScope, callerRoute: string, key: string): Promise<IdempotencyRecord | null> {

@@ -56,10 +56,9 @@ export class IdempotencyStore implements OnModuleInit, OnModuleDestroy {
   async begin(scope: TenantScope, callerRoute: string, key: string, fingerprint: string): Promise<IdempotencyStart> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        const opened = await this.records.open(scope, callerRoute, key, fingerprint);
-        if (opened) return { kind: 'started', recordId: opened };
+        return { kind: 'started', recordId: await this.records.open(scope, callerRoute, key, fingerprint) };
       } catch (error) {
-        // Two requests opened the key at once: the other one holds it.
+        // The key is taken: by an earlier request, or by one that opened it at the same moment.
         if (!isDuplicateKey(error)) throw error;
       }
       const existing = await this.records.find(scope, callerRoute, key);

@@ -130,11 +130,6 @@ export class TenantRecords<T> {
     return withoutOutbox(stored);
   }
 
-  /** Inserts a record into the scope's project unless one matches `conditions` there (`Records.insertUnlessExists`); records no event. */
-  insertUnlessExists(scope: TenantScope, conditions: Conditions, fields: AnyKeys<T>): Promise<Types.ObjectId | null> {
-    return this.records.insertUnlessExists(scopeFilter(scope, conditions), fields);
-  }
-
   /** Updates one record; with an event, a recorded change (`recordedWrite`). */
   async updateOne(
     scope: TenantScope,

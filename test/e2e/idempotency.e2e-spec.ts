@@ -80,17 +80,18 @@ describe('Idempotency-Key', () => {
     return t.http.post(path, body, { token, headers: key === undefined ? {} : { 'Idempotency-Key': key } });
   }
 
-  it('a retry finds its key taken without a failed write (no duplicate-key error for the database to log)', async () => {
+  it('a retry finds its key taken by the unique index, and writes nothing to the record there', async () => {
     const customer = await customerWithCard();
     const key = newKey();
     const body = { amount: 3, currency: 'usd', customer, confirm: true };
     const opened = jest.spyOn(IdempotencyRecordsRepository.prototype, 'open');
     expect((await post(PAYMENTS, body, key)).status).toBe(201);
+    const [completed] = await records().find({ key }).toArray();
     expect((await post(PAYMENTS, body, key)).headers.get(REPLAYED)).toBe('true');
     expect(opened).toHaveBeenCalledTimes(2);
-    // The first opened the key; the retry was told it is taken, and nothing was thrown.
     await expect(opened.mock.results[0].value).resolves.toBeInstanceOf(Types.ObjectId);
-    await expect(opened.mock.results[1].value).resolves.toBeNull();
+    await expect(opened.mock.results[1].value).rejects.toMatchObject({ code: 11000 });
+    expect(await records().find({ key }).toArray()).toEqual([completed]);
     opened.mockRestore();
   });
 
