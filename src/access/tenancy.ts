@@ -78,16 +78,29 @@ export class Tenancy {
       return;
     }
 
-    if (policy.assurance === 'accountMfa' && (principal.session ?? principal.token)?.assurance === 'password')
-      await this.refuseWhereMfaRequired(request, principal, Boolean(api) || inAccount);
-    if (!api && !inAccount) return;
-    if (!principal.accountId) throw new ForbiddenException(NO_ACCOUNT);
-    // Both reads need only the token's account and the header, so they run together; the membership
-    // still decides first: a non-member is 403 whatever the project, and learns nothing of it.
-    const [membership, project] = await Promise.all([
-      this.memberships.find(principal.accountId, principal.userId),
-      api ? this.projects.resolve(principal.accountId, requestedProject) : null,
+    const actsInAccount = Boolean(api) || inAccount;
+    const mfaChecked =
+      policy.assurance === 'accountMfa' && (principal.session ?? principal.token)?.assurance === 'password'
+        ? this.refuseWhereMfaRequired(request, principal, actsInAccount)
+        : undefined;
+    if (!actsInAccount || !principal.accountId) {
+      await mfaChecked;
+      if (!actsInAccount) return;
+      throw new ForbiddenException(NO_ACCOUNT);
+    }
+    // The reads need only the token's account and the header, so they run together, and are judged in
+    // order: the account's second factor first, then the membership (a non-member is 403 whatever the
+    // project, and learns nothing of it), then the project.
+    const [mfa, found] = await Promise.allSettled([
+      mfaChecked,
+      Promise.all([
+        this.memberships.find(principal.accountId, principal.userId),
+        api ? this.projects.resolve(principal.accountId, requestedProject) : null,
+      ]),
     ]);
+    if (mfa.status === 'rejected') throw mfa.reason;
+    if (found.status === 'rejected') throw found.reason;
+    const [membership, project] = found.value;
     if (!membership) throw new ForbiddenException(NOT_A_MEMBER);
     request.account = { accountId: principal.accountId, role: membership.role, owner: membership.owner };
     if (!api) return;
