@@ -127,6 +127,39 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
     expect(list.body.data.map((customer: { email: string }) => customer.email)).toEqual(['a@example.com']);
   });
 
+  it("answers the event feed's read past its cursor from an index on the id's bytes, not a scan", async () => {
+    const schema = t.db.db!.databaseName;
+    const created = await t.http.post('/v1/customers', { email: 'feed@example.com' }, { token: owner.token });
+    expect(created.status).toBe(201);
+    // The filter as FerretDB sends it with our pushdown patch: ask FerretDB, then PostgreSQL.
+    const explained = await t.db.db!.command({
+      explain: { find: 'events', filter: { _id: { $gt: 'evt_' } }, sort: { _id: 1 }, limit: 100 },
+    });
+    const conditions = planNodes(explained.queryPlanner.Plan).flatMap((node) =>
+      (['Filter', 'Index Cond', 'Recheck Cond'] as const).map((key) => (node as Record<string, unknown>)[key]),
+    );
+    const filter = conditions.filter(Boolean).join(' ');
+    // The text of the id compared as bytes (PostgreSQL leaves COLLATE "C" out of a plan on a database made with it).
+    expect(filter).toMatch(/_jsonb ->> '_id'::text\)\)(::text| COLLATE "C") > 'evt_'::text/);
+    const pg = postgresClient(postgresUrl!);
+    await pg.connect();
+    try {
+      const { rows } = await pg.query<{ table: string }>(
+        `SELECT _jsonb ->> 'table' AS table FROM ${schema}._ferretdb_database_metadata WHERE _jsonb ->> '_id' = 'events'`,
+      );
+      // However few rows the table holds yet, the index must be able to answer the filter.
+      await pg.query('SET enable_seqscan = off');
+      const plan = await pg.query<{ 'QUERY PLAN': PlanNode[] }>(
+        `EXPLAIN (FORMAT JSON) SELECT _jsonb FROM "${schema}"."${rows[0].table}" WHERE (_jsonb ->> '_id') COLLATE "C" > $1`,
+        ['evt_'],
+      );
+      const nodes = planNodes((plan.rows[0]['QUERY PLAN'] as unknown as { Plan: PlanNode }[])[0].Plan);
+      expect(nodes.map((node) => node['Index Name']).filter(Boolean)).toEqual([expect.stringMatching(/__id_range$/)]);
+    } finally {
+      await pg.end();
+    }
+  });
+
   it('has a small table analysed soon after its first rows, so a lookup there reads its one page instead of the index', async () => {
     const things = t.db.collection('small_things');
     await things.createIndex({ ownerId: 1 });

@@ -35,8 +35,18 @@ export interface GinIndex {
 const RANGE_ONLY_FIELDS = new Set(['updatedAt']);
 
 /**
+ * Collections read by ranges of string ids: the event feed's read past its cursor
+ * (`{ _id: { $gt: 'evt_...' } }`, every second, EventFeed.after). Our FerretDB patch
+ * (deploy/ferretdb/filter-pushdown.patch) sends such a range as `(_jsonb ->> '_id') COLLATE "C" > $1`,
+ * which FerretDB's own index on `(_jsonb -> '_id')` cannot answer: without an index on that very
+ * expression, each read is a scan of every event ever recorded.
+ */
+const ID_RANGE_COLLECTIONS = new Set(['events']);
+
+/**
  * Adds a GIN index on `(_jsonb -> 'field')` for the leading field of every index of every
- * collection of the connection's database, in the embedded PostgreSQL under FerretDB.
+ * collection of the connection's database, in the embedded PostgreSQL under FerretDB, and a B-tree
+ * on the id's bytes where ids are read by ranges (`ID_RANGE_COLLECTIONS`).
  *
  * Why: FerretDB 1.24 sends every pushed-down equality as `(_jsonb -> 'field') @> '<value>'`, but
  * builds every index as a B-tree on `(_jsonb -> 'field')`, which cannot answer `@>` (FerretDB issue
@@ -114,6 +124,13 @@ export async function addGinIndexes(
         );
         made.push({ collection: target.collection, field, name });
       }
+      if (ID_RANGE_COLLECTIONS.has(target.collection)) {
+        const name = idRangeIndexName(table);
+        await client.query(
+          `CREATE INDEX IF NOT EXISTS ${quoted(name)} ON ${quoted(schema)}.${quoted(table)} (((_jsonb ->> '_id') COLLATE "C"))`,
+        );
+        made.push({ collection: target.collection, field: '_id', name });
+      }
     }
     return made;
   } finally {
@@ -138,6 +155,11 @@ export function indexName(table: string, field: string): string {
   if (plain.length <= 63 && /^\w+$/.test(field)) return plain;
   const hash = createHash('sha256').update(`${table}\0${field}`).digest('hex').slice(0, 8);
   return `${table.slice(0, 63 - hash.length - 5)}_${hash}_gin`;
+}
+
+/** `<table>__id_range`: FerretDB's table names are at most 63 bytes with room for a suffix, as `indexName`'s. */
+function idRangeIndexName(table: string): string {
+  return `${table.slice(0, 63 - '__id_range'.length)}__id_range`;
 }
 
 /** `listCollections` answers a collection's UUID as BSON (the driver's `UUID`); the metadata, as text. */
