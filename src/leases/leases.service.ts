@@ -86,9 +86,10 @@ export class Leases {
     const fence = await this.tryAcquireFenced(key, holder, holdMs);
     if (fence === undefined) return undefined;
     const hold = { fence, lost: false };
+    let renewing: Promise<unknown> = Promise.resolve();
     const renewal = setInterval(
       () => {
-        this.leases
+        renewing = this.leases
           .extendFenced(key, holder, fence, new Date(Date.now() + holdMs))
           .then((held) => (hold.lost ||= !held))
           .catch(() => undefined);
@@ -100,6 +101,9 @@ export class Leases {
       return await work(hold);
     } finally {
       clearInterval(renewal);
+      // A renewal sent just before the work ended would land after the release and hold the lease
+      // again for a whole holdMs (the released document keeps its holder and token).
+      await renewing;
       await this.leases.expireFenced(key, holder, fence);
     }
   }

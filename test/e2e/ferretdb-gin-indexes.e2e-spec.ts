@@ -136,7 +136,9 @@ describe('GIN indexes for FerretDB on PostgreSQL', () => {
       explain: { find: 'events', filter: { _id: { $gt: 'evt_' } }, sort: { _id: 1 }, limit: 100 },
     });
     const conditions = planNodes(explained.queryPlanner.Plan).flatMap((node) =>
-      (['Filter', 'Index Cond', 'Recheck Cond'] as const).map((key) => (node as Record<string, unknown>)[key]),
+      (['Filter', 'Index Cond', 'Recheck Cond'] as const).map(
+        (key) => (node as unknown as Record<string, unknown>)[key],
+      ),
     );
     const filter = conditions.filter(Boolean).join(' ');
     // The text of the id compared as bytes (PostgreSQL leaves COLLATE "C" out of a plan on a database made with it).
