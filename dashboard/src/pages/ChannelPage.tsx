@@ -149,7 +149,11 @@ export function ChannelPage({ channelId }: { channelId: string }) {
       id: 'updated',
       header: 'Updated',
       width: 170,
-      cell: (node) => <span data-dynamic>{formatDate(node.project.updatedAt)}</span>,
+      cell: (node) => (
+        <span className="datetime" data-dynamic>
+          {formatDate(node.project.updatedAt)}
+        </span>
+      ),
     },
     {
       id: 'actions',
@@ -638,7 +642,9 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
                     Ended
                   </Badge>
                 ) : collaborator.expiresAt ? (
-                  <span data-dynamic>{formatDate(collaborator.expiresAt)}</span>
+                  <span className="datetime" data-dynamic>
+                    {formatDate(collaborator.expiresAt)}
+                  </span>
                 ) : (
                   'never'
                 ),

@@ -208,7 +208,11 @@ function ContentTable({
       header: 'Updated',
       width: 170,
       sortBy: (project) => new Date(project.updatedAt),
-      cell: (project) => <span data-dynamic>{formatDate(project.updatedAt)}</span>,
+      cell: (project) => (
+        <span className="datetime" data-dynamic>
+          {formatDate(project.updatedAt)}
+        </span>
+      ),
     },
   ];
   if (!loaded && projects.length === 0) return null;
@@ -318,7 +322,11 @@ function ClientCard({
               header: 'Created',
               width: 170,
               sortBy: (channel) => new Date(channel.createdAt),
-              cell: (channel) => <span data-dynamic>{formatDate(channel.createdAt)}</span>,
+              cell: (channel) => (
+                <span className="datetime" data-dynamic>
+                  {formatDate(channel.createdAt)}
+                </span>
+              ),
             },
             {
               id: 'actions',

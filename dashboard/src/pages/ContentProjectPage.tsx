@@ -278,7 +278,13 @@ function EndState({ access, passedLabel }: { access: Revocable; passedLabel: str
         {passedLabel}
       </Badge>
     );
-  return access.expiresAt ? <span data-dynamic>{formatDate(access.expiresAt)}</span> : <>never</>;
+  return access.expiresAt ? (
+    <span className="datetime" data-dynamic>
+      {formatDate(access.expiresAt)}
+    </span>
+  ) : (
+    <>never</>
+  );
 }
 
 /**
@@ -391,7 +397,11 @@ function ShareLinksSection({ project }: { project: ContentProject }) {
               header: 'Created',
               width: 170,
               sortBy: (link) => new Date(link.createdAt),
-              cell: (link) => <span data-dynamic>{formatDate(link.createdAt)}</span>,
+              cell: (link) => (
+                <span className="datetime" data-dynamic>
+                  {formatDate(link.createdAt)}
+                </span>
+              ),
             },
             {
               id: 'actions',
@@ -564,7 +574,11 @@ function GrantsSection({ project }: { project: ContentProject }) {
               header: 'Created',
               width: 170,
               sortBy: (grant) => new Date(grant.createdAt),
-              cell: (grant) => <span data-dynamic>{formatDate(grant.createdAt)}</span>,
+              cell: (grant) => (
+                <span className="datetime" data-dynamic>
+                  {formatDate(grant.createdAt)}
+                </span>
+              ),
             },
             {
               id: 'actions',
@@ -726,7 +740,11 @@ function SubProjectsSection({ project }: { project: ContentProject }) {
               header: 'Updated',
               width: 170,
               sortBy: (child) => new Date(child.updatedAt),
-              cell: (child) => <span data-dynamic>{formatDate(child.updatedAt)}</span>,
+              cell: (child) => (
+                <span className="datetime" data-dynamic>
+                  {formatDate(child.updatedAt)}
+                </span>
+              ),
             },
             {
               id: 'actions',

@@ -233,7 +233,11 @@ function CustomersTable({
         header: 'Created',
         width: 170,
         sortBy: (customer) => new Date(customer.createdAt),
-        cell: (customer) => <span data-dynamic>{formatDate(customer.createdAt)}</span>,
+        cell: (customer) => (
+          <span className="datetime" data-dynamic>
+            {formatDate(customer.createdAt)}
+          </span>
+        ),
       },
       {
         id: 'actions',

@@ -101,7 +101,11 @@ export function EventsTable({ events, busy, caption }: { events: Event[]; busy?:
         header: 'Created',
         width: 180,
         sortBy: (event) => new Date(event.createdAt),
-        cell: (event) => <span data-dynamic>{formatDate(event.createdAt)}</span>,
+        cell: (event) => (
+          <span className="datetime" data-dynamic>
+            {formatDate(event.createdAt)}
+          </span>
+        ),
       },
       {
         id: 'actions',

@@ -188,7 +188,11 @@ export function AssetsList({ projectId, title }: { projectId: string; title: str
               header: 'Created',
               width: 170,
               sortBy: (asset) => new Date(asset.createdAt),
-              cell: (asset) => <span data-dynamic>{formatDate(asset.createdAt)}</span>,
+              cell: (asset) => (
+                <span className="datetime" data-dynamic>
+                  {formatDate(asset.createdAt)}
+                </span>
+              ),
             },
             {
               id: 'actions',

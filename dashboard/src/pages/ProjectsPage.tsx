@@ -267,7 +267,10 @@ function ProjectItem({
           </Group>
         )}
         <Text c="dimmed" size="xs">
-          Created <span data-dynamic>{formatDate(project.createdAt)}</span>
+          Created{' '}
+          <span className="datetime" data-dynamic>
+            {formatDate(project.createdAt)}
+          </span>
         </Text>
       </Stack>
     </Paper>
@@ -299,14 +302,25 @@ function KeysSection({ project }: { project: PlatformProject }) {
       id: 'created',
       header: 'Created',
       width: 110,
-      cell: (key) => <span data-dynamic>{formatDate(key.createdAt)}</span>,
+      cell: (key) => (
+        <span className="datetime" data-dynamic>
+          {formatDate(key.createdAt)}
+        </span>
+      ),
       sortBy: (key) => new Date(key.createdAt),
     },
     {
       id: 'used',
       header: 'Last used',
       width: 100,
-      cell: (key) => (key.lastUsedAt ? <span data-dynamic>{formatDate(key.lastUsedAt)}</span> : 'never'),
+      cell: (key) =>
+        key.lastUsedAt ? (
+          <span className="datetime" data-dynamic>
+            {formatDate(key.lastUsedAt)}
+          </span>
+        ) : (
+          'never'
+        ),
     },
     {
       id: 'expires',
@@ -316,7 +330,9 @@ function KeysSection({ project }: { project: PlatformProject }) {
         key.revokedAt ? (
           <Badge tone="bad">Revoked</Badge>
         ) : key.expiresAt ? (
-          <span data-dynamic>{formatDate(key.expiresAt)}</span>
+          <span className="datetime" data-dynamic>
+            {formatDate(key.expiresAt)}
+          </span>
         ) : (
           'never'
         ),

@@ -106,14 +106,22 @@ const SESSION_COLUMNS: ListColumn<SessionRow>[] = [
     id: 'created',
     header: 'Signed in',
     width: 150,
-    cell: (row) => <span data-dynamic>{formatDate(row.createdAt)}</span>,
+    cell: (row) => (
+      <span className="datetime" data-dynamic>
+        {formatDate(row.createdAt)}
+      </span>
+    ),
     sortBy: (row) => new Date(row.createdAt),
   },
   {
     id: 'seen',
     header: 'Last seen',
     width: 150,
-    cell: (row) => <span data-dynamic>{formatDate(row.lastSeenAt)}</span>,
+    cell: (row) => (
+      <span className="datetime" data-dynamic>
+        {formatDate(row.lastSeenAt)}
+      </span>
+    ),
     sortBy: (row) => new Date(row.lastSeenAt),
   },
   {
@@ -367,7 +375,11 @@ function TotpOn({ since, left }: { since: string; left: number }) {
       <Group gap="xs">
         <Badge tone="good">On</Badge>
         <Text size="sm">
-          since <span data-dynamic>{formatDate(since)}</span>. {left} recovery {left === 1 ? 'code' : 'codes'} left.
+          since{' '}
+          <span className="datetime" data-dynamic>
+            {formatDate(since)}
+          </span>
+          . {left} recovery {left === 1 ? 'code' : 'codes'} left.
         </Text>
       </Group>
       <Group component="form" align="flex-start" gap="sm" onSubmit={submit} aria-label="Turn off the authenticator app">
@@ -515,13 +527,24 @@ function passkeyColumns(
       id: 'added',
       header: 'Added',
       width: 150,
-      cell: (passkey) => <span data-dynamic>{formatDate(passkey.createdAt)}</span>,
+      cell: (passkey) => (
+        <span className="datetime" data-dynamic>
+          {formatDate(passkey.createdAt)}
+        </span>
+      ),
     },
     {
       id: 'used',
       header: 'Last used',
       width: 150,
-      cell: (passkey) => (passkey.lastUsedAt ? <span data-dynamic>{formatDate(passkey.lastUsedAt)}</span> : 'Never'),
+      cell: (passkey) =>
+        passkey.lastUsedAt ? (
+          <span className="datetime" data-dynamic>
+            {formatDate(passkey.lastUsedAt)}
+          </span>
+        ) : (
+          'Never'
+        ),
     },
     {
       id: 'actions',

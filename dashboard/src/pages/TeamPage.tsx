@@ -141,7 +141,11 @@ const MEMBER_COLUMNS: ListColumn<Member>[] = [
     id: 'joined',
     header: 'Joined',
     width: 130,
-    cell: (member) => <span data-dynamic>{formatDate(member.joinedAt)}</span>,
+    cell: (member) => (
+      <span className="datetime" data-dynamic>
+        {formatDate(member.joinedAt)}
+      </span>
+    ),
     sortBy: (member) => new Date(member.joinedAt),
   },
   {

@@ -328,7 +328,11 @@ function deliveryColumns(endpoint: Endpoint): ListColumn<Delivery>[] {
       header: 'Created',
       width: 170,
       sortBy: (delivery) => new Date(delivery.createdAt),
-      cell: (delivery) => <span data-dynamic>{formatDate(delivery.createdAt)}</span>,
+      cell: (delivery) => (
+        <span className="datetime" data-dynamic>
+          {formatDate(delivery.createdAt)}
+        </span>
+      ),
     },
     {
       id: 'actions',

@@ -316,7 +316,11 @@ export function ContentResults({ state }: { state: ContentSearchState }) {
               id: 'updated',
               header: 'Updated',
               width: 170,
-              cell: (project) => <span data-dynamic>{formatDate(project.updatedAt)}</span>,
+              cell: (project) => (
+                <span className="datetime" data-dynamic>
+                  {formatDate(project.updatedAt)}
+                </span>
+              ),
             },
           ]}
         />

@@ -380,7 +380,11 @@ export function PaymentsTable({
         header: 'Created',
         width: 170,
         sortBy: (payment) => new Date(payment.createdAt),
-        cell: (payment) => <span data-dynamic>{formatDate(payment.createdAt)}</span>,
+        cell: (payment) => (
+          <span className="datetime" data-dynamic>
+            {formatDate(payment.createdAt)}
+          </span>
+        ),
       },
       {
         id: 'actions',
