@@ -37,9 +37,10 @@ export class DiskFileStore extends FileStore {
   }
 
   /**
-   * The one place an upload's bytes reach the disk (at `start` of the upload's file). Each chunk a
-   * request brought is released once its write completed (`releaseWritten`), not left to the
-   * garbage collector.
+   * The one place an upload's bytes reach the disk (at `start` of the upload's file). Chunks that
+   * queued up while a write was under way go to the file together, so the body is not read one
+   * chunk per file write. Each chunk a request brought is released once its write completed
+   * (`releaseWritten`), not left to the garbage collector.
    */
   openWrite(path: string, start: number): Writable {
     const file = createWriteStream(path, { flags: 'r+', start });
@@ -49,6 +50,16 @@ export class DiskFileStore extends FileStore {
           if (!error) releaseWritten(chunk);
           done(error ?? undefined);
         });
+      },
+      writev(chunks, done) {
+        let left = chunks.length;
+        let failed: Error | undefined;
+        for (const { chunk } of chunks as { chunk: Buffer }[])
+          file.write(chunk, (error) => {
+            if (error) failed ??= error;
+            else releaseWritten(chunk);
+            if (--left === 0) done(failed);
+          });
       },
       final(done) {
         // Done once the file is closed, as a pipeline into the file stream itself was.

@@ -122,6 +122,7 @@ export function sameCors(answer: Response, response: Pick<ServerResponse, 'getHe
 export class TusUploads implements OnModuleDestroy {
   /** Made by the first request: the service starts without the tus server loaded. */
   private server?: Server;
+  private readonly locker: LeaseLocker;
   /** Requests the tus server is working on, and who waits for there to be none. */
   private inFlight = 0;
   private idle?: () => void;
@@ -129,16 +130,18 @@ export class TusUploads implements OnModuleDestroy {
   constructor(
     private readonly storage: AssetStorage,
     private readonly assets: AssetsService,
-    private readonly leases: Leases,
+    leases: Leases,
     @Inject(assetsConfig.KEY) private readonly config: ConfigType<typeof assetsConfig>,
-  ) {}
+  ) {
+    this.locker = new LeaseLocker(leases);
+  }
 
   private tusServer(): Server {
     this.server ??= new (tus.load().Server)({
       path: '/uploads',
       datastore: this.storage.datastore,
       // Every instance's requests on one upload take turns: two PATCHes never write at once.
-      locker: new LeaseLocker(this.leases),
+      locker: this.locker,
       maxSize: this.config.maxBytes,
       respectForwardedHeaders: false,
       // CORS is the app's (CORS_ORIGINS, answered before the request gets here: `sameCors`); unset,
@@ -180,7 +183,7 @@ export class TusUploads implements OnModuleDestroy {
    * still going to the store): their bytes are kept and their locks released, so the upload resumes
    * at once on another instance instead of after the lock lapses. A request whose client went away
    * can leave the tus server's promise unsettled, so the wait is bounded: past it, the lock lapses
-   * by itself (15 s) as after a crash.
+   * by itself (15 s) as after a crash. Then it waits for the locks' releases still under way.
    */
   async onModuleDestroy(): Promise<void> {
     if (this.inFlight > 0) {
@@ -191,6 +194,7 @@ export class TusUploads implements OnModuleDestroy {
       ]);
       clearTimeout(timer);
     }
+    await this.locker.settled();
     this.server?.removeAllListeners();
   }
 }

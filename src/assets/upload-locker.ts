@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type { Lock, Locker, RequestRelease } from '@tus/utils';
 import type { HeldLease, Leases } from '../leases/leases.service';
 
@@ -10,6 +11,8 @@ const LOCKED = {
   status_code: 423,
   body: 'Locked: another request is writing this upload. Ask HEAD for the offset and resume from it.\n',
 };
+
+const logger = new Logger('UploadLocks');
 
 /** The lease of an upload's lock: whoever removes the upload's bytes takes it too. */
 export function uploadLockKey(assetId: string): string {
@@ -24,15 +27,37 @@ export function uploadLockKey(assetId: string): string {
  * retry after asking the offset: unlike the in-memory locker, a request on one instance cannot make
  * one on another stop early, so the stale request of a cut connection lets go when its instance
  * notices the cut.
+ *
+ * A lock is let go once the request's bytes are written, and the answer does not wait for the
+ * lease's delete to land: the bytes and their offset are already final, so no writer can be let in
+ * too early, and a request that asks for the lock before the delete lands waits for it as for any
+ * holder. A delete that fails leaves the lease to lapse within `HOLD_MS`. `settled()` is what a stop
+ * waits for, so an instance stopping in order leaves no lock behind.
  */
 export class LeaseLocker implements Locker {
+  private readonly releasing = new Set<Promise<void>>();
+
   constructor(
     private readonly leases: Leases,
     private readonly options: { holdMs: number; waitMs: number } = { holdMs: HOLD_MS, waitMs: WAIT_MS },
   ) {}
 
   newLock(id: string): Lock {
-    return new LeaseLock(uploadLockKey(id), this.leases, this.options);
+    return new LeaseLock(uploadLockKey(id), this.leases, this.options, (release) => this.track(release));
+  }
+
+  /** Once every release under way has landed (or failed). */
+  async settled(): Promise<void> {
+    while (this.releasing.size > 0) await Promise.all(this.releasing);
+  }
+
+  private track(release: Promise<void>): void {
+    const tracked = release
+      .catch((error: unknown) =>
+        logger.warn(`An upload's lock was not given back (it lapses by itself): ${(error as Error).message}`),
+      )
+      .finally(() => this.releasing.delete(tracked));
+    this.releasing.add(tracked);
   }
 }
 
@@ -43,6 +68,7 @@ class LeaseLock implements Lock {
     private readonly key: string,
     private readonly leases: Leases,
     private readonly options: { holdMs: number; waitMs: number },
+    private readonly releaseLater: (release: Promise<void>) => void,
   ) {}
 
   async lock(signal: AbortSignal, _requestRelease: RequestRelease): Promise<void> {
@@ -50,9 +76,10 @@ class LeaseLock implements Lock {
     if (!this.held) throw LOCKED;
   }
 
-  async unlock(): Promise<void> {
+  unlock(): Promise<void> {
     const held = this.held;
     this.held = undefined;
-    await held?.release();
+    if (held) this.releaseLater(held.release());
+    return Promise.resolve();
   }
 }
