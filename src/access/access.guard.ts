@@ -15,7 +15,13 @@ import { CredentialsChanges } from '../identity/users/credentials-changes';
 import { ACCESS, type AccessPolicy, type CredentialKind } from './policy/access-policy';
 import { Authentication } from './authentication';
 import { ChannelRoles } from './channel-roles';
-import { KEYS_CANNOT_MANAGE, PUBLISHABLE_KEYS_VIEW_ONLY, Tenancy, VIEWER_ROUTES_NEED_PUBLISHABLE_KEY } from './tenancy';
+import {
+  type EarlyReads,
+  KEYS_CANNOT_MANAGE,
+  PUBLISHABLE_KEYS_VIEW_ONLY,
+  Tenancy,
+  VIEWER_ROUTES_NEED_PUBLISHABLE_KEY,
+} from './tenancy';
 
 export const EMAIL_UNVERIFIED =
   'Verify your email address first: follow the link mailed at signup (POST /api/v1/email-verifications sends it again)';
@@ -28,7 +34,8 @@ export const SESSION_REQUIRED = 'This route needs a session: sign in with POST /
  * 1. who: a credential the policy names is authenticated (401 without a valid one); a step-up route
  *    asks for a recent strongest proof (403 `step_up_required`);
  * 2. a valid credential of a kind the policy does not name is 403;
- * 3. where (Tenancy): account membership, the platform project, the enabled API, `mfa_required`;
+ * 3. where (Tenancy): account membership, the platform project, the enabled API, `mfa_required`
+ *    (for an access token, read while its standing is read, and judged after it);
  * 4. how often: the data API's rate limit, on routes with a tenant scope;
  * 5. the account role the policy names (the owner counts as admin, a secret key acts as admin);
  * 6. a verified email where the policy asks for one (403 `email_unverified`; keys are no users);
@@ -57,11 +64,15 @@ export class AccessGuard implements CanActivate {
     if (!policy) throw new InternalServerErrorException('This route declares no access policy');
     if (policy.scope === 'none') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
-    await this.authentication.authenticate(request, policy);
+    // A token's standing and the tenancy's reads go out together; they are judged in order.
+    let early: EarlyReads | undefined;
+    await this.authentication.authenticate(request, policy, (claimed) => {
+      early = this.tenancy.startReads(request, policy, claimed);
+    });
     const principal = request.principal!;
     const kind = credentialOf(principal);
     if (!policy.credentials.includes(kind)) throw new ForbiddenException(refusalOf(kind, policy));
-    await this.tenancy.resolve(request, policy);
+    await this.tenancy.resolve(request, policy, early);
     await this.rateLimit.canActivate(context);
     if (policy.roles?.length) assertRole(policy.roles, request);
     if (

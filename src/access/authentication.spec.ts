@@ -76,4 +76,38 @@ describe('Authentication', () => {
       'Invalid or expired token',
     );
   });
+
+  it("names a verified token's user while its standing is read, and the standing still decides", async () => {
+    let land!: (state: { changedAt: number; factorsChangedAt: number }) => void;
+    const standing = new Promise<{ changedAt: number; factorsChangedAt: number }>((resolve) => (land = resolve));
+    const reading = new Authentication(
+      new AccessTokens(jwt),
+      {} as ApiKeysService,
+      {} as SessionsService,
+      {} as StepUpService,
+      { current: () => standing } as unknown as CredentialsChanges,
+      {} as SessionsConfig,
+    );
+    const token = jwt.sign({ sub: USER, acc: ACCOUNT }, { expiresIn: 60 });
+    const claimed = jest.fn();
+    const request = requestWith(`Bearer ${token}`);
+    const authenticated = reading.authenticate(request, POLICY, claimed);
+    await new Promise((next) => setImmediate(next));
+    // Named before the standing answered, and no principal set yet.
+    expect(claimed).toHaveBeenCalledWith(expect.objectContaining({ userId: USER, accountId: ACCOUNT }));
+    expect(request.principal).toBeUndefined();
+    // Credentials changed after the token was issued: refused all the same.
+    land({ changedAt: Date.now() + 60_000, factorsChangedAt: 0 });
+    await expect(authenticated).rejects.toMatchObject({ status: 401 });
+    expect(request.principal).toBeUndefined();
+  });
+
+  it('names nobody for a token that does not verify', async () => {
+    const claimed = jest.fn();
+    const forged = new JwtService({ secret: 'another-secret-of-enough-length-0123456789' }).sign({ sub: USER });
+    await expect(authentication.authenticate(requestWith(`Bearer ${forged}`), POLICY, claimed)).rejects.toMatchObject({
+      status: 401,
+    });
+    expect(claimed).not.toHaveBeenCalled();
+  });
 });

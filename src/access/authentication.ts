@@ -55,8 +55,17 @@ export class Authentication {
     @Inject(sessionsConfig.KEY) private readonly config: ConfigType<typeof sessionsConfig>,
   ) {}
 
-  /** Sets the request's principal, or refuses: 401 without a valid credential, 403 for a step-up or an Origin missing. */
-  async authenticate(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {
+  /**
+   * Sets the request's principal, or refuses: 401 without a valid credential, 403 for a step-up or an
+   * Origin missing. `whileReading`, when given, learns who a verified access token names before its
+   * standing is read, so the caller may start its own reads meanwhile; whether the token stands is
+   * still decided here.
+   */
+  async authenticate(
+    request: FastifyRequest & RequestContext,
+    policy: AccessPolicy,
+    whileReading?: (claimed: { userId: string; accountId: string | null; assurance: 'password' | 'mfa' }) => void,
+  ): Promise<void> {
     const token = bearerToken(request.headers.authorization);
     if (!token) return this.bySession(request, policy);
     if (looksLikeApiKey(token)) {
@@ -67,6 +76,7 @@ export class Authentication {
     }
     const verified = await this.tokens.verify(token);
     if (!verified) throw new UnauthorizedException('Invalid or expired token');
+    whileReading?.({ ...verified.principal, assurance: verified.assurance });
     const facts = await this.standing(verified);
     if (!facts)
       throw new UnauthorizedException(

@@ -87,4 +87,117 @@ describe('Tenancy', () => {
       message: MFA_REQUIRED_MESSAGE,
     });
   });
+
+  describe("reads started while a token's standing is read", () => {
+    const found = { _id: new Types.ObjectId(), enabledApis: ['customers'] as const };
+
+    it('judges the reads it started, and sends none again', async () => {
+      const find = jest.fn(async () => ({ role: 'admin' as const, owner: false }));
+      const resolveProject = jest.fn(async () => found);
+      const tenancy = new Tenancy(
+        { find } as unknown as MembershipLookup,
+        { resolve: resolveProject } as unknown as ProjectLookup,
+        { requiresMfa: async () => false } as unknown as AccountPolicyLookup,
+      );
+      const request = passwordOnlyRequest();
+      const early = tenancy.startReads(request, POLICY, { userId: USER, accountId: ACCOUNT, assurance: 'password' });
+      expect(find).toHaveBeenCalledWith(ACCOUNT, USER);
+      await tenancy.resolve(request, POLICY, early);
+      expect(find).toHaveBeenCalledTimes(1);
+      expect(resolveProject).toHaveBeenCalledTimes(1);
+      expect(request.tenant?.projectId).toBe(String(found._id));
+    });
+
+    it("reads a password-only token's account flag with them, once, and refuses by it first", async () => {
+      const requiresMfa = jest.fn(async () => true);
+      const tenancy = new Tenancy(
+        { find: async () => null } as unknown as MembershipLookup,
+        { resolve: async () => null } as unknown as ProjectLookup,
+        { requiresMfa } as unknown as AccountPolicyLookup,
+      );
+      const request = passwordOnlyRequest();
+      const early = tenancy.startReads(request, POLICY, { userId: USER, accountId: ACCOUNT, assurance: 'password' });
+      expect(requiresMfa).toHaveBeenCalledWith(ACCOUNT);
+      await expect(tenancy.resolve(request, POLICY, early)).rejects.toMatchObject({ message: MFA_REQUIRED_MESSAGE });
+      expect(requiresMfa).toHaveBeenCalledTimes(1);
+    });
+
+    it('reads the flag after all when the standing lowered a second-factor token to a password', async () => {
+      const requiresMfa = jest.fn(async () => true);
+      const tenancy = new Tenancy(
+        { find: async () => ({ role: 'admin', owner: false }) } as unknown as MembershipLookup,
+        { resolve: async () => found } as unknown as ProjectLookup,
+        { requiresMfa } as unknown as AccountPolicyLookup,
+      );
+      // The token claims `mfa`; its user's factors changed since, so the principal holds `password`.
+      const early = tenancy.startReads(passwordOnlyRequest(), POLICY, {
+        userId: USER,
+        accountId: ACCOUNT,
+        assurance: 'mfa',
+      });
+      expect(requiresMfa).not.toHaveBeenCalled();
+      await expect(tenancy.resolve(passwordOnlyRequest(), POLICY, early)).rejects.toMatchObject({
+        message: MFA_REQUIRED_MESSAGE,
+      });
+      expect(requiresMfa).toHaveBeenCalledTimes(1);
+    });
+
+    it('reads again for a principal other than the one the reads were started for', async () => {
+      const other = new Types.ObjectId().toHexString();
+      const find = jest.fn(async (accountId: string) =>
+        accountId === ACCOUNT ? null : { role: 'admin', owner: true },
+      );
+      const tenancy = new Tenancy(
+        { find } as unknown as MembershipLookup,
+        { resolve: async () => found } as unknown as ProjectLookup,
+        { requiresMfa: async () => false } as unknown as AccountPolicyLookup,
+      );
+      const early = tenancy.startReads(passwordOnlyRequest(), POLICY, {
+        userId: USER,
+        accountId: other,
+        assurance: 'password',
+      });
+      await expect(tenancy.resolve(passwordOnlyRequest(), POLICY, early)).rejects.toMatchObject({
+        message: NOT_A_MEMBER,
+      });
+      expect(find.mock.calls).toEqual([
+        [other, USER],
+        [ACCOUNT, USER],
+      ]);
+    });
+
+    it('starts nothing where the route reads no account', () => {
+      const find = jest.fn();
+      const tenancy = new Tenancy(
+        { find } as unknown as MembershipLookup,
+        {} as ProjectLookup,
+        {} as AccountPolicyLookup,
+      );
+      const claimed = { userId: USER, accountId: ACCOUNT, assurance: 'password' as const };
+      expect(tenancy.startReads(passwordOnlyRequest(), { ...POLICY, scope: 'user', api: undefined }, claimed)).toBe(
+        undefined,
+      );
+      expect(
+        tenancy.startReads(passwordOnlyRequest(), POLICY, { userId: USER, accountId: null, assurance: 'password' }),
+      ).toBe(undefined);
+      expect(find).not.toHaveBeenCalled();
+    });
+
+    it('leaves no rejection unhandled when the request is refused before they are judged', async () => {
+      const unhandled = jest.fn();
+      process.on('unhandledRejection', unhandled);
+      try {
+        const tenancy = new Tenancy(
+          { find: async () => Promise.reject(new Error('database away')) } as unknown as MembershipLookup,
+          { resolve: async () => null } as unknown as ProjectLookup,
+          { requiresMfa: async () => Promise.reject(new Error('database away')) } as unknown as AccountPolicyLookup,
+        );
+        tenancy.startReads(passwordOnlyRequest(), POLICY, { userId: USER, accountId: ACCOUNT, assurance: 'password' });
+        await new Promise((next) => setTimeout(next, 20));
+        expect(unhandled).not.toHaveBeenCalled();
+      } finally {
+        process.off('unhandledRejection', unhandled);
+      }
+    });
+  });
 });

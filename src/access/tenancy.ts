@@ -18,6 +18,20 @@ export const PUBLISHABLE_KEYS_VIEW_ONLY = 'A publishable key (pk_test_...) can c
 export const VIEWER_ROUTES_NEED_PUBLISHABLE_KEY =
   'The viewer routes take a publishable key (pk_test_...) as the bearer token';
 
+type AccountReads = [
+  Awaited<ReturnType<MembershipLookup['find']>>,
+  Awaited<ReturnType<ProjectLookup['resolve']>> | null,
+];
+
+/** The account reads a request's tenancy judges, started before its principal was known (`Tenancy.startReads`). */
+export interface EarlyReads {
+  readonly userId: string;
+  readonly accountId: string;
+  readonly reads: Promise<AccountReads>;
+  /** The account's `requireMfa`, read when the token proved a password alone on an `accountMfa` route. */
+  readonly requiresMfa?: Promise<boolean>;
+}
+
 /**
  * Where a request acts, by the route's policy (`scope`). Asked by the access guard after
  * authentication and before the role check, on every request: membership is read each time (no
@@ -42,8 +56,38 @@ export class Tenancy {
     private readonly policies: AccountPolicyLookup,
   ) {}
 
+  /**
+   * The reads `resolve` judges for a user who acts in an account, started for the user and account a
+   * verified token names while its standing is still being read (AccessGuard), so neither waits for
+   * the other; undefined where the route reads no account. Nothing is decided here: `resolve` judges
+   * them once the principal is known, and only when it is the same user in the same account.
+   */
+  startReads(
+    request: FastifyRequest,
+    policy: AccessPolicy,
+    claimed: { userId: string; accountId: string | null; assurance: 'password' | 'mfa' },
+  ): EarlyReads | undefined {
+    const api = policy.scope === 'project' ? policy.api : undefined;
+    if (!claimed.accountId || !(api || policy.scope === 'account')) return undefined;
+    const reads = this.accountReads(
+      claimed.accountId,
+      claimed.userId,
+      api,
+      projectHeader(request.headers[PROJECT_HEADER]),
+    );
+    // A token's standing can lower its assurance, never raise it: a password-only token's flag read is sure to be asked.
+    const requiresMfa =
+      policy.assurance === 'accountMfa' && claimed.assurance === 'password'
+        ? this.policies.requiresMfa(claimed.accountId)
+        : undefined;
+    // Judged later, or never when authentication refuses the request first.
+    reads.catch(() => undefined);
+    requiresMfa?.catch(() => undefined);
+    return { userId: claimed.userId, accountId: claimed.accountId, reads, requiresMfa };
+  }
+
   /** Sets the request's account access and tenant scope as the policy's scope asks; 403 or 404 otherwise. */
-  async resolve(request: FastifyRequest & RequestContext, policy: AccessPolicy): Promise<void> {
+  async resolve(request: FastifyRequest & RequestContext, policy: AccessPolicy, early?: EarlyReads): Promise<void> {
     const principal = request.principal;
     if (!principal) return;
     const requestedProject = projectHeader(request.headers[PROJECT_HEADER]);
@@ -79,9 +123,11 @@ export class Tenancy {
     }
 
     const actsInAccount = Boolean(api) || inAccount;
+    const started =
+      early && early.userId === principal.userId && early.accountId === principal.accountId ? early : undefined;
     const mfaChecked =
       policy.assurance === 'accountMfa' && (principal.session ?? principal.token)?.assurance === 'password'
-        ? this.refuseWhereMfaRequired(request, principal, actsInAccount)
+        ? this.refuseWhereMfaRequired(request, principal, actsInAccount, started?.requiresMfa)
         : undefined;
     if (!actsInAccount || !principal.accountId) {
       await mfaChecked;
@@ -93,10 +139,7 @@ export class Tenancy {
     // project, and learns nothing of it), then the project.
     const [mfa, found] = await Promise.allSettled([
       mfaChecked,
-      Promise.all([
-        this.memberships.find(principal.accountId, principal.userId),
-        api ? this.projects.resolve(principal.accountId, requestedProject) : null,
-      ]),
+      started?.reads ?? this.accountReads(principal.accountId, principal.userId, api, requestedProject),
     ]);
     if (mfa.status === 'rejected') throw mfa.reason;
     if (found.status === 'rejected') throw found.reason;
@@ -110,10 +153,24 @@ export class Tenancy {
     request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
   }
 
+  /** A user's membership in the account and, on `project` routes, the platform project the request names. */
+  private accountReads(
+    accountId: string,
+    userId: string,
+    api: ApiName | undefined,
+    requestedProject: string | undefined,
+  ): Promise<AccountReads> {
+    return Promise.all([
+      this.memberships.find(accountId, userId),
+      api ? this.projects.resolve(accountId, requestedProject) : null,
+    ]);
+  }
+
   private async refuseWhereMfaRequired(
     request: FastifyRequest & RequestContext,
     principal: Principal & { kind: 'user' },
     actsInAccount: boolean,
+    ownRequiresMfa: Promise<boolean> | undefined,
   ): Promise<void> {
     const named = (request.params as Record<string, unknown> | undefined)?.accountId;
     const other = typeof named === 'string' ? named.toLowerCase() : null;
@@ -121,7 +178,9 @@ export class Tenancy {
     const own = principal.accountId;
     if (own && (actsInAccount || other === own)) {
       // A session's own account: the copy of the flag on the session, no read.
-      const requires = principal.session ? principal.session.accountRequiresMfa : await this.policies.requiresMfa(own);
+      const requires = principal.session
+        ? principal.session.accountRequiresMfa
+        : await (ownRequiresMfa ?? this.policies.requiresMfa(own));
       if (requires) throw refuse();
     }
     if (
