@@ -35,9 +35,9 @@ import {
   type ProjectType,
   type TreeNode,
 } from '../content';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import { useAction } from '../hooks';
-import { formatDate } from '../money';
 import { useSession } from '../session';
 import { EmptyState, Field, fieldError, FormError, Options, PageLoadError, QueryStatus, SelectField } from '../ui';
 import {
@@ -149,11 +149,7 @@ export function ChannelPage({ channelId }: { channelId: string }) {
       id: 'updated',
       header: 'Updated',
       width: 170,
-      cell: (node) => (
-        <span className="datetime" data-dynamic>
-          {formatDate(node.project.updatedAt)}
-        </span>
-      ),
+      cell: (node) => <DateTime value={node.project.updatedAt} />,
     },
     {
       id: 'actions',
@@ -642,9 +638,7 @@ function CollaboratorsSection({ channelId, channelName }: { channelId: string; c
                     Ended
                   </Badge>
                 ) : collaborator.expiresAt ? (
-                  <span className="datetime" data-dynamic>
-                    {formatDate(collaborator.expiresAt)}
-                  </span>
+                  <DateTime value={collaborator.expiresAt} />
                 ) : (
                   'never'
                 ),

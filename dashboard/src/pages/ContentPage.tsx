@@ -11,8 +11,8 @@ import {
   typeLabel,
   type ContentProject,
 } from '../content';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
-import { formatDate } from '../money';
 import { useSession } from '../session';
 import { EmptyState, QueryStatus } from '../ui';
 import { ChannelModal, ClientModal, CONTRAST_VARS, ProjectThumb, DIALOG_ROOT } from './content-forms';
@@ -208,11 +208,7 @@ function ContentTable({
       header: 'Updated',
       width: 170,
       sortBy: (project) => new Date(project.updatedAt),
-      cell: (project) => (
-        <span className="datetime" data-dynamic>
-          {formatDate(project.updatedAt)}
-        </span>
-      ),
+      cell: (project) => <DateTime value={project.updatedAt} />,
     },
   ];
   if (!loaded && projects.length === 0) return null;
@@ -322,11 +318,7 @@ function ClientCard({
               header: 'Created',
               width: 170,
               sortBy: (channel) => new Date(channel.createdAt),
-              cell: (channel) => (
-                <span className="datetime" data-dynamic>
-                  {formatDate(channel.createdAt)}
-                </span>
-              ),
+              cell: (channel) => <DateTime value={channel.createdAt} />,
             },
             {
               id: 'actions',

@@ -17,6 +17,7 @@ import {
   type ProjectAccess,
   type ProjectStatus,
 } from '../content';
+import { DateTime } from '../components/date-time';
 import { ListTable } from '../components/list-table';
 import { type Action, runOnSubmit, useAction } from '../hooks';
 import { formatDate } from '../money';
@@ -278,13 +279,7 @@ function EndState({ access, passedLabel }: { access: Revocable; passedLabel: str
         {passedLabel}
       </Badge>
     );
-  return access.expiresAt ? (
-    <span className="datetime" data-dynamic>
-      {formatDate(access.expiresAt)}
-    </span>
-  ) : (
-    <>never</>
-  );
+  return access.expiresAt ? <DateTime value={access.expiresAt} /> : <>never</>;
 }
 
 /**
@@ -397,11 +392,7 @@ function ShareLinksSection({ project }: { project: ContentProject }) {
               header: 'Created',
               width: 170,
               sortBy: (link) => new Date(link.createdAt),
-              cell: (link) => (
-                <span className="datetime" data-dynamic>
-                  {formatDate(link.createdAt)}
-                </span>
-              ),
+              cell: (link) => <DateTime value={link.createdAt} />,
             },
             {
               id: 'actions',
@@ -574,11 +565,7 @@ function GrantsSection({ project }: { project: ContentProject }) {
               header: 'Created',
               width: 170,
               sortBy: (grant) => new Date(grant.createdAt),
-              cell: (grant) => (
-                <span className="datetime" data-dynamic>
-                  {formatDate(grant.createdAt)}
-                </span>
-              ),
+              cell: (grant) => <DateTime value={grant.createdAt} />,
             },
             {
               id: 'actions',
@@ -740,11 +727,7 @@ function SubProjectsSection({ project }: { project: ContentProject }) {
               header: 'Updated',
               width: 170,
               sortBy: (child) => new Date(child.updatedAt),
-              cell: (child) => (
-                <span className="datetime" data-dynamic>
-                  {formatDate(child.updatedAt)}
-                </span>
-              ),
+              cell: (child) => <DateTime value={child.updatedAt} />,
             },
             {
               id: 'actions',

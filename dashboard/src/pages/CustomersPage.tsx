@@ -1,12 +1,12 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Text } from '@mantine/core';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import { DefaultCard } from './payments-shared';
 import { $api, api, asApiError, call, idempotencyKey, type ErrorBody, type Schemas } from '../api/client';
 import { $search, searchFailureSentence } from '../api/search';
 import { runOnSubmit, useAction } from '../hooks';
-import { formatDate } from '../money';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { Highlight, quotedValueMatcher, SearchBox, SearchPager, useSearchPages } from '../search';
 import { useSession } from '../session';
@@ -233,11 +233,7 @@ function CustomersTable({
         header: 'Created',
         width: 170,
         sortBy: (customer) => new Date(customer.createdAt),
-        cell: (customer) => (
-          <span className="datetime" data-dynamic>
-            {formatDate(customer.createdAt)}
-          </span>
-        ),
+        cell: (customer) => <DateTime value={customer.createdAt} />,
       },
       {
         id: 'actions',

@@ -4,6 +4,7 @@ import { useMemo, useState } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { queryEnums } from '../api/enums';
 import type { paths } from '../api/schema';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import { formatDate } from '../money';
 import { useSession } from '../session';
@@ -101,11 +102,7 @@ export function EventsTable({ events, busy, caption }: { events: Event[]; busy?:
         header: 'Created',
         width: 180,
         sortBy: (event) => new Date(event.createdAt),
-        cell: (event) => (
-          <span className="datetime" data-dynamic>
-            {formatDate(event.createdAt)}
-          </span>
-        ),
+        cell: (event) => <DateTime value={event.createdAt} />,
       },
       {
         id: 'actions',

@@ -18,9 +18,9 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
 import { useEffect, useRef, useState } from 'react';
 import { $api, api, call, type Schemas } from '../api/client';
+import { DateTime } from '../components/date-time';
 import { ListTable } from '../components/list-table';
 import { useAction } from '../hooks';
-import { formatDate } from '../money';
 import { useSession } from '../session';
 import { EmptyState, LoadError, QueryStatus, Spinner } from '../ui';
 import { useAssetUpload, type AssetUploadState } from './asset-upload';
@@ -188,11 +188,7 @@ export function AssetsList({ projectId, title }: { projectId: string; title: str
               header: 'Created',
               width: 170,
               sortBy: (asset) => new Date(asset.createdAt),
-              cell: (asset) => (
-                <span className="datetime" data-dynamic>
-                  {formatDate(asset.createdAt)}
-                </span>
-              ),
+              cell: (asset) => <DateTime value={asset.createdAt} />,
             },
             {
               id: 'actions',

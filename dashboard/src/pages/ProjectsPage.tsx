@@ -2,8 +2,8 @@ import { Checkbox, Code, Group, Paper, Radio, Stack, Text, Title } from '@mantin
 import { useState, type FormEvent } from 'react';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
 import { runOnSubmit, useAction } from '../hooks';
-import { formatDate } from '../money';
 import { useSession, type PlatformProject } from '../session';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
@@ -267,10 +267,7 @@ function ProjectItem({
           </Group>
         )}
         <Text c="dimmed" size="xs">
-          Created{' '}
-          <span className="datetime" data-dynamic>
-            {formatDate(project.createdAt)}
-          </span>
+          Created <DateTime value={project.createdAt} />
         </Text>
       </Stack>
     </Paper>
@@ -302,25 +299,14 @@ function KeysSection({ project }: { project: PlatformProject }) {
       id: 'created',
       header: 'Created',
       width: 110,
-      cell: (key) => (
-        <span className="datetime" data-dynamic>
-          {formatDate(key.createdAt)}
-        </span>
-      ),
+      cell: (key) => <DateTime value={key.createdAt} />,
       sortBy: (key) => new Date(key.createdAt),
     },
     {
       id: 'used',
       header: 'Last used',
       width: 100,
-      cell: (key) =>
-        key.lastUsedAt ? (
-          <span className="datetime" data-dynamic>
-            {formatDate(key.lastUsedAt)}
-          </span>
-        ) : (
-          'never'
-        ),
+      cell: (key) => (key.lastUsedAt ? <DateTime value={key.lastUsedAt} /> : 'never'),
     },
     {
       id: 'expires',
@@ -330,9 +316,7 @@ function KeysSection({ project }: { project: PlatformProject }) {
         key.revokedAt ? (
           <Badge tone="bad">Revoked</Badge>
         ) : key.expiresAt ? (
-          <span className="datetime" data-dynamic>
-            {formatDate(key.expiresAt)}
-          </span>
+          <DateTime value={key.expiresAt} />
         ) : (
           'never'
         ),

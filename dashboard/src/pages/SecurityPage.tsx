@@ -5,6 +5,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { $api, type Schemas } from '../api/client';
 import { formatDate } from '../money';
 import { ceremonyProblem, promptForPasskey } from '../passkeys/ceremony';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
@@ -106,22 +107,14 @@ const SESSION_COLUMNS: ListColumn<SessionRow>[] = [
     id: 'created',
     header: 'Signed in',
     width: 150,
-    cell: (row) => (
-      <span className="datetime" data-dynamic>
-        {formatDate(row.createdAt)}
-      </span>
-    ),
+    cell: (row) => <DateTime value={row.createdAt} />,
     sortBy: (row) => new Date(row.createdAt),
   },
   {
     id: 'seen',
     header: 'Last seen',
     width: 150,
-    cell: (row) => (
-      <span className="datetime" data-dynamic>
-        {formatDate(row.lastSeenAt)}
-      </span>
-    ),
+    cell: (row) => <DateTime value={row.lastSeenAt} />,
     sortBy: (row) => new Date(row.lastSeenAt),
   },
   {
@@ -375,11 +368,7 @@ function TotpOn({ since, left }: { since: string; left: number }) {
       <Group gap="xs">
         <Badge tone="good">On</Badge>
         <Text size="sm">
-          since{' '}
-          <span className="datetime" data-dynamic>
-            {formatDate(since)}
-          </span>
-          . {left} recovery {left === 1 ? 'code' : 'codes'} left.
+          since <DateTime value={since} />. {left} recovery {left === 1 ? 'code' : 'codes'} left.
         </Text>
       </Group>
       <Group component="form" align="flex-start" gap="sm" onSubmit={submit} aria-label="Turn off the authenticator app">
@@ -527,24 +516,13 @@ function passkeyColumns(
       id: 'added',
       header: 'Added',
       width: 150,
-      cell: (passkey) => (
-        <span className="datetime" data-dynamic>
-          {formatDate(passkey.createdAt)}
-        </span>
-      ),
+      cell: (passkey) => <DateTime value={passkey.createdAt} />,
     },
     {
       id: 'used',
       header: 'Last used',
       width: 150,
-      cell: (passkey) =>
-        passkey.lastUsedAt ? (
-          <span className="datetime" data-dynamic>
-            {formatDate(passkey.lastUsedAt)}
-          </span>
-        ) : (
-          'Never'
-        ),
+      cell: (passkey) => (passkey.lastUsedAt ? <DateTime value={passkey.lastUsedAt} /> : 'Never'),
     },
     {
       id: 'actions',

@@ -5,6 +5,7 @@ import { runOnSubmit, useAction } from '../hooks';
 import { describeError } from '../errors';
 import { formatDate } from '../money';
 import { useSession } from '../session';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
@@ -141,11 +142,7 @@ const MEMBER_COLUMNS: ListColumn<Member>[] = [
     id: 'joined',
     header: 'Joined',
     width: 130,
-    cell: (member) => (
-      <span className="datetime" data-dynamic>
-        {formatDate(member.joinedAt)}
-      </span>
-    ),
+    cell: (member) => <DateTime value={member.joinedAt} />,
     sortBy: (member) => new Date(member.joinedAt),
   },
   {

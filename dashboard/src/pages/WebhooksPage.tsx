@@ -1,6 +1,7 @@
 import { Group, MultiSelect, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { queryEnums } from '../api/enums';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import { DeliveryStatus, NextTry } from './event-deliveries';
 import { $api, api, call, idempotencyKey, type Schemas } from '../api/client';
@@ -328,11 +329,7 @@ function deliveryColumns(endpoint: Endpoint): ListColumn<Delivery>[] {
       header: 'Created',
       width: 170,
       sortBy: (delivery) => new Date(delivery.createdAt),
-      cell: (delivery) => (
-        <span className="datetime" data-dynamic>
-          {formatDate(delivery.createdAt)}
-        </span>
-      ),
+      cell: (delivery) => <DateTime value={delivery.createdAt} />,
     },
     {
       id: 'actions',

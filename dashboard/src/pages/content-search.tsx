@@ -17,7 +17,6 @@ import {
   type ProjectStatus,
   type ProjectType,
 } from '../content';
-import { formatDate } from '../money';
 import {
   Highlight,
   SearchBox,
@@ -27,6 +26,7 @@ import {
   type RecentSearch,
   type SearchRequest,
 } from '../search';
+import { DateTime } from '../components/date-time';
 import { ListTable } from '../components/list-table';
 import { EmptyState, Spinner } from '../ui';
 import { ProjectThumb } from './content-forms';
@@ -316,11 +316,7 @@ export function ContentResults({ state }: { state: ContentSearchState }) {
               id: 'updated',
               header: 'Updated',
               width: 170,
-              cell: (project) => (
-                <span className="datetime" data-dynamic>
-                  {formatDate(project.updatedAt)}
-                </span>
-              ),
+              cell: (project) => <DateTime value={project.updatedAt} />,
             },
           ]}
         />

@@ -7,6 +7,7 @@ import { Link } from '@tanstack/react-router';
 import { Highlight, NO_MATCH, type Matcher } from '../search';
 import { useSession } from '../session';
 import { Group, Modal, Text, Tooltip } from '@mantine/core';
+import { DateTime } from '../components/date-time';
 import { ListTable, type ListColumn } from '../components/list-table';
 import {
   ActionError,
@@ -380,11 +381,7 @@ export function PaymentsTable({
         header: 'Created',
         width: 170,
         sortBy: (payment) => new Date(payment.createdAt),
-        cell: (payment) => (
-          <span className="datetime" data-dynamic>
-            {formatDate(payment.createdAt)}
-          </span>
-        ),
+        cell: (payment) => <DateTime value={payment.createdAt} />,
       },
       {
         id: 'actions',
