@@ -64,10 +64,10 @@ export class AccessGuard implements CanActivate {
     if (!policy) throw new InternalServerErrorException('This route declares no access policy');
     if (policy.scope === 'none') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest & RequestContext>();
-    // A token's standing and the tenancy's reads go out together; they are judged in order.
+    // A token's standing and the tenancy's reads go out together, where the route takes a token; they are judged in order.
     let early: EarlyReads | undefined;
     await this.authentication.authenticate(request, policy, (claimed) => {
-      early = this.tenancy.startReads(request, policy, claimed);
+      if (policy.credentials.includes('userToken')) early = this.tenancy.startReads(request, policy, claimed);
     });
     const principal = request.principal!;
     const kind = credentialOf(principal);

@@ -23,7 +23,7 @@ import { ProjectChannelLookup } from './assets.ports';
 import { toAssetResponse } from './assets.mapper';
 import { AssetsRepository } from './assets.repository';
 import { signContentGrant, verifyContentGrant } from './content-url';
-import { uploadLockKey } from './upload-locker';
+import { uploadLockKey, whileUploadLocked } from './upload-locker';
 import type { AssetContentUrlResponse, AssetResponse, CreatedAssetResponse } from './dto/asset.response';
 import type { CreateAssetDto } from './dto/create-asset.dto';
 import type { UpdateAssetDto } from './dto/update-asset.dto';
@@ -357,12 +357,17 @@ export class AssetsService {
     }
   }
 
-  /** After a termination: no byte is kept, and the asset waits for a new upload. */
+  /**
+   * A termination, under the upload's lock so no `PATCH` is writing the bytes it removes (423 while
+   * one keeps it): no byte is kept, and the asset waits for a new upload.
+   */
   async uploadTerminated(scope: TenantScope, id: string): Promise<void> {
-    await this.storage.remove(id);
-    await this.assets.moveStatus(scope, id, ['uploading'], 'waiting');
-    // A ticket a stopped finish left `processing` would otherwise outlive the bytes it was marked for.
-    await this.assets.reopenUpload(id);
+    await whileUploadLocked(this.leases, id, async () => {
+      await this.storage.remove(id);
+      await this.assets.moveStatus(scope, id, ['uploading'], 'waiting');
+      // A ticket a stopped finish left `processing` would otherwise outlive the bytes it was marked for.
+      await this.assets.reopenUpload(id);
+    });
   }
 
   /** The last byte landed (tus's `onUploadFinish`): the asset is `processing`, recorded as `asset.uploaded`. */

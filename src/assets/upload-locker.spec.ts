@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { HeldLease, Leases } from '../leases/leases.service';
-import { LeaseLocker, uploadLockKey } from './upload-locker';
+import { LeaseLocker, uploadLockKey, whileUploadLocked } from './upload-locker';
 
 /** A release that lands when the test says so. */
 function pendingRelease() {
@@ -72,5 +72,46 @@ describe('LeaseLocker', () => {
     await lock.unlock();
     await locker.settled();
     expect(release).toHaveBeenCalledTimes(1);
+  });
+
+  it('waits on a stop for the releases under way then, not for those of requests that come after', async () => {
+    const first = pendingRelease();
+    const later = pendingRelease();
+    const release = jest.fn().mockImplementationOnce(first.release).mockImplementationOnce(later.release);
+    const { locker } = lockerHolding(release);
+    const lock = locker.newLock('a1');
+    await lock.lock(signal, () => undefined);
+    await lock.unlock();
+    const stop = locker.settled();
+    const next = locker.newLock('a1');
+    await next.lock(signal, () => undefined);
+    await next.unlock();
+    first.land();
+    // Settles although the later release never lands.
+    await stop;
+    later.land();
+  });
+});
+
+describe('whileUploadLocked', () => {
+  it('runs the work holding the upload lock, and gives it back after, also when the work fails', async () => {
+    const release = jest.fn(async () => undefined);
+    const hold = jest.fn(async () => ({ release }));
+    const leases = { hold } as unknown as Leases;
+    await expect(whileUploadLocked(leases, 'a1', async () => 'done')).resolves.toBe('done');
+    expect(hold).toHaveBeenCalledWith(uploadLockKey('a1'), expect.objectContaining({ waitMs: 3_000 }));
+    await expect(
+      whileUploadLocked(leases, 'a1', async () => {
+        throw new Error('store failed');
+      }),
+    ).rejects.toThrow('store failed');
+    expect(release).toHaveBeenCalledTimes(2);
+  });
+
+  it('answers 423 and runs nothing while another request keeps the lock', async () => {
+    const work = jest.fn();
+    const leases = { hold: async () => undefined } as unknown as Leases;
+    await expect(whileUploadLocked(leases, 'a1', work)).rejects.toMatchObject({ status: 423 });
+    expect(work).not.toHaveBeenCalled();
   });
 });

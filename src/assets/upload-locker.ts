@@ -1,4 +1,4 @@
-import { Logger } from '@nestjs/common';
+import { HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Lock, Locker, RequestRelease } from '@tus/utils';
 import type { HeldLease, Leases } from '../leases/leases.service';
 
@@ -17,6 +17,21 @@ const logger = new Logger('UploadLocks');
 /** The lease of an upload's lock: whoever removes the upload's bytes takes it too. */
 export function uploadLockKey(assetId: string): string {
   return `tus-upload:${assetId}`;
+}
+
+/**
+ * Runs `work` holding the upload's lock, as a tus request does (termination removes the bytes a
+ * `PATCH` may be writing): 423, as the tus server answers, when another request keeps the lock
+ * past `WAIT_MS`.
+ */
+export async function whileUploadLocked<T>(leases: Leases, assetId: string, work: () => Promise<T>): Promise<T> {
+  const held = await leases.hold(uploadLockKey(assetId), { holdMs: HOLD_MS, waitMs: WAIT_MS });
+  if (!held) throw new HttpException(LOCKED.body.trim(), HttpStatus.LOCKED);
+  try {
+    return await work();
+  } finally {
+    await held.release();
+  }
 }
 
 /**
@@ -46,9 +61,9 @@ export class LeaseLocker implements Locker {
     return new LeaseLock(uploadLockKey(id), this.leases, this.options, (release) => this.track(release));
   }
 
-  /** Once every release under way has landed (or failed). */
+  /** Once every release under way now has landed (or failed); not those of requests still to come. */
   async settled(): Promise<void> {
-    while (this.releasing.size > 0) await Promise.all(this.releasing);
+    await Promise.all([...this.releasing]);
   }
 
   private track(release: Promise<void>): void {

@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { Types } from 'mongoose';
 import { AssetsRepository } from '../../src/assets/assets.repository';
@@ -373,6 +374,50 @@ describe('assets', () => {
     expect((await t.http.get(`/assets/${asset.id}`, as())).body.status).toBe('waiting');
     expect(existsSync(storedFile(asset.id))).toBe(false);
   });
+
+  it('terminates an upload only once no PATCH is writing it: 423 while one keeps the lock, the bytes intact', async () => {
+    const wav = wavFixture(4);
+    const { asset, upload: target } = await createAsset({
+      kind: 'audio',
+      fileName: 'voice.wav',
+      mimeType: 'audio/wav',
+      size: wav.length,
+    });
+    const url = pathOf(target.url);
+    expect(
+      (await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status,
+    ).toBe(201);
+    // A PATCH that sends its first bytes, then holds its connection (and the upload's lock) 5 s.
+    let started!: () => void;
+    const writing = new Promise<void>((done) => (started = done));
+    const patched = new Promise<number>((done, fail) => {
+      const sent = request(`${t.http.baseUrl}${url}`, {
+        method: 'PATCH',
+        agent: false,
+        headers: { ...TUS, ...OCTETS, 'upload-offset': '0', 'content-length': String(wav.length) },
+      });
+      sent.on('error', fail);
+      sent.on('response', (answer) => {
+        answer.resume();
+        done(answer.statusCode ?? 0);
+      });
+      sent.write(wav.subarray(0, 1024), () => {
+        started();
+        setTimeout(() => sent.end(wav.subarray(1024)), 5_000);
+      });
+    });
+    await writing;
+    await new Promise((done) => setTimeout(done, 500));
+
+    // The termination waits 3 s for the lock, then is refused as a tus request would be.
+    const terminated = await t.http.delete(url, { headers: TUS });
+    expectError(terminated, 423, /another request is writing this upload/);
+    expect(await patched).toBe(204);
+    const offset = await t.http.request('HEAD', url, undefined, { headers: TUS });
+    expect(offset.headers.get('upload-offset')).toBe(String(wav.length));
+    const ready = await settledAsset(t.http, asset.id, owner.token, 30_000);
+    expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), size: wav.length });
+  }, 30_000);
 
   it("creates an asset's upload once when several clients race to create it", async () => {
     const { asset, upload: target } = await createAsset({ size: 64 });
