@@ -1,12 +1,11 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import { Types } from 'mongoose';
 import { AssetsRepository } from '../../src/assets/assets.repository';
 import { scopeOfRecord } from '../../src/tenancy/tenant-scope';
 import { createFirstAdmin, TestUser } from '../support/auth';
-import { OCTETS, pathOf, pngFixture, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
+import { OCTETS, pathOf, pngFixture, settledAsset, sha256, slowPatch, TUS, wavFixture } from '../support/assets';
 import { createContentProject } from '../support/content';
 import { expectError, expectNotFound, expectValidationError } from '../support/expect-error';
 import { createTestApp, TestApp } from '../support/test-app';
@@ -388,31 +387,14 @@ describe('assets', () => {
       (await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': String(wav.length) } })).status,
     ).toBe(201);
     // A PATCH that sends its first bytes, then holds its connection (and the upload's lock) 5 s.
-    let started!: () => void;
-    const writing = new Promise<void>((done) => (started = done));
-    const patched = new Promise<number>((done, fail) => {
-      const sent = request(`${t.http.baseUrl}${url}`, {
-        method: 'PATCH',
-        agent: false,
-        headers: { ...TUS, ...OCTETS, 'upload-offset': '0', 'content-length': String(wav.length) },
-      });
-      sent.on('error', fail);
-      sent.on('response', (answer) => {
-        answer.resume();
-        done(answer.statusCode ?? 0);
-      });
-      sent.write(wav.subarray(0, 1024), () => {
-        started();
-        setTimeout(() => sent.end(wav.subarray(1024)), 5_000);
-      });
-    });
-    await writing;
+    const patch = slowPatch(t.http, url, wav, 1024, 5_000);
+    await patch.started;
     await new Promise((done) => setTimeout(done, 500));
 
     // The termination waits 3 s for the lock, then is refused as a tus request would be.
     const terminated = await t.http.delete(url, { headers: TUS });
     expectError(terminated, 423, /another request is writing this upload/);
-    expect(await patched).toBe(204);
+    expect(await patch.status).toBe(204);
     const offset = await t.http.request('HEAD', url, undefined, { headers: TUS });
     expect(offset.headers.get('upload-offset')).toBe(String(wav.length));
     const ready = await settledAsset(t.http, asset.id, owner.token, 30_000);

@@ -1,8 +1,7 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { MongoClient, ObjectId } from 'mongodb';
-import { request } from 'node:http';
 import sharp from 'sharp';
-import { OCTETS, pathOf, pngFixture, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
+import { OCTETS, pathOf, pngFixture, settledAsset, sha256, slowPatch, TUS, wavFixture } from '../support/assets';
 import { createFirstAdmin, type TestUser } from '../support/auth';
 import { createContentProject } from '../support/content';
 import type { HttpClient } from '../support/http';
@@ -116,38 +115,6 @@ describe('3 service instances on the S3 store', () => {
     expect(ranged.status).toBe(206);
     expect(Buffer.from(await ranged.arrayBuffer()).equals(wav.subarray(3 * MiB - 5, 3 * MiB + 5))).toBe(true);
   });
-
-  /**
-   * A PATCH that sends `head` of `bytes` at once, holds its connection open `pauseMs`, then sends the
-   * rest: the status it gets, and when its first bytes were sent.
-   */
-  function slowPatch(
-    http: HttpClient,
-    url: string,
-    bytes: Buffer,
-    head: number,
-    pauseMs: number,
-  ): { started: Promise<void>; status: Promise<number> } {
-    let started!: () => void;
-    const startedPromise = new Promise<void>((done) => (started = done));
-    const status = new Promise<number>((done, fail) => {
-      const req = request(`${http.baseUrl}${url}`, {
-        method: 'PATCH',
-        agent: false,
-        headers: { ...TUS, ...OCTETS, 'upload-offset': '0', 'content-length': String(bytes.length) },
-      });
-      req.on('error', fail);
-      req.on('response', (res) => {
-        res.resume();
-        done(res.statusCode ?? 0);
-      });
-      req.write(bytes.subarray(0, head), () => {
-        started();
-        setTimeout(() => req.end(bytes.subarray(head)), pauseMs);
-      });
-    });
-    return { started: startedPromise, status };
-  }
 
   it('two PATCHes of one upload at the same offset on two instances: one writes, the other is refused, the bytes intact', async () => {
     const { id, url, wav } = await uploadCreated(a, 6 * MiB);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { request } from 'node:http';
 import sharp from 'sharp';
 import type { HttpClient } from './http';
 
@@ -60,4 +61,37 @@ export async function settledAsset(
 export function pathOf(url: string): string {
   const parsed = new URL(url);
   return parsed.pathname + parsed.search;
+}
+
+/**
+ * A PATCH that sends `head` of `bytes` at once, holds its connection open `pauseMs`, then sends the
+ * rest: the status it gets, and when its first bytes were sent. With the first bytes in, the
+ * request holds the upload's lock until its last arrive.
+ */
+export function slowPatch(
+  http: HttpClient,
+  url: string,
+  bytes: Buffer,
+  head: number,
+  pauseMs: number,
+): { started: Promise<void>; status: Promise<number> } {
+  let started!: () => void;
+  const startedPromise = new Promise<void>((done) => (started = done));
+  const status = new Promise<number>((done, fail) => {
+    const req = request(`${http.baseUrl}${url}`, {
+      method: 'PATCH',
+      agent: false,
+      headers: { ...TUS, ...OCTETS, 'upload-offset': '0', 'content-length': String(bytes.length) },
+    });
+    req.on('error', fail);
+    req.on('response', (res) => {
+      res.resume();
+      done(res.statusCode ?? 0);
+    });
+    req.write(bytes.subarray(0, head), () => {
+      started();
+      setTimeout(() => req.end(bytes.subarray(head)), pauseMs);
+    });
+  });
+  return { started: startedPromise, status };
 }
