@@ -69,7 +69,7 @@ export function pathOf(url: string): string {
  * request holds the upload's lock until its last arrive.
  */
 export function slowPatch(
-  http: HttpClient,
+  http: Pick<HttpClient, 'baseUrl'>,
   url: string,
   bytes: Buffer,
   head: number,
