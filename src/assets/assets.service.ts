@@ -167,13 +167,18 @@ export class AssetsService {
   }
 
   /**
-   * The asset a change (an upload's bytes) is made to; the route's declaration asked for the channel
-   * role `editor` in its project's channel. Unknown: 404.
+   * The asset a change (its title, an upload) is made to; the route's declaration asked for the
+   * channel role `editor` in its project's channel. Unknown: 404.
    */
   async getToChange(scope: TenantScope, id: string): Promise<Asset> {
     const asset = await this.get(scope, id);
-    await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND);
+    await this.assertChangeable(scope, asset);
     return asset;
+  }
+
+  /** An asset changes only while its content project stands (not being deleted): 404 otherwise, as for an unknown asset. */
+  async assertChangeable(scope: TenantScope, asset: Asset): Promise<void> {
+    await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND);
   }
 
   /** The content project of a stored asset of the scope (one being deleted included), or null: for the access guard's channel role. */

@@ -8,6 +8,7 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import type { Asset } from './asset.schema';
 import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
 import { TusUploads } from './tus-uploads';
+import type { EarlyLock } from './upload-locker';
 
 /**
  * The tus endpoints of an asset (described on `createAsset` in the OpenAPI document): the one-time
@@ -50,10 +51,30 @@ export class UploadsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.upload(scope, await this.assets.getToChange(scope, assetId), request, reply);
+    const asset = await this.assets.get(scope, assetId);
+    if (request.method !== 'PATCH') {
+      await this.assets.assertChangeable(scope, asset);
+      return this.upload(scope, asset, request, reply);
+    }
+    // A PATCH, the request an upload repeats, asks for the upload's lock while its asset's project is
+    // checked: the tus server takes that lock over, and the two round trips overlap.
+    this.assets.assertUploading(asset, 'send bytes');
+    const early = this.tus.lockAhead(String(asset._id), request.raw);
+    try {
+      await this.assets.assertChangeable(scope, asset);
+      await this.upload(scope, asset, request, reply, early);
+    } finally {
+      this.tus.giveBack(early);
+    }
   }
 
-  private async upload(scope: TenantScope, asset: Asset, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  private async upload(
+    scope: TenantScope,
+    asset: Asset,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    early?: EarlyLock,
+  ): Promise<void> {
     const id = String(asset._id);
     const method = request.method;
     if (method === 'POST') await this.assets.beginUpload(scope, asset, header(request, 'upload-length'));
@@ -71,7 +92,7 @@ export class UploadsController {
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
-    await this.tus.handle(request.raw, reply.raw);
+    await this.tus.handle(request.raw, reply.raw, early);
     const status = reply.raw.statusCode;
     if (method === 'POST' && status >= 400) await this.assets.creationFailed(scope, id);
   }
