@@ -313,16 +313,19 @@ export class AssetsService {
 
   // --- uploads ---
 
-  /** The asset a one-time upload URL names, with its tenant; null for an unknown asset or a wrong token. */
-  async byUploadToken(assetId: string, token: string): Promise<{ scope: TenantScope; asset: Asset } | null> {
+  /** The tenant of the upload a one-time upload URL names; null for an unknown upload or a wrong token. */
+  async uploadScope(assetId: string, token: string): Promise<TenantScope | null> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return null;
     const given = Buffer.from(hashToken(token), 'hex');
     const stored = Buffer.from(upload.tokenHash, 'hex');
     if (given.length !== stored.length || !timingSafeEqual(given, stored)) return null;
-    const scope = scopeOfRecord(upload);
-    const asset = await this.assets.findById(scope, assetId);
-    return asset ? { scope, asset } : null;
+    return scopeOfRecord(upload);
+  }
+
+  /** The asset of the scope, or null (another tenant's included). */
+  find(scope: TenantScope, id: string): Promise<Asset | null> {
+    return this.assets.findById(scope, id);
   }
 
   /**

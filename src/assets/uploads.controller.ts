@@ -10,6 +10,8 @@ import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
 import { TusUploads } from './tus-uploads';
 import type { EarlyLock } from './upload-locker';
 
+const UPLOAD_NOT_FOUND = 'Upload not found: the URL is unknown, used up or expired';
+
 /**
  * The tus endpoints of an asset (described on `createAsset` in the OpenAPI document): the one-time
  * URL, and the same operations with the API's token or key. Each request is checked against the
@@ -31,9 +33,14 @@ export class UploadsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const found = await this.assets.byUploadToken(assetId, token);
-    if (!found) throw new NotFoundException('Upload not found: the URL is unknown, used up or expired');
-    await this.upload(found.scope, found.asset, request, reply);
+    const scope = await this.assets.uploadScope(assetId, token);
+    if (!scope) throw new NotFoundException(UPLOAD_NOT_FOUND);
+    // The token is the upload's: its lock may be asked for while the asset is read.
+    await this.uploadAfter(assetId, scope, request, reply, async () => {
+      const asset = await this.assets.find(scope, assetId);
+      if (!asset) throw new NotFoundException(UPLOAD_NOT_FOUND);
+      return asset;
+    });
   }
 
   @Access({
@@ -52,17 +59,29 @@ export class UploadsController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const asset = await this.assets.get(scope, assetId);
-    if (request.method !== 'PATCH') {
+    // Found in the caller's tenant: its lock may be asked for while its project is checked.
+    await this.uploadAfter(assetId, scope, request, reply, async () => {
       await this.assets.assertChangeable(scope, asset);
-      return this.upload(scope, asset, request, reply);
-    }
-    // A PATCH, the request an upload repeats, asks for the upload's lock while its asset's project is
-    // checked: the tus server takes that lock over, and the two round trips overlap.
-    this.assets.assertUploading(asset, 'send bytes');
-    const early = this.tus.lockAhead(String(asset._id), request.raw);
+      return asset;
+    });
+  }
+
+  /**
+   * The upload, once `lastCheck` found its asset. A `PATCH`, the request an upload repeats, asks for
+   * the upload's lock while that check runs, so the two round trips overlap: the tus server takes
+   * that lock over, and it is given back here whatever happened before.
+   */
+  private async uploadAfter(
+    assetId: string,
+    scope: TenantScope,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    lastCheck: () => Promise<Asset>,
+  ): Promise<void> {
+    if (request.method !== 'PATCH') return this.upload(scope, await lastCheck(), request, reply);
+    const early = this.tus.lockAhead(assetId, request.raw);
     try {
-      await this.assets.assertChangeable(scope, asset);
-      await this.upload(scope, asset, request, reply, early);
+      await this.upload(scope, await lastCheck(), request, reply, early);
     } finally {
       this.tus.giveBack(early);
     }
