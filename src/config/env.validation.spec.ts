@@ -15,6 +15,14 @@ describe('validateEnvironment', () => {
     });
   });
 
+  it("takes PUBLIC_URL, unset, from PORT, so a session's Origin check and mail links follow the port", () => {
+    expect(validateEnvironment({})).toMatchObject({ PUBLIC_URL: 'http://localhost:3000' });
+    expect(validateEnvironment({ PORT: '3320' })).toMatchObject({ PUBLIC_URL: 'http://localhost:3320' });
+    expect(validateEnvironment({ PORT: '3320', PUBLIC_URL: 'https://api.example.com' })).toMatchObject({
+      PUBLIC_URL: 'https://api.example.com',
+    });
+  });
+
   it('converts numbers from their string form', () => {
     expect(validateEnvironment({ PORT: '8080', BCRYPT_ROUNDS: '10' })).toMatchObject({ PORT: 8080, BCRYPT_ROUNDS: 10 });
   });

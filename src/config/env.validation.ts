@@ -354,10 +354,13 @@ export class EnvironmentVariables {
   @IsString()
   MAIL_FROM: string = 'Platform <no-reply@localhost>';
 
-  /** The service's address as its users reach it: the base of every link a mail holds. */
+  /**
+   * The service's address as its users reach it: the base of every link a mail holds, and the origin
+   * a request with the session cookie must come from. Empty: `http://localhost:` and `PORT`.
+   */
   @IsOptional()
   @Matches(/^https?:\/\/[^/\s]+(\/[^\s]*)?$/, { message: 'PUBLIC_URL must be an http:// or https:// URL' })
-  PUBLIC_URL: string = 'http://localhost:3000';
+  PUBLIC_URL: string = '';
 
   /** Password reset and verification mails one email address may be sent within `MAIL_WINDOW_SECONDS`. */
   @IsOptional()
@@ -492,6 +495,8 @@ export function validateEnvironment(raw: Record<string, unknown>): EnvironmentVa
     if (value !== undefined && value !== '') input[key] = value;
   }
   const env = plainToInstance(EnvironmentVariables, input, { enableImplicitConversion: true });
+  // Where a developer's `PORT=3001 npm start` is reached, so its dashboard's writes pass the Origin check.
+  env.PUBLIC_URL ||= `http://localhost:${env.PORT}`;
   const errors = validateSync(env, { skipMissingProperties: false });
   const problems = errors.flatMap((error) =>
     Object.values(error.constraints ?? {}).map((message) =>
