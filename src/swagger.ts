@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentIdempotency } from './idempotency/idempotency.openapi';
-import { applyServiceWideRules } from './common/swagger/openapi-post-process';
+import { applyServiceWideRules, stateNullables } from './common/swagger/openapi-post-process';
 import {
   linkCreatesToRecords,
   linkNamedRecords,
@@ -110,7 +110,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const linked = linkCreatesToRecords(
     linkNamedRecords(documentIdempotency(applyServiceWideRules(dedupeSecurity(document))), NAMED_RECORDS),
   );
-  return sortKeys(linkProjectsToDataApis(linked, PROJECT_SOURCES));
+  return sortKeys(stateNullables(linkProjectsToDataApis(linked, PROJECT_SOURCES)));
 }
 
 /** A route whose own decorators name a scheme its access policy names too lists it twice: once is enough. */

@@ -1,8 +1,9 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { HttpException, Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import type { Server, Upload } from '@tus/server';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
+import { toErrorBody } from '../common/filters/all-exceptions.filter';
 import { LazyLibrary } from '../common/lazy/lazy-library';
 import { assetsConfig } from '../config/assets.config';
 import { AssetStorage } from './asset-storage';
@@ -90,6 +91,22 @@ function uploadRequest(incoming: IncomingMessage, response: ServerResponse): Req
     },
   });
   return request;
+}
+
+/**
+ * A refusal of the tus server in the shape of every other error of the service (`statusCode`,
+ * `error`, `message`, JSON), its text as the message; its headers (`Tus-Resumable`,
+ * `Upload-Offset`...) kept. Other answers are left as they are.
+ */
+export async function asServiceError(answer: Response): Promise<Response> {
+  if (answer.status < 400) return answer;
+  const text = (await answer.text()).trim();
+  const status = answer.status;
+  const headers = new Headers(answer.headers);
+  headers.delete('content-length');
+  headers.set('content-type', 'application/json; charset=utf-8');
+  const body = toErrorBody(new HttpException(text || (STATUS_CODES[status] ?? 'Error'), status));
+  return new Response(JSON.stringify(body), { status, headers });
 }
 
 /**
@@ -196,6 +213,7 @@ export class TusUploads implements OnModuleDestroy {
       if (early) this.earlyLocks.set(tusRequest, early);
       answered = server
         .handleWeb(tusRequest)
+        .then(asServiceError)
         .then((answer) => srvx.load().sendNodeResponse(response, sameCors(answer, response)));
     } catch (error) {
       answered = Promise.reject(error as Error);

@@ -1,5 +1,5 @@
 import { Access } from '../access/policy/access-policy';
-import { All, Controller, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import { All, BadRequestException, Controller, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ParseObjectIdPipe } from '../common/pipes/parse-object-id.pipe';
@@ -96,6 +96,11 @@ export class UploadsController {
   ): Promise<void> {
     const id = String(asset._id);
     const method = request.method;
+    // The tus server answers concatenation with 501: a client's choice, refused as one.
+    if (header(request, 'upload-concat') !== undefined)
+      throw new BadRequestException(
+        'Upload-Concat is not supported: send the file as one upload (turn off parallel uploads in the tus client)',
+      );
     if (method === 'POST') await this.assets.beginUpload(scope, asset, header(request, 'upload-length'));
     else if (method === 'PATCH') this.assets.assertUploading(asset, 'send bytes');
     else if (method === 'DELETE') {

@@ -6,6 +6,7 @@ import { AssetStorage, FileAssetStorage } from '../../src/assets/asset-storage';
 import { createFirstAdmin, type TestUser } from '../support/auth';
 import { OCTETS, pathOf, settledAsset, sha256, TUS, wavFixture } from '../support/assets';
 import { createContentProject } from '../support/content';
+import { expectError } from '../support/expect-error';
 import { createTestApp, type TestApp } from '../support/test-app';
 
 const KiB = 1024;
@@ -88,8 +89,7 @@ describe('an upload when the disk is full', () => {
       raw: wav,
       headers: { ...TUS, ...OCTETS, 'upload-offset': '0' },
     });
-    expect(refused.status).toBe(507);
-    expect(refused.text).toMatch(/^Insufficient storage: .*resume/);
+    expectError(refused, 507, /^Insufficient storage: .*resume/);
     expect(full).toHaveBeenCalled();
 
     const head = await t.http.request('HEAD', url, undefined, { headers: TUS });

@@ -126,7 +126,7 @@ describe('assets', () => {
     expect(next.body.map((a: { id: string }) => a.id)).toEqual([first.id]);
   });
 
-  it("refuses a file name with a path, and an unknown or another tenant's project", async () => {
+  it("refuses a blank title, a file name with a path, and an unknown or another tenant's project", async () => {
     for (const fileName of ['../etc/passwd', 'dir/a.png', 'C:\\a.png', '..', 'a\r\nb.png']) {
       const res = await t.http.post(
         `/projects/${project}/assets`,
@@ -136,6 +136,11 @@ describe('assets', () => {
       expectValidationError(res, 'fileName', /without a path/);
     }
     const body = { kind: 'image', title: 'x', fileName: 'a.png', size: 10, mimeType: 'image/png' };
+    expectValidationError(
+      await t.http.post(`/projects/${project}/assets`, { ...body, title: '  ' }, as()),
+      'title',
+      'title must not be empty',
+    );
     expectNotFound(await t.http.post(`/projects/${UNKNOWN_ID}/assets`, body, as()), 'Project not found');
     expectNotFound(await t.http.post(`/projects/${otherProject}/assets`, body, as()), 'Project not found');
     expectNotFound(await t.http.get(`/projects/${otherProject}/assets`, as()), 'Project not found');
@@ -400,6 +405,28 @@ describe('assets', () => {
     const ready = await settledAsset(t.http, asset.id, owner.token, 30_000);
     expect(ready).toMatchObject({ status: 'ready', sha256: sha256(wav), size: wav.length });
   }, 30_000);
+
+  it("answers the tus protocol's refusals as the service's errors, and concatenation with 400", async () => {
+    const { upload: target } = await createAsset({ size: 64 });
+    const url = pathOf(target.url);
+    const refusedConcat = await t.http.post(url, undefined, {
+      headers: { ...TUS, 'upload-length': '64', 'upload-concat': 'partial' },
+    });
+    expectError(refusedConcat, 400, /Upload-Concat is not supported/);
+    expectError(
+      await t.http.post(url, undefined, { headers: { 'upload-length': '64' } }),
+      412,
+      'Tus-Resumable Required',
+    );
+    expect((await t.http.post(url, undefined, { headers: { ...TUS, 'upload-length': '64' } })).status).toBe(201);
+    const conflict = await t.http.request('PATCH', url, undefined, {
+      raw: Buffer.alloc(8),
+      headers: { ...TUS, ...OCTETS, 'upload-offset': '8' },
+    });
+    expectError(conflict, 409, /offset/i);
+    expect(conflict.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(conflict.headers.get('tus-resumable')).toBe('1.0.0');
+  });
 
   it('gives back the lock a PATCH asked for early when the PATCH is refused: the next PATCH takes it at once', async () => {
     const inProject = await createContentProject(t.http, owner.token);

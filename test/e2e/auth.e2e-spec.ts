@@ -151,6 +151,15 @@ describe('authentication and roles', () => {
       for (const field of ['firstName', 'lastName', 'password', 'role']) expectValidationError(res, field);
     });
 
+    it('rejects a blank first or last name with 400, creating no user', async () => {
+      for (const field of ['firstName', 'lastName']) {
+        const email = uniqueEmail();
+        const res = await t.http.post('/api/v1/singup', signupBody({ email, [field]: '   ' }));
+        expectValidationError(res, field, `${field} must not be empty`);
+        expect(await t.db.collection('users').countDocuments({ email })).toBe(0);
+      }
+    });
+
     it('rejects unknown fields, so status, _id or passwordHash cannot be mass-assigned', async () => {
       for (const extra of [
         { status: 'suspended' },

@@ -241,6 +241,7 @@ describe('projects', () => {
       ['portraitImg', 'ftp://cdn.example.com/p.jpg', 'portraitImg must be an http(s) URL'],
       ['landscapeImg', 'data:image/png;base64,AAAA', 'landscapeImg must be an http(s) URL'],
       ['primaryTitle', '', undefined],
+      ['primaryTitle', ' ', 'primaryTitle must not be empty'],
       ['primaryTitle', null, undefined],
       ['primaryLanguageId', 'english language', undefined],
       ['primaryLanguageId', '', undefined],
@@ -347,6 +348,7 @@ describe('projects', () => {
 
     it.each([
       ['primaryTitle', null],
+      ['primaryTitle', '   '],
       ['projectTypeId', null],
       ['projectTypeId', 'movie'],
       ['status', 'gone'],

@@ -2270,7 +2270,7 @@ export interface components {
              */
             durationSeconds: number | null;
             /** @description Why the asset is `errored`; null otherwise */
-            error: components["schemas"]["AssetErrorResponse"] | null;
+            error: components["schemas"]["AssetErrorResponse"] | (never | null);
             /** @example cover.png */
             fileName: string;
             /**
@@ -2811,7 +2811,10 @@ export interface components {
              * @example 48213
              */
             size: number;
-            /** @example Cover */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Cover
+             */
             title: string;
         };
         CreateCardDto: {
@@ -2853,7 +2856,10 @@ export interface components {
             membershipsEnabled?: boolean;
             /** @default false */
             monetizationEnabled?: boolean;
-            /** @example Ada Sings */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Ada Sings
+             */
             name: string;
             /**
              * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
@@ -2867,12 +2873,12 @@ export interface components {
              */
             revenue?: number;
             /**
-             * @description Free text, for example creator, admin or moderator
+             * @description Free text, for example creator, admin or moderator. Not blank; surrounding whitespace is trimmed
              * @example creator
              */
             role: string;
             /**
-             * @description Unique among the channels of the platform project, compared without regard to case; a taken username is 409
+             * @description Unique among the channels of the platform project, compared without regard to case; a taken username is 409. Not blank; surrounding whitespace is trimmed
              * @example adasings
              */
             username: string;
@@ -3098,7 +3104,10 @@ export interface components {
              * @example en
              */
             primaryLanguageId?: string | null;
-            /** @example Blue Hours */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Blue Hours
+             */
             primaryTitle: string;
             /**
              * @example album
@@ -3696,7 +3705,7 @@ export interface components {
              */
             lastEndedAt: string | null;
             /** @description The last step's error, until a step succeeds */
-            lastError: components["schemas"]["JobErrorResponse"] | null;
+            lastError: components["schemas"]["JobErrorResponse"] | (never | null);
             /**
              * Format: date-time
              * @description When the last step on this instance started
@@ -3749,7 +3758,7 @@ export interface components {
         };
         MeEnvelope: {
             /** @description The account this answer concerns; null for a user who belongs to none */
-            account: components["schemas"]["AccountView"] | null;
+            account: components["schemas"]["AccountView"] | (never | null);
             /** @description Every account the user belongs to */
             memberships: components["schemas"]["AccountView"][];
             user: components["schemas"]["UserResponse"];
@@ -3795,7 +3804,10 @@ export interface components {
              *     ]
              */
             features?: string[];
-            /** @example Supporter */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Supporter
+             */
             name: string;
             /**
              * @description Price per period, in the channel currency
@@ -4556,11 +4568,17 @@ export interface components {
              * @example ada@example.com
              */
             email: string;
-            /** @example Ada */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Ada
+             */
             firstName: string;
             /** @description Join the inviting account with the invitation's role instead of creating one */
             invitationToken?: string;
-            /** @example Lovelace */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Lovelace
+             */
             lastName: string;
             /**
              * @description 8 characters to 72 bytes
@@ -4646,7 +4664,10 @@ export interface components {
         UpdateAssetDto: {
             /** @example The album cover, front */
             description?: string | null;
-            /** @example Cover */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Cover
+             */
             title?: string;
         };
         UpdateCardDto: {
@@ -4674,7 +4695,10 @@ export interface components {
             membershipsEnabled?: boolean;
             /** @default false */
             monetizationEnabled?: boolean;
-            /** @example Ada Sings */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Ada Sings
+             */
             name?: string;
             /**
              * @description Ids of content projects of the request's platform project; any other id (another tenant's included) is 400
@@ -4688,12 +4712,12 @@ export interface components {
              */
             revenue?: number;
             /**
-             * @description Free text, for example creator, admin or moderator
+             * @description Free text, for example creator, admin or moderator. Not blank; surrounding whitespace is trimmed
              * @example creator
              */
             role?: string;
             /**
-             * @description Unique among the channels of the platform project, compared without regard to case; a taken username is 409
+             * @description Unique among the channels of the platform project, compared without regard to case; a taken username is 409. Not blank; surrounding whitespace is trimmed
              * @example adasings
              */
             username?: string;
@@ -4856,7 +4880,10 @@ export interface components {
              * @example en
              */
             primaryLanguageId?: string | null;
-            /** @example Blue Hours */
+            /**
+             * @description Not blank; surrounding whitespace is trimmed
+             * @example Blue Hours
+             */
             primaryTitle?: string;
             /**
              * @example album
@@ -4937,7 +4964,7 @@ export interface components {
         };
         UserEnvelope: {
             /** @description The account this answer concerns; null for a user who belongs to none */
-            account: components["schemas"]["AccountView"] | null;
+            account: components["schemas"]["AccountView"] | (never | null);
             user: components["schemas"]["UserResponse"];
         };
         UserResponse: {

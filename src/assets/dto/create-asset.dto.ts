@@ -1,19 +1,17 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsSafeFileName } from '../../common/validators/file-name';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { ASSET_KINDS, type AssetKind } from '../asset.schema';
 import { FILE_NAME_PATTERN } from '../asset-rules';
+import { NotBlankText } from '../../common/validators/trimmed-text';
 
 export class CreateAssetDto {
   @ApiProperty({ enum: ASSET_KINDS, example: 'image' })
   @IsIn(ASSET_KINDS, { message: `kind must be one of: ${ASSET_KINDS.join(', ')}` })
   kind: AssetKind;
 
-  @ApiProperty({ example: 'Cover', minLength: 1, maxLength: 200 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @NotBlankText(200, 'Cover')
   title: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'The album cover, front', maxLength: 2000 })

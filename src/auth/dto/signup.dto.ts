@@ -17,22 +17,16 @@ import {
 import { Transform } from 'class-transformer';
 import { ACCOUNT_TYPES, type AccountType } from '../../accounts/account.schema';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
-import { trimWithin } from '../../common/validators/trimmed-text';
+import { NotBlankText, trimWithin } from '../../common/validators/trimmed-text';
 import { USER_ROLES, type UserRole } from '../../common/decorators/roles.decorator';
 import { AddressDto, ApiAddress } from '../../common/dto/address.dto';
 import { IsNewPassword } from '../../identity/passwords/new-password';
 
 export class SignupDto {
-  @ApiProperty({ example: 'Ada', minLength: 1, maxLength: 100 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @NotBlankText(100, 'Ada')
   firstName: string;
 
-  @ApiProperty({ example: 'Lovelace', minLength: 1, maxLength: 100 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @NotBlankText(100, 'Lovelace')
   lastName: string;
 
   @ApiProperty({ example: 'ada@example.com', format: 'email', maxLength: 254 })

@@ -5,7 +5,6 @@ import {
   IsArray,
   IsBoolean,
   IsMongoId,
-  IsNotEmpty,
   IsNumber,
   IsOptional,
   IsString,
@@ -17,6 +16,7 @@ import {
 } from 'class-validator';
 import { IsOptionalNotNull } from '../../common/validators/is-optional-not-null';
 import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
+import { NotBlankText } from '../../common/validators/trimmed-text';
 
 /** Bounds on money, so every stored amount reads back as the plain number it was. */
 export const TIER_PRICE_MAX = 1_000_000;
@@ -24,10 +24,7 @@ export const REVENUE_MAX = 1_000_000_000_000;
 const HTTP_URL_PATTERN = '^[hH][tT][tT][pP][sS]?://';
 
 export class MembershipTierDto {
-  @ApiProperty({ example: 'Supporter', minLength: 1, maxLength: 100 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @NotBlankText(100, 'Supporter')
   name: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'Early access to every episode', maxLength: 1000 })
@@ -69,22 +66,14 @@ export class CreateChannelDto {
   @IsMongoId({ message: 'clientId must be a valid id' })
   clientId: string;
 
-  @ApiProperty({ example: 'Ada Sings', minLength: 1, maxLength: 200 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(200)
+  @NotBlankText(200, 'Ada Sings')
   name: string;
 
-  @ApiProperty({
-    example: 'adasings',
-    minLength: 1,
-    maxLength: 100,
-    description:
-      'Unique among the channels of the platform project, compared without regard to case; a taken username is 409',
-  })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(100)
+  @NotBlankText(
+    100,
+    'adasings',
+    'Unique among the channels of the platform project, compared without regard to case; a taken username is 409',
+  )
   username: string;
 
   @ApiProperty({
@@ -98,15 +87,7 @@ export class CreateChannelDto {
   @MaxLength(2048)
   avatarUrl: string;
 
-  @ApiProperty({
-    example: 'creator',
-    minLength: 1,
-    maxLength: 50,
-    description: 'Free text, for example creator, admin or moderator',
-  })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(50)
+  @NotBlankText(50, 'creator', 'Free text, for example creator, admin or moderator')
   role: string;
 
   @ApiPropertyOptional({

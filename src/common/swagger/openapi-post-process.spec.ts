@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { applyServiceWideRules } from './openapi-post-process';
+import { allowNullWhereNullable, applyServiceWideRules } from './openapi-post-process';
 
 function documentWith(schema: Record<string, unknown>, content: Record<string, unknown> = {}): OpenAPIObject {
   return {
@@ -56,5 +56,27 @@ describe('request body examples', () => {
       ),
     );
     expect(bodyOf(given).example).toBeUndefined();
+  });
+});
+
+describe('nullable schemas', () => {
+  it('list null among a nullable enum, and make a nullable reference that schema or null', () => {
+    const schema: Record<string, any> = {
+      type: 'object',
+      properties: {
+        kind: { type: 'string', enum: ['a', 'b'], nullable: true },
+        plain: { type: 'string', enum: ['a'] },
+        error: { allOf: [{ $ref: '#/components/schemas/Error' }], nullable: true, type: 'object', description: 'd' },
+        list: { type: 'array', items: { type: 'string', enum: ['x'], nullable: true } },
+      },
+    };
+    allowNullWhereNullable(schema);
+    expect(schema.properties.kind.enum).toEqual(['a', 'b', null]);
+    expect(schema.properties.plain.enum).toEqual(['a']);
+    expect(schema.properties.error).toEqual({
+      anyOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', nullable: true, enum: [null] }],
+      description: 'd',
+    });
+    expect(schema.properties.list.items.enum).toEqual(['x', null]);
   });
 });

@@ -68,6 +68,33 @@ export function applyServiceWideRules(document: OpenAPIObject): OpenAPIObject {
 }
 
 /**
+ * `allowNullWhereNullable` on every schema of the document: last, once the links are drawn (they
+ * follow a nullable reference in the `allOf` form Nest writes).
+ */
+export function stateNullables(document: OpenAPIObject): OpenAPIObject {
+  Object.values(document.components?.schemas ?? {}).forEach((schema) => allowNullWhereNullable(schema as Schema));
+  return document;
+}
+
+/**
+ * Says `null` where `nullable` means it, in the form OpenAPI 3.0.3 validators read: a nullable enum
+ * lists `null` among its values, and a nullable reference to another schema (`allOf` of one `$ref`,
+ * which that schema alone would refuse null through) is that schema or null (`anyOf`).
+ */
+export function allowNullWhereNullable(schema: Schema | undefined): void {
+  if (!schema || typeof schema !== 'object') return;
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum.push(null);
+  if (schema.nullable === true && schema.allOf?.length === 1 && typeof schema.allOf[0].$ref === 'string') {
+    schema.anyOf = [schema.allOf[0], { type: schema.type ?? 'object', nullable: true, enum: [null] }];
+    delete schema.allOf;
+    delete schema.type;
+    delete schema.nullable;
+  }
+  Object.values(schema.properties ?? {}).forEach((property) => allowNullWhereNullable(property as Schema));
+  allowNullWhereNullable(schema.items);
+}
+
+/**
  * A body's example made of its fields' examples, and of nothing else. Swagger UI's "Try it out"
  * sends a body's example as it is; without one it fills every field, and a field without an example
  * (an id naming a record of the caller's: no example could) gets the word "string", a 400. None

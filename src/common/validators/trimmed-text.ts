@@ -26,14 +26,16 @@ export function trimWithin(max: number) {
  * A required, not-blank text of at most `max` characters, trimmed: validation and its OpenAPI
  * schema in one decorator.
  */
-export function NotBlankText(max: number, example: string): PropertyDecorator {
+export function NotBlankText(max: number, example: string, description?: string): PropertyDecorator {
   return applyDecorators(
     ApiProperty({
       example,
       minLength: 1,
       maxLength: max,
       pattern: NOT_BLANK_PATTERN,
-      description: 'Not blank; surrounding whitespace is trimmed',
+      description: description
+        ? `${description}. Not blank; surrounding whitespace is trimmed`
+        : 'Not blank; surrounding whitespace is trimmed',
     }),
     Transform(trimWithin(max)),
     IsString(),

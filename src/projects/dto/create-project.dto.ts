@@ -4,7 +4,6 @@ import {
   IsArray,
   IsIn,
   IsMongoId,
-  IsNotEmpty,
   IsOptional,
   IsString,
   IsUrl,
@@ -30,6 +29,7 @@ import {
   type SupportedFormat,
   type SupportedMode,
 } from '../project.schema';
+import { NotBlankText } from '../../common/validators/trimmed-text';
 
 const oneOf = (field: string, values: readonly string[]) => `${field} must be one of: ${values.join(', ')}`;
 const eachOneOf = (field: string, values: readonly string[]) =>
@@ -79,10 +79,7 @@ export class CreateProjectDto {
   @MaxLength(100)
   subTypeId?: string | null;
 
-  @ApiProperty({ example: 'Blue Hours', minLength: 1, maxLength: 300 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(300)
+  @NotBlankText(300, 'Blue Hours')
   primaryTitle: string;
 
   @ApiPropertyOptional({ type: String, nullable: true, example: 'Late-night piano sessions', maxLength: 10000 })
