@@ -64,10 +64,11 @@ export class ChannelsController {
     summary: "List a client's channels",
     description:
       'Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`. A client without channels ' +
-      '(or an unknown one, which includes a client of another platform project) gives an empty array.',
+      "gives an empty array; a soft-deleted client's channels are listed too. An unknown client (another platform " +
+      "project's included) is 404.",
   })
   @ContentListResponse(ChannelResponse, "The client's channels")
-  @ApiErrorResponses(400, 401, 500, 503)
+  @ApiErrorResponses(400, 401, 404, 500, 503)
   async listClientChannels(
     @Tenant() scope: TenantScope,
     @Param('clientId', ParseObjectIdPipe) clientId: string,

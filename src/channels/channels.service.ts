@@ -82,7 +82,11 @@ export class ChannelsService {
     clientId: string,
     page: ContentListQuery,
   ): Promise<ContentPage<ChannelResponse>> {
-    const { rows, total } = await this.channels.pageOfClient(scope, clientId, page.skip, page.limit);
+    // A soft-deleted client's channels are still listed: they are what keeps it from a hard delete.
+    const [, { rows, total }] = await Promise.all([
+      this.clients.assertExists(scope, clientId),
+      this.channels.pageOfClient(scope, clientId, page.skip, page.limit),
+    ]);
     return { items: rows.map(toChannelResponse), total };
   }
 

@@ -18,6 +18,11 @@ export class ClientsRepository extends SoftDeletableRecords<Client> {
     super(new TenantRecords(model, relay.recorder(new Records(model), toClientResponse)), CLIENT_NOT_FOUND, 'client');
   }
 
+  /** Whether the client exists in the scope, live or soft-deleted. */
+  exists(scope: TenantScope, id: string): Promise<boolean> {
+    return this.records.existsById(scope, id);
+  }
+
   /** The live client, or null. */
   findLive(scope: TenantScope, id: string): Promise<Client | null> {
     return this.records.findById(scope, id, { deletedAt: null });

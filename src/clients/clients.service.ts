@@ -42,6 +42,11 @@ export class ClientsService {
     return this.records.isLive(scope, clientId);
   }
 
+  /** 404 unless the client exists in the scope, live or soft-deleted (its channels can still be listed). */
+  async assertExists(scope: TenantScope, clientId: string): Promise<void> {
+    if (!(await this.records.exists(scope, clientId))) throw new NotFoundException(CLIENT_NOT_FOUND);
+  }
+
   /** Whether the scope's project still holds any client, live or soft-deleted (a platform project delete asks). */
   holdsRecords(scope: TenantScope): Promise<boolean> {
     return this.records.holdsAny(scope);

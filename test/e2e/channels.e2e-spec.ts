@@ -287,11 +287,22 @@ describe('channels', () => {
       );
     });
 
-    it('an unknown client has no channels', async () => {
-      const res = await t.http.get(`/channels/client/${UNKNOWN_ID}`, { token: developer.token });
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual([]);
-      expect(res.headers.get('x-total-count')).toBe('0');
+    it("an unknown client is 404; a client without channels, or a soft-deleted client's, lists them", async () => {
+      expectNotFound(
+        await t.http.get(`/channels/client/${UNKNOWN_ID}`, { token: developer.token }),
+        'Client not found',
+      );
+      const empty = await createClient('No channels yet');
+      const none = await t.http.get(`/channels/client/${empty}`, { token: developer.token });
+      expect(none.status).toBe(200);
+      expect(none.body).toEqual([]);
+      expect(none.headers.get('x-total-count')).toBe('0');
+      const before = await t.http.get(`/channels/client/${listClient}`, { token: developer.token });
+      await t.http.patch(`/clients/${listClient}/soft-delete`, undefined, { token: admin.token });
+      const after = await t.http.get(`/channels/client/${listClient}`, { token: developer.token });
+      expect(after.status).toBe(200);
+      expect(after.body).toEqual(before.body);
+      await t.http.patch(`/clients/${listClient}/restore`, undefined, { token: admin.token });
     });
 
     it('a malformed client id is 400; no token is 401', async () => {

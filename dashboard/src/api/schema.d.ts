@@ -1113,7 +1113,7 @@ export interface paths {
         };
         /**
          * List a client's channels
-         * @description Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`. A client without channels (or an unknown one, which includes a client of another platform project) gives an empty array.
+         * @description Oldest first, paged with `limit` and `skip`; the total is in `X-Total-Count`. A client without channels gives an empty array; a soft-deleted client's channels are listed too. An unknown client (another platform project's included) is 404.
          */
         get: operations["listClientChannels"];
         put?: never;
@@ -15738,7 +15738,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description No such resource in the project, or X-Project-Id names no platform project of the account */
+            /** @description No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15747,7 +15747,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Not Found",
-                     *       "message": "Platform project not found",
+                     *       "message": "Not found",
                      *       "statusCode": 404
                      *     }
                      */
