@@ -226,6 +226,8 @@ export class TenantRecords<T> {
       });
       if (!current) return null;
       await changes.relayOutboxes(scope, [current]);
+      // A change that changes nothing did not happen: no event, and `updatedAt` is kept (EVENTS.md).
+      if (change.diff && !change.include?.length && setsWhatItHolds(current, update)) return withoutOutbox(current);
       const pending = changes.pending(scope, [change.event!], change.diff ? withoutOutbox(current) : null);
       const guarded = withCondition({ ...filter, _id: current._id }, atVersion(versionOf(current)));
       const { $set, ...rest } = update as { $set?: Record<string, unknown> };
@@ -376,6 +378,24 @@ function fenced<T>(update: UpdateQuery<T>): UpdateQuery<T> {
 function withCondition(filter: Conditions, condition: Conditions): Conditions {
   const { $and, ...rest } = filter as Conditions & { $and?: Conditions[] };
   return { ...rest, $and: [...($and ?? []), condition] };
+}
+
+/**
+ * Whether `update` only sets top-level fields to the values `current` already holds, compared as
+ * their JSON (an id as its hex, a date as its ISO string). Anything else (another operator, a
+ * dotted path, a value written in another form, an order of keys) counts as a change.
+ */
+export function setsWhatItHolds(current: object, update: UpdateQuery<unknown>): boolean {
+  const { $set, ...rest } = update as { $set?: Record<string, unknown> };
+  if (Object.keys(rest).length > 0 || !$set) return false;
+  const held = current as Record<string, unknown>;
+  return Object.entries($set).every(
+    ([path, value]) =>
+      !path.includes('.') &&
+      path !== 'updatedAt' &&
+      path in held &&
+      JSON.stringify(held[path]) === JSON.stringify(value),
+  );
 }
 
 function withoutOutbox<R>(stored: R): R {

@@ -107,6 +107,35 @@ describe('events /v1/events', () => {
     expect(deleted.data.object).toMatchObject({ id, firstName: 'Jane' });
   });
 
+  it('records nothing for an update that changes nothing, and keeps its updatedAt', async () => {
+    const id = await createCustomer({ firstName: 'Jenny' });
+    const before = (await t.http.get(`/v1/customers/${id}`, { token: admin.token })).body.data;
+    const same = await post(`/v1/customers/${id}`, { firstName: 'Jenny', email: 'jenny@example.com' });
+    expect(same.status).toBe(200);
+    expect(same.body.data).toEqual(before);
+    expect((await post(`/v1/customers/${id}`, {})).status).toBe(200);
+    expect((await eventsOf(id)).map((event) => event.type)).toEqual(['customer.created']);
+
+    const client = await t.http.post(
+      '/clients',
+      { name: 'Same Co', email: 'same@example.com' },
+      { token: admin.token },
+    );
+    expect(client.status).toBe(201);
+    const clientId = client.body.id as string;
+    const stored = await t.db.collection('clients').findOne({ _id: new Types.ObjectId(clientId) });
+    expect((await t.http.put(`/clients/${clientId}`, {}, { token: admin.token })).status).toBe(200);
+    expect((await t.http.put(`/clients/${clientId}`, { name: 'Same Co' }, { token: admin.token })).status).toBe(200);
+    const kept = await t.db.collection('clients').findOne({ _id: new Types.ObjectId(clientId) });
+    expect(kept?.updatedAt).toEqual(stored?.updatedAt);
+    expect((await eventsOf(clientId)).map((event) => event.type)).toEqual(['client.created']);
+
+    // A change of one field among unchanged ones is recorded, with that field alone before.
+    expect((await post(`/v1/customers/${id}`, { firstName: 'Jenny', lastName: 'Rosen' })).status).toBe(200);
+    const [, updated] = await eventsOf(id);
+    expect(Object.keys(updated.data.previousAttributes!).sort()).toEqual(['lastName', 'updatedAt']);
+  });
+
   it('a payment records created, its outcome, and one refunded per refund with the totals before', async () => {
     const customer = await createCustomer();
     const card = await post('/v1/cards', {
