@@ -43,7 +43,7 @@ const CUSTOMER_FIELDS: Record<string, FieldKind> = {
   metadata: 'metadata',
 };
 const PAYMENT_FIELDS: Record<string, FieldKind> = {
-  amount: 'number',
+  amount: 'minorUnits',
   currency: 'text',
   customer: 'text',
   status: 'text',

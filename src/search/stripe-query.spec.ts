@@ -8,7 +8,7 @@ const CUSTOMERS: Record<string, FieldKind> = {
   metadata: 'metadata',
 };
 const PAYMENTS: Record<string, FieldKind> = {
-  amount: 'number',
+  amount: 'minorUnits',
   currency: 'text',
   customer: 'text',
   status: 'text',
@@ -96,5 +96,14 @@ describe("Stripe's search query language (the subset)", () => {
     expect(() => parseStripeQuery("amount:'1'", CUSTOMERS)).toThrow(/Unknown search field amount/);
     expect(() => parseStripeQuery("email>'a'", CUSTOMERS)).toThrow(/email is not numeric/);
     expect(() => parseStripeQuery("amount~'100'", PAYMENTS)).toThrow(/amount is numeric/);
+  });
+
+  it('takes an amount in minor units, a whole number, and refuses a decimal one rather than match nothing', () => {
+    expect(parseStripeQuery('amount>=1050', PAYMENTS).clauses[0]).toMatchObject({ operator: '>=', value: 1050 });
+    expect(() => parseStripeQuery('amount:10.5', PAYMENTS)).toThrow(QueryFieldError);
+    expect(() => parseStripeQuery("amount:'10.50'", PAYMENTS)).toThrow(
+      /minor units, a whole number \(1050 for 10.50 USD\), not 10.50/,
+    );
+    expect(parseStripeQuery('created>1700000000.5', PAYMENTS).clauses[0]).toMatchObject({ value: 1700000000.5 });
   });
 });

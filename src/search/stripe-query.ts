@@ -5,7 +5,8 @@
  * negated by a leading `-`, joined by `AND` or by `OR` (one of them in a query, as Stripe asks).
  */
 
-export type FieldKind = 'text' | 'number' | 'metadata';
+/** `minorUnits`: a number, whole, as an amount in its currency's smallest unit is (1050 for 10.50 USD). */
+export type FieldKind = 'text' | 'number' | 'minorUnits' | 'metadata';
 export type Operator = ':' | '~' | '>' | '<' | '>=' | '<=';
 
 export interface QueryClause {
@@ -113,12 +114,13 @@ class Parser {
     const operatorAt = this.position;
     const operator = this.operator();
     if (!operator) throw new QuerySyntaxError(operatorAt, 'an operator (:, ~, >, <, >= or <=)');
-    if (kind !== 'number' && operator !== ':' && operator !== '~') {
+    const numeric = kind === 'number' || kind === 'minorUnits';
+    if (!numeric && operator !== ':' && operator !== '~') {
       throw new QueryFieldError(field, `${field} is not numeric: use : or ~`);
     }
     if (kind === 'metadata' && operator !== ':')
       throw new QueryFieldError(field, "metadata takes only :, as in metadata['key']:'value'");
-    if (kind === 'number') {
+    if (numeric) {
       if (operator === '~') throw new QueryFieldError(field, `${field} is numeric: use :, >, <, >= or <=`);
       const valueAt = this.position;
       const number =
@@ -126,6 +128,12 @@ class Parser {
       const value = number === null ? Number.NaN : Number(number);
       if (!Number.isFinite(value) || (typeof number === 'string' && !/^-?\d+(\.\d+)?$/.test(number)))
         throw new QuerySyntaxError(valueAt, 'a number');
+      // A decimal would match nothing, silently: the amount copied from a payment (10.5) is refused instead.
+      if (kind === 'minorUnits' && !Number.isInteger(value))
+        throw new QueryFieldError(
+          field,
+          `${field} is in the currency's minor units, a whole number (1050 for 10.50 USD), not ${number}`,
+        );
       return { field, key, operator, value, negated };
     }
     const valueAt = this.position;

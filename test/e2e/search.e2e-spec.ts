@@ -415,6 +415,7 @@ describe('search: the index and the four search routes', () => {
       expectError(await customers("name~'je'"), 400, /position 5: expected a substring of at least 3 characters/);
       expectError(await customers("colour:'blue'"), 400, /Unknown search field colour/);
       expectError(await payments("amount~'100'"), 400, /amount is numeric/);
+      expectError(await payments('amount:10.5'), 400, /minor units, a whole number \(1050 for 10.50 USD\), not 10.5$/);
       expectValidationError(await t.http.get('/v1/customers/search', { token: owner.token }), 'query');
       expectValidationError(
         await t.http.get("/v1/customers/search?query=email:'a'&limit=500", { token: owner.token }),
