@@ -172,13 +172,8 @@ export class AssetsService {
    */
   async getToChange(scope: TenantScope, id: string): Promise<Asset> {
     const asset = await this.get(scope, id);
-    await this.assertChangeable(scope, asset);
-    return asset;
-  }
-
-  /** An asset changes only while its content project stands (not being deleted): 404 otherwise, as for an unknown asset. */
-  async assertChangeable(scope: TenantScope, asset: Asset): Promise<void> {
     await this.channelOf(scope, String(asset.contentProjectId), ASSET_NOT_FOUND);
+    return asset;
   }
 
   /** The content project of a stored asset of the scope (one being deleted included), or null: for the access guard's channel role. */
@@ -313,19 +308,16 @@ export class AssetsService {
 
   // --- uploads ---
 
-  /** The tenant of the upload a one-time upload URL names; null for an unknown upload or a wrong token. */
-  async uploadScope(assetId: string, token: string): Promise<TenantScope | null> {
+  /** The asset a one-time upload URL names, with its tenant; null for an unknown asset or a wrong token. */
+  async byUploadToken(assetId: string, token: string): Promise<{ scope: TenantScope; asset: Asset } | null> {
     const upload = await this.assets.findUpload(assetId);
     if (!upload) return null;
     const given = Buffer.from(hashToken(token), 'hex');
     const stored = Buffer.from(upload.tokenHash, 'hex');
     if (given.length !== stored.length || !timingSafeEqual(given, stored)) return null;
-    return scopeOfRecord(upload);
-  }
-
-  /** The asset of the scope, or null (another tenant's included). */
-  find(scope: TenantScope, id: string): Promise<Asset | null> {
-    return this.assets.findById(scope, id);
+    const scope = scopeOfRecord(upload);
+    const asset = await this.assets.findById(scope, assetId);
+    return asset ? { scope, asset } : null;
   }
 
   /**

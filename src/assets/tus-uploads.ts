@@ -10,7 +10,7 @@ import { AssetStorage } from './asset-storage';
 import { AssetsService } from './assets.service';
 import { Leases } from '../leases/leases.service';
 import { markReceived } from './received-chunks';
-import { EarlyLock, LeaseLocker } from './upload-locker';
+import { LeaseLocker } from './upload-locker';
 
 /** The tus server and srvx's Node bridge, loaded by the first upload request an instance gets. */
 const tus = new LazyLibrary<typeof import('@tus/server')>('@tus/server');
@@ -140,8 +140,6 @@ export class TusUploads implements OnModuleDestroy {
   /** Made by the first request: the service starts without the tus server loaded. */
   private server?: Server;
   private readonly locker: LeaseLocker;
-  /** The lock a request asked for before it got here (`lockAhead`), by the tus server's request. */
-  private readonly earlyLocks = new WeakMap<Request, EarlyLock>();
   /** Requests the tus server is working on, and who waits for there to be none. */
   private inFlight = 0;
   private idle?: () => void;
@@ -159,12 +157,8 @@ export class TusUploads implements OnModuleDestroy {
     this.server ??= new (tus.load().Server)({
       path: '/uploads',
       datastore: this.storage.datastore,
-      // Every instance's requests on one upload take turns: two PATCHes never write at once. A
-      // request that asked for its lock early takes that one.
-      locker: (request: Request) => {
-        const early = this.earlyLocks.get(request);
-        return early ? { newLock: (id: string) => this.locker.newLock(id, early) } : this.locker;
-      },
+      // Every instance's requests on one upload take turns: two PATCHes never write at once.
+      locker: this.locker,
       maxSize: this.config.maxBytes,
       respectForwardedHeaders: false,
       // CORS is the app's (CORS_ORIGINS, answered before the request gets here: `sameCors`); unset,
@@ -182,37 +176,16 @@ export class TusUploads implements OnModuleDestroy {
   }
 
   /**
-   * Starts asking for upload `id`'s lock for `request` before it is handed to the tus server, which
-   * then takes it over (`handle` with it). The caller gives it back (`giveBack`) once done, whatever
-   * happened: a lock the tus server took is not given back twice.
-   */
-  lockAhead(id: string, request: IncomingMessage): EarlyLock {
-    const gone = new AbortController();
-    const onClose = () => gone.abort();
-    request.once('close', onClose);
-    const early = this.locker.lockAhead(id, gone.signal);
-    void early.decided().then(() => request.off('close', onClose));
-    return early;
-  }
-
-  giveBack(early: EarlyLock): void {
-    this.locker.giveBack(early);
-  }
-
-  /**
    * As `Server.handle`, with the body read by `uploadBody`. `response` already holds the headers
-   * every answer of the service carries (request id, nosniff, the app's CORS): the tus answer adds
-   * its own. With `early`, the request's lock is that one (`lockAhead`).
+   * every answer of the service carries (request id, nosniff, the app's CORS): the tus answer adds its own.
    */
-  handle(request: IncomingMessage, response: ServerResponse, early?: EarlyLock): Promise<void> {
+  handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     this.inFlight++;
     let answered: Promise<void>;
     try {
       const server = this.tusServer();
-      const tusRequest = uploadRequest(request, response);
-      if (early) this.earlyLocks.set(tusRequest, early);
       answered = server
-        .handleWeb(tusRequest)
+        .handleWeb(uploadRequest(request, response))
         .then(asServiceError)
         .then((answer) => srvx.load().sendNodeResponse(response, sameCors(answer, response)));
     } catch (error) {

@@ -93,69 +93,6 @@ describe('LeaseLocker', () => {
   });
 });
 
-describe('LeaseLocker early locks', () => {
-  let warn: jest.SpyInstance;
-  beforeEach(() => (warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined)));
-  afterEach(() => warn.mockRestore());
-
-  it("is the request's tus lock: asked for once, given back once, by the tus lock's unlock", async () => {
-    const release = jest.fn(async () => undefined);
-    const { hold, locker } = lockerHolding(release);
-    const gone = new AbortController();
-    const early = locker.lockAhead('a1', gone.signal);
-    expect(hold).toHaveBeenCalledWith(uploadLockKey('a1'), expect.objectContaining({ signal: gone.signal }));
-
-    const lock = locker.newLock('a1', early);
-    await lock.lock(signal, () => undefined);
-    expect(hold).toHaveBeenCalledTimes(1);
-    // Taken over: giving it back is the tus lock's job now.
-    locker.giveBack(early);
-    await locker.settled();
-    expect(release).not.toHaveBeenCalled();
-    await lock.unlock();
-    await locker.settled();
-    expect(release).toHaveBeenCalledTimes(1);
-  });
-
-  it("is given back when the request never reached the tus server's lock, once", async () => {
-    const release = jest.fn(async () => undefined);
-    const { locker } = lockerHolding(release);
-    const early = locker.lockAhead('a1', signal);
-    locker.giveBack(early);
-    locker.giveBack(early);
-    await locker.settled();
-    expect(release).toHaveBeenCalledTimes(1);
-    // A lock made with it afterwards asks for its own.
-    const { hold: own, locker: other } = lockerHolding(release);
-    await other.newLock('a1', early).lock(signal, () => undefined);
-    expect(own).toHaveBeenCalledTimes(1);
-  });
-
-  it("serves only its own upload and one lock: another upload's, or a second lock, ask for their own", async () => {
-    const { hold, locker } = lockerHolding(jest.fn());
-    const early = locker.lockAhead('a1', signal);
-    await locker.newLock('b2', early).lock(signal, () => undefined);
-    expect(hold).toHaveBeenLastCalledWith(uploadLockKey('b2'), expect.anything());
-    await locker.newLock('a1', early).lock(signal, () => undefined);
-    await locker.newLock('a1', early).lock(signal, () => undefined);
-    expect(hold).toHaveBeenCalledTimes(3);
-  });
-
-  it('answers 423 when the early hold found the lock kept, and gives back nothing for a hold that failed', async () => {
-    const { hold, locker } = lockerHolding(jest.fn());
-    hold.mockResolvedValueOnce(undefined);
-    const kept = locker.lockAhead('a1', signal);
-    await expect(locker.newLock('a1', kept).lock(signal, () => undefined)).rejects.toMatchObject({ status_code: 423 });
-
-    hold.mockRejectedValueOnce(new Error('connection reset'));
-    const failed = locker.lockAhead('a1', signal);
-    await failed.decided();
-    locker.giveBack(failed);
-    await locker.settled();
-    expect(warn).not.toHaveBeenCalled();
-  });
-});
-
 describe('whileUploadLocked', () => {
   it('runs the work holding the upload lock, and gives it back after, also when the work fails', async () => {
     const release = jest.fn(async () => undefined);

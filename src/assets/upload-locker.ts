@@ -48,10 +48,6 @@ export async function whileUploadLocked<T>(leases: Leases, assetId: string, work
  * too early, and a request that asks for the lock before the delete lands waits for it as for any
  * holder. A delete that fails leaves the lease to lapse within `HOLD_MS`. `settled()` is what a stop
  * waits for, so an instance stopping in order leaves no lock behind.
- *
- * A `PATCH` asks for its lock early (`lockAhead`), while its asset's project is still being
- * checked, and its tus lock takes that one over: the lock is held a moment longer, by a request
- * whose asset was already found in its tenant, and its round trip overlaps the check's.
  */
 export class LeaseLocker implements Locker {
   private readonly releasing = new Set<Promise<void>>();
@@ -61,38 +57,8 @@ export class LeaseLocker implements Locker {
     private readonly options: { holdMs: number; waitMs: number } = { holdMs: HOLD_MS, waitMs: WAIT_MS },
   ) {}
 
-  /** The lock of upload `id`; with `early` (asked for the same upload by the same request), that one. */
-  newLock(id: string, early?: EarlyLock): Lock {
-    return new LeaseLock(
-      uploadLockKey(id),
-      this.leases,
-      this.options,
-      (release) => this.track(release),
-      early?.for(id),
-    );
-  }
-
-  /**
-   * Starts asking for the lock of upload `id` now, for a request whose last check is still under way,
-   * so the two round trips overlap: the request's tus lock takes it over (`newLock` with it), and
-   * `giveBack` returns it if the request never got that far. Stops waiting for another holder when
-   * `signal` aborts (the client went away).
-   */
-  lockAhead(id: string, signal: AbortSignal): EarlyLock {
-    return new EarlyLock(id, this.leases.hold(uploadLockKey(id), { ...this.options, signal }));
-  }
-
-  /** Returns an early lock its request did not take over (refused, or answered before the tus server locked); once. */
-  giveBack(early: EarlyLock): void {
-    const held = early.leftOver();
-    // A hold that failed holds nothing to give back.
-    if (held)
-      this.track(
-        held.then(
-          (lease) => lease?.release(),
-          () => undefined,
-        ),
-      );
+  newLock(id: string): Lock {
+    return new LeaseLock(uploadLockKey(id), this.leases, this.options, (release) => this.track(release));
   }
 
   /** Once every release under way now has landed (or failed); not those of requests still to come. */
@@ -110,43 +76,6 @@ export class LeaseLocker implements Locker {
   }
 }
 
-/**
- * An upload's lock asked for before its request reaches the tus server (`LeaseLocker.lockAhead`).
- * Either the request's tus lock takes it over, or `giveBack` returns it: never both, never twice.
- */
-export class EarlyLock {
-  private claimed = false;
-
-  constructor(
-    private readonly id: string,
-    private readonly held: Promise<HeldLease | undefined>,
-  ) {
-    // Whoever claims it sees a failure; left unclaimed, `giveBack` logs it. Never an unhandled rejection.
-    held.catch(() => undefined);
-  }
-
-  /** Once the hold is taken, refused or failed; never rejects. */
-  decided(): Promise<void> {
-    return this.held.then(
-      () => undefined,
-      () => undefined,
-    );
-  }
-
-  /** For the tus lock of upload `id`: the hold, once; nothing for another upload or a second lock. */
-  for(id: string): Promise<HeldLease | undefined> | undefined {
-    if (id !== this.id) return undefined;
-    return this.leftOver();
-  }
-
-  /** The hold, if nobody claimed it yet; it is then claimed. */
-  leftOver(): Promise<HeldLease | undefined> | undefined {
-    if (this.claimed) return undefined;
-    this.claimed = true;
-    return this.held;
-  }
-}
-
 class LeaseLock implements Lock {
   private held?: HeldLease;
 
@@ -155,11 +84,10 @@ class LeaseLock implements Lock {
     private readonly leases: Leases,
     private readonly options: { holdMs: number; waitMs: number },
     private readonly releaseLater: (release: Promise<void>) => void,
-    private readonly early?: Promise<HeldLease | undefined>,
   ) {}
 
   async lock(signal: AbortSignal, _requestRelease: RequestRelease): Promise<void> {
-    this.held = await (this.early ?? this.leases.hold(this.key, { ...this.options, signal }));
+    this.held = await this.leases.hold(this.key, { ...this.options, signal });
     if (!this.held) throw LOCKED;
   }
 

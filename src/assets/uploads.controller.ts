@@ -8,9 +8,6 @@ import type { TenantScope } from '../tenancy/tenant-scope';
 import type { Asset } from './asset.schema';
 import { ASSET_NOT_FOUND, AssetsService } from './assets.service';
 import { TusUploads } from './tus-uploads';
-import type { EarlyLock } from './upload-locker';
-
-const UPLOAD_NOT_FOUND = 'Upload not found: the URL is unknown, used up or expired';
 
 /**
  * The tus endpoints of an asset (described on `createAsset` in the OpenAPI document): the one-time
@@ -33,14 +30,9 @@ export class UploadsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const scope = await this.assets.uploadScope(assetId, token);
-    if (!scope) throw new NotFoundException(UPLOAD_NOT_FOUND);
-    // The token is the upload's: its lock may be asked for while the asset is read.
-    await this.uploadAfter(assetId, scope, request, reply, async () => {
-      const asset = await this.assets.find(scope, assetId);
-      if (!asset) throw new NotFoundException(UPLOAD_NOT_FOUND);
-      return asset;
-    });
+    const found = await this.assets.byUploadToken(assetId, token);
+    if (!found) throw new NotFoundException('Upload not found: the URL is unknown, used up or expired');
+    await this.upload(found.scope, found.asset, request, reply);
   }
 
   @Access({
@@ -58,42 +50,10 @@ export class UploadsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const asset = await this.assets.get(scope, assetId);
-    // Found in the caller's tenant: its lock may be asked for while its project is checked.
-    await this.uploadAfter(assetId, scope, request, reply, async () => {
-      await this.assets.assertChangeable(scope, asset);
-      return asset;
-    });
+    await this.upload(scope, await this.assets.getToChange(scope, assetId), request, reply);
   }
 
-  /**
-   * The upload, once `lastCheck` found its asset. A `PATCH`, the request an upload repeats, asks for
-   * the upload's lock while that check runs, so the two round trips overlap: the tus server takes
-   * that lock over, and it is given back here whatever happened before.
-   */
-  private async uploadAfter(
-    assetId: string,
-    scope: TenantScope,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    lastCheck: () => Promise<Asset>,
-  ): Promise<void> {
-    if (request.method !== 'PATCH') return this.upload(scope, await lastCheck(), request, reply);
-    const early = this.tus.lockAhead(assetId, request.raw);
-    try {
-      await this.upload(scope, await lastCheck(), request, reply, early);
-    } finally {
-      this.tus.giveBack(early);
-    }
-  }
-
-  private async upload(
-    scope: TenantScope,
-    asset: Asset,
-    request: FastifyRequest,
-    reply: FastifyReply,
-    early?: EarlyLock,
-  ): Promise<void> {
+  private async upload(scope: TenantScope, asset: Asset, request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const id = String(asset._id);
     const method = request.method;
     // The tus server answers concatenation with 501: a client's choice, refused as one.
@@ -116,7 +76,7 @@ export class UploadsController {
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
-    await this.tus.handle(request.raw, reply.raw, early);
+    await this.tus.handle(request.raw, reply.raw);
     const status = reply.raw.statusCode;
     if (method === 'POST' && status >= 400) await this.assets.creationFailed(scope, id);
   }

@@ -428,40 +428,6 @@ describe('assets', () => {
     expect(conflict.headers.get('tus-resumable')).toBe('1.0.0');
   });
 
-  it('gives back the lock a PATCH asked for early when the PATCH is refused: the next PATCH takes it at once', async () => {
-    const inProject = await createContentProject(t.http, owner.token);
-    const { asset, upload: target } = await createAsset({ size: 64 }, inProject);
-    const withToken = `/assets/${asset.id}/upload`;
-    const oneTime = pathOf(target.url);
-    const patch = (url: string, headers: Record<string, string>, bytes = 16) =>
-      t.http.request('PATCH', url, undefined, {
-        ...(url === withToken ? as() : {}),
-        raw: Buffer.alloc(bytes, 1),
-        headers: { ...TUS, ...OCTETS, ...headers },
-      });
-    expect(
-      (await t.http.post(withToken, undefined, { ...as(), headers: { ...TUS, 'upload-length': '64' } })).status,
-    ).toBe(201);
-
-    // Refused by the tus server before it locks (no Upload-Offset), on either URL...
-    expect((await patch(withToken, {})).status).toBe(403);
-    expect((await patch(oneTime, {})).status).toBe(403);
-    // ...and by the check the lock was asked for beside: a project whose delete began is no longer found.
-    const projects = t.db.collection('projects');
-    const stored = await projects.findOne({ _id: new Types.ObjectId(inProject) });
-    await projects.deleteOne({ _id: new Types.ObjectId(inProject) });
-    expectNotFound(await patch(withToken, { 'upload-offset': '0' }), 'Asset not found');
-    await projects.insertOne(stored!);
-
-    // A lock left held would make these wait 3 s and answer 423.
-    const first = await patch(withToken, { 'upload-offset': '0' });
-    expect(first.status).toBe(204);
-    expect(first.headers.get('upload-offset')).toBe('16');
-    const second = await patch(oneTime, { 'upload-offset': '16' });
-    expect(second.status).toBe(204);
-    expect(second.headers.get('upload-offset')).toBe('32');
-  });
-
   it("creates an asset's upload once when several clients race to create it", async () => {
     const { asset, upload: target } = await createAsset({ size: 64 });
     const url = pathOf(target.url);
