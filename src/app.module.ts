@@ -12,6 +12,7 @@ import { PlatformProjectsModule } from './platform-projects/platform-projects.mo
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { IdempotencyModule } from './idempotency/idempotency.module';
 import { logDestination } from './common/logging/app-logger';
+import { BodylessRoutesGuard } from './common/http/bodyless-routes.guard';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { appConfig, AppConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
@@ -121,6 +122,8 @@ import { SearchHistoryModule } from './search-history/search-history.module';
   providers: [
     // Each route's declared policy: who is calling, where the request acts, how often they may, their role, a verified email.
     { provide: APP_GUARD, useExisting: AccessGuard },
+    // After it, so a caller who may not call the route hears that first: a body on a route that takes none is a 400.
+    { provide: APP_GUARD, useClass: BodylessRoutesGuard },
     { provide: APP_PIPE, useFactory: createValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],

@@ -285,6 +285,18 @@ describe('collections', () => {
   });
 
   describe('PATCH /collections/:id/soft-delete', () => {
+    it('refuses a body with fields, as every route that takes none does, changing nothing', async () => {
+      const id = await newCollection({ name: 'Kept' });
+      const res = await t.http.patch(`/collections/${id}/soft-delete`, { x: 1 }, { token: developer.token });
+      expectValidationError(res, 'x', 'property x should not exist');
+      expect((await stored(id))?.deletedAt ?? null).toBeNull();
+      expectValidationError(await t.http.request('DELETE', `/collections/${id}`, [1], { token: admin.token }), 'body');
+      expect(await stored(id)).not.toBeNull();
+      // An empty body is no body; a caller without a token hears 401 first.
+      expect((await t.http.patch(`/collections/${id}/soft-delete`, {}, { token: developer.token })).status).toBe(200);
+      expect((await t.http.patch(`/collections/${id}/restore`, { y: 2 })).status).toBe(401);
+    });
+
     it('sets deletedAt and hides the collection from lists and reads unless includeDeleted=true', async () => {
       const id = await newCollection({ name: 'Hidden' });
       const totalBefore = await liveCount();
