@@ -74,6 +74,9 @@ describe('OpenAPI document', () => {
     const resolve = (node: any): any => {
       if (node?.$ref) return resolve(document.components.schemas[node.$ref.split('/').pop()]);
       if (node?.allOf?.length === 1) return resolve(node.allOf[0]);
+      // A nullable reference: the schema it names, or null.
+      const named = node?.anyOf?.filter((part: any) => part.$ref);
+      if (named?.length === 1) return resolve(named[0]);
       return node;
     };
     return pointer
