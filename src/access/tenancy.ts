@@ -113,9 +113,9 @@ export class Tenancy {
       }
       const project = await this.projects.resolve(principal.accountId, principal.projectId);
       if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
-      assertEnabled(project.enabledApis, api);
-      const outside =
-        principal.scopes && [api, ...(policy.alsoApis ?? [])].find((name) => !principal.scopes!.includes(name));
+      const reached = [api, ...alsoApisOf(policy, request.body)];
+      for (const name of reached) assertEnabled(project.enabledApis, name);
+      const outside = principal.scopes && reached.find((name) => !principal.scopes!.includes(name));
       if (outside) throw new ForbiddenException(`This API key's scopes do not include the ${outside} API`);
       request.account = { accountId: principal.accountId, role: 'admin', owner: false };
       request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
@@ -149,7 +149,7 @@ export class Tenancy {
     if (!api) return;
 
     if (!project) throw new NotFoundException(PROJECT_NOT_FOUND);
-    assertEnabled(project.enabledApis, api);
+    for (const name of [api, ...alsoApisOf(policy, request.body)]) assertEnabled(project.enabledApis, name);
     request.tenant = tenantScope(principal.accountId, String(project._id), originOf(request));
   }
 
@@ -191,6 +191,16 @@ export class Tenancy {
     )
       throw refuse();
   }
+}
+
+/** The other APIs this request reaches (`alsoApis`): the fixed ones, and the conditional ones its body asks for. */
+function alsoApisOf(policy: AccessPolicy, body: unknown): ApiName[] {
+  if (!policy.alsoApis) return [];
+  const sent =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  return policy.alsoApis.flatMap((also) =>
+    typeof also === 'string' ? [also] : sent && also.when(sent) ? [also.api] : [],
+  );
 }
 
 function assertEnabled(enabled: readonly string[], api: ApiName): void {

@@ -26,7 +26,8 @@ const CARDS_ACCESS: AccessPolicy = {
 export class CardsController {
   constructor(private readonly cards: CardsService) {}
 
-  @Access(CARDS_ACCESS)
+  // Without a customer the card creates one: a change in the customers API as well.
+  @Access({ ...CARDS_ACCESS, alsoApis: [{ api: 'customers', when: (body) => body.customer == null }] })
   @Post()
   @Idempotent()
   @ApiOperation({
@@ -35,12 +36,14 @@ export class CardsController {
       'Also answers on `/v1/cards/`. Test mode only: `cardNumber` must be a designated test card number (for example ' +
       '4242424242424242, or 378282246310005 for American Express); a real card is refused with 400. `cardNumber`, ' +
       '`expMonth`, `expYear` and `cvc` are required (the original interface marks them optional, but a card cannot exist ' +
-      "without them). Without `customer` a new customer (email null) is created and returned as the card's `customer`; " +
+      "without them). Without `customer` a new customer (email null) is created and returned as the card's `customer`: " +
+      'a change in the customers API as well, so the project must have it enabled and an API key needs its scope (403 ' +
+      'otherwise); ' +
       'an unknown `customer` is 400. A customer without a default card gets this card as its default. ' +
       'The number and the CVC are never stored or returned.',
   })
   @ApiCreatedResponse({ type: CardEnvelope, description: 'The saved card' })
-  @ApiErrorResponses(400, 401, 413, 415, 500, 503)
+  @ApiErrorResponses(400, 401, 403, 413, 415, 500, 503)
   async createCard(@Tenant() scope: TenantScope, @Body() dto: CreateCardDto): Promise<CardEnvelope> {
     return { data: await this.cards.create(scope, dto) };
   }
@@ -96,7 +99,7 @@ export class CardsController {
     summary: "Make a card its customer's default",
     description:
       "Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body. A change and an answer of the " +
-      'customers API as well: an API key needs both scopes (403 otherwise).',
+      'customers API as well: the project must have it enabled and an API key needs both scopes (403 otherwise).',
   })
   @ApiOkResponse({ type: CustomerEnvelope, description: 'The customer, with this card as defaultMethod' })
   @ApiErrorResponses(400, 401, 403, 404, 500, 503)

@@ -1,5 +1,6 @@
 import { JwtService } from '@nestjs/jwt';
 import { createHash } from 'node:crypto';
+import { ObjectId } from 'mongodb';
 import { createFirstAdmin, createUser, TestUser, uniqueEmail } from '../support/auth';
 import { expectError } from '../support/expect-error';
 import { signIn } from '../support/sessions';
@@ -135,6 +136,48 @@ describe('side doors', () => {
       const made = await t.http.post(`/v1/cards/${second}/default`, undefined, { token: withCustomers });
       expect(made.status).toBe(200);
       expect(made.body.data.defaultMethod).toBe(second);
+    });
+  });
+
+  describe('a card that creates its customer reaches the customers API', () => {
+    it('sent without customer by a cards-only key or in a project without customers: 403, nothing written', async () => {
+      const owner = await createFirstAdmin(t.http);
+      const as = { token: owner.token };
+      const cardsOnly = (
+        await t.http.post(`/api/v1/platform/projects/${owner.projectId}/keys`, { name: 'cards', scopes: ['cards'] }, as)
+      ).body.data.key as string;
+      const narrow = (
+        await t.http.post('/api/v1/platform/projects', { name: 'Cards only', enabledApis: ['cards'] }, as)
+      ).body.data.id as string;
+      const inNarrow = { ...as, headers: { 'x-project-id': narrow } };
+      const card = { cardNumber: '4242424242424242', expMonth: '12', expYear: '2030', cvc: '123' };
+      const projects = { projectId: { $in: [new ObjectId(owner.projectId), new ObjectId(narrow)] } };
+      const written = async () =>
+        (await t.db.collection('customers').countDocuments(projects)) +
+        (await t.db.collection('cards').countDocuments(projects));
+
+      for (const body of [card, { ...card, customer: null }]) {
+        expectError(
+          await t.http.post('/v1/cards', body, { token: cardsOnly }),
+          403,
+          "This API key's scopes do not include the customers API",
+        );
+        expectError(
+          await t.http.post('/v1/cards', body, inNarrow),
+          403,
+          'The customers API is not enabled for this project',
+        );
+      }
+      expect(await written()).toBe(0);
+      // A body that is no card at all is still told what is wrong with it.
+      expectError(await t.http.post('/v1/cards', undefined, { token: cardsOnly }), 400);
+
+      // Naming a customer of the project, the cards API is enough; where customers are on, the user makes one.
+      const customer = (await t.http.post('/v1/customers', { email: uniqueEmail('named') }, as)).body.data.id as string;
+      expect((await t.http.post('/v1/cards', { ...card, customer }, { token: cardsOnly })).status).toBe(201);
+      const made = await t.http.post('/v1/cards', card, as);
+      expect(made.status).toBe(201);
+      expect(made.body.data.customer).not.toBe(customer);
     });
   });
 

@@ -1674,7 +1674,7 @@ export interface paths {
         put?: never;
         /**
          * Create a card (test mode)
-         * @description Also answers on `/v1/cards/`. Test mode only: `cardNumber` must be a designated test card number (for example 4242424242424242, or 378282246310005 for American Express); a real card is refused with 400. `cardNumber`, `expMonth`, `expYear` and `cvc` are required (the original interface marks them optional, but a card cannot exist without them). Without `customer` a new customer (email null) is created and returned as the card's `customer`; an unknown `customer` is 400. A customer without a default card gets this card as its default. The number and the CVC are never stored or returned.
+         * @description Also answers on `/v1/cards/`. Test mode only: `cardNumber` must be a designated test card number (for example 4242424242424242, or 378282246310005 for American Express); a real card is refused with 400. `cardNumber`, `expMonth`, `expYear` and `cvc` are required (the original interface marks them optional, but a card cannot exist without them). Without `customer` a new customer (email null) is created and returned as the card's `customer`: a change in the customers API as well, so the project must have it enabled and an API key needs its scope (403 otherwise); an unknown `customer` is 400. A customer without a default card gets this card as its default. The number and the CVC are never stored or returned.
          */
         post: operations["createCard"];
         delete?: never;
@@ -1719,7 +1719,7 @@ export interface paths {
         put?: never;
         /**
          * Make a card its customer's default
-         * @description Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body. A change and an answer of the customers API as well: an API key needs both scopes (403 otherwise).
+         * @description Sets the customer's `defaultMethod` to this card and returns the customer. Takes no body. A change and an answer of the customers API as well: the project must have it enabled and an API key needs both scopes (403 otherwise).
          */
         post: operations["setDefaultCard"];
         delete?: never;
@@ -22800,7 +22800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponseDto"];
                 };
             };
-            /** @description The project has not enabled the cards API, or the API key's scopes leave it out */
+            /** @description The caller lacks the role this operation needs */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22809,7 +22809,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": "Forbidden",
-                     *       "message": "The cards API is not enabled for this project",
+                     *       "message": "This operation needs the role admin",
                      *       "statusCode": 403
                      *     }
                      */

@@ -108,6 +108,16 @@ export interface ChannelRequirement {
   readonly destination?: { readonly field: string; readonly role: ChannelRoleName };
 }
 
+/**
+ * An API a route reaches on some requests only (a card sent without `customer` creates one): `when`
+ * reads the request's body as sent, an object (the guard runs before validation, so a field may hold
+ * anything); a request without an object body needs it not, and is left to validation.
+ */
+export interface ConditionalApi {
+  readonly api: ApiName;
+  readonly when: (body: Readonly<Record<string, unknown>>) => boolean;
+}
+
 /** One route's access policy, declared beside its handler with `@Access()`. */
 export interface AccessPolicy {
   /** Who may call it; any other credential is 403 (a valid one of another kind) or 401 (none, or an invalid one). */
@@ -117,9 +127,10 @@ export interface AccessPolicy {
   readonly api?: ApiName;
   /**
    * Other APIs whose records the route also changes or answers (a card made default answers its
-   * customer): an API key's scopes must include them as well as `api`.
+   * customer): the project must have them enabled and an API key's scopes must include them, as
+   * `api`. A conditional one is needed only by the requests its body describes.
    */
-  readonly alsoApis?: readonly ApiName[];
+  readonly alsoApis?: readonly (ApiName | ConditionalApi)[];
   readonly assurance?: Assurance;
   readonly stepUp?: StepUpWhen;
   /** The account roles that may call it (the owner counts as admin, a secret key acts as admin); any when absent. */
