@@ -60,25 +60,45 @@ function tail(file, lines = 30) {
 }
 
 /**
- * The Node options the service runs with in production: those `npm run start:prod` puts between
- * `node` and `dist/main.js` (the Dockerfile's CMD has the same), so the service is measured as it is
- * deployed. BENCH_NODE_ARGS and BENCH_SERVICE_NODE_ARGS come after them (for V8 flags, the last wins).
+ * How the service runs in production: the environment variables and the Node options `npm run
+ * start:prod` puts between `exec env` and `dist/main.js` (the Dockerfile sets the same variables with
+ * ENV and has the same options in its CMD), so the service is measured as it is deployed.
+ * BENCH_NODE_ARGS and BENCH_SERVICE_NODE_ARGS come after the options (for V8 flags, the last wins).
  */
-function productionNodeArgs() {
+function productionLaunch() {
   const script =
     (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).scripts ?? {})['start:prod'] ?? '';
-  // `exec` makes node the process npm started, so a signal to npm's child reaches the service.
-  const match = /^(?:exec\s+)?node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(script.trim());
-  if (!match) throw new Error(`package.json's start:prod is not "[exec] node [--options] dist/main.js": ${script}`);
-  const args = match[1].split(/\s+/).filter(Boolean);
-  const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'));
+  // `exec` makes node the process npm started (`env` execs it in turn), so a signal to npm's child reaches the service.
+  const match = /^(?:exec\s+)?(?:env((?:\s+[A-Z_]+=\S+)+)\s+)?node((?:\s+--\S+)*)\s+dist\/main\.js$/.exec(
+    script.trim(),
+  );
+  if (!match)
+    throw new Error(
+      `package.json's start:prod is not "[exec] [env VAR=value...] node [--options] dist/main.js": ${script}`,
+    );
+  const env = Object.fromEntries(
+    (match[1] ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((pair) => pair.split('=')),
+  );
+  const args = match[2].split(/\s+/).filter(Boolean);
+  const dockerfile = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(dockerfile);
   const image = cmd ? JSON.parse(cmd[1]) : [];
   if (JSON.stringify(image) !== JSON.stringify(['node', ...args, 'dist/main.js'])) {
     throw new Error(
       `The Dockerfile's CMD (${cmd?.[1]}) and start:prod (${script}) run the service with different Node options`,
     );
   }
-  return args;
+  const imageEnv = [...dockerfile.matchAll(/^ENV\s+(.+)$/gm)].flatMap((line) => line[1].split(/\s+/));
+  const missing = Object.entries(env).filter(([name, value]) => !imageEnv.includes(`${name}=${value}`));
+  if (missing.length > 0) {
+    throw new Error(
+      `start:prod sets ${missing.map(([n, v]) => `${n}=${v}`).join(' ')}, which the Dockerfile's ENV does not`,
+    );
+  }
+  return { env, args };
 }
 
 /** Spawns a server, logs to bench/results/<name>.log, waits for GET /health to answer 200. */
@@ -273,7 +293,7 @@ function argsFor(side, diagnostics = true) {
   const copy = side === 'copy';
   if (copy) side = 'baseline';
   const args = [
-    ...(side === 'service' || copy ? productionNodeArgs() : []),
+    ...(side === 'service' || copy ? productionLaunch().args : []),
     ...settings.nodeArgs,
     ...(side === 'service' ? settings.serviceNodeArgs : settings.baselineNodeArgs),
   ];
@@ -316,6 +336,7 @@ async function startService(name, shared, database, databaseName, nodeArgs) {
     path.join(DIST_SNAPSHOT, 'main.js'),
     // The webhook cost's receiver listens on loopback.
     {
+      ...productionLaunch().env,
       ...shared,
       NODE_ENV: 'production',
       // Production requires it; nothing need listen there (a failed mail is logged, the request goes on).
