@@ -15,7 +15,7 @@ FROM node:24-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 # As `npm run start:prod` (the bench checks): glibc's malloc keeps at most two arenas instead of one
 # per thread that allocates (V8's compiler and collector threads, libuv's pool), each holding freed
-# memory of its own; about 5 MB less at peak under load, and the same CPU (bench/README.md).
+# memory of its own: a lower peak under load, at the same CPU (bench/README.md, "Reading the numbers").
 ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 # Owned by root: the service (user node) reads its code and dependencies but cannot change them.
