@@ -9,7 +9,7 @@ import { sessionCookieOf } from '../sessions/session-cookie';
 import { SessionsService } from '../sessions/sessions.service';
 import { StepUpService } from '../sessions/step-up.service';
 import { CredentialsChanges } from '../identity/users/credentials-changes';
-import type { AccessPolicy } from './policy/access-policy';
+import { sentObject, type AccessPolicy } from './policy/access-policy';
 import { AccessTokens, type VerifiedToken } from './tokens/access-tokens';
 
 /** Methods that change nothing: a session cookie needs no Origin check on them. */
@@ -154,8 +154,8 @@ function stepsUp(policy: AccessPolicy, request: FastifyRequest): boolean {
   const when = policy.stepUp;
   if (when === undefined) return false;
   if (when === true) return true;
-  const body = request.body;
-  return typeof body === 'object' && body !== null && when(body as Record<string, unknown>);
+  const body = sentObject(request.body);
+  return body !== null && when(body);
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

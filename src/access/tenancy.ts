@@ -4,7 +4,7 @@ import type { ApiName } from '../tenancy/api-names';
 import type { Principal, RequestContext } from '../tenancy/principal';
 import { AccountPolicyLookup, MembershipLookup, ProjectLookup } from '../tenancy/tenancy-lookups';
 import { tenantScope, type RequestOrigin } from '../tenancy/tenant-scope';
-import type { AccessPolicy } from './policy/access-policy';
+import { sentObject, type AccessPolicy } from './policy/access-policy';
 
 export const PROJECT_HEADER = 'x-project-id';
 export const PROJECT_NOT_FOUND = 'Platform project not found';
@@ -196,8 +196,7 @@ export class Tenancy {
 /** The other APIs this request reaches (`alsoApis`): the fixed ones, and the conditional ones its body asks for. */
 function alsoApisOf(policy: AccessPolicy, body: unknown): ApiName[] {
   if (!policy.alsoApis) return [];
-  const sent =
-    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+  const sent = sentObject(body);
   return policy.alsoApis.flatMap((also) =>
     typeof also === 'string' ? [also] : sent && also.when(sent) ? [also.api] : [],
   );

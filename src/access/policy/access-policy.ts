@@ -118,6 +118,11 @@ export interface ConditionalApi {
   readonly when: (body: Readonly<Record<string, unknown>>) => boolean;
 }
 
+/** The request's body as sent, for the conditions above: a JSON object, else null (left to validation). */
+export function sentObject(body: unknown): Readonly<Record<string, unknown>> | null {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+}
+
 /** One route's access policy, declared beside its handler with `@Access()`. */
 export interface AccessPolicy {
   /** Who may call it; any other credential is 403 (a valid one of another kind) or 401 (none, or an invalid one). */
