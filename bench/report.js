@@ -286,12 +286,12 @@ function report(run) {
   else if (upload) {
     const mb = (kb) => (kb / 1024).toFixed(1);
     notes.push(
-      `Upload: ${upload.mib} MiB through tus in ${upload.chunkMib} MiB PATCHes, one at a time, to a service of its own: ` +
-        `${upload.uploadMibPerSecond.toFixed(1)} MiB/s (${upload.uploadSeconds.toFixed(2)} s; the service's CPU ${cpuText(upload.cpuMsPerMib)}) against the same PATCHes to a bare Node HTTP server ` +
-        `writing to the same disk ${upload.bareMibPerSecond.toFixed(1)} MiB/s (${upload.bareSeconds.toFixed(2)} s, median of 3), ratio ${upload.throughputRatio.toFixed(2)} ` +
-        `(goal ${upload.throughputGoal}: ${upload.throughputRatio >= upload.throughputGoal ? 'met' : 'NOT met'}). ` +
-        `Service RSS idle ${mb(upload.idleKb)} MB after a 1 MiB upload (${mb(upload.coldIdleKb)} MB before any); peak while the bytes arrived ${mb(upload.uploadPeakKb)} MB, while the upload was processed ` +
-        `${mb(upload.processingPeakKb)} MB (${upload.processingSeconds.toFixed(1)} s until ready; ${upload.memorySource}): ${upload.aboveIdleMb.toFixed(1)} MB above idle, ` +
+      `Upload: ${upload.mib} MiB through tus in ${upload.chunkMib} MiB PATCHes, one at a time, to a service of its own, and the same PATCHes to a bare Node HTTP server ` +
+        `writing to the same disk, in ${upload.pairs} pairs (the side that goes first alternating): the service ${upload.uploadMibPerSecond.toFixed(1)} MiB/s (median ${upload.uploadSeconds.toFixed(2)} s; its CPU ${cpuText(upload.cpuMsPerMib)}), ` +
+        `the bare server ${upload.bareMibPerSecond.toFixed(1)} MiB/s (median ${upload.bareSeconds.toFixed(2)} s), ratio ${upload.throughputRatio.toFixed(2)} (pairs ${upload.ratioMin.toFixed(2)}–${upload.ratioMax.toFixed(2)}; ` +
+        `goal ${upload.throughputGoal}: ${upload.throughputRatio >= upload.throughputGoal ? 'met' : 'NOT met'}). ` +
+        `Service RSS idle ${mb(upload.idleKb)} MB after a 1 MiB upload (${mb(upload.coldIdleKb)} MB before any); peak while the bytes arrived ${mb(upload.uploadPeakKb)} MB, while the uploads were processed ` +
+        `${mb(upload.processingPeakKb)} MB (at most ${upload.processingSeconds.toFixed(1)} s until ready; ${upload.memorySource}): ${upload.aboveIdleMb.toFixed(1)} MB above idle, ` +
         `bound ${upload.boundMb} MB: ${upload.holds ? 'holds' : 'does NOT hold'}.`,
     );
   }
