@@ -325,10 +325,30 @@ function sharedEnv() {
   };
 }
 
+let serviceDataRoot;
+
+/**
+ * The `DATA_DIR` of the service named `name` in this run: a folder of its own under one temporary
+ * folder removed at the end, the same at every start of that name, so a service started again finds
+ * its files (its search index) as an instance restarted on its host does. Never the repository's
+ * `.data`, which `npm start` uses.
+ */
+function serviceDataDir(name) {
+  if (!serviceDataRoot) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'platform-bench-data-'));
+    cleanups.push(() => fs.rmSync(root, { recursive: true, force: true }));
+    serviceDataRoot = root;
+  }
+  return path.join(serviceDataRoot, name);
+}
+
 /**
  * The service (from the copy of dist/) on its own database of the benchmark's database server; on
  * FerretDB's PostgreSQL backend told where that PostgreSQL is, as the service tells itself when it
- * starts its own embedded database, so that it adds FerretDB's GIN indexes.
+ * starts its own embedded database, so that it adds FerretDB's GIN indexes. Its search index is the
+ * file of its name (`SEARCH_INSTANCE`) in its data folder, kept across its restarts: by default the
+ * file is named by the port too, which a restart here changes, and a service that finds no file
+ * rebuilds its index from every record while its rounds are measured.
  */
 async function startService(name, shared, database, databaseName, nodeArgs) {
   const server = await startServer(
@@ -337,6 +357,8 @@ async function startService(name, shared, database, databaseName, nodeArgs) {
     // The webhook cost's receiver listens on loopback.
     {
       ...productionLaunch().env,
+      DATA_DIR: serviceDataDir(name),
+      SEARCH_INSTANCE: name,
       ...shared,
       NODE_ENV: 'production',
       // Production requires it; nothing need listen there (a failed mail is logged, the request goes on).
