@@ -403,6 +403,7 @@ function report(run) {
       bcryptRounds: settings.bcryptRounds,
       only: settings.only,
       serviceNodeArgs: service?.nodeArgs,
+      serviceEnv: settings.serviceEnv,
       baselineNodeArgs: baseline?.nodeArgs,
       neighboursMax: settings.neighboursMax,
       neighboursApiMax: settings.neighboursApiMax,

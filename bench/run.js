@@ -24,7 +24,8 @@
  * BENCH_WARMUP (2), BENCH_CONNECTIONS (10), BENCH_ONLY (comma-separated substrings of scenario keys
  * or titles, "bounds" for the bounds runs, "webhooks" for the webhook cost, "neighbours" for both
  * neighbours runs, "neighbours-bulk" or "neighbours-api" for one, "upload" for the tus upload), BENCH_NODE_ARGS
- * (both servers), BENCH_SERVICE_NODE_ARGS, BENCH_BASELINE_NODE_ARGS, BENCH_PROFILE
+ * (both servers), BENCH_SERVICE_NODE_ARGS, BENCH_BASELINE_NODE_ARGS, BENCH_SERVICE_ENV (NAME=value pairs
+ * over the service's production environment), BENCH_PROFILE
  * (service|baseline|both: CPU profiles, summarised per scenario), BENCH_HEAP_SNAPSHOT (1: a heap
  * snapshot of the service under load per scenario), BENCH_LOG_LEVEL, BENCH_BCRYPT_ROUNDS,
  * BENCH_BOUNDS_SEED, BENCH_BOUNDS_CONNECTIONS, BENCH_NEIGHBOURS_MAX, BENCH_NEIGHBOURS_API_MAX (10000),
@@ -210,10 +211,13 @@ function startersFor(shared, database, names, { copyAsBaseline = false, count = 
   return {
     service: () =>
       withSocket('service', () =>
-        startService(`service${suffix}`, { ...shared, ...counting('service').env }, database, names.service, [
-          ...argsFor('service', !count),
-          ...counting('service').args,
-        ]),
+        startService(
+          `service${suffix}`,
+          { ...shared, ...settings.serviceEnv, ...counting('service').env },
+          database,
+          names.service,
+          [...argsFor('service', !count), ...counting('service').args],
+        ),
       ),
     baseline: () =>
       withSocket('baseline', () =>
@@ -378,6 +382,8 @@ async function mainSections(run, { scenarios, boundsWanted, webhooksWanted, sear
   );
   for (const server of pair.running())
     if (server.nodeArgs.length > 0) log(`  ${server.name} Node options: ${server.nodeArgs.join(' ')}`);
+  const serviceEnv = Object.entries(settings.serviceEnv).map(([name, value]) => `${name}=${value}`);
+  if (serviceEnv.length > 0) log(`  service environment over production's: ${serviceEnv.join(' ')}`);
   // Rounds are split over lifetimes of the two servers, each started in the other order than the
   // last: against a copy of itself the server started first tended to measure lower, and one
   // lifetime could stay off for a whole scenario (bench/README.md, "Two lifetimes").

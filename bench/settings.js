@@ -15,6 +15,17 @@ const COUNT_PRELOAD = path.join(__dirname, 'count-commands.js');
 
 const words = (name) => (process.env[name] || '').split(/\s+/).filter(Boolean);
 
+/** `NAME=value` words of a variable as an environment; a word without `=` stops the run. */
+function environment(name) {
+  return Object.fromEntries(
+    words(name).map((word) => {
+      const at = word.indexOf('=');
+      if (at < 1) throw new Error(`${name}: "${word}" is not NAME=value`);
+      return [word.slice(0, at), word.slice(at + 1)];
+    }),
+  );
+}
+
 /**
  * `BENCH_QUICK=1` (`npm run bench:quick`): the same bench with fewer, shorter rounds on one lifetime
  * of the servers, the main scenarios (`QUICK_SECTIONS`, unless BENCH_ONLY says otherwise) and the
@@ -46,6 +57,9 @@ const settings = {
   nodeArgs: words('BENCH_NODE_ARGS'),
   serviceNodeArgs: words('BENCH_SERVICE_NODE_ARGS'),
   baselineNodeArgs: words('BENCH_BASELINE_NODE_ARGS'),
+  // Extra environment of the service only, over production's (e.g. an allocator's variables); in an
+  // A/A run the copy keeps production's, so one variable is tried against the same build.
+  serviceEnv: environment('BENCH_SERVICE_ENV'),
   profile: profileSides(process.env.BENCH_PROFILE),
   selfBaseline: ['1', 'true', 'yes'].includes((process.env.BENCH_SELF_BASELINE || '').toLowerCase()),
   // The A/A band of every run (the first scenario, the service against a copy of itself); 0 skips it.
