@@ -144,13 +144,7 @@ async function measureNeighbours(database, mongo, shared, nodeArgs, via = 'bulk'
       `${max.toLocaleString('en-US')} collections (the service alone, database ${DATABASE})`,
   );
   const db = mongo.db(DATABASE);
-  const service = await startService(
-    `neighbours-${via}`,
-    { ...shared, ...settings.serviceEnv },
-    database,
-    DATABASE,
-    nodeArgs,
-  );
+  const service = await startService(`neighbours-${via}`, shared, database, DATABASE, nodeArgs);
   try {
     const a = await tenant(service, 'A');
     const b = await tenant(service, 'B');

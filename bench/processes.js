@@ -348,9 +348,10 @@ function serviceDataDir(name) {
  * starts its own embedded database, so that it adds FerretDB's GIN indexes. Its search index is the
  * file of its name (`SEARCH_INSTANCE`) in its data folder, kept across its restarts: by default the
  * file is named by the port too, which a restart here changes, and a service that finds no file
- * rebuilds its index from every record while its rounds are measured.
+ * rebuilds its index from every record while its rounds are measured. `BENCH_SERVICE_ENV` goes over
+ * production's environment, except on the copy of an A/A run (`asCopy`), which keeps production's.
  */
-async function startService(name, shared, database, databaseName, nodeArgs) {
+async function startService(name, shared, database, databaseName, nodeArgs, { asCopy = false } = {}) {
   const server = await startServer(
     name,
     path.join(DIST_SNAPSHOT, 'main.js'),
@@ -360,6 +361,7 @@ async function startService(name, shared, database, databaseName, nodeArgs) {
       DATA_DIR: serviceDataDir(name),
       SEARCH_INSTANCE: name,
       ...shared,
+      ...(asCopy ? {} : settings.serviceEnv),
       NODE_ENV: 'production',
       // Production requires it; nothing need listen there (a failed mail is logged, the request goes on).
       SMTP_URL: process.env.SMTP_URL ?? 'smtp://127.0.0.1:1025',

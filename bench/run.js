@@ -211,21 +211,22 @@ function startersFor(shared, database, names, { copyAsBaseline = false, count = 
   return {
     service: () =>
       withSocket('service', () =>
-        startService(
-          `service${suffix}`,
-          { ...shared, ...settings.serviceEnv, ...counting('service').env },
-          database,
-          names.service,
-          [...argsFor('service', !count), ...counting('service').args],
-        ),
+        startService(`service${suffix}`, { ...shared, ...counting('service').env }, database, names.service, [
+          ...argsFor('service', !count),
+          ...counting('service').args,
+        ]),
       ),
     baseline: () =>
       withSocket('baseline', () =>
         copyAsBaseline
-          ? startService(`baseline${suffix}`, { ...shared, ...counting('baseline').env }, database, names.baseline, [
-              ...argsFor('copy', !count),
-              ...counting('baseline').args,
-            ])
+          ? startService(
+              `baseline${suffix}`,
+              { ...shared, ...counting('baseline').env },
+              database,
+              names.baseline,
+              [...argsFor('copy', !count), ...counting('baseline').args],
+              { asCopy: true },
+            )
           : startServer(
               `baseline${suffix}`,
               BASELINE_ENTRY,

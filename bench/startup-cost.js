@@ -23,7 +23,7 @@ const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ROOT, RESULTS_DIR, PROFILE_DIR, SERVICE_ENTRY, settings, log, sleep } = require('./settings');
+const { ROOT, RESULTS_DIR, PROFILE_DIR, SERVICE_ENTRY, log, sleep } = require('./settings');
 const { cleanup, startDatabase, startService, stopServer, argsFor, sharedEnv } = require('./processes');
 const { IDLE_RSS_MB } = require('./memory-bounds');
 
@@ -117,7 +117,6 @@ async function main() {
   const { database } = await startDatabase();
   const env = {
     ...sharedEnv(),
-    ...settings.serviceEnv,
     BENCH_MEMORY_FILE: memoryFile,
     ...(snapshot ? { BENCH_HEAP_SNAPSHOT_DIR: PROFILE_DIR } : {}),
   };

@@ -214,7 +214,7 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
     bare = await startServer('upload-baseline', BARE_SERVER, { UPLOAD_DIR: bareFolder }, []);
     service = await startService(
       'service-upload',
-      { ...shared, ...settings.serviceEnv, DATA_DIR: path.join(folder, 'data') },
+      { ...shared, DATA_DIR: path.join(folder, 'data') },
       database,
       DATABASE,
       nodeArgs,
