@@ -285,15 +285,18 @@ async function addBaselineGinIndexes(database, db) {
 }
 
 /**
- * Node options of one side: production's for the service, then the BENCH_*_NODE_ARGS, and with
- * `diagnostics` the profiler's and the heap snapshot's. `copy`, the service in the baseline's place
- * (an A/A run), takes production's and BENCH_BASELINE_NODE_ARGS: an option tried on one copy alone.
+ * Node options of one side: production's, then the BENCH_*_NODE_ARGS, and with `diagnostics` the
+ * profiler's and the heap snapshot's. Both sides take production's, so their CPU is compared under
+ * the same heap limits: on Node's defaults the baseline's young generation is sized by the machine's
+ * memory, and collects far less often than an instance held to the service's memory bound can
+ * (BENCH_BASELINE_NODE_DEFAULTS=1 runs it so). `copy`, the service in the baseline's place (an A/A
+ * run), takes production's and BENCH_BASELINE_NODE_ARGS: an option tried on one copy alone.
  */
 function argsFor(side, diagnostics = true) {
   const copy = side === 'copy';
   if (copy) side = 'baseline';
   const args = [
-    ...(side === 'service' || copy ? productionLaunch().args : []),
+    ...(side === 'service' || copy || !settings.baselineOnNodeDefaults ? productionLaunch().args : []),
     ...settings.nodeArgs,
     ...(side === 'service' ? settings.serviceNodeArgs : settings.baselineNodeArgs),
   ];
@@ -302,6 +305,11 @@ function argsFor(side, diagnostics = true) {
   if (side === 'service' && settings.heapSnapshot)
     args.push('--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${path.relative(ROOT, PROFILE_DIR)}`);
   return args;
+}
+
+/** Production's environment variables for a baseline (bare or the upload's), unless on Node's defaults. */
+function baselineLaunchEnv() {
+  return settings.baselineOnNodeDefaults ? {} : productionLaunch().env;
 }
 
 /** The environment both servers share: fresh secrets, bcrypt's cost, limits out of the load's reach. */
@@ -400,6 +408,7 @@ module.exports = {
   mirrorServiceCollections,
   addBaselineGinIndexes,
   argsFor,
+  baselineLaunchEnv,
   sharedEnv,
   startService,
   profilesOf,

@@ -405,6 +405,7 @@ function report(run) {
       serviceNodeArgs: service?.nodeArgs,
       serviceEnv: settings.serviceEnv,
       baselineNodeArgs: baseline?.nodeArgs,
+      baselineOnNodeDefaults: settings.baselineOnNodeDefaults,
       neighboursMax: settings.neighboursMax,
       neighboursApiMax: settings.neighboursApiMax,
       neighboursRequests: settings.neighboursRequests,

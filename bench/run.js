@@ -24,8 +24,9 @@
  * BENCH_WARMUP (2), BENCH_CONNECTIONS (10), BENCH_ONLY (comma-separated substrings of scenario keys
  * or titles, "bounds" for the bounds runs, "webhooks" for the webhook cost, "neighbours" for both
  * neighbours runs, "neighbours-bulk" or "neighbours-api" for one, "upload" for the tus upload), BENCH_NODE_ARGS
- * (both servers), BENCH_SERVICE_NODE_ARGS, BENCH_BASELINE_NODE_ARGS, BENCH_SERVICE_ENV (NAME=value pairs
- * over the service's production environment), BENCH_PROFILE
+ * (both servers), BENCH_SERVICE_NODE_ARGS, BENCH_BASELINE_NODE_ARGS, BENCH_BASELINE_NODE_DEFAULTS (1: the
+ * baselines on Node's defaults, not production's options and environment), BENCH_SERVICE_ENV (NAME=value
+ * pairs over the service's production environment), BENCH_PROFILE
  * (service|baseline|both: CPU profiles, summarised per scenario), BENCH_HEAP_SNAPSHOT (1: a heap
  * snapshot of the service under load per scenario), BENCH_LOG_LEVEL, BENCH_BCRYPT_ROUNDS,
  * BENCH_BOUNDS_SEED, BENCH_BOUNDS_CONNECTIONS, BENCH_NEIGHBOURS_MAX, BENCH_NEIGHBOURS_API_MAX (10000),
@@ -64,6 +65,7 @@ const {
   mirrorServiceCollections,
   addBaselineGinIndexes,
   argsFor,
+  baselineLaunchEnv,
   sharedEnv,
   startService,
   profilesOf,
@@ -231,6 +233,7 @@ function startersFor(shared, database, names, { copyAsBaseline = false, count = 
               `baseline${suffix}`,
               BASELINE_ENTRY,
               {
+                ...baselineLaunchEnv(),
                 ...shared,
                 ...counting('baseline').env,
                 NODE_ENV: 'production',

@@ -28,7 +28,15 @@ const os = require('node:os');
 const path = require('node:path');
 const { settings, log, sleep } = require('./settings');
 const { call, expectStatus, median } = require('./runner');
-const { cleanups, dropDatabase, startServer, startService, stopServer } = require('./processes');
+const {
+  argsFor,
+  baselineLaunchEnv,
+  cleanups,
+  dropDatabase,
+  startServer,
+  startService,
+  stopServer,
+} = require('./processes');
 const { watchMemory, watchCpu } = require('./monitor');
 const { PASSWORD } = require('./seed');
 
@@ -211,7 +219,13 @@ async function measureUpload(database, mongo, shared, nodeArgs) {
     writeWav(source, size);
     const bareFolder = path.join(folder, 'bare');
     fs.mkdirSync(bareFolder, { recursive: true });
-    bare = await startServer('upload-baseline', BARE_SERVER, { UPLOAD_DIR: bareFolder }, []);
+    // Under production's Node options and environment too, as the bench's baseline (argsFor).
+    bare = await startServer(
+      'upload-baseline',
+      BARE_SERVER,
+      { ...baselineLaunchEnv(), UPLOAD_DIR: bareFolder },
+      argsFor('baseline', false),
+    );
     service = await startService(
       'service-upload',
       { ...shared, DATA_DIR: path.join(folder, 'data') },
