@@ -33,8 +33,10 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 STOPSIGNAL SIGTERM
 # The Node options of `npm run start:prod` (keep them equal; the bench checks): an old-space limit
 # of 256 MB bounds the memory under load (Node 24's defaults let it reach 450), and semi-spaces of
-# 8 MB bound the young generation, which start-up grows to its limit and which then stays resident
-# while the instance idles (both semi-spaces: 16 MB ones held about 30 MB of an idle instance;
-# bench/README.md, "Memory bounds"). `--expose-gc` lets the service run one full collection once it
-# listens, which gives back what start-up left (src/common/memory/release-start-up-memory.ts).
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--expose-gc", "dist/main.js"]
+# 4 MB bound the young generation, which start-up grows to its limit and which then stays resident
+# while the instance idles (both semi-spaces: 16 MB ones held about 30 MB of an idle instance), and
+# which load keeps at its limit: 4 MB ones peak 7-10 MB lower than 8 MB ones under the bench's
+# load, at the same CPU per request (bench/README.md, "Memory bounds"). `--expose-gc` lets the
+# service run one full collection once it listens, which gives back what start-up left
+# (src/common/memory/release-start-up-memory.ts).
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=256", "--expose-gc", "dist/main.js"]
