@@ -32,11 +32,9 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # main.ts drains in-flight requests on SIGTERM and exits 0.
 STOPSIGNAL SIGTERM
 # The Node options of `npm run start:prod` (keep them equal; the bench checks): an old-space limit
-# of 256 MB bounds the memory under load (Node 24's defaults let it reach 450), and semi-spaces of
-# 4 MB bound the young generation, which start-up grows to its limit and which then stays resident
-# while the instance idles (both semi-spaces: 16 MB ones held about 30 MB of an idle instance), and
-# which load keeps at its limit: 4 MB ones peak 7-10 MB lower than 8 MB ones under the bench's
-# load, at the same CPU per request (bench/README.md, "Memory bounds"). `--expose-gc` lets the
-# service run one full collection once it listens, which gives back what start-up left
-# (src/common/memory/release-start-up-memory.ts).
+# of 256 MB bounds the memory under load, and semi-spaces of 4 MB bound the young generation, which
+# start-up grows to its limit and which load keeps there, so its size is part of every peak; request
+# objects die young, so a small one costs little CPU (bench/README.md, "Memory bounds").
+# `--expose-gc` lets the service run one full collection once it listens, which gives back what
+# start-up left (src/common/memory/release-start-up-memory.ts).
 CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=256", "--expose-gc", "dist/main.js"]

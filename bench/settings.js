@@ -59,7 +59,7 @@ const settings = {
   baselineNodeArgs: words('BENCH_BASELINE_NODE_ARGS'),
   // The baseline runs as the service is deployed (production's Node options and environment: the same
   // heap limits), unless this asks for Node's defaults, which size the young generation by the
-  // machine's memory (up to 64 MB semi-spaces here, against production's 4).
+  // machine's memory.
   baselineOnNodeDefaults: ['1', 'true', 'yes'].includes((process.env.BENCH_BASELINE_NODE_DEFAULTS || '').toLowerCase()),
   // Extra environment of the service only, over production's (e.g. an allocator's variables); in an
   // A/A run the copy keeps production's, so one variable is tried against the same build.
