@@ -10,7 +10,18 @@ const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { MongoClient } = require('mongodb');
-const { ROOT, RESULTS_DIR, PROFILE_DIR, DIST, DIST_SNAPSHOT, settings, log, sleep } = require('./settings');
+const {
+  ROOT,
+  RESULTS_DIR,
+  PROFILE_DIR,
+  DIST,
+  DIST_SNAPSHOT,
+  COPY_DIST,
+  COPY_DIST_SNAPSHOT,
+  settings,
+  log,
+  sleep,
+} = require('./settings');
 const { childrenOf } = require('./monitor');
 
 // ---------------------------------------------------------------- cleanup, also on signals
@@ -159,6 +170,11 @@ async function startDatabase() {
   fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true });
   cleanups.push(() => fs.rmSync(DIST_SNAPSHOT, { recursive: true, force: true }));
   fs.cpSync(DIST, DIST_SNAPSHOT, { recursive: true });
+  if (COPY_DIST) {
+    fs.rmSync(COPY_DIST_SNAPSHOT, { recursive: true, force: true });
+    cleanups.push(() => fs.rmSync(COPY_DIST_SNAPSHOT, { recursive: true, force: true }));
+    fs.cpSync(COPY_DIST, COPY_DIST_SNAPSHOT, { recursive: true });
+  }
   const { startEmbeddedDatabase } = require(path.join(DIST_SNAPSHOT, 'database', 'embedded-database.js'));
   const before = new Set(childrenOf(process.pid));
   const database = await startEmbeddedDatabase({
@@ -357,12 +373,13 @@ function serviceDataDir(name) {
  * file of its name (`SEARCH_INSTANCE`) in its data folder, kept across its restarts: by default the
  * file is named by the port too, which a restart here changes, and a service that finds no file
  * rebuilds its index from every record while its rounds are measured. `BENCH_SERVICE_ENV` goes over
- * production's environment, except on the copy of an A/A run (`asCopy`), which keeps production's.
+ * production's environment, except on the copy of an A/A run (`asCopy`), which keeps production's
+ * and runs from `BENCH_COPY_DIST`'s build when that is set.
  */
 async function startService(name, shared, database, databaseName, nodeArgs, { asCopy = false } = {}) {
   const server = await startServer(
     name,
-    path.join(DIST_SNAPSHOT, 'main.js'),
+    path.join(asCopy && COPY_DIST ? COPY_DIST_SNAPSHOT : DIST_SNAPSHOT, 'main.js'),
     // The webhook cost's receiver listens on loopback.
     {
       ...productionLaunch().env,

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { analyseProfile, formatAnalysis } = require('./cpuprofile');
-const { ROOT, RESULTS_DIR, settings, log } = require('./settings');
+const { ROOT, RESULTS_DIR, COPY_DIST, settings, log } = require('./settings');
 const { fmt, table } = require('./format');
 const { neighboursReport } = require('./neighbours');
 const { cpuText } = require('./uploads');
@@ -406,6 +406,7 @@ function report(run) {
       serviceEnv: settings.serviceEnv,
       baselineNodeArgs: baseline?.nodeArgs,
       baselineOnNodeDefaults: settings.baselineOnNodeDefaults,
+      copyDist: COPY_DIST ? path.relative(ROOT, COPY_DIST) : null,
       neighboursMax: settings.neighboursMax,
       neighboursApiMax: settings.neighboursApiMax,
       neighboursRequests: settings.neighboursRequests,

@@ -10,6 +10,9 @@ const SERVICE_ENTRY = path.join(DIST, 'main.js');
 const EMBEDDED_DB = path.join(DIST, 'database', 'embedded-database.js');
 // The service runs from a copy of dist/, so a rebuild during the run cannot pull it away.
 const DIST_SNAPSHOT = path.join(RESULTS_DIR, 'dist-snapshot');
+// BENCH_COPY_DIST: another build the A/A copy runs from (an A/B run of two builds), copied likewise.
+const COPY_DIST = process.env.BENCH_COPY_DIST ? path.resolve(ROOT, process.env.BENCH_COPY_DIST) : null;
+const COPY_DIST_SNAPSHOT = path.join(RESULTS_DIR, 'dist-snapshot-copy');
 const BASELINE_ENTRY = path.join(__dirname, 'baseline', 'server.js');
 const COUNT_PRELOAD = path.join(__dirname, 'count-commands.js');
 
@@ -130,6 +133,8 @@ module.exports = {
   SERVICE_ENTRY,
   EMBEDDED_DB,
   DIST_SNAPSHOT,
+  COPY_DIST,
+  COPY_DIST_SNAPSHOT,
   BASELINE_ENTRY,
   COUNT_PRELOAD,
   settings,
