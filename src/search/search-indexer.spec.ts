@@ -74,4 +74,55 @@ describe('the search feed', () => {
     await follow();
     expect(index.cursor()! >= after).toBe(true);
   });
+
+  /** The event, counting how often its body is read (each read is a parse of it). */
+  function counted(event: PublishedEvent): { event: PublishedEvent; reads: () => number } {
+    let reads = 0;
+    const body = event.body;
+    const watched = { ...event };
+    Object.defineProperty(watched, 'body', {
+      get: () => {
+        reads += 1;
+        return body;
+      },
+    });
+    return { event: watched, reads: () => reads };
+  }
+
+  it("reads an event's body once, whether this instance published it or the feed read it again", async () => {
+    const local = counted(created('Published', new Date()));
+    await indexer.eventsRecorded([local.event]);
+    // Ids in the same second would be equal here: each event of its own second.
+    const other = counted(created('Elsewhere', new Date(Date.now() - 1000)));
+    listed.push(local.event, other.event);
+    await follow();
+    await follow();
+    expect(found('published')).toBe(1);
+    expect(found('elsewhere')).toBe(1);
+    expect(local.reads()).toBe(1);
+    expect(other.reads()).toBe(1);
+  });
+
+  it('applies from the feed an event whose application at publish failed', async () => {
+    jest
+      .spyOn(index, 'applySoon')
+      .mockImplementationOnce((changes, failed) => failed(new Error('disk I/O error'), changes.length));
+    const event = created('Retried', new Date());
+    await indexer.eventsRecorded([event]);
+    expect(found('retried')).toBe(0);
+    listed.push(event);
+    await follow();
+    expect(found('retried')).toBe(1);
+  });
+
+  it('applies again what the feed read when applying it failed', async () => {
+    const event = created('Again', new Date());
+    listed.push(event);
+    jest.spyOn(index, 'apply').mockImplementationOnce(() => {
+      throw new Error('disk I/O error');
+    });
+    await expect(follow()).rejects.toThrow('disk I/O error');
+    await follow();
+    expect(found('again')).toBe(1);
+  });
 });

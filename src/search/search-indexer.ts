@@ -23,6 +23,13 @@ const FEED_BATCH = 500;
 /** Records written to the index in one transaction during a rebuild. */
 const REBUILD_BATCH = 500;
 const DAY_MS = 24 * 3600_000;
+/**
+ * Event ids the indexer remembers having applied, the newest this many. The feed reads each event
+ * many times (the listing grace on every poll, the recheck window every `recheckIntervalMs`), and an
+ * event applied once changes nothing when applied again: a remembered one is not parsed or looked up
+ * again. One forgotten costs only that re-application.
+ */
+const REMEMBERED_EVENTS = 8192;
 
 /** Where a rebuild reads the records: the ports of the modules that own them. */
 export interface RecordSources {
@@ -80,6 +87,8 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
   private job?: JobHandle;
   private lastRecheck = Date.now();
   private closing = false;
+  /** Ids of events applied (or handed to `applySoon`) lately, oldest first: see REMEMBERED_EVENTS. */
+  private readonly applied = new Set<string>();
 
   constructor(
     @Inject(SEARCH_INDEX) private readonly index: SearchIndex,
@@ -120,11 +129,10 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
    */
   eventsRecorded(events: readonly PublishedEvent[]): Promise<void> {
     try {
-      if (!this.closing)
-        this.index.applySoon(
-          events.flatMap((event) => changeOfEvent(event) ?? []),
-          this.notIndexed,
-        );
+      if (!this.closing) {
+        const changes = this.changesOf(events);
+        this.index.applySoon(changes, this.notIndexed);
+      }
     } catch (error) {
       this.notIndexed(error as Error, events.length);
     }
@@ -132,11 +140,42 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
   }
 
   private readonly notIndexed = (error: Error, changes: number): void => {
+    // Which of the remembered events were among them is not known: the feed applies them all again.
+    this.applied.clear();
     this.logger.warn(`Indexing ${changes} changes failed, left to the feed: ${error.message}`);
   };
 
+  /** The changes of the events not applied lately, those events remembered as applied. */
+  private changesOf(events: readonly PublishedEvent[]): IndexChange[] {
+    const changes: IndexChange[] = [];
+    for (const event of events) {
+      if (this.applied.has(event.id)) continue;
+      const change = changeOfEvent(event);
+      if (!change) continue;
+      changes.push(change);
+      this.applied.add(event.id);
+    }
+    for (const id of this.applied) {
+      if (this.applied.size <= REMEMBERED_EVENTS) break;
+      this.applied.delete(id);
+    }
+    return changes;
+  }
+
+  /** Applies the events' changes now; a failure forgets them all, so the next read applies them again. */
+  private applyNow(events: readonly PublishedEvent[]): void {
+    try {
+      this.index.apply(this.changesOf(events));
+    } catch (error) {
+      this.applied.clear();
+      throw error;
+    }
+  }
+
   /** Empties the index and writes every record again. */
   rebuild(): Promise<number> {
+    // The index is emptied: what was applied before is applied again from the records and the feed.
+    this.applied.clear();
     return rebuildIndex(
       this.index,
       { projects: this.projects, customers: this.customers, payments: this.payments },
@@ -176,7 +215,7 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
     for (;;) {
       const events = await this.feed.after(read, FEED_BATCH);
       if (this.closing) return;
-      this.index.apply(events.flatMap((event) => changeOfEvent(event) ?? []));
+      this.applyNow(events);
       if (events.length > 0) read = events[events.length - 1].id;
       if (events.length < FEED_BATCH) break;
     }
@@ -194,7 +233,7 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
     let after: string | null = from;
     while (after && after < until && !this.closing) {
       const events = await this.feed.after(after, FEED_BATCH);
-      this.index.apply(events.filter((event) => event.id <= until).flatMap((event) => changeOfEvent(event) ?? []));
+      this.applyNow(events.filter((event) => event.id <= until));
       after = events.length === FEED_BATCH ? events[events.length - 1].id : null;
     }
   }

@@ -55,7 +55,7 @@ export function toGrantView(grant: Grant, views = 0): GrantView {
 /** What a viewer may see of a project: its content, nothing of how it is managed. */
 export function toViewerProject(project: Project): ViewerProjectResponse {
   const full = toProjectResponse(project);
-  const view = { id: full._id } as ViewerProjectResponse;
-  for (const field of VIEWER_PROJECT_FIELDS) Object.assign(view, { [field]: full[field] });
-  return view;
+  const view: Record<string, unknown> = { id: full._id };
+  for (const field of VIEWER_PROJECT_FIELDS) view[field] = full[field];
+  return view as unknown as ViewerProjectResponse;
 }
