@@ -4,6 +4,9 @@ import type { PublishedEvent } from './event-body';
 import { EventRelay, type EventSubscriber } from './event-relay';
 import { EventsRepository } from './events.repository';
 
+/** Events `EventFeed.withIds` reads at once: one `$in` on `_id`, an index lookup per id. */
+export const FEED_IDS_AT_ONCE = 500;
+
 /**
  * The change stream as a follower reads it (the search index): the events every instance listed,
  * in id order from a cursor, and this instance's own as it publishes them. A follower keeps its own
@@ -17,9 +20,18 @@ export class EventFeed {
     private readonly relay: EventRelay,
   ) {}
 
-  /** Listed events of every project after `cursor` (an event id; null: from the oldest kept), in id order. */
-  after(cursor: string | null, limit: number): Promise<PublishedEvent[]> {
-    return this.events.listedAfter(cursor, limit);
+  /**
+   * The id and type of the listed events of every project after `cursor` (an event id; null: from
+   * the oldest kept), in id order: a follower that read an event before need not read it whole again.
+   */
+  headsAfter(cursor: string | null, limit: number): Promise<Array<{ id: string; type: string }>> {
+    return this.events.listedHeadsAfter(cursor, limit);
+  }
+
+  /** The listed events with these ids (at most `FEED_IDS_AT_ONCE`), in id order; one no longer listed is left out. */
+  withIds(ids: readonly string[]): Promise<PublishedEvent[]> {
+    if (ids.length > FEED_IDS_AT_ONCE) throw new RangeError(`At most ${FEED_IDS_AT_ONCE} events at once`);
+    return this.events.listedWithIds(ids);
   }
 
   /** Told of this instance's events as they are published (before they are listed); must never throw. */

@@ -91,9 +91,23 @@ export class EventsRepository {
     return new Set(found.map((event) => event._id));
   }
 
-  /** Listed events of every project with an id above `afterId` (all when null), in id order, at most `limit`: the search index's feed. */
-  async listedAfter(afterId: string | null, limit: number): Promise<PublishedEvent[]> {
-    const found = await this.everyTenant.find(afterId ? { _id: { $gt: afterId } } : {}, { sort: { _id: 1 }, limit });
+  /**
+   * The id and type of the listed events of every project with an id above `afterId` (all when
+   * null), in id order, at most `limit`: the search index's feed reads these, then the bodies it lacks.
+   */
+  async listedHeadsAfter(afterId: string | null, limit: number): Promise<Array<{ id: string; type: string }>> {
+    const found = await this.everyTenant.find(afterId ? { _id: { $gt: afterId } } : {}, {
+      sort: { _id: 1 },
+      limit,
+      fields: ['type'],
+    });
+    return found.map(({ _id, type }) => ({ id: _id, type }));
+  }
+
+  /** The listed events of every project with these ids, in id order. */
+  async listedWithIds(ids: readonly string[]): Promise<PublishedEvent[]> {
+    if (ids.length === 0) return [];
+    const found = await this.everyTenant.find({ _id: { $in: [...ids] } }, { sort: { _id: 1 } });
     return found.map(({ _id, ...event }) => asPublished(_id, event));
   }
 

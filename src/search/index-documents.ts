@@ -81,10 +81,16 @@ const BUILDERS: Record<IndexedKind, (tenant: string, object: never, version: str
   payment: paymentDocument,
 };
 
+/** Whether events of this type (`payment.created`...) change what the index holds. */
+export function changesIndex(type: string): boolean {
+  const resource = type.slice(0, type.indexOf('.'));
+  return resource === 'project' || resource === 'customer' || resource === 'payment';
+}
+
 /** The change an event makes to the index; null for the events of what the index does not hold. */
 export function changeOfEvent(event: PublishedEvent): IndexChange | null {
-  const [resource, change] = event.type.split('.');
-  if (resource !== 'project' && resource !== 'customer' && resource !== 'payment') return null;
+  if (!changesIndex(event.type)) return null;
+  const [resource, change] = event.type.split('.') as [IndexedKind, string];
   const body = JSON.parse(event.body) as { data?: { object?: Record<string, unknown> } };
   const object = body.data?.object;
   if (!object) return null;

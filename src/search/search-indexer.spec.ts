@@ -33,9 +33,22 @@ describe('the search feed', () => {
   let index: SqliteSearchIndex;
   let listed: PublishedEvent[];
   let indexer: SearchIndexer;
+  /** Reads of the list: heads (id and type) and whole events. */
+  let reads: { heads: number; whole: string[] };
+  const inIdOrder = (events: PublishedEvent[]) => [...events].sort((a, b) => (a.id < b.id ? -1 : 1));
   const feed = {
-    after: (cursor: string | null) =>
-      Promise.resolve(listed.filter((event) => !cursor || event.id > cursor).sort((a, b) => (a.id < b.id ? -1 : 1))),
+    headsAfter: (cursor: string | null, limit: number) => {
+      reads.heads += 1;
+      return Promise.resolve(
+        inIdOrder(listed.filter((event) => !cursor || event.id > cursor))
+          .slice(0, limit)
+          .map(({ id, type }) => ({ id, type })),
+      );
+    },
+    withIds: (ids: readonly string[]) => {
+      reads.whole.push(...ids);
+      return Promise.resolve(inIdOrder(listed.filter((event) => ids.includes(event.id))));
+    },
     follow: () => undefined,
   } as unknown as EventFeed;
   const follow = () => (indexer as unknown as { follow(): Promise<void> }).follow();
@@ -50,6 +63,7 @@ describe('the search feed', () => {
         .slice(0, 8)}${'0'.repeat(16)}`,
     );
     listed = [];
+    reads = { heads: 0, whole: [] };
     indexer = new SearchIndexer(index, feed, {} as never, {} as never, {} as never, config, {} as never);
   });
   afterEach(() => index.close());
@@ -101,6 +115,33 @@ describe('the search feed', () => {
     expect(found('elsewhere')).toBe(1);
     expect(local.reads()).toBe(1);
     expect(other.reads()).toBe(1);
+    // The list was read twice; whole, only the event this instance had not applied, once.
+    expect(reads.heads).toBeGreaterThanOrEqual(2);
+    expect(reads.whole).toEqual([other.event.id]);
+  });
+
+  it('never reads whole an event of what the index does not hold', async () => {
+    const at = new Date();
+    listed.push({ ...created('Unused', at), type: 'collection.created' });
+    await follow();
+    expect(reads.heads).toBe(1);
+    expect(reads.whole).toEqual([]);
+  });
+
+  it('finds in the recheck window an event listed late, below the cursor, and reads whole only that one', async () => {
+    const early = created('Early', new Date(Date.now() - 10_000));
+    listed.push(early);
+    await follow();
+    expect(index.cursor()).toBe(early.id);
+    // Listed late (by the events sweep): its id is below the cursor, which the main pass reads after.
+    const late = created('Late', new Date(Date.now() - 20_000));
+    listed.push(late);
+    await follow();
+    expect(found('late')).toBe(0);
+    (indexer as unknown as { lastRecheck: number }).lastRecheck = 0;
+    await follow();
+    expect(found('late')).toBe(1);
+    expect(reads.whole).toEqual([early.id, late.id]);
   });
 
   it('applies from the feed an event whose application at publish failed', async () => {

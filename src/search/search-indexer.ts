@@ -10,16 +10,23 @@ import type { ConfigType } from '@nestjs/config';
 import { searchConfig } from '../config/search.config';
 import { CustomersService } from '../customers/customers.service';
 import type { PublishedEvent } from '../events/event-body';
-import { EventFeed, eventCursorAt, eventIdTime } from '../events/event-feed';
+import { EventFeed, FEED_IDS_AT_ONCE, eventCursorAt, eventIdTime } from '../events/event-feed';
 import type { EventSubscriber } from '../events/event-relay';
 import { JobRunner, type JobHandle } from '../jobs/job-runner';
 import { PaymentsService } from '../payments/payments.service';
 import { ProjectsService } from '../projects/projects.service';
-import { changeOfEvent, customerDocument, paymentDocument, projectDocument, versionAt } from './index-documents';
+import {
+  changeOfEvent,
+  changesIndex,
+  customerDocument,
+  paymentDocument,
+  projectDocument,
+  versionAt,
+} from './index-documents';
 import { SEARCH_INDEX, type IndexChange, type IndexDocument, type SearchIndex } from './search-index';
 
-/** Events read from the list at a time. */
-const FEED_BATCH = 500;
+/** Events whose ids and types are read from the list at a time. */
+const FEED_HEADS_BATCH = 2000;
 /** Records written to the index in one transaction during a rebuild. */
 const REBUILD_BATCH = 500;
 const DAY_MS = 24 * 3600_000;
@@ -149,11 +156,10 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
   private changesOf(events: readonly PublishedEvent[]): IndexChange[] {
     const changes: IndexChange[] = [];
     for (const event of events) {
-      if (this.applied.has(event.id)) continue;
+      if (!changesIndex(event.type) || this.applied.has(event.id)) continue;
       const change = changeOfEvent(event);
-      if (!change) continue;
-      changes.push(change);
       this.applied.add(event.id);
+      if (change) changes.push(change);
     }
     for (const id of this.applied) {
       if (this.applied.size <= REMEMBERED_EVENTS) break;
@@ -211,14 +217,8 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
       const from = eventCursorAt(new Date((eventIdTime(stored) ?? new Date()).getTime() - this.config.recheckWindowMs));
       await this.read(from, stored);
     }
-    let read = stored;
-    for (;;) {
-      const events = await this.feed.after(read, FEED_BATCH);
-      if (this.closing) return;
-      this.applyNow(events);
-      if (events.length > 0) read = events[events.length - 1].id;
-      if (events.length < FEED_BATCH) break;
-    }
+    const read = await this.read(stored, null);
+    if (this.closing) return;
     const now = Date.now();
     const horizon = eventCursorAt(new Date(now - this.config.listingGraceMs));
     // Read to the end: an idle list moves the cursor on too, to the recheck window's start at least
@@ -228,13 +228,25 @@ export class SearchIndexer implements EventSubscriber, OnApplicationBootstrap, O
     if (next !== stored) this.index.setCursor(next);
   }
 
-  /** Applies the listed events with ids from `from` up to `until`, moving no cursor. */
-  private async read(from: string, until: string): Promise<void> {
-    let after: string | null = from;
-    while (after && after < until && !this.closing) {
-      const events = await this.feed.after(after, FEED_BATCH);
-      this.applyNow(events.filter((event) => event.id <= until));
-      after = events.length === FEED_BATCH ? events[events.length - 1].id : null;
+  /**
+   * Applies the listed events with ids above `after` (all when null) and up to `until` (to the end
+   * when null), moving no cursor; answers the last id read, or `after`. Their ids and types are read
+   * first, then the bodies of the events the index holds that were not applied lately: the listing
+   * grace and the recheck window are read again and again, and an event read whole once is not.
+   */
+  private async read(after: string | null, until: string | null): Promise<string | null> {
+    let last = after;
+    while (!this.closing) {
+      const heads = await this.feed.headsAfter(last, FEED_HEADS_BATCH);
+      const inRange = until === null ? heads : heads.filter((head) => head.id <= until);
+      const wanted = inRange.filter((head) => changesIndex(head.type) && !this.applied.has(head.id));
+      for (let at = 0; at < wanted.length && !this.closing; at += FEED_IDS_AT_ONCE) {
+        const ids = wanted.slice(at, at + FEED_IDS_AT_ONCE).map((head) => head.id);
+        this.applyNow(await this.feed.withIds(ids));
+      }
+      if (inRange.length > 0) last = inRange[inRange.length - 1].id;
+      if (heads.length < FEED_HEADS_BATCH || inRange.length < heads.length) break;
     }
+    return last;
   }
 }
