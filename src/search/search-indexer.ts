@@ -31,10 +31,10 @@ const FEED_HEADS_BATCH = 2000;
 const REBUILD_BATCH = 500;
 const DAY_MS = 24 * 3600_000;
 /**
- * Event ids the indexer remembers having applied, the newest this many. The feed reads each event
- * many times (the listing grace on every poll, the recheck window every `recheckIntervalMs`), and an
- * event applied once changes nothing when applied again: a remembered one is not parsed or looked up
- * again. One forgotten costs only that re-application.
+ * Event ids the indexer remembers having applied, the newest this many. The feed reads the ids of
+ * each event many times (the listing grace on every poll, the recheck window every
+ * `recheckIntervalMs`), and an event applied once changes nothing when applied again: a remembered
+ * one is not read whole, parsed or looked up again. One forgotten costs only that re-application.
  */
 const REMEMBERED_EVENTS = 8192;
 
