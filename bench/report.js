@@ -53,7 +53,8 @@ function gitDescription() {
  */
 /**
  * The memory bounds of issue 53 (bench/memory-bounds.js): the service idle before any request, and
- * its peak in every measured round (the A/A band's copies included) and in the upload.
+ * its peak in every measured round (the A/A band's copies and the webhook cost's included) and in
+ * the upload.
  */
 function memoryFailures(run) {
   const failures = [];
@@ -69,6 +70,9 @@ function memoryFailures(run) {
         );
     }
   }
+  const webhookPeak = run.webhookCost?.summary?.service?.peakKb;
+  if (above(webhookPeak, PEAK_RSS_MB))
+    failures.push(`webhook cost: the service's peak RSS is ${fmt.mb(webhookPeak)}, above ${PEAK_RSS_MB} MB`);
   const upload = run.upload;
   for (const [label, peak] of [
     ['while the bytes arrived', upload?.uploadPeakKb],
@@ -234,7 +238,7 @@ function report(run) {
     ...(run.serviceIdleKb !== undefined
       ? [
           `Memory (issue 53): the service's RSS idle before any request ${fmt.mb(run.serviceIdleKb)} (bound ${IDLE_RSS_MB} MB); its peak RSS in every measured round ` +
-            `and in the upload at most ${PEAK_RSS_MB} MB (column "service peak RSS"). Either above its bound fails the run.`,
+            `(column "service peak RSS"), the webhook cost's and the upload's included, at most ${PEAK_RSS_MB} MB. Either above its bound fails the run.`,
         ]
       : []),
     `Response shapes: ${settings.shapeSamples} responses per side and scenario compared field by field (types, null included) before measuring.`,
@@ -271,7 +275,8 @@ function report(run) {
         `the round and its drain) ${fmt.micros(w.delivery?.service)} vs ${fmt.micros(w.delivery?.baseline)}, ratio ${fmt.ratio(w.delivery?.cpuRatio)} ` +
         `(rounds ${w.delivery ? fmt.cpuSpread(w.delivery) : '-'})${bandNote(w.delivery, selfBand)}; CPU µs a request, the round alone, ` +
         `${fmt.micros(w.service.cpu.judged)} vs ${fmt.micros(w.baseline.cpu.judged)}, ratio ${fmt.ratio(w.cpuRatio)} (rounds ${fmt.cpuSpread(w)}); ` +
-        `throughput ratio ${fmt.ratio(w.ratio)} (rounds ${fmt.spread(w)}, shown, not judged); ${side('service')} (p99 judged: under ` +
+        `throughput ratio ${fmt.ratio(w.ratio)} (rounds ${fmt.spread(w)}, shown, not judged); the service's peak RSS ` +
+        `${fmt.mb(w.service.peakKb)}; ${side('service')} (p99 judged: under ` +
         `${webhookCost.receiptP99Ms} ms); ${side('baseline')}.`,
     );
     for (const name of ['service', 'baseline']) {
