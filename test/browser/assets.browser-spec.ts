@@ -47,6 +47,17 @@ describe('assets in the dashboard', () => {
   /** What the dialog says of the upload: its words, then the asset's state once processed. */
   const uploadStatus = () => dialog().locator('.upload-status');
 
+  /** Waits for the row's thumbnail to be loaded and drawn. */
+  async function thumbnailDrawn(row: ReturnType<typeof rowOf>): Promise<void> {
+    const image = row.locator('img');
+    await image.waitFor();
+    await page.waitForFunction(
+      (element) =>
+        (element as unknown as { complete: boolean; naturalWidth: number }).complete &&
+        (element as unknown as { naturalWidth: number }).naturalWidth > 0,
+      await image.elementHandle(),
+    );
+  }
   /** The project's assets as the API lists them. */
   const listed = async (): Promise<Record<string, any>[]> =>
     (await t.http.get(`/projects/${projectId}/assets`, { token: owner.token })).body;
@@ -92,6 +103,10 @@ describe('assets in the dashboard', () => {
     // The dialog follows the upload to the asset's end: processing, then ready.
     await uploadStatus().filter({ hasText: 'Ready' }).waitFor();
     await expect(progressOf('tiny-cover.png').getAttribute('aria-valuetext')).resolves.toBe('100%');
+    // The list behind the dialog reads the asset again on its own schedule: the picture waits for
+    // its row to be ready with the thumbnail drawn (by CSS, as the modal hides the row from roles).
+    await thumbnailDrawn(page.locator('tr[data-asset][data-status="ready"]').filter({ hasText: 'tiny-cover' }));
+    await settled();
     await dashboard.checkAccessibility('assets-upload-ready');
     await dashboard.screenshot('assets-upload-ready');
     await expectScreenshot(page, 'assets-upload-ready');
@@ -106,12 +121,7 @@ describe('assets in the dashboard', () => {
     await thumbnail.waitFor();
     // At its size in a list: 96 px wide, its height in the picture's proportions (64 × 48).
     await expect(thumbnail.evaluate((image) => [image.clientWidth, image.clientHeight])).resolves.toEqual([96, 72]);
-    await page.waitForFunction(
-      (image) =>
-        (image as unknown as { complete: boolean; naturalWidth: number }).complete &&
-        (image as unknown as { naturalWidth: number }).naturalWidth > 0,
-      await thumbnail.elementHandle(),
-    );
+    await thumbnailDrawn(row);
 
     const [asset] = (await listed()).filter((candidate) => candidate.title === 'tiny-cover');
     expect(asset).toMatchObject({
