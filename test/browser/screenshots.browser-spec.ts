@@ -24,6 +24,16 @@ function gallery(id: string, extraCss = '', masked = true): string {
   </body></html>`;
 }
 
+/** A script for the page: its tiles wider than the gallery's until `ms` have passed, then as they are. */
+function drawnAfter(ms: number): string {
+  return `{
+    const pending = document.createElement('style');
+    pending.textContent = '.tile, .thumb { width: 200px; }';
+    document.head.append(pending);
+    setTimeout(() => pending.remove(), ${ms});
+  }`;
+}
+
 /**
  * The screenshot check itself, on a page of its own (no service): the same page passes, a dynamic
  * value that is masked does not count, and a changed layout (a thumbnail widened by one CSS rule)
@@ -70,6 +80,30 @@ describe('screenshot comparison', () => {
     await page.setContent(gallery('req_c07d3e'));
     await expect(expectScreenshot(page, 'gallery', options())).resolves.toBeUndefined();
     expect(existsSync(join(artifacts, 'screenshot-gallery-diff.png'))).toBe(false);
+  });
+
+  it('takes a page that differs again, and passes once what it was still drawing is drawn', async () => {
+    await page.setContent(gallery('req_8f2a91'));
+    await expectScreenshot(page, 'gallery', { ...options(), update: true });
+
+    // The layout of a list whose answer is not drawn yet, then drawn a second later.
+    await page.setContent(gallery('req_8f2a91'));
+    await page.evaluate(drawnAfter(1_000));
+    const started = Date.now();
+    await expect(expectScreenshot(page, 'gallery', options())).resolves.toBeUndefined();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(existsSync(join(artifacts, 'screenshot-gallery-diff.png'))).toBe(false);
+  });
+
+  it('fails a page that does not come to match within the time it is given', async () => {
+    await page.setContent(gallery('req_8f2a91'));
+    await expectScreenshot(page, 'gallery', { ...options(), update: true });
+
+    await page.setContent(gallery('req_8f2a91'));
+    await page.evaluate(drawnAfter(3_000));
+    await expect(expectScreenshot(page, 'gallery', { ...options(), settleMs: 1_000 })).rejects.toThrow(
+      /of the pixels differ/,
+    );
   });
 
   it('counts an unmasked id that changed: the mask is what lets the masked one pass', async () => {

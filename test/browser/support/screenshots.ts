@@ -19,6 +19,15 @@ export const PIXEL_THRESHOLD = 0.1;
 export const MAX_DIFFERING_SHARE = 0.005;
 
 /**
+ * A page that differs from its reference is taken again, every `RETAKE_MS`, for up to `SETTLE_MS`
+ * before the check fails: a list reads its records again on its own schedule, and a picture taken
+ * just before its answer is drawn is not a changed look. A page whose look did change never comes
+ * to match, so it fails all the same, later.
+ */
+export const SETTLE_MS = 5_000;
+const RETAKE_MS = 250;
+
+/**
  * Applied to the page while the screenshot is taken: no transition or animation (Mantine's
  * transitions are CSS ones), no blinking caret, no scrollbar that appears on one run and not another.
  */
@@ -39,6 +48,8 @@ export interface ScreenshotOptions {
   artifacts?: string;
   /** Write the reference from this screenshot whatever is there (as `UPDATE_SCREENSHOTS=1` does). */
   update?: boolean;
+  /** How long a page that differs is taken again before the check fails (`SETTLE_MS` unless given). */
+  settleMs?: number;
 }
 
 export interface Comparison {
@@ -80,7 +91,8 @@ function onCanvas(image: PNG, width: number, height: number): PNG {
  *
  * A missing reference is written (and the check passes), except in CI (`CI=true`), where it fails:
  * a reference is reviewed and committed, never made by the build. `UPDATE_SCREENSHOTS=1` rewrites
- * every reference a run takes. On a mismatch the actual and diff images are written to
+ * every reference a run takes. A page that differs is taken again until it matches, for up to
+ * `SETTLE_MS`. On a mismatch the actual and diff images are written to
  * `test-artifacts/screenshot-<name>-actual.png` and `-diff.png`, and the check fails with the share
  * of pixels that differed.
  */
@@ -98,14 +110,16 @@ export async function expectScreenshot(page: Page, name: string, options: Screen
   // The shell's header and sidebar are fixed: a full-page picture paints them where the window is
   // scrolled to, which depends on the control used last. From the top they are where a person sees them.
   await page.evaluate(() => (globalThis as unknown as { scrollTo: (x: number, y: number) => void }).scrollTo(0, 0));
-  const shot = await page.screenshot({
-    fullPage: true,
-    animations: 'disabled',
-    caret: 'hide',
-    style: STILL_PAGE_CSS,
-    mask: [page.locator(DYNAMIC), ...(options.mask ?? [])],
-    maskColor: '#FF00FF',
-  });
+  const take = () =>
+    page.screenshot({
+      fullPage: true,
+      animations: 'disabled',
+      caret: 'hide',
+      style: STILL_PAGE_CSS,
+      mask: [page.locator(DYNAMIC), ...(options.mask ?? [])],
+      maskColor: '#FF00FF',
+    });
+  let shot = await take();
 
   const update = options.update || process.env.UPDATE_SCREENSHOTS === '1';
   if (update || !existsSync(referencePath)) {
@@ -119,7 +133,17 @@ export async function expectScreenshot(page: Page, name: string, options: Screen
     return;
   }
 
-  const comparison = comparePngs(PNG.sync.read(readFileSync(referencePath)), PNG.sync.read(shot));
+  const reference = PNG.sync.read(readFileSync(referencePath));
+  let comparison = comparePngs(reference, PNG.sync.read(shot));
+  const deadline = Date.now() + (options.settleMs ?? SETTLE_MS);
+  while (comparison.share > MAX_DIFFERING_SHARE && Date.now() < deadline) {
+    await page.waitForTimeout(RETAKE_MS);
+    const again = await take();
+    // The same picture compares the same: only a page that changed is compared again.
+    if (again.equals(shot)) continue;
+    shot = again;
+    comparison = comparePngs(reference, PNG.sync.read(shot));
+  }
   if (comparison.share <= MAX_DIFFERING_SHARE) return;
 
   mkdirSync(artifacts, { recursive: true });
