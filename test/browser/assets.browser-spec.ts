@@ -58,6 +58,7 @@ describe('assets in the dashboard', () => {
       await image.elementHandle(),
     );
   }
+
   /** The project's assets as the API lists them. */
   const listed = async (): Promise<Record<string, any>[]> =>
     (await t.http.get(`/projects/${projectId}/assets`, { token: owner.token })).body;
