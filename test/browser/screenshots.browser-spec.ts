@@ -45,6 +45,12 @@ describe('screenshot comparison', () => {
   let references: string;
   let artifacts: string;
   const options = () => ({ references, artifacts });
+  /** The gallery's reference written, then the same page with its tiles wider until `ms` have passed. */
+  async function referenceThenDrawnAfter(ms: number): Promise<void> {
+    await page.setContent(gallery('req_8f2a91'));
+    await expectScreenshot(page, 'gallery', { ...options(), update: true });
+    await page.evaluate(drawnAfter(ms));
+  }
 
   beforeAll(async () => {
     // These tests say when a reference is written; a run that rewrites every reference must not.
@@ -83,12 +89,8 @@ describe('screenshot comparison', () => {
   });
 
   it('takes a page that differs again, and passes once what it was still drawing is drawn', async () => {
-    await page.setContent(gallery('req_8f2a91'));
-    await expectScreenshot(page, 'gallery', { ...options(), update: true });
-
     // The layout of a list whose answer is not drawn yet, then drawn a second later.
-    await page.setContent(gallery('req_8f2a91'));
-    await page.evaluate(drawnAfter(1_000));
+    await referenceThenDrawnAfter(1_000);
     const started = Date.now();
     await expect(expectScreenshot(page, 'gallery', options())).resolves.toBeUndefined();
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
@@ -96,11 +98,7 @@ describe('screenshot comparison', () => {
   });
 
   it('fails a page that does not come to match within the time it is given', async () => {
-    await page.setContent(gallery('req_8f2a91'));
-    await expectScreenshot(page, 'gallery', { ...options(), update: true });
-
-    await page.setContent(gallery('req_8f2a91'));
-    await page.evaluate(drawnAfter(3_000));
+    await referenceThenDrawnAfter(3_000);
     await expect(expectScreenshot(page, 'gallery', { ...options(), settleMs: 1_000 })).rejects.toThrow(
       /of the pixels differ/,
     );
