@@ -1,3 +1,5 @@
+// First, so that every module below is imported with Intl's date formats deferred (common/memory/deferred-date-formats.ts).
+import { whileImporting } from './common/memory/while-importing';
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.factory';
 import { bootstrapLogger } from './common/logging/app-logger';
@@ -9,6 +11,7 @@ import { EmbeddedDatabase, startEmbeddedDatabase } from './database/embedded-dat
 import { JobRunner } from './jobs/job-runner';
 
 async function bootstrap(): Promise<void> {
+  whileImporting.stop();
   const logger = new Logger('Bootstrap');
   let env;
   try {

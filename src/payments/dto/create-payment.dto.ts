@@ -8,6 +8,9 @@ import { OBJECT_ID_PATTERN } from '../../common/pipes/object-id';
 
 export const DESCRIPTION_MAX_LENGTH = 1000;
 
+/** `99,999,999`, grouped by hand: `toLocaleString` would map ICU's locale data (megabytes) into the process at import. */
+const MAX_AMOUNT_TEXT = String(MAX_MAJOR_UNITS).replace(/\B(?=(\d{3})+$)/g, ',');
+
 const lower = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim().toLowerCase() : value);
 
 export class CreatePaymentDto {
@@ -18,7 +21,7 @@ export class CreatePaymentDto {
     maximum: MAX_MAJOR_UNITS,
     description:
       'In major units (19.99 USD). More than zero, at most the decimals of the currency (0 for JPY, KRW, VND, CLP...; ' +
-      `3 for BHD, JOD, KWD, OMR, TND; 2 for the others) and at most ${MAX_MAJOR_UNITS.toLocaleString('en-US')}.`,
+      `3 for BHD, JOD, KWD, OMR, TND; 2 for the others) and at most ${MAX_AMOUNT_TEXT}.`,
   })
   @IsAmount('currency')
   amount: number;
