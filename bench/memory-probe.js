@@ -5,6 +5,10 @@
  * spaces) and the packages loaded so far with the bytes of source each
  * brought (from `require.cache`, where Node lists the ES modules it loaded through `require` too) as JSON to the file BENCH_MEMORY_FILE names, and with BENCH_HEAP_SNAPSHOT_DIR a heap
  * snapshot of the idle service beside it. Costs nothing until the signal.
+ *
+ * It also notes where the service first built an Intl object or formatted with a locale
+ * (`toLocaleString`...): the first one maps ICU's locale data into the process for good (megabytes of
+ * RSS), so the idle service must have built none (bench/startup-cost.js fails otherwise).
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -12,6 +16,52 @@ const v8 = require('node:v8');
 
 const file = process.env.BENCH_MEMORY_FILE;
 const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+
+/** The first use of ICU's locale data in this process: what it was and where, or null. */
+let firstIntl = null;
+function noteIntl(what) {
+  firstIntl ??= {
+    what,
+    at: new Error().stack
+      .split('\n')
+      .slice(3, 8)
+      .map((line) => line.trim()),
+  };
+}
+for (const name of [
+  'DateTimeFormat',
+  'NumberFormat',
+  'Collator',
+  'PluralRules',
+  'RelativeTimeFormat',
+  'ListFormat',
+  'Segmenter',
+  'DisplayNames',
+]) {
+  const Real = Intl[name];
+  const counted = new Proxy(Real, {
+    construct: (target, args) => (noteIntl(`Intl.${name}`), Reflect.construct(target, args)),
+    apply: (target, self, args) => (noteIntl(`Intl.${name}`), Reflect.apply(target, self, args)),
+  });
+  Object.defineProperty(Intl, name, { value: counted, writable: true, configurable: true });
+}
+for (const [owner, method] of [
+  [Number.prototype, 'toLocaleString'],
+  [Date.prototype, 'toLocaleString'],
+  [Date.prototype, 'toLocaleDateString'],
+  [Date.prototype, 'toLocaleTimeString'],
+  [String.prototype, 'localeCompare'],
+]) {
+  const real = owner[method];
+  Object.defineProperty(owner, method, {
+    value: function (...args) {
+      noteIntl(method);
+      return real.apply(this, args);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
 
 /** `node_modules/<name>` or `node_modules/@scope/<name>` of a loaded file, the innermost one. */
 function packageOf(filename) {
@@ -43,6 +93,7 @@ process.on('SIGUSR2', () => {
       v8.getHeapSpaceStatistics().map((space) => [space.space_name, space.space_used_size]),
     ),
     packages,
+    firstIntl,
     snapshot,
   };
   fs.writeFileSync(file, JSON.stringify(report));

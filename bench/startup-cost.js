@@ -16,8 +16,8 @@
  *    service had it loaded.
  *
  * Writes bench/results/startup-cost.json; exits non-zero when the idle RSS passes the bench's bound
- * (bench/memory-bounds.js's IDLE_RSS_MB) or the idle service loaded a library only some requests or
- * jobs need (`LOADED_ON_FIRST_USE`).
+ * (bench/memory-bounds.js's IDLE_RSS_MB), the idle service loaded a library only some requests or
+ * jobs need (`LOADED_ON_FIRST_USE`), or it built an Intl object (memory-probe.js says why).
  */
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -184,9 +184,14 @@ async function main() {
       ? `Not loaded at idle, as expected: ${LOADED_ON_FIRST_USE.join(', ')}`
       : `LOADED at idle, though only some requests or jobs need them: ${early.join(', ')}`,
   );
+  log(
+    idle.firstIntl
+      ? `The idle service BUILT an Intl object (${idle.firstIntl.what}), which maps ICU's locale data for good:\n  ${idle.firstIntl.at.join('\n  ')}`
+      : "No Intl object built at idle: ICU's locale data is not mapped",
+  );
   const ok = idle.rssMb <= IDLE_RSS_MB;
   log(`\nIdle RSS ${idle.rssMb} MB: ${ok ? 'within' : 'ABOVE'} the bound of ${IDLE_RSS_MB} MB`);
-  return ok && early.length === 0;
+  return ok && early.length === 0 && !idle.firstIntl;
 }
 
 main()
