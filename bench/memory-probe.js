@@ -4,7 +4,7 @@
  * knows nothing of it: on SIGUSR2 it writes the process's memory (`process.memoryUsage()`, V8's heap
  * spaces) and the packages loaded so far with the bytes of source each
  * brought (from `require.cache`, where Node lists the ES modules it loaded through `require` too) as JSON to the file BENCH_MEMORY_FILE names, and with BENCH_HEAP_SNAPSHOT_DIR a heap
- * snapshot of the idle service beside it. Costs nothing until the signal.
+ * snapshot of the idle service beside it. Costs nothing until the signal but a note per Intl call (below).
  *
  * It also notes where the service first built an Intl object or formatted with a locale
  * (`toLocaleString`...): the first one maps ICU's locale data into the process for good (megabytes of
